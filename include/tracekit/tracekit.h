@@ -1,0 +1,457 @@
+/*
+ * tracekit.h - the public API of the tracekit library.
+ *
+ * tracekit reads, writes, checks and converts the timing traces of embedded
+ * real-time systems (BTF, HTF, ATF, S.Ha.R.K. FTrace, Arm Tarmac).
+ *
+ * The model, in one paragraph: a trace is metadata (header key/values kept in
+ * order, an exact time base, an entity table, interned strings) plus a
+ * time-ordered stream of events.  A reader is a pull iterator that yields one
+ * event at a time and never loads the whole trace; a writer is pushed events
+ * and writes to a temporary file that is renamed into place only when the
+ * writer is closed successfully.
+ *
+ * Conventions:
+ *  - Functions that can fail return an int: TK_OK (0) on success, a negative
+ *    tk_status on failure, and fill the caller's tk_error when one is given.
+ *    Iterators return TK_END (> 0) at the normal end.
+ *  - Pointers returned by getters are borrowed: they stay valid until the
+ *    object that returned them is closed, unless stated otherwise.
+ *  - Every time is an unsigned 64-bit tick count; what a tick means is the
+ *    trace's tk_timebase.  Conversions are exact integer arithmetic: a value
+ *    that cannot be represented is an error, never a rounding (unless the
+ *    caller asks for a rounding direction explicitly).
+ *
+ * The same header is used by the CLI, the tests and the benchmarks; nothing
+ * outside it is part of the API.
+ */
+#ifndef TRACEKIT_H
+#define TRACEKIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TK_VERSION_MAJOR 0
+#define TK_VERSION_MINOR 1
+#define TK_VERSION_PATCH 0
+#define TK_VERSION_STRING "0.1.0"
+
+/** The library's version string, "MAJOR.MINOR.PATCH". */
+const char *tk_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Status codes and errors                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef enum tk_status {
+	TK_OK = 0,               /**< success */
+	TK_END = 1,              /**< an iterator reached its normal end */
+	TK_E_IO = -1,            /**< a file could not be opened, read or written */
+	TK_E_PARSE = -2,         /**< the input is malformed */
+	TK_E_NOMEM = -3,         /**< out of memory */
+	TK_E_USAGE = -4,         /**< a bad argument or option */
+	TK_E_RANGE = -5,         /**< a value cannot be represented exactly */
+	TK_E_UNSUPPORTED = -6,   /**< the format cannot do what was asked */
+	TK_E_FORMAT = -7         /**< the input's format is not recognised */
+} tk_status;
+
+/** The name of a status code ("ok", "parse error", ...). */
+const char *tk_status_str(int code);
+
+/**
+ * An error or a warning, with the position it applies to.
+ * line and column are 1-based; 0 means "not known".  For binary inputs the
+ * byte offset is given instead (has_offset != 0).
+ */
+typedef struct tk_error {
+	int code;            /**< a tk_status (negative), 0 when clear */
+	char input[256];     /**< input name: a path, "-" / "<stdin>", or a label */
+	uint64_t line;
+	uint32_t column;
+	int has_offset;
+	uint64_t offset;
+	char msg[384];       /**< one line, no trailing newline */
+} tk_error;
+
+/** Reset an error to "no error". */
+void tk_error_clear(tk_error *err);
+
+/**
+ * Format an error as one line: "INPUT:LINE:COL: error: MSG" (or
+ * "INPUT: error: MSG", "INPUT:@OFFSET: error: MSG" where that is what is
+ * known).  `severity` is the word put before the message ("error",
+ * "warning").  Returns buf.
+ */
+const char *tk_error_format(const tk_error *err, const char *severity,
+			    char *buf, size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* Exact time                                                                */
+/* ------------------------------------------------------------------------ */
+
+typedef enum tk_unit {
+	TK_UNIT_PS = 0,
+	TK_UNIT_NS = 1,
+	TK_UNIT_US = 2,
+	TK_UNIT_MS = 3,
+	TK_UNIT_S = 4
+} tk_unit;
+
+/** "ps", "ns", "us", "ms" or "s". */
+const char *tk_unit_name(tk_unit unit);
+
+/**
+ * Parse a unit name (exactly "ps", "ns", "us", "ms", "s"; with
+ * `ignore_case` also "NS", "Ms", ...).  Returns TK_OK or TK_E_PARSE.
+ */
+int tk_unit_parse(const char *s, size_t len, int ignore_case, tk_unit *out);
+
+/** One tick lasts num/den units. num and den are never 0. */
+typedef struct tk_timebase {
+	tk_unit unit;
+	uint64_t num;
+	uint64_t den;
+} tk_timebase;
+
+/** Rounding policy of a conversion. */
+typedef enum tk_round {
+	TK_ROUND_EXACT = 0,  /**< a value that does not convert exactly is an error */
+	TK_ROUND_DOWN = 1,   /**< floor: for the end of a closed interval */
+	TK_ROUND_UP = 2      /**< ceiling: for the start of an interval */
+} tk_round;
+
+/**
+ * Convert `value` ticks of `from` into ticks of `to`.
+ * Exact 128-bit integer arithmetic.  Returns TK_OK, or TK_E_RANGE if the
+ * result does not fit in 64 bits or (with TK_ROUND_EXACT) is not a whole
+ * number of `to` ticks.
+ */
+int tk_time_convert(uint64_t value, const tk_timebase *from,
+		    const tk_timebase *to, tk_round round, uint64_t *out);
+
+/**
+ * Parse a duration such as "10ms", "250 us", "1500ns", "3s" or "42" into a
+ * value and unit.  A bare number gets `default_unit` if that is >= 0, or is
+ * an error (TK_E_PARSE) if default_unit < 0.
+ */
+int tk_duration_parse(const char *s, int default_unit, uint64_t *value,
+		      tk_unit *unit);
+
+/**
+ * Write `ticks` of timebase `tb` in `unit` as an exact decimal ("1.5",
+ * "100", "0.000001").  A value that has no finite decimal expansion (a time
+ * base of 1/3 ns) is written as an exact fraction "10/3".  Returns the
+ * length written (excluding the NUL), or a negative tk_status.
+ */
+int tk_time_format(uint64_t ticks, const tk_timebase *tb, tk_unit unit,
+		   char *buf, size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* Entity types and event kinds                                              */
+/* ------------------------------------------------------------------------ */
+
+/** Entity types, after BTF's TargetType column. */
+typedef enum tk_etype {
+	TK_ET_UNKNOWN = 0, /**< not known (a source that is never a target) */
+	TK_ET_STI,         /**< stimulus */
+	TK_ET_T,           /**< task (a process) */
+	TK_ET_I,           /**< ISR (a process); BTF <= 2.1.4 wrote "ISR" */
+	TK_ET_R,           /**< runnable */
+	TK_ET_IB,          /**< instruction block */
+	TK_ET_ECU,
+	TK_ET_P,           /**< processor */
+	TK_ET_C,           /**< core */
+	TK_ET_M,           /**< memory module */
+	TK_ET_SCHED,       /**< scheduler */
+	TK_ET_SIG,         /**< signal / label */
+	TK_ET_SEM,         /**< semaphore or spinlock */
+	TK_ET_EVENT,       /**< OS event */
+	TK_ET_SIM,         /**< simulation (BTF 2.1.x) */
+	TK_ET_SYS,         /**< system / tracing device (BTF 2.1.5) */
+	TK_ET_THR,         /**< thread (Vector extension, a process) */
+	TK_ET_SYSC,        /**< syscall (Vector extension, a runnable) */
+	TK_ET_OTHER,       /**< a type name tracekit does not know; kept by name */
+	TK_ET_COUNT
+} tk_etype;
+
+/** The canonical short name of an entity type ("T", "SEM", "?" ...). */
+const char *tk_etype_name(tk_etype type);
+
+/** Non-zero for the process types (T, I, THR). */
+int tk_etype_is_process(tk_etype type);
+
+/**
+ * Event kinds.  Every event name of BTF 2.1.5 and 2.3.0, the core events of
+ * the public tools, and TK_EV_OTHER for any other name (the name itself is
+ * always kept in tk_event.name).
+ */
+typedef enum tk_evkind {
+	TK_EV_OTHER = 0,
+	/* process (T, I) */
+	TK_EV_ACTIVATE, TK_EV_START, TK_EV_PREEMPT, TK_EV_RESUME,
+	TK_EV_TERMINATE, TK_EV_POLL, TK_EV_RUN, TK_EV_PARK,
+	TK_EV_POLL_PARKING, TK_EV_RELEASE_PARKING, TK_EV_WAIT,
+	TK_EV_RELEASE, TK_EV_MTALIMITEXCEEDED, TK_EV_INTERRUPT_SUSPENDED,
+	TK_EV_BOUNDEDMIGRATION, TK_EV_PHASEMIGRATION, TK_EV_FULLMIGRATION,
+	TK_EV_ENFORCEDMIGRATION, TK_EV_NOWAIT, TK_EV_DEADLINE,
+	/* runnable */
+	TK_EV_SUSPEND,
+	/* stimulus */
+	TK_EV_TRIGGER,
+	/* scheduler */
+	TK_EV_SCHEDULE, TK_EV_SCHEDULEPOINT, TK_EV_PROCESSACTIVATE,
+	TK_EV_PROCESSPOLLING, TK_EV_PROCESSTERMINATE,
+	/* signal */
+	TK_EV_READ, TK_EV_WRITE,
+	/* OS event */
+	TK_EV_WAIT_EVENT, TK_EV_SET_EVENT, TK_EV_CLEAR_EVENT,
+	/* semaphore / spinlock */
+	TK_EV_READY, TK_EV_LOCK, TK_EV_UNLOCK, TK_EV_FREE, TK_EV_USED,
+	TK_EV_FULL, TK_EV_OVERFULL, TK_EV_UNLOCK_FULL, TK_EV_LOCK_USED,
+	TK_EV_REQUESTSEMAPHORE, TK_EV_EXCLUSIVESEMAPHORE,
+	TK_EV_RELEASESEMAPHORE, TK_EV_INCREMENT, TK_EV_DECREMENT,
+	TK_EV_QUEUED, TK_EV_ASSIGNED, TK_EV_WAITING, TK_EV_RELEASED,
+	/* simulation / system */
+	TK_EV_FINALIZE, TK_EV_ERROR, TK_EV_TAG, TK_EV_DESCRIPTION, TK_EV_STOP,
+	/* core */
+	TK_EV_SET_FREQUENCE, TK_EV_EXECUTE, TK_EV_IDLE, TK_EV_EXECUTE_IDLE,
+	TK_EV_IDLE_EXECUTION, TK_EV_EXECUTE_WAITING, TK_EV_WAIT_POSTEXECUTION,
+	TK_EV_COUNT
+} tk_evkind;
+
+/** The canonical name of an event kind ("activate", ...; "?" for OTHER). */
+const char *tk_evkind_name(tk_evkind kind);
+
+/* ------------------------------------------------------------------------ */
+/* Traces: metadata                                                          */
+/* ------------------------------------------------------------------------ */
+
+/** An interned string: an index into the trace's string pool. */
+typedef uint32_t tk_str;
+
+/** "No entity", "no string". */
+#define TK_NONE UINT32_MAX
+/** An instance column that was empty in the input. */
+#define TK_INST_NONE INT64_MIN
+
+typedef struct tk_trace tk_trace;
+
+/** Kinds of header entries. */
+typedef enum tk_hdr_kind {
+	TK_HDR_PARAM = 0,   /**< "#key value" */
+	TK_HDR_COMMENT = 1, /**< "# text": value holds the text after "# " */
+	TK_HDR_ROW = 2      /**< a table row "#-key value" (BTF 2.1.x tables) */
+} tk_hdr_kind;
+
+/** One header entry, kept in input order so that round trips lose nothing. */
+typedef struct tk_header_entry {
+	tk_hdr_kind kind;
+	const char *key;    /**< without the '#' (or "#-"); "" for comments */
+	const char *value;  /**< the rest of the line, as written; may be "" */
+	int has_value;      /**< 0 when the line had no blank after the key */
+} tk_header_entry;
+
+/** An entity: something that causes or undergoes events. */
+typedef struct tk_entity {
+	tk_str name;        /**< interned name */
+	tk_etype type;      /**< TK_ET_UNKNOWN until seen with a type */
+	tk_str type_name;   /**< the type as written (e.g. "ISR"), or TK_NONE */
+	uint32_t parent;    /**< entity id of the parent (core of a task ...) or TK_NONE */
+} tk_entity;
+
+/** The format name of the trace ("btf", ...). */
+const char *tk_trace_format(const tk_trace *t);
+
+/** The time base: what one tick of tk_event.time means. */
+const tk_timebase *tk_trace_timebase(const tk_trace *t);
+
+/** Number of header entries and the i-th one (0-based, input order). */
+size_t tk_trace_header_count(const tk_trace *t);
+const tk_header_entry *tk_trace_header(const tk_trace *t, size_t i);
+
+/**
+ * The value of the last parameter named `key` (ASCII case ignored), or NULL.
+ */
+const char *tk_trace_header_get(const tk_trace *t, const char *key);
+
+/** The text of an interned string; `len` (if not NULL) receives its length. */
+const char *tk_trace_str(const tk_trace *t, tk_str s, size_t *len);
+
+/**
+ * The number of entities so far.  Entities are added while a trace is read:
+ * after the reader's end the table is complete.
+ */
+size_t tk_trace_entity_count(const tk_trace *t);
+
+/** Entity `id` (0 <= id < count), or NULL. */
+const tk_entity *tk_trace_entity(const tk_trace *t, uint32_t id);
+
+/** The id of the entity named `name`, or TK_NONE. */
+uint32_t tk_trace_entity_find(const tk_trace *t, const char *name, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Events                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * One event, shaped after a BTF data line.  Valid until the next call to
+ * tk_reader_next() on the reader that produced it.
+ */
+typedef struct tk_event {
+	uint64_t time;          /**< ticks of the trace's time base */
+	uint32_t source;        /**< entity id */
+	uint32_t target;        /**< entity id */
+	int64_t source_inst;    /**< instance, or TK_INST_NONE when absent */
+	int64_t target_inst;    /**< instance, or TK_INST_NONE when absent */
+	tk_etype type;          /**< the target's type */
+	tk_evkind kind;         /**< the event kind, TK_EV_OTHER if not known */
+	tk_str type_name;       /**< the target type as written */
+	tk_str name;            /**< the event name as written */
+	uint32_t core;          /**< core entity id where known, else TK_NONE */
+	uint32_t note_len;
+	const char *note;       /**< NULL when the event has no note field */
+	uint64_t pos;           /**< line number (text) or record number (binary) */
+} tk_event;
+
+/* ------------------------------------------------------------------------ */
+/* Formats                                                                   */
+/* ------------------------------------------------------------------------ */
+
+enum {
+	TK_CAP_READ = 1u << 0,
+	TK_CAP_WRITE = 1u << 1
+};
+
+typedef struct tk_format_info {
+	const char *name;        /**< "btf" */
+	const char *extensions;  /**< space-separated, without dots: "btf" */
+	const char *description; /**< one line */
+	unsigned caps;           /**< TK_CAP_* */
+} tk_format_info;
+
+/** The formats known to this build, in a fixed order. */
+size_t tk_format_count(void);
+const tk_format_info *tk_format_get(size_t i);
+
+/** The format called `name`, or NULL. */
+const tk_format_info *tk_format_find(const char *name);
+
+/**
+ * The format whose extension `path` has (".gz" and ".zst" suffixes are
+ * looked through), or NULL.
+ */
+const tk_format_info *tk_format_from_path(const char *path);
+
+/* ------------------------------------------------------------------------ */
+/* Readers                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct tk_reader tk_reader;
+
+/** Called for each warning; the error is valid only during the call. */
+typedef void (*tk_warning_fn)(void *ctx, const tk_error *warning);
+
+typedef struct tk_reader_opts {
+	/** Force a format by name; NULL probes the content, then the name. */
+	const char *format;
+	/**
+	 * Strict mode: the format's specification, nothing else.  Lenient
+	 * mode (0) accepts the dialects of real producers and counts a warning
+	 * for each departure from the specification.
+	 */
+	int strict;
+	/**
+	 * Called once for the first warning of each kind (later ones of the
+	 * same kind are only counted).  NULL: warnings are only counted.
+	 */
+	tk_warning_fn on_warning;
+	void *warning_ctx;
+} tk_reader_opts;
+
+/** Fill `opts` with the defaults (lenient, probe the format). */
+void tk_reader_opts_init(tk_reader_opts *opts);
+
+/**
+ * Open `path` ("-" for standard input) for reading.  Compressed input
+ * (gzip, zstd) is recognised by its magic bytes and decompressed on the fly.
+ * The header is read before this returns, so the trace's metadata (time
+ * base, header entries) is available at once.
+ * Returns TK_OK, or a negative status with `err` filled.
+ */
+int tk_reader_open(tk_reader **out, const char *path,
+		   const tk_reader_opts *opts, tk_error *err);
+
+/**
+ * As tk_reader_open(), on `len` bytes at `data` (not copied: they must stay
+ * valid until the reader is closed).  `name` is used in messages.
+ */
+int tk_reader_open_mem(tk_reader **out, const void *data, size_t len,
+		       const char *name, const tk_reader_opts *opts,
+		       tk_error *err);
+
+/** The trace being read (borrowed, valid until tk_reader_close()). */
+tk_trace *tk_reader_trace(tk_reader *r);
+
+/** The name of the format being read. */
+const char *tk_reader_format(const tk_reader *r);
+
+/**
+ * The next event.  Returns TK_OK with *ev set, TK_END at the end, or a
+ * negative status with `err` filled (the reader is then unusable).
+ */
+int tk_reader_next(tk_reader *r, const tk_event **ev, tk_error *err);
+
+/** The number of warnings so far (lenient mode). */
+uint64_t tk_reader_warning_count(const tk_reader *r);
+
+/** Close and free; NULL is allowed. */
+void tk_reader_close(tk_reader *r);
+
+/* ------------------------------------------------------------------------ */
+/* Writers                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct tk_writer tk_writer;
+
+typedef struct tk_writer_opts {
+	/** Format name; NULL takes it from the path's extension. */
+	const char *format;
+	/** Refuse (instead of warn about) information the format cannot hold. */
+	int strict;
+	/** Write no header (for `cat`-like output of events only). */
+	int no_header;
+} tk_writer_opts;
+
+void tk_writer_opts_init(tk_writer_opts *opts);
+
+/**
+ * Open a writer on `path` ("-" for standard output) for events of trace
+ * `t` (whose strings and entities the events refer to; `t` must outlive the
+ * writer).  A file is written under a temporary name in the same folder
+ * and renamed to `path` by a successful tk_writer_close(): a failed run
+ * leaves no partial file.
+ */
+int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
+		   const tk_writer_opts *opts, tk_error *err);
+
+/** Write one event. */
+int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err);
+
+/**
+ * Finish: flush, and move the file into place.  The writer is freed
+ * whatever the result; on failure no output file is left.
+ */
+int tk_writer_close(tk_writer *w, tk_error *err);
+
+/** Give up: free the writer and remove its temporary file.  NULL is allowed. */
+void tk_writer_abort(tk_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACEKIT_H */

@@ -1,0 +1,75 @@
+/* cli.h - what the subcommands of the tracekit command share. */
+#ifndef TK_CLI_H
+#define TK_CLI_H
+
+#include "tracekit/tracekit.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* exit codes (DESIGN.md) */
+enum { EXIT_OK = 0, EXIT_PROBLEMS = 1, EXIT_BAD = 2 };
+
+typedef struct cli_cmd {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *args;
+	const char *summary;
+} cli_cmd;
+
+int cmd_info(int argc, char **argv);
+int cmd_cat(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_formats(int argc, char **argv);
+
+/* Options every reading command takes. */
+typedef struct cli_read_opts {
+	const char *from;
+	int strict;
+	int quiet;
+} cli_read_opts;
+
+/** Print "tracekit: error: ..." (or the error's position form) to stderr. */
+void cli_error(const tk_error *err);
+void cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/** Open a reader, printing warnings to stderr unless quiet. */
+int cli_open(tk_reader **r, const char *path, const cli_read_opts *o);
+/** After reading: a line with the number of warnings, if any were hidden. */
+void cli_warning_summary(tk_reader *r, const cli_read_opts *o);
+
+/** Event filters of `cat` and `convert`. */
+typedef struct cli_filter {
+	const char *start_s, *end_s;
+	uint64_t start, end;      /* in trace ticks, inclusive */
+	int has_start, has_end;
+	const char **entities, **types, **events;
+	size_t nentities, ntypes, nevents;
+	uint32_t *entity_ids;     /* resolved lazily: names are found as read */
+} cli_filter;
+
+int cli_filter_add(const char ***list, size_t *n, const char *value);
+/** Resolve --start/--end against the trace's time base. */
+int cli_filter_prepare(cli_filter *f, tk_reader *r);
+int cli_filter_match(const cli_filter *f, const tk_trace *t, const tk_event *ev);
+void cli_filter_free(cli_filter *f);
+
+/** Copy events from r through f into a writer on out; 0 or 2. */
+int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
+	     int no_header, const cli_filter *f, const cli_read_opts *ro);
+
+/* JSON string output with escapes */
+void cli_json_str(FILE *fp, const char *s, size_t n);
+
+/* A hash map from 64-bit keys to 64-bit counters. */
+typedef struct cli_map {
+	uint64_t *keys, *vals;
+	uint8_t *used;
+	size_t cap, count;
+} cli_map;
+
+int cli_map_add(cli_map *m, uint64_t key, uint64_t delta);
+void cli_map_free(cli_map *m);
+
+#endif

@@ -1,0 +1,330 @@
+/* cli_util.c - error printing, opening readers, filters, the copy loop. */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_error(const tk_error *err)
+{
+	char buf[1024];
+
+	fprintf(stderr, "%s\n", tk_error_format(err, "error", buf, sizeof(buf)));
+}
+
+void cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "tracekit %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'tracekit %s --help')\n", cmd);
+}
+
+static void print_warning(void *ctx, const tk_error *w)
+{
+	char buf[1024];
+
+	(void)ctx;
+	fprintf(stderr, "%s\n", tk_error_format(w, "warning", buf, sizeof(buf)));
+}
+
+int cli_open(tk_reader **r, const char *path, const cli_read_opts *o)
+{
+	tk_reader_opts ro;
+	tk_error err;
+
+	tk_reader_opts_init(&ro);
+	ro.format = o->from;
+	ro.strict = o->strict;
+	ro.on_warning = o->quiet ? NULL : print_warning;
+	tk_error_clear(&err);
+	if (tk_reader_open(r, path, &ro, &err) < 0) {
+		cli_error(&err);
+		return -1;
+	}
+	return 0;
+}
+
+void cli_warning_summary(tk_reader *r, const cli_read_opts *o)
+{
+	uint64_t n = tk_reader_warning_count(r);
+
+	if (n && !o->quiet)
+		fprintf(stderr,
+			"tracekit: %llu warning%s in all (the first of each kind shown; lenient mode)\n",
+			(unsigned long long)n, n == 1 ? "" : "s");
+}
+
+int cli_filter_add(const char ***list, size_t *n, const char *value)
+{
+	const char **nl = realloc(*list, (*n + 1) * sizeof(**list));
+
+	if (!nl)
+		return -1;
+	nl[(*n)++] = value;
+	*list = nl;
+	return 0;
+}
+
+static int bound(const char *s, const tk_timebase *tb, tk_round round,
+		 uint64_t *out)
+{
+	tk_timebase from;
+	uint64_t v;
+	tk_unit u;
+	int rc;
+
+	/* a bare number is in the trace's own ticks */
+	rc = tk_duration_parse(s, -1, &v, &u);
+	if (rc == TK_E_PARSE) {
+		char *end;
+		unsigned long long t = strtoull(s, &end, 10);
+		if (*s >= '0' && *s <= '9' && *end == '\0') {
+			*out = (uint64_t)t;
+			return 0;
+		}
+		return -1;
+	}
+	if (rc < 0)
+		return -1;
+	from.unit = u;
+	from.num = 1;
+	from.den = 1;
+	rc = tk_time_convert(v, &from, tb, round, out);
+	if (rc < 0) {
+		/* beyond any tick: past the end of every trace */
+		*out = UINT64_MAX;
+	}
+	return 0;
+}
+
+int cli_filter_prepare(cli_filter *f, tk_reader *r)
+{
+	const tk_timebase *tb = tk_trace_timebase(tk_reader_trace(r));
+	size_t i;
+
+	if (f->start_s) {
+		if (bound(f->start_s, tb, TK_ROUND_UP, &f->start) < 0) {
+			fprintf(stderr, "tracekit: bad --start '%s' (a time such as 10ms, 250us, 1.5s, or ticks)\n",
+				f->start_s);
+			return -1;
+		}
+		f->has_start = 1;
+	}
+	if (f->end_s) {
+		if (bound(f->end_s, tb, TK_ROUND_DOWN, &f->end) < 0) {
+			fprintf(stderr, "tracekit: bad --end '%s' (a time such as 10ms, 250us, 1.5s, or ticks)\n",
+				f->end_s);
+			return -1;
+		}
+		f->has_end = 1;
+	}
+	if (f->nentities) {
+		f->entity_ids = malloc(f->nentities * sizeof(*f->entity_ids));
+		if (!f->entity_ids)
+			return -1;
+		for (i = 0; i < f->nentities; i++)
+			f->entity_ids[i] = TK_NONE;
+	}
+	return 0;
+}
+
+static int str_is(const tk_trace *t, tk_str s, const char *want)
+{
+	size_t n;
+	const char *p = tk_trace_str(t, s, &n);
+
+	return strlen(want) == n && memcmp(p, want, n) == 0;
+}
+
+int cli_filter_match(const cli_filter *f, const tk_trace *t, const tk_event *ev)
+{
+	size_t i;
+
+	if (f->has_start && ev->time < f->start)
+		return 0;
+	if (f->has_end && ev->time > f->end)
+		return 0;
+	if (f->nentities) {
+		int hit = 0;
+		for (i = 0; i < f->nentities && !hit; i++) {
+			uint32_t id = f->entity_ids[i];
+			if (id == TK_NONE) {
+				id = tk_trace_entity_find(t, f->entities[i],
+							  strlen(f->entities[i]));
+				f->entity_ids[i] = id;
+			}
+			hit = id != TK_NONE && (ev->source == id || ev->target == id);
+		}
+		if (!hit)
+			return 0;
+	}
+	if (f->ntypes) {
+		int hit = 0;
+		for (i = 0; i < f->ntypes && !hit; i++)
+			hit = strcmp(f->types[i], tk_etype_name(ev->type)) == 0 ||
+			      (ev->type_name != TK_NONE &&
+			       str_is(t, ev->type_name, f->types[i]));
+		if (!hit)
+			return 0;
+	}
+	if (f->nevents) {
+		int hit = 0;
+		for (i = 0; i < f->nevents && !hit; i++)
+			hit = (ev->kind != TK_EV_OTHER &&
+			       strcmp(f->events[i], tk_evkind_name(ev->kind)) == 0) ||
+			      (ev->name != TK_NONE && str_is(t, ev->name, f->events[i]));
+		if (!hit)
+			return 0;
+	}
+	return 1;
+}
+
+void cli_filter_free(cli_filter *f)
+{
+	free(f->entities);
+	free(f->types);
+	free(f->events);
+	free(f->entity_ids);
+}
+
+int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
+	     int no_header, const cli_filter *f, const cli_read_opts *ro)
+{
+	tk_writer_opts wo;
+	tk_writer *w = NULL;
+	const tk_event *ev;
+	tk_error err;
+	tk_trace *t = tk_reader_trace(r);
+	int rc;
+
+	tk_writer_opts_init(&wo);
+	wo.format = to;
+	wo.strict = strict;
+	wo.no_header = no_header;
+	tk_error_clear(&err);
+	if (tk_writer_open(&w, out, t, &wo, &err) < 0) {
+		cli_error(&err);
+		return EXIT_BAD;
+	}
+	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+		if (f && !cli_filter_match(f, t, ev))
+			continue;
+		if (tk_writer_write(w, ev, &err) < 0) {
+			rc = err.code ? err.code : TK_E_IO;
+			break;
+		}
+	}
+	if (rc < 0) {
+		cli_error(&err);
+		tk_writer_abort(w);
+		return EXIT_BAD;
+	}
+	if (tk_writer_close(w, &err) < 0) {
+		cli_error(&err);
+		return EXIT_BAD;
+	}
+	cli_warning_summary(r, ro);
+	return EXIT_OK;
+}
+
+void cli_json_str(FILE *fp, const char *s, size_t n)
+{
+	size_t i;
+
+	fputc('"', fp);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\')
+			fprintf(fp, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", fp);
+		else if (c == '\r')
+			fputs("\\r", fp);
+		else if (c == '\t')
+			fputs("\\t", fp);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(fp, "\\u%04x", c);
+		else if (c >= 0x80) {
+			/* pass valid UTF-8 through; escape stray bytes as U+FFFD */
+			size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
+			size_t k;
+			int ok = len && i + len <= n && c < 0xf5 && c >= 0xc2;
+			for (k = 1; ok && k < len; k++)
+				ok = ((unsigned char)s[i + k] & 0xc0) == 0x80;
+			if (ok) {
+				fwrite(s + i, 1, len, fp);
+				i += len - 1;
+			} else {
+				fputs("\\ufffd", fp);
+			}
+		} else
+			fputc(c, fp);
+	}
+	fputc('"', fp);
+}
+
+static uint64_t mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return k;
+}
+
+int cli_map_add(cli_map *m, uint64_t key, uint64_t delta)
+{
+	size_t i;
+
+	if ((m->count + 1) * 2 > m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 64, j;
+		uint64_t *nk = calloc(ncap, sizeof(*nk));
+		uint64_t *nv = calloc(ncap, sizeof(*nv));
+		uint8_t *nu = calloc(ncap, 1);
+		if (!nk || !nv || !nu) {
+			free(nk);
+			free(nv);
+			free(nu);
+			return -1;
+		}
+		for (j = 0; j < m->cap; j++) {
+			if (!m->used[j])
+				continue;
+			for (i = mix(m->keys[j]) & (ncap - 1); nu[i];
+			     i = (i + 1) & (ncap - 1))
+				;
+			nu[i] = 1;
+			nk[i] = m->keys[j];
+			nv[i] = m->vals[j];
+		}
+		free(m->keys);
+		free(m->vals);
+		free(m->used);
+		m->keys = nk;
+		m->vals = nv;
+		m->used = nu;
+		m->cap = ncap;
+	}
+	for (i = mix(key) & (m->cap - 1); m->used[i]; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == key) {
+			m->vals[i] += delta;
+			return 0;
+		}
+	}
+	m->used[i] = 1;
+	m->keys[i] = key;
+	m->vals[i] = delta;
+	m->count++;
+	return 0;
+}
+
+void cli_map_free(cli_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	memset(m, 0, sizeof(*m));
+}

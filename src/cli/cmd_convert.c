@@ -1,0 +1,99 @@
+/* cmd_convert.c - `tracekit convert IN OUT`: any readable format to any
+ * writable one; the output appears only when the whole input was read. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <string.h>
+
+static void help(FILE *fp)
+{
+	fprintf(fp,
+		"usage: tracekit convert [options] IN OUT\n\n"
+		"Converts a trace.  The input format is probed from the content (or its\n"
+		"name); the output format comes from OUT's extension or --to.  '-' is\n"
+		"standard input / output.  OUT is written under a temporary name and\n"
+		"appears only if the whole conversion succeeds.\n\n"
+		"options:\n"
+		"  --from FORMAT       input format\n"
+		"  --to FORMAT         output format\n"
+		"  --strict            read by the specification only, and refuse to drop\n"
+		"                      what the output format cannot hold\n"
+		"  --start/--end/--entity/--type/--event   the filters of 'tracekit cat'\n"
+		"  -q, --quiet         no warnings on stderr\n"
+		"  -h, --help          this help\n"
+		"See 'tracekit formats' for the formats.\n");
+}
+
+enum { O_FROM = 256, O_TO, O_STRICT, O_START, O_END, O_ENTITY, O_TYPE,
+       O_EVENT };
+
+int cmd_convert(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "from", required_argument, NULL, O_FROM },
+		{ "to", required_argument, NULL, O_TO },
+		{ "strict", no_argument, NULL, O_STRICT },
+		{ "start", required_argument, NULL, O_START },
+		{ "end", required_argument, NULL, O_END },
+		{ "entity", required_argument, NULL, O_ENTITY },
+		{ "type", required_argument, NULL, O_TYPE },
+		{ "event", required_argument, NULL, O_EVENT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	cli_read_opts ro = { NULL, 0, 0 };
+	const char *to = NULL, *out;
+	cli_filter f;
+	tk_reader *r = NULL;
+	int c, ret = EXIT_BAD, bad = 0;
+
+	memset(&f, 0, sizeof(f));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_FROM: ro.from = optarg; break;
+		case O_TO: to = optarg; break;
+		case O_STRICT: ro.strict = 1; break;
+		case O_START: f.start_s = optarg; break;
+		case O_END: f.end_s = optarg; break;
+		case O_ENTITY: bad |= cli_filter_add(&f.entities, &f.nentities, optarg); break;
+		case O_TYPE: bad |= cli_filter_add(&f.types, &f.ntypes, optarg); break;
+		case O_EVENT: bad |= cli_filter_add(&f.events, &f.nevents, optarg); break;
+		case 'q': ro.quiet = 1; break;
+		case 'h': help(stdout); cli_filter_free(&f); return EXIT_OK;
+		default: help(stderr); cli_filter_free(&f); return EXIT_BAD;
+		}
+	}
+	if (bad)
+		goto out;
+	if (optind != argc - 2) {
+		cli_usage_error("convert", "expected IN and OUT");
+		goto out;
+	}
+	out = argv[optind + 1];
+	if (!to) {
+		if (strcmp(out, "-") == 0) {
+			cli_usage_error("convert", "writing to standard output needs --to FORMAT");
+			goto out;
+		}
+		if (!tk_format_from_path(out)) {
+			cli_usage_error("convert",
+					"cannot tell the output format from '%s' (use --to FORMAT)",
+					out);
+			goto out;
+		}
+	} else if (!tk_format_find(to)) {
+		cli_usage_error("convert", "unknown format '%s'", to);
+		goto out;
+	}
+	if (cli_open(&r, argv[optind], &ro) < 0)
+		goto out;
+	if (cli_filter_prepare(&f, r) < 0)
+		goto out;
+	ret = cli_pipe(r, out, to, ro.strict, 0, &f, &ro);
+out:
+	tk_reader_close(r);
+	cli_filter_free(&f);
+	return ret;
+}

@@ -1,0 +1,306 @@
+/* cmd_info.c - `tracekit info`: what a trace holds, in one pass. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(FILE *fp)
+{
+	fprintf(fp,
+		"usage: tracekit info [options] FILE\n\n"
+		"Shows the format, header, time span, event counts per type and event,\n"
+		"entities per type and the cores of a trace.\n\n"
+		"options:\n"
+		"  --format text|json  output format (default text)\n"
+		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
+		"  --strict            read by the specification only (stop at the first departure)\n"
+		"  -q, --quiet         no warnings on stderr\n"
+		"  -h, --help          this help\n");
+}
+
+typedef struct count_row {
+	const char *type;
+	size_t ntype;
+	const char *event;
+	size_t nevent;
+	uint64_t count;
+} count_row;
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const count_row *x = a, *y = b;
+	size_t n = x->ntype < y->ntype ? x->ntype : y->ntype;
+	int c = memcmp(x->type, y->type, n);
+
+	if (c || x->ntype != y->ntype)
+		return c ? c : (x->ntype < y->ntype ? -1 : 1);
+	n = x->nevent < y->nevent ? x->nevent : y->nevent;
+	c = memcmp(x->event, y->event, n);
+	if (c || x->nevent != y->nevent)
+		return c ? c : (x->nevent < y->nevent ? -1 : 1);
+	return 0;
+}
+
+static void put_time(FILE *fp, uint64_t ticks, const tk_timebase *tb, int json)
+{
+	char buf[128];
+	int n = tk_time_format(ticks, tb, tb->unit, buf, sizeof(buf));
+
+	if (n < 0)
+		fputs(json ? "null" : "?", fp);
+	else if (json && strchr(buf, '/'))
+		fprintf(fp, "\"%s\"", buf);
+	else
+		fputs(buf, fp);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	cli_read_opts ro = { NULL, 0, 0 };
+	const char *path, *outfmt = "text";
+	uint64_t nevents = 0, tmin = UINT64_MAX, tmax = 0;
+	uint64_t per_type[TK_ET_COUNT] = { 0 };
+	cli_map counts = { 0 };
+	count_row *rows = NULL;
+	tk_reader *r = NULL;
+	const tk_event *ev;
+	const tk_trace *t;
+	const tk_timebase *tb;
+	tk_error err;
+	int c, rc, json, ret = EXIT_BAD;
+	uint64_t last_key = UINT64_MAX;
+	size_t i, nrows = 0, nents, ncores = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f': outfmt = optarg; break;
+		case 'F': ro.from = optarg; break;
+		case 's': ro.strict = 1; break;
+		case 'q': ro.quiet = 1; break;
+		case 'h': help(stdout); return EXIT_OK;
+		default: help(stderr); return EXIT_BAD;
+		}
+	}
+	if (strcmp(outfmt, "text") && strcmp(outfmt, "json")) {
+		cli_usage_error("info", "unknown --format '%s' (text or json)", outfmt);
+		return EXIT_BAD;
+	}
+	json = strcmp(outfmt, "json") == 0;
+	if (optind != argc - 1) {
+		cli_usage_error("info", "expected one FILE");
+		return EXIT_BAD;
+	}
+	path = argv[optind];
+	if (cli_open(&r, path, &ro) < 0)
+		return EXIT_BAD;
+	t = tk_reader_trace(r);
+	tb = tk_trace_timebase(t);
+	tk_error_clear(&err);
+
+	/* counts per (type as written, event as written); consecutive events
+	 * often share the key, so the last one is remembered */
+	{
+		uint64_t pending = 0;
+		while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+			uint64_t key = ((uint64_t)ev->type_name << 32) | ev->name;
+			nevents++;
+			if (ev->time < tmin)
+				tmin = ev->time;
+			if (ev->time > tmax)
+				tmax = ev->time;
+			if (key == last_key) {
+				pending++;
+				continue;
+			}
+			if (pending && cli_map_add(&counts, last_key, pending) < 0)
+				goto nomem;
+			last_key = key;
+			pending = 1;
+		}
+		if (pending && cli_map_add(&counts, last_key, pending) < 0)
+			goto nomem;
+	}
+	if (rc < 0) {
+		cli_error(&err);
+		goto out;
+	}
+
+	nents = tk_trace_entity_count(t);
+	for (i = 0; i < nents; i++) {
+		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
+		per_type[e->type]++;
+		ncores += e->type == TK_ET_C;
+	}
+	rows = calloc(counts.count ? counts.count : 1, sizeof(*rows));
+	if (!rows)
+		goto nomem;
+	for (i = 0; i < counts.cap; i++) {
+		tk_str ty, en;
+		if (!counts.used[i])
+			continue;
+		ty = (tk_str)(counts.keys[i] >> 32);
+		en = (tk_str)(counts.keys[i] & 0xffffffffu);
+		rows[nrows].type = tk_trace_str(t, ty, &rows[nrows].ntype);
+		rows[nrows].event = tk_trace_str(t, en, &rows[nrows].nevent);
+		rows[nrows].count = counts.vals[i];
+		nrows++;
+	}
+	qsort(rows, nrows, sizeof(*rows), cmp_rows);
+
+	if (json) {
+		size_t nh = tk_trace_header_count(t);
+		int first = 1;
+		printf("{\n  \"file\": ");
+		cli_json_str(stdout, path, strlen(path));
+		printf(",\n  \"format\": \"%s\",\n  \"header\": [", tk_reader_format(r));
+		for (i = 0; i < nh; i++) {
+			const tk_header_entry *h = tk_trace_header(t, i);
+			printf("%s\n    {\"kind\": \"%s\", \"key\": ", i ? "," : "",
+			       h->kind == TK_HDR_PARAM ? "param"
+			       : h->kind == TK_HDR_ROW ? "row" : "comment");
+			cli_json_str(stdout, h->key, strlen(h->key));
+			printf(", \"value\": ");
+			cli_json_str(stdout, h->value, strlen(h->value));
+			printf("}");
+		}
+		printf("%s],\n", nh ? "\n  " : "");
+		printf("  \"time_unit\": \"%s\",\n", tk_unit_name(tb->unit));
+		printf("  \"timebase\": {\"unit\": \"%s\", \"num\": %llu, \"den\": %llu},\n",
+		       tk_unit_name(tb->unit), (unsigned long long)tb->num,
+		       (unsigned long long)tb->den);
+		printf("  \"start\": ");
+		if (nevents)
+			put_time(stdout, tmin, tb, 1);
+		else
+			printf("null");
+		printf(",\n  \"end\": ");
+		if (nevents)
+			put_time(stdout, tmax, tb, 1);
+		else
+			printf("null");
+		printf(",\n  \"duration\": ");
+		if (nevents)
+			put_time(stdout, tmax - tmin, tb, 1);
+		else
+			printf("null");
+		printf(",\n  \"events\": %llu,\n  \"entities\": %zu,\n",
+		       (unsigned long long)nevents, nents);
+		printf("  \"entity_types\": {");
+		for (c = 0; c < TK_ET_COUNT; c++) {
+			if (!per_type[c])
+				continue;
+			printf("%s\"%s\": %llu", first ? "" : ", ",
+			       tk_etype_name((tk_etype)c),
+			       (unsigned long long)per_type[c]);
+			first = 0;
+		}
+		printf("},\n  \"cores\": [");
+		first = 1;
+		for (i = 0; i < nents; i++) {
+			const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
+			size_t n;
+			const char *s;
+			if (e->type != TK_ET_C)
+				continue;
+			s = tk_trace_str(t, e->name, &n);
+			printf("%s", first ? "" : ", ");
+			cli_json_str(stdout, s, n);
+			first = 0;
+		}
+		printf("],\n  \"event_counts\": [");
+		for (i = 0; i < nrows; i++) {
+			printf("%s\n    {\"type\": ", i ? "," : "");
+			cli_json_str(stdout, rows[i].type, rows[i].ntype);
+			printf(", \"event\": ");
+			cli_json_str(stdout, rows[i].event, rows[i].nevent);
+			printf(", \"count\": %llu}", (unsigned long long)rows[i].count);
+		}
+		printf("%s],\n  \"warnings\": %llu\n}\n", nrows ? "\n  " : "",
+		       (unsigned long long)tk_reader_warning_count(r));
+	} else {
+		size_t nh = tk_trace_header_count(t);
+		int first = 1;
+		printf("file:        %s\n", path);
+		printf("format:      %s\n", tk_reader_format(r));
+		printf("time unit:   %s", tk_unit_name(tb->unit));
+		if (tb->num != 1 || tb->den != 1)
+			printf(" x %llu/%llu", (unsigned long long)tb->num,
+			       (unsigned long long)tb->den);
+		printf("\n");
+		if (nevents) {
+			printf("start:       ");
+			put_time(stdout, tmin, tb, 0);
+			printf(" %s\nend:         ", tk_unit_name(tb->unit));
+			put_time(stdout, tmax, tb, 0);
+			printf(" %s\nduration:    ", tk_unit_name(tb->unit));
+			put_time(stdout, tmax - tmin, tb, 0);
+			printf(" %s\n", tk_unit_name(tb->unit));
+		} else {
+			printf("start:       -\nend:         -\nduration:    -\n");
+		}
+		printf("events:      %llu\n", (unsigned long long)nevents);
+		printf("entities:    %zu", nents);
+		for (c = 0; c < TK_ET_COUNT; c++) {
+			if (!per_type[c])
+				continue;
+			printf("%s%s %llu", first ? " (" : ", ",
+			       tk_etype_name((tk_etype)c),
+			       (unsigned long long)per_type[c]);
+			first = 0;
+		}
+		printf("%s\n", first ? "" : ")");
+		printf("cores:       %zu", ncores);
+		first = 1;
+		for (i = 0; i < nents; i++) {
+			const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
+			size_t n;
+			const char *s;
+			if (e->type != TK_ET_C)
+				continue;
+			s = tk_trace_str(t, e->name, &n);
+			printf("%s%.*s", first ? " (" : ", ", (int)n, s);
+			first = 0;
+		}
+		printf("%s\n", first ? "" : ")");
+		printf("warnings:    %llu\n",
+		       (unsigned long long)tk_reader_warning_count(r));
+		if (nh) {
+			printf("header:\n");
+			for (i = 0; i < nh; i++) {
+				const tk_header_entry *h = tk_trace_header(t, i);
+				printf("  #%s%s%s%s\n",
+				       h->kind == TK_HDR_ROW ? "-" : "", h->key,
+				       h->has_value && h->kind != TK_HDR_COMMENT ? " " : "",
+				       h->value);
+			}
+		}
+		if (nrows) {
+			printf("events by type:\n");
+			for (i = 0; i < nrows; i++)
+				printf("  %-6.*s %-22.*s %12llu\n",
+				       (int)rows[i].ntype, rows[i].type,
+				       (int)rows[i].nevent, rows[i].event,
+				       (unsigned long long)rows[i].count);
+		}
+	}
+	cli_warning_summary(r, &ro);
+	ret = EXIT_OK;
+	goto out;
+nomem:
+	fprintf(stderr, "tracekit: out of memory\n");
+out:
+	free(rows);
+	cli_map_free(&counts);
+	tk_reader_close(r);
+	return ret;
+}

@@ -1,0 +1,101 @@
+/* error.c - status names, error filling and the one-line message format. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *tk_version(void)
+{
+	return TK_VERSION_STRING;
+}
+
+const char *tk_status_str(int code)
+{
+	switch (code) {
+	case TK_OK: return "ok";
+	case TK_END: return "end of input";
+	case TK_E_IO: return "i/o error";
+	case TK_E_PARSE: return "parse error";
+	case TK_E_NOMEM: return "out of memory";
+	case TK_E_USAGE: return "usage error";
+	case TK_E_RANGE: return "value out of range";
+	case TK_E_UNSUPPORTED: return "unsupported";
+	case TK_E_FORMAT: return "unknown format";
+	default: return "unknown status";
+	}
+}
+
+void tk_error_clear(tk_error *err)
+{
+	if (err)
+		memset(err, 0, sizeof(*err));
+}
+
+static void set_input(tk_error *err, const char *input)
+{
+	snprintf(err->input, sizeof(err->input), "%s", input ? input : "");
+}
+
+int tk_err_set(tk_error *err, int code, const char *input, uint64_t line,
+	       uint32_t column, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return code;
+	err->code = code;
+	set_input(err, input);
+	err->line = line;
+	err->column = column;
+	err->has_offset = 0;
+	err->offset = 0;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int tk_err_set_at(tk_error *err, int code, const char *input,
+		  uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return code;
+	err->code = code;
+	set_input(err, input);
+	err->line = 0;
+	err->column = 0;
+	err->has_offset = 1;
+	err->offset = offset;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int tk_err_nomem(tk_error *err, const char *input)
+{
+	return tk_err_set(err, TK_E_NOMEM, input, 0, 0, "out of memory");
+}
+
+const char *tk_error_format(const tk_error *err, const char *severity,
+			    char *buf, size_t size)
+{
+	const char *in = err->input[0] ? err->input : "tracekit";
+	const char *sev = severity ? severity : "error";
+
+	if (err->line && err->column)
+		snprintf(buf, size, "%s:%llu:%u: %s: %s", in,
+			 (unsigned long long)err->line, err->column, sev,
+			 err->msg);
+	else if (err->line)
+		snprintf(buf, size, "%s:%llu: %s: %s", in,
+			 (unsigned long long)err->line, sev, err->msg);
+	else if (err->has_offset)
+		snprintf(buf, size, "%s: %s: at byte offset %llu: %s", in, sev,
+			 (unsigned long long)err->offset, err->msg);
+	else
+		snprintf(buf, size, "%s: %s: %s", in, sev, err->msg);
+	return buf;
+}

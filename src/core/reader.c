@@ -1,0 +1,193 @@
+/*
+ * reader.c - opening a trace: the byte source, the format (forced, probed
+ * from the content, or taken from the name), then the format's reader.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROBE_BYTES 4096
+
+void tk_reader_opts_init(tk_reader_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+}
+
+static int pick_format(tk_source *src, const char *path,
+		       const tk_reader_opts *o, const tk_format_ops **out,
+		       tk_error *err)
+{
+	const tk_format_ops *best = NULL;
+	const tk_format_info *byname;
+	const uint8_t *p;
+	size_t avail, i;
+	int best_score = 0, rc;
+
+	if (o->format) {
+		best = tk_format_ops_find(o->format);
+		if (!best)
+			return tk_err_set(err, TK_E_USAGE, path, 0, 0,
+					  "unknown format '%s' (see 'tracekit formats')",
+					  o->format);
+		if (!(best->info.caps & TK_CAP_READ) || !best->reader_open)
+			return tk_err_set(err, TK_E_UNSUPPORTED, path, 0, 0,
+					  "format '%s' cannot be read",
+					  best->info.name);
+		*out = best;
+		return TK_OK;
+	}
+	p = tk_source_window(src, &avail);
+	while (avail < PROBE_BYTES && !tk_source_eof(src)) {
+		rc = tk_source_fill(src, PROBE_BYTES, err);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			break;
+		p = tk_source_window(src, &avail);
+	}
+	for (i = 0; tk_format_ops_get(i); i++) {
+		const tk_format_ops *f = tk_format_ops_get(i);
+		int score;
+		if (!f->probe || !f->reader_open)
+			continue;
+		score = f->probe(p, avail < PROBE_BYTES ? avail : PROBE_BYTES);
+		if (score > best_score) {
+			best_score = score;
+			best = f;
+		}
+	}
+	if (!best) {
+		byname = tk_format_from_path(path);
+		if (byname)
+			best = tk_format_ops_find(byname->name);
+	}
+	if (!best || !best->reader_open)
+		return tk_err_set(err, TK_E_FORMAT, tk_source_name(src), 0, 0,
+				  "cannot tell the format of this input (use --from FORMAT; see 'tracekit formats')");
+	*out = best;
+	return TK_OK;
+}
+
+static int open_on(tk_reader **out, tk_source *src, const char *path,
+		   const tk_reader_opts *opts, tk_error *err)
+{
+	tk_reader *r = NULL;
+	tk_reader_opts defaults;
+	const tk_format_ops *fmt = NULL;
+	int rc;
+
+	if (!opts) {
+		tk_reader_opts_init(&defaults);
+		opts = &defaults;
+	}
+	rc = pick_format(src, path, opts, &fmt, err);
+	if (rc < 0)
+		goto fail_source;
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		rc = tk_err_nomem(err, path);
+		goto fail_source;
+	}
+	r->fmt = fmt;
+	r->src = src;
+	r->opts = *opts;
+	r->trace = tk_trace_new(fmt->info.name);
+	if (!r->trace) {
+		rc = tk_err_nomem(err, path);
+		goto fail_reader;
+	}
+	rc = fmt->reader_open(r, err);
+	if (rc < 0)
+		goto fail_reader;
+	*out = r;
+	return TK_OK;
+
+fail_reader:
+	tk_trace_free(r->trace);
+	free(r);
+fail_source:
+	tk_source_close(src);
+	return rc;
+}
+
+int tk_reader_open(tk_reader **out, const char *path,
+		   const tk_reader_opts *opts, tk_error *err)
+{
+	tk_source *src;
+	int rc;
+
+	*out = NULL;
+	rc = tk_source_open(&src, path, err);
+	if (rc < 0)
+		return rc;
+	return open_on(out, src, path, opts, err);
+}
+
+int tk_reader_open_mem(tk_reader **out, const void *data, size_t len,
+		       const char *name, const tk_reader_opts *opts,
+		       tk_error *err)
+{
+	tk_source *src;
+	int rc;
+
+	*out = NULL;
+	rc = tk_source_open_mem(&src, data, len, name, err);
+	if (rc < 0)
+		return rc;
+	return open_on(out, src, name ? name : "<memory>", opts, err);
+}
+
+tk_trace *tk_reader_trace(tk_reader *r)
+{
+	return r->trace;
+}
+
+const char *tk_reader_format(const tk_reader *r)
+{
+	return r->fmt->info.name;
+}
+
+int tk_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
+{
+	return r->fmt->reader_next(r, ev, err);
+}
+
+uint64_t tk_reader_warning_count(const tk_reader *r)
+{
+	return r->nwarn;
+}
+
+void tk_reader_close(tk_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fmt->reader_close)
+		r->fmt->reader_close(r);
+	tk_source_close(r->src);
+	tk_trace_free(r->trace);
+	free(r);
+}
+
+void tk_reader_warn(tk_reader *r, unsigned kind, uint64_t line,
+		    uint32_t column, const char *fmt, ...)
+{
+	uint64_t bit = 1ull << (kind & 63);
+	tk_error w;
+	va_list ap;
+
+	r->nwarn++;
+	if ((r->warned_kinds & bit) || !r->opts.on_warning)
+		return;
+	r->warned_kinds |= bit;
+	memset(&w, 0, sizeof(w));
+	w.code = 0;
+	snprintf(w.input, sizeof(w.input), "%s", tk_source_name(r->src));
+	w.line = line;
+	w.column = column;
+	va_start(ap, fmt);
+	vsnprintf(w.msg, sizeof(w.msg), fmt, ap);
+	va_end(ap);
+	r->opts.on_warning(r->opts.warning_ctx, &w);
+}

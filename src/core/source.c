@@ -1,0 +1,489 @@
+/*
+ * source.c - byte sources: a mapped file, a memory block, a pipe (standard
+ * input), each optionally gzip- or zstd-compressed (recognised by magic
+ * bytes, not by name).
+ *
+ * Readers see a window of decoded bytes.  A plain file is mapped whole, so
+ * the window is the rest of the file and a reader can run over it without a
+ * copy; the other transports decode into a buffer that grows only to the
+ * longest record a reader asks for.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#define CHUNK (256u * 1024u)
+#define MAX_WINDOW ((size_t)1 << 30)
+
+enum codec { CODEC_NONE, CODEC_GZIP, CODEC_ZSTD };
+
+struct tk_source {
+	char name[256];
+	const char *transport;
+	enum codec codec;
+	/* raw input held in memory (mapped file or caller's block) */
+	const uint8_t *raw;
+	size_t raw_len, raw_pos;
+	void *map;
+	size_t map_len;
+	/* raw input read from a descriptor */
+	int fd;
+	int own_fd;
+	uint8_t *rbuf;
+	size_t rcap, rlen, rpos;
+	uint64_t raw_off;     /* raw bytes consumed before rbuf[0] */
+	bool raw_eof;
+	/* decoded window */
+	uint8_t *buf;
+	size_t cap, start, end;
+	uint64_t base;        /* decoded offset of buf[0] */
+	bool eof;
+	/* decoders */
+	z_stream z;
+	bool z_init;
+	ZSTD_DStream *zs;
+	size_t zs_last;       /* last ZSTD_decompressStream result */
+	bool gz_member_done;
+};
+
+static bool direct(const tk_source *s)
+{
+	return s->raw && s->codec == CODEC_NONE;
+}
+
+static enum codec sniff(const uint8_t *p, size_t n)
+{
+	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
+		return CODEC_GZIP;
+	if (n >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f &&
+	    p[3] == 0xfd)
+		return CODEC_ZSTD;
+	return CODEC_NONE;
+}
+
+static int read_fd(tk_source *s, uint8_t *dst, size_t n, size_t *got,
+		   tk_error *err)
+{
+	ssize_t r;
+
+	for (;;) {
+		r = read(s->fd, dst, n);
+		if (r >= 0)
+			break;
+		if (errno != EINTR)
+			return tk_err_set(err, TK_E_IO, s->name, 0, 0,
+					  "read failed: %s", strerror(errno));
+	}
+	*got = (size_t)r;
+	return TK_OK;
+}
+
+/* Raw (still compressed) input available to a decoder. */
+static int raw_avail(tk_source *s, const uint8_t **p, size_t *n, tk_error *err)
+{
+	if (s->raw) {
+		*p = s->raw + s->raw_pos;
+		*n = s->raw_len - s->raw_pos;
+		return TK_OK;
+	}
+	if (s->rpos == s->rlen && !s->raw_eof) {
+		size_t got = 0;
+		int rc;
+		s->raw_off += s->rlen;
+		s->rpos = s->rlen = 0;
+		rc = read_fd(s, s->rbuf, s->rcap, &got, err);
+		if (rc < 0)
+			return rc;
+		s->rlen = got;
+		if (!got)
+			s->raw_eof = true;
+	}
+	*p = s->rbuf + s->rpos;
+	*n = s->rlen - s->rpos;
+	return TK_OK;
+}
+
+static void raw_consume(tk_source *s, size_t n)
+{
+	if (s->raw)
+		s->raw_pos += n;
+	else
+		s->rpos += n;
+}
+
+static uint64_t raw_offset(const tk_source *s)
+{
+	return s->raw ? s->raw_pos : s->raw_off + s->rpos;
+}
+
+static int init_codec(tk_source *s, tk_error *err)
+{
+	if (s->codec == CODEC_GZIP) {
+		memset(&s->z, 0, sizeof(s->z));
+		/* 15 + 32: zlib or gzip header, detected automatically */
+		if (inflateInit2(&s->z, 15 + 32) != Z_OK)
+			return tk_err_nomem(err, s->name);
+		s->z_init = true;
+		s->transport = "gzip";
+	} else if (s->codec == CODEC_ZSTD) {
+		s->zs = ZSTD_createDStream();
+		if (!s->zs)
+			return tk_err_nomem(err, s->name);
+		ZSTD_initDStream(s->zs);
+		s->zs_last = 1;
+		s->transport = "zstd";
+	}
+	return TK_OK;
+}
+
+static tk_source *source_new(const char *name)
+{
+	tk_source *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->fd = -1;
+	return s;
+}
+
+int tk_source_open_mem(tk_source **out, const void *data, size_t len,
+		       const char *name, tk_error *err)
+{
+	tk_source *s = source_new(name ? name : "<memory>");
+	int rc;
+
+	*out = NULL;
+	if (!s)
+		return tk_err_nomem(err, name);
+	s->raw = data ? data : (const uint8_t *)"";
+	s->raw_len = data ? len : 0;
+	s->transport = "memory";
+	s->codec = sniff(s->raw, s->raw_len);
+	rc = init_codec(s, err);
+	if (rc < 0) {
+		tk_source_close(s);
+		return rc;
+	}
+	*out = s;
+	return TK_OK;
+}
+
+int tk_source_open(tk_source **out, const char *path, tk_error *err)
+{
+	tk_source *s;
+	struct stat st;
+	int rc;
+
+	*out = NULL;
+	s = source_new(strcmp(path, "-") == 0 ? "<stdin>" : path);
+	if (!s)
+		return tk_err_nomem(err, path);
+	if (strcmp(path, "-") == 0) {
+		s->fd = 0;
+		s->transport = "stdin";
+	} else {
+		s->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (s->fd < 0) {
+			rc = tk_err_set(err, TK_E_IO, path, 0, 0,
+					"cannot open: %s", strerror(errno));
+			goto fail;
+		}
+		s->own_fd = 1;
+		s->transport = "file";
+	}
+	if (fstat(s->fd, &st) < 0) {
+		rc = tk_err_set(err, TK_E_IO, s->name, 0, 0, "cannot stat: %s",
+				strerror(errno));
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		rc = tk_err_set(err, TK_E_IO, s->name, 0, 0, "is a directory");
+		goto fail;
+	}
+	if (S_ISREG(st.st_mode)) {
+		if ((uint64_t)st.st_size > SIZE_MAX) {
+			rc = tk_err_set(err, TK_E_IO, s->name, 0, 0,
+					"file too large to map");
+			goto fail;
+		}
+		s->raw_len = (size_t)st.st_size;
+		if (s->raw_len) {
+			s->map = mmap(NULL, s->raw_len, PROT_READ, MAP_PRIVATE,
+				      s->fd, 0);
+			if (s->map == MAP_FAILED) {
+				s->map = NULL;
+				rc = tk_err_set(err, TK_E_IO, s->name, 0, 0,
+						"cannot map: %s",
+						strerror(errno));
+				goto fail;
+			}
+			s->map_len = s->raw_len;
+			madvise(s->map, s->map_len, MADV_SEQUENTIAL);
+			s->raw = s->map;
+		} else {
+			s->raw = (const uint8_t *)"";
+		}
+		s->codec = sniff(s->raw, s->raw_len);
+	} else {
+		/* a pipe: read the first bytes to see whether they compress */
+		size_t got = 0;
+		s->rcap = CHUNK;
+		s->rbuf = malloc(s->rcap);
+		if (!s->rbuf) {
+			rc = tk_err_nomem(err, s->name);
+			goto fail;
+		}
+		while (s->rlen < 4) {
+			rc = read_fd(s, s->rbuf + s->rlen, s->rcap - s->rlen,
+				     &got, err);
+			if (rc < 0)
+				goto fail;
+			if (!got) {
+				s->raw_eof = true;
+				break;
+			}
+			s->rlen += got;
+		}
+		s->codec = sniff(s->rbuf, s->rlen);
+	}
+	rc = init_codec(s, err);
+	if (rc < 0)
+		goto fail;
+	*out = s;
+	return TK_OK;
+fail:
+	tk_source_close(s);
+	return rc;
+}
+
+void tk_source_close(tk_source *s)
+{
+	if (!s)
+		return;
+	if (s->z_init)
+		inflateEnd(&s->z);
+	if (s->zs)
+		ZSTD_freeDStream(s->zs);
+	if (s->map)
+		munmap(s->map, s->map_len);
+	if (s->own_fd && s->fd >= 0)
+		close(s->fd);
+	free(s->rbuf);
+	free(s->buf);
+	free(s);
+}
+
+const char *tk_source_name(const tk_source *s)
+{
+	return s->name;
+}
+
+const char *tk_source_transport(const tk_source *s)
+{
+	return s->transport;
+}
+
+const uint8_t *tk_source_window(const tk_source *s, size_t *avail)
+{
+	if (direct(s)) {
+		*avail = s->raw_len - s->raw_pos;
+		return s->raw + s->raw_pos;
+	}
+	*avail = s->end - s->start;
+	return s->buf ? s->buf + s->start : (const uint8_t *)"";
+}
+
+void tk_source_consume(tk_source *s, size_t n)
+{
+	if (direct(s))
+		s->raw_pos += n;
+	else
+		s->start += n;
+}
+
+uint64_t tk_source_offset(const tk_source *s)
+{
+	if (direct(s))
+		return s->raw_pos;
+	return s->base + s->start;
+}
+
+bool tk_source_eof(const tk_source *s)
+{
+	return direct(s) || s->eof;
+}
+
+/* Make room for at least `want` unconsumed bytes plus a chunk. */
+static int make_room(tk_source *s, size_t want, tk_error *err)
+{
+	size_t need, ncap;
+	uint8_t *nb;
+
+	if (s->start) {
+		memmove(s->buf, s->buf + s->start, s->end - s->start);
+		s->base += s->start;
+		s->end -= s->start;
+		s->start = 0;
+	}
+	need = (want > s->end ? want : s->end) + CHUNK;
+	if (need > MAX_WINDOW + CHUNK)
+		return tk_err_set_at(err, TK_E_RANGE, s->name, s->base + s->end,
+				     "record longer than %zu bytes",
+				     (size_t)MAX_WINDOW);
+	if (s->cap >= need)
+		return TK_OK;
+	ncap = s->cap ? s->cap : CHUNK * 4;
+	while (ncap < need)
+		ncap *= 2;
+	nb = realloc(s->buf, ncap);
+	if (!nb)
+		return tk_err_nomem(err, s->name);
+	s->buf = nb;
+	s->cap = ncap;
+	return TK_OK;
+}
+
+static int fill_plain_fd(tk_source *s, tk_error *err)
+{
+	size_t got = 0;
+	int rc;
+
+	/* bytes read ahead while sniffing come first */
+	if (s->rpos < s->rlen) {
+		size_t n = s->rlen - s->rpos;
+		if (n > s->cap - s->end)
+			n = s->cap - s->end;
+		memcpy(s->buf + s->end, s->rbuf + s->rpos, n);
+		s->rpos += n;
+		s->end += n;
+		return 1;
+	}
+	if (s->raw_eof) {
+		s->eof = true;
+		return 0;
+	}
+	rc = read_fd(s, s->buf + s->end, s->cap - s->end, &got, err);
+	if (rc < 0)
+		return rc;
+	if (!got) {
+		s->eof = true;
+		return 0;
+	}
+	s->end += got;
+	return 1;
+}
+
+static int fill_gzip(tk_source *s, tk_error *err)
+{
+	const uint8_t *in;
+	size_t n, before = s->end;
+	int rc, zr;
+
+	while (s->end == before) {
+		rc = raw_avail(s, &in, &n, err);
+		if (rc < 0)
+			return rc;
+		if (s->gz_member_done) {
+			if (n == 0) {
+				s->eof = true;
+				return 0;
+			}
+			if (sniff(in, n) != CODEC_GZIP)
+				return tk_err_set_at(err, TK_E_PARSE, s->name,
+						     raw_offset(s),
+						     "trailing data after the gzip stream");
+			inflateReset(&s->z);
+			s->gz_member_done = false;
+		}
+		if (n == 0)
+			return tk_err_set_at(err, TK_E_PARSE, s->name,
+					     raw_offset(s),
+					     "truncated gzip stream (unexpected end of compressed data)");
+		s->z.next_in = (Bytef *)(uintptr_t)in;
+		s->z.avail_in = n > UINT32_MAX ? UINT32_MAX : (uInt)n;
+		s->z.next_out = s->buf + s->end;
+		s->z.avail_out = (uInt)(s->cap - s->end > UINT32_MAX
+						? UINT32_MAX : s->cap - s->end);
+		zr = inflate(&s->z, Z_NO_FLUSH);
+		raw_consume(s, (size_t)(s->z.next_in - in));
+		s->end = (size_t)(s->z.next_out - s->buf);
+		if (zr == Z_STREAM_END) {
+			s->gz_member_done = true;
+		} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
+			return tk_err_set_at(err, TK_E_PARSE, s->name,
+					     raw_offset(s),
+					     "corrupt gzip stream: %s",
+					     s->z.msg ? s->z.msg : "inflate failed");
+		}
+	}
+	return 1;
+}
+
+static int fill_zstd(tk_source *s, tk_error *err)
+{
+	const uint8_t *in;
+	size_t n, before = s->end, r;
+	int rc;
+
+	while (s->end == before) {
+		ZSTD_inBuffer ib;
+		ZSTD_outBuffer ob;
+		rc = raw_avail(s, &in, &n, err);
+		if (rc < 0)
+			return rc;
+		if (n == 0) {
+			if (s->zs_last != 0)
+				return tk_err_set_at(err, TK_E_PARSE, s->name,
+						     raw_offset(s),
+						     "truncated zstd stream (unexpected end of compressed data)");
+			s->eof = true;
+			return 0;
+		}
+		ib.src = in;
+		ib.size = n;
+		ib.pos = 0;
+		ob.dst = s->buf + s->end;
+		ob.size = s->cap - s->end;
+		ob.pos = 0;
+		r = ZSTD_decompressStream(s->zs, &ob, &ib);
+		if (ZSTD_isError(r))
+			return tk_err_set_at(err, TK_E_PARSE, s->name,
+					     raw_offset(s),
+					     "corrupt zstd stream: %s",
+					     ZSTD_getErrorName(r));
+		s->zs_last = r;
+		raw_consume(s, ib.pos);
+		s->end += ob.pos;
+	}
+	return 1;
+}
+
+int tk_source_fill(tk_source *s, size_t want, tk_error *err)
+{
+	int rc;
+
+	if (direct(s) || s->eof)
+		return 0;
+	rc = make_room(s, want, err);
+	if (rc < 0)
+		return rc;
+	switch (s->codec) {
+	case CODEC_GZIP:
+		return fill_gzip(s, err);
+	case CODEC_ZSTD:
+		return fill_zstd(s, err);
+	default:
+		return fill_plain_fd(s, err);
+	}
+}

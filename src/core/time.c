@@ -1,0 +1,247 @@
+/*
+ * time.c - the exact time base.
+ *
+ * A tick lasts num/den of a unit.  Converting between two time bases is a
+ * multiplication by a rational number that is reduced factor by factor
+ * (gcd first) so that it fits 128-bit intermediates; what still does not fit
+ * or does not divide is reported, never rounded, unless the caller asks for
+ * a rounding direction.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+typedef unsigned __int128 u128;
+
+static const uint64_t unit_ps[] = {
+	1ull, 1000ull, 1000000ull, 1000000000ull, 1000000000000ull
+};
+static const char *const unit_names[] = { "ps", "ns", "us", "ms", "s" };
+
+const char *tk_unit_name(tk_unit unit)
+{
+	if ((unsigned)unit > TK_UNIT_S)
+		return "?";
+	return unit_names[unit];
+}
+
+int tk_unit_parse(const char *s, size_t len, int ignore_case, tk_unit *out)
+{
+	int u;
+
+	for (u = TK_UNIT_PS; u <= TK_UNIT_S; u++) {
+		size_t n = strlen(unit_names[u]);
+		if (len != n)
+			continue;
+		if (ignore_case ? tk_ascii_casecmp(s, len, unit_names[u]) == 0
+				: memcmp(s, unit_names[u], n) == 0) {
+			*out = (tk_unit)u;
+			return TK_OK;
+		}
+	}
+	return TK_E_PARSE;
+}
+
+static u128 gcd128(u128 a, u128 b)
+{
+	while (b) {
+		u128 t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+#define U128_MAX (~(u128)0)
+
+/* *p *= x after cancelling x against *q.  -1 if the product overflows. */
+static int mul_reduced(u128 *p, u128 *q, u128 x)
+{
+	u128 g = gcd128(x, *q);
+
+	if (g > 1) {
+		x /= g;
+		*q /= g;
+	}
+	if (x && *p > U128_MAX / x)
+		return -1;
+	*p *= x;
+	return 0;
+}
+
+/* The ratio P/Q, in lowest terms, of one `from` tick in `to` ticks. */
+static int ratio(const tk_timebase *from, const tk_timebase *to, u128 *P,
+		 u128 *Q)
+{
+	u128 p = 1, q = 1;
+
+	if (!from->num || !from->den || !to->num || !to->den ||
+	    (unsigned)from->unit > TK_UNIT_S || (unsigned)to->unit > TK_UNIT_S)
+		return TK_E_USAGE;
+	if (mul_reduced(&p, &q, from->num) < 0 ||
+	    mul_reduced(&q, &p, from->den) < 0 ||
+	    mul_reduced(&p, &q, unit_ps[from->unit]) < 0 ||
+	    mul_reduced(&q, &p, unit_ps[to->unit]) < 0 ||
+	    mul_reduced(&p, &q, to->den) < 0 ||
+	    mul_reduced(&q, &p, to->num) < 0)
+		return TK_E_RANGE;
+	*P = p;
+	*Q = q;
+	return TK_OK;
+}
+
+int tk_time_convert(uint64_t value, const tk_timebase *from,
+		    const tk_timebase *to, tk_round round, uint64_t *out)
+{
+	u128 p, q, n, quo, rem;
+	int rc;
+
+	if (from->unit == to->unit && from->num == to->num &&
+	    from->den == to->den) {
+		*out = value;
+		return TK_OK;
+	}
+	rc = ratio(from, to, &p, &q);
+	if (rc < 0)
+		return rc;
+	if (value && p > U128_MAX / value)
+		return TK_E_RANGE;
+	n = (u128)value * p;
+	quo = n / q;
+	rem = n % q;
+	if (rem) {
+		if (round == TK_ROUND_EXACT)
+			return TK_E_RANGE;
+		if (round == TK_ROUND_UP)
+			quo++;
+	}
+	if (quo > UINT64_MAX)
+		return TK_E_RANGE;
+	*out = (uint64_t)quo;
+	return TK_OK;
+}
+
+int tk_duration_parse(const char *s, int default_unit, uint64_t *value,
+		      tk_unit *unit)
+{
+	u128 v = 0;
+	int frac_digits = 0, any = 0, u;
+	const char *p = s;
+	tk_unit parsed;
+
+	while (*p == ' ')
+		p++;
+	for (; *p >= '0' && *p <= '9'; p++, any = 1) {
+		v = v * 10 + (unsigned)(*p - '0');
+		if (v > UINT64_MAX)
+			return TK_E_RANGE;
+	}
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++, any = 1) {
+			v = v * 10 + (unsigned)(*p - '0');
+			frac_digits++;
+			if (v > UINT64_MAX)
+				return TK_E_RANGE;
+		}
+	}
+	if (!any)
+		return TK_E_PARSE;
+	while (*p == ' ')
+		p++;
+	if (*p == '\0') {
+		if (default_unit < 0 || frac_digits)
+			return TK_E_PARSE;
+		parsed = (tk_unit)default_unit;
+	} else if (tk_unit_parse(p, strlen(p), 0, &parsed) < 0) {
+		return TK_E_PARSE;
+	}
+	/* a decimal fraction moves to a finer unit, three digits at a time */
+	u = (int)parsed;
+	while (frac_digits > 0) {
+		if (u == TK_UNIT_PS) {
+			/* finer than a picosecond: only exact if the tail is 0s */
+			while (frac_digits > 0 && v % 10 == 0) {
+				v /= 10;
+				frac_digits--;
+			}
+			if (frac_digits)
+				return TK_E_RANGE;
+			break;
+		}
+		u--;
+		if (frac_digits >= 3) {
+			frac_digits -= 3;
+		} else {
+			int k;
+			for (k = frac_digits; k < 3; k++) {
+				v *= 10;
+				if (v > UINT64_MAX)
+					return TK_E_RANGE;
+			}
+			frac_digits = 0;
+		}
+	}
+	*value = (uint64_t)v;
+	*unit = (tk_unit)u;
+	return TK_OK;
+}
+
+static size_t fmt_u128(char *out, u128 v)
+{
+	char tmp[48];
+	size_t n = 0, i;
+
+	do {
+		tmp[n++] = (char)('0' + (unsigned)(v % 10));
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n; i++)
+		out[i] = tmp[n - 1 - i];
+	return n;
+}
+
+int tk_time_format(uint64_t ticks, const tk_timebase *tb, tk_unit unit,
+		   char *buf, size_t size)
+{
+	tk_timebase to = { unit, 1, 1 };
+	u128 p, q, n, ip, rem, qq;
+	char tmp[200];
+	size_t len;
+	int rc;
+
+	rc = ratio(tb, &to, &p, &q);
+	if (rc < 0)
+		return rc;
+	if (ticks && p > U128_MAX / ticks)
+		return TK_E_RANGE;
+	n = (u128)ticks * p;
+	ip = n / q;
+	rem = n % q;
+	len = fmt_u128(tmp, ip);
+	if (rem) {
+		/* a finite decimal exists only if q has no prime but 2 and 5 */
+		qq = q;
+		while (qq % 2 == 0)
+			qq /= 2;
+		while (qq % 5 == 0)
+			qq /= 5;
+		if (qq != 1 || q > U128_MAX / 10) {
+			u128 g = gcd128(n, q);
+			len = fmt_u128(tmp, n / g);
+			tmp[len++] = '/';
+			len += fmt_u128(tmp + len, q / g);
+		} else {
+			tmp[len++] = '.';
+			while (rem && len < sizeof(tmp) - 1) {
+				rem *= 10;
+				tmp[len++] = (char)('0' + (unsigned)(rem / q));
+				rem %= q;
+			}
+		}
+	}
+	if (len + 1 > size)
+		return TK_E_RANGE;
+	memcpy(buf, tmp, len);
+	buf[len] = '\0';
+	return (int)len;
+}

@@ -1,0 +1,163 @@
+/* trace.c - trace metadata: header entries, time base, entity table. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+tk_trace *tk_trace_new(const char *format)
+{
+	tk_trace *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->format = format;
+	t->tb.unit = TK_UNIT_NS;
+	t->tb.num = 1;
+	t->tb.den = 1;
+	tk_strpool_init(&t->pool);
+	return t;
+}
+
+void tk_trace_free(tk_trace *t)
+{
+	if (!t)
+		return;
+	tk_strpool_free(&t->pool);
+	free(t->hdr);
+	free(t->ents);
+	free(t->ent_of_str);
+	free(t);
+}
+
+const char *tk_trace_format(const tk_trace *t)
+{
+	return t->format;
+}
+
+const tk_timebase *tk_trace_timebase(const tk_trace *t)
+{
+	return &t->tb;
+}
+
+size_t tk_trace_header_count(const tk_trace *t)
+{
+	return t->nhdr;
+}
+
+const tk_header_entry *tk_trace_header(const tk_trace *t, size_t i)
+{
+	return i < t->nhdr ? &t->hdr[i] : NULL;
+}
+
+const char *tk_trace_header_get(const tk_trace *t, const char *key)
+{
+	size_t i;
+
+	for (i = t->nhdr; i-- > 0;) {
+		const tk_header_entry *h = &t->hdr[i];
+		if (h->kind == TK_HDR_PARAM &&
+		    tk_ascii_casecmp(h->key, strlen(h->key), key) == 0)
+			return h->value;
+	}
+	return NULL;
+}
+
+int tk_trace_add_header(tk_trace *t, tk_hdr_kind kind, const char *key,
+			size_t klen, const char *value, size_t vlen,
+			int has_value)
+{
+	tk_header_entry *h;
+
+	if (t->nhdr == t->caphdr) {
+		size_t ncap = t->caphdr ? t->caphdr * 2 : 16;
+		tk_header_entry *n = tk_xrealloc_array(t->hdr, ncap, sizeof(*n));
+		if (!n)
+			return TK_E_NOMEM;
+		t->hdr = n;
+		t->caphdr = ncap;
+	}
+	h = &t->hdr[t->nhdr];
+	h->kind = kind;
+	h->key = tk_strpool_dup(&t->pool, key, klen);
+	h->value = tk_strpool_dup(&t->pool, value, vlen);
+	h->has_value = has_value;
+	if (!h->key || !h->value)
+		return TK_E_NOMEM;
+	t->nhdr++;
+	return TK_OK;
+}
+
+const char *tk_trace_str(const tk_trace *t, tk_str s, size_t *len)
+{
+	if (s >= t->pool.count) {
+		if (len)
+			*len = 0;
+		return "";
+	}
+	if (len)
+		*len = t->pool.lens[s];
+	return t->pool.ptrs[s];
+}
+
+size_t tk_trace_entity_count(const tk_trace *t)
+{
+	return t->nents;
+}
+
+const tk_entity *tk_trace_entity(const tk_trace *t, uint32_t id)
+{
+	return id < t->nents ? &t->ents[id] : NULL;
+}
+
+uint32_t tk_trace_entity_find(const tk_trace *t, const char *name, size_t len)
+{
+	tk_str s = tk_strpool_find(&t->pool, name, len);
+
+	if (s == TK_NONE || s >= t->cap_ent_of_str)
+		return TK_NONE;
+	return t->ent_of_str[s];
+}
+
+uint32_t tk_trace_entity_get(tk_trace *t, tk_str name)
+{
+	uint32_t id;
+
+	if (name == TK_NONE)
+		return TK_NONE;
+	if (name >= t->cap_ent_of_str) {
+		uint32_t ncap = t->cap_ent_of_str ? t->cap_ent_of_str : 256;
+		uint32_t *n;
+		while (ncap <= name)
+			ncap *= 2;
+		n = tk_xrealloc_array(t->ent_of_str, ncap, sizeof(*n));
+		if (!n)
+			return TK_NONE;
+		memset(n + t->cap_ent_of_str, 0xff,
+		       (ncap - t->cap_ent_of_str) * sizeof(*n));
+		t->ent_of_str = n;
+		t->cap_ent_of_str = ncap;
+	}
+	id = t->ent_of_str[name];
+	if (TK_LIKELY(id != TK_NONE))
+		return id;
+	if (t->nents == t->capents) {
+		uint32_t ncap = t->capents ? t->capents * 2 : 64;
+		tk_entity *n = tk_xrealloc_array(t->ents, ncap, sizeof(*n));
+		if (!n)
+			return TK_NONE;
+		t->ents = n;
+		t->capents = ncap;
+	}
+	id = t->nents++;
+	t->ents[id].name = name;
+	t->ents[id].type = TK_ET_UNKNOWN;
+	t->ents[id].type_name = TK_NONE;
+	t->ents[id].parent = TK_NONE;
+	t->ent_of_str[name] = id;
+	return id;
+}
+
+uint32_t tk_trace_entity_intern(tk_trace *t, const char *name, size_t len)
+{
+	return tk_trace_entity_get(t, tk_strpool_intern(&t->pool, name, len));
+}

@@ -1,0 +1,67 @@
+/* util.c - allocation with overflow checks, ASCII helpers, decimal output. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void *tk_xrealloc_array(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	if (n == 0 || size == 0)
+		n = size = 1;
+	return realloc(p, n * size);
+}
+
+static int lower(int c)
+{
+	return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c;
+}
+
+/* Compare alen bytes at a with the NUL-terminated b, ignoring ASCII case. */
+int tk_ascii_casecmp(const char *a, size_t alen, const char *b)
+{
+	size_t i;
+
+	for (i = 0; i < alen; i++) {
+		int ca = lower((unsigned char)a[i]);
+		int cb = lower((unsigned char)b[i]);
+		if (cb == 0 || ca != cb)
+			return ca - cb ? ca - cb : 1;
+	}
+	return b[i] ? -1 : 0;
+}
+
+size_t tk_fmt_u64(char *out, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0, i;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n; i++)
+		out[i] = tmp[n - 1 - i];
+	return n;
+}
+
+size_t tk_fmt_i64(char *out, int64_t v)
+{
+	if (v < 0) {
+		out[0] = '-';
+		/* negate in unsigned arithmetic: INT64_MIN has no positive twin */
+		return 1 + tk_fmt_u64(out + 1, (uint64_t)0 - (uint64_t)v);
+	}
+	return tk_fmt_u64(out, (uint64_t)v);
+}
+
+int tk_ascii_ncaseeq(const char *a, const char *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
+			return 0;
+	return 1;
+}

@@ -1,0 +1,91 @@
+/* writer.c - opening a writer on a format and its all-or-nothing output. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void tk_writer_opts_init(tk_writer_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+}
+
+int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
+		   const tk_writer_opts *opts, tk_error *err)
+{
+	const tk_format_ops *fmt;
+	tk_writer_opts defaults;
+	tk_writer *w;
+	int rc;
+
+	*out = NULL;
+	if (!opts) {
+		tk_writer_opts_init(&defaults);
+		opts = &defaults;
+	}
+	if (opts->format) {
+		fmt = tk_format_ops_find(opts->format);
+		if (!fmt)
+			return tk_err_set(err, TK_E_USAGE, path, 0, 0,
+					  "unknown format '%s' (see 'tracekit formats')",
+					  opts->format);
+	} else {
+		const tk_format_info *fi = tk_format_from_path(path);
+		if (!fi)
+			return tk_err_set(err, TK_E_USAGE, path, 0, 0,
+					  "cannot tell the output format from the name (use --to FORMAT)");
+		fmt = tk_format_ops_find(fi->name);
+	}
+	if (!(fmt->info.caps & TK_CAP_WRITE) || !fmt->writer_open)
+		return tk_err_set(err, TK_E_UNSUPPORTED, path, 0, 0,
+				  "format '%s' cannot be written",
+				  fmt->info.name);
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return tk_err_nomem(err, path);
+	w->fmt = fmt;
+	w->trace = t;
+	w->opts = *opts;
+	rc = tk_sink_open(&w->sink, path, err);
+	if (rc < 0) {
+		free(w);
+		return rc;
+	}
+	rc = fmt->writer_open(w, err);
+	if (rc < 0) {
+		tk_writer_abort(w);
+		return rc;
+	}
+	*out = w;
+	return TK_OK;
+}
+
+int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
+{
+	return w->fmt->writer_write(w, ev, err);
+}
+
+int tk_writer_close(tk_writer *w, tk_error *err)
+{
+	int rc = TK_OK;
+
+	if (w->fmt->writer_close)
+		rc = w->fmt->writer_close(w, err);
+	if (rc >= 0)
+		rc = tk_sink_commit(&w->sink, err);
+	else
+		tk_sink_abort(&w->sink);
+	if (w->fmt->writer_free)
+		w->fmt->writer_free(w);
+	free(w);
+	return rc;
+}
+
+void tk_writer_abort(tk_writer *w)
+{
+	if (!w)
+		return;
+	tk_sink_abort(&w->sink);
+	if (w->fmt->writer_free)
+		w->fmt->writer_free(w);
+	free(w);
+}

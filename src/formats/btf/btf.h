@@ -1,0 +1,27 @@
+/* btf.h - what the BTF reader, writer and vocabulary share. */
+#ifndef TK_BTF_H
+#define TK_BTF_H
+
+#include "../../core/internal.h"
+
+/** The type named by a TargetType string; 0 if unknown. */
+int btf_type_lookup(const char *s, size_t len, tk_etype *type, int *dialect);
+
+/** The kind of an event name (TK_EV_OTHER if unknown). */
+tk_evkind btf_event_lookup(const char *s, size_t len, int *dialect);
+
+/** 1: the spec defines event `kind` for `type`; 2: a dialect does; 0: no. */
+int btf_event_allowed(tk_etype type, tk_evkind kind);
+/** The same as a table [type][kind], for hot loops. */
+const uint8_t (*btf_event_table(void))[TK_EV_COUNT];
+
+int btf_probe(const uint8_t *buf, size_t len);
+int btf_reader_open(tk_reader *r, tk_error *err);
+int btf_reader_next(tk_reader *r, const tk_event **ev, tk_error *err);
+void btf_reader_close(tk_reader *r);
+int btf_writer_open(tk_writer *w, tk_error *err);
+int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err);
+int btf_writer_close(tk_writer *w, tk_error *err);
+void btf_writer_free(tk_writer *w);
+
+#endif

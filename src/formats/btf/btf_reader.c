@@ -1,0 +1,1107 @@
+/*
+ * btf_reader.c - the BTF reader (Best Trace Format 1.0 to 2.3.0).
+ *
+ * One pass over the lines of the source.  The header (parameters, comments,
+ * 2.1.x tables, 2.2+ mappings) is read when the reader opens; data lines are
+ * parsed one at a time into the reader's single tk_event, so memory does not
+ * grow with the trace.  Names are interned; per-string side tables cache
+ * what a name means (its event kind) so each line costs a hash and a few
+ * array lookups.
+ *
+ * Strict mode is the specification; lenient mode accepts what real
+ * producers write (see specs/btf-2.x-reference.md) and counts a warning for
+ * each departure.
+ */
+#include "btf.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* warning kinds (one report each, then only counted) */
+enum {
+	W_TYPE_SPELLING,
+	W_EVENT_SPELLING,
+	W_UNKNOWN_TYPE,
+	W_UNKNOWN_EVENT,
+	W_EVENT_FOR_TYPE,
+	W_DIALECT_EVENT,
+	W_TIME_DECREASES,
+	W_SPACES,
+	W_EMPTY_INSTANCE,
+	W_NO_VERSION,
+	W_NO_TIMESCALE,
+	W_SECOND_VERSION,
+	W_ROW_OUTSIDE_TABLE,
+	W_TYPE_CONFLICT,
+	W_BAD_TABLE_ROW,
+	W_UNIT_CASE,
+	W_HEADER_AFTER_DATA,
+};
+
+enum table { TABLE_NONE, TABLE_TYPE, TABLE_ENTITY, TABLE_ENTITYTYPE };
+
+/* id -> interned name, for the numeric mode of the tables and mappings */
+typedef struct idmap {
+	tk_str *names;
+	uint32_t cap;
+	uint32_t used;
+} idmap;
+
+#define IDMAP_MAX (1u << 22)
+
+typedef struct btf_reader {
+	tk_reader *r;
+	tk_trace *t;
+	const char *name;
+	uint64_t line;
+	/* the first data line, read while reading the header */
+	const char *pend;
+	size_t pend_len;
+	const char *limit;      /* end of the readable window of the line */
+	const char *commas[7 + 16]; /* the first commas of the line (+ slack) */
+	int ncommas;
+	int have_pend;
+	int data_started;
+	uint64_t last_time;
+	int have_time;
+	int timescale_seen;
+	int version_seen;
+	enum table table;
+	/* per string id: event kind + 1 (0: not looked up yet) */
+	uint8_t *kind_of;
+	uint32_t cap_kind;
+	/* per string id: entity type + 1, dialect bit 0x80 (0: not yet) */
+	uint8_t *type_of;
+	uint32_t cap_type;
+	const uint8_t (*allowed)[TK_EV_COUNT];
+	/* per entity id: type was given explicitly (not inferred) */
+	uint8_t *explicit_type;
+	uint32_t cap_explicit;
+	idmap entity_ids, type_ids;
+} btf_reader;
+
+/* ---- probing ------------------------------------------------------------ */
+
+/* Does the line at p look like a BTF data line (a number and 6 commas)? */
+static int looks_like_data(const uint8_t *p, const uint8_t *end)
+{
+	int commas = 0, digits = 0;
+
+	while (p < end && *p == ' ')
+		p++;
+	while (p < end && *p >= '0' && *p <= '9') {
+		p++;
+		digits++;
+	}
+	if (!digits)
+		return 0;
+	for (; p < end && *p != '\n'; p++)
+		if (*p == ',')
+			commas++;
+	return commas >= 6;
+}
+
+int btf_probe(const uint8_t *buf, size_t len)
+{
+	const uint8_t *p = buf, *end = buf + len;
+	int lines = 0;
+
+	if (len >= 8 && tk_ascii_ncaseeq((const char *)buf, "#version", 8))
+		return 90;
+	/* header lines then a data line; or data lines only */
+	while (p < end && lines < 64) {
+		const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
+		const uint8_t *le = nl ? nl : end;
+		if (le > p && *p == '#') {
+			if (le - p > 10 &&
+			    (tk_ascii_ncaseeq((const char *)p, "#timescale", 10) ||
+			     tk_ascii_ncaseeq((const char *)p, "#creator", 8)))
+				return 80;
+		} else if (le > p && !(le - p == 1 && *p == '\r')) {
+			return looks_like_data(p, le) ? 50 : 0;
+		}
+		lines++;
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return 0;
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static int idmap_set(idmap *m, uint64_t id, tk_str name)
+{
+	if (id >= IDMAP_MAX)
+		return TK_E_RANGE;
+	if (id >= m->cap) {
+		uint32_t ncap = m->cap ? m->cap : 64;
+		tk_str *n;
+		while (ncap <= id)
+			ncap *= 2;
+		n = tk_xrealloc_array(m->names, ncap, sizeof(*n));
+		if (!n)
+			return TK_E_NOMEM;
+		memset(n + m->cap, 0xff, (ncap - m->cap) * sizeof(*n));
+		m->names = n;
+		m->cap = ncap;
+	}
+	if (m->names[id] != TK_NONE && m->names[id] != name)
+		return TK_E_PARSE; /* an id defined twice */
+	m->names[id] = name;
+	m->used = 1;
+	return TK_OK;
+}
+
+static tk_str idmap_get(const idmap *m, uint64_t id)
+{
+	return id < m->cap ? m->names[id] : TK_NONE;
+}
+
+/*
+ * Parse all of [p, end) as a non-negative decimal: 0, -1 if it is not one,
+ * -2 if it does not fit 64 bits.  Up to 19 digits cannot overflow, so the
+ * check is made only past that.
+ */
+static inline int parse_u64(const char *p, const char *end, uint64_t *out)
+{
+	uint64_t v = 0;
+	const char *safe;
+
+	if (p == end)
+		return -1;
+	safe = end - p > 19 ? p + 19 : end;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* eight digits at a time (long timestamps) */
+	while (safe - p >= 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		if ((w & 0xf0f0f0f0f0f0f0f0ull) != 0x3030303030303030ull ||
+		    ((w + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) !=
+			    0x3030303030303030ull)
+			return -1;
+		w -= 0x3030303030303030ull;
+		w = w * 10 + (w >> 8);
+		w = (((w & 0x000000ff000000ffull) * 0x000f424000000064ull) +
+		     (((w >> 16) & 0x000000ff000000ffull) *
+		      0x0000271000000001ull)) >> 32;
+		v = v * 100000000u + w;
+		p += 8;
+	}
+#endif
+	for (; p < safe; p++) {
+		unsigned d = (unsigned)(unsigned char)*p - '0';
+		if (d > 9)
+			return -1;
+		v = v * 10 + d;
+	}
+	for (; p < end; p++) {
+		unsigned d = (unsigned)(unsigned char)*p - '0';
+		if (d > 9)
+			return -1;
+		if (v > (UINT64_MAX - d) / 10)
+			return -2;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+static void trim(const char **p, const char **end)
+{
+	while (*p < *end && **p == ' ')
+		(*p)++;
+	while (*end > *p && (*end)[-1] == ' ')
+		(*end)--;
+}
+
+static int grow_u8(uint8_t **a, uint32_t *cap, uint32_t need)
+{
+	uint32_t ncap = *cap ? *cap : 256;
+	uint8_t *n;
+
+	if (need < *cap)
+		return TK_OK;
+	while (ncap <= need) {
+		if (ncap > (1u << 30))
+			return TK_E_NOMEM;
+		ncap *= 2;
+	}
+	n = realloc(*a, ncap);
+	if (!n)
+		return TK_E_NOMEM;
+	memset(n + *cap, 0, ncap - *cap);
+	*a = n;
+	*cap = ncap;
+	return TK_OK;
+}
+
+static int err_at(btf_reader *b, tk_error *err, int code, const char *line,
+		  const char *at, const char *fmt, ...) TK_PRINTF(6, 7);
+
+static int err_at(btf_reader *b, tk_error *err, int code, const char *line,
+		  const char *at, const char *fmt, ...)
+{
+	char msg[320];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return tk_err_set(err, code, b->name, b->line,
+			  at ? (uint32_t)(at - line) + 1 : 0, "%s", msg);
+}
+
+/* Quote at most 40 bytes of a field for a message. */
+static const char *q(char *buf, size_t size, const char *p, const char *end)
+{
+	size_t n = (size_t)(end - p), i, o = 0;
+
+	for (i = 0; i < n && o + 5 < size && i < 40; i++) {
+		unsigned char c = (unsigned char)p[i];
+		buf[o++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+	}
+	if (i < n && o + 4 < size) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static void warn(btf_reader *b, unsigned kind, const char *line,
+		 const char *at, const char *fmt, ...) TK_PRINTF(5, 6);
+
+static void warn(btf_reader *b, unsigned kind, const char *line,
+		 const char *at, const char *fmt, ...)
+{
+	char msg[320];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	tk_reader_warn(b->r, kind, b->line,
+		       at ? (uint32_t)(at - line) + 1 : 0, "%s", msg);
+}
+
+/* ---- lines -------------------------------------------------------------- */
+
+/*
+ * Find the end of the line at p, noting the first 7 commas on the way: one
+ * pass over the bytes serves both the line split and the field split.
+ * Returns the newline, or NULL if there is none before limit.
+ */
+static const char *scan_line(const char *p, const char *limit,
+			     const char **commas /* [7 + 16] */, int *ncommas)
+{
+	int n = 0;
+
+#if defined(__SSE2__)
+	const __m128i vc = _mm_set1_epi8(','), vn = _mm_set1_epi8('\n');
+	while (limit - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned mn = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vn));
+		unsigned mc = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vc));
+		if (mn)
+			mc &= (mn & (0u - mn)) - 1; /* commas before the newline */
+		if (mc && n < 7) {
+			/* branch-free for the usual few commas per 16 bytes:
+			 * write four slots (commas[] has room), keep the count */
+			int cnt = __builtin_popcount(mc), k;
+			for (k = 0; k < 4; k++) {
+				commas[n + k] = p + __builtin_ctz(mc | 0x10000u);
+				mc &= mc - 1;
+			}
+			for (; mc && k < 16; k++) {
+				commas[n + k] = p + __builtin_ctz(mc);
+				mc &= mc - 1;
+			}
+			n += cnt;
+			if (n > 7)
+				n = 7;
+		}
+		if (mn) {
+			*ncommas = n;
+			return p + __builtin_ctz(mn);
+		}
+		p += 16;
+	}
+#endif
+	for (; p < limit; p++) {
+		if (*p == '\n') {
+			*ncommas = n;
+			return p;
+		}
+		if (*p == ',' && n < 7)
+			commas[n++] = p;
+	}
+	*ncommas = n;
+	return NULL;
+}
+
+/* The next line without its end-of-line; TK_END at the end of input. */
+static int next_line(btf_reader *b, const char **line, size_t *len,
+		     tk_error *err)
+{
+	tk_source *src = b->r->src;
+	const char *p, *limit, *nl;
+	size_t avail;
+	int rc;
+
+	for (;;) {
+		p = (const char *)tk_source_window(src, &avail);
+		limit = p + avail;
+		nl = scan_line(p, limit, b->commas, &b->ncommas);
+		if (nl)
+			break;
+		if (tk_source_eof(src)) {
+			if (!avail)
+				return TK_END;
+			nl = limit; /* a last line with no newline */
+			break;
+		}
+		rc = tk_source_fill(src, avail + 1, err);
+		if (rc < 0)
+			return rc;
+	}
+	*line = p;
+	*len = (size_t)(nl - p);
+	b->limit = limit;
+	tk_source_consume(src, *len + (nl < limit ? 1 : 0));
+	if (*len && p[*len - 1] == '\r')
+		(*len)--;
+	b->line++;
+	return TK_OK;
+}
+
+/* ---- header ------------------------------------------------------------- */
+
+static int key_is(const char *k, size_t klen, const char *name)
+{
+	return strlen(name) == klen && tk_ascii_ncaseeq(k, name, klen);
+}
+
+/* "#-<key> <value>": a row of the most recent 2.1.x table. */
+static int table_row(btf_reader *b, const char *line, const char *k,
+		     const char *kend, const char *v, const char *vend,
+		     tk_error *err)
+{
+	tk_trace *t = b->t;
+	int strict = b->r->opts.strict;
+	uint64_t id = 0;
+	tk_str name;
+	int rc;
+
+	if (b->table == TABLE_NONE) {
+		if (strict)
+			return err_at(b, err, TK_E_PARSE, line, line,
+				      "table row outside a table");
+		warn(b, W_ROW_OUTSIDE_TABLE, line, line,
+		     "table row outside a table (kept as a header entry)");
+		return TK_OK;
+	}
+	trim(&v, &vend);
+	if (v == vend || k == kend) {
+		if (strict)
+			return err_at(b, err, TK_E_PARSE, line, k,
+				      "table row needs a key and a value: '#-<key> <value>'");
+		warn(b, W_BAD_TABLE_ROW, line, k, "malformed table row ignored");
+		return TK_OK;
+	}
+	name = tk_strpool_intern(&t->pool, v, (size_t)(vend - v));
+	if (name == TK_NONE)
+		return tk_err_nomem(err, b->name);
+	if (b->table == TABLE_ENTITYTYPE) {
+		/* key: a type name, or a numeric type id */
+		tk_etype et;
+		int dialect;
+		tk_str tn;
+		uint32_t e;
+		if (parse_u64(k, kend, &id) == 0 && b->type_ids.used &&
+		    idmap_get(&b->type_ids, id) != TK_NONE) {
+			size_t n;
+			const char *s;
+			tn = idmap_get(&b->type_ids, id);
+			s = tk_trace_str(t, tn, &n);
+			k = s;
+			kend = s + n;
+		}
+		if (!btf_type_lookup(k, (size_t)(kend - k), &et, &dialect)) {
+			if (strict)
+				return err_at(b, err, TK_E_PARSE, line, line + 2,
+					      "unknown entity type in table row");
+			et = TK_ET_OTHER;
+		}
+		tn = tk_strpool_intern(&t->pool, k, (size_t)(kend - k));
+		e = tk_trace_entity_get(t, name);
+		if (tn == TK_NONE || e == TK_NONE ||
+		    grow_u8(&b->explicit_type, &b->cap_explicit, e) < 0)
+			return tk_err_nomem(err, b->name);
+		t->ents[e].type = et;
+		t->ents[e].type_name = tn;
+		b->explicit_type[e] = 1;
+		return TK_OK;
+	}
+	rc = parse_u64(k, kend, &id);
+	if (rc == 0)
+		rc = idmap_set(b->table == TABLE_TYPE ? &b->type_ids
+						      : &b->entity_ids, id, name);
+	if (rc == TK_E_NOMEM)
+		return tk_err_nomem(err, b->name);
+	if (rc < 0) {
+		if (strict)
+			return err_at(b, err, TK_E_PARSE, line, k,
+				      "table id must be a non-negative integer defined once");
+		warn(b, W_BAD_TABLE_ROW, line, k, "malformed table row ignored");
+	}
+	return TK_OK;
+}
+
+/* "#entityMapping <id> <name>" and friends (2.2+). */
+static int mapping(btf_reader *b, const char *line, const char *v,
+		   const char *vend, idmap *m, int type_mapping, tk_error *err)
+{
+	const char *sp;
+	uint64_t id;
+	tk_str name;
+	int rc;
+
+	trim(&v, &vend);
+	sp = memchr(v, ' ', (size_t)(vend - v));
+	if (!sp)
+		goto bad;
+	name = tk_strpool_intern(&b->t->pool, sp + 1, (size_t)(vend - sp - 1));
+	if (name == TK_NONE)
+		return tk_err_nomem(err, b->name);
+	if (type_mapping) {
+		/* "<type> <name>": the entity's type, by name or numeric id */
+		tk_etype et;
+		int dialect;
+		uint32_t e;
+		tk_str tn;
+		const char *k = v, *kend = sp;
+		if (parse_u64(k, kend, &id) == 0 &&
+		    idmap_get(&b->type_ids, id) != TK_NONE) {
+			size_t n;
+			k = tk_trace_str(b->t, idmap_get(&b->type_ids, id), &n);
+			kend = k + n;
+		}
+		if (parse_u64(sp + 1, vend, &id) == 0 &&
+		    idmap_get(&b->entity_ids, id) != TK_NONE)
+			name = idmap_get(&b->entity_ids, id);
+		if (!btf_type_lookup(k, (size_t)(kend - k), &et, &dialect))
+			et = TK_ET_OTHER;
+		tn = tk_strpool_intern(&b->t->pool, k, (size_t)(kend - k));
+		e = tk_trace_entity_get(b->t, name);
+		if (tn == TK_NONE || e == TK_NONE ||
+		    grow_u8(&b->explicit_type, &b->cap_explicit, e) < 0)
+			return tk_err_nomem(err, b->name);
+		b->t->ents[e].type = et;
+		b->t->ents[e].type_name = tn;
+		b->explicit_type[e] = 1;
+		return TK_OK;
+	}
+	if (parse_u64(v, sp, &id) < 0)
+		goto bad;
+	rc = idmap_set(m, id, name);
+	if (rc == TK_E_NOMEM)
+		return tk_err_nomem(err, b->name);
+	if (rc < 0)
+		goto bad;
+	return TK_OK;
+bad:
+	if (b->r->opts.strict)
+		return err_at(b, err, TK_E_PARSE, line, v,
+			      "malformed mapping: expected '<id> <name>' with a unique non-negative id");
+	warn(b, W_BAD_TABLE_ROW, line, v, "malformed mapping ignored");
+	return TK_OK;
+}
+
+static int timescale(btf_reader *b, const char *line, const char *v,
+		     const char *vend, tk_error *err)
+{
+	tk_unit u;
+
+	trim(&v, &vend);
+	if (tk_unit_parse(v, (size_t)(vend - v), 0, &u) < 0) {
+		if (b->r->opts.strict ||
+		    tk_unit_parse(v, (size_t)(vend - v), 1, &u) < 0)
+			return err_at(b, err, TK_E_PARSE, line, v,
+				      "unknown time scale '%.*s' (expected ps, ns, us, ms or s)",
+				      (int)(vend - v > 20 ? 20 : vend - v), v);
+		warn(b, W_UNIT_CASE, line, v, "time scale in upper case");
+	}
+	if (b->data_started && u != b->t->tb.unit)
+		return err_at(b, err, TK_E_PARSE, line, v,
+			      "time scale changes from %s to %s after the first event",
+			      tk_unit_name(b->t->tb.unit), tk_unit_name(u));
+	b->t->tb.unit = u;
+	b->t->tb.num = 1;
+	b->t->tb.den = 1;
+	b->timescale_seen = 1;
+	return TK_OK;
+}
+
+static int header_line(btf_reader *b, const char *line, size_t len,
+		       tk_error *err)
+{
+	const char *end = line + len, *k, *kend, *v;
+	int strict = b->r->opts.strict, has_value, rc;
+	tk_hdr_kind kind;
+
+	if (len == 1 || line[1] == ' ' || line[1] == '\t') {
+		/* a comment: kept (in the header only) */
+		if (b->data_started)
+			return TK_OK;
+		return tk_trace_add_header(b->t, TK_HDR_COMMENT, "", 0,
+					   line + 1, len - 1, 1) < 0
+			       ? tk_err_nomem(err, b->name) : TK_OK;
+	}
+	kind = line[1] == '-' ? TK_HDR_ROW : TK_HDR_PARAM;
+	k = line + (kind == TK_HDR_ROW ? 2 : 1);
+	kend = memchr(k, ' ', (size_t)(end - k));
+	has_value = kend != NULL;
+	if (!kend)
+		kend = end;
+	v = has_value ? kend + 1 : end;
+
+	if (b->data_started) {
+		if (strict && kind == TK_HDR_ROW)
+			return err_at(b, err, TK_E_PARSE, line, line,
+				      "table row after the first event");
+		if (!key_is(k, (size_t)(kend - k), "entityMapping") &&
+		    !key_is(k, (size_t)(kend - k), "entityTypeMapping") &&
+		    !key_is(k, (size_t)(kend - k), "typeMapping") &&
+		    !key_is(k, (size_t)(kend - k), "timescale"))
+			warn(b, W_HEADER_AFTER_DATA, line, line,
+			     "header line after the first event");
+	}
+	rc = tk_trace_add_header(b->t, kind, k, (size_t)(kend - k), v,
+				 (size_t)(end - v), has_value);
+	if (rc < 0)
+		return tk_err_nomem(err, b->name);
+	if (kind == TK_HDR_ROW)
+		return table_row(b, line, k, kend, v, end, err);
+
+	b->table = TABLE_NONE;
+	if (key_is(k, (size_t)(kend - k), "version")) {
+		if (b->version_seen) {
+			if (strict)
+				return err_at(b, err, TK_E_PARSE, line, line,
+					      "a second #version (a file has exactly one)");
+			warn(b, W_SECOND_VERSION, line, line,
+			     "a second header block (#version again)");
+		} else if (strict && b->line != 1) {
+			return err_at(b, err, TK_E_PARSE, line, line,
+				      "#version must be the first line");
+		}
+		b->version_seen = 1;
+	} else if (key_is(k, (size_t)(kend - k), "timescale")) {
+		return timescale(b, line, v, end, err);
+	} else if (key_is(k, (size_t)(kend - k), "typeTable") ||
+		   key_is(k, (size_t)(kend - k), "entityType")) {
+		b->table = TABLE_TYPE;
+	} else if (key_is(k, (size_t)(kend - k), "entityTable")) {
+		b->table = TABLE_ENTITY;
+	} else if (key_is(k, (size_t)(kend - k), "entityTypeTable")) {
+		b->table = TABLE_ENTITYTYPE;
+	} else if (key_is(k, (size_t)(kend - k), "entityMapping")) {
+		return mapping(b, line, v, end, &b->entity_ids, 0, err);
+	} else if (key_is(k, (size_t)(kend - k), "typeMapping")) {
+		return mapping(b, line, v, end, &b->type_ids, 0, err);
+	} else if (key_is(k, (size_t)(kend - k), "entityTypeMapping")) {
+		return mapping(b, line, v, end, NULL, 1, err);
+	}
+	return TK_OK;
+}
+
+/* ---- data lines --------------------------------------------------------- */
+
+static int parse_inst(btf_reader *b, const char *line, const char *p,
+		      const char *end, const char *what, int64_t *out,
+		      tk_error *err)
+{
+	uint64_t mag;
+	int neg = 0, rc;
+
+	if (TK_LIKELY(end - p == 1 && (unsigned)(*p - '0') < 10)) {
+		*out = *p - '0';
+		return TK_OK;
+	}
+	if (p == end) {
+		*out = TK_INST_NONE;
+		return TK_OK;
+	}
+	if (*p == '-') {
+		neg = 1;
+		p++;
+	}
+	rc = parse_u64(p, end, &mag);
+	if (rc == 0 && mag <= (uint64_t)INT64_MAX + (uint64_t)neg) {
+		/* -2^63 is reserved for "absent" */
+		if (neg && mag == (uint64_t)INT64_MAX + 1)
+			goto bad;
+		*out = neg ? -(int64_t)mag : (int64_t)mag;
+		return TK_OK;
+	}
+bad:
+	{
+		char qb[64];
+		return err_at(b, err, TK_E_PARSE, line, p - neg,
+			      "%s '%s' is not an integer", what,
+			      q(qb, sizeof(qb), p - neg, end));
+	}
+}
+
+/* Resolve a numeric name through an id table (the numeric mode of 2.1
+ * tables and 2.2 mappings). */
+static tk_str numeric_name(const idmap *m, const char *p, const char *end)
+{
+	uint64_t id;
+
+	if (!m->used || parse_u64(p, end, &id) < 0)
+		return TK_NONE;
+	return idmap_get(m, id);
+}
+
+static tk_str intern_name(btf_reader *b, const idmap *m, const char *p,
+			  const char *end)
+{
+	tk_str s = numeric_name(m, p, end);
+
+	if (s != TK_NONE)
+		return s;
+	return tk_strpool_intern_in(&b->t->pool, p, (size_t)(end - p), b->limit);
+}
+
+static tk_evkind kind_of_name(btf_reader *b, tk_str name, int *dialect)
+{
+	size_t n;
+	const char *s;
+	tk_evkind k;
+
+	if (name < b->cap_kind && b->kind_of[name]) {
+		*dialect = b->kind_of[name] >> 7;
+		return (tk_evkind)((b->kind_of[name] & 0x7f) - 1);
+	}
+	s = tk_trace_str(b->t, name, &n);
+	k = btf_event_lookup(s, n, dialect);
+	if (grow_u8(&b->kind_of, &b->cap_kind, name) == 0)
+		b->kind_of[name] = (uint8_t)((k + 1) | (*dialect ? 0x80 : 0));
+	return k;
+}
+
+static uint32_t entity_of(btf_reader *b, tk_str name)
+{
+	uint32_t e = tk_trace_entity_get(b->t, name);
+
+	if (e != TK_NONE && grow_u8(&b->explicit_type, &b->cap_explicit, e) < 0)
+		return TK_NONE;
+	return e;
+}
+
+/* What the source of an event must be, where the spec says so. */
+static tk_etype implied_source_type(tk_etype type, tk_evkind kind)
+{
+	if (!tk_etype_is_process(type))
+		return TK_ET_UNKNOWN;
+	switch (kind) {
+	case TK_EV_START: case TK_EV_PREEMPT: case TK_EV_RESUME:
+	case TK_EV_TERMINATE: case TK_EV_POLL: case TK_EV_RUN:
+	case TK_EV_PARK: case TK_EV_POLL_PARKING: case TK_EV_RELEASE_PARKING:
+	case TK_EV_WAIT: case TK_EV_RELEASE:
+		return TK_ET_C;
+	case TK_EV_INTERRUPT_SUSPENDED:
+		return TK_ET_SCHED;
+	default:
+		return TK_ET_UNKNOWN;
+	}
+}
+
+static int parse_data(btf_reader *b, const char *line, size_t len,
+		      tk_event *ev, tk_error *err)
+{
+	const char *end = line + len, *f[8], *fe[8];
+	int strict = b->r->opts.strict, nf = 0, dialect = 0, allowed;
+	tk_trace *t = b->t;
+	uint64_t time;
+	tk_etype type;
+	tk_evkind kind;
+	tk_str tname, sname, ename, ttname;
+	char qb[64];
+	int rc, i;
+
+	/* fields 1-7 end at a comma; field 8 is the rest of the line */
+	f[0] = line;
+	nf = b->ncommas;
+	for (i = 0; i < nf; i++) {
+		const char *c = b->commas[i];
+		if (c >= end) { /* only a '\r' can follow the line's end */
+			nf = i;
+			break;
+		}
+		fe[i] = c;
+		f[i + 1] = c + 1;
+	}
+	if (nf < 6)
+		return err_at(b, err, TK_E_PARSE, line, end,
+			      "expected at least 7 comma-separated fields, found %d",
+			      nf + 1);
+	if (nf == 6)
+		fe[6] = end;
+	else
+		fe[7] = end;
+
+	if (!strict) {
+		int spaced = 0;
+		for (i = 0; i < 7; i++) {
+			const char *a = f[i], *z = fe[i];
+			trim(&f[i], &fe[i]);
+			spaced |= a != f[i] || z != fe[i];
+		}
+		if (TK_UNLIKELY(spaced))
+			warn(b, W_SPACES, line, NULL,
+			     "blanks around fields (trimmed)");
+	}
+
+	/* 1: time */
+	rc = parse_u64(f[0], fe[0], &time);
+	if (TK_UNLIKELY(rc < 0))
+		return err_at(b, err, rc == -2 ? TK_E_RANGE : TK_E_PARSE, line,
+			      f[0], rc == -2 ? "time '%s' is too large"
+					     : "time '%s' is not a non-negative integer",
+			      q(qb, sizeof(qb), f[0], fe[0]));
+	if (TK_UNLIKELY(b->have_time && time < b->last_time)) {
+		if (strict)
+			return err_at(b, err, TK_E_PARSE, line, f[0],
+				      "time decreases (%llu after %llu)",
+				      (unsigned long long)time,
+				      (unsigned long long)b->last_time);
+		warn(b, W_TIME_DECREASES, line, f[0],
+		     "time decreases (%llu after %llu); kept in file order",
+		     (unsigned long long)time,
+		     (unsigned long long)b->last_time);
+	}
+	b->last_time = time;
+	b->have_time = 1;
+
+	/* empty names */
+	for (i = 1; i < 7; i++) {
+		if (i == 2 || i == 5)
+			continue;
+		if (TK_UNLIKELY(f[i] == fe[i]))
+			return err_at(b, err, TK_E_PARSE, line, f[i],
+				      "empty %s", i == 1 ? "source"
+					      : i == 3 ? "target type"
+					      : i == 4 ? "target" : "event");
+	}
+
+	/* 3, 6: instances */
+	rc = parse_inst(b, line, f[2], fe[2], "source instance",
+			&ev->source_inst, err);
+	if (rc < 0)
+		return rc;
+	rc = parse_inst(b, line, f[5], fe[5], "target instance",
+			&ev->target_inst, err);
+	if (rc < 0)
+		return rc;
+	if (TK_UNLIKELY(ev->target_inst == TK_INST_NONE)) {
+		if (strict)
+			return err_at(b, err, TK_E_PARSE, line, f[5],
+				      "empty target instance");
+		warn(b, W_EMPTY_INSTANCE, line, f[5], "empty target instance");
+	}
+
+	/* 4: type */
+	ttname = TK_NONE;
+	if (TK_UNLIKELY(b->type_ids.used))
+		ttname = numeric_name(&b->type_ids, f[3], fe[3]);
+	if (ttname != TK_NONE) {
+		size_t n;
+		const char *s = tk_trace_str(t, ttname, &n);
+		if (!btf_type_lookup(s, n, &type, &dialect))
+			type = TK_ET_OTHER;
+	} else {
+		ttname = tk_strpool_intern_in(&t->pool, f[3],
+					      (size_t)(fe[3] - f[3]), b->limit);
+		if (ttname == TK_NONE)
+			return tk_err_nomem(err, b->name);
+		if (TK_LIKELY(ttname < b->cap_type && b->type_of[ttname])) {
+			type = (tk_etype)((b->type_of[ttname] & 0x7f) - 1);
+			dialect = b->type_of[ttname] >> 7;
+		} else {
+			if (!btf_type_lookup(f[3], (size_t)(fe[3] - f[3]), &type,
+					     &dialect)) {
+				type = TK_ET_OTHER;
+				dialect = 0;
+			}
+			if (grow_u8(&b->type_of, &b->cap_type, ttname) < 0)
+				return tk_err_nomem(err, b->name);
+			b->type_of[ttname] = (uint8_t)((type + 1) |
+						       (dialect ? 0x80 : 0));
+		}
+		if (TK_UNLIKELY(type == TK_ET_OTHER)) {
+			if (strict)
+				return err_at(b, err, TK_E_PARSE, line, f[3],
+					      "unknown entity type '%s'",
+					      q(qb, sizeof(qb), f[3], fe[3]));
+			warn(b, W_UNKNOWN_TYPE, line, f[3],
+			     "unknown entity type '%s' (kept)",
+			     q(qb, sizeof(qb), f[3], fe[3]));
+			type = TK_ET_OTHER;
+		} else if (dialect) {
+			if (strict)
+				return err_at(b, err, TK_E_PARSE, line, f[3],
+					      "entity type '%s' is not BTF 2.1.5/2.3 (lenient mode reads it)",
+					      q(qb, sizeof(qb), f[3], fe[3]));
+			warn(b, W_TYPE_SPELLING, line, f[3],
+			     "entity type '%s' read as '%s'",
+			     q(qb, sizeof(qb), f[3], fe[3]),
+			     tk_etype_name(type));
+		}
+	}
+
+	/* 2, 5, 7: names */
+	sname = intern_name(b, &b->entity_ids, f[1], fe[1]);
+	tname = intern_name(b, &b->entity_ids, f[4], fe[4]);
+	ename = tk_strpool_intern_in(&t->pool, f[6], (size_t)(fe[6] - f[6]),
+				     b->limit);
+	if (sname == TK_NONE || tname == TK_NONE || ename == TK_NONE ||
+	    ttname == TK_NONE)
+		return tk_err_nomem(err, b->name);
+	kind = kind_of_name(b, ename, &dialect);
+	allowed = b->allowed[type][kind];
+	if (TK_UNLIKELY(allowed != 1 || dialect)) {
+		if (kind == TK_EV_OTHER || !allowed) {
+			if (strict || type == TK_ET_OTHER) {
+				if (strict)
+					return err_at(b, err, TK_E_PARSE, line,
+						      f[6],
+						      "unknown event '%s' for type %s",
+						      q(qb, sizeof(qb), f[6], fe[6]),
+						      tk_etype_name(type));
+			} else {
+				warn(b, kind == TK_EV_OTHER ? W_UNKNOWN_EVENT
+							    : W_EVENT_FOR_TYPE,
+				     line, f[6],
+				     "unknown event '%s' for type %s (kept)",
+				     q(qb, sizeof(qb), f[6], fe[6]),
+				     tk_etype_name(type));
+			}
+		} else if (dialect) {
+			if (strict)
+				return err_at(b, err, TK_E_PARSE, line, f[6],
+					      "event '%s' is not BTF 2.1.5/2.3 spelling (it means '%s')",
+					      q(qb, sizeof(qb), f[6], fe[6]),
+					      tk_evkind_name(kind));
+			warn(b, W_EVENT_SPELLING, line, f[6],
+			     "event '%s' read as '%s'",
+			     q(qb, sizeof(qb), f[6], fe[6]),
+			     tk_evkind_name(kind));
+		} else {
+			if (strict)
+				return err_at(b, err, TK_E_PARSE, line, f[6],
+					      "event '%s' for type %s is a tool dialect, not BTF 2.1.5/2.3",
+					      q(qb, sizeof(qb), f[6], fe[6]),
+					      tk_etype_name(type));
+			warn(b, W_DIALECT_EVENT, line, f[6],
+			     "event '%s' for type %s is a tool dialect (kept)",
+			     q(qb, sizeof(qb), f[6], fe[6]),
+			     tk_etype_name(type));
+		}
+	}
+
+	/* entities: a type seen as a target wins over one inferred */
+	ev->source = entity_of(b, sname);
+	ev->target = entity_of(b, tname);
+	if (ev->source == TK_NONE || ev->target == TK_NONE)
+		return tk_err_nomem(err, b->name);
+	{
+		tk_entity *te = &t->ents[ev->target];
+		tk_entity *se;
+		tk_etype st;
+		if (TK_UNLIKELY(te->type != type)) {
+			if (te->type == TK_ET_UNKNOWN ||
+			    !b->explicit_type[ev->target]) {
+				te->type = type;
+				te->type_name = ttname;
+				b->explicit_type[ev->target] = 1;
+			} else {
+				warn(b, W_TYPE_CONFLICT, line, f[3],
+				     "entity '%s' used as %s after %s (keeps %s)",
+				     q(qb, sizeof(qb), f[4], fe[4]),
+				     tk_etype_name(type),
+				     tk_etype_name(te->type),
+				     tk_etype_name(te->type));
+			}
+		}
+		se = &t->ents[ev->source];
+		if (TK_UNLIKELY(se->type == TK_ET_UNKNOWN)) {
+			st = implied_source_type(type, kind);
+			if (st == TK_ET_UNKNOWN && kind == TK_EV_ACTIVATE &&
+			    tk_etype_is_process(type))
+				st = TK_ET_STI;
+			se->type = st;
+		}
+		ev->core = se->type == TK_ET_C ? ev->source : TK_NONE;
+	}
+
+	ev->time = time;
+	ev->type = type;
+	ev->kind = kind;
+	ev->type_name = ttname;
+	ev->name = ename;
+	if (nf == 7) {
+		ev->note = f[7];
+		ev->note_len = (uint32_t)((size_t)(end - f[7]) > UINT32_MAX
+						  ? UINT32_MAX
+						  : (size_t)(end - f[7]));
+	} else {
+		ev->note = NULL;
+		ev->note_len = 0;
+	}
+	ev->pos = b->line;
+	b->data_started = 1;
+	return TK_OK;
+}
+
+/* ---- reader ops --------------------------------------------------------- */
+
+/* The version's major.minor as 100 * major + minor; 0 if unknown. */
+static int version_number(const tk_trace *t)
+{
+	const char *v = tk_trace_header_get(t, "version");
+	unsigned maj = 0, min = 0;
+
+	if (!v)
+		return 0;
+	while (*v == ' ')
+		v++;
+	for (; *v >= '0' && *v <= '9' && maj < 1000; v++)
+		maj = maj * 10 + (unsigned)(*v - '0');
+	if (*v++ != '.')
+		return 0;
+	for (; *v >= '0' && *v <= '9' && min < 1000; v++)
+		min = min * 10 + (unsigned)(*v - '0');
+	return (int)(maj * 100 + min);
+}
+
+static int check_header(btf_reader *b, tk_error *err)
+{
+	int strict = b->r->opts.strict;
+
+	if (!b->version_seen) {
+		if (strict)
+			return tk_err_set(err, TK_E_PARSE, b->name, 1, 1,
+					  "no #version line (BTF requires it first)");
+		tk_reader_warn(b->r, W_NO_VERSION, 0, 0,
+			       "no #version in the header");
+	}
+	if (!b->timescale_seen) {
+		/* 2.1.x defaults to ns; 2.2+ requires the parameter */
+		int v = version_number(b->t);
+		if (v && v < 202)
+			return TK_OK;
+		if (strict)
+			return tk_err_set(err, TK_E_PARSE, b->name, 0, 0,
+					  "no #timescale before the first event (required since BTF 2.2)");
+		tk_reader_warn(b->r, W_NO_TIMESCALE, 0, 0,
+			       "no #timescale in the header: ns assumed (the BTF 2.1 default)");
+	}
+	return TK_OK;
+}
+
+int btf_reader_open(tk_reader *r, tk_error *err)
+{
+	btf_reader *b = calloc(1, sizeof(*b));
+	const char *line;
+	size_t len;
+	int rc;
+
+	if (!b)
+		return tk_err_nomem(err, tk_source_name(r->src));
+	r->impl = b;
+	b->r = r;
+	b->t = r->trace;
+	b->name = tk_source_name(r->src);
+	b->allowed = btf_event_table();
+	for (;;) {
+		rc = next_line(b, &line, &len, err);
+		if (rc == TK_END)
+			break;
+		if (rc < 0)
+			goto fail;
+		if (len == 0)
+			continue;
+		if (line[0] != '#') {
+			b->pend = line;
+			b->pend_len = len;
+			b->have_pend = 1;
+			break;
+		}
+		rc = header_line(b, line, len, err);
+		if (rc < 0)
+			goto fail;
+	}
+	rc = check_header(b, err);
+	if (rc < 0)
+		goto fail;
+	return TK_OK;
+fail:
+	btf_reader_close(r);
+	return rc;
+}
+
+int btf_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
+{
+	btf_reader *b = r->impl;
+	const char *line;
+	size_t len;
+	int rc;
+
+	for (;;) {
+		if (b->have_pend) {
+			b->have_pend = 0;
+			line = b->pend;
+			len = b->pend_len;
+		} else {
+			rc = next_line(b, &line, &len, err);
+			if (rc != TK_OK)
+				return rc;
+		}
+		if (TK_UNLIKELY(len == 0))
+			continue;
+		if (TK_UNLIKELY(line[0] == '#')) {
+			rc = header_line(b, line, len, err);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		rc = parse_data(b, line, len, &r->ev, err);
+		if (rc < 0)
+			return rc;
+		*ev = &r->ev;
+		return TK_OK;
+	}
+}
+
+void btf_reader_close(tk_reader *r)
+{
+	btf_reader *b = r->impl;
+
+	if (!b)
+		return;
+	free(b->kind_of);
+	free(b->type_of);
+	free(b->explicit_type);
+	free(b->entity_ids.names);
+	free(b->type_ids.names);
+	free(b);
+	r->impl = NULL;
+}

@@ -1,0 +1,189 @@
+/*
+ * btf_vocab.c - the vocabulary of BTF: which TargetType strings exist, which
+ * event names exist, and which events each type accepts in strict mode (the
+ * specifications 2.1.5 and 2.3.0 and the core events of Vector's 2.2.1
+ * toolchain) and in lenient mode (the dialects of real producers, listed in
+ * specs/btf-2.x-reference.md).
+ */
+#include "btf.h"
+
+#include <pthread.h>
+#include <string.h>
+
+typedef struct {
+	const char *name;
+	tk_etype type;
+	int dialect;     /* a spelling outside the specs */
+} type_name;
+
+static const type_name types[] = {
+	{ "STI", TK_ET_STI, 0 },     { "T", TK_ET_T, 0 },
+	{ "I", TK_ET_I, 0 },         { "ISR", TK_ET_I, 1 },
+	{ "R", TK_ET_R, 0 },         { "IB", TK_ET_IB, 0 },
+	{ "ECU", TK_ET_ECU, 0 },     { "P", TK_ET_P, 0 },
+	{ "Processor", TK_ET_P, 0 }, { "C", TK_ET_C, 0 },
+	{ "M", TK_ET_M, 0 },         { "SCHED", TK_ET_SCHED, 0 },
+	{ "SIG", TK_ET_SIG, 0 },     { "SEM", TK_ET_SEM, 0 },
+	{ "EVENT", TK_ET_EVENT, 0 }, { "SIM", TK_ET_SIM, 0 },
+	{ "SYS", TK_ET_SYS, 0 },     { "THR", TK_ET_THR, 1 },
+	{ "SYSC", TK_ET_SYSC, 1 },
+};
+
+int btf_type_lookup(const char *s, size_t len, tk_etype *type, int *dialect)
+{
+	size_t i;
+
+	/* the common one-letter types first: this runs for every line */
+	if (len == 1) {
+		switch (s[0]) {
+		case 'T': *type = TK_ET_T; *dialect = 0; return 1;
+		case 'R': *type = TK_ET_R; *dialect = 0; return 1;
+		case 'I': *type = TK_ET_I; *dialect = 0; return 1;
+		case 'C': *type = TK_ET_C; *dialect = 0; return 1;
+		default: break;
+		}
+	}
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		if (strlen(types[i].name) == len &&
+		    memcmp(types[i].name, s, len) == 0) {
+			*type = types[i].type;
+			*dialect = types[i].dialect;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+typedef struct {
+	const char *name;
+	tk_evkind kind;
+} spelling;
+
+/* spellings of real producers that stand for a known event */
+static const spelling variants[] = {
+	{ "mpalimitexceeded", TK_EV_MTALIMITEXCEEDED },
+	{ "mtalimitexceded", TK_EV_MTALIMITEXCEEDED },
+	{ "set_frequency", TK_EV_SET_FREQUENCE },
+};
+
+tk_evkind btf_event_lookup(const char *s, size_t len, int *dialect)
+{
+	size_t i;
+	int k;
+
+	*dialect = 0;
+	for (k = 1; k < TK_EV_COUNT; k++) {
+		const char *n = tk_evkind_name((tk_evkind)k);
+		if (strlen(n) == len && memcmp(n, s, len) == 0)
+			return (tk_evkind)k;
+	}
+	for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
+		if (strlen(variants[i].name) == len &&
+		    memcmp(variants[i].name, s, len) == 0) {
+			*dialect = 1;
+			return variants[i].kind;
+		}
+	}
+	return TK_EV_OTHER;
+}
+
+/* Events of each group, by the specifications (strict). */
+static const tk_evkind ev_process[] = {
+	TK_EV_ACTIVATE, TK_EV_START, TK_EV_PREEMPT, TK_EV_RESUME,
+	TK_EV_TERMINATE, TK_EV_POLL, TK_EV_RUN, TK_EV_PARK,
+	TK_EV_POLL_PARKING, TK_EV_RELEASE_PARKING, TK_EV_WAIT,
+	TK_EV_RELEASE, TK_EV_MTALIMITEXCEEDED, TK_EV_BOUNDEDMIGRATION,
+	TK_EV_PHASEMIGRATION, TK_EV_FULLMIGRATION, TK_EV_ENFORCEDMIGRATION,
+};
+static const tk_evkind ev_runnable[] = {
+	TK_EV_START, TK_EV_SUSPEND, TK_EV_RESUME, TK_EV_TERMINATE,
+};
+static const tk_evkind ev_stimulus[] = { TK_EV_TRIGGER };
+static const tk_evkind ev_sched[] = {
+	TK_EV_SCHEDULE, TK_EV_SCHEDULEPOINT, TK_EV_PROCESSACTIVATE,
+	TK_EV_PROCESSPOLLING, TK_EV_PROCESSTERMINATE, TK_EV_FINALIZE,
+};
+static const tk_evkind ev_signal[] = { TK_EV_READ, TK_EV_WRITE };
+static const tk_evkind ev_osevent[] = {
+	TK_EV_WAIT_EVENT, TK_EV_SET_EVENT, TK_EV_CLEAR_EVENT,
+};
+static const tk_evkind ev_sem[] = {
+	TK_EV_READY, TK_EV_LOCK, TK_EV_UNLOCK, TK_EV_FINALIZE,
+	TK_EV_REQUESTSEMAPHORE, TK_EV_EXCLUSIVESEMAPHORE,
+	TK_EV_RELEASESEMAPHORE, TK_EV_TRIGGER, TK_EV_INCREMENT,
+	TK_EV_DECREMENT, TK_EV_QUEUED, TK_EV_ASSIGNED, TK_EV_WAITING,
+	TK_EV_RELEASED, TK_EV_FREE, TK_EV_USED, TK_EV_FULL, TK_EV_OVERFULL,
+	TK_EV_UNLOCK_FULL, TK_EV_LOCK_USED,
+};
+static const tk_evkind ev_sim[] = {
+	TK_EV_FINALIZE, TK_EV_ERROR, TK_EV_TAG, TK_EV_DESCRIPTION,
+};
+static const tk_evkind ev_sys[] = { TK_EV_START, TK_EV_STOP };
+static const tk_evkind ev_core[] = {
+	TK_EV_SET_FREQUENCE, TK_EV_EXECUTE, TK_EV_IDLE,
+};
+/* dialect extras (lenient only, with a warning) */
+static const tk_evkind ev_process_dialect[] = {
+	TK_EV_NOWAIT, TK_EV_DEADLINE,
+};
+static const tk_evkind ev_core_dialect[] = {
+	TK_EV_EXECUTE_IDLE, TK_EV_IDLE_EXECUTION, TK_EV_EXECUTE_WAITING,
+	TK_EV_WAIT_POSTEXECUTION, TK_EV_LOCK, TK_EV_UNLOCK,
+};
+
+/* [type][kind]: 0 not defined, 1 spec, 2 dialect */
+static uint8_t allowed[TK_ET_COUNT][TK_EV_COUNT];
+static pthread_once_t allowed_once = PTHREAD_ONCE_INIT;
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static void allow(tk_etype t, const tk_evkind *k, size_t n, uint8_t v)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!allowed[t][k[i]])
+			allowed[t][k[i]] = v;
+}
+
+static void init_allowed(void)
+{
+	static const tk_etype procs[] = { TK_ET_T, TK_ET_I, TK_ET_THR };
+	size_t i;
+
+	for (i = 0; i < N(procs); i++) {
+		allow(procs[i], ev_process, N(ev_process), 1);
+		allow(procs[i], ev_process_dialect, N(ev_process_dialect), 2);
+	}
+	/* 2.2+: interrupt_suspended is for ISRs only */
+	allowed[TK_ET_I][TK_EV_INTERRUPT_SUSPENDED] = 1;
+	allowed[TK_ET_T][TK_EV_INTERRUPT_SUSPENDED] = 2;
+	allow(TK_ET_R, ev_runnable, N(ev_runnable), 1);
+	allow(TK_ET_SYSC, ev_runnable, N(ev_runnable), 1);
+	/* instruction blocks are sub-fractions of runnables; 2.1.5 names no
+	 * events for them, the runnable ones are the natural reading */
+	allow(TK_ET_IB, ev_runnable, N(ev_runnable), 1);
+	allow(TK_ET_STI, ev_stimulus, N(ev_stimulus), 1);
+	allow(TK_ET_SCHED, ev_sched, N(ev_sched), 1);
+	allow(TK_ET_SIG, ev_signal, N(ev_signal), 1);
+	allow(TK_ET_EVENT, ev_osevent, N(ev_osevent), 1);
+	allow(TK_ET_SEM, ev_sem, N(ev_sem), 1);
+	allow(TK_ET_SIM, ev_sim, N(ev_sim), 1);
+	allow(TK_ET_SYS, ev_sys, N(ev_sys), 1);
+	allow(TK_ET_C, ev_core, N(ev_core), 1);
+	allow(TK_ET_C, ev_core_dialect, N(ev_core_dialect), 2);
+}
+
+const uint8_t (*btf_event_table(void))[TK_EV_COUNT]
+{
+	pthread_once(&allowed_once, init_allowed);
+	return (const uint8_t (*)[TK_EV_COUNT])allowed;
+}
+
+int btf_event_allowed(tk_etype type, tk_evkind kind)
+{
+	pthread_once(&allowed_once, init_allowed);
+	if ((unsigned)type >= TK_ET_COUNT || (unsigned)kind >= TK_EV_COUNT)
+		return 0;
+	return allowed[type][kind];
+}

@@ -1,0 +1,322 @@
+#define _POSIX_C_SOURCE 200809L
+/* test_btf_api.c - the BTF reader and writer through the public API:
+ * fields, dialects, errors with positions, compressed input, many names. */
+#include "tk_test.h"
+#include "tracekit/tracekit.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+static const char *str(tk_reader *r, tk_str s)
+{
+	return tk_trace_str(tk_reader_trace(r), s, NULL);
+}
+
+static const char *ename(tk_reader *r, uint32_t e)
+{
+	return str(r, tk_trace_entity(tk_reader_trace(r), e)->name);
+}
+
+static int open_text(tk_reader **r, const char *text, int strict, tk_error *err)
+{
+	tk_reader_opts o;
+
+	tk_reader_opts_init(&o);
+	o.strict = strict;
+	o.format = "btf";
+	return tk_reader_open_mem(r, text, strlen(text), "mem.btf", &o, err);
+}
+
+static void test_fields(void)
+{
+	static const char text[] =
+		"#version 2.3.0\r\n"
+		"#creator  someone \r\n"
+		"# a comment, with a comma\r\n"
+		"#timescale us\r\n"
+		"5,Core_1,0,T,[0/1]Tmr Svc,3,start\r\n"
+		"# a comment in the data\r\n"
+		"\r\n"
+		"6,SIM,-1,SIM,SIM,-1,tag,SIG_INIT_VALUE,0\r\n"
+		"7,Core_0,0,T,Task,0,resume,\r\n"
+		"8,Sig,,SIG,S1,0,write,12.5\r\n"
+		"9,X,0,T,Task,1,strat";   /* no final newline, unknown event */
+	tk_reader *r = NULL;
+	const tk_event *ev;
+	tk_error err;
+	const tk_trace *t;
+
+	CHECK(open_text(&r, text, 0, &err) == TK_OK);
+	if (!r)
+		return;
+	t = tk_reader_trace(r);
+	CHECK_STR(tk_reader_format(r), "btf");
+	CHECK(tk_trace_timebase(t)->unit == TK_UNIT_US);
+	CHECK_EQ_U64(tk_trace_header_count(t), 4);
+	CHECK_STR(tk_trace_header(t, 1)->value, " someone ");
+	CHECK(tk_trace_header(t, 2)->kind == TK_HDR_COMMENT);
+	CHECK_STR(tk_trace_header(t, 2)->value, " a comment, with a comma");
+	CHECK_STR(tk_trace_header_get(t, "TIMESCALE"), "us");
+
+	CHECK(tk_reader_next(r, &ev, &err) == TK_OK);
+	CHECK_EQ_U64(ev->time, 5);
+	CHECK_STR(ename(r, ev->source), "Core_1");
+	CHECK_STR(ename(r, ev->target), "[0/1]Tmr Svc");
+	CHECK(ev->type == TK_ET_T);
+	CHECK(ev->kind == TK_EV_START);
+	CHECK(ev->target_inst == 3);
+	CHECK(ev->note == NULL);
+	CHECK(ev->core == ev->source);
+	CHECK_EQ_U64(ev->pos, 5);
+
+	CHECK(tk_reader_next(r, &ev, &err) == TK_OK);
+	CHECK(ev->source_inst == -1);
+	CHECK(ev->kind == TK_EV_TAG);
+	CHECK(ev->note && ev->note_len == 16 && memcmp(ev->note, "SIG_INIT_VALUE,0", 16) == 0);
+	CHECK_EQ_U64(ev->pos, 8);
+
+	CHECK(tk_reader_next(r, &ev, &err) == TK_OK);
+	CHECK(ev->note != NULL && ev->note_len == 0);   /* empty note kept */
+
+	CHECK(tk_reader_next(r, &ev, &err) == TK_OK);
+	CHECK(ev->source_inst == TK_INST_NONE);         /* empty instance */
+	CHECK(ev->kind == TK_EV_WRITE);
+
+	CHECK(tk_reader_next(r, &ev, &err) == TK_OK);   /* unknown event kept */
+	CHECK(ev->kind == TK_EV_OTHER);
+	CHECK_STR(str(r, ev->name), "strat");
+	CHECK(tk_reader_next(r, &ev, &err) == TK_END);
+	CHECK(tk_reader_warning_count(r) == 1);
+	CHECK(tk_trace_entity_find(t, "Core_1", 6) != TK_NONE);
+	CHECK(tk_trace_entity(t, tk_trace_entity_find(t, "Core_1", 6))->type == TK_ET_C);
+	tk_reader_close(r);
+}
+
+/* Reading `text` must fail at line:col with a message containing `what`. */
+static void expect_error(const char *text, int strict, uint64_t line,
+			 uint32_t col, const char *what)
+{
+	tk_reader *r = NULL;
+	const tk_event *ev;
+	tk_error err;
+	int rc;
+
+	tk_error_clear(&err);
+	rc = open_text(&r, text, strict, &err);
+	while (rc == TK_OK)
+		rc = tk_reader_next(r, &ev, &err);
+	CHECK(rc < 0);
+	CHECK_EQ_U64(err.line, line);
+	CHECK_EQ_U64(err.column, col);
+	CHECK(strstr(err.msg, what) != NULL);
+	if (!strstr(err.msg, what))
+		fprintf(stderr, "  message was: %s\n", err.msg);
+	tk_reader_close(r);
+}
+
+static void test_errors(void)
+{
+	expect_error("#version 2.3.0\n#timescale ns\n1,a,0,T,b,0\n", 0, 3, 12, "at least 7");
+	expect_error("#version 2.3.0\n#timescale ns\n1x,a,0,T,b,0,start\n", 0, 3, 1, "not a non-negative integer");
+	expect_error("#version 2.3.0\n#timescale ns\n1,a,zero,T,b,0,start\n", 0, 3, 5, "not an integer");
+	expect_error("#version 2.3.0\n#timescale ns\n5,a,0,T,b,0,start\n4,a,0,T,b,0,start\n", 1, 4, 1, "time decreases");
+	expect_error("#version 2.3.0\n#timescale ns\n5,a,0,Q,b,0,start\n", 1, 3, 7, "unknown entity type 'Q'");
+	expect_error("#version 2.3.0\n#timescale ns\n5,a,0,T,b,0,strat\n", 1, 3, 13, "unknown event 'strat' for type T");
+	expect_error("#version 2.3.0\n#timescale fs\n", 0, 2, 12, "unknown time scale");
+	expect_error("#timescale ns\n5,a,0,T,b,0,start\n", 1, 1, 1, "no #version");
+	expect_error("#version 2.3.0\n#timescale ns\n99999999999999999999,a,0,T,b,0,start\n", 0, 3, 1, "too large");
+	expect_error("#version 2.1.5\n#typeTable\n#-x T\n", 1, 3, 3, "table id");
+	expect_error("#version 2.3.0\n#timescale ns\n1,a,0,ISR,b,0,start\n", 1, 3, 7, "not BTF 2.1.5/2.3");
+	expect_error("#version 2.3.0\n#timescale ns\n1,,0,T,b,0,start\n", 0, 3, 3, "empty source");
+	expect_error("#version 2.3.0\n#timescale ns\n1,a,0,T,b,0,start\n#timescale us\n", 0, 4, 12, "time scale changes");
+}
+
+static void test_lenient(void)
+{
+	static const char text[] =
+		"#version 2.1.5\n"
+		"1, Core_1 , 0 , ISR , Isr1 , 0 , start\n"
+		"0,Stim,0,T,Task,0,mpalimitexceeded\n"
+		"2,Core_1,0,C,Core_1,0,set_frequency,100\n";
+	tk_reader *r = NULL;
+	const tk_event *ev;
+	tk_error err;
+
+	CHECK(open_text(&r, text, 0, &err) == TK_OK);
+	if (!r)
+		return;
+	CHECK(tk_reader_next(r, &ev, &err) == TK_OK);
+	CHECK(ev->type == TK_ET_I);
+	CHECK_STR(str(r, ev->type_name), "ISR");
+	CHECK_STR(ename(r, ev->source), "Core_1");
+	CHECK(tk_reader_next(r, &ev, &err) == TK_OK);   /* time decreases: kept */
+	CHECK(ev->kind == TK_EV_MTALIMITEXCEEDED);
+	CHECK(tk_reader_next(r, &ev, &err) == TK_OK);
+	CHECK(ev->kind == TK_EV_SET_FREQUENCE);
+	CHECK(ev->note_len == 3);
+	CHECK(tk_reader_next(r, &ev, &err) == TK_END);
+	/* spaces, ISR, decreasing time, mpalimitexceeded, set_frequency */
+	CHECK_EQ_U64(tk_reader_warning_count(r), 5);
+	tk_reader_close(r);
+}
+
+static void test_tables(void)
+{
+	static const char text[] =
+		"#version 2.1.5\n"
+		"#timeScale ns\n"
+		"#typeTable\n#-0 T\n#-1 C\n"
+		"#entityTable\n#-0 Task_A\n#-1 Core_1\n"
+		"#entityTypeTable\n#-T Task_A\n#-1 Core_1\n"
+		"10,1,0,0,0,0,start\n";      /* numeric mode */
+	tk_reader *r = NULL;
+	const tk_event *ev;
+	tk_error err;
+
+	CHECK(open_text(&r, text, 1, &err) == TK_OK);
+	if (!r)
+		return;
+	CHECK(tk_reader_next(r, &ev, &err) == TK_OK);
+	CHECK_STR(ename(r, ev->source), "Core_1");
+	CHECK_STR(ename(r, ev->target), "Task_A");
+	CHECK(ev->type == TK_ET_T);
+	CHECK(tk_trace_entity(tk_reader_trace(r), ev->source)->type == TK_ET_C);
+	tk_reader_close(r);
+}
+
+static char *make_trace(size_t nevents, size_t nnames, size_t *len)
+{
+	size_t cap = nevents * 64 + 64, i;
+	char *buf = malloc(cap), *p = buf;
+
+	p += sprintf(p, "#version 2.3.0\n#timescale ns\n");
+	for (i = 0; i < nevents; i++)
+		p += sprintf(p, "%zu,Core_%zu,0,T,Task_with_a_long_name_%zu,%zu,start\n",
+			     i, i % 4, i % nnames, i);
+	*len = (size_t)(p - buf);
+	return buf;
+}
+
+static uint64_t count_events(const void *data, size_t len, tk_error *err)
+{
+	tk_reader *r = NULL;
+	const tk_event *ev;
+	uint64_t n = 0;
+	int rc;
+
+	rc = tk_reader_open_mem(&r, data, len, "mem", NULL, err);
+	while (rc == TK_OK && (rc = tk_reader_next(r, &ev, err)) == TK_OK)
+		n++;
+	tk_reader_close(r);
+	return rc == TK_END ? n : UINT64_MAX;
+}
+
+static void test_many_names(void)
+{
+	size_t len, i;
+	char *text = make_trace(200000, 100000, &len);
+	tk_reader *r = NULL;
+	const tk_event *ev;
+	tk_error err;
+	int ok = 1;
+
+	CHECK(tk_reader_open_mem(&r, text, len, "mem", NULL, &err) == TK_OK);
+	for (i = 0; r && tk_reader_next(r, &ev, &err) == TK_OK; i++) {
+		char want[64];
+		snprintf(want, sizeof(want), "Task_with_a_long_name_%zu", i % 100000);
+		ok &= strcmp(ename(r, ev->target), want) == 0;
+	}
+	CHECK(ok);
+	CHECK_EQ_U64(i, 200000);
+	CHECK_EQ_U64(tk_trace_entity_count(tk_reader_trace(r)), 100004);
+	tk_reader_close(r);
+	free(text);
+}
+
+static void test_compressed(void)
+{
+	size_t len, glen, zlen;
+	char *text = make_trace(50000, 100, &len);
+	unsigned char *gz = malloc(len + 1024), *zs;
+	z_stream z;
+	tk_error err;
+
+	memset(&z, 0, sizeof(z));
+	CHECK(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+	z.next_in = (unsigned char *)text;
+	z.avail_in = (unsigned)len;
+	z.next_out = gz;
+	z.avail_out = (unsigned)(len + 1024);
+	CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END);
+	glen = z.total_out;
+	deflateEnd(&z);
+	CHECK_EQ_U64(count_events(gz, glen, &err), 50000);
+	/* truncated: an error with a byte offset, not a short trace */
+	CHECK_EQ_U64(count_events(gz, glen - 9, &err), UINT64_MAX);
+	CHECK(err.has_offset && strstr(err.msg, "truncated gzip") != NULL);
+	CHECK_EQ_U64(count_events(gz, glen / 2, &err), UINT64_MAX);
+
+	zs = malloc(ZSTD_compressBound(len));
+	zlen = ZSTD_compress(zs, ZSTD_compressBound(len), text, len, 3);
+	CHECK(!ZSTD_isError(zlen));
+	CHECK_EQ_U64(count_events(zs, zlen, &err), 50000);
+	CHECK_EQ_U64(count_events(zs, zlen - 5, &err), UINT64_MAX);
+	CHECK(err.has_offset && strstr(err.msg, "zstd") != NULL);
+	free(zs);
+	free(gz);
+	free(text);
+}
+
+static void test_writer_roundtrip(void)
+{
+	static const char text[] =
+		"#version 2.2.1\n#creator x\n#timescale ns\n"
+		"0,Sim,0,STI,Sti,0,trigger\n"
+		"1,SIM,-1,SIM,SIM,-1,tag,a,b,,c\n"
+		"2,T1,,SEM,S,0,requestsemaphore,\n";
+	char path[] = "/tmp/tk_test_writer_XXXXXX";
+	tk_reader *r = NULL;
+	tk_writer *w = NULL;
+	tk_writer_opts wo;
+	const tk_event *ev;
+	tk_error err;
+	char buf[512];
+	FILE *fp;
+	size_t n;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	CHECK(open_text(&r, text, 1, &err) == TK_OK);
+	tk_writer_opts_init(&wo);
+	wo.format = "btf";
+	CHECK(tk_writer_open(&w, path, tk_reader_trace(r), &wo, &err) == TK_OK);
+	if (!w)
+		return;
+	while (tk_reader_next(r, &ev, &err) == TK_OK)
+		CHECK(tk_writer_write(w, ev, &err) == TK_OK);
+	CHECK(tk_writer_close(w, &err) == TK_OK);
+	fp = fopen(path, "rb");
+	n = fp ? fread(buf, 1, sizeof(buf) - 1, fp) : 0;
+	buf[n] = '\0';
+	if (fp)
+		fclose(fp);
+	CHECK_STR(buf, text);
+	tk_reader_close(r);
+	remove(path);
+	if (fd >= 0)
+		close(fd);
+}
+
+int main(void)
+{
+	test_fields();
+	test_errors();
+	test_lenient();
+	test_tables();
+	test_many_names();
+	test_compressed();
+	test_writer_roundtrip();
+	TEST_DONE();
+}

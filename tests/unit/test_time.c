@@ -1,0 +1,124 @@
+/* test_time.c - the exact time base at its edges. */
+#include "tk_test.h"
+#include "tracekit/tracekit.h"
+
+static tk_timebase tb(tk_unit u, uint64_t num, uint64_t den)
+{
+	tk_timebase t = { u, num, den };
+	return t;
+}
+
+static void test_convert(void)
+{
+	tk_timebase ns = tb(TK_UNIT_NS, 1, 1), ps = tb(TK_UNIT_PS, 1, 1);
+	tk_timebase s = tb(TK_UNIT_S, 1, 1), us = tb(TK_UNIT_US, 1, 1);
+	tk_timebase third = tb(TK_UNIT_NS, 1, 3);
+	uint64_t out = 0;
+
+	/* identity keeps the largest value */
+	CHECK(tk_time_convert(UINT64_MAX, &ns, &ns, TK_ROUND_EXACT, &out) == TK_OK);
+	CHECK_EQ_U64(out, UINT64_MAX);
+	/* 2^64-1 ps is 18446744.073709551615 s: not whole */
+	CHECK(tk_time_convert(UINT64_MAX, &ps, &s, TK_ROUND_EXACT, &out) == TK_E_RANGE);
+	CHECK(tk_time_convert(UINT64_MAX, &ps, &s, TK_ROUND_DOWN, &out) == TK_OK);
+	CHECK_EQ_U64(out, 18446744u);
+	CHECK(tk_time_convert(UINT64_MAX, &ps, &s, TK_ROUND_UP, &out) == TK_OK);
+	CHECK_EQ_U64(out, 18446745u);
+	/* ps -> s exact */
+	CHECK(tk_time_convert(3000000000000ull, &ps, &s, TK_ROUND_EXACT, &out) == TK_OK);
+	CHECK_EQ_U64(out, 3);
+	CHECK(tk_time_convert(1, &ps, &s, TK_ROUND_EXACT, &out) == TK_E_RANGE);
+	/* s -> ps overflows 64 bits for large values, exactly at the edge */
+	CHECK(tk_time_convert(18446744ull, &s, &ps, TK_ROUND_EXACT, &out) == TK_OK);
+	CHECK_EQ_U64(out, 18446744000000000000ull);
+	CHECK(tk_time_convert(18446745ull, &s, &ps, TK_ROUND_EXACT, &out) == TK_E_RANGE);
+	CHECK(tk_time_convert(UINT64_MAX, &s, &ps, TK_ROUND_DOWN, &out) == TK_E_RANGE);
+	/* num/den that do not divide: 1/3 ns ticks */
+	CHECK(tk_time_convert(3, &third, &ns, TK_ROUND_EXACT, &out) == TK_OK);
+	CHECK_EQ_U64(out, 1);
+	CHECK(tk_time_convert(4, &third, &ns, TK_ROUND_EXACT, &out) == TK_E_RANGE);
+	CHECK(tk_time_convert(4, &third, &ns, TK_ROUND_DOWN, &out) == TK_OK);
+	CHECK_EQ_U64(out, 1);
+	CHECK(tk_time_convert(4, &third, &ns, TK_ROUND_UP, &out) == TK_OK);
+	CHECK_EQ_U64(out, 2);
+	CHECK(tk_time_convert(1000, &third, &ps, TK_ROUND_EXACT, &out) == TK_E_RANGE);
+	CHECK(tk_time_convert(3000, &third, &ps, TK_ROUND_EXACT, &out) == TK_OK);
+	CHECK_EQ_U64(out, 1000000);
+	/* ns -> 1/3 ns ticks */
+	CHECK(tk_time_convert(7, &ns, &third, TK_ROUND_EXACT, &out) == TK_OK);
+	CHECK_EQ_U64(out, 21);
+	/* huge num and den that cancel: (2^63 / (2^63 - 1)) us */
+	{
+		tk_timebase odd = tb(TK_UNIT_US, 1ull << 63, (1ull << 63) - 1);
+		CHECK(tk_time_convert((1ull << 63) - 1, &odd, &us, TK_ROUND_EXACT, &out) == TK_OK);
+		CHECK_EQ_U64(out, 1ull << 63);
+		CHECK(tk_time_convert(1, &odd, &us, TK_ROUND_EXACT, &out) == TK_E_RANGE);
+	}
+	/* a zero num or den is refused */
+	{
+		tk_timebase z = tb(TK_UNIT_NS, 0, 1);
+		CHECK(tk_time_convert(1, &z, &ns, TK_ROUND_EXACT, &out) == TK_E_USAGE);
+	}
+}
+
+static void test_parse(void)
+{
+	uint64_t v = 0;
+	tk_unit u = TK_UNIT_S;
+
+	CHECK(tk_duration_parse("10ms", -1, &v, &u) == TK_OK);
+	CHECK_EQ_U64(v, 10);
+	CHECK(u == TK_UNIT_MS);
+	CHECK(tk_duration_parse("1.5s", -1, &v, &u) == TK_OK);
+	CHECK_EQ_U64(v, 1500);
+	CHECK(u == TK_UNIT_MS);
+	CHECK(tk_duration_parse("2.5ns", -1, &v, &u) == TK_OK);
+	CHECK_EQ_U64(v, 2500);
+	CHECK(u == TK_UNIT_PS);
+	CHECK(tk_duration_parse("0.0001ps", -1, &v, &u) == TK_E_RANGE);
+	CHECK(tk_duration_parse("1.000ps", -1, &v, &u) == TK_OK);
+	CHECK_EQ_U64(v, 1);
+	CHECK(tk_duration_parse("250 us", -1, &v, &u) == TK_OK);
+	CHECK(u == TK_UNIT_US);
+	CHECK(tk_duration_parse("42", -1, &v, &u) == TK_E_PARSE);
+	CHECK(tk_duration_parse("42", TK_UNIT_NS, &v, &u) == TK_OK);
+	CHECK(u == TK_UNIT_NS);
+	CHECK(tk_duration_parse("ms", -1, &v, &u) == TK_E_PARSE);
+	CHECK(tk_duration_parse("10 parsecs", -1, &v, &u) == TK_E_PARSE);
+	CHECK(tk_duration_parse("18446744073709551615ns", -1, &v, &u) == TK_OK);
+	CHECK_EQ_U64(v, UINT64_MAX);
+	CHECK(tk_duration_parse("18446744073709551616ns", -1, &v, &u) == TK_E_RANGE);
+	CHECK(tk_unit_parse("NS", 2, 0, &u) == TK_E_PARSE);
+	CHECK(tk_unit_parse("NS", 2, 1, &u) == TK_OK);
+	CHECK(u == TK_UNIT_NS);
+}
+
+static void test_format(void)
+{
+	tk_timebase ps = tb(TK_UNIT_PS, 1, 1), third = tb(TK_UNIT_NS, 1, 3);
+	tk_timebase s = tb(TK_UNIT_S, 1, 1), half = tb(TK_UNIT_US, 5, 2);
+	char buf[64];
+
+	CHECK(tk_time_format(1500, &ps, TK_UNIT_NS, buf, sizeof(buf)) == 3);
+	CHECK_STR(buf, "1.5");
+	CHECK(tk_time_format(1, &ps, TK_UNIT_S, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "0.000000000001");
+	CHECK(tk_time_format(1, &third, TK_UNIT_NS, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "1/3");
+	CHECK(tk_time_format(6, &third, TK_UNIT_NS, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "2");
+	CHECK(tk_time_format(3, &half, TK_UNIT_NS, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "7500");
+	/* more than 64 bits of picoseconds */
+	CHECK(tk_time_format(UINT64_MAX, &s, TK_UNIT_PS, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "18446744073709551615000000000000");
+	CHECK(tk_time_format(UINT64_MAX, &s, TK_UNIT_PS, buf, 5) == TK_E_RANGE);
+}
+
+int main(void)
+{
+	test_convert();
+	test_parse();
+	test_format();
+	TEST_DONE();
+}
