@@ -19,12 +19,95 @@ static void help(FILE *fp)
 		"  -h, --help          this help\n");
 }
 
+/*
+ * Event counts per (type as written, event as written), both string ids.
+ * A trace has a handful of each, so each id gets a small dense index and
+ * the counts are a 2-D array: an event costs two array reads and an
+ * increment.  Pairs beyond DENSE x DENSE (traces with very many type or
+ * event names) are counted in a hash map instead.  A pair is only ever
+ * counted in one of the two: an id that finds the indices used up, or is
+ * too large (TK_NONE), never gets an index later.
+ */
+#define DENSE 64
+#define DENSE_MAX_ID (1u << 24)
+
+typedef struct ev_counts {
+	uint32_t *index[2];      /* per string id: dense index + 1, 0 = none */
+	uint32_t cap[2];
+	tk_str ids[2][DENSE];    /* dense index -> string id */
+	uint32_t n[2];
+	uint64_t *cell;          /* [DENSE][DENSE] */
+	cli_map more;
+} ev_counts;
+
+/* The dense index + 1 of string `id` in dimension d (0 = type, 1 = event),
+ * given one if there is room; 0 if it has none; -1 on out of memory. */
+static int64_t dense_index(ev_counts *c, int d, tk_str id)
+{
+	if (id < c->cap[d] && c->index[d][id])
+		return c->index[d][id];
+	/* string ids are dense, so a huge one (or TK_NONE) is no reader's:
+	 * not worth a table that large */
+	if (c->n[d] == DENSE || id >= DENSE_MAX_ID)
+		return 0;
+	if (id >= c->cap[d]) {
+		uint32_t ncap = c->cap[d] ? c->cap[d] : 64;
+		uint32_t *ni;
+		while (ncap <= id)
+			ncap *= 2;
+		ni = realloc(c->index[d], (size_t)ncap * sizeof(*ni));
+		if (!ni)
+			return -1;
+		memset(ni + c->cap[d], 0, (size_t)(ncap - c->cap[d]) * sizeof(*ni));
+		c->index[d] = ni;
+		c->cap[d] = ncap;
+	}
+	c->ids[d][c->n[d]] = id;
+	c->index[d][id] = ++c->n[d];
+	return c->index[d][id];
+}
+
+static int count_slow(ev_counts *c, tk_str type, tk_str event)
+{
+	int64_t a = dense_index(c, 0, type), e = dense_index(c, 1, event);
+
+	if (a < 0 || e < 0)
+		return -1;
+	if (a && e) {
+		c->cell[(a - 1) * DENSE + (e - 1)]++;
+		return 0;
+	}
+	return cli_map_add(&c->more, ((uint64_t)type << 32) | event, 1);
+}
+
+/* Count one event; -1 on out of memory. */
+static inline int count_event(ev_counts *c, tk_str type, tk_str event)
+{
+	uint32_t a = type < c->cap[0] ? c->index[0][type] : 0;
+	uint32_t e = event < c->cap[1] ? c->index[1][event] : 0;
+
+	if (a && e) {
+		c->cell[(a - 1) * DENSE + (e - 1)]++;
+		return 0;
+	}
+	return count_slow(c, type, event);
+}
+
+static void counts_free(ev_counts *c)
+{
+	free(c->index[0]);
+	free(c->index[1]);
+	free(c->cell);
+	cli_map_free(&c->more);
+}
+
 typedef struct count_row {
 	const char *type;
 	size_t ntype;
 	const char *event;
 	size_t nevent;
 	uint64_t count;
+	uint64_t key;    /* type id << 32 | event id: orders equal strings */
 } count_row;
 
 static int cmp_rows(const void *a, const void *b)
@@ -39,20 +122,36 @@ static int cmp_rows(const void *a, const void *b)
 	c = memcmp(x->event, y->event, n);
 	if (c || x->nevent != y->nevent)
 		return c ? c : (x->nevent < y->nevent ? -1 : 1);
-	return 0;
+	return x->key < y->key ? -1 : x->key > y->key;
 }
 
+/*
+ * A time, exactly.  JSON: a number in the time base's unit, or a string
+ * "N/D" where it has no finite decimal.  Text: the number and unit; where
+ * only a fraction is exact, the nanoseconds (rounded down, marked '~')
+ * come first so that a person can read it, then the exact value.
+ */
 static void put_time(FILE *fp, uint64_t ticks, const tk_timebase *tb, int json)
 {
+	tk_timebase ns = { TK_UNIT_NS, 1, 1 };
 	char buf[128];
+	uint64_t approx;
 	int n = tk_time_format(ticks, tb, tb->unit, buf, sizeof(buf));
 
-	if (n < 0)
+	if (n < 0) {
 		fputs(json ? "null" : "?", fp);
-	else if (json && strchr(buf, '/'))
-		fprintf(fp, "\"%s\"", buf);
-	else
-		fputs(buf, fp);
+	} else if (json) {
+		if (strchr(buf, '/'))
+			fprintf(fp, "\"%s\"", buf);
+		else
+			fputs(buf, fp);
+	} else if (strchr(buf, '/') &&
+		   tk_time_convert(ticks, tb, &ns, TK_ROUND_DOWN, &approx) == TK_OK) {
+		fprintf(fp, "~%llu ns (exactly %s %s)", (unsigned long long)approx,
+			buf, tk_unit_name(tb->unit));
+	} else {
+		fprintf(fp, "%s %s", buf, tk_unit_name(tb->unit));
+	}
 }
 
 int cmd_info(int argc, char **argv)
@@ -69,7 +168,7 @@ int cmd_info(int argc, char **argv)
 	const char *path, *outfmt = "text";
 	uint64_t nevents = 0, tmin = UINT64_MAX, tmax = 0;
 	uint64_t per_type[TK_ET_COUNT] = { 0 };
-	cli_map counts = { 0 };
+	ev_counts counts;
 	count_row *rows = NULL;
 	tk_reader *r = NULL;
 	const tk_event *ev;
@@ -77,9 +176,11 @@ int cmd_info(int argc, char **argv)
 	const tk_timebase *tb;
 	tk_error err;
 	int c, rc, json, ret = EXIT_BAD;
-	uint64_t last_key = UINT64_MAX;
-	size_t i, nrows = 0, nents, ncores = 0;
+	size_t i, j, nrows = 0, nents, ncores = 0;
 
+	memset(&counts, 0, sizeof(counts));
+	if (cli_tarmac_wants(argc, argv))
+		return cli_tarmac_info(argc, argv);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -107,27 +208,16 @@ int cmd_info(int argc, char **argv)
 	tb = tk_trace_timebase(t);
 	tk_error_clear(&err);
 
-	/* counts per (type as written, event as written); consecutive events
-	 * often share the key, so the last one is remembered */
-	{
-		uint64_t pending = 0;
-		while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
-			uint64_t key = ((uint64_t)ev->type_name << 32) | ev->name;
-			nevents++;
-			if (ev->time < tmin)
-				tmin = ev->time;
-			if (ev->time > tmax)
-				tmax = ev->time;
-			if (key == last_key) {
-				pending++;
-				continue;
-			}
-			if (pending && cli_map_add(&counts, last_key, pending) < 0)
-				goto nomem;
-			last_key = key;
-			pending = 1;
-		}
-		if (pending && cli_map_add(&counts, last_key, pending) < 0)
+	counts.cell = calloc(DENSE * DENSE, sizeof(*counts.cell));
+	if (!counts.cell)
+		goto nomem;
+	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+		nevents++;
+		if (ev->time < tmin)
+			tmin = ev->time;
+		if (ev->time > tmax)
+			tmax = ev->time;
+		if (count_event(&counts, ev->type_name, ev->name) < 0)
 			goto nomem;
 	}
 	if (rc < 0) {
@@ -141,19 +231,33 @@ int cmd_info(int argc, char **argv)
 		per_type[e->type]++;
 		ncores += e->type == TK_ET_C;
 	}
-	rows = calloc(counts.count ? counts.count : 1, sizeof(*rows));
+	rows = calloc((size_t)counts.n[0] * counts.n[1] + counts.more.count + 1,
+		      sizeof(*rows));
 	if (!rows)
 		goto nomem;
-	for (i = 0; i < counts.cap; i++) {
-		tk_str ty, en;
-		if (!counts.used[i])
+	for (i = 0; i < counts.n[0]; i++) {
+		for (j = 0; j < counts.n[1]; j++) {
+			uint64_t n = counts.cell[i * DENSE + j];
+			if (!n)
+				continue;
+			rows[nrows].key = ((uint64_t)counts.ids[0][i] << 32) |
+					  counts.ids[1][j];
+			rows[nrows].count = n;
+			nrows++;
+		}
+	}
+	for (i = 0; i < counts.more.cap; i++) {
+		if (!counts.more.used[i])
 			continue;
-		ty = (tk_str)(counts.keys[i] >> 32);
-		en = (tk_str)(counts.keys[i] & 0xffffffffu);
-		rows[nrows].type = tk_trace_str(t, ty, &rows[nrows].ntype);
-		rows[nrows].event = tk_trace_str(t, en, &rows[nrows].nevent);
-		rows[nrows].count = counts.vals[i];
+		rows[nrows].key = counts.more.keys[i];
+		rows[nrows].count = counts.more.vals[i];
 		nrows++;
+	}
+	for (i = 0; i < nrows; i++) {
+		tk_str ty = (tk_str)(rows[i].key >> 32);
+		tk_str en = (tk_str)(rows[i].key & 0xffffffffu);
+		rows[i].type = tk_trace_str(t, ty, &rows[i].ntype);
+		rows[i].event = tk_trace_str(t, en, &rows[i].nevent);
 	}
 	qsort(rows, nrows, sizeof(*rows), cmp_rows);
 
@@ -240,11 +344,11 @@ int cmd_info(int argc, char **argv)
 		if (nevents) {
 			printf("start:       ");
 			put_time(stdout, tmin, tb, 0);
-			printf(" %s\nend:         ", tk_unit_name(tb->unit));
+			printf("\nend:         ");
 			put_time(stdout, tmax, tb, 0);
-			printf(" %s\nduration:    ", tk_unit_name(tb->unit));
+			printf("\nduration:    ");
 			put_time(stdout, tmax - tmin, tb, 0);
-			printf(" %s\n", tk_unit_name(tb->unit));
+			printf("\n");
 		} else {
 			printf("start:       -\nend:         -\nduration:    -\n");
 		}
@@ -300,7 +404,7 @@ nomem:
 	fprintf(stderr, "tracekit: out of memory\n");
 out:
 	free(rows);
-	cli_map_free(&counts);
+	counts_free(&counts);
 	tk_reader_close(r);
 	return ret;
 }

@@ -7,12 +7,25 @@
  * the window is the rest of the file and a reader can run over it without a
  * copy; the other transports decode into a buffer that grows only to the
  * longest record a reader asks for.
+ *
+ * Every page of a mapping that has been read counts in the process's
+ * resident size until it is unmapped, so a one-pass reader of a large file
+ * would look as big as the file.  The pages behind the consumed position are
+ * therefore released (madvise MADV_DONTNEED) a few MB at a time, keeping a
+ * slack behind the position: the current record and event point into it.
+ *
+ * A one-pass reader may instead have a file streamed (tk_source_stream()):
+ * read() into chunks small enough to stay in the cache, by a helper thread
+ * that reads ahead while the reader parses (the copy out of the page cache
+ * then runs on another core), with a plain read() per fill as the fallback.
  */
 #define _GNU_SOURCE
 #include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +37,42 @@
 
 #define CHUNK (256u * 1024u)
 #define MAX_WINDOW ((size_t)1 << 30)
+/* mapped files: bytes kept mapped behind the consumed position, and how
+ * many more must be consumed before the next release (one system call per
+ * RELEASE_STEP bytes; peak resident file pages about SLACK + STEP) */
+#define RELEASE_SLACK ((size_t)4 << 20)
+#define RELEASE_STEP ((size_t)4 << 20)
+/* streamed files (tk_source_stream): the bytes one read() asks for, small
+ * enough that they are still in the cache when the reader gets to them */
+#define STREAM_READ ((size_t)128 << 10)
+/* read-ahead: chunks in the ring, and the room in front of each for the
+ * unconsumed end of the one before (the start of a record that goes on) */
+#define RA_RING 4
+#define RA_HEAD ((size_t)4 << 10)
+
+/*
+ * The read-ahead of a streamed file.  The helper thread fills free chunks
+ * in ring order; the reader takes them in the same order and holds one (its
+ * window) until the next fill, when it is given back.  mu guards the
+ * counters and flags; a chunk's bytes belong to the thread from its release
+ * to its publication (ready++) and to the reader from then on.
+ */
+typedef struct read_ahead {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cond;    /* ready went up, or a chunk came back */
+	int fd;
+	uint8_t *mem[RA_RING];  /* RA_HEAD + STREAM_READ bytes each */
+	size_t len[RA_RING];    /* bytes read after RA_HEAD; 0: end of file */
+	int err[RA_RING];       /* 0, or the errno of the read that failed */
+	unsigned ready;         /* chunks read and not yet taken */
+	unsigned held;          /* chunks taken and not yet given back (0, 1) */
+	unsigned take;          /* the next chunk to take */
+	int cur;                /* the chunk taken last (held), -1: none yet */
+	bool stop;              /* closing: the thread is to stop */
+	uint8_t *big;           /* the window, for a record that outgrows RA_HEAD */
+	size_t bigcap;
+} read_ahead;
 
 enum codec { CODEC_NONE, CODEC_GZIP, CODEC_ZSTD };
 
@@ -36,6 +85,12 @@ struct tk_source {
 	size_t raw_len, raw_pos;
 	void *map;
 	size_t map_len;
+	size_t released;      /* map[0, released) has been given back */
+	size_t page;          /* page size, for rounding the released range */
+	bool keep_consumed;   /* never release (tk_source_keep_consumed) */
+	size_t read_max;      /* 0, or the most bytes one fill reads (streamed) */
+	read_ahead *ra;        /* streamed with a helper thread; buf is then in
+				 ra's memory, not owned */
 	/* raw input read from a descriptor */
 	int fd;
 	int own_fd;
@@ -113,12 +168,17 @@ static int raw_avail(tk_source *s, const uint8_t **p, size_t *n, tk_error *err)
 	return TK_OK;
 }
 
+static void maybe_release(tk_source *s);
+static void ra_stop(read_ahead *ra);
+
 static void raw_consume(tk_source *s, size_t n)
 {
-	if (s->raw)
+	if (s->raw) {
 		s->raw_pos += n;
-	else
+		maybe_release(s);
+	} else {
 		s->rpos += n;
+	}
 }
 
 static uint64_t raw_offset(const tk_source *s)
@@ -183,6 +243,7 @@ int tk_source_open(tk_source **out, const char *path, tk_error *err)
 {
 	tk_source *s;
 	struct stat st;
+	long pagesize;
 	int rc;
 
 	*out = NULL;
@@ -229,6 +290,8 @@ int tk_source_open(tk_source **out, const char *path, tk_error *err)
 				goto fail;
 			}
 			s->map_len = s->raw_len;
+			pagesize = sysconf(_SC_PAGESIZE);
+			s->page = pagesize > 0 ? (size_t)pagesize : 4096;
 			madvise(s->map, s->map_len, MADV_SEQUENTIAL);
 			s->raw = s->map;
 		} else {
@@ -277,6 +340,10 @@ void tk_source_close(tk_source *s)
 		ZSTD_freeDStream(s->zs);
 	if (s->map)
 		munmap(s->map, s->map_len);
+	if (s->ra) {
+		ra_stop(s->ra);
+		s->buf = NULL;
+	}
 	if (s->own_fd && s->fd >= 0)
 		close(s->fd);
 	free(s->rbuf);
@@ -304,12 +371,255 @@ const uint8_t *tk_source_window(const tk_source *s, size_t *avail)
 	return s->buf ? s->buf + s->start : (const uint8_t *)"";
 }
 
+void tk_source_keep_consumed(tk_source *s, bool keep)
+{
+	s->keep_consumed = keep;
+}
+
+/* ---- read-ahead ---------------------------------------------------------- */
+
+static int read_retry(int fd, uint8_t *dst, size_t n, size_t *got)
+{
+	ssize_t r;
+
+	do
+		r = read(fd, dst, n);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return errno ? errno : EIO;
+	*got = (size_t)r;
+	return 0;
+}
+
+static void *ra_main(void *arg)
+{
+	read_ahead *ra = arg;
+	unsigned fill = 0;
+	size_t got;
+	int e;
+
+	pthread_mutex_lock(&ra->mu);
+	for (;;) {
+		while (ra->ready + ra->held == RA_RING && !ra->stop)
+			pthread_cond_wait(&ra->cond, &ra->mu);
+		if (ra->stop)
+			break;
+		/* chunk `fill` is free: neither ready nor held */
+		pthread_mutex_unlock(&ra->mu);
+		got = 0;
+		e = read_retry(ra->fd, ra->mem[fill] + RA_HEAD, STREAM_READ, &got);
+		pthread_mutex_lock(&ra->mu);
+		ra->len[fill] = got;
+		ra->err[fill] = e;
+		ra->ready++;
+		pthread_cond_broadcast(&ra->cond);
+		if (e || !got)
+			break; /* the end (or an error) is the last chunk */
+		fill = (fill + 1) % RA_RING;
+	}
+	pthread_mutex_unlock(&ra->mu);
+	return NULL;
+}
+
+/* Stop the thread and free the read-ahead. */
+static void ra_stop(read_ahead *ra)
+{
+	int i;
+
+	pthread_mutex_lock(&ra->mu);
+	ra->stop = true;
+	pthread_cond_broadcast(&ra->cond);
+	pthread_mutex_unlock(&ra->mu);
+	pthread_join(ra->thread, NULL);
+	pthread_cond_destroy(&ra->cond);
+	pthread_mutex_destroy(&ra->mu);
+	for (i = 0; i < RA_RING; i++)
+		free(ra->mem[i]);
+	free(ra->big);
+	free(ra);
+}
+
+/* Start reading ahead from fd's position; NULL if that cannot be done
+ * (the file is then read by the reader's own calls). */
+static read_ahead *ra_start(int fd)
+{
+	read_ahead *ra = calloc(1, sizeof(*ra));
+	sigset_t all, old;
+	int i, rc;
+
+	if (!ra)
+		return NULL;
+	for (i = 0; i < RA_RING; i++) {
+		ra->mem[i] = malloc(RA_HEAD + STREAM_READ);
+		if (!ra->mem[i])
+			goto fail;
+	}
+	ra->fd = fd;
+	ra->cur = -1;
+	if (pthread_mutex_init(&ra->mu, NULL) != 0)
+		goto fail;
+	if (pthread_cond_init(&ra->cond, NULL) != 0) {
+		pthread_mutex_destroy(&ra->mu);
+		goto fail;
+	}
+	/* signals are for the caller's threads, not this helper (but for
+	 * the faults, which cannot be held back) */
+	sigfillset(&all);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&ra->thread, NULL, ra_main, ra);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		pthread_cond_destroy(&ra->cond);
+		pthread_mutex_destroy(&ra->mu);
+		goto fail;
+	}
+	return ra;
+fail:
+	for (i = 0; i < RA_RING; i++)
+		free(ra->mem[i]);
+	free(ra);
+	return NULL;
+}
+
+/*
+ * tk_source_fill() of a file read ahead: the next chunk becomes the window,
+ * after the unconsumed bytes of the current one, which are copied into its
+ * headroom (or, if more than fit, the two go to the big buffer).  The chunk
+ * of the old window is given back to the thread.
+ */
+static int fill_readahead(tk_source *s, tk_error *err)
+{
+	read_ahead *ra = s->ra;
+	const uint8_t *tail = s->buf ? s->buf + s->start : NULL;
+	size_t ntail = s->end - s->start, n;
+	unsigned k;
+	uint8_t *dst;
+	int e;
+
+	pthread_mutex_lock(&ra->mu);
+	while (!ra->ready)
+		pthread_cond_wait(&ra->cond, &ra->mu);
+	pthread_mutex_unlock(&ra->mu);
+	k = ra->take;
+	n = ra->len[k];
+	e = ra->err[k];
+	if (e || !n) {
+		/* the last chunk: the thread has stopped; the window stays */
+		s->eof = true;
+		if (e)
+			return tk_err_set(err, TK_E_IO, s->name, 0, 0,
+					  "read failed: %s", strerror(e));
+		return 0;
+	}
+	if (ntail <= RA_HEAD) {
+		dst = ra->mem[k] + RA_HEAD - ntail;
+		if (ntail)
+			memcpy(dst, tail, ntail);
+		/* buf[start] keeps its offset (base may wrap below 0) */
+		s->base = s->base + s->start - (uint64_t)(RA_HEAD - ntail);
+		s->buf = ra->mem[k];
+		s->start = RA_HEAD - ntail;
+		s->end = RA_HEAD + n;
+	} else {
+		/* a record longer than the headroom: tail + chunk in big,
+		 * which doubles as needed (a mapped file has no limit on a
+		 * record, so neither has this).  The tail is in big when the
+		 * record goes on from the last fill, else in the held chunk. */
+		int in_big = ra->big && s->buf == ra->big;
+		if (ra->bigcap < ntail + n) {
+			size_t ncap = ra->bigcap ? ra->bigcap : 4 * STREAM_READ;
+			uint8_t *nb;
+			while (ncap < ntail + n) {
+				if (ncap > SIZE_MAX / 2)
+					return tk_err_nomem(err, s->name);
+				ncap *= 2;
+			}
+			nb = realloc(ra->big, ncap);
+			if (!nb)
+				return tk_err_nomem(err, s->name);
+			ra->big = nb;
+			ra->bigcap = ncap;
+			if (in_big) {
+				s->buf = nb;
+				tail = nb + s->start;
+			}
+		}
+		if (!in_big)
+			memcpy(ra->big, tail, ntail);
+		else if (s->start)
+			memmove(ra->big, tail, ntail);
+		memcpy(ra->big + ntail, ra->mem[k] + RA_HEAD, n);
+		s->base += s->start;
+		s->buf = ra->big;
+		s->start = 0;
+		s->end = ntail + n;
+	}
+	/* give back the old window's chunk; chunk k is the window (or, if
+	 * it was copied to big, is given back at the next fill) */
+	pthread_mutex_lock(&ra->mu);
+	ra->ready--;
+	ra->take = (k + 1) % RA_RING;
+	if (ra->cur >= 0)
+		ra->held--;
+	ra->held++;
+	ra->cur = (int)k;
+	pthread_cond_broadcast(&ra->cond);
+	pthread_mutex_unlock(&ra->mu);
+	return 1;
+}
+
+int tk_source_stream(tk_source *s)
+{
+	if (!s->map || s->codec != CODEC_NONE || s->fd < 0 ||
+	    s->raw_pos > (uint64_t)INT64_MAX ||
+	    lseek(s->fd, (off_t)s->raw_pos, SEEK_SET) < 0)
+		return 0;
+	/* from here on the file is read like a pipe, from the position on */
+	munmap(s->map, s->map_len);
+	s->map = NULL;
+	s->map_len = 0;
+	s->raw = NULL;
+	s->base = s->raw_pos;
+	s->raw_len = s->raw_pos = 0;
+	s->start = s->end = 0;
+	s->read_max = STREAM_READ;
+	s->ra = ra_start(s->fd);
+	return 1;
+}
+
+/* Give back the mapped pages more than RELEASE_SLACK behind the position. */
+static void release_behind(tk_source *s)
+{
+	size_t upto = s->raw_pos - RELEASE_SLACK;
+
+	upto -= upto % s->page;
+	if (upto > s->released) {
+		/* advice only: if it fails, the pages just stay resident */
+		(void)madvise((char *)s->map + s->released, upto - s->released,
+			      MADV_DONTNEED);
+		s->released = upto;
+	}
+}
+
+/* Called as the raw bytes of a mapping are consumed (by a reader, or by a
+ * decoder, which keeps its own history). */
+static void maybe_release(tk_source *s)
+{
+	if (s->map && !s->keep_consumed &&
+	    s->raw_pos - s->released >= RELEASE_SLACK + RELEASE_STEP)
+		release_behind(s);
+}
+
 void tk_source_consume(tk_source *s, size_t n)
 {
-	if (direct(s))
+	if (direct(s)) {
 		s->raw_pos += n;
-	else
+		maybe_release(s);
+	} else {
 		s->start += n;
+	}
 }
 
 uint64_t tk_source_offset(const tk_source *s)
@@ -337,15 +647,19 @@ static int make_room(tk_source *s, size_t want, tk_error *err)
 		s->start = 0;
 	}
 	need = (want > s->end ? want : s->end) + CHUNK;
-	if (need > MAX_WINDOW + CHUNK)
+	/* a streamed file had no limit while it was mapped: keep it so */
+	if (need > MAX_WINDOW + CHUNK && !s->read_max)
 		return tk_err_set_at(err, TK_E_RANGE, s->name, s->base + s->end,
 				     "record longer than %zu bytes",
 				     (size_t)MAX_WINDOW);
 	if (s->cap >= need)
 		return TK_OK;
 	ncap = s->cap ? s->cap : CHUNK * 4;
-	while (ncap < need)
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return tk_err_nomem(err, s->name);
 		ncap *= 2;
+	}
 	nb = realloc(s->buf, ncap);
 	if (!nb)
 		return tk_err_nomem(err, s->name);
@@ -356,12 +670,12 @@ static int make_room(tk_source *s, size_t want, tk_error *err)
 
 static int fill_plain_fd(tk_source *s, tk_error *err)
 {
-	size_t got = 0;
+	size_t got = 0, n;
 	int rc;
 
 	/* bytes read ahead while sniffing come first */
 	if (s->rpos < s->rlen) {
-		size_t n = s->rlen - s->rpos;
+		n = s->rlen - s->rpos;
 		if (n > s->cap - s->end)
 			n = s->cap - s->end;
 		memcpy(s->buf + s->end, s->rbuf + s->rpos, n);
@@ -373,7 +687,10 @@ static int fill_plain_fd(tk_source *s, tk_error *err)
 		s->eof = true;
 		return 0;
 	}
-	rc = read_fd(s, s->buf + s->end, s->cap - s->end, &got, err);
+	n = s->cap - s->end;
+	if (s->read_max && n > s->read_max)
+		n = s->read_max;
+	rc = read_fd(s, s->buf + s->end, n, &got, err);
 	if (rc < 0)
 		return rc;
 	if (!got) {
@@ -475,6 +792,8 @@ int tk_source_fill(tk_source *s, size_t want, tk_error *err)
 
 	if (direct(s) || s->eof)
 		return 0;
+	if (s->ra)
+		return fill_readahead(s, err);
 	rc = make_room(s, want, err);
 	if (rc < 0)
 		return rc;

@@ -5,7 +5,9 @@
  * once; events then carry small integer ids.  This runs for several fields
  * of every line, so a slot keeps the first 16 bytes of its string: names of
  * up to 16 bytes (most of them) are found with two word compares, no
- * pointer chase and no memcmp call.
+ * pointer chase and no memcmp call.  The probe for those is inlined into
+ * the readers (tk_strpool_intern_hot() in internal.h); this file has the
+ * full path and the insertion.
  */
 #include "internal.h"
 
@@ -32,10 +34,15 @@ void tk_strpool_free(tk_strpool *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static inline uint64_t byte_mask(size_t n)
-{
-	return n >= 8 ? ~0ull : (n ? (~0ull >> (64 - 8 * n)) : 0);
-}
+#define M(n) (~0ull >> (64 - 8 * (n)))
+const uint64_t tk_strpool_mask16[17][2] = {
+	{ 0, 0 },       { M(1), 0 },    { M(2), 0 },    { M(3), 0 },
+	{ M(4), 0 },    { M(5), 0 },    { M(6), 0 },    { M(7), 0 },
+	{ M(8), 0 },    { M(8), M(1) }, { M(8), M(2) }, { M(8), M(3) },
+	{ M(8), M(4) }, { M(8), M(5) }, { M(8), M(6) }, { M(8), M(7) },
+	{ M(8), M(8) },
+};
+#undef M
 
 /* The first 16 bytes of s as two zero-padded words. */
 static inline void load16(const char *s, size_t len, const char *limit,
@@ -45,8 +52,8 @@ static inline void load16(const char *s, size_t len, const char *limit,
 	if (limit - s >= 16) {
 		memcpy(w0, s, 8);
 		memcpy(w1, s + 8, 8);
-		*w0 &= byte_mask(len);
-		*w1 &= len > 8 ? byte_mask(len - 8) : 0;
+		*w0 &= tk_strpool_mask16[len < 16 ? len : 16][0];
+		*w1 &= tk_strpool_mask16[len < 16 ? len : 16][1];
 		return;
 	}
 #endif
@@ -57,15 +64,6 @@ static inline void load16(const char *s, size_t len, const char *limit,
 		memcpy(w0, b, 8);
 		memcpy(w1, b + 8, 8);
 	}
-}
-
-static inline uint32_t hash_words(uint64_t w0, uint64_t w1, size_t len)
-{
-	uint64_t h = (w0 * 0x9e3779b97f4a7c15ull) ^
-		     ((w1 + len) * 0xc2b2ae3d27d4eb4full);
-	h ^= h >> 31;
-	h *= 0xff51afd7ed558ccdull;
-	return (uint32_t)(h ^ (h >> 32));
 }
 
 static uint32_t hash_tail(const char *s, size_t len)
@@ -88,7 +86,7 @@ static uint32_t hash_tail(const char *s, size_t len)
 static inline uint32_t hash_of(const char *s, size_t len, uint64_t w0,
 			       uint64_t w1)
 {
-	uint32_t h = hash_words(w0, w1, len);
+	uint32_t h = tk_strpool_hash16(w0, w1, len);
 
 	if (TK_UNLIKELY(len > 16))
 		h ^= hash_tail(s + 16, len - 16);
@@ -109,7 +107,8 @@ const char *tk_strpool_dup(tk_strpool *p, const char *s, size_t len)
 		if (!nb)
 			return NULL;
 		p->blocks = nb;
-		p->block = malloc(size);
+		/* zeroed, with TK_STRPOOL_PAD readable bytes past the end */
+		p->block = calloc(1, size + TK_STRPOOL_PAD);
 		if (!p->block)
 			return NULL;
 		p->blocks[p->nblocks++] = p->block;
@@ -127,6 +126,7 @@ const char *tk_strpool_dup(tk_strpool *p, const char *s, size_t len)
 static int grow_table(tk_strpool *p)
 {
 	uint32_t nsize = p->mask ? (p->mask + 1) * 2 : 256;
+	uint32_t nshift = p->mask ? p->shift - 1 : 32 - 8;
 	tk_strslot *slots;
 	uint32_t i;
 
@@ -141,7 +141,7 @@ static int grow_table(tk_strpool *p)
 		if (!o->len1)
 			continue;
 		len = o->len1 - 1;
-		j = hash_of(p->ptrs[o->id], len, o->w0, o->w1) & (nsize - 1);
+		j = hash_of(p->ptrs[o->id], len, o->w0, o->w1) >> nshift;
 		while (slots[j].len1)
 			j = (j + 1) & (nsize - 1);
 		slots[j] = *o;
@@ -149,6 +149,7 @@ static int grow_table(tk_strpool *p)
 	free(p->slots);
 	p->slots = slots;
 	p->mask = nsize - 1;
+	p->shift = nshift;
 	return 0;
 }
 
@@ -186,7 +187,7 @@ tk_str tk_strpool_find(const tk_strpool *p, const char *s, size_t len)
 	if (!p->slots || len > UINT32_MAX - 1)
 		return TK_NONE;
 	load16(s, len, s + len, &w0, &w1);
-	for (j = hash_of(s, len, w0, w1) & p->mask; p->slots[j].len1;
+	for (j = hash_of(s, len, w0, w1) >> p->shift; p->slots[j].len1;
 	     j = (j + 1) & p->mask)
 		if (slot_is(p, &p->slots[j], s, len, w0, w1))
 			return p->slots[j].id;
@@ -205,7 +206,7 @@ tk_str tk_strpool_intern_in(tk_strpool *p, const char *s, size_t len,
 	load16(s, len, limit, &w0, &w1);
 	h = hash_of(s, len, w0, w1);
 	if (TK_LIKELY(p->slots != NULL)) {
-		for (j = h & p->mask; p->slots[j].len1; j = (j + 1) & p->mask)
+		for (j = h >> p->shift; p->slots[j].len1; j = (j + 1) & p->mask)
 			if (slot_is(p, &p->slots[j], s, len, w0, w1))
 				return p->slots[j].id;
 	}
@@ -224,7 +225,7 @@ tk_str tk_strpool_intern_in(tk_strpool *p, const char *s, size_t len,
 	id = p->count++;
 	p->ptrs[id] = copy;
 	p->lens[id] = (uint32_t)len;
-	for (j = h & p->mask; p->slots[j].len1; j = (j + 1) & p->mask)
+	for (j = h >> p->shift; p->slots[j].len1; j = (j + 1) & p->mask)
 		;
 	p->slots[j].w0 = w0;
 	p->slots[j].w1 = w1;
