@@ -1,0 +1,249 @@
+/*
+ * analysis.h - timing analysis of any trace tracekit reads: validation
+ * against the BTF state machines (tk_check), timing metrics per entity
+ * (tk_stats) and core load (tk_load).
+ *
+ * All three are push consumers: create one for a trace, feed it every event
+ * the reader yields (tk_<object>_event), then finish it.  They see only
+ * tk_event values and the trace's metadata, never a format's internals, so
+ * they apply to every format.  Memory grows with the number of entities and
+ * of instances alive at the same time, never with the number of events.
+ * Times are exact: unsigned 64-bit ticks of the trace's time base, sums in
+ * 128-bit integers, no floating point.
+ *
+ * Included by tracekit.h; it is not meant to be included on its own.
+ * docs/analysis.md describes the rules and the metrics.
+ */
+#ifndef TRACEKIT_ANALYSIS_H
+#define TRACEKIT_ANALYSIS_H
+
+#include "tracekit/tracekit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Process, runnable and semaphore states                                    */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * The states of BTF 2.3.0 (process: table 2-10, runnable §2.3.3, semaphore
+ * figure 2-6).  TK_STATE_UNKNOWN is the state of an instance seen for the
+ * first time at the start of a trace: any event is accepted from it.
+ */
+typedef enum tk_state {
+	TK_STATE_UNKNOWN = 0,
+	/* process (T, I, THR) */
+	TK_STATE_TERMINATED, TK_STATE_ACTIVE, TK_STATE_RUNNING,
+	TK_STATE_READY, TK_STATE_WAITING, TK_STATE_POLLING,
+	TK_STATE_PARKING,
+	/* runnable (R, SYSC); also TERMINATED and RUNNING */
+	TK_STATE_SUSPENDED,
+	/* semaphore / spinlock (SEM) */
+	TK_STATE_NOTINITIALIZED, TK_STATE_FREE, TK_STATE_USED,
+	TK_STATE_FULL, TK_STATE_OVERFULL,
+	TK_STATE_COUNT
+} tk_state;
+
+/** "RUNNING", "unknown", ... */
+const char *tk_state_name(tk_state s);
+
+/* ------------------------------------------------------------------------ */
+/* check: validation                                                         */
+/* ------------------------------------------------------------------------ */
+
+/** The rules tk_check applies; each violation names one. */
+typedef enum tk_rule {
+	TK_RULE_TIME = 0,        /**< time decreased */
+	TK_RULE_PROCESS,         /**< process event not allowed in its state */
+	TK_RULE_RUNNABLE,        /**< runnable event not allowed in its state */
+	TK_RULE_SEMAPHORE,       /**< semaphore/spinlock event not allowed */
+	TK_RULE_CORE_BUSY,       /**< a second process allocated to a core */
+	TK_RULE_CORE_MISMATCH,   /**< a process left a core it does not run on */
+	TK_RULE_RUNNABLE_OUTSIDE,/**< runnable started/resumed outside its running process */
+	TK_RULE_RUNNABLE_OPEN,   /**< process terminated before its runnables */
+	TK_RULE_INSTANCE_GAP,    /**< a new instance number skips or repeats */
+	TK_RULE_ACTIVATOR,       /**< a process activated by itself or by a process/runnable */
+	TK_RULE_COUNT
+} tk_rule;
+
+/** A short name of the rule ("time", "process-state", ...). */
+const char *tk_rule_name(tk_rule rule);
+
+/** One violation; valid only during the callback. */
+typedef struct tk_violation {
+	tk_rule rule;
+	uint64_t pos;       /**< the event's tk_event.pos (line or record number) */
+	uint64_t time;      /**< the event's time, in ticks */
+	const char *msg;    /**< one line, no trailing newline, names entity,
+			       instance, state and event */
+} tk_violation;
+
+typedef void (*tk_violation_fn)(void *ctx, const tk_violation *v);
+
+typedef struct tk_check tk_check;
+
+/**
+ * A validator for events of trace `t` (borrowed: it must outlive the
+ * checker).  `fn` is called once for every violation, in event order.
+ * Returns NULL when out of memory.
+ */
+tk_check *tk_check_new(const tk_trace *t, tk_violation_fn fn, void *ctx);
+
+/**
+ * Check one event (events must be given in the order read).  Returns TK_OK
+ * or TK_E_NOMEM (the checker is then unusable).
+ */
+int tk_check_event(tk_check *c, const tk_event *ev);
+
+/**
+ * Strict checking: the specification only.  By default (0) the dialect of
+ * Vector's btf-toolchain is accepted, which numbers successive activations
+ * of a task with the same instance number once the previous one has
+ * terminated.
+ */
+void tk_check_set_strict(tk_check *c, int strict);
+
+/** Violations of `rule` so far; TK_RULE_COUNT gives the total. */
+uint64_t tk_check_count(const tk_check *c, tk_rule rule);
+
+/** Free; NULL is allowed. */
+void tk_check_free(tk_check *c);
+
+/* ------------------------------------------------------------------------ */
+/* stats: timing metrics (ATF appendix B)                                    */
+/* ------------------------------------------------------------------------ */
+
+/** The metrics, in output order.  docs/analysis.md defines each one. */
+typedef enum tk_metric {
+	TK_METRIC_IPT = 0,  /**< initial pending time: first start - activate */
+	TK_METRIC_CET,      /**< core execution time: time RUNNING */
+	TK_METRIC_GET,      /**< gross execution time: terminate - first start */
+	TK_METRIC_RT,       /**< response time: terminate - activate */
+	TK_METRIC_DT,       /**< delta time: start(k) - start(k-1) */
+	TK_METRIC_PER,      /**< period: activate(k) - activate(k-1) */
+	TK_METRIC_ST,       /**< slack time: activate/start(k+1) - terminate(k) */
+	TK_METRIC_JIT,      /**< jitter: 1 - DT(k)/PER(k), dimensionless */
+	TK_METRIC_PRE,      /**< one preemption: preempt/suspend -> resume */
+	TK_METRIC_NPRE,     /**< preemptions per complete instance (a count) */
+	TK_METRIC_WAIT,     /**< one wait: wait -> release */
+	TK_METRIC_POLL,     /**< one polling spell: poll/poll_parking -> run/park */
+	TK_METRIC_COUNT
+} tk_metric;
+
+/** "IPT", "CET", ... */
+const char *tk_metric_name(tk_metric m);
+
+/** Non-zero for the metrics that are times (all but JIT and NPRE). */
+int tk_metric_is_time(tk_metric m);
+
+/** One result row: one metric of one entity. */
+typedef struct tk_stat {
+	uint32_t entity;     /**< entity id */
+	tk_etype type;       /**< T, I, R (or THR, SYSC) */
+	tk_metric metric;
+	uint64_t count;      /**< number of values */
+	uint64_t min, max;   /**< in ticks (times) or as a count (NPRE); 0 for JIT */
+	int64_t max_inst;    /**< instance that gave the max (the first one) */
+	uint64_t max_time;   /**< time (ticks) of the event that completed it */
+} tk_stat;
+
+typedef struct tk_stats tk_stats;
+
+/** Metrics of the events of trace `t` (borrowed).  NULL: out of memory. */
+tk_stats *tk_stats_new(const tk_trace *t);
+
+/** Account one event.  TK_OK or TK_E_NOMEM. */
+int tk_stats_event(tk_stats *s, const tk_event *ev);
+
+/**
+ * End of the events: builds the rows, sorted by entity name, then metric.
+ * Instances still open (cut by the end of the trace) contribute only the
+ * metrics already complete.  TK_OK or TK_E_NOMEM.
+ */
+int tk_stats_finish(tk_stats *s);
+
+/** Number of rows (after tk_stats_finish) and the i-th row. */
+size_t tk_stats_count(const tk_stats *s);
+const tk_stat *tk_stats_get(const tk_stats *s, size_t i);
+
+/** Which value of a row tk_stats_format writes. */
+typedef enum tk_stat_field {
+	TK_STAT_MIN = 0,
+	TK_STAT_AVG,
+	TK_STAT_MAX
+} tk_stat_field;
+
+/**
+ * Write a value of row i.  Times are written in `unit` exactly: a decimal
+ * fraction where needed ("21200", "12.5"), or, for an average with no
+ * finite decimal expansion, the exact reduced fraction ("64001/3").  JIT
+ * is written as a decimal rounded to 6 places.  NPRE min/max are integers,
+ * its average as a time is.  Returns the length or a negative tk_status.
+ */
+int tk_stats_format(const tk_stats *s, size_t i, tk_stat_field f,
+		    tk_unit unit, char *buf, size_t size);
+
+/** Free; NULL is allowed. */
+void tk_stats_free(tk_stats *s);
+
+/* ------------------------------------------------------------------------ */
+/* load: core load                                                           */
+/* ------------------------------------------------------------------------ */
+
+typedef struct tk_load tk_load;
+
+/**
+ * Called for each window [start, end) (ticks, clipped to the trace's span)
+ * once it is complete; `busy[i]` is the time core tk_load_core(i) had a
+ * process allocated in it, for the `ncores` cores known so far.
+ */
+typedef void (*tk_load_window_fn)(void *ctx, uint64_t start, uint64_t end,
+				  const uint64_t *busy, size_t ncores);
+
+/**
+ * Core load of trace `t` (borrowed).  `window` > 0: windows of that many
+ * ticks, aligned to multiples of it, reported through `fn`; 0: none.
+ * NULL: out of memory.
+ */
+tk_load *tk_load_new(const tk_trace *t, uint64_t window,
+		     tk_load_window_fn fn, void *ctx);
+
+/** Account one event.  TK_OK or TK_E_NOMEM. */
+int tk_load_event(tk_load *l, const tk_event *ev);
+
+/**
+ * End of the events: processes still allocated count until the last event
+ * time; the last window is reported.  TK_OK or TK_E_NOMEM.
+ */
+int tk_load_finish(tk_load *l);
+
+/** The time span [first, last] of the events (ticks); 0, 0 when none. */
+void tk_load_span(const tk_load *l, uint64_t *first, uint64_t *last);
+
+/** Number of cores seen, core i's entity id and its busy time (ticks). */
+size_t tk_load_core_count(const tk_load *l);
+uint32_t tk_load_core(const tk_load *l, size_t i);
+uint64_t tk_load_core_busy(const tk_load *l, size_t i);
+
+/**
+ * Allocated time of entity `id` on core i (ticks); tk_load_entity_busy()
+ * with i == SIZE_MAX gives its total over all cores.
+ */
+uint64_t tk_load_entity_busy(const tk_load *l, uint32_t id, size_t i);
+
+/** Free; NULL is allowed. */
+void tk_load_free(tk_load *l);
+
+/**
+ * Write the share part/whole as a percentage rounded half up to 2 places
+ * ("37.50"); "-" when whole is 0.  Exact integer arithmetic.
+ */
+int tk_share_format(uint64_t part, uint64_t whole, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACEKIT_ANALYSIS_H */

@@ -1,0 +1,54 @@
+/*
+ * analysis_internal.h - what check, stats and load share: a hash map from
+ * (entity, instance) to a small fixed-size record, and 128-bit helpers.
+ */
+#ifndef TK_ANALYSIS_INTERNAL_H
+#define TK_ANALYSIS_INTERNAL_H
+
+#include "tracekit/tracekit.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef unsigned __int128 tk_u128;
+typedef __int128 tk_i128;
+
+/*
+ * Open addressing with linear probing; deletion shifts the following
+ * entries back, so there are no tombstones and a map whose instances come
+ * and go (one per activation) stays as small as the live set.  Values are
+ * `vsize` bytes, zeroed on insertion.  Pointers into the map are valid
+ * until the next insertion or deletion.
+ */
+typedef struct tk_imap {
+	uint32_t *ent;
+	int64_t *inst;
+	unsigned char *vals;
+	uint8_t *used;
+	size_t vsize, cap, count;
+} tk_imap;
+
+void tk_imap_init(tk_imap *m, size_t vsize);
+void *tk_imap_get(const tk_imap *m, uint32_t ent, int64_t inst);
+/** The value for the key, inserted (zeroed) when absent; NULL: no memory. */
+void *tk_imap_put(tk_imap *m, uint32_t ent, int64_t inst, int *created);
+void tk_imap_del(tk_imap *m, uint32_t ent, int64_t inst);
+void tk_imap_free(tk_imap *m);
+
+/** Grow a per-entity array so that index `id` exists (new entries zeroed). */
+int tk_grow_zero(void **arr, size_t *cap, size_t id, size_t esize);
+
+/** Decimal digits of v into out (no NUL); returns the length. */
+size_t tk_fmt_u128(char *out, tk_u128 v);
+
+/**
+ * Write num/den (den > 0) exactly: an integer, a finite decimal, or the
+ * reduced fraction "N/D".  Returns the length or TK_E_RANGE.
+ */
+int tk_fmt_ratio(tk_u128 num, tk_u128 den, char *buf, size_t size);
+
+/** The ticks -> `unit` factor of `tb` as p/q, reduced.  TK_OK or < 0. */
+int tk_unit_factor(const tk_timebase *tb, tk_unit unit, tk_u128 *p,
+		   tk_u128 *q);
+
+#endif

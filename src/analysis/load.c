@@ -1,0 +1,269 @@
+/*
+ * load.c - the share of time each core has a process allocated (RUNNING or
+ * POLLING), over the whole trace, per window and per entity.
+ *
+ * Each core has at most one owner, the process instance allocated to it,
+ * and the time since when.  Busy time is added when the owner leaves the
+ * core and, for windows, at every window boundary the owner runs across,
+ * so that each window is complete (and reported) as soon as an event
+ * passes its end.  Memory: the cores, the entities that ran, one window.
+ */
+#include "analysis_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct lcore {
+	uint32_t ent;        /* the core's entity id */
+	uint8_t owned;
+	uint8_t seen_alloc;  /* an allocation on this core was seen */
+	uint32_t owner;
+	int64_t owner_inst;
+	uint64_t since;
+	uint64_t busy;
+} lcore;
+
+struct tk_load {
+	const tk_trace *t;
+	uint64_t window;
+	tk_load_window_fn fn;
+	void *ctx;
+	lcore *cores;
+	size_t ncores, capcores;
+	uint32_t *core_of;   /* entity id -> core index + 1 (0: not a core) */
+	size_t ncore_of;
+	uint64_t *win_busy;  /* per core, in the current window */
+	size_t capwin;
+	uint64_t win;        /* index of the current window */
+	tk_imap ebusy;       /* (entity, core index) -> uint64_t busy */
+	uint64_t first, last;
+	int have_time;
+};
+
+static int core_index(tk_load *l, uint32_t ent, size_t *out)
+{
+	lcore *c;
+
+	if (tk_grow_zero((void **)&l->core_of, &l->ncore_of, ent, sizeof(*l->core_of)) < 0)
+		return -1;
+	if (l->core_of[ent]) {
+		*out = l->core_of[ent] - 1;
+		return 0;
+	}
+	if (tk_grow_zero((void **)&l->cores, &l->capcores, l->ncores, sizeof(*l->cores)) < 0 ||
+	    tk_grow_zero((void **)&l->win_busy, &l->capwin, l->ncores, sizeof(*l->win_busy)) < 0)
+		return -1;
+	c = &l->cores[l->ncores];
+	memset(c, 0, sizeof(*c));
+	c->ent = ent;
+	*out = l->ncores++;
+	l->core_of[ent] = (uint32_t)l->ncores;
+	return 0;
+}
+
+/* time [from, to) of entity ent on core i */
+static int account(tk_load *l, size_t i, uint32_t ent, uint64_t from,
+		   uint64_t to)
+{
+	uint64_t *eb, d;
+
+	if (to <= from)
+		return 0;
+	d = to - from;
+	l->cores[i].busy += d;
+	l->win_busy[i] += d;
+	eb = tk_imap_put(&l->ebusy, ent, (int64_t)i, NULL);
+	if (!eb)
+		return -1;
+	*eb += d;
+	return 0;
+}
+
+static void emit(tk_load *l, uint64_t start, uint64_t end)
+{
+	if (start < l->first)
+		start = l->first;
+	if (end > l->last)
+		end = l->last;
+	if (l->fn && end > start)
+		l->fn(l->ctx, start, end, l->win_busy, l->ncores);
+	if (l->ncores)
+		memset(l->win_busy, 0, l->ncores * sizeof(*l->win_busy));
+}
+
+/* close the windows that end at or before t */
+static int advance(tk_load *l, uint64_t t)
+{
+	uint64_t w = l->window, idx = t / w;
+	size_t i;
+
+	while (l->win < idx) {
+		uint64_t end = (l->win + 1) * w;
+		uint64_t last = l->last;
+		for (i = 0; i < l->ncores; i++) {
+			lcore *c = &l->cores[i];
+			if (!c->owned)
+				continue;
+			if (account(l, i, c->owner, c->since, end) < 0)
+				return -1;
+			c->since = end;
+		}
+		l->last = end; /* the window is complete up to its end */
+		emit(l, l->win * w, end);
+		l->last = last;
+		/* jump over empty stretches: nothing owned, nothing to say */
+		l->win++;
+		for (i = 0; i < l->ncores && !l->cores[i].owned; i++)
+			;
+		if (i == l->ncores && l->win < idx)
+			l->win = idx;
+	}
+	return 0;
+}
+
+tk_load *tk_load_new(const tk_trace *t, uint64_t window,
+		     tk_load_window_fn fn, void *ctx)
+{
+	tk_load *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->t = t;
+	l->window = window;
+	l->fn = fn;
+	l->ctx = ctx;
+	tk_imap_init(&l->ebusy, sizeof(uint64_t));
+	return l;
+}
+
+int tk_load_event(tk_load *l, const tk_event *ev)
+{
+	uint64_t t = ev->time;
+	size_t i;
+	lcore *c;
+	int mine;
+
+	if (!l->have_time) {
+		l->have_time = 1;
+		l->first = l->last = t;
+		if (l->window)
+			l->win = t / l->window;
+	}
+	if (t < l->last)
+		t = l->last; /* a decreasing time (lenient reading) counts as now */
+	if (l->window && advance(l, t) < 0)
+		return TK_E_NOMEM;
+	l->last = t;
+
+	if (!tk_etype_is_process(ev->type) || ev->core == TK_NONE)
+		return TK_OK;
+	switch (ev->kind) {
+	case TK_EV_START: case TK_EV_RESUME: case TK_EV_RUN: case TK_EV_POLL:
+	case TK_EV_POLL_PARKING: case TK_EV_PREEMPT: case TK_EV_TERMINATE:
+	case TK_EV_WAIT: case TK_EV_PARK:
+		break;
+	default:
+		return TK_OK;
+	}
+	if (core_index(l, ev->core, &i) < 0)
+		return TK_E_NOMEM;
+	c = &l->cores[i];
+	mine = c->owned && c->owner == ev->target && c->owner_inst == ev->target_inst;
+	switch (ev->kind) {
+	case TK_EV_RUN:
+	case TK_EV_POLL:
+		/* RUNNING <-> POLLING stays allocated; without an owner it is
+		 * an instance allocated from before the trace began */
+	case TK_EV_START:
+	case TK_EV_RESUME:
+	case TK_EV_POLL_PARKING:
+		if (mine)
+			return TK_OK;
+		if (c->owned && account(l, i, c->owner, c->since, t) < 0)
+			return TK_E_NOMEM;
+		c->owned = 1;
+		c->seen_alloc = 1;
+		c->owner = ev->target;
+		c->owner_inst = ev->target_inst;
+		c->since = t;
+		return TK_OK;
+	default: /* preempt, terminate, wait, park: leaves the core */
+		if (mine) {
+			if (account(l, i, c->owner, c->since, t) < 0)
+				return TK_E_NOMEM;
+			c->owned = 0;
+		} else if (!c->seen_alloc && !c->owned) {
+			/* it ran since before the trace began */
+			if (account(l, i, ev->target, l->first, t) < 0)
+				return TK_E_NOMEM;
+			c->seen_alloc = 1;
+		}
+		return TK_OK;
+	}
+}
+
+int tk_load_finish(tk_load *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->ncores; i++) {
+		lcore *c = &l->cores[i];
+		if (!c->owned)
+			continue;
+		if (account(l, i, c->owner, c->since, l->last) < 0)
+			return TK_E_NOMEM;
+		c->since = l->last;
+	}
+	if (l->window && l->have_time)
+		emit(l, l->win * l->window, l->last);
+	return TK_OK;
+}
+
+void tk_load_span(const tk_load *l, uint64_t *first, uint64_t *last)
+{
+	*first = l->have_time ? l->first : 0;
+	*last = l->have_time ? l->last : 0;
+}
+
+size_t tk_load_core_count(const tk_load *l)
+{
+	return l->ncores;
+}
+
+uint32_t tk_load_core(const tk_load *l, size_t i)
+{
+	return i < l->ncores ? l->cores[i].ent : TK_NONE;
+}
+
+uint64_t tk_load_core_busy(const tk_load *l, size_t i)
+{
+	return i < l->ncores ? l->cores[i].busy : 0;
+}
+
+uint64_t tk_load_entity_busy(const tk_load *l, uint32_t id, size_t i)
+{
+	const uint64_t *b;
+	uint64_t sum = 0;
+	size_t j;
+
+	if (i != SIZE_MAX) {
+		b = tk_imap_get(&l->ebusy, id, (int64_t)i);
+		return b ? *b : 0;
+	}
+	for (j = 0; j < l->ncores; j++) {
+		b = tk_imap_get(&l->ebusy, id, (int64_t)j);
+		sum += b ? *b : 0;
+	}
+	return sum;
+}
+
+void tk_load_free(tk_load *l)
+{
+	if (!l)
+		return;
+	free(l->cores);
+	free(l->core_of);
+	free(l->win_busy);
+	tk_imap_free(&l->ebusy);
+	free(l);
+}

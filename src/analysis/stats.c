@@ -1,0 +1,586 @@
+/*
+ * stats.c - timing metrics per task, ISR and runnable (ATF appendix B),
+ * from one pass over the events.
+ *
+ * An instance's record lives from its first event to its terminate; the
+ * metrics that span instances (DT, PER, ST) need only the previous
+ * instance's activate, start and terminate times, kept per entity.  So
+ * memory follows the entities and the instances alive at one time.
+ *
+ * A metric is taken only from events that were all seen: an instance cut
+ * by the start of the trace (first seen after its start) gives no CET,
+ * GET or RT; one cut by the end gives what it completed.  Durations are
+ * never negative: a pair of events whose times decrease (lenient reading
+ * of a broken trace) gives no value rather than a wrapped one.
+ */
+#include "analysis_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	F_ACT = 1 << 0,    /* the activate was seen: t_act valid */
+	F_START = 1 << 1,  /* the first start was seen: the whole run is known */
+	F_RUN = 1 << 2,    /* RUNNING now, since t_run */
+	F_PRE = 1 << 3,    /* preempted (or suspended) at t_mark */
+	F_WAIT = 1 << 4,   /* waiting since t_mark */
+	F_POLL = 1 << 5,   /* polling since t_mark */
+	F_PER = 1 << 6     /* per valid: PER of this instance */
+};
+
+typedef struct sinst {
+	uint32_t flags, npre;
+	uint64_t t_act, t_start, t_run, t_mark, cet, per;
+} sinst;
+
+typedef struct acc {
+	uint64_t count, min, max;
+	tk_u128 sum;
+	int64_t max_inst;
+	uint64_t max_time;
+} acc;
+
+/* JIT = 1 - DT/PER: its min is the max of DT/PER and the other way round */
+typedef struct jacc {
+	uint64_t count;
+	uint64_t lo_dt, lo_per, hi_dt, hi_per; /* the smallest / largest DT/PER */
+	tk_i128 sum_fx;     /* sum of the values in units of 1e-12 */
+	int overflow;
+	int64_t max_inst;
+	uint64_t max_time;
+} jacc;
+
+typedef struct sent {
+	tk_etype type;
+	uint8_t has_act, has_start, has_term;
+	int64_t act_inst, start_inst, term_inst;
+	uint64_t act_time, start_time, term_time;
+	acc m[TK_METRIC_COUNT];
+	jacc jit;
+} sent;
+
+typedef struct srow {
+	tk_stat pub;
+	const char *name;
+	size_t nlen;
+} srow;
+
+struct tk_stats {
+	const tk_trace *t;
+	sent **ents;
+	size_t nents;
+	tk_imap insts;
+	srow *rows;
+	size_t nrows;
+};
+
+static const char *const metric_names[TK_METRIC_COUNT] = {
+	"IPT", "CET", "GET", "RT", "DT", "PER", "ST", "JIT", "PRE", "NPRE",
+	"WAIT", "POLL"
+};
+
+const char *tk_metric_name(tk_metric m)
+{
+	return (unsigned)m < TK_METRIC_COUNT ? metric_names[m] : "?";
+}
+
+int tk_metric_is_time(tk_metric m)
+{
+	return (unsigned)m < TK_METRIC_COUNT && m != TK_METRIC_JIT &&
+	       m != TK_METRIC_NPRE;
+}
+
+static void add(acc *a, uint64_t v, int64_t inst, uint64_t time)
+{
+	if (!a->count || v < a->min)
+		a->min = v;
+	if (!a->count || v > a->max) {
+		a->max = v;
+		a->max_inst = inst;
+		a->max_time = time;
+	}
+	a->count++;
+	a->sum += v;
+}
+
+/* b - a into *d when time did not go back */
+static int span(uint64_t a, uint64_t b, uint64_t *d)
+{
+	if (b < a)
+		return 0;
+	*d = b - a;
+	return 1;
+}
+
+static void add_span(acc *a, uint64_t from, uint64_t to, int64_t inst)
+{
+	uint64_t d;
+
+	if (span(from, to, &d))
+		add(a, d, inst, to);
+}
+
+static void add_jit(jacc *j, uint64_t dt, uint64_t per, int64_t inst,
+		    uint64_t time)
+{
+	tk_i128 fx, num = (tk_i128)per - (tk_i128)dt;
+
+	/* dt/per < lo_dt/lo_per, both products < 2^128 */
+	if (!j->count || (tk_u128)dt * j->lo_per < (tk_u128)j->lo_dt * per) {
+		j->lo_dt = dt;
+		j->lo_per = per;
+		j->max_inst = inst;     /* the smallest DT/PER is the largest JIT */
+		j->max_time = time;
+	}
+	if (!j->count || (tk_u128)dt * j->hi_per > (tk_u128)j->hi_dt * per) {
+		j->hi_dt = dt;
+		j->hi_per = per;
+	}
+	j->count++;
+	/* round half away from zero to 1e-12 */
+	fx = num * 1000000000000ll;
+	fx = fx >= 0 ? (fx + (tk_i128)(per / 2)) / (tk_i128)per
+		     : (fx - (tk_i128)(per / 2)) / (tk_i128)per;
+	if (__builtin_add_overflow(j->sum_fx, fx, &j->sum_fx))
+		j->overflow = 1;
+}
+
+static sent *entity(tk_stats *s, uint32_t id, tk_etype type)
+{
+	sent *e;
+
+	if (tk_grow_zero((void **)&s->ents, &s->nents, id, sizeof(*s->ents)) < 0)
+		return NULL;
+	e = s->ents[id];
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return NULL;
+		e->type = type;
+		s->ents[id] = e;
+	}
+	return e;
+}
+
+static int prev_of(int64_t have, int64_t prev, int64_t k)
+{
+	return have && k != TK_INST_NONE && k != INT64_MIN && prev == k - 1;
+}
+
+static void stop_run(sinst *r, uint64_t t)
+{
+	uint64_t d;
+
+	if ((r->flags & F_RUN) && span(r->t_run, t, &d))
+		r->cet += d;
+	r->flags &= ~(uint32_t)F_RUN;
+}
+
+static void start_run(sinst *r, uint64_t t)
+{
+	r->flags |= F_RUN;
+	r->t_run = t;
+}
+
+static void on_terminate(sent *e, sinst *r, int64_t k, uint64_t t)
+{
+	if (r) {
+		stop_run(r, t);
+		if (r->flags & F_START) {
+			add(&e->m[TK_METRIC_CET], r->cet, k, t);
+			add_span(&e->m[TK_METRIC_GET], r->t_start, t, k);
+			add(&e->m[TK_METRIC_NPRE], r->npre, k, t);
+		}
+		if (r->flags & F_ACT)
+			add_span(&e->m[TK_METRIC_RT], r->t_act, t, k);
+	}
+	e->has_term = 1;
+	e->term_inst = k;
+	e->term_time = t;
+}
+
+/* the first start of instance k: IPT, DT, JIT, and ST where it ends at a start */
+static void on_start(sent *e, sinst *r, int64_t k, uint64_t t, int st_at_start)
+{
+	uint64_t dt;
+
+	if (r->flags & F_ACT)
+		add_span(&e->m[TK_METRIC_IPT], r->t_act, t, k);
+	if (prev_of(e->has_start, e->start_inst, k) &&
+	    span(e->start_time, t, &dt)) {
+		add(&e->m[TK_METRIC_DT], dt, k, t);
+		if ((r->flags & F_PER) && r->per)
+			add_jit(&e->jit, dt, r->per, k, t);
+	}
+	if (st_at_start && prev_of(e->has_term, e->term_inst, k))
+		add_span(&e->m[TK_METRIC_ST], e->term_time, t, k);
+	e->has_start = 1;
+	e->start_inst = k;
+	e->start_time = t;
+	r->flags |= F_START;
+	r->t_start = t;
+	start_run(r, t);
+}
+
+static int on_process(tk_stats *s, const tk_event *ev)
+{
+	int64_t k = ev->target_inst;
+	uint64_t t = ev->time, d;
+	sent *e = entity(s, ev->target, ev->type);
+	sinst *r;
+	int created;
+
+	if (!e)
+		return TK_E_NOMEM;
+	switch (ev->kind) {
+	case TK_EV_ACTIVATE:
+		r = tk_imap_put(&s->insts, ev->target, k, &created);
+		if (!r)
+			return TK_E_NOMEM;
+		memset(r, 0, sizeof(*r));
+		r->flags = F_ACT;
+		r->t_act = t;
+		if (prev_of(e->has_act, e->act_inst, k) && span(e->act_time, t, &d)) {
+			add(&e->m[TK_METRIC_PER], d, k, t);
+			r->per = d;
+			r->flags |= F_PER;
+		}
+		e->has_act = 1;
+		e->act_inst = k;
+		e->act_time = t;
+		/* tasks: slack from the previous terminate to this activation */
+		if (ev->type != TK_ET_I && prev_of(e->has_term, e->term_inst, k))
+			add_span(&e->m[TK_METRIC_ST], e->term_time, t, k);
+		return TK_OK;
+	case TK_EV_TERMINATE:
+		r = tk_imap_get(&s->insts, ev->target, k);
+		on_terminate(e, r, k, t);
+		tk_imap_del(&s->insts, ev->target, k);
+		return TK_OK;
+	case TK_EV_START: case TK_EV_PREEMPT: case TK_EV_RESUME:
+	case TK_EV_WAIT: case TK_EV_RELEASE: case TK_EV_POLL: case TK_EV_RUN:
+	case TK_EV_PARK: case TK_EV_POLL_PARKING: case TK_EV_RELEASE_PARKING:
+		break;
+	default:
+		return TK_OK;
+	}
+	r = tk_imap_put(&s->insts, ev->target, k, &created);
+	if (!r)
+		return TK_E_NOMEM;
+	switch (ev->kind) {
+	case TK_EV_START:
+		on_start(e, r, k, t, ev->type == TK_ET_I);
+		break;
+	case TK_EV_PREEMPT:
+		stop_run(r, t);
+		r->flags |= F_PRE;
+		r->t_mark = t;
+		break;
+	case TK_EV_RESUME:
+		if (r->flags & F_PRE) {
+			add_span(&e->m[TK_METRIC_PRE], r->t_mark, t, k);
+			r->npre++;
+		}
+		r->flags &= ~(uint32_t)(F_PRE | F_WAIT | F_POLL);
+		start_run(r, t);
+		break;
+	case TK_EV_WAIT:
+		stop_run(r, t);
+		r->flags |= F_WAIT;
+		r->t_mark = t;
+		break;
+	case TK_EV_RELEASE:
+		if (r->flags & F_WAIT)
+			add_span(&e->m[TK_METRIC_WAIT], r->t_mark, t, k);
+		r->flags &= ~(uint32_t)(F_WAIT | F_PRE);
+		break;
+	case TK_EV_POLL:
+	case TK_EV_POLL_PARKING:
+		stop_run(r, t);
+		r->flags |= F_POLL;
+		r->t_mark = t;
+		break;
+	case TK_EV_RUN:
+		if (r->flags & F_POLL)
+			add_span(&e->m[TK_METRIC_POLL], r->t_mark, t, k);
+		r->flags &= ~(uint32_t)F_POLL;
+		start_run(r, t);
+		break;
+	case TK_EV_PARK:
+		if (r->flags & F_POLL)
+			add_span(&e->m[TK_METRIC_POLL], r->t_mark, t, k);
+		r->flags &= ~(uint32_t)F_POLL;
+		break;
+	default: /* release_parking: READY, but not a preemption */
+		r->flags &= ~(uint32_t)(F_POLL | F_PRE);
+		break;
+	}
+	return TK_OK;
+}
+
+static int on_runnable(tk_stats *s, const tk_event *ev)
+{
+	int64_t k = ev->target_inst;
+	uint64_t t = ev->time;
+	sent *e = entity(s, ev->target, ev->type);
+	sinst *r;
+	int created;
+
+	if (!e)
+		return TK_E_NOMEM;
+	switch (ev->kind) {
+	case TK_EV_START:
+		r = tk_imap_put(&s->insts, ev->target, k, &created);
+		if (!r)
+			return TK_E_NOMEM;
+		memset(r, 0, sizeof(*r));
+		on_start(e, r, k, t, 1);
+		return TK_OK;
+	case TK_EV_TERMINATE:
+		r = tk_imap_get(&s->insts, ev->target, k);
+		on_terminate(e, r, k, t);
+		tk_imap_del(&s->insts, ev->target, k);
+		return TK_OK;
+	case TK_EV_SUSPEND:
+	case TK_EV_RESUME:
+		break;
+	default:
+		return TK_OK;
+	}
+	r = tk_imap_put(&s->insts, ev->target, k, &created);
+	if (!r)
+		return TK_E_NOMEM;
+	if (ev->kind == TK_EV_SUSPEND) {
+		stop_run(r, t);
+		r->flags |= F_PRE;
+		r->t_mark = t;
+	} else {
+		if (r->flags & F_PRE) {
+			add_span(&e->m[TK_METRIC_PRE], r->t_mark, t, k);
+			r->npre++;
+		}
+		r->flags &= ~(uint32_t)F_PRE;
+		start_run(r, t);
+	}
+	return TK_OK;
+}
+
+tk_stats *tk_stats_new(const tk_trace *t)
+{
+	tk_stats *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->t = t;
+	tk_imap_init(&s->insts, sizeof(sinst));
+	return s;
+}
+
+int tk_stats_event(tk_stats *s, const tk_event *ev)
+{
+	switch (ev->type) {
+	case TK_ET_T:
+	case TK_ET_I:
+	case TK_ET_THR:
+		return on_process(s, ev);
+	case TK_ET_R:
+	case TK_ET_SYSC:
+		return on_runnable(s, ev);
+	default:
+		return TK_OK;
+	}
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const srow *x = a, *y = b;
+	size_t n = x->nlen < y->nlen ? x->nlen : y->nlen;
+	int c = memcmp(x->name, y->name, n);
+
+	if (c)
+		return c;
+	if (x->nlen != y->nlen)
+		return x->nlen < y->nlen ? -1 : 1;
+	if (x->pub.entity != y->pub.entity)
+		return x->pub.entity < y->pub.entity ? -1 : 1;
+	return (int)x->pub.metric - (int)y->pub.metric;
+}
+
+int tk_stats_finish(tk_stats *s)
+{
+	size_t i, n = 0;
+	int m;
+
+	free(s->rows);
+	s->rows = NULL;
+	s->nrows = 0;
+	for (i = 0; i < s->nents; i++)
+		if (s->ents[i])
+			n += TK_METRIC_COUNT;
+	if (!n)
+		return TK_OK;
+	s->rows = calloc(n, sizeof(*s->rows));
+	if (!s->rows)
+		return TK_E_NOMEM;
+	for (i = 0; i < s->nents; i++) {
+		const sent *e = s->ents[i];
+		const tk_entity *te = tk_trace_entity(s->t, (uint32_t)i);
+		if (!e)
+			continue;
+		for (m = 0; m < TK_METRIC_COUNT; m++) {
+			srow *r = &s->rows[s->nrows];
+			if (m == TK_METRIC_JIT) {
+				if (!e->jit.count)
+					continue;
+				r->pub.count = e->jit.count;
+				r->pub.max_inst = e->jit.max_inst;
+				r->pub.max_time = e->jit.max_time;
+			} else {
+				const acc *a = &e->m[m];
+				if (!a->count)
+					continue;
+				r->pub.count = a->count;
+				r->pub.min = a->min;
+				r->pub.max = a->max;
+				r->pub.max_inst = a->max_inst;
+				r->pub.max_time = a->max_time;
+			}
+			r->pub.entity = (uint32_t)i;
+			r->pub.type = e->type;
+			r->pub.metric = (tk_metric)m;
+			r->name = te ? tk_trace_str(s->t, te->name, &r->nlen) : NULL;
+			if (!r->name) {
+				r->name = "";
+				r->nlen = 0;
+			}
+			s->nrows++;
+		}
+	}
+	qsort(s->rows, s->nrows, sizeof(*s->rows), cmp_rows);
+	return TK_OK;
+}
+
+size_t tk_stats_count(const tk_stats *s)
+{
+	return s->nrows;
+}
+
+const tk_stat *tk_stats_get(const tk_stats *s, size_t i)
+{
+	return i < s->nrows ? &s->rows[i].pub : NULL;
+}
+
+/* a value in units of 1e-6, rounded already, as a trimmed decimal */
+static int fmt_micro(tk_i128 v, char *buf, size_t size)
+{
+	char tmp[64];
+	tk_u128 a = v < 0 ? (tk_u128)(-(v + 1)) + 1 : (tk_u128)v;
+	size_t len = 0;
+	int i;
+	char frac[7];
+
+	if (v < 0)
+		tmp[len++] = '-';
+	len += tk_fmt_u128(tmp + len, a / 1000000);
+	for (i = 5; i >= 0; i--) {
+		frac[i] = (char)('0' + (unsigned)(a % 10));
+		a /= 10;
+	}
+	frac[6] = '\0';
+	for (i = 5; i >= 0 && frac[i] == '0'; i--)
+		frac[i] = '\0';
+	if (frac[0]) {
+		tmp[len++] = '.';
+		for (i = 0; frac[i]; i++)
+			tmp[len++] = frac[i];
+	}
+	if (len == 2 && tmp[0] == '-' && tmp[1] == '0')
+		len = 1, tmp[0] = '0'; /* no "-0" */
+	if (len + 1 > size)
+		return TK_E_RANGE;
+	memcpy(buf, tmp, len);
+	buf[len] = '\0';
+	return (int)len;
+}
+
+/* (per - dt)/per to 1e-6, rounded half away from zero */
+static int fmt_jit(uint64_t dt, uint64_t per, char *buf, size_t size)
+{
+	tk_i128 num = ((tk_i128)per - (tk_i128)dt) * 1000000;
+	tk_i128 h = (tk_i128)(per / 2);
+
+	num = num >= 0 ? (num + h) / (tk_i128)per : (num - h) / (tk_i128)per;
+	return fmt_micro(num, buf, size);
+}
+
+int tk_stats_format(const tk_stats *s, size_t i, tk_stat_field f,
+		    tk_unit unit, char *buf, size_t size)
+{
+	const srow *row;
+	const sent *e;
+	const acc *a;
+	tk_u128 p, q, num, den;
+	int rc;
+
+	if (i >= s->nrows || !size)
+		return TK_E_USAGE;
+	row = &s->rows[i];
+	e = s->ents[row->pub.entity];
+	if (row->pub.metric == TK_METRIC_JIT) {
+		const jacc *j = &e->jit;
+		tk_i128 v, h, cnt = (tk_i128)j->count * 1000000;
+		switch (f) {
+		case TK_STAT_MIN:
+			return fmt_jit(j->hi_dt, j->hi_per, buf, size);
+		case TK_STAT_MAX:
+			return fmt_jit(j->lo_dt, j->lo_per, buf, size);
+		default:
+			if (j->overflow)
+				return TK_E_RANGE;
+			h = cnt / 2;
+			v = j->sum_fx >= 0 ? (j->sum_fx + h) / cnt
+					   : (j->sum_fx - h) / cnt;
+			return fmt_micro(v, buf, size);
+		}
+	}
+	a = &e->m[row->pub.metric];
+	if (row->pub.metric == TK_METRIC_NPRE) {
+		p = q = 1;
+	} else {
+		rc = tk_unit_factor(tk_trace_timebase(s->t), unit, &p, &q);
+		if (rc < 0)
+			return rc;
+	}
+	switch (f) {
+	case TK_STAT_MIN:
+		num = a->min;
+		den = 1;
+		break;
+	case TK_STAT_MAX:
+		num = a->max;
+		den = 1;
+		break;
+	default:
+		num = a->sum;
+		den = a->count;
+		break;
+	}
+	if (__builtin_mul_overflow(num, p, &num) ||
+	    __builtin_mul_overflow(den, q, &den))
+		return TK_E_RANGE;
+	return tk_fmt_ratio(num, den, buf, size);
+}
+
+void tk_stats_free(tk_stats *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nents; i++)
+		free(s->ents[i]);
+	free(s->ents);
+	free(s->rows);
+	tk_imap_free(&s->insts);
+	free(s);
+}

@@ -1,0 +1,267 @@
+/* util.c - the analysis' instance map and exact number formatting. */
+#include "analysis_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static size_t slot_of(const tk_imap *m, uint32_t ent, int64_t inst)
+{
+	uint64_t h = ((uint64_t)ent << 32) ^ (uint64_t)inst;
+
+	/* instances are small consecutive numbers: mix so they spread */
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	return (size_t)h & (m->cap - 1);
+}
+
+void tk_imap_init(tk_imap *m, size_t vsize)
+{
+	memset(m, 0, sizeof(*m));
+	m->vsize = vsize;
+}
+
+void *tk_imap_get(const tk_imap *m, uint32_t ent, int64_t inst)
+{
+	size_t i;
+
+	if (!m->count)
+		return NULL;
+	for (i = slot_of(m, ent, inst); m->used[i]; i = (i + 1) & (m->cap - 1))
+		if (m->ent[i] == ent && m->inst[i] == inst)
+			return m->vals + i * m->vsize;
+	return NULL;
+}
+
+static int grow(tk_imap *m)
+{
+	tk_imap n;
+	size_t i, j;
+
+	n = *m;
+	n.cap = m->cap ? m->cap * 2 : 64;
+	n.count = 0;
+	n.ent = calloc(n.cap, sizeof(*n.ent));
+	n.inst = calloc(n.cap, sizeof(*n.inst));
+	n.used = calloc(n.cap, 1);
+	n.vals = calloc(n.cap, m->vsize);
+	if (!n.ent || !n.inst || !n.used || !n.vals)
+		goto fail;
+	for (i = 0; i < m->cap; i++) {
+		if (!m->used[i])
+			continue;
+		for (j = slot_of(&n, m->ent[i], m->inst[i]); n.used[j];
+		     j = (j + 1) & (n.cap - 1))
+			;
+		n.used[j] = 1;
+		n.ent[j] = m->ent[i];
+		n.inst[j] = m->inst[i];
+		memcpy(n.vals + j * n.vsize, m->vals + i * m->vsize, m->vsize);
+		n.count++;
+	}
+	tk_imap_free(m);
+	*m = n;
+	return 0;
+fail:
+	free(n.ent);
+	free(n.inst);
+	free(n.used);
+	free(n.vals);
+	return -1;
+}
+
+void *tk_imap_put(tk_imap *m, uint32_t ent, int64_t inst, int *created)
+{
+	void *v = tk_imap_get(m, ent, inst);
+	size_t i;
+
+	if (created)
+		*created = 0;
+	if (v)
+		return v;
+	if ((m->count + 1) * 4 > m->cap * 3 && grow(m) < 0)
+		return NULL;
+	for (i = slot_of(m, ent, inst); m->used[i]; i = (i + 1) & (m->cap - 1))
+		;
+	m->used[i] = 1;
+	m->ent[i] = ent;
+	m->inst[i] = inst;
+	memset(m->vals + i * m->vsize, 0, m->vsize);
+	m->count++;
+	if (created)
+		*created = 1;
+	return m->vals + i * m->vsize;
+}
+
+void tk_imap_del(tk_imap *m, uint32_t ent, int64_t inst)
+{
+	size_t mask = m->cap - 1, i, j, k;
+
+	if (!m->count)
+		return;
+	for (i = slot_of(m, ent, inst); m->used[i]; i = (i + 1) & mask)
+		if (m->ent[i] == ent && m->inst[i] == inst)
+			break;
+	if (!m->used[i])
+		return;
+	/* backward-shift deletion (Knuth 6.4 algorithm R) */
+	m->used[i] = 0;
+	m->count--;
+	for (j = (i + 1) & mask; m->used[j]; j = (j + 1) & mask) {
+		k = slot_of(m, m->ent[j], m->inst[j]);
+		/* move j to the hole i unless its home k lies cyclically in (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		m->used[i] = 1;
+		m->ent[i] = m->ent[j];
+		m->inst[i] = m->inst[j];
+		memcpy(m->vals + i * m->vsize, m->vals + j * m->vsize, m->vsize);
+		m->used[j] = 0;
+		i = j;
+	}
+}
+
+void tk_imap_free(tk_imap *m)
+{
+	free(m->ent);
+	free(m->inst);
+	free(m->used);
+	free(m->vals);
+	m->ent = NULL;
+	m->inst = NULL;
+	m->used = NULL;
+	m->vals = NULL;
+	m->cap = m->count = 0;
+}
+
+int tk_grow_zero(void **arr, size_t *cap, size_t id, size_t esize)
+{
+	size_t ncap;
+	unsigned char *p;
+
+	if (id < *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap <= id) {
+		if (ncap > SIZE_MAX / 2 / esize)
+			return -1;
+		ncap *= 2;
+	}
+	p = realloc(*arr, ncap * esize);
+	if (!p)
+		return -1;
+	memset(p + *cap * esize, 0, (ncap - *cap) * esize);
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+size_t tk_fmt_u128(char *out, tk_u128 v)
+{
+	char tmp[48];
+	size_t n = 0, i;
+
+	do {
+		tmp[n++] = (char)('0' + (unsigned)(v % 10));
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n; i++)
+		out[i] = tmp[n - 1 - i];
+	return n;
+}
+
+static tk_u128 gcd(tk_u128 a, tk_u128 b)
+{
+	while (b) {
+		tk_u128 r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+int tk_fmt_ratio(tk_u128 num, tk_u128 den, char *buf, size_t size)
+{
+	char tmp[200];
+	tk_u128 g, rem, d;
+	size_t len;
+
+	if (!den)
+		return TK_E_RANGE;
+	g = gcd(num, den);
+	if (g > 1) {
+		num /= g;
+		den /= g;
+	}
+	len = tk_fmt_u128(tmp, num / den);
+	rem = num % den;
+	if (rem) {
+		/* a finite decimal exists only if den has no prime but 2 and 5 */
+		for (d = den; d % 2 == 0; d /= 2)
+			;
+		for (; d % 5 == 0; d /= 5)
+			;
+		if (d != 1 || den > ~(tk_u128)0 / 10) {
+			len = tk_fmt_u128(tmp, num);
+			tmp[len++] = '/';
+			len += tk_fmt_u128(tmp + len, den);
+		} else {
+			tmp[len++] = '.';
+			while (rem && len < sizeof(tmp) - 1) {
+				rem *= 10;
+				tmp[len++] = (char)('0' + (unsigned)(rem / den));
+				rem %= den;
+			}
+		}
+	}
+	if (len + 1 > size)
+		return TK_E_RANGE;
+	memcpy(buf, tmp, len);
+	buf[len] = '\0';
+	return (int)len;
+}
+
+int tk_unit_factor(const tk_timebase *tb, tk_unit unit, tk_u128 *p,
+		   tk_u128 *q)
+{
+	static const uint64_t ps[] = { 1, 1000, 1000000, 1000000000ull,
+				       1000000000000ull };
+	tk_u128 a, b, g;
+
+	if ((unsigned)tb->unit > TK_UNIT_S || (unsigned)unit > TK_UNIT_S ||
+	    !tb->den || !tb->num)
+		return TK_E_USAGE;
+	/* one tick = num/den tb-units = num*ps[tb]/(den*ps[unit]) units */
+	a = (tk_u128)tb->num * ps[tb->unit];
+	b = (tk_u128)tb->den * ps[unit];
+	g = gcd(a, b);
+	*p = a / g;
+	*q = b / g;
+	return TK_OK;
+}
+
+int tk_share_format(uint64_t part, uint64_t whole, char *buf, size_t size)
+{
+	tk_u128 v;
+	char tmp[64];
+	size_t len;
+
+	if (!whole) {
+		if (size < 2)
+			return TK_E_RANGE;
+		buf[0] = '-';
+		buf[1] = '\0';
+		return 1;
+	}
+	/* hundredths of a percent, rounded half up */
+	v = ((tk_u128)part * 10000 * 2 + whole) / ((tk_u128)whole * 2);
+	len = tk_fmt_u128(tmp, v / 100);
+	tmp[len++] = '.';
+	tmp[len++] = (char)('0' + (unsigned)(v / 10 % 10));
+	tmp[len++] = (char)('0' + (unsigned)(v % 10));
+	if (len + 1 > size)
+		return TK_E_RANGE;
+	memcpy(buf, tmp, len);
+	buf[len] = '\0';
+	return (int)len;
+}

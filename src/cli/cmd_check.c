@@ -1,0 +1,139 @@
+/* cmd_check.c - `tracekit check`: state-machine validation of a trace. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(FILE *fp)
+{
+	fprintf(fp,
+		"usage: tracekit check [options] FILE\n\n"
+		"Checks a trace against the BTF state machines (process, runnable,\n"
+		"semaphore, spinlock) per entity instance, and the cross-entity rules:\n"
+		"one process per core, a process leaves the core it runs on, runnables\n"
+		"run inside their running process and terminate before it, instances\n"
+		"increase without gaps, time never decreases.  Each violation is one\n"
+		"line FILE:LINE: error: MESSAGE [rule]; a summary line follows.\n"
+		"Exit status: 0 clean, 1 violations, 2 unreadable input.\n\n"
+		"options:\n"
+		"  --max-errors N      stop after N violations (default: report all)\n"
+		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
+		"  --strict            read and check by the specification only (reading stops\n"
+		"                      at the first departure)\n"
+		"  -q, --quiet         no reader warnings on stderr\n"
+		"  -h, --help          this help\n");
+}
+
+typedef struct check_ctx {
+	const char *path;
+	uint64_t shown, max;
+} check_ctx;
+
+static void on_violation(void *ctx, const tk_violation *v)
+{
+	check_ctx *c = ctx;
+
+	if (c->max && c->shown >= c->max)
+		return;
+	c->shown++;
+	printf("%s:%llu: error: %s [%s]\n", c->path, (unsigned long long)v->pos,
+	       v->msg, tk_rule_name(v->rule));
+}
+
+enum { O_MAX = 256, O_FROM, O_STRICT };
+
+int cmd_check(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "max-errors", required_argument, NULL, O_MAX },
+		{ "from", required_argument, NULL, O_FROM },
+		{ "strict", no_argument, NULL, O_STRICT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	cli_read_opts ro = { NULL, 0, 0 };
+	check_ctx cx = { NULL, 0, 0 };
+	tk_reader *r = NULL;
+	tk_check *chk = NULL;
+	const tk_event *ev;
+	tk_error err;
+	uint64_t nevents = 0, total;
+	int c, rc, ret = EXIT_BAD, stopped = 0;
+	char *end;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_MAX:
+			cx.max = strtoull(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' || *end || !cx.max) {
+				cli_usage_error("check", "bad --max-errors '%s' (a positive number)",
+						optarg);
+				return EXIT_BAD;
+			}
+			break;
+		case O_FROM: ro.from = optarg; break;
+		case O_STRICT: ro.strict = 1; break;
+		case 'q': ro.quiet = 1; break;
+		case 'h': help(stdout); return EXIT_OK;
+		default: help(stderr); return EXIT_BAD;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_usage_error("check", "expected one FILE");
+		return EXIT_BAD;
+	}
+	cx.path = argv[optind];
+	if (cli_open(&r, cx.path, &ro) < 0)
+		return EXIT_BAD;
+	chk = tk_check_new(tk_reader_trace(r), on_violation, &cx);
+	if (!chk)
+		goto nomem;
+	tk_check_set_strict(chk, ro.strict);
+	tk_error_clear(&err);
+	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+		nevents++;
+		if (tk_check_event(chk, ev) < 0)
+			goto nomem;
+		if (cx.max && tk_check_count(chk, TK_RULE_COUNT) >= cx.max) {
+			stopped = 1;
+			break;
+		}
+	}
+	fflush(stdout);
+	if (rc < 0) {
+		cli_error(&err);
+		goto out;
+	}
+	total = tk_check_count(chk, TK_RULE_COUNT);
+	if (!total) {
+		printf("%s: ok: %llu events, no violations\n", cx.path,
+		       (unsigned long long)nevents);
+	} else {
+		int first = 1;
+		printf("%s: %llu violation%s%s in %llu events (", cx.path,
+		       (unsigned long long)total, total == 1 ? "" : "s",
+		       stopped ? " (stopped at --max-errors)" : "",
+		       (unsigned long long)nevents);
+		for (c = 0; c < TK_RULE_COUNT; c++) {
+			uint64_t n = tk_check_count(chk, (tk_rule)c);
+			if (!n)
+				continue;
+			printf("%s%s %llu", first ? "" : ", ", tk_rule_name((tk_rule)c),
+			       (unsigned long long)n);
+			first = 0;
+		}
+		printf(")\n");
+	}
+	cli_warning_summary(r, &ro);
+	ret = total ? EXIT_PROBLEMS : EXIT_OK;
+	goto out;
+nomem:
+	fprintf(stderr, "tracekit: out of memory\n");
+out:
+	tk_check_free(chk);
+	tk_reader_close(r);
+	return ret;
+}

@@ -1,0 +1,274 @@
+/* cmd_load.c - `tracekit load`: core load, whole trace, per window, per entity. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(FILE *fp)
+{
+	fprintf(fp,
+		"usage: tracekit load [options] FILE\n\n"
+		"The share of time each core has a process allocated (RUNNING or\n"
+		"POLLING): over the whole trace (first to last event), per window, and\n"
+		"per entity.  Busy times are exact; shares are percentages rounded to\n"
+		"two places.\n\n"
+		"options:\n"
+		"  --window TIME       also per window of TIME (10ms, 250us; a bare number\n"
+		"                      is in the trace's ticks), aligned to multiples of it\n"
+		"  --format table|csv  output format (default table)\n"
+		"  --unit UNIT         unit of the times: ps, ns, us, ms, s (default ns)\n"
+		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
+		"  --strict            read by the specification only\n"
+		"  -q, --quiet         no warnings on stderr\n"
+		"  -h, --help          this help\n");
+}
+
+enum { O_WINDOW = 256, O_FORMAT, O_UNIT, O_FROM, O_STRICT };
+
+typedef struct load_ctx {
+	tk_load *l;
+	const tk_trace *t;
+	const tk_timebase *tb;
+	tk_unit unit;
+	int csv;
+	int header_done;
+} load_ctx;
+
+static void put_time(const load_ctx *x, uint64_t ticks, int width)
+{
+	char buf[96];
+
+	if (tk_time_format(ticks, x->tb, x->unit, buf, sizeof(buf)) < 0)
+		strcpy(buf, "?");
+	printf("%*s", width, buf);
+}
+
+static void put_name(const tk_trace *t, uint32_t id, int width)
+{
+	const tk_entity *e = tk_trace_entity(t, id);
+	size_t n = 1;
+	const char *s = e ? tk_trace_str(t, e->name, &n) : "?";
+
+	printf("%-*.*s", width, (int)n, s);
+}
+
+static void put_share(uint64_t part, uint64_t whole, int width)
+{
+	char buf[64];
+
+	tk_share_format(part, whole, buf, sizeof(buf));
+	printf("%*s", width, buf);
+}
+
+/* kind,start,end,core,entity,busy,length,percent */
+static void csv_row(const load_ctx *x, const char *kind, uint64_t start,
+		    uint64_t end, uint32_t core, uint32_t ent, uint64_t busy)
+{
+	printf("%s,", kind);
+	put_time(x, start, 0);
+	putchar(',');
+	put_time(x, end, 0);
+	putchar(',');
+	if (core != TK_NONE)
+		put_name(x->t, core, 0);
+	putchar(',');
+	if (ent != TK_NONE)
+		put_name(x->t, ent, 0);
+	putchar(',');
+	put_time(x, busy, 0);
+	putchar(',');
+	put_time(x, end - start, 0);
+	putchar(',');
+	put_share(busy, end - start, 0);
+	putchar('\n');
+}
+
+static void on_window(void *ctx, uint64_t start, uint64_t end,
+		      const uint64_t *busy, size_t ncores)
+{
+	load_ctx *x = ctx;
+	size_t i;
+
+	if (x->csv) {
+		for (i = 0; i < ncores; i++)
+			csv_row(x, "window", start, end, tk_load_core(x->l, i),
+				TK_NONE, busy[i]);
+		return;
+	}
+	if (!x->header_done) {
+		printf("%14s %14s  per core: load %%\n", "window start", "end");
+		x->header_done = 1;
+	}
+	put_time(x, start, 14);
+	putchar(' ');
+	put_time(x, end, 14);
+	putchar(' ');
+	for (i = 0; i < ncores; i++) {
+		putchar(' ');
+		put_name(x->t, tk_load_core(x->l, i), 0);
+		putchar(' ');
+		put_share(busy[i], end - start, 6);
+	}
+	putchar('\n');
+}
+
+static int parse_window(const char *s, const tk_timebase *tb, uint64_t *out)
+{
+	tk_timebase from = { TK_UNIT_NS, 1, 1 };
+	uint64_t v;
+	tk_unit u;
+	char *end;
+
+	if (tk_duration_parse(s, -1, &v, &u) == TK_OK) {
+		from.unit = u;
+		if (tk_time_convert(v, &from, tb, TK_ROUND_EXACT, out) < 0)
+			return -1;
+	} else {
+		unsigned long long n = strtoull(s, &end, 10);
+		if (*s < '0' || *s > '9' || *end)
+			return -1;
+		*out = (uint64_t)n;
+	}
+	return *out ? 0 : -1;
+}
+
+int cmd_load(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "window", required_argument, NULL, O_WINDOW },
+		{ "format", required_argument, NULL, O_FORMAT },
+		{ "unit", required_argument, NULL, O_UNIT },
+		{ "from", required_argument, NULL, O_FROM },
+		{ "strict", no_argument, NULL, O_STRICT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	cli_read_opts ro = { NULL, 0, 0 };
+	const char *path, *outfmt = "table", *unit_s = "ns", *window_s = NULL;
+	load_ctx x;
+	tk_reader *r = NULL;
+	tk_load *l = NULL;
+	const tk_event *ev;
+	tk_error err;
+	uint64_t window = 0, first, last;
+	size_t i, j, n;
+	int c, rc, ret = EXIT_BAD;
+
+	memset(&x, 0, sizeof(x));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_WINDOW: window_s = optarg; break;
+		case O_FORMAT: outfmt = optarg; break;
+		case O_UNIT: unit_s = optarg; break;
+		case O_FROM: ro.from = optarg; break;
+		case O_STRICT: ro.strict = 1; break;
+		case 'q': ro.quiet = 1; break;
+		case 'h': help(stdout); return EXIT_OK;
+		default: help(stderr); return EXIT_BAD;
+		}
+	}
+	if (strcmp(outfmt, "table") && strcmp(outfmt, "csv")) {
+		cli_usage_error("load", "unknown --format '%s' (table or csv)", outfmt);
+		return EXIT_BAD;
+	}
+	x.csv = !strcmp(outfmt, "csv");
+	if (tk_unit_parse(unit_s, strlen(unit_s), 0, &x.unit) < 0) {
+		cli_usage_error("load", "unknown --unit '%s' (ps, ns, us, ms or s)", unit_s);
+		return EXIT_BAD;
+	}
+	if (optind != argc - 1) {
+		cli_usage_error("load", "expected one FILE");
+		return EXIT_BAD;
+	}
+	path = argv[optind];
+	if (cli_open(&r, path, &ro) < 0)
+		return EXIT_BAD;
+	x.t = tk_reader_trace(r);
+	x.tb = tk_trace_timebase(x.t);
+	if (window_s && parse_window(window_s, x.tb, &window) < 0) {
+		fprintf(stderr, "tracekit: bad --window '%s' (a positive whole number of the trace's ticks, such as 10ms)\n",
+			window_s);
+		goto out;
+	}
+	l = tk_load_new(x.t, window, on_window, &x);
+	if (!l)
+		goto nomem;
+	x.l = l;
+	if (x.csv)
+		printf("kind,start,end,core,entity,busy,length,percent\n");
+	tk_error_clear(&err);
+	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK)
+		if (tk_load_event(l, ev) < 0)
+			goto nomem;
+	if (rc < 0) {
+		fflush(stdout);
+		cli_error(&err);
+		goto out;
+	}
+	if (tk_load_finish(l) < 0)
+		goto nomem;
+	tk_load_span(l, &first, &last);
+	n = tk_load_core_count(l);
+	if (x.csv) {
+		for (i = 0; i < n; i++)
+			csv_row(&x, "core", first, last, tk_load_core(l, i), TK_NONE,
+				tk_load_core_busy(l, i));
+		for (j = 0; j < tk_trace_entity_count(x.t); j++)
+			for (i = 0; i < n; i++) {
+				uint64_t b = tk_load_entity_busy(l, (uint32_t)j, i);
+				if (b)
+					csv_row(&x, "entity", first, last, tk_load_core(l, i),
+						(uint32_t)j, b);
+			}
+	} else {
+		if (x.header_done)
+			putchar('\n');
+		printf("span: ");
+		put_time(&x, first, 0);
+		printf(" .. ");
+		put_time(&x, last, 0);
+		printf(" %s (", tk_unit_name(x.unit));
+		put_time(&x, last - first, 0);
+		printf(" %s)\n\n%-20s %16s %8s\n", tk_unit_name(x.unit), "core",
+		       "busy", "load %");
+		for (i = 0; i < n; i++) {
+			put_name(x.t, tk_load_core(l, i), 20);
+			putchar(' ');
+			put_time(&x, tk_load_core_busy(l, i), 16);
+			putchar(' ');
+			put_share(tk_load_core_busy(l, i), last - first, 8);
+			putchar('\n');
+		}
+		if (!n)
+			printf("(no process ran on a known core)\n");
+		else
+			printf("\n%-20s %-12s %16s %8s\n", "entity", "core", "busy",
+			       "share %");
+		for (j = 0; j < tk_trace_entity_count(x.t); j++)
+			for (i = 0; i < n; i++) {
+				uint64_t b = tk_load_entity_busy(l, (uint32_t)j, i);
+				if (!b)
+					continue;
+				put_name(x.t, (uint32_t)j, 20);
+				putchar(' ');
+				put_name(x.t, tk_load_core(l, i), 12);
+				putchar(' ');
+				put_time(&x, b, 16);
+				putchar(' ');
+				put_share(b, last - first, 8);
+				putchar('\n');
+			}
+	}
+	cli_warning_summary(r, &ro);
+	ret = EXIT_OK;
+	goto out;
+nomem:
+	fprintf(stderr, "tracekit: out of memory\n");
+out:
+	tk_load_free(l);
+	tk_reader_close(r);
+	return ret;
+}

@@ -1,0 +1,266 @@
+/* cmd_stats.c - `tracekit stats`: timing metrics per task, ISR, runnable. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(FILE *fp)
+{
+	fprintf(fp,
+		"usage: tracekit stats [options] FILE\n\n"
+		"Timing metrics (ATF appendix B) per task (T), ISR (I) and runnable (R),\n"
+		"from the complete instances, in one pass:\n"
+		"  IPT first start - activate     CET time RUNNING      GET terminate - first start\n"
+		"  RT  terminate - activate       DT  start - previous start\n"
+		"  PER activate - previous activate\n"
+		"  ST  next activate (tasks) or next start (ISRs, runnables) - terminate\n"
+		"  JIT 1 - DT/PER (unit 1)        PRE preempt/suspend -> resume\n"
+		"  NPRE preemptions per instance  WAIT wait -> release  POLL poll -> run/park\n"
+		"Times are exact in the unit asked for; an average that is not a finite\n"
+		"decimal is written as an exact fraction N/D.  JIT is rounded to 6 places.\n\n"
+		"options:\n"
+		"  --format table|csv|json  output format (default table)\n"
+		"  --entity NAME       only this entity (repeatable)\n"
+		"  --type TYPE         only this type: T, I, R (repeatable)\n"
+		"  --unit UNIT         unit of the times: ps, ns, us, ms, s (default ns)\n"
+		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
+		"  --strict            read by the specification only\n"
+		"  -q, --quiet         no warnings on stderr\n"
+		"  -h, --help          this help\n");
+}
+
+enum { O_FORMAT = 256, O_ENTITY, O_TYPE, O_UNIT, O_FROM, O_STRICT };
+enum { OUT_TABLE, OUT_CSV, OUT_JSON };
+
+/* one output row, formatted */
+typedef struct orow {
+	const char *name;
+	size_t nlen;
+	const char *type, *metric, *unit;
+	char count[24], min[96], avg[160], max[96], inst[24], at[64];
+} orow;
+
+static int in_list(const char **list, size_t n, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strlen(list[i]) == len && memcmp(list[i], s, len) == 0)
+			return 1;
+	return 0;
+}
+
+static void put_num(FILE *fp, const char *v)
+{
+	/* JSON numbers where the value is one, strings for fractions */
+	if (strchr(v, '/'))
+		fprintf(fp, "\"%s\"", v);
+	else
+		fputs(v, fp);
+}
+
+static void put_csv_name(const char *s, size_t n)
+{
+	size_t i;
+
+	if (!memchr(s, ',', n) && !memchr(s, '"', n)) {
+		fwrite(s, 1, n, stdout);
+		return;
+	}
+	putchar('"');
+	for (i = 0; i < n; i++) {
+		if (s[i] == '"')
+			putchar('"');
+		putchar(s[i]);
+	}
+	putchar('"');
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, O_FORMAT },
+		{ "entity", required_argument, NULL, O_ENTITY },
+		{ "type", required_argument, NULL, O_TYPE },
+		{ "unit", required_argument, NULL, O_UNIT },
+		{ "from", required_argument, NULL, O_FROM },
+		{ "strict", no_argument, NULL, O_STRICT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	cli_read_opts ro = { NULL, 0, 0 };
+	const char *path, *outfmt = "table", *unit_s = "ns";
+	const char **entities = NULL, **types = NULL;
+	size_t nentities = 0, ntypes = 0, i, nrows = 0;
+	tk_reader *r = NULL;
+	tk_stats *st = NULL;
+	orow *rows = NULL;
+	const tk_event *ev;
+	const tk_trace *t;
+	tk_error err;
+	tk_unit unit;
+	int c, rc, out, ret = EXIT_BAD;
+	size_t w[8] = { 6, 4, 6, 5, 3, 3, 3, 4 };
+
+	if (cli_tarmac_wants(argc, argv))
+		return cli_tarmac_stats(argc, argv);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_FORMAT: outfmt = optarg; break;
+		case O_ENTITY:
+			if (cli_filter_add(&entities, &nentities, optarg) < 0)
+				goto nomem;
+			break;
+		case O_TYPE:
+			if (cli_filter_add(&types, &ntypes, optarg) < 0)
+				goto nomem;
+			break;
+		case O_UNIT: unit_s = optarg; break;
+		case O_FROM: ro.from = optarg; break;
+		case O_STRICT: ro.strict = 1; break;
+		case 'q': ro.quiet = 1; break;
+		case 'h': help(stdout); ret = EXIT_OK; goto out;
+		default: help(stderr); goto out;
+		}
+	}
+	if (!strcmp(outfmt, "table")) {
+		out = OUT_TABLE;
+	} else if (!strcmp(outfmt, "csv")) {
+		out = OUT_CSV;
+	} else if (!strcmp(outfmt, "json")) {
+		out = OUT_JSON;
+	} else {
+		cli_usage_error("stats", "unknown --format '%s' (table, csv or json)", outfmt);
+		goto out;
+	}
+	if (tk_unit_parse(unit_s, strlen(unit_s), 0, &unit) < 0) {
+		cli_usage_error("stats", "unknown --unit '%s' (ps, ns, us, ms or s)", unit_s);
+		goto out;
+	}
+	if (optind != argc - 1) {
+		cli_usage_error("stats", "expected one FILE");
+		goto out;
+	}
+	path = argv[optind];
+	if (cli_open(&r, path, &ro) < 0)
+		goto out;
+	t = tk_reader_trace(r);
+	st = tk_stats_new(t);
+	if (!st)
+		goto nomem;
+	tk_error_clear(&err);
+	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK)
+		if (tk_stats_event(st, ev) < 0)
+			goto nomem;
+	if (rc < 0) {
+		cli_error(&err);
+		goto out;
+	}
+	if (tk_stats_finish(st) < 0)
+		goto nomem;
+
+	rows = calloc(tk_stats_count(st) + 1, sizeof(*rows));
+	if (!rows)
+		goto nomem;
+	for (i = 0; i < tk_stats_count(st); i++) {
+		const tk_stat *s = tk_stats_get(st, i);
+		const tk_entity *e = tk_trace_entity(t, s->entity);
+		orow *o = &rows[nrows];
+		const char *ty = tk_etype_name(s->type);
+
+		o->name = e ? tk_trace_str(t, e->name, &o->nlen) : "";
+		if (nentities && !in_list(entities, nentities, o->name, o->nlen))
+			continue;
+		if (ntypes && !in_list(types, ntypes, ty, strlen(ty)))
+			continue;
+		o->type = ty;
+		o->metric = tk_metric_name(s->metric);
+		o->unit = tk_metric_is_time(s->metric) ? tk_unit_name(unit) : "1";
+		snprintf(o->count, sizeof(o->count), "%llu", (unsigned long long)s->count);
+		if (tk_stats_format(st, i, TK_STAT_MIN, unit, o->min, sizeof(o->min)) < 0)
+			strcpy(o->min, "?");
+		if (tk_stats_format(st, i, TK_STAT_AVG, unit, o->avg, sizeof(o->avg)) < 0)
+			strcpy(o->avg, "?");
+		if (tk_stats_format(st, i, TK_STAT_MAX, unit, o->max, sizeof(o->max)) < 0)
+			strcpy(o->max, "?");
+		if (s->max_inst == TK_INST_NONE)
+			strcpy(o->inst, "");
+		else
+			snprintf(o->inst, sizeof(o->inst), "%lld", (long long)s->max_inst);
+		if (tk_time_format(s->max_time, tk_trace_timebase(t), unit, o->at,
+				   sizeof(o->at)) < 0)
+			strcpy(o->at, "?");
+		nrows++;
+	}
+
+	if (out == OUT_CSV) {
+		printf("entity,type,metric,count,min,avg,max,unit,max_instance,max_at\n");
+		for (i = 0; i < nrows; i++) {
+			const orow *o = &rows[i];
+			put_csv_name(o->name, o->nlen);
+			printf(",%s,%s,%s,%s,%s,%s,%s,%s,%s\n", o->type, o->metric,
+			       o->count, o->min, o->avg, o->max, o->unit, o->inst, o->at);
+		}
+	} else if (out == OUT_JSON) {
+		printf("{\n  \"file\": ");
+		cli_json_str(stdout, path, strlen(path));
+		printf(",\n  \"unit\": \"%s\",\n  \"stats\": [", tk_unit_name(unit));
+		for (i = 0; i < nrows; i++) {
+			const orow *o = &rows[i];
+			printf("%s\n    {\"entity\": ", i ? "," : "");
+			cli_json_str(stdout, o->name, o->nlen);
+			printf(", \"type\": \"%s\", \"metric\": \"%s\", \"count\": %s, \"min\": ",
+			       o->type, o->metric, o->count);
+			put_num(stdout, o->min);
+			printf(", \"avg\": ");
+			put_num(stdout, o->avg);
+			printf(", \"max\": ");
+			put_num(stdout, o->max);
+			printf(", \"unit\": \"%s\", \"max_instance\": %s, \"max_at\": ",
+			       o->unit, o->inst[0] ? o->inst : "null");
+			put_num(stdout, o->at);
+			printf("}");
+		}
+		printf("%s]\n}\n", nrows ? "\n  " : "");
+	} else {
+		for (i = 0; i < nrows; i++) {
+			const orow *o = &rows[i];
+			const size_t len[8] = { o->nlen, strlen(o->type), strlen(o->metric),
+						strlen(o->count), strlen(o->min),
+						strlen(o->avg), strlen(o->max),
+						strlen(o->unit) };
+			for (c = 0; c < 8; c++)
+				if (len[c] > w[c])
+					w[c] = len[c];
+		}
+		printf("%-*s  %-*s  %-*s  %*s  %*s  %*s  %*s  %s\n",
+		       (int)w[0], "entity", (int)w[1], "type", (int)w[2], "metric",
+		       (int)w[3], "count", (int)w[4], "min", (int)w[5], "avg",
+		       (int)w[6], "max", "unit");
+		for (i = 0; i < nrows; i++) {
+			const orow *o = &rows[i];
+			printf("%-*.*s  %-*s  %-*s  %*s  %*s  %*s  %*s  %s\n",
+			       (int)w[0], (int)o->nlen, o->name, (int)w[1], o->type,
+			       (int)w[2], o->metric, (int)w[3], o->count,
+			       (int)w[4], o->min, (int)w[5], o->avg, (int)w[6], o->max,
+			       o->unit);
+		}
+		if (!nrows)
+			printf("(no complete instances of tasks, ISRs or runnables)\n");
+	}
+	cli_warning_summary(r, &ro);
+	ret = EXIT_OK;
+	goto out;
+nomem:
+	fprintf(stderr, "tracekit: out of memory\n");
+out:
+	free(rows);
+	free(entities);
+	free(types);
+	tk_stats_free(st);
+	tk_reader_close(r);
+	return ret;
+}
