@@ -1,0 +1,74 @@
+/* htf.h - what the HTF reader, writer and vocabulary share. */
+#ifndef TK_HTF_H
+#define TK_HTF_H
+
+#include "../../core/internal.h"
+
+/* The six entity types of HTF 1.0, in the order (and with the ids) of the
+ * specification's TypeTable example. */
+enum { HTF_TASK, HTF_ISR, HTF_RUNNABLE, HTF_CODEBLOCK, HTF_SIGNAL,
+       HTF_SEMAPHORE, HTF_NTYPES };
+
+typedef struct htf_event_name {
+	const char *htf;      /* as in the spec's event table */
+	tk_evkind kind;       /* in the common model */
+} htf_event_name;
+
+/** "Task", "ISR", ... */
+const char *htf_type_name(int t);
+/** The common-model type of HTF type t (T, I, R, IB, SIG, SEM). */
+tk_etype htf_type_etype(int t);
+/** The HTF type of a common-model type, or -1. */
+int htf_type_of_etype(tk_etype et);
+/** The HTF type named s (ASCII case ignored), or -1. */
+int htf_type_lookup(const char *s, size_t len);
+/** The spec's event table of type t; *n receives its length. */
+const htf_event_name *htf_events(int t, size_t *n);
+/** The spec id of event `kind` in type t's table, or -1 if it has none. */
+int htf_event_id(int t, tk_evkind kind);
+
+/*
+ * The synthesis of what HTF does not carry: instance numbers and the source
+ * of each event (docs/mappings.md).  The reader runs it to fill events; the
+ * writer runs the same rules to count what a read-back would not restore.
+ */
+typedef struct htf_slot {
+	uint32_t ent;
+	int64_t inst;
+} htf_slot;
+
+typedef struct htf_stack {
+	htf_slot *s;
+	uint32_t n, cap;
+} htf_stack;
+
+typedef struct htf_synth {
+	int64_t *acts, *starts;    /* per entity id */
+	uint32_t cap_ent;
+	htf_stack *procs, *runs;   /* per core slot: running processes, runnables */
+	uint32_t ncores;
+} htf_synth;
+
+int htf_synth_init(htf_synth *s, uint32_t ncores);
+void htf_synth_free(htf_synth *s);
+/** Add core slots up to n. */
+int htf_synth_cores(htf_synth *s, uint32_t n);
+/**
+ * An event of HTF type `t`, kind `kind` on target entity `target`, read
+ * from the section of core slot `slot` whose core entity is `core`: fills
+ * the source, its instance and the target instance.  TK_OK or TK_E_NOMEM.
+ */
+int htf_synth_event(htf_synth *s, uint32_t slot, uint32_t core, int t,
+		    tk_evkind kind, uint32_t target, uint32_t *src,
+		    int64_t *src_inst, int64_t *tgt_inst);
+
+int htf_probe(const uint8_t *buf, size_t len);
+int htf_reader_open(tk_reader *r, tk_error *err);
+int htf_reader_next(tk_reader *r, const tk_event **ev, tk_error *err);
+void htf_reader_close(tk_reader *r);
+int htf_writer_open(tk_writer *w, tk_error *err);
+int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err);
+int htf_writer_close(tk_writer *w, tk_error *err);
+void htf_writer_free(tk_writer *w);
+
+#endif

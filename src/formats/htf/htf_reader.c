@@ -1,0 +1,1558 @@
+/*
+ * htf_reader.c - the HTF reader (AMALTHEA Hardware Trace Format 1.0).
+ *
+ * The header and the reference tables are read when the reader opens.  The
+ * trace data is one section per core ("#-<core>"), each in time order; the
+ * reader finds the sections with one memchr pass for '#', then runs a
+ * streaming k-way merge over them: one cursor per section over the same
+ * bytes, a binary heap of the cursors' next records ordered by (time,
+ * section), one record parsed per event.  Memory holds the tables and k
+ * cursors, whatever the trace size.
+ *
+ * The bytes must stay put while the cursors run: a mapped file or a memory
+ * block is used as it is (its window is the whole input and never moves);
+ * a pipe or a compressed input is first decoded into an unlinked temporary
+ * file, which is then mapped.
+ *
+ * Strict mode is the specification; lenient mode reads the errors of the
+ * spec's own examples where their meaning is clear (a letter O in a hex id,
+ * "#Format HFT", a record longer than due whose extra leading digits are
+ * zeros) and counts a warning for each.
+ */
+#define _GNU_SOURCE
+#include "htf.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+enum {
+	W_FORMAT,
+	W_LETTER_O,
+	W_LONG_RECORD,
+	W_COMMENT_LINE,
+	W_NO_SECTION,
+	W_TIME_DECREASES,
+	W_UNKNOWN_TYPE,
+	W_UNKNOWN_EVENT,
+	W_ROW_OUTSIDE,
+	W_LENGTH,
+	W_NO_TIMESCALE,
+	W_CORES,
+	W_UNIT_CASE,
+	W_TYPELESS_ROW,
+	W_NO_FORMAT,
+};
+
+/* id -> value, sorted, with a direct array when the ids are small */
+typedef struct idpair {
+	uint64_t id;
+	uint32_t val;
+	uint32_t pos; /* row index, for messages */
+} idpair;
+
+typedef struct idmap {
+	idpair *p;
+	uint32_t n, cap;
+	uint32_t *direct;
+	uint64_t ndirect;
+} idmap;
+
+#define DIRECT_MAX (1u << 20)
+
+typedef struct evinfo {
+	tk_evkind kind;
+	tk_str name;
+} evinfo;
+
+/* a rows of one reference table as read */
+typedef struct row {
+	uint64_t id;
+	uint64_t line;
+	uint32_t col;      /* of the value */
+	tk_str value;      /* interned */
+} row;
+
+typedef struct table {
+	char name[64];     /* "TypeTable", "TaskEventTable", ... as written */
+	row *rows;
+	uint32_t n, cap;
+	uint64_t line;
+} table;
+
+typedef struct htype {
+	int std;           /* HTF_TASK.. or -1 */
+	tk_etype et;
+	tk_str type_name;  /* "T", "I", ... or the name as written */
+	tk_str htf_name;   /* as in the #TypeTable */
+	evinfo *evs;
+	idmap evmap;
+} htype;
+
+typedef struct hent {
+	uint32_t tkid;
+	uint32_t type;     /* index in types[], or UINT32_MAX */
+} hent;
+
+typedef struct cursor {
+	const char *p, *end;
+	const char *ls;    /* start of the current line */
+	uint64_t line;     /* of p */
+	uint32_t slot;     /* core slot */
+	uint32_t core;     /* core entity */
+	int implicit;      /* records before the first "#-" */
+	const char *released; /* pages before this were given back */
+	int have_time;
+	uint64_t last_time;
+	/* the record at the head, resolved */
+	uint64_t time;
+	uint32_t tkid;
+	const struct htype *ty;
+	const struct evinfo *vi;
+	uint64_t rline;
+} cursor;
+
+/* a heap node: the head's time is kept here for locality */
+typedef struct hnode {
+	uint64_t time;
+	uint32_t idx;
+} hnode;
+
+typedef struct htf_reader {
+	tk_reader *r;
+	tk_trace *t;
+	const char *name;
+	int strict;
+	/* the bytes */
+	const char *buf, *lim;
+	void *map;
+	size_t map_len;
+	int may_release;          /* the bytes are a file mapping */
+	size_t page;
+	/* header */
+	uint64_t line;
+	unsigned tl, el, vl, w;   /* lengths in bytes; w: record width in digits */
+	uint64_t ncores_decl;
+	int have_ncores;
+	/* tables */
+	table *tabs;
+	uint32_t ntabs, captabs;
+	htype *types;
+	uint32_t ntypes;
+	idmap typemap;
+	hent *ents;
+	uint32_t nents;
+	idmap entmap;
+	/* data */
+	cursor *cur;
+	uint32_t ncur;
+	hnode *heap;
+	uint32_t nheap;
+	int started;
+	uint64_t *core_ids;   /* per slot */
+	uint32_t nslots;
+	htf_synth synth;
+} htf_reader;
+
+/* ---- probing ------------------------------------------------------------ */
+
+static const char *skip_blanks(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+int htf_probe(const uint8_t *buf, size_t len)
+{
+	const char *p = (const char *)buf, *end = p + len;
+
+	p = skip_blanks(p, end);
+	if (end - p >= 7 && tk_ascii_ncaseeq(p, "#Format", 7)) {
+		const char *v = skip_blanks(p + 7, end);
+		if (end - v >= 3 && (tk_ascii_ncaseeq(v, "HTF", 3) ||
+				     tk_ascii_ncaseeq(v, "HFT", 3)))
+			return 95;
+		return 40;
+	}
+	/* a header without #Format: the reference tables give it away */
+	if (len && buf[0] == '#' &&
+	    (memmem(buf, len, "#TypeTable", 10) ||
+	     memmem(buf, len, "#EntityTypeTable", 16)))
+		return 85;
+	return 0;
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static int err_at(htf_reader *h, tk_error *err, int code, uint64_t line,
+		  const char *ls, const char *at, const char *fmt, ...)
+	TK_PRINTF(7, 8);
+
+static int err_at(htf_reader *h, tk_error *err, int code, uint64_t line,
+		  const char *ls, const char *at, const char *fmt, ...)
+{
+	char msg[320];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return tk_err_set(err, code, h->name, line,
+			  at && ls ? (uint32_t)(at - ls) + 1 : 0, "%s", msg);
+}
+
+static void warn(htf_reader *h, unsigned kind, uint64_t line, const char *ls,
+		 const char *at, const char *fmt, ...) TK_PRINTF(6, 7);
+
+static void warn(htf_reader *h, unsigned kind, uint64_t line, const char *ls,
+		 const char *at, const char *fmt, ...)
+{
+	char msg[320];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	tk_reader_warn(h->r, kind, line,
+		       at && ls ? (uint32_t)(at - ls) + 1 : 0, "%s", msg);
+}
+
+/* Quote at most 40 bytes for a message. */
+static const char *q(char *b, size_t size, const char *p, const char *end)
+{
+	size_t n = (size_t)(end - p), i, o = 0;
+
+	for (i = 0; i < n && o + 5 < size && i < 40; i++) {
+		unsigned char c = (unsigned char)p[i];
+		b[o++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+	}
+	if (i < n && o + 4 < size) {
+		memcpy(b + o, "...", 3);
+		o += 3;
+	}
+	b[o] = '\0';
+	return b;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+static int idmap_add(idmap *m, uint64_t id, uint32_t val, uint32_t pos)
+{
+	if (m->n == m->cap) {
+		uint32_t ncap = m->cap ? m->cap * 2 : 32;
+		idpair *n = tk_xrealloc_array(m->p, ncap, sizeof(*n));
+		if (!n)
+			return TK_E_NOMEM;
+		m->p = n;
+		m->cap = ncap;
+	}
+	m->p[m->n].id = id;
+	m->p[m->n].val = val;
+	m->p[m->n].pos = pos;
+	m->n++;
+	return TK_OK;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const idpair *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Sort; returns the index of the second row of a duplicated id, or -1. */
+static int64_t idmap_build(idmap *m, int *nomem)
+{
+	uint32_t i;
+
+	*nomem = 0;
+	if (m->n)
+		qsort(m->p, m->n, sizeof(*m->p), cmp_pair);
+	for (i = 1; i < m->n; i++)
+		if (m->p[i].id == m->p[i - 1].id)
+			return (int64_t)m->p[i].pos;
+	if (m->n && m->p[m->n - 1].id < DIRECT_MAX) {
+		m->ndirect = m->p[m->n - 1].id + 1;
+		m->direct = malloc(m->ndirect * sizeof(*m->direct));
+		if (!m->direct) {
+			*nomem = 1;
+			return -1;
+		}
+		memset(m->direct, 0xff, m->ndirect * sizeof(*m->direct));
+		for (i = 0; i < m->n; i++)
+			m->direct[m->p[i].id] = m->p[i].val;
+	}
+	return -1;
+}
+
+static inline uint32_t idmap_get(const idmap *m, uint64_t id)
+{
+	uint32_t lo = 0, hi = m->n;
+
+	if (TK_LIKELY(id < m->ndirect))
+		return m->direct[id];
+	if (m->direct)
+		return UINT32_MAX;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (m->p[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->n && m->p[lo].id == id ? m->p[lo].val : UINT32_MAX;
+}
+
+static void idmap_free(idmap *m)
+{
+	free(m->p);
+	free(m->direct);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- the bytes ---------------------------------------------------------- */
+
+/* A mapped file or a memory block is used in place; anything else is
+ * decoded into an unlinked temporary file that is mapped. */
+static int acquire(htf_reader *h, tk_error *err)
+{
+	tk_source *src = h->r->src;
+	const uint8_t *p;
+	size_t avail, total = 0;
+	FILE *f;
+	int rc;
+
+	if (tk_source_eof(src)) {
+		/* the window is all of the input and never moves; the cursors
+		 * run over it, the source's own release is kept off */
+		tk_source_keep_consumed(src, true);
+		p = tk_source_window(src, &avail);
+		h->buf = (const char *)p;
+		h->lim = h->buf + avail;
+		h->may_release = strcmp(tk_source_transport(src), "file") == 0;
+		return TK_OK;
+	}
+	f = tmpfile();
+	if (!f)
+		return tk_err_set(err, TK_E_IO, h->name, 0, 0,
+				  "cannot create a temporary file");
+	for (;;) {
+		p = tk_source_window(src, &avail);
+		if (avail && fwrite(p, 1, avail, f) != avail) {
+			fclose(f);
+			return tk_err_set(err, TK_E_IO, h->name, 0, 0,
+					  "cannot write a temporary file");
+		}
+		total += avail;
+		tk_source_consume(src, avail);
+		rc = tk_source_fill(src, 1u << 18, err);
+		if (rc < 0) {
+			fclose(f);
+			return rc;
+		}
+		if (rc == 0) {
+			/* the end: write what a last fill may have left */
+			p = tk_source_window(src, &avail);
+			if (!avail)
+				break;
+		}
+	}
+	if (fflush(f) != 0) {
+		fclose(f);
+		return tk_err_set(err, TK_E_IO, h->name, 0, 0,
+				  "cannot write a temporary file");
+	}
+	if (total) {
+		h->map = mmap(NULL, total, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+		if (h->map == MAP_FAILED) {
+			h->map = NULL;
+			fclose(f);
+			return tk_err_set(err, TK_E_IO, h->name, 0, 0,
+					  "cannot map a temporary file");
+		}
+		h->map_len = total;
+		h->buf = h->map;
+		h->may_release = 1;
+	} else {
+		h->buf = "";
+	}
+	h->lim = h->buf + total;
+	fclose(f); /* the mapping stays valid */
+	return TK_OK;
+}
+
+/* ---- header ------------------------------------------------------------- */
+
+/* The line at *pp without its end; advances *pp past it. */
+static int next_line(htf_reader *h, const char **pp, const char **ls,
+		     const char **le)
+{
+	const char *p = *pp, *nl;
+
+	if (p >= h->lim)
+		return 0;
+	nl = memchr(p, '\n', (size_t)(h->lim - p));
+	*ls = p;
+	*le = nl ? nl : h->lim;
+	*pp = nl ? nl + 1 : h->lim;
+	if (*le > p && (*le)[-1] == '\r')
+		(*le)--;
+	h->line++;
+	return 1;
+}
+
+static const char *trim_end(const char *p, const char *e)
+{
+	while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	return e;
+}
+
+/*
+ * A hex id at p (up to a blank or the end): strict mode takes hex digits
+ * only; lenient mode reads a letter O as the digit zero (the spec's
+ * "#-0OFF").  Sets *idend to the end of the id; TK_OK or an error.
+ */
+static int hex_id(htf_reader *h, const char *ls, const char *p,
+		  const char *e, uint64_t *out, const char **idend,
+		  tk_error *err)
+{
+	uint64_t v = 0;
+	const char *s = p;
+	int n = 0;
+	char qb[64];
+
+	for (; p < e && *p != ' ' && *p != '\t'; p++) {
+		int d = hexval((unsigned char)*p);
+		if (d < 0 && (*p == 'O' || *p == 'o')) {
+			const char *z = s;
+			while (z < e && *z != ' ' && *z != '\t')
+				z++;
+			if (h->strict) {
+				return err_at(h, err, TK_E_PARSE, h->line, ls, p,
+					      "letter '%c' in the hex id '%s' (a zero?)",
+					      *p, q(qb, sizeof(qb), s, z));
+			}
+			warn(h, W_LETTER_O, h->line, ls, p,
+			     "letter '%c' in the hex id '%s' read as the digit 0",
+			     *p, q(qb, sizeof(qb), s, z));
+			d = 0;
+		}
+		if (d < 0) {
+			return err_at(h, err, TK_E_PARSE, h->line, ls, p,
+				      "'%c' in a hex id", *p);
+		}
+		if (++n > 16) {
+			return err_at(h, err, TK_E_RANGE, h->line, ls, s,
+				      "hex id longer than 16 digits");
+		}
+		v = v << 4 | (uint64_t)d;
+	}
+	if (!n)
+		return err_at(h, err, TK_E_PARSE, h->line, ls, p,
+			      "expected a hex id");
+	*out = v;
+	*idend = p;
+	return TK_OK;
+}
+
+static int key_is(const char *k, size_t n, const char *name)
+{
+	return tk_ascii_casecmp(k, n, name) == 0;
+}
+
+static int parse_dec(const char *p, const char *e, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (p == e)
+		return -1;
+	for (; p < e; p++) {
+		unsigned d = (unsigned)(unsigned char)*p - '0';
+		if (d > 9 || v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+static int length_param(htf_reader *h, const char *ls, const char *v,
+			const char *ve, const char *what, unsigned *out,
+			tk_error *err)
+{
+	uint64_t n;
+	char qb[64];
+
+	if (parse_dec(v, ve, &n) < 0 || n < 1 || n > 8)
+		return err_at(h, err, TK_E_PARSE, h->line, ls, v,
+			      "%s '%s' is not a number of bytes 1, 2, 4 or 8",
+			      what, q(qb, sizeof(qb), v, ve));
+	if (n != 1 && n != 2 && n != 4 && n != 8) {
+		if (h->strict)
+			return err_at(h, err, TK_E_PARSE, h->line, ls, v,
+				      "%s %llu is not 1, 2, 4 or 8", what,
+				      (unsigned long long)n);
+		warn(h, W_LENGTH, h->line, ls, v,
+		     "%s %llu is not 1, 2, 4 or 8 (read as %llu bytes)", what,
+		     (unsigned long long)n, (unsigned long long)n);
+	}
+	*out = (unsigned)n;
+	return TK_OK;
+}
+
+static int param(htf_reader *h, const char *ls, const char *k, size_t kn,
+		 const char *v, const char *ve, int *seen_fmt, int *seen_ts,
+		 tk_error *err)
+{
+	char qb[64];
+	uint64_t n;
+	int rc;
+
+	if (key_is(k, kn, "Format")) {
+		*seen_fmt = 1;
+		if ((size_t)(ve - v) != 3 || !tk_ascii_ncaseeq(v, "HTF", 3)) {
+			if (h->strict)
+				return err_at(h, err, TK_E_PARSE, h->line, ls, v,
+					      "#Format is '%s', not HTF",
+					      q(qb, sizeof(qb), v, ve));
+			warn(h, W_FORMAT, h->line, ls, v,
+			     "#Format is '%s', not HTF (read as HTF)",
+			     q(qb, sizeof(qb), v, ve));
+		}
+	} else if (key_is(k, kn, "TimeScale")) {
+		tk_unit u;
+		*seen_ts = 1;
+		if (tk_unit_parse(v, (size_t)(ve - v), 0, &u) < 0) {
+			if (h->strict ||
+			    tk_unit_parse(v, (size_t)(ve - v), 1, &u) < 0)
+				return err_at(h, err, TK_E_PARSE, h->line, ls, v,
+					      "unknown time scale '%s' (ps, ns, us, ms or s)",
+					      q(qb, sizeof(qb), v, ve));
+			warn(h, W_UNIT_CASE, h->line, ls, v,
+			     "time scale '%s' in upper case",
+			     q(qb, sizeof(qb), v, ve));
+		}
+		h->t->tb.unit = u;
+	} else if (key_is(k, kn, "TimeScaleNumerator") ||
+		   key_is(k, kn, "TimeScaleDenominator")) {
+		int num = key_is(k, kn, "TimeScaleNumerator");
+		if (parse_dec(v, ve, &n) < 0 || n == 0)
+			return err_at(h, err, TK_E_PARSE, h->line, ls, v,
+				      "%s '%s' is not a positive integer",
+				      num ? "TimeScaleNumerator"
+					  : "TimeScaleDenominator",
+				      q(qb, sizeof(qb), v, ve));
+		if (num)
+			h->t->tb.num = n;
+		else
+			h->t->tb.den = n;
+	} else if (key_is(k, kn, "TimestampLength")) {
+		if ((rc = length_param(h, ls, v, ve, "TimestampLength", &h->tl,
+				       err)) < 0)
+			return rc;
+	} else if (key_is(k, kn, "EntityLength")) {
+		if ((rc = length_param(h, ls, v, ve, "EntityLength", &h->el,
+				       err)) < 0)
+			return rc;
+	} else if (key_is(k, kn, "EventLength")) {
+		if ((rc = length_param(h, ls, v, ve, "EventLength", &h->vl,
+				       err)) < 0)
+			return rc;
+	} else if (key_is(k, kn, "NumberOfCores")) {
+		if (parse_dec(v, ve, &n) < 0)
+			return err_at(h, err, TK_E_PARSE, h->line, ls, v,
+				      "NumberOfCores '%s' is not an integer",
+				      q(qb, sizeof(qb), v, ve));
+		h->ncores_decl = n;
+		h->have_ncores = 1;
+	}
+	return TK_OK;
+}
+
+static int is_table_key(const char *k, size_t kn)
+{
+	return kn >= 5 && tk_ascii_ncaseeq(k + kn - 5, "Table", 5);
+}
+
+static int add_row(htf_reader *h, table *tb, uint64_t id, const char *ls,
+		   const char *v, const char *ve, tk_error *err)
+{
+	row *rw;
+
+	if (tb->n == tb->cap) {
+		uint32_t ncap = tb->cap ? tb->cap * 2 : 16;
+		row *n = tk_xrealloc_array(tb->rows, ncap, sizeof(*n));
+		if (!n)
+			return tk_err_nomem(err, h->name);
+		tb->rows = n;
+		tb->cap = ncap;
+	}
+	rw = &tb->rows[tb->n];
+	rw->id = id;
+	rw->line = h->line;
+	rw->col = (uint32_t)(v - ls) + 1;
+	rw->value = tk_strpool_intern(&h->t->pool, v, (size_t)(ve - v));
+	if (rw->value == TK_NONE)
+		return tk_err_nomem(err, h->name);
+	tb->n++;
+	return TK_OK;
+}
+
+static table *find_table(htf_reader *h, const char *name, size_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < h->ntabs; i++)
+		if (tk_ascii_casecmp(name, n, h->tabs[i].name) == 0)
+			return &h->tabs[i];
+	return NULL;
+}
+
+/* Read the header up to #TraceData; *data receives the first data byte. */
+static int read_header(htf_reader *h, const char **data, tk_error *err)
+{
+	const char *pp = h->buf, *ls, *le, *p, *k, *ke, *v;
+	table *cur = NULL;
+	int seen_fmt = 0, seen_ts = 0, rc;
+	char qb[64];
+
+	while (next_line(h, &pp, &ls, &le)) {
+		p = skip_blanks(ls, le);
+		if (p == le)
+			continue;
+		if (*p != '#')
+			return err_at(h, err, TK_E_PARSE, h->line, ls, p,
+				      "expected a header line or #TraceData before '%s'",
+				      q(qb, sizeof(qb), p, le));
+		if (p + 1 < le && p[1] == '-') {
+			uint64_t id;
+			const char *ie;
+			rc = hex_id(h, ls, p + 2, le, &id, &ie, err);
+			if (rc < 0)
+				return rc;
+			v = skip_blanks(ie, le);
+			ke = trim_end(v, le);
+			if (!cur) {
+				if (h->strict)
+					return err_at(h, err, TK_E_PARSE, h->line,
+						      ls, p,
+						      "table row outside a table");
+				warn(h, W_ROW_OUTSIDE, h->line, ls, p,
+				     "table row outside a table (ignored)");
+				continue;
+			}
+			if (v == ke)
+				return err_at(h, err, TK_E_PARSE, h->line, ls, v,
+					      "table row without a value");
+			rc = add_row(h, cur, id, ls, v, ke, err);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		k = p + 1;
+		for (ke = k; ke < le && *ke != ' ' && *ke != '\t'; ke++)
+			;
+		if (ke == k)
+			return err_at(h, err, TK_E_PARSE, h->line, ls, p,
+				      "'#' without a key");
+		v = skip_blanks(ke, le);
+		if (key_is(k, (size_t)(ke - k), "TraceData")) {
+			/* the rest of the line may only be a comment */
+			if (v < le && !(le - v >= 2 && v[0] == '/' && v[1] == '/'))
+				return err_at(h, err, TK_E_PARSE, h->line, ls, v,
+					      "unexpected text after #TraceData");
+			*data = pp;
+			goto done;
+		}
+		if (is_table_key(k, (size_t)(ke - k))) {
+			if (v != trim_end(v, le))
+				return err_at(h, err, TK_E_PARSE, h->line, ls, v,
+					      "unexpected text after #%s",
+					      q(qb, sizeof(qb), k, ke));
+			if ((size_t)(ke - k) >= sizeof(cur->name))
+				return err_at(h, err, TK_E_PARSE, h->line, ls, k,
+					      "table name too long");
+			if (find_table(h, k, (size_t)(ke - k)))
+				return err_at(h, err, TK_E_PARSE, h->line, ls, k,
+					      "#%s appears twice",
+					      q(qb, sizeof(qb), k, ke));
+			if (h->ntabs == h->captabs) {
+				uint32_t ncap = h->captabs ? h->captabs * 2 : 16;
+				table *n = tk_xrealloc_array(h->tabs, ncap,
+							     sizeof(*n));
+				if (!n)
+					return tk_err_nomem(err, h->name);
+				h->tabs = n;
+				h->captabs = ncap;
+			}
+			cur = &h->tabs[h->ntabs++];
+			memset(cur, 0, sizeof(*cur));
+			memcpy(cur->name, k, (size_t)(ke - k));
+			cur->line = h->line;
+			continue;
+		}
+		cur = NULL;
+		le = trim_end(v, le);
+		rc = tk_trace_add_header(h->t, TK_HDR_PARAM, k, (size_t)(ke - k),
+					 v, (size_t)(le - v), v > ke);
+		if (rc < 0)
+			return tk_err_nomem(err, h->name);
+		rc = param(h, ls, k, (size_t)(ke - k), v, le, &seen_fmt,
+			   &seen_ts, err);
+		if (rc < 0)
+			return rc;
+	}
+	return tk_err_set(err, TK_E_PARSE, h->name, h->line, 0,
+			  "no #TraceData: the input ends in the header");
+done:
+	if (!seen_fmt) {
+		if (h->strict)
+			return tk_err_set(err, TK_E_PARSE, h->name, 1, 1,
+					  "no #Format HTF in the header");
+		warn(h, W_NO_FORMAT, 0, NULL, NULL, "no #Format in the header");
+	}
+	if (!seen_ts) {
+		if (h->strict)
+			return tk_err_set(err, TK_E_PARSE, h->name, 0, 0,
+					  "no #TimeScale in the header");
+		warn(h, W_NO_TIMESCALE, 0, NULL, NULL,
+		     "no #TimeScale in the header: ns assumed");
+	}
+	if (!h->tl || !h->el || !h->vl)
+		return tk_err_set(err, TK_E_PARSE, h->name, h->line, 0,
+				  "#TraceData before #%s (the record layout is not known)",
+				  !h->tl ? "TimestampLength"
+				  : !h->el ? "EntityLength" : "EventLength");
+	h->w = 2 * (h->tl + h->el + h->vl);
+	return TK_OK;
+}
+
+/* ---- the tables --------------------------------------------------------- */
+
+static int row_err(htf_reader *h, tk_error *err, int code, const row *rw,
+		   const char *fmt, ...) TK_PRINTF(5, 6);
+
+static int row_err(htf_reader *h, tk_error *err, int code, const row *rw,
+		   const char *fmt, ...)
+{
+	char msg[320];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return tk_err_set(err, code, h->name, rw->line, rw->col, "%s", msg);
+}
+
+static int build_types(htf_reader *h, tk_error *err)
+{
+	table *tt = find_table(h, "TypeTable", 9);
+	uint32_t i, j;
+	int64_t dup;
+	int nomem;
+
+	if (!tt)
+		return tk_err_set(err, TK_E_PARSE, h->name, 0, 0,
+				  "no #TypeTable in the header");
+	h->types = calloc(tt->n ? tt->n : 1, sizeof(*h->types));
+	if (!h->types)
+		return tk_err_nomem(err, h->name);
+	for (i = 0; i < tt->n; i++) {
+		const row *rw = &tt->rows[i];
+		size_t n;
+		const char *s = tk_trace_str(h->t, rw->value, &n);
+		htype *ty = &h->types[h->ntypes++];
+		char key[96];
+		table *et;
+
+		ty->std = htf_type_lookup(s, n);
+		ty->htf_name = rw->value;
+		if (ty->std < 0) {
+			if (h->strict)
+				return row_err(h, err, TK_E_PARSE, rw,
+					       "unknown entity type '%.40s' (Task, ISR, Runnable, CodeBlock, Signal, Semaphore)",
+					       s);
+			tk_reader_warn(h->r, W_UNKNOWN_TYPE, rw->line, rw->col,
+				       "unknown entity type '%.40s' (kept by name)",
+				       s);
+			ty->et = TK_ET_OTHER;
+			ty->type_name = rw->value;
+		} else {
+			const char *tn = tk_etype_name(htf_type_etype(ty->std));
+			ty->et = htf_type_etype(ty->std);
+			ty->type_name = tk_strpool_intern(&h->t->pool, tn,
+							  strlen(tn));
+			if (ty->type_name == TK_NONE)
+				return tk_err_nomem(err, h->name);
+		}
+		if (idmap_add(&h->typemap, rw->id, h->ntypes - 1, i) < 0)
+			return tk_err_nomem(err, h->name);
+		/* its event table, by name */
+		if (n > 64)
+			continue;
+		snprintf(key, sizeof(key), "%.*sEventTable", (int)n, s);
+		et = find_table(h, key, strlen(key));
+		if (!et)
+			continue;
+		ty->evs = calloc(et->n ? et->n : 1, sizeof(*ty->evs));
+		if (!ty->evs)
+			return tk_err_nomem(err, h->name);
+		for (j = 0; j < et->n; j++) {
+			const row *er = &et->rows[j];
+			size_t en, ne, k;
+			const char *es = tk_trace_str(h->t, er->value, &en);
+			const htf_event_name *names = htf_events(ty->std, &ne);
+			evinfo *vi = &ty->evs[j];
+
+			vi->kind = TK_EV_OTHER;
+			vi->name = TK_NONE;
+			for (k = 0; k < ne; k++) {
+				if (tk_ascii_casecmp(es, en, names[k].htf) == 0) {
+					const char *bn = tk_evkind_name(names[k].kind);
+					vi->kind = names[k].kind;
+					vi->name = tk_strpool_intern(&h->t->pool, bn,
+								     strlen(bn));
+					if (vi->name == TK_NONE)
+						return tk_err_nomem(err, h->name);
+					break;
+				}
+			}
+			if (vi->name == TK_NONE) {
+				if (h->strict)
+					return row_err(h, err, TK_E_PARSE, er,
+						       "unknown event '%.40s' in #%s",
+						       es, et->name);
+				tk_reader_warn(h->r, W_UNKNOWN_EVENT, er->line,
+					       er->col,
+					       "unknown event '%.40s' in #%s (kept by name)",
+					       es, et->name);
+				vi->name = er->value;
+			}
+			if (idmap_add(&ty->evmap, er->id, j, j) < 0)
+				return tk_err_nomem(err, h->name);
+		}
+		dup = idmap_build(&ty->evmap, &nomem);
+		if (nomem)
+			return tk_err_nomem(err, h->name);
+		if (dup >= 0)
+			return row_err(h, err, TK_E_PARSE, &et->rows[dup],
+				       "event id defined twice in #%s", et->name);
+	}
+	dup = idmap_build(&h->typemap, &nomem);
+	if (nomem)
+		return tk_err_nomem(err, h->name);
+	if (dup >= 0)
+		return row_err(h, err, TK_E_PARSE, &tt->rows[dup],
+			       "type id defined twice in #TypeTable");
+	/* event tables that belong to no type */
+	for (i = 0; i < h->ntabs; i++) {
+		const char *nm = h->tabs[i].name;
+		size_t n = strlen(nm);
+		int found = 0;
+		if (n <= 10 || tk_ascii_casecmp(nm + n - 10, 10, "EventTable") != 0)
+			continue;
+		for (j = 0; j < tt->n && !found; j++) {
+			size_t tn;
+			const char *ts = tk_trace_str(h->t, tt->rows[j].value, &tn);
+			found = tn == n - 10 && tk_ascii_ncaseeq(ts, nm, tn);
+		}
+		if (!found && h->strict)
+			return tk_err_set(err, TK_E_PARSE, h->name,
+					  h->tabs[i].line, 1,
+					  "#%s is for a type the #TypeTable does not list",
+					  nm);
+	}
+	return TK_OK;
+}
+
+static int build_entities(htf_reader *h, tk_error *err)
+{
+	table *et = find_table(h, "EntityTable", 11);
+	table *ett = find_table(h, "EntityTypeTable", 15);
+	uint32_t i;
+	int64_t dup;
+	int nomem;
+
+	if (!et)
+		return tk_err_set(err, TK_E_PARSE, h->name, 0, 0,
+				  "no #EntityTable in the header");
+	if (!ett)
+		return tk_err_set(err, TK_E_PARSE, h->name, 0, 0,
+				  "no #EntityTypeTable in the header");
+	h->ents = calloc(et->n ? et->n : 1, sizeof(*h->ents));
+	if (!h->ents)
+		return tk_err_nomem(err, h->name);
+	for (i = 0; i < et->n; i++) {
+		hent *e = &h->ents[h->nents++];
+		e->tkid = tk_trace_entity_get(h->t, et->rows[i].value);
+		if (e->tkid == TK_NONE)
+			return tk_err_nomem(err, h->name);
+		e->type = UINT32_MAX;
+		if (idmap_add(&h->entmap, et->rows[i].id, i, i) < 0)
+			return tk_err_nomem(err, h->name);
+	}
+	dup = idmap_build(&h->entmap, &nomem);
+	if (nomem)
+		return tk_err_nomem(err, h->name);
+	if (dup >= 0)
+		return row_err(h, err, TK_E_PARSE, &et->rows[dup],
+			       "entity id defined twice in #EntityTable");
+	for (i = 0; i < ett->n; i++) {
+		const row *rw = &ett->rows[i];
+		size_t n;
+		const char *s = tk_trace_str(h->t, rw->value, &n);
+		uint32_t ei = idmap_get(&h->entmap, rw->id), ti;
+		uint64_t tid;
+		size_t k;
+		tk_entity *te;
+
+		if (ei == UINT32_MAX) {
+			if (h->strict)
+				return row_err(h, err, TK_E_PARSE, rw,
+					       "entity id 0x%llX is not in the #EntityTable",
+					       (unsigned long long)rw->id);
+			tk_reader_warn(h->r, W_TYPELESS_ROW, rw->line, rw->col,
+				       "entity id 0x%llX is not in the #EntityTable (row ignored)",
+				       (unsigned long long)rw->id);
+			continue;
+		}
+		tid = 0;
+		for (k = 0; k < n; k++) {
+			int d = hexval((unsigned char)s[k]);
+			if (d < 0 || k >= 16)
+				return row_err(h, err, TK_E_PARSE, rw,
+					       "type id '%.40s' is not hexadecimal",
+					       s);
+			tid = tid << 4 | (uint64_t)d;
+		}
+		ti = idmap_get(&h->typemap, tid);
+		if (ti == UINT32_MAX)
+			return row_err(h, err, TK_E_PARSE, rw,
+				       "type id '%.40s' is not in the #TypeTable",
+				       s);
+		if (h->ents[ei].type != UINT32_MAX && h->ents[ei].type != ti)
+			return row_err(h, err, TK_E_PARSE, rw,
+				       "entity id 0x%llX has two types",
+				       (unsigned long long)rw->id);
+		h->ents[ei].type = ti;
+		te = &h->t->ents[h->ents[ei].tkid];
+		te->type = h->types[ti].et;
+		te->type_name = h->types[ti].type_name;
+	}
+	return TK_OK;
+}
+
+/* ---- sections ----------------------------------------------------------- */
+
+static uint64_t count_nl(const char *p, const char *e)
+{
+	uint64_t n = 0;
+
+#if defined(__SSE2__)
+	const __m128i vn = _mm_set1_epi8('\n');
+	while (e - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		n += (uint64_t)__builtin_popcount(
+			(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vn)));
+		p += 16;
+	}
+#endif
+	for (; p < e; p++)
+		n += *p == '\n';
+	return n;
+}
+
+static int core_slot(htf_reader *h, uint64_t id, uint32_t *slot,
+		     uint32_t *ent, tk_error *err)
+{
+	char name[32];
+	uint32_t i;
+	uint64_t *n;
+
+	snprintf(name, sizeof(name), "Core_%llu", (unsigned long long)id);
+	*ent = tk_trace_entity_intern(h->t, name, strlen(name));
+	if (*ent == TK_NONE)
+		return tk_err_nomem(err, h->name);
+	if (h->t->ents[*ent].type == TK_ET_UNKNOWN) {
+		h->t->ents[*ent].type = TK_ET_C;
+		h->t->ents[*ent].type_name = tk_strpool_intern(&h->t->pool, "C", 1);
+	}
+	for (i = 0; i < h->nslots; i++)
+		if (h->core_ids[i] == id) {
+			*slot = i;
+			return TK_OK;
+		}
+	n = tk_xrealloc_array(h->core_ids, h->nslots + 1, sizeof(*n));
+	if (!n)
+		return tk_err_nomem(err, h->name);
+	h->core_ids = n;
+	n[h->nslots] = id;
+	*slot = h->nslots++;
+	return TK_OK;
+}
+
+static int add_cursor(htf_reader *h, const char *beg, const char *end,
+		      uint64_t line, uint64_t core_id, int implicit,
+		      tk_error *err)
+{
+	cursor *c, *n;
+	int rc;
+
+	if (implicit) {
+		const char *p = beg, *e;
+		int content = 0;
+		while (p < end && !content) {
+			p = skip_blanks(p, end);
+			e = memchr(p, '\n', (size_t)(end - p));
+			if (!e)
+				e = end;
+			content = p < e && *p != '\r' &&
+				  !(e - p >= 2 && p[0] == '/' && p[1] == '/');
+			p = e + (e < end);
+		}
+		if (!content)
+			return TK_OK;
+	}
+	n = tk_xrealloc_array(h->cur, h->ncur + 1, sizeof(*n));
+	if (!n)
+		return tk_err_nomem(err, h->name);
+	h->cur = n;
+	c = &h->cur[h->ncur];
+	memset(c, 0, sizeof(*c));
+	c->p = c->ls = beg;
+	c->released = beg;
+	c->end = end;
+	c->line = line;
+	c->implicit = implicit;
+	rc = core_slot(h, core_id, &c->slot, &c->core, err);
+	if (rc < 0)
+		return rc;
+	h->ncur++;
+	return TK_OK;
+}
+
+/*
+ * Give back the mapped pages a cursor (or the scan for the sections) has
+ * left behind (a section's bytes are read by no one else), so that the
+ * resident size stays flat in the trace size.  Only for file mappings,
+ * never for a caller's memory block; the mapping is private and read-only,
+ * so a page touched again is only read back from the file (the scan's
+ * pages are touched again by the cursors: about 20% of the read time,
+ * against a resident size that would otherwise be the file's).
+ */
+#define RELEASE_STEP ((size_t)2 << 20)
+
+static void release_range(htf_reader *h, const char *a, const char *b)
+{
+	uintptr_t from = (uintptr_t)a, to = (uintptr_t)b;
+
+	from = (from + h->page - 1) & ~(uintptr_t)(h->page - 1);
+	to &= ~(uintptr_t)(h->page - 1);
+	if (to > from)
+		madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
+static void release_behind(htf_reader *h, cursor *c)
+{
+	release_range(h, c->released, c->p);
+	c->released = c->p;
+}
+
+static int find_sections(htf_reader *h, const char *data, tk_error *err)
+{
+	const char *p = data, *counted = data, *beg = data, *rel = data, *m;
+	uint64_t line = h->line + 1, beg_line = line;
+	uint64_t core_id = 0;
+	int implicit = 1, rc;
+	char qb[64];
+
+	/* one pass in steps: find the '#'s, count the lines, and give the
+	 * pages back behind (the cursors fault them in again as they go) */
+	while (p < h->lim) {
+		const char *ls, *le, *nl, *ie, *r;
+		size_t step = (size_t)(h->lim - p);
+		uint64_t id;
+		if (step > RELEASE_STEP)
+			step = RELEASE_STEP;
+		m = memchr(p, '#', step);
+		if (!m) {
+			p += step;
+			line += count_nl(counted, p);
+			counted = p;
+			if (h->may_release && (size_t)(p - rel) > 2 * RELEASE_STEP) {
+				release_range(h, rel, p - RELEASE_STEP);
+				rel = p - RELEASE_STEP;
+			}
+			continue;
+		}
+		ls = m;
+		while (ls > data && (ls[-1] == ' ' || ls[-1] == '\t'))
+			ls--;
+		if (ls > data && ls[-1] != '\n') {
+			p = m + 1; /* in a comment */
+			continue;
+		}
+		line += count_nl(counted, ls);
+		counted = ls;
+		rc = add_cursor(h, beg, ls, beg_line, core_id, implicit, err);
+		if (rc < 0)
+			return rc;
+		nl = memchr(m, '\n', (size_t)(h->lim - m));
+		le = nl ? nl : h->lim;
+		if (le > m && le[-1] == '\r')
+			le--;
+		h->line = line;
+		if (le - m < 2 || m[1] != '-')
+			return err_at(h, err, TK_E_PARSE, line, ls, m,
+				      "'%s' in the trace data (a core section is '#-<core id>')",
+				      q(qb, sizeof(qb), m, le));
+		rc = hex_id(h, ls, m + 2, le, &id, &ie, err);
+		if (rc < 0)
+			return rc;
+		r = skip_blanks(ie, le);
+		if (r < le && !(le - r >= 2 && r[0] == '/' && r[1] == '/'))
+			return err_at(h, err, TK_E_PARSE, line, ls, r,
+				      "unexpected text after the core section '%s'",
+				      q(qb, sizeof(qb), m, ie));
+		core_id = id;
+		implicit = 0;
+		p = beg = nl ? nl + 1 : h->lim;
+		counted = beg;
+		line++;
+		beg_line = line;
+	}
+	if (h->may_release)
+		release_range(h, rel, h->lim);
+	rc = add_cursor(h, beg, h->lim, beg_line, core_id, implicit, err);
+	if (rc < 0)
+		return rc;
+	if (h->have_ncores) {
+		uint32_t i, j, n = 0;
+		for (i = 0; i < h->nslots; i++) {
+			for (j = 0; j < h->ncur; j++)
+				if (h->cur[j].slot == i && !h->cur[j].implicit)
+					break;
+			n += j < h->ncur;
+		}
+		if (n > h->ncores_decl) {
+			if (h->strict)
+				return tk_err_set(err, TK_E_PARSE, h->name, 0, 0,
+						  "%u core sections, #NumberOfCores is %llu",
+						  n, (unsigned long long)h->ncores_decl);
+			warn(h, W_CORES, 0, NULL, NULL,
+			     "%u core sections, #NumberOfCores is %llu", n,
+			     (unsigned long long)h->ncores_decl);
+		}
+	}
+	return TK_OK;
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HAVE_SWAR 1
+/*
+ * n (1..8) hex digits at p, with 8 bytes readable at p: validated and
+ * converted a word at a time.  Returns 0 if a byte is not a hex digit.
+ */
+static inline int hex8(const char *p, unsigned n, uint64_t *out)
+{
+	const uint64_t H = 0x8080808080808080ull;
+	uint64_t w, x, v, ok;
+
+	memcpy(&w, p, 8);
+	if (n < 8) {
+		uint64_t keep = ~0ull >> (8 * (8 - n));
+		w = (w & keep) | (0x3030303030303030ull & ~keep);
+	}
+	if (w & H)
+		return 0;
+	x = w | 0x2020202020202020ull;
+	ok = (((w + 0x5050505050505050ull) & ~(w + 0x4646464646464646ull)) |
+	      ((x + 0x1f1f1f1f1f1f1f1full) & ~(x + 0x1919191919191919ull))) &
+	     H;
+	if (ok != H)
+		return 0;
+	v = (w & 0x0f0f0f0f0f0f0f0full) + ((w >> 6) & 0x0101010101010101ull) * 9;
+	v = ((v & 0x000f000f000f000full) << 4) | ((v >> 8) & 0x000f000f000f000full);
+	v = ((v & 0x000000ff000000ffull) << 8) | ((v >> 16) & 0x000000ff000000ffull);
+	v = ((v & 0xffffull) << 16) | ((v >> 32) & 0xffffull);
+	*out = n < 8 ? v >> (4 * (8 - n)) : v;
+	return 1;
+}
+
+static inline int hex_field(const char *p, unsigned n, uint64_t *out)
+{
+	uint64_t hi, lo;
+
+	if (n <= 8)
+		return hex8(p, n, out);
+	if (!hex8(p, n - 8, &hi) || !hex8(p + n - 8, 8, &lo))
+		return 0;
+	*out = hi << 32 | lo;
+	return 1;
+}
+#endif
+
+static uint64_t hex_slow(const char *p, unsigned n)
+{
+	uint64_t v = 0;
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		v = v << 4 | (uint64_t)hexval((unsigned char)p[i]);
+	return v;
+}
+
+/* Resolve the head record's ids; report what is wrong with them. */
+static inline int resolve(htf_reader *h, cursor *c, const char *ls,
+			  const char *rec, uint64_t ent_id, uint64_t ev_id,
+			  tk_error *err)
+{
+	uint32_t ei = idmap_get(&h->entmap, ent_id), vi;
+	const htype *ty;
+
+	if (TK_UNLIKELY(ei == UINT32_MAX))
+		return err_at(h, err, TK_E_PARSE, c->rline, ls,
+			      rec + 2 * h->tl,
+			      "entity id 0x%0*llX is not in the #EntityTable",
+			      (int)(2 * h->el), (unsigned long long)ent_id);
+	if (TK_UNLIKELY(h->ents[ei].type == UINT32_MAX)) {
+		size_t n;
+		const char *s = tk_trace_str(h->t,
+					     h->t->ents[h->ents[ei].tkid].name,
+					     &n);
+		return err_at(h, err, TK_E_PARSE, c->rline, ls,
+			      rec + 2 * h->tl,
+			      "entity '%.40s' has no type in the #EntityTypeTable",
+			      s);
+	}
+	ty = &h->types[h->ents[ei].type];
+	vi = idmap_get(&ty->evmap, ev_id);
+	if (TK_UNLIKELY(vi == UINT32_MAX)) {
+		size_t n;
+		const char *s = tk_trace_str(h->t, ty->htf_name, &n);
+		return err_at(h, err, TK_E_PARSE, c->rline, ls,
+			      rec + 2 * (h->tl + h->el),
+			      "event id 0x%0*llX is not in the #%.40sEventTable",
+			      (int)(2 * h->vl), (unsigned long long)ev_id, s);
+	}
+	c->tkid = h->ents[ei].tkid;
+	c->ty = ty;
+	c->vi = &ty->evs[vi];
+	return TK_OK;
+}
+
+static int check_time(htf_reader *h, cursor *c, const char *ls,
+		      const char *rec, tk_error *err)
+{
+	if (c->have_time && c->time < c->last_time) {
+		if (h->strict)
+			return err_at(h, err, TK_E_PARSE, c->rline, ls, rec,
+				      "time decreases in the section of Core_%llu (0x%llX after 0x%llX)",
+				      (unsigned long long)h->core_ids[c->slot],
+				      (unsigned long long)c->time,
+				      (unsigned long long)c->last_time);
+		warn(h, W_TIME_DECREASES, c->rline, ls, rec,
+		     "time decreases in the section of Core_%llu (0x%llX after 0x%llX); merged as it is",
+		     (unsigned long long)h->core_ids[c->slot],
+		     (unsigned long long)c->time,
+		     (unsigned long long)c->last_time);
+	}
+	c->last_time = c->time;
+	c->have_time = 1;
+	return TK_OK;
+}
+
+/* The record at the head of cursor c: TK_OK, TK_END or an error. */
+static int cur_next(htf_reader *h, cursor *c, tk_error *err)
+{
+	const unsigned w = h->w, tl2 = 2 * h->tl, el2 = 2 * h->el,
+		       vl2 = 2 * h->vl;
+	uint64_t ent_id, ev_id;
+	char qb[64];
+
+	if (TK_UNLIKELY((size_t)(c->p - c->released) >= RELEASE_STEP) &&
+	    h->may_release)
+		release_behind(h, c);
+	for (;;) {
+		const char *p = c->p, *s, *e, *ls = p;
+		unsigned n;
+
+		if (p >= c->end)
+			return TK_END;
+#ifdef HAVE_SWAR
+		/* the usual line: exactly one record and a newline */
+		if (TK_LIKELY(p + w + 8 <= h->lim && p[w] == '\n' &&
+			      !c->implicit &&
+			      hex_field(p, tl2, &c->time) &&
+			      hex_field(p + tl2, el2, &ent_id) &&
+			      hex_field(p + tl2 + el2, vl2, &ev_id))) {
+			c->rline = c->line;
+			c->p = p + w + 1;
+			c->line++;
+			if (TK_UNLIKELY(c->have_time && c->time < c->last_time)) {
+				int rc = check_time(h, c, p, p, err);
+				if (rc < 0)
+					return rc;
+			}
+			c->last_time = c->time;
+			c->have_time = 1;
+			return resolve(h, c, p, p, ent_id, ev_id, err);
+		}
+#endif
+		/* anything else, one line at a time */
+		s = skip_blanks(p, c->end);
+		e = memchr(s, '\n', (size_t)(c->end - s));
+		if (!e)
+			e = c->end;
+		c->p = e < c->end ? e + 1 : c->end;
+		c->rline = c->line++;
+		if (e > s && e[-1] == '\r')
+			e--;
+		if (s == e)
+			continue;
+		if (e - s >= 2 && s[0] == '/' && s[1] == '/') {
+			if (h->strict)
+				return err_at(h, err, TK_E_PARSE, c->rline, ls, s,
+					      "a comment without a record");
+			warn(h, W_COMMENT_LINE, c->rline, ls, s,
+			     "a comment without a record (skipped)");
+			continue;
+		}
+		for (n = 0; s + n < e && hexval((unsigned char)s[n]) >= 0; n++)
+			;
+		{
+			const char *r = skip_blanks(s + n, e);
+			if (r < e && !(e - r >= 2 && r[0] == '/' && r[1] == '/'))
+				return err_at(h, err, TK_E_PARSE, c->rline, ls, r,
+					      "'%c' in a record (a record is %u hex digits, then an optional // comment)",
+					      *r, w);
+			if (r == s + n && r < e)
+				return err_at(h, err, TK_E_PARSE, c->rline, ls, r,
+					      "a blank is needed between the record and its comment");
+		}
+		if (n != w) {
+			unsigned extra = n > w ? n - w : 0, i;
+			int zeros = extra > 0;
+			for (i = 0; i < extra; i++)
+				zeros &= s[i] == '0';
+			if (h->strict || !zeros)
+				return err_at(h, err, TK_E_PARSE, c->rline, ls, s,
+					      "record '%s' has %u hex digits, %u are due (TimestampLength %u + EntityLength %u + EventLength %u)",
+					      q(qb, sizeof(qb), s, s + n), n, w,
+					      h->tl, h->el, h->vl);
+			warn(h, W_LONG_RECORD, c->rline, ls, s,
+			     "record '%s' has %u hex digits, %u are due: the extra leading zeros are ignored",
+			     q(qb, sizeof(qb), s, s + n), n, w);
+			s += extra;
+		}
+		if (c->implicit) {
+			if (h->strict)
+				return err_at(h, err, TK_E_PARSE, c->rline, ls, s,
+					      "a record before the first core section '#-<core id>'");
+			warn(h, W_NO_SECTION, c->rline, ls, s,
+			     "records before the first core section: read as Core_0");
+			c->implicit = 0;
+		}
+		c->time = hex_slow(s, tl2);
+		ent_id = hex_slow(s + tl2, el2);
+		ev_id = hex_slow(s + tl2 + el2, vl2);
+		{
+			int rc = check_time(h, c, ls, s, err);
+			if (rc < 0)
+				return rc;
+		}
+		return resolve(h, c, ls, s, ent_id, ev_id, err);
+	}
+}
+
+/* ---- the merge ---------------------------------------------------------- */
+
+static inline int before(const hnode *x, const hnode *y)
+{
+	return x->time < y->time || (x->time == y->time && x->idx < y->idx);
+}
+
+static void sift_down(htf_reader *h, uint32_t i)
+{
+	uint32_t n = h->nheap;
+	hnode *hp = h->heap;
+
+	for (;;) {
+		uint32_t l = 2 * i + 1, m = i;
+		hnode tmp;
+		if (l < n && before(&hp[l], &hp[m]))
+			m = l;
+		if (l + 1 < n && before(&hp[l + 1], &hp[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		tmp = hp[i];
+		hp[i] = hp[m];
+		hp[m] = tmp;
+		i = m;
+	}
+}
+
+static void sift_up(htf_reader *h, uint32_t i)
+{
+	hnode *hp = h->heap;
+
+	while (i > 0) {
+		uint32_t parent = (i - 1) / 2;
+		hnode tmp;
+		if (!before(&hp[i], &hp[parent]))
+			return;
+		tmp = hp[i];
+		hp[i] = hp[parent];
+		hp[parent] = tmp;
+		i = parent;
+	}
+}
+
+int htf_reader_next(tk_reader *r, const tk_event **evp, tk_error *err)
+{
+	htf_reader *h = r->impl;
+	tk_event *ev = &r->ev;
+	const cursor *c;
+	uint32_t i;
+	int rc;
+
+	if (TK_LIKELY(h->nheap)) {
+		/* advance the cursor whose record went out last */
+		cursor *top = &h->cur[h->heap[0].idx];
+		rc = cur_next(h, top, err);
+		if (TK_UNLIKELY(rc < 0))
+			return rc;
+		if (TK_UNLIKELY(rc == TK_END)) {
+			h->heap[0] = h->heap[--h->nheap];
+			if (!h->nheap)
+				return TK_END;
+		} else {
+			h->heap[0].time = top->time;
+		}
+		if (h->nheap > 1)
+			sift_down(h, 0);
+	} else if (!h->started) {
+		h->started = 1;
+		for (i = 0; i < h->ncur; i++) {
+			rc = cur_next(h, &h->cur[i], err);
+			if (rc < 0)
+				return rc;
+			if (rc == TK_OK) {
+				h->heap[h->nheap].time = h->cur[i].time;
+				h->heap[h->nheap].idx = i;
+				sift_up(h, h->nheap++);
+			}
+		}
+		if (!h->nheap)
+			return TK_END;
+	} else {
+		return TK_END;
+	}
+	c = &h->cur[h->heap[0].idx];
+	ev->time = c->time;
+	ev->target = c->tkid;
+	ev->type = c->ty->et;
+	ev->type_name = c->ty->type_name;
+	ev->kind = c->vi->kind;
+	ev->name = c->vi->name;
+	ev->core = c->core;
+	ev->note = NULL;
+	ev->note_len = 0;
+	ev->pos = c->rline;
+	rc = htf_synth_event(&h->synth, c->slot, c->core, c->ty->std,
+			     c->vi->kind, ev->target, &ev->source,
+			     &ev->source_inst, &ev->target_inst);
+	if (TK_UNLIKELY(rc < 0))
+		return tk_err_nomem(err, h->name);
+	*evp = ev;
+	return TK_OK;
+}
+
+/* ---- open / close ------------------------------------------------------- */
+
+int htf_reader_open(tk_reader *r, tk_error *err)
+{
+	htf_reader *h = calloc(1, sizeof(*h));
+	const char *data = NULL;
+	int rc;
+
+	if (!h)
+		return tk_err_nomem(err, tk_source_name(r->src));
+	r->impl = h;
+	h->r = r;
+	h->t = r->trace;
+	h->name = tk_source_name(r->src);
+	h->strict = r->opts.strict;
+	h->page = (size_t)sysconf(_SC_PAGESIZE);
+	if (h->page == 0 || (h->page & (h->page - 1)))
+		h->page = 4096;
+	if ((rc = acquire(h, err)) < 0)
+		goto fail;
+	if ((rc = read_header(h, &data, err)) < 0)
+		goto fail;
+	if ((rc = build_types(h, err)) < 0)
+		goto fail;
+	if ((rc = build_entities(h, err)) < 0)
+		goto fail;
+	if ((rc = find_sections(h, data, err)) < 0)
+		goto fail;
+	h->heap = calloc(h->ncur ? h->ncur : 1, sizeof(*h->heap));
+	if (!h->heap || htf_synth_init(&h->synth, h->nslots) < 0) {
+		rc = tk_err_nomem(err, h->name);
+		goto fail;
+	}
+	return TK_OK;
+fail:
+	htf_reader_close(r);
+	return rc;
+}
+
+void htf_reader_close(tk_reader *r)
+{
+	htf_reader *h = r->impl;
+	uint32_t i;
+
+	if (!h)
+		return;
+	for (i = 0; i < h->ntabs; i++)
+		free(h->tabs[i].rows);
+	free(h->tabs);
+	for (i = 0; i < h->ntypes; i++) {
+		free(h->types[i].evs);
+		idmap_free(&h->types[i].evmap);
+	}
+	free(h->types);
+	idmap_free(&h->typemap);
+	free(h->ents);
+	idmap_free(&h->entmap);
+	free(h->cur);
+	free(h->heap);
+	free(h->core_ids);
+	htf_synth_free(&h->synth);
+	if (h->map)
+		munmap(h->map, h->map_len);
+	free(h);
+	r->impl = NULL;
+}

@@ -1,0 +1,720 @@
+/*
+ * htf_writer.c - HTF output from any trace.
+ *
+ * HTF puts its reference tables (types, events, entities) before the data
+ * and groups the data by core, so nothing can be written before the last
+ * event: each event is appended as a fixed-size binary record to a
+ * temporary file of its core (memory stays flat), and tk_writer_close()
+ * writes the header, the tables of what was used, and the sections.
+ *
+ * What HTF cannot hold is counted and reported in one warning per kind at
+ * close (lenient) or refused at the first occurrence (strict): notes, event
+ * types without an HTF table, events missing from HTF's tables, and
+ * sources or instances other than those the HTF reader synthesises (the
+ * writer runs the reader's rules to know).  A value that does not fit a
+ * width forced by the options is an error.
+ */
+#include "htf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct hrec {
+	uint64_t time;
+	uint32_t ent;      /* HTF entity id */
+	uint8_t type;      /* HTF type */
+	uint8_t ev;        /* spec event id */
+	uint16_t pad;
+} hrec;
+
+typedef struct wcore {
+	uint64_t id;
+	uint32_t ent;      /* core entity, or TK_NONE */
+	FILE *spill;
+	uint64_t n;
+} wcore;
+
+enum { L_NOTE, L_TYPE, L_EVENT, L_SYNTH, L_COUNT };
+
+typedef struct htf_writer {
+	const char *name;
+	unsigned opt_tl, opt_el, opt_vl;
+	uint32_t *hid;          /* per entity id: HTF id + 1, 0 = none */
+	uint32_t cap_hid;
+	uint32_t *lastslot;     /* per entity id: core slot + 1 */
+	uint32_t cap_last;
+	uint32_t *ents;         /* per HTF id: entity id */
+	uint8_t *etype;         /* per HTF id: HTF type */
+	uint32_t nents, cap_ents;
+	unsigned used_ev[HTF_NTYPES];
+	unsigned used_types;
+	wcore *cores;
+	uint32_t ncores;
+	FILE *unassigned;       /* events whose core is not known yet */
+	uint64_t nunassigned;
+	uint64_t *ent_core;     /* per HTF id: id of the first core + 1 */
+	uint64_t max_time;
+	uint64_t lost[L_COUNT];
+	htf_synth synth;
+} htf_writer;
+
+static int grow_u32(uint32_t **a, uint32_t *cap, uint32_t need)
+{
+	uint32_t ncap;
+	uint32_t *n;
+
+	if (need < *cap)
+		return TK_OK;
+	ncap = *cap ? *cap : 64;
+	while (ncap <= need)
+		ncap *= 2;
+	n = tk_xrealloc_array(*a, ncap, sizeof(*n));
+	if (!n)
+		return TK_E_NOMEM;
+	memset(n + *cap, 0, (ncap - *cap) * sizeof(*n));
+	*a = n;
+	*cap = ncap;
+	return TK_OK;
+}
+
+static int parse_options(tk_writer *w, htf_writer *hw, tk_error *err)
+{
+	const char *p = w->opts.options;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ","), kn;
+		const char *eq = memchr(p, '=', n);
+		unsigned *dst = NULL;
+		unsigned long v = 0;
+		size_t i;
+
+		kn = eq ? (size_t)(eq - p) : n;
+		if (tk_ascii_casecmp(p, kn, "timestamp-length") == 0)
+			dst = &hw->opt_tl;
+		else if (tk_ascii_casecmp(p, kn, "entity-length") == 0)
+			dst = &hw->opt_el;
+		else if (tk_ascii_casecmp(p, kn, "event-length") == 0)
+			dst = &hw->opt_vl;
+		if (!dst)
+			return tk_err_set(err, TK_E_USAGE, hw->name, 0, 0,
+					  "unknown HTF writer option '%.*s' (timestamp-length, entity-length, event-length)",
+					  (int)kn, p);
+		for (i = kn + 1; eq && i < n && v < 100; i++) {
+			if (p[i] < '0' || p[i] > '9')
+				break;
+			v = v * 10 + (unsigned long)(p[i] - '0');
+		}
+		if (!eq || i != n || (v != 1 && v != 2 && v != 4 && v != 8))
+			return tk_err_set(err, TK_E_USAGE, hw->name, 0, 0,
+					  "HTF writer option '%.*s' needs a length of 1, 2, 4 or 8 bytes",
+					  (int)n, p);
+		*dst = (unsigned)v;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return TK_OK;
+}
+
+int htf_writer_open(tk_writer *w, tk_error *err)
+{
+	htf_writer *hw = calloc(1, sizeof(*hw));
+
+	if (!hw)
+		return tk_err_nomem(err, w->sink.path);
+	w->impl = hw;
+	hw->name = w->sink.path ? w->sink.path : "<stdout>";
+	if (htf_synth_init(&hw->synth, 1) < 0)
+		return tk_err_nomem(err, hw->name);
+	return parse_options(w, hw, err);
+}
+
+static const char *const loss_what[L_COUNT] = {
+	"notes",
+	"events of entity types HTF has no table for",
+	"events that HTF's event tables do not define",
+	"sources or instances other than those HTF reading synthesises",
+};
+
+static const char *const loss_short[L_COUNT] = {
+	"notes dropped",
+	"events of entity types without an HTF table dropped",
+	"events not in HTF's event tables dropped",
+	"events whose source or instances HTF reading synthesises differently",
+};
+
+/* Count a loss; in strict mode it is an error. */
+static int lose(tk_writer *w, htf_writer *hw, int kind, const tk_event *ev,
+		tk_error *err)
+{
+	if (w->opts.strict) {
+		const char *en = ev->name != TK_NONE
+					 ? tk_trace_str(w->trace, ev->name, NULL)
+					 : tk_evkind_name(ev->kind);
+		return tk_err_set(err, TK_E_UNSUPPORTED, hw->name, 0, 0,
+				  "HTF cannot hold %s (event '%.40s' of type %s at input position %llu); without --strict it is dropped with a warning",
+				  loss_what[kind], en, tk_etype_name(ev->type),
+				  (unsigned long long)ev->pos);
+	}
+	hw->lost[kind]++;
+	return TK_OK;
+}
+
+/* "Core_<n>" gives core id n; other names get the next free id. */
+static int core_slot(htf_writer *hw, uint32_t ent, const tk_trace *t,
+		     uint32_t *slot)
+{
+	uint64_t id = 0, maxid = 0;
+	int has_id = 0;
+	uint32_t i;
+	wcore *n;
+
+	for (i = 0; i < hw->ncores; i++)
+		if (hw->cores[i].ent == ent) {
+			*slot = i;
+			return TK_OK;
+		}
+	if (ent != TK_NONE) {
+		size_t len;
+		const char *s = tk_trace_str(t, tk_trace_entity(t, ent)->name, &len);
+		if (len > 5 && len < 25 && memcmp(s, "Core_", 5) == 0 &&
+		    s[5] >= '0' && s[5] <= '9' && (s[5] != '0' || len == 6)) {
+			size_t k;
+			has_id = 1;
+			for (k = 5; k < len && has_id; k++) {
+				if (s[k] < '0' || s[k] > '9' ||
+				    id > (UINT64_MAX - 9) / 10)
+					has_id = 0;
+				else
+					id = id * 10 + (uint64_t)(s[k] - '0');
+			}
+		}
+		/* a default section of the same id is this core */
+		for (i = 0; has_id && i < hw->ncores; i++)
+			if (hw->cores[i].id == id) {
+				if (hw->cores[i].ent == TK_NONE) {
+					hw->cores[i].ent = ent;
+					*slot = i;
+					return TK_OK;
+				}
+				has_id = 0;
+			}
+	}
+	if (!has_id) {
+		for (i = 0; i < hw->ncores; i++)
+			if (hw->cores[i].id + 1 > maxid)
+				maxid = hw->cores[i].id + 1;
+		id = ent == TK_NONE && !hw->ncores ? 0 : maxid;
+	}
+	n = tk_xrealloc_array(hw->cores, hw->ncores + 1, sizeof(*n));
+	if (!n)
+		return TK_E_NOMEM;
+	hw->cores = n;
+	n[hw->ncores].id = id;
+	n[hw->ncores].ent = ent;
+	n[hw->ncores].n = 0;
+	n[hw->ncores].spill = tmpfile();
+	if (!n[hw->ncores].spill)
+		return TK_E_IO;
+	if (htf_synth_cores(&hw->synth, hw->ncores + 2) < 0) {
+		fclose(n[hw->ncores].spill);
+		return TK_E_NOMEM;
+	}
+	*slot = hw->ncores++;
+	return TK_OK;
+}
+
+static int check_name(htf_writer *hw, const tk_trace *t, uint32_t ent,
+		      tk_error *err)
+{
+	size_t n;
+	const char *s = tk_trace_str(t, tk_trace_entity(t, ent)->name, &n);
+
+	if (!n || memchr(s, '\n', n) || memchr(s, '\r', n) || s[0] == ' ' ||
+	    s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t')
+		return tk_err_set(err, TK_E_UNSUPPORTED, hw->name, 0, 0,
+				  "entity name '%.40s' is empty, holds a line break or starts or ends with a blank, which an HTF table cannot hold",
+				  s);
+	return TK_OK;
+}
+
+/*
+ * Is the event's source its core?  Readers that infer types may have typed
+ * a core that first appears as the source of an activate as a stimulus
+ * (BTF): a source named Core_<n>, or the source of a process event that
+ * only a core causes, counts as a core too.
+ */
+static int source_is_core(const tk_trace *t, const tk_event *ev)
+{
+	const tk_entity *e = tk_trace_entity(t, ev->source);
+	size_t n, i;
+	const char *s;
+
+	if (e->type == TK_ET_C)
+		return 1;
+	s = tk_trace_str(t, e->name, &n);
+	if (n > 5 && memcmp(s, "Core_", 5) == 0) {
+		for (i = 5; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			;
+		if (i == n)
+			return 1;
+	}
+	if (!tk_etype_is_process(ev->type))
+		return 0;
+	switch (ev->kind) {
+	case TK_EV_START: case TK_EV_RESUME: case TK_EV_PREEMPT:
+	case TK_EV_TERMINATE: case TK_EV_WAIT: case TK_EV_POLL:
+	case TK_EV_RUN: case TK_EV_PARK: case TK_EV_POLL_PARKING:
+	case TK_EV_RELEASE_PARKING:
+		return e->type == TK_ET_UNKNOWN || e->type == TK_ET_STI ||
+		       e->type == TK_ET_C;
+	default:
+		return 0;
+	}
+}
+
+int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
+{
+	htf_writer *hw = w->impl;
+	const tk_trace *t = w->trace;
+	uint32_t slot, h, src, core_ent;
+	int64_t sinst, tinst;
+	int type, id, rc;
+	hrec rec;
+
+	if (!tk_trace_entity(t, ev->target) || !tk_trace_entity(t, ev->source))
+		return tk_err_set(err, TK_E_USAGE, hw->name, 0, 0,
+				  "event refers to an unknown entity");
+	type = htf_type_of_etype(ev->type);
+	if (type < 0)
+		return lose(w, hw, L_TYPE, ev, err);
+	id = htf_event_id(type, ev->kind);
+	if (id < 0)
+		return lose(w, hw, L_EVENT, ev, err);
+	if (ev->note && (rc = lose(w, hw, L_NOTE, ev, err)) < 0)
+		return rc;
+
+	/* the section: the event's core, else where its source or target
+	 * last ran, else the first section */
+	if (grow_u32(&hw->lastslot, &hw->cap_last,
+		     ev->source > ev->target ? ev->source : ev->target) < 0)
+		return tk_err_nomem(err, hw->name);
+	core_ent = ev->core;
+	if (core_ent == TK_NONE && source_is_core(t, ev))
+		core_ent = ev->source;
+	if (core_ent != TK_NONE && tk_trace_entity(t, core_ent)) {
+		rc = core_slot(hw, core_ent, t, &slot);
+	} else if (hw->lastslot[ev->source]) {
+		slot = hw->lastslot[ev->source] - 1;
+		rc = TK_OK;
+	} else if (hw->lastslot[ev->target]) {
+		slot = hw->lastslot[ev->target] - 1;
+		rc = TK_OK;
+	} else {
+		/* not known yet: kept apart, and merged at close into the
+		 * section where the target is first seen */
+		slot = UINT32_MAX;
+		rc = TK_OK;
+		if (!hw->unassigned && !(hw->unassigned = tmpfile()))
+			rc = TK_E_IO;
+	}
+	if (rc < 0)
+		return rc == TK_E_IO ? tk_err_set(err, TK_E_IO, hw->name, 0, 0,
+						  "cannot create a temporary file")
+				     : tk_err_nomem(err, hw->name);
+	if (slot != UINT32_MAX)
+		hw->lastslot[ev->target] = slot + 1;
+
+	/* the entity's HTF id */
+	if (grow_u32(&hw->hid, &hw->cap_hid, ev->target) < 0)
+		return tk_err_nomem(err, hw->name);
+	h = hw->hid[ev->target];
+	if (!h) {
+		if ((rc = check_name(hw, t, ev->target, err)) < 0)
+			return rc;
+		if (hw->nents == hw->cap_ents) {
+			uint32_t ncap = hw->cap_ents ? hw->cap_ents * 2 : 64;
+			uint32_t *ne = tk_xrealloc_array(hw->ents, ncap, sizeof(*ne));
+			uint8_t *nt;
+			if (!ne)
+				return tk_err_nomem(err, hw->name);
+			hw->ents = ne;
+			nt = realloc(hw->etype, ncap);
+			if (!nt)
+				return tk_err_nomem(err, hw->name);
+			hw->etype = nt;
+			hw->cap_ents = ncap;
+		}
+		{
+			uint64_t *nc = tk_xrealloc_array(hw->ent_core, hw->cap_ents,
+							 sizeof(*nc));
+			if (!nc)
+				return tk_err_nomem(err, hw->name);
+			hw->ent_core = nc;
+		}
+		hw->ent_core[hw->nents] = 0;
+		hw->ents[hw->nents] = ev->target;
+		hw->etype[hw->nents] = (uint8_t)type;
+		h = hw->hid[ev->target] = ++hw->nents;
+	} else if (hw->etype[h - 1] != type) {
+		return tk_err_set(err, TK_E_UNSUPPORTED, hw->name, 0, 0,
+				  "entity '%.40s' is used as %s and as %s; an HTF entity has one type",
+				  tk_trace_str(t, tk_trace_entity(t, ev->target)->name, NULL),
+				  htf_type_name(hw->etype[h - 1]), htf_type_name(type));
+	}
+	hw->used_types |= 1u << type;
+	hw->used_ev[type] |= 1u << id;
+
+	/* what reading it back would give */
+	if (slot != UINT32_MAX && !hw->ent_core[h - 1])
+		hw->ent_core[h - 1] = hw->cores[slot].id + 1;
+	if (htf_synth_event(&hw->synth, slot == UINT32_MAX ? 0 : slot + 1,
+			    slot == UINT32_MAX ? TK_NONE : hw->cores[slot].ent,
+			    type,
+			    ev->kind == TK_EV_STOP ? TK_EV_TERMINATE : ev->kind,
+			    ev->target, &src, &sinst, &tinst) < 0)
+		return tk_err_nomem(err, hw->name);
+	if (src != ev->source || sinst != ev->source_inst ||
+	    tinst != ev->target_inst) {
+		if ((rc = lose(w, hw, L_SYNTH, ev, err)) < 0)
+			return rc;
+	}
+
+	rec.time = ev->time;
+	rec.ent = h - 1;
+	rec.type = (uint8_t)type;
+	rec.ev = (uint8_t)id;
+	rec.pad = 0;
+	if (fwrite(&rec, sizeof(rec), 1,
+		   slot == UINT32_MAX ? hw->unassigned : hw->cores[slot].spill) != 1)
+		return tk_err_set(err, TK_E_IO, hw->name, 0, 0,
+				  "cannot write a temporary file");
+	if (slot == UINT32_MAX)
+		hw->nunassigned++;
+	else
+		hw->cores[slot].n++;
+	if (ev->time > hw->max_time)
+		hw->max_time = ev->time;
+	return TK_OK;
+}
+
+/* ---- close: header, tables, sections ------------------------------------ */
+
+static unsigned smallest(uint64_t v)
+{
+	return v <= 0xff ? 1 : v <= 0xffff ? 2 : v <= 0xffffffffull ? 4 : 8;
+}
+
+static int fits(uint64_t v, unsigned bytes)
+{
+	return bytes >= 8 || v < (1ull << (8 * bytes));
+}
+
+static int out(tk_writer *w, tk_error *err, const char *fmt, ...)
+	TK_PRINTF(3, 4);
+
+static int out(tk_writer *w, tk_error *err, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return tk_err_set(err, TK_E_IO, w->sink.path, 0, 0, "format error");
+	if ((size_t)n >= sizeof(buf)) {
+		/* long values (entity names): write them in two steps */
+		char *big = malloc((size_t)n + 1);
+		int rc;
+		if (!big)
+			return tk_err_nomem(err, w->sink.path);
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		rc = tk_sink_write(&w->sink, big, (size_t)n, err);
+		free(big);
+		return rc;
+	}
+	return tk_sink_write(&w->sink, buf, (size_t)n, err);
+}
+
+static int structural(const char *key)
+{
+	static const char *const keys[] = {
+		"Format", "NumberOfCores", "TimeScale", "TimeScaleNumerator",
+		"TimeScaleDenominator", "TimestampLength", "EntityLength",
+		"EventLength",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (tk_ascii_casecmp(key, strlen(key), keys[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int write_head(tk_writer *w, htf_writer *hw, unsigned tl, unsigned el,
+		      unsigned vl, tk_error *err)
+{
+	const tk_trace *t = w->trace;
+	const tk_timebase *tb = tk_trace_timebase(t);
+	int from_htf = strcmp(tk_trace_format(t), "htf") == 0, rc;
+	size_t i, nh = tk_trace_header_count(t);
+	uint32_t k;
+	int ty;
+
+	if ((rc = out(w, err, "#Format HTF\n")) < 0)
+		return rc;
+	if (!from_htf || !tk_trace_header_get(t, "Version"))
+		if ((rc = out(w, err, "#Version 1.0\n")) < 0)
+			return rc;
+	for (i = 0; from_htf && i < nh; i++) {
+		const tk_header_entry *e = tk_trace_header(t, i);
+		if (e->kind != TK_HDR_PARAM || structural(e->key))
+			continue;
+		if ((rc = out(w, err, "#%s%s%s\n", e->key,
+			      e->has_value ? " " : "", e->value)) < 0)
+			return rc;
+	}
+	if ((rc = out(w, err,
+		      "#NumberOfCores %u\n#TimeScale %s\n#TimeScaleNumerator %llu\n"
+		      "#TimeScaleDenominator %llu\n#TimestampLength %u\n"
+		      "#EntityLength %u\n#EventLength %u\n\n#TypeTable\n",
+		      hw->ncores, tk_unit_name(tb->unit),
+		      (unsigned long long)tb->num, (unsigned long long)tb->den,
+		      tl, el, vl)) < 0)
+		return rc;
+	for (ty = 0; ty < HTF_NTYPES; ty++)
+		if ((hw->used_types >> ty & 1) &&
+		    (rc = out(w, err, "#-%02X %s\n", ty, htf_type_name(ty))) < 0)
+			return rc;
+	for (ty = 0; ty < HTF_NTYPES; ty++) {
+		size_t n, e;
+		const htf_event_name *names = htf_events(ty, &n);
+		if (!(hw->used_types >> ty & 1))
+			continue;
+		if ((rc = out(w, err, "\n#%sEventTable\n", htf_type_name(ty))) < 0)
+			return rc;
+		for (e = 0; e < n; e++)
+			if ((hw->used_ev[ty] >> e & 1) &&
+			    (rc = out(w, err, "#-%0*X %s\n", (int)(2 * vl),
+				      (unsigned)e, names[e].htf)) < 0)
+				return rc;
+	}
+	if ((rc = out(w, err, "\n#EntityTable\n")) < 0)
+		return rc;
+	for (k = 0; k < hw->nents; k++) {
+		size_t n;
+		const char *s = tk_trace_str(t, tk_trace_entity(t, hw->ents[k])->name, &n);
+		if ((rc = out(w, err, "#-%0*X %.*s\n", (int)(2 * el), k, (int)n,
+			      s)) < 0)
+			return rc;
+	}
+	if ((rc = out(w, err, "\n#EntityTypeTable\n")) < 0)
+		return rc;
+	for (k = 0; k < hw->nents; k++)
+		if ((rc = out(w, err, "#-%0*X %02X\n", (int)(2 * el), k,
+			      hw->etype[k])) < 0)
+			return rc;
+	return out(w, err, "\n#TraceData\n");
+}
+
+static const char hexd[] = "0123456789ABCDEF";
+
+static inline char *put_hex(char *o, uint64_t v, unsigned digits)
+{
+	unsigned i;
+
+	for (i = digits; i-- > 0;) {
+		o[i] = hexd[v & 15];
+		v >>= 4;
+	}
+	return o + digits;
+}
+
+/* A buffered reader of a spill file. */
+typedef struct spill_in {
+	FILE *f;
+	hrec buf[512];
+	size_t n, i;
+	int eof;
+} spill_in;
+
+static int spill_open(spill_in *in, FILE *f)
+{
+	memset(in, 0, sizeof(*in));
+	in->f = f;
+	in->eof = !f;
+	return !f || (fflush(f) == 0 && fseek(f, 0, SEEK_SET) == 0) ? TK_OK
+								     : TK_E_IO;
+}
+
+/* The next record, or NULL at the end (or on a read error: see ferror). */
+static const hrec *spill_peek(spill_in *in)
+{
+	if (in->i == in->n) {
+		if (in->eof)
+			return NULL;
+		in->n = fread(in->buf, sizeof(in->buf[0]), 512, in->f);
+		in->i = 0;
+		if (!in->n) {
+			in->eof = 1;
+			return NULL;
+		}
+	}
+	return &in->buf[in->i];
+}
+
+static int write_sections(tk_writer *w, htf_writer *hw, unsigned tl,
+			  unsigned el, unsigned vl, tk_error *err)
+{
+	unsigned width = 2 * (tl + el + vl) + 1;
+	uint32_t i;
+	int rc;
+
+	/* sections in the order their cores were first seen: reading merges
+	 * equal times in section order, so this keeps their order */
+	for (i = 0; i < hw->ncores; i++) {
+		wcore *c = &hw->cores[i];
+		spill_in a, u;
+		const hrec *x, *y;
+
+		if ((rc = out(w, err, "#-%02llX\n", (unsigned long long)c->id)) < 0)
+			return rc;
+		if (spill_open(&a, c->spill) < 0 ||
+		    spill_open(&u, hw->unassigned) < 0)
+			return tk_err_set(err, TK_E_IO, hw->name, 0, 0,
+					  "cannot read a temporary file back");
+		for (;;) {
+			char *o;
+			x = spill_peek(&a);
+			/* the unassigned records of this core: those whose
+			 * entity was first seen here (or anywhere, for the
+			 * first section) */
+			while ((y = spill_peek(&u)) != NULL &&
+			       !(hw->ent_core[y->ent] == c->id + 1 ||
+				 (i == 0 && !hw->ent_core[y->ent])))
+				u.i++;
+			if (!x && !y)
+				break;
+			if (!x || (y && y->time <= x->time)) {
+				x = y;
+				u.i++;
+			} else {
+				a.i++;
+			}
+			o = tk_sink_reserve(&w->sink, width, err);
+			if (!o)
+				return TK_E_IO;
+			o = put_hex(o, x->time, 2 * tl);
+			o = put_hex(o, x->ent, 2 * el);
+			o = put_hex(o, x->ev, 2 * vl);
+			*o = '\n';
+			w->sink.len += width;
+		}
+		if (ferror(c->spill) || (hw->unassigned && ferror(hw->unassigned)))
+			return tk_err_set(err, TK_E_IO, hw->name, 0, 0,
+					  "cannot read a temporary file back");
+	}
+	return TK_OK;
+}
+
+int htf_writer_close(tk_writer *w, tk_error *err)
+{
+	htf_writer *hw = w->impl;
+	uint64_t max_ent = hw->nents ? hw->nents - 1 : 0;
+	unsigned tl, el, vl = hw->opt_vl ? hw->opt_vl : 1, k;
+	int rc;
+
+	if (hw->nunassigned && !hw->ncores) {
+		uint32_t slot;
+		int r2 = core_slot(hw, TK_NONE, w->trace, &slot);
+		if (r2 < 0)
+			return r2 == TK_E_IO
+				       ? tk_err_set(err, TK_E_IO, hw->name, 0, 0,
+						    "cannot create a temporary file")
+				       : tk_err_nomem(err, hw->name);
+	}
+	tl = hw->opt_tl ? hw->opt_tl : smallest(hw->max_time);
+	el = hw->opt_el ? hw->opt_el : smallest(max_ent);
+	if (!fits(hw->max_time, tl))
+		return tk_err_set(err, TK_E_RANGE, hw->name, 0, 0,
+				  "time %llu does not fit TimestampLength %u",
+				  (unsigned long long)hw->max_time, tl);
+	if (!fits(max_ent, el))
+		return tk_err_set(err, TK_E_RANGE, hw->name, 0, 0,
+				  "%llu entities do not fit EntityLength %u",
+				  (unsigned long long)max_ent + 1, el);
+	if ((rc = write_head(w, hw, tl, el, vl, err)) < 0)
+		return rc;
+	if ((rc = write_sections(w, hw, tl, el, vl, err)) < 0)
+		return rc;
+	if (w->opts.on_warning) {
+		/* one warning that counts everything dropped */
+		tk_error wn;
+		size_t o;
+		uint64_t total = 0;
+		memset(&wn, 0, sizeof(wn));
+		snprintf(wn.input, sizeof(wn.input), "%s", hw->name);
+		o = (size_t)snprintf(wn.msg, sizeof(wn.msg),
+				     "HTF cannot hold everything:");
+		for (k = 0; k < L_COUNT; k++) {
+			if (!hw->lost[k] || o >= sizeof(wn.msg))
+				continue;
+			o += (size_t)snprintf(wn.msg + o, sizeof(wn.msg) - o,
+					      "%s %llu %s", total ? ";" : "",
+					      (unsigned long long)hw->lost[k],
+					      loss_short[k]);
+			total += hw->lost[k];
+		}
+		if (o < sizeof(wn.msg))
+			snprintf(wn.msg + o, sizeof(wn.msg) - o,
+				 " (--strict refuses)");
+		if (total)
+			w->opts.on_warning(w->opts.warning_ctx, &wn);
+	}
+	return TK_OK;
+}
+
+void htf_writer_free(tk_writer *w)
+{
+	htf_writer *hw = w->impl;
+	uint32_t i;
+
+	if (!hw)
+		return;
+	for (i = 0; i < hw->ncores; i++)
+		if (hw->cores[i].spill)
+			fclose(hw->cores[i].spill);
+	if (hw->unassigned)
+		fclose(hw->unassigned);
+	free(hw->cores);
+	free(hw->ent_core);
+	free(hw->hid);
+	free(hw->lastslot);
+	free(hw->ents);
+	free(hw->etype);
+	htf_synth_free(&hw->synth);
+	free(hw);
+	w->impl = NULL;
+}
+
+const tk_format_ops tk_format_htf = {
+	.info = {
+		.name = "htf",
+		.extensions = "htf",
+		.description = "AMALTHEA Hardware Trace Format 1.0 (hex records, one section per core)",
+		.caps = TK_CAP_READ | TK_CAP_WRITE,
+	},
+	.probe = htf_probe,
+	.reader_open = htf_reader_open,
+	.reader_next = htf_reader_next,
+	.reader_close = htf_reader_close,
+	.writer_open = htf_writer_open,
+	.writer_write = htf_writer_write,
+	.writer_close = htf_writer_close,
+	.writer_free = htf_writer_free,
+};
