@@ -1,0 +1,103 @@
+/* atf.h - what the ATF reader, writer and vocabulary share. */
+#ifndef TK_ATF_H
+#define TK_ATF_H
+
+#include "../../core/internal.h"
+
+/* SystemElement types of the spec (4.12.2), in its order. */
+enum { ATF_ISR, ATF_TASK, ATF_RUNNABLE, ATF_PROCESS, ATF_FUNCTION,
+       ATF_BASIC_BLOCK, ATF_MESSAGE, ATF_UNKNOWN, ATF_NTYPES };
+
+/* Event types of the spec (4.5.2), plus "end" of its examples. */
+enum { ATF_EV_ACTIVATION_OS, ATF_EV_ACTIVATION_CHAINED,
+       ATF_EV_ACTIVATION_FAILED, ATF_EV_ACTIVATION, ATF_EV_ERROR,
+       ATF_EV_START, ATF_EV_STOP, ATF_EV_PREEMPT, ATF_EV_RESUME,
+       ATF_EV_TERMINATE, ATF_EV_USER, ATF_EV_END, ATF_NEVTYPES };
+
+/** The spec's name of SystemElement type t ("task", "basic block" ...). */
+const char *atf_type_name(int t);
+/** The type named s exactly, or -1. */
+int atf_type_lookup(const char *s, size_t len);
+/** The common-model type of ATF type t (T, I, R, IB; OTHER for the rest). */
+tk_etype atf_type_etype(int t);
+/**
+ * The ATF type of an entity of the common model (type and type name as
+ * written), or -1 if ATF has no SystemElement type for it.
+ */
+int atf_type_of_entity(tk_etype et, const char *type_name, size_t n);
+
+/** The spec's name of event type e ("activation-OS" ...). */
+const char *atf_evtype_name(int e);
+/** The event type named s exactly, or -1. */
+int atf_evtype_lookup(const char *s, size_t len);
+/**
+ * The model's event kind of event type e on a SystemElement of ATF type t
+ * (preempt of a runnable is the model's suspend).  *name receives the
+ * model's event name ("activate", "activation-failed", ...).
+ */
+tk_evkind atf_evtype_kind(int e, int t, const char **name);
+/**
+ * The ATF event type of event kind `kind` (named `name`) on ATF type t, or
+ * -1 if ATF has none.
+ */
+int atf_evtype_of(tk_evkind kind, const char *name, size_t n, int t);
+
+/**
+ * The model's time base of an ATF TimeBase (unit "s", "ms", "us", "ns",
+ * "ps" or "as"; num/den) whose times have `digits` decimal digits:
+ * num / (den * 10^digits) units, reduced; "as" becomes ps.  TK_OK,
+ * TK_E_PARSE (unit), TK_E_RANGE (does not fit 64 bits).
+ */
+int atf_tick(const char *unit, size_t ulen, uint64_t num, uint64_t den,
+	     unsigned digits, tk_timebase *out);
+
+/*
+ * The synthesis of what ATF does not carry: instance numbers and sources,
+ * by the rules of HTF (docs/mappings.md), with the Resource of an element as
+ * its core.  Core slot 0 is "no core"; slot k is the k-th Resource.
+ */
+typedef struct atf_slot {
+	uint32_t ent;
+	int64_t inst;
+} atf_slot;
+
+typedef struct atf_stack {
+	atf_slot *s;
+	uint32_t n, cap;
+} atf_stack;
+
+typedef struct atf_synth {
+	int64_t *acts, *starts;    /* per entity id */
+	uint32_t cap_ent;
+	atf_stack *procs, *runs;   /* per core slot */
+	uint32_t ncores;
+} atf_synth;
+
+/* What the synthesis needs to know of a target. */
+enum { ATF_SK_PROCESS, ATF_SK_RUNNABLE, ATF_SK_BLOCK, ATF_SK_OTHER };
+
+/** The synthesis kind of a common-model type. */
+int atf_synth_kind(tk_etype et);
+int atf_synth_init(atf_synth *s, uint32_t ncores);
+void atf_synth_free(atf_synth *s);
+int atf_synth_cores(atf_synth *s, uint32_t n);
+/**
+ * An event of kind `kind` on `target` (synthesis kind sk) in core slot
+ * `slot` whose core entity is `core` (TK_NONE: the source falls back to
+ * `fallback`): fills the source, its instance and the target instance.
+ */
+int atf_synth_event(atf_synth *s, uint32_t slot, uint32_t core,
+		    uint32_t fallback, int sk, tk_evkind kind,
+		    uint32_t target, uint32_t *src, int64_t *src_inst,
+		    int64_t *tgt_inst);
+
+int atf_probe(const uint8_t *buf, size_t len);
+int atf_reader_open(tk_reader *r, tk_error *err);
+int atf_reader_next(tk_reader *r, const tk_event **ev, tk_error *err);
+void atf_reader_close(tk_reader *r);
+int atf_writer_open(tk_writer *w, tk_error *err);
+int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err);
+int atf_writer_close(tk_writer *w, tk_error *err);
+void atf_writer_free(tk_writer *w);
+
+#endif

@@ -1,0 +1,364 @@
+/*
+ * atf_vocab.c - the ATF vocabulary (SystemElement types, event types), its
+ * mapping to the common model, the exact tick of a TimeBase with decimal
+ * times, and the rules that synthesise what ATF does not record (instances,
+ * sources).  See docs/mappings.md.
+ */
+#include "atf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const type_names[ATF_NTYPES] = {
+	"isr", "task", "runnable", "process", "function", "basic block",
+	"message", "unknown"
+};
+
+static const char *const ev_names[ATF_NEVTYPES] = {
+	"activation-OS", "activation-chained", "activation-failed",
+	"activation", "error", "start", "stop", "preempt", "resume",
+	"terminate", "user", "end"
+};
+
+const char *atf_type_name(int t)
+{
+	return t >= 0 && t < ATF_NTYPES ? type_names[t] : "unknown";
+}
+
+int atf_type_lookup(const char *s, size_t len)
+{
+	int t;
+
+	for (t = 0; t < ATF_NTYPES; t++)
+		if (strlen(type_names[t]) == len && memcmp(s, type_names[t], len) == 0)
+			return t;
+	return -1;
+}
+
+tk_etype atf_type_etype(int t)
+{
+	switch (t) {
+	case ATF_ISR: return TK_ET_I;
+	case ATF_TASK: return TK_ET_T;
+	case ATF_RUNNABLE: return TK_ET_R;
+	case ATF_BASIC_BLOCK: return TK_ET_IB;
+	default: return TK_ET_OTHER;
+	}
+}
+
+int atf_type_of_entity(tk_etype et, const char *type_name, size_t n)
+{
+	switch (et) {
+	case TK_ET_I: return ATF_ISR;
+	case TK_ET_T: return ATF_TASK;
+	case TK_ET_R: return ATF_RUNNABLE;
+	case TK_ET_IB: return ATF_BASIC_BLOCK;
+	case TK_ET_OTHER: {
+		int t = type_name ? atf_type_lookup(type_name, n) : -1;
+		return atf_type_etype(t) == TK_ET_OTHER ? t : -1;
+	}
+	default: return -1;
+	}
+}
+
+const char *atf_evtype_name(int e)
+{
+	return e >= 0 && e < ATF_NEVTYPES ? ev_names[e] : "?";
+}
+
+int atf_evtype_lookup(const char *s, size_t len)
+{
+	int e;
+
+	for (e = 0; e < ATF_NEVTYPES; e++)
+		if (strlen(ev_names[e]) == len && memcmp(s, ev_names[e], len) == 0)
+			return e;
+	return -1;
+}
+
+tk_evkind atf_evtype_kind(int e, int t, const char **name)
+{
+	tk_evkind k;
+
+	switch (e) {
+	case ATF_EV_ACTIVATION_OS: case ATF_EV_ACTIVATION_CHAINED:
+	case ATF_EV_ACTIVATION: k = TK_EV_ACTIVATE; break;
+	case ATF_EV_ACTIVATION_FAILED:
+		*name = "activation-failed";
+		return TK_EV_OTHER;
+	case ATF_EV_ERROR: k = TK_EV_ERROR; break;
+	case ATF_EV_START: k = TK_EV_START; break;
+	case ATF_EV_STOP: k = TK_EV_STOP; break;
+	case ATF_EV_PREEMPT:
+		k = t == ATF_RUNNABLE ? TK_EV_SUSPEND : TK_EV_PREEMPT;
+		break;
+	case ATF_EV_RESUME: k = TK_EV_RESUME; break;
+	case ATF_EV_TERMINATE: case ATF_EV_END: k = TK_EV_TERMINATE; break;
+	default:
+		*name = "user";
+		return TK_EV_OTHER;
+	}
+	*name = tk_evkind_name(k);
+	return k;
+}
+
+int atf_evtype_of(tk_evkind kind, const char *name, size_t n, int t)
+{
+	switch (kind) {
+	case TK_EV_ACTIVATE: return ATF_EV_ACTIVATION;
+	case TK_EV_ERROR: return ATF_EV_ERROR;
+	case TK_EV_START: return ATF_EV_START;
+	case TK_EV_STOP: return ATF_EV_STOP;
+	case TK_EV_PREEMPT: return t == ATF_RUNNABLE ? -1 : ATF_EV_PREEMPT;
+	case TK_EV_SUSPEND: return t == ATF_RUNNABLE ? ATF_EV_PREEMPT : -1;
+	case TK_EV_RESUME: return ATF_EV_RESUME;
+	case TK_EV_TERMINATE: return ATF_EV_TERMINATE;
+	case TK_EV_OTHER:
+		if (name && n == 17 && memcmp(name, "activation-failed", 17) == 0)
+			return ATF_EV_ACTIVATION_FAILED;
+		return -1;
+	default: return -1;
+	}
+}
+
+/* ---- time --------------------------------------------------------------- */
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+int atf_tick(const char *unit, size_t ulen, uint64_t num, uint64_t den,
+	     unsigned digits, tk_timebase *out)
+{
+	uint64_t g;
+	unsigned i;
+
+	if (num == 0 || den == 0)
+		return TK_E_RANGE;
+	if (ulen == 2 && memcmp(unit, "as", 2) == 0) {
+		out->unit = TK_UNIT_PS;
+		digits += 6;
+	} else if (tk_unit_parse(unit, ulen, 0, &out->unit) < 0) {
+		return TK_E_PARSE;
+	}
+	g = gcd(num, den);
+	num /= g;
+	den /= g;
+	/* den * 10^digits, kept reduced against num */
+	for (i = 0; i < digits; i++) {
+		if (num % 10 == 0) {
+			num /= 10;
+		} else if (num % 5 == 0) {
+			if (den > UINT64_MAX / 2)
+				return TK_E_RANGE;
+			num /= 5;
+			den *= 2;
+		} else if (num % 2 == 0) {
+			if (den > UINT64_MAX / 5)
+				return TK_E_RANGE;
+			num /= 2;
+			den *= 5;
+		} else {
+			if (den > UINT64_MAX / 10)
+				return TK_E_RANGE;
+			den *= 10;
+		}
+	}
+	out->num = num;
+	out->den = den;
+	return TK_OK;
+}
+
+/* ---- synthesis ---------------------------------------------------------- */
+
+int atf_synth_kind(tk_etype et)
+{
+	switch (et) {
+	case TK_ET_T: case TK_ET_I: case TK_ET_THR: return ATF_SK_PROCESS;
+	case TK_ET_R: case TK_ET_SYSC: return ATF_SK_RUNNABLE;
+	case TK_ET_IB: return ATF_SK_BLOCK;
+	default: return ATF_SK_OTHER;
+	}
+}
+
+int atf_synth_init(atf_synth *s, uint32_t ncores)
+{
+	memset(s, 0, sizeof(*s));
+	return atf_synth_cores(s, ncores);
+}
+
+void atf_synth_free(atf_synth *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->ncores; i++) {
+		free(s->procs[i].s);
+		free(s->runs[i].s);
+	}
+	free(s->procs);
+	free(s->runs);
+	free(s->acts);
+	free(s->starts);
+	memset(s, 0, sizeof(*s));
+}
+
+int atf_synth_cores(atf_synth *s, uint32_t n)
+{
+	atf_stack *p, *r;
+
+	if (n <= s->ncores)
+		return TK_OK;
+	p = tk_xrealloc_array(s->procs, n, sizeof(*p));
+	if (!p)
+		return TK_E_NOMEM;
+	s->procs = p;
+	r = tk_xrealloc_array(s->runs, n, sizeof(*r));
+	if (!r)
+		return TK_E_NOMEM;
+	s->runs = r;
+	memset(p + s->ncores, 0, (n - s->ncores) * sizeof(*p));
+	memset(r + s->ncores, 0, (n - s->ncores) * sizeof(*r));
+	s->ncores = n;
+	return TK_OK;
+}
+
+static int grow_ent(atf_synth *s, uint32_t id)
+{
+	uint32_t ncap;
+	int64_t *a, *b;
+
+	if (id < s->cap_ent)
+		return TK_OK;
+	ncap = s->cap_ent ? s->cap_ent : 64;
+	while (ncap <= id)
+		ncap *= 2;
+	a = tk_xrealloc_array(s->acts, ncap, sizeof(*a));
+	if (!a)
+		return TK_E_NOMEM;
+	s->acts = a;
+	b = tk_xrealloc_array(s->starts, ncap, sizeof(*b));
+	if (!b)
+		return TK_E_NOMEM;
+	s->starts = b;
+	memset(a + s->cap_ent, 0, (ncap - s->cap_ent) * sizeof(*a));
+	memset(b + s->cap_ent, 0, (ncap - s->cap_ent) * sizeof(*b));
+	s->cap_ent = ncap;
+	return TK_OK;
+}
+
+static void stack_remove(atf_stack *st, uint32_t ent)
+{
+	uint32_t i;
+
+	for (i = st->n; i-- > 0;) {
+		if (st->s[i].ent == ent) {
+			memmove(&st->s[i], &st->s[i + 1],
+				(st->n - i - 1) * sizeof(st->s[0]));
+			st->n--;
+			return;
+		}
+	}
+}
+
+static int stack_push(atf_stack *st, uint32_t ent, int64_t inst)
+{
+	stack_remove(st, ent);
+	if (st->n == st->cap) {
+		uint32_t ncap = st->cap ? st->cap * 2 : 8;
+		atf_slot *n = tk_xrealloc_array(st->s, ncap, sizeof(*n));
+		if (!n)
+			return TK_E_NOMEM;
+		st->s = n;
+		st->cap = ncap;
+	}
+	st->s[st->n].ent = ent;
+	st->s[st->n].inst = inst;
+	st->n++;
+	return TK_OK;
+}
+
+static int64_t current(atf_synth *s, uint32_t e)
+{
+	if (s->starts[e] == 0) {
+		s->starts[e] = 1;
+		if (s->acts[e] < 1)
+			s->acts[e] = 1;
+	}
+	return s->starts[e] - 1;
+}
+
+int atf_synth_event(atf_synth *s, uint32_t slot, uint32_t core,
+		    uint32_t fallback, int sk, tk_evkind kind,
+		    uint32_t target, uint32_t *src, int64_t *src_inst,
+		    int64_t *tgt_inst)
+{
+	atf_stack *procs = &s->procs[slot], *runs = &s->runs[slot];
+	int64_t inst;
+
+	if (grow_ent(s, target) < 0)
+		return TK_E_NOMEM;
+	*src = core != TK_NONE ? core : fallback;
+	*src_inst = 0;
+	switch (sk) {
+	case ATF_SK_PROCESS:
+		if (kind == TK_EV_ACTIVATE) {
+			inst = s->acts[target]++;
+		} else if (kind == TK_EV_START) {
+			inst = s->starts[target]++;
+			if (s->acts[target] < s->starts[target])
+				s->acts[target] = s->starts[target];
+		} else {
+			inst = current(s, target);
+		}
+		switch (kind) {
+		case TK_EV_START: case TK_EV_RESUME:
+			if (stack_push(procs, target, inst) < 0)
+				return TK_E_NOMEM;
+			break;
+		case TK_EV_PREEMPT: case TK_EV_TERMINATE: case TK_EV_STOP:
+			stack_remove(procs, target);
+			break;
+		default:
+			break;
+		}
+		*tgt_inst = inst;
+		return TK_OK;
+	case ATF_SK_RUNNABLE:
+	case ATF_SK_BLOCK:
+		if (sk == ATF_SK_BLOCK && runs->n) {
+			*src = runs->s[runs->n - 1].ent;
+			*src_inst = runs->s[runs->n - 1].inst;
+		} else if (procs->n) {
+			*src = procs->s[procs->n - 1].ent;
+			*src_inst = procs->s[procs->n - 1].inst;
+		}
+		if (kind == TK_EV_START)
+			inst = s->starts[target]++;
+		else
+			inst = current(s, target);
+		if (sk == ATF_SK_RUNNABLE) {
+			if (kind == TK_EV_START || kind == TK_EV_RESUME) {
+				if (stack_push(runs, target, inst) < 0)
+					return TK_E_NOMEM;
+			} else if (kind == TK_EV_SUSPEND ||
+				   kind == TK_EV_TERMINATE || kind == TK_EV_STOP) {
+				stack_remove(runs, target);
+			}
+		}
+		*tgt_inst = inst;
+		return TK_OK;
+	default:
+		if (procs->n) {
+			*src = procs->s[procs->n - 1].ent;
+			*src_inst = procs->s[procs->n - 1].inst;
+		}
+		*tgt_inst = 0;
+		return TK_OK;
+	}
+}

@@ -1,0 +1,1260 @@
+/*
+ * atf_writer.c - ATF output from any trace.
+ *
+ * ATF puts the SystemConfiguration (elements, event mappings) before the
+ * trace data, and the element table is complete only after the last event:
+ * each event is appended as a small binary record to a temporary file
+ * (memory stays flat), and tk_writer_close() writes the configuration and
+ * then the TraceData from that file.
+ *
+ * Elements: every entity of an ATF SystemElement type (T, I, R, IB and the
+ * types kept by name: process, function, message, unknown).  Its Resource
+ * (core) comes from its parent in the entity table (an ATF input), else
+ * from its first event (the event's core, or a source that is a core);
+ * runnables and blocks with no parent are nested in the element that is the
+ * source of their first event.  Cores are Resources.  An ATF input's
+ * header gives back ids, schedulers, comments, annotations, ToolInfo,
+ * TracingOverhead, TraceInformation and Cookies; a time that decreases
+ * starts a new TraceData (the reader concatenates them).
+ *
+ * What ATF cannot hold is counted and reported in one warning at close
+ * (lenient) or refused at the first occurrence (strict), as for HTF.
+ */
+#include "atf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct wrec {
+	uint64_t time;
+	uint32_t ent;      /* target entity */
+	uint32_t name;     /* user events: event name (tk_str) */
+	uint8_t evtype;    /* ATF event type */
+	uint8_t pad[7];
+} wrec;
+
+typedef struct wcore {
+	uint32_t ent;      /* core entity or TK_NONE */
+	uint64_t id;
+} wcore;
+
+typedef struct wse {
+	uint32_t ent;
+	int atype;
+	uint32_t slot;     /* core slot + 1 */
+	uint32_t parent;   /* wse index + 1 of the enclosing element, 0: top */
+	uint64_t id;
+	int placed;
+} wse;
+
+enum { L_NOTE, L_TYPE, L_EVENT, L_SYNTH, L_CORE, L_COUNT };
+
+static const char *const loss_what[L_COUNT] = {
+	"notes",
+	"events of entity types ATF has no SystemElement type for",
+	"events that ATF has no EventType for",
+	"sources or instances other than those ATF reading synthesises",
+	"core names other than Core_<n>",
+};
+
+static const char *const loss_short[L_COUNT] = {
+	"notes dropped",
+	"events of entity types without an ATF SystemElement type dropped",
+	"events without an ATF EventType dropped",
+	"events whose source or instances ATF reading synthesises differently",
+	"cores renamed Core_<n>",
+};
+
+typedef struct atf_writer {
+	const char *name;
+	int from_atf;
+	uint32_t *se_of;        /* per entity: wse index + 1 */
+	uint32_t cap_se_of;
+	wse *ses;
+	uint32_t nses, capses;
+	wcore *cores;
+	uint32_t ncores;
+	uint32_t last_slot;
+	FILE *spill;
+	uint64_t nrec;
+	unsigned used_ev;       /* bit per ATF event type */
+	uint64_t lost[L_COUNT];
+	atf_synth synth;
+	tk_str user_str;
+} atf_writer;
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static int grow_u32(uint32_t **a, uint32_t *cap, uint32_t need)
+{
+	uint32_t ncap;
+	uint32_t *n;
+
+	if (need < *cap)
+		return TK_OK;
+	ncap = *cap ? *cap : 64;
+	while (ncap <= need)
+		ncap *= 2;
+	n = tk_xrealloc_array(*a, ncap, sizeof(*n));
+	if (!n)
+		return TK_E_NOMEM;
+	memset(n + *cap, 0, (ncap - *cap) * sizeof(*n));
+	*a = n;
+	*cap = ncap;
+	return TK_OK;
+}
+
+static int lose(tk_writer *w, atf_writer *aw, int kind, const tk_event *ev,
+		tk_error *err)
+{
+	if (w->opts.strict) {
+		const char *en = ev && ev->name != TK_NONE
+					 ? tk_trace_str(w->trace, ev->name, NULL)
+					 : ev ? tk_evkind_name(ev->kind) : "";
+		return tk_err_set(err, TK_E_UNSUPPORTED, aw->name, 0, 0,
+				  "ATF cannot hold %s (event '%.40s' of type %s at input position %llu); without --strict it is dropped with a warning",
+				  loss_what[kind], en, ev ? tk_etype_name(ev->type) : "-",
+				  ev ? (unsigned long long)ev->pos : 0ull);
+	}
+	aw->lost[kind]++;
+	return TK_OK;
+}
+
+/* "Core_<n>" -> n */
+static int core_number(const char *s, size_t len, uint64_t *id)
+{
+	uint64_t v = 0;
+	size_t k;
+
+	if (len <= 5 || len > 25 || memcmp(s, "Core_", 5) != 0 ||
+	    (s[5] == '0' && len != 6))
+		return 0;
+	for (k = 5; k < len; k++) {
+		if (s[k] < '0' || s[k] > '9' || v > (UINT64_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (uint64_t)(s[k] - '0');
+	}
+	*id = v;
+	return 1;
+}
+
+static int user_entity(const tk_trace *t, const tk_entity *e)
+{
+	size_t n;
+	const char *s;
+
+	if (e->type != TK_ET_OTHER || e->type_name == TK_NONE)
+		return 0;
+	s = tk_trace_str(t, e->type_name, &n);
+	return n == 4 && memcmp(s, "user", 4) == 0;
+}
+
+static int atype_of(const tk_trace *t, const tk_entity *e)
+{
+	size_t n = 0;
+	const char *s = e->type_name != TK_NONE
+				? tk_trace_str(t, e->type_name, &n) : NULL;
+
+	return atf_type_of_entity(e->type, s, n);
+}
+
+/* The core slot (index + 1) of core entity `ent` (TK_NONE: a default). */
+static int core_slot(tk_writer *w, atf_writer *aw, uint32_t ent,
+		     uint32_t *slot)
+{
+	const tk_trace *t = w->trace;
+	uint64_t id = 0, maxid = 0;
+	int has_id = 0;
+	uint32_t i;
+	wcore *n;
+
+	for (i = 0; i < aw->ncores; i++)
+		if (aw->cores[i].ent == ent) {
+			*slot = i + 1;
+			return TK_OK;
+		}
+	if (ent != TK_NONE) {
+		size_t len;
+		const char *s = tk_trace_str(t, tk_trace_entity(t, ent)->name, &len);
+		has_id = core_number(s, len, &id);
+		for (i = 0; has_id && i < aw->ncores; i++)
+			if (aw->cores[i].id == id)
+				has_id = 0;
+		if (!has_id && lose(w, aw, L_CORE, NULL, NULL) < 0) {
+			/* strict: refused at write time by the caller */
+		}
+	}
+	if (!has_id) {
+		for (i = 0; i < aw->ncores; i++)
+			if (aw->cores[i].id + 1 > maxid)
+				maxid = aw->cores[i].id + 1;
+		id = maxid;
+	}
+	n = tk_xrealloc_array(aw->cores, aw->ncores + 1, sizeof(*n));
+	if (!n)
+		return TK_E_NOMEM;
+	aw->cores = n;
+	n[aw->ncores].ent = ent;
+	n[aw->ncores].id = id;
+	aw->ncores++;
+	if (atf_synth_cores(&aw->synth, aw->ncores + 1) < 0)
+		return TK_E_NOMEM;
+	*slot = aw->ncores;
+	return TK_OK;
+}
+
+static int new_se(atf_writer *aw, uint32_t ent, int atype, uint32_t *idx)
+{
+	wse *n;
+
+	if (grow_u32(&aw->se_of, &aw->cap_se_of, ent) < 0)
+		return TK_E_NOMEM;
+	if (aw->nses == aw->capses) {
+		uint32_t ncap = aw->capses ? aw->capses * 2 : 64;
+		n = tk_xrealloc_array(aw->ses, ncap, sizeof(*n));
+		if (!n)
+			return TK_E_NOMEM;
+		aw->ses = n;
+		aw->capses = ncap;
+	}
+	n = &aw->ses[aw->nses];
+	memset(n, 0, sizeof(*n));
+	n->ent = ent;
+	n->atype = atype;
+	*idx = aw->nses++;
+	aw->se_of[ent] = *idx + 1;
+	return TK_OK;
+}
+
+static int is_core_entity(const tk_trace *t, uint32_t ent)
+{
+	const tk_entity *e = tk_trace_entity(t, ent);
+	size_t n;
+	uint64_t id;
+	const char *s;
+
+	if (!e)
+		return 0;
+	if (e->type == TK_ET_C)
+		return 1;
+	s = tk_trace_str(t, e->name, &n);
+	return core_number(s, n, &id);
+}
+
+/*
+ * Place element `ent` (an ATF type): by its parent in the entity table,
+ * else by the event `ev` that first shows it (may be NULL), else on the
+ * default core.
+ */
+static int place(tk_writer *w, atf_writer *aw, uint32_t ent,
+		 const tk_event *ev, unsigned depth, uint32_t *out)
+{
+	const tk_trace *t = w->trace;
+	const tk_entity *e = tk_trace_entity(t, ent);
+	uint32_t idx, pidx, slot = 0;
+	int atype = atype_of(t, e), rc;
+
+	if (ent < aw->cap_se_of && aw->se_of[ent]) {
+		*out = aw->se_of[ent] - 1;
+		return TK_OK;
+	}
+	if ((rc = new_se(aw, ent, atype, &idx)) < 0)
+		return rc;
+	if (e->parent != TK_NONE && depth < 64 && e->parent != ent) {
+		const tk_entity *pe = tk_trace_entity(t, e->parent);
+		if (pe && is_core_entity(t, e->parent)) {
+			if ((rc = core_slot(w, aw, e->parent, &slot)) < 0)
+				return rc;
+			aw->ses[idx].slot = slot;
+			goto done;
+		}
+		if (pe && atype_of(t, pe) >= 0) {
+			if ((rc = place(w, aw, e->parent, NULL, depth + 1, &pidx)) < 0)
+				return rc;
+			aw->ses[idx].parent = pidx + 1;
+			aw->ses[idx].slot = aw->ses[pidx].slot;
+			goto done;
+		}
+	}
+	if (ev) {
+		if (ev->core != TK_NONE && tk_trace_entity(t, ev->core)) {
+			rc = core_slot(w, aw, ev->core, &slot);
+		} else if (ev->source != ent && is_core_entity(t, ev->source)) {
+			rc = core_slot(w, aw, ev->source, &slot);
+		} else if (ev->source != ent && atype_of(t, tk_trace_entity(t, ev->source)) >= 0 &&
+			   atf_synth_kind(e->type) != ATF_SK_PROCESS && depth < 64) {
+			rc = place(w, aw, ev->source, NULL, depth + 1, &pidx);
+			if (rc == TK_OK) {
+				aw->ses[idx].parent = pidx + 1;
+				slot = aw->ses[pidx].slot;
+			}
+		} else {
+			rc = core_slot(w, aw, TK_NONE, &slot);
+		}
+	} else {
+		rc = core_slot(w, aw, TK_NONE, &slot);
+	}
+	if (rc < 0)
+		return rc;
+	aw->ses[idx].slot = slot;
+done:
+	aw->ses[idx].placed = 1;
+	*out = idx;
+	return TK_OK;
+}
+
+/* ---- open / write ------------------------------------------------------- */
+
+int atf_writer_open(tk_writer *w, tk_error *err)
+{
+	atf_writer *aw = calloc(1, sizeof(*aw));
+	const tk_trace *t = w->trace;
+	uint32_t i, slot;
+
+	if (!aw)
+		return tk_err_nomem(err, w->sink.path);
+	w->impl = aw;
+	aw->name = w->sink.path ? w->sink.path : "<stdout>";
+	aw->from_atf = strcmp(tk_trace_format(t), "atf") == 0;
+	if (atf_synth_init(&aw->synth, 1) < 0)
+		return tk_err_nomem(err, aw->name);
+	aw->spill = tmpfile();
+	if (!aw->spill)
+		return tk_err_set(err, TK_E_IO, aw->name, 0, 0,
+				  "cannot create a temporary file");
+	/* the cores known now are the first Resources (an ATF input's, in
+	 * their order) */
+	for (i = 0; i < tk_trace_entity_count(t); i++)
+		if (tk_trace_entity(t, i)->type == TK_ET_C &&
+		    core_slot(w, aw, i, &slot) < 0)
+			return tk_err_nomem(err, aw->name);
+	return TK_OK;
+}
+
+int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
+{
+	atf_writer *aw = w->impl;
+	const tk_trace *t = w->trace;
+	const tk_entity *te = tk_trace_entity(t, ev->target);
+	uint32_t idx, slot, core, src;
+	int64_t sinst, tinst;
+	int et, sk, rc, user;
+	wrec rec;
+	size_t n;
+	const char *en;
+
+	if (!te || !tk_trace_entity(t, ev->source))
+		return tk_err_set(err, TK_E_USAGE, aw->name, 0, 0,
+				  "event refers to an unknown entity");
+	memset(&rec, 0, sizeof(rec));
+	user = user_entity(t, te);
+	if (user) {
+		et = ATF_EV_USER;
+		sk = ATF_SK_OTHER;
+		slot = aw->last_slot;
+		rec.name = ev->name;
+	} else {
+		int atype = atype_of(t, te);
+		if (atype < 0)
+			return lose(w, aw, L_TYPE, ev, err);
+		en = ev->name != TK_NONE ? tk_trace_str(t, ev->name, &n) : NULL;
+		if (!en)
+			n = 0;
+		et = atf_evtype_of(ev->kind, en, n, atype);
+		if (et < 0)
+			return lose(w, aw, L_EVENT, ev, err);
+		if ((rc = place(w, aw, ev->target, ev, 0, &idx)) < 0)
+			return tk_err_nomem(err, aw->name);
+		slot = aw->ses[idx].slot;
+		aw->last_slot = slot;
+		sk = atf_synth_kind(te->type);
+		if (te->type == TK_ET_OTHER)
+			sk = ATF_SK_BLOCK;
+	}
+	if (w->opts.strict && aw->lost[L_CORE])
+		return lose(w, aw, L_CORE, ev, err);
+	if (ev->note && (rc = lose(w, aw, L_NOTE, ev, err)) < 0)
+		return rc;
+	core = slot ? aw->cores[slot - 1].ent : TK_NONE;
+	if (atf_synth_event(&aw->synth, slot, core, ev->target, sk,
+			    user ? TK_EV_OTHER : atf_evtype_kind(et, atype_of(t, te), &en),
+			    ev->target, &src, &sinst, &tinst) < 0)
+		return tk_err_nomem(err, aw->name);
+	if (src != ev->source || sinst != ev->source_inst ||
+	    tinst != ev->target_inst) {
+		if ((rc = lose(w, aw, L_SYNTH, ev, err)) < 0)
+			return rc;
+	}
+	rec.time = ev->time;
+	rec.ent = ev->target;
+	rec.evtype = (uint8_t)et;
+	aw->used_ev |= 1u << et;
+	if (fwrite(&rec, sizeof(rec), 1, aw->spill) != 1)
+		return tk_err_set(err, TK_E_IO, aw->name, 0, 0,
+				  "cannot write a temporary file");
+	aw->nrec++;
+	return TK_OK;
+}
+
+/* ---- close -------------------------------------------------------------- */
+
+static int out(tk_writer *w, tk_error *err, const char *s)
+{
+	return tk_sink_write(&w->sink, s, strlen(s), err);
+}
+
+/* Check that s is UTF-8 that XML 1.0 can hold. */
+static int xml_ok(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned char c = (unsigned char)s[i];
+		size_t k, len;
+		uint32_t cp;
+		if (c < 0x80) {
+			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+				return 0;
+			i++;
+			continue;
+		}
+		if ((c & 0xe0) == 0xc0) { len = 2; cp = c & 0x1f; }
+		else if ((c & 0xf0) == 0xe0) { len = 3; cp = c & 0x0f; }
+		else if ((c & 0xf8) == 0xf0) { len = 4; cp = c & 0x07; }
+		else return 0;
+		if (i + len > n)
+			return 0;
+		for (k = 1; k < len; k++) {
+			if (((unsigned char)s[i + k] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | ((unsigned char)s[i + k] & 0x3f);
+		}
+		if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
+		    (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
+		    (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+			return 0;
+		i += len;
+	}
+	return 1;
+}
+
+/* Write s escaped (attribute value or text). */
+static int out_esc(tk_writer *w, atf_writer *aw, const char *s, size_t n,
+		   tk_error *err)
+{
+	size_t i, from = 0;
+	int rc = TK_OK;
+
+	if (!xml_ok(s, n))
+		return tk_err_set(err, TK_E_UNSUPPORTED, aw->name, 0, 0,
+				  "'%.40s' is not UTF-8 text that XML can hold", s);
+	for (i = 0; i < n && rc == TK_OK; i++) {
+		const char *rep = NULL;
+		switch (s[i]) {
+		case '&': rep = "&amp;"; break;
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '"': rep = "&quot;"; break;
+		case '\n': rep = "&#10;"; break;
+		case '\r': rep = "&#13;"; break;
+		case '\t': rep = "&#9;"; break;
+		default: break;
+		}
+		if (rep) {
+			rc = tk_sink_write(&w->sink, s + from, i - from, err);
+			if (rc == TK_OK)
+				rc = out(w, err, rep);
+			from = i + 1;
+		}
+	}
+	if (rc == TK_OK)
+		rc = tk_sink_write(&w->sink, s + from, n - from, err);
+	return rc;
+}
+
+static int outf(tk_writer *w, tk_error *err, const char *fmt, ...)
+	TK_PRINTF(3, 4);
+
+static int outf(tk_writer *w, tk_error *err, const char *fmt, ...)
+{
+	char b[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(b, sizeof(b), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(b))
+		return tk_err_set(err, TK_E_IO, w->sink.path, 0, 0, "format error");
+	return tk_sink_write(&w->sink, b, (size_t)n, err);
+}
+
+/* The value of header key `key` of an ATF input, or NULL. */
+static const char *hget(const tk_writer *w, const atf_writer *aw,
+			const char *key)
+{
+	return aw->from_atf ? tk_trace_header_get(w->trace, key) : NULL;
+}
+
+/* Header entries (of an ATF input) whose key is exactly `key`, written
+ * as they are (they are canonical XML the reader made). */
+static int out_kept_xml(tk_writer *w, atf_writer *aw, const char *key,
+			const char *indent, tk_error *err)
+{
+	size_t i, n = tk_trace_header_count(w->trace);
+	int rc;
+
+	if (!aw->from_atf)
+		return TK_OK;
+	for (i = 0; i < n; i++) {
+		const tk_header_entry *e = tk_trace_header(w->trace, i);
+		if (e->kind != TK_HDR_PARAM || strcmp(e->key, key) != 0)
+			continue;
+		if ((rc = out(w, err, indent)) < 0 || (rc = out(w, err, e->value)) < 0 ||
+		    (rc = out(w, err, "\n")) < 0)
+			return rc;
+	}
+	return TK_OK;
+}
+
+static int out_comment(tk_writer *w, atf_writer *aw, const char *key,
+		       const char *indent, tk_error *err)
+{
+	const char *c = hget(w, aw, key);
+	int rc;
+
+	if (!c)
+		return TK_OK;
+	if ((rc = out(w, err, indent)) < 0 || (rc = out(w, err, "<Comment>")) < 0 ||
+	    (rc = out_esc(w, aw, c, strlen(c), err)) < 0)
+		return rc;
+	return out(w, err, "</Comment>\n");
+}
+
+typedef struct outbase {
+	tk_timebase tb;          /* the ticks of the events */
+	char unit[8];
+	uint64_t num, den;
+	unsigned digits;
+} outbase;
+
+static void pick_base(tk_writer *w, atf_writer *aw, outbase *ob)
+{
+	const tk_timebase *tb = tk_trace_timebase(w->trace);
+	const char *b = hget(w, aw, "TimeBase"), *d = hget(w, aw, "TimeDigits");
+
+	ob->tb = *tb;
+	if (b && d) {
+		char u[8];
+		unsigned long long num, den;
+		unsigned dg;
+		tk_timebase x;
+		if (sscanf(b, "%7s %llu/%llu", u, &num, &den) == 3 &&
+		    sscanf(d, "%u", &dg) == 1 && dg <= 18 &&
+		    atf_tick(u, strlen(u), num, den, dg, &x) == TK_OK &&
+		    x.unit == tb->unit && x.num == tb->num && x.den == tb->den) {
+			snprintf(ob->unit, sizeof(ob->unit), "%s", u);
+			ob->num = num;
+			ob->den = den;
+			ob->digits = dg;
+			return;
+		}
+	}
+	snprintf(ob->unit, sizeof(ob->unit), "%s", tk_unit_name(tb->unit));
+	ob->num = tb->num;
+	ob->den = tb->den;
+	ob->digits = 0;
+}
+
+/* ticks as a TimeStampType with `digits` decimals (trailing zeros cut) */
+static size_t fmt_time(char *o, uint64_t v, unsigned digits)
+{
+	uint64_t p = 1, ip, fp;
+	unsigned i;
+	size_t n;
+
+	for (i = 0; i < digits; i++)
+		p *= 10;
+	ip = v / p;
+	fp = v % p;
+	n = tk_fmt_u64(o, ip);
+	if (fp) {
+		char f[24];
+		unsigned k = digits;
+		for (i = digits; i-- > 0;) {
+			f[i] = (char)('0' + fp % 10);
+			fp /= 10;
+		}
+		while (k > 0 && f[k - 1] == '0')
+			k--;
+		o[n++] = '.';
+		memcpy(o + n, f, k);
+		n += k;
+	}
+	o[n] = '\0';
+	return n;
+}
+
+/* per SystemElement: header entries keyed "SystemElement.<id>.*" */
+typedef struct sekey {
+	uint64_t id;
+	size_t idx;
+} sekey;
+
+static int cmp_sekey(const void *a, const void *b)
+{
+	const sekey *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+typedef struct ctx {
+	tk_writer *w;
+	atf_writer *aw;
+	sekey *keys;
+	size_t nkeys;
+	uint32_t **kids;         /* per wse: children indexes */
+	uint32_t *nkids;
+} ctx;
+
+static int out_se(ctx *c, uint32_t i, unsigned depth, tk_error *err)
+{
+	tk_writer *w = c->w;
+	atf_writer *aw = c->aw;
+	const tk_trace *t = w->trace;
+	const wse *s = &aw->ses[i];
+	char ind[80];
+	size_t n, lo = 0, hi = c->nkeys, k;
+	const char *nm = tk_trace_str(t, tk_trace_entity(t, s->ent)->name, &n);
+	int rc;
+	uint32_t j;
+
+	if (depth > 30)
+		depth = 30;
+	memset(ind, ' ', 2 * depth + 6);
+	ind[2 * depth + 6] = '\0';
+	if ((rc = out(w, err, ind)) < 0 || (rc = out(w, err, "<SystemElement Name=\"")) < 0 ||
+	    (rc = out_esc(w, aw, nm, n, err)) < 0 ||
+	    (rc = outf(w, err, "\" ID=\"%llu\" Type=\"", (unsigned long long)s->id)) < 0)
+		return rc;
+	{
+		const tk_entity *e = tk_trace_entity(t, s->ent);
+		size_t tn;
+		const char *ts = s->atype >= 0 ? atf_type_name(s->atype)
+					       : tk_trace_str(t, e->type_name, &tn);
+		if ((rc = out_esc(w, aw, ts, strlen(ts), err)) < 0)
+			return rc;
+	}
+	/* its kept entries */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->keys[mid].id < s->id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if ((lo >= c->nkeys || c->keys[lo].id != s->id) && !c->nkids[i])
+		return out(w, err, "\" />\n");
+	if ((rc = out(w, err, "\">\n")) < 0)
+		return rc;
+	for (k = lo; k < c->nkeys && c->keys[k].id == s->id; k++) {
+		const tk_header_entry *e = tk_trace_header(t, c->keys[k].idx);
+		const char *dot = strchr(e->key + 14, '.');
+		if (!dot)
+			continue;
+		if (strcmp(dot, ".Comment") == 0) {
+			if ((rc = out(w, err, ind)) < 0 || (rc = out(w, err, "  <Comment>")) < 0 ||
+			    (rc = out_esc(w, aw, e->value, strlen(e->value), err)) < 0 ||
+			    (rc = out(w, err, "</Comment>\n")) < 0)
+				return rc;
+		} else if (strcmp(dot, ".Annotation") == 0) {
+			if ((rc = out(w, err, ind)) < 0 || (rc = out(w, err, "  ")) < 0 ||
+			    (rc = out(w, err, e->value)) < 0 || (rc = out(w, err, "\n")) < 0)
+				return rc;
+		}
+	}
+	for (j = 0; j < c->nkids[i]; j++)
+		if ((rc = out_se(c, c->kids[i][j], depth + 1, err)) < 0)
+			return rc;
+	if ((rc = out(w, err, ind)) < 0)
+		return rc;
+	return out(w, err, "</SystemElement>\n");
+}
+
+/* EventIDs of the event types: an ATF input's, else new ones */
+typedef struct evids {
+	uint64_t id[ATF_NEVTYPES];
+	int have[ATF_NEVTYPES];
+} evids;
+
+/* user events: per (user entity, name) a ReferenceID */
+typedef struct uref {
+	uint32_t ent, name;
+	uint64_t ref;
+	int new_info;
+} uref;
+
+static int cmp_uref(const void *a, const void *b)
+{
+	const uref *x = a, *y = b;
+
+	if (x->ent != y->ent)
+		return x->ent < y->ent ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static int close_td(tk_writer *w, atf_writer *aw, uint64_t k, tk_error *err)
+{
+	char key[64];
+	int rc;
+
+	snprintf(key, sizeof(key), "TraceData.%llu.TraceInformation", (unsigned long long)k);
+	if ((rc = out_kept_xml(w, aw, key, "    ", err)) < 0)
+		return rc;
+	return out(w, err, "  </TraceData>\n");
+}
+
+static int out_trace(tk_writer *w, atf_writer *aw, const outbase *ob,
+		     const evids *ids, uref *refs, size_t nrefs,
+		     uint64_t *user_eid, tk_error *err)
+{
+	const tk_trace *t = w->trace;
+	wrec buf[512];
+	size_t n, i;
+	uint64_t k = 0, last = 0;
+	int rc, open_td = 0;
+	char tb[32], key[64];
+
+	if (fflush(aw->spill) != 0 || fseek(aw->spill, 0, SEEK_SET) != 0)
+		return tk_err_set(err, TK_E_IO, aw->name, 0, 0,
+				  "cannot read a temporary file back");
+	for (;;) {
+		n = fread(buf, sizeof(buf[0]), 512, aw->spill);
+		if (!n && !open_td && k == 0) {
+			/* no events: one empty TraceData */
+			buf[0].time = 0;
+		}
+		for (i = 0; i < n || (!n && !open_td && k == 0); i++) {
+			const wrec *r = &buf[i];
+			int start_td = !open_td || r->time < last;
+			if (start_td) {
+				const char *st, *sp;
+				if (open_td && (rc = close_td(w, aw, k, err)) < 0)
+					return rc;
+				k++;
+				snprintf(key, sizeof(key), "TraceData.%llu.Start", (unsigned long long)k);
+				st = hget(w, aw, key);
+				snprintf(key, sizeof(key), "TraceData.%llu.Stop", (unsigned long long)k);
+				sp = hget(w, aw, key);
+				fmt_time(tb, r->time, ob->digits);
+				if ((rc = out(w, err, "  <TraceData Start=\"")) < 0 ||
+				    (rc = out_esc(w, aw, st ? st : tb, strlen(st ? st : tb), err)) < 0)
+					return rc;
+				if (sp && ((rc = out(w, err, "\" Stop=\"")) < 0 ||
+					   (rc = out_esc(w, aw, sp, strlen(sp), err)) < 0))
+					return rc;
+				if ((rc = out(w, err, "\">\n")) < 0)
+					return rc;
+				snprintf(key, sizeof(key), "TraceData.%llu.Comment", (unsigned long long)k);
+				if ((rc = out_comment(w, aw, key, "    ", err)) < 0)
+					return rc;
+				snprintf(key, sizeof(key), "TraceData.%llu.TracingOverhead", (unsigned long long)k);
+				if ((rc = out_kept_xml(w, aw, key, "    ", err)) < 0)
+					return rc;
+				snprintf(key, sizeof(key), "TraceData.%llu.ToolInfo", (unsigned long long)k);
+				if (hget(w, aw, key)) {
+					if ((rc = out_kept_xml(w, aw, key, "    ", err)) < 0)
+						return rc;
+				} else if ((rc = out(w, err, "    <ToolInfo Vendor=\"tracekit\" Tool=\"tracekit\" Version=\"" TK_VERSION_STRING "\" />\n")) < 0) {
+					return rc;
+				}
+				open_td = 1;
+			}
+			if (!n)
+				break;
+			last = r->time;
+			{
+				char line[160];
+				size_t o;
+				uint64_t eid, ref;
+				if (r->evtype == ATF_EV_USER) {
+					uref x, *f;
+					x.ent = r->ent;
+					x.name = r->name;
+					f = bsearch(&x, refs, nrefs, sizeof(*refs), cmp_uref);
+					eid = user_eid[r->ent] - 1;
+					ref = f ? f->ref : 0;
+				} else {
+					eid = ids->id[r->evtype];
+					ref = aw->ses[aw->se_of[r->ent] - 1].id;
+				}
+				memcpy(line, "    <TraceEntry Time=\"", 22);
+				o = 22;
+				o += fmt_time(line + o, r->time, ob->digits);
+				o += (size_t)snprintf(line + o, sizeof(line) - o,
+						      "\" EventID=\"%llu\" ReferenceID=\"%llu\" />\n",
+						      (unsigned long long)eid,
+						      (unsigned long long)ref);
+				if ((rc = tk_sink_write(&w->sink, line, o, err)) < 0)
+					return rc;
+			}
+		}
+		if (n < 512)
+			break;
+	}
+	if (ferror(aw->spill))
+		return tk_err_set(err, TK_E_IO, aw->name, 0, 0,
+				  "cannot read a temporary file back");
+	(void)t;
+	return close_td(w, aw, k, err);
+}
+
+int atf_writer_close(tk_writer *w, tk_error *err)
+{
+	atf_writer *aw = w->impl;
+	const tk_trace *t = w->trace;
+	size_t nh = tk_trace_header_count(t), i, nrefs = 0, caprefs = 0;
+	uint32_t j, ne = (uint32_t)tk_trace_entity_count(t);
+	uint64_t next_id = 1, *user_eid = NULL, maxref = 0;
+	uref *refs = NULL;
+	ctx c;
+	evids ids;
+	outbase ob;
+	int rc = TK_OK, e;
+	unsigned k;
+	const char *v;
+	memset(&c, 0, sizeof(c));
+	memset(&ids, 0, sizeof(ids));
+	c.w = w;
+	c.aw = aw;
+
+	/* every element of the entity table, placed */
+	for (j = 0; j < ne; j++) {
+		const tk_entity *en = tk_trace_entity(t, j);
+		uint32_t idx;
+		if (atype_of(t, en) >= 0 && !user_entity(t, en) &&
+		    (rc = place(w, aw, j, NULL, 0, &idx)) < 0)
+			goto nomem;
+	}
+	/* element ids: an ATF input's, else 1, 2, ... (free ones) */
+	{
+		uint64_t *used = NULL;
+		size_t nused = 0;
+		for (i = 0; aw->from_atf && i < nh; i++) {
+			const tk_header_entry *he = tk_trace_header(t, i);
+			unsigned long long id;
+			int pos = 0;
+			if (he->kind == TK_HDR_PARAM &&
+			    sscanf(he->key, "SystemElement.%llu%n", &id, &pos) == 1 &&
+			    he->key[pos] == '\0') {
+				uint32_t ent = tk_trace_entity_find(t, he->value, strlen(he->value));
+				if (ent != TK_NONE && ent < aw->cap_se_of && aw->se_of[ent] &&
+				    !aw->ses[aw->se_of[ent] - 1].id) {
+					aw->ses[aw->se_of[ent] - 1].id = id;
+				}
+			}
+		}
+		used = calloc(aw->nses + 1, sizeof(*used));
+		if (!used)
+			goto nomem;
+		for (j = 0; j < aw->nses; j++)
+			if (aw->ses[j].id)
+				used[nused++] = aw->ses[j].id;
+		for (j = 0; j < aw->nses; j++) {
+			size_t q;
+			int clash;
+			if (aw->ses[j].id)
+				continue;
+			do {
+				clash = 0;
+				for (q = 0; q < nused && !clash; q++)
+					clash = used[q] == next_id;
+				if (clash)
+					next_id++;
+			} while (clash);
+			aw->ses[j].id = next_id++;
+		}
+		free(used);
+	}
+	/* children lists */
+	c.kids = calloc(aw->nses + 1, sizeof(*c.kids));
+	c.nkids = calloc(aw->nses + 1, sizeof(*c.nkids));
+	if (!c.kids || !c.nkids)
+		goto nomem;
+	for (j = 0; j < aw->nses; j++) {
+		uint32_t p = aw->ses[j].parent;
+		uint32_t *nk;
+		if (!p)
+			continue;
+		nk = tk_xrealloc_array(c.kids[p - 1], c.nkids[p - 1] + 1, sizeof(*nk));
+		if (!nk)
+			goto nomem;
+		c.kids[p - 1] = nk;
+		nk[c.nkids[p - 1]++] = j;
+	}
+	/* kept entries per element id */
+	for (i = 0; aw->from_atf && i < nh; i++) {
+		const tk_header_entry *he = tk_trace_header(t, i);
+		unsigned long long id;
+		int pos = 0;
+		if (he->kind == TK_HDR_PARAM &&
+		    sscanf(he->key, "SystemElement.%llu%n", &id, &pos) == 1 &&
+		    he->key[pos] == '.') {
+			sekey *nk = tk_xrealloc_array(c.keys, c.nkeys + 1, sizeof(*nk));
+			if (!nk)
+				goto nomem;
+			c.keys = nk;
+			nk[c.nkeys].id = id;
+			nk[c.nkeys].idx = i;
+			c.nkeys++;
+		}
+	}
+	if (c.nkeys)
+		qsort(c.keys, c.nkeys, sizeof(*c.keys), cmp_sekey);
+
+	/* event ids: an ATF input's mapping for each type, else new ones */
+	{
+		uint64_t maxid = 0;
+		int any = 0;
+		for (i = 0; aw->from_atf && i < nh; i++) {
+			const tk_header_entry *he = tk_trace_header(t, i);
+			unsigned long long id;
+			int pos = 0;
+			if (he->kind != TK_HDR_PARAM ||
+			    sscanf(he->key, "EventIDMapping.%llu%n", &id, &pos) != 1)
+				continue;
+			if (id > maxid || !any)
+				maxid = id;
+			any = 1;
+			if (he->key[pos] != '\0')
+				continue;
+			e = atf_evtype_lookup(he->value, strlen(he->value));
+			if (e == ATF_EV_END)
+				e = ATF_EV_TERMINATE;
+			if (e == ATF_EV_ACTIVATION_OS || e == ATF_EV_ACTIVATION_CHAINED)
+				e = ATF_EV_ACTIVATION;
+			if (e >= 0 && e != ATF_EV_USER && !ids.have[e]) {
+				ids.have[e] = 1;
+				ids.id[e] = id;
+			}
+		}
+		next_id = any ? maxid + 1 : 1;
+		for (e = 0; e < ATF_NEVTYPES; e++)
+			if (e != ATF_EV_USER && (aw->used_ev >> e & 1) && !ids.have[e]) {
+				/* not the id of a user entity User_<n> */
+				int clash;
+				do {
+					clash = 0;
+					for (j = 0; j < ne && !clash; j++) {
+						const tk_entity *en = tk_trace_entity(t, j);
+						size_t ln;
+						const char *s = tk_trace_str(t, en->name, &ln);
+						unsigned long long uid;
+						int pos = 0;
+						clash = user_entity(t, en) &&
+							sscanf(s, "User_%llu%n", &uid, &pos) == 1 &&
+							(size_t)pos == ln && uid == next_id;
+					}
+					if (clash)
+						next_id++;
+				} while (clash);
+				ids.have[e] = 2;
+				ids.id[e] = next_id++;
+			}
+	}
+	/* user events: EventID per user entity, ReferenceID per name */
+	user_eid = calloc(ne + 1, sizeof(*user_eid));
+	if (!user_eid)
+		goto nomem;
+	if (aw->used_ev >> ATF_EV_USER & 1) {
+		wrec buf[512];
+		size_t n;
+		if (fflush(aw->spill) != 0 || fseek(aw->spill, 0, SEEK_SET) != 0) {
+			rc = tk_err_set(err, TK_E_IO, aw->name, 0, 0, "cannot read a temporary file back");
+			goto done;
+		}
+		while ((n = fread(buf, sizeof(buf[0]), 512, aw->spill)) > 0) {
+			for (i = 0; i < n; i++) {
+				uref x;
+				if (buf[i].evtype != ATF_EV_USER)
+					continue;
+				x.ent = buf[i].ent;
+				x.name = buf[i].name;
+				if (nrefs && bsearch(&x, refs, nrefs, sizeof(*refs), cmp_uref))
+					continue;
+				if (nrefs == caprefs) {
+					size_t ncap = caprefs ? caprefs * 2 : 32;
+					uref *nr = tk_xrealloc_array(refs, ncap, sizeof(*nr));
+					if (!nr)
+						goto nomem;
+					refs = nr;
+					caprefs = ncap;
+				}
+				x.ref = 0;
+				x.new_info = 0;
+				refs[nrefs++] = x;
+				qsort(refs, nrefs, sizeof(*refs), cmp_uref);
+			}
+		}
+		for (i = 0; i < nrefs; i++) {
+			uint32_t ent = refs[i].ent;
+			if (!user_eid[ent]) {
+				size_t ln;
+				const char *s = tk_trace_str(t, tk_trace_entity(t, ent)->name, &ln);
+				unsigned long long id;
+				int pos = 0, ok = 0;
+				if (sscanf(s, "User_%llu%n", &id, &pos) == 1 && (size_t)pos == ln) {
+					char key[64];
+					ok = 1;
+					for (e = 0; e < ATF_NEVTYPES && ok; e++)
+						ok = !(ids.have[e] && ids.id[e] == id);
+					snprintf(key, sizeof(key), "EventIDMapping.%llu", id);
+					v = hget(w, aw, key);
+					if (v && strcmp(v, "user") != 0)
+						ok = 0;
+					for (j = 0; j < ne && ok; j++)
+						ok = user_eid[j] != id + 1;
+				}
+				user_eid[ent] = (ok ? id : next_id++) + 1;
+			}
+		}
+		/* references: the input's UserTable, "ref<R>", else new */
+		for (i = 0; i < nrefs; i++) {
+			uint64_t eid = user_eid[refs[i].ent] - 1;
+			const char *nm = tk_trace_str(t, refs[i].name, NULL);
+			char pre[64];
+			size_t pl, q;
+			unsigned long long r;
+			int pos = 0, found = 0;
+			pl = (size_t)snprintf(pre, sizeof(pre), "EventIDMapping.%llu.Info.",
+					      (unsigned long long)eid);
+			maxref = 0;
+			for (q = 0; aw->from_atf && q < nh; q++) {
+				const tk_header_entry *he = tk_trace_header(t, q);
+				if (strncmp(he->key, pre, pl) != 0 ||
+				    sscanf(he->key + pl, "%llu", &r) != 1)
+					continue;
+				if (r + 1 > maxref)
+					maxref = r + 1;
+				if (!found && strcmp(he->value, nm) == 0) {
+					refs[i].ref = r;
+					found = 1;
+				}
+			}
+			for (q = 0; q < nrefs; q++)
+				if (refs[q].new_info && user_eid[refs[q].ent] - 1 == eid &&
+				    refs[q].ref + 1 > maxref)
+					maxref = refs[q].ref + 1;
+			if (found)
+				continue;
+			if (sscanf(nm, "ref%llu%n", &r, &pos) == 1 && nm[pos] == '\0') {
+				refs[i].ref = r;
+				continue;
+			}
+			if (!xml_ok(nm, strlen(nm))) {
+				rc = tk_err_set(err, TK_E_UNSUPPORTED, aw->name, 0, 0,
+						"'%.40s' is not UTF-8 text that XML can hold", nm);
+				goto done;
+			}
+			refs[i].ref = maxref ? maxref : 1;
+			refs[i].new_info = 1;
+		}
+	}
+	pick_base(w, aw, &ob);
+
+	/* the document */
+	if ((rc = out(w, err, "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+		      "<CommonFormat xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" "
+		      "xsi:noNamespaceSchemaLocation=\"AlltimesTraceFormat.xsd\" Version=\"1.0\">\n"
+		      "  <SystemConfiguration Name=\"")) < 0)
+		goto done;
+	v = hget(w, aw, "SystemConfiguration.Name");
+	if ((rc = out_esc(w, aw, v ? v : "tracekit", strlen(v ? v : "tracekit"), err)) < 0 ||
+	    (rc = out(w, err, "\">\n")) < 0 ||
+	    (rc = out_comment(w, aw, "SystemConfiguration.Comment", "    ", err)) < 0)
+		goto done;
+	if (hget(w, aw, "SystemConfiguration.ToolInfo")) {
+		if ((rc = out_kept_xml(w, aw, "SystemConfiguration.ToolInfo", "    ", err)) < 0)
+			goto done;
+	} else if ((rc = out(w, err, "    <ToolInfo Vendor=\"tracekit\" Tool=\"tracekit\" Version=\"" TK_VERSION_STRING "\" />\n")) < 0) {
+		goto done;
+	}
+	for (j = 0; j < aw->ncores; j++) {
+		char key[80];
+		uint32_t q;
+		snprintf(key, sizeof(key), "Resource.%llu.Scheduler",
+			 (unsigned long long)aw->cores[j].id);
+		v = hget(w, aw, key);
+		if ((rc = outf(w, err, "    <Resource ID=\"%llu\" Scheduler=\"",
+			       (unsigned long long)aw->cores[j].id)) < 0 ||
+		    (rc = out_esc(w, aw, v ? v : "unknown", strlen(v ? v : "unknown"), err)) < 0 ||
+		    (rc = out(w, err, "\">\n")) < 0)
+			goto done;
+		for (q = 0; q < aw->nses; q++)
+			if (!aw->ses[q].parent && aw->ses[q].slot == j + 1 &&
+			    (rc = out_se(&c, q, 0, err)) < 0)
+				goto done;
+		snprintf(key, sizeof(key), "Resource.%llu.TimeRangeElement",
+			 (unsigned long long)aw->cores[j].id);
+		if ((rc = out_kept_xml(w, aw, key, "      ", err)) < 0 ||
+		    (rc = out(w, err, "    </Resource>\n")) < 0)
+			goto done;
+	}
+	if ((rc = out(w, err, "    <EventIDMappings>\n")) < 0)
+		goto done;
+	for (i = 0; i < nh + ATF_NEVTYPES + ne; i++) {
+		/* the input's mappings in order, then the new ones, then users */
+		unsigned long long id;
+		const char *ty = NULL;
+		int pos = 0, user = 0;
+		uint32_t uent = TK_NONE;
+		if (i < nh) {
+			const tk_header_entry *he = tk_trace_header(t, i);
+			if (!aw->from_atf || he->kind != TK_HDR_PARAM ||
+			    sscanf(he->key, "EventIDMapping.%llu%n", &id, &pos) != 1 ||
+			    he->key[pos] != '\0')
+				continue;
+			ty = he->value;
+			if (strcmp(ty, "end") == 0)
+				ty = "terminate";
+			user = strcmp(ty, "user") == 0;
+			if (user) {
+				for (j = 0; j < ne && uent == TK_NONE; j++)
+					if (user_eid[j] == id + 1)
+						uent = j;
+			}
+		} else if (i < nh + ATF_NEVTYPES) {
+			e = (int)(i - nh);
+			if (ids.have[e] != 2)
+				continue;
+			id = ids.id[e];
+			ty = atf_evtype_name(e);
+		} else {
+			char key[64];
+			uent = (uint32_t)(i - nh - ATF_NEVTYPES);
+			if (!user_eid[uent])
+				continue;
+			id = user_eid[uent] - 1;
+			snprintf(key, sizeof(key), "EventIDMapping.%llu", id);
+			if (hget(w, aw, key))
+				continue;
+			ty = "user";
+			user = 1;
+		}
+		if ((rc = outf(w, err, "      <EventIDMapping EventID=\"%llu\" EventType=\"", id)) < 0 ||
+		    (rc = out_esc(w, aw, ty, strlen(ty), err)) < 0)
+			goto done;
+		if (!user) {
+			if ((rc = out(w, err, "\" />\n")) < 0)
+				goto done;
+			continue;
+		}
+		if ((rc = out(w, err, "\">\n        <UserTable>\n")) < 0)
+			goto done;
+		{
+			char pre[64];
+			size_t pl = (size_t)snprintf(pre, sizeof(pre), "EventIDMapping.%llu.Info.", id), q;
+			for (q = 0; aw->from_atf && q < nh; q++) {
+				const tk_header_entry *he = tk_trace_header(t, q);
+				if (strncmp(he->key, pre, pl) != 0)
+					continue;
+				if ((rc = outf(w, err, "          <Info ReferenceID=\"%s\">", he->key + pl)) < 0 ||
+				    (rc = out_esc(w, aw, he->value, strlen(he->value), err)) < 0 ||
+				    (rc = out(w, err, "</Info>\n")) < 0)
+					goto done;
+			}
+			for (q = 0; q < nrefs; q++) {
+				const char *nm;
+				if (!refs[q].new_info || refs[q].ent != uent)
+					continue;
+				nm = tk_trace_str(t, refs[q].name, NULL);
+				if ((rc = outf(w, err, "          <Info ReferenceID=\"%llu\">",
+					       (unsigned long long)refs[q].ref)) < 0 ||
+				    (rc = out_esc(w, aw, nm, strlen(nm), err)) < 0 ||
+				    (rc = out(w, err, "</Info>\n")) < 0)
+					goto done;
+			}
+		}
+		if ((rc = out(w, err, "        </UserTable>\n      </EventIDMapping>\n")) < 0)
+			goto done;
+	}
+	if ((rc = out(w, err, "    </EventIDMappings>\n")) < 0 ||
+	    (rc = outf(w, err, "    <TimeBase Unit=\"%s\">\n      <Value Numerator=\"%llu\" Denominator=\"%llu\" />\n    </TimeBase>\n  </SystemConfiguration>\n",
+		       ob.unit, (unsigned long long)ob.num, (unsigned long long)ob.den)) < 0)
+		goto done;
+	if ((rc = out_trace(w, aw, &ob, &ids, refs, nrefs, user_eid, err)) < 0)
+		goto done;
+	if ((rc = out_kept_xml(w, aw, "Cookie", "  ", err)) < 0 ||
+	    (rc = out(w, err, "</CommonFormat>\n")) < 0)
+		goto done;
+	if (w->opts.on_warning) {
+		tk_error wn;
+		size_t o;
+		uint64_t total = 0;
+		memset(&wn, 0, sizeof(wn));
+		snprintf(wn.input, sizeof(wn.input), "%s", aw->name);
+		o = (size_t)snprintf(wn.msg, sizeof(wn.msg), "ATF cannot hold everything:");
+		for (k = 0; k < L_COUNT; k++) {
+			if (!aw->lost[k] || o >= sizeof(wn.msg))
+				continue;
+			o += (size_t)snprintf(wn.msg + o, sizeof(wn.msg) - o, "%s %llu %s",
+					      total ? ";" : "", (unsigned long long)aw->lost[k],
+					      loss_short[k]);
+			total += aw->lost[k];
+		}
+		if (o < sizeof(wn.msg))
+			snprintf(wn.msg + o, sizeof(wn.msg) - o, " (--strict refuses)");
+		if (total)
+			w->opts.on_warning(w->opts.warning_ctx, &wn);
+	}
+	rc = TK_OK;
+	goto done;
+nomem:
+	rc = tk_err_nomem(err, aw->name);
+done:
+	free(refs);
+	free(user_eid);
+	if (c.kids)
+		for (j = 0; j < aw->nses; j++)
+			free(c.kids[j]);
+	free(c.kids);
+	free(c.nkids);
+	free(c.keys);
+	return rc;
+}
+
+void atf_writer_free(tk_writer *w)
+{
+	atf_writer *aw = w->impl;
+
+	if (!aw)
+		return;
+	if (aw->spill)
+		fclose(aw->spill);
+	free(aw->se_of);
+	free(aw->ses);
+	free(aw->cores);
+	atf_synth_free(&aw->synth);
+	free(aw);
+	w->impl = NULL;
+}
+
+const tk_format_ops tk_format_atf = {
+	.info = {
+		.name = "atf",
+		.extensions = "atf",
+		.description = "ALL-TIMES Trace Format 1.0 (XML; SystemConfiguration, TraceData, Cookies)",
+		.caps = TK_CAP_READ | TK_CAP_WRITE,
+	},
+	.probe = atf_probe,
+	.reader_open = atf_reader_open,
+	.reader_next = atf_reader_next,
+	.reader_close = atf_reader_close,
+	.writer_open = atf_writer_open,
+	.writer_write = atf_writer_write,
+	.writer_close = atf_writer_close,
+	.writer_free = atf_writer_free,
+};

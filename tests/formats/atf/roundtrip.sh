@@ -1,0 +1,86 @@
+#!/bin/sh
+# ATF conversions (issue 3): ATF -> BTF -> ATF and ATF -> HTF -> ATF on the
+# spec's examples and the fixtures, BTF -> ATF -> BTF and BTF -> ATF -> HTF
+# -> ATF on generated multi-core traces (--strict: lossless), well-formed
+# XML (xmllint), the one warning that counts what ATF cannot hold, --strict
+# refusing it, no output file on failure, ATF from a pipe and from gzip.
+# Usage: roundtrip.sh TRACEKIT TESTDIR
+set -u
+cli=$1 dir=$2
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+have_xmllint=0
+command -v xmllint > /dev/null 2>&1 && have_xmllint=1
+wellformed() { [ $have_xmllint = 0 ] || xmllint --noout "$1" || fail "xmllint: $1"; }
+
+for in in "$dir"/ok/*.atf; do
+	b=$(basename "$in" .atf)
+	"$cli" cat -q "$in" > "$tmp/a" || fail "cat $b"
+	"$cli" convert -q "$in" "$tmp/$b.atf" || fail "atf->atf $b"
+	wellformed "$tmp/$b.atf"
+	"$cli" convert -q "$in" "$tmp/$b.btf" || fail "atf->btf $b"
+	"$cli" convert -q "$tmp/$b.btf" "$tmp/$b.2.atf" || fail "btf->atf $b"
+	wellformed "$tmp/$b.2.atf"
+	"$cli" cat -q "$tmp/$b.2.atf" > "$tmp/b" || fail "re-read $b"
+	cmp -s "$tmp/a" "$tmp/b" || { diff "$tmp/a" "$tmp/b" | head; fail "ATF->BTF->ATF differs on $b"; }
+done
+# the spec's examples without user events go through HTF too
+for b in spec_example1 spec_example6; do
+	"$cli" cat -q "$dir/ok/$b.atf" > "$tmp/a"
+	"$cli" convert -q "$dir/ok/$b.atf" "$tmp/$b.htf" || fail "atf->htf $b"
+	"$cli" convert -q "$tmp/$b.htf" "$tmp/$b.3.atf" || fail "htf->atf $b"
+	"$cli" cat -q "$tmp/$b.3.atf" > "$tmp/b"
+	cmp -s "$tmp/a" "$tmp/b" || { diff "$tmp/a" "$tmp/b" | head; fail "ATF->HTF->ATF differs on $b"; }
+done
+# a strict input gives a strict, byte-stable output
+"$cli" convert --strict "$dir/ok/multicore_decimals_strict.atf" "$tmp/m1.atf" || fail "strict atf->atf"
+"$cli" convert --strict "$tmp/m1.atf" "$tmp/m2.atf" || fail "strict atf->atf again"
+cmp -s "$tmp/m1.atf" "$tmp/m2.atf" || fail "ATF->ATF->ATF not byte-identical"
+grep -q '<Cookie Vendor="Rapita"' "$tmp/m1.atf" || fail "cookie lost"
+grep -q 'TimeRangeComment From="1"' "$tmp/m1.atf" || fail "TraceInformation lost"
+grep -q 'Time="12345678901.5"' "$tmp/m1.atf" || fail "decimal time not kept"
+
+# BTF -> ATF -> BTF on generated multi-core traces (the types ATF holds)
+for spec in "2 40 1" "4 200 2" "8 30 3"; do
+	# shellcheck disable=SC2086
+	sh "$dir/../htf/gen_multicore.sh" $spec > "$tmp/full.btf"
+	"$cli" cat -q --type T --type I --type R --type IB "$tmp/full.btf" > "$tmp/g.btf"
+	"$cli" convert --strict "$tmp/g.btf" "$tmp/g.atf" 2> "$tmp/err" || { cat "$tmp/err"; fail "btf->atf --strict ($spec)"; }
+	[ -s "$tmp/err" ] && { cat "$tmp/err"; fail "warnings on a lossless conversion ($spec)"; }
+	wellformed "$tmp/g.atf"
+	"$cli" convert --strict "$tmp/g.atf" "$tmp/g2.btf" || fail "atf->btf ($spec)"
+	"$cli" cat --no-header "$tmp/g.btf" > "$tmp/a"
+	"$cli" cat --no-header "$tmp/g2.btf" > "$tmp/b"
+	cmp -s "$tmp/a" "$tmp/b" || { diff "$tmp/a" "$tmp/b" | head; fail "BTF->ATF->BTF differs ($spec)"; }
+	"$cli" convert --strict "$tmp/g.atf" "$tmp/g.htf" || fail "atf->htf ($spec)"
+	"$cli" convert --strict "$tmp/g.htf" "$tmp/g3.atf" || fail "htf->atf ($spec)"
+	"$cli" cat --no-header "$tmp/g3.atf" > "$tmp/b"
+	cmp -s "$tmp/a" "$tmp/b" || { diff "$tmp/a" "$tmp/b" | head; fail "ATF->HTF->ATF differs ($spec)"; }
+	n=$(echo "$spec" | cut -d' ' -f1)
+	r=$(grep -c '<Resource ' "$tmp/g.atf" | tr -d ' ')
+	[ "$r" = "$n" ] || fail "$r Resources for $n cores"
+done
+
+# what ATF cannot hold: one warning with the counts; --strict refuses
+sh "$dir/../htf/gen_multicore.sh" 2 10 1 > "$tmp/l.btf"
+printf '5,Core_1,0,T,Task_1_0,0,start,a note\n' >> "$tmp/l.btf"
+"$cli" convert "$tmp/l.btf" "$tmp/l.atf" 2> "$tmp/err" || fail "lossy convert"
+grep -c 'ATF cannot hold everything' "$tmp/err" | grep -q '^1$' || { cat "$tmp/err"; fail "expected one loss warning"; }
+grep -q 'events of entity types without an ATF SystemElement type dropped' "$tmp/err" || { cat "$tmp/err"; fail "warning text"; }
+grep -q 'notes dropped' "$tmp/err" || { cat "$tmp/err"; fail "note count"; }
+wellformed "$tmp/l.atf"
+"$cli" convert --strict "$tmp/l.btf" "$tmp/s.atf" 2> "$tmp/err"
+[ $? -eq 2 ] || fail "--strict did not refuse"
+[ -e "$tmp/s.atf" ] && fail "--strict left an output file"
+grep -q 'ATF cannot hold' "$tmp/err" || fail "strict message"
+# a name XML cannot hold is an error, and no file is left
+printf '#version 2.2.1\n#timescale ns\n0,Core_0,0,T,bad\001name,0,start\n' > "$tmp/x.btf"
+"$cli" convert -q "$tmp/x.btf" "$tmp/x.atf" 2> /dev/null
+[ $? -eq 2 ] && [ ! -e "$tmp/x.atf" ] || fail "control character accepted"
+
+# from a pipe and from gzip
+"$cli" cat -q - < "$dir/ok/spec_example6.atf" | cmp -s - "$dir/ok/spec_example6.out" || fail "stdin"
+gzip -c "$dir/ok/multicore_decimals_strict.atf" > "$tmp/m.atf.gz"
+"$cli" cat -q --strict "$tmp/m.atf.gz" | cmp -s - "$dir/ok/multicore_decimals_strict.out" || fail "gzip"
+echo "ok: atf round trips"
