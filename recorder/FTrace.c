@@ -1,0 +1,450 @@
+/*
+ * FTrace.c - the recorder: chunks, the ipoints, the dump.
+ *
+ * The algorithm is the S.Ha.R.K. one (specs/shark-ftrace-reference.md 1.6)
+ * with its defects fixed; docs/recorder.md lists each fix.  The hot path
+ * (TRACER_LOGEVENT) is: enabled? filtered? (both before the critical
+ * section, so a filtered event never leaves interrupts off), then in the
+ * section: room? write 16 bytes, advance.
+ */
+#include "FTrace.h"
+
+#include <string.h>
+
+static FTrace_Chunk chunks[FTRACE_MAX_CHUNK];
+static FTrace_Chunk_Ptr table[FTRACE_MAX_CHUNK];
+static FTrace_Chunk *volatile current[FTRACE_MAX_CORES];
+static uint8_t *pool, *pool_end, *pool_top;
+static volatile int enabled;
+static volatile uint16_t filter_mask;
+static tkrec_sink_fn sink;
+static void *sink_ctx;
+static const char *disk_name = "";
+static unsigned sent;
+
+/* ---- little-endian stores ----------------------------------------------- */
+
+static inline void put32(uint8_t *p, uint32_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &v, 4);  /* one store on a little-endian target */
+#else
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+#endif
+}
+
+static inline uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* DWORD0 = par1 << 16 | type, then TSC high, TSC low, par2. */
+static inline void put_record(uint8_t *p, uint32_t type, uint32_t par1,
+			      uint64_t tsc, uint32_t par2)
+{
+	put32(p, par1 << 16 | type);
+	put32(p + 4, (uint32_t)(tsc >> 32));
+	put32(p + 8, (uint32_t)tsc);
+	put32(p + 12, par2);
+}
+
+/* ---- the Cortex-M clock ------------------------------------------------- */
+
+#if defined(FTRACE_PORT_CORTEX_M)
+/* CYCCNT wraps every 2^32 cycles: count the wraps (called with IRQs off) */
+uint64_t tkrec_cm_tsc(void)
+{
+	static uint32_t last, high;
+	uint32_t now = FTRACE_DWT_CYCCNT;
+
+	if (now < last)
+		high++;
+	last = now;
+	return (uint64_t)high << 32 | now;
+}
+#endif
+
+/* ---- chunks ------------------------------------------------------------- */
+
+int tkrec_init(void *mem, size_t size)
+{
+	uintptr_t a;
+	unsigned i;
+
+	if (!mem)
+		return -1;
+	enabled = 0;
+	filter_mask = 0;
+	memset(chunks, 0, sizeof(chunks));
+	memset(table, 0, sizeof(table));
+	for (i = 0; i < FTRACE_MAX_CORES; i++)
+		current[i] = NULL;
+	a = ((uintptr_t)mem + 7u) & ~(uintptr_t)7u;
+	pool = (uint8_t *)a;
+	pool_end = (uint8_t *)mem + size;
+	if (pool > pool_end)
+		pool = pool_end;
+	pool_top = pool;
+	sent = 0;
+	return 0;
+}
+
+void tkrec_set_sink(tkrec_sink_fn fn, void *ctx)
+{
+	sink = fn;
+	sink_ctx = ctx;
+}
+
+/* Flags and the hot path's limit change together. */
+static void set_flags(FTrace_Chunk *c, uint8_t flags)
+{
+	c->flags = flags;
+	c->limit = (flags & FTRACE_CHUNK_FLAG_FULL) ? c->start : c->end;
+}
+
+static void set_full(FTrace_Chunk *c)
+{
+	set_flags(c, (uint8_t)(c->flags | FTRACE_CHUNK_FLAG_FULL));
+}
+
+/* The chunk numbered n, or NULL: every number is checked (fix 7). */
+static FTrace_Chunk *chunk(int n)
+{
+	if (n < 0 || n >= FTRACE_MAX_CHUNK)
+		return NULL;
+	return table[n];
+}
+
+int FTrace_chunk_create(int normal, int emergency, FTrace_flags flags)
+{
+	size_t ns, es;
+	int i;
+	FTrace_Chunk *c;
+
+	if (!pool || normal < (int)TKREC_REC || emergency < 0)
+		return -1;
+	ns = (size_t)normal / TKREC_REC * TKREC_REC;
+	es = (size_t)emergency / TKREC_REC * TKREC_REC;
+	for (i = 0; i < FTRACE_MAX_CHUNK && table[i]; i++)
+		;
+	if (i == FTRACE_MAX_CHUNK || (size_t)(pool_end - pool_top) < ns + es)
+		return -1;
+	c = &chunks[i];
+	memset(c, 0, sizeof(*c));
+	c->start = c->pos = pool_top;
+	c->end = c->start + ns;
+	c->em_end = c->end + es;
+	c->number = (uint32_t)i;
+	set_flags(c, flags);
+	/* empty slots are type 0: the dump skips what was never written */
+	memset(c->start, 0, ns + es);
+	pool_top += ns + es;
+	table[i] = c;
+	return i;
+}
+
+int FTrace_chunk_delete(int n)
+{
+	FTrace_Chunk *c = chunk(n);
+	unsigned i;
+
+	if (!c || (c->flags & FTRACE_CHUNK_FLAG_NODEL))
+		return -1;
+	for (i = 0; i < FTRACE_MAX_CORES; i++)
+		if (current[i] == c)
+			return -1;  /* in use */
+	/* memory comes back only from the top of the pool */
+	if (c->em_end == pool_top)
+		pool_top = c->start;
+	table[n] = NULL;
+	return 0;
+}
+
+int FTrace_set_chunk_flags(int n, FTrace_flags flags)
+{
+	FTrace_Chunk *c = chunk(n);
+
+	if (!c)
+		return -1;
+	set_flags(c, flags);
+	return 0;
+}
+
+int FTrace_get_chunk_flags(int n, FTrace_flags *flags)
+{
+	FTrace_Chunk *c = chunk(n);
+
+	if (!c || !flags)
+		return -1;
+	*flags = c->flags;  /* one copy only: FULL is not erased (fix 6) */
+	return 0;
+}
+
+int FTrace_actual_chunk_select(int n)
+{
+	FTrace_Chunk *c = chunk(n);
+	unsigned core = FTRACE_PORT_CORE();
+	uint32_t s;
+
+	if (!c || !(c->flags & FTRACE_CHUNK_FLAG_FREE) ||
+	    core >= FTRACE_MAX_CORES)
+		return -1;
+	s = FTRACE_PORT_IRQ_SAVE();
+	set_flags(c, (uint8_t)(c->flags & ~FTRACE_CHUNK_FLAG_FREE));
+	current[core] = c;
+	FTRACE_PORT_IRQ_RESTORE(s);
+	return 0;
+}
+
+int FTrace_chunk_link(int a, int b)
+{
+	FTrace_Chunk *ca = chunk(a), *cb = chunk(b);
+
+	if (!ca || !cb || ca == cb || !(cb->flags & FTRACE_CHUNK_FLAG_FREE))
+		return -1;
+	set_flags(cb, (uint8_t)(cb->flags & ~FTRACE_CHUNK_FLAG_FREE));
+	cb->linked = 1;
+	ca->next = cb;
+	return 0;
+}
+
+int FTrace_get_first_chunk(FTrace_flags flags)
+{
+	int i;
+
+	for (i = 0; i < FTRACE_MAX_CHUNK; i++)
+		if (table[i] && (table[i]->flags & flags))  /* fix 7: no NULL */
+			return i;
+	return -1;
+}
+
+FTrace_Chunk_Ptr *FTrace_get_chunk_table(void)
+{
+	return table;
+}
+
+int FTrace_compress_chunk(int n, FTrace_flags new_flags)
+{
+	(void)new_flags;
+	return chunk(n) ? 0 : -1;
+}
+
+int FTrace_enable(void)
+{
+	unsigned i;
+
+	for (i = 0; i < FTRACE_MAX_CORES; i++)
+		if (current[i]) {
+			enabled = 1;
+			return 0;
+		}
+	return -1;
+}
+
+int FTrace_disable(void)
+{
+	enabled = 0;
+	return 0;
+}
+
+void FTrace_set_filter(uint8_t family, int status)
+{
+	uint16_t bit = (uint16_t)(1u << (family & FTrace_family_mask));
+
+	if (status)
+		filter_mask = (uint16_t)(filter_mask | bit);
+	else
+		filter_mask = (uint16_t)(filter_mask & ~bit);
+	TRACER_LOGEVENT(family, status, 0);
+}
+
+uint32_t tkrec_lost(void)
+{
+	uint32_t n = 0;
+	int i;
+
+	for (i = 0; i < FTRACE_MAX_CHUNK; i++)
+		if (table[i])
+			n += table[i]->lost;
+	return n;
+}
+
+/* ---- logging ------------------------------------------------------------ */
+
+/*
+ * No room in the normal area: where does this event go?  Returns the slot,
+ * or NULL if it is dropped (and counted).  Called in the section.
+ */
+static uint8_t *overflow(unsigned core, FTrace_Chunk *c)
+{
+	switch (c->flags & FTRACE_CHUNK_MODE_MASK) {
+	case FTRACE_CHUNK_FLAG_CYC:
+		c->wrapped = 1;
+		return c->start;
+	case FTRACE_CHUNK_FLAG_JTN:
+		if (c->next && !(c->next->flags & FTRACE_CHUNK_FLAG_FULL)) {
+			set_full(c);
+			current[core] = c->next;
+			/* the event that triggered the jump is kept (fix 3) */
+			return c->next->pos < c->next->end ? c->next->pos : NULL;
+		}
+		/* the end of the chain acts as STOP */
+		/* fall through */
+	default:
+		set_full(c);
+		/* the emergency area, less its last slot (the lost count) */
+		if (c->pos >= c->end && c->pos + TKREC_REC < c->em_end)
+			return c->pos;
+		return NULL;
+	}
+}
+
+/* The slot for an event when the fast test failed, or NULL. */
+static uint8_t *slow_slot(unsigned core, FTrace_Chunk *c)
+{
+	if (!(c->flags & FTRACE_CHUNK_FLAG_FULL))
+		return overflow(core, c);
+	/* frozen (STOP, or the end of a JTN chain): the emergency area */
+	if (c->pos >= c->end && c->pos + TKREC_REC < c->em_end)
+		return c->pos;
+	return NULL;
+}
+
+/* Count a drop; the count lives in the last emergency slot, if any. */
+static void drop(FTrace_Chunk *c, uint64_t tsc)
+{
+	c->lost++;
+	if (c->em_end - c->end >= (ptrdiff_t)TKREC_REC)
+		put_record(c->em_end - TKREC_REC, FTrace_EVT_numevents,
+			   TKREC_LOST_PAR1, tsc, c->lost);
+}
+
+/* The hot path: the core's chunk has room below its limit. */
+static inline void log_event(uint32_t type, uint32_t par1, uint32_t par2)
+{
+	unsigned core = FTRACE_PORT_CORE();
+	FTrace_Chunk *c;
+	uint8_t *p;
+	uint32_t s;
+
+	s = FTRACE_PORT_IRQ_SAVE();
+	c = current[core];
+	if (!c)
+		goto out;
+	p = c->pos;
+	/* the last slot is usable: pos == end means full (fix 2) */
+	if (p >= c->limit) {
+		p = slow_slot(core, c);
+		if (!p) {
+			drop(c, FTRACE_PORT_TSC());
+			goto out;
+		}
+		c = current[core];
+	}
+	put_record(p, type, par1, FTRACE_PORT_TSC(), par2);
+	c->pos = p + TKREC_REC;
+out:
+	FTRACE_PORT_IRQ_RESTORE(s);
+}
+
+/* next_chunk: a jump; without a linked chunk it is ignored (fix 4). */
+static void jump(void)
+{
+	unsigned core = FTRACE_PORT_CORE();
+	FTrace_Chunk *c;
+	uint32_t s;
+
+	s = FTRACE_PORT_IRQ_SAVE();
+	c = current[core];
+	if (c && c->next) {
+		set_full(c);
+		current[core] = c->next;
+	}
+	FTRACE_PORT_IRQ_RESTORE(s);
+}
+
+void FTrace_safe_ipoint(uint16_t type, uint16_t par1, uint32_t par2)
+{
+	/* filters are tested before the section: nothing to restore (fix 1) */
+	if (!enabled)
+		return;
+	if ((type & 0xF0u) == 0xF0u) {
+		/* filter changes and next_chunk are never filtered */
+		if (type == FTrace_EVT_next_chunk) {
+			jump();
+			return;
+		}
+	} else if (filter_mask & (1u << (type & FTrace_family_mask))) {
+		return;
+	}
+	log_event(type, par1, par2);
+}
+
+void FTrace_unsafe_ipoint(uint16_t type, uint16_t par1, uint32_t par2)
+{
+	/*
+	 * The FAST ipoint: no enable or filter test, as in the original, but
+	 * with the same bounds (fix 5); par2 is written too.
+	 */
+	log_event((uint32_t)type | TKREC_FAST, par1, par2);
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+int FTrace_init_disk_writer(char *fname, int flag, char *l_ip, char *t_ip)
+{
+	(void)flag;
+	(void)l_ip;
+	(void)t_ip;
+	disk_name = fname ? fname : "";
+	return 0;
+}
+
+/*
+ * The dump: every non-empty slot of the normal then the emergency area in
+ * buffer order (as the original writers; the host reorders a wrapped
+ * chunk by TSC), and a lost-count record if drops happened with no
+ * emergency slot to hold it.
+ */
+void FTrace_disk_writer(FTrace_Chunk_Ptr c)
+{
+	uint8_t lost[TKREC_REC];
+	const uint8_t *p;
+
+	if (!c || !sink)
+		return;
+	for (p = c->start; p < c->em_end; p += TKREC_REC)
+		if (get32(p) & 0xffffu)
+			sink(sink_ctx, disk_name, sent, p, TKREC_REC);
+	if (c->lost && c->em_end - c->end < (ptrdiff_t)TKREC_REC) {
+		put_record(lost, FTrace_EVT_numevents, TKREC_LOST_PAR1,
+			   FTRACE_PORT_TSC(), c->lost);
+		sink(sink_ctx, disk_name, sent, lost, TKREC_REC);
+	}
+	sent++;
+}
+
+int FTrace_send_chunk(int n, int osd_flags, FTrace_flags new_flags)
+{
+	FTrace_Chunk *c = chunk(n);
+
+	(void)osd_flags;
+	if (!c)
+		return -1;
+	set_flags(c, (uint8_t)(c->flags | FTRACE_CHUNK_FLAG_BUSY));
+	FTrace_disk_writer(c);
+	set_flags(c, new_flags);
+	return 0;
+}
+
+int FTrace_OSD_init_udp(int flag, char *l_ip, char *t_ip)
+{
+	(void)flag;
+	(void)l_ip;
+	(void)t_ip;
+	return -1;
+}

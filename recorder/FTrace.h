@@ -1,0 +1,196 @@
+/*
+ * FTrace.h - a freestanding re-implementation of the S.Ha.R.K. "new tracer"
+ * (FTrace) for any target: the manual's API and event codes, the wire
+ * format of real S.Ha.R.K. dumps, with the original's defects fixed
+ * (docs/recorder.md).
+ *
+ * C99, only <stdint.h>, <stddef.h>, <string.h>; no malloc: chunks are carved
+ * from the memory given to tkrec_init().  The clock read and the critical
+ * section come from the port chosen at build time (FTrace_port.h).
+ *
+ * A record is 16 bytes, little-endian: u16 type | u16 par1 | u32 tsc_hi |
+ * u32 tsc_lo | u32 par2.  A dump is records back to back, no header.
+ */
+#ifndef FTRACE_H
+#define FTRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "FTrace_port.h"
+
+#ifndef FTRACE_MAX_CHUNK
+#define FTRACE_MAX_CHUNK 16     /* the original has 256; chunk numbers are checked */
+#endif
+#ifndef FTRACE_MAX_CORES
+#define FTRACE_MAX_CORES 4      /* one active chunk per core */
+#endif
+
+typedef uint8_t FTrace_flags;
+
+/* chunk flags (FTrace_types.h); the mode is the 2-bit field flags & 0x0C */
+#define FTRACE_CHUNK_FLAG_FREE  0x01
+#define FTRACE_CHUNK_FLAG_FULL  0x02
+#define FTRACE_CHUNK_FLAG_CYC   0x00
+#define FTRACE_CHUNK_FLAG_JTN   0x04
+#define FTRACE_CHUNK_FLAG_STOP  0x08
+#define FTRACE_CHUNK_FLAG_BUSY  0x10
+#define FTRACE_CHUNK_FLAG_NODEL 0x20
+#define FTRACE_CHUNK_FLAG_COMPR 0x40
+#define FTRACE_CHUNK_MODE_MASK  0x0C
+
+/* event codes (the S.Ha.R.K. source's FTrace.h) */
+#define FTrace_EVT_empty               0x00
+#define FTrace_EVT_cycles_per_msec     0x10
+#define FTrace_EVT_trace_start         0x20
+#define FTrace_EVT_trace_stop          0x30
+#define FTrace_EVT_blackout_start      0x40
+#define FTrace_EVT_blackout_end        0x50
+#define FTrace_EVT_id                  0x60
+#define FTrace_EVT_numevents           0x70
+#define FTrace_EVT_ipoint              0x01
+#define FTrace_EVT_task_create         0x02
+#define FTrace_EVT_task_activate       0x12
+#define FTrace_EVT_task_dispatch       0x22
+#define FTrace_EVT_task_epilogue       0x32
+#define FTrace_EVT_task_end            0x42
+#define FTrace_EVT_task_begin_cycle    0x52
+#define FTrace_EVT_task_end_cycle      0x62
+#define FTrace_EVT_task_sleep          0x72
+#define FTrace_EVT_task_schedule       0x82
+#define FTrace_EVT_task_timer          0x92
+#define FTrace_EVT_task_disable        0xA2
+#define FTrace_EVT_task_deadline_miss  0xB2
+#define FTrace_EVT_task_wcet_violation 0xC2
+#define FTrace_EVT_interrupt_start     0x03
+#define FTrace_EVT_interrupt_end       0x13
+#define FTrace_EVT_interrupt_hit       0x23
+#define FTrace_EVT_interrupt_count     0x33
+#define FTrace_EVT_to_real_mode        0x04
+#define FTrace_EVT_to_protected_mode   0x14
+#define FTrace_EVT_CLI                 0x24
+#define FTrace_EVT_STI                 0x34
+#define FTrace_EVT_set_priority        0x05
+#define FTrace_EVT_context_switch      0x15
+#define FTrace_EVT_inheritance         0x25
+#define FTrace_EVT_set_mutex_create    0x06
+#define FTrace_EVT_set_mutex_lock      0x16
+#define FTrace_EVT_set_mutex_inherit   0x26
+#define FTrace_EVT_set_mutex_unlock    0x36  /* the manual says 0x43: wrong */
+#define FTrace_EVT_set_mutex_wait      0x46
+#define FTrace_EVT_set_mutex_post      0x56
+#define FTrace_EVT_signal              0x07
+#define FTrace_EVT_server_create       0x08
+#define FTrace_EVT_server_replenish    0x18
+#define FTrace_EVT_server_exhaust      0x28
+#define FTrace_EVT_server_reclaiming   0x38
+#define FTrace_EVT_server_remove       0x48
+#define FTrace_EVT_server_active       0x58
+#define FTrace_EVT_server_using_rec    0x68
+#define FTrace_EVT_user_event_0        0x09
+#define FTrace_EVT_user_event_1        0x19
+#define FTrace_EVT_user_event_2        0x29
+#define FTrace_EVT_user_event_3        0x39
+#define FTrace_EVT_user_event_4        0x49
+#define FTrace_EVT_user_event_5        0x59
+#define FTrace_EVT_user_event_6        0x69
+#define FTrace_EVT_user_event_7        0x79
+#define FTrace_EVT_user_event_8        0x89
+#define FTrace_EVT_user_event_9        0x99
+#define FTrace_EVT_user_event_10       0xA9
+#define FTrace_EVT_user_event_11       0xB9
+#define FTrace_EVT_user_event_12       0xC9
+#define FTrace_EVT_user_event_13       0xD9
+#define FTrace_EVT_user_event_14       0xE9
+#define FTrace_EVT_timer_post          0x0B
+#define FTrace_EVT_timer_delete        0x1B
+#define FTrace_EVT_timer_wakeup_start  0x2B
+#define FTrace_EVT_timer_wakeup_end    0x3B
+#define FTrace_EVT_data_pointer        0x1A
+#define FTrace_EVT_next_chunk          0xFF
+
+#define FTrace_filter_trace_Events     0xF0
+#define FTrace_filter_ipoint           0xF1
+#define FTrace_filter_task             0xF2
+#define FTrace_filter_interrupt        0xF3
+#define FTrace_filter_CPU              0xF4
+#define FTrace_filter_priority         0xF5
+#define FTrace_filter_mutex            0xF6
+#define FTrace_filter_signal           0xF7
+#define FTrace_filter_server           0xF8
+#define FTrace_filter_user             0xF9
+#define FTrace_filter_data             0xFA
+#define FTrace_filter_timer            0xFB
+#define FTrace_family_mask             0x0F
+
+/* The lost-events record: numevents with par1 1, par2 the count. */
+#define TKREC_LOST_PAR1 1u
+#define TKREC_REC 16u
+#define TKREC_FAST 0x8000u
+
+/* A chunk (the caller never touches the fields). */
+typedef struct FTrace_Chunk {
+	uint8_t *start;         /* normal area */
+	uint8_t *end;           /* end of the normal area */
+	uint8_t *em_end;        /* end of the emergency area */
+	uint8_t *pos;           /* next write */
+	uint8_t *limit;         /* end, or start when FULL: one test on the hot path */
+	struct FTrace_Chunk *next;
+	uint32_t lost;          /* events dropped by this chunk */
+	uint32_t number;
+	uint8_t flags;          /* one copy of the flags: FULL stays visible */
+	uint8_t wrapped;
+	uint8_t linked;         /* some chunk links to this one */
+} FTrace_Chunk;
+
+typedef FTrace_Chunk *FTrace_Chunk_Ptr;
+
+/**
+ * Give the recorder `size` bytes at `mem` to carve chunks from (aligned
+ * to 8).  Resets everything.  Returns 0, or -1 if mem is NULL.
+ */
+int tkrec_init(void *mem, size_t size);
+
+/**
+ * Where FTrace_send_chunk() puts a chunk's bytes: `fn(ctx, name, index,
+ * bytes, n)` is called with pieces of the dump of chunk `index` (the n-th
+ * chunk sent); `name` is what FTrace_init_disk_writer() was given.
+ */
+typedef void (*tkrec_sink_fn)(void *ctx, const char *name, unsigned index,
+			      const void *bytes, size_t n);
+void tkrec_set_sink(tkrec_sink_fn fn, void *ctx);
+
+int FTrace_enable(void);
+int FTrace_disable(void);
+/** A chunk of `normal` + `emergency` bytes (rounded down to records). */
+int FTrace_chunk_create(int normal, int emergency, FTrace_flags flags);
+int FTrace_chunk_delete(int number);
+int FTrace_set_chunk_flags(int number, FTrace_flags flags);
+int FTrace_get_chunk_flags(int number, FTrace_flags *flags);
+/** Select the active chunk of the calling core (FTRACE_PORT_CORE()). */
+int FTrace_actual_chunk_select(int number);
+int FTrace_chunk_link(int chunk_a, int chunk_b);
+int FTrace_get_first_chunk(FTrace_flags flags);
+FTrace_Chunk_Ptr *FTrace_get_chunk_table(void);
+/** Compression is a documented no-op: returns 0, the chunk is untouched. */
+int FTrace_compress_chunk(int number, FTrace_flags new_flags);
+/** Dump the chunk through the sink, then set its flags to new_flags. */
+int FTrace_send_chunk(int number, int osd_flags, FTrace_flags new_flags);
+int FTrace_init_disk_writer(char *fname, int flag, char *l_ip, char *t_ip);
+void FTrace_disk_writer(FTrace_Chunk_Ptr c);
+/** UDP needs a network stack: -1 here (see docs/recorder.md). */
+int FTrace_OSD_init_udp(int flag, char *l_ip, char *t_ip);
+void FTrace_set_filter(uint8_t family, int status);
+
+void FTrace_safe_ipoint(uint16_t type, uint16_t par1, uint32_t par2);
+void FTrace_unsafe_ipoint(uint16_t type, uint16_t par1, uint32_t par2);
+
+/** Events dropped so far by all chunks (they are also in the stream). */
+uint32_t tkrec_lost(void);
+
+#define TRACER_LOGEVENT(type, par1, par2) \
+	FTrace_safe_ipoint((uint16_t)(type), (uint16_t)(par1), (uint32_t)(par2))
+#define FAST_TRACER_LOGEVENT(type, par1, par2) \
+	FTrace_unsafe_ipoint((uint16_t)(type), (uint16_t)(par1), (uint32_t)(par2))
+
+#endif

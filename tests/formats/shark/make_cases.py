@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Writes the small S.Ha.R.K. FTrace test inputs of tests/formats/shark/
+(16-byte records: u16 type, u16 par1, u32 tsc_hi, u32 tsc_lo, u32 par2, all
+little-endian) into OUTDIR/ok and OUTDIR/fail.  The test (run.sh) makes
+them afresh at each run; the expected .out/.err files beside this script
+are reviewed by hand."""
+import os
+import struct
+import sys
+
+here = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+for sub in ('ok', 'fail'):
+    os.makedirs(os.path.join(here, sub), exist_ok=True)
+
+
+def rec(code, par1, tsc, par2=0, fast=False):
+    t = code | (0x8000 if fast else 0)
+    return struct.pack('<HHIII', t, par1, tsc >> 32, tsc & 0xffffffff, par2)
+
+
+EMPTY = bytes(16)
+CLK = 1000  # 1000 cycles per ms: a cycle is 1 us, easy to read
+
+# A small system: trace start, two tasks named by id, a periodic job, an
+# interrupt, a mutex, a deadline miss, a user event, the stop.
+basic = [
+    rec(0x20, 256, 1000, CLK),
+    rec(0x60, 256, 1001, 0),
+    rec(0x60, 264, 1002, 1),
+    rec(0x12, 264, 1010),
+    rec(0x82, 264, 1011, 264),
+    rec(0x15, 264, 1012),
+    rec(0x16, 264, 1013, 0xdead0),
+    rec(0x03, 7, 1020),
+    rec(0x13, 7, 1025),
+    rec(0x36, 264, 1030, 0xdead0),
+    rec(0x39, 5, 1031, 42),
+    rec(0x62, 264, 1040, 1),
+    rec(0x15, 256, 1041),
+    rec(0xB2, 264, 1050, 1),
+    rec(0x30, 0, 1060),
+]
+# The same chunk after a cyclic wrap: physical order starts mid-way, with
+# empty slots left in the buffer.  Must read exactly like basic.
+wrapped = basic[9:] + [EMPTY, EMPTY] + basic[:9]
+# Manual's 0x43 unlock, a FAST record (par2 stale), an unknown code
+# (lenient), the timer interrupt returning to another context.
+dialects = [
+    rec(0x20, 256, 5000, CLK),
+    rec(0x15, 256, 5001),
+    rec(0x2B, 0, 5010),
+    rec(0x12, 272, 5011),
+    rec(0x3B, 272, 5012),
+    rec(0x16, 272, 5013, 0x100),
+    rec(0x43, 272, 5014, 0x100),
+    rec(0x01, 3, 5015, 0x55555555, fast=True),
+    rec(0x7D, 1, 5016, 2),
+    rec(0x62, 272, 5020),
+]
+# No clock record at all: 1 GHz assumed, a warning.
+noclock = [rec(0x15, 256, 100), rec(0x62, 256, 200)]
+
+
+def write(path, records, tail=b''):
+    with open(os.path.join(here, path), 'wb') as f:
+        f.write(b''.join(records) + tail)
+
+
+write('ok/basic.bin', basic)
+write('ok/wrapped.bin', wrapped)
+write('ok/dialects.bin', dialects)
+write('ok/noclock.bin', noclock)
+# refused
+write('fail/truncated_strict.bin', basic[:3], b'\x20\x00\x00')
+write('fail/unknown_code_strict.bin', dialects[:6] + [rec(0x7D, 1, 5016, 2)])
+write('fail/unlock43_strict.bin', dialects[:7])
+write('fail/high_bits_strict.bin', [rec(0x20, 0, 1, CLK), struct.pack('<HHIII', 0x0415, 0, 0, 2, 0)])
+write('ok/unsorted.bin', [rec(0x20, 0, 10, CLK), rec(0x15, 256, 30), rec(0x15, 264, 20), rec(0x15, 272, 5)])
