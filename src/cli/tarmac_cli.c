@@ -1,0 +1,748 @@
+/*
+ * tarmac_cli.c - `info`, `cat` and `stats` for Arm Tarmac logs, on the
+ * CPU-level records of tracekit/tarmac.h (the commands call these when
+ * their input is a Tarmac log; see cli_tarmac_wants()).
+ */
+#include "cli.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- shared --------------------------------------------------------------- */
+
+static void print_warning(void *ctx, const tk_error *w)
+{
+	char buf[1024];
+
+	(void)ctx;
+	fprintf(stderr, "%s\n", tk_error_format(w, "warning", buf, sizeof(buf)));
+}
+
+static int open_log(tk_tarmac **tr, const char *path, int strict, int quiet)
+{
+	tk_tarmac_opts o;
+	tk_error err;
+
+	tk_tarmac_opts_init(&o);
+	o.strict = strict;
+	o.on_warning = quiet ? NULL : print_warning;
+	tk_error_clear(&err);
+	if (tk_tarmac_open(tr, path, &o, &err) < 0) {
+		cli_error(&err);
+		return -1;
+	}
+	return 0;
+}
+
+static void summary(const tk_tarmac *tr, int quiet)
+{
+	uint64_t n = tk_tarmac_skipped_count(tr);
+
+	if (n && !quiet)
+		fprintf(stderr,
+			"tracekit: %" PRIu64 " line%s skipped (lenient mode; the first of each kind shown)\n",
+			n, n == 1 ? "" : "s");
+}
+
+int cli_tarmac_wants(int argc, char **argv)
+{
+	const char *path, *from = NULL;
+	const tk_format_info *fi;
+	int i;
+
+	if (argc < 2)
+		return 0;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--from") == 0 && i + 1 < argc)
+			from = argv[++i];
+		else if (strncmp(argv[i], "--from=", 7) == 0)
+			from = argv[i] + 7;
+		else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			return 0;
+	}
+	if (from)
+		return strcmp(from, "tarmac") == 0;
+	path = argv[argc - 1];
+	if (strcmp(path, "-") == 0 || path[0] == '-')
+		return 0;   /* standard input cannot be probed twice */
+	fi = tk_format_detect(path, NULL);
+	return fi && strcmp(fi->name, "tarmac") == 0;
+}
+
+/* "0x1000-0x1fff", "1000", "0x1000" (hex with or without 0x) */
+static int parse_range(const char *s, uint64_t *lo, uint64_t *hi)
+{
+	char *e;
+	const char *dash = strchr(s, '-');
+
+	*lo = strtoull(s, &e, 16);
+	if (e == s || (dash ? e != dash : *e != '\0'))
+		return -1;
+	if (!dash) {
+		*hi = *lo;
+		return 0;
+	}
+	*hi = strtoull(dash + 1, &e, 16);
+	if (e == dash + 1 || *e || *hi < *lo)
+		return -1;
+	return 0;
+}
+
+static int span_eq(const tk_tarmac_span *s, const char *lit)
+{
+	size_t n = strlen(lit), i;
+
+	if (s->len != n)
+		return 0;
+	for (i = 0; i < n; i++) {
+		char a = s->ptr[i], b = lit[i];
+		if (a >= 'A' && a <= 'Z')
+			a = (char)(a + 32);
+		if (b >= 'A' && b <= 'Z')
+			b = (char)(b + 32);
+		if (a != b)
+			return 0;
+	}
+	return 1;
+}
+
+static int kind_of(const char *s)
+{
+	int k;
+
+	for (k = 0; k < TK_TARMAC_KIND_COUNT; k++)
+		if (strcmp(s, tk_tarmac_kind_name((tk_tarmac_kind)k)) == 0)
+			return k;
+	return -1;
+}
+
+/* ---- info --------------------------------------------------------------------- */
+
+int cli_tarmac_info(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	uint64_t counts[TK_TARMAC_KIND_COUNT] = { 0 }, n = 0;
+	uint64_t tmin = UINT64_MAX, tmax = 0;
+	tk_tarmac_unit unit = TK_TARMAC_UNIT_NONE;
+	int mixed_units = 0, strict = 0, quiet = 0, json = 0, c, rc, k;
+	const char *outfmt = "text";
+	tk_tarmac_record rec;
+	tk_tarmac *tr = NULL;
+	tk_error err;
+	size_t i;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f': outfmt = optarg; break;
+		case 'F': break;
+		case 's': strict = 1; break;
+		case 'q': quiet = 1; break;
+		case 'h':
+			printf("usage: tracekit info [--format text|json] [--strict] [-q] LOG\n\n"
+			       "For an Arm Tarmac log: the producer, time span, counts per line kind and\n"
+			       "the CPUs.\n");
+			return EXIT_OK;
+		default: return EXIT_BAD;
+		}
+	}
+	json = strcmp(outfmt, "json") == 0;
+	if (!json && strcmp(outfmt, "text") != 0) {
+		cli_usage_error("info", "unknown --format '%s'", outfmt);
+		return EXIT_BAD;
+	}
+	if (optind != argc - 1) {
+		cli_usage_error("info", "expected one FILE");
+		return EXIT_BAD;
+	}
+	if (open_log(&tr, argv[optind], strict, quiet) < 0)
+		return EXIT_BAD;
+	tk_error_clear(&err);
+	while ((rc = tk_tarmac_next(tr, &rec, &err)) == TK_OK) {
+		counts[rec.kind]++;
+		n++;
+		if (rec.own_time) {
+			if (unit == TK_TARMAC_UNIT_NONE)
+				unit = rec.unit;
+			else if (rec.unit != unit)
+				mixed_units = 1;
+			if (rec.time < tmin)
+				tmin = rec.time;
+			if (rec.time > tmax)
+				tmax = rec.time;
+		}
+	}
+	if (rc < 0) {
+		cli_error(&err);
+		tk_tarmac_close(tr);
+		return EXIT_BAD;
+	}
+	if (json) {
+		printf("{\n  \"file\": ");
+		cli_json_str(stdout, argv[optind], strlen(argv[optind]));
+		printf(",\n  \"format\": \"tarmac\",\n  \"variant\": \"%s\",\n",
+		       tk_tarmac_variant_name(tk_tarmac_variant_get(tr)));
+		printf("  \"unit\": \"%s\",\n", mixed_units ? "mixed" : tk_tarmac_unit_name(unit));
+		if (tmin == UINT64_MAX)
+			printf("  \"start\": null,\n  \"end\": null,\n");
+		else
+			printf("  \"start\": %" PRIu64 ",\n  \"end\": %" PRIu64 ",\n", tmin, tmax);
+		printf("  \"records\": %" PRIu64 ",\n  \"kinds\": {", n);
+		for (k = 0; k < TK_TARMAC_KIND_COUNT; k++)
+			printf("%s\"%s\": %" PRIu64, k ? ", " : "",
+			       tk_tarmac_kind_name((tk_tarmac_kind)k), counts[k]);
+		printf("},\n  \"skipped\": %" PRIu64 ",\n  \"cpus\": [",
+		       tk_tarmac_skipped_count(tr));
+		for (i = 0; i < tk_tarmac_cpu_count(tr); i++) {
+			const char *s = tk_tarmac_cpu_name(tr, i);
+			if (i)
+				printf(", ");
+			cli_json_str(stdout, s, strlen(s));
+		}
+		printf("]\n}\n");
+	} else {
+		printf("file:      %s\nformat:    tarmac (%s)\n", argv[optind],
+		       tk_tarmac_variant_name(tk_tarmac_variant_get(tr)));
+		if (tmin == UINT64_MAX)
+			printf("time span: none\n");
+		else
+			printf("time span: %" PRIu64 " .. %" PRIu64 " %s\n", tmin, tmax,
+			       mixed_units ? "(mixed units)" : tk_tarmac_unit_name(unit));
+		printf("records:   %" PRIu64 "\n", n);
+		for (k = 0; k < TK_TARMAC_KIND_COUNT; k++)
+			printf("  %-12s %" PRIu64 "\n",
+			       tk_tarmac_kind_name((tk_tarmac_kind)k), counts[k]);
+		printf("skipped:   %" PRIu64 "\n", tk_tarmac_skipped_count(tr));
+		printf("cpus:      ");
+		if (!tk_tarmac_cpu_count(tr))
+			printf("(no CPU prefix)");
+		for (i = 0; i < tk_tarmac_cpu_count(tr); i++)
+			printf("%s%s", i ? " " : "", tk_tarmac_cpu_name(tr, i));
+		printf("\n");
+	}
+	summary(tr, quiet);
+	tk_tarmac_close(tr);
+	return EXIT_OK;
+}
+
+/* ---- cat ------------------------------------------------------------------------ */
+
+enum { O_START = 256, O_END, O_PC, O_MNEM, O_REG, O_ADDR, O_KIND, O_CPU,
+       O_FROM, O_STRICT };
+
+int cli_tarmac_cat(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "start", required_argument, NULL, O_START },
+		{ "end", required_argument, NULL, O_END },
+		{ "pc", required_argument, NULL, O_PC },
+		{ "mnemonic", required_argument, NULL, O_MNEM },
+		{ "register", required_argument, NULL, O_REG },
+		{ "addr", required_argument, NULL, O_ADDR },
+		{ "kind", required_argument, NULL, O_KIND },
+		{ "cpu", required_argument, NULL, O_CPU },
+		{ "from", required_argument, NULL, O_FROM },
+		{ "strict", no_argument, NULL, O_STRICT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char **mnems = NULL, **regs = NULL, *cpu = NULL;
+	size_t nmnems = 0, nregs = 0, i;
+	uint64_t start = 0, end = UINT64_MAX, pclo = 0, pchi = 0, alo = 0, ahi = 0;
+	int has_pc = 0, has_addr = 0, strict = 0, quiet = 0, c, rc, bad = 0;
+	unsigned kinds = 0;
+	tk_tarmac_record rec;
+	tk_tarmac *tr = NULL;
+	tk_error err;
+	char *e;
+	int ret = EXIT_BAD;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_START:
+			start = strtoull(optarg, &e, 10);
+			bad |= (e == optarg || *e) ? -1 : 0;
+			break;
+		case O_END:
+			end = strtoull(optarg, &e, 10);
+			bad |= (e == optarg || *e) ? -1 : 0;
+			break;
+		case O_PC: bad |= parse_range(optarg, &pclo, &pchi); has_pc = 1; break;
+		case O_ADDR: bad |= parse_range(optarg, &alo, &ahi); has_addr = 1; break;
+		case O_MNEM: bad |= cli_filter_add(&mnems, &nmnems, optarg); break;
+		case O_REG: bad |= cli_filter_add(&regs, &nregs, optarg); break;
+		case O_KIND:
+			if (kind_of(optarg) < 0)
+				bad = -1;
+			else
+				kinds |= 1u << kind_of(optarg);
+			break;
+		case O_CPU: cpu = optarg; break;
+		case O_FROM: break;
+		case O_STRICT: strict = 1; break;
+		case 'q': quiet = 1; break;
+		case 'h':
+			printf("usage: tracekit cat [filters] [--strict] [-q] LOG\n\n"
+			       "For an Arm Tarmac log: the lines of the records that pass every filter.\n\n"
+			       "  --start T, --end T   time window, in the log's own unit (inclusive)\n"
+			       "  --pc LO[-HI]         instructions at these addresses (hex)\n"
+			       "  --mnemonic NAME      instructions with this mnemonic (any case; repeatable)\n"
+			       "  --register NAME      writes of this register (any case; repeatable)\n"
+			       "  --addr LO[-HI]       memory and bus accesses in this range (hex)\n"
+			       "  --kind KIND          instruction, register, event, memory, bus, branch,\n"
+			       "                       other (repeatable)\n"
+			       "  --cpu NAME           lines with this CPU prefix\n");
+			free(mnems);
+			free(regs);
+			return EXIT_OK;
+		default:
+			free(mnems);
+			free(regs);
+			return EXIT_BAD;
+		}
+	}
+	if (bad) {
+		cli_usage_error("cat", "bad filter value");
+		goto out;
+	}
+	if (optind != argc - 1) {
+		cli_usage_error("cat", "expected one FILE");
+		goto out;
+	}
+	if (open_log(&tr, argv[optind], strict, quiet) < 0)
+		goto out;
+	tk_error_clear(&err);
+	while ((rc = tk_tarmac_next(tr, &rec, &err)) == TK_OK) {
+		if (rec.time < start || rec.time > end)
+			continue;
+		if (kinds && !(kinds & (1u << rec.kind)))
+			continue;
+		if (has_pc && (rec.kind != TK_TARMAC_INSTRUCTION ||
+			       rec.address < pclo || rec.address > pchi))
+			continue;
+		if (has_addr && ((rec.kind != TK_TARMAC_MEMORY && rec.kind != TK_TARMAC_BUS) ||
+				 !rec.has_address || rec.address < alo || rec.address > ahi))
+			continue;
+		if (nmnems) {
+			if (rec.kind != TK_TARMAC_INSTRUCTION)
+				continue;
+			for (i = 0; i < nmnems && !span_eq(&rec.mnemonic, mnems[i]); i++)
+				;
+			if (i == nmnems)
+				continue;
+		}
+		if (nregs) {
+			if (rec.kind != TK_TARMAC_REGISTER)
+				continue;
+			for (i = 0; i < nregs && !span_eq(&rec.reg, regs[i]); i++)
+				;
+			if (i == nregs)
+				continue;
+		}
+		if (cpu && (!rec.cpu || strcmp(tk_tarmac_cpu_name(tr, rec.cpu - 1), cpu) != 0))
+			continue;
+		fwrite(rec.raw.ptr, 1, rec.raw.len, stdout);
+		putchar('\n');
+	}
+	if (rc < 0) {
+		fflush(stdout);
+		cli_error(&err);
+		goto out;
+	}
+	summary(tr, quiet);
+	ret = fflush(stdout) == 0 ? EXIT_OK : EXIT_BAD;
+out:
+	tk_tarmac_close(tr);
+	free(mnems);
+	free(regs);
+	return ret;
+}
+
+/* ---- stats ------------------------------------------------------------------------ */
+
+/* mnemonics counted by name: a small open-addressing table */
+typedef struct mnem_tab {
+	char (*names)[24];
+	uint64_t *counts;
+	size_t cap, count;
+} mnem_tab;
+
+static int mnem_add(mnem_tab *m, const char *p, size_t n)
+{
+	char key[24];
+	uint64_t h = 1469598103934665603ull;
+	size_t i;
+
+	if (n >= sizeof(key))
+		n = sizeof(key) - 1;
+	for (i = 0; i < n; i++) {
+		char ch = p[i];
+		key[i] = (ch >= 'a' && ch <= 'z') ? (char)(ch - 32) : ch;
+		h = (h ^ (unsigned char)key[i]) * 1099511628211ull;
+	}
+	key[n] = '\0';
+	if ((m->count + 1) * 2 > m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 256, j;
+		char (*nn)[24] = calloc(ncap, sizeof(*nn));
+		uint64_t *nc = calloc(ncap, sizeof(*nc));
+		if (!nn || !nc) {
+			free(nn);
+			free(nc);
+			return -1;
+		}
+		for (j = 0; j < m->cap; j++) {
+			uint64_t hh = 1469598103934665603ull;
+			const char *s = m->names[j];
+			if (!m->counts[j])
+				continue;
+			for (; *s; s++)
+				hh = (hh ^ (unsigned char)*s) * 1099511628211ull;
+			for (i = hh & (ncap - 1); nc[i]; i = (i + 1) & (ncap - 1))
+				;
+			memcpy(nn[i], m->names[j], sizeof(nn[i]));
+			nc[i] = m->counts[j];
+		}
+		free(m->names);
+		free(m->counts);
+		m->names = nn;
+		m->counts = nc;
+		m->cap = ncap;
+	}
+	for (i = h & (m->cap - 1); m->counts[i]; i = (i + 1) & (m->cap - 1))
+		if (strcmp(m->names[i], key) == 0) {
+			m->counts[i]++;
+			return 0;
+		}
+	memcpy(m->names[i], key, sizeof(key));
+	m->counts[i] = 1;
+	m->count++;
+	return 0;
+}
+
+typedef struct kv {
+	uint64_t key, val;
+	const char *name;
+} kv;
+
+static int cmp_kv(const void *a, const void *b)
+{
+	const kv *x = a, *y = b;
+
+	if (x->val != y->val)
+		return x->val < y->val ? 1 : -1;
+	if (x->name && y->name)
+		return strcmp(x->name, y->name);
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+typedef struct isr_stat {
+	uint32_t ent;
+	uint64_t count, total, min, max;
+} isr_stat;
+
+typedef struct region_stat {
+	uint64_t region;
+	uint64_t n[4], bytes[4];   /* memory read, memory write, bus read, bus write */
+} region_stat;
+
+/* Exceptions, from the ISR events of the "tarmac" format. */
+static int exception_stats(const char *path, int strict, isr_stat **out,
+			   size_t *nout, const tk_trace **tp, tk_reader **rp)
+{
+	tk_reader_opts o;
+	tk_reader *r;
+	const tk_event *ev;
+	tk_error err;
+	isr_stat *s = NULL;
+	size_t ns = 0, i;
+	/* per core entity: a stack of (entity, start time) */
+	struct { uint32_t core, ent; uint64_t t; } *stk = NULL;
+	size_t nstk = 0, capstk = 0;
+	int rc;
+
+	tk_reader_opts_init(&o);
+	o.format = "tarmac";
+	o.strict = strict;
+	tk_error_clear(&err);
+	if (tk_reader_open(&r, path, &o, &err) < 0) {
+		cli_error(&err);
+		return -1;
+	}
+	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+		if (ev->kind == TK_EV_START) {
+			if (nstk == capstk) {
+				size_t ncap = capstk ? capstk * 2 : 16;
+				void *n2 = realloc(stk, ncap * sizeof(*stk));
+				if (!n2)
+					goto nomem;
+				stk = n2;
+				capstk = ncap;
+			}
+			stk[nstk].core = ev->core;
+			stk[nstk].ent = ev->target;
+			stk[nstk++].t = ev->time;
+		} else if (ev->kind == TK_EV_TERMINATE) {
+			size_t k = nstk;
+			uint64_t d;
+			while (k > 0 && !(stk[k - 1].core == ev->core && stk[k - 1].ent == ev->target))
+				k--;
+			if (!k)
+				continue;
+			d = ev->time >= stk[k - 1].t ? ev->time - stk[k - 1].t : 0;
+			memmove(&stk[k - 1], &stk[k], (nstk - k) * sizeof(*stk));
+			nstk--;
+			for (i = 0; i < ns && s[i].ent != ev->target; i++)
+				;
+			if (i == ns) {
+				void *n2 = realloc(s, (ns + 1) * sizeof(*s));
+				if (!n2)
+					goto nomem;
+				s = n2;
+				memset(&s[ns], 0, sizeof(*s));
+				s[ns].ent = ev->target;
+				s[ns].min = UINT64_MAX;
+				ns++;
+			}
+			s[i].count++;
+			s[i].total += d;
+			if (d < s[i].min)
+				s[i].min = d;
+			if (d > s[i].max)
+				s[i].max = d;
+		}
+	}
+	free(stk);
+	if (rc < 0) {
+		cli_error(&err);
+		free(s);
+		tk_reader_close(r);
+		return -1;
+	}
+	*out = s;
+	*nout = ns;
+	*tp = tk_reader_trace(r);
+	*rp = r;
+	return 0;
+nomem:
+	free(stk);
+	free(s);
+	tk_reader_close(r);
+	fprintf(stderr, "tracekit: error: out of memory\n");
+	return -1;
+}
+
+int cli_tarmac_stats(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "top", required_argument, NULL, 't' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *outfmt = "text";
+	int strict = 0, quiet = 0, json, c, rc, ret = EXIT_BAD;
+	size_t top = 10, i, nk, nisr = 0, nreg = 0;
+	uint64_t executed = 0, skipped = 0;
+	mnem_tab mt = { 0 };
+	cli_map hot = { 0 };
+	region_stat *regs = NULL;
+	isr_stat *isr = NULL;
+	kv *rows = NULL;
+	const tk_trace *t = NULL;
+	tk_reader *r = NULL;
+	tk_tarmac_record rec;
+	tk_tarmac *tr = NULL;
+	tk_error err;
+	char *e;
+	const char *unit = "";
+	int first = 1;
+	static const char *const dir[4] = { "memory read", "memory write",
+					    "bus read", "bus write" };
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f': outfmt = optarg; break;
+		case 't':
+			top = (size_t)strtoul(optarg, &e, 10);
+			if (e == optarg || *e) {
+				cli_usage_error("stats", "bad --top '%s'", optarg);
+				return EXIT_BAD;
+			}
+			break;
+		case 'F': break;
+		case 's': strict = 1; break;
+		case 'q': quiet = 1; break;
+		case 'h':
+			printf("usage: tracekit stats [--format text|json] [--top N] [--strict] [-q] LOG\n\n"
+			       "For an Arm Tarmac log: instructions executed and skipped, the mix by\n"
+			       "mnemonic, the hottest addresses, exceptions (count, duration from entry to\n"
+			       "return) and memory / bus traffic per 256 MB address region.\n");
+			return EXIT_OK;
+		default: return EXIT_BAD;
+		}
+	}
+	json = strcmp(outfmt, "json") == 0;
+	if (!json && strcmp(outfmt, "text") != 0) {
+		cli_usage_error("stats", "unknown --format '%s'", outfmt);
+		return EXIT_BAD;
+	}
+	if (optind != argc - 1) {
+		cli_usage_error("stats", "expected one FILE");
+		return EXIT_BAD;
+	}
+	if (open_log(&tr, argv[optind], strict, quiet) < 0)
+		return EXIT_BAD;
+	tk_error_clear(&err);
+	while ((rc = tk_tarmac_next(tr, &rec, &err)) == TK_OK) {
+		if (rec.own_time && !*unit)
+			unit = tk_tarmac_unit_name(rec.unit);
+		if (rec.kind == TK_TARMAC_INSTRUCTION) {
+			if (!rec.executed) {
+				skipped++;
+				continue;
+			}
+			executed++;
+			if ((rec.mnemonic.len && mnem_add(&mt, rec.mnemonic.ptr, rec.mnemonic.len) < 0) ||
+			    cli_map_add(&hot, rec.address, 1) < 0)
+				goto nomem;
+		} else if ((rec.kind == TK_TARMAC_MEMORY || rec.kind == TK_TARMAC_BUS) &&
+			   rec.has_address && !rec.aborted) {
+			uint64_t region = rec.address >> 28;
+			int d = (rec.kind == TK_TARMAC_BUS ? 2 : 0) + (rec.write ? 1 : 0);
+			for (i = 0; i < nreg && regs[i].region != region; i++)
+				;
+			if (i == nreg) {
+				region_stat *nr = realloc(regs, (nreg + 1) * sizeof(*nr));
+				if (!nr)
+					goto nomem;
+				regs = nr;
+				memset(&regs[nreg], 0, sizeof(*regs));
+				regs[nreg++].region = region;
+			}
+			regs[i].n[d]++;
+			regs[i].bytes[d] += rec.size;
+		}
+	}
+	if (rc < 0) {
+		cli_error(&err);
+		goto out;
+	}
+	if (exception_stats(argv[optind], strict, &isr, &nisr, &t, &r) < 0)
+		goto out;
+
+	/* the tables, sorted by count */
+	nk = mt.count > hot.count ? mt.count : hot.count;
+	rows = calloc(nk ? nk : 1, sizeof(*rows));
+	if (!rows)
+		goto nomem;
+	if (json) {
+		printf("{\n  \"file\": ");
+		cli_json_str(stdout, argv[optind], strlen(argv[optind]));
+		printf(",\n  \"unit\": \"%s\",\n  \"instructions\": "
+		       "{\"executed\": %" PRIu64 ", \"skipped\": %" PRIu64 "},\n",
+		       unit, executed, skipped);
+	} else
+		printf("instructions: %" PRIu64 " executed, %" PRIu64 " skipped\n",
+		       executed, skipped);
+	for (i = 0, nk = 0; i < mt.cap; i++)
+		if (mt.counts[i]) {
+			rows[nk].name = mt.names[i];
+			rows[nk++].val = mt.counts[i];
+		}
+	qsort(rows, nk, sizeof(*rows), cmp_kv);
+	printf(json ? "  \"mix\": [" : "\ninstruction mix (top %zu of %zu mnemonics):\n",
+	       top, nk);
+	for (i = 0; i < nk && i < top; i++) {
+		if (json)
+			printf("%s{\"mnemonic\": \"%s\", \"count\": %" PRIu64 "}",
+			       i ? ", " : "", rows[i].name, rows[i].val);
+		else
+			printf("  %-12s %12" PRIu64 "  %5.1f%%\n", rows[i].name, rows[i].val,
+			       executed ? 100.0 * (double)rows[i].val / (double)executed : 0.0);
+	}
+	for (i = 0, nk = 0; i < hot.cap; i++)
+		if (hot.used[i]) {
+			rows[nk].name = NULL;
+			rows[nk].key = hot.keys[i];
+			rows[nk++].val = hot.vals[i];
+		}
+	qsort(rows, nk, sizeof(*rows), cmp_kv);
+	printf(json ? "],\n  \"hottest\": [" : "\nhottest addresses (top %zu of %zu):\n", top, nk);
+	for (i = 0; i < nk && i < top; i++) {
+		if (json)
+			printf("%s{\"address\": \"0x%" PRIx64 "\", \"count\": %" PRIu64 "}",
+			       i ? ", " : "", rows[i].key, rows[i].val);
+		else
+			printf("  0x%08" PRIx64 "  %12" PRIu64 "\n", rows[i].key, rows[i].val);
+	}
+	printf(json ? "],\n  \"exceptions\": [" : "\nexceptions (duration from entry to return, in %s):\n",
+	       unit);
+	if (!json && !nisr)
+		printf("  none\n");
+	for (i = 0; i < nisr; i++) {
+		const tk_entity *en = tk_trace_entity(t, isr[i].ent);
+		const char *name = en ? tk_trace_str(t, en->name, NULL) : "?";
+		if (json)
+			printf("%s{\"name\": \"%s\", \"count\": %" PRIu64 ", \"total\": %" PRIu64
+			       ", \"min\": %" PRIu64 ", \"max\": %" PRIu64 "}",
+			       i ? ", " : "", name, isr[i].count, isr[i].total, isr[i].min,
+			       isr[i].max);
+		else
+			printf("  %-24s count %8" PRIu64 "  total %12" PRIu64 "  min %10" PRIu64
+			       "  max %10" PRIu64 "\n",
+			       name, isr[i].count, isr[i].total, isr[i].min, isr[i].max);
+	}
+	printf(json ? "],\n  \"traffic\": [" : "\nmemory and bus traffic by 256 MB region:\n");
+	if (!json && !nreg)
+		printf("  none\n");
+	for (i = 0; i < nreg; i++) {
+		int d;
+		for (d = 0; d < 4; d++) {
+			if (!regs[i].n[d])
+				continue;
+			if (json)
+				printf("%s{\"region\": \"0x%" PRIx64 "\", \"kind\": \"%s\", \"count\": %"
+				       PRIu64 ", \"bytes\": %" PRIu64 "}",
+				       first ? "" : ", ", regs[i].region << 28, dir[d],
+				       regs[i].n[d], regs[i].bytes[d]);
+			else
+				printf("  0x%08" PRIx64 "-0x%08" PRIx64 "  %-12s %12" PRIu64
+				       " accesses %14" PRIu64 " bytes\n",
+				       regs[i].region << 28, (regs[i].region << 28) + 0xfffffff,
+				       dir[d], regs[i].n[d], regs[i].bytes[d]);
+			first = 0;
+		}
+	}
+	if (json)
+		printf("]\n}\n");
+	summary(tr, quiet);
+	ret = EXIT_OK;
+	goto out;
+nomem:
+	fprintf(stderr, "tracekit: error: out of memory\n");
+out:
+	free(rows);
+	free(isr);
+	free(regs);
+	free(mt.names);
+	free(mt.counts);
+	cli_map_free(&hot);
+	tk_reader_close(r);
+	tk_tarmac_close(tr);
+	return ret;
+}

@@ -1,0 +1,39 @@
+/* tarmac.h - what the Tarmac record reader and its adapter share. */
+#ifndef TK_TARMAC_INT_H
+#define TK_TARMAC_INT_H
+
+#include "../../core/internal.h"
+
+struct tk_tarmac {
+	tk_source *src;
+	int owns_src;
+	tk_reader *reader;        /* warnings go through it when set */
+	tk_tarmac_opts opts;
+	const char *name;
+	uint64_t line;
+	uint64_t time;            /* of the last stamped line */
+	tk_tarmac_unit unit;
+	int prev_ldst;            /* 'L', 'S' after an LD / ST line, else 0 */
+	uint64_t nskipped, nwarn, warned;
+	unsigned seen;            /* SEEN_* bits */
+	char **cpus;
+	size_t ncpus, capcpus;
+	uint32_t last_cpu;        /* cache: index + 1 of the last prefix */
+	size_t last_cpu_len;
+};
+
+/*
+ * Set up `tr` (zeroed by the caller) on a source.  With `reader` set,
+ * warnings are reported through it (and counted there).
+ */
+int tarmac_init(tk_tarmac *tr, tk_source *src, int owns_src,
+		const tk_tarmac_opts *opts, tk_reader *reader, tk_error *err);
+void tarmac_fini(tk_tarmac *tr);
+
+/* The format of tk_reader_open(): probe and the ISR adapter. */
+int tarmac_probe(const uint8_t *buf, size_t len);
+int tarmac_reader_open(tk_reader *r, tk_error *err);
+int tarmac_reader_next(tk_reader *r, const tk_event **ev, tk_error *err);
+void tarmac_reader_close(tk_reader *r);
+
+#endif

@@ -1,0 +1,667 @@
+/*
+ * tarmac_events.c - the "tarmac" format of tk_reader_open(): the records of
+ * tarmac_records.c turned into common-model events, exception entry and
+ * return becoming ISR activity per core (docs/mappings.md, "Tarmac").
+ *
+ * One record can give several events (an entry preempts the running
+ * handler; a return to thread mode ends a whole nest), so the events go
+ * through a small queue that grows only with the nesting depth.
+ */
+#include "tarmac.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 32
+
+typedef struct frame {
+	uint32_t ent;
+	int64_t inst;
+	int num;              /* exception number, -1 if not known */
+	uint64_t time;        /* of the entry */
+} frame;
+
+typedef struct core {
+	uint32_t ent;         /* TK_NONE until first used */
+	frame stack[MAX_DEPTH];
+	int depth;
+	uint64_t lr;
+	int lr_known;
+	int pop_pending;      /* a POP/LDM of pc: an EXC_RETURN read returns */
+	uint32_t last_reset_ent;
+	uint64_t last_reset_time;
+	int has_reset;
+} core;
+
+typedef struct tarmac_reader {
+	tk_tarmac tr;
+	tk_reader *r;
+	tk_trace *t;
+	core *cores;
+	size_t ncores;
+	int mprofile;
+	tk_tarmac_unit base_unit;  /* the unit the time base was chosen for */
+	int base_si;
+	tk_event *q;
+	size_t qhead, qlen, qcap;
+	int64_t *inst;             /* per entity: instances so far */
+	uint32_t ninst;
+	tk_str kind_names[TK_EV_COUNT];
+	int at_end;
+} tarmac_reader;
+
+/* ---- probing ------------------------------------------------------------- */
+
+int tarmac_probe(const uint8_t *buf, size_t len)
+{
+	tk_tarmac_opts o;
+	tk_tarmac *tr;
+	tk_tarmac_record rec;
+	size_t use = len;
+	int rc, n = 0;
+
+	/* complete lines only: the probe buffer may cut the last one */
+	if (len >= 4096) {
+		while (use && buf[use - 1] != '\n')
+			use--;
+	}
+	if (!use)
+		return 0;
+	tk_tarmac_opts_init(&o);
+	o.strict = 1;
+	if (tk_tarmac_open_mem(&tr, buf, use, "probe", &o, NULL) < 0)
+		return 0;
+	while (n < 16 && (rc = tk_tarmac_next(tr, &rec, NULL)) == TK_OK)
+		n++;
+	tk_tarmac_close(tr);
+	if (rc < 0 || n == 0)
+		return 0;
+	return 60;
+}
+
+/* ---- names of exceptions ---------------------------------------------------- */
+
+static const char *const m_names[16] = {
+	NULL, "Reset", "NMI", "HardFault", "MemManage", "BusFault", "UsageFault",
+	"SecureFault", NULL, NULL, NULL, "SVCall", "DebugMonitor", NULL,
+	"PendSV", "SysTick"
+};
+
+/* The M-profile name of exception number n. */
+static size_t name_of_number(int n, char *buf, size_t size)
+{
+	if (n >= 0 && n < 16 && m_names[n])
+		return (size_t)snprintf(buf, size, "%s", m_names[n]);
+	if (n >= 16)
+		return (size_t)snprintf(buf, size, "IRQ%d", n - 16);
+	return (size_t)snprintf(buf, size, "Exception%d", n);
+}
+
+/* The M-profile number of a name (any case, "IRQn" too); -1 if none. */
+static int number_of_name(const char *p, size_t n)
+{
+	int i;
+
+	for (i = 0; i < 16; i++)
+		if (m_names[i] && tk_ascii_casecmp(p, n, m_names[i]) == 0)
+			return i;
+	if (tk_ascii_casecmp(p, n, "DebugMon") == 0)
+		return 12;
+	if (n > 3 && n < 8 && tk_ascii_ncaseeq(p, "IRQ", 3)) {
+		int v = 0;
+		size_t k;
+		for (k = 3; k < n; k++) {
+			if (p[k] < '0' || p[k] > '9')
+				return -1;
+			v = v * 10 + (p[k] - '0');
+		}
+		return v + 16;
+	}
+	return -1;
+}
+
+static int span_is(const tk_tarmac_span *s, const char *lit)
+{
+	return tk_ascii_casecmp(s->ptr, s->len, lit) == 0;
+}
+
+/* ---- events ------------------------------------------------------------------- */
+
+static int convert_time(tarmac_reader *a, const tk_tarmac_record *rec,
+			uint64_t *out, tk_error *err)
+{
+	static const tk_unit si[] = {
+		[TK_TARMAC_UNIT_PS] = TK_UNIT_PS, [TK_TARMAC_UNIT_NS] = TK_UNIT_NS,
+		[TK_TARMAC_UNIT_US] = TK_UNIT_US, [TK_TARMAC_UNIT_MS] = TK_UNIT_MS,
+		[TK_TARMAC_UNIT_S] = TK_UNIT_S,
+	};
+	tk_timebase from;
+	int u = rec->unit;
+
+	if (u == TK_TARMAC_UNIT_NONE || u == (int)a->base_unit) {
+		*out = rec->time;
+		return TK_OK;
+	}
+	if (a->base_si && u >= TK_TARMAC_UNIT_FS && u <= TK_TARMAC_UNIT_S) {
+		if (u == TK_TARMAC_UNIT_FS) {
+			from.unit = TK_UNIT_PS;
+			from.num = 1;
+			from.den = 1000;
+		} else {
+			from.unit = si[u];
+			from.num = from.den = 1;
+		}
+		if (tk_time_convert(rec->time, &from, &a->t->tb, TK_ROUND_EXACT,
+				    out) == TK_OK)
+			return TK_OK;
+	}
+	if (a->r->opts.strict)
+		return tk_err_set(err, TK_E_RANGE, a->tr.name, rec->line, 1,
+				  "time unit '%s' cannot be expressed in the trace's '%s'",
+				  tk_tarmac_unit_name(rec->unit),
+				  tk_tarmac_unit_name(a->base_unit));
+	tk_reader_warn(a->r, 8, rec->line, 1,
+		       "time unit '%s' differs from the trace's '%s': value taken as is",
+		       tk_tarmac_unit_name(rec->unit),
+		       tk_tarmac_unit_name(a->base_unit));
+	*out = rec->time;
+	return TK_OK;
+}
+
+static int push_event(tarmac_reader *a, core *c, uint64_t time, uint64_t line,
+		      uint32_t ent, int64_t inst, tk_evkind kind, tk_error *err)
+{
+	tk_event *ev;
+
+	if (a->qhead + a->qlen == a->qcap) {
+		if (a->qhead) {
+			memmove(a->q, a->q + a->qhead, a->qlen * sizeof(*a->q));
+			a->qhead = 0;
+		} else {
+			size_t ncap = a->qcap ? a->qcap * 2 : 16;
+			tk_event *nq = tk_xrealloc_array(a->q, ncap, sizeof(*nq));
+			if (!nq)
+				return tk_err_nomem(err, a->tr.name);
+			a->q = nq;
+			a->qcap = ncap;
+		}
+	}
+	ev = &a->q[a->qhead + a->qlen++];
+	memset(ev, 0, sizeof(*ev));
+	ev->time = time;
+	ev->source = c->ent;
+	ev->source_inst = 0;
+	ev->target = ent;
+	ev->target_inst = inst;
+	ev->type = TK_ET_I;
+	ev->kind = kind;
+	ev->type_name = TK_NONE;
+	ev->name = a->kind_names[kind];
+	ev->core = c->ent;
+	ev->pos = line;
+	return TK_OK;
+}
+
+static int core_of(tarmac_reader *a, uint32_t cpu, core **out, tk_error *err)
+{
+	core *c;
+
+	if (cpu >= a->ncores) {
+		size_t ncap = cpu + 1, i;
+		core *nc = tk_xrealloc_array(a->cores, ncap, sizeof(*nc));
+		if (!nc)
+			return tk_err_nomem(err, a->tr.name);
+		for (i = a->ncores; i < ncap; i++) {
+			memset(&nc[i], 0, sizeof(nc[i]));
+			nc[i].ent = TK_NONE;
+		}
+		a->cores = nc;
+		a->ncores = ncap;
+	}
+	c = &a->cores[cpu];
+	if (c->ent == TK_NONE) {
+		const char *name = cpu ? tk_tarmac_cpu_name(&a->tr, cpu - 1) : "Core_0";
+		c->ent = tk_trace_entity_intern(a->t, name, strlen(name));
+		if (c->ent == TK_NONE)
+			return tk_err_nomem(err, a->tr.name);
+		a->t->ents[c->ent].type = TK_ET_C;
+	}
+	*out = c;
+	return TK_OK;
+}
+
+static int isr_entity(tarmac_reader *a, const char *name, size_t n,
+		      uint32_t *ent, int64_t *inst, tk_error *err)
+{
+	uint32_t e = tk_trace_entity_intern(a->t, name, n);
+
+	if (e == TK_NONE)
+		return tk_err_nomem(err, a->tr.name);
+	a->t->ents[e].type = TK_ET_I;
+	if (e >= a->ninst) {
+		uint32_t ncap = a->ninst ? a->ninst : 16, i;
+		int64_t *ni;
+		while (ncap <= e)
+			ncap *= 2;
+		ni = tk_xrealloc_array(a->inst, ncap, sizeof(*ni));
+		if (!ni)
+			return tk_err_nomem(err, a->tr.name);
+		for (i = a->ninst; i < ncap; i++)
+			ni[i] = 0;
+		a->inst = ni;
+		a->ninst = ncap;
+	}
+	*ent = e;
+	*inst = ++a->inst[e];
+	return TK_OK;
+}
+
+/* Exception entry: the running handler is preempted, the new one starts. */
+static int enter(tarmac_reader *a, core *c, const tk_tarmac_record *rec,
+		 uint64_t time, const char *name, size_t n, int num,
+		 tk_error *err)
+{
+	uint32_t ent;
+	int64_t inst;
+	frame *f;
+	int rc;
+
+	if (num < 0)
+		num = number_of_name(name, n);
+	if (tk_ascii_casecmp(name, n, "Reset") == 0) {
+		/* a reset ends nothing and never returns: a mark of no length */
+		ent = tk_trace_entity_find(a->t, name, n);
+		if (c->has_reset && c->last_reset_time == time && ent == c->last_reset_ent)
+			return TK_OK;  /* "ES Reset" + "EXC Reset", E + EXC */
+		if ((rc = isr_entity(a, name, n, &ent, &inst, err)) < 0)
+			return rc;
+		c->depth = 0;
+		c->has_reset = 1;
+		c->last_reset_time = time;
+		c->last_reset_ent = ent;
+		if ((rc = push_event(a, c, time, rec->line, ent, inst, TK_EV_ACTIVATE, err)) < 0 ||
+		    (rc = push_event(a, c, time, rec->line, ent, inst, TK_EV_START, err)) < 0)
+			return rc;
+		return push_event(a, c, time, rec->line, ent, inst, TK_EV_TERMINATE, err);
+	}
+	if (c->depth) {
+		f = &c->stack[c->depth - 1];
+		ent = tk_trace_entity_find(a->t, name, n);
+		if (ent == f->ent && f->time == time)
+			return TK_OK;  /* the same entry told twice */
+	}
+	if (c->depth == MAX_DEPTH) {
+		tk_reader_warn(a->r, 9, rec->line, 1,
+			       "exceptions nested deeper than %d: entry ignored",
+			       MAX_DEPTH);
+		return TK_OK;
+	}
+	if ((rc = isr_entity(a, name, n, &ent, &inst, err)) < 0)
+		return rc;
+	if (c->depth) {
+		f = &c->stack[c->depth - 1];
+		if ((rc = push_event(a, c, time, rec->line, f->ent, f->inst,
+				     TK_EV_PREEMPT, err)) < 0)
+			return rc;
+	}
+	f = &c->stack[c->depth++];
+	f->ent = ent;
+	f->inst = inst;
+	f->num = num;
+	f->time = time;
+	if ((rc = push_event(a, c, time, rec->line, ent, inst, TK_EV_ACTIVATE, err)) < 0)
+		return rc;
+	return push_event(a, c, time, rec->line, ent, inst, TK_EV_START, err);
+}
+
+/* Exception return: the running handler ends, the one below resumes. */
+static int leave(tarmac_reader *a, core *c, const tk_tarmac_record *rec,
+		 uint64_t time, tk_error *err)
+{
+	frame *f;
+	int rc;
+
+	if (!c->depth)
+		return TK_OK;
+	f = &c->stack[--c->depth];
+	rc = push_event(a, c, time, rec->line, f->ent, f->inst, TK_EV_TERMINATE, err);
+	if (rc < 0 || !c->depth)
+		return rc;
+	f = &c->stack[c->depth - 1];
+	return push_event(a, c, time, rec->line, f->ent, f->inst, TK_EV_RESUME, err);
+}
+
+static int enter_number(tarmac_reader *a, core *c, const tk_tarmac_record *rec,
+			uint64_t time, int num, tk_error *err)
+{
+	char buf[32];
+	size_t n = name_of_number(num, buf, sizeof(buf));
+
+	return enter(a, c, rec, time, buf, n, num, err);
+}
+
+/* An E / EXC / ES record: is it an exception entry, and of what? */
+static int on_event(tarmac_reader *a, core *c, const tk_tarmac_record *rec,
+		    uint64_t time, tk_error *err)
+{
+	static const struct { const char *fm, *name; } fm_names[] = {
+		{ "RESET", "Reset" }, { "HARDFAULT", "HardFault" }, { "NMI", "NMI" },
+		{ "MEMMANAGE", "MemManage" }, { "BUSFAULT", "BusFault" },
+		{ "USAGEFAULT", "UsageFault" }, { "SECUREFAULT", "SecureFault" },
+		{ "SVCALL", "SVCall" }, { "DEBUGMONITOR", "DebugMonitor" },
+		{ "PENDSV", "PendSV" }, { "SYSTICK", "SysTick" },
+		{ "handleDataAbort", "DataAbort" },
+		{ "handlePrefetchAbort", "PrefetchAbort" },
+	};
+	const char *p = rec->name.ptr;
+	size_t n = rec->name.len, i;
+	char buf[96];
+
+	if (!n)
+		return TK_OK;
+	if (rec->kind_text.len == 3 && memcmp(rec->kind_text.ptr, "EXC", 3) == 0) {
+		/* "EXC [n] Synchronous Current EL with SP_ELx": blanks to '_' */
+		if (rec->exception_number >= 0 && a->mprofile &&
+		    number_of_name(p, n) < 0)
+			return enter_number(a, c, rec, time, rec->exception_number, err);
+		if (n >= sizeof(buf))
+			n = sizeof(buf) - 1;
+		for (i = 0; i < n; i++)
+			buf[i] = (p[i] == ' ' || p[i] == '\t' || p[i] == ',') ? '_' : p[i];
+		return enter(a, c, rec, time, buf, n,
+			     a->mprofile ? rec->exception_number : -1, err);
+	}
+	if (rec->kind_text.len == 2 && memcmp(rec->kind_text.ptr, "ES", 2) == 0) {
+		if (n >= sizeof(buf))
+			n = sizeof(buf) - 1;
+		for (i = 0; i < n; i++)
+			buf[i] = (p[i] == ' ' || p[i] == '\t' || p[i] == ',') ? '_' : p[i];
+		return enter(a, c, rec, time, buf, n, -1, err);
+	}
+	if (!(rec->kind_text.len == 1 && rec->kind_text.ptr[0] == 'E'))
+		return TK_OK;   /* CADI E, SIGNAL:, INFO_EXCEPTION_REASON: */
+	if (n > 10 && memcmp(p, "CoreEvent_", 10) == 0) {
+		p += 10;
+		n -= 10;
+		if (tk_ascii_casecmp(p, n, "ModeChange") == 0)
+			return TK_OK;
+		for (i = 0; i < sizeof(fm_names) / sizeof(fm_names[0]); i++)
+			if (tk_ascii_casecmp(p, n, fm_names[i].fm) == 0)
+				return enter(a, c, rec, time, fm_names[i].name,
+					     strlen(fm_names[i].name), -1, err);
+		return enter(a, c, rec, time, p, n, -1, err);
+	}
+	if (rec->exception_number >= 0)   /* INT_TAKEN n */
+		return enter_number(a, c, rec, time, rec->exception_number, err);
+	if (number_of_name(p, n) >= 0)
+		return enter(a, c, rec, time, p, n, -1, err);
+	return TK_OK;   /* HRESETn, LOCKUP, DebugEvent_... are not exceptions */
+}
+
+static int on_register(tarmac_reader *a, core *c, const tk_tarmac_record *rec,
+		       uint64_t time, tk_error *err)
+{
+	const tk_tarmac_span *r = &rec->reg;
+	int ipsr, k, rc;
+
+	if (!a->mprofile) {
+		if (span_is(r, "MSP") || span_is(r, "PSP") || span_is(r, "MSP_S") ||
+		    span_is(r, "MSP_NS") || span_is(r, "PSP_S") || span_is(r, "PSP_NS") ||
+		    span_is(r, "xPSR") || span_is(r, "psr") || span_is(r, "IPSR") ||
+		    (r->len >= 8 && memcmp(r->ptr, "r13_main", 8) == 0))
+			a->mprofile = 1;
+		else
+			return TK_OK;
+	}
+	if (span_is(r, "lr") || span_is(r, "r14")) {
+		c->lr = rec->reg_value;
+		c->lr_known = rec->value_known;
+		return TK_OK;
+	}
+	if (!(span_is(r, "psr") || span_is(r, "xpsr") || span_is(r, "ipsr") ||
+	      span_is(r, "cpsr")) || !rec->value_known)
+		return TK_OK;
+	/* Fast Models name the M-profile xPSR "cpsr"; an A-profile CPSR has
+	 * no T bit at 24 where every valid xPSR has it */
+	if (span_is(r, "cpsr") && !(rec->reg_value & (1u << 24)))
+		return TK_OK;
+	ipsr = (int)(rec->reg_value & 0x1ff);
+	if (ipsr == 0) {
+		while (c->depth)
+			if ((rc = leave(a, c, rec, time, err)) < 0)
+				return rc;
+		return TK_OK;
+	}
+	if (c->depth && c->stack[c->depth - 1].num == ipsr)
+		return TK_OK;
+	for (k = c->depth - 1; k >= 0; k--)
+		if (c->stack[k].num == ipsr)
+			break;
+	if (k >= 0) {
+		while (c->depth > k + 1)
+			if ((rc = leave(a, c, rec, time, err)) < 0)
+				return rc;
+		return TK_OK;
+	}
+	if (ipsr == 1)
+		return TK_OK;   /* the reset handler runs in thread mode */
+	return enter_number(a, c, rec, time, ipsr, err);
+}
+
+static int pc_loaded(const tk_tarmac_record *rec)
+{
+	const char *d = rec->disasm.ptr, *m = rec->mnemonic.ptr;
+	size_t n = rec->disasm.len, ml = rec->mnemonic.len, i;
+
+	if (ml >= 3 && (tk_ascii_ncaseeq(m, "POP", 3) || tk_ascii_ncaseeq(m, "LDM", 3))) {
+		for (i = 0; i + 3 <= n; i++)
+			if (tk_ascii_ncaseeq(d + i, "pc}", 3))
+				return 1;
+		return 0;
+	}
+	if (ml >= 3 && tk_ascii_ncaseeq(m, "LDR", 3)) {
+		const char *o = d + ml;
+		while (o < d + n && (*o == ' ' || *o == '\t'))
+			o++;
+		return d + n - o >= 3 && tk_ascii_ncaseeq(o, "pc,", 3);
+	}
+	return 0;
+}
+
+static int on_instruction(tarmac_reader *a, core *c, const tk_tarmac_record *rec,
+			  uint64_t time, tk_error *err)
+{
+	const tk_tarmac_span *m = &rec->mnemonic;
+
+	c->pop_pending = 0;
+	if (!a->mprofile) {
+		if (span_is(&rec->mode, "thread") || span_is(&rec->mode, "handler") ||
+		    span_is(&rec->mode, "thread_s") || span_is(&rec->mode, "handler_s") ||
+		    span_is(&rec->mode, "thrd_s") || span_is(&rec->mode, "hndl_s"))
+			a->mprofile = 1;
+	}
+	if (!rec->executed)
+		return TK_OK;
+	if (!a->mprofile) {
+		if (span_is(m, "ERET"))
+			return leave(a, c, rec, time, err);
+		return TK_OK;
+	}
+	if (span_is(m, "BX") && c->lr_known && c->lr >= 0xF0000000u) {
+		const char *o = m->ptr + m->len, *e = rec->disasm.ptr + rec->disasm.len;
+		while (o < e && (*o == ' ' || *o == '\t'))
+			o++;
+		if ((e - o >= 2 && tk_ascii_ncaseeq(o, "lr", 2)) ||
+		    (e - o >= 3 && tk_ascii_ncaseeq(o, "r14", 3)))
+			return leave(a, c, rec, time, err);
+	}
+	c->pop_pending = pc_loaded(rec);
+	return TK_OK;
+}
+
+/* Turn one record into zero or more queued events. */
+static int derive(tarmac_reader *a, const tk_tarmac_record *rec, tk_error *err)
+{
+	uint64_t time = 0;
+	core *c = NULL;
+	int rc;
+
+	if (rec->kind == TK_TARMAC_OTHER || rec->kind == TK_TARMAC_BUS)
+		return TK_OK;
+	if ((rc = convert_time(a, rec, &time, err)) < 0 ||
+	    (rc = core_of(a, rec->cpu, &c, err)) < 0)
+		return rc;
+	switch (rec->kind) {
+	case TK_TARMAC_EVENT:
+		return on_event(a, c, rec, time, err);
+	case TK_TARMAC_REGISTER:
+		return on_register(a, c, rec, time, err);
+	case TK_TARMAC_INSTRUCTION:
+		if (!a->mprofile && rec->kind_text.len == 2 &&
+		    rec->kind_text.ptr[0] == 'I' &&
+		    (rec->iset == 'T' || rec->iset == 0) && rec->mode.len == 0)
+			a->mprofile = 1;   /* T16 / T32 / Cortex-M0 lines */
+		return on_instruction(a, c, rec, time, err);
+	case TK_TARMAC_MEMORY:
+		if (a->mprofile && c->pop_pending && !rec->write &&
+		    rec->data_known && rec->data_value >= 0xFFFFFF00u) {
+			c->pop_pending = 0;
+			return leave(a, c, rec, time, err);
+		}
+		return TK_OK;
+	case TK_TARMAC_BRANCH:
+		if (a->mprofile && rec->address >= 0xF0000000u &&
+		    rec->address <= 0xFFFFFFFFu)
+			return leave(a, c, rec, time, err);
+		return TK_OK;
+	default:
+		return TK_OK;
+	}
+}
+
+/* ---- the reader ------------------------------------------------------------------ */
+
+static void set_timebase(tarmac_reader *a, tk_tarmac_unit u)
+{
+	tk_timebase *tb = &a->t->tb;
+	const char *name = tk_tarmac_unit_name(u);
+
+	a->base_unit = u;
+	a->base_si = 1;
+	tb->num = tb->den = 1;
+	switch (u) {
+	case TK_TARMAC_UNIT_FS: tb->unit = TK_UNIT_PS; tb->den = 1000; break;
+	case TK_TARMAC_UNIT_PS: tb->unit = TK_UNIT_PS; break;
+	case TK_TARMAC_UNIT_NS: tb->unit = TK_UNIT_NS; break;
+	case TK_TARMAC_UNIT_US: tb->unit = TK_UNIT_US; break;
+	case TK_TARMAC_UNIT_MS: tb->unit = TK_UNIT_MS; break;
+	case TK_TARMAC_UNIT_S: tb->unit = TK_UNIT_S; break;
+	default:
+		/* cycles have no SI length: one cycle is written as 1 ns */
+		tb->unit = TK_UNIT_NS;
+		a->base_si = 0;
+	}
+	tk_trace_add_header(a->t, TK_HDR_PARAM, "tarmacTimeUnit", 14, name,
+			    strlen(name), 1);
+}
+
+int tarmac_reader_open(tk_reader *r, tk_error *err)
+{
+	tarmac_reader *a = calloc(1, sizeof(*a));
+	tk_tarmac_opts o;
+	tk_tarmac_record rec;
+	int rc, k;
+
+	if (!a)
+		return tk_err_nomem(err, tk_source_name(r->src));
+	r->impl = a;
+	a->r = r;
+	a->t = r->trace;
+	a->base_unit = TK_TARMAC_UNIT_NONE;
+	tk_tarmac_opts_init(&o);
+	o.strict = r->opts.strict;
+	tarmac_init(&a->tr, r->src, 0, &o, r, err);
+	for (k = 0; k < TK_EV_COUNT; k++) {
+		const char *s = tk_evkind_name((tk_evkind)k);
+		a->kind_names[k] = k ? tk_strpool_intern(&a->t->pool, s, strlen(s))
+				     : TK_NONE;
+		if (k && a->kind_names[k] == TK_NONE) {
+			rc = tk_err_nomem(err, a->tr.name);
+			goto fail;
+		}
+	}
+	/* the time base is the first stamp's unit: read up to it */
+	for (;;) {
+		rc = tk_tarmac_next(&a->tr, &rec, err);
+		if (rc == TK_END) {
+			a->at_end = 1;
+			break;
+		}
+		if (rc < 0)
+			goto fail;
+		if (rec.unit != TK_TARMAC_UNIT_NONE) {
+			set_timebase(a, rec.unit);
+		}
+		if ((rc = derive(a, &rec, err)) < 0)
+			goto fail;
+		if (rec.unit != TK_TARMAC_UNIT_NONE)
+			break;
+	}
+	if (a->base_unit == TK_TARMAC_UNIT_NONE)
+		set_timebase(a, TK_TARMAC_UNIT_NS);
+	return TK_OK;
+fail:
+	tarmac_reader_close(r);
+	return rc;
+}
+
+int tarmac_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
+{
+	tarmac_reader *a = r->impl;
+	tk_tarmac_record rec;
+	int rc;
+
+	while (!a->qlen) {
+		if (a->at_end)
+			return TK_END;
+		rc = tk_tarmac_next(&a->tr, &rec, err);
+		if (rc == TK_END) {
+			a->at_end = 1;
+			return TK_END;
+		}
+		if (rc < 0)
+			return rc;
+		if ((rc = derive(a, &rec, err)) < 0)
+			return rc;
+	}
+	r->ev = a->q[a->qhead++];
+	a->qlen--;
+	if (!a->qlen)
+		a->qhead = 0;
+	*ev = &r->ev;
+	return TK_OK;
+}
+
+void tarmac_reader_close(tk_reader *r)
+{
+	tarmac_reader *a = r->impl;
+
+	if (!a)
+		return;
+	tarmac_fini(&a->tr);
+	free(a->cores);
+	free(a->q);
+	free(a->inst);
+	free(a);
+	r->impl = NULL;
+}
+
+const tk_format_ops tk_format_tarmac = {
+	.info = { "tarmac", "tarmac", "Arm Tarmac CPU log (exceptions as ISR events)",
+		  TK_CAP_READ },
+	.probe = tarmac_probe,
+	.reader_open = tarmac_reader_open,
+	.reader_next = tarmac_reader_next,
+	.reader_close = tarmac_reader_close,
+};

@@ -1,0 +1,1297 @@
+/*
+ * tarmac_records.c - Arm Tarmac lines as CPU-level records.
+ *
+ * One pass per line over the source window: the line is found with memchr,
+ * then split into blank-separated tokens on the fly.  Nothing is copied and
+ * nothing is allocated per record: the record's spans point into the window
+ * (a mapped file, or the source's buffer, which moves only at a fill, and
+ * fills happen only inside tk_tarmac_next()).
+ *
+ * Which producer wrote a line is told by its kind token and by the shape of
+ * the fields after it (docs/tarmac.md lists the forms).  The forms overlap
+ * in a few places, resolved as follows:
+ *  - "IT (x) a b T ..." (Fast Models: x is a count, a the address, b the
+ *    opcode) against "IT (x) b O ..." (x is the address): the token after
+ *    the opcode is an instruction-set letter in the first, the second token
+ *    after the tag is one in the second.
+ *  - a stamp ("3981 tic") against a Text Rev 3t continuation line that
+ *    starts with an address made of decimal digits ("00004010  3e000a73"):
+ *    a stamp is a number followed by a known unit word.
+ *  - register values split by blanks ("R X0 01234567 89abcdef") against a
+ *    trailing flags word ("R cpsr 20000000 __C_"): further value words are
+ *    at least 8 characters long.
+ */
+#include "tarmac.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SEEN_M = 1, SEEN_FM = 2, SEEN_REV3T = 4, SEEN_CPU = 8, SEEN_FMONLY = 16 };
+enum { W_UNKNOWN_KIND = 0, W_MALFORMED = 1, W_UNIT = 2 };
+enum { SKIP = 2 };   /* internal: the line gave no record */
+
+static const char *const kind_names[TK_TARMAC_KIND_COUNT] = {
+	"instruction", "register", "event", "memory", "bus", "branch", "other"
+};
+
+const char *tk_tarmac_kind_name(tk_tarmac_kind kind)
+{
+	return (unsigned)kind < TK_TARMAC_KIND_COUNT ? kind_names[kind] : "?";
+}
+
+static const char *const unit_names[TK_TARMAC_UNIT_COUNT] = {
+	"", "fs", "ps", "ns", "us", "ms", "s", "clk", "cyc", "tic", "cs"
+};
+
+const char *tk_tarmac_unit_name(tk_tarmac_unit unit)
+{
+	return (unsigned)unit < TK_TARMAC_UNIT_COUNT ? unit_names[unit] : "?";
+}
+
+const char *tk_tarmac_variant_name(tk_tarmac_variant v)
+{
+	switch (v) {
+	case TK_TARMAC_VARIANT_CORTEX_M: return "cortex-m-rtl";
+	case TK_TARMAC_VARIANT_FAST_MODELS: return "fast-models";
+	case TK_TARMAC_VARIANT_GEM5: return "gem5";
+	case TK_TARMAC_VARIANT_TEXT_REV3T: return "text-rev3t";
+	case TK_TARMAC_VARIANT_MIXED: return "mixed";
+	default: return "unknown";
+	}
+}
+
+void tk_tarmac_opts_init(tk_tarmac_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+}
+
+/* ---- small scanners ------------------------------------------------------ */
+
+static inline int is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static inline int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)(c | 0x20);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+static inline const char *skip_blank(const char *p, const char *end)
+{
+	while (p < end && is_blank(*p))
+		p++;
+	return p;
+}
+
+static inline const char *tok_end(const char *p, const char *end)
+{
+	while (p < end && !is_blank(*p))
+		p++;
+	return p;
+}
+
+static int tok_is(const char *p, const char *e, const char *s)
+{
+	size_t n = strlen(s);
+
+	return (size_t)(e - p) == n && memcmp(p, s, n) == 0;
+}
+
+/* All hex digits, 1..16 of them. */
+static int parse_hex(const char *p, const char *e, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (p == e || e - p > 16)
+		return -1;
+	for (; p < e; p++) {
+		int d = hexval(*p);
+		if (d < 0)
+			return -1;
+		v = v << 4 | (uint64_t)d;
+	}
+	*out = v;
+	return 0;
+}
+
+static int all_hex(const char *p, const char *e)
+{
+	if (p == e)
+		return 0;
+	for (; p < e; p++)
+		if (hexval(*p) < 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * An address "va", "va:pa", "va:pa_NS", "va:pa1,pa2" ...: the value before
+ * ':' must be hex; the rest is kept as text.
+ */
+static int parse_addr(const char *p, const char *e, tk_tarmac_record *rec)
+{
+	const char *c = memchr(p, ':', (size_t)(e - p));
+
+	if (parse_hex(p, c ? c : e, &rec->address) < 0)
+		return -1;
+	rec->has_address = 1;
+	if (c) {
+		const char *q;
+		if (c + 1 == e)
+			return -1;
+		for (q = c + 1; q < e; q++)
+			if (hexval(*q) < 0 && *q != '_' && *q != ',' &&
+			    *q != 'N' && *q != 'S')
+				return -1;
+		rec->phys.ptr = c + 1;
+		rec->phys.len = (size_t)(e - c - 1);
+	}
+	return 0;
+}
+
+/*
+ * A value text: hex digits with '_' / ':' / ' ' separators, 'x'/'X' for
+ * unknown digits, '-' for unwritten ones.  value_known when it is all hex
+ * (separators aside) and fits 64 bits.
+ */
+static int value_char(char c)
+{
+	return hexval(c) >= 0 || c == '_' || c == 'x' || c == 'X' || c == '-' ||
+	       c == ':';
+}
+
+static void value_of(const char *p, const char *e, uint64_t *v, int *known)
+{
+	uint64_t x = 0;
+	int n = 0;
+
+	*known = 0;
+	for (; p < e; p++) {
+		int d;
+		if (*p == '_' || *p == ' ' || *p == '\t')
+			continue;
+		d = hexval(*p);
+		if (d < 0 || ++n > 16)
+			return;
+		x = x << 4 | (uint64_t)d;
+	}
+	if (n == 0)
+		return;
+	*v = x;
+	*known = 1;
+}
+
+/* ---- errors and warnings -------------------------------------------------- */
+
+static void warn(tk_tarmac *tr, unsigned kind, uint32_t col, const char *msg)
+{
+	tk_error w;
+	uint64_t bit = 1ull << kind;
+
+	if (tr->reader) {
+		tk_reader_warn(tr->reader, kind, tr->line, col, "%s", msg);
+		return;
+	}
+	tr->nwarn++;
+	if ((tr->warned & bit) || !tr->opts.on_warning)
+		return;
+	tr->warned |= bit;
+	memset(&w, 0, sizeof(w));
+	snprintf(w.input, sizeof(w.input), "%s", tr->name);
+	w.line = tr->line;
+	w.column = col;
+	snprintf(w.msg, sizeof(w.msg), "%s", msg);
+	tr->opts.on_warning(tr->opts.warning_ctx, &w);
+}
+
+/* Quote at most 40 bytes of a token for a message. */
+static void quote(char *buf, size_t size, const char *p, const char *e)
+{
+	size_t i, o = 0, n = (size_t)(e - p);
+
+	for (i = 0; i < n && i < 40 && o + 5 < size; i++) {
+		unsigned char c = (unsigned char)p[i];
+		buf[o++] = (c < 0x20 || c >= 0x7f) ? '?' : (char)c;
+	}
+	if (i < n && o + 4 < size) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = '\0';
+}
+
+/*
+ * A line that is not one of the known forms: an error in strict mode, a
+ * warning and a skipped line in lenient mode.
+ */
+static int bad(tk_tarmac *tr, tk_error *err, unsigned wkind, const char *line,
+	       const char *at, const char *what, const char *tp,
+	       const char *te)
+{
+	char msg[200], q[64];
+	uint32_t col = (uint32_t)(at - line) + 1;
+
+	if (tp) {
+		quote(q, sizeof(q), tp, te);
+		snprintf(msg, sizeof(msg), "%s '%s'", what, q);
+	} else {
+		snprintf(msg, sizeof(msg), "%s", what);
+	}
+	if (tr->opts.strict)
+		return tk_err_set(err, TK_E_PARSE, tr->name, tr->line, col,
+				  "%s", msg);
+	tr->nskipped++;
+	warn(tr, wkind, col, msg);
+	return SKIP;
+}
+
+/* ---- CPU prefixes ---------------------------------------------------------- */
+
+/* "cpu0", "cluster0.cpu1", "subcluster2.cpu0" */
+static int is_cpu_token(const char *p, const char *e)
+{
+	const char *d = e, *q;
+
+	while (d > p && d[-1] >= '0' && d[-1] <= '9')
+		d--;
+	if (d == e || d - p < 3 || memcmp(d - 3, "cpu", 3) != 0)
+		return 0;
+	if (d - 3 != p && d[-4] != '.')
+		return 0;
+	for (q = p; q < d - 3; q++)
+		if (!(*q == '.' || *q == '_' || (*q >= '0' && *q <= '9') ||
+		      ((*q | 0x20) >= 'a' && (*q | 0x20) <= 'z')))
+			return 0;
+	return 1;
+}
+
+static int cpu_index(tk_tarmac *tr, const char *p, size_t n, uint32_t *out,
+		     tk_error *err)
+{
+	size_t i;
+	char *s;
+
+	if (tr->last_cpu && tr->last_cpu_len == n &&
+	    memcmp(tr->cpus[tr->last_cpu - 1], p, n) == 0) {
+		*out = tr->last_cpu;
+		return TK_OK;
+	}
+	for (i = 0; i < tr->ncpus; i++)
+		if (strlen(tr->cpus[i]) == n && memcmp(tr->cpus[i], p, n) == 0)
+			goto found;
+	if (tr->ncpus == tr->capcpus) {
+		size_t ncap = tr->capcpus ? tr->capcpus * 2 : 4;
+		char **nc = tk_xrealloc_array(tr->cpus, ncap, sizeof(*nc));
+		if (!nc)
+			return tk_err_nomem(err, tr->name);
+		tr->cpus = nc;
+		tr->capcpus = ncap;
+	}
+	s = malloc(n + 1);
+	if (!s)
+		return tk_err_nomem(err, tr->name);
+	memcpy(s, p, n);
+	s[n] = '\0';
+	tr->cpus[tr->ncpus++] = s;
+found:
+	tr->last_cpu = (uint32_t)i + 1;
+	tr->last_cpu_len = n;
+	*out = tr->last_cpu;
+	return TK_OK;
+}
+
+/* ---- time stamps ------------------------------------------------------------ */
+
+static tk_tarmac_unit unit_of(const char *p, const char *e)
+{
+	int u;
+
+	for (u = 1; u < TK_TARMAC_UNIT_COUNT; u++)
+		if (tok_is(p, e, unit_names[u]))
+			return (tk_tarmac_unit)u;
+	return TK_TARMAC_UNIT_NONE;
+}
+
+/* powers of ten from each SI unit down to ps */
+static int exp_to_ps(tk_tarmac_unit u)
+{
+	switch (u) {
+	case TK_TARMAC_UNIT_PS: return 0;
+	case TK_TARMAC_UNIT_NS: return 3;
+	case TK_TARMAC_UNIT_US: return 6;
+	case TK_TARMAC_UNIT_MS: return 9;
+	case TK_TARMAC_UNIT_S: return 12;
+	default: return -1;
+	}
+}
+
+/*
+ * A stamp at p: "315760 ns", "271ns", "10.356000us".  Returns 1 with *pp
+ * past it, 0 when p does not start a stamp, or a negative status / SKIP
+ * for a stamp that cannot be read.
+ */
+static int parse_stamp(tk_tarmac *tr, const char *line, const char **pp,
+		       const char *end, tk_tarmac_record *rec, tk_error *err)
+{
+	const char *p = *pp, *num = p, *frac = NULL, *fe = NULL, *u, *ue;
+	uint64_t v = 0, f = 0;
+	tk_tarmac_unit unit;
+	int nf = 0, x;
+
+	while (p < end && *p >= '0' && *p <= '9') {
+		unsigned d = (unsigned)(*p - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return bad(tr, err, W_MALFORMED, line, num,
+				   "time stamp too large", num, tok_end(num, end));
+		v = v * 10 + d;
+		p++;
+	}
+	if (p < end && *p == '.') {
+		frac = ++p;
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+		fe = p;
+		nf = (int)(fe - frac);
+	}
+	u = skip_blank(p, end);
+	ue = u;
+	while (ue < end && ((*ue | 0x20) >= 'a' && (*ue | 0x20) <= 'z'))
+		ue++;
+	if (ue == u || (ue < end && !is_blank(*ue)))
+		return 0;       /* not a stamp: "00004010  3e000a73" */
+	unit = unit_of(u, ue);
+	if (unit == TK_TARMAC_UNIT_NONE) {
+		if (tr->prev_ldst && !frac)
+			return 0;
+		return bad(tr, err, W_UNIT, line, u, "unknown time unit", u, ue);
+	}
+	if (frac) {
+		int e = exp_to_ps(unit), k;
+		if (e < 0 || nf > e)
+			return bad(tr, err, W_MALFORMED, line, num,
+				   "fractional time that cannot be scaled exactly",
+				   num, ue);
+		for (k = 0; k < nf; k++)
+			f = f * 10 + (uint64_t)(frac[k] - '0');
+		for (x = 0; x < e; x++) {
+			if (v > UINT64_MAX / 10)
+				goto range;
+			v *= 10;
+		}
+		for (x = nf; x < e; x++)
+			f *= 10;
+		if (v > UINT64_MAX - f)
+			goto range;
+		v += f;
+		unit = TK_TARMAC_UNIT_PS;
+	}
+	rec->time = v;
+	rec->unit = unit;
+	rec->own_time = 1;
+	tr->time = v;
+	tr->unit = unit;
+	*pp = skip_blank(ue, end);
+	return 1;
+range:
+	return bad(tr, err, W_MALFORMED, line, num, "time stamp too large",
+		   num, ue);
+}
+
+/* ---- the line kinds ------------------------------------------------------------ */
+
+/* The rest of a line, trailing blanks cut. */
+static void rest_of(const char *p, const char *end, tk_tarmac_span *s)
+{
+	while (end > p && is_blank(end[-1]))
+		end--;
+	s->ptr = p;
+	s->len = (size_t)(end - p);
+}
+
+static int iset_token(const char *p, const char *e, int *iset, unsigned *bits)
+{
+	size_t n = (size_t)(e - p);
+
+	*bits = 0;
+	if (n == 1 && (*p == 'A' || *p == 'T' || *p == 'O' || *p == 'X')) {
+		*iset = *p;
+		return 1;
+	}
+	if (n == 3 && p[0] == 'T' && ((p[1] == '1' && p[2] == '6') ||
+				      (p[1] == '3' && p[2] == '2'))) {
+		*iset = 'T';
+		*bits = p[1] == '1' ? 16 : 32;
+		return 2;
+	}
+	return 0;
+}
+
+static int parse_opcode(const char *p, const char *e, tk_tarmac_record *rec)
+{
+	const char *q;
+
+	if (e - p == 8) {
+		for (q = p; q < e && *q == '-'; q++)
+			;
+		if (q == e)
+			return 0; /* fetch failed: not known */
+	}
+	if (parse_hex(p, e, &rec->opcode) < 0 || e - p > 8)
+		return -1;
+	rec->opcode_bits = e - p <= 4 ? 16 : 32;
+	return 0;
+}
+
+/* "mode : disasm", "mode: disasm", ": disasm", "mode:" */
+static int mode_and_disasm(const char *p, const char *end,
+			   tk_tarmac_record *rec)
+{
+	const char *e;
+
+	p = skip_blank(p, end);
+	if (p < end && *p != ':') {
+		e = p;
+		while (e < end && !is_blank(*e) && *e != ':')
+			e++;
+		rec->mode.ptr = p;
+		rec->mode.len = (size_t)(e - p);
+		p = skip_blank(e, end);
+	}
+	if (p == end || *p != ':')
+		return -1;
+	p = skip_blank(p + 1, end);
+	if (end - p >= 6 && memcmp(p, "CCFAIL", 6) == 0 &&
+	    (end - p == 6 || is_blank(p[6]))) {
+		rec->executed = 0;
+		p = skip_blank(p + 6, end);
+	}
+	rest_of(p, end, &rec->disasm);
+	return 0;
+}
+
+static void set_mnemonic(tk_tarmac_record *rec)
+{
+	const char *p = rec->disasm.ptr, *e = p + rec->disasm.len;
+
+	if (!p)
+		return;
+	rec->mnemonic.ptr = p;
+	rec->mnemonic.len = (size_t)(tok_end(p, e) - p);
+}
+
+/* The count or tag between parentheses: "(12)", "(000007e8:0000247c)". */
+static int paren(const char *p, const char *end, const char **in,
+		 const char **ine, const char **after)
+{
+	const char *c;
+
+	if (p == end || *p != '(')
+		return -1;
+	c = memchr(p, ')', (size_t)(end - p));
+	if (!c)
+		return -1;
+	*in = p + 1;
+	*ine = c;
+	*after = skip_blank(c + 1, end);
+	return 0;
+}
+
+/* IT IS IF IE IA */
+static int instr_i(tk_tarmac *tr, const char *line, const char *p,
+		   const char *end, tk_tarmac_record *rec, tk_error *err)
+{
+	const char *tin = NULL, *tine = NULL, *t1, *t1e, *t2, *t2e, *t3, *t3e;
+	int iset = 0, fm = 0;
+	unsigned bits = 0;
+
+	rec->kind = TK_TARMAC_INSTRUCTION;
+	rec->status = line[rec->column];
+	rec->executed = rec->status != 'S' && rec->status != 'E';
+	if (rec->status == 'A')
+		rec->iset = 'A';
+	if (p < end && *p == '(' && paren(p, end, &tin, &tine, &p) < 0)
+		goto malformed;
+	t1 = p;
+	t1e = tok_end(t1, end);
+	t2 = skip_blank(t1e, end);
+	t2e = tok_end(t2, end);
+	if (t1 == t1e || t2 == t2e)
+		goto malformed;
+	if (tin && iset_token(t2, t2e, &iset, &bits) == 1) {
+		/* "IT (address) opcode O mode : disasm" */
+		if (parse_addr(tin, tine, rec) < 0 || parse_opcode(t1, t1e, rec) < 0)
+			goto malformed;
+		rec->iset = iset;
+		if (mode_and_disasm(t2e, end, rec) < 0)
+			goto malformed;
+		tr->seen |= SEEN_FM;
+		set_mnemonic(rec);
+		return TK_OK;
+	}
+	if (tin) {
+		const char *c = memchr(tin, ':', (size_t)(tine - tin));
+		uint64_t n;
+		if (c) {        /* (addr:count) */
+			if (parse_hex(c + 1, tine, &rec->count) < 0)
+				goto malformed;
+		} else {        /* (count) */
+			for (n = 0; tin < tine && *tin >= '0' && *tin <= '9'; tin++)
+				n = n * 10 + (uint64_t)(*tin - '0');
+			if (tin != tine)
+				goto malformed;
+			rec->count = n;
+			fm = 1;
+		}
+	}
+	if (parse_addr(t1, t1e, rec) < 0 || parse_opcode(t2, t2e, rec) < 0)
+		goto malformed;
+	t3 = skip_blank(t2e, end);
+	t3e = tok_end(t3, end);
+	switch (iset_token(t3, t3e, &iset, &bits)) {
+	case 2: /* T16 / T32: the Cortex-M text */
+		rec->iset = 'T';
+		rec->opcode_bits = bits;
+		rest_of(skip_blank(t3e, end), end, &rec->disasm);
+		tr->seen |= SEEN_M;
+		break;
+	case 1:
+		rec->iset = iset;
+		if (iset == 'X') { /* unknown encoding: the Cortex-M text */
+			if (rec->status == 'A')
+				rec->iset = 'A';
+			rest_of(skip_blank(t3e, end), end, &rec->disasm);
+			tr->seen |= SEEN_M;
+			break;
+		}
+		if (mode_and_disasm(t3e, end, rec) < 0)
+			goto malformed;
+		tr->seen |= SEEN_FM;
+		break;
+	default:
+		/* Cortex-M0 RTL: no instruction-set field */
+		if (fm)
+			goto malformed;
+		rest_of(t3, end, &rec->disasm);
+		tr->seen |= SEEN_M;
+	}
+	set_mnemonic(rec);
+	return TK_OK;
+malformed:
+	return bad(tr, err, W_MALFORMED, line, line + rec->column - 1,
+		   "malformed instruction line", NULL, NULL);
+}
+
+/* EXC [0x00] Reset, EXC Reset */
+static int exc(tk_tarmac *tr, const char *line, const char *p, const char *end,
+	       tk_tarmac_record *rec, tk_error *err)
+{
+	rec->kind = TK_TARMAC_EVENT;
+	rec->exception_number = -1;
+	if (p < end && *p == '[') {
+		const char *c = memchr(p, ']', (size_t)(end - p)), *q = p + 1;
+		uint64_t n = 0;
+		if (!c)
+			goto malformed;
+		if (c - q > 2 && q[0] == '0' && (q[1] | 0x20) == 'x') {
+			if (parse_hex(q + 2, c, &n) < 0)
+				goto malformed;
+		} else {
+			if (q == c)
+				goto malformed;
+			for (; q < c; q++) {
+				if (*q < '0' || *q > '9')
+					goto malformed;
+				n = n * 10 + (uint64_t)(*q - '0');
+				if (n > 0xffff)
+					goto malformed;
+			}
+		}
+		if (n > 0xffff)
+			goto malformed;
+		rec->exception_number = (int)n;
+		p = skip_blank(c + 1, end);
+	}
+	rest_of(p, end, &rec->name);
+	rec->text = rec->name;
+	if (!rec->name.len)
+		goto malformed;
+	tr->seen |= SEEN_REV3T;
+	return TK_OK;
+malformed:
+	return bad(tr, err, W_MALFORMED, line, line + rec->column - 1,
+		   "malformed exception line", NULL, NULL);
+}
+
+/* ES (addr:opcode) T mode: disasm | ES EXC ... | ES Reset */
+static int es(tk_tarmac *tr, const char *line, const char *p, const char *end,
+	      tk_tarmac_record *rec, tk_error *err)
+{
+	const char *in, *ine, *c, *t, *te;
+	unsigned bits;
+	int iset;
+
+	tr->seen |= SEEN_REV3T;
+	if (p < end && *p == '(') {
+		rec->kind = TK_TARMAC_INSTRUCTION;
+		rec->status = 'T';
+		rec->executed = 1;
+		if (paren(p, end, &in, &ine, &p) < 0)
+			goto malformed;
+		c = memchr(in, ':', (size_t)(ine - in));
+		if (!c || parse_hex(in, c, &rec->address) < 0 ||
+		    parse_opcode(c + 1, ine, rec) < 0)
+			goto malformed;
+		rec->has_address = 1;
+		t = p;
+		te = tok_end(t, end);
+		if (iset_token(t, te, &iset, &bits) != 1 || iset == 'X')
+			goto malformed;
+		rec->iset = iset;
+		if (mode_and_disasm(te, end, rec) < 0)
+			goto malformed;
+		if (!rec->executed)
+			rec->status = 'S';
+		set_mnemonic(rec);
+		return TK_OK;
+	}
+	te = tok_end(p, end);
+	if (tok_is(p, te, "EXC")) {
+		rec->kind_text.ptr = p;
+		rec->kind_text.len = 3;
+		return exc(tr, line, skip_blank(te, end), end, rec, err);
+	}
+	if (p == te)
+		goto malformed;
+	/* Cortex-A53 RTL: "ES  Reset", an EXC line follows */
+	rec->kind = TK_TARMAC_EVENT;
+	rec->exception_number = -1;
+	rest_of(p, end, &rec->name);
+	rec->text = rec->name;
+	return TK_OK;
+malformed:
+	return bad(tr, err, W_MALFORMED, line, line + rec->column - 1,
+		   "malformed ES line", NULL, NULL);
+}
+
+/* R name [(qual)] value [words] [(qual) | flags] */
+static int reg(tk_tarmac *tr, const char *line, const char *p, const char *end,
+	       tk_tarmac_record *rec, tk_error *err)
+{
+	const char *n = p, *ne = tok_end(p, end), *v, *ve, *q;
+
+	rec->kind = TK_TARMAC_REGISTER;
+	if (n == ne)
+		goto malformed;
+	p = skip_blank(ne, end);
+	/* cache and TLB maintenance: "R DC CISW", "R TLBI ALLE3" */
+	if ((tok_is(n, ne, "DC") || tok_is(n, ne, "IC") || tok_is(n, ne, "TLBI") ||
+	     tok_is(n, ne, "AT")) && p < end) {
+		const char *oe = tok_end(p, end);
+		if (!all_hex(p, oe)) {
+			ne = oe;
+			p = skip_blank(oe, end);
+		}
+	}
+	rec->reg.ptr = n;
+	rec->reg.len = (size_t)(ne - n);
+	if (p < end && *p == '(') {
+		q = tok_end(p, end);
+		if (q[-1] != ')')
+			goto malformed;
+		rec->qualifier.ptr = p;
+		rec->qualifier.len = (size_t)(q - p);
+		p = skip_blank(q, end);
+	}
+	v = p;
+	ve = v;
+	while (p < end) {
+		const char *te = tok_end(p, end), *x;
+		for (x = p; x < te && value_char(*x); x++)
+			;
+		if (x != te || (p != v && te - p < 8))
+			break;
+		ve = te;
+		p = skip_blank(te, end);
+	}
+	if (ve == v)
+		goto malformed;
+	rec->value.ptr = v;
+	rec->value.len = (size_t)(ve - v);
+	if (!memchr(v, ':', (size_t)(ve - v)))
+		value_of(v, ve, &rec->reg_value, &rec->value_known);
+	if (p < end) {
+		const char *te = tok_end(p, end);
+		if (skip_blank(te, end) != end)
+			goto malformed;
+		if (!(*p == '(' && te[-1] == ')')) {
+			for (q = p; q < te; q++)
+				if (!strchr("NZCVQGE_", *q))
+					goto malformed;
+		}
+		rec->qualifier.ptr = p;
+		rec->qualifier.len = (size_t)(te - p);
+	}
+	return TK_OK;
+malformed:
+	return bad(tr, err, W_MALFORMED, line, line + rec->column - 1,
+		   "malformed register line", NULL, NULL);
+}
+
+/* E name [args] | E addr ... CoreEvent_Name */
+static int event_e(tk_tarmac *tr, const char *line, const char *p,
+		   const char *end, tk_tarmac_record *rec, tk_error *err)
+{
+	const char *t = p, *te = tok_end(p, end), *last = p, *laste = te, *c;
+
+	rec->kind = TK_TARMAC_EVENT;
+	rec->exception_number = -1;
+	rest_of(p, end, &rec->text);
+	if (t == te)
+		return bad(tr, err, W_MALFORMED, line, line + rec->column - 1,
+			   "event line without a description", NULL, NULL);
+	c = memchr(t, ':', (size_t)(te - t));
+	if (te - t >= 8 && all_hex(t, c ? c : te)) {
+		/* Fast Models: "E addr [mode] value CoreEvent_X" */
+		parse_addr(t, te, rec);
+		for (p = skip_blank(te, end); p < end; p = skip_blank(laste, end)) {
+			last = p;
+			laste = tok_end(p, end);
+		}
+		rec->name.ptr = last;
+		rec->name.len = (size_t)(laste - last);
+		if (laste - last > 10 && memcmp(last, "CoreEvent_", 10) == 0)
+			tr->seen |= SEEN_FMONLY;
+		return TK_OK;
+	}
+	rec->name.ptr = t;
+	rec->name.len = (size_t)(te - t);
+	if (tok_is(t, te, "INT_TAKEN")) {
+		uint64_t n;
+		const char *a = skip_blank(te, end), *ae = tok_end(a, end);
+		if (parse_hex(a, ae, &n) == 0 && n <= 0xffff)
+			rec->exception_number = (int)n;
+	}
+	return TK_OK;
+}
+
+/* address and data after a memory or bus kind token */
+static int addr_data(const char *p, const char *end, tk_tarmac_record *rec,
+		     int allow_transfer)
+{
+	const char *a = p, *ae = tok_end(p, end), *d, *x;
+
+	if (allow_transfer && a < end && *a == '(') { /* (addr:count) of Cortex-R5 */
+		const char *in, *ine;
+		if (paren(a, end, &in, &ine, &a) < 0)
+			return -1;
+		ae = tok_end(a, end);
+	}
+	if (allow_transfer && tok_is(a, ae, "TRANSFER")) {
+		rec->has_address = 0;
+	} else if (parse_addr(a, ae, rec) < 0) {
+		return -1;
+	}
+	d = skip_blank(ae, end);
+	if (tok_is(d, tok_end(d, end), "(ABORTED)")) {
+		rec->aborted = 1;
+		return skip_blank(tok_end(d, end), end) == end ? 0 : -1;
+	}
+	if (d == end)
+		return -1;
+	for (x = d; x < end; x++)
+		if (!value_char(*x) && !is_blank(*x))
+			return -1;
+	rest_of(d, end, &rec->data);
+	value_of(rec->data.ptr, rec->data.ptr + rec->data.len, &rec->data_value,
+		 &rec->data_known);
+	return 0;
+}
+
+static int size_digits(const char *p, const char *e, unsigned *size)
+{
+	if (e - p == 1 && (*p == '1' || *p == '2' || *p == '4' || *p == '8')) {
+		*size = (unsigned)(*p - '0');
+		return 0;
+	}
+	if (e - p == 2 && p[0] == '1' && p[1] == '6') {
+		*size = 16;
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * M and B kind tokens: "MR4", "MW16" (Fast Models), "MR4_I" (Cortex-M0),
+ * "MNW1___D", "BNR4O__I" (the spec's seven attribute letters).
+ */
+static int mem_bus(tk_tarmac *tr, const char *line, const char *t,
+		   const char *te, const char *end, tk_tarmac_record *rec,
+		   tk_error *err)
+{
+	size_t n = (size_t)(te - t);
+	const char *p = skip_blank(te, end);
+	int spec = 0;
+
+	rec->kind = *t == 'B' ? TK_TARMAC_BUS : TK_TARMAC_MEMORY;
+	if (n == 8 && strchr("NSC", t[1]) && (t[2] == 'R' || t[2] == 'W') &&
+	    size_digits(t + 3, t + 4, &rec->size) == 0 &&
+	    (t[4] == 'O' || t[4] == '_') && (t[5] == 'L' || t[5] == '_') &&
+	    (t[6] == 'S' || t[6] == '_') &&
+	    strchr(*t == 'B' ? "IDS_" : "IDASR_", t[7])) {
+		spec = 1;
+		rec->seq = t[1];
+		rec->write = t[2] == 'W';
+		rec->opcode_fetch = t[4] == 'O';
+		rec->locked = t[5] == 'L';
+		rec->speculative = t[6] == 'S';
+		rec->port = t[7];
+		tr->seen |= SEEN_M;
+	} else if (*t == 'M' && n >= 3 && (t[1] == 'R' || t[1] == 'W')) {
+		const char *u = memchr(t, '_', n);
+		rec->write = t[1] == 'W';
+		if (size_digits(t + 2, u ? u : te, &rec->size) < 0)
+			goto unknown;
+		if (u) {        /* MR4_I */
+			if (te - u != 2 || !strchr("IDA", u[1]))
+				goto unknown;
+			rec->port = u[1];
+			tr->seen |= SEEN_M;
+		} else {
+			tr->seen |= SEEN_FM;
+		}
+	} else {
+		goto unknown;
+	}
+	if (addr_data(p, end, rec, spec && *t == 'M') < 0)
+		return bad(tr, err, W_MALFORMED, line, p,
+			   rec->kind == TK_TARMAC_BUS ? "malformed bus line"
+						      : "malformed memory line",
+			   NULL, NULL);
+	return TK_OK;
+unknown:
+	return bad(tr, err, W_UNKNOWN_KIND, line, t, "unknown line kind", t, te);
+}
+
+/*
+ * Text Rev 3t LD / ST: "LD addr  lanes... [S:pa] attrs".  Lanes show 16
+ * bytes, highest address first; ".." marks a byte not accessed, "##" one
+ * whose value is not shown.
+ */
+static int ldst(tk_tarmac *tr, const char *line, const char *p,
+		const char *end, tk_tarmac_record *rec, tk_error *err)
+{
+	const char *a = p, *ae = tok_end(p, end), *l, *le, *first = NULL;
+	unsigned nlanes = 0, nbytes = 0, gaps = 0;
+	int hole = 0, unknown = 0;
+	uint64_t v = 0;
+
+	rec->kind = TK_TARMAC_MEMORY;
+	if (parse_hex(a, ae, &rec->address) < 0)
+		goto malformed;
+	rec->has_address = 1;
+	for (l = skip_blank(ae, end); l < end; l = skip_blank(le, end)) {
+		const char *x;
+		le = tok_end(l, end);
+		if (le - l != 8 || nlanes == 4)
+			break;
+		for (x = l; x < le; x++)
+			if (hexval(*x) < 0 && *x != '.' && *x != '#')
+				break;
+		if (x != le)
+			break;
+		for (x = l; x < le; x += 2) {
+			if (x[0] == '.' && x[1] == '.') {
+				if (nbytes)
+					hole = 1;
+				continue;
+			}
+			if (x[0] == '.' || x[1] == '.')
+				goto malformed;
+			if (hole)
+				gaps = 1;
+			if (!first)
+				first = l;
+			if (x[0] == '#' || x[1] == '#')
+				unknown = 1;
+			else
+				v = v << 8 | (uint64_t)(hexval(x[0]) << 4 | hexval(x[1]));
+			nbytes++;
+		}
+		nlanes++;
+		rec->data.ptr = first ? first : l;
+		rec->data.len = (size_t)(le - rec->data.ptr);
+	}
+	if (!nlanes)
+		goto malformed;
+	rec->size = nbytes;
+	if (nbytes && nbytes <= 8 && !gaps && !unknown) {
+		rec->data_value = v;
+		rec->data_known = 1;
+	}
+	if (l < end) {
+		le = tok_end(l, end);
+		rec->phys.ptr = l;
+		rec->phys.len = (size_t)(le - l);
+		rest_of(skip_blank(le, end), end, &rec->text);
+	}
+	tr->seen |= SEEN_REV3T;
+	return TK_OK;
+malformed:
+	return bad(tr, err, W_MALFORMED, line, a, "malformed LD/ST line", NULL,
+		   NULL);
+}
+
+/* BR (addr) [A|T|O]; FD (n) from to [A|T|O] */
+static int branch(tk_tarmac *tr, const char *line, const char *p,
+		  const char *end, tk_tarmac_record *rec, int fd, tk_error *err)
+{
+	const char *in, *ine, *t, *te;
+	unsigned bits;
+
+	rec->kind = TK_TARMAC_BRANCH;
+	if (paren(p, end, &in, &ine, &p) < 0)
+		goto malformed;
+	if (fd) {
+		uint64_t from;
+		t = p;
+		te = tok_end(t, end);
+		if (parse_hex(t, te, &from) < 0 || parse_hex(in, ine, &rec->count) < 0)
+			goto malformed;
+		p = skip_blank(te, end);
+		te = tok_end(p, end);
+		if (parse_hex(p, te, &rec->address) < 0)
+			goto malformed;
+		rec->has_address = 1;
+		p = skip_blank(te, end);
+		tr->seen |= SEEN_FMONLY | SEEN_FM;
+	} else {
+		if (parse_hex(in, ine, &rec->address) < 0)
+			goto malformed;
+		rec->has_address = 1;
+		tr->seen |= SEEN_REV3T;
+	}
+	if (p < end) {
+		te = tok_end(p, end);
+		if (iset_token(p, te, &rec->iset, &bits) != 1 ||
+		    skip_blank(te, end) != end)
+			goto malformed;
+	}
+	return TK_OK;
+malformed:
+	return bad(tr, err, W_MALFORMED, line, line + rec->column - 1,
+		   "malformed branch line", NULL, NULL);
+}
+
+/* "R08 addr data", "W04 X addr data" */
+static int mem_short(tk_tarmac *tr, const char *line, const char *t,
+		     const char *end, tk_tarmac_record *rec, tk_error *err)
+{
+	const char *p = skip_blank(t + 3, end), *te = tok_end(p, end);
+
+	rec->kind = TK_TARMAC_MEMORY;
+	rec->write = t[0] == 'W';
+	rec->size = (unsigned)((t[1] - '0') * 10 + (t[2] - '0'));
+	if (te - p == 1 && ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z') &&
+	    hexval(*p) < 0)
+		p = skip_blank(te, end); /* an attribute letter */
+	if (addr_data(p, end, rec, 0) < 0)
+		return bad(tr, err, W_MALFORMED, line, p, "malformed memory line",
+			   NULL, NULL);
+	return TK_OK;
+}
+
+static int parse_line(tk_tarmac *tr, const char *line, const char *end,
+		      tk_tarmac_record *rec, tk_error *err)
+{
+	const char *p = skip_blank(line, end), *t, *te, *n;
+	uint32_t cpu = 0;
+	int rc, ldst_prev = tr->prev_ldst;
+
+	if (p == end || *p == '#')
+		return SKIP;
+	memset(rec, 0, sizeof(*rec));
+	rec->line = tr->line;
+	rec->raw.ptr = line;
+	rec->raw.len = (size_t)(end - line);
+	rec->time = tr->time;
+	rec->unit = tr->unit;
+	if (*p >= '0' && *p <= '9') {
+		rc = parse_stamp(tr, line, &p, end, rec, err);
+		if (rc < 0 || rc == SKIP)
+			return rc;
+	}
+	tr->prev_ldst = 0;
+	t = p;
+	te = tok_end(t, end);
+	if (rec->own_time && is_cpu_token(t, te)) {
+		n = skip_blank(te, end);
+		if (n < end) {
+			rc = cpu_index(tr, t, (size_t)(te - t), &cpu, err);
+			if (rc < 0)
+				return rc;
+			tr->seen |= SEEN_CPU;
+			t = n;
+			te = tok_end(t, end);
+		}
+	}
+	if (t == te)
+		return bad(tr, err, W_UNKNOWN_KIND, line, t,
+			   "time stamp without a record", NULL, NULL);
+	rec->cpu = cpu;
+	rec->column = (uint32_t)(t - line) + 1;
+	rec->kind_text.ptr = t;
+	rec->kind_text.len = (size_t)(te - t);
+	p = skip_blank(te, end);
+	switch (te - t) {
+	case 1:
+		if (*t == 'R')
+			return reg(tr, line, p, end, rec, err);
+		if (*t == 'E')
+			return event_e(tr, line, p, end, rec, err);
+		break;
+	case 2:
+		if (t[0] == 'I' && strchr("TSFEA", t[1]))
+			return instr_i(tr, line, p, end, rec, err);
+		if (t[0] == 'E' && t[1] == 'S')
+			return es(tr, line, p, end, rec, err);
+		if ((t[0] == 'L' && t[1] == 'D') || (t[0] == 'S' && t[1] == 'T')) {
+			tr->prev_ldst = t[0];
+			rec->write = t[0] == 'S';
+			return ldst(tr, line, p, end, rec, err);
+		}
+		if (t[0] == 'B' && t[1] == 'R')
+			return branch(tr, line, p, end, rec, 0, err);
+		if (t[0] == 'F' && t[1] == 'D')
+			return branch(tr, line, p, end, rec, 1, err);
+		break;
+	case 3:
+		if (tok_is(t, te, "EXC"))
+			return exc(tr, line, p, end, rec, err);
+		if ((t[0] == 'R' || t[0] == 'W') && t[1] >= '0' && t[1] <= '9' &&
+		    t[2] >= '0' && t[2] <= '9')
+			return mem_short(tr, line, t, end, rec, err);
+		break;
+	default:
+		break;
+	}
+	if (*t == 'M' || (*t == 'B' && te - t == 8))
+		return mem_bus(tr, line, t, te, end, rec, err);
+	if (tok_is(t, te, "CADI") || tok_is(t, te, "SIGNAL:") ||
+	    tok_is(t, te, "INFO_EXCEPTION_REASON:")) {
+		rec->kind = TK_TARMAC_EVENT;
+		rec->exception_number = -1;
+		tr->seen |= SEEN_FMONLY | SEEN_FM;
+		if (*t == 'C') {
+			const char *e = tok_end(p, end);
+			if (!tok_is(p, e, "E"))
+				goto unknown;
+			p = skip_blank(e, end);
+			rec->name.ptr = p;
+			rec->name.len = (size_t)(tok_end(p, end) - p);
+			if (!rec->name.len)
+				goto unknown;
+		} else {
+			rec->name.ptr = t;
+			rec->name.len = (size_t)(te - t - 1);
+		}
+		rest_of(p, end, &rec->text);
+		return TK_OK;
+	}
+	if (tok_is(t, te, "CACHE") || (tok_is(t, te, "Tarmac") && !rec->own_time)) {
+		rec->kind = TK_TARMAC_OTHER;
+		rest_of(t, end, &rec->text);
+		rec->name.ptr = t;
+		rec->name.len = (size_t)(te - t);
+		if (*t == 'C')
+			tr->seen |= SEEN_FMONLY | SEEN_FM;
+		else
+			tr->seen |= SEEN_REV3T;
+		return TK_OK;
+	}
+	/* an LD/ST continuation line: the address, with no kind token */
+	if (ldst_prev && !rec->own_time && all_hex(t, te)) {
+		tr->prev_ldst = ldst_prev;
+		rec->write = ldst_prev == 'S';
+		rec->kind_text.ptr = ldst_prev == 'S' ? "ST" : "LD";
+		rec->kind_text.len = 2;
+		return ldst(tr, line, t, end, rec, err);
+	}
+unknown:
+	return bad(tr, err, W_UNKNOWN_KIND, line, t, "unknown line kind", t, te);
+}
+
+/* ---- the stream ---------------------------------------------------------------- */
+
+static int next_line(tk_tarmac *tr, const char **line, const char **lend,
+		     tk_error *err)
+{
+	tk_source *src = tr->src;
+	const char *p, *nl;
+	size_t avail, scanned = 0, len;
+	int rc;
+
+	for (;;) {
+		p = (const char *)tk_source_window(src, &avail);
+		nl = memchr(p + scanned, '\n', avail - scanned);
+		if (nl)
+			break;
+		if (tk_source_eof(src)) {
+			if (!avail)
+				return TK_END;
+			nl = p + avail;
+			break;
+		}
+		scanned = avail;
+		rc = tk_source_fill(src, avail + 1, err);
+		if (rc < 0)
+			return rc;
+		if (rc == 0 && !tk_source_eof(src))
+			return tk_err_set(err, TK_E_IO, tr->name, tr->line + 1, 0,
+					  "input ended unexpectedly");
+	}
+	len = (size_t)(nl - p);
+	tk_source_consume(src, len + (nl < p + avail ? 1 : 0));
+	if (len && p[len - 1] == '\r')
+		len--;
+	tr->line++;
+	*line = p;
+	*lend = p + len;
+	return TK_OK;
+}
+
+int tk_tarmac_next(tk_tarmac *tr, tk_tarmac_record *rec, tk_error *err)
+{
+	const char *line = NULL, *end = NULL;
+	int rc;
+
+	for (;;) {
+		rc = next_line(tr, &line, &end, err);
+		if (rc != TK_OK)
+			return rc;
+		rc = parse_line(tr, line, end, rec, err);
+		if (rc != SKIP)
+			return rc;
+	}
+}
+
+/* ---- open, close, queries ------------------------------------------------------ */
+
+int tarmac_init(tk_tarmac *tr, tk_source *src, int owns_src,
+		const tk_tarmac_opts *opts, tk_reader *reader, tk_error *err)
+{
+	(void)err;
+	tr->src = src;
+	tr->owns_src = owns_src;
+	tr->reader = reader;
+	if (opts)
+		tr->opts = *opts;
+	tr->name = tk_source_name(src);
+	return TK_OK;
+}
+
+void tarmac_fini(tk_tarmac *tr)
+{
+	size_t i;
+
+	for (i = 0; i < tr->ncpus; i++)
+		free(tr->cpus[i]);
+	free(tr->cpus);
+	if (tr->owns_src)
+		tk_source_close(tr->src);
+}
+
+static int open_on(tk_tarmac **out, tk_source *src, const tk_tarmac_opts *opts,
+		   tk_error *err)
+{
+	tk_tarmac *tr = calloc(1, sizeof(*tr));
+
+	if (!tr) {
+		tk_source_close(src);
+		return tk_err_nomem(err, "tarmac");
+	}
+	tarmac_init(tr, src, 1, opts, NULL, err);
+	*out = tr;
+	return TK_OK;
+}
+
+int tk_tarmac_open(tk_tarmac **out, const char *path,
+		   const tk_tarmac_opts *opts, tk_error *err)
+{
+	tk_source *src;
+	int rc;
+
+	*out = NULL;
+	rc = tk_source_open(&src, path, err);
+	if (rc < 0)
+		return rc;
+	return open_on(out, src, opts, err);
+}
+
+int tk_tarmac_open_mem(tk_tarmac **out, const void *data, size_t len,
+		       const char *name, const tk_tarmac_opts *opts,
+		       tk_error *err)
+{
+	tk_source *src;
+	int rc;
+
+	*out = NULL;
+	rc = tk_source_open_mem(&src, data, len, name, err);
+	if (rc < 0)
+		return rc;
+	return open_on(out, src, opts, err);
+}
+
+uint64_t tk_tarmac_skipped_count(const tk_tarmac *tr)
+{
+	return tr->nskipped;
+}
+
+uint64_t tk_tarmac_warning_count(const tk_tarmac *tr)
+{
+	return tr->reader ? tk_reader_warning_count(tr->reader) : tr->nwarn;
+}
+
+tk_tarmac_variant tk_tarmac_variant_get(const tk_tarmac *tr)
+{
+	unsigned s = tr->seen & (SEEN_M | SEEN_FM | SEEN_REV3T);
+
+	if (s == SEEN_M)
+		return TK_TARMAC_VARIANT_CORTEX_M;
+	if (s == SEEN_FM)
+		return (tr->seen & SEEN_CPU) && !(tr->seen & SEEN_FMONLY)
+			       ? TK_TARMAC_VARIANT_GEM5
+			       : TK_TARMAC_VARIANT_FAST_MODELS;
+	if (s == SEEN_REV3T)
+		return TK_TARMAC_VARIANT_TEXT_REV3T;
+	return s ? TK_TARMAC_VARIANT_MIXED : TK_TARMAC_VARIANT_UNKNOWN;
+}
+
+size_t tk_tarmac_cpu_count(const tk_tarmac *tr)
+{
+	return tr->ncpus;
+}
+
+const char *tk_tarmac_cpu_name(const tk_tarmac *tr, size_t i)
+{
+	return i < tr->ncpus ? tr->cpus[i] : NULL;
+}
+
+const char *tk_tarmac_name(const tk_tarmac *tr)
+{
+	return tr->name;
+}
+
+void tk_tarmac_close(tk_tarmac *tr)
+{
+	if (!tr)
+		return;
+	tarmac_fini(tr);
+	free(tr);
+}

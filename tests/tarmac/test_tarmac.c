@@ -1,0 +1,141 @@
+/*
+ * test_tarmac.c - the Tarmac record API on the spec's examples and one line
+ * of each other variant: every field a line carries.
+ */
+#include "tracekit/tracekit.h"
+#include "../unit/tk_test.h"
+
+#include <stdlib.h>
+
+static tk_tarmac_record rec;
+
+/* Read the first record of `text` (strict). */
+static int one(const char *text)
+{
+	tk_tarmac_opts o;
+	tk_tarmac *tr;
+	tk_error err;
+	int rc;
+
+	tk_tarmac_opts_init(&o);
+	o.strict = 1;
+	if (tk_tarmac_open_mem(&tr, text, strlen(text), "t", &o, &err) < 0)
+		return -100;
+	rc = tk_tarmac_next(tr, &rec, &err);
+	if (rc < 0)
+		fprintf(stderr, "  (%s: %s)\n", text, err.msg);
+	tk_tarmac_close(tr);
+	return rc;
+}
+
+static int span(const tk_tarmac_span *s, const char *lit)
+{
+	return s->len == strlen(lit) && memcmp(s->ptr, lit, s->len) == 0;
+}
+
+static void spec_examples(void)
+{
+	CHECK(one("315760 ns IT (000007e8:0000247c) 000007e8 2900 T16 CMP r1,#0\n") == TK_OK);
+	CHECK(rec.kind == TK_TARMAC_INSTRUCTION && rec.time == 315760 &&
+	      rec.unit == TK_TARMAC_UNIT_NS && rec.address == 0x7e8 &&
+	      rec.opcode == 0x2900 && rec.opcode_bits == 16 && rec.iset == 'T' &&
+	      rec.executed && rec.count == 0x247c);
+	CHECK(span(&rec.mnemonic, "CMP") && span(&rec.disasm, "CMP r1,#0"));
+	CHECK(one("12 ns R r9 0000000a") == TK_OK);
+	CHECK(rec.kind == TK_TARMAC_REGISTER && span(&rec.reg, "r9") &&
+	      rec.value_known && rec.reg_value == 10);
+	CHECK(one("5000 ns E HardFault\n") == TK_OK);
+	CHECK(rec.kind == TK_TARMAC_EVENT && span(&rec.name, "HardFault"));
+	CHECK(one("140 ns BNR4O__I 00000838 f0018800\n") == TK_OK);
+	CHECK(rec.kind == TK_TARMAC_BUS && rec.seq == 'N' && !rec.write &&
+	      rec.size == 4 && rec.opcode_fetch && rec.port == 'I' &&
+	      rec.address == 0x838 && rec.data_known && rec.data_value == 0xf0018800);
+	CHECK(one("830 ns MNW1___D 00400000 74\n") == TK_OK);
+	CHECK(rec.kind == TK_TARMAC_MEMORY && rec.write && rec.size == 1 &&
+	      rec.port == 'D' && rec.data_value == 0x74);
+	CHECK(one("  315760   ns   IS   (000007e8:0000247c)  000007e8  2900  T16  CMP r1,#0\n") == TK_OK);
+	CHECK(!rec.executed && rec.status == 'S');
+}
+
+static void variants(void)
+{
+	CHECK(one("12 clk IS (12) 0000802c 1afb T svc_s : SUBNE    r3,r7,r3") == TK_OK);
+	CHECK(!rec.executed && rec.count == 12 && rec.unit == TK_TARMAC_UNIT_CLK &&
+	      span(&rec.mode, "svc_s") && span(&rec.mnemonic, "SUBNE"));
+	CHECK(one("1500 clk cpu0 IT (4) 002109bc a9be7bfd O EL3h_s : STP        ") == TK_OK);
+	CHECK(rec.cpu == 1 && rec.iset == 'O' && rec.opcode_bits == 32 &&
+	      span(&rec.disasm, "STP"));
+	CHECK(one("    6000000 cs IT (00000000004d6eb8) 54fffea1 O  ---_- :        b.ne\t0x4d6e8c") == TK_OK);
+	CHECK(rec.address == 0x4d6eb8 && rec.opcode == 0x54fffea1 && span(&rec.mnemonic, "b.ne"));
+	CHECK(one("     800000 ns  ES  (000001a4:03a06a01) A svc:     CCFAIL MOVEQ    r6,#0x1000") == TK_OK);
+	CHECK(!rec.executed && span(&rec.mnemonic, "MOVEQ") && span(&rec.mode, "svc"));
+	CHECK(one("      15000 ps  ES  EXC [1] Reset") == TK_OK);
+	CHECK(rec.kind == TK_TARMAC_EVENT && rec.exception_number == 1 && span(&rec.name, "Reset"));
+	CHECK(one("                    LD 000000007ff80fe0 ........ ........ ........ ......11    S:007ff80fe0    nGnRnE OSH") == TK_OK);
+	CHECK(rec.kind == TK_TARMAC_MEMORY && !rec.own_time && rec.size == 1 &&
+	      rec.data_known && rec.data_value == 0x11 && span(&rec.phys, "S:007ff80fe0"));
+	CHECK(one("                    BR (00000080) A") == TK_OK);
+	CHECK(rec.kind == TK_TARMAC_BRANCH && rec.address == 0x80 && rec.iset == 'A');
+	CHECK(one("0 clk R X30 0000000000008004") == TK_OK);
+	CHECK(rec.value_known && rec.reg_value == 0x8004);
+	CHECK(one("608 clk R Q0 93c467e3 7db0c7a4 d1be3f81 0152cb56") == TK_OK);
+	CHECK(!rec.value_known && span(&rec.value, "93c467e3 7db0c7a4 d1be3f81 0152cb56"));
+	CHECK(one("6000017 cs R cpsr 20000000 __C_") == TK_OK);
+	CHECK(rec.reg_value == 0x20000000 && span(&rec.qualifier, "__C_"));
+	CHECK(one("271ns R r13 20001fff (MSP)") == TK_OK);
+	CHECK(rec.time == 271 && span(&rec.qualifier, "(MSP)"));
+	CHECK(one("         10.356000us R CONTROL 00000000") == TK_OK);
+	CHECK(rec.time == 10356000 && rec.unit == TK_TARMAC_UNIT_PS);
+	CHECK(one("28491 clk MR4 dfdfdfcf (ABORTED)") == TK_OK);
+	CHECK(rec.aborted && rec.address == 0xdfdfdfcf);
+	CHECK(one("1 clk MR8 0000c7c8:00000000c7c8 00000000_0000ca68") == TK_OK);
+	CHECK(rec.size == 8 && rec.data_value == 0xca68 && span(&rec.phys, "00000000c7c8"));
+	CHECK(one("0 clk cpu0 E 00000000:000000000000 00000001 CoreEvent_Reset") == TK_OK);
+	CHECK(span(&rec.name, "CoreEvent_Reset") && rec.has_address);
+	CHECK(one("       1234 ns E INT_TAKEN 0f") == TK_OK);
+	CHECK(rec.exception_number == 15);
+	CHECK(one("       1234 ns IT 00000350 490d        LDR      r1,[pc,#52]  ; [0x388]") == TK_OK);
+	CHECK(rec.address == 0x350 && rec.iset == 0 && span(&rec.mnemonic, "LDR"));
+	CHECK(one("1359353 ns MCW4___R (01000250:000000bb) TRANSFER 00000000") == TK_OK);
+	CHECK(rec.kind == TK_TARMAC_MEMORY && !rec.has_address);
+	CHECK(one("Tarmac Text Rev 3t\n") == TK_OK && rec.kind == TK_TARMAC_OTHER);
+	CHECK(one("# a comment\n\n   \n") == TK_END);
+}
+
+static void errors(void)
+{
+	tk_tarmac_opts o;
+	tk_tarmac *tr;
+	tk_error err;
+	const char *text = "10 ns R r0 00000001\n20 ns QQ 1\n30 ns R r1 2\n";
+	int n = 0;
+
+	CHECK(one("10 ns QQ 1") == TK_E_PARSE);
+	CHECK(one("10 furlongs R r0 1") == TK_E_PARSE);
+	CHECK(one("10 ns IT (zz) 1 2 T16 X") == TK_E_PARSE);
+	CHECK(one("10 ns R r0") == TK_E_PARSE);
+	CHECK(one("10 ns MNW4___D 00400000") == TK_E_PARSE);
+	CHECK(one("99999999999999999999999 ns R r0 1") == TK_E_PARSE);
+	tk_tarmac_opts_init(&o);
+	o.strict = 1;
+	CHECK(tk_tarmac_open_mem(&tr, text, strlen(text), "x.log", &o, &err) == TK_OK);
+	CHECK(tk_tarmac_next(tr, &rec, &err) == TK_OK);
+	CHECK(tk_tarmac_next(tr, &rec, &err) == TK_E_PARSE);
+	CHECK(err.line == 2 && err.column == 7 && strcmp(err.input, "x.log") == 0);
+	tk_tarmac_close(tr);
+	o.strict = 0;
+	CHECK(tk_tarmac_open_mem(&tr, text, strlen(text), "x.log", &o, &err) == TK_OK);
+	while (tk_tarmac_next(tr, &rec, &err) == TK_OK)
+		n++;
+	CHECK(n == 2 && tk_tarmac_skipped_count(tr) == 1 && tk_tarmac_warning_count(tr) == 1);
+	tk_tarmac_close(tr);
+}
+
+int main(void)
+{
+	spec_examples();
+	variants();
+	errors();
+	printf("%d checks, %d failures\n", tk_test_checks, tk_test_failures);
+	return tk_test_failures ? 1 : 0;
+}
