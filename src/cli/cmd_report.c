@@ -1,0 +1,781 @@
+/*
+ * cmd_report.c - `tracekit report FILE -o report.html`: one self-contained
+ * HTML page (docs/report.md).
+ *
+ * Two passes over FILE keep memory flat and the page bounded:
+ *  1. stats, check, the span, and how many slices and instants there are
+ *     (with a log2 histogram of slice durations);
+ *  2. the timeline again: slices at least as long as a threshold chosen
+ *     from pass 1 (0 when all of them fit the budget) go into the page as
+ *     they are; shorter ones are summarised into REPORT_BINS windows per
+ *     core (busy share and the dominant entity); so are instants beyond
+ *     their budget.  Core load and the histograms of RT and CET (binned
+ *     between the min and max that stats found) are filled in the same pass.
+ * The page's data is one JSON object written into the template
+ * (report_page.c); the file is written under a temporary name and renamed
+ * when complete.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "report_page.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SLICE_BUDGET 150000u
+#define INSTANT_BUDGET 60000u
+#define PROBLEM_MAX 2000u
+#define REPORT_BINS 2000u
+#define HIST_BINS 24u
+
+static void help(FILE *fp)
+{
+	fprintf(fp,
+		"usage: tracekit report [options] FILE -o OUT.html\n\n"
+		"Writes one self-contained HTML page (no network, no other files): a\n"
+		"timeline per core (tasks, ISRs and runnables nested, signals as ticks)\n"
+		"with zoom (wheel), pan (drag) and hover details; the metrics of\n"
+		"'tracekit stats' with the worst instance one click away; histograms of\n"
+		"RT and CET per entity; core load over time; the problems 'tracekit\n"
+		"check' finds, listed and marked.  Where a pixel would hold many\n"
+		"slices the page holds a summary (the page stays below about 10 MB);\n"
+		"re-run with --start/--end for the full detail of a window.\n\n"
+		"options:\n"
+		"  -o, --output FILE   the page to write (required)\n"
+		"  --start TIME        only events at or after TIME (10ms, 250us, ticks)\n"
+		"  --end TIME          only events at or before TIME\n"
+		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
+		"  --strict            read by the specification only\n"
+		"  -q, --quiet         no warnings on stderr\n"
+		"  -h, --help          this help\n");
+}
+
+enum { O_FROM = 256, O_STRICT, O_START, O_END };
+
+/* ---- JSON out, safe inside <script> -------------------------------------- */
+
+static void jstr(FILE *fp, const char *s, size_t n)
+{
+	size_t i;
+
+	fputc('"', fp);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\')
+			fprintf(fp, "\\%c", c);
+		else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7f)
+			fprintf(fp, "\\u%04x", c);
+		else if (c >= 0x80)
+			fputs("\\ufffd", fp); /* names are ASCII in practice */
+		else
+			fputc(c, fp);
+	}
+	fputc('"', fp);
+}
+
+static void jcstr(FILE *fp, const char *s)
+{
+	jstr(fp, s, strlen(s));
+}
+
+/* ---- pass state ------------------------------------------------------------ */
+
+typedef struct problem {
+	uint64_t time, pos;
+	tk_rule rule;
+	char *msg;
+} problem;
+
+typedef struct hist {
+	uint32_t entity;
+	tk_metric metric;
+	uint64_t lo, hi;
+	uint64_t bins[HIST_BINS];
+} hist;
+
+typedef struct rep {
+	const tk_trace *t;
+	FILE *fp;
+	cli_filter *filter;
+	/* pass 1 */
+	uint64_t dur_log2[66];
+	uint64_t nslices, ninstants;
+	uint32_t maxdepth[256];
+	problem *probs;
+	size_t nprobs, capprobs;
+	uint64_t nviol[TK_RULE_COUNT];
+	/* pass 2 */
+	int pass;
+	tk_timeline *tl;
+	FILE *sfp;                  /* slices of pass 2, copied in after */
+	uint64_t first, last, span, binw;
+	uint64_t threshold;         /* slices shorter than this are summarised */
+	int instants_binned;
+	size_t nlanes;
+	uint64_t *busy;             /* [lane][REPORT_BINS] run time */
+	uint64_t *sumbusy;          /* [lane][REPORT_BINS] summarised slice time */
+	uint32_t *dom;              /* [lane][REPORT_BINS] dominant summarised entity */
+	uint64_t *domdur;
+	uint32_t *ibins;            /* [lane+1][REPORT_BINS] instants */
+	uint64_t nwritten, ninst_written;
+	hist *hists;
+	size_t nhists;
+	uint32_t *hist_of;          /* entity -> index of its RT hist + 1 (CET next) */
+	size_t nhist_of;
+	int nomem;
+} rep;
+
+static int lane_cap(rep *x, size_t lane)
+{
+	size_t n = lane + 1, old = x->nlanes, i;
+	void *p;
+
+	if (n <= old)
+		return 0;
+	n = n < 4 ? 4 : n * 2;
+#define GROW(a, sz, ex)                                                        \
+	do {                                                                   \
+		p = realloc(a, (n + ex) * REPORT_BINS * sz);                   \
+		if (!p)                                                        \
+			return -1;                                             \
+		a = p;                                                         \
+		memset((char *)a + (old + ex) * REPORT_BINS * sz, 0,           \
+		       (n - old) * REPORT_BINS * sz);                          \
+	} while (0)
+	GROW(x->busy, sizeof(uint64_t), 0);
+	GROW(x->sumbusy, sizeof(uint64_t), 0);
+	GROW(x->dom, sizeof(uint32_t), 0);
+	GROW(x->domdur, sizeof(uint64_t), 0);
+	GROW(x->ibins, sizeof(uint32_t), 1);
+#undef GROW
+	if (old == 0)
+		memset(x->ibins, 0, REPORT_BINS * sizeof(uint32_t));
+	for (i = old * REPORT_BINS; i < n * REPORT_BINS; i++)
+		x->dom[i] = TK_NONE;
+	x->nlanes = n;
+	return 0;
+}
+
+static size_t bin_of(const rep *x, uint64_t t)
+{
+	uint64_t b = (t - x->first) / x->binw;
+
+	return b >= REPORT_BINS ? REPORT_BINS - 1 : (size_t)b;
+}
+
+static unsigned ilog2(uint64_t v)
+{
+	unsigned n = 0;
+
+	while (v) {
+		n++;
+		v >>= 1;
+	}
+	return n; /* 0 for 0, 1 for 1, ... 64 */
+}
+
+static void on_violation(void *ctx, const tk_violation *v)
+{
+	rep *x = ctx;
+	problem *p;
+
+	x->nviol[v->rule]++;
+	if (x->nprobs >= PROBLEM_MAX)
+		return;
+	if (x->nprobs == x->capprobs) {
+		size_t cap = x->capprobs ? x->capprobs * 2 : 64;
+		p = realloc(x->probs, cap * sizeof(*p));
+		if (!p) {
+			x->nomem = 1;
+			return;
+		}
+		x->probs = p;
+		x->capprobs = cap;
+	}
+	p = &x->probs[x->nprobs];
+	p->time = v->time;
+	p->pos = v->pos;
+	p->rule = v->rule;
+	p->msg = strdup(v->msg);
+	if (!p->msg) {
+		x->nomem = 1;
+		return;
+	}
+	x->nprobs++;
+}
+
+static hist *hist_for(rep *x, uint32_t ent, tk_metric m)
+{
+	if (ent >= x->nhist_of || !x->hist_of[ent])
+		return NULL;
+	return &x->hists[x->hist_of[ent] - 1 + (m == TK_METRIC_CET)];
+}
+
+static void hist_add(hist *h, uint64_t v)
+{
+	uint64_t w = h->hi - h->lo;
+	size_t b;
+
+	if (v < h->lo || v > h->hi)
+		return;
+	b = w ? (size_t)((unsigned __int128)(v - h->lo) * HIST_BINS / (w + 1)) : 0;
+	h->bins[b < HIST_BINS ? b : HIST_BINS - 1]++;
+}
+
+static void on_slice(void *ctx, const tk_slice *s)
+{
+	rep *x = ctx;
+	uint64_t d = s->end - s->start;
+
+	if (x->pass == 1) {
+		x->nslices++;
+		x->dur_log2[ilog2(d)]++;
+		if (s->lane < 256 && s->depth + 1 > x->maxdepth[s->lane])
+			x->maxdepth[s->lane] = s->depth + 1;
+		return;
+	}
+	if (s->flags & TK_SLICE_TERMINATED && tk_etype_is_process(s->type)) {
+		hist *h = hist_for(x, s->entity, TK_METRIC_RT);
+		if (h && s->activated != UINT64_MAX && s->activated <= s->end)
+			hist_add(h, s->end - s->activated);
+		h = hist_for(x, s->entity, TK_METRIC_CET);
+		if (h)
+			hist_add(h, s->cet);
+	}
+	if (d >= x->threshold) {
+		/* lane, depth, entity, start, duration, flags, instance */
+		fprintf(x->sfp, "%s%u,%u,%u,%llu,%llu,%u,", x->nwritten++ ? "," : "",
+			s->lane, s->depth, s->entity,
+			(unsigned long long)(s->start - x->first),
+			(unsigned long long)d, s->flags);
+		if (s->inst == TK_INST_NONE)
+			fputs("null", x->sfp);
+		else
+			fprintf(x->sfp, "%lld", (long long)s->inst);
+		if (x->nwritten % 8 == 0)
+			fputc('\n', x->sfp);
+		return;
+	}
+	if (lane_cap(x, s->lane) < 0) {
+		x->nomem = 1;
+		return;
+	}
+	{
+		uint64_t t = s->start;
+		size_t base = (size_t)s->lane * REPORT_BINS, b;
+		while (1) {
+			uint64_t bend;
+			b = bin_of(x, t);
+			bend = x->first + (b + 1) * x->binw;
+			if (b == REPORT_BINS - 1 || bend > s->end)
+				bend = s->end;
+			if (s->depth == 0)
+				x->sumbusy[base + b] += bend - t;
+			if (bend - t >= x->domdur[base + b] || x->dom[base + b] == TK_NONE) {
+				x->domdur[base + b] = bend - t;
+				x->dom[base + b] = s->entity;
+			}
+			if (bend >= s->end)
+				break;
+			t = bend;
+		}
+	}
+}
+
+static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
+		   uint64_t start, uint64_t end)
+{
+	rep *x = ctx;
+	uint64_t t = start;
+
+	(void)entity;
+	(void)inst;
+	if (x->pass != 2)
+		return;
+	if (lane_cap(x, lane) < 0) {
+		x->nomem = 1;
+		return;
+	}
+	while (t < end) {
+		size_t b = bin_of(x, t);
+		uint64_t bend = x->first + (b + 1) * x->binw;
+		if (b == REPORT_BINS - 1 || bend > end)
+			bend = end;
+		x->busy[(size_t)lane * REPORT_BINS + b] += bend - t;
+		t = bend;
+	}
+}
+
+static int is_instant(const tk_event *ev)
+{
+	return ev->type == TK_ET_SIG || ev->type == TK_ET_EVENT ||
+	       ev->type == TK_ET_SEM;
+}
+
+static void instant(rep *x, const tk_event *ev)
+{
+	long lane = tk_timeline_event_lane(x->tl, ev);
+
+	if (x->instants_binned) {
+		if (lane_cap(x, lane < 0 ? 0 : (size_t)lane) < 0) {
+			x->nomem = 1;
+			return;
+		}
+		x->ibins[(size_t)(lane + 1) * REPORT_BINS + bin_of(x, ev->time)]++;
+		return;
+	}
+	/* lane, target, event name, time, source, note */
+	fprintf(x->fp, "%s[%ld,%u,", x->ninst_written++ ? "," : "", lane,
+		ev->target);
+	{
+		size_t n;
+		const char *s = tk_trace_str(x->t, ev->name, &n);
+		jstr(x->fp, s, n);
+	}
+	fprintf(x->fp, ",%llu,%u", (unsigned long long)(ev->time - x->first),
+		ev->source);
+	if (ev->note) {
+		fputc(',', x->fp);
+		jstr(x->fp, ev->note, ev->note_len < 200 ? ev->note_len : 200);
+	}
+	fputs("]\n", x->fp);
+}
+
+/* ---- one pass over the file ------------------------------------------------ */
+
+static int read_pass(rep *x, const char *path, const cli_read_opts *ro,
+		     tk_reader **rout, tk_stats **stout, tk_check **chkout)
+{
+	tk_reader *r = NULL;
+	tk_stats *st = NULL;
+	tk_check *chk = NULL;
+	const tk_event *ev;
+	tk_error err;
+	int rc, have = 0;
+
+	*rout = NULL;
+	if (cli_open(&r, path, ro) < 0)
+		return EXIT_BAD;
+	x->t = tk_reader_trace(r);
+	if (cli_filter_prepare(x->filter, r) < 0) {
+		tk_reader_close(r);
+		return EXIT_BAD;
+	}
+	x->tl = tk_timeline_new(x->t, on_slice, on_run, x);
+	if (x->pass == 1) {
+		st = tk_stats_new(x->t);
+		chk = tk_check_new(x->t, on_violation, x);
+	}
+	if (!x->tl || (x->pass == 1 && (!st || !chk)))
+		goto nomem;
+	tk_error_clear(&err);
+	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+		if (!cli_filter_match(x->filter, x->t, ev))
+			continue;
+		if (x->pass == 1) {
+			if (!have || ev->time < x->first)
+				x->first = ev->time;
+			if (!have || ev->time > x->last)
+				x->last = ev->time;
+			have = 1;
+			if (tk_stats_event(st, ev) < 0 || tk_check_event(chk, ev) < 0)
+				goto nomem;
+			if (is_instant(ev))
+				x->ninstants++;
+		}
+		if (tk_timeline_event(x->tl, ev) < 0)
+			goto nomem;
+		if (x->pass == 2 && is_instant(ev))
+			instant(x, ev);
+		if (x->nomem)
+			goto nomem;
+	}
+	if (rc < 0) {
+		cli_error(&err);
+		tk_stats_free(st);
+		tk_check_free(chk);
+		tk_reader_close(r);
+		return EXIT_BAD;
+	}
+	if (tk_timeline_finish(x->tl) < 0 || x->nomem)
+		goto nomem;
+	if (st && tk_stats_finish(st) < 0)
+		goto nomem;
+	*rout = r;
+	*stout = st;
+	*chkout = chk;
+	return EXIT_OK;
+nomem:
+	fprintf(stderr, "tracekit: out of memory\n");
+	tk_stats_free(st);
+	tk_check_free(chk);
+	tk_reader_close(r);
+	return EXIT_BAD;
+}
+
+/* ---- the page --------------------------------------------------------------- */
+
+static void write_u64_array(FILE *fp, const uint64_t *a, size_t n)
+{
+	size_t i;
+
+	fputc('[', fp);
+	for (i = 0; i < n; i++)
+		fprintf(fp, "%s%llu", i ? "," : "", (unsigned long long)a[i]);
+	fputc(']', fp);
+}
+
+static void write_meta(rep *x, const char *path, tk_stats *st)
+{
+	const tk_trace *t = x->t;
+	const tk_timebase *tb = tk_trace_timebase(t);
+	char buf[200];
+	size_t i, n;
+
+	fputs("\"file\":", x->fp);
+	jcstr(x->fp, path);
+	fputs(",\"format\":", x->fp);
+	jcstr(x->fp, tk_trace_format(t));
+	if (tk_time_format(1, tb, TK_UNIT_NS, buf, sizeof(buf)) < 0)
+		strcpy(buf, "1");
+	/* ns per tick, for display only (the page computes in ticks) */
+	if (strchr(buf, '/')) {
+		double a = strtod(buf, NULL), b = strtod(strchr(buf, '/') + 1, NULL);
+		snprintf(buf, sizeof(buf), "%.17g", b ? a / b : 1.0);
+	}
+	fprintf(x->fp, ",\"nsPerTick\":%s,\"span\":%llu,\"first\":", buf,
+		(unsigned long long)x->span);
+	if (tk_time_format(x->first, tb, TK_UNIT_NS, buf, sizeof(buf)) < 0)
+		strcpy(buf, "?");
+	jcstr(x->fp, buf);
+	fputs(",\n\"ents\":[", x->fp);
+	for (i = 0; i < tk_trace_entity_count(t); i++) {
+		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
+		const char *s = tk_trace_str(t, e->name, &n);
+		fputs(i ? ",[" : "[", x->fp);
+		jstr(x->fp, s, n);
+		fputc(',', x->fp);
+		jcstr(x->fp, tk_etype_name(e->type));
+		fputs("]", x->fp);
+		if (i % 16 == 15)
+			fputc('\n', x->fp);
+	}
+	fputs("],\n\"lanes\":[", x->fp);
+	for (i = 0; i < tk_timeline_lane_count(x->tl); i++) {
+		const tk_entity *e = tk_trace_entity(t, tk_timeline_lane_core(x->tl, i));
+		const char *s = e ? tk_trace_str(t, e->name, &n) : "?";
+		fputs(i ? ",{\"name\":" : "{\"name\":", x->fp);
+		jstr(x->fp, s, e ? n : 1);
+		fprintf(x->fp, ",\"depth\":%u}", i < 256 ? x->maxdepth[i] : 8);
+	}
+	fputs("],\n\"stats\":[", x->fp);
+	for (i = 0; i < tk_stats_count(st); i++) {
+		const tk_stat *s = tk_stats_get(st, i);
+		char mn[96], av[160], mx[96];
+		if (tk_stats_format(st, i, TK_STAT_MIN, TK_UNIT_US, mn, sizeof(mn)) < 0)
+			strcpy(mn, "?");
+		if (tk_stats_format(st, i, TK_STAT_AVG, TK_UNIT_US, av, sizeof(av)) < 0)
+			strcpy(av, "?");
+		if (tk_stats_format(st, i, TK_STAT_MAX, TK_UNIT_US, mx, sizeof(mx)) < 0)
+			strcpy(mx, "?");
+		fprintf(x->fp, "%s{\"e\":%u,\"m\":\"%s\",\"time\":%d,\"n\":%llu,\"min\":",
+			i ? ",\n" : "", s->entity, tk_metric_name(s->metric),
+			tk_metric_is_time(s->metric),
+			(unsigned long long)s->count);
+		jcstr(x->fp, mn);
+		fputs(",\"avg\":", x->fp);
+		jcstr(x->fp, av);
+		fputs(",\"max\":", x->fp);
+		jcstr(x->fp, mx);
+		fprintf(x->fp, ",\"maxTicks\":%llu,\"inst\":",
+			(unsigned long long)(tk_metric_is_time(s->metric) ? s->max : 0));
+		if (s->max_inst == TK_INST_NONE)
+			fputs("null", x->fp);
+		else
+			fprintf(x->fp, "%lld", (long long)s->max_inst);
+		fprintf(x->fp, ",\"at\":%llu}",
+			(unsigned long long)(s->max_time >= x->first ? s->max_time - x->first : 0));
+	}
+	fputs("],\n\"problems\":[", x->fp);
+	for (i = 0; i < x->nprobs; i++) {
+		const problem *p = &x->probs[i];
+		fprintf(x->fp, "%s{\"t\":%llu,\"pos\":%llu,\"rule\":\"%s\",\"msg\":",
+			i ? ",\n" : "",
+			(unsigned long long)(p->time >= x->first ? p->time - x->first : 0),
+			(unsigned long long)p->pos, tk_rule_name(p->rule));
+		jcstr(x->fp, p->msg);
+		fputc('}', x->fp);
+	}
+	fputs("],\"violations\":{", x->fp);
+	for (i = 0; i < TK_RULE_COUNT; i++)
+		fprintf(x->fp, "%s\"%s\":%llu", i ? "," : "", tk_rule_name((tk_rule)i),
+			(unsigned long long)x->nviol[i]);
+	fputs("},\n", x->fp);
+}
+
+/* the slice duration below which slices are summarised */
+static uint64_t pick_threshold(const rep *x)
+{
+	uint64_t n = x->nslices;
+	unsigned k;
+
+	if (n <= SLICE_BUDGET)
+		return 0;
+	for (k = 0; k < 65 && n > SLICE_BUDGET; k++)
+		n -= x->dur_log2[k];
+	/* slices of ilog2(d) < k are summarised: d < 2^(k-1) */
+	return k <= 1 ? 1 : (k - 1 >= 64 ? UINT64_MAX : (uint64_t)1 << (k - 1));
+}
+
+static int make_hists(rep *x, tk_stats *st)
+{
+	size_t i, k = 0;
+
+	x->hists = calloc(tk_stats_count(st) + 2, sizeof(*x->hists));
+	x->nhist_of = tk_trace_entity_count(x->t) + 1;
+	x->hist_of = calloc(x->nhist_of, sizeof(*x->hist_of));
+	if (!x->hists || !x->hist_of)
+		return -1;
+	/* a pair (RT, CET) per process with both metrics */
+	for (i = 0; i < tk_stats_count(st); i++) {
+		const tk_stat *s = tk_stats_get(st, i), *c = NULL;
+		size_t j;
+		if (s->metric != TK_METRIC_RT || !tk_etype_is_process(s->type))
+			continue;
+		for (j = 0; j < tk_stats_count(st); j++) {
+			const tk_stat *o = tk_stats_get(st, j);
+			if (o->entity == s->entity && o->metric == TK_METRIC_CET)
+				c = o;
+		}
+		if (!c || s->entity >= x->nhist_of)
+			continue;
+		x->hists[k].entity = s->entity;
+		x->hists[k].metric = TK_METRIC_RT;
+		x->hists[k].lo = s->min;
+		x->hists[k].hi = s->max;
+		x->hists[k + 1].entity = s->entity;
+		x->hists[k + 1].metric = TK_METRIC_CET;
+		x->hists[k + 1].lo = c->min;
+		x->hists[k + 1].hi = c->max;
+		x->hist_of[s->entity] = (uint32_t)k + 1;
+		k += 2;
+	}
+	x->nhists = k;
+	return 0;
+}
+
+static int open_tmp(const char *out, char **tmp, FILE **fp)
+{
+	size_t n = strlen(out) + 16;
+	int fd;
+
+	*tmp = malloc(n);
+	if (!*tmp)
+		return -1;
+	snprintf(*tmp, n, "%s.tmp-XXXXXX", out);
+	fd = mkstemp(*tmp);
+	if (fd < 0) {
+		fprintf(stderr, "tracekit: %s: cannot create: %s\n", out, strerror(errno));
+		free(*tmp);
+		*tmp = NULL;
+		return -1;
+	}
+	*fp = fdopen(fd, "w");
+	if (!*fp) {
+		close(fd);
+		unlink(*tmp);
+		free(*tmp);
+		*tmp = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "from", required_argument, NULL, O_FROM },
+		{ "strict", no_argument, NULL, O_STRICT },
+		{ "start", required_argument, NULL, O_START },
+		{ "end", required_argument, NULL, O_END },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	cli_read_opts ro = { NULL, 0, 0 };
+	const char *out = NULL, *path;
+	cli_filter f;
+	rep x;
+	tk_reader *r1 = NULL, *r2 = NULL;
+	tk_stats *st = NULL, *st2 = NULL;
+	tk_check *chk = NULL, *chk2 = NULL;
+	char *tmp = NULL;
+	int c, ret = EXIT_BAD;
+	size_t i, j;
+
+	memset(&f, 0, sizeof(f));
+	memset(&x, 0, sizeof(x));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case O_FROM: ro.from = optarg; break;
+		case O_STRICT: ro.strict = 1; break;
+		case O_START: f.start_s = optarg; break;
+		case O_END: f.end_s = optarg; break;
+		case 'q': ro.quiet = 1; break;
+		case 'h': help(stdout); return EXIT_OK;
+		default: help(stderr); return EXIT_BAD;
+		}
+	}
+	if (optind != argc - 1 || !out) {
+		cli_usage_error("report", "expected FILE and -o OUT.html");
+		return EXIT_BAD;
+	}
+	path = argv[optind];
+	if (strcmp(path, "-") == 0) {
+		cli_usage_error("report", "the report reads FILE twice: standard input cannot be used");
+		return EXIT_BAD;
+	}
+	x.filter = &f;
+	x.pass = 1;
+	if (read_pass(&x, path, &ro, &r1, &st, &chk) != EXIT_OK)
+		goto out;
+	x.span = x.last - x.first;
+	x.binw = x.span / REPORT_BINS + 1;
+	x.threshold = pick_threshold(&x);
+	x.instants_binned = x.ninstants > INSTANT_BUDGET;
+	if (make_hists(&x, st) < 0)
+		goto nomem;
+	if (open_tmp(out, &tmp, &x.fp) < 0)
+		goto out;
+	x.sfp = tmpfile();
+	if (!x.sfp)
+		goto nomem;
+	fputs(tk_report_page_head, x.fp);
+	fputs("{", x.fp);
+	write_meta(&x, path, st);
+	fprintf(x.fp, "\"threshold\":%llu,\"binw\":%llu,\"bins\":%u,\n\"instants\":[",
+		(unsigned long long)x.threshold, (unsigned long long)x.binw,
+		REPORT_BINS);
+	tk_timeline_free(x.tl);
+	x.tl = NULL;
+	/* pass 2: slices to x.sfp as they close, instants to the page */
+	x.pass = 2;
+	ro.quiet = 1; /* pass 1 showed the warnings */
+	if (read_pass(&x, path, &ro, &r2, &st2, &chk2) != EXIT_OK)
+		goto out;
+	fputs("],\n\"slices\":[", x.fp);
+	{
+		char buf[65536];
+		size_t n;
+		rewind(x.sfp);
+		while ((n = fread(buf, 1, sizeof(buf), x.sfp)) > 0)
+			fwrite(buf, 1, n, x.fp);
+		if (ferror(x.sfp)) {
+			fprintf(stderr, "tracekit: cannot read back a temporary file\n");
+			goto out;
+		}
+	}
+	fputs("],\n\"load\":[", x.fp);
+	for (i = 0; i < tk_timeline_lane_count(x.tl) && i < x.nlanes; i++) {
+		fputs(i ? ",\n" : "", x.fp);
+		write_u64_array(x.fp, x.busy + i * REPORT_BINS, REPORT_BINS);
+	}
+	fputs("],\n\"summary\":[", x.fp);
+	for (i = 0; x.threshold && i < tk_timeline_lane_count(x.tl) && i < x.nlanes; i++) {
+		fputs(i ? ",\n" : "", x.fp);
+		write_u64_array(x.fp, x.sumbusy + i * REPORT_BINS, REPORT_BINS);
+	}
+	fputs("],\n\"summaryDom\":[", x.fp);
+	for (i = 0; x.threshold && i < tk_timeline_lane_count(x.tl) && i < x.nlanes; i++) {
+		fputs(i ? ",\n[" : "[", x.fp);
+		for (j = 0; j < REPORT_BINS; j++)
+			fprintf(x.fp, "%s%ld", j ? "," : "",
+				x.dom[i * REPORT_BINS + j] == TK_NONE ? -1L
+				: (long)x.dom[i * REPORT_BINS + j]);
+		fputs("]", x.fp);
+	}
+	fputs("],\n\"instantBins\":[", x.fp);
+	for (i = 0; x.instants_binned && i <= tk_timeline_lane_count(x.tl) && i <= x.nlanes; i++) {
+		fputs(i ? ",\n[" : "[", x.fp);
+		for (j = 0; j < REPORT_BINS; j++)
+			fprintf(x.fp, "%s%u", j ? "," : "", x.ibins[i * REPORT_BINS + j]);
+		fputs("]", x.fp);
+	}
+	fprintf(x.fp, "],\"nInstants\":%llu,\"nSlices\":%llu,\n\"hists\":[",
+		(unsigned long long)x.ninstants, (unsigned long long)x.nslices);
+	for (i = 0; i < x.nhists; i++) {
+		const hist *h = &x.hists[i];
+		fprintf(x.fp, "%s{\"e\":%u,\"m\":\"%s\",\"lo\":%llu,\"hi\":%llu,\"bins\":",
+			i ? ",\n" : "", h->entity, tk_metric_name(h->metric),
+			(unsigned long long)h->lo, (unsigned long long)h->hi);
+		write_u64_array(x.fp, h->bins, HIST_BINS);
+		fputc('}', x.fp);
+	}
+	fputs("]}", x.fp);
+	fputs(tk_report_page_tail, x.fp);
+	if (fflush(x.fp) != 0 || ferror(x.fp) || fsync(fileno(x.fp)) < 0) {
+		fprintf(stderr, "tracekit: %s: write failed: %s\n", out, strerror(errno));
+		goto out;
+	}
+	{
+		mode_t mask = umask(0);
+		umask(mask);
+		if (fchmod(fileno(x.fp), 0666 & ~mask) < 0) {
+			fprintf(stderr, "tracekit: %s: %s\n", out, strerror(errno));
+			goto out;
+		}
+	}
+	if (fclose(x.fp) != 0) {
+		x.fp = NULL;
+		fprintf(stderr, "tracekit: %s: write failed: %s\n", out, strerror(errno));
+		goto out;
+	}
+	x.fp = NULL;
+	if (rename(tmp, out) < 0) {
+		fprintf(stderr, "tracekit: %s: cannot rename into place: %s\n", out,
+			strerror(errno));
+		goto out;
+	}
+	free(tmp);
+	tmp = NULL;
+	cli_warning_summary(r1, &ro);
+	ret = EXIT_OK;
+	goto out;
+nomem:
+	fprintf(stderr, "tracekit: out of memory\n");
+out:
+	if (x.fp)
+		fclose(x.fp);
+	if (x.sfp)
+		fclose(x.sfp);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
+	for (i = 0; i < x.nprobs; i++)
+		free(x.probs[i].msg);
+	free(x.probs);
+	free(x.busy);
+	free(x.sumbusy);
+	free(x.dom);
+	free(x.domdur);
+	free(x.ibins);
+	free(x.hists);
+	free(x.hist_of);
+	tk_timeline_free(x.tl);
+	tk_stats_free(st);
+	tk_stats_free(st2);
+	tk_check_free(chk);
+	tk_check_free(chk2);
+	tk_reader_close(r1);
+	tk_reader_close(r2);
+	cli_filter_free(&f);
+	return ret;
+}

@@ -1,0 +1,63 @@
+#!/bin/sh
+# `tracekit report` looked at as a person would: the page is opened in
+# headless Chromium, which must log no JavaScript error, and the page's own
+# marker (#tk-status, written after everything is drawn) must show a drawn
+# timeline, metric table, histograms and load; a screenshot must come out.
+# Also: the page is self-contained, bounded, and a failed run leaves no file.
+# usage: report_test.sh TRACEKIT ROOT SHARED      (77: chromium is missing)
+set -u
+cli=$1 root=$2 shared=$3
+command -v chromium >/dev/null 2>&1 || { echo "skipped: chromium is not installed"; exit 77; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+chrome() {
+	timeout 120 chromium --headless --no-sandbox --disable-gpu \
+		--disable-background-networking --disable-component-update \
+		--disable-sync --no-first-run --user-data-dir="$(mktemp -d -p "$tmp")" \
+		--hide-scrollbars --window-size=1400,900 "$@"
+}
+for trace in "$root/examples/demo.btf" "$shared/corpus/btf/tracecompass_20140219-123819.btf" \
+	     "$shared/corpus/btf/app4mc_example1_task_only_short.btf"; do
+	[ -f "$trace" ] || continue
+	name=$(basename "$trace" .btf)
+	page="$tmp/$name.html"
+	if ! "$cli" report -q "$trace" -o "$page"; then
+		echo "FAIL: $name: report failed"; fail=1; continue
+	fi
+	size=$(wc -c < "$page")
+	[ "$size" -le 10485760 ] || { echo "FAIL: $name: page is $size bytes"; fail=1; }
+	# self-contained: nothing is fetched
+	if grep -Eiq '<(link|img|iframe)|src=|https?://' "$page"; then
+		echo "FAIL: $name: the page refers to something outside it"; fail=1
+	fi
+	chrome --enable-logging=stderr --v=0 --dump-dom "file://$page" > "$tmp/dom" 2> "$tmp/log"
+	status=$(sed -n 's/.*id="tk-status"[^>]*>\([^<]*\)<.*/\1/p' "$tmp/dom")
+	errors=$(sed -n 's/.*id="tk-errors">\([^<]*\)<.*/\1/p' "$tmp/dom")
+	case "$status" in
+	"drawn: timeline slices="[1-9]*" lanes="[1-9]*" stats="[1-9]*" hists="[0-9]*" load="[1-9]*) ;;
+	*) echo "FAIL: $name: page status '$status'"; fail=1 ;;
+	esac
+	[ -z "$errors" ] || { echo "FAIL: $name: page errors: $errors"; fail=1; }
+	if grep -E 'CONSOLE|Uncaught' "$tmp/log" | grep -Eiq 'error|uncaught'; then
+		echo "FAIL: $name: JavaScript errors:"; grep -E 'CONSOLE|Uncaught' "$tmp/log"; fail=1
+	fi
+	grep -q '<tr class="click"' "$tmp/dom" || { echo "FAIL: $name: no metric rows drawn"; fail=1; }
+	chrome --screenshot="$tmp/$name.png" "file://$page" > /dev/null 2>&1
+	shot=$(wc -c < "$tmp/$name.png" 2>/dev/null || echo 0)
+	[ "$shot" -gt 20000 ] || { echo "FAIL: $name: screenshot missing or blank ($shot bytes)"; fail=1; }
+	echo "ok: $name: $size bytes, $status"
+done
+# the check problems are listed
+if [ -f "$shared/corpus/btf/app4mc_example1_task_only_short.btf" ]; then
+	"$cli" report -q "$shared/corpus/btf/app4mc_example1_task_only_short.btf" -o "$tmp/p.html"
+	grep -q '"rule":"activator"' "$tmp/p.html" || { echo "FAIL: the check problems are not in the page"; fail=1; }
+fi
+# a failed run leaves nothing
+printf '#version 2.3.0\n#timescale ns\n0,A,0,T,B,0,strat\n' > "$tmp/bad.btf"
+if "$cli" report -q --strict "$tmp/bad.btf" -o "$tmp/bad.html" 2>/dev/null; then
+	echo "FAIL: a bad trace gave a report"; fail=1
+fi
+if ls "$tmp"/bad.html* >/dev/null 2>&1; then echo "FAIL: a failed run left a file"; fail=1; fi
+"$cli" report "$root/examples/demo.btf" > /dev/null 2>&1 && { echo "FAIL: no -o accepted"; fail=1; }
+exit $fail
