@@ -346,6 +346,14 @@ const tk_format_info *tk_format_find(const char *name);
  */
 const tk_format_info *tk_format_from_path(const char *path);
 
+/**
+ * The format of the file at `path`, by its content (the first few kilobytes,
+ * decompressed if need be) and then its name, without reading the trace.
+ * NULL (with `err` filled) if it cannot be told or the file cannot be read.
+ * Standard input ("-") cannot be detected this way: it can be read once.
+ */
+const tk_format_info *tk_format_detect(const char *path, tk_error *err);
+
 /* ------------------------------------------------------------------------ */
 /* Readers                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -370,6 +378,16 @@ typedef struct tk_reader_opts {
 	 */
 	tk_warning_fn on_warning;
 	void *warning_ctx;
+	/**
+	 * Format-specific options: "key=value" pairs separated by commas, or
+	 * NULL.  ATF: trace=N (read only the N-th TraceData, 1-based; default
+	 * all, concatenated in order), time-digits=D (the tick is the
+	 * TimeBase / 10^D, 0..18; default: the most decimal digits among the
+	 * times of the first 4 MiB).  A key the format does not know is an
+	 * error (TK_E_USAGE) of tk_reader_open(); formats without options
+	 * ignore the field.
+	 */
+	const char *options;
 } tk_reader_opts;
 
 /** Fill `opts` with the defaults (lenient, probe the format). */
@@ -424,6 +442,24 @@ typedef struct tk_writer_opts {
 	int strict;
 	/** Write no header (for `cat`-like output of events only). */
 	int no_header;
+	/**
+	 * Called by tk_writer_close() when the format could not hold all of
+	 * the trace: one warning that counts what was dropped or changed, by
+	 * kind ("HTF cannot hold everything: 3 notes dropped; ...").  Only
+	 * lenient mode drops: with `strict`, the first such loss is an error
+	 * of tk_writer_write() (TK_E_UNSUPPORTED).  NULL: losses are not
+	 * reported.  The warning is valid only during the call.
+	 */
+	tk_warning_fn on_warning;
+	void *warning_ctx;
+	/**
+	 * Format-specific options: "key=value" pairs separated by commas, or
+	 * NULL.  HTF: timestamp-length, entity-length, event-length (bytes: 1,
+	 * 2, 4 or 8; default: the smallest that holds the data); a key it does
+	 * not know is an error (TK_E_USAGE) of tk_writer_open().  Formats
+	 * without options (BTF) ignore the field.
+	 */
+	const char *options;
 } tk_writer_opts;
 
 void tk_writer_opts_init(tk_writer_opts *opts);
@@ -453,5 +489,12 @@ void tk_writer_abort(tk_writer *w);
 #ifdef __cplusplus
 }
 #endif
+
+/* Arm Tarmac logs as CPU-level records */
+#include "tracekit/tarmac.h"
+/* check, stats, load: the timing analysis of any trace */
+#include "tracekit/analysis.h"
+/* nested slices per core: what the exports and the report draw */
+#include "tracekit/timeline.h"
 
 #endif /* TRACEKIT_H */

@@ -21,6 +21,10 @@ int cmd_info(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_formats(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_load(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Options every reading command takes. */
 typedef struct cli_read_opts {
@@ -58,6 +62,10 @@ void cli_filter_free(cli_filter *f);
 /** Copy events from r through f into a writer on out; 0 or 2. */
 int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
 	     int no_header, const cli_filter *f, const cli_read_opts *ro);
+/** As cli_pipe(), with the writer's format-specific options (or NULL). */
+int cli_pipe_ex(tk_reader *r, const char *out, const char *to, int strict,
+		int no_header, const cli_filter *f, const cli_read_opts *ro,
+		const char *writer_options);
 
 /* JSON string output with escapes */
 void cli_json_str(FILE *fp, const char *s, size_t n);
@@ -71,5 +79,16 @@ typedef struct cli_map {
 
 int cli_map_add(cli_map *m, uint64_t key, uint64_t delta);
 void cli_map_free(cli_map *m);
+
+/*
+ * Arm Tarmac input (tarmac_cli.c).  cli_tarmac_wants() tells whether a
+ * command's FILE (its last argument) is a Tarmac log: --from tarmac, or a
+ * probe of the content.  The others take the command's own argc/argv
+ * (argv[0] is the command name) and return an exit status.
+ */
+int cli_tarmac_wants(int argc, char **argv);
+int cli_tarmac_info(int argc, char **argv);
+int cli_tarmac_cat(int argc, char **argv);
+int cli_tarmac_stats(int argc, char **argv);
 
 #endif

@@ -194,6 +194,13 @@ void cli_filter_free(cli_filter *f)
 int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
 	     int no_header, const cli_filter *f, const cli_read_opts *ro)
 {
+	return cli_pipe_ex(r, out, to, strict, no_header, f, ro, NULL);
+}
+
+int cli_pipe_ex(tk_reader *r, const char *out, const char *to, int strict,
+		int no_header, const cli_filter *f, const cli_read_opts *ro,
+		const char *writer_options)
+{
 	tk_writer_opts wo;
 	tk_writer *w = NULL;
 	const tk_event *ev;
@@ -205,6 +212,9 @@ int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
 	wo.format = to;
 	wo.strict = strict;
 	wo.no_header = no_header;
+	wo.options = writer_options;
+	/* what the output format cannot hold: counted, reported at close */
+	wo.on_warning = ro && ro->quiet ? NULL : print_warning;
 	tk_error_clear(&err);
 	if (tk_writer_open(&w, out, t, &wo, &err) < 0) {
 		cli_error(&err);

@@ -47,6 +47,8 @@ int cmd_cat(int argc, char **argv)
 	tk_reader *r = NULL;
 	int c, no_header = 0, ret = EXIT_BAD, bad = 0;
 
+	if (cli_tarmac_wants(argc, argv))
+		return cli_tarmac_cat(argc, argv);
 	memset(&f, 0, sizeof(f));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {

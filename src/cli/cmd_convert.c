@@ -19,13 +19,15 @@ static void help(FILE *fp)
 		"  --strict            read by the specification only, and refuse to drop\n"
 		"                      what the output format cannot hold\n"
 		"  --start/--end/--entity/--type/--event   the filters of 'tracekit cat'\n"
+		"  --option KEY=VALUE  an option of the output format (repeatable); HTF:\n"
+		"                      timestamp-length, entity-length, event-length = 1|2|4|8\n"
 		"  -q, --quiet         no warnings on stderr\n"
 		"  -h, --help          this help\n"
 		"See 'tracekit formats' for the formats.\n");
 }
 
 enum { O_FROM = 256, O_TO, O_STRICT, O_START, O_END, O_ENTITY, O_TYPE,
-       O_EVENT };
+       O_EVENT, O_OPTION };
 
 int cmd_convert(int argc, char **argv)
 {
@@ -38,6 +40,7 @@ int cmd_convert(int argc, char **argv)
 		{ "entity", required_argument, NULL, O_ENTITY },
 		{ "type", required_argument, NULL, O_TYPE },
 		{ "event", required_argument, NULL, O_EVENT },
+		{ "option", required_argument, NULL, O_OPTION },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -46,6 +49,7 @@ int cmd_convert(int argc, char **argv)
 	const char *to = NULL, *out;
 	cli_filter f;
 	tk_reader *r = NULL;
+	char wopts[512] = "";
 	int c, ret = EXIT_BAD, bad = 0;
 
 	memset(&f, 0, sizeof(f));
@@ -60,6 +64,19 @@ int cmd_convert(int argc, char **argv)
 		case O_ENTITY: bad |= cli_filter_add(&f.entities, &f.nentities, optarg); break;
 		case O_TYPE: bad |= cli_filter_add(&f.types, &f.ntypes, optarg); break;
 		case O_EVENT: bad |= cli_filter_add(&f.events, &f.nevents, optarg); break;
+		case O_OPTION:
+			if (strlen(wopts) + strlen(optarg) + 2 > sizeof(wopts) ||
+			    strchr(optarg, ',')) {
+				cli_usage_error("convert", "bad --option '%s'", optarg);
+				bad = 1;
+				break;
+			}
+			{
+				size_t n = strlen(wopts);
+				snprintf(wopts + n, sizeof(wopts) - n, "%s%s",
+					 n ? "," : "", optarg);
+			}
+			break;
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); cli_filter_free(&f); return EXIT_OK;
 		default: help(stderr); cli_filter_free(&f); return EXIT_BAD;
@@ -91,7 +108,8 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	if (cli_filter_prepare(&f, r) < 0)
 		goto out;
-	ret = cli_pipe(r, out, to, ro.strict, 0, &f, &ro);
+	ret = cli_pipe_ex(r, out, to, ro.strict, 0, &f, &ro,
+			  wopts[0] ? wopts : NULL);
 out:
 	tk_reader_close(r);
 	cli_filter_free(&f);

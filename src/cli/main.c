@@ -11,6 +11,13 @@ static const cli_cmd commands[] = {
 	{ "cat", cmd_cat, "FILE",
 	  "events as canonical BTF text, with filters (time window, entity, type, event)" },
 	{ "convert", cmd_convert, "IN OUT", "any readable format to any writable one" },
+	{ "check", cmd_check, "FILE",
+	  "state-machine validation; exit 0 clean, 1 violations, 2 unreadable" },
+	{ "stats", cmd_stats, "FILE",
+	  "timing metrics per task, ISR and runnable (IPT CET GET RT DT PER ST JIT PRE)" },
+	{ "load", cmd_load, "FILE", "core load over the whole trace, per window and per entity" },
+	{ "report", cmd_report, "FILE",
+	  "one self-contained HTML page: timeline, metrics, histograms, load, problems" },
 	{ "formats", cmd_formats, "", "the formats and what each supports" },
 };
 

@@ -10,15 +10,20 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <string.h>
 
 #if defined(__GNUC__) || defined(__clang__)
 #define TK_LIKELY(x) __builtin_expect(!!(x), 1)
 #define TK_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define TK_PRINTF(a, b) __attribute__((format(printf, a, b)))
+/* for the small functions of hot loops that compilers may not inline on
+ * their own when they are called several times */
+#define TK_INLINE inline __attribute__((always_inline))
 #else
 #define TK_LIKELY(x) (x)
 #define TK_UNLIKELY(x) (x)
 #define TK_PRINTF(a, b)
+#define TK_INLINE inline
 #endif
 
 /* ---- errors ------------------------------------------------------------- */
@@ -54,8 +59,9 @@ typedef struct tk_strslot {
 } tk_strslot;
 
 typedef struct tk_strpool {
-	tk_strslot *slots;    /* open addressing */
-	uint32_t mask;
+	tk_strslot *slots;    /* open addressing, linear probing */
+	uint32_t mask;        /* slots - 1 */
+	uint32_t shift;       /* 32 - log2(slots): a hash's top bits pick its slot */
 	const char **ptrs;    /* per id */
 	uint32_t *lens;       /* per id */
 	uint32_t count, cap;
@@ -79,6 +85,90 @@ tk_str tk_strpool_intern_in(tk_strpool *p, const char *s, size_t len,
 tk_str tk_strpool_find(const tk_strpool *p, const char *s, size_t len);
 /** Copy bytes into the pool's blocks (not interned), NUL-terminated. */
 const char *tk_strpool_dup(tk_strpool *p, const char *s, size_t len);
+
+/**
+ * The first TK_STRPOOL_PAD bytes at the start of every string in the pool
+ * (interned or copied) may be read, whatever its length: the blocks are
+ * padded.  Writers copy short names as two words thanks to it.
+ */
+#define TK_STRPOOL_PAD 16
+
+/*
+ * The hash of a string of up to 16 bytes given as two zero-padded words.
+ * One multiply: the slot is taken from the top bits of the product (see
+ * tk_strpool.shift), which every bit of x reaches; the rotation is a
+ * bijection, so every bit of w1 reaches x.  Strings longer than 16 bytes
+ * mix a hash of their tail in (strpool.c).
+ */
+static inline uint32_t tk_strpool_hash16(uint64_t w0, uint64_t w1, size_t len)
+{
+	uint64_t x = w0 ^ ((w1 << 29) | (w1 >> 35)) ^ (uint64_t)len;
+
+	return (uint32_t)((x * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
+/* tk_strpool_mask16[n]: the two words that keep the first n bytes of 16. */
+extern const uint64_t tk_strpool_mask16[17][2];
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/*
+ * The id of the len bytes (1 to 16) at s, where the 16 bytes at s may be
+ * read, if the pool holds them; TK_NONE if not.  The pool must have its
+ * table (hold a string).  Inlined into the readers' hot loops: two word
+ * loads, a multiply and a compare, no call.
+ */
+static TK_INLINE tk_str tk_strpool_lookup16(const tk_strpool *p,
+					    const char *s, size_t len)
+{
+	const tk_strslot *sl;
+	uint64_t w0, w1;
+	uint32_t j;
+
+	/* bytes past len (the next fields) are loaded, then masked off */
+	memcpy(&w0, s, 8);
+	memcpy(&w1, s + 8, 8);
+	w0 &= tk_strpool_mask16[len][0];
+	w1 &= tk_strpool_mask16[len][1];
+	j = tk_strpool_hash16(w0, w1, len) >> p->shift;
+	sl = &p->slots[j];
+	/* most names are in their first slot (load factor below 1/2) */
+	if (TK_LIKELY(sl->w0 == w0 && sl->w1 == w1 && sl->len1 == len + 1))
+		return sl->id;
+	for (; p->slots[j].len1; j = (j + 1) & p->mask) {
+		sl = &p->slots[j];
+		if (sl->len1 == len + 1 && sl->w0 == w0 && sl->w1 == w1)
+			return sl->id;
+	}
+	return TK_NONE;
+}
+#endif
+
+/*
+ * tk_strpool_intern_in() with the lookup of a name the pool holds already
+ * (nearly every name of a trace's data lines) inlined.  Anything else
+ * (empty, longer than 16 bytes, near the end of the readable bytes, new)
+ * takes the full path.
+ */
+static inline tk_str tk_strpool_intern_hot(tk_strpool *p, const char *s,
+					   size_t len, const char *limit)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (TK_LIKELY(len - 1 < 16 && limit - s >= 16 && p->slots != NULL)) {
+		tk_str id = tk_strpool_lookup16(p, s, len);
+		if (TK_LIKELY(id != TK_NONE))
+			return id;
+	}
+#endif
+	return tk_strpool_intern_in(p, s, len, limit);
+}
+
+/** The bytes and length of string `id` (which must exist). */
+static inline const char *tk_strpool_get(const tk_strpool *p, tk_str id,
+					 size_t *len)
+{
+	*len = p->lens[id];
+	return p->ptrs[id];
+}
 
 /* ---- trace -------------------------------------------------------------- */
 
@@ -111,6 +201,12 @@ uint32_t tk_trace_entity_intern(tk_trace *t, const char *name, size_t len);
  * the window is the whole file and never moves; pipes and compressed inputs
  * are read into a buffer that tk_source_fill() extends (it may move the
  * unconsumed bytes to the front, so pointers into the window die at a fill).
+ * A one-pass reader may have a plain file read like a pipe instead
+ * (tk_source_stream()).
+ *
+ * Memory stays flat on mapped files too: the pages behind the consumed
+ * position, less a slack of a few MB, are released as the reader moves on
+ * (see tk_source_keep_consumed()).
  */
 typedef struct tk_source tk_source;
 
@@ -131,6 +227,31 @@ uint64_t tk_source_offset(const tk_source *s);
 int tk_source_fill(tk_source *s, size_t want, tk_error *err);
 /** True once the end of input has been reached (window is all there is). */
 bool tk_source_eof(const tk_source *s);
+/**
+ * Whether the consumed bytes of a mapped file stay mapped.  By default
+ * (false) the pages more than a few MB behind the consumed position are
+ * given back to the kernel, so the resident size does not grow with the
+ * file.  A reader that goes back to earlier bytes (one that merges several
+ * positions of one mapping) sets it to true.  Pointers into the window stay
+ * valid either way: the mapping is private and read-only, so a released
+ * page that is touched again is read back from the file, only slower.
+ */
+void tk_source_keep_consumed(tk_source *s, bool keep);
+/**
+ * Read a mapped plain file with read() into small buffers from the
+ * consumed position on, as a pipe is read, instead of through its mapping:
+ * for readers that make one pass over the bytes and need no more than a
+ * record at a time in the window.  Copying into buffers that stay in the
+ * cache costs less than the page faults on, and the cache misses in, a
+ * mapping as large as the file.  A helper thread reads ahead while the
+ * reader works (so the copy runs on another core; it ends in
+ * tk_source_close()); if it cannot be started, each tk_source_fill()
+ * reads.  Call it before fetching the window
+ * (the window moves; the consumed position and tk_source_offset() go on).
+ * Returns 1 if the source is now streamed, 0 if it is left as it was (not a
+ * mapped plain file, or one that cannot seek).
+ */
+int tk_source_stream(tk_source *s);
 /** Name of the transport ("file", "stdin", "gzip", "zstd", "memory"). */
 const char *tk_source_transport(const tk_source *s);
 
@@ -219,5 +340,10 @@ void tk_reader_warn(tk_reader *r, unsigned kind, uint64_t line,
 
 /* The formats (one per folder under src/formats/). */
 extern const tk_format_ops tk_format_btf;
+extern const tk_format_ops tk_format_tarmac;
+extern const tk_format_ops tk_format_htf;
+extern const tk_format_ops tk_format_shark;
+extern const tk_format_ops tk_format_atf;
+extern const tk_format_ops tk_format_perfetto;
 
 #endif /* TK_INTERNAL_H */

@@ -112,6 +112,21 @@ fail_source:
 	return rc;
 }
 
+const tk_format_info *tk_format_detect(const char *path, tk_error *err)
+{
+	tk_reader_opts o;
+	const tk_format_ops *fmt = NULL;
+	tk_source *src;
+
+	tk_reader_opts_init(&o);
+	if (tk_source_open(&src, path, err) < 0)
+		return NULL;
+	if (pick_format(src, path, &o, &fmt, err) < 0)
+		fmt = NULL;
+	tk_source_close(src);
+	return fmt ? &fmt->info : NULL;
+}
+
 int tk_reader_open(tk_reader **out, const char *path,
 		   const tk_reader_opts *opts, tk_error *err)
 {

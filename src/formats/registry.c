@@ -9,6 +9,11 @@
 
 static const tk_format_ops *const formats[] = {
 	&tk_format_btf,
+	&tk_format_tarmac,
+	&tk_format_htf,
+	&tk_format_shark,
+	&tk_format_atf,
+	&tk_format_perfetto,
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))

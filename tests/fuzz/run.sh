@@ -8,14 +8,14 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/build-fuzz
 mkdir -p "$out"
 cd "$root"
-srcs="$(ls src/core/*.c src/formats/*.c src/formats/*/*.c)"
+srcs="$(ls src/core/*.c src/formats/*.c src/formats/*/*.c src/analysis/*.c)"
 for target in tests/fuzz/fuzz_*.c; do
 	name=$(basename "$target" .c)
 	fmt=${name#fuzz_}
 	# shellcheck disable=SC2086
 	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -Iinclude $srcs "$target" \
-		-lz -lzstd -lpthread -o "$out/$name"
+		-lz -lzstd -lexpat -lpthread -o "$out/$name"
 	seeds=$(mktemp -d)
 	# seeds: the format's test inputs, prefixed with the mode byte
 	for f in tests/formats/"$fmt"/*/* examples/*."$fmt" ../shared/corpus/"$fmt"/*/* ../shared/corpus/"$fmt"/*; do

@@ -11,12 +11,15 @@
  */
 #include "btf.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct btf_writer {
 	tk_timebase out_tb;
 	int convert;             /* input ticks != output ticks */
+	int rounding;            /* no exact unit: times rounded down to ps */
+	uint64_t nrounded, nevents;
 	uint8_t *name_ok;        /* per string id: 0 unchecked, 1 ok */
 	uint32_t cap_name_ok;
 } btf_writer;
@@ -99,11 +102,22 @@ int btf_writer_open(tk_writer *w, tk_error *err)
 	if (tb->num == 1 && tb->den == 1) {
 		bw->out_tb = *tb;
 	} else if (pick_unit(tb, &bw->out_tb) < 0) {
-		return tk_err_set(err, TK_E_RANGE,
-				  w->sink.path ? w->sink.path : "<stdout>", 0, 0,
-				  "the time base %llu/%llu %s has no exact BTF time scale",
-				  (unsigned long long)tb->num,
-				  (unsigned long long)tb->den, tk_unit_name(tb->unit));
+		/*
+		 * No BTF unit holds every tick (a cycle of a 367483 kHz clock):
+		 * strict mode refuses; lenient mode writes whole picoseconds,
+		 * rounded down, and counts the times that were rounded.
+		 */
+		if (w->opts.strict)
+			return tk_err_set(err, TK_E_RANGE,
+					  w->sink.path ? w->sink.path : "<stdout>", 0, 0,
+					  "the time base %llu/%llu %s has no exact BTF time scale (lenient mode rounds to ps with a warning)",
+					  (unsigned long long)tb->num,
+					  (unsigned long long)tb->den,
+					  tk_unit_name(tb->unit));
+		bw->out_tb.unit = TK_UNIT_PS;
+		bw->out_tb.num = 1;
+		bw->out_tb.den = 1;
+		bw->rounding = 1;
 	}
 	bw->convert = tb->num != 1 || tb->den != 1 || tb->unit != bw->out_tb.unit;
 	if (w->opts.no_header)
@@ -144,33 +158,140 @@ static int check_name(tk_writer *w, btf_writer *bw, tk_str s, int note,
 	return TK_OK;
 }
 
-static char *put_str(char *o, const tk_trace *t, tk_str s)
-{
-	size_t n;
-	const char *p = tk_trace_str(t, s, &n);
+/* ---- data lines --------------------------------------------------------- */
 
-	memcpy(o, p, n);
+/* The number of decimal digits of v (1 to 20). */
+static inline unsigned dec_len(uint64_t v)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	static const uint64_t pow10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+		10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+		100000000000ull, 1000000000000ull, 10000000000000ull,
+		100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+		100000000000000000ull, 1000000000000000000ull,
+		10000000000000000000ull
+	};
+	/* floor(log10(2^bits)) is bits * 1233 >> 12 for bits <= 64; one
+	 * compare corrects it for v (0 counts as 1, like 1) */
+	unsigned bits = 64u - (unsigned)__builtin_clzll(v | 1);
+	unsigned n = (bits * 1233u) >> 12;
+
+	return n + ((v | 1) >= pow10[n]);
+#else
+	unsigned n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+#endif
+}
+
+/* v in decimal at o (as tk_fmt_u64() writes it), two digits per step from
+ * the end; returns the end. */
+static inline char *put_u64(char *o, uint64_t v)
+{
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930"
+		"31323334353637383940414243444546474849505152535455565758596061"
+		"62636465666768697071727374757677787980818283848586878889909192"
+		"93949596979899";
+	char *end = o + dec_len(v), *e = end;
+
+	while (v >= 100) {
+		e -= 2;
+		memcpy(e, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		e -= 2;
+		memcpy(e, pairs + 2 * v, 2);
+	} else {
+		e[-1] = (char)('0' + v);
+	}
+	return end;
+}
+
+static inline char *put_i64(char *o, int64_t v)
+{
+	if (v < 0) {
+		*o++ = '-';
+		/* negate in unsigned arithmetic: INT64_MIN has no positive twin */
+		return put_u64(o, (uint64_t)0 - (uint64_t)v);
+	}
+	return put_u64(o, (uint64_t)v);
+}
+
+/*
+ * The bytes of string s for a line (tk_trace_str(), without the call):
+ * *pad is set when the pool's padding lets them be copied as
+ * TK_STRPOOL_PAD bytes whatever their length.
+ */
+static inline const char *str_of(const tk_trace *t, tk_str s, size_t *n,
+				 int *pad)
+{
+	if (TK_LIKELY(s < t->pool.count)) {
+		const char *p = tk_strpool_get(&t->pool, s, n);
+		*pad = *n <= TK_STRPOOL_PAD;
+		return p;
+	}
+	*pad = 0;
+	return tk_trace_str(t, s, n);
+}
+
+/* Copy n bytes to o, which has TK_STRPOOL_PAD bytes of room past them:
+ * short pool strings as one fixed-size copy (two words, no call). */
+static inline char *put_bytes(char *o, const char *p, size_t n, int pad)
+{
+	if (TK_LIKELY(pad))
+		memcpy(o, p, TK_STRPOOL_PAD);
+	else
+		memcpy(o, p, n);
 	return o + n;
+}
+
+/* Whether a note holds a line break (notes are short: a loop beats two
+ * memchr() calls; long ones get memchr()). */
+static inline int has_line_break(const char *p, size_t n)
+{
+	size_t i;
+
+	if (n > 32)
+		return memchr(p, '\n', n) || memchr(p, '\r', n);
+	for (i = 0; i < n; i++)
+		if (p[i] == '\n' || p[i] == '\r')
+			return 1;
+	return 0;
 }
 
 int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	btf_writer *bw = w->impl;
 	const tk_trace *t = w->trace;
-	const tk_entity *src = tk_trace_entity(t, ev->source);
-	const tk_entity *tgt = tk_trace_entity(t, ev->target);
-	const char *tn, *en;
+	const tk_entity *src, *tgt;
+	const char *sn, *tn, *gn, *en;
 	size_t need, nsrc, ntgt, ntn, nen;
+	int psrc, ptgt, ptn, pen;
 	uint64_t time = ev->time;
 	char *o, *start;
 	int rc;
 
-	if (!src || !tgt)
+	if (ev->source >= t->nents || ev->target >= t->nents)
 		return tk_err_set(err, TK_E_USAGE, w->sink.path, 0, 0,
 				  "event refers to an unknown entity");
+	src = &t->ents[ev->source];
+	tgt = &t->ents[ev->target];
 	if (TK_UNLIKELY(bw->convert)) {
 		rc = tk_time_convert(ev->time, tk_trace_timebase(t), &bw->out_tb,
 				     TK_ROUND_EXACT, &time);
+		bw->nevents++;
+		if (rc == TK_E_RANGE && bw->rounding) {
+			rc = tk_time_convert(ev->time, tk_trace_timebase(t),
+					     &bw->out_tb, TK_ROUND_DOWN, &time);
+			bw->nrounded += rc == TK_OK;
+		}
 		if (rc < 0)
 			return tk_err_set(err, rc, w->sink.path, 0, 0,
 					  "time %llu cannot be written exactly in %s",
@@ -184,22 +305,23 @@ int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		    (rc = check_name(w, bw, tgt->name, 0, err)) < 0)
 			return rc;
 	}
-	tk_trace_str(t, src->name, &nsrc);
-	tk_trace_str(t, tgt->name, &ntgt);
+	sn = str_of(t, src->name, &nsrc, &psrc);
+	gn = str_of(t, tgt->name, &ntgt, &ptgt);
 	if (ev->type_name != TK_NONE) {
-		tn = tk_trace_str(t, ev->type_name, &ntn);
+		tn = str_of(t, ev->type_name, &ntn, &ptn);
 	} else {
 		tn = tk_etype_name(ev->type);
 		ntn = strlen(tn);
+		ptn = 0;
 	}
 	if (ev->name != TK_NONE) {
-		en = tk_trace_str(t, ev->name, &nen);
+		en = str_of(t, ev->name, &nen, &pen);
 	} else {
 		en = tk_evkind_name(ev->kind);
 		nen = strlen(en);
+		pen = 0;
 	}
-	if (TK_UNLIKELY(ev->note && (memchr(ev->note, '\n', ev->note_len) ||
-				     memchr(ev->note, '\r', ev->note_len))))
+	if (TK_UNLIKELY(ev->note && has_line_break(ev->note, ev->note_len)))
 		return tk_err_set(err, TK_E_UNSUPPORTED, w->sink.path, 0, 0,
 				  "a note holds a line break, which BTF cannot hold");
 	need = 20 + 1 + nsrc + 1 + 21 + 1 + ntn + 1 + ntgt + 1 + 21 + 1 +
@@ -214,23 +336,26 @@ int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 						    "line too long");
 		return TK_E_IO;
 	}
-	o += tk_fmt_u64(o, time);
+	/* a word copy writes up to TK_STRPOOL_PAD bytes past a name: only
+	 * with that much room left (the buffer is flushed where it always
+	 * was, so output goes out in the same pieces) */
+	if (TK_UNLIKELY(w->sink.cap - w->sink.len < need + TK_STRPOOL_PAD))
+		psrc = ptgt = ptn = pen = 0;
+	o = put_u64(o, time);
 	*o++ = ',';
-	o = put_str(o, t, src->name);
+	o = put_bytes(o, sn, nsrc, psrc);
 	*o++ = ',';
 	if (ev->source_inst != TK_INST_NONE)
-		o += tk_fmt_i64(o, ev->source_inst);
+		o = put_i64(o, ev->source_inst);
 	*o++ = ',';
-	memcpy(o, tn, ntn);
-	o += ntn;
+	o = put_bytes(o, tn, ntn, ptn);
 	*o++ = ',';
-	o = put_str(o, t, tgt->name);
+	o = put_bytes(o, gn, ntgt, ptgt);
 	*o++ = ',';
 	if (ev->target_inst != TK_INST_NONE)
-		o += tk_fmt_i64(o, ev->target_inst);
+		o = put_i64(o, ev->target_inst);
 	*o++ = ',';
-	memcpy(o, en, nen);
-	o += nen;
+	o = put_bytes(o, en, nen, pen);
 	if (ev->note) {
 		*o++ = ',';
 		memcpy(o, ev->note, ev->note_len);
@@ -243,8 +368,22 @@ int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 
 int btf_writer_close(tk_writer *w, tk_error *err)
 {
-	(void)w;
+	btf_writer *bw = w->impl;
+	const tk_timebase *tb = tk_trace_timebase(w->trace);
+	tk_error wn;
+
 	(void)err;
+	if (!bw->nrounded || !w->opts.on_warning)
+		return TK_OK;
+	memset(&wn, 0, sizeof(wn));
+	snprintf(wn.input, sizeof(wn.input), "%s",
+		 w->sink.path ? w->sink.path : "<stdout>");
+	snprintf(wn.msg, sizeof(wn.msg),
+		 "BTF cannot hold everything: no BTF time scale is exact for ticks of %llu/%llu %s; %llu of %llu times rounded down to whole ps (--strict refuses)",
+		 (unsigned long long)tb->num, (unsigned long long)tb->den,
+		 tk_unit_name(tb->unit), (unsigned long long)bw->nrounded,
+		 (unsigned long long)bw->nevents);
+	w->opts.on_warning(w->opts.warning_ctx, &wn);
 	return TK_OK;
 }
 
