@@ -1,5 +1,6 @@
 # tracekit: the two commands a new user needs.
 #   make demo   install what is missing, build, run tracekit on a shipped trace
+#               (info, cat, check, stats)
 #   make test   install what is missing, build, run the whole test suite
 # Options: SANITIZE=1 (ASan + UBSan build), BUILD=dir, BUILD_TYPE=Debug|Release
 
@@ -32,6 +33,8 @@ build: deps
 demo: build
 	./$(BUILD)/tracekit info $(DEMO_TRACE)
 	./$(BUILD)/tracekit cat $(DEMO_TRACE) --entity Task_Control
+	./$(BUILD)/tracekit check $(DEMO_TRACE)
+	./$(BUILD)/tracekit stats $(DEMO_TRACE) --type T
 
 test: test-deps build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
