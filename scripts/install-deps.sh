@@ -4,11 +4,11 @@
 # when everything is there).
 set -eu
 
-need="cmake make gcc pkg-config zlib1g-dev libzstd-dev libexpat1-dev"
+need="cmake make gcc pkg-config zlib1g-dev libzstd-dev libexpat1-dev libsqlite3-dev"
 optional=""
 if [ "${TK_TEST_DEPS:-0}" = 1 ]; then
 	# the test suite also uses these
-	need="$need clang zstd gzip python3 libxml2-utils"
+	need="$need clang zstd gzip python3 libxml2-utils sqlite3"
 	# the report test looks at the page in a real browser; it is skipped
 	# when the browser cannot be installed
 	optional="chromium"

@@ -345,5 +345,7 @@ extern const tk_format_ops tk_format_htf;
 extern const tk_format_ops tk_format_shark;
 extern const tk_format_ops tk_format_atf;
 extern const tk_format_ops tk_format_perfetto;
+extern const tk_format_ops tk_format_vcd;
+extern const tk_format_ops tk_format_sqlite;
 
 #endif /* TK_INTERNAL_H */

@@ -14,6 +14,8 @@ static const tk_format_ops *const formats[] = {
 	&tk_format_shark,
 	&tk_format_atf,
 	&tk_format_perfetto,
+	&tk_format_vcd,
+	&tk_format_sqlite,
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))

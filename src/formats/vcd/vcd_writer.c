@@ -1,0 +1,400 @@
+/*
+ * vcd_writer.c - a Value Change Dump (IEEE 1364 §18) for GTKWave
+ * (docs/exports.md).
+ *
+ * Variables, all driven by the timeline (timeline.h):
+ *  - per core (scope cores.<core>): `running`, a string variable holding
+ *    the name of the process allocated to the core, or "idle"; and `load`,
+ *    a 32-bit integer: the number of processes allocated to the core (0 or
+ *    1, the timeline's view), so that a digital/analog trace of it shows
+ *    the busy time and sums over cores;
+ *  - per process (T, I, THR; scope tasks): a wire, 1 while the process is
+ *    allocated to some core, 0 otherwise.
+ *
+ * The declarations must come first but the entity table is complete only
+ * at the end, so the value changes are spilled to a temporary file and
+ * copied behind the header at close.  A trace with no core has nothing to
+ * draw: close fails, and the sink (with its temporary file) is removed.
+ *
+ * Timescale: the largest of 1/10/100 s, ms, us, ns, ps, fs of which one
+ * tick is a whole multiple; VCD times are the event times (not rebased)
+ * in that timescale.  A time base with no such timescale (1/3 ns) is
+ * refused at open.
+ *
+ * Names: VCD identifiers end at white space, so every byte outside '!'..'~'
+ * in a scope, variable or string value is written as '_'.
+ */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+
+#include "../../core/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct vlane {
+	uint32_t running;      /* entity allocated, or TK_NONE */
+	uint32_t run_id, load_id;
+} vlane;
+
+typedef struct vcd_writer {
+	const char *name;
+	tk_timeline *tl;
+	FILE *spill;
+	vlane *lanes;
+	size_t nlanes, caplanes;
+	uint32_t *wire_id;     /* per entity: id + 1, 0 when none yet */
+	uint32_t *nrun;        /* per entity: cores it is allocated to */
+	size_t capents;
+	uint32_t next_id;
+	uint64_t mult;         /* timescale units per tick */
+	const char *timescale;
+	uint64_t first, last;  /* event times (ticks) */
+	int have_first;
+	int time_open;         /* a "#time" line for `last` is written */
+	uint64_t written;      /* the time of the last "#time" line */
+} vcd_writer;
+
+/* ---- helpers ------------------------------------------------------------- */
+
+/* VCD identifier code of variable number n: base 94 over '!'..'~' */
+static size_t fmt_id(char *out, uint32_t n)
+{
+	size_t len = 0;
+
+	do {
+		out[len++] = (char)('!' + n % 94);
+		n /= 94;
+	} while (n);
+	return len;
+}
+
+static void put_name(FILE *f, const char *s, size_t n)
+{
+	size_t i;
+
+	if (!n) {
+		fputc('_', f);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		fputc(c > ' ' && c < 0x7f ? c : '_', f);
+	}
+}
+
+static void put_entity(vcd_writer *vw, FILE *f, const tk_trace *t, uint32_t ent)
+{
+	const tk_entity *e = ent == TK_NONE ? NULL : tk_trace_entity(t, ent);
+	const char *s;
+	size_t n;
+
+	(void)vw;
+	if (!e) {
+		fputs(ent == TK_NONE ? "idle" : "?", f);
+		return;
+	}
+	s = tk_trace_str(t, e->name, &n);
+	put_name(f, s, n);
+}
+
+static void put_id(FILE *f, uint32_t id)
+{
+	char b[8];
+
+	fwrite(b, 1, fmt_id(b, id), f);
+}
+
+static int grow_ents(vcd_writer *vw, size_t n)
+{
+	size_t cap = vw->capents ? vw->capents : 64, i;
+	uint32_t *a, *b;
+
+	if (n <= vw->capents)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	a = tk_xrealloc_array(vw->wire_id, cap, sizeof(*a));
+	if (!a)
+		return -1;
+	vw->wire_id = a;
+	b = tk_xrealloc_array(vw->nrun, cap, sizeof(*b));
+	if (!b)
+		return -1;
+	vw->nrun = b;
+	for (i = vw->capents; i < cap; i++)
+		a[i] = b[i] = 0;
+	vw->capents = cap;
+	return 0;
+}
+
+static uint32_t wire_of(vcd_writer *vw, uint32_t ent)
+{
+	if (!vw->wire_id[ent])
+		vw->wire_id[ent] = ++vw->next_id;
+	return vw->wire_id[ent] - 1;
+}
+
+static vlane *lane_at(vcd_writer *vw, size_t i)
+{
+	while (vw->nlanes <= i) {
+		if (vw->nlanes == vw->caplanes) {
+			size_t cap = vw->caplanes ? vw->caplanes * 2 : 8;
+			vlane *n = tk_xrealloc_array(vw->lanes, cap, sizeof(*n));
+			if (!n)
+				return NULL;
+			vw->lanes = n;
+			vw->caplanes = cap;
+		}
+		vw->lanes[vw->nlanes].running = TK_NONE;
+		vw->lanes[vw->nlanes].run_id = vw->next_id++;
+		vw->lanes[vw->nlanes].load_id = vw->next_id++;
+		vw->nlanes++;
+	}
+	return &vw->lanes[i];
+}
+
+/* the "#time" line before the first change at time `last` */
+static void open_time(vcd_writer *vw)
+{
+	if (vw->time_open)
+		return;
+	fprintf(vw->spill, "#%llu\n", (unsigned long long)(vw->last * vw->mult));
+	vw->time_open = 1;
+	vw->written = vw->last;
+}
+
+/* ---- writer ops ---------------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	tk_timebase tb;
+} scales[] = {
+	{ "100 s", { TK_UNIT_S, 100, 1 } }, { "10 s", { TK_UNIT_S, 10, 1 } },
+	{ "1 s", { TK_UNIT_S, 1, 1 } }, { "100 ms", { TK_UNIT_MS, 100, 1 } },
+	{ "10 ms", { TK_UNIT_MS, 10, 1 } }, { "1 ms", { TK_UNIT_MS, 1, 1 } },
+	{ "100 us", { TK_UNIT_US, 100, 1 } }, { "10 us", { TK_UNIT_US, 10, 1 } },
+	{ "1 us", { TK_UNIT_US, 1, 1 } }, { "100 ns", { TK_UNIT_NS, 100, 1 } },
+	{ "10 ns", { TK_UNIT_NS, 10, 1 } }, { "1 ns", { TK_UNIT_NS, 1, 1 } },
+	{ "100 ps", { TK_UNIT_PS, 100, 1 } }, { "10 ps", { TK_UNIT_PS, 10, 1 } },
+	{ "1 ps", { TK_UNIT_PS, 1, 1 } }, { "100 fs", { TK_UNIT_PS, 1, 10 } },
+	{ "10 fs", { TK_UNIT_PS, 1, 100 } }, { "1 fs", { TK_UNIT_PS, 1, 1000 } },
+};
+
+static int vcd_writer_open(tk_writer *w, tk_error *err)
+{
+	const tk_timebase *tb = tk_trace_timebase(w->trace);
+	vcd_writer *vw = calloc(1, sizeof(*vw));
+	size_t i;
+
+	if (!vw)
+		return tk_err_nomem(err, w->sink.path);
+	w->impl = vw;
+	vw->name = w->sink.path ? w->sink.path : "<stdout>";
+	for (i = 0; i < sizeof(scales) / sizeof(scales[0]); i++)
+		if (tk_time_convert(1, tb, &scales[i].tb, TK_ROUND_EXACT,
+				    &vw->mult) == TK_OK && vw->mult) {
+			vw->timescale = scales[i].name;
+			break;
+		}
+	if (!vw->timescale)
+		return tk_err_set(err, TK_E_UNSUPPORTED, vw->name, 0, 0,
+				  "VCD cannot hold a tick of %llu/%llu %s exactly (its timescales are 1, 10 or 100 s, ms, us, ns, ps or fs)",
+				  (unsigned long long)tb->num,
+				  (unsigned long long)tb->den,
+				  tk_unit_name(tb->unit));
+	vw->spill = tmpfile();
+	if (!vw->spill)
+		return tk_err_set(err, TK_E_IO, vw->name, 0, 0,
+				  "cannot create a temporary file");
+	vw->tl = tk_timeline_new(w->trace, NULL, NULL, NULL);
+	if (!vw->tl)
+		return tk_err_nomem(err, vw->name);
+	return TK_OK;
+}
+
+static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
+{
+	vcd_writer *vw = w->impl;
+	uint64_t t = ev->time;
+	size_t i, n;
+
+	if (!vw->have_first) {
+		vw->have_first = 1;
+		vw->first = vw->last = vw->written = t;
+		vw->time_open = 1; /* the header's "#first $dumpvars" */
+	}
+	if (t < vw->last)
+		t = vw->last; /* lenient reading keeps decreasing times */
+	if ((unsigned __int128)t * vw->mult > UINT64_MAX)
+		return tk_err_set(err, TK_E_RANGE, vw->name, 0, 0,
+				  "time %llu does not fit VCD's 64-bit times in %s",
+				  (unsigned long long)t, vw->timescale);
+	if (t != vw->last) {
+		vw->last = t;
+		vw->time_open = 0;
+	}
+	if (tk_timeline_event(vw->tl, ev) < 0 ||
+	    grow_ents(vw, tk_trace_entity_count(w->trace)) < 0)
+		return tk_err_nomem(err, vw->name);
+	n = tk_timeline_lane_count(vw->tl);
+	for (i = 0; i < n; i++) {
+		vlane *l = lane_at(vw, i);
+		uint32_t ent = TK_NONE;
+		int64_t inst;
+
+		if (!l)
+			return tk_err_nomem(err, vw->name);
+		if (!tk_timeline_running(vw->tl, i, &ent, &inst))
+			ent = TK_NONE;
+		if (ent == l->running)
+			continue;
+		open_time(vw);
+		if (l->running != TK_NONE && --vw->nrun[l->running] == 0) {
+			fputc('0', vw->spill);
+			put_id(vw->spill, wire_of(vw, l->running));
+			fputc('\n', vw->spill);
+		}
+		if (ent != TK_NONE && vw->nrun[ent]++ == 0) {
+			fputc('1', vw->spill);
+			put_id(vw->spill, wire_of(vw, ent));
+			fputc('\n', vw->spill);
+		}
+		fputc('s', vw->spill);
+		put_entity(vw, vw->spill, w->trace, ent);
+		fputc(' ', vw->spill);
+		put_id(vw->spill, l->run_id);
+		fputc('\n', vw->spill);
+		if ((l->running == TK_NONE) != (ent == TK_NONE)) {
+			fputs(ent == TK_NONE ? "b0 " : "b1 ", vw->spill);
+			put_id(vw->spill, l->load_id);
+			fputc('\n', vw->spill);
+		}
+		l->running = ent;
+	}
+	if (ferror(vw->spill))
+		return tk_err_set(err, TK_E_IO, vw->name, 0, 0,
+				  "cannot write the temporary file");
+	return TK_OK;
+}
+
+static int vcd_writer_close(tk_writer *w, tk_error *err)
+{
+	vcd_writer *vw = w->impl;
+	const tk_trace *t = w->trace;
+	char *hdr = NULL, buf[65536];
+	size_t hlen = 0, i, n, ne;
+	FILE *h;
+	int rc;
+
+	if (tk_timeline_finish(vw->tl) < 0)
+		return tk_err_nomem(err, vw->name);
+	if (tk_timeline_lane_count(vw->tl) == 0)
+		return tk_err_set(err, TK_E_UNSUPPORTED, vw->name, 0, 0,
+				  "VCD needs cores: no event of this trace happens on a core, so there is nothing to draw");
+	ne = tk_trace_entity_count(t);
+	if (grow_ents(vw, ne) < 0)
+		return tk_err_nomem(err, vw->name);
+	for (i = 0; i < tk_timeline_lane_count(vw->tl); i++)
+		if (!lane_at(vw, i))
+			return tk_err_nomem(err, vw->name);
+	h = open_memstream(&hdr, &hlen);
+	if (!h)
+		return tk_err_nomem(err, vw->name);
+	fprintf(h, "$version tracekit %s $end\n", tk_version());
+	fprintf(h, "$comment %s trace; per core the running process and the number of processes allocated; per process 1 while running $end\n",
+		tk_trace_format(t));
+	fprintf(h, "$timescale %s $end\n", vw->timescale);
+	fputs("$scope module cores $end\n", h);
+	for (i = 0; i < vw->nlanes; i++) {
+		fputs("$scope module ", h);
+		put_entity(vw, h, t, tk_timeline_lane_core(vw->tl, i));
+		fputs(" $end\n$var string 1 ", h);
+		put_id(h, vw->lanes[i].run_id);
+		fputs(" running $end\n$var integer 32 ", h);
+		put_id(h, vw->lanes[i].load_id);
+		fputs(" load $end\n$upscope $end\n", h);
+	}
+	fputs("$upscope $end\n$scope module tasks $end\n", h);
+	for (i = 0; i < ne; i++) {
+		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
+		if (!tk_etype_is_process(e->type))
+			continue;
+		fputs("$var wire 1 ", h);
+		put_id(h, wire_of(vw, (uint32_t)i));
+		fputc(' ', h);
+		put_entity(vw, h, t, (uint32_t)i);
+		fputs(" $end\n", h);
+	}
+	fputs("$upscope $end\n$enddefinitions $end\n", h);
+	fprintf(h, "#%llu\n$dumpvars\n", (unsigned long long)(vw->first * vw->mult));
+	for (i = 0; i < vw->nlanes; i++) {
+		fputs("sidle ", h);
+		put_id(h, vw->lanes[i].run_id);
+		fputs("\nb0 ", h);
+		put_id(h, vw->lanes[i].load_id);
+		fputc('\n', h);
+	}
+	for (i = 0; i < ne; i++)
+		if (tk_etype_is_process(tk_trace_entity(t, (uint32_t)i)->type)) {
+			fputc('0', h);
+			put_id(h, wire_of(vw, (uint32_t)i));
+			fputc('\n', h);
+		}
+	fputs("$end\n", h);
+	if (fclose(h) != 0) {
+		free(hdr);
+		return tk_err_nomem(err, vw->name);
+	}
+	rc = tk_sink_write(&w->sink, hdr, hlen, err);
+	free(hdr);
+	if (rc < 0)
+		return rc;
+	if (fflush(vw->spill) != 0 || fseek(vw->spill, 0, SEEK_SET) != 0)
+		return tk_err_set(err, TK_E_IO, vw->name, 0, 0,
+				  "cannot read back the temporary file");
+	while ((n = fread(buf, 1, sizeof(buf), vw->spill)) > 0)
+		if ((rc = tk_sink_write(&w->sink, buf, n, err)) < 0)
+			return rc;
+	if (ferror(vw->spill))
+		return tk_err_set(err, TK_E_IO, vw->name, 0, 0,
+				  "cannot read back the temporary file");
+	if (vw->have_first && vw->last != vw->written) {
+		/* the last event's time, so viewers show the last state */
+		char b[32];
+		int len = snprintf(b, sizeof(b), "#%llu\n",
+				   (unsigned long long)(vw->last * vw->mult));
+		if ((rc = tk_sink_write(&w->sink, b, (size_t)len, err)) < 0)
+			return rc;
+	}
+	return TK_OK;
+}
+
+static void vcd_writer_free(tk_writer *w)
+{
+	vcd_writer *vw = w->impl;
+
+	if (!vw)
+		return;
+	if (vw->spill)
+		fclose(vw->spill);
+	tk_timeline_free(vw->tl);
+	free(vw->lanes);
+	free(vw->wire_id);
+	free(vw->nrun);
+	free(vw);
+	w->impl = NULL;
+}
+
+const tk_format_ops tk_format_vcd = {
+	.info = {
+		.name = "vcd",
+		.extensions = "vcd",
+		.description = "Value Change Dump for GTKWave: running process and load per core, a wire per process (export only)",
+		.caps = TK_CAP_WRITE,
+	},
+	.writer_open = vcd_writer_open,
+	.writer_write = vcd_writer_write,
+	.writer_close = vcd_writer_close,
+	.writer_free = vcd_writer_free,
+};

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Check tracekit's SQLite export (issue 7) with the sqlite3 shell.
+
+usage: check_sqlite.py TRACEKIT DEMO.btf [MORE.btf ...]
+
+For each trace: the database's counts of events, entities, entity types and
+events per (type, event) equal `tracekit info --format json`; its
+entityMetricValue rows equal `tracekit stats --format csv`; the per-instance
+CET/RT values reach exactly the stats maxima.  Also: --to sqlite, the .db
+extension, standard output refused, and a failed conversion leaving no file.
+"""
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+failures = 0
+
+
+def fail(msg):
+    global failures
+    failures += 1
+    print("FAIL:", msg)
+
+
+def run(args):
+    return subprocess.run(args, capture_output=True, text=True)
+
+
+def q(db, sql):
+    r = run(["sqlite3", "-bail", "-csv", db, sql])
+    if r.returncode != 0:
+        raise RuntimeError("sqlite3 %s: %s" % (sql, r.stderr))
+    return list(csv.reader(io.StringIO(r.stdout)))
+
+
+def check(tk, src, db):
+    r = run([tk, "convert", src, db])
+    if r.returncode != 0:
+        fail("%s: convert: %s" % (src, r.stderr))
+        return
+    info = json.loads(run([tk, "info", "--format", "json", src]).stdout)
+    n = int(q(db, "SELECT count(*) FROM traceEvent")[0][0])
+    if n != info["events"]:
+        fail("%s: %d events, info says %d" % (src, n, info["events"]))
+    if int(q(db, "SELECT value FROM metaInformation WHERE name='eventCount'")[0][0]) != n:
+        fail(src + ": metaInformation eventCount")
+    ne = int(q(db, "SELECT count(*) FROM entity")[0][0])
+    if ne != info["entities"]:
+        fail("%s: %d entities, info says %d" % (src, ne, info["entities"]))
+    types = {t: int(c) for t, c in q(db, "SELECT t.name, count(*) FROM entity e JOIN entityType t"
+                                        " ON t.id = e.entityTypeId GROUP BY t.name")}
+    if types != info["entity_types"]:
+        fail("%s: entity types %r, info says %r" % (src, types, info["entity_types"]))
+    ev = {(t, e): int(c) for t, e, c in q(db, "SELECT entityType, eventType, count(*)"
+                                            " FROM traceEventInfo GROUP BY 1, 2")}
+    want = {(x["type"], x["event"]): x["count"] for x in info["event_counts"]}
+    if ev != want:
+        fail("%s: event counts %r, info says %r" % (src, ev, want))
+    if int(q(db, "SELECT count(*) FROM traceEventInfo")[0][0]) != n:
+        fail(src + ": traceEventInfo loses events")
+    # metrics
+    stats = list(csv.reader(io.StringIO(run([tk, "stats", "--format", "csv", src]).stdout)))
+    head, rows = stats[0], stats[1:]
+    got = q(db, "SELECT e.name, t.name, m.name, v.count, v.minText, v.avgText, v.maxText,"
+                " v.unit, ifnull(v.maxInstance, ''), v.maxTimestamp"
+                " FROM entityMetricValue v JOIN entity e ON e.id = v.entityId"
+                " JOIN entityType t ON t.id = e.entityTypeId JOIN metric m ON m.id = v.metricId")
+    if sorted(map(tuple, got)) != sorted(map(tuple, rows)):
+        fail("%s: metrics differ from tracekit stats:\n db: %r\n stats: %r" % (src, sorted(got)[:5], sorted(rows)[:5]))
+    # per instance: the worst instance of stats has stats' max; RT (which
+    # does not depend on how polling is counted) has the same maximum
+    rows = q(db, "SELECT e.name, m.name, v.max, v.maxInstance,"
+                 " (SELECT group_concat(i.value) FROM entityInstanceMetricValue i"
+                 "  WHERE i.entityId = v.entityId AND i.metricId = v.metricId"
+                 "  AND i.entityInstance = v.maxInstance),"
+                 " (SELECT max(i.value) FROM entityInstanceMetricValue i"
+                 "  WHERE i.entityId = v.entityId AND i.metricId = v.metricId)"
+                 " FROM entityMetricValue v JOIN entity e ON e.id = v.entityId JOIN metric m"
+                 " ON m.id = v.metricId WHERE m.name IN ('CET', 'RT') AND e.entityTypeId IN"
+                 " (SELECT id FROM entityType WHERE name IN ('T', 'I'))")
+    for name, metric, mx, mi, worst, imx in rows:
+        if worst != "" and mx not in worst.split(","):
+            fail("%s: %s %s max %s, instance %s has %s" % (src, name, metric, mx, mi, worst))
+        if metric == "RT" and imx != "" and imx != mx:
+            fail("%s: %s RT max %s, per-instance max %s" % (src, name, mx, imx))
+    inst = int(q(db, "SELECT count(*) FROM entityInstance")[0][0])
+    if n and not inst:
+        fail(src + ": no entityInstance rows")
+    idx = q(db, "SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='traceEvent'")
+    if len(idx) < 3:
+        fail(src + ": indexes missing")
+
+
+def main():
+    if not shutil.which("sqlite3"):
+        print("sqlite3 not installed: skipped")
+        return 77
+    tk, demo = sys.argv[1:3]
+    with tempfile.TemporaryDirectory() as d:
+        check(tk, demo, os.path.join(d, "demo.sqlite"))
+        check(tk, demo, os.path.join(d, "demo.db"))
+        for k, src in enumerate(sys.argv[3:]):
+            if os.path.exists(src):
+                check(tk, src, os.path.join(d, "c%d.sqlite" % k))
+            else:
+                print("skip (absent):", src)
+        out = os.path.join(d, "x.out")
+        r = run([tk, "convert", demo, out, "--to", "sqlite"])
+        if r.returncode != 0 or q(out, "SELECT count(*) FROM entity") != [["17"]]:
+            fail("--to sqlite: " + r.stderr)
+        r = run([tk, "convert", demo, "-", "--to", "sqlite"])
+        if r.returncode == 0 or "standard output" not in r.stderr:
+            fail("stdout not refused: %r" % r.stderr)
+        bad = os.path.join(d, "bad.btf")
+        with open(demo) as f, open(bad, "w") as g:
+            lines = f.read().split("\n")
+            g.write("\n".join(lines[:30] + ["oops,this,is,not,btf"] + lines[30:]))
+        sub = os.path.join(d, "fail")
+        os.mkdir(sub)
+        r = run([tk, "convert", "--strict", bad, os.path.join(sub, "bad.sqlite")])
+        if r.returncode == 0 or os.listdir(sub):
+            fail("failed conversion: exit %d, left %r" % (r.returncode, os.listdir(sub)))
+    if failures:
+        print("%d failure(s)" % failures)
+        return 1
+    print("ok")
+    return 0
+
+
+sys.exit(main())

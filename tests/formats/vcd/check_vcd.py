@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Check tracekit's VCD export (issue 7).
+
+usage: check_vcd.py TRACEKIT DEMO.btf NOCORE.btf [MORE.btf ...]
+
+A small VCD parser checks the header (timescale, scopes, variable
+declarations), that times only grow, that every change names a declared
+variable with a value of its kind; the demo's values against its known
+schedule; that the per-core running strings and task wires agree; and that
+a trace with no core is refused with a message and leaves no file.  Where
+gtkwave's vcd2fst is installed, it must accept the file too.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+failures = 0
+
+
+def fail(msg):
+    global failures
+    failures += 1
+    print("FAIL:", msg)
+
+
+def parse(text):
+    toks = text.split()
+    i = 0
+    vars_ = {}        # id -> (kind, width, scope path, name)
+    scope = []
+    timescale = None
+    while True:
+        t = toks[i]
+        i += 1
+        if t == "$enddefinitions":
+            assert toks[i] == "$end"
+            i += 1
+            break
+        if t == "$scope":
+            scope.append(toks[i + 1])
+            assert toks[i + 2] == "$end", toks[i:i + 3]
+            i += 3
+        elif t == "$upscope":
+            scope.pop()
+            i += 1
+        elif t == "$var":
+            kind, width, ident, name, end = toks[i:i + 5]
+            assert end == "$end", toks[i:i + 5]
+            assert ident not in vars_, "duplicate id " + ident
+            vars_[ident] = (kind, int(width), tuple(scope), name)
+            i += 5
+        elif t == "$timescale":
+            j = toks.index("$end", i)
+            timescale = " ".join(toks[i:j])
+            i = j + 1
+        elif t.startswith("$"):
+            i = toks.index("$end", i) + 1
+        else:
+            raise AssertionError("unexpected token in header: " + t)
+    assert not scope, "unbalanced scopes"
+    # the body, one change per line (ids may be '#', so not by tokens)
+    body = text[text.index("$enddefinitions"):].split("\n", 1)[1]
+    out = []          # (time, id, value)
+    now = None
+    for line in body.split("\n"):
+        line = line.strip()
+        if not line or line in ("$dumpvars", "$end"):
+            continue
+        if line[0] == "#":
+            nt = int(line[1:])
+            assert now is None or nt > now, "time %d after %s" % (nt, now)
+            now = nt
+            continue
+        assert now is not None, "change before the first time"
+        if line[0] in "sb":
+            val, ident = line[1:].split(" ")
+            out.append((now, ident, val))
+        else:
+            out.append((now, line[1:], line[0]))
+    for tm, ident, val in out:
+        assert ident in vars_, "undeclared id " + ident
+        kind = vars_[ident][0]
+        if kind == "wire":
+            assert val in "01", val
+        elif kind == "integer":
+            assert set(val) <= set("01"), val
+    return timescale, vars_, out
+
+
+def run(args):
+    return subprocess.run(args, capture_output=True, text=True)
+
+
+def signal(vars_, changes, scope, name):
+    ids = [i for i, v in vars_.items() if v[2] == scope and v[3] == name]
+    assert len(ids) == 1, (scope, name, ids)
+    return [(t, v) for t, i, v in changes if i == ids[0]]
+
+
+def check_file(tk, src, out, demo):
+    r = run([tk, "convert", src, out])
+    if r.returncode != 0:
+        fail("%s: convert failed: %s" % (src, r.stderr))
+        return
+    with open(out) as f:
+        text = f.read()
+    try:
+        ts, vars_, ch = parse(text)
+    except AssertionError as e:
+        fail("%s: %s" % (src, e))
+        return
+    if ts is None:
+        fail(src + ": no $timescale")
+    # per core the running string and the load integer agree; every task
+    # wire is 1 exactly when some core runs the task
+    cores = sorted({v[2] for v in vars_.values() if v[2][:1] == ("cores",)})
+    if not cores:
+        fail(src + ": no core scopes")
+    state = {i: None for i in vars_}
+    byname = {v[3]: i for i, v in vars_.items() if v[2] == ("tasks",)}
+    times = sorted({c[0] for c in ch})
+    k = 0
+    for tm in times:
+        while k < len(ch) and ch[k][0] == tm:
+            state[ch[k][1]] = ch[k][2]
+            k += 1
+        running = {}
+        for c in cores:
+            s = [i for i, v in vars_.items() if v[2] == c and v[3] == "running"][0]
+            ld = [i for i, v in vars_.items() if v[2] == c and v[3] == "load"][0]
+            if (state[s] != "idle") != (int(state[ld], 2) == 1):
+                fail("%s: %s at %d: running %s, load %s" % (src, c, tm, state[s], state[ld]))
+            if state[s] != "idle":
+                running[state[s]] = 1
+        for name, i in byname.items():
+            if (state[i] == "1") != (name in running):
+                fail("%s: wire %s at %d is %s, running: %s" % (src, name, tm, state[i], sorted(running)))
+    if demo:
+        if ts != "1 ns":
+            fail("demo timescale " + repr(ts))
+        if sorted(byname) != ["Isr_CAN", "Task_Control", "Task_Logger", "Task_Sensor"]:
+            fail("demo tasks " + repr(sorted(byname)))
+        c2 = [x for x in signal(vars_, ch, ("cores", "Core_2"), "running")]
+        want = [(0, "idle"), (1500, "Task_Sensor"), (21000, "idle"), (21100, "Isr_CAN"),
+                (27500, "idle"), (27600, "Task_Sensor"), (38000, "idle"),
+                (2000100, "Task_Sensor"), (2036000, "idle")]
+        if c2 != want:
+            fail("demo Core_2 running: %r" % c2)
+        c1 = signal(vars_, ch, ("cores", "Core_1"), "running")
+        want = [(0, "idle"), (1200, "Task_Control"), (52000, "idle"), (52100, "Task_Logger"),
+                (1000000, "idle"), (1000100, "Task_Control"), (1049000, "idle"),
+                (1049100, "Task_Logger"), (1312000, "idle")]
+        if c1 != want:
+            fail("demo Core_1 running: %r" % c1)
+        tl = signal(vars_, ch, ("tasks",), "Task_Logger")
+        if tl != [(0, "0"), (52100, "1"), (1000000, "0"), (1049100, "1"), (1312000, "0")]:
+            fail("demo Task_Logger wire: %r" % tl)
+        if "#2036000" not in text.split():
+            fail("demo: the last time is missing")
+    v2f = shutil.which("vcd2fst")
+    if v2f:
+        r = run([v2f, out, out + ".fst"])
+        if r.returncode != 0:
+            fail("%s: vcd2fst: %s" % (src, r.stderr))
+
+
+def main():
+    tk, demo, nocore = sys.argv[1:4]
+    with tempfile.TemporaryDirectory() as d:
+        check_file(tk, demo, os.path.join(d, "demo.vcd"), True)
+        # --to vcd with another extension
+        r = run([tk, "convert", demo, os.path.join(d, "x.out"), "--to", "vcd"])
+        if r.returncode != 0 or not open(os.path.join(d, "x.out")).read().startswith("$version"):
+            fail("--to vcd: " + r.stderr)
+        for n, src in enumerate(sys.argv[4:]):
+            if os.path.exists(src):
+                check_file(tk, src, os.path.join(d, "c%d.vcd" % n), False)
+            else:
+                print("skip (absent):", src)
+        out = os.path.join(d, "nocore.vcd")
+        r = run([tk, "convert", nocore, out])
+        if r.returncode == 0 or "core" not in r.stderr:
+            fail("no-core trace: exit %d, %r" % (r.returncode, r.stderr))
+        if os.listdir(d) and any(f.startswith("nocore") for f in os.listdir(d)):
+            fail("no-core trace left a file: %r" % os.listdir(d))
+    if failures:
+        print("%d failure(s)" % failures)
+        return 1
+    print("ok")
+    return 0
+
+
+sys.exit(main())
