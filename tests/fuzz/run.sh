@@ -15,7 +15,7 @@ for target in tests/fuzz/fuzz_*.c; do
 	# shellcheck disable=SC2086
 	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -Iinclude $srcs "$target" \
-		-lz -lzstd -lexpat -lpthread -o "$out/$name"
+		-lz -lzstd -lexpat -lsqlite3 -lpthread -o "$out/$name"
 	seeds=$(mktemp -d)
 	# seeds: the format's test inputs, prefixed with the mode byte
 	for f in tests/formats/"$fmt"/*/* examples/*."$fmt" ../shared/corpus/"$fmt"/*/* ../shared/corpus/"$fmt"/*; do
