@@ -1,10 +1,11 @@
 /*
  * tarmac_records.c - Arm Tarmac lines as CPU-level records.
  *
- * One pass per line over the source window: the line is found with memchr,
- * then split into blank-separated tokens on the fly.  Nothing is copied and
- * nothing is allocated per record: the record's spans point into the window
- * (a mapped file, or the source's buffer, which moves only at a fill, and
+ * One pass per line over the source window: the line is found with an SSE2
+ * scan (find_nl()), then split into blank-separated tokens on the fly.
+ * Nothing is copied and nothing is allocated per record: the record's spans
+ * point into the window (the source's buffer: a file opened by path is
+ * streamed with tk_source_stream(); the buffer moves only at a fill, and
  * fills happen only inside tk_tarmac_next()).
  *
  * Which producer wrote a line is told by its kind token and by the shape of
@@ -26,6 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 enum { SEEN_M = 1, SEEN_FM = 2, SEEN_REV3T = 4, SEEN_CPU = 8, SEEN_FMONLY = 16 };
 enum { W_UNKNOWN_KIND = 0, W_MALFORMED = 1, W_UNIT = 2 };
@@ -73,14 +77,26 @@ static inline int is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
+/*
+ * Byte classes, one table look-up per byte on the hot path: the hex value
+ * (or -1), and the characters of a value text (value_char()).
+ */
+#define HEX_(c) ((c) >= '0' && (c) <= '9' ? (c) - '0' : \
+		 (c) >= 'a' && (c) <= 'f' ? (c) - 'a' + 10 : \
+		 (c) >= 'A' && (c) <= 'F' ? (c) - 'A' + 10 : -1)
+#define VAL_(c) (HEX_(c) >= 0 || (c) == '_' || (c) == 'x' || (c) == 'X' || \
+		 (c) == '-' || (c) == ':')
+#define T4_(M, b) M(b), M(b + 1), M(b + 2), M(b + 3)
+#define T16_(M, b) T4_(M, b), T4_(M, b + 4), T4_(M, b + 8), T4_(M, b + 12)
+#define T64_(M, b) T16_(M, b), T16_(M, b + 16), T16_(M, b + 32), T16_(M, b + 48)
+#define T256_(M) T64_(M, 0), T64_(M, 64), T64_(M, 128), T64_(M, 192)
+
+static const signed char hex_tab[256] = { T256_(HEX_) };
+static const unsigned char val_tab[256] = { T256_(VAL_) };
+
 static inline int hexval(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = (char)(c | 0x20);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
+	return hex_tab[(unsigned char)c];
 }
 
 static inline const char *skip_blank(const char *p, const char *end)
@@ -131,13 +147,36 @@ static int all_hex(const char *p, const char *e)
 	return 1;
 }
 
+/* memchr() for the short spans of one line: no call per token */
+static inline const char *find_byte(const char *p, const char *e, char c)
+{
+	for (; p < e; p++)
+		if (*p == c)
+			return p;
+	return NULL;
+}
+
+/*
+ * strchr(set, c) != NULL for a short literal set; like strchr(), the
+ * terminating NUL of the set matches c == '\0'.
+ */
+static inline int in_set(const char *set, char c)
+{
+	if (c == '\0')
+		return 1;
+	for (; *set; set++)
+		if (*set == c)
+			return 1;
+	return 0;
+}
+
 /*
  * An address "va", "va:pa", "va:pa_NS", "va:pa1,pa2" ...: the value before
  * ':' must be hex; the rest is kept as text.
  */
 static int parse_addr(const char *p, const char *e, tk_tarmac_record *rec)
 {
-	const char *c = memchr(p, ':', (size_t)(e - p));
+	const char *c = find_byte(p, e, ':');
 
 	if (parse_hex(p, c ? c : e, &rec->address) < 0)
 		return -1;
@@ -161,10 +200,9 @@ static int parse_addr(const char *p, const char *e, tk_tarmac_record *rec)
  * unknown digits, '-' for unwritten ones.  value_known when it is all hex
  * (separators aside) and fits 64 bits.
  */
-static int value_char(char c)
+static inline int value_char(char c)
 {
-	return hexval(c) >= 0 || c == '_' || c == 'x' || c == 'X' || c == '-' ||
-	       c == ':';
+	return val_tab[(unsigned char)c];
 }
 
 static void value_of(const char *p, const char *e, uint64_t *v, int *known)
@@ -272,6 +310,20 @@ static int is_cpu_token(const char *p, const char *e)
 	return 1;
 }
 
+/*
+ * strlen(s) == n && memcmp(s, p, n) == 0, in one short loop that stops at
+ * the first difference (p, a CPU token, holds no NUL).
+ */
+static inline int name_is(const char *s, const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] != p[i])
+			return 0;
+	return s[n] == '\0';
+}
+
 static int cpu_index(tk_tarmac *tr, const char *p, size_t n, uint32_t *out,
 		     tk_error *err)
 {
@@ -279,12 +331,12 @@ static int cpu_index(tk_tarmac *tr, const char *p, size_t n, uint32_t *out,
 	char *s;
 
 	if (tr->last_cpu && tr->last_cpu_len == n &&
-	    memcmp(tr->cpus[tr->last_cpu - 1], p, n) == 0) {
+	    name_is(tr->cpus[tr->last_cpu - 1], p, n)) {
 		*out = tr->last_cpu;
 		return TK_OK;
 	}
 	for (i = 0; i < tr->ncpus; i++)
-		if (strlen(tr->cpus[i]) == n && memcmp(tr->cpus[i], p, n) == 0)
+		if (name_is(tr->cpus[i], p, n))
 			goto found;
 	if (tr->ncpus == tr->capcpus) {
 		size_t ncap = tr->capcpus ? tr->capcpus * 2 : 4;
@@ -311,11 +363,33 @@ found:
 
 static tk_tarmac_unit unit_of(const char *p, const char *e)
 {
-	int u;
-
-	for (u = 1; u < TK_TARMAC_UNIT_COUNT; u++)
-		if (tok_is(p, e, unit_names[u]))
-			return (tk_tarmac_unit)u;
+	switch (e - p) {
+	case 1:
+		return *p == 's' ? TK_TARMAC_UNIT_S : TK_TARMAC_UNIT_NONE;
+	case 2:
+		if (p[1] != 's')
+			break;
+		switch (p[0]) {
+		case 'f': return TK_TARMAC_UNIT_FS;
+		case 'p': return TK_TARMAC_UNIT_PS;
+		case 'n': return TK_TARMAC_UNIT_NS;
+		case 'u': return TK_TARMAC_UNIT_US;
+		case 'm': return TK_TARMAC_UNIT_MS;
+		case 'c': return TK_TARMAC_UNIT_CS;
+		default: break;
+		}
+		break;
+	case 3:
+		if (p[0] == 'c' && p[1] == 'l' && p[2] == 'k')
+			return TK_TARMAC_UNIT_CLK;
+		if (p[0] == 'c' && p[1] == 'y' && p[2] == 'c')
+			return TK_TARMAC_UNIT_CYC;
+		if (p[0] == 't' && p[1] == 'i' && p[2] == 'c')
+			return TK_TARMAC_UNIT_TIC;
+		break;
+	default:
+		break;
+	}
 	return TK_TARMAC_UNIT_NONE;
 }
 
@@ -347,7 +421,8 @@ static int parse_stamp(tk_tarmac *tr, const char *line, const char **pp,
 
 	while (p < end && *p >= '0' && *p <= '9') {
 		unsigned d = (unsigned)(*p - '0');
-		if (v > (UINT64_MAX - d) / 10)
+		/* 19 digits always fit: the division only from the 20th on */
+		if (p - num >= 19 && v > (UINT64_MAX - d) / 10)
 			return bad(tr, err, W_MALFORMED, line, num,
 				   "time stamp too large", num, tok_end(num, end));
 		v = v * 10 + d;
@@ -494,7 +569,7 @@ static int paren(const char *p, const char *end, const char **in,
 
 	if (p == end || *p != '(')
 		return -1;
-	c = memchr(p, ')', (size_t)(end - p));
+	c = find_byte(p, end, ')');
 	if (!c)
 		return -1;
 	*in = p + 1;
@@ -536,7 +611,7 @@ static int instr_i(tk_tarmac *tr, const char *line, const char *p,
 		return TK_OK;
 	}
 	if (tin) {
-		const char *c = memchr(tin, ':', (size_t)(tine - tin));
+		const char *c = find_byte(tin, tine, ':');
 		uint64_t n;
 		if (c) {        /* (addr:count) */
 			if (parse_hex(c + 1, tine, &rec->count) < 0)
@@ -724,7 +799,7 @@ static int reg(tk_tarmac *tr, const char *line, const char *p, const char *end,
 		goto malformed;
 	rec->value.ptr = v;
 	rec->value.len = (size_t)(ve - v);
-	if (!memchr(v, ':', (size_t)(ve - v)))
+	if (!find_byte(v, ve, ':'))
 		value_of(v, ve, &rec->reg_value, &rec->value_known);
 	if (p < end) {
 		const char *te = tok_end(p, end);
@@ -732,7 +807,7 @@ static int reg(tk_tarmac *tr, const char *line, const char *p, const char *end,
 			goto malformed;
 		if (!(*p == '(' && te[-1] == ')')) {
 			for (q = p; q < te; q++)
-				if (!strchr("NZCVQGE_", *q))
+				if (!in_set("NZCVQGE_", *q))
 					goto malformed;
 		}
 		rec->qualifier.ptr = p;
@@ -756,7 +831,7 @@ static int event_e(tk_tarmac *tr, const char *line, const char *p,
 	if (t == te)
 		return bad(tr, err, W_MALFORMED, line, line + rec->column - 1,
 			   "event line without a description", NULL, NULL);
-	c = memchr(t, ':', (size_t)(te - t));
+	c = find_byte(t, te, ':');
 	if (te - t >= 8 && all_hex(t, c ? c : te)) {
 		/* Fast Models: "E addr [mode] value CoreEvent_X" */
 		parse_addr(t, te, rec);
@@ -840,11 +915,11 @@ static int mem_bus(tk_tarmac *tr, const char *line, const char *t,
 	int spec = 0;
 
 	rec->kind = *t == 'B' ? TK_TARMAC_BUS : TK_TARMAC_MEMORY;
-	if (n == 8 && strchr("NSC", t[1]) && (t[2] == 'R' || t[2] == 'W') &&
+	if (n == 8 && in_set("NSC", t[1]) && (t[2] == 'R' || t[2] == 'W') &&
 	    size_digits(t + 3, t + 4, &rec->size) == 0 &&
 	    (t[4] == 'O' || t[4] == '_') && (t[5] == 'L' || t[5] == '_') &&
 	    (t[6] == 'S' || t[6] == '_') &&
-	    strchr(*t == 'B' ? "IDS_" : "IDASR_", t[7])) {
+	    in_set(*t == 'B' ? "IDS_" : "IDASR_", t[7])) {
 		spec = 1;
 		rec->seq = t[1];
 		rec->write = t[2] == 'W';
@@ -854,12 +929,12 @@ static int mem_bus(tk_tarmac *tr, const char *line, const char *t,
 		rec->port = t[7];
 		tr->seen |= SEEN_M;
 	} else if (*t == 'M' && n >= 3 && (t[1] == 'R' || t[1] == 'W')) {
-		const char *u = memchr(t, '_', n);
+		const char *u = find_byte(t, te, '_');
 		rec->write = t[1] == 'W';
 		if (size_digits(t + 2, u ? u : te, &rec->size) < 0)
 			goto unknown;
 		if (u) {        /* MR4_I */
-			if (te - u != 2 || !strchr("IDA", u[1]))
+			if (te - u != 2 || !in_set("IDA", u[1]))
 				goto unknown;
 			rec->port = u[1];
 			tr->seen |= SEEN_M;
@@ -1007,6 +1082,24 @@ static int mem_short(tk_tarmac *tr, const char *line, const char *t,
 	return TK_OK;
 }
 
+/* memset(rec, 0, ...) without the slow start of "rep stos" */
+static inline void clear_record(tk_tarmac_record *rec)
+{
+#ifdef __SSE2__
+	if (sizeof(*rec) == 352) {
+		char *p = (char *)rec;
+		__m128i z = _mm_setzero_si128();
+#define Z1_(o) _mm_storeu_si128((__m128i *)(void *)(p + (o)), z)
+#define Z4_(o) Z1_(o); Z1_((o) + 16); Z1_((o) + 32); Z1_((o) + 48)
+		Z4_(0); Z4_(64); Z4_(128); Z4_(192); Z4_(256); Z1_(320); Z1_(336);
+#undef Z4_
+#undef Z1_
+		return;
+	}
+#endif
+	memset(rec, 0, sizeof(*rec));
+}
+
 static int parse_line(tk_tarmac *tr, const char *line, const char *end,
 		      tk_tarmac_record *rec, tk_error *err)
 {
@@ -1016,7 +1109,7 @@ static int parse_line(tk_tarmac *tr, const char *line, const char *end,
 
 	if (p == end || *p == '#')
 		return SKIP;
-	memset(rec, 0, sizeof(*rec));
+	clear_record(rec);
 	rec->line = tr->line;
 	rec->raw.ptr = line;
 	rec->raw.len = (size_t)(end - line);
@@ -1057,7 +1150,8 @@ static int parse_line(tk_tarmac *tr, const char *line, const char *end,
 			return event_e(tr, line, p, end, rec, err);
 		break;
 	case 2:
-		if (t[0] == 'I' && strchr("TSFEA", t[1]))
+		if (t[0] == 'I' && (t[1] == 'T' || t[1] == 'S' || t[1] == 'F' ||
+				    t[1] == 'E' || t[1] == 'A'))
 			return instr_i(tr, line, p, end, rec, err);
 		if (t[0] == 'E' && t[1] == 'S')
 			return es(tr, line, p, end, rec, err);
@@ -1129,6 +1223,23 @@ unknown:
 
 /* ---- the stream ---------------------------------------------------------------- */
 
+/* The first '\n' in [p, end), or NULL; never reads at or past end. */
+static inline const char *find_nl(const char *p, const char *end)
+{
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n');
+
+	while (end - p >= 16) {
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+			_mm_loadu_si128((const __m128i *)(const void *)p), nl));
+		if (m)
+			return p + __builtin_ctz(m);
+		p += 16;
+	}
+#endif
+	return memchr(p, '\n', (size_t)(end - p));
+}
+
 static int next_line(tk_tarmac *tr, const char **line, const char **lend,
 		     tk_error *err)
 {
@@ -1139,7 +1250,7 @@ static int next_line(tk_tarmac *tr, const char **line, const char **lend,
 
 	for (;;) {
 		p = (const char *)tk_source_window(src, &avail);
-		nl = memchr(p + scanned, '\n', avail - scanned);
+		nl = find_nl(p + scanned, p + avail);
 		if (nl)
 			break;
 		if (tk_source_eof(src)) {
@@ -1217,6 +1328,9 @@ static int open_on(tk_tarmac **out, tk_source *src, const tk_tarmac_opts *opts,
 		return tk_err_nomem(err, "tarmac");
 	}
 	tarmac_init(tr, src, 1, opts, NULL, err);
+	/* one pass, a line at a time: a plain file is read into small
+	 * buffers (faster than its mapping, and memory stays flat) */
+	tk_source_stream(src);
 	*out = tr;
 	return TK_OK;
 }
