@@ -10,6 +10,13 @@
 #include <stdint.h>
 #include <string.h>
 
+/* a broken promise of the reader: stop with a crash libFuzzer reports */
+#define FUZZ_CHECK(cond)                 \
+	do {                             \
+		if (!(cond))             \
+			__builtin_trap(); \
+	} while (0)
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static size_t touch(const tk_tarmac_span *s)
@@ -38,14 +45,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.strict = data[0] & 1;
 	if (tk_tarmac_open_mem(&tr, data + 1, size - 1, "fuzz", &o, &err) == TK_OK) {
 		while (tk_tarmac_next(tr, &rec, &err) == TK_OK) {
-			if ((unsigned)rec.kind >= TK_TARMAC_KIND_COUNT)
-				__builtin_trap();
+			FUZZ_CHECK((unsigned)rec.kind < TK_TARMAC_KIND_COUNT);
 			sum += touch(&rec.raw) + touch(&rec.mnemonic) + touch(&rec.disasm) +
 			       touch(&rec.reg) + touch(&rec.value) + touch(&rec.data) +
 			       touch(&rec.name) + touch(&rec.text) + touch(&rec.mode) +
 			       touch(&rec.phys) + touch(&rec.qualifier) + touch(&rec.kind_text);
-			if (rec.cpu && !tk_tarmac_cpu_name(tr, rec.cpu - 1))
-				__builtin_trap();
+			FUZZ_CHECK(!rec.cpu || tk_tarmac_cpu_name(tr, rec.cpu - 1));
 		}
 		tk_tarmac_close(tr);
 	}
@@ -57,8 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const tk_trace *t = tk_reader_trace(r);
 			const tk_entity *s = tk_trace_entity(t, ev->source);
 			const tk_entity *d = tk_trace_entity(t, ev->target);
-			if (!s || !d)
-				__builtin_trap();
+			FUZZ_CHECK(s && d);
 			sum += strlen(tk_trace_str(t, d->name, &n)) + n;
 		}
 		tk_reader_close(r);

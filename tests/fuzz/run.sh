@@ -1,6 +1,7 @@
 #!/bin/sh
 # Builds every reader's libFuzzer target with clang (ASan + UBSan) and runs
-# each for a bounded time on a seed corpus made from the test inputs.
+# each for a bounded time on a seed corpus made from the test inputs.  Any
+# crash, leak or sanitizer report fails the run.
 # Usage: tests/fuzz/run.sh SECONDS
 set -eu
 secs=${1:-60}
@@ -9,16 +10,29 @@ out=$root/build-fuzz
 mkdir -p "$out"
 cd "$root"
 srcs="$(ls src/core/*.c src/formats/*.c src/formats/*/*.c src/analysis/*.c)"
-for target in tests/fuzz/fuzz_*.c; do
-	name=$(basename "$target" .c)
-	fmt=${name#fuzz_}
-	# shellcheck disable=SC2086
-	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -Iinclude $srcs "$target" \
-		-lz -lzstd -lexpat -lsqlite3 -lpthread -o "$out/$name"
+cflags="-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Iinclude"
+libs="-lz -lzstd -lexpat -lsqlite3 -lpthread"
+status=0
+
+# the event readers share one target; Tarmac also drives its record API
+targets="btf htf atf shark tarmac"
+for fmt in $targets; do
+	name=fuzz_$fmt
+	if [ -f "tests/fuzz/fuzz_$fmt.c" ]; then
+		# shellcheck disable=SC2086
+		clang $cflags $srcs "tests/fuzz/fuzz_$fmt.c" $libs -o "$out/$name"
+	else
+		# shellcheck disable=SC2086
+		clang $cflags -DFUZZ_FORMAT="\"$fmt\"" $srcs tests/fuzz/fuzz_reader.c $libs -o "$out/$name"
+	fi
 	seeds=$(mktemp -d)
+	inputs=$(mktemp -d)
+	# binary inputs made by a script of the format's tests
+	if [ -f "tests/formats/$fmt/make_cases.py" ]; then
+		python3 "tests/formats/$fmt/make_cases.py" "$inputs" > /dev/null
+	fi
 	# seeds: the format's test inputs, prefixed with the mode byte
-	for f in tests/formats/"$fmt"/*/* examples/*."$fmt" ../shared/corpus/"$fmt"/*/* ../shared/corpus/"$fmt"/*; do
+	for f in tests/formats/"$fmt"/*/* "$inputs"/*/* examples/*."$fmt" ../shared/corpus/"$fmt"/*/* ../shared/corpus/"$fmt"/*; do
 		[ -f "$f" ] || continue
 		[ "$(wc -c < "$f")" -le 65536 ] || continue
 		b=$(basename "$f")
@@ -27,7 +41,15 @@ for target in tests/fuzz/fuzz_*.c; do
 	done
 	work=$(mktemp -d)
 	echo "fuzz: $name for ${secs}s on $(ls "$seeds" | wc -l) seeds"
-	"$out/$name" -max_total_time="$secs" -max_len=8192 -timeout=10 \
-		-print_final_stats=1 "$work" "$seeds" 2>&1 | tail -n 12
-	rm -rf "$seeds" "$work"
+	if "$out/$name" -max_total_time="$secs" -max_len=8192 -timeout=10 \
+		-print_final_stats=1 -artifact_prefix="$out/$name-" \
+		"$work" "$seeds" > "$out/$name.log" 2>&1; then
+		tail -n 3 "$out/$name.log"
+	else
+		echo "fuzz: $name FAILED (artifacts: $out/$name-*):"
+		tail -n 40 "$out/$name.log"
+		status=1
+	fi
+	rm -rf "$seeds" "$work" "$inputs"
 done
+exit $status
