@@ -6,7 +6,7 @@
 # adapter written as BTF.
 # Usage: corpus.sh CLI DRIVER CORPUS_DIR
 set -u
-cli=$1 drv=$2 corpus=$3
+cli=$1 corpus=$2
 [ -d "$corpus" ] || { echo "corpus not found at $corpus: skipped"; exit 77; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -48,7 +48,7 @@ for f in "$corpus"/*; do
 	b=$(basename "$f")
 	n=$((n + 1))
 	want=$(awk "$count_awk" "$f")
-	if ! "$drv" info --strict --format json "$f" > "$tmp/info" 2> "$tmp/err"; then
+	if ! "$cli" info --strict --format json "$f" > "$tmp/info" 2> "$tmp/err"; then
 		echo "FAIL $b: strict read: $(head -n 1 "$tmp/err")"; fail=1; continue
 	fi
 	got=$(sed -n 's/^  "kinds": \(.*\),$/\1/p' "$tmp/info")
