@@ -6,11 +6,11 @@
 #define TK_ANALYSIS_INTERNAL_H
 
 #include "tracekit/tracekit.h"
+#include "../core/internal.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-typedef unsigned __int128 tk_u128;
 typedef __int128 tk_i128;
 
 /*
@@ -38,17 +38,6 @@ void tk_imap_free(tk_imap *m);
 /** Grow a per-entity array so that index `id` exists (new entries zeroed). */
 int tk_grow_zero(void **arr, size_t *cap, size_t id, size_t esize);
 
-/** Decimal digits of v into out (no NUL); returns the length. */
-size_t tk_fmt_u128(char *out, tk_u128 v);
-
-/**
- * Write num/den (den > 0) exactly: an integer, a finite decimal, or the
- * reduced fraction "N/D".  Returns the length or TK_E_RANGE.
- */
-int tk_fmt_ratio(tk_u128 num, tk_u128 den, char *buf, size_t size);
-
-/** The ticks -> `unit` factor of `tb` as p/q, reduced.  TK_OK or < 0. */
-int tk_unit_factor(const tk_timebase *tb, tk_unit unit, tk_u128 *p,
-		   tk_u128 *q);
+/* tk_fmt_u128, tk_fmt_ratio, tk_unit_factor: src/core/internal.h */
 
 #endif

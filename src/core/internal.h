@@ -288,6 +288,19 @@ static inline char *tk_sink_reserve(tk_sink *s, size_t n, tk_error *err)
 	return s->buf + s->len;
 }
 
+/* Exact 128-bit arithmetic for times and metrics. */
+typedef unsigned __int128 tk_u128;
+/** v in decimal; returns the length (no NUL). */
+size_t tk_fmt_u128(char *out, tk_u128 v);
+/**
+ * num/den exactly: an integer, a finite decimal ("1.5"), or where there is
+ * none the reduced fraction "N/D".  Returns the length, or TK_E_RANGE.
+ */
+int tk_fmt_ratio(tk_u128 num, tk_u128 den, char *buf, size_t size);
+/** One tick of `tb` in `unit` as p/q, reduced.  TK_OK or < 0. */
+int tk_unit_factor(const tk_timebase *tb, tk_unit unit, tk_u128 *p,
+		   tk_u128 *q);
+
 /* Decimal formatting, for writers' hot paths.  Return the length. */
 size_t tk_fmt_u64(char *out, uint64_t v);
 size_t tk_fmt_i64(char *out, int64_t v);

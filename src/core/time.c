@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-typedef unsigned __int128 u128;
+typedef tk_u128 u128;
 
 static const uint64_t unit_ps[] = {
 	1ull, 1000ull, 1000000ull, 1000000000ull, 1000000000000ull
@@ -88,6 +88,14 @@ static int ratio(const tk_timebase *from, const tk_timebase *to, u128 *P,
 	*P = p;
 	*Q = q;
 	return TK_OK;
+}
+
+int tk_unit_factor(const tk_timebase *tb, tk_unit unit, tk_u128 *p,
+		   tk_u128 *q)
+{
+	tk_timebase to = { unit, 1, 1 };
+
+	return ratio(tb, &to, p, q);
 }
 
 int tk_time_convert(uint64_t value, const tk_timebase *from,
@@ -186,7 +194,7 @@ int tk_duration_parse(const char *s, int default_unit, uint64_t *value,
 	return TK_OK;
 }
 
-static size_t fmt_u128(char *out, u128 v)
+size_t tk_fmt_u128(char *out, tk_u128 v)
 {
 	char tmp[48];
 	size_t n = 0, i;
@@ -200,42 +208,37 @@ static size_t fmt_u128(char *out, u128 v)
 	return n;
 }
 
-int tk_time_format(uint64_t ticks, const tk_timebase *tb, tk_unit unit,
-		   char *buf, size_t size)
+int tk_fmt_ratio(tk_u128 num, tk_u128 den, char *buf, size_t size)
 {
-	tk_timebase to = { unit, 1, 1 };
-	u128 p, q, n, ip, rem, qq;
 	char tmp[200];
+	tk_u128 g, rem, d;
 	size_t len;
-	int rc;
 
-	rc = ratio(tb, &to, &p, &q);
-	if (rc < 0)
-		return rc;
-	if (ticks && p > U128_MAX / ticks)
+	if (!den)
 		return TK_E_RANGE;
-	n = (u128)ticks * p;
-	ip = n / q;
-	rem = n % q;
-	len = fmt_u128(tmp, ip);
+	g = gcd128(num, den);
+	if (g > 1) {
+		num /= g;
+		den /= g;
+	}
+	len = tk_fmt_u128(tmp, num / den);
+	rem = num % den;
 	if (rem) {
-		/* a finite decimal exists only if q has no prime but 2 and 5 */
-		qq = q;
-		while (qq % 2 == 0)
-			qq /= 2;
-		while (qq % 5 == 0)
-			qq /= 5;
-		if (qq != 1 || q > U128_MAX / 10) {
-			u128 g = gcd128(n, q);
-			len = fmt_u128(tmp, n / g);
+		/* a finite decimal exists only if den has no prime but 2 and 5 */
+		for (d = den; d % 2 == 0; d /= 2)
+			;
+		for (; d % 5 == 0; d /= 5)
+			;
+		if (d != 1 || den > ~(tk_u128)0 / 10) {
+			len = tk_fmt_u128(tmp, num);
 			tmp[len++] = '/';
-			len += fmt_u128(tmp + len, q / g);
+			len += tk_fmt_u128(tmp + len, den);
 		} else {
 			tmp[len++] = '.';
 			while (rem && len < sizeof(tmp) - 1) {
 				rem *= 10;
-				tmp[len++] = (char)('0' + (unsigned)(rem / q));
-				rem %= q;
+				tmp[len++] = (char)('0' + (unsigned)(rem / den));
+				rem %= den;
 			}
 		}
 	}
@@ -244,4 +247,19 @@ int tk_time_format(uint64_t ticks, const tk_timebase *tb, tk_unit unit,
 	memcpy(buf, tmp, len);
 	buf[len] = '\0';
 	return (int)len;
+}
+
+int tk_time_format(uint64_t ticks, const tk_timebase *tb, tk_unit unit,
+		   char *buf, size_t size)
+{
+	tk_timebase to = { unit, 1, 1 };
+	u128 p, q;
+	int rc;
+
+	rc = ratio(tb, &to, &p, &q);
+	if (rc < 0)
+		return rc;
+	if (ticks && p > U128_MAX / ticks)
+		return TK_E_RANGE;
+	return tk_fmt_ratio((u128)ticks * p, q, buf, size);
 }
