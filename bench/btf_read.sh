@@ -16,53 +16,31 @@
 # Everything it writes goes to bench/out/ (gitignored): the helper binaries,
 # the trace (trace_n<N>_c<CORES>_s<SEED>.btf, reused while it exists and is
 # newer than the generator), the convert output (deleted after every run),
-# the last run's stdout/stderr of every command and results.tsv.
+# the last run's stdout/stderr of every command and btf_results.tsv.
 # Exit status: 0, or 1 when a tracekit row FAILs a target (a skipped row does
 # not fail).
 set -euo pipefail
-export LC_ALL=C
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/.." && pwd)
+. "$HERE/lib.sh"
+bench_init btf
 
 N=${N:-10000000}
 CORES=${CORES:-4}
 SEED=${SEED:-1}
-RUNS=${RUNS:-5}
 PEERS=${PEERS:-1}
 VALIDATE=${VALIDATE:-0}
-TRACEKIT=${TRACEKIT:-$ROOT/build/tracekit}
-CC=${CC:-cc}
-CFLAGS=(-std=c11 -O2 -Wall -Wextra -Werror)
 
 # targets for our rows
 INFO_GBPS=1.0
 INFO_RSS_MB=64
 CONVERT_GBPS=0.5
 
-OUT="$HERE/out"
-BIN="$OUT/bin"
-mkdir -p "$BIN"
+[[ $N =~ ^[0-9]+$ && $N -gt 0 ]] || bench_die "N must be a positive integer (got '$N')"
+[[ $CORES =~ ^[0-9]+$ ]] || bench_die "CORES must be an integer (got '$CORES')"
+[[ $SEED =~ ^[0-9]+$ ]] || bench_die "SEED must be an integer (got '$SEED')"
 
-die() { echo "btf_read.sh: $*" >&2; exit 2; }
-[[ $N =~ ^[0-9]+$ && $N -gt 0 ]] || die "N must be a positive integer (got '$N')"
-[[ $CORES =~ ^[0-9]+$ ]] || die "CORES must be an integer (got '$CORES')"
-[[ $SEED =~ ^[0-9]+$ ]] || die "SEED must be an integer (got '$SEED')"
-[[ $RUNS =~ ^[0-9]+$ && $RUNS -gt 0 ]] || die "RUNS must be a positive integer (got '$RUNS')"
-
-# --- helpers ---------------------------------------------------------------
-
-build() { # build SRC BIN: compile when missing or older than the source
-	local src=$1 bin=$2
-	if [[ ! -x $bin || $src -nt $bin ]]; then
-		echo "building $(basename "$bin") ($CC ${CFLAGS[*]})"
-		"$CC" "${CFLAGS[@]}" -o "$bin.tmp" "$src"
-		mv -f "$bin.tmp" "$bin"
-	fi
-}
-build "$HERE/gen_btf.c" "$BIN/gen_btf"
-build "$HERE/rusage.c" "$BIN/rusage"
-RUSAGE="$BIN/rusage"
+bench_build "$HERE/gen_btf.c" "$BIN/gen_btf"
 
 # --- the trace -------------------------------------------------------------
 
@@ -79,87 +57,14 @@ else
 	awk -v s="$gsec" -v b="$gbytes" 'BEGIN { printf("generated %.1f MB in %.2f s (%.2f GB/s)\n", b / 1e6, s, b / s / 1e9) }'
 	if [[ $VALIDATE == 1 ]]; then
 		echo "validating with check_btf.awk ..."
-		mawk -f "$HERE/check_btf.awk" "$TRACE" || die "generated trace is invalid"
+		mawk -f "$HERE/check_btf.awk" "$TRACE" || bench_die "generated trace is invalid"
 	fi
 fi
-BYTES=$(stat -c %s "$TRACE")
-
-avail_kb=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo 2>/dev/null || echo 0)
-if (( avail_kb > 0 && avail_kb * 1024 < 2 * BYTES )); then
-	echo "warning: only $((avail_kb / 1024)) MB available; the trace and the convert output may not stay in the page cache" >&2
-fi
-
-echo "warming the page cache ..."
-cat "$TRACE" > /dev/null
-cat "$TRACE" > /dev/null
+bench_input "$TRACE"
 
 # --- measuring ---------------------------------------------------------------
 
 rm -f "$OUT"/*.stdout "$OUT"/*.stderr "$OUT/convert_out.btf"
-RESULTS="$OUT/results.tsv"
-printf 'command\tmedian_s\tGB_per_s\tpeak_rss_MB\ttarget\tresult\n' > "$RESULTS"
-ROWS=()
-FAILED=0
-
-median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-
-add_row() { # add_row LABEL SECONDS GBPS RSS_MB TARGET RESULT
-	ROWS+=("$(printf '%-34s %9s %8s %12s   %-22s %s' "$@")")
-	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$RESULTS"
-}
-
-# run_bench LABEL SLUG MIN_GBPS MAX_RSS_MB CLEANUP -- COMMAND...
-#   MIN_GBPS / MAX_RSS_MB: "-" for none (a peer row).  CLEANUP: a path to
-#   delete before and after every run, or "-".
-run_bench() {
-	local label=$1 slug=$2 min_gbps=$3 max_rss=$4 cleanup=$5
-	shift 6
-	local -a secs=()
-	local maxkb=0 i sec kb st
-	local target="(peer)"
-	if [[ $min_gbps != - ]]; then
-		target=">= $min_gbps GB/s"
-		[[ $max_rss != - ]] && target="$target, < $max_rss MB"
-	fi
-	echo "running: $label ($RUNS runs)"
-	for ((i = 1; i <= RUNS; i++)); do
-		[[ $cleanup != - ]] && rm -f "$cleanup"
-		st=0
-		"$RUSAGE" "$OUT/.m" "$@" > "$OUT/$slug.stdout" 2> "$OUT/$slug.stderr" || st=$?
-		if [[ $cleanup != - && $st == 0 && $i == 1 ]]; then
-			[[ -e $cleanup ]] && echo "  output: $(stat -c %s "$cleanup") bytes" || echo "  note: $cleanup was not written"
-		fi
-		[[ $cleanup != - ]] && rm -f "$cleanup"
-		if [[ $st != 0 ]]; then
-			echo "  run $i failed with status $st:" >&2
-			head -n 5 "$OUT/$slug.stderr" | sed 's/^/    /' >&2
-			if [[ $min_gbps != - ]]; then
-				add_row "$label" - - - "$target" "FAIL (exit $st)"
-				FAILED=1
-			else
-				add_row "$label" - - - "$target" "error (exit $st)"
-			fi
-			return 0
-		fi
-		read -r sec kb _ < "$OUT/.m"
-		secs+=("$sec")
-		(( kb > maxkb )) && maxkb=$kb
-	done
-	local med gbps rssmb
-	med=$(printf '%s\n' "${secs[@]}" | median)
-	gbps=$(awk -v b="$BYTES" -v s="$med" 'BEGIN { printf("%.3f", s > 0 ? b / s / 1e9 : 0) }')
-	rssmb=$(awk -v k="$maxkb" 'BEGIN { printf("%.1f", k / 1024) }')
-	local result=""
-	if [[ $min_gbps != - ]]; then
-		result=PASS
-		awk -v g="$gbps" -v m="$min_gbps" 'BEGIN { exit !(g + 0 >= m + 0) }' || result=FAIL
-		if [[ $max_rss != - ]] && (( maxkb >= max_rss * 1024 )); then
-			result=FAIL
-		fi
-		[[ $result == FAIL ]] && FAILED=1
-	fi
-	add_row "$label" "$(printf '%.3f' "$med")" "$gbps" "$rssmb" "$target" "$result"
-}
 
 # ours
 if [[ -x $TRACEKIT ]]; then
@@ -170,8 +75,8 @@ if [[ -x $TRACEKIT ]]; then
 		"$TRACEKIT" convert "$TRACE" "$CONV"
 else
 	echo "skip: $TRACEKIT does not exist yet (build it with 'make'); tracekit rows skipped"
-	add_row "tracekit info" - - - ">= $INFO_GBPS GB/s, < $INFO_RSS_MB MB" SKIP
-	add_row "tracekit convert (btf -> btf)" - - - ">= $CONVERT_GBPS GB/s" SKIP
+	bench_skip "tracekit info" ">= $INFO_GBPS GB/s, < $INFO_RSS_MB MB"
+	bench_skip "tracekit convert (btf -> btf)" ">= $CONVERT_GBPS GB/s"
 fi
 
 # peers
@@ -198,16 +103,7 @@ fi
 
 # --- report ------------------------------------------------------------------
 
-cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
-echo
-echo "BTF read benchmark: $(basename "$TRACE"), $BYTES bytes ($(awk -v b="$BYTES" 'BEGIN { printf("%.1f MB", b / 1e6) }'), $N events, $CORES cores)"
-echo "median of $RUNS runs, warm page cache; GB/s = file bytes / median seconds / 1e9; peak RSS = max over runs"
-echo "host: ${cpu:-unknown CPU}, $(nproc) CPUs, $(uname -sr)"
-echo
-printf '%-34s %9s %8s %12s   %-22s %s\n' "command" "median s" "GB/s" "peak RSS MB" "target" "result"
-printf '%s\n' "-------------------------------------------------------------------------------------------------"
-printf '%s\n' "${ROWS[@]}"
-echo
+bench_report "BTF read benchmark: $(basename "$TRACE"), $BYTES bytes ($(awk -v b="$BYTES" 'BEGIN { printf("%.1f MB", b / 1e6) }'), $N events, $CORES cores)"
 # sanity: the peers' answers (the last run's stdout)
 if [[ $PEERS != 0 ]]; then
 	[[ -s $OUT/wc.stdout ]] && echo "wc -l:            $(awk '{ print $1 }' "$OUT/wc.stdout") lines"
@@ -218,5 +114,4 @@ if [[ -s $OUT/tracekit_info.stdout ]]; then
 	echo "tracekit info (last run, first lines):"
 	head -n 12 "$OUT/tracekit_info.stdout" | sed 's/^/    /'
 fi
-echo "results: $RESULTS"
-exit $FAILED
+exit "$FAILED"

@@ -4,14 +4,16 @@
 # when everything is there).
 set -eu
 
-need="cmake make gcc pkg-config zlib1g-dev libzstd-dev libexpat1-dev libsqlite3-dev"
+need="cmake make gcc pkg-config zlib1g-dev libzstd-dev libexpat1-dev libsqlite3-dev libelf-dev"
 optional=""
 if [ "${TK_TEST_DEPS:-0}" = 1 ]; then
 	# the test suite also uses these
-	need="$need clang zstd gzip python3 libxml2-utils sqlite3"
+	need="$need clang zstd gzip python3 libxml2-utils sqlite3 babeltrace2"
 	# the report test looks at the page in a real browser; it is skipped
 	# when the browser cannot be installed
 	optional="chromium"
+	# gtkwave's vcd2fst checks the VCD export where it is installed
+	optional="$optional gtkwave"
 fi
 
 absent() {
