@@ -25,13 +25,35 @@ int cmd_check(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_shark_receive(int argc, char **argv);
 
 /* Options every reading command takes. */
 typedef struct cli_read_opts {
 	const char *from;
 	int strict;
 	int quiet;
+	/* the reader's format-specific options (tk_reader_opts.options) from
+	 * --input-option KEY=VALUE and --trace N, comma-joined */
+	char options[512];
 } cli_read_opts;
+
+/*
+ * The reader options every reading command takes besides --from, --strict
+ * and -q: put CLI_READ_LONGOPTS in the getopt_long table, hand the codes to
+ * cli_read_opt(), and print CLI_READ_HELP in the help.
+ */
+enum { CLI_O_TRACE = 0x4000, CLI_O_INPUT_OPTION };
+#define CLI_READ_LONGOPTS \
+	{ "trace", required_argument, NULL, CLI_O_TRACE }, \
+	{ "input-option", required_argument, NULL, CLI_O_INPUT_OPTION }
+#define CLI_READ_HELP \
+	"  --trace N           ATF: read only the N-th TraceData (1-based; default\n" \
+	"                      all of them, one after the other)\n" \
+	"  --input-option KEY=VALUE\n" \
+	"                      an option of the input format's reader (repeatable);\n" \
+	"                      ATF: trace=N, time-digits=D (see docs/atf.md)\n"
+/** Handle CLI_O_TRACE / CLI_O_INPUT_OPTION: 0, or -1 after a usage error. */
+int cli_read_opt(cli_read_opts *o, const char *cmd, int code, const char *arg);
 
 /** Print "tracekit: error: ..." (or the error's position form) to stderr. */
 void cli_error(const tk_error *err);
@@ -90,5 +112,8 @@ int cli_tarmac_wants(int argc, char **argv);
 int cli_tarmac_info(int argc, char **argv);
 int cli_tarmac_cat(int argc, char **argv);
 int cli_tarmac_stats(int argc, char **argv);
+/* `convert LOG OUT.folded --elf FILE` (or --to folded): folded stacks */
+int cli_tarmac_folded_wants(int argc, char **argv);
+int cli_tarmac_convert(int argc, char **argv);
 
 #endif

@@ -31,6 +31,45 @@ static void print_warning(void *ctx, const tk_error *w)
 	fprintf(stderr, "%s\n", tk_error_format(w, "warning", buf, sizeof(buf)));
 }
 
+/* append "key=value" to the comma-joined reader options */
+static int add_read_option(cli_read_opts *o, const char *cmd, const char *kv,
+			   const char *what)
+{
+	size_t have = strlen(o->options), n = strlen(kv);
+	const char *eq = strchr(kv, '=');
+
+	if (!eq || eq == kv || strchr(kv, ',')) {
+		cli_usage_error(cmd, "bad %s '%s' (KEY=VALUE, no commas)", what, kv);
+		return -1;
+	}
+	if (have + (have > 0) + n >= sizeof(o->options)) {
+		cli_usage_error(cmd, "too many input options");
+		return -1;
+	}
+	if (have)
+		o->options[have++] = ',';
+	memcpy(o->options + have, kv, n + 1);
+	return 0;
+}
+
+int cli_read_opt(cli_read_opts *o, const char *cmd, int code, const char *arg)
+{
+	char kv[64];
+	const char *p;
+
+	if (code == CLI_O_INPUT_OPTION)
+		return add_read_option(o, cmd, arg, "--input-option");
+	/* --trace N: a positive decimal number */
+	for (p = arg; *p >= '0' && *p <= '9'; p++)
+		;
+	if (!*arg || *p || p - arg > 9 || strspn(arg, "0") == strlen(arg)) {
+		cli_usage_error(cmd, "bad --trace '%s' (a TraceData number from 1)", arg);
+		return -1;
+	}
+	snprintf(kv, sizeof(kv), "trace=%s", arg);
+	return add_read_option(o, cmd, kv, "--trace");
+}
+
 int cli_open(tk_reader **r, const char *path, const cli_read_opts *o)
 {
 	tk_reader_opts ro;
@@ -39,6 +78,7 @@ int cli_open(tk_reader **r, const char *path, const cli_read_opts *o)
 	tk_reader_opts_init(&ro);
 	ro.format = o->from;
 	ro.strict = o->strict;
+	ro.options = o->options[0] ? o->options : NULL;
 	ro.on_warning = o->quiet ? NULL : print_warning;
 	tk_error_clear(&err);
 	if (tk_reader_open(r, path, &ro, &err) < 0) {

@@ -19,6 +19,7 @@ static void help(FILE *fp)
 		"options:\n"
 		"  --no-header         events only\n"
 		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
+		CLI_READ_HELP
 		"  --strict            read by the specification only\n"
 		"  -q, --quiet         no warnings on stderr\n"
 		"  -h, --help          this help\n");
@@ -37,12 +38,13 @@ int cmd_cat(int argc, char **argv)
 		{ "event", required_argument, NULL, O_EVENT },
 		{ "no-header", no_argument, NULL, O_NOHDR },
 		{ "from", required_argument, NULL, O_FROM },
+		CLI_READ_LONGOPTS,
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0 };
+	cli_read_opts ro = { NULL, 0, 0, "" };
 	cli_filter f;
 	tk_reader *r = NULL;
 	int c, no_header = 0, ret = EXIT_BAD, bad = 0;
@@ -60,6 +62,10 @@ int cmd_cat(int argc, char **argv)
 		case O_EVENT: bad |= cli_filter_add(&f.events, &f.nevents, optarg); break;
 		case O_NOHDR: no_header = 1; break;
 		case O_FROM: ro.from = optarg; break;
+		case CLI_O_TRACE:
+		case CLI_O_INPUT_OPTION:
+			bad |= cli_read_opt(&ro, "cat", c, optarg) < 0;
+			break;
 		case O_STRICT: ro.strict = 1; break;
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); cli_filter_free(&f); return EXIT_OK;

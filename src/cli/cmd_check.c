@@ -19,6 +19,7 @@ static void help(FILE *fp)
 		"options:\n"
 		"  --max-errors N      stop after N violations (default: report all)\n"
 		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
+		CLI_READ_HELP
 		"  --strict            read and check by the specification only (reading stops\n"
 		"                      at the first departure)\n"
 		"  -q, --quiet         no reader warnings on stderr\n"
@@ -48,12 +49,13 @@ int cmd_check(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "max-errors", required_argument, NULL, O_MAX },
 		{ "from", required_argument, NULL, O_FROM },
+		CLI_READ_LONGOPTS,
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0 };
+	cli_read_opts ro = { NULL, 0, 0, "" };
 	check_ctx cx = { NULL, 0, 0 };
 	tk_reader *r = NULL;
 	tk_check *chk = NULL;
@@ -75,6 +77,11 @@ int cmd_check(int argc, char **argv)
 			}
 			break;
 		case O_FROM: ro.from = optarg; break;
+		case CLI_O_TRACE:
+		case CLI_O_INPUT_OPTION:
+			if (cli_read_opt(&ro, "check", c, optarg) < 0)
+				return EXIT_BAD;
+			break;
 		case O_STRICT: ro.strict = 1; break;
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); return EXIT_OK;

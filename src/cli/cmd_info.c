@@ -14,6 +14,7 @@ static void help(FILE *fp)
 		"options:\n"
 		"  --format text|json  output format (default text)\n"
 		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
+		CLI_READ_HELP
 		"  --strict            read by the specification only (stop at the first departure)\n"
 		"  -q, --quiet         no warnings on stderr\n"
 		"  -h, --help          this help\n");
@@ -159,12 +160,13 @@ int cmd_info(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "from", required_argument, NULL, 'F' },
+		CLI_READ_LONGOPTS,
 		{ "strict", no_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0 };
+	cli_read_opts ro = { NULL, 0, 0, "" };
 	const char *path, *outfmt = "text";
 	uint64_t nevents = 0, tmin = UINT64_MAX, tmax = 0;
 	uint64_t per_type[TK_ET_COUNT] = { 0 };
@@ -186,6 +188,11 @@ int cmd_info(int argc, char **argv)
 		switch (c) {
 		case 'f': outfmt = optarg; break;
 		case 'F': ro.from = optarg; break;
+		case CLI_O_TRACE:
+		case CLI_O_INPUT_OPTION:
+			if (cli_read_opt(&ro, "info", c, optarg) < 0)
+				return EXIT_BAD;
+			break;
 		case 's': ro.strict = 1; break;
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); return EXIT_OK;

@@ -19,6 +19,7 @@ static void help(FILE *fp)
 		"  --format table|csv  output format (default table)\n"
 		"  --unit UNIT         unit of the times: ps, ns, us, ms, s (default ns)\n"
 		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
+		CLI_READ_HELP
 		"  --strict            read by the specification only\n"
 		"  -q, --quiet         no warnings on stderr\n"
 		"  -h, --help          this help\n");
@@ -140,12 +141,13 @@ int cmd_load(int argc, char **argv)
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "unit", required_argument, NULL, O_UNIT },
 		{ "from", required_argument, NULL, O_FROM },
+		CLI_READ_LONGOPTS,
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0 };
+	cli_read_opts ro = { NULL, 0, 0, "" };
 	const char *path, *outfmt = "table", *unit_s = "ns", *window_s = NULL;
 	load_ctx x;
 	tk_reader *r = NULL;
@@ -164,6 +166,11 @@ int cmd_load(int argc, char **argv)
 		case O_FORMAT: outfmt = optarg; break;
 		case O_UNIT: unit_s = optarg; break;
 		case O_FROM: ro.from = optarg; break;
+		case CLI_O_TRACE:
+		case CLI_O_INPUT_OPTION:
+			if (cli_read_opt(&ro, "load", c, optarg) < 0)
+				return EXIT_BAD;
+			break;
 		case O_STRICT: ro.strict = 1; break;
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); return EXIT_OK;

@@ -25,6 +25,7 @@ static void help(FILE *fp)
 		"  --type TYPE         only this type: T, I, R (repeatable)\n"
 		"  --unit UNIT         unit of the times: ps, ns, us, ms, s (default ns)\n"
 		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
+		CLI_READ_HELP
 		"  --strict            read by the specification only\n"
 		"  -q, --quiet         no warnings on stderr\n"
 		"  -h, --help          this help\n");
@@ -85,12 +86,13 @@ int cmd_stats(int argc, char **argv)
 		{ "type", required_argument, NULL, O_TYPE },
 		{ "unit", required_argument, NULL, O_UNIT },
 		{ "from", required_argument, NULL, O_FROM },
+		CLI_READ_LONGOPTS,
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0 };
+	cli_read_opts ro = { NULL, 0, 0, "" };
 	const char *path, *outfmt = "table", *unit_s = "ns";
 	const char **entities = NULL, **types = NULL;
 	size_t nentities = 0, ntypes = 0, i, nrows = 0;
@@ -120,6 +122,11 @@ int cmd_stats(int argc, char **argv)
 			break;
 		case O_UNIT: unit_s = optarg; break;
 		case O_FROM: ro.from = optarg; break;
+		case CLI_O_TRACE:
+		case CLI_O_INPUT_OPTION:
+			if (cli_read_opt(&ro, "stats", c, optarg) < 0)
+				goto out;
+			break;
 		case O_STRICT: ro.strict = 1; break;
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); ret = EXIT_OK; goto out;

@@ -3,6 +3,7 @@
 #define TK_ATF_H
 
 #include "../../core/internal.h"
+#include "../../core/synth.h"
 
 /* SystemElement types of the spec (4.12.2), in its order. */
 enum { ATF_ISR, ATF_TASK, ATF_RUNNABLE, ATF_PROCESS, ATF_FUNCTION,
@@ -51,45 +52,10 @@ int atf_evtype_of(tk_evkind kind, const char *name, size_t n, int t);
 int atf_tick(const char *unit, size_t ulen, uint64_t num, uint64_t den,
 	     unsigned digits, tk_timebase *out);
 
-/*
- * The synthesis of what ATF does not carry: instance numbers and sources,
- * by the rules of HTF (docs/mappings.md), with the Resource of an element as
- * its core.  Core slot 0 is "no core"; slot k is the k-th Resource.
- */
-typedef struct atf_slot {
-	uint32_t ent;
-	int64_t inst;
-} atf_slot;
-
-typedef struct atf_stack {
-	atf_slot *s;
-	uint32_t n, cap;
-} atf_stack;
-
-typedef struct atf_synth {
-	int64_t *acts, *starts;    /* per entity id */
-	uint32_t cap_ent;
-	atf_stack *procs, *runs;   /* per core slot */
-	uint32_t ncores;
-} atf_synth;
-
-/* What the synthesis needs to know of a target. */
-enum { ATF_SK_PROCESS, ATF_SK_RUNNABLE, ATF_SK_BLOCK, ATF_SK_OTHER };
-
-/** The synthesis kind of a common-model type. */
-int atf_synth_kind(tk_etype et);
-int atf_synth_init(atf_synth *s, uint32_t ncores);
-void atf_synth_free(atf_synth *s);
-int atf_synth_cores(atf_synth *s, uint32_t n);
-/**
- * An event of kind `kind` on `target` (synthesis kind sk) in core slot
- * `slot` whose core entity is `core` (TK_NONE: the source falls back to
- * `fallback`): fills the source, its instance and the target instance.
- */
-int atf_synth_event(atf_synth *s, uint32_t slot, uint32_t core,
-		    uint32_t fallback, int sk, tk_evkind kind,
-		    uint32_t target, uint32_t *src, int64_t *src_inst,
-		    int64_t *tgt_inst);
+/* The synthesis rules of ATF (src/core/synth.h, by the rules of HTF with
+ * the Resource of an element as its core; core slot 0 is "no core", slot k
+ * the k-th Resource). */
+extern const tk_synth_rules atf_synth_rules;
 
 int atf_probe(const uint8_t *buf, size_t len);
 int atf_reader_open(tk_reader *r, tk_error *err);

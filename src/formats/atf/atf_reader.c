@@ -185,7 +185,18 @@ typedef struct atf_reader {
 	/* state */
 	int failed, finished, header_done;
 	tk_error perr;
-	atf_synth synth;
+	tk_synth synth;
+	/* the hand scanner of <TraceData> content (scan_content()) */
+	int scan_ok;             /* expat stands between tokens in <TraceData> */
+	int scanning;            /* on_entry() runs for the scanner */
+	uint64_t scan_line;      /* the scanned element's position */
+	uint32_t scan_col;
+	uint64_t last_end;       /* absolute end of expat's last event */
+	uint64_t line;           /* line of the next byte to feed (1-based) */
+	uint64_t line_start;     /* absolute offset of that line's start */
+	char *scratch;           /* what expat gets of a scanned slice */
+	uint64_t skip_lines;     /* lines, bytes expat never saw */
+	uint64_t skip_bytes;
 } atf_reader;
 
 /* ---- probing ------------------------------------------------------------ */
@@ -210,11 +221,15 @@ int atf_probe(const uint8_t *buf_, size_t len)
 
 static uint64_t cur_line(atf_reader *h)
 {
-	return (uint64_t)XML_GetCurrentLineNumber(h->xp);
+	if (h->scanning)
+		return h->scan_line;
+	return (uint64_t)XML_GetCurrentLineNumber(h->xp) + h->skip_lines;
 }
 
 static uint32_t cur_col(atf_reader *h)
 {
+	if (h->scanning)
+		return h->scan_col;
 	return (uint32_t)XML_GetCurrentColumnNumber(h->xp) + 1;
 }
 
@@ -233,7 +248,8 @@ static int fail(atf_reader *h, int code, const char *fmt, ...)
 	va_end(ap);
 	tk_err_set(&h->perr, code, h->name, cur_line(h), cur_col(h), "%s", msg);
 	h->failed = 1;
-	XML_StopParser(h->xp, XML_FALSE);
+	if (!h->scanning)
+		XML_StopParser(h->xp, XML_FALSE);
 	return code;
 }
 
@@ -600,7 +616,7 @@ static void on_resource(atf_reader *h, const XML_Char **atts)
 	}
 	h->t->ents[rs->core].type = TK_ET_C;
 	h->t->ents[rs->core].type_name = type_str(h, TK_ET_C);
-	if (atf_synth_cores(&h->synth, h->nres + 1) < 0) {
+	if (tk_synth_cores(&h->synth, h->nres + 1) < 0) {
 		fail(h, TK_E_NOMEM, "out of memory");
 		return;
 	}
@@ -663,7 +679,7 @@ static void on_selem(atf_reader *h, const XML_Char **atts)
 	e->et = t >= 0 ? atf_type_etype(t) : TK_ET_OTHER;
 	e->type_name = e->et == TK_ET_OTHER ? intern(h, ty, strlen(ty))
 					    : type_str(h, e->et);
-	e->sk = e->et == TK_ET_OTHER ? ATF_SK_BLOCK : atf_synth_kind(e->et);
+	e->sk = e->et == TK_ET_OTHER ? TK_SK_BLOCK : tk_synth_kind(e->et);
 	/* the resource that holds it (through its ancestors) is its core */
 	e->slot = h->nres;
 	te = &h->t->ents[e->ent];
@@ -928,7 +944,7 @@ static void on_entry(atf_reader *h, const XML_Char **atts)
 		ev->kind = TK_EV_OTHER;
 		ev->name = s;
 		slot = h->last_slot;
-		sk = ATF_SK_OTHER;
+		sk = TK_SK_OTHER;
 	} else {
 		uint32_t si = hm_get(&h->se_by_id, ref);
 		const selem *e;
@@ -958,7 +974,7 @@ static void on_entry(atf_reader *h, const XML_Char **atts)
 	core = slot ? h->res[slot - 1].core : TK_NONE;
 	fallback = ev->target;
 	ev->core = core;
-	rc = atf_synth_event(&h->synth, slot, core, fallback, sk, ev->kind,
+	rc = tk_synth_event(&h->synth, slot, core, fallback, sk, ev->kind,
 			     ev->target, &ev->source, &ev->source_inst,
 			     &ev->target_inst);
 	if (rc < 0) {
@@ -987,6 +1003,16 @@ static const char *const el_names[] = {
 	"Info", "TimeBase", "Value", "Comment", "TraceEntry"
 };
 
+/* where expat's current event ends (absolute), for scan_content() */
+static void mark_end(atf_reader *h)
+{
+	int n = XML_GetCurrentByteCount(h->xp);
+
+	if (n > 0)
+		h->last_end = (uint64_t)XML_GetCurrentByteIndex(h->xp) +
+			      (uint64_t)n + h->skip_bytes;
+}
+
 static void XMLCALL on_start(void *ud, const XML_Char *name,
 			     const XML_Char **atts)
 {
@@ -994,6 +1020,7 @@ static void XMLCALL on_start(void *ud, const XML_Char *name,
 	int parent = h->depth ? h->stack[h->depth - 1] : E_NONE;
 	char key[96];
 
+	mark_end(h);
 	if (h->failed)
 		return;
 	if (h->cap_level) {
@@ -1170,6 +1197,7 @@ static void XMLCALL on_end(void *ud, const XML_Char *name)
 	atf_reader *h = ud;
 	int e;
 
+	mark_end(h);
 	if (h->failed)
 		return;
 	if (h->cap_level) {
@@ -1235,6 +1263,7 @@ static void XMLCALL on_text(void *ud, const XML_Char *s, int len)
 	atf_reader *h = ud;
 	int e;
 
+	mark_end(h);
 	if (h->failed)
 		return;
 	if (h->cap_level) {
@@ -1263,6 +1292,249 @@ static void XMLCALL on_entity_decl(void *ud, const XML_Char *name, int pe,
 
 /* ---- feeding ------------------------------------------------------------ */
 
+/*
+ * The hand scanner of <TraceData> content, the bulk of a trace.  Expat is
+ * slow on it (attribute parsing and a callback per element), so where expat
+ * stands between two tokens inside <TraceData> (it has reported every byte
+ * fed, and <TraceData> is the open element), the scanner reads what
+ * follows itself: whitespace, comments, and <TraceEntry> elements whose
+ * attributes are plain (ASCII names, quoted values without '&', '<',
+ * control characters or non-ASCII bytes, no name twice).  It hands each
+ * entry to on_entry() as expat would.  Expat gets, of what was scanned,
+ * the rest of the first line and the start of the last one blanked out
+ * (whole lines in between are left out, and counted: h->skip_lines and
+ * h->skip_bytes correct expat's positions), so its columns, its element
+ * stack and its checks of everything else stay as they were.  At
+ * anything else (an entity or character reference, CDATA, another element,
+ * </TraceData>, text) it stops and expat reads on from there: it accepts
+ * nothing that expat would refuse.
+ */
+enum { SCAN_OTHER, SCAN_MORE };
+
+#define SCAN_MAX_ATTS 16
+
+static int is_ws(int c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static int is_name_start(int c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
+	       c == ':';
+}
+
+static int is_name_char(int c)
+{
+	return is_name_start(c) || (c >= '0' && c <= '9') || c == '-' ||
+	       c == '.';
+}
+
+/* one <TraceEntry .../> at p[0..n): its length, 0 if it needs more bytes,
+ * -1 if it is not for the scanner */
+static ptrdiff_t scan_entry(const char *p, size_t n, const char **atts,
+			    char *vals)
+{
+	size_t i = 11, na = 0, k;
+	char *v = vals;
+
+	/* "<TraceEntry" checked by the caller */
+	for (;;) {
+		size_t ws = i, ns, ne, vs;
+		char qch;
+		while (i < n && is_ws((unsigned char)p[i]))
+			i++;
+		if (i >= n)
+			return 0;
+		if (p[i] == '/') {
+			if (i + 1 >= n)
+				return 0;
+			if (p[i + 1] != '>')
+				return -1;
+			i += 2;
+			break;
+		}
+		if (p[i] == '>') {
+			/* <TraceEntry ...></TraceEntry> */
+			static const char close[] = "</TraceEntry";
+			i++;
+			if (n - i < sizeof(close) - 1)
+				return 0;
+			if (memcmp(p + i, close, sizeof(close) - 1) != 0)
+				return -1;
+			i += sizeof(close) - 1;
+			while (i < n && is_ws((unsigned char)p[i]))
+				i++;
+			if (i >= n)
+				return 0;
+			if (p[i] != '>')
+				return -1;
+			i++;
+			break;
+		}
+		if (i == ws || na == SCAN_MAX_ATTS ||
+		    !is_name_start((unsigned char)p[i]))
+			return -1; /* no blank before the name, or an odd one */
+		ns = i;
+		while (i < n && is_name_char((unsigned char)p[i]))
+			i++;
+		ne = i;
+		while (i < n && is_ws((unsigned char)p[i]))
+			i++;
+		if (i >= n)
+			return 0;
+		if (p[i] != '=')
+			return -1;
+		i++;
+		while (i < n && is_ws((unsigned char)p[i]))
+			i++;
+		if (i >= n)
+			return 0;
+		if (p[i] != '"' && p[i] != '\'')
+			return -1;
+		qch = p[i++];
+		vs = i;
+		while (i < n && p[i] != qch) {
+			unsigned char c = (unsigned char)p[i];
+			if (c < 0x20 || c >= 0x80 || c == '&' || c == '<')
+				return -1; /* normalised, referenced, or bad */
+			i++;
+		}
+		if (i >= n)
+			return 0;
+		if (ne - ns > 64 || i - vs > 256)
+			return -1;
+		/* the names and values, NUL-terminated, in vals */
+		memcpy(v, p + ns, ne - ns);
+		v[ne - ns] = '\0';
+		atts[2 * na] = v;
+		v += ne - ns + 1;
+		memcpy(v, p + vs, i - vs);
+		v[i - vs] = '\0';
+		atts[2 * na + 1] = v;
+		v += i - vs + 1;
+		for (k = 0; k < na; k++)
+			if (strcmp(atts[2 * k], atts[2 * na]) == 0)
+				return -1; /* twice: expat says so */
+		na++;
+		i++; /* the closing quote */
+	}
+	atts[2 * na] = NULL;
+	return (ptrdiff_t)i;
+}
+
+/* one comment at p[0..n): its length, 0: more bytes, -1: not for us */
+static ptrdiff_t scan_comment(const char *p, size_t n)
+{
+	size_t i;
+
+	/* "<!--" checked by the caller */
+	for (i = 4; i + 1 < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+		if (c == '-' && p[i + 1] == '-') {
+			if (i + 2 >= n)
+				return 0;
+			return p[i + 2] == '>' ? (ptrdiff_t)(i + 3) : -1;
+		}
+		if ((c < 0x20 && !is_ws(c)) || c >= 0x80)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Scan p[0..n) (the bytes after what expat has read).  Returns the number
+ * of bytes handled; *why tells why it stopped there.
+ */
+static size_t scan_content(atf_reader *h, const char *p, size_t n, int *why)
+{
+	const char *atts[2 * SCAN_MAX_ATTS + 1];
+	char vals[SCAN_MAX_ATTS * (64 + 256 + 2)];
+	uint64_t base = tk_source_offset(h->r->src);
+	size_t i = 0;
+
+	*why = SCAN_OTHER;
+	while (i < n) {
+		unsigned char c = (unsigned char)p[i];
+		ptrdiff_t len;
+		const char *q;
+		if (c == '\n') {
+			i++;
+			h->line++;
+			h->line_start = base + i;
+			continue;
+		}
+		if (is_ws(c)) {
+			i++;
+			continue;
+		}
+		if (c != '<')
+			return i;
+		if (n - i < 12) {
+			*why = SCAN_MORE;
+			return i;
+		}
+		if (memcmp(p + i, "<TraceEntry", 11) == 0 &&
+		    (is_ws((unsigned char)p[i + 11]) || p[i + 11] == '/' ||
+		     p[i + 11] == '>')) {
+			unsigned depth = h->depth;
+			len = scan_entry(p + i, n - i, atts, vals);
+			if (len <= 0) {
+				*why = len == 0 ? SCAN_MORE : SCAN_OTHER;
+				return i;
+			}
+			h->scan_line = h->line;
+			h->scan_col = (uint32_t)(base + i - h->line_start + 1);
+			h->scanning = 1;
+			on_entry(h, atts);
+			h->scanning = 0;
+			if (h->depth > depth)
+				h->depth = depth; /* its end tag */
+			if (h->failed)
+				return i;
+		} else if (memcmp(p + i, "<!--", 4) == 0) {
+			len = scan_comment(p + i, n - i);
+			if (len <= 0) {
+				*why = len == 0 ? SCAN_MORE : SCAN_OTHER;
+				return i;
+			}
+		} else {
+			return i;
+		}
+		for (q = p + i; (q = memchr(q, '\n', (size_t)(p + i + len - q))) != NULL;) {
+			q++;
+			h->line++;
+			h->line_start = base + (uint64_t)(q - p);
+		}
+		i += (size_t)len;
+	}
+	*why = SCAN_MORE;
+	return i;
+}
+
+/* count the lines of bytes given to expat as they are */
+static void count_lines(atf_reader *h, const char *p, size_t n)
+{
+	uint64_t base = tk_source_offset(h->r->src);
+	const char *e = p + n, *q = p;
+
+	while ((q = memchr(q, '\n', (size_t)(e - q))) != NULL) {
+		q++;
+		h->line++;
+		h->line_start = base + (uint64_t)(q - p);
+	}
+}
+
+static void parse_error(atf_reader *h)
+{
+	if (!h->failed) {
+		enum XML_Error code = XML_GetErrorCode(h->xp);
+		tk_err_set(&h->perr, TK_E_PARSE, h->name, cur_line(h), cur_col(h),
+			   "XML: %s", XML_ErrorString(code));
+		h->failed = 1;
+	}
+}
+
 /* Parse one slice (or the end). */
 static int feed(atf_reader *h, tk_error *err)
 {
@@ -1273,7 +1545,7 @@ static int feed(atf_reader *h, tk_error *err)
 	enum XML_Status st;
 
 	p = tk_source_window(src, &avail);
-	if (!avail) {
+	if (!avail || (h->scan_ok && avail < 4096)) {
 		rc = tk_source_fill(src, CHUNK, err);
 		if (rc < 0) {
 			h->failed = 1;
@@ -1284,16 +1556,83 @@ static int feed(atf_reader *h, tk_error *err)
 		final = rc == 0 && !avail;
 	}
 	n = avail < CHUNK ? avail : CHUNK;
+	if (h->scan_ok && n && !final) {
+		int why;
+		size_t done;
+		uint64_t line0;
+		if (!h->scratch) {
+			h->scratch = malloc(CHUNK);
+			if (!h->scratch) {
+				tk_err_nomem(&h->perr, h->name);
+				h->failed = 1;
+				return TK_OK;
+			}
+		}
+		line0 = h->line;
+		done = scan_content(h, (const char *)p, n, &why);
+		if (done) {
+			/* expat gets the first line's rest and the last
+			 * line's start, blanked; the lines between are left
+			 * out */
+			const char *q = (const char *)p;
+			const char *a = memchr(q, '\n', done);
+			const char *b = a ? memrchr(q, '\n', done) : NULL;
+			size_t k, m = 0, n1 = a ? (size_t)(a - q) + 1 : done;
+			for (k = 0; k < n1; k++)
+				h->scratch[m++] = q[k] == '\n' || q[k] == '\r' ? q[k] : ' ';
+			if (b && b > a) {
+				/* the newlines after the first one */
+				h->skip_bytes += (uint64_t)(b - a);
+				h->skip_lines += h->line - line0 - 1;
+				for (k = (size_t)(b - q) + 1; k < done; k++)
+					h->scratch[m++] = q[k] == '\r' ? '\r' : ' ';
+			}
+			st = XML_Parse(h->xp, h->scratch, (int)m, 0);
+			tk_source_consume(src, done);
+			if (st == XML_STATUS_ERROR)
+				parse_error(h);
+		}
+		if (h->failed)
+			return TK_OK;
+		if (why == SCAN_OTHER) {
+			h->scan_ok = 0; /* expat reads on from here */
+			return TK_OK;
+		}
+		if (done)
+			return TK_OK;
+		/* an element cut by the end of the bytes at hand */
+		if (n == avail && n < CHUNK) {
+			rc = tk_source_fill(src, avail + CHUNK, err);
+			if (rc < 0) {
+				h->failed = 1;
+				h->perr = *err;
+				return rc;
+			}
+			if (rc > 0)
+				return TK_OK;
+		}
+		h->scan_ok = 0; /* too long for the scanner, or the end */
+	}
+	/* expat alone: up to the next <TraceEntry>, where the scanner may
+	 * take over */
+	if (!final && n > 11 && h->seen_cf) {
+		const char *t = memmem((const char *)p + 1, n - 1, "<TraceEntry", 11);
+		if (t)
+			n = (size_t)(t - (const char *)p);
+	}
+	count_lines(h, (const char *)p, n);
 	st = XML_Parse(h->xp, (const char *)p, (int)n, final);
 	tk_source_consume(src, n);
 	if (final)
 		h->finished = 1;
-	if (st == XML_STATUS_ERROR && !h->failed) {
-		enum XML_Error code = XML_GetErrorCode(h->xp);
-		tk_err_set(&h->perr, TK_E_PARSE, h->name, cur_line(h), cur_col(h),
-			   "XML: %s", XML_ErrorString(code));
-		h->failed = 1;
+	if (st == XML_STATUS_ERROR) {
+		parse_error(h);
+		return TK_OK;
 	}
+	h->scan_ok = !h->failed && !final && !h->cap_level && h->depth &&
+		     h->depth < MAX_DEPTH - 1 &&
+		     h->stack[h->depth - 1] == E_TD &&
+		     h->last_end == tk_source_offset(src);
 	return TK_OK;
 }
 
@@ -1396,7 +1735,7 @@ int atf_reader_open(tk_reader *r, tk_error *err)
 		h->str_type[i] = TK_NONE;
 	if ((rc = parse_options(h, err)) < 0)
 		goto fail;
-	if (atf_synth_init(&h->synth, 1) < 0) {
+	if (tk_synth_init(&h->synth, &atf_synth_rules, 1) < 0) {
 		rc = tk_err_nomem(err, h->name);
 		goto fail;
 	}
@@ -1414,6 +1753,7 @@ int atf_reader_open(tk_reader *r, tk_error *err)
 		h->digits = prescan((const char *)p, avail < PRESCAN ? avail : PRESCAN);
 	}
 	tk_source_stream(src);
+	h->line = 1;
 	h->xp = XML_ParserCreate(NULL);
 	if (!h->xp) {
 		rc = tk_err_nomem(err, h->name);
@@ -1458,8 +1798,14 @@ int atf_reader_next(tk_reader *r, const tk_event **evp, tk_error *err)
 				*err = h->perr;
 			return h->perr.code ? h->perr.code : TK_E_PARSE;
 		}
-		if (h->finished)
+		if (h->finished) {
+			if (h->want_trace > h->ntd)
+				return tk_err_set(err, TK_E_USAGE, h->name, 0, 0,
+						  "no TraceData %llu: the file has %llu",
+						  (unsigned long long)h->want_trace,
+						  (unsigned long long)h->ntd);
 			return TK_END;
+		}
 		if ((rc = feed(h, err)) < 0)
 			return rc;
 	}
@@ -1486,7 +1832,8 @@ void atf_reader_close(tk_reader *r)
 	free(h->cap.p);
 	free(h->text.p);
 	free(h->q);
-	atf_synth_free(&h->synth);
+	free(h->scratch);
+	tk_synth_free(&h->synth);
 	free(h);
 	r->impl = NULL;
 }

@@ -21,6 +21,7 @@
  * (lenient) or refused at the first occurrence (strict), as for HTF.
  */
 #include "atf.h"
+#include "../../core/loss.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,8 +80,8 @@ typedef struct atf_writer {
 	FILE *spill;
 	uint64_t nrec;
 	unsigned used_ev;       /* bit per ATF event type */
-	uint64_t lost[L_COUNT];
-	atf_synth synth;
+	tk_losses lost;
+	tk_synth synth;
 	tk_str user_str;
 } atf_writer;
 
@@ -108,17 +109,7 @@ static int grow_u32(uint32_t **a, uint32_t *cap, uint32_t need)
 static int lose(tk_writer *w, atf_writer *aw, int kind, const tk_event *ev,
 		tk_error *err)
 {
-	if (w->opts.strict) {
-		const char *en = ev && ev->name != TK_NONE
-					 ? tk_trace_str(w->trace, ev->name, NULL)
-					 : ev ? tk_evkind_name(ev->kind) : "";
-		return tk_err_set(err, TK_E_UNSUPPORTED, aw->name, 0, 0,
-				  "ATF cannot hold %s (event '%.40s' of type %s at input position %llu); without --strict it is dropped with a warning",
-				  loss_what[kind], en, ev ? tk_etype_name(ev->type) : "-",
-				  ev ? (unsigned long long)ev->pos : 0ull);
-	}
-	aw->lost[kind]++;
-	return TK_OK;
+	return tk_loss_add(&aw->lost, w, aw->name, kind, ev, err);
 }
 
 /* "Core_<n>" -> n */
@@ -198,7 +189,7 @@ static int core_slot(tk_writer *w, atf_writer *aw, uint32_t ent,
 	n[aw->ncores].ent = ent;
 	n[aw->ncores].id = id;
 	aw->ncores++;
-	if (atf_synth_cores(&aw->synth, aw->ncores + 1) < 0)
+	if (tk_synth_cores(&aw->synth, aw->ncores + 1) < 0)
 		return TK_E_NOMEM;
 	*slot = aw->ncores;
 	return TK_OK;
@@ -283,7 +274,7 @@ static int place(tk_writer *w, atf_writer *aw, uint32_t ent,
 		} else if (ev->source != ent && is_core_entity(t, ev->source)) {
 			rc = core_slot(w, aw, ev->source, &slot);
 		} else if (ev->source != ent && atype_of(t, tk_trace_entity(t, ev->source)) >= 0 &&
-			   atf_synth_kind(e->type) != ATF_SK_PROCESS && depth < 64) {
+			   tk_synth_kind(e->type) != TK_SK_PROCESS && depth < 64) {
 			rc = place(w, aw, ev->source, NULL, depth + 1, &pidx);
 			if (rc == TK_OK) {
 				aw->ses[idx].parent = pidx + 1;
@@ -316,8 +307,12 @@ int atf_writer_open(tk_writer *w, tk_error *err)
 		return tk_err_nomem(err, w->sink.path);
 	w->impl = aw;
 	aw->name = w->sink.path ? w->sink.path : "<stdout>";
+	aw->lost.format = "ATF";
+	aw->lost.what = loss_what;
+	aw->lost.brief = loss_short;
+	aw->lost.nkinds = L_COUNT;
 	aw->from_atf = strcmp(tk_trace_format(t), "atf") == 0;
-	if (atf_synth_init(&aw->synth, 1) < 0)
+	if (tk_synth_init(&aw->synth, &atf_synth_rules, 1) < 0)
 		return tk_err_nomem(err, aw->name);
 	aw->spill = tmpfile();
 	if (!aw->spill)
@@ -351,7 +346,7 @@ int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	user = user_entity(t, te);
 	if (user) {
 		et = ATF_EV_USER;
-		sk = ATF_SK_OTHER;
+		sk = TK_SK_OTHER;
 		slot = aw->last_slot;
 		rec.name = ev->name;
 	} else {
@@ -368,16 +363,16 @@ int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			return tk_err_nomem(err, aw->name);
 		slot = aw->ses[idx].slot;
 		aw->last_slot = slot;
-		sk = atf_synth_kind(te->type);
+		sk = tk_synth_kind(te->type);
 		if (te->type == TK_ET_OTHER)
-			sk = ATF_SK_BLOCK;
+			sk = TK_SK_BLOCK;
 	}
-	if (w->opts.strict && aw->lost[L_CORE])
+	if (w->opts.strict && aw->lost.n[L_CORE])
 		return lose(w, aw, L_CORE, ev, err);
 	if (ev->note && (rc = lose(w, aw, L_NOTE, ev, err)) < 0)
 		return rc;
 	core = slot ? aw->cores[slot - 1].ent : TK_NONE;
-	if (atf_synth_event(&aw->synth, slot, core, ev->target, sk,
+	if (tk_synth_event(&aw->synth, slot, core, ev->target, sk,
 			    user ? TK_EV_OTHER : atf_evtype_kind(et, atype_of(t, te), &en),
 			    ev->target, &src, &sinst, &tinst) < 0)
 		return tk_err_nomem(err, aw->name);
@@ -824,7 +819,6 @@ int atf_writer_close(tk_writer *w, tk_error *err)
 	evids ids;
 	outbase ob;
 	int rc = TK_OK, e;
-	unsigned k;
 	const char *v;
 	memset(&c, 0, sizeof(c));
 	memset(&ids, 0, sizeof(ids));
@@ -1190,26 +1184,7 @@ int atf_writer_close(tk_writer *w, tk_error *err)
 	if ((rc = out_kept_xml(w, aw, "Cookie", "  ", err)) < 0 ||
 	    (rc = out(w, err, "</CommonFormat>\n")) < 0)
 		goto done;
-	if (w->opts.on_warning) {
-		tk_error wn;
-		size_t o;
-		uint64_t total = 0;
-		memset(&wn, 0, sizeof(wn));
-		snprintf(wn.input, sizeof(wn.input), "%s", aw->name);
-		o = (size_t)snprintf(wn.msg, sizeof(wn.msg), "ATF cannot hold everything:");
-		for (k = 0; k < L_COUNT; k++) {
-			if (!aw->lost[k] || o >= sizeof(wn.msg))
-				continue;
-			o += (size_t)snprintf(wn.msg + o, sizeof(wn.msg) - o, "%s %llu %s",
-					      total ? ";" : "", (unsigned long long)aw->lost[k],
-					      loss_short[k]);
-			total += aw->lost[k];
-		}
-		if (o < sizeof(wn.msg))
-			snprintf(wn.msg + o, sizeof(wn.msg) - o, " (--strict refuses)");
-		if (total)
-			w->opts.on_warning(w->opts.warning_ctx, &wn);
-	}
+	tk_loss_report(&aw->lost, w, aw->name);
 	rc = TK_OK;
 	goto done;
 nomem:
@@ -1237,7 +1212,7 @@ void atf_writer_free(tk_writer *w)
 	free(aw->se_of);
 	free(aw->ses);
 	free(aw->cores);
-	atf_synth_free(&aw->synth);
+	tk_synth_free(&aw->synth);
 	free(aw);
 	w->impl = NULL;
 }

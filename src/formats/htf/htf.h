@@ -3,6 +3,7 @@
 #define TK_HTF_H
 
 #include "../../core/internal.h"
+#include "../../core/synth.h"
 
 /* The six entity types of HTF 1.0, in the order (and with the ids) of the
  * specification's TypeTable example. */
@@ -27,40 +28,10 @@ const htf_event_name *htf_events(int t, size_t *n);
 /** The spec id of event `kind` in type t's table, or -1 if it has none. */
 int htf_event_id(int t, tk_evkind kind);
 
-/*
- * The synthesis of what HTF does not carry: instance numbers and the source
- * of each event (docs/mappings.md).  The reader runs it to fill events; the
- * writer runs the same rules to count what a read-back would not restore.
- */
-typedef struct htf_slot {
-	uint32_t ent;
-	int64_t inst;
-} htf_slot;
-
-typedef struct htf_stack {
-	htf_slot *s;
-	uint32_t n, cap;
-} htf_stack;
-
-typedef struct htf_synth {
-	int64_t *acts, *starts;    /* per entity id */
-	uint32_t cap_ent;
-	htf_stack *procs, *runs;   /* per core slot: running processes, runnables */
-	uint32_t ncores;
-} htf_synth;
-
-int htf_synth_init(htf_synth *s, uint32_t ncores);
-void htf_synth_free(htf_synth *s);
-/** Add core slots up to n. */
-int htf_synth_cores(htf_synth *s, uint32_t n);
-/**
- * An event of HTF type `t`, kind `kind` on target entity `target`, read
- * from the section of core slot `slot` whose core entity is `core`: fills
- * the source, its instance and the target instance.  TK_OK or TK_E_NOMEM.
- */
-int htf_synth_event(htf_synth *s, uint32_t slot, uint32_t core, int t,
-		    tk_evkind kind, uint32_t target, uint32_t *src,
-		    int64_t *src_inst, int64_t *tgt_inst);
+/* The synthesis rules of HTF (src/core/synth.h; docs/mappings.md). */
+extern const tk_synth_rules htf_synth_rules;
+/** The synthesis kind (TK_SK_*) of HTF type t (-1: unknown type). */
+int htf_synth_kind(int t);
 
 int htf_probe(const uint8_t *buf, size_t len);
 int htf_reader_open(tk_reader *r, tk_error *err);

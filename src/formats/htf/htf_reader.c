@@ -25,6 +25,11 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__SSE2__) && defined(__x86_64__)
+#define TK_HTF_SSE 1
+#else
+#define TK_HTF_SSE 0
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +93,7 @@ typedef struct table {
 
 typedef struct htype {
 	int std;           /* HTF_TASK.. or -1 */
+	int sk;            /* its synthesis kind */
 	tk_etype et;
 	tk_str type_name;  /* "T", "I", ... or the name as written */
 	tk_str htf_name;   /* as in the #TypeTable */
@@ -154,10 +160,20 @@ typedef struct htf_reader {
 	uint32_t ncur;
 	hnode *heap;
 	uint32_t nheap;
+	uint32_t top;             /* heap[top] is the cursor that went out */
+	int linear;               /* few cursors: heap[] in index order, scanned */
 	int started;
+#if TK_HTF_SSE
+	/* records of at most 16 digits: decoded from the 16 bytes that end
+	 * with the record, the bytes before it masked */
+	__m128i pad;              /* 0xff on the bytes before the record */
+	int fast16;
+	unsigned sh_ent, sh_time; /* bit shifts of the fields */
+	uint64_t m_ent, m_ev;     /* their masks */
+#endif
 	uint64_t *core_ids;   /* per slot */
 	uint32_t nslots;
-	htf_synth synth;
+	tk_synth synth;
 } htf_reader;
 
 /* ---- probing ------------------------------------------------------------ */
@@ -743,6 +759,19 @@ done:
 				  !h->tl ? "TimestampLength"
 				  : !h->el ? "EntityLength" : "EventLength");
 	h->w = 2 * (h->tl + h->el + h->vl);
+#if TK_HTF_SSE
+	if (h->w <= 16) {
+		uint8_t pad[16];
+		memset(pad, 0xff, sizeof(pad));
+		memset(pad + 16 - h->w, 0, h->w);
+		h->pad = _mm_loadu_si128((const __m128i *)(const void *)pad);
+		h->sh_ent = 8 * h->vl;
+		h->sh_time = 8 * (h->el + h->vl);
+		h->m_ent = (1ull << (8 * h->el)) - 1;
+		h->m_ev = (1ull << (8 * h->vl)) - 1;
+		h->fast16 = 1;
+	}
+#endif
 	return TK_OK;
 }
 
@@ -785,7 +814,14 @@ static int build_types(htf_reader *h, tk_error *err)
 		table *et;
 
 		ty->std = htf_type_lookup(s, n);
+		ty->sk = htf_synth_kind(ty->std);
 		ty->htf_name = rw->value;
+		/* the id, for a writer that keeps the input's ids */
+		snprintf(key, sizeof(key), "TypeTable.%02llX",
+			 (unsigned long long)rw->id);
+		if (tk_trace_add_header(h->t, TK_HDR_PARAM, key, strlen(key), s,
+					n, 1) < 0)
+			return tk_err_nomem(err, h->name);
 		if (ty->std < 0) {
 			if (h->strict)
 				return row_err(h, err, TK_E_PARSE, rw,
@@ -909,6 +945,18 @@ static int build_entities(htf_reader *h, tk_error *err)
 		e->type = UINT32_MAX;
 		if (idmap_add(&h->entmap, et->rows[i].id, i, i) < 0)
 			return tk_err_nomem(err, h->name);
+		{
+			/* the id, for a writer that keeps the input's ids */
+			char key[48];
+			size_t n;
+			const char *s = tk_trace_str(h->t, et->rows[i].value, &n);
+			snprintf(key, sizeof(key), "EntityTable.%0*llX",
+				 (int)(2 * h->el),
+				 (unsigned long long)et->rows[i].id);
+			if (tk_trace_add_header(h->t, TK_HDR_PARAM, key,
+						strlen(key), s, n, 1) < 0)
+				return tk_err_nomem(err, h->name);
+		}
 	}
 	dup = idmap_build(&h->entmap, &nomem);
 	if (nomem)
@@ -968,12 +1016,20 @@ static uint64_t count_nl(const char *p, const char *e)
 	uint64_t n = 0;
 
 #if defined(__SSE2__)
-	const __m128i vn = _mm_set1_epi8('\n');
+	const __m128i vn = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
 	while (e - p >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		n += (uint64_t)__builtin_popcount(
-			(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vn)));
-		p += 16;
+		/* byte counters, summed before they can overflow */
+		size_t blocks = (size_t)(e - p) / 16, i;
+		__m128i acc = zero, v;
+		uint64_t sums[2];
+		if (blocks > 255)
+			blocks = 255;
+		for (i = 0; i < blocks; i++, p += 16) {
+			v = _mm_loadu_si128((const __m128i *)(const void *)p);
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, vn));
+		}
+		_mm_storeu_si128((__m128i *)(void *)sums, _mm_sad_epu8(acc, zero));
+		n += sums[0] + sums[1];
 	}
 #endif
 	for (; p < e; p++)
@@ -1283,6 +1339,41 @@ static int check_time(htf_reader *h, cursor *c, const char *ls,
 	return TK_OK;
 }
 
+#if TK_HTF_SSE
+/*
+ * The record of w <= 16 digits that ends at e (16 bytes readable before
+ * e): all digits validated and converted at once, the bytes before the
+ * record masked by h->pad.  Returns 0 if a digit is not a hex digit.
+ */
+static inline int hex16(const htf_reader *h, const char *e, uint64_t *out)
+{
+	const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(e - 16));
+	__m128i digit, alpha, n, r;
+	uint64_t x;
+
+	/* (uint8)(v - '0') < 10, (uint8)((v | 0x20) - 'a') < 6 */
+	digit = _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8(0x50)),
+			       _mm_set1_epi8(-118));
+	alpha = _mm_cmplt_epi8(
+		_mm_add_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)),
+			     _mm_set1_epi8(0x1f)),
+		_mm_set1_epi8(-122));
+	if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(digit, alpha),
+					   h->pad)) != 0xffff)
+		return 0;
+	n = _mm_andnot_si128(h->pad,
+			     _mm_add_epi8(_mm_and_si128(v, _mm_set1_epi8(0x0f)),
+					  _mm_and_si128(alpha, _mm_set1_epi8(9))));
+	/* nibble pairs to bytes, bytes to a big-endian word */
+	r = _mm_and_si128(_mm_or_si128(_mm_slli_epi16(n, 4),
+				       _mm_srli_epi16(n, 8)),
+			  _mm_set1_epi16(0xff));
+	x = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(r, r));
+	*out = __builtin_bswap64(x);
+	return 1;
+}
+#endif
+
 /* The record at the head of cursor c: TK_OK, TK_END or an error. */
 static int cur_next(htf_reader *h, cursor *c, tk_error *err)
 {
@@ -1300,6 +1391,30 @@ static int cur_next(htf_reader *h, cursor *c, tk_error *err)
 
 		if (p >= c->end)
 			return TK_END;
+#if TK_HTF_SSE
+		if (TK_LIKELY(h->fast16 && (size_t)(h->lim - p) > w &&
+			      p[w] == '\n' && (size_t)(p - h->buf) + w >= 16 &&
+			      !c->implicit)) {
+			uint64_t v;
+			if (TK_LIKELY(hex16(h, p + w, &v))) {
+				c->time = v >> h->sh_time;
+				ent_id = (v >> h->sh_ent) & h->m_ent;
+				ev_id = v & h->m_ev;
+				c->rline = c->line;
+				c->p = p + w + 1;
+				c->line++;
+				if (TK_UNLIKELY(c->have_time &&
+						c->time < c->last_time)) {
+					int rc = check_time(h, c, p, p, err);
+					if (rc < 0)
+						return rc;
+				}
+				c->last_time = c->time;
+				c->have_time = 1;
+				return resolve(h, c, p, p, ent_id, ev_id, err);
+			}
+		}
+#endif
 #ifdef HAVE_SWAR
 		/* the usual line: exactly one record and a newline */
 		if (TK_LIKELY(p + w + 8 <= h->lim && p[w] == '\n' &&
@@ -1438,7 +1553,47 @@ int htf_reader_next(tk_reader *r, const tk_event **evp, tk_error *err)
 	uint32_t i;
 	int rc;
 
-	if (TK_LIKELY(h->nheap)) {
+	if (h->linear) {
+		/* a few cursors: heap[] holds the live ones in section order,
+		 * the first of the smallest time goes out */
+		uint32_t best, n;
+		if (TK_LIKELY(h->nheap)) {
+			hnode *t = &h->heap[h->top];
+			rc = cur_next(h, &h->cur[t->idx], err);
+			if (TK_UNLIKELY(rc < 0))
+				return rc;
+			if (TK_UNLIKELY(rc == TK_END)) {
+				h->nheap--;
+				memmove(t, t + 1,
+					(h->nheap - h->top) * sizeof(*t));
+				if (!h->nheap)
+					return TK_END;
+			} else {
+				t->time = h->cur[t->idx].time;
+			}
+		} else if (!h->started) {
+			h->started = 1;
+			for (i = 0; i < h->ncur; i++) {
+				rc = cur_next(h, &h->cur[i], err);
+				if (rc < 0)
+					return rc;
+				if (rc == TK_OK) {
+					h->heap[h->nheap].time = h->cur[i].time;
+					h->heap[h->nheap++].idx = i;
+				}
+			}
+			if (!h->nheap)
+				return TK_END;
+		} else {
+			return TK_END;
+		}
+		n = h->nheap;
+		best = 0;
+		for (i = 1; i < n; i++)
+			if (h->heap[i].time < h->heap[best].time)
+				best = i;
+		h->top = best;
+	} else if (TK_LIKELY(h->nheap)) {
 		/* advance the cursor whose record went out last */
 		cursor *top = &h->cur[h->heap[0].idx];
 		rc = cur_next(h, top, err);
@@ -1470,7 +1625,7 @@ int htf_reader_next(tk_reader *r, const tk_event **evp, tk_error *err)
 	} else {
 		return TK_END;
 	}
-	c = &h->cur[h->heap[0].idx];
+	c = &h->cur[h->heap[h->top].idx];
 	ev->time = c->time;
 	ev->target = c->tkid;
 	ev->type = c->ty->et;
@@ -1481,7 +1636,7 @@ int htf_reader_next(tk_reader *r, const tk_event **evp, tk_error *err)
 	ev->note = NULL;
 	ev->note_len = 0;
 	ev->pos = c->rline;
-	rc = htf_synth_event(&h->synth, c->slot, c->core, c->ty->std,
+	rc = tk_synth_event(&h->synth, c->slot, c->core, TK_NONE, c->ty->sk,
 			     c->vi->kind, ev->target, &ev->source,
 			     &ev->source_inst, &ev->target_inst);
 	if (TK_UNLIKELY(rc < 0))
@@ -1519,7 +1674,8 @@ int htf_reader_open(tk_reader *r, tk_error *err)
 	if ((rc = find_sections(h, data, err)) < 0)
 		goto fail;
 	h->heap = calloc(h->ncur ? h->ncur : 1, sizeof(*h->heap));
-	if (!h->heap || htf_synth_init(&h->synth, h->nslots) < 0) {
+	h->linear = h->ncur <= 8;
+	if (!h->heap || tk_synth_init(&h->synth, &htf_synth_rules, h->nslots) < 0) {
 		rc = tk_err_nomem(err, h->name);
 		goto fail;
 	}
@@ -1550,7 +1706,7 @@ void htf_reader_close(tk_reader *r)
 	free(h->cur);
 	free(h->heap);
 	free(h->core_ids);
-	htf_synth_free(&h->synth);
+	tk_synth_free(&h->synth);
 	if (h->map)
 		munmap(h->map, h->map_len);
 	free(h);

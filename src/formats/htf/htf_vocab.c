@@ -111,183 +111,27 @@ int htf_event_id(int t, tk_evkind kind)
 
 /* ---- synthesis ---------------------------------------------------------- */
 
-int htf_synth_init(htf_synth *s, uint32_t ncores)
+const tk_synth_rules htf_synth_rules = {
+	.proc = {
+		[TK_EV_START] = TK_SYN_PUSH, [TK_EV_RESUME] = TK_SYN_PUSH,
+		[TK_EV_RUN] = TK_SYN_PUSH, [TK_EV_POLL] = TK_SYN_PUSH,
+		[TK_EV_POLL_PARKING] = TK_SYN_PUSH,
+		[TK_EV_PREEMPT] = TK_SYN_POP, [TK_EV_TERMINATE] = TK_SYN_POP,
+		[TK_EV_WAIT] = TK_SYN_POP, [TK_EV_PARK] = TK_SYN_POP,
+		[TK_EV_RELEASE_PARKING] = TK_SYN_POP,
+	},
+	.run = {
+		[TK_EV_START] = TK_SYN_PUSH, [TK_EV_RESUME] = TK_SYN_PUSH,
+		[TK_EV_SUSPEND] = TK_SYN_POP, [TK_EV_TERMINATE] = TK_SYN_POP,
+	},
+};
+
+int htf_synth_kind(int t)
 {
-	memset(s, 0, sizeof(*s));
-	return htf_synth_cores(s, ncores);
-}
-
-void htf_synth_free(htf_synth *s)
-{
-	uint32_t i;
-
-	for (i = 0; i < s->ncores; i++) {
-		free(s->procs[i].s);
-		free(s->runs[i].s);
-	}
-	free(s->procs);
-	free(s->runs);
-	free(s->acts);
-	free(s->starts);
-	memset(s, 0, sizeof(*s));
-}
-
-int htf_synth_cores(htf_synth *s, uint32_t n)
-{
-	htf_stack *p, *r;
-
-	if (n <= s->ncores)
-		return TK_OK;
-	p = tk_xrealloc_array(s->procs, n, sizeof(*p));
-	if (!p)
-		return TK_E_NOMEM;
-	s->procs = p;
-	r = tk_xrealloc_array(s->runs, n, sizeof(*r));
-	if (!r)
-		return TK_E_NOMEM;
-	s->runs = r;
-	memset(p + s->ncores, 0, (n - s->ncores) * sizeof(*p));
-	memset(r + s->ncores, 0, (n - s->ncores) * sizeof(*r));
-	s->ncores = n;
-	return TK_OK;
-}
-
-static int grow_ent(htf_synth *s, uint32_t id)
-{
-	uint32_t ncap;
-	int64_t *a, *b;
-
-	if (id < s->cap_ent)
-		return TK_OK;
-	ncap = s->cap_ent ? s->cap_ent : 64;
-	while (ncap <= id)
-		ncap *= 2;
-	a = tk_xrealloc_array(s->acts, ncap, sizeof(*a));
-	if (!a)
-		return TK_E_NOMEM;
-	s->acts = a;
-	b = tk_xrealloc_array(s->starts, ncap, sizeof(*b));
-	if (!b)
-		return TK_E_NOMEM;
-	s->starts = b;
-	memset(a + s->cap_ent, 0, (ncap - s->cap_ent) * sizeof(*a));
-	memset(b + s->cap_ent, 0, (ncap - s->cap_ent) * sizeof(*b));
-	s->cap_ent = ncap;
-	return TK_OK;
-}
-
-static void stack_remove(htf_stack *st, uint32_t ent)
-{
-	uint32_t i;
-
-	for (i = st->n; i-- > 0;) {
-		if (st->s[i].ent == ent) {
-			memmove(&st->s[i], &st->s[i + 1],
-				(st->n - i - 1) * sizeof(st->s[0]));
-			st->n--;
-			return;
-		}
-	}
-}
-
-static int stack_push(htf_stack *st, uint32_t ent, int64_t inst)
-{
-	stack_remove(st, ent);
-	if (st->n == st->cap) {
-		uint32_t ncap = st->cap ? st->cap * 2 : 8;
-		htf_slot *n = tk_xrealloc_array(st->s, ncap, sizeof(*n));
-		if (!n)
-			return TK_E_NOMEM;
-		st->s = n;
-		st->cap = ncap;
-	}
-	st->s[st->n].ent = ent;
-	st->s[st->n].inst = inst;
-	st->n++;
-	return TK_OK;
-}
-
-/* The instance an event other than a (re)start refers to: the one started
- * last; an entity first seen mid-instance gets instance 0. */
-static int64_t current(htf_synth *s, uint32_t e)
-{
-	if (s->starts[e] == 0) {
-		s->starts[e] = 1;
-		if (s->acts[e] < 1)
-			s->acts[e] = 1;
-	}
-	return s->starts[e] - 1;
-}
-
-int htf_synth_event(htf_synth *s, uint32_t slot, uint32_t core, int t,
-		    tk_evkind kind, uint32_t target, uint32_t *src,
-		    int64_t *src_inst, int64_t *tgt_inst)
-{
-	htf_stack *procs = &s->procs[slot], *runs = &s->runs[slot];
-	int64_t inst;
-
-	if (grow_ent(s, target) < 0)
-		return TK_E_NOMEM;
-	*src = core;
-	*src_inst = 0;
 	switch (t) {
-	case HTF_TASK:
-	case HTF_ISR:
-		if (kind == TK_EV_ACTIVATE) {
-			inst = s->acts[target]++;
-		} else if (kind == TK_EV_START) {
-			inst = s->starts[target]++;
-			if (s->acts[target] < s->starts[target])
-				s->acts[target] = s->starts[target];
-		} else {
-			inst = current(s, target);
-		}
-		switch (kind) {
-		case TK_EV_START: case TK_EV_RESUME: case TK_EV_RUN:
-		case TK_EV_POLL: case TK_EV_POLL_PARKING:
-			if (stack_push(procs, target, inst) < 0)
-				return TK_E_NOMEM;
-			break;
-		case TK_EV_PREEMPT: case TK_EV_TERMINATE: case TK_EV_WAIT:
-		case TK_EV_PARK: case TK_EV_RELEASE_PARKING:
-			stack_remove(procs, target);
-			break;
-		default:
-			break;
-		}
-		*tgt_inst = inst;
-		return TK_OK;
-	case HTF_RUNNABLE:
-	case HTF_CODEBLOCK:
-		if (t == HTF_CODEBLOCK && runs->n) {
-			*src = runs->s[runs->n - 1].ent;
-			*src_inst = runs->s[runs->n - 1].inst;
-		} else if (procs->n) {
-			*src = procs->s[procs->n - 1].ent;
-			*src_inst = procs->s[procs->n - 1].inst;
-		}
-		if (kind == TK_EV_START)
-			inst = s->starts[target]++;
-		else
-			inst = current(s, target);
-		if (t == HTF_RUNNABLE) {
-			if (kind == TK_EV_START || kind == TK_EV_RESUME) {
-				if (stack_push(runs, target, inst) < 0)
-					return TK_E_NOMEM;
-			} else if (kind == TK_EV_SUSPEND ||
-				   kind == TK_EV_TERMINATE) {
-				stack_remove(runs, target);
-			}
-		}
-		*tgt_inst = inst;
-		return TK_OK;
-	default:
-		/* signals, semaphores (and unknown types): the running process */
-		if (procs->n) {
-			*src = procs->s[procs->n - 1].ent;
-			*src_inst = procs->s[procs->n - 1].inst;
-		}
-		*tgt_inst = 0;
-		return TK_OK;
+	case HTF_TASK: case HTF_ISR: return TK_SK_PROCESS;
+	case HTF_RUNNABLE: return TK_SK_RUNNABLE;
+	case HTF_CODEBLOCK: return TK_SK_BLOCK;
+	default: return TK_SK_OTHER;
 	}
 }

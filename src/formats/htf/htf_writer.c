@@ -15,6 +15,7 @@
  * width forced by the options is an error.
  */
 #include "htf.h"
+#include "../../core/loss.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,8 +56,12 @@ typedef struct htf_writer {
 	uint64_t nunassigned;
 	uint64_t *ent_core;     /* per HTF id: id of the first core + 1 */
 	uint64_t max_time;
-	uint64_t lost[L_COUNT];
-	htf_synth synth;
+	tk_losses lost;
+	tk_synth synth;
+	/* at close: the ids written, the input's where it is HTF */
+	uint64_t *outid;        /* per HTF index */
+	uint32_t *order;        /* HTF indexes by ascending outid */
+	unsigned tyid[HTF_NTYPES];
 } htf_writer;
 
 static int grow_u32(uint32_t **a, uint32_t *cap, uint32_t need)
@@ -117,19 +122,6 @@ static int parse_options(tk_writer *w, htf_writer *hw, tk_error *err)
 	return TK_OK;
 }
 
-int htf_writer_open(tk_writer *w, tk_error *err)
-{
-	htf_writer *hw = calloc(1, sizeof(*hw));
-
-	if (!hw)
-		return tk_err_nomem(err, w->sink.path);
-	w->impl = hw;
-	hw->name = w->sink.path ? w->sink.path : "<stdout>";
-	if (htf_synth_init(&hw->synth, 1) < 0)
-		return tk_err_nomem(err, hw->name);
-	return parse_options(w, hw, err);
-}
-
 static const char *const loss_what[L_COUNT] = {
 	"notes",
 	"events of entity types HTF has no table for",
@@ -144,21 +136,28 @@ static const char *const loss_short[L_COUNT] = {
 	"events whose source or instances HTF reading synthesises differently",
 };
 
+int htf_writer_open(tk_writer *w, tk_error *err)
+{
+	htf_writer *hw = calloc(1, sizeof(*hw));
+
+	if (!hw)
+		return tk_err_nomem(err, w->sink.path);
+	w->impl = hw;
+	hw->name = w->sink.path ? w->sink.path : "<stdout>";
+	hw->lost.format = "HTF";
+	hw->lost.what = loss_what;
+	hw->lost.brief = loss_short;
+	hw->lost.nkinds = L_COUNT;
+	if (tk_synth_init(&hw->synth, &htf_synth_rules, 1) < 0)
+		return tk_err_nomem(err, hw->name);
+	return parse_options(w, hw, err);
+}
+
 /* Count a loss; in strict mode it is an error. */
 static int lose(tk_writer *w, htf_writer *hw, int kind, const tk_event *ev,
 		tk_error *err)
 {
-	if (w->opts.strict) {
-		const char *en = ev->name != TK_NONE
-					 ? tk_trace_str(w->trace, ev->name, NULL)
-					 : tk_evkind_name(ev->kind);
-		return tk_err_set(err, TK_E_UNSUPPORTED, hw->name, 0, 0,
-				  "HTF cannot hold %s (event '%.40s' of type %s at input position %llu); without --strict it is dropped with a warning",
-				  loss_what[kind], en, tk_etype_name(ev->type),
-				  (unsigned long long)ev->pos);
-	}
-	hw->lost[kind]++;
-	return TK_OK;
+	return tk_loss_add(&hw->lost, w, hw->name, kind, ev, err);
 }
 
 /* "Core_<n>" gives core id n; other names get the next free id. */
@@ -217,7 +216,7 @@ static int core_slot(htf_writer *hw, uint32_t ent, const tk_trace *t,
 	n[hw->ncores].spill = tmpfile();
 	if (!n[hw->ncores].spill)
 		return TK_E_IO;
-	if (htf_synth_cores(&hw->synth, hw->ncores + 2) < 0) {
+	if (tk_synth_cores(&hw->synth, hw->ncores + 2) < 0) {
 		fclose(n[hw->ncores].spill);
 		return TK_E_NOMEM;
 	}
@@ -369,9 +368,9 @@ int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	/* what reading it back would give */
 	if (slot != UINT32_MAX && !hw->ent_core[h - 1])
 		hw->ent_core[h - 1] = hw->cores[slot].id + 1;
-	if (htf_synth_event(&hw->synth, slot == UINT32_MAX ? 0 : slot + 1,
+	if (tk_synth_event(&hw->synth, slot == UINT32_MAX ? 0 : slot + 1,
 			    slot == UINT32_MAX ? TK_NONE : hw->cores[slot].ent,
-			    type,
+			    TK_NONE, htf_synth_kind(type),
 			    ev->kind == TK_EV_STOP ? TK_EV_TERMINATE : ev->kind,
 			    ev->target, &src, &sinst, &tinst) < 0)
 		return tk_err_nomem(err, hw->name);
@@ -450,10 +449,119 @@ static int structural(const char *key)
 	};
 	size_t i;
 
+	if (!strncmp(key, "EntityTable.", 12) || !strncmp(key, "TypeTable.", 10))
+		return 1; /* the input's ids (htf_reader.c): kept as ids */
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (tk_ascii_casecmp(key, strlen(key), keys[i]) == 0)
 			return 1;
 	return 0;
+}
+
+/* "1f" -> 0x1f; -1 if not hex (or too long) */
+static int parse_hex(const char *p, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t n = 0;
+
+	for (; *p; p++, n++) {
+		int d = *p >= '0' && *p <= '9' ? *p - '0'
+			: *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
+			: *p >= 'A' && *p <= 'F' ? *p - 'A' + 10 : -1;
+		if (d < 0 || n >= 16)
+			return -1;
+		v = v << 4 | (uint64_t)d;
+	}
+	if (!n)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/*
+ * The ids to write: an HTF input's own entity and type ids (kept by its
+ * reader as header entries EntityTable.<id> / TypeTable.<id>), so that an
+ * HTF round trip gives back the same records; otherwise (and for entities
+ * the input did not list) the next free ids in order of appearance.
+ */
+static int assign_ids(tk_writer *w, htf_writer *hw, uint64_t *max_id,
+		      tk_error *err)
+{
+	const tk_trace *t = w->trace;
+	int from_htf = strcmp(tk_trace_format(t), "htf") == 0;
+	size_t i, nh = tk_trace_header_count(t);
+	uint64_t next = 0, *key = NULL;
+	uint32_t k;
+	int rc = TK_OK;
+
+	for (k = 0; k < HTF_NTYPES; k++)
+		hw->tyid[k] = k;
+	hw->outid = calloc(hw->nents ? hw->nents : 1, sizeof(*hw->outid));
+	hw->order = calloc(hw->nents ? hw->nents : 1, sizeof(*hw->order));
+	key = calloc(hw->nents ? 2 * (size_t)hw->nents : 1, sizeof(*key));
+	if (!hw->outid || !hw->order || !key) {
+		rc = tk_err_nomem(err, hw->name);
+		goto out;
+	}
+	for (k = 0; k < hw->nents; k++)
+		hw->outid[k] = UINT64_MAX;
+	for (i = 0; from_htf && i < nh; i++) {
+		const tk_header_entry *e = tk_trace_header(t, i);
+		uint64_t id;
+		uint32_t ent, h;
+		if (e->kind != TK_HDR_PARAM)
+			continue;
+		if (!strncmp(e->key, "TypeTable.", 10)) {
+			int ty = htf_type_lookup(e->value, strlen(e->value));
+			if (ty >= 0 && !parse_hex(e->key + 10, &id) && id <= 0xff)
+				hw->tyid[ty] = (unsigned)id;
+			continue;
+		}
+		if (strncmp(e->key, "EntityTable.", 12) ||
+		    parse_hex(e->key + 12, &id) < 0)
+			continue;
+		ent = tk_trace_entity_find(t, e->value, strlen(e->value));
+		if (ent == TK_NONE || ent >= hw->cap_hid || !(h = hw->hid[ent]))
+			continue;
+		hw->outid[h - 1] = id;
+		if (id >= next)
+			next = id + 1;
+	}
+	for (k = 0; k < hw->nents; k++) {
+		if (hw->outid[k] == UINT64_MAX)
+			hw->outid[k] = next++;
+		key[2 * k] = hw->outid[k];
+		key[2 * k + 1] = k;
+	}
+	/* by id: pairs (id, index) sorted on the id */
+	qsort(key, hw->nents, 2 * sizeof(*key), cmp_u64);
+	for (k = 0; k < hw->nents; k++)
+		hw->order[k] = (uint32_t)key[2 * k + 1];
+	*max_id = next ? next - 1 : 0;
+out:
+	free(key);
+	return rc;
+}
+
+/* the width of header parameter `name` of an HTF input, if it holds v */
+static unsigned input_width(const tk_trace *t, const char *name, uint64_t v)
+{
+	const char *s;
+	unsigned long n;
+
+	if (strcmp(tk_trace_format(t), "htf") != 0 ||
+	    !(s = tk_trace_header_get(t, name)))
+		return 0;
+	n = strtoul(s, NULL, 10);
+	if (n != 1 && n != 2 && n != 4 && n != 8)
+		return 0;
+	return fits(v, (unsigned)n) ? (unsigned)n : 0;
 }
 
 static int write_head(tk_writer *w, htf_writer *hw, unsigned tl, unsigned el,
@@ -463,7 +571,6 @@ static int write_head(tk_writer *w, htf_writer *hw, unsigned tl, unsigned el,
 	const tk_timebase *tb = tk_trace_timebase(t);
 	int from_htf = strcmp(tk_trace_format(t), "htf") == 0, rc;
 	size_t i, nh = tk_trace_header_count(t);
-	uint32_t k;
 	int ty;
 
 	if ((rc = out(w, err, "#Format HTF\n")) < 0)
@@ -489,7 +596,8 @@ static int write_head(tk_writer *w, htf_writer *hw, unsigned tl, unsigned el,
 		return rc;
 	for (ty = 0; ty < HTF_NTYPES; ty++)
 		if ((hw->used_types >> ty & 1) &&
-		    (rc = out(w, err, "#-%02X %s\n", ty, htf_type_name(ty))) < 0)
+		    (rc = out(w, err, "#-%02X %s\n", hw->tyid[ty],
+			      htf_type_name(ty))) < 0)
 			return rc;
 	for (ty = 0; ty < HTF_NTYPES; ty++) {
 		size_t n, e;
@@ -506,19 +614,23 @@ static int write_head(tk_writer *w, htf_writer *hw, unsigned tl, unsigned el,
 	}
 	if ((rc = out(w, err, "\n#EntityTable\n")) < 0)
 		return rc;
-	for (k = 0; k < hw->nents; k++) {
+	for (i = 0; i < hw->nents; i++) {
 		size_t n;
+		uint32_t k = hw->order[i];
 		const char *s = tk_trace_str(t, tk_trace_entity(t, hw->ents[k])->name, &n);
-		if ((rc = out(w, err, "#-%0*X %.*s\n", (int)(2 * el), k, (int)n,
-			      s)) < 0)
+		if ((rc = out(w, err, "#-%0*llX %.*s\n", (int)(2 * el),
+			      (unsigned long long)hw->outid[k], (int)n, s)) < 0)
 			return rc;
 	}
 	if ((rc = out(w, err, "\n#EntityTypeTable\n")) < 0)
 		return rc;
-	for (k = 0; k < hw->nents; k++)
-		if ((rc = out(w, err, "#-%0*X %02X\n", (int)(2 * el), k,
-			      hw->etype[k])) < 0)
+	for (i = 0; i < hw->nents; i++) {
+		uint32_t k = hw->order[i];
+		if ((rc = out(w, err, "#-%0*llX %02X\n", (int)(2 * el),
+			      (unsigned long long)hw->outid[k],
+			      hw->tyid[hw->etype[k]])) < 0)
 			return rc;
+	}
 	return out(w, err, "\n#TraceData\n");
 }
 
@@ -610,7 +722,7 @@ static int write_sections(tk_writer *w, htf_writer *hw, unsigned tl,
 			if (!o)
 				return TK_E_IO;
 			o = put_hex(o, x->time, 2 * tl);
-			o = put_hex(o, x->ent, 2 * el);
+			o = put_hex(o, hw->outid[x->ent], 2 * el);
 			o = put_hex(o, x->ev, 2 * vl);
 			*o = '\n';
 			w->sink.len += width;
@@ -638,8 +750,17 @@ int htf_writer_close(tk_writer *w, tk_error *err)
 						    "cannot create a temporary file")
 				       : tk_err_nomem(err, hw->name);
 	}
-	tl = hw->opt_tl ? hw->opt_tl : smallest(hw->max_time);
-	el = hw->opt_el ? hw->opt_el : smallest(max_ent);
+	if ((rc = assign_ids(w, hw, &max_ent, err)) < 0)
+		return rc;
+	/* widths: the options, else an HTF input's own, else the smallest */
+	tl = hw->opt_tl ? hw->opt_tl
+	     : (k = input_width(w->trace, "TimestampLength", hw->max_time))
+		     ? k : smallest(hw->max_time);
+	el = hw->opt_el ? hw->opt_el
+	     : (k = input_width(w->trace, "EntityLength", max_ent))
+		     ? k : smallest(max_ent);
+	if (!hw->opt_vl && (k = input_width(w->trace, "EventLength", 0xf)))
+		vl = k;
 	if (!fits(hw->max_time, tl))
 		return tk_err_set(err, TK_E_RANGE, hw->name, 0, 0,
 				  "time %llu does not fit TimestampLength %u",
@@ -652,30 +773,8 @@ int htf_writer_close(tk_writer *w, tk_error *err)
 		return rc;
 	if ((rc = write_sections(w, hw, tl, el, vl, err)) < 0)
 		return rc;
-	if (w->opts.on_warning) {
-		/* one warning that counts everything dropped */
-		tk_error wn;
-		size_t o;
-		uint64_t total = 0;
-		memset(&wn, 0, sizeof(wn));
-		snprintf(wn.input, sizeof(wn.input), "%s", hw->name);
-		o = (size_t)snprintf(wn.msg, sizeof(wn.msg),
-				     "HTF cannot hold everything:");
-		for (k = 0; k < L_COUNT; k++) {
-			if (!hw->lost[k] || o >= sizeof(wn.msg))
-				continue;
-			o += (size_t)snprintf(wn.msg + o, sizeof(wn.msg) - o,
-					      "%s %llu %s", total ? ";" : "",
-					      (unsigned long long)hw->lost[k],
-					      loss_short[k]);
-			total += hw->lost[k];
-		}
-		if (o < sizeof(wn.msg))
-			snprintf(wn.msg + o, sizeof(wn.msg) - o,
-				 " (--strict refuses)");
-		if (total)
-			w->opts.on_warning(w->opts.warning_ctx, &wn);
-	}
+	/* one warning that counts everything dropped */
+	tk_loss_report(&hw->lost, w, hw->name);
 	return TK_OK;
 }
 
@@ -697,7 +796,9 @@ void htf_writer_free(tk_writer *w)
 	free(hw->lastslot);
 	free(hw->ents);
 	free(hw->etype);
-	htf_synth_free(&hw->synth);
+	free(hw->outid);
+	free(hw->order);
+	tk_synth_free(&hw->synth);
 	free(hw);
 	w->impl = NULL;
 }

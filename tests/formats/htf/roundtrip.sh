@@ -62,6 +62,33 @@ grep -q '^#EntityLength 4' "$tmp/w.htf" || fail "entity-length option ignored"
 "$cli" convert -q --option bogus=1 "$dir/ok/spec_sec4.htf" "$tmp/w2.htf" 2> /dev/null
 [ $? -eq 2 ] || fail "unknown option accepted"
 
+# HTF -> HTF keeps the input's widths, entity and type ids: the records
+# come back byte for byte (the data of the fixtures written canonically)
+for b in spec_sec3 ties widths_1 widths_strict; do
+	args=$(cat "$dir/ok/$b.args" 2>/dev/null)
+	# shellcheck disable=SC2086
+	"$cli" convert -q $args "$dir/ok/$b.htf" "$tmp/rt.htf" || fail "htf->htf $b"
+	sed -n '/^#TraceData/,$p' "$dir/ok/$b.htf" | sed 's| *//.*||' > "$tmp/a"
+	sed -n '/^#TraceData/,$p' "$tmp/rt.htf" > "$tmp/b"
+	cmp -s "$tmp/a" "$tmp/b" || { diff "$tmp/a" "$tmp/b" | head; fail "HTF->HTF records differ on $b"; }
+done
+# sparse ids, a type table in another order, widths wider than needed
+printf '#Format HTF\n#Version 1.0\n#NumberOfCores 1\n#TimeScale ns\n#TimestampLength 8\n#EntityLength 2\n#EventLength 2\n\n#TypeTable\n#-07 ISR\n#-03 Task\n\n#TaskEventTable\n#-01 start\n#-04 terminate\n\n#ISREventTable\n#-00 start\n#-03 terminate\n\n#EntityTable\n#-0010 TaskA\n#-0200 IsrB\n\n#EntityTypeTable\n#-0010 03\n#-0200 07\n\n#TraceData\n#-00\n000000000000000500100001\n000000000000000702000000\n000000000000000902000003\n000000000000000C00100004\n' > "$tmp/ids.htf"
+"$cli" convert --strict "$tmp/ids.htf" "$tmp/ids2.htf" || fail "htf->htf ids"
+for l in '#TimestampLength 8' '#EntityLength 2' '#EventLength 2' '#-0010 TaskA' '#-0200 IsrB' '#-0010 03' '#-0200 07' '#-07 ISR' '#-03 Task' '000000000000000702000000' '000000000000000C00100004'; do
+	grep -qx -- "$l" "$tmp/ids2.htf" || { cat "$tmp/ids2.htf"; fail "HTF->HTF lost '$l'"; }
+done
+sed -n '/^#TraceData/,$p' "$tmp/ids2.htf" > "$tmp/b"
+sed -n '/^#TraceData/,$p' "$tmp/ids.htf" | cmp -s - "$tmp/b" || fail "HTF->HTF records differ on sparse ids"
+grep -q '^#EntityTable\.' "$tmp/ids2.htf" && fail "id header entries leaked into the output"
+# an explicit --option still wins
+"$cli" convert -q --option entity-length=4 --option timestamp-length=4 "$tmp/ids.htf" "$tmp/ids3.htf" || fail "htf->htf with options"
+grep -qx '#EntityLength 4' "$tmp/ids3.htf" && grep -qx '#-00000200 IsrB' "$tmp/ids3.htf" &&
+	grep -qx '00000007000002000000' "$tmp/ids3.htf" || { cat "$tmp/ids3.htf"; fail "--option did not win over the input's widths"; }
+# from BTF the ids are assigned in order of appearance
+"$cli" convert -q "$tmp/ids.htf" "$tmp/ids.btf" && "$cli" convert -q "$tmp/ids.btf" "$tmp/ids4.htf" || fail "htf->btf->htf ids"
+grep -qx '#-00 TaskA' "$tmp/ids4.htf" && grep -qx '#EntityLength 1' "$tmp/ids4.htf" || { cat "$tmp/ids4.htf"; fail "ids from BTF"; }
+
 # from a pipe and from gzip: the k-way merge runs over a temporary copy
 "$cli" cat -q - < "$dir/ok/spec_appendix.htf" | cmp -s - "$dir/ok/spec_appendix.out" || fail "stdin"
 gzip -c "$dir/ok/multicore_strict.htf" > "$tmp/m.htf.gz"

@@ -1,0 +1,51 @@
+/* loss.c - what a writer's format cannot hold (see loss.h). */
+#include "loss.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int tk_loss_add(tk_losses *l, const tk_writer *w, const char *out, int kind,
+		const tk_event *ev, tk_error *err)
+{
+	if (kind < 0 || (unsigned)kind >= l->nkinds)
+		return TK_OK;
+	if (w->opts.strict) {
+		const char *en = ev && ev->name != TK_NONE
+					 ? tk_trace_str(w->trace, ev->name, NULL)
+					 : ev ? tk_evkind_name(ev->kind) : "";
+		return tk_err_set(err, TK_E_UNSUPPORTED, out, 0, 0,
+				  "%s cannot hold %s (event '%.40s' of type %s at input position %llu); without --strict it is dropped with a warning",
+				  l->format, l->what[kind], en,
+				  ev ? tk_etype_name(ev->type) : "-",
+				  ev ? (unsigned long long)ev->pos : 0ull);
+	}
+	l->n[kind]++;
+	return TK_OK;
+}
+
+void tk_loss_report(const tk_losses *l, const tk_writer *w, const char *out)
+{
+	tk_error wn;
+	size_t o;
+	uint64_t total = 0;
+	unsigned k;
+
+	if (!w->opts.on_warning)
+		return;
+	memset(&wn, 0, sizeof(wn));
+	snprintf(wn.input, sizeof(wn.input), "%s", out);
+	o = (size_t)snprintf(wn.msg, sizeof(wn.msg), "%s cannot hold everything:",
+			     l->format);
+	for (k = 0; k < l->nkinds; k++) {
+		if (!l->n[k] || o >= sizeof(wn.msg))
+			continue;
+		o += (size_t)snprintf(wn.msg + o, sizeof(wn.msg) - o, "%s %llu %s",
+				      total ? ";" : "",
+				      (unsigned long long)l->n[k], l->brief[k]);
+		total += l->n[k];
+	}
+	if (o < sizeof(wn.msg))
+		snprintf(wn.msg + o, sizeof(wn.msg) - o, " (--strict refuses)");
+	if (total)
+		w->opts.on_warning(w->opts.warning_ctx, &wn);
+}
