@@ -158,6 +158,18 @@ tk_stats *tk_stats_new(const tk_trace *t);
 int tk_stats_event(tk_stats *s, const tk_event *ev);
 
 /**
+ * One value of one instance, as it is computed: `value` in ticks (a count
+ * for NPRE) of metric `metric` of instance `inst` of `entity`, completed by
+ * the event at `time`.  Every value that goes into the rows is reported,
+ * except JIT's (a ratio: its DT and PER are reported).
+ */
+typedef void (*tk_stat_value_fn)(void *ctx, uint32_t entity, tk_metric metric,
+				 int64_t inst, uint64_t value, uint64_t time);
+
+/** Have `fn` called for each value (before the first event).  NULL: none. */
+void tk_stats_on_value(tk_stats *s, tk_stat_value_fn fn, void *ctx);
+
+/**
  * End of the events: builds the rows, sorted by entity name, then metric.
  * Instances still open (cut by the end of the trace) contribute only the
  * metrics already complete.  TK_OK or TK_E_NOMEM.

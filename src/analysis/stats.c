@@ -51,6 +51,8 @@ typedef struct jacc {
 } jacc;
 
 typedef struct sent {
+	tk_stats *owner;    /* for the value callback */
+	uint32_t id;
 	tk_etype type;
 	uint8_t has_act, has_start, has_term;
 	int64_t act_inst, start_inst, term_inst;
@@ -72,6 +74,8 @@ struct tk_stats {
 	tk_imap insts;
 	srow *rows;
 	size_t nrows;
+	tk_stat_value_fn on_value;
+	void *value_ctx;
 };
 
 static const char *const metric_names[TK_METRIC_COUNT] = {
@@ -90,8 +94,13 @@ int tk_metric_is_time(tk_metric m)
 	       m != TK_METRIC_NPRE;
 }
 
-static void add(acc *a, uint64_t v, int64_t inst, uint64_t time)
+static void add(sent *e, tk_metric m, uint64_t v, int64_t inst,
+		uint64_t time)
 {
+	acc *a = &e->m[m];
+
+	if (e->owner->on_value)
+		e->owner->on_value(e->owner->value_ctx, e->id, m, inst, v, time);
 	if (!a->count || v < a->min)
 		a->min = v;
 	if (!a->count || v > a->max) {
@@ -112,12 +121,13 @@ static int span(uint64_t a, uint64_t b, uint64_t *d)
 	return 1;
 }
 
-static void add_span(acc *a, uint64_t from, uint64_t to, int64_t inst)
+static void add_span(sent *e, tk_metric m, uint64_t from, uint64_t to,
+		     int64_t inst)
 {
 	uint64_t d;
 
 	if (span(from, to, &d))
-		add(a, d, inst, to);
+		add(e, m, d, inst, to);
 }
 
 static void add_jit(jacc *j, uint64_t dt, uint64_t per, int64_t inst,
@@ -157,6 +167,8 @@ static sent *entity(tk_stats *s, uint32_t id, tk_etype type)
 		if (!e)
 			return NULL;
 		e->type = type;
+		e->owner = s;
+		e->id = id;
 		s->ents[id] = e;
 	}
 	return e;
@@ -187,12 +199,12 @@ static void on_terminate(sent *e, sinst *r, int64_t k, uint64_t t)
 	if (r) {
 		stop_run(r, t);
 		if (r->flags & F_START) {
-			add(&e->m[TK_METRIC_CET], r->cet, k, t);
-			add_span(&e->m[TK_METRIC_GET], r->t_start, t, k);
-			add(&e->m[TK_METRIC_NPRE], r->npre, k, t);
+			add(e, TK_METRIC_CET, r->cet, k, t);
+			add_span(e, TK_METRIC_GET, r->t_start, t, k);
+			add(e, TK_METRIC_NPRE, r->npre, k, t);
 		}
 		if (r->flags & F_ACT)
-			add_span(&e->m[TK_METRIC_RT], r->t_act, t, k);
+			add_span(e, TK_METRIC_RT, r->t_act, t, k);
 	}
 	e->has_term = 1;
 	e->term_inst = k;
@@ -205,15 +217,15 @@ static void on_start(sent *e, sinst *r, int64_t k, uint64_t t, int st_at_start)
 	uint64_t dt;
 
 	if (r->flags & F_ACT)
-		add_span(&e->m[TK_METRIC_IPT], r->t_act, t, k);
+		add_span(e, TK_METRIC_IPT, r->t_act, t, k);
 	if (prev_of(e->has_start, e->start_inst, k) &&
 	    span(e->start_time, t, &dt)) {
-		add(&e->m[TK_METRIC_DT], dt, k, t);
+		add(e, TK_METRIC_DT, dt, k, t);
 		if ((r->flags & F_PER) && r->per)
 			add_jit(&e->jit, dt, r->per, k, t);
 	}
 	if (st_at_start && prev_of(e->has_term, e->term_inst, k))
-		add_span(&e->m[TK_METRIC_ST], e->term_time, t, k);
+		add_span(e, TK_METRIC_ST, e->term_time, t, k);
 	e->has_start = 1;
 	e->start_inst = k;
 	e->start_time = t;
@@ -241,7 +253,7 @@ static int on_process(tk_stats *s, const tk_event *ev)
 		r->flags = F_ACT;
 		r->t_act = t;
 		if (prev_of(e->has_act, e->act_inst, k) && span(e->act_time, t, &d)) {
-			add(&e->m[TK_METRIC_PER], d, k, t);
+			add(e, TK_METRIC_PER, d, k, t);
 			r->per = d;
 			r->flags |= F_PER;
 		}
@@ -250,7 +262,7 @@ static int on_process(tk_stats *s, const tk_event *ev)
 		e->act_time = t;
 		/* tasks: slack from the previous terminate to this activation */
 		if (ev->type != TK_ET_I && prev_of(e->has_term, e->term_inst, k))
-			add_span(&e->m[TK_METRIC_ST], e->term_time, t, k);
+			add_span(e, TK_METRIC_ST, e->term_time, t, k);
 		return TK_OK;
 	case TK_EV_TERMINATE:
 		r = tk_imap_get(&s->insts, ev->target, k);
@@ -278,7 +290,7 @@ static int on_process(tk_stats *s, const tk_event *ev)
 		break;
 	case TK_EV_RESUME:
 		if (r->flags & F_PRE) {
-			add_span(&e->m[TK_METRIC_PRE], r->t_mark, t, k);
+			add_span(e, TK_METRIC_PRE, r->t_mark, t, k);
 			r->npre++;
 		}
 		r->flags &= ~(uint32_t)(F_PRE | F_WAIT | F_POLL);
@@ -291,7 +303,7 @@ static int on_process(tk_stats *s, const tk_event *ev)
 		break;
 	case TK_EV_RELEASE:
 		if (r->flags & F_WAIT)
-			add_span(&e->m[TK_METRIC_WAIT], r->t_mark, t, k);
+			add_span(e, TK_METRIC_WAIT, r->t_mark, t, k);
 		r->flags &= ~(uint32_t)(F_WAIT | F_PRE);
 		break;
 	case TK_EV_POLL:
@@ -302,13 +314,13 @@ static int on_process(tk_stats *s, const tk_event *ev)
 		break;
 	case TK_EV_RUN:
 		if (r->flags & F_POLL)
-			add_span(&e->m[TK_METRIC_POLL], r->t_mark, t, k);
+			add_span(e, TK_METRIC_POLL, r->t_mark, t, k);
 		r->flags &= ~(uint32_t)F_POLL;
 		start_run(r, t);
 		break;
 	case TK_EV_PARK:
 		if (r->flags & F_POLL)
-			add_span(&e->m[TK_METRIC_POLL], r->t_mark, t, k);
+			add_span(e, TK_METRIC_POLL, r->t_mark, t, k);
 		r->flags &= ~(uint32_t)F_POLL;
 		break;
 	default: /* release_parking: READY, but not a preemption */
@@ -356,7 +368,7 @@ static int on_runnable(tk_stats *s, const tk_event *ev)
 		r->t_mark = t;
 	} else {
 		if (r->flags & F_PRE) {
-			add_span(&e->m[TK_METRIC_PRE], r->t_mark, t, k);
+			add_span(e, TK_METRIC_PRE, r->t_mark, t, k);
 			r->npre++;
 		}
 		r->flags &= ~(uint32_t)F_PRE;
@@ -374,6 +386,12 @@ tk_stats *tk_stats_new(const tk_trace *t)
 	s->t = t;
 	tk_imap_init(&s->insts, sizeof(sinst));
 	return s;
+}
+
+void tk_stats_on_value(tk_stats *s, tk_stat_value_fn fn, void *ctx)
+{
+	s->on_value = fn;
+	s->value_ctx = ctx;
 }
 
 int tk_stats_event(tk_stats *s, const tk_event *ev)

@@ -49,6 +49,7 @@ static void help(FILE *fp)
 		"  --start TIME        only events at or after TIME (10ms, 250us, ticks)\n"
 		"  --end TIME          only events at or before TIME\n"
 		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
+		CLI_READ_HELP
 		"  --strict            read by the specification only\n"
 		"  -q, --quiet         no warnings on stderr\n"
 		"  -h, --help          this help\n");
@@ -600,6 +601,7 @@ int cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "from", required_argument, NULL, O_FROM },
+		CLI_READ_LONGOPTS,
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "start", required_argument, NULL, O_START },
 		{ "end", required_argument, NULL, O_END },
@@ -607,7 +609,7 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0 };
+	cli_read_opts ro = { NULL, 0, 0, "" };
 	const char *out = NULL, *path;
 	cli_filter f;
 	rep x;
@@ -625,6 +627,11 @@ int cmd_report(int argc, char **argv)
 		switch (c) {
 		case 'o': out = optarg; break;
 		case O_FROM: ro.from = optarg; break;
+		case CLI_O_TRACE:
+		case CLI_O_INPUT_OPTION:
+			if (cli_read_opt(&ro, "report", c, optarg) < 0)
+				return EXIT_BAD;
+			break;
 		case O_STRICT: ro.strict = 1; break;
 		case O_START: f.start_s = optarg; break;
 		case O_END: f.end_s = optarg; break;

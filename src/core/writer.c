@@ -45,7 +45,8 @@ int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
 	w->fmt = fmt;
 	w->trace = t;
 	w->opts = *opts;
-	rc = tk_sink_open(&w->sink, path, err);
+	rc = fmt->writes_dir ? tk_sink_open_dir(&w->sink, path, err)
+			     : tk_sink_open(&w->sink, path, err);
 	if (rc < 0) {
 		free(w);
 		return rc;

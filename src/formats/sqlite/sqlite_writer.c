@@ -11,8 +11,9 @@
  * no sync; the indexes are built at close, once the rows are in.  The
  * entity and type tables are written at close too (the entity table is
  * complete only after the last event).  The metric tables come from the
- * stats analysis (aggregates per entity and metric, as `tracekit stats`)
- * and from the timeline (CET and RT of each terminated process instance).
+ * stats analysis: aggregates per entity and metric (as `tracekit stats`)
+ * and, through its value callback, every per-instance value behind them
+ * (all metrics but JIT, whose instances give DT and PER).
  */
 #include "../../core/internal.h"
 
@@ -29,7 +30,6 @@ typedef struct sq_writer {
 	sqlite3_stmt *ins_ev;
 	sqlite3_stmt *ins_imv;   /* entityInstanceMetricValue */
 	tk_stats *stats;
-	tk_timeline *tl;
 	uint8_t *name_seen;      /* per string id: used as an event name */
 	size_t capseen;
 	uint64_t nev, inbatch;
@@ -112,33 +112,29 @@ static void bind_ent(sqlite3_stmt *st, int col, uint32_t ent)
 		sqlite3_bind_int64(st, col, ent);
 }
 
-/* per-instance CET and RT of the processes, from the timeline */
-static void on_slice(void *ctx, const tk_slice *s)
+/* every per-instance value of the stats analysis */
+static void on_value(void *ctx, uint32_t entity, tk_metric metric,
+		     int64_t inst, uint64_t value, uint64_t time)
 {
 	sq_writer *sw = ctx;
 	sqlite3_stmt *st = sw->ins_imv;
 
-	if (sw->rc < 0 || !(s->flags & TK_SLICE_TERMINATED) ||
-	    !tk_etype_is_process(s->type))
+	if (sw->rc < 0)
 		return;
-	sqlite3_bind_int64(st, 1, s->entity);
-	bind_inst(st, 2, s->inst);
-	sqlite3_bind_int64(st, 3, TK_METRIC_CET);
-	sqlite3_bind_int64(st, 4, (sqlite3_int64)s->cet);
-	sqlite3_bind_int64(st, 5, (sqlite3_int64)s->end);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto fail;
-	sqlite3_reset(st);
-	if (s->activated != UINT64_MAX && s->activated <= s->end) {
-		sqlite3_bind_int64(st, 3, TK_METRIC_RT);
-		sqlite3_bind_int64(st, 4, (sqlite3_int64)(s->end - s->activated));
-		if (sqlite3_step(st) != SQLITE_DONE)
-			goto fail;
-		sqlite3_reset(st);
+	if (value > INT64_MAX) {
+		sw->rc = tk_err_set(sw->err, TK_E_RANGE, sw->name, 0, 0,
+				    "a %s value of %llu does not fit SQLite's 64-bit integers",
+				    tk_metric_name(metric),
+				    (unsigned long long)value);
+		return;
 	}
-	return;
-fail:
-	sw->rc = db_fail(sw, sw->err, "insert entityInstanceMetricValue");
+	sqlite3_bind_int64(st, 1, entity);
+	bind_inst(st, 2, inst);
+	sqlite3_bind_int64(st, 3, metric);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)value);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)time);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		sw->rc = db_fail(sw, sw->err, "insert entityInstanceMetricValue");
 	sqlite3_reset(st);
 }
 
@@ -169,9 +165,9 @@ static int sqlite_writer_open(tk_writer *w, tk_error *err)
 			       -1, &sw->ins_imv, NULL) != SQLITE_OK)
 		return db_fail(sw, err, "prepare");
 	sw->stats = tk_stats_new(w->trace);
-	sw->tl = tk_timeline_new(w->trace, on_slice, NULL, sw);
-	if (!sw->stats || !sw->tl)
+	if (!sw->stats)
 		return tk_err_nomem(err, sw->name);
+	tk_stats_on_value(sw->stats, on_value, sw);
 	return TK_OK;
 }
 
@@ -217,8 +213,7 @@ static int sqlite_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		return db_fail(sw, err, "insert traceEvent");
 	}
 	sqlite3_reset(st);
-	if (tk_stats_event(sw->stats, ev) < 0 ||
-	    tk_timeline_event(sw->tl, ev) < 0)
+	if (tk_stats_event(sw->stats, ev) < 0)
 		return tk_err_nomem(err, sw->name);
 	if (sw->rc < 0)
 		return sw->rc;
@@ -389,7 +384,7 @@ static int sqlite_writer_close(tk_writer *w, tk_error *err)
 	int rc;
 
 	sw->err = err;
-	if (tk_stats_finish(sw->stats) < 0 || tk_timeline_finish(sw->tl) < 0)
+	if (tk_stats_finish(sw->stats) < 0)
 		return tk_err_nomem(err, sw->name);
 	if (sw->rc < 0)
 		return sw->rc;
@@ -419,7 +414,6 @@ static void sqlite_writer_free(tk_writer *w)
 	if (sw->db)
 		sqlite3_close(sw->db);
 	tk_stats_free(sw->stats);
-	tk_timeline_free(sw->tl);
 	free(sw->name_seen);
 	free(sw);
 	w->impl = NULL;

@@ -2,14 +2,23 @@
  * vcd_writer.c - a Value Change Dump (IEEE 1364 §18) for GTKWave
  * (docs/exports.md).
  *
- * Variables, all driven by the timeline (timeline.h):
- *  - per core (scope cores.<core>): `running`, a string variable holding
- *    the name of the process allocated to the core, or "idle"; and `load`,
- *    a 32-bit integer: the number of processes allocated to the core (0 or
- *    1, the timeline's view), so that a digital/analog trace of it shows
- *    the busy time and sums over cores;
+ * Variables:
+ *  - per core (scope cores.<core>), from the timeline (timeline.h):
+ *    `running`, a string variable holding the name of the process
+ *    allocated to the core, or "idle"; and `load_permille`, a 32-bit
+ *    integer: the core's load in per mille of each load window (the time
+ *    a process is allocated to it, as `tracekit load` counts, * 1000 /
+ *    the window, rounded down), changing at the window starts.  The
+ *    window is the smallest power-of-two number of ticks that covers the
+ *    trace in at most LOAD_BINS windows (as perfetto's load counters);
+ *    the header's comment gives it;
  *  - per process (T, I, THR; scope tasks): a wire, 1 while the process is
- *    allocated to some core, 0 otherwise.
+ *    allocated to some core, 0 otherwise;
+ *  - per runnable (R, SYSC; scope runnables): a wire, 1 from start (or
+ *    resume) to terminate (or suspend) of any of its instances;
+ *  - per signal (SIG; scope signals): an `event` variable that fires at
+ *    each read and write, and (scope signal_values) a string variable with
+ *    the value (note) of the last write, "-" before the first.
  *
  * The declarations must come first but the entity table is complete only
  * at the end, so the value changes are spilled to a temporary file and
@@ -32,9 +41,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define LOAD_BINS 1024
+
 typedef struct vlane {
 	uint32_t running;      /* entity allocated, or TK_NONE */
 	uint32_t run_id, load_id;
+	uint64_t *bins;        /* busy ticks per load window */
 } vlane;
 
 typedef struct vcd_writer {
@@ -44,7 +56,10 @@ typedef struct vcd_writer {
 	vlane *lanes;
 	size_t nlanes, caplanes;
 	uint32_t *wire_id;     /* per entity: id + 1, 0 when none yet */
-	uint32_t *nrun;        /* per entity: cores it is allocated to */
+	uint32_t *nrun;        /* per entity: cores it is allocated to (a
+				* process), instances active (a runnable) */
+	uint32_t *val_id;      /* per signal entity: value variable id + 1 */
+	uint8_t *seen;         /* per entity: a runnable or signal declared */
 	size_t capents;
 	uint32_t next_id;
 	uint64_t mult;         /* timescale units per tick */
@@ -53,6 +68,9 @@ typedef struct vcd_writer {
 	int have_first;
 	int time_open;         /* a "#time" line for `last` is written */
 	uint64_t written;      /* the time of the last "#time" line */
+	uint64_t binw;         /* ticks per load window */
+	size_t nbins;          /* load windows in use */
+	int nomem;             /* the run callback ran out of memory */
 } vcd_writer;
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -108,7 +126,8 @@ static void put_id(FILE *f, uint32_t id)
 static int grow_ents(vcd_writer *vw, size_t n)
 {
 	size_t cap = vw->capents ? vw->capents : 64, i;
-	uint32_t *a, *b;
+	uint32_t *a, *b, *c;
+	uint8_t *d;
 
 	if (n <= vw->capents)
 		return 0;
@@ -122,8 +141,18 @@ static int grow_ents(vcd_writer *vw, size_t n)
 	if (!b)
 		return -1;
 	vw->nrun = b;
-	for (i = vw->capents; i < cap; i++)
-		a[i] = b[i] = 0;
+	c = tk_xrealloc_array(vw->val_id, cap, sizeof(*c));
+	if (!c)
+		return -1;
+	vw->val_id = c;
+	d = tk_xrealloc_array(vw->seen, cap, sizeof(*d));
+	if (!d)
+		return -1;
+	vw->seen = d;
+	for (i = vw->capents; i < cap; i++) {
+		a[i] = b[i] = c[i] = 0;
+		d[i] = 0;
+	}
 	vw->capents = cap;
 	return 0;
 }
@@ -133,6 +162,13 @@ static uint32_t wire_of(vcd_writer *vw, uint32_t ent)
 	if (!vw->wire_id[ent])
 		vw->wire_id[ent] = ++vw->next_id;
 	return vw->wire_id[ent] - 1;
+}
+
+static uint32_t val_of(vcd_writer *vw, uint32_t ent)
+{
+	if (!vw->val_id[ent])
+		vw->val_id[ent] = ++vw->next_id;
+	return vw->val_id[ent] - 1;
 }
 
 static vlane *lane_at(vcd_writer *vw, size_t i)
@@ -146,6 +182,9 @@ static vlane *lane_at(vcd_writer *vw, size_t i)
 			vw->lanes = n;
 			vw->caplanes = cap;
 		}
+		vw->lanes[vw->nlanes].bins = calloc(LOAD_BINS, sizeof(uint64_t));
+		if (!vw->lanes[vw->nlanes].bins)
+			return NULL;
 		vw->lanes[vw->nlanes].running = TK_NONE;
 		vw->lanes[vw->nlanes].run_id = vw->next_id++;
 		vw->lanes[vw->nlanes].load_id = vw->next_id++;
@@ -162,6 +201,106 @@ static void open_time(vcd_writer *vw)
 	fprintf(vw->spill, "#%llu\n", (unsigned long long)(vw->last * vw->mult));
 	vw->time_open = 1;
 	vw->written = vw->last;
+}
+
+/* double the load window until time t (since the first event) fits */
+static void fit_bins(vcd_writer *vw, uint64_t t)
+{
+	size_t i, j;
+
+	while (t / vw->binw >= LOAD_BINS) {
+		for (i = 0; i < vw->nlanes; i++) {
+			uint64_t *b = vw->lanes[i].bins;
+			for (j = 0; j < LOAD_BINS / 2; j++)
+				b[j] = b[2 * j] + b[2 * j + 1];
+			memset(b + LOAD_BINS / 2, 0, LOAD_BINS / 2 * sizeof(*b));
+		}
+		vw->binw *= 2;
+	}
+	if (t / vw->binw + 1 > vw->nbins)
+		vw->nbins = (size_t)(t / vw->binw) + 1;
+}
+
+/* a run interval of the timeline: add it to the lane's load windows */
+static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
+		   uint64_t start, uint64_t end)
+{
+	vcd_writer *vw = ctx;
+	vlane *l = lane_at(vw, lane);
+	uint64_t s, e;
+
+	/* lenient reading keeps times that go back: clamp to the trace */
+	if (start < vw->first)
+		start = vw->first;
+	if (end < start)
+		end = start;
+	s = start - vw->first;
+	e = end - vw->first;
+	(void)entity;
+	(void)inst;
+	if (!l) {
+		vw->nomem = 1;
+		return;
+	}
+	fit_bins(vw, e);
+	while (s < e) {
+		uint64_t b = s / vw->binw, bend = (b + 1) * vw->binw;
+		uint64_t to = e < bend ? e : bend;
+		l->bins[b] += to - s;
+		s = to;
+	}
+}
+
+/* the load of lane i in window b, per mille (rounded down) */
+static uint64_t load_at(const vcd_writer *vw, size_t i, uint64_t b)
+{
+	uint64_t span = vw->last - vw->first, s = b * vw->binw;
+	uint64_t end = s + vw->binw;
+
+	if (end > span)
+		end = span;
+	if (end <= s)
+		return 0;
+	return (uint64_t)((tk_u128)vw->lanes[i].bins[b] * 1000 / (end - s));
+}
+
+static void put_bin(FILE *f, uint64_t v)
+{
+	char b[72];
+	int n = 0;
+
+	do {
+		b[n++] = (char)('0' + (v & 1));
+		v >>= 1;
+	} while (v);
+	fputc('b', f);
+	while (n)
+		fputc(b[--n], f);
+	fputc(' ', f);
+}
+
+/* The load changes of window b (> 0) on every lane whose value changes. */
+static void put_loads(vcd_writer *vw, FILE *f, uint64_t b)
+{
+	size_t i;
+
+	for (i = 0; i < vw->nlanes; i++) {
+		uint64_t v = load_at(vw, i, b);
+		if (v == load_at(vw, i, b - 1))
+			continue;
+		put_bin(f, v);
+		put_id(f, vw->lanes[i].load_id);
+		fputc('\n', f);
+	}
+}
+
+/* the first window after b whose start is before the last event, or 0 */
+static uint64_t next_window(const vcd_writer *vw, uint64_t b)
+{
+	b++;
+	if (b >= vw->nbins || b * vw->binw >= vw->last - vw->first)
+		return 0;
+	return b;
 }
 
 /* ---- writer ops ---------------------------------------------------------- */
@@ -207,7 +346,8 @@ static int vcd_writer_open(tk_writer *w, tk_error *err)
 	if (!vw->spill)
 		return tk_err_set(err, TK_E_IO, vw->name, 0, 0,
 				  "cannot create a temporary file");
-	vw->tl = tk_timeline_new(w->trace, NULL, NULL, NULL);
+	vw->binw = 1;
+	vw->tl = tk_timeline_new(w->trace, NULL, on_run, vw);
 	if (!vw->tl)
 		return tk_err_nomem(err, vw->name);
 	return TK_OK;
@@ -265,12 +405,39 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		fputc(' ', vw->spill);
 		put_id(vw->spill, l->run_id);
 		fputc('\n', vw->spill);
-		if ((l->running == TK_NONE) != (ent == TK_NONE)) {
-			fputs(ent == TK_NONE ? "b0 " : "b1 ", vw->spill);
-			put_id(vw->spill, l->load_id);
+		l->running = ent;
+	}
+	if (vw->nomem)
+		return tk_err_nomem(err, vw->name);
+	if ((ev->type == TK_ET_R || ev->type == TK_ET_SYSC) &&
+	    ev->target != TK_NONE) {
+		uint32_t *c = &vw->nrun[ev->target];
+		int was = *c > 0;
+		vw->seen[ev->target] = 1;
+		if (ev->kind == TK_EV_START || ev->kind == TK_EV_RESUME)
+			++*c;
+		else if ((ev->kind == TK_EV_TERMINATE ||
+			  ev->kind == TK_EV_SUSPEND) && *c)
+			--*c;
+		if (was != (*c > 0)) {
+			open_time(vw);
+			fputc(*c ? '1' : '0', vw->spill);
+			put_id(vw->spill, wire_of(vw, ev->target));
 			fputc('\n', vw->spill);
 		}
-		l->running = ent;
+	} else if (ev->type == TK_ET_SIG && ev->target != TK_NONE) {
+		vw->seen[ev->target] = 1;
+		open_time(vw);
+		fputc('1', vw->spill);
+		put_id(vw->spill, wire_of(vw, ev->target));
+		fputc('\n', vw->spill);
+		if (ev->kind == TK_EV_WRITE && ev->note) {
+			fputc('s', vw->spill);
+			put_name(vw->spill, ev->note, ev->note_len);
+			fputc(' ', vw->spill);
+			put_id(vw->spill, val_of(vw, ev->target));
+			fputc('\n', vw->spill);
+		}
 	}
 	if (ferror(vw->spill))
 		return tk_err_set(err, TK_E_IO, vw->name, 0, 0,
@@ -278,16 +445,42 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	return TK_OK;
 }
 
+/* Write the load changes of window b, after a "#time" line if `with_time`. */
+static int emit_window(tk_writer *w, vcd_writer *vw, uint64_t b,
+		       int with_time, tk_error *err)
+{
+	char *p = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&p, &n);
+	int rc;
+
+	if (!f)
+		return tk_err_nomem(err, vw->name);
+	if (with_time)
+		fprintf(f, "#%llu\n", (unsigned long long)
+			((vw->first + b * vw->binw) * vw->mult));
+	put_loads(vw, f, b);
+	if (fclose(f) != 0) {
+		free(p);
+		return tk_err_nomem(err, vw->name);
+	}
+	rc = tk_sink_write(&w->sink, p, n, err);
+	free(p);
+	return rc;
+}
+
 static int vcd_writer_close(tk_writer *w, tk_error *err)
 {
 	vcd_writer *vw = w->impl;
 	const tk_trace *t = w->trace;
-	char *hdr = NULL, buf[65536];
-	size_t hlen = 0, i, n, ne;
+	char *hdr = NULL, *line = NULL;
+	size_t hlen = 0, i, ne, lcap = 0;
+	ssize_t n;
+	uint64_t nb, wt, at;
 	FILE *h;
 	int rc;
 
-	if (tk_timeline_finish(vw->tl) < 0)
+	if (tk_timeline_finish(vw->tl) < 0 || vw->nomem)
 		return tk_err_nomem(err, vw->name);
 	if (tk_timeline_lane_count(vw->tl) == 0)
 		return tk_err_set(err, TK_E_UNSUPPORTED, vw->name, 0, 0,
@@ -302,8 +495,11 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 	if (!h)
 		return tk_err_nomem(err, vw->name);
 	fprintf(h, "$version tracekit %s $end\n", tk_version());
-	fprintf(h, "$comment %s trace; per core the running process and the number of processes allocated; per process 1 while running $end\n",
+	fprintf(h, "$comment %s trace; per core the running process and its load in per mille of each load window (rounded down); per process 1 while allocated to a core; per runnable 1 while started; per signal an event at each access and the last value written $end\n",
 		tk_trace_format(t));
+	fprintf(h, "$comment load window %llu timescale units ($timescale), starting at %llu $end\n",
+		(unsigned long long)(vw->binw * vw->mult),
+		(unsigned long long)(vw->first * vw->mult));
 	fprintf(h, "$timescale %s $end\n", vw->timescale);
 	fputs("$scope module cores $end\n", h);
 	for (i = 0; i < vw->nlanes; i++) {
@@ -313,7 +509,7 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 		put_id(h, vw->lanes[i].run_id);
 		fputs(" running $end\n$var integer 32 ", h);
 		put_id(h, vw->lanes[i].load_id);
-		fputs(" load $end\n$upscope $end\n", h);
+		fputs(" load_permille $end\n$upscope $end\n", h);
 	}
 	fputs("$upscope $end\n$scope module tasks $end\n", h);
 	for (i = 0; i < ne; i++) {
@@ -326,13 +522,70 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 		put_entity(vw, h, t, (uint32_t)i);
 		fputs(" $end\n", h);
 	}
-	fputs("$upscope $end\n$enddefinitions $end\n", h);
+	fputs("$upscope $end\n", h);
+	rc = 0; /* bits: runnables, signals declared */
+	for (i = 0; i < ne; i++) {
+		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
+		if (!vw->seen[i] || (e->type != TK_ET_R && e->type != TK_ET_SYSC))
+			continue;
+		if (!(rc & 1))
+			fputs("$scope module runnables $end\n", h);
+		rc |= 1;
+		fputs("$var wire 1 ", h);
+		put_id(h, wire_of(vw, (uint32_t)i));
+		fputc(' ', h);
+		put_entity(vw, h, t, (uint32_t)i);
+		fputs(" $end\n", h);
+	}
+	if (rc & 1)
+		fputs("$upscope $end\n", h);
+	for (i = 0; i < ne; i++) {
+		if (!vw->seen[i] || tk_trace_entity(t, (uint32_t)i)->type != TK_ET_SIG)
+			continue;
+		if (!(rc & 2))
+			fputs("$scope module signals $end\n", h);
+		rc |= 2;
+		fputs("$var event 1 ", h);
+		put_id(h, wire_of(vw, (uint32_t)i));
+		fputc(' ', h);
+		put_entity(vw, h, t, (uint32_t)i);
+		fputs(" $end\n", h);
+	}
+	if (rc & 2) {
+		fputs("$upscope $end\n$scope module signal_values $end\n", h);
+		for (i = 0; i < ne; i++) {
+			if (!vw->seen[i] ||
+			    tk_trace_entity(t, (uint32_t)i)->type != TK_ET_SIG)
+				continue;
+			fputs("$var string 1 ", h);
+			put_id(h, val_of(vw, (uint32_t)i));
+			fputc(' ', h);
+			put_entity(vw, h, t, (uint32_t)i);
+			fputs(" $end\n", h);
+		}
+		fputs("$upscope $end\n", h);
+	}
+	fputs("$enddefinitions $end\n", h);
 	fprintf(h, "#%llu\n$dumpvars\n", (unsigned long long)(vw->first * vw->mult));
 	for (i = 0; i < vw->nlanes; i++) {
 		fputs("sidle ", h);
 		put_id(h, vw->lanes[i].run_id);
-		fputs("\nb0 ", h);
+		fputc('\n', h);
+		put_bin(h, load_at(vw, i, 0));
 		put_id(h, vw->lanes[i].load_id);
+		fputc('\n', h);
+	}
+	for (i = 0; i < ne; i++) {
+		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
+		if (!vw->seen[i])
+			continue;
+		if (e->type == TK_ET_SIG) {
+			fputs("s- ", h);
+			put_id(h, val_of(vw, (uint32_t)i));
+		} else {
+			fputc('0', h);
+			put_id(h, wire_of(vw, (uint32_t)i));
+		}
 		fputc('\n', h);
 	}
 	for (i = 0; i < ne; i++)
@@ -353,35 +606,71 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 	if (fflush(vw->spill) != 0 || fseek(vw->spill, 0, SEEK_SET) != 0)
 		return tk_err_set(err, TK_E_IO, vw->name, 0, 0,
 				  "cannot read back the temporary file");
-	while ((n = fread(buf, 1, sizeof(buf), vw->spill)) > 0)
-		if ((rc = tk_sink_write(&w->sink, buf, n, err)) < 0)
-			return rc;
-	if (ferror(vw->spill))
-		return tk_err_set(err, TK_E_IO, vw->name, 0, 0,
-				  "cannot read back the temporary file");
-	if (vw->have_first && vw->last != vw->written) {
+	/* the changes, with the load windows' changes merged in at their
+	 * times (wt: the time of window nb; 0 for no more windows) */
+	nb = vw->have_first ? next_window(vw, 0) : 0;
+	at = vw->first * vw->mult;
+	rc = TK_OK;
+	while ((n = getline(&line, &lcap, vw->spill)) > 0) {
+		if (line[0] == '#') {
+			uint64_t tm = strtoull(line + 1, NULL, 10);
+			while (nb && (wt = (vw->first + nb * vw->binw) * vw->mult) < tm) {
+				if ((rc = emit_window(w, vw, nb, 1, err)) < 0)
+					goto out;
+				nb = next_window(vw, nb);
+			}
+			at = tm;
+			if ((rc = tk_sink_write(&w->sink, line, (size_t)n, err)) < 0)
+				goto out;
+			if (nb && (vw->first + nb * vw->binw) * vw->mult == tm) {
+				if ((rc = emit_window(w, vw, nb, 0, err)) < 0)
+					goto out;
+				nb = next_window(vw, nb);
+			}
+			continue;
+		}
+		if ((rc = tk_sink_write(&w->sink, line, (size_t)n, err)) < 0)
+			goto out;
+	}
+	if (ferror(vw->spill)) {
+		rc = tk_err_set(err, TK_E_IO, vw->name, 0, 0,
+				"cannot read back the temporary file");
+		goto out;
+	}
+	for (; nb; nb = next_window(vw, nb)) {
+		at = (vw->first + nb * vw->binw) * vw->mult;
+		if ((rc = emit_window(w, vw, nb, 1, err)) < 0)
+			goto out;
+	}
+	if (vw->have_first && vw->last * vw->mult != at) {
 		/* the last event's time, so viewers show the last state */
 		char b[32];
 		int len = snprintf(b, sizeof(b), "#%llu\n",
 				   (unsigned long long)(vw->last * vw->mult));
-		if ((rc = tk_sink_write(&w->sink, b, (size_t)len, err)) < 0)
-			return rc;
+		rc = tk_sink_write(&w->sink, b, (size_t)len, err);
 	}
-	return TK_OK;
+out:
+	free(line);
+	return rc;
 }
 
 static void vcd_writer_free(tk_writer *w)
 {
 	vcd_writer *vw = w->impl;
+	size_t i;
 
 	if (!vw)
 		return;
 	if (vw->spill)
 		fclose(vw->spill);
 	tk_timeline_free(vw->tl);
+	for (i = 0; i < vw->nlanes; i++)
+		free(vw->lanes[i].bins);
 	free(vw->lanes);
 	free(vw->wire_id);
 	free(vw->nrun);
+	free(vw->val_id);
+	free(vw->seen);
 	free(vw);
 	w->impl = NULL;
 }
@@ -390,7 +679,7 @@ const tk_format_ops tk_format_vcd = {
 	.info = {
 		.name = "vcd",
 		.extensions = "vcd",
-		.description = "Value Change Dump for GTKWave: running process and load per core, a wire per process (export only)",
+		.description = "Value Change Dump for GTKWave: running process and load per core, a wire per process and runnable, signal accesses (export only)",
 		.caps = TK_CAP_WRITE,
 	},
 	.writer_open = vcd_writer_open,

@@ -5,11 +5,14 @@ usage: check_sqlite.py TRACEKIT DEMO.btf [MORE.btf ...]
 
 For each trace: the database's counts of events, entities, entity types and
 events per (type, event) equal `tracekit info --format json`; its
-entityMetricValue rows equal `tracekit stats --format csv`; the per-instance
-CET/RT values reach exactly the stats maxima.  Also: --to sqlite, the .db
+entityMetricValue rows equal `tracekit stats --format csv`; and for every
+row but JIT, the per-instance values of entityInstanceMetricValue aggregate
+(count, min, max, and the exact average sum/count in the stats unit) to the
+numbers `tracekit stats --format csv` prints, the worst instance included.  Also: --to sqlite, the .db
 extension, standard output refused, and a failed conversion leaving no file.
 """
 import csv
+from fractions import Fraction
 import io
 import json
 import os
@@ -72,22 +75,44 @@ def check(tk, src, db):
                 " JOIN entityType t ON t.id = e.entityTypeId JOIN metric m ON m.id = v.metricId")
     if sorted(map(tuple, got)) != sorted(map(tuple, rows)):
         fail("%s: metrics differ from tracekit stats:\n db: %r\n stats: %r" % (src, sorted(got)[:5], sorted(rows)[:5]))
-    # per instance: the worst instance of stats has stats' max; RT (which
-    # does not depend on how polling is counted) has the same maximum
-    rows = q(db, "SELECT e.name, m.name, v.max, v.maxInstance,"
-                 " (SELECT group_concat(i.value) FROM entityInstanceMetricValue i"
-                 "  WHERE i.entityId = v.entityId AND i.metricId = v.metricId"
-                 "  AND i.entityInstance = v.maxInstance),"
-                 " (SELECT max(i.value) FROM entityInstanceMetricValue i"
-                 "  WHERE i.entityId = v.entityId AND i.metricId = v.metricId)"
-                 " FROM entityMetricValue v JOIN entity e ON e.id = v.entityId JOIN metric m"
-                 " ON m.id = v.metricId WHERE m.name IN ('CET', 'RT') AND e.entityTypeId IN"
-                 " (SELECT id FROM entityType WHERE name IN ('T', 'I'))")
-    for name, metric, mx, mi, worst, imx in rows:
-        if worst != "" and mx not in worst.split(","):
-            fail("%s: %s %s max %s, instance %s has %s" % (src, name, metric, mx, mi, worst))
-        if metric == "RT" and imx != "" and imx != mx:
-            fail("%s: %s RT max %s, per-instance max %s" % (src, name, mx, imx))
+    # per instance: every metric but JIT, aggregated in SQL, against the
+    # numbers of `tracekit stats --format csv` (times in its unit, exactly)
+    tb = q(db, "SELECT value FROM metaInformation WHERE name='timeBase'")[0][0]
+    frac, tunit = tb.split(" ")
+    num, _, den = frac.partition("/")
+    per_s = {"ps": 10**12, "ns": 10**9, "us": 10**6, "ms": 10**3, "s": 1}
+    agg = {}
+    for name, metric, cnt, mn, mx, sm, worst_ok in q(db,
+            "SELECT e.name, m.name, count(*), min(i.value), max(i.value), sum(i.value),"
+            " (SELECT count(*) FROM entityInstanceMetricValue j JOIN entityMetricValue v"
+            "  ON v.entityId = j.entityId AND v.metricId = j.metricId"
+            "  WHERE j.entityId = i.entityId AND j.metricId = i.metricId"
+            "  AND j.entityInstance IS v.maxInstance AND j.value = v.max)"
+            " FROM entityInstanceMetricValue i JOIN entity e ON e.id = i.entityId"
+            " JOIN metric m ON m.id = i.metricId GROUP BY i.entityId, i.metricId"):
+        agg[(name, metric)] = (int(cnt), int(mn), int(mx), int(sm), int(worst_ok))
+    nrows = 0
+    for r in rows:
+        ent, _typ, metric, cnt, mn, avg, mx, unit = r[:8]
+        if metric == "JIT":
+            continue
+        nrows += 1
+        a = agg.get((ent, metric))
+        if a is None:
+            fail("%s: %s %s: no per-instance values" % (src, ent, metric))
+            continue
+        tick = Fraction(int(num), int(den or 1)) * per_s[unit] / per_s[tunit] if unit in per_s else 1
+        def exact(text):
+            n_, _, d_ = text.partition("/")
+            return Fraction(n_) / Fraction(d_ or 1)
+        got = (a[0], a[1] * tick, Fraction(a[3], a[0]) * tick, a[2] * tick)
+        want = (int(cnt), exact(mn), exact(avg), exact(mx))
+        if got != want:
+            fail("%s: %s %s per instance count/min/avg/max %s, stats %s" % (src, ent, metric, got, want))
+        if not a[4]:
+            fail("%s: %s %s: the worst instance has no row with the max" % (src, ent, metric))
+    if len(agg) != nrows:
+        fail("%s: %d per-instance groups, %d stats rows (no JIT)" % (src, len(agg), nrows))
     inst = int(q(db, "SELECT count(*) FROM entityInstance")[0][0])
     if n and not inst:
         fail(src + ": no entityInstance rows")

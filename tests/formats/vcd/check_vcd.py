@@ -6,7 +6,10 @@ usage: check_vcd.py TRACEKIT DEMO.btf NOCORE.btf [MORE.btf ...]
 A small VCD parser checks the header (timescale, scopes, variable
 declarations), that times only grow, that every change names a declared
 variable with a value of its kind; the demo's values against its known
-schedule; that the per-core running strings and task wires agree; and that
+schedule (running strings, task and runnable wires, signal events and
+values); that the per-core running strings and task wires agree; that each
+core's load_permille equals, at every load window's start, the per mille
+(rounded down) of the window in which its running string is not idle; and that
 a trace with no core is refused with a message and leaves no file.  Where
 gtkwave's vcd2fst is installed, it must accept the file too.
 """
@@ -31,6 +34,7 @@ def parse(text):
     vars_ = {}        # id -> (kind, width, scope path, name)
     scope = []
     timescale = None
+    window = None
     while True:
         t = toks[i]
         i += 1
@@ -51,6 +55,9 @@ def parse(text):
             assert ident not in vars_, "duplicate id " + ident
             vars_[ident] = (kind, int(width), tuple(scope), name)
             i += 5
+        elif t == "$comment" and toks[i:i + 2] == ["load", "window"]:
+            window = (int(toks[i + 2]), int(toks[i + 8]))
+            i = toks.index("$end", i) + 1
         elif t == "$timescale":
             j = toks.index("$end", i)
             timescale = " ".join(toks[i:j])
@@ -86,7 +93,9 @@ def parse(text):
             assert val in "01", val
         elif kind == "integer":
             assert set(val) <= set("01"), val
-    return timescale, vars_, out
+        elif kind == "event":
+            assert val == "1", val
+    return timescale, vars_, out, (window, now)
 
 
 def run(args):
@@ -107,7 +116,7 @@ def check_file(tk, src, out, demo):
     with open(out) as f:
         text = f.read()
     try:
-        ts, vars_, ch = parse(text)
+        ts, vars_, ch, (window, last_time) = parse(text)
     except AssertionError as e:
         fail("%s: %s" % (src, e))
         return
@@ -129,14 +138,38 @@ def check_file(tk, src, out, demo):
         running = {}
         for c in cores:
             s = [i for i, v in vars_.items() if v[2] == c and v[3] == "running"][0]
-            ld = [i for i, v in vars_.items() if v[2] == c and v[3] == "load"][0]
-            if (state[s] != "idle") != (int(state[ld], 2) == 1):
-                fail("%s: %s at %d: running %s, load %s" % (src, c, tm, state[s], state[ld]))
             if state[s] != "idle":
                 running[state[s]] = 1
         for name, i in byname.items():
             if (state[i] == "1") != (name in running):
                 fail("%s: wire %s at %d is %s, running: %s" % (src, name, tm, state[i], sorted(running)))
+    # load_permille: at each window start, the busy share of that window
+    if window is None:
+        fail(src + ": no load window comment")
+    else:
+        W, S = window
+        last = last_time
+        for c in cores:
+            runs = signal(vars_, ch, c, "running")
+            load = signal(vars_, ch, c, "load_permille")
+            busy = []   # (start, end) not idle
+            for k2, (t0, v) in enumerate(runs):
+                t1 = runs[k2 + 1][0] if k2 + 1 < len(runs) else last
+                if v != "idle" and t1 > t0:
+                    busy.append((t0, t1))
+            b = 0
+            nwin = 0
+            while S + b * W < last or b == 0:
+                ws, we = S + b * W, min(S + (b + 1) * W, last)
+                want = sum(max(0, min(e, we) - max(s0, ws)) for s0, e in busy) * 1000 // (we - ws) if we > ws else 0
+                got = [int(v, 2) for t0, v in load if t0 <= ws]
+                if not got or got[-1] != want:
+                    fail("%s: %s load_permille at %d: %s, want %d" % (src, c, ws, got[-1:] , want))
+                    break
+                b += 1
+                nwin += 1
+            if nwin > 1024:
+                fail("%s: %d load windows" % (src, nwin))
     if demo:
         if ts != "1 ns":
             fail("demo timescale " + repr(ts))
@@ -157,6 +190,19 @@ def check_file(tk, src, out, demo):
         tl = signal(vars_, ch, ("tasks",), "Task_Logger")
         if tl != [(0, "0"), (52100, "1"), (1000000, "0"), (1049100, "1"), (1312000, "0")]:
             fail("demo Task_Logger wire: %r" % tl)
+        rs = signal(vars_, ch, ("runnables",), "Run_Sample")
+        if rs != [(0, "0"), (1500, "1"), (21000, "0"), (27600, "1"), (38000, "0"),
+                  (2000100, "1"), (2036000, "0")][:len(rs)] or len(rs) < 5:
+            fail("demo Run_Sample wire: %r" % rs)
+        sp = signal(vars_, ch, ("signals",), "Sig_Speed")
+        if [t for t, v in sp][:2] != [9800, 38000]:
+            fail("demo Sig_Speed events: %r" % sp)
+        cf = signal(vars_, ch, ("signal_values",), "Sig_CanFrame")
+        if cf[:2] != [(0, "-"), (26300, "0x1A2B")]:
+            fail("demo Sig_CanFrame values: %r" % cf)
+        c1load = signal(vars_, ch, ("cores", "Core_1"), "load_permille")
+        if window != (2048, 0) or [int(v, 2) for t, v in c1load][:1] != [414]:
+            fail("demo load window %r / Core_1 load %r" % (window, c1load[:4]))
         if "#2036000" not in text.split():
             fail("demo: the last time is missing")
     v2f = shutil.which("vcd2fst")

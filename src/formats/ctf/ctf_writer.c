@@ -1,0 +1,649 @@
+/*
+ * ctf_writer.c - a Common Trace Format 1.8 trace (a directory) that
+ * babeltrace2 and Trace Compass read (docs/exports.md).
+ *
+ * The output directory holds:
+ *  - `metadata`: the TSDL text ("/ * CTF 1.8 * /" first), written at close
+ *    because the event classes are known only then;
+ *  - `stream_0`: the one binary stream, little-endian, every field byte
+ *    aligned, cut into packets of about PKT_TARGET bytes.
+ *
+ * Packet: header { uint32 magic = 0xC1FC1FC1; uint32 stream_id = 0 },
+ * context { timestamp_begin, timestamp_end (clock), content_size,
+ * packet_size (bits; equal, no padding) }.
+ * Event: header { uint32 id; uint64 timestamp (clock) }, then the fields
+ * entity (string), instance (int64), source (string), source_instance
+ * (int64), core (string), note (string), each only when it has a value:
+ * an empty instance column, no or an empty source, an unknown core and no
+ * or an empty note leave their field out.
+ *
+ * One event class per (entity type, event name) as written, named
+ * "TYPE:event" ("T:start", "SIG:write"), and per set of fields present
+ * (so several classes may share a name), in order of first appearance.
+ * Why not one class with empty strings: babeltrace2 2.0 prints an empty
+ * string field with the value the field had in the previous event of its
+ * class (fixed upstream after 2.0.4), so empty strings would show notes
+ * that are not there.
+ *
+ * The clock ("trace_clock") counts in units of which one tick is a whole
+ * number: a tick of num/den UNIT lasts num*F/(den*U) cycles of a clock of
+ * F Hz (U units per second), so F = den*U/g and a tick is num/g cycles
+ * with g = gcd(num, den*U): every time base whose F fits 64 bits (1/3 ns:
+ * F = 3 GHz) is exact.  Otherwise strict mode refuses and lenient mode
+ * uses a 1 THz (picosecond) clock, rounds times down and counts them.
+ * Times are not rebased (offset 0), so cycles = ticks * (num/g).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "../../core/internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CTF_MAGIC 0xC1FC1FC1u
+#define PKT_HDR 40              /* header 8 + context 32 bytes */
+#define PKT_TARGET (256u << 10) /* close a packet past this size */
+
+enum { L_ROUNDED, L_BACKWARDS, L_NUL, L_NAME, L_COUNT };
+
+static const char *const loss_what[L_COUNT] = {
+	"a time that is not a whole number of picoseconds",
+	"a time earlier than the previous event's",
+	"a string with a NUL byte",
+	"an entity type or event name with a control character",
+};
+
+static const char *const loss_short[L_COUNT] = {
+	"times rounded down to picoseconds",
+	"times raised to the previous event's (CTF streams never go back)",
+	"strings cut at a NUL byte",
+	"class names with control characters written as '_'",
+};
+
+enum { F_ENTITY = 1, F_INST = 2, F_SOURCE = 4, F_SINST = 8, F_CORE = 16,
+       F_NOTE = 32 };
+
+typedef struct ctf_class {
+	tk_str type_name;  /* as written, or TK_NONE */
+	tk_str name;       /* as written, or TK_NONE */
+	tk_etype type;
+	tk_evkind kind;
+	unsigned fields;   /* F_*: the fields present */
+} ctf_class;
+
+typedef struct ctf_writer {
+	const char *name;
+	FILE *stream;
+	char *spath;              /* stream file path */
+	/* the clock */
+	uint64_t freq, mult;      /* Hz; cycles per tick */
+	int rounded;              /* lenient fallback: picoseconds, rounded */
+	/* classes */
+	ctf_class *classes;
+	uint32_t nclasses, capclasses;
+	uint32_t *table;          /* open addressing: class index + 1 */
+	uint32_t tmask;
+	/* the packet being built */
+	unsigned char *pkt;
+	size_t plen, pcap;
+	uint64_t pbegin, pend;    /* cycles of its first / last event */
+	uint64_t last;            /* cycles of the last event */
+	int have_last;
+	uint64_t nevents, npackets;
+	uint64_t lost[L_COUNT];
+} ctf_writer;
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static void put_le32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
+}
+
+static void put_le64(unsigned char *p, uint64_t v)
+{
+	put_le32(p, (uint32_t)v);
+	put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+static tk_u128 gcd128(tk_u128 a, tk_u128 b)
+{
+	while (b) {
+		tk_u128 r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+static int lose(tk_writer *w, ctf_writer *cw, int kind, const tk_event *ev,
+		tk_error *err)
+{
+	if (w->opts.strict)
+		return tk_err_set(err, TK_E_UNSUPPORTED, cw->name, 0, 0,
+				  "CTF output cannot hold %s (input position %llu); without --strict it is changed with a warning",
+				  loss_what[kind], (unsigned long long)ev->pos);
+	cw->lost[kind]++;
+	return TK_OK;
+}
+
+static int pkt_reserve(ctf_writer *cw, size_t n)
+{
+	size_t cap;
+	unsigned char *p;
+
+	if (cw->pcap - cw->plen >= n)
+		return 0;
+	cap = cw->pcap ? cw->pcap : PKT_TARGET + 4096;
+	while (cap - cw->plen < n) {
+		if (cap > SIZE_MAX / 2)
+			return -1;
+		cap *= 2;
+	}
+	p = realloc(cw->pkt, cap);
+	if (!p)
+		return -1;
+	cw->pkt = p;
+	cw->pcap = cap;
+	return 0;
+}
+
+/* Append a NUL-terminated string: the bytes up to a NUL, if any. */
+static int put_str(tk_writer *w, ctf_writer *cw, const char *s, size_t n,
+		   const tk_event *ev, tk_error *err)
+{
+	const char *z = n ? memchr(s, 0, n) : NULL;
+	int rc;
+
+	if (z) {
+		if ((rc = lose(w, cw, L_NUL, ev, err)) < 0)
+			return rc;
+		n = (size_t)(z - s);
+	}
+	if (pkt_reserve(cw, n + 1) < 0)
+		return tk_err_nomem(err, cw->name);
+	if (n)
+		memcpy(cw->pkt + cw->plen, s, n);
+	cw->pkt[cw->plen + n] = 0;
+	cw->plen += n + 1;
+	return TK_OK;
+}
+
+static int put_entity(tk_writer *w, ctf_writer *cw, uint32_t ent,
+		      const tk_event *ev, tk_error *err)
+{
+	const tk_entity *e = ent == TK_NONE ? NULL
+					    : tk_trace_entity(w->trace, ent);
+	const char *s = "";
+	size_t n = 0;
+
+	if (e)
+		s = tk_trace_str(w->trace, e->name, &n);
+	return put_str(w, cw, s, n, ev, err);
+}
+
+/* The length of entity `ent`'s name; 0 for none. */
+static size_t name_len(tk_writer *w, uint32_t ent)
+{
+	const tk_entity *e = ent == TK_NONE ? NULL
+					    : tk_trace_entity(w->trace, ent);
+	size_t n = 0;
+
+	if (e)
+		tk_trace_str(w->trace, e->name, &n);
+	return n;
+}
+
+static int put_i64(ctf_writer *cw, int64_t v, tk_error *err)
+{
+	if (pkt_reserve(cw, 8) < 0)
+		return tk_err_nomem(err, cw->name);
+	put_le64(cw->pkt + cw->plen, (uint64_t)v);
+	cw->plen += 8;
+	return TK_OK;
+}
+
+/* Write the packet being built (if it holds an event) to the stream. */
+static int flush_packet(ctf_writer *cw, tk_error *err)
+{
+	unsigned char *p = cw->pkt;
+
+	if (cw->plen <= PKT_HDR)
+		return TK_OK;
+	put_le32(p, CTF_MAGIC);
+	put_le32(p + 4, 0);
+	put_le64(p + 8, cw->pbegin);
+	put_le64(p + 16, cw->pend);
+	put_le64(p + 24, (uint64_t)cw->plen * 8);
+	put_le64(p + 32, (uint64_t)cw->plen * 8);
+	if (fwrite(p, 1, cw->plen, cw->stream) != cw->plen)
+		return tk_err_set(err, TK_E_IO, cw->name, 0, 0,
+				  "cannot write the stream: %s",
+				  strerror(errno));
+	cw->npackets++;
+	cw->plen = PKT_HDR;
+	return TK_OK;
+}
+
+static uint64_t class_key(const ctf_class *c)
+{
+	uint64_t key = ((uint64_t)c->type_name << 32) | c->name;
+
+	if (c->type_name == TK_NONE)
+		key ^= (uint64_t)c->type << 8; /* canonical name differs */
+	if (c->name == TK_NONE)
+		key ^= (uint64_t)c->kind;
+	return key ^ ((uint64_t)c->fields << 20);
+}
+
+static int class_eq(const ctf_class *a, const ctf_class *b)
+{
+	return a->type_name == b->type_name && a->name == b->name &&
+	       a->fields == b->fields &&
+	       (a->type_name != TK_NONE || a->type == b->type) &&
+	       (a->name != TK_NONE || a->kind == b->kind);
+}
+
+/* The class of `want`; created if new.  UINT32_MAX on OOM. */
+static uint32_t class_of(ctf_writer *cw, const ctf_class *want)
+{
+	uint64_t key = class_key(want);
+	uint32_t j, i;
+
+	if (cw->table) {
+		j = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & cw->tmask;
+		for (; cw->table[j]; j = (j + 1) & cw->tmask)
+			if (class_eq(&cw->classes[cw->table[j] - 1], want))
+				return cw->table[j] - 1;
+	}
+	if (cw->nclasses == UINT32_MAX - 1)
+		return UINT32_MAX;
+	if (cw->nclasses == cw->capclasses) {
+		uint32_t cap = cw->capclasses ? cw->capclasses * 2 : 64;
+		ctf_class *n = tk_xrealloc_array(cw->classes, cap, sizeof(*n));
+		if (!n)
+			return UINT32_MAX;
+		cw->classes = n;
+		cw->capclasses = cap;
+	}
+	cw->classes[cw->nclasses] = *want;
+	cw->nclasses++;
+	/* keep the table at most half full */
+	if (!cw->table || cw->nclasses * 2 > cw->tmask + 1) {
+		uint32_t size = cw->table ? (cw->tmask + 1) * 2 : 256, *t;
+		t = calloc(size, sizeof(*t));
+		if (!t)
+			return UINT32_MAX;
+		free(cw->table);
+		cw->table = t;
+		cw->tmask = size - 1;
+		for (i = 0; i < cw->nclasses; i++) {
+			uint64_t k = class_key(&cw->classes[i]);
+			j = (uint32_t)((k * 0x9e3779b97f4a7c15ull) >> 32) & cw->tmask;
+			while (cw->table[j])
+				j = (j + 1) & cw->tmask;
+			cw->table[j] = i + 1;
+		}
+	} else {
+		j = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & cw->tmask;
+		while (cw->table[j])
+			j = (j + 1) & cw->tmask;
+		cw->table[j] = cw->nclasses;
+	}
+	return cw->nclasses - 1;
+}
+
+/* A TSDL string literal's body: '"' and '\' escaped, control bytes '_'. */
+static int put_lit(FILE *f, const char *s, size_t n)
+{
+	int changed = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			fputc('\\', f);
+			fputc(c, f);
+		} else if (c < 0x20 || c == 0x7f) {
+			fputc('_', f);
+			changed = 1;
+		} else {
+			fputc(c, f);
+		}
+	}
+	return changed;
+}
+
+/* ---- writer ops ---------------------------------------------------------- */
+
+static int ctf_writer_open(tk_writer *w, tk_error *err)
+{
+	static const uint64_t per_s[] = { 1000000000000ull, 1000000000ull,
+					  1000000ull, 1000ull, 1ull };
+	const tk_timebase *tb = tk_trace_timebase(w->trace);
+	ctf_writer *cw = calloc(1, sizeof(*cw));
+	tk_u128 dU, g, f;
+	size_t n;
+
+	if (!cw)
+		return tk_err_nomem(err, w->sink.path);
+	w->impl = cw;
+	cw->name = w->sink.path;
+	dU = (tk_u128)tb->den * per_s[tb->unit];
+	g = gcd128(tb->num, dU);
+	f = dU / g;
+	if (f > UINT64_MAX) {
+		if (w->opts.strict)
+			return tk_err_set(err, TK_E_UNSUPPORTED, cw->name, 0, 0,
+					  "CTF's clock frequency is a 64-bit number of Hz: a tick of %llu/%llu %s needs a faster clock; without --strict times are rounded down to picoseconds with a warning",
+					  (unsigned long long)tb->num,
+					  (unsigned long long)tb->den,
+					  tk_unit_name(tb->unit));
+		cw->rounded = 1;
+		cw->freq = per_s[TK_UNIT_PS];
+		cw->mult = 0;
+	} else {
+		cw->freq = (uint64_t)f;
+		cw->mult = (uint64_t)(tb->num / g);
+	}
+	n = strlen(w->sink.tmp);
+	cw->spath = malloc(n + 16);
+	if (!cw->spath)
+		return tk_err_nomem(err, cw->name);
+	snprintf(cw->spath, n + 16, "%s/stream_0", w->sink.tmp);
+	cw->stream = fopen(cw->spath, "wb");
+	if (!cw->stream)
+		return tk_err_set(err, TK_E_IO, cw->name, 0, 0,
+				  "cannot create the stream file: %s",
+				  strerror(errno));
+	if (pkt_reserve(cw, PKT_TARGET + 4096) < 0)
+		return tk_err_nomem(err, cw->name);
+	cw->plen = PKT_HDR;
+	return TK_OK;
+}
+
+static int ctf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
+{
+	ctf_writer *cw = w->impl;
+	ctf_class want;
+	uint64_t cyc;
+	uint32_t cls;
+	int rc = TK_OK;
+
+	if (cw->rounded) {
+		static const tk_timebase ps = { TK_UNIT_PS, 1, 1 };
+		if (tk_time_convert(ev->time, tk_trace_timebase(w->trace), &ps,
+				    TK_ROUND_EXACT, &cyc) != TK_OK) {
+			if (tk_time_convert(ev->time,
+					    tk_trace_timebase(w->trace), &ps,
+					    TK_ROUND_DOWN, &cyc) != TK_OK)
+				return tk_err_set(err, TK_E_RANGE, cw->name, 0, 0,
+						  "time %llu does not fit a 64-bit picosecond clock",
+						  (unsigned long long)ev->time);
+			if ((rc = lose(w, cw, L_ROUNDED, ev, err)) < 0)
+				return rc;
+		}
+	} else {
+		if ((tk_u128)ev->time * cw->mult > UINT64_MAX)
+			return tk_err_set(err, TK_E_RANGE, cw->name, 0, 0,
+					  "time %llu is beyond the 64-bit clock of %llu Hz",
+					  (unsigned long long)ev->time,
+					  (unsigned long long)cw->freq);
+		cyc = ev->time * cw->mult;
+	}
+	if (cw->have_last && cyc < cw->last) {
+		if ((rc = lose(w, cw, L_BACKWARDS, ev, err)) < 0)
+			return rc;
+		cyc = cw->last;
+	}
+	want.type_name = ev->type_name;
+	want.name = ev->name;
+	want.type = ev->type;
+	want.kind = ev->kind;
+	want.fields = (name_len(w, ev->target) ? F_ENTITY : 0) |
+		      (ev->target_inst != TK_INST_NONE ? F_INST : 0) |
+		      (name_len(w, ev->source) ? F_SOURCE : 0) |
+		      (ev->source_inst != TK_INST_NONE ? F_SINST : 0) |
+		      (name_len(w, ev->core) ? F_CORE : 0) |
+		      (ev->note && ev->note_len ? F_NOTE : 0);
+	cls = class_of(cw, &want);
+	if (cls == UINT32_MAX)
+		return tk_err_nomem(err, cw->name);
+	if (cw->plen == PKT_HDR)
+		cw->pbegin = cyc;
+	cw->pend = cw->last = cyc;
+	cw->have_last = 1;
+	if (pkt_reserve(cw, 12) < 0)
+		return tk_err_nomem(err, cw->name);
+	put_le32(cw->pkt + cw->plen, cls);
+	put_le64(cw->pkt + cw->plen + 4, cyc);
+	cw->plen += 12;
+	if ((want.fields & F_ENTITY) &&
+	    (rc = put_entity(w, cw, ev->target, ev, err)) < 0)
+		return rc;
+	if ((want.fields & F_INST) &&
+	    (rc = put_i64(cw, ev->target_inst, err)) < 0)
+		return rc;
+	if ((want.fields & F_SOURCE) &&
+	    (rc = put_entity(w, cw, ev->source, ev, err)) < 0)
+		return rc;
+	if ((want.fields & F_SINST) &&
+	    (rc = put_i64(cw, ev->source_inst, err)) < 0)
+		return rc;
+	if ((want.fields & F_CORE) &&
+	    (rc = put_entity(w, cw, ev->core, ev, err)) < 0)
+		return rc;
+	if ((want.fields & F_NOTE) &&
+	    (rc = put_str(w, cw, ev->note, ev->note_len, ev, err)) < 0)
+		return rc;
+	cw->nevents++;
+	if (cw->plen >= PKT_TARGET)
+		return flush_packet(cw, err);
+	return TK_OK;
+}
+
+static void put_class_name(ctf_writer *cw, FILE *f, const tk_trace *t,
+			   const ctf_class *c)
+{
+	const char *s;
+	size_t n;
+	int changed = 0;
+
+	if (c->type_name != TK_NONE) {
+		s = tk_trace_str(t, c->type_name, &n);
+		changed |= put_lit(f, s, n);
+	} else {
+		fputs(tk_etype_name(c->type), f);
+	}
+	fputc(':', f);
+	if (c->name != TK_NONE) {
+		s = tk_trace_str(t, c->name, &n);
+		changed |= put_lit(f, s, n);
+	} else {
+		fputs(tk_evkind_name(c->kind), f);
+	}
+	if (changed)
+		cw->lost[L_NAME]++;
+}
+
+static int write_metadata(tk_writer *w, ctf_writer *cw, tk_error *err)
+{
+	const tk_trace *t = w->trace;
+	const tk_timebase *tb = tk_trace_timebase(t);
+	size_t n = strlen(w->sink.tmp);
+	char *path = malloc(n + 16);
+	static const char *const field_decl[6] = {
+		"string entity", "int64_t instance", "string source",
+		"int64_t source_instance", "string core", "string note"
+	};
+	const char *creator;
+	FILE *f = NULL;
+	uint32_t i;
+	int k;
+	int rc = TK_OK;
+
+	if (!path)
+		return tk_err_nomem(err, cw->name);
+	snprintf(path, n + 16, "%s/metadata", w->sink.tmp);
+	f = fopen(path, "w");
+	if (!f) {
+		rc = tk_err_set(err, TK_E_IO, cw->name, 0, 0,
+				"cannot create the metadata file: %s",
+				strerror(errno));
+		goto out;
+	}
+	fputs("/* CTF 1.8 */\n\n"
+	      "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+	      "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+	      "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
+	      "typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n\n"
+	      "trace {\n"
+	      "\tmajor = 1;\n"
+	      "\tminor = 8;\n"
+	      "\tbyte_order = le;\n"
+	      "\tpacket.header := struct {\n"
+	      "\t\tuint32_t magic;\n"
+	      "\t\tuint32_t stream_id;\n"
+	      "\t};\n"
+	      "};\n\n", f);
+	fprintf(f, "env {\n\ttracer_name = \"tracekit\";\n\ttracer_version = \"%s\";\n"
+		   "\tinput_format = \"", tk_version());
+	put_lit(f, tk_trace_format(t), strlen(tk_trace_format(t)));
+	fprintf(f, "\";\n\ttick = \"%llu/%llu %s\";\n",
+		(unsigned long long)tb->num, (unsigned long long)tb->den,
+		tk_unit_name(tb->unit));
+	creator = tk_trace_header_get(t, "creator");
+	if (creator) {
+		fputs("\tcreator = \"", f);
+		put_lit(f, creator, strlen(creator));
+		fputs("\";\n", f);
+	}
+	fprintf(f, "};\n\n");
+	fprintf(f, "clock {\n"
+		   "\tname = trace_clock;\n"
+		   "\tdescription = \"the trace's time base: %llu cycles per tick of %llu/%llu %s%s\";\n"
+		   "\tfreq = %llu;\n"
+		   "\toffset_s = 0;\n"
+		   "\toffset = 0;\n"
+		   "\tprecision = 0;\n"
+		   "\tabsolute = false;\n"
+		   "};\n\n",
+		(unsigned long long)cw->mult, (unsigned long long)tb->num,
+		(unsigned long long)tb->den, tk_unit_name(tb->unit),
+		cw->rounded ? " (picoseconds, rounded down)" : "",
+		(unsigned long long)cw->freq);
+	fputs("typealias integer { size = 64; align = 8; signed = false; map = clock.trace_clock.value; } := clock_int_t;\n\n"
+	      "stream {\n"
+	      "\tid = 0;\n"
+	      "\tpacket.context := struct {\n"
+	      "\t\tclock_int_t timestamp_begin;\n"
+	      "\t\tclock_int_t timestamp_end;\n"
+	      "\t\tuint64_t content_size;\n"
+	      "\t\tuint64_t packet_size;\n"
+	      "\t};\n"
+	      "\tevent.header := struct {\n"
+	      "\t\tuint32_t id;\n"
+	      "\t\tclock_int_t timestamp;\n"
+	      "\t};\n"
+	      "};\n", f);
+	for (i = 0; i < cw->nclasses; i++) {
+		fputs("\nevent {\n\tname = \"", f);
+		put_class_name(cw, f, t, &cw->classes[i]);
+		fprintf(f, "\";\n\tid = %u;\n\tstream_id = 0;\n"
+			   "\tfields := struct {\n", i);
+		for (k = 0; k < 6; k++)
+			if (cw->classes[i].fields & (1u << k))
+				fprintf(f, "\t\t%s;\n", field_decl[k]);
+		fputs("\t};\n};\n", f);
+	}
+	if (ferror(f))
+		rc = tk_err_set(err, TK_E_IO, cw->name, 0, 0,
+				"cannot write the metadata file");
+out:
+	if (f && fclose(f) != 0 && rc == TK_OK)
+		rc = tk_err_set(err, TK_E_IO, cw->name, 0, 0,
+				"cannot write the metadata file: %s",
+				strerror(errno));
+	free(path);
+	return rc;
+}
+
+static int ctf_writer_close(tk_writer *w, tk_error *err)
+{
+	ctf_writer *cw = w->impl;
+	FILE *s;
+	int rc, k;
+
+	if ((rc = flush_packet(cw, err)) < 0)
+		return rc;
+	s = cw->stream;
+	cw->stream = NULL;
+	if (fclose(s) != 0)
+		return tk_err_set(err, TK_E_IO, cw->name, 0, 0,
+				  "cannot write the stream: %s", strerror(errno));
+	if ((rc = write_metadata(w, cw, err)) < 0)
+		return rc;
+	if (w->opts.strict && cw->lost[L_NAME])
+		return tk_err_set(err, TK_E_UNSUPPORTED, cw->name, 0, 0,
+				  "CTF output cannot hold %s", loss_what[L_NAME]);
+	if (w->opts.on_warning) {
+		tk_error wn;
+		size_t o;
+		uint64_t total = 0;
+
+		memset(&wn, 0, sizeof(wn));
+		snprintf(wn.input, sizeof(wn.input), "%s", cw->name);
+		o = (size_t)snprintf(wn.msg, sizeof(wn.msg),
+				     "CTF cannot hold everything:");
+		for (k = 0; k < L_COUNT; k++) {
+			if (!cw->lost[k] || o >= sizeof(wn.msg))
+				continue;
+			o += (size_t)snprintf(wn.msg + o, sizeof(wn.msg) - o,
+					      "%s %llu %s", total ? ";" : "",
+					      (unsigned long long)cw->lost[k],
+					      loss_short[k]);
+			total += cw->lost[k];
+		}
+		if (o < sizeof(wn.msg))
+			snprintf(wn.msg + o, sizeof(wn.msg) - o,
+				 " (--strict refuses)");
+		if (total)
+			w->opts.on_warning(w->opts.warning_ctx, &wn);
+	}
+	return TK_OK;
+}
+
+static void ctf_writer_free(tk_writer *w)
+{
+	ctf_writer *cw = w->impl;
+
+	if (!cw)
+		return;
+	if (cw->stream)
+		fclose(cw->stream);
+	free(cw->spath);
+	free(cw->classes);
+	free(cw->table);
+	free(cw->pkt);
+	free(cw);
+	w->impl = NULL;
+}
+
+const tk_format_ops tk_format_ctf = {
+	.info = {
+		.name = "ctf",
+		.extensions = "ctf",
+		.description = "Common Trace Format 1.8 directory for babeltrace2 and Trace Compass: one event class per (type, event) (export only)",
+		.caps = TK_CAP_WRITE,
+	},
+	.writer_open = ctf_writer_open,
+	.writer_write = ctf_writer_write,
+	.writer_close = ctf_writer_close,
+	.writer_free = ctf_writer_free,
+	.writes_dir = 1,
+};

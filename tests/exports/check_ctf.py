@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""check_ctf.py TRACEKIT SRCDIR [CORPUS_DIR]: the CTF export read by babeltrace2.
+
+For each input: `tracekit convert IN DIR --to ctf`, then
+ - the metadata starts with "/* CTF 1.8 */" and names the clock's frequency;
+ - every packet of the stream has the magic 0xC1FC1FC1, content_size ==
+   packet_size == its length in bits, and timestamp_begin/end equal to the
+   first/last event time babeltrace2 prints for it (checked as a whole:
+   the packets tile the file, begin/end are non-decreasing);
+ - `babeltrace2 --clock-cycles --no-delta DIR` prints one line per event,
+   and each line agrees field by field with the BTF the same trace converts
+   to (time: cycles * 10^k == btf_time * freq exactly; entity, instance,
+   source, source instance, class name TYPE:event, note);
+ - for the small fixtures, babeltrace2's output equals tests/exports/ctf/NAME.expected;
+then the refusals: an existing OUT (directory or file), standard output, a
+strict conversion the format cannot hold, and a failed read leave nothing.
+Exit 77 when babeltrace2 is not installed.
+"""
+import os, re, shutil, struct, subprocess, sys, tempfile
+
+tk, src = sys.argv[1], sys.argv[2]
+corpus = sys.argv[3] if len(sys.argv) > 3 else None
+if not shutil.which("babeltrace2"):
+    print("babeltrace2 not installed: skipped")
+    sys.exit(77)
+
+fails = 0
+def fail(msg):
+    global fails
+    fails += 1
+    print("FAIL:", msg)
+
+tmp = tempfile.mkdtemp(prefix="tk-ctf-")
+UNIT = {"ps": 10**12, "ns": 10**9, "us": 10**6, "ms": 10**3, "s": 1}
+HEAD = re.compile(r'^\[(\d+)\] (.+?): \{ (.*) \}$')
+
+def parse_fields(body):
+    """'a = "x, y", b = -3' -> {'a': 'x, y', 'b': '-3'} (babeltrace2's text)."""
+    out, i = {}, 0
+    while i < len(body):
+        j = body.index(" = ", i)
+        key = body[i:j]
+        i = j + 3
+        if body[i] == '"':
+            i += 1
+            v = []
+            while body[i] != '"':
+                if body[i] == "\\":
+                    i += 1
+                v.append(body[i])
+                i += 1
+            i += 1
+            out[key] = "".join(v)
+        else:
+            j = body.find(", ", i)
+            j = len(body) if j < 0 else j
+            out[key] = body[i:j]
+            i = j
+        if body.startswith(", ", i):
+            i += 2
+    return out
+
+def run(args, **kw):
+    return subprocess.run(args, capture_output=True, text=True, **kw)
+
+def check_packets(d, times):
+    data = open(os.path.join(d, "stream_0"), "rb").read()
+    off, idx, npk = 0, 0, 0
+    while off < len(data):
+        if len(data) - off < 40:
+            return fail(f"{d}: truncated packet at {off}")
+        magic, sid, tb, te, csz, psz = struct.unpack_from("<IIQQQQ", data, off)
+        if magic != 0xC1FC1FC1 or sid != 0:
+            return fail(f"{d}: bad packet header at {off}")
+        if csz != psz or psz % 8 or psz // 8 < 40 or off + psz // 8 > len(data):
+            return fail(f"{d}: bad packet sizes at {off}: {csz} {psz}")
+        if npk and tb < prev_end:
+            return fail(f"{d}: packet at {off} begins before the previous one ends")
+        if tb > te:
+            return fail(f"{d}: packet at {off}: begin {tb} > end {te}")
+        prev_end = te
+        off += psz // 8
+        npk += 1
+    if times and (struct.unpack_from("<Q", data, 8)[0] != times[0] or prev_end != times[-1]):
+        fail(f"{d}: first packet begin / last packet end differ from the first / last event")
+    return npk
+
+def convert(inp, out, extra=()):
+    return run([tk, "convert", "-q", *extra, inp, out, "--to", "ctf"])
+
+def check(inp, name, extra=(), expected=None, crosscheck=True):
+    out = os.path.join(tmp, name)
+    r = convert(inp, out, extra)
+    if r.returncode != 0:
+        return fail(f"{name}: convert failed: {r.stderr.strip()}")
+    meta = open(os.path.join(out, "metadata")).read()
+    if not meta.startswith("/* CTF 1.8 */\n"):
+        fail(f"{name}: metadata does not start with the CTF 1.8 mark")
+    m = re.search(r"\bfreq = (\d+);", meta)
+    freq = int(m.group(1))
+    b = run(["babeltrace2", "--clock-cycles", "--no-delta", out])
+    if b.returncode != 0 or b.stderr.strip():
+        return fail(f"{name}: babeltrace2 failed: {b.stderr.strip()[:500]}")
+    lines = b.stdout.splitlines()
+    if expected:
+        want = open(expected).read().splitlines()
+        if lines != want:
+            fail(f"{name}: babeltrace2 output differs from {expected}")
+            for a, w in zip(lines, want):
+                if a != w:
+                    print("  got: ", a, "\n  want:", w)
+                    break
+            print(f"  lines: got {len(lines)} want {len(want)}")
+    parsed = []
+    for ln in lines:
+        mm = HEAD.match(ln)
+        if not mm:
+            return fail(f"{name}: unexpected babeltrace2 line: {ln}")
+        f = parse_fields(mm.group(3))
+        if not set(f) <= {"entity", "instance", "source", "source_instance", "core", "note"}:
+            return fail(f"{name}: unexpected fields: {ln}")
+        parsed.append((mm.group(1), mm.group(2), f.get("entity", ""),
+                       f.get("instance", ""), f.get("source", ""),
+                       f.get("source_instance", ""), f.get("core", ""),
+                       f.get("note", "")))
+    npk = check_packets(out, [int(p[0]) for p in parsed])
+    info = run([tk, "info", "--format", "json", *extra, inp])
+    m = re.search(r'"events":\s*(\d+)', info.stdout)
+    if not m or int(m.group(1)) != len(parsed):
+        fail(f"{name}: {len(parsed)} events printed, tracekit info says {m and m.group(1)}")
+    if crosscheck:
+        bt = run([tk, "convert", "-q", *extra, inp, "-", "--to", "btf"]).stdout.splitlines()
+        scale = None
+        rows = []
+        for l in bt:
+            if l.lower().startswith("#timescale") and scale is None:
+                scale = UNIT[l.split()[1]]
+            elif l and not l.startswith("#"):
+                rows.append(l.split(",", 7))
+        if len(rows) != len(parsed):
+            return fail(f"{name}: {len(rows)} BTF rows, {len(parsed)} CTF events")
+        for i, (row, p) in enumerate(zip(rows, parsed)):
+            cyc, cls, ent, inst, srcn, sinst, core, note = p
+            t, s, si, ty, tg, ti, ev = row[:7]
+            nt = row[7] if len(row) > 7 else ""
+            if int(cyc) * scale != int(t) * freq:
+                fail(f"{name}: event {i+1}: {cyc} cycles at {freq} Hz != {t} BTF ticks")
+                break
+            exp = (f"{ty}:{ev}", tg, ti, s, si, nt)
+            got = (cls, ent, inst, srcn, sinst, note)
+            if exp != got:
+                fail(f"{name}: event {i+1}: {got} != BTF {exp}")
+                break
+    print(f"ok {name}: {len(parsed)} events, {npk} packets, {freq} Hz")
+
+d = os.path.join(src, "tests")
+cases = [
+    ("tests/formats/btf/ok/notes_and_names.btf", "notes_and_names", (), True),
+    ("tests/formats/btf/ok/every_type_strict.btf", "every_type_strict", ("--strict",), True),
+    ("tests/formats/atf/ok/spec_example1.atf", "atf_spec_example1", (), True),
+    ("tests/formats/atf/ok/multicore_decimals_strict.atf", "atf_multicore_decimals", ("--strict",), True),
+    ("tests/exports/ctf/third_ns.atf", "third_ns", ("--strict",), False),
+    ("tests/exports/ctf/escapes.btf", "escapes", (), True),
+]
+for rel, name, extra, cross in cases:
+    check(os.path.join(src, rel), name, extra,
+          os.path.join(src, "tests/exports/ctf", name + ".expected"), cross)
+
+# many packets: the Trace Compass corpus trace (60 000+ events)
+if corpus and os.path.exists(os.path.join(corpus, "tracecompass_20140219-123819.btf")):
+    check(os.path.join(corpus, "tracecompass_20140219-123819.btf"), "tracecompass")
+
+def nothing_left(name, base):
+    left = [f for f in os.listdir(tmp) if f.startswith(base + ".tmp-")]
+    if left:
+        fail(f"{name}: left {left}")
+
+# a time that goes back (kept by lenient reading): raised with a counted
+# warning, refused with --strict (the reader refuses it first) and no output
+back = os.path.join(tmp, "back.btf")
+open(back, "w").write("#version 2.3.0\n#timescale ns\n100,C,0,T,A,0,start\n50,C,0,T,A,0,terminate\n")
+r = run([tk, "convert", back, os.path.join(tmp, "back_out"), "--to", "ctf"])
+b = run(["babeltrace2", "--clock-cycles", "--no-delta", os.path.join(tmp, "back_out")])
+if r.returncode != 0 or "1 times raised to the previous event's" not in r.stderr or \
+        [l[:22] for l in b.stdout.splitlines()] != ["[00000000000000000100]"] * 2:
+    fail(f"time going back: {r.returncode} {r.stderr.strip()} {b.stdout!r}")
+r = convert(back, os.path.join(tmp, "back_strict"), ("--strict",))
+if r.returncode == 0 or os.path.exists(os.path.join(tmp, "back_strict")):
+    fail(f"time going back, strict: rc {r.returncode}")
+nothing_left("back strict", "back_strict")
+
+# a trace with no events: metadata without classes, an empty stream
+empty = os.path.join(tmp, "empty.btf")
+open(empty, "w").write("#version 2.3.0\n#timescale ns\n")
+r = convert(empty, os.path.join(tmp, "empty_out"))
+b = run(["babeltrace2", os.path.join(tmp, "empty_out")])
+if r.returncode != 0 or b.returncode != 0 or b.stdout or \
+        os.path.getsize(os.path.join(tmp, "empty_out", "stream_0")) != 0:
+    fail(f"empty trace: convert {r.returncode} {r.stderr.strip()}, babeltrace2 {b.returncode} {b.stdout[:200]!r}")
+
+# refusals, and nothing left behind
+
+inp = os.path.join(src, "tests/formats/btf/ok/notes_and_names.btf")
+exist = os.path.join(tmp, "notes_and_names")   # written above
+r = convert(inp, exist)
+if r.returncode == 0 or "already exists" not in r.stderr:
+    fail(f"existing directory: rc {r.returncode} {r.stderr.strip()}")
+afile = os.path.join(tmp, "afile")
+open(afile, "w").write("keep\n")
+r = convert(inp, afile)
+if r.returncode == 0 or "already exists" not in r.stderr or open(afile).read() != "keep\n":
+    fail(f"existing file: rc {r.returncode} {r.stderr.strip()}")
+r = convert(inp, "-")
+if r.returncode == 0 or "directory" not in r.stderr:
+    fail(f"standard output: rc {r.returncode} {r.stderr.strip()}")
+bad = os.path.join(tmp, "bad.btf")
+open(bad, "w").write("#version 2.3.0\n#timescale ns\n0,C,0,T,A,0,start\n5,C,0,T,A,0\n")
+r = convert(bad, os.path.join(tmp, "badout"), ("--strict",))
+if r.returncode == 0 or os.path.exists(os.path.join(tmp, "badout")):
+    fail(f"failed read: rc {r.returncode}, output left: {os.path.exists(os.path.join(tmp, 'badout'))}")
+nothing_left("failed read", "badout")
+# a time base no 64-bit clock holds exactly: refused in strict mode,
+# rounded to picoseconds with a counted warning otherwise
+huge = os.path.join(src, "tests/exports/ctf/huge_den.atf")
+r = convert(huge, os.path.join(tmp, "huge_strict"), ("--strict",))
+if r.returncode == 0 or "faster clock" not in r.stderr or os.path.exists(os.path.join(tmp, "huge_strict")):
+    fail(f"huge denominator, strict: rc {r.returncode} {r.stderr.strip()}")
+nothing_left("huge strict", "huge_strict")
+r = run([tk, "convert", huge, os.path.join(tmp, "huge"), "--to", "ctf"])
+if r.returncode != 0 or "times rounded down to picoseconds" not in r.stderr:
+    fail(f"huge denominator, lenient: rc {r.returncode} {r.stderr.strip()}")
+else:
+    check(huge, "huge_den_again", (), os.path.join(src, "tests/exports/ctf/huge_den.expected"), False)
+
+shutil.rmtree(tmp)
+print("FAILED" if fails else "all passed")
+sys.exit(1 if fails else 0)
