@@ -1,15 +1,31 @@
-#!/bin/sh
-# Instructions per TRACER_LOGEVENT on the host port, counted by callgrind
-# (repeatable).  The bench gives its own port: the clock is a counter
-# (one add, in the count: the real clock read is excluded from the target),
-# the section a compiler barrier, core 0.  Counted: the inclusive cost of a
-# non-inlined function that does one TRACER_LOGEVENT, less that of an empty
-# one (the call itself).  Target: <= 40.
-# Usage: bash bench/recorder.sh
+#!/bin/bash
+# Instructions per log call of the FTrace recorder, counted by callgrind
+# (repeatable, so one run is the median), and a peer measured in the same
+# run.  The bench gives its own port: the clock is a counter (one add, in
+# the count: the real clock read is excluded from the target), the section
+# is empty (on a target it is PRIMASK: mrs / cpsid / msr), core 0.  Counted:
+# the inclusive cost of a non-inlined function doing one call, less that of
+# an empty one (the call itself).
+#
+# Rows:
+#   TRACER_LOGEVENT                  target <= 40
+#   FAST_TRACER_LOGEVENT             (no enable / filter test)
+#   HTF binary mode, widths 4/2/1    tkrec_htf_log (no target; the figure)
+#   HTF binary mode, widths 8/8/8
+#   peer: a bare 16-byte store       the floor of any recorder: counter,
+#                                    bounds test, four stores, advance
+# and, wall time on the real host port (its section blocks signals with two
+# pthread_sigmask calls), the median of 5 timings of 1e6 TRACER_LOGEVENT.
+#
+# Usage: bash bench/recorder.sh      (needs valgrind; writes bench/out/)
 set -eu
-root=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$HERE/lib.sh"
+bench_init recorder
+command -v valgrind > /dev/null || bench_die "valgrind is needed"
+tmp="$OUT/recorder"
+mkdir -p "$tmp"
+
 cat > "$tmp/bench.c" <<'C'
 #include <stdint.h>
 static uint64_t t;
@@ -18,30 +34,138 @@ static uint64_t t;
 #define FTRACE_PORT_IRQ_RESTORE(s) ((void)(s))
 #define FTRACE_PORT_CORE() 0u
 #include "FTrace.h"
-static unsigned char bench_mem[1 << 20];
-__attribute__((noinline)) void one(unsigned i);
-__attribute__((noinline)) void one(unsigned i) { TRACER_LOGEVENT(FTrace_EVT_task_activate, i, i); }
-__attribute__((noinline)) void none(unsigned i);
-__attribute__((noinline)) void none(unsigned i) { __asm volatile("" : : "r"(i)); }
+#include "FTrace_htf.h"
+#define N 100000
+static unsigned char bench_mem[1 << 21];
+static unsigned char htf_a[N * 7], htf_b[N * 24];
+static unsigned char floor_mem[N * 16 + 16];
+static unsigned char *floor_pos = floor_mem, *floor_end = floor_mem + N * 16;
+#define NOINLINE __attribute__((noinline))
+NOINLINE void one(unsigned i);
+NOINLINE void one(unsigned i) { TRACER_LOGEVENT(FTrace_EVT_task_activate, i, i); }
+NOINLINE void fast(unsigned i);
+NOINLINE void fast(unsigned i) { FAST_TRACER_LOGEVENT(FTrace_EVT_task_activate, i, i); }
+NOINLINE void htf(unsigned i);
+NOINLINE void htf(unsigned i) { TRACER_HTF_LOGEVENT(i & 0xff, 1); }
+NOINLINE void htf8(unsigned i);
+NOINLINE void htf8(unsigned i) { TRACER_HTF_LOGEVENT(i & 0xfff, 2); }
+NOINLINE void floor16(unsigned i);
+NOINLINE void floor16(unsigned i)
+{
+	uint32_t w[4];
+	uint64_t ts = (t += 3);
+	unsigned char *p = floor_pos;
+
+	if (p >= floor_end)
+		return;
+	w[0] = i << 16 | 0x12u;
+	w[1] = (uint32_t)(ts >> 32);
+	w[2] = (uint32_t)ts;
+	w[3] = i;
+	__builtin_memcpy(p, w, 16);
+	floor_pos = p + 16;
+}
+NOINLINE void none(unsigned i);
+NOINLINE void none(unsigned i) { __asm volatile("" : : "r"(i)); }
 int main(void)
 {
 	unsigned i;
 	tkrec_init(bench_mem, sizeof(bench_mem));
-	FTrace_actual_chunk_select(FTrace_chunk_create(4096 * 16, 0, FTRACE_CHUNK_FLAG_FREE));
+	FTrace_actual_chunk_select(FTrace_chunk_create(N * 16, 0, FTRACE_CHUNK_FLAG_FREE));
 	FTrace_enable();
-	for (i = 0; i < 100000; i++) {
+	for (i = 0; i < N; i++) {
 		one(i);
 		none(i);
 	}
+	FTrace_set_chunk_flags(0, FTRACE_CHUNK_FLAG_FREE);
+	FTrace_actual_chunk_select(0);
+	for (i = 0; i < N; i++)
+		fast(i);
+	tkrec_htf_reset(0);
+	tkrec_htf_core_init(0, htf_a, sizeof(htf_a), 4, 2, 1);
+	for (i = 0; i < N; i++)
+		htf(i);
+	tkrec_htf_core_init(0, htf_b, sizeof(htf_b), 8, 8, 8);
+	for (i = 0; i < N; i++)
+		htf8(i);
+	for (i = 0; i < N; i++)
+		floor16(i);
+	return tkrec_lost() + tkrec_htf_lost() != 0;
+}
+C
+# one translation unit: the port macros must be seen by the recorder
+printf '#include "%s/recorder/FTrace.c"\n#include "%s/recorder/FTrace_htf.c"\n' "$ROOT" "$ROOT" >> "$tmp/bench.c"
+"$CC" -std=gnu99 -O2 -g -I"$ROOT/recorder" "$tmp/bench.c" -o "$tmp/bench"
+"$tmp/bench" || bench_die "the bench program lost events"
+valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$tmp/bench" > /dev/null 2>&1
+callgrind_annotate --inclusive=yes "$tmp/cg.out" > "$tmp/ann.txt"
+# inclusive cost of a function over its N calls
+incl() { grep -E " (\*  )?[^ ]*:$1 " "$tmp/ann.txt" | head -1 | awk '{gsub(",","",$1); print $1}'; }
+empty=$(incl none)
+per() { awk -v a="$(incl "$1")" -v e="$empty" 'BEGIN { printf("%.1f", (a - e) / 100000) }'; }
+
+# wall time on the real host port (section = two pthread_sigmask calls)
+cat > "$tmp/host.c" <<'C'
+#define _POSIX_C_SOURCE 200809L
+#include "FTrace_host.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+static uint64_t c;
+uint64_t tkrec_host_tsc(void) { return c += 3; }
+static unsigned char mem[(1 << 18) * 16 + 64];
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+int main(void)
+{
+	double ns[5];
+	int r, i, n = 1 << 18;
+	for (r = 0; r < 5; r++) {
+		struct timespec a, b;
+		tkrec_init(mem, sizeof(mem));
+		FTrace_actual_chunk_select(FTrace_chunk_create(n * 16, 0, FTRACE_CHUNK_FLAG_FREE));
+		FTrace_enable();
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		for (i = 0; i < n; i++)
+			TRACER_LOGEVENT(FTrace_EVT_task_activate, i, i);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		ns[r] = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n;
+	}
+	qsort(ns, 5, sizeof(ns[0]), cmp);
+	printf("%.1f\n", ns[2]);
 	return 0;
 }
 C
-# one translation unit: the port macros must be seen by FTrace.c
-printf '#include "%s/recorder/FTrace.c"\n' "$root" >> "$tmp/bench.c"
-gcc -std=c99 -O2 -g -I"$root/recorder" "$tmp/bench.c" -o "$tmp/bench"
-valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$tmp/bench" > /dev/null 2>&1
-callgrind_annotate --inclusive=yes "$tmp/cg.out" > "$tmp/ann.txt"
-# inclusive cost of one() and of the empty none(), per call
-incl=$(grep -E ' (\*  )?[^ ]*:one ' "$tmp/ann.txt" | head -1 | awk '{gsub(",","",$1); print $1}')
-empty=$(grep -E ' (\*  )?[^ ]*:none ' "$tmp/ann.txt" | head -1 | awk '{gsub(",","",$1); print $1}')
-echo "TRACER_LOGEVENT: $(( (incl - empty) / 100000 )) instructions per event (host port, the call's own cost and the counter clock included: $(( incl / 100000 )) - $(( empty / 100000 )))"
+"$CC" -std=c11 -O2 -I"$ROOT/recorder" -I"$ROOT/recorder/host" "$tmp/host.c" \
+	"$ROOT/recorder/FTrace.c" "$ROOT/recorder/host/FTrace_host.c" -o "$tmp/host" -lpthread
+host_ns=$("$tmp/host")
+
+logevent=$(per one)
+verdict=PASS
+awk -v x="$logevent" 'BEGIN { exit !(x <= 40) }' || { verdict=FAIL; FAILED=1; }
+echo
+echo "FTrace recorder: instructions per log call (callgrind, host build -O2, $(($(nproc))) CPUs, load $(cut -d' ' -f1 /proc/loadavg))"
+echo "counted: the call and a counter standing in for the clock; the real clock read and section are the port's"
+echo
+printf '%-44s %14s   %-10s %s\n' "call" "instructions" "target" "result"
+printf '%s\n' "--------------------------------------------------------------------------------"
+printf '%-44s %14s   %-10s %s\n' "TRACER_LOGEVENT" "$logevent" "<= 40" "$verdict"
+printf '%-44s %14s   %-10s %s\n' "FAST_TRACER_LOGEVENT" "$(per fast)" "" ""
+printf '%-44s %14s   %-10s %s\n' "TRACER_HTF_LOGEVENT, widths 4/2/1 (7 B)" "$(per htf)" "" ""
+printf '%-44s %14s   %-10s %s\n' "TRACER_HTF_LOGEVENT, widths 8/8/8 (24 B)" "$(per htf8)" "" ""
+printf '%-44s %14s   %-10s %s\n' "peer: bare 16-byte record store" "$(per floor16)" "" "(peer)"
+echo
+echo "host port (section = 2 x pthread_sigmask), wall: median of 5 x 2^18 TRACER_LOGEVENT: $host_ns ns/event"
+{
+	printf 'call\tinstructions\ttarget\tresult\n'
+	printf 'TRACER_LOGEVENT\t%s\t<= 40\t%s\n' "$logevent" "$verdict"
+	printf 'FAST_TRACER_LOGEVENT\t%s\t\t\n' "$(per fast)"
+	printf 'HTF 4/2/1\t%s\t\t\n' "$(per htf)"
+	printf 'HTF 8/8/8\t%s\t\t\n' "$(per htf8)"
+	printf 'peer bare store\t%s\t\t(peer)\n' "$(per floor16)"
+	printf 'host port ns/event\t%s\t\t\n' "$host_ns"
+} > "$RESULTS"
+exit "$FAILED"

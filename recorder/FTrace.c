@@ -21,6 +21,7 @@ static tkrec_sink_fn sink;
 static void *sink_ctx;
 static const char *disk_name = "";
 static unsigned sent;
+static int out_udp;  /* FTrace_OSD_init_udp succeeded: chunks go by UDP */
 
 /* ---- little-endian stores ----------------------------------------------- */
 
@@ -51,6 +52,61 @@ static inline void put_record(uint8_t *p, uint32_t type, uint32_t par1,
 	put32(p + 8, (uint32_t)tsc);
 	put32(p + 12, par2);
 }
+
+/* ---- UDP packets (reference 1.8) ---------------------------------------- */
+
+/*
+ * struct FTrace_udp_header { char id[12]; u32 pkt_number; u32
+ * number_of_events; u32 total_size; }: "TRACER-V1.0" and its NUL, then
+ * three little-endian words (the original's host order, i386).  total_size
+ * counts the 24-byte header.  An event is appended while size + 16 < 1000,
+ * so a datagram holds at most 60 events (984 bytes).  pkt_number starts at
+ * 1 at tkrec_init() and goes on across chunks.
+ */
+#define TKREC_UDP_MAX 1000u
+#define TKREC_UDP_HEAD 24u
+static uint32_t pkt_number = 1;
+static int pkt_error;
+#if defined(FTRACE_PORT_UDP_SEND)
+static uint8_t pkt[TKREC_UDP_MAX];
+static uint32_t pkt_events, pkt_size = TKREC_UDP_HEAD;
+
+static void pkt_flush(void)
+{
+	if (!pkt_events)
+		return;
+	memcpy(pkt, "TRACER-V1.0", 12);  /* with its NUL */
+	put32(pkt + 12, pkt_number);
+	put32(pkt + 16, pkt_events);
+	put32(pkt + 20, pkt_size);
+	if (FTRACE_PORT_UDP_SEND(pkt, pkt_size) != 0)
+		pkt_error = 1;
+	pkt_number++;
+	pkt_events = 0;
+	pkt_size = TKREC_UDP_HEAD;
+}
+
+static void pkt_add(const uint8_t *rec)
+{
+	if (pkt_size + TKREC_REC >= TKREC_UDP_MAX)
+		pkt_flush();
+	memcpy(pkt + pkt_size, rec, TKREC_REC);
+	pkt_size += TKREC_REC;
+	pkt_events++;
+}
+#else
+/* a port without UDP: no packet buffer (out_udp is never set) */
+static void pkt_flush(void)
+{
+	pkt_error = 1;
+}
+
+static void pkt_add(const uint8_t *rec)
+{
+	(void)rec;
+	pkt_error = 1;
+}
+#endif
 
 /* ---- the Cortex-M clock ------------------------------------------------- */
 
@@ -90,6 +146,8 @@ int tkrec_init(void *mem, size_t size)
 		pool = pool_end;
 	pool_top = pool;
 	sent = 0;
+	out_udp = 0;
+	pkt_number = 1;
 	return 0;
 }
 
@@ -395,13 +453,13 @@ void FTrace_unsafe_ipoint(uint16_t type, uint16_t par1, uint32_t par2)
 
 /* ---- output ------------------------------------------------------------- */
 
-int FTrace_init_disk_writer(char *fname, int flag, char *l_ip, char *t_ip)
+/* One record of a chunk's dump, to the disk sink or into a packet. */
+static void emit(int udp, const uint8_t *rec)
 {
-	(void)flag;
-	(void)l_ip;
-	(void)t_ip;
-	disk_name = fname ? fname : "";
-	return 0;
+	if (udp)
+		pkt_add(rec);
+	else if (sink)
+		sink(sink_ctx, disk_name, sent, rec, TKREC_REC);
 }
 
 /*
@@ -410,41 +468,86 @@ int FTrace_init_disk_writer(char *fname, int flag, char *l_ip, char *t_ip)
  * chunk by TSC), and a lost-count record if drops happened with no
  * emergency slot to hold it.
  */
-void FTrace_disk_writer(FTrace_Chunk_Ptr c)
+static void write_chunk(FTrace_Chunk *c, int udp)
 {
 	uint8_t lost[TKREC_REC];
 	const uint8_t *p;
 
-	if (!c || !sink)
-		return;
 	for (p = c->start; p < c->em_end; p += TKREC_REC)
 		if (get32(p) & 0xffffu)
-			sink(sink_ctx, disk_name, sent, p, TKREC_REC);
+			emit(udp, p);
 	if (c->lost && c->em_end - c->end < (ptrdiff_t)TKREC_REC) {
 		put_record(lost, FTrace_EVT_numevents, TKREC_LOST_PAR1,
 			   FTRACE_PORT_TSC(), c->lost);
-		sink(sink_ctx, disk_name, sent, lost, TKREC_REC);
+		emit(udp, lost);
 	}
+	if (udp)
+		pkt_flush();
 	sent++;
 }
 
-int FTrace_send_chunk(int n, int osd_flags, FTrace_flags new_flags)
+void FTrace_disk_writer(FTrace_Chunk_Ptr c)
 {
-	FTrace_Chunk *c = chunk(n);
-
-	(void)osd_flags;
-	if (!c)
-		return -1;
-	set_flags(c, (uint8_t)(c->flags | FTRACE_CHUNK_FLAG_BUSY));
-	FTrace_disk_writer(c);
-	set_flags(c, new_flags);
-	return 0;
+	if (!c || !sink)
+		return;
+	write_chunk(c, 0);
 }
 
-int FTrace_OSD_init_udp(int flag, char *l_ip, char *t_ip)
+int FTrace_init_disk_writer(char *fname, int flag, char *l_ip, char *t_ip)
 {
 	(void)flag;
 	(void)l_ip;
 	(void)t_ip;
+	disk_name = fname ? fname : "";
+	out_udp = 0;
+	return 0;
+}
+
+/*
+ * The chunk goes to the sender chosen last: the UDP link of
+ * FTrace_OSD_init_udp(), or else the disk writer's sink.  Returns -1 (the
+ * flags untouched) if a datagram could not be sent.
+ */
+int FTrace_send_chunk(int n, int osd_flags, FTrace_flags new_flags)
+{
+	FTrace_Chunk *c = chunk(n);
+	uint8_t old;
+
+	(void)osd_flags;
+	if (!c)
+		return -1;
+	old = c->flags;
+	set_flags(c, (uint8_t)(c->flags | FTRACE_CHUNK_FLAG_BUSY));
+	if (out_udp) {
+		pkt_error = 0;
+		write_chunk(c, 1);
+		if (pkt_error) {
+			set_flags(c, old);
+			return -1;
+		}
+	} else {
+		FTrace_disk_writer(c);
+	}
+	set_flags(c, new_flags);
+	return 0;
+}
+
+/*
+ * The UDP sender: the port opens the link (FTRACE_PORT_UDP_INIT; the host
+ * port binds l_ip:20000 and sends to t_ip:20000 by default), and the
+ * following FTrace_send_chunk() calls send TRACER-V1.0 datagrams.
+ */
+int FTrace_OSD_init_udp(int flag, char *l_ip, char *t_ip)
+{
+#if defined(FTRACE_PORT_UDP_INIT)
+	if (FTRACE_PORT_UDP_INIT(flag, l_ip, t_ip) != 0)
+		return -1;
+	out_udp = 1;
+	return 0;
+#else
+	(void)flag;
+	(void)l_ip;
+	(void)t_ip;
 	return -1;
+#endif
 }

@@ -174,11 +174,19 @@ int FTrace_get_first_chunk(FTrace_flags flags);
 FTrace_Chunk_Ptr *FTrace_get_chunk_table(void);
 /** Compression is a documented no-op: returns 0, the chunk is untouched. */
 int FTrace_compress_chunk(int number, FTrace_flags new_flags);
-/** Dump the chunk through the sink, then set its flags to new_flags. */
+/**
+ * Dump the chunk (by UDP after FTrace_OSD_init_udp(), else through the
+ * disk writer's sink), then set its flags to new_flags.  -1 if a datagram
+ * could not be sent.
+ */
 int FTrace_send_chunk(int number, int osd_flags, FTrace_flags new_flags);
 int FTrace_init_disk_writer(char *fname, int flag, char *l_ip, char *t_ip);
 void FTrace_disk_writer(FTrace_Chunk_Ptr c);
-/** UDP needs a network stack: -1 here (see docs/recorder.md). */
+/**
+ * Open the port's UDP link (FTRACE_PORT_UDP_INIT) and make it the chunk
+ * sender: TRACER-V1.0 datagrams of at most 60 records (docs/recorder.md).
+ * -1 if the port has no UDP or the link cannot be opened.
+ */
 int FTrace_OSD_init_udp(int flag, char *l_ip, char *t_ip);
 void FTrace_set_filter(uint8_t family, int status);
 

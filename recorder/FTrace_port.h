@@ -5,10 +5,13 @@
  *   FTRACE_PORT_IRQ_SAVE()       enter the critical section, returns a state
  *   FTRACE_PORT_IRQ_RESTORE(s)   leave it
  *   FTRACE_PORT_CORE()           the calling core, 0 .. FTRACE_MAX_CORES-1
+ *   FTRACE_PORT_UDP_INIT(f,l,t)  optional: open the UDP link, 0 or -1
+ *   FTRACE_PORT_UDP_SEND(p, n)   optional: send one datagram, 0 or -1
+ *                                (without them FTrace_OSD_init_udp is -1)
  *
  * Define FTRACE_PORT_CORTEX_M for the Cortex-M template (DWT cycle counter,
  * PRIMASK), or FTRACE_PORT_HOST (the default) for the host port used by the
- * tests, whose hooks the program provides (tests/recorder/host_port.c).
+ * tests (recorder/host/FTrace_host.c; the program provides the clock).
  * Or define all four macros yourself before including FTrace.h.
  */
 #ifndef FTRACE_PORT_H
@@ -47,29 +50,29 @@ static inline void tkrec_cm_irq_restore(uint32_t primask)
 
 #else /* FTRACE_PORT_HOST */
 
-/* the program's hooks: a clock, and the core the calling thread plays */
+#include <stddef.h>
+
+/*
+ * The host port (recorder/host/FTrace_host.c; the program provides only the
+ * clock, tkrec_host_tsc()).  The critical section blocks every signal of
+ * the calling thread (pthread_sigmask), as cpsid i would on a target: a
+ * signal handler that logs runs before or after the section, never inside
+ * it.  Each thread plays a core (tkrec_host_core) and writes only its own
+ * chunk, so threads need no lock.  UDP: a real socket (loopback in tests).
+ */
 uint64_t tkrec_host_tsc(void);
 extern __thread unsigned tkrec_host_core;
+unsigned tkrec_host_irq_save(void);
+void tkrec_host_irq_restore(unsigned s);
+int tkrec_host_udp_init(int flag, const char *l_ip, const char *t_ip);
+int tkrec_host_udp_send(const void *pkt, size_t n);
+
 #define FTRACE_PORT_TSC() tkrec_host_tsc()
-/*
- * Each core writes only its own chunk, so threads playing cores need no
- * lock; a compiler barrier keeps the record stores inside the section.
- */
-static inline unsigned tkrec_host_irq_save(void)
-{
-	__asm volatile("" ::: "memory");
-	return 0;
-}
-
-static inline void tkrec_host_irq_restore(unsigned s)
-{
-	(void)s;
-	__asm volatile("" ::: "memory");
-}
-
 #define FTRACE_PORT_IRQ_SAVE() tkrec_host_irq_save()
 #define FTRACE_PORT_IRQ_RESTORE(s) tkrec_host_irq_restore(s)
 #define FTRACE_PORT_CORE() tkrec_host_core
+#define FTRACE_PORT_UDP_INIT(flag, l_ip, t_ip) tkrec_host_udp_init(flag, l_ip, t_ip)
+#define FTRACE_PORT_UDP_SEND(pkt, n) tkrec_host_udp_send(pkt, n)
 
 #endif
 

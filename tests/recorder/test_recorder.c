@@ -1,20 +1,29 @@
 /*
  * test_recorder.c - the FTrace recorder on the host port: wrap-around, JTN
  * chains, STOP, the emergency area, the lost count, filters, bounds, two
- * threads as two cores, and end to end (events logged -> dump -> tracekit
+ * threads as two cores, the UDP sender on loopback (byte for byte),
+ * re-entrancy from a signal handler, and end to end (events logged -> dump -> tracekit
  * reads back the same events).
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include "FTrace.h"
+#include "FTrace_host.h"
 #include "tracekit/tracekit.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
 
-/* ---- the host port's hooks ---------------------------------------------- */
+/* ---- the host port's clock ---------------------------------------------- */
 
-__thread unsigned tkrec_host_core;
 static __thread uint64_t fake_tsc;
 
 uint64_t tkrec_host_tsc(void)
@@ -25,7 +34,7 @@ uint64_t tkrec_host_tsc(void)
 /* ---- a sink into memory ------------------------------------------------- */
 
 typedef struct dump {
-	uint8_t bytes[1 << 20];
+	uint8_t bytes[1 << 22];  /* 262144 records */
 	size_t len;
 } dump;
 
@@ -74,7 +83,7 @@ static void reset(void)
 	fake_tsc = 0;
 }
 
-static void send(int n)
+static void send_chunk(int n)
 {
 	d.len = 0;
 	CHECK(FTrace_send_chunk(n, 0, FTRACE_CHUNK_FLAG_FREE) == 0);
@@ -94,7 +103,7 @@ static void test_wrap(void)
 	for (i = 1; i <= 4; i++)
 		TRACER_LOGEVENT(FTrace_EVT_ipoint, i, i * 100);
 	FTrace_disable();
-	send(a);
+	send_chunk(a);
 	CHECK(d.len == 4 * 16);
 	CHECK(rpar1(3) == 4 && rpar2(3) == 400);
 	/* two more wrap over the oldest: buffer order 5 6 3 4 */
@@ -103,7 +112,7 @@ static void test_wrap(void)
 	TRACER_LOGEVENT(FTrace_EVT_ipoint, 5, 0);
 	TRACER_LOGEVENT(FTrace_EVT_ipoint, 6, 0);
 	FTrace_disable();
-	send(a);
+	send_chunk(a);
 	CHECK(d.len == 64);
 	CHECK(rpar1(0) == 5 && rpar1(1) == 6 && rpar1(2) == 3 && rpar1(3) == 4);
 	CHECK(rtsc(1) > rtsc(3) && rtsc(2) < rtsc(3));
@@ -127,11 +136,11 @@ static void test_jtn_chain(void)
 		TRACER_LOGEVENT(FTrace_EVT_user_event_1, i, 0);
 	FTrace_disable();
 	/* no event lost at the jumps: 1 2 | 3 4 | 5 6 */
-	send(a);
+	send_chunk(a);
 	CHECK(d.len == 32 && rpar1(0) == 1 && rpar1(1) == 2);
-	send(b);
+	send_chunk(b);
 	CHECK(d.len == 32 && rpar1(0) == 3 && rpar1(1) == 4);
-	send(c);
+	send_chunk(c);
 	CHECK(d.len == 32 && rpar1(0) == 5 && rpar1(1) == 6);
 	CHECK(tkrec_lost() == 0);
 }
@@ -153,7 +162,7 @@ static void test_stop_emergency_lost(void)
 	CHECK(FTrace_get_chunk_flags(a, &f) == 0);
 	CHECK(f & FTRACE_CHUNK_FLAG_FULL);  /* FULL stays visible */
 	CHECK(tkrec_lost() == 3);
-	send(a);
+	send_chunk(a);
 	CHECK(d.len == 5 * 16);
 	CHECK(rpar1(0) == 1 && rpar1(1) == 2 && rpar1(2) == 3 && rpar1(3) == 4);
 	CHECK(rtype(4) == FTrace_EVT_numevents && rpar1(4) == TKREC_LOST_PAR1 &&
@@ -166,7 +175,7 @@ static void test_stop_emergency_lost(void)
 	FTrace_enable();
 	for (i = 1; i <= 5; i++)
 		FAST_TRACER_LOGEVENT(FTrace_EVT_ipoint, i, 0);
-	send(b);
+	send_chunk(b);
 	CHECK(d.len == 3 * 16);
 	CHECK(rtype(0) == (FTrace_EVT_ipoint | TKREC_FAST));
 	CHECK(rtype(2) == FTrace_EVT_numevents && rpar2(2) == 3);
@@ -193,7 +202,7 @@ static void test_filters_and_bounds(void)
 	TRACER_LOGEVENT(FTrace_EVT_ipoint, 9, 0);
 	FTrace_disable();
 	TRACER_LOGEVENT(FTrace_EVT_ipoint, 10, 0);        /* disabled */
-	send(a);
+	send_chunk(a);
 	CHECK(d.len == 5 * 16);
 	CHECK(rtype(0) == FTrace_filter_timer && rpar1(0) == 1);
 	CHECK(rtype(1) == FTrace_EVT_task_activate);
@@ -212,7 +221,7 @@ static void test_filters_and_bounds(void)
 	CHECK(FTrace_compress_chunk(a, 0) == 0);
 	CHECK(FTrace_set_chunk_flags(a, FTRACE_CHUNK_FLAG_NODEL) == 0);
 	CHECK(FTrace_chunk_delete(a) < 0);
-	CHECK(FTrace_OSD_init_udp(1, "127.0.0.1", "127.0.0.1") < 0);
+	CHECK(FTrace_OSD_init_udp(1, "127.0.0.1", "not-an-address") < 0);
 }
 
 /* ---- two threads as two cores -------------------------------------------- */
@@ -251,7 +260,7 @@ static void test_two_cores(void)
 	FTrace_disable();
 	for (k = 0; k < 2; k++) {
 		unsigned bad = 0;
-		send(ch[k]);
+		send_chunk(ch[k]);
 		CHECK(d.len == PER_CORE * 16);
 		for (i = 0; i < PER_CORE && i * 16 < d.len; i++)
 			bad += rpar1(i) != k || rpar2(i) != i;
@@ -290,7 +299,7 @@ static void test_end_to_end(const char *path)
 	TRACER_LOGEVENT(FTrace_EVT_user_event_4, 1, 2);
 	TRACER_LOGEVENT(FTrace_EVT_trace_stop, 0, 0);
 	FTrace_disable();
-	send(a);
+	send_chunk(a);
 	CHECK(d.len == 10 * 16);
 	if (path) {
 		FILE *fp = fopen(path, "wb");
@@ -323,13 +332,355 @@ static void test_end_to_end(const char *path)
 	tk_reader_close(r);
 }
 
+/* ---- the UDP sender on loopback ------------------------------------------ */
+
+static int udp_receiver(unsigned *port)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+	struct timeval tv = { 5, 0 };
+	int big = 1 << 20;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	if (fd < 0)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
+		close(fd);
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+static void le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/* Receive one datagram and check it byte for byte: header and records. */
+static void expect_packet(int fd, uint32_t number, const uint8_t *recs,
+			  uint32_t nev)
+{
+	static uint8_t got[2048], want[2048];
+	uint32_t total = 24 + 16 * nev;
+	ssize_t n = recv(fd, got, sizeof(got), 0);
+
+	memset(want, 0, 24);
+	memcpy(want, "TRACER-V1.0", 12);
+	le32(want + 12, number);
+	le32(want + 16, nev);
+	le32(want + 20, total);
+	memcpy(want + 24, recs, 16 * (size_t)nev);
+	CHECK(n == (ssize_t)total);
+	CHECK(n == (ssize_t)total && memcmp(got, want, total) == 0);
+}
+
+static void test_udp(void)
+{
+	static uint8_t ref[150 * 16];
+	unsigned port = 0, i;
+	uint8_t junk[2048];
+	int fd, a, b;
+
+	reset();
+	fd = udp_receiver(&port);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	tkrec_host_udp_config(0, port, 0);
+	a = FTrace_chunk_create(150 * 16, 0, FTRACE_CHUNK_FLAG_FREE);
+	b = FTrace_chunk_create(16 * 16, 2 * 16, FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_STOP);
+	CHECK(FTrace_actual_chunk_select(a) == 0);
+	FTrace_enable();
+	for (i = 0; i < 150; i++)
+		TRACER_LOGEVENT(FTrace_EVT_user_event_2, i, i * 7 + 1);
+	FTrace_disable();
+	/* the disk dump is the reference for the datagrams' records */
+	FTrace_init_disk_writer("ref", 0, NULL, NULL);
+	send_chunk(a);
+	CHECK(d.len == sizeof(ref));
+	memcpy(ref, d.bytes, sizeof(ref));
+	d.len = 0;
+	CHECK(FTrace_OSD_init_udp(1, "127.0.0.1", "127.0.0.1") == 0);
+	CHECK(FTrace_send_chunk(a, 0, FTRACE_CHUNK_FLAG_FREE) == 0);
+	CHECK(d.len == 0);  /* nothing went to the disk sink */
+	/* 150 records: 60 + 60 + 30, numbered from 1 */
+	expect_packet(fd, 1, ref, 60);
+	expect_packet(fd, 2, ref + 60 * 16, 60);
+	expect_packet(fd, 3, ref + 120 * 16, 30);
+	/* a STOP chunk that drops 3: 16 + 1 emergency + the lost record */
+	CHECK(FTrace_actual_chunk_select(b) == 0);
+	FTrace_enable();
+	for (i = 0; i < 20; i++)
+		TRACER_LOGEVENT(FTrace_EVT_ipoint, i, i);
+	FTrace_disable();
+	FTrace_init_disk_writer("ref", 0, NULL, NULL);
+	send_chunk(b);
+	CHECK(d.len == 18 * 16);
+	CHECK(rtype(17) == FTrace_EVT_numevents && rpar2(17) == 3);
+	/* "" for the target is the loopback; a new init keeps the numbering */
+	CHECK(FTrace_OSD_init_udp(0, "127.0.0.1", "") == 0);
+	CHECK(FTrace_send_chunk(b, 0, FTRACE_CHUNK_FLAG_FREE) == 0);
+	expect_packet(fd, 4, d.bytes, 18);  /* the count goes on across chunks */
+	CHECK(recv(fd, junk, sizeof(junk), MSG_DONTWAIT) < 0);  /* no more */
+	/* a closed link: the send fails and the flags stay */
+	tkrec_host_udp_close();
+	CHECK(FTrace_set_chunk_flags(b, FTRACE_CHUNK_FLAG_STOP) == 0);
+	CHECK(FTrace_send_chunk(b, 0, FTRACE_CHUNK_FLAG_FREE) < 0);
+	{
+		FTrace_flags f = 0;
+		CHECK(FTrace_get_chunk_flags(b, &f) == 0 && f == FTRACE_CHUNK_FLAG_STOP);
+	}
+	close(fd);
+}
+
+/* ---- the host disk writer: 0trace.dat, 1trace.dat ------------------------ */
+
+static long read_file(const char *path, uint8_t *buf, size_t cap)
+{
+	FILE *fp = fopen(path, "rb");
+	size_t n;
+
+	if (!fp)
+		return -1;
+	n = fread(buf, 1, cap, fp);
+	fclose(fp);
+	return (long)n;
+}
+
+static void test_disk_writer(void)
+{
+	static uint8_t want[2][160], got[512];
+	char dir[] = "/tmp/tkrec_disk_XXXXXX", path[256];
+	int a, b, k;
+	unsigned i;
+
+	reset();
+	a = FTrace_chunk_create(10 * 16, 0, FTRACE_CHUNK_FLAG_FREE);
+	b = FTrace_chunk_create(10 * 16, 0, FTRACE_CHUNK_FLAG_FREE);
+	CHECK(FTrace_actual_chunk_select(a) == 0);
+	FTrace_enable();
+	for (i = 0; i < 10; i++)
+		TRACER_LOGEVENT(FTrace_EVT_ipoint, i, i);
+	CHECK(FTrace_actual_chunk_select(b) == 0);
+	for (i = 0; i < 5; i++)
+		TRACER_LOGEVENT(FTrace_EVT_user_event_1, i, 0);
+	FTrace_disable();
+	send_chunk(a);
+	memcpy(want[0], d.bytes, 160);
+	send_chunk(b);
+	memcpy(want[1], d.bytes, 80);
+	CHECK(mkdtemp(dir) != NULL);
+	tkrec_set_sink(tkrec_host_disk_sink, dir);
+	FTrace_init_disk_writer("trace.dat", 0, NULL, NULL);
+	CHECK(FTrace_send_chunk(a, 0, FTRACE_CHUNK_FLAG_FREE) == 0);
+	CHECK(FTrace_send_chunk(b, 0, FTRACE_CHUNK_FLAG_FREE) == 0);
+	CHECK(tkrec_host_disk_close() == 0);
+	for (k = 0; k < 2; k++) {
+		snprintf(path, sizeof(path), "%s/%d%s", dir, k + 2, "trace.dat");
+		CHECK(read_file(path, got, sizeof(got)) == (k ? 80 : 160));
+		CHECK(memcmp(got, want[k], k ? 80 : 160) == 0);
+		remove(path);
+	}
+	/* a directory that does not exist: reported at close */
+	tkrec_set_sink(tkrec_host_disk_sink, "/nonexistent/tkrec");
+	CHECK(FTrace_send_chunk(a, 0, FTRACE_CHUNK_FLAG_FREE) == 0);
+	CHECK(tkrec_host_disk_close() < 0);
+	CHECK(rmdir(dir) == 0);
+	tkrec_set_sink(to_mem, &d);
+}
+
+/* ---- re-entrancy: a signal handler logs while the main flow logs ---------- */
+
+static volatile uint32_t h_seq;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	/* par1 repeats the sequence number's low half: a torn record shows */
+	TRACER_LOGEVENT(FTrace_EVT_user_event_7, h_seq ^ 0xBEEFu, h_seq);
+	h_seq = h_seq + 1;
+}
+
+/*
+ * Log at least n events from the main flow while SIGALRM logs too, more
+ * (up to 100000) until 20 signals came: a loaded machine may be slow.
+ */
+static uint32_t run_with_timer(uint32_t n, long period_us)
+{
+	struct itimerval it, off;
+	struct sigaction sa;
+	uint32_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	memset(&it, 0, sizeof(it));
+	memset(&off, 0, sizeof(off));
+	it.it_interval.tv_usec = period_us;
+	it.it_value.tv_usec = period_us;
+	h_seq = 0;
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (i = 0; i < n || (h_seq < 20 && i < 100000u); i++)
+		TRACER_LOGEVENT(FTrace_EVT_user_event_0, i & 0xffffu, i);
+	setitimer(ITIMER_REAL, &off, NULL);
+	signal(SIGALRM, SIG_IGN);
+	return i;
+}
+
+/*
+ * Every record of the dump: well formed, each main and handler event at
+ * most once, TSCs strictly increasing in buffer order (each section was
+ * whole).  Returns the number of records checked; *lost_rec gets the
+ * lost-count record's par2 (or stays).
+ */
+static size_t check_interleaved(uint32_t nmain, uint32_t nsig, uint8_t *seen_m,
+				uint8_t *seen_s, uint32_t *lost_rec)
+{
+	size_t i, n = d.len / 16, bad = 0, dup = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned t = rtype(i);
+		uint32_t p2 = rpar2(i);
+
+		if (i && rtsc(i) <= rtsc(i - 1))
+			bad++;
+		if (t == FTrace_EVT_user_event_0 && p2 < nmain &&
+		    rpar1(i) == (p2 & 0xffffu))
+			dup += seen_m[p2]++ != 0;
+		else if (t == FTrace_EVT_user_event_7 && p2 < nsig &&
+			 rpar1(i) == ((p2 ^ 0xBEEFu) & 0xffffu))
+			dup += seen_s[p2]++ != 0;
+		else if (t == FTrace_EVT_numevents && i == n - 1)
+			*lost_rec = p2;
+		else
+			bad++;
+	}
+	CHECK(bad == 0);
+	CHECK(dup == 0);
+	return n;
+}
+
+static void test_signal_reentry(void)
+{
+	static uint8_t seen_m[1 << 17], seen_s[1 << 17];
+	uint32_t nmain, nsig, i, missing = 0, lost_rec = 0;
+	int a;
+
+	/* room for all: every event exactly once */
+	reset();
+	a = FTrace_chunk_create(120000 * 16, 0, FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_STOP);
+	CHECK(FTrace_actual_chunk_select(a) == 0);
+	FTrace_enable();
+	nmain = run_with_timer(60000, 100);
+	nsig = h_seq;
+	FTrace_disable();
+	CHECK(nsig >= 20);
+	CHECK(nmain + nsig <= 120000);
+	CHECK((nmain + nsig) * 16u <= sizeof(d.bytes));
+	send_chunk(a);
+	memset(seen_m, 0, sizeof(seen_m));
+	memset(seen_s, 0, sizeof(seen_s));
+	CHECK(check_interleaved(nmain, nsig, seen_m, seen_s, &lost_rec) == nmain + nsig);
+	for (i = 0; i < nmain; i++)
+		missing += !seen_m[i];
+	for (i = 0; i < nsig; i++)
+		missing += !seen_s[i];
+	CHECK(missing == 0);
+	CHECK(tkrec_lost() == 0);
+	fprintf(stderr, "signal re-entry: %u main + %u handler events, none lost\n",
+		(unsigned)nmain, (unsigned)nsig);
+
+	/* too little room: what is kept is whole and the lost count is right */
+	reset();
+	a = FTrace_chunk_create(1000 * 16, 2 * 16, FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_STOP);
+	CHECK(FTrace_actual_chunk_select(a) == 0);
+	FTrace_enable();
+	nmain = run_with_timer(20000, 50);
+	nsig = h_seq;
+	FTrace_disable();
+	CHECK(nsig >= 20);
+	send_chunk(a);
+	memset(seen_m, 0, sizeof(seen_m));
+	memset(seen_s, 0, sizeof(seen_s));
+	CHECK(check_interleaved(nmain, nsig, seen_m, seen_s, &lost_rec) == 1002);
+	CHECK(tkrec_lost() == nmain + nsig - 1001);
+	CHECK(lost_rec == tkrec_lost());
+	fprintf(stderr, "signal re-entry: %u main + %u handler events, %u lost\n",
+		(unsigned)nmain, (unsigned)nsig, (unsigned)tkrec_lost());
+}
+
+/*
+ * --udp-send PORT REF: for tests/recorder/udp_interop.sh, send two chunks
+ * (150 records, then 18 with a lost record) to 127.0.0.1:PORT and write
+ * their disk dump to REF: the receiver's file must equal it.
+ */
+static int udp_send_mode(const char *port, const char *ref)
+{
+	static uint8_t all[168 * 16];
+	size_t len = 0;
+	unsigned i;
+	int a, b, k;
+	FILE *fp;
+
+	reset();
+	a = FTrace_chunk_create(150 * 16, 0, FTRACE_CHUNK_FLAG_FREE);
+	b = FTrace_chunk_create(16 * 16, 2 * 16, FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_STOP);
+	FTrace_actual_chunk_select(a);
+	FTrace_enable();
+	TRACER_LOGEVENT(FTrace_EVT_trace_start, 256, 1000);
+	for (i = 1; i < 150; i++)
+		TRACER_LOGEVENT(FTrace_EVT_user_event_2, i, i * 7 + 1);
+	FTrace_disable();
+	FTrace_set_chunk_flags(a, FTRACE_CHUNK_FLAG_FREE);
+	FTrace_actual_chunk_select(b);
+	FTrace_enable();
+	for (i = 0; i < 20; i++)
+		TRACER_LOGEVENT(FTrace_EVT_ipoint, i, i);
+	FTrace_disable();
+	for (k = 0; k < 2; k++) {
+		send_chunk(k ? b : a);
+		memcpy(all + len, d.bytes, d.len);
+		len += d.len;
+	}
+	fp = fopen(ref, "wb");
+	if (!fp || fwrite(all, 1, len, fp) != len || fclose(fp) != 0) {
+		fprintf(stderr, "%s: cannot write\n", ref);
+		return 1;
+	}
+	tkrec_host_udp_config(0, (unsigned)atoi(port), 1000);
+	if (FTrace_OSD_init_udp(1, "127.0.0.1", "127.0.0.1") != 0 ||
+	    FTrace_send_chunk(a, 0, FTRACE_CHUNK_FLAG_FREE) != 0 ||
+	    FTrace_send_chunk(b, 0, FTRACE_CHUNK_FLAG_FREE) != 0) {
+		fprintf(stderr, "udp send failed\n");
+		return 1;
+	}
+	tkrec_host_udp_close();
+	return len == sizeof(all) ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "--udp-send"))
+		return udp_send_mode(argv[2], argv[3]);
 	test_wrap();
 	test_jtn_chain();
 	test_stop_emergency_lost();
 	test_filters_and_bounds();
 	test_two_cores();
+	test_udp();
+	test_disk_writer();
+	test_signal_reentry();
 	test_end_to_end(argc > 1 ? argv[1] : NULL);
 	if (fails) {
 		fprintf(stderr, "recorder: %u checks failed\n", fails);
