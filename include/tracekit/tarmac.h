@@ -215,6 +215,154 @@ const char *tk_tarmac_name(const tk_tarmac *tr);
 /** Close and free; NULL is allowed. */
 void tk_tarmac_close(tk_tarmac *tr);
 
+/* ------------------------------------------------------------------------ */
+/* ELF symbols and the function profile                                      */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * The function symbols of an ELF file (32 or 64 bit, any byte order), read
+ * with libelf: STT_FUNC symbols of .symtab (.dynsym when there is none)
+ * that are defined in a section.  For EM_ARM the Thumb bit (bit 0) of the
+ * address is cleared.  A symbol of size 0 extends to the next function
+ * symbol's address, or to the end of its section when it is the last one.
+ * Symbols at the same address are one function (the global one, else the
+ * first by name, is kept).  Mapping symbols ($t, $a, $d) are not functions.
+ */
+typedef struct tk_tarmac_symtab tk_tarmac_symtab;
+
+typedef struct tk_tarmac_symbol {
+	uint64_t address;         /**< start, Thumb bit cleared */
+	uint64_t size;            /**< bytes (after the rule for size 0) */
+	const char *name;         /**< NUL-terminated, owned by the table */
+} tk_tarmac_symbol;
+
+/**
+ * Read the symbols of the ELF file at `path`.  Returns TK_OK, or a negative
+ * status with `err` filled: TK_E_IO (cannot open), TK_E_FORMAT (not an ELF
+ * file, or no symbol table), TK_E_PARSE (a damaged ELF file).
+ */
+int tk_tarmac_symtab_open(tk_tarmac_symtab **out, const char *path,
+			  tk_error *err);
+
+/** As tk_tarmac_symtab_open(), on `len` bytes at `data` (copied). */
+int tk_tarmac_symtab_open_mem(tk_tarmac_symtab **out, const void *data,
+			      size_t len, const char *name, tk_error *err);
+
+/** Number of functions, and the i-th in address order. */
+size_t tk_tarmac_symtab_count(const tk_tarmac_symtab *st);
+const tk_tarmac_symbol *tk_tarmac_symtab_get(const tk_tarmac_symtab *st,
+					     size_t i);
+
+/** Index of the function holding `address`, or -1. */
+long tk_tarmac_symtab_find(const tk_tarmac_symtab *st, uint64_t address);
+
+/** Free; NULL is allowed. */
+void tk_tarmac_symtab_free(tk_tarmac_symtab *st);
+
+/**
+ * A function profile of a Tarmac log: per CPU a shadow call stack, driven
+ * by the executed instructions and the exception records; the result is a
+ * call tree whose nodes are the distinct stacks.  docs/tarmac.md, "Function
+ * profile", gives the rules; in short:
+ *  - a call is an executed BL/BLX/BLR whose next instruction is in another
+ *    function or at a function's entry (recursion); the return address is
+ *    the instruction after the call;
+ *  - a return is reaching the return address of a frame on the stack (BX
+ *    LR, POP {..,pc}, RET, LDR pc, ...), or reaching a function that is
+ *    lower on the stack;
+ *  - a branch to a function's entry that is not a call is a tail call (the
+ *    frame is replaced); any other jump into another function replaces the
+ *    frame too;
+ *  - an exception entry (E / EXC / ES records, IPSR writes) makes the
+ *    handler a child frame of the interrupted function; an exception
+ *    return (EXC_RETURN through BX/POP/LDR, IPSR back to 0, ERET) ends it
+ *    and the frames it called;  a reset empties the stack.
+ * Instructions are the executed ones (IT/IA/ES, not IS or CCFAIL).  An
+ * instruction's time is the time from its stamp to the next instruction's
+ * stamp on the same CPU (the last one has 0), in the log's unit.
+ */
+typedef struct tk_tarmac_profile tk_tarmac_profile;
+
+/** A call-tree node: one distinct stack. */
+typedef struct tk_tarmac_node {
+	uint32_t parent;          /**< node index; the roots are their own parent */
+	uint32_t depth;           /**< 0 for a root */
+	long symbol;              /**< symtab index; -1: an address in no function;
+				       -2: the root of a CPU prefix (cpu > 0) */
+	uint32_t cpu;             /**< the record's cpu (see tk_tarmac_record) */
+	int exception;            /**< entered by an exception */
+	uint64_t calls;           /**< times the stack was entered */
+	uint64_t self_instructions, instructions;   /**< self and inclusive */
+	uint64_t self_time, time;                   /**< self and inclusive */
+} tk_tarmac_node;
+
+/** A function's totals over the call tree. */
+typedef struct tk_tarmac_func {
+	long symbol;              /**< symtab index; -1: outside every function */
+	uint64_t calls;
+	uint64_t self_instructions, instructions;
+	uint64_t self_time, time; /**< inclusive counts recursion once */
+} tk_tarmac_func;
+
+/** A profile on `st` (borrowed: it must outlive the profile); NULL: no memory. */
+tk_tarmac_profile *tk_tarmac_profile_new(const tk_tarmac_symtab *st);
+
+/**
+ * Feed the records of a log in order.  Returns TK_OK or TK_E_NOMEM.
+ */
+int tk_tarmac_profile_record(tk_tarmac_profile *p, const tk_tarmac_record *rec,
+			     tk_error *err);
+
+/**
+ * After the last record: the inclusive figures and the per-function totals.
+ * Frames still open are closed at the last instruction.  TK_OK or
+ * TK_E_NOMEM.
+ */
+int tk_tarmac_profile_finish(tk_tarmac_profile *p, tk_error *err);
+
+/** The nodes (after finish): children always come after their parent. */
+size_t tk_tarmac_profile_node_count(const tk_tarmac_profile *p);
+const tk_tarmac_node *tk_tarmac_profile_node(const tk_tarmac_profile *p,
+					     size_t i);
+
+/** The functions that executed (after finish), by inclusive instructions. */
+size_t tk_tarmac_profile_func_count(const tk_tarmac_profile *p);
+const tk_tarmac_func *tk_tarmac_profile_func(const tk_tarmac_profile *p,
+					     size_t i);
+
+/** The name of a symtab index, "[unknown]" for -1. */
+const char *tk_tarmac_profile_symbol_name(const tk_tarmac_profile *p,
+					  long symbol);
+
+/**
+ * The indices of the children of node `i` (SIZE_MAX: the roots), sorted by
+ * name (by_name) or by inclusive instructions, largest first, then name.
+ * Returns the count and sets *out to an array owned by the profile, valid
+ * until the next call.  NULL with 0 when out of memory.
+ */
+size_t tk_tarmac_profile_children(tk_tarmac_profile *p, size_t i,
+				  int by_name, const uint32_t **out);
+
+/** Executed instructions seen, and frames dropped past the depth limit. */
+uint64_t tk_tarmac_profile_instructions(const tk_tarmac_profile *p);
+uint64_t tk_tarmac_profile_depth_overflows(const tk_tarmac_profile *p);
+
+/** Weights of folded stacks. */
+enum { TK_TARMAC_WEIGHT_INSTRUCTIONS = 0, TK_TARMAC_WEIGHT_TIME = 1 };
+
+/**
+ * Write the folded stacks ("main;foo;bar 123\n", one line per distinct
+ * stack with a non-zero weight, in name order) to `path` ("-": standard
+ * output).  A stack of a CPU prefix starts with the CPU's name (`cpus` gives
+ * them: cpus[cpu - 1]).  The file appears only when complete.
+ */
+int tk_tarmac_profile_write_folded(tk_tarmac_profile *p, const char *path,
+				   int weight, const char *const *cpus,
+				   size_t ncpus, tk_error *err);
+
+/** Free; NULL is allowed. */
+void tk_tarmac_profile_free(tk_tarmac_profile *p);
+
 #ifdef __cplusplus
 }
 #endif

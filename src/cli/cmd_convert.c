@@ -15,14 +15,18 @@ static void help(FILE *fp)
 		"appears only if the whole conversion succeeds.\n\n"
 		"options:\n"
 		"  --from FORMAT       input format\n"
+		CLI_READ_HELP
 		"  --to FORMAT         output format\n"
 		"  --strict            read by the specification only, and refuse to drop\n"
 		"                      what the output format cannot hold\n"
 		"  --start/--end/--entity/--type/--event   the filters of 'tracekit cat'\n"
-		"  --option KEY=VALUE  an option of the output format (repeatable); HTF:\n"
-		"                      timestamp-length, entity-length, event-length = 1|2|4|8\n"
+		"  --option KEY=VALUE  an option of the output format's writer (repeatable);\n"
+		"                      HTF: timestamp-length, entity-length, event-length =\n"
+		"                      1|2|4|8 (--input-option is the reader's counterpart)\n"
 		"  -q, --quiet         no warnings on stderr\n"
 		"  -h, --help          this help\n"
+		"An Arm Tarmac log converts to folded stacks for flame graphs with\n"
+		"  --to folded (or OUT.folded) --elf FILE [--weight instructions|time]\n"
 		"See 'tracekit formats' for the formats.\n");
 }
 
@@ -33,6 +37,7 @@ int cmd_convert(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "from", required_argument, NULL, O_FROM },
+		CLI_READ_LONGOPTS,
 		{ "to", required_argument, NULL, O_TO },
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "start", required_argument, NULL, O_START },
@@ -45,18 +50,24 @@ int cmd_convert(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0 };
+	cli_read_opts ro = { NULL, 0, 0, "" };
 	const char *to = NULL, *out;
 	cli_filter f;
 	tk_reader *r = NULL;
 	char wopts[512] = "";
 	int c, ret = EXIT_BAD, bad = 0;
 
+	if (cli_tarmac_folded_wants(argc, argv))
+		return cli_tarmac_convert(argc, argv);
 	memset(&f, 0, sizeof(f));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_FROM: ro.from = optarg; break;
+		case CLI_O_TRACE:
+		case CLI_O_INPUT_OPTION:
+			bad |= cli_read_opt(&ro, "convert", c, optarg) < 0;
+			break;
 		case O_TO: to = optarg; break;
 		case O_STRICT: ro.strict = 1; break;
 		case O_START: f.start_s = optarg; break;

@@ -449,7 +449,27 @@ static int cmp_kv(const void *a, const void *b)
 typedef struct isr_stat {
 	uint32_t ent;
 	uint64_t count, total, min, max;
+	uint64_t open;            /* entered, not returned by the end of the log */
 } isr_stat;
+
+/* The row of entity `ent`, made when new; NULL when out of memory. */
+static isr_stat *isr_row(isr_stat **s, size_t *ns, uint32_t ent)
+{
+	size_t i;
+	isr_stat *n2;
+
+	for (i = 0; i < *ns; i++)
+		if ((*s)[i].ent == ent)
+			return &(*s)[i];
+	n2 = realloc(*s, (*ns + 1) * sizeof(**s));
+	if (!n2)
+		return NULL;
+	*s = n2;
+	memset(&n2[*ns], 0, sizeof(*n2));
+	n2[*ns].ent = ent;
+	n2[*ns].min = UINT64_MAX;
+	return &n2[(*ns)++];
+}
 
 typedef struct region_stat {
 	uint64_t region;
@@ -464,7 +484,7 @@ static int exception_stats(const char *path, int strict, isr_stat **out,
 	tk_reader *r;
 	const tk_event *ev;
 	tk_error err;
-	isr_stat *s = NULL;
+	isr_stat *s = NULL, *row;
 	size_t ns = 0, i;
 	/* per core entity: a stack of (entity, start time) */
 	struct { uint32_t core, ent; uint64_t t; } *stk = NULL;
@@ -502,25 +522,22 @@ static int exception_stats(const char *path, int strict, isr_stat **out,
 			d = ev->time >= stk[k - 1].t ? ev->time - stk[k - 1].t : 0;
 			memmove(&stk[k - 1], &stk[k], (nstk - k) * sizeof(*stk));
 			nstk--;
-			for (i = 0; i < ns && s[i].ent != ev->target; i++)
-				;
-			if (i == ns) {
-				void *n2 = realloc(s, (ns + 1) * sizeof(*s));
-				if (!n2)
-					goto nomem;
-				s = n2;
-				memset(&s[ns], 0, sizeof(*s));
-				s[ns].ent = ev->target;
-				s[ns].min = UINT64_MAX;
-				ns++;
-			}
-			s[i].count++;
-			s[i].total += d;
-			if (d < s[i].min)
-				s[i].min = d;
-			if (d > s[i].max)
-				s[i].max = d;
+			if (!(row = isr_row(&s, &ns, ev->target)))
+				goto nomem;
+			row->count++;
+			row->total += d;
+			if (d < row->min)
+				row->min = d;
+			if (d > row->max)
+				row->max = d;
 		}
+	}
+	/* entered and not returned: open at the end, like an instance of a
+	 * cut trace; counted, not given a made-up duration */
+	for (i = 0; rc == TK_END && i < nstk; i++) {
+		if (!(row = isr_row(&s, &ns, stk[i].ent)))
+			goto nomem;
+		row->open++;
 	}
 	free(stk);
 	if (rc < 0) {
@@ -542,20 +559,170 @@ nomem:
 	return -1;
 }
 
+/* ---- the function profile (--elf) ------------------------------------------ */
+
+static const char *node_name(tk_tarmac_profile *p, const tk_tarmac *tr,
+			     const tk_tarmac_node *x)
+{
+	if (x->symbol == -2) {
+		const char *n = tk_tarmac_cpu_name(tr, x->cpu - 1);
+		return n ? n : "cpu?";
+	}
+	return tk_tarmac_profile_symbol_name(p, x->symbol);
+}
+
+static void tree_text(tk_tarmac_profile *p, const tk_tarmac *tr, size_t i)
+{
+	const tk_tarmac_node *x = tk_tarmac_profile_node(p, i);
+	const uint32_t *kids;
+	size_t n, k;
+
+	printf("  %*s%s%s  calls %" PRIu64 "  instr %" PRIu64 " (self %" PRIu64
+	       ")  time %" PRIu64 " (self %" PRIu64 ")\n",
+	       (int)(2 * x->depth), "", node_name(p, tr, x),
+	       x->exception ? " [exception]" : "", x->calls, x->instructions,
+	       x->self_instructions, x->time, x->self_time);
+	n = tk_tarmac_profile_children(p, i, 0, &kids);
+	for (k = 0; k < n; k++)
+		tree_text(p, tr, kids[k]);
+}
+
+static void tree_json(tk_tarmac_profile *p, const tk_tarmac *tr, size_t i)
+{
+	const tk_tarmac_node *x = tk_tarmac_profile_node(p, i);
+	const char *name = node_name(p, tr, x);
+	const uint32_t *kids;
+	size_t n, k;
+
+	printf("{\"name\": ");
+	cli_json_str(stdout, name, strlen(name));
+	printf(", \"exception\": %s, \"calls\": %" PRIu64 ", \"self_instructions\": %" PRIu64
+	       ", \"instructions\": %" PRIu64 ", \"self_time\": %" PRIu64 ", \"time\": %" PRIu64
+	       ", \"children\": [",
+	       x->exception ? "true" : "false", x->calls, x->self_instructions,
+	       x->instructions, x->self_time, x->time);
+	n = tk_tarmac_profile_children(p, i, 0, &kids);
+	for (k = 0; k < n; k++) {
+		if (k)
+			printf(", ");
+		tree_json(p, tr, kids[k]);
+	}
+	printf("]}");
+}
+
+/* The functions and the call tree, after the other figures. */
+static void profile_out(tk_tarmac_profile *p, const tk_tarmac *tr, int json,
+			const char *elf, const char *unit)
+{
+	size_t i, n = tk_tarmac_profile_func_count(p), w = 8, nr;
+	const uint32_t *roots;
+
+	if (json) {
+		printf(",\n  \"elf\": ");
+		cli_json_str(stdout, elf, strlen(elf));
+		printf(",\n  \"functions\": [");
+		for (i = 0; i < n; i++) {
+			const tk_tarmac_func *f = tk_tarmac_profile_func(p, i);
+			const char *name = tk_tarmac_profile_symbol_name(p, f->symbol);
+			printf("%s\n    {\"name\": ", i ? "," : "");
+			cli_json_str(stdout, name, strlen(name));
+			printf(", \"calls\": %" PRIu64 ", \"self_instructions\": %" PRIu64
+			       ", \"instructions\": %" PRIu64 ", \"self_time\": %" PRIu64
+			       ", \"time\": %" PRIu64 "}",
+			       f->calls, f->self_instructions, f->instructions,
+			       f->self_time, f->time);
+		}
+		printf("%s],\n  \"call_tree\": [", n ? "\n  " : "");
+		nr = tk_tarmac_profile_children(p, SIZE_MAX, 0, &roots);
+		for (i = 0; i < nr; i++) {
+			printf("%s\n    ", i ? "," : "");
+			tree_json(p, tr, roots[i]);
+		}
+		printf("%s]", nr ? "\n  " : "");
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		size_t l = strlen(tk_tarmac_profile_symbol_name(p, tk_tarmac_profile_func(p, i)->symbol));
+		if (l > w)
+			w = l;
+	}
+	printf("\nfunctions (%s; instructions executed, time in %s; inclusive counts recursion once):\n",
+	       elf, *unit ? unit : "the log's unit");
+	printf("  %-*s %8s %12s %12s %14s %14s\n", (int)w, "function", "calls",
+	       "self instr", "instr", "self time", "time");
+	for (i = 0; i < n; i++) {
+		const tk_tarmac_func *f = tk_tarmac_profile_func(p, i);
+		printf("  %-*s %8" PRIu64 " %12" PRIu64 " %12" PRIu64 " %14" PRIu64 " %14" PRIu64 "\n",
+		       (int)w, tk_tarmac_profile_symbol_name(p, f->symbol), f->calls,
+		       f->self_instructions, f->instructions, f->self_time, f->time);
+	}
+	if (!n)
+		printf("  none\n");
+	printf("\ncall tree (calls, instructions and time inclusive with self in parentheses):\n");
+	nr = tk_tarmac_profile_children(p, SIZE_MAX, 0, &roots);
+	for (i = 0; i < nr; i++)
+		tree_text(p, tr, roots[i]);
+	if (!nr)
+		printf("  none\n");
+	if (tk_tarmac_profile_depth_overflows(p))
+		printf("  (%" PRIu64 " calls past a depth of 256 replaced the deepest frame)\n",
+		       tk_tarmac_profile_depth_overflows(p));
+}
+
+static void profile_csv(tk_tarmac_profile *p, const char *unit)
+{
+	size_t i, n = tk_tarmac_profile_func_count(p);
+
+	printf("function,calls,self_instructions,instructions,self_time,time,unit\n");
+	for (i = 0; i < n; i++) {
+		const tk_tarmac_func *f = tk_tarmac_profile_func(p, i);
+		const char *name = tk_tarmac_profile_symbol_name(p, f->symbol);
+		if (strpbrk(name, ",\""))
+			printf("\"%s\"", name);  /* ELF names hold no '"' in practice */
+		else
+			printf("%s", name);
+		printf(",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s\n",
+		       f->calls, f->self_instructions, f->instructions, f->self_time,
+		       f->time, unit);
+	}
+}
+
+/* Read the symbols of --elf; prints the error. */
+static int load_elf(const char *elf, tk_tarmac_symtab **syms,
+		    tk_tarmac_profile **prof)
+{
+	tk_error err;
+
+	tk_error_clear(&err);
+	if (tk_tarmac_symtab_open(syms, elf, &err) < 0) {
+		cli_error(&err);
+		return -1;
+	}
+	*prof = tk_tarmac_profile_new(*syms);
+	if (!*prof) {
+		fprintf(stderr, "tracekit: error: out of memory\n");
+		return -1;
+	}
+	return 0;
+}
+
 int cli_tarmac_stats(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "top", required_argument, NULL, 't' },
+		{ "elf", required_argument, NULL, 'e' },
 		{ "from", required_argument, NULL, 'F' },
 		{ "strict", no_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *outfmt = "text";
-	int strict = 0, quiet = 0, json, c, rc, ret = EXIT_BAD;
+	const char *outfmt = "text", *elf = NULL;
+	int strict = 0, quiet = 0, json, csv, c, rc, ret = EXIT_BAD;
 	size_t top = 10, i, nk, nisr = 0, nreg = 0;
+	tk_tarmac_symtab *syms = NULL;
+	tk_tarmac_profile *prof = NULL;
 	uint64_t executed = 0, skipped = 0;
 	mnem_tab mt = { 0 };
 	cli_map hot = { 0 };
@@ -584,31 +751,42 @@ int cli_tarmac_stats(int argc, char **argv)
 				return EXIT_BAD;
 			}
 			break;
+		case 'e': elf = optarg; break;
 		case 'F': break;
 		case 's': strict = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h':
-			printf("usage: tracekit stats [--format text|json] [--top N] [--strict] [-q] LOG\n\n"
+			printf("usage: tracekit stats [--format table|csv|json] [--top N] [--elf FILE]\n"
+			       "                      [--strict] [-q] LOG\n\n"
 			       "For an Arm Tarmac log: instructions executed and skipped, the mix by\n"
 			       "mnemonic, the hottest addresses, exceptions (count, duration from entry to\n"
-			       "return) and memory / bus traffic per 256 MB address region.\n");
+			       "return, those still open at the end) and memory / bus traffic per 256 MB\n"
+			       "address region.  With --elf FILE (the program's ELF file): instructions\n"
+			       "and time per function, self and inclusive, and the call tree\n"
+			       "(docs/tarmac.md).  --format csv writes the function table (with --elf)\n"
+			       "or the instruction mix.\n");
 			return EXIT_OK;
 		default: return EXIT_BAD;
 		}
 	}
 	json = strcmp(outfmt, "json") == 0;
-	if (!json && strcmp(outfmt, "text") != 0) {
-		cli_usage_error("stats", "unknown --format '%s'", outfmt);
+	csv = strcmp(outfmt, "csv") == 0;
+	if (!json && !csv && strcmp(outfmt, "text") != 0 && strcmp(outfmt, "table") != 0) {
+		cli_usage_error("stats", "unknown --format '%s' (table, csv or json)", outfmt);
 		return EXIT_BAD;
 	}
 	if (optind != argc - 1) {
 		cli_usage_error("stats", "expected one FILE");
 		return EXIT_BAD;
 	}
+	if (elf && load_elf(elf, &syms, &prof) < 0)
+		goto out;
 	if (open_log(&tr, argv[optind], strict, quiet) < 0)
-		return EXIT_BAD;
+		goto out;
 	tk_error_clear(&err);
 	while ((rc = tk_tarmac_next(tr, &rec, &err)) == TK_OK) {
+		if (prof && (rc = tk_tarmac_profile_record(prof, &rec, &err)) < 0)
+			break;
 		if (rec.own_time && !*unit)
 			unit = tk_tarmac_unit_name(rec.unit);
 		if (rec.kind == TK_TARMAC_INSTRUCTION) {
@@ -640,6 +818,31 @@ int cli_tarmac_stats(int argc, char **argv)
 	}
 	if (rc < 0) {
 		cli_error(&err);
+		goto out;
+	}
+	if (prof && tk_tarmac_profile_finish(prof, &err) < 0) {
+		cli_error(&err);
+		goto out;
+	}
+	if (csv) {
+		if (prof) {
+			profile_csv(prof, unit);
+		} else {
+			rows = calloc(mt.count ? mt.count : 1, sizeof(*rows));
+			if (!rows)
+				goto nomem;
+			for (i = 0, nk = 0; i < mt.cap; i++)
+				if (mt.counts[i]) {
+					rows[nk].name = mt.names[i];
+					rows[nk++].val = mt.counts[i];
+				}
+			qsort(rows, nk, sizeof(*rows), cmp_kv);
+			printf("mnemonic,count\n");
+			for (i = 0; i < nk; i++)
+				printf("%s,%" PRIu64 "\n", rows[i].name, rows[i].val);
+		}
+		summary(tr, quiet);
+		ret = EXIT_OK;
 		goto out;
 	}
 	if (exception_stats(argv[optind], strict, &isr, &nisr, &t, &r) < 0)
@@ -697,15 +900,25 @@ int cli_tarmac_stats(int argc, char **argv)
 	for (i = 0; i < nisr; i++) {
 		const tk_entity *en = tk_trace_entity(t, isr[i].ent);
 		const char *name = en ? tk_trace_str(t, en->name, NULL) : "?";
+		char mn[24] = "-", mx[24] = "-";
+		if (isr[i].count) {
+			snprintf(mn, sizeof(mn), "%" PRIu64, isr[i].min);
+			snprintf(mx, sizeof(mx), "%" PRIu64, isr[i].max);
+		}
 		if (json)
 			printf("%s{\"name\": \"%s\", \"count\": %" PRIu64 ", \"total\": %" PRIu64
-			       ", \"min\": %" PRIu64 ", \"max\": %" PRIu64 "}",
-			       i ? ", " : "", name, isr[i].count, isr[i].total, isr[i].min,
-			       isr[i].max);
+			       ", \"min\": %s, \"max\": %s, \"open\": %" PRIu64 "}",
+			       i ? ", " : "", name, isr[i].count, isr[i].total,
+			       isr[i].count ? mn : "null", isr[i].count ? mx : "null",
+			       isr[i].open);
+		else if (isr[i].open)
+			printf("  %-24s count %8" PRIu64 "  total %12" PRIu64 "  min %10s"
+			       "  max %10s  open at end %" PRIu64 "\n",
+			       name, isr[i].count, isr[i].total, mn, mx, isr[i].open);
 		else
-			printf("  %-24s count %8" PRIu64 "  total %12" PRIu64 "  min %10" PRIu64
-			       "  max %10" PRIu64 "\n",
-			       name, isr[i].count, isr[i].total, isr[i].min, isr[i].max);
+			printf("  %-24s count %8" PRIu64 "  total %12" PRIu64 "  min %10s"
+			       "  max %10s\n",
+			       name, isr[i].count, isr[i].total, mn, mx);
 	}
 	printf(json ? "],\n  \"traffic\": [" : "\nmemory and bus traffic by 256 MB region:\n");
 	if (!json && !nreg)
@@ -729,7 +942,11 @@ int cli_tarmac_stats(int argc, char **argv)
 		}
 	}
 	if (json)
-		printf("]\n}\n");
+		printf("]");
+	if (prof)
+		profile_out(prof, tr, json, elf, unit);
+	if (json)
+		printf("\n}\n");
 	summary(tr, quiet);
 	ret = EXIT_OK;
 	goto out;
@@ -744,5 +961,150 @@ out:
 	cli_map_free(&hot);
 	tk_reader_close(r);
 	tk_tarmac_close(tr);
+	tk_tarmac_profile_free(prof);
+	tk_tarmac_symtab_free(syms);
+	return ret;
+}
+
+/* ---- convert to folded stacks ------------------------------------------------ */
+
+int cli_tarmac_folded_wants(int argc, char **argv)
+{
+	static const char *const with_arg[] = {
+		"--from", "--to", "--start", "--end", "--entity", "--type", "--event",
+		"--option", "--elf", "--weight", NULL
+	};
+	const char *to = NULL, *pos[3] = { NULL, NULL, NULL };
+	size_t n, k;
+	int i, np = 0, elf = 0;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+			return 0;
+		if (strncmp(a, "--to=", 5) == 0)
+			to = a + 5;
+		if (strncmp(a, "--elf", 5) == 0 || strncmp(a, "--weight", 8) == 0)
+			elf = 1;
+		for (k = 0; with_arg[k] && strcmp(a, with_arg[k]) != 0; k++)
+			;
+		if (with_arg[k] && i + 1 < argc) {
+			if (k == 1)
+				to = argv[i + 1];
+			i++;
+			continue;
+		}
+		if (a[0] != '-' || a[1] == '\0') {
+			if (np < 3)
+				pos[np] = a;
+			np++;
+		}
+	}
+	if (to)
+		return strcmp(to, "folded") == 0;
+	if (elf)
+		return 1;   /* --elf is an option of folded output only */
+	n = pos[1] ? strlen(pos[1]) : 0;
+	return n > 7 && strcmp(pos[1] + n - 7, ".folded") == 0;
+}
+
+int cli_tarmac_convert(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "elf", required_argument, NULL, 'e' },
+		{ "weight", required_argument, NULL, 'w' },
+		{ "to", required_argument, NULL, 'T' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *elf = NULL, *weight_s = "instructions", *from = NULL, *in;
+	const char **cpus = NULL;
+	int strict = 0, quiet = 0, weight, c, rc, ret = EXIT_BAD, to_folded = 0;
+	tk_tarmac_symtab *syms = NULL;
+	tk_tarmac_profile *prof = NULL;
+	tk_tarmac_record rec;
+	tk_tarmac *tr = NULL;
+	tk_error err;
+	size_t i;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e': elf = optarg; break;
+		case 'w': weight_s = optarg; break;
+		case 'T': to_folded = strcmp(optarg, "folded") == 0; break;
+		case 'F': from = optarg; break;
+		case 's': strict = 1; break;
+		case 'q': quiet = 1; break;
+		case 'h': return EXIT_OK;
+		default: return EXIT_BAD;
+		}
+	}
+	if (strcmp(weight_s, "instructions") == 0) {
+		weight = TK_TARMAC_WEIGHT_INSTRUCTIONS;
+	} else if (strcmp(weight_s, "time") == 0) {
+		weight = TK_TARMAC_WEIGHT_TIME;
+	} else {
+		cli_usage_error("convert", "unknown --weight '%s' (instructions or time)", weight_s);
+		return EXIT_BAD;
+	}
+	if (optind != argc - 2) {
+		cli_usage_error("convert", "expected IN and OUT");
+		return EXIT_BAD;
+	}
+	in = argv[optind];
+	{
+		const tk_format_info *fi = tk_format_from_path(argv[optind + 1]);
+		if (!to_folded && (!fi || strcmp(fi->name, "folded") != 0)) {
+			cli_usage_error("convert", "--elf and --weight are for folded stacks "
+					"(--to folded or OUT.folded)");
+			return EXIT_BAD;
+		}
+	}
+	if (!elf) {
+		cli_usage_error("convert", "folded stacks need the program's symbols: --elf FILE");
+		return EXIT_BAD;
+	}
+	if (from ? strcmp(from, "tarmac") != 0
+		 : (strcmp(in, "-") != 0 && !cli_tarmac_wants(2, argv + optind - 1))) {
+		fprintf(stderr, "tracekit: error: %s: folded stacks are made from an Arm Tarmac log "
+			"(this input is not one%s)\n", in, from ? "" : "; --from tarmac forces it");
+		return EXIT_BAD;
+	}
+	if (load_elf(elf, &syms, &prof) < 0)
+		goto out;
+	if (open_log(&tr, in, strict, quiet) < 0)
+		goto out;
+	tk_error_clear(&err);
+	while ((rc = tk_tarmac_next(tr, &rec, &err)) == TK_OK)
+		if ((rc = tk_tarmac_profile_record(prof, &rec, &err)) < 0)
+			break;
+	if (rc < 0) {
+		cli_error(&err);
+		goto out;
+	}
+	cpus = calloc(tk_tarmac_cpu_count(tr) + 1, sizeof(*cpus));
+	if (!cpus) {
+		fprintf(stderr, "tracekit: error: out of memory\n");
+		goto out;
+	}
+	for (i = 0; i < tk_tarmac_cpu_count(tr); i++)
+		cpus[i] = tk_tarmac_cpu_name(tr, i);
+	if (tk_tarmac_profile_finish(prof, &err) < 0 ||
+	    tk_tarmac_profile_write_folded(prof, argv[optind + 1], weight, cpus,
+					   tk_tarmac_cpu_count(tr), &err) < 0) {
+		cli_error(&err);
+		goto out;
+	}
+	summary(tr, quiet);
+	ret = EXIT_OK;
+out:
+	free(cpus);
+	tk_tarmac_close(tr);
+	tk_tarmac_profile_free(prof);
+	tk_tarmac_symtab_free(syms);
 	return ret;
 }

@@ -1,8 +1,11 @@
 /*
  * fuzz_tarmac.c - libFuzzer target for the Tarmac record reader and its ISR
- * adapter.  The first byte picks strict or lenient mode; the rest is the
- * log.  Every span of every record is read, so a bad pointer or length
- * shows up under ASan.
+ * adapter.  The first byte picks strict or lenient mode (bit 0); with bit
+ * 2 set, the next two bytes (little-endian) are the length of an ELF image
+ * that follows, read as the symbols of a function profile of the log (so
+ * the ELF reader and the profile are fuzzed too).  The rest is the log.
+ * Every span of every record is read, so a bad pointer or length shows up
+ * under ASan.
  */
 #include "tracekit/tracekit.h"
 
@@ -28,6 +31,54 @@ static size_t touch(const tk_tarmac_span *s)
 	return sum;
 }
 
+/* The profile of the log against the symbols: every node and function. */
+static size_t profile(const uint8_t *elf, size_t elflen, const uint8_t *log,
+		      size_t len, int strict)
+{
+	tk_tarmac_symtab *st = NULL;
+	tk_tarmac_profile *p = NULL;
+	tk_tarmac_opts o;
+	tk_tarmac *tr = NULL;
+	tk_tarmac_record rec;
+	tk_error err;
+	const uint32_t *kids;
+	size_t sum = 0, i, n, k;
+
+	if (tk_tarmac_symtab_open_mem(&st, elf, elflen, "fuzz.elf", &err) != TK_OK)
+		return 0;
+	for (i = 0; i < tk_tarmac_symtab_count(st); i++) {
+		const tk_tarmac_symbol *y = tk_tarmac_symtab_get(st, i);
+		FUZZ_CHECK(y && y->name);
+		FUZZ_CHECK(tk_tarmac_symtab_find(st, y->address) >= 0 || y->size == 0);
+		sum += strlen(y->name);
+	}
+	p = tk_tarmac_profile_new(st);
+	tk_tarmac_opts_init(&o);
+	o.strict = strict;
+	if (p && tk_tarmac_open_mem(&tr, log, len, "fuzz", &o, &err) == TK_OK) {
+		while (tk_tarmac_next(tr, &rec, &err) == TK_OK)
+			if (tk_tarmac_profile_record(p, &rec, &err) != TK_OK)
+				break;
+		if (tk_tarmac_profile_finish(p, &err) == TK_OK) {
+			n = tk_tarmac_profile_node_count(p);
+			for (i = 0; i < n; i++) {
+				const tk_tarmac_node *x = tk_tarmac_profile_node(p, i);
+				FUZZ_CHECK(x && x->parent <= i && x->instructions >= x->self_instructions);
+				sum += strlen(tk_tarmac_profile_symbol_name(p, x->symbol < 0 ? -1 : x->symbol));
+				k = tk_tarmac_profile_children(p, i, (int)(i & 1), &kids);
+				while (k--)
+					FUZZ_CHECK(kids[k] > i && kids[k] < n);
+			}
+			for (i = 0; i < tk_tarmac_profile_func_count(p); i++)
+				sum += (size_t)tk_tarmac_profile_func(p, i)->calls;
+		}
+		tk_tarmac_close(tr);
+	}
+	tk_tarmac_profile_free(p);
+	tk_tarmac_symtab_free(st);
+	return sum;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	tk_tarmac_opts o;
@@ -41,6 +92,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
+	if ((data[0] & 4) && size >= 3) {
+		size_t elflen = (size_t)data[1] | (size_t)data[2] << 8;
+		if (elflen > size - 3)
+			elflen = size - 3;
+		sum += profile(data + 3, elflen, data + 3 + elflen, size - 3 - elflen,
+			       data[0] & 1);
+		return sum == 1 ? 1 : 0;
+	}
 	tk_tarmac_opts_init(&o);
 	o.strict = data[0] & 1;
 	if (tk_tarmac_open_mem(&tr, data + 1, size - 1, "fuzz", &o, &err) == TK_OK) {

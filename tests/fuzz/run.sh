@@ -11,7 +11,7 @@ mkdir -p "$out"
 cd "$root"
 srcs="$(ls src/core/*.c src/formats/*.c src/formats/*/*.c src/analysis/*.c)"
 cflags="-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Iinclude"
-libs="-lz -lzstd -lexpat -lsqlite3 -lpthread"
+libs="-lz -lzstd -lexpat -lsqlite3 -lelf -lpthread"
 status=0
 
 # the event readers share one target; Tarmac also drives its record API

@@ -36,4 +36,19 @@ int tarmac_reader_open(tk_reader *r, tk_error *err);
 int tarmac_reader_next(tk_reader *r, const tk_event **ev, tk_error *err);
 void tarmac_reader_close(tk_reader *r);
 
+/*
+ * What an event record means to the exception timeline (the rules of the
+ * ISR adapter): an exception entry, a reset, or neither.
+ */
+enum { TARMAC_EV_NONE = 0, TARMAC_EV_ENTRY = 1, TARMAC_EV_RESET = 2 };
+int tarmac_event_class(const tk_tarmac_record *rec);
+
+/* Registers the exception rules look at (names in any case). */
+enum { TARMAC_REG_OTHER = 0, TARMAC_REG_LR, TARMAC_REG_PSR /* psr xpsr ipsr */,
+       TARMAC_REG_CPSR, TARMAC_REG_STACK /* MSP PSP ..., r13_main */ };
+int tarmac_reg_class(const tk_tarmac_span *r);
+
+/* The disassembly loads the pc (POP/LDM {..pc}, LDR pc,...). */
+int tarmac_pc_loaded(const tk_tarmac_record *rec);
+
 #endif

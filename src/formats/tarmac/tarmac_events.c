@@ -399,32 +399,94 @@ static int on_event(tarmac_reader *a, core *c, const tk_tarmac_record *rec,
 	return TK_OK;   /* HRESETn, LOCKUP, DebugEvent_... are not exceptions */
 }
 
+int tarmac_event_class(const tk_tarmac_record *rec)
+{
+	const char *p = rec->name.ptr;
+	size_t n = rec->name.len;
+	int k;
+
+	if (rec->kind != TK_TARMAC_EVENT || !n)
+		return TARMAC_EV_NONE;
+	if ((rec->kind_text.len == 3 && memcmp(rec->kind_text.ptr, "EXC", 3) == 0) ||
+	    (rec->kind_text.len == 2 && memcmp(rec->kind_text.ptr, "ES", 2) == 0))
+		return tk_ascii_casecmp(p, n, "Reset") == 0 ? TARMAC_EV_RESET
+							    : TARMAC_EV_ENTRY;
+	if (!(rec->kind_text.len == 1 && rec->kind_text.ptr[0] == 'E'))
+		return TARMAC_EV_NONE;
+	if (n > 10 && memcmp(p, "CoreEvent_", 10) == 0) {
+		if (tk_ascii_casecmp(p + 10, n - 10, "ModeChange") == 0)
+			return TARMAC_EV_NONE;
+		return tk_ascii_casecmp(p + 10, n - 10, "RESET") == 0
+			       ? TARMAC_EV_RESET : TARMAC_EV_ENTRY;
+	}
+	if (rec->exception_number >= 0)
+		return TARMAC_EV_ENTRY;
+	k = number_of_name(p, n);
+	if (k == 1)
+		return TARMAC_EV_RESET;
+	return k >= 0 ? TARMAC_EV_ENTRY : TARMAC_EV_NONE;
+}
+
+int tarmac_reg_class(const tk_tarmac_span *r)
+{
+	char c0;
+
+	if (r->len >= 8 && memcmp(r->ptr, "r13_main", 8) == 0)
+		return TARMAC_REG_STACK;
+	if (r->len < 2 || r->len > 6)
+		return TARMAC_REG_OTHER;
+	c0 = (char)(r->ptr[0] | 0x20);
+	switch (c0) {
+	case 'l':
+		return span_is(r, "lr") ? TARMAC_REG_LR : TARMAC_REG_OTHER;
+	case 'r':
+		if (r->len == 3 && r->ptr[1] == '1' && r->ptr[2] == '4')
+			return TARMAC_REG_LR;
+		return TARMAC_REG_OTHER;
+	case 'p':
+		if (span_is(r, "psr"))
+			return TARMAC_REG_PSR;
+		/* fall through */
+	case 'm':
+		if (span_is(r, "MSP") || span_is(r, "PSP") || span_is(r, "MSP_S") ||
+		    span_is(r, "MSP_NS") || span_is(r, "PSP_S") || span_is(r, "PSP_NS"))
+			return TARMAC_REG_STACK;
+		return TARMAC_REG_OTHER;
+	case 'x':
+		return span_is(r, "xpsr") ? TARMAC_REG_PSR : TARMAC_REG_OTHER;
+	case 'i':
+		return span_is(r, "ipsr") ? TARMAC_REG_PSR : TARMAC_REG_OTHER;
+	case 'c':
+		return span_is(r, "cpsr") ? TARMAC_REG_CPSR : TARMAC_REG_OTHER;
+	default:
+		return TARMAC_REG_OTHER;
+	}
+}
+
 static int on_register(tarmac_reader *a, core *c, const tk_tarmac_record *rec,
 		       uint64_t time, tk_error *err)
 {
-	const tk_tarmac_span *r = &rec->reg;
+	int cls = tarmac_reg_class(&rec->reg);
 	int ipsr, k, rc;
 
+	if (cls == TARMAC_REG_OTHER)
+		return TK_OK;
 	if (!a->mprofile) {
-		if (span_is(r, "MSP") || span_is(r, "PSP") || span_is(r, "MSP_S") ||
-		    span_is(r, "MSP_NS") || span_is(r, "PSP_S") || span_is(r, "PSP_NS") ||
-		    span_is(r, "xPSR") || span_is(r, "psr") || span_is(r, "IPSR") ||
-		    (r->len >= 8 && memcmp(r->ptr, "r13_main", 8) == 0))
+		if (cls == TARMAC_REG_STACK || cls == TARMAC_REG_PSR)
 			a->mprofile = 1;
 		else
 			return TK_OK;
 	}
-	if (span_is(r, "lr") || span_is(r, "r14")) {
+	if (cls == TARMAC_REG_LR) {
 		c->lr = rec->reg_value;
 		c->lr_known = rec->value_known;
 		return TK_OK;
 	}
-	if (!(span_is(r, "psr") || span_is(r, "xpsr") || span_is(r, "ipsr") ||
-	      span_is(r, "cpsr")) || !rec->value_known)
+	if (cls == TARMAC_REG_STACK || !rec->value_known)
 		return TK_OK;
 	/* Fast Models name the M-profile xPSR "cpsr"; an A-profile CPSR has
 	 * no T bit at 24 where every valid xPSR has it */
-	if (span_is(r, "cpsr") && !(rec->reg_value & (1u << 24)))
+	if (cls == TARMAC_REG_CPSR && !(rec->reg_value & (1u << 24)))
 		return TK_OK;
 	ipsr = (int)(rec->reg_value & 0x1ff);
 	if (ipsr == 0) {
@@ -449,11 +511,13 @@ static int on_register(tarmac_reader *a, core *c, const tk_tarmac_record *rec,
 	return enter_number(a, c, rec, time, ipsr, err);
 }
 
-static int pc_loaded(const tk_tarmac_record *rec)
+int tarmac_pc_loaded(const tk_tarmac_record *rec)
 {
 	const char *d = rec->disasm.ptr, *m = rec->mnemonic.ptr;
 	size_t n = rec->disasm.len, ml = rec->mnemonic.len, i;
 
+	if (ml < 3 || ((m[0] | 0x20) != 'p' && (m[0] | 0x20) != 'l'))
+		return 0;
 	if (ml >= 3 && (tk_ascii_ncaseeq(m, "POP", 3) || tk_ascii_ncaseeq(m, "LDM", 3))) {
 		for (i = 0; i + 3 <= n; i++)
 			if (tk_ascii_ncaseeq(d + i, "pc}", 3))
@@ -475,7 +539,8 @@ static int on_instruction(tarmac_reader *a, core *c, const tk_tarmac_record *rec
 	const tk_tarmac_span *m = &rec->mnemonic;
 
 	c->pop_pending = 0;
-	if (!a->mprofile) {
+	if (!a->mprofile && rec->mode.len >= 6 &&
+	    ((rec->mode.ptr[0] | 0x20) == 't' || (rec->mode.ptr[0] | 0x20) == 'h')) {
 		if (span_is(&rec->mode, "thread") || span_is(&rec->mode, "handler") ||
 		    span_is(&rec->mode, "thread_s") || span_is(&rec->mode, "handler_s") ||
 		    span_is(&rec->mode, "thrd_s") || span_is(&rec->mode, "hndl_s"))
@@ -484,11 +549,11 @@ static int on_instruction(tarmac_reader *a, core *c, const tk_tarmac_record *rec
 	if (!rec->executed)
 		return TK_OK;
 	if (!a->mprofile) {
-		if (span_is(m, "ERET"))
+		if (m->len == 4 && span_is(m, "ERET"))
 			return leave(a, c, rec, time, err);
 		return TK_OK;
 	}
-	if (span_is(m, "BX") && c->lr_known && c->lr >= 0xF0000000u) {
+	if (m->len == 2 && span_is(m, "BX") && c->lr_known && c->lr >= 0xF0000000u) {
 		const char *o = m->ptr + m->len, *e = rec->disasm.ptr + rec->disasm.len;
 		while (o < e && (*o == ' ' || *o == '\t'))
 			o++;
@@ -496,7 +561,7 @@ static int on_instruction(tarmac_reader *a, core *c, const tk_tarmac_record *rec
 		    (e - o >= 3 && tk_ascii_ncaseeq(o, "r14", 3)))
 			return leave(a, c, rec, time, err);
 	}
-	c->pop_pending = pc_loaded(rec);
+	c->pop_pending = tarmac_pc_loaded(rec);
 	return TK_OK;
 }
 
@@ -616,6 +681,24 @@ fail:
 	return rc;
 }
 
+/*
+ * Exceptions entered and not returned from by the end of the log stay open:
+ * no terminate is made up (its time is not in the log), as for an instance
+ * of any trace cut at its end; the analyses count complete instances, and
+ * `tracekit stats` lists the open ones.  One warning says so.
+ */
+static void warn_open(tarmac_reader *a)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < a->ncores; i++)
+		n += (size_t)a->cores[i].depth;
+	if (n)
+		tk_reader_warn(a->r, 10, a->tr.line, 0,
+			       "%zu exception%s still active at the end of the log: left open (no terminate)",
+			       n, n == 1 ? "" : "s");
+}
+
 int tarmac_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 {
 	tarmac_reader *a = r->impl;
@@ -628,6 +711,7 @@ int tarmac_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 		rc = tk_tarmac_next(&a->tr, &rec, err);
 		if (rc == TK_END) {
 			a->at_end = 1;
+			warn_open(a);
 			return TK_END;
 		}
 		if (rc < 0)

@@ -176,12 +176,21 @@ static inline int in_set(const char *set, char c)
  */
 static int parse_addr(const char *p, const char *e, tk_tarmac_record *rec)
 {
-	const char *c = find_byte(p, e, ':');
+	const char *c = p;
+	uint64_t v = 0;
 
-	if (parse_hex(p, c ? c : e, &rec->address) < 0)
+	/* one pass: the hex digits up to ':' or the end */
+	for (; c < e; c++) {
+		int d = hexval(*c);
+		if (d < 0)
+			break;
+		v = v << 4 | (uint64_t)d;
+	}
+	if (c == p || c - p > 16 || (c < e && *c != ':'))
 		return -1;
+	rec->address = v;
 	rec->has_address = 1;
-	if (c) {
+	if (c < e) {
 		const char *q;
 		if (c + 1 == e)
 			return -1;
@@ -419,10 +428,12 @@ static int parse_stamp(tk_tarmac *tr, const char *line, const char **pp,
 	tk_tarmac_unit unit;
 	int nf = 0, x;
 
+	/* 19 digits always fit: the overflow test only from the 20th on */
+	while (p < end && p - num < 19 && *p >= '0' && *p <= '9')
+		v = v * 10 + (unsigned)(*p++ - '0');
 	while (p < end && *p >= '0' && *p <= '9') {
 		unsigned d = (unsigned)(*p - '0');
-		/* 19 digits always fit: the division only from the 20th on */
-		if (p - num >= 19 && v > (UINT64_MAX - d) / 10)
+		if (v > (UINT64_MAX - d) / 10)
 			return bad(tr, err, W_MALFORMED, line, num,
 				   "time stamp too large", num, tok_end(num, end));
 		v = v * 10 + d;

@@ -1,0 +1,268 @@
+/*
+ * tarmac_elf.c - the function symbols of an ELF file, for the profile of a
+ * Tarmac log (tracekit/tarmac.h, tk_tarmac_symtab_*).
+ *
+ * libelf does the reading (any class, any byte order); what is kept is a
+ * sorted array of (address, size, name) with the names in one buffer.
+ * Lookups are a binary search for the last start at or below the address.
+ */
+#include "tarmac.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct tk_tarmac_symtab {
+	tk_tarmac_symbol *syms;
+	size_t count;
+	char *names;
+};
+
+typedef struct raw_sym {
+	uint64_t address, size, sec_end;
+	size_t name;              /* offset into the name buffer */
+	const char *nameptr;      /* set once the buffer stops moving */
+	int global;
+} raw_sym;
+
+static int cmp_raw(const void *a, const void *b)
+{
+	const raw_sym *x = a, *y = b;
+
+	if (x->address != y->address)
+		return x->address < y->address ? -1 : 1;
+	if (x->global != y->global)
+		return x->global ? -1 : 1;
+	return strcmp(x->nameptr, y->nameptr);
+}
+
+static int elf_fail(tk_error *err, const char *path, int code, const char *what)
+{
+	int e = elf_errno();
+
+	if (e)
+		return tk_err_set(err, code, path, 0, 0, "%s (%s)", what,
+				  elf_errmsg(e));
+	return tk_err_set(err, code, path, 0, 0, "%s", what);
+}
+
+static int symtab_read(tk_tarmac_symtab **out, const char *path, int fd,
+		       const void *mem, size_t memlen, tk_error *err)
+{
+	tk_tarmac_symtab *st = NULL;
+	raw_sym *raw = NULL;
+	char *names = NULL;
+	size_t nraw = 0, capraw = 0, nlen = 0, capn = 0, i, k;
+	Elf_Scn *scn = NULL, *symscn = NULL;
+	GElf_Shdr shdr, symshdr = { 0 };
+	GElf_Ehdr ehdr;
+	Elf_Data *data;
+	Elf *elf = NULL;
+	size_t shnum = 0;
+	char *copy = NULL;
+	int rc, arm;
+
+	*out = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return elf_fail(err, path, TK_E_IO, "libelf cannot be initialised");
+	if (fd >= 0) {
+		elf = elf_begin(fd, ELF_C_READ, NULL);
+	} else {
+		/* libelf may convert the image in place: a copy of it */
+		copy = malloc(memlen ? memlen : 1);
+		if (!copy)
+			goto nomem;
+		if (memlen)
+			memcpy(copy, mem, memlen);
+		elf = elf_memory(copy, memlen);
+	}
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		rc = tk_err_set(err, TK_E_FORMAT, path, 0, 0, "not an ELF file");
+		goto out;
+	}
+	if (!gelf_getehdr(elf, &ehdr) || elf_getshdrnum(elf, &shnum) != 0) {
+		rc = elf_fail(err, path, TK_E_PARSE, "damaged ELF header");
+		goto out;
+	}
+	arm = ehdr.e_machine == EM_ARM;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &shdr)) {
+			rc = elf_fail(err, path, TK_E_PARSE, "damaged section header");
+			goto out;
+		}
+		if (shdr.sh_type == SHT_SYMTAB ||
+		    (shdr.sh_type == SHT_DYNSYM && !symscn)) {
+			symscn = scn;
+			symshdr = shdr;
+		}
+	}
+	if (!symscn) {
+		rc = tk_err_set(err, TK_E_FORMAT, path, 0, 0,
+				"no symbol table (stripped ELF file?)");
+		goto out;
+	}
+	data = elf_getdata(symscn, NULL);
+	if (!data || symshdr.sh_entsize == 0) {
+		rc = elf_fail(err, path, TK_E_PARSE, "damaged symbol table");
+		goto out;
+	}
+	for (i = 0; i < data->d_size / symshdr.sh_entsize; i++) {
+		GElf_Sym sym;
+		GElf_Shdr sec;
+		const char *name;
+		Elf_Scn *s;
+		size_t n;
+
+		if (!gelf_getsym(data, (int)i, &sym)) {
+			rc = elf_fail(err, path, TK_E_PARSE, "damaged symbol");
+			goto out;
+		}
+		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF ||
+		    sym.st_shndx >= SHN_LORESERVE)
+			continue;
+		name = elf_strptr(elf, symshdr.sh_link, sym.st_name);
+		if (!name || !*name || name[0] == '$')
+			continue;
+		s = elf_getscn(elf, sym.st_shndx);
+		if (!s || !gelf_getshdr(s, &sec)) {
+			rc = elf_fail(err, path, TK_E_PARSE, "symbol in a damaged section");
+			goto out;
+		}
+		n = strlen(name) + 1;
+		if (nlen + n > capn) {
+			size_t nc = capn ? capn * 2 : 4096;
+			char *nn;
+			while (nc < nlen + n)
+				nc *= 2;
+			nn = realloc(names, nc);
+			if (!nn)
+				goto nomem;
+			names = nn;
+			capn = nc;
+		}
+		if (nraw == capraw) {
+			size_t nc = capraw ? capraw * 2 : 256;
+			raw_sym *nr = tk_xrealloc_array(raw, nc, sizeof(*nr));
+			if (!nr)
+				goto nomem;
+			raw = nr;
+			capraw = nc;
+		}
+		memcpy(names + nlen, name, n);
+		raw[nraw].address = sym.st_value & (arm ? ~(uint64_t)1 : ~(uint64_t)0);
+		raw[nraw].size = sym.st_size;
+		raw[nraw].sec_end = sec.sh_addr + sec.sh_size;
+		raw[nraw].name = nlen;
+		raw[nraw].global = GELF_ST_BIND(sym.st_info) == STB_GLOBAL;
+		nraw++;
+		nlen += n;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st || (nraw && !(st->syms = tk_xrealloc_array(NULL, nraw, sizeof(*st->syms)))))
+		goto nomem;
+	for (i = 0; i < nraw; i++)
+		raw[i].nameptr = names + raw[i].name;
+	if (nraw)
+		qsort(raw, nraw, sizeof(*raw), cmp_raw);
+	/* aliases: the first at each address (global first, then by name) */
+	for (i = 0, k = 0; i < nraw; i++) {
+		if (k && raw[i].address == st->syms[k - 1].address)
+			continue;
+		st->syms[k].address = raw[i].address;
+		st->syms[k].size = raw[i].size;
+		st->syms[k].name = names + raw[i].name;
+		if (!raw[i].size) {
+			/* the next symbol's start, or the end of the section */
+			size_t j = i + 1;
+			uint64_t end = raw[i].sec_end;
+			while (j < nraw && raw[j].address == raw[i].address)
+				j++;
+			if (j < nraw && raw[j].address < end)
+				end = raw[j].address;
+			st->syms[k].size = end > raw[i].address ? end - raw[i].address : 0;
+		}
+		k++;
+	}
+	st->count = k;
+	st->names = names;
+	names = NULL;
+	*out = st;
+	st = NULL;
+	rc = TK_OK;
+	goto out;
+nomem:
+	rc = tk_err_nomem(err, path);
+out:
+	tk_tarmac_symtab_free(st);
+	free(raw);
+	free(names);
+	if (elf)
+		elf_end(elf);
+	free(copy);
+	return rc;
+}
+
+int tk_tarmac_symtab_open(tk_tarmac_symtab **out, const char *path,
+			  tk_error *err)
+{
+	int fd, rc;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return tk_err_set(err, TK_E_IO, path, 0, 0, "cannot open: %s",
+				  strerror(errno));
+	rc = symtab_read(out, path, fd, NULL, 0, err);
+	close(fd);
+	return rc;
+}
+
+int tk_tarmac_symtab_open_mem(tk_tarmac_symtab **out, const void *data,
+			      size_t len, const char *name, tk_error *err)
+{
+	return symtab_read(out, name, -1, data, len, err);
+}
+
+size_t tk_tarmac_symtab_count(const tk_tarmac_symtab *st)
+{
+	return st ? st->count : 0;
+}
+
+const tk_tarmac_symbol *tk_tarmac_symtab_get(const tk_tarmac_symtab *st,
+					     size_t i)
+{
+	return st && i < st->count ? &st->syms[i] : NULL;
+}
+
+long tk_tarmac_symtab_find(const tk_tarmac_symtab *st, uint64_t address)
+{
+	size_t lo = 0, hi = st ? st->count : 0;
+
+	/* the last symbol starting at or below the address */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (st->syms[mid].address <= address)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -1;
+	lo--;
+	if (address - st->syms[lo].address < st->syms[lo].size)
+		return (long)lo;
+	return -1;
+}
+
+void tk_tarmac_symtab_free(tk_tarmac_symtab *st)
+{
+	if (!st)
+		return;
+	free(st->syms);
+	free(st->names);
+	free(st);
+}

@@ -1,0 +1,857 @@
+/*
+ * tarmac_profile.c - a function profile and call tree of a Tarmac log
+ * against the symbols of an ELF file (tracekit/tarmac.h has the rules),
+ * and its folded stacks for flame graphs.
+ *
+ * Per CPU a shadow stack of frames; each frame points at its call-tree
+ * node, so an instruction costs a range check of the current function and
+ * two additions while the PC stays in it.  The stack is changed only when
+ * the PC leaves the function or an exception record said so: that is where
+ * the symbol search and the node look-up (a hash of parent and symbol) run.
+ *
+ * Why the rules are what they are (real logs):
+ *  - a BL whose target is in the same function (a Thumb-1 long branch, a
+ *    local helper) is no call unless it lands on a function entry, so that
+ *    recursion is seen and local branches are not;
+ *  - returns are matched against the return addresses on the stack, not
+ *    decoded from BX LR / POP {pc} / RET / LDR pc / MOV pc,lr alone: any of
+ *    them works, and a return that skips frames (longjmp, an unwinder) pops
+ *    them all;  when no address matches, reaching a function lower on the
+ *    stack is a return to it (a call the log did not show as a BL);
+ *  - an exception is known from the records, not from the PC: a handler
+ *    starts at a function entry like a tail call would.  The handler's
+ *    frame is a child of the interrupted one; returns pop to below it.
+ */
+#include "tarmac.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 256
+#define NO_RET UINT64_MAX
+#define NONE32 UINT32_MAX
+#define SYM_CPU (-2L)   /* a CPU's root node */
+
+typedef struct pframe {
+	uint32_t node;
+	long sym;
+	uint64_t ret;             /* return address; NO_RET for exceptions */
+	int exc;                  /* entered by an exception */
+	int num;                  /* its IPSR number, -1 if not known */
+} pframe;
+
+typedef struct pcore {
+	pframe stack[MAX_DEPTH];
+	uint32_t depth;
+	uint32_t root;            /* the CPU's root node (cpu > 0), or NONE32 */
+	uint32_t last_node;       /* the node of the last instruction */
+	int has_last;
+	uint64_t last_time;
+	int has_time;
+	/* the current function's range, a cache of the symbol search */
+	uint64_t lo, hi;
+	long cur_sym;
+	/* the previous executed instruction */
+	uint64_t prev_pc, prev_size;
+	int prev_call;
+	int prev_direct;          /* a direct branch (B, Bcc, CBZ): not a return */
+	/* what the records since then said */
+	int pend_entry, pend_return, pend_return_all, pend_reset, pend_to_num;
+	int pend_num;
+	uint64_t lr;
+	int lr_known;
+	int pop_pending;
+	int ipsr;
+} pcore;
+
+struct tk_tarmac_profile {
+	const tk_tarmac_symtab *st;
+	tk_tarmac_node *nodes;
+	size_t nnodes, capnodes;
+	uint32_t *hash;           /* node index + 1, 0 empty */
+	size_t hcap;
+	pcore **cores;
+	size_t ncores;
+	int mprofile;
+	uint64_t ninstr, overflows;
+	tk_tarmac_func *funcs;
+	size_t nfuncs;
+	uint32_t *kids, *kidoff;  /* children, grouped by parent (after finish) */
+	uint32_t *scratch;
+	size_t nscratch;
+	int finished;
+};
+
+/* ---- nodes ----------------------------------------------------------------- */
+
+static size_t hash_of(uint32_t parent, long sym, size_t cap)
+{
+	uint64_t h = ((uint64_t)parent << 32) ^ (uint64_t)(sym + 3);
+
+	h *= 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 20) & (cap - 1);
+}
+
+static uint32_t key_parent(const tk_tarmac_profile *p, uint32_t i)
+{
+	return p->nodes[i].parent == i ? NONE32 : p->nodes[i].parent;
+}
+
+static int grow_hash(tk_tarmac_profile *p)
+{
+	size_t ncap = p->hcap ? p->hcap * 2 : 1024, i;
+	uint32_t *nh = calloc(ncap, sizeof(*nh));
+
+	if (!nh)
+		return -1;
+	for (i = 0; i < p->nnodes; i++) {
+		size_t h = hash_of(key_parent(p, (uint32_t)i), p->nodes[i].symbol, ncap);
+		while (nh[h])
+			h = (h + 1) & (ncap - 1);
+		nh[h] = (uint32_t)i + 1;
+	}
+	free(p->hash);
+	p->hash = nh;
+	p->hcap = ncap;
+	return 0;
+}
+
+/* The node of `sym` under `parent` (NONE32: a root), made when new. */
+static int node_get(tk_tarmac_profile *p, uint32_t parent, long sym,
+		    uint32_t cpu, uint32_t *out)
+{
+	tk_tarmac_node *n;
+	size_t h;
+
+	if ((p->nnodes + 1) * 2 > p->hcap && grow_hash(p) < 0)
+		return -1;
+	for (h = hash_of(parent, sym, p->hcap); p->hash[h]; h = (h + 1) & (p->hcap - 1)) {
+		uint32_t i = p->hash[h] - 1;
+		if (p->nodes[i].symbol == sym && key_parent(p, i) == parent &&
+		    (parent != NONE32 || p->nodes[i].cpu == cpu)) {
+			*out = i;
+			return 0;
+		}
+	}
+	if (p->nnodes >= NONE32 - 1)
+		return -1;
+	if (p->nnodes == p->capnodes) {
+		size_t ncap = p->capnodes ? p->capnodes * 2 : 256;
+		tk_tarmac_node *nn = tk_xrealloc_array(p->nodes, ncap, sizeof(*nn));
+		if (!nn)
+			return -1;
+		p->nodes = nn;
+		p->capnodes = ncap;
+	}
+	n = &p->nodes[p->nnodes];
+	memset(n, 0, sizeof(*n));
+	n->parent = parent == NONE32 ? (uint32_t)p->nnodes : parent;
+	n->depth = parent == NONE32 ? 0 : p->nodes[parent].depth + 1;
+	n->symbol = sym;
+	n->cpu = cpu;
+	p->hash[h] = (uint32_t)p->nnodes + 1;
+	*out = (uint32_t)p->nnodes++;
+	return 0;
+}
+
+/* ---- the shadow stack ------------------------------------------------------- */
+
+static int core_get(tk_tarmac_profile *p, uint32_t cpu, pcore **out)
+{
+	pcore *c;
+
+	if (cpu >= p->ncores) {
+		size_t ncap = (size_t)cpu + 1, i;
+		pcore **nc = tk_xrealloc_array(p->cores, ncap, sizeof(*nc));
+		if (!nc)
+			return -1;
+		for (i = p->ncores; i < ncap; i++)
+			nc[i] = NULL;
+		p->cores = nc;
+		p->ncores = ncap;
+	}
+	if (!p->cores[cpu]) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return -1;
+		c->root = NONE32;
+		c->cur_sym = -1;
+		c->ipsr = 0;
+		if (cpu && node_get(p, NONE32, SYM_CPU, cpu, &c->root) < 0) {
+			free(c);
+			return -1;
+		}
+		p->cores[cpu] = c;
+	}
+	*out = p->cores[cpu];
+	return 0;
+}
+
+static int push(tk_tarmac_profile *p, pcore *c, uint32_t cpu, long sym,
+		uint64_t ret, int exc, int num)
+{
+	uint32_t parent = c->depth ? c->stack[c->depth - 1].node : c->root;
+	pframe *f;
+
+	if (c->depth == MAX_DEPTH) {
+		/* deeper than any real program: the frame is replaced */
+		p->overflows++;
+		parent = p->nodes[c->stack[c->depth - 1].node].parent;
+		if (parent == c->stack[c->depth - 1].node)
+			parent = NONE32;
+		c->depth--;
+	}
+	f = &c->stack[c->depth];
+	if (node_get(p, parent, sym, cpu, &f->node) < 0)
+		return -1;
+	p->nodes[f->node].calls++;
+	if (exc)
+		p->nodes[f->node].exception = 1;
+	f->sym = sym;
+	f->ret = ret;
+	f->exc = exc;
+	f->num = num;
+	c->depth++;
+	return 0;
+}
+
+/* The top frame becomes `sym` (a tail call or a jump): same parent. */
+static int replace(tk_tarmac_profile *p, pcore *c, uint32_t cpu, long sym)
+{
+	pframe f = c->stack[c->depth - 1];
+
+	c->depth--;
+	if (push(p, c, cpu, sym, f.ret, f.exc, f.num) < 0)
+		return -1;
+	return 0;
+}
+
+/* Pop the topmost exception frame and all above it. */
+static void pop_exception(pcore *c, int all)
+{
+	uint32_t k = c->depth, found = NONE32;
+
+	while (k-- > 0) {
+		if (c->stack[k].exc) {
+			found = k;
+			if (!all)
+				break;
+		}
+	}
+	if (found != NONE32)
+		c->depth = found;
+}
+
+/* IPSR back to an active handler: pop the frames above its frame. */
+static void return_to_num(pcore *c, int num)
+{
+	uint32_t k = c->depth;
+
+	while (k-- > 0)
+		if (c->stack[k].exc && c->stack[k].num == num) {
+			c->depth = k + 1;
+			return;
+		}
+}
+
+static int has_exc_num(const pcore *c, int num)
+{
+	uint32_t k;
+
+	for (k = 0; k < c->depth; k++)
+		if (c->stack[k].exc && c->stack[k].num == num)
+			return 1;
+	return 0;
+}
+
+static int up_eq(const tk_tarmac_span *s, const char *lit)
+{
+	return tk_ascii_casecmp(s->ptr, s->len, lit) == 0;
+}
+
+/* BL, BLX, BLR, BLRAA..., BL<cond>, BL.W: a branch with link */
+static int is_call(const tk_tarmac_record *rec)
+{
+	static const char conds[] = "EQNECSHSCCLOMIPLVSVCHILSGELTGTLEAL";
+	const char *m = rec->mnemonic.ptr;
+	size_t n = rec->mnemonic.len, i;
+
+	if (n < 2 || (m[0] | 0x20) != 'b' || (m[1] | 0x20) != 'l')
+		return 0;
+	if (n == 2)
+		return 1;
+	if ((m[2] | 0x20) == 'x' || (m[2] | 0x20) == 'r' || m[2] == '.')
+		return 1;
+	if (n == 4)
+		for (i = 0; i + 1 < sizeof(conds); i += 2)
+			if ((m[2] & ~0x20) == conds[i] && (m[3] & ~0x20) == conds[i + 1])
+				return 1;
+	return 0;
+}
+
+/* B, B<cond>, B.W, CBZ, CBNZ, TBZ, TBNZ: a branch to a fixed address */
+static int is_direct_branch(const tk_tarmac_record *rec)
+{
+	const char *m = rec->mnemonic.ptr;
+	size_t n = rec->mnemonic.len;
+
+	if (n >= 3 && ((m[0] | 0x20) == 'c' || (m[0] | 0x20) == 't') &&
+	    (m[1] | 0x20) == 'b' && ((m[2] | 0x20) == 'z' || (m[2] | 0x20) == 'n'))
+		return 1;
+	if (n < 1 || (m[0] | 0x20) != 'b' || is_call(rec))
+		return 0;
+	if (n >= 2 && ((m[1] | 0x20) == 'x' || ((m[1] | 0x20) == 'r' && n <= 3 &&
+						 (n == 2 || (m[2] | 0x20) != 'k'))))
+		return 0;   /* BX, BXJ, BR, BRAA...: through a register */
+	return 1;
+}
+
+static uint64_t instr_size(const tk_tarmac_record *rec)
+{
+	if (rec->opcode_bits)
+		return rec->opcode_bits / 8;
+	return 4;
+}
+
+/* Where the PC is: the current function, else a search. */
+static long func_of(tk_tarmac_profile *p, pcore *c, uint64_t pc)
+{
+	long s;
+
+	if (pc - c->lo < c->hi - c->lo)
+		return c->cur_sym;
+	s = tk_tarmac_symtab_find(p->st, pc);
+	c->cur_sym = s;
+	if (s >= 0) {
+		const tk_tarmac_symbol *y = tk_tarmac_symtab_get(p->st, (size_t)s);
+		c->lo = y->address;
+		c->hi = y->address + y->size;
+	} else {
+		c->lo = c->hi = 0;
+	}
+	return s;
+}
+
+static int is_entry(const tk_tarmac_profile *p, long sym, uint64_t pc)
+{
+	return sym >= 0 && tk_tarmac_symtab_get(p->st, (size_t)sym)->address == pc;
+}
+
+/* The stack for an executed instruction at pc in function sym. */
+static int step(tk_tarmac_profile *p, pcore *c, uint32_t cpu, uint64_t pc,
+		long sym)
+{
+	uint32_t k;
+
+	if (c->pend_reset) {
+		c->depth = 0;
+		c->pend_reset = 0;
+	}
+	if (c->pend_return || c->pend_return_all)
+		pop_exception(c, c->pend_return_all);
+	if (c->pend_to_num)
+		return_to_num(c, c->pend_num);
+	c->pend_return = c->pend_return_all = c->pend_to_num = 0;
+	if (c->pend_entry) {
+		c->pend_entry = 0;
+		return push(p, c, cpu, sym, NO_RET, 1, c->ipsr ? c->ipsr : -1);
+	}
+	if (!c->depth)
+		return push(p, c, cpu, sym, NO_RET, 0, -1);
+	if (c->prev_call && (sym != c->stack[c->depth - 1].sym || is_entry(p, sym, pc)))
+		return push(p, c, cpu, sym, c->prev_pc + c->prev_size, 0, -1);
+	if (sym == c->stack[c->depth - 1].sym) {
+		/* a recursive call returning (not a branch that happens to
+		 * reach the instruction after the call) */
+		if (pc == c->stack[c->depth - 1].ret && !c->prev_direct &&
+		    c->depth > 1 && c->stack[c->depth - 2].sym == sym)
+			c->depth--;
+		return 0;
+	}
+	/* a return to an address on the stack */
+	for (k = c->depth; k-- > 0;)
+		if (c->stack[k].ret == pc) {
+			c->depth = k;
+			break;
+		}
+	if (!c->depth)
+		return push(p, c, cpu, sym, NO_RET, 0, -1);
+	if (sym == c->stack[c->depth - 1].sym)
+		return 0;
+	if (is_entry(p, sym, pc))
+		return replace(p, c, cpu, sym);     /* a tail call */
+	for (k = c->depth - 1; k-- > 0;)
+		if (c->stack[k].sym == sym) {
+			c->depth = k + 1;           /* a return to a caller */
+			return 0;
+		}
+	return replace(p, c, cpu, sym);             /* a jump elsewhere */
+}
+
+static int on_instruction(tk_tarmac_profile *p, pcore *c, uint32_t cpu,
+			  const tk_tarmac_record *rec)
+{
+	uint64_t pc = rec->address;
+	uint32_t node;
+	long sym;
+
+	if (rec->unit != TK_TARMAC_UNIT_NONE) {
+		if (c->has_last && c->has_time && rec->time >= c->last_time)
+			p->nodes[c->last_node].self_time += rec->time - c->last_time;
+		c->last_time = rec->time;
+		c->has_time = 1;
+	}
+	if (!rec->executed || !rec->has_address) {
+		c->prev_call = 0;
+		return 0;
+	}
+	sym = func_of(p, c, pc);
+	if (c->depth && sym == c->stack[c->depth - 1].sym && !c->prev_call &&
+	    pc != c->stack[c->depth - 1].ret &&
+	    !(c->pend_entry | c->pend_return | c->pend_return_all |
+	      c->pend_reset | c->pend_to_num)) {
+		node = c->stack[c->depth - 1].node;  /* the common case */
+	} else {
+		if (step(p, c, cpu, pc, sym) < 0)
+			return -1;
+		node = c->stack[c->depth - 1].node;
+	}
+	p->nodes[node].self_instructions++;
+	p->ninstr++;
+	c->last_node = node;
+	c->has_last = 1;
+	c->prev_pc = pc;
+	c->prev_size = instr_size(rec);
+	c->prev_call = is_call(rec);
+	c->prev_direct = !c->prev_call && is_direct_branch(rec);
+	c->pop_pending = 0;
+	/* exception returns the adapter knows too */
+	if (!p->mprofile) {
+		if (rec->mode.len >= 6 && ((rec->mode.ptr[0] | 0x20) == 't' ||
+					   (rec->mode.ptr[0] | 0x20) == 'h') && (up_eq(&rec->mode, "thread") || up_eq(&rec->mode, "handler") ||
+				      up_eq(&rec->mode, "thread_s") || up_eq(&rec->mode, "handler_s")))
+			p->mprofile = 1;
+		else if (rec->kind_text.len == 2 && rec->kind_text.ptr[0] == 'I' &&
+			 (rec->iset == 'T' || rec->iset == 0) && rec->mode.len == 0)
+			p->mprofile = 1;
+	}
+	if (p->mprofile) {
+		if (rec->mnemonic.len == 2 && up_eq(&rec->mnemonic, "BX") && c->lr_known &&
+		    c->lr >= 0xF0000000u) {
+			const char *o = rec->mnemonic.ptr + 2, *e = rec->disasm.ptr + rec->disasm.len;
+			while (o < e && (*o == ' ' || *o == '\t'))
+				o++;
+			if ((e - o >= 2 && tk_ascii_ncaseeq(o, "lr", 2)) ||
+			    (e - o >= 3 && tk_ascii_ncaseeq(o, "r14", 3)))
+				c->pend_return = 1;
+		}
+		c->pop_pending = tarmac_pc_loaded(rec);
+	} else if (rec->mnemonic.len == 4 && up_eq(&rec->mnemonic, "ERET")) {
+		c->pend_return = 1;
+	}
+	return 0;
+}
+
+static void on_register(tk_tarmac_profile *p, pcore *c, const tk_tarmac_record *rec)
+{
+	int cls = tarmac_reg_class(&rec->reg), v;
+
+	if (cls == TARMAC_REG_OTHER)
+		return;
+	if (!p->mprofile) {
+		if (cls == TARMAC_REG_STACK || cls == TARMAC_REG_PSR)
+			p->mprofile = 1;
+		else
+			return;
+	}
+	if (cls == TARMAC_REG_LR) {
+		c->lr = rec->reg_value;
+		c->lr_known = rec->value_known;
+		return;
+	}
+	if (cls == TARMAC_REG_STACK || !rec->value_known)
+		return;
+	if (cls == TARMAC_REG_CPSR && !(rec->reg_value & (1u << 24)))
+		return;
+	v = (int)(rec->reg_value & 0x1ff);
+	if (v == c->ipsr)
+		return;
+	if (v == 0) {
+		c->pend_return_all = 1;
+	} else if (has_exc_num(c, v)) {
+		c->pend_to_num = 1;
+		c->pend_num = v;
+	} else if (v != 1) {
+		c->pend_entry = 1;
+	}
+	c->ipsr = v;
+}
+
+int tk_tarmac_profile_record(tk_tarmac_profile *p, const tk_tarmac_record *rec,
+			     tk_error *err)
+{
+	pcore *c;
+
+	if (p->finished)
+		return TK_OK;
+	if (rec->kind == TK_TARMAC_OTHER || rec->kind == TK_TARMAC_BUS)
+		return TK_OK;
+	if (core_get(p, rec->cpu, &c) < 0)
+		return tk_err_nomem(err, "profile");
+	switch (rec->kind) {
+	case TK_TARMAC_INSTRUCTION:
+		if (on_instruction(p, c, rec->cpu, rec) < 0)
+			return tk_err_nomem(err, "profile");
+		break;
+	case TK_TARMAC_EVENT:
+		switch (tarmac_event_class(rec)) {
+		case TARMAC_EV_ENTRY: c->pend_entry = 1; break;
+		case TARMAC_EV_RESET:
+			c->pend_reset = 1;
+			c->pend_entry = c->pend_return = c->pend_return_all = 0;
+			c->pend_to_num = 0;
+			c->ipsr = 0;
+			break;
+		default: break;
+		}
+		break;
+	case TK_TARMAC_REGISTER:
+		on_register(p, c, rec);
+		break;
+	case TK_TARMAC_MEMORY:
+		if (c->pop_pending && !rec->write && rec->data_known &&
+		    rec->data_value >= 0xFFFFFF00u && rec->data_value <= 0xFFFFFFFFu) {
+			c->pop_pending = 0;
+			c->pend_return = 1;
+		}
+		break;
+	case TK_TARMAC_BRANCH:
+		if (p->mprofile && rec->address >= 0xF0000000u && rec->address <= 0xFFFFFFFFu)
+			c->pend_return = 1;
+		break;
+	default:
+		break;
+	}
+	return TK_OK;
+}
+
+/* ---- results ---------------------------------------------------------------- */
+
+tk_tarmac_profile *tk_tarmac_profile_new(const tk_tarmac_symtab *st)
+{
+	tk_tarmac_profile *p = calloc(1, sizeof(*p));
+
+	if (p)
+		p->st = st;
+	return p;
+}
+
+static const char *name_of(const tk_tarmac_profile *p, long sym)
+{
+	const tk_tarmac_symbol *y = sym >= 0 ? tk_tarmac_symtab_get(p->st, (size_t)sym) : NULL;
+
+	return y ? y->name : "[unknown]";
+}
+
+const char *tk_tarmac_profile_symbol_name(const tk_tarmac_profile *p, long symbol)
+{
+	return name_of(p, symbol);
+}
+
+/* order of rows: by inclusive instructions, largest first, then name */
+static int func_before(const tk_tarmac_profile *p, const tk_tarmac_func *a,
+		       const tk_tarmac_func *b)
+{
+	int c;
+
+	if (a->instructions != b->instructions)
+		return a->instructions > b->instructions;
+	c = strcmp(name_of(p, a->symbol), name_of(p, b->symbol));
+	return c ? c < 0 : a->symbol < b->symbol;
+}
+
+static int node_before(const tk_tarmac_profile *p, uint32_t a, uint32_t b, int by_name)
+{
+	const tk_tarmac_node *x = &p->nodes[a], *y = &p->nodes[b];
+	int c;
+
+	if (!by_name && x->instructions != y->instructions)
+		return x->instructions > y->instructions;
+	if (x->symbol == SYM_CPU || y->symbol == SYM_CPU) {
+		if (x->symbol != y->symbol)
+			return x->symbol != SYM_CPU;
+		return x->cpu < y->cpu;
+	}
+	c = strcmp(name_of(p, x->symbol), name_of(p, y->symbol));
+	return c ? c < 0 : a < b;
+}
+
+/* A stable merge sort of node indices (qsort has no context). */
+static void sort_nodes(const tk_tarmac_profile *p, uint32_t *v, uint32_t *tmp,
+		       size_t n, int by_name)
+{
+	size_t w, i;
+
+	for (w = 1; w < n; w *= 2) {
+		for (i = 0; i < n; i += 2 * w) {
+			size_t a = i, am = i + w < n ? i + w : n, b = am;
+			size_t bm = i + 2 * w < n ? i + 2 * w : n, o = i;
+			while (a < am && b < bm)
+				tmp[o++] = node_before(p, v[b], v[a], by_name) ? v[b++] : v[a++];
+			while (a < am)
+				tmp[o++] = v[a++];
+			while (b < bm)
+				tmp[o++] = v[b++];
+		}
+		memcpy(v, tmp, n * sizeof(*v));
+	}
+}
+
+int tk_tarmac_profile_finish(tk_tarmac_profile *p, tk_error *err)
+{
+	size_t n = p->nnodes, nsym = tk_tarmac_symtab_count(p->st), i, k;
+	tk_tarmac_func *all = NULL;
+	uint32_t *fill = NULL;
+
+	if (p->finished)
+		return TK_OK;
+	p->finished = 1;
+	for (i = 0; i < n; i++) {
+		p->nodes[i].instructions = p->nodes[i].self_instructions;
+		p->nodes[i].time = p->nodes[i].self_time;
+	}
+	for (i = n; i-- > 0;) {
+		uint32_t up = p->nodes[i].parent;
+		if (up != i) {
+			p->nodes[up].instructions += p->nodes[i].instructions;
+			p->nodes[up].time += p->nodes[i].time;
+		}
+	}
+	/* children grouped by parent; slot n holds the roots */
+	p->kidoff = calloc(n + 2, sizeof(*p->kidoff));
+	p->kids = tk_xrealloc_array(NULL, n ? n : 1, sizeof(*p->kids));
+	p->scratch = tk_xrealloc_array(NULL, n ? n : 1, sizeof(*p->scratch));
+	fill = calloc(n + 1, sizeof(*fill));
+	all = calloc(nsym + 1, sizeof(*all));
+	if (!p->kidoff || !p->kids || !p->scratch || !fill || !all)
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		uint32_t up = p->nodes[i].parent;
+		p->kidoff[(up == i ? n : up) + 1]++;
+	}
+	for (i = 0; i <= n; i++)
+		p->kidoff[i + 1] += p->kidoff[i];
+	for (i = 0; i < n; i++) {
+		uint32_t up = p->nodes[i].parent;
+		size_t slot = up == i ? n : up;
+		p->kids[p->kidoff[slot] + fill[slot]++] = (uint32_t)i;
+	}
+	/* per function; inclusive figures once per outermost occurrence */
+	for (i = 0; i < n; i++) {
+		const tk_tarmac_node *x = &p->nodes[i];
+		tk_tarmac_func *f;
+		uint32_t up = x->parent, at = (uint32_t)i;
+		int nested = 0;
+		if (x->symbol == SYM_CPU)
+			continue;
+		f = &all[x->symbol + 1];
+		f->symbol = x->symbol;
+		f->calls += x->calls;
+		f->self_instructions += x->self_instructions;
+		f->self_time += x->self_time;
+		while (up != at) {
+			if (p->nodes[up].symbol == x->symbol) {
+				nested = 1;
+				break;
+			}
+			at = up;
+			up = p->nodes[up].parent;
+		}
+		if (!nested) {
+			f->instructions += x->instructions;
+			f->time += x->time;
+		}
+	}
+	for (i = 0, k = 0; i <= nsym; i++)
+		if (all[i].calls)
+			all[k++] = all[i];
+	/* insertion sort: the functions are few next to the instructions */
+	for (i = 1; i < k; i++) {
+		tk_tarmac_func v = all[i];
+		size_t j = i;
+		while (j > 0 && func_before(p, &v, &all[j - 1])) {
+			all[j] = all[j - 1];
+			j--;
+		}
+		all[j] = v;
+	}
+	p->funcs = all;
+	p->nfuncs = k;
+	free(fill);
+	return TK_OK;
+nomem:
+	free(fill);
+	free(all);
+	return tk_err_nomem(err, "profile");
+}
+
+size_t tk_tarmac_profile_node_count(const tk_tarmac_profile *p)
+{
+	return p->nnodes;
+}
+
+const tk_tarmac_node *tk_tarmac_profile_node(const tk_tarmac_profile *p, size_t i)
+{
+	return i < p->nnodes ? &p->nodes[i] : NULL;
+}
+
+size_t tk_tarmac_profile_func_count(const tk_tarmac_profile *p)
+{
+	return p->nfuncs;
+}
+
+const tk_tarmac_func *tk_tarmac_profile_func(const tk_tarmac_profile *p, size_t i)
+{
+	return i < p->nfuncs ? &p->funcs[i] : NULL;
+}
+
+size_t tk_tarmac_profile_children(tk_tarmac_profile *p, size_t i, int by_name,
+				  const uint32_t **out)
+{
+	size_t slot = i == SIZE_MAX ? p->nnodes : i, n;
+	uint32_t *v;
+
+	*out = NULL;
+	if (!p->finished || !p->kidoff || slot > p->nnodes)
+		return 0;
+	v = p->kids + p->kidoff[slot];
+	n = p->kidoff[slot + 1] - p->kidoff[slot];
+	sort_nodes(p, v, p->scratch, n, by_name);
+	*out = v;
+	return n;
+}
+
+uint64_t tk_tarmac_profile_instructions(const tk_tarmac_profile *p)
+{
+	return p->ninstr;
+}
+
+uint64_t tk_tarmac_profile_depth_overflows(const tk_tarmac_profile *p)
+{
+	return p->overflows;
+}
+
+/* ---- folded stacks ----------------------------------------------------------- */
+
+typedef struct folded {
+	tk_tarmac_profile *p;
+	tk_sink sink;
+	int weight;
+	const char *const *cpus;
+	size_t ncpus;
+	char *path;
+	size_t len, cap;
+} folded;
+
+static int path_add(folded *f, const char *s, tk_error *err)
+{
+	size_t n = strlen(s), i;
+
+	if (f->len + n + 2 > f->cap) {
+		size_t ncap = f->cap ? f->cap * 2 : 1024;
+		char *np;
+		while (ncap < f->len + n + 2)
+			ncap *= 2;
+		np = realloc(f->path, ncap);
+		if (!np)
+			return tk_err_nomem(err, "folded");
+		f->path = np;
+		f->cap = ncap;
+	}
+	if (f->len)
+		f->path[f->len++] = ';';
+	/* ';' separates frames and ' ' the weight: neither may be in a name */
+	for (i = 0; i < n; i++)
+		f->path[f->len++] = (s[i] == ';' || s[i] == ' ' || s[i] == '\t' ||
+				     s[i] == '\n' || s[i] == '\r') ? '_' : s[i];
+	return TK_OK;
+}
+
+static int fold_node(folded *f, uint32_t i, tk_error *err)
+{
+	const tk_tarmac_node *x = &f->p->nodes[i];
+	const uint32_t *kids;
+	size_t save = f->len, n, k;
+	uint64_t w = f->weight == TK_TARMAC_WEIGHT_TIME ? x->self_time : x->self_instructions;
+	const char *name;
+	int rc;
+
+	if (x->symbol == SYM_CPU)
+		name = x->cpu && x->cpu - 1 < f->ncpus && f->cpus ? f->cpus[x->cpu - 1] : "cpu?";
+	else
+		name = name_of(f->p, x->symbol);
+	if ((rc = path_add(f, name, err)) < 0)
+		return rc;
+	if (w) {
+		char num[24];
+		int m = snprintf(num, sizeof(num), " %llu\n", (unsigned long long)w);
+		if ((rc = tk_sink_write(&f->sink, f->path, f->len, err)) < 0 ||
+		    (rc = tk_sink_write(&f->sink, num, (size_t)m, err)) < 0)
+			return rc;
+	}
+	n = tk_tarmac_profile_children(f->p, i, 1, &kids);
+	for (k = 0; k < n; k++)
+		if ((rc = fold_node(f, kids[k], err)) < 0)
+			return rc;
+	f->len = save;
+	return TK_OK;
+}
+
+int tk_tarmac_profile_write_folded(tk_tarmac_profile *p, const char *path,
+				   int weight, const char *const *cpus,
+				   size_t ncpus, tk_error *err)
+{
+	folded f;
+	const uint32_t *roots;
+	size_t n, k;
+	int rc;
+
+	memset(&f, 0, sizeof(f));
+	f.p = p;
+	f.weight = weight;
+	f.cpus = cpus;
+	f.ncpus = ncpus;
+	if (!p->finished && (rc = tk_tarmac_profile_finish(p, err)) < 0)
+		return rc;
+	if ((rc = tk_sink_open(&f.sink, path, err)) < 0)
+		return rc;
+	n = tk_tarmac_profile_children(p, SIZE_MAX, 1, &roots);
+	for (k = 0; k < n; k++)
+		if ((rc = fold_node(&f, roots[k], err)) < 0)
+			goto fail;
+	free(f.path);
+	return tk_sink_commit(&f.sink, err);
+fail:
+	free(f.path);
+	tk_sink_abort(&f.sink);
+	return rc;
+}
+
+void tk_tarmac_profile_free(tk_tarmac_profile *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->ncores; i++)
+		free(p->cores[i]);
+	free(p->cores);
+	free(p->nodes);
+	free(p->hash);
+	free(p->funcs);
+	free(p->kids);
+	free(p->kidoff);
+	free(p->scratch);
+	free(p);
+}
