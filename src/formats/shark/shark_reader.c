@@ -100,6 +100,8 @@ typedef struct shark_reader {
 	uint32_t *order;     /* sorted physical indices, or NULL */
 	size_t norder;
 	size_t rot;          /* rotation start when not sorted */
+	int release;         /* a mapped file read in file order: consume it */
+	size_t consumed;
 	size_t next;         /* position in time order */
 	/* the clock */
 	uint64_t clk, seg_tsc, seg_ps;
@@ -118,6 +120,10 @@ typedef struct shark_reader {
 	uint32_t running;    /* task index on the core, TK_NONE */
 	uint32_t isr_stack[ISR_MAX];
 	int isr_depth;
+	/* per event code, + 1 (0: not yet): its interned name, and the
+	 * entity keep() gives it when that depends on the code alone */
+	tk_str code_name1[256];
+	uint32_t code_ent1[256];
 	tk_str kind_str[TK_EV_COUNT];
 	tk_str type_str[TK_ET_COUNT];
 	/* events made from the current record */
@@ -387,6 +393,53 @@ static void note(shark_reader *s, tk_event *e, const char *fmt, ...)
 	e->note_len = (uint32_t)((size_t)n < NOTE_MAX ? (size_t)n : NOTE_MAX - 1);
 }
 
+/* The note "par1=P1 par2=P2" of a kept record, without printf. */
+static void note_pars(shark_reader *s, tk_event *e, unsigned par1,
+		      uint32_t par2)
+{
+	char *b;
+	size_t n;
+
+	if (!e)
+		return;
+	if (!par1 && !par2) {
+		/* most kept records (timer_post, timer_delete) */
+		static const char zero[] = "par1=0 par2=0";
+		e->note = zero;
+		e->note_len = sizeof(zero) - 1;
+		return;
+	}
+	b = s->notes[e - s->q];
+	memcpy(b, "par1=", 5);
+	n = 5 + tk_fmt_u64(b + 5, par1);
+	memcpy(b + n, " par2=", 6);
+	n += 6;
+	n += tk_fmt_u64(b + n, par2);
+	b[n] = 0;
+	e->note = b;
+	e->note_len = (uint32_t)n;
+}
+
+/* The interned FTrace name of `code` (NULL name: code_0xNN). */
+static tk_str code_name_id(shark_reader *s, unsigned code)
+{
+	const char *n;
+	char unk[16];
+	tk_str id;
+
+	if (TK_LIKELY(s->code_name1[code]))
+		return s->code_name1[code] - 1;
+	n = shark_code_name(code);
+	if (!n) {
+		snprintf(unk, sizeof(unk), "code_0x%02x", code);
+		n = unk;
+	}
+	id = tk_strpool_intern(&s->t->pool, n, strlen(n));
+	if (id != TK_NONE)
+		s->code_name1[code] = id + 1;
+	return id;
+}
+
 static tk_event *emit_task(shark_reader *s, task *tk, int64_t inst,
 			   tk_evkind kind)
 {
@@ -511,6 +564,7 @@ static int keep(shark_reader *s, const rec *x)
 	int64_t sinst = 0;
 	tk_etype type = TK_ET_EVENT;
 	tk_event *e;
+	int by_code = 0;
 
 	if (!n) {
 		snprintf(unk, sizeof(unk), "code_0x%02x", x->code);
@@ -561,10 +615,14 @@ static int keep(shark_reader *s, const rec *x)
 		tgt = entity(s, TK_ET_EVENT, "server%lu", (unsigned long)x->par2);
 		break;
 	case 0x9:
-		tgt = entity(s, TK_ET_EVENT, "%s", n);
+		tgt = s->code_ent1[x->code] ? s->code_ent1[x->code] - 1
+					    : entity(s, TK_ET_EVENT, "%s", n);
+		by_code = 1;
 		break;
 	case 0xB:
-		tgt = entity(s, TK_ET_EVENT, "timer");
+		tgt = s->code_ent1[x->code] ? s->code_ent1[x->code] - 1
+					    : entity(s, TK_ET_EVENT, "timer");
+		by_code = 1;
 		break;
 	case 0xF:
 		type = TK_ET_SYS;
@@ -580,14 +638,16 @@ static int keep(shark_reader *s, const rec *x)
 	}
 	if (tgt == TK_NONE)
 		return TK_E_NOMEM;
+	if (by_code)
+		s->code_ent1[x->code] = tgt + 1;
 	e = emit(s, src, sinst, type, tgt, 0, TK_EV_OTHER);
 named:
 	if (!e)
 		return TK_E_NOMEM;
-	e->name = tk_strpool_intern(&s->t->pool, n, strlen(n));
+	e->name = code_name_id(s, x->code);
 	if (e->name == TK_NONE)
 		return TK_E_NOMEM;
-	note(s, e, "par1=%u par2=%lu", x->par1, (unsigned long)x->par2);
+	note_pars(s, e, x->par1, x->par2);
 	return TK_OK;
 }
 
@@ -763,7 +823,21 @@ static int next_record(shark_reader *s, rec *x, tk_error *err)
 			} else {
 				if (s->next >= s->nslots)
 					return 0;
-				phys = (s->rot + s->next++) % s->nslots;
+				phys = s->rot + s->next++;
+				if (phys >= s->nslots)
+					phys -= s->nslots;
+				/*
+				 * In file order, let the source give back the
+				 * pages behind (memory stays flat on a big
+				 * mapped dump; pointers into it stay valid).
+				 */
+				if (TK_UNLIKELY(!(s->next & 0xffff)) && !s->rot &&
+				    s->release) {
+					tk_source_consume(s->r->src,
+							  (size_t)(s->next * SHARK_REC -
+								   s->consumed));
+					s->consumed = s->next * SHARK_REC;
+				}
 			}
 			p = s->base + phys * SHARK_REC;
 		} else {
@@ -934,9 +1008,13 @@ static uint64_t find_clock(shark_reader *s)
 		n = s->order ? s->norder : s->nslots;
 		s->cycles = 1;
 		for (i = 0; i < n; i++) {
-			size_t phys = s->order ? s->order[i]
-					       : (s->rot + i) % s->nslots;
-			decode(s->base + phys * SHARK_REC, &x);
+			size_t phys = s->order ? s->order[i] : s->rot + i;
+			if (phys >= s->nslots)
+				phys -= s->nslots;
+			const uint8_t *q = s->base + phys * SHARK_REC;
+			if (q[0] != SHARK_TRACE_START && q[0] != SHARK_CYCLES_PER_MSEC)
+				continue;
+			decode(q, &x);
 			if (!is_clock(&x))
 				continue;
 			if (!first)
@@ -1014,6 +1092,9 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 		s->whole = 1;
 		s->base = p;
 		s->nslots = avail / SHARK_REC;
+		/* for the writers of the host tools' outputs (shark_tools.c) */
+		s->t->raw = p;
+		s->t->raw_len = avail;
 		if (avail % SHARK_REC) {
 			if (s->strict) {
 				rc = tk_err_set_at(err, TK_E_PARSE, s->name,
@@ -1029,6 +1110,7 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 		rc = arrange(s, err);
 		if (rc < 0)
 			goto fail;
+		s->release = strcmp(tk_source_transport(r->src), "file") == 0;
 	}
 	s->clk = find_clock(s);
 	if (!s->clk) {

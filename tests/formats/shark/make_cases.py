@@ -76,3 +76,32 @@ write('fail/unknown_code_strict.bin', dialects[:6] + [rec(0x7D, 1, 5016, 2)])
 write('fail/unlock43_strict.bin', dialects[:7])
 write('fail/high_bits_strict.bin', [rec(0x20, 0, 1, CLK), struct.pack('<HHIII', 0x0415, 0, 0, 2, 0)])
 write('ok/unsorted.bin', [rec(0x20, 0, 10, CLK), rec(0x15, 256, 30), rec(0x15, 264, 20), rec(0x15, 272, 5)])
+# For the host tools' outputs (shark-list, shark-pwc; tools.sh): every code
+# pwcet_gen prints, an ipoint, a FAST record with a stale par2, a par2 of
+# 2^31 and more (printed negative by the tools' %d), the largest par1, an
+# empty slot (listed, not in pwc), codes pwcet_gen skips, a TSC above 2^32.
+tools = [
+    rec(0x20, 256, 1000, CLK),
+    rec(0x10, 0, 1001, 2000),
+    rec(0x60, 256, 1002, 0),
+    rec(0x02, 264, 1003, 1),
+    rec(0x12, 264, 1004),
+    rec(0x82, 264, 1005, 264),
+    rec(0x15, 264, 1006),
+    rec(0x01, 7, 1007, 0x55555555, fast=True),
+    rec(0x01, 65535, 1008, 0xffffffff),
+    EMPTY,
+    rec(0x03, 9, 1009),
+    rec(0x13, 9, 1010),
+    rec(0x2B, 0, 1011),
+    rec(0x3B, 264, 1012),
+    rec(0x58, 3, 1013, 0x80000000),
+    rec(0xB2, 264, 1014, 2),
+    rec(0xC2, 264, 1015, 0xfffffffe),
+    rec(0x16, 264, 1016, 0xdead0),
+    rec(0x62, 264, 0x123456789a, 1),
+    rec(0x42, 264, 0x123456789b, 1),
+    rec(0x30, 0, 0x123456789c),
+]
+os.makedirs(os.path.join(here, 'tools'), exist_ok=True)
+write('tools/tools.bin', tools)

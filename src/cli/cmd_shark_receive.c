@@ -1,0 +1,479 @@
+/*
+ * cmd_shark_receive.c - `tracekit shark-receive [--port N] FILE`: the
+ * S.Ha.R.K. host tool `udpdump` (specs/shark-ftrace-reference.md 1.8, 1.9).
+ *
+ * The target's UDP sender puts at most 60 records of 16 bytes after a
+ * 24-byte header, all little-endian (the i386 host order):
+ *   char id[12] "TRACER-V1.0\0" | u32 pkt_number | u32 number_of_events |
+ *   u32 total_size (header included)
+ * pkt_number starts at 1 and goes on across chunks.  Datagrams whose id
+ * does not start with "TRACER" are ignored, as udpdump does; a TRACER
+ * datagram whose sizes disagree with its length is ignored and counted.
+ *
+ * Unlike udpdump, which appends in arrival order, the records are kept in
+ * memory and written in packet-number order when the reception ends, so a
+ * packet that arrives late lands where the target sent it and the file is
+ * the chunk's buffer order, like the disk writer's.  A packet number seen
+ * twice is kept once.  The file is written under a temporary name and
+ * renamed.
+ *
+ * The protocol has no end marker (the sender's last packet is merely
+ * short), so the reception ends on SIGINT or SIGTERM (udpdump's way), after
+ * --count records, after --idle seconds without a datagram once one has
+ * come, or after --timeout seconds in all.
+ *
+ * Missing packets (numbers from 1 to the highest received that never came)
+ * are listed on stderr; the exit status is then 1, with the file written
+ * from what did come.  2: usage, socket or file errors.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HEAD 24u
+#define REC 16u
+#define DGRAM_MAX 65536u
+
+typedef struct pkt {
+	uint32_t number;
+	uint32_t nrec;
+	size_t off;          /* of its records in the data buffer */
+	uint64_t arrival;
+} pkt;
+
+typedef struct recv_state {
+	pkt *pkts;
+	size_t npkts, cappkts;
+	uint8_t *data;
+	size_t len, cap;
+	uint64_t records;
+	uint64_t ignored, bad, dups, late;
+	uint32_t max_number;
+} recv_state;
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void help(FILE *fp)
+{
+	fprintf(fp,
+		"usage: tracekit shark-receive [options] FILE\n\n"
+		"Receives a S.Ha.R.K. FTrace dump sent by UDP (the target's\n"
+		"FTrace_OSD_init_udp sender; the host tool udpdump) and writes its\n"
+		"16-byte records to FILE, in packet-number order, when the reception\n"
+		"ends: on SIGINT/SIGTERM, or by the options below.  Missing packets\n"
+		"are listed on stderr and make the exit status 1 (the file holds\n"
+		"what came).\n\n"
+		"options:\n"
+		"  --port N        UDP port to listen on (default 20000, the target's;\n"
+		"                  0: any free port, printed on stderr)\n"
+		"  --bind ADDR     local IPv4 address (default 0.0.0.0)\n"
+		"  --count N       end once N records have come\n"
+		"  --idle S        end S seconds after the last datagram (once one came)\n"
+		"  --timeout S     end S seconds after the start in any case\n"
+		"  -v, --verbose   a line per datagram, as udpdump prints\n"
+		"  -q, --quiet     no report but errors and missing packets\n"
+		"  -h, --help      this help\n");
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int parse_num(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	if (!*s || *s == '-')
+		return -1;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t ncap = *cap ? *cap : 64;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2 / size)
+			return -1;
+		ncap *= 2;
+	}
+	n = realloc(*p, ncap * size);
+	if (!n)
+		return -1;
+	*p = n;
+	*cap = ncap;
+	return 0;
+}
+
+/* One datagram: 1 if kept, 0 if ignored, -1 out of memory. */
+static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
+{
+	uint32_t number, nev, total;
+	pkt *k;
+
+	if (n < 6 || memcmp(b, "TRACER", 6) != 0) {
+		st->ignored++;
+		return 0;
+	}
+	if (n < HEAD) {
+		st->bad++;
+		return 0;
+	}
+	number = rd32(b + 12);
+	nev = rd32(b + 16);
+	total = rd32(b + 20);
+	if (verbose)
+		fprintf(stderr, "Received %lu, length %zu(%lu), %lu tracer events.\n",
+			(unsigned long)number, n, (unsigned long)total,
+			(unsigned long)nev);
+	if (total != n || (n - HEAD) % REC || (n - HEAD) / REC != nev ||
+	    number == 0) {
+		st->bad++;
+		fprintf(stderr,
+			"shark-receive: packet %lu ignored: %zu bytes, header says %lu bytes and %lu events\n",
+			(unsigned long)number, n, (unsigned long)total,
+			(unsigned long)nev);
+		return 0;
+	}
+	if (number > st->max_number)
+		st->max_number = number;
+	if (grow((void **)&st->pkts, &st->cappkts, st->npkts + 1, sizeof(*st->pkts)) < 0 ||
+	    grow((void **)&st->data, &st->cap, st->len + (n - HEAD), 1) < 0)
+		return -1;
+	k = &st->pkts[st->npkts++];
+	k->number = number;
+	k->nrec = nev;
+	k->off = st->len;
+	k->arrival = st->npkts;
+	memcpy(st->data + st->len, b + HEAD, n - HEAD);
+	st->len += n - HEAD;
+	st->records += nev;
+	return 1;
+}
+
+static int cmp_arrival(const void *a, const void *b)
+{
+	const pkt *x = a, *y = b;
+
+	return x->arrival < y->arrival ? -1 : x->arrival > y->arrival;
+}
+
+static int cmp_pkt(const void *a, const void *b)
+{
+	const pkt *x = a, *y = b;
+
+	if (x->number != y->number)
+		return x->number < y->number ? -1 : 1;
+	return x->arrival < y->arrival ? -1 : x->arrival > y->arrival;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * Sort by number, drop repeated numbers, write FILE (temp + rename).
+ * Returns the number of missing packets, or -1 with a message printed.
+ */
+static long long finish(recv_state *st, const char *path, int quiet)
+{
+	size_t i, n = strlen(path);
+	char *tmp = malloc(n + 16);
+	uint64_t expect = 1;  /* 64 bits: number 2^32-1 is followed by 2^32 */
+	long long missing = 0;
+	uint64_t written = 0;
+	size_t kept = 0;
+	uint32_t high = 0;
+	int fd = -1;
+
+	if (!tmp) {
+		fprintf(stderr, "tracekit shark-receive: out of memory\n");
+		return -1;
+	}
+	qsort(st->pkts, st->npkts, sizeof(*st->pkts), cmp_pkt);
+	snprintf(tmp, n + 16, "%s.tmp-XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "tracekit shark-receive: %s: cannot create: %s\n",
+			path, strerror(errno));
+		goto fail_tmp;
+	}
+	for (i = 0; i < st->npkts; i++) {
+		const pkt *k = &st->pkts[i];
+		if (k->number < expect) {
+			st->dups++;  /* the same number again */
+			continue;
+		}
+		if (k->number > expect) {
+			uint64_t gap = k->number - expect;
+			missing += (long long)gap;
+			if (gap == 1)
+				fprintf(stderr, "shark-receive: missing packet %llu\n",
+					(unsigned long long)expect);
+			else
+				fprintf(stderr, "shark-receive: missing packets %llu-%lu (%llu)\n",
+					(unsigned long long)expect,
+					(unsigned long)(k->number - 1),
+					(unsigned long long)gap);
+		}
+		if (write_all(fd, st->data + k->off, (size_t)k->nrec * REC) < 0) {
+			fprintf(stderr, "tracekit shark-receive: %s: write failed: %s\n",
+				path, strerror(errno));
+			goto fail_fd;
+		}
+		written += k->nrec;
+		expect = k->number + 1;
+		st->pkts[kept++] = *k;
+	}
+	/* late: kept packets that came after one with a higher number */
+	qsort(st->pkts, kept, sizeof(*st->pkts), cmp_arrival);
+	for (i = 0; i < kept; i++) {
+		if (st->pkts[i].number < high)
+			st->late++;
+		else
+			high = st->pkts[i].number;
+	}
+	if (close(fd) != 0) {
+		fd = -1;
+		fprintf(stderr, "tracekit shark-receive: %s: write failed: %s\n",
+			path, strerror(errno));
+		goto fail_fd;
+	}
+	fd = -1;
+	if (rename(tmp, path) != 0) {
+		fprintf(stderr, "tracekit shark-receive: %s: cannot rename: %s\n",
+			path, strerror(errno));
+		goto fail_fd;
+	}
+	if (!quiet) {
+		fprintf(stderr,
+			"shark-receive: %s: %llu records (%llu bytes) from %zu packets, numbers 1-%lu\n",
+			path, (unsigned long long)written,
+			(unsigned long long)written * REC, kept,
+			(unsigned long)st->max_number);
+		if (st->late)
+			fprintf(stderr, "shark-receive: %llu packets came out of order (written in number order)\n",
+				(unsigned long long)st->late);
+		if (st->dups)
+			fprintf(stderr, "shark-receive: %llu repeated packets dropped\n",
+				(unsigned long long)st->dups);
+		if (st->ignored || st->bad)
+			fprintf(stderr, "shark-receive: %llu datagrams ignored (%llu not TRACER, %llu malformed)\n",
+				(unsigned long long)(st->ignored + st->bad),
+				(unsigned long long)st->ignored,
+				(unsigned long long)st->bad);
+	}
+	if (missing)
+		fprintf(stderr, "shark-receive: %lld packets missing\n", missing);
+	free(tmp);
+	return missing;
+fail_fd:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+fail_tmp:
+	free(tmp);
+	return -1;
+}
+
+enum { O_PORT = 256, O_BIND, O_COUNT, O_IDLE, O_TIMEOUT };
+
+int cmd_shark_receive(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "port", required_argument, NULL, O_PORT },
+		{ "bind", required_argument, NULL, O_BIND },
+		{ "count", required_argument, NULL, O_COUNT },
+		{ "idle", required_argument, NULL, O_IDLE },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	unsigned long port = 20000, count = 0, idle = 0, timeout = 0;
+	const char *bind_addr = "0.0.0.0";
+	int verbose = 0, quiet = 0, c, fd = -1, ret = EXIT_BAD;
+	struct sockaddr_in me;
+	socklen_t melen = sizeof(me);
+	struct sigaction sa, old_int, old_term;
+	recv_state st;
+	uint8_t *buf = NULL;
+	uint64_t start, last = 0;
+	long long missing;
+
+	memset(&st, 0, sizeof(st));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "vqh", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_PORT:
+			if (parse_num(optarg, 65535, &port) < 0) {
+				cli_usage_error("shark-receive", "bad --port '%s'", optarg);
+				return EXIT_BAD;
+			}
+			break;
+		case O_BIND: bind_addr = optarg; break;
+		case O_COUNT:
+			if (parse_num(optarg, ULONG_MAX / 2, &count) < 0 || !count) {
+				cli_usage_error("shark-receive", "bad --count '%s'", optarg);
+				return EXIT_BAD;
+			}
+			break;
+		case O_IDLE:
+		case O_TIMEOUT:
+			if (parse_num(optarg, 86400 * 365, c == O_IDLE ? &idle : &timeout) < 0 ||
+			    !(c == O_IDLE ? idle : timeout)) {
+				cli_usage_error("shark-receive", "bad --%s '%s' (whole seconds, > 0)",
+						c == O_IDLE ? "idle" : "timeout", optarg);
+				return EXIT_BAD;
+			}
+			break;
+		case 'v': verbose = 1; break;
+		case 'q': quiet = 1; break;
+		case 'h': help(stdout); return EXIT_OK;
+		default: help(stderr); return EXIT_BAD;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_usage_error("shark-receive", "expected FILE");
+		return EXIT_BAD;
+	}
+	memset(&me, 0, sizeof(me));
+	me.sin_family = AF_INET;
+	me.sin_port = htons((uint16_t)port);
+	if (inet_pton(AF_INET, bind_addr, &me.sin_addr) != 1) {
+		cli_usage_error("shark-receive", "bad --bind '%s' (an IPv4 address)", bind_addr);
+		return EXIT_BAD;
+	}
+	buf = malloc(DGRAM_MAX);
+	if (!buf) {
+		fprintf(stderr, "tracekit shark-receive: out of memory\n");
+		return EXIT_BAD;
+	}
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&me, sizeof(me)) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&me, &melen) != 0) {
+		fprintf(stderr, "tracekit shark-receive: cannot listen on %s:%lu: %s\n",
+			bind_addr, port, strerror(errno));
+		goto out_sock;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;  /* no SA_RESTART: poll() returns EINTR */
+	stop_signal = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	if (!quiet)
+		fprintf(stderr, "shark-receive: listening on %s:%u\n", bind_addr,
+			(unsigned)ntohs(me.sin_port));
+	start = now_ms();
+	while (!stop_signal && !(count && st.records >= count)) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		uint64_t now = now_ms(), wait = UINT64_MAX;
+		ssize_t n;
+		int rc;
+
+		if (timeout) {
+			uint64_t end = start + (uint64_t)timeout * 1000u;
+			if (now >= end)
+				break;
+			wait = end - now;
+		}
+		if (idle && st.npkts) {
+			uint64_t end = last + (uint64_t)idle * 1000u;
+			if (now >= end)
+				break;
+			if (end - now < wait)
+				wait = end - now;
+		}
+		rc = poll(&pfd, 1, wait == UINT64_MAX ? -1 : (int)(wait > 60000 ? 60000 : wait));
+		if (rc < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "tracekit shark-receive: poll: %s\n", strerror(errno));
+			goto out_sig;
+		}
+		if (rc == 0)
+			continue;
+		n = recv(fd, buf, DGRAM_MAX, 0);
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			fprintf(stderr, "tracekit shark-receive: recv: %s\n", strerror(errno));
+			goto out_sig;
+		}
+		rc = take(&st, buf, (size_t)n, verbose);
+		if (rc < 0) {
+			fprintf(stderr, "tracekit shark-receive: out of memory\n");
+			goto out_sig;
+		}
+		if (rc > 0)
+			last = now_ms();
+	}
+	if (!st.npkts) {
+		fprintf(stderr, "shark-receive: no TRACER packet received: %s not written\n",
+			argv[optind]);
+		ret = EXIT_PROBLEMS;
+		goto out_sig;
+	}
+	missing = finish(&st, argv[optind], quiet);
+	ret = missing < 0 ? EXIT_BAD : missing ? EXIT_PROBLEMS : EXIT_OK;
+out_sig:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+out_sock:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	free(st.pkts);
+	free(st.data);
+	return ret;
+}
