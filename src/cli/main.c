@@ -19,6 +19,8 @@ static const cli_cmd commands[] = {
 	{ "report", cmd_report, "FILE",
 	  "one self-contained HTML page: timeline, metrics, histograms, load, problems" },
 	{ "formats", cmd_formats, "", "the formats and what each supports" },
+	{ "shark-receive", cmd_shark_receive, "FILE",
+	  "receive a S.Ha.R.K. FTrace dump by UDP (udpdump); reports missing packets" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -34,7 +36,7 @@ static void usage(FILE *fp)
 		"real-time systems.  '-' reads standard input / writes standard output.\n\n"
 		"commands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
-		fprintf(fp, "  %-9s %-7s %s\n", commands[i].name, commands[i].args,
+		fprintf(fp, "  %-13s %-7s %s\n", commands[i].name, commands[i].args,
 			commands[i].summary);
 	fprintf(fp,
 		"\n'tracekit <command> --help' shows a command's options.\n"

@@ -182,6 +182,14 @@ struct tk_trace {
 	uint32_t nents, capents;
 	uint32_t *ent_of_str;   /* per string id: entity id or TK_NONE */
 	uint32_t cap_ent_of_str;
+	/*
+	 * The input's bytes as read, when a binary reader holds all of them in
+	 * memory (S.Ha.R.K. dumps): for the writers that reproduce a format's
+	 * own tools from its raw records (shark-list, shark-pwc).  NULL
+	 * otherwise; valid until the reader is closed.
+	 */
+	const uint8_t *raw;
+	size_t raw_len;
 };
 
 tk_trace *tk_trace_new(const char *format);
@@ -268,9 +276,18 @@ typedef struct tk_sink {
 	char *buf;
 	size_t len, cap;
 	int failed;
+	int is_dir;       /* tk_sink_open_dir(): tmp is a directory */
 } tk_sink;
 
 int tk_sink_open(tk_sink *s, const char *path, tk_error *err);
+/**
+ * A directory output (a CTF trace): `path` must not exist; an empty
+ * directory is created at a temporary name next to it (s->tmp), the writer
+ * fills it with its own files, and commit renames it to `path` (refusing
+ * if `path` appeared meanwhile); abort removes the files in it and it.
+ * Nothing goes through the buffer; standard output is refused.
+ */
+int tk_sink_open_dir(tk_sink *s, const char *path, tk_error *err);
 int tk_sink_flush(tk_sink *s, tk_error *err);
 int tk_sink_write(tk_sink *s, const void *p, size_t n, tk_error *err);
 int tk_sink_commit(tk_sink *s, tk_error *err);
@@ -339,6 +356,8 @@ struct tk_format_ops {
 	int (*writer_write)(tk_writer *w, const tk_event *ev, tk_error *err);
 	int (*writer_close)(tk_writer *w, tk_error *err);
 	void (*writer_free)(tk_writer *w);
+	/** Non-zero: the output is a directory (tk_sink_open_dir()). */
+	int writes_dir;
 };
 
 const tk_format_ops *tk_format_ops_find(const char *name);
@@ -356,9 +375,13 @@ extern const tk_format_ops tk_format_btf;
 extern const tk_format_ops tk_format_tarmac;
 extern const tk_format_ops tk_format_htf;
 extern const tk_format_ops tk_format_shark;
+extern const tk_format_ops tk_format_shark_list;
+extern const tk_format_ops tk_format_shark_pwc;
 extern const tk_format_ops tk_format_atf;
 extern const tk_format_ops tk_format_perfetto;
 extern const tk_format_ops tk_format_vcd;
 extern const tk_format_ops tk_format_sqlite;
+extern const tk_format_ops tk_format_ctf;
+extern const tk_format_ops tk_format_folded;
 
 #endif /* TK_INTERNAL_H */
