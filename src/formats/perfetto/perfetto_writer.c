@@ -10,7 +10,7 @@
  * runnables nested inside.  Signals, OS events and semaphores are instant
  * events on the track of their source's core.  Core load is one counter
  * track per core ("C" events), in percent per window; the window doubles
- * whenever the trace outgrows LOAD_BINS windows, so its size is bounded.
+ * whenever the trace outgrows TK_LOAD_BINS windows, so its size is bounded.
  *
  * Viewers nest "X" events of one track by start time and, at equal starts,
  * by the order in the file (Perfetto also by duration), so a slice must be
@@ -22,12 +22,12 @@
  * from integer arithmetic ("1.2" for 1200 ns, "0.000001" for 1 ps).
  */
 #include "../../core/internal.h"
+#include "../../analysis/loadbins.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define LOAD_BINS 1024u
 #define NOCORE_TID 1000000u
 
 typedef struct pslice {
@@ -42,7 +42,6 @@ typedef struct pslice {
 typedef struct plane {
 	pslice *pend;          /* closed, not yet written */
 	size_t npend, cappend;
-	uint64_t *bins;        /* busy ticks per load window */
 	int dirty;
 } plane;
 
@@ -55,8 +54,7 @@ typedef struct pf_writer {
 	int have_first;
 	int fast;              /* a tick is a whole number of ps */
 	uint64_t ps_per_tick;
-	uint64_t binw;         /* ticks per load window */
-	size_t nbins;          /* windows in use */
+	tk_loadbins lb;        /* busy ticks per lane and load window */
 	int nocore_used;
 	uint64_t nrecords;
 	int rc;                /* first error of a callback */
@@ -206,52 +204,21 @@ static plane *lane_at(pf_writer *pw, size_t lane)
 		}
 		l = &pw->lanes[pw->nlanes];
 		memset(l, 0, sizeof(*l));
-		l->bins = calloc(LOAD_BINS, sizeof(*l->bins));
-		if (!l->bins)
-			return NULL;
 		pw->nlanes++;
 	}
 	return &pw->lanes[lane];
-}
-
-/* double the load window until time t (since the first event) fits */
-static void fit_bins(pf_writer *pw, uint64_t t)
-{
-	size_t i, j;
-
-	while (t / pw->binw >= LOAD_BINS) {
-		for (i = 0; i < pw->nlanes; i++) {
-			uint64_t *b = pw->lanes[i].bins;
-			for (j = 0; j < LOAD_BINS / 2; j++)
-				b[j] = b[2 * j] + b[2 * j + 1];
-			memset(b + LOAD_BINS / 2, 0, LOAD_BINS / 2 * sizeof(*b));
-		}
-		pw->binw *= 2;
-	}
-	if (t / pw->binw + 1 > pw->nbins)
-		pw->nbins = (size_t)(t / pw->binw) + 1;
 }
 
 static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 		   uint64_t start, uint64_t end)
 {
 	pf_writer *pw = ctx;
-	plane *l = lane_at(pw, lane);
-	uint64_t s = start - pw->first, e = end - pw->first;
 
 	(void)entity;
 	(void)inst;
-	if (!l) {
+	if (!lane_at(pw, lane) || tk_loadbins_add(&pw->lb, lane, start, end) < 0) {
 		if (pw->rc >= 0)
 			pw->rc = tk_err_nomem(pw->err, pw->name);
-		return;
-	}
-	fit_bins(pw, e);
-	while (s < e) {
-		uint64_t b = s / pw->binw, bend = (b + 1) * pw->binw;
-		uint64_t to = e < bend ? e : bend;
-		l->bins[b] += to - s;
-		s = to;
 	}
 }
 
@@ -426,7 +393,7 @@ static int perfetto_writer_open(tk_writer *w, tk_error *err)
 	pw->w = w;
 	pw->err = err;
 	pw->name = w->sink.path ? w->sink.path : "<stdout>";
-	pw->binw = 1;
+	tk_loadbins_init(&pw->lb, 0);
 	pw->fast = tk_time_convert(1, tk_trace_timebase(w->trace), &ps,
 				   TK_ROUND_EXACT, &pw->ps_per_tick) == TK_OK;
 	pw->tl = tk_timeline_new(w->trace, on_slice, on_run, pw);
@@ -448,6 +415,7 @@ static int perfetto_writer_write(tk_writer *w, const tk_event *ev,
 	if (!pw->have_first) {
 		pw->have_first = 1;
 		pw->first = ev->time;
+		pw->lb.first = ev->time;
 	}
 	if (ev->time < pw->first) {
 		/* lenient reading keeps decreasing times: they count as now */
@@ -508,8 +476,8 @@ static void write_load(pf_writer *pw, size_t lane, uint64_t last)
 	}
 	memcpy(name, "load ", 5);
 	memcpy(name + 5, cn, cl);
-	for (b = 0; b < pw->nbins; b++) {
-		uint64_t s = b * pw->binw, end = s + pw->binw;
+	for (b = 0; b < pw->lb.nbins; b++) {
+		uint64_t s = b * pw->lb.binw, end = s + pw->lb.binw;
 		if (end > span)
 			end = span;
 		if (end <= s && b)
@@ -520,7 +488,7 @@ static void write_load(pf_writer *pw, size_t lane, uint64_t last)
 		outs(pw, ",\"ts\":");
 		out_us(pw, s);
 		outs(pw, ",\"args\":{\"percent\":");
-		if (end > s && tk_share_format(pw->lanes[lane].bins[b], end - s,
+		if (end > s && tk_share_format(tk_loadbins_busy(&pw->lb, lane, b), end - s,
 					       pct, sizeof(pct)) > 0)
 			outs(pw, pct);
 		else
@@ -576,9 +544,9 @@ static void perfetto_writer_free(tk_writer *w)
 		return;
 	for (i = 0; i < pw->nlanes; i++) {
 		free(pw->lanes[i].pend);
-		free(pw->lanes[i].bins);
 	}
 	free(pw->lanes);
+	tk_loadbins_free(&pw->lb);
 	tk_timeline_free(pw->tl);
 	free(pw);
 	w->impl = NULL;

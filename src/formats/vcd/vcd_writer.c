@@ -10,7 +10,7 @@
  *    a process is allocated to it, as `tracekit load` counts, * 1000 /
  *    the window, rounded down), changing at the window starts.  The
  *    window is the smallest power-of-two number of ticks that covers the
- *    trace in at most LOAD_BINS windows (as perfetto's load counters);
+ *    trace in at most TK_LOAD_BINS windows (as perfetto's load counters);
  *    the header's comment gives it;
  *  - per process (T, I, THR; scope tasks): a wire, 1 while the process is
  *    allocated to some core, 0 otherwise;
@@ -36,17 +36,16 @@
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 
 #include "../../core/internal.h"
+#include "../../analysis/loadbins.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define LOAD_BINS 1024
 
 typedef struct vlane {
 	uint32_t running;      /* entity allocated, or TK_NONE */
 	uint32_t run_id, load_id;
-	uint64_t *bins;        /* busy ticks per load window */
 } vlane;
 
 typedef struct vcd_writer {
@@ -68,8 +67,7 @@ typedef struct vcd_writer {
 	int have_first;
 	int time_open;         /* a "#time" line for `last` is written */
 	uint64_t written;      /* the time of the last "#time" line */
-	uint64_t binw;         /* ticks per load window */
-	size_t nbins;          /* load windows in use */
+	tk_loadbins lb;        /* busy ticks per lane and load window */
 	int nomem;             /* the run callback ran out of memory */
 } vcd_writer;
 
@@ -182,9 +180,6 @@ static vlane *lane_at(vcd_writer *vw, size_t i)
 			vw->lanes = n;
 			vw->caplanes = cap;
 		}
-		vw->lanes[vw->nlanes].bins = calloc(LOAD_BINS, sizeof(uint64_t));
-		if (!vw->lanes[vw->nlanes].bins)
-			return NULL;
 		vw->lanes[vw->nlanes].running = TK_NONE;
 		vw->lanes[vw->nlanes].run_id = vw->next_id++;
 		vw->lanes[vw->nlanes].load_id = vw->next_id++;
@@ -203,65 +198,30 @@ static void open_time(vcd_writer *vw)
 	vw->written = vw->last;
 }
 
-/* double the load window until time t (since the first event) fits */
-static void fit_bins(vcd_writer *vw, uint64_t t)
-{
-	size_t i, j;
-
-	while (t / vw->binw >= LOAD_BINS) {
-		for (i = 0; i < vw->nlanes; i++) {
-			uint64_t *b = vw->lanes[i].bins;
-			for (j = 0; j < LOAD_BINS / 2; j++)
-				b[j] = b[2 * j] + b[2 * j + 1];
-			memset(b + LOAD_BINS / 2, 0, LOAD_BINS / 2 * sizeof(*b));
-		}
-		vw->binw *= 2;
-	}
-	if (t / vw->binw + 1 > vw->nbins)
-		vw->nbins = (size_t)(t / vw->binw) + 1;
-}
-
 /* a run interval of the timeline: add it to the lane's load windows */
 static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 		   uint64_t start, uint64_t end)
 {
 	vcd_writer *vw = ctx;
-	vlane *l = lane_at(vw, lane);
-	uint64_t s, e;
 
-	/* lenient reading keeps times that go back: clamp to the trace */
-	if (start < vw->first)
-		start = vw->first;
-	if (end < start)
-		end = start;
-	s = start - vw->first;
-	e = end - vw->first;
 	(void)entity;
 	(void)inst;
-	if (!l) {
+	/* lenient reading keeps times that go back: the windows clamp them */
+	if (!lane_at(vw, lane) || tk_loadbins_add(&vw->lb, lane, start, end) < 0)
 		vw->nomem = 1;
-		return;
-	}
-	fit_bins(vw, e);
-	while (s < e) {
-		uint64_t b = s / vw->binw, bend = (b + 1) * vw->binw;
-		uint64_t to = e < bend ? e : bend;
-		l->bins[b] += to - s;
-		s = to;
-	}
 }
 
 /* the load of lane i in window b, per mille (rounded down) */
 static uint64_t load_at(const vcd_writer *vw, size_t i, uint64_t b)
 {
-	uint64_t span = vw->last - vw->first, s = b * vw->binw;
-	uint64_t end = s + vw->binw;
+	uint64_t span = vw->last - vw->first, s = b * vw->lb.binw;
+	uint64_t end = s + vw->lb.binw;
 
 	if (end > span)
 		end = span;
 	if (end <= s)
 		return 0;
-	return (uint64_t)((tk_u128)vw->lanes[i].bins[b] * 1000 / (end - s));
+	return (uint64_t)((tk_u128)tk_loadbins_busy(&vw->lb, i, (size_t)b) * 1000 / (end - s));
 }
 
 static void put_bin(FILE *f, uint64_t v)
@@ -298,7 +258,7 @@ static void put_loads(vcd_writer *vw, FILE *f, uint64_t b)
 static uint64_t next_window(const vcd_writer *vw, uint64_t b)
 {
 	b++;
-	if (b >= vw->nbins || b * vw->binw >= vw->last - vw->first)
+	if (b >= vw->lb.nbins || b * vw->lb.binw >= vw->last - vw->first)
 		return 0;
 	return b;
 }
@@ -346,7 +306,7 @@ static int vcd_writer_open(tk_writer *w, tk_error *err)
 	if (!vw->spill)
 		return tk_err_set(err, TK_E_IO, vw->name, 0, 0,
 				  "cannot create a temporary file");
-	vw->binw = 1;
+	tk_loadbins_init(&vw->lb, 0);
 	vw->tl = tk_timeline_new(w->trace, NULL, on_run, vw);
 	if (!vw->tl)
 		return tk_err_nomem(err, vw->name);
@@ -362,6 +322,7 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	if (!vw->have_first) {
 		vw->have_first = 1;
 		vw->first = vw->last = vw->written = t;
+		vw->lb.first = t;
 		vw->time_open = 1; /* the header's "#first $dumpvars" */
 	}
 	if (t < vw->last)
@@ -458,7 +419,7 @@ static int emit_window(tk_writer *w, vcd_writer *vw, uint64_t b,
 		return tk_err_nomem(err, vw->name);
 	if (with_time)
 		fprintf(f, "#%llu\n", (unsigned long long)
-			((vw->first + b * vw->binw) * vw->mult));
+			((vw->first + b * vw->lb.binw) * vw->mult));
 	put_loads(vw, f, b);
 	if (fclose(f) != 0) {
 		free(p);
@@ -498,7 +459,7 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 	fprintf(h, "$comment %s trace; per core the running process and its load in per mille of each load window (rounded down); per process 1 while allocated to a core; per runnable 1 while started; per signal an event at each access and the last value written $end\n",
 		tk_trace_format(t));
 	fprintf(h, "$comment load window %llu timescale units ($timescale), starting at %llu $end\n",
-		(unsigned long long)(vw->binw * vw->mult),
+		(unsigned long long)(vw->lb.binw * vw->mult),
 		(unsigned long long)(vw->first * vw->mult));
 	fprintf(h, "$timescale %s $end\n", vw->timescale);
 	fputs("$scope module cores $end\n", h);
@@ -614,7 +575,7 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 	while ((n = getline(&line, &lcap, vw->spill)) > 0) {
 		if (line[0] == '#') {
 			uint64_t tm = strtoull(line + 1, NULL, 10);
-			while (nb && (wt = (vw->first + nb * vw->binw) * vw->mult) < tm) {
+			while (nb && (wt = (vw->first + nb * vw->lb.binw) * vw->mult) < tm) {
 				if ((rc = emit_window(w, vw, nb, 1, err)) < 0)
 					goto out;
 				nb = next_window(vw, nb);
@@ -622,7 +583,7 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 			at = tm;
 			if ((rc = tk_sink_write(&w->sink, line, (size_t)n, err)) < 0)
 				goto out;
-			if (nb && (vw->first + nb * vw->binw) * vw->mult == tm) {
+			if (nb && (vw->first + nb * vw->lb.binw) * vw->mult == tm) {
 				if ((rc = emit_window(w, vw, nb, 0, err)) < 0)
 					goto out;
 				nb = next_window(vw, nb);
@@ -638,7 +599,7 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 		goto out;
 	}
 	for (; nb; nb = next_window(vw, nb)) {
-		at = (vw->first + nb * vw->binw) * vw->mult;
+		at = (vw->first + nb * vw->lb.binw) * vw->mult;
 		if ((rc = emit_window(w, vw, nb, 1, err)) < 0)
 			goto out;
 	}
@@ -657,15 +618,13 @@ out:
 static void vcd_writer_free(tk_writer *w)
 {
 	vcd_writer *vw = w->impl;
-	size_t i;
 
 	if (!vw)
 		return;
 	if (vw->spill)
 		fclose(vw->spill);
 	tk_timeline_free(vw->tl);
-	for (i = 0; i < vw->nlanes; i++)
-		free(vw->lanes[i].bins);
+	tk_loadbins_free(&vw->lb);
 	free(vw->lanes);
 	free(vw->wire_id);
 	free(vw->nrun);
