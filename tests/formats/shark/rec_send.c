@@ -21,6 +21,13 @@ uint64_t tkrec_host_tsc(void)
 }
 
 static uint8_t pool[1 << 20];
+
+/* a failing step fails the end-to-end test (e2e.sh checks the status) */
+static void fail(const char *what)
+{
+	fprintf(stderr, "rec_send: FAIL: %s\n", what);
+	exit(1);
+}
 static FILE *ref;
 static size_t nbytes;
 
@@ -31,7 +38,7 @@ static void to_file(void *ctx, const char *name, unsigned index,
 	(void)name;
 	(void)index;
 	if (fwrite(bytes, 1, n, ref) != n)
-		exit(1);
+		fail("cannot write the reference dump");
 	nbytes += n;
 }
 
@@ -39,16 +46,18 @@ int main(int argc, char **argv)
 {
 	int a, i;
 
-	if (argc != 3)
+	if (argc != 3) {
+		fprintf(stderr, "usage: rec_send PORT REF\n");
 		return 2;
+	}
 	ref = fopen(argv[2], "wb");
 	if (!ref)
-		return 1;
+		fail("cannot create the reference dump");
 	tkrec_init(pool, sizeof(pool));
 	tkrec_set_sink(to_file, NULL);
 	a = FTrace_chunk_create(400 * 16, 0, FTRACE_CHUNK_FLAG_FREE);
 	if (a < 0 || FTrace_actual_chunk_select(a) != 0 || FTrace_enable() != 0)
-		return 1;
+		fail("cannot set up the chunk");
 	TRACER_LOGEVENT(0x20, 256, 367483);      /* trace_start, clk_per_msec */
 	TRACER_LOGEVENT(0x60, 256, 0);           /* id: ctx 256 is pid 0 */
 	TRACER_LOGEVENT(0x60, 264, 1);
@@ -67,11 +76,11 @@ int main(int argc, char **argv)
 	FTrace_disable();
 	FTrace_init_disk_writer("ref", 0, NULL, NULL);
 	if (FTrace_send_chunk(a, 0, FTRACE_CHUNK_FLAG_FREE) != 0 || fclose(ref) != 0)
-		return 1;
+		fail("the disk writer did not write the chunk");
 	tkrec_host_udp_config(0, (unsigned)atoi(argv[1]), 0);
 	if (FTrace_OSD_init_udp(1, "127.0.0.1", "127.0.0.1") != 0 ||
 	    FTrace_send_chunk(a, 0, FTRACE_CHUNK_FLAG_FREE) != 0)
-		return 1;
+		fail("the UDP sender did not send the chunk");
 	tkrec_host_udp_close();
 	printf("%zu\n", nbytes / 16);
 	return 0;
