@@ -12,51 +12,51 @@
 #   CC=cc
 #
 # Writes to bench/out/ (gitignored): gen_htf, rusage, the trace
-# (htf_n<N>_c<CORES>.htf, reused while newer than the generator).
-# Rows: `tracekit info` (target >= 1 GB/s of hex text, peak RSS flat),
-# `tracekit convert` to BTF, and `wc -l` as the lower bound.
+# (htf_n<N>_c<CORES>.htf, reused while newer than the generator) and
+# htf_results.tsv.  Rows: `tracekit info` (target >= 1 GB/s of hex text,
+# peak RSS < 64 MB), `tracekit info` on a quarter of the records (its RSS
+# next to the full row's shows memory flat in the trace size), `tracekit
+# convert` to BTF, and `wc -l` as the lower bound.
+# Exit status: 0, or 1 when a tracekit row FAILs a target.
 set -euo pipefail
-export LC_ALL=C
+
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/.." && pwd)
+RUNS=${RUNS:-3}
+. "$HERE/lib.sh"
+bench_init htf
+
 N=${N:-20000000}
 CORES=${CORES:-4}
-RUNS=${RUNS:-3}
-TRACEKIT=${TRACEKIT:-$ROOT/build/tracekit}
-CC=${CC:-cc}
-OUT="$HERE/out"
-BIN="$OUT/bin"
-mkdir -p "$BIN"
-for p in gen_htf rusage; do
-	if [[ ! -x $BIN/$p || $HERE/$p.c -nt $BIN/$p ]]; then
-		"$CC" -std=c11 -O2 -Wall -Wextra -Werror -o "$BIN/$p" "$HERE/$p.c"
-	fi
-done
-TRACE="$OUT/htf_n${N}_c${CORES}.htf"
-if [[ ! -s $TRACE || $BIN/gen_htf -nt $TRACE ]]; then
-	echo "generating $TRACE ..."
-	"$BIN/gen_htf" -n "$N" -c "$CORES" "$TRACE.tmp"
-	mv -f "$TRACE.tmp" "$TRACE"
-fi
-bytes=$(stat -c %s "$TRACE")
-cat "$TRACE" > /dev/null; cat "$TRACE" > /dev/null
-[[ -x $TRACEKIT ]] || { echo "no $TRACEKIT (build first)"; exit 2; }
+INFO_GBPS=1.0
+INFO_RSS_MB=64
 
-row() { # row NAME CMD...: median wall time, GB/s, max RSS
-	local name=$1; shift
-	local times=() rss=0 i sec kb
-	for ((i = 0; i < RUNS; i++)); do
-		"$BIN/rusage" "$OUT/.r" "$@" > /dev/null 2> "$OUT/.err" || { echo "$name: FAILED"; cat "$OUT/.err"; return 1; }
-		read -r sec kb _ < "$OUT/.r"
-		times+=("$sec")
-		(( kb > rss )) && rss=$kb
-	done
-	sec=$(printf '%s\n' "${times[@]}" | sort -g | sed -n "$(( (RUNS + 1) / 2 ))p")
-	awk -v n="$name" -v s="$sec" -v b="$bytes" -v r="$rss" \
-		'BEGIN { printf("%-28s %8.3f s %7.2f GB/s %8.1f MB RSS\n", n, s, b / s / 1e9, r / 1024) }'
+[[ $N =~ ^[0-9]+$ && $N -ge 4 ]] || bench_die "N must be an integer >= 4 (got '$N')"
+[[ $CORES =~ ^[0-9]+$ && $CORES -gt 0 ]] || bench_die "CORES must be a positive integer (got '$CORES')"
+[[ -x $TRACEKIT ]] || bench_die "$TRACEKIT does not exist (build it with 'make')"
+bench_build "$HERE/gen_htf.c" "$BIN/gen_htf"
+
+gen() { # gen RECORDS FILE
+	if [[ ! -s $2 || $BIN/gen_htf -nt $2 ]]; then
+		echo "generating $2 ..."
+		"$BIN/gen_htf" -n "$1" -c "$CORES" "$2.tmp"
+		mv -f "$2.tmp" "$2"
+	fi
 }
-printf 'trace: %s (%.1f MB, %s records, %s cores)\n' "$TRACE" "$(awk -v b="$bytes" 'BEGIN{print b/1e6}')" "$N" "$CORES"
-row "tracekit info" "$TRACEKIT" info "$TRACE"
-row "tracekit convert -> btf" "$TRACEKIT" convert -q "$TRACE" "$OUT/htf_convert_out.btf"
-rm -f "$OUT/htf_convert_out.btf"
-row "wc -l (lower bound)" wc -l "$TRACE"
+TRACE="$OUT/htf_n${N}_c${CORES}.htf"
+QUARTER="$OUT/htf_n$((N / 4))_c${CORES}.htf"
+gen "$N" "$TRACE"
+gen "$((N / 4))" "$QUARTER"
+
+bench_input "$QUARTER"
+run_bench "tracekit info (N/4)" htf_info_quarter "$INFO_GBPS" "$INFO_RSS_MB" - -- \
+	"$TRACEKIT" info "$QUARTER"
+bench_input "$TRACE"
+run_bench "tracekit info" htf_info "$INFO_GBPS" "$INFO_RSS_MB" - -- \
+	"$TRACEKIT" info "$TRACE"
+run_bench "tracekit convert -> btf" htf_convert - - "$OUT/htf_convert_out.btf" -- \
+	"$TRACEKIT" convert -q "$TRACE" "$OUT/htf_convert_out.btf"
+run_bench "wc -l (lower bound)" htf_wc - - - -- wc -l "$TRACE"
+
+bench_report "HTF read benchmark: $(basename "$TRACE"), $BYTES bytes, $N records, $CORES cores" \
+	"the (N/4) row's GB/s is of the quarter file; its peak RSS next to the full row's shows memory flat"
+exit "$FAILED"
