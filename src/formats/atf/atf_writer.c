@@ -22,6 +22,7 @@
  */
 #include "atf.h"
 #include "../../core/loss.h"
+#include "../../core/spill.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,8 +78,7 @@ typedef struct atf_writer {
 	wcore *cores;
 	uint32_t ncores;
 	uint32_t last_slot;
-	FILE *spill;
-	uint64_t nrec;
+	tk_spill spill;    /* the events (wrec), read back at close */
 	unsigned used_ev;       /* bit per ATF event type */
 	tk_losses lost;
 	tk_synth synth;
@@ -314,8 +314,7 @@ int atf_writer_open(tk_writer *w, tk_error *err)
 	aw->from_atf = strcmp(tk_trace_format(t), "atf") == 0;
 	if (tk_synth_init(&aw->synth, &atf_synth_rules, 1) < 0)
 		return tk_err_nomem(err, aw->name);
-	aw->spill = tmpfile();
-	if (!aw->spill)
+	if (tk_spill_open(&aw->spill, sizeof(wrec)) < 0)
 		return tk_err_set(err, TK_E_IO, aw->name, 0, 0,
 				  "cannot create a temporary file");
 	/* the cores known now are the first Resources (an ATF input's, in
@@ -385,10 +384,9 @@ int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	rec.ent = ev->target;
 	rec.evtype = (uint8_t)et;
 	aw->used_ev |= 1u << et;
-	if (fwrite(&rec, sizeof(rec), 1, aw->spill) != 1)
+	if (tk_spill_put(&aw->spill, &rec) < 0)
 		return tk_err_set(err, TK_E_IO, aw->name, 0, 0,
 				  "cannot write a temporary file");
-	aw->nrec++;
 	return TK_OK;
 }
 
@@ -717,90 +715,88 @@ static int out_trace(tk_writer *w, atf_writer *aw, const outbase *ob,
 		     uint64_t *user_eid, tk_error *err)
 {
 	const tk_trace *t = w->trace;
-	wrec buf[512];
-	size_t n, i;
+	static const wrec none;  /* no events: one empty TraceData at 0 */
+	tk_spill_cursor cur;
 	uint64_t k = 0, last = 0;
 	int rc, open_td = 0;
 	char tb[32], key[64];
 
-	if (fflush(aw->spill) != 0 || fseek(aw->spill, 0, SEEK_SET) != 0)
+	if (tk_spill_rewind(&cur, &aw->spill) < 0)
 		return tk_err_set(err, TK_E_IO, aw->name, 0, 0,
 				  "cannot read a temporary file back");
 	for (;;) {
-		n = fread(buf, sizeof(buf[0]), 512, aw->spill);
-		if (!n && !open_td && k == 0) {
-			/* no events: one empty TraceData */
-			buf[0].time = 0;
-		}
-		for (i = 0; i < n || (!n && !open_td && k == 0); i++) {
-			const wrec *r = &buf[i];
-			int start_td = !open_td || r->time < last;
-			if (start_td) {
-				const char *st, *sp;
-				if (open_td && (rc = close_td(w, aw, k, err)) < 0)
-					return rc;
-				k++;
-				snprintf(key, sizeof(key), "TraceData.%llu.Start", (unsigned long long)k);
-				st = hget(w, aw, key);
-				snprintf(key, sizeof(key), "TraceData.%llu.Stop", (unsigned long long)k);
-				sp = hget(w, aw, key);
-				fmt_time(tb, r->time, ob->digits);
-				if ((rc = out(w, err, "  <TraceData Start=\"")) < 0 ||
-				    (rc = out_esc(w, aw, st ? st : tb, strlen(st ? st : tb), err)) < 0)
-					return rc;
-				if (sp && ((rc = out(w, err, "\" Stop=\"")) < 0 ||
-					   (rc = out_esc(w, aw, sp, strlen(sp), err)) < 0))
-					return rc;
-				if ((rc = out(w, err, "\">\n")) < 0)
-					return rc;
-				snprintf(key, sizeof(key), "TraceData.%llu.Comment", (unsigned long long)k);
-				if ((rc = out_comment(w, aw, key, "    ", err)) < 0)
-					return rc;
-				snprintf(key, sizeof(key), "TraceData.%llu.TracingOverhead", (unsigned long long)k);
+		const wrec *r = tk_spill_peek(&cur);
+		int start_td;
+		if (r)
+			tk_spill_skip(&cur);
+		else if (open_td)
+			break;
+		else
+			r = &none;
+		start_td = !open_td || r->time < last;
+		if (start_td) {
+			const char *st, *sp;
+			if (open_td && (rc = close_td(w, aw, k, err)) < 0)
+				return rc;
+			k++;
+			snprintf(key, sizeof(key), "TraceData.%llu.Start", (unsigned long long)k);
+			st = hget(w, aw, key);
+			snprintf(key, sizeof(key), "TraceData.%llu.Stop", (unsigned long long)k);
+			sp = hget(w, aw, key);
+			fmt_time(tb, r->time, ob->digits);
+			if ((rc = out(w, err, "  <TraceData Start=\"")) < 0 ||
+			    (rc = out_esc(w, aw, st ? st : tb, strlen(st ? st : tb), err)) < 0)
+				return rc;
+			if (sp && ((rc = out(w, err, "\" Stop=\"")) < 0 ||
+				   (rc = out_esc(w, aw, sp, strlen(sp), err)) < 0))
+				return rc;
+			if ((rc = out(w, err, "\">\n")) < 0)
+				return rc;
+			snprintf(key, sizeof(key), "TraceData.%llu.Comment", (unsigned long long)k);
+			if ((rc = out_comment(w, aw, key, "    ", err)) < 0)
+				return rc;
+			snprintf(key, sizeof(key), "TraceData.%llu.TracingOverhead", (unsigned long long)k);
+			if ((rc = out_kept_xml(w, aw, key, "    ", err)) < 0)
+				return rc;
+			snprintf(key, sizeof(key), "TraceData.%llu.ToolInfo", (unsigned long long)k);
+			if (hget(w, aw, key)) {
 				if ((rc = out_kept_xml(w, aw, key, "    ", err)) < 0)
 					return rc;
-				snprintf(key, sizeof(key), "TraceData.%llu.ToolInfo", (unsigned long long)k);
-				if (hget(w, aw, key)) {
-					if ((rc = out_kept_xml(w, aw, key, "    ", err)) < 0)
-						return rc;
-				} else if ((rc = out(w, err, "    <ToolInfo Vendor=\"tracekit\" Tool=\"tracekit\" Version=\"" TK_VERSION_STRING "\" />\n")) < 0) {
-					return rc;
-				}
-				open_td = 1;
+			} else if ((rc = out(w, err, "    <ToolInfo Vendor=\"tracekit\" Tool=\"tracekit\" Version=\"" TK_VERSION_STRING "\" />\n")) < 0) {
+				return rc;
 			}
-			if (!n)
-				break;
-			last = r->time;
-			{
-				char line[160];
-				size_t o;
-				uint64_t eid, ref;
-				if (r->evtype == ATF_EV_USER) {
-					uref x, *f;
-					x.ent = r->ent;
-					x.name = r->name;
-					f = bsearch(&x, refs, nrefs, sizeof(*refs), cmp_uref);
-					eid = user_eid[r->ent] - 1;
-					ref = f ? f->ref : 0;
-				} else {
-					eid = ids->id[r->evtype];
-					ref = aw->ses[aw->se_of[r->ent] - 1].id;
-				}
-				memcpy(line, "    <TraceEntry Time=\"", 22);
-				o = 22;
-				o += fmt_time(line + o, r->time, ob->digits);
-				o += (size_t)snprintf(line + o, sizeof(line) - o,
-						      "\" EventID=\"%llu\" ReferenceID=\"%llu\" />\n",
-						      (unsigned long long)eid,
-						      (unsigned long long)ref);
-				if ((rc = tk_sink_write(&w->sink, line, o, err)) < 0)
-					return rc;
-			}
+			open_td = 1;
 		}
-		if (n < 512)
+		if (r == &none)
 			break;
+		last = r->time;
+		{
+			char line[160];
+			size_t o;
+			uint64_t eid, ref;
+			if (r->evtype == ATF_EV_USER) {
+				uref x, *f;
+				x.ent = r->ent;
+				x.name = r->name;
+				f = bsearch(&x, refs, nrefs, sizeof(*refs), cmp_uref);
+				eid = user_eid[r->ent] - 1;
+				ref = f ? f->ref : 0;
+			} else {
+				eid = ids->id[r->evtype];
+				ref = aw->ses[aw->se_of[r->ent] - 1].id;
+			}
+			memcpy(line, "    <TraceEntry Time=\"", 22);
+			o = 22;
+			o += fmt_time(line + o, r->time, ob->digits);
+			o += (size_t)snprintf(line + o, sizeof(line) - o,
+					      "\" EventID=\"%llu\" ReferenceID=\"%llu\" />\n",
+					      (unsigned long long)eid,
+					      (unsigned long long)ref);
+			if ((rc = tk_sink_write(&w->sink, line, o, err)) < 0)
+				return rc;
+		}
 	}
-	if (ferror(aw->spill))
+	if (cur.failed)
 		return tk_err_set(err, TK_E_IO, aw->name, 0, 0,
 				  "cannot read a temporary file back");
 	(void)t;
@@ -964,35 +960,33 @@ int atf_writer_close(tk_writer *w, tk_error *err)
 	if (!user_eid)
 		goto nomem;
 	if (aw->used_ev >> ATF_EV_USER & 1) {
-		wrec buf[512];
-		size_t n;
-		if (fflush(aw->spill) != 0 || fseek(aw->spill, 0, SEEK_SET) != 0) {
-			rc = tk_err_set(err, TK_E_IO, aw->name, 0, 0, "cannot read a temporary file back");
-			goto done;
-		}
-		while ((n = fread(buf, sizeof(buf[0]), 512, aw->spill)) > 0) {
-			for (i = 0; i < n; i++) {
-				uref x;
-				if (buf[i].evtype != ATF_EV_USER)
-					continue;
-				x.ent = buf[i].ent;
-				x.name = buf[i].name;
-				if (nrefs && bsearch(&x, refs, nrefs, sizeof(*refs), cmp_uref))
-					continue;
-				if (nrefs == caprefs) {
-					size_t ncap = caprefs ? caprefs * 2 : 32;
-					uref *nr = tk_xrealloc_array(refs, ncap, sizeof(*nr));
-					if (!nr)
-						goto nomem;
-					refs = nr;
-					caprefs = ncap;
-				}
-				x.ref = 0;
-				x.new_info = 0;
-				refs[nrefs++] = x;
-				qsort(refs, nrefs, sizeof(*refs), cmp_uref);
+		tk_spill_cursor cur;
+		const wrec *rec;
+		if (tk_spill_rewind(&cur, &aw->spill) < 0)
+			goto ioerr;
+		for (; (rec = tk_spill_peek(&cur)) != NULL; tk_spill_skip(&cur)) {
+			uref x;
+			if (rec->evtype != ATF_EV_USER)
+				continue;
+			x.ent = rec->ent;
+			x.name = rec->name;
+			if (nrefs && bsearch(&x, refs, nrefs, sizeof(*refs), cmp_uref))
+				continue;
+			if (nrefs == caprefs) {
+				size_t ncap = caprefs ? caprefs * 2 : 32;
+				uref *nr = tk_xrealloc_array(refs, ncap, sizeof(*nr));
+				if (!nr)
+					goto nomem;
+				refs = nr;
+				caprefs = ncap;
 			}
+			x.ref = 0;
+			x.new_info = 0;
+			refs[nrefs++] = x;
+			qsort(refs, nrefs, sizeof(*refs), cmp_uref);
 		}
+		if (cur.failed)
+			goto ioerr;
 		for (i = 0; i < nrefs; i++) {
 			uint32_t ent = refs[i].ent;
 			if (!user_eid[ent]) {
@@ -1189,6 +1183,10 @@ int atf_writer_close(tk_writer *w, tk_error *err)
 	goto done;
 nomem:
 	rc = tk_err_nomem(err, aw->name);
+	goto done;
+ioerr:
+	rc = tk_err_set(err, TK_E_IO, aw->name, 0, 0,
+			"cannot read a temporary file back");
 done:
 	free(refs);
 	free(user_eid);
@@ -1207,8 +1205,7 @@ void atf_writer_free(tk_writer *w)
 
 	if (!aw)
 		return;
-	if (aw->spill)
-		fclose(aw->spill);
+	tk_spill_close(&aw->spill);
 	free(aw->se_of);
 	free(aw->ses);
 	free(aw->cores);

@@ -16,6 +16,7 @@
  */
 #include "htf.h"
 #include "../../core/loss.h"
+#include "../../core/spill.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,8 +33,7 @@ typedef struct hrec {
 typedef struct wcore {
 	uint64_t id;
 	uint32_t ent;      /* core entity, or TK_NONE */
-	FILE *spill;
-	uint64_t n;
+	tk_spill spill;         /* its records (hrec) */
 } wcore;
 
 enum { L_NOTE, L_TYPE, L_EVENT, L_SYNTH, L_COUNT };
@@ -52,8 +52,7 @@ typedef struct htf_writer {
 	unsigned used_types;
 	wcore *cores;
 	uint32_t ncores;
-	FILE *unassigned;       /* events whose core is not known yet */
-	uint64_t nunassigned;
+	tk_spill unassigned;    /* events whose core is not known yet */
 	uint64_t *ent_core;     /* per HTF id: id of the first core + 1 */
 	uint64_t max_time;
 	tk_losses lost;
@@ -212,12 +211,10 @@ static int core_slot(htf_writer *hw, uint32_t ent, const tk_trace *t,
 	hw->cores = n;
 	n[hw->ncores].id = id;
 	n[hw->ncores].ent = ent;
-	n[hw->ncores].n = 0;
-	n[hw->ncores].spill = tmpfile();
-	if (!n[hw->ncores].spill)
+	if (tk_spill_open(&n[hw->ncores].spill, sizeof(hrec)) < 0)
 		return TK_E_IO;
 	if (tk_synth_cores(&hw->synth, hw->ncores + 2) < 0) {
-		fclose(n[hw->ncores].spill);
+		tk_spill_close(&n[hw->ncores].spill);
 		return TK_E_NOMEM;
 	}
 	*slot = hw->ncores++;
@@ -315,8 +312,8 @@ int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		 * section where the target is first seen */
 		slot = UINT32_MAX;
 		rc = TK_OK;
-		if (!hw->unassigned && !(hw->unassigned = tmpfile()))
-			rc = TK_E_IO;
+		if (!hw->unassigned.f)
+			rc = tk_spill_open(&hw->unassigned, sizeof(hrec));
 	}
 	if (rc < 0)
 		return rc == TK_E_IO ? tk_err_set(err, TK_E_IO, hw->name, 0, 0,
@@ -385,14 +382,10 @@ int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	rec.type = (uint8_t)type;
 	rec.ev = (uint8_t)id;
 	rec.pad = 0;
-	if (fwrite(&rec, sizeof(rec), 1,
-		   slot == UINT32_MAX ? hw->unassigned : hw->cores[slot].spill) != 1)
+	if (tk_spill_put(slot == UINT32_MAX ? &hw->unassigned
+					    : &hw->cores[slot].spill, &rec) < 0)
 		return tk_err_set(err, TK_E_IO, hw->name, 0, 0,
 				  "cannot write a temporary file");
-	if (slot == UINT32_MAX)
-		hw->nunassigned++;
-	else
-		hw->cores[slot].n++;
 	if (ev->time > hw->max_time)
 		hw->max_time = ev->time;
 	return TK_OK;
@@ -647,39 +640,6 @@ static inline char *put_hex(char *o, uint64_t v, unsigned digits)
 	return o + digits;
 }
 
-/* A buffered reader of a spill file. */
-typedef struct spill_in {
-	FILE *f;
-	hrec buf[512];
-	size_t n, i;
-	int eof;
-} spill_in;
-
-static int spill_open(spill_in *in, FILE *f)
-{
-	memset(in, 0, sizeof(*in));
-	in->f = f;
-	in->eof = !f;
-	return !f || (fflush(f) == 0 && fseek(f, 0, SEEK_SET) == 0) ? TK_OK
-								     : TK_E_IO;
-}
-
-/* The next record, or NULL at the end (or on a read error: see ferror). */
-static const hrec *spill_peek(spill_in *in)
-{
-	if (in->i == in->n) {
-		if (in->eof)
-			return NULL;
-		in->n = fread(in->buf, sizeof(in->buf[0]), 512, in->f);
-		in->i = 0;
-		if (!in->n) {
-			in->eof = 1;
-			return NULL;
-		}
-	}
-	return &in->buf[in->i];
-}
-
 static int write_sections(tk_writer *w, htf_writer *hw, unsigned tl,
 			  unsigned el, unsigned vl, tk_error *err)
 {
@@ -691,32 +651,32 @@ static int write_sections(tk_writer *w, htf_writer *hw, unsigned tl,
 	 * equal times in section order, so this keeps their order */
 	for (i = 0; i < hw->ncores; i++) {
 		wcore *c = &hw->cores[i];
-		spill_in a, u;
+		tk_spill_cursor a, u;
 		const hrec *x, *y;
 
 		if ((rc = out(w, err, "#-%02llX\n", (unsigned long long)c->id)) < 0)
 			return rc;
-		if (spill_open(&a, c->spill) < 0 ||
-		    spill_open(&u, hw->unassigned) < 0)
+		if (tk_spill_rewind(&a, &c->spill) < 0 ||
+		    tk_spill_rewind(&u, &hw->unassigned) < 0)
 			return tk_err_set(err, TK_E_IO, hw->name, 0, 0,
 					  "cannot read a temporary file back");
 		for (;;) {
 			char *o;
-			x = spill_peek(&a);
+			x = tk_spill_peek(&a);
 			/* the unassigned records of this core: those whose
 			 * entity was first seen here (or anywhere, for the
 			 * first section) */
-			while ((y = spill_peek(&u)) != NULL &&
+			while ((y = tk_spill_peek(&u)) != NULL &&
 			       !(hw->ent_core[y->ent] == c->id + 1 ||
 				 (i == 0 && !hw->ent_core[y->ent])))
-				u.i++;
+				tk_spill_skip(&u);
 			if (!x && !y)
 				break;
 			if (!x || (y && y->time <= x->time)) {
 				x = y;
-				u.i++;
+				tk_spill_skip(&u);
 			} else {
-				a.i++;
+				tk_spill_skip(&a);
 			}
 			o = tk_sink_reserve(&w->sink, width, err);
 			if (!o)
@@ -727,7 +687,7 @@ static int write_sections(tk_writer *w, htf_writer *hw, unsigned tl,
 			*o = '\n';
 			w->sink.len += width;
 		}
-		if (ferror(c->spill) || (hw->unassigned && ferror(hw->unassigned)))
+		if (a.failed || u.failed)
 			return tk_err_set(err, TK_E_IO, hw->name, 0, 0,
 					  "cannot read a temporary file back");
 	}
@@ -741,7 +701,7 @@ int htf_writer_close(tk_writer *w, tk_error *err)
 	unsigned tl, el, vl = hw->opt_vl ? hw->opt_vl : 1, k;
 	int rc;
 
-	if (hw->nunassigned && !hw->ncores) {
+	if (hw->unassigned.n && !hw->ncores) {
 		uint32_t slot;
 		int r2 = core_slot(hw, TK_NONE, w->trace, &slot);
 		if (r2 < 0)
@@ -786,10 +746,8 @@ void htf_writer_free(tk_writer *w)
 	if (!hw)
 		return;
 	for (i = 0; i < hw->ncores; i++)
-		if (hw->cores[i].spill)
-			fclose(hw->cores[i].spill);
-	if (hw->unassigned)
-		fclose(hw->unassigned);
+		tk_spill_close(&hw->cores[i].spill);
+	tk_spill_close(&hw->unassigned);
 	free(hw->cores);
 	free(hw->ent_core);
 	free(hw->hid);
