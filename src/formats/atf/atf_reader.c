@@ -194,6 +194,7 @@ typedef struct atf_reader {
 	uint64_t last_end;       /* absolute end of expat's last event */
 	uint64_t line;           /* line of the next byte to feed (1-based) */
 	uint64_t line_start;     /* absolute offset of that line's start */
+	int cr_last;             /* the bytes counted so far end with a CR */
 	char *scratch;           /* what expat gets of a scanned slice */
 	uint64_t skip_lines;     /* lines, bytes expat never saw */
 	uint64_t skip_bytes;
@@ -1330,6 +1331,29 @@ static int is_name_char(int c)
 	       c == '.';
 }
 
+/*
+ * Skips the blanks from p[*i].  A CR only as the first half of a CR LF:
+ * to XML a lone CR is a line end of its own, which the scanner does not
+ * count, so it leaves such regions to expat.  1: at a non-blank, 0: needs
+ * more bytes, -1: a lone CR.
+ */
+static int skip_ws(const char *p, size_t n, size_t *i)
+{
+	size_t k = *i;
+
+	while (k < n && is_ws((unsigned char)p[k])) {
+		if (p[k] == '\r') {
+			if (k + 1 >= n)
+				return 0;
+			if (p[k + 1] != '\n')
+				return -1;
+		}
+		k++;
+	}
+	*i = k;
+	return k < n;
+}
+
 /* one <TraceEntry .../> at p[0..n): its length, 0 if it needs more bytes,
  * -1 if it is not for the scanner */
 static ptrdiff_t scan_entry(const char *p, size_t n, const char **atts,
@@ -1337,15 +1361,14 @@ static ptrdiff_t scan_entry(const char *p, size_t n, const char **atts,
 {
 	size_t i = 11, na = 0, k;
 	char *v = vals;
+	int rc;
 
 	/* "<TraceEntry" checked by the caller */
 	for (;;) {
 		size_t ws = i, ns, ne, vs;
 		char qch;
-		while (i < n && is_ws((unsigned char)p[i]))
-			i++;
-		if (i >= n)
-			return 0;
+		if ((rc = skip_ws(p, n, &i)) <= 0)
+			return rc;
 		if (p[i] == '/') {
 			if (i + 1 >= n)
 				return 0;
@@ -1363,10 +1386,8 @@ static ptrdiff_t scan_entry(const char *p, size_t n, const char **atts,
 			if (memcmp(p + i, close, sizeof(close) - 1) != 0)
 				return -1;
 			i += sizeof(close) - 1;
-			while (i < n && is_ws((unsigned char)p[i]))
-				i++;
-			if (i >= n)
-				return 0;
+			if ((rc = skip_ws(p, n, &i)) <= 0)
+				return rc;
 			if (p[i] != '>')
 				return -1;
 			i++;
@@ -1379,17 +1400,13 @@ static ptrdiff_t scan_entry(const char *p, size_t n, const char **atts,
 		while (i < n && is_name_char((unsigned char)p[i]))
 			i++;
 		ne = i;
-		while (i < n && is_ws((unsigned char)p[i]))
-			i++;
-		if (i >= n)
-			return 0;
+		if ((rc = skip_ws(p, n, &i)) <= 0)
+			return rc;
 		if (p[i] != '=')
 			return -1;
 		i++;
-		while (i < n && is_ws((unsigned char)p[i]))
-			i++;
-		if (i >= n)
-			return 0;
+		if ((rc = skip_ws(p, n, &i)) <= 0)
+			return rc;
 		if (p[i] != '"' && p[i] != '\'')
 			return -1;
 		qch = p[i++];
@@ -1436,7 +1453,8 @@ static ptrdiff_t scan_comment(const char *p, size_t n)
 				return 0;
 			return p[i + 2] == '>' ? (ptrdiff_t)(i + 3) : -1;
 		}
-		if ((c < 0x20 && !is_ws(c)) || c >= 0x80)
+		if ((c < 0x20 && !is_ws(c)) || c >= 0x80 ||
+		    (c == '\r' && p[i + 1] != '\n'))
 			return -1;
 	}
 	return 0;
@@ -1454,6 +1472,10 @@ static size_t scan_content(atf_reader *h, const char *p, size_t n, int *why)
 	size_t i = 0;
 
 	*why = SCAN_OTHER;
+	/* the LF of a CR LF whose CR expat had: expat counts it */
+	if (h->cr_last && n && p[0] == '\n')
+		return 0;
+	h->cr_last = 0;
 	while (i < n) {
 		unsigned char c = (unsigned char)p[i];
 		ptrdiff_t len;
@@ -1462,7 +1484,16 @@ static size_t scan_content(atf_reader *h, const char *p, size_t n, int *why)
 			i++;
 			h->line++;
 			h->line_start = base + i;
+			h->cr_last = 0;
 			continue;
+		}
+		if (c == '\r') {
+			if (i + 1 >= n) {
+				*why = SCAN_MORE;
+				return i;
+			}
+			if (p[i + 1] != '\n')
+				return i; /* a lone CR: expat's */
 		}
 		if (is_ws(c)) {
 			i++;
@@ -1512,17 +1543,39 @@ static size_t scan_content(atf_reader *h, const char *p, size_t n, int *why)
 	return i;
 }
 
-/* count the lines of bytes given to expat as they are */
+/*
+ * Count the lines of bytes given to expat as they are, as XML does: LF,
+ * CR LF and a lone CR each end a line (a CR LF may be cut between two
+ * slices: cr_last).
+ */
 static void count_lines(atf_reader *h, const char *p, size_t n)
 {
 	uint64_t base = tk_source_offset(h->r->src);
 	const char *e = p + n, *q = p;
+	size_t i;
 
-	while ((q = memchr(q, '\n', (size_t)(e - q))) != NULL) {
-		q++;
-		h->line++;
-		h->line_start = base + (uint64_t)(q - p);
+	if (!n)
+		return;
+	if (h->cr_last && p[0] == '\n') {
+		q = p + 1;  /* counted with its CR */
+		h->line_start = base + 1;
 	}
+	if (!memchr(q, '\r', (size_t)(e - q))) {
+		while ((q = memchr(q, '\n', (size_t)(e - q))) != NULL) {
+			q++;
+			h->line++;
+			h->line_start = base + (uint64_t)(q - p);
+		}
+	} else {
+		for (i = (size_t)(q - p); i < n; i++) {
+			if (p[i] == '\r' ? i + 1 < n && p[i + 1] == '\n'
+					  : p[i] != '\n')
+				continue;  /* a CR LF ends at its LF */
+			h->line++;
+			h->line_start = base + i + 1;
+		}
+	}
+	h->cr_last = p[n - 1] == '\r';
 }
 
 static void parse_error(atf_reader *h)
