@@ -216,6 +216,65 @@ const char *tk_tarmac_name(const tk_tarmac *tr);
 void tk_tarmac_close(tk_tarmac *tr);
 
 /* ------------------------------------------------------------------------ */
+/* The exception timeline                                                    */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * The exception timeline of a log, fed with its records: exception entry
+ * and return (E / EXC / ES records, IPSR and xPSR writes, EXC_RETURN
+ * through BX LR, POP / LDM / LDR of pc, ERET) become ISR events per core,
+ * named after the exception ("Reset", "HardFault", "SysTick", "IRQ12");
+ * docs/mappings.md, "Tarmac", gives the rules.  These are the events of
+ * the "tarmac" format of tk_reader_open(); with this API a program that
+ * reads the records anyway (a profile, statistics) gets them in the same
+ * pass.  The events' entities and time base are those of
+ * tk_tarmac_timeline_trace(): the time base is the unit of the first
+ * stamp (cycles are written as 1 ns); stamps of another unit are converted
+ * exactly where they can be, else taken as they are with a warning (an
+ * error in strict mode).
+ */
+typedef struct tk_tarmac_timeline tk_tarmac_timeline;
+
+/**
+ * A timeline for the records of `tr` (borrowed for its CPU names and input
+ * name: it must outlive the timeline).  `opts` (NULL: the defaults) gives
+ * strict mode and the warning callback.  TK_OK or TK_E_NOMEM.
+ */
+int tk_tarmac_timeline_new(tk_tarmac_timeline **out, const tk_tarmac *tr,
+			   const tk_tarmac_opts *opts, tk_error *err);
+
+/**
+ * Feed the next record of the log (every record, in order).  The events it
+ * gives are queued for tk_tarmac_timeline_next().  Returns the number of
+ * events queued (0 for most records: nothing to drain), or a negative
+ * status with `err` filled (TK_E_NOMEM; in strict mode TK_E_RANGE for a
+ * stamp that cannot be expressed in the time base).
+ */
+int tk_tarmac_timeline_record(tk_tarmac_timeline *tl,
+			      const tk_tarmac_record *rec, tk_error *err);
+
+/**
+ * The next queued event: TK_OK with *ev set (valid until the next call),
+ * or TK_END when the queue is empty (feed the next record).
+ */
+int tk_tarmac_timeline_next(tk_tarmac_timeline *tl, const tk_event **ev);
+
+/**
+ * After the last record: exceptions still active stay open (no terminate
+ * is made up; one warning says how many).
+ */
+void tk_tarmac_timeline_finish(tk_tarmac_timeline *tl);
+
+/** The entities (cores, exceptions) and time base of the events. */
+const tk_trace *tk_tarmac_timeline_trace(const tk_tarmac_timeline *tl);
+
+/** Warnings so far. */
+uint64_t tk_tarmac_timeline_warning_count(const tk_tarmac_timeline *tl);
+
+/** Free; NULL is allowed. */
+void tk_tarmac_timeline_free(tk_tarmac_timeline *tl);
+
+/* ------------------------------------------------------------------------ */
 /* ELF symbols and the function profile                                      */
 /* ------------------------------------------------------------------------ */
 

@@ -476,87 +476,81 @@ typedef struct region_stat {
 	uint64_t n[4], bytes[4];   /* memory read, memory write, bus read, bus write */
 } region_stat;
 
-/* Exceptions, from the ISR events of the "tarmac" format. */
-static int exception_stats(const char *path, int strict, isr_stat **out,
-			   size_t *nout, const tk_trace **tp, tk_reader **rp)
-{
-	tk_reader_opts o;
-	tk_reader *r;
-	const tk_event *ev;
-	tk_error err;
-	isr_stat *s = NULL, *row;
-	size_t ns = 0, i;
-	/* per core entity: a stack of (entity, start time) */
-	struct { uint32_t core, ent; uint64_t t; } *stk = NULL;
-	size_t nstk = 0, capstk = 0;
-	int rc;
+/*
+ * Exceptions: count and durations per exception, from the ISR events of the
+ * exception timeline (tk_tarmac_timeline_*), fed in the same pass as the
+ * other figures.  Per core, a stack of (entity, start time).
+ */
+typedef struct isr_acc {
+	isr_stat *s;
+	size_t ns;
+	struct { uint32_t core, ent; uint64_t t; } *stk;
+	size_t nstk, capstk;
+} isr_acc;
 
-	tk_reader_opts_init(&o);
-	o.format = "tarmac";
-	o.strict = strict;
-	tk_error_clear(&err);
-	if (tk_reader_open(&r, path, &o, &err) < 0) {
-		cli_error(&err);
-		return -1;
-	}
-	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
-		if (ev->kind == TK_EV_START) {
-			if (nstk == capstk) {
-				size_t ncap = capstk ? capstk * 2 : 16;
-				void *n2 = realloc(stk, ncap * sizeof(*stk));
-				if (!n2)
-					goto nomem;
-				stk = n2;
-				capstk = ncap;
-			}
-			stk[nstk].core = ev->core;
-			stk[nstk].ent = ev->target;
-			stk[nstk++].t = ev->time;
-		} else if (ev->kind == TK_EV_TERMINATE) {
-			size_t k = nstk;
-			uint64_t d;
-			while (k > 0 && !(stk[k - 1].core == ev->core && stk[k - 1].ent == ev->target))
-				k--;
-			if (!k)
-				continue;
-			d = ev->time >= stk[k - 1].t ? ev->time - stk[k - 1].t : 0;
-			memmove(&stk[k - 1], &stk[k], (nstk - k) * sizeof(*stk));
-			nstk--;
-			if (!(row = isr_row(&s, &ns, ev->target)))
-				goto nomem;
-			row->count++;
-			row->total += d;
-			if (d < row->min)
-				row->min = d;
-			if (d > row->max)
-				row->max = d;
+/* One event of the timeline; -1 when out of memory. */
+static int isr_event(isr_acc *a, const tk_event *ev)
+{
+	isr_stat *row;
+
+	if (ev->kind == TK_EV_START) {
+		if (a->nstk == a->capstk) {
+			size_t ncap = a->capstk ? a->capstk * 2 : 16;
+			void *n2 = realloc(a->stk, ncap * sizeof(*a->stk));
+			if (!n2)
+				return -1;
+			a->stk = n2;
+			a->capstk = ncap;
 		}
+		a->stk[a->nstk].core = ev->core;
+		a->stk[a->nstk].ent = ev->target;
+		a->stk[a->nstk++].t = ev->time;
+	} else if (ev->kind == TK_EV_TERMINATE) {
+		size_t k = a->nstk;
+		uint64_t d;
+		while (k > 0 && !(a->stk[k - 1].core == ev->core && a->stk[k - 1].ent == ev->target))
+			k--;
+		if (!k)
+			return 0;
+		d = ev->time >= a->stk[k - 1].t ? ev->time - a->stk[k - 1].t : 0;
+		memmove(&a->stk[k - 1], &a->stk[k], (a->nstk - k) * sizeof(*a->stk));
+		a->nstk--;
+		if (!(row = isr_row(&a->s, &a->ns, ev->target)))
+			return -1;
+		row->count++;
+		row->total += d;
+		if (d < row->min)
+			row->min = d;
+		if (d > row->max)
+			row->max = d;
 	}
-	/* entered and not returned: open at the end, like an instance of a
-	 * cut trace; counted, not given a made-up duration */
-	for (i = 0; rc == TK_END && i < nstk; i++) {
-		if (!(row = isr_row(&s, &ns, stk[i].ent)))
-			goto nomem;
+	return 0;
+}
+
+/* The queued events of the timeline; -1 when out of memory. */
+static int isr_drain(isr_acc *a, tk_tarmac_timeline *tl)
+{
+	const tk_event *ev;
+
+	while (tk_tarmac_timeline_next(tl, &ev) == TK_OK)
+		if (isr_event(a, ev) < 0)
+			return -1;
+	return 0;
+}
+
+/* At the end of the log: entered and not returned is open at the end, like
+ * an instance of a cut trace; counted, not given a made-up duration. */
+static int isr_end(isr_acc *a)
+{
+	isr_stat *row;
+	size_t i;
+
+	for (i = 0; i < a->nstk; i++) {
+		if (!(row = isr_row(&a->s, &a->ns, a->stk[i].ent)))
+			return -1;
 		row->open++;
 	}
-	free(stk);
-	if (rc < 0) {
-		cli_error(&err);
-		free(s);
-		tk_reader_close(r);
-		return -1;
-	}
-	*out = s;
-	*nout = ns;
-	*tp = tk_reader_trace(r);
-	*rp = r;
 	return 0;
-nomem:
-	free(stk);
-	free(s);
-	tk_reader_close(r);
-	fprintf(stderr, "tracekit: error: out of memory\n");
-	return -1;
 }
 
 /* ---- the function profile (--elf) ------------------------------------------ */
@@ -720,20 +714,21 @@ int cli_tarmac_stats(int argc, char **argv)
 	};
 	const char *outfmt = "text", *elf = NULL;
 	int strict = 0, quiet = 0, json, csv, c, rc, ret = EXIT_BAD;
-	size_t top = 10, i, nk, nisr = 0, nreg = 0;
+	size_t top = 10, i, nk, nreg = 0;
 	tk_tarmac_symtab *syms = NULL;
 	tk_tarmac_profile *prof = NULL;
 	uint64_t executed = 0, skipped = 0;
 	mnem_tab mt = { 0 };
 	cli_map hot = { 0 };
 	region_stat *regs = NULL;
-	isr_stat *isr = NULL;
+	isr_acc acc = { 0 };
 	kv *rows = NULL;
+	tk_tarmac_timeline *tl = NULL;
 	const tk_trace *t = NULL;
-	tk_reader *r = NULL;
 	tk_tarmac_record rec;
 	tk_tarmac *tr = NULL;
-	tk_error err;
+	tk_error err, tl_err;
+	int tl_rc = TK_OK;
 	char *e;
 	const char *unit = "";
 	int first = 1;
@@ -784,9 +779,33 @@ int cli_tarmac_stats(int argc, char **argv)
 	if (open_log(&tr, argv[optind], strict, quiet) < 0)
 		goto out;
 	tk_error_clear(&err);
+	tk_error_clear(&tl_err);
+	if (!csv) {
+		/* the exception timeline, fed in this same pass; its warnings
+		 * are not shown (the table lists what is open at the end) */
+		tk_tarmac_opts o;
+		tk_tarmac_opts_init(&o);
+		o.strict = strict;
+		if (tk_tarmac_timeline_new(&tl, tr, &o, &err) < 0) {
+			cli_error(&err);
+			goto out;
+		}
+	}
+	/* one pass: the records feed the profile, the exception timeline and
+	 * the counters below */
 	while ((rc = tk_tarmac_next(tr, &rec, &err)) == TK_OK) {
 		if (prof && (rc = tk_tarmac_profile_record(prof, &rec, &err)) < 0)
 			break;
+		if (tl && tl_rc == TK_OK) {
+			/* an error of the timeline (strict mode: a stamp of
+			 * another unit) is reported after those of the records */
+			tl_rc = tk_tarmac_timeline_record(tl, &rec, &tl_err);
+			if (tl_rc > 0) {
+				if (isr_drain(&acc, tl) < 0)
+					goto nomem;
+				tl_rc = TK_OK;
+			}
+		}
 		if (rec.own_time && !*unit)
 			unit = tk_tarmac_unit_name(rec.unit);
 		if (rec.kind == TK_TARMAC_INSTRUCTION) {
@@ -845,8 +864,14 @@ int cli_tarmac_stats(int argc, char **argv)
 		ret = EXIT_OK;
 		goto out;
 	}
-	if (exception_stats(argv[optind], strict, &isr, &nisr, &t, &r) < 0)
+	if (tl_rc < 0) {
+		cli_error(&tl_err);
 		goto out;
+	}
+	tk_tarmac_timeline_finish(tl);
+	if (isr_drain(&acc, tl) < 0 || isr_end(&acc) < 0)
+		goto nomem;
+	t = tk_tarmac_timeline_trace(tl);
 
 	/* the tables, sorted by count */
 	nk = mt.count > hot.count ? mt.count : hot.count;
@@ -895,30 +920,31 @@ int cli_tarmac_stats(int argc, char **argv)
 	}
 	printf(json ? "],\n  \"exceptions\": [" : "\nexceptions (duration from entry to return, in %s):\n",
 	       unit);
-	if (!json && !nisr)
+	if (!json && !acc.ns)
 		printf("  none\n");
-	for (i = 0; i < nisr; i++) {
-		const tk_entity *en = tk_trace_entity(t, isr[i].ent);
+	for (i = 0; i < acc.ns; i++) {
+		const isr_stat *x = &acc.s[i];
+		const tk_entity *en = tk_trace_entity(t, x->ent);
 		const char *name = en ? tk_trace_str(t, en->name, NULL) : "?";
 		char mn[24] = "-", mx[24] = "-";
-		if (isr[i].count) {
-			snprintf(mn, sizeof(mn), "%" PRIu64, isr[i].min);
-			snprintf(mx, sizeof(mx), "%" PRIu64, isr[i].max);
+		if (x->count) {
+			snprintf(mn, sizeof(mn), "%" PRIu64, x->min);
+			snprintf(mx, sizeof(mx), "%" PRIu64, x->max);
 		}
 		if (json)
 			printf("%s{\"name\": \"%s\", \"count\": %" PRIu64 ", \"total\": %" PRIu64
 			       ", \"min\": %s, \"max\": %s, \"open\": %" PRIu64 "}",
-			       i ? ", " : "", name, isr[i].count, isr[i].total,
-			       isr[i].count ? mn : "null", isr[i].count ? mx : "null",
-			       isr[i].open);
-		else if (isr[i].open)
+			       i ? ", " : "", name, x->count, x->total,
+			       x->count ? mn : "null", x->count ? mx : "null",
+			       x->open);
+		else if (x->open)
 			printf("  %-24s count %8" PRIu64 "  total %12" PRIu64 "  min %10s"
 			       "  max %10s  open at end %" PRIu64 "\n",
-			       name, isr[i].count, isr[i].total, mn, mx, isr[i].open);
+			       name, x->count, x->total, mn, mx, x->open);
 		else
 			printf("  %-24s count %8" PRIu64 "  total %12" PRIu64 "  min %10s"
 			       "  max %10s\n",
-			       name, isr[i].count, isr[i].total, mn, mx);
+			       name, x->count, x->total, mn, mx);
 	}
 	printf(json ? "],\n  \"traffic\": [" : "\nmemory and bus traffic by 256 MB region:\n");
 	if (!json && !nreg)
@@ -954,12 +980,13 @@ nomem:
 	fprintf(stderr, "tracekit: error: out of memory\n");
 out:
 	free(rows);
-	free(isr);
+	free(acc.s);
+	free(acc.stk);
 	free(regs);
 	free(mt.names);
 	free(mt.counts);
 	cli_map_free(&hot);
-	tk_reader_close(r);
+	tk_tarmac_timeline_free(tl);
 	tk_tarmac_close(tr);
 	tk_tarmac_profile_free(prof);
 	tk_tarmac_symtab_free(syms);

@@ -1,6 +1,8 @@
 /*
- * fuzz_tarmac.c - libFuzzer target for the Tarmac record reader and its ISR
- * adapter.  The first byte picks strict or lenient mode (bit 0); with bit
+ * fuzz_tarmac.c - libFuzzer target for the Tarmac record reader, the
+ * exception timeline fed with its records (as `tracekit stats` does) and the
+ * ISR adapter of tk_reader_open() on the same timeline.  The first byte
+ * picks strict or lenient mode (bit 0); with bit
  * 2 set, the next two bytes (little-endian) are the length of an ELF image
  * that follows, read as the symbols of a function profile of the log (so
  * the ELF reader and the profile are fuzzed too).  The rest is the log.
@@ -21,6 +23,22 @@
 	} while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The queued events of the timeline: entities that exist. */
+static size_t drain(tk_tarmac_timeline *tl)
+{
+	const tk_trace *t = tk_tarmac_timeline_trace(tl);
+	const tk_event *ev;
+	size_t sum = 0, n;
+
+	while (tk_tarmac_timeline_next(tl, &ev) == TK_OK) {
+		const tk_entity *s = tk_trace_entity(t, ev->source);
+		const tk_entity *d = tk_trace_entity(t, ev->target);
+		FUZZ_CHECK(s && d && (unsigned)ev->kind < TK_EV_COUNT);
+		sum += strlen(tk_trace_str(t, d->name, &n)) + n;
+	}
+	return sum;
+}
 
 static size_t touch(const tk_tarmac_span *s)
 {
@@ -83,6 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	tk_tarmac_opts o;
 	tk_tarmac *tr = NULL;
+	tk_tarmac_timeline *tl = NULL;
 	tk_tarmac_record rec;
 	tk_reader_opts ro;
 	tk_reader *r = NULL;
@@ -103,6 +122,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tk_tarmac_opts_init(&o);
 	o.strict = data[0] & 1;
 	if (tk_tarmac_open_mem(&tr, data + 1, size - 1, "fuzz", &o, &err) == TK_OK) {
+		if (tk_tarmac_timeline_new(&tl, tr, &o, &err) != TK_OK)
+			tl = NULL;
 		while (tk_tarmac_next(tr, &rec, &err) == TK_OK) {
 			FUZZ_CHECK((unsigned)rec.kind < TK_TARMAC_KIND_COUNT);
 			sum += touch(&rec.raw) + touch(&rec.mnemonic) + touch(&rec.disasm) +
@@ -110,7 +131,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			       touch(&rec.name) + touch(&rec.text) + touch(&rec.mode) +
 			       touch(&rec.phys) + touch(&rec.qualifier) + touch(&rec.kind_text);
 			FUZZ_CHECK(!rec.cpu || tk_tarmac_cpu_name(tr, rec.cpu - 1));
+			if (tl) {
+				int rc = tk_tarmac_timeline_record(tl, &rec, &err);
+				FUZZ_CHECK(rc <= 0 || rc < 64);
+				if (rc < 0) {
+					tk_tarmac_timeline_free(tl);
+					tl = NULL;
+				} else {
+					sum += drain(tl);
+				}
+			}
 		}
+		if (tl) {
+			tk_tarmac_timeline_finish(tl);
+			sum += drain(tl);
+		}
+		tk_tarmac_timeline_free(tl);
 		tk_tarmac_close(tr);
 	}
 	tk_reader_opts_init(&ro);

@@ -39,6 +39,27 @@ for fmt in $targets; do
 		{ printf '\001'; cat "$f"; } > "$seeds/s_$b"
 		{ printf '\002'; cat "$f"; } > "$seeds/l_$b"
 	done
+	# Tarmac: seeds with an ELF image for the function profile (mode byte
+	# with bit 2, the ELF's length in 2 bytes little-endian, the ELF, the
+	# log), made here by the scripts of tests/tarmac (no binary committed)
+	if [ "$fmt" = tarmac ] && command -v python3 > /dev/null 2>&1; then
+		# the program of tests/tarmac/profile.sh
+		layout=$inputs/layout
+		printf '%s\n' "main 1000 40" "foo 1040 40" "bar 1080 20" "baz 10a0 0" \
+			"SysTick_Handler 10c0 20" "helper 10e0 20" "recur 1100 20" > "$layout"
+		# shellcheck disable=SC2046
+		python3 tests/tarmac/mkelf.py "$inputs/prog.elf" --thumb \
+			$(awk '{ printf "%s:%s:%s ", $1, $2, $3 }' "$layout") > /dev/null &&
+		python3 tests/tarmac/profile.py "$layout" "$inputs" > /dev/null &&
+		python3 - "$inputs/prog.elf" "$inputs/log.tarmac" "$seeds/e_prog" <<'EOF'
+import struct, sys
+elf = open(sys.argv[1], "rb").read()
+log = open(sys.argv[2], "rb").read()
+for mode, suffix in ((5, "_strict"), (4, "_lenient")):
+    with open(sys.argv[3] + suffix, "wb") as f:
+        f.write(bytes([mode]) + struct.pack("<H", len(elf)) + elf + log)
+EOF
+	fi
 	work=$(mktemp -d)
 	echo "fuzz: $name for ${secs}s on $(ls "$seeds" | wc -l) seeds"
 	if "$out/$name" -max_total_time="$secs" -max_len=8192 -timeout=10 \

@@ -1,6 +1,8 @@
 /*
  * test_tarmac.c - the Tarmac record API on the spec's examples and one line
- * of each other variant: every field a line carries.
+ * of each other variant: every field a line carries; the values and
+ * addresses of the fast paths, the stamp prefix shared by the lines of one
+ * time step, and the exception timeline fed with records.
  */
 #include "tracekit/tracekit.h"
 #include "../unit/tk_test.h"
@@ -131,11 +133,185 @@ static void errors(void)
 	tk_tarmac_close(tr);
 }
 
+/* Hex values and addresses: 8 and 16 digits (read 8 at a time), others. */
+static void values(void)
+{
+	CHECK(one("0 clk R X0 0123456789ABCDEF") == TK_OK);
+	CHECK(rec.value_known && rec.reg_value == 0x0123456789abcdefull);
+	CHECK(one("0 clk R X0 fedcba9876543210") == TK_OK);
+	CHECK(rec.value_known && rec.reg_value == 0xfedcba9876543210ull);
+	CHECK(one("0 ns R r0 DEADbeef") == TK_OK);
+	CHECK(rec.value_known && rec.reg_value == 0xdeadbeef);
+	CHECK(one("0 ns R r0 0000_0001") == TK_OK);
+	CHECK(rec.value_known && rec.reg_value == 1);
+	CHECK(one("0 ns R r0 01234567xxxxxxxx") == TK_OK);
+	CHECK(!rec.value_known && span(&rec.value, "01234567xxxxxxxx"));
+	CHECK(one("0 ns R r0 0123456-") == TK_OK);
+	CHECK(!rec.value_known);
+	CHECK(one("0 ns R r0 01234567:89abcdef") == TK_OK);
+	CHECK(!rec.value_known && rec.reg_value == 0);
+	CHECK(one("0 ns R r0 00000000000000001") == TK_OK);   /* 17 digits */
+	CHECK(!rec.value_known);
+	CHECK(one("0 ns R r0 0x1/") == TK_E_PARSE);
+	CHECK(one("0 clk MR4 00001000:00001000 1234abcd") == TK_OK);
+	CHECK(rec.address == 0x1000 && rec.data_known && rec.data_value == 0x1234abcd &&
+	      span(&rec.phys, "00001000"));
+	CHECK(one("0 clk MR8 0000000100001000 0") == TK_OK);
+	CHECK(rec.address == 0x100001000ull && rec.data_known && rec.data_value == 0);
+	CHECK(one("0 clk MR8 123456789abcdef01 0") == TK_E_PARSE); /* 17 digits */
+	CHECK(one("0 clk MR4 0000100g 1") == TK_E_PARSE);
+	CHECK(one("0 clk MR4 0000100F 1") == TK_OK && rec.address == 0x100f);
+	CHECK(one("0 clk IT (1) 0000ABCD d503201F O EL1h_s : NOP") == TK_OK);
+	CHECK(rec.address == 0xabcd && rec.opcode == 0xd503201f);
+	CHECK(one("0 clk IT (1) 0000ABCD d503201@ O EL1h_s : NOP") == TK_E_PARSE);
+}
+
+/*
+ * The lines of one time step share their stamp and CPU prefix: each line
+ * must still give its own CPU and time.
+ */
+static void prefixes(void)
+{
+	static const char text[] =
+		"250 clk cpu0 IT (1) 00001000 d503201f O EL1h_s : NOP\n"
+		"250 clk cpu0 R X0 0000000000000001\n"
+		"250 clk cpu1 R X1 2\n"
+		"250 clk R X2 3\n"
+		"250 clk cpu1 R X3 4\n"
+		"250 clk cpu1 R X4 5\n"
+		"2500 clk cpu1 R X5 6\n"
+		"  250 clk cpu0 R X6 7\n"
+		"  250 clk cpu0\n"
+		"  250 clk cpu0x R X7 8\n"
+		"250 ns cpu0 R X8 9\n"
+		"250clk cpu0 R X9 a\n"
+		"250 clk\tcpu0 R X10 b\n";
+	static const struct { uint32_t cpu; uint64_t time; int unit; uint64_t line; } want[] = {
+		{ 1, 250, TK_TARMAC_UNIT_CLK, 1 }, { 1, 250, TK_TARMAC_UNIT_CLK, 2 },
+		{ 2, 250, TK_TARMAC_UNIT_CLK, 3 }, { 0, 250, TK_TARMAC_UNIT_CLK, 4 },
+		{ 2, 250, TK_TARMAC_UNIT_CLK, 5 }, { 2, 250, TK_TARMAC_UNIT_CLK, 6 },
+		{ 2, 2500, TK_TARMAC_UNIT_CLK, 7 }, { 1, 250, TK_TARMAC_UNIT_CLK, 8 },
+		{ 1, 250, TK_TARMAC_UNIT_NS, 11 }, { 1, 250, TK_TARMAC_UNIT_CLK, 12 },
+		{ 1, 250, TK_TARMAC_UNIT_CLK, 13 },
+	};
+	tk_tarmac_opts o;
+	tk_tarmac *tr;
+	tk_error err;
+	size_t n = 0;
+	int ok = 1;
+
+	tk_tarmac_opts_init(&o);
+	CHECK(tk_tarmac_open_mem(&tr, text, strlen(text), "p", &o, &err) == TK_OK);
+	while (tk_tarmac_next(tr, &rec, &err) == TK_OK) {
+		if (n < sizeof(want) / sizeof(want[0]) &&
+		    (rec.cpu != want[n].cpu || rec.time != want[n].time ||
+		     (int)rec.unit != want[n].unit || rec.line != want[n].line ||
+		     !rec.own_time || rec.kind == TK_TARMAC_OTHER)) {
+			fprintf(stderr, "  record %zu: line %llu cpu %u time %llu\n", n,
+				(unsigned long long)rec.line, rec.cpu,
+				(unsigned long long)rec.time);
+			ok = 0;
+		}
+		n++;
+	}
+	CHECK(ok && n == sizeof(want) / sizeof(want[0]));
+	/* the lines "  250 clk cpu0" (no record) and "cpu0x" (no CPU) */
+	CHECK(tk_tarmac_skipped_count(tr) == 2 && tk_tarmac_cpu_count(tr) == 2);
+	tk_tarmac_close(tr);
+}
+
+static int nwarn;
+static char lastwarn[400];
+
+static void on_warn(void *ctx, const tk_error *w)
+{
+	(void)ctx;
+	nwarn++;
+	snprintf(lastwarn, sizeof(lastwarn), "%s", w->msg);
+}
+
+/* The exception timeline fed with the records of a Cortex-M log. */
+static void timeline(void)
+{
+	static const char text[] =
+		"0 ns E Reset\n"
+		"10 ns IT (00000800:00000001) 00000800 2900 T16 CMP r1,#0\n"
+		"20 ns E SysTick\n"
+		"20 ns R psr 6100000f\n"
+		"30 ns R lr fffffff9\n"
+		"40 ns IT (00001000:00000002) 00001000 4770 T16 BX lr\n"
+		"50 ns IT (00000802:00000003) 00000802 2900 T16 CMP r1,#0\n"
+		"60 ns E SVCall\n";
+	static const struct { tk_evkind kind; const char *name; uint64_t time; } want[] = {
+		{ TK_EV_ACTIVATE, "Reset", 0 }, { TK_EV_START, "Reset", 0 },
+		{ TK_EV_TERMINATE, "Reset", 0 },
+		{ TK_EV_ACTIVATE, "SysTick", 20 }, { TK_EV_START, "SysTick", 20 },
+		{ TK_EV_TERMINATE, "SysTick", 40 },
+		{ TK_EV_ACTIVATE, "SVCall", 60 }, { TK_EV_START, "SVCall", 60 },
+	};
+	tk_tarmac_opts o;
+	tk_tarmac *tr;
+	tk_tarmac_timeline *tl = NULL;
+	const tk_event *ev;
+	const tk_trace *t;
+	tk_error err;
+	size_t n = 0;
+	int ok = 1, rc;
+
+	tk_tarmac_opts_init(&o);
+	o.strict = 1;
+	o.on_warning = on_warn;
+	CHECK(tk_tarmac_open_mem(&tr, text, strlen(text), "tl", &o, &err) == TK_OK);
+	CHECK(tk_tarmac_timeline_new(&tl, tr, &o, &err) == TK_OK);
+	if (!tl) {
+		tk_tarmac_close(tr);
+		return;
+	}
+	t = tk_tarmac_timeline_trace(tl);
+	while (tk_tarmac_next(tr, &rec, &err) == TK_OK) {
+		rc = tk_tarmac_timeline_record(tl, &rec, &err);
+		CHECK(rc >= 0);
+		if (rc > 0)
+			CHECK(tk_tarmac_timeline_next(tl, &ev) == TK_OK && rc > 0);
+		else
+			CHECK(tk_tarmac_timeline_next(tl, &ev) == TK_END);
+		while (rc > 0) {
+			const tk_entity *e = tk_trace_entity(t, ev->target);
+			const tk_entity *core = tk_trace_entity(t, ev->core);
+			const char *name = e ? tk_trace_str(t, e->name, NULL) : "?";
+			if (n >= sizeof(want) / sizeof(want[0]) || ev->kind != want[n].kind ||
+			    strcmp(name, want[n].name) != 0 || ev->time != want[n].time ||
+			    !core || strcmp(tk_trace_str(t, core->name, NULL), "Core_0") != 0) {
+				fprintf(stderr, "  event %zu: %s %s at %llu\n", n,
+					tk_evkind_name(ev->kind), name,
+					(unsigned long long)ev->time);
+				ok = 0;
+			}
+			n++;
+			if (tk_tarmac_timeline_next(tl, &ev) != TK_OK)
+				break;
+		}
+	}
+	CHECK(ok && n == sizeof(want) / sizeof(want[0]));
+	CHECK(strcmp(tk_trace_header_get(t, "tarmacTimeUnit"), "ns") == 0);
+	CHECK(tk_trace_timebase(t)->unit == TK_UNIT_NS);
+	CHECK(nwarn == 0);
+	tk_tarmac_timeline_finish(tl);
+	CHECK(tk_tarmac_timeline_next(tl, &ev) == TK_END);
+	CHECK(nwarn == 1 && tk_tarmac_timeline_warning_count(tl) == 1 &&
+	      strstr(lastwarn, "1 exception still active") != NULL);
+	tk_tarmac_timeline_free(tl);
+	tk_tarmac_close(tr);
+}
+
 int main(void)
 {
 	spec_examples();
 	variants();
 	errors();
+	values();
+	prefixes();
+	timeline();
 	printf("%d checks, %d failures\n", tk_test_checks, tk_test_failures);
 	return tk_test_failures ? 1 : 0;
 }

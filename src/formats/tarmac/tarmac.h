@@ -20,6 +20,13 @@ struct tk_tarmac {
 	size_t ncpus, capcpus;
 	uint32_t last_cpu;        /* cache: index + 1 of the last prefix */
 	size_t last_cpu_len;
+	/* cache: the stamp (and CPU) prefix of the last stamped line, as
+	 * written, and what it gave (parse_line()) */
+	char pfx[48];
+	size_t pfx_len;           /* 0: none */
+	uint64_t pfx_time;
+	tk_tarmac_unit pfx_unit;
+	uint32_t pfx_cpu;         /* 0: the prefix holds no CPU token */
 };
 
 /*

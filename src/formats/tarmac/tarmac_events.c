@@ -1,14 +1,19 @@
 /*
- * tarmac_events.c - the "tarmac" format of tk_reader_open(): the records of
- * tarmac_records.c turned into common-model events, exception entry and
- * return becoming ISR activity per core (docs/mappings.md, "Tarmac").
+ * tarmac_events.c - the exception timeline of a Tarmac log
+ * (tk_tarmac_timeline_*, fed with the records of tarmac_records.c), and the
+ * "tarmac" format of tk_reader_open() on it: exception entry and return
+ * become ISR activity per core (docs/mappings.md, "Tarmac").
  *
  * One record can give several events (an entry preempts the running
  * handler; a return to thread mode ends a whole nest), so the events go
- * through a small queue that grows only with the nesting depth.
+ * through a small queue that grows only with the nesting depth.  Feeding
+ * the records is the caller's loop: `tracekit stats` feeds the same records
+ * to the timeline, the function profile and its counters in one pass.
  */
 #include "tarmac.h"
 
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,22 +39,64 @@ typedef struct core {
 	int has_reset;
 } core;
 
-typedef struct tarmac_reader {
-	tk_tarmac tr;
-	tk_reader *r;
-	tk_trace *t;
+struct tk_tarmac_timeline {
+	const tk_tarmac *tr;       /* CPU names, the input name */
+	tk_trace *t;               /* entities, time base */
+	int owns_trace;
+	tk_reader *r;              /* warnings go through it when set */
+	int strict;
+	tk_warning_fn on_warning;  /* else these (standalone) */
+	void *warning_ctx;
+	uint64_t warned, nwarn;
 	core *cores;
 	size_t ncores;
 	int mprofile;
 	tk_tarmac_unit base_unit;  /* the unit the time base was chosen for */
-	int base_si;
+	int base_si, has_base;
 	tk_event *q;
 	size_t qhead, qlen, qcap;
 	int64_t *inst;             /* per entity: instances so far */
 	uint32_t ninst;
 	tk_str kind_names[TK_EV_COUNT];
+	tk_event ev;               /* the event handed out */
+	int finished;
+};
+
+typedef struct tarmac_reader {
+	tk_tarmac tr;
+	tk_tarmac_timeline tl;
 	int at_end;
 } tarmac_reader;
+
+static void tl_warn(tk_tarmac_timeline *a, unsigned kind, uint64_t line,
+		    uint32_t col, const char *fmt, ...) TK_PRINTF(5, 6);
+
+static void tl_warn(tk_tarmac_timeline *a, unsigned kind, uint64_t line,
+		    uint32_t col, const char *fmt, ...)
+{
+	uint64_t bit = 1ull << (kind & 63);
+	char msg[384];
+	tk_error w;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (a->r) {
+		tk_reader_warn(a->r, kind, line, col, "%s", msg);
+		return;
+	}
+	a->nwarn++;
+	if ((a->warned & bit) || !a->on_warning)
+		return;
+	a->warned |= bit;
+	memset(&w, 0, sizeof(w));
+	snprintf(w.input, sizeof(w.input), "%s", a->tr->name);
+	w.line = line;
+	w.column = col;
+	snprintf(w.msg, sizeof(w.msg), "%s", msg);
+	a->on_warning(a->warning_ctx, &w);
+}
 
 /* ---- probing ------------------------------------------------------------- */
 
@@ -128,7 +175,7 @@ static int span_is(const tk_tarmac_span *s, const char *lit)
 
 /* ---- events ------------------------------------------------------------------- */
 
-static int convert_time(tarmac_reader *a, const tk_tarmac_record *rec,
+static int convert_time(tk_tarmac_timeline *a, const tk_tarmac_record *rec,
 			uint64_t *out, tk_error *err)
 {
 	static const tk_unit si[] = {
@@ -156,12 +203,12 @@ static int convert_time(tarmac_reader *a, const tk_tarmac_record *rec,
 				    out) == TK_OK)
 			return TK_OK;
 	}
-	if (a->r->opts.strict)
-		return tk_err_set(err, TK_E_RANGE, a->tr.name, rec->line, 1,
+	if (a->strict)
+		return tk_err_set(err, TK_E_RANGE, a->tr->name, rec->line, 1,
 				  "time unit '%s' cannot be expressed in the trace's '%s'",
 				  tk_tarmac_unit_name(rec->unit),
 				  tk_tarmac_unit_name(a->base_unit));
-	tk_reader_warn(a->r, 8, rec->line, 1,
+	tl_warn(a, 8, rec->line, 1,
 		       "time unit '%s' differs from the trace's '%s': value taken as is",
 		       tk_tarmac_unit_name(rec->unit),
 		       tk_tarmac_unit_name(a->base_unit));
@@ -169,7 +216,7 @@ static int convert_time(tarmac_reader *a, const tk_tarmac_record *rec,
 	return TK_OK;
 }
 
-static int push_event(tarmac_reader *a, core *c, uint64_t time, uint64_t line,
+static int push_event(tk_tarmac_timeline *a, core *c, uint64_t time, uint64_t line,
 		      uint32_t ent, int64_t inst, tk_evkind kind, tk_error *err)
 {
 	tk_event *ev;
@@ -182,7 +229,7 @@ static int push_event(tarmac_reader *a, core *c, uint64_t time, uint64_t line,
 			size_t ncap = a->qcap ? a->qcap * 2 : 16;
 			tk_event *nq = tk_xrealloc_array(a->q, ncap, sizeof(*nq));
 			if (!nq)
-				return tk_err_nomem(err, a->tr.name);
+				return tk_err_nomem(err, a->tr->name);
 			a->q = nq;
 			a->qcap = ncap;
 		}
@@ -203,7 +250,7 @@ static int push_event(tarmac_reader *a, core *c, uint64_t time, uint64_t line,
 	return TK_OK;
 }
 
-static int core_of(tarmac_reader *a, uint32_t cpu, core **out, tk_error *err)
+static int core_of(tk_tarmac_timeline *a, uint32_t cpu, core **out, tk_error *err)
 {
 	core *c;
 
@@ -211,7 +258,7 @@ static int core_of(tarmac_reader *a, uint32_t cpu, core **out, tk_error *err)
 		size_t ncap = cpu + 1, i;
 		core *nc = tk_xrealloc_array(a->cores, ncap, sizeof(*nc));
 		if (!nc)
-			return tk_err_nomem(err, a->tr.name);
+			return tk_err_nomem(err, a->tr->name);
 		for (i = a->ncores; i < ncap; i++) {
 			memset(&nc[i], 0, sizeof(nc[i]));
 			nc[i].ent = TK_NONE;
@@ -221,23 +268,23 @@ static int core_of(tarmac_reader *a, uint32_t cpu, core **out, tk_error *err)
 	}
 	c = &a->cores[cpu];
 	if (c->ent == TK_NONE) {
-		const char *name = cpu ? tk_tarmac_cpu_name(&a->tr, cpu - 1) : "Core_0";
+		const char *name = cpu ? tk_tarmac_cpu_name(a->tr, cpu - 1) : "Core_0";
 		c->ent = tk_trace_entity_intern(a->t, name, strlen(name));
 		if (c->ent == TK_NONE)
-			return tk_err_nomem(err, a->tr.name);
+			return tk_err_nomem(err, a->tr->name);
 		a->t->ents[c->ent].type = TK_ET_C;
 	}
 	*out = c;
 	return TK_OK;
 }
 
-static int isr_entity(tarmac_reader *a, const char *name, size_t n,
+static int isr_entity(tk_tarmac_timeline *a, const char *name, size_t n,
 		      uint32_t *ent, int64_t *inst, tk_error *err)
 {
 	uint32_t e = tk_trace_entity_intern(a->t, name, n);
 
 	if (e == TK_NONE)
-		return tk_err_nomem(err, a->tr.name);
+		return tk_err_nomem(err, a->tr->name);
 	a->t->ents[e].type = TK_ET_I;
 	if (e >= a->ninst) {
 		uint32_t ncap = a->ninst ? a->ninst : 16, i;
@@ -246,7 +293,7 @@ static int isr_entity(tarmac_reader *a, const char *name, size_t n,
 			ncap *= 2;
 		ni = tk_xrealloc_array(a->inst, ncap, sizeof(*ni));
 		if (!ni)
-			return tk_err_nomem(err, a->tr.name);
+			return tk_err_nomem(err, a->tr->name);
 		for (i = a->ninst; i < ncap; i++)
 			ni[i] = 0;
 		a->inst = ni;
@@ -258,7 +305,7 @@ static int isr_entity(tarmac_reader *a, const char *name, size_t n,
 }
 
 /* Exception entry: the running handler is preempted, the new one starts. */
-static int enter(tarmac_reader *a, core *c, const tk_tarmac_record *rec,
+static int enter(tk_tarmac_timeline *a, core *c, const tk_tarmac_record *rec,
 		 uint64_t time, const char *name, size_t n, int num,
 		 tk_error *err)
 {
@@ -292,7 +339,7 @@ static int enter(tarmac_reader *a, core *c, const tk_tarmac_record *rec,
 			return TK_OK;  /* the same entry told twice */
 	}
 	if (c->depth == MAX_DEPTH) {
-		tk_reader_warn(a->r, 9, rec->line, 1,
+		tl_warn(a, 9, rec->line, 1,
 			       "exceptions nested deeper than %d: entry ignored",
 			       MAX_DEPTH);
 		return TK_OK;
@@ -316,7 +363,7 @@ static int enter(tarmac_reader *a, core *c, const tk_tarmac_record *rec,
 }
 
 /* Exception return: the running handler ends, the one below resumes. */
-static int leave(tarmac_reader *a, core *c, const tk_tarmac_record *rec,
+static int leave(tk_tarmac_timeline *a, core *c, const tk_tarmac_record *rec,
 		 uint64_t time, tk_error *err)
 {
 	frame *f;
@@ -332,7 +379,7 @@ static int leave(tarmac_reader *a, core *c, const tk_tarmac_record *rec,
 	return push_event(a, c, time, rec->line, f->ent, f->inst, TK_EV_RESUME, err);
 }
 
-static int enter_number(tarmac_reader *a, core *c, const tk_tarmac_record *rec,
+static int enter_number(tk_tarmac_timeline *a, core *c, const tk_tarmac_record *rec,
 			uint64_t time, int num, tk_error *err)
 {
 	char buf[32];
@@ -342,7 +389,7 @@ static int enter_number(tarmac_reader *a, core *c, const tk_tarmac_record *rec,
 }
 
 /* An E / EXC / ES record: is it an exception entry, and of what? */
-static int on_event(tarmac_reader *a, core *c, const tk_tarmac_record *rec,
+static int on_event(tk_tarmac_timeline *a, core *c, const tk_tarmac_record *rec,
 		    uint64_t time, tk_error *err)
 {
 	static const struct { const char *fm, *name; } fm_names[] = {
@@ -429,41 +476,56 @@ int tarmac_event_class(const tk_tarmac_record *rec)
 
 int tarmac_reg_class(const tk_tarmac_span *r)
 {
-	char c0;
-
-	if (r->len >= 8 && memcmp(r->ptr, "r13_main", 8) == 0)
-		return TARMAC_REG_STACK;
-	if (r->len < 2 || r->len > 6)
-		return TARMAC_REG_OTHER;
-	c0 = (char)(r->ptr[0] | 0x20);
-	switch (c0) {
-	case 'l':
+	/* every register record comes here twice (timeline, profile): the
+	 * length and first letter reject nearly all names before a compare */
+	switch (r->len) {
+	case 2:
 		return span_is(r, "lr") ? TARMAC_REG_LR : TARMAC_REG_OTHER;
-	case 'r':
-		if (r->len == 3 && r->ptr[1] == '1' && r->ptr[2] == '4')
-			return TARMAC_REG_LR;
-		return TARMAC_REG_OTHER;
-	case 'p':
-		if (span_is(r, "psr"))
-			return TARMAC_REG_PSR;
-		/* fall through */
-	case 'm':
-		if (span_is(r, "MSP") || span_is(r, "PSP") || span_is(r, "MSP_S") ||
-		    span_is(r, "MSP_NS") || span_is(r, "PSP_S") || span_is(r, "PSP_NS"))
-			return TARMAC_REG_STACK;
-		return TARMAC_REG_OTHER;
-	case 'x':
-		return span_is(r, "xpsr") ? TARMAC_REG_PSR : TARMAC_REG_OTHER;
-	case 'i':
-		return span_is(r, "ipsr") ? TARMAC_REG_PSR : TARMAC_REG_OTHER;
-	case 'c':
-		return span_is(r, "cpsr") ? TARMAC_REG_CPSR : TARMAC_REG_OTHER;
+	case 3:
+		switch (r->ptr[0] | 0x20) {
+		case 'r':
+			return r->ptr[1] == '1' && r->ptr[2] == '4' ? TARMAC_REG_LR
+								    : TARMAC_REG_OTHER;
+		case 'p':
+			if (span_is(r, "psr"))
+				return TARMAC_REG_PSR;
+			return span_is(r, "PSP") ? TARMAC_REG_STACK : TARMAC_REG_OTHER;
+		case 'm':
+			return span_is(r, "MSP") ? TARMAC_REG_STACK : TARMAC_REG_OTHER;
+		default:
+			return TARMAC_REG_OTHER;
+		}
+	case 4:
+		switch (r->ptr[0] | 0x20) {
+		case 'x':
+			return span_is(r, "xpsr") ? TARMAC_REG_PSR : TARMAC_REG_OTHER;
+		case 'i':
+			return span_is(r, "ipsr") ? TARMAC_REG_PSR : TARMAC_REG_OTHER;
+		case 'c':
+			return span_is(r, "cpsr") ? TARMAC_REG_CPSR : TARMAC_REG_OTHER;
+		default:
+			return TARMAC_REG_OTHER;
+		}
+	case 5:
+	case 6:
+		switch (r->ptr[0] | 0x20) {
+		case 'm':
+			return span_is(r, "MSP_S") || span_is(r, "MSP_NS")
+				       ? TARMAC_REG_STACK : TARMAC_REG_OTHER;
+		case 'p':
+			return span_is(r, "PSP_S") || span_is(r, "PSP_NS")
+				       ? TARMAC_REG_STACK : TARMAC_REG_OTHER;
+		default:
+			return TARMAC_REG_OTHER;
+		}
 	default:
+		if (r->len >= 8 && memcmp(r->ptr, "r13_main", 8) == 0)
+			return TARMAC_REG_STACK;
 		return TARMAC_REG_OTHER;
 	}
 }
 
-static int on_register(tarmac_reader *a, core *c, const tk_tarmac_record *rec,
+static int on_register(tk_tarmac_timeline *a, core *c, const tk_tarmac_record *rec,
 		       uint64_t time, tk_error *err)
 {
 	int cls = tarmac_reg_class(&rec->reg);
@@ -533,7 +595,7 @@ int tarmac_pc_loaded(const tk_tarmac_record *rec)
 	return 0;
 }
 
-static int on_instruction(tarmac_reader *a, core *c, const tk_tarmac_record *rec,
+static int on_instruction(tk_tarmac_timeline *a, core *c, const tk_tarmac_record *rec,
 			  uint64_t time, tk_error *err)
 {
 	const tk_tarmac_span *m = &rec->mnemonic;
@@ -549,7 +611,7 @@ static int on_instruction(tarmac_reader *a, core *c, const tk_tarmac_record *rec
 	if (!rec->executed)
 		return TK_OK;
 	if (!a->mprofile) {
-		if (m->len == 4 && span_is(m, "ERET"))
+		if (m->len == 4 && (m->ptr[0] | 0x20) == 'e' && span_is(m, "ERET"))
 			return leave(a, c, rec, time, err);
 		return TK_OK;
 	}
@@ -566,13 +628,20 @@ static int on_instruction(tarmac_reader *a, core *c, const tk_tarmac_record *rec
 }
 
 /* Turn one record into zero or more queued events. */
-static int derive(tarmac_reader *a, const tk_tarmac_record *rec, tk_error *err)
+static int derive(tk_tarmac_timeline *a, const tk_tarmac_record *rec, tk_error *err)
 {
 	uint64_t time = 0;
 	core *c = NULL;
 	int rc;
 
 	if (rec->kind == TK_TARMAC_OTHER || rec->kind == TK_TARMAC_BUS)
+		return TK_OK;
+	/* most register writes mean nothing here: done when the time needs
+	 * no conversion and the core exists (what the full path would do) */
+	if (rec->kind == TK_TARMAC_REGISTER &&
+	    (rec->unit == TK_TARMAC_UNIT_NONE || rec->unit == a->base_unit) &&
+	    rec->cpu < a->ncores && a->cores[rec->cpu].ent != TK_NONE &&
+	    tarmac_reg_class(&rec->reg) == TARMAC_REG_OTHER)
 		return TK_OK;
 	if ((rc = convert_time(a, rec, &time, err)) < 0 ||
 	    (rc = core_of(a, rec->cpu, &c, err)) < 0)
@@ -605,9 +674,9 @@ static int derive(tarmac_reader *a, const tk_tarmac_record *rec, tk_error *err)
 	}
 }
 
-/* ---- the reader ------------------------------------------------------------------ */
+/* ---- the time base ---------------------------------------------------------- */
 
-static void set_timebase(tarmac_reader *a, tk_tarmac_unit u)
+static void set_timebase(tk_tarmac_timeline *a, tk_tarmac_unit u)
 {
 	tk_timebase *tb = &a->t->tb;
 	const char *name = tk_tarmac_unit_name(u);
@@ -631,54 +700,92 @@ static void set_timebase(tarmac_reader *a, tk_tarmac_unit u)
 			    strlen(name), 1);
 }
 
-int tarmac_reader_open(tk_reader *r, tk_error *err)
-{
-	tarmac_reader *a = calloc(1, sizeof(*a));
-	tk_tarmac_opts o;
-	tk_tarmac_record rec;
-	int rc, k;
+/* ---- the timeline ------------------------------------------------------------- */
 
-	if (!a)
-		return tk_err_nomem(err, tk_source_name(r->src));
-	r->impl = a;
+static int tarmac_timeline_init(tk_tarmac_timeline *a, const tk_tarmac *tr,
+				tk_trace *t, tk_reader *r,
+				const tk_tarmac_opts *opts, tk_error *err)
+{
+	int k;
+
+	a->tr = tr;
+	a->t = t;
 	a->r = r;
-	a->t = r->trace;
+	if (opts) {
+		a->strict = opts->strict;
+		a->on_warning = opts->on_warning;
+		a->warning_ctx = opts->warning_ctx;
+	}
 	a->base_unit = TK_TARMAC_UNIT_NONE;
-	tk_tarmac_opts_init(&o);
-	o.strict = r->opts.strict;
-	tarmac_init(&a->tr, r->src, 0, &o, r, err);
 	for (k = 0; k < TK_EV_COUNT; k++) {
 		const char *s = tk_evkind_name((tk_evkind)k);
 		a->kind_names[k] = k ? tk_strpool_intern(&a->t->pool, s, strlen(s))
 				     : TK_NONE;
-		if (k && a->kind_names[k] == TK_NONE) {
-			rc = tk_err_nomem(err, a->tr.name);
-			goto fail;
-		}
+		if (k && a->kind_names[k] == TK_NONE)
+			return tk_err_nomem(err, tr->name);
 	}
-	/* the time base is the first stamp's unit: read up to it */
-	for (;;) {
-		rc = tk_tarmac_next(&a->tr, &rec, err);
-		if (rc == TK_END) {
-			a->at_end = 1;
-			break;
-		}
-		if (rc < 0)
-			goto fail;
-		if (rec.unit != TK_TARMAC_UNIT_NONE) {
-			set_timebase(a, rec.unit);
-		}
-		if ((rc = derive(a, &rec, err)) < 0)
-			goto fail;
-		if (rec.unit != TK_TARMAC_UNIT_NONE)
-			break;
-	}
-	if (a->base_unit == TK_TARMAC_UNIT_NONE)
-		set_timebase(a, TK_TARMAC_UNIT_NS);
 	return TK_OK;
-fail:
-	tarmac_reader_close(r);
-	return rc;
+}
+
+static void tarmac_timeline_fini(tk_tarmac_timeline *a)
+{
+	free(a->cores);
+	free(a->q);
+	free(a->inst);
+	if (a->owns_trace)
+		tk_trace_free(a->t);
+}
+
+int tk_tarmac_timeline_new(tk_tarmac_timeline **out, const tk_tarmac *tr,
+			   const tk_tarmac_opts *opts, tk_error *err)
+{
+	tk_tarmac_timeline *a = calloc(1, sizeof(*a));
+	int rc;
+
+	*out = NULL;
+	if (!a)
+		return tk_err_nomem(err, tr->name);
+	a->t = tk_trace_new("tarmac");
+	if (!a->t) {
+		free(a);
+		return tk_err_nomem(err, tr->name);
+	}
+	a->owns_trace = 1;
+	if ((rc = tarmac_timeline_init(a, tr, a->t, NULL, opts, err)) < 0) {
+		tk_tarmac_timeline_free(a);
+		return rc;
+	}
+	*out = a;
+	return TK_OK;
+}
+
+int tk_tarmac_timeline_record(tk_tarmac_timeline *a, const tk_tarmac_record *rec,
+			      tk_error *err)
+{
+	int rc;
+
+	if (a->finished)
+		return TK_OK;
+	/* the time base is the first stamp's unit */
+	if (!a->has_base && rec->unit != TK_TARMAC_UNIT_NONE) {
+		set_timebase(a, rec->unit);
+		a->has_base = 1;
+	}
+	if ((rc = derive(a, rec, err)) < 0)
+		return rc;
+	return a->qlen > INT_MAX ? INT_MAX : (int)a->qlen;
+}
+
+int tk_tarmac_timeline_next(tk_tarmac_timeline *a, const tk_event **ev)
+{
+	if (!a->qlen)
+		return TK_END;
+	a->ev = a->q[a->qhead++];
+	a->qlen--;
+	if (!a->qlen)
+		a->qhead = 0;
+	*ev = &a->ev;
+	return TK_OK;
 }
 
 /*
@@ -687,42 +794,101 @@ fail:
  * of any trace cut at its end; the analyses count complete instances, and
  * `tracekit stats` lists the open ones.  One warning says so.
  */
-static void warn_open(tarmac_reader *a)
+void tk_tarmac_timeline_finish(tk_tarmac_timeline *a)
 {
 	size_t i, n = 0;
 
+	if (a->finished)
+		return;
+	a->finished = 1;
+	if (!a->has_base) {
+		set_timebase(a, TK_TARMAC_UNIT_NS);
+		a->has_base = 1;
+	}
 	for (i = 0; i < a->ncores; i++)
 		n += (size_t)a->cores[i].depth;
 	if (n)
-		tk_reader_warn(a->r, 10, a->tr.line, 0,
-			       "%zu exception%s still active at the end of the log: left open (no terminate)",
-			       n, n == 1 ? "" : "s");
+		tl_warn(a, 10, a->tr->line, 0,
+			"%zu exception%s still active at the end of the log: left open (no terminate)",
+			n, n == 1 ? "" : "s");
+}
+
+const tk_trace *tk_tarmac_timeline_trace(const tk_tarmac_timeline *a)
+{
+	return a->t;
+}
+
+uint64_t tk_tarmac_timeline_warning_count(const tk_tarmac_timeline *a)
+{
+	return a->r ? tk_reader_warning_count(a->r) : a->nwarn;
+}
+
+void tk_tarmac_timeline_free(tk_tarmac_timeline *a)
+{
+	if (!a)
+		return;
+	tarmac_timeline_fini(a);
+	free(a);
+}
+
+/* ---- the reader ------------------------------------------------------------------ */
+
+int tarmac_reader_open(tk_reader *r, tk_error *err)
+{
+	tarmac_reader *a = calloc(1, sizeof(*a));
+	tk_tarmac_opts o;
+	tk_tarmac_record rec;
+	int rc;
+
+	if (!a)
+		return tk_err_nomem(err, tk_source_name(r->src));
+	r->impl = a;
+	tk_tarmac_opts_init(&o);
+	o.strict = r->opts.strict;
+	tarmac_init(&a->tr, r->src, 0, &o, r, err);
+	if ((rc = tarmac_timeline_init(&a->tl, &a->tr, r->trace, r, &o, err)) < 0)
+		goto fail;
+	/* the time base (a header of the trace) is the first stamp's unit:
+	 * read up to it */
+	while (!a->tl.has_base) {
+		rc = tk_tarmac_next(&a->tr, &rec, err);
+		if (rc == TK_END) {
+			a->at_end = 1;
+			tk_tarmac_timeline_finish(&a->tl);
+			break;
+		}
+		if (rc < 0 || (rc = tk_tarmac_timeline_record(&a->tl, &rec, err)) < 0)
+			goto fail;
+		rc = TK_OK;
+	}
+	return TK_OK;
+fail:
+	tarmac_reader_close(r);
+	return rc;
 }
 
 int tarmac_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 {
 	tarmac_reader *a = r->impl;
 	tk_tarmac_record rec;
+	const tk_event *e;
 	int rc;
 
-	while (!a->qlen) {
+	while (tk_tarmac_timeline_next(&a->tl, &e) != TK_OK) {
 		if (a->at_end)
 			return TK_END;
 		rc = tk_tarmac_next(&a->tr, &rec, err);
 		if (rc == TK_END) {
 			a->at_end = 1;
-			warn_open(a);
+			tk_tarmac_timeline_finish(&a->tl);
 			return TK_END;
 		}
 		if (rc < 0)
 			return rc;
-		if ((rc = derive(a, &rec, err)) < 0)
+		if ((rc = tk_tarmac_timeline_record(&a->tl, &rec, err)) < 0)
 			return rc;
 	}
-	r->ev = a->q[a->qhead++];
-	a->qlen--;
-	if (!a->qlen)
-		a->qhead = 0;
+	r->ev = *e;
 	*ev = &r->ev;
 	return TK_OK;
 }
@@ -734,9 +900,7 @@ void tarmac_reader_close(tk_reader *r)
 	if (!a)
 		return;
 	tarmac_fini(&a->tr);
-	free(a->cores);
-	free(a->q);
-	free(a->inst);
+	tarmac_timeline_fini(&a->tl);
 	free(a);
 	r->impl = NULL;
 }

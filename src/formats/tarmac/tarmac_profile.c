@@ -39,12 +39,19 @@ typedef struct pframe {
 	uint64_t ret;             /* return address; NO_RET for exceptions */
 	int exc;                  /* entered by an exception */
 	int num;                  /* its IPSR number, -1 if not known */
+	/* cache: the child last pushed on this frame (NONE32: none), so
+	 * that a call made again skips the node hash (a cache miss each in
+	 * a big tree) */
+	uint32_t kid_node;
+	long kid_sym;
 } pframe;
 
 typedef struct pcore {
 	pframe stack[MAX_DEPTH];
 	uint32_t depth;
 	uint32_t root;            /* the CPU's root node (cpu > 0), or NONE32 */
+	uint32_t root_kid_node;   /* cache: the last frame pushed on an empty stack */
+	long root_kid_sym;
 	uint32_t last_node;       /* the node of the last instruction */
 	int has_last;
 	uint64_t last_time;
@@ -176,6 +183,7 @@ static int core_get(tk_tarmac_profile *p, uint32_t cpu, pcore **out)
 		if (!c)
 			return -1;
 		c->root = NONE32;
+		c->root_kid_node = NONE32;
 		c->cur_sym = -1;
 		c->ipsr = 0;
 		if (cpu && node_get(p, NONE32, SYM_CPU, cpu, &c->root) < 0) {
@@ -192,6 +200,8 @@ static int push(tk_tarmac_profile *p, pcore *c, uint32_t cpu, long sym,
 		uint64_t ret, int exc, int num)
 {
 	uint32_t parent = c->depth ? c->stack[c->depth - 1].node : c->root;
+	uint32_t *kn = c->depth ? &c->stack[c->depth - 1].kid_node : &c->root_kid_node;
+	long *ks = c->depth ? &c->stack[c->depth - 1].kid_sym : &c->root_kid_sym;
 	pframe *f;
 
 	if (c->depth == MAX_DEPTH) {
@@ -201,10 +211,21 @@ static int push(tk_tarmac_profile *p, pcore *c, uint32_t cpu, long sym,
 		if (parent == c->stack[c->depth - 1].node)
 			parent = NONE32;
 		c->depth--;
+		kn = NULL;
+		ks = NULL;
 	}
 	f = &c->stack[c->depth];
-	if (node_get(p, parent, sym, cpu, &f->node) < 0)
-		return -1;
+	if (kn && *kn != NONE32 && *ks == sym) {
+		f->node = *kn;    /* the node of (parent, sym): nodes never move */
+	} else {
+		if (node_get(p, parent, sym, cpu, &f->node) < 0)
+			return -1;
+		if (kn) {
+			*kn = f->node;
+			*ks = sym;
+		}
+	}
+	f->kid_node = NONE32;
 	p->nodes[f->node].calls++;
 	if (exc)
 		p->nodes[f->node].exception = 1;
@@ -447,7 +468,8 @@ static int on_instruction(tk_tarmac_profile *p, pcore *c, uint32_t cpu,
 				c->pend_return = 1;
 		}
 		c->pop_pending = tarmac_pc_loaded(rec);
-	} else if (rec->mnemonic.len == 4 && up_eq(&rec->mnemonic, "ERET")) {
+	} else if (rec->mnemonic.len == 4 && (rec->mnemonic.ptr[0] | 0x20) == 'e' &&
+		   up_eq(&rec->mnemonic, "ERET")) {
 		c->pend_return = 1;
 	}
 	return 0;

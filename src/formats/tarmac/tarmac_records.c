@@ -86,6 +86,9 @@ static inline int is_blank(char c)
 		 (c) >= 'A' && (c) <= 'F' ? (c) - 'A' + 10 : -1)
 #define VAL_(c) (HEX_(c) >= 0 || (c) == '_' || (c) == 'x' || (c) == 'X' || \
 		 (c) == '-' || (c) == ':')
+/* value_of(): the hex value, 16 for a separator, 32 for anything else */
+#define DIG_(c) (HEX_(c) >= 0 ? HEX_(c) : \
+		 (c) == '_' || (c) == ' ' || (c) == '\t' ? 16 : 32)
 #define T4_(M, b) M(b), M(b + 1), M(b + 2), M(b + 3)
 #define T16_(M, b) T4_(M, b), T4_(M, b + 4), T4_(M, b + 8), T4_(M, b + 12)
 #define T64_(M, b) T16_(M, b), T16_(M, b + 16), T16_(M, b + 32), T16_(M, b + 48)
@@ -93,6 +96,7 @@ static inline int is_blank(char c)
 
 static const signed char hex_tab[256] = { T256_(HEX_) };
 static const unsigned char val_tab[256] = { T256_(VAL_) };
+static const unsigned char dig_tab[256] = { T256_(DIG_) };
 
 static inline int hexval(char c)
 {
@@ -108,6 +112,18 @@ static inline const char *skip_blank(const char *p, const char *end)
 
 static inline const char *tok_end(const char *p, const char *end)
 {
+#ifdef __SSE2__
+	/* most tokens end within 16 bytes: one compare of 16 at a time */
+	while (end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+			_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
+			_mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+		if (m)
+			return p + __builtin_ctz(m);
+		p += 16;
+	}
+#endif
 	while (p < end && !is_blank(*p))
 		p++;
 	return p;
@@ -120,6 +136,47 @@ static int tok_is(const char *p, const char *e, const char *s)
 	return (size_t)(e - p) == n && memcmp(p, s, n) == 0;
 }
 
+/*
+ * The value of the 8 hex digits at p, or -1 when one of the 8 bytes is no
+ * hex digit: every byte at once in a 64-bit word (little-endian hosts).
+ */
+static inline int64_t hex8(const char *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	uint64_t w, l, dig, let, x;
+
+	memcpy(&w, p, 8);
+	if (w & high)
+		return -1;
+	/* per byte b < 0x80: b + (0x80 - lo) has bit 7 set iff b >= lo, and
+	 * b + (0x7f - hi) iff b > hi; no carry leaves a byte */
+	dig = (w + 0x50 * ones) & ~(w + 0x46 * ones) & high;       /* '0'..'9' */
+	l = w | 0x20 * ones;                                         /* to lower case */
+	let = (l + 0x1f * ones) & ~(l + 0x19 * ones) & high;       /* 'a'..'f' */
+	if ((dig | let) != high)
+		return -1;
+	/* the digit values: the low nibble, + 9 for a letter (bit 6) */
+	x = (w & 0x0f * ones) + ((w >> 6) & ones) * 9;
+	/* the first character is the most significant: pack the nibbles */
+	x = ((x << 4) | (x >> 8)) & 0x00ff00ff00ff00ffull;
+	x = ((x << 8) | (x >> 16)) & 0x0000ffff0000ffffull;
+	x = ((x << 16) | (x >> 32)) & 0xffffffffull;
+	return (int64_t)x;
+#else
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		int d = hex_tab[(unsigned char)p[i]];
+		if (d < 0)
+			return -1;
+		v = v << 4 | (uint64_t)d;
+	}
+	return (int64_t)v;
+#endif
+}
+
 /* All hex digits, 1..16 of them. */
 static int parse_hex(const char *p, const char *e, uint64_t *out)
 {
@@ -127,6 +184,13 @@ static int parse_hex(const char *p, const char *e, uint64_t *out)
 
 	if (p == e || e - p > 16)
 		return -1;
+	if (e - p == 8) {
+		int64_t h = hex8(p);
+		if (h < 0)
+			return -1;
+		*out = (uint64_t)h;
+		return 0;
+	}
 	for (; p < e; p++) {
 		int d = hexval(*p);
 		if (d < 0)
@@ -178,7 +242,14 @@ static int parse_addr(const char *p, const char *e, tk_tarmac_record *rec)
 {
 	const char *c = p;
 	uint64_t v = 0;
+	int64_t h;
 
+	/* 8 digits, then the end or ':' (nearly every address) */
+	if (e - p >= 8 && (e - p == 8 || p[8] == ':' || hexval(p[8]) < 0) &&
+	    (h = hex8(p)) >= 0) {
+		v = (uint64_t)h;
+		c = p + 8;
+	}
 	/* one pass: the hex digits up to ':' or the end */
 	for (; c < e; c++) {
 		int d = hexval(*c);
@@ -220,14 +291,38 @@ static void value_of(const char *p, const char *e, uint64_t *v, int *known)
 	int n = 0;
 
 	*known = 0;
-	for (; p < e; p++) {
-		int d;
-		if (*p == '_' || *p == ' ' || *p == '\t')
-			continue;
-		d = hexval(*p);
-		if (d < 0 || ++n > 16)
+	if (e - p == 16 || e - p == 8) {
+		int64_t hi = hex8(p), lo = e - p == 16 ? hex8(p + 8) : 0;
+		if (hi >= 0 && lo >= 0) {
+			*v = e - p == 16 ? (uint64_t)hi << 32 | (uint64_t)lo
+					 : (uint64_t)hi;
+			*known = 1;
 			return;
-		x = x << 4 | (uint64_t)d;
+		}
+	}
+	if (e > p && e - p <= 16) {
+		/* the common case, 1..16 hex digits: no test per digit */
+		const char *q;
+		unsigned any = 0;
+		for (q = p; q < e; q++) {
+			unsigned d = dig_tab[(unsigned char)*q];
+			any |= d;
+			x = x << 4 | (d & 15);
+		}
+		if (any < 16) {
+			*v = x;
+			*known = 1;
+			return;
+		}
+		x = 0;
+	}
+	for (; p < e; p++) {
+		unsigned d = dig_tab[(unsigned char)*p];
+		if (d == 16)
+			continue;
+		if (d > 16 || ++n > 16)
+			return;
+		x = x << 4 | d;
 	}
 	if (n == 0)
 		return;
@@ -424,13 +519,17 @@ static int parse_stamp(tk_tarmac *tr, const char *line, const char **pp,
 		       const char *end, tk_tarmac_record *rec, tk_error *err)
 {
 	const char *p = *pp, *num = p, *frac = NULL, *fe = NULL, *u, *ue;
+	const char *lim = end - p > 19 ? p + 19 : end;
 	uint64_t v = 0, f = 0;
 	tk_tarmac_unit unit;
 	int nf = 0, x;
+	unsigned d0;
 
 	/* 19 digits always fit: the overflow test only from the 20th on */
-	while (p < end && p - num < 19 && *p >= '0' && *p <= '9')
-		v = v * 10 + (unsigned)(*p++ - '0');
+	while (p < lim && (d0 = (unsigned)(unsigned char)*p - '0') < 10) {
+		v = v * 10 + d0;
+		p++;
+	}
 	while (p < end && *p >= '0' && *p <= '9') {
 		unsigned d = (unsigned)(*p - '0');
 		if (v > (UINT64_MAX - d) / 10)
@@ -798,10 +897,11 @@ static int reg(tk_tarmac *tr, const char *line, const char *p, const char *end,
 	v = p;
 	ve = v;
 	while (p < end) {
-		const char *te = tok_end(p, end), *x;
-		for (x = p; x < te && value_char(*x); x++)
+		const char *te;
+		/* a word of value characters (a blank is none) */
+		for (te = p; te < end && value_char(*te); te++)
 			;
-		if (x != te || (p != v && te - p < 8))
+		if ((te < end && !is_blank(*te)) || (p != v && te - p < 8))
 			break;
 		ve = te;
 		p = skip_blank(te, end);
@@ -810,8 +910,8 @@ static int reg(tk_tarmac *tr, const char *line, const char *p, const char *end,
 		goto malformed;
 	rec->value.ptr = v;
 	rec->value.len = (size_t)(ve - v);
-	if (!find_byte(v, ve, ':'))
-		value_of(v, ve, &rec->reg_value, &rec->value_known);
+	/* a value with ':' is not known: value_of() says so */
+	value_of(v, ve, &rec->reg_value, &rec->value_known);
 	if (p < end) {
 		const char *te = tok_end(p, end);
 		if (skip_blank(te, end) != end)
@@ -885,7 +985,7 @@ static int addr_data(const char *p, const char *end, tk_tarmac_record *rec,
 		return -1;
 	}
 	d = skip_blank(ae, end);
-	if (tok_is(d, tok_end(d, end), "(ABORTED)")) {
+	if (d < end && *d == '(' && tok_is(d, tok_end(d, end), "(ABORTED)")) {
 		rec->aborted = 1;
 		return skip_blank(tok_end(d, end), end) == end ? 0 : -1;
 	}
@@ -1111,13 +1211,62 @@ static inline void clear_record(tk_tarmac_record *rec)
 	memset(rec, 0, sizeof(*rec));
 }
 
+/*
+ * The stamp and CPU prefix of the last line that had one, as written
+ * ("   250 clk cpu0"), and what they gave: lines of one time step share it
+ * (an instruction and its register and memory lines), so the next line that
+ * starts with the same bytes and a blank takes the figures without parsing
+ * them again.  What a prefix gives depends on its bytes only.
+ */
+static inline int same_prefix(const tk_tarmac *tr, const char *line,
+			      const char *end)
+{
+	size_t n = tr->pfx_len;
+
+	if (!n || (size_t)(end - line) <= n || !is_blank(line[n]))
+		return 0;
+#ifdef __SSE2__
+	/* 32 bytes compared at once ("4294967000 clk cluster0.cpu1") */
+	if (n <= 32 && end - line >= 32) {
+		uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(
+			_mm_loadu_si128((const __m128i *)(const void *)line),
+			_mm_loadu_si128((const __m128i *)(const void *)tr->pfx)));
+		uint32_t want = n == 32 ? 0xffffffffu : (1u << n) - 1;
+		m |= (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(
+			_mm_loadu_si128((const __m128i *)(const void *)(line + 16)),
+			_mm_loadu_si128((const __m128i *)(const void *)(tr->pfx + 16)))) << 16;
+		return (m & want) == want;
+	}
+#endif
+	return memcmp(line, tr->pfx, n) == 0;
+}
+
 static int parse_line(tk_tarmac *tr, const char *line, const char *end,
 		      tk_tarmac_record *rec, tk_error *err)
 {
-	const char *p = skip_blank(line, end), *t, *te, *n;
+	const char *p, *t, *te, *n;
 	uint32_t cpu = 0;
 	int rc, ldst_prev = tr->prev_ldst;
 
+	if (same_prefix(tr, line, end) &&
+	    (p = skip_blank(line + tr->pfx_len, end)) < end) {
+		clear_record(rec);
+		rec->line = tr->line;
+		rec->raw.ptr = line;
+		rec->raw.len = (size_t)(end - line);
+		rec->time = tr->time = tr->pfx_time;
+		rec->unit = tr->unit = tr->pfx_unit;
+		rec->own_time = 1;
+		tr->prev_ldst = 0;
+		t = p;
+		te = tok_end(t, end);
+		if (tr->pfx_cpu)
+			cpu = tr->pfx_cpu;
+		else
+			goto cpu_token;
+		goto kind;
+	}
+	p = skip_blank(line, end);
 	if (p == end || *p == '#')
 		return SKIP;
 	clear_record(rec);
@@ -1134,6 +1283,21 @@ static int parse_line(tk_tarmac *tr, const char *line, const char *end,
 	tr->prev_ldst = 0;
 	t = p;
 	te = tok_end(t, end);
+	if (rec->own_time) {
+		/* remember the stamp (and below the CPU) for the next line */
+		const char *pe = p;
+		while (pe > line && is_blank(pe[-1]))
+			pe--;
+		tr->pfx_len = 0;
+		if ((size_t)(pe - line) <= sizeof(tr->pfx)) {
+			memcpy(tr->pfx, line, (size_t)(pe - line));
+			tr->pfx_len = (size_t)(pe - line);
+			tr->pfx_time = rec->time;
+			tr->pfx_unit = rec->unit;
+			tr->pfx_cpu = 0;
+		}
+	}
+cpu_token:
 	if (rec->own_time && is_cpu_token(t, te)) {
 		n = skip_blank(te, end);
 		if (n < end) {
@@ -1141,10 +1305,20 @@ static int parse_line(tk_tarmac *tr, const char *line, const char *end,
 			if (rc < 0)
 				return rc;
 			tr->seen |= SEEN_CPU;
+			/* the prefix runs to the end of the CPU token */
+			if (tr->pfx_len && line + tr->pfx_len <= t &&
+			    (size_t)(te - line) <= sizeof(tr->pfx)) {
+				memcpy(tr->pfx, line, (size_t)(te - line));
+				tr->pfx_len = (size_t)(te - line);
+				tr->pfx_cpu = cpu;
+			} else {
+				tr->pfx_len = 0;
+			}
 			t = n;
 			te = tok_end(t, end);
 		}
 	}
+kind:
 	if (t == te)
 		return bad(tr, err, W_UNKNOWN_KIND, line, t,
 			   "time stamp without a record", NULL, NULL);
