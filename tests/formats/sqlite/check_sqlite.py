@@ -8,8 +8,13 @@ events per (type, event) equal `tracekit info --format json`; its
 entityMetricValue rows equal `tracekit stats --format csv`; and for every
 row but JIT, the per-instance values of entityInstanceMetricValue aggregate
 (count, min, max, and the exact average sum/count in the stats unit) to the
-numbers `tracekit stats --format csv` prints, the worst instance included.  Also: --to sqlite, the .db
-extension, standard output refused, and a failed conversion leaving no file.
+numbers `tracekit stats --format csv` prints, the worst instance (with
+its time) included.  The entityInstance rows are exactly the instances of
+traceEvent (as target or source) with the min and max time of their events;
+the usual queries (events by entity and time, by time, instances of an
+entity, values of an entity's metric) use an index (EXPLAIN QUERY PLAN).
+Also: --to sqlite, the .db extension, standard output refused, and a failed
+conversion leaving no file.
 """
 import csv
 from fractions import Fraction
@@ -39,6 +44,17 @@ def q(db, sql):
     if r.returncode != 0:
         raise RuntimeError("sqlite3 %s: %s" % (sql, r.stderr))
     return list(csv.reader(io.StringIO(r.stdout)))
+
+
+VIEWS = ("entityInstanceMetricValue", "traceEventInfo")
+
+
+def plan_of(db, sql):
+    """the steps of sql's plan (the sqlite3 shell draws a tree: strip it)"""
+    r = run(["sqlite3", "-bail", db, "EXPLAIN QUERY PLAN " + sql])
+    if r.returncode != 0:
+        raise RuntimeError("sqlite3 %s: %s" % (sql, r.stderr))
+    return [line.lstrip("|`- ") for line in r.stdout.splitlines()[1:]]
 
 
 def check(tk, src, db):
@@ -87,7 +103,8 @@ def check(tk, src, db):
             " (SELECT count(*) FROM entityInstanceMetricValue j JOIN entityMetricValue v"
             "  ON v.entityId = j.entityId AND v.metricId = j.metricId"
             "  WHERE j.entityId = i.entityId AND j.metricId = i.metricId"
-            "  AND j.entityInstance IS v.maxInstance AND j.value = v.max)"
+            "  AND j.entityInstance IS v.maxInstance AND j.value = v.max"
+            "  AND j.timestamp = v.maxTimestamp)"
             " FROM entityInstanceMetricValue i JOIN entity e ON e.id = i.entityId"
             " JOIN metric m ON m.id = i.metricId GROUP BY i.entityId, i.metricId"):
         agg[(name, metric)] = (int(cnt), int(mn), int(mx), int(sm), int(worst_ok))
@@ -116,9 +133,32 @@ def check(tk, src, db):
     inst = int(q(db, "SELECT count(*) FROM entityInstance")[0][0])
     if n and not inst:
         fail(src + ": no entityInstance rows")
-    idx = q(db, "SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='traceEvent'")
-    if len(idx) < 3:
-        fail(src + ": indexes missing")
+    # entityInstance: every instance of traceEvent, nothing else
+    want_inst = q(db, "SELECT entityId, entityInstance FROM traceEvent WHERE entityInstance IS NOT NULL"
+                      " UNION SELECT sourceEntityId, sourceEntityInstance FROM traceEvent"
+                      " WHERE sourceEntityId IS NOT NULL AND sourceEntityInstance IS NOT NULL ORDER BY 1, 2")
+    got_inst = q(db, "SELECT entityId, sqcnr FROM entityInstance ORDER BY 1, 2")
+    if got_inst != want_inst or len(got_inst) != inst:
+        fail("%s: entityInstance has %d rows, traceEvent %d instances" % (src, len(got_inst), len(want_inst)))
+    bad = q(db, "SELECT count(*) FROM entityInstance i LEFT JOIN (SELECT entityId, entityInstance AS k,"
+                " min(timestamp) AS lo, max(timestamp) AS hi FROM traceEvent GROUP BY 1, 2) t"
+                " ON t.entityId = i.entityId AND t.k = i.sqcnr"
+                " WHERE i.firstTimestamp IS NOT t.lo OR i.lastTimestamp IS NOT t.hi")[0][0]
+    if bad != "0":
+        fail("%s: %s entityInstance rows with first/last times not those of their events" % (src, bad))
+    # the usual queries are indexed
+    for sql in ("SELECT * FROM traceEvent WHERE entityId = 1 AND timestamp BETWEEN 10 AND 20",
+                "SELECT * FROM traceEvent WHERE timestamp BETWEEN 10 AND 20",
+                "SELECT * FROM traceEvent WHERE entityId = 1 AND entityInstance = 2",
+                "SELECT * FROM entityInstance WHERE entityId = 1",
+                "SELECT * FROM entityInstanceMetricValue WHERE entityId = 1 AND metricId = 3",
+                "SELECT * FROM entityMetricValue WHERE entityId = 1 AND metricId = 3",
+                "SELECT * FROM entity WHERE name = 'x'"):
+        plan = plan_of(db, sql)
+        scans = [p for p in plan if p.startswith("SCAN ") and p.split()[1] not in VIEWS
+                 and "INDEX" not in p and "PRIMARY KEY" not in p]
+        if scans or not any("INDEX" in p or "PRIMARY KEY" in p for p in plan):
+            fail("%s: not indexed: %s: %r" % (src, sql, plan))
 
 
 def main():
