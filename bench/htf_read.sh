@@ -15,8 +15,11 @@
 # (htf_n<N>_c<CORES>.htf, reused while newer than the generator) and
 # htf_results.tsv.  Rows: `tracekit info` (target >= 1 GB/s of hex text,
 # peak RSS < 64 MB), `tracekit info` on a quarter of the records (its RSS
-# next to the full row's shows memory flat in the trace size), `tracekit
-# convert` to BTF, and `wc -l` as the lower bound.
+# next to the full row's shows memory flat in the trace size), the reader
+# alone (bench/htf_next.c: the library's tk_reader_next() in a loop that
+# folds the events into a checksum, no per-event work of its own; linked
+# with libtracekit.a next to TRACEKIT), `tracekit convert` to BTF, and
+# `wc -l` as the lower bound.
 # Exit status: 0, or 1 when a tracekit row FAILs a target.
 set -euo pipefail
 
@@ -34,6 +37,17 @@ INFO_RSS_MB=64
 [[ $CORES =~ ^[0-9]+$ && $CORES -gt 0 ]] || bench_die "CORES must be a positive integer (got '$CORES')"
 [[ -x $TRACEKIT ]] || bench_die "$TRACEKIT does not exist (build it with 'make')"
 bench_build "$HERE/gen_htf.c" "$BIN/gen_htf"
+# the reader alone, linked with the library of the binary under test
+LIBTK="$(dirname "$TRACEKIT")/libtracekit.a"
+HTF_NEXT=""
+if [[ -f $LIBTK ]]; then
+	nb="$BIN/htf_next.$(basename "$(dirname "$TRACEKIT")")"
+	[[ -x $nb && $LIBTK -nt $nb ]] && rm -f "$nb"
+	if bench_build "$HERE/htf_next.c" "$nb" -I"$ROOT/include" "$LIBTK" \
+		-lz -lzstd -lpthread -lexpat -lsqlite3 -lelf; then
+		HTF_NEXT=$nb
+	fi
+fi
 
 gen() { # gen RECORDS FILE
 	if [[ ! -s $2 || $BIN/gen_htf -nt $2 ]]; then
@@ -53,6 +67,12 @@ run_bench "tracekit info (N/4)" htf_info_quarter "$INFO_GBPS" "$INFO_RSS_MB" - -
 bench_input "$TRACE"
 run_bench "tracekit info" htf_info "$INFO_GBPS" "$INFO_RSS_MB" - -- \
 	"$TRACEKIT" info "$TRACE"
+if [[ -n $HTF_NEXT ]]; then
+	run_bench "reader alone (htf_next)" htf_next "$INFO_GBPS" "$INFO_RSS_MB" - -- \
+		"$HTF_NEXT" "$TRACE"
+else
+	bench_skip "reader alone (htf_next)" "no $LIBTK"
+fi
 run_bench "tracekit convert -> btf" htf_convert - - "$OUT/htf_convert_out.btf" -- \
 	"$TRACEKIT" convert -q "$TRACE" "$OUT/htf_convert_out.btf"
 run_bench "wc -l (lower bound)" htf_wc - - - -- wc -l "$TRACE"

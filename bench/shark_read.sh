@@ -6,16 +6,21 @@
 # Environment (all optional):
 #   N=67108864     records in the generated dump (16 bytes each: 1 GiB)
 #   RUNS=5         timed runs per command; the median is reported
-#   TRACEKIT=build/tracekit   the binary under test
+#   TRACEKIT=build/tracekit   the binary under test (its libtracekit.a,
+#                  beside it, is linked into the reader-only program)
 #   CC=cc
 #
-# Writes to bench/out/ (gitignored): gen_shark, the dump
+# Writes to bench/out/ (gitignored): gen_shark, shark_next, the dump
 # (shark_n<N>.bin, reused while newer than the generator).
-# Rows: `tracekit info` (target >= 2 GB/s of records; no RSS target: the
-# file is mapped and scanned once for its order and clock, so its pages
-# count in the RSS as page cache), and as
-# peers reading the same file in the same run: `wc -l` (reads every byte)
-# and `dd` to /dev/null (the bare read loop).
+# Rows:
+#   `tracekit info`  target >= 2 GB/s of records and a flat RSS (< 64 MB:
+#                    the reader gives the mapped pages back behind its two
+#                    passes, the scan at open and the read)
+#   `shark_next`     the reader alone (bench/shark_next.c: tk_reader_next in
+#                    a loop, the times folded into a checksum), same target:
+#                    what is left of info's time is info's own counting
+#   peers reading the same file in the same run: `wc -l` (reads every
+#   byte) and `dd` to /dev/null (the bare read loop).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/lib.sh"
@@ -29,10 +34,26 @@ if [[ ! -s $TRACE || $BIN/gen_shark -nt $TRACE ]]; then
 	mv -f "$TRACE.tmp" "$TRACE"
 fi
 [[ -x $TRACEKIT ]] || bench_die "no $TRACEKIT (build first)"
+# the reader alone, linked with the library of the binary under test
+LIBTK="$(dirname "$TRACEKIT")/libtracekit.a"
+SHARK_NEXT=""
+if [[ -f $LIBTK ]]; then
+	nb="$BIN/shark_next.$(basename "$(dirname "$TRACEKIT")")"
+	[[ -x $nb && $LIBTK -nt $nb ]] && rm -f "$nb"
+	if bench_build "$HERE/shark_next.c" "$nb" -I"$ROOT/include" "$LIBTK" \
+		-lz -lzstd -lpthread -lexpat -lsqlite3 -lelf; then
+		SHARK_NEXT=$nb
+	fi
+fi
 bench_input "$TRACE"
-run_bench "tracekit info (shark)" info 2 - - -- "$TRACEKIT" info -q --from shark "$TRACE"
+run_bench "tracekit info (shark)" info 2 64 - -- "$TRACEKIT" info -q --from shark "$TRACE"
+if [[ -n $SHARK_NEXT ]]; then
+	run_bench "reader only (shark_next)" shark_next 2 64 - -- "$SHARK_NEXT" "$TRACE"
+else
+	bench_skip "reader only (shark_next)" "no $LIBTK"
+fi
 run_bench "wc -l (peer)" wc - - - -- wc -l "$TRACE"
 run_bench "dd bs=1M (peer)" dd - - - -- dd if="$TRACE" of=/dev/null bs=1M
 bench_report "S.Ha.R.K. FTrace reader: $N records ($BYTES bytes)" \
-	"tracekit info reads every record (decode, map to events, counts)"
+	"tracekit info reads every record (decode, map to events, counts); shark_next only loops tk_reader_next"
 exit "$FAILED"

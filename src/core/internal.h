@@ -246,6 +246,29 @@ bool tk_source_eof(const tk_source *s);
  */
 void tk_source_keep_consumed(tk_source *s, bool keep);
 /**
+ * The descriptor of a mapped plain file, and in *off the file offset of the
+ * window's first byte, for a reader that would rather pread() parts of it
+ * than touch its mapping; -1 for other sources.  The descriptor stays the
+ * source's (valid until tk_source_close()).
+ */
+int tk_source_file_fd(const tk_source *s, uint64_t *off);
+/**
+ * Give back the pages of bytes [off, off + len) of a mapped plain file (the
+ * whole pages inside the range), whether consumed or not: for a reader
+ * that scans a mapped file ahead of its read position, or reads it out of
+ * order, and will not come back to those bytes soon.  Pointers into them
+ * stay valid (a page touched again is read back from the file).  Nothing
+ * happens for other sources, or when tk_source_keep_consumed(s, true).
+ */
+void tk_source_release(tk_source *s, uint64_t off, size_t len);
+/**
+ * Map the pages of bytes [off, off + len) of a mapped plain file in one
+ * system call (MADV_POPULATE_READ) rather than a page fault per few pages,
+ * for a reader about to read them; advice only (nothing happens where the
+ * kernel or the source cannot).
+ */
+void tk_source_populate(tk_source *s, uint64_t off, size_t len);
+/**
  * Read a mapped plain file with read() into small buffers from the
  * consumed position on, as a pipe is read, instead of through its mapping:
  * for readers that make one pass over the bytes and need no more than a

@@ -42,6 +42,7 @@ void tk_synth_free(tk_synth *s)
 int tk_synth_cores(tk_synth *s, uint32_t n)
 {
 	tk_synth_stack *p, *r;
+	uint32_t i;
 
 	if (n <= s->ncores)
 		return TK_OK;
@@ -55,11 +56,20 @@ int tk_synth_cores(tk_synth *s, uint32_t n)
 	s->runs = r;
 	memset(p + s->ncores, 0, (n - s->ncores) * sizeof(*p));
 	memset(r + s->ncores, 0, (n - s->ncores) * sizeof(*r));
+	i = s->ncores;
 	s->ncores = n;
+	/* room from the start: tk_synth_apply_() reads the top unchecked */
+	for (; i < n; i++) {
+		p[i].s = calloc(8, sizeof(*p[i].s));
+		r[i].s = calloc(8, sizeof(*r[i].s));
+		if (!p[i].s || !r[i].s)
+			return TK_E_NOMEM;
+		p[i].cap = r[i].cap = 8;
+	}
 	return TK_OK;
 }
 
-static int grow_ent(tk_synth *s, uint32_t id)
+int tk_synth_grow(tk_synth *s, uint32_t id)
 {
 	uint32_t ncap;
 	int64_t *a, *b;
@@ -88,7 +98,7 @@ static int grow_ent(tk_synth *s, uint32_t id)
 	return TK_OK;
 }
 
-static void stack_remove(tk_synth_stack *st, uint32_t ent)
+void tk_synth_stack_remove(tk_synth_stack *st, uint32_t ent)
 {
 	uint32_t i;
 
@@ -106,9 +116,9 @@ static void stack_remove(tk_synth_stack *st, uint32_t ent)
 	}
 }
 
-static int stack_push(tk_synth_stack *st, uint32_t ent, int64_t inst)
+int tk_synth_stack_push(tk_synth_stack *st, uint32_t ent, int64_t inst)
 {
-	stack_remove(st, ent);
+	tk_synth_stack_remove(st, ent);
 	if (TK_UNLIKELY(st->n == st->cap)) {
 		uint32_t ncap = st->cap ? st->cap * 2 : 8;
 		tk_synth_slot *n = tk_xrealloc_array(st->s, ncap, sizeof(*n));
@@ -123,77 +133,10 @@ static int stack_push(tk_synth_stack *st, uint32_t ent, int64_t inst)
 	return TK_OK;
 }
 
-/* The instance an event other than a (re)start refers to: the one started
- * last; an entity first seen mid-instance gets instance 0. */
-static int64_t current(tk_synth *s, uint32_t e)
-{
-	if (s->starts[e] == 0) {
-		s->starts[e] = 1;
-		if (s->acts[e] < 1)
-			s->acts[e] = 1;
-	}
-	return s->starts[e] - 1;
-}
-
-static int apply(tk_synth_stack *st, unsigned what, uint32_t target,
-		 int64_t inst)
-{
-	if (what == TK_SYN_PUSH)
-		return stack_push(st, target, inst);
-	if (what == TK_SYN_POP)
-		stack_remove(st, target);
-	return TK_OK;
-}
-
 int tk_synth_event(tk_synth *s, uint32_t slot, uint32_t core,
 		   uint32_t fallback, int sk, tk_evkind kind, uint32_t target,
 		   uint32_t *src, int64_t *src_inst, int64_t *tgt_inst)
 {
-	tk_synth_stack *procs = &s->procs[slot], *runs = &s->runs[slot];
-	unsigned k = (unsigned)kind < TK_EV_COUNT ? (unsigned)kind : 0;
-	int64_t inst;
-
-	if (TK_UNLIKELY(target >= s->cap_ent) && grow_ent(s, target) < 0)
-		return TK_E_NOMEM;
-	*src = core != TK_NONE ? core : fallback;
-	*src_inst = 0;
-	switch (sk) {
-	case TK_SK_PROCESS:
-		if (kind == TK_EV_ACTIVATE) {
-			inst = s->acts[target]++;
-		} else if (kind == TK_EV_START) {
-			inst = s->starts[target]++;
-			if (s->acts[target] < s->starts[target])
-				s->acts[target] = s->starts[target];
-		} else {
-			inst = current(s, target);
-		}
-		*tgt_inst = inst;
-		return apply(procs, s->rules->proc[k], target, inst);
-	case TK_SK_RUNNABLE:
-	case TK_SK_BLOCK:
-		if (sk == TK_SK_BLOCK && runs->n) {
-			*src = runs->s[runs->n - 1].ent;
-			*src_inst = runs->s[runs->n - 1].inst;
-		} else if (procs->n) {
-			*src = procs->s[procs->n - 1].ent;
-			*src_inst = procs->s[procs->n - 1].inst;
-		}
-		if (kind == TK_EV_START)
-			inst = s->starts[target]++;
-		else
-			inst = current(s, target);
-		*tgt_inst = inst;
-		if (sk == TK_SK_RUNNABLE)
-			return apply(runs, s->rules->run[k], target, inst);
-		return TK_OK;
-	default:
-		/* signals, semaphores (and unknown types): the running process */
-		if (procs->n) {
-			*src = procs->s[procs->n - 1].ent;
-			*src_inst = procs->s[procs->n - 1].inst;
-		}
-		*tgt_inst = 0;
-		return TK_OK;
-	}
+	return tk_synth_event_inline(s, slot, core, fallback, sk, kind, target,
+				     src, src_inst, tgt_inst);
 }

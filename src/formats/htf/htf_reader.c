@@ -3,16 +3,18 @@
  *
  * The header and the reference tables are read when the reader opens.  The
  * trace data is one section per core ("#-<core>"), each in time order; the
- * reader finds the sections with one memchr pass for '#', then runs a
- * streaming k-way merge over them: one cursor per section over the same
- * bytes, a binary heap of the cursors' next records ordered by (time,
- * section), one record parsed per event.  Memory holds the tables and k
- * cursors, whatever the trace size.
+ * reader finds the sections with one pass for '#', then runs a streaming
+ * k-way merge over them: one cursor per section, which decodes up to BATCH
+ * plain records at a time into (time, entity, event descriptor); a
+ * branch-free tournament (up to 8 sections) or a binary heap chooses the
+ * next one by (time, section).  Memory holds the tables and k cursors,
+ * whatever the trace size.
  *
- * The bytes must stay put while the cursors run: a mapped file or a memory
- * block is used as it is (its window is the whole input and never moves);
- * a pipe or a compressed input is first decoded into an unlinked temporary
- * file, which is then mapped.
+ * A plain file is read with pread(): the scan in chunks, each cursor
+ * through its own small window (the mapping is touched only around '#'s).
+ * A memory block is used in place; a pipe or a compressed input is first
+ * decoded into an unlinked temporary file, which is mapped and used in
+ * place (the pages behind the cursors are given back).
  *
  * Strict mode is the specification; lenient mode reads the errors of the
  * spec's own examples where their meaning is clear (a letter O in a hex id,
@@ -31,10 +33,12 @@
 #define TK_HTF_SSE 0
 #endif
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 enum {
@@ -98,16 +102,61 @@ typedef struct htype {
 	tk_str type_name;  /* "T", "I", ... or the name as written */
 	tk_str htf_name;   /* as in the #TypeTable */
 	evinfo *evs;
+	uint32_t nevs;
+	uint32_t desc0;    /* its events' first index in descs[] */
 	idmap evmap;
 } htype;
+
+/* What an event of one (type, event) pair puts in a tk_event: all of it is
+ * known once the tables are read. */
+typedef struct hdesc {
+	tk_etype et;
+	tk_evkind kind;
+	tk_str type_name;
+	tk_str name;
+	int sk;
+} hdesc;
 
 typedef struct hent {
 	uint32_t tkid;
 	uint32_t type;     /* index in types[], or UINT32_MAX */
+	/* event id -> index in descs[] (UINT32_MAX: none), flat for ids
+	 * below nevd; beyond, the type's evmap */
+	const uint32_t *evd;
+	uint64_t nevd;
 } hent;
 
+/* a decoded record waiting in its cursor's batch */
+typedef struct hrec {
+	uint64_t time;
+	uint32_t tkid;
+	uint32_t desc;
+} hrec;
+
+/* records decoded per section at a time; one batch is all plain records
+ * (one line each) or one record that went through the line-at-a-time
+ * path (so warnings and errors come exactly where they did one record at
+ * a time) */
+#define BATCH 128
+
+/* a cursor's window on a plain file: bytes read with pread(), WIN_HEAD
+ * bytes of room before them (the 16-byte record decoder reads before the
+ * record) and WIN_TAIL after (the word-at-a-time one reads past it) */
+#define WIN_SIZE ((size_t)64 << 10)
+#define WIN_HEAD 16
+#define WIN_TAIL 16
+#define WIN_LOW 4096    /* fewer bytes than this ahead: read more */
+#define SCAN_CHUNK ((size_t)128 << 10)
+
 typedef struct cursor {
+	/* p: the next byte; end: the end of the section's bytes in memory
+	 * (the section's end, or in a window the end of what is read) */
 	const char *p, *end;
+	const char *rlim;  /* bytes up to here may be read (past end) */
+	const char *safe;  /* records from here on have 16 bytes before their end */
+	char *win;         /* the window, or NULL: the section is all in memory */
+	size_t wcap;
+	uint64_t foff, fend; /* file offsets: next to read, the section's end */
 	const char *ls;    /* start of the current line */
 	uint64_t line;     /* of p */
 	uint32_t slot;     /* core slot */
@@ -116,17 +165,24 @@ typedef struct cursor {
 	const char *released; /* pages before this were given back */
 	int have_time;
 	uint64_t last_time;
-	/* the record at the head, resolved */
+	/* the record at the head, resolved (line-at-a-time path) */
 	uint64_t time;
 	uint32_t tkid;
 	const struct htype *ty;
 	const struct evinfo *vi;
 	uint64_t rline;
+	/* the batch: b[0..bn), record i on line bline + i; the merge's
+	 * node of the cursor points at its head */
+	uint32_t bn;
+	uint64_t bline;
+	hrec b[BATCH];
 } cursor;
 
-/* a heap node: the head's time is kept here for locality */
+/* a heap node: the head record of a cursor, its time and the end of its
+ * batch kept here so that the merge's next choice waits on few loads */
 typedef struct hnode {
 	uint64_t time;
+	const struct hrec *rec, *bend;
 	uint32_t idx;
 } hnode;
 
@@ -141,6 +197,9 @@ typedef struct htf_reader {
 	size_t map_len;
 	int may_release;          /* the bytes are a file mapping */
 	size_t page;
+	int fd;                   /* a plain file: read with pread(), or -1 */
+	uint64_t foff0;           /* the file offset of buf[0] */
+	char *chunk;              /* the scan's buffer (fd >= 0) */
 	/* header */
 	uint64_t line;
 	unsigned tl, el, vl, w;   /* lengths in bytes; w: record width in digits */
@@ -155,13 +214,18 @@ typedef struct htf_reader {
 	hent *ents;
 	uint32_t nents;
 	idmap entmap;
+	hdesc *descs;
+	uint32_t ndescs;
+	uint32_t **evflat;        /* per type: event id -> descs[] index */
 	/* data */
 	cursor *cur;
 	uint32_t ncur;
 	hnode *heap;
 	uint32_t nheap;
 	uint32_t top;             /* heap[top] is the cursor that went out */
+	const char *safe16;       /* records from here on have 16 bytes before their end */
 	int linear;               /* few cursors: heap[] in index order, scanned */
+	uint32_t nsel;            /* heap[] entries scanned: 2, 4 or 8 (padded) */
 	int started;
 #if TK_HTF_SSE
 	/* records of at most 16 digits: decoded from the 16 bytes that end
@@ -364,6 +428,7 @@ static int acquire(htf_reader *h, tk_error *err)
 		h->buf = (const char *)p;
 		h->lim = h->buf + avail;
 		h->may_release = strcmp(tk_source_transport(src), "file") == 0;
+		h->fd = h->may_release ? tk_source_file_fd(src, &h->foff0) : -1;
 		return TK_OK;
 	}
 	f = tmpfile();
@@ -852,6 +917,7 @@ static int build_types(htf_reader *h, tk_error *err)
 		ty->evs = calloc(et->n ? et->n : 1, sizeof(*ty->evs));
 		if (!ty->evs)
 			return tk_err_nomem(err, h->name);
+		ty->nevs = et->n;
 		for (j = 0; j < et->n; j++) {
 			const row *er = &et->rows[j];
 			size_t en, ne, k;
@@ -1009,6 +1075,52 @@ static int build_entities(htf_reader *h, tk_error *err)
 	return TK_OK;
 }
 
+/* The event descriptors of all (type, event) pairs, and per entity a flat
+ * table from its event ids to them. */
+static int build_descs(htf_reader *h, tk_error *err)
+{
+	uint32_t i, j, n = 0;
+
+	for (i = 0; i < h->ntypes; i++) {
+		h->types[i].desc0 = n;
+		n += h->types[i].nevs;
+	}
+	h->descs = calloc(n ? n : 1, sizeof(*h->descs));
+	h->evflat = calloc(h->ntypes ? h->ntypes : 1, sizeof(*h->evflat));
+	if (!h->descs || !h->evflat)
+		return tk_err_nomem(err, h->name);
+	h->ndescs = n;
+	for (i = 0; i < h->ntypes; i++) {
+		const htype *ty = &h->types[i];
+		uint64_t k;
+		for (j = 0; j < ty->nevs; j++) {
+			hdesc *d = &h->descs[ty->desc0 + j];
+			d->et = ty->et;
+			d->kind = ty->evs[j].kind;
+			d->type_name = ty->type_name;
+			d->name = ty->evs[j].name;
+			d->sk = ty->sk;
+		}
+		if (!ty->evmap.direct)
+			continue;
+		h->evflat[i] = malloc(ty->evmap.ndirect * sizeof(**h->evflat));
+		if (!h->evflat[i])
+			return tk_err_nomem(err, h->name);
+		for (k = 0; k < ty->evmap.ndirect; k++) {
+			uint32_t v = ty->evmap.direct[k];
+			h->evflat[i][k] = v == UINT32_MAX ? v : ty->desc0 + v;
+		}
+	}
+	for (i = 0; i < h->nents; i++) {
+		hent *e = &h->ents[i];
+		if (e->type == UINT32_MAX || !h->evflat[e->type])
+			continue;
+		e->evd = h->evflat[e->type];
+		e->nevd = h->types[e->type].evmap.ndirect;
+	}
+	return TK_OK;
+}
+
 /* ---- sections ----------------------------------------------------------- */
 
 static uint64_t count_nl(const char *p, const char *e)
@@ -1097,12 +1209,26 @@ static int add_cursor(htf_reader *h, const char *beg, const char *end,
 	c->p = c->ls = beg;
 	c->released = beg;
 	c->end = end;
+	c->rlim = h->lim;
+	c->safe = h->safe16;
 	c->line = line;
 	c->implicit = implicit;
+	if (h->fd >= 0) {
+		/* read through a window: the mapping is not touched */
+		c->win = calloc(1, WIN_HEAD + WIN_SIZE + WIN_TAIL);
+		if (!c->win)
+			return tk_err_nomem(err, h->name);
+		c->wcap = WIN_SIZE;
+		c->p = c->end = c->ls = c->win + WIN_HEAD;
+		c->rlim = c->win + WIN_HEAD + WIN_SIZE + WIN_TAIL;
+		c->safe = c->win;
+		c->foff = h->foff0 + (uint64_t)(beg - h->buf);
+		c->fend = h->foff0 + (uint64_t)(end - h->buf);
+	}
+	h->ncur++;
 	rc = core_slot(h, core_id, &c->slot, &c->core, err);
 	if (rc < 0)
 		return rc;
-	h->ncur++;
 	return TK_OK;
 }
 
@@ -1133,26 +1259,81 @@ static void release_behind(htf_reader *h, cursor *c)
 	c->released = c->p;
 }
 
+/* Read bytes [p, p + n) of the mapped file into h->chunk with pread(). */
+static int scan_read(htf_reader *h, const char *p, size_t n, tk_error *err)
+{
+	size_t got = 0;
+	uint64_t off = h->foff0 + (uint64_t)(p - h->buf);
+
+	while (got < n) {
+		ssize_t r = pread(h->fd, h->chunk + got, n - got,
+				  (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return tk_err_set(err, TK_E_IO, h->name, 0, 0,
+					  "cannot read: %s", strerror(errno));
+		if (r == 0)
+			return tk_err_set(err, TK_E_IO, h->name, 0, 0,
+					  "the file shrank while being read");
+		got += (size_t)r;
+	}
+	return TK_OK;
+}
+
+/* Newlines in [a, b) of the mapping; from the scan's chunk (which holds
+ * [cp, cp + cn)) where it has them. */
+static uint64_t count_nl_at(const htf_reader *h, const char *a, const char *b,
+			    const char *cp, size_t cn)
+{
+	if (h->fd >= 0 && a >= cp && b <= cp + cn)
+		return count_nl(h->chunk + (a - cp), h->chunk + (b - cp));
+	return count_nl(a, b);
+}
+
 static int find_sections(htf_reader *h, const char *data, tk_error *err)
 {
 	const char *p = data, *counted = data, *beg = data, *rel = data, *m;
+	const char *cp = data; /* the scan's chunk holds [cp, cp + cn) */
+	size_t cn = 0;
 	uint64_t line = h->line + 1, beg_line = line;
 	uint64_t core_id = 0;
 	int implicit = 1, rc;
 	char qb[64];
 
-	/* one pass in steps: find the '#'s, count the lines, and give the
-	 * pages back behind (the cursors fault them in again as they go) */
+	/*
+	 * One pass in steps: find the '#'s, count the lines.  A plain file is
+	 * read in chunks with pread() (its mapping is touched only around a
+	 * '#'); otherwise the mapping is scanned and its pages given back
+	 * behind.
+	 */
+	if (h->fd >= 0 && !(h->chunk = malloc(SCAN_CHUNK)))
+		return tk_err_nomem(err, h->name);
 	while (p < h->lim) {
 		const char *ls, *le, *nl, *ie, *r;
 		size_t step = (size_t)(h->lim - p);
 		uint64_t id;
-		if (step > RELEASE_STEP)
-			step = RELEASE_STEP;
-		m = memchr(p, '#', step);
+		if (h->fd >= 0) {
+			if (p < cp || p >= cp + cn) {
+				if (step > SCAN_CHUNK)
+					step = SCAN_CHUNK;
+				if ((rc = scan_read(h, p, step, err)) < 0)
+					return rc;
+				cp = p;
+				cn = step;
+			}
+			step = (size_t)(cp + cn - p);
+			m = memchr(h->chunk + (p - cp), '#', step);
+			if (m)
+				m = cp + (m - h->chunk);
+		} else {
+			if (step > RELEASE_STEP)
+				step = RELEASE_STEP;
+			m = memchr(p, '#', step);
+		}
 		if (!m) {
+			line += count_nl_at(h, counted, p + step, cp, cn);
 			p += step;
-			line += count_nl(counted, p);
 			counted = p;
 			if (h->may_release && (size_t)(p - rel) > 2 * RELEASE_STEP) {
 				release_range(h, rel, p - RELEASE_STEP);
@@ -1164,10 +1345,12 @@ static int find_sections(htf_reader *h, const char *data, tk_error *err)
 		while (ls > data && (ls[-1] == ' ' || ls[-1] == '\t'))
 			ls--;
 		if (ls > data && ls[-1] != '\n') {
-			p = m + 1; /* in a comment */
+			/* in a comment */
+			line += count_nl_at(h, counted, m + 1, cp, cn);
+			counted = p = m + 1;
 			continue;
 		}
-		line += count_nl(counted, ls);
+		line += count_nl_at(h, counted, ls, cp, cn);
 		counted = ls;
 		rc = add_cursor(h, beg, ls, beg_line, core_id, implicit, err);
 		if (rc < 0)
@@ -1196,8 +1379,8 @@ static int find_sections(htf_reader *h, const char *data, tk_error *err)
 		line++;
 		beg_line = line;
 	}
-	if (h->may_release)
-		release_range(h, rel, h->lim);
+	if (h->may_release) /* the header too: its text is not read again */
+		release_range(h, h->buf, h->lim);
 	rc = add_cursor(h, beg, h->lim, beg_line, core_id, implicit, err);
 	if (rc < 0)
 		return rc;
@@ -1374,7 +1557,60 @@ static inline int hex16(const htf_reader *h, const char *e, uint64_t *out)
 }
 #endif
 
-/* The record at the head of cursor c: TK_OK, TK_END or an error. */
+/*
+ * A window (c->win) that has no whole line ahead of the cursor: move what
+ * is left to its front and read on, until a line ends in it or the section
+ * is all read (a line longer than the window makes it grow).
+ */
+static int win_fill(htf_reader *h, cursor *c, tk_error *err)
+{
+	size_t keep = (size_t)(c->end - c->p);
+	char *base = c->win + WIN_HEAD;
+
+	memmove(base, c->p, keep);
+	c->p = base;
+	c->end = base + keep;
+	while (c->foff < c->fend) {
+		uint64_t left = c->fend - c->foff;
+		size_t want = c->wcap - keep;
+		ssize_t n;
+		if (!want) {
+			size_t ncap = c->wcap * 2;
+			char *nw = realloc(c->win, WIN_HEAD + ncap + WIN_TAIL);
+			if (!nw)
+				return tk_err_nomem(err, h->name);
+			memset(nw + WIN_HEAD + c->wcap, 0, ncap - c->wcap + WIN_TAIL);
+			c->win = nw;
+			c->wcap = ncap;
+			base = nw + WIN_HEAD;
+			c->p = base;
+			c->end = base + keep;
+			c->rlim = base + ncap + WIN_TAIL;
+			c->safe = nw;
+			continue;
+		}
+		if (want > left)
+			want = (size_t)left;
+		n = pread(h->fd, base + keep, want, (off_t)c->foff);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return tk_err_set(err, TK_E_IO, h->name, 0, 0,
+					  "cannot read: %s", strerror(errno));
+		if (n == 0)
+			return tk_err_set(err, TK_E_IO, h->name, 0, 0,
+					  "the file shrank while being read");
+		keep += (size_t)n;
+		c->foff += (uint64_t)n;
+		c->end = base + keep;
+		if (memchr(base, '\n', keep))
+			break;
+	}
+	return TK_OK;
+}
+
+/* The record at the head of cursor c, one line at a time: TK_OK, TK_END or
+ * an error. */
 static int cur_next(htf_reader *h, cursor *c, tk_error *err)
 {
 	const unsigned w = h->w, tl2 = 2 * h->tl, el2 = 2 * h->el,
@@ -1382,59 +1618,19 @@ static int cur_next(htf_reader *h, cursor *c, tk_error *err)
 	uint64_t ent_id, ev_id;
 	char qb[64];
 
-	if (TK_UNLIKELY((size_t)(c->p - c->released) >= RELEASE_STEP) &&
-	    h->may_release)
-		release_behind(h, c);
 	for (;;) {
-		const char *p = c->p, *s, *e, *ls = p;
+		const char *p, *s, *e, *ls;
 		unsigned n;
 
+		if (c->win && c->foff < c->fend &&
+		    !memchr(c->p, '\n', (size_t)(c->end - c->p))) {
+			int rc = win_fill(h, c, err);
+			if (rc < 0)
+				return rc;
+		}
+		p = ls = c->p;
 		if (p >= c->end)
 			return TK_END;
-#if TK_HTF_SSE
-		if (TK_LIKELY(h->fast16 && (size_t)(h->lim - p) > w &&
-			      p[w] == '\n' && (size_t)(p - h->buf) + w >= 16 &&
-			      !c->implicit)) {
-			uint64_t v;
-			if (TK_LIKELY(hex16(h, p + w, &v))) {
-				c->time = v >> h->sh_time;
-				ent_id = (v >> h->sh_ent) & h->m_ent;
-				ev_id = v & h->m_ev;
-				c->rline = c->line;
-				c->p = p + w + 1;
-				c->line++;
-				if (TK_UNLIKELY(c->have_time &&
-						c->time < c->last_time)) {
-					int rc = check_time(h, c, p, p, err);
-					if (rc < 0)
-						return rc;
-				}
-				c->last_time = c->time;
-				c->have_time = 1;
-				return resolve(h, c, p, p, ent_id, ev_id, err);
-			}
-		}
-#endif
-#ifdef HAVE_SWAR
-		/* the usual line: exactly one record and a newline */
-		if (TK_LIKELY(p + w + 8 <= h->lim && p[w] == '\n' &&
-			      !c->implicit &&
-			      hex_field(p, tl2, &c->time) &&
-			      hex_field(p + tl2, el2, &ent_id) &&
-			      hex_field(p + tl2 + el2, vl2, &ev_id))) {
-			c->rline = c->line;
-			c->p = p + w + 1;
-			c->line++;
-			if (TK_UNLIKELY(c->have_time && c->time < c->last_time)) {
-				int rc = check_time(h, c, p, p, err);
-				if (rc < 0)
-					return rc;
-			}
-			c->last_time = c->time;
-			c->have_time = 1;
-			return resolve(h, c, p, p, ent_id, ev_id, err);
-		}
-#endif
 		/* anything else, one line at a time */
 		s = skip_blanks(p, c->end);
 		e = memchr(s, '\n', (size_t)(c->end - s));
@@ -1501,7 +1697,196 @@ static int cur_next(htf_reader *h, cursor *c, tk_error *err)
 	}
 }
 
+/* ---- batches ------------------------------------------------------------ */
+
+/* The descriptor of event id ev of entity e, or UINT32_MAX. */
+static inline uint32_t ev_desc(const htf_reader *h, const hent *e, uint64_t ev)
+{
+	const htype *ty;
+	uint32_t vi;
+
+	if (TK_LIKELY(ev < e->nevd))
+		return e->evd[ev];
+	if (e->type == UINT32_MAX)
+		return UINT32_MAX;
+	ty = &h->types[e->type];
+	vi = idmap_get(&ty->evmap, ev);
+	return vi == UINT32_MAX ? UINT32_MAX : ty->desc0 + vi;
+}
+
+/*
+ * Decode the plain records at the cursor into its batch: records alone on
+ * their line, ids known, time not decreasing.  Stops before anything else
+ * (which the line-at-a-time path then reads, with its warnings and
+ * errors).  Returns the number of records.
+ */
+#if TK_HTF_SSE
+static uint32_t batch16(htf_reader *h, cursor *c)
+{
+	const unsigned w = h->w, sh_time = h->sh_time, sh_ent = h->sh_ent;
+	const uint64_t m_ent = h->m_ent, m_ev = h->m_ev;
+	const char *p = c->p, *stop;
+	uint64_t last = c->have_time ? c->last_time : 0;
+	hrec *b = c->b;
+	uint32_t n = 0;
+
+	/* a record at p needs its newline before end, and 16 bytes
+	 * readable before that */
+	if (p < c->safe || (size_t)(c->end - p) <= w)
+		return 0;
+	stop = c->end - w;
+	while (n < BATCH && p < stop && p[w] == '\n') {
+		uint64_t v, t;
+		uint32_t ei, d;
+		if (!hex16(h, p + w, &v))
+			break;
+		t = v >> sh_time;
+		if (TK_UNLIKELY(t < last))
+			break;
+		ei = idmap_get(&h->entmap, (v >> sh_ent) & m_ent);
+		if (TK_UNLIKELY(ei == UINT32_MAX))
+			break;
+		d = ev_desc(h, &h->ents[ei], v & m_ev);
+		if (TK_UNLIKELY(d == UINT32_MAX))
+			break;
+		b[n].time = t;
+		b[n].tkid = h->ents[ei].tkid;
+		b[n].desc = d;
+		last = t;
+		p += w + 1;
+		n++;
+	}
+	if (n) {
+		c->p = p;
+		c->line += n;
+		c->last_time = last;
+		c->have_time = 1;
+	}
+	return n;
+}
+#endif
+
+#ifdef HAVE_SWAR
+static uint32_t batchw(htf_reader *h, cursor *c)
+{
+	const unsigned w = h->w, tl2 = 2 * h->tl, el2 = 2 * h->el,
+		       vl2 = 2 * h->vl;
+	const char *p = c->p, *stop;
+	uint64_t last = c->have_time ? c->last_time : 0;
+	hrec *b = c->b;
+	uint32_t n = 0;
+
+	/* a record at p needs its newline before end, and 8 bytes readable
+	 * after that */
+	if ((size_t)(c->end - p) <= w || (size_t)(c->rlim - p) < (size_t)w + 8)
+		return 0;
+	stop = c->end - w;
+	if (c->rlim - (w + 7) < stop)
+		stop = c->rlim - (w + 7);
+	while (n < BATCH && p < stop && p[w] == '\n') {
+		uint64_t t, ent_id, ev_id;
+		uint32_t ei, d;
+		if (!hex_field(p, tl2, &t) || !hex_field(p + tl2, el2, &ent_id) ||
+		    !hex_field(p + tl2 + el2, vl2, &ev_id))
+			break;
+		if (TK_UNLIKELY(t < last))
+			break;
+		ei = idmap_get(&h->entmap, ent_id);
+		if (TK_UNLIKELY(ei == UINT32_MAX))
+			break;
+		d = ev_desc(h, &h->ents[ei], ev_id);
+		if (TK_UNLIKELY(d == UINT32_MAX))
+			break;
+		b[n].time = t;
+		b[n].tkid = h->ents[ei].tkid;
+		b[n].desc = d;
+		last = t;
+		p += w + 1;
+		n++;
+	}
+	if (n) {
+		c->p = p;
+		c->line += n;
+		c->last_time = last;
+		c->have_time = 1;
+	}
+	return n;
+}
+#endif
+
+/* The next batch of cursor c: TK_OK, TK_END or an error. */
+static int refill(htf_reader *h, cursor *c, tk_error *err)
+{
+	uint32_t n = 0;
+	int rc;
+
+	if (c->win) {
+		/* read on when the window runs low */
+		if ((size_t)(c->end - c->p) < WIN_LOW && c->foff < c->fend &&
+		    (rc = win_fill(h, c, err)) < 0)
+			return rc;
+	} else if (TK_UNLIKELY((size_t)(c->p - c->released) >= RELEASE_STEP) &&
+		   h->may_release) {
+		release_behind(h, c);
+	}
+	c->bline = c->line;
+	if (!c->implicit) {
+#if TK_HTF_SSE
+		if (h->fast16)
+			n = batch16(h, c);
+		else
+#endif
+#ifdef HAVE_SWAR
+			n = batchw(h, c);
+#endif
+	}
+	if (TK_LIKELY(n)) {
+		c->bn = n;
+		return TK_OK;
+	}
+	rc = cur_next(h, c, err);
+	if (rc != TK_OK)
+		return rc;
+	c->b[0].time = c->time;
+	c->b[0].tkid = c->tkid;
+	c->b[0].desc = c->ty->desc0 + (uint32_t)(c->vi - c->ty->evs);
+	c->bline = c->rline;
+	c->bn = 1;
+	return TK_OK;
+}
+
 /* ---- the merge ---------------------------------------------------------- */
+
+/*
+ * The first of the smallest times of hp[0..3] (a tournament that prefers
+ * the left side on ties, without a branch to mispredict).  Unused entries
+ * after the live cursors hold UINT64_MAX: they never win, since a later
+ * entry wins only with a smaller time.
+ */
+static inline uint32_t first_min4(const hnode *hp)
+{
+	uint64_t t0 = hp[0].time, t1 = hp[1].time, t2 = hp[2].time,
+		 t3 = hp[3].time, ta, tb;
+	uint32_t a = (uint32_t)(t1 < t0), b = 2u + (uint32_t)(t3 < t2);
+
+	ta = t1 < t0 ? t1 : t0;
+	tb = t3 < t2 ? t3 : t2;
+	/* a mask, not ?: (which the compiler may turn into a branch) */
+	return a ^ ((a ^ b) & (0u - (uint32_t)(tb < ta)));
+}
+
+static inline uint32_t first_min(const hnode *hp, uint32_t nsel)
+{
+	uint32_t a, b;
+
+	if (nsel == 4)
+		return first_min4(hp);
+	if (nsel == 2)
+		return (uint32_t)(hp[1].time < hp[0].time);
+	a = first_min4(hp);
+	b = first_min4(hp + 4) + 4;
+	return hp[b].time < hp[a].time ? b : a;
+}
 
 static inline int before(const hnode *x, const hnode *y)
 {
@@ -1545,78 +1930,102 @@ static void sift_up(htf_reader *h, uint32_t i)
 	}
 }
 
+/* A node for cursor i's fresh batch. */
+static inline void node_set(hnode *t, const cursor *c, uint32_t i)
+{
+	t->rec = c->b;
+	t->bend = c->b + c->bn;
+	t->time = c->b[0].time;
+	t->idx = i;
+}
+
+/* Advance node t past its head: TK_OK, TK_END (its cursor is done) or an
+ * error. */
+static inline int node_next(htf_reader *h, hnode *t, tk_error *err)
+{
+	const hrec *nr = t->rec + 1;
+	cursor *c;
+	int rc;
+
+	if (TK_LIKELY(nr < t->bend)) {
+		t->rec = nr;
+		t->time = nr->time;
+		return TK_OK;
+	}
+	c = &h->cur[t->idx];
+	rc = refill(h, c, err);
+	if (rc == TK_OK)
+		node_set(t, c, t->idx);
+	return rc;
+}
+
 int htf_reader_next(tk_reader *r, const tk_event **evp, tk_error *err)
 {
 	htf_reader *h = r->impl;
 	tk_event *ev = &r->ev;
 	const cursor *c;
+	const hnode *t;
+	const hrec *rec;
+	const hdesc *d;
 	uint32_t i;
 	int rc;
 
 	if (h->linear) {
 		/* a few cursors: heap[] holds the live ones in section order,
 		 * the first of the smallest time goes out */
-		uint32_t best, n;
 		if (TK_LIKELY(h->nheap)) {
-			hnode *t = &h->heap[h->top];
-			rc = cur_next(h, &h->cur[t->idx], err);
+			hnode *tp = &h->heap[h->top];
+			rc = node_next(h, tp, err);
 			if (TK_UNLIKELY(rc < 0))
 				return rc;
 			if (TK_UNLIKELY(rc == TK_END)) {
 				h->nheap--;
-				memmove(t, t + 1,
-					(h->nheap - h->top) * sizeof(*t));
+				memmove(tp, tp + 1,
+					(h->nheap - h->top) * sizeof(*tp));
+				memset(&h->heap[h->nheap], 0, sizeof(*tp));
+				h->heap[h->nheap].time = UINT64_MAX;
 				if (!h->nheap)
 					return TK_END;
-			} else {
-				t->time = h->cur[t->idx].time;
 			}
 		} else if (!h->started) {
 			h->started = 1;
 			for (i = 0; i < h->ncur; i++) {
-				rc = cur_next(h, &h->cur[i], err);
+				rc = refill(h, &h->cur[i], err);
 				if (rc < 0)
 					return rc;
-				if (rc == TK_OK) {
-					h->heap[h->nheap].time = h->cur[i].time;
-					h->heap[h->nheap++].idx = i;
-				}
+				if (rc == TK_OK)
+					node_set(&h->heap[h->nheap++], &h->cur[i], i);
 			}
 			if (!h->nheap)
 				return TK_END;
+			for (i = h->nheap; i < h->nsel; i++) {
+				memset(&h->heap[i], 0, sizeof(h->heap[i]));
+				h->heap[i].time = UINT64_MAX;
+			}
 		} else {
 			return TK_END;
 		}
-		n = h->nheap;
-		best = 0;
-		for (i = 1; i < n; i++)
-			if (h->heap[i].time < h->heap[best].time)
-				best = i;
-		h->top = best;
+		h->top = first_min(h->heap, h->nsel);
 	} else if (TK_LIKELY(h->nheap)) {
 		/* advance the cursor whose record went out last */
-		cursor *top = &h->cur[h->heap[0].idx];
-		rc = cur_next(h, top, err);
+		rc = node_next(h, &h->heap[0], err);
 		if (TK_UNLIKELY(rc < 0))
 			return rc;
 		if (TK_UNLIKELY(rc == TK_END)) {
 			h->heap[0] = h->heap[--h->nheap];
 			if (!h->nheap)
 				return TK_END;
-		} else {
-			h->heap[0].time = top->time;
 		}
 		if (h->nheap > 1)
 			sift_down(h, 0);
 	} else if (!h->started) {
 		h->started = 1;
 		for (i = 0; i < h->ncur; i++) {
-			rc = cur_next(h, &h->cur[i], err);
+			rc = refill(h, &h->cur[i], err);
 			if (rc < 0)
 				return rc;
 			if (rc == TK_OK) {
-				h->heap[h->nheap].time = h->cur[i].time;
-				h->heap[h->nheap].idx = i;
+				node_set(&h->heap[h->nheap], &h->cur[i], i);
 				sift_up(h, h->nheap++);
 			}
 		}
@@ -1625,20 +2034,23 @@ int htf_reader_next(tk_reader *r, const tk_event **evp, tk_error *err)
 	} else {
 		return TK_END;
 	}
-	c = &h->cur[h->heap[h->top].idx];
-	ev->time = c->time;
-	ev->target = c->tkid;
-	ev->type = c->ty->et;
-	ev->type_name = c->ty->type_name;
-	ev->kind = c->vi->kind;
-	ev->name = c->vi->name;
+	t = &h->heap[h->top];
+	rec = t->rec;
+	c = &h->cur[t->idx];
+	d = &h->descs[rec->desc];
+	ev->time = rec->time;
+	ev->target = rec->tkid;
+	ev->type = d->et;
+	ev->type_name = d->type_name;
+	ev->kind = d->kind;
+	ev->name = d->name;
 	ev->core = c->core;
 	ev->note = NULL;
 	ev->note_len = 0;
-	ev->pos = c->rline;
-	rc = tk_synth_event(&h->synth, c->slot, c->core, TK_NONE, c->ty->sk,
-			     c->vi->kind, ev->target, &ev->source,
-			     &ev->source_inst, &ev->target_inst);
+	ev->pos = c->bline + (uint64_t)(rec - c->b);
+	rc = tk_synth_event_inline(&h->synth, c->slot, c->core, TK_NONE, d->sk,
+				   d->kind, rec->tkid, &ev->source,
+				   &ev->source_inst, &ev->target_inst);
 	if (TK_UNLIKELY(rc < 0))
 		return tk_err_nomem(err, h->name);
 	*evp = ev;
@@ -1660,6 +2072,7 @@ int htf_reader_open(tk_reader *r, tk_error *err)
 	h->t = r->trace;
 	h->name = tk_source_name(r->src);
 	h->strict = r->opts.strict;
+	h->fd = -1;
 	h->page = (size_t)sysconf(_SC_PAGESIZE);
 	if (h->page == 0 || (h->page & (h->page - 1)))
 		h->page = 4096;
@@ -1671,10 +2084,15 @@ int htf_reader_open(tk_reader *r, tk_error *err)
 		goto fail;
 	if ((rc = build_entities(h, err)) < 0)
 		goto fail;
+	if ((rc = build_descs(h, err)) < 0)
+		goto fail;
+	h->safe16 = h->lim - h->buf >= 16 && h->w <= 16
+			    ? h->buf + (16 - h->w) : h->lim;
 	if ((rc = find_sections(h, data, err)) < 0)
 		goto fail;
-	h->heap = calloc(h->ncur ? h->ncur : 1, sizeof(*h->heap));
+	h->heap = calloc(h->ncur > 8 ? h->ncur : 8, sizeof(*h->heap));
 	h->linear = h->ncur <= 8;
+	h->nsel = h->ncur <= 2 ? 2 : h->ncur <= 4 ? 4 : 8;
 	if (!h->heap || tk_synth_init(&h->synth, &htf_synth_rules, h->nslots) < 0) {
 		rc = tk_err_nomem(err, h->name);
 		goto fail;
@@ -1703,7 +2121,15 @@ void htf_reader_close(tk_reader *r)
 	idmap_free(&h->typemap);
 	free(h->ents);
 	idmap_free(&h->entmap);
+	if (h->evflat)
+		for (i = 0; i < h->ntypes; i++)
+			free(h->evflat[i]);
+	free(h->evflat);
+	free(h->descs);
+	for (i = 0; i < h->ncur; i++)
+		free(h->cur[i].win);
 	free(h->cur);
+	free(h->chunk);
 	free(h->heap);
 	free(h->core_ids);
 	tk_synth_free(&h->synth);

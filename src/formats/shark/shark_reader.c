@@ -16,7 +16,8 @@
  * many times it had to round.  Only a stream too large to scan ahead, or a
  * dump whose clock rate changes, is read in picoseconds,
  * floor(tsc * 10^9 / clk_per_msec) per rate segment, and a warning says
- * so (any clock below 1 THz keeps that map one-to-one).
+ * so (any clock below 1 THz keeps that map one-to-one); shark_time.h
+ * computes it exactly without a division per record.
  *
  * Order: the target writes records in buffer order, which after a cyclic
  * chunk wrapped is not time order.  When the whole input is in memory
@@ -25,10 +26,20 @@
  * out of order is sorted by TSC (an index of 4 bytes per record);
  * otherwise records are read as they come and a decrease is reported.
  *
+ * Speed and memory: a mapped dump is scanned once at open (its clock
+ * rates and its order: a few instructions per record) and then mapped to
+ * events a batch of records at a time; both passes give the pages of a
+ * dump larger than KEEP_MAX back behind them (tk_source_release), so the
+ * resident size stays a few MB whatever the size of the dump (but for one
+ * that must be sorted, which is read through its index).  Events are
+ * queued QCAP at a time, so that shark_reader_next() is a load and a
+ * compare for most events.
+ *
  * The event model mapping (tasks, context switches, interrupts, mutexes,
  * the rest kept by name) is in docs/mappings.md.
  */
 #include "shark.h"
+#include "shark_time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,12 +67,20 @@ enum {
 #define CLOCK_SCAN ((size_t)64 << 10)
 /* Assumed when the dump never gives its clock: 1 GHz, a cycle is 1 ns. */
 #define DEFAULT_CLK 1000000u
-#define PS_PER_MS 1000000000u
-#define QMAX 8
+/*
+ * The event queue, and the most events one record makes: 3 (a context
+ * switch, an interrupt's start or end: the preemption or end of one
+ * thing, the activation and start of another) and the first event of the
+ * trace.  emit() refuses to go past QCAP all the same.
+ */
+#define QCAP 128
+#define PER_REC 4
+/* how many bytes a pass over a mapped dump goes before it gives the pages
+ * behind it back; dumps up to KEEP_MAX bytes stay mapped as they are */
+#define RELEASE_STEP ((size_t)4 << 20)
+#define KEEP_MAX ((size_t)32 << 20)
 #define ISR_MAX 16
 #define NOTE_MAX 64
-
-typedef unsigned __int128 u128;
 
 enum task_state { TS_NONE, TS_ACTIVE, TS_RUNNING, TS_READY };
 
@@ -88,6 +107,15 @@ typedef struct rec {
 	uint64_t tsc;
 } rec;
 
+/* A kept record whose target, type and source rule depend on its code
+ * alone (see keep()): what the first one of the code found. */
+typedef struct kept_code {
+	uint32_t tgt1;       /* target entity + 1; 0: not known yet */
+	uint8_t type;        /* tk_etype */
+	uint8_t sys;         /* the source is the core, not the running task */
+	tk_str name;
+} kept_code;
+
 typedef struct shark_reader {
 	tk_reader *r;
 	tk_trace *t;
@@ -100,15 +128,23 @@ typedef struct shark_reader {
 	uint32_t *order;     /* sorted physical indices, or NULL */
 	size_t norder;
 	size_t rot;          /* rotation start when not sorted */
-	int release;         /* a mapped file read in file order: consume it */
-	size_t consumed;
+	int release;         /* a large mapped file: give back pages behind */
 	size_t next;         /* position in time order */
+	/* whole mode, not sorted: the physical slots [cur, lim) are next;
+	 * part 0 is [rot, nslots), part 1 [0, rot) */
+	size_t cur, lim, rel_from;
+	size_t pop_to;       /* bytes mapped ahead up to here (tk_source_populate) */
+	int part;
 	/* the clock */
-	uint64_t clk, seg_tsc, seg_ps;
+	uint64_t clk;
+	shark_clock ck;      /* picoseconds (not cycles) */
 	int cycles;          /* ticks are TSC cycles (one clock rate) */
 	uint64_t last_tsc;
-	int have_tsc;
 	int started;
+	/* a failure met in a batch, returned once the events before it are */
+	int pend_rc;
+	int done;
+	tk_error perr;
 	/* entities */
 	uint32_t core, sys, sched;
 	task *tasks;
@@ -124,42 +160,76 @@ typedef struct shark_reader {
 	 * entity keep() gives it when that depends on the code alone */
 	tk_str code_name1[256];
 	uint32_t code_ent1[256];
+	kept_code kept[256];
+	uint8_t unknown[256];  /* no FTrace name (shark_code_name() NULL) */
 	tk_str kind_str[TK_EV_COUNT];
 	tk_str type_str[TK_ET_COUNT];
-	/* events made from the current record */
-	tk_event q[QMAX];
-	char notes[QMAX][NOTE_MAX];
-	int qn, qi;
+	/* events made from the current batch of records */
+	tk_event *qp;        /* the next free slot of q */
+	tk_event *rp;        /* the next event to return */
+	tk_event q[QCAP];
+	char notes[QCAP][NOTE_MAX];
 	uint64_t now;        /* time of the current record */
 	uint64_t pos;        /* its physical record number */
 } shark_reader;
 
 /* ---- little-endian fields ----------------------------------------------- */
 
-static uint16_t le16(const uint8_t *p)
+/* One load per field where the host is little-endian (as the dump is),
+ * the bytes one by one elsewhere. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static TK_INLINE uint16_t le16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static TK_INLINE uint32_t le32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* the TSC: high word first, each word little-endian */
+static TK_INLINE uint64_t tsc_at(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p + 4, sizeof(v));
+	return v << 32 | v >> 32;
+}
+#else
+static TK_INLINE uint16_t le16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] | (unsigned)p[1] << 8);
 }
 
-static uint32_t le32(const uint8_t *p)
+static TK_INLINE uint32_t le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 	       (uint32_t)p[3] << 24;
 }
 
-static void decode(const uint8_t *p, rec *o)
-{
-	o->type = le16(p);
-	o->code = o->type & 0xffu;
-	o->par1 = le16(p + 2);
-	o->tsc = (uint64_t)le32(p + 4) << 32 | le32(p + 8);
-	/* the FAST ipoint never writes par2: what is there is stale */
-	o->par2 = (o->type & SHARK_FAST) ? 0 : le32(p + 12);
-}
-
-static uint64_t tsc_at(const uint8_t *p)
+static TK_INLINE uint64_t tsc_at(const uint8_t *p)
 {
 	return (uint64_t)le32(p + 4) << 32 | le32(p + 8);
+}
+#endif
+
+static TK_INLINE void decode(const uint8_t *p, rec *o)
+{
+	uint32_t w = le32(p);
+
+	o->type = w & 0xffffu;
+	o->code = w & 0xffu;
+	o->par1 = w >> 16;
+	o->tsc = tsc_at(p);
+	/* the FAST ipoint never writes par2: what is there is stale */
+	o->par2 = (w & SHARK_FAST) ? 0 : le32(p + 12);
 }
 
 static int is_clock(const rec *x)
@@ -204,25 +274,15 @@ int shark_probe(const uint8_t *buf, size_t len)
 
 /* ---- time --------------------------------------------------------------- */
 
-static int tsc_to_ps(shark_reader *s, uint64_t tsc, uint64_t *out)
+static TK_INLINE int tsc_to_ps(shark_reader *s, int cycles, uint64_t tsc,
+				uint64_t *out)
 {
-	u128 d;
-
-	if (s->cycles) {
+	if (cycles) {
 		*out = tsc;
 		return TK_OK;
 	}
-	if (tsc >= s->seg_tsc) {
-		d = (u128)(tsc - s->seg_tsc) * PS_PER_MS / s->clk + s->seg_ps;
-		if (d > UINT64_MAX)
-			return TK_E_RANGE;
-		*out = (uint64_t)d;
-	} else {
-		/* before the segment start (a decrease read as it came) */
-		d = ((u128)(s->seg_tsc - tsc) * PS_PER_MS + s->clk - 1) / s->clk;
-		*out = d >= s->seg_ps ? 0 : s->seg_ps - (uint64_t)d;
-	}
-	return TK_OK;
+	/* exactly floor((tsc - seg_tsc) * 10^9 / clk) + seg_ps (shark_time.h) */
+	return shark_clock_ps(&s->ck, tsc, out) < 0 ? TK_E_RANGE : TK_OK;
 }
 
 /* ---- entities ----------------------------------------------------------- */
@@ -292,16 +352,19 @@ static uint32_t new_task(shark_reader *s, uint16_t ctx, uint32_t ent)
 }
 
 /* The task running in context `ctx`; named "ctx<N>" until an id names it. */
-static uint32_t task_of(shark_reader *s, unsigned ctx)
+static uint32_t new_ctx_task(shark_reader *s, unsigned ctx)
 {
-	uint32_t ent;
+	uint32_t ent = entity(s, TK_ET_T, "ctx%u", ctx);
 
-	if (!u16_map(&s->ctx_map))
-		return TK_NONE;
-	if (s->ctx_map[ctx] != TK_NONE)
-		return s->ctx_map[ctx];
-	ent = entity(s, TK_ET_T, "ctx%u", ctx);
 	return ent == TK_NONE ? TK_NONE : new_task(s, (uint16_t)ctx, ent);
+}
+
+static TK_INLINE uint32_t task_of(shark_reader *s, unsigned ctx)
+{
+	/* ctx_map is made at open */
+	if (TK_LIKELY(s->ctx_map[ctx] != TK_NONE))
+		return s->ctx_map[ctx];
+	return new_ctx_task(s, ctx);
 }
 
 /* id / task_create: context `ctx` is now the task of pid `pid`. */
@@ -347,28 +410,35 @@ static uint32_t isr_of(shark_reader *s, unsigned irq)
 
 /* ---- events ------------------------------------------------------------- */
 
-static tk_event *emit(shark_reader *s, uint32_t src, int64_t sinst,
-		      tk_etype type, uint32_t tgt, int64_t tinst,
-		      tk_evkind kind)
+static TK_INLINE tk_event *emit(shark_reader *s, uint32_t src, int64_t sinst,
+				 tk_etype type, uint32_t tgt, int64_t tinst,
+				 tk_evkind kind)
 {
 	tk_event *e;
 
-	if (s->qn == QMAX || src == TK_NONE || tgt == TK_NONE)
-		return NULL;
-	e = &s->q[s->qn++];
-	memset(e, 0, sizeof(*e));
+	/*
+	 * src and tgt are entities (every caller checks what it interns), and
+	 * there is room: a record is mapped only with PER_REC free slots.
+	 */
+	e = s->qp++;
+#ifndef NDEBUG
+	if (e >= s->q + QCAP)
+		abort();
+#endif
+	/* every field, in order */
 	e->time = s->now;
 	e->source = src;
-	e->source_inst = sinst;
 	e->target = tgt;
+	e->source_inst = sinst;
 	e->target_inst = tinst;
 	e->type = type;
-	e->type_name = s->type_str[type];
 	e->kind = kind;
+	e->type_name = s->type_str[type];
 	e->name = s->kind_str[kind];
 	e->core = s->core;
-	e->pos = s->pos;
+	e->note_len = 0;
 	e->note = NULL;
+	e->pos = s->pos;
 	return e;
 }
 
@@ -440,13 +510,13 @@ static tk_str code_name_id(shark_reader *s, unsigned code)
 	return id;
 }
 
-static tk_event *emit_task(shark_reader *s, task *tk, int64_t inst,
+static TK_INLINE tk_event *emit_task(shark_reader *s, task *tk, int64_t inst,
 			   tk_evkind kind)
 {
 	return emit(s, s->core, 0, TK_ET_T, tk->ent, inst, kind);
 }
 
-static void activate(shark_reader *s, task *tk)
+static TK_INLINE void activate(shark_reader *s, task *tk)
 {
 	emit_task(s, tk, ++tk->last_inst, TK_EV_ACTIVATE);
 	if (!tk->cur_inst) {
@@ -456,7 +526,7 @@ static void activate(shark_reader *s, task *tk)
 }
 
 /* The task gets the core. */
-static void run(shark_reader *s, task *tk)
+static TK_INLINE void run(shark_reader *s, task *tk)
 {
 	if (!tk->cur_inst)
 		activate(s, tk);  /* runs with no activation seen (idle, init) */
@@ -468,7 +538,7 @@ static void run(shark_reader *s, task *tk)
 }
 
 /* The task loses the core. */
-static void unrun(shark_reader *s, task *tk)
+static TK_INLINE void unrun(shark_reader *s, task *tk)
 {
 	if (tk->cur_inst && tk->state == TS_RUNNING) {
 		emit_task(s, tk, tk->cur_inst, TK_EV_PREEMPT);
@@ -476,22 +546,33 @@ static void unrun(shark_reader *s, task *tk)
 	}
 }
 
-static void end_job(shark_reader *s, uint32_t ti, const rec *x)
+/* A job end of a task that has no job: kept as an event, with a warning. */
+static void no_job(shark_reader *s, task *tk, rec xv)
 {
-	task *tk = &s->tasks[ti];
-	int on_core = tk->state == TS_RUNNING;
+	const rec *x = &xv;
+	tk_event *e;
 
-	if (!tk->cur_inst) {
+	{
 		tk_reader_warn(s->r, W_NO_JOB, 0, 0,
 			       "offset %llu: %s of context %u, which has no job (kept as an event)",
 			       (unsigned long long)(s->pos * SHARK_REC),
 			       shark_code_name(x->code), x->par1);
-		note(s, emit_task(s, tk, 0, TK_EV_OTHER), "par1=%u par2=%lu",
-		     x->par1, (unsigned long)x->par2);
-		if (s->qn)
-			s->q[s->qn - 1].name = tk_strpool_intern(
-				&s->t->pool, shark_code_name(x->code),
-				strlen(shark_code_name(x->code)));
+		e = emit_task(s, tk, 0, TK_EV_OTHER);
+		note(s, e, "par1=%u par2=%lu", x->par1, (unsigned long)x->par2);
+		if (e)
+			e->name = tk_strpool_intern(&s->t->pool,
+						    shark_code_name(x->code),
+						    strlen(shark_code_name(x->code)));
+	}
+}
+
+static TK_INLINE void end_job(shark_reader *s, uint32_t ti, const rec *x)
+{
+	task *tk = &s->tasks[ti];
+	int on_core = tk->state == TS_RUNNING;
+
+	if (TK_UNLIKELY(!tk->cur_inst)) {
+		no_job(s, tk, *x);
 		return;
 	}
 	emit_task(s, tk, tk->cur_inst, TK_EV_TERMINATE);
@@ -507,7 +588,7 @@ static void end_job(shark_reader *s, uint32_t ti, const rec *x)
 	}
 }
 
-static void switch_to(shark_reader *s, uint32_t ti)
+static TK_INLINE void switch_to(shark_reader *s, uint32_t ti)
 {
 	if (s->isr_depth) {
 		/* taken when the interrupt returns */
@@ -520,7 +601,7 @@ static void switch_to(shark_reader *s, uint32_t ti)
 	run(s, &s->tasks[ti]);
 }
 
-static void isr_enter(shark_reader *s, uint32_t ii)
+static TK_INLINE void isr_enter(shark_reader *s, uint32_t ii)
 {
 	isr *is = &s->isrs[ii];
 
@@ -538,7 +619,7 @@ static void isr_enter(shark_reader *s, uint32_t ii)
 	emit(s, s->core, 0, TK_ET_I, is->ent, is->inst, TK_EV_START);
 }
 
-static void isr_leave(shark_reader *s, uint32_t next_task)
+static TK_INLINE void isr_leave(shark_reader *s, uint32_t next_task)
 {
 	if (!s->isr_depth) {
 		tk_reader_warn(s->r, W_ISR_UNBALANCED, 0, 0,
@@ -555,9 +636,11 @@ static void isr_leave(shark_reader *s, uint32_t next_task)
 		run(s, &s->tasks[s->running]);
 }
 
-/* An event with no equivalent in the model: kept by its FTrace name. */
-static int keep(shark_reader *s, const rec *x)
+/* keep() the first time for a code, or for a code whose target depends
+ * on the parameters. */
+static int keep_slow(shark_reader *s, rec xv)
 {
+	const rec *x = &xv;
 	const char *n = shark_code_name(x->code);
 	char unk[16];
 	uint32_t src = s->core, tgt;
@@ -648,36 +731,139 @@ named:
 	if (e->name == TK_NONE)
 		return TK_E_NOMEM;
 	note_pars(s, e, x->par1, x->par2);
+	switch (x->code & 0x0f) {
+	case 0x1: case 0x2: case 0x3: case 0x5: case 0x6: case 0x8:
+		break;  /* the target depends on par1 or par2 */
+	default:
+		/* the same target, type and source rule every time */
+		s->kept[x->code].tgt1 = tgt + 1;
+		s->kept[x->code].type = (uint8_t)type;
+		s->kept[x->code].sys = (x->code & 0x0f) == 0x0 ||
+				       (x->code & 0x0f) == 0xF;
+		s->kept[x->code].name = e->name;
+		break;
+	}
+	return TK_OK;
+}
+
+/* An event with no equivalent in the model: kept by its FTrace name. */
+static TK_INLINE int keep(shark_reader *s, const rec *x)
+{
+	const kept_code *k = &s->kept[x->code];
+	uint32_t src = s->core;
+	int64_t sinst = 0;
+	tk_event *e;
+
+	if (TK_UNLIKELY(!k->tgt1))
+		return keep_slow(s, *x);
+	if (!k->sys && s->running != TK_NONE && !s->isr_depth &&
+	    s->tasks[s->running].cur_inst) {
+		src = s->tasks[s->running].ent;
+		sinst = s->tasks[s->running].cur_inst;
+	}
+	e = emit(s, src, sinst, (tk_etype)k->type, k->tgt1 - 1, 0, TK_EV_OTHER);
+	if (!e)
+		return TK_E_NOMEM;
+	e->name = k->name;
+	note_pars(s, e, x->par1, x->par2);
 	return TK_OK;
 }
 
 /* ---- one record --------------------------------------------------------- */
 
-static int map_record(shark_reader *s, const rec *x, tk_error *err)
+/* A clock record (is_clock()): its rate applies from this record on. */
+static void new_rate(shark_reader *s, rec xv)
+{
+	const rec *x = &xv;
+
+	if (is_clock(x) && x->par2 != s->clk) {
+		shark_clock_set(&s->ck, x->par2, x->tsc, s->now);
+		s->clk = x->par2;
+	}
+}
+
+/*
+ * The switch of map_record() is on a dense class per code (0: the rest),
+ * one jump through a small table.
+ */
+enum {
+	K_OTHER,
+	K_SHARK_TRACE_START,
+	K_SHARK_TRACE_STOP,
+	K_SHARK_CYCLES_PER_MSEC,
+	K_SHARK_ID,
+	K_SHARK_TASK_CREATE,
+	K_SHARK_TASK_ACTIVATE,
+	K_SHARK_TASK_TIMER,
+	K_SHARK_TASK_END_CYCLE,
+	K_SHARK_TASK_END,
+	K_SHARK_TASK_SCHEDULE,
+	K_SHARK_TASK_DEADLINE_MISS,
+	K_SHARK_CONTEXT_SWITCH,
+	K_SHARK_INTERRUPT_START,
+	K_SHARK_TIMER_WAKEUP_START,
+	K_SHARK_INTERRUPT_END,
+	K_SHARK_TIMER_WAKEUP_END,
+	K_SHARK_MUTEX_UNLOCK_MANUAL,
+	K_SHARK_MUTEX_LOCK,
+	K_SHARK_MUTEX_UNLOCK,
+	K_SHARK_MUTEX_WAIT,
+	K_SHARK_MUTEX_POST,
+	K_LOST
+};
+
+static const uint8_t code_class[256] = {
+	[SHARK_TRACE_START] = K_SHARK_TRACE_START,
+	[SHARK_TRACE_STOP] = K_SHARK_TRACE_STOP,
+	[SHARK_CYCLES_PER_MSEC] = K_SHARK_CYCLES_PER_MSEC,
+	[SHARK_ID] = K_SHARK_ID,
+	[SHARK_TASK_CREATE] = K_SHARK_TASK_CREATE,
+	[SHARK_TASK_ACTIVATE] = K_SHARK_TASK_ACTIVATE,
+	[SHARK_TASK_TIMER] = K_SHARK_TASK_TIMER,
+	[SHARK_TASK_END_CYCLE] = K_SHARK_TASK_END_CYCLE,
+	[SHARK_TASK_END] = K_SHARK_TASK_END,
+	[SHARK_TASK_SCHEDULE] = K_SHARK_TASK_SCHEDULE,
+	[SHARK_TASK_DEADLINE_MISS] = K_SHARK_TASK_DEADLINE_MISS,
+	[SHARK_CONTEXT_SWITCH] = K_SHARK_CONTEXT_SWITCH,
+	[SHARK_INTERRUPT_START] = K_SHARK_INTERRUPT_START,
+	[SHARK_TIMER_WAKEUP_START] = K_SHARK_TIMER_WAKEUP_START,
+	[SHARK_INTERRUPT_END] = K_SHARK_INTERRUPT_END,
+	[SHARK_TIMER_WAKEUP_END] = K_SHARK_TIMER_WAKEUP_END,
+	[SHARK_MUTEX_UNLOCK_MANUAL] = K_SHARK_MUTEX_UNLOCK_MANUAL,
+	[SHARK_MUTEX_LOCK] = K_SHARK_MUTEX_LOCK,
+	[SHARK_MUTEX_UNLOCK] = K_SHARK_MUTEX_UNLOCK,
+	[SHARK_MUTEX_WAIT] = K_SHARK_MUTEX_WAIT,
+	[SHARK_MUTEX_POST] = K_SHARK_MUTEX_POST,
+	[0x70] = K_LOST,
+};
+
+static TK_INLINE int map_record(shark_reader *s, const rec *x, tk_error *err)
 {
 	uint32_t ti;
 	tk_event *e;
 
-	switch (x->code) {
-	case SHARK_TRACE_START:
-	case SHARK_TRACE_STOP:
+	switch (code_class[x->code]) {
+	case K_SHARK_TRACE_START:
+	case K_SHARK_TRACE_STOP:
+		new_rate(s, *x);
 		e = emit(s, s->core, 0, TK_ET_SYS, s->sys, 0,
 			 x->code == SHARK_TRACE_START ? TK_EV_START : TK_EV_STOP);
 		if (x->code == SHARK_TRACE_START)
 			note(s, e, "par1=%u par2=%lu", x->par1,
 			     (unsigned long)x->par2);
 		return TK_OK;
-	case SHARK_CYCLES_PER_MSEC:
+	case K_SHARK_CYCLES_PER_MSEC:
+		new_rate(s, *x);
 		e = emit(s, s->core, 0, TK_ET_C, s->core, 0,
 			 TK_EV_SET_FREQUENCE);
 		note(s, e, "%llu", (unsigned long long)x->par2 * 1000u);
 		return TK_OK;
-	case SHARK_ID:
-	case SHARK_TASK_CREATE:
+	case K_SHARK_ID:
+	case K_SHARK_TASK_CREATE:
 		ti = name_task(s, x->par1, x->par2);
 		break;
-	case SHARK_TASK_ACTIVATE:
-	case SHARK_TASK_TIMER:
+	case K_SHARK_TASK_ACTIVATE:
+	case K_SHARK_TASK_TIMER:
 		ti = task_of(s, x->par1);
 		if (ti == TK_NONE)
 			break;
@@ -694,13 +880,13 @@ static int map_record(shark_reader *s, const rec *x, tk_error *err)
 		}
 		activate(s, &s->tasks[ti]);
 		break;
-	case SHARK_TASK_END_CYCLE:
-	case SHARK_TASK_END:
+	case K_SHARK_TASK_END_CYCLE:
+	case K_SHARK_TASK_END:
 		ti = task_of(s, x->par1);
 		if (ti != TK_NONE)
 			end_job(s, ti, x);
 		break;
-	case SHARK_TASK_SCHEDULE:
+	case K_SHARK_TASK_SCHEDULE:
 		ti = task_of(s, x->par1);
 		if (ti == TK_NONE)
 			break;
@@ -709,7 +895,7 @@ static int map_record(shark_reader *s, const rec *x, tk_error *err)
 		if (x->par2 != x->par1)
 			note(s, e, "exec=%lu", (unsigned long)x->par2);
 		break;
-	case SHARK_TASK_DEADLINE_MISS:
+	case K_SHARK_TASK_DEADLINE_MISS:
 		ti = task_of(s, x->par1);
 		if (ti != TK_NONE)
 			emit_task(s, &s->tasks[ti],
@@ -717,22 +903,22 @@ static int map_record(shark_reader *s, const rec *x, tk_error *err)
 							: s->tasks[ti].last_inst,
 				  TK_EV_DEADLINE);
 		break;
-	case SHARK_CONTEXT_SWITCH:
+	case K_SHARK_CONTEXT_SWITCH:
 		ti = task_of(s, x->par1);
 		if (ti != TK_NONE)
 			switch_to(s, ti);
 		break;
-	case SHARK_INTERRUPT_START:
-	case SHARK_TIMER_WAKEUP_START:
+	case K_SHARK_INTERRUPT_START:
+	case K_SHARK_TIMER_WAKEUP_START:
 		/* the timer handler is IRQ 0, as pwcet_gen writes it */
 		ti = isr_of(s, x->code == SHARK_INTERRUPT_START ? x->par1 : 0);
 		if (ti != TK_NONE)
 			isr_enter(s, ti);
 		break;
-	case SHARK_INTERRUPT_END:
+	case K_SHARK_INTERRUPT_END:
 		isr_leave(s, TK_NONE);
 		return TK_OK;
-	case SHARK_TIMER_WAKEUP_END:
+	case K_SHARK_TIMER_WAKEUP_END:
 		/* par1: the context the interrupt returns to */
 		ti = TK_NONE;
 		if (x->par1) {
@@ -742,7 +928,7 @@ static int map_record(shark_reader *s, const rec *x, tk_error *err)
 		}
 		isr_leave(s, ti);
 		return TK_OK;
-	case SHARK_MUTEX_UNLOCK_MANUAL:
+	case K_SHARK_MUTEX_UNLOCK_MANUAL:
 		if (s->strict)
 			return tk_err_set_at(err, TK_E_PARSE, s->name, s->pos * SHARK_REC,
 					     "code 0x43 is the manual's set_mutex_unlock; the S.Ha.R.K. source writes 0x36");
@@ -750,10 +936,10 @@ static int map_record(shark_reader *s, const rec *x, tk_error *err)
 			       "offset %llu: code 0x43 read as set_mutex_unlock (0x36 in the S.Ha.R.K. source)",
 			       (unsigned long long)(s->pos * SHARK_REC));
 		/* fall through */
-	case SHARK_MUTEX_LOCK:
-	case SHARK_MUTEX_UNLOCK:
-	case SHARK_MUTEX_WAIT:
-	case SHARK_MUTEX_POST: {
+	case K_SHARK_MUTEX_LOCK:
+	case K_SHARK_MUTEX_UNLOCK:
+	case K_SHARK_MUTEX_WAIT:
+	case K_SHARK_MUTEX_POST: {
 		uint32_t sem;
 		tk_evkind k;
 		ti = task_of(s, x->par1);
@@ -776,7 +962,7 @@ static int map_record(shark_reader *s, const rec *x, tk_error *err)
 		     sem, 0, k);
 		return TK_OK;
 	}
-	case 0x70:
+	case K_LOST:
 		/* the recorder's lost-events record: par1 1, par2 the count */
 		if (x->par1 == 1) {
 			tk_reader_warn(s->r, W_LOST, 0, 0,
@@ -786,7 +972,7 @@ static int map_record(shark_reader *s, const rec *x, tk_error *err)
 		}
 		/* fall through */
 	default:
-		if (!shark_code_name(x->code)) {
+		if (TK_UNLIKELY(s->unknown[x->code])) {
 			if (s->strict)
 				return tk_err_set_at(err, TK_E_PARSE, s->name,
 						     s->pos * SHARK_REC,
@@ -808,77 +994,10 @@ static int map_record(shark_reader *s, const rec *x, tk_error *err)
 
 /* ---- reading records ---------------------------------------------------- */
 
-/* The next non-empty record: 1, 0 at the end, or a negative status. */
-static int next_record(shark_reader *s, rec *x, tk_error *err)
+/* A departure in the type word or the TSC order: warn, or fail if strict. */
+static int irregular(shark_reader *s, rec xv, tk_error *err)
 {
-	for (;;) {
-		const uint8_t *p;
-		size_t phys;
-
-		if (s->whole) {
-			if (s->order) {
-				if (s->next >= s->norder)
-					return 0;
-				phys = s->order[s->next++];
-			} else {
-				if (s->next >= s->nslots)
-					return 0;
-				phys = s->rot + s->next++;
-				if (phys >= s->nslots)
-					phys -= s->nslots;
-				/*
-				 * In file order, let the source give back the
-				 * pages behind (memory stays flat on a big
-				 * mapped dump; pointers into it stay valid).
-				 */
-				if (TK_UNLIKELY(!(s->next & 0xffff)) && !s->rot &&
-				    s->release) {
-					tk_source_consume(s->r->src,
-							  (size_t)(s->next * SHARK_REC -
-								   s->consumed));
-					s->consumed = s->next * SHARK_REC;
-				}
-			}
-			p = s->base + phys * SHARK_REC;
-		} else {
-			size_t avail;
-			int rc;
-			p = tk_source_window(s->r->src, &avail);
-			while (avail < SHARK_REC) {
-				rc = tk_source_fill(s->r->src, SHARK_REC, err);
-				if (rc < 0)
-					return rc;
-				p = tk_source_window(s->r->src, &avail);
-				if (rc == 0)
-					break;
-			}
-			if (avail == 0)
-				return 0;
-			phys = (size_t)(tk_source_offset(s->r->src) / SHARK_REC);
-			if (avail < SHARK_REC) {
-				if (s->strict)
-					return tk_err_set_at(err, TK_E_PARSE, s->name,
-							     tk_source_offset(s->r->src),
-							     "truncated record: %zu bytes at the end (records are 16 bytes)",
-							     avail);
-				tk_reader_warn(s->r, W_TRUNCATED, 0, 0,
-					       "the last %zu bytes are not a whole record (ignored)",
-					       avail);
-				tk_source_consume(s->r->src, avail);
-				return 0;
-			}
-			tk_source_consume(s->r->src, SHARK_REC);
-		}
-		s->pos = phys;
-		decode(p, x);
-		if (x->type == 0)
-			continue;  /* an empty slot */
-		return 1;
-	}
-}
-
-static int process(shark_reader *s, const rec *x, tk_error *err)
-{
+	const rec *x = &xv;
 	uint64_t off = s->pos * SHARK_REC;
 
 	if (x->type & 0x7f00u) {
@@ -890,7 +1009,7 @@ static int process(shark_reader *s, const rec *x, tk_error *err)
 			       "offset %llu: type word 0x%04x has bits 8-14 set (the low byte is read as the code)",
 			       (unsigned long long)(s->pos * SHARK_REC), x->type);
 	}
-	if (s->have_tsc && x->tsc < s->last_tsc) {
+	if (x->tsc < s->last_tsc) {
 		if (s->strict)
 			return tk_err_set_at(err, TK_E_PARSE, s->name, off,
 					     "TSC %llu is before the previous record's %llu",
@@ -899,32 +1018,196 @@ static int process(shark_reader *s, const rec *x, tk_error *err)
 		tk_reader_warn(s->r, W_TIME_DECREASES, 0, 0,
 			       "offset %llu: the TSC decreases (a wrapped chunk read from a stream is not reordered)",
 			       (unsigned long long)(s->pos * SHARK_REC));
-	}
-	if (!s->have_tsc || x->tsc > s->last_tsc)
+	} else {
 		s->last_tsc = x->tsc;
-	s->have_tsc = 1;
-	if (tsc_to_ps(s, x->tsc, &s->now) < 0)
-		return tk_err_set_at(err, TK_E_RANGE, s->name, off,
+	}
+	return TK_OK;
+}
+
+/* The first event names the core and its clock (Hz), so that a reader of
+ * the BTF output sees Core_0 as a core from the start. */
+static void first_event(shark_reader *s)
+{
+	s->started = 1;
+	note(s, emit(s, s->core, 0, TK_ET_C, s->core, 0, TK_EV_SET_FREQUENCE),
+	     "%llu", (unsigned long long)s->clk * 1000u);
+}
+
+static TK_INLINE int process(shark_reader *s, int cycles, int first,
+			      const rec *x, tk_error *err)
+{
+	/* last_tsc starts at 0: the first record never decreases */
+	if (TK_UNLIKELY((x->type & 0x7f00u) || x->tsc < s->last_tsc)) {
+		int rc = irregular(s, *x, err);
+		if (rc < 0)
+			return rc;
+	} else {
+		s->last_tsc = x->tsc;
+	}
+	if (TK_UNLIKELY(tsc_to_ps(s, cycles, x->tsc, &s->now) < 0))
+		return tk_err_set_at(err, TK_E_RANGE, s->name, s->pos * SHARK_REC,
 				     "TSC %llu at %llu cycles/ms is past 2^64 ps",
 				     (unsigned long long)x->tsc,
 				     (unsigned long long)s->clk);
-	/*
-	 * The first event names the core and its clock (Hz), so that a
-	 * reader of the BTF output sees Core_0 as a core from the start.
-	 */
-	if (!s->started) {
-		s->started = 1;
-		note(s, emit(s, s->core, 0, TK_ET_C, s->core, 0,
-			     TK_EV_SET_FREQUENCE),
-		     "%llu", (unsigned long long)s->clk * 1000u);
-	}
-	/* a new clock rate applies from this record on */
-	if (is_clock(x) && x->par2 != s->clk) {
-		s->seg_tsc = x->tsc;
-		s->seg_ps = s->now;
-		s->clk = x->par2;
-	}
+	if (first && !s->started)
+		first_event(s);
 	return map_record(s, x, err);
+}
+
+/*
+ * Map the n records at p (the first is record number pos) to events until
+ * the queue is nearly full; returns how many records were taken.  A
+ * failure is left in pend_rc and perr, its record taken and its events
+ * dropped: the events of the records before it are returned first.
+ */
+/* Take back the events of the record that failed (they are last). */
+static void drop_record(shark_reader *s)
+{
+	while (s->qp > s->q && s->qp[-1].pos == s->pos)
+		s->qp--;
+}
+
+static TK_INLINE size_t run_block_t(shark_reader *s, int cycles, int first,
+				    const uint8_t *p, size_t n, uint64_t pos)
+{
+	size_t i = 0, m;
+
+	/* m records at a time: as many as surely fit in the queue */
+	while (i < n && (m = (size_t)(s->q + QCAP - s->qp) / PER_REC) != 0) {
+		if (m > n - i)
+			m = n - i;
+		for (m += i; i < m; i++, p += SHARK_REC) {
+			rec x;
+			int rc;
+
+			decode(p, &x);
+			if (TK_UNLIKELY(x.type == 0))
+				continue;  /* an empty slot */
+			s->pos = pos + i;
+			rc = process(s, cycles, first, &x, &s->perr);
+			if (TK_UNLIKELY(rc < 0)) {
+				drop_record(s);
+				s->pend_rc = rc;
+				return i + 1;
+			}
+		}
+	}
+	return i;
+}
+
+/* run_block_t() for each time map, so that the hot loop does not ask;
+ * until the first event is made, one record at a time */
+static size_t run_block(shark_reader *s, const uint8_t *p, size_t n,
+			uint64_t pos)
+{
+	if (TK_UNLIKELY(!s->started))
+		return run_block_t(s, s->cycles, 1, p, n ? 1 : 0, pos);
+	if (s->cycles)
+		return run_block_t(s, 1, 0, p, n, pos);
+	return run_block_t(s, 0, 0, p, n, pos);
+}
+
+/* Give back the pages of a large mapped dump behind slot `upto` (in the
+ * pass over [.., upto) that started at byte rel_from). */
+static void release_to(shark_reader *s, size_t upto, int all)
+{
+	size_t end = upto * SHARK_REC;
+
+	/* 64 KB boundaries are page boundaries whatever the page size, so
+	 * that what one call leaves of a page the next one takes */
+	if (!all)
+		end &= ~(size_t)0xffff;
+	if (s->release && end > s->rel_from &&
+	    (all || end - s->rel_from >= RELEASE_STEP)) {
+		tk_source_release(s->r->src, s->rel_from, end - s->rel_from);
+		s->rel_from = end;
+	}
+}
+
+/* Whole and not sorted: slots [rot, nslots), then [0, rot). */
+static void run_whole(shark_reader *s)
+{
+	while (s->qp <= s->q + QCAP - PER_REC && !s->pend_rc) {
+		if (s->cur == s->lim) {
+			release_to(s, s->lim, 1);
+			if (s->part || !s->rot) {
+				s->done = 1;
+				return;
+			}
+			s->part = 1;
+			s->cur = s->rel_from = s->pop_to = 0;
+			s->lim = s->rot;
+			continue;
+		}
+		if (s->release && s->cur * SHARK_REC >= s->pop_to) {
+			/* map the next RELEASE_STEP bytes in one call */
+			s->pop_to = s->cur * SHARK_REC + RELEASE_STEP;
+			tk_source_populate(s->r->src, s->cur * SHARK_REC,
+					   RELEASE_STEP);
+		}
+		s->cur += run_block(s, s->base + s->cur * SHARK_REC,
+				    s->lim - s->cur, s->cur);
+		release_to(s, s->cur, 0);
+	}
+}
+
+/* Whole and sorted by TSC: one record at a time through the index. */
+static void run_sorted(shark_reader *s)
+{
+	while (s->qp <= s->q + QCAP - PER_REC && !s->pend_rc) {
+		size_t phys;
+		if (s->next >= s->norder) {
+			s->done = 1;
+			return;
+		}
+		phys = s->order[s->next++];
+		run_block(s, s->base + phys * SHARK_REC, 1, phys);
+	}
+}
+
+/* A stream: the whole records of the window, as they come. */
+static void run_stream(shark_reader *s)
+{
+	tk_source *src = s->r->src;
+
+	while (s->qp <= s->q + QCAP - PER_REC && !s->pend_rc) {
+		size_t avail, k;
+		const uint8_t *p = tk_source_window(src, &avail);
+		int rc;
+
+		while (avail < SHARK_REC) {
+			rc = tk_source_fill(src, SHARK_REC, &s->perr);
+			if (rc < 0) {
+				s->pend_rc = rc;
+				return;
+			}
+			p = tk_source_window(src, &avail);
+			if (rc == 0)
+				break;
+		}
+		if (avail == 0) {
+			s->done = 1;
+			return;
+		}
+		if (avail < SHARK_REC) {
+			s->done = 1;
+			if (s->strict) {
+				s->pend_rc = tk_err_set_at(&s->perr, TK_E_PARSE, s->name,
+							   tk_source_offset(src),
+							   "truncated record: %zu bytes at the end (records are 16 bytes)",
+							   avail);
+				return;
+			}
+			tk_reader_warn(s->r, W_TRUNCATED, 0, 0,
+				       "the last %zu bytes are not a whole record (ignored)",
+				       avail);
+			tk_source_consume(src, avail);
+			return;
+		}
+		k = run_block(s, p, avail / SHARK_REC,
+			      tk_source_offset(src) / SHARK_REC);
+		tk_source_consume(src, k * SHARK_REC);
+	}
 }
 
 /* ---- open --------------------------------------------------------------- */
@@ -943,38 +1226,90 @@ static int cmp_keyed(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* Put the records of a wholly read input into TSC order. */
-static int arrange(shark_reader *s, tk_error *err)
+/* What one pass over a wholly read input finds. */
+typedef struct scan_out {
+	size_t descents;     /* times the TSC goes down (empty slots skipped) */
+	size_t at;           /* the slot of the first descent */
+	uint64_t first, last;/* the TSCs of the first and last records */
+	uint64_t clk;        /* the first clock rate in file order, 0: none */
+	int clk_differ;      /* another record gives another rate */
+} scan_out;
+
+/*
+ * The pass at open over a wholly read input: a few instructions per
+ * record, and the pages of a large mapped dump are given back behind it.
+ */
+static void scan(shark_reader *s, scan_out *o)
 {
-	size_t i, n = 0, descents = 0, at = 0;
-	uint64_t prev = 0, first = 0;
+	const uint8_t *b = s->base;
+	size_t i = 0, end, descents = 0;
+	uint64_t prev, c0 = 0;
+	int differ = 0;
+
+	memset(o, 0, sizeof(*o));
+	while (i < s->nslots && le16(b + i * SHARK_REC) == 0)
+		i++;
+	if (i == s->nslots)
+		return;
+	o->first = prev = tsc_at(b + i * SHARK_REC);
+	s->rel_from = 0;
+	while (i < s->nslots) {
+		end = s->nslots - i > RELEASE_STEP / SHARK_REC
+			      ? i + RELEASE_STEP / SHARK_REC : s->nslots;
+		if (s->release)
+			tk_source_populate(s->r->src, i * SHARK_REC,
+					   (end - i) * SHARK_REC);
+		for (; i < end; i++) {
+			const uint8_t *p = b + i * SHARK_REC;
+			uint32_t w = le32(p), par2;
+			uint64_t tsc;
+			if (TK_UNLIKELY((w & 0xffffu) == 0))
+				continue;
+			tsc = tsc_at(p);
+			if (TK_UNLIKELY(tsc < prev) && !descents++)
+				o->at = i;
+			prev = tsc;
+			/* a clock record: trace_start or cycles_per_msec (the
+			 * codes 0x10 and 0x20 are the only ones with
+			 * (code - 0x10) & 0xef zero), not FAST, with a rate
+			 * (is_clock()) */
+			if (TK_UNLIKELY((((w - SHARK_CYCLES_PER_MSEC) & 0xefu) |
+					 (w & SHARK_FAST)) == 0) &&
+			    (par2 = le32(p + 12)) != 0) {
+				if (!c0)
+					c0 = par2;
+				else if (par2 != c0)
+					differ = 1;
+			}
+		}
+		release_to(s, i, 0);
+	}
+	o->descents = descents;
+	o->last = prev;
+	o->clk = c0;
+	o->clk_differ = differ;
+}
+
+/* Put the records of a wholly read input into TSC order. */
+static int arrange(shark_reader *s, const scan_out *o, tk_error *err)
+{
+	size_t i, n = 0, at = o->at;
 	keyed *k;
 
-	for (i = 0; i < s->nslots; i++) {
-		const uint8_t *p = s->base + i * SHARK_REC;
-		uint64_t tsc;
-		if (le16(p) == 0)
-			continue;
-		tsc = tsc_at(p);
-		if (!n)
-			first = tsc;
-		else if (tsc < prev && !descents++)
-			at = i;
-		prev = tsc;
-		n++;
-	}
-	if (!descents)
+	if (!o->descents)
 		return TK_OK;
 	tk_reader_warn(s->r, W_REORDERED, 0, 0,
 		       "records are not in TSC order from offset %zu on (a wrapped cyclic chunk?): read in TSC order",
 		       at * SHARK_REC);
-	if (descents == 1 && prev <= first) {
+	if (o->descents == 1 && o->last <= o->first) {
 		s->rot = at;  /* one wrap: the oldest record follows it */
 		return TK_OK;
 	}
 	if (s->nslots > UINT32_MAX)
 		return tk_err_set_at(err, TK_E_RANGE, s->name, 0,
 				     "too many records to sort");
+	for (i = 0, n = 0; i < s->nslots; i++)
+		n += le16(s->base + i * SHARK_REC) != 0;
 	k = tk_xrealloc_array(NULL, n, sizeof(*k));
 	s->order = tk_xrealloc_array(NULL, n, sizeof(*s->order));
 	if (!k || !s->order) {
@@ -996,7 +1331,11 @@ static int arrange(shark_reader *s, tk_error *err)
 	return TK_OK;
 }
 
-/* The first clock rate in time order (or in the first CLOCK_SCAN bytes). */
+/*
+ * The first clock rate in time order (whole: all records; a stream: the
+ * first CLOCK_SCAN bytes).  A wholly read input whose rates all agree has
+ * it from scan(); this pass is for the others.
+ */
 static uint64_t find_clock(shark_reader *s)
 {
 	size_t i, n, avail;
@@ -1057,6 +1396,7 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 	s->name = tk_source_name(r->src);
 	s->strict = r->opts.strict;
 	s->running = TK_NONE;
+	s->rp = s->qp = s->q;
 	s->t->tb.unit = TK_UNIT_PS;
 	s->t->tb.num = 1;
 	s->t->tb.den = 1;
@@ -1072,10 +1412,13 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 		if (s->type_str[k] == TK_NONE)
 			goto nomem;
 	}
+	for (k = 0; k < 256; k++)
+		s->unknown[k] = shark_code_name((unsigned)k) == NULL;
 	s->core = entity(s, TK_ET_C, "Core_0");
 	s->sys = entity(s, TK_ET_SYS, "FTrace");
 	s->sched = entity(s, TK_ET_SCHED, "Scheduler");
-	if (s->core == TK_NONE || s->sys == TK_NONE || s->sched == TK_NONE)
+	if (s->core == TK_NONE || s->sys == TK_NONE || s->sched == TK_NONE ||
+	    !u16_map(&s->ctx_map))
 		goto nomem;
 
 	/* read a small stream whole, so that it can be reordered too */
@@ -1089,6 +1432,7 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 			break;
 	}
 	if (tk_source_eof(r->src)) {
+		scan_out so;
 		s->whole = 1;
 		s->base = p;
 		s->nslots = avail / SHARK_REC;
@@ -1107,17 +1451,32 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 				       "the last %zu bytes are not a whole record (ignored)",
 				       avail % SHARK_REC);
 		}
-		rc = arrange(s, err);
+		/* a mapped file (only it has pages to give back) larger than
+		 * KEEP_MAX is given back behind each pass */
+		s->release = s->nslots > KEEP_MAX / SHARK_REC;
+		scan(s, &so);
+		rc = arrange(s, &so, err);
 		if (rc < 0)
 			goto fail;
-		s->release = strcmp(tk_source_transport(r->src), "file") == 0;
+		if (so.clk_differ) {
+			s->clk = find_clock(s);
+		} else {
+			s->clk = so.clk;
+			s->cycles = 1;
+		}
+		/* the read pass: from the oldest record, in file order */
+		s->cur = s->rot;
+		s->lim = s->nslots;
+		s->rel_from = s->rot * SHARK_REC;
+	} else {
+		s->clk = find_clock(s);
 	}
-	s->clk = find_clock(s);
 	if (!s->clk) {
 		s->clk = DEFAULT_CLK;
 		tk_reader_warn(r, W_NO_CLOCK, 0, 0,
 			       "no trace_start or cycles_per_msec record gives the clock rate: 1 GHz assumed (1 cycle = 1 ns)");
 	}
+	shark_clock_set(&s->ck, s->clk, 0, 0);
 	if (s->cycles) {
 		/* one tick = one cycle = 1/clk_per_msec ms, exactly */
 		s->t->tb.unit = TK_UNIT_MS;
@@ -1139,23 +1498,48 @@ fail:
 	return rc;
 }
 
+/* The queue is empty: map the next batch of records.  (Not inlined, so
+ * that the usual call of shark_reader_next() saves no registers.) */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+static int refill(shark_reader *s, const tk_event **ev, tk_error *err)
+{
+	int rc;
+
+	s->rp = s->qp = s->q;
+	if (!s->pend_rc && !s->done) {
+		if (!s->whole)
+			run_stream(s);
+		else if (s->order)
+			run_sorted(s);
+		else
+			run_whole(s);
+	}
+	if (s->qp > s->q) {
+		*ev = s->rp++;
+		return TK_OK;
+	}
+	if (s->pend_rc) {
+		/* reported once; a caller that goes on reads the next record */
+		rc = s->pend_rc;
+		s->pend_rc = 0;
+		if (err)
+			*err = s->perr;
+		return rc;
+	}
+	return TK_END;
+}
+
 int shark_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 {
 	shark_reader *s = r->impl;
-	rec x;
-	int rc;
 
-	while (s->qi == s->qn) {
-		s->qi = s->qn = 0;
-		rc = next_record(s, &x, err);
-		if (rc <= 0)
-			return rc < 0 ? rc : TK_END;
-		rc = process(s, &x, err);
-		if (rc < 0)
-			return rc;
+	if (TK_LIKELY(s->rp < s->qp)) {
+		*ev = s->rp++;
+		return TK_OK;
 	}
-	*ev = &s->q[s->qi++];
-	return TK_OK;
+	return refill(s, ev, err);
 }
 
 void shark_reader_close(tk_reader *r)

@@ -1,0 +1,51 @@
+/*
+ * shark_next.c - the S.Ha.R.K. FTrace reader alone, for bench/shark_read.sh:
+ * opens FILE as shark with the library, loops tk_reader_next() and folds
+ * the events' times, sources and instances into a checksum (so that
+ * nothing is optimised away), and prints the event count and the checksum.
+ * No per-event work of its own beyond that: next to `tracekit info` (which
+ * also counts events per type and name) it shows what the reader costs.
+ * Usage: shark_next FILE [REPEAT]   (REPEAT > 1 reads the file again; for
+ * profiling)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "tracekit/tracekit.h"
+
+int main(int argc, char **argv)
+{
+	unsigned long long n = 0, sum = 0;
+	int rep, reps = argc > 2 ? atoi(argv[2]) : 1;
+
+	if (argc < 2 || argc > 3 || reps < 1) {
+		fprintf(stderr, "usage: shark_next FILE [REPEAT]\n");
+		return 2;
+	}
+	for (rep = 0; rep < reps; rep++) {
+		tk_reader_opts o;
+		tk_reader *r;
+		tk_error err;
+		const tk_event *ev;
+		int rc;
+
+		tk_reader_opts_init(&o);
+		o.format = "shark";
+		if (tk_reader_open(&r, argv[1], &o, &err) < 0) {
+			fprintf(stderr, "shark_next: %s: %s\n", err.input, err.msg);
+			return 1;
+		}
+		while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+			n++;
+			sum = sum * 31 + ev->time + ev->source +
+			      (unsigned long long)ev->target_inst;
+		}
+		tk_reader_close(r);
+		if (rc < 0) {
+			fprintf(stderr, "shark_next: %s: %s\n", err.input, err.msg);
+			return 1;
+		}
+	}
+	printf("%llu events, checksum %016llx\n", n, sum);
+	return 0;
+}
