@@ -16,7 +16,7 @@
 # htf_results.tsv.  Rows: `tracekit info` (target >= 1 GB/s of hex text,
 # peak RSS < 64 MB), `tracekit info` on a quarter of the records (its RSS
 # next to the full row's shows memory flat in the trace size), the reader
-# alone (bench/htf_next.c: the library's tk_reader_next() in a loop that
+# alone (bench/reader_next.c: the library's tk_reader_next() in a loop that
 # folds the events into a checksum, no per-event work of its own; linked
 # with libtracekit.a next to TRACEKIT), `tracekit convert` to BTF, and
 # `wc -l` as the lower bound.
@@ -38,16 +38,7 @@ INFO_RSS_MB=64
 [[ -x $TRACEKIT ]] || bench_die "$TRACEKIT does not exist (build it with 'make')"
 bench_build "$HERE/gen_htf.c" "$BIN/gen_htf"
 # the reader alone, linked with the library of the binary under test
-LIBTK="$(dirname "$TRACEKIT")/libtracekit.a"
-HTF_NEXT=""
-if [[ -f $LIBTK ]]; then
-	nb="$BIN/htf_next.$(basename "$(dirname "$TRACEKIT")")"
-	[[ -x $nb && $LIBTK -nt $nb ]] && rm -f "$nb"
-	if bench_build "$HERE/htf_next.c" "$nb" -I"$ROOT/include" "$LIBTK" \
-		-lz -lzstd -lpthread -lexpat -lsqlite3 -lelf; then
-		HTF_NEXT=$nb
-	fi
-fi
+bench_reader_next
 
 gen() { # gen RECORDS FILE
 	if [[ ! -s $2 || $BIN/gen_htf -nt $2 ]]; then
@@ -67,11 +58,11 @@ run_bench "tracekit info (N/4)" htf_info_quarter "$INFO_GBPS" "$INFO_RSS_MB" - -
 bench_input "$TRACE"
 run_bench "tracekit info" htf_info "$INFO_GBPS" "$INFO_RSS_MB" - -- \
 	"$TRACEKIT" info "$TRACE"
-if [[ -n $HTF_NEXT ]]; then
-	run_bench "reader alone (htf_next)" htf_next "$INFO_GBPS" "$INFO_RSS_MB" - -- \
-		"$HTF_NEXT" "$TRACE"
+if [[ -n $READER_NEXT ]]; then
+	run_bench "reader alone (reader_next)" htf_next "$INFO_GBPS" "$INFO_RSS_MB" - -- \
+		"$READER_NEXT" "$TRACE"
 else
-	bench_skip "reader alone (htf_next)" "no $LIBTK"
+	bench_skip "reader alone (reader_next)" "no libtracekit.a beside $TRACEKIT"
 fi
 run_bench "tracekit convert -> btf" htf_convert - - "$OUT/htf_convert_out.btf" -- \
 	"$TRACEKIT" convert -q "$TRACE" "$OUT/htf_convert_out.btf"

@@ -5,6 +5,8 @@
 #   bench_init NAME                  # OUT, BIN, RUSAGE, RESULTS, ROOT, TRACEKIT
 #   bench_build "$HERE/gen_x.c" "$BIN/gen_x"   # compile a helper when stale
 #   bench_input FILE                 # BYTES := size of FILE; warms the page cache
+#   bench_reader_next                # READER_NEXT := bench/reader_next.c built
+#                                    # with the libtracekit.a beside TRACEKIT
 #   run_bench LABEL SLUG MIN_GBPS MAX_RSS_MB CLEANUP -- COMMAND...
 #   bench_report "title line" "what was measured"
 #   exit "$FAILED"
@@ -145,4 +147,21 @@ bench_report() { # bench_report TITLE [DETAIL]
 	printf '%s\n' "${ROWS[@]}"
 	echo
 	echo "results: $RESULTS"
+}
+
+# Builds bench/reader_next.c (a reader alone: tk_reader_next in a loop)
+# against the libtracekit.a beside $TRACEKIT; sets READER_NEXT to it, or
+# to "" when there is no such library.
+bench_reader_next() {
+	local lib nb
+	READER_NEXT=""
+	lib="$(dirname "$TRACEKIT")/libtracekit.a"
+	[[ -f $lib ]] || return 0
+	nb="$BIN/reader_next.$(basename "$(dirname "$TRACEKIT")")"
+	[[ -x $nb && $lib -nt $nb ]] && rm -f "$nb"
+	if bench_build "$BENCH_LIB_DIR/reader_next.c" "$nb" -I"$ROOT/include" "$lib" \
+		-lz -lzstd -lpthread -lexpat -lsqlite3 -lelf; then
+		READER_NEXT=$nb
+	fi
+	return 0
 }

@@ -10,13 +10,13 @@
 #                  beside it, is linked into the reader-only program)
 #   CC=cc
 #
-# Writes to bench/out/ (gitignored): gen_shark, shark_next, the dump
+# Writes to bench/out/ (gitignored): gen_shark, reader_next, the dump
 # (shark_n<N>.bin, reused while newer than the generator).
 # Rows:
 #   `tracekit info`  target >= 2 GB/s of records and a flat RSS (< 64 MB:
 #                    the reader gives the mapped pages back behind its two
 #                    passes, the scan at open and the read)
-#   `shark_next`     the reader alone (bench/shark_next.c: tk_reader_next in
+#   `reader_next`    the reader alone (bench/reader_next.c: tk_reader_next in
 #                    a loop, the times folded into a checksum), same target:
 #                    what is left of info's time is info's own counting
 #   peers reading the same file in the same run: `wc -l` (reads every
@@ -35,25 +35,16 @@ if [[ ! -s $TRACE || $BIN/gen_shark -nt $TRACE ]]; then
 fi
 [[ -x $TRACEKIT ]] || bench_die "no $TRACEKIT (build first)"
 # the reader alone, linked with the library of the binary under test
-LIBTK="$(dirname "$TRACEKIT")/libtracekit.a"
-SHARK_NEXT=""
-if [[ -f $LIBTK ]]; then
-	nb="$BIN/shark_next.$(basename "$(dirname "$TRACEKIT")")"
-	[[ -x $nb && $LIBTK -nt $nb ]] && rm -f "$nb"
-	if bench_build "$HERE/shark_next.c" "$nb" -I"$ROOT/include" "$LIBTK" \
-		-lz -lzstd -lpthread -lexpat -lsqlite3 -lelf; then
-		SHARK_NEXT=$nb
-	fi
-fi
+bench_reader_next
 bench_input "$TRACE"
 run_bench "tracekit info (shark)" info 2 64 - -- "$TRACEKIT" info -q --from shark "$TRACE"
-if [[ -n $SHARK_NEXT ]]; then
-	run_bench "reader only (shark_next)" shark_next 2 64 - -- "$SHARK_NEXT" "$TRACE"
+if [[ -n $READER_NEXT ]]; then
+	run_bench "reader only (reader_next)" shark_next 2 64 - -- "$READER_NEXT" --from shark "$TRACE"
 else
-	bench_skip "reader only (shark_next)" "no $LIBTK"
+	bench_skip "reader only (reader_next)" "no libtracekit.a beside $TRACEKIT"
 fi
 run_bench "wc -l (peer)" wc - - - -- wc -l "$TRACE"
 run_bench "dd bs=1M (peer)" dd - - - -- dd if="$TRACE" of=/dev/null bs=1M
 bench_report "S.Ha.R.K. FTrace reader: $N records ($BYTES bytes)" \
-	"tracekit info reads every record (decode, map to events, counts); shark_next only loops tk_reader_next"
+	"tracekit info reads every record (decode, map to events, counts); reader_next only loops tk_reader_next"
 exit "$FAILED"

@@ -1,25 +1,33 @@
 /*
- * shark_next.c - the S.Ha.R.K. FTrace reader alone, for bench/shark_read.sh:
- * opens FILE as shark with the library, loops tk_reader_next() and folds
- * the events' times, sources and instances into a checksum (so that
+ * reader_next.c - a reader alone, for the bench scripts (htf_read.sh,
+ * shark_read.sh): opens FILE with the library, loops tk_reader_next() and
+ * folds the events' times, sources and instances into a checksum (so that
  * nothing is optimised away), and prints the event count and the checksum.
  * No per-event work of its own beyond that: next to `tracekit info` (which
  * also counts events per type and name) it shows what the reader costs.
- * Usage: shark_next FILE [REPEAT]   (REPEAT > 1 reads the file again; for
- * profiling)
+ * Usage: reader_next [--from FORMAT] FILE [REPEAT]   (REPEAT > 1 reads the
+ * file again; for profiling)
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tracekit/tracekit.h"
 
 int main(int argc, char **argv)
 {
 	unsigned long long n = 0, sum = 0;
-	int rep, reps = argc > 2 ? atoi(argv[2]) : 1;
+	const char *from = NULL;
+	int rep, reps;
 
+	if (argc > 2 && strcmp(argv[1], "--from") == 0) {
+		from = argv[2];
+		argc -= 2;
+		argv += 2;
+	}
+	reps = argc > 2 ? atoi(argv[2]) : 1;
 	if (argc < 2 || argc > 3 || reps < 1) {
-		fprintf(stderr, "usage: shark_next FILE [REPEAT]\n");
+		fprintf(stderr, "usage: reader_next [--from FORMAT] FILE [REPEAT]\n");
 		return 2;
 	}
 	for (rep = 0; rep < reps; rep++) {
@@ -30,9 +38,10 @@ int main(int argc, char **argv)
 		int rc;
 
 		tk_reader_opts_init(&o);
-		o.format = "shark";
+		o.format = from;
 		if (tk_reader_open(&r, argv[1], &o, &err) < 0) {
-			fprintf(stderr, "shark_next: %s: %s\n", err.input, err.msg);
+			fprintf(stderr, "reader_next: %s:%llu: %s\n", err.input,
+				(unsigned long long)err.line, err.msg);
 			return 1;
 		}
 		while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
@@ -42,7 +51,8 @@ int main(int argc, char **argv)
 		}
 		tk_reader_close(r);
 		if (rc < 0) {
-			fprintf(stderr, "shark_next: %s: %s\n", err.input, err.msg);
+			fprintf(stderr, "reader_next: %s:%llu: %s\n", err.input,
+				(unsigned long long)err.line, err.msg);
 			return 1;
 		}
 	}
