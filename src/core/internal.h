@@ -358,6 +358,9 @@ struct tk_reader {
 	uint64_t nwarn;
 	uint64_t warned_kinds;  /* bit per warning kind already reported */
 	tk_event ev;
+	/* events a reader made ahead (in memory of its own): tk_reader_next
+	 * hands them out one by one before it calls reader_next again */
+	const tk_event *evq, *evq_end;
 };
 
 struct tk_writer {

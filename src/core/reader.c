@@ -13,6 +13,7 @@
 void tk_reader_opts_init(tk_reader_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
+	opts->threads = -1;
 }
 
 static int pick_format(tk_source *src, const char *path,
@@ -166,6 +167,10 @@ const char *tk_reader_format(const tk_reader *r)
 
 int tk_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 {
+	if (TK_LIKELY(r->evq != r->evq_end)) {
+		*ev = r->evq++;
+		return TK_OK;
+	}
 	return r->fmt->reader_next(r, ev, err);
 }
 
