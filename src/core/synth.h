@@ -113,64 +113,103 @@ static inline int tk_synth_apply_(tk_synth_stack *st, unsigned what,
 	return TK_OK;
 }
 
-static inline int tk_synth_event_inline(tk_synth *s, uint32_t slot,
-					uint32_t core, uint32_t fallback,
-					int sk, tk_evkind kind,
-					uint32_t target, uint32_t *src,
-					int64_t *src_inst, int64_t *tgt_inst)
-{
-	tk_synth_stack *procs = &s->procs[slot], *runs = &s->runs[slot];
-	unsigned k = (unsigned)kind < TK_EV_COUNT ? (unsigned)kind : 0;
-	int64_t inst;
+/*
+ * What an event of one kind on a target of one synthesis kind does,
+ * worked out once (a reader does it per event type of its tables).
+ */
+typedef struct tk_synth_op {
+	uint8_t sk;        /* TK_SK_* */
+	uint8_t what;      /* TK_SYN_* on the stack of sk (process, runnable) */
+	uint8_t is_act;    /* an activate of a process */
+	uint8_t is_start;  /* a start of a process, runnable or block */
+} tk_synth_op;
 
+static inline tk_synth_op tk_synth_op_make(const tk_synth_rules *rules,
+					   int sk, tk_evkind kind)
+{
+	unsigned k = (unsigned)kind < TK_EV_COUNT ? (unsigned)kind : 0;
+	tk_synth_op op;
+
+	op.sk = (uint8_t)sk;
+	op.what = sk == TK_SK_PROCESS ? rules->proc[k]
+		  : sk == TK_SK_RUNNABLE ? rules->run[k] : TK_SYN_KEEP;
+	op.is_act = sk == TK_SK_PROCESS && kind == TK_EV_ACTIVATE;
+	op.is_start = sk != TK_SK_OTHER && kind == TK_EV_START;
+	return op;
+}
+
+/*
+ * The first half of an event's synthesis: the target's instance, from the
+ * per-entity counters alone (so that it may run apart from the second
+ * half, in the same event order).  TK_OK or TK_E_NOMEM.
+ *
+ * An activate takes the next activation (processes), a start the next
+ * start (and raises the activations to it), any other event the instance
+ * started last; an entity first seen mid-instance (no start yet) gets
+ * instance 0 (its counters become 1).  Signals and semaphores have no
+ * instances (0).  Computed without a branch, for any kind of target: the
+ * kinds come in no order a predictor could learn.  (A runnable's or a
+ * signal's activation counter is never read, so what the formula leaves
+ * in it does not matter.)
+ */
+static inline int64_t tk_synth_count_(int64_t *acts, int64_t *starts,
+				      uint32_t is_act, uint32_t is_start,
+				      uint32_t counted, uint32_t target)
+{
+	int64_t a = acts[target], st = starts[target], ns, na, inst;
+
+	ns = st + is_start;
+	ns |= (int64_t)(ns == 0);
+	na = tk_synth_sel_((is_start | (st == 0)) & (a < ns), ns, a);
+	inst = tk_synth_sel_(is_act, a, ns - 1);
+	starts[target] = tk_synth_sel_(is_act, st, ns);
+	acts[target] = tk_synth_sel_(is_act, a + 1, na);
+	return tk_synth_sel_(counted, inst, 0);
+}
+
+static inline int tk_synth_inst_inline(tk_synth *s, tk_synth_op op,
+				       uint32_t target, int64_t *tgt_inst)
+{
 	if (TK_UNLIKELY(target >= s->cap_ent) && tk_synth_grow(s, target) < 0)
 		return TK_E_NOMEM;
+	*tgt_inst = tk_synth_count_(s->acts, s->starts, op.is_act, op.is_start,
+				    op.sk < TK_SK_OTHER, target);
+	return TK_OK;
+}
+
+/*
+ * The second half: the source and its instance from the running stacks of
+ * core slot `slot`, and the stacks updated with the target (instance
+ * `inst`, from the first half).  TK_OK or TK_E_NOMEM.
+ */
+static inline int tk_synth_stack_inline(tk_synth *s, uint32_t slot,
+					uint32_t core, uint32_t fallback,
+					tk_synth_op op, uint32_t target,
+					int64_t inst, uint32_t *src,
+					int64_t *src_inst)
+{
+	tk_synth_stack *procs = &s->procs[slot], *runs;
+
 	*src = core != TK_NONE ? core : fallback;
 	*src_inst = 0;
-	switch (sk) {
-	case TK_SK_PROCESS: {
-		/* activate: the next activation; start: the next start (and
-		 * at least as many activations); other: the instance started
-		 * last -- computed without branches, the kinds come in no
-		 * order a predictor could learn */
-		int64_t a = s->acts[target], st = s->starts[target], ns, na;
-		uint32_t is_act = kind == TK_EV_ACTIVATE,
-			 is_start = kind == TK_EV_START;
-		ns = st + is_start;
-		ns |= (int64_t)(ns == 0);
-		na = tk_synth_sel_((is_start | (st == 0)) & (a < ns), ns, a);
-		inst = tk_synth_sel_(is_act, a, ns - 1);
-		s->starts[target] = tk_synth_sel_(is_act, st, ns);
-		s->acts[target] = tk_synth_sel_(is_act, a + 1, na);
-		*tgt_inst = inst;
-		return tk_synth_apply_(procs, s->rules->proc[k], target, inst);
-	}
+	switch (op.sk) {
+	case TK_SK_PROCESS:
+		return tk_synth_apply_(procs, op.what, target, inst);
 	case TK_SK_RUNNABLE:
+		if (procs->n) {
+			*src = procs->s[procs->n - 1].ent;
+			*src_inst = procs->s[procs->n - 1].inst;
+		}
+		return tk_synth_apply_(&s->runs[slot], op.what, target, inst);
 	case TK_SK_BLOCK:
-		if (sk == TK_SK_BLOCK && runs->n) {
+		runs = &s->runs[slot];
+		if (runs->n) {
 			*src = runs->s[runs->n - 1].ent;
 			*src_inst = runs->s[runs->n - 1].inst;
 		} else if (procs->n) {
 			*src = procs->s[procs->n - 1].ent;
 			*src_inst = procs->s[procs->n - 1].inst;
 		}
-		{
-			/* start: the next start; other: the one started
-			 * last, without a branch */
-			int64_t st = s->starts[target], ns;
-			int is_start = kind == TK_EV_START;
-			ns = st + is_start;
-			ns |= (int64_t)(ns == 0);
-			s->starts[target] = ns;
-			inst = ns - 1;
-			if (TK_UNLIKELY((st == 0) & !is_start) &&
-			    s->acts[target] < 1)
-				s->acts[target] = 1;
-		}
-		*tgt_inst = inst;
-		if (sk == TK_SK_RUNNABLE)
-			return tk_synth_apply_(runs, s->rules->run[k], target,
-					       inst);
 		return TK_OK;
 	default:
 		/* signals, semaphores (and unknown types): the running process */
@@ -178,9 +217,23 @@ static inline int tk_synth_event_inline(tk_synth *s, uint32_t slot,
 			*src = procs->s[procs->n - 1].ent;
 			*src_inst = procs->s[procs->n - 1].inst;
 		}
-		*tgt_inst = 0;
 		return TK_OK;
 	}
+}
+
+/* Both halves at once. */
+static inline int tk_synth_event_inline(tk_synth *s, uint32_t slot,
+					uint32_t core, uint32_t fallback,
+					int sk, tk_evkind kind,
+					uint32_t target, uint32_t *src,
+					int64_t *src_inst, int64_t *tgt_inst)
+{
+	tk_synth_op op = tk_synth_op_make(s->rules, sk, kind);
+
+	if (tk_synth_inst_inline(s, op, target, tgt_inst) < 0)
+		return TK_E_NOMEM;
+	return tk_synth_stack_inline(s, slot, core, fallback, op, target,
+				     *tgt_inst, src, src_inst);
 }
 
 #endif
