@@ -23,6 +23,7 @@
  */
 #define _GNU_SOURCE
 #include "htf.h"
+#include "../../core/pipe.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -115,6 +116,7 @@ typedef struct hdesc {
 	tk_str type_name;
 	tk_str name;
 	int sk;
+	tk_synth_op op;
 } hdesc;
 
 typedef struct hent {
@@ -129,9 +131,18 @@ typedef struct hent {
 /* a decoded record waiting in its cursor's batch */
 typedef struct hrec {
 	uint64_t time;
-	uint32_t tkid;
-	uint32_t desc;
+	uint64_t id;       /* tkid << 32 | the descriptor's key (rec_key) */
 } hrec;
+
+/*
+ * A record's descriptor as the merge carries it: the index in descs[] in
+ * the low bits, and what the instance counters need above
+ * (tk_synth_count_), so the merge has them without a table.
+ */
+#define KEY_DESC 0x1fffffffu
+#define KEY_START (1u << 29)
+#define KEY_ACT (1u << 30)
+#define KEY_COUNTED (1u << 31)
 
 /* records decoded per section at a time; one batch is all plain records
  * (one line each) or one record that went through the line-at-a-time
@@ -183,8 +194,25 @@ typedef struct cursor {
 typedef struct hnode {
 	uint64_t time;
 	const struct hrec *rec, *bend;
+	uint64_t line;     /* of rec */
+	uint64_t sc;       /* core slot | core entity << 32 */
 	uint32_t idx;
 } hnode;
+
+/* a record as the merge gives it out, in (time, section) order */
+typedef struct mrec {
+	uint64_t time;
+	uint64_t line;
+	int64_t inst;      /* the target's instance */
+	uint64_t id;       /* as in hrec */
+	uint64_t sc;       /* core slot | core entity << 32 */
+} mrec;
+
+/* merged records per block, blocks run ahead on the merge's thread */
+#define MERGE_BLOCK 16384
+#define MERGE_BLOCKS 4
+/* events made at a time from them */
+#define EV_BATCH 64
 
 typedef struct htf_reader {
 	tk_reader *r;
@@ -215,6 +243,7 @@ typedef struct htf_reader {
 	uint32_t nents;
 	idmap entmap;
 	hdesc *descs;
+	uint32_t *keys;           /* descs[i]'s key (KEY_*) */
 	uint32_t ndescs;
 	uint32_t **evflat;        /* per type: event id -> descs[] index */
 	/* data */
@@ -222,11 +251,19 @@ typedef struct htf_reader {
 	uint32_t ncur;
 	hnode *heap;
 	uint32_t nheap;
-	uint32_t top;             /* heap[top] is the cursor that went out */
+	uint32_t stall;           /* heap[stall]: the node the merge waits on */
 	const char *safe16;       /* records from here on have 16 bytes before their end */
 	int linear;               /* few cursors: heap[] in index order, scanned */
 	uint32_t nsel;            /* heap[] entries scanned: 2, 4 or 8 (padded) */
 	int started;
+	/* the merged records, run ahead of the events (pipe.h) */
+	tk_pipe pipe;
+	const tk_pipe_block *blk; /* the block in hand */
+	const mrec *q;
+	size_t qi, qn;
+	int done, done_rc;        /* the end or an error was returned */
+	tk_event evs[EV_BATCH];   /* the events made from them */
+	tk_error done_err;
 #if TK_HTF_SSE
 	/* records of at most 16 digits: decoded from the 16 bytes that end
 	 * with the record, the bytes before it masked */
@@ -235,6 +272,11 @@ typedef struct htf_reader {
 	unsigned sh_ent, sh_time; /* bit shifts of the fields */
 	uint64_t m_ent, m_ev;     /* their masks */
 #endif
+	/* (entity id, event id), the record's low bits, -> tkid << 32 |
+	 * descs[] index (UINT64_MAX: not in the tables), when the ids are
+	 * small enough for a flat table: one load per record */
+	uint64_t *pair;
+	uint64_t npair;
 	uint64_t *core_ids;   /* per slot */
 	uint32_t nslots;
 	tk_synth synth;
@@ -1077,6 +1119,44 @@ static int build_entities(htf_reader *h, tk_error *err)
 
 /* The event descriptors of all (type, event) pairs, and per entity a flat
  * table from its event ids to them. */
+#define PAIR_MAX ((uint64_t)1 << 20)
+
+/* The flat (entity id, event id) table of the 16-digit decoder, when it
+ * fits in PAIR_MAX entries. */
+static int build_pairs(htf_reader *h, tk_error *err)
+{
+	const idmap *em = &h->entmap;
+	unsigned evbits = 8 * h->vl;
+	uint64_t nev, n;
+	uint32_t i, j;
+
+	if (h->w > 16 || !em->n || evbits > 20 ||
+	    em->p[em->n - 1].id >= (PAIR_MAX >> evbits))
+		return TK_OK;
+	nev = (uint64_t)1 << evbits;
+	n = (em->p[em->n - 1].id + 1) << evbits;
+	h->pair = malloc(n * sizeof(*h->pair));
+	if (!h->pair)
+		return tk_err_nomem(err, h->name);
+	memset(h->pair, 0xff, n * sizeof(*h->pair));
+	h->npair = n;
+	for (i = 0; i < em->n; i++) {
+		const hent *e = &h->ents[em->p[i].val];
+		uint64_t *prow = h->pair + (em->p[i].id << evbits);
+		const htype *ty;
+		if (e->type == UINT32_MAX)
+			continue;
+		ty = &h->types[e->type];
+		for (j = 0; j < ty->evmap.n; j++) {
+			uint64_t ev = ty->evmap.p[j].id;
+			if (ev < nev)
+				prow[ev] = (uint64_t)e->tkid << 32 |
+					  h->keys[ty->desc0 + ty->evmap.p[j].val];
+		}
+	}
+	return TK_OK;
+}
+
 static int build_descs(htf_reader *h, tk_error *err)
 {
 	uint32_t i, j, n = 0;
@@ -1086,8 +1166,9 @@ static int build_descs(htf_reader *h, tk_error *err)
 		n += h->types[i].nevs;
 	}
 	h->descs = calloc(n ? n : 1, sizeof(*h->descs));
+	h->keys = calloc(n ? n : 1, sizeof(*h->keys));
 	h->evflat = calloc(h->ntypes ? h->ntypes : 1, sizeof(*h->evflat));
-	if (!h->descs || !h->evflat)
+	if (!h->descs || !h->keys || !h->evflat)
 		return tk_err_nomem(err, h->name);
 	h->ndescs = n;
 	for (i = 0; i < h->ntypes; i++) {
@@ -1100,6 +1181,12 @@ static int build_descs(htf_reader *h, tk_error *err)
 			d->type_name = ty->type_name;
 			d->name = ty->evs[j].name;
 			d->sk = ty->sk;
+			d->op = tk_synth_op_make(&htf_synth_rules, d->sk, d->kind);
+			h->keys[ty->desc0 + j] =
+				(ty->desc0 + j) |
+				(d->op.is_start ? KEY_START : 0) |
+				(d->op.is_act ? KEY_ACT : 0) |
+				(d->op.sk < TK_SK_OTHER ? KEY_COUNTED : 0);
 		}
 		if (!ty->evmap.direct)
 			continue;
@@ -1118,7 +1205,7 @@ static int build_descs(htf_reader *h, tk_error *err)
 		e->evd = h->evflat[e->type];
 		e->nevd = h->types[e->type].evmap.ndirect;
 	}
-	return TK_OK;
+	return build_pairs(h, err);
 }
 
 /* ---- sections ----------------------------------------------------------- */
@@ -1725,36 +1812,44 @@ static uint32_t batch16(htf_reader *h, cursor *c)
 {
 	const unsigned w = h->w, sh_time = h->sh_time, sh_ent = h->sh_ent;
 	const uint64_t m_ent = h->m_ent, m_ev = h->m_ev;
-	const char *p = c->p, *stop;
+	const uint64_t *pair = h->pair, m_key = ((uint64_t)1 << sh_time) - 1,
+		       npair = h->npair;
+	const char *p = c->p;
 	uint64_t last = c->have_time ? c->last_time : 0;
 	hrec *b = c->b;
-	uint32_t n = 0;
+	uint32_t n = 0, m;
 
 	/* a record at p needs its newline before end, and 16 bytes
 	 * readable before that */
 	if (p < c->safe || (size_t)(c->end - p) <= w)
 		return 0;
-	stop = c->end - w;
-	while (n < BATCH && p < stop && p[w] == '\n') {
-		uint64_t v, t;
-		uint32_t ei, d;
+	m = (uint32_t)((size_t)(c->end - p) / (w + 1));
+	if (m > BATCH)
+		m = BATCH;
+	for (; n < m && p[w] == '\n'; n++, p += w + 1) {
+		uint64_t v, t, key, x;
 		if (!hex16(h, p + w, &v))
 			break;
 		t = v >> sh_time;
 		if (TK_UNLIKELY(t < last))
 			break;
-		ei = idmap_get(&h->entmap, (v >> sh_ent) & m_ent);
-		if (TK_UNLIKELY(ei == UINT32_MAX))
-			break;
-		d = ev_desc(h, &h->ents[ei], v & m_ev);
-		if (TK_UNLIKELY(d == UINT32_MAX))
-			break;
+		key = v & m_key;
+		if (TK_LIKELY(key < npair)) {
+			x = pair[key];
+			if (TK_UNLIKELY(x == UINT64_MAX))
+				break;
+		} else {
+			uint32_t ei = idmap_get(&h->entmap, (v >> sh_ent) & m_ent), d;
+			if (TK_UNLIKELY(ei == UINT32_MAX))
+				break;
+			d = ev_desc(h, &h->ents[ei], v & m_ev);
+			if (TK_UNLIKELY(d == UINT32_MAX))
+				break;
+			x = (uint64_t)h->ents[ei].tkid << 32 | h->keys[d];
+		}
 		b[n].time = t;
-		b[n].tkid = h->ents[ei].tkid;
-		b[n].desc = d;
+		b[n].id = x;
 		last = t;
-		p += w + 1;
-		n++;
 	}
 	if (n) {
 		c->p = p;
@@ -1798,8 +1893,7 @@ static uint32_t batchw(htf_reader *h, cursor *c)
 		if (TK_UNLIKELY(d == UINT32_MAX))
 			break;
 		b[n].time = t;
-		b[n].tkid = h->ents[ei].tkid;
-		b[n].desc = d;
+		b[n].id = (uint64_t)h->ents[ei].tkid << 32 | h->keys[d];
 		last = t;
 		p += w + 1;
 		n++;
@@ -1814,8 +1908,13 @@ static uint32_t batchw(htf_reader *h, cursor *c)
 }
 #endif
 
-/* The next batch of cursor c: TK_OK, TK_END or an error. */
-static int refill(htf_reader *h, cursor *c, tk_error *err)
+/*
+ * The next batch of cursor c from the batch decoders alone: the number of
+ * records (c->b), 0 when the next record needs the line-at-a-time path
+ * (or the section is over), or an error (a read).  What it touches is the
+ * cursor's own, so the merge may run it on its thread.
+ */
+static int refill_fast(htf_reader *h, cursor *c, tk_error *err)
 {
 	uint32_t n = 0;
 	int rc;
@@ -1840,16 +1939,26 @@ static int refill(htf_reader *h, cursor *c, tk_error *err)
 			n = batchw(h, c);
 #endif
 	}
-	if (TK_LIKELY(n)) {
-		c->bn = n;
+	c->bn = n;
+	return (int)n;
+}
+
+/* The next batch of cursor c, by the line-at-a-time path where the batch
+ * decoders stop: TK_OK, TK_END or an error. */
+static int refill(htf_reader *h, cursor *c, tk_error *err)
+{
+	int rc = refill_fast(h, c, err);
+
+	if (TK_LIKELY(rc > 0))
 		return TK_OK;
-	}
+	if (rc < 0)
+		return rc;
 	rc = cur_next(h, c, err);
 	if (rc != TK_OK)
 		return rc;
 	c->b[0].time = c->time;
-	c->b[0].tkid = c->tkid;
-	c->b[0].desc = c->ty->desc0 + (uint32_t)(c->vi - c->ty->evs);
+	c->b[0].id = (uint64_t)c->tkid << 32 |
+		     h->keys[c->ty->desc0 + (uint32_t)(c->vi - c->ty->evs)];
 	c->bline = c->rline;
 	c->bn = 1;
 	return TK_OK;
@@ -1936,124 +2045,300 @@ static inline void node_set(hnode *t, const cursor *c, uint32_t i)
 	t->rec = c->b;
 	t->bend = c->b + c->bn;
 	t->time = c->b[0].time;
+	t->line = c->bline;
+	t->sc = c->slot | (uint64_t)c->core << 32;
 	t->idx = i;
 }
 
-/* Advance node t past its head: TK_OK, TK_END (its cursor is done) or an
- * error. */
-static inline int node_next(htf_reader *h, hnode *t, tk_error *err)
+/* Take node t (the one whose record went out) out of the merge. */
+static void node_drop(htf_reader *h, uint32_t top)
 {
-	const hrec *nr = t->rec + 1;
-	cursor *c;
-	int rc;
-
-	if (TK_LIKELY(nr < t->bend)) {
-		t->rec = nr;
-		t->time = nr->time;
-		return TK_OK;
+	if (h->linear) {
+		h->nheap--;
+		memmove(&h->heap[top], &h->heap[top + 1],
+			(h->nheap - top) * sizeof(h->heap[0]));
+		memset(&h->heap[h->nheap], 0, sizeof(h->heap[0]));
+		h->heap[h->nheap].time = UINT64_MAX;
+	} else {
+		h->heap[0] = h->heap[--h->nheap];
+		if (h->nheap > 1)
+			sift_down(h, 0);
 	}
-	c = &h->cur[t->idx];
-	rc = refill(h, c, err);
-	if (rc == TK_OK)
-		node_set(t, c, t->idx);
-	return rc;
 }
 
-int htf_reader_next(tk_reader *r, const tk_event **evp, tk_error *err)
+/*
+ * The merge, run ahead of the events (the pipe's fill function): records
+ * of all sections in (time, section) order into `block`.  A cursor whose
+ * batch runs out is refilled by the batch decoders; when the next record
+ * needs the line-at-a-time path (its warnings and errors must come after
+ * the events before it), the block ends with TK_PIPE_STALL and the
+ * cursor's node in h->stall: next_block() reads that record and lets the
+ * merge go on.
+ */
+/* the target's instance of a record (id as in hrec) */
+static inline int64_t count(int64_t *acts, int64_t *starts, uint64_t id)
 {
-	htf_reader *h = r->impl;
-	tk_event *ev = &r->ev;
-	const cursor *c;
-	const hnode *t;
-	const hrec *rec;
-	const hdesc *d;
-	uint32_t i;
-	int rc;
+	uint32_t k = (uint32_t)id;
 
-	if (h->linear) {
-		/* a few cursors: heap[] holds the live ones in section order,
-		 * the first of the smallest time goes out */
-		if (TK_LIKELY(h->nheap)) {
-			hnode *tp = &h->heap[h->top];
-			rc = node_next(h, tp, err);
-			if (TK_UNLIKELY(rc < 0))
-				return rc;
-			if (TK_UNLIKELY(rc == TK_END)) {
-				h->nheap--;
-				memmove(tp, tp + 1,
-					(h->nheap - h->top) * sizeof(*tp));
-				memset(&h->heap[h->nheap], 0, sizeof(*tp));
-				h->heap[h->nheap].time = UINT64_MAX;
-				if (!h->nheap)
-					return TK_END;
+	return tk_synth_count_(acts, starts, (k & KEY_ACT) != 0,
+			       (k & KEY_START) != 0, (k & KEY_COUNTED) != 0,
+			       (uint32_t)(id >> 32));
+}
+
+/* Put node t's head record out and step past it: 0, or 1 when its batch
+ * is used up. */
+static inline int node_out(hnode *t, mrec *o)
+{
+	const hrec *rec = t->rec;
+
+	o->time = t->time;
+	o->line = t->line++;
+	o->id = rec->id;
+	o->sc = t->sc;
+	if (TK_LIKELY(rec + 1 < t->bend)) {
+		t->rec = rec + 1;
+		t->time = rec[1].time;
+		return 0;
+	}
+	return 1;
+}
+
+/* A node whose batch is used up: the next batch from the batch decoders
+ * (1), or 0 with h->stall set, or an error. */
+static int node_refill(htf_reader *h, uint32_t top, tk_error *err)
+{
+	hnode *t = &h->heap[top];
+	cursor *c = &h->cur[t->idx];
+	int k = refill_fast(h, c, err);
+
+	if (TK_UNLIKELY(k <= 0)) {
+		h->stall = top;
+		return k;
+	}
+	node_set(t, c, t->idx);
+	return 1;
+}
+
+/* the merge of a few sections: heap[] holds them in section order, padded
+ * to nsel (2, 4, 8) with UINT64_MAX times; the first of the smallest
+ * times goes out */
+static inline int merge_linear(htf_reader *h, mrec *out, size_t cap,
+			       size_t *np, tk_error *err, uint32_t nsel)
+{
+	hnode *heap = h->heap;
+	int64_t *acts = h->synth.acts, *starts = h->synth.starts;
+	size_t n = 0;
+
+	while (n < cap) {
+		uint32_t top = first_min(heap, nsel);
+		mrec *o = &out[n++];
+		int used = node_out(&heap[top], o);
+		/* every target has its counters (merge_start) */
+		o->inst = count(acts, starts, o->id);
+		if (TK_UNLIKELY(used)) {
+			int k = node_refill(h, top, err);
+			if (TK_UNLIKELY(k <= 0)) {
+				*np = n;
+				return k < 0 ? k : TK_PIPE_STALL;
 			}
-		} else if (!h->started) {
-			h->started = 1;
-			for (i = 0; i < h->ncur; i++) {
-				rc = refill(h, &h->cur[i], err);
-				if (rc < 0)
-					return rc;
-				if (rc == TK_OK)
-					node_set(&h->heap[h->nheap++], &h->cur[i], i);
-			}
-			if (!h->nheap)
-				return TK_END;
-			for (i = h->nheap; i < h->nsel; i++) {
-				memset(&h->heap[i], 0, sizeof(h->heap[i]));
-				h->heap[i].time = UINT64_MAX;
-			}
-		} else {
-			return TK_END;
 		}
-		h->top = first_min(h->heap, h->nsel);
-	} else if (TK_LIKELY(h->nheap)) {
-		/* advance the cursor whose record went out last */
-		rc = node_next(h, &h->heap[0], err);
-		if (TK_UNLIKELY(rc < 0))
-			return rc;
-		if (TK_UNLIKELY(rc == TK_END)) {
-			h->heap[0] = h->heap[--h->nheap];
-			if (!h->nheap)
-				return TK_END;
+	}
+	*np = n;
+	return TK_PIPE_MORE;
+}
+
+/* the merge of many sections: a binary heap */
+static int merge_heap(htf_reader *h, mrec *out, size_t cap, size_t *np,
+		      tk_error *err)
+{
+	int64_t *acts = h->synth.acts, *starts = h->synth.starts;
+	size_t n = 0;
+
+	while (n < cap) {
+		mrec *o = &out[n++];
+		int used = node_out(&h->heap[0], o);
+		/* every target has its counters (merge_start) */
+		o->inst = count(acts, starts, o->id);
+		if (TK_UNLIKELY(used)) {
+			int k = node_refill(h, 0, err);
+			if (TK_UNLIKELY(k <= 0)) {
+				*np = n;
+				return k < 0 ? k : TK_PIPE_STALL;
+			}
 		}
 		if (h->nheap > 1)
 			sift_down(h, 0);
-	} else if (!h->started) {
-		h->started = 1;
-		for (i = 0; i < h->ncur; i++) {
-			rc = refill(h, &h->cur[i], err);
+	}
+	*np = n;
+	return TK_PIPE_MORE;
+}
+
+/*
+ * The merge, run ahead of the events (the pipe's fill function): records
+ * of all sections in (time, section) order into `block`.  A cursor whose
+ * batch runs out is refilled by the batch decoders; when the next record
+ * needs the line-at-a-time path (its warnings and errors must come after
+ * the events before it), the block ends with TK_PIPE_STALL and the
+ * cursor's node in h->stall: next_block() reads that record and lets the
+ * merge go on.  Only the line-at-a-time path ends a section, so the set of
+ * live sections does not change in here.
+ */
+static int merge_fill(void *arg, void *block, size_t cap, size_t *np,
+		      tk_error *err)
+{
+	htf_reader *h = arg;
+
+	*np = 0;
+	if (!h->nheap)
+		return TK_END;
+	if (!h->linear)
+		return merge_heap(h, block, cap, np, err);
+	switch (h->nsel) {
+	case 2:
+		return merge_linear(h, block, cap, np, err, 2);
+	case 4:
+		return merge_linear(h, block, cap, np, err, 4);
+	default:
+		return merge_linear(h, block, cap, np, err, 8);
+	}
+}
+
+/* The first records of all sections, and the merge set up. */
+static int merge_start(htf_reader *h, tk_error *err)
+{
+	uint64_t bytes = 0;
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < h->ncur; i++) {
+		cursor *c = &h->cur[i];
+		rc = refill(h, c, err);
+		if (rc < 0)
+			return rc;
+		if (rc == TK_OK) {
+			node_set(&h->heap[h->nheap], c, i);
+			if (!h->linear)
+				sift_up(h, h->nheap);
+			h->nheap++;
+		}
+		bytes += (uint64_t)(c->end - c->p) + (c->fend - c->foff);
+	}
+	/* the instance counters of every entity (the trace's entities are
+	 * all known by now), made before the merge counts on them */
+	if (h->t->nents > h->synth.cap_ent &&
+	    tk_synth_grow(&h->synth, h->t->nents - 1) < 0)
+		return tk_err_nomem(err, h->name);
+	for (i = h->nheap; h->linear && i < h->nsel; i++) {
+		memset(&h->heap[i], 0, sizeof(h->heap[i]));
+		h->heap[i].time = UINT64_MAX;
+	}
+	return tk_pipe_start(&h->pipe, sizeof(mrec), MERGE_BLOCK, MERGE_BLOCKS,
+			     tk_pipe_want_thread(h->r->opts.threads, bytes),
+			     merge_fill, h, h->name, err);
+}
+
+/*
+ * The block in hand is used up: settle how it ended (a record for the
+ * line-at-a-time path, the end, an error) and take the next one.  TK_OK
+ * with h->q .. h->qn holding records, TK_END or an error.
+ */
+static int next_block(htf_reader *h, tk_error *err)
+{
+	const tk_pipe_block *b;
+	int rc;
+
+	for (;;) {
+		if (TK_UNLIKELY(h->done))
+			return h->done_rc == TK_END ? TK_END
+						    : (*err = h->done_err, h->done_rc);
+		if (!h->started) {
+			h->started = 1;
+			rc = merge_start(h, err);
 			if (rc < 0)
-				return rc;
-			if (rc == TK_OK) {
-				node_set(&h->heap[h->nheap], &h->cur[i], i);
-				sift_up(h, h->nheap++);
+				goto fail;
+		} else if (h->blk) {
+			rc = h->blk->status;
+			if (rc == TK_PIPE_STALL) {
+				/* the merge waits: read the record of the
+				 * cursor it stopped at here, warnings and all */
+				uint32_t top = h->stall;
+				hnode *t = &h->heap[top];
+				rc = refill(h, &h->cur[t->idx], err);
+				if (rc < 0)
+					goto fail;
+				if (rc == TK_OK) {
+					node_set(t, &h->cur[t->idx], t->idx);
+					if (!h->linear && h->nheap > 1)
+						sift_down(h, 0);
+				} else {
+					node_drop(h, top);
+				}
+				tk_pipe_resume(&h->pipe);
+			} else if (rc != TK_PIPE_MORE) {
+				if (rc < 0)
+					*err = h->blk->err;
+				goto fail;
 			}
 		}
-		if (!h->nheap)
-			return TK_END;
-	} else {
-		return TK_END;
+		b = tk_pipe_next(&h->pipe);
+		h->blk = b;
+		h->q = b->items;
+		h->qi = 0;
+		h->qn = b->n;
+		if (h->qn)
+			return TK_OK;
 	}
-	t = &h->heap[h->top];
-	rec = t->rec;
-	c = &h->cur[t->idx];
-	d = &h->descs[rec->desc];
-	ev->time = rec->time;
-	ev->target = rec->tkid;
-	ev->type = d->et;
-	ev->type_name = d->type_name;
-	ev->kind = d->kind;
-	ev->name = d->name;
-	ev->core = c->core;
-	ev->note = NULL;
-	ev->note_len = 0;
-	ev->pos = c->bline + (uint64_t)(rec - c->b);
-	rc = tk_synth_event_inline(&h->synth, c->slot, c->core, TK_NONE, d->sk,
-				   d->kind, rec->tkid, &ev->source,
-				   &ev->source_inst, &ev->target_inst);
-	if (TK_UNLIKELY(rc < 0))
+fail:
+	/* the end or an error: the same on every later call */
+	h->done = 1;
+	h->done_rc = rc;
+	if (rc < 0)
+		h->done_err = *err;
+	return rc;
+}
+
+/*
+ * Events from the merged records in hand, up to EV_BATCH at a time: the
+ * descriptor's fields, the instance the merge gave, and the source from
+ * the running stacks (tk_reader_next hands out the rest of the batch).
+ */
+int htf_reader_next(tk_reader *r, const tk_event **evp, tk_error *err)
+{
+	htf_reader *h = r->impl;
+	tk_event *ev = h->evs;
+	const mrec *m;
+	size_t n, k;
+	int rc;
+
+	if (TK_UNLIKELY(h->qi == h->qn) && (rc = next_block(h, err)) != TK_OK)
+		return rc;
+	n = h->qn - h->qi < EV_BATCH ? h->qn - h->qi : EV_BATCH;
+	m = h->q + h->qi;
+	for (k = 0; k < n; k++, m++, ev++) {
+		const hdesc *d = &h->descs[(uint32_t)m->id & KEY_DESC];
+		uint32_t tkid = (uint32_t)(m->id >> 32), core = (uint32_t)(m->sc >> 32);
+		ev->time = m->time;
+		ev->target = tkid;
+		ev->type = d->et;
+		ev->type_name = d->type_name;
+		ev->kind = d->kind;
+		ev->name = d->name;
+		ev->core = core;
+		ev->note = NULL;
+		ev->note_len = 0;
+		ev->pos = m->line;
+		ev->target_inst = m->inst;
+		if (TK_UNLIKELY(tk_synth_stack_inline(
+			    &h->synth, (uint32_t)m->sc, core, TK_NONE, d->op, tkid,
+			    m->inst, &ev->source, &ev->source_inst) < 0))
+			break;
+	}
+	if (TK_UNLIKELY(!k))
 		return tk_err_nomem(err, h->name);
-	*evp = ev;
+	h->qi += k;
+	r->evq = h->evs + 1;
+	r->evq_end = h->evs + k;
+	*evp = h->evs;
 	return TK_OK;
 }
 
@@ -2110,6 +2395,8 @@ void htf_reader_close(tk_reader *r)
 
 	if (!h)
 		return;
+	/* the merge's thread first: it reads the tables and the cursors */
+	tk_pipe_stop(&h->pipe);
 	for (i = 0; i < h->ntabs; i++)
 		free(h->tabs[i].rows);
 	free(h->tabs);
@@ -2126,6 +2413,8 @@ void htf_reader_close(tk_reader *r)
 			free(h->evflat[i]);
 	free(h->evflat);
 	free(h->descs);
+	free(h->keys);
+	free(h->pair);
 	for (i = 0; i < h->ncur; i++)
 		free(h->cur[i].win);
 	free(h->cur);
