@@ -1,8 +1,10 @@
 /*
  * fuzz_reader.c - the libFuzzer target of every event reader, built once
  * per format with -DFUZZ_FORMAT='"btf"' (see run.sh).  The first byte picks
- * strict or lenient mode and whether the format is forced or probed; the
- * rest is the trace.  Every event is read and its strings and note looked
+ * strict or lenient mode, whether the format is forced or probed, and
+ * whether a reader that can decode on a second thread does (threads 1 or
+ * 0: the pipe's hand-over, stalls and errors under ASan); the rest is the
+ * trace.  Every event is read and its strings and note looked
  * at, so a bad pointer or length shows up under ASan, and the invariants a
  * reader promises are checked.
  */
@@ -39,6 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tk_reader_opts_init(&o);
 	o.strict = data[0] & 1;
 	o.format = (data[0] & 2) ? NULL : FUZZ_FORMAT;
+	o.threads = (data[0] & 4) ? 1 : 0;
 	if (tk_reader_open_mem(&r, data + 1, size - 1, "fuzz", &o, &err) < 0) {
 		FUZZ_CHECK(err.code < 0 && err.msg[0]);
 		return 0;

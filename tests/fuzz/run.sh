@@ -38,6 +38,7 @@ for fmt in $targets; do
 		b=$(basename "$f")
 		{ printf '\001'; cat "$f"; } > "$seeds/s_$b"
 		{ printf '\002'; cat "$f"; } > "$seeds/l_$b"
+		{ printf '\004'; cat "$f"; } > "$seeds/t_$b"
 	done
 	# Tarmac: seeds with an ELF image for the function profile (mode byte
 	# with bit 2, the ELF's length in 2 bytes little-endian, the ELF, the
