@@ -156,14 +156,15 @@ static inline int64_t tk_synth_count_(int64_t *acts, int64_t *starts,
 				      uint32_t is_act, uint32_t is_start,
 				      uint32_t counted, uint32_t target)
 {
-	int64_t a = acts[target], st = starts[target], ns, na, inst;
+	/* the activations never trail the starts (a start raises them), so
+	 * "raise to the start" is a max */
+	int64_t a = acts[target], st = starts[target], ns, inst;
 
 	ns = st + is_start;
-	ns |= (int64_t)(ns == 0);
-	na = tk_synth_sel_((is_start | (st == 0)) & (a < ns), ns, a);
+	ns = ns > 1 ? ns : 1;
 	inst = tk_synth_sel_(is_act, a, ns - 1);
 	starts[target] = tk_synth_sel_(is_act, st, ns);
-	acts[target] = tk_synth_sel_(is_act, a + 1, na);
+	acts[target] = tk_synth_sel_(is_act, a + 1, a > ns ? a : ns);
 	return tk_synth_sel_(counted, inst, 0);
 }
 
