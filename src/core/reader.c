@@ -5,6 +5,7 @@
 #include "internal.h"
 
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,6 +173,36 @@ int tk_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 		return TK_OK;
 	}
 	return r->fmt->reader_next(r, ev, err);
+}
+
+long tk_reader_next_batch(tk_reader *r, const tk_event **evs, size_t max,
+			  tk_error *err)
+{
+	const tk_event *ev;
+	size_t n;
+	int rc;
+
+	if (max > LONG_MAX)
+		max = LONG_MAX;
+	if (!max)
+		max = 1;
+	if (r->evq == r->evq_end) {
+		/* one event, and the batch the reader made with it */
+		rc = r->fmt->reader_next(r, &ev, err);
+		if (rc != TK_OK)
+			return rc == TK_END ? 0 : rc;
+		if (r->evq != ev + 1 || max < 2) {
+			*evs = ev;
+			return 1;
+		}
+		r->evq = ev;
+	}
+	n = (size_t)(r->evq_end - r->evq);
+	if (n > max)
+		n = max;
+	*evs = r->evq;
+	r->evq += n;
+	return (long)n;
 }
 
 uint64_t tk_reader_warning_count(const tk_reader *r)
