@@ -1378,7 +1378,118 @@ static uint64_t count_nl_at(const htf_reader *h, const char *a, const char *b,
 	return count_nl(a, b);
 }
 
+/*
+ * The second half of the scan, run on a thread while the first half is
+ * scanned: per SCAN_CHUNK from `from`, its newlines and whether it holds a
+ * '#'.  find_sections() then passes over the chunks without a '#' at the
+ * cost of an addition, and reads the others as usual.
+ */
+typedef struct scan_half {
+	htf_reader *h;
+	const char *from;     /* at h->buf + ... , chunks of SCAN_CHUNK */
+	size_t n;             /* chunks */
+	uint64_t *nl;
+	uint8_t *hash;
+	char *buf;            /* its pread() buffer */
+	int failed;           /* a read failed: find_sections reads for itself */
+	int joined;
+	pthread_t th;
+} scan_half;
+
+static void *scan_half_run(void *arg)
+{
+	scan_half *sh = arg;
+	const htf_reader *h = sh->h;
+	size_t k;
+
+	for (k = 0; k < sh->n; k++) {
+		const char *a = sh->from + k * SCAN_CHUNK, *q = a;
+		size_t len = (size_t)(h->lim - a) < SCAN_CHUNK
+				     ? (size_t)(h->lim - a) : SCAN_CHUNK, got = 0;
+		if (h->fd >= 0) {
+			uint64_t off = h->foff0 + (uint64_t)(a - h->buf);
+			while (got < len) {
+				ssize_t r = pread(h->fd, sh->buf + got, len - got,
+						  (off_t)(off + got));
+				if (r < 0 && errno == EINTR)
+					continue;
+				if (r <= 0) {
+					sh->failed = 1;
+					return NULL;
+				}
+				got += (size_t)r;
+			}
+			q = sh->buf;
+		}
+		sh->hash[k] = memchr(q, '#', len) != NULL;
+		sh->nl[k] = count_nl(q, q + len);
+	}
+	return NULL;
+}
+
+/* Start the second half's scan on a thread if the input is large: 1, or
+ * 0 (the scan is all find_sections'). */
+static int scan_half_start(htf_reader *h, const char *data, scan_half *sh)
+{
+	size_t len = (size_t)(h->lim - data), first;
+
+	memset(sh, 0, sizeof(*sh));
+	if (!tk_pipe_want_thread(h->r->opts.threads, len) ||
+	    len < 4 * SCAN_CHUNK)
+		return 0;
+	first = (len / 2 / SCAN_CHUNK) * SCAN_CHUNK;
+	sh->h = h;
+	sh->from = data + first;
+	sh->n = (len - first + SCAN_CHUNK - 1) / SCAN_CHUNK;
+	sh->nl = malloc(sh->n * sizeof(*sh->nl));
+	sh->hash = malloc(sh->n);
+	sh->buf = h->fd >= 0 ? malloc(SCAN_CHUNK) : NULL;
+	if (!sh->nl || !sh->hash || (h->fd >= 0 && !sh->buf) ||
+	    pthread_create(&sh->th, NULL, scan_half_run, sh) != 0) {
+		free(sh->nl);
+		free(sh->hash);
+		free(sh->buf);
+		memset(sh, 0, sizeof(*sh));
+		return 0;
+	}
+	return 1;
+}
+
+/* Wait for the second half's scan; 1 if its summary may be used. */
+static int scan_half_join(scan_half *sh)
+{
+	pthread_join(sh->th, NULL);
+	free(sh->buf);
+	sh->buf = NULL;
+	return !sh->failed;
+}
+
+static void scan_half_free(scan_half *sh)
+{
+	free(sh->nl);
+	free(sh->hash);
+	free(sh->buf);
+}
+
+static int find_sections_in(htf_reader *h, const char *data, scan_half *sh,
+			    tk_error *err);
+
 static int find_sections(htf_reader *h, const char *data, tk_error *err)
+{
+	scan_half sh;
+	int rc, threaded = scan_half_start(h, data, &sh);
+
+	rc = find_sections_in(h, data, threaded ? &sh : NULL, err);
+	if (threaded) {
+		if (!sh.joined) /* find_sections_in stopped before its half */
+			scan_half_join(&sh);
+		scan_half_free(&sh);
+	}
+	return rc;
+}
+
+static int find_sections_in(htf_reader *h, const char *data, scan_half *sh,
+			    tk_error *err)
 {
 	const char *p = data, *counted = data, *beg = data, *rel = data, *m;
 	const char *cp = data; /* the scan's chunk holds [cp, cp + cn) */
@@ -1398,8 +1509,40 @@ static int find_sections(htf_reader *h, const char *data, tk_error *err)
 		return tk_err_nomem(err, h->name);
 	while (p < h->lim) {
 		const char *ls, *le, *nl, *ie, *r;
-		size_t step = (size_t)(h->lim - p);
+		size_t step = (size_t)(h->lim - p), most = SIZE_MAX;
 		uint64_t id;
+		if (sh) {
+			/* up to the second half, then chunk by chunk: a chunk
+			 * without a '#' is passed over with its count */
+			size_t bound;
+			if (p < sh->from) {
+				bound = (size_t)(sh->from - p);
+			} else {
+				size_t k = (size_t)(p - sh->from) / SCAN_CHUNK;
+				if (!sh->joined) {
+					sh->joined = 1;
+					if (!scan_half_join(sh))
+						sh->n = 0;
+				}
+				if (p == sh->from + k * SCAN_CHUNK && p == counted &&
+				    k < sh->n && !sh->hash[k]) {
+					const char *e = h->lim - p < (ptrdiff_t)SCAN_CHUNK
+							? h->lim : p + SCAN_CHUNK;
+					line += sh->nl[k];
+					p = counted = e;
+					if (h->may_release &&
+					    (size_t)(p - rel) > 2 * RELEASE_STEP) {
+						release_range(h, rel, p - RELEASE_STEP);
+						rel = p - RELEASE_STEP;
+					}
+					continue;
+				}
+				bound = (size_t)(sh->from + (k + 1) * SCAN_CHUNK - p);
+			}
+			most = bound;
+			if (step > most)
+				step = most;
+		}
 		if (h->fd >= 0) {
 			if (p < cp || p >= cp + cn) {
 				if (step > SCAN_CHUNK)
@@ -1410,6 +1553,8 @@ static int find_sections(htf_reader *h, const char *data, tk_error *err)
 				cn = step;
 			}
 			step = (size_t)(cp + cn - p);
+			if (step > most)
+				step = most;
 			m = memchr(h->chunk + (p - cp), '#', step);
 			if (m)
 				m = cp + (m - h->chunk);

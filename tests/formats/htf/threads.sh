@@ -5,7 +5,8 @@
 # Generated traces with what sends records to the line-at-a-time path deep
 # in their sections (comment lines, trailing comments, indented and blank
 # lines, a record with extra leading zeros, a time that decreases, an
-# unknown entity id), CRLF and gzip input, 1, 2, 5 and 12 cores (the
+# unknown entity id), CRLF and gzip input, a trace large enough for the
+# scan's second half to run on a thread, 1, 2, 5 and 12 cores (the
 # tournament of 2, 4, 8 and the heap), and every fixture of ok/ and fail/,
 # lenient and strict.
 # Usage: threads.sh TEST_READER_THREADS FIXTURE_DIR
@@ -71,6 +72,10 @@ gen 4 30000 1 > "$tmp/odd4.htf" || fail "generating"
 gen 12 6000 1 > "$tmp/odd12.htf"
 gen 5 8000 1 > "$tmp/odd5.htf"
 gen 2 20000 0 > "$tmp/plain2.htf"
+# over 4 MiB: the scan for the sections runs its second half on a thread
+gen 4 100000 1 > "$tmp/big4.htf"
+awk 'BEGIN { s = 0 } /^#-03$/ { s = 1; k = 0 } s && !/^#/ { k++; if (k == 90000) { $0 = "0001G0000001" "01" } } { print }' \
+	"$tmp/big4.htf" > "$tmp/bigbad4.htf"
 gen 1 20000 1 > "$tmp/odd1.htf"
 sed 's/$/\r/' "$tmp/odd4.htf" > "$tmp/crlf4.htf"
 gzip -c "$tmp/odd12.htf" > "$tmp/odd12.htf.gz"
@@ -80,12 +85,13 @@ awk 'BEGIN { s = 0 } /^#-02$/ { s = 1; k = 0 } s && !/^#/ { k++; if (k == 17000)
 # a bad digit deep in the 11th section of 12
 awk 'BEGIN { s = 0 } /^#-0A$/ { s = 1; k = 0 } s && !/^#/ { k++; if (k == 5000) { $0 = "0001G0000001" "01" } } { print }' \
 	"$tmp/odd12.htf" > "$tmp/bad12.htf"
-gen_files="$tmp/odd4.htf $tmp/odd12.htf $tmp/odd5.htf $tmp/plain2.htf $tmp/odd1.htf $tmp/crlf4.htf $tmp/odd12.htf.gz $tmp/bad4.htf $tmp/bad12.htf"
+gen_files="$tmp/big4.htf $tmp/bigbad4.htf $tmp/odd4.htf $tmp/odd12.htf $tmp/odd5.htf $tmp/plain2.htf $tmp/odd1.htf $tmp/crlf4.htf $tmp/odd12.htf.gz $tmp/bad4.htf $tmp/bad12.htf"
 
 "$bin" --from htf $gen_files > "$tmp/out" || { cat "$tmp/out"; fail "generated traces, lenient"; }
 cat "$tmp/out"
 grep -q "odd4.htf: 120000 events, 3 warnings" "$tmp/out" || fail "odd4: 120000 events and 3 warnings expected"
-grep -q "bad4.htf: .*is not in the #EntityTable" "$tmp/out" || fail "bad4: the unknown entity error expected"
+grep -q "/bad4.htf: .*is not in the #EntityTable" "$tmp/out" || fail "bad4: the unknown entity error expected"
+grep -q "bigbad4.htf: .*'G' in a record" "$tmp/out" || fail "bigbad4: the bad digit error expected"
 "$bin" --from htf --strict $gen_files > "$tmp/out" || { cat "$tmp/out"; fail "generated traces, strict"; }
 "$bin" --from htf "$dir"/ok/*.htf "$dir"/fail/*.htf > "$tmp/out" || { cat "$tmp/out"; fail "fixtures, lenient"; }
 "$bin" --from htf --strict "$dir"/ok/*.htf "$dir"/fail/*.htf > "$tmp/out" || { cat "$tmp/out"; fail "fixtures, strict"; }
