@@ -1,9 +1,10 @@
 /*
  * test_reader_threads - a reader gives the same with and without its
- * second thread (tk_reader_opts.threads 0 and 1): every field of every
- * event, each warning at the same place among the events (the number of
- * events handed out before it), the warning count, and how the reading
- * ends (the end, or the same error with the same position).
+ * second thread (tk_reader_opts.threads 0 and 1), and through
+ * tk_reader_next_batch(): every field of every event, each warning at the
+ * same place among the events (the number of events handed out before
+ * it), the warning count, and how the reading ends (the end, or the same
+ * error with the same position).
  *
  * Usage: test_reader_threads [--from FORMAT] [--strict] FILE...
  * Prints one line per file; exit status 1 on the first difference.
@@ -44,12 +45,29 @@ static void on_warning(void *ctx, const tk_error *w)
 	r->nwarn++;
 }
 
+static void add_event(run *r, const tk_event *ev)
+{
+	if (r->n == r->cap) {
+		size_t ncap = r->cap ? 2 * r->cap : 1024;
+		tk_event *ne = realloc(r->evs, ncap * sizeof(*ne));
+		if (!ne) {
+			fprintf(stderr, "out of memory\n");
+			exit(2);
+		}
+		r->evs = ne;
+		r->cap = ncap;
+	}
+	r->evs[r->n++] = *ev;
+}
+
+/* batch: 0 one by one, else tk_reader_next_batch() with that maximum */
 static void read_all(run *r, const char *path, const char *from, int strict,
-		     int threads)
+		     int threads, size_t batch)
 {
 	tk_reader_opts o;
 	tk_reader *rd;
 	const tk_event *ev;
+	long nb, i;
 
 	memset(r, 0, sizeof(*r));
 	tk_reader_opts_init(&o);
@@ -62,18 +80,20 @@ static void read_all(run *r, const char *path, const char *from, int strict,
 	if (r->rc < 0)
 		return;
 	r->opened = 1;
-	while ((r->rc = tk_reader_next(rd, &ev, &r->err)) == TK_OK) {
-		if (r->n == r->cap) {
-			size_t ncap = r->cap ? 2 * r->cap : 1024;
-			tk_event *ne = realloc(r->evs, ncap * sizeof(*ne));
-			if (!ne) {
-				fprintf(stderr, "out of memory\n");
-				exit(2);
+	if (!batch) {
+		while ((r->rc = tk_reader_next(rd, &ev, &r->err)) == TK_OK)
+			add_event(r, ev);
+	} else {
+		while ((nb = tk_reader_next_batch(rd, &ev, batch, &r->err)) > 0) {
+			if ((size_t)nb > batch) {
+				printf("FAIL %s: a batch of %ld events, at most %zu asked\n",
+				       path, nb, batch);
+				exit(1);
 			}
-			r->evs = ne;
-			r->cap = ncap;
+			for (i = 0; i < nb; i++)
+				add_event(r, &ev[i]);
 		}
-		r->evs[r->n++] = *ev;
+		r->rc = nb == 0 ? TK_END : (int)nb;
 	}
 	r->warn_count = tk_reader_warning_count(rd);
 	tk_reader_close(rd);
@@ -168,10 +188,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (; i < argc; i++) {
-		run a, b;
-		read_all(&a, argv[i], from, strict, 0);
-		read_all(&b, argv[i], from, strict, 1);
-		if (compare(argv[i], &a, &b))
+		run a, b, c;
+		read_all(&a, argv[i], from, strict, 0, 0);
+		read_all(&b, argv[i], from, strict, 1, 0);
+		read_all(&c, argv[i], from, strict, 1, 100);
+		if (compare(argv[i], &a, &b) || compare(argv[i], &a, &c))
 			failed = 1;
 		else
 			printf("ok %s: %zu events, %zu warnings, %s\n", argv[i],
@@ -180,8 +201,9 @@ int main(int argc, char **argv)
 		files++;
 		run_free(&a);
 		run_free(&b);
+		run_free(&c);
 	}
 	if (!failed)
-		printf("%d files read alike with and without the thread\n", files);
+		printf("%d files read alike with and without the thread, and in batches\n", files);
 	return failed;
 }
