@@ -180,46 +180,57 @@ static inline int tk_synth_inst_inline(tk_synth *s, tk_synth_op op,
 
 /*
  * The second half: the source and its instance from the running stacks of
- * core slot `slot`, and the stacks updated with the target (instance
- * `inst`, from the first half).  TK_OK or TK_E_NOMEM.
+ * one core slot (`procs` and `runs`: &s->procs[slot], &s->runs[slot]),
+ * and the stacks updated with the target (instance `inst`, from the first
+ * half).  TK_OK or TK_E_NOMEM.  (The stacks are read into locals before
+ * anything is stored: the stores through src and src_inst could otherwise
+ * alias them, and every load would be done twice.)
  */
-static inline int tk_synth_stack_inline(tk_synth *s, uint32_t slot,
-					uint32_t core, uint32_t fallback,
-					tk_synth_op op, uint32_t target,
-					int64_t inst, uint32_t *src,
-					int64_t *src_inst)
+static inline int tk_synth_stack_inline(tk_synth_stack *procs,
+					tk_synth_stack *runs, uint32_t core,
+					uint32_t fallback, tk_synth_op op,
+					uint32_t target, int64_t inst,
+					uint32_t *src, int64_t *src_inst)
 {
-	tk_synth_stack *procs = &s->procs[slot], *runs;
+	uint32_t np = procs->n, se = core != TK_NONE ? core : fallback;
+	int64_t si = 0;
+	int rc = TK_OK;
 
-	*src = core != TK_NONE ? core : fallback;
-	*src_inst = 0;
 	switch (op.sk) {
 	case TK_SK_PROCESS:
-		return tk_synth_apply_(procs, op.what, target, inst);
+		rc = tk_synth_apply_(procs, op.what, target, inst);
+		break;
 	case TK_SK_RUNNABLE:
-		if (procs->n) {
-			*src = procs->s[procs->n - 1].ent;
-			*src_inst = procs->s[procs->n - 1].inst;
+		if (np) {
+			const tk_synth_slot top = procs->s[np - 1];
+			se = top.ent;
+			si = top.inst;
 		}
-		return tk_synth_apply_(&s->runs[slot], op.what, target, inst);
+		rc = tk_synth_apply_(runs, op.what, target, inst);
+		break;
 	case TK_SK_BLOCK:
-		runs = &s->runs[slot];
 		if (runs->n) {
-			*src = runs->s[runs->n - 1].ent;
-			*src_inst = runs->s[runs->n - 1].inst;
-		} else if (procs->n) {
-			*src = procs->s[procs->n - 1].ent;
-			*src_inst = procs->s[procs->n - 1].inst;
+			const tk_synth_slot top = runs->s[runs->n - 1];
+			se = top.ent;
+			si = top.inst;
+		} else if (np) {
+			const tk_synth_slot top = procs->s[np - 1];
+			se = top.ent;
+			si = top.inst;
 		}
-		return TK_OK;
+		break;
 	default:
 		/* signals, semaphores (and unknown types): the running process */
-		if (procs->n) {
-			*src = procs->s[procs->n - 1].ent;
-			*src_inst = procs->s[procs->n - 1].inst;
+		if (np) {
+			const tk_synth_slot top = procs->s[np - 1];
+			se = top.ent;
+			si = top.inst;
 		}
-		return TK_OK;
+		break;
 	}
+	*src = se;
+	*src_inst = si;
+	return rc;
 }
 
 /* Both halves at once. */
@@ -233,8 +244,9 @@ static inline int tk_synth_event_inline(tk_synth *s, uint32_t slot,
 
 	if (tk_synth_inst_inline(s, op, target, tgt_inst) < 0)
 		return TK_E_NOMEM;
-	return tk_synth_stack_inline(s, slot, core, fallback, op, target,
-				     *tgt_inst, src, src_inst);
+	return tk_synth_stack_inline(&s->procs[slot], &s->runs[slot], core,
+				     fallback, op, target, *tgt_inst, src,
+				     src_inst);
 }
 
 #endif

@@ -2451,6 +2451,9 @@ int htf_reader_next(tk_reader *r, const tk_event **evp, tk_error *err)
 {
 	htf_reader *h = r->impl;
 	tk_event *ev = h->evs;
+	/* in locals: the stores into the events could alias them */
+	const hdesc *descs = h->descs;
+	tk_synth_stack *procs = h->synth.procs, *runs = h->synth.runs;
 	const mrec *m;
 	size_t n, k;
 	int rc;
@@ -2460,8 +2463,9 @@ int htf_reader_next(tk_reader *r, const tk_event **evp, tk_error *err)
 	n = h->qn - h->qi < EV_BATCH ? h->qn - h->qi : EV_BATCH;
 	m = h->q + h->qi;
 	for (k = 0; k < n; k++, m++, ev++) {
-		const hdesc *d = &h->descs[(uint32_t)m->id & KEY_DESC];
-		uint32_t tkid = (uint32_t)(m->id >> 32), core = (uint32_t)(m->sc >> 32);
+		const hdesc *d = &descs[(uint32_t)m->id & KEY_DESC];
+		uint32_t tkid = (uint32_t)(m->id >> 32),
+			 slot = (uint32_t)m->sc, core = (uint32_t)(m->sc >> 32);
 		ev->time = m->time;
 		ev->target = tkid;
 		ev->type = d->et;
@@ -2474,7 +2478,7 @@ int htf_reader_next(tk_reader *r, const tk_event **evp, tk_error *err)
 		ev->pos = m->line;
 		ev->target_inst = m->inst;
 		if (TK_UNLIKELY(tk_synth_stack_inline(
-			    &h->synth, (uint32_t)m->sc, core, TK_NONE, d->op, tkid,
+			    &procs[slot], &runs[slot], core, core, d->op, tkid,
 			    m->inst, &ev->source, &ev->source_inst) < 0))
 			break;
 	}
