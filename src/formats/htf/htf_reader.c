@@ -186,13 +186,16 @@ typedef struct cursor {
 	 * node of the cursor points at its head */
 	uint32_t bn;
 	uint64_t bline;
-	hrec b[BATCH];
+	hrec b[BATCH + 1];  /* b[bn]: read (not used) by node_out */
 } cursor;
 
 /* a heap node: the head record of a cursor, its time and the end of its
  * batch kept here so that the merge's next choice waits on few loads */
 typedef struct hnode {
 	uint64_t time;
+	uint64_t next;     /* the time of rec[1], loaded ahead: the merge's
+			    * chain from one choice to the next is then one
+			    * load shorter */
 	const struct hrec *rec, *bend;
 	uint64_t line;     /* of rec */
 	uint64_t sc;       /* core slot | core entity << 32 */
@@ -2190,6 +2193,7 @@ static inline void node_set(hnode *t, const cursor *c, uint32_t i)
 	t->rec = c->b;
 	t->bend = c->b + c->bn;
 	t->time = c->b[0].time;
+	t->next = c->b[1].time;
 	t->line = c->bline;
 	t->sc = c->slot | (uint64_t)c->core << 32;
 	t->idx = i;
@@ -2242,7 +2246,8 @@ static inline int node_out(hnode *t, mrec *o)
 	o->sc = t->sc;
 	if (TK_LIKELY(rec + 1 < t->bend)) {
 		t->rec = rec + 1;
-		t->time = rec[1].time;
+		t->time = t->next;
+		t->next = rec[2].time; /* at most b[bn] */
 		return 0;
 	}
 	return 1;
