@@ -35,6 +35,9 @@ typedef struct cli_read_opts {
 	/* the reader's format-specific options (tk_reader_opts.options) from
 	 * --input-option KEY=VALUE and --trace N, comma-joined */
 	char options[512];
+	/* --threads: 0 not given (the reader's default, auto), else the
+	 * tk_reader_opts threads value + 2 (1 never, 3 always) */
+	int threads2;
 } cli_read_opts;
 
 /*
@@ -42,17 +45,22 @@ typedef struct cli_read_opts {
  * and -q: put CLI_READ_LONGOPTS in the getopt_long table, hand the codes to
  * cli_read_opt(), and print CLI_READ_HELP in the help.
  */
-enum { CLI_O_TRACE = 0x4000, CLI_O_INPUT_OPTION };
+enum { CLI_O_TRACE = 0x4000, CLI_O_INPUT_OPTION, CLI_O_THREADS };
 #define CLI_READ_LONGOPTS \
 	{ "trace", required_argument, NULL, CLI_O_TRACE }, \
-	{ "input-option", required_argument, NULL, CLI_O_INPUT_OPTION }
+	{ "input-option", required_argument, NULL, CLI_O_INPUT_OPTION }, \
+	{ "threads", required_argument, NULL, CLI_O_THREADS }
 #define CLI_READ_HELP \
 	"  --trace N           ATF: read only the N-th TraceData (1-based; default\n" \
 	"                      all of them, one after the other)\n" \
 	"  --input-option KEY=VALUE\n" \
 	"                      an option of the input format's reader (repeatable);\n" \
-	"                      ATF: trace=N, time-digits=D (see docs/atf.md)\n"
-/** Handle CLI_O_TRACE / CLI_O_INPUT_OPTION: 0, or -1 after a usage error. */
+	"                      ATF: trace=N, time-digits=D (see docs/atf.md)\n" \
+	"  --threads 0|1|auto  decode on a second thread (HTF, S.Ha.R.K.): never,\n" \
+	"                      always, or for inputs of 8 MiB or more on a machine\n" \
+	"                      with 2+ CPUs (auto, the default); same output\n"
+/** Handle CLI_O_TRACE / CLI_O_INPUT_OPTION / CLI_O_THREADS: 0, or -1 after
+ * a usage error. */
 int cli_read_opt(cli_read_opts *o, const char *cmd, int code, const char *arg);
 
 /** Print "tracekit: error: ..." (or the error's position form) to stderr. */

@@ -44,7 +44,7 @@ int cmd_cat(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0, "" };
+	cli_read_opts ro = { NULL, 0, 0, "", 0 };
 	cli_filter f;
 	tk_reader *r = NULL;
 	int c, no_header = 0, ret = EXIT_BAD, bad = 0;
@@ -64,6 +64,7 @@ int cmd_cat(int argc, char **argv)
 		case O_FROM: ro.from = optarg; break;
 		case CLI_O_TRACE:
 		case CLI_O_INPUT_OPTION:
+		case CLI_O_THREADS:
 			bad |= cli_read_opt(&ro, "cat", c, optarg) < 0;
 			break;
 		case O_STRICT: ro.strict = 1; break;

@@ -55,7 +55,7 @@ int cmd_check(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0, "" };
+	cli_read_opts ro = { NULL, 0, 0, "", 0 };
 	check_ctx cx = { NULL, 0, 0 };
 	tk_reader *r = NULL;
 	tk_check *chk = NULL;
@@ -79,6 +79,7 @@ int cmd_check(int argc, char **argv)
 		case O_FROM: ro.from = optarg; break;
 		case CLI_O_TRACE:
 		case CLI_O_INPUT_OPTION:
+		case CLI_O_THREADS:
 			if (cli_read_opt(&ro, "check", c, optarg) < 0)
 				return EXIT_BAD;
 			break;

@@ -50,7 +50,7 @@ int cmd_convert(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0, "" };
+	cli_read_opts ro = { NULL, 0, 0, "", 0 };
 	const char *to = NULL, *out;
 	cli_filter f;
 	tk_reader *r = NULL;
@@ -66,6 +66,7 @@ int cmd_convert(int argc, char **argv)
 		case O_FROM: ro.from = optarg; break;
 		case CLI_O_TRACE:
 		case CLI_O_INPUT_OPTION:
+		case CLI_O_THREADS:
 			bad |= cli_read_opt(&ro, "convert", c, optarg) < 0;
 			break;
 		case O_TO: to = optarg; break;

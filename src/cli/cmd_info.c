@@ -166,7 +166,7 @@ int cmd_info(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0, "" };
+	cli_read_opts ro = { NULL, 0, 0, "", 0 };
 	const char *path, *outfmt = "text";
 	uint64_t nevents = 0, tmin = UINT64_MAX, tmax = 0;
 	uint64_t per_type[TK_ET_COUNT] = { 0 };
@@ -174,6 +174,7 @@ int cmd_info(int argc, char **argv)
 	count_row *rows = NULL;
 	tk_reader *r = NULL;
 	const tk_event *ev;
+	long nb;
 	const tk_trace *t;
 	const tk_timebase *tb;
 	tk_error err;
@@ -190,6 +191,7 @@ int cmd_info(int argc, char **argv)
 		case 'F': ro.from = optarg; break;
 		case CLI_O_TRACE:
 		case CLI_O_INPUT_OPTION:
+		case CLI_O_THREADS:
 			if (cli_read_opt(&ro, "info", c, optarg) < 0)
 				return EXIT_BAD;
 			break;
@@ -218,15 +220,19 @@ int cmd_info(int argc, char **argv)
 	counts.cell = calloc(DENSE * DENSE, sizeof(*counts.cell));
 	if (!counts.cell)
 		goto nomem;
-	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
-		nevents++;
-		if (ev->time < tmin)
-			tmin = ev->time;
-		if (ev->time > tmax)
-			tmax = ev->time;
-		if (count_event(&counts, ev->type_name, ev->name) < 0)
-			goto nomem;
+	while ((nb = tk_reader_next_batch(r, &ev, 256, &err)) > 0) {
+		const tk_event *end = ev + nb;
+		nevents += (uint64_t)nb;
+		for (; ev < end; ev++) {
+			if (ev->time < tmin)
+				tmin = ev->time;
+			if (ev->time > tmax)
+				tmax = ev->time;
+			if (count_event(&counts, ev->type_name, ev->name) < 0)
+				goto nomem;
+		}
 	}
+	rc = (int)nb;
 	if (rc < 0) {
 		cli_error(&err);
 		goto out;

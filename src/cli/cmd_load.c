@@ -147,7 +147,7 @@ int cmd_load(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0, "" };
+	cli_read_opts ro = { NULL, 0, 0, "", 0 };
 	const char *path, *outfmt = "table", *unit_s = "ns", *window_s = NULL;
 	load_ctx x;
 	tk_reader *r = NULL;
@@ -168,6 +168,7 @@ int cmd_load(int argc, char **argv)
 		case O_FROM: ro.from = optarg; break;
 		case CLI_O_TRACE:
 		case CLI_O_INPUT_OPTION:
+		case CLI_O_THREADS:
 			if (cli_read_opt(&ro, "load", c, optarg) < 0)
 				return EXIT_BAD;
 			break;

@@ -609,7 +609,7 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0, "" };
+	cli_read_opts ro = { NULL, 0, 0, "", 0 };
 	const char *out = NULL, *path;
 	cli_filter f;
 	rep x;
@@ -629,6 +629,7 @@ int cmd_report(int argc, char **argv)
 		case O_FROM: ro.from = optarg; break;
 		case CLI_O_TRACE:
 		case CLI_O_INPUT_OPTION:
+		case CLI_O_THREADS:
 			if (cli_read_opt(&ro, "report", c, optarg) < 0)
 				return EXIT_BAD;
 			break;

@@ -92,7 +92,7 @@ int cmd_stats(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0, "" };
+	cli_read_opts ro = { NULL, 0, 0, "", 0 };
 	const char *path, *outfmt = "table", *unit_s = "ns";
 	const char **entities = NULL, **types = NULL;
 	size_t nentities = 0, ntypes = 0, i, nrows = 0;
@@ -124,6 +124,7 @@ int cmd_stats(int argc, char **argv)
 		case O_FROM: ro.from = optarg; break;
 		case CLI_O_TRACE:
 		case CLI_O_INPUT_OPTION:
+		case CLI_O_THREADS:
 			if (cli_read_opt(&ro, "stats", c, optarg) < 0)
 				goto out;
 			break;
