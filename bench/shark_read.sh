@@ -16,6 +16,9 @@
 #   `tracekit info`  target >= 2 GB/s of records and a flat RSS (< 64 MB:
 #                    the reader gives the mapped pages back behind its two
 #                    passes, the scan at open and the read)
+#   `tracekit info --threads 0`  the same on one thread (the reader decodes
+#                    on a second thread by default for inputs of 8 MiB or
+#                    more; docs/shark.md): no target, for comparison
 #   `reader_next`    the reader alone (bench/reader_next.c: tk_reader_next in
 #                    a loop, the times folded into a checksum), same target:
 #                    what is left of info's time is info's own counting
@@ -38,6 +41,7 @@ fi
 bench_reader_next
 bench_input "$TRACE"
 run_bench "tracekit info (shark)" info 2 64 - -- "$TRACEKIT" info -q --from shark "$TRACE"
+run_bench "tracekit info --threads 0" info0 - - - -- "$TRACEKIT" info -q --threads 0 --from shark "$TRACE"
 if [[ -n $READER_NEXT ]]; then
 	run_bench "reader only (reader_next)" shark_next 2 64 - -- "$READER_NEXT" --from shark "$TRACE"
 else

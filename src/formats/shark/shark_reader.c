@@ -28,19 +28,38 @@
  *
  * Speed and memory: a mapped dump is scanned once at open (its clock
  * rates and its order: a few instructions per record) and then mapped to
- * events a batch of records at a time; both passes give the pages of a
+ * events a block of records at a time; both passes give the pages of a
  * dump larger than KEEP_MAX back behind them (tk_source_release), so the
  * resident size stays a few MB whatever the size of the dump (but for one
- * that must be sorted, which is read through its index).  Events are
- * queued QCAP at a time, so that shark_reader_next() is a load and a
- * compare for most events.
+ * that must be sorted, which is read through its index).
+ *
+ * Blocks and threads: records are mapped to events a block (BCAP events)
+ * at a time by fill(), which runs either in shark_reader_next() (one
+ * thread) or on a second thread through src/core/pipe.h (tk_reader_opts
+ * threads); tk_reader_next() hands out the events of a block itself
+ * (r->evq), so that most events cost it a compare and a pointer step.  fill() takes only the records whose mapping touches nothing
+ * but the reader's own decoding state and the block (a context, interrupt,
+ * mutex or kept code seen before, no warning): a record that needs more
+ * (a new entity, a string to intern, a warning, an error, the first
+ * event) ends the block with TK_PIPE_STALL before it, and the consumer,
+ * once it has handed out the block's events, maps that one record itself
+ * (the slow path, refill(): the worker waits), then lets the worker go
+ * on.  So the tk_trace is only changed on the caller's thread, warnings
+ * reach the callback exactly between the events before and after their
+ * record, and an error is returned after the events of the records before
+ * it (its record is taken: a caller that goes on reads the next one),
+ * with or without the thread.  A dump whose records often need the consumer is
+ * read on the caller's thread for a while after each stall (INLINE_RUN),
+ * so that stalls cost no more than a thread's round trip now and then.
  *
  * The event model mapping (tasks, context switches, interrupts, mutexes,
  * the rest kept by name) is in docs/mappings.md.
  */
 #include "shark.h"
 #include "shark_time.h"
+#include "../../core/pipe.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,13 +87,21 @@ enum {
 /* Assumed when the dump never gives its clock: 1 GHz, a cycle is 1 ns. */
 #define DEFAULT_CLK 1000000u
 /*
- * The event queue, and the most events one record makes: 3 (a context
- * switch, an interrupt's start or end: the preemption or end of one
- * thing, the activation and start of another) and the first event of the
- * trace.  emit() refuses to go past QCAP all the same.
+ * Events are made a block of BCAP at a time.  PER_REC is the most events
+ * one record makes: 3 (a context switch, an interrupt's start or end: the
+ * preemption or end of one thing, the activation and start of another)
+ * and the first event of the trace; a record is mapped only with PER_REC
+ * free slots in the block.
  */
-#define QCAP 128
+#define BCAP 16384
 #define PER_REC 4
+/* blocks of the pipe (one held by the consumer, the others filled ahead) */
+#define NBLOCKS 4
+/* After a stall (auto threads), the blocks filled on the caller's thread
+ * before the worker is let go on: at the start, and after each stall (more
+ * if the worker stalled again soon after it went on). */
+#define INLINE_RUN 8
+#define INLINE_MAX 512
 /* how many bytes a pass over a mapped dump goes before it gives the pages
  * behind it back; dumps up to KEEP_MAX bytes stay mapped as they are */
 #define RELEASE_STEP ((size_t)4 << 20)
@@ -98,13 +125,13 @@ typedef struct isr {
 	int64_t inst;
 } isr;
 
-/* One raw record, decoded. */
+/* One raw record, decoded (par2: par2_of()). */
 typedef struct rec {
 	unsigned type;       /* the whole type word */
 	unsigned code;       /* its low byte */
 	unsigned par1;
-	uint32_t par2;
 	uint64_t tsc;
+	const uint8_t *p;    /* the record */
 } rec;
 
 /* A kept record whose target, type and source rule depend on its code
@@ -113,10 +140,49 @@ typedef struct kept_code {
 	uint32_t tgt1;       /* target entity + 1; 0: not known yet */
 	uint8_t type;        /* tk_etype */
 	uint8_t sys;         /* the source is the core, not the running task */
-	tk_str name;
+	/* the event's type_name and name, as emit_named() stores them */
+	struct { tk_str type_name, name; } names;
 } kept_code;
 
+/* A block of events, and the notes of its events (the note of ev[i] is
+ * notes[i]): one item of the pipe. */
+typedef struct sblock {
+	size_t n;
+	tk_event ev[BCAP];
+	char notes[BCAP][NOTE_MAX];
+} sblock;
+
+/* The semaphores and mutexes met (sem_map): key (par2 << 1 | is_sem) + 1,
+ * 0 for a free slot, and the entity. */
+typedef struct sem_slot {
+	uint64_t key1;
+	uint32_t ent;
+} sem_slot;
+
+/* fill() and the steps of one record: how they end (besides the negative
+ * statuses).  R_STALL: the record needs the consumer (nothing was done). */
+enum { R_OK = 0, R_STALL = 1 };
+
 typedef struct shark_reader {
+	/* ---- the consumer's (the caller's thread) ---- */
+	const tk_event *rp;  /* the next event to return */
+	const tk_event *rend;/* the end of the events in hand */
+	int ending;          /* how they end: TK_PIPE_MORE, TK_PIPE_STALL,
+			      * TK_END or a failure (cerr) */
+	int threads;         /* tk_reader_opts threads: 0, 1, -1 auto */
+	int threaded;        /* the pipe is wanted */
+	int piped;           /* the pipe is started */
+	int paused;          /* the pipe's block in hand ended with a stall */
+	unsigned inline_left;/* blocks to fill here before the pipe goes on */
+	unsigned inline_run; /* the length of the last such run */
+	unsigned since;      /* pipe blocks taken since it last went on */
+	tk_error cerr;
+	sblock *own;         /* the block filled on the caller's thread */
+	size_t cpop, crel;   /* follow(): mapped up to, given back up to */
+	tk_pipe pipe;
+	char pad[128];       /* what the worker writes below: another line */
+
+	/* ---- the decoder's: fill() (the worker while the pipe runs) ---- */
 	tk_reader *r;
 	tk_trace *t;
 	const char *name;
@@ -129,6 +195,7 @@ typedef struct shark_reader {
 	size_t norder;
 	size_t rot;          /* rotation start when not sorted */
 	int release;         /* a large mapped file: give back pages behind */
+	int follow;          /* ... which the consumer does (see follow()) */
 	size_t next;         /* position in time order */
 	/* whole mode, not sorted: the physical slots [cur, lim) are next;
 	 * part 0 is [rot, nslots), part 1 [0, rot) */
@@ -141,7 +208,8 @@ typedef struct shark_reader {
 	int cycles;          /* ticks are TSC cycles (one clock rate) */
 	uint64_t last_tsc;
 	int started;
-	/* a failure met in a batch, returned once the events before it are */
+	int fst;             /* how the pass of fill_t() stopped (F_RUN ...) */
+	/* a failure to read the stream met by fill(), for the consumer */
 	int pend_rc;
 	int done;
 	tk_error perr;
@@ -152,10 +220,12 @@ typedef struct shark_reader {
 	uint32_t *ctx_map;   /* context -> task index, TK_NONE */
 	isr *isrs;
 	uint32_t nisrs, capisrs;
-	uint32_t *irq_map;   /* irq number -> isr index */
+	uint32_t *irq_map;   /* irq number -> isr index, or NULL */
 	uint32_t running;    /* task index on the core, TK_NONE */
 	uint32_t isr_stack[ISR_MAX];
 	int isr_depth;
+	sem_slot *sem_map;   /* open addressing, a power of 2 long */
+	size_t nsem, capsem;
 	/* per event code, + 1 (0: not yet): its interned name, and the
 	 * entity keep() gives it when that depends on the code alone */
 	tk_str code_name1[256];
@@ -164,11 +234,13 @@ typedef struct shark_reader {
 	uint8_t unknown[256];  /* no FTrace name (shark_code_name() NULL) */
 	tk_str kind_str[TK_EV_COUNT];
 	tk_str type_str[TK_ET_COUNT];
-	/* events made from the current batch of records */
-	tk_event *qp;        /* the next free slot of q */
-	tk_event *rp;        /* the next event to return */
-	tk_event q[QCAP];
-	char notes[QCAP][NOTE_MAX];
+	/* what emit() stores as one word: an event's type_name and name (by
+	 * type and kind), its core and note_len 0 */
+	struct { tk_str type_name, name; } names[TK_ET_COUNT][TK_EV_COUNT];
+	struct { uint32_t core, note_len; } core_w;
+	/* the block being filled */
+	sblock *blk;
+	tk_event *qp;        /* its next free slot */
 	uint64_t now;        /* time of the current record */
 	uint64_t pos;        /* its physical record number */
 } shark_reader;
@@ -228,15 +300,21 @@ static TK_INLINE void decode(const uint8_t *p, rec *o)
 	o->code = w & 0xffu;
 	o->par1 = w >> 16;
 	o->tsc = tsc_at(p);
+	o->p = p;
+}
+
+/* par2, read where it is used */
+static TK_INLINE uint32_t par2_of(const rec *x)
+{
 	/* the FAST ipoint never writes par2: what is there is stale */
-	o->par2 = (w & SHARK_FAST) ? 0 : le32(p + 12);
+	return (x->type & SHARK_FAST) ? 0 : le32(x->p + 12);
 }
 
 static int is_clock(const rec *x)
 {
 	return (x->code == SHARK_TRACE_START ||
 		x->code == SHARK_CYCLES_PER_MSEC) &&
-	       !(x->type & SHARK_FAST) && x->par2 != 0;
+	       !(x->type & SHARK_FAST) && par2_of(x) != 0;
 }
 
 /* ---- probing ------------------------------------------------------------ */
@@ -410,9 +488,16 @@ static uint32_t isr_of(shark_reader *s, unsigned irq)
 
 /* ---- events ------------------------------------------------------------- */
 
-static TK_INLINE tk_event *emit(shark_reader *s, uint32_t src, int64_t sinst,
-				 tk_etype type, uint32_t tgt, int64_t tinst,
-				 tk_evkind kind)
+/* emit() stores type_name and name, core and note_len, a pair at a time */
+_Static_assert(offsetof(tk_event, name) == offsetof(tk_event, type_name) + 4 &&
+	       offsetof(tk_event, note_len) == offsetof(tk_event, core) + 4,
+	       "tk_event field pairs");
+
+/* An event, its type_name and name from `names` (8 bytes: the pair). */
+static TK_INLINE tk_event *emit_named(shark_reader *s, uint32_t src,
+				       int64_t sinst, tk_etype type,
+				       uint32_t tgt, int64_t tinst,
+				       tk_evkind kind, const void *names)
 {
 	tk_event *e;
 
@@ -422,10 +507,11 @@ static TK_INLINE tk_event *emit(shark_reader *s, uint32_t src, int64_t sinst,
 	 */
 	e = s->qp++;
 #ifndef NDEBUG
-	if (e >= s->q + QCAP)
+	if (e >= s->blk->ev + BCAP)
 		abort();
 #endif
-	/* every field, in order */
+	/* every field, in order; type_name and name, core and note_len
+	 * (0) a word each */
 	e->time = s->now;
 	e->source = src;
 	e->target = tgt;
@@ -433,13 +519,19 @@ static TK_INLINE tk_event *emit(shark_reader *s, uint32_t src, int64_t sinst,
 	e->target_inst = tinst;
 	e->type = type;
 	e->kind = kind;
-	e->type_name = s->type_str[type];
-	e->name = s->kind_str[kind];
-	e->core = s->core;
-	e->note_len = 0;
+	memcpy(&e->type_name, names, sizeof(s->names[0][0]));
+	memcpy(&e->core, &s->core_w, sizeof(s->core_w));
 	e->note = NULL;
 	e->pos = s->pos;
 	return e;
+}
+
+static TK_INLINE tk_event *emit(shark_reader *s, uint32_t src, int64_t sinst,
+				 tk_etype type, uint32_t tgt, int64_t tinst,
+				 tk_evkind kind)
+{
+	return emit_named(s, src, sinst, type, tgt, tinst, kind,
+			  &s->names[type][kind]);
 }
 
 static void note(shark_reader *s, tk_event *e, const char *fmt, ...)
@@ -453,7 +545,7 @@ static void note(shark_reader *s, tk_event *e, const char *fmt, ...)
 
 	if (!e)
 		return;
-	buf = s->notes[e - s->q];
+	buf = s->blk->notes[e - s->blk->ev];
 	va_start(ap, fmt);
 	n = vsnprintf(buf, NOTE_MAX, fmt, ap);
 	va_end(ap);
@@ -479,7 +571,7 @@ static void note_pars(shark_reader *s, tk_event *e, unsigned par1,
 		e->note_len = sizeof(zero) - 1;
 		return;
 	}
-	b = s->notes[e - s->q];
+	b = s->blk->notes[e - s->blk->ev];
 	memcpy(b, "par1=", 5);
 	n = 5 + tk_fmt_u64(b + 5, par1);
 	memcpy(b + n, " par2=", 6);
@@ -558,7 +650,7 @@ static void no_job(shark_reader *s, task *tk, rec xv)
 			       (unsigned long long)(s->pos * SHARK_REC),
 			       shark_code_name(x->code), x->par1);
 		e = emit_task(s, tk, 0, TK_EV_OTHER);
-		note(s, e, "par1=%u par2=%lu", x->par1, (unsigned long)x->par2);
+		note(s, e, "par1=%u par2=%lu", x->par1, (unsigned long)par2_of(x));
 		if (e)
 			e->name = tk_strpool_intern(&s->t->pool,
 						    shark_code_name(x->code),
@@ -566,15 +658,12 @@ static void no_job(shark_reader *s, task *tk, rec xv)
 	}
 }
 
-static TK_INLINE void end_job(shark_reader *s, uint32_t ti, const rec *x)
+/* The end of the task's job (it has one: cur_inst). */
+static TK_INLINE void end_job(shark_reader *s, uint32_t ti)
 {
 	task *tk = &s->tasks[ti];
 	int on_core = tk->state == TS_RUNNING;
 
-	if (TK_UNLIKELY(!tk->cur_inst)) {
-		no_job(s, tk, *x);
-		return;
-	}
 	emit_task(s, tk, tk->cur_inst, TK_EV_TERMINATE);
 	if (tk->last_inst > tk->cur_inst) {
 		/* a queued activation: the next job is ready at once */
@@ -692,10 +781,10 @@ static int keep_slow(shark_reader *s, rec xv)
 		break;
 	case 0x6:
 		type = TK_ET_SEM;
-		tgt = entity(s, TK_ET_SEM, "mutex_%lx", (unsigned long)x->par2);
+		tgt = entity(s, TK_ET_SEM, "mutex_%lx", (unsigned long)par2_of(x));
 		break;
 	case 0x8:
-		tgt = entity(s, TK_ET_EVENT, "server%lu", (unsigned long)x->par2);
+		tgt = entity(s, TK_ET_EVENT, "server%lu", (unsigned long)par2_of(x));
 		break;
 	case 0x9:
 		tgt = s->code_ent1[x->code] ? s->code_ent1[x->code] - 1
@@ -730,7 +819,7 @@ named:
 	e->name = code_name_id(s, x->code);
 	if (e->name == TK_NONE)
 		return TK_E_NOMEM;
-	note_pars(s, e, x->par1, x->par2);
+	note_pars(s, e, x->par1, par2_of(x));
 	switch (x->code & 0x0f) {
 	case 0x1: case 0x2: case 0x3: case 0x5: case 0x6: case 0x8:
 		break;  /* the target depends on par1 or par2 */
@@ -740,33 +829,40 @@ named:
 		s->kept[x->code].type = (uint8_t)type;
 		s->kept[x->code].sys = (x->code & 0x0f) == 0x0 ||
 				       (x->code & 0x0f) == 0xF;
-		s->kept[x->code].name = e->name;
+		s->kept[x->code].names.type_name = e->type_name;
+		s->kept[x->code].names.name = e->name;
 		break;
 	}
 	return TK_OK;
 }
 
-/* An event with no equivalent in the model: kept by its FTrace name. */
-static TK_INLINE int keep(shark_reader *s, const rec *x)
+/* An event with no equivalent in the model: kept by its FTrace name.
+ * The first of a code (or one whose target depends on its parameters)
+ * needs the slow path. */
+static TK_INLINE int keep(shark_reader *s, int slow, const rec *x,
+			  tk_error *err)
 {
 	const kept_code *k = &s->kept[x->code];
 	uint32_t src = s->core;
 	int64_t sinst = 0;
 	tk_event *e;
 
-	if (TK_UNLIKELY(!k->tgt1))
-		return keep_slow(s, *x);
+	if (TK_UNLIKELY(!k->tgt1)) {
+		if (!slow)
+			return R_STALL;
+		if (keep_slow(s, *x) < 0)
+			return tk_err_nomem(err, s->name);
+		return R_OK;
+	}
 	if (!k->sys && s->running != TK_NONE && !s->isr_depth &&
 	    s->tasks[s->running].cur_inst) {
 		src = s->tasks[s->running].ent;
 		sinst = s->tasks[s->running].cur_inst;
 	}
-	e = emit(s, src, sinst, (tk_etype)k->type, k->tgt1 - 1, 0, TK_EV_OTHER);
-	if (!e)
-		return TK_E_NOMEM;
-	e->name = k->name;
-	note_pars(s, e, x->par1, x->par2);
-	return TK_OK;
+	e = emit_named(s, src, sinst, (tk_etype)k->type, k->tgt1 - 1, 0,
+		       TK_EV_OTHER, &k->names);
+	note_pars(s, e, x->par1, par2_of(x));
+	return R_OK;
 }
 
 /* ---- one record --------------------------------------------------------- */
@@ -776,9 +872,9 @@ static void new_rate(shark_reader *s, rec xv)
 {
 	const rec *x = &xv;
 
-	if (is_clock(x) && x->par2 != s->clk) {
-		shark_clock_set(&s->ck, x->par2, x->tsc, s->now);
-		s->clk = x->par2;
+	if (is_clock(x) && par2_of(x) != s->clk) {
+		shark_clock_set(&s->ck, par2_of(x), x->tsc, s->now);
+		s->clk = par2_of(x);
 	}
 }
 
@@ -837,7 +933,82 @@ static const uint8_t code_class[256] = {
 	[0x70] = K_LOST,
 };
 
-static TK_INLINE int map_record(shark_reader *s, const rec *x, tk_error *err)
+/* The entity of a semaphore (sem) or mutex (!sem) met before, or TK_NONE. */
+static TK_INLINE uint32_t sem_find(const shark_reader *s, int sem, uint32_t par2)
+{
+	uint64_t key1 = ((uint64_t)par2 << 1 | (unsigned)sem) + 1;
+	size_t i, mask = s->capsem - 1;
+
+	if (!s->capsem)
+		return TK_NONE;
+	for (i = (size_t)((key1 * 0x9e3779b97f4a7c15ull) >> 40) & mask;
+	     s->sem_map[i].key1; i = (i + 1) & mask)
+		if (s->sem_map[i].key1 == key1)
+			return s->sem_map[i].ent;
+	return TK_NONE;
+}
+
+/* The entity of a semaphore or mutex, made the first time (slow path). */
+static uint32_t sem_get(shark_reader *s, int sem, uint32_t par2)
+{
+	uint64_t key1 = ((uint64_t)par2 << 1 | (unsigned)sem) + 1;
+	uint32_t ent = sem_find(s, sem, par2);
+	size_t i, mask;
+
+	if (ent != TK_NONE)
+		return ent;
+	if (sem)  /* par2 is an index into sem_table */
+		ent = entity(s, TK_ET_SEM, "sem%lu", (unsigned long)par2);
+	else      /* par2 is the mutex's address */
+		ent = entity(s, TK_ET_SEM, "mutex_%lx", (unsigned long)par2);
+	if (ent == TK_NONE)
+		return TK_NONE;
+	if ((s->nsem + 1) * 2 > s->capsem) {
+		size_t ncap = s->capsem ? s->capsem * 2 : 64, j;
+		sem_slot *n = calloc(ncap, sizeof(*n));
+		if (!n)
+			return TK_NONE;
+		for (j = 0; j < s->capsem; j++) {
+			if (!s->sem_map[j].key1)
+				continue;
+			for (i = (size_t)((s->sem_map[j].key1 * 0x9e3779b97f4a7c15ull) >> 40) & (ncap - 1);
+			     n[i].key1; i = (i + 1) & (ncap - 1))
+				;
+			n[i] = s->sem_map[j];
+		}
+		free(s->sem_map);
+		s->sem_map = n;
+		s->capsem = ncap;
+	}
+	mask = s->capsem - 1;
+	for (i = (size_t)((key1 * 0x9e3779b97f4a7c15ull) >> 40) & mask;
+	     s->sem_map[i].key1; i = (i + 1) & mask)
+		;
+	s->sem_map[i].key1 = key1;
+	s->sem_map[i].ent = ent;
+	s->nsem++;
+	return ent;
+}
+
+/* The task of context `ctx`: made if new when `slow`, else TK_NONE. */
+static TK_INLINE uint32_t task_at(shark_reader *s, int slow, unsigned ctx)
+{
+	/* ctx_map is made at open */
+	uint32_t ti = s->ctx_map[ctx];
+
+	if (TK_LIKELY(ti != TK_NONE) || !slow)
+		return ti;
+	return new_ctx_task(s, ctx);
+}
+
+/*
+ * Map one record to events.  With `slow` clear (fill()), a record that
+ * needs more than the reader's decoding state (a new entity, a warning,
+ * an error) is left alone: R_STALL, nothing done.  With `slow` set (the
+ * consumer's thread), every record is mapped.
+ */
+static TK_INLINE int map_record(shark_reader *s, int slow, const rec *x,
+				tk_error *err)
 {
 	uint32_t ti;
 	tk_event *e;
@@ -850,21 +1021,25 @@ static TK_INLINE int map_record(shark_reader *s, const rec *x, tk_error *err)
 			 x->code == SHARK_TRACE_START ? TK_EV_START : TK_EV_STOP);
 		if (x->code == SHARK_TRACE_START)
 			note(s, e, "par1=%u par2=%lu", x->par1,
-			     (unsigned long)x->par2);
-		return TK_OK;
+			     (unsigned long)par2_of(x));
+		return R_OK;
 	case K_SHARK_CYCLES_PER_MSEC:
 		new_rate(s, *x);
 		e = emit(s, s->core, 0, TK_ET_C, s->core, 0,
 			 TK_EV_SET_FREQUENCE);
-		note(s, e, "%llu", (unsigned long long)x->par2 * 1000u);
-		return TK_OK;
+		note(s, e, "%llu", (unsigned long long)par2_of(x) * 1000u);
+		return R_OK;
 	case K_SHARK_ID:
 	case K_SHARK_TASK_CREATE:
-		ti = name_task(s, x->par1, x->par2);
-		break;
+		if (!slow)
+			return R_STALL;
+		ti = name_task(s, x->par1, par2_of(x));
+		if (ti == TK_NONE)
+			break;
+		return R_OK;
 	case K_SHARK_TASK_ACTIVATE:
 	case K_SHARK_TASK_TIMER:
-		ti = task_of(s, x->par1);
+		ti = task_at(s, slow, x->par1);
 		if (ti == TK_NONE)
 			break;
 		/*
@@ -873,62 +1048,83 @@ static TK_INLINE int map_record(shark_reader *s, const rec *x, tk_error *err)
 		 * of a job that has not started yet is that same job, kept by
 		 * name.  A release while a job runs is a queued next job.
 		 */
-		if (s->tasks[ti].state == TS_ACTIVE) {
-			if (keep(s, x) < 0)
-				return tk_err_nomem(err, s->name);
-			return TK_OK;
-		}
+		if (s->tasks[ti].state == TS_ACTIVE)
+			return keep(s, slow, x, err);
 		activate(s, &s->tasks[ti]);
-		break;
+		return R_OK;
 	case K_SHARK_TASK_END_CYCLE:
 	case K_SHARK_TASK_END:
-		ti = task_of(s, x->par1);
-		if (ti != TK_NONE)
-			end_job(s, ti, x);
-		break;
+		ti = task_at(s, slow, x->par1);
+		if (ti == TK_NONE)
+			break;
+		if (TK_UNLIKELY(!s->tasks[ti].cur_inst)) {
+			if (!slow)
+				return R_STALL;
+			no_job(s, &s->tasks[ti], *x);
+			return R_OK;
+		}
+		end_job(s, ti);
+		return R_OK;
 	case K_SHARK_TASK_SCHEDULE:
-		ti = task_of(s, x->par1);
+		ti = task_at(s, slow, x->par1);
 		if (ti == TK_NONE)
 			break;
 		e = emit(s, s->tasks[ti].ent, s->tasks[ti].cur_inst,
 			 TK_ET_SCHED, s->sched, 0, TK_EV_SCHEDULE);
-		if (x->par2 != x->par1)
-			note(s, e, "exec=%lu", (unsigned long)x->par2);
-		break;
+		if (par2_of(x) != x->par1)
+			note(s, e, "exec=%lu", (unsigned long)par2_of(x));
+		return R_OK;
 	case K_SHARK_TASK_DEADLINE_MISS:
-		ti = task_of(s, x->par1);
-		if (ti != TK_NONE)
-			emit_task(s, &s->tasks[ti],
-				  s->tasks[ti].cur_inst ? s->tasks[ti].cur_inst
-							: s->tasks[ti].last_inst,
-				  TK_EV_DEADLINE);
-		break;
+		ti = task_at(s, slow, x->par1);
+		if (ti == TK_NONE)
+			break;
+		emit_task(s, &s->tasks[ti],
+			  s->tasks[ti].cur_inst ? s->tasks[ti].cur_inst
+						: s->tasks[ti].last_inst,
+			  TK_EV_DEADLINE);
+		return R_OK;
 	case K_SHARK_CONTEXT_SWITCH:
-		ti = task_of(s, x->par1);
-		if (ti != TK_NONE)
-			switch_to(s, ti);
-		break;
+		ti = task_at(s, slow, x->par1);
+		if (ti == TK_NONE)
+			break;
+		switch_to(s, ti);
+		return R_OK;
 	case K_SHARK_INTERRUPT_START:
-	case K_SHARK_TIMER_WAKEUP_START:
+	case K_SHARK_TIMER_WAKEUP_START: {
 		/* the timer handler is IRQ 0, as pwcet_gen writes it */
-		ti = isr_of(s, x->code == SHARK_INTERRUPT_START ? x->par1 : 0);
-		if (ti != TK_NONE)
-			isr_enter(s, ti);
-		break;
+		unsigned irq = x->code == SHARK_INTERRUPT_START ? x->par1 : 0;
+		if (slow) {
+			ti = isr_of(s, irq);
+			if (ti == TK_NONE)
+				break;
+		} else {
+			if (!s->irq_map || (ti = s->irq_map[irq]) == TK_NONE ||
+			    s->isr_depth == ISR_MAX)
+				return R_STALL;
+		}
+		isr_enter(s, ti);
+		return R_OK;
+	}
 	case K_SHARK_INTERRUPT_END:
+		if (!slow && !s->isr_depth)
+			return R_STALL;
 		isr_leave(s, TK_NONE);
-		return TK_OK;
+		return R_OK;
 	case K_SHARK_TIMER_WAKEUP_END:
 		/* par1: the context the interrupt returns to */
 		ti = TK_NONE;
 		if (x->par1) {
-			ti = task_of(s, x->par1);
+			ti = task_at(s, slow, x->par1);
 			if (ti == TK_NONE)
 				break;
 		}
+		if (!slow && !s->isr_depth)
+			return R_STALL;
 		isr_leave(s, ti);
-		return TK_OK;
+		return R_OK;
 	case K_SHARK_MUTEX_UNLOCK_MANUAL:
+		if (!slow)
+			return R_STALL;
 		if (s->strict)
 			return tk_err_set_at(err, TK_E_PARSE, s->name, s->pos * SHARK_REC,
 					     "code 0x43 is the manual's set_mutex_unlock; the S.Ha.R.K. source writes 0x36");
@@ -942,37 +1138,44 @@ static TK_INLINE int map_record(shark_reader *s, const rec *x, tk_error *err)
 	case K_SHARK_MUTEX_POST: {
 		uint32_t sem;
 		tk_evkind k;
-		ti = task_of(s, x->par1);
+		int is_sem = x->code == SHARK_MUTEX_WAIT ||
+			     x->code == SHARK_MUTEX_POST;
+		ti = task_at(s, slow, x->par1);
 		if (ti == TK_NONE)
 			break;
-		if (x->code == SHARK_MUTEX_WAIT || x->code == SHARK_MUTEX_POST) {
-			/* par2 is an index into sem_table */
-			sem = entity(s, TK_ET_SEM, "sem%lu", (unsigned long)x->par2);
+		if (is_sem)
 			k = x->code == SHARK_MUTEX_WAIT ? TK_EV_DECREMENT
 							: TK_EV_INCREMENT;
-		} else {
-			/* par2 is the mutex's address */
-			sem = entity(s, TK_ET_SEM, "mutex_%lx",
-				     (unsigned long)x->par2);
+		else
 			k = x->code == SHARK_MUTEX_LOCK ? TK_EV_LOCK : TK_EV_UNLOCK;
+		if (slow) {
+			sem = sem_get(s, is_sem, par2_of(x));
+			if (sem == TK_NONE)
+				return tk_err_nomem(err, s->name);
+		} else {
+			sem = sem_find(s, is_sem, par2_of(x));
+			if (sem == TK_NONE)
+				return R_STALL;
 		}
-		if (sem == TK_NONE)
-			return tk_err_nomem(err, s->name);
 		emit(s, s->tasks[ti].ent, s->tasks[ti].cur_inst, TK_ET_SEM,
 		     sem, 0, k);
-		return TK_OK;
+		return R_OK;
 	}
 	case K_LOST:
 		/* the recorder's lost-events record: par1 1, par2 the count */
 		if (x->par1 == 1) {
+			if (!slow)
+				return R_STALL;
 			tk_reader_warn(s->r, W_LOST, 0, 0,
 				       "offset %llu: the target lost %lu events here",
 				       (unsigned long long)(s->pos * SHARK_REC),
-				       (unsigned long)x->par2);
+				       (unsigned long)par2_of(x));
 		}
 		/* fall through */
 	default:
 		if (TK_UNLIKELY(s->unknown[x->code])) {
+			if (!slow)
+				return R_STALL;
 			if (s->strict)
 				return tk_err_set_at(err, TK_E_PARSE, s->name,
 						     s->pos * SHARK_REC,
@@ -983,13 +1186,12 @@ static TK_INLINE int map_record(shark_reader *s, const rec *x, tk_error *err)
 				       (unsigned long long)(s->pos * SHARK_REC), x->code,
 				       x->code);
 		}
-		if (keep(s, x) < 0)
-			return tk_err_nomem(err, s->name);
-		return TK_OK;
+		return keep(s, slow, x, err);
 	}
-	if (ti == TK_NONE)
-		return tk_err_nomem(err, s->name);
-	return TK_OK;
+	/* a context or interrupt not met before (fill()), or out of memory */
+	if (!slow)
+		return R_STALL;
+	return tk_err_nomem(err, s->name);
 }
 
 /* ---- reading records ---------------------------------------------------- */
@@ -1033,47 +1235,63 @@ static void first_event(shark_reader *s)
 	     "%llu", (unsigned long long)s->clk * 1000u);
 }
 
-static TK_INLINE int process(shark_reader *s, int cycles, int first,
+/* One record: R_OK, R_STALL (fill(): left to the consumer, nothing done
+ * that the consumer's mapping of it would not do the same) or a failure. */
+static TK_INLINE int process(shark_reader *s, int cycles, int slow,
 			      const rec *x, tk_error *err)
 {
 	/* last_tsc starts at 0: the first record never decreases */
 	if (TK_UNLIKELY((x->type & 0x7f00u) || x->tsc < s->last_tsc)) {
-		int rc = irregular(s, *x, err);
+		int rc;
+		if (!slow)
+			return R_STALL;
+		rc = irregular(s, *x, err);
 		if (rc < 0)
 			return rc;
 	} else {
 		s->last_tsc = x->tsc;
 	}
-	if (TK_UNLIKELY(tsc_to_ps(s, cycles, x->tsc, &s->now) < 0))
+	if (TK_UNLIKELY(tsc_to_ps(s, cycles, x->tsc, &s->now) < 0)) {
+		if (!slow)
+			return R_STALL;
 		return tk_err_set_at(err, TK_E_RANGE, s->name, s->pos * SHARK_REC,
 				     "TSC %llu at %llu cycles/ms is past 2^64 ps",
 				     (unsigned long long)x->tsc,
 				     (unsigned long long)s->clk);
-	if (first && !s->started)
+	}
+	/* run_block() leaves the first record to the slow path */
+	if (slow && TK_UNLIKELY(!s->started))
 		first_event(s);
-	return map_record(s, x, err);
+	return map_record(s, slow, x, err);
 }
 
-/*
- * Map the n records at p (the first is record number pos) to events until
- * the queue is nearly full; returns how many records were taken.  A
- * failure is left in pend_rc and perr, its record taken and its events
- * dropped: the events of the records before it are returned first.
- */
 /* Take back the events of the record that failed (they are last). */
 static void drop_record(shark_reader *s)
 {
-	while (s->qp > s->q && s->qp[-1].pos == s->pos)
+	while (s->qp > s->blk->ev && s->qp[-1].pos == s->pos)
 		s->qp--;
 }
 
-static TK_INLINE size_t run_block_t(shark_reader *s, int cycles, int first,
+/*
+ * How a pass of fill_t() stopped (s->fst): F_RUN (the block is full, or
+ * nothing stopped it), F_ONE (the slow path: its one record is
+ * mapped), TK_PIPE_STALL (a record for the consumer is next), TK_END, or
+ * a failure (in s->perr; its record taken and its events dropped).
+ */
+enum { F_RUN = 0, F_ONE = 4 };
+
+/*
+ * Map the n records at p (the first is record number pos) to events while
+ * the block has room; returns how many records were taken.  `slow`: one
+ * record only (the next that is not an empty slot), by the slow path.
+ */
+static TK_INLINE size_t run_block_t(shark_reader *s, int cycles, int slow,
 				    const uint8_t *p, size_t n, uint64_t pos)
 {
 	size_t i = 0, m;
 
-	/* m records at a time: as many as surely fit in the queue */
-	while (i < n && (m = (size_t)(s->q + QCAP - s->qp) / PER_REC) != 0) {
+	/* m records at a time: as many as surely fit in the block */
+	while (i < n && (m = (size_t)(s->blk->ev + BCAP - s->qp) / PER_REC) != 0) {
 		if (m > n - i)
 			m = n - i;
 		for (m += i; i < m; i++, p += SHARK_REC) {
@@ -1084,10 +1302,18 @@ static TK_INLINE size_t run_block_t(shark_reader *s, int cycles, int first,
 			if (TK_UNLIKELY(x.type == 0))
 				continue;  /* an empty slot */
 			s->pos = pos + i;
-			rc = process(s, cycles, first, &x, &s->perr);
-			if (TK_UNLIKELY(rc < 0)) {
+			rc = process(s, cycles, slow, &x, &s->perr);
+			if (TK_UNLIKELY(rc != R_OK)) {
+				if (rc == R_STALL) {
+					s->fst = TK_PIPE_STALL;
+					return i;
+				}
 				drop_record(s);
-				s->pend_rc = rc;
+				s->fst = rc;
+				return i + 1;
+			}
+			if (slow) {
+				s->fst = F_ONE;
 				return i + 1;
 			}
 		}
@@ -1095,16 +1321,75 @@ static TK_INLINE size_t run_block_t(shark_reader *s, int cycles, int first,
 	return i;
 }
 
-/* run_block_t() for each time map, so that the hot loop does not ask;
- * until the first event is made, one record at a time */
-static size_t run_block(shark_reader *s, const uint8_t *p, size_t n,
-			uint64_t pos)
+/*
+ * run_block_t() without `slow` (fill()): the TSC order and the type word
+ * checked with the last TSC in a register, one compare for an empty slot
+ * or a type word with high bits; a record that needs the consumer ends
+ * the pass (R_STALL) where it is, not taken.
+ */
+static TK_INLINE size_t run_fast_t(shark_reader *s, int cycles,
+				   const uint8_t *p, size_t n, uint64_t pos)
 {
-	if (TK_UNLIKELY(!s->started))
-		return run_block_t(s, s->cycles, 1, p, n ? 1 : 0, pos);
+	size_t i = 0, m;
+	uint64_t last = s->last_tsc;
+
+	while (i < n && (m = (size_t)(s->blk->ev + BCAP - s->qp) / PER_REC) != 0) {
+		if (m > n - i)
+			m = n - i;
+		for (m += i; i < m; i++, p += SHARK_REC) {
+			rec x;
+			uint32_t w = le32(p);
+
+			/* type word 0 (an empty slot) or with bits 8-14 set
+			 * (or code 0) */
+			if (TK_UNLIKELY(((w & 0x7fffu) - 1u) >= 0xffu)) {
+				if ((w & 0xffffu) == 0)
+					continue;
+				if (w & 0x7f00u)
+					goto stall;
+			}
+			x.tsc = tsc_at(p);
+			if (TK_UNLIKELY(x.tsc < last))
+				goto stall;
+			x.type = w & 0xffffu;
+			x.code = w & 0xffu;
+			x.par1 = w >> 16;
+			x.p = p;
+			if (TK_UNLIKELY(tsc_to_ps(s, cycles, x.tsc, &s->now) < 0))
+				goto stall;
+			s->pos = pos + i;
+			if (TK_UNLIKELY(map_record(s, 0, &x, NULL) != R_OK))
+				goto stall;
+			last = x.tsc;
+		}
+	}
+	s->last_tsc = last;
+	return i;
+stall:
+	s->last_tsc = last;
+	s->fst = TK_PIPE_STALL;
+	return i;
+}
+
+/* run_block_t() for each time map and path, so that the hot loop does
+ * not ask */
+static size_t run_block(shark_reader *s, int slow, const uint8_t *p,
+			size_t n, uint64_t pos)
+{
+	if (TK_UNLIKELY(slow))
+		return run_block_t(s, s->cycles, 1, p, n, pos);
+	if (TK_UNLIKELY(!s->started)) {
+		/* the first record makes the first event: the slow path */
+		size_t i;
+		for (i = 0; i < n && le16(p + i * SHARK_REC) == 0; i++)
+			;
+		if (i < n)
+			s->fst = TK_PIPE_STALL;
+		return i;
+	}
 	if (s->cycles)
-		return run_block_t(s, 1, 0, p, n, pos);
-	return run_block_t(s, 0, 0, p, n, pos);
+		return run_fast_t(s, 1, p, n, pos);
+	return run_fast_t(s, 0, p, n, pos);
 }
 
 /* Give back the pages of a large mapped dump behind slot `upto` (in the
@@ -1117,21 +1402,25 @@ static void release_to(shark_reader *s, size_t upto, int all)
 	 * that what one call leaves of a page the next one takes */
 	if (!all)
 		end &= ~(size_t)0xffff;
-	if (s->release && end > s->rel_from &&
+	if (s->release && !s->follow && end > s->rel_from &&
 	    (all || end - s->rel_from >= RELEASE_STEP)) {
 		tk_source_release(s->r->src, s->rel_from, end - s->rel_from);
 		s->rel_from = end;
 	}
 }
 
+/* room in the block for another record's events */
+#define ROOM(s) ((s)->qp <= (s)->blk->ev + BCAP - PER_REC)
+
 /* Whole and not sorted: slots [rot, nslots), then [0, rot). */
-static void run_whole(shark_reader *s)
+static void run_whole(shark_reader *s, int slow)
 {
-	while (s->qp <= s->q + QCAP - PER_REC && !s->pend_rc) {
+	while (ROOM(s) && s->fst == F_RUN) {
 		if (s->cur == s->lim) {
 			release_to(s, s->lim, 1);
 			if (s->part || !s->rot) {
 				s->done = 1;
+				s->fst = TK_END;
 				return;
 			}
 			s->part = 1;
@@ -1139,46 +1428,61 @@ static void run_whole(shark_reader *s)
 			s->lim = s->rot;
 			continue;
 		}
-		if (s->release && s->cur * SHARK_REC >= s->pop_to) {
+		if (s->release && !s->follow && s->cur * SHARK_REC >= s->pop_to) {
 			/* map the next RELEASE_STEP bytes in one call */
 			s->pop_to = s->cur * SHARK_REC + RELEASE_STEP;
 			tk_source_populate(s->r->src, s->cur * SHARK_REC,
 					   RELEASE_STEP);
 		}
-		s->cur += run_block(s, s->base + s->cur * SHARK_REC,
+		s->cur += run_block(s, slow, s->base + s->cur * SHARK_REC,
 				    s->lim - s->cur, s->cur);
 		release_to(s, s->cur, 0);
 	}
 }
 
 /* Whole and sorted by TSC: one record at a time through the index. */
-static void run_sorted(shark_reader *s)
+static void run_sorted(shark_reader *s, int slow)
 {
-	while (s->qp <= s->q + QCAP - PER_REC && !s->pend_rc) {
+	while (ROOM(s) && s->fst == F_RUN) {
 		size_t phys;
 		if (s->next >= s->norder) {
 			s->done = 1;
+			s->fst = TK_END;
 			return;
 		}
-		phys = s->order[s->next++];
-		run_block(s, s->base + phys * SHARK_REC, 1, phys);
+		phys = s->order[s->next];
+		/* a record left for the consumer is not taken */
+		s->next += run_block(s, slow, s->base + phys * SHARK_REC, 1, phys);
 	}
 }
 
-/* A stream: the whole records of the window, as they come. */
-static void run_stream(shark_reader *s)
+/* A stream: the whole records of the window, as they come.  What the end
+ * of the stream needs (a warning or a failure for a partial record, a
+ * failure to read) is done by the consumer (slow). */
+static void run_stream(shark_reader *s, int slow)
 {
 	tk_source *src = s->r->src;
 
-	while (s->qp <= s->q + QCAP - PER_REC && !s->pend_rc) {
+	while (ROOM(s) && s->fst == F_RUN) {
 		size_t avail, k;
 		const uint8_t *p = tk_source_window(src, &avail);
 		int rc;
 
 		while (avail < SHARK_REC) {
+			if (s->pend_rc) {
+				/* met by fill(): reported here, once */
+				s->fst = s->pend_rc;
+				s->pend_rc = 0;
+				return;
+			}
 			rc = tk_source_fill(src, SHARK_REC, &s->perr);
 			if (rc < 0) {
-				s->pend_rc = rc;
+				if (!slow) {
+					s->pend_rc = rc;
+					s->fst = TK_PIPE_STALL;
+				} else {
+					s->fst = rc;
+				}
 				return;
 			}
 			p = tk_source_window(src, &avail);
@@ -1187,27 +1491,65 @@ static void run_stream(shark_reader *s)
 		}
 		if (avail == 0) {
 			s->done = 1;
+			s->fst = TK_END;
 			return;
 		}
 		if (avail < SHARK_REC) {
+			if (!slow) {
+				s->fst = TK_PIPE_STALL;
+				return;
+			}
 			s->done = 1;
 			if (s->strict) {
-				s->pend_rc = tk_err_set_at(&s->perr, TK_E_PARSE, s->name,
-							   tk_source_offset(src),
-							   "truncated record: %zu bytes at the end (records are 16 bytes)",
-							   avail);
+				s->fst = tk_err_set_at(&s->perr, TK_E_PARSE, s->name,
+						       tk_source_offset(src),
+						       "truncated record: %zu bytes at the end (records are 16 bytes)",
+						       avail);
 				return;
 			}
 			tk_reader_warn(s->r, W_TRUNCATED, 0, 0,
 				       "the last %zu bytes are not a whole record (ignored)",
 				       avail);
 			tk_source_consume(src, avail);
+			s->fst = F_ONE;
 			return;
 		}
-		k = run_block(s, p, avail / SHARK_REC,
+		k = run_block(s, slow, p, avail / SHARK_REC,
 			      tk_source_offset(src) / SHARK_REC);
 		tk_source_consume(src, k * SHARK_REC);
 	}
+}
+
+/* Map records into block b (one record by the slow path if `slow`):
+ * TK_PIPE_MORE, TK_PIPE_STALL, TK_END or a failure (err filled). */
+static int fill_t(shark_reader *s, sblock *b, int slow, tk_error *err)
+{
+	s->blk = b;
+	s->qp = b->ev;
+	s->fst = F_RUN;
+	if (s->done) {
+		s->fst = TK_END;
+	} else if (!s->whole) {
+		run_stream(s, slow);
+	} else if (s->order) {
+		run_sorted(s, slow);
+	} else {
+		run_whole(s, slow);
+	}
+	b->n = (size_t)(s->qp - b->ev);
+	if (s->fst == F_RUN || s->fst == F_ONE)
+		return TK_PIPE_MORE;
+	if (s->fst < 0 && err)
+		*err = s->perr;
+	return s->fst;
+}
+
+/* The pipe's fill function (pipe.h): one block, on either thread. */
+static int fill(void *arg, void *block, size_t cap, size_t *n, tk_error *err)
+{
+	(void)cap;
+	*n = 1;
+	return fill_t(arg, block, 0, err);
 }
 
 /* ---- open --------------------------------------------------------------- */
@@ -1233,29 +1575,41 @@ typedef struct scan_out {
 	uint64_t first, last;/* the TSCs of the first and last records */
 	uint64_t clk;        /* the first clock rate in file order, 0: none */
 	int clk_differ;      /* another record gives another rate */
+	int any;             /* a record that is not an empty slot was seen */
 } scan_out;
+
+/* The scan of slots [from, to) (a part of the dump, maybe on a thread of
+ * its own: it touches only its part and *o). */
+typedef struct scan_part {
+	const shark_reader *s;
+	size_t from, to;
+	scan_out o;
+} scan_part;
 
 /*
  * The pass at open over a wholly read input: a few instructions per
  * record, and the pages of a large mapped dump are given back behind it.
  */
-static void scan(shark_reader *s, scan_out *o)
+static void scan_range(scan_part *sp)
 {
+	const shark_reader *s = sp->s;
+	scan_out *o = &sp->o;
 	const uint8_t *b = s->base;
-	size_t i = 0, end, descents = 0;
+	size_t i = sp->from, end, descents = 0, rel_from;
 	uint64_t prev, c0 = 0;
 	int differ = 0;
 
 	memset(o, 0, sizeof(*o));
-	while (i < s->nslots && le16(b + i * SHARK_REC) == 0)
+	while (i < sp->to && le16(b + i * SHARK_REC) == 0)
 		i++;
-	if (i == s->nslots)
+	if (i == sp->to)
 		return;
+	o->any = 1;
 	o->first = prev = tsc_at(b + i * SHARK_REC);
-	s->rel_from = 0;
-	while (i < s->nslots) {
-		end = s->nslots - i > RELEASE_STEP / SHARK_REC
-			      ? i + RELEASE_STEP / SHARK_REC : s->nslots;
+	rel_from = sp->from * SHARK_REC;
+	while (i < sp->to) {
+		end = sp->to - i > RELEASE_STEP / SHARK_REC
+			      ? i + RELEASE_STEP / SHARK_REC : sp->to;
 		if (s->release)
 			tk_source_populate(s->r->src, i * SHARK_REC,
 					   (end - i) * SHARK_REC);
@@ -1282,12 +1636,80 @@ static void scan(shark_reader *s, scan_out *o)
 					differ = 1;
 			}
 		}
-		release_to(s, i, 0);
+		/* give back the pages behind (64 KB boundaries: page
+		 * boundaries, so that the next call takes what one leaves) */
+		if (s->release) {
+			size_t to = end == sp->to ? end * SHARK_REC
+						  : (end * SHARK_REC) & ~(size_t)0xffff;
+			if (to > rel_from && (end == sp->to ||
+					      to - rel_from >= RELEASE_STEP)) {
+				tk_source_release(s->r->src, rel_from, to - rel_from);
+				rel_from = to;
+			}
+		}
 	}
 	o->descents = descents;
 	o->last = prev;
 	o->clk = c0;
 	o->clk_differ = differ;
+}
+
+static void *scan_thread(void *v)
+{
+	scan_range(v);
+	return NULL;
+}
+
+/* The scan of the whole input: in two halves on two threads when the
+ * reader may use a second thread (threads), in one pass otherwise. */
+static void scan(shark_reader *s, int threads, scan_out *o)
+{
+	scan_part a, b;
+	pthread_t th;
+	size_t mid;
+
+	/* the halves meet on a RELEASE_STEP boundary */
+	mid = (s->nslots / 2) & ~(size_t)(RELEASE_STEP / SHARK_REC - 1);
+	a.s = b.s = s;
+	a.from = 0;
+	a.to = mid;
+	b.from = mid;
+	b.to = s->nslots;
+	if (!threads || mid == 0 || pthread_create(&th, NULL, scan_thread, &b) != 0) {
+		a.to = s->nslots;
+		scan_range(&a);
+		*o = a.o;
+		return;
+	}
+	scan_range(&a);
+	pthread_join(th, NULL);
+	*o = a.o;
+	if (!b.o.any)
+		return;
+	if (!a.o.any) {
+		*o = b.o;
+		return;
+	}
+	/* a then b: the step between them, then b's own */
+	if (b.o.first < a.o.last && !o->descents++)
+		o->at = SIZE_MAX;  /* b's first record: found below */
+	if (b.o.descents) {
+		if (!o->descents)
+			o->at = b.o.at;
+		o->descents += b.o.descents;
+	}
+	o->last = b.o.last;
+	if (!o->clk)
+		o->clk = b.o.clk;
+	else if (b.o.clk && b.o.clk != o->clk)
+		o->clk_differ = 1;
+	o->clk_differ |= b.o.clk_differ;
+	if (o->at == SIZE_MAX) {
+		size_t i = b.from;
+		while (le16(s->base + i * SHARK_REC) == 0)
+			i++;
+		o->at = i;
+	}
 }
 
 /* Put the records of a wholly read input into TSC order. */
@@ -1357,8 +1779,8 @@ static uint64_t find_clock(shark_reader *s)
 			if (!is_clock(&x))
 				continue;
 			if (!first)
-				first = x.par2;
-			else if (x.par2 != first)
+				first = par2_of(&x);
+			else if (par2_of(&x) != first)
 				s->cycles = 0;  /* the rate changes */
 		}
 		return first;
@@ -1367,7 +1789,7 @@ static uint64_t find_clock(shark_reader *s)
 	for (i = 0; i + SHARK_REC <= avail; i += SHARK_REC) {
 		decode(p + i, &x);
 		if (is_clock(&x))
-			return x.par2;
+			return par2_of(&x);
 	}
 	return 0;
 }
@@ -1396,7 +1818,11 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 	s->name = tk_source_name(r->src);
 	s->strict = r->opts.strict;
 	s->running = TK_NONE;
-	s->rp = s->qp = s->q;
+	s->ending = TK_PIPE_MORE;
+	s->threads = r->opts.threads;
+	s->own = malloc(sizeof(*s->own));
+	if (!s->own)
+		goto nomem;
 	s->t->tb.unit = TK_UNIT_PS;
 	s->t->tb.num = 1;
 	s->t->tb.den = 1;
@@ -1412,9 +1838,18 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 		if (s->type_str[k] == TK_NONE)
 			goto nomem;
 	}
+	for (k = 0; k < TK_ET_COUNT; k++) {
+		int j;
+		for (j = 0; j < TK_EV_COUNT; j++) {
+			s->names[k][j].type_name = s->type_str[k];
+			s->names[k][j].name = s->kind_str[j];
+		}
+	}
 	for (k = 0; k < 256; k++)
 		s->unknown[k] = shark_code_name((unsigned)k) == NULL;
 	s->core = entity(s, TK_ET_C, "Core_0");
+	s->core_w.core = s->core;
+	s->core_w.note_len = 0;
 	s->sys = entity(s, TK_ET_SYS, "FTrace");
 	s->sched = entity(s, TK_ET_SCHED, "Scheduler");
 	if (s->core == TK_NONE || s->sys == TK_NONE || s->sched == TK_NONE ||
@@ -1454,7 +1889,7 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 		/* a mapped file (only it has pages to give back) larger than
 		 * KEEP_MAX is given back behind each pass */
 		s->release = s->nslots > KEEP_MAX / SHARK_REC;
-		scan(s, &so);
+		scan(s, tk_pipe_want_thread(s->threads, avail), &so);
 		rc = arrange(s, &so, err);
 		if (rc < 0)
 			goto fail;
@@ -1490,6 +1925,12 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 	if (add_param(s, "clk_per_msec", s->clk) < 0 ||
 	    (s->whole && add_param(s, "records", s->nslots) < 0))
 		goto nomem;
+	/* a stream is one of more than WHOLE_MAX bytes */
+	s->threaded = tk_pipe_want_thread(s->threads,
+					  s->whole ? (uint64_t)s->nslots * SHARK_REC
+						   : UINT64_MAX);
+	/* auto: the first records (new tasks, first codes: stalls) here */
+	s->inline_left = s->threads < 0 ? INLINE_RUN : 0;
 	return TK_OK;
 nomem:
 	rc = tk_err_nomem(err, s->name);
@@ -1498,48 +1939,173 @@ fail:
 	return rc;
 }
 
-/* The queue is empty: map the next batch of records.  (Not inlined, so
- * that the usual call of shark_reader_next() saves no registers.) */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((noinline))
-#endif
-static int refill(shark_reader *s, const tk_event **ev, tk_error *err)
-{
-	int rc;
+/* ---- handing out events ------------------------------------------------ */
 
-	s->rp = s->qp = s->q;
-	if (!s->pend_rc && !s->done) {
-		if (!s->whole)
-			run_stream(s);
-		else if (s->order)
-			run_sorted(s);
-		else
-			run_whole(s);
-	}
-	if (s->qp > s->q) {
-		*ev = s->rp++;
-		return TK_OK;
-	}
-	if (s->pend_rc) {
-		/* reported once; a caller that goes on reads the next record */
-		rc = s->pend_rc;
-		s->pend_rc = 0;
-		if (err)
-			*err = s->perr;
-		return rc;
-	}
-	return TK_END;
+/* The events of block b, ended by `st` (err: its failure), are next. */
+static TK_INLINE void take(shark_reader *s, const sblock *b, int st,
+			   const tk_error *err)
+{
+	s->rp = b->ev;
+	s->rend = b->ev + b->n;
+	s->ending = st;
+	if (st < 0)
+		s->cerr = *err;
 }
 
+/* Fill the consumer's own block here (producer state is the caller's:
+ * no pipe, or its worker waits). */
+static void fill_here(shark_reader *s, int slow)
+{
+	tk_error e;
+	int st = fill_t(s, s->own, slow, &e);
+
+	take(s, s->own, st, &e);
+}
+
+/*
+ * With the pipe, on a large mapped dump read from its start in file order,
+ * the consumer maps the pages ahead (tk_source_populate) and gives back
+ * those behind the events it has handed out, so that the system calls are
+ * not on the worker's (the slower thread's) time.  The worker is at most a
+ * few blocks ahead of the consumer.
+ */
+#define FOLLOW_AHEAD ((size_t)8 << 20)
+
+static void follow(shark_reader *s)
+{
+	size_t total = s->nslots * SHARK_REC, at, to;
+
+	if (s->ending == TK_END) {
+		if (total > s->crel)
+			tk_source_release(s->r->src, s->crel, total - s->crel);
+		s->crel = total;
+		return;
+	}
+	if (s->rp == s->rend)
+		return;
+	at = (size_t)s->rend[-1].pos * SHARK_REC;
+	while (s->cpop < total && s->cpop < at + FOLLOW_AHEAD) {
+		tk_source_populate(s->r->src, s->cpop, RELEASE_STEP);
+		s->cpop += RELEASE_STEP;
+	}
+	/* 64 KB boundaries are page boundaries whatever the page size */
+	to = at & ~(size_t)0xffff;
+	if (to > s->crel && to - s->crel >= RELEASE_STEP) {
+		tk_source_release(s->r->src, s->crel, to - s->crel);
+		s->crel = to;
+	}
+}
+
+/* The pipe (auto or forced threads) goes on filling from where the caller's
+ * thread left the records. */
+static void pipe_next(shark_reader *s)
+{
+	const tk_pipe_block *b;
+
+	if (!s->piped) {
+		tk_error e;
+		/* (the worker is not started yet: its state is ours) */
+		if (s->release && s->whole && !s->order && !s->rot && !s->part) {
+			s->follow = 1;
+			s->crel = s->rel_from;
+			s->cpop = s->cur * SHARK_REC & ~(size_t)0xffff;
+		}
+		if (tk_pipe_start(&s->pipe, sizeof(sblock), 1, NBLOCKS, 1, fill,
+				  s, s->name, &e) < 0) {
+			/* no memory for the blocks: on one thread, then */
+			s->threaded = 0;
+			s->follow = 0;
+			fill_here(s, 0);
+			return;
+		}
+		s->piped = 1;
+		s->since = 0;
+	} else if (s->paused) {
+		tk_pipe_resume(&s->pipe);
+		s->paused = 0;
+		s->since = 0;
+	}
+	b = tk_pipe_next(&s->pipe);
+	s->since++;
+	if (!b->items) {
+		/* past the worker's last block (not reached: a block that ends
+		 * with TK_END or a failure is the last one taken) */
+		s->rp = s->rend = NULL;
+		s->ending = TK_END;
+		return;
+	}
+	take(s, b->items, b->status, &b->err);
+	if (b->status == TK_PIPE_STALL)
+		s->paused = 1;
+}
+
+/* The events in hand are used up: the next ones, or the end. */
+static int refill(shark_reader *s, const tk_event **ev, tk_error *err)
+{
+	for (;;) {
+		int st = s->ending;
+
+		if (st == TK_END)
+			return TK_END;
+		if (st < 0) {
+			/* reported once; a caller that goes on reads the next
+			 * record */
+			s->ending = TK_PIPE_MORE;
+			if (err)
+				*err = s->cerr;
+			return st;
+		}
+		if (st == TK_PIPE_STALL) {
+			/*
+			 * The next record needs this thread (the worker, if
+			 * any, waits): its warnings now, after the events
+			 * before it, then its events.  With auto threads the
+			 * records after it are read here for a while.
+			 */
+			fill_here(s, 1);
+			if (s->threaded && s->threads < 0) {
+				s->inline_run = s->since <= 2 && s->inline_run
+							? s->inline_run * 2 : INLINE_RUN;
+				if (s->inline_run > INLINE_MAX)
+					s->inline_run = INLINE_MAX;
+				s->inline_left = s->inline_run;
+			}
+		} else if (!s->threaded || s->inline_left) {
+			if (s->inline_left)
+				s->inline_left--;
+			fill_here(s, 0);
+		} else {
+			pipe_next(s);
+		}
+		if (s->follow)
+			follow(s);
+		if (s->rp < s->rend) {
+			*ev = s->rp++;
+			return TK_OK;
+		}
+	}
+}
+
+/* Called by tk_reader_next() once the events it was handed (r->evq) are
+ * used up: the next event, and the others in hand after it for
+ * tk_reader_next() to hand out itself. */
 int shark_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 {
 	shark_reader *s = r->impl;
+	int rc;
 
-	if (TK_LIKELY(s->rp < s->qp)) {
+	if (TK_LIKELY(s->rp < s->rend)) {
 		*ev = s->rp++;
-		return TK_OK;
+		rc = TK_OK;
+	} else {
+		rc = refill(s, ev, err);
 	}
-	return refill(s, ev, err);
+	if (rc == TK_OK) {
+		r->evq = s->rp;
+		r->evq_end = s->rend;
+		s->rp = s->rend;
+	}
+	return rc;
 }
 
 void shark_reader_close(tk_reader *r)
@@ -1548,11 +2114,15 @@ void shark_reader_close(tk_reader *r)
 
 	if (!s)
 		return;
+	/* the worker first: it reads the state freed below */
+	tk_pipe_stop(&s->pipe);
+	free(s->own);
 	free(s->order);
 	free(s->tasks);
 	free(s->ctx_map);
 	free(s->isrs);
 	free(s->irq_map);
+	free(s->sem_map);
 	free(s);
 	r->impl = NULL;
 }

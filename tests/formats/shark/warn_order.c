@@ -1,0 +1,71 @@
+/*
+ * warn_order.c - where the S.Ha.R.K. reader's warnings come among its
+ * events (tests/formats/shark/threads.sh).
+ *
+ *   shark_warn_order FILE THREADS
+ *
+ * Reads FILE (--from shark, lenient) with tk_reader_opts threads = THREADS
+ * and prints, for each warning that reaches the callback, how many events
+ * had been returned before it and the message; then the number of events
+ * and warnings.  The output must not depend on THREADS.  It also checks
+ * that a warning about the record at "offset N" comes after every event of
+ * the records before it: the next event returned is one of that record's
+ * when the record makes events (a job end without a job, an unknown code,
+ * code 0x43, a lost-events record: always), exit 1 if not.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracekit/tracekit.h"
+
+static unsigned long long nev;     /* events returned so far */
+static long long want_pos = -1;    /* the next event's record, or -1 */
+static int bad;
+
+static void on_warning(void *ctx, const tk_error *w)
+{
+	const char *p = strstr(w->msg, "offset ");
+
+	(void)ctx;
+	printf("%llu: %s\n", nev, w->msg);
+	if (p && (strstr(w->msg, "which has no job") ||
+		  strstr(w->msg, "unknown event code") ||
+		  strstr(w->msg, "code 0x43") || strstr(w->msg, "lost")))
+		want_pos = atoll(p + 7) / 16;
+}
+
+int main(int argc, char **argv)
+{
+	tk_reader_opts o;
+	tk_reader *r;
+	tk_error err;
+	const tk_event *ev;
+	int rc;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: shark_warn_order FILE THREADS\n");
+		return 2;
+	}
+	tk_reader_opts_init(&o);
+	o.format = "shark";
+	o.threads = atoi(argv[2]);
+	o.on_warning = on_warning;
+	if (tk_reader_open(&r, argv[1], &o, &err) < 0) {
+		fprintf(stderr, "shark_warn_order: %s\n", err.msg);
+		return 2;
+	}
+	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+		if (want_pos >= 0 && (long long)ev->pos != want_pos) {
+			fprintf(stderr, "shark_warn_order: event %llu is of record %llu, not of the record warned about (%lld)\n",
+				nev, (unsigned long long)ev->pos, want_pos);
+			bad = 1;
+		}
+		want_pos = -1;
+		nev++;
+	}
+	printf("%llu events, %llu warnings, end %d\n", nev,
+	       (unsigned long long)tk_reader_warning_count(r), rc);
+	tk_reader_close(r);
+	return bad;
+}
