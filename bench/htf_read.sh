@@ -14,8 +14,10 @@
 # Writes to bench/out/ (gitignored): gen_htf, rusage, the trace
 # (htf_n<N>_c<CORES>.htf, reused while newer than the generator) and
 # htf_results.tsv.  Rows: `tracekit info` (target >= 1 GB/s of hex text,
-# peak RSS < 64 MB), `tracekit info` on a quarter of the records (its RSS
-# next to the full row's shows memory flat in the trace size), the reader
+# peak RSS < 64 MB; the sections are decoded and merged on a second thread
+# when there is a second CPU), `tracekit info` on a quarter of the records
+# (its RSS next to the full row's shows memory flat in the trace size),
+# `tracekit info --threads 0` (all on one thread, no target), the reader
 # alone (bench/reader_next.c: the library's tk_reader_next() in a loop that
 # folds the events into a checksum, no per-event work of its own; linked
 # with libtracekit.a next to TRACEKIT), `tracekit convert` to BTF, and
@@ -58,6 +60,8 @@ run_bench "tracekit info (N/4)" htf_info_quarter "$INFO_GBPS" "$INFO_RSS_MB" - -
 bench_input "$TRACE"
 run_bench "tracekit info" htf_info "$INFO_GBPS" "$INFO_RSS_MB" - -- \
 	"$TRACEKIT" info "$TRACE"
+run_bench "tracekit info --threads 0" htf_info_1t - "$INFO_RSS_MB" - -- \
+	"$TRACEKIT" info --threads 0 "$TRACE"
 if [[ -n $READER_NEXT ]]; then
 	run_bench "reader alone (reader_next)" htf_next "$INFO_GBPS" "$INFO_RSS_MB" - -- \
 		"$READER_NEXT" "$TRACE"
