@@ -81,17 +81,40 @@ static int count_slow(ev_counts *c, tk_str type, tk_str event)
 	return cli_map_add(&c->more, ((uint64_t)type << 32) | event, 1);
 }
 
-/* Count one event; -1 on out of memory. */
-static inline int count_event(ev_counts *c, tk_str type, tk_str event)
+/*
+ * Count a batch of events and widen [*tmin, *tmax] to their times; -1 on
+ * out of memory.  The tables' pointers are kept in locals (reloaded after
+ * the slow path, which may grow them): the counts' stores could otherwise
+ * alias them, and the loop would reload them for every event.
+ */
+static int count_events(ev_counts *c, const tk_event *ev, size_t n,
+			uint64_t *tmin, uint64_t *tmax)
 {
-	uint32_t a = type < c->cap[0] ? c->index[0][type] : 0;
-	uint32_t e = event < c->cap[1] ? c->index[1][event] : 0;
+	const tk_event *end = ev + n;
+	const uint32_t *i0 = c->index[0], *i1 = c->index[1];
+	uint32_t c0 = c->cap[0], c1 = c->cap[1];
+	uint64_t *cell = c->cell, lo = *tmin, hi = *tmax;
 
-	if (a && e) {
-		c->cell[(a - 1) * DENSE + (e - 1)]++;
-		return 0;
+	for (; ev < end; ev++) {
+		tk_str type = ev->type_name, event = ev->name;
+		uint32_t a = type < c0 ? i0[type] : 0;
+		uint32_t e = event < c1 ? i1[event] : 0;
+		lo = ev->time < lo ? ev->time : lo;
+		hi = ev->time > hi ? ev->time : hi;
+		if (a && e) {
+			cell[(a - 1) * DENSE + (e - 1)]++;
+			continue;
+		}
+		if (count_slow(c, type, event) < 0)
+			return -1;
+		i0 = c->index[0];
+		i1 = c->index[1];
+		c0 = c->cap[0];
+		c1 = c->cap[1];
 	}
-	return count_slow(c, type, event);
+	*tmin = lo;
+	*tmax = hi;
+	return 0;
 }
 
 static void counts_free(ev_counts *c)
@@ -221,16 +244,9 @@ int cmd_info(int argc, char **argv)
 	if (!counts.cell)
 		goto nomem;
 	while ((nb = tk_reader_next_batch(r, &ev, 256, &err)) > 0) {
-		const tk_event *end = ev + nb;
 		nevents += (uint64_t)nb;
-		for (; ev < end; ev++) {
-			if (ev->time < tmin)
-				tmin = ev->time;
-			if (ev->time > tmax)
-				tmax = ev->time;
-			if (count_event(&counts, ev->type_name, ev->name) < 0)
-				goto nomem;
-		}
+		if (count_events(&counts, ev, (size_t)nb, &tmin, &tmax) < 0)
+			goto nomem;
 	}
 	rc = (int)nb;
 	if (rc < 0) {
