@@ -2,6 +2,7 @@
  * pipe.c - a reader's decoding run ahead of its consumer (pipe.h).
  */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -77,7 +78,7 @@ int tk_pipe_start(tk_pipe *p, size_t size, size_t cap, unsigned nblocks,
 		return TK_OK;
 	}
 	p->threaded = 1;
-	if (pthread_create(&p->th, NULL, worker, p) != 0) {
+	if (tk_thread_start(&p->th, worker, p) != 0) {
 		pthread_cond_destroy(&p->cv);
 		pthread_mutex_destroy(&p->mu);
 		p->threaded = 0;
@@ -144,6 +145,25 @@ void tk_pipe_stop(tk_pipe *p)
 	p->mem = NULL;
 	p->blocks = NULL;
 	p->held = NULL;
+}
+
+int tk_thread_start(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int rc;
+
+	/* signals are the caller's threads' (a handler never runs on a
+	 * helper, in the middle of its work), but for the faults, which
+	 * cannot be held back */
+	sigfillset(&all);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGILL);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(th, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }
 
 int tk_pipe_want_thread(int opt, uint64_t bytes)

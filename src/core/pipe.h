@@ -93,6 +93,12 @@ void tk_pipe_resume(tk_pipe *p);
 void tk_pipe_stop(tk_pipe *p);
 
 /*
+ * pthread_create() for a reader's helper thread, with every signal but the
+ * faults blocked in it (they stay the caller's).  0 or an errno value.
+ */
+int tk_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
+
+/*
  * Whether a reader should decode on a second thread: `opt` is the
  * tk_reader_opts threads field (0 never, 1 always, -1 when `bytes`, the
  * input's size, is large enough to pay for a thread and the machine has a

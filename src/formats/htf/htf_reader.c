@@ -1448,7 +1448,7 @@ static int scan_half_start(htf_reader *h, const char *data, scan_half *sh)
 	sh->hash = malloc(sh->n);
 	sh->buf = h->fd >= 0 ? malloc(SCAN_CHUNK) : NULL;
 	if (!sh->nl || !sh->hash || (h->fd >= 0 && !sh->buf) ||
-	    pthread_create(&sh->th, NULL, scan_half_run, sh) != 0) {
+	    tk_thread_start(&sh->th, scan_half_run, sh) != 0) {
 		free(sh->nl);
 		free(sh->hash);
 		free(sh->buf);

@@ -1763,7 +1763,7 @@ static void scan(shark_reader *s, int threads, scan_out *o)
 	a.to = mid;
 	b.from = mid;
 	b.to = s->nslots;
-	if (!threads || mid == 0 || pthread_create(&th, NULL, scan_thread, &b) != 0) {
+	if (!threads || mid == 0 || tk_thread_start(&th, scan_thread, &b) != 0) {
 		a.to = s->nslots;
 		scan_range(&a);
 		*o = a.o;
