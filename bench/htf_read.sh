@@ -20,7 +20,8 @@
 # `tracekit info --threads 0` (all on one thread, no target), the reader
 # alone (bench/reader_next.c: the library's tk_reader_next() in a loop that
 # folds the events into a checksum, no per-event work of its own; linked
-# with libtracekit.a next to TRACEKIT), `tracekit convert` to BTF, and
+# with libtracekit.a next to TRACEKIT; also with --threads 0, no target),
+# `tracekit convert` to BTF, and
 # `wc -l` as the lower bound.
 # Exit status: 0, or 1 when a tracekit row FAILs a target.
 set -euo pipefail
@@ -65,6 +66,8 @@ run_bench "tracekit info --threads 0" htf_info_1t - "$INFO_RSS_MB" - -- \
 if [[ -n $READER_NEXT ]]; then
 	run_bench "reader alone (reader_next)" htf_next "$INFO_GBPS" "$INFO_RSS_MB" - -- \
 		"$READER_NEXT" "$TRACE"
+	run_bench "reader alone --threads 0" htf_next_1t - "$INFO_RSS_MB" - -- \
+		"$READER_NEXT" --threads 0 "$TRACE"
 else
 	bench_skip "reader alone (reader_next)" "no libtracekit.a beside $TRACEKIT"
 fi

@@ -22,6 +22,7 @@
 #   `reader_next`    the reader alone (bench/reader_next.c: tk_reader_next in
 #                    a loop, the times folded into a checksum), same target:
 #                    what is left of info's time is info's own counting
+#   `reader_next --threads 0`  the reader alone on one thread: no target
 #   peers reading the same file in the same run: `wc -l` (reads every
 #   byte) and `dd` to /dev/null (the bare read loop).
 set -euo pipefail
@@ -44,6 +45,7 @@ run_bench "tracekit info (shark)" info 2 64 - -- "$TRACEKIT" info -q --from shar
 run_bench "tracekit info --threads 0" info0 - - - -- "$TRACEKIT" info -q --threads 0 --from shark "$TRACE"
 if [[ -n $READER_NEXT ]]; then
 	run_bench "reader only (reader_next)" shark_next 2 64 - -- "$READER_NEXT" --from shark "$TRACE"
+	run_bench "reader only --threads 0" shark_next_1t - 64 - -- "$READER_NEXT" --from shark --threads 0 "$TRACE"
 else
 	bench_skip "reader only (reader_next)" "no libtracekit.a beside $TRACEKIT"
 fi
