@@ -16,7 +16,7 @@ endif
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEMO_TRACE = examples/demo.btf
 
-.PHONY: all demo test deps test-deps build fuzz clean
+.PHONY: all demo test deps test-deps build fuzz tsan clean
 
 all: build
 
@@ -39,10 +39,21 @@ demo: build
 test: test-deps build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# the tests of the readers' second thread under ThreadSanitizer
+TSAN_BUILD ?= build-tsan
+tsan: test-deps
+	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTK_SANITIZE=OFF \
+		-DCMAKE_C_FLAGS="-fsanitize=thread -O1 -g" \
+		-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
+	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target tracekit test_reader_threads \
+		shark_warn_order shark_gen
+	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure \
+		-j $(JOBS) -R 'threads'
+
 # libFuzzer run of every reader for FUZZ_SECONDS each (clang)
 FUZZ_SECONDS ?= 60
 fuzz: test-deps
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 clean:
-	rm -rf $(BUILD) build-fuzz
+	rm -rf $(BUILD) build-fuzz $(TSAN_BUILD)
