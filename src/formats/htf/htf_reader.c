@@ -153,11 +153,11 @@ typedef struct hrec {
 /* a cursor's window on a plain file: bytes read with pread(), WIN_HEAD
  * bytes of room before them (the 16-byte record decoder reads before the
  * record) and WIN_TAIL after (the word-at-a-time one reads past it) */
-#define WIN_SIZE ((size_t)64 << 10)
+#define WIN_SIZE ((size_t)256 << 10)
 #define WIN_HEAD 16
 #define WIN_TAIL 16
 #define WIN_LOW 4096    /* fewer bytes than this ahead: read more */
-#define SCAN_CHUNK ((size_t)128 << 10)
+#define SCAN_CHUNK ((size_t)1 << 20)
 
 typedef struct cursor {
 	/* p: the next byte; end: the end of the section's bytes in memory
@@ -212,8 +212,8 @@ typedef struct mrec {
 } mrec;
 
 /* merged records per block, blocks run ahead on the merge's thread */
-#define MERGE_BLOCK 16384
-#define MERGE_BLOCKS 4
+#define MERGE_BLOCK 32768
+#define MERGE_BLOCKS 3
 /* events made at a time from them */
 #define EV_BATCH 64
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The HTF reader's file windows (docs/htf.md, Speed): a plain file is read
-# through a 64 KB pread() window per core section, a pipe or gzip input
+# through a 256 KB pread() window per core section, a pipe or gzip input
 # through a mapped temporary file.  On a generated trace whose sections are
 # several windows long, with a comment line longer than a window, '#'s in
 # comments, CRLF, blank and indented lines, both paths must give the same
@@ -28,7 +28,7 @@ awk 'BEGIN {
 		printf "#-%04X 00\n#-%04X 02\n", 2 * c, 2 * c + 1
 	printf "\n#TraceData\n"
 	long = "x"
-	while (length(long) < 140000)
+	while (length(long) < 600000)
 		long = long long
 	for (c = 0; c < 3; c++) {
 		printf "#-%02X\n", c
