@@ -199,7 +199,8 @@ typedef struct hnode {
 	const struct hrec *rec, *bend;
 	uint64_t line;     /* of rec */
 	uint64_t sc;       /* core slot | core entity << 32 */
-	uint32_t idx;
+	uint64_t idx;      /* 64 bits: the node is 64 bytes, so that the
+			    * chosen one's address is one shift away */
 } hnode;
 
 /* a record as the merge gives it out, in (time, section) order */
