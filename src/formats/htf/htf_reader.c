@@ -2129,8 +2129,7 @@ static inline uint32_t first_min4(const hnode *hp)
 
 	ta = t1 < t0 ? t1 : t0;
 	tb = t3 < t2 ? t3 : t2;
-	/* a mask, not ?: (which the compiler may turn into a branch) */
-	return a ^ ((a ^ b) & (0u - (uint32_t)(tb < ta)));
+	return tb < ta ? b : a;
 }
 
 static inline uint32_t first_min(const hnode *hp, uint32_t nsel)
