@@ -1350,25 +1350,37 @@ static void release_behind(htf_reader *h, cursor *c)
 	c->released = c->p;
 }
 
-/* Read bytes [p, p + n) of the mapped file into h->chunk with pread(). */
-static int scan_read(htf_reader *h, const char *p, size_t n, tk_error *err)
+/* n bytes at file offset off into buf: 0, -1 (errno set) or 1 (the file
+ * ends before them: it shrank while being read) */
+static int pread_all(int fd, char *buf, size_t n, uint64_t off)
 {
 	size_t got = 0;
-	uint64_t off = h->foff0 + (uint64_t)(p - h->buf);
 
 	while (got < n) {
-		ssize_t r = pread(h->fd, h->chunk + got, n - got,
-				  (off_t)(off + got));
+		ssize_t r = pread(fd, buf + got, n - got, (off_t)(off + got));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
-			return tk_err_set(err, TK_E_IO, h->name, 0, 0,
-					  "cannot read: %s", strerror(errno));
+			return -1;
 		if (r == 0)
-			return tk_err_set(err, TK_E_IO, h->name, 0, 0,
-					  "the file shrank while being read");
+			return 1;
 		got += (size_t)r;
 	}
+	return 0;
+}
+
+/* Read bytes [p, p + n) of the mapped file into h->chunk with pread(). */
+static int scan_read(htf_reader *h, const char *p, size_t n, tk_error *err)
+{
+	int rc = pread_all(h->fd, h->chunk, n,
+			   h->foff0 + (uint64_t)(p - h->buf));
+
+	if (rc < 0)
+		return tk_err_set(err, TK_E_IO, h->name, 0, 0,
+				  "cannot read: %s", strerror(errno));
+	if (rc > 0)
+		return tk_err_set(err, TK_E_IO, h->name, 0, 0,
+				  "the file shrank while being read");
 	return TK_OK;
 }
 
@@ -1409,19 +1421,12 @@ static void *scan_half_run(void *arg)
 	for (k = 0; k < sh->n; k++) {
 		const char *a = sh->from + k * SCAN_CHUNK, *q = a;
 		size_t len = (size_t)(h->lim - a) < SCAN_CHUNK
-				     ? (size_t)(h->lim - a) : SCAN_CHUNK, got = 0;
+				     ? (size_t)(h->lim - a) : SCAN_CHUNK;
 		if (h->fd >= 0) {
-			uint64_t off = h->foff0 + (uint64_t)(a - h->buf);
-			while (got < len) {
-				ssize_t r = pread(h->fd, sh->buf + got, len - got,
-						  (off_t)(off + got));
-				if (r < 0 && errno == EINTR)
-					continue;
-				if (r <= 0) {
-					sh->failed = 1;
-					return NULL;
-				}
-				got += (size_t)r;
+			if (pread_all(h->fd, sh->buf, len,
+				      h->foff0 + (uint64_t)(a - h->buf)) != 0) {
+				sh->failed = 1;
+				return NULL;
 			}
 			q = sh->buf;
 		}
