@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 	}
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
 		if (want_pos >= 0 && (long long)ev->pos != want_pos) {
-			fprintf(stderr, "shark_warn_order: event %llu is of record %llu, not of the record warned about (%lld)\n",
+			fprintf(stderr, "FAIL: shark_warn_order: event %llu is of record %llu, not of the record warned about (%lld)\n",
 				nev, (unsigned long long)ev->pos, want_pos);
 			bad = 1;
 		}
@@ -67,5 +67,5 @@ int main(int argc, char **argv)
 	printf("%llu events, %llu warnings, end %d\n", nev,
 	       (unsigned long long)tk_reader_warning_count(r), rc);
 	tk_reader_close(r);
-	return bad;
+	return bad ? 1 : 0;
 }
