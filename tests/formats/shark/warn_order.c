@@ -21,7 +21,7 @@
 
 static unsigned long long nev;     /* events returned so far */
 static long long want_pos = -1;    /* the next event's record, or -1 */
-static int bad;
+static int failed;
 
 static void on_warning(void *ctx, const tk_error *w)
 {
@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 		if (want_pos >= 0 && (long long)ev->pos != want_pos) {
 			fprintf(stderr, "FAIL: shark_warn_order: event %llu is of record %llu, not of the record warned about (%lld)\n",
 				nev, (unsigned long long)ev->pos, want_pos);
-			bad = 1;
+			failed = 1;
 		}
 		want_pos = -1;
 		nev++;
@@ -67,5 +67,5 @@ int main(int argc, char **argv)
 	printf("%llu events, %llu warnings, end %d\n", nev,
 	       (unsigned long long)tk_reader_warning_count(r), rc);
 	tk_reader_close(r);
-	return bad ? 1 : 0;
+	return failed ? 1 : 0;
 }
