@@ -21,11 +21,11 @@
  */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "pipe.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -452,8 +452,7 @@ static void ra_stop(read_ahead *ra)
 static read_ahead *ra_start(int fd)
 {
 	read_ahead *ra = calloc(1, sizeof(*ra));
-	sigset_t all, old;
-	int i, rc;
+	int i;
 
 	if (!ra)
 		return NULL;
@@ -470,15 +469,8 @@ static read_ahead *ra_start(int fd)
 		pthread_mutex_destroy(&ra->mu);
 		goto fail;
 	}
-	/* signals are for the caller's threads, not this helper (but for
-	 * the faults, which cannot be held back) */
-	sigfillset(&all);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGBUS);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&ra->thread, NULL, ra_main, ra);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
+	/* signals stay the caller's threads' (tk_thread_start) */
+	if (tk_thread_start(&ra->thread, ra_main, ra) != 0) {
 		pthread_cond_destroy(&ra->cond);
 		pthread_mutex_destroy(&ra->mu);
 		goto fail;
