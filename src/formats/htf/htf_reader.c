@@ -115,8 +115,7 @@ typedef struct hdesc {
 	tk_evkind kind;
 	tk_str type_name;
 	tk_str name;
-	int sk;
-	tk_synth_op op;
+	tk_synth_op op;    /* what it does to the synthesis (its kind: op.sk) */
 } hdesc;
 
 typedef struct hent {
@@ -1184,8 +1183,7 @@ static int build_descs(htf_reader *h, tk_error *err)
 			d->kind = ty->evs[j].kind;
 			d->type_name = ty->type_name;
 			d->name = ty->evs[j].name;
-			d->sk = ty->sk;
-			d->op = tk_synth_op_make(&htf_synth_rules, d->sk, d->kind);
+			d->op = tk_synth_op_make(&htf_synth_rules, ty->sk, d->kind);
 			h->keys[ty->desc0 + j] =
 				(ty->desc0 + j) |
 				(d->op.is_start ? KEY_START : 0) |
