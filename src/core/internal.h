@@ -253,6 +253,12 @@ void tk_source_keep_consumed(tk_source *s, bool keep);
  */
 int tk_source_file_fd(const tk_source *s, uint64_t *off);
 /**
+ * Read n bytes at file offset off of descriptor fd into buf with pread()
+ * (again after EINTR and short reads): 0, -1 (errno set) or 1 (the file
+ * ends before them: it shrank while being read).
+ */
+int tk_pread_all(int fd, void *buf, size_t n, uint64_t off);
+/**
  * Give back the pages of bytes [off, off + len) of a mapped plain file (the
  * whole pages inside the range), whether consumed or not: for a reader
  * that scans a mapped file ahead of its read position, or reads it out of

@@ -384,6 +384,24 @@ int tk_source_file_fd(const tk_source *s, uint64_t *off)
 	return s->fd;
 }
 
+int tk_pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = pread(fd, (char *)buf + got, n - got,
+				  (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			return 1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
 /* ---- read-ahead ---------------------------------------------------------- */
 
 static int read_retry(int fd, uint8_t *dst, size_t n, size_t *got)

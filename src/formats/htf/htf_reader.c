@@ -1348,29 +1348,10 @@ static void release_behind(htf_reader *h, cursor *c)
 	c->released = c->p;
 }
 
-/* n bytes at file offset off into buf: 0, -1 (errno set) or 1 (the file
- * ends before them: it shrank while being read) */
-static int pread_all(int fd, char *buf, size_t n, uint64_t off)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = pread(fd, buf + got, n - got, (off_t)(off + got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			return 1;
-		got += (size_t)r;
-	}
-	return 0;
-}
-
 /* Read bytes [p, p + n) of the mapped file into h->chunk with pread(). */
 static int scan_read(htf_reader *h, const char *p, size_t n, tk_error *err)
 {
-	int rc = pread_all(h->fd, h->chunk, n,
+	int rc = tk_pread_all(h->fd, h->chunk, n,
 			   h->foff0 + (uint64_t)(p - h->buf));
 
 	if (rc < 0)
@@ -1421,7 +1402,7 @@ static void *scan_half_run(void *arg)
 		size_t len = (size_t)(h->lim - a) < SCAN_CHUNK
 				     ? (size_t)(h->lim - a) : SCAN_CHUNK;
 		if (h->fd >= 0) {
-			if (pread_all(h->fd, sh->buf, len,
+			if (tk_pread_all(h->fd, sh->buf, len,
 				      h->foff0 + (uint64_t)(a - h->buf)) != 0) {
 				sh->failed = 1;
 				return NULL;
