@@ -26,12 +26,15 @@
  * out of order is sorted by TSC (an index of 4 bytes per record);
  * otherwise records are read as they come and a decrease is reported.
  *
- * Speed and memory: a mapped dump is scanned once at open (its clock
+ * Speed and memory: a wholly read dump is scanned once at open (its clock
  * rates and its order: a few instructions per record) and then mapped to
- * events a block of records at a time; both passes give the pages of a
- * dump larger than KEEP_MAX back behind them (tk_source_release), so the
- * resident size stays a few MB whatever the size of the dump (but for one
- * that must be sorted, which is read through its index).
+ * events a block of records at a time.  A plain file is read by both
+ * passes with pread() into buffers of CHUNK_SLOTS records that stay in
+ * the cache, not through its mapping: the copy costs less than touching
+ * pages that are mapped for one pass only (each new page's table entry,
+ * and far more where a hypervisor shadows page tables), and the resident
+ * size stays a few MB whatever the size of the dump.  Only a dump that
+ * must be sorted is read through the mapping (and its index).
  *
  * Blocks and threads: records are mapped to events a block (BCAP events)
  * at a time by fill(), which runs either in shark_reader_next() (one
@@ -59,10 +62,12 @@
 #include "shark_time.h"
 #include "../../core/pipe.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* warning kinds (one report each, then only counted) */
 enum {
@@ -102,10 +107,9 @@ enum {
  * if the worker stalled again soon after it went on). */
 #define INLINE_RUN 8
 #define INLINE_MAX 512
-/* how many bytes a pass over a mapped dump goes before it gives the pages
- * behind it back; dumps up to KEEP_MAX bytes stay mapped as they are */
-#define RELEASE_STEP ((size_t)4 << 20)
-#define KEEP_MAX ((size_t)32 << 20)
+/* the records one pread() of a plain file reads (256 KB: the buffer stays
+ * in the cache while its records are decoded) */
+#define CHUNK_SLOTS ((size_t)16384)
 #define ISR_MAX 16
 #define NOTE_MAX 64
 
@@ -178,7 +182,6 @@ typedef struct shark_reader {
 	unsigned since;      /* pipe blocks taken since it last went on */
 	tk_error cerr;
 	sblock *own;         /* the block filled on the caller's thread */
-	size_t cpop, crel;   /* follow(): mapped up to, given back up to */
 	tk_pipe pipe;
 	char pad[128];       /* what the worker writes below: another line */
 
@@ -194,13 +197,14 @@ typedef struct shark_reader {
 	uint32_t *order;     /* sorted physical indices, or NULL */
 	size_t norder;
 	size_t rot;          /* rotation start when not sorted */
-	int release;         /* a large mapped file: give back pages behind */
-	int follow;          /* ... which the consumer does (see follow()) */
+	int fd;              /* a plain file: read with pread() from foff */
+	uint64_t foff;
+	uint8_t *win;        /* the read pass's pread() buffer: slots */
+	size_t wfrom, wto;   /* [wfrom, wto) */
 	size_t next;         /* position in time order */
 	/* whole mode, not sorted: the physical slots [cur, lim) are next;
 	 * part 0 is [rot, nslots), part 1 [0, rot) */
-	size_t cur, lim, rel_from;
-	size_t pop_to;       /* bytes mapped ahead up to here (tk_source_populate) */
+	size_t cur, lim;
 	int part;
 	/* the clock */
 	uint64_t clk;
@@ -1392,21 +1396,56 @@ static size_t run_block(shark_reader *s, int slow, const uint8_t *p,
 	return run_fast_t(s, 0, p, n, pos);
 }
 
-/* Give back the pages of a large mapped dump behind slot `upto` (in the
- * pass over [.., upto) that started at byte rel_from). */
-static void release_to(shark_reader *s, size_t upto, int all)
+/* Slots [from, to) of a plain file into buf with pread(). */
+static int read_slots(const shark_reader *s, uint8_t *buf, size_t from,
+		      size_t to, tk_error *err)
 {
-	size_t end = upto * SHARK_REC;
+	uint64_t off = (uint64_t)from * SHARK_REC;
+	int rc = tk_pread_all(s->fd, buf, (to - from) * SHARK_REC, s->foff + off);
+	struct stat st;
 
-	/* 64 KB boundaries are page boundaries whatever the page size, so
-	 * that what one call leaves of a page the next one takes */
-	if (!all)
-		end &= ~(size_t)0xffff;
-	if (s->release && !s->follow && end > s->rel_from &&
-	    (all || end - s->rel_from >= RELEASE_STEP)) {
-		tk_source_release(s->r->src, s->rel_from, end - s->rel_from);
-		s->rel_from = end;
+	if (rc == 0)
+		return TK_OK;
+	if (rc < 0)
+		return tk_err_set_at(err, TK_E_IO, s->name, off, "read failed: %s",
+				     strerror(errno));
+	/* where it ends now */
+	if (fstat(s->fd, &st) == 0 && (uint64_t)st.st_size >= s->foff &&
+	    (uint64_t)st.st_size - s->foff >= off)
+		off = (uint64_t)st.st_size - s->foff;
+	return tk_err_set_at(err, TK_E_IO, s->name, off,
+			     "the file ends here, before its %zu records (it shrank while being read)",
+			     s->nslots);
+}
+
+/*
+ * The slots from s->cur on: slot cur, and in *n how many follow it in
+ * memory up to lim (at least one); a plain file's are read into s->win,
+ * CHUNK_SLOTS at a time.  NULL when the read failed (the worker stalls).
+ */
+static const uint8_t *slots_at(shark_reader *s, int slow, size_t *n)
+{
+	if (s->fd < 0) {
+		*n = s->lim - s->cur;
+		return s->base + s->cur * SHARK_REC;
 	}
+	if (s->cur < s->wfrom || s->cur >= s->wto) {
+		size_t to = s->lim - s->cur > CHUNK_SLOTS ? s->cur + CHUNK_SLOTS
+							   : s->lim;
+		int rc = read_slots(s, s->win, s->cur, to, &s->perr);
+		if (rc < 0) {
+			/* the consumer reads again and reports it: the last
+			 * thing read */
+			s->wfrom = s->wto = 0;
+			s->fst = slow ? rc : TK_PIPE_STALL;
+			s->done = slow;
+			return NULL;
+		}
+		s->wfrom = s->cur;
+		s->wto = to;
+	}
+	*n = (s->wto < s->lim ? s->wto : s->lim) - s->cur;
+	return s->win + (s->cur - s->wfrom) * SHARK_REC;
 }
 
 /* room in the block for another record's events */
@@ -1416,27 +1455,23 @@ static void release_to(shark_reader *s, size_t upto, int all)
 static void run_whole(shark_reader *s, int slow)
 {
 	while (ROOM(s) && s->fst == F_RUN) {
+		const uint8_t *p;
+		size_t n;
 		if (s->cur == s->lim) {
-			release_to(s, s->lim, 1);
 			if (s->part || !s->rot) {
 				s->done = 1;
 				s->fst = TK_END;
 				return;
 			}
 			s->part = 1;
-			s->cur = s->rel_from = s->pop_to = 0;
+			s->cur = 0;
 			s->lim = s->rot;
 			continue;
 		}
-		if (s->release && !s->follow && s->cur * SHARK_REC >= s->pop_to) {
-			/* map the next RELEASE_STEP bytes in one call */
-			s->pop_to = s->cur * SHARK_REC + RELEASE_STEP;
-			tk_source_populate(s->r->src, s->cur * SHARK_REC,
-					   RELEASE_STEP);
-		}
-		s->cur += run_block(s, slow, s->base + s->cur * SHARK_REC,
-				    s->lim - s->cur, s->cur);
-		release_to(s, s->cur, 0);
+		p = slots_at(s, slow, &n);
+		if (!p)
+			return;
+		s->cur += run_block(s, slow, p, n, s->cur);
 	}
 }
 
@@ -1576,6 +1611,7 @@ typedef struct scan_out {
 	uint64_t clk;        /* the first clock rate in file order, 0: none */
 	int clk_differ;      /* another record gives another rate */
 	int any;             /* a record that is not an empty slot was seen */
+	size_t first_at;     /* the first one's slot */
 } scan_out;
 
 /* The scan of slots [from, to) (a part of the dump, maybe on a thread of
@@ -1584,6 +1620,9 @@ typedef struct scan_part {
 	const shark_reader *s;
 	size_t from, to;
 	int avx2;        /* the CPU has AVX2 (scan_plain_avx2) */
+	uint8_t *buf;    /* CHUNK_SLOTS records (a plain file), or NULL */
+	int rc;          /* a pread() that failed: its status, and err */
+	tk_error err;
 	scan_out o;
 } scan_part;
 
@@ -1655,86 +1694,91 @@ scan_plain_avx2(const uint8_t *b, size_t i, size_t end, uint64_t *prevp,
 }
 #endif
 
-/*
- * The pass at open over a wholly read input: a few instructions per
- * record (four at a time where the CPU has AVX2), and the pages of a large
- * mapped dump are given back behind it.
- */
-static void scan_range(scan_part *sp)
+/* The scan of n slots at b, slot i0 of the dump first, going on from
+ * what *o has found: a few instructions per record (four at a time where
+ * the CPU has AVX2). */
+static void scan_slots(scan_out *o, const uint8_t *b, size_t n, size_t i0,
+		       int avx2)
 {
-	const shark_reader *s = sp->s;
-	scan_out *o = &sp->o;
-	const uint8_t *b = s->base;
-	size_t i = sp->from, end, descents = 0, rel_from;
-	uint64_t prev, c0 = 0;
-	int differ = 0;
+	size_t i = 0, descents = o->descents, at = o->at;
+	uint64_t prev = o->last, c0 = o->clk;
+	int differ = o->clk_differ;
 
-	memset(o, 0, sizeof(*o));
-	while (i < sp->to && le16(b + i * SHARK_REC) == 0)
-		i++;
-	if (i == sp->to)
-		return;
-	o->any = 1;
-	o->first = prev = tsc_at(b + i * SHARK_REC);
-	rel_from = sp->from * SHARK_REC;
-	while (i < sp->to) {
-		end = sp->to - i > RELEASE_STEP / SHARK_REC
-			      ? i + RELEASE_STEP / SHARK_REC : sp->to;
-		if (s->release)
-			tk_source_populate(s->r->src, i * SHARK_REC,
-					   (end - i) * SHARK_REC);
-		for (; i < end; i++) {
-			const uint8_t *p;
-			uint32_t w, par2;
-			uint64_t tsc;
+	(void)avx2;
+	if (!o->any) {
+		while (i < n && le16(b + i * SHARK_REC) == 0)
+			i++;
+		if (i == n)
+			return;
+		o->any = 1;
+		o->first_at = i0 + i;
+		o->first = prev = tsc_at(b + i * SHARK_REC);
+	}
+	for (; i < n; i++) {
+		const uint8_t *p;
+		uint32_t w, par2;
+		uint64_t tsc;
 #ifdef SCAN_AVX2
-			/* plain stretches four at a time; one record here
-			 * where that stops, then back to it */
-			if (sp->avx2 && !(i & 3)) {
-				size_t at = o->at;
-				i = scan_plain_avx2(b, i, end, &prev, &descents, &at);
-				o->at = at;
-				if (i >= end)
-					break;
-			}
-#endif
-			p = b + i * SHARK_REC;
-			w = le32(p);
-			if (TK_UNLIKELY((w & 0xffffu) == 0))
-				continue;
-			tsc = tsc_at(p);
-			if (TK_UNLIKELY(tsc < prev) && !descents++)
-				o->at = i;
-			prev = tsc;
-			/* a clock record: trace_start or cycles_per_msec (the
-			 * codes 0x10 and 0x20 are the only ones with
-			 * (code - 0x10) & 0xef zero), not FAST, with a rate
-			 * (is_clock()) */
-			if (TK_UNLIKELY((((w - SHARK_CYCLES_PER_MSEC) & 0xefu) |
-					 (w & SHARK_FAST)) == 0) &&
-			    (par2 = le32(p + 12)) != 0) {
-				if (!c0)
-					c0 = par2;
-				else if (par2 != c0)
-					differ = 1;
-			}
+		/* plain stretches four at a time; one record here where that
+		 * stops, then back to it */
+		if (avx2 && !(i & 3)) {
+			size_t d0 = descents, a = 0;
+			i = scan_plain_avx2(b, i, n, &prev, &descents, &a);
+			if (!d0 && descents)
+				at = i0 + a;
+			if (i >= n)
+				break;
 		}
-		/* give back the pages behind (64 KB boundaries: page
-		 * boundaries, so that the next call takes what one leaves) */
-		if (s->release) {
-			size_t to = end == sp->to ? end * SHARK_REC
-						  : (end * SHARK_REC) & ~(size_t)0xffff;
-			if (to > rel_from && (end == sp->to ||
-					      to - rel_from >= RELEASE_STEP)) {
-				tk_source_release(s->r->src, rel_from, to - rel_from);
-				rel_from = to;
-			}
+#endif
+		p = b + i * SHARK_REC;
+		w = le32(p);
+		if (TK_UNLIKELY((w & 0xffffu) == 0))
+			continue;
+		tsc = tsc_at(p);
+		if (TK_UNLIKELY(tsc < prev) && !descents++)
+			at = i0 + i;
+		prev = tsc;
+		/* a clock record: trace_start or cycles_per_msec (the codes
+		 * 0x10 and 0x20 are the only ones with (code - 0x10) & 0xef
+		 * zero), not FAST, with a rate (is_clock()) */
+		if (TK_UNLIKELY((((w - SHARK_CYCLES_PER_MSEC) & 0xefu) |
+				 (w & SHARK_FAST)) == 0) &&
+		    (par2 = le32(p + 12)) != 0) {
+			if (!c0)
+				c0 = par2;
+			else if (par2 != c0)
+				differ = 1;
 		}
 	}
 	o->descents = descents;
+	o->at = at;
 	o->last = prev;
 	o->clk = c0;
 	o->clk_differ = differ;
+}
+
+/* The pass at open over slots [from, to) of a wholly read input (a plain
+ * file's read CHUNK_SLOTS at a time into sp->buf). */
+static void scan_range(scan_part *sp)
+{
+	const shark_reader *s = sp->s;
+	size_t i, end;
+
+	memset(&sp->o, 0, sizeof(sp->o));
+	sp->rc = TK_OK;
+	for (i = sp->from; i < sp->to; i = end) {
+		const uint8_t *b;
+		end = sp->to - i > CHUNK_SLOTS ? i + CHUNK_SLOTS : sp->to;
+		if (sp->buf) {
+			sp->rc = read_slots(s, sp->buf, i, end, &sp->err);
+			if (sp->rc < 0)
+				return;
+			b = sp->buf;
+		} else {
+			b = s->base + i * SHARK_REC;
+		}
+		scan_slots(&sp->o, b, end - i, i, sp->avx2);
+	}
 }
 
 static void *scan_thread(void *v)
@@ -1745,42 +1789,48 @@ static void *scan_thread(void *v)
 
 /* The scan of the whole input: in two halves on two threads when the
  * reader may use a second thread (threads), in one pass otherwise. */
-static void scan(shark_reader *s, int threads, scan_out *o)
+static int scan(shark_reader *s, int threads, scan_out *o, tk_error *err)
 {
 	scan_part a, b;
 	pthread_t th;
-	size_t mid;
+	int rc = TK_OK, two;
 
-	/* the halves meet on a RELEASE_STEP boundary */
-	mid = (s->nslots / 2) & ~(size_t)(RELEASE_STEP / SHARK_REC - 1);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
 	a.s = b.s = s;
 #ifdef SCAN_AVX2
 	a.avx2 = b.avx2 = __builtin_cpu_supports("avx2");
-#else
-	a.avx2 = b.avx2 = 0;
 #endif
-	a.from = 0;
-	a.to = mid;
-	b.from = mid;
+	/* the halves meet on a CHUNK_SLOTS boundary */
+	a.to = b.from = (s->nslots / 2) & ~(CHUNK_SLOTS - 1);
 	b.to = s->nslots;
-	if (!threads || mid == 0 || tk_thread_start(&th, scan_thread, &b) != 0) {
+	two = threads && b.from > 0;
+	if (s->fd >= 0) {
+		a.buf = malloc(CHUNK_SLOTS * SHARK_REC);
+		b.buf = two ? malloc(CHUNK_SLOTS * SHARK_REC) : NULL;
+		if (!a.buf || (two && !b.buf)) {
+			rc = tk_err_nomem(err, s->name);
+			goto out;
+		}
+	}
+	if (!two || tk_thread_start(&th, scan_thread, &b) != 0) {
 		a.to = s->nslots;
 		scan_range(&a);
 		*o = a.o;
-		return;
+		goto out;
 	}
 	scan_range(&a);
 	pthread_join(th, NULL);
 	*o = a.o;
-	if (!b.o.any)
-		return;
+	if (a.rc < 0 || b.rc < 0 || !b.o.any)
+		goto out;
 	if (!a.o.any) {
 		*o = b.o;
-		return;
+		goto out;
 	}
 	/* a then b: the step between them, then b's own */
 	if (b.o.first < a.o.last && !o->descents++)
-		o->at = SIZE_MAX;  /* b's first record: found below */
+		o->at = b.o.first_at;
 	if (b.o.descents) {
 		if (!o->descents)
 			o->at = b.o.at;
@@ -1792,12 +1842,14 @@ static void scan(shark_reader *s, int threads, scan_out *o)
 	else if (b.o.clk && b.o.clk != o->clk)
 		o->clk_differ = 1;
 	o->clk_differ |= b.o.clk_differ;
-	if (o->at == SIZE_MAX) {
-		size_t i = b.from;
-		while (le16(s->base + i * SHARK_REC) == 0)
-			i++;
-		o->at = i;
+out:
+	if (rc == TK_OK && (a.rc < 0 || b.rc < 0)) {
+		rc = a.rc < 0 ? a.rc : b.rc;
+		*err = a.rc < 0 ? a.err : b.err;
 	}
+	free(a.buf);
+	free(b.buf);
+	return rc;
 }
 
 /* Put the records of a wholly read input into TSC order. */
@@ -1908,6 +1960,7 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 	s->running = TK_NONE;
 	s->ending = TK_PIPE_MORE;
 	s->threads = r->opts.threads;
+	s->fd = -1;
 	s->own = malloc(sizeof(*s->own));
 	if (!s->own)
 		goto nomem;
@@ -1974,10 +2027,13 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 				       "the last %zu bytes are not a whole record (ignored)",
 				       avail % SHARK_REC);
 		}
-		/* a mapped file (only it has pages to give back) larger than
-		 * KEEP_MAX is given back behind each pass */
-		s->release = s->nslots > KEEP_MAX / SHARK_REC;
-		scan(s, tk_pipe_want_thread(s->threads, avail), &so);
+		/* a plain file: read with pread() (see the top) */
+		s->fd = tk_source_file_fd(r->src, &s->foff);
+		if (s->fd >= 0 && !(s->win = malloc(CHUNK_SLOTS * SHARK_REC)))
+			goto nomem;
+		rc = scan(s, tk_pipe_want_thread(s->threads, avail), &so, err);
+		if (rc < 0)
+			goto fail;
 		rc = arrange(s, &so, err);
 		if (rc < 0)
 			goto fail;
@@ -1990,7 +2046,6 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 		/* the read pass: from the oldest record, in file order */
 		s->cur = s->rot;
 		s->lim = s->nslots;
-		s->rel_from = s->rot * SHARK_REC;
 	} else {
 		s->clk = find_clock(s);
 	}
@@ -2050,40 +2105,6 @@ static void fill_here(shark_reader *s, int slow)
 	take(s, s->own, st, &e);
 }
 
-/*
- * With the pipe, on a large mapped dump read from its start in file order,
- * the consumer maps the pages ahead (tk_source_populate) and gives back
- * those behind the events it has handed out, so that the system calls are
- * not on the worker's (the slower thread's) time.  The worker is at most a
- * few blocks ahead of the consumer.
- */
-#define FOLLOW_AHEAD ((size_t)8 << 20)
-
-static void follow(shark_reader *s)
-{
-	size_t total = s->nslots * SHARK_REC, at, to;
-
-	if (s->ending == TK_END) {
-		if (total > s->crel)
-			tk_source_release(s->r->src, s->crel, total - s->crel);
-		s->crel = total;
-		return;
-	}
-	if (s->rp == s->rend)
-		return;
-	at = (size_t)s->rend[-1].pos * SHARK_REC;
-	while (s->cpop < total && s->cpop < at + FOLLOW_AHEAD) {
-		tk_source_populate(s->r->src, s->cpop, RELEASE_STEP);
-		s->cpop += RELEASE_STEP;
-	}
-	/* 64 KB boundaries are page boundaries whatever the page size */
-	to = at & ~(size_t)0xffff;
-	if (to > s->crel && to - s->crel >= RELEASE_STEP) {
-		tk_source_release(s->r->src, s->crel, to - s->crel);
-		s->crel = to;
-	}
-}
-
 /* The pipe (auto or forced threads) goes on filling from where the caller's
  * thread left the records. */
 static void pipe_next(shark_reader *s)
@@ -2092,17 +2113,10 @@ static void pipe_next(shark_reader *s)
 
 	if (!s->piped) {
 		tk_error e;
-		/* (the worker is not started yet: its state is ours) */
-		if (s->release && s->whole && !s->order && !s->rot && !s->part) {
-			s->follow = 1;
-			s->crel = s->rel_from;
-			s->cpop = s->cur * SHARK_REC & ~(size_t)0xffff;
-		}
 		if (tk_pipe_start(&s->pipe, sizeof(sblock), 1, NBLOCKS, 1, fill,
 				  s, s->name, &e) < 0) {
 			/* no memory for the blocks: on one thread, then */
 			s->threaded = 0;
-			s->follow = 0;
 			fill_here(s, 0);
 			return;
 		}
@@ -2165,8 +2179,6 @@ static int refill(shark_reader *s, const tk_event **ev, tk_error *err)
 		} else {
 			pipe_next(s);
 		}
-		if (s->follow)
-			follow(s);
 		if (s->rp < s->rend) {
 			*ev = s->rp++;
 			return TK_OK;
@@ -2205,6 +2217,7 @@ void shark_reader_close(tk_reader *r)
 	/* the worker first: it reads the state freed below */
 	tk_pipe_stop(&s->pipe);
 	free(s->own);
+	free(s->win);
 	free(s->order);
 	free(s->tasks);
 	free(s->ctx_map);

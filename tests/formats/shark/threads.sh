@@ -13,9 +13,10 @@
 # The warnings that reach the callback come exactly between the events of
 # the records before theirs and their record's events, the same with and
 # without the thread (warn_order.c).
-# Usage: threads.sh TRACEKIT DIR CORPUS_DUMP GEN_SHARK WARN_ORDER
+# A dump cut short while it is read gives one clean error (shrink.c).
+# Usage: threads.sh TRACEKIT DIR CORPUS_DUMP GEN_SHARK WARN_ORDER SHRINK
 set -u
-cli=$1 dir=$2 corpus=$3 gen=$4 order=$5
+cli=$1 dir=$2 corpus=$3 gen=$4 order=$5 shrink=$6
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -87,9 +88,17 @@ done
 
 # a stream: more than 64 MiB through a pipe (read as it comes)
 "$gen" -n 4300000 "$tmp/g.bin" || { echo "FAIL: gen_shark"; exit 1; }
-# (mapped, more than 32 MiB: the pages are given back behind the reading)
+# (a plain file of more than 32 MiB: read with pread() in both passes)
 same info --from shark "$tmp/g.bin"
 same stats --from shark "$tmp/g.bin"
+# a dump cut short while it is read: one clean error, then the end
+"$gen" -n 400000 "$tmp/cut.bin" || { echo "FAIL: gen_shark"; exit 1; }
+for t in 0 1; do
+	n=$((n + 1))
+	cp "$tmp/cut.bin" "$tmp/cut$t.bin"
+	"$shrink" "$tmp/cut$t.bin" $t > /dev/null || { echo "FAIL: shark_shrink --threads $t"; fail=1; }
+done
+rm -f "$tmp"/cut*.bin
 cat "$tmp/g.bin" "$tmp/thr/tail.bin" > "$tmp/s.bin"
 rm -f "$tmp/g.bin"
 for mode in "" --strict; do
