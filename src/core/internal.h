@@ -259,22 +259,6 @@ int tk_source_file_fd(const tk_source *s, uint64_t *off);
  */
 int tk_pread_all(int fd, void *buf, size_t n, uint64_t off);
 /**
- * Give back the pages of bytes [off, off + len) of a mapped plain file (the
- * whole pages inside the range), whether consumed or not: for a reader
- * that scans a mapped file ahead of its read position, or reads it out of
- * order, and will not come back to those bytes soon.  Pointers into them
- * stay valid (a page touched again is read back from the file).  Nothing
- * happens for other sources, or when tk_source_keep_consumed(s, true).
- */
-void tk_source_release(tk_source *s, uint64_t off, size_t len);
-/**
- * Map the pages of bytes [off, off + len) of a mapped plain file in one
- * system call (MADV_POPULATE_READ) rather than a page fault per few pages,
- * for a reader about to read them; advice only (nothing happens where the
- * kernel or the source cannot).
- */
-void tk_source_populate(tk_source *s, uint64_t off, size_t len);
-/**
  * Read a mapped plain file with read() into small buffers from the
  * consumed position on, as a pipe is read, instead of through its mapping:
  * for readers that make one pass over the bytes and need no more than a

@@ -640,43 +640,6 @@ void tk_source_consume(tk_source *s, size_t n)
 	}
 }
 
-void tk_source_release(tk_source *s, uint64_t off, size_t len)
-{
-	size_t a, b;
-
-	if (!direct(s) || !s->map || s->keep_consumed || off >= s->map_len)
-		return;
-	if (len > s->map_len - (size_t)off)
-		len = s->map_len - (size_t)off;
-	/* whole pages inside the range only */
-	a = (size_t)off + s->page - 1;
-	a -= a % s->page;
-	b = (size_t)off + len;
-	b -= b % s->page;
-	if (b > a)
-		(void)madvise((char *)s->map + a, b - a, MADV_DONTNEED);
-}
-
-void tk_source_populate(tk_source *s, uint64_t off, size_t len)
-{
-#ifdef MADV_POPULATE_READ
-	size_t a;
-
-	if (!direct(s) || !s->map || off >= s->map_len)
-		return;
-	if (len > s->map_len - (size_t)off)
-		len = s->map_len - (size_t)off;
-	a = (size_t)off - (size_t)off % s->page;
-	/* advice only: an older kernel refuses it, and the pages fault in */
-	(void)madvise((char *)s->map + a, (size_t)off + len - a,
-		      MADV_POPULATE_READ);
-#else
-	(void)s;
-	(void)off;
-	(void)len;
-#endif
-}
-
 uint64_t tk_source_offset(const tk_source *s)
 {
 	if (direct(s))
