@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pipe.h"
@@ -171,4 +172,13 @@ int tk_pipe_want_thread(int opt, uint64_t bytes)
 	if (opt >= 0)
 		return opt > 0;
 	return bytes >= THREAD_MIN_BYTES && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+}
+
+uint64_t tk_pipe_now_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }

@@ -105,5 +105,10 @@ int tk_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
  * second CPU).
  */
 int tk_pipe_want_thread(int opt, uint64_t bytes);
+/*
+ * A monotonic clock in nanoseconds (0 if it cannot be read), for a reader
+ * with auto threads that times what the thread gains (see shark_reader.c).
+ */
+uint64_t tk_pipe_now_ns(void);
 
 #endif

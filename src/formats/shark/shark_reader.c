@@ -63,6 +63,7 @@
 #include "../../core/pipe.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,26 @@ enum {
  * if the worker stalled again soon after it went on). */
 #define INLINE_RUN 8
 #define INLINE_MAX 512
+/*
+ * Auto threads also time the pipe against the caller's thread (adapt()).
+ * Each run of the pipe is let go WARM blocks (its worker starts or wakes,
+ * its ring fills), then the events of its next PROBE blocks are timed and
+ * compared with the last run of blocks filled here (from its second
+ * block).  Where the pipe is slower (its blocks cross between cores that
+ * share no cache: on some hosts that costs more than the mapping it takes
+ * off the caller), the worker is stopped and the caller fills BACKOFF_MIN
+ * blocks itself before the pipe is tried again, twice as many each time
+ * it loses again.  Where it is faster it runs PERIOD_MIN blocks (twice as
+ * many each time it wins again), then the caller fills PROBE + 2 blocks
+ * to time itself afresh: the host may have changed, and the first run
+ * here (new tasks, the first touch of everything) is no measure.
+ */
+#define WARM 4
+#define PROBE 8
+#define BACKOFF_MIN 64
+#define BACKOFF_MAX 4096
+#define PERIOD_MIN 128
+#define PERIOD_MAX 2048
 /* the records one pread() of a plain file reads (256 KB: the buffer stays
  * in the cache while its records are decoded) */
 #define CHUNK_SLOTS ((size_t)16384)
@@ -180,6 +201,18 @@ typedef struct shark_reader {
 	unsigned inline_left;/* blocks to fill here before the pipe goes on */
 	unsigned inline_run; /* the length of the last such run */
 	unsigned since;      /* pipe blocks taken since it last went on */
+	/* adapt(): the run of blocks going on, from the pipe (piped 1) or
+	 * filled here (0), -1: none yet; its blocks so far; the time and the
+	 * events counted from its window's start */
+	int win_piped;
+	unsigned win_blk;
+	uint64_t win_t0, win_ev;
+	uint64_t here_ns, here_ev;  /* the last run here, timed (0: none) */
+	unsigned backoff;    /* blocks to fill here after the pipe lost */
+	unsigned period;     /* blocks of the pipe after it won */
+	int always_lose;     /* tests: every probe of the pipe loses (and
+			      * the caller fills only 2 blocks) */
+	atomic_int yield;    /* asks the worker to stall (it lost) */
 	tk_error cerr;
 	sblock *own;         /* the block filled on the caller's thread */
 	tk_pipe pipe;
@@ -1582,9 +1615,16 @@ static int fill_t(shark_reader *s, sblock *b, int slow, tk_error *err)
 /* The pipe's fill function (pipe.h): one block, on either thread. */
 static int fill(void *arg, void *block, size_t cap, size_t *n, tk_error *err)
 {
+	shark_reader *s = arg;
+
 	(void)cap;
 	*n = 1;
-	return fill_t(arg, block, 0, err);
+	if (atomic_load_explicit(&s->yield, memory_order_relaxed)) {
+		/* the consumer goes on by itself (adapt()): an empty block */
+		((sblock *)block)->n = 0;
+		return TK_PIPE_STALL;
+	}
+	return fill_t(s, block, 0, err);
 }
 
 /* ---- open --------------------------------------------------------------- */
@@ -2074,6 +2114,9 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 						   : UINT64_MAX);
 	/* auto: the first records (new tasks, first codes: stalls) here */
 	s->inline_left = s->threads < 0 ? INLINE_RUN : 0;
+	s->win_piped = -1;
+	/* (tests: the stops of the worker on any host) */
+	s->always_lose = getenv("TRACEKIT_TEST_PIPE_LOSES") != NULL;
 	return TK_OK;
 nomem:
 	rc = tk_err_nomem(err, s->name);
@@ -2141,6 +2184,58 @@ static void pipe_next(shark_reader *s)
 		s->paused = 1;
 }
 
+/*
+ * Auto threads: a block was taken, from the pipe (piped) or filled here,
+ * its events in hand (see WARM, PROBE).  A window's time runs from its
+ * first block in hand to its last: the events of the blocks before the
+ * last one are counted.
+ */
+static void adapt(shark_reader *s, int piped)
+{
+	uint64_t now = tk_pipe_now_ns(), nev = (uint64_t)(s->rend - s->rp);
+	unsigned start = piped ? WARM + 1 : 2;
+
+	if (piped != s->win_piped) {
+		s->win_piped = piped;
+		s->win_blk = 0;
+	}
+	s->win_blk++;
+	if (s->win_blk == start) {
+		s->win_t0 = now;
+		s->win_ev = nev;
+		return;
+	}
+	if (s->win_blk < start)
+		return;
+	if (!piped) {
+		s->here_ns = now - s->win_t0;
+		s->here_ev = s->win_ev;
+	} else if (s->win_blk == start + PROBE) {
+		uint64_t pipe_ps = s->win_ev ? (now - s->win_t0) * 1000u
+					       / s->win_ev : 0,
+			 here_ps = s->here_ev ? s->here_ns * 1000u
+					       / s->here_ev : UINT64_MAX;
+		if (s->always_lose || pipe_ps > here_ps) {
+			s->backoff = s->always_lose ? 2
+				     : !s->backoff ? BACKOFF_MIN
+				     : s->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX
+								    : s->backoff * 2;
+			s->period = 0;
+			atomic_store_explicit(&s->yield, 1, memory_order_relaxed);
+		} else {
+			s->backoff = 0;
+			s->period = !s->period ? PERIOD_MIN
+				    : s->period * 2 > PERIOD_MAX ? PERIOD_MAX
+								 : s->period * 2;
+		}
+	} else if (s->win_blk == start + PROBE + s->period) {
+		/* time the caller's thread again */
+		s->backoff = 0;
+		atomic_store_explicit(&s->yield, 1, memory_order_relaxed);
+	}
+	s->win_ev += nev;
+}
+
 /* The events in hand are used up: the next ones, or the end. */
 static int refill(shark_reader *s, const tk_event **ev, tk_error *err)
 {
@@ -2157,15 +2252,24 @@ static int refill(shark_reader *s, const tk_event **ev, tk_error *err)
 				*err = s->cerr;
 			return st;
 		}
+		int piped = 0;
+
 		if (st == TK_PIPE_STALL) {
 			/*
 			 * The next record needs this thread (the worker, if
 			 * any, waits): its warnings now, after the events
 			 * before it, then its events.  With auto threads the
-			 * records after it are read here for a while.
+			 * records after it are read here for a while (longer
+			 * when the stall was asked for: adapt()).
 			 */
 			fill_here(s, 1);
-			if (s->threaded && s->threads < 0) {
+			if (atomic_load_explicit(&s->yield, memory_order_relaxed)) {
+				atomic_store_explicit(&s->yield, 0,
+						      memory_order_relaxed);
+				s->inline_left = s->backoff ? s->backoff
+							    : PROBE + 2;
+			} else if (s->threaded && s->threads < 0 && s->paused) {
+				/* (a stall met here leaves the run as it is) */
 				s->inline_run = s->since <= 2 && s->inline_run
 							? s->inline_run * 2 : INLINE_RUN;
 				if (s->inline_run > INLINE_MAX)
@@ -2178,7 +2282,10 @@ static int refill(shark_reader *s, const tk_event **ev, tk_error *err)
 			fill_here(s, 0);
 		} else {
 			pipe_next(s);
+			piped = s->piped;
 		}
+		if (s->threaded && s->threads < 0)
+			adapt(s, piped);
 		if (s->rp < s->rend) {
 			*ev = s->rp++;
 			return TK_OK;

@@ -91,6 +91,20 @@ done
 # (a plain file of more than 32 MiB: read with pread() in both passes)
 same info --from shark "$tmp/g.bin"
 same stats --from shark "$tmp/g.bin"
+# (and auto threads where the pipe loses each time it is timed: its
+# worker stopped and started again every few blocks)
+export TRACEKIT_TEST_PIPE_LOSES=1
+for cmd in info stats; do
+	n=$((n + 1))
+	run auto $cmd --from shark "$tmp/g.bin"
+	mv "$tmp/auto.out" "$tmp/lose.out"
+	unset TRACEKIT_TEST_PIPE_LOSES
+	run 0 $cmd --from shark "$tmp/g.bin"
+	export TRACEKIT_TEST_PIPE_LOSES=1
+	cmp -s "$tmp/0.out" "$tmp/lose.out" ||
+		{ echo "FAIL: $cmd g.bin: auto threads with the pipe stopped differ"; diff "$tmp/0.out" "$tmp/lose.out" | head -5; fail=1; }
+done
+unset TRACEKIT_TEST_PIPE_LOSES
 # a dump cut short while it is read: one clean error, then the end
 "$gen" -n 400000 "$tmp/cut.bin" || { echo "FAIL: gen_shark"; exit 1; }
 for t in 0 1; do
