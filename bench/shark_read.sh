@@ -14,11 +14,13 @@
 # (shark_n<N>.bin, reused while newer than the generator).
 # Rows:
 #   `tracekit info`  target >= 2 GB/s of records and a flat RSS (< 64 MB:
-#                    the reader gives the mapped pages back behind its two
-#                    passes, the scan at open and the read)
-#   `tracekit info --threads 0`  the same on one thread (the reader decodes
-#                    on a second thread by default for inputs of 8 MiB or
-#                    more; docs/shark.md): no target, for comparison
+#                    both passes, the scan at open and the read, pread()
+#                    the dump into 256 KB buffers)
+#   `tracekit info --threads 0`  the same on one thread (by default, for
+#                    inputs of 8 MiB or more, the reader maps records to
+#                    events on a second thread while that is faster than
+#                    doing it itself; docs/shark.md): no target, for
+#                    comparison
 #   `reader_next`    the reader alone (bench/reader_next.c: tk_reader_next in
 #                    a loop, the times folded into a checksum), same target:
 #                    what is left of info's time is info's own counting
