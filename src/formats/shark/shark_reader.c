@@ -116,13 +116,15 @@ enum {
  * its ring fills), then the events of its next PROBE blocks are timed and
  * compared with the last run of blocks filled here (from its second
  * block).  Where the pipe is slower (its blocks cross between cores that
- * share no cache: on some hosts that costs more than the mapping it takes
- * off the caller), the worker is stopped and the caller fills BACKOFF_MIN
- * blocks itself before the pipe is tried again, twice as many each time
- * it loses again.  Where it is faster it runs PERIOD_MIN blocks (twice as
- * many each time it wins again), then the caller fills PROBE + 2 blocks
- * to time itself afresh: the host may have changed, and the first run
- * here (new tasks, the first touch of everything) is no measure.
+ * share no cache, or its CPU is slow: on some hosts that costs more than
+ * the mapping it takes off the caller), the worker is stopped and the
+ * caller fills BACKOFF_MIN blocks itself before the pipe is tried again,
+ * twice as many each time it loses again.  Where it is faster it runs
+ * PERIOD_MIN blocks (twice as many each time it wins again), then the
+ * caller fills PROBE + 2 blocks to time itself afresh (the host may have
+ * changed).  The first run here (new tasks, the first touch of
+ * everything) is no measure: the first run of the pipe is followed by
+ * such a timed run here before anything is compared.
  */
 #define WARM 8
 #define PROBE 16
@@ -212,6 +214,8 @@ typedef struct shark_reader {
 	uint64_t here_ns, here_ev;  /* the last run here, timed (0: none) */
 	unsigned backoff;    /* blocks to fill here after the pipe lost */
 	unsigned period;     /* blocks of the pipe after it won */
+	int first_run;       /* the first run here is going on (not timed:
+			      * its first touches and new tasks) */
 	int always_lose;     /* tests: every probe of the pipe loses (and
 			      * the caller fills only 2 blocks) */
 	atomic_int yield;    /* asks the worker to stall (it lost) */
@@ -2117,6 +2121,7 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 	/* auto: the first records (new tasks, first codes: stalls) here */
 	s->inline_left = s->threads < 0 ? INLINE_RUN : 0;
 	s->win_piped = -1;
+	s->first_run = 1;
 	/* (tests: the stops of the worker on any host) */
 	s->always_lose = getenv("TRACEKIT_TEST_PIPE_LOSES") != NULL;
 	return TK_OK;
@@ -2210,8 +2215,15 @@ static void adapt(shark_reader *s, int piped)
 	if (s->win_blk < start)
 		return;
 	if (!piped) {
+		if (s->first_run)
+			return;
 		s->here_ns = now - s->win_t0;
 		s->here_ev = s->win_ev;
+	} else if (s->win_blk == start + PROBE && !s->here_ev) {
+		/* no run here timed yet: time one now */
+		s->first_run = 0;
+		s->backoff = 0;
+		atomic_store_explicit(&s->yield, 1, memory_order_relaxed);
 	} else if (s->win_blk == start + PROBE) {
 		uint64_t pipe_ps = s->win_ev ? (now - s->win_t0) * 1000u
 					       / s->win_ev : 0,
