@@ -97,17 +97,22 @@ enum {
  * one record makes: 3 (a context switch, an interrupt's start or end: the
  * preemption or end of one thing, the activation and start of another)
  * and the first event of the trace; a record is mapped only with PER_REC
- * free slots in the block.  4096 events (288 KB) stay in the second-level
- * cache between being made and being handed out: on one thread 7 % faster
- * than 16384 (bench/shark_read.sh).
+ * free slots in the block.  The caller's own block is filled only up to
+ * OWN_CAP events: 4096 (288 KB) stay in the second-level cache between
+ * being made and being handed out (on one thread 7 % faster than 16384,
+ * bench/shark_read.sh); the pipe's blocks take BCAP, which halves the
+ * handovers between the threads.
  */
-#define BCAP 4096
+#define BCAP 16384
+#define OWN_CAP 4096
 #define PER_REC 4
 /* blocks of the pipe (one held by the consumer, the others filled ahead) */
 #define NBLOCKS 4
 /* After a stall (auto threads), the blocks filled on the caller's thread
  * before the worker is let go on: at the start, and after each stall (more
- * if the worker stalled again soon after it went on). */
+ * if the worker stalled again soon after it went on).  (These counts, and
+ * BACKOFF_* and HERE_PROBE below, are of the caller's blocks, OWN_CAP
+ * events each; WARM, PROBE and PERIOD_* are of the pipe's, BCAP each.) */
 #define INLINE_RUN 32
 #define INLINE_MAX 2048
 /*
@@ -121,17 +126,18 @@ enum {
  * caller fills BACKOFF_MIN blocks itself before the pipe is tried again,
  * twice as many each time it loses again.  Where it is faster it runs
  * PERIOD_MIN blocks (twice as many each time it wins again), then the
- * caller fills PROBE + 2 blocks to time itself afresh (the host may have
+ * caller fills HERE_PROBE blocks to time itself afresh (the host may have
  * changed).  The first run here (new tasks, the first touch of
  * everything) is no measure: the first run of the pipe is followed by
  * such a timed run here before anything is compared.
  */
-#define WARM 8
-#define PROBE 16
+#define WARM 2
+#define PROBE 4
+#define HERE_PROBE 18
 #define BACKOFF_MIN 256
 #define BACKOFF_MAX 16384
-#define PERIOD_MIN 512
-#define PERIOD_MAX 8192
+#define PERIOD_MIN 128
+#define PERIOD_MAX 2048
 /* the records one pread() of a plain file reads (256 KB: the buffer stays
  * in the cache while its records are decoded) */
 #define CHUNK_SLOTS ((size_t)16384)
@@ -284,6 +290,7 @@ typedef struct shark_reader {
 	/* the block being filled */
 	sblock *blk;
 	tk_event *qp;        /* its next free slot */
+	tk_event *qend;      /* the end of its room (OWN_CAP or BCAP) */
 	uint64_t now;        /* time of the current record */
 	uint64_t pos;        /* its physical record number */
 } shark_reader;
@@ -550,7 +557,7 @@ static TK_INLINE tk_event *emit_named(shark_reader *s, uint32_t src,
 	 */
 	e = s->qp++;
 #ifndef NDEBUG
-	if (e >= s->blk->ev + BCAP)
+	if (e >= s->qend)
 		abort();
 #endif
 	/* every field, in order; type_name and name, core and note_len
@@ -1334,7 +1341,7 @@ static TK_INLINE size_t run_block_t(shark_reader *s, int cycles, int slow,
 	size_t i = 0, m;
 
 	/* m records at a time: as many as surely fit in the block */
-	while (i < n && (m = (size_t)(s->blk->ev + BCAP - s->qp) / PER_REC) != 0) {
+	while (i < n && (m = (size_t)(s->qend - s->qp) / PER_REC) != 0) {
 		if (m > n - i)
 			m = n - i;
 		for (m += i; i < m; i++, p += SHARK_REC) {
@@ -1376,7 +1383,7 @@ static TK_INLINE size_t run_fast_t(shark_reader *s, int cycles,
 	size_t i = 0, m;
 	uint64_t last = s->last_tsc;
 
-	while (i < n && (m = (size_t)(s->blk->ev + BCAP - s->qp) / PER_REC) != 0) {
+	while (i < n && (m = (size_t)(s->qend - s->qp) / PER_REC) != 0) {
 		if (m > n - i)
 			m = n - i;
 		for (m += i; i < m; i++, p += SHARK_REC) {
@@ -1488,7 +1495,7 @@ static const uint8_t *slots_at(shark_reader *s, int slow, size_t *n)
 }
 
 /* room in the block for another record's events */
-#define ROOM(s) ((s)->qp <= (s)->blk->ev + BCAP - PER_REC)
+#define ROOM(s) ((s)->qp <= (s)->qend - PER_REC)
 
 /* Whole and not sorted: slots [rot, nslots), then [0, rot). */
 static void run_whole(shark_reader *s, int slow)
@@ -1600,6 +1607,7 @@ static int fill_t(shark_reader *s, sblock *b, int slow, tk_error *err)
 {
 	s->blk = b;
 	s->qp = b->ev;
+	s->qend = b->ev + (b == s->own ? OWN_CAP : BCAP);
 	s->fst = F_RUN;
 	if (s->done) {
 		s->fst = TK_END;
@@ -2281,7 +2289,7 @@ static int refill(shark_reader *s, const tk_event **ev, tk_error *err)
 				atomic_store_explicit(&s->yield, 0,
 						      memory_order_relaxed);
 				s->inline_left = s->backoff ? s->backoff
-							    : PROBE + 2;
+							    : HERE_PROBE;
 			} else if (s->threaded && s->threads < 0 && s->paused) {
 				/* (a stall met here leaves the run as it is) */
 				s->inline_run = s->since <= 2 && s->inline_run
