@@ -52,6 +52,7 @@ int cmd_convert(int argc, char **argv)
 	};
 	cli_read_opts ro = { NULL, 0, 0, "", 0 };
 	const char *to = NULL, *out;
+	const tk_format_info *fi;
 	cli_filter f;
 	tk_reader *r = NULL;
 	char wopts[512] = "";
@@ -114,6 +115,14 @@ int cmd_convert(int argc, char **argv)
 		}
 	} else if (!tk_format_find(to)) {
 		cli_usage_error("convert", "unknown format '%s'", to);
+		goto out;
+	}
+	fi = to ? tk_format_find(to) : tk_format_from_path(out);
+	if ((fi->caps & TK_CAP_RAW) &&
+	    (f.start_s || f.end_s || f.nentities || f.ntypes || f.nevents)) {
+		cli_usage_error("convert",
+				"%s writes every record of the dump, as the S.Ha.R.K. tool does: --start/--end/--entity/--type/--event do not apply",
+				fi->name);
 		goto out;
 	}
 	if (cli_open(&r, argv[optind], &ro) < 0)
