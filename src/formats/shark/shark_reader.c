@@ -170,14 +170,34 @@ typedef struct rec {
 } rec;
 
 /* A kept record whose target, type and source rule depend on its code
- * alone (see keep()): what the first one of the code found. */
+ * alone (see keep()): what the first one of the code found.  A code whose
+ * target depends on a parameter (pmode) keeps its type, source rule and
+ * names here and its targets in the reader's pcache. */
 typedef struct kept_code {
 	uint32_t tgt1;       /* target entity + 1; 0: not known yet */
 	uint8_t type;        /* tk_etype */
 	uint8_t sys;         /* the source is the core, not the running task */
+	uint8_t pmode;       /* PM_*: where the target comes from */
 	/* the event's type_name and name, as emit_named() stores them */
 	struct { tk_str type_name, name; } names;
 } kept_code;
+
+/* kept_code.pmode: the target by code (tgt1), by par1 or par2 (pcache),
+ * or the task of context par1 */
+enum { PM_CODE, PM_PAR1, PM_PAR2, PM_TASK };
+
+/*
+ * The targets of kept records whose target depends on a parameter
+ * (ipoint N, IRQ N, a mutex, a server): (code family << 32 | parameter)
+ * -> entity + 1, direct-mapped, filled on the slow path so that the
+ * worker maps the next records of the same target itself instead of
+ * stalling on each (an ipoint-heavy dump stalled on every record).
+ */
+#define PCACHE 1024
+typedef struct pcache_slot {
+	uint64_t key;
+	uint32_t ent1;       /* 0: empty */
+} pcache_slot;
 
 /* A block of events, and the notes of its events (the note of ev[i] is
  * notes[i]): one item of the pipe. */
@@ -280,6 +300,7 @@ typedef struct shark_reader {
 	tk_str code_name1[256];
 	uint32_t code_ent1[256];
 	kept_code kept[256];
+	pcache_slot pcache[PCACHE];
 	uint8_t unknown[256];  /* no FTrace name (shark_code_name() NULL) */
 	tk_str kind_str[TK_EV_COUNT];
 	tk_str type_str[TK_ET_COUNT];
@@ -775,11 +796,27 @@ static TK_INLINE void isr_leave(shark_reader *s, uint32_t next_task)
 		run(s, &s->tasks[s->running]);
 }
 
+/* The pcache key and slot of a parameter of a kept code's family. */
+static TK_INLINE uint64_t pcache_key(unsigned code, uint32_t par)
+{
+	return (uint64_t)(code & 0x0f) << 32 | par;
+}
+
+static TK_INLINE pcache_slot *pcache_at(shark_reader *s, unsigned code,
+					uint32_t par)
+{
+	uint64_t h = pcache_key(code, par) * 0x9e3779b97f4a7c15ull;
+
+	return &s->pcache[h >> (64 - 10)];
+}
+_Static_assert(PCACHE == 1024, "pcache_at() takes 10 bits");
+
 /* keep() the first time for a code, or for a code whose target depends
- * on the parameters. */
+ * on the parameters and is not in the pcache. */
 static int keep_slow(shark_reader *s, rec xv)
 {
 	const rec *x = &xv;
+	kept_code *k;
 	const char *n = shark_code_name(x->code);
 	char unk[16];
 	uint32_t src = s->core, tgt;
@@ -870,17 +907,28 @@ named:
 	if (e->name == TK_NONE)
 		return TK_E_NOMEM;
 	note_pars(s, e, x->par1, par2_of(x));
+	k = &s->kept[x->code];
+	k->type = (uint8_t)e->type;
+	k->names.type_name = e->type_name;
+	k->names.name = e->name;
 	switch (x->code & 0x0f) {
-	case 0x1: case 0x2: case 0x3: case 0x5: case 0x6: case 0x8:
-		break;  /* the target depends on par1 or par2 */
+	case 0x2: case 0x5:
+		k->pmode = PM_TASK;
+		break;
+	case 0x1: case 0x3: case 0x6: case 0x8: {
+		/* the target depends on par1 or par2 */
+		int by2 = (x->code & 0x0f) >= 0x6;
+		pcache_slot *ps = pcache_at(s, x->code, by2 ? par2_of(x) : x->par1);
+		k->pmode = by2 ? PM_PAR2 : PM_PAR1;
+		k->sys = (x->code & 0x0f) == 0x3;
+		ps->key = pcache_key(x->code, by2 ? par2_of(x) : x->par1);
+		ps->ent1 = e->target + 1;
+		break;
+	}
 	default:
 		/* the same target, type and source rule every time */
-		s->kept[x->code].tgt1 = tgt + 1;
-		s->kept[x->code].type = (uint8_t)type;
-		s->kept[x->code].sys = (x->code & 0x0f) == 0x0 ||
-				       (x->code & 0x0f) == 0xF;
-		s->kept[x->code].names.type_name = e->type_name;
-		s->kept[x->code].names.name = e->name;
+		k->tgt1 = tgt + 1;
+		k->sys = (x->code & 0x0f) == 0x0 || (x->code & 0x0f) == 0xF;
 		break;
 	}
 	return TK_OK;
@@ -893,11 +941,31 @@ static TK_INLINE int keep(shark_reader *s, int slow, const rec *x,
 			  tk_error *err)
 {
 	const kept_code *k = &s->kept[x->code];
-	uint32_t src = s->core;
+	uint32_t src = s->core, tgt1 = k->tgt1;
 	int64_t sinst = 0;
 	tk_event *e;
 
-	if (TK_UNLIKELY(!k->tgt1)) {
+	if (TK_UNLIKELY(!tgt1)) {
+		if (k->pmode == PM_PAR1 || k->pmode == PM_PAR2) {
+			uint32_t par = k->pmode == PM_PAR1 ? x->par1 : par2_of(x);
+			const pcache_slot *ps = pcache_at(s, x->code, par);
+			if (ps->ent1 && ps->key == pcache_key(x->code, par))
+				tgt1 = ps->ent1;
+		} else if (k->pmode == PM_TASK) {
+			uint32_t ti = s->ctx_map[x->par1];
+			if (ti != TK_NONE) {
+				/* a task event: from the core, to the task's
+				 * current job */
+				e = emit_named(s, s->core, 0, TK_ET_T,
+					       s->tasks[ti].ent,
+					       s->tasks[ti].cur_inst,
+					       TK_EV_OTHER, &k->names);
+				note_pars(s, e, x->par1, par2_of(x));
+				return R_OK;
+			}
+		}
+	}
+	if (TK_UNLIKELY(!tgt1)) {
 		if (!slow)
 			return R_STALL;
 		if (keep_slow(s, *x) < 0)
@@ -909,7 +977,7 @@ static TK_INLINE int keep(shark_reader *s, int slow, const rec *x,
 		src = s->tasks[s->running].ent;
 		sinst = s->tasks[s->running].cur_inst;
 	}
-	e = emit_named(s, src, sinst, (tk_etype)k->type, k->tgt1 - 1, 0,
+	e = emit_named(s, src, sinst, (tk_etype)k->type, tgt1 - 1, 0,
 		       TK_EV_OTHER, &k->names);
 	note_pars(s, e, x->par1, par2_of(x));
 	return R_OK;

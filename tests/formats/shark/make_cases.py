@@ -75,6 +75,33 @@ write('fail/truncated_strict.bin', basic[:3], b'\x20\x00\x00')
 write('fail/unknown_code_strict.bin', dialects[:6] + [rec(0x7D, 1, 5016, 2)])
 write('fail/unlock43_strict.bin', dialects[:7])
 write('fail/high_bits_strict.bin', [rec(0x20, 0, 1, CLK), struct.pack('<HHIII', 0x0415, 0, 0, 2, 0)])
+# Kept records whose target depends on a parameter, each twice (the
+# second from the reader's cache of such targets, not the slow path): an
+# ipoint (also FAST), an interrupt_hit, mutex and server events (par2),
+# two codes of one family with the same parameter (one target), task
+# events (par1, to the task's current job).
+write('ok/kept.bin', [
+    rec(0x20, 256, 7000, CLK),
+    rec(0x60, 264, 7001, 1),
+    rec(0x12, 264, 7002),
+    rec(0x15, 264, 7003),
+    rec(0x01, 4, 7004, 9),
+    rec(0x01, 4, 7005, 10),
+    rec(0x01, 5, 7006, 0x55555555, fast=True),
+    rec(0x01, 5, 7007, 0x55555555, fast=True),
+    rec(0x01, 4, 7008, 0, fast=True),
+    rec(0x23, 3, 7009, 1),
+    rec(0x23, 3, 7010, 2),
+    rec(0x06, 264, 7011, 0xbeef0),
+    rec(0x06, 264, 7012, 0xbeef0),
+    rec(0x26, 264, 7013, 0xbeef0),
+    rec(0x18, 0, 7014, 7),
+    rec(0x18, 0, 7015, 7),
+    rec(0x05, 264, 7016, 3),
+    rec(0x05, 264, 7017, 4),
+    rec(0x25, 264, 7018, 0),
+    rec(0x30, 0, 7020),
+])
 write('ok/unsorted.bin', [rec(0x20, 0, 10, CLK), rec(0x15, 256, 30), rec(0x15, 264, 20), rec(0x15, 272, 5)])
 # For the host tools' outputs (shark-list, shark-pwc; tools.sh): every code
 # pwcet_gen prints, an ipoint, a FAST record with a stale par2, a par2 of

@@ -3,7 +3,8 @@
 OUTDIR: a deterministic random mix of every kind of record, with the
 irregularities that need the reader's slow path spread through them
 (records the decoding thread leaves to the caller's: new contexts, first
-kept codes, unknown codes, code 0x43, lost-event records, job ends without
+kept codes (and kept codes with a parameter-dependent target: cached
+after the first), unknown codes, code 0x43, lost-event records, job ends without
 a job, unbalanced and too deeply nested interrupts, type words with high
 bits, empty slots, FAST records, clock records), so that reading them with
 the decoding on a second thread stalls many times mid-block.
@@ -49,6 +50,10 @@ def mix(n, seed, clocks=(CLK,), irregular=True):
         (0xB2, 2), (0x03, 5), (0x13, 5), (0x2B, 5), (0x3B, 5), (0x16, 4),
         (0x36, 4), (0x46, 3), (0x56, 3), (0x0B, 10), (0x1B, 10), (0x01, 3),
         (0x58, 2), (0xC2, 1), (0x02, 1), (0x30, 1),
+        # kept codes whose target depends on a parameter (the reader's
+        # cache of their targets; mutexes from many addresses evict)
+        (0x23, 2), (0xF3, 1), (0xF1, 1), (0x05, 2), (0x25, 1), (0x52, 1),
+        (0x06, 2), (0x26, 1), (0x18, 1),
     ]
     rare = [0x7D, 0xEE, 0x43, 0x70, 'fast', 'empty', 'newctx', 'high',
             'clock', 'nest', 'id']
@@ -92,7 +97,11 @@ def mix(n, seed, clocks=(CLK,), irregular=True):
             recs.append(rec(code, ctx if rnd.random() < 0.7 else 0, tsc))
         elif code in (0x03, 0x13):
             recs.append(rec(code, rnd.randint(0, 4), tsc))
-        elif code in (0x01, 0x58):
+        elif code in (0x23, 0xF3, 0xF1):
+            recs.append(rec(code, rnd.randint(0, 6), tsc, rnd.randint(0, 3)))
+        elif code in (0x06, 0x26):
+            recs.append(rec(code, ctx, tsc, rnd.randint(0, 3000) * 16))
+        elif code in (0x01, 0x58, 0x18):
             recs.append(rec(code, rnd.randint(0, 5), tsc, rnd.randint(0, 5)))
         elif code in (0x0B, 0x1B, 0x2B, 0x30):
             recs.append(rec(code, 0, tsc))
