@@ -1533,6 +1533,45 @@ static int read_slots(const shark_reader *s, uint8_t *buf, size_t from,
 }
 
 /*
+ * find_clock() for a plain file read in file order (no sort index): the
+ * slots from s->rot on, then those before it, read into s->win (at open,
+ * before the read pass uses it), not through the mapping, which would
+ * keep every page of the dump.  The first rate in *first, s->cycles
+ * cleared where another follows.
+ */
+static int find_clock_plain(shark_reader *s, uint64_t *first, tk_error *err)
+{
+	size_t part, a, b, i;
+	rec x;
+
+	*first = 0;
+	s->cycles = 1;
+	for (part = 0; part < 2; part++) {
+		size_t from = part ? 0 : s->rot, to = part ? s->rot : s->nslots;
+		for (a = from; a < to; a = b) {
+			b = to - a > CHUNK_SLOTS ? a + CHUNK_SLOTS : to;
+			if (read_slots(s, s->win, a, b, err) < 0)
+				return -1;
+			for (i = 0; i < b - a; i++) {
+				const uint8_t *q = s->win + i * SHARK_REC;
+				if (q[0] != SHARK_TRACE_START &&
+				    q[0] != SHARK_CYCLES_PER_MSEC)
+					continue;
+				decode(q, &x);
+				if (!is_clock(&x))
+					continue;
+				if (!*first)
+					*first = par2_of(&x);
+				else if (par2_of(&x) != *first)
+					s->cycles = 0;  /* the rate changes */
+			}
+		}
+	}
+	s->wfrom = s->wto = 0;
+	return 0;
+}
+
+/*
  * The slots from s->cur on: slot cur, and in *n how many follow it in
  * memory up to lim (at least one); a plain file's are read into s->win,
  * CHUNK_SLOTS at a time.  NULL when the read failed (the worker stalls).
@@ -2159,7 +2198,11 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 		rc = arrange(s, &so, err);
 		if (rc < 0)
 			goto fail;
-		if (so.clk_differ) {
+		if (so.clk_differ && s->fd >= 0 && !s->order) {
+			rc = find_clock_plain(s, &s->clk, err);
+			if (rc < 0)
+				goto fail;
+		} else if (so.clk_differ) {
 			s->clk = find_clock(s);
 		} else {
 			s->clk = so.clk;

@@ -7,7 +7,8 @@
 # the corpus dump, the irregular dumps of make_threads.py (new contexts,
 # unknown codes, descents, empty slots, sorted and rotated dumps, a clock
 # rate change, ...; large ones for --threads auto and the scan at open in
-# two halves), a generated dump of more than 32 MiB (`info`, `stats`), and a
+# two halves), a generated dump of more than 32 MiB (`info`, `stats`; and
+# with a clock change, against the same bytes from a pipe), and a
 # stream (a pipe of more than 64 MiB: that dump with an irregular tail,
 # through `info`).
 # The warnings that reach the callback come exactly between the events of
@@ -105,6 +106,29 @@ for cmd in info stats; do
 		{ echo "FAIL: $cmd g.bin: auto threads with the pipe stopped differ"; diff "$tmp/0.out" "$tmp/lose.out" | head -5; fail=1; }
 done
 unset TRACEKIT_TEST_PIPE_LOSES
+# a plain file of more than 32 MiB whose clock rate changes mid-way: its
+# first rate is looked for with pread() too; the same as the same bytes
+# held whole from a pipe (through the mapping code's twin), and on every
+# thread mode
+python3 - "$tmp/g.bin" "$tmp/gc.bin" <<'PY' || { echo "FAIL: gc.bin"; exit 1; }
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read(16 * 3000000))
+k = 16 * 1500000
+d[k:k + 2] = b'\x10\x00'            # cycles_per_msec, its TSC kept
+d[k + 12:k + 16] = (1000000).to_bytes(4, 'little')
+open(sys.argv[2], 'wb').write(d)
+PY
+same info --from shark "$tmp/gc.bin"
+n=$((n + 1))
+"$cli" info --threads 0 --from shark - < "$tmp/gc.bin" 2>&1 | grep -v '^file:' > "$tmp/gc.pipe"
+"$cli" info --threads 0 --from shark "$tmp/gc.bin" 2>&1 | grep -v '^file:' > "$tmp/gc.file"
+sed 's/^<stdin>:/gc.bin:/' "$tmp/gc.pipe" > "$tmp/gc.pipe2"
+sed "s|^$tmp/gc.bin:|gc.bin:|" "$tmp/gc.file" > "$tmp/gc.file2"
+grep -q "time unit:   ps" "$tmp/gc.file2" ||
+	{ echo "FAIL: gc.bin: no clock change seen"; fail=1; }
+cmp -s "$tmp/gc.pipe2" "$tmp/gc.file2" ||
+	{ echo "FAIL: gc.bin: the file and the pipe differ"; diff "$tmp/gc.pipe2" "$tmp/gc.file2" | head -5; fail=1; }
+rm -f "$tmp"/gc.*
 # a dump cut short while it is read: one clean error, then the end
 "$gen" -n 400000 "$tmp/cut.bin" || { echo "FAIL: gen_shark"; exit 1; }
 for t in 0 1; do
