@@ -19,17 +19,18 @@
 #include <unistd.h>
 
 #include "tracekit/tracekit.h"
+#include "../../unit/tk_test.h"
 
 int main(int argc, char **argv)
 {
 	tk_reader_opts o;
 	tk_reader *r;
-	tk_error err;
+	tk_error err, first;
 	const tk_event *ev;
 	struct stat st;
 	unsigned long long n = 0, errors = 0;
 	off_t cut;
-	int rc, ok = 1;
+	int rc;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: shark_shrink FILE THREADS\n");
@@ -48,41 +49,33 @@ int main(int argc, char **argv)
 		fprintf(stderr, "shark_shrink: %s\n", err.msg);
 		return 2;
 	}
+	memset(&first, 0, sizeof(first));
 	for (;;) {
 		rc = tk_reader_next(r, &ev, &err);
 		if (rc == TK_END)
 			break;
 		if (rc == TK_OK) {
-			if (++n == 1000 && truncate(argv[1], cut) != 0) {
-				perror("shark_shrink: truncate");
-				ok = 0;
-				break;
+			if (++n == 1000) {
+				rc = truncate(argv[1], cut);
+				CHECK(rc == 0);
+				if (rc != 0)
+					break;
 			}
 			continue;
 		}
-		errors++;
-		if (errors > 1) {
-			fprintf(stderr, "FAIL: shark_shrink: a second error: %s\n",
-				err.msg);
-			ok = 0;
-			break;
-		}
-		if (err.code != TK_E_IO || !err.has_offset ||
-		    err.offset != (uint64_t)cut ||
-		    strcmp(err.input, argv[1]) != 0 ||
-		    !strstr(err.msg, "shrank")) {
-			fprintf(stderr, "FAIL: shark_shrink: not the error wanted: code %d, offset %llu (cut at %lld): %s\n",
-				err.code, (unsigned long long)err.offset,
-				(long long)cut, err.msg);
-			ok = 0;
-		}
+		if (++errors == 1)
+			first = err;
+		else
+			break;  /* a second error: reported below */
 	}
 	tk_reader_close(r);
-	if (errors == 0) {
-		fprintf(stderr, "FAIL: shark_shrink: no error after %llu events\n", n);
-		ok = 0;
-	}
-	if (ok)
-		printf("threads %s: %llu events, then: %s\n", argv[2], n, err.msg);
-	return ok ? 0 : 1;
+	/* one error, the file's, at the offset of the cut; then the end */
+	CHECK_EQ_U64(errors, 1);
+	CHECK_EQ_U64((uint64_t)first.code, (uint64_t)(int64_t)TK_E_IO);
+	CHECK(first.has_offset);
+	CHECK_EQ_U64(first.offset, (uint64_t)cut);
+	CHECK_STR(first.input, argv[1]);
+	CHECK(strstr(first.msg, "shrank") != NULL);
+	printf("threads %s: %llu events, then: %s\n", argv[2], n, first.msg);
+	TEST_DONE();
 }
