@@ -918,10 +918,11 @@ named:
 	case 0x1: case 0x3: case 0x6: case 0x8: {
 		/* the target depends on par1 or par2 */
 		int by2 = (x->code & 0x0f) >= 0x6;
-		pcache_slot *ps = pcache_at(s, x->code, by2 ? par2_of(x) : x->par1);
+		uint32_t par = by2 ? par2_of(x) : x->par1;
+		pcache_slot *ps = pcache_at(s, x->code, par);
 		k->pmode = by2 ? PM_PAR2 : PM_PAR1;
 		k->sys = (x->code & 0x0f) == 0x3;
-		ps->key = pcache_key(x->code, by2 ? par2_of(x) : x->par1);
+		ps->key = pcache_key(x->code, par);
 		ps->ent1 = e->target + 1;
 		break;
 	}
@@ -1533,6 +1534,26 @@ static int read_slots(const shark_reader *s, uint8_t *buf, size_t from,
 }
 
 /*
+ * The clock record at q, if it is one, in the search for the first rate
+ * in time order: *first takes the first rate, s->cycles is cleared where
+ * another follows.
+ */
+static void clock_at(shark_reader *s, const uint8_t *q, uint64_t *first)
+{
+	rec x;
+
+	if (q[0] != SHARK_TRACE_START && q[0] != SHARK_CYCLES_PER_MSEC)
+		return;
+	decode(q, &x);
+	if (!is_clock(&x))
+		return;
+	if (!*first)
+		*first = par2_of(&x);
+	else if (par2_of(&x) != *first)
+		s->cycles = 0;  /* the rate changes */
+}
+
+/*
  * find_clock() for a plain file read in file order (no sort index): the
  * slots from s->rot on, then those before it, read into s->win (at open,
  * before the read pass uses it), not through the mapping, which would
@@ -1542,7 +1563,6 @@ static int read_slots(const shark_reader *s, uint8_t *buf, size_t from,
 static int find_clock_plain(shark_reader *s, uint64_t *first, tk_error *err)
 {
 	size_t part, a, b, i;
-	rec x;
 
 	*first = 0;
 	s->cycles = 1;
@@ -1552,19 +1572,8 @@ static int find_clock_plain(shark_reader *s, uint64_t *first, tk_error *err)
 			b = to - a > CHUNK_SLOTS ? a + CHUNK_SLOTS : to;
 			if (read_slots(s, s->win, a, b, err) < 0)
 				return -1;
-			for (i = 0; i < b - a; i++) {
-				const uint8_t *q = s->win + i * SHARK_REC;
-				if (q[0] != SHARK_TRACE_START &&
-				    q[0] != SHARK_CYCLES_PER_MSEC)
-					continue;
-				decode(q, &x);
-				if (!is_clock(&x))
-					continue;
-				if (!*first)
-					*first = par2_of(&x);
-				else if (par2_of(&x) != *first)
-					s->cycles = 0;  /* the rate changes */
-			}
+			for (i = 0; i < b - a; i++)
+				clock_at(s, s->win + i * SHARK_REC, first);
 		}
 	}
 	s->wfrom = s->wto = 0;
@@ -2073,16 +2082,7 @@ static uint64_t find_clock(shark_reader *s)
 			size_t phys = s->order ? s->order[i] : s->rot + i;
 			if (phys >= s->nslots)
 				phys -= s->nslots;
-			const uint8_t *q = s->base + phys * SHARK_REC;
-			if (q[0] != SHARK_TRACE_START && q[0] != SHARK_CYCLES_PER_MSEC)
-				continue;
-			decode(q, &x);
-			if (!is_clock(&x))
-				continue;
-			if (!first)
-				first = par2_of(&x);
-			else if (par2_of(&x) != first)
-				s->cycles = 0;  /* the rate changes */
+			clock_at(s, s->base + phys * SHARK_REC, &first);
 		}
 		return first;
 	}
