@@ -169,6 +169,11 @@ typedef struct rec {
 	const uint8_t *p;    /* the record */
 } rec;
 
+/* An event's type_name and name, as emit_named() stores them. */
+typedef struct name_pair {
+	tk_str type_name, name;
+} name_pair;
+
 /* A kept record whose target, type and source rule depend on its code
  * alone (see keep()): what the first one of the code found.  A code whose
  * target depends on a parameter (pmode) keeps its type, source rule and
@@ -179,7 +184,7 @@ typedef struct kept_code {
 	uint8_t sys;         /* the source is the core, not the running task */
 	uint8_t pmode;       /* PM_*: where the target comes from */
 	/* the event's type_name and name, as emit_named() stores them */
-	struct { tk_str type_name, name; } names;
+	name_pair names;
 } kept_code;
 
 /* kept_code.pmode: the target by code (tgt1), by par1 or par2 (pcache),
@@ -304,10 +309,8 @@ typedef struct shark_reader {
 	uint8_t unknown[256];  /* no FTrace name (shark_code_name() NULL) */
 	tk_str kind_str[TK_EV_COUNT];
 	tk_str type_str[TK_ET_COUNT];
-	/* what emit() stores as one word: an event's type_name and name (by
-	 * type and kind), its core and note_len 0 */
-	struct { tk_str type_name, name; } names[TK_ET_COUNT][TK_EV_COUNT];
-	struct { uint32_t core, note_len; } core_w;
+	/* an event's type_name and name, by type and kind */
+	name_pair names[TK_ET_COUNT][TK_EV_COUNT];
 	/* the block being filled */
 	sblock *blk;
 	tk_event *qp;        /* its next free slot */
@@ -559,41 +562,40 @@ static uint32_t isr_of(shark_reader *s, unsigned irq)
 
 /* ---- events ------------------------------------------------------------- */
 
-/* emit() stores type_name and name, core and note_len, a pair at a time */
-_Static_assert(offsetof(tk_event, name) == offsetof(tk_event, type_name) + 4 &&
-	       offsetof(tk_event, note_len) == offsetof(tk_event, core) + 4,
-	       "tk_event field pairs");
-
-/* An event, its type_name and name from `names` (8 bytes: the pair). */
+/* An event, its type_name and name from `nm`. */
 static TK_INLINE tk_event *emit_named(shark_reader *s, uint32_t src,
 				       int64_t sinst, tk_etype type,
 				       uint32_t tgt, int64_t tinst,
-				       tk_evkind kind, const void *names)
+				       tk_evkind kind, const name_pair *nm)
 {
-	tk_event *e;
+	tk_event *e = s->qp;
+	uint64_t now = s->now, pos = s->pos;
+	uint32_t core = s->core;
 
 	/*
 	 * src and tgt are entities (every caller checks what it interns), and
 	 * there is room: a record is mapped only with PER_REC free slots.
+	 * The reader's fields are loaded before the first store to the event
+	 * (which could alias them), and stored with their own types.
 	 */
-	e = s->qp++;
 #ifndef NDEBUG
 	if (e >= s->qend)
 		abort();
 #endif
-	/* every field, in order; type_name and name, core and note_len
-	 * (0) a word each */
-	e->time = s->now;
+	s->qp = e + 1;
+	e->time = now;
 	e->source = src;
 	e->target = tgt;
 	e->source_inst = sinst;
 	e->target_inst = tinst;
 	e->type = type;
 	e->kind = kind;
-	memcpy(&e->type_name, names, sizeof(s->names[0][0]));
-	memcpy(&e->core, &s->core_w, sizeof(s->core_w));
+	e->type_name = nm->type_name;
+	e->name = nm->name;
+	e->core = core;
+	e->note_len = 0;
 	e->note = NULL;
-	e->pos = s->pos;
+	e->pos = pos;
 	return e;
 }
 
@@ -2237,8 +2239,6 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 	for (k = 0; k < 256; k++)
 		s->unknown[k] = shark_code_name((unsigned)k) == NULL;
 	s->core = entity(s, TK_ET_C, "Core_0");
-	s->core_w.core = s->core;
-	s->core_w.note_len = 0;
 	s->sys = entity(s, TK_ET_SYS, "FTrace");
 	s->sched = entity(s, TK_ET_SCHED, "Scheduler");
 	if (s->core == TK_NONE || s->sys == TK_NONE || s->sched == TK_NONE ||
