@@ -23,59 +23,77 @@ static void help(FILE *fp)
 /*
  * Event counts per (type as written, event as written), both string ids.
  * A trace has a handful of each, so each id gets a small dense index and
- * the counts are a 2-D array: an event costs two array reads and an
- * increment.  Pairs beyond DENSE x DENSE (traces with very many type or
- * event names) are counted in a hash map instead.  A pair is only ever
- * counted in one of the two: an id that finds the indices used up, or is
- * too large (TK_NONE), never gets an index later.
+ * the counts are a 2-D array.  Pairs beyond DENSE x DENSE (traces with
+ * very many type or event names) are counted in a hash map instead.  A
+ * pair is only ever counted in one of the two: an id that finds the
+ * indices used up, or is too large (TK_NONE), never gets an index later.
+ *
+ * Per string id, slot[0] holds its type's row offset in `cell` (dense
+ * index * DENSE) and slot[1] its event's column (dense index), or NO_SLOT.
+ * A row offset has its low bits clear, so offset | column is the cell;
+ * both tables are `cap` long, a power of two, so that one compare of
+ * type | event tells that both ids are in them.  An event costs one
+ * compare, two table reads, one test and an increment.
  */
 #define DENSE 64
 #define DENSE_MAX_ID (1u << 24)
+#define NO_SLOT 0x80000000u
 
 typedef struct ev_counts {
-	uint32_t *index[2];      /* per string id: dense index + 1, 0 = none */
-	uint32_t cap[2];
+	uint32_t *slot[2];       /* per string id, cap long (see above) */
+	uint32_t cap;            /* 0 or a power of two */
 	tk_str ids[2][DENSE];    /* dense index -> string id */
 	uint32_t n[2];
 	uint64_t *cell;          /* [DENSE][DENSE] */
 	cli_map more;
 } ev_counts;
 
-/* The dense index + 1 of string `id` in dimension d (0 = type, 1 = event),
- * given one if there is room; 0 if it has none; -1 on out of memory. */
-static int64_t dense_index(ev_counts *c, int d, tk_str id)
+/* Both tables at least `id + 1` long; -1 on out of memory. */
+static int slots_grow(ev_counts *c, tk_str id)
 {
-	if (id < c->cap[d] && c->index[d][id])
-		return c->index[d][id];
+	uint32_t ncap = c->cap ? c->cap : 64, i;
+	int d;
+
+	while (ncap <= id)
+		ncap *= 2;
+	for (d = 0; d < 2; d++) {
+		uint32_t *ns = realloc(c->slot[d], (size_t)ncap * sizeof(*ns));
+		if (!ns)
+			return -1;
+		for (i = c->cap; i < ncap; i++)
+			ns[i] = NO_SLOT;
+		c->slot[d] = ns;
+	}
+	c->cap = ncap;
+	return 0;
+}
+
+/* The slot of string `id` in dimension d (0 = type, 1 = event), given one
+ * if there is room; NO_SLOT if it has none; -1 on out of memory. */
+static int64_t dense_slot(ev_counts *c, int d, tk_str id)
+{
+	if (id < c->cap && c->slot[d][id] != NO_SLOT)
+		return c->slot[d][id];
 	/* string ids are dense, so a huge one (or TK_NONE) is no reader's:
 	 * not worth a table that large */
 	if (c->n[d] == DENSE || id >= DENSE_MAX_ID)
-		return 0;
-	if (id >= c->cap[d]) {
-		uint32_t ncap = c->cap[d] ? c->cap[d] : 64;
-		uint32_t *ni;
-		while (ncap <= id)
-			ncap *= 2;
-		ni = realloc(c->index[d], (size_t)ncap * sizeof(*ni));
-		if (!ni)
-			return -1;
-		memset(ni + c->cap[d], 0, (size_t)(ncap - c->cap[d]) * sizeof(*ni));
-		c->index[d] = ni;
-		c->cap[d] = ncap;
-	}
+		return NO_SLOT;
+	if (id >= c->cap && slots_grow(c, id) < 0)
+		return -1;
 	c->ids[d][c->n[d]] = id;
-	c->index[d][id] = ++c->n[d];
-	return c->index[d][id];
+	c->slot[d][id] = d == 0 ? c->n[d] * DENSE : c->n[d];
+	c->n[d]++;
+	return c->slot[d][id];
 }
 
 static int count_slow(ev_counts *c, tk_str type, tk_str event)
 {
-	int64_t a = dense_index(c, 0, type), e = dense_index(c, 1, event);
+	int64_t a = dense_slot(c, 0, type), e = dense_slot(c, 1, event);
 
 	if (a < 0 || e < 0)
 		return -1;
-	if (a && e) {
-		c->cell[(a - 1) * DENSE + (e - 1)]++;
+	if (a != NO_SLOT && e != NO_SLOT) {
+		c->cell[a | e]++;
 		return 0;
 	}
 	return cli_map_add(&c->more, ((uint64_t)type << 32) | event, 1);
@@ -91,26 +109,26 @@ static int count_events(ev_counts *c, const tk_event *ev, size_t n,
 			uint64_t *tmin, uint64_t *tmax)
 {
 	const tk_event *end = ev + n;
-	const uint32_t *i0 = c->index[0], *i1 = c->index[1];
-	uint32_t c0 = c->cap[0], c1 = c->cap[1];
+	const uint32_t *s0 = c->slot[0], *s1 = c->slot[1];
+	uint32_t cap = c->cap;
 	uint64_t *cell = c->cell, lo = *tmin, hi = *tmax;
 
 	for (; ev < end; ev++) {
 		tk_str type = ev->type_name, event = ev->name;
-		uint32_t a = type < c0 ? i0[type] : 0;
-		uint32_t e = event < c1 ? i1[event] : 0;
 		lo = ev->time < lo ? ev->time : lo;
 		hi = ev->time > hi ? ev->time : hi;
-		if (a && e) {
-			cell[(a - 1) * DENSE + (e - 1)]++;
-			continue;
+		if ((type | event) < cap) {
+			uint32_t x = s0[type] | s1[event];
+			if (!(x & NO_SLOT)) {
+				cell[x]++;
+				continue;
+			}
 		}
 		if (count_slow(c, type, event) < 0)
 			return -1;
-		i0 = c->index[0];
-		i1 = c->index[1];
-		c0 = c->cap[0];
-		c1 = c->cap[1];
+		s0 = c->slot[0];
+		s1 = c->slot[1];
+		cap = c->cap;
 	}
 	*tmin = lo;
 	*tmax = hi;
@@ -119,8 +137,8 @@ static int count_events(ev_counts *c, const tk_event *ev, size_t n,
 
 static void counts_free(ev_counts *c)
 {
-	free(c->index[0]);
-	free(c->index[1]);
+	free(c->slot[0]);
+	free(c->slot[1]);
 	free(c->cell);
 	cli_map_free(&c->more);
 }
