@@ -80,9 +80,9 @@ if [[ $PEERS != 0 ]]; then
 		PEER_CTF="$OUT/exports_peer.ctf"
 		rm -rf "$PEER_CTF"
 		"$TRACEKIT" convert -q "$TRACE" "$PEER_CTF" --to ctf
+		# (read by the queued runs in bench_report: deleted after it)
 		run_bench "babeltrace2 -o dummy (our CTF, peer)" exp_bt2 - - - -- \
 			babeltrace2 "$PEER_CTF" -o dummy
-		rm -rf "$PEER_CTF"
 	else
 		bench_skip "babeltrace2 -o dummy (our CTF, peer)" "(peer)"
 	fi
@@ -90,5 +90,6 @@ fi
 
 bench_report "Export benchmark: $(basename "$TRACE"), $BYTES bytes ($(awk -v b="$BYTES" 'BEGIN { printf("%.1f MB", b / 1e6) }'), $N events, $CORES cores)" \
 	"each row: one conversion of the whole trace, output deleted after each run"
+[[ -n ${PEER_CTF:-} ]] && rm -rf "$PEER_CTF"
 echo "report size: $RBYTES bytes (bound 10 MB)"
 exit "$FAILED"
