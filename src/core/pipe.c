@@ -63,7 +63,8 @@ int tk_pipe_start(tk_pipe *p, size_t size, size_t cap, unsigned nblocks,
 	p->cap = cap;
 	p->nblocks = nblocks;
 	p->blocks = calloc(nblocks, sizeof(*p->blocks));
-	p->mem = malloc(size * cap * nblocks);
+	p->mem = size && cap > SIZE_MAX / size / nblocks
+		 ? NULL : tk_bigbuf_alloc(size * cap * nblocks);
 	if (!p->blocks || !p->mem) {
 		tk_pipe_stop(p);
 		return tk_err_nomem(err, name);
@@ -141,7 +142,7 @@ void tk_pipe_stop(tk_pipe *p)
 		pthread_mutex_destroy(&p->mu);
 		p->threaded = 0;
 	}
-	free(p->mem);
+	tk_bigbuf_free(p->mem);
 	free(p->blocks);
 	p->mem = NULL;
 	p->blocks = NULL;

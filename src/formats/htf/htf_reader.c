@@ -1431,12 +1431,12 @@ static int scan_half_start(htf_reader *h, const char *data, scan_half *sh)
 	sh->n = (len - first + SCAN_CHUNK - 1) / SCAN_CHUNK;
 	sh->nl = malloc(sh->n * sizeof(*sh->nl));
 	sh->hash = malloc(sh->n);
-	sh->buf = h->fd >= 0 ? malloc(SCAN_CHUNK) : NULL;
+	sh->buf = h->fd >= 0 ? tk_bigbuf_alloc(SCAN_CHUNK) : NULL;
 	if (!sh->nl || !sh->hash || (h->fd >= 0 && !sh->buf) ||
 	    tk_thread_start(&sh->th, scan_half_run, sh) != 0) {
 		free(sh->nl);
 		free(sh->hash);
-		free(sh->buf);
+		tk_bigbuf_free(sh->buf);
 		memset(sh, 0, sizeof(*sh));
 		return 0;
 	}
@@ -1447,7 +1447,7 @@ static int scan_half_start(htf_reader *h, const char *data, scan_half *sh)
 static int scan_half_join(scan_half *sh)
 {
 	pthread_join(sh->th, NULL);
-	free(sh->buf);
+	tk_bigbuf_free(sh->buf);
 	sh->buf = NULL;
 	return !sh->failed;
 }
@@ -1456,7 +1456,7 @@ static void scan_half_free(scan_half *sh)
 {
 	free(sh->nl);
 	free(sh->hash);
-	free(sh->buf);
+	tk_bigbuf_free(sh->buf);
 }
 
 static int find_sections_in(htf_reader *h, const char *data, scan_half *sh,
@@ -1493,7 +1493,7 @@ static int find_sections_in(htf_reader *h, const char *data, scan_half *sh,
 	 * '#'); otherwise the mapping is scanned and its pages given back
 	 * behind.
 	 */
-	if (h->fd >= 0 && !(h->chunk = malloc(SCAN_CHUNK)))
+	if (h->fd >= 0 && !(h->chunk = tk_bigbuf_alloc(SCAN_CHUNK)))
 		return tk_err_nomem(err, h->name);
 	while (p < h->lim) {
 		const char *ls, *le, *nl, *ie, *r;
@@ -2556,7 +2556,7 @@ void htf_reader_close(tk_reader *r)
 	for (i = 0; i < h->ncur; i++)
 		free(h->cur[i].win);
 	free(h->cur);
-	free(h->chunk);
+	tk_bigbuf_free(h->chunk);
 	free(h->heap);
 	free(h->core_ids);
 	tk_synth_free(&h->synth);

@@ -2065,8 +2065,8 @@ static int scan(shark_reader *s, int threads, scan_out *o, tk_error *err)
 	b.to = s->nslots;
 	two = threads && b.from > 0;
 	if (s->fd >= 0) {
-		a.buf = malloc(CHUNK_SLOTS * SHARK_REC);
-		b.buf = two ? malloc(CHUNK_SLOTS * SHARK_REC) : NULL;
+		a.buf = tk_bigbuf_alloc(CHUNK_SLOTS * SHARK_REC);
+		b.buf = two ? tk_bigbuf_alloc(CHUNK_SLOTS * SHARK_REC) : NULL;
 		if (!a.buf || (two && !b.buf)) {
 			rc = tk_err_nomem(err, s->name);
 			goto out;
@@ -2106,8 +2106,8 @@ out:
 		rc = a.rc < 0 ? a.rc : b.rc;
 		*err = a.rc < 0 ? a.err : b.err;
 	}
-	free(a.buf);
-	free(b.buf);
+	tk_bigbuf_free(a.buf);
+	tk_bigbuf_free(b.buf);
 	return rc;
 }
 
@@ -2211,7 +2211,7 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 	s->ending = TK_PIPE_MORE;
 	s->threads = r->opts.threads;
 	s->fd = -1;
-	s->own = malloc(sizeof(*s->own));
+	s->own = tk_bigbuf_alloc(sizeof(*s->own));
 	if (!s->own)
 		goto nomem;
 	s->t->tb.unit = TK_UNIT_PS;
@@ -2277,7 +2277,7 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 		}
 		/* a plain file: read with pread() (see the top) */
 		s->fd = tk_source_file_fd(r->src, &s->foff);
-		if (s->fd >= 0 && !(s->win = malloc(CHUNK_SLOTS * SHARK_REC)))
+		if (s->fd >= 0 && !(s->win = tk_bigbuf_alloc(CHUNK_SLOTS * SHARK_REC)))
 			goto nomem;
 		rc = scan(s, tk_pipe_want_thread(s->threads, avail), &so, err);
 		if (rc < 0)
@@ -2543,8 +2543,8 @@ void shark_reader_close(tk_reader *r)
 		return;
 	/* the worker first: it reads the state freed below */
 	tk_pipe_stop(&s->pipe);
-	free(s->own);
-	free(s->win);
+	tk_bigbuf_free(s->own);
+	tk_bigbuf_free(s->win);
 	free(s->order);
 	free(s->tasks);
 	free(s->ctx_map);
