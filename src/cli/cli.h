@@ -35,10 +35,14 @@ typedef struct cli_read_opts {
 	/* the reader's format-specific options (tk_reader_opts.options) from
 	 * --input-option KEY=VALUE and --trace N, comma-joined */
 	char options[512];
-	/* --threads: 0 not given (the reader's default, auto), else the
-	 * tk_reader_opts threads value + 2 (1 never, 3 always) */
-	int threads2;
+	/* --threads, when given (threads_set; zero-initialised options take
+	 * the reader's default): tk_reader_opts.threads, 0, 1 or -1 (auto) */
+	int threads_set;
+	int threads;
 } cli_read_opts;
+
+/* Options not given: the reader's defaults. */
+#define CLI_READ_OPTS_INIT { NULL, 0, 0, "", 0, 0 }
 
 /*
  * The reader options every reading command takes besides --from, --strict

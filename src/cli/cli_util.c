@@ -61,15 +61,16 @@ int cli_read_opt(cli_read_opts *o, const char *cmd, int code, const char *arg)
 		return add_read_option(o, cmd, arg, "--input-option");
 	if (code == CLI_O_THREADS) {
 		if (strcmp(arg, "0") == 0)
-			o->threads2 = 2;
+			o->threads = 0;
 		else if (strcmp(arg, "1") == 0)
-			o->threads2 = 3;
+			o->threads = 1;
 		else if (strcmp(arg, "auto") == 0)
-			o->threads2 = 1;
+			o->threads = -1;
 		else {
 			cli_usage_error(cmd, "bad --threads '%s' (0, 1 or auto)", arg);
 			return -1;
 		}
+		o->threads_set = 1;
 		return 0;
 	}
 	/* --trace N: a positive decimal number */
@@ -93,8 +94,8 @@ int cli_open(tk_reader **r, const char *path, const cli_read_opts *o)
 	ro.strict = o->strict;
 	ro.options = o->options[0] ? o->options : NULL;
 	ro.on_warning = o->quiet ? NULL : print_warning;
-	if (o->threads2)
-		ro.threads = o->threads2 - 2;
+	if (o->threads_set)
+		ro.threads = o->threads;
 	tk_error_clear(&err);
 	if (tk_reader_open(r, path, &ro, &err) < 0) {
 		cli_error(&err);

@@ -44,7 +44,7 @@ int cmd_cat(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0, "", 0 };
+	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	cli_filter f;
 	tk_reader *r = NULL;
 	int c, no_header = 0, ret = EXIT_BAD, bad = 0;

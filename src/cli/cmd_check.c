@@ -55,7 +55,7 @@ int cmd_check(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0, "", 0 };
+	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	check_ctx cx = { NULL, 0, 0 };
 	tk_reader *r = NULL;
 	tk_check *chk = NULL;

@@ -50,7 +50,7 @@ int cmd_convert(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0, "", 0 };
+	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	const char *to = NULL, *out;
 	const tk_format_info *fi;
 	cli_filter f;

@@ -207,7 +207,7 @@ int cmd_info(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0, "", 0 };
+	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	const char *path, *outfmt = "text";
 	uint64_t nevents = 0, tmin = UINT64_MAX, tmax = 0;
 	uint64_t per_type[TK_ET_COUNT] = { 0 };

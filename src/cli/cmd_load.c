@@ -147,7 +147,7 @@ int cmd_load(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0, "", 0 };
+	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	const char *path, *outfmt = "table", *unit_s = "ns", *window_s = NULL;
 	load_ctx x;
 	tk_reader *r = NULL;

@@ -609,7 +609,7 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0, "", 0 };
+	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	const char *out = NULL, *path;
 	cli_filter f;
 	rep x;

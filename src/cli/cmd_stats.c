@@ -92,7 +92,7 @@ int cmd_stats(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	cli_read_opts ro = { NULL, 0, 0, "", 0 };
+	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	const char *path, *outfmt = "table", *unit_s = "ns";
 	const char **entities = NULL, **types = NULL;
 	size_t nentities = 0, ntypes = 0, i, nrows = 0;
