@@ -45,15 +45,22 @@ typedef struct cli_read_opts {
 #define CLI_READ_OPTS_INIT { NULL, 0, 0, "", 0, 0 }
 
 /*
- * The reader options every reading command takes besides --from, --strict
- * and -q: put CLI_READ_LONGOPTS in the getopt_long table, hand the codes to
- * cli_read_opt(), and print CLI_READ_HELP in the help.
+ * The reader options every reading command takes besides -q: put
+ * CLI_READ_LONGOPTS in the getopt_long table, hand the codes
+ * (CLI_READ_CASES) to cli_read_opt(), and print CLI_READ_HELP in the
+ * help (--from and --strict each command's help lists itself).
  */
-enum { CLI_O_TRACE = 0x4000, CLI_O_INPUT_OPTION, CLI_O_THREADS };
+enum { CLI_O_FROM = 0x4000, CLI_O_STRICT, CLI_O_TRACE, CLI_O_INPUT_OPTION,
+       CLI_O_THREADS };
 #define CLI_READ_LONGOPTS \
+	{ "from", required_argument, NULL, CLI_O_FROM }, \
+	{ "strict", no_argument, NULL, CLI_O_STRICT }, \
 	{ "trace", required_argument, NULL, CLI_O_TRACE }, \
 	{ "input-option", required_argument, NULL, CLI_O_INPUT_OPTION }, \
 	{ "threads", required_argument, NULL, CLI_O_THREADS }
+#define CLI_READ_CASES \
+	case CLI_O_FROM: case CLI_O_STRICT: case CLI_O_TRACE: \
+	case CLI_O_INPUT_OPTION: case CLI_O_THREADS
 #define CLI_READ_HELP \
 	"  --trace N           ATF: read only the N-th TraceData (1-based; default\n" \
 	"                      all of them, one after the other)\n" \
@@ -63,8 +70,8 @@ enum { CLI_O_TRACE = 0x4000, CLI_O_INPUT_OPTION, CLI_O_THREADS };
 	"  --threads 0|1|auto  decode on a second thread (HTF, S.Ha.R.K.): never,\n" \
 	"                      always, or for inputs of 8 MiB or more on a machine\n" \
 	"                      with 2+ CPUs (auto, the default); same output\n"
-/** Handle CLI_O_TRACE / CLI_O_INPUT_OPTION / CLI_O_THREADS: 0, or -1 after
- * a usage error. */
+/** Handle an option of CLI_READ_CASES (arg: its argument, NULL for
+ * --strict): 0, or -1 after a usage error. */
 int cli_read_opt(cli_read_opts *o, const char *cmd, int code, const char *arg);
 
 /** Print "tracekit: error: ..." (or the error's position form) to stderr. */

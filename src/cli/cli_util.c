@@ -57,6 +57,14 @@ int cli_read_opt(cli_read_opts *o, const char *cmd, int code, const char *arg)
 	char kv[64];
 	const char *p;
 
+	if (code == CLI_O_FROM) {
+		o->from = arg;
+		return 0;
+	}
+	if (code == CLI_O_STRICT) {
+		o->strict = 1;
+		return 0;
+	}
 	if (code == CLI_O_INPUT_OPTION)
 		return add_read_option(o, cmd, arg, "--input-option");
 	if (code == CLI_O_THREADS) {

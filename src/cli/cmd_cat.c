@@ -25,8 +25,7 @@ static void help(FILE *fp)
 		"  -h, --help          this help\n");
 }
 
-enum { O_START = 256, O_END, O_ENTITY, O_TYPE, O_EVENT, O_NOHDR, O_FROM,
-       O_STRICT };
+enum { O_START = 256, O_END, O_ENTITY, O_TYPE, O_EVENT, O_NOHDR };
 
 int cmd_cat(int argc, char **argv)
 {
@@ -37,9 +36,7 @@ int cmd_cat(int argc, char **argv)
 		{ "type", required_argument, NULL, O_TYPE },
 		{ "event", required_argument, NULL, O_EVENT },
 		{ "no-header", no_argument, NULL, O_NOHDR },
-		{ "from", required_argument, NULL, O_FROM },
 		CLI_READ_LONGOPTS,
-		{ "strict", no_argument, NULL, O_STRICT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -61,13 +58,9 @@ int cmd_cat(int argc, char **argv)
 		case O_TYPE: bad |= cli_filter_add(&f.types, &f.ntypes, optarg); break;
 		case O_EVENT: bad |= cli_filter_add(&f.events, &f.nevents, optarg); break;
 		case O_NOHDR: no_header = 1; break;
-		case O_FROM: ro.from = optarg; break;
-		case CLI_O_TRACE:
-		case CLI_O_INPUT_OPTION:
-		case CLI_O_THREADS:
+		CLI_READ_CASES:
 			bad |= cli_read_opt(&ro, "cat", c, optarg) < 0;
 			break;
-		case O_STRICT: ro.strict = 1; break;
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); cli_filter_free(&f); return EXIT_OK;
 		default: help(stderr); cli_filter_free(&f); return EXIT_BAD;

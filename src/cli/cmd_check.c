@@ -42,15 +42,13 @@ static void on_violation(void *ctx, const tk_violation *v)
 	       v->msg, tk_rule_name(v->rule));
 }
 
-enum { O_MAX = 256, O_FROM, O_STRICT };
+enum { O_MAX = 256 };
 
 int cmd_check(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "max-errors", required_argument, NULL, O_MAX },
-		{ "from", required_argument, NULL, O_FROM },
 		CLI_READ_LONGOPTS,
-		{ "strict", no_argument, NULL, O_STRICT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -76,14 +74,10 @@ int cmd_check(int argc, char **argv)
 				return EXIT_BAD;
 			}
 			break;
-		case O_FROM: ro.from = optarg; break;
-		case CLI_O_TRACE:
-		case CLI_O_INPUT_OPTION:
-		case CLI_O_THREADS:
+		CLI_READ_CASES:
 			if (cli_read_opt(&ro, "check", c, optarg) < 0)
 				return EXIT_BAD;
 			break;
-		case O_STRICT: ro.strict = 1; break;
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); return EXIT_OK;
 		default: help(stderr); return EXIT_BAD;

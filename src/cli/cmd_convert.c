@@ -30,16 +30,14 @@ static void help(FILE *fp)
 		"See 'tracekit formats' for the formats.\n");
 }
 
-enum { O_FROM = 256, O_TO, O_STRICT, O_START, O_END, O_ENTITY, O_TYPE,
+enum { O_TO = 256, O_START, O_END, O_ENTITY, O_TYPE,
        O_EVENT, O_OPTION };
 
 int cmd_convert(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "from", required_argument, NULL, O_FROM },
 		CLI_READ_LONGOPTS,
 		{ "to", required_argument, NULL, O_TO },
-		{ "strict", no_argument, NULL, O_STRICT },
 		{ "start", required_argument, NULL, O_START },
 		{ "end", required_argument, NULL, O_END },
 		{ "entity", required_argument, NULL, O_ENTITY },
@@ -64,14 +62,10 @@ int cmd_convert(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case O_FROM: ro.from = optarg; break;
-		case CLI_O_TRACE:
-		case CLI_O_INPUT_OPTION:
-		case CLI_O_THREADS:
+		CLI_READ_CASES:
 			bad |= cli_read_opt(&ro, "convert", c, optarg) < 0;
 			break;
 		case O_TO: to = optarg; break;
-		case O_STRICT: ro.strict = 1; break;
 		case O_START: f.start_s = optarg; break;
 		case O_END: f.end_s = optarg; break;
 		case O_ENTITY: bad |= cli_filter_add(&f.entities, &f.nentities, optarg); break;

@@ -200,9 +200,7 @@ int cmd_info(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
-		{ "from", required_argument, NULL, 'F' },
 		CLI_READ_LONGOPTS,
-		{ "strict", no_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -229,14 +227,10 @@ int cmd_info(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': outfmt = optarg; break;
-		case 'F': ro.from = optarg; break;
-		case CLI_O_TRACE:
-		case CLI_O_INPUT_OPTION:
-		case CLI_O_THREADS:
+		CLI_READ_CASES:
 			if (cli_read_opt(&ro, "info", c, optarg) < 0)
 				return EXIT_BAD;
 			break;
-		case 's': ro.strict = 1; break;
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); return EXIT_OK;
 		default: help(stderr); return EXIT_BAD;

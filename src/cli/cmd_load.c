@@ -25,7 +25,7 @@ static void help(FILE *fp)
 		"  -h, --help          this help\n");
 }
 
-enum { O_WINDOW = 256, O_FORMAT, O_UNIT, O_FROM, O_STRICT };
+enum { O_WINDOW = 256, O_FORMAT, O_UNIT };
 
 typedef struct load_ctx {
 	tk_load *l;
@@ -140,9 +140,7 @@ int cmd_load(int argc, char **argv)
 		{ "window", required_argument, NULL, O_WINDOW },
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "unit", required_argument, NULL, O_UNIT },
-		{ "from", required_argument, NULL, O_FROM },
 		CLI_READ_LONGOPTS,
-		{ "strict", no_argument, NULL, O_STRICT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -165,14 +163,10 @@ int cmd_load(int argc, char **argv)
 		case O_WINDOW: window_s = optarg; break;
 		case O_FORMAT: outfmt = optarg; break;
 		case O_UNIT: unit_s = optarg; break;
-		case O_FROM: ro.from = optarg; break;
-		case CLI_O_TRACE:
-		case CLI_O_INPUT_OPTION:
-		case CLI_O_THREADS:
+		CLI_READ_CASES:
 			if (cli_read_opt(&ro, "load", c, optarg) < 0)
 				return EXIT_BAD;
 			break;
-		case O_STRICT: ro.strict = 1; break;
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); return EXIT_OK;
 		default: help(stderr); return EXIT_BAD;

@@ -55,7 +55,7 @@ static void help(FILE *fp)
 		"  -h, --help          this help\n");
 }
 
-enum { O_FROM = 256, O_STRICT, O_START, O_END };
+enum { O_START = 256, O_END };
 
 /* ---- JSON out, safe inside <script> -------------------------------------- */
 
@@ -600,9 +600,7 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
-		{ "from", required_argument, NULL, O_FROM },
 		CLI_READ_LONGOPTS,
-		{ "strict", no_argument, NULL, O_STRICT },
 		{ "start", required_argument, NULL, O_START },
 		{ "end", required_argument, NULL, O_END },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -626,14 +624,10 @@ int cmd_report(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
-		case O_FROM: ro.from = optarg; break;
-		case CLI_O_TRACE:
-		case CLI_O_INPUT_OPTION:
-		case CLI_O_THREADS:
+		CLI_READ_CASES:
 			if (cli_read_opt(&ro, "report", c, optarg) < 0)
 				return EXIT_BAD;
 			break;
-		case O_STRICT: ro.strict = 1; break;
 		case O_START: f.start_s = optarg; break;
 		case O_END: f.end_s = optarg; break;
 		case 'q': ro.quiet = 1; break;

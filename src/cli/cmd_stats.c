@@ -31,7 +31,7 @@ static void help(FILE *fp)
 		"  -h, --help          this help\n");
 }
 
-enum { O_FORMAT = 256, O_ENTITY, O_TYPE, O_UNIT, O_FROM, O_STRICT };
+enum { O_FORMAT = 256, O_ENTITY, O_TYPE, O_UNIT };
 enum { OUT_TABLE, OUT_CSV, OUT_JSON };
 
 /* one output row, formatted */
@@ -85,9 +85,7 @@ int cmd_stats(int argc, char **argv)
 		{ "entity", required_argument, NULL, O_ENTITY },
 		{ "type", required_argument, NULL, O_TYPE },
 		{ "unit", required_argument, NULL, O_UNIT },
-		{ "from", required_argument, NULL, O_FROM },
 		CLI_READ_LONGOPTS,
-		{ "strict", no_argument, NULL, O_STRICT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -121,14 +119,10 @@ int cmd_stats(int argc, char **argv)
 				goto nomem;
 			break;
 		case O_UNIT: unit_s = optarg; break;
-		case O_FROM: ro.from = optarg; break;
-		case CLI_O_TRACE:
-		case CLI_O_INPUT_OPTION:
-		case CLI_O_THREADS:
+		CLI_READ_CASES:
 			if (cli_read_opt(&ro, "stats", c, optarg) < 0)
 				goto out;
 			break;
-		case O_STRICT: ro.strict = 1; break;
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); ret = EXIT_OK; goto out;
 		default: help(stderr); goto out;
