@@ -13,7 +13,9 @@
  * 25.  The cost is resident memory: each such buffer is resident in whole
  * 2 MB pages once touched.  Smaller buffers, systems without
  * MADV_HUGEPAGE and AddressSanitizer builds use aligned_alloc().  Either
- * way the memory is zeroed and 64-byte aligned.
+ * way the memory is 64-byte aligned; like malloc()'s, its contents are
+ * not defined (a mapping's are zeros: nothing is written that the caller
+ * does not write).
  */
 #define _GNU_SOURCE
 
@@ -82,7 +84,6 @@ void *tk_bigbuf_alloc(size_t n)
 	p = aligned_alloc(HEAD, n);
 	if (!p)
 		return NULL;
-	memset(p, 0, n);
 	h.base = p;
 	memcpy(p, &h, sizeof(h));
 	return p + HEAD;

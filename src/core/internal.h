@@ -40,9 +40,10 @@ int tk_err_nomem(tk_error *err, const char *input);
 /* ---- small helpers ------------------------------------------------------ */
 
 void *tk_xrealloc_array(void *p, size_t n, size_t size); /* NULL on overflow/OOM */
-/* A zeroed working buffer of n bytes (64-byte aligned); one of 256 KB or
- * more in transparent huge pages where the kernel has them (bigbuf.c).
- * NULL on overflow/OOM.  Free with tk_bigbuf_free() only. */
+/* A working buffer of n bytes (64-byte aligned, contents undefined as
+ * malloc()'s); one of 256 KB or more in transparent huge pages where the
+ * kernel has them (bigbuf.c).  NULL on overflow/OOM.  Free with
+ * tk_bigbuf_free() only. */
 void *tk_bigbuf_alloc(size_t n);
 void tk_bigbuf_free(void *p);
 int tk_ascii_casecmp(const char *a, size_t alen, const char *b);
