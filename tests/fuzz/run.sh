@@ -39,6 +39,9 @@ for fmt in $targets; do
 		{ printf '\001'; cat "$f"; } > "$seeds/s_$b"
 		{ printf '\002'; cat "$f"; } > "$seeds/l_$b"
 		{ printf '\004'; cat "$f"; } > "$seeds/t_$b"
+		# from a file (the readers' pread() paths), on one thread and two
+		{ printf '\010'; cat "$f"; } > "$seeds/f_$b"
+		{ printf '\014'; cat "$f"; } > "$seeds/ft_$b"
 	done
 	# Tarmac: seeds with an ELF image for the function profile (mode byte
 	# with bit 2, the ELF's length in 2 bytes little-endian, the ELF, the
