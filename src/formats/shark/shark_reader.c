@@ -143,6 +143,12 @@ enum {
 #define CHUNK_SLOTS ((size_t)16384)
 #define ISR_MAX 16
 #define NOTE_MAX 64
+/* A plain file in at most MERGE_MAX ascending runs (a dump of several
+ * chunks: one per core, say) is read in TSC order by merging its runs,
+ * each through a pread() buffer of MERGE_SLOTS records; with more runs,
+ * through the sort index and the mapping. */
+#define MERGE_MAX 32
+#define MERGE_SLOTS ((size_t)4096)
 
 enum task_state { TS_NONE, TS_ACTIVE, TS_RUNNING, TS_READY };
 
@@ -212,6 +218,17 @@ typedef struct sblock {
 	char notes[BCAP][NOTE_MAX];
 } sblock;
 
+/* One ascending run of a dump merged in TSC order: its slots [cur, end)
+ * are next, those of [wfrom, wto) are in buf; head is the TSC of slot cur
+ * once `ready` (cur is then on a record, not an empty slot). */
+typedef struct mrun {
+	size_t cur, end;
+	size_t wfrom, wto;
+	uint8_t *buf;
+	uint64_t head;
+	int ready;
+} mrun;
+
 /* The semaphores and mutexes met (sem_map): key (par2 << 1 | is_sem) + 1,
  * 0 for a free slot, and the entity. */
 typedef struct sem_slot {
@@ -266,6 +283,9 @@ typedef struct shark_reader {
 	size_t nslots;       /* 16-byte slots in memory */
 	uint32_t *order;     /* sorted physical indices, or NULL */
 	size_t norder;
+	mrun *runs;          /* a plain file merged from its runs, or NULL */
+	size_t nruns;
+	uint8_t *runmem;     /* the runs' buffers */
 	size_t rot;          /* rotation start when not sorted */
 	int fd;              /* a plain file: read with pread() from foff */
 	uint64_t foff;
@@ -1526,9 +1546,9 @@ static int read_slots(const shark_reader *s, uint8_t *buf, size_t from,
 	if (rc < 0)
 		return tk_err_set_at(err, TK_E_IO, s->name, off, "read failed: %s",
 				     strerror(errno));
-	/* where it ends now */
-	if (fstat(s->fd, &st) == 0 && (uint64_t)st.st_size >= s->foff &&
-	    (uint64_t)st.st_size - s->foff >= off)
+	/* where it ends now (before `from` too: the runs of a merged dump
+	 * are read out of file order) */
+	if (fstat(s->fd, &st) == 0 && (uint64_t)st.st_size >= s->foff)
 		off = (uint64_t)st.st_size - s->foff;
 	return tk_err_set_at(err, TK_E_IO, s->name, off,
 			     "the file ends here, before its %zu records (it shrank while being read)",
@@ -1655,6 +1675,72 @@ static void run_sorted(shark_reader *s, int slow)
 	}
 }
 
+/*
+ * Make run r's head ready: its next record (empty slots skipped) read
+ * into its buffer, or cur == end.  A failure to read: as slots_at().
+ */
+static int run_head(shark_reader *s, int slow, mrun *u)
+{
+	for (;;) {
+		const uint8_t *q;
+		if (u->cur == u->end) {
+			u->ready = 1;
+			return 0;
+		}
+		if (u->cur >= u->wto) {
+			size_t to = u->end - u->cur > MERGE_SLOTS
+				    ? u->cur + MERGE_SLOTS : u->end;
+			int rc = read_slots(s, u->buf, u->cur, to, &s->perr);
+			if (rc < 0) {
+				s->fst = slow ? rc : TK_PIPE_STALL;
+				s->done = slow;
+				return -1;
+			}
+			u->wfrom = u->cur;
+			u->wto = to;
+		}
+		q = u->buf + (u->cur - u->wfrom) * SHARK_REC;
+		if (le16(q) != 0) {
+			u->head = tsc_at(q);
+			u->ready = 1;
+			return 0;
+		}
+		u->cur++;
+	}
+}
+
+/*
+ * A plain file of a few ascending runs, in TSC order: the record with the
+ * smallest TSC at the heads of the runs, the earliest run's on a tie (so
+ * the order of the sort index: TSC, then position in the file), one at a
+ * time.
+ */
+static void run_merged(shark_reader *s, int slow)
+{
+	while (ROOM(s) && s->fst == F_RUN) {
+		mrun *best = NULL;
+		size_t r;
+		for (r = 0; r < s->nruns; r++) {
+			mrun *u = &s->runs[r];
+			if (!u->ready && run_head(s, slow, u) < 0)
+				return;
+			if (u->cur < u->end && (!best || u->head < best->head))
+				best = u;
+		}
+		if (!best) {
+			s->done = 1;
+			s->fst = TK_END;
+			return;
+		}
+		/* a record left for the consumer is not taken */
+		if (run_block(s, slow, best->buf + (best->cur - best->wfrom) *
+				       SHARK_REC, 1, best->cur)) {
+			best->cur++;
+			best->ready = 0;
+		}
+	}
+}
+
 /* A stream: the whole records of the window, as they come.  What the end
  * of the stream needs (a warning or a failure for a partial record, a
  * failure to read) is done by the consumer (slow). */
@@ -1733,6 +1819,8 @@ static int fill_t(shark_reader *s, sblock *b, int slow, tk_error *err)
 		run_stream(s, slow);
 	} else if (s->order) {
 		run_sorted(s, slow);
+	} else if (s->runs) {
+		run_merged(s, slow);
 	} else {
 		run_whole(s, slow);
 	}
@@ -2111,6 +2199,86 @@ out:
 	return rc;
 }
 
+/*
+ * A plain file of at most MERGE_MAX ascending runs: where each starts
+ * (read with pread() into s->win), and the runs set up for run_merged().
+ * 1 if it has more runs (the sort index, then), -1 on a failure.
+ */
+static int find_runs(shark_reader *s, tk_error *err)
+{
+	size_t start[MERGE_MAX], nr = 1, a, b, i, r;
+	uint64_t prev = 0;
+	int any = 0;
+
+	start[0] = 0;
+	for (a = 0; a < s->nslots; a = b) {
+		b = s->nslots - a > CHUNK_SLOTS ? a + CHUNK_SLOTS : s->nslots;
+		if (read_slots(s, s->win, a, b, err) < 0)
+			return -1;
+		for (i = 0; i < b - a; i++) {
+			const uint8_t *q = s->win + i * SHARK_REC;
+			uint64_t tsc;
+			if (le16(q) == 0)
+				continue;
+			tsc = tsc_at(q);
+			if (any && tsc < prev) {
+				if (nr == MERGE_MAX)
+					return 1;
+				start[nr++] = a + i;
+			}
+			prev = tsc;
+			any = 1;
+		}
+	}
+	s->runs = calloc(nr, sizeof(*s->runs));
+	s->runmem = tk_bigbuf_alloc(nr * MERGE_SLOTS * SHARK_REC);
+	if (!s->runs || !s->runmem)
+		return tk_err_nomem(err, s->name);
+	for (r = 0; r < nr; r++) {
+		s->runs[r].cur = start[r];
+		s->runs[r].end = r + 1 < nr ? start[r + 1] : s->nslots;
+		s->runs[r].buf = s->runmem + r * MERGE_SLOTS * SHARK_REC;
+	}
+	s->nruns = nr;
+	s->wfrom = s->wto = 0;
+	return 0;
+}
+
+/*
+ * find_clock() for a merged file: the rate of the first clock record in
+ * TSC order (the earliest in the file among equal TSCs), read with
+ * pread(); the rates differ (the scan said so).
+ */
+static int find_clock_merged(shark_reader *s, uint64_t *first, tk_error *err)
+{
+	size_t a, b, i;
+	uint64_t best = 0;
+	int found = 0;
+	rec x;
+
+	*first = 0;
+	s->cycles = 0;
+	for (a = 0; a < s->nslots; a = b) {
+		b = s->nslots - a > CHUNK_SLOTS ? a + CHUNK_SLOTS : s->nslots;
+		if (read_slots(s, s->win, a, b, err) < 0)
+			return -1;
+		for (i = 0; i < b - a; i++) {
+			const uint8_t *q = s->win + i * SHARK_REC;
+			if (q[0] != SHARK_TRACE_START &&
+			    q[0] != SHARK_CYCLES_PER_MSEC)
+				continue;
+			decode(q, &x);
+			if (!is_clock(&x) || (found && x.tsc >= best))
+				continue;
+			best = x.tsc;
+			*first = par2_of(&x);
+			found = 1;
+		}
+	}
+	s->wfrom = s->wto = 0;
+	return 0;
+}
+
 /* Put the records of a wholly read input into TSC order. */
 static int arrange(shark_reader *s, const scan_out *o, tk_error *err)
 {
@@ -2125,6 +2293,11 @@ static int arrange(shark_reader *s, const scan_out *o, tk_error *err)
 	if (o->descents == 1 && o->last <= o->first) {
 		s->rot = at;  /* one wrap: the oldest record follows it */
 		return TK_OK;
+	}
+	if (s->fd >= 0 && o->descents < MERGE_MAX) {
+		int rc = find_runs(s, err);
+		if (rc <= 0)
+			return rc;
 	}
 	if (s->nslots > UINT32_MAX)
 		return tk_err_set_at(err, TK_E_RANGE, s->name, 0,
@@ -2285,7 +2458,11 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 		rc = arrange(s, &so, err);
 		if (rc < 0)
 			goto fail;
-		if (so.clk_differ && s->fd >= 0 && !s->order) {
+		if (so.clk_differ && s->runs) {
+			rc = find_clock_merged(s, &s->clk, err);
+			if (rc < 0)
+				goto fail;
+		} else if (so.clk_differ && s->fd >= 0 && !s->order) {
 			rc = find_clock_plain(s, &s->clk, err);
 			if (rc < 0)
 				goto fail;
@@ -2546,6 +2723,8 @@ void shark_reader_close(tk_reader *r)
 	tk_bigbuf_free(s->own);
 	tk_bigbuf_free(s->win);
 	free(s->order);
+	free(s->runs);
+	tk_bigbuf_free(s->runmem);
 	free(s->tasks);
 	free(s->ctx_map);
 	free(s->isrs);
