@@ -22,7 +22,8 @@
  * Order: the target writes records in buffer order, which after a cyclic
  * chunk wrapped is not time order.  When the whole input is in memory
  * (mapped files, memory, or a stream of up to WHOLE_MAX bytes) a single
- * wrap is read as a rotation from the oldest record, and anything else
+ * wrap is read as a rotation from the oldest record, a plain file of at
+ * most MERGE_MAX ascending runs is merged from its runs, and anything else
  * out of order is sorted by TSC (an index of 4 bytes per record);
  * otherwise records are read as they come and a decrease is reported.
  *
@@ -34,7 +35,7 @@
  * pages that are mapped for one pass only (each new page's table entry,
  * and far more where a hypervisor shadows page tables), and the resident
  * size stays a few MB whatever the size of the dump.  Only a dump that
- * must be sorted is read through the mapping (and its index).
+ * must be sorted through the index is read through the mapping.
  *
  * Blocks and threads: records are mapped to events a block (BCAP events)
  * at a time by fill(), which runs either in shark_reader_next() (one
