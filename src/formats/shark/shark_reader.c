@@ -219,6 +219,14 @@ typedef struct sblock {
 	char notes[BCAP][NOTE_MAX];
 } sblock;
 
+/* The block filled on the caller's thread: OWN_CAP events (sblock's
+ * layout, smaller). */
+typedef struct oblock {
+	size_t n;
+	tk_event ev[OWN_CAP];
+	char notes[OWN_CAP][NOTE_MAX];
+} oblock;
+
 /* One ascending run of a dump merged in TSC order: its slots [cur, end)
  * are next, those of [wfrom, wto) are in buf; head is the TSC of slot cur
  * once `ready` (cur is then on a record, not an empty slot). */
@@ -269,7 +277,7 @@ typedef struct shark_reader {
 			      * the caller fills only 2 blocks) */
 	atomic_int yield;    /* asks the worker to stall (it lost) */
 	tk_error cerr;
-	sblock *own;         /* the block filled on the caller's thread */
+	oblock *own;         /* the block filled on the caller's thread */
 	tk_pipe pipe;
 	char pad[128];       /* what the worker writes below: another line */
 
@@ -333,7 +341,8 @@ typedef struct shark_reader {
 	/* an event's type_name and name, by type and kind */
 	name_pair names[TK_ET_COUNT][TK_EV_COUNT];
 	/* the block being filled */
-	sblock *blk;
+	tk_event *bev;       /* its first event */
+	char (*bnotes)[NOTE_MAX];  /* its notes (bnotes[i]: bev[i]'s) */
 	tk_event *qp;        /* its next free slot */
 	tk_event *qend;      /* the end of its room (OWN_CAP or BCAP) */
 	uint64_t now;        /* time of the current record */
@@ -639,7 +648,7 @@ static void note(shark_reader *s, tk_event *e, const char *fmt, ...)
 
 	if (!e)
 		return;
-	buf = s->blk->notes[e - s->blk->ev];
+	buf = s->bnotes[e - s->bev];
 	va_start(ap, fmt);
 	n = vsnprintf(buf, NOTE_MAX, fmt, ap);
 	va_end(ap);
@@ -665,7 +674,7 @@ static void note_pars(shark_reader *s, tk_event *e, unsigned par1,
 		e->note_len = sizeof(zero) - 1;
 		return;
 	}
-	b = s->blk->notes[e - s->blk->ev];
+	b = s->bnotes[e - s->bev];
 	memcpy(b, "par1=", 5);
 	n = 5 + tk_fmt_u64(b + 5, par1);
 	memcpy(b + n, " par2=", 6);
@@ -1410,7 +1419,7 @@ static TK_INLINE int process(shark_reader *s, int cycles, int slow,
 /* Take back the events of the record that failed (they are last). */
 static void drop_record(shark_reader *s)
 {
-	while (s->qp > s->blk->ev && s->qp[-1].pos == s->pos)
+	while (s->qp > s->bev && s->qp[-1].pos == s->pos)
 		s->qp--;
 }
 
@@ -1806,13 +1815,16 @@ static void run_stream(shark_reader *s, int slow)
 	}
 }
 
-/* Map records into block b (one record by the slow path if `slow`):
- * TK_PIPE_MORE, TK_PIPE_STALL, TK_END or a failure (err filled). */
-static int fill_t(shark_reader *s, sblock *b, int slow, tk_error *err)
+/* Map records into a block of cap events at ev and their notes (one
+ * record by the slow path if `slow`), *n of them: TK_PIPE_MORE,
+ * TK_PIPE_STALL, TK_END or a failure (err filled). */
+static int fill_t(shark_reader *s, tk_event *ev, char (*notes)[NOTE_MAX],
+		  size_t cap, size_t *n, int slow, tk_error *err)
 {
-	s->blk = b;
-	s->qp = b->ev;
-	s->qend = b->ev + (b == s->own ? OWN_CAP : BCAP);
+	s->bev = ev;
+	s->bnotes = notes;
+	s->qp = ev;
+	s->qend = ev + cap;
 	s->fst = F_RUN;
 	if (s->done) {
 		s->fst = TK_END;
@@ -1825,7 +1837,7 @@ static int fill_t(shark_reader *s, sblock *b, int slow, tk_error *err)
 	} else {
 		run_whole(s, slow);
 	}
-	b->n = (size_t)(s->qp - b->ev);
+	*n = (size_t)(s->qp - ev);
 	if (s->fst == F_RUN || s->fst == F_ONE)
 		return TK_PIPE_MORE;
 	if (s->fst < 0 && err)
@@ -1837,15 +1849,16 @@ static int fill_t(shark_reader *s, sblock *b, int slow, tk_error *err)
 static int fill(void *arg, void *block, size_t cap, size_t *n, tk_error *err)
 {
 	shark_reader *s = arg;
+	sblock *b = block;
 
 	(void)cap;
 	*n = 1;
 	if (atomic_load_explicit(&s->yield, memory_order_relaxed)) {
 		/* the consumer goes on by itself (adapt()): an empty block */
-		((sblock *)block)->n = 0;
+		b->n = 0;
 		return TK_PIPE_STALL;
 	}
-	return fill_t(s, block, 0, err);
+	return fill_t(s, b->ev, b->notes, BCAP, &b->n, 0, err);
 }
 
 /* ---- open --------------------------------------------------------------- */
@@ -2518,12 +2531,12 @@ fail:
 
 /* ---- handing out events ------------------------------------------------ */
 
-/* The events of block b, ended by `st` (err: its failure), are next. */
-static TK_INLINE void take(shark_reader *s, const sblock *b, int st,
-			   const tk_error *err)
+/* The n events at ev, ended by `st` (err: its failure), are next. */
+static TK_INLINE void take(shark_reader *s, const tk_event *ev, size_t n,
+			   int st, const tk_error *err)
 {
-	s->rp = b->ev;
-	s->rend = b->ev + b->n;
+	s->rp = ev;
+	s->rend = ev + n;
 	s->ending = st;
 	if (st < 0)
 		s->cerr = *err;
@@ -2534,9 +2547,10 @@ static TK_INLINE void take(shark_reader *s, const sblock *b, int st,
 static void fill_here(shark_reader *s, int slow)
 {
 	tk_error e;
-	int st = fill_t(s, s->own, slow, &e);
+	int st = fill_t(s, s->own->ev, s->own->notes, OWN_CAP, &s->own->n,
+			slow, &e);
 
-	take(s, s->own, st, &e);
+	take(s, s->own->ev, s->own->n, st, &e);
 }
 
 /* The pipe (auto or forced threads) goes on filling from where the caller's
@@ -2570,7 +2584,8 @@ static void pipe_next(shark_reader *s)
 		s->ending = TK_END;
 		return;
 	}
-	take(s, b->items, b->status, &b->err);
+	take(s, ((const sblock *)b->items)->ev,
+	     ((const sblock *)b->items)->n, b->status, &b->err);
 	if (b->status == TK_PIPE_STALL)
 		s->paused = 1;
 }
