@@ -1722,30 +1722,55 @@ static int run_head(shark_reader *s, int slow, mrun *u)
 /*
  * A plain file of a few ascending runs, in TSC order: the record with the
  * smallest TSC at the heads of the runs, the earliest run's on a tie (so
- * the order of the sort index: TSC, then position in the file), one at a
- * time.
+ * the order of the sort index: TSC, then position in the file).  That
+ * run's records are taken as a stretch, as many as come before the next
+ * smallest head (the stretch ends at a record of that TSC unless the run
+ * is the earlier one), up to the end of its buffer.
  */
 static void run_merged(shark_reader *s, int slow)
 {
 	while (ROOM(s) && s->fst == F_RUN) {
-		mrun *best = NULL;
-		size_t r;
+		mrun *best = NULL, *next = NULL;
+		const uint8_t *p;
+		size_t r, k, lim, taken;
 		for (r = 0; r < s->nruns; r++) {
 			mrun *u = &s->runs[r];
 			if (!u->ready && run_head(s, slow, u) < 0)
 				return;
-			if (u->cur < u->end && (!best || u->head < best->head))
+			if (u->cur == u->end)
+				continue;
+			/* runs in file order: a tie keeps the earlier one */
+			if (!best || u->head < best->head) {
+				next = best;
 				best = u;
+			} else if (!next || u->head < next->head) {
+				next = u;
+			}
 		}
 		if (!best) {
 			s->done = 1;
 			s->fst = TK_END;
 			return;
 		}
-		/* a record left for the consumer is not taken */
-		if (run_block(s, slow, best->buf + (best->cur - best->wfrom) *
-				       SHARK_REC, 1, best->cur)) {
-			best->cur++;
+		p = best->buf + (best->cur - best->wfrom) * SHARK_REC;
+		lim = (best->wto < best->end ? best->wto : best->end) - best->cur;
+		/* the stretch: records before next's head (empty slots in it
+		 * are skipped by run_block()) */
+		for (k = 1; next && k < lim; k++) {
+			const uint8_t *q = p + k * SHARK_REC;
+			uint64_t t;
+			if (le16(q) == 0)
+				continue;
+			t = tsc_at(q);
+			if (t > next->head || (t == next->head && best > next))
+				break;
+		}
+		if (!next)
+			k = lim;
+		/* records left for the consumer are not taken */
+		taken = run_block(s, slow, p, k, best->cur);
+		if (taken) {
+			best->cur += taken;
 			best->ready = 0;
 		}
 	}
