@@ -1565,6 +1565,16 @@ static int read_slots(const shark_reader *s, uint8_t *buf, size_t from,
 			     s->nslots);
 }
 
+/* 1 if the record at q is a clock record (is_clock()), decoded into *x;
+ * its low byte is looked at first. */
+static int clock_rec(const uint8_t *q, rec *x)
+{
+	if (q[0] != SHARK_TRACE_START && q[0] != SHARK_CYCLES_PER_MSEC)
+		return 0;
+	decode(q, x);
+	return is_clock(x);
+}
+
 /*
  * The clock record at q, if it is one, in the search for the first rate
  * in time order: *first takes the first rate, s->cycles is cleared where
@@ -1574,10 +1584,7 @@ static void clock_at(shark_reader *s, const uint8_t *q, uint64_t *first)
 {
 	rec x;
 
-	if (q[0] != SHARK_TRACE_START && q[0] != SHARK_CYCLES_PER_MSEC)
-		return;
-	decode(q, &x);
-	if (!is_clock(&x))
+	if (!clock_rec(q, &x))
 		return;
 	if (!*first)
 		*first = par2_of(&x);
@@ -1755,8 +1762,9 @@ static void run_merged(shark_reader *s, int slow)
 		p = best->buf + (best->cur - best->wfrom) * SHARK_REC;
 		lim = (best->wto < best->end ? best->wto : best->end) - best->cur;
 		/* the stretch: records before next's head (empty slots in it
-		 * are skipped by run_block()) */
-		for (k = 1; next && k < lim; k++) {
+		 * are skipped by run_block()); the whole buffer if no other
+		 * run is left */
+		for (k = next ? 1 : lim; k < lim; k++) {
 			const uint8_t *q = p + k * SHARK_REC;
 			uint64_t t;
 			if (le16(q) == 0)
@@ -1765,8 +1773,6 @@ static void run_merged(shark_reader *s, int slow)
 			if (t > next->head || (t == next->head && best > next))
 				break;
 		}
-		if (!next)
-			k = lim;
 		/* records left for the consumer are not taken */
 		taken = run_block(s, slow, p, k, best->cur);
 		if (taken) {
@@ -2102,16 +2108,12 @@ static void scan_slots(scan_out *o, const uint8_t *b, size_t n, size_t i0,
 #ifdef SCAN_AVX2
 		/* plain stretches eight or four at a time; one record here
 		 * where that stops, then back to it */
-		if (simd == SIMD_AVX512 && !(i & 7)) {
+		if ((simd == SIMD_AVX512 && !(i & 7)) ||
+		    (simd == SIMD_AVX2 && !(i & 3))) {
 			size_t d0 = descents, a = 0;
-			i = scan_plain_avx512(b, i, n, &prev, &descents, &a);
-			if (!d0 && descents)
-				at = i0 + a;
-			if (i >= n)
-				break;
-		} else if (simd == SIMD_AVX2 && !(i & 3)) {
-			size_t d0 = descents, a = 0;
-			i = scan_plain_avx2(b, i, n, &prev, &descents, &a);
+			i = simd == SIMD_AVX512
+			    ? scan_plain_avx512(b, i, n, &prev, &descents, &a)
+			    : scan_plain_avx2(b, i, n, &prev, &descents, &a);
 			if (!d0 && descents)
 				at = i0 + a;
 			if (i >= n)
@@ -2302,12 +2304,8 @@ static int find_clock_merged(shark_reader *s, uint64_t *first, tk_error *err)
 		if (read_slots(s, s->win, a, b, err) < 0)
 			return -1;
 		for (i = 0; i < b - a; i++) {
-			const uint8_t *q = s->win + i * SHARK_REC;
-			if (q[0] != SHARK_TRACE_START &&
-			    q[0] != SHARK_CYCLES_PER_MSEC)
-				continue;
-			decode(q, &x);
-			if (!is_clock(&x) || (found && x.tsc >= best))
+			if (!clock_rec(s->win + i * SHARK_REC, &x) ||
+			    (found && x.tsc >= best))
 				continue;
 			best = x.tsc;
 			*first = par2_of(&x);
