@@ -192,6 +192,12 @@ typedef struct kept_code {
 	uint8_t pmode;       /* PM_*: where the target comes from */
 	/* the event's type_name and name, as emit_named() stores them */
 	name_pair names;
+	/* the last note made for the code in the block being filled (gen:
+	 * the block's fill_gen; 0: none): the next with the same par1 and
+	 * par2 points to it (note_kept()) */
+	uint64_t ngen;
+	const char *note;
+	uint32_t np1, np2, nlen;
 } kept_code;
 
 /* kept_code.pmode: the target by code (tgt1), by par1 or par2 (pcache),
@@ -341,6 +347,7 @@ typedef struct shark_reader {
 	/* an event's type_name and name, by type and kind */
 	name_pair names[TK_ET_COUNT][TK_EV_COUNT];
 	/* the block being filled */
+	uint64_t fill_gen;   /* counts the blocks filled, from 1 */
 	tk_event *bev;       /* its first event */
 	char (*bnotes)[NOTE_MAX];  /* its notes (bnotes[i]: bev[i]'s) */
 	tk_event *qp;        /* its next free slot */
@@ -659,19 +666,17 @@ static void note(shark_reader *s, tk_event *e, const char *fmt, ...)
 }
 
 /* The note "par1=P1 par2=P2" of a kept record, without printf. */
+static const char zero_pars[] = "par1=0 par2=0";
+
 static void note_pars(shark_reader *s, tk_event *e, unsigned par1,
 		      uint32_t par2)
 {
 	char *b;
 	size_t n;
 
-	if (!e)
-		return;
 	if (!par1 && !par2) {
-		/* most kept records (timer_post, timer_delete) */
-		static const char zero[] = "par1=0 par2=0";
-		e->note = zero;
-		e->note_len = sizeof(zero) - 1;
+		e->note = zero_pars;
+		e->note_len = sizeof(zero_pars) - 1;
 		return;
 	}
 	b = s->bnotes[e - s->bev];
@@ -683,6 +688,34 @@ static void note_pars(shark_reader *s, tk_event *e, unsigned par1,
 	b[n] = 0;
 	e->note = b;
 	e->note_len = (uint32_t)n;
+}
+
+/*
+ * note_pars() for a kept record of code k: most kept records (timer_post,
+ * timer_delete) have both parameters 0, and the others of a code often
+ * repeat theirs (task_timer of the same task), so the note made last for
+ * the code in this block is pointed to again: the notes of a block live
+ * as long as its events.
+ */
+static TK_INLINE void note_kept(shark_reader *s, kept_code *k, tk_event *e,
+				unsigned par1, uint32_t par2)
+{
+	if (!(par1 | par2)) {
+		e->note = zero_pars;
+		e->note_len = sizeof(zero_pars) - 1;
+		return;
+	}
+	if (k->ngen == s->fill_gen && k->np1 == par1 && k->np2 == par2) {
+		e->note = k->note;
+		e->note_len = k->nlen;
+		return;
+	}
+	note_pars(s, e, par1, par2);
+	k->ngen = s->fill_gen;
+	k->np1 = par1;
+	k->np2 = par2;
+	k->note = e->note;
+	k->nlen = e->note_len;
 }
 
 /* The interned FTrace name of `code` (NULL name: code_0xNN). */
@@ -973,7 +1006,7 @@ named:
 static TK_INLINE int keep(shark_reader *s, int slow, const rec *x,
 			  tk_error *err)
 {
-	const kept_code *k = &s->kept[x->code];
+	kept_code *k = &s->kept[x->code];
 	uint32_t src = s->core, tgt1 = k->tgt1;
 	int64_t sinst = 0;
 	tk_event *e;
@@ -993,7 +1026,7 @@ static TK_INLINE int keep(shark_reader *s, int slow, const rec *x,
 					       s->tasks[ti].ent,
 					       s->tasks[ti].cur_inst,
 					       TK_EV_OTHER, &k->names);
-				note_pars(s, e, x->par1, par2_of(x));
+				note_kept(s, k, e, x->par1, par2_of(x));
 				return R_OK;
 			}
 		}
@@ -1012,7 +1045,7 @@ static TK_INLINE int keep(shark_reader *s, int slow, const rec *x,
 	}
 	e = emit_named(s, src, sinst, (tk_etype)k->type, tgt1 - 1, 0,
 		       TK_EV_OTHER, &k->names);
-	note_pars(s, e, x->par1, par2_of(x));
+	note_kept(s, k, e, x->par1, par2_of(x));
 	return R_OK;
 }
 
@@ -1852,6 +1885,7 @@ static void run_stream(shark_reader *s, int slow)
 static int fill_t(shark_reader *s, tk_event *ev, char (*notes)[NOTE_MAX],
 		  size_t cap, size_t *n, int slow, tk_error *err)
 {
+	s->fill_gen++;
 	s->bev = ev;
 	s->bnotes = notes;
 	s->qp = ev;
