@@ -326,10 +326,12 @@ typedef struct shark_reader {
 	uint32_t core, sys, sched;
 	task *tasks;
 	uint32_t ntasks, captasks;
-	uint32_t *ctx_map;   /* context -> task index, TK_NONE */
+	uint32_t *ctx_map;   /* context -> task index (u16_map()) */
+	uint32_t *ent_task;  /* entity -> its task's index + 1, 0: none */
+	size_t nent_task;
 	isr *isrs;
 	uint32_t nisrs, capisrs;
-	uint32_t *irq_map;   /* irq number -> isr index, or NULL */
+	uint32_t *irq_map;   /* irq number -> isr index (u16_map()), or NULL */
 	uint32_t running;    /* task index on the core, TK_NONE */
 	uint32_t isr_stack[ISR_MAX];
 	int isr_depth;
@@ -501,15 +503,30 @@ static uint32_t entity(shark_reader *s, tk_etype type, const char *fmt, ...)
 	return id;
 }
 
+/*
+ * A map of a 16-bit number (a context, an IRQ) to an index: index + 1,
+ * 0 for none, so that calloc() gives an empty map whose pages the system
+ * supplies when they are first touched (a few for a usual dump) instead
+ * of 256 KB written at each open.
+ */
 static uint32_t *u16_map(uint32_t **map)
 {
-	if (!*map) {
-		*map = malloc(65536 * sizeof(**map));
-		if (*map)
-			memset(*map, 0xff, 65536 * sizeof(**map));
-	}
+	if (!*map)
+		*map = calloc(65536, sizeof(**map));
 	return *map;
 }
+
+/* the index of `k` in a u16_map(), TK_NONE if none (0 - 1 wraps to it) */
+static TK_INLINE uint32_t map_get(const uint32_t *map, unsigned k)
+{
+	return map[k] - 1u;
+}
+
+static TK_INLINE void map_set(uint32_t *map, unsigned k, uint32_t i)
+{
+	map[k] = i + 1u;
+}
+_Static_assert(TK_NONE == UINT32_MAX, "map_get() wraps 0 to TK_NONE");
 
 static uint32_t new_task(shark_reader *s, uint16_t ctx, uint32_t ent)
 {
@@ -517,12 +534,25 @@ static uint32_t new_task(shark_reader *s, uint16_t ctx, uint32_t ent)
 	uint32_t i;
 
 	/* a name met again (a pid logged twice) continues its instances */
-	for (i = 0; i < s->ntasks; i++)
-		if (s->tasks[i].ent == ent) {
-			s->tasks[i].ctx = ctx;
-			s->ctx_map[ctx] = i;
-			return i;
-		}
+	if (ent < s->nent_task && s->ent_task[ent]) {
+		i = s->ent_task[ent] - 1;
+		s->tasks[i].ctx = ctx;
+		map_set(s->ctx_map, ctx, i);
+		return i;
+	}
+	if (ent >= s->nent_task) {
+		size_t ncap = s->nent_task ? s->nent_task : 64;
+		uint32_t *n;
+		while (ncap <= ent)
+			ncap *= 2;
+		n = tk_xrealloc_array(s->ent_task, ncap, sizeof(*n));
+		if (!n)
+			return TK_NONE;
+		memset(n + s->nent_task, 0,
+		       (ncap - s->nent_task) * sizeof(*n));
+		s->ent_task = n;
+		s->nent_task = ncap;
+	}
 	if (s->ntasks == s->captasks) {
 		uint32_t ncap = s->captasks ? s->captasks * 2 : 32;
 		task *n = tk_xrealloc_array(s->tasks, ncap, sizeof(*n));
@@ -536,7 +566,8 @@ static uint32_t new_task(shark_reader *s, uint16_t ctx, uint32_t ent)
 	tk->ent = ent;
 	tk->ctx = ctx;
 	tk->state = TS_NONE;
-	s->ctx_map[ctx] = s->ntasks;
+	map_set(s->ctx_map, ctx, s->ntasks);
+	s->ent_task[ent] = s->ntasks + 1;
 	return s->ntasks++;
 }
 
@@ -551,8 +582,10 @@ static uint32_t new_ctx_task(shark_reader *s, unsigned ctx)
 static TK_INLINE uint32_t task_of(shark_reader *s, unsigned ctx)
 {
 	/* ctx_map is made at open */
-	if (TK_LIKELY(s->ctx_map[ctx] != TK_NONE))
-		return s->ctx_map[ctx];
+	uint32_t ti = map_get(s->ctx_map, ctx);
+
+	if (TK_LIKELY(ti != TK_NONE))
+		return ti;
 	return new_ctx_task(s, ctx);
 }
 
@@ -566,7 +599,7 @@ static uint32_t name_task(shark_reader *s, unsigned ctx, uint32_t pid)
 	ent = entity(s, TK_ET_T, "task%lu", (unsigned long)pid);
 	if (ent == TK_NONE)
 		return TK_NONE;
-	cur = s->ctx_map[ctx];
+	cur = map_get(s->ctx_map, ctx);
 	if (cur != TK_NONE && s->tasks[cur].ent == ent)
 		return cur;
 	return new_task(s, (uint16_t)ctx, ent);
@@ -578,8 +611,8 @@ static uint32_t isr_of(shark_reader *s, unsigned irq)
 
 	if (!u16_map(&s->irq_map))
 		return TK_NONE;
-	if (s->irq_map[irq] != TK_NONE)
-		return s->irq_map[irq];
+	if (map_get(s->irq_map, irq) != TK_NONE)
+		return map_get(s->irq_map, irq);
 	ent = entity(s, TK_ET_I, "IRQ%u", irq);
 	if (ent == TK_NONE)
 		return TK_NONE;
@@ -593,7 +626,7 @@ static uint32_t isr_of(shark_reader *s, unsigned irq)
 	}
 	s->isrs[s->nisrs].ent = ent;
 	s->isrs[s->nisrs].inst = 0;
-	s->irq_map[irq] = s->nisrs;
+	map_set(s->irq_map, irq, s->nisrs);
 	return s->nisrs++;
 }
 
@@ -1018,7 +1051,7 @@ static TK_INLINE int keep(shark_reader *s, int slow, const rec *x,
 			if (ps->ent1 && ps->key == pcache_key(x->code, par))
 				tgt1 = ps->ent1;
 		} else if (k->pmode == PM_TASK) {
-			uint32_t ti = s->ctx_map[x->par1];
+			uint32_t ti = map_get(s->ctx_map, x->par1);
 			if (ti != TK_NONE) {
 				/* a task event: from the core, to the task's
 				 * current job */
@@ -1178,7 +1211,7 @@ static uint32_t sem_get(shark_reader *s, int sem, uint32_t par2)
 static TK_INLINE uint32_t task_at(shark_reader *s, int slow, unsigned ctx)
 {
 	/* ctx_map is made at open */
-	uint32_t ti = s->ctx_map[ctx];
+	uint32_t ti = map_get(s->ctx_map, ctx);
 
 	if (TK_LIKELY(ti != TK_NONE) || !slow)
 		return ti;
@@ -1282,7 +1315,8 @@ static TK_INLINE int map_record(shark_reader *s, int slow, const rec *x,
 			if (ti == TK_NONE)
 				break;
 		} else {
-			if (!s->irq_map || (ti = s->irq_map[irq]) == TK_NONE ||
+			if (!s->irq_map ||
+			    (ti = map_get(s->irq_map, irq)) == TK_NONE ||
 			    s->isr_depth == ISR_MAX)
 				return R_STALL;
 		}
@@ -2800,6 +2834,7 @@ void shark_reader_close(tk_reader *r)
 	tk_bigbuf_free(s->runmem);
 	free(s->tasks);
 	free(s->ctx_map);
+	free(s->ent_task);
 	free(s->isrs);
 	free(s->irq_map);
 	free(s->sem_map);
