@@ -14,7 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BLOCK_MIN (64u * 1024u)
+/* The strings are copied into blocks: the first of BLOCK_FIRST bytes, each
+ * next one twice the last up to BLOCK_MAX (or one string's size), so that a
+ * small trace's names cost a few KB to keep. */
+#define BLOCK_FIRST (4u * 1024u)
+#define BLOCK_MAX (64u * 1024u)
 
 void tk_strpool_init(tk_strpool *p)
 {
@@ -101,7 +105,11 @@ const char *tk_strpool_dup(tk_strpool *p, const char *s, size_t len)
 	if (len > SIZE_MAX / 2)
 		return NULL;
 	if (!p->block || p->block_size - p->block_used < len + 1) {
-		size_t size = len + 1 > BLOCK_MIN ? len + 1 : BLOCK_MIN;
+		size_t size = !p->block ? BLOCK_FIRST
+			      : p->block_size < BLOCK_MAX / 2
+				? p->block_size * 2 : BLOCK_MAX;
+		if (size < len + 1)
+			size = len + 1;
 		char **nb = tk_xrealloc_array(p->blocks, p->nblocks + 1,
 					      sizeof(*nb));
 		if (!nb)
