@@ -217,21 +217,33 @@ typedef struct pcache_slot {
 	uint32_t ent1;       /* 0: empty */
 } pcache_slot;
 
-/* A block of events, and the notes of its events (the note of ev[i] is
- * notes[i]): one item of the pipe. */
-typedef struct sblock {
+/*
+ * A block of events and the notes of its events (the note of ev[i] is
+ * notes[i]): the one filled on the caller's thread (s->own, s->ocap
+ * events: OWN_CAP at most) or an item of the pipe (s->pcap: BCAP at
+ * most).  Its count, then its events from BLK_HDR on, then their notes;
+ * a block has room for no more events than its dump can make
+ * (events_for()), so that a small dump costs little memory to open.
+ */
+typedef struct blk {
 	size_t n;
-	tk_event ev[BCAP];
-	char notes[BCAP][NOTE_MAX];
-} sblock;
+} blk;
+#define BLK_HDR ((size_t)64)
 
-/* The block filled on the caller's thread: OWN_CAP events (sblock's
- * layout, smaller). */
-typedef struct oblock {
-	size_t n;
-	tk_event ev[OWN_CAP];
-	char notes[OWN_CAP][NOTE_MAX];
-} oblock;
+static size_t blk_bytes(size_t cap)
+{
+	return BLK_HDR + cap * (sizeof(tk_event) + NOTE_MAX);
+}
+
+static tk_event *blk_ev(const void *b)
+{
+	return (tk_event *)((uintptr_t)b + BLK_HDR);
+}
+
+static char (*blk_notes(const void *b, size_t cap))[NOTE_MAX]
+{
+	return (char (*)[NOTE_MAX])(blk_ev(b) + cap);
+}
 
 /* One ascending run of a dump merged in TSC order: its slots [cur, end)
  * are next, those of [wfrom, wto) are in buf; head is the TSC of slot cur
@@ -283,7 +295,8 @@ typedef struct shark_reader {
 			      * the caller fills only 2 blocks) */
 	atomic_int yield;    /* asks the worker to stall (it lost) */
 	tk_error cerr;
-	oblock *own;         /* the block filled on the caller's thread */
+	blk *own;            /* the block filled on the caller's thread */
+	size_t ocap, pcap;   /* the events of s->own, of a pipe's block */
 	tk_pipe pipe;
 	char pad[128];       /* what the worker writes below: another line */
 
@@ -1610,6 +1623,28 @@ static size_t run_block(shark_reader *s, int slow, const uint8_t *p,
 	return run_fast_t(s, 0, p, n, pos);
 }
 
+/*
+ * The buffers of a wholly read dump hold at most `max` records, and no
+ * more than it has: every read into them is of slots [a, b) of the dump
+ * with b - a <= max.
+ */
+static size_t slots_for(const shark_reader *s, size_t max)
+{
+	return s->nslots < max ? (s->nslots ? s->nslots : 1) : max;
+}
+
+/* The room of a block: `max` events, or what all the records of a wholly
+ * read dump can make (PER_REC each, the first event too) if fewer. */
+static size_t events_for(const shark_reader *s, size_t max)
+{
+	size_t n;
+
+	if (!s->whole || s->nslots >= max / PER_REC - 1)
+		return max;
+	n = (s->nslots + 1) * PER_REC;
+	return (n + 15) & ~(size_t)15;  /* blocks of 64-byte multiples */
+}
+
 /* Slots [from, to) of a plain file into buf with pread(). */
 static int read_slots(const shark_reader *s, uint8_t *buf, size_t from,
 		      size_t to, tk_error *err)
@@ -1948,7 +1983,7 @@ static int fill_t(shark_reader *s, tk_event *ev, char (*notes)[NOTE_MAX],
 static int fill(void *arg, void *block, size_t cap, size_t *n, tk_error *err)
 {
 	shark_reader *s = arg;
-	sblock *b = block;
+	blk *b = block;
 
 	(void)cap;
 	*n = 1;
@@ -1957,7 +1992,8 @@ static int fill(void *arg, void *block, size_t cap, size_t *n, tk_error *err)
 		b->n = 0;
 		return TK_PIPE_STALL;
 	}
-	return fill_t(s, b->ev, b->notes, BCAP, &b->n, 0, err);
+	return fill_t(s, blk_ev(b), blk_notes(b, s->pcap), s->pcap, &b->n, 0,
+		      err);
 }
 
 /* ---- open --------------------------------------------------------------- */
@@ -2262,8 +2298,9 @@ static int scan(shark_reader *s, int threads, scan_out *o, tk_error *err)
 	b.to = s->nslots;
 	two = threads && b.from > 0;
 	if (s->fd >= 0) {
-		a.buf = tk_bigbuf_alloc(CHUNK_SLOTS * SHARK_REC);
-		b.buf = two ? tk_bigbuf_alloc(CHUNK_SLOTS * SHARK_REC) : NULL;
+		a.buf = tk_bigbuf_alloc(slots_for(s, CHUNK_SLOTS) * SHARK_REC);
+		b.buf = two ? tk_bigbuf_alloc(slots_for(s, CHUNK_SLOTS) *
+					      SHARK_REC) : NULL;
 		if (!a.buf || (two && !b.buf)) {
 			rc = tk_err_nomem(err, s->name);
 			goto out;
@@ -2340,13 +2377,14 @@ static int find_runs(shark_reader *s, tk_error *err)
 		}
 	}
 	s->runs = calloc(nr, sizeof(*s->runs));
-	s->runmem = tk_bigbuf_alloc(nr * MERGE_SLOTS * SHARK_REC);
+	s->runmem = tk_bigbuf_alloc(nr * slots_for(s, MERGE_SLOTS) * SHARK_REC);
 	if (!s->runs || !s->runmem)
 		return tk_err_nomem(err, s->name);
 	for (r = 0; r < nr; r++) {
 		s->runs[r].cur = start[r];
 		s->runs[r].end = r + 1 < nr ? start[r + 1] : s->nslots;
-		s->runs[r].buf = s->runmem + r * MERGE_SLOTS * SHARK_REC;
+		s->runs[r].buf = s->runmem +
+				 r * slots_for(s, MERGE_SLOTS) * SHARK_REC;
 	}
 	s->nruns = nr;
 	s->wfrom = s->wto = 0;
@@ -2489,9 +2527,6 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 	s->ending = TK_PIPE_MORE;
 	s->threads = r->opts.threads;
 	s->fd = -1;
-	s->own = tk_bigbuf_alloc(sizeof(*s->own));
-	if (!s->own)
-		goto nomem;
 	s->t->tb.unit = TK_UNIT_PS;
 	s->t->tb.num = 1;
 	s->t->tb.den = 1;
@@ -2555,7 +2590,9 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 		}
 		/* a plain file: read with pread() (see the top) */
 		s->fd = tk_source_file_fd(r->src, &s->foff);
-		if (s->fd >= 0 && !(s->win = tk_bigbuf_alloc(CHUNK_SLOTS * SHARK_REC)))
+		if (s->fd >= 0 &&
+		    !(s->win = tk_bigbuf_alloc(slots_for(s, CHUNK_SLOTS) *
+					       SHARK_REC)))
 			goto nomem;
 		rc = scan(s, tk_pipe_want_thread(s->threads, avail), &so, err);
 		if (rc < 0)
@@ -2602,6 +2639,12 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 	if (add_param(s, "clk_per_msec", s->clk) < 0 ||
 	    (s->whole && add_param(s, "records", s->nslots) < 0))
 		goto nomem;
+	/* the blocks: no more room than the dump needs */
+	s->ocap = events_for(s, OWN_CAP);
+	s->pcap = events_for(s, BCAP);
+	s->own = tk_bigbuf_alloc(blk_bytes(s->ocap));
+	if (!s->own)
+		goto nomem;
 	/* a stream is one of more than WHOLE_MAX bytes */
 	s->threaded = tk_pipe_want_thread(s->threads,
 					  s->whole ? (uint64_t)s->nslots * SHARK_REC
@@ -2638,10 +2681,11 @@ static TK_INLINE void take(shark_reader *s, const tk_event *ev, size_t n,
 static void fill_here(shark_reader *s, int slow)
 {
 	tk_error e;
-	int st = fill_t(s, s->own->ev, s->own->notes, OWN_CAP, &s->own->n,
+	int st = fill_t(s, blk_ev(s->own), blk_notes(s->own, s->ocap), s->ocap,
+			&s->own->n,
 			slow, &e);
 
-	take(s, s->own->ev, s->own->n, st, &e);
+	take(s, blk_ev(s->own), s->own->n, st, &e);
 }
 
 /* The pipe (auto or forced threads) goes on filling from where the caller's
@@ -2652,7 +2696,7 @@ static void pipe_next(shark_reader *s)
 
 	if (!s->piped) {
 		tk_error e;
-		if (tk_pipe_start(&s->pipe, sizeof(sblock), 1, NBLOCKS, 1, fill,
+		if (tk_pipe_start(&s->pipe, blk_bytes(s->pcap), 1, NBLOCKS, 1, fill,
 				  s, s->name, &e) < 0) {
 			/* no memory for the blocks: on one thread, then */
 			s->threaded = 0;
@@ -2675,8 +2719,8 @@ static void pipe_next(shark_reader *s)
 		s->ending = TK_END;
 		return;
 	}
-	take(s, ((const sblock *)b->items)->ev,
-	     ((const sblock *)b->items)->n, b->status, &b->err);
+	take(s, blk_ev(b->items), ((const blk *)b->items)->n, b->status,
+	     &b->err);
 	if (b->status == TK_PIPE_STALL)
 		s->paused = 1;
 }
