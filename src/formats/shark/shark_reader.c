@@ -2023,16 +2023,30 @@ typedef struct scan_out {
 	size_t first_at;     /* the first one's slot */
 } scan_out;
 
-/* The scan of slots [from, to) (a part of the dump, maybe on a thread of
- * its own: it touches only its part and *o). */
-typedef struct scan_part {
+/*
+ * The scan at open goes over the dump in parts (at most SCAN_PARTS, of
+ * whole CHUNK_SLOTS), each scanned into a scan_out of its own and joined
+ * in file order after; with two threads each takes the next part from a
+ * counter, so that a slower CPU takes fewer (the hosts this runs on do
+ * not always give a process two CPUs of one speed).
+ */
+#define SCAN_PARTS 64
+
+typedef struct scan_job {
 	const shark_reader *s;
-	size_t from, to;
-	int simd;        /* SIMD_*: the widest scan_plain_*() the CPU has */
+	size_t nparts, per;  /* parts of `per` slots (the last: the rest) */
+	atomic_size_t next;  /* the next part to take */
+	int simd;            /* SIMD_*: the widest scan_plain_*() the CPU has */
+	scan_out o[SCAN_PARTS];
+} scan_job;
+
+/* One thread of the scan: it touches only the parts it takes and their
+ * scan_out. */
+typedef struct scan_part {
+	scan_job *job;
 	uint8_t *buf;    /* CHUNK_SLOTS records (a plain file), or NULL */
 	int rc;          /* a pread() that failed: its status, and err */
 	tk_error err;
-	scan_out o;
 } scan_part;
 
 #if defined(__x86_64__) && defined(__GNUC__) && \
@@ -2251,18 +2265,17 @@ static void scan_slots(scan_out *o, const uint8_t *b, size_t n, size_t i0,
 	o->clk_differ = differ;
 }
 
-/* The pass at open over slots [from, to) of a wholly read input (a plain
- * file's read CHUNK_SLOTS at a time into sp->buf). */
-static void scan_range(scan_part *sp)
+/* The pass at open over slots [from, to) of a wholly read input into *o
+ * (a plain file's read CHUNK_SLOTS at a time into sp->buf). */
+static void scan_range(scan_part *sp, size_t from, size_t to, scan_out *o)
 {
-	const shark_reader *s = sp->s;
+	const shark_reader *s = sp->job->s;
 	size_t i, end;
 
-	memset(&sp->o, 0, sizeof(sp->o));
-	sp->rc = TK_OK;
-	for (i = sp->from; i < sp->to; i = end) {
+	memset(o, 0, sizeof(*o));
+	for (i = from; i < to; i = end) {
 		const uint8_t *b;
-		end = sp->to - i > CHUNK_SLOTS ? i + CHUNK_SLOTS : sp->to;
+		end = to - i > CHUNK_SLOTS ? i + CHUNK_SLOTS : to;
 		if (sp->buf) {
 			sp->rc = read_slots(s, sp->buf, i, end, &sp->err);
 			if (sp->rc < 0)
@@ -2271,32 +2284,81 @@ static void scan_range(scan_part *sp)
 		} else {
 			b = s->base + i * SHARK_REC;
 		}
-		scan_slots(&sp->o, b, end - i, i, sp->simd);
+		scan_slots(o, b, end - i, i, sp->job->simd);
 	}
 }
 
-static void *scan_thread(void *v)
+/* Scan the parts not taken yet, one at a time, until none is left (or a
+ * read fails). */
+static void *scan_parts(void *v)
 {
-	scan_range(v);
+	scan_part *sp = v;
+	scan_job *job = sp->job;
+	size_t k;
+
+	while (sp->rc == TK_OK &&
+	       (k = atomic_fetch_add_explicit(&job->next, 1,
+					      memory_order_relaxed)) < job->nparts) {
+		size_t from = k * job->per,
+		       to = k + 1 < job->nparts ? from + job->per : job->s->nslots;
+		scan_range(sp, from, to, &job->o[k]);
+	}
 	return NULL;
 }
 
-/* The scan of the whole input: in two halves on two threads when the
- * reader may use a second thread (threads), in one pass otherwise. */
+/* *o, then the records of *b that follow them in the file. */
+static void scan_join(scan_out *o, const scan_out *b)
+{
+	if (!b->any)
+		return;
+	if (!o->any) {
+		*o = *b;
+		return;
+	}
+	/* the step between them, then b's own */
+	if (b->first < o->last && !o->descents++)
+		o->at = b->first_at;
+	if (b->descents) {
+		if (!o->descents)
+			o->at = b->at;
+		o->descents += b->descents;
+	}
+	o->last = b->last;
+	if (!o->clk)
+		o->clk = b->clk;
+	else if (b->clk && b->clk != o->clk)
+		o->clk_differ = 1;
+	o->clk_differ |= b->clk_differ;
+}
+
+/* The scan of the whole input: in parts on two threads when the reader may
+ * use a second thread (threads), in one pass otherwise. */
 static int scan(shark_reader *s, int threads, scan_out *o, tk_error *err)
 {
+	scan_job *job = calloc(1, sizeof(*job));
 	scan_part a, b;
 	pthread_t th;
+	size_t k, per;
 	int rc = TK_OK, two;
 
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	a.s = b.s = s;
-	a.simd = b.simd = simd_level();
-	/* the halves meet on a CHUNK_SLOTS boundary */
-	a.to = b.from = (s->nslots / 2) & ~(CHUNK_SLOTS - 1);
-	b.to = s->nslots;
-	two = threads && b.from > 0;
+	if (!job)
+		return tk_err_nomem(err, s->name);
+	job->s = s;
+	job->simd = simd_level();
+	a.job = b.job = job;
+	/* parts of whole CHUNK_SLOTS, SCAN_PARTS at most */
+	per = (s->nslots / SCAN_PARTS + CHUNK_SLOTS - 1) & ~(CHUNK_SLOTS - 1);
+	job->per = per > CHUNK_SLOTS ? per : CHUNK_SLOTS;
+	job->nparts = s->nslots / job->per + (s->nslots % job->per != 0);
+	two = threads && job->nparts > 1;
+	if (!threads || job->nparts < 1) {
+		/* one pass */
+		job->nparts = 1;
+		job->per = s->nslots;
+	}
+	atomic_init(&job->next, 0);
 	if (s->fd >= 0) {
 		a.buf = tk_bigbuf_alloc(slots_for(s, CHUNK_SLOTS) * SHARK_REC);
 		b.buf = two ? tk_bigbuf_alloc(slots_for(s, CHUNK_SLOTS) *
@@ -2306,42 +2368,24 @@ static int scan(shark_reader *s, int threads, scan_out *o, tk_error *err)
 			goto out;
 		}
 	}
-	if (!two || tk_thread_start(&th, scan_thread, &b) != 0) {
-		a.to = s->nslots;
-		scan_range(&a);
-		*o = a.o;
-		goto out;
+	if (two && tk_thread_start(&th, scan_parts, &b) == 0) {
+		scan_parts(&a);
+		pthread_join(th, NULL);
+	} else {
+		scan_parts(&a);
 	}
-	scan_range(&a);
-	pthread_join(th, NULL);
-	*o = a.o;
-	if (a.rc < 0 || b.rc < 0 || !b.o.any)
-		goto out;
-	if (!a.o.any) {
-		*o = b.o;
-		goto out;
-	}
-	/* a then b: the step between them, then b's own */
-	if (b.o.first < a.o.last && !o->descents++)
-		o->at = b.o.first_at;
-	if (b.o.descents) {
-		if (!o->descents)
-			o->at = b.o.at;
-		o->descents += b.o.descents;
-	}
-	o->last = b.o.last;
-	if (!o->clk)
-		o->clk = b.o.clk;
-	else if (b.o.clk && b.o.clk != o->clk)
-		o->clk_differ = 1;
-	o->clk_differ |= b.o.clk_differ;
-out:
-	if (rc == TK_OK && (a.rc < 0 || b.rc < 0)) {
+	if (a.rc < 0 || b.rc < 0) {
 		rc = a.rc < 0 ? a.rc : b.rc;
 		*err = a.rc < 0 ? a.err : b.err;
+		goto out;
 	}
+	*o = job->o[0];
+	for (k = 1; k < job->nparts; k++)
+		scan_join(o, &job->o[k]);
+out:
 	tk_bigbuf_free(a.buf);
 	tk_bigbuf_free(b.buf);
+	free(job);
 	return rc;
 }
 

@@ -126,6 +126,11 @@ write('big.bin', big)
 write('big_wrap.bin', big[400000:] + big[:400000])
 write('big_mid.bin', big[-262144:] + [EMPTY] * 3 + big[:-262144])
 write('big_sort.bin', big[:100000] + big[400000:450000] + big[100000:400000] + big[450000:])
+# the scan at open in parts of 16384 slots (two threads take them in
+# turn): a part of nothing but empty slots, and the one descent at the
+# first record of a part after them (two runs: merged from the file)
+write('big_parts.bin', big[:81920] + [EMPTY] * 32768 + big[300000:] +
+      [EMPTY] * (16384 - (81920 + 32768 + 300000) % 16384) + big[81920:300000])
 k = 500000
 while big[k] == EMPTY:
     k += 1
