@@ -6,17 +6,14 @@
 
 static size_t slot_of(const tk_imap *m, uint32_t ent, int64_t inst)
 {
-	uint64_t h = ((uint64_t)ent << 32) ^ (uint64_t)inst;
-
-	/* instances are small consecutive numbers: mix so they spread */
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 32;
-	return (size_t)h & (m->cap - 1);
+	/* seeded: instance numbers come from the input (internal.h) */
+	return (size_t)tk_hash64(((uint64_t)ent << 32) ^ (uint64_t)inst) &
+	       (m->cap - 1);
 }
 
 void tk_imap_init(tk_imap *m, size_t vsize)
 {
+	tk_hash_init();
 	memset(m, 0, sizeof(*m));
 	m->vsize = vsize;
 }

@@ -99,18 +99,57 @@ const char *tk_strpool_dup(tk_strpool *p, const char *s, size_t len);
  */
 #define TK_STRPOOL_PAD 16
 
+/* ---- hashing ------------------------------------------------------------ */
+
 /*
- * The hash of a string of up to 16 bytes given as two zero-padded words.
- * One multiply: the slot is taken from the top bits of the product (see
- * tk_strpool.shift), which every bit of x reaches; the rotation is a
- * bijection, so every bit of w1 reaches x.  Strings longer than 16 bytes
- * mix a hash of their tail in (strpool.c).
+ * The seed of the hash tables keyed by what an input holds (hash.c: at
+ * random once per process, or TRACEKIT_HASH_SEED), so that no input can
+ * be made whose keys all land in one slot.  tk_hash_init() sets it (once;
+ * it is also set before main() where the compiler allows): every table
+ * calls it before its first hash.
+ */
+extern uint64_t tk_hash_seed[2];
+void tk_hash_init(void);
+
+/* The 128-bit product of a and b, its halves xored: one multiply, and
+ * every bit of either reaches the middle bits of the result. */
+static inline uint64_t tk_hash_mum(uint64_t a, uint64_t b)
+{
+#if defined(__SIZEOF_INT128__)
+	__extension__ typedef unsigned __int128 u128;
+	u128 r = (u128)a * b;
+
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
+#else
+	uint64_t al = a & 0xffffffffu, ah = a >> 32;
+	uint64_t bl = b & 0xffffffffu, bh = b >> 32;
+	uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+	uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+	uint64_t lo = (mid << 32) | (ll & 0xffffffffu);
+	uint64_t hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+
+	return lo ^ hi;
+#endif
+}
+
+/* A seeded hash of a 64-bit key: take slots from any of its bits. */
+static inline uint64_t tk_hash64(uint64_t key)
+{
+	return tk_hash_mum(key ^ tk_hash_seed[0],
+			   (tk_hash_seed[1] ^ 0x9e3779b97f4a7c15ull) | 1u);
+}
+
+/*
+ * The hash of a string of up to 16 bytes given as two zero-padded words:
+ * one seeded multiply of the two (tk_hash_mum()), so that no change to
+ * one word can be undone by a change to the other whatever the seed.  The
+ * slot is taken from the top bits (see tk_strpool.shift).  Strings longer
+ * than 16 bytes mix a hash of their tail in (strpool.c).
  */
 static inline uint32_t tk_strpool_hash16(uint64_t w0, uint64_t w1, size_t len)
 {
-	uint64_t x = w0 ^ ((w1 << 29) | (w1 >> 35)) ^ (uint64_t)len;
-
-	return (uint32_t)((x * 0x9e3779b97f4a7c15ull) >> 32);
+	return (uint32_t)(tk_hash_mum(w0 ^ tk_hash_seed[0],
+				      w1 ^ tk_hash_seed[1] ^ (uint64_t)len) >> 32);
 }
 
 /* tk_strpool_mask16[n]: the two words that keep the first n bytes of 16. */

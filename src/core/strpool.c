@@ -22,6 +22,7 @@
 
 void tk_strpool_init(tk_strpool *p)
 {
+	tk_hash_init();
 	memset(p, 0, sizeof(*p));
 }
 
@@ -72,7 +73,7 @@ static inline void load16(const char *s, size_t len, const char *limit,
 
 static uint32_t hash_tail(const char *s, size_t len)
 {
-	uint64_t h = 0x27d4eb2f165667c5ull, w;
+	uint64_t h = 0x27d4eb2f165667c5ull ^ tk_hash_seed[1], w;
 
 	while (len >= 8) {
 		memcpy(&w, s, 8);
@@ -211,6 +212,8 @@ tk_str tk_strpool_intern_in(tk_strpool *p, const char *s, size_t len,
 
 	if (TK_UNLIKELY(len > UINT32_MAX - 1))
 		return TK_NONE;
+	if (TK_UNLIKELY(!p->slots))
+		tk_hash_init();  /* (a pool set up by memset) */
 	load16(s, len, limit, &w0, &w1);
 	h = hash_of(s, len, w0, w1);
 	if (TK_LIKELY(p->slots != NULL)) {

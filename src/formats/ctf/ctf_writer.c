@@ -256,7 +256,7 @@ static uint32_t class_of(ctf_writer *cw, const ctf_class *want)
 	uint32_t j, i;
 
 	if (cw->table) {
-		j = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & cw->tmask;
+		j = (uint32_t)(tk_hash64(key) >> 32) & cw->tmask;
 		for (; cw->table[j]; j = (j + 1) & cw->tmask)
 			if (class_eq(&cw->classes[cw->table[j] - 1], want))
 				return cw->table[j] - 1;
@@ -284,13 +284,13 @@ static uint32_t class_of(ctf_writer *cw, const ctf_class *want)
 		cw->tmask = size - 1;
 		for (i = 0; i < cw->nclasses; i++) {
 			uint64_t k = class_key(&cw->classes[i]);
-			j = (uint32_t)((k * 0x9e3779b97f4a7c15ull) >> 32) & cw->tmask;
+			j = (uint32_t)(tk_hash64(k) >> 32) & cw->tmask;
 			while (cw->table[j])
 				j = (j + 1) & cw->tmask;
 			cw->table[j] = i + 1;
 		}
 	} else {
-		j = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & cw->tmask;
+		j = (uint32_t)(tk_hash64(key) >> 32) & cw->tmask;
 		while (cw->table[j])
 			j = (j + 1) & cw->tmask;
 		cw->table[j] = cw->nclasses;

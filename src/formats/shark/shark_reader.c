@@ -1163,6 +1163,13 @@ static const uint8_t code_class[256] = {
 	[0x70] = K_LOST,
 };
 
+/* The first slot of a key of sem_map (seeded: the dump gives mutex
+ * addresses and semaphore numbers, internal.h) */
+static TK_INLINE size_t sem_slot_of(uint64_t key1, size_t mask)
+{
+	return (size_t)(tk_hash64(key1) >> 20) & mask;
+}
+
 /* The entity of a semaphore (sem) or mutex (!sem) met before, or TK_NONE. */
 static TK_INLINE uint32_t sem_find(const shark_reader *s, int sem, uint32_t par2)
 {
@@ -1171,7 +1178,7 @@ static TK_INLINE uint32_t sem_find(const shark_reader *s, int sem, uint32_t par2
 
 	if (!s->capsem)
 		return TK_NONE;
-	for (i = (size_t)((key1 * 0x9e3779b97f4a7c15ull) >> 40) & mask;
+	for (i = sem_slot_of(key1, mask);
 	     s->sem_map[i].key1; i = (i + 1) & mask)
 		if (s->sem_map[i].key1 == key1)
 			return s->sem_map[i].ent;
@@ -1201,7 +1208,7 @@ static uint32_t sem_get(shark_reader *s, int sem, uint32_t par2)
 		for (j = 0; j < s->capsem; j++) {
 			if (!s->sem_map[j].key1)
 				continue;
-			for (i = (size_t)((s->sem_map[j].key1 * 0x9e3779b97f4a7c15ull) >> 40) & (ncap - 1);
+			for (i = sem_slot_of(s->sem_map[j].key1, ncap - 1);
 			     n[i].key1; i = (i + 1) & (ncap - 1))
 				;
 			n[i] = s->sem_map[j];
@@ -1211,7 +1218,7 @@ static uint32_t sem_get(shark_reader *s, int sem, uint32_t par2)
 		s->capsem = ncap;
 	}
 	mask = s->capsem - 1;
-	for (i = (size_t)((key1 * 0x9e3779b97f4a7c15ull) >> 40) & mask;
+	for (i = sem_slot_of(key1, mask);
 	     s->sem_map[i].key1; i = (i + 1) & mask)
 		;
 	s->sem_map[i].key1 = key1;
