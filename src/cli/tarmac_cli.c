@@ -645,6 +645,73 @@ typedef struct region_stat {
 	uint64_t n[4], bytes[4];   /* memory read, memory write, bus read, bus write */
 } region_stat;
 
+/*
+ * Traffic per 256 MB region, the rows in first-seen order.  A 64-bit
+ * address space has 2^36 regions, so a row is found through a hash, after
+ * a look at the row of the previous access (most accesses).
+ */
+typedef struct region_tab {
+	region_stat *r;
+	size_t n, cap;
+	uint32_t *slot;            /* open addressing: row index + 1, 0 empty */
+	size_t nslot;
+	size_t last;               /* the row of the previous access */
+} region_tab;
+
+static size_t region_hash(uint64_t region, size_t nslot)
+{
+	return (size_t)((region * 0x9e3779b97f4a7c15ull) >> 32) & (nslot - 1);
+}
+
+static int region_rehash(region_tab *t)
+{
+	size_t ncap = t->nslot ? t->nslot * 2 : 64, i, h;
+	uint32_t *ns = calloc(ncap, sizeof(*ns));
+
+	if (!ns)
+		return -1;
+	for (i = 0; i < t->n; i++) {
+		for (h = region_hash(t->r[i].region, ncap); ns[h]; h = (h + 1) & (ncap - 1))
+			;
+		ns[h] = (uint32_t)i + 1;
+	}
+	free(t->slot);
+	t->slot = ns;
+	t->nslot = ncap;
+	return 0;
+}
+
+/* The row of `region`, made when new; NULL when out of memory. */
+static region_stat *region_get(region_tab *t, uint64_t region)
+{
+	size_t h;
+
+	if (t->n && t->r[t->last].region == region)
+		return &t->r[t->last];
+	if ((t->n + 1) * 2 > t->nslot && region_rehash(t) < 0)
+		return NULL;
+	for (h = region_hash(region, t->nslot); t->slot[h]; h = (h + 1) & (t->nslot - 1))
+		if (t->r[t->slot[h] - 1].region == region) {
+			t->last = t->slot[h] - 1;
+			return &t->r[t->last];
+		}
+	if (t->n >= UINT32_MAX - 1)
+		return NULL;
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 16;
+		region_stat *nr = realloc(t->r, ncap * sizeof(*nr));
+		if (!nr)
+			return NULL;
+		t->r = nr;
+		t->cap = ncap;
+	}
+	memset(&t->r[t->n], 0, sizeof(*t->r));
+	t->r[t->n].region = region;
+	t->slot[h] = (uint32_t)++t->n;
+	t->last = t->n - 1;
+	return &t->r[t->last];
+}
+
 /* ---- the function profile (--elf) ------------------------------------------ */
 
 static const char *node_name(tk_tarmac_profile *p, const tk_tarmac *tr,
@@ -806,13 +873,13 @@ int cli_tarmac_stats(int argc, char **argv)
 	};
 	const char *outfmt = "text", *elf = NULL;
 	int strict = 0, quiet = 0, json, csv, c, rc, ret = EXIT_BAD;
-	size_t top = 10, i, nk, nreg = 0;
+	size_t top = 10, i, nk;
 	tk_tarmac_symtab *syms = NULL;
 	tk_tarmac_profile *prof = NULL;
 	uint64_t executed = 0, skipped = 0;
 	mnem_tab mt = { 0 };
 	cli_map hot = { 0 };
-	region_stat *regs = NULL;
+	region_tab rt = { 0 };
 	isr_acc acc = { 0 };
 	kv *rows = NULL;
 	tk_tarmac_timeline *tl = NULL;
@@ -913,18 +980,11 @@ int cli_tarmac_stats(int argc, char **argv)
 			   rec.has_address && !rec.aborted) {
 			uint64_t region = rec.address >> 28;
 			int d = (rec.kind == TK_TARMAC_BUS ? 2 : 0) + (rec.write ? 1 : 0);
-			for (i = 0; i < nreg && regs[i].region != region; i++)
-				;
-			if (i == nreg) {
-				region_stat *nr = realloc(regs, (nreg + 1) * sizeof(*nr));
-				if (!nr)
-					goto nomem;
-				regs = nr;
-				memset(&regs[nreg], 0, sizeof(*regs));
-				regs[nreg++].region = region;
-			}
-			regs[i].n[d]++;
-			regs[i].bytes[d] += rec.size;
+			region_stat *rs = region_get(&rt, region);
+			if (!rs)
+				goto nomem;
+			rs->n[d]++;
+			rs->bytes[d] += rec.size;
 		}
 	}
 	if (rc < 0) {
@@ -1039,23 +1099,24 @@ int cli_tarmac_stats(int argc, char **argv)
 			       name, x->count, x->total, mn, mx);
 	}
 	printf(json ? "],\n  \"traffic\": [" : "\nmemory and bus traffic by 256 MB region:\n");
-	if (!json && !nreg)
+	if (!json && !rt.n)
 		printf("  none\n");
-	for (i = 0; i < nreg; i++) {
+	for (i = 0; i < rt.n; i++) {
+		const region_stat *rs = &rt.r[i];
 		int d;
 		for (d = 0; d < 4; d++) {
-			if (!regs[i].n[d])
+			if (!rs->n[d])
 				continue;
 			if (json)
 				printf("%s{\"region\": \"0x%" PRIx64 "\", \"kind\": \"%s\", \"count\": %"
 				       PRIu64 ", \"bytes\": %" PRIu64 "}",
-				       first ? "" : ", ", regs[i].region << 28, dir[d],
-				       regs[i].n[d], regs[i].bytes[d]);
+				       first ? "" : ", ", rs->region << 28, dir[d],
+				       rs->n[d], rs->bytes[d]);
 			else
 				printf("  0x%08" PRIx64 "-0x%08" PRIx64 "  %-12s %12" PRIu64
 				       " accesses %14" PRIu64 " bytes\n",
-				       regs[i].region << 28, (regs[i].region << 28) + 0xfffffff,
-				       dir[d], regs[i].n[d], regs[i].bytes[d]);
+				       rs->region << 28, (rs->region << 28) + 0xfffffff,
+				       dir[d], rs->n[d], rs->bytes[d]);
 			first = 0;
 		}
 	}
@@ -1073,7 +1134,8 @@ nomem:
 out:
 	free(rows);
 	isr_free(&acc);
-	free(regs);
+	free(rt.r);
+	free(rt.slot);
 	free(mt.names);
 	free(mt.counts);
 	cli_map_free(&hot);
