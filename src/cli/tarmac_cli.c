@@ -452,70 +452,120 @@ typedef struct isr_stat {
 	uint64_t open;            /* entered, not returned by the end of the log */
 } isr_stat;
 
-/* The row of entity `ent`, made when new; NULL when out of memory. */
-static isr_stat *isr_row(isr_stat **s, size_t *ns, uint32_t ent)
-{
-	size_t i;
-	isr_stat *n2;
+/* An exception entered and not yet returned from, on one core. */
+typedef struct isr_open {
+	uint32_t ent;
+	uint64_t t;               /* its start */
+	uint64_t seq;             /* starts before it, on all cores */
+} isr_open;
 
-	for (i = 0; i < *ns; i++)
-		if ((*s)[i].ent == ent)
-			return &(*s)[i];
-	n2 = realloc(*s, (*ns + 1) * sizeof(**s));
-	if (!n2)
-		return NULL;
-	*s = n2;
-	memset(&n2[*ns], 0, sizeof(*n2));
-	n2[*ns].ent = ent;
-	n2[*ns].min = UINT64_MAX;
-	return &n2[(*ns)++];
-}
-
-typedef struct region_stat {
-	uint64_t region;
-	uint64_t n[4], bytes[4];   /* memory read, memory write, bus read, bus write */
-} region_stat;
+typedef struct isr_stack {
+	isr_open *e;
+	size_t n, cap;
+} isr_stack;
 
 /*
  * Exceptions: count and durations per exception, from the ISR events of the
  * exception timeline (tk_tarmac_timeline_*), fed in the same pass as the
- * other figures.  Per core, a stack of (entity, start time).
+ * other figures.  Rows are in the order of their first complete instance
+ * (then those only open at the end, in the order they started); a row is
+ * found by its entity through row_of, and an open exception on the stack of
+ * its own core, so that neither costs a walk over every exception or core
+ * (a log may have any number of both).
  */
 typedef struct isr_acc {
 	isr_stat *s;
-	size_t ns;
-	struct { uint32_t core, ent; uint64_t t; } *stk;
-	size_t nstk, capstk;
+	size_t ns, caps;
+	uint32_t *row_of;         /* per entity id: row index + 1, 0 none */
+	size_t nrow_of;
+	isr_stack *stk;           /* per core entity id */
+	size_t nstk;
+	uint64_t seq;
 } isr_acc;
+
+/* Make a[0 .. *n) hold at least `need` elements of `size` bytes, the new
+ * ones zeroed, doubling; -1 when out of memory. */
+static int grow_zeroed(void **a, size_t *n, size_t need, size_t size)
+{
+	size_t ncap = *n ? *n : 16;
+	void *na;
+
+	if (need <= *n)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	if (ncap > SIZE_MAX / size || !(na = realloc(*a, ncap * size)))
+		return -1;
+	memset((char *)na + *n * size, 0, (ncap - *n) * size);
+	*a = na;
+	*n = ncap;
+	return 0;
+}
+
+/* The row of entity `ent`, made when new; NULL when out of memory. */
+static isr_stat *isr_row(isr_acc *a, uint32_t ent)
+{
+	isr_stat *row;
+
+	if (grow_zeroed((void **)&a->row_of, &a->nrow_of, (size_t)ent + 1,
+			sizeof(*a->row_of)) < 0)
+		return NULL;
+	if (a->row_of[ent])
+		return &a->s[a->row_of[ent] - 1];
+	if (a->ns == a->caps) {
+		size_t ncap = a->caps ? a->caps * 2 : 16;
+		isr_stat *ns = realloc(a->s, ncap * sizeof(*ns));
+		if (!ns)
+			return NULL;
+		a->s = ns;
+		a->caps = ncap;
+	}
+	row = &a->s[a->ns++];
+	memset(row, 0, sizeof(*row));
+	row->ent = ent;
+	row->min = UINT64_MAX;
+	a->row_of[ent] = (uint32_t)a->ns;
+	return row;
+}
 
 /* One event of the timeline; -1 when out of memory. */
 static int isr_event(isr_acc *a, const tk_event *ev)
 {
 	isr_stat *row;
+	isr_stack *st;
 
 	if (ev->kind == TK_EV_START) {
-		if (a->nstk == a->capstk) {
-			size_t ncap = a->capstk ? a->capstk * 2 : 16;
-			void *n2 = realloc(a->stk, ncap * sizeof(*a->stk));
-			if (!n2)
+		if (grow_zeroed((void **)&a->stk, &a->nstk, (size_t)ev->core + 1,
+				sizeof(*a->stk)) < 0)
+			return -1;
+		st = &a->stk[ev->core];
+		if (st->n == st->cap) {
+			size_t ncap = st->cap ? st->cap * 2 : 4;
+			isr_open *ne = realloc(st->e, ncap * sizeof(*ne));
+			if (!ne)
 				return -1;
-			a->stk = n2;
-			a->capstk = ncap;
+			st->e = ne;
+			st->cap = ncap;
 		}
-		a->stk[a->nstk].core = ev->core;
-		a->stk[a->nstk].ent = ev->target;
-		a->stk[a->nstk++].t = ev->time;
+		st->e[st->n].ent = ev->target;
+		st->e[st->n].t = ev->time;
+		st->e[st->n++].seq = a->seq++;
 	} else if (ev->kind == TK_EV_TERMINATE) {
-		size_t k = a->nstk;
+		size_t k;
 		uint64_t d;
-		while (k > 0 && !(a->stk[k - 1].core == ev->core && a->stk[k - 1].ent == ev->target))
-			k--;
+		if (ev->core >= a->nstk)
+			return 0;
+		st = &a->stk[ev->core];
+		/* the timeline returns from its core's last entry: the top
+		 * (entries a reset dropped stay below it, open) */
+		for (k = st->n; k > 0 && st->e[k - 1].ent != ev->target; k--)
+			;
 		if (!k)
 			return 0;
-		d = ev->time >= a->stk[k - 1].t ? ev->time - a->stk[k - 1].t : 0;
-		memmove(&a->stk[k - 1], &a->stk[k], (a->nstk - k) * sizeof(*a->stk));
-		a->nstk--;
-		if (!(row = isr_row(&a->s, &a->ns, ev->target)))
+		d = ev->time >= st->e[k - 1].t ? ev->time - st->e[k - 1].t : 0;
+		memmove(&st->e[k - 1], &st->e[k], (st->n - k) * sizeof(*st->e));
+		st->n--;
+		if (!(row = isr_row(a, ev->target)))
 			return -1;
 		row->count++;
 		row->total += d;
@@ -538,19 +588,128 @@ static int isr_drain(isr_acc *a, tk_tarmac_timeline *tl)
 	return 0;
 }
 
+static int cmp_open_seq(const void *x, const void *y)
+{
+	const isr_open *a = x, *b = y;
+
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
 /* At the end of the log: entered and not returned is open at the end, like
- * an instance of a cut trace; counted, not given a made-up duration. */
+ * an instance of a cut trace; counted, not given a made-up duration.  New
+ * rows come in the order the exceptions started, on all cores. */
 static int isr_end(isr_acc *a)
 {
+	isr_open *all = NULL;
 	isr_stat *row;
-	size_t i;
+	size_t i, n = 0;
+	int ret = -1;
 
-	for (i = 0; i < a->nstk; i++) {
-		if (!(row = isr_row(&a->s, &a->ns, a->stk[i].ent)))
-			return -1;
+	for (i = 0; i < a->nstk; i++)
+		n += a->stk[i].n;
+	if (!n)
+		return 0;
+	all = malloc(n * sizeof(*all));
+	if (!all)
+		goto cleanup;
+	for (i = 0, n = 0; i < a->nstk; i++) {
+		if (a->stk[i].n)
+			memcpy(&all[n], a->stk[i].e, a->stk[i].n * sizeof(*all));
+		n += a->stk[i].n;
+	}
+	qsort(all, n, sizeof(*all), cmp_open_seq);
+	for (i = 0; i < n; i++) {
+		if (!(row = isr_row(a, all[i].ent)))
+			goto cleanup;
 		row->open++;
 	}
+	ret = 0;
+cleanup:
+	free(all);
+	return ret;
+}
+
+static void isr_free(isr_acc *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nstk; i++)
+		free(a->stk[i].e);
+	free(a->stk);
+	free(a->row_of);
+	free(a->s);
+}
+
+typedef struct region_stat {
+	uint64_t region;
+	uint64_t n[4], bytes[4];   /* memory read, memory write, bus read, bus write */
+} region_stat;
+
+/*
+ * Traffic per 256 MB region, the rows in first-seen order.  A 64-bit
+ * address space has 2^36 regions, so a row is found through a hash, after
+ * a look at the row of the previous access (most accesses).
+ */
+typedef struct region_tab {
+	region_stat *r;
+	size_t n, cap;
+	uint32_t *slot;            /* open addressing: row index + 1, 0 empty */
+	size_t nslot;
+	size_t last;               /* the row of the previous access */
+} region_tab;
+
+static size_t region_hash(uint64_t region, size_t nslot)
+{
+	return (size_t)((region * 0x9e3779b97f4a7c15ull) >> 32) & (nslot - 1);
+}
+
+static int region_rehash(region_tab *t)
+{
+	size_t ncap = t->nslot ? t->nslot * 2 : 64, i, h;
+	uint32_t *ns = calloc(ncap, sizeof(*ns));
+
+	if (!ns)
+		return -1;
+	for (i = 0; i < t->n; i++) {
+		for (h = region_hash(t->r[i].region, ncap); ns[h]; h = (h + 1) & (ncap - 1))
+			;
+		ns[h] = (uint32_t)i + 1;
+	}
+	free(t->slot);
+	t->slot = ns;
+	t->nslot = ncap;
 	return 0;
+}
+
+/* The row of `region`, made when new; NULL when out of memory. */
+static region_stat *region_get(region_tab *t, uint64_t region)
+{
+	size_t h;
+
+	if (t->n && t->r[t->last].region == region)
+		return &t->r[t->last];
+	if ((t->n + 1) * 2 > t->nslot && region_rehash(t) < 0)
+		return NULL;
+	for (h = region_hash(region, t->nslot); t->slot[h]; h = (h + 1) & (t->nslot - 1))
+		if (t->r[t->slot[h] - 1].region == region) {
+			t->last = t->slot[h] - 1;
+			return &t->r[t->last];
+		}
+	if (t->n >= UINT32_MAX - 1)
+		return NULL;
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 16;
+		region_stat *nr = realloc(t->r, ncap * sizeof(*nr));
+		if (!nr)
+			return NULL;
+		t->r = nr;
+		t->cap = ncap;
+	}
+	memset(&t->r[t->n], 0, sizeof(*t->r));
+	t->r[t->n].region = region;
+	t->slot[h] = (uint32_t)++t->n;
+	t->last = t->n - 1;
+	return &t->r[t->last];
 }
 
 /* ---- the function profile (--elf) ------------------------------------------ */
@@ -714,13 +873,13 @@ int cli_tarmac_stats(int argc, char **argv)
 	};
 	const char *outfmt = "text", *elf = NULL;
 	int strict = 0, quiet = 0, json, csv, c, rc, ret = EXIT_BAD;
-	size_t top = 10, i, nk, nreg = 0;
+	size_t top = 10, i, nk;
 	tk_tarmac_symtab *syms = NULL;
 	tk_tarmac_profile *prof = NULL;
 	uint64_t executed = 0, skipped = 0;
 	mnem_tab mt = { 0 };
 	cli_map hot = { 0 };
-	region_stat *regs = NULL;
+	region_tab rt = { 0 };
 	isr_acc acc = { 0 };
 	kv *rows = NULL;
 	tk_tarmac_timeline *tl = NULL;
@@ -821,18 +980,11 @@ int cli_tarmac_stats(int argc, char **argv)
 			   rec.has_address && !rec.aborted) {
 			uint64_t region = rec.address >> 28;
 			int d = (rec.kind == TK_TARMAC_BUS ? 2 : 0) + (rec.write ? 1 : 0);
-			for (i = 0; i < nreg && regs[i].region != region; i++)
-				;
-			if (i == nreg) {
-				region_stat *nr = realloc(regs, (nreg + 1) * sizeof(*nr));
-				if (!nr)
-					goto nomem;
-				regs = nr;
-				memset(&regs[nreg], 0, sizeof(*regs));
-				regs[nreg++].region = region;
-			}
-			regs[i].n[d]++;
-			regs[i].bytes[d] += rec.size;
+			region_stat *rs = region_get(&rt, region);
+			if (!rs)
+				goto nomem;
+			rs->n[d]++;
+			rs->bytes[d] += rec.size;
 		}
 	}
 	if (rc < 0) {
@@ -947,23 +1099,24 @@ int cli_tarmac_stats(int argc, char **argv)
 			       name, x->count, x->total, mn, mx);
 	}
 	printf(json ? "],\n  \"traffic\": [" : "\nmemory and bus traffic by 256 MB region:\n");
-	if (!json && !nreg)
+	if (!json && !rt.n)
 		printf("  none\n");
-	for (i = 0; i < nreg; i++) {
+	for (i = 0; i < rt.n; i++) {
+		const region_stat *rs = &rt.r[i];
 		int d;
 		for (d = 0; d < 4; d++) {
-			if (!regs[i].n[d])
+			if (!rs->n[d])
 				continue;
 			if (json)
 				printf("%s{\"region\": \"0x%" PRIx64 "\", \"kind\": \"%s\", \"count\": %"
 				       PRIu64 ", \"bytes\": %" PRIu64 "}",
-				       first ? "" : ", ", regs[i].region << 28, dir[d],
-				       regs[i].n[d], regs[i].bytes[d]);
+				       first ? "" : ", ", rs->region << 28, dir[d],
+				       rs->n[d], rs->bytes[d]);
 			else
 				printf("  0x%08" PRIx64 "-0x%08" PRIx64 "  %-12s %12" PRIu64
 				       " accesses %14" PRIu64 " bytes\n",
-				       regs[i].region << 28, (regs[i].region << 28) + 0xfffffff,
-				       dir[d], regs[i].n[d], regs[i].bytes[d]);
+				       rs->region << 28, (rs->region << 28) + 0xfffffff,
+				       dir[d], rs->n[d], rs->bytes[d]);
 			first = 0;
 		}
 	}
@@ -980,9 +1133,9 @@ nomem:
 	fprintf(stderr, "tracekit: error: out of memory\n");
 out:
 	free(rows);
-	free(acc.s);
-	free(acc.stk);
-	free(regs);
+	isr_free(&acc);
+	free(rt.r);
+	free(rt.slot);
 	free(mt.names);
 	free(mt.counts);
 	cli_map_free(&hot);

@@ -16,8 +16,6 @@ struct tk_tarmac {
 	int prev_ldst;            /* 'L', 'S' after an LD / ST line, else 0 */
 	uint64_t nskipped, nwarn, warned;
 	unsigned seen;            /* SEEN_* bits */
-	char **cpus;
-	size_t ncpus, capcpus;
 	uint32_t last_cpu;        /* cache: index + 1 of the last prefix */
 	size_t last_cpu_len;
 	/* cache: the stamp (and CPU) prefix of the last stamped line, as
@@ -27,6 +25,10 @@ struct tk_tarmac {
 	uint64_t pfx_time;
 	tk_tarmac_unit pfx_unit;
 	uint32_t pfx_cpu;         /* 0: the prefix holds no CPU token */
+	/* the CPU names: the pool's ids (dense, in first-seen order) are the
+	 * CPU indexes, and its hash finds a name met again in constant time
+	 * (a log may name any number of CPUs) */
+	tk_strpool cpus;
 };
 
 /*

@@ -28,9 +28,11 @@ typedef struct frame {
 } frame;
 
 typedef struct core {
-	uint32_t ent;         /* TK_NONE until first used */
-	frame stack[MAX_DEPTH];
-	int depth;
+	uint32_t ent;         /* the core's entity */
+	/* grown at an entry: most CPUs of a log of many never take an
+	 * exception, and a fresh page costs more than the work of a line */
+	frame *stack;
+	int depth, cap;
 	uint64_t lr;
 	int lr_known;
 	int pop_pending;      /* a POP/LDM of pc: an EXC_RETURN read returns */
@@ -48,8 +50,8 @@ struct tk_tarmac_timeline {
 	tk_warning_fn on_warning;  /* else these (standalone) */
 	void *warning_ctx;
 	uint64_t warned, nwarn;
-	core *cores;
-	size_t ncores;
+	core **cores;              /* per CPU index; NULL until its first record */
+	size_t ncores;             /* slots of cores */
 	int mprofile;
 	tk_tarmac_unit base_unit;  /* the unit the time base was chosen for */
 	int base_si, has_base;
@@ -250,29 +252,39 @@ static int push_event(tk_tarmac_timeline *a, core *c, uint64_t time, uint64_t li
 	return TK_OK;
 }
 
+/* The core of CPU index `cpu` (0: no CPU prefix), made at its first record. */
 static int core_of(tk_tarmac_timeline *a, uint32_t cpu, core **out, tk_error *err)
 {
 	core *c;
 
 	if (cpu >= a->ncores) {
-		size_t ncap = cpu + 1, i;
-		core *nc = tk_xrealloc_array(a->cores, ncap, sizeof(*nc));
+		/* geometric growth: a log may name a new CPU on every line */
+		size_t ncap = a->ncores ? a->ncores : 4, i;
+		core **nc;
+		while (ncap <= cpu)
+			ncap *= 2;
+		nc = tk_xrealloc_array(a->cores, ncap, sizeof(*nc));
 		if (!nc)
 			return tk_err_nomem(err, a->tr->name);
-		for (i = a->ncores; i < ncap; i++) {
-			memset(&nc[i], 0, sizeof(nc[i]));
-			nc[i].ent = TK_NONE;
-		}
+		for (i = a->ncores; i < ncap; i++)
+			nc[i] = NULL;
 		a->cores = nc;
 		a->ncores = ncap;
 	}
-	c = &a->cores[cpu];
-	if (c->ent == TK_NONE) {
+	c = a->cores[cpu];
+	if (!c) {
+		/* only the CPUs met get a core */
 		const char *name = cpu ? tk_tarmac_cpu_name(a->tr, cpu - 1) : "Core_0";
-		c->ent = tk_trace_entity_intern(a->t, name, strlen(name));
-		if (c->ent == TK_NONE)
+		c = calloc(1, sizeof(*c));
+		if (!c)
 			return tk_err_nomem(err, a->tr->name);
+		c->ent = tk_trace_entity_intern(a->t, name, strlen(name));
+		if (c->ent == TK_NONE) {
+			free(c);
+			return tk_err_nomem(err, a->tr->name);
+		}
 		a->t->ents[c->ent].type = TK_ET_C;
+		a->cores[cpu] = c;
 	}
 	*out = c;
 	return TK_OK;
@@ -343,6 +355,17 @@ static int enter(tk_tarmac_timeline *a, core *c, const tk_tarmac_record *rec,
 			       "exceptions nested deeper than %d: entry ignored",
 			       MAX_DEPTH);
 		return TK_OK;
+	}
+	if (c->depth == c->cap) {
+		int ncap = c->cap ? c->cap * 2 : 4;
+		frame *ns;
+		if (ncap > MAX_DEPTH)
+			ncap = MAX_DEPTH;
+		ns = tk_xrealloc_array(c->stack, (size_t)ncap, sizeof(*ns));
+		if (!ns)
+			return tk_err_nomem(err, a->tr->name);
+		c->stack = ns;
+		c->cap = ncap;
 	}
 	if ((rc = isr_entity(a, name, n, &ent, &inst, err)) < 0)
 		return rc;
@@ -640,7 +663,7 @@ static int derive(tk_tarmac_timeline *a, const tk_tarmac_record *rec, tk_error *
 	 * no conversion and the core exists (what the full path would do) */
 	if (rec->kind == TK_TARMAC_REGISTER &&
 	    (rec->unit == TK_TARMAC_UNIT_NONE || rec->unit == a->base_unit) &&
-	    rec->cpu < a->ncores && a->cores[rec->cpu].ent != TK_NONE &&
+	    rec->cpu < a->ncores && a->cores[rec->cpu] &&
 	    tarmac_reg_class(&rec->reg) == TARMAC_REG_OTHER)
 		return TK_OK;
 	if ((rc = convert_time(a, rec, &time, err)) < 0 ||
@@ -729,6 +752,13 @@ static int tarmac_timeline_init(tk_tarmac_timeline *a, const tk_tarmac *tr,
 
 static void tarmac_timeline_fini(tk_tarmac_timeline *a)
 {
+	size_t i;
+
+	for (i = 0; i < a->ncores; i++)
+		if (a->cores[i]) {
+			free(a->cores[i]->stack);
+			free(a->cores[i]);
+		}
 	free(a->cores);
 	free(a->q);
 	free(a->inst);
@@ -806,7 +836,8 @@ void tk_tarmac_timeline_finish(tk_tarmac_timeline *a)
 		a->has_base = 1;
 	}
 	for (i = 0; i < a->ncores; i++)
-		n += (size_t)a->cores[i].depth;
+		if (a->cores[i])
+			n += (size_t)a->cores[i]->depth;
 	if (n)
 		tl_warn(a, 10, a->tr->line, 0,
 			"%zu exception%s still active at the end of the log: left open (no terminate)",

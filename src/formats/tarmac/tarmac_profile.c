@@ -47,8 +47,11 @@ typedef struct pframe {
 } pframe;
 
 typedef struct pcore {
-	pframe stack[MAX_DEPTH];
-	uint32_t depth;
+	/* grown at a push (8, 16 .. MAX_DEPTH frames): a log may name many
+	 * CPUs that run a few instructions each, and a fresh page costs more
+	 * than the work of a line */
+	pframe *stack;
+	uint32_t depth, cap;
 	uint32_t root;            /* the CPU's root node (cpu > 0), or NONE32 */
 	uint32_t root_kid_node;   /* cache: the last frame pushed on an empty stack */
 	long root_kid_sym;
@@ -92,12 +95,23 @@ struct tk_tarmac_profile {
 
 /* ---- nodes ----------------------------------------------------------------- */
 
-static size_t hash_of(uint32_t parent, long sym, size_t cap)
+/*
+ * The slot of (parent, sym): every bit of both reaches the slot's bits.
+ * (parent << 32 times a constant moved parent into bits 32 and up only, and
+ * the slot was taken from bits 20 and up: a symbol under many parents, as a
+ * root per CPU, went to a few chains.)
+ */
+static size_t hash_of(uint32_t parent, long sym, uint32_t cpu, size_t cap)
 {
-	uint64_t h = ((uint64_t)parent << 32) ^ (uint64_t)(sym + 3);
+	uint64_t h = (uint64_t)parent * 0x9e3779b97f4a7c15ull ^ (uint64_t)(sym + 3);
 
-	h *= 0x9e3779b97f4a7c15ull;
-	return (size_t)(h >> 20) & (cap - 1);
+	/* the roots of a symbol (one per CPU) differ only by their CPU */
+	if (parent == NONE32)
+		h ^= (uint64_t)cpu << 32;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	return (size_t)h & (cap - 1);
 }
 
 static uint32_t key_parent(const tk_tarmac_profile *p, uint32_t i)
@@ -113,7 +127,8 @@ static int grow_hash(tk_tarmac_profile *p)
 	if (!nh)
 		return -1;
 	for (i = 0; i < p->nnodes; i++) {
-		size_t h = hash_of(key_parent(p, (uint32_t)i), p->nodes[i].symbol, ncap);
+		size_t h = hash_of(key_parent(p, (uint32_t)i), p->nodes[i].symbol,
+				   p->nodes[i].cpu, ncap);
 		while (nh[h])
 			h = (h + 1) & (ncap - 1);
 		nh[h] = (uint32_t)i + 1;
@@ -133,7 +148,7 @@ static int node_get(tk_tarmac_profile *p, uint32_t parent, long sym,
 
 	if ((p->nnodes + 1) * 2 > p->hcap && grow_hash(p) < 0)
 		return -1;
-	for (h = hash_of(parent, sym, p->hcap); p->hash[h]; h = (h + 1) & (p->hcap - 1)) {
+	for (h = hash_of(parent, sym, cpu, p->hcap); p->hash[h]; h = (h + 1) & (p->hcap - 1)) {
 		uint32_t i = p->hash[h] - 1;
 		if (p->nodes[i].symbol == sym && key_parent(p, i) == parent &&
 		    (parent != NONE32 || p->nodes[i].cpu == cpu)) {
@@ -169,8 +184,12 @@ static int core_get(tk_tarmac_profile *p, uint32_t cpu, pcore **out)
 	pcore *c;
 
 	if (cpu >= p->ncores) {
-		size_t ncap = (size_t)cpu + 1, i;
-		pcore **nc = tk_xrealloc_array(p->cores, ncap, sizeof(*nc));
+		/* geometric growth: a log may name a new CPU on every line */
+		size_t ncap = p->ncores ? p->ncores : 4, i;
+		pcore **nc;
+		while (ncap <= cpu)
+			ncap *= 2;
+		nc = tk_xrealloc_array(p->cores, ncap, sizeof(*nc));
 		if (!nc)
 			return -1;
 		for (i = p->ncores; i < ncap; i++)
@@ -199,11 +218,25 @@ static int core_get(tk_tarmac_profile *p, uint32_t cpu, pcore **out)
 static int push(tk_tarmac_profile *p, pcore *c, uint32_t cpu, long sym,
 		uint64_t ret, int exc, int num)
 {
-	uint32_t parent = c->depth ? c->stack[c->depth - 1].node : c->root;
-	uint32_t *kn = c->depth ? &c->stack[c->depth - 1].kid_node : &c->root_kid_node;
-	long *ks = c->depth ? &c->stack[c->depth - 1].kid_sym : &c->root_kid_sym;
+	uint32_t parent, *kn;
+	long *ks;
 	pframe *f;
 
+	if (c->depth == c->cap && c->cap < MAX_DEPTH) {
+		uint32_t ncap = c->cap ? c->cap * 2 : 8;
+		pframe *ns;
+		if (ncap > MAX_DEPTH)
+			ncap = MAX_DEPTH;
+		ns = tk_xrealloc_array(c->stack, ncap, sizeof(*ns));
+		if (!ns)
+			return -1;
+		c->stack = ns;
+		c->cap = ncap;
+	}
+	/* after the growth: these point into the stack */
+	parent = c->depth ? c->stack[c->depth - 1].node : c->root;
+	kn = c->depth ? &c->stack[c->depth - 1].kid_node : &c->root_kid_node;
+	ks = c->depth ? &c->stack[c->depth - 1].kid_sym : &c->root_kid_sym;
 	if (c->depth == MAX_DEPTH) {
 		/* deeper than any real program: the frame is replaced */
 		p->overflows++;
@@ -867,7 +900,10 @@ void tk_tarmac_profile_free(tk_tarmac_profile *p)
 	if (!p)
 		return;
 	for (i = 0; i < p->ncores; i++)
-		free(p->cores[i]);
+		if (p->cores[i]) {
+			free(p->cores[i]->stack);
+			free(p->cores[i]);
+		}
 	free(p->cores);
 	free(p->nodes);
 	free(p->hash);

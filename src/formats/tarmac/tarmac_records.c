@@ -428,36 +428,24 @@ static inline int name_is(const char *s, const char *p, size_t n)
 	return s[n] == '\0';
 }
 
-static int cpu_index(tk_tarmac *tr, const char *p, size_t n, uint32_t *out,
-		     tk_error *err)
+/* The index + 1 of the CPU named by the n bytes at p (the bytes up to
+ * `limit` may be read), made when new. */
+static int cpu_index(tk_tarmac *tr, const char *p, size_t n, const char *limit,
+		     uint32_t *out, tk_error *err)
 {
-	size_t i;
-	char *s;
+	tk_str id;
 
+	/* lines of one CPU come in runs: no hash for the CPU of the last
+	 * prefix */
 	if (tr->last_cpu && tr->last_cpu_len == n &&
-	    name_is(tr->cpus[tr->last_cpu - 1], p, n)) {
+	    name_is(tr->cpus.ptrs[tr->last_cpu - 1], p, n)) {
 		*out = tr->last_cpu;
 		return TK_OK;
 	}
-	for (i = 0; i < tr->ncpus; i++)
-		if (name_is(tr->cpus[i], p, n))
-			goto found;
-	if (tr->ncpus == tr->capcpus) {
-		size_t ncap = tr->capcpus ? tr->capcpus * 2 : 4;
-		char **nc = tk_xrealloc_array(tr->cpus, ncap, sizeof(*nc));
-		if (!nc)
-			return tk_err_nomem(err, tr->name);
-		tr->cpus = nc;
-		tr->capcpus = ncap;
-	}
-	s = malloc(n + 1);
-	if (!s)
+	id = tk_strpool_intern_hot(&tr->cpus, p, n, limit);
+	if (id == TK_NONE)
 		return tk_err_nomem(err, tr->name);
-	memcpy(s, p, n);
-	s[n] = '\0';
-	tr->cpus[tr->ncpus++] = s;
-found:
-	tr->last_cpu = (uint32_t)i + 1;
+	tr->last_cpu = (uint32_t)id + 1;
 	tr->last_cpu_len = n;
 	*out = tr->last_cpu;
 	return TK_OK;
@@ -1301,7 +1289,7 @@ cpu_token:
 	if (rec->own_time && is_cpu_token(t, te)) {
 		n = skip_blank(te, end);
 		if (n < end) {
-			rc = cpu_index(tr, t, (size_t)(te - t), &cpu, err);
+			rc = cpu_index(tr, t, (size_t)(te - t), end, &cpu, err);
 			if (rc < 0)
 				return rc;
 			tr->seen |= SEEN_CPU;
@@ -1489,16 +1477,13 @@ int tarmac_init(tk_tarmac *tr, tk_source *src, int owns_src,
 	if (opts)
 		tr->opts = *opts;
 	tr->name = tk_source_name(src);
+	tk_strpool_init(&tr->cpus);
 	return TK_OK;
 }
 
 void tarmac_fini(tk_tarmac *tr)
 {
-	size_t i;
-
-	for (i = 0; i < tr->ncpus; i++)
-		free(tr->cpus[i]);
-	free(tr->cpus);
+	tk_strpool_free(&tr->cpus);
 	if (tr->owns_src)
 		tk_source_close(tr->src);
 }
@@ -1574,12 +1559,12 @@ tk_tarmac_variant tk_tarmac_variant_get(const tk_tarmac *tr)
 
 size_t tk_tarmac_cpu_count(const tk_tarmac *tr)
 {
-	return tr->ncpus;
+	return tr->cpus.count;
 }
 
 const char *tk_tarmac_cpu_name(const tk_tarmac *tr, size_t i)
 {
-	return i < tr->ncpus ? tr->cpus[i] : NULL;
+	return i < tr->cpus.count ? tr->cpus.ptrs[i] : NULL;
 }
 
 const char *tk_tarmac_name(const tk_tarmac *tr)
