@@ -76,6 +76,26 @@ typedef struct idmap {
 
 #define DIRECT_MAX (1u << 20)
 
+/*
+ * Values (uint32) found by a key the caller compares: an open-addressing
+ * table of (hash, value), so that a header of many tables, types or core
+ * sections is read in linear time (a walk over all of them per lookup made
+ * it quadratic).
+ */
+typedef struct kslot {
+	uint32_t hash;
+	uint32_t val1;     /* value + 1; 0: empty */
+} kslot;
+
+typedef struct kindex {
+	kslot *s;
+	uint32_t mask;     /* slots - 1 */
+	uint32_t n;
+} kindex;
+
+/* 1 if value v's key is the key at k (of n bytes) */
+typedef int (*kindex_eq)(const void *ctx, uint32_t v, const void *k, size_t n);
+
 typedef struct evinfo {
 	tk_evkind kind;
 	tk_str name;
@@ -239,6 +259,7 @@ typedef struct htf_reader {
 	/* tables */
 	table *tabs;
 	uint32_t ntabs, captabs;
+	kindex tabidx;            /* tabs[] by name, ignoring case */
 	htype *types;
 	uint32_t ntypes;
 	idmap typemap;
@@ -451,6 +472,70 @@ static void idmap_free(idmap *m)
 	free(m->p);
 	free(m->direct);
 	memset(m, 0, sizeof(*m));
+}
+
+static uint32_t hash_nocase(const char *p, size_t n)
+{
+	uint32_t x = 2166136261u; /* FNV-1a over the lower-case bytes */
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned c = (unsigned char)p[i];
+		x ^= c - 'A' < 26u ? c + 32 : c;
+		x *= 16777619u;
+	}
+	return x;
+}
+
+/* The value whose key is (k, n), or UINT32_MAX. */
+static uint32_t kindex_find(const kindex *x, uint32_t hash, kindex_eq eq,
+			    const void *ctx, const void *k, size_t n)
+{
+	uint32_t i;
+
+	if (!x->s)
+		return UINT32_MAX;
+	for (i = hash & x->mask; x->s[i].val1; i = (i + 1) & x->mask)
+		if (x->s[i].hash == hash && eq(ctx, x->s[i].val1 - 1, k, n))
+			return x->s[i].val1 - 1;
+	return UINT32_MAX;
+}
+
+/* Add value v (its key not in yet); TK_OK or TK_E_NOMEM. */
+static int kindex_add(kindex *x, uint32_t hash, uint32_t v)
+{
+	uint32_t i;
+
+	if (2 * (x->n + 1) > (x->s ? x->mask + 1 : 0)) {
+		/* at most half full: short probes */
+		uint32_t ncap = x->s ? 2 * (x->mask + 1) : 64, j;
+		kslot *ns;
+		if (!ncap || !(ns = calloc(ncap, sizeof(*ns))))
+			return TK_E_NOMEM;
+		for (j = 0; x->s && j <= x->mask; j++) {
+			if (!x->s[j].val1)
+				continue;
+			for (i = x->s[j].hash & (ncap - 1); ns[i].val1;
+			     i = (i + 1) & (ncap - 1))
+				;
+			ns[i] = x->s[j];
+		}
+		free(x->s);
+		x->s = ns;
+		x->mask = ncap - 1;
+	}
+	for (i = hash & x->mask; x->s[i].val1; i = (i + 1) & x->mask)
+		;
+	x->s[i].hash = hash;
+	x->s[i].val1 = v + 1;
+	x->n++;
+	return TK_OK;
+}
+
+static void kindex_free(kindex *x)
+{
+	free(x->s);
+	memset(x, 0, sizeof(*x));
 }
 
 /* ---- the bytes ---------------------------------------------------------- */
@@ -725,7 +810,7 @@ static int add_row(htf_reader *h, table *tb, uint64_t id, const char *ls,
 	row *rw;
 
 	if (tb->n == tb->cap) {
-		uint32_t ncap = tb->cap ? tb->cap * 2 : 16;
+		uint32_t ncap = tb->cap ? tb->cap * 2 : 4;
 		row *n = tk_xrealloc_array(tb->rows, ncap, sizeof(*n));
 		if (!n)
 			return tk_err_nomem(err, h->name);
@@ -743,14 +828,19 @@ static int add_row(htf_reader *h, table *tb, uint64_t id, const char *ls,
 	return TK_OK;
 }
 
+static int table_eq(const void *ctx, uint32_t v, const void *k, size_t n)
+{
+	const htf_reader *h = ctx;
+
+	return tk_ascii_casecmp(k, n, h->tabs[v].name) == 0;
+}
+
 static table *find_table(htf_reader *h, const char *name, size_t n)
 {
-	uint32_t i;
+	uint32_t i = kindex_find(&h->tabidx, hash_nocase(name, n), table_eq, h,
+				 name, n);
 
-	for (i = 0; i < h->ntabs; i++)
-		if (tk_ascii_casecmp(name, n, h->tabs[i].name) == 0)
-			return &h->tabs[i];
-	return NULL;
+	return i == UINT32_MAX ? NULL : &h->tabs[i];
 }
 
 /* Read the header up to #TraceData; *data receives the first data byte. */
@@ -759,6 +849,7 @@ static int read_header(htf_reader *h, const char **data, tk_error *err)
 	const char *pp = h->buf, *ls, *le, *p, *k, *ke, *v;
 	table *cur = NULL;
 	int seen_fmt = 0, seen_ts = 0, rc;
+	uint32_t hash;
 	char qb[64];
 
 	while (next_line(h, &pp, &ls, &le)) {
@@ -830,10 +921,15 @@ static int read_header(htf_reader *h, const char **data, tk_error *err)
 				h->tabs = n;
 				h->captabs = ncap;
 			}
-			cur = &h->tabs[h->ntabs++];
+			cur = &h->tabs[h->ntabs];
 			memset(cur, 0, sizeof(*cur));
 			memcpy(cur->name, k, (size_t)(ke - k));
 			cur->line = h->line;
+			/* by the name as kept (a NUL in the key ends it) */
+			hash = hash_nocase(cur->name, strlen(cur->name));
+			if (kindex_add(&h->tabidx, hash, h->ntabs) < 0)
+				return tk_err_nomem(err, h->name);
+			h->ntabs++;
 			continue;
 		}
 		cur = NULL;
@@ -900,6 +996,59 @@ static int row_err(htf_reader *h, tk_error *err, int code, const row *rw,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return tk_err_set(err, code, h->name, rw->line, rw->col, "%s", msg);
+}
+
+/* row v of a table's value is the key (k, n), ignoring case */
+typedef struct row_ctx {
+	const tk_trace *t;
+	const table *tb;
+} row_ctx;
+
+static int row_value_eq(const void *ctx, uint32_t v, const void *k, size_t n)
+{
+	const row_ctx *rc = ctx;
+	size_t tn;
+	const char *ts = tk_trace_str(rc->t, rc->tb->rows[v].value, &tn);
+
+	return tn == n && tk_ascii_ncaseeq(ts, k, n);
+}
+
+/* Strict mode: an error for an #<X>EventTable whose X is no type of the
+ * #TypeTable (by an index of the type names: a walk over the types per
+ * table took types x tables). */
+static int check_event_tables(htf_reader *h, const table *tt, tk_error *err)
+{
+	kindex names = { 0 };
+	row_ctx ctx = { h->t, tt };
+	uint32_t i;
+	int rc = TK_OK;
+
+	for (i = 0; i < tt->n; i++) {
+		size_t tn;
+		const char *ts = tk_trace_str(h->t, tt->rows[i].value, &tn);
+		if (kindex_add(&names, hash_nocase(ts, tn), i) < 0) {
+			rc = tk_err_nomem(err, h->name);
+			goto cleanup;
+		}
+	}
+	for (i = 0; i < h->ntabs; i++) {
+		const char *nm = h->tabs[i].name;
+		size_t n = strlen(nm);
+		if (n <= 10 ||
+		    tk_ascii_casecmp(nm + n - 10, 10, "EventTable") != 0)
+			continue;
+		if (kindex_find(&names, hash_nocase(nm, n - 10), row_value_eq,
+				&ctx, nm, n - 10) == UINT32_MAX) {
+			rc = tk_err_set(err, TK_E_PARSE, h->name,
+					h->tabs[i].line, 1,
+					"#%s is for a type the #TypeTable does not list",
+					nm);
+			goto cleanup;
+		}
+	}
+cleanup:
+	kindex_free(&names);
+	return rc;
 }
 
 static int build_types(htf_reader *h, tk_error *err)
@@ -1010,24 +1159,9 @@ static int build_types(htf_reader *h, tk_error *err)
 	if (dup >= 0)
 		return row_err(h, err, TK_E_PARSE, &tt->rows[dup],
 			       "type id defined twice in #TypeTable");
-	/* event tables that belong to no type */
-	for (i = 0; i < h->ntabs; i++) {
-		const char *nm = h->tabs[i].name;
-		size_t n = strlen(nm);
-		int found = 0;
-		if (n <= 10 || tk_ascii_casecmp(nm + n - 10, 10, "EventTable") != 0)
-			continue;
-		for (j = 0; j < tt->n && !found; j++) {
-			size_t tn;
-			const char *ts = tk_trace_str(h->t, tt->rows[j].value, &tn);
-			found = tn == n - 10 && tk_ascii_ncaseeq(ts, nm, tn);
-		}
-		if (!found && h->strict)
-			return tk_err_set(err, TK_E_PARSE, h->name,
-					  h->tabs[i].line, 1,
-					  "#%s is for a type the #TypeTable does not list",
-					  nm);
-	}
+	/* event tables that belong to no type (strict mode only) */
+	if (h->strict)
+		return check_event_tables(h, tt, err);
 	return TK_OK;
 }
 
@@ -2538,6 +2672,7 @@ void htf_reader_close(tk_reader *r)
 	for (i = 0; i < h->ntabs; i++)
 		free(h->tabs[i].rows);
 	free(h->tabs);
+	kindex_free(&h->tabidx);
 	for (i = 0; i < h->ntypes; i++) {
 		free(h->types[i].evs);
 		idmap_free(&h->types[i].evmap);

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""The HTF reader on inputs whose size is in what they declare: many
+reference tables, many types.  Each must be read in time and memory about
+linear in the input (an audit found walks over every table for each new
+table and for each type: a header of 2.7 MB took 96 s).
+
+Every case checks the events `tracekit cat` prints against a model of the
+input (or against the same trace without the padding), and its warnings or
+its error.  Each run is killed past RUN_S seconds or MEM_MB of resident
+memory (polled; more under AddressSanitizer): what would run for minutes
+or take GB fails here instead of hanging.  No timing is asserted.
+
+Usage: scale.py TRACEKIT [CASE...]   (CASE: tables, types, ...; default all)"""
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+RUN_S = 60          # a hang guard, far above what a linear reader needs
+MEM_MB = 256        # resident memory allowed per run (Release)
+
+HEAD = ("#Format HTF\n#TimeScale ns\n#TimestampLength 4\n"
+        "#EntityLength %d\n#EventLength %d\n")
+
+
+class Fail(Exception):
+    pass
+
+
+def asan(tk):
+    with open(tk, 'rb') as f:
+        return b'__asan_init' in f.read()
+
+
+def hwm_kb(pid):
+    """The peak resident size of process pid so far (its own: the
+    rusage of a child counts the parent's pages it was forked with)."""
+    try:
+        with open('/proc/%d/status' % pid) as f:
+            for line in f:
+                if line.startswith('VmHWM:'):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def run(ctx, args, name):
+    """Run TRACEKIT ARGS: (exit status, stdout, stderr); fails past the
+    time or memory guard."""
+    d, tk, mem_mb = ctx['dir'], ctx['tk'], ctx['mem_mb']
+    out, err = os.path.join(d, 'out'), os.path.join(d, 'err')
+    with open(out, 'wb') as fo, open(err, 'wb') as fe:
+        p = subprocess.Popen([tk] + args, stdout=fo, stderr=fe)
+    t0, peak, why = time.monotonic(), 0, None
+    while True:
+        peak = max(peak, hwm_kb(p.pid))
+        pid, status = os.waitpid(p.pid, os.WNOHANG)
+        if pid:
+            break
+        if peak > mem_mb * 1024:
+            why = 'more than %d MB resident' % mem_mb
+        elif time.monotonic() - t0 > RUN_S:
+            why = 'still running after %d s' % RUN_S
+        if why:
+            p.kill()
+            os.waitpid(p.pid, 0)
+            p.returncode = -9
+            raise Fail('%s: %s' % (name, why))
+        time.sleep(0.005)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    ctx['peak'] = max(ctx.get('peak', 0), peak)
+    with open(out) as fo, open(err) as fe:
+        return p.returncode, fo.read(), fe.read()
+
+
+def write(ctx, name, text):
+    path = os.path.join(ctx['dir'], name)
+    with open(path, 'w') as f:
+        f.write(text)
+    return path
+
+
+def events(stdout):
+    return [l for l in stdout.split('\n') if l and not l.startswith('#')]
+
+
+def expect(name, got, want):
+    if got != want:
+        for i, (g, w) in enumerate(zip(got, want)):
+            if g != w:
+                raise Fail('%s: event %d is %r, %r expected' % (name, i, g, w))
+        raise Fail('%s: %d events, %d expected' % (name, len(got), len(want)))
+
+
+def warnings_total(name, stderr, want):
+    line = 'tracekit: %d warning%s in all' % (want, '' if want == 1 else 's')
+    if line not in stderr:
+        raise Fail('%s: %r expected in the warnings:\n%s' %
+                   (name, line, stderr[-2000:]))
+
+
+# ---- many tables ----------------------------------------------------------
+
+def case_tables(ctx):
+    """300,000 tables nobody refers to: the same events as without them;
+    in strict mode an event table of no type is reported at its line."""
+    base_tables = ("#TypeTable\n#-00 Task\n#TaskEventTable\n#-00 activate\n"
+                   "#EntityTable\n#-00 t\n#EntityTypeTable\n#-00 00\n")
+    data = "#TraceData\n#-0\n" + "".join(
+        "%08X0000\n" % i for i in range(1000))
+    pad = "".join("#Pad%dTable\n#-%X x\n" % (i, i) for i in range(300000))
+    plain = write(ctx, 'plain.htf', HEAD % (1, 1) + base_tables + data)
+    padded = write(ctx, 'padded.htf', HEAD % (1, 1) + pad + base_tables + data)
+    rc, want, _ = run(ctx, ['cat', plain], 'tables (plain)')
+    rc2, got, _ = run(ctx, ['cat', padded], 'tables')
+    if rc or rc2:
+        raise Fail('tables: exit %d / %d' % (rc, rc2))
+    expect('tables', events(got), events(want))
+    if len(events(got)) != 1000:
+        raise Fail('tables: %d events, 1000 expected' % len(events(got)))
+
+    # strict: the orphan event table comes after all the others
+    head = HEAD % (1, 1) + pad + base_tables
+    orphan_line = head.count('\n') + 1
+    strict = write(ctx, 'orphan.htf', head + "#ZEventTable\n#-00 go\n" + data)
+    rc, _, err = run(ctx, ['cat', '--strict', strict], 'tables (strict)')
+    msg = '%s:%d:1: error: #ZEventTable is for a type the #TypeTable ' \
+          'does not list' % (strict, orphan_line)
+    if rc != 2 or msg not in err:
+        raise Fail('tables (strict): exit %d, %r expected in:\n%s' %
+                   (rc, msg, err[-2000:]))
+
+
+def case_types(ctx):
+    """120,000 types of unknown names, each with its own event table, and
+    an entity of every 40th: each event has its type's name and its
+    event's."""
+    n, step = 120000, 40
+    tt = "".join("#-%X X%d\n" % (i, i) for i in range(n))
+    ets = "".join("#X%dEventTable\n#-00 go%d\n#-01 stop\n" % (i, i)
+                  for i in range(n))
+    ents = list(range(0, n, step))
+    et = "".join("#-%04X e%d\n" % (k, k) for k in range(len(ents)))
+    ett = "".join("#-%04X %X\n" % (k, i) for k, i in enumerate(ents))
+    recs, want = [], []
+    for k, i in enumerate(ents):
+        for ev, name in ((0, 'go%d' % i), (1, 'stop')):
+            t = 2 * k + ev
+            recs.append('%08X%04X%02X\n' % (t, k, ev))
+            want.append('%d,Core_0,0,X%d,e%d,0,%s' % (t, i, k, name))
+    path = write(ctx, 'types.htf', HEAD % (2, 1) + "#TypeTable\n" + tt + ets +
+                 "#EntityTable\n" + et + "#EntityTypeTable\n" + ett +
+                 "#TraceData\n#-0\n" + "".join(recs))
+    rc, out, err = run(ctx, ['cat', path], 'types')
+    if rc:
+        raise Fail('types: exit %d:\n%s' % (rc, err[-2000:]))
+    expect('types', events(out), want)
+    # each type and each of its 2 events is unknown
+    warnings_total('types', err, 3 * n)
+
+
+CASES = [case_tables, case_types]
+
+
+def main():
+    tk = os.path.abspath(sys.argv[1])
+    a = asan(tk)
+    failed = 0
+    with tempfile.TemporaryDirectory(prefix='htf-scale.') as d:
+        # ASan's shadow memory and quarantine come on top
+        ctx = {'tk': tk, 'dir': d, 'mem_mb': MEM_MB * 4 if a else MEM_MB}
+        only = sys.argv[2:]
+        for case in CASES:
+            if only and case.__name__[5:] not in only:
+                continue
+            t0 = time.monotonic()
+            ctx['peak'] = 0
+            try:
+                case(ctx)
+                print('ok   %s (%.1f s, runs up to %d MB resident)' %
+                      (case.__name__, time.monotonic() - t0,
+                       ctx['peak'] // 1024))
+            except Fail as e:
+                print('FAIL %s' % e)
+                failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
