@@ -176,6 +176,12 @@ typedef struct hrec {
 #define WIN_HEAD 16
 #define WIN_TAIL 16
 #define WIN_LOW 4096    /* fewer bytes than this ahead: read more */
+/* the windows of all sections together: past 64 sections each gets less
+ * than WIN_SIZE, down to WIN_MIN (a file of many sections would otherwise
+ * hold 256 KB per section); a section smaller than its share gets its
+ * own size */
+#define WIN_BUDGET ((size_t)16 << 20)
+#define WIN_MIN ((size_t)16 << 10)
 #define SCAN_CHUNK ((size_t)1 << 20)
 
 typedef struct cursor {
@@ -205,7 +211,10 @@ typedef struct cursor {
 	 * node of the cursor points at its head */
 	uint32_t bn;
 	uint64_t bline;
-	hrec b[BATCH + 1];  /* b[bn]: read (not used) by node_out */
+	hrec *b;           /* BATCH + 1 records, or fewer for a section too
+			    * short to hold BATCH; b[bn]: read (not used) by
+			    * node_out */
+	uint64_t len;      /* the section's bytes */
 } cursor;
 
 /* a heap node: the head record of a cursor, its time and the end of its
@@ -272,7 +281,7 @@ typedef struct htf_reader {
 	uint32_t **evflat;        /* per type: event id -> descs[] index */
 	/* data */
 	cursor *cur;
-	uint32_t ncur;
+	uint32_t ncur, capcur;
 	hnode *heap;
 	uint32_t nheap;
 	uint32_t stall;           /* heap[stall]: the node the merge waits on */
@@ -302,7 +311,8 @@ typedef struct htf_reader {
 	uint64_t *pair;
 	uint64_t npair;
 	uint64_t *core_ids;   /* per slot */
-	uint32_t nslots;
+	uint32_t nslots, capslots;
+	kindex slotidx;       /* core_ids[] by id */
 	tk_synth synth;
 } htf_reader;
 
@@ -485,6 +495,16 @@ static uint32_t hash_nocase(const char *p, size_t n)
 		x *= 16777619u;
 	}
 	return x;
+}
+
+static uint32_t hash_u64(uint64_t v)
+{
+	v ^= v >> 33; /* the finaliser of MurmurHash3 */
+	v *= 0xff51afd7ed558ccdull;
+	v ^= v >> 33;
+	v *= 0xc4ceb9fe1a85ec53ull;
+	v ^= v >> 33;
+	return (uint32_t)v;
 }
 
 /* The value whose key is (k, n), or UINT32_MAX. */
@@ -1372,12 +1392,19 @@ static uint64_t count_nl(const char *p, const char *e)
 	return n;
 }
 
+static int core_id_eq(const void *ctx, uint32_t v, const void *k, size_t n)
+{
+	const htf_reader *h = ctx;
+
+	(void)n;
+	return h->core_ids[v] == *(const uint64_t *)k;
+}
+
 static int core_slot(htf_reader *h, uint64_t id, uint32_t *slot,
 		     uint32_t *ent, tk_error *err)
 {
 	char name[32];
-	uint32_t i;
-	uint64_t *n;
+	uint32_t i, hash = hash_u64(id);
 
 	snprintf(name, sizeof(name), "Core_%llu", (unsigned long long)id);
 	*ent = tk_trace_entity_intern(h->t, name, strlen(name));
@@ -1387,16 +1414,22 @@ static int core_slot(htf_reader *h, uint64_t id, uint32_t *slot,
 		h->t->ents[*ent].type = TK_ET_C;
 		h->t->ents[*ent].type_name = tk_strpool_intern(&h->t->pool, "C", 1);
 	}
-	for (i = 0; i < h->nslots; i++)
-		if (h->core_ids[i] == id) {
-			*slot = i;
-			return TK_OK;
-		}
-	n = tk_xrealloc_array(h->core_ids, h->nslots + 1, sizeof(*n));
-	if (!n)
+	i = kindex_find(&h->slotidx, hash, core_id_eq, h, &id, sizeof(id));
+	if (i != UINT32_MAX) {
+		*slot = i;
+		return TK_OK;
+	}
+	if (h->nslots == h->capslots) {
+		uint32_t ncap = h->capslots ? 2 * h->capslots : 8;
+		uint64_t *n = tk_xrealloc_array(h->core_ids, ncap, sizeof(*n));
+		if (!ncap || !n)
+			return tk_err_nomem(err, h->name);
+		h->core_ids = n;
+		h->capslots = ncap;
+	}
+	h->core_ids[h->nslots] = id;
+	if (kindex_add(&h->slotidx, hash, h->nslots) < 0)
 		return tk_err_nomem(err, h->name);
-	h->core_ids = n;
-	n[h->nslots] = id;
 	*slot = h->nslots++;
 	return TK_OK;
 }
@@ -1423,10 +1456,14 @@ static int add_cursor(htf_reader *h, const char *beg, const char *end,
 		if (!content)
 			return TK_OK;
 	}
-	n = tk_xrealloc_array(h->cur, h->ncur + 1, sizeof(*n));
-	if (!n)
-		return tk_err_nomem(err, h->name);
-	h->cur = n;
+	if (h->ncur == h->capcur) {
+		uint32_t ncap = h->capcur ? 2 * h->capcur : 8;
+		n = tk_xrealloc_array(h->cur, ncap, sizeof(*n));
+		if (!ncap || !n)
+			return tk_err_nomem(err, h->name);
+		h->cur = n;
+		h->capcur = ncap;
+	}
 	c = &h->cur[h->ncur];
 	memset(c, 0, sizeof(*c));
 	c->p = c->ls = beg;
@@ -1436,15 +1473,10 @@ static int add_cursor(htf_reader *h, const char *beg, const char *end,
 	c->safe = h->safe16;
 	c->line = line;
 	c->implicit = implicit;
+	c->len = (uint64_t)(end - beg);
 	if (h->fd >= 0) {
-		/* read through a window: the mapping is not touched */
-		c->win = calloc(1, WIN_HEAD + WIN_SIZE + WIN_TAIL);
-		if (!c->win)
-			return tk_err_nomem(err, h->name);
-		c->wcap = WIN_SIZE;
-		c->p = c->end = c->ls = c->win + WIN_HEAD;
-		c->rlim = c->win + WIN_HEAD + WIN_SIZE + WIN_TAIL;
-		c->safe = c->win;
+		/* read through a window (cursors_alloc): the mapping is not
+		 * touched */
 		c->foff = h->foff0 + (uint64_t)(beg - h->buf);
 		c->fend = h->foff0 + (uint64_t)(end - h->buf);
 	}
@@ -1452,6 +1484,44 @@ static int add_cursor(htf_reader *h, const char *beg, const char *end,
 	rc = core_slot(h, core_id, &c->slot, &c->core, err);
 	if (rc < 0)
 		return rc;
+	return TK_OK;
+}
+
+/*
+ * Each cursor's batch and window, once the sections are known: no larger
+ * than its section needs, and the windows of many sections share
+ * WIN_BUDGET (see there), so that memory follows the input's size, not
+ * the number of sections it declares.
+ */
+static int cursors_alloc(htf_reader *h, tk_error *err)
+{
+	size_t share = h->ncur ? WIN_BUDGET / h->ncur : WIN_SIZE;
+	uint32_t i;
+
+	if (share > WIN_SIZE)
+		share = WIN_SIZE;
+	if (share < WIN_MIN)
+		share = WIN_MIN;
+	for (i = 0; i < h->ncur; i++) {
+		cursor *c = &h->cur[i];
+		/* a record is at least w + 1 bytes (the last maybe w) */
+		uint64_t recs = c->len / (h->w + 1) + 1;
+		size_t nb = (recs < BATCH ? (size_t)recs : BATCH) + 1;
+		c->b = calloc(nb, sizeof(*c->b));
+		if (!c->b)
+			return tk_err_nomem(err, h->name);
+		if (h->fd < 0)
+			continue;
+		c->wcap = c->len < share ? (size_t)c->len : share;
+		if (!c->wcap)
+			c->wcap = 1;
+		c->win = calloc(1, WIN_HEAD + c->wcap + WIN_TAIL);
+		if (!c->win)
+			return tk_err_nomem(err, h->name);
+		c->p = c->end = c->ls = c->win + WIN_HEAD;
+		c->rlim = c->win + WIN_HEAD + c->wcap + WIN_TAIL;
+		c->safe = c->win;
+	}
 	return TK_OK;
 }
 
@@ -1739,13 +1809,19 @@ static int find_sections_in(htf_reader *h, const char *data, scan_half *sh,
 	if (rc < 0)
 		return rc;
 	if (h->have_ncores) {
-		uint32_t i, j, n = 0;
-		for (i = 0; i < h->nslots; i++) {
-			for (j = 0; j < h->ncur; j++)
-				if (h->cur[j].slot == i && !h->cur[j].implicit)
-					break;
-			n += j < h->ncur;
+		/* the cores that have a section of their own */
+		uint8_t *seen = calloc(h->nslots ? h->nslots : 1, 1);
+		uint32_t i, n = 0;
+		if (!seen)
+			return tk_err_nomem(err, h->name);
+		for (i = 0; i < h->ncur; i++) {
+			const cursor *c = &h->cur[i];
+			if (!c->implicit && !seen[c->slot]) {
+				seen[c->slot] = 1;
+				n++;
+			}
 		}
+		free(seen);
 		if (n > h->ncores_decl) {
 			if (h->strict)
 				return tk_err_set(err, TK_E_PARSE, h->name, 0, 0,
@@ -2647,6 +2723,8 @@ int htf_reader_open(tk_reader *r, tk_error *err)
 			    ? h->buf + (16 - h->w) : h->lim;
 	if ((rc = find_sections(h, data, err)) < 0)
 		goto fail;
+	if ((rc = cursors_alloc(h, err)) < 0)
+		goto fail;
 	h->heap = calloc(h->ncur > 8 ? h->ncur : 8, sizeof(*h->heap));
 	h->linear = h->ncur <= 8;
 	h->nsel = h->ncur <= 2 ? 2 : h->ncur <= 4 ? 4 : 8;
@@ -2688,12 +2766,15 @@ void htf_reader_close(tk_reader *r)
 	free(h->descs);
 	free(h->keys);
 	free(h->pair);
-	for (i = 0; i < h->ncur; i++)
+	for (i = 0; i < h->ncur; i++) {
 		free(h->cur[i].win);
+		free(h->cur[i].b);
+	}
 	free(h->cur);
 	tk_bigbuf_free(h->chunk);
 	free(h->heap);
 	free(h->core_ids);
+	kindex_free(&h->slotidx);
 	tk_synth_free(&h->synth);
 	if (h->map)
 		munmap(h->map, h->map_len);
