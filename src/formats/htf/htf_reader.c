@@ -126,6 +126,12 @@ typedef struct htype {
 	uint32_t nevs;
 	uint32_t desc0;    /* its events' first index in descs[] */
 	idmap evmap;
+	/* Rows that name the same type alike (std, type_name and event table
+	 * equal) share the first one's evs, evmap, descriptors and flat
+	 * table: owner is that row's index (its own for the first) */
+	uint32_t owner;
+	const struct table *etab; /* its event table, or NULL */
+	uint32_t nunknown; /* unknown event names in it (warnings) */
 } htype;
 
 /* What an event of one (type, event) pair puts in a tk_event: all of it is
@@ -411,7 +417,7 @@ static int hexval(int c)
 static int idmap_add(idmap *m, uint64_t id, uint32_t val, uint32_t pos)
 {
 	if (m->n == m->cap) {
-		uint32_t ncap = m->cap ? m->cap * 2 : 32;
+		uint32_t ncap = m->cap ? m->cap * 2 : 4;
 		idpair *n = tk_xrealloc_array(m->p, ncap, sizeof(*n));
 		if (!n)
 			return TK_E_NOMEM;
@@ -434,8 +440,17 @@ static int cmp_pair(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-/* Sort; returns the index of the second row of a duplicated id, or -1. */
-static int64_t idmap_build(idmap *m, int *nomem)
+/* a direct array of a type's event ids only when the ids are dense enough
+ * (one array per event table: its memory must follow the table's rows,
+ * not its largest id) */
+#define DENSE(n) (8 * (uint64_t)(n) + 64)
+
+/*
+ * Sort; returns the index of the second row of a duplicated id, or -1.
+ * The direct array is made when the ids are below DIRECT_MAX and, if
+ * `dense`, fewer than DENSE(n).
+ */
+static int64_t idmap_build(idmap *m, int dense, int *nomem)
 {
 	uint32_t i;
 
@@ -445,7 +460,8 @@ static int64_t idmap_build(idmap *m, int *nomem)
 	for (i = 1; i < m->n; i++)
 		if (m->p[i].id == m->p[i - 1].id)
 			return (int64_t)m->p[i].pos;
-	if (m->n && m->p[m->n - 1].id < DIRECT_MAX) {
+	if (m->n && m->p[m->n - 1].id < DIRECT_MAX &&
+	    (!dense || m->p[m->n - 1].id < DENSE(m->n))) {
 		m->ndirect = m->p[m->n - 1].id + 1;
 		m->direct = malloc(m->ndirect * sizeof(*m->direct));
 		if (!m->direct) {
@@ -1071,12 +1087,104 @@ cleanup:
 	return rc;
 }
 
+/* a type row's key for sharing: what its events' descriptors hold */
+static uint32_t type_hash(const htype *ty)
+{
+	return hash_u64((uint64_t)ty->type_name << 32 ^
+			(uint64_t)(uint32_t)ty->std ^
+			(uint64_t)(uintptr_t)ty->etab * 0x9e3779b97f4a7c15ull);
+}
+
+static int type_eq(const void *ctx, uint32_t v, const void *k, size_t n)
+{
+	const htf_reader *h = ctx;
+	const htype *a = &h->types[v], *b = k;
+
+	(void)n;
+	return a->std == b->std && a->type_name == b->type_name &&
+	       a->etab == b->etab;
+}
+
+/* The type rows whose first spelling uses event table et (for a
+ * message). */
+static uint32_t spellings(const htf_reader *h, const table *et)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < h->ntypes; i++)
+		n += h->types[i].etab == et && h->types[i].owner == i;
+	return n;
+}
+
+/* The events of type ty from its event table et. */
+static int type_events(htf_reader *h, htype *ty, const table *et,
+		       tk_error *err)
+{
+	size_t ne;
+	const htf_event_name *names = htf_events(ty->std, &ne);
+	uint32_t j;
+	int64_t dup;
+	int nomem;
+
+	ty->evs = calloc(et->n ? et->n : 1, sizeof(*ty->evs));
+	if (!ty->evs)
+		return tk_err_nomem(err, h->name);
+	ty->nevs = et->n;
+	for (j = 0; j < et->n; j++) {
+		const row *er = &et->rows[j];
+		size_t en, k;
+		const char *es = tk_trace_str(h->t, er->value, &en);
+		evinfo *vi = &ty->evs[j];
+
+		vi->kind = TK_EV_OTHER;
+		vi->name = TK_NONE;
+		for (k = 0; k < ne; k++) {
+			if (tk_ascii_casecmp(es, en, names[k].htf) == 0) {
+				const char *bn = tk_evkind_name(names[k].kind);
+				vi->kind = names[k].kind;
+				vi->name = tk_strpool_intern(&h->t->pool, bn,
+							     strlen(bn));
+				if (vi->name == TK_NONE)
+					return tk_err_nomem(err, h->name);
+				break;
+			}
+		}
+		if (vi->name == TK_NONE) {
+			if (h->strict)
+				return row_err(h, err, TK_E_PARSE, er,
+					       "unknown event '%.40s' in #%s",
+					       es, et->name);
+			tk_reader_warn(h->r, W_UNKNOWN_EVENT, er->line, er->col,
+				       "unknown event '%.40s' in #%s (kept by name)",
+				       es, et->name);
+			ty->nunknown++;
+			vi->name = er->value;
+		}
+		if (idmap_add(&ty->evmap, er->id, j, j) < 0)
+			return tk_err_nomem(err, h->name);
+	}
+	dup = idmap_build(&ty->evmap, 1, &nomem);
+	if (nomem)
+		return tk_err_nomem(err, h->name);
+	if (dup >= 0)
+		return row_err(h, err, TK_E_PARSE, &et->rows[dup],
+			       "event id defined twice in #%s", et->name);
+	return TK_OK;
+}
+
+/*
+ * The types of the #TypeTable and their events.  Rows that name a type
+ * alike (see htype.owner) share the first one's events, so that a table
+ * that repeats a type costs a row's memory per row, not an event table's.
+ */
 static int build_types(htf_reader *h, tk_error *err)
 {
 	table *tt = find_table(h, "TypeTable", 9);
-	uint32_t i, j;
+	kindex classes = { 0 };
+	uint64_t rows = 0, ndescs = 0, limit;
+	uint32_t i, o;
 	int64_t dup;
-	int nomem;
+	int nomem, rc = TK_OK;
 
 	if (!tt)
 		return tk_err_set(err, TK_E_PARSE, h->name, 0, 0,
@@ -1084,6 +1192,13 @@ static int build_types(htf_reader *h, tk_error *err)
 	h->types = calloc(tt->n ? tt->n : 1, sizeof(*h->types));
 	if (!h->types)
 		return tk_err_nomem(err, h->name);
+	/* the descriptors (one per type and event) may be many more than
+	 * the rows only for types that differ in case only: see below */
+	for (i = 0; i < h->ntabs; i++)
+		rows += h->tabs[i].n;
+	limit = 8 * rows + 65536;
+	if (limit > KEY_DESC)
+		limit = KEY_DESC;
 	for (i = 0; i < tt->n; i++) {
 		const row *rw = &tt->rows[i];
 		size_t n;
@@ -1100,12 +1215,14 @@ static int build_types(htf_reader *h, tk_error *err)
 			 (unsigned long long)rw->id);
 		if (tk_trace_add_header(h->t, TK_HDR_PARAM, key, strlen(key), s,
 					n, 1) < 0)
-			return tk_err_nomem(err, h->name);
+			goto nomem;
 		if (ty->std < 0) {
-			if (h->strict)
-				return row_err(h, err, TK_E_PARSE, rw,
-					       "unknown entity type '%.40s' (Task, ISR, Runnable, CodeBlock, Signal, Semaphore)",
-					       s);
+			if (h->strict) {
+				rc = row_err(h, err, TK_E_PARSE, rw,
+					     "unknown entity type '%.40s' (Task, ISR, Runnable, CodeBlock, Signal, Semaphore)",
+					     s);
+				goto cleanup;
+			}
 			tk_reader_warn(h->r, W_UNKNOWN_TYPE, rw->line, rw->col,
 				       "unknown entity type '%.40s' (kept by name)",
 				       s);
@@ -1117,72 +1234,67 @@ static int build_types(htf_reader *h, tk_error *err)
 			ty->type_name = tk_strpool_intern(&h->t->pool, tn,
 							  strlen(tn));
 			if (ty->type_name == TK_NONE)
-				return tk_err_nomem(err, h->name);
+				goto nomem;
 		}
 		if (idmap_add(&h->typemap, rw->id, h->ntypes - 1, i) < 0)
-			return tk_err_nomem(err, h->name);
+			goto nomem;
 		/* its event table, by name */
-		if (n > 64)
+		et = NULL;
+		if (n <= 64) {
+			snprintf(key, sizeof(key), "%.*sEventTable", (int)n, s);
+			et = find_table(h, key, strlen(key));
+		}
+		ty->etab = et;
+		ty->owner = i;
+		/* a type named alike before: its events are these */
+		o = kindex_find(&classes, type_hash(ty), type_eq, h, ty, 0);
+		if (o != UINT32_MAX) {
+			const htype *ot = &h->types[o];
+			ty->owner = o;
+			ty->evs = ot->evs;
+			ty->nevs = ot->nevs;
+			ty->evmap = ot->evmap;
+			/* the warnings its events gave, counted as if they came
+			 * again (the first of their kind was shown) */
+			h->r->nwarn += ot->nunknown;
 			continue;
-		snprintf(key, sizeof(key), "%.*sEventTable", (int)n, s);
-		et = find_table(h, key, strlen(key));
+		}
+		if (kindex_add(&classes, type_hash(ty), i) < 0)
+			goto nomem;
 		if (!et)
 			continue;
-		ty->evs = calloc(et->n ? et->n : 1, sizeof(*ty->evs));
-		if (!ty->evs)
-			return tk_err_nomem(err, h->name);
-		ty->nevs = et->n;
-		for (j = 0; j < et->n; j++) {
-			const row *er = &et->rows[j];
-			size_t en, ne, k;
-			const char *es = tk_trace_str(h->t, er->value, &en);
-			const htf_event_name *names = htf_events(ty->std, &ne);
-			evinfo *vi = &ty->evs[j];
-
-			vi->kind = TK_EV_OTHER;
-			vi->name = TK_NONE;
-			for (k = 0; k < ne; k++) {
-				if (tk_ascii_casecmp(es, en, names[k].htf) == 0) {
-					const char *bn = tk_evkind_name(names[k].kind);
-					vi->kind = names[k].kind;
-					vi->name = tk_strpool_intern(&h->t->pool, bn,
-								     strlen(bn));
-					if (vi->name == TK_NONE)
-						return tk_err_nomem(err, h->name);
-					break;
-				}
-			}
-			if (vi->name == TK_NONE) {
-				if (h->strict)
-					return row_err(h, err, TK_E_PARSE, er,
-						       "unknown event '%.40s' in #%s",
-						       es, et->name);
-				tk_reader_warn(h->r, W_UNKNOWN_EVENT, er->line,
-					       er->col,
-					       "unknown event '%.40s' in #%s (kept by name)",
-					       es, et->name);
-				vi->name = er->value;
-			}
-			if (idmap_add(&ty->evmap, er->id, j, j) < 0)
-				return tk_err_nomem(err, h->name);
+		/* Each new type makes a descriptor per row of its event table.
+		 * Types of no type of the spec are kept as written, so names
+		 * that differ in case only are different types that share one
+		 * event table: spellings x rows descriptors. */
+		ndescs += et->n;
+		if (ndescs > limit) {
+			rc = row_err(h, err, TK_E_PARSE, rw,
+				     "too many event descriptors (more than %llu): #%s serves %u types whose names differ in case only",
+				     (unsigned long long)limit, et->name,
+				     spellings(h, et));
+			goto cleanup;
 		}
-		dup = idmap_build(&ty->evmap, &nomem);
-		if (nomem)
-			return tk_err_nomem(err, h->name);
-		if (dup >= 0)
-			return row_err(h, err, TK_E_PARSE, &et->rows[dup],
-				       "event id defined twice in #%s", et->name);
+		if ((rc = type_events(h, ty, et, err)) < 0)
+			goto cleanup;
 	}
-	dup = idmap_build(&h->typemap, &nomem);
+	dup = idmap_build(&h->typemap, 0, &nomem);
 	if (nomem)
-		return tk_err_nomem(err, h->name);
-	if (dup >= 0)
-		return row_err(h, err, TK_E_PARSE, &tt->rows[dup],
-			       "type id defined twice in #TypeTable");
+		goto nomem;
+	if (dup >= 0) {
+		rc = row_err(h, err, TK_E_PARSE, &tt->rows[dup],
+			     "type id defined twice in #TypeTable");
+		goto cleanup;
+	}
 	/* event tables that belong to no type (strict mode only) */
 	if (h->strict)
-		return check_event_tables(h, tt, err);
-	return TK_OK;
+		rc = check_event_tables(h, tt, err);
+	goto cleanup;
+nomem:
+	rc = tk_err_nomem(err, h->name);
+cleanup:
+	kindex_free(&classes);
+	return rc;
 }
 
 static int build_entities(htf_reader *h, tk_error *err)
@@ -1223,7 +1335,7 @@ static int build_entities(htf_reader *h, tk_error *err)
 				return tk_err_nomem(err, h->name);
 		}
 	}
-	dup = idmap_build(&h->entmap, &nomem);
+	dup = idmap_build(&h->entmap, 0, &nomem);
 	if (nomem)
 		return tk_err_nomem(err, h->name);
 	if (dup >= 0)
@@ -1304,11 +1416,14 @@ static int build_pairs(htf_reader *h, tk_error *err)
 		if (e->type == UINT32_MAX)
 			continue;
 		ty = &h->types[e->type];
+		/* the ids in order: those past the row are not met again
+		 * for the next entity (a table of many large ids) */
 		for (j = 0; j < ty->evmap.n; j++) {
 			uint64_t ev = ty->evmap.p[j].id;
-			if (ev < nev)
-				prow[ev] = (uint64_t)e->tkid << 32 |
-					  h->keys[ty->desc0 + ty->evmap.p[j].val];
+			if (ev >= nev)
+				break;
+			prow[ev] = (uint64_t)e->tkid << 32 |
+				  h->keys[ty->desc0 + ty->evmap.p[j].val];
 		}
 	}
 	return TK_OK;
@@ -1318,9 +1433,15 @@ static int build_descs(htf_reader *h, tk_error *err)
 {
 	uint32_t i, j, n = 0;
 
+	/* one set per type named alike (build_types: fewer than KEY_DESC) */
 	for (i = 0; i < h->ntypes; i++) {
-		h->types[i].desc0 = n;
-		n += h->types[i].nevs;
+		htype *ty = &h->types[i];
+		if (ty->owner != i) {
+			ty->desc0 = h->types[ty->owner].desc0;
+			continue;
+		}
+		ty->desc0 = n;
+		n += ty->nevs;
 	}
 	h->descs = calloc(n ? n : 1, sizeof(*h->descs));
 	h->keys = calloc(n ? n : 1, sizeof(*h->keys));
@@ -1331,6 +1452,10 @@ static int build_descs(htf_reader *h, tk_error *err)
 	for (i = 0; i < h->ntypes; i++) {
 		const htype *ty = &h->types[i];
 		uint64_t k;
+		if (ty->owner != i) {
+			h->evflat[i] = h->evflat[ty->owner];
+			continue;
+		}
 		for (j = 0; j < ty->nevs; j++) {
 			hdesc *d = &h->descs[ty->desc0 + j];
 			d->et = ty->et;
@@ -2752,17 +2877,18 @@ void htf_reader_close(tk_reader *r)
 	free(h->tabs);
 	kindex_free(&h->tabidx);
 	for (i = 0; i < h->ntypes; i++) {
+		if (h->types[i].owner != i) /* shared with its owner */
+			continue;
 		free(h->types[i].evs);
 		idmap_free(&h->types[i].evmap);
+		if (h->evflat)
+			free(h->evflat[i]);
 	}
+	free(h->evflat);
 	free(h->types);
 	idmap_free(&h->typemap);
 	free(h->ents);
 	idmap_free(&h->entmap);
-	if (h->evflat)
-		for (i = 0; i < h->ntypes; i++)
-			free(h->evflat[i]);
-	free(h->evflat);
 	free(h->descs);
 	free(h->keys);
 	free(h->pair);

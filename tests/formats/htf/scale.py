@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """The HTF reader on inputs whose size is in what they declare: many
-reference tables, many types, many core sections.  Each must be read in
-time and memory about linear in the input (an audit found walks over
-every table for each new table and for each type, a 256 KB window and a
-walk over all cores per core section: a header of 2.7 MB took 96 s, a
-file of 80,000 one-record sections 13 GB).
+reference tables, many types, many core sections, repeated type rows with
+sparse event ids.  Each must be read in time and memory about linear in
+the input (an audit found walks over every table for each new table and
+for each type, a 256 KB window and a walk over all cores per core
+section, direct tables of the largest event id per type row: a header of
+2.7 MB took 96 s, a file of 80,000 one-record sections 13 GB, 200 type
+rows 1.6 GB).
 
 Every case checks the events `tracekit cat` prints against a model of the
 input (or against the same trace without the padding), and its warnings or
 its error.  Each run is killed past RUN_S seconds or MEM_MB of resident
-memory (polled; more under AddressSanitizer): what would have run for minutes or
-taken GB fails here instead of hanging.  No timing is asserted.
+memory (polled; more under AddressSanitizer): what would run for minutes
+or take GB fails here instead of hanging.  No timing is asserted.
 
 Usage: scale.py TRACEKIT [CASE...]   (CASE: tables, types, ...; default all)"""
 import os
@@ -252,7 +254,92 @@ def case_windows(ctx):
     expect('windows', events(out), merged(secs))
 
 
-CASES = [case_tables, case_types, case_cores, case_same_core, case_windows]
+# ---- repeated type rows, sparse event ids ---------------------------------
+
+def repeated_types(ctx, evlen, nents):
+    n = 60000
+    names = ['Task', 'TASK', 'task', 'Foo', 'FOO']
+    tt = "".join("#-%X %s\n" % (i, names[i % 5]) for i in range(n))
+    top = (1 << 8 * evlen) - 1      # the largest event id of a record
+    task_ev = top if evlen == 4 else 0xFFFF
+    foo_evs = ((top, 'go'), (0x7FFF, 'stop'), (3, 'up'))
+    # ids past what a record holds are table rows all the same
+    ets = ("#TaskEventTable\n#-%X activate\n#-12345 bogus\n"
+           "#FooEventTable\n#-%X go\n#-%X stop\n#-3 up\n#-1FFFFFFFF far\n"
+           % (task_ev, top, 0x7FFF))
+    # entity k has the type of row k * 239 (all five spellings)
+    rows = [(k * 239) % n for k in range(nents)]
+    et = "".join("#-%02X e%d\n" % (k, k) for k in range(nents))
+    ett = "".join("#-%02X %X\n" % (k, r) for k, r in enumerate(rows))
+    recs, want, inst = [], [], {}
+    for t in range(4000):
+        k = (t * 7) % nents
+        name = names[rows[k] % 5]
+        if name.lower() == 'task':
+            ev, evname, typ = task_ev, 'activate', 'T'
+            i = inst.get(k, 0)
+            inst[k] = i + 1
+        else:
+            ev, evname = foo_evs[t % 3]
+            typ, i = name, 0
+        recs.append('%08X%02X%0*X\n' % (t, k, 2 * evlen, ev))
+        want.append('%d,Core_0,0,%s,e%d,%d,%s' % (t, typ, k, i, evname))
+    name = 'repeated types (EventLength %d)' % evlen
+    path = write(ctx, 'repeated.htf', HEAD % (1, evlen) + "#TypeTable\n" +
+                 tt + ets + "#EntityTable\n" + et + "#EntityTypeTable\n" +
+                 ett + "#TraceData\n#-0\n" + "".join(recs))
+    rc, out, err = run(ctx, ['cat', path], name)
+    if rc:
+        raise Fail('%s: exit %d:\n%s' % (name, rc, err[-2000:]))
+    expect(name, events(out), want)
+    # per row: Task 'bogus' (1); Foo/FOO itself and its 4 events (5)
+    ntask = sum(1 for i in range(n) if i % 5 < 3)
+    warnings_total(name, err, ntask + 5 * (n - ntask))
+
+
+def case_repeated_types(ctx):
+    """60,000 #TypeTable rows that name Task (in three spellings), Foo or
+    FOO, event tables with sparse ids up to 0x1FFFFFFFF, and entities of
+    rows all through the table: each event as the rows say, each warning
+    counted once per row.  With 4-byte event ids (records of 26 digits,
+    the word-at-a-time decoder) and with 2-byte ones and 15 entities
+    (14 digits: the flat (entity, event) table)."""
+    repeated_types(ctx, 4, 250)
+    repeated_types(ctx, 2, 15)
+
+
+def case_spellings(ctx):
+    """4,096 spellings of one type name (of no type of the spec, each kept
+    as written) sharing an event table of 4,096 rows would make 16 M event
+    descriptors: an error at the row that passes the limit the header's
+    size sets, not GB of memory."""
+    v = e = 4096
+    word = 'abcdefghijkl'
+    spell = [''.join(c.upper() if k >> j & 1 else c
+                     for j, c in enumerate(word)) for k in range(v)]
+    head = HEAD % (1, 2) + "#TypeTable\n"
+    first = head.count('\n') + 1
+    text = (head + "".join("#-%X %s\n" % (k, w) for k, w in enumerate(spell)) +
+            "#%sEventTable\n" % word +
+            "".join("#-%X ev%d\n" % (j, j) for j in range(e)) +
+            "#EntityTable\n#-00 x\n#EntityTypeTable\n#-00 0\n"
+            "#TraceData\n#-0\n0000000100000000\n")
+    path = write(ctx, 'spellings.htf', text)
+    rows = v + e + 2
+    limit = 8 * rows + 65536
+    k = limit // e + 1              # the spelling that passes the limit
+    msg = ('%s:%d:%d: error: too many event descriptors (more than %d): '
+           '#%sEventTable serves %d types whose names differ in case only'
+           % (path, first + k - 1, len('#-%X ' % (k - 1)) + 1, limit, word,
+              k))
+    rc, _, err = run(ctx, ['cat', path], 'spellings')
+    if rc != 2 or msg not in err:
+        raise Fail('spellings: exit %d, %r expected in:\n%s' %
+                   (rc, msg, err[-2000:]))
+
+
+CASES = [case_tables, case_types, case_cores, case_same_core, case_windows,
+         case_repeated_types, case_spellings]
 
 
 def main():
