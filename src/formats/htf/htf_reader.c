@@ -317,7 +317,9 @@ typedef struct htf_reader {
 	uint64_t *pair;
 	uint64_t npair;
 	uint64_t *core_ids;   /* per slot */
+	uint8_t *own;         /* per slot: 1 if it has a section "#-<id>" */
 	uint32_t nslots, capslots;
+	uint32_t nown;        /* slots with own[] set (for #NumberOfCores) */
 	kindex slotidx;       /* core_ids[] by id */
 	tk_synth synth;
 } htf_reader;
@@ -1546,13 +1548,20 @@ static int core_slot(htf_reader *h, uint64_t id, uint32_t *slot,
 	}
 	if (h->nslots == h->capslots) {
 		uint32_t ncap = h->capslots ? 2 * h->capslots : 8;
-		uint64_t *n = tk_xrealloc_array(h->core_ids, ncap, sizeof(*n));
-		if (!ncap || !n)
+		uint64_t *n;
+		uint8_t *o;
+		if (!ncap)
+			return tk_err_nomem(err, h->name);
+		if (!(n = tk_xrealloc_array(h->core_ids, ncap, sizeof(*n))))
 			return tk_err_nomem(err, h->name);
 		h->core_ids = n;
+		if (!(o = realloc(h->own, ncap)))
+			return tk_err_nomem(err, h->name);
+		h->own = o;
 		h->capslots = ncap;
 	}
 	h->core_ids[h->nslots] = id;
+	h->own[h->nslots] = 0;
 	if (kindex_add(&h->slotidx, hash, h->nslots) < 0)
 		return tk_err_nomem(err, h->name);
 	*slot = h->nslots++;
@@ -1564,6 +1573,7 @@ static int add_cursor(htf_reader *h, const char *beg, const char *end,
 		      tk_error *err)
 {
 	cursor *c, *n;
+	uint32_t slot = 0, core = 0;
 	int rc;
 
 	if (implicit) {
@@ -1581,6 +1591,18 @@ static int add_cursor(htf_reader *h, const char *beg, const char *end,
 		if (!content)
 			return TK_OK;
 	}
+	rc = core_slot(h, core_id, &slot, &core, err);
+	if (rc < 0)
+		return rc;
+	if (!implicit && !h->own[slot]) {
+		h->own[slot] = 1;
+		h->nown++;
+	}
+	/* an empty section ("#-1" right before "#-2") has its core and
+	 * nothing else: no cursor (a file of such lines would cost a cursor
+	 * per 4 bytes) */
+	if (beg == end && !implicit)
+		return TK_OK;
 	if (h->ncur == h->capcur) {
 		uint32_t ncap = h->capcur ? 2 * h->capcur : 8;
 		n = tk_xrealloc_array(h->cur, ncap, sizeof(*n));
@@ -1605,10 +1627,9 @@ static int add_cursor(htf_reader *h, const char *beg, const char *end,
 		c->foff = h->foff0 + (uint64_t)(beg - h->buf);
 		c->fend = h->foff0 + (uint64_t)(end - h->buf);
 	}
+	c->slot = slot;
+	c->core = core;
 	h->ncur++;
-	rc = core_slot(h, core_id, &c->slot, &c->core, err);
-	if (rc < 0)
-		return rc;
 	return TK_OK;
 }
 
@@ -1935,18 +1956,7 @@ static int find_sections_in(htf_reader *h, const char *data, scan_half *sh,
 		return rc;
 	if (h->have_ncores) {
 		/* the cores that have a section of their own */
-		uint8_t *seen = calloc(h->nslots ? h->nslots : 1, 1);
-		uint32_t i, n = 0;
-		if (!seen)
-			return tk_err_nomem(err, h->name);
-		for (i = 0; i < h->ncur; i++) {
-			const cursor *c = &h->cur[i];
-			if (!c->implicit && !seen[c->slot]) {
-				seen[c->slot] = 1;
-				n++;
-			}
-		}
-		free(seen);
+		uint32_t n = h->nown;
 		if (n > h->ncores_decl) {
 			if (h->strict)
 				return tk_err_set(err, TK_E_PARSE, h->name, 0, 0,
@@ -2900,6 +2910,7 @@ void htf_reader_close(tk_reader *r)
 	tk_bigbuf_free(h->chunk);
 	free(h->heap);
 	free(h->core_ids);
+	free(h->own);
 	kindex_free(&h->slotidx);
 	tk_synth_free(&h->synth);
 	if (h->map)

@@ -239,6 +239,24 @@ def case_same_core(ctx):
     expect('same core', events(out), merged(secs))
 
 
+def case_empty_sections(ctx):
+    """200,000 section lines of 1,000 cores, most of them empty (the next
+    line is a section again): each core is counted for #NumberOfCores, the
+    records of the others merge as the model says."""
+    n, ncores = 200000, 1000
+    secs = [(i % ncores, [((i * 37) % 5000, i % 256, '')] if i % 997 == 5
+             else []) for i in range(n)]
+    path = write(ctx, 'empty.htf', section_text(secs, ncores - 1))
+    rc, out, err = run(ctx, ['cat', path], 'empty sections')
+    if rc:
+        raise Fail('empty sections: exit %d:\n%s' % (rc, err[-2000:]))
+    expect('empty sections', events(out), merged(secs))
+    msg = 'warning: %d core sections, #NumberOfCores is %d' % (ncores,
+                                                                ncores - 1)
+    if msg not in err:
+        raise Fail('empty sections: %r expected in:\n%s' % (msg, err[-2000:]))
+
+
 def case_windows(ctx):
     """1,100 sections of 22 KB (a 24 MB file): the sections share the
     window memory, each window smaller than its section, refilled as it is
@@ -338,8 +356,9 @@ def case_spellings(ctx):
                    (rc, msg, err[-2000:]))
 
 
-CASES = [case_tables, case_types, case_cores, case_same_core, case_windows,
-         case_repeated_types, case_spellings]
+CASES = [case_tables, case_types, case_cores, case_same_core,
+         case_empty_sections, case_windows, case_repeated_types,
+         case_spellings]
 
 
 def main():
