@@ -76,6 +76,26 @@ typedef struct idmap {
 
 #define DIRECT_MAX (1u << 20)
 
+/*
+ * Values (uint32) found by a key the caller compares: an open-addressing
+ * table of (hash, value), so that a header of many tables, types or core
+ * sections is read in linear time (a walk over all of them per lookup made
+ * it quadratic).
+ */
+typedef struct kslot {
+	uint32_t hash;
+	uint32_t val1;     /* value + 1; 0: empty */
+} kslot;
+
+typedef struct kindex {
+	kslot *s;
+	uint32_t mask;     /* slots - 1 */
+	uint32_t n;
+} kindex;
+
+/* 1 if value v's key is the key at k (of n bytes) */
+typedef int (*kindex_eq)(const void *ctx, uint32_t v, const void *k, size_t n);
+
 typedef struct evinfo {
 	tk_evkind kind;
 	tk_str name;
@@ -106,6 +126,12 @@ typedef struct htype {
 	uint32_t nevs;
 	uint32_t desc0;    /* its events' first index in descs[] */
 	idmap evmap;
+	/* Rows that name the same type alike (std, type_name and event table
+	 * equal) share the first one's evs, evmap, descriptors and flat
+	 * table: owner is that row's index (its own for the first) */
+	uint32_t owner;
+	const struct table *etab; /* its event table, or NULL */
+	uint32_t nunknown; /* unknown event names in it (warnings) */
 } htype;
 
 /* What an event of one (type, event) pair puts in a tk_event: all of it is
@@ -156,6 +182,12 @@ typedef struct hrec {
 #define WIN_HEAD 16
 #define WIN_TAIL 16
 #define WIN_LOW 4096    /* fewer bytes than this ahead: read more */
+/* the windows of all sections together: past 64 sections each gets less
+ * than WIN_SIZE, down to WIN_MIN (a file of many sections would otherwise
+ * hold 256 KB per section); a section smaller than its share gets its
+ * own size */
+#define WIN_BUDGET ((size_t)16 << 20)
+#define WIN_MIN ((size_t)16 << 10)
 #define SCAN_CHUNK ((size_t)1 << 20)
 
 typedef struct cursor {
@@ -185,7 +217,10 @@ typedef struct cursor {
 	 * node of the cursor points at its head */
 	uint32_t bn;
 	uint64_t bline;
-	hrec b[BATCH + 1];  /* b[bn]: read (not used) by node_out */
+	hrec *b;           /* BATCH + 1 records, or fewer for a section too
+			    * short to hold BATCH; b[bn]: read (not used) by
+			    * node_out */
+	uint64_t len;      /* the section's bytes */
 } cursor;
 
 /* a heap node: the head record of a cursor, its time and the end of its
@@ -239,6 +274,7 @@ typedef struct htf_reader {
 	/* tables */
 	table *tabs;
 	uint32_t ntabs, captabs;
+	kindex tabidx;            /* tabs[] by name, ignoring case */
 	htype *types;
 	uint32_t ntypes;
 	idmap typemap;
@@ -251,7 +287,7 @@ typedef struct htf_reader {
 	uint32_t **evflat;        /* per type: event id -> descs[] index */
 	/* data */
 	cursor *cur;
-	uint32_t ncur;
+	uint32_t ncur, capcur;
 	hnode *heap;
 	uint32_t nheap;
 	uint32_t stall;           /* heap[stall]: the node the merge waits on */
@@ -281,7 +317,10 @@ typedef struct htf_reader {
 	uint64_t *pair;
 	uint64_t npair;
 	uint64_t *core_ids;   /* per slot */
-	uint32_t nslots;
+	uint8_t *own;         /* per slot: 1 if it has a section "#-<id>" */
+	uint32_t nslots, capslots;
+	uint32_t nown;        /* slots with own[] set (for #NumberOfCores) */
+	kindex slotidx;       /* core_ids[] by id */
 	tk_synth synth;
 } htf_reader;
 
@@ -380,7 +419,7 @@ static int hexval(int c)
 static int idmap_add(idmap *m, uint64_t id, uint32_t val, uint32_t pos)
 {
 	if (m->n == m->cap) {
-		uint32_t ncap = m->cap ? m->cap * 2 : 32;
+		uint32_t ncap = m->cap ? m->cap * 2 : 4;
 		idpair *n = tk_xrealloc_array(m->p, ncap, sizeof(*n));
 		if (!n)
 			return TK_E_NOMEM;
@@ -403,8 +442,17 @@ static int cmp_pair(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-/* Sort; returns the index of the second row of a duplicated id, or -1. */
-static int64_t idmap_build(idmap *m, int *nomem)
+/* a direct array of a type's event ids only when the ids are dense enough
+ * (one array per event table: its memory must follow the table's rows,
+ * not its largest id) */
+#define DENSE(n) (8 * (uint64_t)(n) + 64)
+
+/*
+ * Sort; returns the index of the second row of a duplicated id, or -1.
+ * The direct array is made when the ids are below DIRECT_MAX and, if
+ * `dense`, fewer than DENSE(n).
+ */
+static int64_t idmap_build(idmap *m, int dense, int *nomem)
 {
 	uint32_t i;
 
@@ -414,7 +462,8 @@ static int64_t idmap_build(idmap *m, int *nomem)
 	for (i = 1; i < m->n; i++)
 		if (m->p[i].id == m->p[i - 1].id)
 			return (int64_t)m->p[i].pos;
-	if (m->n && m->p[m->n - 1].id < DIRECT_MAX) {
+	if (m->n && m->p[m->n - 1].id < DIRECT_MAX &&
+	    (!dense || m->p[m->n - 1].id < DENSE(m->n))) {
 		m->ndirect = m->p[m->n - 1].id + 1;
 		m->direct = malloc(m->ndirect * sizeof(*m->direct));
 		if (!m->direct) {
@@ -451,6 +500,80 @@ static void idmap_free(idmap *m)
 	free(m->p);
 	free(m->direct);
 	memset(m, 0, sizeof(*m));
+}
+
+static uint32_t hash_nocase(const char *p, size_t n)
+{
+	uint32_t x = 2166136261u; /* FNV-1a over the lower-case bytes */
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned c = (unsigned char)p[i];
+		x ^= c - 'A' < 26u ? c + 32 : c;
+		x *= 16777619u;
+	}
+	return x;
+}
+
+static uint32_t hash_u64(uint64_t v)
+{
+	v ^= v >> 33; /* the finaliser of MurmurHash3 */
+	v *= 0xff51afd7ed558ccdull;
+	v ^= v >> 33;
+	v *= 0xc4ceb9fe1a85ec53ull;
+	v ^= v >> 33;
+	return (uint32_t)v;
+}
+
+/* The value whose key is (k, n), or UINT32_MAX. */
+static uint32_t kindex_find(const kindex *x, uint32_t hash, kindex_eq eq,
+			    const void *ctx, const void *k, size_t n)
+{
+	uint32_t i;
+
+	if (!x->s)
+		return UINT32_MAX;
+	for (i = hash & x->mask; x->s[i].val1; i = (i + 1) & x->mask)
+		if (x->s[i].hash == hash && eq(ctx, x->s[i].val1 - 1, k, n))
+			return x->s[i].val1 - 1;
+	return UINT32_MAX;
+}
+
+/* Add value v (its key not in yet); TK_OK or TK_E_NOMEM. */
+static int kindex_add(kindex *x, uint32_t hash, uint32_t v)
+{
+	uint32_t i;
+
+	if (2 * (x->n + 1) > (x->s ? x->mask + 1 : 0)) {
+		/* at most half full: short probes */
+		uint32_t ncap = x->s ? 2 * (x->mask + 1) : 64, j;
+		kslot *ns;
+		if (!ncap || !(ns = calloc(ncap, sizeof(*ns))))
+			return TK_E_NOMEM;
+		for (j = 0; x->s && j <= x->mask; j++) {
+			if (!x->s[j].val1)
+				continue;
+			for (i = x->s[j].hash & (ncap - 1); ns[i].val1;
+			     i = (i + 1) & (ncap - 1))
+				;
+			ns[i] = x->s[j];
+		}
+		free(x->s);
+		x->s = ns;
+		x->mask = ncap - 1;
+	}
+	for (i = hash & x->mask; x->s[i].val1; i = (i + 1) & x->mask)
+		;
+	x->s[i].hash = hash;
+	x->s[i].val1 = v + 1;
+	x->n++;
+	return TK_OK;
+}
+
+static void kindex_free(kindex *x)
+{
+	free(x->s);
+	memset(x, 0, sizeof(*x));
 }
 
 /* ---- the bytes ---------------------------------------------------------- */
@@ -725,7 +848,7 @@ static int add_row(htf_reader *h, table *tb, uint64_t id, const char *ls,
 	row *rw;
 
 	if (tb->n == tb->cap) {
-		uint32_t ncap = tb->cap ? tb->cap * 2 : 16;
+		uint32_t ncap = tb->cap ? tb->cap * 2 : 4;
 		row *n = tk_xrealloc_array(tb->rows, ncap, sizeof(*n));
 		if (!n)
 			return tk_err_nomem(err, h->name);
@@ -743,14 +866,19 @@ static int add_row(htf_reader *h, table *tb, uint64_t id, const char *ls,
 	return TK_OK;
 }
 
+static int table_eq(const void *ctx, uint32_t v, const void *k, size_t n)
+{
+	const htf_reader *h = ctx;
+
+	return tk_ascii_casecmp(k, n, h->tabs[v].name) == 0;
+}
+
 static table *find_table(htf_reader *h, const char *name, size_t n)
 {
-	uint32_t i;
+	uint32_t i = kindex_find(&h->tabidx, hash_nocase(name, n), table_eq, h,
+				 name, n);
 
-	for (i = 0; i < h->ntabs; i++)
-		if (tk_ascii_casecmp(name, n, h->tabs[i].name) == 0)
-			return &h->tabs[i];
-	return NULL;
+	return i == UINT32_MAX ? NULL : &h->tabs[i];
 }
 
 /* Read the header up to #TraceData; *data receives the first data byte. */
@@ -759,6 +887,7 @@ static int read_header(htf_reader *h, const char **data, tk_error *err)
 	const char *pp = h->buf, *ls, *le, *p, *k, *ke, *v;
 	table *cur = NULL;
 	int seen_fmt = 0, seen_ts = 0, rc;
+	uint32_t hash;
 	char qb[64];
 
 	while (next_line(h, &pp, &ls, &le)) {
@@ -830,10 +959,15 @@ static int read_header(htf_reader *h, const char **data, tk_error *err)
 				h->tabs = n;
 				h->captabs = ncap;
 			}
-			cur = &h->tabs[h->ntabs++];
+			cur = &h->tabs[h->ntabs];
 			memset(cur, 0, sizeof(*cur));
 			memcpy(cur->name, k, (size_t)(ke - k));
 			cur->line = h->line;
+			/* by the name as kept (a NUL in the key ends it) */
+			hash = hash_nocase(cur->name, strlen(cur->name));
+			if (kindex_add(&h->tabidx, hash, h->ntabs) < 0)
+				return tk_err_nomem(err, h->name);
+			h->ntabs++;
 			continue;
 		}
 		cur = NULL;
@@ -902,12 +1036,157 @@ static int row_err(htf_reader *h, tk_error *err, int code, const row *rw,
 	return tk_err_set(err, code, h->name, rw->line, rw->col, "%s", msg);
 }
 
+/* row v of a table's value is the key (k, n), ignoring case */
+typedef struct row_ctx {
+	const tk_trace *t;
+	const table *tb;
+} row_ctx;
+
+static int row_value_eq(const void *ctx, uint32_t v, const void *k, size_t n)
+{
+	const row_ctx *rc = ctx;
+	size_t tn;
+	const char *ts = tk_trace_str(rc->t, rc->tb->rows[v].value, &tn);
+
+	return tn == n && tk_ascii_ncaseeq(ts, k, n);
+}
+
+/* Strict mode: an error for an #<X>EventTable whose X is no type of the
+ * #TypeTable (by an index of the type names: a walk over the types per
+ * table took types x tables). */
+static int check_event_tables(htf_reader *h, const table *tt, tk_error *err)
+{
+	kindex names = { 0 };
+	row_ctx ctx = { h->t, tt };
+	uint32_t i;
+	int rc = TK_OK;
+
+	for (i = 0; i < tt->n; i++) {
+		size_t tn;
+		const char *ts = tk_trace_str(h->t, tt->rows[i].value, &tn);
+		if (kindex_add(&names, hash_nocase(ts, tn), i) < 0) {
+			rc = tk_err_nomem(err, h->name);
+			goto cleanup;
+		}
+	}
+	for (i = 0; i < h->ntabs; i++) {
+		const char *nm = h->tabs[i].name;
+		size_t n = strlen(nm);
+		if (n <= 10 ||
+		    tk_ascii_casecmp(nm + n - 10, 10, "EventTable") != 0)
+			continue;
+		if (kindex_find(&names, hash_nocase(nm, n - 10), row_value_eq,
+				&ctx, nm, n - 10) == UINT32_MAX) {
+			rc = tk_err_set(err, TK_E_PARSE, h->name,
+					h->tabs[i].line, 1,
+					"#%s is for a type the #TypeTable does not list",
+					nm);
+			goto cleanup;
+		}
+	}
+cleanup:
+	kindex_free(&names);
+	return rc;
+}
+
+/* a type row's key for sharing: what its events' descriptors hold */
+static uint32_t type_hash(const htype *ty)
+{
+	return hash_u64((uint64_t)ty->type_name << 32 ^
+			(uint64_t)(uint32_t)ty->std ^
+			(uint64_t)(uintptr_t)ty->etab * 0x9e3779b97f4a7c15ull);
+}
+
+static int type_eq(const void *ctx, uint32_t v, const void *k, size_t n)
+{
+	const htf_reader *h = ctx;
+	const htype *a = &h->types[v], *b = k;
+
+	(void)n;
+	return a->std == b->std && a->type_name == b->type_name &&
+	       a->etab == b->etab;
+}
+
+/* The type rows whose first spelling uses event table et (for a
+ * message). */
+static uint32_t spellings(const htf_reader *h, const table *et)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < h->ntypes; i++)
+		n += h->types[i].etab == et && h->types[i].owner == i;
+	return n;
+}
+
+/* The events of type ty from its event table et. */
+static int type_events(htf_reader *h, htype *ty, const table *et,
+		       tk_error *err)
+{
+	size_t ne;
+	const htf_event_name *names = htf_events(ty->std, &ne);
+	uint32_t j;
+	int64_t dup;
+	int nomem;
+
+	ty->evs = calloc(et->n ? et->n : 1, sizeof(*ty->evs));
+	if (!ty->evs)
+		return tk_err_nomem(err, h->name);
+	ty->nevs = et->n;
+	for (j = 0; j < et->n; j++) {
+		const row *er = &et->rows[j];
+		size_t en, k;
+		const char *es = tk_trace_str(h->t, er->value, &en);
+		evinfo *vi = &ty->evs[j];
+
+		vi->kind = TK_EV_OTHER;
+		vi->name = TK_NONE;
+		for (k = 0; k < ne; k++) {
+			if (tk_ascii_casecmp(es, en, names[k].htf) == 0) {
+				const char *bn = tk_evkind_name(names[k].kind);
+				vi->kind = names[k].kind;
+				vi->name = tk_strpool_intern(&h->t->pool, bn,
+							     strlen(bn));
+				if (vi->name == TK_NONE)
+					return tk_err_nomem(err, h->name);
+				break;
+			}
+		}
+		if (vi->name == TK_NONE) {
+			if (h->strict)
+				return row_err(h, err, TK_E_PARSE, er,
+					       "unknown event '%.40s' in #%s",
+					       es, et->name);
+			tk_reader_warn(h->r, W_UNKNOWN_EVENT, er->line, er->col,
+				       "unknown event '%.40s' in #%s (kept by name)",
+				       es, et->name);
+			ty->nunknown++;
+			vi->name = er->value;
+		}
+		if (idmap_add(&ty->evmap, er->id, j, j) < 0)
+			return tk_err_nomem(err, h->name);
+	}
+	dup = idmap_build(&ty->evmap, 1, &nomem);
+	if (nomem)
+		return tk_err_nomem(err, h->name);
+	if (dup >= 0)
+		return row_err(h, err, TK_E_PARSE, &et->rows[dup],
+			       "event id defined twice in #%s", et->name);
+	return TK_OK;
+}
+
+/*
+ * The types of the #TypeTable and their events.  Rows that name a type
+ * alike (see htype.owner) share the first one's events, so that a table
+ * that repeats a type costs a row's memory per row, not an event table's.
+ */
 static int build_types(htf_reader *h, tk_error *err)
 {
 	table *tt = find_table(h, "TypeTable", 9);
-	uint32_t i, j;
+	kindex classes = { 0 };
+	uint64_t rows = 0, ndescs = 0, limit;
+	uint32_t i, o;
 	int64_t dup;
-	int nomem;
+	int nomem, rc = TK_OK;
 
 	if (!tt)
 		return tk_err_set(err, TK_E_PARSE, h->name, 0, 0,
@@ -915,6 +1194,13 @@ static int build_types(htf_reader *h, tk_error *err)
 	h->types = calloc(tt->n ? tt->n : 1, sizeof(*h->types));
 	if (!h->types)
 		return tk_err_nomem(err, h->name);
+	/* the descriptors (one per type and event) may be many more than
+	 * the rows only for types that differ in case only: see below */
+	for (i = 0; i < h->ntabs; i++)
+		rows += h->tabs[i].n;
+	limit = 8 * rows + 65536;
+	if (limit > KEY_DESC)
+		limit = KEY_DESC;
 	for (i = 0; i < tt->n; i++) {
 		const row *rw = &tt->rows[i];
 		size_t n;
@@ -931,12 +1217,14 @@ static int build_types(htf_reader *h, tk_error *err)
 			 (unsigned long long)rw->id);
 		if (tk_trace_add_header(h->t, TK_HDR_PARAM, key, strlen(key), s,
 					n, 1) < 0)
-			return tk_err_nomem(err, h->name);
+			goto nomem;
 		if (ty->std < 0) {
-			if (h->strict)
-				return row_err(h, err, TK_E_PARSE, rw,
-					       "unknown entity type '%.40s' (Task, ISR, Runnable, CodeBlock, Signal, Semaphore)",
-					       s);
+			if (h->strict) {
+				rc = row_err(h, err, TK_E_PARSE, rw,
+					     "unknown entity type '%.40s' (Task, ISR, Runnable, CodeBlock, Signal, Semaphore)",
+					     s);
+				goto cleanup;
+			}
 			tk_reader_warn(h->r, W_UNKNOWN_TYPE, rw->line, rw->col,
 				       "unknown entity type '%.40s' (kept by name)",
 				       s);
@@ -948,87 +1236,67 @@ static int build_types(htf_reader *h, tk_error *err)
 			ty->type_name = tk_strpool_intern(&h->t->pool, tn,
 							  strlen(tn));
 			if (ty->type_name == TK_NONE)
-				return tk_err_nomem(err, h->name);
+				goto nomem;
 		}
 		if (idmap_add(&h->typemap, rw->id, h->ntypes - 1, i) < 0)
-			return tk_err_nomem(err, h->name);
+			goto nomem;
 		/* its event table, by name */
-		if (n > 64)
+		et = NULL;
+		if (n <= 64) {
+			snprintf(key, sizeof(key), "%.*sEventTable", (int)n, s);
+			et = find_table(h, key, strlen(key));
+		}
+		ty->etab = et;
+		ty->owner = i;
+		/* a type named alike before: its events are these */
+		o = kindex_find(&classes, type_hash(ty), type_eq, h, ty, 0);
+		if (o != UINT32_MAX) {
+			const htype *ot = &h->types[o];
+			ty->owner = o;
+			ty->evs = ot->evs;
+			ty->nevs = ot->nevs;
+			ty->evmap = ot->evmap;
+			/* the warnings its events gave, counted as if they came
+			 * again (the first of their kind was shown) */
+			h->r->nwarn += ot->nunknown;
 			continue;
-		snprintf(key, sizeof(key), "%.*sEventTable", (int)n, s);
-		et = find_table(h, key, strlen(key));
+		}
+		if (kindex_add(&classes, type_hash(ty), i) < 0)
+			goto nomem;
 		if (!et)
 			continue;
-		ty->evs = calloc(et->n ? et->n : 1, sizeof(*ty->evs));
-		if (!ty->evs)
-			return tk_err_nomem(err, h->name);
-		ty->nevs = et->n;
-		for (j = 0; j < et->n; j++) {
-			const row *er = &et->rows[j];
-			size_t en, ne, k;
-			const char *es = tk_trace_str(h->t, er->value, &en);
-			const htf_event_name *names = htf_events(ty->std, &ne);
-			evinfo *vi = &ty->evs[j];
-
-			vi->kind = TK_EV_OTHER;
-			vi->name = TK_NONE;
-			for (k = 0; k < ne; k++) {
-				if (tk_ascii_casecmp(es, en, names[k].htf) == 0) {
-					const char *bn = tk_evkind_name(names[k].kind);
-					vi->kind = names[k].kind;
-					vi->name = tk_strpool_intern(&h->t->pool, bn,
-								     strlen(bn));
-					if (vi->name == TK_NONE)
-						return tk_err_nomem(err, h->name);
-					break;
-				}
-			}
-			if (vi->name == TK_NONE) {
-				if (h->strict)
-					return row_err(h, err, TK_E_PARSE, er,
-						       "unknown event '%.40s' in #%s",
-						       es, et->name);
-				tk_reader_warn(h->r, W_UNKNOWN_EVENT, er->line,
-					       er->col,
-					       "unknown event '%.40s' in #%s (kept by name)",
-					       es, et->name);
-				vi->name = er->value;
-			}
-			if (idmap_add(&ty->evmap, er->id, j, j) < 0)
-				return tk_err_nomem(err, h->name);
+		/* Each new type makes a descriptor per row of its event table.
+		 * Types of no type of the spec are kept as written, so names
+		 * that differ in case only are different types that share one
+		 * event table: spellings x rows descriptors. */
+		ndescs += et->n;
+		if (ndescs > limit) {
+			rc = row_err(h, err, TK_E_PARSE, rw,
+				     "too many event descriptors (more than %llu): #%s serves %u types whose names differ in case only",
+				     (unsigned long long)limit, et->name,
+				     spellings(h, et));
+			goto cleanup;
 		}
-		dup = idmap_build(&ty->evmap, &nomem);
-		if (nomem)
-			return tk_err_nomem(err, h->name);
-		if (dup >= 0)
-			return row_err(h, err, TK_E_PARSE, &et->rows[dup],
-				       "event id defined twice in #%s", et->name);
+		if ((rc = type_events(h, ty, et, err)) < 0)
+			goto cleanup;
 	}
-	dup = idmap_build(&h->typemap, &nomem);
+	dup = idmap_build(&h->typemap, 0, &nomem);
 	if (nomem)
-		return tk_err_nomem(err, h->name);
-	if (dup >= 0)
-		return row_err(h, err, TK_E_PARSE, &tt->rows[dup],
-			       "type id defined twice in #TypeTable");
-	/* event tables that belong to no type */
-	for (i = 0; i < h->ntabs; i++) {
-		const char *nm = h->tabs[i].name;
-		size_t n = strlen(nm);
-		int found = 0;
-		if (n <= 10 || tk_ascii_casecmp(nm + n - 10, 10, "EventTable") != 0)
-			continue;
-		for (j = 0; j < tt->n && !found; j++) {
-			size_t tn;
-			const char *ts = tk_trace_str(h->t, tt->rows[j].value, &tn);
-			found = tn == n - 10 && tk_ascii_ncaseeq(ts, nm, tn);
-		}
-		if (!found && h->strict)
-			return tk_err_set(err, TK_E_PARSE, h->name,
-					  h->tabs[i].line, 1,
-					  "#%s is for a type the #TypeTable does not list",
-					  nm);
+		goto nomem;
+	if (dup >= 0) {
+		rc = row_err(h, err, TK_E_PARSE, &tt->rows[dup],
+			     "type id defined twice in #TypeTable");
+		goto cleanup;
 	}
-	return TK_OK;
+	/* event tables that belong to no type (strict mode only) */
+	if (h->strict)
+		rc = check_event_tables(h, tt, err);
+	goto cleanup;
+nomem:
+	rc = tk_err_nomem(err, h->name);
+cleanup:
+	kindex_free(&classes);
+	return rc;
 }
 
 static int build_entities(htf_reader *h, tk_error *err)
@@ -1069,7 +1337,7 @@ static int build_entities(htf_reader *h, tk_error *err)
 				return tk_err_nomem(err, h->name);
 		}
 	}
-	dup = idmap_build(&h->entmap, &nomem);
+	dup = idmap_build(&h->entmap, 0, &nomem);
 	if (nomem)
 		return tk_err_nomem(err, h->name);
 	if (dup >= 0)
@@ -1150,11 +1418,14 @@ static int build_pairs(htf_reader *h, tk_error *err)
 		if (e->type == UINT32_MAX)
 			continue;
 		ty = &h->types[e->type];
+		/* the ids in order: those past the row are not met again
+		 * for the next entity (a table of many large ids) */
 		for (j = 0; j < ty->evmap.n; j++) {
 			uint64_t ev = ty->evmap.p[j].id;
-			if (ev < nev)
-				prow[ev] = (uint64_t)e->tkid << 32 |
-					  h->keys[ty->desc0 + ty->evmap.p[j].val];
+			if (ev >= nev)
+				break;
+			prow[ev] = (uint64_t)e->tkid << 32 |
+				  h->keys[ty->desc0 + ty->evmap.p[j].val];
 		}
 	}
 	return TK_OK;
@@ -1164,9 +1435,15 @@ static int build_descs(htf_reader *h, tk_error *err)
 {
 	uint32_t i, j, n = 0;
 
+	/* one set per type named alike (build_types: fewer than KEY_DESC) */
 	for (i = 0; i < h->ntypes; i++) {
-		h->types[i].desc0 = n;
-		n += h->types[i].nevs;
+		htype *ty = &h->types[i];
+		if (ty->owner != i) {
+			ty->desc0 = h->types[ty->owner].desc0;
+			continue;
+		}
+		ty->desc0 = n;
+		n += ty->nevs;
 	}
 	h->descs = calloc(n ? n : 1, sizeof(*h->descs));
 	h->keys = calloc(n ? n : 1, sizeof(*h->keys));
@@ -1177,6 +1454,10 @@ static int build_descs(htf_reader *h, tk_error *err)
 	for (i = 0; i < h->ntypes; i++) {
 		const htype *ty = &h->types[i];
 		uint64_t k;
+		if (ty->owner != i) {
+			h->evflat[i] = h->evflat[ty->owner];
+			continue;
+		}
 		for (j = 0; j < ty->nevs; j++) {
 			hdesc *d = &h->descs[ty->desc0 + j];
 			d->et = ty->et;
@@ -1238,12 +1519,19 @@ static uint64_t count_nl(const char *p, const char *e)
 	return n;
 }
 
+static int core_id_eq(const void *ctx, uint32_t v, const void *k, size_t n)
+{
+	const htf_reader *h = ctx;
+
+	(void)n;
+	return h->core_ids[v] == *(const uint64_t *)k;
+}
+
 static int core_slot(htf_reader *h, uint64_t id, uint32_t *slot,
 		     uint32_t *ent, tk_error *err)
 {
 	char name[32];
-	uint32_t i;
-	uint64_t *n;
+	uint32_t i, hash = hash_u64(id);
 
 	snprintf(name, sizeof(name), "Core_%llu", (unsigned long long)id);
 	*ent = tk_trace_entity_intern(h->t, name, strlen(name));
@@ -1253,16 +1541,29 @@ static int core_slot(htf_reader *h, uint64_t id, uint32_t *slot,
 		h->t->ents[*ent].type = TK_ET_C;
 		h->t->ents[*ent].type_name = tk_strpool_intern(&h->t->pool, "C", 1);
 	}
-	for (i = 0; i < h->nslots; i++)
-		if (h->core_ids[i] == id) {
-			*slot = i;
-			return TK_OK;
-		}
-	n = tk_xrealloc_array(h->core_ids, h->nslots + 1, sizeof(*n));
-	if (!n)
+	i = kindex_find(&h->slotidx, hash, core_id_eq, h, &id, sizeof(id));
+	if (i != UINT32_MAX) {
+		*slot = i;
+		return TK_OK;
+	}
+	if (h->nslots == h->capslots) {
+		uint32_t ncap = h->capslots ? 2 * h->capslots : 8;
+		uint64_t *n;
+		uint8_t *o;
+		if (!ncap)
+			return tk_err_nomem(err, h->name);
+		if (!(n = tk_xrealloc_array(h->core_ids, ncap, sizeof(*n))))
+			return tk_err_nomem(err, h->name);
+		h->core_ids = n;
+		if (!(o = realloc(h->own, ncap)))
+			return tk_err_nomem(err, h->name);
+		h->own = o;
+		h->capslots = ncap;
+	}
+	h->core_ids[h->nslots] = id;
+	h->own[h->nslots] = 0;
+	if (kindex_add(&h->slotidx, hash, h->nslots) < 0)
 		return tk_err_nomem(err, h->name);
-	h->core_ids = n;
-	n[h->nslots] = id;
 	*slot = h->nslots++;
 	return TK_OK;
 }
@@ -1272,6 +1573,7 @@ static int add_cursor(htf_reader *h, const char *beg, const char *end,
 		      tk_error *err)
 {
 	cursor *c, *n;
+	uint32_t slot = 0, core = 0;
 	int rc;
 
 	if (implicit) {
@@ -1289,10 +1591,26 @@ static int add_cursor(htf_reader *h, const char *beg, const char *end,
 		if (!content)
 			return TK_OK;
 	}
-	n = tk_xrealloc_array(h->cur, h->ncur + 1, sizeof(*n));
-	if (!n)
-		return tk_err_nomem(err, h->name);
-	h->cur = n;
+	rc = core_slot(h, core_id, &slot, &core, err);
+	if (rc < 0)
+		return rc;
+	if (!implicit && !h->own[slot]) {
+		h->own[slot] = 1;
+		h->nown++;
+	}
+	/* an empty section ("#-1" right before "#-2") has its core and
+	 * nothing else: no cursor (a file of such lines would cost a cursor
+	 * per 4 bytes) */
+	if (beg == end && !implicit)
+		return TK_OK;
+	if (h->ncur == h->capcur) {
+		uint32_t ncap = h->capcur ? 2 * h->capcur : 8;
+		n = tk_xrealloc_array(h->cur, ncap, sizeof(*n));
+		if (!ncap || !n)
+			return tk_err_nomem(err, h->name);
+		h->cur = n;
+		h->capcur = ncap;
+	}
 	c = &h->cur[h->ncur];
 	memset(c, 0, sizeof(*c));
 	c->p = c->ls = beg;
@@ -1302,22 +1620,54 @@ static int add_cursor(htf_reader *h, const char *beg, const char *end,
 	c->safe = h->safe16;
 	c->line = line;
 	c->implicit = implicit;
+	c->len = (uint64_t)(end - beg);
 	if (h->fd >= 0) {
-		/* read through a window: the mapping is not touched */
-		c->win = calloc(1, WIN_HEAD + WIN_SIZE + WIN_TAIL);
-		if (!c->win)
-			return tk_err_nomem(err, h->name);
-		c->wcap = WIN_SIZE;
-		c->p = c->end = c->ls = c->win + WIN_HEAD;
-		c->rlim = c->win + WIN_HEAD + WIN_SIZE + WIN_TAIL;
-		c->safe = c->win;
+		/* read through a window (cursors_alloc): the mapping is not
+		 * touched */
 		c->foff = h->foff0 + (uint64_t)(beg - h->buf);
 		c->fend = h->foff0 + (uint64_t)(end - h->buf);
 	}
+	c->slot = slot;
+	c->core = core;
 	h->ncur++;
-	rc = core_slot(h, core_id, &c->slot, &c->core, err);
-	if (rc < 0)
-		return rc;
+	return TK_OK;
+}
+
+/*
+ * Each cursor's batch and window, once the sections are known: no larger
+ * than its section needs, and the windows of many sections share
+ * WIN_BUDGET (see there), so that memory follows the input's size, not
+ * the number of sections it declares.
+ */
+static int cursors_alloc(htf_reader *h, tk_error *err)
+{
+	size_t share = h->ncur ? WIN_BUDGET / h->ncur : WIN_SIZE;
+	uint32_t i;
+
+	if (share > WIN_SIZE)
+		share = WIN_SIZE;
+	if (share < WIN_MIN)
+		share = WIN_MIN;
+	for (i = 0; i < h->ncur; i++) {
+		cursor *c = &h->cur[i];
+		/* a record is at least w + 1 bytes (the last maybe w) */
+		uint64_t recs = c->len / (h->w + 1) + 1;
+		size_t nb = (recs < BATCH ? (size_t)recs : BATCH) + 1;
+		c->b = calloc(nb, sizeof(*c->b));
+		if (!c->b)
+			return tk_err_nomem(err, h->name);
+		if (h->fd < 0)
+			continue;
+		c->wcap = c->len < share ? (size_t)c->len : share;
+		if (!c->wcap)
+			c->wcap = 1;
+		c->win = calloc(1, WIN_HEAD + c->wcap + WIN_TAIL);
+		if (!c->win)
+			return tk_err_nomem(err, h->name);
+		c->p = c->end = c->ls = c->win + WIN_HEAD;
+		c->rlim = c->win + WIN_HEAD + c->wcap + WIN_TAIL;
+		c->safe = c->win;
+	}
 	return TK_OK;
 }
 
@@ -1605,13 +1955,8 @@ static int find_sections_in(htf_reader *h, const char *data, scan_half *sh,
 	if (rc < 0)
 		return rc;
 	if (h->have_ncores) {
-		uint32_t i, j, n = 0;
-		for (i = 0; i < h->nslots; i++) {
-			for (j = 0; j < h->ncur; j++)
-				if (h->cur[j].slot == i && !h->cur[j].implicit)
-					break;
-			n += j < h->ncur;
-		}
+		/* the cores that have a section of their own */
+		uint32_t n = h->nown;
 		if (n > h->ncores_decl) {
 			if (h->strict)
 				return tk_err_set(err, TK_E_PARSE, h->name, 0, 0,
@@ -2513,6 +2858,8 @@ int htf_reader_open(tk_reader *r, tk_error *err)
 			    ? h->buf + (16 - h->w) : h->lim;
 	if ((rc = find_sections(h, data, err)) < 0)
 		goto fail;
+	if ((rc = cursors_alloc(h, err)) < 0)
+		goto fail;
 	h->heap = calloc(h->ncur > 8 ? h->ncur : 8, sizeof(*h->heap));
 	h->linear = h->ncur <= 8;
 	h->nsel = h->ncur <= 2 ? 2 : h->ncur <= 4 ? 4 : 8;
@@ -2538,27 +2885,33 @@ void htf_reader_close(tk_reader *r)
 	for (i = 0; i < h->ntabs; i++)
 		free(h->tabs[i].rows);
 	free(h->tabs);
+	kindex_free(&h->tabidx);
 	for (i = 0; i < h->ntypes; i++) {
+		if (h->types[i].owner != i) /* shared with its owner */
+			continue;
 		free(h->types[i].evs);
 		idmap_free(&h->types[i].evmap);
+		if (h->evflat)
+			free(h->evflat[i]);
 	}
+	free(h->evflat);
 	free(h->types);
 	idmap_free(&h->typemap);
 	free(h->ents);
 	idmap_free(&h->entmap);
-	if (h->evflat)
-		for (i = 0; i < h->ntypes; i++)
-			free(h->evflat[i]);
-	free(h->evflat);
 	free(h->descs);
 	free(h->keys);
 	free(h->pair);
-	for (i = 0; i < h->ncur; i++)
+	for (i = 0; i < h->ncur; i++) {
 		free(h->cur[i].win);
+		free(h->cur[i].b);
+	}
 	free(h->cur);
 	tk_bigbuf_free(h->chunk);
 	free(h->heap);
 	free(h->core_ids);
+	free(h->own);
+	kindex_free(&h->slotidx);
 	tk_synth_free(&h->synth);
 	if (h->map)
 		munmap(h->map, h->map_len);
