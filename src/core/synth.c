@@ -71,29 +71,39 @@ void tk_synth_free(tk_synth *s)
 int tk_synth_cores(tk_synth *s, uint32_t n)
 {
 	tk_synth_stack *p, *r;
-	uint32_t i;
+	uint32_t i, ncap;
 
 	if (n <= s->ncores)
 		return TK_OK;
-	p = tk_xrealloc_array(s->procs, n, sizeof(*p));
-	if (!p)
-		return TK_E_NOMEM;
-	s->procs = p;
-	r = tk_xrealloc_array(s->runs, n, sizeof(*r));
-	if (!r)
-		return TK_E_NOMEM;
-	s->runs = r;
+	if (n > s->cap_cores) {
+		/* doubled: a reader adds the cores one at a time (one per ATF
+		 * Resource, of which a file may have many) */
+		ncap = s->cap_cores > UINT32_MAX / 2 ? UINT32_MAX : s->cap_cores * 2;
+		if (ncap < n)
+			ncap = n;
+		p = tk_xrealloc_array(s->procs, ncap, sizeof(*p));
+		if (!p)
+			return TK_E_NOMEM;
+		s->procs = p;
+		r = tk_xrealloc_array(s->runs, ncap, sizeof(*r));
+		if (!r)
+			return TK_E_NOMEM;
+		s->runs = r;
+		s->cap_cores = ncap;
+	}
+	p = s->procs;
+	r = s->runs;
 	memset(p + s->ncores, 0, (n - s->ncores) * sizeof(*p));
 	memset(r + s->ncores, 0, (n - s->ncores) * sizeof(*r));
 	i = s->ncores;
 	s->ncores = n;
 	/* room from the start: tk_synth_apply_() reads the top unchecked */
 	for (; i < n; i++) {
-		p[i].s = calloc(8, sizeof(*p[i].s));
-		r[i].s = calloc(8, sizeof(*r[i].s));
+		p[i].s = calloc(2, sizeof(*p[i].s));
+		r[i].s = calloc(2, sizeof(*r[i].s));
 		if (!p[i].s || !r[i].s)
 			return TK_E_NOMEM;
-		p[i].cap = r[i].cap = 8;
+		p[i].cap = r[i].cap = 2;
 	}
 	return TK_OK;
 }

@@ -56,7 +56,7 @@ typedef struct tk_synth {
 	int64_t *acts, *starts;        /* per entity id */
 	uint32_t cap_ent;
 	tk_synth_stack *procs, *runs;  /* per core slot */
-	uint32_t ncores;
+	uint32_t ncores, cap_cores;    /* slots set up, allocated */
 } tk_synth;
 
 /** The synthesis kind of a common-model type. */

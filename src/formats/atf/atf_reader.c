@@ -156,6 +156,7 @@ typedef struct atf_reader {
 	int seen_sc, seen_cf;
 	resource *res;
 	uint32_t nres, capres;
+	hmap res_by_id;
 	selem *se;
 	uint32_t nse, capse;
 	hmap se_by_id;
@@ -583,7 +584,6 @@ static void on_resource(atf_reader *h, const XML_Char **atts)
 	char name[40], key[64];
 	resource *rs;
 	uint64_t id;
-	uint32_t i;
 
 	if (req_uint(h, atts, "Resource", "ID", &id) < 0)
 		return;
@@ -591,12 +591,15 @@ static void on_resource(atf_reader *h, const XML_Char **atts)
 		fail(h, TK_E_PARSE, "<Resource> without the attribute Scheduler");
 		return;
 	}
-	for (i = 0; i < h->nres; i++)
-		if (h->res[i].id == id) {
-			fail(h, TK_E_PARSE, "Resource ID %llu defined twice",
-			     (unsigned long long)id);
-			return;
-		}
+	if (hm_get(&h->res_by_id, id) != UINT32_MAX) {
+		fail(h, TK_E_PARSE, "Resource ID %llu defined twice",
+		     (unsigned long long)id);
+		return;
+	}
+	if (hm_put(&h->res_by_id, id, h->nres) < 0) {
+		fail(h, TK_E_NOMEM, "out of memory");
+		return;
+	}
 	if (h->nres == h->capres) {
 		uint32_t ncap = h->capres ? h->capres * 2 : 8;
 		resource *n = tk_xrealloc_array(h->res, ncap, sizeof(*n));
@@ -1882,6 +1885,7 @@ void atf_reader_close(tk_reader *r)
 	free(h->se);
 	free(h->se_by_id.s);
 	free(h->res);
+	free(h->res_by_id.s);
 	free(h->cap.p);
 	free(h->text.p);
 	free(h->q);

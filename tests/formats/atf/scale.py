@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""ATF inputs whose reading took time superlinear in their size, at a
+moderate size, each checked against a Python model of the events or
+against an equivalent input (the TIMEOUT of the test is the hang guard):
+
+- stack: tasks started and never terminated, then each started again
+  from the bottom of the running stack, with runnables on top (the search
+  of the whole stack at each push: src/core/synth.c);
+- resources: one Resource per task (each new Resource ID was checked
+  against every earlier one), a Resource ID defined twice after them;
+
+Usage: scale.py TRACEKIT
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import synth_model as sm  # noqa: E402
+
+cli = sys.argv[1]
+tmp = tempfile.mkdtemp(prefix="tk-atf-scale-")
+failed = []
+
+EVENT_IDS = {"activation-OS": 1, "start": 2, "terminate": 3, "preempt": 4, "resume": 5}
+KINDS = {"activation-OS": "activate", "start": "start", "terminate": "terminate",
+         "preempt": "preempt", "resume": "resume"}
+BTF_TYPE = {"task": "T", "runnable": "R"}
+SK = {"task": sm.PROCESS, "runnable": sm.RUNNABLE}
+
+
+def fail(msg):
+    failed.append(msg)
+    print("FAIL:", msg)
+
+
+class Atf:
+    """An ATF file: Resources of SystemElements, and the TraceEntries with
+    the events the model expects of them."""
+
+    def __init__(self):
+        self.resources = []   # (id, [(name, id, type, [children])])
+        self.elems = {}       # id -> (name, type, core name)
+        self.entries = []
+        self.expect = []
+        self.model = sm.Synth(sm.ATF_RULES)
+        self.time = 0
+
+    def resource(self, rid):
+        self.resources.append((rid, []))
+        return self.resources[-1][1]
+
+    def element(self, parent, name, eid, ty):
+        kids = []
+        parent.append((name, eid, ty, kids))
+        self.elems[eid] = (name, ty, "Core_%d" % self.resources[-1][0])
+        return kids
+
+    def event(self, eid, etype):
+        name, ty, core = self.elems[eid]
+        self.time += 1
+        self.entries.append('<TraceEntry Time="%d" EventID="%d" ReferenceID="%d"/>\n'
+                            % (self.time, EVENT_IDS[etype], eid))
+        kind = KINDS[etype]
+        if ty == "runnable" and kind == "preempt":
+            kind = "suspend"
+        src, si, ti = self.model.event(core, SK[ty], name, kind)
+        self.expect.append("%d,%s,%d,%s,%s,%d,%s" % (
+            self.time, src, si, BTF_TYPE[ty], name, ti, kind))
+
+    def text(self, config_extra="", data_extra=""):
+        out = ['<?xml version="1.0"?>\n<CommonFormat Version="1.0">\n'
+               '<SystemConfiguration Name="scale">\n']
+
+        def elems(lst, depth):
+            for name, eid, ty, kids in lst:
+                out.append('%s<SystemElement Name="%s" ID="%d" Type="%s"%s\n' % (
+                    " " * depth, name, eid, ty, ">" if kids else "/>"))
+                if kids:
+                    elems(kids, depth + 1)
+                    out.append("%s</SystemElement>\n" % (" " * depth))
+        for rid, lst in self.resources:
+            out.append('<Resource ID="%d" Scheduler="s">\n' % rid)
+            elems(lst, 1)
+            out.append("</Resource>\n")
+        out.append(config_extra)
+        out.append("<EventIDMappings>\n")
+        for t, i in EVENT_IDS.items():
+            out.append('<EventIDMapping EventID="%d" EventType="%s"/>\n' % (i, t))
+        out.append('</EventIDMappings>\n<TimeBase Unit="ns"><Value Numerator="1" '
+                   'Denominator="1"/></TimeBase>\n</SystemConfiguration>\n'
+                   '<TraceData Start="0">\n')
+        out.extend(self.entries)
+        out.append(data_extra)
+        out.append("</TraceData>\n</CommonFormat>\n")
+        return "".join(out)
+
+
+def write(name, text):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def run(*args):
+    return subprocess.run([cli, *args], capture_output=True, text=True)
+
+
+def events_of(path):
+    p = run("cat", "--no-header", "-q", path)
+    if p.returncode != 0:
+        fail("cat %s: exit %d: %s" % (os.path.basename(path), p.returncode,
+                                      p.stderr.strip()[:300]))
+        return None
+    return p.stdout.splitlines()
+
+
+def same(label, got, want):
+    if got is None:
+        return
+    if got != want:
+        bad = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b),
+                   min(len(got), len(want)))
+        fail("%s: event %d: got %r, expected %r (%d vs %d events)" % (
+            label, bad, got[bad] if bad < len(got) else None,
+            want[bad] if bad < len(want) else None, len(got), len(want)))
+
+
+def stack_case(n):
+    a = Atf()
+    res = a.resource(0)
+    for i in range(n):
+        kids = a.element(res, "T%d" % i, 2 * i + 1, "task")
+        a.element(kids, "R%d" % i, 2 * i + 2, "runnable")
+    for i in range(n):
+        a.event(2 * i + 1, "start")
+        a.event(2 * i + 2, "start")
+    for i in range(n):
+        a.event(2 * i + 1, "start")       # the bottom of the stack, each time
+        a.event(2 * i + 2, "resume")
+    for i in range(0, n, 2):
+        a.event(2 * i + 1, "terminate")
+        a.event(2 * i + 2, "preempt")
+    path = write("stack.atf", a.text())
+    same("stack", events_of(path), a.expect)
+
+
+def resources_case(n):
+    a = Atf()
+    for i in range(n):
+        a.element(a.resource(i), "T%d" % i, i, "task")
+    # the tasks in an order that jumps between the cores
+    for k in range(n):
+        i = k * 7919 % n
+        a.event(i, "activation-OS")
+        a.event(i, "start")
+    path = write("resources.atf", a.text())
+    same("resources", events_of(path), a.expect)
+    p = run("info", path)
+    cores = re.search(r"^cores: +(\d+) \(Core_0, Core_1, ", p.stdout, re.M)
+    if p.returncode != 0 or not cores or int(cores.group(1)) != n:
+        fail("resources: info does not give %d cores: exit %d, %r" % (
+            n, p.returncode, cores.group(0) if cores else p.stderr.strip()[:200]))
+    # a Resource ID defined twice, after all the others
+    text = a.text(config_extra='<Resource ID="%d" Scheduler="s"/>\n' % (n // 2))
+    path = write("resources_twice.atf", text)
+    line = text[:text.index('<Resource ID="%d" Scheduler="s"/>' % (n // 2))].count("\n") + 1
+    p = run("info", path)
+    want = "resources_twice.atf:%d:1: error: Resource ID %d defined twice" % (line, n // 2)
+    if p.returncode != 2 or want not in p.stderr:
+        fail("resources: a Resource ID twice: exit %d, %r (expected %r)" % (
+            p.returncode, p.stderr.strip()[:300], want))
+
+
+try:
+    stack_case(30000)
+    resources_case(60000)
+finally:
+    shutil.rmtree(tmp) if not os.environ.get("KEEP") else print(tmp)
+
+if failed:
+    sys.exit(1)
+print("ok")
