@@ -55,9 +55,11 @@ typedef struct hmap {
 	uint32_t cap, n;
 } hmap;
 
+/* seeded over all 64 bits (internal.h): the ids are the input's, and a
+ * fixed multiply put every multiple of 2^50 in slot 0 */
 static uint32_t hm_hash(uint64_t k)
 {
-	return (uint32_t)((k * 0x9e3779b97f4a7c15ull) >> 32);
+	return (uint32_t)tk_hash64(k);
 }
 
 static uint32_t hm_get(const hmap *m, uint64_t key)
@@ -81,6 +83,7 @@ static int hm_put(hmap *m, uint64_t key, uint32_t val)
 		uint32_t j;
 		nm.cap = m->cap ? m->cap * 2 : 64;
 		nm.n = 0;
+		tk_hash_init();
 		nm.s = calloc(nm.cap, sizeof(*nm.s));
 		if (!nm.s)
 			return TK_E_NOMEM;

@@ -8,8 +8,11 @@ against an equivalent input (the TIMEOUT of the test is the hang guard):
   of the whole stack at each push: src/core/synth.c);
 - resources: one Resource per task (each new Resource ID was checked
   against every earlier one), a Resource ID defined twice after them;
+- collide: SystemElement IDs and user ReferenceIDs that are multiples of
+  2^50 (all in one slot of the reader's tables under a fixed hash), against
+  the same file with the ids 1..n;
 
-Usage: scale.py TRACEKIT
+Usage: scale.py TRACEKIT   (KEEP=1: leave the generated files)
 """
 import os
 import re
@@ -176,11 +179,49 @@ def resources_case(n):
             p.returncode, p.stderr.strip()[:300], want))
 
 
+def collide_text(n, key):
+    """n tasks and n user Infos whose ids are key(i), an entry on each."""
+    out = ['<?xml version="1.0"?>\n<CommonFormat Version="1.0">\n'
+           '<SystemConfiguration Name="ids">\n<Resource ID="0" Scheduler="s">\n']
+    for i in range(n):
+        out.append('<SystemElement Name="T%d" ID="%d" Type="task"/>\n' % (i, key(i)))
+    out.append('</Resource>\n<EventIDMappings>\n'
+               '<EventIDMapping EventID="1" EventType="start"/>\n'
+               '<EventIDMapping EventID="2" EventType="user"><UserTable>\n')
+    for i in range(n):
+        out.append('<Info ReferenceID="%d">I%d</Info>\n' % (key(i), i))
+    out.append('</UserTable></EventIDMapping>\n</EventIDMappings>\n'
+               '<TimeBase Unit="ns"><Value Numerator="1" Denominator="1"/></TimeBase>\n'
+               '</SystemConfiguration>\n<TraceData Start="0">\n')
+    for k in range(n):
+        i = k * 7919 % n
+        out.append('<TraceEntry Time="%d" EventID="1" ReferenceID="%d"/>\n'
+                   '<TraceEntry Time="%d" EventID="2" ReferenceID="%d"/>\n'
+                   % (2 * k, key(i), 2 * k + 1, key(i)))
+    out.append("</TraceData>\n</CommonFormat>\n")
+    return "".join(out)
+
+
+def collide_case(n):
+    # ids that are multiples of 2^50 (a fixed multiply's hash put them all
+    # in one slot) read as the same file with the ids 1..n
+    assert n < 1 << 14
+    want = events_of(write("ids_small.atf", collide_text(n, lambda i: i + 1)))
+    if want is not None and len(want) != 2 * n:
+        fail("collide: %d events, not %d" % (len(want), 2 * n))
+    got = events_of(write("ids_2_50.atf", collide_text(n, lambda i: (i + 1) << 50)))
+    same("collide", got, want)
+
+
 try:
     stack_case(30000)
     resources_case(60000)
+    collide_case(16000)
 finally:
-    shutil.rmtree(tmp) if not os.environ.get("KEEP") else print(tmp)
+    if os.environ.get("KEEP"):
+        print("kept", tmp)
+    else:
+        shutil.rmtree(tmp)
 
 if failed:
     sys.exit(1)
