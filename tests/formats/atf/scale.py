@@ -8,6 +8,10 @@ against an equivalent input (the TIMEOUT of the test is the hang guard):
   of the whole stack at each push: src/core/synth.c);
 - resources: one Resource per task (each new Resource ID was checked
   against every earlier one), a Resource ID defined twice after them;
+- comments: comments of 8 MB in the SystemConfiguration and in the
+  TraceData (expat 2.5 scanned an unfinished token again at each 64 KB
+  slice), and comments of 60 KB full of "<TraceEntry" (slices were cut at
+  each), against the same file without them, and an error after them;
 - collide: SystemElement IDs and user ReferenceIDs that are multiples of
   2^50 (all in one slot of the reader's tables under a fixed hash), against
   the same file with the ids 1..n;
@@ -213,7 +217,46 @@ def collide_case(n):
     same("collide", got, want)
 
 
+def comments_text(kb, nsmall, with_comments):
+    """Comments of `kb` KB in the SystemConfiguration and between two
+    entries, and `nsmall` comments of 60 KB full of "<TraceEntry" after an
+    element the scanner leaves to expat (each was cut into slices at every
+    "<TraceEntry" in it); without_comments: the same file without them."""
+    def big():
+        return "<!--" + ("c" * 1023 + "\n") * kb + "-->\n" if with_comments else ""
+    a = Atf()
+    res = a.resource(0)
+    for i in range(4):
+        a.element(res, "T%d" % i, i + 1, "task")
+    for k in range(nsmall + 2):
+        a.event(k % 4 + 1, "start")
+        a.event(k % 4 + 1, "terminate")
+    entries = a.entries
+    small = '<X/><!-- ' + "<TraceEntry " * 5000 + '-->\n' if with_comments else '<X/>\n'
+    a.entries = [entries[0], big()] + [e + (small if i % 2 else "")
+                                        for i, e in enumerate(entries[1:])]
+    return a.text(config_extra=big()), a.expect
+
+
+def comments_case(kb, nsmall):
+    plain, expect = comments_text(kb, nsmall, False)
+    text, _ = comments_text(kb, nsmall, True)
+    same("comments (plain)", events_of(write("plain.atf", plain)), expect)
+    same("comments", events_of(write("comments.atf", text)), expect)
+    # an error after them: at its line, column 1 (its start tag)
+    bad = '<TraceEntry Time="%d" EventID="99" ReferenceID="1"/>\n' % (2 * nsmall + 5)
+    i = text.index("</TraceData>")
+    path = write("comments_bad.atf", text[:i] + bad + text[i:])
+    p = run("cat", "-q", path)
+    want = "comments_bad.atf:%d:1: error: EventID 99 is not in the EventIDMappings" % (
+        text[:i].count("\n") + 1)
+    if p.returncode != 2 or want not in p.stderr:
+        fail("comments: an error after them: exit %d, %r (expected %r)" % (
+            p.returncode, p.stderr.strip()[:300], want))
+
+
 try:
+    comments_case(8000, 30)
     stack_case(30000)
     resources_case(60000)
     collide_case(16000)
