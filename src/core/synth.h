@@ -32,10 +32,23 @@ typedef struct tk_synth_slot {
 	int64_t inst;
 } tk_synth_slot;
 
+/* the index of a deep stack (synth.c) */
+typedef struct tk_synth_deep tk_synth_deep;
+
+/*
+ * A running stack: s[0..n), the top last.  A shallow one is searched from
+ * the top.  One that has grown deep (tasks started and never terminated)
+ * has an index of where each entity is (`deep`, synth.c), and an entity
+ * taken out from below the top is only marked (ent TK_NONE) until the
+ * marks are many.  Every push and pop of a deep stack goes to synth.c,
+ * which keeps the top a live entry: the inline readers of the top see the
+ * same stack either way.
+ */
 typedef struct tk_synth_stack {
 	tk_synth_slot *s;                /* never NULL once set up */
 	uint32_t n, cap;
 	tk_synth_slot scratch;           /* written instead when not pushing */
+	tk_synth_deep *deep;             /* NULL while shallow */
 } tk_synth_stack;
 
 typedef struct tk_synth {
@@ -43,7 +56,7 @@ typedef struct tk_synth {
 	int64_t *acts, *starts;        /* per entity id */
 	uint32_t cap_ent;
 	tk_synth_stack *procs, *runs;  /* per core slot */
-	uint32_t ncores;
+	uint32_t ncores, cap_cores;    /* slots set up, allocated */
 } tk_synth;
 
 /** The synthesis kind of a common-model type. */
@@ -86,18 +99,19 @@ static inline int64_t tk_synth_sel_(uint32_t c, int64_t x, int64_t y)
  * What an event does to a running stack (TK_SYN_*): a push takes the entity
  * out first if it is on the stack already.  The usual cases (a push on an
  * empty stack or of the entity on top, a pop of the entity on top or from
- * an empty stack, nothing) are done without a branch on `what`; the rest
- * go to synth.c.  The stacks always have room (tk_synth_cores).
+ * an empty stack, nothing) are done without a branch on `what`; the rest,
+ * and every push and pop on a deep stack (its index must follow), go to
+ * synth.c.  The stacks always have room (tk_synth_cores).
  */
 static inline int tk_synth_apply_(tk_synth_stack *st, unsigned what,
 				  uint32_t target, int64_t inst)
 {
-	uint32_t n = st->n, nz = n != 0, top, w;
+	uint32_t n = st->n, nz = n != 0, top, w, deep = st->deep != NULL;
 	uint32_t is_push = what == TK_SYN_PUSH, is_pop = what == TK_SYN_POP;
 	tk_synth_slot *ws;
 
 	top = nz & (st->s[n - nz].ent == target);
-	if (TK_UNLIKELY((is_push | is_pop) & nz & !top)) {
+	if (TK_UNLIKELY((what != TK_SYN_KEEP) & ((nz & !top) | deep))) {
 		if (is_push)
 			return tk_synth_stack_push(st, target, inst);
 		tk_synth_stack_remove(st, target);

@@ -23,6 +23,7 @@
 #include "atf.h"
 
 #include <expat.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,9 +56,11 @@ typedef struct hmap {
 	uint32_t cap, n;
 } hmap;
 
+/* seeded over all 64 bits (internal.h): the ids are the input's, and a
+ * fixed multiply put every multiple of 2^50 in slot 0 */
 static uint32_t hm_hash(uint64_t k)
 {
-	return (uint32_t)((k * 0x9e3779b97f4a7c15ull) >> 32);
+	return (uint32_t)tk_hash64(k);
 }
 
 static uint32_t hm_get(const hmap *m, uint64_t key)
@@ -81,6 +84,7 @@ static int hm_put(hmap *m, uint64_t key, uint32_t val)
 		uint32_t j;
 		nm.cap = m->cap ? m->cap * 2 : 64;
 		nm.n = 0;
+		tk_hash_init();
 		nm.s = calloc(nm.cap, sizeof(*nm.s));
 		if (!nm.s)
 			return TK_E_NOMEM;
@@ -156,6 +160,7 @@ typedef struct atf_reader {
 	int seen_sc, seen_cf;
 	resource *res;
 	uint32_t nres, capres;
+	hmap res_by_id;
 	selem *se;
 	uint32_t nse, capse;
 	hmap se_by_id;
@@ -198,6 +203,7 @@ typedef struct atf_reader {
 	char *scratch;           /* what expat gets of a scanned slice */
 	uint64_t skip_lines;     /* lines, bytes expat never saw */
 	uint64_t skip_bytes;
+	uint64_t pending;        /* bytes of a token expat has not finished */
 } atf_reader;
 
 /* ---- probing ------------------------------------------------------------ */
@@ -583,7 +589,6 @@ static void on_resource(atf_reader *h, const XML_Char **atts)
 	char name[40], key[64];
 	resource *rs;
 	uint64_t id;
-	uint32_t i;
 
 	if (req_uint(h, atts, "Resource", "ID", &id) < 0)
 		return;
@@ -591,12 +596,15 @@ static void on_resource(atf_reader *h, const XML_Char **atts)
 		fail(h, TK_E_PARSE, "<Resource> without the attribute Scheduler");
 		return;
 	}
-	for (i = 0; i < h->nres; i++)
-		if (h->res[i].id == id) {
-			fail(h, TK_E_PARSE, "Resource ID %llu defined twice",
-			     (unsigned long long)id);
-			return;
-		}
+	if (hm_get(&h->res_by_id, id) != UINT32_MAX) {
+		fail(h, TK_E_PARSE, "Resource ID %llu defined twice",
+		     (unsigned long long)id);
+		return;
+	}
+	if (hm_put(&h->res_by_id, id, h->nres) < 0) {
+		fail(h, TK_E_NOMEM, "out of memory");
+		return;
+	}
 	if (h->nres == h->capres) {
 		uint32_t ncap = h->capres ? h->capres * 2 : 8;
 		resource *n = tk_xrealloc_array(h->res, ncap, sizeof(*n));
@@ -1588,6 +1596,92 @@ static void parse_error(atf_reader *h)
 	}
 }
 
+/*
+ * What expat holds of a token it has not finished: outside a handler, its
+ * byte index is just past its last event, and it was given all it is
+ * counted for but the bytes the scanner left out.
+ */
+static void note_pending(atf_reader *h)
+{
+	XML_Index at = XML_GetCurrentByteIndex(h->xp);
+	uint64_t fed = tk_source_offset(h->r->src) - h->skip_bytes;
+
+	h->pending = at >= 0 && (uint64_t)at <= fed ? fed - (uint64_t)at : 0;
+}
+
+/* After expat has parsed a slice: errors, the end, whether the scanner may
+ * read on. */
+static void parsed(atf_reader *h, enum XML_Status st, int final)
+{
+	tk_source *src = h->r->src;
+
+	if (final)
+		h->finished = 1;
+	if (st == XML_STATUS_ERROR) {
+		parse_error(h);
+		return;
+	}
+	note_pending(h);
+	h->scan_ok = !h->failed && !final && !h->cap_level && h->depth &&
+		     h->depth < MAX_DEPTH - 1 &&
+		     h->stack[h->depth - 1] == E_TD &&
+		     h->last_end == tk_source_offset(src);
+}
+
+/*
+ * A slice of at least as many bytes as expat holds of an unfinished token
+ * (a comment, a tag, a declaration longer than a slice).  expat 2.5 scans
+ * such a token again from its start at each call (2.6 can defer that
+ * itself), so slices of CHUNK bytes would make a token of L bytes cost
+ * L^2 / CHUNK; slices that grow with it cost O(L) in all.  The bytes are
+ * copied into expat's own buffer a window at a time, so that only expat
+ * holds the token (what it must hold anyway); the slices are CHUNK bytes
+ * again once the token ends.
+ */
+static int feed_long(atf_reader *h, tk_error *err)
+{
+	tk_source *src = h->r->src;
+	size_t want = h->pending < (uint64_t)(INT_MAX / 4) ? (size_t)h->pending
+							   : (size_t)(INT_MAX / 4);
+	size_t got = 0, avail, k;
+	const uint8_t *p;
+	char *dst;
+	int rc;
+
+	dst = XML_GetBuffer(h->xp, (int)want);
+	if (!dst) {
+		tk_err_nomem(&h->perr, h->name);
+		h->failed = 1;
+		return TK_OK;
+	}
+	while (got < want) {
+		p = tk_source_window(src, &avail);
+		if (!avail) {
+			rc = tk_source_fill(src, CHUNK, err);
+			if (rc < 0) {
+				h->failed = 1;
+				h->perr = *err;
+				return rc;
+			}
+			if (rc == 0)
+				break;
+			continue;
+		}
+		k = avail < want - got ? avail : want - got;
+		count_lines(h, (const char *)p, k);
+		memcpy(dst + got, p, k);
+		tk_source_consume(src, k);
+		got += k;
+	}
+	if (!got) {
+		/* the input ends in the token: feed() gives expat the end */
+		h->pending = 0;
+		return TK_OK;
+	}
+	parsed(h, XML_ParseBuffer(h->xp, (int)got, 0), 0);
+	return TK_OK;
+}
+
 /* Parse one slice (or the end). */
 static int feed(atf_reader *h, tk_error *err)
 {
@@ -1597,6 +1691,8 @@ static int feed(atf_reader *h, tk_error *err)
 	int rc, final = 0;
 	enum XML_Status st;
 
+	if (h->pending >= CHUNK)
+		return feed_long(h, err);
 	p = tk_source_window(src, &avail);
 	if (!avail || (h->scan_ok && avail < 4096)) {
 		rc = tk_source_fill(src, CHUNK, err);
@@ -1644,6 +1740,8 @@ static int feed(atf_reader *h, tk_error *err)
 			tk_source_consume(src, done);
 			if (st == XML_STATUS_ERROR)
 				parse_error(h);
+			else
+				note_pending(h);
 		}
 		if (h->failed)
 			return TK_OK;
@@ -1667,25 +1765,19 @@ static int feed(atf_reader *h, tk_error *err)
 		h->scan_ok = 0; /* too long for the scanner, or the end */
 	}
 	/* expat alone: up to the next <TraceEntry>, where the scanner may
-	 * take over */
-	if (!final && n > 11 && h->seen_cf) {
-		const char *t = memmem((const char *)p + 1, n - 1, "<TraceEntry", 11);
+	 * take over; not before the end of what expat holds of a token (it
+	 * scans that again at each call: slices cut shorter would make a
+	 * token that holds "<TraceEntry" cost its length squared) */
+	if (!final && h->pending + 1 < n && h->seen_cf) {
+		size_t from = (size_t)h->pending + 1;
+		const char *t = memmem((const char *)p + from, n - from, "<TraceEntry", 11);
 		if (t)
 			n = (size_t)(t - (const char *)p);
 	}
 	count_lines(h, (const char *)p, n);
 	st = XML_Parse(h->xp, (const char *)p, (int)n, final);
 	tk_source_consume(src, n);
-	if (final)
-		h->finished = 1;
-	if (st == XML_STATUS_ERROR) {
-		parse_error(h);
-		return TK_OK;
-	}
-	h->scan_ok = !h->failed && !final && !h->cap_level && h->depth &&
-		     h->depth < MAX_DEPTH - 1 &&
-		     h->stack[h->depth - 1] == E_TD &&
-		     h->last_end == tk_source_offset(src);
+	parsed(h, st, final);
 	return TK_OK;
 }
 
@@ -1882,6 +1974,7 @@ void atf_reader_close(tk_reader *r)
 	free(h->se);
 	free(h->se_by_id.s);
 	free(h->res);
+	free(h->res_by_id.s);
 	free(h->cap.p);
 	free(h->text.p);
 	free(h->q);
