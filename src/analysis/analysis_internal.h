@@ -35,8 +35,7 @@ void *tk_imap_put(tk_imap *m, uint32_t ent, int64_t inst, int *created);
 void tk_imap_del(tk_imap *m, uint32_t ent, int64_t inst);
 void tk_imap_free(tk_imap *m);
 
-/** Grow a per-entity array so that index `id` exists (new entries zeroed). */
-int tk_grow_zero(void **arr, size_t *cap, size_t id, size_t esize);
+/* tk_grow_zero (a per-entity array that holds index id): src/core/internal.h */
 
 /* tk_fmt_u128, tk_fmt_ratio, tk_unit_factor: src/core/internal.h */
 

@@ -131,27 +131,6 @@ void tk_imap_free(tk_imap *m)
 	m->cap = m->count = 0;
 }
 
-int tk_grow_zero(void **arr, size_t *cap, size_t id, size_t esize)
-{
-	size_t ncap;
-	unsigned char *p;
-
-	if (id < *cap)
-		return 0;
-	ncap = *cap ? *cap : 16;
-	while (ncap <= id) {
-		if (ncap > SIZE_MAX / 2 / esize)
-			return -1;
-		ncap *= 2;
-	}
-	p = realloc(*arr, ncap * esize);
-	if (!p)
-		return -1;
-	memset(p + *cap * esize, 0, (ncap - *cap) * esize);
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
 
 
 int tk_share_format(uint64_t part, uint64_t whole, char *buf, size_t size)

@@ -40,6 +40,9 @@ int tk_err_nomem(tk_error *err, const char *input);
 /* ---- small helpers ------------------------------------------------------ */
 
 void *tk_xrealloc_array(void *p, size_t n, size_t size); /* NULL on overflow/OOM */
+/* Make (*arr)[0 .. *cap) hold index `id` (elements of esize bytes), the
+ * new ones zeroed, the capacity doubled; -1 on overflow or out of memory. */
+int tk_grow_zero(void **arr, size_t *cap, size_t id, size_t esize);
 /* A working buffer of n bytes (64-byte aligned, contents undefined as
  * malloc()'s); one of 256 KB or more in transparent huge pages where the
  * kernel has them (bigbuf.c).  NULL on overflow/OOM.  Free with

@@ -13,6 +13,28 @@ void *tk_xrealloc_array(void *p, size_t n, size_t size)
 	return realloc(p, n * size);
 }
 
+int tk_grow_zero(void **arr, size_t *cap, size_t id, size_t esize)
+{
+	size_t ncap;
+	unsigned char *p;
+
+	if (id < *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap <= id) {
+		if (ncap > SIZE_MAX / 2 / esize)
+			return -1;
+		ncap *= 2;
+	}
+	p = realloc(*arr, ncap * esize);
+	if (!p)
+		return -1;
+	memset(p + *cap * esize, 0, (ncap - *cap) * esize);
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
 static int lower(int c)
 {
 	return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c;

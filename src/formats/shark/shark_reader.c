@@ -553,19 +553,9 @@ static uint32_t new_task(shark_reader *s, uint16_t ctx, uint32_t ent)
 		map_set(s->ctx_map, ctx, i);
 		return i;
 	}
-	if (ent >= s->nent_task) {
-		size_t ncap = s->nent_task ? s->nent_task : 64;
-		uint32_t *n;
-		while (ncap <= ent)
-			ncap *= 2;
-		n = tk_xrealloc_array(s->ent_task, ncap, sizeof(*n));
-		if (!n)
-			return TK_NONE;
-		memset(n + s->nent_task, 0,
-		       (ncap - s->nent_task) * sizeof(*n));
-		s->ent_task = n;
-		s->nent_task = ncap;
-	}
+	if (tk_grow_zero((void **)&s->ent_task, &s->nent_task, ent,
+			 sizeof(*s->ent_task)) < 0)
+		return TK_NONE;
 	if (s->ntasks == s->captasks) {
 		uint32_t ncap = s->captasks ? s->captasks * 2 : 32;
 		task *n = tk_xrealloc_array(s->tasks, ncap, sizeof(*n));

@@ -257,20 +257,11 @@ static int core_of(tk_tarmac_timeline *a, uint32_t cpu, core **out, tk_error *er
 {
 	core *c;
 
-	if (cpu >= a->ncores) {
-		/* geometric growth: a log may name a new CPU on every line */
-		size_t ncap = a->ncores ? a->ncores : 4, i;
-		core **nc;
-		while (ncap <= cpu)
-			ncap *= 2;
-		nc = tk_xrealloc_array(a->cores, ncap, sizeof(*nc));
-		if (!nc)
-			return tk_err_nomem(err, a->tr->name);
-		for (i = a->ncores; i < ncap; i++)
-			nc[i] = NULL;
-		a->cores = nc;
-		a->ncores = ncap;
-	}
+	/* geometric growth (a log may name a new CPU on every line); the new
+	 * slots zeroed: no core yet */
+	if (tk_grow_zero((void **)&a->cores, &a->ncores, cpu,
+			 sizeof(*a->cores)) < 0)
+		return tk_err_nomem(err, a->tr->name);
 	c = a->cores[cpu];
 	if (!c) {
 		/* only the CPUs met get a core */

@@ -183,20 +183,11 @@ static int core_get(tk_tarmac_profile *p, uint32_t cpu, pcore **out)
 {
 	pcore *c;
 
-	if (cpu >= p->ncores) {
-		/* geometric growth: a log may name a new CPU on every line */
-		size_t ncap = p->ncores ? p->ncores : 4, i;
-		pcore **nc;
-		while (ncap <= cpu)
-			ncap *= 2;
-		nc = tk_xrealloc_array(p->cores, ncap, sizeof(*nc));
-		if (!nc)
-			return -1;
-		for (i = p->ncores; i < ncap; i++)
-			nc[i] = NULL;
-		p->cores = nc;
-		p->ncores = ncap;
-	}
+	/* geometric growth (a log may name a new CPU on every line); the new
+	 * slots zeroed: no core yet */
+	if (tk_grow_zero((void **)&p->cores, &p->ncores, cpu,
+			 sizeof(*p->cores)) < 0)
+		return -1;
 	if (!p->cores[cpu]) {
 		c = calloc(1, sizeof(*c));
 		if (!c)
