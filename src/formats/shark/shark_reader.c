@@ -176,10 +176,21 @@ typedef struct rec {
 	const uint8_t *p;    /* the record */
 } rec;
 
-/* An event's type_name and name, as emit_named() stores them. */
-typedef struct name_pair {
+/* An event's type, kind, type_name and name, laid out as in tk_event
+ * so that emit_named() stores them in one copy. */
+typedef struct ev_head {
+	tk_etype type;
+	tk_evkind kind;
 	tk_str type_name, name;
-} name_pair;
+} ev_head;
+_Static_assert(sizeof(ev_head) == 16 &&
+	       offsetof(tk_event, kind) - offsetof(tk_event, type) ==
+		       offsetof(ev_head, kind) &&
+	       offsetof(tk_event, type_name) - offsetof(tk_event, type) ==
+		       offsetof(ev_head, type_name) &&
+	       offsetof(tk_event, name) - offsetof(tk_event, type) ==
+		       offsetof(ev_head, name),
+	       "ev_head is tk_event's type, kind, type_name and name");
 
 /* A kept record whose target, type and source rule depend on its code
  * alone (see keep()): what the first one of the code found.  A code whose
@@ -187,11 +198,10 @@ typedef struct name_pair {
  * names here and its targets in the reader's pcache. */
 typedef struct kept_code {
 	uint32_t tgt1;       /* target entity + 1; 0: not known yet */
-	uint8_t type;        /* tk_etype */
 	uint8_t sys;         /* the source is the core, not the running task */
 	uint8_t pmode;       /* PM_*: where the target comes from */
-	/* the event's type_name and name, as emit_named() stores them */
-	name_pair names;
+	/* the event's type (TK_EV_OTHER), type_name and name */
+	ev_head head;
 	/* the last note made for the code in the block being filled (gen:
 	 * the block's fill_gen; 0: none): the next with the same par1 and
 	 * par2 points to it (note_kept()) */
@@ -267,6 +277,26 @@ typedef struct sem_slot {
  * statuses).  R_STALL: the record needs the consumer (nothing was done). */
 enum { R_OK = 0, R_STALL = 1 };
 
+/*
+ * What the mapping of almost every record reads or writes: the block's
+ * room, the record's time and number, the order check, what runs on the
+ * core.  The reader keeps it (s->h) between passes and the slow path
+ * works on that; a pass of run_fast_t() works on a local copy, which the
+ * compiler keeps in registers (nothing else can point to it, while the
+ * events it stores could alias the reader's fields of the same types),
+ * and stores it back where the pass ends.
+ */
+typedef struct hot {
+	tk_event *qp;        /* the block's next free slot */
+	tk_event *qend;      /* the end of its room (OWN_CAP or BCAP) */
+	uint64_t now;        /* time of the current record */
+	uint64_t pos;        /* its physical record number */
+	uint64_t last_tsc;   /* the TSC of the last record mapped */
+	uint32_t running;    /* task index on the core, TK_NONE */
+	int isr_depth;       /* interrupts entered (isr_stack) */
+	uint32_t core;       /* the core's entity (set at open) */
+} hot;
+
 typedef struct shark_reader {
 	/* ---- the consumer's (the caller's thread) ---- */
 	const tk_event *rp;  /* the next event to return */
@@ -328,7 +358,9 @@ typedef struct shark_reader {
 	uint64_t clk;
 	shark_clock ck;      /* picoseconds (not cycles) */
 	int cycles;          /* ticks are TSC cycles (one clock rate) */
-	uint64_t last_tsc;
+	int clean;           /* cycles, and the scan found the TSC never
+			      * decreasing in file order and no type word
+			      * with bits 8-14 set: run_clean() */
 	int started;
 	int fst;             /* how the pass of fill_t() stopped (F_RUN ...) */
 	/* a failure to read the stream met by fill(), for the consumer */
@@ -336,7 +368,7 @@ typedef struct shark_reader {
 	int done;
 	tk_error perr;
 	/* entities */
-	uint32_t core, sys, sched;
+	uint32_t sys, sched;
 	task *tasks;
 	uint32_t ntasks, captasks;
 	uint32_t *ctx_map;   /* context -> task index (u16_map()) */
@@ -345,9 +377,7 @@ typedef struct shark_reader {
 	isr *isrs;
 	uint32_t nisrs, capisrs;
 	uint32_t *irq_map;   /* irq number -> isr index (u16_map()), or NULL */
-	uint32_t running;    /* task index on the core, TK_NONE */
 	uint32_t isr_stack[ISR_MAX];
-	int isr_depth;
 	sem_slot *sem_map;   /* open addressing, a power of 2 long */
 	size_t nsem, capsem;
 	/* per event code, + 1 (0: not yet): its interned name, and the
@@ -356,19 +386,16 @@ typedef struct shark_reader {
 	uint32_t code_ent1[256];
 	kept_code kept[256];
 	pcache_slot pcache[PCACHE];
-	uint8_t unknown[256];  /* no FTrace name (shark_code_name() NULL) */
+	uint8_t cls[256];    /* K_* by code (code_class, K_UNKNOWN, K_EMPTY) */
 	tk_str kind_str[TK_EV_COUNT];
 	tk_str type_str[TK_ET_COUNT];
 	/* an event's type_name and name, by type and kind */
-	name_pair names[TK_ET_COUNT][TK_EV_COUNT];
+	ev_head names[TK_ET_COUNT][TK_EV_COUNT];
 	/* the block being filled */
 	uint64_t fill_gen;   /* counts the blocks filled, from 1 */
 	tk_event *bev;       /* its first event */
 	char (*bnotes)[NOTE_MAX];  /* its notes (bnotes[i]: bev[i]'s) */
-	tk_event *qp;        /* its next free slot */
-	tk_event *qend;      /* the end of its room (OWN_CAP or BCAP) */
-	uint64_t now;        /* time of the current record */
-	uint64_t pos;        /* its physical record number */
+	hot h;               /* the block's room and the decoding state */
 } shark_reader;
 
 /* ---- little-endian fields ----------------------------------------------- */
@@ -635,15 +662,16 @@ static uint32_t isr_of(shark_reader *s, unsigned irq)
 
 /* ---- events ------------------------------------------------------------- */
 
-/* An event, its type_name and name from `nm`. */
-static TK_INLINE tk_event *emit_named(shark_reader *s, uint32_t src,
-				       int64_t sinst, tk_etype type,
+/* An event: its type, kind and names from `hd`, its note `nt` (NULL: none)
+ * of `nlen` bytes. */
+static TK_INLINE tk_event *emit_noted(hot *h, uint32_t src, int64_t sinst,
 				       uint32_t tgt, int64_t tinst,
-				       tk_evkind kind, const name_pair *nm)
+				       const ev_head *hd, const char *nt,
+				       uint32_t nlen)
 {
-	tk_event *e = s->qp;
-	uint64_t now = s->now, pos = s->pos;
-	uint32_t core = s->core;
+	tk_event *e = h->qp;
+	uint64_t now = h->now, pos = h->pos;
+	uint32_t core = h->core;
 
 	/*
 	 * src and tgt are entities (every caller checks what it interns), and
@@ -652,32 +680,36 @@ static TK_INLINE tk_event *emit_named(shark_reader *s, uint32_t src,
 	 * (which could alias them), and stored with their own types.
 	 */
 #ifndef NDEBUG
-	if (e >= s->qend)
+	if (e >= h->qend)
 		abort();
 #endif
-	s->qp = e + 1;
+	h->qp = e + 1;
 	e->time = now;
 	e->source = src;
 	e->target = tgt;
 	e->source_inst = sinst;
 	e->target_inst = tinst;
-	e->type = type;
-	e->kind = kind;
-	e->type_name = nm->type_name;
-	e->name = nm->name;
+	memcpy(&e->type, hd, sizeof(*hd));
 	e->core = core;
-	e->note_len = 0;
-	e->note = NULL;
+	e->note_len = nlen;
+	e->note = nt;
 	e->pos = pos;
 	return e;
 }
 
-static TK_INLINE tk_event *emit(shark_reader *s, uint32_t src, int64_t sinst,
-				 tk_etype type, uint32_t tgt, int64_t tinst,
-				 tk_evkind kind)
+/* An event without a note (note() may add one). */
+static TK_INLINE tk_event *emit_named(hot *h, uint32_t src, int64_t sinst,
+				       uint32_t tgt, int64_t tinst,
+				       const ev_head *hd)
 {
-	return emit_named(s, src, sinst, type, tgt, tinst, kind,
-			  &s->names[type][kind]);
+	return emit_noted(h, src, sinst, tgt, tinst, hd, NULL, 0);
+}
+
+static TK_INLINE tk_event *emit(shark_reader *s, hot *h, uint32_t src,
+				 int64_t sinst, tk_etype type, uint32_t tgt,
+				 int64_t tinst, tk_evkind kind)
+{
+	return emit_named(h, src, sinst, tgt, tinst, &s->names[type][kind]);
 }
 
 static void note(shark_reader *s, tk_event *e, const char *fmt, ...)
@@ -704,54 +736,60 @@ static void note(shark_reader *s, tk_event *e, const char *fmt, ...)
 /* The note "par1=P1 par2=P2" of a kept record, without printf. */
 static const char zero_pars[] = "par1=0 par2=0";
 
-static void note_pars(shark_reader *s, tk_event *e, unsigned par1,
-		      uint32_t par2)
+/* "par1=P1 par2=P2" into b (NOTE_MAX bytes); its length */
+static uint32_t fmt_pars(char *b, unsigned par1, uint32_t par2)
 {
-	char *b;
 	size_t n;
 
-	if (!par1 && !par2) {
-		e->note = zero_pars;
-		e->note_len = sizeof(zero_pars) - 1;
-		return;
-	}
-	b = s->bnotes[e - s->bev];
 	memcpy(b, "par1=", 5);
 	n = 5 + tk_fmt_u64(b + 5, par1);
 	memcpy(b + n, " par2=", 6);
 	n += 6;
 	n += tk_fmt_u64(b + n, par2);
 	b[n] = 0;
-	e->note = b;
-	e->note_len = (uint32_t)n;
+	return (uint32_t)n;
 }
 
-/*
- * note_pars() for a kept record of code k: most kept records (timer_post,
- * timer_delete) have both parameters 0, and the others of a code often
- * repeat theirs (task_timer of the same task), so the note made last for
- * the code in this block is pointed to again: the notes of a block live
- * as long as its events.
- */
-static TK_INLINE void note_kept(shark_reader *s, kept_code *k, tk_event *e,
-				unsigned par1, uint32_t par2)
+static void note_pars(shark_reader *s, tk_event *e, unsigned par1,
+		      uint32_t par2)
 {
-	if (!(par1 | par2)) {
+	if (!par1 && !par2) {
 		e->note = zero_pars;
 		e->note_len = sizeof(zero_pars) - 1;
 		return;
 	}
-	if (k->ngen == s->fill_gen && k->np1 == par1 && k->np2 == par2) {
-		e->note = k->note;
-		e->note_len = k->nlen;
-		return;
+	e->note = s->bnotes[e - s->bev];
+	e->note_len = fmt_pars(s->bnotes[e - s->bev], par1, par2);
+}
+
+/*
+ * The event of a kept record of code k, with its note_pars(): most kept
+ * records (timer_post, timer_delete) have both parameters 0, and the
+ * others of a code often repeat theirs (task_timer of the same task), so
+ * the note made last for the code in this block is pointed to again: the
+ * notes of a block live as long as its events.
+ */
+static TK_INLINE void emit_kept(shark_reader *s, hot *h, kept_code *k,
+				uint32_t src, int64_t sinst, uint32_t tgt,
+				int64_t tinst, unsigned par1, uint32_t par2)
+{
+	const char *nt = zero_pars;
+	uint32_t nlen = sizeof(zero_pars) - 1;
+
+	if (par1 | par2) {
+		if (k->ngen != s->fill_gen || k->np1 != par1 ||
+		    k->np2 != par2) {
+			char *b = s->bnotes[h->qp - s->bev];
+			k->ngen = s->fill_gen;
+			k->np1 = par1;
+			k->np2 = par2;
+			k->note = b;
+			k->nlen = fmt_pars(b, par1, par2);
+		}
+		nt = k->note;
+		nlen = k->nlen;
 	}
-	note_pars(s, e, par1, par2);
-	k->ngen = s->fill_gen;
-	k->np1 = par1;
-	k->np2 = par2;
-	k->note = e->note;
-	k->nlen = e->note_len;
+	emit_noted(h, src, sinst, tgt, tinst, &k->head, nt, nlen);
 }
 
 /* The interned FTrace name of `code` (NULL name: code_0xNN). */
@@ -774,15 +812,15 @@ static tk_str code_name_id(shark_reader *s, unsigned code)
 	return id;
 }
 
-static TK_INLINE tk_event *emit_task(shark_reader *s, task *tk, int64_t inst,
+static TK_INLINE tk_event *emit_task(shark_reader *s, hot *h, task *tk, int64_t inst,
 			   tk_evkind kind)
 {
-	return emit(s, s->core, 0, TK_ET_T, tk->ent, inst, kind);
+	return emit(s, h, h->core, 0, TK_ET_T, tk->ent, inst, kind);
 }
 
-static TK_INLINE void activate(shark_reader *s, task *tk)
+static TK_INLINE void activate(shark_reader *s, hot *h, task *tk)
 {
-	emit_task(s, tk, ++tk->last_inst, TK_EV_ACTIVATE);
+	emit_task(s, h, tk, ++tk->last_inst, TK_EV_ACTIVATE);
 	if (!tk->cur_inst) {
 		tk->cur_inst = tk->last_inst;
 		tk->state = TS_ACTIVE;
@@ -790,28 +828,28 @@ static TK_INLINE void activate(shark_reader *s, task *tk)
 }
 
 /* The task gets the core. */
-static TK_INLINE void run(shark_reader *s, task *tk)
+static TK_INLINE void run(shark_reader *s, hot *h, task *tk)
 {
 	if (!tk->cur_inst)
-		activate(s, tk);  /* runs with no activation seen (idle, init) */
+		activate(s, h, tk);  /* runs with no activation seen (idle, init) */
 	if (tk->state == TS_ACTIVE)
-		emit_task(s, tk, tk->cur_inst, TK_EV_START);
+		emit_task(s, h, tk, tk->cur_inst, TK_EV_START);
 	else if (tk->state == TS_READY)
-		emit_task(s, tk, tk->cur_inst, TK_EV_RESUME);
+		emit_task(s, h, tk, tk->cur_inst, TK_EV_RESUME);
 	tk->state = TS_RUNNING;
 }
 
 /* The task loses the core. */
-static TK_INLINE void unrun(shark_reader *s, task *tk)
+static TK_INLINE void unrun(shark_reader *s, hot *h, task *tk)
 {
 	if (tk->cur_inst && tk->state == TS_RUNNING) {
-		emit_task(s, tk, tk->cur_inst, TK_EV_PREEMPT);
+		emit_task(s, h, tk, tk->cur_inst, TK_EV_PREEMPT);
 		tk->state = TS_READY;
 	}
 }
 
 /* A job end of a task that has no job: kept as an event, with a warning. */
-static void no_job(shark_reader *s, task *tk, rec xv)
+static void no_job(shark_reader *s, hot *h, task *tk, rec xv)
 {
 	const rec *x = &xv;
 	tk_event *e;
@@ -819,9 +857,9 @@ static void no_job(shark_reader *s, task *tk, rec xv)
 	{
 		tk_reader_warn(s->r, W_NO_JOB, 0, 0,
 			       "offset %llu: %s of context %u, which has no job (kept as an event)",
-			       (unsigned long long)(s->pos * SHARK_REC),
+			       (unsigned long long)(h->pos * SHARK_REC),
 			       shark_code_name(x->code), x->par1);
-		e = emit_task(s, tk, 0, TK_EV_OTHER);
+		e = emit_task(s, h, tk, 0, TK_EV_OTHER);
 		note(s, e, "par1=%u par2=%lu", x->par1, (unsigned long)par2_of(x));
 		if (e)
 			e->name = tk_strpool_intern(&s->t->pool,
@@ -831,70 +869,70 @@ static void no_job(shark_reader *s, task *tk, rec xv)
 }
 
 /* The end of the task's job (it has one: cur_inst). */
-static TK_INLINE void end_job(shark_reader *s, uint32_t ti)
+static TK_INLINE void end_job(shark_reader *s, hot *h, uint32_t ti)
 {
 	task *tk = &s->tasks[ti];
 	int on_core = tk->state == TS_RUNNING;
 
-	emit_task(s, tk, tk->cur_inst, TK_EV_TERMINATE);
+	emit_task(s, h, tk, tk->cur_inst, TK_EV_TERMINATE);
 	if (tk->last_inst > tk->cur_inst) {
 		/* a queued activation: the next job is ready at once */
 		tk->cur_inst++;
 		tk->state = TS_ACTIVE;
-		if (on_core && s->running == ti && !s->isr_depth)
-			run(s, tk);
+		if (on_core && h->running == ti && !h->isr_depth)
+			run(s, h, tk);
 	} else {
 		tk->cur_inst = 0;
 		tk->state = TS_NONE;
 	}
 }
 
-static TK_INLINE void switch_to(shark_reader *s, uint32_t ti)
+static TK_INLINE void switch_to(shark_reader *s, hot *h, uint32_t ti)
 {
-	if (s->isr_depth) {
+	if (h->isr_depth) {
 		/* taken when the interrupt returns */
-		s->running = ti;
+		h->running = ti;
 		return;
 	}
-	if (s->running != TK_NONE && s->running != ti)
-		unrun(s, &s->tasks[s->running]);
-	s->running = ti;
-	run(s, &s->tasks[ti]);
+	if (h->running != TK_NONE && h->running != ti)
+		unrun(s, h, &s->tasks[h->running]);
+	h->running = ti;
+	run(s, h, &s->tasks[ti]);
 }
 
-static TK_INLINE void isr_enter(shark_reader *s, uint32_t ii)
+static TK_INLINE void isr_enter(shark_reader *s, hot *h, uint32_t ii)
 {
 	isr *is = &s->isrs[ii];
 
-	if (!s->isr_depth && s->running != TK_NONE)
-		unrun(s, &s->tasks[s->running]);
-	if (s->isr_depth == ISR_MAX) {
+	if (!h->isr_depth && h->running != TK_NONE)
+		unrun(s, h, &s->tasks[h->running]);
+	if (h->isr_depth == ISR_MAX) {
 		tk_reader_warn(s->r, W_ISR_DEPTH, 0, 0,
 			       "offset %llu: interrupts nested deeper than %d",
-			       (unsigned long long)(s->pos * SHARK_REC), ISR_MAX);
+			       (unsigned long long)(h->pos * SHARK_REC), ISR_MAX);
 		return;
 	}
-	s->isr_stack[s->isr_depth++] = ii;
+	s->isr_stack[h->isr_depth++] = ii;
 	is->inst++;
-	emit(s, s->core, 0, TK_ET_I, is->ent, is->inst, TK_EV_ACTIVATE);
-	emit(s, s->core, 0, TK_ET_I, is->ent, is->inst, TK_EV_START);
+	emit(s, h, h->core, 0, TK_ET_I, is->ent, is->inst, TK_EV_ACTIVATE);
+	emit(s, h, h->core, 0, TK_ET_I, is->ent, is->inst, TK_EV_START);
 }
 
-static TK_INLINE void isr_leave(shark_reader *s, uint32_t next_task)
+static TK_INLINE void isr_leave(shark_reader *s, hot *h, uint32_t next_task)
 {
-	if (!s->isr_depth) {
+	if (!h->isr_depth) {
 		tk_reader_warn(s->r, W_ISR_UNBALANCED, 0, 0,
 			       "offset %llu: end of an interrupt that did not start in the trace",
-			       (unsigned long long)(s->pos * SHARK_REC));
+			       (unsigned long long)(h->pos * SHARK_REC));
 	} else {
-		isr *is = &s->isrs[s->isr_stack[--s->isr_depth]];
-		emit(s, s->core, 0, TK_ET_I, is->ent, is->inst,
+		isr *is = &s->isrs[s->isr_stack[--h->isr_depth]];
+		emit(s, h, h->core, 0, TK_ET_I, is->ent, is->inst,
 		     TK_EV_TERMINATE);
 	}
 	if (next_task != TK_NONE)
-		s->running = next_task;
-	if (!s->isr_depth && s->running != TK_NONE)
-		run(s, &s->tasks[s->running]);
+		h->running = next_task;
+	if (!h->isr_depth && h->running != TK_NONE)
+		run(s, h, &s->tasks[h->running]);
 }
 
 /* The pcache key and slot of a parameter of a kept code's family. */
@@ -914,13 +952,13 @@ _Static_assert(PCACHE == 1024, "pcache_at() takes 10 bits");
 
 /* keep() the first time for a code, or for a code whose target depends
  * on the parameters and is not in the pcache. */
-static int keep_slow(shark_reader *s, rec xv)
+static int keep_slow(shark_reader *s, hot *h, rec xv)
 {
 	const rec *x = &xv;
 	kept_code *k;
 	const char *n = shark_code_name(x->code);
 	char unk[16];
-	uint32_t src = s->core, tgt;
+	uint32_t src = h->core, tgt;
 	int64_t sinst = 0;
 	tk_etype type = TK_ET_EVENT;
 	tk_event *e;
@@ -930,16 +968,16 @@ static int keep_slow(shark_reader *s, rec xv)
 		snprintf(unk, sizeof(unk), "code_0x%02x", x->code);
 		n = unk;
 	}
-	if (s->running != TK_NONE && !s->isr_depth &&
-	    s->tasks[s->running].cur_inst) {
-		src = s->tasks[s->running].ent;
-		sinst = s->tasks[s->running].cur_inst;
+	if (h->running != TK_NONE && !h->isr_depth &&
+	    s->tasks[h->running].cur_inst) {
+		src = s->tasks[h->running].ent;
+		sinst = s->tasks[h->running].cur_inst;
 	}
 	switch (x->code & 0x0f) {
 	case 0x0: /* general: the tracer itself */
 		type = TK_ET_SYS;
 		tgt = s->sys;
-		src = s->core;
+		src = h->core;
 		sinst = 0;
 		break;
 	case 0x1:
@@ -951,21 +989,21 @@ static int keep_slow(shark_reader *s, rec xv)
 			return TK_E_NOMEM;
 		type = TK_ET_T;
 		tgt = s->tasks[ti].ent;
-		src = s->core;
+		src = h->core;
 		sinst = 0;
-		e = emit(s, src, sinst, type, tgt, s->tasks[ti].cur_inst,
+		e = emit(s, h, src, sinst, type, tgt, s->tasks[ti].cur_inst,
 			 TK_EV_OTHER);
 		goto named;
 	}
 	case 0x3:
 		type = TK_ET_I;
 		tgt = entity(s, TK_ET_I, "IRQ%u", x->par1);
-		src = s->core;
+		src = h->core;
 		sinst = 0;
 		break;
 	case 0x4:
 		type = TK_ET_C;
-		tgt = s->core;
+		tgt = h->core;
 		break;
 	case 0x6:
 		type = TK_ET_SEM;
@@ -987,7 +1025,7 @@ static int keep_slow(shark_reader *s, rec xv)
 	case 0xF:
 		type = TK_ET_SYS;
 		tgt = s->sys;
-		src = s->core;
+		src = h->core;
 		sinst = 0;
 		break;
 	default:
@@ -1000,7 +1038,7 @@ static int keep_slow(shark_reader *s, rec xv)
 		return TK_E_NOMEM;
 	if (by_code)
 		s->code_ent1[x->code] = tgt + 1;
-	e = emit(s, src, sinst, type, tgt, 0, TK_EV_OTHER);
+	e = emit(s, h, src, sinst, type, tgt, 0, TK_EV_OTHER);
 named:
 	if (!e)
 		return TK_E_NOMEM;
@@ -1009,9 +1047,10 @@ named:
 		return TK_E_NOMEM;
 	note_pars(s, e, x->par1, par2_of(x));
 	k = &s->kept[x->code];
-	k->type = (uint8_t)e->type;
-	k->names.type_name = e->type_name;
-	k->names.name = e->name;
+	k->head.type = e->type;
+	k->head.kind = e->kind;
+	k->head.type_name = e->type_name;
+	k->head.name = e->name;
 	switch (x->code & 0x0f) {
 	case 0x2: case 0x5:
 		k->pmode = PM_TASK;
@@ -1039,13 +1078,12 @@ named:
 /* An event with no equivalent in the model: kept by its FTrace name.
  * The first of a code (or one whose target depends on its parameters)
  * needs the slow path. */
-static TK_INLINE int keep(shark_reader *s, int slow, const rec *x,
+static TK_INLINE int keep(shark_reader *s, hot *h, int slow, const rec *x,
 			  tk_error *err)
 {
 	kept_code *k = &s->kept[x->code];
-	uint32_t src = s->core, tgt1 = k->tgt1;
+	uint32_t src = h->core, tgt1 = k->tgt1;
 	int64_t sinst = 0;
-	tk_event *e;
 
 	if (TK_UNLIKELY(!tgt1)) {
 		if (k->pmode == PM_PAR1 || k->pmode == PM_PAR2) {
@@ -1058,11 +1096,10 @@ static TK_INLINE int keep(shark_reader *s, int slow, const rec *x,
 			if (ti != TK_NONE) {
 				/* a task event: from the core, to the task's
 				 * current job */
-				e = emit_named(s, s->core, 0, TK_ET_T,
-					       s->tasks[ti].ent,
-					       s->tasks[ti].cur_inst,
-					       TK_EV_OTHER, &k->names);
-				note_kept(s, k, e, x->par1, par2_of(x));
+				emit_kept(s, h, k, h->core, 0,
+					  s->tasks[ti].ent,
+					  s->tasks[ti].cur_inst, x->par1,
+					  par2_of(x));
 				return R_OK;
 			}
 		}
@@ -1070,37 +1107,37 @@ static TK_INLINE int keep(shark_reader *s, int slow, const rec *x,
 	if (TK_UNLIKELY(!tgt1)) {
 		if (!slow)
 			return R_STALL;
-		if (keep_slow(s, *x) < 0)
+		if (keep_slow(s, h, *x) < 0)
 			return tk_err_nomem(err, s->name);
 		return R_OK;
 	}
-	if (!k->sys && s->running != TK_NONE && !s->isr_depth &&
-	    s->tasks[s->running].cur_inst) {
-		src = s->tasks[s->running].ent;
-		sinst = s->tasks[s->running].cur_inst;
+	if (!k->sys && h->running != TK_NONE && !h->isr_depth &&
+	    s->tasks[h->running].cur_inst) {
+		src = s->tasks[h->running].ent;
+		sinst = s->tasks[h->running].cur_inst;
 	}
-	e = emit_named(s, src, sinst, (tk_etype)k->type, tgt1 - 1, 0,
-		       TK_EV_OTHER, &k->names);
-	note_kept(s, k, e, x->par1, par2_of(x));
+	emit_kept(s, h, k, src, sinst, tgt1 - 1, 0, x->par1, par2_of(x));
 	return R_OK;
 }
 
 /* ---- one record --------------------------------------------------------- */
 
 /* A clock record (is_clock()): its rate applies from this record on. */
-static void new_rate(shark_reader *s, rec xv)
+static void new_rate(shark_reader *s, uint64_t now, rec xv)
 {
 	const rec *x = &xv;
 
 	if (is_clock(x) && par2_of(x) != s->clk) {
-		shark_clock_set(&s->ck, par2_of(x), x->tsc, s->now);
+		shark_clock_set(&s->ck, par2_of(x), x->tsc, now);
 		s->clk = par2_of(x);
 	}
 }
 
 /*
- * The switch of map_record() is on a dense class per code (0: the rest),
- * one jump through a small table.
+ * The switch of map_record() is on a dense class per code (0: the rest of
+ * the known codes), one jump through a small table: code_class, which
+ * each reader completes in its own s->cls with K_UNKNOWN for the codes
+ * that have no FTrace name and K_EMPTY for code 0 (an empty slot's).
  */
 enum {
 	K_OTHER,
@@ -1125,7 +1162,9 @@ enum {
 	K_SHARK_MUTEX_UNLOCK,
 	K_SHARK_MUTEX_WAIT,
 	K_SHARK_MUTEX_POST,
-	K_LOST
+	K_LOST,
+	K_UNKNOWN,
+	K_EMPTY
 };
 
 static const uint8_t code_class[256] = {
@@ -1234,25 +1273,26 @@ static TK_INLINE uint32_t task_at(shark_reader *s, int slow, unsigned ctx)
  * an error) is left alone: R_STALL, nothing done.  With `slow` set (the
  * consumer's thread), every record is mapped.
  */
-static TK_INLINE int map_record(shark_reader *s, int slow, const rec *x,
+static TK_INLINE int map_record(shark_reader *s, hot *h, int slow, const rec *x,
 				tk_error *err)
 {
+	unsigned cls = s->cls[x->code];
 	uint32_t ti;
 	tk_event *e;
 
-	switch (code_class[x->code]) {
+	switch (cls) {
 	case K_SHARK_TRACE_START:
 	case K_SHARK_TRACE_STOP:
-		new_rate(s, *x);
-		e = emit(s, s->core, 0, TK_ET_SYS, s->sys, 0,
+		new_rate(s, h->now, *x);
+		e = emit(s, h, h->core, 0, TK_ET_SYS, s->sys, 0,
 			 x->code == SHARK_TRACE_START ? TK_EV_START : TK_EV_STOP);
 		if (x->code == SHARK_TRACE_START)
 			note(s, e, "par1=%u par2=%lu", x->par1,
 			     (unsigned long)par2_of(x));
 		return R_OK;
 	case K_SHARK_CYCLES_PER_MSEC:
-		new_rate(s, *x);
-		e = emit(s, s->core, 0, TK_ET_C, s->core, 0,
+		new_rate(s, h->now, *x);
+		e = emit(s, h, h->core, 0, TK_ET_C, h->core, 0,
 			 TK_EV_SET_FREQUENCE);
 		note(s, e, "%llu", (unsigned long long)par2_of(x) * 1000u);
 		return R_OK;
@@ -1276,8 +1316,8 @@ static TK_INLINE int map_record(shark_reader *s, int slow, const rec *x,
 		 * name.  A release while a job runs is a queued next job.
 		 */
 		if (s->tasks[ti].state == TS_ACTIVE)
-			return keep(s, slow, x, err);
-		activate(s, &s->tasks[ti]);
+			return keep(s, h, slow, x, err);
+		activate(s, h, &s->tasks[ti]);
 		return R_OK;
 	case K_SHARK_TASK_END_CYCLE:
 	case K_SHARK_TASK_END:
@@ -1287,16 +1327,16 @@ static TK_INLINE int map_record(shark_reader *s, int slow, const rec *x,
 		if (TK_UNLIKELY(!s->tasks[ti].cur_inst)) {
 			if (!slow)
 				return R_STALL;
-			no_job(s, &s->tasks[ti], *x);
+			no_job(s, h, &s->tasks[ti], *x);
 			return R_OK;
 		}
-		end_job(s, ti);
+		end_job(s, h, ti);
 		return R_OK;
 	case K_SHARK_TASK_SCHEDULE:
 		ti = task_at(s, slow, x->par1);
 		if (ti == TK_NONE)
 			break;
-		e = emit(s, s->tasks[ti].ent, s->tasks[ti].cur_inst,
+		e = emit(s, h, s->tasks[ti].ent, s->tasks[ti].cur_inst,
 			 TK_ET_SCHED, s->sched, 0, TK_EV_SCHEDULE);
 		if (par2_of(x) != x->par1)
 			note(s, e, "exec=%lu", (unsigned long)par2_of(x));
@@ -1305,7 +1345,7 @@ static TK_INLINE int map_record(shark_reader *s, int slow, const rec *x,
 		ti = task_at(s, slow, x->par1);
 		if (ti == TK_NONE)
 			break;
-		emit_task(s, &s->tasks[ti],
+		emit_task(s, h, &s->tasks[ti],
 			  s->tasks[ti].cur_inst ? s->tasks[ti].cur_inst
 						: s->tasks[ti].last_inst,
 			  TK_EV_DEADLINE);
@@ -1314,7 +1354,7 @@ static TK_INLINE int map_record(shark_reader *s, int slow, const rec *x,
 		ti = task_at(s, slow, x->par1);
 		if (ti == TK_NONE)
 			break;
-		switch_to(s, ti);
+		switch_to(s, h, ti);
 		return R_OK;
 	case K_SHARK_INTERRUPT_START:
 	case K_SHARK_TIMER_WAKEUP_START: {
@@ -1327,16 +1367,16 @@ static TK_INLINE int map_record(shark_reader *s, int slow, const rec *x,
 		} else {
 			if (!s->irq_map ||
 			    (ti = map_get(s->irq_map, irq)) == TK_NONE ||
-			    s->isr_depth == ISR_MAX)
+			    h->isr_depth == ISR_MAX)
 				return R_STALL;
 		}
-		isr_enter(s, ti);
+		isr_enter(s, h, ti);
 		return R_OK;
 	}
 	case K_SHARK_INTERRUPT_END:
-		if (!slow && !s->isr_depth)
+		if (!slow && !h->isr_depth)
 			return R_STALL;
-		isr_leave(s, TK_NONE);
+		isr_leave(s, h, TK_NONE);
 		return R_OK;
 	case K_SHARK_TIMER_WAKEUP_END:
 		/* par1: the context the interrupt returns to */
@@ -1346,19 +1386,19 @@ static TK_INLINE int map_record(shark_reader *s, int slow, const rec *x,
 			if (ti == TK_NONE)
 				break;
 		}
-		if (!slow && !s->isr_depth)
+		if (!slow && !h->isr_depth)
 			return R_STALL;
-		isr_leave(s, ti);
+		isr_leave(s, h, ti);
 		return R_OK;
 	case K_SHARK_MUTEX_UNLOCK_MANUAL:
 		if (!slow)
 			return R_STALL;
 		if (s->strict)
-			return tk_err_set_at(err, TK_E_PARSE, s->name, s->pos * SHARK_REC,
+			return tk_err_set_at(err, TK_E_PARSE, s->name, h->pos * SHARK_REC,
 					     "code 0x43 is the manual's set_mutex_unlock; the S.Ha.R.K. source writes 0x36");
 		tk_reader_warn(s->r, W_UNLOCK_43, 0, 0,
 			       "offset %llu: code 0x43 read as set_mutex_unlock (0x36 in the S.Ha.R.K. source)",
-			       (unsigned long long)(s->pos * SHARK_REC));
+			       (unsigned long long)(h->pos * SHARK_REC));
 		/* fall through */
 	case K_SHARK_MUTEX_LOCK:
 	case K_SHARK_MUTEX_UNLOCK:
@@ -1385,7 +1425,7 @@ static TK_INLINE int map_record(shark_reader *s, int slow, const rec *x,
 			if (sem == TK_NONE)
 				return R_STALL;
 		}
-		emit(s, s->tasks[ti].ent, s->tasks[ti].cur_inst, TK_ET_SEM,
+		emit(s, h, s->tasks[ti].ent, s->tasks[ti].cur_inst, TK_ET_SEM,
 		     sem, 0, k);
 		return R_OK;
 	}
@@ -1396,25 +1436,31 @@ static TK_INLINE int map_record(shark_reader *s, int slow, const rec *x,
 				return R_STALL;
 			tk_reader_warn(s->r, W_LOST, 0, 0,
 				       "offset %llu: the target lost %lu events here",
-				       (unsigned long long)(s->pos * SHARK_REC),
+				       (unsigned long long)(h->pos * SHARK_REC),
 				       (unsigned long)par2_of(x));
 		}
+		return keep(s, h, slow, x, err);
+	case K_EMPTY:
+		/* code 0: an empty slot (type word 0; only run_clean() maps
+		 * one) makes nothing; with FAST or high bits, an unknown code */
+		if (x->type == 0)
+			return R_OK;
 		/* fall through */
+	case K_UNKNOWN:
+		if (!slow)
+			return R_STALL;
+		if (s->strict)
+			return tk_err_set_at(err, TK_E_PARSE, s->name,
+					     h->pos * SHARK_REC,
+					     "unknown event code 0x%02x",
+					     x->code);
+		tk_reader_warn(s->r, W_UNKNOWN_CODE, 0, 0,
+			       "offset %llu: unknown event code 0x%02x (kept as code_0x%02x)",
+			       (unsigned long long)(h->pos * SHARK_REC), x->code,
+			       x->code);
+		return keep(s, h, slow, x, err);
 	default:
-		if (TK_UNLIKELY(s->unknown[x->code])) {
-			if (!slow)
-				return R_STALL;
-			if (s->strict)
-				return tk_err_set_at(err, TK_E_PARSE, s->name,
-						     s->pos * SHARK_REC,
-						     "unknown event code 0x%02x",
-						     x->code);
-			tk_reader_warn(s->r, W_UNKNOWN_CODE, 0, 0,
-				       "offset %llu: unknown event code 0x%02x (kept as code_0x%02x)",
-				       (unsigned long long)(s->pos * SHARK_REC), x->code,
-				       x->code);
-		}
-		return keep(s, slow, x, err);
+		return keep(s, h, slow, x, err);
 	}
 	/* a context or interrupt not met before (fill()), or out of memory */
 	if (!slow)
@@ -1425,10 +1471,10 @@ static TK_INLINE int map_record(shark_reader *s, int slow, const rec *x,
 /* ---- reading records ---------------------------------------------------- */
 
 /* A departure in the type word or the TSC order: warn, or fail if strict. */
-static int irregular(shark_reader *s, rec xv, tk_error *err)
+static int irregular(shark_reader *s, hot *h, rec xv, tk_error *err)
 {
 	const rec *x = &xv;
-	uint64_t off = s->pos * SHARK_REC;
+	uint64_t off = h->pos * SHARK_REC;
 
 	if (x->type & 0x7f00u) {
 		if (s->strict)
@@ -1437,67 +1483,67 @@ static int irregular(shark_reader *s, rec xv, tk_error *err)
 					     x->type);
 		tk_reader_warn(s->r, W_TYPE_HIGH_BITS, 0, 0,
 			       "offset %llu: type word 0x%04x has bits 8-14 set (the low byte is read as the code)",
-			       (unsigned long long)(s->pos * SHARK_REC), x->type);
+			       (unsigned long long)(h->pos * SHARK_REC), x->type);
 	}
-	if (x->tsc < s->last_tsc) {
+	if (x->tsc < h->last_tsc) {
 		if (s->strict)
 			return tk_err_set_at(err, TK_E_PARSE, s->name, off,
 					     "TSC %llu is before the previous record's %llu",
 					     (unsigned long long)x->tsc,
-					     (unsigned long long)s->last_tsc);
+					     (unsigned long long)h->last_tsc);
 		tk_reader_warn(s->r, W_TIME_DECREASES, 0, 0,
 			       "offset %llu: the TSC decreases (a wrapped chunk read from a stream is not reordered)",
-			       (unsigned long long)(s->pos * SHARK_REC));
+			       (unsigned long long)(h->pos * SHARK_REC));
 	} else {
-		s->last_tsc = x->tsc;
+		h->last_tsc = x->tsc;
 	}
 	return TK_OK;
 }
 
 /* The first event names the core and its clock (Hz), so that a reader of
  * the BTF output sees Core_0 as a core from the start. */
-static void first_event(shark_reader *s)
+static void first_event(shark_reader *s, hot *h)
 {
 	s->started = 1;
-	note(s, emit(s, s->core, 0, TK_ET_C, s->core, 0, TK_EV_SET_FREQUENCE),
+	note(s, emit(s, h, h->core, 0, TK_ET_C, h->core, 0, TK_EV_SET_FREQUENCE),
 	     "%llu", (unsigned long long)s->clk * 1000u);
 }
 
 /* One record: R_OK, R_STALL (fill(): left to the consumer, nothing done
  * that the consumer's mapping of it would not do the same) or a failure. */
-static TK_INLINE int process(shark_reader *s, int cycles, int slow,
+static TK_INLINE int process(shark_reader *s, hot *h, int cycles, int slow,
 			      const rec *x, tk_error *err)
 {
 	/* last_tsc starts at 0: the first record never decreases */
-	if (TK_UNLIKELY((x->type & 0x7f00u) || x->tsc < s->last_tsc)) {
+	if (TK_UNLIKELY((x->type & 0x7f00u) || x->tsc < h->last_tsc)) {
 		int rc;
 		if (!slow)
 			return R_STALL;
-		rc = irregular(s, *x, err);
+		rc = irregular(s, h, *x, err);
 		if (rc < 0)
 			return rc;
 	} else {
-		s->last_tsc = x->tsc;
+		h->last_tsc = x->tsc;
 	}
-	if (TK_UNLIKELY(tsc_to_ps(s, cycles, x->tsc, &s->now) < 0)) {
+	if (TK_UNLIKELY(tsc_to_ps(s, cycles, x->tsc, &h->now) < 0)) {
 		if (!slow)
 			return R_STALL;
-		return tk_err_set_at(err, TK_E_RANGE, s->name, s->pos * SHARK_REC,
+		return tk_err_set_at(err, TK_E_RANGE, s->name, h->pos * SHARK_REC,
 				     "TSC %llu at %llu cycles/ms is past 2^64 ps",
 				     (unsigned long long)x->tsc,
 				     (unsigned long long)s->clk);
 	}
 	/* run_block() leaves the first record to the slow path */
 	if (slow && TK_UNLIKELY(!s->started))
-		first_event(s);
-	return map_record(s, slow, x, err);
+		first_event(s, h);
+	return map_record(s, h, slow, x, err);
 }
 
 /* Take back the events of the record that failed (they are last). */
-static void drop_record(shark_reader *s)
+static void drop_record(shark_reader *s, hot *h)
 {
-	while (s->qp > s->bev && s->qp[-1].pos == s->pos)
-		s->qp--;
+	while (h->qp > s->bev && h->qp[-1].pos == h->pos)
+		h->qp--;
 }
 
 /*
@@ -1516,10 +1562,11 @@ enum { F_RUN = 0, F_ONE = 4 };
 static TK_INLINE size_t run_block_t(shark_reader *s, int cycles, int slow,
 				    const uint8_t *p, size_t n, uint64_t pos)
 {
+	hot *h = &s->h;
 	size_t i = 0, m;
 
 	/* m records at a time: as many as surely fit in the block */
-	while (i < n && (m = (size_t)(s->qend - s->qp) / PER_REC) != 0) {
+	while (i < n && (m = (size_t)(h->qend - h->qp) / PER_REC) != 0) {
 		if (m > n - i)
 			m = n - i;
 		for (m += i; i < m; i++, p += SHARK_REC) {
@@ -1529,14 +1576,14 @@ static TK_INLINE size_t run_block_t(shark_reader *s, int cycles, int slow,
 			decode(p, &x);
 			if (TK_UNLIKELY(x.type == 0))
 				continue;  /* an empty slot */
-			s->pos = pos + i;
-			rc = process(s, cycles, slow, &x, &s->perr);
+			h->pos = pos + i;
+			rc = process(s, h, cycles, slow, &x, &s->perr);
 			if (TK_UNLIKELY(rc != R_OK)) {
 				if (rc == R_STALL) {
 					s->fst = TK_PIPE_STALL;
 					return i;
 				}
-				drop_record(s);
+				drop_record(s, h);
 				s->fst = rc;
 				return i + 1;
 			}
@@ -1550,23 +1597,26 @@ static TK_INLINE size_t run_block_t(shark_reader *s, int cycles, int slow,
 }
 
 /*
- * run_block_t() without `slow` (fill()): the TSC order and the type word
- * checked with the last TSC in a register, one compare for an empty slot
- * or a type word with high bits; a record that needs the consumer ends
- * the pass (R_STALL) where it is, not taken.
+ * run_block_t() without `slow` (fill()), on a copy of the hot state (in
+ * registers): the TSC order and the type word checked with one compare
+ * for an empty slot or a type word with high bits; a record that needs
+ * the consumer ends the pass (R_STALL) where it is, not taken.
  */
 static TK_INLINE size_t run_fast_t(shark_reader *s, int cycles,
 				   const uint8_t *p, size_t n, uint64_t pos)
 {
-	size_t i = 0, m;
-	uint64_t last = s->last_tsc;
+	hot hv = s->h, *h = &hv;
+	/* the loop counts record numbers (q), which the events take as
+	 * they are */
+	uint64_t end = pos + n, q = pos, m;
 
-	while (i < n && (m = (size_t)(s->qend - s->qp) / PER_REC) != 0) {
-		if (m > n - i)
-			m = n - i;
-		for (m += i; i < m; i++, p += SHARK_REC) {
+	while (q < end && (m = (uint64_t)(h->qend - h->qp) / PER_REC) != 0) {
+		if (m > end - q)
+			m = end - q;
+		for (m += q; q < m; q++) {
+			const uint8_t *r = p + (size_t)(q - pos) * SHARK_REC;
 			rec x;
-			uint32_t w = le32(p);
+			uint32_t w = le32(r);
 
 			/* type word 0 (an empty slot) or with bits 8-14 set
 			 * (or code 0) */
@@ -1576,27 +1626,65 @@ static TK_INLINE size_t run_fast_t(shark_reader *s, int cycles,
 				if (w & 0x7f00u)
 					goto stall;
 			}
-			x.tsc = tsc_at(p);
-			if (TK_UNLIKELY(x.tsc < last))
+			x.tsc = tsc_at(r);
+			if (TK_UNLIKELY(x.tsc < h->last_tsc))
 				goto stall;
 			x.type = w & 0xffffu;
 			x.code = w & 0xffu;
 			x.par1 = w >> 16;
-			x.p = p;
-			if (TK_UNLIKELY(tsc_to_ps(s, cycles, x.tsc, &s->now) < 0))
+			x.p = r;
+			if (TK_UNLIKELY(tsc_to_ps(s, cycles, x.tsc, &h->now) < 0))
 				goto stall;
-			s->pos = pos + i;
-			if (TK_UNLIKELY(map_record(s, 0, &x, NULL) != R_OK))
+			h->pos = q;
+			if (TK_UNLIKELY(map_record(s, h, 0, &x, NULL) != R_OK))
 				goto stall;
-			last = x.tsc;
+			h->last_tsc = x.tsc;
 		}
 	}
-	s->last_tsc = last;
-	return i;
+	s->h = hv;
+	return (size_t)(q - pos);
 stall:
-	s->last_tsc = last;
+	s->h = hv;
 	s->fst = TK_PIPE_STALL;
-	return i;
+	return (size_t)(q - pos);
+}
+
+/*
+ * run_fast_t() for a clean dump (s->clean): read in file order with the
+ * TSC as the time, no record to check but by its class (an empty slot is
+ * one, K_EMPTY).  last_tsc stays as it was: every later TSC is at least
+ * as large, which is all the slow path asks of it.
+ */
+static size_t run_clean(shark_reader *s, const uint8_t *p, size_t n,
+			uint64_t pos)
+{
+	hot hv = s->h, *h = &hv;
+	uint64_t end = pos + n, q = pos, m;
+
+	while (q < end && (m = (uint64_t)(h->qend - h->qp) / PER_REC) != 0) {
+		if (m > end - q)
+			m = end - q;
+		for (m += q; q < m; q++) {
+			const uint8_t *r = p + (size_t)(q - pos) * SHARK_REC;
+			uint32_t w = le32(r);
+			rec x;
+
+			x.tsc = tsc_at(r);
+			x.type = w & 0xffffu;
+			x.code = w & 0xffu;
+			x.par1 = w >> 16;
+			x.p = r;
+			h->now = x.tsc;
+			h->pos = q;
+			if (TK_UNLIKELY(map_record(s, h, 0, &x, NULL) != R_OK)) {
+				s->fst = TK_PIPE_STALL;
+				goto out;
+			}
+		}
+	}
+out:
+	s->h = hv;
+	return (size_t)(q - pos);
 }
 
 /* run_block_t() for each time map and path, so that the hot loop does
@@ -1615,6 +1703,8 @@ static size_t run_block(shark_reader *s, int slow, const uint8_t *p,
 			s->fst = TK_PIPE_STALL;
 		return i;
 	}
+	if (s->clean)
+		return run_clean(s, p, n, pos);
 	if (s->cycles)
 		return run_fast_t(s, 1, p, n, pos);
 	return run_fast_t(s, 0, p, n, pos);
@@ -1749,7 +1839,7 @@ static const uint8_t *slots_at(shark_reader *s, int slow, size_t *n)
 }
 
 /* room in the block for another record's events */
-#define ROOM(s) ((s)->qp <= (s)->qend - PER_REC)
+#define ROOM(s) ((s)->h.qp <= (s)->h.qend - PER_REC)
 
 /* Whole and not sorted: slots [rot, nslots), then [0, rot). */
 static void run_whole(shark_reader *s, int slow)
@@ -1954,8 +2044,8 @@ static int fill_t(shark_reader *s, tk_event *ev, char (*notes)[NOTE_MAX],
 	s->fill_gen++;
 	s->bev = ev;
 	s->bnotes = notes;
-	s->qp = ev;
-	s->qend = ev + cap;
+	s->h.qp = ev;
+	s->h.qend = ev + cap;
 	s->fst = F_RUN;
 	if (s->done) {
 		s->fst = TK_END;
@@ -1968,7 +2058,7 @@ static int fill_t(shark_reader *s, tk_event *ev, char (*notes)[NOTE_MAX],
 	} else {
 		run_whole(s, slow);
 	}
-	*n = (size_t)(s->qp - ev);
+	*n = (size_t)(s->h.qp - ev);
 	if (s->fst == F_RUN || s->fst == F_ONE)
 		return TK_PIPE_MORE;
 	if (s->fst < 0 && err)
@@ -2016,6 +2106,7 @@ typedef struct scan_out {
 	uint64_t first, last;/* the TSCs of the first and last records */
 	uint64_t clk;        /* the first clock rate in file order, 0: none */
 	int clk_differ;      /* another record gives another rate */
+	int high;            /* a type word has bits 8-14 set */
 	int any;             /* a record that is not an empty slot was seen */
 	size_t first_at;     /* the first one's slot */
 } scan_out;
@@ -2053,8 +2144,8 @@ typedef struct scan_part {
 
 /*
  * The scan's plain stretches, four records at a time with AVX2: from
- * record i while the four have no empty slot and no clock code (those go
- * to the scalar loop), the TSC descents counted (the first one's index in
+ * record i while the four have no empty slot, no clock code and no type
+ * word with bits 8-14 set (those go to the scalar loop), the TSC descents counted (the first one's index in
  * *at) and *prevp left at the last TSC.  Returns where it stopped.
  */
 __attribute__((target("avx2"))) static size_t
@@ -2065,6 +2156,7 @@ scan_plain_avx2(const uint8_t *b, size_t i, size_t end, uint64_t *prevp,
 		      c10 = _mm256_set1_epi32(SHARK_CYCLES_PER_MSEC),
 		      cef = _mm256_set1_epi32(0xef),
 		      fast = _mm256_set1_epi32((int)SHARK_FAST),
+		      h7f = _mm256_set1_epi32(0x7f00),
 		      zero = _mm256_setzero_si256(),
 		      sign = _mm256_set1_epi64x(INT64_MIN);
 	__m256i prevv = _mm256_set1_epi64x((long long)*prevp);
@@ -2074,11 +2166,11 @@ scan_plain_avx2(const uint8_t *b, size_t i, size_t end, uint64_t *prevp,
 		const uint8_t *p = b + i * SHARK_REC;
 		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p),
 			c = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32)),
-			za, zc, ka, kc, t, pv;
+			za, zc, ka, kc, ha, hc, t, pv;
 		unsigned m;
 		/* per dword: an empty slot (type 0) or a clock code
-		 * ((w - 0x10) & 0xef and FAST all zero); only each record's
-		 * first dword counts */
+		 * ((w - 0x10) & 0xef and FAST all zero), or (ha, hc clear)
+		 * bits 8-14 set; only each record's first dword counts */
 		za = _mm256_cmpeq_epi32(_mm256_and_si256(a, lo16), zero);
 		zc = _mm256_cmpeq_epi32(_mm256_and_si256(c, lo16), zero);
 		ka = _mm256_cmpeq_epi32(
@@ -2087,8 +2179,12 @@ scan_plain_avx2(const uint8_t *b, size_t i, size_t end, uint64_t *prevp,
 		kc = _mm256_cmpeq_epi32(
 			_mm256_or_si256(_mm256_and_si256(_mm256_sub_epi32(c, c10), cef),
 					_mm256_and_si256(c, fast)), zero);
+		ha = _mm256_cmpeq_epi32(_mm256_and_si256(a, h7f), zero);
+		hc = _mm256_cmpeq_epi32(_mm256_and_si256(c, h7f), zero);
 		if ((_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(za, ka))) |
-		     _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(zc, kc)))) &
+		     _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(zc, kc))) |
+		     ~(_mm256_movemask_ps(_mm256_castsi256_ps(ha)) &
+		       _mm256_movemask_ps(_mm256_castsi256_ps(hc)))) &
 		    0x11)
 			break;
 		/* the TSCs (dwords 2, 1 of each record: low, high) in order */
@@ -2129,7 +2225,8 @@ scan_plain_avx512(const uint8_t *b, size_t i, size_t end, uint64_t *prevp,
 		      lo16 = _mm512_set1_epi32(0xffff),
 		      c10 = _mm512_set1_epi32(SHARK_CYCLES_PER_MSEC),
 		      cef = _mm512_set1_epi32(0xef),
-		      fast = _mm512_set1_epi32((int)SHARK_FAST);
+		      fast = _mm512_set1_epi32((int)SHARK_FAST),
+		      h7f = _mm512_set1_epi32(0x7f00);
 	/* only each record's first dword is its type word */
 	const __mmask16 w0 = 0x1111;
 	__m512i prevv = _mm512_set1_epi64((long long)*prevp);
@@ -2142,8 +2239,9 @@ scan_plain_avx512(const uint8_t *b, size_t i, size_t end, uint64_t *prevp,
 			c = _mm512_loadu_si512((const void *)(p + 64)),
 			ka, kc, t, pv;
 		__mmask8 m;
-		/* an empty slot (type 0) or a clock code ((w - 0x10) & 0xef
-		 * and FAST all zero): left to the scalar loop */
+		/* an empty slot (type 0), a clock code ((w - 0x10) & 0xef
+		 * and FAST all zero) or bits 8-14 set: left to the scalar
+		 * loop */
 		ka = _mm512_or_si512(_mm512_and_si512(_mm512_sub_epi32(a, c10), cef),
 				     _mm512_and_si512(a, fast));
 		kc = _mm512_or_si512(_mm512_and_si512(_mm512_sub_epi32(c, c10), cef),
@@ -2151,7 +2249,9 @@ scan_plain_avx512(const uint8_t *b, size_t i, size_t end, uint64_t *prevp,
 		if (_mm512_mask_testn_epi32_mask(w0, a, lo16) |
 		    _mm512_mask_testn_epi32_mask(w0, c, lo16) |
 		    _mm512_mask_testn_epi32_mask(w0, ka, ka) |
-		    _mm512_mask_testn_epi32_mask(w0, kc, kc))
+		    _mm512_mask_testn_epi32_mask(w0, kc, kc) |
+		    _mm512_mask_test_epi32_mask(w0, a, h7f) |
+		    _mm512_mask_test_epi32_mask(w0, c, h7f))
 			break;
 		t = _mm512_permutex2var_epi32(a, tidx, c);
 		/* each TSC against the one before (the last of the previous
@@ -2204,7 +2304,7 @@ static void scan_slots(scan_out *o, const uint8_t *b, size_t n, size_t i0,
 {
 	size_t i = 0, descents = o->descents, at = o->at;
 	uint64_t prev = o->last, c0 = o->clk;
-	int differ = o->clk_differ;
+	int differ = o->clk_differ, high = o->high;
 
 	(void)simd;
 	if (!o->any) {
@@ -2239,6 +2339,7 @@ static void scan_slots(scan_out *o, const uint8_t *b, size_t n, size_t i0,
 		w = le32(p);
 		if (TK_UNLIKELY((w & 0xffffu) == 0))
 			continue;
+		high |= (w & 0x7f00u) != 0;
 		tsc = tsc_at(p);
 		if (TK_UNLIKELY(tsc < prev) && !descents++)
 			at = i0 + i;
@@ -2260,6 +2361,7 @@ static void scan_slots(scan_out *o, const uint8_t *b, size_t n, size_t i0,
 	o->last = prev;
 	o->clk = c0;
 	o->clk_differ = differ;
+	o->high = high;
 }
 
 /* The pass at open over slots [from, to) of a wholly read input into *o
@@ -2326,6 +2428,7 @@ static void scan_join(scan_out *o, const scan_out *b)
 	else if (b->clk && b->clk != o->clk)
 		o->clk_differ = 1;
 	o->clk_differ |= b->clk_differ;
+	o->high |= b->high;
 }
 
 /* The scan of the whole input: in parts on two threads when the reader may
@@ -2550,6 +2653,23 @@ static int add_param(shark_reader *s, const char *key, uint64_t v)
 				   (size_t)n, 1);
 }
 
+/*
+ * Tests: TRACEKIT_TEST_SHARK_PATH=checked reads a clean dump through
+ * run_fast_t() as if it were not; =clean fails the open of a dump that is
+ * not read through run_clean(), so that a test knows which path it read.
+ */
+static int test_path(shark_reader *s, tk_error *err)
+{
+	const char *v = getenv("TRACEKIT_TEST_SHARK_PATH");
+
+	if (v && strcmp(v, "checked") == 0)
+		s->clean = 0;
+	else if (v && strcmp(v, "clean") == 0 && !s->clean)
+		return tk_err_set_at(err, TK_E_PARSE, s->name, 0,
+				     "TRACEKIT_TEST_SHARK_PATH=clean: not read clean");
+	return TK_OK;
+}
+
 int shark_reader_open(tk_reader *r, tk_error *err)
 {
 	shark_reader *s = calloc(1, sizeof(*s));
@@ -2564,7 +2684,7 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 	s->t = r->trace;
 	s->name = tk_source_name(r->src);
 	s->strict = r->opts.strict;
-	s->running = TK_NONE;
+	s->h.running = TK_NONE;
 	s->ending = TK_PIPE_MORE;
 	s->threads = r->opts.threads;
 	s->fd = -1;
@@ -2586,16 +2706,20 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 	for (k = 0; k < TK_ET_COUNT; k++) {
 		int j;
 		for (j = 0; j < TK_EV_COUNT; j++) {
+			s->names[k][j].type = (tk_etype)k;
+			s->names[k][j].kind = (tk_evkind)j;
 			s->names[k][j].type_name = s->type_str[k];
 			s->names[k][j].name = s->kind_str[j];
 		}
 	}
 	for (k = 0; k < 256; k++)
-		s->unknown[k] = shark_code_name((unsigned)k) == NULL;
-	s->core = entity(s, TK_ET_C, "Core_0");
+		s->cls[k] = shark_code_name((unsigned)k) ? code_class[k]
+							 : K_UNKNOWN;
+	s->cls[0] = K_EMPTY;
+	s->h.core = entity(s, TK_ET_C, "Core_0");
 	s->sys = entity(s, TK_ET_SYS, "FTrace");
 	s->sched = entity(s, TK_ET_SCHED, "Scheduler");
-	if (s->core == TK_NONE || s->sys == TK_NONE || s->sched == TK_NONE ||
+	if (s->h.core == TK_NONE || s->sys == TK_NONE || s->sched == TK_NONE ||
 	    !u16_map(&s->ctx_map))
 		goto nomem;
 
@@ -2654,6 +2778,7 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 		} else {
 			s->clk = so.clk;
 			s->cycles = 1;
+			s->clean = !so.descents && !so.high;
 		}
 		/* the read pass: from the oldest record, in file order */
 		s->cur = s->rot;
@@ -2661,6 +2786,9 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 	} else {
 		s->clk = find_clock(s);
 	}
+	rc = test_path(s, err);
+	if (rc < 0)
+		goto fail;
 	if (!s->clk) {
 		s->clk = DEFAULT_CLK;
 		tk_reader_warn(r, W_NO_CLOCK, 0, 0,
