@@ -208,6 +208,7 @@ typedef struct kept_code {
 	uint64_t ngen;
 	const char *note;
 	uint32_t np1, np2, nlen;
+	uint32_t spare[3];   /* to 64 bytes: kept[code] is a shift away */
 } kept_code;
 
 /* kept_code.pmode: the target by code (tgt1), by par1 or par2 (pcache),
@@ -690,8 +691,20 @@ static TK_INLINE tk_event *emit_noted(hot *h, uint32_t src, int64_t sinst,
 	e->source_inst = sinst;
 	e->target_inst = tinst;
 	memcpy(&e->type, hd, sizeof(*hd));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	{
+		/* core and note_len in one store (a note-less event's is the
+		 * core alone, zero-extended) */
+		uint64_t cn = (uint64_t)core | (uint64_t)nlen << 32;
+		_Static_assert(offsetof(tk_event, note_len) ==
+				       offsetof(tk_event, core) + 4,
+			       "note_len follows core");
+		memcpy(&e->core, &cn, sizeof(cn));
+	}
+#else
 	e->core = core;
 	e->note_len = nlen;
+#endif
 	e->note = nt;
 	e->pos = pos;
 	return e;
@@ -1111,10 +1124,13 @@ static TK_INLINE int keep(shark_reader *s, hot *h, int slow, const rec *x,
 			return tk_err_nomem(err, s->name);
 		return R_OK;
 	}
-	if (!k->sys && h->running != TK_NONE && !h->isr_depth &&
-	    s->tasks[h->running].cur_inst) {
-		src = s->tasks[h->running].ent;
-		sinst = s->tasks[h->running].cur_inst;
+	/* from the running task's job, if any and not interrupted */
+	if (!h->isr_depth && h->running != TK_NONE && !k->sys) {
+		const task *rt = &s->tasks[h->running];
+		if (rt->cur_inst) {
+			src = rt->ent;
+			sinst = rt->cur_inst;
+		}
 	}
 	emit_kept(s, h, k, src, sinst, tgt1 - 1, 0, x->par1, par2_of(x));
 	return R_OK;
@@ -1660,12 +1676,17 @@ static size_t run_clean(shark_reader *s, const uint8_t *p, size_t n,
 {
 	hot hv = s->h, *h = &hv;
 	uint64_t end = pos + n, q = pos, m;
+	/* record q is at base + 16 q: one counter for the loop, the record
+	 * and the events' pos (an integer, so that no pointer is made
+	 * outside the buffer) */
+	uintptr_t base = (uintptr_t)p - (uintptr_t)pos * SHARK_REC;
 
 	while (q < end && (m = (uint64_t)(h->qend - h->qp) / PER_REC) != 0) {
 		if (m > end - q)
 			m = end - q;
 		for (m += q; q < m; q++) {
-			const uint8_t *r = p + (size_t)(q - pos) * SHARK_REC;
+			const uint8_t *r =
+				(const uint8_t *)(base + (uintptr_t)q * SHARK_REC);
 			uint32_t w = le32(r);
 			rec x;
 
