@@ -332,6 +332,7 @@ int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		if (hw->nents == hw->cap_ents) {
 			uint32_t ncap = hw->cap_ents ? hw->cap_ents * 2 : 64;
 			uint32_t *ne = tk_xrealloc_array(hw->ents, ncap, sizeof(*ne));
+			uint64_t *nc;
 			uint8_t *nt;
 			if (!ne)
 				return tk_err_nomem(err, hw->name);
@@ -340,14 +341,11 @@ int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			if (!nt)
 				return tk_err_nomem(err, hw->name);
 			hw->etype = nt;
-			hw->cap_ents = ncap;
-		}
-		{
-			uint64_t *nc = tk_xrealloc_array(hw->ent_core, hw->cap_ents,
-							 sizeof(*nc));
+			nc = tk_xrealloc_array(hw->ent_core, ncap, sizeof(*nc));
 			if (!nc)
 				return tk_err_nomem(err, hw->name);
 			hw->ent_core = nc;
+			hw->cap_ents = ncap;
 		}
 		hw->ent_core[hw->nents] = 0;
 		hw->ents[hw->nents] = ev->target;
