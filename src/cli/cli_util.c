@@ -341,14 +341,7 @@ void cli_json_str(FILE *fp, const char *s, size_t n)
 	fputc('"', fp);
 }
 
-static uint64_t mix(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return k;
-}
-
+/* The keys are string ids of the input: hashed with the library's seed. */
 int cli_map_add(cli_map *m, uint64_t key, uint64_t delta)
 {
 	size_t i;
@@ -367,7 +360,7 @@ int cli_map_add(cli_map *m, uint64_t key, uint64_t delta)
 		for (j = 0; j < m->cap; j++) {
 			if (!m->used[j])
 				continue;
-			for (i = mix(m->keys[j]) & (ncap - 1); nu[i];
+			for (i = tk_hash_u64(m->keys[j]) & (ncap - 1); nu[i];
 			     i = (i + 1) & (ncap - 1))
 				;
 			nu[i] = 1;
@@ -382,7 +375,8 @@ int cli_map_add(cli_map *m, uint64_t key, uint64_t delta)
 		m->used = nu;
 		m->cap = ncap;
 	}
-	for (i = mix(key) & (m->cap - 1); m->used[i]; i = (i + 1) & (m->cap - 1)) {
+	for (i = tk_hash_u64(key) & (m->cap - 1); m->used[i];
+	     i = (i + 1) & (m->cap - 1)) {
 		if (m->keys[i] == key) {
 			m->vals[i] += delta;
 			return 0;

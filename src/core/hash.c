@@ -75,6 +75,12 @@ void tk_hash_init(void)
 	pthread_once(&seed_once, seed_init);
 }
 
+uint64_t tk_hash_u64(uint64_t key)
+{
+	tk_hash_init();
+	return tk_hash64(key);
+}
+
 #if defined(__GNUC__) || defined(__clang__)
 /* before main(), so that no table of the process ever hashes with another
  * seed (the tables' own set-up calls tk_hash_init() too, for compilers

@@ -167,6 +167,54 @@ static void imap_case(void)
 	tk_imap_free(&m);
 }
 
+/* the CLI count map's old mix (cli_util.c), and keys it sent to slot 0 */
+static uint64_t cli_mix_old(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	return k ^ (k >> 33);
+}
+
+static uint64_t cli_unmix_old(uint64_t h)
+{
+	uint64_t inv = 0xff51afd7ed558ccdull;
+	int i;
+
+	for (i = 0; i < 6; i++)
+		inv *= 2 - 0xff51afd7ed558ccdull * inv;
+	h ^= h >> 33;
+	h *= inv;
+	return h ^ (h >> 33);
+}
+
+/* tk_hash_u64() (public: the CLI's tables) spreads the keys that the old
+ * mix sent to one slot, in a table of the CLI map's kind */
+static void public_case(void)
+{
+	enum { CAP = 65536 };  /* a power of 2 above NKEYS */
+	_Static_assert((CAP & (CAP - 1)) == 0 && CAP > NKEYS, "CAP");
+	static uint64_t keys[NKEYS];
+	static uint8_t used[CAP];
+	size_t i, j, run;
+
+	for (i = 0; i < NKEYS; i++) {
+		keys[i] = cli_unmix_old(next() << 20);
+		CHECK_EQ_U64(cli_mix_old(keys[i]) & (CAP - 1), 0);
+	}
+	for (i = 0; i < NKEYS; i++) {
+		for (j = tk_hash_u64(keys[i]) & (CAP - 1); used[j];
+		     j = (j + 1) & (CAP - 1))
+			;
+		used[j] = 1;
+	}
+	run = longest_run(used, 1, CAP, byte_used);
+	fprintf(stderr, "tk_hash_u64: %d keys in %d slots, longest run %zu\n",
+		NKEYS, CAP, run);
+	CHECK(run < 200);
+	/* the library's own hash, with its seed */
+	CHECK_EQ_U64(tk_hash_u64(keys[0]), tk_hash64(keys[0]));
+}
+
 int main(void)
 {
 	int i;
@@ -181,5 +229,6 @@ int main(void)
 	CHECK_EQ_U64(tk_hash_mum(~0ull, ~0ull), mum_ref(~0ull, ~0ull));
 	pool_case();
 	imap_case();
+	public_case();
 	TEST_DONE();
 }
