@@ -86,7 +86,13 @@ static int64_t dense_slot(ev_counts *c, int d, tk_str id)
 	return c->slot[d][id];
 }
 
-static int count_slow(ev_counts *c, tk_str type, tk_str event)
+#if defined(__GNUC__) || defined(__clang__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
+
+static NOINLINE int count_slow(ev_counts *c, tk_str type, tk_str event)
 {
 	int64_t a = dense_slot(c, 0, type), e = dense_slot(c, 1, event);
 
@@ -105,7 +111,9 @@ static int count_slow(ev_counts *c, tk_str type, tk_str event)
  * the slow path, which may grow them): the counts' stores could otherwise
  * alias them, and the loop would reload them for every event.
  */
-static int count_events(ev_counts *c, const tk_event *ev, size_t n,
+/* count_events() on its own and count_slow() out of its loop, so that the
+ * loop keeps its tables in registers, not on cmd_info()'s crowded stack */
+static NOINLINE int count_events(ev_counts *c, const tk_event *ev, size_t n,
 			uint64_t *tmin, uint64_t *tmax)
 {
 	const tk_event *end = ev + n;
