@@ -46,7 +46,7 @@ tsan: test-deps
 		-DCMAKE_C_FLAGS="-fsanitize=thread -O1 -g" \
 		-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
 	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target tracekit test_reader_threads \
-		shark_warn_order shark_gen shark_shrink
+		test_readahead shark_warn_order shark_gen shark_shrink
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure \
 		-j $(JOBS) -R 'threads'
 

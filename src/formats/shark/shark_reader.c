@@ -62,6 +62,7 @@
 #include "shark.h"
 #include "shark_time.h"
 #include "../../core/pipe.h"
+#include "../../core/readahead.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -150,6 +151,11 @@ enum {
  * through the sort index and the mapping. */
 #define MERGE_MAX 32
 #define MERGE_SLOTS ((size_t)4096)
+/* A plain file read in file order with a second thread allowed: the
+ * chunks (CHUNK_SLOTS) of the read pass are read ahead into RA_BUFS
+ * buffers on a thread of their own (src/core/readahead.h), so that the
+ * kernel's copy runs beside the mapping. */
+#define RA_BUFS 8
 
 enum task_state { TS_NONE, TS_ACTIVE, TS_RUNNING, TS_READY };
 
@@ -350,6 +356,9 @@ typedef struct shark_reader {
 	uint64_t foff;
 	uint8_t *win;        /* the read pass's pread() buffer: slots */
 	size_t wfrom, wto;   /* [wfrom, wto) */
+	const uint8_t *wbuf; /* where they are: win, or a chunk of ra */
+	tk_readahead ra;     /* the read pass's chunks read ahead (ra_on) */
+	int ra_on;
 	size_t next;         /* position in time order */
 	/* whole mode, not sorted: the physical slots [cur, lim) are next;
 	 * part 0 is [rot, nslots), part 1 [0, rot) */
@@ -1775,6 +1784,13 @@ static int read_slots(const shark_reader *s, uint8_t *buf, size_t from,
 			     s->nslots);
 }
 
+/* read_slots() for the read-ahead worker (it reads only what open set) */
+static int ra_read(void *arg, uint8_t *buf, uint64_t from, uint64_t to,
+		   tk_error *err)
+{
+	return read_slots(arg, buf, (size_t)from, (size_t)to, err);
+}
+
 /* 1 if the record at q is a clock record (is_clock()), decoded into *x;
  * its low byte is looked at first. */
 static int clock_rec(const uint8_t *q, rec *x)
@@ -1843,7 +1859,23 @@ static const uint8_t *slots_at(shark_reader *s, int slow, size_t *n)
 	if (s->cur < s->wfrom || s->cur >= s->wto) {
 		size_t to = s->lim - s->cur > CHUNK_SLOTS ? s->cur + CHUNK_SLOTS
 							   : s->lim;
-		int rc = read_slots(s, s->win, s->cur, to, &s->perr);
+		int rc;
+		if (s->ra_on) {
+			const tk_readahead_buf *b = tk_readahead_next(&s->ra);
+			if (b && b->rc == TK_OK && b->from == s->cur &&
+			    b->to == to) {
+				s->wbuf = b->data;
+				s->wfrom = s->cur;
+				s->wto = to;
+				goto have;
+			}
+			/* a read that failed (or, never seen, a chunk out of
+			 * turn): read here from now on, which reports the
+			 * failure where it is, as without the worker */
+			tk_readahead_stop(&s->ra);
+			s->ra_on = 0;
+		}
+		rc = read_slots(s, s->win, s->cur, to, &s->perr);
 		if (rc < 0) {
 			/* the consumer reads again and reports it: the last
 			 * thing read */
@@ -1852,11 +1884,13 @@ static const uint8_t *slots_at(shark_reader *s, int slow, size_t *n)
 			s->done = slow;
 			return NULL;
 		}
+		s->wbuf = s->win;
 		s->wfrom = s->cur;
 		s->wto = to;
 	}
+have:
 	*n = (s->wto < s->lim ? s->wto : s->lim) - s->cur;
-	return s->win + (s->cur - s->wfrom) * SHARK_REC;
+	return s->wbuf + (s->cur - s->wfrom) * SHARK_REC;
 }
 
 /* room in the block for another record's events */
@@ -2845,6 +2879,12 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 	s->first_run = 1;
 	/* (tests: the stops of the worker on any host) */
 	s->always_lose = getenv("TRACEKIT_TEST_PIPE_LOSES") != NULL;
+	/* a plain file read in file order: its chunks read ahead on another
+	 * thread (none if that cannot start: then read here) */
+	if (s->fd >= 0 && !s->order && !s->runs && s->threaded)
+		s->ra_on = tk_readahead_start(&s->ra, ra_read, s, SHARK_REC,
+					      CHUNK_SLOTS, RA_BUFS, s->rot,
+					      s->nslots, 0, s->rot) == TK_OK;
 	return TK_OK;
 nomem:
 	rc = tk_err_nomem(err, s->name);
@@ -3059,8 +3099,9 @@ void shark_reader_close(tk_reader *r)
 
 	if (!s)
 		return;
-	/* the worker first: it reads the state freed below */
+	/* the workers first: they read the state freed below */
 	tk_pipe_stop(&s->pipe);
+	tk_readahead_stop(&s->ra);
 	tk_bigbuf_free(s->own);
 	tk_bigbuf_free(s->win);
 	free(s->order);
