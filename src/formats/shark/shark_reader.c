@@ -2883,8 +2883,9 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 	 * thread (none if that cannot start: then read here) */
 	if (s->fd >= 0 && !s->order && !s->runs && s->threaded)
 		s->ra_on = tk_readahead_start(&s->ra, ra_read, s, SHARK_REC,
-					      CHUNK_SLOTS, RA_BUFS, s->rot,
-					      s->nslots, 0, s->rot) == TK_OK;
+					      slots_for(s, CHUNK_SLOTS), RA_BUFS,
+					      s->rot, s->nslots, 0,
+					      s->rot) == TK_OK;
 	return TK_OK;
 nomem:
 	rc = tk_err_nomem(err, s->name);
