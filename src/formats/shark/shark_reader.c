@@ -370,7 +370,7 @@ typedef struct shark_reader {
 	int cycles;          /* ticks are TSC cycles (one clock rate) */
 	int clean;           /* cycles, and the scan found the TSC never
 			      * decreasing in file order and no type word
-			      * with bits 8-14 set: run_clean() */
+			      * with bits 8-14 set: run_fast_t() unchecked */
 	int started;
 	int fst;             /* how the pass of fill_t() stopped (F_RUN ...) */
 	/* a failure to read the stream met by fill(), for the consumer */
@@ -1466,8 +1466,9 @@ static TK_INLINE int map_record(shark_reader *s, hot *h, int slow, const rec *x,
 		}
 		return keep(s, h, slow, x, err);
 	case K_EMPTY:
-		/* code 0: an empty slot (type word 0; only run_clean() maps
-		 * one) makes nothing; with FAST or high bits, an unknown code */
+		/* code 0: an empty slot (type word 0; only run_fast_t()
+		 * unchecked maps one) makes nothing; with FAST or high bits,
+		 * an unknown code */
 		if (x->type == 0)
 			return R_OK;
 		/* fall through */
@@ -1623,65 +1624,16 @@ static TK_INLINE size_t run_block_t(shark_reader *s, int cycles, int slow,
 
 /*
  * run_block_t() without `slow` (fill()), on a copy of the hot state (in
- * registers): the TSC order and the type word checked with one compare
- * for an empty slot or a type word with high bits; a record that needs
- * the consumer ends the pass (R_STALL) where it is, not taken.
+ * registers); a record that needs the consumer ends the pass (R_STALL)
+ * where it is, not taken.  `checked`: the TSC order and the type word
+ * checked with one compare for an empty slot or a type word with high
+ * bits.  Without it (a clean dump, s->clean: read in file order with the
+ * TSC as the time) no record is checked but by its class (an empty slot
+ * is one, K_EMPTY), and last_tsc stays as it was: every later TSC is at
+ * least as large, which is all the slow path asks of it.
  */
-static TK_INLINE size_t run_fast_t(shark_reader *s, int cycles,
+static TK_INLINE size_t run_fast_t(shark_reader *s, int cycles, int checked,
 				   const uint8_t *p, size_t n, uint64_t pos)
-{
-	hot hv = s->h, *h = &hv;
-	/* the loop counts record numbers (q), which the events take as
-	 * they are */
-	uint64_t end = pos + n, q = pos, m;
-
-	while (q < end && (m = (uint64_t)(h->qend - h->qp) / PER_REC) != 0) {
-		if (m > end - q)
-			m = end - q;
-		for (m += q; q < m; q++) {
-			const uint8_t *r = p + (size_t)(q - pos) * SHARK_REC;
-			rec x;
-			uint32_t w = le32(r);
-
-			/* type word 0 (an empty slot) or with bits 8-14 set
-			 * (or code 0) */
-			if (TK_UNLIKELY(((w & 0x7fffu) - 1u) >= 0xffu)) {
-				if ((w & 0xffffu) == 0)
-					continue;
-				if (w & 0x7f00u)
-					goto stall;
-			}
-			x.tsc = tsc_at(r);
-			if (TK_UNLIKELY(x.tsc < h->last_tsc))
-				goto stall;
-			x.type = w & 0xffffu;
-			x.code = w & 0xffu;
-			x.par1 = w >> 16;
-			x.p = r;
-			if (TK_UNLIKELY(tsc_to_ps(s, cycles, x.tsc, &h->now) < 0))
-				goto stall;
-			h->pos = q;
-			if (TK_UNLIKELY(map_record(s, h, 0, &x, NULL) != R_OK))
-				goto stall;
-			h->last_tsc = x.tsc;
-		}
-	}
-	s->h = hv;
-	return (size_t)(q - pos);
-stall:
-	s->h = hv;
-	s->fst = TK_PIPE_STALL;
-	return (size_t)(q - pos);
-}
-
-/*
- * run_fast_t() for a clean dump (s->clean): read in file order with the
- * TSC as the time, no record to check but by its class (an empty slot is
- * one, K_EMPTY).  last_tsc stays as it was: every later TSC is at least
- * as large, which is all the slow path asks of it.
- */
-static size_t run_clean(shark_reader *s, const uint8_t *p, size_t n,
-			uint64_t pos)
 {
 	hot hv = s->h, *h = &hv;
 	uint64_t end = pos + n, q = pos, m;
@@ -1699,21 +1651,36 @@ static size_t run_clean(shark_reader *s, const uint8_t *p, size_t n,
 			uint32_t w = le32(r);
 			rec x;
 
+			/* type word 0 (an empty slot) or with bits 8-14 set
+			 * (or code 0) */
+			if (checked &&
+			    TK_UNLIKELY(((w & 0x7fffu) - 1u) >= 0xffu)) {
+				if ((w & 0xffffu) == 0)
+					continue;
+				if (w & 0x7f00u)
+					goto stall;
+			}
 			x.tsc = tsc_at(r);
+			if (checked && TK_UNLIKELY(x.tsc < h->last_tsc))
+				goto stall;
 			x.type = w & 0xffffu;
 			x.code = w & 0xffu;
 			x.par1 = w >> 16;
 			x.p = r;
-			h->now = x.tsc;
+			if (TK_UNLIKELY(tsc_to_ps(s, cycles, x.tsc, &h->now) < 0))
+				goto stall;
 			h->pos = q;
-			if (TK_UNLIKELY(map_record(s, h, 0, &x, NULL) != R_OK)) {
-				s->fst = TK_PIPE_STALL;
-				goto out;
-			}
+			if (TK_UNLIKELY(map_record(s, h, 0, &x, NULL) != R_OK))
+				goto stall;
+			if (checked)
+				h->last_tsc = x.tsc;
 		}
 	}
-out:
 	s->h = hv;
+	return (size_t)(q - pos);
+stall:
+	s->h = hv;
+	s->fst = TK_PIPE_STALL;
 	return (size_t)(q - pos);
 }
 
@@ -1734,10 +1701,10 @@ static size_t run_block(shark_reader *s, int slow, const uint8_t *p,
 		return i;
 	}
 	if (s->clean)
-		return run_clean(s, p, n, pos);
+		return run_fast_t(s, 1, 0, p, n, pos);
 	if (s->cycles)
-		return run_fast_t(s, 1, p, n, pos);
-	return run_fast_t(s, 0, p, n, pos);
+		return run_fast_t(s, 1, 1, p, n, pos);
+	return run_fast_t(s, 0, 1, p, n, pos);
 }
 
 /*
@@ -2709,9 +2676,10 @@ static int add_param(shark_reader *s, const char *key, uint64_t v)
 }
 
 /*
- * Tests: TRACEKIT_TEST_SHARK_PATH=checked reads a clean dump through
- * run_fast_t() as if it were not; =clean fails the open of a dump that is
- * not read through run_clean(), so that a test knows which path it read.
+ * Tests: TRACEKIT_TEST_SHARK_PATH=checked reads a clean dump with
+ * run_fast_t() checked, as if it were not; =clean fails the open of a
+ * dump that is not read by run_fast_t() unchecked, so that a test knows
+ * which path it read.
  */
 static int test_path(shark_reader *s, tk_error *err)
 {

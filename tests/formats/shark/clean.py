@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The clean read path (docs/shark.md): a dump in TSC order with one clock
 rate and no type word with bits 8-14 set is mapped without the per-record
-checks (run_clean()).  Random dumps that mix every kind of record the
+checks (run_fast_t() unchecked).  Random dumps that mix every kind of record the
 mapping knows (tasks named mid-dump, interrupts nested and unbalanced,
 mutexes and semaphores, kept and unknown codes, FAST records, the
 recorder's lost count, the manual's 0x43, empty slots whose TSC is
