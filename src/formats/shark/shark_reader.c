@@ -143,6 +143,11 @@ enum {
 /* the records one pread() of a plain file reads (256 KB: the buffer stays
  * in the cache while its records are decoded) */
 #define CHUNK_SLOTS ((size_t)16384)
+/* the scan at open reads 1 MB at a time: it looks at each record once,
+ * right after the copy, and a pread() costs a few microseconds on hosts
+ * that trap system calls (1024 calls for a 1 GiB dump instead of 4096:
+ * its time 0.080 -> 0.070 s, medians of 15 interleaved) */
+#define SCAN_SLOTS (4 * CHUNK_SLOTS)
 #define ISR_MAX 16
 #define NOTE_MAX 64
 /* A plain file in at most MERGE_MAX ascending runs (a dump of several
@@ -2154,7 +2159,7 @@ typedef struct scan_job {
  * scan_out. */
 typedef struct scan_part {
 	scan_job *job;
-	uint8_t *buf;    /* CHUNK_SLOTS records (a plain file), or NULL */
+	uint8_t *buf;    /* SCAN_SLOTS records (a plain file), or NULL */
 	int rc;          /* a pread() that failed: its status, and err */
 	tk_error err;
 } scan_part;
@@ -2387,7 +2392,7 @@ static void scan_slots(scan_out *o, const uint8_t *b, size_t n, size_t i0,
 }
 
 /* The pass at open over slots [from, to) of a wholly read input into *o
- * (a plain file's read CHUNK_SLOTS at a time into sp->buf). */
+ * (a plain file's read SCAN_SLOTS at a time into sp->buf). */
 static void scan_range(scan_part *sp, size_t from, size_t to, scan_out *o)
 {
 	const shark_reader *s = sp->job->s;
@@ -2396,7 +2401,7 @@ static void scan_range(scan_part *sp, size_t from, size_t to, scan_out *o)
 	memset(o, 0, sizeof(*o));
 	for (i = from; i < to; i = end) {
 		const uint8_t *b;
-		end = to - i > CHUNK_SLOTS ? i + CHUNK_SLOTS : to;
+		end = to - i > SCAN_SLOTS ? i + SCAN_SLOTS : to;
 		if (sp->buf) {
 			sp->rc = read_slots(s, sp->buf, i, end, &sp->err);
 			if (sp->rc < 0)
@@ -2482,8 +2487,8 @@ static int scan(shark_reader *s, int threads, scan_out *o, tk_error *err)
 	}
 	atomic_init(&job->next, 0);
 	if (s->fd >= 0) {
-		a.buf = tk_bigbuf_alloc(slots_for(s, CHUNK_SLOTS) * SHARK_REC);
-		b.buf = two ? tk_bigbuf_alloc(slots_for(s, CHUNK_SLOTS) *
+		a.buf = tk_bigbuf_alloc(slots_for(s, SCAN_SLOTS) * SHARK_REC);
+		b.buf = two ? tk_bigbuf_alloc(slots_for(s, SCAN_SLOTS) *
 					      SHARK_REC) : NULL;
 		if (!a.buf || (two && !b.buf)) {
 			rc = tk_err_nomem(err, s->name);
