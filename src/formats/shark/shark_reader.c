@@ -156,10 +156,19 @@ enum {
  * through the sort index and the mapping. */
 #define MERGE_MAX 32
 #define MERGE_SLOTS ((size_t)4096)
-/* A plain file read in file order with a second thread allowed: the
+/*
+ * A plain file read in file order with a second thread allowed: the
  * chunks (CHUNK_SLOTS) of the read pass are read ahead into RA_BUFS
- * buffers on a thread of their own (src/core/readahead.h), so that the
- * kernel's copy runs beside the mapping. */
+ * buffers (src/core/readahead.h), so that the kernel's copy runs beside
+ * the mapping, and never on a third busy thread: while the caller's
+ * thread maps (auto threads), a read-ahead worker reads; while the pipe
+ * maps, that worker is parked and the caller's thread reads ahead itself
+ * between the blocks it takes (forced threads start no worker).  The
+ * mapping reads a chunk itself when nobody has.  With three busy threads
+ * on two CPUs the mapping shares its CPU and loses: bench/shark_read.sh's
+ * loop took 0.435 s with the worker beside the pipe, 0.351 s with the
+ * caller reading ahead (medians of 9 interleaved, docs/shark.md).
+ */
 #define RA_BUFS 8
 
 enum task_state { TS_NONE, TS_ACTIVE, TS_RUNNING, TS_READY };
@@ -340,6 +349,9 @@ typedef struct shark_reader {
 	blk *own;            /* the block filled on the caller's thread */
 	size_t ocap, pcap;   /* the events of s->own, of a pipe's block */
 	tk_pipe pipe;
+	int ra_pump;         /* the caller reads chunks ahead while the pipe
+			      * maps (s->ra was started) */
+	int ra_parked;       /* and the read-ahead's worker is parked */
 	char pad[128];       /* what the worker writes below: another line */
 
 	/* ---- the decoder's: fill() (the worker while the pipe runs) ---- */
@@ -362,8 +374,9 @@ typedef struct shark_reader {
 	uint8_t *win;        /* the read pass's pread() buffer: slots */
 	size_t wfrom, wto;   /* [wfrom, wto) */
 	const uint8_t *wbuf; /* where they are: win, or a chunk of ra */
-	tk_readahead ra;     /* the read pass's chunks read ahead (ra_on) */
-	int ra_on;
+	tk_readahead ra;     /* the read pass's chunks read ahead (ra_on;
+			      * the caller reads ahead into it too: ra_pump) */
+	int ra_on;           /* the decoder takes its chunks from ra */
 	size_t next;         /* position in time order */
 	/* whole mode, not sorted: the physical slots [cur, lim) are next;
 	 * part 0 is [rot, nslots), part 1 [0, rot) */
@@ -1756,7 +1769,8 @@ static int read_slots(const shark_reader *s, uint8_t *buf, size_t from,
 			     s->nslots);
 }
 
-/* read_slots() for the read-ahead worker (it reads only what open set) */
+/* read_slots() for the read-ahead (its worker, the caller pumping or the
+ * mapping: it reads only what open set, from any of them at once) */
 static int ra_read(void *arg, uint8_t *buf, uint64_t from, uint64_t to,
 		   tk_error *err)
 {
@@ -1843,8 +1857,9 @@ static const uint8_t *slots_at(shark_reader *s, int slow, size_t *n)
 			}
 			/* a read that failed (or, never seen, a chunk out of
 			 * turn): read here from now on, which reports the
-			 * failure where it is, as without the worker */
-			tk_readahead_stop(&s->ra);
+			 * failure where it is, as without the read-ahead (the
+			 * caller may still pump into it: it is stopped at
+			 * close; after a failure nothing more is read) */
 			s->ra_on = 0;
 		}
 		rc = read_slots(s, s->win, s->cur, to, &s->perr);
@@ -2852,13 +2867,14 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 	s->first_run = 1;
 	/* (tests: the stops of the worker on any host) */
 	s->always_lose = getenv("TRACEKIT_TEST_PIPE_LOSES") != NULL;
-	/* a plain file read in file order: its chunks read ahead on another
-	 * thread (none if that cannot start: then read here) */
+	/* a plain file read in file order: its chunks read ahead (see
+	 * RA_BUFS; none if that cannot start: then read here) */
 	if (s->fd >= 0 && !s->order && !s->runs && s->threaded)
 		s->ra_on = tk_readahead_start(&s->ra, ra_read, s, SHARK_REC,
 					      slots_for(s, CHUNK_SLOTS), RA_BUFS,
-					      s->rot, s->nslots, 0,
-					      s->rot) == TK_OK;
+					      s->rot, s->nslots, 0, s->rot,
+					      s->threads < 0) == TK_OK;
+	s->ra_pump = s->ra_on;
 	return TK_OK;
 nomem:
 	rc = tk_err_nomem(err, s->name);
@@ -3031,8 +3047,23 @@ static int refill(shark_reader *s, const tk_event **ev, tk_error *err)
 		} else if (!s->threaded || s->inline_left) {
 			if (s->inline_left)
 				s->inline_left--;
+			if (s->ra_parked) {
+				/* mapped here: the worker reads ahead */
+				tk_readahead_park(&s->ra, 0);
+				s->ra_parked = 0;
+			}
 			fill_here(s, 0);
 		} else {
+			if (s->ra_pump) {
+				/* the pipe maps: this thread reads ahead, the
+				 * worker (auto threads) rests */
+				if (!s->ra_parked) {
+					tk_readahead_park(&s->ra, 1);
+					s->ra_parked = 1;
+				}
+				while (tk_readahead_pump(&s->ra))
+					;
+			}
 			pipe_next(s);
 			piped = s->piped;
 		}
