@@ -12,6 +12,60 @@
 
 /* inputs smaller than this are read on one thread */
 #define THREAD_MIN_BYTES ((uint64_t)8 << 20)
+/*
+ * A side that finds nothing to do (no block filled, or no block free)
+ * looks again for SPIN_NS, a CPU pause apart, before it sleeps on the
+ * condition variable: the other side mostly hands over a block within
+ * that (a block of the shark reader takes some 50-100 us to fill), and a
+ * sleep costs a system call on each side and, on a VM, the wake-up of an
+ * idle virtual CPU.  On a 1 GiB S.Ha.R.K. dump (2 CPUs, a VM) the pipe's
+ * 4789 handovers slept 1700-3700 times without it, 50-750 times with
+ * it; the loop's median went 0.438 -> 0.413 s (auto threads, 31
+ * interleaved rounds) and 0.432 -> 0.410 s (--threads 1, 21), and in an
+ * earlier series 0.403 -> 0.335 s and 0.416 -> 0.332 s (21).
+ */
+#define SPIN_NS 50000
+
+static inline void cpu_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/* worker: whether it must wait (the lock held, or not: a first look) */
+static int worker_waits(tk_pipe *p)
+{
+	return !atomic_load(&p->quit) &&
+	       (atomic_load(&p->stalled) || atomic_load(&p->count) == p->nblocks);
+}
+
+/* consumer: whether it must wait */
+static int consumer_waits(tk_pipe *p)
+{
+	return !atomic_load(&p->count) && !atomic_load(&p->done);
+}
+
+/* Look at `waits` without the lock for up to SPIN_NS: 0 once it says
+ * go, 1 if it still says wait. */
+static int spin(tk_pipe *p, int (*waits)(tk_pipe *))
+{
+	uint64_t t0 = tk_pipe_now_ns(), now;
+	unsigned i;
+
+	for (i = 1;; i++) {
+		if (!waits(p))
+			return 0;
+		cpu_pause();
+		if (i % 32 == 0) {
+			now = tk_pipe_now_ns();
+			if (!now || now - t0 >= SPIN_NS || i >= (1u << 20))
+				return 1;
+		}
+	}
+}
 
 static int fill_block(tk_pipe *p, tk_pipe_block *b)
 {
@@ -28,21 +82,27 @@ static void *worker(void *v)
 	for (;;) {
 		tk_pipe_block *b;
 		int st;
-		while (!p->quit && (p->stalled || p->count == p->nblocks))
+		if (worker_waits(p) && !atomic_load(&p->stalled)) {
+			/* every block full: the consumer frees one soon */
+			pthread_mutex_unlock(&p->mu);
+			spin(p, worker_waits);
+			pthread_mutex_lock(&p->mu);
+		}
+		while (worker_waits(p))
 			pthread_cond_wait(&p->cv, &p->mu);
-		if (p->quit)
+		if (atomic_load(&p->quit))
 			break;
-		b = &p->blocks[(p->head + p->count) % p->nblocks];
+		b = &p->blocks[(p->head + atomic_load(&p->count)) % p->nblocks];
 		pthread_mutex_unlock(&p->mu);
 		st = fill_block(p, b);
 		pthread_mutex_lock(&p->mu);
-		p->count++;
+		atomic_fetch_add(&p->count, 1);
 		if (st == TK_PIPE_STALL)
-			p->stalled = 1;
+			atomic_store(&p->stalled, 1);
 		else if (st != TK_PIPE_MORE)
-			p->done = 1;
+			atomic_store(&p->done, 1);
 		pthread_cond_broadcast(&p->cv);
-		if (p->done)
+		if (atomic_load(&p->done))
 			break;
 	}
 	pthread_mutex_unlock(&p->mu);
@@ -101,12 +161,18 @@ const tk_pipe_block *tk_pipe_next(tk_pipe *p)
 	if (p->held) {
 		p->held = NULL;
 		p->head = (p->head + 1) % p->nblocks;
-		p->count--;
+		atomic_fetch_sub(&p->count, 1);
 		pthread_cond_broadcast(&p->cv);
 	}
-	while (!p->count && !p->done)
+	if (consumer_waits(p) && !atomic_load(&p->stalled)) {
+		/* the worker is filling the next block */
+		pthread_mutex_unlock(&p->mu);
+		spin(p, consumer_waits);
+		pthread_mutex_lock(&p->mu);
+	}
+	while (consumer_waits(p))
 		pthread_cond_wait(&p->cv, &p->mu);
-	if (!p->count) {
+	if (!atomic_load(&p->count)) {
 		/* called again after the last block */
 		pthread_mutex_unlock(&p->mu);
 		p->over.status = TK_END;
@@ -122,7 +188,7 @@ void tk_pipe_resume(tk_pipe *p)
 	if (!p->threaded)
 		return;
 	pthread_mutex_lock(&p->mu);
-	p->stalled = 0;
+	atomic_store(&p->stalled, 0);
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 }
@@ -131,7 +197,7 @@ void tk_pipe_stop(tk_pipe *p)
 {
 	if (p->running) {
 		pthread_mutex_lock(&p->mu);
-		p->quit = 1;
+		atomic_store(&p->quit, 1);
 		pthread_cond_broadcast(&p->cv);
 		pthread_mutex_unlock(&p->mu);
 		pthread_join(p->th, NULL);

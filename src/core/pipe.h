@@ -18,6 +18,10 @@
  * tk_pipe_resume().  TK_END or an error also ends a block; the error is
  * reported after the block's items.
  *
+ * A side that finds nothing to do spins for a few tens of microseconds
+ * before it sleeps (pipe.c: SPIN_NS), since the other side mostly hands
+ * over a block within that.
+ *
  * Only the fill function touches the producer's state while the worker
  * runs; the consumer may touch it once it holds a block that ended with
  * TK_PIPE_STALL (until it resumes), or after tk_pipe_stop().
@@ -26,6 +30,7 @@
 #define TK_PIPE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "internal.h"
@@ -57,14 +62,17 @@ typedef struct tk_pipe {
 	tk_pipe_block *blocks;
 	void *mem;
 	int threaded;
-	/* threaded: blocks [head, head + count) are filled, in order */
+	/* threaded: blocks [head, head + count) are filled, in order;
+	 * count, stalled, quit and done change under mu (atomics: a side
+	 * about to wait looks at them without it for a while first) */
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;     /* count, stalled or quit changed */
-	unsigned head, count;
-	int stalled;          /* the worker waits for tk_pipe_resume() */
-	int quit;
-	int done;             /* the worker filled its last block */
+	unsigned head;
+	atomic_uint count;
+	atomic_int stalled;   /* the worker waits for tk_pipe_resume() */
+	atomic_int quit;
+	atomic_int done;      /* the worker filled its last block */
 	int running;          /* th was created */
 	tk_pipe_block *held;  /* the consumer's block */
 	tk_pipe_block over;   /* handed out after the last block: TK_END */
