@@ -2,6 +2,7 @@
  * pipe.c - a reader's decoding run ahead of its consumer (pipe.h).
  */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,9 +53,12 @@ static int consumer_waits(tk_pipe *p)
  * go, 1 if it still says wait. */
 static int spin(tk_pipe *p, int (*waits)(tk_pipe *))
 {
-	uint64_t t0 = tk_pipe_now_ns(), now;
+	uint64_t t0, now;
 	unsigned i;
 
+	if (!p->spin)
+		return 1;
+	t0 = tk_pipe_now_ns();
 	for (i = 1;; i++) {
 		if (!waits(p))
 			return 0;
@@ -109,6 +113,16 @@ static void *worker(void *v)
 	return NULL;
 }
 
+/* the CPUs this process may run on */
+static int cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		return CPU_COUNT(&set);
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 int tk_pipe_start(tk_pipe *p, size_t size, size_t cap, unsigned nblocks,
 		  int threaded, tk_pipe_fill_fn fill, void *arg,
 		  const char *name, tk_error *err)
@@ -140,6 +154,7 @@ int tk_pipe_start(tk_pipe *p, size_t size, size_t cap, unsigned nblocks,
 		return TK_OK;
 	}
 	p->threaded = 1;
+	p->spin = cpus() > 1;
 	if (tk_thread_start(&p->th, worker, p) != 0) {
 		pthread_cond_destroy(&p->cv);
 		pthread_mutex_destroy(&p->mu);
@@ -238,7 +253,7 @@ int tk_pipe_want_thread(int opt, uint64_t bytes)
 {
 	if (opt >= 0)
 		return opt > 0;
-	return bytes >= THREAD_MIN_BYTES && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	return bytes >= THREAD_MIN_BYTES && cpus() > 1;
 }
 
 uint64_t tk_pipe_now_ns(void)

@@ -20,7 +20,7 @@
  *
  * A side that finds nothing to do spins for a few tens of microseconds
  * before it sleeps (pipe.c: SPIN_NS), since the other side mostly hands
- * over a block within that.
+ * over a block within that (not where the process has one CPU only).
  *
  * Only the fill function touches the producer's state while the worker
  * runs; the consumer may touch it once it holds a block that ended with
@@ -62,6 +62,7 @@ typedef struct tk_pipe {
 	tk_pipe_block *blocks;
 	void *mem;
 	int threaded;
+	int spin;              /* the process may run on two CPUs or more */
 	/* threaded: blocks [head, head + count) are filled, in order;
 	 * count, stalled, quit and done change under mu (atomics: a side
 	 * about to wait looks at them without it for a while first) */
@@ -109,8 +110,8 @@ int tk_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
 /*
  * Whether a reader should decode on a second thread: `opt` is the
  * tk_reader_opts threads field (0 never, 1 always, -1 when `bytes`, the
- * input's size, is large enough to pay for a thread and the machine has a
- * second CPU).
+ * input's size, is large enough to pay for a thread and the process may
+ * run on a second CPU: its affinity, as `taskset` sets it).
  */
 int tk_pipe_want_thread(int opt, uint64_t bytes);
 /*
