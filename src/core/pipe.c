@@ -20,7 +20,7 @@
  * that (a block of the shark reader takes some 50-100 us to fill), and a
  * sleep costs a system call on each side and, on a VM, the wake-up of an
  * idle virtual CPU.  On a 1 GiB S.Ha.R.K. dump (2 CPUs, a VM) the pipe's
- * 4789 handovers slept 1700-3700 times without it, 30-735 times with
+ * 4789 handovers slept 650-3770 times without it, 30-735 times with
  * it; the loop's median went 0.438 -> 0.413 s (auto threads, 31
  * interleaved rounds) and 0.432 -> 0.410 s (--threads 1, 21), and in an
  * earlier series 0.403 -> 0.335 s and 0.416 -> 0.332 s (21).
