@@ -165,9 +165,10 @@ enum {
  * maps, that worker is parked and the caller's thread reads ahead itself
  * between the blocks it takes (forced threads start no worker).  The
  * mapping reads a chunk itself when nobody has.  With three busy threads
- * on two CPUs the mapping shares its CPU and loses: bench/shark_read.sh's
- * loop took 0.435 s with the worker beside the pipe, 0.351 s with the
- * caller reading ahead (medians of 9 interleaved, docs/shark.md).
+ * on two CPUs the mapping shares its CPU and loses: the loop of
+ * bench/shark_read.sh's 1 GiB dump took 0.373 s with the worker beside
+ * the pipe, 0.303 s with the caller reading ahead (auto threads, medians
+ * of 11 interleaved; docs/shark.md, stop 18).
  */
 #define RA_BUFS 8
 
