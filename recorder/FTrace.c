@@ -6,6 +6,11 @@
  * (TRACER_LOGEVENT) is: enabled? filtered? (both before the critical
  * section, so a filtered event never leaves interrupts off), then in the
  * section: room? write 16 bytes, advance.
+ *
+ * The calls that change chunks (select, flags, link, create, delete, send)
+ * do their tests and their changes in one section, with the port's lock
+ * between cores inside it (ENTER/LEAVE), and refuse (-1) what would let
+ * two writers share a chunk or a dump read a chunk that may be written.
  */
 #include "FTrace.h"
 
@@ -22,6 +27,11 @@ static void *sink_ctx;
 static const char *disk_name = "";
 static unsigned sent;
 static int out_udp;  /* FTrace_OSD_init_udp succeeded: chunks go by UDP */
+static int sending;  /* a FTrace_send_chunk() is dumping: the packet is in use */
+
+/* this core's interrupts off, then the other cores out (the port's lock) */
+#define ENTER(s) do { (s) = FTRACE_PORT_IRQ_SAVE(); FTRACE_PORT_LOCK(); } while (0)
+#define LEAVE(s) do { FTRACE_PORT_UNLOCK(); FTRACE_PORT_IRQ_RESTORE(s); } while (0)
 
 /* ---- little-endian stores ----------------------------------------------- */
 
@@ -147,6 +157,7 @@ int tkrec_init(void *mem, size_t size)
 	pool_top = pool;
 	sent = 0;
 	out_udp = 0;
+	sending = 0;
 	pkt_number = 1;
 	return 0;
 }
@@ -157,11 +168,24 @@ void tkrec_set_sink(tkrec_sink_fn fn, void *ctx)
 	sink_ctx = ctx;
 }
 
-/* Flags and the hot path's limit change together. */
+/*
+ * Flags and the hot path's limit change together, in the section.  The
+ * order keeps the state between the two stores harmless for a writer
+ * that looks at it: FULL with the limit at the end (the event goes where
+ * it would have gone), never no FULL with the limit at the start (a
+ * cyclic chunk would wrap over its first record).
+ */
 static void set_flags(FTrace_Chunk *c, uint8_t flags)
 {
-	c->flags = flags;
-	c->limit = (flags & FTRACE_CHUNK_FLAG_FULL) ? c->start : c->end;
+	if (flags & FTRACE_CHUNK_FLAG_FULL) {
+		c->flags = flags;
+		FTRACE_PORT_POINT(TKREC_POINT_SET_FLAGS);
+		c->limit = c->start;
+	} else {
+		c->limit = c->end;
+		FTRACE_PORT_POINT(TKREC_POINT_SET_FLAGS);
+		c->flags = flags;
+	}
 }
 
 static void set_full(FTrace_Chunk *c)
@@ -177,59 +201,116 @@ static FTrace_Chunk *chunk(int n)
 	return table[n];
 }
 
+/* Some core writes into c now (in the section). */
+static int is_current(const FTrace_Chunk *c)
+{
+	unsigned i;
+
+	for (i = 0; i < FTRACE_MAX_CORES; i++)
+		if (current[i] == c)
+			return 1;
+	return 0;
+}
+
+/* The chunk whose JTN successor c is, or NULL (in the section). */
+static FTrace_Chunk *linked_from(const FTrace_Chunk *c)
+{
+	int i;
+
+	for (i = 0; i < FTRACE_MAX_CHUNK; i++)
+		if (table[i] && table[i] != c && table[i]->next == c)
+			return table[i];
+	return NULL;
+}
+
 int FTrace_chunk_create(int normal, int emergency, FTrace_flags flags)
 {
 	size_t ns, es;
 	int i;
 	FTrace_Chunk *c;
+	uint32_t s;
 
 	if (!pool || normal < (int)TKREC_REC || emergency < 0)
 		return -1;
 	ns = (size_t)normal / TKREC_REC * TKREC_REC;
 	es = (size_t)emergency / TKREC_REC * TKREC_REC;
+	ENTER(s);
 	for (i = 0; i < FTRACE_MAX_CHUNK && table[i]; i++)
 		;
-	if (i == FTRACE_MAX_CHUNK || (size_t)(pool_end - pool_top) < ns + es)
+	if (i == FTRACE_MAX_CHUNK || (size_t)(pool_end - pool_top) < ns + es) {
+		LEAVE(s);
 		return -1;
+	}
 	c = &chunks[i];
 	memset(c, 0, sizeof(*c));
 	c->start = c->pos = pool_top;
 	c->end = c->start + ns;
 	c->em_end = c->end + es;
 	c->number = (uint32_t)i;
-	set_flags(c, flags);
-	/* empty slots are type 0: the dump skips what was never written */
-	memset(c->start, 0, ns + es);
+	/* BUSY while its memory is cleared: not selected, linked or deleted */
+	set_flags(c, FTRACE_CHUNK_FLAG_BUSY);
 	pool_top += ns + es;
 	table[i] = c;
+	LEAVE(s);
+	/* empty slots are type 0: the dump skips what was never written */
+	memset(c->start, 0, ns + es);
+	ENTER(s);
+	set_flags(c, flags);
+	LEAVE(s);
 	return i;
 }
 
+/*
+ * Refused: a chunk a core writes into, one a chunk links to (a jump
+ * would land in it, or in the chunk that reuses its slot), one being
+ * created or sent.
+ */
 int FTrace_chunk_delete(int n)
 {
-	FTrace_Chunk *c = chunk(n);
-	unsigned i;
+	FTrace_Chunk *c;
+	uint32_t s;
+	int rc = -1;
 
-	if (!c || (c->flags & FTRACE_CHUNK_FLAG_NODEL))
-		return -1;
-	for (i = 0; i < FTRACE_MAX_CORES; i++)
-		if (current[i] == c)
-			return -1;  /* in use */
+	ENTER(s);
+	c = chunk(n);
+	if (!c || (c->flags & (FTRACE_CHUNK_FLAG_NODEL | FTRACE_CHUNK_FLAG_BUSY)) ||
+	    is_current(c) || linked_from(c))
+		goto out;
 	/* memory comes back only from the top of the pool */
 	if (c->em_end == pool_top)
 		pool_top = c->start;
+	if (c->next)
+		c->next->linked = 0;  /* nobody else can link to it */
+	c->next = NULL;
 	table[n] = NULL;
-	return 0;
+	rc = 0;
+out:
+	LEAVE(s);
+	return rc;
 }
 
+/*
+ * FREE is refused on a chunk a core writes into, one a chunk links to,
+ * and one being created or sent: another core could select it.
+ */
 int FTrace_set_chunk_flags(int n, FTrace_flags flags)
 {
-	FTrace_Chunk *c = chunk(n);
+	FTrace_Chunk *c;
+	uint32_t s;
+	int rc = -1;
 
+	ENTER(s);
+	c = chunk(n);
 	if (!c)
-		return -1;
+		goto out;
+	if ((flags & FTRACE_CHUNK_FLAG_FREE) &&
+	    ((c->flags & FTRACE_CHUNK_FLAG_BUSY) || is_current(c) || linked_from(c)))
+		goto out;
 	set_flags(c, flags);
-	return 0;
+	rc = 0;
+out:
+	LEAVE(s);
+	return rc;
 }
 
 int FTrace_get_chunk_flags(int n, FTrace_flags *flags)
@@ -242,32 +323,49 @@ int FTrace_get_chunk_flags(int n, FTrace_flags *flags)
 	return 0;
 }
 
+/* The FREE test and the claim in one section: one core gets a chunk. */
 int FTrace_actual_chunk_select(int n)
 {
-	FTrace_Chunk *c = chunk(n);
+	FTrace_Chunk *c;
 	unsigned core = FTRACE_PORT_CORE();
 	uint32_t s;
+	int rc = -1;
 
-	if (!c || !(c->flags & FTRACE_CHUNK_FLAG_FREE) ||
-	    core >= FTRACE_MAX_CORES)
+	if (core >= FTRACE_MAX_CORES)
 		return -1;
-	s = FTRACE_PORT_IRQ_SAVE();
+	ENTER(s);
+	c = chunk(n);
+	if (!c || !(c->flags & FTRACE_CHUNK_FLAG_FREE))
+		goto out;
+	FTRACE_PORT_POINT(TKREC_POINT_SELECT);
 	set_flags(c, (uint8_t)(c->flags & ~FTRACE_CHUNK_FLAG_FREE));
 	current[core] = c;
-	FTRACE_PORT_IRQ_RESTORE(s);
-	return 0;
+	rc = 0;
+out:
+	LEAVE(s);
+	return rc;
 }
 
 int FTrace_chunk_link(int a, int b)
 {
-	FTrace_Chunk *ca = chunk(a), *cb = chunk(b);
+	FTrace_Chunk *ca, *cb;
+	uint32_t s;
+	int rc = -1;
 
+	ENTER(s);
+	ca = chunk(a);
+	cb = chunk(b);
 	if (!ca || !cb || ca == cb || !(cb->flags & FTRACE_CHUNK_FLAG_FREE))
-		return -1;
+		goto out;
 	set_flags(cb, (uint8_t)(cb->flags & ~FTRACE_CHUNK_FLAG_FREE));
+	if (ca->next)
+		ca->next->linked = 0;
 	cb->linked = 1;
 	ca->next = cb;
-	return 0;
+	rc = 0;
+out:
+	LEAVE(s);
+	return rc;
 }
 
 int FTrace_get_first_chunk(FTrace_flags flags)
@@ -344,7 +442,8 @@ static uint8_t *overflow(unsigned core, FTrace_Chunk *c)
 		c->wrapped = 1;
 		return c->start;
 	case FTRACE_CHUNK_FLAG_JTN:
-		if (c->next && !(c->next->flags & FTRACE_CHUNK_FLAG_FULL)) {
+		if (c->next && !(c->next->flags &
+				 (FTRACE_CHUNK_FLAG_FULL | FTRACE_CHUNK_FLAG_BUSY))) {
 			set_full(c);
 			current[core] = c->next;
 			/* the event that triggered the jump is kept (fix 3) */
@@ -418,7 +517,7 @@ static void jump(void)
 
 	s = FTRACE_PORT_IRQ_SAVE();
 	c = current[core];
-	if (c && c->next) {
+	if (c && c->next && !(c->next->flags & FTRACE_CHUNK_FLAG_BUSY)) {
 		set_full(c);
 		current[core] = c->next;
 	}
@@ -507,29 +606,58 @@ int FTrace_init_disk_writer(char *fname, int flag, char *l_ip, char *t_ip)
  * The chunk goes to the sender chosen last: the UDP link of
  * FTrace_OSD_init_udp(), or else the disk writer's sink.  Returns -1 (the
  * flags untouched) if a datagram could not be sent.
+ *
+ * Refused (-1): a chunk another core writes into or may jump into (on its
+ * JTN chain), and any chunk while another send is under way (one packet
+ * buffer).  The calling core's own
+ * chunk is taken from it (it logs nothing until it selects a chunk
+ * again): an interrupt would write into the chunk being read.  The dump
+ * runs outside the section (interrupts go on) with the chunk BUSY and not
+ * FREE: no core selects it, no jump enters it, it is not deleted.
  */
 int FTrace_send_chunk(int n, int osd_flags, FTrace_flags new_flags)
 {
-	FTrace_Chunk *c = chunk(n);
+	FTrace_Chunk *c, *p;
+	unsigned core = FTRACE_PORT_CORE(), i, k;
 	uint8_t old;
+	uint32_t s;
+	int rc = -1;
 
 	(void)osd_flags;
-	if (!c)
+	ENTER(s);
+	c = chunk(n);
+	if (!c || sending || (c->flags & FTRACE_CHUNK_FLAG_BUSY)) {
+		LEAVE(s);
 		return -1;
+	}
+	/* this core's own chain: no jump enters a BUSY chunk */
+	for (i = 0; i < FTRACE_MAX_CORES; i++)
+		for (p = i == core ? NULL : current[i], k = 0;
+		     p && k < FTRACE_MAX_CHUNK; p = p->next, k++)
+			if (p == c) {
+				LEAVE(s);
+				return -1;
+			}
+	if (core < FTRACE_MAX_CORES && current[core] == c)
+		current[core] = NULL;
+	sending = 1;
 	old = c->flags;
-	set_flags(c, (uint8_t)(c->flags | FTRACE_CHUNK_FLAG_BUSY));
+	set_flags(c, (uint8_t)((old | FTRACE_CHUNK_FLAG_BUSY) & ~FTRACE_CHUNK_FLAG_FREE));
+	LEAVE(s);
+	FTRACE_PORT_POINT(TKREC_POINT_SEND);
 	if (out_udp) {
 		pkt_error = 0;
 		write_chunk(c, 1);
-		if (pkt_error) {
-			set_flags(c, old);
-			return -1;
-		}
+		rc = pkt_error ? -1 : 0;
 	} else {
 		FTrace_disk_writer(c);
+		rc = 0;
 	}
-	set_flags(c, new_flags);
-	return 0;
+	ENTER(s);
+	set_flags(c, rc == 0 ? new_flags : old);
+	sending = 0;
+	LEAVE(s);
+	return rc;
 }
 
 /*

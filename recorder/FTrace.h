@@ -160,14 +160,21 @@ typedef void (*tkrec_sink_fn)(void *ctx, const char *name, unsigned index,
 			      const void *bytes, size_t n);
 void tkrec_set_sink(tkrec_sink_fn fn, void *ctx);
 
+/*
+ * The calls below that change chunks do it in one critical section with
+ * the port's lock between cores (docs/recorder.md), and return -1,
+ * changing nothing, for what would let two writers share a chunk.
+ */
 int FTrace_enable(void);
 int FTrace_disable(void);
 /** A chunk of `normal` + `emergency` bytes (rounded down to records). */
 int FTrace_chunk_create(int normal, int emergency, FTrace_flags flags);
+/** -1 for a chunk a core writes into, another's JTN successor, NODEL or BUSY. */
 int FTrace_chunk_delete(int number);
+/** FREE is refused (-1) on a chunk a core writes into, a JTN successor, a BUSY one. */
 int FTrace_set_chunk_flags(int number, FTrace_flags flags);
 int FTrace_get_chunk_flags(int number, FTrace_flags *flags);
-/** Select the active chunk of the calling core (FTRACE_PORT_CORE()). */
+/** Select the active chunk of the calling core (FTRACE_PORT_CORE()); it must be FREE. */
 int FTrace_actual_chunk_select(int number);
 int FTrace_chunk_link(int chunk_a, int chunk_b);
 int FTrace_get_first_chunk(FTrace_flags flags);
@@ -177,7 +184,9 @@ int FTrace_compress_chunk(int number, FTrace_flags new_flags);
 /**
  * Dump the chunk (by UDP after FTrace_OSD_init_udp(), else through the
  * disk writer's sink), then set its flags to new_flags.  -1 if a datagram
- * could not be sent.
+ * could not be sent, or, sending nothing, if another core writes into the
+ * chunk or may jump into it, or another send is under way.  The calling
+ * core's own chunk is taken from it first (select a chunk to log again).
  */
 int FTrace_send_chunk(int number, int osd_flags, FTrace_flags new_flags);
 int FTrace_init_disk_writer(char *fname, int flag, char *l_ip, char *t_ip);

@@ -71,21 +71,37 @@ int tkrec_htf_core_init(unsigned core, void *buf, size_t size,
 	return 0;
 }
 
+/*
+ * The test for a free slot and a known id, and the new entry, in one
+ * section (and the port's lock): an interrupt or another core that
+ * registers at the same time takes the next slot, never the same one.
+ */
 int tkrec_htf_entity(uint32_t id, const char *name, unsigned type)
 {
-	size_t i;
+	size_t i, n;
+	uint32_t s;
+	int rc = -1;
 
-	if (!name || !*name || type >= TKREC_HTF_NTYPES ||
-	    nentities >= TKREC_HTF_MAX_ENTITIES)
+	if (!name || !*name || type >= TKREC_HTF_NTYPES)
 		return -1;
-	for (i = 0; i < nentities; i++)
+	s = FTRACE_PORT_IRQ_SAVE();
+	FTRACE_PORT_LOCK();
+	n = nentities;
+	if (n >= TKREC_HTF_MAX_ENTITIES)
+		goto out;
+	for (i = 0; i < n; i++)
 		if (entities[i].id == id)
-			return -1;
-	entities[nentities].id = id;
-	entities[nentities].name = name;
-	entities[nentities].type = (uint8_t)type;
-	nentities++;
-	return 0;
+			goto out;
+	FTRACE_PORT_POINT(TKREC_POINT_ENTITY);
+	entities[n].id = id;
+	entities[n].name = name;
+	entities[n].type = (uint8_t)type;
+	nentities = n + 1;
+	rc = 0;
+out:
+	FTRACE_PORT_UNLOCK();
+	FTRACE_PORT_IRQ_RESTORE(s);
+	return rc;
 }
 
 /* A big-endian field of 1, 2, 4 or 8 bytes: the HTF line's digit order. */

@@ -1,7 +1,7 @@
 /*
  * FTrace_host.c - the recorder's host port (POSIX): the core each thread
- * plays, the critical section (every signal blocked), and a real UDP
- * sender.  The program provides only the clock, tkrec_host_tsc().
+ * plays, the critical section (every signal blocked), the lock between
+ * cores, the test points, and a real UDP sender.  The program provides only the clock, tkrec_host_tsc().
  * Host-only: the freestanding core (FTrace.c) never includes this.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -12,7 +12,9 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -31,6 +33,8 @@ __thread unsigned tkrec_host_core;
  */
 static __thread unsigned depth;
 static __thread sigset_t saved;
+static __thread uint32_t pending_points;  /* held by the section: 1 << id */
+static tkrec_host_point_fn point_fn;
 
 unsigned tkrec_host_irq_save(void)
 {
@@ -46,8 +50,58 @@ unsigned tkrec_host_irq_save(void)
 void tkrec_host_irq_restore(unsigned s)
 {
 	(void)s;
-	if (depth && --depth == 0)
+	if (depth && --depth == 0) {
 		pthread_sigmask(SIG_SETMASK, &saved, NULL);
+		while (pending_points) {  /* the "interrupts" come now */
+			unsigned id = 0;
+
+			while (!(pending_points >> id & 1u))
+				id++;
+			pending_points &= ~(1u << id);
+			if (point_fn)
+				point_fn(id);
+		}
+	}
+}
+
+/*
+ * The lock between cores (threads): a spinlock that yields, taken with
+ * the thread's signals blocked, so a handler never waits for its own
+ * thread.
+ */
+static atomic_flag core_lock = ATOMIC_FLAG_INIT;
+
+void tkrec_host_lock(void)
+{
+	while (atomic_flag_test_and_set_explicit(&core_lock, memory_order_acquire))
+		sched_yield();
+}
+
+void tkrec_host_unlock(void)
+{
+	atomic_flag_clear_explicit(&core_lock, memory_order_release);
+}
+
+/*
+ * A test point: the test's hook plays an interrupt that comes there.  In
+ * the section it is held, as a real one would be, and runs when the
+ * outermost section ends.
+ */
+void tkrec_host_set_point_hook(tkrec_host_point_fn fn)
+{
+	point_fn = fn;
+}
+
+void tkrec_host_point(unsigned id)
+{
+	if (!point_fn)
+		return;
+	if (depth) {
+		if (id < 32)
+			pending_points |= 1u << id;
+		return;
+	}
+	point_fn(id);
 }
 
 /* ---- UDP ---------------------------------------------------------------- */

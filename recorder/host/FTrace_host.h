@@ -19,6 +19,15 @@
  */
 void tkrec_host_udp_config(unsigned local_port, unsigned target_port,
 			   unsigned pace_us);
+/**
+ * Tests: `fn(id)` is called at each test point TKREC_POINT_* of the
+ * recorder (FTrace_port.h) as an interrupt arriving there would run:
+ * at once outside the critical section, or when the outermost section
+ * ends if the point is inside one.  NULL (the default) removes it.
+ */
+typedef void (*tkrec_host_point_fn)(unsigned id);
+void tkrec_host_set_point_hook(tkrec_host_point_fn fn);
+
 /** Close the UDP socket (FTrace_send_chunk then fails until re-init). */
 void tkrec_host_udp_close(void);
 

@@ -14,19 +14,25 @@
  * memory and written in packet-number order when the reception ends, so a
  * packet that arrives late lands where the target sent it and the file is
  * the chunk's buffer order, like the disk writer's.  A packet number seen
- * twice is kept once.  The file is written under a temporary name and
- * renamed.
+ * again is dropped as it arrives (a set of the numbers kept), so repeats
+ * cost neither memory nor output, and are counted.  The temporary output
+ * is created before the socket is opened, so an output that cannot be
+ * written is refused before any datagram is taken; it is renamed at the
+ * end.  A datagram with more records than the sender puts in one (60) is
+ * kept and reported.
  *
  * The protocol has no end marker (the sender's last packet is merely
- * short), so the reception ends on SIGINT or SIGTERM (udpdump's way), after
- * --count records, after --idle seconds without a datagram once one has
- * come, or after --timeout seconds in all.
+ * short), so the reception ends on SIGINT, SIGTERM or SIGHUP (udpdump's
+ * way; what came is written), after --count distinct records, after --idle
+ * seconds without a datagram once one has come, or after --timeout
+ * seconds in all.  The signals are blocked but while the loop waits in
+ * ppoll(), so one that comes between two datagrams is never missed.
  *
  * Missing packets (numbers from 1 to the highest received that never came)
  * are listed on stderr; the exit status is then 1, with the file written
  * from what did come.  2: usage, socket or file errors.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE  /* ppoll */
 #include "cli.h"
 
 #include <arpa/inet.h>
@@ -45,6 +51,8 @@
 #define HEAD 24u
 #define REC 16u
 #define DGRAM_MAX 65536u
+#define SPEC_MAX_EVENTS 60u  /* records of one datagram: 24 + 60 * 16 < 1000 */
+#define REPORT_MAX 10       /* lines per kind of bad datagram */
 
 typedef struct pkt {
 	uint32_t number;
@@ -58,8 +66,10 @@ typedef struct recv_state {
 	size_t npkts, cappkts;
 	uint8_t *data;
 	size_t len, cap;
-	uint64_t records;
-	uint64_t ignored, bad, dups, late;
+	uint32_t *seen;      /* the numbers kept: open addressing, 0 = empty */
+	size_t capseen;      /* a power of 2, at least twice npkts */
+	uint64_t records;    /* distinct records (repeats not counted) */
+	uint64_t ignored, bad, dups, late, oversize;
 	uint32_t max_number;
 } recv_state;
 
@@ -77,14 +87,15 @@ static void help(FILE *fp)
 		"Receives a S.Ha.R.K. FTrace dump sent by UDP (the target's\n"
 		"FTrace_OSD_init_udp sender; the host tool udpdump) and writes its\n"
 		"16-byte records to FILE, in packet-number order, when the reception\n"
-		"ends: on SIGINT/SIGTERM, or by the options below.  Missing packets\n"
+		"ends: on SIGINT/SIGTERM/SIGHUP, or by the options below.  Missing packets\n"
 		"are listed on stderr and make the exit status 1 (the file holds\n"
 		"what came).\n\n"
 		"options:\n"
 		"  --port N        UDP port to listen on (default 20000, the target's;\n"
 		"                  0: any free port, printed on stderr)\n"
-		"  --bind ADDR     local IPv4 address (default 0.0.0.0)\n"
-		"  --count N       end once N records have come\n"
+		"  --bind ADDR     local IPv4 address (default 127.0.0.1: this host\n"
+		"                  only; 0.0.0.0 takes datagrams from anywhere)\n"
+		"  --count N       end once N distinct records have come\n"
 		"  --idle S        end S seconds after the last datagram (once one came)\n"
 		"  --timeout S     end S seconds after the start in any case\n"
 		"  -v, --verbose   a line per datagram, as udpdump prints\n"
@@ -141,11 +152,50 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-/* One datagram: 1 if kept, 0 if ignored, -1 out of memory. */
+/*
+ * The set of packet numbers kept: 1 if `number` was new (and is now in),
+ * 0 if it was there, -1 out of memory.  The hash is seeded per process,
+ * so a sender cannot pile its numbers into one slot.
+ */
+static int seen_add(recv_state *st, uint32_t number)
+{
+	size_t mask, i;
+
+	if (st->npkts + 1 > st->capseen / 2) {
+		size_t ncap = st->capseen ? st->capseen * 2 : 256, j;
+		uint32_t *n;
+
+		if (ncap > SIZE_MAX / sizeof(*n) || ncap < st->capseen)
+			return -1;
+		n = calloc(ncap, sizeof(*n));
+		if (!n)
+			return -1;
+		for (j = 0; j < st->capseen; j++) {
+			if (!st->seen[j])
+				continue;
+			i = (size_t)tk_hash_u64(st->seen[j]) & (ncap - 1);
+			while (n[i])
+				i = (i + 1) & (ncap - 1);
+			n[i] = st->seen[j];
+		}
+		free(st->seen);
+		st->seen = n;
+		st->capseen = ncap;
+	}
+	mask = st->capseen - 1;
+	for (i = (size_t)tk_hash_u64(number) & mask; st->seen[i]; i = (i + 1) & mask)
+		if (st->seen[i] == number)
+			return 0;
+	st->seen[i] = number;
+	return 1;
+}
+
+/* One datagram: 1 if kept, 0 if ignored or a repeat, -1 out of memory. */
 static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
 {
 	uint32_t number, nev, total;
 	pkt *k;
+	int rc;
 
 	if (n < 6 || memcmp(b, "TRACER", 6) != 0) {
 		st->ignored++;
@@ -164,17 +214,29 @@ static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
 			(unsigned long)nev);
 	if (total != n || (n - HEAD) % REC || (n - HEAD) / REC != nev ||
 	    number == 0) {
-		st->bad++;
-		fprintf(stderr,
-			"shark-receive: packet %lu ignored: %zu bytes, header says %lu bytes and %lu events\n",
-			(unsigned long)number, n, (unsigned long)total,
-			(unsigned long)nev);
+		if (st->bad++ < REPORT_MAX)
+			fprintf(stderr,
+				"shark-receive: packet %lu ignored: %zu bytes, header says %lu bytes and %lu events\n",
+				(unsigned long)number, n, (unsigned long)total,
+				(unsigned long)nev);
 		return 0;
 	}
+	/* grow first: a number is in the set only if its records are kept */
+	if (grow((void **)&st->pkts, &st->cappkts, st->npkts + 1, sizeof(*st->pkts)) < 0)
+		return -1;
+	rc = seen_add(st, number);
+	if (rc <= 0) {
+		if (rc == 0)
+			st->dups++;
+		return rc;
+	}
+	if (nev > SPEC_MAX_EVENTS && st->oversize++ < REPORT_MAX)
+		fprintf(stderr,
+			"shark-receive: packet %lu holds %lu records, more than the %u of the sender's datagrams (kept)\n",
+			(unsigned long)number, (unsigned long)nev, SPEC_MAX_EVENTS);
 	if (number > st->max_number)
 		st->max_number = number;
-	if (grow((void **)&st->pkts, &st->cappkts, st->npkts + 1, sizeof(*st->pkts)) < 0 ||
-	    grow((void **)&st->data, &st->cap, st->len + (n - HEAD), 1) < 0)
+	if (grow((void **)&st->data, &st->cap, st->len + (n - HEAD), 1) < 0)
 		return -1;
 	k = &st->pkts[st->npkts++];
 	k->number = number;
@@ -219,38 +281,25 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 }
 
 /*
- * Sort by number, drop repeated numbers, write FILE (temp + rename).
- * Returns the number of missing packets, or -1 with a message printed.
+ * Sort by number and write the records into the temporary output `fd`
+ * (created at the start), then rename it to FILE.  The numbers are
+ * distinct (take() drops repeats).  Closes fd; on failure the caller
+ * removes tmp.  Returns the number of missing packets, or -1 with a
+ * message printed.
  */
-static long long finish(recv_state *st, const char *path, int quiet)
+static long long finish(recv_state *st, int fd, const char *tmp,
+			const char *path, int quiet)
 {
-	size_t i, n = strlen(path);
-	char *tmp = malloc(n + 16);
+	size_t i;
 	uint64_t expect = 1;  /* 64 bits: number 2^32-1 is followed by 2^32 */
 	long long missing = 0;
 	uint64_t written = 0;
 	size_t kept = 0;
 	uint32_t high = 0;
-	int fd = -1;
 
-	if (!tmp) {
-		fprintf(stderr, "tracekit shark-receive: out of memory\n");
-		return -1;
-	}
 	qsort(st->pkts, st->npkts, sizeof(*st->pkts), cmp_pkt);
-	snprintf(tmp, n + 16, "%s.tmp-XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		fprintf(stderr, "tracekit shark-receive: %s: cannot create: %s\n",
-			path, strerror(errno));
-		goto fail_tmp;
-	}
 	for (i = 0; i < st->npkts; i++) {
 		const pkt *k = &st->pkts[i];
-		if (k->number < expect) {
-			st->dups++;  /* the same number again */
-			continue;
-		}
 		if (k->number > expect) {
 			uint64_t gap = k->number - expect;
 			missing += (long long)gap;
@@ -304,6 +353,9 @@ static long long finish(recv_state *st, const char *path, int quiet)
 		if (st->dups)
 			fprintf(stderr, "shark-receive: %llu repeated packets dropped\n",
 				(unsigned long long)st->dups);
+		if (st->oversize)
+			fprintf(stderr, "shark-receive: %llu packets held more than %u records\n",
+				(unsigned long long)st->oversize, SPEC_MAX_EVENTS);
 		if (st->ignored || st->bad)
 			fprintf(stderr, "shark-receive: %llu datagrams ignored (%llu not TRACER, %llu malformed)\n",
 				(unsigned long long)(st->ignored + st->bad),
@@ -312,14 +364,10 @@ static long long finish(recv_state *st, const char *path, int quiet)
 	}
 	if (missing)
 		fprintf(stderr, "shark-receive: %lld packets missing\n", missing);
-	free(tmp);
 	return missing;
 fail_fd:
 	if (fd >= 0)
 		close(fd);
-	unlink(tmp);
-fail_tmp:
-	free(tmp);
 	return -1;
 }
 
@@ -338,16 +386,20 @@ int cmd_shark_receive(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
+	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	unsigned long port = 20000, count = 0, idle = 0, timeout = 0;
-	const char *bind_addr = "0.0.0.0";
-	int verbose = 0, quiet = 0, c, fd = -1, ret = EXIT_BAD;
+	const char *bind_addr = "127.0.0.1", *path;
+	int verbose = 0, quiet = 0, c, fd = -1, out = -1, ret = EXIT_BAD;
 	struct sockaddr_in me;
 	socklen_t melen = sizeof(me);
-	struct sigaction sa, old_int, old_term;
+	struct sigaction sa, old_act[3];
+	sigset_t stopset, waitmask, oldmask;
 	recv_state st;
 	uint8_t *buf = NULL;
+	char *tmp = NULL;
 	uint64_t start, last = 0;
 	long long missing;
+	size_t i, plen;
 
 	memset(&st, 0, sizeof(st));
 	optind = 1;
@@ -385,6 +437,7 @@ int cmd_shark_receive(int argc, char **argv)
 		cli_usage_error("shark-receive", "expected FILE");
 		return EXIT_BAD;
 	}
+	path = argv[optind];
 	memset(&me, 0, sizeof(me));
 	me.sin_family = AF_INET;
 	me.sin_port = htons((uint16_t)port);
@@ -392,32 +445,56 @@ int cmd_shark_receive(int argc, char **argv)
 		cli_usage_error("shark-receive", "bad --bind '%s' (an IPv4 address)", bind_addr);
 		return EXIT_BAD;
 	}
+	/*
+	 * The stop signals are blocked but in ppoll(): one that comes while a
+	 * datagram is handled is seen at the next wait, never lost, and one
+	 * that comes before the wait ends the run with the output cleaned.
+	 */
+	sigemptyset(&stopset);
+	for (i = 0; i < 3; i++)
+		sigaddset(&stopset, stop_sigs[i]);
+	sigprocmask(SIG_BLOCK, &stopset, &oldmask);
+	waitmask = oldmask;
+	for (i = 0; i < 3; i++)
+		sigdelset(&waitmask, stop_sigs[i]);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;
+	stop_signal = 0;
+	for (i = 0; i < 3; i++)
+		sigaction(stop_sigs[i], &sa, &old_act[i]);
 	buf = malloc(DGRAM_MAX);
-	if (!buf) {
+	plen = strlen(path);
+	tmp = malloc(plen + 16);
+	if (!buf || !tmp) {
 		fprintf(stderr, "tracekit shark-receive: out of memory\n");
-		return EXIT_BAD;
+		goto out_sig;
+	}
+	/* the output first: a path that cannot be written loses nothing */
+	snprintf(tmp, plen + 16, "%s.tmp-XXXXXX", path);
+	out = mkstemp(tmp);
+	if (out < 0) {
+		fprintf(stderr, "tracekit shark-receive: %s: cannot create: %s\n",
+			path, strerror(errno));
+		goto out_sig;
 	}
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&me, sizeof(me)) != 0 ||
 	    getsockname(fd, (struct sockaddr *)&me, &melen) != 0) {
 		fprintf(stderr, "tracekit shark-receive: cannot listen on %s:%lu: %s\n",
 			bind_addr, port, strerror(errno));
-		goto out_sock;
+		goto out_file;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = 0;  /* no SA_RESTART: poll() returns EINTR */
-	stop_signal = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	if (!quiet)
+	/* with --port 0 the port is the one thing a sender needs: even with -q */
+	if (!quiet || port == 0)
 		fprintf(stderr, "shark-receive: listening on %s:%u\n", bind_addr,
 			(unsigned)ntohs(me.sin_port));
 	start = now_ms();
 	while (!stop_signal && !(count && st.records >= count)) {
 		struct pollfd pfd = { fd, POLLIN, 0 };
 		uint64_t now = now_ms(), wait = UINT64_MAX;
+		struct timespec ts;
 		ssize_t n;
 		int rc;
 
@@ -434,46 +511,61 @@ int cmd_shark_receive(int argc, char **argv)
 			if (end - now < wait)
 				wait = end - now;
 		}
-		rc = poll(&pfd, 1, wait == UINT64_MAX ? -1 : (int)(wait > 60000 ? 60000 : wait));
+		if (wait > 60000)
+			wait = 60000;
+		ts.tv_sec = (time_t)(wait / 1000u);
+		ts.tv_nsec = (long)(wait % 1000u) * 1000000L;
+		rc = ppoll(&pfd, 1, &ts, &waitmask);
 		if (rc < 0) {
 			if (errno == EINTR)
 				continue;
 			fprintf(stderr, "tracekit shark-receive: poll: %s\n", strerror(errno));
-			goto out_sig;
+			goto out_file;
 		}
 		if (rc == 0)
 			continue;
-		n = recv(fd, buf, DGRAM_MAX, 0);
+		n = recv(fd, buf, DGRAM_MAX, MSG_DONTWAIT);
 		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
+			if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
 				continue;
 			fprintf(stderr, "tracekit shark-receive: recv: %s\n", strerror(errno));
-			goto out_sig;
+			goto out_file;
 		}
 		rc = take(&st, buf, (size_t)n, verbose);
 		if (rc < 0) {
 			fprintf(stderr, "tracekit shark-receive: out of memory\n");
-			goto out_sig;
+			goto out_file;
 		}
 		if (rc > 0)
 			last = now_ms();
 	}
+	if (stop_signal && !quiet)
+		fprintf(stderr, "shark-receive: stopped by signal %d\n", (int)stop_signal);
 	if (!st.npkts) {
 		fprintf(stderr, "shark-receive: no TRACER packet received: %s not written\n",
-			argv[optind]);
+			path);
 		ret = EXIT_PROBLEMS;
-		goto out_sig;
+		goto out_file;
 	}
-	missing = finish(&st, argv[optind], quiet);
+	missing = finish(&st, out, tmp, path, quiet);
+	out = -1;  /* finish() closed it */
 	ret = missing < 0 ? EXIT_BAD : missing ? EXIT_PROBLEMS : EXIT_OK;
-out_sig:
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-out_sock:
+out_file:
 	if (fd >= 0)
 		close(fd);
+	if (out >= 0)
+		close(out);
+	/* renamed by finish() unless it failed or nothing came */
+	if (ret == EXIT_BAD || !st.npkts)
+		unlink(tmp);
+out_sig:
+	for (i = 0; i < 3; i++)
+		sigaction(stop_sigs[i], &old_act[i], NULL);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	free(tmp);
 	free(buf);
 	free(st.pkts);
 	free(st.data);
+	free(st.seen);
 	return ret;
 }

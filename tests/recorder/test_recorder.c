@@ -14,12 +14,14 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- the host port's clock ---------------------------------------------- */
@@ -258,15 +260,323 @@ static void test_two_cores(void)
 	for (k = 0; k < 2; k++)
 		pthread_join(th[k], NULL);
 	FTrace_disable();
+	/* a core's chunk is sent by that core, not by another one */
+	tkrec_host_core = 0;
+	CHECK(FTrace_send_chunk(ch[1], 0, FTRACE_CHUNK_FLAG_FREE) < 0);
 	for (k = 0; k < 2; k++) {
 		unsigned bad = 0;
+		tkrec_host_core = k;
 		send_chunk(ch[k]);
 		CHECK(d.len == PER_CORE * 16);
 		for (i = 0; i < PER_CORE && i * 16 < d.len; i++)
 			bad += rpar1(i) != k || rpar2(i) != i;
 		CHECK(bad == 0);
 	}
+	tkrec_host_core = 0;
 	CHECK(tkrec_lost() == 0);
+}
+
+/* ---- what would corrupt another chunk is refused ------------------------- */
+
+/*
+ * The host port's test points (tkrec_host_set_point_hook) play an
+ * interrupt between two steps of a state change: at once outside the
+ * section, when the section ends inside it.  The hook runs one armed
+ * action, once.
+ */
+static volatile unsigned armed_point;
+static void (*armed_action)(void);
+
+static void point_hook(unsigned id)
+{
+	if (id != armed_point || !armed_action)
+		return;
+	armed_point = 0;
+	armed_action();
+}
+
+static void arm(unsigned id, void (*action)(void))
+{
+	armed_action = action;
+	armed_point = id;
+	tkrec_host_set_point_hook(point_hook);
+}
+
+static void disarm(void)
+{
+	armed_point = 0;
+	tkrec_host_set_point_hook(NULL);
+}
+
+typedef struct writer_arg {
+	unsigned core, n, par1;
+	int chunk;              /* selected by the thread when >= 0 */
+	volatile int ready;
+} writer_arg;
+
+static void *writer(void *p)
+{
+	writer_arg *w = p;
+	unsigned i;
+
+	tkrec_host_core = w->core;
+	fake_tsc = 0;
+	if (w->chunk >= 0 && FTrace_actual_chunk_select(w->chunk) != 0)
+		fails++;
+	w->ready = 1;
+	for (i = 0; i < w->n; i++)
+		TRACER_LOGEVENT(FTrace_EVT_user_event_0, w->par1, i);
+	return NULL;
+}
+
+/* every record of the dump in d is (par1, 0, 1, 2, ...) */
+static int dump_is(unsigned par1, size_t n)
+{
+	size_t i;
+
+	if (d.len != n * 16)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (rpar1(i) != par1 || rpar2(i) != i)
+			return 0;
+	return 1;
+}
+
+/*
+ * A JTN successor cannot be deleted: a new chunk would take its slot, and
+ * core 0's jump would land in core 1's cyclic chunk.  Two writer threads.
+ */
+static void test_delete_successor(void)
+{
+	writer_arg w0 = { 0, 40, 0, -1, 0 }, w1 = { 1, 30, 1, -1, 0 };
+	pthread_t t0, t1;
+	int a, b, c;
+
+	reset();
+	a = FTrace_chunk_create(4 * 16, 0, FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_JTN);
+	b = FTrace_chunk_create(64 * 16, 0, FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_CYC);
+	CHECK(FTrace_chunk_link(a, b) == 0);
+	CHECK(FTrace_actual_chunk_select(a) == 0);
+	CHECK(FTrace_chunk_delete(b) < 0);  /* a links to it */
+	CHECK(FTrace_chunk_delete(a) < 0);  /* core 0 writes into it */
+	/* nor made FREE, for another core to take */
+	CHECK(FTrace_set_chunk_flags(b, FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_CYC) < 0);
+	c = FTrace_chunk_create(64 * 16, 0, FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_CYC);
+	CHECK(c >= 0 && c != b);
+	w1.chunk = c;
+	FTrace_enable();
+	pthread_create(&t0, NULL, writer, &w0);
+	pthread_create(&t1, NULL, writer, &w1);
+	pthread_join(t0, NULL);
+	pthread_join(t1, NULL);
+	FTrace_disable();
+	tkrec_host_core = 1;
+	send_chunk(c);
+	CHECK(dump_is(1, 30));  /* core 1's records only */
+	tkrec_host_core = 0;
+	send_chunk(a);
+	CHECK(d.len == 4 * 16 && rpar1(0) == 0 && rpar2(3) == 3);
+	send_chunk(b);  /* core 0's jump: records 4 .. 39 */
+	CHECK(d.len == 36 * 16 && rpar1(0) == 0 && rpar2(0) == 4 && rpar2(35) == 39);
+	/* once a no longer links to it, b can go */
+	CHECK(FTrace_chunk_delete(a) == 0 && FTrace_chunk_delete(b) == 0);
+	CHECK(tkrec_lost() == 0);
+}
+
+/*
+ * FREE is refused on a chunk a core writes into: core 0 cannot take
+ * core 1's chunk while core 1 logs.  Two writer threads.
+ */
+static void test_free_active(void)
+{
+	writer_arg w1 = { 1, 20000, 1, -1, 0 };
+	pthread_t t1;
+	int a, x;
+	unsigned i;
+
+	reset();
+	a = FTrace_chunk_create(1000 * 16, 0, FTRACE_CHUNK_FLAG_FREE);
+	x = FTrace_chunk_create(20000 * 16, 0, FTRACE_CHUNK_FLAG_FREE);
+	w1.chunk = x;
+	tkrec_host_core = 0;
+	CHECK(FTrace_actual_chunk_select(a) == 0);
+	CHECK(FTrace_enable() == 0);
+	pthread_create(&t1, NULL, writer, &w1);
+	while (!w1.ready)
+		sched_yield();
+	CHECK(FTrace_set_chunk_flags(x, FTRACE_CHUNK_FLAG_FREE) < 0);
+	CHECK(FTrace_actual_chunk_select(x) < 0);
+	for (i = 0; i < 1000; i++)
+		TRACER_LOGEVENT(FTrace_EVT_user_event_0, 0, i);
+	pthread_join(t1, NULL);
+	FTrace_disable();
+	tkrec_host_core = 1;
+	send_chunk(x);
+	CHECK(dump_is(1, 20000));
+	tkrec_host_core = 0;
+	send_chunk(a);
+	CHECK(dump_is(0, 1000));
+	/* other flags on an active chunk are taken (NODEL, a mode) */
+	CHECK(FTrace_actual_chunk_select(a) == 0);
+	CHECK(FTrace_set_chunk_flags(a, FTRACE_CHUNK_FLAG_NODEL) == 0);
+	CHECK(tkrec_lost() == 0);
+}
+
+/*
+ * Two cores select one FREE chunk at once: core 0 is "interrupted"
+ * between the FREE test and the claim, and core 1 tries meanwhile.  One
+ * of them gets it.
+ */
+static volatile int sel_waiting, sel_done, sel_rc1;
+static int sel_chunk;
+
+static void sleep_1ms(void)
+{
+	struct timespec ts = { 0, 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static void select_stall(void)
+{
+	int i;
+
+	sel_waiting = 1;
+	for (i = 0; i < 2000 && !sel_done; i++)  /* at most 2 s */
+		sleep_1ms();
+}
+
+static void *select_other(void *arg)
+{
+	int i;
+
+	(void)arg;
+	tkrec_host_core = 1;
+	for (i = 0; i < 2000 && !sel_waiting; i++)
+		sleep_1ms();
+	sel_rc1 = FTrace_actual_chunk_select(sel_chunk);
+	sel_done = 1;
+	return NULL;
+}
+
+static void test_select_race(void)
+{
+	pthread_t t1;
+	int rc0;
+
+	reset();
+	sel_chunk = FTrace_chunk_create(8 * 16, 0, FTRACE_CHUNK_FLAG_FREE);
+	sel_waiting = sel_done = 0;
+	sel_rc1 = -2;
+	pthread_create(&t1, NULL, select_other, NULL);
+	tkrec_host_core = 0;
+	arm(TKREC_POINT_SELECT, select_stall);
+	rc0 = FTrace_actual_chunk_select(sel_chunk);
+	disarm();
+	pthread_join(t1, NULL);
+	CHECK(sel_waiting && sel_done);  /* the point was reached */
+	CHECK(rc0 == 0 && sel_rc1 < 0);  /* one owner */
+}
+
+/*
+ * Flags and limit change in one section: an interrupt that logs while a
+ * frozen cyclic chunk is thawed writes after the last record, never over
+ * the first (with FULL gone and the limit still at the start, the
+ * chunk would wrap).
+ */
+static void log_99(void)
+{
+	TRACER_LOGEVENT(FTrace_EVT_ipoint, 99, 0);
+}
+
+static void test_set_flags_interrupt(void)
+{
+	int a;
+	unsigned i;
+
+	reset();
+	a = FTrace_chunk_create(8 * 16, 0, FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_CYC);
+	CHECK(FTrace_actual_chunk_select(a) == 0);
+	FTrace_enable();
+	for (i = 1; i <= 3; i++)
+		TRACER_LOGEVENT(FTrace_EVT_ipoint, i, 0);
+	CHECK(FTrace_set_chunk_flags(a, FTRACE_CHUNK_FLAG_CYC | FTRACE_CHUNK_FLAG_FULL) == 0);
+	TRACER_LOGEVENT(FTrace_EVT_ipoint, 4, 0);  /* frozen: dropped */
+	arm(TKREC_POINT_SET_FLAGS, log_99);
+	CHECK(FTrace_set_chunk_flags(a, FTRACE_CHUNK_FLAG_CYC) == 0);
+	disarm();
+	TRACER_LOGEVENT(FTrace_EVT_ipoint, 5, 0);
+	FTrace_disable();
+	send_chunk(a);
+	CHECK(d.len == 6 * 16);  /* 1 2 3 99 5 and the lost count */
+	CHECK(rpar1(0) == 1 && rpar1(1) == 2 && rpar1(2) == 3);
+	CHECK(rpar1(3) == 99 && rpar1(4) == 5);
+	CHECK(rtype(5) == FTrace_EVT_numevents && rpar2(5) == 1);
+}
+
+/*
+ * A chunk being sent is not written, taken, freed or deleted: the sink
+ * plays an interrupt in the middle of the dump.
+ */
+static int send_a, send_b;
+static volatile int in_sink_rc[5];
+static volatile int sink_calls;
+
+static void isr_sink(void *ctx, const char *name, unsigned index,
+		     const void *bytes, size_t n)
+{
+	if (sink_calls++ == 2) {
+		TRACER_LOGEVENT(FTrace_EVT_ipoint, 77, 0);
+		in_sink_rc[0] = FTrace_actual_chunk_select(send_a);
+		in_sink_rc[1] = FTrace_set_chunk_flags(send_a, FTRACE_CHUNK_FLAG_FREE);
+		in_sink_rc[2] = FTrace_chunk_delete(send_a);
+		in_sink_rc[3] = FTrace_send_chunk(send_b, 0, 0);
+		in_sink_rc[4] = FTrace_chunk_link(send_b, send_a);
+	}
+	to_mem(ctx, name, index, bytes, n);
+}
+
+static void test_send_busy(void)
+{
+	writer_arg w1 = { 1, 10, 1, -1, 0 };
+	pthread_t t1;
+	int x;
+	unsigned i;
+
+	reset();
+	send_a = FTrace_chunk_create(16 * 16, 0, FTRACE_CHUNK_FLAG_FREE);
+	send_b = FTrace_chunk_create(16 * 16, 0, FTRACE_CHUNK_FLAG_FREE);
+	x = FTrace_chunk_create(16 * 16, 0, FTRACE_CHUNK_FLAG_FREE);
+	CHECK(FTrace_actual_chunk_select(send_a) == 0);
+	FTrace_enable();
+	for (i = 0; i < 5; i++)
+		TRACER_LOGEVENT(FTrace_EVT_user_event_0, 0, i);
+	/* tracing on: the sink's "interrupt" logs during the dump */
+	tkrec_set_sink(isr_sink, &d);
+	sink_calls = 0;
+	send_chunk(send_a);
+	tkrec_set_sink(to_mem, &d);
+	CHECK(dump_is(0, 5));
+	CHECK(in_sink_rc[0] < 0 && in_sink_rc[1] < 0 && in_sink_rc[2] < 0 &&
+	      in_sink_rc[3] < 0 && in_sink_rc[4] < 0);
+	/* the chunk was taken from core 0: selected again, it goes on at 5 */
+	CHECK(FTrace_actual_chunk_select(send_a) == 0);
+	TRACER_LOGEVENT(FTrace_EVT_user_event_0, 0, 5);
+	send_chunk(send_a);
+	CHECK(dump_is(0, 6));
+	/* another core's chunk, or one on its JTN chain, is not sent */
+	CHECK(FTrace_chunk_link(x, send_b) == 0);
+	w1.chunk = x;
+	pthread_create(&t1, NULL, writer, &w1);
+	pthread_join(t1, NULL);
+	FTrace_disable();
+	tkrec_host_core = 0;
+	CHECK(FTrace_send_chunk(x, 0, 0) < 0);
+	CHECK(FTrace_send_chunk(send_b, 0, 0) < 0);
+	tkrec_host_core = 1;
+	send_chunk(x);
+	CHECK(dump_is(1, 10));
+	tkrec_host_core = 0;
 }
 
 /* ---- end to end: the dump read back by tracekit -------------------------- */
@@ -678,6 +988,11 @@ int main(int argc, char **argv)
 	test_stop_emergency_lost();
 	test_filters_and_bounds();
 	test_two_cores();
+	test_delete_successor();
+	test_free_active();
+	test_select_race();
+	test_set_flags_interrupt();
+	test_send_busy();
 	test_udp();
 	test_disk_writer();
 	test_signal_reentry();

@@ -274,6 +274,49 @@ static void signal_reentry(void)
 		(unsigned)n1, (unsigned)n2);
 }
 
+/*
+ * An interrupt that registers an entity while the task registers one
+ * (the host port's test point between the checks and the new entry):
+ * both are kept, in two slots; the same id twice is kept once.
+ */
+static uint32_t isr_id;
+static int isr_rc;
+
+static void isr_register(unsigned id)
+{
+	if (id != TKREC_POINT_ENTITY)
+		return;
+	tkrec_host_set_point_hook(NULL);  /* once */
+	isr_rc = tkrec_htf_entity(isr_id, "Isr", TKREC_HTF_ISR);
+}
+
+static void entity_interrupt(void)
+{
+	const tkrec_htf_ent *e0, *e1;
+
+	tkrec_htf_reset(T0);
+	isr_id = 8;
+	isr_rc = -2;
+	tkrec_host_set_point_hook(isr_register);
+	CHECK(tkrec_htf_entity(7, "Task", TKREC_HTF_TASK) == 0);
+	tkrec_host_set_point_hook(NULL);
+	CHECK(isr_rc == 0);
+	CHECK(tkrec_htf_entity_count() == 2);
+	e0 = tkrec_htf_entity_get(0);
+	e1 = tkrec_htf_entity_get(1);
+	CHECK(e0 && e1 && e0->name && e1->name && e0->id == 7 && !strcmp(e0->name, "Task") &&
+	      e1->id == 8 && !strcmp(e1->name, "Isr"));
+
+	tkrec_htf_reset(T0);
+	isr_id = 7;
+	isr_rc = -2;
+	tkrec_host_set_point_hook(isr_register);
+	CHECK(tkrec_htf_entity(7, "Task", TKREC_HTF_TASK) == 0);
+	tkrec_host_set_point_hook(NULL);
+	CHECK(isr_rc < 0);  /* the id is the task's already */
+	CHECK(tkrec_htf_entity_count() == 1);
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "recorder_htf.htf";
@@ -361,6 +404,7 @@ int main(int argc, char **argv)
 	refused(bad, "entity 0x1: a name with a line break");
 
 	signal_reentry();
+	entity_interrupt();
 
 	/* two threads as two cores, 1000 events each, read back in order */
 	threads(bad);

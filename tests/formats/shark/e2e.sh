@@ -3,14 +3,15 @@
 # run and sends its chunk by UDP; `tracekit shark-receive` writes the file;
 # it must equal, byte for byte, the disk writer's dump of the same chunk,
 # hold 285 records (4 + 40 x 7 + 1), and tracekit must read it to the same
-# events as that dump.
+# events as that dump.  The receiver listens on its default address,
+# 127.0.0.1, which the recorder's host port sends to.
 set -u
 cli=$1 send=$2
 tmp=$(mktemp -d) || exit 1
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2> /dev/null; rm -rf "$tmp"' EXIT
 fail=0
-"$cli" shark-receive --bind 127.0.0.1 --port 0 --count 285 --timeout 20 "$tmp/got.bin" 2> "$tmp/err" &
+"$cli" shark-receive --port 0 --count 285 --timeout 20 "$tmp/got.bin" 2> "$tmp/err" &
 pid=$!
 i=0
 while ! grep -q "listening on" "$tmp/err" 2> /dev/null; do

@@ -10,6 +10,15 @@
 # 2. the same records without the loss, ended by --count: exit 0, and
 #    tracekit reads the file to the same events as the dump the sender cut.
 # 3. no packet before --timeout: exit 1, no file.
+# 4. the default address is 127.0.0.1 (the kernel's socket table says so),
+#    --bind 0.0.0.0 opens it; --port 0 prints the port even with -q.
+# 5. repeats: three copies of packet 1 do not end a --count 120 run (it
+#    counts distinct records); packet 2 does; the repeats are counted.
+#    20000 copies of one datagram leave the receiver's peak memory flat.
+# 6. an output that cannot be created (no such directory) fails at once,
+#    exit 2, before listening.
+# 7. SIGHUP and SIGTERM end the run like SIGINT: what came is written.
+# 8. a datagram of 61 records (the sender puts 60 at most) is reported, kept.
 set -u
 cli=$1
 command -v python3 > /dev/null || { echo "python3 missing: skipped"; exit 77; }
@@ -19,7 +28,7 @@ trap '[ -n "$pid" ] && kill "$pid" 2> /dev/null; rm -rf "$tmp"' EXIT
 fail=0
 
 cat > "$tmp/send.py" <<'PY'
-import socket, struct, sys
+import socket, struct, sys, time
 port, mode, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 CLK = 1000
 def rec(code, par1, tsc, par2=0):
@@ -44,24 +53,50 @@ if mode == 'gaps':
             s.sendto(dgram(2, pk[1]), dst)        # a repeat
     s.sendto(dgram(8, pk[0], lie=16), dst)         # sizes disagree
     want = b''.join(b''.join(pk[n - 1]) for n in sorted(order))
-else:
+elif mode == 'all':
     for n in range(1, 8):
         s.sendto(dgram(n, pk[n - 1]), dst)
     want = b''.join(recs)
+else:
+    # a list: N sends packet N, N*K sends it K times, big sends packet 8
+    # with 61 records; the file must be the distinct packets in order
+    got = {}
+    for spec in mode.split(','):
+        if spec == 'big':
+            rs = recs[:61]
+            s.sendto(dgram(8, rs), dst)
+            got[8] = rs
+            continue
+        n, _, k = spec.partition('*')
+        n, k = int(n), int(k or 1)
+        d = dgram(n, pk[n - 1])
+        for i in range(k):
+            s.sendto(d, dst)
+            if i % 100 == 99:
+                time.sleep(0.001)  # a flood the loopback can carry
+        got[n] = pk[n - 1]
+    want = b''.join(b''.join(got[n]) for n in sorted(got))
 open(out, 'wb').write(want)
 PY
 
 # start the receiver on a free port; wait for its "listening" line
 start() {
-	"$cli" shark-receive --bind 127.0.0.1 --port 0 "$@" 2> "$tmp/err" &
+	"$cli" shark-receive --port 0 "$@" 2> "$tmp/err" &
 	pid=$!
 	i=0
 	while ! grep -q "listening on" "$tmp/err" 2> /dev/null; do
 		i=$((i + 1)); [ $i -gt 100 ] && { echo "FAIL: receiver did not start"; cat "$tmp/err"; exit 1; }
 		sleep 0.1
 	done
-	port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$tmp/err")
+	port=$(sed -n 's/.*listening on [0-9.]*:\([0-9]*\).*/\1/p' "$tmp/err")
 }
+# the receiver's socket in the kernel's table: "ADDR:PORT" in hex
+bound() {
+	awk -v p="$(printf ':%04X' "$port")" '$2 ~ p"$" { print $2 }' /proc/net/udp
+}
+# still running after a moment?
+alive() { sleep 0.5; kill -0 "$pid" 2> /dev/null; }
+
 
 # 1. gaps, late, repeated, foreign and malformed datagrams; SIGINT
 start "$tmp/gaps.bin"
@@ -95,6 +130,73 @@ n=$("$cli" info -q --from shark "$tmp/all.bin" | sed -n 's/^  #records //p')
 rc=$?
 [ $rc -eq 1 ] && [ ! -e "$tmp/none.bin" ] || { echo "FAIL none: exit $rc or file written"; fail=1; }
 grep -q "no TRACER packet received" "$tmp/err" || { echo "FAIL none: $(cat "$tmp/err")"; fail=1; }
+
+# 4. the address: 127.0.0.1 by default, --bind opens it; -q still prints the port
+start -q --timeout 20 "$tmp/b.bin"
+grep -q "listening on 127.0.0.1:$port" "$tmp/err" || { echo "FAIL bind: $(cat "$tmp/err")"; fail=1; }
+if [ -r /proc/net/udp ]; then
+	[ "$(bound)" = "$(printf '0100007F:%04X' "$port")" ] || { echo "FAIL bind: socket is $(bound), not loopback"; fail=1; }
+fi
+kill -INT "$pid"; wait "$pid"; pid=
+start -q --bind 0.0.0.0 --timeout 20 "$tmp/b.bin"
+if [ -r /proc/net/udp ]; then
+	[ "$(bound)" = "$(printf '00000000:%04X' "$port")" ] || { echo "FAIL --bind 0.0.0.0: socket is $(bound)"; fail=1; }
+fi
+kill -INT "$pid"; wait "$pid"; pid=
+
+# 5. repeats: --count counts distinct records, the repeats are counted
+start --count 120 --timeout 20 "$tmp/dup.bin"
+python3 "$tmp/send.py" "$port" '1*3' "$tmp/dup1.want" || { echo "FAIL: sender"; exit 1; }
+alive || { echo "FAIL dups: three copies of packet 1 ended a --count 120 run"; cat "$tmp/err"; fail=1; }
+python3 "$tmp/send.py" "$port" '1*3,2' "$tmp/dup.want" || { echo "FAIL: sender"; exit 1; }
+wait "$pid"; rc=$?; pid=
+[ $rc -eq 0 ] || { echo "FAIL dups: exit $rc"; cat "$tmp/err"; fail=1; }
+cmp -s "$tmp/dup.bin" "$tmp/dup.want" || { echo "FAIL dups: file differs"; fail=1; }
+grep -qF "120 records (1920 bytes) from 2 packets, numbers 1-2" "$tmp/err" &&
+	grep -qF "5 repeated packets dropped" "$tmp/err" || { echo "FAIL dups: report"; cat "$tmp/err"; fail=1; }
+# a flood of one datagram: kept once, the peak memory stays flat (20000 x
+# 984 bytes would be 19 MB if each copy were stored)
+start -q --timeout 30 "$tmp/flood.bin"
+python3 "$tmp/send.py" "$port" 1 "$tmp/flood.want" || { echo "FAIL: sender"; exit 1; }
+sleep 0.3
+hwm0=$(sed -n 's/^VmHWM: *\([0-9]*\) kB/\1/p' /proc/$pid/status 2> /dev/null)
+python3 "$tmp/send.py" "$port" '1*20000' "$tmp/flood.want" || { echo "FAIL: sender"; exit 1; }
+sleep 1
+hwm1=$(sed -n 's/^VmHWM: *\([0-9]*\) kB/\1/p' /proc/$pid/status 2> /dev/null)
+kill -INT "$pid"; wait "$pid"; rc=$?; pid=
+[ $rc -eq 0 ] || { echo "FAIL flood: exit $rc"; cat "$tmp/err"; fail=1; }
+cmp -s "$tmp/flood.bin" "$tmp/flood.want" || { echo "FAIL flood: file differs"; fail=1; }
+if [ -n "$hwm0" ] && [ -n "$hwm1" ]; then
+	[ $((hwm1 - hwm0)) -lt 4096 ] || { echo "FAIL flood: peak memory grew by $((hwm1 - hwm0)) kB"; fail=1; }
+fi
+
+# 6. an output that cannot be created: at once, before listening
+timeout 10 "$cli" shark-receive --port 0 "$tmp/nodir/d.bin" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] || { echo "FAIL nodir: exit $rc, expected 2"; fail=1; }
+grep -q "nodir/d.bin: cannot create" "$tmp/err" && ! grep -q listening "$tmp/err" ||
+	{ echo "FAIL nodir: $(cat "$tmp/err")"; fail=1; }
+
+# 7. SIGHUP and SIGTERM write what came
+for sig in HUP TERM; do
+	start --timeout 20 "$tmp/$sig.bin"
+	python3 "$tmp/send.py" "$port" 1,2,3 "$tmp/$sig.want" || { echo "FAIL: sender"; exit 1; }
+	sleep 0.5
+	kill -$sig "$pid"; wait "$pid"; rc=$?; pid=
+	[ $rc -eq 0 ] || { echo "FAIL SIG$sig: exit $rc"; cat "$tmp/err"; fail=1; }
+	cmp -s "$tmp/$sig.bin" "$tmp/$sig.want" || { echo "FAIL SIG$sig: file differs or missing"; fail=1; }
+done
+
+# 8. more records in a datagram than the sender puts: reported, kept
+start --timeout 20 "$tmp/big.bin"
+python3 "$tmp/send.py" "$port" 1,2,3,4,5,6,7,big "$tmp/big.want" || { echo "FAIL: sender"; exit 1; }
+sleep 0.5
+kill -INT "$pid"; wait "$pid"; rc=$?; pid=
+[ $rc -eq 0 ] || { echo "FAIL big: exit $rc"; cat "$tmp/err"; fail=1; }
+cmp -s "$tmp/big.bin" "$tmp/big.want" || { echo "FAIL big: file differs"; fail=1; }
+grep -qF "packet 8 holds 61 records, more than the 60" "$tmp/err" &&
+	grep -qF "1 packets held more than 60 records" "$tmp/err" || { echo "FAIL big: report"; cat "$tmp/err"; fail=1; }
+ls "$tmp" | grep -q 'tmp-' && { echo "FAIL: a temporary file is left"; fail=1; }
 
 # usage
 "$cli" shark-receive --port 70000 x 2> /dev/null; [ $? -eq 2 ] || { echo "FAIL: --port 70000 accepted"; fail=1; }
