@@ -10,7 +10,10 @@ static void help(FILE *fp)
 	fprintf(fp,
 		"usage: tracekit info [options] FILE\n\n"
 		"Shows the format, header, time span, event counts per type and event,\n"
-		"entities per type and the cores of a trace.\n\n"
+		"entities per type and the cores of a trace.  JSON gives start, end and\n"
+		"duration as decimal numbers in the time base's unit, rounded half up\n"
+		"to a thousandth of a tick where they do not end there, and then the\n"
+		"exact N/D too (start_exact, ...; docs/analysis.md, \"Numbers\").\n\n"
 		"options:\n"
 		"  --format text|json  output format (default text)\n"
 		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
