@@ -188,14 +188,27 @@ typedef enum tk_stat_field {
 } tk_stat_field;
 
 /**
- * Write a value of row i.  Times are written in `unit` exactly: a decimal
- * fraction where needed ("21200", "12.5"), or, for an average with no
- * finite decimal expansion, the exact reduced fraction ("64001/3").  JIT
- * is written as a decimal rounded to 6 places.  NPRE min/max are integers,
- * its average as a time is.  Returns the length or a negative tk_status.
+ * Write a value of row i as a decimal number.  Times are in `unit`, with
+ * at most tk_time_digits(timebase, unit) places: exact where the value
+ * ends within them ("21200", "12.5"), else rounded half up at the last
+ * place ("21333.667" for 64001/3 ns, "1823.241" for 670000/367483 ns).
+ * NPRE min/max are integers, its average has at most 3 places (rounded
+ * half up).  JIT is rounded half away from zero to 6 places (its average
+ * is the mean of the per-instance values each rounded to 1e-12).  Returns
+ * the length or a negative tk_status.
  */
 int tk_stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 		    tk_unit unit, char *buf, size_t size);
+
+/**
+ * Write a value of row i exactly: an integer, a finite decimal, or the
+ * reduced fraction "N/D" where the decimal does not end ("64001/3",
+ * "670000/367483").  JIT min/max are the exact 1 - DT/PER ("-1/3"), its
+ * average the exact mean of the per-instance values each rounded to
+ * 1e-12.  Returns the length or a negative tk_status.
+ */
+int tk_stats_format_exact(const tk_stats *s, size_t i, tk_stat_field f,
+			  tk_unit unit, char *buf, size_t size);
 
 /** Free; NULL is allowed. */
 void tk_stats_free(tk_stats *s);

@@ -158,6 +158,26 @@ int tk_duration_parse(const char *s, int default_unit, uint64_t *value,
 int tk_time_format(uint64_t ticks, const tk_timebase *tb, tk_unit unit,
 		   char *buf, size_t size);
 
+/**
+ * The number of decimal places tracekit writes for times of `tb` in `unit`
+ * (tk_time_format_decimal, stats, load): enough to show a thousandth of a
+ * tick, the smallest D with 10^-D <= tick/1000, and at least the decimals
+ * of one tick where that has a finite decimal expansion.  A time base of
+ * 1 ns gives 3 in ns and 6 in us; one of 1/367483 ms (2.72 ns) gives 3 in
+ * ns.  Every tick count stays distinct and is round(value / tick).
+ */
+int tk_time_digits(const tk_timebase *tb, tk_unit unit);
+
+/**
+ * Write `ticks` of `tb` in `unit` as a decimal number of at most
+ * tk_time_digits(tb, unit) places: exact where the value ends within them
+ * ("1.5", "100"), else rounded half up at the last place ("1823.241" for
+ * 670000/367483 ns).  Trailing zeros are dropped.  Returns the length
+ * (excluding the NUL), or a negative tk_status.
+ */
+int tk_time_format_decimal(uint64_t ticks, const tk_timebase *tb,
+			   tk_unit unit, char *buf, size_t size);
+
 /* ------------------------------------------------------------------------ */
 /* Entity types and event kinds                                              */
 /* ------------------------------------------------------------------------ */

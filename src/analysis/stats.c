@@ -531,14 +531,30 @@ static int fmt_jit(uint64_t dt, uint64_t per, char *buf, size_t size)
 	return fmt_micro(num, buf, size);
 }
 
-int tk_stats_format(const tk_stats *s, size_t i, tk_stat_field f,
-		    tk_unit unit, char *buf, size_t size)
+/* a signed ratio n/d (d > 0) exactly, as tk_fmt_ratio writes it */
+static int fmt_signed_ratio(tk_i128 n, tk_u128 d, char *buf, size_t size)
+{
+	tk_u128 a = n < 0 ? (tk_u128)(-(n + 1)) + 1 : (tk_u128)n;
+	int rc;
+
+	if (n < 0) {
+		if (size < 2)
+			return TK_E_RANGE;
+		buf[0] = '-';
+		rc = tk_fmt_ratio(a, d, buf + 1, size - 1);
+		return rc < 0 ? rc : rc + 1;
+	}
+	return tk_fmt_ratio(a, d, buf, size);
+}
+
+static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
+			tk_unit unit, int exact, char *buf, size_t size)
 {
 	const srow *row;
 	const sent *e;
 	const acc *a;
 	tk_u128 p, q, num, den;
-	int rc;
+	int rc, digits = 3;
 
 	if (i >= s->nrows || !size)
 		return TK_E_USAGE;
@@ -547,6 +563,23 @@ int tk_stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 	if (row->pub.metric == TK_METRIC_JIT) {
 		const jacc *j = &e->jit;
 		tk_i128 v, h, cnt = (tk_i128)j->count * 1000000;
+		if (exact) {
+			switch (f) {
+			case TK_STAT_MIN:
+				return fmt_signed_ratio((tk_i128)j->hi_per -
+							(tk_i128)j->hi_dt,
+							j->hi_per, buf, size);
+			case TK_STAT_MAX:
+				return fmt_signed_ratio((tk_i128)j->lo_per -
+							(tk_i128)j->lo_dt,
+							j->lo_per, buf, size);
+			default:
+				if (j->overflow)
+					return TK_E_RANGE;
+				return fmt_signed_ratio(j->sum_fx, (tk_u128)cnt *
+							1000000, buf, size);
+			}
+		}
 		switch (f) {
 		case TK_STAT_MIN:
 			return fmt_jit(j->hi_dt, j->hi_per, buf, size);
@@ -568,6 +601,7 @@ int tk_stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 		rc = tk_unit_factor(tk_trace_timebase(s->t), unit, &p, &q);
 		if (rc < 0)
 			return rc;
+		digits = tk_time_digits(tk_trace_timebase(s->t), unit);
 	}
 	switch (f) {
 	case TK_STAT_MIN:
@@ -586,7 +620,21 @@ int tk_stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 	if (__builtin_mul_overflow(num, p, &num) ||
 	    __builtin_mul_overflow(den, q, &den))
 		return TK_E_RANGE;
-	return tk_fmt_ratio(num, den, buf, size);
+	if (exact)
+		return tk_fmt_ratio(num, den, buf, size);
+	return tk_fmt_ratio_dec(num, den, digits, buf, size);
+}
+
+int tk_stats_format(const tk_stats *s, size_t i, tk_stat_field f,
+		    tk_unit unit, char *buf, size_t size)
+{
+	return stats_format(s, i, f, unit, 0, buf, size);
+}
+
+int tk_stats_format_exact(const tk_stats *s, size_t i, tk_stat_field f,
+			  tk_unit unit, char *buf, size_t size)
+{
+	return stats_format(s, i, f, unit, 1, buf, size);
 }
 
 void tk_stats_free(tk_stats *s)

@@ -10,7 +10,10 @@ static void help(FILE *fp)
 	fprintf(fp,
 		"usage: tracekit info [options] FILE\n\n"
 		"Shows the format, header, time span, event counts per type and event,\n"
-		"entities per type and the cores of a trace.\n\n"
+		"entities per type and the cores of a trace.  JSON gives start, end and\n"
+		"duration as decimal numbers in the time base's unit, rounded half up\n"
+		"to a thousandth of a tick where they do not end there, and then the\n"
+		"exact N/D too (start_exact, ...; docs/analysis.md, \"Numbers\").\n\n"
 		"options:\n"
 		"  --format text|json  output format (default text)\n"
 		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
@@ -176,12 +179,33 @@ static int cmp_rows(const void *a, const void *b)
 }
 
 /*
- * A time, exactly.  JSON: a number in the time base's unit, or a string
- * "N/D" where it has no finite decimal.  Text: the number and unit; where
+ * JSON: `"name": T,` with T a decimal number in the time base's unit
+ * (tk_time_format_decimal; null without events), and where that is
+ * rounded, `"name_exact": "N/D",` the exact value.
+ */
+static void put_json_time(FILE *fp, const char *name, uint64_t nevents,
+			  uint64_t ticks, const tk_timebase *tb)
+{
+	char dec[200], ex[200];
+
+	fprintf(fp, "  \"%s\": ", name);
+	if (!nevents ||
+	    tk_time_format_decimal(ticks, tb, tb->unit, dec, sizeof(dec)) < 0) {
+		fputs("null,\n", fp);
+		return;
+	}
+	fprintf(fp, "%s,\n", dec);
+	if (tk_time_format(ticks, tb, tb->unit, ex, sizeof(ex)) >= 0 &&
+	    strcmp(ex, dec))
+		fprintf(fp, "  \"%s_exact\": \"%s\",\n", name, ex);
+}
+
+/*
+ * A time, exactly.  Text: the number and unit; where
  * only a fraction is exact, the nanoseconds (rounded down, marked '~')
  * come first so that a person can read it, then the exact value.
  */
-static void put_time(FILE *fp, uint64_t ticks, const tk_timebase *tb, int json)
+static void put_time(FILE *fp, uint64_t ticks, const tk_timebase *tb)
 {
 	tk_timebase ns = { TK_UNIT_NS, 1, 1 };
 	char buf[128];
@@ -189,12 +213,7 @@ static void put_time(FILE *fp, uint64_t ticks, const tk_timebase *tb, int json)
 	int n = tk_time_format(ticks, tb, tb->unit, buf, sizeof(buf));
 
 	if (n < 0) {
-		fputs(json ? "null" : "?", fp);
-	} else if (json) {
-		if (strchr(buf, '/'))
-			fprintf(fp, "\"%s\"", buf);
-		else
-			fputs(buf, fp);
+		fputs("?", fp);
 	} else if (strchr(buf, '/') &&
 		   tk_time_convert(ticks, tb, &ns, TK_ROUND_DOWN, &approx) == TK_OK) {
 		fprintf(fp, "~%llu ns (exactly %s %s)", (unsigned long long)approx,
@@ -331,22 +350,10 @@ int cmd_info(int argc, char **argv)
 		printf("  \"timebase\": {\"unit\": \"%s\", \"num\": %llu, \"den\": %llu},\n",
 		       tk_unit_name(tb->unit), (unsigned long long)tb->num,
 		       (unsigned long long)tb->den);
-		printf("  \"start\": ");
-		if (nevents)
-			put_time(stdout, tmin, tb, 1);
-		else
-			printf("null");
-		printf(",\n  \"end\": ");
-		if (nevents)
-			put_time(stdout, tmax, tb, 1);
-		else
-			printf("null");
-		printf(",\n  \"duration\": ");
-		if (nevents)
-			put_time(stdout, tmax - tmin, tb, 1);
-		else
-			printf("null");
-		printf(",\n  \"events\": %llu,\n  \"entities\": %zu,\n",
+		put_json_time(stdout, "start", nevents, tmin, tb);
+		put_json_time(stdout, "end", nevents, tmax, tb);
+		put_json_time(stdout, "duration", nevents, tmax - tmin, tb);
+		printf("  \"events\": %llu,\n  \"entities\": %zu,\n",
 		       (unsigned long long)nevents, nents);
 		printf("  \"entity_types\": {");
 		for (c = 0; c < TK_ET_COUNT; c++) {
@@ -392,11 +399,11 @@ int cmd_info(int argc, char **argv)
 		printf("\n");
 		if (nevents) {
 			printf("start:       ");
-			put_time(stdout, tmin, tb, 0);
+			put_time(stdout, tmin, tb);
 			printf("\nend:         ");
-			put_time(stdout, tmax, tb, 0);
+			put_time(stdout, tmax, tb);
 			printf("\nduration:    ");
-			put_time(stdout, tmax - tmin, tb, 0);
+			put_time(stdout, tmax - tmin, tb);
 			printf("\n");
 		} else {
 			printf("start:       -\nend:         -\nduration:    -\n");

@@ -11,13 +11,19 @@ static void help(FILE *fp)
 		"usage: tracekit load [options] FILE\n\n"
 		"The share of time each core has a process allocated (RUNNING or\n"
 		"POLLING): over the whole trace (first to last event), per window, and\n"
-		"per entity.  Busy times are exact; shares are percentages rounded to\n"
-		"two places.\n\n"
+		"per entity.  Shares are percentages rounded half up to two places.\n"
+		"Times are decimal numbers in the unit asked for, with D places: enough\n"
+		"for a thousandth of a tick (D = 3 for 1 ns ticks in ns, 6 in us) and at\n"
+		"least the decimals of one tick; a time that does not end within D\n"
+		"places (a tick of 1/367483 ms) is rounded half up at the last place.\n"
+		"--exact writes the exact times instead (N/D where the decimal does not\n"
+		"end; docs/analysis.md).\n\n"
 		"options:\n"
 		"  --window TIME       also per window of TIME (10ms, 250us; a bare number\n"
 		"                      is in the trace's ticks), aligned to multiples of it\n"
 		"  --format table|csv  output format (default table)\n"
 		"  --unit UNIT         unit of the times: ps, ns, us, ms, s (default ns)\n"
+		"  --exact             exact times: N/D where there is no finite decimal\n"
 		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
 		CLI_READ_HELP
 		"  --strict            read by the specification only\n"
@@ -25,7 +31,7 @@ static void help(FILE *fp)
 		"  -h, --help          this help\n");
 }
 
-enum { O_WINDOW = 256, O_FORMAT, O_UNIT };
+enum { O_WINDOW = 256, O_FORMAT, O_UNIT, O_EXACT };
 
 typedef struct load_ctx {
 	tk_load *l;
@@ -33,15 +39,44 @@ typedef struct load_ctx {
 	const tk_timebase *tb;
 	tk_unit unit;
 	int csv;
-	int header_done;
+	int exact;
+	FILE *win;          /* table: the windows, kept until their widths are known */
+	int win_err;
+	size_t wstart, wend; /* widths of the windows' start and end */
 } load_ctx;
+
+/* a time as written (decimal, or exact with --exact); "?" if it cannot be */
+static void fmt_time(const load_ctx *x, uint64_t ticks, char *buf, size_t size)
+{
+	int n = x->exact ? tk_time_format(ticks, x->tb, x->unit, buf, size)
+			 : tk_time_format_decimal(ticks, x->tb, x->unit, buf, size);
+	if (n < 0)
+		snprintf(buf, size, "?");
+}
+
+static size_t time_width(const load_ctx *x, uint64_t ticks)
+{
+	char buf[200];
+
+	fmt_time(x, ticks, buf, sizeof(buf));
+	return strlen(buf);
+}
+
+static size_t name_width(const tk_trace *t, uint32_t id)
+{
+	const tk_entity *e = tk_trace_entity(t, id);
+	size_t n = 1;
+
+	if (e)
+		tk_trace_str(t, e->name, &n);
+	return n;
+}
 
 static void put_time(const load_ctx *x, uint64_t ticks, int width)
 {
-	char buf[96];
+	char buf[200];
 
-	if (tk_time_format(ticks, x->tb, x->unit, buf, sizeof(buf)) < 0)
-		strcpy(buf, "?");
+	fmt_time(x, ticks, buf, sizeof(buf));
 	printf("%*s", width, buf);
 }
 
@@ -81,7 +116,8 @@ static void csv_row(const load_ctx *x, const char *kind, uint64_t start,
 	putchar(',');
 	put_time(x, end - start, 0);
 	putchar(',');
-	put_share(busy, end - start, 0);
+	if (end > start) /* an empty cell where there is no share: "-" is no number */
+		put_share(busy, end - start, 0);
 	putchar('\n');
 }
 
@@ -97,21 +133,80 @@ static void on_window(void *ctx, uint64_t start, uint64_t end,
 				TK_NONE, busy[i]);
 		return;
 	}
-	if (!x->header_done) {
-		printf("%14s %14s  per core: load %%\n", "window start", "end");
-		x->header_done = 1;
+	/* the table's columns are as wide as their widest value: the windows
+	 * wait in a temporary file until the last one is known */
+	if (x->win_err)
+		return;
+	if (!x->win) {
+		x->win = tmpfile();
+		if (!x->win) {
+			x->win_err = 1;
+			return;
+		}
 	}
-	put_time(x, start, 14);
-	putchar(' ');
-	put_time(x, end, 14);
-	putchar(' ');
-	for (i = 0; i < ncores; i++) {
-		putchar(' ');
-		put_name(x->t, tk_load_core(x->l, i), 0);
-		putchar(' ');
-		put_share(busy[i], end - start, 6);
+	if (time_width(x, start) > x->wstart)
+		x->wstart = time_width(x, start);
+	if (time_width(x, end) > x->wend)
+		x->wend = time_width(x, end);
+	{
+		uint64_t h[3] = { start, end, ncores };
+		if (fwrite(h, sizeof(h), 1, x->win) != 1 ||
+		    (ncores && fwrite(busy, sizeof(*busy), ncores, x->win) != ncores))
+			x->win_err = 1;
 	}
+}
+
+/* the windows of the table, read back from the temporary file */
+static int put_windows(load_ctx *x)
+{
+	uint64_t h[3], *busy = NULL;
+	size_t i, cap = 0;
+	int ret = -1;
+
+	if (x->win_err) {
+		fprintf(stderr, "tracekit: load: cannot keep the windows in a temporary file\n");
+		return -1;
+	}
+	if (!x->win)
+		return 0;
+	if (x->wstart < 12)
+		x->wstart = 12; /* "window start" */
+	if (x->wend < 3)
+		x->wend = 3;
+	if (x->wstart < 14 && x->wend < 14)
+		x->wstart = x->wend = 14; /* the layout of short times */
+	rewind(x->win);
+	printf("%*s %*s  per core: load %%\n", (int)x->wstart, "window start",
+	       (int)x->wend, "end");
+	while (fread(h, sizeof(h), 1, x->win) == 1) {
+		if (h[2] > cap) {
+			uint64_t *nb = realloc(busy, (size_t)h[2] * sizeof(*busy));
+			if (!nb)
+				goto out;
+			busy = nb;
+			cap = (size_t)h[2];
+		}
+		if (h[2] && fread(busy, sizeof(*busy), (size_t)h[2], x->win) != h[2])
+			goto out;
+		put_time(x, h[0], (int)x->wstart);
+		putchar(' ');
+		put_time(x, h[1], (int)x->wend);
+		putchar(' ');
+		for (i = 0; i < h[2]; i++) {
+			putchar(' ');
+			put_name(x->t, tk_load_core(x->l, i), 0);
+			putchar(' ');
+			put_share(busy[i], h[1] - h[0], 6);
+		}
+		putchar('\n');
+	}
+	ret = ferror(x->win) ? -1 : 0;
 	putchar('\n');
+out:
+	if (ret < 0)
+		fprintf(stderr, "tracekit: load: cannot read back the windows\n");
+	free(busy);
+	return ret;
 }
 
 static int parse_window(const char *s, const tk_timebase *tb, uint64_t *out)
@@ -140,6 +235,7 @@ int cmd_load(int argc, char **argv)
 		{ "window", required_argument, NULL, O_WINDOW },
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "unit", required_argument, NULL, O_UNIT },
+		{ "exact", no_argument, NULL, O_EXACT },
 		CLI_READ_LONGOPTS,
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -163,6 +259,7 @@ int cmd_load(int argc, char **argv)
 		case O_WINDOW: window_s = optarg; break;
 		case O_FORMAT: outfmt = optarg; break;
 		case O_UNIT: unit_s = optarg; break;
+		case O_EXACT: x.exact = 1; break;
 		CLI_READ_CASES:
 			if (cli_read_opt(&ro, "load", c, optarg) < 0)
 				return EXIT_BAD;
@@ -226,20 +323,44 @@ int cmd_load(int argc, char **argv)
 						(uint32_t)j, b);
 			}
 	} else {
-		if (x.header_done)
-			putchar('\n');
+		size_t wname = 20, wcore = 12, wbusy = 16, wcname = 20;
+		if (put_windows(&x) < 0)
+			goto out;
+		for (i = 0; i < n; i++) {
+			size_t k = name_width(x.t, tk_load_core(l, i));
+			if (k > wcname)
+				wcname = k;
+			if (k > wcore)
+				wcore = k;
+			k = time_width(&x, tk_load_core_busy(l, i));
+			if (k > wbusy)
+				wbusy = k;
+		}
+		for (j = 0; j < tk_trace_entity_count(x.t); j++)
+			for (i = 0; i < n; i++) {
+				uint64_t b = tk_load_entity_busy(l, (uint32_t)j, i);
+				size_t k;
+				if (!b)
+					continue;
+				k = name_width(x.t, (uint32_t)j);
+				if (k > wname)
+					wname = k;
+				k = time_width(&x, b);
+				if (k > wbusy)
+					wbusy = k;
+			}
 		printf("span: ");
 		put_time(&x, first, 0);
 		printf(" .. ");
 		put_time(&x, last, 0);
 		printf(" %s (", tk_unit_name(x.unit));
 		put_time(&x, last - first, 0);
-		printf(" %s)\n\n%-20s %16s %8s\n", tk_unit_name(x.unit), "core",
-		       "busy", "load %");
+		printf(" %s)\n\n%-*s %*s %8s\n", tk_unit_name(x.unit),
+		       (int)wcname, "core", (int)wbusy, "busy", "load %");
 		for (i = 0; i < n; i++) {
-			put_name(x.t, tk_load_core(l, i), 20);
+			put_name(x.t, tk_load_core(l, i), (int)wcname);
 			putchar(' ');
-			put_time(&x, tk_load_core_busy(l, i), 16);
+			put_time(&x, tk_load_core_busy(l, i), (int)wbusy);
 			putchar(' ');
 			put_share(tk_load_core_busy(l, i), last - first, 8);
 			putchar('\n');
@@ -247,18 +368,18 @@ int cmd_load(int argc, char **argv)
 		if (!n)
 			printf("(no process ran on a known core)\n");
 		else
-			printf("\n%-20s %-12s %16s %8s\n", "entity", "core", "busy",
-			       "share %");
+			printf("\n%-*s %-*s %*s %8s\n", (int)wname, "entity",
+			       (int)wcore, "core", (int)wbusy, "busy", "share %");
 		for (j = 0; j < tk_trace_entity_count(x.t); j++)
 			for (i = 0; i < n; i++) {
 				uint64_t b = tk_load_entity_busy(l, (uint32_t)j, i);
 				if (!b)
 					continue;
-				put_name(x.t, (uint32_t)j, 20);
+				put_name(x.t, (uint32_t)j, (int)wname);
 				putchar(' ');
-				put_name(x.t, tk_load_core(l, i), 12);
+				put_name(x.t, tk_load_core(l, i), (int)wcore);
 				putchar(' ');
-				put_time(&x, b, 16);
+				put_time(&x, b, (int)wbusy);
 				putchar(' ');
 				put_share(b, last - first, 8);
 				putchar('\n');
@@ -270,6 +391,8 @@ int cmd_load(int argc, char **argv)
 nomem:
 	fprintf(stderr, "tracekit: out of memory\n");
 out:
+	if (x.win)
+		fclose(x.win);
 	tk_load_free(l);
 	tk_reader_close(r);
 	return ret;

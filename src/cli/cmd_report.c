@@ -450,7 +450,7 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 	}
 	fprintf(x->fp, ",\"nsPerTick\":%s,\"span\":%llu,\"first\":", buf,
 		(unsigned long long)x->span);
-	if (tk_time_format(x->first, tb, TK_UNIT_NS, buf, sizeof(buf)) < 0)
+	if (tk_time_format_decimal(x->first, tb, TK_UNIT_NS, buf, sizeof(buf)) < 0)
 		strcpy(buf, "?");
 	jcstr(x->fp, buf);
 	fputs(",\n\"ents\":[", x->fp);
@@ -476,22 +476,38 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 	fputs("],\n\"stats\":[", x->fp);
 	for (i = 0; i < tk_stats_count(st); i++) {
 		const tk_stat *s = tk_stats_get(st, i);
-		char mn[96], av[160], mx[96];
-		if (tk_stats_format(st, i, TK_STAT_MIN, TK_UNIT_US, mn, sizeof(mn)) < 0)
-			strcpy(mn, "?");
-		if (tk_stats_format(st, i, TK_STAT_AVG, TK_UNIT_US, av, sizeof(av)) < 0)
-			strcpy(av, "?");
-		if (tk_stats_format(st, i, TK_STAT_MAX, TK_UNIT_US, mx, sizeof(mx)) < 0)
-			strcpy(mx, "?");
+		static const tk_stat_field fld[3] = { TK_STAT_MIN, TK_STAT_AVG,
+						      TK_STAT_MAX };
+		char v[3][160], ex[3][160];
+		int k, differs = 0;
+		for (k = 0; k < 3; k++) {
+			if (tk_stats_format(st, i, fld[k], TK_UNIT_US, v[k],
+					    sizeof(v[k])) < 0)
+				strcpy(v[k], "?");
+			if (tk_stats_format_exact(st, i, fld[k], TK_UNIT_US, ex[k],
+						  sizeof(ex[k])) < 0)
+				strcpy(ex[k], v[k]);
+			differs |= strcmp(v[k], ex[k]) != 0;
+		}
 		fprintf(x->fp, "%s{\"e\":%u,\"m\":\"%s\",\"time\":%d,\"n\":%llu,\"min\":",
 			i ? ",\n" : "", s->entity, tk_metric_name(s->metric),
 			tk_metric_is_time(s->metric),
 			(unsigned long long)s->count);
-		jcstr(x->fp, mn);
+		jcstr(x->fp, v[0]);
 		fputs(",\"avg\":", x->fp);
-		jcstr(x->fp, av);
+		jcstr(x->fp, v[1]);
 		fputs(",\"max\":", x->fp);
-		jcstr(x->fp, mx);
+		jcstr(x->fp, v[2]);
+		if (differs) {
+			/* the exact values, for the cells' tooltips */
+			fputs(",\"ex\":[", x->fp);
+			for (k = 0; k < 3; k++) {
+				if (k)
+					fputc(',', x->fp);
+				jcstr(x->fp, ex[k]);
+			}
+			fputc(']', x->fp);
+		}
 		fprintf(x->fp, ",\"maxTicks\":%llu,\"inst\":",
 			(unsigned long long)(tk_metric_is_time(s->metric) ? s->max : 0));
 		if (s->max_inst == TK_INST_NONE)

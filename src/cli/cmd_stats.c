@@ -17,13 +17,20 @@ static void help(FILE *fp)
 		"  ST  next activate (tasks) or next start (ISRs, runnables) - terminate\n"
 		"  JIT 1 - DT/PER (unit 1)        PRE preempt/suspend -> resume\n"
 		"  NPRE preemptions per instance  WAIT wait -> release  POLL poll -> run/park\n"
-		"Times are exact in the unit asked for; an average that is not a finite\n"
-		"decimal is written as an exact fraction N/D.  JIT is rounded to 6 places.\n\n"
+		"Values are decimal numbers in the unit asked for, with D places: enough\n"
+		"for a thousandth of a tick (D = 3 for 1 ns ticks in ns, 6 in us) and at\n"
+		"least the decimals of one tick.  A value that does not end within D\n"
+		"places (an average such as 64001/3, or any time of a tick like\n"
+		"1/367483 ms) is rounded half up at the last place; --exact writes the\n"
+		"exact values instead (N/D where the decimal does not end).  JIT is\n"
+		"rounded half away from zero to 6 places (docs/analysis.md).\n\n"
 		"options:\n"
 		"  --format table|csv|json  output format (default table)\n"
 		"  --entity NAME       only this entity (repeatable)\n"
 		"  --type TYPE         only this type: T, I, R (repeatable)\n"
 		"  --unit UNIT         unit of the times: ps, ns, us, ms, s (default ns)\n"
+		"  --exact             exact values: N/D where there is no finite decimal\n"
+		"                      (a string in JSON)\n"
 		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
 		CLI_READ_HELP
 		"  --strict            read by the specification only\n"
@@ -31,7 +38,7 @@ static void help(FILE *fp)
 		"  -h, --help          this help\n");
 }
 
-enum { O_FORMAT = 256, O_ENTITY, O_TYPE, O_UNIT };
+enum { O_FORMAT = 256, O_ENTITY, O_TYPE, O_UNIT, O_EXACT };
 enum { OUT_TABLE, OUT_CSV, OUT_JSON };
 
 /* one output row, formatted */
@@ -54,8 +61,10 @@ static int in_list(const char **list, size_t n, const char *s, size_t len)
 
 static void put_num(FILE *fp, const char *v)
 {
-	/* JSON numbers where the value is one, strings for fractions */
-	if (strchr(v, '/'))
+	/* JSON numbers where the value is one, strings for fractions (--exact) */
+	if (!strcmp(v, "?"))
+		fputs("null", fp);
+	else if (strchr(v, '/'))
 		fprintf(fp, "\"%s\"", v);
 	else
 		fputs(v, fp);
@@ -85,6 +94,7 @@ int cmd_stats(int argc, char **argv)
 		{ "entity", required_argument, NULL, O_ENTITY },
 		{ "type", required_argument, NULL, O_TYPE },
 		{ "unit", required_argument, NULL, O_UNIT },
+		{ "exact", no_argument, NULL, O_EXACT },
 		CLI_READ_LONGOPTS,
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -101,7 +111,10 @@ int cmd_stats(int argc, char **argv)
 	const tk_trace *t;
 	tk_error err;
 	tk_unit unit;
-	int c, rc, out, ret = EXIT_BAD;
+	int (*fmt)(const tk_stats *, size_t, tk_stat_field, tk_unit, char *,
+		   size_t);
+	int (*fmt_time)(uint64_t, const tk_timebase *, tk_unit, char *, size_t);
+	int c, rc, out, exact = 0, ret = EXIT_BAD;
 	size_t w[8] = { 6, 4, 6, 5, 3, 3, 3, 4 };
 
 	if (cli_tarmac_wants(argc, argv))
@@ -119,6 +132,7 @@ int cmd_stats(int argc, char **argv)
 				goto nomem;
 			break;
 		case O_UNIT: unit_s = optarg; break;
+		case O_EXACT: exact = 1; break;
 		CLI_READ_CASES:
 			if (cli_read_opt(&ro, "stats", c, optarg) < 0)
 				goto out;
@@ -164,6 +178,8 @@ int cmd_stats(int argc, char **argv)
 	if (tk_stats_finish(st) < 0)
 		goto nomem;
 
+	fmt = exact ? tk_stats_format_exact : tk_stats_format;
+	fmt_time = exact ? tk_time_format : tk_time_format_decimal;
 	rows = calloc(tk_stats_count(st) + 1, sizeof(*rows));
 	if (!rows)
 		goto nomem;
@@ -182,18 +198,18 @@ int cmd_stats(int argc, char **argv)
 		o->metric = tk_metric_name(s->metric);
 		o->unit = tk_metric_is_time(s->metric) ? tk_unit_name(unit) : "1";
 		snprintf(o->count, sizeof(o->count), "%llu", (unsigned long long)s->count);
-		if (tk_stats_format(st, i, TK_STAT_MIN, unit, o->min, sizeof(o->min)) < 0)
+		if (fmt(st, i, TK_STAT_MIN, unit, o->min, sizeof(o->min)) < 0)
 			strcpy(o->min, "?");
-		if (tk_stats_format(st, i, TK_STAT_AVG, unit, o->avg, sizeof(o->avg)) < 0)
+		if (fmt(st, i, TK_STAT_AVG, unit, o->avg, sizeof(o->avg)) < 0)
 			strcpy(o->avg, "?");
-		if (tk_stats_format(st, i, TK_STAT_MAX, unit, o->max, sizeof(o->max)) < 0)
+		if (fmt(st, i, TK_STAT_MAX, unit, o->max, sizeof(o->max)) < 0)
 			strcpy(o->max, "?");
 		if (s->max_inst == TK_INST_NONE)
 			strcpy(o->inst, "");
 		else
 			snprintf(o->inst, sizeof(o->inst), "%lld", (long long)s->max_inst);
-		if (tk_time_format(s->max_time, tk_trace_timebase(t), unit, o->at,
-				   sizeof(o->at)) < 0)
+		if (fmt_time(s->max_time, tk_trace_timebase(t), unit, o->at,
+			     sizeof(o->at)) < 0)
 			strcpy(o->at, "?");
 		nrows++;
 	}

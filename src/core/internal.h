@@ -375,6 +375,14 @@ size_t tk_fmt_u128(char *out, tk_u128 v);
  * none the reduced fraction "N/D".  Returns the length, or TK_E_RANGE.
  */
 int tk_fmt_ratio(tk_u128 num, tk_u128 den, char *buf, size_t size);
+/**
+ * num/den as a decimal of at most `digits` places: exact where the decimal
+ * ends within them, else rounded half up at the last place; trailing zeros
+ * are dropped ("1823.241", "21133.5", "7").  Returns the length, or
+ * TK_E_RANGE (den > 2^128/10, digits > 96, or buf too small).
+ */
+int tk_fmt_ratio_dec(tk_u128 num, tk_u128 den, int digits, char *buf,
+		     size_t size);
 /** One tick of `tb` in `unit` as p/q, reduced.  TK_OK or < 0. */
 int tk_unit_factor(const tk_timebase *tb, tk_unit unit, tk_u128 *p,
 		   tk_u128 *q);

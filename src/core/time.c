@@ -249,6 +249,95 @@ int tk_fmt_ratio(tk_u128 num, tk_u128 den, char *buf, size_t size)
 	return (int)len;
 }
 
+int tk_fmt_ratio_dec(tk_u128 num, tk_u128 den, int digits, char *buf,
+		     size_t size)
+{
+	char tmp[200], dig[96];
+	tk_u128 g, ip, rem;
+	size_t len;
+	int nd = 0, i;
+
+	if (!den || digits < 0 || digits > (int)sizeof(dig))
+		return TK_E_RANGE;
+	g = gcd128(num, den);
+	if (g > 1) {
+		num /= g;
+		den /= g;
+	}
+	if (den > ~(tk_u128)0 / 10)
+		return TK_E_RANGE;
+	ip = num / den;
+	rem = num % den;
+	while (rem && nd < digits) {
+		rem *= 10;
+		dig[nd++] = (char)('0' + (unsigned)(rem / den));
+		rem %= den;
+	}
+	/* what is left is rounded half up: the digits end in a carry */
+	if (rem && rem >= den - rem) {
+		for (i = nd - 1; i >= 0 && dig[i] == '9'; i--)
+			dig[i] = '0';
+		if (i >= 0) {
+			dig[i]++;
+		} else {
+			if (ip == ~(tk_u128)0)
+				return TK_E_RANGE;
+			ip++;
+		}
+	}
+	while (nd > 0 && dig[nd - 1] == '0')
+		nd--;
+	len = tk_fmt_u128(tmp, ip);
+	if (nd) {
+		tmp[len++] = '.';
+		memcpy(tmp + len, dig, (size_t)nd);
+		len += (size_t)nd;
+	}
+	if (len + 1 > size)
+		return TK_E_RANGE;
+	memcpy(buf, tmp, len);
+	buf[len] = '\0';
+	return (int)len;
+}
+
+int tk_time_digits(const tk_timebase *tb, tk_unit unit)
+{
+	tk_u128 p, q, d, t;
+	int two = 0, five = 0, dtick = 0, dres = 0;
+
+	if (tk_unit_factor(tb, unit, &p, &q) < 0 || !p)
+		return 3;
+	/* the decimals of one tick, where it has a finite decimal */
+	for (d = q; d % 2 == 0; d /= 2)
+		two++;
+	for (; d % 5 == 0; d /= 5)
+		five++;
+	if (d == 1)
+		dtick = two > five ? two : five;
+	/* a thousandth of a tick: the smallest D with 10^D * p >= 1000 * q */
+	if (q > ~(tk_u128)0 / 10000)
+		return 40;
+	for (t = p; t < q * 1000 && dres < 40; t *= 10)
+		dres++;
+	return dtick > dres ? dtick : dres;
+}
+
+int tk_time_format_decimal(uint64_t ticks, const tk_timebase *tb,
+			   tk_unit unit, char *buf, size_t size)
+{
+	tk_timebase to = { unit, 1, 1 };
+	u128 p, q;
+	int rc;
+
+	rc = ratio(tb, &to, &p, &q);
+	if (rc < 0)
+		return rc;
+	if (ticks && p > U128_MAX / ticks)
+		return TK_E_RANGE;
+	return tk_fmt_ratio_dec((u128)ticks * p, q, tk_time_digits(tb, unit),
+				buf, size);
+}
+
 int tk_time_format(uint64_t ticks, const tk_timebase *tb, tk_unit unit,
 		   char *buf, size_t size)
 {

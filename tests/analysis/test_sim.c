@@ -489,8 +489,42 @@ static int run(uint64_t seed, const char *out)
 		if (!a)
 			continue;
 		CHECK_EQ_U64(row->count, a->count);
-		for (k = 0; k < 3; k++)
-			tk_stats_format(st, i, (tk_stat_field)k, TK_UNIT_NS, got[k], sizeof(got[k]));
+		/* the exact values (tk_stats_format_exact), but JIT's, which are
+		 * checked as tk_stats_format writes them */
+		for (k = 0; k < 3; k++) {
+			if (row->metric == TK_METRIC_JIT)
+				tk_stats_format(st, i, (tk_stat_field)k, TK_UNIT_NS,
+						got[k], sizeof(got[k]));
+			else
+				tk_stats_format_exact(st, i, (tk_stat_field)k, TK_UNIT_NS,
+						      got[k], sizeof(got[k]));
+		}
+		if (row->metric != TK_METRIC_JIT) {
+			/* the decimal: 1 ns ticks in ns give 3 places, the
+			 * average rounded half up (min and max are integers) */
+			char dec[3][160], want_avg[64];
+			unsigned __int128 q = ((unsigned __int128)a->sum * 2000 / a->count + 1) / 2;
+			unsigned f = (unsigned)(q % 1000);
+			int nd = 3;
+			for (k = 0; k < 3; k++)
+				tk_stats_format(st, i, (tk_stat_field)k, TK_UNIT_NS,
+						dec[k], sizeof(dec[k]));
+			while (nd > 0 && f % 10 == 0) {
+				f /= 10;
+				nd--;
+			}
+			if (nd)
+				snprintf(want_avg, sizeof(want_avg), "%llu.%0*u",
+					 (unsigned long long)(q / 1000), nd, f);
+			else
+				snprintf(want_avg, sizeof(want_avg), "%llu",
+					 (unsigned long long)(q / 1000));
+			CHECK_STR(dec[1], want_avg);
+			snprintf(b, sizeof(b), "%llu", (unsigned long long)a->min);
+			CHECK_STR(dec[0], b);
+			snprintf(b, sizeof(b), "%llu", (unsigned long long)a->max);
+			CHECK_STR(dec[2], b);
+		}
 		if (row->metric == TK_METRIC_JIT) {
 			__int128 n = a->jsum, d = (__int128)a->count * 1000000;
 			n = n >= 0 ? (n + d / 2) / d : (n - d / 2) / d;

@@ -18,7 +18,8 @@ chrome() {
 		--hide-scrollbars --window-size=1400,900 "$@"
 }
 for trace in "$root/examples/demo.btf" "$shared/corpus/btf/tracecompass_20140219-123819.btf" \
-	     "$shared/corpus/btf/app4mc_example1_task_only_short.btf"; do
+	     "$shared/corpus/btf/app4mc_example1_task_only_short.btf" \
+	     "$shared/corpus/shark/shark-demo-trace.bin"; do
 	[ -f "$trace" ] || continue
 	name=$(basename "$trace" .btf)
 	page="$tmp/$name.html"
@@ -43,6 +44,13 @@ for trace in "$root/examples/demo.btf" "$shared/corpus/btf/tracecompass_20140219
 		echo "FAIL: $name: JavaScript errors:"; grep -E 'CONSOLE|Uncaught' "$tmp/log"; fail=1
 	fi
 	grep -q '<tr class="click"' "$tmp/dom" || { echo "FAIL: $name: no metric rows drawn"; fail=1; }
+	# the text shown has decimals, no fraction N/D (tooltips may have them)
+	frac=$(python3 -c 'import re,sys
+t=open(sys.argv[1],encoding="utf-8").read()
+t=re.sub(r"(?s)<script.*?</script>|<style.*?</style>|<[^>]*>"," ",t)
+t=t.replace(sys.argv[2]," ")
+print(" ".join(re.findall(r"\d+/\d+",t)[:3]))' "$tmp/dom" "$trace")
+	[ -z "$frac" ] || { echo "FAIL: $name: fractions shown: $frac"; fail=1; }
 	chrome --screenshot="$tmp/$name.png" "file://$page" > /dev/null 2>&1
 	shot=$(wc -c < "$tmp/$name.png" 2>/dev/null || echo 0)
 	[ "$shot" -gt 20000 ] || { echo "FAIL: $name: screenshot missing or blank ($shot bytes)"; fail=1; }

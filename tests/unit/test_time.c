@@ -115,10 +115,57 @@ static void test_format(void)
 	CHECK(tk_time_format(UINT64_MAX, &s, TK_UNIT_PS, buf, 5) == TK_E_RANGE);
 }
 
+/* decimals: exact where they end within tk_time_digits places, else rounded
+ * half up at the last place */
+static void test_format_decimal(void)
+{
+	tk_timebase ns = tb(TK_UNIT_NS, 1, 1), ps = tb(TK_UNIT_PS, 1, 1);
+	tk_timebase third = tb(TK_UNIT_NS, 1, 3), s = tb(TK_UNIT_S, 1, 1);
+	tk_timebase half = tb(TK_UNIT_US, 5, 2);
+	tk_timebase shark = tb(TK_UNIT_MS, 1, 367483);
+	char buf[64];
+
+	CHECK(tk_time_digits(&ns, TK_UNIT_NS) == 3);
+	CHECK(tk_time_digits(&ns, TK_UNIT_US) == 6);
+	CHECK(tk_time_digits(&ps, TK_UNIT_NS) == 6);
+	CHECK(tk_time_digits(&s, TK_UNIT_NS) == 0);
+	CHECK(tk_time_digits(&half, TK_UNIT_NS) == 0);
+	CHECK(tk_time_digits(&half, TK_UNIT_US) == 3);
+	CHECK(tk_time_digits(&third, TK_UNIT_NS) == 4);
+	CHECK(tk_time_digits(&shark, TK_UNIT_NS) == 3);
+	CHECK(tk_time_digits(&shark, TK_UNIT_MS) == 9);
+	/* exact ones are written as tk_time_format writes them */
+	CHECK(tk_time_format_decimal(1500, &ps, TK_UNIT_NS, buf, sizeof(buf)) == 3);
+	CHECK_STR(buf, "1.5");
+	CHECK(tk_time_format_decimal(1, &ps, TK_UNIT_S, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "0.000000000001");
+	CHECK(tk_time_format_decimal(3, &half, TK_UNIT_NS, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "7500");
+	CHECK(tk_time_format_decimal(UINT64_MAX, &s, TK_UNIT_PS, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "18446744073709551615000000000000");
+	/* rounded half up at the last place, trailing zeros dropped */
+	CHECK(tk_time_format_decimal(1, &third, TK_UNIT_NS, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "0.3333");
+	CHECK(tk_time_format_decimal(2, &third, TK_UNIT_NS, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "0.6667");
+	CHECK(tk_time_format_decimal(6, &third, TK_UNIT_NS, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "2");
+	CHECK(tk_time_format_decimal(670, &shark, TK_UNIT_NS, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "1823.214");
+	/* 2536 ticks are 6900.999502 ns: the carry reaches the integer */
+	CHECK(tk_time_format_decimal(2536, &shark, TK_UNIT_NS, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "6901");
+	CHECK(tk_time_format_decimal(24305936302ull, &shark, TK_UNIT_MS, buf,
+				     sizeof(buf)) > 0);
+	CHECK_STR(buf, "66141.6617966");
+	CHECK(tk_time_format_decimal(UINT64_MAX, &s, TK_UNIT_PS, buf, 5) == TK_E_RANGE);
+}
+
 int main(void)
 {
 	test_convert();
 	test_parse();
 	test_format();
+	test_format_decimal();
 	TEST_DONE();
 }

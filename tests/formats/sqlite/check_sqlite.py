@@ -8,7 +8,7 @@ events per (type, event) equal `tracekit info --format json`; its
 entityMetricValue rows equal `tracekit stats --format csv`; and for every
 row but JIT, the per-instance values of entityInstanceMetricValue aggregate
 (count, min, max, and the exact average sum/count in the stats unit) to the
-numbers `tracekit stats --format csv` prints, the worst instance (with
+numbers `tracekit stats --exact --format csv` prints, the worst instance (with
 its time) included.  The entityInstance rows are exactly the instances of
 traceEvent (as target or source) with the min and max time of their events;
 the usual queries (events by entity and time, by time, instances of an
@@ -92,7 +92,8 @@ def check(tk, src, db):
     if sorted(map(tuple, got)) != sorted(map(tuple, rows)):
         fail("%s: metrics differ from tracekit stats:\n db: %r\n stats: %r" % (src, sorted(got)[:5], sorted(rows)[:5]))
     # per instance: every metric but JIT, aggregated in SQL, against the
-    # numbers of `tracekit stats --format csv` (times in its unit, exactly)
+    # numbers of `tracekit stats --exact --format csv` (times in its unit)
+    rows = list(csv.reader(io.StringIO(run([tk, "stats", "--exact", "--format", "csv", src]).stdout)))[1:]
     tb = q(db, "SELECT value FROM metaInformation WHERE name='timeBase'")[0][0]
     frac, tunit = tb.split(" ")
     num, _, den = frac.partition("/")
