@@ -338,6 +338,7 @@ int cmd_shark_receive(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
+	cli_args args = { { NULL }, 0 };
 	unsigned long port = 20000, count = 0, idle = 0, timeout = 0;
 	const char *bind_addr = "0.0.0.0";
 	int verbose = 0, quiet = 0, c, fd = -1, ret = EXIT_BAD;
@@ -351,7 +352,7 @@ int cmd_shark_receive(int argc, char **argv)
 
 	memset(&st, 0, sizeof(st));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "vqh", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "vqh", longopts, &args)) != -1) {
 		switch (c) {
 		case O_PORT:
 			if (parse_num(optarg, 65535, &port) < 0) {
@@ -381,7 +382,7 @@ int cmd_shark_receive(int argc, char **argv)
 		default: help(stderr); return EXIT_BAD;
 		}
 	}
-	if (optind != argc - 1) {
+	if (args.n != 1) {
 		cli_usage_error("shark-receive", "expected FILE");
 		return EXIT_BAD;
 	}
@@ -460,11 +461,11 @@ int cmd_shark_receive(int argc, char **argv)
 	}
 	if (!st.npkts) {
 		fprintf(stderr, "shark-receive: no TRACER packet received: %s not written\n",
-			argv[optind]);
+			args.v[0]);
 		ret = EXIT_PROBLEMS;
 		goto out_sig;
 	}
-	missing = finish(&st, argv[optind], quiet);
+	missing = finish(&st, args.v[0], quiet);
 	ret = missing < 0 ? EXIT_BAD : missing ? EXIT_PROBLEMS : EXIT_OK;
 out_sig:
 	sigaction(SIGINT, &old_int, NULL);
