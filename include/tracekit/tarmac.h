@@ -41,7 +41,8 @@
 extern "C" {
 #endif
 
-/* tk_error and tk_warning_fn come from tracekit.h, which includes this. */
+/* tk_error, tk_warning_fn and tk_input come from tracekit.h, which includes
+ * this. */
 
 /** Record kinds, one per kind of Tarmac line. */
 typedef enum tk_tarmac_kind {
@@ -191,6 +192,15 @@ int tk_tarmac_open(tk_tarmac **out, const char *path,
 int tk_tarmac_open_mem(tk_tarmac **out, const void *data, size_t len,
 		       const char *name, const tk_tarmac_opts *opts,
 		       tk_error *err);
+
+/**
+ * As tk_tarmac_open(), on an input of tk_input_open() (its probe lost no
+ * byte: standard input or a pipe is read once), read as a Tarmac log
+ * whatever format it was told to have.  The input is the reader's from
+ * then on and is closed with it, and on failure too.
+ */
+int tk_tarmac_open_input(tk_tarmac **out, tk_input *in,
+			 const tk_tarmac_opts *opts, tk_error *err);
 
 /**
  * The next record: TK_OK with *rec filled, TK_END at the end, or a negative

@@ -451,6 +451,41 @@ int tk_reader_open_mem(tk_reader **out, const void *data, size_t len,
 		       const char *name, const tk_reader_opts *opts,
 		       tk_error *err);
 
+/**
+ * An input opened, and its format told, before a reader is chosen: for a
+ * program that reads some formats through another API than the events of
+ * tk_reader (the records of an Arm Tarmac log: tk_tarmac_open_input()),
+ * or that wants to see the format first.  The probe reads the first few
+ * kilobytes (decompressed) into the input and consumes nothing, so
+ * standard input, a pipe or /dev/fd/N is read only once: the reader opened
+ * on the input starts at its first byte.
+ */
+typedef struct tk_input tk_input;
+
+/**
+ * Open `path` ("-" for standard input; gzip and zstd are decoded) and tell
+ * its format: the one named `format`, or when NULL the one the content
+ * (then the name) shows, exactly as tk_reader_open() chooses it, with the
+ * same errors.  Returns TK_OK, or a negative status with `err` filled.
+ */
+int tk_input_open(tk_input **out, const char *path, const char *format,
+		  tk_error *err);
+
+/** The input's format (one that can be read). */
+const tk_format_info *tk_input_format(const tk_input *in);
+
+/** Close an input no reader was opened on; NULL is allowed. */
+void tk_input_close(tk_input *in);
+
+/**
+ * A reader of the input's format on `in`, as tk_reader_open() makes it
+ * (opts->format is not looked at; NULL opts: the defaults).  The input is
+ * the reader's from then on and is closed with it, and on failure too: do
+ * not close it after this call.
+ */
+int tk_reader_open_input(tk_reader **out, tk_input *in,
+			 const tk_reader_opts *opts, tk_error *err);
+
 /** The trace being read (borrowed, valid until tk_reader_close()). */
 tk_trace *tk_reader_trace(tk_reader *r);
 

@@ -4,6 +4,7 @@
 
 #include "tracekit/tracekit.h"
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -27,6 +28,21 @@ int cmd_load(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_shark_receive(int argc, char **argv);
 
+/*
+ * Options and operands come in any order: cli_getopt() is getopt_long()
+ * (its short options without the leading '-' of the in-order mode) that
+ * collects the operands as it meets them, and the rest after "--", in
+ * the order given, whatever POSIXLY_CORRECT says.  The command sets
+ * optind = 1 before the first call; -1 when every argument is read.
+ */
+typedef struct cli_args {
+	const char *v[4];    /* the first operands */
+	int n;               /* all of them */
+} cli_args;
+
+int cli_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts, cli_args *a);
+
 /* Options every reading command takes. */
 typedef struct cli_read_opts {
 	const char *from;
@@ -39,10 +55,14 @@ typedef struct cli_read_opts {
 	 * the reader's default): tk_reader_opts.threads, 0, 1 or -1 (auto) */
 	int threads_set;
 	int threads;
+	/* the first of --trace and --input-option given ("--trace"), or
+	 * NULL: they choose what the event reader reads, and do not apply to
+	 * the records of an Arm Tarmac log */
+	const char *data_opt;
 } cli_read_opts;
 
 /* Options not given: the reader's defaults. */
-#define CLI_READ_OPTS_INIT { NULL, 0, 0, "", 0, 0 }
+#define CLI_READ_OPTS_INIT { NULL, 0, 0, "", 0, 0, NULL }
 
 /*
  * The reader options every reading command takes besides -q: put
@@ -81,6 +101,18 @@ void cli_usage_error(const char *cmd, const char *fmt, ...)
 
 /** Open a reader, printing warnings to stderr unless quiet. */
 int cli_open(tk_reader **r, const char *path, const cli_read_opts *o);
+/**
+ * Open `path` once and tell its format (--from, or the probe of its first
+ * bytes, which are kept: a pipe is read once); prints the error.  The
+ * commands with a Tarmac record view open their FILE this way and then
+ * hand the input to that view or to cli_open_input().
+ */
+int cli_input(tk_input **in, const char *path, const cli_read_opts *o);
+/** The input's format is "tarmac". */
+int cli_input_is_tarmac(const tk_input *in);
+/** A reader on the input (which is the reader's from then on, on failure
+ * too), as cli_open() makes it; prints the error. */
+int cli_open_input(tk_reader **r, tk_input *in, const cli_read_opts *o);
 /** After reading: a line with the number of warnings, if any were hidden. */
 void cli_warning_summary(tk_reader *r, const cli_read_opts *o);
 
@@ -122,17 +154,64 @@ int cli_map_add(cli_map *m, uint64_t key, uint64_t delta);
 void cli_map_free(cli_map *m);
 
 /*
- * Arm Tarmac input (tarmac_cli.c).  cli_tarmac_wants() tells whether a
- * command's FILE (its last argument) is a Tarmac log: --from tarmac, or a
- * probe of the content.  The others take the command's own argc/argv
- * (argv[0] is the command name) and return an exit status.
+ * Arm Tarmac logs (tarmac_cli.c).  info, cat and stats show the CPU-level
+ * records of a Tarmac input (probed, or --from tarmac), convert makes
+ * folded stacks of one; the other commands and outputs see its ISR
+ * events.  Each of these commands parses all its options at once, its
+ * getopt table holding the options of the record view (CLI_O_PC ..
+ * CLI_O_WEIGHT, handed to cli_tarmac_opt()), opens FILE once
+ * (cli_input()) and then picks the view by the input's format; an option
+ * of one view given for the other's input is a usage error.
  */
-int cli_tarmac_wants(int argc, char **argv);
-int cli_tarmac_info(int argc, char **argv);
-int cli_tarmac_cat(int argc, char **argv);
-int cli_tarmac_stats(int argc, char **argv);
-/* `convert LOG OUT.folded --elf FILE` (or --to folded): folded stacks */
-int cli_tarmac_folded_wants(int argc, char **argv);
-int cli_tarmac_convert(int argc, char **argv);
+enum { CLI_O_PC = 0x4100, CLI_O_MNEMONIC, CLI_O_REGISTER, CLI_O_ADDR,
+       CLI_O_KIND, CLI_O_CPU, CLI_O_TOP, CLI_O_ELF, CLI_O_WEIGHT };
+#define CLI_TARMAC_CASES \
+	case CLI_O_PC: case CLI_O_MNEMONIC: case CLI_O_REGISTER: \
+	case CLI_O_ADDR: case CLI_O_KIND: case CLI_O_CPU: case CLI_O_TOP: \
+	case CLI_O_ELF: case CLI_O_WEIGHT
+
+typedef struct cli_tarmac_args {
+	const char *given;        /* the first of these options given ("--pc"), or NULL */
+	/* cat */
+	uint64_t pclo, pchi, alo, ahi;
+	int has_pc, has_addr;
+	unsigned kinds;           /* bit per tk_tarmac_kind, 0: all */
+	const char **mnems, **regs;
+	size_t nmnems, nregs;
+	const char *cpu;
+	/* stats */
+	size_t top;
+	const char *elf;          /* stats, convert */
+	/* convert */
+	const char *weight;
+} cli_tarmac_args;
+
+void cli_tarmac_args_init(cli_tarmac_args *a);
+void cli_tarmac_args_free(cli_tarmac_args *a);
+/** Handle an option of CLI_TARMAC_CASES: 0, or -1 after a usage error. */
+int cli_tarmac_opt(cli_tarmac_args *a, const char *cmd, int code, const char *arg);
+/** For an input of another format: a usage error if a record-view option
+ * was given (-1), else 0. */
+int cli_tarmac_none(const cli_tarmac_args *a, const char *cmd, const char *path,
+		    const tk_input *in);
+/** For a Tarmac input: a usage error if `opt` (an option of the event view
+ * given, or NULL) or one of the reader's --trace / --input-option was
+ * given (-1), else 0. */
+int cli_tarmac_refuse(const char *cmd, const char *opt, const cli_read_opts *ro,
+		      const char *path);
+
+/*
+ * The record views.  Each takes the input (closed before it returns) and
+ * returns the exit status; `path` is FILE as given, for the output.
+ */
+int cli_tarmac_info(tk_input *in, const char *path, int json,
+		    const cli_read_opts *ro);
+int cli_tarmac_cat(tk_input *in, const cli_tarmac_args *a, const char *start,
+		   const char *end, const cli_read_opts *ro);
+int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
+		     const char *outfmt, const cli_read_opts *ro);
+/* folded stacks of the log on `out` (--elf required, --weight) */
+int cli_tarmac_folded(tk_input *in, const char *out, const cli_tarmac_args *a,
+		      const cli_read_opts *ro);
 
 #endif

@@ -23,6 +23,31 @@ void cli_usage_error(const char *cmd, const char *fmt, ...)
 	fprintf(stderr, " (see 'tracekit %s --help')\n", cmd);
 }
 
+static void add_operand(cli_args *a, const char *s)
+{
+	if (a->n < (int)(sizeof(a->v) / sizeof(a->v[0])))
+		a->v[a->n] = s;
+	a->n++;
+}
+
+int cli_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts, cli_args *a)
+{
+	char in_order[32];
+	int c;
+
+	/* a leading '-': each operand comes back as code 1 where it stands
+	 * (no permutation, so POSIXLY_CORRECT cannot end the options at the
+	 * first operand); after "--" the rest are operands */
+	snprintf(in_order, sizeof(in_order), "-%s", shortopts);
+	while ((c = getopt_long(argc, argv, in_order, longopts, NULL)) == 1)
+		add_operand(a, optarg);
+	if (c == -1)
+		while (optind < argc)
+			add_operand(a, argv[optind++]);
+	return c;
+}
+
 static void print_warning(void *ctx, const tk_error *w)
 {
 	char buf[1024];
@@ -65,8 +90,11 @@ int cli_read_opt(cli_read_opts *o, const char *cmd, int code, const char *arg)
 		o->strict = 1;
 		return 0;
 	}
-	if (code == CLI_O_INPUT_OPTION)
+	if (code == CLI_O_INPUT_OPTION) {
+		if (!o->data_opt)
+			o->data_opt = "--input-option";
 		return add_read_option(o, cmd, arg, "--input-option");
+	}
 	if (code == CLI_O_THREADS) {
 		if (strcmp(arg, "0") == 0)
 			o->threads = 0;
@@ -89,7 +117,51 @@ int cli_read_opt(cli_read_opts *o, const char *cmd, int code, const char *arg)
 		return -1;
 	}
 	snprintf(kv, sizeof(kv), "trace=%s", arg);
+	if (!o->data_opt)
+		o->data_opt = "--trace";
 	return add_read_option(o, cmd, kv, "--trace");
+}
+
+static void reader_opts(tk_reader_opts *ro, const cli_read_opts *o)
+{
+	tk_reader_opts_init(ro);
+	ro->format = o->from;
+	ro->strict = o->strict;
+	ro->options = o->options[0] ? o->options : NULL;
+	ro->on_warning = o->quiet ? NULL : print_warning;
+	if (o->threads_set)
+		ro->threads = o->threads;
+}
+
+int cli_input(tk_input **in, const char *path, const cli_read_opts *o)
+{
+	tk_error err;
+
+	tk_error_clear(&err);
+	if (tk_input_open(in, path, o->from, &err) < 0) {
+		cli_error(&err);
+		return -1;
+	}
+	return 0;
+}
+
+int cli_input_is_tarmac(const tk_input *in)
+{
+	return strcmp(tk_input_format(in)->name, "tarmac") == 0;
+}
+
+int cli_open_input(tk_reader **r, tk_input *in, const cli_read_opts *o)
+{
+	tk_reader_opts ro;
+	tk_error err;
+
+	reader_opts(&ro, o);
+	tk_error_clear(&err);
+	if (tk_reader_open_input(r, in, &ro, &err) < 0) {
+		cli_error(&err);
+		return -1;
+	}
+	return 0;
 }
 
 int cli_open(tk_reader **r, const char *path, const cli_read_opts *o)
@@ -97,13 +169,7 @@ int cli_open(tk_reader **r, const char *path, const cli_read_opts *o)
 	tk_reader_opts ro;
 	tk_error err;
 
-	tk_reader_opts_init(&ro);
-	ro.format = o->from;
-	ro.strict = o->strict;
-	ro.options = o->options[0] ? o->options : NULL;
-	ro.on_warning = o->quiet ? NULL : print_warning;
-	if (o->threads_set)
-		ro.threads = o->threads;
+	reader_opts(&ro, o);
 	tk_error_clear(&err);
 	if (tk_reader_open(r, path, &ro, &err) < 0) {
 		cli_error(&err);

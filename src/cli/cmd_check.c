@@ -53,6 +53,7 @@ int cmd_check(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
+	cli_args args = { { NULL }, 0 };
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	check_ctx cx = { NULL, 0, 0 };
 	tk_reader *r = NULL;
@@ -64,7 +65,7 @@ int cmd_check(int argc, char **argv)
 	char *end;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "qh", longopts, &args)) != -1) {
 		switch (c) {
 		case O_MAX:
 			cx.max = strtoull(optarg, &end, 10);
@@ -83,11 +84,11 @@ int cmd_check(int argc, char **argv)
 		default: help(stderr); return EXIT_BAD;
 		}
 	}
-	if (optind != argc - 1) {
+	if (args.n != 1) {
 		cli_usage_error("check", "expected one FILE");
 		return EXIT_BAD;
 	}
-	cx.path = argv[optind];
+	cx.path = args.v[0];
 	if (cli_open(&r, cx.path, &ro) < 0)
 		return EXIT_BAD;
 	chk = tk_check_new(tk_reader_trace(r), on_violation, &cx);

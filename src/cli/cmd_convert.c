@@ -26,8 +26,37 @@ static void help(FILE *fp)
 		"  -q, --quiet         no warnings on stderr\n"
 		"  -h, --help          this help\n"
 		"An Arm Tarmac log converts to folded stacks for flame graphs with\n"
-		"  --to folded (or OUT.folded) --elf FILE [--weight instructions|time]\n"
+		"--to folded (or OUT.folded); the filters, --option, --trace and\n"
+		"--input-option do not apply to them (docs/tarmac.md):\n"
+		"  --elf FILE          the program's ELF file (required for folded stacks)\n"
+		"  --weight instructions|time\n"
+		"                      what a stack's number counts (default instructions)\n"
 		"See 'tracekit formats' for the formats.\n");
+}
+
+/* IN to folded stacks on OUT: IN must be an Arm Tarmac log */
+static int folded_stacks(const char *path, const char *out, const cli_tarmac_args *ta,
+			 const char *ev_only, const cli_read_opts *ro)
+{
+	tk_input *in = NULL;
+
+	if (!ta->elf) {
+		cli_usage_error("convert", "folded stacks need the program's symbols: --elf FILE");
+		return EXIT_BAD;
+	}
+	if (cli_tarmac_refuse("convert", ev_only, ro, path) < 0)
+		return EXIT_BAD;
+	/* IN opened once: its probe (or --from) tells a Tarmac log */
+	if (cli_input(&in, path, ro) < 0)
+		return EXIT_BAD;
+	if (!cli_input_is_tarmac(in)) {
+		fprintf(stderr, "tracekit: error: %s: folded stacks are made from an Arm Tarmac log "
+			"(this input is not one%s)\n", path,
+			ro->from ? "" : "; --from tarmac forces it");
+		tk_input_close(in);
+		return EXIT_BAD;
+	}
+	return cli_tarmac_folded(in, out, ta, ro);
 }
 
 enum { O_TO = 256, O_START, O_END, O_ENTITY, O_TYPE,
@@ -44,34 +73,56 @@ int cmd_convert(int argc, char **argv)
 		{ "type", required_argument, NULL, O_TYPE },
 		{ "event", required_argument, NULL, O_EVENT },
 		{ "option", required_argument, NULL, O_OPTION },
+		{ "elf", required_argument, NULL, CLI_O_ELF },
+		{ "weight", required_argument, NULL, CLI_O_WEIGHT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
-	const char *to = NULL, *out;
+	cli_tarmac_args ta;
+	cli_args args = { { NULL }, 0 };
+	const char *to = NULL, *out, *ev_only = NULL;
 	const tk_format_info *fi;
 	cli_filter f;
 	tk_reader *r = NULL;
 	char wopts[512] = "";
-	int c, ret = EXIT_BAD, bad = 0;
+	int c, ret = EXIT_BAD, bad = 0, folded;
 
-	if (cli_tarmac_folded_wants(argc, argv))
-		return cli_tarmac_convert(argc, argv);
 	memset(&f, 0, sizeof(f));
+	cli_tarmac_args_init(&ta);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "qh", longopts, &args)) != -1) {
 		switch (c) {
 		CLI_READ_CASES:
 			bad |= cli_read_opt(&ro, "convert", c, optarg) < 0;
 			break;
+		CLI_TARMAC_CASES:
+			bad |= cli_tarmac_opt(&ta, "convert", c, optarg) < 0;
+			break;
 		case O_TO: to = optarg; break;
-		case O_START: f.start_s = optarg; break;
-		case O_END: f.end_s = optarg; break;
-		case O_ENTITY: bad |= cli_filter_add(&f.entities, &f.nentities, optarg); break;
-		case O_TYPE: bad |= cli_filter_add(&f.types, &f.ntypes, optarg); break;
-		case O_EVENT: bad |= cli_filter_add(&f.events, &f.nevents, optarg); break;
+		case O_START:
+			f.start_s = optarg;
+			ev_only = ev_only ? ev_only : "--start";
+			break;
+		case O_END:
+			f.end_s = optarg;
+			ev_only = ev_only ? ev_only : "--end";
+			break;
+		case O_ENTITY:
+			bad |= cli_filter_add(&f.entities, &f.nentities, optarg);
+			ev_only = ev_only ? ev_only : "--entity";
+			break;
+		case O_TYPE:
+			bad |= cli_filter_add(&f.types, &f.ntypes, optarg);
+			ev_only = ev_only ? ev_only : "--type";
+			break;
+		case O_EVENT:
+			bad |= cli_filter_add(&f.events, &f.nevents, optarg);
+			ev_only = ev_only ? ev_only : "--event";
+			break;
 		case O_OPTION:
+			ev_only = ev_only ? ev_only : "--option";
 			if (strlen(wopts) + strlen(optarg) + 2 > sizeof(wopts) ||
 			    strchr(optarg, ',')) {
 				cli_usage_error("convert", "bad --option '%s'", optarg);
@@ -85,17 +136,28 @@ int cmd_convert(int argc, char **argv)
 			}
 			break;
 		case 'q': ro.quiet = 1; break;
-		case 'h': help(stdout); cli_filter_free(&f); return EXIT_OK;
-		default: help(stderr); cli_filter_free(&f); return EXIT_BAD;
+		case 'h': help(stdout); ret = EXIT_OK; goto out;
+		default: help(stderr); goto out;
 		}
 	}
 	if (bad)
 		goto out;
-	if (optind != argc - 2) {
+	if (args.n != 2) {
 		cli_usage_error("convert", "expected IN and OUT");
 		goto out;
 	}
-	out = argv[optind + 1];
+	out = args.v[1];
+	fi = to ? NULL : tk_format_from_path(out);
+	folded = to ? strcmp(to, "folded") == 0 : fi && strcmp(fi->name, "folded") == 0;
+	if (folded) {
+		ret = folded_stacks(args.v[0], out, &ta, ev_only, &ro);
+		goto out;
+	}
+	if (ta.given) {
+		cli_usage_error("convert", "--elf and --weight are for folded stacks "
+				"(--to folded or OUT.folded)");
+		goto out;
+	}
 	if (!to) {
 		if (strcmp(out, "-") == 0) {
 			cli_usage_error("convert", "writing to standard output needs --to FORMAT");
@@ -119,7 +181,7 @@ int cmd_convert(int argc, char **argv)
 				fi->name);
 		goto out;
 	}
-	if (cli_open(&r, argv[optind], &ro) < 0)
+	if (cli_open(&r, args.v[0], &ro) < 0)
 		goto out;
 	if (cli_filter_prepare(&f, r) < 0)
 		goto out;
@@ -128,5 +190,6 @@ int cmd_convert(int argc, char **argv)
 out:
 	tk_reader_close(r);
 	cli_filter_free(&f);
+	cli_tarmac_args_free(&ta);
 	return ret;
 }

@@ -3,15 +3,33 @@
 
 #include <string.h>
 
+static void help(FILE *fp)
+{
+	fprintf(fp,
+		"usage: tracekit formats\n\n"
+		"Lists the formats this build reads and writes.\n\n"
+		"options:\n"
+		"  -h, --help          this help\n");
+}
+
 int cmd_formats(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	cli_args args = { { NULL }, 0 };
 	size_t i;
+	int c;
 
-	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		printf("usage: tracekit formats\n\nLists the formats this build reads and writes.\n");
-		return EXIT_OK;
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, "h", longopts, &args)) != -1) {
+		switch (c) {
+		case 'h': help(stdout); return EXIT_OK;
+		default: help(stderr); return EXIT_BAD;
+		}
 	}
-	if (argc > 1) {
+	if (args.n) {
 		cli_usage_error("formats", "takes no arguments");
 		return EXIT_BAD;
 	}

@@ -20,7 +20,10 @@ static void help(FILE *fp)
 		CLI_READ_HELP
 		"  --strict            read by the specification only (stop at the first departure)\n"
 		"  -q, --quiet         no warnings on stderr\n"
-		"  -h, --help          this help\n");
+		"  -h, --help          this help\n\n"
+		"For an Arm Tarmac log (probed, or --from tarmac) info counts its records:\n"
+		"the producer, the time span, the records per line kind and the CPUs\n"
+		"(--trace and --input-option do not apply; docs/tarmac.md).\n");
 }
 
 /*
@@ -233,7 +236,9 @@ int cmd_info(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
+	cli_args args = { { NULL }, 0 };
 	const char *path, *outfmt = "text";
+	tk_input *in = NULL;
 	uint64_t nevents = 0, tmin = UINT64_MAX, tmax = 0;
 	uint64_t per_type[TK_ET_COUNT] = { 0 };
 	ev_counts counts;
@@ -248,10 +253,8 @@ int cmd_info(int argc, char **argv)
 	size_t i, j, nrows = 0, nents, ncores = 0;
 
 	memset(&counts, 0, sizeof(counts));
-	if (cli_tarmac_wants(argc, argv))
-		return cli_tarmac_info(argc, argv);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "qh", longopts, &args)) != -1) {
 		switch (c) {
 		case 'f': outfmt = optarg; break;
 		CLI_READ_CASES:
@@ -268,12 +271,22 @@ int cmd_info(int argc, char **argv)
 		return EXIT_BAD;
 	}
 	json = strcmp(outfmt, "json") == 0;
-	if (optind != argc - 1) {
+	if (args.n != 1) {
 		cli_usage_error("info", "expected one FILE");
 		return EXIT_BAD;
 	}
-	path = argv[optind];
-	if (cli_open(&r, path, &ro) < 0)
+	path = args.v[0];
+	/* FILE opened once: its probe picks the view */
+	if (cli_input(&in, path, &ro) < 0)
+		return EXIT_BAD;
+	if (cli_input_is_tarmac(in)) {
+		if (cli_tarmac_refuse("info", NULL, &ro, path) < 0) {
+			tk_input_close(in);
+			return EXIT_BAD;
+		}
+		return cli_tarmac_info(in, path, json, &ro);
+	}
+	if (cli_open_input(&r, in, &ro) < 0)
 		return EXIT_BAD;
 	t = tk_reader_trace(r);
 	tb = tk_trace_timebase(t);

@@ -241,6 +241,7 @@ int cmd_load(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
+	cli_args args = { { NULL }, 0 };
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	const char *path, *outfmt = "table", *unit_s = "ns", *window_s = NULL;
 	load_ctx x;
@@ -254,7 +255,7 @@ int cmd_load(int argc, char **argv)
 
 	memset(&x, 0, sizeof(x));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "qh", longopts, &args)) != -1) {
 		switch (c) {
 		case O_WINDOW: window_s = optarg; break;
 		case O_FORMAT: outfmt = optarg; break;
@@ -278,11 +279,11 @@ int cmd_load(int argc, char **argv)
 		cli_usage_error("load", "unknown --unit '%s' (ps, ns, us, ms or s)", unit_s);
 		return EXIT_BAD;
 	}
-	if (optind != argc - 1) {
+	if (args.n != 1) {
 		cli_usage_error("load", "expected one FILE");
 		return EXIT_BAD;
 	}
-	path = argv[optind];
+	path = args.v[0];
 	if (cli_open(&r, path, &ro) < 0)
 		return EXIT_BAD;
 	x.t = tk_reader_trace(r);

@@ -623,6 +623,7 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
+	cli_args args = { { NULL }, 0 };
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	const char *out = NULL, *path;
 	cli_filter f;
@@ -637,7 +638,7 @@ int cmd_report(int argc, char **argv)
 	memset(&f, 0, sizeof(f));
 	memset(&x, 0, sizeof(x));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "o:qh", longopts, &args)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		CLI_READ_CASES:
@@ -651,14 +652,24 @@ int cmd_report(int argc, char **argv)
 		default: help(stderr); return EXIT_BAD;
 		}
 	}
-	if (optind != argc - 1 || !out) {
+	if (args.n != 1 || !out) {
 		cli_usage_error("report", "expected FILE and -o OUT.html");
 		return EXIT_BAD;
 	}
-	path = argv[optind];
+	path = args.v[0];
 	if (strcmp(path, "-") == 0) {
 		cli_usage_error("report", "the report reads FILE twice: standard input cannot be used");
 		return EXIT_BAD;
+	}
+	{
+		/* a pipe (/dev/fd/N of a process substitution) is read once */
+		struct stat sb;
+		if (stat(path, &sb) == 0 && (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode) ||
+					     S_ISCHR(sb.st_mode))) {
+			cli_usage_error("report", "the report reads FILE twice: %s is a pipe or "
+					"device, which can be read only once", path);
+			return EXIT_BAD;
+		}
 	}
 	x.filter = &f;
 	x.pass = 1;

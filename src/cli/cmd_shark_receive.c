@@ -387,6 +387,7 @@ int cmd_shark_receive(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	cli_args args = { { NULL }, 0 };
 	unsigned long port = 20000, count = 0, idle = 0, timeout = 0;
 	const char *bind_addr = "127.0.0.1", *path;
 	int verbose = 0, quiet = 0, c, fd = -1, out = -1, ret = EXIT_BAD;
@@ -403,7 +404,7 @@ int cmd_shark_receive(int argc, char **argv)
 
 	memset(&st, 0, sizeof(st));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "vqh", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "vqh", longopts, &args)) != -1) {
 		switch (c) {
 		case O_PORT:
 			if (parse_num(optarg, 65535, &port) < 0) {
@@ -433,11 +434,11 @@ int cmd_shark_receive(int argc, char **argv)
 		default: help(stderr); return EXIT_BAD;
 		}
 	}
-	if (optind != argc - 1) {
+	if (args.n != 1) {
 		cli_usage_error("shark-receive", "expected FILE");
 		return EXIT_BAD;
 	}
-	path = argv[optind];
+	path = args.v[0];
 	memset(&me, 0, sizeof(me));
 	me.sin_family = AF_INET;
 	me.sin_port = htons((uint16_t)port);

@@ -35,7 +35,17 @@ static void help(FILE *fp)
 		CLI_READ_HELP
 		"  --strict            read by the specification only\n"
 		"  -q, --quiet         no warnings on stderr\n"
-		"  -h, --help          this help\n");
+		"  -h, --help          this help\n\n"
+		"For an Arm Tarmac log (probed, or --from tarmac) stats gives instructions\n"
+		"executed and skipped, the mix by mnemonic, the hottest addresses,\n"
+		"exceptions (count, duration from entry to return, those still open at the\n"
+		"end) and memory / bus traffic per 256 MB address region (--entity, --type,\n"
+		"--unit, --trace and --input-option do not apply; docs/tarmac.md):\n"
+		"  --format F          table (or text), json, or csv: the function table\n"
+		"                      (with --elf) or the instruction mix\n"
+		"  --top N             rows of the mix and of the hottest addresses (default 10)\n"
+		"  --elf FILE          the program's ELF file: instructions and time per\n"
+		"                      function, self and inclusive, and the call tree\n");
 }
 
 enum { O_FORMAT = 256, O_ENTITY, O_TYPE, O_UNIT, O_EXACT };
@@ -96,11 +106,17 @@ int cmd_stats(int argc, char **argv)
 		{ "unit", required_argument, NULL, O_UNIT },
 		{ "exact", no_argument, NULL, O_EXACT },
 		CLI_READ_LONGOPTS,
+		{ "top", required_argument, NULL, CLI_O_TOP },
+		{ "elf", required_argument, NULL, CLI_O_ELF },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
+	cli_tarmac_args ta;
+	cli_args args = { { NULL }, 0 };
+	const char *ev_only = NULL;   /* the first event-view option given */
+	tk_input *in = NULL;
 	const char *path, *outfmt = "table", *unit_s = "ns";
 	const char **entities = NULL, **types = NULL;
 	size_t nentities = 0, ntypes = 0, i, nrows = 0;
@@ -117,24 +133,32 @@ int cmd_stats(int argc, char **argv)
 	int c, rc, out, exact = 0, ret = EXIT_BAD;
 	size_t w[8] = { 6, 4, 6, 5, 3, 3, 3, 4 };
 
-	if (cli_tarmac_wants(argc, argv))
-		return cli_tarmac_stats(argc, argv);
+	cli_tarmac_args_init(&ta);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "qh", longopts, &args)) != -1) {
 		switch (c) {
 		case O_FORMAT: outfmt = optarg; break;
 		case O_ENTITY:
 			if (cli_filter_add(&entities, &nentities, optarg) < 0)
 				goto nomem;
+			ev_only = ev_only ? ev_only : "--entity";
 			break;
 		case O_TYPE:
 			if (cli_filter_add(&types, &ntypes, optarg) < 0)
 				goto nomem;
+			ev_only = ev_only ? ev_only : "--type";
 			break;
-		case O_UNIT: unit_s = optarg; break;
+		case O_UNIT:
+			unit_s = optarg;
+			ev_only = ev_only ? ev_only : "--unit";
+			break;
 		case O_EXACT: exact = 1; break;
 		CLI_READ_CASES:
 			if (cli_read_opt(&ro, "stats", c, optarg) < 0)
+				goto out;
+			break;
+		CLI_TARMAC_CASES:
+			if (cli_tarmac_opt(&ta, "stats", c, optarg) < 0)
 				goto out;
 			break;
 		case 'q': ro.quiet = 1; break;
@@ -148,6 +172,8 @@ int cmd_stats(int argc, char **argv)
 		out = OUT_CSV;
 	} else if (!strcmp(outfmt, "json")) {
 		out = OUT_JSON;
+	} else if (!strcmp(outfmt, "text")) {
+		out = -1;   /* the Tarmac view's name of table */
 	} else {
 		cli_usage_error("stats", "unknown --format '%s' (table, csv or json)", outfmt);
 		goto out;
@@ -156,12 +182,30 @@ int cmd_stats(int argc, char **argv)
 		cli_usage_error("stats", "unknown --unit '%s' (ps, ns, us, ms or s)", unit_s);
 		goto out;
 	}
-	if (optind != argc - 1) {
+	if (args.n != 1) {
 		cli_usage_error("stats", "expected one FILE");
 		goto out;
 	}
-	path = argv[optind];
-	if (cli_open(&r, path, &ro) < 0)
+	path = args.v[0];
+	/* FILE opened once: its probe picks the view */
+	if (cli_input(&in, path, &ro) < 0)
+		goto out;
+	if (cli_input_is_tarmac(in)) {
+		if (cli_tarmac_refuse("stats", ev_only, &ro, path) < 0)
+			goto out;
+		ret = cli_tarmac_stats(in, path, &ta, outfmt, &ro);
+		in = NULL;
+		goto out;
+	}
+	if (out < 0) {
+		cli_usage_error("stats", "unknown --format '%s' (table, csv or json)", outfmt);
+		goto out;
+	}
+	if (cli_tarmac_none(&ta, "stats", path, in) < 0)
+		goto out;
+	c = cli_open_input(&r, in, &ro);
+	in = NULL;
+	if (c < 0)
 		goto out;
 	t = tk_reader_trace(r);
 	st = tk_stats_new(t);
@@ -275,10 +319,12 @@ int cmd_stats(int argc, char **argv)
 nomem:
 	fprintf(stderr, "tracekit: out of memory\n");
 out:
+	tk_input_close(in);
 	free(rows);
 	free(entities);
 	free(types);
 	tk_stats_free(st);
 	tk_reader_close(r);
+	cli_tarmac_args_free(&ta);
 	return ret;
 }

@@ -1,11 +1,12 @@
 /*
  * tarmac_cli.c - `info`, `cat` and `stats` for Arm Tarmac logs, on the
- * CPU-level records of tracekit/tarmac.h (the commands call these when
- * their input is a Tarmac log; see cli_tarmac_wants()).
+ * CPU-level records of tracekit/tarmac.h, and `convert` to folded stacks:
+ * the commands parse their options (these views' among them, through
+ * cli_tarmac_opt()), open FILE once and call these when it is a Tarmac
+ * log (cli.h).
  */
 #include "cli.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,8 @@ static void print_warning(void *ctx, const tk_error *w)
 	fprintf(stderr, "%s\n", tk_error_format(w, "warning", buf, sizeof(buf)));
 }
 
-static int open_log(tk_tarmac **tr, const char *path, int strict, int quiet)
+/* The records of the input (which is the reader's from then on). */
+static int open_log(tk_tarmac **tr, tk_input *in, int strict, int quiet)
 {
 	tk_tarmac_opts o;
 	tk_error err;
@@ -29,7 +31,7 @@ static int open_log(tk_tarmac **tr, const char *path, int strict, int quiet)
 	o.strict = strict;
 	o.on_warning = quiet ? NULL : print_warning;
 	tk_error_clear(&err);
-	if (tk_tarmac_open(tr, path, &o, &err) < 0) {
+	if (tk_tarmac_open_input(tr, in, &o, &err) < 0) {
 		cli_error(&err);
 		return -1;
 	}
@@ -44,31 +46,6 @@ static void summary(const tk_tarmac *tr, int quiet)
 		fprintf(stderr,
 			"tracekit: %" PRIu64 " line%s skipped (lenient mode; the first of each kind shown)\n",
 			n, n == 1 ? "" : "s");
-}
-
-int cli_tarmac_wants(int argc, char **argv)
-{
-	const char *path, *from = NULL;
-	const tk_format_info *fi;
-	int i;
-
-	if (argc < 2)
-		return 0;
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--from") == 0 && i + 1 < argc)
-			from = argv[++i];
-		else if (strncmp(argv[i], "--from=", 7) == 0)
-			from = argv[i] + 7;
-		else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-			return 0;
-	}
-	if (from)
-		return strcmp(from, "tarmac") == 0;
-	path = argv[argc - 1];
-	if (strcmp(path, "-") == 0 || path[0] == '-')
-		return 0;   /* standard input cannot be probed twice */
-	fi = tk_format_detect(path, NULL);
-	return fi && strcmp(fi->name, "tarmac") == 0;
 }
 
 /* "0x1000-0x1fff", "1000", "0x1000" (hex with or without 0x) */
@@ -118,53 +95,125 @@ static int kind_of(const char *s)
 	return -1;
 }
 
+/* ---- the options ---------------------------------------------------------------- */
+
+void cli_tarmac_args_init(cli_tarmac_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->top = 10;
+	a->weight = "instructions";
+}
+
+void cli_tarmac_args_free(cli_tarmac_args *a)
+{
+	free(a->mnems);
+	free(a->regs);
+	a->mnems = a->regs = NULL;
+	a->nmnems = a->nregs = 0;
+}
+
+int cli_tarmac_opt(cli_tarmac_args *a, const char *cmd, int code, const char *arg)
+{
+	static const char *const names[] = {
+		"--pc", "--mnemonic", "--register", "--addr", "--kind", "--cpu",
+		"--top", "--elf", "--weight"
+	};
+	const char *name = names[code - CLI_O_PC];
+	char *e;
+	int k;
+
+	if (!a->given)
+		a->given = name;
+	switch (code) {
+	case CLI_O_PC:
+	case CLI_O_ADDR:
+		if (code == CLI_O_PC ? parse_range(arg, &a->pclo, &a->pchi) < 0
+				     : parse_range(arg, &a->alo, &a->ahi) < 0) {
+			cli_usage_error(cmd, "bad %s '%s' (LO[-HI], hexadecimal)", name, arg);
+			return -1;
+		}
+		if (code == CLI_O_PC)
+			a->has_pc = 1;
+		else
+			a->has_addr = 1;
+		return 0;
+	case CLI_O_MNEMONIC:
+	case CLI_O_REGISTER:
+		if ((code == CLI_O_MNEMONIC ? cli_filter_add(&a->mnems, &a->nmnems, arg)
+					    : cli_filter_add(&a->regs, &a->nregs, arg)) < 0) {
+			fprintf(stderr, "tracekit: error: out of memory\n");
+			return -1;
+		}
+		return 0;
+	case CLI_O_KIND:
+		k = kind_of(arg);
+		if (k < 0) {
+			cli_usage_error(cmd, "bad --kind '%s' (instruction, register, event, "
+					"memory, bus, branch or other)", arg);
+			return -1;
+		}
+		a->kinds |= 1u << k;
+		return 0;
+	case CLI_O_CPU:
+		a->cpu = arg;
+		return 0;
+	case CLI_O_TOP:
+		a->top = (size_t)strtoul(arg, &e, 10);
+		if (e == arg || *e) {
+			cli_usage_error(cmd, "bad --top '%s'", arg);
+			return -1;
+		}
+		return 0;
+	case CLI_O_ELF:
+		a->elf = arg;
+		return 0;
+	default:
+		if (strcmp(arg, "instructions") != 0 && strcmp(arg, "time") != 0) {
+			cli_usage_error(cmd, "unknown --weight '%s' (instructions or time)", arg);
+			return -1;
+		}
+		a->weight = arg;
+		return 0;
+	}
+}
+
+int cli_tarmac_none(const cli_tarmac_args *a, const char *cmd, const char *path,
+		    const tk_input *in)
+{
+	if (!a->given)
+		return 0;
+	cli_usage_error(cmd, "%s applies to Arm Tarmac logs only (%s is %s)", a->given,
+			path, tk_input_format(in)->name);
+	return -1;
+}
+
+int cli_tarmac_refuse(const char *cmd, const char *opt, const cli_read_opts *ro,
+		      const char *path)
+{
+	if (!opt)
+		opt = ro->data_opt;
+	if (!opt)
+		return 0;
+	cli_usage_error(cmd, "%s does not apply to the records of an Arm Tarmac log (%s)",
+			opt, path);
+	return -1;
+}
+
 /* ---- info --------------------------------------------------------------------- */
 
-int cli_tarmac_info(int argc, char **argv)
+int cli_tarmac_info(tk_input *in, const char *path, int json,
+		    const cli_read_opts *ro)
 {
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "from", required_argument, NULL, 'F' },
-		{ "strict", no_argument, NULL, 's' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	uint64_t counts[TK_TARMAC_KIND_COUNT] = { 0 }, n = 0;
 	uint64_t tmin = UINT64_MAX, tmax = 0;
 	tk_tarmac_unit unit = TK_TARMAC_UNIT_NONE;
-	int mixed_units = 0, strict = 0, quiet = 0, json = 0, c, rc, k;
-	const char *outfmt = "text";
+	int mixed_units = 0, quiet = ro->quiet, rc, k;
 	tk_tarmac_record rec;
 	tk_tarmac *tr = NULL;
 	tk_error err;
 	size_t i;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f': outfmt = optarg; break;
-		case 'F': break;
-		case 's': strict = 1; break;
-		case 'q': quiet = 1; break;
-		case 'h':
-			printf("usage: tracekit info [--format text|json] [--strict] [-q] LOG\n\n"
-			       "For an Arm Tarmac log: the producer, time span, counts per line kind and\n"
-			       "the CPUs.\n");
-			return EXIT_OK;
-		default: return EXIT_BAD;
-		}
-	}
-	json = strcmp(outfmt, "json") == 0;
-	if (!json && strcmp(outfmt, "text") != 0) {
-		cli_usage_error("info", "unknown --format '%s'", outfmt);
-		return EXIT_BAD;
-	}
-	if (optind != argc - 1) {
-		cli_usage_error("info", "expected one FILE");
-		return EXIT_BAD;
-	}
-	if (open_log(&tr, argv[optind], strict, quiet) < 0)
+	if (open_log(&tr, in, ro->strict, quiet) < 0)
 		return EXIT_BAD;
 	tk_error_clear(&err);
 	while ((rc = tk_tarmac_next(tr, &rec, &err)) == TK_OK) {
@@ -188,7 +237,7 @@ int cli_tarmac_info(int argc, char **argv)
 	}
 	if (json) {
 		printf("{\n  \"file\": ");
-		cli_json_str(stdout, argv[optind], strlen(argv[optind]));
+		cli_json_str(stdout, path, strlen(path));
 		printf(",\n  \"format\": \"tarmac\",\n  \"variant\": \"%s\",\n",
 		       tk_tarmac_variant_name(tk_tarmac_variant_get(tr)));
 		printf("  \"unit\": \"%s\",\n", mixed_units ? "mixed" : tk_tarmac_unit_name(unit));
@@ -210,7 +259,7 @@ int cli_tarmac_info(int argc, char **argv)
 		}
 		printf("]\n}\n");
 	} else {
-		printf("file:      %s\nformat:    tarmac (%s)\n", argv[optind],
+		printf("file:      %s\nformat:    tarmac (%s)\n", path,
 		       tk_tarmac_variant_name(tk_tarmac_variant_get(tr)));
 		if (tmin == UINT64_MAX)
 			printf("time span: none\n");
@@ -236,91 +285,42 @@ int cli_tarmac_info(int argc, char **argv)
 
 /* ---- cat ------------------------------------------------------------------------ */
 
-enum { O_START = 256, O_END, O_PC, O_MNEM, O_REG, O_ADDR, O_KIND, O_CPU,
-       O_FROM, O_STRICT };
-
-int cli_tarmac_cat(int argc, char **argv)
+/* --start / --end of the record view: a time in the log's own unit */
+static int parse_time(const char *cmd, const char *name, const char *s, uint64_t *out)
 {
-	static const struct option longopts[] = {
-		{ "start", required_argument, NULL, O_START },
-		{ "end", required_argument, NULL, O_END },
-		{ "pc", required_argument, NULL, O_PC },
-		{ "mnemonic", required_argument, NULL, O_MNEM },
-		{ "register", required_argument, NULL, O_REG },
-		{ "addr", required_argument, NULL, O_ADDR },
-		{ "kind", required_argument, NULL, O_KIND },
-		{ "cpu", required_argument, NULL, O_CPU },
-		{ "from", required_argument, NULL, O_FROM },
-		{ "strict", no_argument, NULL, O_STRICT },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char **mnems = NULL, **regs = NULL, *cpu = NULL;
-	size_t nmnems = 0, nregs = 0, i;
-	uint64_t start = 0, end = UINT64_MAX, pclo = 0, pchi = 0, alo = 0, ahi = 0;
-	int has_pc = 0, has_addr = 0, strict = 0, quiet = 0, c, rc, bad = 0;
-	unsigned kinds = 0;
+	char *e;
+
+	if (!s)
+		return 0;
+	*out = strtoull(s, &e, 10);
+	if (*s < '0' || *s > '9' || *e) {
+		cli_usage_error(cmd, "bad %s '%s' (for an Arm Tarmac log: a time in the "
+				"log's own unit, a whole number)", name, s);
+		return -1;
+	}
+	return 0;
+}
+
+int cli_tarmac_cat(tk_input *in, const cli_tarmac_args *a, const char *start_s,
+		   const char *end_s, const cli_read_opts *ro)
+{
+	const char *const *mnems = a->mnems, *const *regs = a->regs, *cpu = a->cpu;
+	size_t nmnems = a->nmnems, nregs = a->nregs, i;
+	uint64_t start = 0, end = UINT64_MAX;
+	uint64_t pclo = a->pclo, pchi = a->pchi, alo = a->alo, ahi = a->ahi;
+	int has_pc = a->has_pc, has_addr = a->has_addr, quiet = ro->quiet, rc;
+	unsigned kinds = a->kinds;
 	tk_tarmac_record rec;
 	tk_tarmac *tr = NULL;
 	tk_error err;
-	char *e;
 	int ret = EXIT_BAD;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_START:
-			start = strtoull(optarg, &e, 10);
-			bad |= (e == optarg || *e) ? -1 : 0;
-			break;
-		case O_END:
-			end = strtoull(optarg, &e, 10);
-			bad |= (e == optarg || *e) ? -1 : 0;
-			break;
-		case O_PC: bad |= parse_range(optarg, &pclo, &pchi); has_pc = 1; break;
-		case O_ADDR: bad |= parse_range(optarg, &alo, &ahi); has_addr = 1; break;
-		case O_MNEM: bad |= cli_filter_add(&mnems, &nmnems, optarg); break;
-		case O_REG: bad |= cli_filter_add(&regs, &nregs, optarg); break;
-		case O_KIND:
-			if (kind_of(optarg) < 0)
-				bad = -1;
-			else
-				kinds |= 1u << kind_of(optarg);
-			break;
-		case O_CPU: cpu = optarg; break;
-		case O_FROM: break;
-		case O_STRICT: strict = 1; break;
-		case 'q': quiet = 1; break;
-		case 'h':
-			printf("usage: tracekit cat [filters] [--strict] [-q] LOG\n\n"
-			       "For an Arm Tarmac log: the lines of the records that pass every filter.\n\n"
-			       "  --start T, --end T   time window, in the log's own unit (inclusive)\n"
-			       "  --pc LO[-HI]         instructions at these addresses (hex)\n"
-			       "  --mnemonic NAME      instructions with this mnemonic (any case; repeatable)\n"
-			       "  --register NAME      writes of this register (any case; repeatable)\n"
-			       "  --addr LO[-HI]       memory and bus accesses in this range (hex)\n"
-			       "  --kind KIND          instruction, register, event, memory, bus, branch,\n"
-			       "                       other (repeatable)\n"
-			       "  --cpu NAME           lines with this CPU prefix\n");
-			free(mnems);
-			free(regs);
-			return EXIT_OK;
-		default:
-			free(mnems);
-			free(regs);
-			return EXIT_BAD;
-		}
+	if (parse_time("cat", "--start", start_s, &start) < 0 ||
+	    parse_time("cat", "--end", end_s, &end) < 0) {
+		tk_input_close(in);
+		return EXIT_BAD;
 	}
-	if (bad) {
-		cli_usage_error("cat", "bad filter value");
-		goto out;
-	}
-	if (optind != argc - 1) {
-		cli_usage_error("cat", "expected one FILE");
-		goto out;
-	}
-	if (open_log(&tr, argv[optind], strict, quiet) < 0)
+	if (open_log(&tr, in, ro->strict, quiet) < 0)
 		goto out;
 	tk_error_clear(&err);
 	while ((rc = tk_tarmac_next(tr, &rec, &err)) == TK_OK) {
@@ -364,8 +364,6 @@ int cli_tarmac_cat(int argc, char **argv)
 	ret = fflush(stdout) == 0 ? EXIT_OK : EXIT_BAD;
 out:
 	tk_tarmac_close(tr);
-	free(mnems);
-	free(regs);
 	return ret;
 }
 
@@ -859,21 +857,12 @@ static int load_elf(const char *elf, tk_tarmac_symtab **syms,
 	return 0;
 }
 
-int cli_tarmac_stats(int argc, char **argv)
+int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
+		     const char *outfmt, const cli_read_opts *ro)
 {
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "top", required_argument, NULL, 't' },
-		{ "elf", required_argument, NULL, 'e' },
-		{ "from", required_argument, NULL, 'F' },
-		{ "strict", no_argument, NULL, 's' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *outfmt = "text", *elf = NULL;
-	int strict = 0, quiet = 0, json, csv, c, rc, ret = EXIT_BAD;
-	size_t top = 10, i, nk;
+	const char *elf = a->elf;
+	int strict = ro->strict, quiet = ro->quiet, json, csv, rc, ret = EXIT_BAD;
+	size_t top = a->top, i, nk;
 	tk_tarmac_symtab *syms = NULL;
 	tk_tarmac_profile *prof = NULL;
 	uint64_t executed = 0, skipped = 0;
@@ -888,54 +877,19 @@ int cli_tarmac_stats(int argc, char **argv)
 	tk_tarmac *tr = NULL;
 	tk_error err, tl_err;
 	int tl_rc = TK_OK;
-	char *e;
 	const char *unit = "";
 	int first = 1;
 	static const char *const dir[4] = { "memory read", "memory write",
 					    "bus read", "bus write" };
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f': outfmt = optarg; break;
-		case 't':
-			top = (size_t)strtoul(optarg, &e, 10);
-			if (e == optarg || *e) {
-				cli_usage_error("stats", "bad --top '%s'", optarg);
-				return EXIT_BAD;
-			}
-			break;
-		case 'e': elf = optarg; break;
-		case 'F': break;
-		case 's': strict = 1; break;
-		case 'q': quiet = 1; break;
-		case 'h':
-			printf("usage: tracekit stats [--format table|csv|json] [--top N] [--elf FILE]\n"
-			       "                      [--strict] [-q] LOG\n\n"
-			       "For an Arm Tarmac log: instructions executed and skipped, the mix by\n"
-			       "mnemonic, the hottest addresses, exceptions (count, duration from entry to\n"
-			       "return, those still open at the end) and memory / bus traffic per 256 MB\n"
-			       "address region.  With --elf FILE (the program's ELF file): instructions\n"
-			       "and time per function, self and inclusive, and the call tree\n"
-			       "(docs/tarmac.md).  --format csv writes the function table (with --elf)\n"
-			       "or the instruction mix.\n");
-			return EXIT_OK;
-		default: return EXIT_BAD;
-		}
-	}
+	/* the command checked --format: text (or table), csv or json */
 	json = strcmp(outfmt, "json") == 0;
 	csv = strcmp(outfmt, "csv") == 0;
-	if (!json && !csv && strcmp(outfmt, "text") != 0 && strcmp(outfmt, "table") != 0) {
-		cli_usage_error("stats", "unknown --format '%s' (table, csv or json)", outfmt);
-		return EXIT_BAD;
-	}
-	if (optind != argc - 1) {
-		cli_usage_error("stats", "expected one FILE");
-		return EXIT_BAD;
-	}
-	if (elf && load_elf(elf, &syms, &prof) < 0)
+	if (elf && load_elf(elf, &syms, &prof) < 0) {
+		tk_input_close(in);
 		goto out;
-	if (open_log(&tr, argv[optind], strict, quiet) < 0)
+	}
+	if (open_log(&tr, in, strict, quiet) < 0)
 		goto out;
 	tk_error_clear(&err);
 	tk_error_clear(&tl_err);
@@ -1032,7 +986,7 @@ int cli_tarmac_stats(int argc, char **argv)
 		goto nomem;
 	if (json) {
 		printf("{\n  \"file\": ");
-		cli_json_str(stdout, argv[optind], strlen(argv[optind]));
+		cli_json_str(stdout, path, strlen(path));
 		printf(",\n  \"unit\": \"%s\",\n  \"instructions\": "
 		       "{\"executed\": %" PRIu64 ", \"skipped\": %" PRIu64 "},\n",
 		       unit, executed, skipped);
@@ -1148,61 +1102,11 @@ out:
 
 /* ---- convert to folded stacks ------------------------------------------------ */
 
-int cli_tarmac_folded_wants(int argc, char **argv)
+int cli_tarmac_folded(tk_input *in, const char *out, const cli_tarmac_args *a,
+		      const cli_read_opts *ro)
 {
-	static const char *const with_arg[] = {
-		"--from", "--to", "--start", "--end", "--entity", "--type", "--event",
-		"--option", "--elf", "--weight", NULL
-	};
-	const char *to = NULL, *pos[3] = { NULL, NULL, NULL };
-	size_t n, k;
-	int i, np = 0, elf = 0;
-
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
-			return 0;
-		if (strncmp(a, "--to=", 5) == 0)
-			to = a + 5;
-		if (strncmp(a, "--elf", 5) == 0 || strncmp(a, "--weight", 8) == 0)
-			elf = 1;
-		for (k = 0; with_arg[k] && strcmp(a, with_arg[k]) != 0; k++)
-			;
-		if (with_arg[k] && i + 1 < argc) {
-			if (k == 1)
-				to = argv[i + 1];
-			i++;
-			continue;
-		}
-		if (a[0] != '-' || a[1] == '\0') {
-			if (np < 3)
-				pos[np] = a;
-			np++;
-		}
-	}
-	if (to)
-		return strcmp(to, "folded") == 0;
-	if (elf)
-		return 1;   /* --elf is an option of folded output only */
-	n = pos[1] ? strlen(pos[1]) : 0;
-	return n > 7 && strcmp(pos[1] + n - 7, ".folded") == 0;
-}
-
-int cli_tarmac_convert(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "elf", required_argument, NULL, 'e' },
-		{ "weight", required_argument, NULL, 'w' },
-		{ "to", required_argument, NULL, 'T' },
-		{ "from", required_argument, NULL, 'F' },
-		{ "strict", no_argument, NULL, 's' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *elf = NULL, *weight_s = "instructions", *from = NULL, *in;
 	const char **cpus = NULL;
-	int strict = 0, quiet = 0, weight, c, rc, ret = EXIT_BAD, to_folded = 0;
+	int strict = ro->strict, quiet = ro->quiet, weight, rc, ret = EXIT_BAD;
 	tk_tarmac_symtab *syms = NULL;
 	tk_tarmac_profile *prof = NULL;
 	tk_tarmac_record rec;
@@ -1210,52 +1114,13 @@ int cli_tarmac_convert(int argc, char **argv)
 	tk_error err;
 	size_t i;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'e': elf = optarg; break;
-		case 'w': weight_s = optarg; break;
-		case 'T': to_folded = strcmp(optarg, "folded") == 0; break;
-		case 'F': from = optarg; break;
-		case 's': strict = 1; break;
-		case 'q': quiet = 1; break;
-		case 'h': return EXIT_OK;
-		default: return EXIT_BAD;
-		}
-	}
-	if (strcmp(weight_s, "instructions") == 0) {
-		weight = TK_TARMAC_WEIGHT_INSTRUCTIONS;
-	} else if (strcmp(weight_s, "time") == 0) {
-		weight = TK_TARMAC_WEIGHT_TIME;
-	} else {
-		cli_usage_error("convert", "unknown --weight '%s' (instructions or time)", weight_s);
-		return EXIT_BAD;
-	}
-	if (optind != argc - 2) {
-		cli_usage_error("convert", "expected IN and OUT");
-		return EXIT_BAD;
-	}
-	in = argv[optind];
-	{
-		const tk_format_info *fi = tk_format_from_path(argv[optind + 1]);
-		if (!to_folded && (!fi || strcmp(fi->name, "folded") != 0)) {
-			cli_usage_error("convert", "--elf and --weight are for folded stacks "
-					"(--to folded or OUT.folded)");
-			return EXIT_BAD;
-		}
-	}
-	if (!elf) {
-		cli_usage_error("convert", "folded stacks need the program's symbols: --elf FILE");
-		return EXIT_BAD;
-	}
-	if (from ? strcmp(from, "tarmac") != 0
-		 : (strcmp(in, "-") != 0 && !cli_tarmac_wants(2, argv + optind - 1))) {
-		fprintf(stderr, "tracekit: error: %s: folded stacks are made from an Arm Tarmac log "
-			"(this input is not one%s)\n", in, from ? "" : "; --from tarmac forces it");
-		return EXIT_BAD;
-	}
-	if (load_elf(elf, &syms, &prof) < 0)
+	/* cli_tarmac_opt() took instructions or time */
+	weight = strcmp(a->weight, "time") == 0 ? TK_TARMAC_WEIGHT_TIME
+						 : TK_TARMAC_WEIGHT_INSTRUCTIONS;
+	if (load_elf(a->elf, &syms, &prof) < 0) {
+		tk_input_close(in);
 		goto out;
+	}
 	if (open_log(&tr, in, strict, quiet) < 0)
 		goto out;
 	tk_error_clear(&err);
@@ -1274,7 +1139,7 @@ int cli_tarmac_convert(int argc, char **argv)
 	for (i = 0; i < tk_tarmac_cpu_count(tr); i++)
 		cpus[i] = tk_tarmac_cpu_name(tr, i);
 	if (tk_tarmac_profile_finish(prof, &err) < 0 ||
-	    tk_tarmac_profile_write_folded(prof, argv[optind + 1], weight, cpus,
+	    tk_tarmac_profile_write_folded(prof, out, weight, cpus,
 					   tk_tarmac_cpu_count(tr), &err) < 0) {
 		cli_error(&err);
 		goto out;

@@ -324,6 +324,18 @@ int tk_source_stream(tk_source *s);
 /** Name of the transport ("file", "stdin", "gzip", "zstd", "memory"). */
 const char *tk_source_transport(const tk_source *s);
 
+/* ---- inputs (tk_input_open()) -------------------------------------------- */
+
+/* A source and the format its probe (or the caller) chose; nothing of the
+ * source consumed. */
+struct tk_input {
+	tk_source *src;
+	const struct tk_format_ops *fmt;
+};
+
+/** Free the input's shell and hand over its source (the caller's now). */
+tk_source *tk_input_release(tk_input *in);
+
 /* ---- output sinks ------------------------------------------------------- */
 
 /*

@@ -1,6 +1,8 @@
 /*
  * reader.c - opening a trace: the byte source, the format (forced, probed
- * from the content, or taken from the name), then the format's reader.
+ * from the content, or taken from the name), then the format's reader;
+ * or the first two steps alone (tk_input_open()), for a caller that picks
+ * the reader by the format.
  */
 #include "internal.h"
 
@@ -72,24 +74,22 @@ static int pick_format(tk_source *src, const char *path,
 	return TK_OK;
 }
 
-static int open_on(tk_reader **out, tk_source *src, const char *path,
+/* A reader of format `fmt` on `src` (closed on failure). */
+static int open_on(tk_reader **out, tk_source *src, const tk_format_ops *fmt,
 		   const tk_reader_opts *opts, tk_error *err)
 {
 	tk_reader *r = NULL;
 	tk_reader_opts defaults;
-	const tk_format_ops *fmt = NULL;
+	const char *name = tk_source_name(src);
 	int rc;
 
 	if (!opts) {
 		tk_reader_opts_init(&defaults);
 		opts = &defaults;
 	}
-	rc = pick_format(src, path, opts, &fmt, err);
-	if (rc < 0)
-		goto fail_source;
 	r = calloc(1, sizeof(*r));
 	if (!r) {
-		rc = tk_err_nomem(err, path);
+		rc = tk_err_nomem(err, name);
 		goto fail_source;
 	}
 	r->fmt = fmt;
@@ -97,7 +97,7 @@ static int open_on(tk_reader **out, tk_source *src, const char *path,
 	r->opts = *opts;
 	r->trace = tk_trace_new(fmt->info.name);
 	if (!r->trace) {
-		rc = tk_err_nomem(err, path);
+		rc = tk_err_nomem(err, name);
 		goto fail_reader;
 	}
 	rc = fmt->reader_open(r, err);
@@ -112,6 +112,26 @@ fail_reader:
 fail_source:
 	tk_source_close(src);
 	return rc;
+}
+
+/* The format of `src` (see pick_format()), then a reader on it. */
+static int pick_and_open(tk_reader **out, tk_source *src, const char *path,
+			 const tk_reader_opts *opts, tk_error *err)
+{
+	tk_reader_opts defaults;
+	const tk_format_ops *fmt = NULL;
+	int rc;
+
+	if (!opts) {
+		tk_reader_opts_init(&defaults);
+		opts = &defaults;
+	}
+	rc = pick_format(src, path, opts, &fmt, err);
+	if (rc < 0) {
+		tk_source_close(src);
+		return rc;
+	}
+	return open_on(out, src, fmt, opts, err);
 }
 
 const tk_format_info *tk_format_detect(const char *path, tk_error *err)
@@ -139,7 +159,7 @@ int tk_reader_open(tk_reader **out, const char *path,
 	rc = tk_source_open(&src, path, err);
 	if (rc < 0)
 		return rc;
-	return open_on(out, src, path, opts, err);
+	return pick_and_open(out, src, path, opts, err);
 }
 
 int tk_reader_open_mem(tk_reader **out, const void *data, size_t len,
@@ -153,7 +173,71 @@ int tk_reader_open_mem(tk_reader **out, const void *data, size_t len,
 	rc = tk_source_open_mem(&src, data, len, name, err);
 	if (rc < 0)
 		return rc;
-	return open_on(out, src, name ? name : "<memory>", opts, err);
+	return pick_and_open(out, src, name ? name : "<memory>", opts, err);
+}
+
+/* ---- an input opened before its reader is chosen --------------------------- */
+
+int tk_input_open(tk_input **out, const char *path, const char *format,
+		  tk_error *err)
+{
+	tk_reader_opts o;
+	tk_input *in = NULL;
+	tk_source *src = NULL;
+	int rc;
+
+	*out = NULL;
+	rc = tk_source_open(&src, path, err);
+	if (rc < 0)
+		return rc;
+	in = calloc(1, sizeof(*in));
+	if (!in) {
+		rc = tk_err_nomem(err, path);
+		goto fail;
+	}
+	tk_reader_opts_init(&o);
+	o.format = format;
+	/* the probe fills the window and consumes nothing: whichever reader
+	 * is opened on the source next starts at its first byte */
+	rc = pick_format(src, path, &o, &in->fmt, err);
+	if (rc < 0)
+		goto fail;
+	in->src = src;
+	*out = in;
+	return TK_OK;
+
+fail:
+	free(in);
+	tk_source_close(src);
+	return rc;
+}
+
+const tk_format_info *tk_input_format(const tk_input *in)
+{
+	return &in->fmt->info;
+}
+
+tk_source *tk_input_release(tk_input *in)
+{
+	tk_source *src = in->src;
+
+	free(in);
+	return src;
+}
+
+void tk_input_close(tk_input *in)
+{
+	if (in)
+		tk_source_close(tk_input_release(in));
+}
+
+int tk_reader_open_input(tk_reader **out, tk_input *in,
+			 const tk_reader_opts *opts, tk_error *err)
+{
+	const tk_format_ops *fmt = in->fmt;
+
+	*out = NULL;
+	return open_on(out, tk_input_release(in), fmt, opts, err);
 }
 
 tk_trace *tk_reader_trace(tk_reader *r)

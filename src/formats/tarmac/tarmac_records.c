@@ -1532,6 +1532,13 @@ int tk_tarmac_open_mem(tk_tarmac **out, const void *data, size_t len,
 	return open_on(out, src, opts, err);
 }
 
+int tk_tarmac_open_input(tk_tarmac **out, tk_input *in,
+			 const tk_tarmac_opts *opts, tk_error *err)
+{
+	*out = NULL;
+	return open_on(out, tk_input_release(in), opts, err);
+}
+
 uint64_t tk_tarmac_skipped_count(const tk_tarmac *tr)
 {
 	return tr->nskipped;

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""help_options.py - every option a command takes is in its --help.
+
+  help_options.py CLI ROOT
+
+The commands come from the table in src/cli/main.c; the options a command
+takes from the getopt tables of its source, src/cli/cmd_<name>.c (the
+struct option entries of the table in cmd_<name>(), with the CLI_*_LONGOPTS
+macros of src/cli/cli.h expanded, and the short options of its optstring).
+Each must appear in `tracekit <command> --help`.  The other way round, each
+option that a line of the help introduces ("  --name ...", "  -x, --name")
+must be one the command accepts: `tracekit <command> --name --help` does not
+say "unrecognized option".  And the tables are all there is: an option of
+any table in src/cli/ that is not in the command's own is refused by it.
+Fails listing every option missing either way.
+"""
+import re
+import subprocess
+import sys
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def macros(cli_h):
+    """#define NAME \\ ... entries of struct option in cli.h: name -> [long names]"""
+    out = {}
+    for m in re.finditer(r"#define (CLI_\w+)\s*\\\n((?:.*\\\n)*.*)", cli_h):
+        names = re.findall(r'\{\s*"([a-z][a-z0-9-]*)"\s*,\s*(?:no|required|optional)_argument',
+                           m.group(2))
+        if names:
+            out[m.group(1)] = names
+    return out
+
+
+def table(src, func, macro_names):
+    """The long and short options of the getopt table in function `func`."""
+    start = src.find("int %s(int argc" % func)
+    if start < 0:
+        raise SystemExit("no function %s" % func)
+    body = src[start:]
+    longs, shorts = [], ""
+    m = re.search(r"struct option longopts\[\]\s*=\s*\{(.*?)\n\s*\};", body, re.S)
+    if m:
+        for ent in re.finditer(r'\{\s*"([a-z][a-z0-9-]*)"\s*,|\b(CLI_\w+LONGOPTS)\b', m.group(1)):
+            if ent.group(1):
+                longs.append(ent.group(1))
+            else:
+                if ent.group(2) not in macro_names:
+                    raise SystemExit("%s: unknown macro %s" % (func, ent.group(2)))
+                longs += macro_names[ent.group(2)]
+    g = re.search(r'(?:cli_getopt|getopt_long)\(argc, argv, "([^"]*)"', body)
+    if g:
+        shorts = g.group(1).replace(":", "").lstrip("-+")
+    return longs, shorts
+
+
+def main():
+    cli, root = sys.argv[1], sys.argv[2]
+    main_c = read(root + "/src/cli/main.c")
+    cli_h = read(root + "/src/cli/cli.h")
+    commands = re.findall(r'\{\s*"([a-z-]+)"\s*,\s*(cmd_\w+)\s*,', main_c)
+    if len(commands) < 9:
+        raise SystemExit("found only %d commands in main.c" % len(commands))
+    mac = macros(cli_h)
+    if "CLI_READ_LONGOPTS" not in mac:
+        raise SystemExit("CLI_READ_LONGOPTS not found in cli.h")
+    # every long option of every table in src/cli
+    import glob
+    every = set()
+    for m in mac.values():
+        every.update(m)
+    for path in glob.glob(root + "/src/cli/*.c"):
+        every.update(re.findall(r'\{\s*"([a-z][a-z0-9-]*)"\s*,\s*(?:no|required|optional)_argument',
+                                read(path)))
+    problems, checked = [], 0
+    for name, func in commands:
+        src = read("%s/src/cli/%s.c" % (root, func))
+        longs, shorts = table(src, func, mac)
+        if "help" not in longs:
+            problems.append("%s: no --help in its getopt table" % name)
+        h = subprocess.run([cli, name, "--help"], capture_output=True, text=True)
+        if h.returncode != 0:
+            problems.append("%s --help: exit %d" % (name, h.returncode))
+            continue
+        text = h.stdout
+        # the table's options are in the help
+        for opt in longs:
+            checked += 1
+            if not re.search(r"(?<![\w-])--%s(?![\w-])" % re.escape(opt), text):
+                problems.append("%s: --%s is in the getopt table, not in --help" % (name, opt))
+        for ch in shorts:
+            checked += 1
+            if not re.search(r"(?<![\w-])-%s(?![\w-])" % re.escape(ch), text):
+                problems.append("%s: -%s is in the getopt table, not in --help" % (name, ch))
+        # the options the help introduces are accepted
+        listed = set()
+        for line in text.splitlines():
+            m = re.match(r"\s{2,}(?:-\w, )?((?:--[a-z][a-z0-9-]*/?)+)", line)
+            if m:
+                listed.update(re.findall(r"--([a-z][a-z0-9-]*)", m.group(1)))
+        for opt in sorted(listed):
+            checked += 1
+            if opt not in longs:
+                problems.append("%s: --help lists --%s, the getopt table has no such option" % (name, opt))
+            r = subprocess.run([cli, name, "--" + opt, "--help"], capture_output=True, text=True)
+            if "unrecognized option" in r.stderr:
+                problems.append("%s: --help lists --%s, the command refuses it" % (name, opt))
+        # an option of another table is refused (abbreviations aside)
+        for opt in sorted(every - set(longs)):
+            if any(o.startswith(opt) for o in longs):
+                continue
+            checked += 1
+            r = subprocess.run([cli, name, "--" + opt, "--help"], capture_output=True, text=True)
+            if "unrecognized option" not in r.stderr:
+                problems.append("%s: takes --%s, which is not in its getopt table" % (name, opt))
+    for p in problems:
+        print("FAIL: " + p)
+    if problems:
+        sys.exit(1)
+    print("help options: %d commands, %d checks, all options in their --help" %
+          (len(commands), checked))
+
+
+main()
