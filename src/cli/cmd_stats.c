@@ -152,7 +152,10 @@ int cmd_stats(int argc, char **argv)
 			unit_s = optarg;
 			ev_only = ev_only ? ev_only : "--unit";
 			break;
-		case O_EXACT: exact = 1; break;
+		case O_EXACT:
+			exact = 1;
+			ev_only = ev_only ? ev_only : "--exact";
+			break;
 		CLI_READ_CASES:
 			if (cli_read_opt(&ro, "stats", c, optarg) < 0)
 				goto out;
