@@ -203,48 +203,26 @@ static int cmp_pkt(const void *a, const void *b)
 	return x->arrival < y->arrival ? -1 : x->arrival > y->arrival;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /*
- * Sort by number, drop repeated numbers, write FILE (temp + rename).
+ * Sort by number, drop repeated numbers, write FILE (a tk_output: temp +
+ * rename, removed by the handler of SIGINT/SIGTERM/SIGHUP if one comes).
  * Returns the number of missing packets, or -1 with a message printed.
  */
 static long long finish(recv_state *st, const char *path, int quiet)
 {
-	size_t i, n = strlen(path);
-	char *tmp = malloc(n + 16);
+	size_t i;
+	tk_output *o = NULL;
+	tk_error err;
 	uint64_t expect = 1;  /* 64 bits: number 2^32-1 is followed by 2^32 */
 	long long missing = 0;
 	uint64_t written = 0;
 	size_t kept = 0;
 	uint32_t high = 0;
-	int fd = -1;
 
-	if (!tmp) {
-		fprintf(stderr, "tracekit shark-receive: out of memory\n");
-		return -1;
-	}
 	qsort(st->pkts, st->npkts, sizeof(*st->pkts), cmp_pkt);
-	snprintf(tmp, n + 16, "%s.tmp-XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		fprintf(stderr, "tracekit shark-receive: %s: cannot create: %s\n",
-			path, strerror(errno));
-		goto fail_tmp;
-	}
+	tk_error_clear(&err);
+	if (tk_output_open(&o, path, &err) < 0)
+		goto fail;
 	for (i = 0; i < st->npkts; i++) {
 		const pkt *k = &st->pkts[i];
 		if (k->number < expect) {
@@ -263,11 +241,9 @@ static long long finish(recv_state *st, const char *path, int quiet)
 					(unsigned long)(k->number - 1),
 					(unsigned long long)gap);
 		}
-		if (write_all(fd, st->data + k->off, (size_t)k->nrec * REC) < 0) {
-			fprintf(stderr, "tracekit shark-receive: %s: write failed: %s\n",
-				path, strerror(errno));
-			goto fail_fd;
-		}
+		if (tk_output_write(o, st->data + k->off, (size_t)k->nrec * REC,
+				    &err) < 0)
+			goto fail;
 		written += k->nrec;
 		expect = k->number + 1;
 		st->pkts[kept++] = *k;
@@ -280,17 +256,9 @@ static long long finish(recv_state *st, const char *path, int quiet)
 		else
 			high = st->pkts[i].number;
 	}
-	if (close(fd) != 0) {
-		fd = -1;
-		fprintf(stderr, "tracekit shark-receive: %s: write failed: %s\n",
-			path, strerror(errno));
-		goto fail_fd;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0) {
-		fprintf(stderr, "tracekit shark-receive: %s: cannot rename: %s\n",
-			path, strerror(errno));
-		goto fail_fd;
+	if (tk_output_close(o, &err) < 0) {
+		o = NULL;
+		goto fail;
 	}
 	if (!quiet) {
 		fprintf(stderr,
@@ -312,14 +280,10 @@ static long long finish(recv_state *st, const char *path, int quiet)
 	}
 	if (missing)
 		fprintf(stderr, "shark-receive: %lld packets missing\n", missing);
-	free(tmp);
 	return missing;
-fail_fd:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-fail_tmp:
-	free(tmp);
+fail:
+	cli_error(&err);
+	tk_output_abort(o);
 	return -1;
 }
 
