@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
 
@@ -76,6 +77,25 @@ static void catch_fatal_signals(void)
 			sigaction(sigs[i], &sa, NULL);
 }
 
+/*
+ * What a command printed on standard output must have arrived: a write
+ * error (a full disk, /dev/full) is exit 2 with one line, as for any
+ * output file.
+ */
+static int check_stdout(int ret)
+{
+	if (fflush(stdout) != 0)
+		/* errno is this flush's */
+		fprintf(stderr, "<stdout>: error: write failed: %s\n",
+			strerror(errno));
+	else if (ferror(stdout))
+		/* an earlier write failed, for a reason no longer known */
+		fprintf(stderr, "<stdout>: error: write failed\n");
+	else
+		return ret;
+	return EXIT_BAD;
+}
+
 static int run(int argc, char **argv)
 {
 	size_t i;
@@ -104,5 +124,5 @@ static int run(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	catch_fatal_signals();
-	return run(argc, argv);
+	return check_stdout(run(argc, argv));
 }
