@@ -231,9 +231,8 @@ int tk_sink_open_raw(tk_sink *s, const char *path, tk_error *err)
 int tk_sink_open_dir(tk_sink *s, const char *path, tk_error *err)
 {
 	struct stat st;
-	size_t n;
-
 	sigset_t old;
+	size_t n;
 	int ok;
 
 	sink_init(s);
