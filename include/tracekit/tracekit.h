@@ -572,6 +572,41 @@ int tk_writer_close(tk_writer *w, tk_error *err);
 /** Give up: free the writer and remove its temporary file.  NULL is allowed. */
 void tk_writer_abort(tk_writer *w);
 
+/* ------------------------------------------------------------------------ */
+/* Outputs: bytes that appear all at once                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * What the writers write through, for callers with bytes of their own (the
+ * HTML report): "-" is standard output; any other path is written under a
+ * temporary name in the same folder and renamed to `path` by a successful
+ * tk_output_close().  A path ending in ".gz" is written as a gzip stream,
+ * ".zst" as a zstd frame (writers too: `out.btf.gz` is gzip-compressed
+ * BTF; formats that cannot be compressed refuse such a name).
+ */
+typedef struct tk_output tk_output;
+
+int tk_output_open(tk_output **out, const char *path, tk_error *err);
+/** Append n bytes (buffered). */
+int tk_output_write(tk_output *o, const void *p, size_t n, tk_error *err);
+/**
+ * Finish: flush, end the compressed stream, move the file into place.
+ * The output is freed whatever the result; on failure no file is left.
+ */
+int tk_output_close(tk_output *o, tk_error *err);
+/** Give up: free the output and remove its temporary file.  NULL is allowed. */
+void tk_output_abort(tk_output *o);
+
+/**
+ * Remove every temporary output of this process that is not finished yet:
+ * the files of open writers and outputs, a directory output (CTF) with the
+ * files in it.  Async-signal-safe: meant to be called by a handler of
+ * SIGINT, SIGTERM or SIGHUP that then ends the process by the signal's
+ * default action.  The library's own threads block signals, so a handler
+ * runs on a thread of the caller.
+ */
+void tk_temp_remove_all(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,7 +12,8 @@ static void help(FILE *fp)
 		"Converts a trace.  The input format is probed from the content (or its\n"
 		"name); the output format comes from OUT's extension or --to.  '-' is\n"
 		"standard input / output.  OUT is written under a temporary name and\n"
-		"appears only if the whole conversion succeeds.\n\n"
+		"appears only if the whole conversion succeeds; an OUT named .gz or .zst\n"
+		"is compressed (out.btf.gz: gzip-compressed BTF).\n\n"
 		"options:\n"
 		"  --from FORMAT       input format\n"
 		CLI_READ_HELP

@@ -42,6 +42,7 @@ int cmd_formats(int argc, char **argv)
 		       f->caps & TK_CAP_WRITE ? "yes" : "-", f->extensions,
 		       f->description);
 	}
-	printf("\nInput may be gzip- or zstd-compressed (recognised by content).\n");
+	printf("\nInput may be gzip- or zstd-compressed (recognised by content).\n"
+	       "Output named .gz or .zst is compressed (except ctf and sqlite).\n");
 	return EXIT_OK;
 }

@@ -12,10 +12,11 @@
  *     their budget.  Core load and the histograms of RT and CET (binned
  *     between the min and max that stats found) are filled in the same pass.
  * The page's data is one JSON object written into the template
- * (report_page.c); the file is written under a temporary name and renamed
- * when complete.
+ * (report_page.c); the page goes through a tk_output: written under a
+ * temporary name and renamed when complete, compressed for a name ending
+ * in .gz or .zst, standard output for "-".
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include "cli.h"
 #include "report_page.h"
 
@@ -45,7 +46,8 @@ static void help(FILE *fp)
 		"slices the page holds a summary (the page stays below about 10 MB);\n"
 		"re-run with --start/--end for the full detail of a window.\n\n"
 		"options:\n"
-		"  -o, --output FILE   the page to write (required)\n"
+		"  -o, --output FILE   the page to write (required; '-' is standard output,\n"
+		"                      a name ending in .gz or .zst is compressed)\n"
 		"  --start TIME        only events at or after TIME (10ms, 250us, ticks)\n"
 		"  --end TIME          only events at or before TIME\n"
 		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
@@ -585,28 +587,40 @@ static int make_hists(rep *x, tk_stats *st)
 	return 0;
 }
 
-static int open_tmp(const char *out, char **tmp, FILE **fp)
-{
-	size_t n = strlen(out) + 16;
-	int fd;
+/* The page is written with stdio onto a tk_output. */
+typedef struct page_out {
+	tk_output *o;
+	tk_error err;
+	int failed;
+} page_out;
 
-	*tmp = malloc(n);
-	if (!*tmp)
-		return -1;
-	snprintf(*tmp, n, "%s.tmp-XXXXXX", out);
-	fd = mkstemp(*tmp);
-	if (fd < 0) {
-		fprintf(stderr, "tracekit: %s: cannot create: %s\n", out, strerror(errno));
-		free(*tmp);
-		*tmp = NULL;
+static ssize_t page_write(void *cookie, const char *buf, size_t n)
+{
+	page_out *p = cookie;
+
+	if (!p->failed && tk_output_write(p->o, buf, n, &p->err) < 0)
+		p->failed = 1;
+	if (p->failed) {
+		errno = EIO;
 		return -1;
 	}
-	*fp = fdopen(fd, "w");
+	return (ssize_t)n;
+}
+
+static int page_open(page_out *p, const char *out, FILE **fp)
+{
+	static const cookie_io_functions_t io = { NULL, page_write, NULL, NULL };
+
+	tk_error_clear(&p->err);
+	if (tk_output_open(&p->o, out, &p->err) < 0) {
+		cli_error(&p->err);
+		return -1;
+	}
+	*fp = fopencookie(p, "w", io);
 	if (!*fp) {
-		close(fd);
-		unlink(*tmp);
-		free(*tmp);
-		*tmp = NULL;
+		tk_output_abort(p->o);
+		p->o = NULL;
+		fprintf(stderr, "tracekit: out of memory\n");
 		return -1;
 	}
 	return 0;
@@ -631,12 +645,13 @@ int cmd_report(int argc, char **argv)
 	tk_reader *r1 = NULL, *r2 = NULL;
 	tk_stats *st = NULL, *st2 = NULL;
 	tk_check *chk = NULL, *chk2 = NULL;
-	char *tmp = NULL;
+	page_out page;
 	int c, ret = EXIT_BAD;
 	size_t i, j;
 
 	memset(&f, 0, sizeof(f));
 	memset(&x, 0, sizeof(x));
+	memset(&page, 0, sizeof(page));
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, "o:qh", longopts, &args)) != -1) {
 		switch (c) {
@@ -681,7 +696,7 @@ int cmd_report(int argc, char **argv)
 	x.instants_binned = x.ninstants > INSTANT_BUDGET;
 	if (make_hists(&x, st) < 0)
 		goto nomem;
-	if (open_tmp(out, &tmp, &x.fp) < 0)
+	if (page_open(&page, out, &x.fp) < 0)
 		goto out;
 	x.sfp = tmpfile();
 	if (!x.sfp)
@@ -749,31 +764,26 @@ int cmd_report(int argc, char **argv)
 	}
 	fputs("]}", x.fp);
 	fputs(tk_report_page_tail, x.fp);
-	if (fflush(x.fp) != 0 || ferror(x.fp) || fsync(fileno(x.fp)) < 0) {
-		fprintf(stderr, "tracekit: %s: write failed: %s\n", out, strerror(errno));
-		goto out;
-	}
 	{
-		mode_t mask = umask(0);
-		umask(mask);
-		if (fchmod(fileno(x.fp), 0666 & ~mask) < 0) {
-			fprintf(stderr, "tracekit: %s: %s\n", out, strerror(errno));
+		int bad = fclose(x.fp) != 0;
+		x.fp = NULL;
+		if (page.failed) {
+			cli_error(&page.err);
+			goto out;
+		}
+		if (bad) {
+			fprintf(stderr, "tracekit: %s: write failed\n", out);
 			goto out;
 		}
 	}
-	if (fclose(x.fp) != 0) {
-		x.fp = NULL;
-		fprintf(stderr, "tracekit: %s: write failed: %s\n", out, strerror(errno));
+	tk_error_clear(&page.err);
+	ret = tk_output_close(page.o, &page.err);
+	page.o = NULL;
+	if (ret < 0) {
+		ret = EXIT_BAD;
+		cli_error(&page.err);
 		goto out;
 	}
-	x.fp = NULL;
-	if (rename(tmp, out) < 0) {
-		fprintf(stderr, "tracekit: %s: cannot rename into place: %s\n", out,
-			strerror(errno));
-		goto out;
-	}
-	free(tmp);
-	tmp = NULL;
 	cli_warning_summary(r1, &ro);
 	ret = EXIT_OK;
 	goto out;
@@ -784,10 +794,7 @@ out:
 		fclose(x.fp);
 	if (x.sfp)
 		fclose(x.sfp);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
+	tk_output_abort(page.o);
 	for (i = 0; i < x.nprobs; i++)
 		free(x.probs[i].msg);
 	free(x.probs);

@@ -265,38 +265,25 @@ static int cmp_pkt(const void *a, const void *b)
 	return x->arrival < y->arrival ? -1 : x->arrival > y->arrival;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /*
- * Sort by number and write the records into the temporary output `fd`
- * (created at the start), then rename it to FILE.  The numbers are
- * distinct (take() drops repeats).  Closes fd; on failure the caller
- * removes tmp.  Returns the number of missing packets, or -1 with a
- * message printed.
+ * Sort by number and write the records into the output `o` (opened at the
+ * start: a temporary file, compressed after FILE's suffix), then move it
+ * into place.  The numbers are distinct (take() drops repeats).  `o` is
+ * closed or aborted whatever the result.  Returns the number of missing
+ * packets, or -1 with a message printed.
  */
-static long long finish(recv_state *st, int fd, const char *tmp,
-			const char *path, int quiet)
+static long long finish(recv_state *st, tk_output *o, const char *path,
+			int quiet)
 {
 	size_t i;
+	tk_error err;
 	uint64_t expect = 1;  /* 64 bits: number 2^32-1 is followed by 2^32 */
 	long long missing = 0;
 	uint64_t written = 0;
 	size_t kept = 0;
 	uint32_t high = 0;
 
+	tk_error_clear(&err);
 	qsort(st->pkts, st->npkts, sizeof(*st->pkts), cmp_pkt);
 	for (i = 0; i < st->npkts; i++) {
 		const pkt *k = &st->pkts[i];
@@ -312,11 +299,9 @@ static long long finish(recv_state *st, int fd, const char *tmp,
 					(unsigned long)(k->number - 1),
 					(unsigned long long)gap);
 		}
-		if (write_all(fd, st->data + k->off, (size_t)k->nrec * REC) < 0) {
-			fprintf(stderr, "tracekit shark-receive: %s: write failed: %s\n",
-				path, strerror(errno));
-			goto fail_fd;
-		}
+		if (tk_output_write(o, st->data + k->off, (size_t)k->nrec * REC,
+				    &err) < 0)
+			goto fail;
 		written += k->nrec;
 		expect = k->number + 1;
 		st->pkts[kept++] = *k;
@@ -329,17 +314,9 @@ static long long finish(recv_state *st, int fd, const char *tmp,
 		else
 			high = st->pkts[i].number;
 	}
-	if (close(fd) != 0) {
-		fd = -1;
-		fprintf(stderr, "tracekit shark-receive: %s: write failed: %s\n",
-			path, strerror(errno));
-		goto fail_fd;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0) {
-		fprintf(stderr, "tracekit shark-receive: %s: cannot rename: %s\n",
-			path, strerror(errno));
-		goto fail_fd;
+	if (tk_output_close(o, &err) < 0) {
+		o = NULL;
+		goto fail;
 	}
 	if (!quiet) {
 		fprintf(stderr,
@@ -365,9 +342,9 @@ static long long finish(recv_state *st, int fd, const char *tmp,
 	if (missing)
 		fprintf(stderr, "shark-receive: %lld packets missing\n", missing);
 	return missing;
-fail_fd:
-	if (fd >= 0)
-		close(fd);
+fail:
+	cli_error(&err);
+	tk_output_abort(o);
 	return -1;
 }
 
@@ -390,17 +367,18 @@ int cmd_shark_receive(int argc, char **argv)
 	cli_args args = { { NULL }, 0 };
 	unsigned long port = 20000, count = 0, idle = 0, timeout = 0;
 	const char *bind_addr = "127.0.0.1", *path;
-	int verbose = 0, quiet = 0, c, fd = -1, out = -1, ret = EXIT_BAD;
+	int verbose = 0, quiet = 0, c, fd = -1, ret = EXIT_BAD;
 	struct sockaddr_in me;
 	socklen_t melen = sizeof(me);
 	struct sigaction sa, old_act[3];
 	sigset_t stopset, waitmask, oldmask;
 	recv_state st;
 	uint8_t *buf = NULL;
-	char *tmp = NULL;
+	tk_output *out = NULL;
+	tk_error err;
 	uint64_t start, last = 0;
 	long long missing;
-	size_t i, plen;
+	size_t i;
 
 	memset(&st, 0, sizeof(st));
 	optind = 1;
@@ -466,18 +444,14 @@ int cmd_shark_receive(int argc, char **argv)
 	for (i = 0; i < 3; i++)
 		sigaction(stop_sigs[i], &sa, &old_act[i]);
 	buf = malloc(DGRAM_MAX);
-	plen = strlen(path);
-	tmp = malloc(plen + 16);
-	if (!buf || !tmp) {
+	if (!buf) {
 		fprintf(stderr, "tracekit shark-receive: out of memory\n");
 		goto out_sig;
 	}
 	/* the output first: a path that cannot be written loses nothing */
-	snprintf(tmp, plen + 16, "%s.tmp-XXXXXX", path);
-	out = mkstemp(tmp);
-	if (out < 0) {
-		fprintf(stderr, "tracekit shark-receive: %s: cannot create: %s\n",
-			path, strerror(errno));
+	tk_error_clear(&err);
+	if (tk_output_open(&out, path, &err) < 0) {
+		cli_error(&err);
 		goto out_sig;
 	}
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
@@ -548,22 +522,18 @@ int cmd_shark_receive(int argc, char **argv)
 		ret = EXIT_PROBLEMS;
 		goto out_file;
 	}
-	missing = finish(&st, out, tmp, path, quiet);
-	out = -1;  /* finish() closed it */
+	missing = finish(&st, out, path, quiet);
+	out = NULL;  /* finish() closed or aborted it */
 	ret = missing < 0 ? EXIT_BAD : missing ? EXIT_PROBLEMS : EXIT_OK;
 out_file:
 	if (fd >= 0)
 		close(fd);
-	if (out >= 0)
-		close(out);
-	/* renamed by finish() unless it failed or nothing came */
-	if (ret == EXIT_BAD || !st.npkts)
-		unlink(tmp);
+	/* nothing came, or the reception failed: no file */
+	tk_output_abort(out);
 out_sig:
 	for (i = 0; i < 3; i++)
 		sigaction(stop_sigs[i], &old_act[i], NULL);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
-	free(tmp);
 	free(buf);
 	free(st.pkts);
 	free(st.data);

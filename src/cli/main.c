@@ -1,8 +1,11 @@
 /*
  * main.c - the tracekit command: a table of subcommands, one file each.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <string.h>
 
 static const cli_cmd commands[] = {
@@ -44,7 +47,56 @@ static void usage(FILE *fp)
 		"unreadable input.\n");
 }
 
-int main(int argc, char **argv)
+/*
+ * An interrupted run leaves no temporary output: the handler removes them
+ * (async-signal-safe), and the signal, re-raised with its default action
+ * (SA_RESETHAND) once the handler returns, ends the process as it would
+ * have without it.  A signal ignored at start (nohup) stays ignored.
+ */
+static void on_fatal_signal(int sig)
+{
+	tk_temp_remove_all();
+	raise(sig);
+}
+
+static void catch_fatal_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa, old;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fatal_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	sa.sa_flags = SA_RESETHAND;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigaction(sigs[i], NULL, &old) == 0 &&
+		    old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+}
+
+/*
+ * What a command printed on standard output must have arrived: a write
+ * error (a full disk, /dev/full) is exit 2 with one line, as for any
+ * output file.
+ */
+static int check_stdout(int ret)
+{
+	if (fflush(stdout) != 0)
+		/* errno is this flush's */
+		fprintf(stderr, "<stdout>: error: write failed: %s\n",
+			strerror(errno));
+	else if (ferror(stdout))
+		/* an earlier write failed, for a reason no longer known */
+		fprintf(stderr, "<stdout>: error: write failed\n");
+	else
+		return ret;
+	return EXIT_BAD;
+}
+
+static int run(int argc, char **argv)
 {
 	size_t i;
 
@@ -67,4 +119,10 @@ int main(int argc, char **argv)
 	fprintf(stderr, "tracekit: '%s' is not a command (see 'tracekit --help')\n",
 		argv[1]);
 	return EXIT_BAD;
+}
+
+int main(int argc, char **argv)
+{
+	catch_fatal_signals();
+	return check_stdout(run(argc, argv));
 }

@@ -350,9 +350,42 @@ typedef struct tk_sink {
 	size_t len, cap;
 	int failed;
 	int is_dir;       /* tk_sink_open_dir(): tmp is a directory */
+	/* entries in the table of live temporaries (tk_temp_remove_all()):
+	 * tmp itself, then the files tk_sink_track() added; -1 when unused */
+	int temps[4];
+	/* compression by the name's suffix (TK_SINK_GZIP, TK_SINK_ZSTD):
+	 * flush compresses the buffer into zbuf and writes that */
+	int zkind;
+	void *z;
+	unsigned char *zbuf;
+	size_t zcap;
 } tk_sink;
 
+enum { TK_SINK_PLAIN = 0, TK_SINK_GZIP, TK_SINK_ZSTD };
+
+/** The compression a path's name asks for: ".gz" or ".zst" (any case). */
+int tk_sink_compression(const char *path);
+
+/**
+ * A file output: "-" is standard output; any other path is written to a
+ * temporary file next to it (listed for tk_temp_remove_all()) and renamed
+ * by commit.  A name ending in ".gz" is written as a gzip stream, ".zst"
+ * as a zstd frame: the bytes of the buffer are compressed as they are
+ * flushed.
+ */
 int tk_sink_open(tk_sink *s, const char *path, tk_error *err);
+/**
+ * Like tk_sink_open(), but never compressed: the caller (SQLite) writes
+ * the temporary file s->tmp by itself.
+ */
+int tk_sink_open_raw(tk_sink *s, const char *path, tk_error *err);
+/**
+ * A file the writer is about to create inside a directory output (s->tmp):
+ * listed so that tk_temp_remove_all() removes it before the directory.
+ * At most 3 per sink; TK_OK, or TK_E_IO when the table is full (the file
+ * is then removed by abort but not on a signal).
+ */
+int tk_sink_track(tk_sink *s, const char *file);
 /**
  * A directory output (a CTF trace): `path` must not exist; an empty
  * directory is created at a temporary name next to it (s->tmp), the writer
@@ -442,6 +475,9 @@ struct tk_format_ops {
 	void (*writer_free)(tk_writer *w);
 	/** Non-zero: the output is a directory (tk_sink_open_dir()). */
 	int writes_dir;
+	/** Non-zero: the writer writes the sink's temporary file by itself
+	 *  (tk_sink_open_raw(): no compression). */
+	int writes_file;
 };
 
 const tk_format_ops *tk_format_ops_find(const char *name);

@@ -1,7 +1,10 @@
 /*
  * sink.c - buffered output that appears all at once: a file is written under
  * a temporary name in its own folder and renamed over the target only on
- * commit, so a failed run leaves no partial output.
+ * commit, so a failed run leaves no partial output.  The temporaries alive
+ * are listed in a fixed table that a signal handler can empty
+ * (tk_temp_remove_all()), and a name ending in .gz or .zst is compressed
+ * as the buffer is flushed.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -9,20 +12,174 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
 
 #define SINK_BUF (1u << 20)
 
-int tk_sink_open(tk_sink *s, const char *path, tk_error *err)
+/* ---- the table of live temporaries --------------------------------------
+ *
+ * A signal handler may read it at any moment, so it holds copies of the
+ * paths in fixed arrays (no pointer to memory that free() may take back),
+ * and an entry is used only once its path is complete.  The signals the
+ * handler is meant for are blocked while an entry changes and while the
+ * file it names is created, renamed or removed: the handler never sees a
+ * half-made entry, nor a file that exists without its entry.  The threads
+ * the library starts block every signal (pipe.c), so the handler runs on
+ * a thread that owns the table.
+ */
+#define TEMP_MAX 16
+
+static struct {
+	volatile sig_atomic_t used;
+	int is_dir;
+	char path[PATH_MAX];
+} temps[TEMP_MAX];
+
+static void block_signals(sigset_t *old)
 {
-	size_t n;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+static void restore_signals(const sigset_t *old)
+{
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* With the signals blocked: an entry for `path`, or -1 (table full, or a
+ * path longer than PATH_MAX: left to abort, not to a signal). */
+static int temp_add(const char *path, int is_dir)
+{
+	size_t n = strlen(path);
+	int i;
+
+	if (n >= PATH_MAX)
+		return -1;
+	for (i = 0; i < TEMP_MAX; i++) {
+		if (temps[i].used)
+			continue;
+		memcpy(temps[i].path, path, n + 1);
+		temps[i].is_dir = is_dir;
+		temps[i].used = 1;
+		return i;
+	}
+	return -1;
+}
+
+static void temp_forget(int *slot)
+{
+	if (*slot >= 0 && *slot < TEMP_MAX)
+		temps[*slot].used = 0;
+	*slot = -1;
+}
+
+void tk_temp_remove_all(void)
+{
+	int pass, i, saved = errno;
+
+	/* files first, then the directories that held them */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < TEMP_MAX; i++) {
+			if (!temps[i].used || temps[i].is_dir != pass)
+				continue;
+			if (pass)
+				rmdir(temps[i].path);
+			else
+				unlink(temps[i].path);
+			temps[i].used = 0;
+		}
+	errno = saved;
+}
+
+static void sink_init(tk_sink *s)
+{
+	size_t i;
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
+	for (i = 0; i < sizeof(s->temps) / sizeof(s->temps[0]); i++)
+		s->temps[i] = -1;
+}
+
+int tk_sink_compression(const char *path)
+{
+	size_t n = strlen(path);
+
+	if (n > 3 && tk_ascii_casecmp(path + n - 3, 3, ".gz") == 0)
+		return TK_SINK_GZIP;
+	if (n > 4 && tk_ascii_casecmp(path + n - 4, 4, ".zst") == 0)
+		return TK_SINK_ZSTD;
+	return TK_SINK_PLAIN;
+}
+
+static int z_start(tk_sink *s, tk_error *err)
+{
+	if (s->zkind == TK_SINK_GZIP) {
+		z_stream *z = calloc(1, sizeof(*z));
+		if (!z)
+			return tk_err_nomem(err, s->path);
+		/* 15 + 16: a gzip stream (header and CRC), not a zlib one */
+		if (deflateInit2(z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16,
+				 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+			free(z);
+			return tk_err_nomem(err, s->path);
+		}
+		s->z = z;
+		s->zcap = SINK_BUF;
+	} else {
+		ZSTD_CCtx *c = ZSTD_createCCtx();
+		if (!c)
+			return tk_err_nomem(err, s->path);
+		s->z = c;
+		if (ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel,
+							 ZSTD_CLEVEL_DEFAULT)) ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1)))
+			return tk_err_set(err, TK_E_IO, s->path, 0, 0,
+					  "cannot set up the zstd compressor");
+		s->zcap = ZSTD_CStreamOutSize();
+	}
+	s->zbuf = malloc(s->zcap);
+	if (!s->zbuf)
+		return tk_err_nomem(err, s->path);
+	return TK_OK;
+}
+
+static void z_free(tk_sink *s)
+{
+	if (s->z && s->zkind == TK_SINK_GZIP) {
+		deflateEnd(s->z);
+		free(s->z);
+	} else if (s->z) {
+		ZSTD_freeCCtx(s->z);
+	}
+	s->z = NULL;
+	free(s->zbuf);
+	s->zbuf = NULL;
+}
+
+static int sink_open_file(tk_sink *s, const char *path, int compress,
+			  tk_error *err)
+{
+	sigset_t old;
+	size_t n;
+	int rc;
+
+	sink_init(s);
 	s->buf = malloc(SINK_BUF);
 	if (!s->buf)
 		return tk_err_nomem(err, path);
@@ -39,8 +196,17 @@ int tk_sink_open(tk_sink *s, const char *path, tk_error *err)
 		return tk_err_nomem(err, path);
 	}
 	memcpy(s->path, path, n + 1);
+	if (compress && (s->zkind = tk_sink_compression(path)) != TK_SINK_PLAIN &&
+	    (rc = z_start(s, err)) < 0) {
+		tk_sink_abort(s);
+		return rc;
+	}
 	snprintf(s->tmp, n + 16, "%s.tmp-XXXXXX", path);
+	block_signals(&old);
 	s->fd = mkstemp(s->tmp);
+	if (s->fd >= 0)
+		s->temps[0] = temp_add(s->tmp, 0);
+	restore_signals(&old);
 	if (s->fd < 0) {
 		int e = errno;
 		free(s->tmp);
@@ -52,13 +218,24 @@ int tk_sink_open(tk_sink *s, const char *path, tk_error *err)
 	return TK_OK;
 }
 
+int tk_sink_open(tk_sink *s, const char *path, tk_error *err)
+{
+	return sink_open_file(s, path, 1, err);
+}
+
+int tk_sink_open_raw(tk_sink *s, const char *path, tk_error *err)
+{
+	return sink_open_file(s, path, 0, err);
+}
+
 int tk_sink_open_dir(tk_sink *s, const char *path, tk_error *err)
 {
 	struct stat st;
+	sigset_t old;
 	size_t n;
+	int ok;
 
-	memset(s, 0, sizeof(*s));
-	s->fd = -1;
+	sink_init(s);
 	s->is_dir = 1;
 	if (strcmp(path, "-") == 0)
 		return tk_err_set(err, TK_E_USAGE, "<stdout>", 0, 0,
@@ -78,7 +255,12 @@ int tk_sink_open_dir(tk_sink *s, const char *path, tk_error *err)
 	memcpy(s->path, path, n);
 	s->path[n] = 0;
 	snprintf(s->tmp, n + 16, "%s.tmp-XXXXXX", s->path);
-	if (!mkdtemp(s->tmp)) {
+	block_signals(&old);
+	ok = mkdtemp(s->tmp) != NULL;
+	if (ok)
+		s->temps[0] = temp_add(s->tmp, 1);
+	restore_signals(&old);
+	if (!ok) {
 		int e = errno;
 		free(s->tmp);
 		s->tmp = NULL;
@@ -87,6 +269,31 @@ int tk_sink_open_dir(tk_sink *s, const char *path, tk_error *err)
 				  strerror(e));
 	}
 	return TK_OK;
+}
+
+int tk_sink_track(tk_sink *s, const char *file)
+{
+	sigset_t old;
+	size_t i;
+	int rc = TK_E_IO;
+
+	block_signals(&old);
+	for (i = 1; i < sizeof(s->temps) / sizeof(s->temps[0]); i++)
+		if (s->temps[i] < 0) {
+			s->temps[i] = temp_add(file, 0);
+			rc = s->temps[i] >= 0 ? TK_OK : TK_E_IO;
+			break;
+		}
+	restore_signals(&old);
+	return rc;
+}
+
+static void forget_temps(tk_sink *s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(s->temps) / sizeof(s->temps[0]); i++)
+		temp_forget(&s->temps[i]);
 }
 
 /* Remove the files of the temporary directory, then it. */
@@ -137,14 +344,13 @@ static int commit_dir(tk_sink *s, tk_error *err)
 	return TK_OK;
 }
 
-int tk_sink_flush(tk_sink *s, tk_error *err)
+static int write_out(tk_sink *s, const void *p, size_t n, tk_error *err)
 {
+	const char *b = p;
 	size_t off = 0;
 
-	if (s->failed)
-		return TK_E_IO;
-	while (off < s->len) {
-		ssize_t w = write(s->fd, s->buf + off, s->len - off);
+	while (off < n) {
+		ssize_t w = write(s->fd, b + off, n - off);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -154,6 +360,67 @@ int tk_sink_flush(tk_sink *s, tk_error *err)
 					  "write failed: %s", strerror(errno));
 		}
 		off += (size_t)w;
+	}
+	return TK_OK;
+}
+
+/* Compress n bytes at p (and end the stream if `end`), writing what comes
+ * out of the compressor. */
+static int z_feed(tk_sink *s, const void *p, size_t n, int end, tk_error *err)
+{
+	int rc;
+
+	if (s->zkind == TK_SINK_GZIP) {
+		z_stream *z = s->z;
+		int zr;
+		/* avail_in is 32 bits: the buffer (1 MiB) always fits */
+		z->next_in = (Bytef *)(uintptr_t)p;
+		z->avail_in = (uInt)n;
+		do {
+			z->next_out = s->zbuf;
+			z->avail_out = (uInt)s->zcap;
+			zr = deflate(z, end ? Z_FINISH : Z_NO_FLUSH);
+			if (zr == Z_STREAM_ERROR) {
+				s->failed = 1;
+				return tk_err_set(err, TK_E_IO, s->path, 0, 0,
+						  "gzip compression failed");
+			}
+			if ((rc = write_out(s, s->zbuf, s->zcap - z->avail_out,
+					    err)) < 0)
+				return rc;
+		} while (z->avail_in || z->avail_out == 0 ||
+			 (end && zr != Z_STREAM_END));
+	} else {
+		ZSTD_inBuffer in = { p, n, 0 };
+		size_t left;
+		do {
+			ZSTD_outBuffer out = { s->zbuf, s->zcap, 0 };
+			left = ZSTD_compressStream2(s->z, &out, &in,
+						    end ? ZSTD_e_end : ZSTD_e_continue);
+			if (ZSTD_isError(left)) {
+				s->failed = 1;
+				return tk_err_set(err, TK_E_IO, s->path, 0, 0,
+						  "zstd compression failed: %s",
+						  ZSTD_getErrorName(left));
+			}
+			if ((rc = write_out(s, s->zbuf, out.pos, err)) < 0)
+				return rc;
+		} while (in.pos < in.size || (end && left));
+	}
+	return TK_OK;
+}
+
+int tk_sink_flush(tk_sink *s, tk_error *err)
+{
+	int rc;
+
+	if (s->failed)
+		return TK_E_IO;
+	if (s->len) {
+		rc = s->zkind ? z_feed(s, s->buf, s->len, 0, err)
+			      : write_out(s, s->buf, s->len, err);
+		if (rc < 0)
+			return rc;
 	}
 	s->len = 0;
 	return TK_OK;
@@ -187,11 +454,19 @@ int tk_sink_commit(tk_sink *s, tk_error *err)
 {
 	int rc = tk_sink_flush(s, err);
 	mode_t mask;
+	sigset_t old;
 
 	if (rc < 0)
 		goto fail;
+	if (s->zkind && (rc = z_feed(s, NULL, 0, 1, err)) < 0)
+		goto fail;
 	if (s->is_dir) {
-		if ((rc = commit_dir(s, err)) < 0)
+		block_signals(&old);
+		rc = commit_dir(s, err);
+		if (rc >= 0)
+			forget_temps(s);
+		restore_signals(&old);
+		if (rc < 0)
 			goto fail;
 	} else if (s->path) {
 		/* mkstemp made the file 0600; give it the usual mode */
@@ -204,12 +479,17 @@ int tk_sink_commit(tk_sink *s, tk_error *err)
 			goto fail;
 		}
 		s->fd = -1;
+		block_signals(&old);
 		if (rename(s->tmp, s->path) < 0) {
+			int e = errno;
+			restore_signals(&old);
 			rc = tk_err_set(err, TK_E_IO, s->path, 0, 0,
 					"cannot rename into place: %s",
-					strerror(errno));
+					strerror(e));
 			goto fail;
 		}
+		forget_temps(s);
+		restore_signals(&old);
 		free(s->tmp);
 		s->tmp = NULL;
 	}
@@ -222,15 +502,20 @@ fail:
 
 void tk_sink_abort(tk_sink *s)
 {
+	sigset_t old;
+
 	if (s->path && s->fd >= 0)
 		close(s->fd);
+	block_signals(&old);
 	if (s->tmp && s->is_dir)
 		remove_tmp_dir(s->tmp);
 	else if (s->tmp)
 		unlink(s->tmp);
+	forget_temps(s);
+	restore_signals(&old);
+	z_free(s);
 	free(s->tmp);
 	free(s->path);
 	free(s->buf);
-	memset(s, 0, sizeof(*s));
-	s->fd = -1;
+	sink_init(s);
 }

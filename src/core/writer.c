@@ -39,6 +39,13 @@ int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
 		return tk_err_set(err, TK_E_UNSUPPORTED, path, 0, 0,
 				  "format '%s' cannot be written",
 				  fmt->info.name);
+	if ((fmt->writes_dir || fmt->writes_file) &&
+	    tk_sink_compression(path) != TK_SINK_PLAIN)
+		return tk_err_set(err, TK_E_USAGE, path, 0, 0,
+				  "%s cannot be compressed (%s): drop the .gz/.zst suffix",
+				  fmt->info.name,
+				  fmt->writes_dir ? "the output is a directory"
+						  : "the output is a database file");
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return tk_err_nomem(err, path);
@@ -46,7 +53,8 @@ int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
 	w->trace = t;
 	w->opts = *opts;
 	rc = fmt->writes_dir ? tk_sink_open_dir(&w->sink, path, err)
-			     : tk_sink_open(&w->sink, path, err);
+	   : fmt->writes_file ? tk_sink_open_raw(&w->sink, path, err)
+			      : tk_sink_open(&w->sink, path, err);
 	if (rc < 0) {
 		free(w);
 		return rc;
@@ -89,4 +97,47 @@ void tk_writer_abort(tk_writer *w)
 	if (w->fmt->writer_free)
 		w->fmt->writer_free(w);
 	free(w);
+}
+
+struct tk_output {
+	tk_sink sink;
+};
+
+int tk_output_open(tk_output **out, const char *path, tk_error *err)
+{
+	tk_output *o;
+	int rc;
+
+	*out = NULL;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return tk_err_nomem(err, path);
+	rc = tk_sink_open(&o->sink, path, err);
+	if (rc < 0) {
+		free(o);
+		return rc;
+	}
+	*out = o;
+	return TK_OK;
+}
+
+int tk_output_write(tk_output *o, const void *p, size_t n, tk_error *err)
+{
+	return tk_sink_write(&o->sink, p, n, err);
+}
+
+int tk_output_close(tk_output *o, tk_error *err)
+{
+	int rc = tk_sink_commit(&o->sink, err);
+
+	free(o);
+	return rc;
+}
+
+void tk_output_abort(tk_output *o)
+{
+	if (!o)
+		return;
+	tk_sink_abort(&o->sink);
+	free(o);
 }

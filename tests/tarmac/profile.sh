@@ -41,6 +41,12 @@ check() {
 	elif ! cmp -s "$d/want_time.folded" "$d/got_time.folded"; then
 		echo "FAIL $label: folded stacks by time differ:"; diff "$d/want_time.folded" "$d/got_time.folded"; fail=1
 	fi
+	# named .gz: the same stacks, gzip-compressed
+	if ! "$cli" convert "$d/log.tarmac" "$d/got.folded.gz" --elf "$elf" 2> "$d/err"; then
+		echo "FAIL $label: convert to .folded.gz: $(head -n 1 "$d/err")"; fail=1
+	elif ! gzip -t "$d/got.folded.gz" || ! gzip -dc "$d/got.folded.gz" | cmp -s - "$d/want.folded"; then
+		echo "FAIL $label: got.folded.gz is not the folded stacks compressed"; fail=1
+	fi
 	"$cli" stats --elf "$elf" --format csv "$d/log.tarmac" > "$d/got.csv" 2> "$d/err" ||
 		{ echo "FAIL $label: stats csv: $(head -n 1 "$d/err")"; fail=1; }
 	cmp -s "$d/want.csv" "$d/got.csv" ||

@@ -356,6 +356,8 @@ static int ctf_writer_open(tk_writer *w, tk_error *err)
 	if (!cw->spath)
 		return tk_err_nomem(err, cw->name);
 	snprintf(cw->spath, n + 16, "%s/stream_0", w->sink.tmp);
+	/* listed before it exists: a signal then removes it with the folder */
+	tk_sink_track(&w->sink, cw->spath);
 	cw->stream = fopen(cw->spath, "wb");
 	if (!cw->stream)
 		return tk_err_set(err, TK_E_IO, cw->name, 0, 0,
@@ -490,6 +492,7 @@ static int write_metadata(tk_writer *w, ctf_writer *cw, tk_error *err)
 	if (!path)
 		return tk_err_nomem(err, cw->name);
 	snprintf(path, n + 16, "%s/metadata", w->sink.tmp);
+	tk_sink_track(&w->sink, path);
 	f = fopen(path, "w");
 	if (!f) {
 		rc = tk_err_set(err, TK_E_IO, cw->name, 0, 0,

@@ -812,4 +812,5 @@ const tk_format_ops tk_format_sqlite = {
 	.writer_write = sqlite_writer_write,
 	.writer_close = sqlite_writer_close,
 	.writer_free = sqlite_writer_free,
+	.writes_file = 1,
 };

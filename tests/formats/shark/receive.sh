@@ -174,7 +174,7 @@ fi
 timeout 10 "$cli" shark-receive --port 0 "$tmp/nodir/d.bin" 2> "$tmp/err"
 rc=$?
 [ $rc -eq 2 ] || { echo "FAIL nodir: exit $rc, expected 2"; fail=1; }
-grep -q "nodir/d.bin: cannot create" "$tmp/err" && ! grep -q listening "$tmp/err" ||
+grep -q "nodir/d.bin: error: cannot create" "$tmp/err" && ! grep -q listening "$tmp/err" ||
 	{ echo "FAIL nodir: $(cat "$tmp/err")"; fail=1; }
 
 # 7. SIGHUP and SIGTERM write what came
