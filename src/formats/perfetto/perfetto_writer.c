@@ -19,7 +19,9 @@
  * go out sorted by (start, depth).
  *
  * Times: microseconds since the first event, written as exact decimals
- * from integer arithmetic ("1.2" for 1200 ns, "0.000001" for 1 ps).
+ * from integer arithmetic ("1.2" for 1200 ns, "0.000001" for 1 ps); a
+ * time with no finite decimal is rounded down to ps and counted (strict
+ * mode refuses it).
  */
 #include "../../core/internal.h"
 #include "../../analysis/loadbins.h"
@@ -57,6 +59,7 @@ typedef struct pf_writer {
 	tk_loadbins lb;        /* busy ticks per lane and load window */
 	int nocore_used;
 	uint64_t nrecords;
+	uint64_t rounded;      /* times rounded down to ps (no finite decimal) */
 	int rc;                /* first error of a callback */
 	tk_error *err;
 	tk_writer *w;
@@ -162,10 +165,25 @@ static int out_us(pf_writer *pw, uint64_t ticks)
 	if (n > 0 && !memchr(b, '/', (size_t)n))
 		return out(pw, b, (size_t)n);
 	{
-		/* no finite decimal (a time base of 1/3 ns): whole picoseconds */
+		/*
+		 * No finite decimal (a time base of 1/3 ns): whole picoseconds,
+		 * rounded down and counted (a warning at close), or refused
+		 * in strict mode.
+		 */
 		static const tk_timebase ps = { TK_UNIT_PS, 1, 1 };
 		static const tk_timebase us = { TK_UNIT_US, 1, 1 };
 		uint64_t v;
+		if (pw->w->opts.strict) {
+			if (pw->rc >= 0)
+				pw->rc = tk_err_set(pw->err, TK_E_UNSUPPORTED, pw->name, 0, 0,
+						    "Chrome Trace Event JSON cannot hold a time of %llu ticks of %llu/%llu %s exactly (no finite decimal of us); without --strict it is rounded down to ps with a warning",
+						    (unsigned long long)ticks,
+						    (unsigned long long)tk_trace_timebase(pw->w->trace)->num,
+						    (unsigned long long)tk_trace_timebase(pw->w->trace)->den,
+						    tk_unit_name(tk_trace_timebase(pw->w->trace)->unit));
+			return pw->rc;
+		}
+		pw->rounded++;
 		if (tk_time_convert(ticks, tk_trace_timebase(pw->w->trace), &ps,
 				    TK_ROUND_DOWN, &v) < 0)
 			v = UINT64_MAX;
@@ -532,6 +550,16 @@ static int perfetto_writer_close(tk_writer *w, tk_error *err)
 		for (i = 0; i < pw->nlanes; i++)
 			write_load(pw, i, last);
 	outs(pw, "\n]}\n");
+	if (pw->rc >= 0 && pw->rounded && w->opts.on_warning) {
+		tk_error wn;
+
+		memset(&wn, 0, sizeof(wn));
+		snprintf(wn.input, sizeof(wn.input), "%s", pw->name);
+		snprintf(wn.msg, sizeof(wn.msg),
+			 "Chrome Trace Event JSON cannot hold everything: %llu times with no finite decimal of us rounded down to ps (--strict refuses)",
+			 (unsigned long long)pw->rounded);
+		w->opts.on_warning(w->opts.warning_ctx, &wn);
+	}
 	return pw->rc < 0 ? pw->rc : TK_OK;
 }
 

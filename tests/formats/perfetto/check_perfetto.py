@@ -127,6 +127,9 @@ def check(cli, trace):
 def main():
     cli, traces = sys.argv[1], sys.argv[2:]
     for t in traces:
+        if os.path.basename(t) == "third_ns.atf":
+            check_rounding(cli, t)
+            continue
         try:
             evs = check(cli, t)
         except Exception as ex:  # noqa: BLE001 - report and go on
@@ -138,6 +141,35 @@ def main():
         print("FAIL:", f)
     print(f"{len(traces)} traces, {len(fails)} failures")
     return 1 if fails else 0
+
+
+def check_rounding(cli, t):
+    """A tick of 7/3 ns: times with no finite decimal of us are rounded
+    down to ps with one counting warning; --strict refuses, no file."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "t.json")
+        p = subprocess.run([cli, "convert", t, out], capture_output=True, text=True)
+        if p.returncode != 0:
+            fail(t, f"lenient: exit {p.returncode}: {p.stderr}")
+            return
+        if "rounded down to ps (--strict refuses)" not in p.stderr:
+            fail(t, f"lenient: no rounding warning: {p.stderr!r}")
+        with open(out) as f:
+            evs = json.load(f, parse_float=D)["traceEvents"]
+        # Task1's first job runs 1 tick = 7/3 ns = 0.0023333.. us:
+        # 0.002333 (whole ps, rounded down); its second starts 6 ticks
+        # after the first event, 14 ns exactly
+        xs = [e for e in evs if e.get("ph") == "X"]
+        if [(e["ts"], e["dur"]) for e in xs[:2]] != [
+                (D("0"), D("0.002333")), (D("0.014"), D("6999999.986"))]:
+            fail(t, f"lenient: slices {xs[:2]}")
+        out2 = os.path.join(tmp, "s.json")
+        p = subprocess.run([cli, "convert", "--strict", t, out2],
+                           capture_output=True, text=True)
+        if p.returncode != 2 or "cannot hold a time" not in p.stderr:
+            fail(t, f"strict: exit {p.returncode}: {p.stderr!r}")
+        if os.path.exists(out2):
+            fail(t, "strict: a file was left")
 
 
 def check_demo(t, evs):

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""examples/library/count_events.c, built with the link line of
+docs/library.md, must count what `tracekit info --format json` counts.
+
+usage: check_example.py CC ROOT LIBTRACEKIT TRACEKIT WORKDIR TRACE...
+
+The program is compiled with `CC -std=c11 -IROOT/include count_events.c
+LIBTRACEKIT -lz -lzstd -lexpat -lsqlite3 -lelf -lpthread` (the documented
+line, warnings as errors, plus $TK_EXTRA_CFLAGS: the sanitizer of a
+sanitized build), run on each trace, and its format, event count,
+entity count, events per entity type and warning count compared with
+`tracekit info --format json` on the same trace.  Exit 0, or 1.
+"""
+import json
+import os
+import subprocess
+import sys
+
+
+def main():
+    cc, root, lib, tk, work = sys.argv[1:6]
+    traces = sys.argv[6:]
+    os.makedirs(work, exist_ok=True)
+    prog = os.path.join(work, "count_events")
+    cmd = [cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2",
+           "-I" + os.path.join(root, "include"),
+           os.path.join(root, "examples", "library", "count_events.c"),
+           lib, "-lz", "-lzstd", "-lexpat", "-lsqlite3", "-lelf", "-lpthread",
+           "-o", prog] + os.environ.get("TK_EXTRA_CFLAGS", "").split()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        print("FAIL: build:", " ".join(cmd), p.stderr)
+        return 1
+    fails = 0
+    for t in traces:
+        out = subprocess.run([prog, t], capture_output=True, text=True)
+        info = subprocess.run([tk, "info", "--format", "json", t],
+                              capture_output=True, text=True)
+        if out.returncode != 0 or info.returncode != 0:
+            print(f"FAIL: {t}: exit {out.returncode}/{info.returncode}: {out.stderr}{info.stderr}")
+            fails += 1
+            continue
+        j = json.loads(info.stdout)
+        got, per_type = {}, {}
+        for line in out.stdout.splitlines():
+            if line.startswith("  "):
+                k, v = line.split()
+                per_type[k] = int(v)
+            else:
+                k, _, v = line.partition(":")
+                got[k] = v.strip()
+        want_types = {}
+        for c in j["event_counts"]:
+            want_types[c["type"]] = want_types.get(c["type"], 0) + c["count"]
+        checks = [("format", got.get("format"), j["format"]),
+                  ("events", int(got.get("events", -1)), j["events"]),
+                  ("entities", int(got.get("entities", -1)), j["entities"]),
+                  ("per type", per_type, want_types),
+                  ("warnings", int(got.get("warnings", -1)), j["warnings"])]
+        for what, a, b in checks:
+            if a != b:
+                print(f"FAIL: {t}: {what}: example {a!r}, info {b!r}")
+                fails += 1
+    print(f"{len(traces)} traces, {fails} failures")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
