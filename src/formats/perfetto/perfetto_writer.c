@@ -132,48 +132,50 @@ static int out_name(pf_writer *pw, uint32_t ent)
 	return out_json(pw, s, n);
 }
 
+/* `ps` picoseconds in microseconds: an exact decimal */
+static int out_ps_us(pf_writer *pw, tk_u128 ps)
+{
+	char b[64];
+	uint32_t frac = (uint32_t)(ps % 1000000u);
+	size_t len = tk_fmt_u128(b, ps / 1000000u);
+	int d;
+
+	if (frac) {
+		b[len++] = '.';
+		for (d = 100000; d && frac; d /= 10) {
+			b[len++] = (char)('0' + frac / (uint32_t)d);
+			frac %= (uint32_t)d;
+		}
+	}
+	return out(pw, b, len);
+}
+
 /* `ticks` (a duration or a time since the first event) in microseconds */
 static int out_us(pf_writer *pw, uint64_t ticks)
 {
 	char b[200];
+	tk_u128 p, q;
 	int n;
 
-	if (pw->fast) {
-		unsigned __int128 ps = (unsigned __int128)ticks * pw->ps_per_tick;
-		uint64_t ip = (uint64_t)(ps / 1000000u);
-		uint32_t frac = (uint32_t)(ps % 1000000u);
-		size_t len;
-		int d;
-
-		if (ps / 1000000u <= UINT64_MAX) {
-			len = tk_fmt_u64(b, ip);
-			if (frac) {
-				b[len++] = '.';
-				for (d = 100000; d && frac; d /= 10) {
-					b[len++] = (char)('0' + frac / (uint32_t)d);
-					frac %= (uint32_t)d;
-				}
-			}
-			return out(pw, b, len);
-		}
-	}
+	if (pw->fast)
+		return out_ps_us(pw, (tk_u128)ticks * pw->ps_per_tick);
 	n = tk_time_format(ticks, tk_trace_timebase(pw->w->trace), TK_UNIT_US,
 			   b, sizeof(b));
 	if (n > 0 && !memchr(b, '/', (size_t)n))
 		return out(pw, b, (size_t)n);
-	{
-		/* no finite decimal (a time base of 1/3 ns): whole picoseconds */
-		static const tk_timebase ps = { TK_UNIT_PS, 1, 1 };
-		static const tk_timebase us = { TK_UNIT_US, 1, 1 };
-		uint64_t v;
-		if (tk_time_convert(ticks, tk_trace_timebase(pw->w->trace), &ps,
-				    TK_ROUND_DOWN, &v) < 0)
-			v = UINT64_MAX;
-		n = tk_time_format(v, &ps, us.unit, b, sizeof(b));
-		if (n < 0)
-			return out(pw, "0", 1);
-		return out(pw, b, (size_t)n);
+	/*
+	 * no finite decimal (a time base of 1/3 ns): whole picoseconds,
+	 * rounded down, computed in 128 bits (they may pass 2^64)
+	 */
+	if (tk_unit_factor(tk_trace_timebase(pw->w->trace), TK_UNIT_PS, &p,
+			   &q) < 0 || (ticks && p > ~(tk_u128)0 / ticks)) {
+		if (pw->rc >= 0)
+			pw->rc = tk_err_set(pw->err, TK_E_RANGE, pw->name, 0, 0,
+					    "%llu ticks are beyond 2^128 ps",
+					    (unsigned long long)ticks);
+		return pw->rc;
 	}
+	return out_ps_us(pw, (tk_u128)ticks * p / q);
 }
 
 /* start of one trace event record */
@@ -477,9 +479,10 @@ static void write_load(pf_writer *pw, size_t lane, uint64_t last)
 	memcpy(name, "load ", 5);
 	memcpy(name + 5, cn, cl);
 	for (b = 0; b < pw->lb.nbins; b++) {
-		uint64_t s = b * pw->lb.binw, end = s + pw->lb.binw;
-		if (end > span)
-			end = span;
+		/* the last window may end at 2^64: 128 bits before the clamp */
+		uint64_t s = b * pw->lb.binw, end;
+		tk_u128 wend = (tk_u128)s + pw->lb.binw;
+		end = wend > span ? span : (uint64_t)wend;
 		if (end <= s && b)
 			break;
 		begin_rec(pw);
