@@ -16,7 +16,10 @@
  * by the order in the file (Perfetto also by duration), so a slice must be
  * written before the slices nested in it: closed slices wait per lane until
  * no open slice can start at or before them (tk_timeline_lane_floor), then
- * go out sorted by (start, depth).
+ * go out sorted by (start, depth), slices of equal start and depth in the
+ * order they closed.  The waiting slices of a lane are a binary min-heap on
+ * that order, so a slice that stays open the whole trace (a background task
+ * under everything else) costs O(log n) per slice, not a sort per event.
  *
  * Times: microseconds since the first event, written as exact decimals
  * from integer arithmetic ("1.2" for 1200 ns, "0.000001" for 1 ps).
@@ -37,11 +40,13 @@ typedef struct pslice {
 	tk_etype type;
 	unsigned flags;
 	uint64_t activated, cet;
+	uint64_t seq;          /* order of closing: ties of (start, depth) */
 } pslice;
 
 typedef struct plane {
-	pslice *pend;          /* closed, not yet written */
+	pslice *pend;          /* closed, not yet written: a min-heap (slice_before) */
 	size_t npend, cappend;
+	uint64_t seq;          /* slices closed on this lane so far */
 	int dirty;
 } plane;
 
@@ -226,6 +231,53 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 
 /* ---- slices -------------------------------------------------------------- */
 
+/* the order slices go out in: (start, depth, order of closing) */
+static int slice_before(const pslice *x, const pslice *y)
+{
+	if (x->start != y->start)
+		return x->start < y->start;
+	if (x->depth != y->depth)
+		return x->depth < y->depth;
+	return x->seq < y->seq;
+}
+
+static void heap_up(pslice *h, size_t i)
+{
+	pslice v = h[i];
+
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+		if (!slice_before(&v, &h[parent]))
+			break;
+		h[i] = h[parent];
+		i = parent;
+	}
+	h[i] = v;
+}
+
+/* remove the heap's first slice (n > 0 slices) into *top */
+static void heap_pop(pslice *h, size_t n, pslice *top)
+{
+	size_t i = 0;
+	pslice v;
+
+	*top = h[0];
+	v = h[--n];
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && slice_before(&h[c + 1], &h[c]))
+			c++;
+		if (!slice_before(&h[c], &v))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (n)
+		h[i] = v;
+}
+
 static void on_slice(void *ctx, const tk_slice *s)
 {
 	pf_writer *pw = ctx;
@@ -245,7 +297,7 @@ static void on_slice(void *ctx, const tk_slice *s)
 			pw->rc = tk_err_nomem(pw->err, pw->name);
 		return;
 	}
-	p = &l->pend[l->npend++];
+	p = &l->pend[l->npend];
 	p->start = s->start;
 	p->end = s->end;
 	p->depth = s->depth;
@@ -255,18 +307,9 @@ static void on_slice(void *ctx, const tk_slice *s)
 	p->flags = s->flags;
 	p->activated = s->activated;
 	p->cet = s->cet;
+	p->seq = l->seq++;
+	heap_up(l->pend, l->npend++);
 	l->dirty = 1;
-}
-
-static int cmp_slice(const void *a, const void *b)
-{
-	const pslice *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->depth != y->depth)
-		return x->depth < y->depth ? -1 : 1;
-	return 0;
 }
 
 static void write_slice(pf_writer *pw, size_t lane, const pslice *p)
@@ -316,18 +359,19 @@ static void flush_lane(pf_writer *pw, size_t lane, int all)
 {
 	plane *l = &pw->lanes[lane];
 	uint64_t floor = all ? UINT64_MAX : tk_timeline_lane_floor(pw->tl, lane);
-	size_t i, k = 0;
+	pslice p;
 
+	/*
+	 * floor is UINT64_MAX when nothing is open: a slice that starts at
+	 * the last tick waits for the next flush (at the latest the last),
+	 * as an open slice may start there too
+	 */
 	l->dirty = 0;
-	if (!l->npend)
-		return;
-	qsort(l->pend, l->npend, sizeof(*l->pend), cmp_slice);
-	for (i = 0; i < l->npend && (all || floor == UINT64_MAX ||
-				     l->pend[i].start < floor); i++)
-		write_slice(pw, lane, &l->pend[i]);
-	for (k = 0; i < l->npend; i++, k++)
-		l->pend[k] = l->pend[i];
-	l->npend = k;
+	while (l->npend && (all || l->pend[0].start < floor)) {
+		heap_pop(l->pend, l->npend, &p);
+		l->npend--;
+		write_slice(pw, lane, &p);
+	}
 }
 
 /* ---- instants ------------------------------------------------------------ */
