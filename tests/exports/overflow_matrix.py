@@ -235,6 +235,15 @@ def btf_case(tmp, name, t0, t1, t2):
     info = out.get('info', '')
     if 'start:       %d ps' % t0 not in info or 'end:         %d ps' % t2 not in info:
         fail('%s info: start/end not %d/%d' % (name, t0, t2))
+    # cat's window: a start beyond the last tick selects nothing (it was
+    # taken as 2^64 - 1), one at t2 the events at t2
+    for start, want in (('18446744073709552ns', []),
+                        ('%dps' % t2, [t for t in tm if t >= t2])):
+        rc, o, e = run(['cat', src, '--no-header', '--start', start],
+                       '%s cat --start %s' % (name, start))
+        if rc != 0 or times(o) != want:
+            fail('%s cat --start %s: exit %s, times %s, want %s'
+                 % (name, start, rc, times(o), want))
     if out.get('report') and t2 > t0:
         check_report(name, out['report'], t2 - t0)
 
