@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 from decimal import Decimal
+from fractions import Fraction
 
 TK, GEN = sys.argv[1], sys.argv[2]
 TIMEOUT = 60
@@ -362,6 +363,22 @@ def shark_cases(tmp):
         out = analyses(name, src, tmp, 'shark')
         if 'error' in out.get('check', ''):
             fail('%s check: %s' % (name, out['check'][:300]))
+        # info: the span from the smallest to the largest TSC, exactly
+        tscs = [struct.unpack_from('<I', b, i * 16 + 4)[0] << 32 |
+                struct.unpack_from('<I', b, i * 16 + 8)[0] for i in range(n)]
+        info = out.get('info', '')
+        clk = re.search(r'#clk_per_msec (\d+)', info)
+        for key, v in (('start', min(tscs)), ('end', max(tscs))):
+            line = re.search(r'^%s: +(.*)$' % key, info, re.M)
+            if not clk or not line:
+                fail('%s info: no %s or clk_per_msec' % (name, key))
+                continue
+            f = Fraction(v, int(clk.group(1)))
+            want = '%d ms' % f.numerator if f.denominator == 1 else \
+                '%d/%d ms' % (f.numerator, f.denominator)
+            if not line.group(1).endswith(want) and \
+                    not line.group(1).endswith(want + ')'):
+                fail('%s info %s: %s, want %s' % (name, key, line.group(1), want))
         convert_all(name, src, tmp, ('btf', 'htf', 'atf', 'json', 'vcd', 'sqlite',
                                      'ctf', 'list', 'pwc'), 'shark')
 
