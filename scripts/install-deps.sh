@@ -14,6 +14,8 @@ if [ "${TK_TEST_DEPS:-0}" = 1 ]; then
 	optional="chromium"
 	# gtkwave's vcd2fst checks the VCD export where it is installed
 	optional="$optional gtkwave"
+	# the exports' linearity test counts instructions with callgrind
+	optional="$optional valgrind"
 fi
 
 absent() {

@@ -254,7 +254,9 @@ uint64_t tk_load_core_busy(const tk_load *l, size_t i);
 
 /**
  * Allocated time of entity `id` on core i (ticks); tk_load_entity_busy()
- * with i == SIZE_MAX gives its total over all cores.
+ * with i == SIZE_MAX gives its total over all cores, UINT64_MAX when that
+ * total does not fit 64 bits (instances on several cores at once, each
+ * longer than 2^63 ticks).
  */
 uint64_t tk_load_entity_busy(const tk_load *l, uint32_t id, size_t i);
 

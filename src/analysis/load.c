@@ -252,7 +252,8 @@ uint64_t tk_load_entity_busy(const tk_load *l, uint32_t id, size_t i)
 	}
 	for (j = 0; j < l->ncores; j++) {
 		b = tk_imap_get(&l->ebusy, id, (int64_t)j);
-		sum += b ? *b : 0;
+		if (b && __builtin_add_overflow(sum, *b, &sum))
+			return UINT64_MAX;
 	}
 	return sum;
 }

@@ -65,8 +65,10 @@ int tk_loadbins_add(tk_loadbins *lb, size_t lane, uint64_t start, uint64_t end)
 	e = end - lb->first;
 	fit(lb, e);
 	while (s < e) {
-		uint64_t b = s / lb->binw, bend = (b + 1) * lb->binw;
-		uint64_t to = e < bend ? e : bend;
+		/* the last window may end at 2^64: its end is computed in 128 bits */
+		uint64_t b = s / lb->binw;
+		tk_u128 bend = ((tk_u128)b + 1) * lb->binw;
+		uint64_t to = (tk_u128)e < bend ? e : (uint64_t)bend;
 		lb->lane[lane][b] += to - s;
 		s = to;
 	}

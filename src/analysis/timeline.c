@@ -160,8 +160,10 @@ static void end_run(tk_timeline *tl, size_t lane, uint64_t t)
 	if (t <= l->since)
 		return;
 	r = tk_imap_get(&tl->recs, l->owner, l->owner_inst);
-	if (r)
-		r->cet += t - l->since;
+	/* an instance allocated on two cores at once (a broken trace) could
+	 * pass 2^64 ticks: the sum stops at the largest tick count */
+	if (r && __builtin_add_overflow(r->cet, t - l->since, &r->cet))
+		r->cet = UINT64_MAX;
 	if (tl->on_run)
 		tl->on_run(tl->ctx, (uint32_t)lane, l->owner, l->owner_inst,
 			   l->since, t);

@@ -1,6 +1,7 @@
 /* cli_util.c - error printing, opening readers, filters, the copy loop. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,10 @@ int cli_filter_add(const char ***list, size_t *n, const char *value)
 	return 0;
 }
 
+/*
+ * A --start or --end in ticks: 0, 1 when it lies beyond the last tick
+ * (2^64 - 1; *out is then UINT64_MAX), -1 when it is not a time.
+ */
 static int bound(const char *s, const tk_timebase *tb, tk_round round,
 		 uint64_t *out)
 {
@@ -211,10 +216,12 @@ static int bound(const char *s, const tk_timebase *tb, tk_round round,
 	rc = tk_duration_parse(s, -1, &v, &u);
 	if (rc == TK_E_PARSE) {
 		char *end;
-		unsigned long long t = strtoull(s, &end, 10);
+		unsigned long long t;
+		errno = 0;
+		t = strtoull(s, &end, 10);
 		if (*s >= '0' && *s <= '9' && *end == '\0') {
 			*out = (uint64_t)t;
-			return 0;
+			return errno == ERANGE; /* strtoull gave ULLONG_MAX */
 		}
 		return -1;
 	}
@@ -227,6 +234,7 @@ static int bound(const char *s, const tk_timebase *tb, tk_round round,
 	if (rc < 0) {
 		/* beyond any tick: past the end of every trace */
 		*out = UINT64_MAX;
+		return 1;
 	}
 	return 0;
 }
@@ -237,12 +245,14 @@ int cli_filter_prepare(cli_filter *f, tk_reader *r)
 	size_t i;
 
 	if (f->start_s) {
-		if (bound(f->start_s, tb, TK_ROUND_UP, &f->start) < 0) {
+		int rc = bound(f->start_s, tb, TK_ROUND_UP, &f->start);
+		if (rc < 0) {
 			fprintf(stderr, "tracekit: bad --start '%s' (a time such as 10ms, 250us, 1.5s, or ticks)\n",
 				f->start_s);
 			return -1;
 		}
-		f->has_start = 1;
+		/* a start beyond the last tick: no event is late enough */
+		f->has_start = rc == 1 ? 2 : 1;
 	}
 	if (f->end_s) {
 		if (bound(f->end_s, tb, TK_ROUND_DOWN, &f->end) < 0) {
@@ -274,7 +284,7 @@ int cli_filter_match(const cli_filter *f, const tk_trace *t, const tk_event *ev)
 {
 	size_t i;
 
-	if (f->has_start && ev->time < f->start)
+	if (f->has_start && (ev->time < f->start || f->has_start == 2))
 		return 0;
 	if (f->has_end && ev->time > f->end)
 		return 0;

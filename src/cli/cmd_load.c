@@ -1,6 +1,7 @@
 /* cmd_load.c - `tracekit load`: core load, whole trace, per window, per entity. */
 #include "cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,9 +222,11 @@ static int parse_window(const char *s, const tk_timebase *tb, uint64_t *out)
 		if (tk_time_convert(v, &from, tb, TK_ROUND_EXACT, out) < 0)
 			return -1;
 	} else {
-		unsigned long long n = strtoull(s, &end, 10);
-		if (*s < '0' || *s > '9' || *end)
-			return -1;
+		unsigned long long n;
+		errno = 0;
+		n = strtoull(s, &end, 10);
+		if (*s < '0' || *s > '9' || *end || errno == ERANGE)
+			return -1; /* beyond 2^64 - 1 ticks too */
 		*out = (uint64_t)n;
 	}
 	return *out ? 0 : -1;

@@ -170,6 +170,19 @@ static size_t bin_of(const rep *x, uint64_t t)
 	return b >= REPORT_BINS ? REPORT_BINS - 1 : (size_t)b;
 }
 
+/*
+ * The end of window b, or `end` when that comes first or b is the last
+ * window.  In 128 bits: near the top of the tick range first + (b+1)*binw
+ * may pass 2^64.
+ */
+static uint64_t bin_end(const rep *x, size_t b, uint64_t end)
+{
+	unsigned __int128 e = (unsigned __int128)x->first +
+			      (unsigned __int128)(b + 1) * x->binw;
+
+	return b == REPORT_BINS - 1 || e > end ? end : (uint64_t)e;
+}
+
 static unsigned ilog2(uint64_t v)
 {
 	unsigned n = 0;
@@ -225,7 +238,8 @@ static void hist_add(hist *h, uint64_t v)
 
 	if (v < h->lo || v > h->hi)
 		return;
-	b = w ? (size_t)((unsigned __int128)(v - h->lo) * HIST_BINS / (w + 1)) : 0;
+	b = w ? (size_t)((unsigned __int128)(v - h->lo) * HIST_BINS /
+			 ((unsigned __int128)w + 1)) : 0;
 	h->bins[b < HIST_BINS ? b : HIST_BINS - 1]++;
 }
 
@@ -273,9 +287,7 @@ static void on_slice(void *ctx, const tk_slice *s)
 		while (1) {
 			uint64_t bend;
 			b = bin_of(x, t);
-			bend = x->first + (b + 1) * x->binw;
-			if (b == REPORT_BINS - 1 || bend > s->end)
-				bend = s->end;
+			bend = bin_end(x, b, s->end);
 			if (s->depth == 0)
 				x->sumbusy[base + b] += bend - t;
 			if (bend - t >= x->domdur[base + b] || x->dom[base + b] == TK_NONE) {
@@ -305,9 +317,7 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 	}
 	while (t < end) {
 		size_t b = bin_of(x, t);
-		uint64_t bend = x->first + (b + 1) * x->binw;
-		if (b == REPORT_BINS - 1 || bend > end)
-			bend = end;
+		uint64_t bend = bin_end(x, b, end);
 		x->busy[(size_t)lane * REPORT_BINS + b] += bend - t;
 		t = bend;
 	}

@@ -292,6 +292,13 @@ int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 					     &bw->out_tb, TK_ROUND_DOWN, &time);
 			bw->nrounded += rc == TK_OK;
 		}
+		if (rc < 0 && tk_time_convert(ev->time, tk_trace_timebase(t),
+					      &bw->out_tb, TK_ROUND_DOWN,
+					      &time) < 0)
+			return tk_err_set(err, rc, w->sink.path, 0, 0,
+					  "time %llu is beyond BTF's 64-bit times in %s",
+					  (unsigned long long)ev->time,
+					  tk_unit_name(bw->out_tb.unit));
 		if (rc < 0)
 			return tk_err_set(err, rc, w->sink.path, 0, 0,
 					  "time %llu cannot be written exactly in %s",

@@ -31,7 +31,10 @@
  * with g = gcd(num, den*U): every time base whose F fits 64 bits (1/3 ns:
  * F = 3 GHz) is exact.  Otherwise strict mode refuses and lenient mode
  * uses a 1 THz (picosecond) clock, rounds times down and counts them.
- * Times are not rebased (offset 0), so cycles = ticks * (num/g).
+ * Times are not rebased (offset 0), so cycles = ticks * (num/g).  The
+ * clock's last value, 2^64 - 1, is refused: CTF readers take an all-ones
+ * clock value for "unknown" (babeltrace2 2.0 stops on a packet ending
+ * there), so it cannot stand for a time.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -369,6 +372,14 @@ static int ctf_writer_open(tk_writer *w, tk_error *err)
 	return TK_OK;
 }
 
+static int clock_max(const ctf_writer *cw, const tk_event *ev, tk_error *err)
+{
+	return tk_err_set(err, TK_E_RANGE, cw->name, 0, 0,
+			  "time %llu is the last value of the 64-bit clock of %llu Hz, which CTF readers take for an unknown time",
+			  (unsigned long long)ev->time,
+			  (unsigned long long)cw->freq);
+}
+
 static int ctf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	ctf_writer *cw = w->impl;
@@ -387,9 +398,12 @@ static int ctf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 				return tk_err_set(err, TK_E_RANGE, cw->name, 0, 0,
 						  "time %llu does not fit a 64-bit picosecond clock",
 						  (unsigned long long)ev->time);
-			if ((rc = lose(w, cw, L_ROUNDED, ev, err)) < 0)
+			if (cyc != UINT64_MAX &&
+			    (rc = lose(w, cw, L_ROUNDED, ev, err)) < 0)
 				return rc;
 		}
+		if (cyc == UINT64_MAX)
+			return clock_max(cw, ev, err);
 	} else {
 		if ((tk_u128)ev->time * cw->mult > UINT64_MAX)
 			return tk_err_set(err, TK_E_RANGE, cw->name, 0, 0,
@@ -397,6 +411,8 @@ static int ctf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 					  (unsigned long long)ev->time,
 					  (unsigned long long)cw->freq);
 		cyc = ev->time * cw->mult;
+		if (cyc == UINT64_MAX)
+			return clock_max(cw, ev, err);
 	}
 	if (cw->have_last && cyc < cw->last) {
 		if ((rc = lose(w, cw, L_BACKWARDS, ev, err)) < 0)

@@ -16,7 +16,10 @@
  * by the order in the file (Perfetto also by duration), so a slice must be
  * written before the slices nested in it: closed slices wait per lane until
  * no open slice can start at or before them (tk_timeline_lane_floor), then
- * go out sorted by (start, depth).
+ * go out sorted by (start, depth), slices of equal start and depth in the
+ * order they closed.  The waiting slices of a lane are a binary min-heap on
+ * that order, so a slice that stays open the whole trace (a background task
+ * under everything else) costs O(log n) per slice, not a sort per event.
  *
  * Times: microseconds since the first event, written as exact decimals
  * from integer arithmetic ("1.2" for 1200 ns, "0.000001" for 1 ps); a
@@ -39,11 +42,13 @@ typedef struct pslice {
 	tk_etype type;
 	unsigned flags;
 	uint64_t activated, cet;
+	uint64_t seq;          /* order of closing: ties of (start, depth) */
 } pslice;
 
 typedef struct plane {
-	pslice *pend;          /* closed, not yet written */
+	pslice *pend;          /* closed, not yet written: a min-heap (slice_before) */
 	size_t npend, cappend;
+	uint64_t seq;          /* slices closed on this lane so far */
 	int dirty;
 } plane;
 
@@ -135,63 +140,63 @@ static int out_name(pf_writer *pw, uint32_t ent)
 	return out_json(pw, s, n);
 }
 
+/* `ps` picoseconds in microseconds: an exact decimal */
+static int out_ps_us(pf_writer *pw, tk_u128 ps)
+{
+	char b[64];
+	uint32_t frac = (uint32_t)(ps % 1000000u);
+	size_t len = tk_fmt_u128(b, ps / 1000000u);
+	int d;
+
+	if (frac) {
+		b[len++] = '.';
+		for (d = 100000; d && frac; d /= 10) {
+			b[len++] = (char)('0' + frac / (uint32_t)d);
+			frac %= (uint32_t)d;
+		}
+	}
+	return out(pw, b, len);
+}
+
 /* `ticks` (a duration or a time since the first event) in microseconds */
 static int out_us(pf_writer *pw, uint64_t ticks)
 {
 	char b[200];
+	tk_u128 p, q;
 	int n;
 
-	if (pw->fast) {
-		unsigned __int128 ps = (unsigned __int128)ticks * pw->ps_per_tick;
-		uint64_t ip = (uint64_t)(ps / 1000000u);
-		uint32_t frac = (uint32_t)(ps % 1000000u);
-		size_t len;
-		int d;
-
-		if (ps / 1000000u <= UINT64_MAX) {
-			len = tk_fmt_u64(b, ip);
-			if (frac) {
-				b[len++] = '.';
-				for (d = 100000; d && frac; d /= 10) {
-					b[len++] = (char)('0' + frac / (uint32_t)d);
-					frac %= (uint32_t)d;
-				}
-			}
-			return out(pw, b, len);
-		}
-	}
+	if (pw->fast)
+		return out_ps_us(pw, (tk_u128)ticks * pw->ps_per_tick);
 	n = tk_time_format(ticks, tk_trace_timebase(pw->w->trace), TK_UNIT_US,
 			   b, sizeof(b));
 	if (n > 0 && !memchr(b, '/', (size_t)n))
 		return out(pw, b, (size_t)n);
-	{
-		/*
-		 * No finite decimal (a time base of 1/3 ns): whole picoseconds,
-		 * rounded down and counted (a warning at close), or refused
-		 * in strict mode.
-		 */
-		static const tk_timebase ps = { TK_UNIT_PS, 1, 1 };
-		static const tk_timebase us = { TK_UNIT_US, 1, 1 };
-		uint64_t v;
-		if (pw->w->opts.strict) {
-			if (pw->rc >= 0)
-				pw->rc = tk_err_set(pw->err, TK_E_UNSUPPORTED, pw->name, 0, 0,
-						    "Chrome Trace Event JSON cannot hold a time of %llu ticks of %llu/%llu %s exactly (no finite decimal of us); without --strict it is rounded down to ps with a warning",
-						    (unsigned long long)ticks,
-						    (unsigned long long)tk_trace_timebase(pw->w->trace)->num,
-						    (unsigned long long)tk_trace_timebase(pw->w->trace)->den,
-						    tk_unit_name(tk_trace_timebase(pw->w->trace)->unit));
-			return pw->rc;
-		}
-		pw->rounded++;
-		if (tk_time_convert(ticks, tk_trace_timebase(pw->w->trace), &ps,
-				    TK_ROUND_DOWN, &v) < 0)
-			v = UINT64_MAX;
-		n = tk_time_format(v, &ps, us.unit, b, sizeof(b));
-		if (n < 0)
-			return out(pw, "0", 1);
-		return out(pw, b, (size_t)n);
+	/*
+	 * No finite decimal (a time base of 1/3 ns): whole picoseconds,
+	 * rounded down, computed in 128 bits (they may pass 2^64) and counted
+	 * (a warning at close), or refused in strict mode.
+	 */
+	if (pw->w->opts.strict) {
+		const tk_timebase *tb = tk_trace_timebase(pw->w->trace);
+		if (pw->rc >= 0)
+			pw->rc = tk_err_set(pw->err, TK_E_UNSUPPORTED, pw->name, 0, 0,
+					    "Chrome Trace Event JSON cannot hold a time of %llu ticks of %llu/%llu %s exactly (no finite decimal of us); without --strict it is rounded down to ps with a warning",
+					    (unsigned long long)ticks,
+					    (unsigned long long)tb->num,
+					    (unsigned long long)tb->den,
+					    tk_unit_name(tb->unit));
+		return pw->rc;
 	}
+	if (tk_unit_factor(tk_trace_timebase(pw->w->trace), TK_UNIT_PS, &p,
+			   &q) < 0 || (ticks && p > ~(tk_u128)0 / ticks)) {
+		if (pw->rc >= 0)
+			pw->rc = tk_err_set(pw->err, TK_E_RANGE, pw->name, 0, 0,
+					    "%llu ticks are beyond 2^128 ps",
+					    (unsigned long long)ticks);
+		return pw->rc;
+	}
+	pw->rounded++;
+	return out_ps_us(pw, (tk_u128)ticks * p / q);
 }
 
 /* start of one trace event record */
@@ -242,6 +247,53 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 
 /* ---- slices -------------------------------------------------------------- */
 
+/* the order slices go out in: (start, depth, order of closing) */
+static int slice_before(const pslice *x, const pslice *y)
+{
+	if (x->start != y->start)
+		return x->start < y->start;
+	if (x->depth != y->depth)
+		return x->depth < y->depth;
+	return x->seq < y->seq;
+}
+
+static void heap_up(pslice *h, size_t i)
+{
+	pslice v = h[i];
+
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+		if (!slice_before(&v, &h[parent]))
+			break;
+		h[i] = h[parent];
+		i = parent;
+	}
+	h[i] = v;
+}
+
+/* remove the heap's first slice (n > 0 slices) into *top */
+static void heap_pop(pslice *h, size_t n, pslice *top)
+{
+	size_t i = 0;
+	pslice v;
+
+	*top = h[0];
+	v = h[--n];
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && slice_before(&h[c + 1], &h[c]))
+			c++;
+		if (!slice_before(&h[c], &v))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (n)
+		h[i] = v;
+}
+
 static void on_slice(void *ctx, const tk_slice *s)
 {
 	pf_writer *pw = ctx;
@@ -261,7 +313,7 @@ static void on_slice(void *ctx, const tk_slice *s)
 			pw->rc = tk_err_nomem(pw->err, pw->name);
 		return;
 	}
-	p = &l->pend[l->npend++];
+	p = &l->pend[l->npend];
 	p->start = s->start;
 	p->end = s->end;
 	p->depth = s->depth;
@@ -271,18 +323,9 @@ static void on_slice(void *ctx, const tk_slice *s)
 	p->flags = s->flags;
 	p->activated = s->activated;
 	p->cet = s->cet;
+	p->seq = l->seq++;
+	heap_up(l->pend, l->npend++);
 	l->dirty = 1;
-}
-
-static int cmp_slice(const void *a, const void *b)
-{
-	const pslice *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->depth != y->depth)
-		return x->depth < y->depth ? -1 : 1;
-	return 0;
 }
 
 static void write_slice(pf_writer *pw, size_t lane, const pslice *p)
@@ -332,18 +375,19 @@ static void flush_lane(pf_writer *pw, size_t lane, int all)
 {
 	plane *l = &pw->lanes[lane];
 	uint64_t floor = all ? UINT64_MAX : tk_timeline_lane_floor(pw->tl, lane);
-	size_t i, k = 0;
+	pslice p;
 
+	/*
+	 * floor is UINT64_MAX when nothing is open: a slice that starts at
+	 * the last tick waits for the next flush (at the latest the last),
+	 * as an open slice may start there too
+	 */
 	l->dirty = 0;
-	if (!l->npend)
-		return;
-	qsort(l->pend, l->npend, sizeof(*l->pend), cmp_slice);
-	for (i = 0; i < l->npend && (all || floor == UINT64_MAX ||
-				     l->pend[i].start < floor); i++)
-		write_slice(pw, lane, &l->pend[i]);
-	for (k = 0; i < l->npend; i++, k++)
-		l->pend[k] = l->pend[i];
-	l->npend = k;
+	while (l->npend && (all || l->pend[0].start < floor)) {
+		heap_pop(l->pend, l->npend, &p);
+		l->npend--;
+		write_slice(pw, lane, &p);
+	}
 }
 
 /* ---- instants ------------------------------------------------------------ */
@@ -495,9 +539,10 @@ static void write_load(pf_writer *pw, size_t lane, uint64_t last)
 	memcpy(name, "load ", 5);
 	memcpy(name + 5, cn, cl);
 	for (b = 0; b < pw->lb.nbins; b++) {
-		uint64_t s = b * pw->lb.binw, end = s + pw->lb.binw;
-		if (end > span)
-			end = span;
+		/* the last window may end at 2^64: 128 bits before the clamp */
+		uint64_t s = b * pw->lb.binw, end;
+		tk_u128 wend = (tk_u128)s + pw->lb.binw;
+		end = wend > span ? span : (uint64_t)wend;
 		if (end <= s && b)
 			break;
 		begin_rec(pw);

@@ -214,11 +214,11 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 /* the load of lane i in window b, per mille (rounded down) */
 static uint64_t load_at(const vcd_writer *vw, size_t i, uint64_t b)
 {
-	uint64_t span = vw->last - vw->first, s = b * vw->lb.binw;
-	uint64_t end = s + vw->lb.binw;
+	uint64_t span = vw->last - vw->first, s = b * vw->lb.binw, end;
+	/* the last window may end at 2^64: 128 bits before the clamp */
+	tk_u128 wend = (tk_u128)s + vw->lb.binw;
 
-	if (end > span)
-		end = span;
+	end = wend > span ? span : (uint64_t)wend;
 	if (end <= s)
 		return 0;
 	return (uint64_t)((tk_u128)tk_loadbins_busy(&vw->lb, i, (size_t)b) * 1000 / (end - s));
