@@ -2039,6 +2039,8 @@ static int find_sections_in(htf_reader *h, const char *data, scan_half *sh,
 		if (rc < 0)
 			return rc;
 		/* no further than a line may go */
+		if ((size_t)(m - ls) > TK_LINE_MAX)
+			return tk_err_line_long(err, h->name, line);
 		step = (size_t)(h->lim - ls);
 		nl = memchr(m, '\n', (size_t)(ls + (step > TK_LINE_MAX + 2
 						       ? TK_LINE_MAX + 2 : step) - m));
