@@ -99,3 +99,10 @@ const char *tk_error_format(const tk_error *err, const char *severity,
 		snprintf(buf, size, "%s: %s: %s", in, sev, err->msg);
 	return buf;
 }
+
+int tk_err_line_long(tk_error *err, const char *input, uint64_t line)
+{
+	return tk_err_set(err, TK_E_PARSE, input, line,
+			  (uint32_t)TK_LINE_MAX + 1, "line longer than %zu bytes",
+			  (size_t)TK_LINE_MAX);
+}

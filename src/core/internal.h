@@ -336,6 +336,29 @@ struct tk_input {
 /** Free the input's shell and hand over its source (the caller's now). */
 tk_source *tk_input_release(tk_input *in);
 
+/* ---- text lines --------------------------------------------------------- */
+
+/*
+ * The longest line a text reader (BTF, HTF, Tarmac) accepts, not counting
+ * its line end, and the longest XML token (ATF: a tag with its attributes,
+ * a comment, ...): what a reader holds of one line is bounded by it on
+ * every transport, so a decompression bomb of one endless line costs no
+ * more.  Past it the input is refused with tk_err_line_long().
+ */
+#define TK_LINE_MAX ((size_t)4 << 20)
+
+/** "input:line:col: line longer than TK_LINE_MAX bytes" (TK_E_PARSE), the
+ * column the first byte past the limit. */
+int tk_err_line_long(tk_error *err, const char *input, uint64_t line);
+
+/**
+ * Whether the text at the start of source `s` has CR-only line ends: its
+ * first line end (looked for in its first TK_LINE_MAX + 2 bytes) is a CR
+ * that no LF follows.  Fills the source as needed (the window may move;
+ * nothing is consumed).  1, 0, or a negative status.
+ */
+int tk_text_cr_only(tk_source *s, tk_error *err);
+
 /* ---- output sinks ------------------------------------------------------- */
 
 /*

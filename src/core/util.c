@@ -87,3 +87,31 @@ int tk_ascii_ncaseeq(const char *a, const char *b, size_t n)
 			return 0;
 	return 1;
 }
+
+int tk_text_cr_only(tk_source *s, tk_error *err)
+{
+	const uint8_t *p;
+	size_t avail, i = 0;
+	int rc;
+
+	for (;;) {
+		p = tk_source_window(s, &avail);
+		for (; i < avail && i < TK_LINE_MAX + 2; i++)
+			if (p[i] == '\n' || p[i] == '\r')
+				break;
+		if (i < avail && p[i] == '\n')
+			return 0;
+		/* a CR: which end it is shows in the byte after it */
+		if (i + 1 < avail)
+			return p[i] == '\r' && p[i + 1] != '\n';
+		if (i >= TK_LINE_MAX + 2)
+			return 0; /* no line end: the readers refuse the line */
+		if (tk_source_eof(s))
+			return i < avail; /* a CR as the last byte: CR-only */
+		rc = tk_source_fill(s, avail + 1, err);
+		if (rc < 0)
+			return rc;
+		if (rc == 0 && !tk_source_eof(s))
+			return 0;
+	}
+}

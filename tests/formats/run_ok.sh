@@ -1,7 +1,7 @@
 #!/bin/sh
 # A file that must read: `tracekit cat` gives NAME.out exactly (sidecar
 # NAME.args may add options such as --strict), and a round trip through the
-# format's writer gives the same events again.
+# format's writer (if it has one) gives the same events again.
 set -u
 cli=$1 in=$2
 dir=$(dirname "$in") name=$(basename "$in")
@@ -23,6 +23,10 @@ if ! cmp -s "$tmp/out" "$dir/$stem.out"; then
 	echo "FAIL: output differs from $stem.out:"; diff "$dir/$stem.out" "$tmp/out" | head -40; exit 1
 fi
 # round trip: write with the format's writer, read back, same events
+# (a read-only format has none: the output above is the whole check)
+if [ "$("$cli" formats | awk -v f="$ext" '$1 == f { print $3 }')" = "-" ]; then
+	echo "ok: $name (read only)"; exit 0
+fi
 # shellcheck disable=SC2086
 "$cli" convert -q $args "$in" "$tmp/rt.$ext" 2> "$tmp/err" || { echo "FAIL: convert"; cat "$tmp/err"; exit 1; }
 # shellcheck disable=SC2086

@@ -1691,6 +1691,15 @@ static int feed(atf_reader *h, tk_error *err)
 	int rc, final = 0;
 	enum XML_Status st;
 
+	if (h->pending > TK_LINE_MAX) {
+		/* expat holds a token whole (a tag with its attributes, a
+		 * comment, ...): what it may hold is bounded as a line is */
+		tk_err_set(&h->perr, TK_E_PARSE, h->name, cur_line(h),
+			   cur_col(h), "XML token longer than %zu bytes",
+			   (size_t)TK_LINE_MAX);
+		h->failed = 1;
+		return TK_OK;
+	}
 	if (h->pending >= CHUNK)
 		return feed_long(h, err);
 	p = tk_source_window(src, &avail);

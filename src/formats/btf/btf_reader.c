@@ -41,6 +41,7 @@ enum {
 	W_BAD_TABLE_ROW,
 	W_UNIT_CASE,
 	W_HEADER_AFTER_DATA,
+	W_CR_ONLY,
 };
 
 enum table { TABLE_NONE, TABLE_TYPE, TABLE_ENTITY, TABLE_ENTITYTYPE };
@@ -94,6 +95,8 @@ typedef struct btf_reader {
 	const char *pos, *mark;
 	const char *limit;
 	struct line_scan ls;      /* of the last line read */
+	int cr;                   /* CR-only line ends (next_line_cr()) */
+	int skip_lf;              /* cr: the last line ended with a CR */
 	int have_pend;
 	int data_started;
 	uint64_t last_time;
@@ -130,7 +133,7 @@ static int looks_like_data(const uint8_t *p, const uint8_t *end)
 	}
 	if (!digits)
 		return 0;
-	for (; p < end && *p != '\n'; p++)
+	for (; p < end && *p != '\n' && *p != '\r'; p++)
 		if (*p == ',')
 			commas++;
 	return commas >= 6;
@@ -145,8 +148,13 @@ int btf_probe(const uint8_t *buf, size_t len)
 		return 90;
 	/* header lines then a data line; or data lines only */
 	while (p < end && lines < 64) {
-		const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
-		const uint8_t *le = nl ? nl : end;
+		const uint8_t *nl = p, *le;
+		/* a line ends at LF, CRLF or (CR-only files) CR */
+		while (nl < end && *nl != '\n' && *nl != '\r')
+			nl++;
+		if (nl == end)
+			nl = NULL;
+		le = nl ? nl : end;
 		if (le > p && *p == '#') {
 			if (le - p > 10 &&
 			    (tk_ascii_ncaseeq((const char *)p, "#timescale", 10) ||
@@ -159,6 +167,8 @@ int btf_probe(const uint8_t *buf, size_t len)
 		if (!nl)
 			break;
 		p = nl + 1;
+		if (*nl == '\r' && p < end && *p == '\n')
+			p++;
 	}
 	return 0;
 }
@@ -557,6 +567,69 @@ static void report_consumed(btf_reader *b)
 	b->mark = b->pos;
 }
 
+/*
+ * next_line() for a file whose lines end with a CR alone (the lenient
+ * dialect, see btf_reader_open()): a line ends at a CR, a LF or a CRLF.
+ * Byte by byte, with the commas and blanks noted as scan_line() does:
+ * such files are rare and small.
+ */
+static int next_line_cr(btf_reader *b, const char **line, size_t *len,
+			tk_error *err)
+{
+	const char *p, *e, *stop;
+	size_t done = 0;
+	int rc;
+
+	for (;;) {
+		p = b->pos;
+		if (b->skip_lf && p < b->limit) {
+			/* the LF of a CRLF ends the line before */
+			b->skip_lf = 0;
+			if (*p == '\n')
+				p = ++b->pos;
+		}
+		stop = (size_t)(b->limit - p) > TK_LINE_MAX ? p + TK_LINE_MAX + 1
+							    : b->limit;
+		for (e = p + done; e < stop && *e != '\r' && *e != '\n'; e++)
+			;
+		if (e < stop)
+			break;
+		if ((size_t)(e - p) > TK_LINE_MAX)
+			return tk_err_line_long(err, b->name, b->line + 1);
+		if (tk_source_eof(b->r->src)) {
+			if (p == b->limit)
+				return TK_END;
+			break; /* a last line with no line end */
+		}
+		done = (size_t)(e - p);
+		report_consumed(b);
+		rc = tk_source_fill(b->r->src, done + 1, err);
+		refresh_window(b);
+		if (rc < 0)
+			return rc;
+	}
+	b->ls.nl = e;
+	b->ls.ncommas = 0;
+	b->ls.blank = 0;
+	for (stop = p; stop < e; stop++) {
+		if (*stop == ',' && b->ls.ncommas < 7)
+			b->ls.commas[b->ls.ncommas++] = stop;
+		b->ls.blank |= *stop == ' ';
+	}
+	*line = p;
+	*len = (size_t)(e - p);
+	if (e < b->limit) {
+		b->skip_lf = *e == '\r';
+		b->pos = e + 1;
+	} else {
+		b->pos = e;
+	}
+	if ((size_t)(b->pos - b->mark) >= CONSUME_BATCH)
+		report_consumed(b);
+	b->line++;
+	return TK_OK;
+}
+
 /* The next line without its end-of-line; TK_END at the end of input. */
 static TK_INLINE int next_line(btf_reader *b, const char **line,
 			       size_t *len, tk_error *err)
@@ -582,16 +655,23 @@ static TK_INLINE int next_line(btf_reader *b, const char **line,
 		}
 	}
 #endif
+	if (TK_UNLIKELY(b->cr))
+		return next_line_cr(b, line, len, err);
 	b->ls.ncommas = 0;
 	b->ls.blank = 0;
 	for (;;) {
 		size_t off[7];
 		int k;
 		p = b->pos;
-		scan_line(p + done, b->limit, &b->ls);
+		/* no further than a line may go: its bytes, a CR and the LF */
+		scan_line(p + done, (size_t)(b->limit - p) > TK_LINE_MAX + 2
+					    ? p + TK_LINE_MAX + 2 : b->limit,
+			  &b->ls);
 		nl = b->ls.nl;
 		if (TK_LIKELY(nl != NULL))
 			break;
+		if ((size_t)(b->limit - p) >= TK_LINE_MAX + 2)
+			return tk_err_line_long(err, b->name, b->line + 1);
 		if (tk_source_eof(b->r->src)) {
 			if (p == b->limit)
 				return TK_END;
@@ -623,6 +703,8 @@ found:
 		report_consumed(b);
 	if (*len && p[*len - 1] == '\r')
 		(*len)--;
+	if (TK_UNLIKELY(*len > TK_LINE_MAX))
+		return tk_err_line_long(err, b->name, b->line + 1);
 	b->line++;
 	return TK_OK;
 }
@@ -1517,7 +1599,22 @@ int btf_reader_open(tk_reader *r, tk_error *err)
 	/* one pass, a line at a time: a file is read into small buffers
 	 * (faster than its mapping, and memory stays flat) */
 	tk_source_stream(r->src);
+	rc = tk_text_cr_only(r->src, err);
+	if (rc < 0)
+		goto fail;
 	refresh_window(b);
+	if (rc) {
+		/* not in the specification (LF or CRLF), but read: a file
+		 * read as one line would lose every line but the first */
+		if (r->opts.strict) {
+			rc = tk_err_set(err, TK_E_PARSE, b->name, 1, 0,
+					"lines end with a CR alone (BTF lines end with LF or CRLF)");
+			goto fail;
+		}
+		b->cr = 1;
+		tk_reader_warn(r, W_CR_ONLY, 1, 0,
+			       "lines end with a CR alone (read as line ends)");
+	}
 	for (;;) {
 		rc = next_line(b, &line, &len, err);
 		if (rc == TK_END)

@@ -58,6 +58,7 @@ enum {
 	W_UNIT_CASE,
 	W_TYPELESS_ROW,
 	W_NO_FORMAT,
+	W_CR_ONLY,
 };
 
 /* id -> value, sorted, with a direct array when the ids are small */
@@ -578,17 +579,102 @@ static void kindex_free(kindex *x)
 
 /* ---- the bytes ---------------------------------------------------------- */
 
-/* A mapped file or a memory block is used in place; anything else is
- * decoded into an unlinked temporary file that is mapped. */
-static int acquire(htf_reader *h, tk_error *err)
+static uint64_t count_nl(const char *p, const char *e);
+
+/* What the copy into the temporary file has seen of the lines. */
+typedef struct copy_state {
+	int cr;            /* CR-only line ends: each CR is written as a LF */
+	int prev_cr;       /* cr: the byte before was a CR (a LF after it goes) */
+	char last;         /* the last byte written */
+	size_t run;        /* bytes written since the last LF */
+	uint64_t lines;    /* LFs written */
+} copy_state;
+
+/* Write n bytes (at most COPY_PIECE) to f, checking the line lengths. */
+static int copy_piece(htf_reader *h, FILE *f, const char *p, size_t n,
+		      copy_state *cs, uint64_t *total, tk_error *err)
+{
+	const char *nl, *lastnl;
+	size_t len;
+
+	if (!n)
+		return TK_OK;
+	nl = memchr(p, '\n', n);
+	if (!nl) {
+		cs->run += n;
+		if (cs->run > TK_LINE_MAX + 1)
+			return tk_err_line_long(err, h->name, cs->lines + 1);
+	} else {
+		/* the line that goes on from the pieces before: its bytes, a
+		 * CR, the LF */
+		char before = nl > p ? nl[-1] : cs->last;
+		len = cs->run + (size_t)(nl - p);
+		if (len > TK_LINE_MAX + 1 ||
+		    (len == TK_LINE_MAX + 1 && before != '\r'))
+			return tk_err_line_long(err, h->name, cs->lines + 1);
+		lastnl = memrchr(nl, '\n', n - (size_t)(nl - p));
+		cs->run = n - (size_t)(lastnl + 1 - p);
+		cs->lines += count_nl(p, p + n);
+	}
+	cs->last = p[n - 1];
+	if (fwrite(p, 1, n, f) != n)
+		return tk_err_set(err, TK_E_IO, h->name, 0, 0,
+				  "cannot write a temporary file");
+	*total += n;
+	return TK_OK;
+}
+
+#define COPY_PIECE ((size_t)64 << 10)
+
+/* Write the n bytes at p to f, in pieces (CRs made LFs first in cr mode). */
+static int copy_bytes(htf_reader *h, FILE *f, const char *p, size_t n,
+		      copy_state *cs, uint64_t *total, tk_error *err)
+{
+	char buf[4096];
+	size_t i, o, step;
+	int rc;
+
+	while (n) {
+		if (!cs->cr) {
+			step = n < COPY_PIECE ? n : COPY_PIECE;
+			rc = copy_piece(h, f, p, step, cs, total, err);
+		} else {
+			step = n < sizeof(buf) ? n : sizeof(buf);
+			for (i = o = 0; i < step; i++) {
+				if (p[i] == '\r') {
+					buf[o++] = '\n';
+					cs->prev_cr = 1;
+				} else {
+					if (!(p[i] == '\n' && cs->prev_cr))
+						buf[o++] = p[i];
+					cs->prev_cr = 0;
+				}
+			}
+			rc = copy_piece(h, f, buf, o, cs, total, err);
+		}
+		if (rc < 0)
+			return rc;
+		p += step;
+		n -= step;
+	}
+	return TK_OK;
+}
+
+/* A mapped file or a memory block is used in place; anything else, and
+ * text with CR-only line ends (cr), is copied into an unlinked temporary
+ * file that is mapped.  The copy checks the line lengths as it goes, so
+ * that no more than TK_LINE_MAX bytes of one line reach the file. */
+static int acquire(htf_reader *h, int cr, tk_error *err)
 {
 	tk_source *src = h->r->src;
 	const uint8_t *p;
-	size_t avail, total = 0;
+	size_t avail;
+	uint64_t total = 0;
+	copy_state cs;
 	FILE *f;
 	int rc;
 
-	if (tk_source_eof(src)) {
+	if (tk_source_eof(src) && !cr) {
 		/* the window is all of the input and never moves; the cursors
 		 * run over it, the source's own release is kept off */
 		tk_source_keep_consumed(src, true);
@@ -599,24 +685,21 @@ static int acquire(htf_reader *h, tk_error *err)
 		h->fd = h->may_release ? tk_source_file_fd(src, &h->foff0) : -1;
 		return TK_OK;
 	}
+	memset(&cs, 0, sizeof(cs));
+	cs.cr = cr;
 	f = tmpfile();
 	if (!f)
 		return tk_err_set(err, TK_E_IO, h->name, 0, 0,
 				  "cannot create a temporary file");
 	for (;;) {
 		p = tk_source_window(src, &avail);
-		if (avail && fwrite(p, 1, avail, f) != avail) {
-			fclose(f);
-			return tk_err_set(err, TK_E_IO, h->name, 0, 0,
-					  "cannot write a temporary file");
-		}
-		total += avail;
+		rc = copy_bytes(h, f, (const char *)p, avail, &cs, &total, err);
+		if (rc < 0)
+			goto fail;
 		tk_source_consume(src, avail);
 		rc = tk_source_fill(src, 1u << 18, err);
-		if (rc < 0) {
-			fclose(f);
-			return rc;
-		}
+		if (rc < 0)
+			goto fail;
 		if (rc == 0) {
 			/* the end: write what a last fill may have left */
 			p = tk_source_window(src, &avail);
@@ -624,20 +707,29 @@ static int acquire(htf_reader *h, tk_error *err)
 				break;
 		}
 	}
+	if (cs.run > TK_LINE_MAX + (cs.last == '\r')) {
+		rc = tk_err_line_long(err, h->name, cs.lines + 1);
+		goto fail;
+	}
 	if (fflush(f) != 0) {
-		fclose(f);
-		return tk_err_set(err, TK_E_IO, h->name, 0, 0,
-				  "cannot write a temporary file");
+		rc = tk_err_set(err, TK_E_IO, h->name, 0, 0,
+				"cannot write a temporary file");
+		goto fail;
+	}
+	if (total > SIZE_MAX) {
+		rc = tk_err_nomem(err, h->name);
+		goto fail;
 	}
 	if (total) {
-		h->map = mmap(NULL, total, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+		h->map = mmap(NULL, (size_t)total, PROT_READ, MAP_PRIVATE,
+			      fileno(f), 0);
 		if (h->map == MAP_FAILED) {
 			h->map = NULL;
-			fclose(f);
-			return tk_err_set(err, TK_E_IO, h->name, 0, 0,
-					  "cannot map a temporary file");
+			rc = tk_err_set(err, TK_E_IO, h->name, 0, 0,
+					"cannot map a temporary file");
+			goto fail;
 		}
-		h->map_len = total;
+		h->map_len = (size_t)total;
 		h->buf = h->map;
 		h->may_release = 1;
 	} else {
@@ -646,24 +738,35 @@ static int acquire(htf_reader *h, tk_error *err)
 	h->lim = h->buf + total;
 	fclose(f); /* the mapping stays valid */
 	return TK_OK;
+fail:
+	fclose(f);
+	return rc;
 }
 
 /* ---- header ------------------------------------------------------------- */
 
-/* The line at *pp without its end; advances *pp past it. */
+/* The line at *pp without its end; advances *pp past it.  1, 0 at the
+ * end, -1 for a line longer than TK_LINE_MAX. */
 static int next_line(htf_reader *h, const char **pp, const char **ls,
 		     const char **le)
 {
 	const char *p = *pp, *nl;
+	size_t n = (size_t)(h->lim - p);
 
 	if (p >= h->lim)
 		return 0;
-	nl = memchr(p, '\n', (size_t)(h->lim - p));
+	/* no further than a line may go: its bytes, a CR and the LF */
+	nl = memchr(p, '\n', n > TK_LINE_MAX + 2 ? TK_LINE_MAX + 2 : n);
+	if ((!nl && n > TK_LINE_MAX + 1) ||
+	    (size_t)((nl ? nl : h->lim) - p) > TK_LINE_MAX + 1)
+		return -1;
 	*ls = p;
 	*le = nl ? nl : h->lim;
 	*pp = nl ? nl + 1 : h->lim;
 	if (*le > p && (*le)[-1] == '\r')
 		(*le)--;
+	if ((size_t)(*le - p) > TK_LINE_MAX)
+		return -1;
 	h->line++;
 	return 1;
 }
@@ -890,7 +993,9 @@ static int read_header(htf_reader *h, const char **data, tk_error *err)
 	uint32_t hash;
 	char qb[64];
 
-	while (next_line(h, &pp, &ls, &le)) {
+	while ((rc = next_line(h, &pp, &ls, &le)) != 0) {
+		if (rc < 0)
+			return tk_err_line_long(err, h->name, h->line + 1);
 		p = skip_blanks(ls, le);
 		if (p == le)
 			continue;
@@ -1761,6 +1866,10 @@ static void *scan_half_run(void *arg)
 		}
 		sh->hash[k] = memchr(q, '#', len) != NULL;
 		sh->nl[k] = count_nl(q, q + len);
+		/* a mapping's pages are given back behind, as the other half
+		 * does (a chunk with a '#' is read again from the file) */
+		if (h->fd < 0 && h->may_release)
+			release_range((htf_reader *)h, a, a + len);
 	}
 	return NULL;
 }
@@ -1918,6 +2027,10 @@ static int find_sections_in(htf_reader *h, const char *data, scan_half *sh,
 			/* in a comment */
 			line += count_nl_at(h, counted, m + 1, cp, cn);
 			counted = p = m + 1;
+			if (h->may_release && (size_t)(p - rel) > 2 * RELEASE_STEP) {
+				release_range(h, rel, p - RELEASE_STEP);
+				rel = p - RELEASE_STEP;
+			}
 			continue;
 		}
 		line += count_nl_at(h, counted, ls, cp, cn);
@@ -1925,11 +2038,19 @@ static int find_sections_in(htf_reader *h, const char *data, scan_half *sh,
 		rc = add_cursor(h, beg, ls, beg_line, core_id, implicit, err);
 		if (rc < 0)
 			return rc;
-		nl = memchr(m, '\n', (size_t)(h->lim - m));
+		/* no further than a line may go */
+		if ((size_t)(m - ls) > TK_LINE_MAX)
+			return tk_err_line_long(err, h->name, line);
+		step = (size_t)(h->lim - ls);
+		nl = memchr(m, '\n', (size_t)(ls + (step > TK_LINE_MAX + 2
+						       ? TK_LINE_MAX + 2 : step) - m));
 		le = nl ? nl : h->lim;
 		if (le > m && le[-1] == '\r')
 			le--;
 		h->line = line;
+		if ((!nl && step > TK_LINE_MAX + 1) ||
+		    (size_t)(le - ls) > TK_LINE_MAX)
+			return tk_err_line_long(err, h->name, line);
 		if (le - m < 2 || m[1] != '-')
 			return err_at(h, err, TK_E_PARSE, line, ls, m,
 				      "'%s' in the trace data (a core section is '#-<core id>')",
@@ -2141,6 +2262,10 @@ static int win_fill(htf_reader *h, cursor *c, tk_error *err)
 		ssize_t n;
 		if (!want) {
 			size_t ncap = c->wcap * 2;
+			/* no line end in it: the window grows for a long
+			 * line, up to what a line may be */
+			if (keep > TK_LINE_MAX + 1)
+				return tk_err_line_long(err, h->name, c->line);
 			char *nw = realloc(c->win, WIN_HEAD + ncap + WIN_TAIL);
 			if (!nw)
 				return tk_err_nomem(err, h->name);
@@ -2198,9 +2323,17 @@ static int cur_next(htf_reader *h, cursor *c, tk_error *err)
 			return TK_END;
 		/* anything else, one line at a time */
 		s = skip_blanks(p, c->end);
-		e = memchr(s, '\n', (size_t)(c->end - s));
+		/* no further than a line may go: its bytes, a CR and the LF */
+		if ((size_t)(c->end - p) > TK_LINE_MAX + 2)
+			e = memchr(s, '\n', (size_t)(p + TK_LINE_MAX + 2 - s));
+		else
+			e = memchr(s, '\n', (size_t)(c->end - s));
+		if (!e && (size_t)(c->end - p) > TK_LINE_MAX + 1)
+			return tk_err_line_long(err, h->name, c->line);
 		if (!e)
 			e = c->end;
+		if ((size_t)(e - p) - (e > p && e[-1] == '\r') > TK_LINE_MAX)
+			return tk_err_line_long(err, h->name, c->line);
 		c->p = e < c->end ? e + 1 : c->end;
 		c->rline = c->line++;
 		if (e > s && e[-1] == '\r')
@@ -2844,7 +2977,14 @@ int htf_reader_open(tk_reader *r, tk_error *err)
 	h->page = (size_t)sysconf(_SC_PAGESIZE);
 	if (h->page == 0 || (h->page & (h->page - 1)))
 		h->page = 4096;
-	if ((rc = acquire(h, err)) < 0)
+	/* lines that end with a CR alone are read as lines (the
+	 * specification does not say how lines end) */
+	if ((rc = tk_text_cr_only(r->src, err)) < 0)
+		goto fail;
+	if (rc)
+		warn(h, W_CR_ONLY, 1, NULL, NULL,
+		     "lines end with a CR alone (read as line ends)");
+	if ((rc = acquire(h, rc, err)) < 0)
 		goto fail;
 	if ((rc = read_header(h, &data, err)) < 0)
 		goto fail;

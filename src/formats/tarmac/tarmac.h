@@ -11,6 +11,8 @@ struct tk_tarmac {
 	tk_tarmac_opts opts;
 	const char *name;
 	uint64_t line;
+	int cr;                   /* lines end with a CR alone */
+	int skip_lf;              /* cr: the last line ended with a CR */
 	uint64_t time;            /* of the last stamped line */
 	tk_tarmac_unit unit;
 	int prev_ldst;            /* 'L', 'S' after an LD / ST line, else 0 */

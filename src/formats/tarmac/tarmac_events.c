@@ -112,7 +112,7 @@ int tarmac_probe(const uint8_t *buf, size_t len)
 
 	/* complete lines only: the probe buffer may cut the last one */
 	if (len >= 4096) {
-		while (use && buf[use - 1] != '\n')
+		while (use && buf[use - 1] != '\n' && buf[use - 1] != '\r')
 			use--;
 	}
 	if (!use)
@@ -867,7 +867,8 @@ int tarmac_reader_open(tk_reader *r, tk_error *err)
 	r->impl = a;
 	tk_tarmac_opts_init(&o);
 	o.strict = r->opts.strict;
-	tarmac_init(&a->tr, r->src, 0, &o, r, err);
+	if ((rc = tarmac_init(&a->tr, r->src, 0, &o, r, err)) < 0)
+		goto fail;
 	if ((rc = tarmac_timeline_init(&a->tl, &a->tr, r->trace, r, &o, err)) < 0)
 		goto fail;
 	/* the time base (a header of the trace) is the first stamp's unit:

@@ -32,7 +32,7 @@
 #endif
 
 enum { SEEN_M = 1, SEEN_FM = 2, SEEN_REV3T = 4, SEEN_CPU = 8, SEEN_FMONLY = 16 };
-enum { W_UNKNOWN_KIND = 0, W_MALFORMED = 1, W_UNIT = 2 };
+enum { W_UNKNOWN_KIND = 0, W_MALFORMED = 1, W_UNIT = 2, W_CR_ONLY = 3 };
 enum { SKIP = 2 };   /* internal: the line gave no record */
 
 static const char *const kind_names[TK_TARMAC_KIND_COUNT] = {
@@ -1413,19 +1413,41 @@ static inline const char *find_nl(const char *p, const char *end)
 	return memchr(p, '\n', (size_t)(end - p));
 }
 
+/* The first CR or LF in [p, end), or NULL (CR-only line ends). */
+static const char *find_cr_lf(const char *p, const char *end)
+{
+	for (; p < end; p++)
+		if (*p == '\r' || *p == '\n')
+			return p;
+	return NULL;
+}
+
 static int next_line(tk_tarmac *tr, const char **line, const char **lend,
 		     tk_error *err)
 {
 	tk_source *src = tr->src;
-	const char *p, *nl;
-	size_t avail, scanned = 0, len;
+	const char *p, *nl, *stop;
+	size_t avail, scanned = 0, len, skip;
 	int rc;
 
 	for (;;) {
 		p = (const char *)tk_source_window(src, &avail);
-		nl = find_nl(p + scanned, p + avail);
+		if (tr->skip_lf && avail) {
+			/* cr: the LF of a CRLF ends the line before */
+			tr->skip_lf = 0;
+			if (*p == '\n') {
+				tk_source_consume(src, 1);
+				continue;
+			}
+		}
+		/* no further than a line may go: its bytes, a CR and the LF */
+		stop = p + (avail > TK_LINE_MAX + 2 ? TK_LINE_MAX + 2 : avail);
+		nl = tr->cr ? find_cr_lf(p + scanned, stop)
+			    : find_nl(p + scanned, stop);
 		if (nl)
 			break;
+		if (avail >= TK_LINE_MAX + 2)
+			return tk_err_line_long(err, tr->name, tr->line + 1);
 		if (tk_source_eof(src)) {
 			if (!avail)
 				return TK_END;
@@ -1441,9 +1463,14 @@ static int next_line(tk_tarmac *tr, const char **line, const char **lend,
 					  "input ended unexpectedly");
 	}
 	len = (size_t)(nl - p);
-	tk_source_consume(src, len + (nl < p + avail ? 1 : 0));
+	skip = nl < p + avail ? 1 : 0;
+	if (tr->cr && skip)
+		tr->skip_lf = *nl == '\r';
 	if (len && p[len - 1] == '\r')
 		len--;
+	if (len > TK_LINE_MAX)
+		return tk_err_line_long(err, tr->name, tr->line + 1);
+	tk_source_consume(src, (size_t)(nl - p) + skip);
 	tr->line++;
 	*line = p;
 	*lend = p + len;
@@ -1470,7 +1497,8 @@ int tk_tarmac_next(tk_tarmac *tr, tk_tarmac_record *rec, tk_error *err)
 int tarmac_init(tk_tarmac *tr, tk_source *src, int owns_src,
 		const tk_tarmac_opts *opts, tk_reader *reader, tk_error *err)
 {
-	(void)err;
+	int rc;
+
 	tr->src = src;
 	tr->owns_src = owns_src;
 	tr->reader = reader;
@@ -1478,6 +1506,15 @@ int tarmac_init(tk_tarmac *tr, tk_source *src, int owns_src,
 		tr->opts = *opts;
 	tr->name = tk_source_name(src);
 	tk_strpool_init(&tr->cpus);
+	/* lines that end with a CR alone are read as lines (the format
+	 * does not say how lines end; one line would lose the rest) */
+	rc = tk_text_cr_only(src, err);
+	if (rc < 0)
+		return rc;
+	if (rc) {
+		tr->cr = 1;
+		warn(tr, W_CR_ONLY, 0, "lines end with a CR alone (read as line ends)");
+	}
 	return TK_OK;
 }
 
@@ -1492,12 +1529,18 @@ static int open_on(tk_tarmac **out, tk_source *src, const tk_tarmac_opts *opts,
 		   tk_error *err)
 {
 	tk_tarmac *tr = calloc(1, sizeof(*tr));
+	int rc;
 
 	if (!tr) {
 		tk_source_close(src);
 		return tk_err_nomem(err, "tarmac");
 	}
-	tarmac_init(tr, src, 1, opts, NULL, err);
+	rc = tarmac_init(tr, src, 1, opts, NULL, err);
+	if (rc < 0) {
+		tarmac_fini(tr);
+		free(tr);
+		return rc;
+	}
 	/* one pass, a line at a time: a plain file is read into small
 	 * buffers (faster than its mapping, and memory stays flat) */
 	tk_source_stream(src);

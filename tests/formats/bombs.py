@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Line length and memory on every transport: decompression bombs.
+
+Each text reader (BTF, HTF, Tarmac) and the XML one (ATF) is given, as a
+plain file, on standard input, gzip- and zstd-compressed:
+
+  - one endless line (an endless XML token for ATF): a few KB of .gz/.zst
+    that decode to 1 GiB (tens of MB for the file and the pipe).  It must
+    be refused with "NAME:LINE:4194305: error: line longer than 4194304
+    bytes" (ATF: "XML token longer than 4194304 bytes"), exit 2;
+  - many long but valid lines (3 MiB each, under the limit; for HTF also
+    plain records with a '#' in their comment, the line-at-a-time path):
+    they must read, exit 0.
+
+Every run must stay under a peak RSS bound (ru_maxrss, as the helper RUSAGE
+(bench/rusage.c) reports it) and may write no more than a bound to any file
+(RLIMIT_FSIZE: the HTF reader's temporary file; 16 MiB for an endless
+line), so memory and temporary disk are bounded by the line limit, not by
+the input.  The bombs are made here: one compressed member
+or frame repeated (gzip members and zstd frames concatenate).
+
+Usage: bombs.py TRACEKIT RUSAGE
+"""
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import zlib
+
+cli, rusage = sys.argv[1], sys.argv[2]
+tmp = tempfile.mkdtemp()
+MIB = 1 << 20
+LIMIT = 4 * MIB              # TK_LINE_MAX
+RSS_MAX_KB = 40 * 1024       # what a run may hold at its peak
+FSIZE_ENDLESS = 16 * MIB     # what a run may write to one file
+FSIZE_VALID = 256 * MIB
+failed = []
+with open(cli, "rb") as f:
+    if b"__asan_init" in f.read():
+        RSS_MAX_KB *= 4  # ASan's shadow memory and quarantine come on top
+
+
+def gz(data):
+    c = zlib.compressobj(6, zlib.DEFLATED, 31)
+    return c.compress(data) + c.flush()
+
+
+def zst(data):
+    return subprocess.run(["zstd", "-q", "-c"], input=data,
+                          stdout=subprocess.PIPE, check=True).stdout
+
+
+def run(args, fsize, stdin_parts=None):
+    """Run tracekit; returns (status, stderr, peak RSS in KiB)."""
+    err = open(os.path.join(tmp, "err"), "w+")
+    res = os.path.join(tmp, "rusage")
+
+    def limits():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+
+    p = subprocess.Popen([rusage, res, cli] + args, stdout=subprocess.DEVNULL,
+                         stderr=err, preexec_fn=limits,
+                         stdin=subprocess.PIPE if stdin_parts else subprocess.DEVNULL)
+    if stdin_parts:
+        def feed():
+            try:
+                for part, times in stdin_parts:
+                    for _ in range(times):
+                        p.stdin.write(part)
+            except (BrokenPipeError, OSError):
+                pass
+            finally:
+                try:
+                    p.stdin.close()
+                except OSError:
+                    pass
+        th = threading.Thread(target=feed)
+        th.start()
+    p.wait()
+    if stdin_parts:
+        th.join()
+    err.seek(0)
+    text = err.read()
+    err.close()
+    try:
+        with open(res) as f:
+            _, rss, code = f.read().split()
+    except (OSError, ValueError):
+        return p.returncode, text, 1 << 40
+    return int(code), text, int(rss)
+
+
+def check(name, args, want_rc, want_msg, stdin_parts=None):
+    rc, text, rss = run(args, FSIZE_ENDLESS if want_rc else FSIZE_VALID,
+                        stdin_parts)
+    first = text.splitlines()[0] if text else ""
+    ok = rc == want_rc and rss <= RSS_MAX_KB
+    if want_msg is not None and want_msg not in first:
+        ok = False
+    if want_msg is None and rc == 0 and "error" in text:
+        ok = False
+    print("%s %s: exit %d, peak RSS %d KiB%s" %
+          ("ok:" if ok else "FAIL:", name, rc, rss,
+           "" if ok else ", stderr: " + first))
+    if not ok:
+        failed.append(name)
+
+
+# (format, --from name, the text before the endless line, the unit it
+# repeats, a long valid line's text, what repeats around it)
+HTF_HDR = b"""#Format HTF
+#Version 1.0
+#NumberOfCores 1
+#TimeScale ns
+#TimestampLength 4
+#EntityLength 1
+#EventLength 1
+#TypeTable
+#-00 Task
+#TaskEventTable
+#-00 activate
+#-01 start
+#-04 terminate
+#EntityTable
+#-00 T0
+#EntityTypeTable
+#-00 00
+#TraceData
+#-00
+"""
+
+
+def long_line(prefix, fill, suffix):
+    return prefix + fill * (3 * MIB) + suffix
+
+
+FORMATS = {
+    "btf": dict(
+        head=b"#version 2.3.0\n#timescale ns\n0,Core_0,0,T,Task_A,0,",
+        endless_line=3,
+        endless_col=LIMIT + 1,
+        msg="line longer than 4194304 bytes",
+        # a data line with a 3 MiB note (the same each time: interned once)
+        valid=(b"#version 2.3.0\n#timescale ns\n",
+               long_line(b"0,Core_0,0,T,Task_A,0,activate,", b"n", b"\n"))),
+    "htf": dict(
+        head=HTF_HDR + b"000000000000 // ",
+        endless_line=20,
+        endless_col=LIMIT + 1,
+        msg="line longer than 4194304 bytes",
+        valid=(HTF_HDR, long_line(b"000000000000 // ", b"c", b"\n"))),
+    "tarmac": dict(
+        head=b"0 ps IT (0) 00020000 e3a00005 A svc_s : MOV r0,#5\n1 ps R r0 ",
+        endless_line=2,
+        endless_col=LIMIT + 1,
+        msg="line longer than 4194304 bytes",
+        valid=(b"0 ps IT (0) 00020000 e3a00005 A svc_s : MOV r0,#5\n",
+               long_line(b"1 ps R r0 00000005 ; ", b"c", b"\n"))),
+    "atf": dict(
+        head=b'<?xml version="1.0" encoding="utf-8"?>\n'
+             b'<CommonFormat Version="1.0">\n<SystemConfiguration Name="',
+        endless_line=3,
+        endless_col=1,  # the token's start
+        msg="XML token longer than 4194304 bytes",
+        # 3 MiB comments before the (empty) configuration
+        valid=(b'<?xml version="1.0" encoding="utf-8"?>\n'
+               b'<CommonFormat Version="1.0">\n',
+               long_line(b"<!-- ", b"c", b" -->\n"))),
+}
+ATF_TAIL = b"<SystemConfiguration/></CommonFormat>\n"
+
+unit = b"a" * MIB
+for fmt, f in FORMATS.items():
+    want = ":%d:%d: error: %s" % (f["endless_line"], f["endless_col"], f["msg"])
+    # one endless line: 1 GiB from .gz/.zst, 64 MiB from a file or a pipe
+    for ext, comp, n in (("gz", gz, 1024), ("zst", zst, 1024)):
+        path = os.path.join(tmp, "endless.%s.%s" % (fmt, ext))
+        with open(path, "wb") as out:
+            out.write(comp(f["head"]))
+            out.write(comp(unit) * n)
+        check("%s endless line .%s (%d MiB)" % (fmt, ext, n),
+              ["info", "--from", fmt, path], 2, want)
+    path = os.path.join(tmp, "endless." + fmt)
+    with open(path, "wb") as out:
+        out.write(f["head"])
+        for _ in range(64):
+            out.write(unit)
+    check("%s endless line, file (64 MiB)" % fmt, ["info", "--from", fmt, path],
+          2, want)
+    os.unlink(path)
+    check("%s endless line, stdin (64 MiB)" % fmt, ["info", "--from", fmt, "-"],
+          2, want, [(f["head"], 1), (unit, 64)])
+
+    # long valid lines: 24 of 3 MiB (72 MiB) from .zst, .gz and a pipe
+    head, line = f["valid"]
+    tail = ATF_TAIL if fmt == "atf" else b""
+    for ext, comp in (("gz", gz), ("zst", zst)):
+        path = os.path.join(tmp, "long.%s.%s" % (fmt, ext))
+        with open(path, "wb") as out:
+            out.write(comp(head))
+            out.write(comp(line) * 24)
+            if tail:
+                out.write(comp(tail))
+        check("%s long lines .%s (72 MiB)" % (fmt, ext),
+              ["info", "--threads", "0", "--from", fmt, path] if fmt == "htf"
+              else ["info", "--from", fmt, path], 0, None)
+    check("%s long lines, stdin (72 MiB)" % fmt,
+          ["info", "--from", fmt, "-"], 0, None,
+          [(head, 1), (line, 24)] + ([(tail, 1)] if tail else []))
+
+# HTF: short records with a '#' in their comment (the line-at-a-time path;
+# the section scan kept every page of them), 64 MiB from a .zst; and plain
+# records with both scan threads (auto: the second half's scan kept its
+# pages), 96 MiB
+rec = b"000000000000 // #c\n"
+path = os.path.join(tmp, "hash.htf.zst")
+with open(path, "wb") as out:
+    out.write(zst(HTF_HDR))
+    out.write(zst(rec * (MIB // len(rec))) * 64)
+check("htf '#' comments .zst (64 MiB)", ["info", "--threads", "0", path], 0, None)
+rec = b"000000000000\n"
+path = os.path.join(tmp, "plain.htf.zst")
+with open(path, "wb") as out:
+    out.write(zst(HTF_HDR))
+    out.write(zst(rec * (MIB // len(rec))) * 96)
+check("htf plain records .zst, threads (96 MiB)", ["info", path], 0, None)
+
+for name in os.listdir(tmp):
+    os.unlink(os.path.join(tmp, name))
+os.rmdir(tmp)
+if failed:
+    print("%d failed: %s" % (len(failed), ", ".join(failed)))
+    sys.exit(1)
+print("all bombs bounded")
