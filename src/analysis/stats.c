@@ -61,18 +61,12 @@ typedef struct sent {
 	jacc jit;
 } sent;
 
-typedef struct srow {
-	tk_stat pub;
-	const char *name;
-	size_t nlen;
-} srow;
-
 struct tk_stats {
 	const tk_trace *t;
 	sent **ents;
 	size_t nents;
 	tk_imap insts;
-	srow *rows;
+	tk_stat *rows;
 	size_t nrows;
 	tk_stat_value_fn on_value;
 	void *value_ctx;
@@ -409,9 +403,16 @@ int tk_stats_event(tk_stats *s, const tk_event *ev)
 	}
 }
 
-static int cmp_rows(const void *a, const void *b)
+/* an entity with metrics, for sorting by name */
+typedef struct sname {
+	const char *name;
+	size_t nlen;
+	uint32_t id;
+} sname;
+
+static int cmp_names(const void *a, const void *b)
 {
-	const srow *x = a, *y = b;
+	const sname *x = a, *y = b;
 	size_t n = x->nlen < y->nlen ? x->nlen : y->nlen;
 	int c = memcmp(x->name, y->name, n);
 
@@ -419,62 +420,81 @@ static int cmp_rows(const void *a, const void *b)
 		return c;
 	if (x->nlen != y->nlen)
 		return x->nlen < y->nlen ? -1 : 1;
-	if (x->pub.entity != y->pub.entity)
-		return x->pub.entity < y->pub.entity ? -1 : 1;
-	return (int)x->pub.metric - (int)y->pub.metric;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/*
+ * The rows by (name, entity, metric): the entities are sorted (one key
+ * each), then each gives its metrics in order, so the sort moves one small
+ * key per entity rather than a row per metric.
+ */
 int tk_stats_finish(tk_stats *s)
 {
-	size_t i, n = 0;
+	size_t i, k, n = 0, ne = 0;
+	sname *names = NULL;
 	int m;
 
 	free(s->rows);
 	s->rows = NULL;
 	s->nrows = 0;
-	for (i = 0; i < s->nents; i++)
-		if (s->ents[i])
-			n += TK_METRIC_COUNT;
+	for (i = 0; i < s->nents; i++) {
+		const sent *e = s->ents[i];
+		if (!e)
+			continue;
+		ne++;
+		for (m = 0; m < TK_METRIC_COUNT; m++)
+			n += m == TK_METRIC_JIT ? e->jit.count != 0 : e->m[m].count != 0;
+	}
 	if (!n)
 		return TK_OK;
 	s->rows = calloc(n, sizeof(*s->rows));
-	if (!s->rows)
+	names = calloc(ne, sizeof(*names));
+	if (!s->rows || !names) {
+		free(names);
 		return TK_E_NOMEM;
-	for (i = 0; i < s->nents; i++) {
-		const sent *e = s->ents[i];
-		const tk_entity *te = tk_trace_entity(s->t, (uint32_t)i);
-		if (!e)
+	}
+	for (i = 0, k = 0; i < s->nents; i++) {
+		const tk_entity *te;
+		if (!s->ents[i])
 			continue;
+		te = tk_trace_entity(s->t, (uint32_t)i);
+		names[k].id = (uint32_t)i;
+		names[k].name = te ? tk_trace_str(s->t, te->name, &names[k].nlen) : NULL;
+		if (!names[k].name) {
+			names[k].name = "";
+			names[k].nlen = 0;
+		}
+		k++;
+	}
+	qsort(names, ne, sizeof(*names), cmp_names);
+	for (k = 0; k < ne; k++) {
+		uint32_t id = names[k].id;
+		const sent *e = s->ents[id];
 		for (m = 0; m < TK_METRIC_COUNT; m++) {
-			srow *r = &s->rows[s->nrows];
+			tk_stat *r = &s->rows[s->nrows];
 			if (m == TK_METRIC_JIT) {
 				if (!e->jit.count)
 					continue;
-				r->pub.count = e->jit.count;
-				r->pub.max_inst = e->jit.max_inst;
-				r->pub.max_time = e->jit.max_time;
+				r->count = e->jit.count;
+				r->max_inst = e->jit.max_inst;
+				r->max_time = e->jit.max_time;
 			} else {
 				const acc *a = &e->m[m];
 				if (!a->count)
 					continue;
-				r->pub.count = a->count;
-				r->pub.min = a->min;
-				r->pub.max = a->max;
-				r->pub.max_inst = a->max_inst;
-				r->pub.max_time = a->max_time;
+				r->count = a->count;
+				r->min = a->min;
+				r->max = a->max;
+				r->max_inst = a->max_inst;
+				r->max_time = a->max_time;
 			}
-			r->pub.entity = (uint32_t)i;
-			r->pub.type = e->type;
-			r->pub.metric = (tk_metric)m;
-			r->name = te ? tk_trace_str(s->t, te->name, &r->nlen) : NULL;
-			if (!r->name) {
-				r->name = "";
-				r->nlen = 0;
-			}
+			r->entity = id;
+			r->type = e->type;
+			r->metric = (tk_metric)m;
 			s->nrows++;
 		}
 	}
-	qsort(s->rows, s->nrows, sizeof(*s->rows), cmp_rows);
+	free(names);
 	return TK_OK;
 }
 
@@ -485,7 +505,7 @@ size_t tk_stats_count(const tk_stats *s)
 
 const tk_stat *tk_stats_get(const tk_stats *s, size_t i)
 {
-	return i < s->nrows ? &s->rows[i].pub : NULL;
+	return i < s->nrows ? &s->rows[i] : NULL;
 }
 
 /* a value in units of 1e-6, rounded already, as a trimmed decimal */
@@ -550,7 +570,7 @@ static int fmt_signed_ratio(tk_i128 n, tk_u128 d, char *buf, size_t size)
 static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 			tk_unit unit, int exact, char *buf, size_t size)
 {
-	const srow *row;
+	const tk_stat *row;
 	const sent *e;
 	const acc *a;
 	tk_u128 p, q, num, den;
@@ -559,8 +579,8 @@ static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 	if (i >= s->nrows || !size)
 		return TK_E_USAGE;
 	row = &s->rows[i];
-	e = s->ents[row->pub.entity];
-	if (row->pub.metric == TK_METRIC_JIT) {
+	e = s->ents[row->entity];
+	if (row->metric == TK_METRIC_JIT) {
 		const jacc *j = &e->jit;
 		tk_i128 v, h, cnt = (tk_i128)j->count * 1000000;
 		if (exact) {
@@ -594,8 +614,8 @@ static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 			return fmt_micro(v, buf, size);
 		}
 	}
-	a = &e->m[row->pub.metric];
-	if (row->pub.metric == TK_METRIC_NPRE) {
+	a = &e->m[row->metric];
+	if (row->metric == TK_METRIC_NPRE) {
 		p = q = 1;
 	} else {
 		rc = tk_unit_factor(tk_trace_timebase(s->t), unit, &p, &q);
