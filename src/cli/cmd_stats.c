@@ -87,6 +87,19 @@ static void put_csv_name(const char *s, size_t n)
 	putchar('"');
 }
 
+/* a string ended by NUL from fp into buf (size bytes at most) */
+static int read_str(FILE *fp, char *buf, size_t size)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc(fp)) != EOF && c != 0)
+		if (n + 1 < size)
+			buf[n++] = (char)c;
+	buf[n] = '\0';
+	return c == EOF ? -1 : 0;
+}
+
 /* what format_row needs */
 typedef struct fmtctx {
 	const tk_stats *st;
@@ -97,8 +110,12 @@ typedef struct fmtctx {
 	size_t nentities, ntypes;
 } fmtctx;
 
-/* row i of the stats into *o; 0 when the filters leave it out */
-static int format_row(const fmtctx *x, size_t i, orow *o)
+/* row i of the stats into *o; 0 when the filters leave it out.  what:
+ * ROW_ALL, ROW_TABLE (not the worst instance and its time), ROW_NAMES (the
+ * names only, no value) */
+enum { ROW_ALL, ROW_TABLE, ROW_NAMES };
+
+static int format_row(const fmtctx *x, size_t i, int what, orow *o)
 {
 	int (*fmt)(const tk_stats *, size_t, tk_stat_field, tk_unit, char *,
 		   size_t) = x->exact ? tk_stats_format_exact : tk_stats_format;
@@ -119,6 +136,8 @@ static int format_row(const fmtctx *x, size_t i, orow *o)
 	o->type = ty;
 	o->metric = tk_metric_name(s->metric);
 	o->unit = tk_metric_is_time(s->metric) ? tk_unit_name(unit) : "1";
+	if (what == ROW_NAMES)
+		return 1;
 	snprintf(o->count, sizeof(o->count), "%llu", (unsigned long long)s->count);
 	if (fmt(x->st, i, TK_STAT_MIN, unit, o->min, sizeof(o->min)) < 0)
 		strcpy(o->min, "?");
@@ -126,6 +145,8 @@ static int format_row(const fmtctx *x, size_t i, orow *o)
 		strcpy(o->avg, "?");
 	if (fmt(x->st, i, TK_STAT_MAX, unit, o->max, sizeof(o->max)) < 0)
 		strcpy(o->max, "?");
+	if (what == ROW_TABLE)
+		return 1;
 	if (s->max_inst == TK_INST_NONE)
 		strcpy(o->inst, "");
 	else
@@ -157,6 +178,7 @@ int cmd_stats(int argc, char **argv)
 	tk_stats *st = NULL;
 	orow o;
 	fmtctx fx;
+	FILE *tmp = NULL;
 	const tk_event *ev;
 	const tk_trace *t;
 	tk_error err;
@@ -238,7 +260,7 @@ int cmd_stats(int argc, char **argv)
 	if (out == OUT_CSV) {
 		printf("entity,type,metric,count,min,avg,max,unit,max_instance,max_at\n");
 		for (i = 0; i < tk_stats_count(st); i++) {
-			if (!format_row(&fx, i, &o))
+			if (!format_row(&fx, i, ROW_ALL, &o))
 				continue;
 			put_csv_name(o.name, o.nlen);
 			printf(",%s,%s,%s,%s,%s,%s,%s,%s,%s\n", o.type, o.metric,
@@ -249,7 +271,7 @@ int cmd_stats(int argc, char **argv)
 		cli_json_str(stdout, path, strlen(path));
 		printf(",\n  \"unit\": \"%s\",\n  \"stats\": [", tk_unit_name(unit));
 		for (i = 0; i < tk_stats_count(st); i++) {
-			if (!format_row(&fx, i, &o))
+			if (!format_row(&fx, i, ROW_ALL, &o))
 				continue;
 			printf("%s\n    {\"entity\": ", nrows++ ? "," : "");
 			cli_json_str(stdout, o.name, o.nlen);
@@ -267,9 +289,20 @@ int cmd_stats(int argc, char **argv)
 		}
 		printf("%s]\n}\n", nrows ? "\n  " : "");
 	} else {
+		/* the values go to a temporary file while the widths are
+		 * found, then come back for the lines: formatted once, and
+		 * memory flat */
+		tmp = tmpfile();
+		if (!tmp)
+			goto nomem;
 		for (i = 0; i < tk_stats_count(st); i++) {
-			if (!format_row(&fx, i, &o))
+			if (!format_row(&fx, i, ROW_TABLE, &o))
 				continue;
+			if (fprintf(tmp, "%s%c%s%c%s%c%s%c", o.count, 0, o.min, 0,
+				    o.avg, 0, o.max, 0) < 0) {
+				fprintf(stderr, "tracekit: cannot write a temporary file\n");
+				goto out;
+			}
 			const size_t len[8] = { o.nlen, strlen(o.type), strlen(o.metric),
 						strlen(o.count), strlen(o.min),
 						strlen(o.avg), strlen(o.max),
@@ -283,9 +316,17 @@ int cmd_stats(int argc, char **argv)
 		       (int)w[0], "entity", (int)w[1], "type", (int)w[2], "metric",
 		       (int)w[3], "count", (int)w[4], "min", (int)w[5], "avg",
 		       (int)w[6], "max", "unit");
+		rewind(tmp);
 		for (i = 0; i < tk_stats_count(st); i++) {
-			if (!format_row(&fx, i, &o))
+			if (!format_row(&fx, i, ROW_NAMES, &o))
 				continue;
+			if (read_str(tmp, o.count, sizeof(o.count)) < 0 ||
+			    read_str(tmp, o.min, sizeof(o.min)) < 0 ||
+			    read_str(tmp, o.avg, sizeof(o.avg)) < 0 ||
+			    read_str(tmp, o.max, sizeof(o.max)) < 0) {
+				fprintf(stderr, "tracekit: cannot read back a temporary file\n");
+				goto out;
+			}
 			printf("%-*.*s  %-*s  %-*s  %*s  %*s  %*s  %*s  %s\n",
 			       (int)w[0], (int)o.nlen, o.name, (int)w[1], o.type,
 			       (int)w[2], o.metric, (int)w[3], o.count,
@@ -301,6 +342,8 @@ int cmd_stats(int argc, char **argv)
 nomem:
 	fprintf(stderr, "tracekit: out of memory\n");
 out:
+	if (tmp)
+		fclose(tmp);
 	free(entities);
 	free(types);
 	tk_stats_free(st);
