@@ -104,6 +104,14 @@ int tk_timeline_running(const tk_timeline *tl, size_t lane, uint32_t *entity,
 			int64_t *inst);
 
 /**
+ * The only lane whose running process (tk_timeline_running) the last
+ * tk_timeline_event may have changed, or -1 when it changed none: a user
+ * that follows the running processes looks at this lane (and at lanes
+ * new since, which start idle) rather than at every lane.
+ */
+long tk_timeline_touched_lane(const tk_timeline *tl);
+
+/**
  * The start of the outermost slice open on `lane` (every slice that will
  * end later starts at or after it), or UINT64_MAX when none is open: a
  * closed slice that starts before it can be written out in start order.

@@ -33,21 +33,20 @@ typedef struct sinst {
 	uint64_t t_act, t_start, t_run, t_mark, cet, per;
 } sinst;
 
+/* a metric of an entity: its row (count, min, max, the worst instance)
+ * and the sum; exists once it has a value */
 typedef struct acc {
-	uint64_t count, min, max;
+	tk_stat pub;
 	tk_u128 sum;
-	int64_t max_inst;
-	uint64_t max_time;
 } acc;
 
-/* JIT = 1 - DT/PER: its min is the max of DT/PER and the other way round */
+/* JIT = 1 - DT/PER: its min is the max of DT/PER and the other way round
+ * (pub.min and pub.max stay 0) */
 typedef struct jacc {
-	uint64_t count;
+	tk_stat pub;
 	uint64_t lo_dt, lo_per, hi_dt, hi_per; /* the smallest / largest DT/PER */
 	tk_i128 sum_fx;     /* sum of the values in units of 1e-12 */
 	int overflow;
-	int64_t max_inst;
-	uint64_t max_time;
 } jacc;
 
 typedef struct sent {
@@ -57,23 +56,19 @@ typedef struct sent {
 	uint8_t has_act, has_start, has_term;
 	int64_t act_inst, start_inst, term_inst;
 	uint64_t act_time, start_time, term_time;
-	acc m[TK_METRIC_COUNT];
-	jacc jit;
+	uint32_t mask;      /* bit m: metric m has a value, in m[] */
+	acc *m;             /* the metrics with values, in metric order */
+	jacc *jit;          /* NULL until JIT has a value */
 } sent;
-
-typedef struct srow {
-	tk_stat pub;
-	const char *name;
-	size_t nlen;
-} srow;
 
 struct tk_stats {
 	const tk_trace *t;
 	sent **ents;
 	size_t nents;
 	tk_imap insts;
-	srow *rows;
+	const tk_stat **rows; /* into the entities' acc and jacc */
 	size_t nrows;
+	int nomem;
 	tk_stat_value_fn on_value;
 	void *value_ctx;
 };
@@ -94,21 +89,48 @@ int tk_metric_is_time(tk_metric m)
 	       m != TK_METRIC_NPRE;
 }
 
+/* the record of metric m of e, made at its first value; NULL: no memory */
+static acc *acc_of(sent *e, tk_metric m)
+{
+	uint32_t bit = 1u << m;
+	size_t i = (size_t)__builtin_popcount(e->mask & (bit - 1)), n;
+	acc *p;
+
+	if (e->mask & bit)
+		return &e->m[i];
+	n = (size_t)__builtin_popcount(e->mask);
+	p = tk_xrealloc_array(e->m, n + 1, sizeof(*p));
+	if (!p)
+		return NULL;
+	e->m = p;
+	memmove(&p[i + 1], &p[i], (n - i) * sizeof(*p));
+	memset(&p[i], 0, sizeof(*p));
+	p[i].pub.entity = e->id;
+	p[i].pub.type = e->type;
+	p[i].pub.metric = m;
+	e->mask |= bit;
+	return &p[i];
+}
+
 static void add(sent *e, tk_metric m, uint64_t v, int64_t inst,
 		uint64_t time)
 {
-	acc *a = &e->m[m];
+	acc *a = acc_of(e, m);
 
+	if (!a) {
+		e->owner->nomem = 1;
+		return;
+	}
 	if (e->owner->on_value)
 		e->owner->on_value(e->owner->value_ctx, e->id, m, inst, v, time);
-	if (!a->count || v < a->min)
-		a->min = v;
-	if (!a->count || v > a->max) {
-		a->max = v;
-		a->max_inst = inst;
-		a->max_time = time;
+	if (!a->pub.count || v < a->pub.min)
+		a->pub.min = v;
+	if (!a->pub.count || v > a->pub.max) {
+		a->pub.max = v;
+		a->pub.max_inst = inst;
+		a->pub.max_time = time;
 	}
-	a->count++;
+	a->pub.count++;
 	a->sum += v;
 }
 
@@ -130,23 +152,34 @@ static void add_span(sent *e, tk_metric m, uint64_t from, uint64_t to,
 		add(e, m, d, inst, to);
 }
 
-static void add_jit(jacc *j, uint64_t dt, uint64_t per, int64_t inst,
+static void add_jit(sent *e, uint64_t dt, uint64_t per, int64_t inst,
 		    uint64_t time)
 {
 	tk_i128 fx, num = (tk_i128)per - (tk_i128)dt;
+	jacc *j = e->jit;
 
+	if (!j) {
+		j = e->jit = calloc(1, sizeof(*j));
+		if (!j) {
+			e->owner->nomem = 1;
+			return;
+		}
+		j->pub.entity = e->id;
+		j->pub.type = e->type;
+		j->pub.metric = TK_METRIC_JIT;
+	}
 	/* dt/per < lo_dt/lo_per, both products < 2^128 */
-	if (!j->count || (tk_u128)dt * j->lo_per < (tk_u128)j->lo_dt * per) {
+	if (!j->pub.count || (tk_u128)dt * j->lo_per < (tk_u128)j->lo_dt * per) {
 		j->lo_dt = dt;
 		j->lo_per = per;
-		j->max_inst = inst;     /* the smallest DT/PER is the largest JIT */
-		j->max_time = time;
+		j->pub.max_inst = inst; /* the smallest DT/PER is the largest JIT */
+		j->pub.max_time = time;
 	}
-	if (!j->count || (tk_u128)dt * j->hi_per > (tk_u128)j->hi_dt * per) {
+	if (!j->pub.count || (tk_u128)dt * j->hi_per > (tk_u128)j->hi_dt * per) {
 		j->hi_dt = dt;
 		j->hi_per = per;
 	}
-	j->count++;
+	j->pub.count++;
 	/* round half away from zero to 1e-12 */
 	fx = num * 1000000000000ll;
 	fx = fx >= 0 ? (fx + (tk_i128)(per / 2)) / (tk_i128)per
@@ -222,7 +255,7 @@ static void on_start(sent *e, sinst *r, int64_t k, uint64_t t, int st_at_start)
 	    span(e->start_time, t, &dt)) {
 		add(e, TK_METRIC_DT, dt, k, t);
 		if ((r->flags & F_PER) && r->per)
-			add_jit(&e->jit, dt, r->per, k, t);
+			add_jit(e, dt, r->per, k, t);
 	}
 	if (st_at_start && prev_of(e->has_term, e->term_inst, k))
 		add_span(e, TK_METRIC_ST, e->term_time, t, k);
@@ -396,22 +429,34 @@ void tk_stats_on_value(tk_stats *s, tk_stat_value_fn fn, void *ctx)
 
 int tk_stats_event(tk_stats *s, const tk_event *ev)
 {
+	int rc;
+
 	switch (ev->type) {
 	case TK_ET_T:
 	case TK_ET_I:
 	case TK_ET_THR:
-		return on_process(s, ev);
+		rc = on_process(s, ev);
+		break;
 	case TK_ET_R:
 	case TK_ET_SYSC:
-		return on_runnable(s, ev);
+		rc = on_runnable(s, ev);
+		break;
 	default:
 		return TK_OK;
 	}
+	return s->nomem ? TK_E_NOMEM : rc;
 }
 
-static int cmp_rows(const void *a, const void *b)
+/* an entity with metrics, for sorting by name */
+typedef struct sname {
+	const char *name;
+	size_t nlen;
+	uint32_t id;
+} sname;
+
+static int cmp_names(const void *a, const void *b)
 {
-	const srow *x = a, *y = b;
+	const sname *x = a, *y = b;
 	size_t n = x->nlen < y->nlen ? x->nlen : y->nlen;
 	int c = memcmp(x->name, y->name, n);
 
@@ -419,62 +464,63 @@ static int cmp_rows(const void *a, const void *b)
 		return c;
 	if (x->nlen != y->nlen)
 		return x->nlen < y->nlen ? -1 : 1;
-	if (x->pub.entity != y->pub.entity)
-		return x->pub.entity < y->pub.entity ? -1 : 1;
-	return (int)x->pub.metric - (int)y->pub.metric;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/*
+ * The rows by (name, entity, metric): the entities are sorted (one key
+ * each), then each gives its metrics in order, so the sort moves one small
+ * key per entity rather than a row per metric.
+ */
 int tk_stats_finish(tk_stats *s)
 {
-	size_t i, n = 0;
+	size_t i, k, n = 0, ne = 0;
+	sname *names = NULL;
 	int m;
 
 	free(s->rows);
 	s->rows = NULL;
 	s->nrows = 0;
-	for (i = 0; i < s->nents; i++)
-		if (s->ents[i])
-			n += TK_METRIC_COUNT;
+	for (i = 0; i < s->nents; i++) {
+		const sent *e = s->ents[i];
+		if (!e)
+			continue;
+		ne++;
+		n += (size_t)__builtin_popcount(e->mask) + (e->jit != NULL);
+	}
 	if (!n)
 		return TK_OK;
 	s->rows = calloc(n, sizeof(*s->rows));
-	if (!s->rows)
+	names = calloc(ne, sizeof(*names));
+	if (!s->rows || !names) {
+		free(names);
 		return TK_E_NOMEM;
-	for (i = 0; i < s->nents; i++) {
-		const sent *e = s->ents[i];
-		const tk_entity *te = tk_trace_entity(s->t, (uint32_t)i);
-		if (!e)
+	}
+	for (i = 0, k = 0; i < s->nents; i++) {
+		const tk_entity *te;
+		if (!s->ents[i])
 			continue;
+		te = tk_trace_entity(s->t, (uint32_t)i);
+		names[k].id = (uint32_t)i;
+		names[k].name = te ? tk_trace_str(s->t, te->name, &names[k].nlen) : NULL;
+		if (!names[k].name) {
+			names[k].name = "";
+			names[k].nlen = 0;
+		}
+		k++;
+	}
+	qsort(names, ne, sizeof(*names), cmp_names);
+	for (k = 0; k < ne; k++) {
+		const sent *e = s->ents[names[k].id];
+		size_t j = 0;
 		for (m = 0; m < TK_METRIC_COUNT; m++) {
-			srow *r = &s->rows[s->nrows];
-			if (m == TK_METRIC_JIT) {
-				if (!e->jit.count)
-					continue;
-				r->pub.count = e->jit.count;
-				r->pub.max_inst = e->jit.max_inst;
-				r->pub.max_time = e->jit.max_time;
-			} else {
-				const acc *a = &e->m[m];
-				if (!a->count)
-					continue;
-				r->pub.count = a->count;
-				r->pub.min = a->min;
-				r->pub.max = a->max;
-				r->pub.max_inst = a->max_inst;
-				r->pub.max_time = a->max_time;
-			}
-			r->pub.entity = (uint32_t)i;
-			r->pub.type = e->type;
-			r->pub.metric = (tk_metric)m;
-			r->name = te ? tk_trace_str(s->t, te->name, &r->nlen) : NULL;
-			if (!r->name) {
-				r->name = "";
-				r->nlen = 0;
-			}
-			s->nrows++;
+			if (m == TK_METRIC_JIT && e->jit)
+				s->rows[s->nrows++] = &e->jit->pub;
+			else if (e->mask & (1u << m))
+				s->rows[s->nrows++] = &e->m[j++].pub;
 		}
 	}
-	qsort(s->rows, s->nrows, sizeof(*s->rows), cmp_rows);
+	free(names);
 	return TK_OK;
 }
 
@@ -485,7 +531,7 @@ size_t tk_stats_count(const tk_stats *s)
 
 const tk_stat *tk_stats_get(const tk_stats *s, size_t i)
 {
-	return i < s->nrows ? &s->rows[i].pub : NULL;
+	return i < s->nrows ? s->rows[i] : NULL;
 }
 
 /* a value in units of 1e-6, rounded already, as a trimmed decimal */
@@ -550,19 +596,17 @@ static int fmt_signed_ratio(tk_i128 n, tk_u128 d, char *buf, size_t size)
 static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 			tk_unit unit, int exact, char *buf, size_t size)
 {
-	const srow *row;
-	const sent *e;
+	const tk_stat *row;
 	const acc *a;
 	tk_u128 p, q, num, den;
 	int rc, digits = 3;
 
 	if (i >= s->nrows || !size)
 		return TK_E_USAGE;
-	row = &s->rows[i];
-	e = s->ents[row->pub.entity];
-	if (row->pub.metric == TK_METRIC_JIT) {
-		const jacc *j = &e->jit;
-		tk_i128 v, h, cnt = (tk_i128)j->count * 1000000;
+	row = s->rows[i];
+	if (row->metric == TK_METRIC_JIT) {
+		const jacc *j = (const jacc *)row; /* pub first */
+		tk_i128 v, h, cnt = (tk_i128)j->pub.count * 1000000;
 		if (exact) {
 			switch (f) {
 			case TK_STAT_MIN:
@@ -594,8 +638,8 @@ static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 			return fmt_micro(v, buf, size);
 		}
 	}
-	a = &e->m[row->pub.metric];
-	if (row->pub.metric == TK_METRIC_NPRE) {
+	a = (const acc *)row; /* pub first */
+	if (row->metric == TK_METRIC_NPRE) {
 		p = q = 1;
 	} else {
 		rc = tk_unit_factor(tk_trace_timebase(s->t), unit, &p, &q);
@@ -605,16 +649,16 @@ static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 	}
 	switch (f) {
 	case TK_STAT_MIN:
-		num = a->min;
+		num = a->pub.min;
 		den = 1;
 		break;
 	case TK_STAT_MAX:
-		num = a->max;
+		num = a->pub.max;
 		den = 1;
 		break;
 	default:
 		num = a->sum;
-		den = a->count;
+		den = a->pub.count;
 		break;
 	}
 	if (__builtin_mul_overflow(num, p, &num) ||
@@ -643,8 +687,13 @@ void tk_stats_free(tk_stats *s)
 
 	if (!s)
 		return;
-	for (i = 0; i < s->nents; i++)
+	for (i = 0; i < s->nents; i++) {
+		if (s->ents[i]) {
+			free(s->ents[i]->m);
+			free(s->ents[i]->jit);
+		}
 		free(s->ents[i]);
+	}
 	free(s->ents);
 	free(s->rows);
 	tk_imap_free(&s->insts);

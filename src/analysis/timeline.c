@@ -50,6 +50,7 @@ struct tk_timeline {
 	tk_imap recs;
 	uint64_t first, last;
 	int have_time;
+	long touched;        /* the lane whose process may have changed, or -1 */
 };
 
 tk_timeline *tk_timeline_new(const tk_trace *t, tk_slice_fn on_slice,
@@ -63,6 +64,7 @@ tk_timeline *tk_timeline_new(const tk_trace *t, tk_slice_fn on_slice,
 	tl->on_slice = on_slice;
 	tl->on_run = on_run;
 	tl->ctx = ctx;
+	tl->touched = -1;
 	tk_imap_init(&tl->recs, sizeof(trec));
 	return tl;
 }
@@ -200,6 +202,7 @@ static int process_event(tk_timeline *tl, const tk_event *ev, uint64_t t)
 		lane = lane_get(tl, ev->core);
 		if (lane < 0)
 			return -1;
+		tl->touched = lane;
 		l = &tl->lanes[lane];
 		if (!(l->owned && l->owner == ent && l->owner_inst == inst)) {
 			end_run(tl, (size_t)lane, t);
@@ -236,6 +239,7 @@ static int process_event(tk_timeline *tl, const tk_event *ev, uint64_t t)
 		lane = (long)r->lane1 - 1;
 	if (lane < 0)
 		return ev->core != TK_NONE ? -1 : 0;
+	tl->touched = lane;
 	l = &tl->lanes[lane];
 	if (l->owned && l->owner == ent && l->owner_inst == inst) {
 		end_run(tl, (size_t)lane, t);
@@ -330,6 +334,7 @@ int tk_timeline_event(tk_timeline *tl, const tk_event *ev)
 	if (t < tl->last)
 		t = tl->last; /* a decreasing time (lenient reading) counts as now */
 	tl->last = t;
+	tl->touched = -1;
 	if (ev->core != TK_NONE && lane_get(tl, ev->core) < 0)
 		return TK_E_NOMEM;
 	switch (ev->type) {
@@ -400,6 +405,11 @@ int tk_timeline_running(const tk_timeline *tl, size_t lane, uint32_t *entity,
 	*entity = tl->lanes[lane].owner;
 	*inst = tl->lanes[lane].owner_inst;
 	return 1;
+}
+
+long tk_timeline_touched_lane(const tk_timeline *tl)
+{
+	return tl->touched;
 }
 
 uint64_t tk_timeline_lane_floor(const tk_timeline *tl, size_t lane)

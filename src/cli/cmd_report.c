@@ -32,6 +32,12 @@
 #define PROBLEM_MAX 2000u
 #define REPORT_BINS 2000u
 #define HIST_BINS 24u
+/* beyond this many processes, histogram panels for the HIST_PANELS / 2
+ * with the worst RT and the HIST_PANELS / 2 with the most CPU time */
+#define HIST_PANELS 48u
+/* beyond this many entities, full metric rows for those of the panels
+ * only, and one compact row per entity for the rest */
+#define STATS_ENTITY_MAX 1000u
 
 static void help(FILE *fp)
 {
@@ -129,6 +135,9 @@ typedef struct rep {
 	size_t nhists;
 	uint32_t *hist_of;          /* entity -> index of its RT hist + 1 (CET next) */
 	size_t nhist_of;
+	size_t nhist_procs;         /* processes with RT and CET (panels or not) */
+	uint64_t *cpu;              /* entity -> CET of its terminated instances */
+	size_t ncpu;
 	int nomem;
 } rep;
 
@@ -249,6 +258,20 @@ static void on_slice(void *ctx, const tk_slice *s)
 	uint64_t d = s->end - s->start;
 
 	if (x->pass == 1) {
+		if (s->flags & TK_SLICE_TERMINATED && tk_etype_is_process(s->type)) {
+			if (s->entity >= x->ncpu) {
+				size_t n = (size_t)s->entity * 2 + 16;
+				uint64_t *p = realloc(x->cpu, n * sizeof(*p));
+				if (!p) {
+					x->nomem = 1;
+					return;
+				}
+				memset(p + x->ncpu, 0, (n - x->ncpu) * sizeof(*p));
+				x->cpu = p;
+				x->ncpu = n;
+			}
+			x->cpu[s->entity] += s->cet;
+		}
 		x->nslices++;
 		x->dur_log2[ilog2(d)]++;
 		if (s->lane < 256 && s->depth + 1 > x->maxdepth[s->lane])
@@ -442,12 +465,58 @@ static void write_u64_array(FILE *fp, const uint64_t *a, size_t n)
 	fputc(']', fp);
 }
 
+/* a number of ticks, or null */
+static void put_opt(FILE *fp, int have, uint64_t v)
+{
+	if (have)
+		fprintf(fp, ",%llu", (unsigned long long)v);
+	else
+		fputs(",null", fp);
+}
+
+/*
+ * Very many entities: one compact row per entity, for the page's table
+ * (entity, instances, worst RT, its instance, its time, worst CET, total
+ * CET of the terminated instances; times in ticks, null when absent).
+ */
+static void write_table(rep *x, tk_stats *st, size_t nents)
+{
+	size_t i = 0, ns = tk_stats_count(st), nrow = 0;
+
+	fprintf(x->fp, ",\"tableOf\":%zu,\n\"table\":[", nents);
+	while (i < ns) {
+		const tk_stat *s = tk_stats_get(st, i), *rt = NULL, *cet = NULL;
+		uint32_t e = s->entity;
+		uint64_t n = 0;
+		for (; i < ns && (s = tk_stats_get(st, i))->entity == e; i++) {
+			if (s->metric == TK_METRIC_RT)
+				rt = s;
+			else if (s->metric == TK_METRIC_CET)
+				cet = s;
+			if (s->count > n && s->metric != TK_METRIC_JIT)
+				n = s->count;
+		}
+		fprintf(x->fp, "%s[%u,%llu", nrow++ ? (nrow % 8 == 1 ? ",\n" : ",") : "",
+			e, (unsigned long long)n);
+		put_opt(x->fp, rt != NULL, rt ? rt->max : 0);
+		put_opt(x->fp, rt && rt->max_inst != TK_INST_NONE,
+			rt ? (uint64_t)rt->max_inst : 0);
+		put_opt(x->fp, rt != NULL,
+			rt && rt->max_time >= x->first ? rt->max_time - x->first : 0);
+		put_opt(x->fp, cet != NULL, cet ? cet->max : 0);
+		put_opt(x->fp, e < x->ncpu, e < x->ncpu ? x->cpu[e] : 0);
+		fputc(']', x->fp);
+	}
+	fputc(']', x->fp);
+}
+
 static void write_meta(rep *x, const char *path, tk_stats *st)
 {
 	const tk_trace *t = x->t;
 	const tk_timebase *tb = tk_trace_timebase(t);
 	char buf[200];
-	size_t i, n;
+	size_t i, n, nents, nrow;
+	int limited;
 
 	fputs("\"file\":", x->fp);
 	jcstr(x->fp, path);
@@ -485,13 +554,20 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 		jstr(x->fp, s, e ? n : 1);
 		fprintf(x->fp, ",\"depth\":%u}", i < 256 ? x->maxdepth[i] : 8);
 	}
+	/* the rows of one entity are together (sorted by name, entity) */
+	for (i = 0, nents = 0; i < tk_stats_count(st); i++)
+		if (!i || tk_stats_get(st, i)->entity != tk_stats_get(st, i - 1)->entity)
+			nents++;
+	limited = nents > STATS_ENTITY_MAX;
 	fputs("],\n\"stats\":[", x->fp);
-	for (i = 0; i < tk_stats_count(st); i++) {
+	for (i = 0, nrow = 0; i < tk_stats_count(st); i++) {
 		const tk_stat *s = tk_stats_get(st, i);
 		static const tk_stat_field fld[3] = { TK_STAT_MIN, TK_STAT_AVG,
 						      TK_STAT_MAX };
 		char v[3][160], ex[3][160];
 		int k, differs = 0;
+		if (limited && (s->entity >= x->nhist_of || !x->hist_of[s->entity]))
+			continue;
 		for (k = 0; k < 3; k++) {
 			if (tk_stats_format(st, i, fld[k], TK_UNIT_US, v[k],
 					    sizeof(v[k])) < 0)
@@ -502,7 +578,7 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 			differs |= strcmp(v[k], ex[k]) != 0;
 		}
 		fprintf(x->fp, "%s{\"e\":%u,\"m\":\"%s\",\"time\":%d,\"n\":%llu,\"min\":",
-			i ? ",\n" : "", s->entity, tk_metric_name(s->metric),
+			nrow++ ? ",\n" : "", s->entity, tk_metric_name(s->metric),
 			tk_metric_is_time(s->metric),
 			(unsigned long long)s->count);
 		jcstr(x->fp, v[0]);
@@ -529,7 +605,10 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 		fprintf(x->fp, ",\"at\":%llu}",
 			(unsigned long long)(s->max_time >= x->first ? s->max_time - x->first : 0));
 	}
-	fputs("],\n\"problems\":[", x->fp);
+	fputc(']', x->fp);
+	if (limited)
+		write_table(x, st, nents);
+	fputs(",\n\"problems\":[", x->fp);
 	for (i = 0; i < x->nprobs; i++) {
 		const problem *p = &x->probs[i];
 		fprintf(x->fp, "%s{\"t\":%llu,\"pos\":%llu,\"rule\":\"%s\",\"msg\":",
@@ -560,41 +639,104 @@ static uint64_t pick_threshold(const rep *x)
 	return k <= 1 ? 1 : (k - 1 >= 64 ? UINT64_MAX : (uint64_t)1 << (k - 1));
 }
 
+typedef struct cand {
+	uint32_t entity;
+	size_t rt, cet;         /* their stats rows */
+	uint64_t key;
+} cand;
+
+static int cmp_cand_desc(const void *a, const void *b)
+{
+	const cand *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	return x->entity < y->entity ? -1 : x->entity > y->entity;
+}
+
+static void add_hist_pair(rep *x, tk_stats *st, const cand *c, size_t k)
+{
+	const tk_stat *s = tk_stats_get(st, c->rt), *o = tk_stats_get(st, c->cet);
+
+	x->hists[k].entity = c->entity;
+	x->hists[k].metric = TK_METRIC_RT;
+	x->hists[k].lo = s->min;
+	x->hists[k].hi = s->max;
+	x->hists[k + 1].entity = c->entity;
+	x->hists[k + 1].metric = TK_METRIC_CET;
+	x->hists[k + 1].lo = o->min;
+	x->hists[k + 1].hi = o->max;
+	x->hist_of[c->entity] = (uint32_t)k + 1;
+}
+
+/*
+ * A pair of histograms (RT, CET) per process with both metrics, in the
+ * order of the stats; beyond HIST_PANELS processes, the half with the worst
+ * RT, then the half with the most CPU time (not already shown).  Linear in
+ * the rows, plus the sort of the candidates.
+ */
 static int make_hists(rep *x, tk_stats *st)
 {
-	size_t i, k = 0;
+	size_t i, k = 0, nc = 0, ns = tk_stats_count(st);
+	size_t *cet_row = NULL;
+	cand *c = NULL;
+	int ret = -1;
 
-	x->hists = calloc(tk_stats_count(st) + 2, sizeof(*x->hists));
 	x->nhist_of = tk_trace_entity_count(x->t) + 1;
 	x->hist_of = calloc(x->nhist_of, sizeof(*x->hist_of));
-	if (!x->hists || !x->hist_of)
-		return -1;
-	/* a pair (RT, CET) per process with both metrics */
-	for (i = 0; i < tk_stats_count(st); i++) {
-		const tk_stat *s = tk_stats_get(st, i), *c = NULL;
-		size_t j;
-		if (s->metric != TK_METRIC_RT || !tk_etype_is_process(s->type))
+	cet_row = calloc(x->nhist_of, sizeof(*cet_row));
+	if (!x->hist_of || !cet_row)
+		goto out;
+	for (i = 0; i < ns; i++) {
+		const tk_stat *s = tk_stats_get(st, i);
+		if (s->metric == TK_METRIC_CET && s->entity < x->nhist_of)
+			cet_row[s->entity] = i + 1;
+	}
+	for (i = 0; i < ns; i++) {
+		const tk_stat *s = tk_stats_get(st, i);
+		if (s->metric == TK_METRIC_RT && tk_etype_is_process(s->type) &&
+		    s->entity < x->nhist_of && cet_row[s->entity])
+			nc++;
+	}
+	x->nhist_procs = nc;
+	c = calloc(nc + 1, sizeof(*c));
+	x->hists = calloc(2 * (nc < HIST_PANELS ? nc : HIST_PANELS) + 2,
+			  sizeof(*x->hists));
+	if (!c || !x->hists)
+		goto out;
+	for (i = 0, nc = 0; i < ns; i++) {
+		const tk_stat *s = tk_stats_get(st, i);
+		if (s->metric != TK_METRIC_RT || !tk_etype_is_process(s->type) ||
+		    s->entity >= x->nhist_of || !cet_row[s->entity])
 			continue;
-		for (j = 0; j < tk_stats_count(st); j++) {
-			const tk_stat *o = tk_stats_get(st, j);
-			if (o->entity == s->entity && o->metric == TK_METRIC_CET)
-				c = o;
-		}
-		if (!c || s->entity >= x->nhist_of)
-			continue;
-		x->hists[k].entity = s->entity;
-		x->hists[k].metric = TK_METRIC_RT;
-		x->hists[k].lo = s->min;
-		x->hists[k].hi = s->max;
-		x->hists[k + 1].entity = s->entity;
-		x->hists[k + 1].metric = TK_METRIC_CET;
-		x->hists[k + 1].lo = c->min;
-		x->hists[k + 1].hi = c->max;
-		x->hist_of[s->entity] = (uint32_t)k + 1;
-		k += 2;
+		c[nc].entity = s->entity;
+		c[nc].rt = i;
+		c[nc].cet = cet_row[s->entity] - 1;
+		c[nc].key = s->max;
+		nc++;
+	}
+	if (nc <= HIST_PANELS) {
+		for (i = 0; i < nc; i++, k += 2)
+			add_hist_pair(x, st, &c[i], k);
+	} else {
+		size_t taken = 0;
+		qsort(c, nc, sizeof(*c), cmp_cand_desc);
+		for (i = 0; i < HIST_PANELS / 2; i++, k += 2, taken++)
+			add_hist_pair(x, st, &c[i], k);
+		for (i = HIST_PANELS / 2; i < nc; i++)
+			c[i].key = c[i].entity < x->ncpu ? x->cpu[c[i].entity] : 0;
+		qsort(c + HIST_PANELS / 2, nc - HIST_PANELS / 2, sizeof(*c),
+		      cmp_cand_desc);
+		for (i = HIST_PANELS / 2; i < nc && taken < HIST_PANELS;
+		     i++, k += 2, taken++)
+			add_hist_pair(x, st, &c[i], k);
 	}
 	x->nhists = k;
-	return 0;
+	ret = 0;
+out:
+	free(cet_row);
+	free(c);
+	return ret;
 }
 
 /* The page is written with stdio onto a tk_output. */
@@ -762,8 +904,11 @@ int cmd_report(int argc, char **argv)
 			fprintf(x.fp, "%s%u", j ? "," : "", x.ibins[i * REPORT_BINS + j]);
 		fputs("]", x.fp);
 	}
-	fprintf(x.fp, "],\"nInstants\":%llu,\"nSlices\":%llu,\n\"hists\":[",
+	fprintf(x.fp, "],\"nInstants\":%llu,\"nSlices\":%llu,",
 		(unsigned long long)x.ninstants, (unsigned long long)x.nslices);
+	if (x.nhist_procs > HIST_PANELS)
+		fprintf(x.fp, "\"histProcs\":%zu,", x.nhist_procs);
+	fputs("\n\"hists\":[", x.fp);
 	for (i = 0; i < x.nhists; i++) {
 		const hist *h = &x.hists[i];
 		fprintf(x.fp, "%s{\"e\":%u,\"m\":\"%s\",\"lo\":%llu,\"hi\":%llu,\"bins\":",
@@ -815,6 +960,7 @@ out:
 	free(x.ibins);
 	free(x.hists);
 	free(x.hist_of);
+	free(x.cpu);
 	tk_timeline_free(x.tl);
 	tk_stats_free(st);
 	tk_stats_free(st2);

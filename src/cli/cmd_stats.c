@@ -97,6 +97,76 @@ static void put_csv_name(const char *s, size_t n)
 	putchar('"');
 }
 
+/* a string ended by NUL from fp into buf (size bytes at most) */
+static int read_str(FILE *fp, char *buf, size_t size)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc(fp)) != EOF && c != 0)
+		if (n + 1 < size)
+			buf[n++] = (char)c;
+	buf[n] = '\0';
+	return c == EOF ? -1 : 0;
+}
+
+/* what format_row needs */
+typedef struct fmtctx {
+	const tk_stats *st;
+	const tk_trace *t;
+	tk_unit unit;
+	int exact;
+	const char **entities, **types;
+	size_t nentities, ntypes;
+} fmtctx;
+
+/* row i of the stats into *o; 0 when the filters leave it out.  what:
+ * ROW_ALL, ROW_TABLE (not the worst instance and its time), ROW_NAMES (the
+ * names only, no value) */
+enum { ROW_ALL, ROW_TABLE, ROW_NAMES };
+
+static int format_row(const fmtctx *x, size_t i, int what, orow *o)
+{
+	int (*fmt)(const tk_stats *, size_t, tk_stat_field, tk_unit, char *,
+		   size_t) = x->exact ? tk_stats_format_exact : tk_stats_format;
+	int (*fmt_time)(uint64_t, const tk_timebase *, tk_unit, char *, size_t) =
+		x->exact ? tk_time_format : tk_time_format_decimal;
+	const tk_stat *s = tk_stats_get(x->st, i);
+	const tk_entity *e = tk_trace_entity(x->t, s->entity);
+	const char *ty = tk_etype_name(s->type);
+	tk_unit unit = x->unit;
+
+	o->name = e ? tk_trace_str(x->t, e->name, &o->nlen) : "";
+	if (!e)
+		o->nlen = 0;
+	if (x->nentities && !in_list(x->entities, x->nentities, o->name, o->nlen))
+		return 0;
+	if (x->ntypes && !in_list(x->types, x->ntypes, ty, strlen(ty)))
+		return 0;
+	o->type = ty;
+	o->metric = tk_metric_name(s->metric);
+	o->unit = tk_metric_is_time(s->metric) ? tk_unit_name(unit) : "1";
+	if (what == ROW_NAMES)
+		return 1;
+	snprintf(o->count, sizeof(o->count), "%llu", (unsigned long long)s->count);
+	if (fmt(x->st, i, TK_STAT_MIN, unit, o->min, sizeof(o->min)) < 0)
+		strcpy(o->min, "?");
+	if (fmt(x->st, i, TK_STAT_AVG, unit, o->avg, sizeof(o->avg)) < 0)
+		strcpy(o->avg, "?");
+	if (fmt(x->st, i, TK_STAT_MAX, unit, o->max, sizeof(o->max)) < 0)
+		strcpy(o->max, "?");
+	if (what == ROW_TABLE)
+		return 1;
+	if (s->max_inst == TK_INST_NONE)
+		strcpy(o->inst, "");
+	else
+		snprintf(o->inst, sizeof(o->inst), "%lld", (long long)s->max_inst);
+	if (fmt_time(s->max_time, tk_trace_timebase(x->t), unit, o->at,
+		     sizeof(o->at)) < 0)
+		strcpy(o->at, "?");
+	return 1;
+}
+
 int cmd_stats(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -122,14 +192,13 @@ int cmd_stats(int argc, char **argv)
 	size_t nentities = 0, ntypes = 0, i, nrows = 0;
 	tk_reader *r = NULL;
 	tk_stats *st = NULL;
-	orow *rows = NULL;
+	orow o;
+	fmtctx fx;
+	FILE *tmp = NULL;
 	const tk_event *ev;
 	const tk_trace *t;
 	tk_error err;
 	tk_unit unit;
-	int (*fmt)(const tk_stats *, size_t, tk_stat_field, tk_unit, char *,
-		   size_t);
-	int (*fmt_time)(uint64_t, const tk_timebase *, tk_unit, char *, size_t);
 	int c, rc, out, exact = 0, ret = EXIT_BAD;
 	size_t w[8] = { 6, 4, 6, 5, 3, 3, 3, 4 };
 
@@ -225,93 +294,91 @@ int cmd_stats(int argc, char **argv)
 	if (tk_stats_finish(st) < 0)
 		goto nomem;
 
-	fmt = exact ? tk_stats_format_exact : tk_stats_format;
-	fmt_time = exact ? tk_time_format : tk_time_format_decimal;
-	rows = calloc(tk_stats_count(st) + 1, sizeof(*rows));
-	if (!rows)
-		goto nomem;
-	for (i = 0; i < tk_stats_count(st); i++) {
-		const tk_stat *s = tk_stats_get(st, i);
-		const tk_entity *e = tk_trace_entity(t, s->entity);
-		orow *o = &rows[nrows];
-		const char *ty = tk_etype_name(s->type);
-
-		o->name = e ? tk_trace_str(t, e->name, &o->nlen) : "";
-		if (nentities && !in_list(entities, nentities, o->name, o->nlen))
-			continue;
-		if (ntypes && !in_list(types, ntypes, ty, strlen(ty)))
-			continue;
-		o->type = ty;
-		o->metric = tk_metric_name(s->metric);
-		o->unit = tk_metric_is_time(s->metric) ? tk_unit_name(unit) : "1";
-		snprintf(o->count, sizeof(o->count), "%llu", (unsigned long long)s->count);
-		if (fmt(st, i, TK_STAT_MIN, unit, o->min, sizeof(o->min)) < 0)
-			strcpy(o->min, "?");
-		if (fmt(st, i, TK_STAT_AVG, unit, o->avg, sizeof(o->avg)) < 0)
-			strcpy(o->avg, "?");
-		if (fmt(st, i, TK_STAT_MAX, unit, o->max, sizeof(o->max)) < 0)
-			strcpy(o->max, "?");
-		if (s->max_inst == TK_INST_NONE)
-			strcpy(o->inst, "");
-		else
-			snprintf(o->inst, sizeof(o->inst), "%lld", (long long)s->max_inst);
-		if (fmt_time(s->max_time, tk_trace_timebase(t), unit, o->at,
-			     sizeof(o->at)) < 0)
-			strcpy(o->at, "?");
-		nrows++;
-	}
-
+	fx.st = st;
+	fx.t = t;
+	fx.unit = unit;
+	fx.exact = exact;
+	fx.entities = entities;
+	fx.nentities = nentities;
+	fx.types = types;
+	fx.ntypes = ntypes;
+	/* rows are formatted one at a time (twice for the table: widths, then
+	 * the lines), so memory does not grow with the number of rows */
 	if (out == OUT_CSV) {
 		printf("entity,type,metric,count,min,avg,max,unit,max_instance,max_at\n");
-		for (i = 0; i < nrows; i++) {
-			const orow *o = &rows[i];
-			put_csv_name(o->name, o->nlen);
-			printf(",%s,%s,%s,%s,%s,%s,%s,%s,%s\n", o->type, o->metric,
-			       o->count, o->min, o->avg, o->max, o->unit, o->inst, o->at);
+		for (i = 0; i < tk_stats_count(st); i++) {
+			if (!format_row(&fx, i, ROW_ALL, &o))
+				continue;
+			put_csv_name(o.name, o.nlen);
+			printf(",%s,%s,%s,%s,%s,%s,%s,%s,%s\n", o.type, o.metric,
+			       o.count, o.min, o.avg, o.max, o.unit, o.inst, o.at);
 		}
 	} else if (out == OUT_JSON) {
 		printf("{\n  \"file\": ");
 		cli_json_str(stdout, path, strlen(path));
 		printf(",\n  \"unit\": \"%s\",\n  \"stats\": [", tk_unit_name(unit));
-		for (i = 0; i < nrows; i++) {
-			const orow *o = &rows[i];
-			printf("%s\n    {\"entity\": ", i ? "," : "");
-			cli_json_str(stdout, o->name, o->nlen);
+		for (i = 0; i < tk_stats_count(st); i++) {
+			if (!format_row(&fx, i, ROW_ALL, &o))
+				continue;
+			printf("%s\n    {\"entity\": ", nrows++ ? "," : "");
+			cli_json_str(stdout, o.name, o.nlen);
 			printf(", \"type\": \"%s\", \"metric\": \"%s\", \"count\": %s, \"min\": ",
-			       o->type, o->metric, o->count);
-			put_num(stdout, o->min);
+			       o.type, o.metric, o.count);
+			put_num(stdout, o.min);
 			printf(", \"avg\": ");
-			put_num(stdout, o->avg);
+			put_num(stdout, o.avg);
 			printf(", \"max\": ");
-			put_num(stdout, o->max);
+			put_num(stdout, o.max);
 			printf(", \"unit\": \"%s\", \"max_instance\": %s, \"max_at\": ",
-			       o->unit, o->inst[0] ? o->inst : "null");
-			put_num(stdout, o->at);
+			       o.unit, o.inst[0] ? o.inst : "null");
+			put_num(stdout, o.at);
 			printf("}");
 		}
 		printf("%s]\n}\n", nrows ? "\n  " : "");
 	} else {
-		for (i = 0; i < nrows; i++) {
-			const orow *o = &rows[i];
-			const size_t len[8] = { o->nlen, strlen(o->type), strlen(o->metric),
-						strlen(o->count), strlen(o->min),
-						strlen(o->avg), strlen(o->max),
-						strlen(o->unit) };
+		/* the values go to a temporary file while the widths are
+		 * found, then come back for the lines: formatted once, and
+		 * memory flat */
+		tmp = tmpfile();
+		if (!tmp)
+			goto nomem;
+		for (i = 0; i < tk_stats_count(st); i++) {
+			if (!format_row(&fx, i, ROW_TABLE, &o))
+				continue;
+			if (fprintf(tmp, "%s%c%s%c%s%c%s%c", o.count, 0, o.min, 0,
+				    o.avg, 0, o.max, 0) < 0) {
+				fprintf(stderr, "tracekit: cannot write a temporary file\n");
+				goto out;
+			}
+			const size_t len[8] = { o.nlen, strlen(o.type), strlen(o.metric),
+						strlen(o.count), strlen(o.min),
+						strlen(o.avg), strlen(o.max),
+						strlen(o.unit) };
 			for (c = 0; c < 8; c++)
 				if (len[c] > w[c])
 					w[c] = len[c];
+			nrows++;
 		}
 		printf("%-*s  %-*s  %-*s  %*s  %*s  %*s  %*s  %s\n",
 		       (int)w[0], "entity", (int)w[1], "type", (int)w[2], "metric",
 		       (int)w[3], "count", (int)w[4], "min", (int)w[5], "avg",
 		       (int)w[6], "max", "unit");
-		for (i = 0; i < nrows; i++) {
-			const orow *o = &rows[i];
+		rewind(tmp);
+		for (i = 0; i < tk_stats_count(st); i++) {
+			if (!format_row(&fx, i, ROW_NAMES, &o))
+				continue;
+			if (read_str(tmp, o.count, sizeof(o.count)) < 0 ||
+			    read_str(tmp, o.min, sizeof(o.min)) < 0 ||
+			    read_str(tmp, o.avg, sizeof(o.avg)) < 0 ||
+			    read_str(tmp, o.max, sizeof(o.max)) < 0) {
+				fprintf(stderr, "tracekit: cannot read back a temporary file\n");
+				goto out;
+			}
 			printf("%-*.*s  %-*s  %-*s  %*s  %*s  %*s  %*s  %s\n",
-			       (int)w[0], (int)o->nlen, o->name, (int)w[1], o->type,
-			       (int)w[2], o->metric, (int)w[3], o->count,
-			       (int)w[4], o->min, (int)w[5], o->avg, (int)w[6], o->max,
-			       o->unit);
+			       (int)w[0], (int)o.nlen, o.name, (int)w[1], o.type,
+			       (int)w[2], o.metric, (int)w[3], o.count,
+			       (int)w[4], o.min, (int)w[5], o.avg, (int)w[6], o.max,
+			       o.unit);
 		}
 		if (!nrows)
 			printf("(no complete instances of tasks, ISRs or runnables)\n");
@@ -323,7 +390,8 @@ nomem:
 	fprintf(stderr, "tracekit: out of memory\n");
 out:
 	tk_input_close(in);
-	free(rows);
+	if (tmp)
+		fclose(tmp);
 	free(entities);
 	free(types);
 	tk_stats_free(st);

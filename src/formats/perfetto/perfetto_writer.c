@@ -57,6 +57,8 @@ typedef struct pf_writer {
 	tk_timeline *tl;
 	plane *lanes;
 	size_t nlanes, caplanes;
+	size_t *dirtyq;        /* the lanes with dirty set, in no order */
+	size_t ndirty, capdirty;
 	uint64_t first;
 	int have_first;
 	int fast;              /* a tick is a whole number of ps */
@@ -325,6 +327,20 @@ static void on_slice(void *ctx, const tk_slice *s)
 	p->cet = s->cet;
 	p->seq = l->seq++;
 	heap_up(l->pend, l->npend++);
+	if (l->dirty)
+		return;
+	if (pw->ndirty == pw->capdirty) {
+		size_t cap = pw->capdirty ? pw->capdirty * 2 : 8;
+		size_t *n = tk_xrealloc_array(pw->dirtyq, cap, sizeof(*n));
+		if (!n) {
+			if (pw->rc >= 0)
+				pw->rc = tk_err_nomem(pw->err, pw->name);
+			return;
+		}
+		pw->dirtyq = n;
+		pw->capdirty = cap;
+	}
+	pw->dirtyq[pw->ndirty++] = s->lane;
 	l->dirty = 1;
 }
 
@@ -494,9 +510,18 @@ static int perfetto_writer_write(tk_writer *w, const tk_event *ev,
 	default:
 		break;
 	}
-	for (i = 0; i < pw->nlanes; i++)
-		if (pw->lanes[i].dirty)
-			flush_lane(pw, i, 0);
+	/* the lanes a slice closed on (few), in lane order, rather than a
+	 * look at every lane per event */
+	for (i = 1; i < pw->ndirty; i++) {
+		size_t v = pw->dirtyq[i], j = i;
+		for (; j > 0 && pw->dirtyq[j - 1] > v; j--)
+			pw->dirtyq[j] = pw->dirtyq[j - 1];
+		pw->dirtyq[j] = v;
+	}
+	for (i = 0; i < pw->ndirty; i++)
+		if (pw->lanes[pw->dirtyq[i]].dirty)
+			flush_lane(pw, pw->dirtyq[i], 0);
+	pw->ndirty = 0;
 	return pw->rc < 0 ? pw->rc : TK_OK;
 }
 
@@ -619,6 +644,7 @@ static void perfetto_writer_free(tk_writer *w)
 		free(pw->lanes[i].pend);
 	}
 	free(pw->lanes);
+	free(pw->dirtyq);
 	tk_loadbins_free(&pw->lb);
 	tk_timeline_free(pw->tl);
 	free(pw);

@@ -318,6 +318,7 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	vcd_writer *vw = w->impl;
 	uint64_t t = ev->time;
 	size_t i, n;
+	long touched;
 
 	if (!vw->have_first) {
 		vw->have_first = 1;
@@ -338,8 +339,15 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	if (tk_timeline_event(vw->tl, ev) < 0 ||
 	    grow_ents(vw, tk_trace_entity_count(w->trace)) < 0)
 		return tk_err_nomem(err, vw->name);
+	/* new lanes start idle; only the lane the event touched can change
+	 * its running process, so the cost per event does not grow with the
+	 * number of cores */
 	n = tk_timeline_lane_count(vw->tl);
-	for (i = 0; i < n; i++) {
+	for (i = vw->nlanes; i < n; i++)
+		if (!lane_at(vw, i))
+			return tk_err_nomem(err, vw->name);
+	touched = tk_timeline_touched_lane(vw->tl);
+	for (i = touched < 0 ? n : (size_t)touched; i < n; i = n) {
 		vlane *l = lane_at(vw, i);
 		uint32_t ent = TK_NONE;
 		int64_t inst;

@@ -1,0 +1,57 @@
+#!/bin/sh
+# Costs per entity (issue 27), guarded without timing the jobs: on a
+# generated trace of 100,000 tasks (3 instances each) `stats` keeps less
+# than 3 KB per task above what `info` needs (it kept 6 KB), `report`
+# finishes under a generous timeout (it was quadratic: > 11 min) with a
+# bounded page holding every task in its table, and the VCD export of a
+# trace with 32,768 cores finishes under a generous timeout (its cost per
+# event grew with the number of cores: minutes).
+# usage: entities.sh TRACEKIT GEN_ENTITIES RUSAGE [CHECK_RSS]
+# CHECK_RSS 0 (a sanitizer build, whose memory is its own): no RSS limit.
+set -u
+cli=$1 gen=$2 rus=$3 check_rss=${4:-1}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+"$gen" -t 100000 -i 3 "$tmp/t.btf" || { echo "FAIL: gen_entities"; exit 1; }
+
+# memory: stats against info on the same trace (peak RSS in KiB)
+"$rus" "$tmp/info.m" "$cli" info "$tmp/t.btf" > /dev/null || { echo "FAIL: info"; fail=1; }
+"$rus" "$tmp/stats.m" "$cli" stats --format csv "$tmp/t.btf" > "$tmp/stats.csv" || { echo "FAIL: stats"; fail=1; }
+info_kb=$(cut -d' ' -f2 "$tmp/info.m")
+stats_kb=$(cut -d' ' -f2 "$tmp/stats.m")
+per_task=$(( (stats_kb - info_kb) * 1024 / 100000 ))
+echo "info ${info_kb} KiB, stats ${stats_kb} KiB: ${per_task} bytes per task"
+if [ "$check_rss" = 1 ]; then
+	[ "$per_task" -lt 3072 ] || { echo "FAIL: stats keeps $per_task bytes per task (limit 3072)"; fail=1; }
+else
+	echo "(sanitizer build: the memory limit is not checked)"
+fi
+# every task has its rows: 100,000 tasks x 9 metrics (IPT CET GET RT DT PER ST JIT NPRE)
+rows=$(grep -c '^Task_' "$tmp/stats.csv")
+[ "$rows" -eq 900000 ] || { echo "FAIL: stats gave $rows rows, expected 900000"; fail=1; }
+grep -q '^Task_99999,T,RT,3,' "$tmp/stats.csv" || { echo "FAIL: no RT row for Task_99999"; fail=1; }
+
+# the report: linear (a timeout 100x what it takes), bounded, every task in the table
+if ! timeout 300 "$cli" report -q "$tmp/t.btf" -o "$tmp/r.html"; then
+	echo "FAIL: report on 100,000 tasks failed or took more than 300 s"; fail=1
+else
+	size=$(wc -c < "$tmp/r.html")
+	echo "report: $size bytes"
+	[ "$size" -le 10485760 ] || { echo "FAIL: report page is $size bytes"; fail=1; }
+	grep -q '"tableOf":100000,' "$tmp/r.html" || { echo "FAIL: the page's table does not hold the 100000 tasks"; fail=1; }
+	grep -q '"histProcs":100000,' "$tmp/r.html" || { echo "FAIL: the page does not say how many processes there are"; fail=1; }
+	panels=$(grep -o '"m":"RT","lo"' "$tmp/r.html" | wc -l)
+	[ "$panels" -eq 48 ] || { echo "FAIL: $panels RT histograms, expected 48"; fail=1; }
+fi
+
+# VCD with very many cores: the cost per event must not follow the cores
+"$gen" -t 32768 -c 32768 -i 4 "$tmp/c.btf" || { echo "FAIL: gen_entities -c"; exit 1; }
+if ! timeout 120 "$cli" convert -q "$tmp/c.btf" "$tmp/c.vcd"; then
+	echo "FAIL: VCD export of 32768 cores failed or took more than 120 s"; fail=1
+else
+	n=$(grep -c '^\$scope module Core_' "$tmp/c.vcd")
+	[ "$n" -eq 32768 ] || { echo "FAIL: $n cores declared in the VCD, expected 32768"; fail=1; }
+fi
+[ $fail -eq 0 ] && echo "ok"
+exit $fail
