@@ -15,6 +15,11 @@ if [ "${TK_TEST_DEPS:-0}" = 1 ]; then
 	# gtkwave's vcd2fst checks the VCD export where it is installed
 	optional="$optional gtkwave"
 fi
+if [ "${TK_CI_DEPS:-0}" = 1 ]; then
+	# CI (.ci/run) also uses: clang for its build, the static analyzer and
+	# the fuzz targets, gcovr for `make coverage`
+	need="$need clang gcovr"
+fi
 
 absent() {
 	for p in "$@"; do
