@@ -17,6 +17,11 @@ if [ "${TK_TEST_DEPS:-0}" = 1 ]; then
 	# the exports' linearity test counts instructions with callgrind
 	optional="$optional valgrind"
 fi
+if [ "${TK_CI_DEPS:-0}" = 1 ]; then
+	# CI (.ci/run) also uses: clang for its build, the static analyzer and
+	# the fuzz targets, gcovr for `make coverage`
+	need="$need clang gcovr"
+fi
 
 absent() {
 	for p in "$@"; do

@@ -57,7 +57,14 @@ static int grow(tk_imap *m)
 		n.count++;
 	}
 	tk_imap_free(m);
-	*m = n;
+	/* field by field: after `*m = n` the static analyzer took m->used
+	 * for the array just freed */
+	m->ent = n.ent;
+	m->inst = n.inst;
+	m->used = n.used;
+	m->vals = n.vals;
+	m->cap = n.cap;
+	m->count = n.count;
 	return 0;
 fail:
 	free(n.ent);

@@ -183,7 +183,7 @@ void cli_warning_summary(tk_reader *r, const cli_read_opts *o)
 {
 	uint64_t n = tk_reader_warning_count(r);
 
-	if (n && !o->quiet)
+	if (n && !(o && o->quiet)) /* o may be NULL as in cli_pipe_ex() */
 		fprintf(stderr,
 			"tracekit: %llu warning%s in all (the first of each kind shown; lenient mode)\n",
 			(unsigned long long)n, n == 1 ? "" : "s");

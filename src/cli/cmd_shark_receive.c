@@ -243,7 +243,8 @@ static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
 	k->nrec = nev;
 	k->off = st->len;
 	k->arrival = st->npkts;
-	memcpy(st->data + st->len, b + HEAD, n - HEAD);
+	if (n > HEAD) /* data is still NULL after packets of no record */
+		memcpy(st->data + st->len, b + HEAD, n - HEAD);
 	st->len += n - HEAD;
 	st->records += nev;
 	return 1;

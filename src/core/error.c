@@ -1,4 +1,5 @@
 /* error.c - status names, error filling and the one-line message format. */
+#define TK_ERROR_C /* the definitions below, not internal.h's analyzer model */
 #include "internal.h"
 
 #include <stdio.h>

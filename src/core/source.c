@@ -307,6 +307,7 @@ int tk_source_open(tk_source **out, const char *path, tk_error *err)
 			rc = tk_err_nomem(err, s->name);
 			goto fail;
 		}
+		TK_ANALYZER_ASSUME(s->rlen == 0); /* source_new() zeroes s */
 		while (s->rlen < 4) {
 			rc = read_fd(s, s->rbuf + s->rlen, s->rcap - s->rlen,
 				     &got, err);
@@ -511,7 +512,7 @@ static int fill_readahead(tk_source *s, tk_error *err)
 {
 	read_ahead *ra = s->ra;
 	const uint8_t *tail = s->buf ? s->buf + s->start : NULL;
-	size_t ntail = s->end - s->start, n;
+	size_t ntail = s->buf ? s->end - s->start : 0, n; /* no buf, no tail */
 	unsigned k;
 	uint8_t *dst;
 	int e;
@@ -564,6 +565,8 @@ static int fill_readahead(tk_source *s, tk_error *err)
 				tail = nb + s->start;
 			}
 		}
+		/* big is allocated: bigcap >= ntail + n > 0 */
+		TK_ANALYZER_ASSUME(ra->big != NULL);
 		if (!in_big)
 			memcpy(ra->big, tail, ntail);
 		else if (s->start)

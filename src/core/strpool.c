@@ -139,7 +139,7 @@ static int grow_table(tk_strpool *p)
 	tk_strslot *slots;
 	uint32_t i;
 
-	if (nsize > (1u << 30))
+	if (p->mask >= (1u << 29)) /* nsize would pass 1 << 30 */
 		return -1;
 	slots = calloc(nsize, sizeof(*slots));
 	if (!slots)

@@ -115,6 +115,8 @@ int tk_time_convert(uint64_t value, const tk_timebase *from,
 	if (value && p > U128_MAX / value)
 		return TK_E_RANGE;
 	n = (u128)value * p;
+	/* ratio() makes q from 1 by factors that are not 0, without overflow */
+	TK_ANALYZER_ASSUME(q != 0);
 	quo = n / q;
 	rem = n % q;
 	if (rem) {

@@ -109,6 +109,8 @@ static void add_jit(int e, uint64_t dt, uint64_t per)
 
 /* an event line; returns 1 when it is inside the traced window */
 static int emit(uint64_t t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int emit(uint64_t t, const char *fmt, ...)
 {
 	va_list ap;
 	int n;

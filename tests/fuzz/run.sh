@@ -10,9 +10,19 @@ out=$root/build-fuzz
 mkdir -p "$out"
 cd "$root"
 srcs="$(ls src/core/*.c src/formats/*.c src/formats/*/*.c src/analysis/*.c)"
-cflags="-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Iinclude"
+cflags="-std=c11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -Iinclude"
 libs="-lz -lzstd -lexpat -lsqlite3 -lelf -lpthread"
 status=0
+
+# the library's sources are compiled once (instrumented for the fuzzer,
+# two at a time) and linked into each target
+mkdir -p "$out/obj"
+echo "fuzz: compiling $(echo "$srcs" | wc -w) sources with clang"
+# shellcheck disable=SC2086
+printf '%s\n' $srcs | xargs -P "${FUZZ_JOBS:-2}" -I SRC sh -c \
+	'o="$1/obj/$(echo "$2" | tr / _).o"; clang $3 -fsanitize=fuzzer-no-link -c "$2" -o "$o"' \
+	sh "$out" SRC "$cflags"
+objs=$(for f in $srcs; do printf '%s ' "$out/obj/$(echo "$f" | tr / _).o"; done)
 
 # the event readers share one target; Tarmac also drives its record API
 targets="btf htf atf shark tarmac"
@@ -20,10 +30,10 @@ for fmt in $targets; do
 	name=fuzz_$fmt
 	if [ -f "tests/fuzz/fuzz_$fmt.c" ]; then
 		# shellcheck disable=SC2086
-		clang $cflags $srcs "tests/fuzz/fuzz_$fmt.c" $libs -o "$out/$name"
+		clang $cflags -fsanitize=fuzzer "tests/fuzz/fuzz_$fmt.c" $objs $libs -o "$out/$name"
 	else
 		# shellcheck disable=SC2086
-		clang $cflags -DFUZZ_FORMAT="\"$fmt\"" $srcs tests/fuzz/fuzz_reader.c $libs -o "$out/$name"
+		clang $cflags -fsanitize=fuzzer -DFUZZ_FORMAT="\"$fmt\"" tests/fuzz/fuzz_reader.c $objs $libs -o "$out/$name"
 	fi
 	seeds=$(mktemp -d)
 	inputs=$(mktemp -d)

@@ -696,6 +696,8 @@ static TK_INLINE int next_line(btf_reader *b, const char **line,
 #if defined(__SSE2__)
 found:
 #endif
+	/* p is in the window: pos is NULL in an empty one only (TK_END) */
+	TK_ANALYZER_ASSUME(p != NULL);
 	*line = p;
 	*len = (size_t)(nl - p);
 	b->pos = nl < b->limit ? nl + 1 : nl;

@@ -372,6 +372,11 @@ static int err_at(htf_reader *h, tk_error *err, int code, uint64_t line,
 	return tk_err_set(err, code, h->name, line,
 			  at && ls ? (uint32_t)(at - ls) + 1 : 0, "%s", msg);
 }
+#ifdef __clang_analyzer__
+/* the static analyzer does not follow variadic functions: err_at() returns
+ * its code (internal.h) */
+#define err_at(h, err, code, ...) tk_err_code_(err_at(h, err, code, __VA_ARGS__), code)
+#endif
 
 static void warn(htf_reader *h, unsigned kind, uint64_t line, const char *ls,
 		 const char *at, const char *fmt, ...) TK_PRINTF(6, 7);
@@ -563,6 +568,8 @@ static int kindex_add(kindex *x, uint32_t hash, uint32_t v)
 		x->s = ns;
 		x->mask = ncap - 1;
 	}
+	/* allocated above when empty (n stays far below 2^31: 2 * (n + 1) > 0) */
+	TK_ANALYZER_ASSUME(x->s != NULL);
 	for (i = hash & x->mask; x->s[i].val1; i = (i + 1) & x->mask)
 		;
 	x->s[i].hash = hash;
@@ -1946,6 +1953,8 @@ static int find_sections_in(htf_reader *h, const char *data, scan_half *sh,
 	int implicit = 1, rc;
 	char qb[64];
 
+	/* read_header() leaves data in the input, which h->lim ends */
+	TK_ANALYZER_ASSUME(data != NULL || h->lim == NULL);
 	/*
 	 * One pass in steps: find the '#'s, count the lines.  A plain file is
 	 * read in chunks with pread() (its mapping is touched only around a

@@ -843,6 +843,7 @@ static int fold_node(folded *f, uint32_t i, tk_error *err)
 		char num[24];
 		int m = snprintf(num, sizeof(num), " %llu\n", (unsigned long long)w);
 		if ((rc = tk_sink_write(&f->sink, f->path, f->len, err)) < 0 ||
+		    /* analyzer-ok unix.Malloc: tk_tarmac_profile_write_folded() frees f->path */
 		    (rc = tk_sink_write(&f->sink, num, (size_t)m, err)) < 0)
 			return rc;
 	}
