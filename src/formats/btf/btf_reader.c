@@ -540,14 +540,13 @@ static int line_commas(struct line_scan *ls, const char *line)
 	return ls->ncommas;
 }
 
-/* Fetch the source's window again (after a fill, which may move it). */
-static void refresh_window(btf_reader *b)
+/* Take the source's window (the one a fill handed back: pointers into the
+ * one before are dead). */
+static void set_window(btf_reader *b, tk_window w)
 {
-	size_t avail;
-
-	b->pos = (const char *)tk_source_window(b->r->src, &avail);
+	b->pos = (const char *)w.p;
 	b->mark = b->pos;
-	b->limit = b->pos + avail;
+	b->limit = b->pos + w.n;
 }
 
 /* Report the bytes read so far as consumed. */
@@ -563,6 +562,7 @@ static TK_INLINE int next_line(btf_reader *b, const char **line,
 {
 	const char *p, *nl;
 	size_t done = 0; /* bytes of the line scanned before a fill */
+	tk_window w;
 	int rc;
 
 #if defined(__SSE2__)
@@ -606,8 +606,8 @@ static TK_INLINE int next_line(btf_reader *b, const char **line,
 		for (k = 0; k < b->ls.ncommas; k++)
 			off[k] = (size_t)(b->ls.commas[k] - p);
 		report_consumed(b);
-		rc = tk_source_fill(b->r->src, done + 1, err);
-		refresh_window(b);
+		rc = tk_source_fill(b->r->src, done + 1, &w, err);
+		set_window(b, w);
 		if (rc < 0)
 			return rc;
 		for (k = 0; k < b->ls.ncommas; k++)
@@ -1517,7 +1517,7 @@ int btf_reader_open(tk_reader *r, tk_error *err)
 	/* one pass, a line at a time: a file is read into small buffers
 	 * (faster than its mapping, and memory stays flat) */
 	tk_source_stream(r->src);
-	refresh_window(b);
+	set_window(b, tk_source_window(r->src));
 	for (;;) {
 		rc = next_line(b, &line, &len, err);
 		if (rc == TK_END)

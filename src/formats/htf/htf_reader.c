@@ -583,8 +583,8 @@ static void kindex_free(kindex *x)
 static int acquire(htf_reader *h, tk_error *err)
 {
 	tk_source *src = h->r->src;
-	const uint8_t *p;
-	size_t avail, total = 0;
+	tk_window w;
+	size_t total = 0;
 	FILE *f;
 	int rc;
 
@@ -592,9 +592,9 @@ static int acquire(htf_reader *h, tk_error *err)
 		/* the window is all of the input and never moves; the cursors
 		 * run over it, the source's own release is kept off */
 		tk_source_keep_consumed(src, true);
-		p = tk_source_window(src, &avail);
-		h->buf = (const char *)p;
-		h->lim = h->buf + avail;
+		w = tk_source_window(src);
+		h->buf = (const char *)w.p;
+		h->lim = h->buf + w.n;
 		h->may_release = strcmp(tk_source_transport(src), "file") == 0;
 		h->fd = h->may_release ? tk_source_file_fd(src, &h->foff0) : -1;
 		return TK_OK;
@@ -603,26 +603,23 @@ static int acquire(htf_reader *h, tk_error *err)
 	if (!f)
 		return tk_err_set(err, TK_E_IO, h->name, 0, 0,
 				  "cannot create a temporary file");
+	w = tk_source_window(src);
 	for (;;) {
-		p = tk_source_window(src, &avail);
-		if (avail && fwrite(p, 1, avail, f) != avail) {
+		if (w.n && fwrite(w.p, 1, w.n, f) != w.n) {
 			fclose(f);
 			return tk_err_set(err, TK_E_IO, h->name, 0, 0,
 					  "cannot write a temporary file");
 		}
-		total += avail;
-		tk_source_consume(src, avail);
-		rc = tk_source_fill(src, 1u << 18, err);
+		total += w.n;
+		tk_source_consume(src, w.n);
+		rc = tk_source_fill(src, 1u << 18, &w, err);
 		if (rc < 0) {
 			fclose(f);
 			return rc;
 		}
-		if (rc == 0) {
-			/* the end: write what a last fill may have left */
-			p = tk_source_window(src, &avail);
-			if (!avail)
-				break;
-		}
+		/* the end: after what a last fill may have left */
+		if (rc == 0 && !w.n)
+			break;
 	}
 	if (fflush(f) != 0) {
 		fclose(f);

@@ -1417,23 +1417,24 @@ static int next_line(tk_tarmac *tr, const char **line, const char **lend,
 		     tk_error *err)
 {
 	tk_source *src = tr->src;
+	tk_window w = tk_source_window(src);
 	const char *p, *nl;
-	size_t avail, scanned = 0, len;
+	size_t scanned = 0, len;
 	int rc;
 
 	for (;;) {
-		p = (const char *)tk_source_window(src, &avail);
-		nl = find_nl(p + scanned, p + avail);
+		p = (const char *)w.p;
+		nl = find_nl(p + scanned, p + w.n);
 		if (nl)
 			break;
 		if (tk_source_eof(src)) {
-			if (!avail)
+			if (!w.n)
 				return TK_END;
-			nl = p + avail;
+			nl = p + w.n;
 			break;
 		}
-		scanned = avail;
-		rc = tk_source_fill(src, avail + 1, err);
+		scanned = w.n;
+		rc = tk_source_fill(src, w.n + 1, &w, err);
 		if (rc < 0)
 			return rc;
 		if (rc == 0 && !tk_source_eof(src))
@@ -1441,7 +1442,7 @@ static int next_line(tk_tarmac *tr, const char **line, const char **lend,
 					  "input ended unexpectedly");
 	}
 	len = (size_t)(nl - p);
-	tk_source_consume(src, len + (nl < p + avail ? 1 : 0));
+	tk_source_consume(src, len + (nl < p + w.n ? 1 : 0));
 	if (len && p[len - 1] == '\r')
 		len--;
 	tr->line++;
@@ -1515,6 +1516,13 @@ int tk_tarmac_open(tk_tarmac **out, const char *path,
 	rc = tk_source_open(&src, path, err);
 	if (rc < 0)
 		return rc;
+	return open_on(out, src, opts, err);
+}
+
+int tk_tarmac_open_source(tk_tarmac **out, tk_source *src,
+			  const tk_tarmac_opts *opts, tk_error *err)
+{
+	*out = NULL;
 	return open_on(out, src, opts, err);
 }
 
