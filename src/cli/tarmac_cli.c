@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- shared --------------------------------------------------------------- */
 
@@ -50,6 +51,7 @@ int cli_tarmac_wants(int argc, char **argv)
 {
 	const char *path, *from = NULL;
 	const tk_format_info *fi;
+	struct stat st;
 	int i;
 
 	if (argc < 2)
@@ -67,6 +69,10 @@ int cli_tarmac_wants(int argc, char **argv)
 	path = argv[argc - 1];
 	if (strcmp(path, "-") == 0 || path[0] == '-')
 		return 0;   /* standard input cannot be probed twice */
+	/* nor can a FIFO or a pipe by name (/dev/fd/N): the probe would eat
+	 * its bytes, and opening it again would wait for a writer forever */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return 0;
 	fi = tk_format_detect(path, NULL);
 	return fi && strcmp(fi->name, "tarmac") == 0;
 }
