@@ -271,10 +271,25 @@ uint32_t tk_trace_entity_intern(tk_trace *t, const char *name, size_t len);
 /*
  * A source hands out a window of decoded bytes.  Plain files are mapped, so
  * the window is the whole file and never moves; pipes and compressed inputs
- * are read into a buffer that tk_source_fill() extends (it may move the
- * unconsumed bytes to the front, so pointers into the window die at a fill).
- * A one-pass reader may have a plain file read like a pipe instead
+ * are read into a buffer that tk_source_fill() extends, moving it where it
+ * likes.  A one-pass reader may have a plain file read like a pipe instead
  * (tk_source_stream()).
+ *
+ * The contract, which every reader keeps:
+ *  - The window is a tk_window (bytes and length), taken from
+ *    tk_source_window() or handed back by tk_source_fill().
+ *  - tk_source_fill() takes the caller's window and overwrites it with the
+ *    new one, whatever it returns (bytes added, the end, a failure).  Every
+ *    pointer into the old window is dead from then on, also when nothing
+ *    was added: keep offsets from the window's start across a fill, never
+ *    pointers, and derive them again from the window handed back.
+ *  - tk_source_consume() moves the window's start on; the bytes stay where
+ *    they are until the next fill (a line just consumed may still be read).
+ *  - Once tk_source_eof() is true the window never moves again.
+ * Builds with AddressSanitizer move a streamed window at every fill and
+ * poison what it leaves, so a pointer kept across a fill is reported by
+ * the first test that streams its input (see also
+ * tk_source_open_mem_stream(), which the tests and fuzz targets use).
  *
  * Memory stays flat on mapped files too: the pages behind the consumed
  * position, less a slack of a few MB, are released as the reader moves on
@@ -282,21 +297,44 @@ uint32_t tk_trace_entity_intern(tk_trace *t, const char *name, size_t len);
  */
 typedef struct tk_source tk_source;
 
+/** The unconsumed bytes of a source: valid until the next fill. */
+typedef struct tk_window {
+	const uint8_t *p;
+	size_t n;
+} tk_window;
+
 int tk_source_open(tk_source **out, const char *path, tk_error *err);
 int tk_source_open_mem(tk_source **out, const void *data, size_t len,
 		       const char *name, tk_error *err);
+/**
+ * A memory block read as a pipe is: for the tests and fuzz targets, which
+ * have every reader's streamed path run with fills at every position.  The
+ * raw bytes (compressed or not) are handed out `piece` bytes at a time
+ * (`piece` is taken into 1 .. 256 KiB); with a non-zero `seed`, each piece
+ * is instead 1 to `piece` bytes long, the lengths drawn from a generator
+ * seeded with it.  Every fill moves the window to a new buffer just large
+ * enough for it and one more piece, and frees the old one, in every build,
+ * so that a pointer kept across a fill (or a read well past the window's
+ * end) is caught by AddressSanitizer.  The transport is "memory-stream"
+ * (or the codec's, "gzip" or "zstd").
+ */
+int tk_source_open_mem_stream(tk_source **out, const void *data, size_t len,
+			      const char *name, size_t piece, uint64_t seed,
+			      tk_error *err);
 void tk_source_close(tk_source *s);
 const char *tk_source_name(const tk_source *s);
-/** The unconsumed bytes. */
-const uint8_t *tk_source_window(const tk_source *s, size_t *avail);
+/** The unconsumed bytes, valid until the next tk_source_fill(). */
+tk_window tk_source_window(const tk_source *s);
 void tk_source_consume(tk_source *s, size_t n);
 /** Decoded offset of the window's first byte. */
 uint64_t tk_source_offset(const tk_source *s);
 /**
  * Read more: returns 1 if bytes were added, 0 at the end of input, or a
- * negative status.  `want` is a hint of how many unconsumed bytes are needed.
+ * negative status.  `want` is a hint of how many unconsumed bytes are
+ * needed.  *win (required) is set to the window after the call in every
+ * case: the window it held before, and any pointer into it, is dead.
  */
-int tk_source_fill(tk_source *s, size_t want, tk_error *err);
+int tk_source_fill(tk_source *s, size_t want, tk_window *win, tk_error *err);
 /** True once the end of input has been reached (window is all there is). */
 bool tk_source_eof(const tk_source *s);
 /**
@@ -332,12 +370,14 @@ int tk_pread_all(int fd, void *buf, size_t n, uint64_t off);
  * reader works (so the copy runs on another core; it ends in
  * tk_source_close()); if it cannot be started, each tk_source_fill()
  * reads.  Call it before fetching the window
- * (the window moves; the consumed position and tk_source_offset() go on).
+ * (the window moves, as at a fill; the consumed position and
+ * tk_source_offset() go on).
  * Returns 1 if the source is now streamed, 0 if it is left as it was (not a
  * mapped plain file, or one that cannot seek).
  */
 int tk_source_stream(tk_source *s);
-/** Name of the transport ("file", "stdin", "gzip", "zstd", "memory"). */
+/** Name of the transport ("file", "stdin", "gzip", "zstd", "memory",
+ * "memory-stream"). */
 const char *tk_source_transport(const tk_source *s);
 
 /* ---- inputs (tk_input_open()) -------------------------------------------- */
@@ -521,6 +561,14 @@ struct tk_format_ops {
 
 const tk_format_ops *tk_format_ops_find(const char *name);
 const tk_format_ops *tk_format_ops_get(size_t i);
+
+/**
+ * tk_reader_open() on a source of the caller's (tk_source_open_mem_stream()
+ * for the tests), which the reader owns from then on (closed on failure
+ * too); `path` names the input for the probe by name and the messages.
+ */
+int tk_reader_open_source(tk_reader **out, tk_source *src, const char *path,
+			  const tk_reader_opts *opts, tk_error *err);
 
 /**
  * Report a warning of kind `kind` (0..63, one per distinct departure from

@@ -25,8 +25,8 @@ static int pick_format(tk_source *src, const char *path,
 {
 	const tk_format_ops *best = NULL;
 	const tk_format_info *byname;
-	const uint8_t *p;
-	size_t avail, i;
+	tk_window w;
+	size_t i;
 	int best_score = 0, rc;
 
 	if (o->format) {
@@ -42,21 +42,20 @@ static int pick_format(tk_source *src, const char *path,
 		*out = best;
 		return TK_OK;
 	}
-	p = tk_source_window(src, &avail);
-	while (avail < PROBE_BYTES && !tk_source_eof(src)) {
-		rc = tk_source_fill(src, PROBE_BYTES, err);
+	w = tk_source_window(src);
+	while (w.n < PROBE_BYTES && !tk_source_eof(src)) {
+		rc = tk_source_fill(src, PROBE_BYTES, &w, err);
 		if (rc < 0)
 			return rc;
 		if (rc == 0)
 			break;
-		p = tk_source_window(src, &avail);
 	}
 	for (i = 0; tk_format_ops_get(i); i++) {
 		const tk_format_ops *f = tk_format_ops_get(i);
 		int score;
 		if (!f->probe || !f->reader_open)
 			continue;
-		score = f->probe(p, avail < PROBE_BYTES ? avail : PROBE_BYTES);
+		score = f->probe(w.p, w.n < PROBE_BYTES ? w.n : PROBE_BYTES);
 		if (score > best_score) {
 			best_score = score;
 			best = f;
@@ -159,6 +158,13 @@ int tk_reader_open(tk_reader **out, const char *path,
 	rc = tk_source_open(&src, path, err);
 	if (rc < 0)
 		return rc;
+	return pick_and_open(out, src, path, opts, err);
+}
+
+int tk_reader_open_source(tk_reader **out, tk_source *src, const char *path,
+			  const tk_reader_opts *opts, tk_error *err)
+{
+	*out = NULL;
 	return pick_and_open(out, src, path, opts, err);
 }
 

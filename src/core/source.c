@@ -18,6 +18,14 @@
  * read() into chunks small enough to stay in the cache, by a helper thread
  * that reads ahead while the reader parses (the copy out of the page cache
  * then runs on another core), with a plain read() per fill as the fallback.
+ *
+ * A fill hands the caller the new window (internal.h: the contract).  So
+ * that a pointer kept across a fill cannot go unnoticed, a streamed window
+ * moves at every fill where AddressSanitizer can see it: always for a
+ * memory stream (tk_source_open_mem_stream(), a new buffer of just the
+ * window's size), and in builds with AddressSanitizer for every streamed
+ * source (a new buffer, the read-ahead's chunks poisoned while the helper
+ * thread has them).
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -34,6 +42,24 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TK_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TK_ASAN 1
+#endif
+#endif
+#ifdef TK_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#define MOVE_ON_FILL true
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#define MOVE_ON_FILL false
+#endif
 
 #define CHUNK (256u * 1024u)
 #define MAX_WINDOW ((size_t)1 << 30)
@@ -91,7 +117,13 @@ struct tk_source {
 	size_t read_max;      /* 0, or the most bytes one fill reads (streamed) */
 	read_ahead *ra;        /* streamed with a helper thread; buf is then in
 				 ra's memory, not owned */
-	/* raw input read from a descriptor */
+	/* raw input of a memory stream (tk_source_open_mem_stream), handed
+	 * out as a descriptor's would be, a piece per read */
+	const uint8_t *mem;
+	size_t mem_len, mem_pos;
+	size_t piece;         /* the most bytes one read hands out */
+	uint64_t rng;         /* 0: pieces of `piece` bytes; else xorshift state */
+	/* raw input read from a descriptor (or a memory stream) */
 	int fd;
 	int own_fd;
 	uint8_t *rbuf;
@@ -101,6 +133,7 @@ struct tk_source {
 	/* decoded window */
 	uint8_t *buf;
 	size_t cap, start, end;
+	bool move;            /* every fill moves the window to a new buffer */
 	uint64_t base;        /* decoded offset of buf[0] */
 	bool eof;
 	/* decoders */
@@ -126,11 +159,39 @@ static enum codec sniff(const uint8_t *p, size_t n)
 	return CODEC_NONE;
 }
 
+/* The length of a memory stream's next piece. */
+static size_t next_piece(tk_source *s)
+{
+	uint64_t x = s->rng;
+
+	if (!x)
+		return s->piece;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	s->rng = x;
+	return 1 + (size_t)(x % s->piece);
+}
+
+/* Up to n raw bytes from the descriptor (or the memory stream); *got 0 at
+ * the end. */
 static int read_fd(tk_source *s, uint8_t *dst, size_t n, size_t *got,
 		   tk_error *err)
 {
 	ssize_t r;
 
+	if (s->mem) {
+		size_t k = next_piece(s);
+		if (k > n)
+			k = n;
+		if (k > s->mem_len - s->mem_pos)
+			k = s->mem_len - s->mem_pos;
+		if (k)
+			memcpy(dst, s->mem + s->mem_pos, k);
+		s->mem_pos += k;
+		*got = k;
+		return TK_OK;
+	}
 	for (;;) {
 		r = read(s->fd, dst, n);
 		if (r >= 0)
@@ -214,7 +275,34 @@ static tk_source *source_new(const char *name)
 		return NULL;
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	s->fd = -1;
+	s->move = MOVE_ON_FILL;
 	return s;
+}
+
+/* A pipe (or a memory stream): read the first bytes to see whether they
+ * are compressed. */
+static int open_stream(tk_source *s, tk_error *err)
+{
+	size_t got = 0;
+	int rc;
+
+	s->rcap = CHUNK;
+	s->rbuf = malloc(s->rcap);
+	if (!s->rbuf)
+		return tk_err_nomem(err, s->name);
+	while (s->rlen < 4) {
+		rc = read_fd(s, s->rbuf + s->rlen, s->rcap - s->rlen, &got,
+			     err);
+		if (rc < 0)
+			return rc;
+		if (!got) {
+			s->raw_eof = true;
+			break;
+		}
+		s->rlen += got;
+	}
+	s->codec = sniff(s->rbuf, s->rlen);
+	return TK_OK;
 }
 
 int tk_source_open_mem(tk_source **out, const void *data, size_t len,
@@ -231,6 +319,33 @@ int tk_source_open_mem(tk_source **out, const void *data, size_t len,
 	s->transport = "memory";
 	s->codec = sniff(s->raw, s->raw_len);
 	rc = init_codec(s, err);
+	if (rc < 0) {
+		tk_source_close(s);
+		return rc;
+	}
+	*out = s;
+	return TK_OK;
+}
+
+int tk_source_open_mem_stream(tk_source **out, const void *data, size_t len,
+			      const char *name, size_t piece, uint64_t seed,
+			      tk_error *err)
+{
+	tk_source *s = source_new(name ? name : "<memory>");
+	int rc;
+
+	*out = NULL;
+	if (!s)
+		return tk_err_nomem(err, name);
+	s->mem = data ? data : (const uint8_t *)"";
+	s->mem_len = data ? len : 0;
+	s->piece = piece < 1 ? 1 : piece > CHUNK ? CHUNK : piece;
+	s->rng = seed;
+	s->move = true;
+	s->transport = "memory-stream";
+	rc = open_stream(s, err);
+	if (rc == TK_OK)
+		rc = init_codec(s, err);
 	if (rc < 0) {
 		tk_source_close(s);
 		return rc;
@@ -299,27 +414,9 @@ int tk_source_open(tk_source **out, const char *path, tk_error *err)
 		}
 		s->codec = sniff(s->raw, s->raw_len);
 	} else {
-		/* a pipe: read the first bytes to see whether they compress */
-		size_t got = 0;
-		s->rcap = CHUNK;
-		s->rbuf = malloc(s->rcap);
-		if (!s->rbuf) {
-			rc = tk_err_nomem(err, s->name);
+		rc = open_stream(s, err);
+		if (rc < 0)
 			goto fail;
-		}
-		TK_ANALYZER_ASSUME(s->rlen == 0); /* source_new() zeroes s */
-		while (s->rlen < 4) {
-			rc = read_fd(s, s->rbuf + s->rlen, s->rcap - s->rlen,
-				     &got, err);
-			if (rc < 0)
-				goto fail;
-			if (!got) {
-				s->raw_eof = true;
-				break;
-			}
-			s->rlen += got;
-		}
-		s->codec = sniff(s->rbuf, s->rlen);
 	}
 	rc = init_codec(s, err);
 	if (rc < 0)
@@ -362,14 +459,18 @@ const char *tk_source_transport(const tk_source *s)
 	return s->transport;
 }
 
-const uint8_t *tk_source_window(const tk_source *s, size_t *avail)
+tk_window tk_source_window(const tk_source *s)
 {
+	tk_window w;
+
 	if (direct(s)) {
-		*avail = s->raw_len - s->raw_pos;
-		return s->raw + s->raw_pos;
+		w.n = s->raw_len - s->raw_pos;
+		w.p = s->raw + s->raw_pos;
+	} else {
+		w.n = s->end - s->start;
+		w.p = s->buf ? s->buf + s->start : (const uint8_t *)"";
 	}
-	*avail = s->end - s->start;
-	return s->buf ? s->buf + s->start : (const uint8_t *)"";
+	return w;
 }
 
 void tk_source_keep_consumed(tk_source *s, bool keep)
@@ -431,8 +532,10 @@ static void *ra_main(void *arg)
 			pthread_cond_wait(&ra->cond, &ra->mu);
 		if (ra->stop)
 			break;
-		/* chunk `fill` is free: neither ready nor held */
+		/* chunk `fill` is free: neither ready nor held (and poisoned
+		 * in builds with AddressSanitizer since it was given back) */
 		pthread_mutex_unlock(&ra->mu);
+		UNPOISON(ra->mem[fill], RA_HEAD + STREAM_READ);
 		got = 0;
 		e = read_retry(ra->fd, ra->mem[fill] + RA_HEAD, STREAM_READ, &got);
 		pthread_mutex_lock(&ra->mu);
@@ -460,8 +563,10 @@ static void ra_stop(read_ahead *ra)
 	pthread_join(ra->thread, NULL);
 	pthread_cond_destroy(&ra->cond);
 	pthread_mutex_destroy(&ra->mu);
-	for (i = 0; i < RA_RING; i++)
+	for (i = 0; i < RA_RING; i++) {
+		UNPOISON(ra->mem[i], RA_HEAD + STREAM_READ);
 		free(ra->mem[i]);
+	}
 	free(ra->big);
 	free(ra);
 }
@@ -541,13 +646,21 @@ static int fill_readahead(tk_source *s, tk_error *err)
 		s->buf = ra->mem[k];
 		s->start = RA_HEAD - ntail;
 		s->end = RA_HEAD + n;
+		if (s->move && ra->big) {
+			/* the window leaves big: nothing may point into it */
+			free(ra->big);
+			ra->big = NULL;
+			ra->bigcap = 0;
+		}
 	} else {
 		/* a record longer than the headroom: tail + chunk in big,
 		 * which doubles as needed (a mapped file has no limit on a
 		 * record, so neither has this).  The tail is in big when the
 		 * record goes on from the last fill, else in the held chunk. */
 		int in_big = ra->big && s->buf == ra->big;
-		if (ra->bigcap < ntail + n) {
+		if (s->move || ra->bigcap < ntail + n) {
+			/* a new big buffer (always, where the window is to
+			 * move at every fill), the old one freed */
 			size_t ncap = ra->bigcap ? ra->bigcap : 4 * STREAM_READ;
 			uint8_t *nb;
 			while (ncap < ntail + n) {
@@ -555,22 +668,18 @@ static int fill_readahead(tk_source *s, tk_error *err)
 					return tk_err_nomem(err, s->name);
 				ncap *= 2;
 			}
-			nb = realloc(ra->big, ncap);
+			nb = malloc(ncap);
 			if (!nb)
 				return tk_err_nomem(err, s->name);
+			memcpy(nb, tail, ntail);
+			free(ra->big);
 			ra->big = nb;
 			ra->bigcap = ncap;
-			if (in_big) {
-				s->buf = nb;
-				tail = nb + s->start;
-			}
-		}
-		/* big is allocated: bigcap >= ntail + n > 0 */
-		TK_ANALYZER_ASSUME(ra->big != NULL);
-		if (!in_big)
+		} else if (!in_big) {
 			memcpy(ra->big, tail, ntail);
-		else if (s->start)
+		} else if (s->start) {
 			memmove(ra->big, tail, ntail);
+		}
 		memcpy(ra->big + ntail, ra->mem[k] + RA_HEAD, n);
 		s->base += s->start;
 		s->buf = ra->big;
@@ -582,8 +691,10 @@ static int fill_readahead(tk_source *s, tk_error *err)
 	pthread_mutex_lock(&ra->mu);
 	ra->ready--;
 	ra->take = (k + 1) % RA_RING;
-	if (ra->cur >= 0)
+	if (ra->cur >= 0) {
+		POISON(ra->mem[ra->cur], RA_HEAD + STREAM_READ);
 		ra->held--;
+	}
 	ra->held++;
 	ra->cur = (int)k;
 	pthread_cond_broadcast(&ra->cond);
@@ -655,35 +766,57 @@ bool tk_source_eof(const tk_source *s)
 	return direct(s) || s->eof;
 }
 
-/* Make room for at least `want` unconsumed bytes plus a chunk. */
+/*
+ * Make room for at least `want` unconsumed bytes plus a chunk (a memory
+ * stream: for the unconsumed bytes and one piece, whatever `want`).  The
+ * unconsumed bytes go to the front, or, where the window moves at every
+ * fill, to a new buffer (the old one is freed).
+ */
 static int make_room(tk_source *s, size_t want, tk_error *err)
 {
-	size_t need, ncap;
+	size_t keep = s->end - s->start, need, ncap;
 	uint8_t *nb;
 
-	if (s->start) {
-		memmove(s->buf, s->buf + s->start, s->end - s->start);
-		s->base += s->start;
-		s->end -= s->start;
-		s->start = 0;
-	}
-	need = (want > s->end ? want : s->end) + CHUNK;
+	need = want > keep ? want : keep;
 	/* a streamed file had no limit while it was mapped: keep it so */
-	if (need > MAX_WINDOW + CHUNK && !s->read_max)
+	if (need > MAX_WINDOW && !s->read_max)
 		return tk_err_set_at(err, TK_E_RANGE, s->name, s->base + s->end,
 				     "record longer than %zu bytes",
 				     (size_t)MAX_WINDOW);
-	if (s->cap >= need)
-		return TK_OK;
-	ncap = s->cap ? s->cap : CHUNK * 4;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2)
-			return tk_err_nomem(err, s->name);
-		ncap *= 2;
+	if (s->mem) {
+		ncap = keep + s->piece; /* both bounded: no overflow */
+	} else {
+		need += CHUNK;
+		ncap = s->cap ? s->cap : CHUNK * 4;
+		while (ncap < need) {
+			if (ncap > SIZE_MAX / 2)
+				return tk_err_nomem(err, s->name);
+			ncap *= 2;
+		}
 	}
-	nb = realloc(s->buf, ncap);
-	if (!nb)
-		return tk_err_nomem(err, s->name);
+	if (s->move) {
+		nb = malloc(ncap);
+		if (!nb)
+			return tk_err_nomem(err, s->name);
+		if (keep)
+			memcpy(nb, s->buf + s->start, keep);
+		free(s->buf);
+	} else {
+		if (s->start)
+			memmove(s->buf, s->buf + s->start, keep);
+		s->base += s->start;
+		s->start = 0;
+		s->end = keep;
+		nb = s->buf;
+		if (ncap != s->cap) {
+			nb = realloc(s->buf, ncap);
+			if (!nb)
+				return tk_err_nomem(err, s->name);
+		}
+	}
+	s->base += s->start;
+	s->start = 0;
+	s->end = keep;
 	s->buf = nb;
 	s->cap = ncap;
 	return TK_OK;
@@ -807,7 +940,7 @@ static int fill_zstd(tk_source *s, tk_error *err)
 	return 1;
 }
 
-int tk_source_fill(tk_source *s, size_t want, tk_error *err)
+static int fill(tk_source *s, size_t want, tk_error *err)
 {
 	int rc;
 
@@ -826,4 +959,12 @@ int tk_source_fill(tk_source *s, size_t want, tk_error *err)
 	default:
 		return fill_plain_fd(s, err);
 	}
+}
+
+int tk_source_fill(tk_source *s, size_t want, tk_window *win, tk_error *err)
+{
+	int rc = fill(s, want, err);
+
+	*win = tk_source_window(s);
+	return rc;
 }

@@ -90,12 +90,14 @@ int tk_ascii_ncaseeq(const char *a, const char *b, size_t n)
 
 int tk_text_cr_only(tk_source *s, tk_error *err)
 {
+	tk_window w = tk_source_window(s);
 	const uint8_t *p;
 	size_t avail, i = 0;
 	int rc;
 
 	for (;;) {
-		p = tk_source_window(s, &avail);
+		p = w.p;
+		avail = w.n;
 		for (; i < avail && i < TK_LINE_MAX + 2; i++)
 			if (p[i] == '\n' || p[i] == '\r')
 				break;
@@ -108,7 +110,7 @@ int tk_text_cr_only(tk_source *s, tk_error *err)
 			return 0; /* no line end: the readers refuse the line */
 		if (tk_source_eof(s))
 			return i < avail; /* a CR as the last byte: CR-only */
-		rc = tk_source_fill(s, avail + 1, err);
+		rc = tk_source_fill(s, avail + 1, &w, err);
 		if (rc < 0)
 			return rc;
 		if (rc == 0 && !tk_source_eof(s))

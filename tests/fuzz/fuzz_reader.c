@@ -5,12 +5,18 @@
  * whether a reader that can decode on a second thread does (threads 1 or
  * 0: the pipe's hand-over, stalls and errors under ASan), and whether the
  * trace is read from memory or from a file (a memfd, by its /proc path:
- * the readers' pread() paths); the rest is the trace.  Every event is read and its strings and note looked
+ * the readers' pread() paths), or (bit 4) from a memory stream that hands
+ * the bytes out in pieces of 1 to N bytes (bits 5-7 pick N), so that the
+ * fills of a streamed source, and the moves of its window at each, fall at
+ * every position (src/core/internal.h, tk_source_open_mem_stream()); the
+ * rest is the trace.  Every event is read and its strings and note looked
  * at, so a bad pointer or length shows up under ASan, and the invariants a
  * reader promises are checked.
  */
 #define _GNU_SOURCE
 #include "tracekit/tracekit.h"
+/* the memory stream and tk_reader_open_source(): not public */
+#include "../../src/core/internal.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -32,6 +38,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The longest piece of a memory stream, by bits 5-7 of the mode byte. */
+static const size_t pieces[8] = { 1, 2, 3, 7, 16, 61, 509, 4096 };
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	tk_reader_opts o;
@@ -47,7 +56,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.strict = data[0] & 1;
 	o.format = (data[0] & 2) ? NULL : FUZZ_FORMAT;
 	o.threads = (data[0] & 4) ? 1 : 0;
-	if (data[0] & 8) {
+	if (data[0] & 16) {
+		tk_source *src;
+		/* pieces of 1 to N bytes, their lengths seeded by the input */
+		rc = tk_source_open_mem_stream(&src, data + 1, size - 1, "fuzz",
+					       pieces[data[0] >> 5],
+					       (uint64_t)size * 0x9e3779b97f4a7c15ull | 1,
+					       &err);
+		if (rc == TK_OK)
+			rc = tk_reader_open_source(&r, src, "fuzz", &o, &err);
+	} else if (data[0] & 8) {
 		char path[64];
 		fd = memfd_create("fuzz", 0);
 		FUZZ_CHECK(fd >= 0);

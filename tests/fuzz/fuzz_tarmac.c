@@ -5,11 +5,19 @@
  * picks strict or lenient mode (bit 0); with bit
  * 2 set, the next two bytes (little-endian) are the length of an ELF image
  * that follows, read as the symbols of a function profile of the log (so
- * the ELF reader and the profile are fuzzed too).  The rest is the log.
- * Every span of every record is read, so a bad pointer or length shows up
- * under ASan.
+ * the ELF reader and the profile are fuzzed too).  With bit 4 set, the
+ * log is read from a memory stream that hands it out in pieces of 1 to N
+ * bytes (bits 5-7 pick N), so that the fills of a streamed source, and the
+ * moves of its window at each, fall at every position of a line
+ * (src/core/internal.h, tk_source_open_mem_stream()).  The rest is the
+ * log.  Every span of every record is read, so a bad pointer or length
+ * shows up under ASan.
  */
 #include "tracekit/tracekit.h"
+/* the memory stream, tk_reader_open_source(), tk_tarmac_open_source():
+ * not public */
+#include "../../src/core/internal.h"
+#include "../../src/formats/tarmac/tarmac.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +31,22 @@
 	} while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The longest piece of a memory stream, by bits 5-7 of the mode byte. */
+static const size_t pieces[8] = { 1, 2, 3, 7, 16, 61, 509, 4096 };
+
+/* A source of the log: the memory block as it is, or (mode bit 4) a
+ * memory stream of pieces of varying lengths. */
+static int open_log(tk_source **src, unsigned mode, const uint8_t *log,
+		    size_t len, tk_error *err)
+{
+	if (mode & 16)
+		return tk_source_open_mem_stream(src, log, len, "fuzz",
+						 pieces[mode >> 5],
+						 (uint64_t)len * 0x9e3779b97f4a7c15ull | 1,
+						 err);
+	return tk_source_open_mem(src, log, len, "fuzz", err);
+}
 
 /* The queued events of the timeline: entities that exist. */
 static size_t drain(tk_tarmac_timeline *tl)
@@ -51,8 +75,10 @@ static size_t touch(const tk_tarmac_span *s)
 
 /* The profile of the log against the symbols: every node and function. */
 static size_t profile(const uint8_t *elf, size_t elflen, const uint8_t *log,
-		      size_t len, int strict)
+		      size_t len, unsigned mode)
 {
+	int strict = mode & 1;
+	tk_source *src;
 	tk_tarmac_symtab *st = NULL;
 	tk_tarmac_profile *p = NULL;
 	tk_tarmac_opts o;
@@ -73,7 +99,8 @@ static size_t profile(const uint8_t *elf, size_t elflen, const uint8_t *log,
 	p = tk_tarmac_profile_new(st);
 	tk_tarmac_opts_init(&o);
 	o.strict = strict;
-	if (p && tk_tarmac_open_mem(&tr, log, len, "fuzz", &o, &err) == TK_OK) {
+	if (p && open_log(&src, mode, log, len, &err) == TK_OK &&
+	    tk_tarmac_open_source(&tr, src, &o, &err) == TK_OK) {
 		while (tk_tarmac_next(tr, &rec, &err) == TK_OK)
 			if (tk_tarmac_profile_record(p, &rec, &err) != TK_OK)
 				break;
@@ -105,6 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tk_tarmac_record rec;
 	tk_reader_opts ro;
 	tk_reader *r = NULL;
+	tk_source *src;
 	const tk_event *ev;
 	tk_error err;
 	size_t sum = 0, n;
@@ -116,12 +144,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (elflen > size - 3)
 			elflen = size - 3;
 		sum += profile(data + 3, elflen, data + 3 + elflen, size - 3 - elflen,
-			       data[0] & 1);
+			       data[0]);
 		return sum == 1 ? 1 : 0;
 	}
 	tk_tarmac_opts_init(&o);
 	o.strict = data[0] & 1;
-	if (tk_tarmac_open_mem(&tr, data + 1, size - 1, "fuzz", &o, &err) == TK_OK) {
+	if (open_log(&src, data[0], data + 1, size - 1, &err) == TK_OK &&
+	    tk_tarmac_open_source(&tr, src, &o, &err) == TK_OK) {
 		if (tk_tarmac_timeline_new(&tl, tr, &o, &err) != TK_OK)
 			tl = NULL;
 		while (tk_tarmac_next(tr, &rec, &err) == TK_OK) {
@@ -152,7 +181,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tk_reader_opts_init(&ro);
 	ro.strict = data[0] & 1;
 	ro.format = "tarmac";
-	if (tk_reader_open_mem(&r, data + 1, size - 1, "fuzz", &ro, &err) == TK_OK) {
+	if (open_log(&src, data[0], data + 1, size - 1, &err) == TK_OK &&
+	    tk_reader_open_source(&r, src, "fuzz", &ro, &err) == TK_OK) {
 		while (tk_reader_next(r, &ev, &err) == TK_OK) {
 			const tk_trace *t = tk_reader_trace(r);
 			const tk_entity *s = tk_trace_entity(t, ev->source);

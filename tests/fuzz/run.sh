@@ -52,6 +52,12 @@ for fmt in $targets; do
 		# from a file (the readers' pread() paths), on one thread and two
 		{ printf '\010'; cat "$f"; } > "$seeds/f_$b"
 		{ printf '\014'; cat "$f"; } > "$seeds/ft_$b"
+		# from a memory stream of pieces of 1, 1 to 7 (the format
+		# probed), 1 to 61 (strict, two threads), 1 to 4096 bytes
+		{ printf '\020'; cat "$f"; } > "$seeds/m1_$b"
+		{ printf '\162'; cat "$f"; } > "$seeds/m7_$b"
+		{ printf '\265'; cat "$f"; } > "$seeds/m61_$b"
+		{ printf '\360'; cat "$f"; } > "$seeds/m4096_$b"
 	done
 	# Tarmac: seeds with an ELF image for the function profile (mode byte
 	# with bit 2, the ELF's length in 2 bytes little-endian, the ELF, the
@@ -69,7 +75,8 @@ for fmt in $targets; do
 import struct, sys
 elf = open(sys.argv[1], "rb").read()
 log = open(sys.argv[2], "rb").read()
-for mode, suffix in ((5, "_strict"), (4, "_lenient")):
+# (and the log from a memory stream of pieces of 1 to 7 bytes: 0x60 | 0x10)
+for mode, suffix in ((5, "_strict"), (4, "_lenient"), (0x75, "_strict_m7"), (0x74, "_lenient_m7")):
     with open(sys.argv[3] + suffix, "wb") as f:
         f.write(bytes([mode]) + struct.pack("<H", len(elf)) + elf + log)
 EOF

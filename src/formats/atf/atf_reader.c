@@ -1648,8 +1648,8 @@ static int feed_long(atf_reader *h, tk_error *err)
 	tk_source *src = h->r->src;
 	size_t want = h->pending < (uint64_t)(INT_MAX / 4) ? (size_t)h->pending
 							   : (size_t)(INT_MAX / 4);
-	size_t got = 0, avail, k;
-	const uint8_t *p;
+	size_t got = 0, k;
+	tk_window w;
 	char *dst;
 	int rc;
 
@@ -1660,9 +1660,9 @@ static int feed_long(atf_reader *h, tk_error *err)
 		return TK_OK;
 	}
 	while (got < want) {
-		p = tk_source_window(src, &avail);
-		if (!avail) {
-			rc = tk_source_fill(src, CHUNK, err);
+		w = tk_source_window(src);
+		if (!w.n) {
+			rc = tk_source_fill(src, CHUNK, &w, err);
 			if (rc < 0) {
 				h->failed = 1;
 				h->perr = *err;
@@ -1672,9 +1672,9 @@ static int feed_long(atf_reader *h, tk_error *err)
 				break;
 			continue;
 		}
-		k = avail < want - got ? avail : want - got;
-		count_lines(h, (const char *)p, k);
-		memcpy(dst + got, p, k);
+		k = w.n < want - got ? w.n : want - got;
+		count_lines(h, (const char *)w.p, k);
+		memcpy(dst + got, w.p, k);
 		tk_source_consume(src, k);
 		got += k;
 	}
@@ -1691,8 +1691,8 @@ static int feed_long(atf_reader *h, tk_error *err)
 static int feed(atf_reader *h, tk_error *err)
 {
 	tk_source *src = h->r->src;
-	const uint8_t *p;
-	size_t avail, n;
+	tk_window w;
+	size_t n;
 	int rc, final = 0;
 	enum XML_Status st;
 
@@ -1707,18 +1707,17 @@ static int feed(atf_reader *h, tk_error *err)
 	}
 	if (h->pending >= CHUNK)
 		return feed_long(h, err);
-	p = tk_source_window(src, &avail);
-	if (!avail || (h->scan_ok && avail < 4096)) {
-		rc = tk_source_fill(src, CHUNK, err);
+	w = tk_source_window(src);
+	if (!w.n || (h->scan_ok && w.n < 4096)) {
+		rc = tk_source_fill(src, CHUNK, &w, err);
 		if (rc < 0) {
 			h->failed = 1;
 			h->perr = *err;
 			return rc;
 		}
-		p = tk_source_window(src, &avail);
-		final = rc == 0 && !avail;
+		final = rc == 0 && !w.n;
 	}
-	n = avail < CHUNK ? avail : CHUNK;
+	n = w.n < CHUNK ? w.n : CHUNK;
 	if (h->scan_ok && n && !final) {
 		int why;
 		size_t done;
@@ -1732,12 +1731,12 @@ static int feed(atf_reader *h, tk_error *err)
 			}
 		}
 		line0 = h->line;
-		done = scan_content(h, (const char *)p, n, &why);
+		done = scan_content(h, (const char *)w.p, n, &why);
 		if (done) {
 			/* expat gets the first line's rest and the last
 			 * line's start, blanked; the lines between are left
 			 * out */
-			const char *q = (const char *)p;
+			const char *q = (const char *)w.p;
 			const char *a = memchr(q, '\n', done);
 			const char *b = a ? memrchr(q, '\n', done) : NULL;
 			size_t k, m = 0, n1 = a ? (size_t)(a - q) + 1 : done;
@@ -1766,8 +1765,8 @@ static int feed(atf_reader *h, tk_error *err)
 		if (done)
 			return TK_OK;
 		/* an element cut by the end of the bytes at hand */
-		if (n == avail && n < CHUNK) {
-			rc = tk_source_fill(src, avail + CHUNK, err);
+		if (n == w.n && n < CHUNK) {
+			rc = tk_source_fill(src, w.n + CHUNK, &w, err);
 			if (rc < 0) {
 				h->failed = 1;
 				h->perr = *err;
@@ -1775,6 +1774,8 @@ static int feed(atf_reader *h, tk_error *err)
 			}
 			if (rc > 0)
 				return TK_OK;
+			/* the end: the same bytes, maybe moved */
+			n = w.n < CHUNK ? w.n : CHUNK;
 		}
 		h->scan_ok = 0; /* too long for the scanner, or the end */
 	}
@@ -1784,12 +1785,12 @@ static int feed(atf_reader *h, tk_error *err)
 	 * token that holds "<TraceEntry" cost its length squared) */
 	if (!final && h->pending + 1 < n && h->seen_cf) {
 		size_t from = (size_t)h->pending + 1;
-		const char *t = memmem((const char *)p + from, n - from, "<TraceEntry", 11);
+		const char *t = memmem((const char *)w.p + from, n - from, "<TraceEntry", 11);
 		if (t)
-			n = (size_t)(t - (const char *)p);
+			n = (size_t)(t - (const char *)w.p);
 	}
-	count_lines(h, (const char *)p, n);
-	st = XML_Parse(h->xp, (const char *)p, (int)n, final);
+	count_lines(h, (const char *)w.p, n);
+	st = XML_Parse(h->xp, (const char *)w.p, (int)n, final);
 	tk_source_consume(src, n);
 	parsed(h, st, final);
 	return TK_OK;
@@ -1879,8 +1880,7 @@ int atf_reader_open(tk_reader *r, tk_error *err)
 {
 	atf_reader *h = calloc(1, sizeof(*h));
 	tk_source *src = r->src;
-	const uint8_t *p;
-	size_t avail;
+	tk_window w;
 	int rc, i;
 
 	if (!h)
@@ -1900,16 +1900,15 @@ int atf_reader_open(tk_reader *r, tk_error *err)
 	}
 	/* the tick: decimal digits of the first bytes' times */
 	if (!h->digits_forced) {
-		p = tk_source_window(src, &avail);
-		while (avail < PRESCAN && !tk_source_eof(src)) {
-			rc = tk_source_fill(src, PRESCAN, err);
+		w = tk_source_window(src);
+		while (w.n < PRESCAN && !tk_source_eof(src)) {
+			rc = tk_source_fill(src, PRESCAN, &w, err);
 			if (rc < 0)
 				goto fail;
 			if (rc == 0)
 				break;
-			p = tk_source_window(src, &avail);
 		}
-		h->digits = prescan((const char *)p, avail < PRESCAN ? avail : PRESCAN);
+		h->digits = prescan((const char *)w.p, w.n < PRESCAN ? w.n : PRESCAN);
 	}
 	tk_source_stream(src);
 	h->line = 1;

@@ -550,14 +550,13 @@ static int line_commas(struct line_scan *ls, const char *line)
 	return ls->ncommas;
 }
 
-/* Fetch the source's window again (after a fill, which may move it). */
-static void refresh_window(btf_reader *b)
+/* Take the source's window (the one a fill handed back: pointers into the
+ * one before are dead). */
+static void set_window(btf_reader *b, tk_window w)
 {
-	size_t avail;
-
-	b->pos = (const char *)tk_source_window(b->r->src, &avail);
+	b->pos = (const char *)w.p;
 	b->mark = b->pos;
-	b->limit = b->pos + avail;
+	b->limit = b->pos + w.n;
 }
 
 /* Report the bytes read so far as consumed. */
@@ -578,6 +577,7 @@ static int next_line_cr(btf_reader *b, const char **line, size_t *len,
 {
 	const char *p, *e, *stop;
 	size_t done = 0;
+	tk_window w;
 	int rc;
 
 	for (;;) {
@@ -603,8 +603,8 @@ static int next_line_cr(btf_reader *b, const char **line, size_t *len,
 		}
 		done = (size_t)(e - p);
 		report_consumed(b);
-		rc = tk_source_fill(b->r->src, done + 1, err);
-		refresh_window(b);
+		rc = tk_source_fill(b->r->src, done + 1, &w, err);
+		set_window(b, w);
 		if (rc < 0)
 			return rc;
 	}
@@ -636,8 +636,11 @@ static TK_INLINE int next_line(btf_reader *b, const char **line,
 {
 	const char *p, *nl;
 	size_t done = 0; /* bytes of the line scanned before a fill */
+	tk_window w;
 	int rc;
 
+	if (TK_UNLIKELY(b->cr))
+		return next_line_cr(b, line, len, err);
 #if defined(__SSE2__)
 	/* the usual line: ends within the 64 bytes at its start */
 	p = b->pos;
@@ -655,8 +658,6 @@ static TK_INLINE int next_line(btf_reader *b, const char **line,
 		}
 	}
 #endif
-	if (TK_UNLIKELY(b->cr))
-		return next_line_cr(b, line, len, err);
 	b->ls.ncommas = 0;
 	b->ls.blank = 0;
 	for (;;) {
@@ -686,8 +687,8 @@ static TK_INLINE int next_line(btf_reader *b, const char **line,
 		for (k = 0; k < b->ls.ncommas; k++)
 			off[k] = (size_t)(b->ls.commas[k] - p);
 		report_consumed(b);
-		rc = tk_source_fill(b->r->src, done + 1, err);
-		refresh_window(b);
+		rc = tk_source_fill(b->r->src, done + 1, &w, err);
+		set_window(b, w);
 		if (rc < 0)
 			return rc;
 		for (k = 0; k < b->ls.ncommas; k++)
@@ -1604,7 +1605,7 @@ int btf_reader_open(tk_reader *r, tk_error *err)
 	rc = tk_text_cr_only(r->src, err);
 	if (rc < 0)
 		goto fail;
-	refresh_window(b);
+	set_window(b, tk_source_window(r->src));
 	if (rc) {
 		/* not in the specification (LF or CRLF), but read: a file
 		 * read as one line would lose every line but the first */

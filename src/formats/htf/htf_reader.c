@@ -674,8 +674,7 @@ static int copy_bytes(htf_reader *h, FILE *f, const char *p, size_t n,
 static int acquire(htf_reader *h, int cr, tk_error *err)
 {
 	tk_source *src = h->r->src;
-	const uint8_t *p;
-	size_t avail;
+	tk_window w;
 	uint64_t total = 0;
 	copy_state cs;
 	FILE *f;
@@ -685,9 +684,9 @@ static int acquire(htf_reader *h, int cr, tk_error *err)
 		/* the window is all of the input and never moves; the cursors
 		 * run over it, the source's own release is kept off */
 		tk_source_keep_consumed(src, true);
-		p = tk_source_window(src, &avail);
-		h->buf = (const char *)p;
-		h->lim = h->buf + avail;
+		w = tk_source_window(src);
+		h->buf = (const char *)w.p;
+		h->lim = h->buf + w.n;
 		h->may_release = strcmp(tk_source_transport(src), "file") == 0;
 		h->fd = h->may_release ? tk_source_file_fd(src, &h->foff0) : -1;
 		return TK_OK;
@@ -698,21 +697,18 @@ static int acquire(htf_reader *h, int cr, tk_error *err)
 	if (!f)
 		return tk_err_set(err, TK_E_IO, h->name, 0, 0,
 				  "cannot create a temporary file");
+	w = tk_source_window(src);
 	for (;;) {
-		p = tk_source_window(src, &avail);
-		rc = copy_bytes(h, f, (const char *)p, avail, &cs, &total, err);
+		rc = copy_bytes(h, f, (const char *)w.p, w.n, &cs, &total, err);
 		if (rc < 0)
 			goto fail;
-		tk_source_consume(src, avail);
-		rc = tk_source_fill(src, 1u << 18, err);
+		tk_source_consume(src, w.n);
+		rc = tk_source_fill(src, 1u << 18, &w, err);
 		if (rc < 0)
 			goto fail;
-		if (rc == 0) {
-			/* the end: write what a last fill may have left */
-			p = tk_source_window(src, &avail);
-			if (!avail)
-				break;
-		}
+		/* the end: after what a last fill may have left */
+		if (rc == 0 && !w.n)
+			break;
 	}
 	if (cs.run > TK_LINE_MAX + (cs.last == '\r')) {
 		rc = tk_err_line_long(err, h->name, cs.lines + 1);

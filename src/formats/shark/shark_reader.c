@@ -2022,18 +2022,18 @@ static void run_stream(shark_reader *s, int slow)
 	tk_source *src = s->r->src;
 
 	while (ROOM(s) && s->fst == F_RUN) {
-		size_t avail, k;
-		const uint8_t *p = tk_source_window(src, &avail);
+		tk_window w = tk_source_window(src);
+		size_t k;
 		int rc;
 
-		while (avail < SHARK_REC) {
+		while (w.n < SHARK_REC) {
 			if (s->pend_rc) {
 				/* met by fill(): reported here, once */
 				s->fst = s->pend_rc;
 				s->pend_rc = 0;
 				return;
 			}
-			rc = tk_source_fill(src, SHARK_REC, &s->perr);
+			rc = tk_source_fill(src, SHARK_REC, &w, &s->perr);
 			if (rc < 0) {
 				if (!slow) {
 					s->pend_rc = rc;
@@ -2043,16 +2043,15 @@ static void run_stream(shark_reader *s, int slow)
 				}
 				return;
 			}
-			p = tk_source_window(src, &avail);
 			if (rc == 0)
 				break;
 		}
-		if (avail == 0) {
+		if (w.n == 0) {
 			s->done = 1;
 			s->fst = TK_END;
 			return;
 		}
-		if (avail < SHARK_REC) {
+		if (w.n < SHARK_REC) {
 			if (!slow) {
 				s->fst = TK_PIPE_STALL;
 				return;
@@ -2062,17 +2061,17 @@ static void run_stream(shark_reader *s, int slow)
 				s->fst = tk_err_set_at(&s->perr, TK_E_PARSE, s->name,
 						       tk_source_offset(src),
 						       "truncated record: %zu bytes at the end (records are 16 bytes)",
-						       avail);
+						       w.n);
 				return;
 			}
 			tk_reader_warn(s->r, W_TRUNCATED, 0, 0,
 				       "the last %zu bytes are not a whole record (ignored)",
-				       avail);
-			tk_source_consume(src, avail);
+				       w.n);
+			tk_source_consume(src, w.n);
 			s->fst = F_ONE;
 			return;
 		}
-		k = run_block(s, slow, p, avail / SHARK_REC,
+		k = run_block(s, slow, w.p, w.n / SHARK_REC,
 			      tk_source_offset(src) / SHARK_REC);
 		tk_source_consume(src, k * SHARK_REC);
 	}
@@ -2662,8 +2661,8 @@ static int arrange(shark_reader *s, const scan_out *o, tk_error *err)
  */
 static uint64_t find_clock(shark_reader *s)
 {
-	size_t i, n, avail;
-	const uint8_t *p;
+	size_t i, n;
+	tk_window w;
 	rec x;
 
 	if (s->whole) {
@@ -2678,9 +2677,9 @@ static uint64_t find_clock(shark_reader *s)
 		}
 		return first;
 	}
-	p = tk_source_window(s->r->src, &avail);
-	for (i = 0; i + SHARK_REC <= avail; i += SHARK_REC) {
-		decode(p + i, &x);
+	w = tk_source_window(s->r->src);
+	for (i = 0; i + SHARK_REC <= w.n; i += SHARK_REC) {
+		decode(w.p + i, &x);
 		if (is_clock(&x))
 			return par2_of(&x);
 	}
@@ -2717,8 +2716,7 @@ static int test_path(shark_reader *s, tk_error *err)
 int shark_reader_open(tk_reader *r, tk_error *err)
 {
 	shark_reader *s = calloc(1, sizeof(*s));
-	const uint8_t *p;
-	size_t avail;
+	tk_window w;
 	int rc, k;
 
 	if (!s)
@@ -2768,34 +2766,33 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 		goto nomem;
 
 	/* read a small stream whole, so that it can be reordered too */
-	p = tk_source_window(r->src, &avail);
-	while (!tk_source_eof(r->src) && avail < WHOLE_MAX) {
-		rc = tk_source_fill(r->src, avail + CLOCK_SCAN, err);
+	w = tk_source_window(r->src);
+	while (!tk_source_eof(r->src) && w.n < WHOLE_MAX) {
+		rc = tk_source_fill(r->src, w.n + CLOCK_SCAN, &w, err);
 		if (rc < 0)
 			goto fail;
-		p = tk_source_window(r->src, &avail);
 		if (rc == 0)
 			break;
 	}
 	if (tk_source_eof(r->src)) {
 		scan_out so;
 		s->whole = 1;
-		s->base = p;
-		s->nslots = avail / SHARK_REC;
+		s->base = w.p;
+		s->nslots = w.n / SHARK_REC;
 		/* for the writers of the host tools' outputs (shark_tools.c) */
-		s->t->raw = p;
-		s->t->raw_len = avail;
-		if (avail % SHARK_REC) {
+		s->t->raw = w.p;
+		s->t->raw_len = w.n;
+		if (w.n % SHARK_REC) {
 			if (s->strict) {
 				rc = tk_err_set_at(err, TK_E_PARSE, s->name,
 						   s->nslots * SHARK_REC,
 						   "truncated record: %zu bytes at the end (records are 16 bytes)",
-						   avail % SHARK_REC);
+						   w.n % SHARK_REC);
 				goto fail;
 			}
 			tk_reader_warn(r, W_TRUNCATED, 0, 0,
 				       "the last %zu bytes are not a whole record (ignored)",
-				       avail % SHARK_REC);
+				       w.n % SHARK_REC);
 		}
 		/* a plain file: read with pread() (see the top) */
 		s->fd = tk_source_file_fd(r->src, &s->foff);
@@ -2803,7 +2800,7 @@ int shark_reader_open(tk_reader *r, tk_error *err)
 		    !(s->win = tk_bigbuf_alloc(slots_for(s, CHUNK_SLOTS) *
 					       SHARK_REC)))
 			goto nomem;
-		rc = scan(s, tk_pipe_want_thread(s->threads, avail), &so, err);
+		rc = scan(s, tk_pipe_want_thread(s->threads, w.n), &so, err);
 		if (rc < 0)
 			goto fail;
 		rc = arrange(s, &so, err);

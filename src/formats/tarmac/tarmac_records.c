@@ -1426,36 +1426,38 @@ static int next_line(tk_tarmac *tr, const char **line, const char **lend,
 		     tk_error *err)
 {
 	tk_source *src = tr->src;
+	tk_window w = tk_source_window(src);
 	const char *p, *nl, *stop;
-	size_t avail, scanned = 0, len, skip;
+	size_t scanned = 0, len, skip;
 	int rc;
 
 	for (;;) {
-		p = (const char *)tk_source_window(src, &avail);
-		if (tr->skip_lf && avail) {
+		p = (const char *)w.p;
+		if (tr->skip_lf && w.n) {
 			/* cr: the LF of a CRLF ends the line before */
 			tr->skip_lf = 0;
 			if (*p == '\n') {
 				tk_source_consume(src, 1);
+				w = tk_source_window(src);
 				continue;
 			}
 		}
 		/* no further than a line may go: its bytes, a CR and the LF */
-		stop = p + (avail > TK_LINE_MAX + 2 ? TK_LINE_MAX + 2 : avail);
+		stop = p + (w.n > TK_LINE_MAX + 2 ? TK_LINE_MAX + 2 : w.n);
 		nl = tr->cr ? find_cr_lf(p + scanned, stop)
 			    : find_nl(p + scanned, stop);
 		if (nl)
 			break;
-		if (avail >= TK_LINE_MAX + 2)
+		if (w.n >= TK_LINE_MAX + 2)
 			return tk_err_line_long(err, tr->name, tr->line + 1);
 		if (tk_source_eof(src)) {
-			if (!avail)
+			if (!w.n)
 				return TK_END;
-			nl = p + avail;
+			nl = p + w.n;
 			break;
 		}
-		scanned = avail;
-		rc = tk_source_fill(src, avail + 1, err);
+		scanned = w.n;
+		rc = tk_source_fill(src, w.n + 1, &w, err);
 		if (rc < 0)
 			return rc;
 		if (rc == 0 && !tk_source_eof(src))
@@ -1463,7 +1465,7 @@ static int next_line(tk_tarmac *tr, const char **line, const char **lend,
 					  "input ended unexpectedly");
 	}
 	len = (size_t)(nl - p);
-	skip = nl < p + avail ? 1 : 0;
+	skip = nl < p + w.n ? 1 : 0;
 	if (tr->cr && skip)
 		tr->skip_lf = *nl == '\r';
 	if (len && p[len - 1] == '\r')
@@ -1558,6 +1560,13 @@ int tk_tarmac_open(tk_tarmac **out, const char *path,
 	rc = tk_source_open(&src, path, err);
 	if (rc < 0)
 		return rc;
+	return open_on(out, src, opts, err);
+}
+
+int tk_tarmac_open_source(tk_tarmac **out, tk_source *src,
+			  const tk_tarmac_opts *opts, tk_error *err)
+{
+	*out = NULL;
 	return open_on(out, src, opts, err);
 }
 
