@@ -324,33 +324,41 @@ int tk_time_digits(const tk_timebase *tb, tk_unit unit)
 	return dtick > dres ? dtick : dres;
 }
 
-int tk_time_format_decimal(uint64_t ticks, const tk_timebase *tb,
-			   tk_unit unit, char *buf, size_t size)
+/* `ticks` of `tb` as the exact fraction *num / *den of `unit` */
+static int ticks_in(uint64_t ticks, const tk_timebase *tb, tk_unit unit,
+		    u128 *num, u128 *den)
 {
 	tk_timebase to = { unit, 1, 1 };
-	u128 p, q;
+	u128 p;
 	int rc;
 
-	rc = ratio(tb, &to, &p, &q);
+	rc = ratio(tb, &to, &p, den);
 	if (rc < 0)
 		return rc;
 	if (ticks && p > U128_MAX / ticks)
 		return TK_E_RANGE;
-	return tk_fmt_ratio_dec((u128)ticks * p, q, tk_time_digits(tb, unit),
-				buf, size);
+	*num = (u128)ticks * p;
+	return TK_OK;
+}
+
+int tk_time_format_decimal(uint64_t ticks, const tk_timebase *tb,
+			   tk_unit unit, char *buf, size_t size)
+{
+	u128 n, d;
+	int rc = ticks_in(ticks, tb, unit, &n, &d);
+
+	if (rc < 0)
+		return rc;
+	return tk_fmt_ratio_dec(n, d, tk_time_digits(tb, unit), buf, size);
 }
 
 int tk_time_format(uint64_t ticks, const tk_timebase *tb, tk_unit unit,
 		   char *buf, size_t size)
 {
-	tk_timebase to = { unit, 1, 1 };
-	u128 p, q;
-	int rc;
+	u128 n, d;
+	int rc = ticks_in(ticks, tb, unit, &n, &d);
 
-	rc = ratio(tb, &to, &p, &q);
 	if (rc < 0)
 		return rc;
-	if (ticks && p > U128_MAX / ticks)
-		return TK_E_RANGE;
-	return tk_fmt_ratio((u128)ticks * p, q, buf, size);
+	return tk_fmt_ratio(n, d, buf, size);
 }
