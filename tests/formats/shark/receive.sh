@@ -81,14 +81,19 @@ PY
 
 # start the receiver on a free port; wait for its "listening" line
 start() {
+	# emptied here: the receiver's own redirection happens in the
+	# background, maybe after the first look below, which would then read
+	# the run before's line
+	: > "$tmp/err"
 	"$cli" shark-receive --port 0 "$@" 2> "$tmp/err" &
 	pid=$!
 	i=0
-	while ! grep -q "listening on" "$tmp/err" 2> /dev/null; do
+	port=
+	while [ -z "$port" ]; do
 		i=$((i + 1)); [ $i -gt 100 ] && { echo "FAIL: receiver did not start"; cat "$tmp/err"; exit 1; }
 		sleep 0.1
+		port=$(sed -n 's/.*listening on [0-9.]*:\([0-9][0-9]*\)$/\1/p' "$tmp/err" 2> /dev/null)
 	done
-	port=$(sed -n 's/.*listening on [0-9.]*:\([0-9]*\).*/\1/p' "$tmp/err")
 }
 # the receiver's socket in the kernel's table: "ADDR:PORT" in hex
 bound() {
