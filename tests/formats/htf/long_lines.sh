@@ -1,10 +1,10 @@
 #!/bin/sh
-# The section scan of a plain HTF file refuses a core section line longer
-# than a line may be: after more blanks than that before its '#', and with
-# more than that after it.  The inputs are over 4 MiB, so they are made here
-# (a .gz of them is refused earlier, while it is copied); each is checked by
-# run_fail.sh like a fail/ case.
-# Usage: long_section_line.sh TRACEKIT
+# A plain HTF file with a line longer than a line may be (4 MiB): a header
+# line, and a core section line (the section scan's two exits: more blanks
+# than that before its '#', more than that after it).  The inputs are over
+# 4 MiB, so they are made here (a .gz of them is refused earlier, while it
+# is copied); each is checked by run_fail.sh like a fail/ case.
+# Usage: long_lines.sh TRACEKIT
 set -u
 cli=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,9 +26,15 @@ for name, data in cases.items():
     open('%s/%s.htf' % (tmp, name), 'wb').write(data)
     open('%s/%s.err' % (tmp, name), 'w').write(
         '%s.htf:36:4194305: error: line longer than 4194304 bytes\n' % name)
+# a header line of M + 9 bytes
+name = 'header_line'
+open('%s/%s.htf' % (tmp, name), 'wb').write(
+    base.replace(b'#Version 1.0\n', b'#Comment ' + b'c' * M + b'\n'))
+open('%s/%s.err' % (tmp, name), 'w').write(
+    '%s.htf:2:4194305: error: line longer than 4194304 bytes\n' % name)
 PY
 rc=0
-for name in blanks_before blanks_after; do
+for name in blanks_before blanks_after header_line; do
 	sh "$here/../run_fail.sh" "$cli" "$tmp/$name.htf" || rc=1
 done
 exit $rc
