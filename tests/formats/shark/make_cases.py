@@ -75,6 +75,10 @@ write('fail/truncated_strict.bin', basic[:3], b'\x20\x00\x00')
 write('fail/unknown_code_strict.bin', dialects[:6] + [rec(0x7D, 1, 5016, 2)])
 write('fail/unlock43_strict.bin', dialects[:7])
 write('fail/high_bits_strict.bin', [rec(0x20, 0, 1, CLK), struct.pack('<HHIII', 0x0415, 0, 0, 2, 0)])
+# Two clock rates (times in ps): a TSC of 2^60 cycles at 2000 cycles/ms is
+# 2^60 * 5 * 10^5 ps, past 2^64 ps.  (With one rate the times stay in
+# cycles and cannot overflow.)
+write('fail/tsc_too_large.bin', [rec(0x20, 0, 0, CLK), rec(0x10, 0, 1, 2 * CLK), rec(0x15, 256, 1 << 60)])
 # Kept records whose target depends on a parameter, each twice (the
 # second from the reader's cache of such targets, not the slow path): an
 # ipoint (also FAST), an interrupt_hit, mutex and server events (par2),
