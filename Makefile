@@ -57,11 +57,12 @@ endif
 # line and branch coverage of src/ under the whole test suite (gcov counts
 # of a Debug build, gcovr): totals, a table per file, a page per file in
 # $(COV_BUILD)/coverage/; fails below the floors, which are the figures
-# measured when they were last set, rounded down: raise them as tests are
-# added.  Not on a sanitized build: UBSan's checks would count as branches.
+# measured when they were last set less half a point (the paths of the
+# readers' second thread depend on timing): raise them as tests are added.
+# Not on a sanitized build: UBSan's checks would count as branches.
 COV_BUILD ?= build-cov
-COV_LINES ?= 88.5
-COV_BRANCHES ?= 73.0
+COV_LINES ?= 88.3
+COV_BRANCHES ?= 72.8
 coverage: ci-deps
 	@$(MAKE) --no-print-directory test COVERAGE=1 BUILD=$(COV_BUILD) BUILD_TYPE=Debug SANITIZE=0
 	@$(MAKE) --no-print-directory coverage-report
