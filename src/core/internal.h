@@ -406,6 +406,10 @@ tk_source *tk_input_release(tk_input *in);
 /** "input:line:col: line longer than TK_LINE_MAX bytes" (TK_E_PARSE), the
  * column the first byte past the limit. */
 int tk_err_line_long(tk_error *err, const char *input, uint64_t line);
+#if defined(__clang_analyzer__) && !defined(TK_ERROR_C)
+#define tk_err_line_long(err, input, line) \
+	tk_err_code_(tk_err_line_long(err, input, line), TK_E_PARSE)
+#endif
 
 /**
  * Whether the text at the start of source `s` has CR-only line ends: its

@@ -290,6 +290,7 @@ static int open_stream(tk_source *s, tk_error *err)
 	s->rbuf = malloc(s->rcap);
 	if (!s->rbuf)
 		return tk_err_nomem(err, s->name);
+	TK_ANALYZER_ASSUME(s->rlen == 0); /* source_new() zeroes s */
 	while (s->rlen < 4) {
 		rc = read_fd(s, s->rbuf + s->rlen, s->rcap - s->rlen, &got,
 			     err);
@@ -675,10 +676,13 @@ static int fill_readahead(tk_source *s, tk_error *err)
 			free(ra->big);
 			ra->big = nb;
 			ra->bigcap = ncap;
-		} else if (!in_big) {
-			memcpy(ra->big, tail, ntail);
-		} else if (s->start) {
-			memmove(ra->big, tail, ntail);
+		} else {
+			/* big is allocated: bigcap >= ntail + n > 0 */
+			TK_ANALYZER_ASSUME(ra->big != NULL);
+			if (!in_big)
+				memcpy(ra->big, tail, ntail);
+			else if (s->start)
+				memmove(ra->big, tail, ntail);
 		}
 		memcpy(ra->big + ntail, ra->mem[k] + RA_HEAD, n);
 		s->base += s->start;
