@@ -43,14 +43,6 @@ extern "C" {
 /** The library's version string, "MAJOR.MINOR.PATCH". */
 const char *tk_version(void);
 
-/**
- * A hash of `key` mixed with a seed chosen at random once per process (the
- * seed of the library's own tables; TRACEKIT_HASH_SEED=N fixes it), for a
- * caller's hash table keyed by what an input holds: no input can be made
- * whose keys all land in one slot.  Take the slot from any of its bits.
- */
-uint64_t tk_hash_u64(uint64_t key);
-
 /* ------------------------------------------------------------------------ */
 /* Status codes and errors                                                   */
 /* ------------------------------------------------------------------------ */
