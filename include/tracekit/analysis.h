@@ -87,9 +87,11 @@ typedef struct tk_check tk_check;
 /**
  * A validator for events of trace `t` (borrowed: it must outlive the
  * checker).  `fn` is called once for every violation, in event order.
- * Returns NULL when out of memory.
+ * Returns TK_OK with *out set, or TK_E_NOMEM with *out NULL and `err`
+ * filled.
  */
-tk_check *tk_check_new(const tk_trace *t, tk_violation_fn fn, void *ctx);
+int tk_check_new(tk_check **out, const tk_trace *t, tk_violation_fn fn,
+		 void *ctx, tk_error *err);
 
 /**
  * Check one event (events must be given in the order read).  Returns TK_OK
@@ -151,8 +153,11 @@ typedef struct tk_stat {
 
 typedef struct tk_stats tk_stats;
 
-/** Metrics of the events of trace `t` (borrowed).  NULL: out of memory. */
-tk_stats *tk_stats_new(const tk_trace *t);
+/**
+ * Metrics of the events of trace `t` (borrowed).  Returns TK_OK with *out
+ * set, or TK_E_NOMEM with *out NULL and `err` filled.
+ */
+int tk_stats_new(tk_stats **out, const tk_trace *t, tk_error *err);
 
 /** Account one event.  TK_OK or TK_E_NOMEM. */
 int tk_stats_event(tk_stats *s, const tk_event *ev);
@@ -230,10 +235,11 @@ typedef void (*tk_load_window_fn)(void *ctx, uint64_t start, uint64_t end,
 /**
  * Core load of trace `t` (borrowed).  `window` > 0: windows of that many
  * ticks, aligned to multiples of it, reported through `fn`; 0: none.
- * NULL: out of memory.
+ * Returns TK_OK with *out set, or TK_E_NOMEM with *out NULL and `err`
+ * filled.
  */
-tk_load *tk_load_new(const tk_trace *t, uint64_t window,
-		     tk_load_window_fn fn, void *ctx);
+int tk_load_new(tk_load **out, const tk_trace *t, uint64_t window,
+		tk_load_window_fn fn, void *ctx, tk_error *err);
 
 /** Account one event.  TK_OK or TK_E_NOMEM. */
 int tk_load_event(tk_load *l, const tk_event *ev);
