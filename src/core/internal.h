@@ -8,6 +8,7 @@
 
 #include "tracekit/tracekit.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <string.h>
@@ -68,6 +69,17 @@ void tk_bigbuf_free(void *p);
 int tk_ascii_casecmp(const char *a, size_t alen, const char *b);
 /** 1 if the n bytes at a and b are equal ignoring ASCII case. */
 int tk_ascii_ncaseeq(const char *a, const char *b, size_t n);
+
+/*
+ * Once per process, whichever threads ask first: for the tables a format
+ * builds on first use (its vocabulary), so that no format needs a thread
+ * primitive of its own.
+ */
+typedef struct tk_once {
+	pthread_once_t once;
+} tk_once;
+#define TK_ONCE_INIT { PTHREAD_ONCE_INIT }
+void tk_once_run(tk_once *o, void (*fn)(void));
 
 /* ---- string pool -------------------------------------------------------- */
 
