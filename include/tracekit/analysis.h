@@ -3,8 +3,9 @@
  * against the BTF state machines (tk_check), timing metrics per entity
  * (tk_stats) and core load (tk_load).
  *
- * All three are push consumers: create one for a trace, feed it every event
- * the reader yields (tk_<object>_event), then finish it.  They see only
+ * All three are push consumers: create one for a trace (tk_<object>_new(),
+ * TK_OK or TK_E_NOMEM), feed it every event the reader yields
+ * (tk_<object>_event), then finish it.  They see only
  * tk_event values and the trace's metadata, never a format's internals, so
  * they apply to every format.  Memory grows with the number of entities and
  * of instances alive at the same time, never with the number of events.

@@ -12,9 +12,16 @@
  * writer is closed successfully.
  *
  * Conventions:
+ *  - Names are tk_<object>_<verb>.
  *  - Functions that can fail return an int: TK_OK (0) on success, a negative
- *    tk_status on failure, and fill the caller's tk_error when one is given.
- *    Iterators return TK_END (> 0) at the normal end.
+ *    tk_status on failure, and fill the caller's tk_error when one is given
+ *    (NULL is allowed).  Iterators (tk_<object>_next*) return TK_END (> 0)
+ *    at the normal end.
+ *  - Constructors hand the object out through their first argument, NULL on
+ *    failure: int tk_<object>_open(tk_<object> **out, ..., tk_error *err)
+ *    for what is read from or written to a file, tk_<object>_new(...) for
+ *    the rest.  Objects end with their _close() or _free(); those that
+ *    return nothing take NULL.
  *  - Pointers returned by getters are borrowed: they stay valid until the
  *    object that returned them is closed, unless stated otherwise.
  *  - Every time is an unsigned 64-bit tick count; what a tick means is the
@@ -319,7 +326,8 @@ uint32_t tk_trace_entity_find(const tk_trace *t, const char *name, size_t len);
 
 /**
  * One event, shaped after a BTF data line.  Valid until the next call to
- * tk_reader_next() on the reader that produced it.
+ * tk_reader_next() or tk_reader_next_batch() on the reader that produced
+ * it.
  */
 typedef struct tk_event {
 	uint64_t time;          /**< ticks of the trace's time base */
