@@ -15,9 +15,11 @@ For every function declared in ROOT/include/tracekit/*.h:
   - a constructor (tk_X_new, tk_X_open*) returns int and hands its object
     out through a first parameter `tk_X **out`, and takes a tk_error *err
     last (TK_OK or a negative status with err filled);
-  - nothing in the public headers is a hash, a thread count or a test hook
-    (tk_hash*, "threads" other than the tk_reader_opts field the
-    integrator removes, getenv-style TRACEKIT_ variables).
+  - nothing in the public headers is a hash or a test hook (tk_hash*,
+    TRACEKIT_ environment variables);
+and the library (ROOT/src other than the CLI) reads no TRACEKIT_
+environment variable (test hooks and tuning belong to the tests' build and
+the API; the system's own, such as TMPDIR, are read).
 Exit 0, or 1 with one line per finding.
 """
 import glob
@@ -27,6 +29,8 @@ import sys
 
 # constructors another branch converts (remove once merged)
 PENDING = {"tk_tarmac_profile_new"}
+# readers being rewritten without their environment hooks (remove once merged)
+PENDING_GETENV = ("src/formats/shark/", "src/formats/htf/")
 
 DECL = re.compile(r"^([A-Za-z_][\w \*]*?)\b(tk_\w+)\s*\(")
 RETURN_WORDS = re.compile(
@@ -120,6 +124,14 @@ def main():
             if m.group(0) not in ("TRACEKIT_H", "TRACEKIT_ANALYSIS_H",
                                   "TRACEKIT_TIMELINE_H", "TRACEKIT_TARMAC_H"):
                 fails.append(f"{rel}: {m.group(0)}: an environment variable in the API")
+    for path in sorted(glob.glob(os.path.join(root, "src", "**", "*.[ch]"),
+                                 recursive=True)):
+        rel = os.path.relpath(path, root).replace(os.sep, "/")
+        if rel.startswith("src/cli/") or rel.startswith(PENDING_GETENV):
+            continue
+        for k, ln in enumerate(open(path, errors="replace"), 1):
+            if re.search(r"\bgetenv\s*\(\s*\"TRACEKIT_", ln):
+                fails.append(f"{rel}:{k}: a TRACEKIT_ variable read by the library")
     for f in fails:
         print("FAIL:", f)
     print(f"{n} functions, {len(fails)} findings")
