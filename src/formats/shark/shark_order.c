@@ -63,7 +63,7 @@ static uint8_t *slot_buf(const shark_order *o, uint64_t max)
 /* What the scan keeps besides the fields of shark_order. */
 typedef struct scan_state {
 	int any;
-	uint64_t first, prev;
+	uint64_t first, prev;  /* the TSC of the first and the last record */
 	uint64_t starts[SHARK_MERGE_MAX];  /* where the runs start */
 	size_t nstarts;
 	uint64_t after;      /* the first rate at or after the first descent */
@@ -71,47 +71,95 @@ typedef struct scan_state {
 	int min_found;
 } scan_state;
 
+/* The codes the scan looks at one by one: 0 (an empty slot's, type word
+ * 0) and the clock codes 0x10 and 0x20. */
+static const uint8_t scan_one[256] = {
+	[0x00] = 1, [SHARK_CYCLES_PER_MSEC] = 1, [SHARK_TRACE_START] = 1,
+};
+
+/* One record of the scan, with every check. */
+static void scan_rec(shark_order *o, scan_state *st, const uint8_t *p,
+		     uint64_t slot)
+{
+	uint32_t w = shark_le32(p), par2;
+	uint64_t tsc;
+
+	if ((w & 0xffffu) == 0)
+		return;
+	o->high |= (w & 0x7f00u) != 0;
+	tsc = shark_tsc(p);
+	if (!st->any) {
+		st->any = 1;
+		st->first = st->prev = tsc;
+	}
+	if (tsc < st->prev) {
+		if (!o->descents++)
+			o->at = slot;
+		if (st->nstarts < SHARK_MERGE_MAX)
+			st->starts[st->nstarts++] = slot;
+	}
+	st->prev = tsc;
+	if (shark_is_clock(p)) {
+		par2 = shark_le32(p + 12);
+		if (!o->clk)
+			o->clk = par2;
+		else if (par2 != o->clk)
+			o->clk_differ = 1;
+		if (o->descents && !st->after)
+			st->after = par2;
+		if (!st->min_found || tsc < st->min_tsc) {
+			st->min_found = 1;
+			st->min_tsc = tsc;
+			st->min_clk = par2;
+		}
+	}
+}
+
+/* Whether one of the four records at p is an empty slot or has a clock
+ * code, or their TSCs (after prev) go down; their type words or-ed into
+ * *h. */
+static TK_INLINE unsigned odd4(const uint8_t *p, uint64_t prev, uint32_t *h)
+{
+	uint32_t w0 = shark_le32(p), w1 = shark_le32(p + 16),
+		 w2 = shark_le32(p + 32), w3 = shark_le32(p + 48);
+	uint64_t t0 = shark_tsc(p), t1 = shark_tsc(p + 16),
+		 t2 = shark_tsc(p + 32), t3 = shark_tsc(p + 48);
+
+	*h |= w0 | w1 | w2 | w3;
+	return scan_one[w0 & 0xffu] | scan_one[w1 & 0xffu] |
+	       scan_one[w2 & 0xffu] | scan_one[w3 & 0xffu] | (t0 < prev) |
+	       (t1 < t0) | (t2 < t1) | (t3 < t2);
+}
+
+/* The n slots at b, slot i0 first: eight at a time while none of them is
+ * an empty slot or a clock code and the TSC does not go down, one by one
+ * with every check where one of the eight is. */
 static void scan_slots(shark_order *o, scan_state *st, const uint8_t *b,
 		       uint64_t n, uint64_t i0)
 {
-	uint64_t i, prev = st->prev;
+	uint64_t i = 0, prev = st->prev;
+	uint32_t high = 0;
 
-	for (i = 0; i < n; i++) {
-		const uint8_t *p = b + i * SHARK_REC;
-		uint32_t w = shark_le32(p), par2;
-		uint64_t tsc;
+	while (i < n) {
+		if (TK_LIKELY(st->any && n - i >= 8)) {
+			const uint8_t *p = b + i * SHARK_REC;
+			uint32_t h = 0;
 
-		if (TK_UNLIKELY((w & 0xffffu) == 0))
-			continue;
-		o->high |= (w & 0x7f00u) != 0;
-		tsc = shark_tsc(p);
-		if (TK_UNLIKELY(!st->any)) {
-			st->any = 1;
-			st->first = prev = tsc;
-		}
-		if (TK_UNLIKELY(tsc < prev)) {
-			if (!o->descents++)
-				o->at = i0 + i;
-			if (st->nstarts < SHARK_MERGE_MAX)
-				st->starts[st->nstarts++] = i0 + i;
-		}
-		prev = tsc;
-		if (TK_UNLIKELY(shark_is_clock(p))) {
-			par2 = shark_le32(p + 12);
-			if (!o->clk)
-				o->clk = par2;
-			else if (par2 != o->clk)
-				o->clk_differ = 1;
-			if (o->descents && !st->after)
-				st->after = par2;
-			if (!st->min_found || tsc < st->min_tsc) {
-				st->min_found = 1;
-				st->min_tsc = tsc;
-				st->min_clk = par2;
+			if (TK_LIKELY(!(odd4(p, prev, &h) |
+					odd4(p + 64, shark_tsc(p + 48), &h)))) {
+				high |= h;
+				prev = shark_tsc(p + 112);
+				i += 8;
+				continue;
 			}
 		}
+		st->prev = prev;
+		scan_rec(o, st, b + i * SHARK_REC, i0 + i);
+		prev = st->prev;
+		i++;
 	}
 	st->prev = prev;
+	o->high |= (high & 0x7f00u) != 0;
 }
 
 /* The whole dump in memory and its records' index sorted by TSC. */
