@@ -273,8 +273,10 @@ typedef struct htf_reader {
 	/* (entity id, event id), the record's low bits, -> tkid << 32 |
 	 * descs[] index (UINT64_MAX: not in the tables), when the ids are
 	 * small enough for a flat table: one load per record */
+	uint16_t *hex2;           /* w <= 16: hex_rec()'s table */
 	uint64_t *pair;
-	uint64_t npair;
+	uint64_t npair_ent;       /* entity ids below this have a row */
+	unsigned pair_bits;       /* a row has 1 << pair_bits entries */
 	uint64_t *core_ids;   /* per slot */
 	uint8_t *own;         /* per slot: 1 if it has a section "#-<id>" */
 	uint32_t nslots, capslots;
@@ -1369,16 +1371,29 @@ static int build_entities(htf_reader *h, tk_error *err)
  * table from its event ids to them. */
 #define PAIR_MAX ((uint64_t)1 << 20)
 
-/* The flat (entity id, event id) table of the 16-digit decoder, when it
- * fits in PAIR_MAX entries. */
+/*
+ * The flat (entity id, event id) table of the batch decoder, when it fits
+ * in PAIR_MAX entries: a row per entity id of as many entries as the
+ * largest event id of any table needs (a power of two), so that it stays
+ * small enough for the first-level cache in the usual case.
+ */
 static int build_pairs(htf_reader *h, tk_error *err)
 {
 	const idmap *em = &h->entmap;
-	unsigned evbits = 8 * h->vl;
-	uint64_t nev, n;
+	uint64_t evmax = 0, nev, n;
+	unsigned evbits = 0;
 	uint32_t i, j;
 
-	if (h->w > 16 || !em->n || evbits > 20 ||
+	if (h->w > 16 || !em->n)
+		return TK_OK;
+	for (i = 0; i < h->ntypes; i++) {
+		const idmap *vm = &h->types[i].evmap;
+		if (vm->n && vm->p[vm->n - 1].id > evmax)
+			evmax = vm->p[vm->n - 1].id;
+	}
+	while (evbits < 20 && ((uint64_t)1 << evbits) <= evmax)
+		evbits++;
+	if (((uint64_t)1 << evbits) <= evmax ||
 	    em->p[em->n - 1].id >= (PAIR_MAX >> evbits))
 		return TK_OK;
 	nev = (uint64_t)1 << evbits;
@@ -1387,7 +1402,8 @@ static int build_pairs(htf_reader *h, tk_error *err)
 	if (!h->pair)
 		return tk_err_nomem(err, h->name);
 	memset(h->pair, 0xff, n * sizeof(*h->pair));
-	h->npair = n;
+	h->npair_ent = em->p[em->n - 1].id + 1;
+	h->pair_bits = evbits;
 	for (i = 0; i < em->n; i++) {
 		const hent *e = &h->ents[em->p[i].val];
 		uint64_t *prow = h->pair + (em->p[i].id << evbits);
@@ -1395,8 +1411,6 @@ static int build_pairs(htf_reader *h, tk_error *err)
 		if (e->type == UINT32_MAX)
 			continue;
 		ty = &h->types[e->type];
-		/* the ids in order: those past the row are not met again
-		 * for the next entity (a table of many large ids) */
 		for (j = 0; j < ty->evmap.n; j++) {
 			uint64_t ev = ty->evmap.p[j].id;
 			if (ev >= nev)
@@ -1852,6 +1866,97 @@ static inline int hex_field(const char *p, unsigned n, uint64_t *out)
 	return 1;
 }
 
+/* The validity of the 8 bytes of w as hex digits: H when all are (w has
+ * no byte >= 0x80) */
+static TK_INLINE uint64_t hex_ok8(uint64_t w)
+{
+	const uint64_t H = 0x8080808080808080ull;
+	uint64_t x = w | 0x2020202020202020ull;
+
+	return (((w + 0x5050505050505050ull) & ~(w + 0x4646464646464646ull)) |
+		((x + 0x1f1f1f1f1f1f1f1full) & ~(x + 0x1919191919191919ull))) &
+	       H;
+}
+
+/* The 8 hex digits of w (valid) as bytes in memory order: digit pairs
+ * packed into the low 32 bits, the first pair in the low byte */
+static TK_INLINE uint64_t hex_pack8(uint64_t w)
+{
+	uint64_t v = (w & 0x0f0f0f0f0f0f0f0full) +
+		     ((w >> 6) & 0x0101010101010101ull) * 9;
+
+	v = ((v << 4) | (v >> 8)) & 0x00ff00ff00ff00ffull;
+	v = (v | (v >> 8)) & 0x0000ffff0000ffffull;
+	return (v | (v >> 16)) & 0xffffffffull;
+}
+
+/*
+ * The record of w (9..16) hex digits at p as one number: the words of its
+ * first and its last 8 digits, validated and converted side by side.
+ * Returns 0 if a byte is not a hex digit.
+ */
+static TK_INLINE int hex_rec16(const char *p, unsigned w, uint64_t *out)
+{
+	const uint64_t H = 0x8080808080808080ull;
+	uint64_t a = load_le64(p), b = load_le64(p + w - 8), v;
+
+	if (((a | b) & H) || (hex_ok8(a) & hex_ok8(b)) != H)
+		return 0;
+	v = hex_pack8(a) | hex_pack8(b) << 32;
+	v = __builtin_bswap64(v); /* first digits highest */
+	/* the first word's digits that the last word has too go */
+	*out = w == 16 ? v : ((v >> (32 + 4 * (16 - w))) << 32) | (uint32_t)v;
+	return 1;
+}
+
+/* The 2 bytes at p as the index of h->hex2 */
+static TK_INLINE uint16_t load16(const char *p)
+{
+	uint16_t u;
+
+	memcpy(&u, p, 2);
+	return u;
+}
+
+/*
+ * The record of w (even, 2..16) hex digits at p as one number, a digit
+ * pair at a time through h->hex2 (two bytes -> their value, or a value
+ * above 0xff when one is not a hex digit).  Returns 0 if a byte is not a
+ * hex digit.
+ */
+static TK_INLINE int hex_rec(const uint16_t *hex2, const char *p, unsigned w,
+			     uint64_t *out)
+{
+	uint64_t v = 0, bad = 0;
+	unsigned i;
+
+	for (i = 0; i < w / 2; i++) {
+		uint64_t t = hex2[load16(p + 2 * i)];
+		bad |= t;
+		v |= t << (8 * (w / 2 - 1 - i));
+	}
+	*out = v;
+	return !(bad >> 8);
+}
+
+/* h->hex2 (hex_rec) */
+static int hex2_build(htf_reader *h, tk_error *err)
+{
+	unsigned a, b;
+
+	h->hex2 = malloc(65536 * sizeof(*h->hex2));
+	if (!h->hex2)
+		return tk_err_nomem(err, h->name);
+	for (a = 0; a < 256; a++)
+		for (b = 0; b < 256; b++) {
+			char two[2] = { (char)a, (char)b };
+			int x = hexval((int)a), y = hexval((int)b);
+			h->hex2[load16(two)] =
+				(uint16_t)(x < 0 || y < 0 ? 0x100 : x << 4 | y);
+		}
+	return TK_OK;
+}
+
 static uint64_t hex_slow(const char *p, unsigned n)
 {
 	uint64_t v = 0;
@@ -2101,14 +2206,17 @@ static inline uint64_t rec_key(const htf_reader *h, uint64_t ent_id,
  * is converted as one number (two words of digits) and split by shifts;
  * wider ones field by field.
  */
-static uint32_t batch(htf_reader *h, cursor *c)
+static TK_INLINE uint32_t batch_w(htf_reader *h, cursor *c,
+						  const unsigned w)
 {
-	const unsigned w = h->w, tl2 = 2 * h->tl, el2 = 2 * h->el,
+	const unsigned tl2 = 2 * h->tl, el2 = 2 * h->el,
 		       vl2 = 2 * h->vl, sh_time = h->sh_time,
 		       sh_ent = h->sh_ent;
 	const uint64_t m_ent = h->m_ent, m_ev = h->m_ev, *pair = h->pair,
-		       npair = h->npair;
-	const uint64_t m_key = w <= 16 ? ((uint64_t)1 << sh_time) - 1 : 0;
+		       npair_ent = h->npair_ent;
+	const unsigned pbits = h->pair_bits;
+	const uint16_t *hex2 = h->hex2;
+	const uint64_t pev = ((uint64_t)1 << pbits) - 1;
 	const char *p = c->p;
 	uint64_t last = c->have_time ? c->last_time : 0;
 	hrec *b = c->b;
@@ -2123,17 +2231,18 @@ static uint32_t batch(htf_reader *h, cursor *c)
 		m = BATCH;
 	if (w <= 16) {
 		for (; n < m && p[w] == '\n'; n++, p += w + 1) {
-			uint64_t v, t, key, x;
-			if (!hex_field(p, w, &v))
+			uint64_t v, t, ent, ev, x;
+			if (!hex_rec(hex2, p, w, &v))
 				break;
 			t = v >> sh_time;
 			if (TK_UNLIKELY(t < last))
 				break;
-			key = v & m_key;
-			if (TK_LIKELY(key < npair))
-				x = pair[key];
+			ent = (v >> sh_ent) & m_ent;
+			ev = v & m_ev;
+			if (TK_LIKELY(ent < npair_ent && ev <= pev))
+				x = pair[ent << pbits | ev];
 			else
-				x = rec_key(h, (v >> sh_ent) & m_ent, v & m_ev);
+				x = rec_key(h, ent, ev);
 			if (TK_UNLIKELY(x == UINT64_MAX))
 				break;
 			b[n].time = t;
@@ -2164,6 +2273,21 @@ static uint32_t batch(htf_reader *h, cursor *c)
 		c->have_time = 1;
 	}
 	return n;
+}
+
+/* batch_w() with the usual record widths as constants */
+static uint32_t batch(htf_reader *h, cursor *c)
+{
+	switch (h->w) {
+	case 14:
+		return batch_w(h, c, 14);
+	case 16:
+		return batch_w(h, c, 16);
+	case 12:
+		return batch_w(h, c, 12);
+	default:
+		return batch_w(h, c, h->w);
+	}
 }
 
 /*
@@ -2530,6 +2654,8 @@ int htf_reader_open(tk_reader *r, tk_error *err)
 		goto fail;
 	if ((rc = build_descs(h, err)) < 0)
 		goto fail;
+	if (h->w <= 16 && (rc = hex2_build(h, err)) < 0)
+		goto fail;
 	if ((rc = find_sections(h, data, err)) < 0)
 		goto fail;
 	/* the line reader's buffer is not needed past the sections */
@@ -2577,6 +2703,7 @@ void htf_reader_close(tk_reader *r)
 	free(h->descs);
 	free(h->keys);
 	free(h->pair);
+	free(h->hex2);
 	for (i = 0; i < h->ncur; i++) {
 		free(h->cur[i].win);
 		free(h->cur[i].b);
