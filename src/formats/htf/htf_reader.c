@@ -161,9 +161,6 @@ typedef struct hrec {
 
 /* a cursor's window: its section's bytes read with tk_source_read_at() */
 #define WIN_SIZE ((size_t)256 << 10)
-/* zero bytes after a window: the 8-byte loads of a record's fields may
- * read up to 8 bytes past its end */
-#define WIN_TAIL 16
 #define WIN_LOW 4096    /* fewer bytes than this ahead: read more */
 /* the windows of all sections together: past 64 sections each gets less
  * than WIN_SIZE, down to WIN_MIN (a file of many sections would otherwise
@@ -273,7 +270,7 @@ typedef struct htf_reader {
 	/* (entity id, event id), the record's low bits, -> tkid << 32 |
 	 * descs[] index (UINT64_MAX: not in the tables), when the ids are
 	 * small enough for a flat table: one load per record */
-	uint16_t *hex2;           /* w <= 16: hex_rec()'s table */
+	uint16_t *hex2;           /* hex_rec()'s table */
 	uint64_t *pair;
 	uint64_t npair_ent;       /* entity ids below this have a row */
 	unsigned pair_bits;       /* a row has 1 << pair_bits entries */
@@ -1665,7 +1662,7 @@ static int cursors_alloc(htf_reader *h, tk_error *err)
 		c->wcap = c->len < share ? (size_t)c->len : share;
 		if (!c->wcap)
 			c->wcap = 1;
-		c->win = calloc(1, c->wcap + WIN_TAIL);
+		c->win = malloc(c->wcap);
 		if (!c->win)
 			return tk_err_nomem(err, h->name);
 		c->p = c->end = c->win;
@@ -1809,106 +1806,6 @@ out:
 
 /* ---- records ------------------------------------------------------------ */
 
-/* 8 bytes at p as a little-endian word (p[0] in the low byte) */
-static inline uint64_t load_le64(const char *p)
-{
-	uint64_t w;
-
-	memcpy(&w, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	w = __builtin_bswap64(w);
-#endif
-	return w;
-}
-
-/*
- * n (1..8) hex digits at p, with 8 bytes readable at p: validated and
- * converted a word at a time.  Returns 0 if a byte is not a hex digit.
- */
-static inline int hex8(const char *p, unsigned n, uint64_t *out)
-{
-	const uint64_t H = 0x8080808080808080ull;
-	uint64_t w = load_le64(p), x, v, ok;
-
-	if (n < 8) {
-		uint64_t keep = ~0ull >> (8 * (8 - n));
-		w = (w & keep) | (0x3030303030303030ull & ~keep);
-	}
-	if (w & H)
-		return 0;
-	/* each byte: '0'..'9', or 'a'..'f' once made lower case */
-	x = w | 0x2020202020202020ull;
-	ok = (((w + 0x5050505050505050ull) & ~(w + 0x4646464646464646ull)) |
-	      ((x + 0x1f1f1f1f1f1f1f1full) & ~(x + 0x1919191919191919ull))) &
-	     H;
-	if (ok != H)
-		return 0;
-	/* the nibbles (a letter's low bits + 9), then packed in order, the
-	 * first digit the highest */
-	v = (w & 0x0f0f0f0f0f0f0f0full) + ((w >> 6) & 0x0101010101010101ull) * 9;
-	v = ((v & 0x000f000f000f000full) << 4) | ((v >> 8) & 0x000f000f000f000full);
-	v = ((v & 0x000000ff000000ffull) << 8) | ((v >> 16) & 0x000000ff000000ffull);
-	v = ((v & 0xffffull) << 16) | ((v >> 32) & 0xffffull);
-	*out = n < 8 ? v >> (4 * (8 - n)) : v;
-	return 1;
-}
-
-/* n (1..16) hex digits at p (8 bytes readable at p) */
-static inline int hex_field(const char *p, unsigned n, uint64_t *out)
-{
-	uint64_t hi, lo;
-
-	if (n <= 8)
-		return hex8(p, n, out);
-	if (!hex8(p, n - 8, &hi) || !hex8(p + n - 8, 8, &lo))
-		return 0;
-	*out = hi << 32 | lo;
-	return 1;
-}
-
-/* The validity of the 8 bytes of w as hex digits: H when all are (w has
- * no byte >= 0x80) */
-static TK_INLINE uint64_t hex_ok8(uint64_t w)
-{
-	const uint64_t H = 0x8080808080808080ull;
-	uint64_t x = w | 0x2020202020202020ull;
-
-	return (((w + 0x5050505050505050ull) & ~(w + 0x4646464646464646ull)) |
-		((x + 0x1f1f1f1f1f1f1f1full) & ~(x + 0x1919191919191919ull))) &
-	       H;
-}
-
-/* The 8 hex digits of w (valid) as bytes in memory order: digit pairs
- * packed into the low 32 bits, the first pair in the low byte */
-static TK_INLINE uint64_t hex_pack8(uint64_t w)
-{
-	uint64_t v = (w & 0x0f0f0f0f0f0f0f0full) +
-		     ((w >> 6) & 0x0101010101010101ull) * 9;
-
-	v = ((v << 4) | (v >> 8)) & 0x00ff00ff00ff00ffull;
-	v = (v | (v >> 8)) & 0x0000ffff0000ffffull;
-	return (v | (v >> 16)) & 0xffffffffull;
-}
-
-/*
- * The record of w (9..16) hex digits at p as one number: the words of its
- * first and its last 8 digits, validated and converted side by side.
- * Returns 0 if a byte is not a hex digit.
- */
-static TK_INLINE int hex_rec16(const char *p, unsigned w, uint64_t *out)
-{
-	const uint64_t H = 0x8080808080808080ull;
-	uint64_t a = load_le64(p), b = load_le64(p + w - 8), v;
-
-	if (((a | b) & H) || (hex_ok8(a) & hex_ok8(b)) != H)
-		return 0;
-	v = hex_pack8(a) | hex_pack8(b) << 32;
-	v = __builtin_bswap64(v); /* first digits highest */
-	/* the first word's digits that the last word has too go */
-	*out = w == 16 ? v : ((v >> (32 + 4 * (16 - w))) << 32) | (uint32_t)v;
-	return 1;
-}
-
 /* The 2 bytes at p as the index of h->hex2 */
 static TK_INLINE uint16_t load16(const char *p)
 {
@@ -2048,9 +1945,8 @@ static int win_fill(htf_reader *h, cursor *c, tk_error *err)
 			char *nw;
 			if (keep > TK_LINE_MAX + 1)
 				return tk_err_line_long(err, h->name, c->line);
-			if (!(nw = realloc(c->win, ncap + WIN_TAIL)))
+			if (!(nw = realloc(c->win, ncap)))
 				return tk_err_nomem(err, h->name);
-			memset(nw + c->wcap, 0, ncap - c->wcap + WIN_TAIL);
 			c->win = nw;
 			c->wcap = ncap;
 			c->p = nw;
@@ -2222,8 +2118,7 @@ static TK_INLINE uint32_t batch_w(htf_reader *h, cursor *c,
 	hrec *b = c->b;
 	uint32_t n = 0, m;
 
-	/* a record at p needs its newline before end (the 8-byte loads of
-	 * its fields may read into the window's tail, WIN_TAIL) */
+	/* a record at p needs its newline before end */
 	if ((size_t)(c->end - p) <= w)
 		return 0;
 	m = (uint32_t)((size_t)(c->end - p) / (w + 1));
@@ -2252,9 +2147,9 @@ static TK_INLINE uint32_t batch_w(htf_reader *h, cursor *c,
 	} else {
 		for (; n < m && p[w] == '\n'; n++, p += w + 1) {
 			uint64_t t, ent_id, ev_id, x;
-			if (!hex_field(p, tl2, &t) ||
-			    !hex_field(p + tl2, el2, &ent_id) ||
-			    !hex_field(p + tl2 + el2, vl2, &ev_id))
+			if (!hex_rec(hex2, p, tl2, &t) ||
+			    !hex_rec(hex2, p + tl2, el2, &ent_id) ||
+			    !hex_rec(hex2, p + tl2 + el2, vl2, &ev_id))
 				break;
 			if (TK_UNLIKELY(t < last))
 				break;
@@ -2654,7 +2549,7 @@ int htf_reader_open(tk_reader *r, tk_error *err)
 		goto fail;
 	if ((rc = build_descs(h, err)) < 0)
 		goto fail;
-	if (h->w <= 16 && (rc = hex2_build(h, err)) < 0)
+	if ((rc = hex2_build(h, err)) < 0)
 		goto fail;
 	if ((rc = find_sections(h, data, err)) < 0)
 		goto fail;
