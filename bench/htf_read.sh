@@ -69,6 +69,11 @@ fi
 bench_input "$QUARTER"
 run_bench "tracekit info (N/4)" htf_info_quarter "$INFO_GBPS" "$INFO_RSS_MB" - -- \
 	"$TRACEKIT" info "$QUARTER"
+bench_input "$COMMENTS"
+run_bench "tracekit info (N/4, all commented)" htf_info_comments - "$INFO_RSS_MB" - -- \
+	"$TRACEKIT" info "$COMMENTS"
+[[ -z $BASE ]] || run_bench "BASE info ${BASE_OPT[*]} (N/4, all commented)" htf_base_comments - - - -- \
+	"$BASE" info "${BASE_OPT[@]}" "$COMMENTS"
 bench_input "$TRACE"
 run_bench "tracekit info" htf_info "$INFO_GBPS" "$INFO_RSS_MB" - -- \
 	"$TRACEKIT" info "$TRACE"
@@ -83,11 +88,6 @@ fi
 run_bench "tracekit convert -> btf" htf_convert - - "$OUT/htf_convert_out.btf" -- \
 	"$TRACEKIT" convert -q "$TRACE" "$OUT/htf_convert_out.btf"
 run_bench "wc -l (lower bound)" htf_wc - - - -- wc -l "$TRACE"
-bench_input "$COMMENTS"
-run_bench "tracekit info (N/4, all commented)" htf_info_comments - "$INFO_RSS_MB" - -- \
-	"$TRACEKIT" info "$COMMENTS"
-[[ -z $BASE ]] || run_bench "BASE info ${BASE_OPT[*]} (N/4, all commented)" htf_base_comments - - - -- \
-	"$BASE" info "${BASE_OPT[@]}" "$COMMENTS"
 
 bench_report "HTF read benchmark: $(basename "$TRACE"), $BYTES bytes, $N records, $CORES cores" \
 	"the (N/4) row's GB/s is of the quarter file; its peak RSS next to the full row's shows memory flat"

@@ -571,6 +571,50 @@ static int src_read(htf_reader *h, uint64_t off, char *buf, size_t n,
 }
 
 /*
+ * A pipe or a compressed input is decoded whole by tk_source_size() before
+ * the first read: its first lines are looked at before that, through the
+ * window, so that an endless line near its start (a decompression bomb)
+ * is refused (`line longer than ...`, on its line) before it costs the
+ * disk what it decodes to.  TK_OK or that error.
+ */
+#define PRECHECK ((size_t)TK_LINE_MAX + 2 + ((size_t)1 << 20))
+
+static int precheck_lines(htf_reader *h, tk_error *err)
+{
+	tk_source *src = h->r->src;
+	const char *t = tk_source_transport(src), *p, *e, *nl;
+	tk_window w = tk_source_window(src);
+	uint64_t line = 1;
+	int rc;
+
+	if (!strcmp(t, "file") || !strcmp(t, "memory"))
+		return TK_OK;
+	while (w.n < PRECHECK && !tk_source_eof(src)) {
+		if ((rc = tk_source_fill(src, PRECHECK, &w, err)) < 0)
+			return rc;
+		if (rc == 0)
+			break;
+	}
+	if (!w.n)
+		return TK_OK;
+	p = (const char *)w.p;
+	e = p + w.n;
+	for (;; line++) {
+		size_t len;
+		nl = memchr(p, h->cr ? '\r' : '\n', (size_t)(e - p));
+		if (!nl)
+			return (size_t)(e - p) >= TK_LINE_MAX + 2
+				       ? tk_err_line_long(err, h->name, line) : TK_OK;
+		len = (size_t)(nl - p);
+		if (len && nl[-1] == '\r')
+			len--;
+		if (len > TK_LINE_MAX)
+			return tk_err_line_long(err, h->name, line);
+		p = nl + 1;
+	}
+}
+
+/*
  * The line at offset off: *ls .. *le without its end (valid until the next
  * call), *next the offset after it.  1, 0 at the end of the input, or an
  * error (a read; a line longer than TK_LINE_MAX, reported on `line`).
@@ -586,7 +630,7 @@ static int lb_line(htf_reader *h, uint64_t off, uint64_t line,
 	for (;;) {
 		size_t get, want;
 		int rc;
-		if (off >= lb->off && off <= lb->off + lb->n) {
+		if (lb->b && off >= lb->off && off <= lb->off + lb->n) {
 			size_t i = (size_t)(off - lb->off), avail = lb->n - i;
 			uint64_t left = h->size - off;
 			char *p = lb->b + i, *nl;
@@ -609,7 +653,8 @@ static int lb_line(htf_reader *h, uint64_t off, uint64_t line,
 					return tk_err_line_long(err, h->name, line);
 				return 1;
 			}
-			memmove(lb->b, p, avail);
+			if (avail && p != lb->b)
+				memmove(lb->b, p, avail);
 			lb->n = avail;
 		} else {
 			lb->n = 0;
@@ -1481,26 +1526,23 @@ static int build_descs(htf_reader *h, tk_error *err)
 
 /* ---- sections ----------------------------------------------------------- */
 
-/* The LFs in [p, e): eight bytes at a time (a byte is a LF exactly when
- * its XOR with '\n' is zero). */
+/* The LFs in [p, e): 16 byte counters at a time, summed before they can
+ * overflow (a loop the compiler may vectorise) */
 static uint64_t count_nl(const char *p, const char *e)
 {
-	const uint64_t L = 0x0101010101010101ull, M = 0x7f7f7f7f7f7f7f7full;
 	uint64_t n = 0;
 
-	while (e - p >= 32) {
-		uint64_t s = 0;
-		int k;
-		for (k = 0; k < 4; k++, p += 8) {
-			uint64_t w, x;
-			memcpy(&w, p, 8);
-			x = w ^ (L * '\n');
-			/* 0x80 in each byte of x that is zero */
-			x = ~(((x & M) + M) | x | M);
-			s += x >> 7;
-		}
-		/* four 0/1 per byte: at most 4, summed by one product */
-		n += (s * L) >> 56;
+	while (e - p >= 16) {
+		unsigned char acc[16] = { 0 };
+		size_t blocks = (size_t)(e - p) / 16, j;
+		unsigned k;
+		if (blocks > 255)
+			blocks = 255;
+		for (j = 0; j < blocks; j++, p += 16)
+			for (k = 0; k < 16; k++)
+				acc[k] = (unsigned char)(acc[k] + (p[k] == '\n'));
+		for (k = 0; k < 16; k++)
+			n += acc[k];
 	}
 	for (; p < e; p++)
 		n += *p == '\n';
@@ -2539,6 +2581,8 @@ int htf_reader_open(tk_reader *r, tk_error *err)
 		warn(h, W_CR_ONLY, 1, NULL, NULL,
 		     "lines end with a CR alone (read as line ends)");
 	h->cr = rc;
+	if ((rc = precheck_lines(h, err)) < 0)
+		goto fail;
 	if ((rc = tk_source_size(r->src, &h->size, err)) < 0)
 		goto fail;
 	if ((rc = read_header(h, &data, err)) < 0)
