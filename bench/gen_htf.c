@@ -2,7 +2,10 @@
  * gen_htf.c - writes a synthetic HTF trace for bench/htf_read.sh: CORES
  * core sections of N/CORES records each (4-byte timestamps, 2-byte entity
  * ids, 1-byte event ids), tasks with runnables running in cycles.
- * Usage: gen_htf -n N -c CORES OUT
+ * With -k K, every record has a trailing "// comment" and every K-th line
+ * of the trace data is a comment line (the line-at-a-time path of the
+ * reader for every record).
+ * Usage: gen_htf -n N -c CORES [-k K] OUT
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +17,7 @@
 int main(int argc, char **argv)
 {
 	unsigned long long n = 1000000, per, i;
-	unsigned cores = 4, c, t, r;
+	unsigned cores = 4, c, t, r, k_comments = 0;
 	const char *out = NULL;
 	FILE *f;
 	int a;
@@ -24,11 +27,13 @@ int main(int argc, char **argv)
 			n = strtoull(argv[++a], NULL, 10);
 		else if (!strcmp(argv[a], "-c") && a + 1 < argc)
 			cores = (unsigned)strtoul(argv[++a], NULL, 10);
+		else if (!strcmp(argv[a], "-k") && a + 1 < argc)
+			k_comments = (unsigned)strtoul(argv[++a], NULL, 10);
 		else
 			out = argv[a];
 	}
 	if (!out || !cores || cores > 64) {
-		fprintf(stderr, "usage: gen_htf -n N -c CORES OUT\n");
+		fprintf(stderr, "usage: gen_htf -n N -c CORES [-k K] OUT\n");
 		return 2;
 	}
 	f = fopen(out, "w");
@@ -75,7 +80,10 @@ int main(int argc, char **argv)
 					ev = (k - 2) % 2 ? 3 : 0;
 				}
 				time += 7 + (((i * 2654435761u) & 0xffffffffu) >> 28);
-				fprintf(f, "%08llX%04X%02X\n", time & 0xffffffffull, ent, ev);
+				fprintf(f, "%08llX%04X%02X%s\n", time & 0xffffffffull, ent, ev,
+					k_comments ? " // a comment" : "");
+				if (k_comments && i % k_comments == 0)
+					fprintf(f, "// a comment line\n");
 			}
 		}
 	}

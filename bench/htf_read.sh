@@ -9,20 +9,23 @@
 #   CORES=4        core sections
 #   RUNS=3         timed runs per command; the median is reported
 #   TRACEKIT=build/tracekit   the binary under test
+#   BASE=        another tracekit binary (e.g. an older build), run on the
+#                same traces in the same rounds (`info --threads 0` when
+#                its `--help` lists --threads), for a side-by-side table
 #   CC=cc
 #
 # Writes to bench/out/ (gitignored): gen_htf, rusage, the trace
 # (htf_n<N>_c<CORES>.htf, reused while newer than the generator) and
 # htf_results.tsv.  Rows: `tracekit info` (target >= 1 GB/s of hex text,
-# peak RSS < 64 MB; the sections are decoded and merged on a second thread
-# when there is a second CPU), `tracekit info` on a quarter of the records
-# (its RSS next to the full row's shows memory flat in the trace size),
-# `tracekit info --threads 0` (all on one thread, no target), the reader
+# peak RSS < 64 MB), `tracekit info` on a quarter of the records (its RSS
+# next to the full row's shows memory flat in the trace size), the reader
 # alone (bench/reader_next.c: the library's tk_reader_next() in a loop that
 # folds the events into a checksum, no per-event work of its own; linked
-# with libtracekit.a next to TRACEKIT; also with --threads 0, no target),
-# `tracekit convert` to BTF, and
-# `wc -l` as the lower bound.
+# with libtracekit.a next to TRACEKIT), `tracekit convert` to BTF,
+# `tracekit info` on a trace of N/4 records that all carry a `//` comment,
+# with a comment line every 7 records (gen_htf -k 7: every record through
+# the line-at-a-time path; no target), the BASE rows if asked, and `wc -l`
+# as the lower bound.
 # Exit status: 0, or 1 when a tracekit row FAILs a target.
 set -euo pipefail
 
@@ -43,31 +46,42 @@ bench_build "$HERE/gen_htf.c" "$BIN/gen_htf"
 # the reader alone, linked with the library of the binary under test
 bench_reader_next
 
-gen() { # gen RECORDS FILE
+gen() { # gen RECORDS FILE [gen_htf options]
 	if [[ ! -s $2 || $BIN/gen_htf -nt $2 ]]; then
 		echo "generating $2 ..."
-		"$BIN/gen_htf" -n "$1" -c "$CORES" "$2.tmp"
+		"$BIN/gen_htf" -n "$1" -c "$CORES" "${@:3}" "$2.tmp"
 		mv -f "$2.tmp" "$2"
 	fi
 }
 TRACE="$OUT/htf_n${N}_c${CORES}.htf"
 QUARTER="$OUT/htf_n$((N / 4))_c${CORES}.htf"
+COMMENTS="$OUT/htf_n$((N / 4))_c${CORES}_k7.htf"
 gen "$N" "$TRACE"
 gen "$((N / 4))" "$QUARTER"
+gen "$((N / 4))" "$COMMENTS" -k 7
+BASE=${BASE:-}
+BASE_OPT=()
+if [[ -n $BASE ]]; then
+	[[ -x $BASE ]] || bench_die "BASE $BASE is not an executable"
+	"$BASE" info --help 2>&1 | grep -q -- --threads && BASE_OPT=(--threads 0)
+fi
 
 bench_input "$QUARTER"
 run_bench "tracekit info (N/4)" htf_info_quarter "$INFO_GBPS" "$INFO_RSS_MB" - -- \
 	"$TRACEKIT" info "$QUARTER"
+bench_input "$COMMENTS"
+run_bench "tracekit info (N/4, all commented)" htf_info_comments - "$INFO_RSS_MB" - -- \
+	"$TRACEKIT" info "$COMMENTS"
+[[ -z $BASE ]] || run_bench "BASE info ${BASE_OPT[*]} (N/4, all commented)" htf_base_comments - - - -- \
+	"$BASE" info "${BASE_OPT[@]}" "$COMMENTS"
 bench_input "$TRACE"
 run_bench "tracekit info" htf_info "$INFO_GBPS" "$INFO_RSS_MB" - -- \
 	"$TRACEKIT" info "$TRACE"
-run_bench "tracekit info --threads 0" htf_info_1t - "$INFO_RSS_MB" - -- \
-	"$TRACEKIT" info --threads 0 "$TRACE"
+[[ -z $BASE ]] || run_bench "BASE info ${BASE_OPT[*]}" htf_base_info - - - -- \
+	"$BASE" info "${BASE_OPT[@]}" "$TRACE"
 if [[ -n $READER_NEXT ]]; then
 	run_bench "reader alone (reader_next)" htf_next "$INFO_GBPS" "$INFO_RSS_MB" - -- \
 		"$READER_NEXT" "$TRACE"
-	run_bench "reader alone --threads 0" htf_next_1t - "$INFO_RSS_MB" - -- \
-		"$READER_NEXT" --threads 0 "$TRACE"
 else
 	bench_skip "reader alone (reader_next)" "no libtracekit.a beside $TRACEKIT"
 fi

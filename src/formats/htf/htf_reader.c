@@ -1,20 +1,17 @@
 /*
  * htf_reader.c - the HTF reader (AMALTHEA Hardware Trace Format 1.0).
  *
- * The header and the reference tables are read when the reader opens.  The
- * trace data is one section per core ("#-<core>"), each in time order; the
- * reader finds the sections with one pass for '#', then runs a streaming
- * k-way merge over them: one cursor per section, which decodes up to BATCH
- * plain records at a time into (time, entity, event descriptor); a
- * branch-free tournament (up to 8 sections) or a binary heap chooses the
- * next one by (time, section).  Memory holds the tables and k cursors,
+ * One single-threaded decoder over the byte source's random access
+ * (tk_source_size(), tk_source_read_at()): the header and the reference
+ * tables are read line by line when the reader opens; one pass over the
+ * trace data finds the sections ("#-<core>", each in time order) and
+ * counts their lines; then each section has a cursor that reads its bytes
+ * into a small window of its own and decodes up to BATCH plain records at
+ * a time into (time, entity, event descriptor), and a k-way merge (a
+ * tournament up to 8 sections, a binary heap beyond) hands the records
+ * out in (time, section) order, as events, in blocks
+ * (htf_reader_next_batch).  Memory holds the tables and k cursors,
  * whatever the trace size.
- *
- * A plain file is read with pread(): the scan in chunks, each cursor
- * through its own small window (the mapping is touched only around '#'s).
- * A memory block is used in place; a pipe or a compressed input is first
- * decoded into an unlinked temporary file, which is mapped and used in
- * place (the pages behind the cursors are given back).
  *
  * Strict mode is the specification; lenient mode reads the errors of the
  * spec's own examples where their meaning is clear (a letter O in a hex id,
@@ -23,24 +20,10 @@
  */
 #define _GNU_SOURCE
 #include "htf.h"
-#include "../../core/pipe.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-#if defined(__SSE2__) && defined(__x86_64__)
-#define TK_HTF_SSE 1
-#else
-#define TK_HTF_SSE 0
-#endif
-
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/types.h>
-#include <unistd.h>
 
 enum {
 	W_FORMAT,
@@ -176,12 +159,8 @@ typedef struct hrec {
  * a time) */
 #define BATCH 128
 
-/* a cursor's window on a plain file: bytes read with pread(), WIN_HEAD
- * bytes of room before them (the 16-byte record decoder reads before the
- * record) and WIN_TAIL after (the word-at-a-time one reads past it) */
+/* a cursor's window: its section's bytes read with tk_source_read_at() */
 #define WIN_SIZE ((size_t)256 << 10)
-#define WIN_HEAD 16
-#define WIN_TAIL 16
 #define WIN_LOW 4096    /* fewer bytes than this ahead: read more */
 /* the windows of all sections together: past 64 sections each gets less
  * than WIN_SIZE, down to WIN_MIN (a file of many sections would otherwise
@@ -189,23 +168,28 @@ typedef struct hrec {
  * own size */
 #define WIN_BUDGET ((size_t)16 << 20)
 #define WIN_MIN ((size_t)16 << 10)
+/* the scan for the sections reads this much at a time */
 #define SCAN_CHUNK ((size_t)1 << 20)
+/* the line reader (header, section lines) reads this much at a time */
+#define LINE_CHUNK ((size_t)64 << 10)
+
+/* lines read from the source at any offset: the bytes [off, off + n) */
+typedef struct lbuf {
+	char *b;
+	size_t cap, n;
+	uint64_t off;
+} lbuf;
 
 typedef struct cursor {
-	/* p: the next byte; end: the end of the section's bytes in memory
-	 * (the section's end, or in a window the end of what is read) */
+	/* in the window: the next byte, the end of what is read */
 	const char *p, *end;
-	const char *rlim;  /* bytes up to here may be read (past end) */
-	const char *safe;  /* records from here on have 16 bytes before their end */
-	char *win;         /* the window, or NULL: the section is all in memory */
+	char *win;
 	size_t wcap;
-	uint64_t foff, fend; /* file offsets: next to read, the section's end */
-	const char *ls;    /* start of the current line */
+	uint64_t foff, fend; /* offsets: next to read, the section's end */
 	uint64_t line;     /* of p */
 	uint32_t slot;     /* core slot */
 	uint32_t core;     /* core entity */
 	int implicit;      /* records before the first "#-" */
-	const char *released; /* pages before this were given back */
 	int have_time;
 	uint64_t last_time;
 	/* the record at the head, resolved (line-at-a-time path) */
@@ -224,34 +208,20 @@ typedef struct cursor {
 	uint64_t len;      /* the section's bytes */
 } cursor;
 
-/* a heap node: the head record of a cursor, its time and the end of its
+/* a merge node: the head record of a cursor, its time and the end of its
  * batch kept here so that the merge's next choice waits on few loads */
 typedef struct hnode {
 	uint64_t time;
-	uint64_t next;     /* the time of rec[1], loaded ahead: the merge's
-			    * chain from one choice to the next is then one
-			    * load shorter */
+	uint64_t next;     /* the time of rec[1], loaded ahead */
 	const struct hrec *rec, *bend;
 	uint64_t line;     /* of rec */
-	uint64_t sc;       /* core slot | core entity << 32 */
-	uint64_t idx;      /* 64 bits: the node is 64 bytes, so that the
-			    * chosen one's address is one shift away */
+	uint32_t slot, core;
+	uint64_t idx;      /* the cursor; also the tie-break */
+	uint64_t pad_;     /* 64 bytes a node */
 } hnode;
 
-/* a record as the merge gives it out, in (time, section) order */
-typedef struct mrec {
-	uint64_t time;
-	uint64_t line;
-	int64_t inst;      /* the target's instance */
-	uint64_t id;       /* as in hrec */
-	uint64_t sc;       /* core slot | core entity << 32 */
-} mrec;
-
-/* merged records per block, blocks run ahead on the merge's thread */
-#define MERGE_BLOCK 32768
-#define MERGE_BLOCKS 3
-/* events made at a time from them */
-#define EV_BATCH 64
+/* events handed out per block */
+#define EV_BATCH 256
 
 typedef struct htf_reader {
 	tk_reader *r;
@@ -259,17 +229,14 @@ typedef struct htf_reader {
 	const char *name;
 	int strict;
 	/* the bytes */
-	const char *buf, *lim;
-	void *map;
-	size_t map_len;
-	int may_release;          /* the bytes are a file mapping */
-	size_t page;
-	int fd;                   /* a plain file: read with pread(), or -1 */
-	uint64_t foff0;           /* the file offset of buf[0] */
-	char *chunk;              /* the scan's buffer (fd >= 0) */
+	uint64_t size;            /* the input's, decoded */
+	int cr;                   /* CR-only line ends: read as LFs */
+	lbuf lb;                  /* the header's and the section lines' */
 	/* header */
 	uint64_t line;
 	unsigned tl, el, vl, w;   /* lengths in bytes; w: record width in digits */
+	unsigned sh_ent, sh_time; /* w <= 16: bit shifts of the fields */
+	uint64_t m_ent, m_ev;     /* and their masks */
 	uint64_t ncores_decl;
 	int have_ncores;
 	/* tables */
@@ -291,32 +258,22 @@ typedef struct htf_reader {
 	uint32_t ncur, capcur;
 	hnode *heap;
 	uint32_t nheap;
-	uint32_t stall;           /* heap[stall]: the node the merge waits on */
-	const char *safe16;       /* records from here on have 16 bytes before their end */
 	int linear;               /* few cursors: heap[] in index order, scanned */
 	uint32_t nsel;            /* heap[] entries scanned: 2, 4 or 8 (padded) */
 	int started;
-	/* the merged records, run ahead of the events (pipe.h) */
-	tk_pipe pipe;
-	const tk_pipe_block *blk; /* the block in hand */
-	const mrec *q;
-	size_t qi, qn;
+	int stalled;              /* heap[stall]'s next record goes through
+				   * the line-at-a-time path */
+	uint32_t stall;
 	int done, done_rc;        /* the end or an error was returned */
-	tk_event evs[EV_BATCH];   /* the events made from them */
 	tk_error done_err;
-#if TK_HTF_SSE
-	/* records of at most 16 digits: decoded from the 16 bytes that end
-	 * with the record, the bytes before it masked */
-	__m128i pad;              /* 0xff on the bytes before the record */
-	int fast16;
-	unsigned sh_ent, sh_time; /* bit shifts of the fields */
-	uint64_t m_ent, m_ev;     /* their masks */
-#endif
+	tk_event evs[EV_BATCH];   /* the block handed out */
 	/* (entity id, event id), the record's low bits, -> tkid << 32 |
 	 * descs[] index (UINT64_MAX: not in the tables), when the ids are
 	 * small enough for a flat table: one load per record */
+	uint16_t *hex2;           /* hex_rec()'s table */
 	uint64_t *pair;
-	uint64_t npair;
+	uint64_t npair_ent;       /* entity ids below this have a row */
+	unsigned pair_bits;       /* a row has 1 << pair_bits entries */
 	uint64_t *core_ids;   /* per slot */
 	uint8_t *own;         /* per slot: 1 if it has a section "#-<id>" */
 	uint32_t nslots, capslots;
@@ -586,192 +543,153 @@ static void kindex_free(kindex *x)
 
 /* ---- the bytes ---------------------------------------------------------- */
 
-static uint64_t count_nl(const char *p, const char *e);
-
-/* What the copy into the temporary file has seen of the lines. */
-typedef struct copy_state {
-	int cr;            /* CR-only line ends: each CR is written as a LF */
-	int prev_cr;       /* cr: the byte before was a CR (a LF after it goes) */
-	char last;         /* the last byte written */
-	size_t run;        /* bytes written since the last LF */
-	uint64_t lines;    /* LFs written */
-} copy_state;
-
-/* Write n bytes (at most COPY_PIECE) to f, checking the line lengths. */
-static int copy_piece(htf_reader *h, FILE *f, const char *p, size_t n,
-		      copy_state *cs, uint64_t *total, tk_error *err)
+/*
+ * The n bytes at offset off into buf.  With CR-only line ends a CR that no
+ * LF follows is read as a LF (a CR LF stays a CRLF line end): the lines,
+ * their numbers and their columns are those of the text with each line
+ * end made a LF.
+ */
+static int src_read(htf_reader *h, uint64_t off, char *buf, size_t n,
+		    tk_error *err)
 {
-	const char *nl, *lastnl;
-	size_t len;
+	char next = 0, *p, *e;
+	int rc;
 
 	if (!n)
 		return TK_OK;
-	nl = memchr(p, '\n', n);
-	if (!nl) {
-		cs->run += n;
-		if (cs->run > TK_LINE_MAX + 1)
-			return tk_err_line_long(err, h->name, cs->lines + 1);
-	} else {
-		/* the line that goes on from the pieces before: its bytes, a
-		 * CR, the LF */
-		char before = nl > p ? nl[-1] : cs->last;
-		len = cs->run + (size_t)(nl - p);
-		if (len > TK_LINE_MAX + 1 ||
-		    (len == TK_LINE_MAX + 1 && before != '\r'))
-			return tk_err_line_long(err, h->name, cs->lines + 1);
-		lastnl = memrchr(nl, '\n', n - (size_t)(nl - p));
-		cs->run = n - (size_t)(lastnl + 1 - p);
-		cs->lines += count_nl(p, p + n);
-	}
-	cs->last = p[n - 1];
-	if (fwrite(p, 1, n, f) != n)
-		return tk_err_set(err, TK_E_IO, h->name, 0, 0,
-				  "cannot write a temporary file");
-	*total += n;
+	rc = tk_source_read_at(h->r->src, off, buf, n, err);
+	if (rc < 0 || !h->cr)
+		return rc;
+	if (off + n < h->size &&
+	    (rc = tk_source_read_at(h->r->src, off + n, &next, 1, err)) < 0)
+		return rc;
+	for (p = buf, e = buf + n; (p = memchr(p, '\r', (size_t)(e - p)));
+	     p++)
+		if ((p + 1 < e ? p[1] : next) != '\n')
+			*p = '\n';
 	return TK_OK;
 }
 
-#define COPY_PIECE ((size_t)64 << 10)
+/*
+ * A pipe or a compressed input is decoded whole by tk_source_size() before
+ * the first read: its first lines are looked at before that, through the
+ * window, so that an endless line near its start (a decompression bomb)
+ * is refused (`line longer than ...`, on its line) before it costs the
+ * disk what it decodes to.  TK_OK or that error.
+ */
+#define PRECHECK ((size_t)TK_LINE_MAX + 2 + ((size_t)1 << 20))
 
-/* Write the n bytes at p to f, in pieces (CRs made LFs first in cr mode). */
-static int copy_bytes(htf_reader *h, FILE *f, const char *p, size_t n,
-		      copy_state *cs, uint64_t *total, tk_error *err)
-{
-	char buf[4096];
-	size_t i, o, step;
-	int rc;
-
-	while (n) {
-		if (!cs->cr) {
-			step = n < COPY_PIECE ? n : COPY_PIECE;
-			rc = copy_piece(h, f, p, step, cs, total, err);
-		} else {
-			step = n < sizeof(buf) ? n : sizeof(buf);
-			for (i = o = 0; i < step; i++) {
-				if (p[i] == '\r') {
-					buf[o++] = '\n';
-					cs->prev_cr = 1;
-				} else {
-					if (!(p[i] == '\n' && cs->prev_cr))
-						buf[o++] = p[i];
-					cs->prev_cr = 0;
-				}
-			}
-			rc = copy_piece(h, f, buf, o, cs, total, err);
-		}
-		if (rc < 0)
-			return rc;
-		p += step;
-		n -= step;
-	}
-	return TK_OK;
-}
-
-/* A mapped file or a memory block is used in place; anything else, and
- * text with CR-only line ends (cr), is copied into an unlinked temporary
- * file that is mapped.  The copy checks the line lengths as it goes, so
- * that no more than TK_LINE_MAX bytes of one line reach the file. */
-static int acquire(htf_reader *h, int cr, tk_error *err)
+static int precheck_lines(htf_reader *h, tk_error *err)
 {
 	tk_source *src = h->r->src;
-	tk_window w;
-	uint64_t total = 0;
-	copy_state cs;
-	FILE *f;
+	const char *t = tk_source_transport(src), *p, *e, *nl;
+	tk_window w = tk_source_window(src);
+	uint64_t line = 1;
 	int rc;
 
-	if (tk_source_eof(src) && !cr) {
-		/* the window is all of the input and never moves; the cursors
-		 * run over it, the source's own release is kept off */
-		tk_source_keep_consumed(src, true);
-		w = tk_source_window(src);
-		h->buf = (const char *)w.p;
-		h->lim = h->buf + w.n;
-		h->may_release = strcmp(tk_source_transport(src), "file") == 0;
-		h->fd = h->may_release ? tk_source_file_fd(src, &h->foff0) : -1;
+	if (!strcmp(t, "file") || !strcmp(t, "memory"))
 		return TK_OK;
-	}
-	memset(&cs, 0, sizeof(cs));
-	cs.cr = cr;
-	f = tmpfile();
-	if (!f)
-		return tk_err_set(err, TK_E_IO, h->name, 0, 0,
-				  "cannot create a temporary file");
-	w = tk_source_window(src);
-	for (;;) {
-		rc = copy_bytes(h, f, (const char *)w.p, w.n, &cs, &total, err);
-		if (rc < 0)
-			goto fail;
-		tk_source_consume(src, w.n);
-		rc = tk_source_fill(src, 1u << 18, &w, err);
-		if (rc < 0)
-			goto fail;
-		/* the end: after what a last fill may have left */
-		if (rc == 0 && !w.n)
+	while (w.n < PRECHECK && !tk_source_eof(src)) {
+		if ((rc = tk_source_fill(src, PRECHECK, &w, err)) < 0)
+			return rc;
+		if (rc == 0)
 			break;
 	}
-	if (cs.run > TK_LINE_MAX + (cs.last == '\r')) {
-		rc = tk_err_line_long(err, h->name, cs.lines + 1);
-		goto fail;
+	if (!w.n)
+		return TK_OK;
+	p = (const char *)w.p;
+	e = p + w.n;
+	for (;; line++) {
+		size_t len;
+		nl = memchr(p, h->cr ? '\r' : '\n', (size_t)(e - p));
+		if (!nl)
+			return (size_t)(e - p) >= TK_LINE_MAX + 2
+				       ? tk_err_line_long(err, h->name, line) : TK_OK;
+		len = (size_t)(nl - p);
+		if (len && nl[-1] == '\r')
+			len--;
+		if (len > TK_LINE_MAX)
+			return tk_err_line_long(err, h->name, line);
+		p = nl + 1;
 	}
-	if (fflush(f) != 0) {
-		rc = tk_err_set(err, TK_E_IO, h->name, 0, 0,
-				"cannot write a temporary file");
-		goto fail;
-	}
-	if (total > SIZE_MAX) {
-		rc = tk_err_nomem(err, h->name);
-		goto fail;
-	}
-	if (total) {
-		h->map = mmap(NULL, (size_t)total, PROT_READ, MAP_PRIVATE,
-			      fileno(f), 0);
-		if (h->map == MAP_FAILED) {
-			h->map = NULL;
-			rc = tk_err_set(err, TK_E_IO, h->name, 0, 0,
-					"cannot map a temporary file");
-			goto fail;
+}
+
+/*
+ * The line at offset off: *ls .. *le without its end (valid until the next
+ * call), *next the offset after it.  1, 0 at the end of the input, or an
+ * error (a read; a line longer than TK_LINE_MAX, reported on `line`).
+ */
+static int lb_line(htf_reader *h, uint64_t off, uint64_t line,
+		   const char **ls, const char **le, uint64_t *next,
+		   tk_error *err)
+{
+	lbuf *lb = &h->lb;
+
+	if (off >= h->size)
+		return 0;
+	for (;;) {
+		size_t get, want;
+		int rc;
+		if (lb->b && off >= lb->off && off <= lb->off + lb->n) {
+			size_t i = (size_t)(off - lb->off), avail = lb->n - i;
+			uint64_t left = h->size - off;
+			char *p = lb->b + i, *nl;
+			/* no further than a line may go: its bytes, a CR and
+			 * the LF */
+			nl = avail ? memchr(p, '\n', avail < TK_LINE_MAX + 2
+						     ? avail : TK_LINE_MAX + 2)
+				   : NULL;
+			if (nl || avail == left || avail >= TK_LINE_MAX + 2) {
+				if ((!nl && left > TK_LINE_MAX + 1) ||
+				    (size_t)((nl ? nl : p + avail) - p) >
+					    TK_LINE_MAX + 1)
+					return tk_err_line_long(err, h->name, line);
+				*ls = p;
+				*le = nl ? nl : p + avail;
+				*next = nl ? off + (uint64_t)(nl - p) + 1 : h->size;
+				if (*le > p && (*le)[-1] == '\r')
+					(*le)--;
+				if ((size_t)(*le - p) > TK_LINE_MAX)
+					return tk_err_line_long(err, h->name, line);
+				return 1;
+			}
+			if (avail && p != lb->b)
+				memmove(lb->b, p, avail);
+			lb->n = avail;
+		} else {
+			lb->n = 0;
 		}
-		h->map_len = (size_t)total;
-		h->buf = h->map;
-		h->may_release = 1;
-	} else {
-		h->buf = "";
+		lb->off = off;
+		want = lb->n + LINE_CHUNK;
+		if (want > lb->cap) {
+			char *nb = realloc(lb->b, want);
+			if (!nb)
+				return tk_err_nomem(err, h->name);
+			lb->b = nb;
+			lb->cap = want;
+		}
+		get = lb->cap - lb->n;
+		if (get > h->size - (lb->off + lb->n))
+			get = (size_t)(h->size - (lb->off + lb->n));
+		rc = src_read(h, lb->off + lb->n, lb->b + lb->n, get, err);
+		if (rc < 0)
+			return rc;
+		lb->n += get;
 	}
-	h->lim = h->buf + total;
-	fclose(f); /* the mapping stays valid */
-	return TK_OK;
-fail:
-	fclose(f);
-	return rc;
 }
 
 /* ---- header ------------------------------------------------------------- */
 
-/* The line at *pp without its end; advances *pp past it.  1, 0 at the
- * end, -1 for a line longer than TK_LINE_MAX. */
-static int next_line(htf_reader *h, const char **pp, const char **ls,
-		     const char **le)
+/* The line at offset *pp without its end; advances *pp past it.  1, 0 at
+ * the end, or an error. */
+static int next_line(htf_reader *h, uint64_t *pp, const char **ls,
+		     const char **le, tk_error *err)
 {
-	const char *p = *pp, *nl;
-	size_t n = (size_t)(h->lim - p);
+	int rc = lb_line(h, *pp, h->line + 1, ls, le, pp, err);
 
-	if (p >= h->lim)
-		return 0;
-	/* no further than a line may go: its bytes, a CR and the LF */
-	nl = memchr(p, '\n', n > TK_LINE_MAX + 2 ? TK_LINE_MAX + 2 : n);
-	if ((!nl && n > TK_LINE_MAX + 1) ||
-	    (size_t)((nl ? nl : h->lim) - p) > TK_LINE_MAX + 1)
-		return -1;
-	*ls = p;
-	*le = nl ? nl : h->lim;
-	*pp = nl ? nl + 1 : h->lim;
-	if (*le > p && (*le)[-1] == '\r')
-		(*le)--;
-	if ((size_t)(*le - p) > TK_LINE_MAX)
-		return -1;
-	h->line++;
-	return 1;
+	if (rc > 0)
+		h->line++;
+	return rc;
 }
 
 static const char *trim_end(const char *p, const char *e)
@@ -988,17 +906,18 @@ static table *find_table(htf_reader *h, const char *name, size_t n)
 }
 
 /* Read the header up to #TraceData; *data receives the first data byte. */
-static int read_header(htf_reader *h, const char **data, tk_error *err)
+static int read_header(htf_reader *h, uint64_t *data, tk_error *err)
 {
-	const char *pp = h->buf, *ls, *le, *p, *k, *ke, *v;
+	uint64_t pp = 0;
+	const char *ls, *le, *p, *k, *ke, *v;
 	table *cur = NULL;
 	int seen_fmt = 0, seen_ts = 0, rc;
 	uint32_t hash;
 	char qb[64];
 
-	while ((rc = next_line(h, &pp, &ls, &le)) != 0) {
+	while ((rc = next_line(h, &pp, &ls, &le, err)) != 0) {
 		if (rc < 0)
-			return tk_err_line_long(err, h->name, h->line + 1);
+			return rc;
 		p = skip_blanks(ls, le);
 		if (p == le)
 			continue;
@@ -1111,19 +1030,13 @@ done:
 				  !h->tl ? "TimestampLength"
 				  : !h->el ? "EntityLength" : "EventLength");
 	h->w = 2 * (h->tl + h->el + h->vl);
-#if TK_HTF_SSE
 	if (h->w <= 16) {
-		uint8_t pad[16];
-		memset(pad, 0xff, sizeof(pad));
-		memset(pad + 16 - h->w, 0, h->w);
-		h->pad = _mm_loadu_si128((const __m128i *)(const void *)pad);
+		/* the fields of a record read as one number */
 		h->sh_ent = 8 * h->vl;
 		h->sh_time = 8 * (h->el + h->vl);
 		h->m_ent = (1ull << (8 * h->el)) - 1;
 		h->m_ev = (1ull << (8 * h->vl)) - 1;
-		h->fast16 = 1;
 	}
-#endif
 	return TK_OK;
 }
 
@@ -1500,16 +1413,29 @@ static int build_entities(htf_reader *h, tk_error *err)
  * table from its event ids to them. */
 #define PAIR_MAX ((uint64_t)1 << 20)
 
-/* The flat (entity id, event id) table of the 16-digit decoder, when it
- * fits in PAIR_MAX entries. */
+/*
+ * The flat (entity id, event id) table of the batch decoder, when it fits
+ * in PAIR_MAX entries: a row per entity id of as many entries as the
+ * largest event id of any table needs (a power of two), so that it stays
+ * small enough for the first-level cache in the usual case.
+ */
 static int build_pairs(htf_reader *h, tk_error *err)
 {
 	const idmap *em = &h->entmap;
-	unsigned evbits = 8 * h->vl;
-	uint64_t nev, n;
+	uint64_t evmax = 0, nev, n;
+	unsigned evbits = 0;
 	uint32_t i, j;
 
-	if (h->w > 16 || !em->n || evbits > 20 ||
+	if (h->w > 16 || !em->n)
+		return TK_OK;
+	for (i = 0; i < h->ntypes; i++) {
+		const idmap *vm = &h->types[i].evmap;
+		if (vm->n && vm->p[vm->n - 1].id > evmax)
+			evmax = vm->p[vm->n - 1].id;
+	}
+	while (evbits < 20 && ((uint64_t)1 << evbits) <= evmax)
+		evbits++;
+	if (((uint64_t)1 << evbits) <= evmax ||
 	    em->p[em->n - 1].id >= (PAIR_MAX >> evbits))
 		return TK_OK;
 	nev = (uint64_t)1 << evbits;
@@ -1518,7 +1444,8 @@ static int build_pairs(htf_reader *h, tk_error *err)
 	if (!h->pair)
 		return tk_err_nomem(err, h->name);
 	memset(h->pair, 0xff, n * sizeof(*h->pair));
-	h->npair = n;
+	h->npair_ent = em->p[em->n - 1].id + 1;
+	h->pair_bits = evbits;
 	for (i = 0; i < em->n; i++) {
 		const hent *e = &h->ents[em->p[i].val];
 		uint64_t *prow = h->pair + (em->p[i].id << evbits);
@@ -1526,8 +1453,6 @@ static int build_pairs(htf_reader *h, tk_error *err)
 		if (e->type == UINT32_MAX)
 			continue;
 		ty = &h->types[e->type];
-		/* the ids in order: those past the row are not met again
-		 * for the next entity (a table of many large ids) */
 		for (j = 0; j < ty->evmap.n; j++) {
 			uint64_t ev = ty->evmap.p[j].id;
 			if (ev >= nev)
@@ -1601,27 +1526,24 @@ static int build_descs(htf_reader *h, tk_error *err)
 
 /* ---- sections ----------------------------------------------------------- */
 
+/* The LFs in [p, e): 16 byte counters at a time, summed before they can
+ * overflow (a loop the compiler may vectorise) */
 static uint64_t count_nl(const char *p, const char *e)
 {
 	uint64_t n = 0;
 
-#if defined(__SSE2__)
-	const __m128i vn = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
 	while (e - p >= 16) {
-		/* byte counters, summed before they can overflow */
-		size_t blocks = (size_t)(e - p) / 16, i;
-		__m128i acc = zero, v;
-		uint64_t sums[2];
+		unsigned char acc[16] = { 0 };
+		size_t blocks = (size_t)(e - p) / 16, j;
+		unsigned k;
 		if (blocks > 255)
 			blocks = 255;
-		for (i = 0; i < blocks; i++, p += 16) {
-			v = _mm_loadu_si128((const __m128i *)(const void *)p);
-			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, vn));
-		}
-		_mm_storeu_si128((__m128i *)(void *)sums, _mm_sad_epu8(acc, zero));
-		n += sums[0] + sums[1];
+		for (j = 0; j < blocks; j++, p += 16)
+			for (k = 0; k < 16; k++)
+				acc[k] = (unsigned char)(acc[k] + (p[k] == '\n'));
+		for (k = 0; k < 16; k++)
+			n += acc[k];
 	}
-#endif
 	for (; p < e; p++)
 		n += *p == '\n';
 	return n;
@@ -1676,7 +1598,44 @@ static int core_slot(htf_reader *h, uint64_t id, uint32_t *slot,
 	return TK_OK;
 }
 
-static int add_cursor(htf_reader *h, const char *beg, const char *end,
+/* Whether [beg, end) holds a line that is not blank and not only a `//`
+ * comment (the records before the first section): 1, 0 or an error. */
+static int has_content(htf_reader *h, uint64_t beg, uint64_t end,
+		       tk_error *err)
+{
+	char buf[4096];
+	/* 0: at a line's start (blanks so far), 1: after a first '/',
+	 * 2: in a line that is not content */
+	int st = 0, rc;
+
+	while (beg < end) {
+		size_t n = end - beg < sizeof(buf) ? (size_t)(end - beg)
+						   : sizeof(buf), i;
+		if ((rc = src_read(h, beg, buf, n, err)) < 0)
+			return rc;
+		for (i = 0; i < n; i++) {
+			char ch = buf[i];
+			if (st == 0) {
+				if (ch == '/')
+					st = 1;
+				else if (ch == '\r')
+					st = 2;
+				else if (ch != ' ' && ch != '\t' && ch != '\n')
+					return 1;
+			} else if (st == 1) {
+				if (ch != '/')
+					return 1;
+				st = 2;
+			} else if (ch == '\n') {
+				st = 0;
+			}
+		}
+		beg += n;
+	}
+	return st == 1;
+}
+
+static int add_cursor(htf_reader *h, uint64_t beg, uint64_t end,
 		      uint64_t line, uint64_t core_id, int implicit,
 		      tk_error *err)
 {
@@ -1684,21 +1643,8 @@ static int add_cursor(htf_reader *h, const char *beg, const char *end,
 	uint32_t slot = 0, core = 0;
 	int rc;
 
-	if (implicit) {
-		const char *p = beg, *e;
-		int content = 0;
-		while (p < end && !content) {
-			p = skip_blanks(p, end);
-			e = memchr(p, '\n', (size_t)(end - p));
-			if (!e)
-				e = end;
-			content = p < e && *p != '\r' &&
-				  !(e - p >= 2 && p[0] == '/' && p[1] == '/');
-			p = e + (e < end);
-		}
-		if (!content)
-			return TK_OK;
-	}
+	if (implicit && (rc = has_content(h, beg, end, err)) <= 0)
+		return rc;
 	rc = core_slot(h, core_id, &slot, &core, err);
 	if (rc < 0)
 		return rc;
@@ -1721,20 +1667,11 @@ static int add_cursor(htf_reader *h, const char *beg, const char *end,
 	}
 	c = &h->cur[h->ncur];
 	memset(c, 0, sizeof(*c));
-	c->p = c->ls = beg;
-	c->released = beg;
-	c->end = end;
-	c->rlim = h->lim;
-	c->safe = h->safe16;
+	c->foff = beg;
+	c->fend = end;
 	c->line = line;
 	c->implicit = implicit;
-	c->len = (uint64_t)(end - beg);
-	if (h->fd >= 0) {
-		/* read through a window (cursors_alloc): the mapping is not
-		 * touched */
-		c->foff = h->foff0 + (uint64_t)(beg - h->buf);
-		c->fend = h->foff0 + (uint64_t)(end - h->buf);
-	}
+	c->len = end - beg;
 	c->slot = slot;
 	c->core = core;
 	h->ncur++;
@@ -1764,384 +1701,200 @@ static int cursors_alloc(htf_reader *h, tk_error *err)
 		c->b = calloc(nb, sizeof(*c->b));
 		if (!c->b)
 			return tk_err_nomem(err, h->name);
-		if (h->fd < 0)
-			continue;
 		c->wcap = c->len < share ? (size_t)c->len : share;
 		if (!c->wcap)
 			c->wcap = 1;
-		c->win = calloc(1, WIN_HEAD + c->wcap + WIN_TAIL);
+		c->win = malloc(c->wcap);
 		if (!c->win)
 			return tk_err_nomem(err, h->name);
-		c->p = c->end = c->ls = c->win + WIN_HEAD;
-		c->rlim = c->win + WIN_HEAD + c->wcap + WIN_TAIL;
-		c->safe = c->win;
+		c->p = c->end = c->win;
 	}
 	return TK_OK;
 }
 
-/*
- * Give back the mapped pages a cursor (or the scan for the sections) has
- * left behind (a section's bytes are read by no one else), so that the
- * resident size stays flat in the trace size.  Only for file mappings,
- * never for a caller's memory block; the mapping is private and read-only,
- * so a page touched again is only read back from the file (the scan's
- * pages are touched again by the cursors: about 20% of the read time,
- * against a resident size that would otherwise be the file's).
- */
-#define RELEASE_STEP ((size_t)2 << 20)
-
-static void release_range(htf_reader *h, const char *a, const char *b)
+/* A section line "#-<hex id>" at offset ls (its '#' at offset m), on line
+ * `line`: the core id, and *next the offset after the line. */
+static int section_line(htf_reader *h, uint64_t lso, uint64_t mo,
+			uint64_t line, uint64_t *id, uint64_t *next,
+			tk_error *err)
 {
-	uintptr_t from = (uintptr_t)a, to = (uintptr_t)b;
-
-	from = (from + h->page - 1) & ~(uintptr_t)(h->page - 1);
-	to &= ~(uintptr_t)(h->page - 1);
-	if (to > from)
-		madvise((void *)from, to - from, MADV_DONTNEED);
-}
-
-static void release_behind(htf_reader *h, cursor *c)
-{
-	release_range(h, c->released, c->p);
-	c->released = c->p;
-}
-
-/* Read bytes [p, p + n) of the mapped file into h->chunk with pread(). */
-static int scan_read(htf_reader *h, const char *p, size_t n, tk_error *err)
-{
-	int rc = tk_pread_all(h->fd, h->chunk, n,
-			   h->foff0 + (uint64_t)(p - h->buf));
-
-	if (rc < 0)
-		return tk_err_set(err, TK_E_IO, h->name, 0, 0,
-				  "cannot read: %s", strerror(errno));
-	if (rc > 0)
-		return tk_err_set(err, TK_E_IO, h->name, 0, 0,
-				  "the file shrank while being read");
-	return TK_OK;
-}
-
-/* Newlines in [a, b) of the mapping; from the scan's chunk (which holds
- * [cp, cp + cn)) where it has them. */
-static uint64_t count_nl_at(const htf_reader *h, const char *a, const char *b,
-			    const char *cp, size_t cn)
-{
-	if (h->fd >= 0 && a >= cp && b <= cp + cn)
-		return count_nl(h->chunk + (a - cp), h->chunk + (b - cp));
-	return count_nl(a, b);
-}
-
-/*
- * The second half of the scan, run on a thread while the first half is
- * scanned: per SCAN_CHUNK from `from`, its newlines and whether it holds a
- * '#'.  find_sections() then passes over the chunks without a '#' at the
- * cost of an addition, and reads the others as usual.
- */
-typedef struct scan_half {
-	htf_reader *h;
-	const char *from;     /* at h->buf + ... , chunks of SCAN_CHUNK */
-	size_t n;             /* chunks */
-	uint64_t *nl;
-	uint8_t *hash;
-	char *buf;            /* its pread() buffer */
-	int failed;           /* a read failed: find_sections reads for itself */
-	int joined;
-	pthread_t th;
-} scan_half;
-
-static void *scan_half_run(void *arg)
-{
-	scan_half *sh = arg;
-	const htf_reader *h = sh->h;
-	size_t k;
-
-	for (k = 0; k < sh->n; k++) {
-		const char *a = sh->from + k * SCAN_CHUNK, *q = a;
-		size_t len = (size_t)(h->lim - a) < SCAN_CHUNK
-				     ? (size_t)(h->lim - a) : SCAN_CHUNK;
-		if (h->fd >= 0) {
-			if (tk_pread_all(h->fd, sh->buf, len,
-				      h->foff0 + (uint64_t)(a - h->buf)) != 0) {
-				sh->failed = 1;
-				return NULL;
-			}
-			q = sh->buf;
-		}
-		sh->hash[k] = memchr(q, '#', len) != NULL;
-		sh->nl[k] = count_nl(q, q + len);
-		/* a mapping's pages are given back behind, as the other half
-		 * does (a chunk with a '#' is read again from the file) */
-		if (h->fd < 0 && h->may_release)
-			release_range((htf_reader *)h, a, a + len);
-	}
-	return NULL;
-}
-
-/* Start the second half's scan on a thread if the input is large: 1, or
- * 0 (the scan is all find_sections'). */
-static int scan_half_start(htf_reader *h, const char *data, scan_half *sh)
-{
-	size_t len = (size_t)(h->lim - data), first;
-
-	memset(sh, 0, sizeof(*sh));
-	if (!tk_pipe_want_thread(h->r->opts.threads, len) ||
-	    len < 4 * SCAN_CHUNK)
-		return 0;
-	first = (len / 2 / SCAN_CHUNK) * SCAN_CHUNK;
-	sh->h = h;
-	sh->from = data + first;
-	sh->n = (len - first + SCAN_CHUNK - 1) / SCAN_CHUNK;
-	sh->nl = malloc(sh->n * sizeof(*sh->nl));
-	sh->hash = malloc(sh->n);
-	sh->buf = h->fd >= 0 ? tk_bigbuf_alloc(SCAN_CHUNK) : NULL;
-	if (!sh->nl || !sh->hash || (h->fd >= 0 && !sh->buf) ||
-	    tk_thread_start(&sh->th, scan_half_run, sh) != 0) {
-		free(sh->nl);
-		free(sh->hash);
-		tk_bigbuf_free(sh->buf);
-		memset(sh, 0, sizeof(*sh));
-		return 0;
-	}
-	return 1;
-}
-
-/* Wait for the second half's scan; 1 if its summary may be used. */
-static int scan_half_join(scan_half *sh)
-{
-	pthread_join(sh->th, NULL);
-	tk_bigbuf_free(sh->buf);
-	sh->buf = NULL;
-	return !sh->failed;
-}
-
-static void scan_half_free(scan_half *sh)
-{
-	free(sh->nl);
-	free(sh->hash);
-	tk_bigbuf_free(sh->buf);
-}
-
-static int find_sections_in(htf_reader *h, const char *data, scan_half *sh,
-			    tk_error *err);
-
-static int find_sections(htf_reader *h, const char *data, tk_error *err)
-{
-	scan_half sh;
-	int rc, threaded = scan_half_start(h, data, &sh);
-
-	rc = find_sections_in(h, data, threaded ? &sh : NULL, err);
-	if (threaded) {
-		if (!sh.joined) /* find_sections_in stopped before its half */
-			scan_half_join(&sh);
-		scan_half_free(&sh);
-	}
-	return rc;
-}
-
-static int find_sections_in(htf_reader *h, const char *data, scan_half *sh,
-			    tk_error *err)
-{
-	const char *p = data, *counted = data, *beg = data, *rel = data, *m;
-	const char *cp = data; /* the scan's chunk holds [cp, cp + cn) */
-	size_t cn = 0;
-	uint64_t line = h->line + 1, beg_line = line;
-	uint64_t core_id = 0;
-	int implicit = 1, rc;
+	const char *ls, *le, *m, *ie, *r;
 	char qb[64];
+	int rc;
 
-	/* read_header() leaves data in the input, which h->lim ends */
-	TK_ANALYZER_ASSUME(data != NULL || h->lim == NULL);
-	/*
-	 * One pass in steps: find the '#'s, count the lines.  A plain file is
-	 * read in chunks with pread() (its mapping is touched only around a
-	 * '#'); otherwise the mapping is scanned and its pages given back
-	 * behind.
-	 */
-	if (h->fd >= 0 && !(h->chunk = tk_bigbuf_alloc(SCAN_CHUNK)))
-		return tk_err_nomem(err, h->name);
-	while (p < h->lim) {
-		const char *ls, *le, *nl, *ie, *r;
-		size_t step = (size_t)(h->lim - p), most = SIZE_MAX;
-		uint64_t id;
-		if (sh) {
-			/* up to the second half, then chunk by chunk: a chunk
-			 * without a '#' is passed over with its count */
-			size_t bound;
-			if (p < sh->from) {
-				bound = (size_t)(sh->from - p);
-			} else {
-				size_t k = (size_t)(p - sh->from) / SCAN_CHUNK;
-				if (!sh->joined) {
-					sh->joined = 1;
-					if (!scan_half_join(sh))
-						sh->n = 0;
-				}
-				if (p == sh->from + k * SCAN_CHUNK && p == counted &&
-				    k < sh->n && !sh->hash[k]) {
-					const char *e = h->lim - p < (ptrdiff_t)SCAN_CHUNK
-							? h->lim : p + SCAN_CHUNK;
-					line += sh->nl[k];
-					p = counted = e;
-					if (h->may_release &&
-					    (size_t)(p - rel) > 2 * RELEASE_STEP) {
-						release_range(h, rel, p - RELEASE_STEP);
-						rel = p - RELEASE_STEP;
-					}
-					continue;
-				}
-				bound = (size_t)(sh->from + (k + 1) * SCAN_CHUNK - p);
-			}
-			most = bound;
-			if (step > most)
-				step = most;
-		}
-		if (h->fd >= 0) {
-			if (p < cp || p >= cp + cn) {
-				if (step > SCAN_CHUNK)
-					step = SCAN_CHUNK;
-				if ((rc = scan_read(h, p, step, err)) < 0)
-					return rc;
-				cp = p;
-				cn = step;
-			}
-			step = (size_t)(cp + cn - p);
-			if (step > most)
-				step = most;
-			m = memchr(h->chunk + (p - cp), '#', step);
-			if (m)
-				m = cp + (m - h->chunk);
-		} else {
-			if (step > RELEASE_STEP)
-				step = RELEASE_STEP;
-			m = memchr(p, '#', step);
-		}
-		if (!m) {
-			line += count_nl_at(h, counted, p + step, cp, cn);
-			p += step;
-			counted = p;
-			if (h->may_release && (size_t)(p - rel) > 2 * RELEASE_STEP) {
-				release_range(h, rel, p - RELEASE_STEP);
-				rel = p - RELEASE_STEP;
-			}
-			continue;
-		}
-		ls = m;
-		while (ls > data && (ls[-1] == ' ' || ls[-1] == '\t'))
-			ls--;
-		if (ls > data && ls[-1] != '\n') {
-			/* in a comment */
-			line += count_nl_at(h, counted, m + 1, cp, cn);
-			counted = p = m + 1;
-			if (h->may_release && (size_t)(p - rel) > 2 * RELEASE_STEP) {
-				release_range(h, rel, p - RELEASE_STEP);
-				rel = p - RELEASE_STEP;
-			}
-			continue;
-		}
-		line += count_nl_at(h, counted, ls, cp, cn);
-		counted = ls;
-		rc = add_cursor(h, beg, ls, beg_line, core_id, implicit, err);
-		if (rc < 0)
-			return rc;
-		/* no further than a line may go */
-		if ((size_t)(m - ls) > TK_LINE_MAX)
-			return tk_err_line_long(err, h->name, line);
-		step = (size_t)(h->lim - ls);
-		nl = memchr(m, '\n', (size_t)(ls + (step > TK_LINE_MAX + 2
-						       ? TK_LINE_MAX + 2 : step) - m));
-		le = nl ? nl : h->lim;
-		if (le > m && le[-1] == '\r')
-			le--;
-		h->line = line;
-		if ((!nl && step > TK_LINE_MAX + 1) ||
-		    (size_t)(le - ls) > TK_LINE_MAX)
-			return tk_err_line_long(err, h->name, line);
-		if (le - m < 2 || m[1] != '-')
-			return err_at(h, err, TK_E_PARSE, line, ls, m,
-				      "'%s' in the trace data (a core section is '#-<core id>')",
-				      q(qb, sizeof(qb), m, le));
-		rc = hex_id(h, ls, m + 2, le, &id, &ie, err);
-		if (rc < 0)
-			return rc;
-		r = skip_blanks(ie, le);
-		if (r < le && !(le - r >= 2 && r[0] == '/' && r[1] == '/'))
-			return err_at(h, err, TK_E_PARSE, line, ls, r,
-				      "unexpected text after the core section '%s'",
-				      q(qb, sizeof(qb), m, ie));
-		core_id = id;
-		implicit = 0;
-		p = beg = nl ? nl + 1 : h->lim;
-		counted = beg;
-		line++;
-		beg_line = line;
-	}
-	if (h->may_release) /* the header too: its text is not read again */
-		release_range(h, h->buf, h->lim);
-	rc = add_cursor(h, beg, h->lim, beg_line, core_id, implicit, err);
+	/* no further than a line may go */
+	if (mo - lso > TK_LINE_MAX)
+		return tk_err_line_long(err, h->name, line);
+	rc = lb_line(h, lso, line, &ls, &le, next, err);
+	if (rc <= 0)
+		return rc < 0 ? rc : tk_err_line_long(err, h->name, line);
+	h->line = line;
+	m = ls + (mo - lso);
+	if (le - m < 2 || m[1] != '-')
+		return err_at(h, err, TK_E_PARSE, line, ls, m,
+			      "'%s' in the trace data (a core section is '#-<core id>')",
+			      q(qb, sizeof(qb), m, le));
+	rc = hex_id(h, ls, m + 2, le, id, &ie, err);
 	if (rc < 0)
 		return rc;
+	r = skip_blanks(ie, le);
+	if (r < le && !(le - r >= 2 && r[0] == '/' && r[1] == '/'))
+		return err_at(h, err, TK_E_PARSE, line, ls, r,
+			      "unexpected text after the core section '%s'",
+			      q(qb, sizeof(qb), m, ie));
+	return TK_OK;
+}
+
+/*
+ * One pass over the trace data from offset `data`, SCAN_CHUNK at a time:
+ * the '#'s that begin a line (after blanks) are section lines, the LFs
+ * before them are counted for the sections' line numbers.
+ */
+static int find_sections(htf_reader *h, uint64_t data, tk_error *err)
+{
+	uint64_t off = data, beg = data, line = h->line + 1, beg_line = line;
+	uint64_t core_id = 0, ls_start = data;
+	/* the bytes since the last LF before the chunk are all blanks,
+	 * from a line's start at ls_start */
+	int at_ls = 1, implicit = 1, rc = TK_OK;
+	char *buf = malloc(SCAN_CHUNK);
+
+	if (!buf)
+		return tk_err_nomem(err, h->name);
+	while (off < h->size) {
+		size_t n = h->size - off < SCAN_CHUNK ? (size_t)(h->size - off)
+						      : SCAN_CHUNK;
+		size_t i = 0, counted = 0, k;
+		int next_chunk = 0;
+		if ((rc = src_read(h, off, buf, n, err)) < 0)
+			goto out;
+		while (i < n) {
+			const char *m = memchr(buf + i, '#', n - i);
+			uint64_t lso, id, next;
+			size_t j;
+			if (!m)
+				break;
+			j = (size_t)(m - buf);
+			for (k = j; k > 0 && (buf[k - 1] == ' ' || buf[k - 1] == '\t'); k--)
+				;
+			if (k > 0 ? buf[k - 1] != '\n' : !at_ls) {
+				/* in a comment */
+				i = j + 1;
+				continue;
+			}
+			lso = k > 0 ? off + k : ls_start;
+			line += count_nl(buf + counted, buf + k);
+			counted = k;
+			if ((rc = add_cursor(h, beg, lso, beg_line, core_id,
+					     implicit, err)) < 0)
+				goto out;
+			if ((rc = section_line(h, lso, off + j, line, &id, &next,
+					       err)) < 0)
+				goto out;
+			core_id = id;
+			implicit = 0;
+			beg = next;
+			beg_line = ++line;
+			if (next >= off + n) {
+				/* the line ends past the chunk */
+				off = next;
+				at_ls = 1;
+				ls_start = next;
+				next_chunk = 1;
+				break;
+			}
+			i = counted = (size_t)(next - off);
+		}
+		if (next_chunk)
+			continue;
+		line += count_nl(buf + counted, buf + n);
+		for (k = n; k > counted && (buf[k - 1] == ' ' || buf[k - 1] == '\t'); k--)
+			;
+		if (k > counted) {
+			at_ls = buf[k - 1] == '\n';
+			if (at_ls)
+				ls_start = off + k;
+		} else if (counted > 0) {
+			/* blanks after a section line that ended in the chunk */
+			at_ls = 1;
+			ls_start = off + counted;
+		}
+		/* else all blanks: at_ls and ls_start go on */
+		off += n;
+	}
+	rc = add_cursor(h, beg, h->size, beg_line, core_id, implicit, err);
+	if (rc < 0)
+		goto out;
 	if (h->have_ncores) {
 		/* the cores that have a section of their own */
-		uint32_t n = h->nown;
-		if (n > h->ncores_decl) {
-			if (h->strict)
-				return tk_err_set(err, TK_E_PARSE, h->name, 0, 0,
-						  "%u core sections, #NumberOfCores is %llu",
-						  n, (unsigned long long)h->ncores_decl);
+		uint32_t nc = h->nown;
+		if (nc > h->ncores_decl) {
+			if (h->strict) {
+				rc = tk_err_set(err, TK_E_PARSE, h->name, 0, 0,
+						"%u core sections, #NumberOfCores is %llu",
+						nc, (unsigned long long)h->ncores_decl);
+				goto out;
+			}
 			warn(h, W_CORES, 0, NULL, NULL,
-			     "%u core sections, #NumberOfCores is %llu", n,
+			     "%u core sections, #NumberOfCores is %llu", nc,
 			     (unsigned long long)h->ncores_decl);
 		}
 	}
-	return TK_OK;
+	rc = TK_OK;
+out:
+	free(buf);
+	return rc;
 }
 
 /* ---- records ------------------------------------------------------------ */
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define HAVE_SWAR 1
+/* The 2 bytes at p as the index of h->hex2 */
+static TK_INLINE uint16_t load16(const char *p)
+{
+	uint16_t u;
+
+	memcpy(&u, p, 2);
+	return u;
+}
+
 /*
- * n (1..8) hex digits at p, with 8 bytes readable at p: validated and
- * converted a word at a time.  Returns 0 if a byte is not a hex digit.
+ * The record of w (even, 2..16) hex digits at p as one number, a digit
+ * pair at a time through h->hex2 (two bytes -> their value, or a value
+ * above 0xff when one is not a hex digit).  Returns 0 if a byte is not a
+ * hex digit.
  */
-static inline int hex8(const char *p, unsigned n, uint64_t *out)
+static TK_INLINE int hex_rec(const uint16_t *hex2, const char *p, unsigned w,
+			     uint64_t *out)
 {
-	const uint64_t H = 0x8080808080808080ull;
-	uint64_t w, x, v, ok;
+	uint64_t v = 0, bad = 0;
+	unsigned i;
 
-	memcpy(&w, p, 8);
-	if (n < 8) {
-		uint64_t keep = ~0ull >> (8 * (8 - n));
-		w = (w & keep) | (0x3030303030303030ull & ~keep);
+	for (i = 0; i < w / 2; i++) {
+		uint64_t t = hex2[load16(p + 2 * i)];
+		bad |= t;
+		v |= t << (8 * (w / 2 - 1 - i));
 	}
-	if (w & H)
-		return 0;
-	x = w | 0x2020202020202020ull;
-	ok = (((w + 0x5050505050505050ull) & ~(w + 0x4646464646464646ull)) |
-	      ((x + 0x1f1f1f1f1f1f1f1full) & ~(x + 0x1919191919191919ull))) &
-	     H;
-	if (ok != H)
-		return 0;
-	v = (w & 0x0f0f0f0f0f0f0f0full) + ((w >> 6) & 0x0101010101010101ull) * 9;
-	v = ((v & 0x000f000f000f000full) << 4) | ((v >> 8) & 0x000f000f000f000full);
-	v = ((v & 0x000000ff000000ffull) << 8) | ((v >> 16) & 0x000000ff000000ffull);
-	v = ((v & 0xffffull) << 16) | ((v >> 32) & 0xffffull);
-	*out = n < 8 ? v >> (4 * (8 - n)) : v;
-	return 1;
+	*out = v;
+	return !(bad >> 8);
 }
 
-static inline int hex_field(const char *p, unsigned n, uint64_t *out)
+/* h->hex2 (hex_rec) */
+static int hex2_build(htf_reader *h, tk_error *err)
 {
-	uint64_t hi, lo;
+	unsigned a, b;
 
-	if (n <= 8)
-		return hex8(p, n, out);
-	if (!hex8(p, n - 8, &hi) || !hex8(p + n - 8, 8, &lo))
-		return 0;
-	*out = hi << 32 | lo;
-	return 1;
+	h->hex2 = malloc(65536 * sizeof(*h->hex2));
+	if (!h->hex2)
+		return tk_err_nomem(err, h->name);
+	for (a = 0; a < 256; a++)
+		for (b = 0; b < 256; b++) {
+			char two[2] = { (char)a, (char)b };
+			int x = hexval((int)a), y = hexval((int)b);
+			h->hex2[load16(two)] =
+				(uint16_t)(x < 0 || y < 0 ? 0x100 : x << 4 | y);
+		}
+	return TK_OK;
 }
-#endif
 
 static uint64_t hex_slow(const char *p, unsigned n)
 {
@@ -2213,92 +1966,43 @@ static int check_time(htf_reader *h, cursor *c, const char *ls,
 	return TK_OK;
 }
 
-#if TK_HTF_SSE
 /*
- * The record of w <= 16 digits that ends at e (16 bytes readable before
- * e): all digits validated and converted at once, the bytes before the
- * record masked by h->pad.  Returns 0 if a digit is not a hex digit.
- */
-static inline int hex16(const htf_reader *h, const char *e, uint64_t *out)
-{
-	const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(e - 16));
-	__m128i digit, alpha, n, r;
-	uint64_t x;
-
-	/* (uint8)(v - '0') < 10, (uint8)((v | 0x20) - 'a') < 6 */
-	digit = _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8(0x50)),
-			       _mm_set1_epi8(-118));
-	alpha = _mm_cmplt_epi8(
-		_mm_add_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)),
-			     _mm_set1_epi8(0x1f)),
-		_mm_set1_epi8(-122));
-	if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(digit, alpha),
-					   h->pad)) != 0xffff)
-		return 0;
-	n = _mm_andnot_si128(h->pad,
-			     _mm_add_epi8(_mm_and_si128(v, _mm_set1_epi8(0x0f)),
-					  _mm_and_si128(alpha, _mm_set1_epi8(9))));
-	/* nibble pairs to bytes, bytes to a big-endian word */
-	r = _mm_and_si128(_mm_or_si128(_mm_slli_epi16(n, 4),
-				       _mm_srli_epi16(n, 8)),
-			  _mm_set1_epi16(0xff));
-	x = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(r, r));
-	*out = __builtin_bswap64(x);
-	return 1;
-}
-#endif
-
-/*
- * A window (c->win) that has no whole line ahead of the cursor: move what
- * is left to its front and read on, until a line ends in it or the section
- * is all read (a line longer than the window makes it grow).
+ * Move what is left of the window to its front and read on, until a line
+ * ends in it or the section is all read (a line longer than the window
+ * makes it grow, up to what a line may be).
  */
 static int win_fill(htf_reader *h, cursor *c, tk_error *err)
 {
 	size_t keep = (size_t)(c->end - c->p);
-	char *base = c->win + WIN_HEAD;
+	int rc;
 
-	memmove(base, c->p, keep);
-	c->p = base;
-	c->end = base + keep;
+	memmove(c->win, c->p, keep);
+	c->p = c->win;
+	c->end = c->win + keep;
 	while (c->foff < c->fend) {
 		uint64_t left = c->fend - c->foff;
 		size_t want = c->wcap - keep;
-		ssize_t n;
 		if (!want) {
 			size_t ncap = c->wcap * 2;
-			/* no line end in it: the window grows for a long
-			 * line, up to what a line may be */
+			char *nw;
 			if (keep > TK_LINE_MAX + 1)
 				return tk_err_line_long(err, h->name, c->line);
-			char *nw = realloc(c->win, WIN_HEAD + ncap + WIN_TAIL);
-			if (!nw)
+			if (!(nw = realloc(c->win, ncap)))
 				return tk_err_nomem(err, h->name);
-			memset(nw + WIN_HEAD + c->wcap, 0, ncap - c->wcap + WIN_TAIL);
 			c->win = nw;
 			c->wcap = ncap;
-			base = nw + WIN_HEAD;
-			c->p = base;
-			c->end = base + keep;
-			c->rlim = base + ncap + WIN_TAIL;
-			c->safe = nw;
+			c->p = nw;
+			c->end = nw + keep;
 			continue;
 		}
 		if (want > left)
 			want = (size_t)left;
-		n = pread(h->fd, base + keep, want, (off_t)c->foff);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return tk_err_set(err, TK_E_IO, h->name, 0, 0,
-					  "cannot read: %s", strerror(errno));
-		if (n == 0)
-			return tk_err_set(err, TK_E_IO, h->name, 0, 0,
-					  "the file shrank while being read");
-		keep += (size_t)n;
-		c->foff += (uint64_t)n;
-		c->end = base + keep;
-		if (memchr(base, '\n', keep))
+		if ((rc = src_read(h, c->foff, c->win + keep, want, err)) < 0)
+			return rc;
+		c->foff += want;
+		keep += want;
+		c->end = c->win + keep;
+		if (memchr(c->win, '\n', keep))
 			break;
 	}
 	return TK_OK;
@@ -2317,7 +2021,7 @@ static int cur_next(htf_reader *h, cursor *c, tk_error *err)
 		const char *p, *s, *e, *ls;
 		unsigned n;
 
-		if (c->win && c->foff < c->fend &&
+		if (c->foff < c->fend &&
 		    !memchr(c->p, '\n', (size_t)(c->end - c->p))) {
 			int rc = win_fill(h, c, err);
 			if (rc < 0)
@@ -2417,55 +2121,87 @@ static inline uint32_t ev_desc(const htf_reader *h, const hent *e, uint64_t ev)
 	return vi == UINT32_MAX ? UINT32_MAX : ty->desc0 + vi;
 }
 
+/* The key (tkid << 32 | descriptor key) of (entity id, event id), or
+ * UINT64_MAX when the tables do not have it. */
+static inline uint64_t rec_key(const htf_reader *h, uint64_t ent_id,
+			       uint64_t ev_id)
+{
+	uint32_t ei = idmap_get(&h->entmap, ent_id), d;
+
+	if (TK_UNLIKELY(ei == UINT32_MAX))
+		return UINT64_MAX;
+	d = ev_desc(h, &h->ents[ei], ev_id);
+	if (TK_UNLIKELY(d == UINT32_MAX))
+		return UINT64_MAX;
+	return (uint64_t)h->ents[ei].tkid << 32 | h->keys[d];
+}
+
 /*
  * Decode the plain records at the cursor into its batch: records alone on
  * their line, ids known, time not decreasing.  Stops before anything else
  * (which the line-at-a-time path then reads, with its warnings and
- * errors).  Returns the number of records.
+ * errors).  Returns the number of records.  A record of at most 16 digits
+ * is converted as one number (two words of digits) and split by shifts;
+ * wider ones field by field.
  */
-#if TK_HTF_SSE
-static uint32_t batch16(htf_reader *h, cursor *c)
+static TK_INLINE uint32_t batch_w(htf_reader *h, cursor *c,
+						  const unsigned w)
 {
-	const unsigned w = h->w, sh_time = h->sh_time, sh_ent = h->sh_ent;
-	const uint64_t m_ent = h->m_ent, m_ev = h->m_ev;
-	const uint64_t *pair = h->pair, m_key = ((uint64_t)1 << sh_time) - 1,
-		       npair = h->npair;
+	const unsigned tl2 = 2 * h->tl, el2 = 2 * h->el,
+		       vl2 = 2 * h->vl, sh_time = h->sh_time,
+		       sh_ent = h->sh_ent;
+	const uint64_t m_ent = h->m_ent, m_ev = h->m_ev, *pair = h->pair,
+		       npair_ent = h->npair_ent;
+	const unsigned pbits = h->pair_bits;
+	const uint16_t *hex2 = h->hex2;
+	const uint64_t pev = ((uint64_t)1 << pbits) - 1;
 	const char *p = c->p;
 	uint64_t last = c->have_time ? c->last_time : 0;
 	hrec *b = c->b;
 	uint32_t n = 0, m;
 
-	/* a record at p needs its newline before end, and 16 bytes
-	 * readable before that */
-	if (p < c->safe || (size_t)(c->end - p) <= w)
+	/* a record at p needs its newline before end */
+	if ((size_t)(c->end - p) <= w)
 		return 0;
 	m = (uint32_t)((size_t)(c->end - p) / (w + 1));
 	if (m > BATCH)
 		m = BATCH;
-	for (; n < m && p[w] == '\n'; n++, p += w + 1) {
-		uint64_t v, t, key, x;
-		if (!hex16(h, p + w, &v))
-			break;
-		t = v >> sh_time;
-		if (TK_UNLIKELY(t < last))
-			break;
-		key = v & m_key;
-		if (TK_LIKELY(key < npair)) {
-			x = pair[key];
+	if (w <= 16) {
+		for (; n < m && p[w] == '\n'; n++, p += w + 1) {
+			uint64_t v, t, ent, ev, x;
+			if (!hex_rec(hex2, p, w, &v))
+				break;
+			t = v >> sh_time;
+			if (TK_UNLIKELY(t < last))
+				break;
+			ent = (v >> sh_ent) & m_ent;
+			ev = v & m_ev;
+			if (TK_LIKELY(ent < npair_ent && ev <= pev))
+				x = pair[ent << pbits | ev];
+			else
+				x = rec_key(h, ent, ev);
 			if (TK_UNLIKELY(x == UINT64_MAX))
 				break;
-		} else {
-			uint32_t ei = idmap_get(&h->entmap, (v >> sh_ent) & m_ent), d;
-			if (TK_UNLIKELY(ei == UINT32_MAX))
-				break;
-			d = ev_desc(h, &h->ents[ei], v & m_ev);
-			if (TK_UNLIKELY(d == UINT32_MAX))
-				break;
-			x = (uint64_t)h->ents[ei].tkid << 32 | h->keys[d];
+			b[n].time = t;
+			b[n].id = x;
+			last = t;
 		}
-		b[n].time = t;
-		b[n].id = x;
-		last = t;
+	} else {
+		for (; n < m && p[w] == '\n'; n++, p += w + 1) {
+			uint64_t t, ent_id, ev_id, x;
+			if (!hex_rec(hex2, p, tl2, &t) ||
+			    !hex_rec(hex2, p + tl2, el2, &ent_id) ||
+			    !hex_rec(hex2, p + tl2 + el2, vl2, &ev_id))
+				break;
+			if (TK_UNLIKELY(t < last))
+				break;
+			x = rec_key(h, ent_id, ev_id);
+			if (TK_UNLIKELY(x == UINT64_MAX))
+				break;
+			b[n].time = t;
+			b[n].id = x;
+			last = t;
+		}
 	}
 	if (n) {
 		c->p = p;
@@ -2475,92 +2211,45 @@ static uint32_t batch16(htf_reader *h, cursor *c)
 	}
 	return n;
 }
-#endif
 
-#ifdef HAVE_SWAR
-static uint32_t batchw(htf_reader *h, cursor *c)
+/* batch_w() with the usual record widths as constants */
+static uint32_t batch(htf_reader *h, cursor *c)
 {
-	const unsigned w = h->w, tl2 = 2 * h->tl, el2 = 2 * h->el,
-		       vl2 = 2 * h->vl;
-	const char *p = c->p, *stop;
-	uint64_t last = c->have_time ? c->last_time : 0;
-	hrec *b = c->b;
-	uint32_t n = 0;
-
-	/* a record at p needs its newline before end, and 8 bytes readable
-	 * after that */
-	if ((size_t)(c->end - p) <= w || (size_t)(c->rlim - p) < (size_t)w + 8)
-		return 0;
-	stop = c->end - w;
-	if (c->rlim - (w + 7) < stop)
-		stop = c->rlim - (w + 7);
-	while (n < BATCH && p < stop && p[w] == '\n') {
-		uint64_t t, ent_id, ev_id;
-		uint32_t ei, d;
-		if (!hex_field(p, tl2, &t) || !hex_field(p + tl2, el2, &ent_id) ||
-		    !hex_field(p + tl2 + el2, vl2, &ev_id))
-			break;
-		if (TK_UNLIKELY(t < last))
-			break;
-		ei = idmap_get(&h->entmap, ent_id);
-		if (TK_UNLIKELY(ei == UINT32_MAX))
-			break;
-		d = ev_desc(h, &h->ents[ei], ev_id);
-		if (TK_UNLIKELY(d == UINT32_MAX))
-			break;
-		b[n].time = t;
-		b[n].id = (uint64_t)h->ents[ei].tkid << 32 | h->keys[d];
-		last = t;
-		p += w + 1;
-		n++;
+	switch (h->w) {
+	case 14:
+		return batch_w(h, c, 14);
+	case 16:
+		return batch_w(h, c, 16);
+	case 12:
+		return batch_w(h, c, 12);
+	default:
+		return batch_w(h, c, h->w);
 	}
-	if (n) {
-		c->p = p;
-		c->line += n;
-		c->last_time = last;
-		c->have_time = 1;
-	}
-	return n;
 }
-#endif
 
 /*
- * The next batch of cursor c from the batch decoders alone: the number of
+ * The next batch of cursor c from the batch decoder alone: the number of
  * records (c->b), 0 when the next record needs the line-at-a-time path
- * (or the section is over), or an error (a read).  What it touches is the
- * cursor's own, so the merge may run it on its thread.
+ * (or the section is over), or an error (a read).
  */
 static int refill_fast(htf_reader *h, cursor *c, tk_error *err)
 {
 	uint32_t n = 0;
 	int rc;
 
-	if (c->win) {
-		/* read on when the window runs low */
-		if ((size_t)(c->end - c->p) < WIN_LOW && c->foff < c->fend &&
-		    (rc = win_fill(h, c, err)) < 0)
-			return rc;
-	} else if (TK_UNLIKELY((size_t)(c->p - c->released) >= RELEASE_STEP) &&
-		   h->may_release) {
-		release_behind(h, c);
-	}
+	/* read on when the window runs low */
+	if ((size_t)(c->end - c->p) < WIN_LOW && c->foff < c->fend &&
+	    (rc = win_fill(h, c, err)) < 0)
+		return rc;
 	c->bline = c->line;
-	if (!c->implicit) {
-#if TK_HTF_SSE
-		if (h->fast16)
-			n = batch16(h, c);
-		else
-#endif
-#ifdef HAVE_SWAR
-			n = batchw(h, c);
-#endif
-	}
+	if (!c->implicit)
+		n = batch(h, c);
 	c->bn = n;
 	return (int)n;
 }
 
 /* The next batch of cursor c, by the line-at-a-time path where the batch
- * decoders stop: TK_OK, TK_END or an error. */
+ * decoder stops: TK_OK, TK_END or an error. */
 static int refill(htf_reader *h, cursor *c, tk_error *err)
 {
 	int rc = refill_fast(h, c, err);
@@ -2662,11 +2351,12 @@ static inline void node_set(hnode *t, const cursor *c, uint32_t i)
 	t->time = c->b[0].time;
 	t->next = c->b[1].time;
 	t->line = c->bline;
-	t->sc = c->slot | (uint64_t)c->core << 32;
+	t->slot = c->slot;
+	t->core = c->core;
 	t->idx = i;
 }
 
-/* Take node t (the one whose record went out) out of the merge. */
+/* Take node `top` (its section is over) out of the merge. */
 static void node_drop(htf_reader *h, uint32_t top)
 {
 	if (h->linear) {
@@ -2682,148 +2372,9 @@ static void node_drop(htf_reader *h, uint32_t top)
 	}
 }
 
-/*
- * The merge, run ahead of the events (the pipe's fill function): records
- * of all sections in (time, section) order into `block`.  A cursor whose
- * batch runs out is refilled by the batch decoders; when the next record
- * needs the line-at-a-time path (its warnings and errors must come after
- * the events before it), the block ends with TK_PIPE_STALL and the
- * cursor's node in h->stall: next_block() reads that record and lets the
- * merge go on.
- */
-/* the target's instance of a record (id as in hrec) */
-static inline int64_t count(int64_t *acts, int64_t *starts, uint64_t id)
-{
-	uint32_t k = (uint32_t)id;
-
-	return tk_synth_count_(acts, starts, (k & KEY_ACT) != 0,
-			       (k & KEY_START) != 0, (k & KEY_COUNTED) != 0,
-			       (uint32_t)(id >> 32));
-}
-
-/* Put node t's head record out and step past it: 0, or 1 when its batch
- * is used up. */
-static inline int node_out(hnode *t, mrec *o)
-{
-	const hrec *rec = t->rec;
-
-	o->time = t->time;
-	o->line = t->line++;
-	o->id = rec->id;
-	o->sc = t->sc;
-	if (TK_LIKELY(rec + 1 < t->bend)) {
-		t->rec = rec + 1;
-		t->time = t->next;
-		t->next = rec[2].time; /* at most b[bn] */
-		return 0;
-	}
-	return 1;
-}
-
-/* A node whose batch is used up: the next batch from the batch decoders
- * (1), or 0 with h->stall set, or an error. */
-static int node_refill(htf_reader *h, uint32_t top, tk_error *err)
-{
-	hnode *t = &h->heap[top];
-	cursor *c = &h->cur[t->idx];
-	int k = refill_fast(h, c, err);
-
-	if (TK_UNLIKELY(k <= 0)) {
-		h->stall = top;
-		return k;
-	}
-	node_set(t, c, t->idx);
-	return 1;
-}
-
-/* the merge of a few sections: heap[] holds them in section order, padded
- * to nsel (2, 4, 8) with UINT64_MAX times; the first of the smallest
- * times goes out */
-static inline int merge_linear(htf_reader *h, mrec *out, size_t cap,
-			       size_t *np, tk_error *err, uint32_t nsel)
-{
-	hnode *heap = h->heap;
-	int64_t *acts = h->synth.acts, *starts = h->synth.starts;
-	size_t n = 0;
-
-	while (n < cap) {
-		uint32_t top = first_min(heap, nsel);
-		mrec *o = &out[n++];
-		int used = node_out(&heap[top], o);
-		/* every target has its counters (merge_start) */
-		o->inst = count(acts, starts, o->id);
-		if (TK_UNLIKELY(used)) {
-			int k = node_refill(h, top, err);
-			if (TK_UNLIKELY(k <= 0)) {
-				*np = n;
-				return k < 0 ? k : TK_PIPE_STALL;
-			}
-		}
-	}
-	*np = n;
-	return TK_PIPE_MORE;
-}
-
-/* the merge of many sections: a binary heap */
-static int merge_heap(htf_reader *h, mrec *out, size_t cap, size_t *np,
-		      tk_error *err)
-{
-	int64_t *acts = h->synth.acts, *starts = h->synth.starts;
-	size_t n = 0;
-
-	while (n < cap) {
-		mrec *o = &out[n++];
-		int used = node_out(&h->heap[0], o);
-		/* every target has its counters (merge_start) */
-		o->inst = count(acts, starts, o->id);
-		if (TK_UNLIKELY(used)) {
-			int k = node_refill(h, 0, err);
-			if (TK_UNLIKELY(k <= 0)) {
-				*np = n;
-				return k < 0 ? k : TK_PIPE_STALL;
-			}
-		}
-		if (h->nheap > 1)
-			sift_down(h, 0);
-	}
-	*np = n;
-	return TK_PIPE_MORE;
-}
-
-/*
- * The merge, run ahead of the events (the pipe's fill function): records
- * of all sections in (time, section) order into `block`.  A cursor whose
- * batch runs out is refilled by the batch decoders; when the next record
- * needs the line-at-a-time path (its warnings and errors must come after
- * the events before it), the block ends with TK_PIPE_STALL and the
- * cursor's node in h->stall: next_block() reads that record and lets the
- * merge go on.  Only the line-at-a-time path ends a section, so the set of
- * live sections does not change in here.
- */
-static int merge_fill(void *arg, void *block, size_t cap, size_t *np,
-		      tk_error *err)
-{
-	htf_reader *h = arg;
-
-	*np = 0;
-	if (!h->nheap)
-		return TK_END;
-	if (!h->linear)
-		return merge_heap(h, block, cap, np, err);
-	switch (h->nsel) {
-	case 2:
-		return merge_linear(h, block, cap, np, err, 2);
-	case 4:
-		return merge_linear(h, block, cap, np, err, 4);
-	default:
-		return merge_linear(h, block, cap, np, err, 8);
-	}
-}
-
 /* The first records of all sections, and the merge set up. */
 static int merge_start(htf_reader *h, tk_error *err)
 {
-	uint64_t bytes = 0;
 	uint32_t i;
 	int rc;
 
@@ -2838,7 +2389,6 @@ static int merge_start(htf_reader *h, tk_error *err)
 				sift_up(h, h->nheap);
 			h->nheap++;
 		}
-		bytes += (uint64_t)(c->end - c->p) + (c->fend - c->foff);
 	}
 	/* the instance counters of every entity (the trace's entities are
 	 * all known by now), made before the merge counts on them */
@@ -2849,62 +2399,156 @@ static int merge_start(htf_reader *h, tk_error *err)
 		memset(&h->heap[i], 0, sizeof(h->heap[i]));
 		h->heap[i].time = UINT64_MAX;
 	}
-	return tk_pipe_start(&h->pipe, sizeof(mrec), MERGE_BLOCK, MERGE_BLOCKS,
-			     tk_pipe_want_thread(h->r->opts.threads, bytes),
-			     merge_fill, h, h->name, err);
+	return TK_OK;
 }
 
 /*
- * The block in hand is used up: settle how it ended (a record for the
- * line-at-a-time path, the end, an error) and take the next one.  TK_OK
- * with h->q .. h->qn holding records, TK_END or an error.
+ * The merge: up to cap events in (time, section) order into h->evs, each
+ * with the descriptor's fields, its target's instance (the counters of
+ * the synthesis need only the global order) and its source from the
+ * running stacks of its core.  A cursor whose batch runs out is refilled
+ * by the batch decoder; when its next record needs the line-at-a-time
+ * path (its warnings and errors must come after the events before it),
+ * the block ends there with h->stalled set, and the next call reads that
+ * record first.  nsel: 2, 4, 8 (the tournament), 0 (the heap).  Returns
+ * the number of events; *rc an error met after them.
  */
-static int next_block(htf_reader *h, tk_error *err)
+static inline size_t merge(htf_reader *h, size_t cap, uint32_t nsel,
+			   int *rc, tk_error *err)
 {
-	const tk_pipe_block *b;
-	int rc;
+	hnode *heap = h->heap;
+	int64_t *acts = h->synth.acts, *starts = h->synth.starts;
+	tk_synth_stack *procs = h->synth.procs, *runs = h->synth.runs;
+	const hdesc *descs = h->descs;
+	tk_event *ev = h->evs;
+	size_t n = 0;
 
-	for (;;) {
-		if (TK_UNLIKELY(h->done))
-			return h->done_rc == TK_END ? TK_END
-						    : (*err = h->done_err, h->done_rc);
-		if (!h->started) {
-			h->started = 1;
-			rc = merge_start(h, err);
-			if (rc < 0)
-				goto fail;
-		} else if (h->blk) {
-			rc = h->blk->status;
-			if (rc == TK_PIPE_STALL) {
-				/* the merge waits: read the record of the
-				 * cursor it stopped at here, warnings and all */
-				uint32_t top = h->stall;
-				hnode *t = &h->heap[top];
-				rc = refill(h, &h->cur[t->idx], err);
-				if (rc < 0)
-					goto fail;
-				if (rc == TK_OK) {
-					node_set(t, &h->cur[t->idx], t->idx);
-					if (!h->linear && h->nheap > 1)
-						sift_down(h, 0);
-				} else {
-					node_drop(h, top);
-				}
-				tk_pipe_resume(&h->pipe);
-			} else if (rc != TK_PIPE_MORE) {
-				if (rc < 0)
-					*err = h->blk->err;
-				goto fail;
-			}
+	while (n < cap) {
+		uint32_t top = nsel ? first_min(heap, nsel) : 0, k;
+		hnode *t = &heap[top];
+		const hrec *rec = t->rec;
+		uint64_t id = rec->id;
+		uint32_t tkid = (uint32_t)(id >> 32), key = (uint32_t)id;
+		const hdesc *d = &descs[key & KEY_DESC];
+		int64_t inst;
+
+		ev->time = t->time;
+		ev->pos = t->line++;
+		/* every target has its counters (merge_start) */
+		inst = tk_synth_count_(acts, starts, (key & KEY_ACT) != 0,
+				       (key & KEY_START) != 0,
+				       (key & KEY_COUNTED) != 0, tkid);
+		ev->target = tkid;
+		ev->type = d->et;
+		ev->type_name = d->type_name;
+		ev->kind = d->kind;
+		ev->name = d->name;
+		ev->core = t->core;
+		ev->note = NULL;
+		ev->note_len = 0;
+		ev->target_inst = inst;
+		if (TK_UNLIKELY(tk_synth_stack_inline(
+			    &procs[t->slot], &runs[t->slot], t->core, t->core,
+			    d->op, tkid, inst, &ev->source,
+			    &ev->source_inst) < 0)) {
+			*rc = tk_err_nomem(err, h->name);
+			return n;
 		}
-		b = tk_pipe_next(&h->pipe);
-		h->blk = b;
-		h->q = b->items;
-		h->qi = 0;
-		h->qn = b->n;
-		if (h->qn)
-			return TK_OK;
+		n++;
+		ev++;
+		if (TK_LIKELY(rec + 1 < t->bend)) {
+			t->rec = rec + 1;
+			t->time = t->next;
+			t->next = rec[2].time; /* at most b[bn] */
+		} else {
+			cursor *c = &h->cur[t->idx];
+			int got = refill_fast(h, c, err);
+			if (TK_UNLIKELY(got <= 0)) {
+				if (got < 0)
+					*rc = got;
+				h->stalled = 1;
+				h->stall = top;
+				return n;
+			}
+			k = (uint32_t)t->idx;
+			node_set(t, c, k);
+		}
+		if (!nsel && h->nheap > 1)
+			sift_down(h, 0);
 	}
+	return n;
+}
+
+/* The record the merge stopped at, through the line-at-a-time path
+ * (warnings and all); its section goes on or ends. */
+static int settle_stall(htf_reader *h, tk_error *err)
+{
+	uint32_t top = h->stall;
+	hnode *t = &h->heap[top];
+	cursor *c = &h->cur[t->idx];
+	int rc = refill(h, c, err);
+
+	h->stalled = 0;
+	if (rc < 0)
+		return rc;
+	if (rc == TK_OK) {
+		node_set(t, c, (uint32_t)t->idx);
+		if (!h->linear && h->nheap > 1)
+			sift_down(h, 0);
+	} else {
+		node_drop(h, top);
+	}
+	return TK_OK;
+}
+
+/*
+ * The next block of events: TK_OK with 1 <= *n <= max events at *evs
+ * (valid until the next call), TK_END, or an error (the same on every
+ * later call).
+ */
+int htf_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
+			  size_t max, tk_error *err)
+{
+	htf_reader *h = r->impl;
+	size_t cap = max < EV_BATCH ? max : EV_BATCH, got;
+	int rc = TK_OK;
+
+	*n = 0;
+	if (TK_UNLIKELY(h->done))
+		return h->done_rc == TK_END ? TK_END
+					    : (*err = h->done_err, h->done_rc);
+	if (!h->started) {
+		h->started = 1;
+		if ((rc = merge_start(h, err)) < 0)
+			goto fail;
+	} else if (h->stalled && (rc = settle_stall(h, err)) < 0) {
+		goto fail;
+	}
+	if (!h->nheap || !cap) {
+		rc = h->nheap ? TK_OK : TK_END;
+		if (rc == TK_END)
+			goto fail;
+		return rc;
+	}
+	if (!h->linear)
+		got = merge(h, cap, 0, &rc, err);
+	else if (h->nsel == 2)
+		got = merge(h, cap, 2, &rc, err);
+	else if (h->nsel == 4)
+		got = merge(h, cap, 4, &rc, err);
+	else
+		got = merge(h, cap, 8, &rc, err);
+	if (rc < 0) {
+		/* the events before the error go out first */
+		h->done = 1;
+		h->done_rc = rc;
+		h->done_err = *err;
+		if (!got)
+			return rc;
+	}
+	*evs = h->evs;
+	*n = got;
+	return TK_OK;
 fail:
 	/* the end or an error: the same on every later call */
 	h->done = 1;
@@ -2914,61 +2558,12 @@ fail:
 	return rc;
 }
 
-/*
- * Events from the merged records in hand, up to EV_BATCH at a time: the
- * descriptor's fields, the instance the merge gave, and the source from
- * the running stacks (tk_reader_next hands out the rest of the batch).
- */
-int htf_reader_next(tk_reader *r, const tk_event **evp, tk_error *err)
-{
-	htf_reader *h = r->impl;
-	tk_event *ev = h->evs;
-	/* in locals: the stores into the events could alias them */
-	const hdesc *descs = h->descs;
-	tk_synth_stack *procs = h->synth.procs, *runs = h->synth.runs;
-	const mrec *m;
-	size_t n, k;
-	int rc;
-
-	if (TK_UNLIKELY(h->qi == h->qn) && (rc = next_block(h, err)) != TK_OK)
-		return rc;
-	n = h->qn - h->qi < EV_BATCH ? h->qn - h->qi : EV_BATCH;
-	m = h->q + h->qi;
-	for (k = 0; k < n; k++, m++, ev++) {
-		const hdesc *d = &descs[(uint32_t)m->id & KEY_DESC];
-		uint32_t tkid = (uint32_t)(m->id >> 32),
-			 slot = (uint32_t)m->sc, core = (uint32_t)(m->sc >> 32);
-		ev->time = m->time;
-		ev->target = tkid;
-		ev->type = d->et;
-		ev->type_name = d->type_name;
-		ev->kind = d->kind;
-		ev->name = d->name;
-		ev->core = core;
-		ev->note = NULL;
-		ev->note_len = 0;
-		ev->pos = m->line;
-		ev->target_inst = m->inst;
-		if (TK_UNLIKELY(tk_synth_stack_inline(
-			    &procs[slot], &runs[slot], core, core, d->op, tkid,
-			    m->inst, &ev->source, &ev->source_inst) < 0))
-			break;
-	}
-	if (TK_UNLIKELY(!k))
-		return tk_err_nomem(err, h->name);
-	h->qi += k;
-	r->evq = h->evs + 1;
-	r->evq_end = h->evs + k;
-	*evp = h->evs;
-	return TK_OK;
-}
-
 /* ---- open / close ------------------------------------------------------- */
 
 int htf_reader_open(tk_reader *r, tk_error *err)
 {
 	htf_reader *h = calloc(1, sizeof(*h));
-	const char *data = NULL;
+	uint64_t data = 0;
 	int rc;
 
 	if (!h)
@@ -2978,10 +2573,6 @@ int htf_reader_open(tk_reader *r, tk_error *err)
 	h->t = r->trace;
 	h->name = tk_source_name(r->src);
 	h->strict = r->opts.strict;
-	h->fd = -1;
-	h->page = (size_t)sysconf(_SC_PAGESIZE);
-	if (h->page == 0 || (h->page & (h->page - 1)))
-		h->page = 4096;
 	/* lines that end with a CR alone are read as lines (the
 	 * specification does not say how lines end) */
 	if ((rc = tk_text_cr_only(r->src, err)) < 0)
@@ -2989,7 +2580,10 @@ int htf_reader_open(tk_reader *r, tk_error *err)
 	if (rc)
 		warn(h, W_CR_ONLY, 1, NULL, NULL,
 		     "lines end with a CR alone (read as line ends)");
-	if ((rc = acquire(h, rc, err)) < 0)
+	h->cr = rc;
+	if ((rc = precheck_lines(h, err)) < 0)
+		goto fail;
+	if ((rc = tk_source_size(r->src, &h->size, err)) < 0)
 		goto fail;
 	if ((rc = read_header(h, &data, err)) < 0)
 		goto fail;
@@ -2999,10 +2593,13 @@ int htf_reader_open(tk_reader *r, tk_error *err)
 		goto fail;
 	if ((rc = build_descs(h, err)) < 0)
 		goto fail;
-	h->safe16 = h->lim - h->buf >= 16 && h->w <= 16
-			    ? h->buf + (16 - h->w) : h->lim;
+	if ((rc = hex2_build(h, err)) < 0)
+		goto fail;
 	if ((rc = find_sections(h, data, err)) < 0)
 		goto fail;
+	/* the line reader's buffer is not needed past the sections */
+	free(h->lb.b);
+	memset(&h->lb, 0, sizeof(h->lb));
 	if ((rc = cursors_alloc(h, err)) < 0)
 		goto fail;
 	h->heap = calloc(h->ncur > 8 ? h->ncur : 8, sizeof(*h->heap));
@@ -3025,8 +2622,6 @@ void htf_reader_close(tk_reader *r)
 
 	if (!h)
 		return;
-	/* the merge's thread first: it reads the tables and the cursors */
-	tk_pipe_stop(&h->pipe);
 	for (i = 0; i < h->ntabs; i++)
 		free(h->tabs[i].rows);
 	free(h->tabs);
@@ -3047,19 +2642,18 @@ void htf_reader_close(tk_reader *r)
 	free(h->descs);
 	free(h->keys);
 	free(h->pair);
+	free(h->hex2);
 	for (i = 0; i < h->ncur; i++) {
 		free(h->cur[i].win);
 		free(h->cur[i].b);
 	}
 	free(h->cur);
-	tk_bigbuf_free(h->chunk);
+	free(h->lb.b);
 	free(h->heap);
 	free(h->core_ids);
 	free(h->own);
 	kindex_free(&h->slotidx);
 	tk_synth_free(&h->synth);
-	if (h->map)
-		munmap(h->map, h->map_len);
 	free(h);
 	r->impl = NULL;
 }

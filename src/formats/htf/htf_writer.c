@@ -768,7 +768,7 @@ const tk_format_ops tk_format_htf = {
 	},
 	.probe = htf_probe,
 	.reader_open = htf_reader_open,
-	.reader_next = htf_reader_next,
+	.reader_next_batch = htf_reader_next_batch,
 	.reader_close = htf_reader_close,
 	.writer_open = htf_writer_open,
 	.writer_write = htf_writer_write,
