@@ -28,7 +28,9 @@
 
 /* ---- the clock ---------------------------------------------------------- */
 
-static int source;
+/* DWT until tkrec_cm_clock_init() chooses: a firmware that starts the
+ * cycle counter itself needs no call */
+static int source = TKREC_CM_CLOCK_DWT;
 static int held;
 static uint64_t held_at;
 /* DWT: the last count read and the wraps seen */

@@ -32,7 +32,8 @@
  * run on the core clock (CLKSOURCE = 1) with its final reload value, and
  * whose handler calls tkrec_cm_systick_tick().  Returns the clock chosen
  * (TKREC_CM_CLOCK_DWT or _SYSTICK), or TKREC_CM_CLOCK_NONE when neither
- * counts.  Call it before the first event.
+ * counts.  Call it before the first event.  Without the call the clock is
+ * CYCCNT, which the firmware starts itself.
  */
 int tkrec_cm_clock_init(void);
 /** Force a clock (tests, cost measurements); returns it, or NONE. */
