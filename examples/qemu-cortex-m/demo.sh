@@ -35,7 +35,8 @@ fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 case $tk in /*) ;; *) tk=$(pwd)/$tk ;; esac
-make -s -C "$here" O="$out"
+# (not the flags of a make that runs the test suite around this)
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$here" O="$out"
 
 # run one build: the semihosting files land in QEMU's working directory
 run() {
