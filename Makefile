@@ -2,6 +2,9 @@
 #   make demo   install what is missing, build, run tracekit on a shipped trace
 #               (info, cat, check, stats)
 #   make test   install what is missing, build, run the whole test suite
+#   make qemu-demo  the recorder in a firmware on an emulated Cortex-M3:
+#               build it, run it in QEMU, read its recordings (info, check,
+#               stats), print the cost of one event and the footprint
 # Options: SANITIZE=1 (ASan + UBSan build), COVERAGE=1 (gcov counts),
 #          BUILD=dir, BUILD_TYPE=Debug|Release; CC=clang builds with clang
 # CI (.ci/run) also uses: make coverage, make analyze, make tsan, make fuzz
@@ -24,7 +27,7 @@ endif
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEMO_TRACE = examples/demo.btf
 
-.PHONY: all demo test deps test-deps ci-deps build fuzz tsan coverage coverage-report \
+.PHONY: all demo test qemu-demo qemu-deps deps test-deps ci-deps build fuzz tsan coverage coverage-report \
 	analyze clean
 
 all: build
@@ -47,6 +50,13 @@ demo: build
 	./$(BUILD)/tracekit cat $(DEMO_TRACE) --entity Task_Control
 	./$(BUILD)/tracekit check $(DEMO_TRACE)
 	./$(BUILD)/tracekit stats $(DEMO_TRACE) --type T
+
+qemu-deps:
+	@TK_QEMU_DEPS=1 sh scripts/install-deps.sh
+
+# the firmware and its recordings in $(BUILD)/qemu: trace.bin, trace.htf
+qemu-demo: qemu-deps build
+	@sh examples/qemu-cortex-m/demo.sh ./$(BUILD)/tracekit $(BUILD)/qemu
 
 test: test-deps build
 ifeq ($(COVERAGE),1)

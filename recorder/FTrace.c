@@ -35,10 +35,21 @@ static int sending;  /* a FTrace_send_chunk() is dumping: the packet is in use *
 
 /* ---- little-endian stores ----------------------------------------------- */
 
+/*
+ * -ffreestanding (a firmware's usual flag) turns memcpy into a call; the
+ * builtin stays one store (on Armv7-M: 4 calls of ~20 instructions each
+ * per record otherwise).
+ */
+#if defined(__GNUC__)
+#define TKREC_STORE(p, v, n) __builtin_memcpy(p, v, n)
+#else
+#define TKREC_STORE(p, v, n) memcpy(p, v, n)
+#endif
+
 static inline void put32(uint8_t *p, uint32_t v)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	memcpy(p, &v, 4);  /* one store on a little-endian target */
+	TKREC_STORE(p, &v, 4);  /* one store on a little-endian target */
 #else
 	p[0] = (uint8_t)v;
 	p[1] = (uint8_t)(v >> 8);
@@ -115,22 +126,6 @@ static void pkt_add(const uint8_t *rec)
 {
 	(void)rec;
 	pkt_error = 1;
-}
-#endif
-
-/* ---- the Cortex-M clock ------------------------------------------------- */
-
-#if defined(FTRACE_PORT_CORTEX_M)
-/* CYCCNT wraps every 2^32 cycles: count the wraps (called with IRQs off) */
-uint64_t tkrec_cm_tsc(void)
-{
-	static uint32_t last, high;
-	uint32_t now = FTRACE_DWT_CYCCNT;
-
-	if (now < last)
-		high++;
-	last = now;
-	return (uint64_t)high << 32 | now;
 }
 #endif
 

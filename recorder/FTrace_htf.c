@@ -104,7 +104,11 @@ out:
 	return rc;
 }
 
-/* A big-endian field of 1, 2, 4 or 8 bytes: the HTF line's digit order. */
+/*
+ * A big-endian field of 1, 2, 4 or 8 bytes: the HTF line's digit order.
+ * The builtin memcpy stays one store under -ffreestanding (a firmware's
+ * usual flag), where memcpy would be a call.
+ */
 static inline void put_be(uint8_t *p, uint64_t v, unsigned n)
 {
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
@@ -118,15 +122,15 @@ static inline void put_be(uint8_t *p, uint64_t v, unsigned n)
 		break;
 	case 2:
 		v16 = __builtin_bswap16((uint16_t)v);
-		memcpy(p, &v16, 2);
+		__builtin_memcpy(p, &v16, 2);
 		break;
 	case 4:
 		v32 = __builtin_bswap32((uint32_t)v);
-		memcpy(p, &v32, 4);
+		__builtin_memcpy(p, &v32, 4);
 		break;
 	default:
 		v = __builtin_bswap64(v);
-		memcpy(p, &v, 8);
+		__builtin_memcpy(p, &v, 8);
 		break;
 	}
 #else

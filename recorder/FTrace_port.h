@@ -20,8 +20,8 @@
  *                                (or when the section ends, if it is held).
  *                                Empty by default; never on the hot path.
  *
- * Define FTRACE_PORT_CORTEX_M for the Cortex-M template (DWT cycle counter,
- * PRIMASK), or FTRACE_PORT_HOST (the default) for the host port used by the
+ * Define FTRACE_PORT_CORTEX_M for the Cortex-M port (ports/cortex-m/: DWT
+ * cycle counter or SysTick, PRIMASK, semihosting and UART sinks), or FTRACE_PORT_HOST (the default) for the host port used by the
  * tests (recorder/host/FTrace_host.c; the program provides the clock).
  * Or define all four macros yourself before including FTrace.h.
  */
@@ -34,30 +34,8 @@
 /* the build gives its own port */
 #elif defined(FTRACE_PORT_CORTEX_M)
 
-/* DWT->CYCCNT, 32 bits: extended to 64 in software (see FTrace.c) */
-#define FTRACE_DWT_CYCCNT (*(volatile uint32_t *)0xE0001004u)
-uint64_t tkrec_cm_tsc(void);
-#define FTRACE_PORT_TSC() tkrec_cm_tsc()
-
-static inline uint32_t tkrec_cm_irq_save(void)
-{
-	uint32_t primask;
-
-	__asm volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask) : : "memory");
-	return primask;
-}
-
-static inline void tkrec_cm_irq_restore(uint32_t primask)
-{
-	__asm volatile("msr primask, %0" : : "r"(primask) : "memory");
-}
-
-#define FTRACE_PORT_IRQ_SAVE() tkrec_cm_irq_save()
-#define FTRACE_PORT_IRQ_RESTORE(s) tkrec_cm_irq_restore(s)
-#define FTRACE_PORT_CORE() 0u
-#ifndef FTRACE_MAX_CORES
-#define FTRACE_MAX_CORES 1
-#endif
+/* the Cortex-M port: its clock and sinks are in ports/cortex-m/FTrace_cm.c */
+#include "ports/cortex-m/FTrace_cm.h"
 
 #else /* FTRACE_PORT_HOST */
 

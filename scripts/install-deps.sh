@@ -17,6 +17,12 @@ if [ "${TK_TEST_DEPS:-0}" = 1 ]; then
 	# the exports' linearity test counts instructions with callgrind
 	optional="$optional valgrind"
 fi
+if [ "${TK_TEST_DEPS:-0}" = 1 ] || [ "${TK_QEMU_DEPS:-0}" = 1 ]; then
+	# `make qemu-demo` and its test (recorder.qemu_cortex_m): the recorder
+	# built for a Cortex-M3 and run in QEMU; the test is skipped when they
+	# cannot be installed
+	optional="$optional gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm"
+fi
 if [ "${TK_CI_DEPS:-0}" = 1 ]; then
 	# CI (.ci/run) also uses: clang for its build, the static analyzer and
 	# the fuzz targets, gcovr for `make coverage`

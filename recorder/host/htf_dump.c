@@ -173,11 +173,11 @@ static void write_file(FILE *f, const tkrec_htf_meta *m, unsigned ts,
 		ts, ent, ev);
 	fprintf(f, "\n#TypeTable\n");
 	for (i = 0; i < TKREC_HTF_NTYPES; i++)
-		fprintf(f, "#-%02zX %s\n", i, type_names[i]);
+		fprintf(f, "#-%02X %s\n", (unsigned)i, type_names[i]);
 	for (i = 0; i < TKREC_HTF_NTYPES; i++) {
 		fprintf(f, "\n#%sEventTable\n", type_names[i]);
 		for (j = 0; j < tables[i].n; j++)
-			fprintf(f, "#-%02zX %s\n", j, tables[i].ev[j]);
+			fprintf(f, "#-%02X %s\n", (unsigned)j, tables[i].ev[j]);
 	}
 	fprintf(f, "\n#EntityTable\n");
 	for (i = 0; i < n; i++)

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""What the QEMU firmware (examples/qemu-cortex-m/main.c) did, read back by
+tracekit from its two recordings (the FTrace dump and the HTF mode):
+
+- the firmware reports 100/50/20 jobs, no deadline miss, no lost event;
+- `check` finds no violation in either file;
+- in `stats`, each task's PER is its period exactly (min = avg = max) over
+  jobs - 1 instances, and it terminates its number of jobs;
+- IRQ8 appears with the count the firmware counted (143: every 700 us from
+  350 us after the first tick to the 100th), in both files;
+- the two recordings agree: the same events in the same order (entity and
+  event), the releases at the same times, the other events within 100 us
+  (the HTF build's events cost more instructions), and the same PER rows.
+
+Usage: check_run.py TRACEKIT DIR
+"""
+import csv
+import io
+import re
+import subprocess
+import sys
+
+TASKS = {"task1": (1000000, 100), "task2": (2000000, 50), "task3": (5000000, 20)}
+IRQ = "IRQ8"
+IRQ_COUNT = 143
+TOLERANCE_NS = 100000
+
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL: " + msg, file=sys.stderr)
+
+
+def tk(*args):
+    r = subprocess.run([sys.argv[1]] + list(args), capture_output=True, text=True)
+    if r.returncode != 0:
+        fail("tracekit %s: exit %d: %s" % (" ".join(args), r.returncode, r.stderr.strip()))
+    return r.stdout
+
+
+def firmware(log):
+    text = open(log).read()
+    m = re.search(r"jobs=(\d+),(\d+),(\d+) misses=(\d+) irq=(\d+) lost=(\d+)", text)
+    if not m:
+        fail("%s: no summary line" % log)
+        return None
+    jobs = [int(m.group(i)) for i in (1, 2, 3)]
+    if jobs != [TASKS[t][1] for t in ("task1", "task2", "task3")]:
+        fail("%s: jobs %s" % (log, jobs))
+    if int(m.group(4)) or int(m.group(6)):
+        fail("%s: misses %s, lost %s" % (log, m.group(4), m.group(6)))
+    return int(m.group(5))
+
+
+def stats(args, name):
+    rows = {}
+    for r in csv.DictReader(io.StringIO(tk("stats", "--format", "csv", *args))):
+        rows[(r["entity"], r["metric"])] = r
+    for task, (period, jobs) in TASKS.items():
+        per = rows.get((task, "PER"))
+        if not per:
+            fail("%s: no PER for %s" % (name, task))
+            continue
+        got = (int(per["count"]), per["min"], per["avg"], per["max"])
+        want = (jobs - 1, str(period), str(period), str(period))
+        if got != want:
+            fail("%s: %s PER (count, min, avg, max) %s, want %s" % (name, task, got, want))
+        cet = rows.get((task, "CET"))
+        if not cet or int(cet["count"]) != jobs:
+            fail("%s: %s has not %d complete jobs" % (name, task, jobs))
+    irq = rows.get((IRQ, "CET"))
+    if not irq:
+        fail("%s: no %s" % (name, IRQ))
+    return rows, (int(irq["count"]) if irq else None)
+
+
+def events(args):
+    out = []
+    for line in tk("cat", "-q", "--no-header", *args).splitlines():
+        f = line.split(",")
+        # what both recordings have: the tasks' and the interrupt's
+        # events, less the interrupt's activate (FTrace only: HTF's ISRs
+        # have none) and the FTrace trace's own records
+        if f[3] not in ("T", "I") or (f[3] == "I" and f[6] == "activate"):
+            continue
+        out.append((int(f[0]), f[4], f[6]))
+    return out
+
+
+def main():
+    d = sys.argv[2]
+    bin_args = ["--from", "shark", d + "/trace.bin"]
+    htf_args = [d + "/trace.htf"]
+    n_fw = {m: firmware("%s/fw-%s.log" % (d, m)) for m in ("ftrace", "htf")}
+    for args in (bin_args, htf_args):
+        out = tk("check", *args)
+        if "no violations" not in out:
+            fail("check %s: %s" % (args[-1], out.strip()))
+    rows_b, irq_b = stats(bin_args, "trace.bin")
+    rows_h, irq_h = stats(htf_args, "trace.htf")
+    for name, got, fw in (("trace.bin", irq_b, n_fw["ftrace"]), ("trace.htf", irq_h, n_fw["htf"])):
+        if got != IRQ_COUNT or fw != IRQ_COUNT:
+            fail("%s: %s count %s, the firmware counted %s, want %d" % (name, IRQ, got, fw, IRQ_COUNT))
+    # (instances count from 1 in an FTrace dump, from 0 in HTF)
+    def per(rows, task):
+        r = rows.get((task, "PER")) or {}
+        return [r.get(k) for k in ("count", "min", "avg", "max", "unit")]
+
+    for task in TASKS:
+        if per(rows_b, task) != per(rows_h, task):
+            fail("%s: PER %s in trace.bin, %s in trace.htf" % (task, per(rows_b, task), per(rows_h, task)))
+    eb, eh = events(bin_args), events(htf_args)
+    if [e[1:] for e in eb] != [e[1:] for e in eh]:
+        for i, (a, b) in enumerate(zip(eb, eh)):
+            if a[1:] != b[1:]:
+                fail("event %d differs: %s in trace.bin, %s in trace.htf" % (i, a, b))
+                break
+        else:
+            fail("trace.bin has %d events, trace.htf %d" % (len(eb), len(eh)))
+    else:
+        worst = 0
+        for a, b in zip(eb, eh):
+            if a[2] == "activate" and a[1] in TASKS and a[0] != b[0]:
+                fail("release of %s at %d in trace.bin, %d in trace.htf" % (a[1], a[0], b[0]))
+            worst = max(worst, abs(a[0] - b[0]))
+        if worst > TOLERANCE_NS:
+            fail("the recordings differ by up to %d ns" % worst)
+        print("qemu demo: %d events agree (times within %d ns), PER 1/2/5 ms, %s x %d"
+              % (len(eb), worst, IRQ, IRQ_COUNT))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
