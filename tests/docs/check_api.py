@@ -30,7 +30,7 @@ import sys
 # constructors another branch converts (remove once merged)
 PENDING = {"tk_tarmac_profile_new"}
 # readers being rewritten without their environment hooks (remove once merged)
-PENDING_GETENV = ("src/formats/htf/",)
+PENDING_GETENV = ()
 
 DECL = re.compile(r"^([A-Za-z_][\w \*]*?)\b(tk_\w+)\s*\(")
 RETURN_WORDS = re.compile(
