@@ -5,9 +5,10 @@
  * nothing is optimised away), and prints the event count and the checksum.
  * No per-event work of its own beyond that: next to `tracekit info` (which
  * also counts events per type and name) it shows what the reader costs.
- * Usage: reader_next [--from FORMAT] [--threads 0|1|auto] FILE [REPEAT]
- * (--threads: tk_reader_opts.threads, auto by default; REPEAT > 1 reads the
- * file again; for profiling)
+ * Usage: reader_next [--from FORMAT] FILE [REPEAT]
+ * (REPEAT > 1 reads the file again; for profiling; --threads X, which the
+ * library no longer has, is taken and ignored, so that the bench scripts
+ * can give it to an older build's reader_next and this one alike)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +20,13 @@ int main(int argc, char **argv)
 {
 	unsigned long long n = 0, sum = 0;
 	const char *from = NULL;
-	int threads = -1;
 	int rep, reps;
 
 	for (;;) {
 		if (argc > 2 && strcmp(argv[1], "--from") == 0) {
 			from = argv[2];
 		} else if (argc > 2 && strcmp(argv[1], "--threads") == 0) {
-			threads = strcmp(argv[2], "auto") == 0 ? -1 : atoi(argv[2]);
+			/* ignored (see above) */
 		} else {
 			break;
 		}
@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 	}
 	reps = argc > 2 ? atoi(argv[2]) : 1;
 	if (argc < 2 || argc > 3 || reps < 1) {
-		fprintf(stderr, "usage: reader_next [--from FORMAT] [--threads 0|1|auto] FILE [REPEAT]\n");
+		fprintf(stderr, "usage: reader_next [--from FORMAT] FILE [REPEAT]\n");
 		return 2;
 	}
 	for (rep = 0; rep < reps; rep++) {
@@ -47,7 +47,6 @@ int main(int argc, char **argv)
 
 		tk_reader_opts_init(&o);
 		o.format = from;
-		o.threads = threads;
 		if (tk_reader_open(&r, argv[1], &o, &err) < 0) {
 			fprintf(stderr, "reader_next: %s:%llu: %s\n", err.input,
 				(unsigned long long)err.line, err.msg);

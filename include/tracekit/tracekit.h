@@ -416,15 +416,6 @@ typedef struct tk_reader_opts {
 	 * ignore the field.
 	 */
 	const char *options;
-	/**
-	 * Decoding on a second thread (HTF and S.Ha.R.K. readers: records are
-	 * decoded ahead of the caller while the caller handles the events
-	 * before them; events, warnings and errors are the same and come in
-	 * the same order either way): -1 (the default) when the input is
-	 * large (8 MiB or more) and the machine has a second CPU, 0 never, 1
-	 * always.
-	 */
-	int threads;
 } tk_reader_opts;
 
 /** Fill `opts` with the defaults (lenient, probe the format). */

@@ -55,10 +55,6 @@ typedef struct cli_read_opts {
 	/* the reader's format-specific options (tk_reader_opts.options) from
 	 * --input-option KEY=VALUE and --trace N, comma-joined */
 	char options[512];
-	/* --threads, when given (threads_set; zero-initialised options take
-	 * the reader's default): tk_reader_opts.threads, 0, 1 or -1 (auto) */
-	int threads_set;
-	int threads;
 	/* the first of --trace and --input-option given ("--trace"), or
 	 * NULL: they choose what the event reader reads, and do not apply to
 	 * the records of an Arm Tarmac log */
@@ -66,7 +62,7 @@ typedef struct cli_read_opts {
 } cli_read_opts;
 
 /* Options not given: the reader's defaults. */
-#define CLI_READ_OPTS_INIT { NULL, 0, 0, "", 0, 0, NULL }
+#define CLI_READ_OPTS_INIT { NULL, 0, 0, "", NULL }
 
 /*
  * The reader options every reading command takes besides -q: put
@@ -91,9 +87,8 @@ enum { CLI_O_FROM = 0x4000, CLI_O_STRICT, CLI_O_TRACE, CLI_O_INPUT_OPTION,
 	"  --input-option KEY=VALUE\n" \
 	"                      an option of the input format's reader (repeatable);\n" \
 	"                      ATF: trace=N, time-digits=D (see docs/atf.md)\n" \
-	"  --threads 0|1|auto  decode on a second thread (HTF, S.Ha.R.K.): never,\n" \
-	"                      always, or for inputs of 8 MiB or more on a machine\n" \
-	"                      with 2+ CPUs (auto, the default); same output\n"
+	"  --threads 0|1|auto  deprecated, no effect: every reader decodes on the\n" \
+	"                      caller's thread (accepted for one more release)\n"
 /** Handle an option of CLI_READ_CASES (arg: its argument, NULL for
  * --strict): 0, or -1 after a usage error. */
 int cli_read_opt(cli_read_opts *o, const char *cmd, int code, const char *arg);

@@ -98,17 +98,14 @@ int cli_read_opt(cli_read_opts *o, const char *cmd, int code, const char *arg)
 		return add_read_option(o, cmd, arg, "--input-option");
 	}
 	if (code == CLI_O_THREADS) {
-		if (strcmp(arg, "0") == 0)
-			o->threads = 0;
-		else if (strcmp(arg, "1") == 0)
-			o->threads = 1;
-		else if (strcmp(arg, "auto") == 0)
-			o->threads = -1;
-		else {
+		if (strcmp(arg, "0") != 0 && strcmp(arg, "1") != 0 &&
+		    strcmp(arg, "auto") != 0) {
 			cli_usage_error(cmd, "bad --threads '%s' (0, 1 or auto)", arg);
 			return -1;
 		}
-		o->threads_set = 1;
+		if (!o->quiet)
+			fprintf(stderr, "tracekit: note: --threads is deprecated and has "
+				"no effect (every reader decodes on one thread)\n");
 		return 0;
 	}
 	/* --trace N: a positive decimal number */
@@ -131,8 +128,6 @@ static void reader_opts(tk_reader_opts *ro, const cli_read_opts *o)
 	ro->strict = o->strict;
 	ro->options = o->options[0] ? o->options : NULL;
 	ro->on_warning = o->quiet ? NULL : print_warning;
-	if (o->threads_set)
-		ro->threads = o->threads;
 }
 
 int cli_input(tk_input **in, const char *path, const cli_read_opts *o)

@@ -296,8 +296,7 @@ uint32_t tk_trace_entity_intern(tk_trace *t, const char *name, size_t len);
  * tk_source_open_mem_stream(), which the tests and fuzz targets use).
  *
  * Memory stays flat on mapped files too: the pages behind the consumed
- * position, less a slack of a few MB, are released as the reader moves on
- * (see tk_source_keep_consumed()).
+ * position, less a slack of a few MB, are released as the reader moves on.
  */
 typedef struct tk_source tk_source;
 
@@ -341,29 +340,6 @@ uint64_t tk_source_offset(const tk_source *s);
 int tk_source_fill(tk_source *s, size_t want, tk_window *win, tk_error *err);
 /** True once the end of input has been reached (window is all there is). */
 bool tk_source_eof(const tk_source *s);
-/**
- * Whether the consumed bytes of a mapped file stay mapped.  By default
- * (false) the pages more than a few MB behind the consumed position are
- * given back to the kernel, so the resident size does not grow with the
- * file.  A reader that goes back to earlier bytes (one that merges several
- * positions of one mapping) sets it to true.  Pointers into the window stay
- * valid either way: the mapping is private and read-only, so a released
- * page that is touched again is read back from the file, only slower.
- */
-void tk_source_keep_consumed(tk_source *s, bool keep);
-/**
- * The descriptor of a mapped plain file, and in *off the file offset of the
- * window's first byte, for a reader that would rather pread() parts of it
- * than touch its mapping; -1 for other sources.  The descriptor stays the
- * source's (valid until tk_source_close()).
- */
-int tk_source_file_fd(const tk_source *s, uint64_t *off);
-/**
- * Read n bytes at file offset off of descriptor fd into buf with pread()
- * (again after EINTR and short reads): 0, -1 (errno set) or 1 (the file
- * ends before them: it shrank while being read).
- */
-int tk_pread_all(int fd, void *buf, size_t n, uint64_t off);
 /**
  * Read a mapped plain file with read() into small buffers from the
  * consumed position on, as a pipe is read, instead of through its mapping:

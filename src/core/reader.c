@@ -16,7 +16,6 @@
 void tk_reader_opts_init(tk_reader_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
-	opts->threads = -1;
 }
 
 static int pick_format(tk_source *src, const char *path,

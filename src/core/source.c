@@ -29,11 +29,11 @@
  */
 #define _GNU_SOURCE
 #include "internal.h"
-#include "pipe.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +113,6 @@ struct tk_source {
 	size_t map_len;
 	size_t released;      /* map[0, released) has been given back */
 	size_t page;          /* page size, for rounding the released range */
-	bool keep_consumed;   /* never release (tk_source_keep_consumed) */
 	size_t read_max;      /* 0, or the most bytes one fill reads (streamed) */
 	read_ahead *ra;        /* streamed with a helper thread; buf is then in
 				 ra's memory, not owned */
@@ -483,37 +482,6 @@ tk_window tk_source_window(const tk_source *s)
 	return w;
 }
 
-void tk_source_keep_consumed(tk_source *s, bool keep)
-{
-	s->keep_consumed = keep;
-}
-
-int tk_source_file_fd(const tk_source *s, uint64_t *off)
-{
-	if (!direct(s) || !s->map || s->fd < 0)
-		return -1;
-	*off = s->raw_pos;
-	return s->fd;
-}
-
-int tk_pread_all(int fd, void *buf, size_t n, uint64_t off)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = pread(fd, (char *)buf + got, n - got,
-				  (off_t)(off + got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			return 1;
-		got += (size_t)r;
-	}
-	return 0;
-}
-
 /* ---- read-ahead ---------------------------------------------------------- */
 
 static int read_retry(int fd, uint8_t *dst, size_t n, size_t *got)
@@ -527,6 +495,25 @@ static int read_retry(int fd, uint8_t *dst, size_t n, size_t *got)
 		return errno ? errno : EIO;
 	*got = (size_t)r;
 	return 0;
+}
+
+/* pthread_create() for the read-ahead, with every signal but the faults
+ * blocked in it: a handler runs on the caller's threads, never on the
+ * helper in the middle of its work.  0 or an errno value. */
+static int start_thread(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGILL);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(th, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }
 
 static void *ra_main(void *arg)
@@ -603,8 +590,7 @@ static read_ahead *ra_start(int fd)
 		pthread_mutex_destroy(&ra->mu);
 		goto fail;
 	}
-	/* signals stay the caller's threads' (tk_thread_start) */
-	if (tk_thread_start(&ra->thread, ra_main, ra) != 0) {
+	if (start_thread(&ra->thread, ra_main, ra) != 0) {
 		pthread_cond_destroy(&ra->cond);
 		pthread_mutex_destroy(&ra->mu);
 		goto fail;
@@ -752,7 +738,7 @@ static void release_behind(tk_source *s)
  * decoder, which keeps its own history). */
 static void maybe_release(tk_source *s)
 {
-	if (s->map && !s->keep_consumed &&
+	if (s->map &&
 	    s->raw_pos - s->released >= RELEASE_SLACK + RELEASE_STEP)
 		release_behind(s);
 }

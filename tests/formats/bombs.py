@@ -210,28 +210,26 @@ for fmt, f in FORMATS.items():
             if tail:
                 out.write(comp(tail))
         check("%s long lines .%s (72 MiB)" % (fmt, ext),
-              ["info", "--threads", "0", "--from", fmt, path] if fmt == "htf"
-              else ["info", "--from", fmt, path], 0, None)
+              ["info", "--from", fmt, path], 0, None)
     check("%s long lines, stdin (72 MiB)" % fmt,
           ["info", "--from", fmt, "-"], 0, None,
           [(head, 1), (line, 24)] + ([(tail, 1)] if tail else []))
 
-# HTF: short records with a '#' in their comment (the line-at-a-time path;
-# the section scan kept every page of them), 64 MiB from a .zst; and plain
-# records with both scan threads (auto: the second half's scan kept its
-# pages), 96 MiB
+# HTF: short records with a '#' in their comment (the line-at-a-time path),
+# 64 MiB from a .zst; and plain records, 96 MiB: both spooled by the
+# source, read with flat memory
 rec = b"000000000000 // #c\n"
 path = os.path.join(tmp, "hash.htf.zst")
 with open(path, "wb") as out:
     out.write(zst(HTF_HDR))
     out.write(zst(rec * (MIB // len(rec))) * 64)
-check("htf '#' comments .zst (64 MiB)", ["info", "--threads", "0", path], 0, None)
+check("htf '#' comments .zst (64 MiB)", ["info", path], 0, None)
 rec = b"000000000000\n"
 path = os.path.join(tmp, "plain.htf.zst")
 with open(path, "wb") as out:
     out.write(zst(HTF_HDR))
     out.write(zst(rec * (MIB // len(rec))) * 96)
-check("htf plain records .zst, threads (96 MiB)", ["info", path], 0, None)
+check("htf plain records .zst (96 MiB)", ["info", path], 0, None)
 
 for name in os.listdir(tmp):
     os.unlink(os.path.join(tmp, name))

@@ -1,11 +1,9 @@
 /*
  * fuzz_reader.c - the libFuzzer target of every event reader, built once
  * per format with -DFUZZ_FORMAT='"btf"' (see run.sh).  The first byte picks
- * strict or lenient mode, whether the format is forced or probed, and
- * whether a reader that can decode on a second thread does (threads 1 or
- * 0: the pipe's hand-over, stalls and errors under ASan), and whether the
- * trace is read from memory or from a file (a memfd, by its /proc path:
- * the readers' pread() paths), or (bit 4) from a memory stream that hands
+ * strict or lenient mode, whether the format is forced or probed (bit 2
+ * is unused), and whether the trace is read from memory or from a file (a
+ * memfd, by its /proc path: the source's pread() path), or (bit 4) from a memory stream that hands
  * the bytes out in pieces of 1 to N bytes (bits 5-7 pick N), so that the
  * fills of a streamed source, and the moves of its window at each, fall at
  * every position (src/core/internal.h, tk_source_open_mem_stream()); the
@@ -55,7 +53,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tk_reader_opts_init(&o);
 	o.strict = data[0] & 1;
 	o.format = (data[0] & 2) ? NULL : FUZZ_FORMAT;
-	o.threads = (data[0] & 4) ? 1 : 0;
 	if (data[0] & 16) {
 		tk_source *src;
 		/* pieces of 1 to N bytes, their lengths seeded by the input */

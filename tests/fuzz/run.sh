@@ -49,11 +49,11 @@ for fmt in $targets; do
 		{ printf '\001'; cat "$f"; } > "$seeds/s_$b"
 		{ printf '\002'; cat "$f"; } > "$seeds/l_$b"
 		{ printf '\004'; cat "$f"; } > "$seeds/t_$b"
-		# from a file (the readers' pread() paths), on one thread and two
+		# from a file (the source's pread() path)
 		{ printf '\010'; cat "$f"; } > "$seeds/f_$b"
 		{ printf '\014'; cat "$f"; } > "$seeds/ft_$b"
 		# from a memory stream of pieces of 1, 1 to 7 (the format
-		# probed), 1 to 61 (strict, two threads), 1 to 4096 bytes
+		# probed), 1 to 61 (strict), 1 to 4096 bytes
 		{ printf '\020'; cat "$f"; } > "$seeds/m1_$b"
 		{ printf '\162'; cat "$f"; } > "$seeds/m7_$b"
 		{ printf '\265'; cat "$f"; } > "$seeds/m61_$b"

@@ -74,10 +74,9 @@ def main():
                 with open(path, 'wb') as f:
                     f.write(b''.join(recs))
                 first, n = first_descent(recs)
-                for threads in ('0', '1'):
+                for mode in ('file',):
                     outs = []
-                    p = subprocess.run([cli, 'cat', '--from', 'shark',
-                                        '--threads', threads, path],
+                    p = subprocess.run([cli, 'cat', '--from', 'shark', path],
                                        capture_output=True, text=True)
                     outs.append((p.returncode, p.stdout, p.stderr))
                     checked += 1
@@ -91,13 +90,13 @@ def main():
                              for line in out.splitlines()
                              if line and line[0].isdigit()]
                     if rc != 0 or want not in err:
-                        print('FAIL %s (threads %s): expected "%s" (%d descents)\n%s'
-                              % (os.path.basename(path), threads, want, n,
+                        print('FAIL %s (%s): expected "%s" (%d descents)\n%s'
+                              % (os.path.basename(path), mode, want, n,
                                  err))
                         failed += 1
                     elif times != sorted(times):
-                        print('FAIL %s (threads %s): events not in time order'
-                              % (os.path.basename(path), threads))
+                        print('FAIL %s (%s): events not in time order'
+                              % (os.path.basename(path), mode))
                         failed += 1
     print('%d reads, %d failed' % (checked, failed))
     return 1 if failed else 0
