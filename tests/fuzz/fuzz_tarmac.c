@@ -96,10 +96,9 @@ static size_t profile(const uint8_t *elf, size_t elflen, const uint8_t *log,
 		FUZZ_CHECK(tk_tarmac_symtab_find(st, y->address) >= 0 || y->size == 0);
 		sum += strlen(y->name);
 	}
-	p = tk_tarmac_profile_new(st);
 	tk_tarmac_opts_init(&o);
 	o.strict = strict;
-	if (p && open_log(&src, mode, log, len, &err) == TK_OK &&
+	if (tk_tarmac_profile_new(&p, st, &err) == TK_OK && open_log(&src, mode, log, len, &err) == TK_OK &&
 	    tk_tarmac_open_source(&tr, src, &o, &err) == TK_OK) {
 		while (tk_tarmac_next(tr, &rec, &err) == TK_OK)
 			if (tk_tarmac_profile_record(p, &rec, &err) != TK_OK)
