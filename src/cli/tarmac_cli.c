@@ -689,10 +689,26 @@ out:
 	return ret;
 }
 
-/* ---- convert to folded stacks ------------------------------------------------ */
+/* ---- folded stacks ------------------------------------------------------------ */
 
-int cli_tarmac_folded(tk_input *in, const char *out, const cli_tarmac_args *a,
-		      const cli_read_opts *ro)
+int cli_tarmac_folded_path(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	tk_tarmac_span s;
+
+	s.ptr = base ? base + 1 : path;
+	s.len = strlen(s.ptr);
+	/* look through a compression suffix, as tk_format_from_path() does */
+	if (s.len > 3 && span_eq(&(tk_tarmac_span){ s.ptr + s.len - 3, 3 }, ".gz"))
+		s.len -= 3;
+	else if (s.len > 4 && span_eq(&(tk_tarmac_span){ s.ptr + s.len - 4, 4 }, ".zst"))
+		s.len -= 4;
+	return s.len >= 7 && span_eq(&(tk_tarmac_span){ s.ptr + s.len - 7, 7 }, ".folded");
+}
+
+/* The folded stacks of the Tarmac log `in` on `out`. */
+static int folded(tk_input *in, const char *out, const cli_tarmac_args *a,
+		  const cli_read_opts *ro)
 {
 	const char **cpus = NULL;
 	int weight, rc, ret = EXIT_BAD;
@@ -741,4 +757,29 @@ out:
 	tk_tarmac_profile_free(prof);
 	tk_tarmac_symtab_free(syms);
 	return ret;
+}
+
+int cli_tarmac_folded(const char *cmd, const char *path, const char *out,
+		      const cli_tarmac_args *a, const char *ev_only,
+		      const cli_read_opts *ro)
+{
+	tk_input *in = NULL;
+
+	if (!a->elf) {
+		cli_usage_error(cmd, "folded stacks need the program's symbols: --elf FILE");
+		return EXIT_BAD;
+	}
+	if (cli_tarmac_refuse(cmd, ev_only, ro, path) < 0)
+		return EXIT_BAD;
+	/* IN opened once: its probe (or --from) tells a Tarmac log */
+	if (cli_input(&in, path, ro) < 0)
+		return EXIT_BAD;
+	if (!cli_input_is_tarmac(in)) {
+		fprintf(stderr, "tracekit: error: %s: folded stacks are made from an Arm Tarmac log "
+			"(this input is not one%s)\n", path,
+			ro->from ? "" : "; --from tarmac forces it");
+		tk_input_close(in);
+		return EXIT_BAD;
+	}
+	return folded(in, out, a, ro);
 }
