@@ -448,7 +448,58 @@ static void stats_parts(void)
 	}
 }
 
-int main(void)
+/*
+ * The statistics of a corpus log, calculator-aarch32-fastmodel.tarmac, in
+ * `dir`; the figures were counted from its lines by a separate script (IT
+ * and IS lines, the first word after ':' in upper case, MR/MW lines by
+ * address >> 28 and size), not by tracekit.
+ */
+static void stats_corpus(const char *dir)
+{
+	char path[4096];
+	tk_tarmac *tr = NULL;
+	tk_tarmac_stats *st = NULL;
+	const tk_tarmac_mnemonic_count *mix;
+	const tk_tarmac_address_count *hot;
+	const tk_tarmac_exception_stat *exc;
+	const tk_tarmac_traffic *tf;
+	tk_error err;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/calculator-aarch32-fastmodel.tarmac", dir);
+	if (tk_tarmac_open(&tr, path, NULL, &err) < 0) {
+		printf("stats_corpus: skipped (%s)\n", err.msg);
+		return;
+	}
+	CHECK(tk_tarmac_stats_new(&st, tr, TK_TARMAC_STATS_ALL, NULL, &err) == TK_OK);
+	if (!st) {
+		tk_tarmac_close(tr);
+		return;
+	}
+	while ((rc = tk_tarmac_next(tr, &rec, &err)) == TK_OK)
+		CHECK(tk_tarmac_stats_record(st, &rec, &err) == TK_OK);
+	CHECK(rc == TK_END);
+	CHECK(tk_tarmac_stats_finish(st, &err) == TK_OK);
+	CHECK(tk_tarmac_stats_executed(st) == 4869 && tk_tarmac_stats_skipped(st) == 235);
+	CHECK(tk_tarmac_stats_unit(st) == TK_TARMAC_UNIT_CLK);
+	CHECK(tk_tarmac_stats_mix(st, &mix) == 32);
+	CHECK(strcmp(mix[0].mnemonic, "LDR") == 0 && mix[0].count == 1459);
+	CHECK(strcmp(mix[1].mnemonic, "STR") == 0 && mix[1].count == 597);
+	CHECK(strcmp(mix[2].mnemonic, "MOV") == 0 && mix[2].count == 502);
+	CHECK(tk_tarmac_stats_hottest(st, &hot) == 621);
+	CHECK(hot[0].address == 0x20b4c && hot[0].count == 30);
+	CHECK(hot[1].address == 0x20b50 && hot[1].count == 30);
+	CHECK(tk_tarmac_stats_exceptions(st, &exc) == 1 &&
+	      strcmp(exc[0].name, "Reset") == 0 && exc[0].count == 1 && exc[0].open == 0);
+	CHECK(tk_tarmac_stats_traffic(st, &tf) == 1 && tf[0].base == 0 &&
+	      tf[0].count[TK_TARMAC_MEMORY_READ] == 1845 && tf[0].bytes[TK_TARMAC_MEMORY_READ] == 7080 &&
+	      tf[0].count[TK_TARMAC_MEMORY_WRITE] == 984 && tf[0].bytes[TK_TARMAC_MEMORY_WRITE] == 3669 &&
+	      tf[0].count[TK_TARMAC_BUS_READ] == 0 && tf[0].count[TK_TARMAC_BUS_WRITE] == 0);
+	tk_tarmac_stats_free(st);
+	tk_tarmac_close(tr);
+}
+
+int main(int argc, char **argv)
 {
 	spec_examples();
 	variants();
@@ -458,6 +509,8 @@ int main(void)
 	timeline();
 	stats();
 	stats_parts();
+	if (argc > 1)
+		stats_corpus(argv[1]);
 	printf("%d checks, %d failures\n", tk_test_checks, tk_test_failures);
 	return tk_test_failures ? 1 : 0;
 }
