@@ -289,6 +289,109 @@ uint64_t tk_tarmac_timeline_warning_count(const tk_tarmac_timeline *tl);
 void tk_tarmac_timeline_free(tk_tarmac_timeline *tl);
 
 /* ------------------------------------------------------------------------ */
+/* Record statistics                                                         */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Figures of a log's records, fed in one pass (those of `tracekit stats` on
+ * a Tarmac log):
+ *  - instructions executed and skipped (IS, CCFAIL, IE: not executed);
+ *  - the instruction mix: executed instructions per mnemonic (the first
+ *    word of the disassembly, in upper case, cut to 23 bytes);
+ *  - the hottest addresses: executed instructions per PC;
+ *  - exception durations: per exception of the exception timeline (the
+ *    ISR events of tk_tarmac_timeline_*, in its time base), the instances
+ *    from entry to return, and those still open at the end of the log;
+ *  - memory and bus traffic per 256 MB region: accesses and bytes per
+ *    direction (aborted accesses and those without an address are left out).
+ */
+typedef struct tk_tarmac_stats tk_tarmac_stats;
+
+/** What to gather (bits); the instruction counts and the unit always. */
+enum {
+	TK_TARMAC_STATS_MIX = 1,
+	TK_TARMAC_STATS_HOT = 2,
+	TK_TARMAC_STATS_EXCEPTIONS = 4,   /**< runs an exception timeline */
+	TK_TARMAC_STATS_TRAFFIC = 8,
+	TK_TARMAC_STATS_ALL = 15
+};
+
+typedef struct tk_tarmac_mnemonic_count {
+	const char *mnemonic;     /**< upper case, NUL-terminated */
+	uint64_t count;
+} tk_tarmac_mnemonic_count;
+
+typedef struct tk_tarmac_address_count {
+	uint64_t address;
+	uint64_t count;
+} tk_tarmac_address_count;
+
+typedef struct tk_tarmac_exception_stat {
+	const char *name;         /**< "Reset", "SysTick", "IRQ12", ... */
+	uint64_t count;           /**< instances from entry to return */
+	uint64_t total, min, max; /**< their durations (min, max 0 when count 0) */
+	uint64_t open;            /**< entered and not returned by the end */
+} tk_tarmac_exception_stat;
+
+/** Directions of tk_tarmac_traffic's arrays. */
+enum { TK_TARMAC_MEMORY_READ = 0, TK_TARMAC_MEMORY_WRITE, TK_TARMAC_BUS_READ,
+       TK_TARMAC_BUS_WRITE };
+
+typedef struct tk_tarmac_traffic {
+	uint64_t base;            /**< the region's first address (a multiple of 2^28) */
+	uint64_t count[4];        /**< accesses per TK_TARMAC_MEMORY_READ .. BUS_WRITE */
+	uint64_t bytes[4];        /**< bytes transferred, likewise */
+} tk_tarmac_traffic;
+
+/**
+ * Statistics of the records of `tr` (borrowed: it must outlive them),
+ * gathering `what` (TK_TARMAC_STATS_* bits).  `opts` (NULL: the defaults)
+ * gives the exception timeline strict mode and its warning callback.
+ * TK_OK, or a negative status with `err` filled.
+ */
+int tk_tarmac_stats_new(tk_tarmac_stats **out, const tk_tarmac *tr,
+			unsigned what, const tk_tarmac_opts *opts,
+			tk_error *err);
+
+/** Feed the next record of the log (every record, in order).  TK_OK or
+ * TK_E_NOMEM. */
+int tk_tarmac_stats_record(tk_tarmac_stats *s, const tk_tarmac_record *rec,
+			   tk_error *err);
+
+/**
+ * After the last record: the tables are made.  TK_OK, TK_E_NOMEM, or the
+ * exception timeline's error (strict mode: TK_E_RANGE for a stamp that
+ * cannot be expressed in its time base).  Feed no record afterwards.
+ */
+int tk_tarmac_stats_finish(tk_tarmac_stats *s, tk_error *err);
+
+/** Executed and skipped instructions, and the unit of the first stamp. */
+uint64_t tk_tarmac_stats_executed(const tk_tarmac_stats *s);
+uint64_t tk_tarmac_stats_skipped(const tk_tarmac_stats *s);
+tk_tarmac_unit tk_tarmac_stats_unit(const tk_tarmac_stats *s);
+
+/**
+ * The tables (after finish), each an array owned by `s` set in *rows, and
+ * its length returned:
+ *  - mix: by count, largest first, then mnemonic;
+ *  - hottest: by count, largest first, then address;
+ *  - exceptions: in the order of their first complete instance, then those
+ *    only open at the end in the order they started;
+ *  - traffic: regions in the order of their first access.
+ */
+size_t tk_tarmac_stats_mix(const tk_tarmac_stats *s,
+			   const tk_tarmac_mnemonic_count **rows);
+size_t tk_tarmac_stats_hottest(const tk_tarmac_stats *s,
+			       const tk_tarmac_address_count **rows);
+size_t tk_tarmac_stats_exceptions(const tk_tarmac_stats *s,
+				  const tk_tarmac_exception_stat **rows);
+size_t tk_tarmac_stats_traffic(const tk_tarmac_stats *s,
+			       const tk_tarmac_traffic **rows);
+
+/** Free; NULL is allowed. */
+void tk_tarmac_stats_free(tk_tarmac_stats *s);
+
+/* ------------------------------------------------------------------------ */
 /* ELF symbols and the function profile                                      */
 /* ------------------------------------------------------------------------ */
 
@@ -380,8 +483,10 @@ typedef struct tk_tarmac_func {
 	uint64_t self_time, time; /**< inclusive counts recursion once */
 } tk_tarmac_func;
 
-/** A profile on `st` (borrowed: it must outlive the profile); NULL: no memory. */
-tk_tarmac_profile *tk_tarmac_profile_new(const tk_tarmac_symtab *st);
+/** A profile on `st` (borrowed: it must outlive the profile).  TK_OK or
+ * TK_E_NOMEM. */
+int tk_tarmac_profile_new(tk_tarmac_profile **out, const tk_tarmac_symtab *st,
+			  tk_error *err);
 
 /**
  * Feed the records of a log in order.  Returns TK_OK or TK_E_NOMEM.

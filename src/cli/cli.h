@@ -31,6 +31,7 @@ int cmd_shark(int argc, char **argv);
 /** A S.Ha.R.K. host tool's text ("list" or "pwc") from the records of
  * `in` (closed) on `out`: EXIT_OK, or EXIT_BAD after printing the error. */
 int cli_shark_tool(const char *tool, tk_input *in, const char *out);
+int cmd_tarmac(int argc, char **argv);
 
 /*
  * Options and operands come in any order: cli_getopt() is getopt_long()
@@ -154,9 +155,9 @@ void cli_map_free(cli_map *m);
 
 /*
  * Arm Tarmac logs (tarmac_cli.c).  info, cat and stats show the CPU-level
- * records of a Tarmac input (probed, or --from tarmac), convert makes
- * folded stacks of one; the other commands and outputs see its ISR
- * events.  Each of these commands parses all its options at once, its
+ * records of a Tarmac input (probed, or --from tarmac), `tracekit tarmac
+ * folded` makes folded stacks of one; the other commands and outputs see
+ * its ISR events.  Each of these commands parses all its options at once, its
  * getopt table holding the options of the record view (CLI_O_PC ..
  * CLI_O_WEIGHT, handed to cli_tarmac_opt()), opens FILE once
  * (cli_input()) and then picks the view by the input's format; an option
@@ -180,8 +181,8 @@ typedef struct cli_tarmac_args {
 	const char *cpu;
 	/* stats */
 	size_t top;
-	const char *elf;          /* stats, convert */
-	/* convert */
+	const char *elf;          /* stats, folded stacks */
+	/* folded stacks */
 	const char *weight;
 } cli_tarmac_args;
 
@@ -209,8 +210,16 @@ int cli_tarmac_cat(tk_input *in, const cli_tarmac_args *a, const char *start,
 		   const char *end, const cli_read_opts *ro);
 int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 		     const char *outfmt, const cli_read_opts *ro);
-/* folded stacks of the log on `out` (--elf required, --weight) */
-int cli_tarmac_folded(tk_input *in, const char *out, const cli_tarmac_args *a,
+/*
+ * `tracekit tarmac folded` (and the deprecated `convert --to folded`): the
+ * folded stacks of the Arm Tarmac log at `path` on `out` (--elf required,
+ * --weight); `cmd` names the command in usage errors, `ev_only` is an
+ * option of the event view given (refused), or NULL.
+ */
+int cli_tarmac_folded(const char *cmd, const char *path, const char *out,
+		      const cli_tarmac_args *a, const char *ev_only,
 		      const cli_read_opts *ro);
+/** `path` names folded stacks (.folded, .folded.gz, .folded.zst). */
+int cli_tarmac_folded_path(const char *path);
 
 #endif

@@ -33,32 +33,8 @@ static void help(FILE *fp)
 		"  --elf FILE          the program's ELF file (required for folded stacks)\n"
 		"  --weight instructions|time\n"
 		"                      what a stack's number counts (default instructions)\n"
+		"(deprecated: 'tracekit tarmac folded IN --elf FILE -o OUT' makes them)\n"
 		"See 'tracekit formats' for the formats.\n");
-}
-
-/* IN to folded stacks on OUT: IN must be an Arm Tarmac log */
-static int folded_stacks(const char *path, const char *out, const cli_tarmac_args *ta,
-			 const char *ev_only, const cli_read_opts *ro)
-{
-	tk_input *in = NULL;
-
-	if (!ta->elf) {
-		cli_usage_error("convert", "folded stacks need the program's symbols: --elf FILE");
-		return EXIT_BAD;
-	}
-	if (cli_tarmac_refuse("convert", ev_only, ro, path) < 0)
-		return EXIT_BAD;
-	/* IN opened once: its probe (or --from) tells a Tarmac log */
-	if (cli_input(&in, path, ro) < 0)
-		return EXIT_BAD;
-	if (!cli_input_is_tarmac(in)) {
-		fprintf(stderr, "tracekit: error: %s: folded stacks are made from an Arm Tarmac log "
-			"(this input is not one%s)\n", path,
-			ro->from ? "" : "; --from tarmac forces it");
-		tk_input_close(in);
-		return EXIT_BAD;
-	}
-	return cli_tarmac_folded(in, out, ta, ro);
 }
 
 /*
@@ -139,11 +115,10 @@ int cmd_convert(int argc, char **argv)
 	cli_tarmac_args ta;
 	cli_args args = { { NULL }, 0 };
 	const char *to = NULL, *out, *ev_only = NULL;
-	const tk_format_info *fi;
 	cli_filter f;
 	tk_reader *r = NULL;
 	char wopts[512] = "";
-	int c, ret = EXIT_BAD, bad = 0, folded;
+	int c, ret = EXIT_BAD, bad = 0;
 
 	memset(&f, 0, sizeof(f));
 	cli_tarmac_args_init(&ta);
@@ -203,10 +178,13 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	}
 	out = args.v[1];
-	fi = to ? NULL : tk_format_from_path(out);
-	folded = to ? strcmp(to, "folded") == 0 : fi && strcmp(fi->name, "folded") == 0;
-	if (folded) {
-		ret = folded_stacks(args.v[0], out, &ta, ev_only, &ro);
+	/* folded stacks are no format: `tracekit tarmac folded` makes them,
+	 * and this spelling stays for one release */
+	if (to ? strcmp(to, "folded") == 0 : cli_tarmac_folded_path(out)) {
+		if (!ro.quiet)
+			fprintf(stderr, "tracekit: warning: 'convert' to folded stacks is deprecated: "
+				"use 'tracekit tarmac folded IN --elf FILE -o OUT'\n");
+		ret = cli_tarmac_folded("convert", args.v[0], out, &ta, ev_only, &ro);
 		goto out;
 	}
 	if (ta.given) {
@@ -233,7 +211,6 @@ int cmd_convert(int argc, char **argv)
 		cli_usage_error("convert", "unknown format '%s'", to);
 		goto out;
 	}
-	fi = to ? tk_format_find(to) : tk_format_from_path(out);
 	if (cli_open(&r, args.v[0], &ro) < 0)
 		goto out;
 	if (cli_filter_prepare(&f, r) < 0)

@@ -22,6 +22,7 @@ static const cli_cmd commands[] = {
 	{ "report", cmd_report, "FILE",
 	  "one self-contained HTML page: timeline, metrics, histograms, load, problems" },
 	{ "formats", cmd_formats, "", "the formats and what each supports" },
+	{ "tarmac", cmd_tarmac, "folded", "Arm Tarmac log tools: folded stacks for flame graphs (--elf)" },
 	{ "shark-receive", cmd_shark_receive, "FILE",
 	  "receive a S.Ha.R.K. FTrace dump by UDP (udpdump); reports missing packets" },
 	{ "shark", cmd_shark, "TOOL IN",

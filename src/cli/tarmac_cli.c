@@ -367,349 +367,6 @@ out:
 	return ret;
 }
 
-/* ---- stats ------------------------------------------------------------------------ */
-
-/* mnemonics counted by name: a small open-addressing table */
-typedef struct mnem_tab {
-	char (*names)[24];
-	uint64_t *counts;
-	size_t cap, count;
-} mnem_tab;
-
-static int mnem_add(mnem_tab *m, const char *p, size_t n)
-{
-	char key[24];
-	uint64_t h = 1469598103934665603ull;
-	size_t i;
-
-	if (n >= sizeof(key))
-		n = sizeof(key) - 1;
-	for (i = 0; i < n; i++) {
-		char ch = p[i];
-		key[i] = (ch >= 'a' && ch <= 'z') ? (char)(ch - 32) : ch;
-		h = (h ^ (unsigned char)key[i]) * 1099511628211ull;
-	}
-	key[n] = '\0';
-	if ((m->count + 1) * 2 > m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 256, j;
-		char (*nn)[24] = calloc(ncap, sizeof(*nn));
-		uint64_t *nc = calloc(ncap, sizeof(*nc));
-		if (!nn || !nc) {
-			free(nn);
-			free(nc);
-			return -1;
-		}
-		for (j = 0; j < m->cap; j++) {
-			uint64_t hh = 1469598103934665603ull;
-			const char *s = m->names[j];
-			if (!m->counts[j])
-				continue;
-			for (; *s; s++)
-				hh = (hh ^ (unsigned char)*s) * 1099511628211ull;
-			for (i = hh & (ncap - 1); nc[i]; i = (i + 1) & (ncap - 1))
-				;
-			memcpy(nn[i], m->names[j], sizeof(nn[i]));
-			nc[i] = m->counts[j];
-		}
-		free(m->names);
-		free(m->counts);
-		m->names = nn;
-		m->counts = nc;
-		m->cap = ncap;
-	}
-	for (i = h & (m->cap - 1); m->counts[i]; i = (i + 1) & (m->cap - 1))
-		if (strcmp(m->names[i], key) == 0) {
-			m->counts[i]++;
-			return 0;
-		}
-	memcpy(m->names[i], key, sizeof(key));
-	m->counts[i] = 1;
-	m->count++;
-	return 0;
-}
-
-typedef struct kv {
-	uint64_t key, val;
-	const char *name;
-} kv;
-
-static int cmp_kv(const void *a, const void *b)
-{
-	const kv *x = a, *y = b;
-
-	if (x->val != y->val)
-		return x->val < y->val ? 1 : -1;
-	if (x->name && y->name)
-		return strcmp(x->name, y->name);
-	return x->key < y->key ? -1 : x->key > y->key;
-}
-
-typedef struct isr_stat {
-	uint32_t ent;
-	uint64_t count, total, min, max;
-	uint64_t open;            /* entered, not returned by the end of the log */
-} isr_stat;
-
-/* An exception entered and not yet returned from, on one core. */
-typedef struct isr_open {
-	uint32_t ent;
-	uint64_t t;               /* its start */
-	uint64_t seq;             /* starts before it, on all cores */
-} isr_open;
-
-typedef struct isr_stack {
-	isr_open *e;
-	size_t n, cap;
-} isr_stack;
-
-/*
- * Exceptions: count and durations per exception, from the ISR events of the
- * exception timeline (tk_tarmac_timeline_*), fed in the same pass as the
- * other figures.  Rows are in the order of their first complete instance
- * (then those only open at the end, in the order they started); a row is
- * found by its entity through row_of, and an open exception on the stack of
- * its own core, so that neither costs a walk over every exception or core
- * (a log may have any number of both).
- */
-typedef struct isr_acc {
-	isr_stat *s;
-	size_t ns, caps;
-	uint32_t *row_of;         /* per entity id: row index + 1, 0 none */
-	size_t nrow_of;
-	isr_stack *stk;           /* per core entity id */
-	size_t nstk;
-	uint64_t seq;
-} isr_acc;
-
-/* Make a[0 .. *n) hold at least `need` elements of `size` bytes, the new
- * ones zeroed, doubling; -1 when out of memory. */
-static int grow_zeroed(void **a, size_t *n, size_t need, size_t size)
-{
-	size_t ncap = *n ? *n : 16;
-	void *na;
-
-	if (need <= *n)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	if (ncap > SIZE_MAX / size || !(na = realloc(*a, ncap * size)))
-		return -1;
-	memset((char *)na + *n * size, 0, (ncap - *n) * size);
-	*a = na;
-	*n = ncap;
-	return 0;
-}
-
-/* The row of entity `ent`, made when new; NULL when out of memory. */
-static isr_stat *isr_row(isr_acc *a, uint32_t ent)
-{
-	isr_stat *row;
-
-	if (grow_zeroed((void **)&a->row_of, &a->nrow_of, (size_t)ent + 1,
-			sizeof(*a->row_of)) < 0)
-		return NULL;
-	if (a->row_of[ent])
-		return &a->s[a->row_of[ent] - 1];
-	if (a->ns == a->caps) {
-		size_t ncap = a->caps ? a->caps * 2 : 16;
-		isr_stat *ns = realloc(a->s, ncap * sizeof(*ns));
-		if (!ns)
-			return NULL;
-		a->s = ns;
-		a->caps = ncap;
-	}
-	row = &a->s[a->ns++];
-	memset(row, 0, sizeof(*row));
-	row->ent = ent;
-	row->min = UINT64_MAX;
-	a->row_of[ent] = (uint32_t)a->ns;
-	return row;
-}
-
-/* One event of the timeline; -1 when out of memory. */
-static int isr_event(isr_acc *a, const tk_event *ev)
-{
-	isr_stat *row;
-	isr_stack *st;
-
-	if (ev->kind == TK_EV_START) {
-		if (grow_zeroed((void **)&a->stk, &a->nstk, (size_t)ev->core + 1,
-				sizeof(*a->stk)) < 0)
-			return -1;
-		st = &a->stk[ev->core];
-		if (st->n == st->cap) {
-			size_t ncap = st->cap ? st->cap * 2 : 4;
-			isr_open *ne = realloc(st->e, ncap * sizeof(*ne));
-			if (!ne)
-				return -1;
-			st->e = ne;
-			st->cap = ncap;
-		}
-		st->e[st->n].ent = ev->target;
-		st->e[st->n].t = ev->time;
-		st->e[st->n++].seq = a->seq++;
-	} else if (ev->kind == TK_EV_TERMINATE) {
-		size_t k;
-		uint64_t d;
-		if (ev->core >= a->nstk)
-			return 0;
-		st = &a->stk[ev->core];
-		/* the timeline returns from its core's last entry: the top
-		 * (entries a reset dropped stay below it, open) */
-		for (k = st->n; k > 0 && st->e[k - 1].ent != ev->target; k--)
-			;
-		if (!k)
-			return 0;
-		d = ev->time >= st->e[k - 1].t ? ev->time - st->e[k - 1].t : 0;
-		memmove(&st->e[k - 1], &st->e[k], (st->n - k) * sizeof(*st->e));
-		st->n--;
-		if (!(row = isr_row(a, ev->target)))
-			return -1;
-		row->count++;
-		row->total += d;
-		if (d < row->min)
-			row->min = d;
-		if (d > row->max)
-			row->max = d;
-	}
-	return 0;
-}
-
-/* The queued events of the timeline; -1 when out of memory. */
-static int isr_drain(isr_acc *a, tk_tarmac_timeline *tl)
-{
-	const tk_event *ev;
-
-	while (tk_tarmac_timeline_next(tl, &ev) == TK_OK)
-		if (isr_event(a, ev) < 0)
-			return -1;
-	return 0;
-}
-
-static int cmp_open_seq(const void *x, const void *y)
-{
-	const isr_open *a = x, *b = y;
-
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-/* At the end of the log: entered and not returned is open at the end, like
- * an instance of a cut trace; counted, not given a made-up duration.  New
- * rows come in the order the exceptions started, on all cores. */
-static int isr_end(isr_acc *a)
-{
-	isr_open *all = NULL;
-	isr_stat *row;
-	size_t i, n = 0;
-	int ret = -1;
-
-	for (i = 0; i < a->nstk; i++)
-		n += a->stk[i].n;
-	if (!n)
-		return 0;
-	all = malloc(n * sizeof(*all));
-	if (!all)
-		goto cleanup;
-	for (i = 0, n = 0; i < a->nstk; i++) {
-		if (a->stk[i].n)
-			memcpy(&all[n], a->stk[i].e, a->stk[i].n * sizeof(*all));
-		n += a->stk[i].n;
-	}
-	qsort(all, n, sizeof(*all), cmp_open_seq);
-	for (i = 0; i < n; i++) {
-		if (!(row = isr_row(a, all[i].ent)))
-			goto cleanup;
-		row->open++;
-	}
-	ret = 0;
-cleanup:
-	free(all);
-	return ret;
-}
-
-static void isr_free(isr_acc *a)
-{
-	size_t i;
-
-	for (i = 0; i < a->nstk; i++)
-		free(a->stk[i].e);
-	free(a->stk);
-	free(a->row_of);
-	free(a->s);
-}
-
-typedef struct region_stat {
-	uint64_t region;
-	uint64_t n[4], bytes[4];   /* memory read, memory write, bus read, bus write */
-} region_stat;
-
-/*
- * Traffic per 256 MB region, the rows in first-seen order.  A 64-bit
- * address space has 2^36 regions, so a row is found through a hash, after
- * a look at the row of the previous access (most accesses).
- */
-typedef struct region_tab {
-	region_stat *r;
-	size_t n, cap;
-	uint32_t *slot;            /* open addressing: row index + 1, 0 empty */
-	size_t nslot;
-	size_t last;               /* the row of the previous access */
-} region_tab;
-
-static size_t region_hash(uint64_t region, size_t nslot)
-{
-	return (size_t)((region * 0x9e3779b97f4a7c15ull) >> 32) & (nslot - 1);
-}
-
-static int region_rehash(region_tab *t)
-{
-	size_t ncap = t->nslot ? t->nslot * 2 : 64, i, h;
-	uint32_t *ns = calloc(ncap, sizeof(*ns));
-
-	if (!ns)
-		return -1;
-	for (i = 0; i < t->n; i++) {
-		for (h = region_hash(t->r[i].region, ncap); ns[h]; h = (h + 1) & (ncap - 1))
-			;
-		ns[h] = (uint32_t)i + 1;
-	}
-	free(t->slot);
-	t->slot = ns;
-	t->nslot = ncap;
-	return 0;
-}
-
-/* The row of `region`, made when new; NULL when out of memory. */
-static region_stat *region_get(region_tab *t, uint64_t region)
-{
-	size_t h;
-
-	if (t->n && t->r[t->last].region == region)
-		return &t->r[t->last];
-	if ((t->n + 1) * 2 > t->nslot && region_rehash(t) < 0)
-		return NULL;
-	for (h = region_hash(region, t->nslot); t->slot[h]; h = (h + 1) & (t->nslot - 1))
-		if (t->r[t->slot[h] - 1].region == region) {
-			t->last = t->slot[h] - 1;
-			return &t->r[t->last];
-		}
-	if (t->n >= UINT32_MAX - 1)
-		return NULL;
-	if (t->n == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 16;
-		region_stat *nr = realloc(t->r, ncap * sizeof(*nr));
-		if (!nr)
-			return NULL;
-		t->r = nr;
-		t->cap = ncap;
-	}
-	memset(&t->r[t->n], 0, sizeof(*t->r));
-	t->r[t->n].region = region;
-	t->slot[h] = (uint32_t)++t->n;
-	t->last = t->n - 1;
-	return &t->r[t->last];
-}
-
 /* ---- the function profile (--elf) ------------------------------------------ */
 
 static const char *node_name(tk_tarmac_profile *p, const tk_tarmac *tr,
@@ -838,275 +495,223 @@ static void profile_csv(tk_tarmac_profile *p, const char *unit)
 	}
 }
 
-/* Read the symbols of --elf; prints the error. */
+
+/* Read the symbols of --elf and make a profile on them; prints the error. */
 static int load_elf(const char *elf, tk_tarmac_symtab **syms,
 		    tk_tarmac_profile **prof)
 {
 	tk_error err;
 
 	tk_error_clear(&err);
-	if (tk_tarmac_symtab_open(syms, elf, &err) < 0) {
+	if (tk_tarmac_symtab_open(syms, elf, &err) < 0 ||
+	    tk_tarmac_profile_new(prof, *syms, &err) < 0) {
 		cli_error(&err);
-		return -1;
-	}
-	*prof = tk_tarmac_profile_new(*syms);
-	if (!*prof) {
-		fprintf(stderr, "tracekit: error: out of memory\n");
 		return -1;
 	}
 	return 0;
 }
 
-int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
-		     const char *outfmt, const cli_read_opts *ro)
+/* ---- stats ------------------------------------------------------------------------ */
+
+static void mix_out(const tk_tarmac_stats *st, int json, size_t top)
 {
-	const char *elf = a->elf;
-	int strict = ro->strict, quiet = ro->quiet, json, csv, rc, ret = EXIT_BAD;
-	size_t top = a->top, i, nk;
-	tk_tarmac_symtab *syms = NULL;
-	tk_tarmac_profile *prof = NULL;
-	uint64_t executed = 0, skipped = 0;
-	mnem_tab mt = { 0 };
-	cli_map hot = { 0 };
-	region_tab rt = { 0 };
-	isr_acc acc = { 0 };
-	kv *rows = NULL;
-	tk_tarmac_timeline *tl = NULL;
-	const tk_trace *t = NULL;
-	tk_tarmac_record rec;
-	tk_tarmac *tr = NULL;
-	tk_error err, tl_err;
-	int tl_rc = TK_OK;
-	const char *unit = "";
-	int first = 1;
-	static const char *const dir[4] = { "memory read", "memory write",
-					    "bus read", "bus write" };
+	const tk_tarmac_mnemonic_count *m;
+	uint64_t executed = tk_tarmac_stats_executed(st);
+	size_t n = tk_tarmac_stats_mix(st, &m), i;
 
-	/* the command checked --format: text (or table), csv or json */
-	json = strcmp(outfmt, "json") == 0;
-	csv = strcmp(outfmt, "csv") == 0;
-	if (elf && load_elf(elf, &syms, &prof) < 0) {
-		tk_input_close(in);
-		goto out;
-	}
-	if (open_log(&tr, in, strict, quiet) < 0)
-		goto out;
-	tk_error_clear(&err);
-	tk_error_clear(&tl_err);
-	if (!csv) {
-		/* the exception timeline, fed in this same pass; its warnings
-		 * are not shown (the table lists what is open at the end) */
-		tk_tarmac_opts o;
-		tk_tarmac_opts_init(&o);
-		o.strict = strict;
-		if (tk_tarmac_timeline_new(&tl, tr, &o, &err) < 0) {
-			cli_error(&err);
-			goto out;
-		}
-	}
-	/* one pass: the records feed the profile, the exception timeline and
-	 * the counters below */
-	while ((rc = tk_tarmac_next(tr, &rec, &err)) == TK_OK) {
-		if (prof && (rc = tk_tarmac_profile_record(prof, &rec, &err)) < 0)
-			break;
-		if (tl && tl_rc == TK_OK) {
-			/* an error of the timeline (strict mode: a stamp of
-			 * another unit) is reported after those of the records */
-			tl_rc = tk_tarmac_timeline_record(tl, &rec, &tl_err);
-			if (tl_rc > 0) {
-				if (isr_drain(&acc, tl) < 0)
-					goto nomem;
-				tl_rc = TK_OK;
-			}
-		}
-		if (rec.own_time && !*unit)
-			unit = tk_tarmac_unit_name(rec.unit);
-		if (rec.kind == TK_TARMAC_INSTRUCTION) {
-			if (!rec.executed) {
-				skipped++;
-				continue;
-			}
-			executed++;
-			if ((rec.mnemonic.len && mnem_add(&mt, rec.mnemonic.ptr, rec.mnemonic.len) < 0) ||
-			    cli_map_add(&hot, rec.address, 1) < 0)
-				goto nomem;
-		} else if ((rec.kind == TK_TARMAC_MEMORY || rec.kind == TK_TARMAC_BUS) &&
-			   rec.has_address && !rec.aborted) {
-			uint64_t region = rec.address >> 28;
-			int d = (rec.kind == TK_TARMAC_BUS ? 2 : 0) + (rec.write ? 1 : 0);
-			region_stat *rs = region_get(&rt, region);
-			if (!rs)
-				goto nomem;
-			rs->n[d]++;
-			rs->bytes[d] += rec.size;
-		}
-	}
-	if (rc < 0) {
-		cli_error(&err);
-		goto out;
-	}
-	if (prof && tk_tarmac_profile_finish(prof, &err) < 0) {
-		cli_error(&err);
-		goto out;
-	}
-	if (csv) {
-		if (prof) {
-			profile_csv(prof, unit);
-		} else {
-			rows = calloc(mt.count ? mt.count : 1, sizeof(*rows));
-			if (!rows)
-				goto nomem;
-			for (i = 0, nk = 0; i < mt.cap; i++)
-				if (mt.counts[i]) {
-					rows[nk].name = mt.names[i];
-					rows[nk++].val = mt.counts[i];
-				}
-			qsort(rows, nk, sizeof(*rows), cmp_kv);
-			printf("mnemonic,count\n");
-			for (i = 0; i < nk; i++)
-				printf("%s,%" PRIu64 "\n", rows[i].name, rows[i].val);
-		}
-		summary(tr, quiet);
-		ret = EXIT_OK;
-		goto out;
-	}
-	if (tl_rc < 0) {
-		cli_error(&tl_err);
-		goto out;
-	}
-	tk_tarmac_timeline_finish(tl);
-	if (isr_drain(&acc, tl) < 0 || isr_end(&acc) < 0)
-		goto nomem;
-	t = tk_tarmac_timeline_trace(tl);
-
-	/* the tables, sorted by count */
-	nk = mt.count > hot.count ? mt.count : hot.count;
-	rows = calloc(nk ? nk : 1, sizeof(*rows));
-	if (!rows)
-		goto nomem;
-	if (json) {
-		printf("{\n  \"file\": ");
-		cli_json_str(stdout, path, strlen(path));
-		printf(",\n  \"unit\": \"%s\",\n  \"instructions\": "
-		       "{\"executed\": %" PRIu64 ", \"skipped\": %" PRIu64 "},\n",
-		       unit, executed, skipped);
-	} else
-		printf("instructions: %" PRIu64 " executed, %" PRIu64 " skipped\n",
-		       executed, skipped);
-	for (i = 0, nk = 0; i < mt.cap; i++)
-		if (mt.counts[i]) {
-			rows[nk].name = mt.names[i];
-			rows[nk++].val = mt.counts[i];
-		}
-	qsort(rows, nk, sizeof(*rows), cmp_kv);
 	printf(json ? "  \"mix\": [" : "\ninstruction mix (top %zu of %zu mnemonics):\n",
-	       top, nk);
-	for (i = 0; i < nk && i < top; i++) {
+	       top, n);
+	for (i = 0; i < n && i < top; i++) {
 		if (json)
 			printf("%s{\"mnemonic\": \"%s\", \"count\": %" PRIu64 "}",
-			       i ? ", " : "", rows[i].name, rows[i].val);
+			       i ? ", " : "", m[i].mnemonic, m[i].count);
 		else
-			printf("  %-12s %12" PRIu64 "  %5.1f%%\n", rows[i].name, rows[i].val,
-			       executed ? 100.0 * (double)rows[i].val / (double)executed : 0.0);
+			printf("  %-12s %12" PRIu64 "  %5.1f%%\n", m[i].mnemonic, m[i].count,
+			       executed ? 100.0 * (double)m[i].count / (double)executed : 0.0);
 	}
-	for (i = 0, nk = 0; i < hot.cap; i++)
-		if (hot.used[i]) {
-			rows[nk].name = NULL;
-			rows[nk].key = hot.keys[i];
-			rows[nk++].val = hot.vals[i];
-		}
-	qsort(rows, nk, sizeof(*rows), cmp_kv);
-	printf(json ? "],\n  \"hottest\": [" : "\nhottest addresses (top %zu of %zu):\n", top, nk);
-	for (i = 0; i < nk && i < top; i++) {
+}
+
+static void hottest_out(const tk_tarmac_stats *st, int json, size_t top)
+{
+	const tk_tarmac_address_count *h;
+	size_t n = tk_tarmac_stats_hottest(st, &h), i;
+
+	printf(json ? "],\n  \"hottest\": [" : "\nhottest addresses (top %zu of %zu):\n", top, n);
+	for (i = 0; i < n && i < top; i++) {
 		if (json)
 			printf("%s{\"address\": \"0x%" PRIx64 "\", \"count\": %" PRIu64 "}",
-			       i ? ", " : "", rows[i].key, rows[i].val);
+			       i ? ", " : "", h[i].address, h[i].count);
 		else
-			printf("  0x%08" PRIx64 "  %12" PRIu64 "\n", rows[i].key, rows[i].val);
+			printf("  0x%08" PRIx64 "  %12" PRIu64 "\n", h[i].address, h[i].count);
 	}
+}
+
+static void exceptions_out(const tk_tarmac_stats *st, int json, const char *unit)
+{
+	const tk_tarmac_exception_stat *x;
+	size_t n = tk_tarmac_stats_exceptions(st, &x), i;
+
 	printf(json ? "],\n  \"exceptions\": [" : "\nexceptions (duration from entry to return, in %s):\n",
 	       unit);
-	if (!json && !acc.ns)
+	if (!json && !n)
 		printf("  none\n");
-	for (i = 0; i < acc.ns; i++) {
-		const isr_stat *x = &acc.s[i];
-		const tk_entity *en = tk_trace_entity(t, x->ent);
-		const char *name = en ? tk_trace_str(t, en->name, NULL) : "?";
+	for (i = 0; i < n; i++) {
 		char mn[24] = "-", mx[24] = "-";
-		if (x->count) {
-			snprintf(mn, sizeof(mn), "%" PRIu64, x->min);
-			snprintf(mx, sizeof(mx), "%" PRIu64, x->max);
+		if (x[i].count) {
+			snprintf(mn, sizeof(mn), "%" PRIu64, x[i].min);
+			snprintf(mx, sizeof(mx), "%" PRIu64, x[i].max);
 		}
 		if (json)
 			printf("%s{\"name\": \"%s\", \"count\": %" PRIu64 ", \"total\": %" PRIu64
 			       ", \"min\": %s, \"max\": %s, \"open\": %" PRIu64 "}",
-			       i ? ", " : "", name, x->count, x->total,
-			       x->count ? mn : "null", x->count ? mx : "null",
-			       x->open);
-		else if (x->open)
+			       i ? ", " : "", x[i].name, x[i].count, x[i].total,
+			       x[i].count ? mn : "null", x[i].count ? mx : "null", x[i].open);
+		else if (x[i].open)
 			printf("  %-24s count %8" PRIu64 "  total %12" PRIu64 "  min %10s"
 			       "  max %10s  open at end %" PRIu64 "\n",
-			       name, x->count, x->total, mn, mx, x->open);
+			       x[i].name, x[i].count, x[i].total, mn, mx, x[i].open);
 		else
 			printf("  %-24s count %8" PRIu64 "  total %12" PRIu64 "  min %10s"
-			       "  max %10s\n",
-			       name, x->count, x->total, mn, mx);
+			       "  max %10s\n", x[i].name, x[i].count, x[i].total, mn, mx);
 	}
+}
+
+static void traffic_out(const tk_tarmac_stats *st, int json)
+{
+	static const char *const dir[4] = { "memory read", "memory write",
+					    "bus read", "bus write" };
+	const tk_tarmac_traffic *t;
+	size_t n = tk_tarmac_stats_traffic(st, &t), i;
+	int d, first = 1;
+
 	printf(json ? "],\n  \"traffic\": [" : "\nmemory and bus traffic by 256 MB region:\n");
-	if (!json && !rt.n)
+	if (!json && !n)
 		printf("  none\n");
-	for (i = 0; i < rt.n; i++) {
-		const region_stat *rs = &rt.r[i];
-		int d;
+	for (i = 0; i < n; i++)
 		for (d = 0; d < 4; d++) {
-			if (!rs->n[d])
+			if (!t[i].count[d])
 				continue;
 			if (json)
 				printf("%s{\"region\": \"0x%" PRIx64 "\", \"kind\": \"%s\", \"count\": %"
 				       PRIu64 ", \"bytes\": %" PRIu64 "}",
-				       first ? "" : ", ", rs->region << 28, dir[d],
-				       rs->n[d], rs->bytes[d]);
+				       first ? "" : ", ", t[i].base, dir[d],
+				       t[i].count[d], t[i].bytes[d]);
 			else
 				printf("  0x%08" PRIx64 "-0x%08" PRIx64 "  %-12s %12" PRIu64
 				       " accesses %14" PRIu64 " bytes\n",
-				       rs->region << 28, (rs->region << 28) + 0xfffffff,
-				       dir[d], rs->n[d], rs->bytes[d]);
+				       t[i].base, t[i].base + 0xfffffff, dir[d],
+				       t[i].count[d], t[i].bytes[d]);
 			first = 0;
 		}
-	}
 	if (json)
 		printf("]");
-	if (prof)
-		profile_out(prof, tr, json, elf, unit);
-	if (json)
-		printf("\n}\n");
-	summary(tr, quiet);
+}
+
+int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
+		     const char *outfmt, const cli_read_opts *ro)
+{
+	int json, csv, rc, ret = EXIT_BAD;
+	tk_tarmac_symtab *syms = NULL;
+	tk_tarmac_profile *prof = NULL;
+	tk_tarmac_stats *st = NULL;
+	tk_tarmac_record rec;
+	tk_tarmac *tr = NULL;
+	tk_tarmac_opts o;
+	tk_error err;
+	const char *unit;
+	unsigned what;
+
+	/* the command checked --format: text (or table), csv or json */
+	json = strcmp(outfmt, "json") == 0;
+	csv = strcmp(outfmt, "csv") == 0;
+	/* CSV is one table: the functions with --elf, else the mix */
+	what = !csv ? TK_TARMAC_STATS_ALL : a->elf ? 0 : TK_TARMAC_STATS_MIX;
+	if (a->elf && load_elf(a->elf, &syms, &prof) < 0) {
+		tk_input_close(in);
+		goto out;
+	}
+	if (open_log(&tr, in, ro->strict, ro->quiet) < 0)
+		goto out;
+	/* the exception timeline's warnings are not shown (the table lists
+	 * what is open at the end) */
+	tk_tarmac_opts_init(&o);
+	o.strict = ro->strict;
+	tk_error_clear(&err);
+	if (tk_tarmac_stats_new(&st, tr, what, &o, &err) < 0) {
+		cli_error(&err);
+		goto out;
+	}
+	/* one pass: the records feed the profile and the statistics */
+	while ((rc = tk_tarmac_next(tr, &rec, &err)) == TK_OK)
+		if ((prof && (rc = tk_tarmac_profile_record(prof, &rec, &err)) < 0) ||
+		    (rc = tk_tarmac_stats_record(st, &rec, &err)) < 0)
+			break;
+	if (rc < 0 || (prof && tk_tarmac_profile_finish(prof, &err) < 0) ||
+	    tk_tarmac_stats_finish(st, &err) < 0) {
+		cli_error(&err);
+		goto out;
+	}
+	unit = tk_tarmac_unit_name(tk_tarmac_stats_unit(st));
+	if (csv && prof) {
+		profile_csv(prof, unit);
+	} else if (csv) {
+		const tk_tarmac_mnemonic_count *m;
+		size_t n = tk_tarmac_stats_mix(st, &m), i;
+		printf("mnemonic,count\n");
+		for (i = 0; i < n; i++)
+			printf("%s,%" PRIu64 "\n", m[i].mnemonic, m[i].count);
+	} else {
+		if (json) {
+			printf("{\n  \"file\": ");
+			cli_json_str(stdout, path, strlen(path));
+			printf(",\n  \"unit\": \"%s\",\n  \"instructions\": "
+			       "{\"executed\": %" PRIu64 ", \"skipped\": %" PRIu64 "},\n",
+			       unit, tk_tarmac_stats_executed(st), tk_tarmac_stats_skipped(st));
+		} else
+			printf("instructions: %" PRIu64 " executed, %" PRIu64 " skipped\n",
+			       tk_tarmac_stats_executed(st), tk_tarmac_stats_skipped(st));
+		mix_out(st, json, a->top);
+		hottest_out(st, json, a->top);
+		exceptions_out(st, json, unit);
+		traffic_out(st, json);
+		if (prof)
+			profile_out(prof, tr, json, a->elf, unit);
+		if (json)
+			printf("\n}\n");
+	}
+	summary(tr, ro->quiet);
 	ret = EXIT_OK;
-	goto out;
-nomem:
-	fprintf(stderr, "tracekit: error: out of memory\n");
 out:
-	free(rows);
-	isr_free(&acc);
-	free(rt.r);
-	free(rt.slot);
-	free(mt.names);
-	free(mt.counts);
-	cli_map_free(&hot);
-	tk_tarmac_timeline_free(tl);
+	tk_tarmac_stats_free(st);
 	tk_tarmac_close(tr);
 	tk_tarmac_profile_free(prof);
 	tk_tarmac_symtab_free(syms);
 	return ret;
 }
 
-/* ---- convert to folded stacks ------------------------------------------------ */
+/* ---- folded stacks ------------------------------------------------------------ */
 
-int cli_tarmac_folded(tk_input *in, const char *out, const cli_tarmac_args *a,
-		      const cli_read_opts *ro)
+int cli_tarmac_folded_path(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	tk_tarmac_span s;
+
+	s.ptr = base ? base + 1 : path;
+	s.len = strlen(s.ptr);
+	/* look through a compression suffix, as tk_format_from_path() does */
+	if (s.len > 3 && span_eq(&(tk_tarmac_span){ s.ptr + s.len - 3, 3 }, ".gz"))
+		s.len -= 3;
+	else if (s.len > 4 && span_eq(&(tk_tarmac_span){ s.ptr + s.len - 4, 4 }, ".zst"))
+		s.len -= 4;
+	return s.len >= 7 && span_eq(&(tk_tarmac_span){ s.ptr + s.len - 7, 7 }, ".folded");
+}
+
+/* The folded stacks of the Tarmac log `in` on `out`. */
+static int folded(tk_input *in, const char *out, const cli_tarmac_args *a,
+		  const cli_read_opts *ro)
 {
 	const char **cpus = NULL;
-	int strict = ro->strict, quiet = ro->quiet, weight, rc, ret = EXIT_BAD;
+	int weight, rc, ret = EXIT_BAD;
 	tk_tarmac_symtab *syms = NULL;
 	tk_tarmac_profile *prof = NULL;
 	tk_tarmac_record rec;
@@ -1121,7 +726,7 @@ int cli_tarmac_folded(tk_input *in, const char *out, const cli_tarmac_args *a,
 		tk_input_close(in);
 		goto out;
 	}
-	if (open_log(&tr, in, strict, quiet) < 0)
+	if (open_log(&tr, in, ro->strict, ro->quiet) < 0)
 		goto out;
 	tk_error_clear(&err);
 	while ((rc = tk_tarmac_next(tr, &rec, &err)) == TK_OK)
@@ -1144,7 +749,7 @@ int cli_tarmac_folded(tk_input *in, const char *out, const cli_tarmac_args *a,
 		cli_error(&err);
 		goto out;
 	}
-	summary(tr, quiet);
+	summary(tr, ro->quiet);
 	ret = EXIT_OK;
 out:
 	free(cpus);
@@ -1152,4 +757,29 @@ out:
 	tk_tarmac_profile_free(prof);
 	tk_tarmac_symtab_free(syms);
 	return ret;
+}
+
+int cli_tarmac_folded(const char *cmd, const char *path, const char *out,
+		      const cli_tarmac_args *a, const char *ev_only,
+		      const cli_read_opts *ro)
+{
+	tk_input *in = NULL;
+
+	if (!a->elf) {
+		cli_usage_error(cmd, "folded stacks need the program's symbols: --elf FILE");
+		return EXIT_BAD;
+	}
+	if (cli_tarmac_refuse(cmd, ev_only, ro, path) < 0)
+		return EXIT_BAD;
+	/* IN opened once: its probe (or --from) tells a Tarmac log */
+	if (cli_input(&in, path, ro) < 0)
+		return EXIT_BAD;
+	if (!cli_input_is_tarmac(in)) {
+		fprintf(stderr, "tracekit: error: %s: folded stacks are made from an Arm Tarmac log "
+			"(this input is not one%s)\n", path,
+			ro->from ? "" : "; --from tarmac forces it");
+		tk_input_close(in);
+		return EXIT_BAD;
+	}
+	return folded(in, out, a, ro);
 }

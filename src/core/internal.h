@@ -595,6 +595,5 @@ extern const tk_format_ops tk_format_perfetto;
 extern const tk_format_ops tk_format_vcd;
 extern const tk_format_ops tk_format_sqlite;
 extern const tk_format_ops tk_format_ctf;
-extern const tk_format_ops tk_format_folded;
 
 #endif /* TK_INTERNAL_H */

@@ -17,7 +17,6 @@ static const tk_format_ops *const formats[] = {
 	&tk_format_vcd,
 	&tk_format_sqlite,
 	&tk_format_ctf,
-	&tk_format_folded,
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))

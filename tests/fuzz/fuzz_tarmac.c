@@ -73,6 +73,43 @@ static size_t touch(const tk_tarmac_span *s)
 	return sum;
 }
 
+/* The record statistics after the last record: every row of every table. */
+static size_t stats(tk_tarmac_stats *st)
+{
+	const tk_tarmac_mnemonic_count *m;
+	const tk_tarmac_address_count *h;
+	const tk_tarmac_exception_stat *x;
+	const tk_tarmac_traffic *t;
+	tk_error err;
+	uint64_t total = 0;
+	size_t sum = 0, i, n;
+
+	if (tk_tarmac_stats_finish(st, &err) != TK_OK)
+		return 0;
+	n = tk_tarmac_stats_mix(st, &m);
+	for (i = 0; i < n; i++) {
+		FUZZ_CHECK(m[i].count && (!i || m[i].count <= m[i - 1].count));
+		sum += strlen(m[i].mnemonic);
+	}
+	n = tk_tarmac_stats_hottest(st, &h);
+	for (i = 0; i < n; i++) {
+		FUZZ_CHECK(h[i].count && (!i || h[i].count <= h[i - 1].count));
+		total += h[i].count;
+	}
+	FUZZ_CHECK(total == tk_tarmac_stats_executed(st));
+	n = tk_tarmac_stats_exceptions(st, &x);
+	for (i = 0; i < n; i++) {
+		FUZZ_CHECK(x[i].name && (x[i].count || x[i].open));
+		FUZZ_CHECK(x[i].count ? x[i].min <= x[i].max : !x[i].min && !x[i].max);
+		sum += strlen(x[i].name);
+	}
+	n = tk_tarmac_stats_traffic(st, &t);
+	for (i = 0; i < n; i++)
+		FUZZ_CHECK((t[i].base & 0xfffffff) == 0 &&
+			   t[i].count[0] + t[i].count[1] + t[i].count[2] + t[i].count[3]);
+	return sum;
+}
+
 /* The profile of the log against the symbols: every node and function. */
 static size_t profile(const uint8_t *elf, size_t elflen, const uint8_t *log,
 		      size_t len, unsigned mode)
@@ -96,10 +133,9 @@ static size_t profile(const uint8_t *elf, size_t elflen, const uint8_t *log,
 		FUZZ_CHECK(tk_tarmac_symtab_find(st, y->address) >= 0 || y->size == 0);
 		sum += strlen(y->name);
 	}
-	p = tk_tarmac_profile_new(st);
 	tk_tarmac_opts_init(&o);
 	o.strict = strict;
-	if (p && open_log(&src, mode, log, len, &err) == TK_OK &&
+	if (tk_tarmac_profile_new(&p, st, &err) == TK_OK && open_log(&src, mode, log, len, &err) == TK_OK &&
 	    tk_tarmac_open_source(&tr, src, &o, &err) == TK_OK) {
 		while (tk_tarmac_next(tr, &rec, &err) == TK_OK)
 			if (tk_tarmac_profile_record(p, &rec, &err) != TK_OK)
@@ -129,6 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tk_tarmac_opts o;
 	tk_tarmac *tr = NULL;
 	tk_tarmac_timeline *tl = NULL;
+	tk_tarmac_stats *st = NULL;
 	tk_tarmac_record rec;
 	tk_reader_opts ro;
 	tk_reader *r = NULL;
@@ -153,6 +190,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    tk_tarmac_open_source(&tr, src, &o, &err) == TK_OK) {
 		if (tk_tarmac_timeline_new(&tl, tr, &o, &err) != TK_OK)
 			tl = NULL;
+		if (tk_tarmac_stats_new(&st, tr, TK_TARMAC_STATS_ALL, &o, &err) != TK_OK)
+			st = NULL;
 		while (tk_tarmac_next(tr, &rec, &err) == TK_OK) {
 			FUZZ_CHECK((unsigned)rec.kind < TK_TARMAC_KIND_COUNT);
 			sum += touch(&rec.raw) + touch(&rec.mnemonic) + touch(&rec.disasm) +
@@ -160,6 +199,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			       touch(&rec.name) + touch(&rec.text) + touch(&rec.mode) +
 			       touch(&rec.phys) + touch(&rec.qualifier) + touch(&rec.kind_text);
 			FUZZ_CHECK(!rec.cpu || tk_tarmac_cpu_name(tr, rec.cpu - 1));
+			if (st && tk_tarmac_stats_record(st, &rec, &err) != TK_OK) {
+				tk_tarmac_stats_free(st);
+				st = NULL;
+			}
 			if (tl) {
 				int rc = tk_tarmac_timeline_record(tl, &rec, &err);
 				FUZZ_CHECK(rc <= 0 || rc < 64);
@@ -176,6 +219,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sum += drain(tl);
 		}
 		tk_tarmac_timeline_free(tl);
+		if (st)
+			sum += stats(st);
+		tk_tarmac_stats_free(st);
 		tk_tarmac_close(tr);
 	}
 	tk_reader_opts_init(&ro);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The function profile of a Tarmac log against ELF symbols: `stats --elf`
-# (CSV and the JSON call tree) and `convert --to folded` (both weights),
+# (CSV and the JSON call tree) and `tarmac folded` (both weights; the
+# deprecated `convert --to folded` gives the same bytes and one note),
 # compared exactly with what tests/tarmac/profile.py's simulator says; the
 # ELF made by tests/tarmac/mkelf.py, and (when arm-none-eabi-gcc is
 # installed) a real Thumb program's ELF.  Then exceptions still open at the
@@ -31,21 +32,38 @@ EOF
 # check DIR ELF LABEL: every output against the simulator's
 check() {
 	d=$1 elf=$2 label=$3
-	if ! "$cli" convert "$d/log.tarmac" "$d/got.folded" --elf "$elf" 2> "$d/err"; then
-		echo "FAIL $label: convert: $(head -n 1 "$d/err")"; fail=1
+	if ! "$cli" tarmac folded "$d/log.tarmac" --elf "$elf" -o "$d/got.folded" 2> "$d/err"; then
+		echo "FAIL $label: tarmac folded: $(head -n 1 "$d/err")"; fail=1
 	elif ! cmp -s "$d/want.folded" "$d/got.folded"; then
 		echo "FAIL $label: folded stacks differ:"; diff "$d/want.folded" "$d/got.folded"; fail=1
 	fi
-	if ! "$cli" convert --to folded --weight time --elf "$elf" "$d/log.tarmac" "$d/got_time.folded" 2> "$d/err"; then
-		echo "FAIL $label: convert --weight time: $(head -n 1 "$d/err")"; fail=1
+	# standard output by default
+	if ! "$cli" tarmac --weight time --elf "$elf" folded "$d/log.tarmac" > "$d/got_time.folded" 2> "$d/err"; then
+		echo "FAIL $label: tarmac folded --weight time: $(head -n 1 "$d/err")"; fail=1
 	elif ! cmp -s "$d/want_time.folded" "$d/got_time.folded"; then
 		echo "FAIL $label: folded stacks by time differ:"; diff "$d/want_time.folded" "$d/got_time.folded"; fail=1
 	fi
-	# named .gz: the same stacks, gzip-compressed
-	if ! "$cli" convert "$d/log.tarmac" "$d/got.folded.gz" --elf "$elf" 2> "$d/err"; then
-		echo "FAIL $label: convert to .folded.gz: $(head -n 1 "$d/err")"; fail=1
+	# the deprecated spelling: the same bytes, one note on stderr
+	for w in instructions time; do
+		sfx=; [ $w = time ] && sfx=_time
+		if ! "$cli" convert --to folded --weight $w --elf "$elf" "$d/log.tarmac" "$d/old$sfx.folded" 2> "$d/err"; then
+			echo "FAIL $label: convert --weight $w: $(head -n 1 "$d/err")"; fail=1
+		elif ! cmp -s "$d/want$sfx.folded" "$d/old$sfx.folded"; then
+			echo "FAIL $label: convert --to folded --weight $w differs from tarmac folded"; fail=1
+		elif [ "$(cat "$d/err")" != "tracekit: warning: 'convert' to folded stacks is deprecated: use 'tracekit tarmac folded IN --elf FILE -o OUT'" ]; then
+			echo "FAIL $label: convert to folded: stderr '$(cat "$d/err")'"; fail=1
+		fi
+	done
+	# named .gz: the same stacks, gzip-compressed (both spellings)
+	if ! "$cli" tarmac folded "$d/log.tarmac" -o "$d/got.folded.gz" --elf "$elf" 2> "$d/err"; then
+		echo "FAIL $label: tarmac folded to .folded.gz: $(head -n 1 "$d/err")"; fail=1
 	elif ! gzip -t "$d/got.folded.gz" || ! gzip -dc "$d/got.folded.gz" | cmp -s - "$d/want.folded"; then
 		echo "FAIL $label: got.folded.gz is not the folded stacks compressed"; fail=1
+	fi
+	if ! "$cli" convert -q "$d/log.tarmac" "$d/old.folded.gz" --elf "$elf" 2> "$d/err"; then
+		echo "FAIL $label: convert to .folded.gz: $(head -n 1 "$d/err")"; fail=1
+	elif [ -s "$d/err" ] || ! gzip -dc "$d/old.folded.gz" | cmp -s - "$d/want.folded"; then
+		echo "FAIL $label: convert -q to old.folded.gz: not the stacks, or a note: $(cat "$d/err")"; fail=1
 	fi
 	"$cli" stats --elf "$elf" --format csv "$d/log.tarmac" > "$d/got.csv" 2> "$d/err" ||
 		{ echo "FAIL $label: stats csv: $(head -n 1 "$d/err")"; fail=1; }
@@ -126,7 +144,24 @@ printf '#version 2.2\n#timeScale ns\n0,Core_0,0,T,A,0,activate\n' > "$tmp/t.btf"
 	{ echo "FAIL folded from BTF: $(cat "$tmp/err")"; fail=1; }
 "$cli" convert "$tmp/t.btf" "$tmp/y.folded" 2> "$tmp/err"
 [ $? = 2 ] && [ ! -e "$tmp/y.folded" ] || { echo "FAIL folded from BTF without --elf: $(cat "$tmp/err")"; fail=1; }
-"$cli" formats | grep -q '^folded .* - *yes' || { echo "FAIL: formats does not list folded"; fail=1; }
+# tarmac folded: the same errors
+"$cli" tarmac folded "$tmp/gen/log.tarmac" -o "$tmp/x.folded" 2> "$tmp/err"
+[ $? = 2 ] && [ ! -e "$tmp/x.folded" ] &&
+	[ "$(cat "$tmp/err")" = "tracekit tarmac: folded stacks need the program's symbols: --elf FILE (see 'tracekit tarmac --help')" ] ||
+	{ echo "FAIL tarmac folded without --elf: $(cat "$tmp/err")"; fail=1; }
+"$cli" tarmac folded "$tmp/t.btf" --elf "$tmp/gen/prog.elf" -o "$tmp/x.folded" 2> "$tmp/err"
+[ $? = 2 ] && [ ! -e "$tmp/x.folded" ] && [ "$(wc -l < "$tmp/err")" = 1 ] &&
+	grep -q "t.btf: folded stacks are made from an Arm Tarmac log" "$tmp/err" ||
+	{ echo "FAIL tarmac folded from BTF: $(cat "$tmp/err")"; fail=1; }
+"$cli" tarmac folded "$tmp/gen/log.tarmac" --elf "$tmp/missing.elf" -o "$tmp/x.folded" 2> "$tmp/err"
+[ $? = 2 ] && [ ! -e "$tmp/x.folded" ] && grep -q "missing.elf: error: cannot open" "$tmp/err" ||
+	{ echo "FAIL tarmac folded, missing elf: $(cat "$tmp/err")"; fail=1; }
+"$cli" tarmac flame "$tmp/gen/log.tarmac" 2> "$tmp/err"
+[ $? = 2 ] && grep -q "unknown tool 'flame'" "$tmp/err" || { echo "FAIL tarmac flame: $(cat "$tmp/err")"; fail=1; }
+# folded stacks are a command, not a format
+! "$cli" formats | grep -q '^folded' || { echo "FAIL: formats lists folded"; fail=1; }
+"$cli" convert "$tmp/t.btf" - --to FOLDED > /dev/null 2> "$tmp/err"
+[ $? = 2 ] && grep -q "unknown format 'FOLDED'" "$tmp/err" || { echo "FAIL: --to FOLDED: $(cat "$tmp/err")"; fail=1; }
 
 # 4. a real Thumb program built by arm-none-eabi-gcc (skipped without it)
 real=skipped

@@ -23,7 +23,7 @@ first-seen order) and `convert` to BTF (every ISR event with its core,
 instance and time).
 
 Log 2: instructions of CPUS2 CPUs jumping between two functions of an ELF
-file (tests/tarmac/mkelf.py); `convert --elf` to folded stacks must give
+file (tests/tarmac/mkelf.py); `tarmac folded --elf` must give
 each CPU's executed instructions per function, CPUs in first-seen order.
 
 Usage: scale.py TRACEKIT"""
@@ -259,7 +259,7 @@ def check_log2(tk, d):
     with open(log, 'w') as f:
         f.write('\n'.join(lines) + '\n')
     out = os.path.join(d, 'jumps.folded')
-    run([tk, 'convert', '-q', log, out, '--elf', elf])
+    run([tk, 'tarmac', 'folded', '-q', log, '-o', out, '--elf', elf])
     with open(out) as f:
         got = [ln.rstrip('\n') for ln in f]
     want = ['%s;%s %d' % (c, fn, count[c, fn]) for c in cpus

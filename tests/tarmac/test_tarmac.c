@@ -2,7 +2,8 @@
  * test_tarmac.c - the Tarmac record API on the spec's examples and one line
  * of each other variant: every field a line carries; the values and
  * addresses of the fast paths, the stamp prefix shared by the lines of one
- * time step, and the exception timeline fed with records.
+ * time step, the exception timeline fed with records, and the record
+ * statistics (tk_tarmac_stats_*).
  */
 #include "tracekit/tracekit.h"
 #include "../unit/tk_test.h"
@@ -304,7 +305,201 @@ static void timeline(void)
 	tk_tarmac_close(tr);
 }
 
-int main(void)
+/* The record statistics of a Cortex-M log, every figure counted by hand. */
+static void stats(void)
+{
+	static const char text[] =
+		"0 ns E Reset\n"
+		"10 ns IT (00000800:00000001) 00000800 2900 T16 CMP r1,#0\n"
+		"12 ns IT (00000802:00000002) 00000802 2900 T16 cmp r1,#0\n"
+		"14 ns IS (00000804:00000003) 00000804 d000 T16 BEQ 0x808\n"
+		"16 ns IT (00000800:00000004) 00000800 2900 T16 CMP r1,#0\n"
+		"18 ns IT (00000806:00000005) 00000806 4770 T16 MOV r0,r1\n"
+		"20 ns E SysTick\n"
+		"20 ns R psr 6100000f\n"
+		"30 ns R lr fffffff9\n"
+		"35 ns MNW4___D 20000010 00000001\n"
+		"36 ns MNR1___D 20000014 01\n"
+		"37 ns MNW4___D 40001000 00000002\n"
+		"38 ns BNR4O__I 00000838 f0018800\n"
+		"40 ns IT (00001000:00000006) 00001000 4770 T16 BX lr\n"
+		"50 ns IT (00000808:00000007) 00000808 2900 T16 CMP r1,#0\n"
+		"60 ns E SysTick\n"
+		"61 ns R psr 6100000f\n"
+		"62 ns R lr fffffff9\n"
+		"65 ns IT (00001000:00000008) 00001000 4770 T16 BX lr\n"
+		"70 ns E SVCall\n";
+	tk_tarmac_opts o;
+	tk_tarmac *tr = NULL;
+	tk_tarmac_stats *st = NULL;
+	const tk_tarmac_mnemonic_count *mix;
+	const tk_tarmac_address_count *hot;
+	const tk_tarmac_exception_stat *exc;
+	const tk_tarmac_traffic *tf;
+	tk_error err;
+	size_t n;
+	int rc;
+
+	tk_tarmac_opts_init(&o);
+	o.strict = 1;
+	CHECK(tk_tarmac_open_mem(&tr, text, strlen(text), "st", &o, &err) == TK_OK);
+	CHECK(tk_tarmac_stats_new(&st, tr, TK_TARMAC_STATS_ALL, &o, &err) == TK_OK);
+	if (!st) {
+		tk_tarmac_close(tr);
+		return;
+	}
+	while ((rc = tk_tarmac_next(tr, &rec, &err)) == TK_OK)
+		CHECK(tk_tarmac_stats_record(st, &rec, &err) == TK_OK);
+	CHECK(rc == TK_END);
+	CHECK(tk_tarmac_stats_finish(st, &err) == TK_OK);
+	CHECK(tk_tarmac_stats_executed(st) == 7 && tk_tarmac_stats_skipped(st) == 1);
+	CHECK(tk_tarmac_stats_unit(st) == TK_TARMAC_UNIT_NS);
+	/* mnemonics in upper case, by count, then name */
+	n = tk_tarmac_stats_mix(st, &mix);
+	CHECK(n == 3);
+	if (n == 3) {
+		CHECK(strcmp(mix[0].mnemonic, "CMP") == 0 && mix[0].count == 4);
+		CHECK(strcmp(mix[1].mnemonic, "BX") == 0 && mix[1].count == 2);
+		CHECK(strcmp(mix[2].mnemonic, "MOV") == 0 && mix[2].count == 1);
+	}
+	/* executed instructions per PC, by count, then address */
+	n = tk_tarmac_stats_hottest(st, &hot);
+	CHECK(n == 5);
+	if (n == 5) {
+		CHECK(hot[0].address == 0x800 && hot[0].count == 2);
+		CHECK(hot[1].address == 0x1000 && hot[1].count == 2);
+		CHECK(hot[2].address == 0x802 && hot[2].count == 1);
+		CHECK(hot[3].address == 0x806 && hot[3].count == 1);
+		CHECK(hot[4].address == 0x808 && hot[4].count == 1);
+	}
+	/* Reset (0 ns), SysTick twice (20..40, 60..65), SVCall open at the end */
+	n = tk_tarmac_stats_exceptions(st, &exc);
+	CHECK(n == 3);
+	if (n == 3) {
+		CHECK(strcmp(exc[0].name, "Reset") == 0 && exc[0].count == 1 &&
+		      exc[0].total == 0 && exc[0].open == 0);
+		CHECK(strcmp(exc[1].name, "SysTick") == 0 && exc[1].count == 2 &&
+		      exc[1].total == 25 && exc[1].min == 5 && exc[1].max == 20 &&
+		      exc[1].open == 0);
+		CHECK(strcmp(exc[2].name, "SVCall") == 0 && exc[2].count == 0 &&
+		      exc[2].min == 0 && exc[2].max == 0 && exc[2].open == 1);
+	}
+	/* traffic per 256 MB region, in first-seen order */
+	n = tk_tarmac_stats_traffic(st, &tf);
+	CHECK(n == 3);
+	if (n == 3) {
+		CHECK(tf[0].base == 0x20000000 &&
+		      tf[0].count[TK_TARMAC_MEMORY_WRITE] == 1 && tf[0].bytes[TK_TARMAC_MEMORY_WRITE] == 4 &&
+		      tf[0].count[TK_TARMAC_MEMORY_READ] == 1 && tf[0].bytes[TK_TARMAC_MEMORY_READ] == 1 &&
+		      tf[0].count[TK_TARMAC_BUS_READ] == 0 && tf[0].count[TK_TARMAC_BUS_WRITE] == 0);
+		CHECK(tf[1].base == 0x40000000 && tf[1].count[TK_TARMAC_MEMORY_WRITE] == 1 &&
+		      tf[1].count[TK_TARMAC_MEMORY_READ] == 0);
+		CHECK(tf[2].base == 0 && tf[2].count[TK_TARMAC_BUS_READ] == 1 &&
+		      tf[2].bytes[TK_TARMAC_BUS_READ] == 4);
+	}
+	tk_tarmac_stats_free(st);
+	tk_tarmac_close(tr);
+}
+
+/* Only what was asked for is gathered; a timeline error comes at finish. */
+static void stats_parts(void)
+{
+	/* a cycle stamp after ns: the timeline cannot convert it (strict) */
+	static const char text[] =
+		"0 ns E Reset\n"
+		"10 ns IT (00000800:00000001) 00000800 2900 T16 CMP r1,#0\n"
+		"20 cyc IT (00000802:00000002) 00000802 2900 T16 CMP r1,#0\n"
+		"30 ns MNW4___D 20000010 00000001\n";
+	tk_tarmac_opts o;
+	tk_tarmac *tr = NULL;
+	tk_tarmac_stats *st = NULL;
+	const tk_tarmac_mnemonic_count *mix;
+	const tk_tarmac_address_count *hot;
+	const tk_tarmac_exception_stat *exc;
+	const tk_tarmac_traffic *tf;
+	tk_error err;
+	int rc, what;
+
+	for (what = 0; what < 2; what++) {
+		tk_tarmac_opts_init(&o);
+		o.strict = 1;
+		CHECK(tk_tarmac_open_mem(&tr, text, strlen(text), "sp", &o, &err) == TK_OK);
+		CHECK(tk_tarmac_stats_new(&st, tr, what ? TK_TARMAC_STATS_ALL : TK_TARMAC_STATS_MIX,
+					  &o, &err) == TK_OK);
+		if (!st) {
+			tk_tarmac_close(tr);
+			return;
+		}
+		while ((rc = tk_tarmac_next(tr, &rec, &err)) == TK_OK)
+			CHECK(tk_tarmac_stats_record(st, &rec, &err) == TK_OK);
+		CHECK(rc == TK_END);
+		rc = tk_tarmac_stats_finish(st, &err);
+		if (what) {
+			CHECK(rc == TK_E_RANGE && strstr(err.msg, "cyc") != NULL);
+		} else {
+			CHECK(rc == TK_OK);
+			CHECK(tk_tarmac_stats_mix(st, &mix) == 1 && mix[0].count == 2);
+			CHECK(tk_tarmac_stats_hottest(st, &hot) == 0);
+			CHECK(tk_tarmac_stats_exceptions(st, &exc) == 0);
+			CHECK(tk_tarmac_stats_traffic(st, &tf) == 0);
+		}
+		tk_tarmac_stats_free(st);
+		tk_tarmac_close(tr);
+	}
+}
+
+/*
+ * The statistics of a corpus log, calculator-aarch32-fastmodel.tarmac, in
+ * `dir`; the figures were counted from its lines by a separate script (IT
+ * and IS lines, the first word after ':' in upper case, MR/MW lines by
+ * address >> 28 and size), not by tracekit.
+ */
+static void stats_corpus(const char *dir)
+{
+	char path[4096];
+	tk_tarmac *tr = NULL;
+	tk_tarmac_stats *st = NULL;
+	const tk_tarmac_mnemonic_count *mix;
+	const tk_tarmac_address_count *hot;
+	const tk_tarmac_exception_stat *exc;
+	const tk_tarmac_traffic *tf;
+	tk_error err;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/calculator-aarch32-fastmodel.tarmac", dir);
+	if (tk_tarmac_open(&tr, path, NULL, &err) < 0) {
+		printf("stats_corpus: skipped (%s)\n", err.msg);
+		return;
+	}
+	CHECK(tk_tarmac_stats_new(&st, tr, TK_TARMAC_STATS_ALL, NULL, &err) == TK_OK);
+	if (!st) {
+		tk_tarmac_close(tr);
+		return;
+	}
+	while ((rc = tk_tarmac_next(tr, &rec, &err)) == TK_OK)
+		CHECK(tk_tarmac_stats_record(st, &rec, &err) == TK_OK);
+	CHECK(rc == TK_END);
+	CHECK(tk_tarmac_stats_finish(st, &err) == TK_OK);
+	CHECK(tk_tarmac_stats_executed(st) == 4869 && tk_tarmac_stats_skipped(st) == 235);
+	CHECK(tk_tarmac_stats_unit(st) == TK_TARMAC_UNIT_CLK);
+	CHECK(tk_tarmac_stats_mix(st, &mix) == 32);
+	CHECK(strcmp(mix[0].mnemonic, "LDR") == 0 && mix[0].count == 1459);
+	CHECK(strcmp(mix[1].mnemonic, "STR") == 0 && mix[1].count == 597);
+	CHECK(strcmp(mix[2].mnemonic, "MOV") == 0 && mix[2].count == 502);
+	CHECK(tk_tarmac_stats_hottest(st, &hot) == 621);
+	CHECK(hot[0].address == 0x20b4c && hot[0].count == 30);
+	CHECK(hot[1].address == 0x20b50 && hot[1].count == 30);
+	CHECK(tk_tarmac_stats_exceptions(st, &exc) == 1 &&
+	      strcmp(exc[0].name, "Reset") == 0 && exc[0].count == 1 && exc[0].open == 0);
+	CHECK(tk_tarmac_stats_traffic(st, &tf) == 1 && tf[0].base == 0 &&
+	      tf[0].count[TK_TARMAC_MEMORY_READ] == 1845 && tf[0].bytes[TK_TARMAC_MEMORY_READ] == 7080 &&
+	      tf[0].count[TK_TARMAC_MEMORY_WRITE] == 984 && tf[0].bytes[TK_TARMAC_MEMORY_WRITE] == 3669 &&
+	      tf[0].count[TK_TARMAC_BUS_READ] == 0 && tf[0].count[TK_TARMAC_BUS_WRITE] == 0);
+	tk_tarmac_stats_free(st);
+	tk_tarmac_close(tr);
+}
+
+int main(int argc, char **argv)
 {
 	spec_examples();
 	variants();
@@ -312,6 +507,10 @@ int main(void)
 	values();
 	prefixes();
 	timeline();
+	stats();
+	stats_parts();
+	if (argc > 1)
+		stats_corpus(argv[1]);
 	printf("%d checks, %d failures\n", tk_test_checks, tk_test_failures);
 	return tk_test_failures ? 1 : 0;
 }

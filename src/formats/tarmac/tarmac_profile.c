@@ -584,13 +584,16 @@ int tk_tarmac_profile_record(tk_tarmac_profile *p, const tk_tarmac_record *rec,
 
 /* ---- results ---------------------------------------------------------------- */
 
-tk_tarmac_profile *tk_tarmac_profile_new(const tk_tarmac_symtab *st)
+int tk_tarmac_profile_new(tk_tarmac_profile **out, const tk_tarmac_symtab *st,
+			  tk_error *err)
 {
 	tk_tarmac_profile *p = calloc(1, sizeof(*p));
 
-	if (p)
-		p->st = st;
-	return p;
+	*out = p;
+	if (!p)
+		return tk_err_nomem(err, "profile");
+	p->st = st;
+	return TK_OK;
 }
 
 static const char *name_of(const tk_tarmac_profile *p, long sym)

@@ -1,0 +1,89 @@
+/*
+ * cmd_tarmac.c - `tracekit tarmac SUBCOMMAND`: tools over the CPU-level
+ * records of an Arm Tarmac log that give no trace of events (the generic
+ * commands read Tarmac logs themselves: info, cat and stats show their
+ * records, the others their ISR events).  One subcommand today: folded.
+ */
+#include "cli.h"
+
+#include <getopt.h>
+#include <string.h>
+
+static void help(FILE *fp)
+{
+	fprintf(fp,
+		"usage: tracekit tarmac folded [options] IN --elf FILE [-o OUT]\n\n"
+		"Tools over the records of an Arm Tarmac log (docs/tarmac.md).  info, cat\n"
+		"and stats read Tarmac logs too.\n\n"
+		"folded: the function profile of the log (the call stacks of the program\n"
+		"in the ELF file) as folded stacks for flame graphs (flamegraph.pl,\n"
+		"speedscope), one line per distinct stack: 'main;foo;bar 123'.  OUT is\n"
+		"written under a temporary name and appears only when complete; an OUT\n"
+		"named .gz or .zst is compressed; default standard output.\n\n"
+		"options:\n"
+		"  --elf FILE          the program's ELF file (required)\n"
+		"  -o, --output OUT    where to write the stacks ('-': standard output)\n"
+		"  --weight instructions|time\n"
+		"                      what a stack's number counts (default instructions)\n"
+		"  --from tarmac       read IN as a Tarmac log instead of probing it\n"
+		"  --strict            read by the specification only\n"
+		"  -q, --quiet         no warnings on stderr\n"
+		"  -h, --help          this help\n");
+}
+
+/* One getopt table for the family: the first operand names the tool. */
+int cmd_tarmac(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "from", required_argument, NULL, CLI_O_FROM },
+		{ "strict", no_argument, NULL, CLI_O_STRICT },
+		{ "elf", required_argument, NULL, CLI_O_ELF },
+		{ "weight", required_argument, NULL, CLI_O_WEIGHT },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	cli_read_opts ro = CLI_READ_OPTS_INIT;
+	cli_tarmac_args ta;
+	cli_args args = { { NULL }, 0 };
+	const char *out = "-";
+	int c, ret = EXIT_BAD, bad = 0;
+
+	cli_tarmac_args_init(&ta);
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, "o:qh", longopts, &args)) != -1) {
+		switch (c) {
+		case CLI_O_FROM:
+		case CLI_O_STRICT:
+			bad |= cli_read_opt(&ro, "tarmac", c, optarg) < 0;
+			break;
+		case CLI_O_ELF:
+		case CLI_O_WEIGHT:
+			bad |= cli_tarmac_opt(&ta, "tarmac", c, optarg) < 0;
+			break;
+		case 'o': out = optarg; break;
+		case 'q': ro.quiet = 1; break;
+		case 'h': help(stdout); ret = EXIT_OK; goto out;
+		default: help(stderr); goto out;
+		}
+	}
+	if (bad)
+		goto out;
+	if (args.n < 1) {
+		cli_usage_error("tarmac", "expected a tool (folded) and IN");
+		goto out;
+	}
+	if (strcmp(args.v[0], "folded") != 0) {
+		cli_usage_error("tarmac", "unknown tool '%s' (folded)", args.v[0]);
+		goto out;
+	}
+	if (args.n != 2) {
+		cli_usage_error("tarmac", "folded: expected one IN");
+		goto out;
+	}
+	ret = cli_tarmac_folded("tarmac", args.v[1], out, &ta, NULL, &ro);
+out:
+	cli_tarmac_args_free(&ta);
+	return ret;
+}
