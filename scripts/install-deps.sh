@@ -9,11 +9,12 @@ optional=""
 if [ "${TK_TEST_DEPS:-0}" = 1 ]; then
 	# the test suite also uses these
 	need="$need clang zstd gzip python3 libxml2-utils sqlite3 babeltrace2"
+	# the VCD export is read by GTKWave (under xvfb-run) and its
+	# converters (format.vcd.viewers; skipped with a message without them)
+	need="$need gtkwave xvfb"
 	# the report test looks at the page in a real browser; it is skipped
 	# when the browser cannot be installed
 	optional="chromium"
-	# gtkwave's vcd2fst checks the VCD export where it is installed
-	optional="$optional gtkwave"
 	# the exports' linearity test counts instructions with callgrind
 	optional="$optional valgrind"
 fi

@@ -133,9 +133,11 @@ def file_ready(folder):
 
 
 def ctf_ready(folder):
-    # the directory and the stream file in it
+    # the directory and a stream file in it (one per core, created at its
+    # first packet)
     for n in temps(folder):
-        if os.path.exists(os.path.join(folder, n, 'stream_0')):
+        d = os.path.join(folder, n)
+        if os.path.isdir(d) and any(f.startswith('stream_') for f in os.listdir(d)):
             return True
     return False
 

@@ -3,14 +3,23 @@
 
 For each input: `tracekit convert IN DIR --to ctf`, then
  - the metadata starts with "/* CTF 1.8 */" and names the clock's frequency;
- - every packet of the stream has the magic 0xC1FC1FC1, content_size ==
+ - one stream per core (`stream_N`, packet context cpu_id = N, the
+   metadata's env `cpu_N` naming the core) and `stream_nocore` (stream
+   class 1, no cpu_id) for the events without a core;
+ - every packet of each stream has the magic 0xC1FC1FC1, content_size ==
    packet_size == its length in bits, and timestamp_begin/end equal to the
-   first/last event time babeltrace2 prints for it (checked as a whole:
-   the packets tile the file, begin/end are non-decreasing);
- - `babeltrace2 --clock-cycles --no-delta DIR` prints one line per event,
-   and each line agrees field by field with the BTF the same trace converts
-   to (time: cycles * 10^k == btf_time * freq exactly; entity, instance,
-   source, source instance, class name TYPE:event, note);
+   first/last event time babeltrace2 prints for that stream (checked as a
+   whole: the packets tile the file, begin/end are non-decreasing);
+ - `babeltrace2 --clock-cycles --no-delta DIR` prints one line per event;
+   an event has a cpu_id exactly when it has a core, and that cpu_id is its
+   core's (env cpu_N); each line agrees field by field with the BTF the
+   same trace converts to (time: cycles * 10^k == btf_time * freq exactly;
+   entity, instance, source, source instance, class name TYPE:event, note),
+   in the BTF's order within each core's stream, and as a set among the
+   events of one time (babeltrace2 merges the streams by time);
+ - every corpus trace (btf, shark, tarmac): babeltrace2 reads it, prints
+   as many events as the trace has, each event's cpu_id is its
+   core (the `core` field the same event carries, named by env cpu_N);
  - for the small fixtures, babeltrace2's output equals tests/exports/ctf/NAME.expected;
 then the refusals: an existing OUT (directory or file), standard output, a
 strict conversion the format cannot hold, and a failed read leave nothing.
@@ -32,7 +41,7 @@ def fail(msg):
 
 tmp = tempfile.mkdtemp(prefix="tk-ctf-")
 UNIT = {"ps": 10**12, "ns": 10**9, "us": 10**6, "ms": 10**3, "s": 1}
-HEAD = re.compile(r'^\[(\d+)\] (.+?): \{ (.*) \}$')
+HEAD = re.compile(r'^\[(\d+)\] (.+?): (?:\{ cpu_id = (\d+) \}, )?\{ (.*) \}$')
 
 def parse_fields(body):
     """'a = "x, y", b = -3' -> {'a': 'x, y', 'b': '-3'} (babeltrace2's text)."""
@@ -63,16 +72,20 @@ def parse_fields(body):
 def run(args, **kw):
     return subprocess.run(args, capture_output=True, text=True, **kw)
 
-def check_packets(d, times):
-    data = open(os.path.join(d, "stream_0"), "rb").read()
+def check_packets(d, times, fname="stream_0", cpu=0):
+    """The packets of one stream file; cpu None for stream_nocore."""
+    data = open(os.path.join(d, fname), "rb").read()
     off, idx, npk = 0, 0, 0
+    hdr = 40 if cpu is None else 44
     while off < len(data):
-        if len(data) - off < 40:
+        if len(data) - off < hdr:
             return fail(f"{d}: truncated packet at {off}")
         magic, sid, tb, te, csz, psz = struct.unpack_from("<IIQQQQ", data, off)
-        if magic != 0xC1FC1FC1 or sid != 0:
+        if magic != 0xC1FC1FC1 or sid != (1 if cpu is None else 0):
             return fail(f"{d}: bad packet header at {off}")
-        if csz != psz or psz % 8 or psz // 8 < 40 or off + psz // 8 > len(data):
+        if cpu is not None and struct.unpack_from("<I", data, off + 40)[0] != cpu:
+            return fail(f"{d}/{fname}: cpu_id of the packet at {off} is not {cpu}")
+        if csz != psz or psz % 8 or psz // 8 < hdr or off + psz // 8 > len(data):
             return fail(f"{d}: bad packet sizes at {off}: {csz} {psz}")
         if npk and tb < prev_end:
             return fail(f"{d}: packet at {off} begins before the previous one ends")
@@ -87,6 +100,32 @@ def check_packets(d, times):
 
 def convert(inp, out, extra=()):
     return run([tk, "convert", "-q", *extra, inp, out, "--to", "ctf"])
+
+def cpu_map(meta):
+    """env cpu_N = "NAME" -> {N: NAME} (TSDL string escapes undone)."""
+    return {int(m.group(1)): re.sub(r'\\(.)', r'\1', m.group(2))
+            for m in re.finditer(r'^\tcpu_(\d+) = "((?:[^"\\]|\\.)*)";$', meta, re.M)}
+
+def check_cpus(name, out, meta, parsed):
+    """cpu_id present exactly with a core, the core's; one file per stream;
+    the packets of each stream.  Returns the number of packets."""
+    cpus = cpu_map(meta)
+    if len(set(cpus.values())) != len(cpus) or sorted(cpus) != list(range(len(cpus))):
+        fail(f"{name}: env cpu_N {cpus}")
+    per = {}
+    for i, p in enumerate(parsed):
+        cpu, core = p[8], p[6]
+        if (cpu is None) != (core == "") or (cpu is not None and cpus.get(cpu) != core):
+            return fail(f"{name}: event {i+1}: cpu_id {cpu}, core {core!r}, env {cpus}")
+        per.setdefault(cpu, []).append(int(p[0]))
+    files = sorted(f for f in os.listdir(out) if f != "metadata")
+    want = sorted(["stream_%d" % c for c in per if c is not None] +
+                  (["stream_nocore"] if None in per else []))
+    if files != want or len(cpus) != sum(1 for c in per if c is not None):
+        fail(f"{name}: stream files {files}, want {want}, env {cpus}")
+        return 0
+    return sum(check_packets(out, t, "stream_nocore" if c is None else "stream_%d" % c, c) or 0
+               for c, t in per.items())
 
 def check(inp, name, extra=(), expected=None, crosscheck=True):
     out = os.path.join(tmp, name)
@@ -116,14 +155,15 @@ def check(inp, name, extra=(), expected=None, crosscheck=True):
         mm = HEAD.match(ln)
         if not mm:
             return fail(f"{name}: unexpected babeltrace2 line: {ln}")
-        f = parse_fields(mm.group(3))
+        f = parse_fields(mm.group(4))
         if not set(f) <= {"entity", "instance", "source", "source_instance", "core", "note"}:
             return fail(f"{name}: unexpected fields: {ln}")
         parsed.append((mm.group(1), mm.group(2), f.get("entity", ""),
                        f.get("instance", ""), f.get("source", ""),
                        f.get("source_instance", ""), f.get("core", ""),
-                       f.get("note", "")))
-    npk = check_packets(out, [int(p[0]) for p in parsed])
+                       f.get("note", ""),
+                       None if mm.group(3) is None else int(mm.group(3))))
+    npk = check_cpus(name, out, meta, parsed)
     info = run([tk, "info", "--format", "json", *extra, inp])
     m = re.search(r'"events":\s*(\d+)', info.stdout)
     if not m or int(m.group(1)) != len(parsed):
@@ -139,17 +179,31 @@ def check(inp, name, extra=(), expected=None, crosscheck=True):
                 rows.append(l.split(",", 7))
         if len(rows) != len(parsed):
             return fail(f"{name}: {len(rows)} BTF rows, {len(parsed)} CTF events")
-        for i, (row, p) in enumerate(zip(rows, parsed)):
-            cyc, cls, ent, inst, srcn, sinst, core, note = p
+        # babeltrace2 merges the streams by time: compare the events of
+        # one time as a set, and each core's events in order
+        exp_rows, got_rows = [], []
+        for row, p in zip(rows, parsed):
             t, s, si, ty, tg, ti, ev = row[:7]
             nt = row[7] if len(row) > 7 else ""
-            if int(cyc) * scale != int(t) * freq:
-                fail(f"{name}: event {i+1}: {cyc} cycles at {freq} Hz != {t} BTF ticks")
-                break
-            exp = (f"{ty}:{ev}", tg, ti, s, si, nt)
-            got = (cls, ent, inst, srcn, sinst, note)
-            if exp != got:
-                fail(f"{name}: event {i+1}: {got} != BTF {exp}")
+            exp_rows.append((int(t) * freq, f"{ty}:{ev}", tg, ti, s, si, nt))
+        for p in parsed:
+            cyc, cls, ent, inst, srcn, sinst, core, note = p[:8]
+            got_rows.append((int(cyc) * scale, cls, ent, inst, srcn, sinst, note))
+        if sorted(exp_rows) != sorted(got_rows):
+            bad = sorted(set(exp_rows) ^ set(got_rows))[:3]
+            fail(f"{name}: the events differ from the BTF's (time * freq, class, ...): {bad}")
+        # (babeltrace2 merges the streams by nanoseconds: finer times of
+        # different streams may come in any order)
+        ns = [int(p[0]) * 10**9 // freq for p in parsed]
+        if ns != sorted(ns):
+            fail(f"{name}: babeltrace2's times go back")
+        # each stream's events (those of one core) keep the BTF's order:
+        # they are a subsequence of it
+        for c in sorted({p[6] for p in parsed}):
+            it = iter(exp_rows)
+            seq = [g for g, p in zip(got_rows, parsed) if p[6] == c]
+            if not all(any(g == e for e in it) for g in seq):
+                fail(f"{name}: the events of core {c!r} are not in the BTF's order")
                 break
     print(f"ok {name}: {len(parsed)} events, {npk} packets, {freq} Hz")
 
@@ -170,6 +224,68 @@ for rel, name, extra, cross in cases:
 if corpus and os.path.exists(os.path.join(corpus, "tracecompass_20140219-123819.btf")):
     check(os.path.join(corpus, "tracecompass_20140219-123819.btf"), "tracecompass")
 
+# every corpus trace (btf, shark, tarmac): babeltrace2 reads the export,
+# prints as many events as the trace has, each event's cpu_id is its
+# core (check_cpus); the table gives what babeltrace2 said
+def corpus_traces(top):
+    for sub in ("btf", "shark", "tarmac"):
+        for root, _, files in sorted(os.walk(os.path.join(top, sub))):
+            for f in sorted(files):
+                if f.endswith((".btf", ".bin", ".tarmac", ".txt")) and f != "README.md":
+                    yield os.path.join(root, f)
+
+def check_corpus(inp, k):
+    out = os.path.join(tmp, "corpus_%d" % k)
+    r = convert(inp, out)
+    if r.returncode != 0:
+        fail(f"{inp}: convert failed: {r.stderr.strip()}")
+        return None
+    meta = open(os.path.join(out, "metadata")).read()
+    b = run(["babeltrace2", "--clock-cycles", "--no-delta", out])
+    if b.returncode != 0 or b.stderr.strip():
+        fail(f"{inp}: babeltrace2 failed: {b.stderr.strip()[:300]}")
+        return None
+    parsed = []
+    for ln in b.stdout.splitlines():
+        mm = HEAD.match(ln)
+        if not mm:
+            fail(f"{inp}: unexpected babeltrace2 line: {ln}")
+            return None
+        f = parse_fields(mm.group(4))
+        parsed.append((mm.group(1), mm.group(2), "", "", "", "", f.get("core", ""), "",
+                       None if mm.group(3) is None else int(mm.group(3))))
+    npk = check_cpus(os.path.basename(inp), out, meta, parsed)
+    # the creator without the white space around it (the Trace Compass
+    # trace's second header block says "#creator  TA Simulator ... \r")
+    for m in re.finditer(r'^\tcreator = "(.*)";$', meta, re.M):
+        if m.group(1) != m.group(1).strip() or not m.group(1):
+            fail(f"{inp}: creator {m.group(1)!r} not trimmed")
+    if inp.endswith("tracecompass_20140219-123819.btf") and \
+            '\tcreator = "TA Simulator (14.01.0.73)";\n' not in meta:
+        fail(f"{inp}: creator: {re.findall(r'creator = .*', meta)}")
+    # the events of the trace: its BTF rows (tracekit info counts
+    # records, not events, for a Tarmac log)
+    bt = run([tk, "convert", "-q", inp, "-", "--to", "btf"]).stdout.splitlines()
+    nev = sum(1 for l in bt if l and not l.startswith("#"))
+    if nev != len(parsed):
+        fail(f"{inp}: {len(parsed)} events printed, the trace has {nev}")
+    ncpu = len(cpu_map(meta))
+    nocore = sum(1 for p in parsed if p[8] is None)
+    shutil.rmtree(out)
+    return (os.path.basename(inp), len(parsed), ncpu, nocore, npk)
+
+if corpus:
+    rows = []
+    top = os.path.dirname(os.path.abspath(corpus))
+    for k, inp in enumerate(corpus_traces(top)):
+        row = check_corpus(inp, k)
+        if row:
+            rows.append(row)
+    print("| corpus trace | events read by babeltrace2 (= the trace's) | cpu_id streams | events with no core | packets |")
+    print("|---|---|---|---|---|")
+    for row in rows:
+        print("| %s | %d | %d | %d | %d |" % row)
+
 def nothing_left(name, base):
     left = [f for f in os.listdir(tmp) if f.startswith(base + ".tmp-")]
     if left:
@@ -189,13 +305,13 @@ if r.returncode == 0 or os.path.exists(os.path.join(tmp, "back_strict")):
     fail(f"time going back, strict: rc {r.returncode}")
 nothing_left("back strict", "back_strict")
 
-# a trace with no events: metadata without classes, an empty stream
+# a trace with no events: metadata without classes, no stream file
 empty = os.path.join(tmp, "empty.btf")
 open(empty, "w").write("#version 2.3.0\n#timescale ns\n")
 r = convert(empty, os.path.join(tmp, "empty_out"))
 b = run(["babeltrace2", os.path.join(tmp, "empty_out")])
 if r.returncode != 0 or b.returncode != 0 or b.stdout or \
-        os.path.getsize(os.path.join(tmp, "empty_out", "stream_0")) != 0:
+        os.listdir(os.path.join(tmp, "empty_out")) != ["metadata"]:
     fail(f"empty trace: convert {r.returncode} {r.stderr.strip()}, babeltrace2 {b.returncode} {b.stdout[:200]!r}")
 
 # refusals, and nothing left behind

@@ -5,12 +5,18 @@
  * The output directory holds:
  *  - `metadata`: the TSDL text ("/ * CTF 1.8 * /" first), written at close
  *    because the event classes are known only then;
- *  - `stream_0`: the one binary stream, little-endian, every field byte
- *    aligned, cut into packets of about PKT_TARGET bytes.
+ *  - one binary stream per core, `stream_N` for the core of cpu_id N (the
+ *    cores numbered from 0 in order of first appearance), and
+ *    `stream_nocore` for the events with no (named) core; little-endian,
+ *    every field byte aligned, cut into packets of about PKT_TARGET bytes.
+ *    A file is created at its stream's first packet.
  *
- * Packet: header { uint32 magic = 0xC1FC1FC1; uint32 stream_id = 0 },
- * context { timestamp_begin, timestamp_end (clock), content_size,
- * packet_size (bits; equal, no padding) }.
+ * Packet: header { uint32 magic = 0xC1FC1FC1; uint32 stream_id }, context
+ * { timestamp_begin, timestamp_end (clock), content_size, packet_size
+ * (bits; equal, no padding), and in the per-core streams (stream class 0)
+ * uint32 cpu_id }; the no-core stream is of stream class 1, without
+ * cpu_id.  An event with a core is in its core's stream, so its class
+ * (which has the `core` field) belongs to stream class 0; the others to 1.
  * Event: header { uint32 id; uint64 timestamp (clock) }, then the fields
  * entity (string), instance (int64), source (string), source_instance
  * (int64), core (string), note (string), each only when it has a value:
@@ -47,7 +53,10 @@
 
 #define CTF_MAGIC 0xC1FC1FC1u
 #define PKT_HDR 40              /* header 8 + context 32 bytes */
+#define PKT_CPU_HDR 44          /* the same and cpu_id */
 #define PKT_TARGET (256u << 10) /* close a packet past this size */
+#define PKT_ALL (32u << 20)     /* flush every stream past this in all */
+#define NO_CPU UINT32_MAX       /* the no-core stream's cpu */
 
 enum { L_ROUNDED, L_BACKWARDS, L_NUL, L_NAME, L_COUNT };
 
@@ -76,10 +85,26 @@ typedef struct ctf_class {
 	unsigned fields;   /* F_*: the fields present */
 } ctf_class;
 
+/* a stream and the packet being built for it */
+typedef struct ctf_stream {
+	unsigned char *pkt;
+	size_t plen, pcap, hdr;   /* hdr: PKT_HDR or PKT_CPU_HDR */
+	uint64_t pbegin, pend;    /* cycles of its first / last event */
+	uint32_t cpu;             /* cpu_id, or NO_CPU */
+	uint32_t core;            /* the core entity (TK_NONE: no core) */
+	int created;              /* its file exists */
+} ctf_stream;
+
 typedef struct ctf_writer {
 	const char *name;
-	FILE *stream;
-	char *spath;              /* stream file path */
+	/* the streams: per core (core_stream[entity] = index + 1) */
+	ctf_stream *streams;
+	uint32_t nstreams, capstreams, ncpus;
+	uint32_t *core_stream;
+	size_t ncore_stream;
+	uint32_t nocore;          /* the no-core stream's index + 1, or 0 */
+	ctf_stream *cur;          /* the stream of the event being written */
+	size_t buffered;          /* bytes in all streams' packets */
 	/* the clock */
 	uint64_t freq, mult;      /* Hz; cycles per tick */
 	int rounded;              /* lenient fallback: picoseconds, rounded */
@@ -88,10 +113,6 @@ typedef struct ctf_writer {
 	uint32_t nclasses, capclasses;
 	uint32_t *table;          /* open addressing: class index + 1 */
 	uint32_t tmask;
-	/* the packet being built */
-	unsigned char *pkt;
-	size_t plen, pcap;
-	uint64_t pbegin, pend;    /* cycles of its first / last event */
 	uint64_t last;            /* cycles of the last event */
 	int have_last;
 	uint64_t nevents, npackets;
@@ -135,24 +156,27 @@ static int lose(tk_writer *w, ctf_writer *cw, int kind, const tk_event *ev,
 	return TK_OK;
 }
 
+/* Room for n more bytes in the current stream's packet (which grows
+ * from 4 KiB: a trace may have many cores). */
 static int pkt_reserve(ctf_writer *cw, size_t n)
 {
+	ctf_stream *st = cw->cur;
 	size_t cap;
 	unsigned char *p;
 
-	if (cw->pcap - cw->plen >= n)
+	if (st->pcap && st->pcap - st->plen >= n)
 		return 0;
-	cap = cw->pcap ? cw->pcap : PKT_TARGET + 4096;
-	while (cap - cw->plen < n) {
+	cap = st->pcap ? st->pcap : 4096;
+	while (cap - st->plen < n) {
 		if (cap > SIZE_MAX / 2)
 			return -1;
 		cap *= 2;
 	}
-	p = realloc(cw->pkt, cap);
+	p = realloc(st->pkt, cap);
 	if (!p)
 		return -1;
-	cw->pkt = p;
-	cw->pcap = cap;
+	st->pkt = p;
+	st->pcap = cap;
 	return 0;
 }
 
@@ -171,9 +195,10 @@ static int put_str(tk_writer *w, ctf_writer *cw, const char *s, size_t n,
 	if (pkt_reserve(cw, n + 1) < 0)
 		return tk_err_nomem(err, cw->name);
 	if (n)
-		memcpy(cw->pkt + cw->plen, s, n);
-	cw->pkt[cw->plen + n] = 0;
-	cw->plen += n + 1;
+		memcpy(cw->cur->pkt + cw->cur->plen, s, n);
+	cw->cur->pkt[cw->cur->plen + n] = 0;
+	cw->cur->plen += n + 1;
+	cw->buffered += n + 1;
 	return TK_OK;
 }
 
@@ -206,31 +231,119 @@ static int put_i64(ctf_writer *cw, int64_t v, tk_error *err)
 {
 	if (pkt_reserve(cw, 8) < 0)
 		return tk_err_nomem(err, cw->name);
-	put_le64(cw->pkt + cw->plen, (uint64_t)v);
-	cw->plen += 8;
+	put_le64(cw->cur->pkt + cw->cur->plen, (uint64_t)v);
+	cw->cur->plen += 8;
+	cw->buffered += 8;
 	return TK_OK;
 }
 
-/* Write the packet being built (if it holds an event) to the stream. */
-static int flush_packet(ctf_writer *cw, tk_error *err)
+/* Write the packet being built for st (if it holds an event) to its
+ * file, created at its first packet.  The file is opened for each packet
+ * (one per PKT_TARGET bytes), so the number of cores is not bounded by
+ * the open files. */
+static int flush_packet(tk_writer *w, ctf_writer *cw, ctf_stream *st,
+			tk_error *err)
 {
-	unsigned char *p = cw->pkt;
+	unsigned char *p = st->pkt;
+	size_t n = strlen(w->sink.tmp) + 32;
+	char *path;
+	FILE *f;
+	int rc = TK_OK;
 
-	if (cw->plen <= PKT_HDR)
+	if (st->plen <= st->hdr)
 		return TK_OK;
 	put_le32(p, CTF_MAGIC);
-	put_le32(p + 4, 0);
-	put_le64(p + 8, cw->pbegin);
-	put_le64(p + 16, cw->pend);
-	put_le64(p + 24, (uint64_t)cw->plen * 8);
-	put_le64(p + 32, (uint64_t)cw->plen * 8);
-	if (fwrite(p, 1, cw->plen, cw->stream) != cw->plen)
-		return tk_err_set(err, TK_E_IO, cw->name, 0, 0,
-				  "cannot write the stream: %s",
-				  strerror(errno));
+	put_le32(p + 4, st->cpu == NO_CPU ? 1 : 0);
+	put_le64(p + 8, st->pbegin);
+	put_le64(p + 16, st->pend);
+	put_le64(p + 24, (uint64_t)st->plen * 8);
+	put_le64(p + 32, (uint64_t)st->plen * 8);
+	if (st->cpu != NO_CPU)
+		put_le32(p + 40, st->cpu);
+	path = malloc(n);
+	if (!path)
+		return tk_err_nomem(err, cw->name);
+	if (st->cpu == NO_CPU)
+		snprintf(path, n, "%s/stream_nocore", w->sink.tmp);
+	else
+		snprintf(path, n, "%s/stream_%u", w->sink.tmp, st->cpu);
+	if (!st->created)
+		/* listed before it exists: a signal then removes it with the
+		 * folder (while the sink's table has room) */
+		(void)tk_sink_track(&w->sink, path);
+	f = fopen(path, st->created ? "ab" : "wb");
+	if (!f || fwrite(p, 1, st->plen, f) != st->plen)
+		rc = tk_err_set(err, TK_E_IO, cw->name, 0, 0,
+				"cannot write the stream: %s", strerror(errno));
+	if (f && fclose(f) != 0 && rc == TK_OK)
+		rc = tk_err_set(err, TK_E_IO, cw->name, 0, 0,
+				"cannot write the stream: %s", strerror(errno));
+	free(path);
+	if (rc < 0)
+		return rc;
+	st->created = 1;
 	cw->npackets++;
-	cw->plen = PKT_HDR;
+	cw->buffered -= st->plen - st->hdr;
+	st->plen = st->hdr;
 	return TK_OK;
+}
+
+static int flush_all(tk_writer *w, ctf_writer *cw, tk_error *err)
+{
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < cw->nstreams; i++)
+		if ((rc = flush_packet(w, cw, &cw->streams[i], err)) < 0)
+			return rc;
+	return TK_OK;
+}
+
+/* The stream of core entity `core` (TK_NONE: the no-core stream), created
+ * if new; NULL when out of memory. */
+static ctf_stream *stream_of(ctf_writer *cw, uint32_t core)
+{
+	uint32_t *slot = NULL, i;
+	ctf_stream *st;
+
+	if (core == TK_NONE) {
+		slot = &cw->nocore;
+	} else {
+		if (core >= cw->ncore_stream) {
+			size_t cap = cw->ncore_stream ? cw->ncore_stream : 16;
+			uint32_t *a;
+			while (cap <= core)
+				cap *= 2;
+			a = tk_xrealloc_array(cw->core_stream, cap, sizeof(*a));
+			if (!a)
+				return NULL;
+			for (i = (uint32_t)cw->ncore_stream; i < cap; i++)
+				a[i] = 0;
+			cw->core_stream = a;
+			cw->ncore_stream = cap;
+		}
+		slot = &cw->core_stream[core];
+	}
+	if (*slot)
+		return &cw->streams[*slot - 1];
+	if (cw->nstreams == cw->capstreams) {
+		uint32_t cap = cw->capstreams ? cw->capstreams * 2 : 4;
+		ctf_stream *a;
+		if (cap <= cw->capstreams)
+			return NULL;
+		a = tk_xrealloc_array(cw->streams, cap, sizeof(*a));
+		if (!a)
+			return NULL;
+		cw->streams = a;
+		cw->capstreams = cap;
+	}
+	st = &cw->streams[cw->nstreams];
+	memset(st, 0, sizeof(*st));
+	st->core = core;
+	st->cpu = core == TK_NONE ? NO_CPU : cw->ncpus++;
+	st->hdr = st->plen = core == TK_NONE ? PKT_HDR : PKT_CPU_HDR;
+	*slot = ++cw->nstreams;
+	return st;
 }
 
 static uint64_t class_key(const ctf_class *c)
@@ -324,6 +437,28 @@ static int put_lit(FILE *f, const char *s, size_t n)
 
 /* ---- writer ops ---------------------------------------------------------- */
 
+/* The metadata file, empty until close, is created (and listed for the
+ * signal handler) first: the sink's table of files to remove on a signal
+ * is short, and the stream files come after it. */
+static int create_metadata(tk_writer *w, ctf_writer *cw, tk_error *err)
+{
+	size_t n = strlen(w->sink.tmp) + 16;
+	char *path = malloc(n);
+	FILE *f;
+
+	if (!path)
+		return tk_err_nomem(err, cw->name);
+	snprintf(path, n, "%s/metadata", w->sink.tmp);
+	(void)tk_sink_track(&w->sink, path);
+	f = fopen(path, "w");
+	free(path);
+	if (!f || fclose(f) != 0)
+		return tk_err_set(err, TK_E_IO, cw->name, 0, 0,
+				  "cannot create the metadata file: %s",
+				  strerror(errno));
+	return TK_OK;
+}
+
 static int ctf_writer_open(tk_writer *w, tk_error *err)
 {
 	static const uint64_t per_s[] = { 1000000000000ull, 1000000000ull,
@@ -331,7 +466,6 @@ static int ctf_writer_open(tk_writer *w, tk_error *err)
 	const tk_timebase *tb = tk_trace_timebase(w->trace);
 	ctf_writer *cw = calloc(1, sizeof(*cw));
 	tk_u128 dU, g, f;
-	size_t n;
 
 	if (!cw)
 		return tk_err_nomem(err, w->sink.path);
@@ -354,22 +488,7 @@ static int ctf_writer_open(tk_writer *w, tk_error *err)
 		cw->freq = (uint64_t)f;
 		cw->mult = (uint64_t)(tb->num / g);
 	}
-	n = strlen(w->sink.tmp);
-	cw->spath = malloc(n + 16);
-	if (!cw->spath)
-		return tk_err_nomem(err, cw->name);
-	snprintf(cw->spath, n + 16, "%s/stream_0", w->sink.tmp);
-	/* listed before it exists: a signal then removes it with the folder */
-	tk_sink_track(&w->sink, cw->spath);
-	cw->stream = fopen(cw->spath, "wb");
-	if (!cw->stream)
-		return tk_err_set(err, TK_E_IO, cw->name, 0, 0,
-				  "cannot create the stream file: %s",
-				  strerror(errno));
-	if (pkt_reserve(cw, PKT_TARGET + 4096) < 0)
-		return tk_err_nomem(err, cw->name);
-	cw->plen = PKT_HDR;
-	return TK_OK;
+	return create_metadata(w, cw, err);
 }
 
 static int clock_max(const ctf_writer *cw, const tk_event *ev, tk_error *err)
@@ -432,15 +551,21 @@ static int ctf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	cls = class_of(cw, &want);
 	if (cls == UINT32_MAX)
 		return tk_err_nomem(err, cw->name);
-	if (cw->plen == PKT_HDR)
-		cw->pbegin = cyc;
-	cw->pend = cw->last = cyc;
+	/* the core's stream: a class with the core field is of stream class 0
+	 * (the per-core streams), one without of stream class 1 */
+	cw->cur = stream_of(cw, want.fields & F_CORE ? ev->core : TK_NONE);
+	if (!cw->cur)
+		return tk_err_nomem(err, cw->name);
+	if (cw->cur->plen == cw->cur->hdr)
+		cw->cur->pbegin = cyc;
+	cw->cur->pend = cw->last = cyc;
 	cw->have_last = 1;
 	if (pkt_reserve(cw, 12) < 0)
 		return tk_err_nomem(err, cw->name);
-	put_le32(cw->pkt + cw->plen, cls);
-	put_le64(cw->pkt + cw->plen + 4, cyc);
-	cw->plen += 12;
+	put_le32(cw->cur->pkt + cw->cur->plen, cls);
+	put_le64(cw->cur->pkt + cw->cur->plen + 4, cyc);
+	cw->cur->plen += 12;
+	cw->buffered += 12;
 	if ((want.fields & F_ENTITY) &&
 	    (rc = put_entity(w, cw, ev->target, ev, err)) < 0)
 		return rc;
@@ -460,8 +585,10 @@ static int ctf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	    (rc = put_str(w, cw, ev->note, ev->note_len, ev, err)) < 0)
 		return rc;
 	cw->nevents++;
-	if (cw->plen >= PKT_TARGET)
-		return flush_packet(cw, err);
+	if (cw->cur->plen >= PKT_TARGET)
+		return flush_packet(w, cw, cw->cur, err);
+	if (cw->buffered >= PKT_ALL)
+		return flush_all(w, cw, err);
 	return TK_OK;
 }
 
@@ -508,8 +635,7 @@ static int write_metadata(tk_writer *w, ctf_writer *cw, tk_error *err)
 	if (!path)
 		return tk_err_nomem(err, cw->name);
 	snprintf(path, n + 16, "%s/metadata", w->sink.tmp);
-	tk_sink_track(&w->sink, path);
-	f = fopen(path, "w");
+	f = fopen(path, "w"); /* created (and listed) at open */
 	if (!f) {
 		rc = tk_err_set(err, TK_E_IO, cw->name, 0, 0,
 				"cannot create the metadata file: %s",
@@ -538,8 +664,28 @@ static int write_metadata(tk_writer *w, ctf_writer *cw, tk_error *err)
 		tk_unit_name(tb->unit));
 	creator = tk_trace_header_get(t, "creator");
 	if (creator) {
+		/* without the white space (line ends) around it */
+		size_t len = strlen(creator);
+		while (len && strchr(" \t\r\n\v\f", creator[len - 1]))
+			len--;
+		while (len && strchr(" \t\r\n\v\f", creator[0])) {
+			creator++;
+			len--;
+		}
 		fputs("\tcreator = \"", f);
-		put_lit(f, creator, strlen(creator));
+		put_lit(f, creator, len);
+		fputs("\";\n", f);
+	}
+	/* the core of each cpu_id */
+	for (i = 0; i < cw->nstreams; i++) {
+		const ctf_stream *st = &cw->streams[i];
+		const char *cs;
+		size_t cn;
+		if (st->cpu == NO_CPU)
+			continue;
+		cs = tk_trace_str(t, tk_trace_entity(t, st->core)->name, &cn);
+		fprintf(f, "\tcpu_%u = \"", st->cpu);
+		put_lit(f, cs, cn);
 		fputs("\";\n", f);
 	}
 	fprintf(f, "};\n\n");
@@ -564,17 +710,34 @@ static int write_metadata(tk_writer *w, ctf_writer *cw, tk_error *err)
 	      "\t\tclock_int_t timestamp_end;\n"
 	      "\t\tuint64_t content_size;\n"
 	      "\t\tuint64_t packet_size;\n"
+	      "\t\tuint32_t cpu_id;\n"
 	      "\t};\n"
 	      "\tevent.header := struct {\n"
 	      "\t\tuint32_t id;\n"
 	      "\t\tclock_int_t timestamp;\n"
 	      "\t};\n"
 	      "};\n", f);
+	if (cw->nocore)
+		fputs("\n/* the events with no core */\n"
+		      "stream {\n"
+		      "\tid = 1;\n"
+		      "\tpacket.context := struct {\n"
+		      "\t\tclock_int_t timestamp_begin;\n"
+		      "\t\tclock_int_t timestamp_end;\n"
+		      "\t\tuint64_t content_size;\n"
+		      "\t\tuint64_t packet_size;\n"
+		      "\t};\n"
+		      "\tevent.header := struct {\n"
+		      "\t\tuint32_t id;\n"
+		      "\t\tclock_int_t timestamp;\n"
+		      "\t};\n"
+		      "};\n", f);
 	for (i = 0; i < cw->nclasses; i++) {
 		fputs("\nevent {\n\tname = \"", f);
 		put_class_name(cw, f, t, &cw->classes[i]);
-		fprintf(f, "\";\n\tid = %u;\n\tstream_id = 0;\n"
-			   "\tfields := struct {\n", i);
+		fprintf(f, "\";\n\tid = %u;\n\tstream_id = %d;\n"
+			   "\tfields := struct {\n", i,
+			cw->classes[i].fields & F_CORE ? 0 : 1);
 		for (k = 0; k < 6; k++)
 			if (cw->classes[i].fields & (1u << k))
 				fprintf(f, "\t\t%s;\n", field_decl[k]);
@@ -595,16 +758,10 @@ out:
 static int ctf_writer_close(tk_writer *w, tk_error *err)
 {
 	ctf_writer *cw = w->impl;
-	FILE *s;
 	int rc, k;
 
-	if ((rc = flush_packet(cw, err)) < 0)
+	if ((rc = flush_all(w, cw, err)) < 0)
 		return rc;
-	s = cw->stream;
-	cw->stream = NULL;
-	if (fclose(s) != 0)
-		return tk_err_set(err, TK_E_IO, cw->name, 0, 0,
-				  "cannot write the stream: %s", strerror(errno));
 	if ((rc = write_metadata(w, cw, err)) < 0)
 		return rc;
 	if (w->opts.strict && cw->lost[L_NAME])
@@ -640,15 +797,16 @@ static int ctf_writer_close(tk_writer *w, tk_error *err)
 static void ctf_writer_free(tk_writer *w)
 {
 	ctf_writer *cw = w->impl;
+	uint32_t i;
 
 	if (!cw)
 		return;
-	if (cw->stream)
-		fclose(cw->stream);
-	free(cw->spath);
+	for (i = 0; i < cw->nstreams; i++)
+		free(cw->streams[i].pkt);
+	free(cw->streams);
+	free(cw->core_stream);
 	free(cw->classes);
 	free(cw->table);
-	free(cw->pkt);
 	free(cw);
 	w->impl = NULL;
 }

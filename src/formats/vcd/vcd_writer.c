@@ -28,10 +28,16 @@
  * Timescale: the largest of 1/10/100 s, ms, us, ns, ps, fs of which one
  * tick is a whole multiple; VCD times are the event times (not rebased)
  * in that timescale.  A time base with no such timescale (1/3 ns) is
- * refused at open.
+ * refused at open with --strict; otherwise the timescale is 1 ps, times
+ * are rounded down and a warning counts them.
  *
- * Names: VCD identifiers end at white space, so every byte outside '!'..'~'
- * in a scope, variable or string value is written as '_'.
+ * Names: VCD identifiers and values end at white space, so every byte
+ * outside '!'..'~' in a scope, variable or string value is written as '_'.
+ * A scope or variable name (a reference) that is not a simple Verilog
+ * identifier ([A-Za-z_][A-Za-z0-9_$]*, not a keyword) is written as an
+ * escaped identifier ('\' and the name; IEEE 1364 3.7.1, 18.2.3), and a
+ * name that two entities of one scope share gets a suffix "~N"; a
+ * `$comment` per changed name gives the original.
  */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 
@@ -61,14 +67,23 @@ typedef struct vcd_writer {
 	uint8_t *seen;         /* per entity: a runnable or signal declared */
 	size_t capents;
 	uint32_t next_id;
-	uint64_t mult;         /* timescale units per tick */
+	uint64_t mult;         /* timescale units per tick (0: rounding) */
 	const char *timescale;
+	tk_timebase tb;        /* the trace's */
+	int rounding;          /* no exact timescale: ps, rounded down */
+	uint64_t nrounded, nevents;
 	uint64_t first, last;  /* event times (ticks) */
+	uint64_t vfirst, vlast; /* the same in timescale units */
 	int have_first;
-	int time_open;         /* a "#time" line for `last` is written */
-	uint64_t written;      /* the time of the last "#time" line */
+	int time_open;         /* a "#time" line for `vlast` is written */
 	tk_loadbins lb;        /* busy ticks per lane and load window */
 	int nomem;             /* the run callback ran out of memory */
+	/* at close: the references (VCD names) of the declared entities and
+	 * of the lanes' scopes, and the $comment lines of the changed ones */
+	char **eref, **lref;
+	size_t neref;
+	char *namemap;
+	size_t namemap_len;
 } vcd_writer;
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -112,6 +127,251 @@ static void put_entity(vcd_writer *vw, FILE *f, const tk_trace *t, uint32_t ent)
 	}
 	s = tk_trace_str(t, e->name, &n);
 	put_name(f, s, n);
+}
+
+/* ---- references: names as legal VCD identifiers --------------------------- */
+
+/* the keywords of IEEE 1364-2005 (Annex B), in strcmp order: a simple
+ * identifier must not be one */
+static const char *const keywords[] = {
+	"always", "and", "assign", "automatic", "begin", "buf", "bufif0",
+	"bufif1", "case", "casex", "casez", "cell", "cmos", "config",
+	"deassign", "default", "defparam", "design", "disable", "edge", "else",
+	"end", "endcase", "endconfig", "endfunction", "endgenerate",
+	"endmodule", "endprimitive", "endspecify", "endtable", "endtask",
+	"event", "for", "force", "forever", "fork", "function", "generate",
+	"genvar", "highz0", "highz1", "if", "ifnone", "incdir", "include",
+	"initial", "inout", "input", "instance", "integer", "join", "large",
+	"liblist", "library", "localparam", "macromodule", "medium", "module",
+	"nand", "negedge", "nmos", "nor", "noshowcancelled", "not", "notif0",
+	"notif1", "or", "output", "parameter", "pmos", "posedge", "primitive",
+	"pull0", "pull1", "pulldown", "pullup", "pulsestyle_ondetect",
+	"pulsestyle_onevent", "rcmos", "real", "realtime", "reg", "release",
+	"repeat", "rnmos", "rpmos", "rtran", "rtranif0", "rtranif1",
+	"scalared", "showcancelled", "signed", "small", "specify", "specparam",
+	"strong0", "strong1", "supply0", "supply1", "table", "task", "time",
+	"tran", "tranif0", "tranif1", "tri", "tri0", "tri1", "triand", "trior",
+	"trireg", "unsigned", "use", "uwire", "vectored", "wait", "wand",
+	"weak0", "weak1", "while", "wire", "wor", "xnor", "xor"
+};
+
+static int kw_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, *(const char *const *)elem);
+}
+
+/* A simple identifier: [A-Za-z_][A-Za-z0-9_$]*, not a keyword. */
+static int is_simple(const char *s)
+{
+	size_t i;
+
+	if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') ||
+	      s[0] == '_'))
+		return 0;
+	for (i = 1; s[i]; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '$'))
+			return 0;
+	}
+	return !bsearch(s, keywords, sizeof(keywords) / sizeof(keywords[0]),
+			sizeof(keywords[0]), kw_cmp);
+}
+
+typedef struct vref {
+	char *s;          /* the reference, malloc'ed */
+	uint32_t ent;     /* the entity (TK_NONE: "idle") */
+	uint32_t key;     /* its place in the scope */
+	int changed;      /* bytes replaced or a suffix added */
+} vref;
+
+static int vref_by_name(const void *a, const void *b)
+{
+	const vref *x = a, *y = b;
+	int c = strcmp(x->s, y->s);
+
+	/* a name kept as it is keeps it: the changed ones get the suffix */
+	if (!c)
+		c = x->changed - y->changed;
+	return c ? c : (x->key > y->key) - (x->key < y->key);
+}
+
+static int vref_by_key(const void *a, const void *b)
+{
+	const vref *x = a, *y = b;
+
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+/* The name of entity `ent` with every byte outside '!'..'~' as '_' (and
+ * "_" for an empty name); *changed when that changed it. */
+static char *base_name(const tk_trace *t, uint32_t ent, int *changed)
+{
+	const tk_entity *e = ent == TK_NONE ? NULL : tk_trace_entity(t, ent);
+	const char *s = ent == TK_NONE ? "idle" : "?";
+	size_t n = strlen(s), i;
+	char *o;
+
+	if (e)
+		s = tk_trace_str(t, e->name, &n);
+	*changed = n == 0;
+	o = malloc(n + 2);
+	if (!o)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		o[i] = c > ' ' && c < 0x7f ? (char)c : '_';
+		*changed |= o[i] != (char)c;
+	}
+	if (!n)
+		o[n++] = '_';
+	o[n] = 0;
+	return o;
+}
+
+/* The original name as a quoted token: bytes outside '!'..'~', '"' and
+ * '\' as \xHH (so no white space, and never the token "$end"). */
+static void put_quoted(FILE *f, const tk_trace *t, uint32_t ent)
+{
+	const tk_entity *e = ent == TK_NONE ? NULL : tk_trace_entity(t, ent);
+	const char *s = "";
+	size_t n = 0, i;
+
+	if (e)
+		s = tk_trace_str(t, e->name, &n);
+	fputc('"', f);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c > ' ' && c < 0x7f && c != '"' && c != '\\')
+			fputc(c, f);
+		else
+			fprintf(f, "\\x%02X", c);
+	}
+	fputc('"', f);
+}
+
+/* Make the n references of one scope (v[i].ent, v[i].key set): unique
+ * (a repeated name gets "~N", N counting up until no two are equal) and
+ * legal (escaped when not simple); a `$comment` line on `map` per changed
+ * name, for each of the scopes named in `scopes` (NULL-terminated).
+ * Leaves v in key order.  -1 when out of memory. */
+static int make_refs(const tk_trace *t, vref *v, size_t n, FILE *map,
+		     const char *const *scopes)
+{
+	uint64_t suffix = 1;
+	size_t i, g, k;
+	int dup = 1;
+
+	for (i = 0; i < n; i++)
+		if (!(v[i].s = base_name(t, v[i].ent, &v[i].changed)))
+			return -1;
+	while (dup && n > 1) {
+		dup = 0;
+		qsort(v, n, sizeof(*v), vref_by_name);
+		for (g = 0, i = 1; i < n; i++) {
+			size_t len;
+			char *s;
+
+			if (strcmp(v[i].s, v[g].s)) {
+				g = i;
+				continue;
+			}
+			len = strlen(v[i].s) + 24;
+			if (!(s = malloc(len)))
+				return -1;
+			snprintf(s, len, "%s~%llu", v[i].s,
+				 (unsigned long long)++suffix);
+			free(v[i].s);
+			v[i].s = s;
+			v[i].changed = 1;
+			dup = 1;
+		}
+	}
+	qsort(v, n, sizeof(*v), vref_by_key);
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(v[i].s);
+		char *s;
+
+		if (is_simple(v[i].s))
+			continue;
+		if (!(s = malloc(len + 2)))
+			return -1;
+		s[0] = '\\';
+		memcpy(s + 1, v[i].s, len + 1);
+		free(v[i].s);
+		v[i].s = s;
+	}
+	for (i = 0; i < n; i++)
+		for (k = 0; v[i].changed && scopes[k]; k++) {
+			fprintf(map, "$comment name %s.%s = ", scopes[k], v[i].s);
+			put_quoted(map, t, v[i].ent);
+			fputs(" $end\n", map);
+		}
+	return 0;
+}
+
+/* The references of the lanes' scopes and of the declared entities (in
+ * vw->lref, vw->eref) and the $comment lines (vw->namemap). */
+static int build_refs(vcd_writer *vw, const tk_trace *t, size_t ne)
+{
+	static const char *const sc_cores[] = { "cores", NULL };
+	static const char *const sc_tasks[] = { "tasks", NULL };
+	static const char *const sc_runs[] = { "runnables", NULL };
+	static const char *const sc_sigs[] = { "signals", "signal_values", NULL };
+	static const char *const *const scopes[4] = {
+		sc_cores, sc_tasks, sc_runs, sc_sigs
+	};
+	vref *v = NULL;
+	size_t i, n, k, cap = ne > vw->nlanes ? ne : vw->nlanes;
+	FILE *map;
+	int rc = -1;
+
+	map = open_memstream(&vw->namemap, &vw->namemap_len);
+	vw->lref = calloc(vw->nlanes ? vw->nlanes : 1, sizeof(*vw->lref));
+	vw->eref = calloc(ne ? ne : 1, sizeof(*vw->eref));
+	vw->neref = ne;
+	v = tk_xrealloc_array(NULL, cap ? cap : 1, sizeof(*v));
+	if (!map || !vw->lref || !vw->eref || !v)
+		goto out;
+	for (k = 0; k < 4; k++) {
+		n = 0;
+		if (k == 0) {
+			for (i = 0; i < vw->nlanes; i++) {
+				v[n].ent = tk_timeline_lane_core(vw->tl, i);
+				v[n].key = (uint32_t)i;
+				v[n++].s = NULL;
+			}
+		} else {
+			for (i = 0; i < ne; i++) {
+				tk_etype ty = tk_trace_entity(t, (uint32_t)i)->type;
+				if (k == 1 ? !tk_etype_is_process(ty) :
+				    !vw->seen[i] || (k == 2 ? ty != TK_ET_R &&
+						     ty != TK_ET_SYSC :
+						     ty != TK_ET_SIG))
+					continue;
+				v[n].ent = (uint32_t)i;
+				v[n].key = (uint32_t)i;
+				v[n++].s = NULL;
+			}
+		}
+		if (make_refs(t, v, n, map, scopes[k]) < 0) {
+			for (i = 0; i < n; i++)
+				free(v[i].s);
+			goto out;
+		}
+		for (i = 0; i < n; i++) {
+			if (k == 0)
+				vw->lref[v[i].key] = v[i].s;
+			else
+				vw->eref[v[i].key] = v[i].s;
+		}
+	}
+	rc = 0;
+out:
+	if (map && fclose(map) != 0)
+		rc = -1;
+	free(v);
+	return rc;
 }
 
 static void put_id(FILE *f, uint32_t id)
@@ -188,14 +448,45 @@ static vlane *lane_at(vcd_writer *vw, size_t i)
 	return &vw->lanes[i];
 }
 
-/* the "#time" line before the first change at time `last` */
+/* Tick t in timescale units: exact, or (rounding) in ps rounded down,
+ * with *rounded set when it was not exact.  -1 when it exceeds 64 bits. */
+static int vtime(const vcd_writer *vw, uint64_t t, uint64_t *out, int *rounded)
+{
+	static const tk_timebase ps = { TK_UNIT_PS, 1, 1 };
+
+	*rounded = 0;
+	if (!vw->rounding) {
+		if ((tk_u128)t * vw->mult > UINT64_MAX)
+			return -1;
+		*out = t * vw->mult;
+		return 0;
+	}
+	if (tk_time_convert(t, &vw->tb, &ps, TK_ROUND_EXACT, out) == TK_OK)
+		return 0;
+	*rounded = 1;
+	return tk_time_convert(t, &vw->tb, &ps, TK_ROUND_DOWN, out) == TK_OK
+	       ? 0 : -1;
+}
+
+/* The start of load window b in timescale units (at most the last event's
+ * time, which converts, so this cannot fail). */
+static uint64_t win_time(const vcd_writer *vw, uint64_t b)
+{
+	uint64_t v = vw->vlast;
+	int r;
+
+	if (vtime(vw, vw->first + b * vw->lb.binw, &v, &r) < 0)
+		v = vw->vlast;
+	return v;
+}
+
+/* the "#time" line before the first change at time `vlast` */
 static void open_time(vcd_writer *vw)
 {
 	if (vw->time_open)
 		return;
-	fprintf(vw->spill, "#%llu\n", (unsigned long long)(vw->last * vw->mult));
+	fprintf(vw->spill, "#%llu\n", (unsigned long long)vw->vlast);
 	vw->time_open = 1;
-	vw->written = vw->last;
 }
 
 /* a run interval of the timeline: add it to the lane's load windows */
@@ -290,18 +581,24 @@ static int vcd_writer_open(tk_writer *w, tk_error *err)
 		return tk_err_nomem(err, w->sink.path);
 	w->impl = vw;
 	vw->name = w->sink.path ? w->sink.path : "<stdout>";
+	vw->tb = *tb;
 	for (i = 0; i < sizeof(scales) / sizeof(scales[0]); i++)
 		if (tk_time_convert(1, tb, &scales[i].tb, TK_ROUND_EXACT,
 				    &vw->mult) == TK_OK && vw->mult) {
 			vw->timescale = scales[i].name;
 			break;
 		}
-	if (!vw->timescale)
+	if (!vw->timescale && w->opts.strict)
 		return tk_err_set(err, TK_E_UNSUPPORTED, vw->name, 0, 0,
-				  "VCD cannot hold a tick of %llu/%llu %s exactly (its timescales are 1, 10 or 100 s, ms, us, ns, ps or fs)",
+				  "VCD cannot hold a tick of %llu/%llu %s exactly (its timescales are 1, 10 or 100 s, ms, us, ns, ps or fs); without --strict times are rounded down to ps with a warning",
 				  (unsigned long long)tb->num,
 				  (unsigned long long)tb->den,
 				  tk_unit_name(tb->unit));
+	if (!vw->timescale) {
+		vw->timescale = "1 ps";
+		vw->rounding = 1;
+		vw->mult = 0;
+	}
 	vw->spill = tmpfile();
 	if (!vw->spill)
 		return tk_err_set(err, TK_E_IO, vw->name, 0, 0,
@@ -315,24 +612,30 @@ static int vcd_writer_open(tk_writer *w, tk_error *err)
 static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	vcd_writer *vw = w->impl;
-	uint64_t t = ev->time;
+	uint64_t t = ev->time, vt;
 	size_t i, n;
 	long touched;
+	int rounded;
+	tk_etype ety;
 
-	if (!vw->have_first) {
-		vw->have_first = 1;
-		vw->first = vw->last = vw->written = t;
-		vw->lb.first = t;
-		vw->time_open = 1; /* the header's "#first $dumpvars" */
-	}
-	if (t < vw->last)
+	if (vw->have_first && t < vw->last)
 		t = vw->last; /* lenient reading keeps decreasing times */
-	if ((unsigned __int128)t * vw->mult > UINT64_MAX)
+	if (vtime(vw, t, &vt, &rounded) < 0)
 		return tk_err_set(err, TK_E_RANGE, vw->name, 0, 0,
 				  "time %llu does not fit VCD's 64-bit times in %s",
 				  (unsigned long long)t, vw->timescale);
-	if (t != vw->last) {
-		vw->last = t;
+	vw->nevents++;
+	vw->nrounded += (uint64_t)rounded;
+	if (!vw->have_first) {
+		vw->have_first = 1;
+		vw->first = vw->last = t;
+		vw->vfirst = vw->vlast = vt;
+		vw->lb.first = t;
+		vw->time_open = 1; /* the header's "#first $dumpvars" */
+	}
+	vw->last = t;
+	if (vt != vw->vlast) {
+		vw->vlast = vt;
 		vw->time_open = 0;
 	}
 	if (tk_timeline_event(vw->tl, ev) < 0 ||
@@ -377,7 +680,11 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	}
 	if (vw->nomem)
 		return tk_err_nomem(err, vw->name);
-	if ((ev->type == TK_ET_R || ev->type == TK_ET_SYSC) &&
+	/* by the entity's type, as declared (an event of another type on it,
+	 * kept by lenient reading, would change an undeclared variable) */
+	ety = ev->target == TK_NONE ? TK_ET_UNKNOWN
+		: tk_trace_entity(w->trace, ev->target)->type;
+	if ((ety == TK_ET_R || ety == TK_ET_SYSC) &&
 	    ev->target != TK_NONE) {
 		uint32_t *c = &vw->nrun[ev->target];
 		int was = *c > 0;
@@ -393,7 +700,7 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			put_id(vw->spill, wire_of(vw, ev->target));
 			fputc('\n', vw->spill);
 		}
-	} else if (ev->type == TK_ET_SIG && ev->target != TK_NONE) {
+	} else if (ety == TK_ET_SIG && ev->target != TK_NONE) {
 		vw->seen[ev->target] = 1;
 		open_time(vw);
 		fputc('1', vw->spill);
@@ -425,8 +732,7 @@ static int emit_window(tk_writer *w, vcd_writer *vw, uint64_t b,
 	if (!f)
 		return tk_err_nomem(err, vw->name);
 	if (with_time)
-		fprintf(f, "#%llu\n", (unsigned long long)
-			((vw->first + b * vw->lb.binw) * vw->mult));
+		fprintf(f, "#%llu\n", (unsigned long long)win_time(vw, b));
 	put_loads(vw, f, b);
 	if (fclose(f) != 0) {
 		free(p);
@@ -459,20 +765,31 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 	for (i = 0; i < tk_timeline_lane_count(vw->tl); i++)
 		if (!lane_at(vw, i))
 			return tk_err_nomem(err, vw->name);
+	if (build_refs(vw, t, ne) < 0)
+		return tk_err_nomem(err, vw->name);
 	h = open_memstream(&hdr, &hlen);
 	if (!h)
 		return tk_err_nomem(err, vw->name);
 	fprintf(h, "$version tracekit %s $end\n", tk_version());
 	fprintf(h, "$comment %s trace; per core the running process and its load in per mille of each load window (rounded down); per process 1 while allocated to a core; per runnable 1 while started; per signal an event at each access and the last value written $end\n",
 		tk_trace_format(t));
-	fprintf(h, "$comment load window %llu timescale units ($timescale), starting at %llu $end\n",
-		(unsigned long long)(vw->lb.binw * vw->mult),
-		(unsigned long long)(vw->first * vw->mult));
+	if (!vw->rounding)
+		fprintf(h, "$comment load window %llu timescale units ($timescale), starting at %llu $end\n",
+			(unsigned long long)(vw->lb.binw * vw->mult),
+			(unsigned long long)vw->vfirst);
+	else
+		fprintf(h, "$comment load window %llu ticks of %llu/%llu %s, starting at tick %llu; the times are in ps, rounded down $end\n",
+			(unsigned long long)vw->lb.binw,
+			(unsigned long long)vw->tb.num,
+			(unsigned long long)vw->tb.den, tk_unit_name(vw->tb.unit),
+			(unsigned long long)vw->first);
 	fprintf(h, "$timescale %s $end\n", vw->timescale);
+	if (vw->namemap_len)
+		fwrite(vw->namemap, 1, vw->namemap_len, h);
 	fputs("$scope module cores $end\n", h);
 	for (i = 0; i < vw->nlanes; i++) {
 		fputs("$scope module ", h);
-		put_entity(vw, h, t, tk_timeline_lane_core(vw->tl, i));
+		fputs(vw->lref[i], h);
 		fputs(" $end\n$var string 1 ", h);
 		put_id(h, vw->lanes[i].run_id);
 		fputs(" running $end\n$var integer 32 ", h);
@@ -487,7 +804,7 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 		fputs("$var wire 1 ", h);
 		put_id(h, wire_of(vw, (uint32_t)i));
 		fputc(' ', h);
-		put_entity(vw, h, t, (uint32_t)i);
+		fputs(vw->eref[i], h);
 		fputs(" $end\n", h);
 	}
 	fputs("$upscope $end\n", h);
@@ -502,7 +819,7 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 		fputs("$var wire 1 ", h);
 		put_id(h, wire_of(vw, (uint32_t)i));
 		fputc(' ', h);
-		put_entity(vw, h, t, (uint32_t)i);
+		fputs(vw->eref[i], h);
 		fputs(" $end\n", h);
 	}
 	if (rc & 1)
@@ -516,7 +833,7 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 		fputs("$var event 1 ", h);
 		put_id(h, wire_of(vw, (uint32_t)i));
 		fputc(' ', h);
-		put_entity(vw, h, t, (uint32_t)i);
+		fputs(vw->eref[i], h);
 		fputs(" $end\n", h);
 	}
 	if (rc & 2) {
@@ -528,13 +845,13 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 			fputs("$var string 1 ", h);
 			put_id(h, val_of(vw, (uint32_t)i));
 			fputc(' ', h);
-			put_entity(vw, h, t, (uint32_t)i);
+			fputs(vw->eref[i], h);
 			fputs(" $end\n", h);
 		}
 		fputs("$upscope $end\n", h);
 	}
 	fputs("$enddefinitions $end\n", h);
-	fprintf(h, "#%llu\n$dumpvars\n", (unsigned long long)(vw->first * vw->mult));
+	fprintf(h, "#%llu\n$dumpvars\n", (unsigned long long)vw->vfirst);
 	for (i = 0; i < vw->nlanes; i++) {
 		fputs("sidle ", h);
 		put_id(h, vw->lanes[i].run_id);
@@ -577,20 +894,22 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 	/* the changes, with the load windows' changes merged in at their
 	 * times (wt: the time of window nb; 0 for no more windows) */
 	nb = vw->have_first ? next_window(vw, 0) : 0;
-	at = vw->first * vw->mult;
+	at = vw->vfirst;
 	rc = TK_OK;
 	while ((n = getline(&line, &lcap, vw->spill)) > 0) {
 		if (line[0] == '#') {
 			uint64_t tm = strtoull(line + 1, NULL, 10);
-			while (nb && (wt = (vw->first + nb * vw->lb.binw) * vw->mult) < tm) {
-				if ((rc = emit_window(w, vw, nb, 1, err)) < 0)
+			/* (rounded times: windows may share a time) */
+			while (nb && (wt = win_time(vw, nb)) < tm) {
+				if ((rc = emit_window(w, vw, nb, wt != at, err)) < 0)
 					goto out;
+				at = wt;
 				nb = next_window(vw, nb);
 			}
 			at = tm;
 			if ((rc = tk_sink_write(&w->sink, line, (size_t)n, err)) < 0)
 				goto out;
-			if (nb && (vw->first + nb * vw->lb.binw) * vw->mult == tm) {
+			while (nb && win_time(vw, nb) == tm) {
 				if ((rc = emit_window(w, vw, nb, 0, err)) < 0)
 					goto out;
 				nb = next_window(vw, nb);
@@ -606,16 +925,40 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 		goto out;
 	}
 	for (; nb; nb = next_window(vw, nb)) {
-		at = (vw->first + nb * vw->lb.binw) * vw->mult;
-		if ((rc = emit_window(w, vw, nb, 1, err)) < 0)
+		wt = win_time(vw, nb);
+		if ((rc = emit_window(w, vw, nb, wt != at, err)) < 0)
 			goto out;
+		at = wt;
 	}
-	if (vw->have_first && vw->last * vw->mult != at) {
+	if (vw->have_first && vw->vlast != at) {
 		/* the last event's time, so viewers show the last state */
 		char b[32];
 		int len = snprintf(b, sizeof(b), "#%llu\n",
-				   (unsigned long long)(vw->last * vw->mult));
+				   (unsigned long long)vw->vlast);
 		rc = tk_sink_write(&w->sink, b, (size_t)len, err);
+	}
+	if (rc >= 0 && vw->have_first && vw->vlast == vw->vfirst &&
+	    vw->vlast < UINT64_MAX) {
+		/* every event at one time: one unit more gives viewers a time
+		 * range to draw (a converter refuses an empty one) */
+		char b[32];
+		int len = snprintf(b, sizeof(b), "#%llu\n",
+				   (unsigned long long)vw->vlast + 1);
+		rc = tk_sink_write(&w->sink, b, (size_t)len, err);
+	}
+	if (rc >= 0 && vw->nrounded && w->opts.on_warning) {
+		tk_error wn;
+
+		memset(&wn, 0, sizeof(wn));
+		snprintf(wn.input, sizeof(wn.input), "%s", vw->name);
+		snprintf(wn.msg, sizeof(wn.msg),
+			 "VCD cannot hold everything: no VCD timescale is exact for ticks of %llu/%llu %s; %llu of %llu times rounded down to whole ps (--strict refuses)",
+			 (unsigned long long)vw->tb.num,
+			 (unsigned long long)vw->tb.den,
+			 tk_unit_name(vw->tb.unit),
+			 (unsigned long long)vw->nrounded,
+			 (unsigned long long)vw->nevents);
+		w->opts.on_warning(w->opts.warning_ctx, &wn);
 	}
 out:
 	free(line);
@@ -625,6 +968,7 @@ out:
 static void vcd_writer_free(tk_writer *w)
 {
 	vcd_writer *vw = w->impl;
+	size_t i;
 
 	if (!vw)
 		return;
@@ -637,6 +981,13 @@ static void vcd_writer_free(tk_writer *w)
 	free(vw->nrun);
 	free(vw->val_id);
 	free(vw->seen);
+	for (i = 0; vw->lref && i < vw->nlanes; i++)
+		free(vw->lref[i]);
+	for (i = 0; vw->eref && i < vw->neref; i++)
+		free(vw->eref[i]);
+	free(vw->lref);
+	free(vw->eref);
+	free(vw->namemap);
 	free(vw);
 	w->impl = NULL;
 }

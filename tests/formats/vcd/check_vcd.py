@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check tracekit's VCD export (issue 7).
 
-usage: check_vcd.py TRACEKIT DEMO.btf NOCORE.btf [MORE.btf ...]
+usage: check_vcd.py TRACEKIT DEMO.btf NOCORE.btf NAMES.btf SHARK.bin [MORE.btf ...]
 
 A small VCD parser checks the header (timescale, scopes, variable
 declarations), that times only grow, that every change names a declared
@@ -12,8 +12,17 @@ core's load_permille equals, at every load window's start, the per mille
 (rounded down) of the window in which its running string is not idle; and that
 a trace with no core is refused with a message and leaves no file.  Where
 gtkwave's vcd2fst is installed, it must accept the file too.
+
+Names (issue 21): NAMES.btf's entities ("Task A", "Task_A", "$end",
+"module", "Sig[3]", "a.b", a non-ASCII name, "Core 1" and "Core_1") are
+written as legal VCD references (simple or escaped identifiers, unique in
+their scope) with a `$comment name SCOPE.REF = "ORIGINAL"` line for each
+changed one.  A S.Ha.R.K. dump (ticks of 1/367483 ms, no exact VCD
+timescale) is written in ps rounded down with one counted warning, and
+refused with --strict (no file left).
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -55,7 +64,8 @@ def parse(text):
             assert ident not in vars_, "duplicate id " + ident
             vars_[ident] = (kind, int(width), tuple(scope), name)
             i += 5
-        elif t == "$comment" and toks[i:i + 2] == ["load", "window"]:
+        elif t == "$comment" and toks[i:i + 2] == ["load", "window"] \
+                and toks[i + 3] == "timescale":
             window = (int(toks[i + 2]), int(toks[i + 8]))
             i = toks.index("$end", i) + 1
         elif t == "$timescale":
@@ -212,15 +222,106 @@ def check_file(tk, src, out, demo):
             fail("%s: vcd2fst: %s" % (src, r.stderr))
 
 
+SIMPLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+
+
+def legal(ref):
+    """IEEE 1364: a simple identifier, or '\\' and printable non-space ASCII."""
+    if SIMPLE.match(ref):
+        return True
+    return ref[:1] == "\\" and len(ref) > 1 and all(33 <= ord(c) <= 126 for c in ref)
+
+
+def check_names(tk, src, d):
+    out = os.path.join(d, "names.vcd")
+    r = run([tk, "convert", src, out])
+    if r.returncode != 0:
+        fail("names: convert: " + r.stderr)
+        return
+    text = open(out, encoding="latin-1").read()
+    try:
+        _, vars_, _, _ = parse(text)
+    except AssertionError as e:
+        fail("names: %s" % e)
+        return
+    full = {}
+    for ident, (kind, width, scope, name) in vars_.items():
+        for ref in scope[1:] + (name,):
+            if not legal(ref) or ref in ("module", "$end"):
+                fail("names: illegal reference %r" % ref)
+        key = scope + (name,)
+        if key in full:
+            fail("names: %r declared twice" % (key,))
+        full[key] = ident
+    want = {("tasks", "Task_A"), ("tasks", "\\Task_A~2"), ("tasks", "\\$end"),
+            ("tasks", "\\module"), ("tasks", "X"), ("tasks", "\\a.b"),
+            ("tasks", '\\T__che_"q\\x"'), ("tasks", "\\Task_A~2~3"),
+            ("runnables", "\\Sig[3]"),
+            ("cores", "Core_1", "running"), ("cores", "\\Core_1~2", "running")}
+    if not want <= set(full):
+        fail("names: declared %r, want %r" % (sorted(full), sorted(want)))
+    comments = sorted(re.findall(r"\$comment name (\S+) = (\S+) \$end", text))
+    # "Core 1" -> Core_1 collides with the core really named Core_1, which
+    # keeps its name; "Task A" -> Task_A collides with Task_A, then its
+    # Task_A~2 with the task really named Task_A~2
+    wantc = sorted([("cores.\\Core_1~2", '"Core\\x201"'),
+                    ("tasks.\\Task_A~2~3", '"Task\\x20A"'),
+                    ("tasks.\\T__che_\"q\\x\"", '"T\\xC3\\xA2che\\x20\\x22q\\x5Cx\\x22"')])
+    if sorted(comments) != sorted(wantc):
+        fail("names: comments %r, want %r" % (comments, sorted(wantc)))
+    # the running strings keep the names (white space as '_')
+    runs = [l.split()[0][1:] for l in text.split("$enddefinitions")[1].splitlines()
+            if l.startswith("s")]
+    for name in ("Task_A", "$end", "module", "a.b", "Task_A~2"):
+        if name not in runs:
+            fail("names: running string %r missing: %r" % (name, sorted(set(runs))))
+
+
+def check_shark(tk, src, d):
+    out = os.path.join(d, "shark.vcd")
+    r = run([tk, "convert", src, out])
+    warn = [l for l in r.stderr.splitlines() if "VCD cannot hold everything" in l]
+    if r.returncode != 0 or len(warn) != 1 or \
+            "no VCD timescale is exact for ticks of 1/367483 ms; 36173 of 36173 times rounded down to whole ps (--strict refuses)" not in warn[0]:
+        fail("shark: exit %d, %r" % (r.returncode, r.stderr))
+        return
+    text = open(out).read()
+    try:
+        ts, vars_, ch, _ = parse(text)
+    except AssertionError as e:
+        fail("shark: %s" % e)
+        return
+    first = int(text.split("$enddefinitions $end\n#")[1].split()[0])
+    # the first event at tick 24305936302 of 1/367483 ms: in ps, rounded down
+    if ts != "1 ps" or first != 24305936302 * 10**9 // 367483:
+        fail("shark: timescale %r, first time %d" % (ts, first))
+    if "load window 8388608 ticks of 1/367483 ms" not in text:
+        fail("shark: the load window comment")
+    tasks = sorted(v[3] for v in vars_.values() if v[2] == ("tasks",))
+    if tasks != sorted(["task%d" % i for i in range(6)] + ["IRQ0", "IRQ1", "ctx248"]):
+        fail("shark: tasks %r" % tasks)
+    s_out = os.path.join(d, "shark_strict.vcd")
+    r = run([tk, "convert", "--strict", src, s_out])
+    if r.returncode != 2 or "VCD cannot hold a tick of 1/367483 ms exactly" not in r.stderr \
+            or len(r.stderr.strip().splitlines()) != 1 \
+            or any(f.startswith("shark_strict") for f in os.listdir(d)):
+        fail("shark --strict: exit %d, %r, files %r" % (r.returncode, r.stderr, os.listdir(d)))
+
+
 def main():
-    tk, demo, nocore = sys.argv[1:4]
+    tk, demo, nocore, names, shark = sys.argv[1:6]
     with tempfile.TemporaryDirectory() as d:
+        check_names(tk, names, d)
+        if os.path.exists(shark):
+            check_shark(tk, shark, d)
+        else:
+            print("skip (absent):", shark)
         check_file(tk, demo, os.path.join(d, "demo.vcd"), True)
         # --to vcd with another extension
         r = run([tk, "convert", demo, os.path.join(d, "x.out"), "--to", "vcd"])
         if r.returncode != 0 or not open(os.path.join(d, "x.out")).read().startswith("$version"):
             fail("--to vcd: " + r.stderr)
-        for n, src in enumerate(sys.argv[4:]):
+        for n, src in enumerate(sys.argv[6:]):
             if os.path.exists(src):
                 check_file(tk, src, os.path.join(d, "c%d.vcd" % n), False)
             else:
