@@ -1,5 +1,6 @@
 /* cli_util.c - error printing, opening readers, filters, the copy loop. */
 #include "cli.h"
+#include "../core/internal.h" /* tk_hash64() */
 
 #include <errno.h>
 #include <stdarg.h>
@@ -424,9 +425,14 @@ int cli_map_add(cli_map *m, uint64_t key, uint64_t delta)
 
 	if ((m->count + 1) * 2 > m->cap) {
 		size_t ncap = m->cap ? m->cap * 2 : 64, j;
-		uint64_t *nk = calloc(ncap, sizeof(*nk));
-		uint64_t *nv = calloc(ncap, sizeof(*nv));
-		uint8_t *nu = calloc(ncap, 1);
+		uint64_t *nk;
+		uint64_t *nv;
+		uint8_t *nu;
+
+		tk_hash_init();
+		nk = calloc(ncap, sizeof(*nk));
+		nv = calloc(ncap, sizeof(*nv));
+		nu = calloc(ncap, 1);
 		if (!nk || !nv || !nu) {
 			free(nk);
 			free(nv);
@@ -436,7 +442,7 @@ int cli_map_add(cli_map *m, uint64_t key, uint64_t delta)
 		for (j = 0; j < m->cap; j++) {
 			if (!m->used[j])
 				continue;
-			for (i = tk_hash_u64(m->keys[j]) & (ncap - 1); nu[i];
+			for (i = tk_hash64(m->keys[j]) & (ncap - 1); nu[i];
 			     i = (i + 1) & (ncap - 1))
 				;
 			nu[i] = 1;
@@ -451,7 +457,7 @@ int cli_map_add(cli_map *m, uint64_t key, uint64_t delta)
 		m->used = nu;
 		m->cap = ncap;
 	}
-	for (i = tk_hash_u64(key) & (m->cap - 1); m->used[i];
+	for (i = tk_hash64(key) & (m->cap - 1); m->used[i];
 	     i = (i + 1) & (m->cap - 1)) {
 		if (m->keys[i] == key) {
 			m->vals[i] += delta;

@@ -34,6 +34,7 @@
  */
 #define _GNU_SOURCE  /* ppoll */
 #include "cli.h"
+#include "../core/internal.h" /* tk_hash64() */
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -167,13 +168,14 @@ static int seen_add(recv_state *st, uint32_t number)
 
 		if (ncap > SIZE_MAX / sizeof(*n) || ncap < st->capseen)
 			return -1;
+		tk_hash_init();
 		n = calloc(ncap, sizeof(*n));
 		if (!n)
 			return -1;
 		for (j = 0; j < st->capseen; j++) {
 			if (!st->seen[j])
 				continue;
-			i = (size_t)tk_hash_u64(st->seen[j]) & (ncap - 1);
+			i = (size_t)tk_hash64(st->seen[j]) & (ncap - 1);
 			while (n[i])
 				i = (i + 1) & (ncap - 1);
 			n[i] = st->seen[j];
@@ -183,7 +185,7 @@ static int seen_add(recv_state *st, uint32_t number)
 		st->capseen = ncap;
 	}
 	mask = st->capseen - 1;
-	for (i = (size_t)tk_hash_u64(number) & mask; st->seen[i]; i = (i + 1) & mask)
+	for (i = (size_t)tk_hash64(number) & mask; st->seen[i]; i = (i + 1) & mask)
 		if (st->seen[i] == number)
 			return 0;
 	st->seen[i] = number;

@@ -8,6 +8,7 @@
 
 #include "tracekit/tracekit.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <string.h>
@@ -69,6 +70,17 @@ int tk_ascii_casecmp(const char *a, size_t alen, const char *b);
 /** 1 if the n bytes at a and b are equal ignoring ASCII case. */
 int tk_ascii_ncaseeq(const char *a, const char *b, size_t n);
 
+/*
+ * Once per process, whichever threads ask first: for the tables a format
+ * builds on first use (its vocabulary), so that no format needs a thread
+ * primitive of its own.
+ */
+typedef struct tk_once {
+	pthread_once_t once;
+} tk_once;
+#define TK_ONCE_INIT { PTHREAD_ONCE_INIT }
+void tk_once_run(tk_once *o, void (*fn)(void));
+
 /* ---- string pool -------------------------------------------------------- */
 
 /*
@@ -122,10 +134,10 @@ const char *tk_strpool_dup(tk_strpool *p, const char *s, size_t len);
 
 /*
  * The seed of the hash tables keyed by what an input holds (hash.c: at
- * random once per process, or TRACEKIT_HASH_SEED), so that no input can
- * be made whose keys all land in one slot.  tk_hash_init() sets it (once;
- * it is also set before main() where the compiler allows): every table
- * calls it before its first hash.
+ * random once per process), so that no input can be made whose keys all
+ * land in one slot.  tk_hash_init() sets it (once; it is also set before
+ * main() where the compiler allows): every table calls it before its first
+ * hash, the CLI's tables too.
  */
 extern uint64_t tk_hash_seed[2];
 void tk_hash_init(void);

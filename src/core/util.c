@@ -117,3 +117,8 @@ int tk_text_cr_only(tk_source *s, tk_error *err)
 			return 0;
 	}
 }
+
+void tk_once_run(tk_once *o, void (*fn)(void))
+{
+	pthread_once(&o->once, fn);
+}
