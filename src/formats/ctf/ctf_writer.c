@@ -38,6 +38,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "../../core/bytes.h"
+#include "../../core/hashmap.h"
 #include "../../core/internal.h"
 
 #include <errno.h>
@@ -86,8 +88,7 @@ typedef struct ctf_writer {
 	/* classes */
 	ctf_class *classes;
 	uint32_t nclasses, capclasses;
-	uint32_t *table;          /* open addressing: class index + 1 */
-	uint32_t tmask;
+	tk_hashmap table;         /* class_key() -> class index */
 	/* the packet being built */
 	unsigned char *pkt;
 	size_t plen, pcap;
@@ -99,20 +100,6 @@ typedef struct ctf_writer {
 } ctf_writer;
 
 /* ---- helpers ------------------------------------------------------------- */
-
-static void put_le32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-	p[2] = (unsigned char)(v >> 16);
-	p[3] = (unsigned char)(v >> 24);
-}
-
-static void put_le64(unsigned char *p, uint64_t v)
-{
-	put_le32(p, (uint32_t)v);
-	put_le32(p + 4, (uint32_t)(v >> 32));
-}
 
 static tk_u128 gcd128(tk_u128 a, tk_u128 b)
 {
@@ -137,23 +124,11 @@ static int lose(tk_writer *w, ctf_writer *cw, int kind, const tk_event *ev,
 
 static int pkt_reserve(ctf_writer *cw, size_t n)
 {
-	size_t cap;
-	unsigned char *p;
-
 	if (cw->pcap - cw->plen >= n)
 		return 0;
-	cap = cw->pcap ? cw->pcap : PKT_TARGET + 4096;
-	while (cap - cw->plen < n) {
-		if (cap > SIZE_MAX / 2)
-			return -1;
-		cap *= 2;
-	}
-	p = realloc(cw->pkt, cap);
-	if (!p)
+	if (n > SIZE_MAX - cw->plen)
 		return -1;
-	cw->pkt = p;
-	cw->pcap = cap;
-	return 0;
+	return tk_grow_zero((void **)&cw->pkt, &cw->pcap, cw->plen + n - 1, 1);
 }
 
 /* Append a NUL-terminated string: the bytes up to a NUL, if any. */
@@ -206,7 +181,7 @@ static int put_i64(ctf_writer *cw, int64_t v, tk_error *err)
 {
 	if (pkt_reserve(cw, 8) < 0)
 		return tk_err_nomem(err, cw->name);
-	put_le64(cw->pkt + cw->plen, (uint64_t)v);
+	tk_store_le64(cw->pkt + cw->plen, (uint64_t)v);
 	cw->plen += 8;
 	return TK_OK;
 }
@@ -218,12 +193,12 @@ static int flush_packet(ctf_writer *cw, tk_error *err)
 
 	if (cw->plen <= PKT_HDR)
 		return TK_OK;
-	put_le32(p, CTF_MAGIC);
-	put_le32(p + 4, 0);
-	put_le64(p + 8, cw->pbegin);
-	put_le64(p + 16, cw->pend);
-	put_le64(p + 24, (uint64_t)cw->plen * 8);
-	put_le64(p + 32, (uint64_t)cw->plen * 8);
+	tk_store_le32(p, CTF_MAGIC);
+	tk_store_le32(p + 4, 0);
+	tk_store_le64(p + 8, cw->pbegin);
+	tk_store_le64(p + 16, cw->pend);
+	tk_store_le64(p + 24, (uint64_t)cw->plen * 8);
+	tk_store_le64(p + 32, (uint64_t)cw->plen * 8);
 	if (fwrite(p, 1, cw->plen, cw->stream) != cw->plen)
 		return tk_err_set(err, TK_E_IO, cw->name, 0, 0,
 				  "cannot write the stream: %s",
@@ -256,49 +231,19 @@ static int class_eq(const ctf_class *a, const ctf_class *b)
 static uint32_t class_of(ctf_writer *cw, const ctf_class *want)
 {
 	uint64_t key = class_key(want);
-	uint32_t j, i;
+	uint32_t i;
 
-	if (cw->table) {
-		j = (uint32_t)(tk_hash64(key) >> 32) & cw->tmask;
-		for (; cw->table[j]; j = (j + 1) & cw->tmask)
-			if (class_eq(&cw->classes[cw->table[j] - 1], want))
-				return cw->table[j] - 1;
-	}
-	if (cw->nclasses == UINT32_MAX - 1)
+	for (i = tk_hashmap_first(&cw->table, key); i != TK_HASHMAP_END;
+	     i = tk_hashmap_next(&cw->table, key, i))
+		if (class_eq(&cw->classes[cw->table.slots[i].val], want))
+			return cw->table.slots[i].val;
+	if (cw->nclasses == UINT32_MAX - 1 ||
+	    tk_grow_zero32((void **)&cw->classes, &cw->capclasses,
+			   cw->nclasses, sizeof(*cw->classes)) < 0 ||
+	    tk_hashmap_add(&cw->table, key, cw->nclasses) < 0)
 		return UINT32_MAX;
-	if (cw->nclasses == cw->capclasses) {
-		uint32_t cap = cw->capclasses ? cw->capclasses * 2 : 64;
-		ctf_class *n = tk_xrealloc_array(cw->classes, cap, sizeof(*n));
-		if (!n)
-			return UINT32_MAX;
-		cw->classes = n;
-		cw->capclasses = cap;
-	}
 	cw->classes[cw->nclasses] = *want;
-	cw->nclasses++;
-	/* keep the table at most half full */
-	if (!cw->table || cw->nclasses * 2 > cw->tmask + 1) {
-		uint32_t size = cw->table ? (cw->tmask + 1) * 2 : 256, *t;
-		t = calloc(size, sizeof(*t));
-		if (!t)
-			return UINT32_MAX;
-		free(cw->table);
-		cw->table = t;
-		cw->tmask = size - 1;
-		for (i = 0; i < cw->nclasses; i++) {
-			uint64_t k = class_key(&cw->classes[i]);
-			j = (uint32_t)(tk_hash64(k) >> 32) & cw->tmask;
-			while (cw->table[j])
-				j = (j + 1) & cw->tmask;
-			cw->table[j] = i + 1;
-		}
-	} else {
-		j = (uint32_t)(tk_hash64(key) >> 32) & cw->tmask;
-		while (cw->table[j])
-			j = (j + 1) & cw->tmask;
-		cw->table[j] = cw->nclasses;
-	}
-	return cw->nclasses - 1;
+	return cw->nclasses++;
 }
 
 /* A TSDL string literal's body: '"' and '\' escaped, control bytes '_'. */
@@ -438,8 +383,8 @@ static int ctf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	cw->have_last = 1;
 	if (pkt_reserve(cw, 12) < 0)
 		return tk_err_nomem(err, cw->name);
-	put_le32(cw->pkt + cw->plen, cls);
-	put_le64(cw->pkt + cw->plen + 4, cyc);
+	tk_store_le32(cw->pkt + cw->plen, cls);
+	tk_store_le64(cw->pkt + cw->plen + 4, cyc);
 	cw->plen += 12;
 	if ((want.fields & F_ENTITY) &&
 	    (rc = put_entity(w, cw, ev->target, ev, err)) < 0)
@@ -647,7 +592,7 @@ static void ctf_writer_free(tk_writer *w)
 		fclose(cw->stream);
 	free(cw->spath);
 	free(cw->classes);
-	free(cw->table);
+	tk_hashmap_free(&cw->table);
 	free(cw->pkt);
 	free(cw);
 	w->impl = NULL;
