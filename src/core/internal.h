@@ -60,8 +60,15 @@ void *tk_xrealloc_array(void *p, size_t n, size_t size); /* NULL on overflow/OOM
  * new ones zeroed, the capacity doubled; -1 on overflow or out of memory. */
 int tk_grow_zero(void **arr, size_t *cap, size_t id, size_t esize);
 /* The same for a capacity kept as a uint32_t (it stays <= UINT32_MAX):
- * TK_OK, or TK_E_NOMEM on overflow or out of memory. */
-int tk_grow_zero32(void **arr, uint32_t *cap, size_t id, size_t esize);
+ * TK_OK, or TK_E_NOMEM on overflow or out of memory.  The check inline,
+ * for the appends of hot loops. */
+int tk_grow_zero32_slow(void **arr, uint32_t *cap, size_t id, size_t esize);
+static inline int tk_grow_zero32(void **arr, uint32_t *cap, size_t id,
+				 size_t esize)
+{
+	return TK_LIKELY(id < *cap) ? TK_OK
+				    : tk_grow_zero32_slow(arr, cap, id, esize);
+}
 /* At most 40 bytes of [p, end) for a message, NUL-terminated in buf (of
  * `size` bytes): control bytes as '?', "..." when cut.  Returns buf. */
 const char *tk_quote(char *buf, size_t size, const char *p, const char *end);

@@ -35,7 +35,7 @@ int tk_grow_zero(void **arr, size_t *cap, size_t id, size_t esize)
 	return 0;
 }
 
-int tk_grow_zero32(void **arr, uint32_t *cap, size_t id, size_t esize)
+int tk_grow_zero32_slow(void **arr, uint32_t *cap, size_t id, size_t esize)
 {
 	size_t c = *cap;
 
