@@ -13,7 +13,7 @@ void *tk_xrealloc_array(void *p, size_t n, size_t size)
 	return realloc(p, n * size);
 }
 
-int tk_grow_zero(void **arr, size_t *cap, size_t id, size_t esize)
+int tk_grow_zero_slow(void **arr, size_t *cap, size_t id, size_t esize)
 {
 	size_t ncap;
 	unsigned char *p;
@@ -41,7 +41,7 @@ int tk_grow_zero32_slow(void **arr, uint32_t *cap, size_t id, size_t esize)
 
 	if (id < c)
 		return TK_OK;
-	if (id >= UINT32_MAX || tk_grow_zero(arr, &c, id, esize) < 0)
+	if (id >= UINT32_MAX || tk_grow_zero_slow(arr, &c, id, esize) < 0)
 		return TK_E_NOMEM;
 	*cap = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
 	return TK_OK;
