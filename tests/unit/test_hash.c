@@ -74,6 +74,11 @@ static int slot_used(const void *p)
 	return ((const tk_strslot *)p)->len1 != 0;
 }
 
+static int hslot_used(const void *p)
+{
+	return ((const tk_hslot *)p)->used != 0;
+}
+
 static int byte_used(const void *p)
 {
 	return *(const uint8_t *)p != 0;
@@ -160,9 +165,10 @@ static void imap_case(void)
 						(int64_t)(uint32_t)keys[i]);
 		CHECK(v && *v == i);
 	}
-	run = longest_run(m.used, 1, m.cap, byte_used);
-	fprintf(stderr, "imap: %zu keys in %zu slots, longest run %zu\n",
-		m.count, m.cap, run);
+	run = longest_run(m.idx.slots, sizeof(*m.idx.slots),
+			  (size_t)m.idx.mask + 1, hslot_used);
+	fprintf(stderr, "imap: %zu keys in %u slots, longest run %zu\n",
+		m.count, m.idx.mask + 1, run);
 	CHECK(run < 200);
 	tk_imap_free(&m);
 }
