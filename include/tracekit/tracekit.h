@@ -499,15 +499,15 @@ const char *tk_reader_format(const tk_reader *r);
 int tk_reader_next(tk_reader *r, const tk_event **ev, tk_error *err);
 
 /**
- * The next events, up to `max` (>= 1) at once: *evs points at n
- * consecutive events, in order, valid until the next call of this or
- * tk_reader_next().  Returns n >= 1, 0 at the end (not TK_END), or a
- * negative status with `err` filled.  The same events as tk_reader_next()
- * one by one, with less work per event where the reader makes them in
- * batches (HTF, S.Ha.R.K.); otherwise n is 1.
+ * The next events, up to `max` (>= 1) at once: *evs points at *n
+ * consecutive events (1 <= *n <= max), in order, valid until the next call
+ * of this or tk_reader_next().  Returns TK_OK, TK_END at the end (*n 0),
+ * or a negative status with `err` filled.  The same events as
+ * tk_reader_next() one by one, with less work per event where the reader
+ * makes them in batches (HTF, S.Ha.R.K.); otherwise *n is 1.
  */
-long tk_reader_next_batch(tk_reader *r, const tk_event **evs, size_t max,
-			  tk_error *err);
+int tk_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
+			 size_t max, tk_error *err);
 
 /** The number of warnings so far (lenient mode). */
 uint64_t tk_reader_warning_count(const tk_reader *r);

@@ -243,7 +243,7 @@ int cmd_info(int argc, char **argv)
 	count_row *rows = NULL;
 	tk_reader *r = NULL;
 	const tk_event *ev;
-	long nb;
+	size_t nb;
 	const tk_trace *t;
 	const tk_timebase *tb;
 	tk_error err;
@@ -293,12 +293,11 @@ int cmd_info(int argc, char **argv)
 	counts.cell = calloc(DENSE * DENSE, sizeof(*counts.cell));
 	if (!counts.cell)
 		goto nomem;
-	while ((nb = tk_reader_next_batch(r, &ev, 256, &err)) > 0) {
+	while ((rc = tk_reader_next_batch(r, &ev, &nb, 256, &err)) == TK_OK) {
 		nevents += (uint64_t)nb;
-		if (count_events(&counts, ev, (size_t)nb, &tmin, &tmax) < 0)
+		if (count_events(&counts, ev, nb, &tmin, &tmax) < 0)
 			goto nomem;
 	}
-	rc = (int)nb;
 	if (rc < 0) {
 		cli_error(&err);
 		goto out;

@@ -8,6 +8,7 @@
 
 #include "tracekit/tracekit.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <string.h>
@@ -86,6 +87,17 @@ void tk_bigbuf_free(void *p);
 int tk_ascii_casecmp(const char *a, size_t alen, const char *b);
 /** 1 if the n bytes at a and b are equal ignoring ASCII case. */
 int tk_ascii_ncaseeq(const char *a, const char *b, size_t n);
+
+/*
+ * Once per process, whichever threads ask first: for the tables a format
+ * builds on first use (its vocabulary), so that no format needs a thread
+ * primitive of its own.
+ */
+typedef struct tk_once {
+	pthread_once_t once;
+} tk_once;
+#define TK_ONCE_INIT { PTHREAD_ONCE_INIT }
+void tk_once_run(tk_once *o, void (*fn)(void));
 
 /* ---- string pool -------------------------------------------------------- */
 
@@ -394,6 +406,22 @@ int tk_pread_all(int fd, void *buf, size_t n, uint64_t off);
  * mapped plain file, or one that cannot seek).
  */
 int tk_source_stream(tk_source *s);
+/**
+ * Random access.  The input's decoded size, making every byte of it from
+ * the consumed position on readable with tk_source_read_at(): a plain file
+ * or a memory block as it is; a pipe or a compressed input is first decoded
+ * to its end into an unlinked temporary file (in TMPDIR, else /tmp; removed
+ * by the system whatever the exit).  The window is not used on `s` after it.
+ * TK_OK or < 0.
+ */
+int tk_source_size(tk_source *s, uint64_t *size, tk_error *err);
+/**
+ * Copy the n decoded bytes at offset `off` into buf (after
+ * tk_source_size()).  TK_OK, or TK_E_IO with the offset in `err`: a read
+ * error, or the input ends before off + n (a file that shrank).
+ */
+int tk_source_read_at(tk_source *s, uint64_t off, void *buf, size_t n,
+		      tk_error *err);
 /** Name of the transport ("file", "stdin", "gzip", "zstd", "memory",
  * "memory-stream"). */
 const char *tk_source_transport(const tk_source *s);
@@ -550,8 +578,8 @@ struct tk_reader {
 	uint64_t nwarn;
 	uint64_t warned_kinds;  /* bit per warning kind already reported */
 	tk_event ev;
-	/* events a reader made ahead (in memory of its own): tk_reader_next
-	 * hands them out one by one before it calls reader_next again */
+	/* core's own: the rest of the batch that tk_reader_next() hands out
+	 * one by one (from the format's reader_next_batch) */
 	const tk_event *evq, *evq_end;
 };
 
@@ -568,7 +596,15 @@ struct tk_format_ops {
 	/** 0: not this format; higher is more certain (100: magic matched). */
 	int (*probe)(const uint8_t *buf, size_t len);
 	int (*reader_open)(tk_reader *r, tk_error *err);
+	/*
+	 * A reader gives reader_next, reader_next_batch or both; core derives
+	 * the one missing.  reader_next: TK_OK with *ev set, TK_END, or < 0.
+	 * reader_next_batch: TK_OK with 1 <= *n <= max events at *evs (valid
+	 * until the next call on the reader), TK_END, or < 0.
+	 */
 	int (*reader_next)(tk_reader *r, const tk_event **ev, tk_error *err);
+	int (*reader_next_batch)(tk_reader *r, const tk_event **evs, size_t *n,
+				 size_t max, tk_error *err);
 	void (*reader_close)(tk_reader *r);
 	int (*writer_open)(tk_writer *w, tk_error *err);
 	int (*writer_write)(tk_writer *w, const tk_event *ev, tk_error *err);

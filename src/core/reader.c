@@ -256,43 +256,55 @@ const char *tk_reader_format(const tk_reader *r)
 	return r->fmt->info.name;
 }
 
+/* The largest batch tk_reader_next() asks a batching reader for. */
+#define NEXT_BATCH 4096
+
 int tk_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 {
+	size_t n;
+	int rc;
+
 	if (TK_LIKELY(r->evq != r->evq_end)) {
 		*ev = r->evq++;
 		return TK_OK;
 	}
-	return r->fmt->reader_next(r, ev, err);
+	if (r->fmt->reader_next)
+		return r->fmt->reader_next(r, ev, err);
+	rc = r->fmt->reader_next_batch(r, ev, &n, NEXT_BATCH, err);
+	if (rc != TK_OK)
+		return rc;
+	r->evq = *ev + 1;
+	r->evq_end = *ev + n;
+	return TK_OK;
 }
 
-long tk_reader_next_batch(tk_reader *r, const tk_event **evs, size_t max,
-			  tk_error *err)
+int tk_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
+			 size_t max, tk_error *err)
 {
-	const tk_event *ev;
-	size_t n;
+	size_t k;
 	int rc;
 
-	if (max > LONG_MAX)
-		max = LONG_MAX;
 	if (!max)
 		max = 1;
-	if (r->evq == r->evq_end) {
-		/* one event, and the batch the reader made with it */
-		rc = r->fmt->reader_next(r, &ev, err);
-		if (rc != TK_OK)
-			return rc == TK_END ? 0 : rc;
-		if (r->evq != ev + 1 || max < 2) {
-			*evs = ev;
-			return 1;
-		}
-		r->evq = ev;
+	if (r->evq != r->evq_end) {
+		/* the rest of a batch that tk_reader_next() began */
+		k = (size_t)(r->evq_end - r->evq);
+		if (k > max)
+			k = max;
+		*evs = r->evq;
+		r->evq += k;
+		*n = k;
+		return TK_OK;
 	}
-	n = (size_t)(r->evq_end - r->evq);
-	if (n > max)
-		n = max;
-	*evs = r->evq;
-	r->evq += n;
-	return (long)n;
+	if (!r->fmt->reader_next_batch) {
+		rc = r->fmt->reader_next(r, evs, err);
+		*n = rc == TK_OK ? 1 : 0;
+		return rc;
+	}
+	rc = r->fmt->reader_next_batch(r, evs, n, max, err);
+	if (rc != TK_OK)
+		*n = 0;
+	return rc;
 }
 
 uint64_t tk_reader_warning_count(const tk_reader *r)

@@ -142,6 +142,12 @@ struct tk_source {
 	ZSTD_DStream *zs;
 	size_t zs_last;       /* last ZSTD_decompressStream result */
 	bool gz_member_done;
+	/* random access (tk_source_size()): the decoded bytes from spool_base
+	 * on, in an unlinked temporary file, for the inputs that are neither
+	 * in memory nor a plain file */
+	bool random;
+	int spool_fd;
+	uint64_t spool_base, size;
 };
 
 static bool direct(const tk_source *s)
@@ -275,6 +281,7 @@ static tk_source *source_new(const char *name)
 		return NULL;
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	s->fd = -1;
+	s->spool_fd = -1;
 	s->move = MOVE_ON_FILL;
 	return s;
 }
@@ -445,6 +452,8 @@ void tk_source_close(tk_source *s)
 	}
 	if (s->own_fd && s->fd >= 0)
 		close(s->fd);
+	if (s->spool_fd >= 0)
+		close(s->spool_fd);
 	free(s->rbuf);
 	free(s->buf);
 	free(s);
@@ -971,4 +980,136 @@ int tk_source_fill(tk_source *s, size_t want, tk_window *win, tk_error *err)
 
 	*win = tk_source_window(s);
 	return rc;
+}
+
+/* ---- random access ------------------------------------------------------ */
+
+/* Write all n bytes to fd (again after EINTR and short writes). */
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Decode the rest of a streamed or compressed input into an unlinked
+ * temporary file: from the consumed position on, which becomes
+ * spool_base. */
+static int spool(tk_source *s, tk_error *err)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	tk_window w;
+	uint64_t total = 0;
+	int fd = -1, rc;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if ((size_t)snprintf(path, sizeof(path), "%s/tracekit-spool-XXXXXX",
+			     dir) >= sizeof(path))
+		return tk_err_set(err, TK_E_IO, s->name, 0, 0,
+				  "TMPDIR too long for a temporary file");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return tk_err_set(err, TK_E_IO, s->name, 0, 0,
+				  "cannot create a temporary file in %s: %s",
+				  dir, strerror(errno));
+	/* nothing to remove later, on any exit */
+	unlink(path);
+	s->spool_base = tk_source_offset(s);
+	w = tk_source_window(s);
+	for (;;) {
+		if (w.n) {
+			if (write_all(fd, w.p, w.n) < 0) {
+				rc = tk_err_set(err, TK_E_IO, s->name, 0, 0,
+						"cannot write a temporary file in %s: %s",
+						dir, strerror(errno));
+				goto fail;
+			}
+			total += w.n;
+			tk_source_consume(s, w.n);
+		}
+		rc = tk_source_fill(s, CHUNK, &w, err);
+		if (rc < 0)
+			goto fail;
+		if (rc == 0 && !w.n)
+			break;
+	}
+	s->spool_fd = fd;
+	s->size = s->spool_base + total;
+	return TK_OK;
+fail:
+	close(fd);
+	return rc;
+}
+
+int tk_source_size(tk_source *s, uint64_t *size, tk_error *err)
+{
+	int rc;
+
+	if (!s->random) {
+		if (direct(s)) {
+			s->size = s->raw_len;
+		} else {
+			rc = spool(s, err);
+			if (rc < 0)
+				return rc;
+		}
+		s->random = true;
+	}
+	*size = s->size;
+	return TK_OK;
+}
+
+int tk_source_read_at(tk_source *s, uint64_t off, void *buf, size_t n,
+		      tk_error *err)
+{
+	uint8_t *dst = buf;
+	int fd;
+
+	if (!s->random || off > s->size || n > s->size - off)
+		return tk_err_set_at(err, TK_E_IO, s->name, off,
+				     "input ends before byte %llu",
+				     (unsigned long long)(off + n));
+	if (!n)
+		return TK_OK;
+	if (s->spool_fd < 0 && !s->map) {
+		/* a memory block */
+		memcpy(dst, s->raw + off, n);
+		return TK_OK;
+	}
+	/* a plain file is read with pread(), not through its mapping: the
+	 * pages read once then stay out of the resident size */
+	fd = s->spool_fd >= 0 ? s->spool_fd : s->fd;
+	if (s->spool_fd >= 0) {
+		if (off < s->spool_base)
+			return tk_err_set_at(err, TK_E_IO, s->name, off,
+					     "bytes before %llu were consumed",
+					     (unsigned long long)s->spool_base);
+		off -= s->spool_base;
+	}
+	while (n) {
+		ssize_t r = pread(fd, dst, n, (off_t)off);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return tk_err_set_at(err, TK_E_IO, s->name, off,
+					     "read failed: %s", strerror(errno));
+		}
+		if (r == 0)
+			return tk_err_set_at(err, TK_E_IO, s->name, off,
+					     "the file ends here: it shrank while being read");
+		dst += r;
+		off += (uint64_t)r;
+		n -= (size_t)r;
+	}
+	return TK_OK;
 }

@@ -115,3 +115,8 @@ int tk_ascii_ncaseeq(const char *a, const char *b, size_t n)
 			return 0;
 	return 1;
 }
+
+void tk_once_run(tk_once *o, void (*fn)(void))
+{
+	pthread_once(&o->once, fn);
+}

@@ -67,7 +67,7 @@ static void read_all(run *r, const char *path, const char *from, int strict,
 	tk_reader_opts o;
 	tk_reader *rd;
 	const tk_event *ev;
-	long nb, i;
+	size_t nb, i;
 
 	memset(r, 0, sizeof(*r));
 	tk_reader_opts_init(&o);
@@ -84,16 +84,16 @@ static void read_all(run *r, const char *path, const char *from, int strict,
 		while ((r->rc = tk_reader_next(rd, &ev, &r->err)) == TK_OK)
 			add_event(r, ev);
 	} else {
-		while ((nb = tk_reader_next_batch(rd, &ev, batch, &r->err)) > 0) {
-			if ((size_t)nb > batch) {
-				printf("FAIL %s: a batch of %ld events, at most %zu asked\n",
+		while ((r->rc = tk_reader_next_batch(rd, &ev, &nb, batch,
+						     &r->err)) == TK_OK) {
+			if (nb < 1 || nb > batch) {
+				printf("FAIL %s: a batch of %zu events, 1 to %zu asked\n",
 				       path, nb, batch);
 				exit(1);
 			}
 			for (i = 0; i < nb; i++)
 				add_event(r, &ev[i]);
 		}
-		r->rc = nb == 0 ? TK_END : (int)nb;
 	}
 	r->warn_count = tk_reader_warning_count(rd);
 	tk_reader_close(rd);

@@ -7,7 +7,6 @@
  */
 #include "btf.h"
 
-#include <pthread.h>
 #include <string.h>
 
 typedef struct {
@@ -133,7 +132,7 @@ static const tk_evkind ev_core_dialect[] = {
 
 /* [type][kind]: 0 not defined, 1 spec, 2 dialect */
 static uint8_t allowed[TK_ET_COUNT][TK_EV_COUNT];
-static pthread_once_t allowed_once = PTHREAD_ONCE_INIT;
+static tk_once allowed_once = TK_ONCE_INIT;
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -176,13 +175,13 @@ static void init_allowed(void)
 
 const uint8_t (*btf_event_table(void))[TK_EV_COUNT]
 {
-	pthread_once(&allowed_once, init_allowed);
+	tk_once_run(&allowed_once, init_allowed);
 	return (const uint8_t (*)[TK_EV_COUNT])allowed;
 }
 
 int btf_event_allowed(tk_etype type, tk_evkind kind)
 {
-	pthread_once(&allowed_once, init_allowed);
+	tk_once_run(&allowed_once, init_allowed);
 	if ((unsigned)type >= TK_ET_COUNT || (unsigned)kind >= TK_EV_COUNT)
 		return 0;
 	return allowed[type][kind];

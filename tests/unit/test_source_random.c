@@ -1,0 +1,204 @@
+/*
+ * test_source_random.c - random access to a byte source
+ * (tk_source_size(), tk_source_read_at()) on every transport: a plain
+ * file, a memory block, a memory stream in pieces (read as a pipe is), and
+ * each of them gzip- and zstd-compressed.  Some bytes are consumed through
+ * the window first, as a reader consumes a header; then every read at a
+ * random offset and length must give the input's own bytes, reads past
+ * the end and (on a spooled stream) before the consumed position must fail
+ * with TK_E_IO and the offset, and the size must be the decoded size.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#define LEN ((size_t)3 << 20 | 12345)
+#define HEAD 1000
+
+static int failures;
+
+#define CHECK(c, ...) do { if (!(c)) { failures++; \
+	printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); \
+	printf("\n"); } } while (0)
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static uint8_t *gzip_of(const uint8_t *in, size_t len, size_t *outlen)
+{
+	z_stream z;
+	uint8_t *out;
+
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return NULL;
+	out = malloc(deflateBound(&z, len));
+	if (!out)
+		return NULL;
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = (uInt)deflateBound(&z, len);
+	if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
+		free(out);
+		return NULL;
+	}
+	*outlen = z.total_out;
+	deflateEnd(&z);
+	return out;
+}
+
+static uint8_t *zstd_of(const uint8_t *in, size_t len, size_t *outlen)
+{
+	size_t cap = ZSTD_compressBound(len);
+	uint8_t *out = malloc(cap);
+
+	if (!out)
+		return NULL;
+	*outlen = ZSTD_compress(out, cap, in, len, 1);
+	if (ZSTD_isError(*outlen)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static int write_file(const char *path, const uint8_t *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	int ok = f && fwrite(p, 1, n, f) == n;
+
+	if (f && fclose(f) != 0)
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
+/* Consume HEAD bytes through the window, then check random access. */
+static void check(tk_source *s, const uint8_t *data, const char *what)
+{
+	tk_error err;
+	tk_window w = tk_source_window(s);
+	uint64_t size = 0;
+	uint8_t *buf = malloc(1 << 20);
+	int i, rc;
+
+	if (!buf)
+		abort();
+	while (w.n < HEAD) {
+		rc = tk_source_fill(s, HEAD, &w, &err);
+		CHECK(rc > 0, "%s: fill: %d", what, rc);
+		if (rc <= 0)
+			goto out;
+	}
+	CHECK(memcmp(w.p, data, HEAD) == 0, "%s: window bytes", what);
+	tk_source_consume(s, HEAD);
+	rc = tk_source_size(s, &size, &err);
+	CHECK(rc == TK_OK, "%s: size: %s", what, err.msg);
+	CHECK(size == LEN, "%s: size %llu, not %zu", what,
+	      (unsigned long long)size, LEN);
+	rc = tk_source_size(s, &size, &err);
+	CHECK(rc == TK_OK && size == LEN, "%s: size again", what);
+	for (i = 0; i < 200; i++) {
+		size_t n = (size_t)(next() % ((i & 7) == 0 ? (1u << 20) : 300));
+		uint64_t off = HEAD + next() % (LEN - HEAD - n + 1);
+		rc = tk_source_read_at(s, off, buf, n, &err);
+		CHECK(rc == TK_OK, "%s: read_at(%llu, %zu): %s", what,
+		      (unsigned long long)off, n, err.msg);
+		CHECK(rc != TK_OK || memcmp(buf, data + off, n) == 0,
+		      "%s: bytes at %llu differ", what, (unsigned long long)off);
+	}
+	/* the last byte, and nothing at the very end */
+	rc = tk_source_read_at(s, LEN - 1, buf, 1, &err);
+	CHECK(rc == TK_OK && buf[0] == data[LEN - 1], "%s: last byte", what);
+	CHECK(tk_source_read_at(s, LEN, buf, 0, &err) == TK_OK,
+	      "%s: empty read at the end", what);
+	tk_error_clear(&err);
+	rc = tk_source_read_at(s, LEN - 10, buf, 11, &err);
+	CHECK(rc == TK_E_IO && err.offset == LEN - 10 && err.has_offset,
+	      "%s: a read past the end gives %d at %llu", what, rc,
+	      (unsigned long long)err.offset);
+	rc = tk_source_read_at(s, UINT64_MAX, buf, 2, &err);
+	CHECK(rc == TK_E_IO, "%s: a read at 2^64-1 gives %d", what, rc);
+out:
+	free(buf);
+}
+
+int main(void)
+{
+	uint8_t *data = malloc(LEN), *gz, *zs;
+	size_t gzlen = 0, zslen = 0, i;
+	char dir[] = "/tmp/tk-random-XXXXXX", path[64];
+	tk_source *s;
+	tk_error err;
+	int c, k;
+
+	if (!data || !mkdtemp(dir))
+		return 2;
+	/* compressible but not constant */
+	for (i = 0; i < LEN; i++)
+		data[i] = (uint8_t)((next() & 0x0f) + 'a');
+	gz = gzip_of(data, LEN, &gzlen);
+	zs = zstd_of(data, LEN, &zslen);
+	if (!gz || !zs)
+		return 2;
+	for (c = 0; c < 3; c++) {
+		const uint8_t *in = c == 0 ? data : c == 1 ? gz : zs;
+		size_t inlen = c == 0 ? LEN : c == 1 ? gzlen : zslen;
+		const char *codec = c == 0 ? "plain" : c == 1 ? "gzip" : "zstd";
+		char what[96];
+
+		snprintf(path, sizeof(path), "%s/in%d", dir, c);
+		if (write_file(path, in, inlen) < 0)
+			return 2;
+		snprintf(what, sizeof(what), "file %s", codec);
+		CHECK(tk_source_open(&s, path, &err) == TK_OK, "%s", what);
+		check(s, data, what);
+		tk_source_close(s);
+		snprintf(what, sizeof(what), "memory %s", codec);
+		CHECK(tk_source_open_mem(&s, in, inlen, "m", &err) == TK_OK, "%s", what);
+		check(s, data, what);
+		tk_source_close(s);
+		for (k = 0; k < 2; k++) {
+			snprintf(what, sizeof(what), "memory stream %s %s", codec,
+				 k ? "random pieces" : "pieces of 7");
+			CHECK(tk_source_open_mem_stream(&s, in, inlen, "ms",
+							k ? 4096 : 7, (uint64_t)k * 99,
+							&err) == TK_OK, "%s", what);
+			check(s, data, what);
+			{
+				/* a spooled stream keeps no bytes before the
+				 * consumed position */
+				uint8_t b[4];
+				int rc = tk_source_read_at(s, 10, b, 4, &err);
+				CHECK(rc == TK_E_IO,
+				      "%s: a read before the spool gives %d",
+				      what, rc);
+			}
+			tk_source_close(s);
+		}
+		unlink(path);
+	}
+	rmdir(dir);
+	free(data);
+	free(gz);
+	free(zs);
+	if (failures) {
+		printf("%d failures\n", failures);
+		return 1;
+	}
+	printf("ok: random access on 9 transports\n");
+	return 0;
+}
