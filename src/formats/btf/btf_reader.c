@@ -172,16 +172,12 @@ static int idmap_set(idmap *m, uint64_t id, tk_str name)
 	if (id >= IDMAP_MAX)
 		return TK_E_RANGE;
 	if (id >= m->cap) {
-		uint32_t ncap = m->cap ? m->cap : 64;
-		tk_str *n;
-		while (ncap <= id)
-			ncap *= 2;
-		n = tk_xrealloc_array(m->names, ncap, sizeof(*n));
-		if (!n)
+		uint32_t old = m->cap;
+		if (tk_grow_zero32((void **)&m->names, &m->cap, id,
+				   sizeof(*m->names)) < 0)
 			return TK_E_NOMEM;
-		memset(n + m->cap, 0xff, (ncap - m->cap) * sizeof(*n));
-		m->names = n;
-		m->cap = ncap;
+		/* the new ones TK_NONE */
+		memset(m->names + old, 0xff, (m->cap - old) * sizeof(*m->names));
 	}
 	if (m->names[id] != TK_NONE && m->names[id] != name)
 		return TK_E_PARSE; /* an id defined twice */
@@ -325,27 +321,6 @@ static void trim(const char **p, const char **end)
 		(*p)++;
 	while (*end > *p && (*end)[-1] == ' ')
 		(*end)--;
-}
-
-static int grow_u8(uint8_t **a, uint32_t *cap, uint32_t need)
-{
-	uint32_t ncap = *cap ? *cap : 256;
-	uint8_t *n;
-
-	if (need < *cap)
-		return TK_OK;
-	while (ncap <= need) {
-		if (ncap > (1u << 30))
-			return TK_E_NOMEM;
-		ncap *= 2;
-	}
-	n = realloc(*a, ncap);
-	if (!n)
-		return TK_E_NOMEM;
-	memset(n + *cap, 0, ncap - *cap);
-	*a = n;
-	*cap = ncap;
-	return TK_OK;
 }
 
 static int err_at(btf_reader *b, tk_error *err, int code, const char *line,
@@ -621,7 +596,7 @@ static int table_row(btf_reader *b, const char *line, const char *k,
 		tn = tk_strpool_intern(&t->pool, k, (size_t)(kend - k));
 		e = tk_trace_entity_get(t, name);
 		if (tn == TK_NONE || e == TK_NONE ||
-		    grow_u8(&b->explicit_type, &b->cap_explicit, e) < 0)
+		    tk_grow_zero32((void **)&b->explicit_type, &b->cap_explicit, e, 1) < 0)
 			return tk_err_nomem(err, b->name);
 		t->ents[e].type = et;
 		t->ents[e].type_name = tn;
@@ -680,7 +655,7 @@ static int mapping(btf_reader *b, const char *line, const char *v,
 		tn = tk_strpool_intern(&b->t->pool, k, (size_t)(kend - k));
 		e = tk_trace_entity_get(b->t, name);
 		if (tn == TK_NONE || e == TK_NONE ||
-		    grow_u8(&b->explicit_type, &b->cap_explicit, e) < 0)
+		    tk_grow_zero32((void **)&b->explicit_type, &b->cap_explicit, e, 1) < 0)
 			return tk_err_nomem(err, b->name);
 		b->t->ents[e].type = et;
 		b->t->ents[e].type_name = tn;
@@ -886,7 +861,7 @@ static inline tk_evkind kind_of_name(btf_reader *b, tk_str name, int *dialect)
 	}
 	s = tk_trace_str(b->t, name, &n);
 	k = btf_event_lookup(s, n, dialect);
-	if (grow_u8(&b->kind_of, &b->cap_kind, name) == 0)
+	if (tk_grow_zero32((void **)&b->kind_of, &b->cap_kind, name, 1) == 0)
 		b->kind_of[name] = (uint8_t)((k + 1) | (*dialect ? 0x80 : 0));
 	return k;
 }
@@ -895,7 +870,8 @@ static uint32_t entity_new(btf_reader *b, tk_str name)
 {
 	uint32_t e = tk_trace_entity_get(b->t, name);
 
-	if (e != TK_NONE && grow_u8(&b->explicit_type, &b->cap_explicit, e) < 0)
+	if (e != TK_NONE &&
+	    tk_grow_zero32((void **)&b->explicit_type, &b->cap_explicit, e, 1) < 0)
 		return TK_NONE;
 	return e;
 }
@@ -932,7 +908,7 @@ static tk_str target_type_slow(btf_reader *b, const char *p, const char *end,
 			type = TK_ET_OTHER;
 			dialect = 0;
 		}
-		if (grow_u8(&b->type_of, &b->cap_type, name) < 0)
+		if (tk_grow_zero32((void **)&b->type_of, &b->cap_type, name, 1) < 0)
 			return TK_NONE;
 		b->type_of[name] = (uint8_t)((type + 1) | (dialect ? 0x80 : 0));
 	}

@@ -297,15 +297,8 @@ static void on_slice(void *ctx, const tk_slice *s)
 	plane *l = lane_at(pw, s->lane);
 	pslice *p;
 
-	if (l && l->npend == l->cappend) {
-		size_t cap = l->cappend ? l->cappend * 2 : 16;
-		pslice *n = tk_xrealloc_array(l->pend, cap, sizeof(*n));
-		if (n) {
-			l->pend = n;
-			l->cappend = cap;
-		}
-	}
-	if (!l || l->npend == l->cappend) {
+	if (!l || tk_grow_zero((void **)&l->pend, &l->cappend, l->npend,
+			       sizeof(*l->pend)) < 0) {
 		if (pw->rc >= 0)
 			pw->rc = tk_err_nomem(pw->err, pw->name);
 		return;
