@@ -51,20 +51,6 @@ static inline uint32_t tk_hashmap_home(const tk_hashmap *m, uint64_t key)
 	return (uint32_t)(tk_hash64(key) >> 32) & m->mask;
 }
 
-/* The value of `key`, or TK_NONE (UINT32_MAX) if it is absent. */
-static inline uint32_t tk_hashmap_get(const tk_hashmap *m, uint64_t key)
-{
-	uint32_t i;
-
-	if (!m->count)
-		return TK_NONE;
-	for (i = tk_hashmap_home(m, key); m->slots[i].used;
-	     i = (i + 1) & m->mask)
-		if (m->slots[i].key == key)
-			return m->slots[i].val;
-	return TK_NONE;
-}
-
 /* Set the value of `key` (added or replaced).  TK_OK or TK_E_NOMEM. */
 int tk_hashmap_set(tk_hashmap *m, uint64_t key, uint32_t val);
 /* The value of `key`, added as 0 (*created = 1) when absent; NULL: out of
@@ -99,6 +85,14 @@ static inline uint32_t tk_hashmap_next(const tk_hashmap *m, uint64_t key,
 		if (m->slots[i].key == key)
 			return i;
 	return TK_HASHMAP_END;
+}
+
+/* The value of `key`, or TK_NONE (UINT32_MAX) if it is absent. */
+static inline uint32_t tk_hashmap_get(const tk_hashmap *m, uint64_t key)
+{
+	uint32_t i = tk_hashmap_first(m, key);
+
+	return i == TK_HASHMAP_END ? TK_NONE : m->slots[i].val;
 }
 
 /* Remove the entry in slot i (from tk_hashmap_first() or _next()). */

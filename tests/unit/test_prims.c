@@ -17,16 +17,6 @@
 #include "lines.h"
 #include "tk_test.h"
 
-static uint64_t rng = 88172645463325252ull;
-
-static uint64_t next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 enum { NK = 4096 };
 
 static void map_case(void)
@@ -41,7 +31,7 @@ static void map_case(void)
 	CHECK(tk_hashmap_del(&m, 7) == 0);
 	for (i = 0; i < 200000; i++) {
 		/* keys spread over all 64 bits, NK of them */
-		uint64_t r = next();
+		uint64_t r = tk_test_next();
 		k = (uint32_t)(r % NK);
 		uint64_t key = (uint64_t)k * 0x9e3779b97f4a7c15ull;
 		switch ((r >> 32) % 4) {
