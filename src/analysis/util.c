@@ -5,11 +5,11 @@
 #include <string.h>
 
 /* The index's key of (ent, inst), which the map walks comparing records:
- * the entity seeded in (internal.h), so that no input can give the
- * instances of its entities one key. */
-static uint64_t key_of(uint32_t ent, int64_t inst)
+ * the entity times an odd number of the seed (internal.h), so that no
+ * input can give the instances of its entities one key. */
+static inline uint64_t key_of(uint32_t ent, int64_t inst)
 {
-	return tk_hash64(ent) ^ (uint64_t)inst;
+	return ((uint64_t)ent * (tk_hash_seed[1] | 1u)) ^ (uint64_t)inst;
 }
 
 void tk_imap_init(tk_imap *m, size_t vsize)
@@ -20,7 +20,7 @@ void tk_imap_init(tk_imap *m, size_t vsize)
 }
 
 /* The index slot of the record (ent, inst), or TK_HASHMAP_END. */
-static uint32_t find(const tk_imap *m, uint32_t ent, int64_t inst)
+static TK_INLINE uint32_t find(const tk_imap *m, uint32_t ent, int64_t inst)
 {
 	uint64_t key = key_of(ent, inst);
 	uint32_t i;
