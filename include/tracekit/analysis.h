@@ -3,8 +3,9 @@
  * against the BTF state machines (tk_check), timing metrics per entity
  * (tk_stats) and core load (tk_load).
  *
- * All three are push consumers: create one for a trace, feed it every event
- * the reader yields (tk_<object>_event), then finish it.  They see only
+ * All three are push consumers: create one for a trace (tk_<object>_new(),
+ * TK_OK or TK_E_NOMEM), feed it every event the reader yields
+ * (tk_<object>_event), then finish it.  They see only
  * tk_event values and the trace's metadata, never a format's internals, so
  * they apply to every format.  Memory grows with the number of entities and
  * of instances alive at the same time, never with the number of events.
@@ -87,9 +88,11 @@ typedef struct tk_check tk_check;
 /**
  * A validator for events of trace `t` (borrowed: it must outlive the
  * checker).  `fn` is called once for every violation, in event order.
- * Returns NULL when out of memory.
+ * Returns TK_OK with *out set, or TK_E_NOMEM with *out NULL and `err`
+ * filled.
  */
-tk_check *tk_check_new(const tk_trace *t, tk_violation_fn fn, void *ctx);
+int tk_check_new(tk_check **out, const tk_trace *t, tk_violation_fn fn,
+		 void *ctx, tk_error *err);
 
 /**
  * Check one event (events must be given in the order read).  Returns TK_OK
@@ -151,8 +154,11 @@ typedef struct tk_stat {
 
 typedef struct tk_stats tk_stats;
 
-/** Metrics of the events of trace `t` (borrowed).  NULL: out of memory. */
-tk_stats *tk_stats_new(const tk_trace *t);
+/**
+ * Metrics of the events of trace `t` (borrowed).  Returns TK_OK with *out
+ * set, or TK_E_NOMEM with *out NULL and `err` filled.
+ */
+int tk_stats_new(tk_stats **out, const tk_trace *t, tk_error *err);
 
 /** Account one event.  TK_OK or TK_E_NOMEM. */
 int tk_stats_event(tk_stats *s, const tk_event *ev);
@@ -230,10 +236,11 @@ typedef void (*tk_load_window_fn)(void *ctx, uint64_t start, uint64_t end,
 /**
  * Core load of trace `t` (borrowed).  `window` > 0: windows of that many
  * ticks, aligned to multiples of it, reported through `fn`; 0: none.
- * NULL: out of memory.
+ * Returns TK_OK with *out set, or TK_E_NOMEM with *out NULL and `err`
+ * filled.
  */
-tk_load *tk_load_new(const tk_trace *t, uint64_t window,
-		     tk_load_window_fn fn, void *ctx);
+int tk_load_new(tk_load **out, const tk_trace *t, uint64_t window,
+		tk_load_window_fn fn, void *ctx, tk_error *err);
 
 /** Account one event.  TK_OK or TK_E_NOMEM. */
 int tk_load_event(tk_load *l, const tk_event *ev);

@@ -188,7 +188,10 @@ void tk_tarmac_opts_init(tk_tarmac_opts *opts);
 int tk_tarmac_open(tk_tarmac **out, const char *path,
 		   const tk_tarmac_opts *opts, tk_error *err);
 
-/** As tk_tarmac_open(), on `len` bytes at `data` (not copied). */
+/**
+ * As tk_tarmac_open(), on `len` bytes at `data` (not copied).  Returns
+ * TK_OK, or a negative status with `err` filled.
+ */
 int tk_tarmac_open_mem(tk_tarmac **out, const void *data, size_t len,
 		       const char *name, const tk_tarmac_opts *opts,
 		       tk_error *err);
@@ -197,7 +200,8 @@ int tk_tarmac_open_mem(tk_tarmac **out, const void *data, size_t len,
  * As tk_tarmac_open(), on an input of tk_input_open() (its probe lost no
  * byte: standard input or a pipe is read once), read as a Tarmac log
  * whatever format it was told to have.  The input is the reader's from
- * then on and is closed with it, and on failure too.
+ * then on and is closed with it, and on failure too.  Returns TK_OK, or a
+ * negative status with `err` filled.
  */
 int tk_tarmac_open_input(tk_tarmac **out, tk_input *in,
 			 const tk_tarmac_opts *opts, tk_error *err);
@@ -313,7 +317,10 @@ typedef struct tk_tarmac_symbol {
 int tk_tarmac_symtab_open(tk_tarmac_symtab **out, const char *path,
 			  tk_error *err);
 
-/** As tk_tarmac_symtab_open(), on `len` bytes at `data` (copied). */
+/**
+ * As tk_tarmac_symtab_open(), on `len` bytes at `data` (copied), with the
+ * same return values.
+ */
 int tk_tarmac_symtab_open_mem(tk_tarmac_symtab **out, const void *data,
 			      size_t len, const char *name, tk_error *err);
 

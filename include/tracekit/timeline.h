@@ -67,10 +67,11 @@ typedef struct tk_timeline tk_timeline;
 /**
  * A timeline of trace `t` (borrowed).  `on_slice` is called when a slice
  * ends (innermost first), `on_run` when a run interval ends; either may be
- * NULL.  NULL: out of memory.
+ * NULL.  Returns TK_OK with *out set, or TK_E_NOMEM with *out NULL and
+ * `err` filled.
  */
-tk_timeline *tk_timeline_new(const tk_trace *t, tk_slice_fn on_slice,
-			     tk_run_fn on_run, void *ctx);
+int tk_timeline_new(tk_timeline **out, const tk_trace *t, tk_slice_fn on_slice,
+		    tk_run_fn on_run, void *ctx, tk_error *err);
 
 /** Account one event (in the order read).  TK_OK or TK_E_NOMEM. */
 int tk_timeline_event(tk_timeline *tl, const tk_event *ev);

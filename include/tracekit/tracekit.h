@@ -12,9 +12,16 @@
  * writer is closed successfully.
  *
  * Conventions:
+ *  - Names are tk_<object>_<verb>.
  *  - Functions that can fail return an int: TK_OK (0) on success, a negative
- *    tk_status on failure, and fill the caller's tk_error when one is given.
- *    Iterators return TK_END (> 0) at the normal end.
+ *    tk_status on failure, and fill the caller's tk_error when one is given
+ *    (NULL is allowed).  Iterators (tk_<object>_next*) return TK_END (> 0)
+ *    at the normal end.
+ *  - Constructors hand the object out through their first argument, NULL on
+ *    failure: int tk_<object>_open(tk_<object> **out, ..., tk_error *err)
+ *    for what is read from or written to a file, tk_<object>_new(...) for
+ *    the rest.  Objects end with their _close() or _free(); those that
+ *    return nothing take NULL.
  *  - Pointers returned by getters are borrowed: they stay valid until the
  *    object that returned them is closed, unless stated otherwise.
  *  - Every time is an unsigned 64-bit tick count; what a tick means is the
@@ -42,14 +49,6 @@ extern "C" {
 
 /** The library's version string, "MAJOR.MINOR.PATCH". */
 const char *tk_version(void);
-
-/**
- * A hash of `key` mixed with a seed chosen at random once per process (the
- * seed of the library's own tables; TRACEKIT_HASH_SEED=N fixes it), for a
- * caller's hash table keyed by what an input holds: no input can be made
- * whose keys all land in one slot.  Take the slot from any of its bits.
- */
-uint64_t tk_hash_u64(uint64_t key);
 
 /* ------------------------------------------------------------------------ */
 /* Status codes and errors                                                   */
@@ -327,7 +326,8 @@ uint32_t tk_trace_entity_find(const tk_trace *t, const char *name, size_t len);
 
 /**
  * One event, shaped after a BTF data line.  Valid until the next call to
- * tk_reader_next() on the reader that produced it.
+ * tk_reader_next() or tk_reader_next_batch() on the reader that produced
+ * it.
  */
 typedef struct tk_event {
 	uint64_t time;          /**< ticks of the trace's time base */
@@ -446,6 +446,7 @@ int tk_reader_open(tk_reader **out, const char *path,
 /**
  * As tk_reader_open(), on `len` bytes at `data` (not copied: they must stay
  * valid until the reader is closed).  `name` is used in messages.
+ * Returns TK_OK, or a negative status with `err` filled.
  */
 int tk_reader_open_mem(tk_reader **out, const void *data, size_t len,
 		       const char *name, const tk_reader_opts *opts,
@@ -481,7 +482,8 @@ void tk_input_close(tk_input *in);
  * A reader of the input's format on `in`, as tk_reader_open() makes it
  * (opts->format is not looked at; NULL opts: the defaults).  The input is
  * the reader's from then on and is closed with it, and on failure too: do
- * not close it after this call.
+ * not close it after this call.  Returns TK_OK, or a negative status with
+ * `err` filled.
  */
 int tk_reader_open_input(tk_reader **out, tk_input *in,
 			 const tk_reader_opts *opts, tk_error *err);
@@ -548,6 +550,7 @@ typedef struct tk_writer_opts {
 	const char *options;
 } tk_writer_opts;
 
+/** Fill `opts` with the defaults (lenient, format from the path, header). */
 void tk_writer_opts_init(tk_writer_opts *opts);
 
 /**
@@ -555,17 +558,25 @@ void tk_writer_opts_init(tk_writer_opts *opts);
  * `t` (whose strings and entities the events refer to; `t` must outlive the
  * writer).  A file is written under a temporary name in the same folder
  * and renamed to `path` by a successful tk_writer_close(): a failed run
- * leaves no partial file.
+ * leaves no partial file.  Returns TK_OK, or a negative status with `err`
+ * filled (TK_E_USAGE for an unknown format or a bad option,
+ * TK_E_UNSUPPORTED for a format that cannot be written, TK_E_IO when the
+ * file cannot be created).
  */
 int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
 		   const tk_writer_opts *opts, tk_error *err);
 
-/** Write one event. */
+/**
+ * Write one event.  Returns TK_OK, or a negative status with `err` filled
+ * (TK_E_IO, or TK_E_UNSUPPORTED in strict mode for what the format cannot
+ * hold); the writer is then given up with tk_writer_abort().
+ */
 int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err);
 
 /**
  * Finish: flush, and move the file into place.  The writer is freed
- * whatever the result; on failure no output file is left.
+ * whatever the result; on failure no output file is left.  Returns TK_OK,
+ * or a negative status with `err` filled.
  */
 int tk_writer_close(tk_writer *w, tk_error *err);
 
@@ -586,12 +597,20 @@ void tk_writer_abort(tk_writer *w);
  */
 typedef struct tk_output tk_output;
 
+/**
+ * Open an output on `path` as above.  Returns TK_OK, or a negative status
+ * with `err` filled (TK_E_IO when the file cannot be created).
+ */
 int tk_output_open(tk_output **out, const char *path, tk_error *err);
-/** Append n bytes (buffered). */
+/**
+ * Append n bytes (buffered).  Returns TK_OK, or a negative status (TK_E_IO)
+ * with `err` filled; the output is then given up with tk_output_abort().
+ */
 int tk_output_write(tk_output *o, const void *p, size_t n, tk_error *err);
 /**
  * Finish: flush, end the compressed stream, move the file into place.
  * The output is freed whatever the result; on failure no file is left.
+ * Returns TK_OK, or a negative status with `err` filled.
  */
 int tk_output_close(tk_output *o, tk_error *err);
 /** Give up: free the output and remove its temporary file.  NULL is allowed. */

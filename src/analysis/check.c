@@ -542,18 +542,21 @@ static int on_semaphore(tk_check *c, const tk_event *ev)
 
 /* ---- the API ------------------------------------------------------------ */
 
-tk_check *tk_check_new(const tk_trace *t, tk_violation_fn fn, void *ctx)
+int tk_check_new(tk_check **out, const tk_trace *t, tk_violation_fn fn,
+		 void *ctx, tk_error *err)
 {
 	tk_check *c = calloc(1, sizeof(*c));
 
+	*out = NULL;
 	if (!c)
-		return NULL;
+		return tk_err_nomem(err, NULL);
 	c->t = t;
 	c->fn = fn;
 	c->ctx = ctx;
 	tk_imap_init(&c->procs, sizeof(cproc));
 	tk_imap_init(&c->runs, sizeof(crun));
-	return c;
+	*out = c;
+	return TK_OK;
 }
 
 int tk_check_event(tk_check *c, const tk_event *ev)

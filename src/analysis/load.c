@@ -121,19 +121,21 @@ static int advance(tk_load *l, uint64_t t)
 	return 0;
 }
 
-tk_load *tk_load_new(const tk_trace *t, uint64_t window,
-		     tk_load_window_fn fn, void *ctx)
+int tk_load_new(tk_load **out, const tk_trace *t, uint64_t window,
+		tk_load_window_fn fn, void *ctx, tk_error *err)
 {
 	tk_load *l = calloc(1, sizeof(*l));
 
+	*out = NULL;
 	if (!l)
-		return NULL;
+		return tk_err_nomem(err, NULL);
 	l->t = t;
 	l->window = window;
 	l->fn = fn;
 	l->ctx = ctx;
 	tk_imap_init(&l->ebusy, sizeof(uint64_t));
-	return l;
+	*out = l;
+	return TK_OK;
 }
 
 int tk_load_event(tk_load *l, const tk_event *ev)

@@ -410,15 +410,17 @@ static int on_runnable(tk_stats *s, const tk_event *ev)
 	return TK_OK;
 }
 
-tk_stats *tk_stats_new(const tk_trace *t)
+int tk_stats_new(tk_stats **out, const tk_trace *t, tk_error *err)
 {
 	tk_stats *s = calloc(1, sizeof(*s));
 
+	*out = NULL;
 	if (!s)
-		return NULL;
+		return tk_err_nomem(err, NULL);
 	s->t = t;
 	tk_imap_init(&s->insts, sizeof(sinst));
-	return s;
+	*out = s;
+	return TK_OK;
 }
 
 void tk_stats_on_value(tk_stats *s, tk_stat_value_fn fn, void *ctx)

@@ -53,20 +53,22 @@ struct tk_timeline {
 	long touched;        /* the lane whose process may have changed, or -1 */
 };
 
-tk_timeline *tk_timeline_new(const tk_trace *t, tk_slice_fn on_slice,
-			     tk_run_fn on_run, void *ctx)
+int tk_timeline_new(tk_timeline **out, const tk_trace *t, tk_slice_fn on_slice,
+		    tk_run_fn on_run, void *ctx, tk_error *err)
 {
 	tk_timeline *tl = calloc(1, sizeof(*tl));
 
+	*out = NULL;
 	if (!tl)
-		return NULL;
+		return tk_err_nomem(err, NULL);
 	tl->t = t;
 	tl->on_slice = on_slice;
 	tl->on_run = on_run;
 	tl->ctx = ctx;
 	tl->touched = -1;
 	tk_imap_init(&tl->recs, sizeof(trec));
-	return tl;
+	*out = tl;
+	return TK_OK;
 }
 
 static long lane_get(tk_timeline *tl, uint32_t core)

@@ -91,8 +91,7 @@ int cmd_check(int argc, char **argv)
 	cx.path = args.v[0];
 	if (cli_open(&r, cx.path, &ro) < 0)
 		return EXIT_BAD;
-	chk = tk_check_new(tk_reader_trace(r), on_violation, &cx);
-	if (!chk)
+	if (tk_check_new(&chk, tk_reader_trace(r), on_violation, &cx, NULL) < 0)
 		goto nomem;
 	tk_check_set_strict(chk, ro.strict);
 	tk_error_clear(&err);

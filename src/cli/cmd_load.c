@@ -296,8 +296,7 @@ int cmd_load(int argc, char **argv)
 			window_s);
 		goto out;
 	}
-	l = tk_load_new(x.t, window, on_window, &x);
-	if (!l)
+	if (tk_load_new(&l, x.t, window, on_window, &x, NULL) < 0)
 		goto nomem;
 	x.l = l;
 	if (x.csv)

@@ -396,12 +396,10 @@ static int read_pass(rep *x, const char *path, const cli_read_opts *ro,
 		tk_reader_close(r);
 		return EXIT_BAD;
 	}
-	x->tl = tk_timeline_new(x->t, on_slice, on_run, x);
-	if (x->pass == 1) {
-		st = tk_stats_new(x->t);
-		chk = tk_check_new(x->t, on_violation, x);
-	}
-	if (!x->tl || (x->pass == 1 && (!st || !chk)))
+	if (tk_timeline_new(&x->tl, x->t, on_slice, on_run, x, NULL) < 0 ||
+	    (x->pass == 1 &&
+	     (tk_stats_new(&st, x->t, NULL) < 0 ||
+	      tk_check_new(&chk, x->t, on_violation, x, NULL) < 0)))
 		goto nomem;
 	tk_error_clear(&err);
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {

@@ -280,8 +280,7 @@ int cmd_stats(int argc, char **argv)
 	if (c < 0)
 		goto out;
 	t = tk_reader_trace(r);
-	st = tk_stats_new(t);
-	if (!st)
+	if (tk_stats_new(&st, t, NULL) < 0)
 		goto nomem;
 	tk_error_clear(&err);
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK)

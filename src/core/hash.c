@@ -7,8 +7,6 @@
  * minutes.  So their hashes mix a seed chosen at random once per process
  * (internal.h: tk_hash64(), tk_strpool_hash16()); nothing the library
  * writes depends on where a key lands, only how long it takes to find it.
- * TRACEKIT_HASH_SEED=N (a decimal or 0x number) fixes the seed, to repeat a
- * run exactly.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -26,7 +24,7 @@ uint64_t tk_hash_seed[2];
 
 static pthread_once_t seed_once = PTHREAD_ONCE_INIT;
 
-/* splitmix64: spreads a number (the fallback's or the user's) to 64 bits */
+/* splitmix64: spreads the fallback's number to 64 bits */
 static uint64_t splitmix(uint64_t *x)
 {
 	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
@@ -38,21 +36,11 @@ static uint64_t splitmix(uint64_t *x)
 
 static void seed_init(void)
 {
-	const char *env = getenv("TRACEKIT_HASH_SEED");
 	uint64_t s[2] = { 0, 0 }, x;
 	int have = 0;
 
-	if (env && *env) {
-		char *end;
-		x = strtoull(env, &end, 0);
-		if (*end == '\0') {
-			s[0] = splitmix(&x);
-			s[1] = splitmix(&x);
-			have = 1;
-		}
-	}
 #if defined(__linux__)
-	if (!have && getrandom(s, sizeof(s), GRND_NONBLOCK) == (ssize_t)sizeof(s))
+	if (getrandom(s, sizeof(s), GRND_NONBLOCK) == (ssize_t)sizeof(s))
 		have = 1;
 #endif
 	if (!have) {
@@ -73,12 +61,6 @@ static void seed_init(void)
 void tk_hash_init(void)
 {
 	pthread_once(&seed_once, seed_init);
-}
-
-uint64_t tk_hash_u64(uint64_t key)
-{
-	tk_hash_init();
-	return tk_hash64(key);
 }
 
 #if defined(__GNUC__) || defined(__clang__)

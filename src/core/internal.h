@@ -152,10 +152,10 @@ const char *tk_strpool_dup(tk_strpool *p, const char *s, size_t len);
 
 /*
  * The seed of the hash tables keyed by what an input holds (hash.c: at
- * random once per process, or TRACEKIT_HASH_SEED), so that no input can
- * be made whose keys all land in one slot.  tk_hash_init() sets it (once;
- * it is also set before main() where the compiler allows): every table
- * calls it before its first hash.
+ * random once per process), so that no input can be made whose keys all
+ * land in one slot.  tk_hash_init() sets it (once; it is also set before
+ * main() where the compiler allows): every table calls it before its first
+ * hash, the CLI's tables too.
  */
 extern uint64_t tk_hash_seed[2];
 void tk_hash_init(void);

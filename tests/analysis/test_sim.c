@@ -466,7 +466,10 @@ static int run(uint64_t seed, const char *out)
 	CHECK(rc == TK_OK);
 	if (rc != TK_OK)
 		return 1;
-	st = tk_stats_new(tk_reader_trace(r));
+	rc = tk_stats_new(&st, tk_reader_trace(r), &err);
+	CHECK(rc == TK_OK);
+	if (rc != TK_OK)
+		return 1;
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK)
 		CHECK(tk_stats_event(st, ev) == TK_OK);
 	CHECK(rc == TK_END);

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """examples/library/count_events.c, built with the link line of
-docs/library.md, must count what `tracekit info --format json` counts.
+docs/library.md, must count what `tracekit info --format json` counts,
+and the violations `tracekit check` counts.
 
 usage: check_example.py CC ROOT LIBTRACEKIT TRACEKIT WORKDIR TRACE...
 
@@ -9,10 +10,12 @@ LIBTRACEKIT -lz -lzstd -lexpat -lsqlite3 -lelf -lpthread` (the documented
 line, warnings as errors, plus $TK_EXTRA_CFLAGS: the sanitizer of a
 sanitized build), run on each trace, and its format, event count,
 entity count, events per entity type and warning count compared with
-`tracekit info --format json` on the same trace.  Exit 0, or 1.
+`tracekit info --format json` on the same trace, its violation count
+with the summary line of `tracekit check`.  Exit 0, or 1.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -41,6 +44,14 @@ def main():
             fails += 1
             continue
         j = json.loads(info.stdout)
+        chk = subprocess.run([tk, "check", t], capture_output=True, text=True)
+        m = re.search(r"^.*: (?:ok: \d+ events, (no) violations|(\d+) violations? in)",
+                      chk.stdout.splitlines()[-1] if chk.stdout else "")
+        if chk.returncode not in (0, 1) or not m:
+            print(f"FAIL: {t}: check: exit {chk.returncode}: {chk.stdout[-200:]}{chk.stderr}")
+            fails += 1
+            continue
+        want_violations = 0 if m.group(1) else int(m.group(2))
         got, per_type = {}, {}
         for line in out.stdout.splitlines():
             if line.startswith("  "):
@@ -56,7 +67,8 @@ def main():
                   ("events", int(got.get("events", -1)), j["events"]),
                   ("entities", int(got.get("entities", -1)), j["entities"]),
                   ("per type", per_type, want_types),
-                  ("warnings", int(got.get("warnings", -1)), j["warnings"])]
+                  ("warnings", int(got.get("warnings", -1)), j["warnings"]),
+                  ("violations", int(got.get("violations", -1)), want_violations)]
         for what, a, b in checks:
             if a != b:
                 print(f"FAIL: {t}: {what}: example {a!r}, info {b!r}")

@@ -37,7 +37,7 @@ int main(void)
 	if (!r)
 		return 1;
 	t = tk_reader_trace(r);
-	l = tk_load_new(t, 0, NULL, NULL);
+	CHECK(tk_load_new(&l, t, 0, NULL, NULL, &err) == TK_OK);
 	CHECK(l != NULL);
 	while (l && (rc = tk_reader_next(r, &ev, &err)) == TK_OK)
 		CHECK(tk_load_event(l, ev) == TK_OK);

@@ -457,8 +457,7 @@ static int perfetto_writer_open(tk_writer *w, tk_error *err)
 	tk_loadbins_init(&pw->lb, 0);
 	pw->fast = tk_time_convert(1, tk_trace_timebase(w->trace), &ps,
 				   TK_ROUND_EXACT, &pw->ps_per_tick) == TK_OK;
-	pw->tl = tk_timeline_new(w->trace, on_slice, on_run, pw);
-	if (!pw->tl)
+	if (tk_timeline_new(&pw->tl, w->trace, on_slice, on_run, pw, NULL) < 0)
 		return tk_err_nomem(err, pw->name);
 	outs(pw, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"tracekit ");
 	outs(pw, tk_version());

@@ -484,8 +484,7 @@ static int sqlite_writer_open(tk_writer *w, tk_error *err)
 	    prepare(sw, "INSERT INTO instanceMetricValue VALUES (?,?,?,?,?)",
 		    &sw->ins_imv, err) < 0)
 		return TK_E_IO;
-	sw->stats = tk_stats_new(w->trace);
-	if (!sw->stats)
+	if (tk_stats_new(&sw->stats, w->trace, NULL) < 0)
 		return tk_err_nomem(err, sw->name);
 	tk_stats_on_value(sw->stats, on_value, sw);
 	return TK_OK;

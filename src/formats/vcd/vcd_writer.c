@@ -290,8 +290,7 @@ static int vcd_writer_open(tk_writer *w, tk_error *err)
 		return tk_err_set(err, TK_E_IO, vw->name, 0, 0,
 				  "cannot create a temporary file");
 	tk_loadbins_init(&vw->lb, 0);
-	vw->tl = tk_timeline_new(w->trace, NULL, on_run, vw);
-	if (!vw->tl)
+	if (tk_timeline_new(&vw->tl, w->trace, NULL, on_run, vw, NULL) < 0)
 		return tk_err_nomem(err, vw->name);
 	return TK_OK;
 }
