@@ -209,13 +209,19 @@ bench_report() { # bench_report TITLE [DETAIL]: runs the queue, then the table
 # against the libtracekit.a beside $TRACEKIT; sets READER_NEXT to it, or
 # to "" when there is no such library.
 bench_reader_next() {
-	local lib nb
+	local lib nb src=$BENCH_LIB_DIR/reader_next.c inc=$ROOT/include tree
 	READER_NEXT=""
 	lib="$(dirname "$TRACEKIT")/libtracekit.a"
 	[[ -f $lib ]] || return 0
-	nb="$BIN/reader_next.$(basename "$(dirname "$TRACEKIT")")"
+	# another tree's build (BASE=): its own headers and reader_next.c
+	tree=$(cd "$(dirname "$TRACEKIT")/.." && pwd)
+	if [[ $tree != "$ROOT" && -f $tree/bench/reader_next.c && -d $tree/include ]]; then
+		src=$tree/bench/reader_next.c
+		inc=$tree/include
+	fi
+	nb="$BIN/reader_next.$(printf '%s' "$lib" | cksum | cut -d' ' -f1)"
 	[[ -x $nb && $lib -nt $nb ]] && rm -f "$nb"
-	if bench_build "$BENCH_LIB_DIR/reader_next.c" "$nb" -I"$ROOT/include" "$lib" \
+	if bench_build "$src" "$nb" -I"$inc" "$lib" \
 		-lz -lzstd -lpthread -lexpat -lsqlite3 -lelf; then
 		READER_NEXT=$nb
 	fi

@@ -8,23 +8,23 @@
 #   RUNS=5         timed runs per command; the median is reported
 #   TRACEKIT=build/tracekit   the binary under test (its libtracekit.a,
 #                  beside it, is linked into the reader-only program)
+#   BASE=          another build's tracekit (e.g. of an older commit, in a
+#                  worktree of its own): its `info --threads 0` and its
+#                  reader_next --threads 0 are timed in the same rounds,
+#                  interleaved with ours, for a side-by-side table
+#   DUMP=          a dump to read instead of the generated one
 #   CC=cc
 #
 # Writes to bench/out/ (gitignored): gen_shark, reader_next, the dump
 # (shark_n<N>.bin, reused while newer than the generator).
 # Rows:
 #   `tracekit info`  target >= 2 GB/s of records and a flat RSS (< 64 MB:
-#                    both passes, the scan at open and the read, pread()
-#                    the dump into 256 KB buffers)
-#   `tracekit info --threads 0`  the same on one thread (by default, for
-#                    inputs of 8 MiB or more, the reader maps records to
-#                    events on a second thread while that is faster than
-#                    doing it itself; docs/shark.md): no target, for
-#                    comparison
+#                    the scan at open and the read pass copy the dump into
+#                    buffers of 1 MB and 256 KB)
 #   `reader_next`    the reader alone (bench/reader_next.c: tk_reader_next in
 #                    a loop, the times folded into a checksum), same target:
 #                    what is left of info's time is info's own counting
-#   `reader_next --threads 0`  the reader alone on one thread: no target
+#   BASE's rows      no target, for comparison
 #   peers reading the same file in the same run: `wc -l` (reads every
 #   byte) and `dd` to /dev/null (the bare read loop).
 set -euo pipefail
@@ -33,8 +33,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bench_init shark_read
 N=${N:-67108864}
 bench_build "$HERE/gen_shark.c" "$BIN/gen_shark"
-TRACE="$OUT/shark_n${N}.bin"
-if [[ ! -s $TRACE || $BIN/gen_shark -nt $TRACE ]]; then
+TRACE=${DUMP:-$OUT/shark_n${N}.bin}
+if [[ -z ${DUMP:-} && ( ! -s $TRACE || $BIN/gen_shark -nt $TRACE ) ]]; then
 	echo "generating $TRACE ..."
 	"$BIN/gen_shark" -n "$N" "$TRACE.tmp"
 	mv -f "$TRACE.tmp" "$TRACE"
@@ -43,13 +43,21 @@ fi
 # the reader alone, linked with the library of the binary under test
 bench_reader_next
 bench_input "$TRACE"
+[[ -n ${DUMP:-} ]] && N=$((BYTES / 16))
 run_bench "tracekit info (shark)" info 2 64 - -- "$TRACEKIT" info -q --from shark "$TRACE"
-run_bench "tracekit info --threads 0" info0 - - - -- "$TRACEKIT" info -q --threads 0 --from shark "$TRACE"
 if [[ -n $READER_NEXT ]]; then
 	run_bench "reader only (reader_next)" shark_next 2 64 - -- "$READER_NEXT" --from shark "$TRACE"
-	run_bench "reader only --threads 0" shark_next_1t - 64 - -- "$READER_NEXT" --from shark --threads 0 "$TRACE"
 else
 	bench_skip "reader only (reader_next)" "no libtracekit.a beside $TRACEKIT"
+fi
+if [[ -n ${BASE:-} ]]; then
+	[[ -x $BASE ]] || bench_die "no $BASE"
+	run_bench "BASE info --threads 0" base_info0 - - - -- "$BASE" info -q --threads 0 --from shark "$TRACE"
+	mine=$READER_NEXT
+	TRACEKIT=$BASE bench_reader_next
+	if [[ -n $READER_NEXT && $READER_NEXT != "$mine" ]]; then
+		run_bench "BASE reader_next --threads 0" base_next0 - - - -- "$READER_NEXT" --from shark --threads 0 "$TRACE"
+	fi
 fi
 run_bench "wc -l (peer)" wc - - - -- wc -l "$TRACE"
 run_bench "dd bs=1M (peer)" dd - - - -- dd if="$TRACE" of=/dev/null bs=1M

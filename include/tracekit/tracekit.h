@@ -351,10 +351,7 @@ typedef struct tk_event {
 
 enum {
 	TK_CAP_READ = 1u << 0,
-	TK_CAP_WRITE = 1u << 1,
-	/** the writer writes the input's own records, not the events it is
-	 *  handed (shark-list, shark-pwc): event filters do not apply */
-	TK_CAP_RAW = 1u << 2
+	TK_CAP_WRITE = 1u << 1
 };
 
 typedef struct tk_format_info {
@@ -636,5 +633,7 @@ void tk_temp_remove_all(void);
 #include "tracekit/analysis.h"
 /* nested slices per core: what the exports and the report draw */
 #include "tracekit/timeline.h"
+/* S.Ha.R.K. FTrace dumps as records (the host tools' text) */
+#include "tracekit/shark.h"
 
 #endif /* TRACEKIT_H */

@@ -29,6 +29,10 @@ int cmd_stats(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_shark_receive(int argc, char **argv);
+int cmd_shark(int argc, char **argv);
+/** A S.Ha.R.K. host tool's text ("list" or "pwc") from the records of
+ * `in` (closed) on `out`: EXIT_OK, or EXIT_BAD after printing the error. */
+int cli_shark_tool(const char *tool, tk_input *in, const char *out);
 
 /*
  * Options and operands come in any order: cli_getopt() is getopt_long()

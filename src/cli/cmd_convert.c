@@ -4,6 +4,7 @@
 
 #include <getopt.h>
 #include <string.h>
+#include <strings.h>
 
 static void help(FILE *fp)
 {
@@ -58,6 +59,60 @@ static int folded_stacks(const char *path, const char *out, const cli_tarmac_arg
 		return EXIT_BAD;
 	}
 	return cli_tarmac_folded(in, out, ta, ro);
+}
+
+/*
+ * The S.Ha.R.K. host tools' old spellings, --to shark-list / shark-pwc or
+ * OUT named .list / .pwc (through .gz or .zst): "list", "pwc" or NULL.
+ * They go to `tracekit shark` (cmd_shark.c).
+ */
+static const char *shark_tool(const char *to, const char *out)
+{
+	size_t n = strlen(out);
+
+	if (to)
+		return strcasecmp(to, "shark-list") == 0 ? "list"
+		       : strcasecmp(to, "shark-pwc") == 0 ? "pwc" : NULL;
+	if (n > 3 && strcasecmp(out + n - 3, ".gz") == 0)
+		n -= 3;
+	else if (n > 4 && strcasecmp(out + n - 4, ".zst") == 0)
+		n -= 4;
+	if (n > 5 && strncasecmp(out + n - 5, ".list", 5) == 0)
+		return "list";
+	if (n > 4 && strncasecmp(out + n - 4, ".pwc", 4) == 0)
+		return "pwc";
+	return NULL;
+}
+
+/* IN to a host tool's text on OUT, the old way (convert --to shark-pwc) */
+static int shark_convert(const char *tool, const char *path, const char *out,
+			 const cli_filter *f, const char *ev_only,
+			 const cli_read_opts *ro)
+{
+	tk_input *in = NULL;
+
+	if (f->start_s || f->end_s || f->nentities || f->ntypes || f->nevents) {
+		cli_usage_error("convert",
+				"shark-%s writes every record of the dump, as the S.Ha.R.K. tool does: --start/--end/--entity/--type/--event do not apply",
+				tool);
+		return EXIT_BAD;
+	}
+	if (ev_only) {
+		cli_usage_error("convert", "shark-%s takes no %s", tool, ev_only);
+		return EXIT_BAD;
+	}
+	if (cli_input(&in, path, ro) < 0)
+		return EXIT_BAD;
+	if (strcmp(tk_input_format(in)->name, "shark") != 0) {
+		fprintf(stderr, "%s: error: shark-%s reproduces a S.Ha.R.K. tool from the records of a shark dump: the input must be read as shark\n",
+			out, tool);
+		tk_input_close(in);
+		return EXIT_BAD;
+	}
+	if (!ro->quiet)
+		fprintf(stderr, "tracekit convert: note: --to shark-%s is deprecated: use 'tracekit shark %s IN -o OUT'\n",
+			tool, tool);
+	return cli_shark_tool(tool, in, out);
 }
 
 enum { O_TO = 256, O_START, O_END, O_ENTITY, O_TYPE,
@@ -159,6 +214,10 @@ int cmd_convert(int argc, char **argv)
 				"(--to folded or OUT.folded)");
 		goto out;
 	}
+	if (shark_tool(to, out)) {
+		ret = shark_convert(shark_tool(to, out), args.v[0], out, &f, ev_only, &ro);
+		goto out;
+	}
 	if (!to) {
 		if (strcmp(out, "-") == 0) {
 			cli_usage_error("convert", "writing to standard output needs --to FORMAT");
@@ -175,13 +234,6 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	}
 	fi = to ? tk_format_find(to) : tk_format_from_path(out);
-	if ((fi->caps & TK_CAP_RAW) &&
-	    (f.start_s || f.end_s || f.nentities || f.ntypes || f.nevents)) {
-		cli_usage_error("convert",
-				"%s writes every record of the dump, as the S.Ha.R.K. tool does: --start/--end/--entity/--type/--event do not apply",
-				fi->name);
-		goto out;
-	}
 	if (cli_open(&r, args.v[0], &ro) < 0)
 		goto out;
 	if (cli_filter_prepare(&f, r) < 0)

@@ -24,6 +24,8 @@ static const cli_cmd commands[] = {
 	{ "formats", cmd_formats, "", "the formats and what each supports" },
 	{ "shark-receive", cmd_shark_receive, "FILE",
 	  "receive a S.Ha.R.K. FTrace dump by UDP (udpdump); reports missing packets" },
+	{ "shark", cmd_shark, "TOOL IN",
+	  "a S.Ha.R.K. host tool's text from a dump's records (list, pwc)" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -276,14 +276,6 @@ struct tk_trace {
 	uint32_t nents, capents;
 	uint32_t *ent_of_str;   /* per string id: entity id or TK_NONE */
 	uint32_t cap_ent_of_str;
-	/*
-	 * The input's bytes as read, when a binary reader holds all of them in
-	 * memory (S.Ha.R.K. dumps): for the writers that reproduce a format's
-	 * own tools from its raw records (shark-list, shark-pwc).  NULL
-	 * otherwise; valid until the reader is closed.
-	 */
-	const uint8_t *raw;
-	size_t raw_len;
 };
 
 tk_trace *tk_trace_new(const char *format);
@@ -640,8 +632,6 @@ extern const tk_format_ops tk_format_btf;
 extern const tk_format_ops tk_format_tarmac;
 extern const tk_format_ops tk_format_htf;
 extern const tk_format_ops tk_format_shark;
-extern const tk_format_ops tk_format_shark_list;
-extern const tk_format_ops tk_format_shark_pwc;
 extern const tk_format_ops tk_format_atf;
 extern const tk_format_ops tk_format_perfetto;
 extern const tk_format_ops tk_format_vcd;

@@ -12,8 +12,6 @@ static const tk_format_ops *const formats[] = {
 	&tk_format_tarmac,
 	&tk_format_htf,
 	&tk_format_shark,
-	&tk_format_shark_list,
-	&tk_format_shark_pwc,
 	&tk_format_atf,
 	&tk_format_perfetto,
 	&tk_format_vcd,

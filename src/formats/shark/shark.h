@@ -4,6 +4,8 @@
 
 #include "../../core/internal.h"
 
+#include <string.h>
+
 /* One record: 16 bytes, little-endian (specs/shark-ftrace-reference.md 1.7). */
 #define SHARK_REC 16
 /* Bit 15 of the type word: written by the unchecked FAST ipoint. */
@@ -41,9 +43,121 @@ enum {
 /** The FTrace name of an event code ("task_activate"), or NULL if unknown. */
 const char *shark_code_name(unsigned code);
 
+/* ---- the fields of a record (little-endian, as the dump is) ------------- */
+
+/* One load per field where the host is little-endian, the bytes one by one
+ * elsewhere. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static TK_INLINE uint16_t shark_le16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static TK_INLINE uint32_t shark_le32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* the TSC: high word first, each word little-endian */
+static TK_INLINE uint64_t shark_tsc(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p + 4, sizeof(v));
+	return v << 32 | v >> 32;
+}
+#else
+static TK_INLINE uint16_t shark_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (unsigned)p[1] << 8);
+}
+
+static TK_INLINE uint32_t shark_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static TK_INLINE uint64_t shark_tsc(const uint8_t *p)
+{
+	return (uint64_t)shark_le32(p + 4) << 32 | shark_le32(p + 8);
+}
+#endif
+
+/* A clock record: trace_start or cycles_per_msec (the only codes with
+ * (code - 0x10) & 0xef zero), not FAST, with a rate in par2. */
+static TK_INLINE int shark_is_clock(const uint8_t *p)
+{
+	uint32_t w = shark_le32(p);
+
+	return (((w - SHARK_CYCLES_PER_MSEC) & 0xefu) | (w & SHARK_FAST)) == 0 &&
+	       shark_le32(p + 12) != 0;
+}
+
+/* ---- the order records are read in (shark_order.c) ---------------------- */
+
+/*
+ * The dump is read through the source's random access (tk_source_size(),
+ * tk_source_read_at()), whatever the transport.  A scan at open finds its
+ * clock rates and its order; then the records are handed out in time
+ * order, a stretch of consecutive records at a time: the file from the
+ * oldest record on (one rotation for a single wrap), a merge of at most
+ * SHARK_MERGE_MAX ascending runs, or a sort by TSC (then position).
+ */
+#define SHARK_MERGE_MAX 32
+
+typedef struct shark_run {
+	uint64_t cur, end;   /* its slots [cur, end) are next */
+	uint64_t wfrom, wto; /* those of [wfrom, wto) are in buf */
+	uint8_t *buf;
+	uint64_t head;       /* the TSC of slot cur, once ready */
+	int ready;
+} shark_run;
+
+typedef struct shark_order {
+	tk_source *src;
+	const char *name;
+	/* what the scan found */
+	uint64_t nslots;     /* whole records (16-byte slots, empty ones too) */
+	size_t tail;         /* bytes after the last whole record */
+	uint64_t descents;   /* times the TSC goes down (empty slots skipped) */
+	uint64_t at;         /* the slot of the first descent */
+	uint64_t clk;        /* the first clock rate in file order, 0: none */
+	int clk_differ;      /* another clock record gives another rate */
+	int high;            /* a type word has bits 8-14 set */
+	uint64_t clk_read;   /* the first rate in reading order */
+	/* reading: the file from rot on (runs and sorted NULL), the runs
+	 * merged, or the sorted index over the whole dump at base */
+	uint64_t rot, cur, lim;
+	int part;
+	uint8_t *buf;        /* a stretch of the file: slots [wfrom, wto) */
+	uint64_t wfrom, wto;
+	shark_run *runs;
+	size_t nruns;
+	uint8_t *base;
+	uint32_t *sorted;
+	uint64_t nsorted, next;
+	/* the last peek: a merged run's stretch, or the sorted index */
+	shark_run *peeked;
+} shark_order;
+
+/** Size, scan and arrange the dump of `src` (not consumed; read through
+ * tk_source_read_at() from then on).  TK_OK or < 0 (err filled). */
+int shark_order_open(shark_order *o, tk_source *src, tk_error *err);
+/** The next records in time order: *n >= 1 consecutive slots at *p, the
+ * first of them slot *slot of the file.  TK_OK, TK_END or < 0. */
+int shark_order_peek(shark_order *o, const uint8_t **p, size_t *n,
+		     uint64_t *slot, tk_error *err);
+/** The first k records of the last peek were taken. */
+void shark_order_take(shark_order *o, size_t k);
+void shark_order_close(shark_order *o);
+
 int shark_probe(const uint8_t *buf, size_t len);
-int shark_reader_open(tk_reader *r, tk_error *err);
-int shark_reader_next(tk_reader *r, const tk_event **ev, tk_error *err);
-void shark_reader_close(tk_reader *r);
 
 #endif

@@ -1,11 +1,11 @@
 /*
  * shrink.c - a dump that shrinks while the S.Ha.R.K. reader reads it
- * (tests/formats/shark/threads.sh).
+ * (tests/formats/shark/orders.sh).
  *
- *   shark_shrink FILE THREADS
+ *   shark_shrink FILE
  *
- * Opens FILE (a plain file, so read with pread(); --from shark, lenient)
- * with tk_reader_opts threads = THREADS, reads 1000 events, cuts the file
+ * Opens FILE (a plain file, read where it is; --from shark, lenient),
+ * reads 1000 events, cuts the file
  * to a quarter of its size and reads on.  The reader must report one
  * TK_E_IO error that names the file and the offset of the cut
  * (never a crash: the mapping of a cut file is not to be touched), and
@@ -32,8 +32,8 @@ int main(int argc, char **argv)
 	off_t cut;
 	int rc;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: shark_shrink FILE THREADS\n");
+	if (argc != 2) {
+		fprintf(stderr, "usage: shark_shrink FILE\n");
 		return 2;
 	}
 	if (stat(argv[1], &st) != 0 || st.st_size < 4 * 1024 * 1024) {
@@ -44,7 +44,6 @@ int main(int argc, char **argv)
 	cut = (st.st_size / 4) & ~(off_t)15;
 	tk_reader_opts_init(&o);
 	o.format = "shark";
-	o.threads = atoi(argv[2]);
 	if (tk_reader_open(&r, argv[1], &o, &err) < 0) {
 		fprintf(stderr, "shark_shrink: %s\n", err.msg);
 		return 2;
@@ -69,13 +68,15 @@ int main(int argc, char **argv)
 			break;  /* a second error: reported below */
 	}
 	tk_reader_close(r);
-	/* one error, the file's, at the offset of the cut; then the end */
+	/* one error, the file's, at the offset of the cut (or, for a read
+	 * that starts past it, where that read starts); then the end */
 	CHECK_EQ_U64(errors, 1);
 	CHECK_EQ_U64((uint64_t)first.code, (uint64_t)(int64_t)TK_E_IO);
 	CHECK(first.has_offset);
-	CHECK_EQ_U64(first.offset, (uint64_t)cut);
+	CHECK(first.offset >= (uint64_t)cut &&
+	      first.offset < (uint64_t)st.st_size);
 	CHECK_STR(first.input, argv[1]);
 	CHECK(strstr(first.msg, "shrank") != NULL);
-	printf("threads %s: %llu events, then: %s\n", argv[2], n, first.msg);
+	printf("%llu events, then: %s\n", n, first.msg);
 	TEST_DONE();
 }

@@ -9,6 +9,10 @@
 #   from the reference's 1.9;
 # - the real dump: 27926 list lines, 10629 pwc lines (its histogram's codes
 #   that pwcet_gen prints), the first lines of each;
+# - `tracekit shark list|pwc IN [-o OUT]` writes the same bytes as the old
+#   spelling `convert --to shark-list|shark-pwc` (kept, with a deprecation
+#   note on stderr unless -q), to stdout, a file and a .gz file, from a
+#   file, a pipe and a .gz input;
 # - a pipe reads the same; the .pwc extension picks the format; a non-shark
 #   input is refused with exit 2 and no output file.
 set -u
@@ -51,6 +55,46 @@ if [ -n "$dump" ] && [ -f "$dump" ]; then
 	cat "$dump" | "$cli" convert -q --from shark - --to shark-pwc - | cmp -s - "$tmp/d.pwc" ||
 		{ echo "FAIL: pwc from a pipe differs"; fail=1; }
 fi
+
+# the command, against the old spelling
+for in in "$tmp/in/tools/tools.bin" ${dump:+"$dump"}; do
+	[ -f "$in" ] || continue
+	for m in list pwc; do
+		"$cli" convert -q --from shark "$in" --to shark-$m "$tmp/old.$m" || { echo "FAIL: convert shark-$m"; fail=1; }
+		"$cli" shark $m "$in" > "$tmp/new.$m" || { echo "FAIL: shark $m: exit $?"; fail=1; }
+		cmp -s "$tmp/old.$m" "$tmp/new.$m" || { echo "FAIL: shark $m $in differs from convert"; fail=1; }
+		"$cli" shark $m -o "$tmp/o.$m" "$in" && cmp -s "$tmp/old.$m" "$tmp/o.$m" ||
+			{ echo "FAIL: shark $m -o"; fail=1; }
+		"$cli" shark $m "$in" --output "$tmp/o.$m.gz" && gzip -dc "$tmp/o.$m.gz" | cmp -s "$tmp/old.$m" - ||
+			{ echo "FAIL: shark $m -o .gz"; fail=1; }
+		cat "$in" | "$cli" shark $m - | cmp -s "$tmp/old.$m" - || { echo "FAIL: shark $m from a pipe"; fail=1; }
+		gzip -c "$in" > "$tmp/in.gz"
+		"$cli" shark $m "$tmp/in.gz" | cmp -s "$tmp/old.$m" - || { echo "FAIL: shark $m from .gz"; fail=1; }
+		rm -f "$tmp/o.$m" "$tmp/o.$m.gz" "$tmp/in.gz"
+	done
+done
+# the old spelling says it is deprecated (not with -q), after writing all
+"$cli" convert --from shark "$tmp/in/tools/tools.bin" --to shark-pwc - 2> "$tmp/err" > "$tmp/t.pwc"
+cmp -s "$tmp/t.pwc" "$dir/tools/tools.pwc" || { echo "FAIL: convert --to shark-pwc without -q"; fail=1; }
+[ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "deprecated: use 'tracekit shark pwc IN -o OUT'" "$tmp/err" ||
+	{ echo "FAIL: deprecation note: $(cat "$tmp/err")"; fail=1; }
+"$cli" convert -q "$tmp/in/tools/tools.bin" "$tmp/t.list" 2> "$tmp/err" && [ ! -s "$tmp/err" ] &&
+	cmp -s "$tmp/t.list" "$dir/tools/tools.list" || { echo "FAIL: convert to .list"; fail=1; }
+# a partial record at the end is not one (as the tools read)
+cat "$tmp/in/tools/tools.bin" > "$tmp/part.bin"
+printf 'abcde' >> "$tmp/part.bin"
+"$cli" shark list "$tmp/part.bin" | cmp -s - "$dir/tools/tools.list" || { echo "FAIL: partial record listed"; fail=1; }
+# usage errors: exit 2, nothing on stdout
+for args in "" "list" "frob $tmp/part.bin" "list $tmp/part.bin extra" "list --bogus $tmp/part.bin"; do
+	# shellcheck disable=SC2086
+	"$cli" shark $args > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	[ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && [ -s "$tmp/err" ] || { echo "FAIL: shark $args: exit $rc"; fail=1; }
+done
+"$cli" shark list "$tmp/nonexistent.bin" -o "$tmp/no.list" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ ! -e "$tmp/no.list" ] || { echo "FAIL: missing input: exit $rc or file left"; fail=1; }
+"$cli" shark --help | grep -q "usage: tracekit shark list|pwc" || { echo "FAIL: shark --help"; fail=1; }
 
 # not a shark input: refused, nothing written
 printf '#creator test\n#timeScale ns\n0,Core_0,0,T,t,0,start\n' > "$tmp/x.btf"

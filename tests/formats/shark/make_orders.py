@@ -1,22 +1,22 @@
 #!/usr/bin/env python3
-"""Writes the S.Ha.R.K. FTrace dumps of tests/formats/shark/threads.sh into
+"""Writes the S.Ha.R.K. FTrace dumps of tests/formats/shark/orders.sh into
 OUTDIR: a deterministic random mix of every kind of record, with the
-irregularities that need the reader's slow path spread through them
-(records the decoding thread leaves to the caller's: new contexts, first
-kept codes (and kept codes with a parameter-dependent target: cached
-after the first), unknown codes, code 0x43, lost-event records, job ends without
-a job, unbalanced and too deeply nested interrupts, type words with high
-bits, empty slots, FAST records, clock records), so that reading them with
-the decoding on a second thread stalls many times mid-block.
+irregularities that need the reader's slow path spread through them (new
+contexts, first kept codes (and kept codes with a parameter-dependent
+target: cached after the first), unknown codes, code 0x43, lost-event
+records, job ends without a job, unbalanced and too deeply nested
+interrupts, type words with high bits, empty slots, FAST records, clock
+records), so that the reader's blocks end early many times.
 
   mixed.bin    30 000 records, one clock rate (ticks are cycles)
-  big*.bin     600 000 records (9.6 MB: --threads auto uses the thread),
-               wrapped, sorted, with another clock rate
+  big*.bin     600 000 records (9.6 MB), wrapped, in runs, sorted, with
+               another clock rate
   clock.bin    the clock rate changes (times in picoseconds)
-  sorted.bin   parts out of TSC order (read through the sort index)
+  sorted.bin   parts out of TSC order (three runs: merged)
+  runs40.bin   mixed.bin in 40 parts, the last first (sorted by TSC)
   wrapped.bin  mixed.bin after a cyclic wrap (read as a rotation)
   tail.bin     a few records whose TSC goes down and a partial record:
-               appended to a large generated dump, a stream (threads.sh)
+               appended to a large generated dump (orders.sh)
 """
 import os
 import random
@@ -117,18 +117,16 @@ def write(name, recs, tail=b''):
 
 mixed = mix(30000, 1)
 write('mixed.bin', mixed)
-# large enough (>= 8 MiB) for --threads auto, and for the scan at open in
-# two halves (they meet at slot 262144): a wrap in the first half, a wrap
-# at the meeting point behind empty slots, descents in both halves (the
-# sort index), a clock rate that differs only in the second half
+# large: a wrap in the first half, a wrap at slot 262144 behind empty
+# slots, descents in both halves, a clock rate that differs only in the
+# second half
 big = mix(600000, 2, irregular=True)
 write('big.bin', big)
 write('big_wrap.bin', big[400000:] + big[:400000])
 write('big_mid.bin', big[-262144:] + [EMPTY] * 3 + big[:-262144])
 write('big_sort.bin', big[:100000] + big[400000:450000] + big[100000:400000] + big[450000:])
-# the scan at open in parts of 16384 slots (two threads take them in
-# turn): a part of nothing but empty slots, and the one descent at the
-# first record of a part after them (two runs: merged from the file)
+# a stretch of 16384 slots of nothing but empty slots, and the one
+# descent at the first record of a stretch after them (two runs: merged)
 write('big_parts.bin', big[:81920] + [EMPTY] * 32768 + big[300000:] +
       [EMPTY] * (16384 - (81920 + 32768 + 300000) % 16384) + big[81920:300000])
 k = 500000
@@ -139,6 +137,8 @@ write('big_clock.bin', big[:k] + [rec(0x10, 0, hi << 32 | lo, 1000000)] + big[k 
 write('clock.bin', mix(30000, 3, clocks=(CLK, 1000000, 2500)))
 s = mix(30000, 4)
 write('sorted.bin', s[:1000] + s[20000:25000] + s[1000:20000] + s[25000:])
+parts = [mixed[i * 750:(i + 1) * 750] for i in range(40)]
+write('runs40.bin', [r for p in reversed(parts) for r in p])
 write('wrapped.bin', mixed[12345:] + [EMPTY] * 7 + mixed[:12345])
 # appended to a generated dump (TSCs from about 2.4e10 up by ~50 each):
 # the TSC goes down, then an unknown code, then 5 stray bytes

@@ -1,0 +1,71 @@
+/*
+ * tracekit/shark.h - the records of a S.Ha.R.K. FTrace dump, and the text
+ * outputs of the S.Ha.R.K. host tools `list` and `pwcet_gen` made from
+ * them (specs/shark-ftrace-reference.md 1.7, 1.9).
+ *
+ * Both tools print fields the common events do not carry (the type word
+ * with its FAST bit, the stale par2 of a FAST record, empty slots, records
+ * that make no event), so they are made from the records in file order,
+ * not from a tk_reader's events.
+ */
+#ifndef TRACEKIT_SHARK_H
+#define TRACEKIT_SHARK_H
+
+#include "tracekit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One 16-byte record, its fields as stored. */
+typedef struct tk_shark_record {
+	uint64_t index;  /**< its slot in the file: its byte offset / 16 */
+	uint16_t type;   /**< the type word: the event code in the low byte,
+			  *   FAST in bit 15; 0 for an empty slot */
+	uint16_t par1;
+	uint32_t par2;   /**< as stored (a FAST record's is stale) */
+	uint64_t tsc;
+} tk_shark_record;
+
+typedef struct tk_shark_records tk_shark_records;
+
+/**
+ * The records of an input of tk_input_open(), in file order, whatever
+ * format it was told to have; bytes after the last whole record are not
+ * one (the tools ignore them too).  The input is the iterator's from then
+ * on and is closed with it, and on failure too.  TK_OK or < 0.
+ */
+int tk_shark_records_open(tk_shark_records **out, tk_input *in,
+			  tk_error *err);
+/** The next record: TK_OK, TK_END, or < 0 (a read error). */
+int tk_shark_records_next(tk_shark_records *it, tk_shark_record *rec,
+			  tk_error *err);
+/** Close and free; NULL is allowed. */
+void tk_shark_records_close(tk_shark_records *it);
+
+/** The host tools: `list` (every record) and `pwcet_gen` (the
+ * significant events). */
+typedef enum tk_shark_tool { TK_SHARK_LIST, TK_SHARK_PWC } tk_shark_tool;
+
+/** The room a line of either tool needs, with its NUL. */
+#define TK_SHARK_LINE_MAX 160
+
+/** The tool's line for a record into buf (TK_SHARK_LINE_MAX bytes):
+ * its length, 0 when the tool prints nothing for it. */
+size_t tk_shark_tool_line(tk_shark_tool tool, const tk_shark_record *rec,
+			  char *buf);
+
+/**
+ * The tool's whole output for the records of `in` (closed by this call)
+ * on `out` ("-": standard output), written under a temporary name and
+ * renamed once complete; a name ending in .gz or .zst is compressed.
+ * TK_OK or < 0.
+ */
+int tk_shark_tool_write(tk_input *in, tk_shark_tool tool, const char *out,
+			tk_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * cmd_shark.c - `tracekit shark list|pwc IN [-o OUT]`: the text of the
+ * S.Ha.R.K. host tools `list` and `pwcet_gen` from a dump's records
+ * (include/tracekit/shark.h), byte for byte.
+ */
+#include "cli.h"
+#include "tracekit/shark.h"
+
+#include <getopt.h>
+#include <string.h>
+
+static void help(FILE *fp)
+{
+	fprintf(fp,
+		"usage: tracekit shark list|pwc [options] IN\n\n"
+		"The text of a S.Ha.R.K. host tool, made from the 16-byte records of the\n"
+		"FTrace dump IN in file order, byte for byte:\n"
+		"  list   the `list` tool: every record, empty slots included\n"
+		"  pwc    the `pwcet_gen` tool: the significant events\n"
+		"IN is read as a dump whatever its content ('-' is standard input; gzip\n"
+		"and zstd are decoded); bytes after the last whole record are ignored.\n\n"
+		"options:\n"
+		"  -o, --output OUT    write OUT instead of standard output (under a\n"
+		"                      temporary name, renamed once complete; an OUT\n"
+		"                      named .gz or .zst is compressed)\n"
+		"  -h, --help          this help\n");
+}
+
+int cli_shark_tool(const char *tool, tk_input *in, const char *out)
+{
+	tk_error err;
+
+	tk_error_clear(&err);
+	if (tk_shark_tool_write(in, strcmp(tool, "list") == 0 ? TK_SHARK_LIST
+							       : TK_SHARK_PWC,
+				out, &err) < 0) {
+		cli_error(&err);
+		return EXIT_BAD;
+	}
+	return EXIT_OK;
+}
+
+int cmd_shark(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	cli_args args = { { NULL }, 0 };
+	const char *out = "-";
+	tk_input *in = NULL;
+	tk_error err;
+	int c;
+
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, "o:h", longopts, &args)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'h': help(stdout); return EXIT_OK;
+		default: help(stderr); return EXIT_BAD;
+		}
+	}
+	if (args.n != 2) {
+		cli_usage_error("shark", "expected a tool (list or pwc) and IN");
+		return EXIT_BAD;
+	}
+	if (strcmp(args.v[0], "list") != 0 && strcmp(args.v[0], "pwc") != 0) {
+		cli_usage_error("shark", "unknown tool '%s' (list or pwc)", args.v[0]);
+		return EXIT_BAD;
+	}
+	tk_error_clear(&err);
+	if (tk_input_open(&in, args.v[1], "shark", &err) < 0) {
+		cli_error(&err);
+		return EXIT_BAD;
+	}
+	return cli_shark_tool(args.v[0], in, out);
+}
