@@ -6,6 +6,7 @@
 #define TK_ANALYSIS_INTERNAL_H
 
 #include "tracekit/tracekit.h"
+#include "../core/hashmap.h"
 #include "../core/internal.h"
 
 #include <stddef.h>
@@ -14,18 +15,19 @@
 typedef __int128 tk_i128;
 
 /*
- * Open addressing with linear probing; deletion shifts the following
- * entries back, so there are no tombstones and a map whose instances come
- * and go (one per activation) stays as small as the live set.  Values are
- * `vsize` bytes, zeroed on insertion.  Pointers into the map are valid
- * until the next insertion or deletion.
+ * The records in dense arrays (ent[i], inst[i], value i for i < count),
+ * indexed by a tk_hashmap from a mix of the key to i; a deletion moves
+ * the last record into the hole, so a map whose instances come and go (one
+ * per activation) stays as small as the live set.  Values are `vsize`
+ * bytes, zeroed on insertion.  Pointers into the map are valid until the
+ * next insertion or deletion.
  */
 typedef struct tk_imap {
 	uint32_t *ent;
 	int64_t *inst;
 	unsigned char *vals;
-	uint8_t *used;
 	size_t vsize, cap, count;
+	tk_hashmap idx;
 } tk_imap;
 
 void tk_imap_init(tk_imap *m, size_t vsize);

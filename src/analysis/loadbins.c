@@ -17,14 +17,9 @@ void tk_loadbins_init(tk_loadbins *lb, uint64_t first)
 static int grow_lanes(tk_loadbins *lb, size_t lane)
 {
 	while (lb->nlanes <= lane) {
-		if (lb->nlanes == lb->caplanes) {
-			size_t cap = lb->caplanes ? lb->caplanes * 2 : 8;
-			uint64_t **n = tk_xrealloc_array(lb->lane, cap, sizeof(*n));
-			if (!n)
-				return -1;
-			lb->lane = n;
-			lb->caplanes = cap;
-		}
+		if (tk_grow_zero((void **)&lb->lane, &lb->caplanes, lb->nlanes,
+				 sizeof(*lb->lane)) < 0)
+			return -1;
 		lb->lane[lb->nlanes] = calloc(TK_LOAD_BINS, sizeof(uint64_t));
 		if (!lb->lane[lb->nlanes])
 			return -1;

@@ -4,136 +4,111 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t slot_of(const tk_imap *m, uint32_t ent, int64_t inst)
+/* The index's key of (ent, inst), which the map walks comparing records:
+ * the entity times an odd number of the seed (internal.h), so that no
+ * input can give the instances of its entities one key. */
+static inline uint64_t key_of(uint32_t ent, int64_t inst)
 {
-	/* seeded: instance numbers come from the input (internal.h) */
-	return (size_t)tk_hash64(((uint64_t)ent << 32) ^ (uint64_t)inst) &
-	       (m->cap - 1);
+	return ((uint64_t)ent * (tk_hash_seed[1] | 1u)) ^ (uint64_t)inst;
 }
 
 void tk_imap_init(tk_imap *m, size_t vsize)
 {
-	tk_hash_init();
 	memset(m, 0, sizeof(*m));
+	tk_hashmap_init(&m->idx);
 	m->vsize = vsize;
+}
+
+/* The index slot of the record (ent, inst), or TK_HASHMAP_END. */
+static TK_INLINE uint32_t find(const tk_imap *m, uint32_t ent, int64_t inst)
+{
+	uint64_t key = key_of(ent, inst);
+	uint32_t i;
+
+	for (i = tk_hashmap_first(&m->idx, key); i != TK_HASHMAP_END;
+	     i = tk_hashmap_next(&m->idx, key, i)) {
+		uint32_t r = m->idx.slots[i].val;
+		if (m->ent[r] == ent && m->inst[r] == inst)
+			return i;
+	}
+	return TK_HASHMAP_END;
 }
 
 void *tk_imap_get(const tk_imap *m, uint32_t ent, int64_t inst)
 {
-	size_t i;
+	uint32_t i = find(m, ent, inst);
 
-	if (!m->count)
-		return NULL;
-	for (i = slot_of(m, ent, inst); m->used[i]; i = (i + 1) & (m->cap - 1))
-		if (m->ent[i] == ent && m->inst[i] == inst)
-			return m->vals + i * m->vsize;
-	return NULL;
+	return i == TK_HASHMAP_END ? NULL
+				   : m->vals + m->idx.slots[i].val * m->vsize;
 }
 
-static int grow(tk_imap *m)
+/* Room in the arrays for one more record.  0, or -1 out of memory. */
+static int room(tk_imap *m)
 {
-	tk_imap n;
-	size_t i, j;
+	size_t cap = m->cap;
 
-	n = *m;
-	n.cap = m->cap ? m->cap * 2 : 64;
-	n.count = 0;
-	n.ent = calloc(n.cap, sizeof(*n.ent));
-	n.inst = calloc(n.cap, sizeof(*n.inst));
-	n.used = calloc(n.cap, 1);
-	n.vals = calloc(n.cap, m->vsize);
-	if (!n.ent || !n.inst || !n.used || !n.vals)
-		goto fail;
-	for (i = 0; i < m->cap; i++) {
-		if (!m->used[i])
-			continue;
-		for (j = slot_of(&n, m->ent[i], m->inst[i]); n.used[j];
-		     j = (j + 1) & (n.cap - 1))
-			;
-		n.used[j] = 1;
-		n.ent[j] = m->ent[i];
-		n.inst[j] = m->inst[i];
-		memcpy(n.vals + j * n.vsize, m->vals + i * m->vsize, m->vsize);
-		n.count++;
-	}
-	tk_imap_free(m);
-	/* field by field: after `*m = n` the static analyzer took m->used
-	 * for the array just freed */
-	m->ent = n.ent;
-	m->inst = n.inst;
-	m->used = n.used;
-	m->vals = n.vals;
-	m->cap = n.cap;
-	m->count = n.count;
+	if (m->count >= TK_NONE ||
+	    tk_grow_zero((void **)&m->ent, &cap, m->count, sizeof(*m->ent)) < 0)
+		return -1;
+	cap = m->cap;
+	if (tk_grow_zero((void **)&m->inst, &cap, m->count, sizeof(*m->inst)) < 0)
+		return -1;
+	cap = m->cap;
+	if (tk_grow_zero((void **)&m->vals, &cap, m->count, m->vsize) < 0)
+		return -1;
+	m->cap = cap;
 	return 0;
-fail:
-	free(n.ent);
-	free(n.inst);
-	free(n.used);
-	free(n.vals);
-	return -1;
 }
 
 void *tk_imap_put(tk_imap *m, uint32_t ent, int64_t inst, int *created)
 {
 	void *v = tk_imap_get(m, ent, inst);
-	size_t i;
+	size_t r = m->count;
 
 	if (created)
 		*created = 0;
 	if (v)
 		return v;
-	if ((m->count + 1) * 4 > m->cap * 3 && grow(m) < 0)
+	if (room(m) < 0 ||
+	    tk_hashmap_add(&m->idx, key_of(ent, inst), (uint32_t)r) < 0)
 		return NULL;
-	for (i = slot_of(m, ent, inst); m->used[i]; i = (i + 1) & (m->cap - 1))
-		;
-	m->used[i] = 1;
-	m->ent[i] = ent;
-	m->inst[i] = inst;
-	memset(m->vals + i * m->vsize, 0, m->vsize);
+	m->ent[r] = ent;
+	m->inst[r] = inst;
+	memset(m->vals + r * m->vsize, 0, m->vsize);
 	m->count++;
 	if (created)
 		*created = 1;
-	return m->vals + i * m->vsize;
+	return m->vals + r * m->vsize;
 }
 
 void tk_imap_del(tk_imap *m, uint32_t ent, int64_t inst)
 {
-	size_t mask = m->cap - 1, i, j, k;
+	uint32_t i = find(m, ent, inst), r, last;
 
-	if (!m->count)
+	if (i == TK_HASHMAP_END)
 		return;
-	for (i = slot_of(m, ent, inst); m->used[i]; i = (i + 1) & mask)
-		if (m->ent[i] == ent && m->inst[i] == inst)
-			break;
-	if (!m->used[i])
+	r = m->idx.slots[i].val;
+	tk_hashmap_del_at(&m->idx, i);
+	last = (uint32_t)--m->count;
+	if (r == last)
 		return;
-	/* backward-shift deletion (Knuth 6.4 algorithm R) */
-	m->used[i] = 0;
-	m->count--;
-	for (j = (i + 1) & mask; m->used[j]; j = (j + 1) & mask) {
-		k = slot_of(m, m->ent[j], m->inst[j]);
-		/* move j to the hole i unless its home k lies cyclically in (i, j] */
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		m->used[i] = 1;
-		m->ent[i] = m->ent[j];
-		m->inst[i] = m->inst[j];
-		memcpy(m->vals + i * m->vsize, m->vals + j * m->vsize, m->vsize);
-		m->used[j] = 0;
-		i = j;
-	}
+	/* the last record fills the hole */
+	i = find(m, m->ent[last], m->inst[last]);
+	m->idx.slots[i].val = r;
+	m->ent[r] = m->ent[last];
+	m->inst[r] = m->inst[last];
+	memcpy(m->vals + (size_t)r * m->vsize, m->vals + (size_t)last * m->vsize,
+	       m->vsize);
 }
 
 void tk_imap_free(tk_imap *m)
 {
 	free(m->ent);
 	free(m->inst);
-	free(m->used);
 	free(m->vals);
+	tk_hashmap_free(&m->idx);
 	m->ent = NULL;
 	m->inst = NULL;
-	m->used = NULL;
 	m->vals = NULL;
 	m->cap = m->count = 0;
 }

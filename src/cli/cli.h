@@ -3,6 +3,8 @@
 #define TK_CLI_H
 
 #include "tracekit/tracekit.h"
+#include "../core/bytes.h"
+#include "../core/hashmap.h"
 
 #include <getopt.h>
 #include <stdint.h>
@@ -143,11 +145,16 @@ int cli_pipe_ex(tk_reader *r, const char *out, const char *to, int strict,
 /* JSON string output with escapes */
 void cli_json_str(FILE *fp, const char *s, size_t n);
 
-/* A hash map from 64-bit keys to 64-bit counters. */
+/*
+ * A map from 64-bit keys to 64-bit counters: keys[i] counted vals[i] for
+ * i < count, in the order first added; used[i] is 1 for those (0 up to
+ * cap, for loops over the capacity).  Zeroed: empty.
+ */
 typedef struct cli_map {
 	uint64_t *keys, *vals;
 	uint8_t *used;
 	size_t cap, count;
+	tk_hashmap idx;           /* key -> i */
 } cli_map;
 
 int cli_map_add(cli_map *m, uint64_t key, uint64_t delta);

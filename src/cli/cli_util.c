@@ -1,6 +1,5 @@
 /* cli_util.c - error printing, opening readers, filters, the copy loop. */
 #include "cli.h"
-#include "../core/internal.h" /* tk_hash64() */
 
 #include <errno.h>
 #include <stdarg.h>
@@ -413,56 +412,35 @@ void cli_json_str(FILE *fp, const char *s, size_t n)
 	fputc('"', fp);
 }
 
-/* The keys are string ids of the input: hashed with the library's seed. */
 int cli_map_add(cli_map *m, uint64_t key, uint64_t delta)
 {
-	size_t i;
+	void **arr[3] = { (void **)&m->keys, (void **)&m->vals,
+			  (void **)&m->used };
+	const size_t esize[3] = { sizeof(*m->keys), sizeof(*m->vals), 1 };
+	size_t cap = m->cap;
+	uint32_t *i;
+	int created, k;
 
-	if ((m->count + 1) * 2 > m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 64, j;
-		uint64_t *nk;
-		uint64_t *nv;
-		uint8_t *nu;
-
-		tk_hash_init();
-		nk = calloc(ncap, sizeof(*nk));
-		nv = calloc(ncap, sizeof(*nv));
-		nu = calloc(ncap, 1);
-		if (!nk || !nv || !nu) {
-			free(nk);
-			free(nv);
-			free(nu);
-			return -1;
+	if (m->count >= TK_NONE)
+		return -1;
+	i = tk_hashmap_slot(&m->idx, key, &created);
+	if (!i)
+		return -1;
+	if (created) {
+		for (k = 0; k < 3; k++) {
+			cap = m->cap;
+			if (tk_grow_zero(arr[k], &cap, m->count, esize[k]) < 0) {
+				tk_hashmap_del(&m->idx, key);
+				return -1;
+			}
 		}
-		for (j = 0; j < m->cap; j++) {
-			if (!m->used[j])
-				continue;
-			for (i = tk_hash64(m->keys[j]) & (ncap - 1); nu[i];
-			     i = (i + 1) & (ncap - 1))
-				;
-			nu[i] = 1;
-			nk[i] = m->keys[j];
-			nv[i] = m->vals[j];
-		}
-		free(m->keys);
-		free(m->vals);
-		free(m->used);
-		m->keys = nk;
-		m->vals = nv;
-		m->used = nu;
-		m->cap = ncap;
+		m->cap = cap;
+		*i = (uint32_t)m->count;
+		m->keys[m->count] = key;
+		m->used[m->count] = 1;
+		m->count++;
 	}
-	for (i = tk_hash64(key) & (m->cap - 1); m->used[i];
-	     i = (i + 1) & (m->cap - 1)) {
-		if (m->keys[i] == key) {
-			m->vals[i] += delta;
-			return 0;
-		}
-	}
-	m->used[i] = 1;
-	m->keys[i] = key;
-	m->vals[i] = delta;
-	m->count++;
+	m->vals[*i] += delta;
 	return 0;
 }
 
@@ -471,5 +449,6 @@ void cli_map_free(cli_map *m)
 	free(m->keys);
 	free(m->vals);
 	free(m->used);
+	tk_hashmap_free(&m->idx);
 	memset(m, 0, sizeof(*m));
 }

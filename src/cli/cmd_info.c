@@ -57,20 +57,18 @@ typedef struct ev_counts {
 /* Both tables at least `id + 1` long; -1 on out of memory. */
 static int slots_grow(ev_counts *c, tk_str id)
 {
-	uint32_t ncap = c->cap ? c->cap : 64, i;
+	uint32_t cap = c->cap, i;
 	int d;
 
-	while (ncap <= id)
-		ncap *= 2;
 	for (d = 0; d < 2; d++) {
-		uint32_t *ns = realloc(c->slot[d], (size_t)ncap * sizeof(*ns));
-		if (!ns)
+		cap = c->cap;  /* (doubled from 16: a power of two) */
+		if (tk_grow_zero32((void **)&c->slot[d], &cap, id,
+				   sizeof(*c->slot[d])) < 0)
 			return -1;
-		for (i = c->cap; i < ncap; i++)
-			ns[i] = NO_SLOT;
-		c->slot[d] = ns;
+		for (i = c->cap; i < cap; i++)
+			c->slot[d][i] = NO_SLOT;
 	}
-	c->cap = ncap;
+	c->cap = cap;
 	return 0;
 }
 

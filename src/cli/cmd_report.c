@@ -211,15 +211,10 @@ static void on_violation(void *ctx, const tk_violation *v)
 	x->nviol[v->rule]++;
 	if (x->nprobs >= PROBLEM_MAX)
 		return;
-	if (x->nprobs == x->capprobs) {
-		size_t cap = x->capprobs ? x->capprobs * 2 : 64;
-		p = realloc(x->probs, cap * sizeof(*p));
-		if (!p) {
-			x->nomem = 1;
-			return;
-		}
-		x->probs = p;
-		x->capprobs = cap;
+	if (tk_grow_zero((void **)&x->probs, &x->capprobs, x->nprobs,
+			 sizeof(*x->probs)) < 0) {
+		x->nomem = 1;
+		return;
 	}
 	p = &x->probs[x->nprobs];
 	p->time = v->time;

@@ -34,7 +34,6 @@
  */
 #define _GNU_SOURCE  /* ppoll */
 #include "cli.h"
-#include "../core/internal.h" /* tk_hash64() */
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -67,8 +66,7 @@ typedef struct recv_state {
 	size_t npkts, cappkts;
 	uint8_t *data;
 	size_t len, cap;
-	uint32_t *seen;      /* the numbers kept: open addressing, 0 = empty */
-	size_t capseen;      /* a power of 2, at least twice npkts */
+	tk_hashmap seen;     /* the numbers kept */
 	uint64_t records;    /* distinct records (repeats not counted) */
 	uint64_t ignored, bad, dups, late, oversize;
 	uint32_t max_number;
@@ -104,12 +102,6 @@ static void help(FILE *fp)
 		"  -h, --help      this help\n");
 }
 
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
 static uint64_t now_ms(void)
 {
 	struct timespec ts;
@@ -133,26 +125,6 @@ static int parse_num(const char *s, unsigned long max, unsigned long *out)
 	return 0;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2 / size)
-			return -1;
-		ncap *= 2;
-	}
-	n = realloc(*p, ncap * size);
-	if (!n)
-		return -1;
-	*p = n;
-	*cap = ncap;
-	return 0;
-}
-
 /*
  * The set of packet numbers kept: 1 if `number` was new (and is now in),
  * 0 if it was there, -1 out of memory.  The hash is seeded per process,
@@ -160,36 +132,11 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
  */
 static int seen_add(recv_state *st, uint32_t number)
 {
-	size_t mask, i;
+	int created;
 
-	if (st->npkts + 1 > st->capseen / 2) {
-		size_t ncap = st->capseen ? st->capseen * 2 : 256, j;
-		uint32_t *n;
-
-		if (ncap > SIZE_MAX / sizeof(*n) || ncap < st->capseen)
-			return -1;
-		tk_hash_init();
-		n = calloc(ncap, sizeof(*n));
-		if (!n)
-			return -1;
-		for (j = 0; j < st->capseen; j++) {
-			if (!st->seen[j])
-				continue;
-			i = (size_t)tk_hash64(st->seen[j]) & (ncap - 1);
-			while (n[i])
-				i = (i + 1) & (ncap - 1);
-			n[i] = st->seen[j];
-		}
-		free(st->seen);
-		st->seen = n;
-		st->capseen = ncap;
-	}
-	mask = st->capseen - 1;
-	for (i = (size_t)tk_hash64(number) & mask; st->seen[i]; i = (i + 1) & mask)
-		if (st->seen[i] == number)
-			return 0;
-	st->seen[i] = number;
-	return 1;
+	if (!tk_hashmap_slot(&st->seen, number, &created))
+		return -1;
+	return created;
 }
 
 /* One datagram: 1 if kept, 0 if ignored or a repeat, -1 out of memory. */
@@ -207,9 +154,9 @@ static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
 		st->bad++;
 		return 0;
 	}
-	number = rd32(b + 12);
-	nev = rd32(b + 16);
-	total = rd32(b + 20);
+	number = tk_load_le32(b + 12);
+	nev = tk_load_le32(b + 16);
+	total = tk_load_le32(b + 20);
 	if (verbose)
 		fprintf(stderr, "Received %lu, length %zu(%lu), %lu tracer events.\n",
 			(unsigned long)number, n, (unsigned long)total,
@@ -224,7 +171,7 @@ static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
 		return 0;
 	}
 	/* grow first: a number is in the set only if its records are kept */
-	if (grow((void **)&st->pkts, &st->cappkts, st->npkts + 1, sizeof(*st->pkts)) < 0)
+	if (tk_grow_zero((void **)&st->pkts, &st->cappkts, st->npkts, sizeof(*st->pkts)) < 0)
 		return -1;
 	rc = seen_add(st, number);
 	if (rc <= 0) {
@@ -238,7 +185,7 @@ static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
 			(unsigned long)number, (unsigned long)nev, SPEC_MAX_EVENTS);
 	if (number > st->max_number)
 		st->max_number = number;
-	if (grow((void **)&st->data, &st->cap, st->len + (n - HEAD), 1) < 0)
+	if (tk_grow_zero((void **)&st->data, &st->cap, st->len + (n - HEAD), 1) < 0)
 		return -1;
 	k = &st->pkts[st->npkts++];
 	k->number = number;
@@ -540,6 +487,6 @@ out_sig:
 	free(buf);
 	free(st.pkts);
 	free(st.data);
-	free(st.seen);
+	tk_hashmap_free(&st.seen);
 	return ret;
 }

@@ -59,7 +59,25 @@ static inline int tk_err_code_(int rc, int code) { (void)rc; return code; }
 void *tk_xrealloc_array(void *p, size_t n, size_t size); /* NULL on overflow/OOM */
 /* Make (*arr)[0 .. *cap) hold index `id` (elements of esize bytes), the
  * new ones zeroed, the capacity doubled; -1 on overflow or out of memory. */
-int tk_grow_zero(void **arr, size_t *cap, size_t id, size_t esize);
+int tk_grow_zero_slow(void **arr, size_t *cap, size_t id, size_t esize);
+static inline int tk_grow_zero(void **arr, size_t *cap, size_t id,
+			       size_t esize)
+{
+	return TK_LIKELY(id < *cap) ? 0 : tk_grow_zero_slow(arr, cap, id, esize);
+}
+/* The same for a capacity kept as a uint32_t (it stays <= UINT32_MAX):
+ * TK_OK, or TK_E_NOMEM on overflow or out of memory.  Both check the
+ * capacity inline (the appends of hot loops) and call out to grow. */
+int tk_grow_zero32_slow(void **arr, uint32_t *cap, size_t id, size_t esize);
+static inline int tk_grow_zero32(void **arr, uint32_t *cap, size_t id,
+				 size_t esize)
+{
+	return TK_LIKELY(id < *cap) ? TK_OK
+				    : tk_grow_zero32_slow(arr, cap, id, esize);
+}
+/* At most 40 bytes of [p, end) for a message, NUL-terminated in buf (of
+ * `size` bytes): control bytes as '?', "..." when cut.  Returns buf. */
+const char *tk_quote(char *buf, size_t size, const char *p, const char *end);
 /* A working buffer of n bytes (64-byte aligned, contents undefined as
  * malloc()'s); one of 256 KB or more in transparent huge pages where the
  * kernel has them (bigbuf.c).  NULL on overflow/OOM.  Free with

@@ -3,6 +3,7 @@
  * and writers (see synth.h).
  */
 #include "synth.h"
+#include "hashmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,7 @@
  * A stack that tasks started and never terminated made deep would cost a
  * search of the whole stack at each push (and a memmove at each removal
  * from the middle): O(depth) per event.  A deep stack has an index, a
- * hash table of entity -> position (linear probing, an empty slot has the
- * key TK_NONE, which is no entity: tk_synth_grow refuses it), and a removal
+ * map of entity -> position (tk_hashmap), and a removal
  * below the top only marks the entry (ent TK_NONE); the marked entries are
  * dropped when the top comes down to them, or all at once when the array is
  * full and at least half of it is marked, so each costs O(1) amortized.
@@ -20,14 +20,8 @@
 #define DEEP_ON 32   /* a stack of this many entries gets an index */
 #define DEEP_OFF 8   /* and loses it at this many live ones (hysteresis) */
 
-typedef struct deep_slot {
-	uint32_t ent, pos;
-} deep_slot;
-
 struct tk_synth_deep {
-	deep_slot *tab;
-	uint32_t mask;        /* table size - 1 (a power of two) */
-	uint32_t live;        /* entries in the table = live entries of the stack */
+	tk_hashmap pos;       /* entity -> position; count: the live entries */
 };
 
 int tk_synth_kind(tk_etype et)
@@ -55,9 +49,9 @@ void tk_synth_free(tk_synth *s)
 		free(s->procs[i].s);
 		free(s->runs[i].s);
 		if (s->procs[i].deep)
-			free(s->procs[i].deep->tab);
+			tk_hashmap_free(&s->procs[i].deep->pos);
 		if (s->runs[i].deep)
-			free(s->runs[i].deep->tab);
+			tk_hashmap_free(&s->runs[i].deep->pos);
 		free(s->procs[i].deep);
 		free(s->runs[i].deep);
 	}
@@ -110,106 +104,19 @@ int tk_synth_cores(tk_synth *s, uint32_t n)
 
 int tk_synth_grow(tk_synth *s, uint32_t id)
 {
-	uint32_t ncap;
-	int64_t *a, *b;
+	uint32_t cap = s->cap_ent;
 
-	if (id == UINT32_MAX)
+	/* two arrays of one capacity */
+	if (tk_grow_zero32((void **)&s->acts, &cap, id, sizeof(*s->acts)) < 0)
 		return TK_E_NOMEM;
-	ncap = s->cap_ent ? s->cap_ent : 64;
-	while (ncap <= id) {
-		if (ncap > UINT32_MAX / 2) {
-			ncap = UINT32_MAX;
-			break;
-		}
-		ncap *= 2;
-	}
-	a = tk_xrealloc_array(s->acts, ncap, sizeof(*a));
-	if (!a)
+	cap = s->cap_ent;
+	if (tk_grow_zero32((void **)&s->starts, &cap, id, sizeof(*s->starts)) < 0)
 		return TK_E_NOMEM;
-	s->acts = a;
-	b = tk_xrealloc_array(s->starts, ncap, sizeof(*b));
-	if (!b)
-		return TK_E_NOMEM;
-	s->starts = b;
-	memset(a + s->cap_ent, 0, (ncap - s->cap_ent) * sizeof(*a));
-	memset(b + s->cap_ent, 0, (ncap - s->cap_ent) * sizeof(*b));
-	s->cap_ent = ncap;
+	s->cap_ent = cap;
 	return TK_OK;
 }
 
 /* ---- deep stacks -------------------------------------------------------- */
-
-/* seeded (internal.h): which entities are on a stack is the input's choice */
-static uint32_t deep_hash(uint32_t ent)
-{
-	return (uint32_t)tk_hash64(ent);
-}
-
-/* the slot of ent, or the empty slot where it would go */
-static uint32_t deep_find(const tk_synth_deep *d, uint32_t ent)
-{
-	uint32_t i = deep_hash(ent) & d->mask;
-
-	while (d->tab[i].ent != ent && d->tab[i].ent != TK_NONE)
-		i = (i + 1) & d->mask;
-	return i;
-}
-
-/* A table of 2^k >= 2 * want slots, all empty.  TK_OK or TK_E_NOMEM. */
-static int deep_table(tk_synth_deep *d, uint32_t want)
-{
-	uint32_t size = 64, i;
-	deep_slot *t;
-
-	while (size / 2 < want) {
-		if (size > UINT32_MAX / 4)
-			return TK_E_NOMEM;
-		size *= 2;
-	}
-	t = tk_xrealloc_array(NULL, size, sizeof(*t));
-	if (!t)
-		return TK_E_NOMEM;
-	for (i = 0; i < size; i++)
-		t[i].ent = TK_NONE;
-	free(d->tab);
-	d->tab = t;
-	d->mask = size - 1;
-	d->live = 0;
-	return TK_OK;
-}
-
-/* Set ent's position; the table has room (at most half full). */
-static void deep_set(tk_synth_deep *d, uint32_t ent, uint32_t pos)
-{
-	uint32_t i = deep_find(d, ent);
-
-	if (d->tab[i].ent == TK_NONE) {
-		d->tab[i].ent = ent;
-		d->live++;
-	}
-	d->tab[i].pos = pos;
-}
-
-/* Take slot i out (linear probing: the entries after it that would no
- * longer be found move back into the gap). */
-static void deep_del(tk_synth_deep *d, uint32_t i)
-{
-	uint32_t j = i, h;
-
-	for (;;) {
-		j = (j + 1) & d->mask;
-		if (d->tab[j].ent == TK_NONE)
-			break;
-		h = deep_hash(d->tab[j].ent) & d->mask;
-		/* j's entry stays if its home lies cyclically in (i, j] */
-		if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
-			continue;
-		d->tab[i] = d->tab[j];
-		i = j;
-	}
-	d->tab[i].ent = TK_NONE;
-	d->live--;
-}
 
 /* Drop the marked entries and index the rest anew.  TK_OK or TK_E_NOMEM. */
 static int deep_compact(tk_synth_stack *st)
@@ -222,10 +129,12 @@ static int deep_compact(tk_synth_stack *st)
 		if (st->s[i].ent != TK_NONE)
 			st->s[n++] = st->s[i];
 	st->n = n;
-	if ((rc = deep_table(d, n + 1)) < 0)
+	if ((rc = tk_hashmap_reset(&d->pos, n + 1)) < 0)
 		return rc;
+	/* (no growth: the map has room for n + 1) */
 	for (i = 0; i < n; i++)
-		deep_set(d, st->s[i].ent, i);
+		if ((rc = tk_hashmap_set(&d->pos, st->s[i].ent, i)) < 0)
+			return rc;
 	return TK_OK;
 }
 
@@ -238,7 +147,7 @@ static void deep_off(tk_synth_stack *st)
 		if (st->s[i].ent != TK_NONE)
 			st->s[n++] = st->s[i];
 	st->n = n;
-	free(st->deep->tab);
+	tk_hashmap_free(&st->deep->pos);
 	free(st->deep);
 	st->deep = NULL;
 }
@@ -250,10 +159,10 @@ static int deep_on(tk_synth_stack *st)
 
 	if (!d)
 		return TK_E_NOMEM;
-	tk_hash_init();
+	tk_hashmap_init(&d->pos);
 	st->deep = d;
 	if (deep_compact(st) < 0) {
-		free(d->tab);
+		tk_hashmap_free(&d->pos);
 		free(d);
 		st->deep = NULL;
 		return TK_E_NOMEM;
@@ -264,12 +173,11 @@ static int deep_on(tk_synth_stack *st)
 static void deep_remove(tk_synth_stack *st, uint32_t ent)
 {
 	tk_synth_deep *d = st->deep;
-	uint32_t i = deep_find(d, ent), pos;
+	uint32_t pos = tk_hashmap_get(&d->pos, ent);
 
-	if (d->tab[i].ent == TK_NONE)
+	if (pos == TK_NONE)
 		return;
-	pos = d->tab[i].pos;
-	deep_del(d, i);
+	tk_hashmap_del(&d->pos, ent);
 	if (pos + 1 == st->n) {
 		/* the top: the marked entries below it go too */
 		st->n--;
@@ -278,27 +186,16 @@ static void deep_remove(tk_synth_stack *st, uint32_t ent)
 	} else {
 		st->s[pos].ent = TK_NONE;
 	}
-	if (d->live <= DEEP_OFF)
+	if (d->pos.count <= DEEP_OFF)
 		deep_off(st);
 }
 
 /* Grow the array by half or more, or compact it if half of it is marked. */
 static int stack_room(tk_synth_stack *st)
 {
-	uint32_t ncap;
-	tk_synth_slot *n;
-
-	if (st->deep && st->deep->live <= st->n / 2)
+	if (st->deep && st->deep->pos.count <= st->n / 2)
 		return deep_compact(st);
-	if (st->cap > UINT32_MAX / 2)
-		return TK_E_NOMEM;
-	ncap = st->cap ? st->cap * 2 : 8;
-	n = tk_xrealloc_array(st->s, ncap, sizeof(*n));
-	if (!n)
-		return TK_E_NOMEM;
-	st->s = n;
-	st->cap = ncap;
-	return TK_OK;
+	return tk_grow_zero32((void **)&st->s, &st->cap, st->n, sizeof(*st->s));
 }
 
 void tk_synth_stack_remove(tk_synth_stack *st, uint32_t ent)
@@ -334,15 +231,8 @@ int tk_synth_stack_push(tk_synth_stack *st, uint32_t ent, int64_t inst)
 	st->s[st->n].ent = ent;
 	st->s[st->n].inst = inst;
 	st->n++;
-	if (st->deep) {
-		/* the table has room: it holds at most half its size, and
-		 * deep_set() fills no more than one slot */
-		if (2 * (st->deep->live + 1) > st->deep->mask + 1 &&
-		    (rc = deep_compact(st)) < 0)
-			return rc;
-		deep_set(st->deep, ent, st->n - 1);
-		return TK_OK;
-	}
+	if (st->deep)
+		return tk_hashmap_set(&st->deep->pos, ent, st->n - 1);
 	if (st->n >= DEEP_ON)
 		return deep_on(st);
 	return TK_OK;

@@ -68,14 +68,9 @@ int tk_trace_add_header(tk_trace *t, tk_hdr_kind kind, const char *key,
 {
 	tk_header_entry *h;
 
-	if (t->nhdr == t->caphdr) {
-		size_t ncap = t->caphdr ? t->caphdr * 2 : 16;
-		tk_header_entry *n = tk_xrealloc_array(t->hdr, ncap, sizeof(*n));
-		if (!n)
-			return TK_E_NOMEM;
-		t->hdr = n;
-		t->caphdr = ncap;
-	}
+	if (tk_grow_zero((void **)&t->hdr, &t->caphdr, t->nhdr,
+			   sizeof(*t->hdr)) < 0)
+		return TK_E_NOMEM;
 	h = &t->hdr[t->nhdr];
 	h->kind = kind;
 	h->key = tk_strpool_dup(&t->pool, key, klen);
@@ -125,29 +120,20 @@ uint32_t tk_trace_entity_get(tk_trace *t, tk_str name)
 	if (name == TK_NONE)
 		return TK_NONE;
 	if (name >= t->cap_ent_of_str) {
-		uint32_t ncap = t->cap_ent_of_str ? t->cap_ent_of_str : 256;
-		uint32_t *n;
-		while (ncap <= name)
-			ncap *= 2;
-		n = tk_xrealloc_array(t->ent_of_str, ncap, sizeof(*n));
-		if (!n)
+		uint32_t old = t->cap_ent_of_str;
+		if (tk_grow_zero32((void **)&t->ent_of_str, &t->cap_ent_of_str,
+				   name, sizeof(*t->ent_of_str)) < 0)
 			return TK_NONE;
-		memset(n + t->cap_ent_of_str, 0xff,
-		       (ncap - t->cap_ent_of_str) * sizeof(*n));
-		t->ent_of_str = n;
-		t->cap_ent_of_str = ncap;
+		/* the new ones TK_NONE */
+		memset(t->ent_of_str + old, 0xff,
+		       (t->cap_ent_of_str - old) * sizeof(*t->ent_of_str));
 	}
 	id = t->ent_of_str[name];
 	if (TK_LIKELY(id != TK_NONE))
 		return id;
-	if (t->nents == t->capents) {
-		uint32_t ncap = t->capents ? t->capents * 2 : 64;
-		tk_entity *n = tk_xrealloc_array(t->ents, ncap, sizeof(*n));
-		if (!n)
-			return TK_NONE;
-		t->ents = n;
-		t->capents = ncap;
-	}
+	if (tk_grow_zero32((void **)&t->ents, &t->capents, t->nents,
+			   sizeof(*t->ents)) < 0)
+		return TK_NONE;
 	id = t->nents++;
 	t->ents[id].name = name;
 	t->ents[id].type = TK_ET_UNKNOWN;

@@ -13,7 +13,7 @@ void *tk_xrealloc_array(void *p, size_t n, size_t size)
 	return realloc(p, n * size);
 }
 
-int tk_grow_zero(void **arr, size_t *cap, size_t id, size_t esize)
+int tk_grow_zero_slow(void **arr, size_t *cap, size_t id, size_t esize)
 {
 	size_t ncap;
 	unsigned char *p;
@@ -33,6 +33,34 @@ int tk_grow_zero(void **arr, size_t *cap, size_t id, size_t esize)
 	*arr = p;
 	*cap = ncap;
 	return 0;
+}
+
+int tk_grow_zero32_slow(void **arr, uint32_t *cap, size_t id, size_t esize)
+{
+	size_t c = *cap;
+
+	if (id < c)
+		return TK_OK;
+	if (id >= UINT32_MAX || tk_grow_zero_slow(arr, &c, id, esize) < 0)
+		return TK_E_NOMEM;
+	*cap = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
+	return TK_OK;
+}
+
+const char *tk_quote(char *buf, size_t size, const char *p, const char *end)
+{
+	size_t n = (size_t)(end - p), i, o = 0;
+
+	for (i = 0; i < n && o + 5 < size && i < 40; i++) {
+		unsigned char c = (unsigned char)p[i];
+		buf[o++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+	}
+	if (i < n && o + 4 < size) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = '\0';
+	return buf;
 }
 
 static int lower(int c)
@@ -86,36 +114,6 @@ int tk_ascii_ncaseeq(const char *a, const char *b, size_t n)
 		if (lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
 			return 0;
 	return 1;
-}
-
-int tk_text_cr_only(tk_source *s, tk_error *err)
-{
-	tk_window w = tk_source_window(s);
-	const uint8_t *p;
-	size_t avail, i = 0;
-	int rc;
-
-	for (;;) {
-		p = w.p;
-		avail = w.n;
-		for (; i < avail && i < TK_LINE_MAX + 2; i++)
-			if (p[i] == '\n' || p[i] == '\r')
-				break;
-		if (i < avail && p[i] == '\n')
-			return 0;
-		/* a CR: which end it is shows in the byte after it */
-		if (i + 1 < avail)
-			return p[i] == '\r' && p[i + 1] != '\n';
-		if (i >= TK_LINE_MAX + 2)
-			return 0; /* no line end: the readers refuse the line */
-		if (tk_source_eof(s))
-			return i < avail; /* a CR as the last byte: CR-only */
-		rc = tk_source_fill(s, avail + 1, &w, err);
-		if (rc < 0)
-			return rc;
-		if (rc == 0 && !tk_source_eof(s))
-			return 0;
-	}
 }
 
 void tk_once_run(tk_once *o, void (*fn)(void))

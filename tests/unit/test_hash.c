@@ -39,16 +39,6 @@ static uint64_t mum_ref(uint64_t a, uint64_t b)
 	return ((w[1] << 32) | w[0]) ^ ((w[3] << 32) | w[2]);
 }
 
-static uint64_t rng = 88172645463325252ull;
-
-static uint64_t next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 static uint64_t rotl(uint64_t x, int k)
 {
 	return (x << k) | (x >> (64 - k));
@@ -74,6 +64,11 @@ static int slot_used(const void *p)
 	return ((const tk_strslot *)p)->len1 != 0;
 }
 
+static int hslot_used(const void *p)
+{
+	return ((const tk_hslot *)p)->used != 0;
+}
+
 static int byte_used(const void *p)
 {
 	return *(const uint8_t *)p != 0;
@@ -92,7 +87,7 @@ static void pool_case(void)
 	for (i = 0; i < NKEYS; i++) {
 		/* bits 3-5 of the bytes of w1, cancelled by bits 0-2 of w0's
 		 * bytes 29 bits on (so both stay printable) */
-		uint64_t d = next() & 0x3838383838383838ull;
+		uint64_t d = tk_test_next() & 0x3838383838383838ull;
 		uint64_t a = w0 ^ rotl(d, 29), b = w1 ^ d;
 		memcpy(names[i], &a, 8);
 		memcpy(names[i] + 8, &b, 8);
@@ -146,7 +141,7 @@ static void imap_case(void)
 	tk_imap_init(&m, sizeof(uint64_t));
 	for (i = 0; i < NKEYS; i++) {
 		/* the old slot_of() took the low bits: all zero here */
-		keys[i] = unmix_old(next() << 20);
+		keys[i] = unmix_old(tk_test_next() << 20);
 	}
 	for (i = 0; i < NKEYS; i++) {
 		uint64_t *v = tk_imap_put(&m, (uint32_t)(keys[i] >> 32),
@@ -160,9 +155,10 @@ static void imap_case(void)
 						(int64_t)(uint32_t)keys[i]);
 		CHECK(v && *v == i);
 	}
-	run = longest_run(m.used, 1, m.cap, byte_used);
-	fprintf(stderr, "imap: %zu keys in %zu slots, longest run %zu\n",
-		m.count, m.cap, run);
+	run = longest_run(m.idx.slots, sizeof(*m.idx.slots),
+			  (size_t)m.idx.mask + 1, hslot_used);
+	fprintf(stderr, "imap: %zu keys in %u slots, longest run %zu\n",
+		m.count, m.idx.mask + 1, run);
 	CHECK(run < 200);
 	tk_imap_free(&m);
 }
@@ -198,7 +194,7 @@ static void cli_case(void)
 	size_t i, j, run;
 
 	for (i = 0; i < NKEYS; i++) {
-		keys[i] = cli_unmix_old(next() << 20);
+		keys[i] = cli_unmix_old(tk_test_next() << 20);
 		CHECK_EQ_U64(cli_mix_old(keys[i]) & (CAP - 1), 0);
 	}
 	for (i = 0; i < NKEYS; i++) {
@@ -221,7 +217,7 @@ int main(void)
 	tk_hash_init();
 	CHECK(tk_hash_seed[0] != 0 || tk_hash_seed[1] != 0);
 	for (i = 0; i < 1000; i++) {
-		uint64_t a = next(), b = next();
+		uint64_t a = tk_test_next(), b = tk_test_next();
 		CHECK_EQ_U64(tk_hash_mum(a, b), mum_ref(a, b));
 	}
 	CHECK_EQ_U64(tk_hash_mum(~0ull, ~0ull), mum_ref(~0ull, ~0ull));

@@ -3,6 +3,7 @@
 #define TK_TEST_H
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,6 +43,18 @@ static int tk_test_checks;
 				a_ ? a_ : "(null)");                         \
 		}                                                            \
 	} while (0)
+
+/* A fixed sequence of pseudo-random numbers (xorshift64), the same in
+ * every run. */
+static uint64_t tk_test_rng = 88172645463325252ull;
+
+static inline uint64_t tk_test_next(void)
+{
+	tk_test_rng ^= tk_test_rng << 13;
+	tk_test_rng ^= tk_test_rng >> 7;
+	tk_test_rng ^= tk_test_rng << 17;
+	return tk_test_rng;
+}
 
 #define TEST_DONE()                                                          \
 	do {                                                                 \

@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include "atf.h"
+#include "../../core/hashmap.h"
 
 #include <expat.h>
 #include <limits.h>
@@ -44,68 +45,6 @@ enum {
 enum { E_NONE, E_CF, E_SC, E_TD, E_RES, E_SE, E_EIMS, E_EIM, E_UT, E_INFO,
        E_TB, E_TBVAL, E_TEXT, E_TE };
 
-/* u64 -> u32, open addressing */
-typedef struct hslot {
-	uint64_t key;
-	uint32_t val;
-	uint32_t used;
-} hslot;
-
-typedef struct hmap {
-	hslot *s;
-	uint32_t cap, n;
-} hmap;
-
-/* seeded over all 64 bits (internal.h): the ids are the input's, and a
- * fixed multiply put every multiple of 2^50 in slot 0 */
-static uint32_t hm_hash(uint64_t k)
-{
-	return (uint32_t)tk_hash64(k);
-}
-
-static uint32_t hm_get(const hmap *m, uint64_t key)
-{
-	uint32_t i;
-
-	if (!m->cap)
-		return UINT32_MAX;
-	for (i = hm_hash(key) & (m->cap - 1); m->s[i].used; i = (i + 1) & (m->cap - 1))
-		if (m->s[i].key == key)
-			return m->s[i].val;
-	return UINT32_MAX;
-}
-
-static int hm_put(hmap *m, uint64_t key, uint32_t val)
-{
-	uint32_t i;
-
-	if (2 * (m->n + 1) > m->cap) {
-		hmap nm;
-		uint32_t j;
-		nm.cap = m->cap ? m->cap * 2 : 64;
-		nm.n = 0;
-		tk_hash_init();
-		nm.s = calloc(nm.cap, sizeof(*nm.s));
-		if (!nm.s)
-			return TK_E_NOMEM;
-		for (j = 0; j < m->cap; j++)
-			if (m->s[j].used)
-				hm_put(&nm, m->s[j].key, m->s[j].val);
-		free(m->s);
-		*m = nm;
-	}
-	for (i = hm_hash(key) & (m->cap - 1); m->s[i].used; i = (i + 1) & (m->cap - 1))
-		if (m->s[i].key == key) {
-			m->s[i].val = val;
-			return TK_OK;
-		}
-	m->s[i].used = 1;
-	m->s[i].key = key;
-	m->s[i].val = val;
-	m->n++;
-	return TK_OK;
-}
-
 typedef struct resource {
 	uint64_t id;
 	uint32_t core;       /* entity */
@@ -126,7 +65,7 @@ typedef struct evmap {
 	int etype;           /* ATF event type or -1 (kept by name) */
 	tk_str name;         /* the type as written */
 	uint32_t user_ent;   /* for user events */
-	hmap infos;          /* ReferenceID -> tk_str */
+	tk_hashmap infos;          /* ReferenceID -> tk_str */
 } evmap;
 
 typedef struct buf {
@@ -160,15 +99,15 @@ typedef struct atf_reader {
 	int seen_sc, seen_cf;
 	resource *res;
 	uint32_t nres, capres;
-	hmap res_by_id;
+	tk_hashmap res_by_id;
 	selem *se;
 	uint32_t nse, capse;
-	hmap se_by_id;
+	tk_hashmap se_by_id;
 	uint32_t se_stack[MAX_DEPTH];
 	unsigned se_depth;
 	evmap *maps;
 	uint32_t nmaps, capmaps;
-	hmap map_by_id;
+	tk_hashmap map_by_id;
 	uint32_t cur_map;
 	uint64_t cur_ref;
 	int have_tb, have_tbval;
@@ -306,17 +245,10 @@ static int depart(atf_reader *h, unsigned kind, const char *fmt, ...)
 
 static int buf_add(buf *b, const char *s, size_t n)
 {
-	if (b->cap - b->n < n + 1) {
-		size_t ncap = b->cap ? b->cap : 256;
-		char *p;
-		while (ncap - b->n < n + 1)
-			ncap *= 2;
-		p = realloc(b->p, ncap);
-		if (!p)
-			return TK_E_NOMEM;
-		b->p = p;
-		b->cap = ncap;
-	}
+	if (b->cap - b->n < n + 1 &&
+	    (n >= SIZE_MAX - b->n ||
+	     tk_grow_zero((void **)&b->p, &b->cap, b->n + n, 1) < 0))
+		return TK_E_NOMEM;
 	memcpy(b->p + b->n, s, n);
 	b->n += n;
 	b->p[b->n] = '\0';
@@ -601,24 +533,19 @@ static void on_resource(atf_reader *h, const XML_Char **atts)
 		fail(h, TK_E_PARSE, "<Resource> without the attribute Scheduler");
 		return;
 	}
-	if (hm_get(&h->res_by_id, id) != UINT32_MAX) {
+	if (tk_hashmap_get(&h->res_by_id, id) != TK_NONE) {
 		fail(h, TK_E_PARSE, "Resource ID %llu defined twice",
 		     (unsigned long long)id);
 		return;
 	}
-	if (hm_put(&h->res_by_id, id, h->nres) < 0) {
+	if (tk_hashmap_set(&h->res_by_id, id, h->nres) < 0) {
 		fail(h, TK_E_NOMEM, "out of memory");
 		return;
 	}
-	if (h->nres == h->capres) {
-		uint32_t ncap = h->capres ? h->capres * 2 : 8;
-		resource *n = tk_xrealloc_array(h->res, ncap, sizeof(*n));
-		if (!n) {
-			fail(h, TK_E_NOMEM, "out of memory");
-			return;
-		}
-		h->res = n;
-		h->capres = ncap;
+	if (tk_grow_zero32((void **)&h->res, &h->capres, h->nres,
+			   sizeof(*h->res)) < 0) {
+		fail(h, TK_E_NOMEM, "out of memory");
+		return;
 	}
 	rs = &h->res[h->nres++];
 	rs->id = id;
@@ -650,20 +577,15 @@ static void on_selem(atf_reader *h, const XML_Char **atts)
 
 	if (req_uint(h, atts, "SystemElement", "ID", &id) < 0)
 		return;
-	if (hm_get(&h->se_by_id, id) != UINT32_MAX) {
+	if (tk_hashmap_get(&h->se_by_id, id) != TK_NONE) {
 		fail(h, TK_E_PARSE, "SystemElement ID %llu defined twice",
 		     (unsigned long long)id);
 		return;
 	}
-	if (h->nse == h->capse) {
-		uint32_t ncap = h->capse ? h->capse * 2 : 64;
-		selem *n = tk_xrealloc_array(h->se, ncap, sizeof(*n));
-		if (!n) {
-			fail(h, TK_E_NOMEM, "out of memory");
-			return;
-		}
-		h->se = n;
-		h->capse = ncap;
+	if (tk_grow_zero32((void **)&h->se, &h->capse, h->nse,
+			   sizeof(*h->se)) < 0) {
+		fail(h, TK_E_NOMEM, "out of memory");
+		return;
 	}
 	e = &h->se[h->nse];
 	memset(e, 0, sizeof(*e));
@@ -701,7 +623,7 @@ static void on_selem(atf_reader *h, const XML_Char **atts)
 	te->type_name = e->type_name;
 	te->parent = h->se_depth ? h->se[h->se_stack[h->se_depth - 1]].ent
 				 : h->res[h->nres - 1].core;
-	if (hm_put(&h->se_by_id, id, h->nse) < 0) {
+	if (tk_hashmap_set(&h->se_by_id, id, h->nse) < 0) {
 		fail(h, TK_E_NOMEM, "out of memory");
 		return;
 	}
@@ -731,7 +653,7 @@ static void on_evmap(atf_reader *h, const XML_Char **atts)
 		fail(h, TK_E_PARSE, "<EventIDMapping> without the attribute EventType");
 		return;
 	}
-	if (hm_get(&h->map_by_id, id) != UINT32_MAX) {
+	if (tk_hashmap_get(&h->map_by_id, id) != TK_NONE) {
 		fail(h, TK_E_PARSE, "EventID %llu mapped twice", (unsigned long long)id);
 		return;
 	}
@@ -743,15 +665,10 @@ static void on_evmap(atf_reader *h, const XML_Char **atts)
 		if (depart(h, W_EVTYPE, "unknown EventType '%.40s' (kept by name)", ty) < 0)
 			return;
 	}
-	if (h->nmaps == h->capmaps) {
-		uint32_t ncap = h->capmaps ? h->capmaps * 2 : 16;
-		evmap *n = tk_xrealloc_array(h->maps, ncap, sizeof(*n));
-		if (!n) {
-			fail(h, TK_E_NOMEM, "out of memory");
-			return;
-		}
-		h->maps = n;
-		h->capmaps = ncap;
+	if (tk_grow_zero32((void **)&h->maps, &h->capmaps, h->nmaps,
+			   sizeof(*h->maps)) < 0) {
+		fail(h, TK_E_NOMEM, "out of memory");
+		return;
 	}
 	m = &h->maps[h->nmaps];
 	memset(m, 0, sizeof(*m));
@@ -772,7 +689,7 @@ static void on_evmap(atf_reader *h, const XML_Char **atts)
 		te->type = TK_ET_OTHER;
 		te->type_name = intern(h, "user", 4);
 	}
-	if (hm_put(&h->map_by_id, id, h->nmaps) < 0) {
+	if (tk_hashmap_set(&h->map_by_id, id, h->nmaps) < 0) {
 		fail(h, TK_E_NOMEM, "out of memory");
 		return;
 	}
@@ -868,15 +785,10 @@ static void on_tracedata(atf_reader *h, const XML_Char **atts)
 
 static tk_event *enqueue(atf_reader *h)
 {
-	if (h->qn == h->qcap) {
-		uint32_t ncap = h->qcap ? h->qcap * 2 : 1024;
-		tk_event *n = tk_xrealloc_array(h->q, ncap, sizeof(*n));
-		if (!n) {
-			fail(h, TK_E_NOMEM, "out of memory");
-			return NULL;
-		}
-		h->q = n;
-		h->qcap = ncap;
+	if (tk_grow_zero32((void **)&h->q, &h->qcap, h->qn,
+			   sizeof(*h->q)) < 0) {
+		fail(h, TK_E_NOMEM, "out of memory");
+		return NULL;
 	}
 	return &h->q[h->qn++];
 }
@@ -914,7 +826,7 @@ static void on_entry(atf_reader *h, const XML_Char **atts)
 		     parse_uint(es, &eid) < 0 ? es : rs);
 		return;
 	}
-	mi = hm_get(&h->map_by_id, eid);
+	mi = tk_hashmap_get(&h->map_by_id, eid);
 	if (mi == UINT32_MAX) {
 		fail(h, TK_E_PARSE, "EventID %llu is not in the EventIDMappings",
 		     (unsigned long long)eid);
@@ -939,7 +851,7 @@ static void on_entry(atf_reader *h, const XML_Char **atts)
 	ev->note_len = 0;
 	ev->pos = cur_line(h);
 	if (m->etype == ATF_EV_USER) {
-		uint32_t s = hm_get(&m->infos, ref);
+		uint32_t s = tk_hashmap_get(&m->infos, ref);
 		if (s == UINT32_MAX) {
 			char nm[32];
 			if (depart(h, W_USER_REF,
@@ -960,7 +872,7 @@ static void on_entry(atf_reader *h, const XML_Char **atts)
 		slot = h->last_slot;
 		sk = TK_SK_OTHER;
 	} else {
-		uint32_t si = hm_get(&h->se_by_id, ref);
+		uint32_t si = tk_hashmap_get(&h->se_by_id, ref);
 		const selem *e;
 		const char *en;
 		if (si == UINT32_MAX) {
@@ -1240,12 +1152,12 @@ static void XMLCALL on_end(void *ud, const XML_Char *name)
 		id = intern(h, s, n);
 		if (id == TK_NONE)
 			return;
-		if (hm_get(&m->infos, h->cur_ref) != UINT32_MAX) {
+		if (tk_hashmap_get(&m->infos, h->cur_ref) != TK_NONE) {
 			fail(h, TK_E_PARSE, "ReferenceID %llu twice in a UserTable",
 			     (unsigned long long)h->cur_ref);
 			return;
 		}
-		if (hm_put(&m->infos, h->cur_ref, id) < 0) {
+		if (tk_hashmap_set(&m->infos, h->cur_ref, id) < 0) {
 			fail(h, TK_E_NOMEM, "out of memory");
 			return;
 		}
@@ -1981,13 +1893,13 @@ void atf_reader_close(tk_reader *r)
 	if (h->xp)
 		XML_ParserFree(h->xp);
 	for (i = 0; i < h->nmaps; i++)
-		free(h->maps[i].infos.s);
+		tk_hashmap_free(&h->maps[i].infos);
 	free(h->maps);
-	free(h->map_by_id.s);
+	tk_hashmap_free(&h->map_by_id);
 	free(h->se);
-	free(h->se_by_id.s);
+	tk_hashmap_free(&h->se_by_id);
 	free(h->res);
-	free(h->res_by_id.s);
+	tk_hashmap_free(&h->res_by_id);
 	free(h->cap.p);
 	free(h->text.p);
 	free(h->q);

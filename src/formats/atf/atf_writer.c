@@ -87,25 +87,6 @@ typedef struct atf_writer {
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static int grow_u32(uint32_t **a, uint32_t *cap, uint32_t need)
-{
-	uint32_t ncap;
-	uint32_t *n;
-
-	if (need < *cap)
-		return TK_OK;
-	ncap = *cap ? *cap : 64;
-	while (ncap <= need)
-		ncap *= 2;
-	n = tk_xrealloc_array(*a, ncap, sizeof(*n));
-	if (!n)
-		return TK_E_NOMEM;
-	memset(n + *cap, 0, (ncap - *cap) * sizeof(*n));
-	*a = n;
-	*cap = ncap;
-	return TK_OK;
-}
-
 static int lose(tk_writer *w, atf_writer *aw, int kind, const tk_event *ev,
 		tk_error *err)
 {
@@ -199,16 +180,11 @@ static int new_se(atf_writer *aw, uint32_t ent, int atype, uint32_t *idx)
 {
 	wse *n;
 
-	if (grow_u32(&aw->se_of, &aw->cap_se_of, ent) < 0)
+	if (tk_grow_zero32((void **)&aw->se_of, &aw->cap_se_of, ent,
+			   sizeof(*aw->se_of)) < 0 ||
+	    tk_grow_zero32((void **)&aw->ses, &aw->capses, aw->nses,
+			   sizeof(*aw->ses)) < 0)
 		return TK_E_NOMEM;
-	if (aw->nses == aw->capses) {
-		uint32_t ncap = aw->capses ? aw->capses * 2 : 64;
-		n = tk_xrealloc_array(aw->ses, ncap, sizeof(*n));
-		if (!n)
-			return TK_E_NOMEM;
-		aw->ses = n;
-		aw->capses = ncap;
-	}
 	n = &aw->ses[aw->nses];
 	memset(n, 0, sizeof(*n));
 	n->ent = ent;
@@ -899,14 +875,9 @@ int atf_writer_close(tk_writer *w, tk_error *err)
 		if (he->kind == TK_HDR_PARAM &&
 		    sscanf(he->key, "SystemElement.%llu%n", &id, &pos) == 1 &&
 		    he->key[pos] == '.') {
-			if (c.nkeys == capkeys) {
-				size_t ncap = capkeys ? capkeys * 2 : 64;
-				sekey *nk = tk_xrealloc_array(c.keys, ncap, sizeof(*nk));
-				if (!nk)
-					goto nomem;
-				c.keys = nk;
-				capkeys = ncap;
-			}
+			if (tk_grow_zero((void **)&c.keys, &capkeys, c.nkeys,
+					   sizeof(*c.keys)) < 0)
+				goto nomem;
 			c.keys[c.nkeys].id = id;
 			c.keys[c.nkeys].idx = i;
 			c.nkeys++;
@@ -982,14 +953,9 @@ int atf_writer_close(tk_writer *w, tk_error *err)
 			x.name = rec->name;
 			if (nrefs && bsearch(&x, refs, nrefs, sizeof(*refs), cmp_uref))
 				continue;
-			if (nrefs == caprefs) {
-				size_t ncap = caprefs ? caprefs * 2 : 32;
-				uref *nr = tk_xrealloc_array(refs, ncap, sizeof(*nr));
-				if (!nr)
-					goto nomem;
-				refs = nr;
-				caprefs = ncap;
-			}
+			if (tk_grow_zero((void **)&refs, &caprefs, nrefs,
+					   sizeof(*refs)) < 0)
+				goto nomem;
 			x.ref = 0;
 			x.new_info = 0;
 			refs[nrefs++] = x;

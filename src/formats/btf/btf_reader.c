@@ -13,6 +13,7 @@
  * each departure.
  */
 #include "btf.h"
+#include "../../core/lines.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -81,22 +82,13 @@ typedef struct btf_reader {
 	tk_reader *r;
 	tk_trace *t;
 	const char *name;
-	uint64_t line;
 	/* the first data line, read while reading the header */
 	const char *pend;
 	size_t pend_len;
-	/*
-	 * The source's window as last fetched: [pos, limit) is unread, and
-	 * [mark, pos) is read but not yet reported consumed to the source.  The
-	 * window only moves at a fill, so it is fetched once per fill, not per
-	 * line, and consumption is reported in batches.  limit is also how far
-	 * a field may be read a word at a time.
-	 */
-	const char *pos, *mark;
-	const char *limit;
+	/* the lines of the source; lines.limit is also how far a field may
+	 * be read a word at a time */
+	tk_lines lines;
 	struct line_scan ls;      /* of the last line read */
-	int cr;                   /* CR-only line ends (next_line_cr()) */
-	int skip_lf;              /* cr: the last line ended with a CR */
 	int have_pend;
 	int data_started;
 	uint64_t last_time;
@@ -180,16 +172,12 @@ static int idmap_set(idmap *m, uint64_t id, tk_str name)
 	if (id >= IDMAP_MAX)
 		return TK_E_RANGE;
 	if (id >= m->cap) {
-		uint32_t ncap = m->cap ? m->cap : 64;
-		tk_str *n;
-		while (ncap <= id)
-			ncap *= 2;
-		n = tk_xrealloc_array(m->names, ncap, sizeof(*n));
-		if (!n)
+		uint32_t old = m->cap;
+		if (tk_grow_zero32((void **)&m->names, &m->cap, id,
+				   sizeof(*m->names)) < 0)
 			return TK_E_NOMEM;
-		memset(n + m->cap, 0xff, (ncap - m->cap) * sizeof(*n));
-		m->names = n;
-		m->cap = ncap;
+		/* the new ones TK_NONE */
+		memset(m->names + old, 0xff, (m->cap - old) * sizeof(*m->names));
 	}
 	if (m->names[id] != TK_NONE && m->names[id] != name)
 		return TK_E_PARSE; /* an id defined twice */
@@ -335,27 +323,6 @@ static void trim(const char **p, const char **end)
 		(*end)--;
 }
 
-static int grow_u8(uint8_t **a, uint32_t *cap, uint32_t need)
-{
-	uint32_t ncap = *cap ? *cap : 256;
-	uint8_t *n;
-
-	if (need < *cap)
-		return TK_OK;
-	while (ncap <= need) {
-		if (ncap > (1u << 30))
-			return TK_E_NOMEM;
-		ncap *= 2;
-	}
-	n = realloc(*a, ncap);
-	if (!n)
-		return TK_E_NOMEM;
-	memset(n + *cap, 0, ncap - *cap);
-	*a = n;
-	*cap = ncap;
-	return TK_OK;
-}
-
 static int err_at(btf_reader *b, tk_error *err, int code, const char *line,
 		  const char *at, const char *fmt, ...) TK_PRINTF(6, 7);
 
@@ -368,25 +335,8 @@ static int err_at(btf_reader *b, tk_error *err, int code, const char *line,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return tk_err_set(err, code, b->name, b->line,
+	return tk_err_set(err, code, b->name, b->lines.line,
 			  at ? (uint32_t)(at - line) + 1 : 0, "%s", msg);
-}
-
-/* Quote at most 40 bytes of a field for a message. */
-static const char *q(char *buf, size_t size, const char *p, const char *end)
-{
-	size_t n = (size_t)(end - p), i, o = 0;
-
-	for (i = 0; i < n && o + 5 < size && i < 40; i++) {
-		unsigned char c = (unsigned char)p[i];
-		buf[o++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
-	}
-	if (i < n && o + 4 < size) {
-		memcpy(buf + o, "...", 3);
-		o += 3;
-	}
-	buf[o] = '\0';
-	return buf;
 }
 
 static void warn(btf_reader *b, unsigned kind, const char *line,
@@ -401,15 +351,11 @@ static void warn(btf_reader *b, unsigned kind, const char *line,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	tk_reader_warn(b->r, kind, b->line,
+	tk_reader_warn(b->r, kind, b->lines.line,
 		       at ? (uint32_t)(at - line) + 1 : 0, "%s", msg);
 }
 
 /* ---- lines -------------------------------------------------------------- */
-
-/* Bytes read before they are reported consumed to the source (which uses
- * the report to release the pages of a mapped file behind the reader). */
-#define CONSUME_BATCH ((size_t)64 << 10)
 
 #if defined(__SSE2__)
 /* Population count without a call: unless the compiler may use the popcnt
@@ -550,165 +496,42 @@ static int line_commas(struct line_scan *ls, const char *line)
 	return ls->ncommas;
 }
 
-/* Take the source's window (the one a fill handed back: pointers into the
- * one before are dead). */
-static void set_window(btf_reader *b, tk_window w)
-{
-	b->pos = (const char *)w.p;
-	b->mark = b->pos;
-	b->limit = b->pos + w.n;
-}
-
-/* Report the bytes read so far as consumed. */
-static void report_consumed(btf_reader *b)
-{
-	tk_source_consume(b->r->src, (size_t)(b->pos - b->mark));
-	b->mark = b->pos;
-}
-
 /*
- * next_line() for a file whose lines end with a CR alone (the lenient
- * dialect, see btf_reader_open()): a line ends at a CR, a LF or a CRLF.
- * Byte by byte, with the commas and blanks noted as scan_line() does:
- * such files are rare and small.
+ * The next line without its end-of-line, with its commas and blanks noted
+ * in b->ls; TK_END at the end of input.  The usual line, one that ends
+ * within the 64 bytes at its start, is found and classified in one pass
+ * here; any other goes to the line scanner of core and is classified
+ * after.
  */
-static int next_line_cr(btf_reader *b, const char **line, size_t *len,
-			tk_error *err)
-{
-	const char *p, *e, *stop;
-	size_t done = 0;
-	tk_window w;
-	int rc;
-
-	for (;;) {
-		p = b->pos;
-		if (b->skip_lf && p < b->limit) {
-			/* the LF of a CRLF ends the line before */
-			b->skip_lf = 0;
-			if (*p == '\n')
-				p = ++b->pos;
-		}
-		stop = (size_t)(b->limit - p) > TK_LINE_MAX ? p + TK_LINE_MAX + 1
-							    : b->limit;
-		for (e = p + done; e < stop && *e != '\r' && *e != '\n'; e++)
-			;
-		if (e < stop)
-			break;
-		if ((size_t)(e - p) > TK_LINE_MAX)
-			return tk_err_line_long(err, b->name, b->line + 1);
-		if (tk_source_eof(b->r->src)) {
-			if (p == b->limit)
-				return TK_END;
-			break; /* a last line with no line end */
-		}
-		done = (size_t)(e - p);
-		report_consumed(b);
-		rc = tk_source_fill(b->r->src, done + 1, &w, err);
-		set_window(b, w);
-		if (rc < 0)
-			return rc;
-	}
-	b->ls.nl = e;
-	b->ls.ncommas = 0;
-	b->ls.blank = 0;
-	for (stop = p; stop < e; stop++) {
-		if (*stop == ',' && b->ls.ncommas < 7)
-			b->ls.commas[b->ls.ncommas++] = stop;
-		b->ls.blank |= *stop == ' ';
-	}
-	*line = p;
-	*len = (size_t)(e - p);
-	if (e < b->limit) {
-		b->skip_lf = *e == '\r';
-		b->pos = e + 1;
-	} else {
-		b->pos = e;
-	}
-	if ((size_t)(b->pos - b->mark) >= CONSUME_BATCH)
-		report_consumed(b);
-	b->line++;
-	return TK_OK;
-}
-
-/* The next line without its end-of-line; TK_END at the end of input. */
 static TK_INLINE int next_line(btf_reader *b, const char **line,
 			       size_t *len, tk_error *err)
 {
-	const char *p, *nl;
-	size_t done = 0; /* bytes of the line scanned before a fill */
-	tk_window w;
 	int rc;
 
-	if (TK_UNLIKELY(b->cr))
-		return next_line_cr(b, line, len, err);
 #if defined(__SSE2__)
-	/* the usual line: ends within the 64 bytes at its start */
-	p = b->pos;
-	if (TK_LIKELY(b->limit - p >= 64)) {
+	const char *p = b->lines.pos;
+
+	if (TK_LIKELY(!b->lines.cr && b->lines.limit - p >= 64)) {
 		uint64_t mc, mn, ms;
 		classify64(p, &mc, &mn, &ms);
 		if (TK_LIKELY(mn != 0)) {
 			uint64_t before = (mn & (0 - mn)) - 1;
-			nl = p + __builtin_ctzll(mn);
+			const char *nl = p + __builtin_ctzll(mn);
 			b->ls.nl = nl;
 			b->ls.mask = mc & before;
 			b->ls.ncommas = -1;
 			b->ls.blank = (ms & before) != 0;
-			goto found;
+			tk_lines_take(&b->lines, nl, line, len);
+			return TK_OK;
 		}
 	}
 #endif
+	rc = tk_lines_next(&b->lines, line, len, err);
+	if (rc != TK_OK)
+		return rc;
 	b->ls.ncommas = 0;
 	b->ls.blank = 0;
-	for (;;) {
-		size_t off[7];
-		int k;
-		p = b->pos;
-		/* no further than a line may go: its bytes, a CR and the LF */
-		scan_line(p + done, (size_t)(b->limit - p) > TK_LINE_MAX + 2
-					    ? p + TK_LINE_MAX + 2 : b->limit,
-			  &b->ls);
-		nl = b->ls.nl;
-		if (TK_LIKELY(nl != NULL))
-			break;
-		if ((size_t)(b->limit - p) >= TK_LINE_MAX + 2)
-			return tk_err_line_long(err, b->name, b->line + 1);
-		if (tk_source_eof(b->r->src)) {
-			if (p == b->limit)
-				return TK_END;
-			nl = b->limit; /* a last line with no newline */
-			break;
-		}
-		/* the line goes on past the window: read more, which may move
-		 * the window.  The scan goes on where it stopped (a long line
-		 * is scanned once), with the commas found so far kept as
-		 * offsets from the line's start meanwhile. */
-		done = (size_t)(b->limit - p);
-		for (k = 0; k < b->ls.ncommas; k++)
-			off[k] = (size_t)(b->ls.commas[k] - p);
-		report_consumed(b);
-		rc = tk_source_fill(b->r->src, done + 1, &w, err);
-		set_window(b, w);
-		if (rc < 0)
-			return rc;
-		for (k = 0; k < b->ls.ncommas; k++)
-			b->ls.commas[k] = b->pos + off[k];
-	}
-#if defined(__SSE2__)
-found:
-#endif
-	/* p is in the window: pos is NULL in an empty one only (TK_END) */
-	TK_ANALYZER_ASSUME(p != NULL);
-	*line = p;
-	*len = (size_t)(nl - p);
-	b->pos = nl < b->limit ? nl + 1 : nl;
-	if (TK_UNLIKELY((size_t)(b->pos - b->mark) >= CONSUME_BATCH))
-		report_consumed(b);
-	if (*len && p[*len - 1] == '\r')
-		(*len)--;
-	if (TK_UNLIKELY(*len > TK_LINE_MAX))
-		return tk_err_line_long(err, b->name, b->line + 1);
-	b->line++;
+	scan_line(*line, *line + *len, &b->ls);
 	return TK_OK;
 }
 
@@ -773,7 +596,7 @@ static int table_row(btf_reader *b, const char *line, const char *k,
 		tn = tk_strpool_intern(&t->pool, k, (size_t)(kend - k));
 		e = tk_trace_entity_get(t, name);
 		if (tn == TK_NONE || e == TK_NONE ||
-		    grow_u8(&b->explicit_type, &b->cap_explicit, e) < 0)
+		    tk_grow_zero32((void **)&b->explicit_type, &b->cap_explicit, e, 1) < 0)
 			return tk_err_nomem(err, b->name);
 		t->ents[e].type = et;
 		t->ents[e].type_name = tn;
@@ -832,7 +655,7 @@ static int mapping(btf_reader *b, const char *line, const char *v,
 		tn = tk_strpool_intern(&b->t->pool, k, (size_t)(kend - k));
 		e = tk_trace_entity_get(b->t, name);
 		if (tn == TK_NONE || e == TK_NONE ||
-		    grow_u8(&b->explicit_type, &b->cap_explicit, e) < 0)
+		    tk_grow_zero32((void **)&b->explicit_type, &b->cap_explicit, e, 1) < 0)
 			return tk_err_nomem(err, b->name);
 		b->t->ents[e].type = et;
 		b->t->ents[e].type_name = tn;
@@ -929,7 +752,7 @@ static int header_line(btf_reader *b, const char *line, size_t len,
 					      "a second #version (a file has exactly one)");
 			warn(b, W_SECOND_VERSION, line, line,
 			     "a second header block (#version again)");
-		} else if (strict && b->line != 1) {
+		} else if (strict && b->lines.line != 1) {
 			return err_at(b, err, TK_E_PARSE, line, line,
 				      "#version must be the first line");
 		}
@@ -983,7 +806,7 @@ bad:
 		char qb[64];
 		return err_at(b, err, TK_E_PARSE, line, p - neg,
 			      "%s '%s' is not an integer", what,
-			      q(qb, sizeof(qb), p - neg, end));
+			      tk_quote(qb, sizeof(qb), p - neg, end));
 	}
 }
 
@@ -996,7 +819,7 @@ static inline int parse_inst(btf_reader *b, const char *line, const char *p,
 {
 	uint64_t v;
 
-	if (TK_LIKELY(end - p <= 16 && parse_dec(p, end, b->limit, &v) == 0)) {
+	if (TK_LIKELY(end - p <= 16 && parse_dec(p, end, b->lines.limit, &v) == 0)) {
 		*out = (int64_t)v;
 		return TK_OK;
 	}
@@ -1023,7 +846,7 @@ static inline tk_str intern_name(btf_reader *b, const idmap *m,
 			return s;
 	}
 	return tk_strpool_intern_hot(&b->t->pool, p, (size_t)(end - p),
-				     b->limit);
+				     b->lines.limit);
 }
 
 static inline tk_evkind kind_of_name(btf_reader *b, tk_str name, int *dialect)
@@ -1038,7 +861,7 @@ static inline tk_evkind kind_of_name(btf_reader *b, tk_str name, int *dialect)
 	}
 	s = tk_trace_str(b->t, name, &n);
 	k = btf_event_lookup(s, n, dialect);
-	if (grow_u8(&b->kind_of, &b->cap_kind, name) == 0)
+	if (tk_grow_zero32((void **)&b->kind_of, &b->cap_kind, name, 1) == 0)
 		b->kind_of[name] = (uint8_t)((k + 1) | (*dialect ? 0x80 : 0));
 	return k;
 }
@@ -1047,7 +870,8 @@ static uint32_t entity_new(btf_reader *b, tk_str name)
 {
 	uint32_t e = tk_trace_entity_get(b->t, name);
 
-	if (e != TK_NONE && grow_u8(&b->explicit_type, &b->cap_explicit, e) < 0)
+	if (e != TK_NONE &&
+	    tk_grow_zero32((void **)&b->explicit_type, &b->cap_explicit, e, 1) < 0)
 		return TK_NONE;
 	return e;
 }
@@ -1073,7 +897,7 @@ static tk_str target_type_slow(btf_reader *b, const char *p, const char *end,
 			       uint8_t *val)
 {
 	tk_str name = tk_strpool_intern_hot(&b->t->pool, p, (size_t)(end - p),
-					    b->limit);
+					    b->lines.limit);
 	tk_etype type;
 	int dialect;
 
@@ -1084,7 +908,7 @@ static tk_str target_type_slow(btf_reader *b, const char *p, const char *end,
 			type = TK_ET_OTHER;
 			dialect = 0;
 		}
-		if (grow_u8(&b->type_of, &b->cap_type, name) < 0)
+		if (tk_grow_zero32((void **)&b->type_of, &b->cap_type, name, 1) < 0)
 			return TK_NONE;
 		b->type_of[name] = (uint8_t)((type + 1) | (dialect ? 0x80 : 0));
 	}
@@ -1108,7 +932,7 @@ static inline tk_str target_type(btf_reader *b, const char *p, const char *end,
 	struct type_slot *e = NULL;
 	tk_str name;
 
-	if (TK_LIKELY(n - 1 < 7 && b->limit - p >= 8)) { /* 1 <= n <= 7 */
+	if (TK_LIKELY(n - 1 < 7 && b->lines.limit - p >= 8)) { /* 1 <= n <= 7 */
 		memcpy(&key, p, 8);
 		key = (key & tk_strpool_mask16[n][0]) | ((uint64_t)n << 56);
 		e = &b->types[(key * 0x9e3779b97f4a7c15ull) >> (64 - TYPE_SLOTS_LOG2)];
@@ -1176,7 +1000,7 @@ static inline int parse_fast(btf_reader *b, const char *line,
 	/* data_started: the pool has its table, the tables their first
 	 * entries; numeric names (2.1 tables, 2.2 mappings) are left to the
 	 * general code */
-	if (b->ls.blank || b->limit - end < 16 || !b->data_started ||
+	if (b->ls.blank || b->lines.limit - end < 16 || !b->data_started ||
 	    b->entity_ids.used || b->type_ids.used)
 		return 0;
 	if (b->ls.ncommas < 0) {
@@ -1286,7 +1110,7 @@ static inline int parse_fast(btf_reader *b, const char *line,
 		ev->note = NULL;
 		ev->note_len = 0;
 	}
-	ev->pos = b->line;
+	ev->pos = b->lines.line;
 	return 1;
 #else
 	(void)b;
@@ -1346,12 +1170,12 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 	}
 
 	/* 1: time */
-	rc = parse_dec(f[0], fe[0], b->limit, &time);
+	rc = parse_dec(f[0], fe[0], b->lines.limit, &time);
 	if (TK_UNLIKELY(rc < 0))
 		return err_at(b, err, rc == -2 ? TK_E_RANGE : TK_E_PARSE, line,
 			      f[0], rc == -2 ? "time '%s' is too large"
 					     : "time '%s' is not a non-negative integer",
-			      q(qb, sizeof(qb), f[0], fe[0]));
+			      tk_quote(qb, sizeof(qb), f[0], fe[0]));
 	if (TK_UNLIKELY(b->have_time && time < b->last_time)) {
 		if (strict)
 			return err_at(b, err, TK_E_PARSE, line, f[0],
@@ -1416,19 +1240,19 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 			if (strict)
 				return err_at(b, err, TK_E_PARSE, line, f[3],
 					      "unknown entity type '%s'",
-					      q(qb, sizeof(qb), f[3], fe[3]));
+					      tk_quote(qb, sizeof(qb), f[3], fe[3]));
 			warn(b, W_UNKNOWN_TYPE, line, f[3],
 			     "unknown entity type '%s' (kept)",
-			     q(qb, sizeof(qb), f[3], fe[3]));
+			     tk_quote(qb, sizeof(qb), f[3], fe[3]));
 			type = TK_ET_OTHER;
 		} else if (dialect) {
 			if (strict)
 				return err_at(b, err, TK_E_PARSE, line, f[3],
 					      "entity type '%s' is not BTF 2.1.5/2.3 (lenient mode reads it)",
-					      q(qb, sizeof(qb), f[3], fe[3]));
+					      tk_quote(qb, sizeof(qb), f[3], fe[3]));
 			warn(b, W_TYPE_SPELLING, line, f[3],
 			     "entity type '%s' read as '%s'",
-			     q(qb, sizeof(qb), f[3], fe[3]),
+			     tk_quote(qb, sizeof(qb), f[3], fe[3]),
 			     tk_etype_name(type));
 		}
 	}
@@ -1437,7 +1261,7 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 	sname = intern_name(b, &b->entity_ids, f[1], fe[1]);
 	tname = intern_name(b, &b->entity_ids, f[4], fe[4]);
 	ename = tk_strpool_intern_hot(&t->pool, f[6], (size_t)(fe[6] - f[6]),
-				      b->limit);
+				      b->lines.limit);
 	if (sname == TK_NONE || tname == TK_NONE || ename == TK_NONE ||
 	    ttname == TK_NONE)
 		return tk_err_nomem(err, b->name);
@@ -1450,35 +1274,35 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 					return err_at(b, err, TK_E_PARSE, line,
 						      f[6],
 						      "unknown event '%s' for type %s",
-						      q(qb, sizeof(qb), f[6], fe[6]),
+						      tk_quote(qb, sizeof(qb), f[6], fe[6]),
 						      tk_etype_name(type));
 			} else {
 				warn(b, kind == TK_EV_OTHER ? W_UNKNOWN_EVENT
 							    : W_EVENT_FOR_TYPE,
 				     line, f[6],
 				     "unknown event '%s' for type %s (kept)",
-				     q(qb, sizeof(qb), f[6], fe[6]),
+				     tk_quote(qb, sizeof(qb), f[6], fe[6]),
 				     tk_etype_name(type));
 			}
 		} else if (dialect) {
 			if (strict)
 				return err_at(b, err, TK_E_PARSE, line, f[6],
 					      "event '%s' is not BTF 2.1.5/2.3 spelling (it means '%s')",
-					      q(qb, sizeof(qb), f[6], fe[6]),
+					      tk_quote(qb, sizeof(qb), f[6], fe[6]),
 					      tk_evkind_name(kind));
 			warn(b, W_EVENT_SPELLING, line, f[6],
 			     "event '%s' read as '%s'",
-			     q(qb, sizeof(qb), f[6], fe[6]),
+			     tk_quote(qb, sizeof(qb), f[6], fe[6]),
 			     tk_evkind_name(kind));
 		} else {
 			if (strict)
 				return err_at(b, err, TK_E_PARSE, line, f[6],
 					      "event '%s' for type %s is a tool dialect, not BTF 2.1.5/2.3",
-					      q(qb, sizeof(qb), f[6], fe[6]),
+					      tk_quote(qb, sizeof(qb), f[6], fe[6]),
 					      tk_etype_name(type));
 			warn(b, W_DIALECT_EVENT, line, f[6],
 			     "event '%s' for type %s is a tool dialect (kept)",
-			     q(qb, sizeof(qb), f[6], fe[6]),
+			     tk_quote(qb, sizeof(qb), f[6], fe[6]),
 			     tk_etype_name(type));
 		}
 	}
@@ -1501,7 +1325,7 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 			} else {
 				warn(b, W_TYPE_CONFLICT, line, f[3],
 				     "entity '%s' used as %s after %s (keeps %s)",
-				     q(qb, sizeof(qb), f[4], fe[4]),
+				     tk_quote(qb, sizeof(qb), f[4], fe[4]),
 				     tk_etype_name(type),
 				     tk_etype_name(te->type),
 				     tk_etype_name(te->type));
@@ -1534,7 +1358,7 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 		ev->note = NULL;
 		ev->note_len = 0;
 	}
-	ev->pos = b->line;
+	ev->pos = b->lines.line;
 	b->data_started = 1;
 	return TK_OK;
 }
@@ -1605,7 +1429,7 @@ int btf_reader_open(tk_reader *r, tk_error *err)
 	rc = tk_text_cr_only(r->src, err);
 	if (rc < 0)
 		goto fail;
-	set_window(b, tk_source_window(r->src));
+	tk_lines_init(&b->lines, r->src, rc);
 	if (rc) {
 		/* not in the specification (LF or CRLF), but read: a file
 		 * read as one line would lose every line but the first */
@@ -1614,7 +1438,6 @@ int btf_reader_open(tk_reader *r, tk_error *err)
 					"lines end with a CR alone (BTF lines end with LF or CRLF)");
 			goto fail;
 		}
-		b->cr = 1;
 		tk_reader_warn(r, W_CR_ONLY, 1, 0,
 			       "lines end with a CR alone (read as line ends)");
 	}

@@ -142,18 +142,8 @@ static int check_name(tk_writer *w, btf_writer *bw, tk_str s, int note,
 				  w->sink.path ? w->sink.path : "<stdout>", 0, 0,
 				  "name '%.40s' holds a comma or line break, which BTF cannot hold",
 				  p);
-	if (s >= bw->cap_name_ok) {
-		uint32_t ncap = bw->cap_name_ok ? bw->cap_name_ok : 256;
-		uint8_t *nn;
-		while (ncap <= s)
-			ncap *= 2;
-		nn = realloc(bw->name_ok, ncap);
-		if (!nn)
-			return tk_err_nomem(err, w->sink.path);
-		memset(nn + bw->cap_name_ok, 0, ncap - bw->cap_name_ok);
-		bw->name_ok = nn;
-		bw->cap_name_ok = ncap;
-	}
+	if (tk_grow_zero32((void **)&bw->name_ok, &bw->cap_name_ok, s, 1) < 0)
+		return tk_err_nomem(err, w->sink.path);
 	bw->name_ok[s] = 1;
 	return TK_OK;
 }

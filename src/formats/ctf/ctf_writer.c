@@ -45,6 +45,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "../../core/internal.h"
+#include "../../core/bytes.h"
+#include "../../core/hashmap.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -111,8 +113,7 @@ typedef struct ctf_writer {
 	/* classes */
 	ctf_class *classes;
 	uint32_t nclasses, capclasses;
-	uint32_t *table;          /* open addressing: class index + 1 */
-	uint32_t tmask;
+	tk_hashmap table;         /* class_key() -> class index */
 	uint64_t last;            /* cycles of the last event */
 	int have_last;
 	uint64_t nevents, npackets;
@@ -120,20 +121,6 @@ typedef struct ctf_writer {
 } ctf_writer;
 
 /* ---- helpers ------------------------------------------------------------- */
-
-static void put_le32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-	p[2] = (unsigned char)(v >> 16);
-	p[3] = (unsigned char)(v >> 24);
-}
-
-static void put_le64(unsigned char *p, uint64_t v)
-{
-	put_le32(p, (uint32_t)v);
-	put_le32(p + 4, (uint32_t)(v >> 32));
-}
 
 static tk_u128 gcd128(tk_u128 a, tk_u128 b)
 {
@@ -231,7 +218,7 @@ static int put_i64(ctf_writer *cw, int64_t v, tk_error *err)
 {
 	if (pkt_reserve(cw, 8) < 0)
 		return tk_err_nomem(err, cw->name);
-	put_le64(cw->cur->pkt + cw->cur->plen, (uint64_t)v);
+	tk_store_le64(cw->cur->pkt + cw->cur->plen, (uint64_t)v);
 	cw->cur->plen += 8;
 	cw->buffered += 8;
 	return TK_OK;
@@ -252,14 +239,14 @@ static int flush_packet(tk_writer *w, ctf_writer *cw, ctf_stream *st,
 
 	if (st->plen <= st->hdr)
 		return TK_OK;
-	put_le32(p, CTF_MAGIC);
-	put_le32(p + 4, st->cpu == NO_CPU ? 1 : 0);
-	put_le64(p + 8, st->pbegin);
-	put_le64(p + 16, st->pend);
-	put_le64(p + 24, (uint64_t)st->plen * 8);
-	put_le64(p + 32, (uint64_t)st->plen * 8);
+	tk_store_le32(p, CTF_MAGIC);
+	tk_store_le32(p + 4, st->cpu == NO_CPU ? 1 : 0);
+	tk_store_le64(p + 8, st->pbegin);
+	tk_store_le64(p + 16, st->pend);
+	tk_store_le64(p + 24, (uint64_t)st->plen * 8);
+	tk_store_le64(p + 32, (uint64_t)st->plen * 8);
 	if (st->cpu != NO_CPU)
-		put_le32(p + 40, st->cpu);
+		tk_store_le32(p + 40, st->cpu);
 	path = malloc(n);
 	if (!path)
 		return tk_err_nomem(err, cw->name);
@@ -369,49 +356,19 @@ static int class_eq(const ctf_class *a, const ctf_class *b)
 static uint32_t class_of(ctf_writer *cw, const ctf_class *want)
 {
 	uint64_t key = class_key(want);
-	uint32_t j, i;
+	uint32_t i;
 
-	if (cw->table) {
-		j = (uint32_t)(tk_hash64(key) >> 32) & cw->tmask;
-		for (; cw->table[j]; j = (j + 1) & cw->tmask)
-			if (class_eq(&cw->classes[cw->table[j] - 1], want))
-				return cw->table[j] - 1;
-	}
-	if (cw->nclasses == UINT32_MAX - 1)
+	for (i = tk_hashmap_first(&cw->table, key); i != TK_HASHMAP_END;
+	     i = tk_hashmap_next(&cw->table, key, i))
+		if (class_eq(&cw->classes[cw->table.slots[i].val], want))
+			return cw->table.slots[i].val;
+	if (cw->nclasses == UINT32_MAX - 1 ||
+	    tk_grow_zero32((void **)&cw->classes, &cw->capclasses,
+			   cw->nclasses, sizeof(*cw->classes)) < 0 ||
+	    tk_hashmap_add(&cw->table, key, cw->nclasses) < 0)
 		return UINT32_MAX;
-	if (cw->nclasses == cw->capclasses) {
-		uint32_t cap = cw->capclasses ? cw->capclasses * 2 : 64;
-		ctf_class *n = tk_xrealloc_array(cw->classes, cap, sizeof(*n));
-		if (!n)
-			return UINT32_MAX;
-		cw->classes = n;
-		cw->capclasses = cap;
-	}
 	cw->classes[cw->nclasses] = *want;
-	cw->nclasses++;
-	/* keep the table at most half full */
-	if (!cw->table || cw->nclasses * 2 > cw->tmask + 1) {
-		uint32_t size = cw->table ? (cw->tmask + 1) * 2 : 256, *t;
-		t = calloc(size, sizeof(*t));
-		if (!t)
-			return UINT32_MAX;
-		free(cw->table);
-		cw->table = t;
-		cw->tmask = size - 1;
-		for (i = 0; i < cw->nclasses; i++) {
-			uint64_t k = class_key(&cw->classes[i]);
-			j = (uint32_t)(tk_hash64(k) >> 32) & cw->tmask;
-			while (cw->table[j])
-				j = (j + 1) & cw->tmask;
-			cw->table[j] = i + 1;
-		}
-	} else {
-		j = (uint32_t)(tk_hash64(key) >> 32) & cw->tmask;
-		while (cw->table[j])
-			j = (j + 1) & cw->tmask;
-		cw->table[j] = cw->nclasses;
-	}
-	return cw->nclasses - 1;
+	return cw->nclasses++;
 }
 
 /* A TSDL string literal's body: '"' and '\' escaped, control bytes '_'. */
@@ -562,8 +519,8 @@ static int ctf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	cw->have_last = 1;
 	if (pkt_reserve(cw, 12) < 0)
 		return tk_err_nomem(err, cw->name);
-	put_le32(cw->cur->pkt + cw->cur->plen, cls);
-	put_le64(cw->cur->pkt + cw->cur->plen + 4, cyc);
+	tk_store_le32(cw->cur->pkt + cw->cur->plen, cls);
+	tk_store_le64(cw->cur->pkt + cw->cur->plen + 4, cyc);
 	cw->cur->plen += 12;
 	cw->buffered += 12;
 	if ((want.fields & F_ENTITY) &&
@@ -806,7 +763,7 @@ static void ctf_writer_free(tk_writer *w)
 	free(cw->streams);
 	free(cw->core_stream);
 	free(cw->classes);
-	free(cw->table);
+	tk_hashmap_free(&cw->table);
 	free(cw);
 	w->impl = NULL;
 }

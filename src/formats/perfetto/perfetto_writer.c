@@ -219,14 +219,9 @@ static plane *lane_at(pf_writer *pw, size_t lane)
 {
 	while (pw->nlanes <= lane) {
 		plane *l;
-		if (pw->nlanes == pw->caplanes) {
-			size_t cap = pw->caplanes ? pw->caplanes * 2 : 8;
-			plane *n = tk_xrealloc_array(pw->lanes, cap, sizeof(*n));
-			if (!n)
-				return NULL;
-			pw->lanes = n;
-			pw->caplanes = cap;
-		}
+		if (tk_grow_zero((void **)&pw->lanes, &pw->caplanes, pw->nlanes,
+				   sizeof(*pw->lanes)) < 0)
+			return NULL;
 		l = &pw->lanes[pw->nlanes];
 		memset(l, 0, sizeof(*l));
 		pw->nlanes++;
@@ -302,15 +297,8 @@ static void on_slice(void *ctx, const tk_slice *s)
 	plane *l = lane_at(pw, s->lane);
 	pslice *p;
 
-	if (l && l->npend == l->cappend) {
-		size_t cap = l->cappend ? l->cappend * 2 : 16;
-		pslice *n = tk_xrealloc_array(l->pend, cap, sizeof(*n));
-		if (n) {
-			l->pend = n;
-			l->cappend = cap;
-		}
-	}
-	if (!l || l->npend == l->cappend) {
+	if (!l || tk_grow_zero((void **)&l->pend, &l->cappend, l->npend,
+			       sizeof(*l->pend)) < 0) {
 		if (pw->rc >= 0)
 			pw->rc = tk_err_nomem(pw->err, pw->name);
 		return;
@@ -329,16 +317,11 @@ static void on_slice(void *ctx, const tk_slice *s)
 	heap_up(l->pend, l->npend++);
 	if (l->dirty)
 		return;
-	if (pw->ndirty == pw->capdirty) {
-		size_t cap = pw->capdirty ? pw->capdirty * 2 : 8;
-		size_t *n = tk_xrealloc_array(pw->dirtyq, cap, sizeof(*n));
-		if (!n) {
-			if (pw->rc >= 0)
-				pw->rc = tk_err_nomem(pw->err, pw->name);
-			return;
-		}
-		pw->dirtyq = n;
-		pw->capdirty = cap;
+	if (tk_grow_zero((void **)&pw->dirtyq, &pw->capdirty, pw->ndirty,
+			   sizeof(*pw->dirtyq)) < 0) {
+		if (pw->rc >= 0)
+			pw->rc = tk_err_nomem(pw->err, pw->name);
+		return;
 	}
 	pw->dirtyq[pw->ndirty++] = s->lane;
 	l->dirty = 1;

@@ -328,18 +328,9 @@ static int get_inst(sq_writer *sw, uint32_t entity, int64_t k,
 	unsigned i;
 	int rc;
 
-	if (entity >= sw->capents) {
-		size_t cap = sw->capents ? sw->capents : 256;
-		sq_ent **n;
-		while (cap <= entity)
-			cap *= 2;
-		n = realloc(sw->ents, cap * sizeof(*n));
-		if (!n)
-			goto nomem;
-		memset(n + sw->capents, 0, (cap - sw->capents) * sizeof(*n));
-		sw->ents = n;
-		sw->capents = cap;
-	}
+	if (tk_grow_zero((void **)&sw->ents, &sw->capents, entity,
+			 sizeof(*sw->ents)) < 0)
+		goto nomem;
 	e = sw->ents[entity];
 	if (!e) {
 		e = calloc(1, sizeof(*e));
@@ -510,18 +501,9 @@ static int sqlite_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		return tk_err_set(err, TK_E_RANGE, sw->name, 0, 0,
 				  "time %llu does not fit SQLite's 64-bit integers",
 				  (unsigned long long)ev->time);
-	if (ev->name != TK_NONE && ev->name >= sw->capseen) {
-		size_t cap = sw->capseen ? sw->capseen : 256;
-		uint8_t *n;
-		while (cap <= ev->name)
-			cap *= 2;
-		n = realloc(sw->name_seen, cap);
-		if (!n)
-			return tk_err_nomem(err, sw->name);
-		memset(n + sw->capseen, 0, cap - sw->capseen);
-		sw->name_seen = n;
-		sw->capseen = cap;
-	}
+	if (ev->name != TK_NONE &&
+	    tk_grow_zero((void **)&sw->name_seen, &sw->capseen, ev->name, 1) < 0)
+		return tk_err_nomem(err, sw->name);
 	if (ev->name != TK_NONE)
 		sw->name_seen[ev->name] = 1;
 	row = &sw->rows[sw->nrows];
@@ -535,17 +517,11 @@ static int sqlite_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	row->has_note = ev->note != NULL;
 	row->note_len = row->note_off = 0;
 	if (ev->note) {
-		if (ev->note_len > sw->notes_cap - sw->notes_len) {
-			size_t cap = sw->notes_cap ? sw->notes_cap : 4096;
-			char *n;
-			while (ev->note_len > cap - sw->notes_len)
-				cap *= 2;
-			n = realloc(sw->notes, cap);
-			if (!n)
-				return tk_err_nomem(err, sw->name);
-			sw->notes = n;
-			sw->notes_cap = cap;
-		}
+		if (ev->note_len > sw->notes_cap - sw->notes_len &&
+		    (ev->note_len > SIZE_MAX - sw->notes_len ||
+		     tk_grow_zero((void **)&sw->notes, &sw->notes_cap,
+				  sw->notes_len + ev->note_len - 1, 1) < 0))
+			return tk_err_nomem(err, sw->name);
 		memcpy(sw->notes + sw->notes_len, ev->note, ev->note_len);
 		row->note_off = sw->notes_len;
 		row->note_len = ev->note_len;

@@ -381,35 +381,23 @@ static void put_id(FILE *f, uint32_t id)
 	fwrite(b, 1, fmt_id(b, id), f);
 }
 
+/* The per-entity arrays hold n entries (new ones zero).  0, or -1 out of
+ * memory. */
 static int grow_ents(vcd_writer *vw, size_t n)
 {
-	size_t cap = vw->capents ? vw->capents : 64, i;
-	uint32_t *a, *b, *c;
-	uint8_t *d;
+	void **arr[4] = { (void **)&vw->wire_id, (void **)&vw->nrun,
+			  (void **)&vw->val_id, (void **)&vw->seen };
+	const size_t esize[4] = { sizeof(*vw->wire_id), sizeof(*vw->nrun),
+				  sizeof(*vw->val_id), sizeof(*vw->seen) };
+	size_t cap = vw->capents;
+	int i;
 
 	if (n <= vw->capents)
 		return 0;
-	while (cap < n)
-		cap *= 2;
-	a = tk_xrealloc_array(vw->wire_id, cap, sizeof(*a));
-	if (!a)
-		return -1;
-	vw->wire_id = a;
-	b = tk_xrealloc_array(vw->nrun, cap, sizeof(*b));
-	if (!b)
-		return -1;
-	vw->nrun = b;
-	c = tk_xrealloc_array(vw->val_id, cap, sizeof(*c));
-	if (!c)
-		return -1;
-	vw->val_id = c;
-	d = tk_xrealloc_array(vw->seen, cap, sizeof(*d));
-	if (!d)
-		return -1;
-	vw->seen = d;
-	for (i = vw->capents; i < cap; i++) {
-		a[i] = b[i] = c[i] = 0;
-		d[i] = 0;
+	for (i = 0; i < 4; i++) {
+		cap = vw->capents;
+		if (tk_grow_zero(arr[i], &cap, n - 1, esize[i]) < 0)
+			return -1;
 	}
 	vw->capents = cap;
 	return 0;
@@ -432,14 +420,9 @@ static uint32_t val_of(vcd_writer *vw, uint32_t ent)
 static vlane *lane_at(vcd_writer *vw, size_t i)
 {
 	while (vw->nlanes <= i) {
-		if (vw->nlanes == vw->caplanes) {
-			size_t cap = vw->caplanes ? vw->caplanes * 2 : 8;
-			vlane *n = tk_xrealloc_array(vw->lanes, cap, sizeof(*n));
-			if (!n)
-				return NULL;
-			vw->lanes = n;
-			vw->caplanes = cap;
-		}
+		if (tk_grow_zero((void **)&vw->lanes, &vw->caplanes, vw->nlanes,
+				   sizeof(*vw->lanes)) < 0)
+			return NULL;
 		vw->lanes[vw->nlanes].running = TK_NONE;
 		vw->lanes[vw->nlanes].run_id = vw->next_id++;
 		vw->lanes[vw->nlanes].load_id = vw->next_id++;

@@ -1,0 +1,65 @@
+/*
+ * lines.h - the text readers' one line scanner: the next line of a byte
+ * source, without its line end.
+ *
+ * A line ends at LF or CRLF, or (cr set: a file whose first line end is a
+ * CR alone, see tk_text_cr_only()) at CR, LF or CRLF.  A last line with no
+ * line end is a line.  A line longer than TK_LINE_MAX bytes is refused
+ * (tk_err_line_long()) on every transport, scanning no further than
+ * TK_LINE_MAX + 2 bytes.  Lines are numbered from 1 (`line`: the number of
+ * the last line read).
+ *
+ * The scanner holds the source's window as last fetched: [pos, limit) is
+ * unread, [mark, pos) read but not yet reported consumed to the source (it
+ * is reported in batches: the report releases pages behind a mapped file).
+ * A line is valid until the next call; the bytes up to `limit` may be read
+ * past its end (a word at a time).
+ *
+ * A reader with a faster scan of its own for the usual line (e.g. one that
+ * notes the field separators on the way) looks at [pos, limit) itself and
+ * takes a line it found with tk_lines_take(); anything else goes to
+ * tk_lines_next().
+ */
+#ifndef TK_LINES_H
+#define TK_LINES_H
+
+#include "internal.h"
+
+typedef struct tk_lines {
+	const char *pos, *mark, *limit;
+	tk_source *src;
+	const char *name;     /* the input's, for messages */
+	uint64_t line;        /* lines read */
+	int cr;               /* CR-only line ends */
+	int skip_lf;          /* cr: the last line ended with a CR */
+} tk_lines;
+
+/* Bytes read before they are reported consumed to the source. */
+#define TK_LINES_BATCH ((size_t)64 << 10)
+
+/* Set up over source s from its current window. */
+void tk_lines_init(tk_lines *l, tk_source *s, int cr);
+/* The next line without its line end: TK_OK, TK_END at the end of input,
+ * or a negative status (err filled). */
+int tk_lines_next(tk_lines *l, const char **line, size_t *len, tk_error *err);
+/* Report the bytes read so far as consumed to the source. */
+void tk_lines_sync(tk_lines *l);
+
+/*
+ * Take the line from pos to the LF at nl (pos <= nl < limit, no CR-only
+ * line ends), found by the caller's own scan, shorter than TK_LINE_MAX.
+ */
+static TK_INLINE void tk_lines_take(tk_lines *l, const char *nl,
+				    const char **line, size_t *len)
+{
+	const char *p = l->pos;
+
+	*line = p;
+	*len = (size_t)(nl - p) - (nl > p && nl[-1] == '\r');
+	l->pos = nl + 1;
+	if (TK_UNLIKELY((size_t)(l->pos - l->mark) >= TK_LINES_BATCH))
+		tk_lines_sync(l);
+	l->line++;
+}
+
+#endif

@@ -1,0 +1,269 @@
+/*
+ * test_prims.c - the shared primitives of src/core:
+ *   - tk_hashmap (hashmap.h) against a plain array under random sets,
+ *     deletions and index use (several entries of one key);
+ *   - the byte-order helpers (bytes.h) on known bytes;
+ *   - tk_grow_zero32() and tk_quote() (internal.h);
+ *   - the line scanner (lines.h) on LF, CRLF and CR-only text streamed in
+ *     pieces of every size from 1 byte, with a last line without its end,
+ *     and a line over TK_LINE_MAX refused with its line number.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "bytes.h"
+#include "hashmap.h"
+#include "internal.h"
+#include "lines.h"
+#include "tk_test.h"
+
+enum { NK = 4096 };
+
+static void map_case(void)
+{
+	static uint32_t ref[NK];   /* value + 1; 0: absent */
+	tk_hashmap m;
+	uint32_t n = 0, i, k;
+	int created;
+
+	tk_hashmap_init(&m);
+	CHECK(tk_hashmap_get(&m, 7) == TK_NONE);
+	CHECK(tk_hashmap_del(&m, 7) == 0);
+	for (i = 0; i < 200000; i++) {
+		/* keys spread over all 64 bits, NK of them */
+		uint64_t r = tk_test_next();
+		k = (uint32_t)(r % NK);
+		uint64_t key = (uint64_t)k * 0x9e3779b97f4a7c15ull;
+		switch ((r >> 32) % 4) {
+		case 0:
+		case 1:
+			CHECK(tk_hashmap_set(&m, key, i) == TK_OK);
+			n += !ref[k];
+			ref[k] = i + 1;
+			break;
+		case 2: {
+			uint32_t *v = tk_hashmap_slot(&m, key, &created);
+			CHECK(v != NULL && created == !ref[k]);
+			if (v && created)
+				CHECK(*v == 0);
+			if (v)
+				*v = i;
+			n += !ref[k];
+			ref[k] = i + 1;
+			break;
+		}
+		default:
+			CHECK(tk_hashmap_del(&m, key) == (ref[k] != 0));
+			n -= ref[k] != 0;
+			ref[k] = 0;
+		}
+		CHECK(m.count == n);
+		if (m.slots)
+			CHECK(m.count <= (m.mask + 1) / 2);
+	}
+	for (k = 0; k < NK; k++) {
+		uint64_t key = (uint64_t)k * 0x9e3779b97f4a7c15ull;
+		CHECK(tk_hashmap_get(&m, key) == (ref[k] ? ref[k] - 1 : TK_NONE));
+	}
+	CHECK(tk_hashmap_reset(&m, 1000) == TK_OK);
+	CHECK(m.count == 0 && m.mask + 1 >= 2000);
+	CHECK(tk_hashmap_get(&m, 0) == TK_NONE);
+	tk_hashmap_free(&m);
+	CHECK(m.slots == NULL && m.count == 0);
+}
+
+/* index use: keys 0..9 each given to 300 values; every value found by
+ * walking its key, and gone once deleted at its slot */
+static void index_case(void)
+{
+	tk_hashmap m;
+	uint32_t v, i, seen[3000] = { 0 }, cnt;
+
+	tk_hashmap_init(&m);
+	for (v = 0; v < 3000; v++)
+		CHECK(tk_hashmap_add(&m, v % 10, v) == TK_OK);
+	CHECK(m.count == 3000);
+	for (i = tk_hashmap_first(&m, 3); i != TK_HASHMAP_END;
+	     i = tk_hashmap_next(&m, 3, i))
+		seen[m.slots[i].val]++;
+	for (v = 0, cnt = 0; v < 3000; v++) {
+		CHECK(seen[v] == (v % 10 == 3));
+		cnt += seen[v];
+	}
+	CHECK(cnt == 300);
+	/* delete the odd values of key 3, walking again after each */
+	for (v = 3; v < 3000; v += 20) {
+		for (i = tk_hashmap_first(&m, 3); i != TK_HASHMAP_END;
+		     i = tk_hashmap_next(&m, 3, i))
+			if (m.slots[i].val == v)
+				break;
+		CHECK(i != TK_HASHMAP_END);
+		if (i != TK_HASHMAP_END)
+			tk_hashmap_del_at(&m, i);
+	}
+	CHECK(m.count == 3000 - 150);
+	for (cnt = 0, i = tk_hashmap_first(&m, 3); i != TK_HASHMAP_END;
+	     i = tk_hashmap_next(&m, 3, i)) {
+		CHECK(m.slots[i].val % 20 == 13);
+		cnt++;
+	}
+	CHECK(cnt == 150);
+	CHECK(tk_hashmap_first(&m, 10) == TK_HASHMAP_END);
+	tk_hashmap_free(&m);
+}
+
+static void bytes_case(void)
+{
+	static const uint8_t b[9] = { 0x00, 0x01, 0x02, 0x03, 0x04,
+				      0x05, 0x06, 0x07, 0x08 };
+	uint8_t o[9];
+
+	/* at an odd address */
+	CHECK(tk_load_le16(b + 1) == 0x0201);
+	CHECK(tk_load_le32(b + 1) == 0x04030201u);
+	CHECK(tk_load_le64(b + 1) == 0x0807060504030201ull);
+	CHECK(tk_load_be16(b + 1) == 0x0102);
+	CHECK(tk_load_be32(b + 1) == 0x01020304u);
+	CHECK(tk_load_be64(b + 1) == 0x0102030405060708ull);
+	memset(o, 0, sizeof(o));
+	tk_store_le64(o + 1, 0x0807060504030201ull);
+	CHECK(memcmp(o + 1, b + 1, 8) == 0);
+	tk_store_le32(o + 1, 0x04030201u);
+	tk_store_le16(o + 5, 0x0605);
+	CHECK(memcmp(o + 1, b + 1, 6) == 0);
+	tk_store_be64(o + 1, 0x0102030405060708ull);
+	CHECK(memcmp(o + 1, b + 1, 8) == 0);
+	tk_store_be32(o + 1, 0x01020304u);
+	tk_store_be16(o + 5, 0x0506);
+	CHECK(memcmp(o + 1, b + 1, 6) == 0);
+	CHECK(o[0] == 0);
+}
+
+static void helpers_case(void)
+{
+	uint32_t *a = NULL, cap = 0, i;
+	char buf[64];
+	const char *s = "0123456789012345678901234567890123456789XYZ";
+	const char *tab = "a\tb";
+
+	CHECK(tk_grow_zero32((void **)&a, &cap, 0, sizeof(*a)) == TK_OK);
+	CHECK(cap >= 1);
+	CHECK(tk_grow_zero32((void **)&a, &cap, 1000, sizeof(*a)) == TK_OK);
+	CHECK(cap > 1000);
+	for (i = 0; i < cap; i++)
+		CHECK(a[i] == 0);
+	a[5] = 9;
+	CHECK(tk_grow_zero32((void **)&a, &cap, 5000, sizeof(*a)) == TK_OK);
+	CHECK(a[5] == 9 && a[4999] == 0 && cap > 5000);
+	CHECK(tk_grow_zero32((void **)&a, &cap, UINT32_MAX, sizeof(*a)) ==
+	      TK_E_NOMEM);
+	free(a);
+
+	CHECK_STR(tk_quote(buf, sizeof(buf), tab, tab + 3), "a?b");
+	CHECK_STR(tk_quote(buf, sizeof(buf), s, s + strlen(s)),
+		  "0123456789012345678901234567890123456789...");
+	CHECK_STR(tk_quote(buf, sizeof(buf), s, s + 40),
+		  "0123456789012345678901234567890123456789");
+	CHECK_STR(tk_quote(buf, 8, s, s + 40), "012...");
+}
+
+/* Every line of text as "[line]" joined, read in pieces of `piece`. */
+static int read_lines(const char *text, size_t n, size_t piece, int cr,
+		      char *out, size_t outsz, tk_error *err)
+{
+	tk_source *s = NULL;
+	tk_lines l;
+	const char *line;
+	size_t len, o = 0;
+	int rc;
+
+	rc = tk_source_open_mem_stream(&s, text, n, "t", piece, 1, err);
+	if (rc < 0)
+		return rc;
+	tk_lines_init(&l, s, cr);
+	while ((rc = tk_lines_next(&l, &line, &len, err)) == TK_OK) {
+		if (o + len + 16 > outsz) {
+			rc = TK_E_RANGE;
+			break;
+		}
+		o += (size_t)snprintf(out + o, outsz - o, "%llu[",
+				      (unsigned long long)l.line);
+		memcpy(out + o, line, len);
+		o += len;
+		out[o++] = ']';
+	}
+	out[o] = '\0';
+	tk_source_close(s);
+	return rc == TK_END ? TK_OK : rc;
+}
+
+static void lines_case(void)
+{
+	static const struct {
+		const char *in;
+		int cr;
+		const char *want;
+	} c[] = {
+		{ "a,b\nc\r\n\nd", 0, "1[a,b]2[c]3[]4[d]" },
+		{ "a\r\rb\r\n", 0, "1[a\r\rb]" },
+		{ "x\n", 0, "1[x]" },
+		{ "", 0, "" },
+		{ "a\rb\r\nc\nd\r", 1, "1[a]2[b]3[c]4[d]" },
+		{ "a\r\r\nb", 1, "1[a]2[]3[b]" },
+	};
+	char out[256];
+	tk_error err;
+	size_t i, piece;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		for (piece = 1; piece <= 12; piece++) {
+			memset(&err, 0, sizeof(err));
+			CHECK(read_lines(c[i].in, strlen(c[i].in), piece, c[i].cr,
+					 out, sizeof(out), &err) == TK_OK);
+			CHECK_STR(out, c[i].want);
+		}
+}
+
+/* a second line one byte over TK_LINE_MAX: refused as line 2, in both
+ * modes; one of exactly TK_LINE_MAX (and its CRLF) is read */
+static void long_case(void)
+{
+	size_t n = TK_LINE_MAX + 16, k;
+	char *t = malloc(n), *out = malloc(TK_LINE_MAX + 64);
+	tk_error err;
+	int cr;
+
+	if (!t || !out) {
+		CHECK(0);
+		free(t);
+		free(out);
+		return;
+	}
+	for (cr = 0; cr < 2; cr++) {
+		memcpy(t, "a\n", 2);
+		memset(t + 2, 'x', TK_LINE_MAX + 1);
+		memcpy(t + 3 + TK_LINE_MAX, "\n", 1);
+		memset(&err, 0, sizeof(err));
+		CHECK(read_lines(t, 4 + TK_LINE_MAX, 65536, cr, out,
+				 TK_LINE_MAX + 64, &err) == TK_E_PARSE);
+		CHECK(err.line == 2);
+		memcpy(t + 2 + TK_LINE_MAX, "\r\nb", 3);
+		k = 5 + TK_LINE_MAX;
+		CHECK(read_lines(t, k, 65536, cr, out, TK_LINE_MAX + 64,
+				 &err) == TK_OK);
+		CHECK(strlen(out) == 4 + TK_LINE_MAX + 3 + 4);
+	}
+	free(t);
+	free(out);
+}
+
+int main(void)
+{
+	map_case();
+	index_case();
+	bytes_case();
+	helpers_case();
+	lines_case();
+	long_case();
+	TEST_DONE();
+}
