@@ -15,9 +15,7 @@
 #include "btf.h"
 #include "../../core/lines.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "../../core/scan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -357,7 +355,7 @@ static void warn(btf_reader *b, unsigned kind, const char *line,
 
 /* ---- lines -------------------------------------------------------------- */
 
-#if defined(__SSE2__)
+#if TK_SCAN_SIMD
 /* Population count without a call: unless the compiler may use the popcnt
  * instruction (-mpopcnt), __builtin_popcountll is a libgcc call. */
 static inline int popcount64(uint64_t x)
@@ -399,11 +397,9 @@ static inline int take_commas(const char *p, uint64_t m, unsigned size,
 static inline void classify16(const char *p, uint64_t *mc, uint64_t *mn,
 			      uint64_t *ms)
 {
-	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-
-	*mc = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(',')));
-	*mn = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
-	*ms = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')));
+	*mc = tk_scan_eq16(p, ',');
+	*mn = tk_scan_eq16(p, '\n');
+	*ms = tk_scan_eq16(p, ' ');
 }
 
 /* The same for 64 bytes at p. */
@@ -455,7 +451,7 @@ static inline int scan_block(const char *p, unsigned size, uint64_t mc,
  */
 static void scan_line(const char *p, const char *limit, struct line_scan *ls)
 {
-#if defined(__SSE2__)
+#if TK_SCAN_SIMD
 	while (limit - p >= 64) {
 		uint64_t mc, mn, ms;
 		classify64(p, &mc, &mn, &ms);
@@ -487,7 +483,7 @@ static void scan_line(const char *p, const char *limit, struct line_scan *ls)
  * mask; returns their count (at most 7). */
 static int line_commas(struct line_scan *ls, const char *line)
 {
-#if defined(__SSE2__)
+#if TK_SCAN_SIMD
 	if (ls->ncommas < 0)
 		ls->ncommas = take_commas(line, ls->mask, 64, ls->commas, 0);
 #else
@@ -508,7 +504,7 @@ static TK_INLINE int next_line(btf_reader *b, const char **line,
 {
 	int rc;
 
-#if defined(__SSE2__)
+#if TK_SCAN_SIMD
 	const char *p = b->lines.pos;
 
 	if (TK_LIKELY(!b->lines.cr && b->lines.limit - p >= 64)) {

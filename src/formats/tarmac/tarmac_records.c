@@ -27,9 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
+#include "../../core/scan.h"
 
 enum { SEEN_M = 1, SEEN_FM = 2, SEEN_REV3T = 4, SEEN_CPU = 8, SEEN_FMONLY = 16 };
 enum { W_UNKNOWN_KIND = 0, W_MALFORMED = 1, W_UNIT = 2, W_CR_ONLY = 3 };
@@ -112,13 +110,10 @@ static inline const char *skip_blank(const char *p, const char *end)
 
 static inline const char *tok_end(const char *p, const char *end)
 {
-#ifdef __SSE2__
+#if TK_SCAN_SIMD
 	/* most tokens end within 16 bytes: one compare of 16 at a time */
 	while (end - p >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-			_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
-			_mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+		uint32_t m = tk_scan_eq16_2(p, ' ', '\t');
 		if (m)
 			return p + __builtin_ctz(m);
 		p += 16;
@@ -1181,22 +1176,13 @@ static int mem_short(tk_tarmac *tr, const char *line, const char *t,
 	return TK_OK;
 }
 
-/* memset(rec, 0, ...) without the slow start of "rep stos" */
+/* memset(rec, 0, ...) as 16-byte stores, without the slow start of "rep
+ * stos" (a fixed-size copy the compiler unrolls) */
 static inline void clear_record(tk_tarmac_record *rec)
 {
-#ifdef __SSE2__
-	if (sizeof(*rec) == 352) {
-		char *p = (char *)rec;
-		__m128i z = _mm_setzero_si128();
-#define Z1_(o) _mm_storeu_si128((__m128i *)(void *)(p + (o)), z)
-#define Z4_(o) Z1_(o); Z1_((o) + 16); Z1_((o) + 32); Z1_((o) + 48)
-		Z4_(0); Z4_(64); Z4_(128); Z4_(192); Z4_(256); Z1_(320); Z1_(336);
-#undef Z4_
-#undef Z1_
-		return;
-	}
-#endif
-	memset(rec, 0, sizeof(*rec));
+	static const tk_tarmac_record zero;
+
+	memcpy(rec, &zero, sizeof(*rec));
 }
 
 /*
@@ -1213,16 +1199,12 @@ static inline int same_prefix(const tk_tarmac *tr, const char *line,
 
 	if (!n || (size_t)(end - line) <= n || !is_blank(line[n]))
 		return 0;
-#ifdef __SSE2__
+#if TK_SCAN_SIMD
 	/* 32 bytes compared at once ("4294967000 clk cluster0.cpu1") */
 	if (n <= 32 && end - line >= 32) {
-		uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(
-			_mm_loadu_si128((const __m128i *)(const void *)line),
-			_mm_loadu_si128((const __m128i *)(const void *)tr->pfx)));
+		uint32_t m = tk_scan_same16(line, tr->pfx);
 		uint32_t want = n == 32 ? 0xffffffffu : (1u << n) - 1;
-		m |= (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(
-			_mm_loadu_si128((const __m128i *)(const void *)(line + 16)),
-			_mm_loadu_si128((const __m128i *)(const void *)(tr->pfx + 16)))) << 16;
+		m |= tk_scan_same16(line + 16, tr->pfx + 16) << 16;
 		return (m & want) == want;
 	}
 #endif
@@ -1399,17 +1381,6 @@ unknown:
 /* The first '\n' in [p, end), or NULL; never reads at or past end. */
 static inline const char *find_nl(const char *p, const char *end)
 {
-#ifdef __SSE2__
-	const __m128i nl = _mm_set1_epi8('\n');
-
-	while (end - p >= 16) {
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
-			_mm_loadu_si128((const __m128i *)(const void *)p), nl));
-		if (m)
-			return p + __builtin_ctz(m);
-		p += 16;
-	}
-#endif
 	return memchr(p, '\n', (size_t)(end - p));
 }
 
