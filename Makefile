@@ -88,15 +88,15 @@ analyze: ci-deps
 	@sh scripts/analyze.sh $(ANALYZE_BUILD) $(JOBS)
 
 # the tests whose code runs on more than one thread, under ThreadSanitizer:
-# the source's read-ahead (plain files of BTF, ATF, Tarmac), the signal
-# handling beside it, and the recorder's cores as threads
+# the recorder's cores, as threads of the host port (the library and the
+# readers run on the caller's thread alone)
 TSAN_BUILD ?= build-tsan
-TSAN_TESTS ?= ^(stream\.btf|corpus\.(btf|tarmac)|cli\.signals|recorder\.(host|htf))$$
+TSAN_TESTS ?= ^recorder\.(host|htf)$$
 tsan: test-deps
 	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTK_SANITIZE=OFF \
 		-DCMAKE_C_FLAGS="-fsanitize=thread -O1 -g" \
 		-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
-	@cmake --build $(TSAN_BUILD) -j $(JOBS)
+	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target test_recorder test_recorder_htf
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure \
 		-j $(JOBS) -R '$(TSAN_TESTS)'
 

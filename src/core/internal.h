@@ -364,10 +364,8 @@ bool tk_source_eof(const tk_source *s);
  * for readers that make one pass over the bytes and need no more than a
  * record at a time in the window.  Copying into buffers that stay in the
  * cache costs less than the page faults on, and the cache misses in, a
- * mapping as large as the file.  A helper thread reads ahead while the
- * reader works (so the copy runs on another core; it ends in
- * tk_source_close()); if it cannot be started, each tk_source_fill()
- * reads.  Call it before fetching the window
+ * mapping as large as the file.  Each tk_source_fill() reads, on the
+ * caller's thread.  Call it before fetching the window
  * (the window moves, as at a fill; the consumed position and
  * tk_source_offset() go on).
  * Returns 1 if the source is now streamed, 0 if it is left as it was (not a

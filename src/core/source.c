@@ -15,25 +15,24 @@
  * slack behind the position: the current record and event point into it.
  *
  * A one-pass reader may instead have a file streamed (tk_source_stream()):
- * read() into chunks small enough to stay in the cache, by a helper thread
- * that reads ahead while the reader parses (the copy out of the page cache
- * then runs on another core), with a plain read() per fill as the fallback.
+ * read() into chunks small enough to stay in the cache, one per fill, on
+ * the caller's thread.  A reader that needs random access reads through
+ * tk_source_size() and tk_source_read_at(): pread() on a plain file, the
+ * block itself in memory, and an unlinked temporary file (the spool) that
+ * a pipe or a compressed input is first decoded into.
  *
  * A fill hands the caller the new window (internal.h: the contract).  So
  * that a pointer kept across a fill cannot go unnoticed, a streamed window
  * moves at every fill where AddressSanitizer can see it: always for a
  * memory stream (tk_source_open_mem_stream(), a new buffer of just the
  * window's size), and in builds with AddressSanitizer for every streamed
- * source (a new buffer, the read-ahead's chunks poisoned while the helper
- * thread has them).
+ * source (a new buffer, the old one freed).
  */
 #define _GNU_SOURCE
 #include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,13 +50,8 @@
 #endif
 #endif
 #ifdef TK_ASAN
-#include <sanitizer/asan_interface.h>
-#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
-#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
 #define MOVE_ON_FILL true
 #else
-#define POISON(p, n) ((void)(p), (void)(n))
-#define UNPOISON(p, n) ((void)(p), (void)(n))
 #define MOVE_ON_FILL false
 #endif
 
@@ -71,35 +65,6 @@
 /* streamed files (tk_source_stream): the bytes one read() asks for, small
  * enough that they are still in the cache when the reader gets to them */
 #define STREAM_READ ((size_t)128 << 10)
-/* read-ahead: chunks in the ring, and the room in front of each for the
- * unconsumed end of the one before (the start of a record that goes on) */
-#define RA_RING 4
-#define RA_HEAD ((size_t)4 << 10)
-
-/*
- * The read-ahead of a streamed file.  The helper thread fills free chunks
- * in ring order; the reader takes them in the same order and holds one (its
- * window) until the next fill, when it is given back.  mu guards the
- * counters and flags; a chunk's bytes belong to the thread from its release
- * to its publication (ready++) and to the reader from then on.
- */
-typedef struct read_ahead {
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cond;    /* ready went up, or a chunk came back */
-	int fd;
-	uint8_t *mem[RA_RING];  /* RA_HEAD + STREAM_READ bytes each */
-	size_t len[RA_RING];    /* bytes read after RA_HEAD; 0: end of file */
-	int err[RA_RING];       /* 0, or the errno of the read that failed */
-	unsigned ready;         /* chunks read and not yet taken */
-	unsigned held;          /* chunks taken and not yet given back (0, 1) */
-	unsigned take;          /* the next chunk to take */
-	int cur;                /* the chunk taken last (held), -1: none yet */
-	bool stop;              /* closing: the thread is to stop */
-	uint8_t *big;           /* the window, for a record that outgrows RA_HEAD */
-	size_t bigcap;
-} read_ahead;
-
 enum codec { CODEC_NONE, CODEC_GZIP, CODEC_ZSTD };
 
 struct tk_source {
@@ -114,8 +79,6 @@ struct tk_source {
 	size_t released;      /* map[0, released) has been given back */
 	size_t page;          /* page size, for rounding the released range */
 	size_t read_max;      /* 0, or the most bytes one fill reads (streamed) */
-	read_ahead *ra;        /* streamed with a helper thread; buf is then in
-				 ra's memory, not owned */
 	/* raw input of a memory stream (tk_source_open_mem_stream), handed
 	 * out as a descriptor's would be, a piece per read */
 	const uint8_t *mem;
@@ -235,7 +198,6 @@ static int raw_avail(tk_source *s, const uint8_t **p, size_t *n, tk_error *err)
 }
 
 static void maybe_release(tk_source *s);
-static void ra_stop(read_ahead *ra);
 
 static void raw_consume(tk_source *s, size_t n)
 {
@@ -445,10 +407,6 @@ void tk_source_close(tk_source *s)
 		ZSTD_freeDStream(s->zs);
 	if (s->map)
 		munmap(s->map, s->map_len);
-	if (s->ra) {
-		ra_stop(s->ra);
-		s->buf = NULL;
-	}
 	if (s->own_fd && s->fd >= 0)
 		close(s->fd);
 	if (s->spool_fd >= 0)
@@ -482,225 +440,6 @@ tk_window tk_source_window(const tk_source *s)
 	return w;
 }
 
-/* ---- read-ahead ---------------------------------------------------------- */
-
-static int read_retry(int fd, uint8_t *dst, size_t n, size_t *got)
-{
-	ssize_t r;
-
-	do
-		r = read(fd, dst, n);
-	while (r < 0 && errno == EINTR);
-	if (r < 0)
-		return errno ? errno : EIO;
-	*got = (size_t)r;
-	return 0;
-}
-
-/* pthread_create() for the read-ahead, with every signal but the faults
- * blocked in it: a handler runs on the caller's threads, never on the
- * helper in the middle of its work.  0 or an errno value. */
-static int start_thread(pthread_t *th, void *(*fn)(void *), void *arg)
-{
-	sigset_t all, old;
-	int rc;
-
-	sigfillset(&all);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGBUS);
-	sigdelset(&all, SIGFPE);
-	sigdelset(&all, SIGILL);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(th, NULL, fn, arg);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return rc;
-}
-
-static void *ra_main(void *arg)
-{
-	read_ahead *ra = arg;
-	unsigned fill = 0;
-	size_t got;
-	int e;
-
-	pthread_mutex_lock(&ra->mu);
-	for (;;) {
-		while (ra->ready + ra->held == RA_RING && !ra->stop)
-			pthread_cond_wait(&ra->cond, &ra->mu);
-		if (ra->stop)
-			break;
-		/* chunk `fill` is free: neither ready nor held (and poisoned
-		 * in builds with AddressSanitizer since it was given back) */
-		pthread_mutex_unlock(&ra->mu);
-		UNPOISON(ra->mem[fill], RA_HEAD + STREAM_READ);
-		got = 0;
-		e = read_retry(ra->fd, ra->mem[fill] + RA_HEAD, STREAM_READ, &got);
-		pthread_mutex_lock(&ra->mu);
-		ra->len[fill] = got;
-		ra->err[fill] = e;
-		ra->ready++;
-		pthread_cond_broadcast(&ra->cond);
-		if (e || !got)
-			break; /* the end (or an error) is the last chunk */
-		fill = (fill + 1) % RA_RING;
-	}
-	pthread_mutex_unlock(&ra->mu);
-	return NULL;
-}
-
-/* Stop the thread and free the read-ahead. */
-static void ra_stop(read_ahead *ra)
-{
-	int i;
-
-	pthread_mutex_lock(&ra->mu);
-	ra->stop = true;
-	pthread_cond_broadcast(&ra->cond);
-	pthread_mutex_unlock(&ra->mu);
-	pthread_join(ra->thread, NULL);
-	pthread_cond_destroy(&ra->cond);
-	pthread_mutex_destroy(&ra->mu);
-	for (i = 0; i < RA_RING; i++) {
-		UNPOISON(ra->mem[i], RA_HEAD + STREAM_READ);
-		free(ra->mem[i]);
-	}
-	free(ra->big);
-	free(ra);
-}
-
-/* Start reading ahead from fd's position; NULL if that cannot be done
- * (the file is then read by the reader's own calls). */
-static read_ahead *ra_start(int fd)
-{
-	read_ahead *ra = calloc(1, sizeof(*ra));
-	int i;
-
-	if (!ra)
-		return NULL;
-	for (i = 0; i < RA_RING; i++) {
-		ra->mem[i] = malloc(RA_HEAD + STREAM_READ);
-		if (!ra->mem[i])
-			goto fail;
-	}
-	ra->fd = fd;
-	ra->cur = -1;
-	if (pthread_mutex_init(&ra->mu, NULL) != 0)
-		goto fail;
-	if (pthread_cond_init(&ra->cond, NULL) != 0) {
-		pthread_mutex_destroy(&ra->mu);
-		goto fail;
-	}
-	if (start_thread(&ra->thread, ra_main, ra) != 0) {
-		pthread_cond_destroy(&ra->cond);
-		pthread_mutex_destroy(&ra->mu);
-		goto fail;
-	}
-	return ra;
-fail:
-	for (i = 0; i < RA_RING; i++)
-		free(ra->mem[i]);
-	free(ra);
-	return NULL;
-}
-
-/*
- * tk_source_fill() of a file read ahead: the next chunk becomes the window,
- * after the unconsumed bytes of the current one, which are copied into its
- * headroom (or, if more than fit, the two go to the big buffer).  The chunk
- * of the old window is given back to the thread.
- */
-static int fill_readahead(tk_source *s, tk_error *err)
-{
-	read_ahead *ra = s->ra;
-	const uint8_t *tail = s->buf ? s->buf + s->start : NULL;
-	size_t ntail = s->buf ? s->end - s->start : 0, n; /* no buf, no tail */
-	unsigned k;
-	uint8_t *dst;
-	int e;
-
-	pthread_mutex_lock(&ra->mu);
-	while (!ra->ready)
-		pthread_cond_wait(&ra->cond, &ra->mu);
-	pthread_mutex_unlock(&ra->mu);
-	k = ra->take;
-	n = ra->len[k];
-	e = ra->err[k];
-	if (e || !n) {
-		/* the last chunk: the thread has stopped; the window stays */
-		s->eof = true;
-		if (e)
-			return tk_err_set(err, TK_E_IO, s->name, 0, 0,
-					  "read failed: %s", strerror(e));
-		return 0;
-	}
-	if (ntail <= RA_HEAD) {
-		dst = ra->mem[k] + RA_HEAD - ntail;
-		if (ntail)
-			memcpy(dst, tail, ntail);
-		/* buf[start] keeps its offset (base may wrap below 0) */
-		s->base = s->base + s->start - (uint64_t)(RA_HEAD - ntail);
-		s->buf = ra->mem[k];
-		s->start = RA_HEAD - ntail;
-		s->end = RA_HEAD + n;
-		if (s->move && ra->big) {
-			/* the window leaves big: nothing may point into it */
-			free(ra->big);
-			ra->big = NULL;
-			ra->bigcap = 0;
-		}
-	} else {
-		/* a record longer than the headroom: tail + chunk in big,
-		 * which doubles as needed (a mapped file has no limit on a
-		 * record, so neither has this).  The tail is in big when the
-		 * record goes on from the last fill, else in the held chunk. */
-		int in_big = ra->big && s->buf == ra->big;
-		if (s->move || ra->bigcap < ntail + n) {
-			/* a new big buffer (always, where the window is to
-			 * move at every fill), the old one freed */
-			size_t ncap = ra->bigcap ? ra->bigcap : 4 * STREAM_READ;
-			uint8_t *nb;
-			while (ncap < ntail + n) {
-				if (ncap > SIZE_MAX / 2)
-					return tk_err_nomem(err, s->name);
-				ncap *= 2;
-			}
-			nb = malloc(ncap);
-			if (!nb)
-				return tk_err_nomem(err, s->name);
-			memcpy(nb, tail, ntail);
-			free(ra->big);
-			ra->big = nb;
-			ra->bigcap = ncap;
-		} else {
-			/* big is allocated: bigcap >= ntail + n > 0 */
-			TK_ANALYZER_ASSUME(ra->big != NULL);
-			if (!in_big)
-				memcpy(ra->big, tail, ntail);
-			else if (s->start)
-				memmove(ra->big, tail, ntail);
-		}
-		memcpy(ra->big + ntail, ra->mem[k] + RA_HEAD, n);
-		s->base += s->start;
-		s->buf = ra->big;
-		s->start = 0;
-		s->end = ntail + n;
-	}
-	/* give back the old window's chunk; chunk k is the window (or, if
-	 * it was copied to big, is given back at the next fill) */
-	pthread_mutex_lock(&ra->mu);
-	ra->ready--;
-	ra->take = (k + 1) % RA_RING;
-	if (ra->cur >= 0) {
-		POISON(ra->mem[ra->cur], RA_HEAD + STREAM_READ);
-		ra->held--;
-	}
-	ra->held++;
-	ra->cur = (int)k;
-	pthread_cond_broadcast(&ra->cond);
-	pthread_mutex_unlock(&ra->mu);
-	return 1;
-}
-
 int tk_source_stream(tk_source *s)
 {
 	if (!s->map || s->codec != CODEC_NONE || s->fd < 0 ||
@@ -716,7 +455,6 @@ int tk_source_stream(tk_source *s)
 	s->raw_len = s->raw_pos = 0;
 	s->start = s->end = 0;
 	s->read_max = STREAM_READ;
-	s->ra = ra_start(s->fd);
 	return 1;
 }
 
@@ -945,8 +683,6 @@ static int fill(tk_source *s, size_t want, tk_error *err)
 
 	if (direct(s) || s->eof)
 		return 0;
-	if (s->ra)
-		return fill_readahead(s, err);
 	rc = make_room(s, want, err);
 	if (rc < 0)
 		return rc;

@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -311,7 +312,7 @@ static void disarm(void)
 typedef struct writer_arg {
 	unsigned core, n, par1;
 	int chunk;              /* selected by the thread when >= 0 */
-	volatile int ready;
+	atomic_int ready;       /* set by the thread once its chunk is chosen */
 } writer_arg;
 
 static void *writer(void *p)
@@ -323,7 +324,7 @@ static void *writer(void *p)
 	fake_tsc = 0;
 	if (w->chunk >= 0 && FTrace_actual_chunk_select(w->chunk) != 0)
 		fails++;
-	w->ready = 1;
+	atomic_store(&w->ready, 1);
 	for (i = 0; i < w->n; i++)
 		TRACER_LOGEVENT(FTrace_EVT_user_event_0, w->par1, i);
 	return NULL;
@@ -402,7 +403,7 @@ static void test_free_active(void)
 	CHECK(FTrace_actual_chunk_select(a) == 0);
 	CHECK(FTrace_enable() == 0);
 	pthread_create(&t1, NULL, writer, &w1);
-	while (!w1.ready)
+	while (!atomic_load(&w1.ready))
 		sched_yield();
 	CHECK(FTrace_set_chunk_flags(x, FTRACE_CHUNK_FLAG_FREE) < 0);
 	CHECK(FTrace_actual_chunk_select(x) < 0);
@@ -427,7 +428,7 @@ static void test_free_active(void)
  * between the FREE test and the claim, and core 1 tries meanwhile.  One
  * of them gets it.
  */
-static volatile int sel_waiting, sel_done, sel_rc1;
+static atomic_int sel_waiting, sel_done, sel_rc1;
 static int sel_chunk;
 
 static void sleep_1ms(void)
