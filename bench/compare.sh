@@ -26,8 +26,9 @@
 # Each side gets `--threads 0` when its binary accepts that option (tried
 # on a small BTF file first), so that the readers are compared on one
 # thread; a binary that no longer has the option is run without it.  The
-# table says which.  (The byte source's read-ahead thread is not turned
-# off by --threads 0; bench/source_readahead.sh measures it alone.)
+# table says which.  (An older build's byte source may still read ahead on
+# a thread of its own for BTF, ATF and Tarmac: --threads 0 did not turn
+# that off.)
 #
 # Then RUNS rounds: in each, for every format, A once, then B once (under
 # bench/rusage.c: wall time, peak RSS), so that a slower stretch of a shared

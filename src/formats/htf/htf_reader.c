@@ -351,23 +351,6 @@ static void warn(htf_reader *h, unsigned kind, uint64_t line, const char *ls,
 		       at && ls ? (uint32_t)(at - ls) + 1 : 0, "%s", msg);
 }
 
-/* Quote at most 40 bytes for a message. */
-static const char *q(char *b, size_t size, const char *p, const char *end)
-{
-	size_t n = (size_t)(end - p), i, o = 0;
-
-	for (i = 0; i < n && o + 5 < size && i < 40; i++) {
-		unsigned char c = (unsigned char)p[i];
-		b[o++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
-	}
-	if (i < n && o + 4 < size) {
-		memcpy(b + o, "...", 3);
-		o += 3;
-	}
-	b[o] = '\0';
-	return b;
-}
-
 static int hexval(int c)
 {
 	if (c >= '0' && c <= '9')
@@ -722,11 +705,11 @@ static int hex_id(htf_reader *h, const char *ls, const char *p,
 			if (h->strict) {
 				return err_at(h, err, TK_E_PARSE, h->line, ls, p,
 					      "letter '%c' in the hex id '%s' (a zero?)",
-					      *p, q(qb, sizeof(qb), s, z));
+					      *p, tk_quote(qb, sizeof(qb), s, z));
 			}
 			warn(h, W_LETTER_O, h->line, ls, p,
 			     "letter '%c' in the hex id '%s' read as the digit 0",
-			     *p, q(qb, sizeof(qb), s, z));
+			     *p, tk_quote(qb, sizeof(qb), s, z));
 			d = 0;
 		}
 		if (d < 0) {
@@ -778,7 +761,7 @@ static int length_param(htf_reader *h, const char *ls, const char *v,
 	if (parse_dec(v, ve, &n) < 0 || n < 1 || n > 8)
 		return err_at(h, err, TK_E_PARSE, h->line, ls, v,
 			      "%s '%s' is not a number of bytes 1, 2, 4 or 8",
-			      what, q(qb, sizeof(qb), v, ve));
+			      what, tk_quote(qb, sizeof(qb), v, ve));
 	if (n != 1 && n != 2 && n != 4 && n != 8) {
 		if (h->strict)
 			return err_at(h, err, TK_E_PARSE, h->line, ls, v,
@@ -806,10 +789,10 @@ static int param(htf_reader *h, const char *ls, const char *k, size_t kn,
 			if (h->strict)
 				return err_at(h, err, TK_E_PARSE, h->line, ls, v,
 					      "#Format is '%s', not HTF",
-					      q(qb, sizeof(qb), v, ve));
+					      tk_quote(qb, sizeof(qb), v, ve));
 			warn(h, W_FORMAT, h->line, ls, v,
 			     "#Format is '%s', not HTF (read as HTF)",
-			     q(qb, sizeof(qb), v, ve));
+			     tk_quote(qb, sizeof(qb), v, ve));
 		}
 	} else if (key_is(k, kn, "TimeScale")) {
 		tk_unit u;
@@ -819,10 +802,10 @@ static int param(htf_reader *h, const char *ls, const char *k, size_t kn,
 			    tk_unit_parse(v, (size_t)(ve - v), 1, &u) < 0)
 				return err_at(h, err, TK_E_PARSE, h->line, ls, v,
 					      "unknown time scale '%s' (ps, ns, us, ms or s)",
-					      q(qb, sizeof(qb), v, ve));
+					      tk_quote(qb, sizeof(qb), v, ve));
 			warn(h, W_UNIT_CASE, h->line, ls, v,
 			     "time scale '%s' in upper case",
-			     q(qb, sizeof(qb), v, ve));
+			     tk_quote(qb, sizeof(qb), v, ve));
 		}
 		h->t->tb.unit = u;
 	} else if (key_is(k, kn, "TimeScaleNumerator") ||
@@ -833,7 +816,7 @@ static int param(htf_reader *h, const char *ls, const char *k, size_t kn,
 				      "%s '%s' is not a positive integer",
 				      num ? "TimeScaleNumerator"
 					  : "TimeScaleDenominator",
-				      q(qb, sizeof(qb), v, ve));
+				      tk_quote(qb, sizeof(qb), v, ve));
 		if (num)
 			h->t->tb.num = n;
 		else
@@ -854,7 +837,7 @@ static int param(htf_reader *h, const char *ls, const char *k, size_t kn,
 		if (parse_dec(v, ve, &n) < 0)
 			return err_at(h, err, TK_E_PARSE, h->line, ls, v,
 				      "NumberOfCores '%s' is not an integer",
-				      q(qb, sizeof(qb), v, ve));
+				      tk_quote(qb, sizeof(qb), v, ve));
 		h->ncores_decl = n;
 		h->have_ncores = 1;
 	}
@@ -924,7 +907,7 @@ static int read_header(htf_reader *h, uint64_t *data, tk_error *err)
 		if (*p != '#')
 			return err_at(h, err, TK_E_PARSE, h->line, ls, p,
 				      "expected a header line or #TraceData before '%s'",
-				      q(qb, sizeof(qb), p, le));
+				      tk_quote(qb, sizeof(qb), p, le));
 		if (p + 1 < le && p[1] == '-') {
 			uint64_t id;
 			const char *ie;
@@ -969,14 +952,14 @@ static int read_header(htf_reader *h, uint64_t *data, tk_error *err)
 			if (v != trim_end(v, le))
 				return err_at(h, err, TK_E_PARSE, h->line, ls, v,
 					      "unexpected text after #%s",
-					      q(qb, sizeof(qb), k, ke));
+					      tk_quote(qb, sizeof(qb), k, ke));
 			if ((size_t)(ke - k) >= sizeof(cur->name))
 				return err_at(h, err, TK_E_PARSE, h->line, ls, k,
 					      "table name too long");
 			if (find_table(h, k, (size_t)(ke - k)))
 				return err_at(h, err, TK_E_PARSE, h->line, ls, k,
 					      "#%s appears twice",
-					      q(qb, sizeof(qb), k, ke));
+					      tk_quote(qb, sizeof(qb), k, ke));
 			if (h->ntabs == h->captabs) {
 				uint32_t ncap = h->captabs ? h->captabs * 2 : 16;
 				table *n = tk_xrealloc_array(h->tabs, ncap,
@@ -1733,7 +1716,7 @@ static int section_line(htf_reader *h, uint64_t lso, uint64_t mo,
 	if (le - m < 2 || m[1] != '-')
 		return err_at(h, err, TK_E_PARSE, line, ls, m,
 			      "'%s' in the trace data (a core section is '#-<core id>')",
-			      q(qb, sizeof(qb), m, le));
+			      tk_quote(qb, sizeof(qb), m, le));
 	rc = hex_id(h, ls, m + 2, le, id, &ie, err);
 	if (rc < 0)
 		return rc;
@@ -1741,7 +1724,7 @@ static int section_line(htf_reader *h, uint64_t lso, uint64_t mo,
 	if (r < le && !(le - r >= 2 && r[0] == '/' && r[1] == '/'))
 		return err_at(h, err, TK_E_PARSE, line, ls, r,
 			      "unexpected text after the core section '%s'",
-			      q(qb, sizeof(qb), m, ie));
+			      tk_quote(qb, sizeof(qb), m, ie));
 	return TK_OK;
 }
 
@@ -2077,11 +2060,11 @@ static int cur_next(htf_reader *h, cursor *c, tk_error *err)
 			if (h->strict || !zeros)
 				return err_at(h, err, TK_E_PARSE, c->rline, ls, s,
 					      "record '%s' has %u hex digits, %u are due (TimestampLength %u + EntityLength %u + EventLength %u)",
-					      q(qb, sizeof(qb), s, s + n), n, w,
+					      tk_quote(qb, sizeof(qb), s, s + n), n, w,
 					      h->tl, h->el, h->vl);
 			warn(h, W_LONG_RECORD, c->rline, ls, s,
 			     "record '%s' has %u hex digits, %u are due: the extra leading zeros are ignored",
-			     q(qb, sizeof(qb), s, s + n), n, w);
+			     tk_quote(qb, sizeof(qb), s, s + n), n, w);
 			s += extra;
 		}
 		if (c->implicit) {

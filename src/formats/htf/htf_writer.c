@@ -63,25 +63,6 @@ typedef struct htf_writer {
 	unsigned tyid[HTF_NTYPES];
 } htf_writer;
 
-static int grow_u32(uint32_t **a, uint32_t *cap, uint32_t need)
-{
-	uint32_t ncap;
-	uint32_t *n;
-
-	if (need < *cap)
-		return TK_OK;
-	ncap = *cap ? *cap : 64;
-	while (ncap <= need)
-		ncap *= 2;
-	n = tk_xrealloc_array(*a, ncap, sizeof(*n));
-	if (!n)
-		return TK_E_NOMEM;
-	memset(n + *cap, 0, (ncap - *cap) * sizeof(*n));
-	*a = n;
-	*cap = ncap;
-	return TK_OK;
-}
-
 static int parse_options(tk_writer *w, htf_writer *hw, tk_error *err)
 {
 	const char *p = w->opts.options;
@@ -293,8 +274,9 @@ int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 
 	/* the section: the event's core, else where its source or target
 	 * last ran, else the first section */
-	if (grow_u32(&hw->lastslot, &hw->cap_last,
-		     ev->source > ev->target ? ev->source : ev->target) < 0)
+	if (tk_grow_zero32((void **)&hw->lastslot, &hw->cap_last,
+			   ev->source > ev->target ? ev->source : ev->target,
+			   sizeof(*hw->lastslot)) < 0)
 		return tk_err_nomem(err, hw->name);
 	core_ent = ev->core;
 	if (core_ent == TK_NONE && source_is_core(t, ev))
@@ -323,7 +305,8 @@ int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		hw->lastslot[ev->target] = slot + 1;
 
 	/* the entity's HTF id */
-	if (grow_u32(&hw->hid, &hw->cap_hid, ev->target) < 0)
+	if (tk_grow_zero32((void **)&hw->hid, &hw->cap_hid, ev->target,
+			   sizeof(*hw->hid)) < 0)
 		return tk_err_nomem(err, hw->name);
 	h = hw->hid[ev->target];
 	if (!h) {

@@ -3,6 +3,7 @@
 #define TK_SHARK_H
 
 #include "../../core/internal.h"
+#include "../../core/bytes.h"
 
 #include <string.h>
 
@@ -45,59 +46,23 @@ const char *shark_code_name(unsigned code);
 
 /* ---- the fields of a record (little-endian, as the dump is) ------------- */
 
-/* One load per field where the host is little-endian, the bytes one by one
- * elsewhere. */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-static TK_INLINE uint16_t shark_le16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static TK_INLINE uint32_t shark_le32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-/* the TSC: high word first, each word little-endian */
+/* the TSC: high word first, each word little-endian (one load and a
+ * rotation) */
 static TK_INLINE uint64_t shark_tsc(const uint8_t *p)
 {
-	uint64_t v;
+	uint64_t v = tk_load_le64(p + 4);
 
-	memcpy(&v, p + 4, sizeof(v));
 	return v << 32 | v >> 32;
 }
-#else
-static TK_INLINE uint16_t shark_le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | (unsigned)p[1] << 8);
-}
-
-static TK_INLINE uint32_t shark_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static TK_INLINE uint64_t shark_tsc(const uint8_t *p)
-{
-	return (uint64_t)shark_le32(p + 4) << 32 | shark_le32(p + 8);
-}
-#endif
 
 /* A clock record: trace_start or cycles_per_msec (the only codes with
  * (code - 0x10) & 0xef zero), not FAST, with a rate in par2. */
 static TK_INLINE int shark_is_clock(const uint8_t *p)
 {
-	uint32_t w = shark_le32(p);
+	uint32_t w = tk_load_le32(p);
 
 	return (((w - SHARK_CYCLES_PER_MSEC) & 0xefu) | (w & SHARK_FAST)) == 0 &&
-	       shark_le32(p + 12) != 0;
+	       tk_load_le32(p + 12) != 0;
 }
 
 /* ---- the order records are read in (shark_order.c) ---------------------- */

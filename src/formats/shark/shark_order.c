@@ -81,7 +81,7 @@ static const uint8_t scan_one[256] = {
 static void scan_rec(shark_order *o, scan_state *st, const uint8_t *p,
 		     uint64_t slot)
 {
-	uint32_t w = shark_le32(p), par2;
+	uint32_t w = tk_load_le32(p), par2;
 	uint64_t tsc;
 
 	if ((w & 0xffffu) == 0)
@@ -100,7 +100,7 @@ static void scan_rec(shark_order *o, scan_state *st, const uint8_t *p,
 	}
 	st->prev = tsc;
 	if (shark_is_clock(p)) {
-		par2 = shark_le32(p + 12);
+		par2 = tk_load_le32(p + 12);
 		if (!o->clk)
 			o->clk = par2;
 		else if (par2 != o->clk)
@@ -120,8 +120,8 @@ static void scan_rec(shark_order *o, scan_state *st, const uint8_t *p,
  * *h. */
 static TK_INLINE unsigned odd4(const uint8_t *p, uint64_t prev, uint32_t *h)
 {
-	uint32_t w0 = shark_le32(p), w1 = shark_le32(p + 16),
-		 w2 = shark_le32(p + 32), w3 = shark_le32(p + 48);
+	uint32_t w0 = tk_load_le32(p), w1 = tk_load_le32(p + 16),
+		 w2 = tk_load_le32(p + 32), w3 = tk_load_le32(p + 48);
 	uint64_t t0 = shark_tsc(p), t1 = shark_tsc(p + 16),
 		 t2 = shark_tsc(p + 32), t3 = shark_tsc(p + 48);
 
@@ -179,7 +179,7 @@ static int sort_all(shark_order *o, tk_error *err)
 	if (rc < 0)
 		return rc;
 	for (i = 0; i < o->nslots; i++)
-		n += shark_le16(o->base + i * SHARK_REC) != 0;
+		n += tk_load_le16(o->base + i * SHARK_REC) != 0;
 	k = tk_xrealloc_array(NULL, (size_t)n, sizeof(*k));
 	o->sorted = tk_xrealloc_array(NULL, (size_t)n, sizeof(*o->sorted));
 	if (!k || !o->sorted) {
@@ -188,7 +188,7 @@ static int sort_all(shark_order *o, tk_error *err)
 	}
 	for (i = 0, n = 0; i < o->nslots; i++) {
 		const uint8_t *p = o->base + i * SHARK_REC;
-		if (shark_le16(p) == 0)
+		if (tk_load_le16(p) == 0)
 			continue;
 		k[n].tsc = shark_tsc(p);
 		k[n++].idx = (uint32_t)i;
@@ -291,7 +291,7 @@ static int run_head(shark_order *o, shark_run *u, tk_error *err)
 			u->wto = to;
 		}
 		q = u->buf + (u->cur - u->wfrom) * SHARK_REC;
-		if (shark_le16(q) != 0) {
+		if (tk_load_le16(q) != 0) {
 			u->head = shark_tsc(q);
 			u->ready = 1;
 			return TK_OK;
@@ -337,7 +337,7 @@ static int peek_merged(shark_order *o, const uint8_t **pp, size_t *n,
 	for (k = next ? 1 : lim; k < lim; k++) {
 		const uint8_t *q = p + k * SHARK_REC;
 		uint64_t t;
-		if (shark_le16(q) == 0)
+		if (tk_load_le16(q) == 0)
 			continue;
 		t = shark_tsc(q);
 		if (t > next->head || (t == next->head && best > next))

@@ -237,7 +237,7 @@ typedef struct shark_reader {
 
 static TK_INLINE void decode(const uint8_t *p, rec *o)
 {
-	uint32_t w = shark_le32(p);
+	uint32_t w = tk_load_le32(p);
 
 	o->type = w & 0xffffu;
 	o->code = w & 0xffu;
@@ -250,7 +250,7 @@ static TK_INLINE void decode(const uint8_t *p, rec *o)
 static TK_INLINE uint32_t par2_of(const rec *x)
 {
 	/* the FAST ipoint never writes par2: what is there is stale */
-	return (x->type & SHARK_FAST) ? 0 : shark_le32(x->p + 12);
+	return (x->type & SHARK_FAST) ? 0 : tk_load_le32(x->p + 12);
 }
 
 static int is_clock(const rec *x)
@@ -279,7 +279,7 @@ int shark_probe(const uint8_t *buf, size_t len)
 		return 0;
 	for (i = 0; i < n; i++) {
 		const uint8_t *p = buf + i * SHARK_REC;
-		unsigned type = shark_le16(p);
+		unsigned type = tk_load_le16(p);
 		uint64_t tsc = shark_tsc(p);
 		if (type == 0)
 			continue;
@@ -1412,7 +1412,7 @@ static TK_INLINE size_t run_fast_t(shark_reader *s, int cycles, int checked,
 		for (m += q; q < m; q++) {
 			const uint8_t *r =
 				(const uint8_t *)(base + (uintptr_t)q * SHARK_REC);
-			uint32_t w = shark_le32(r);
+			uint32_t w = tk_load_le32(r);
 			rec x;
 
 			/* type word 0 (an empty slot) or with bits 8-14 set
@@ -1454,7 +1454,7 @@ static size_t run_block(shark_reader *s, int slow, const uint8_t *p,
 	if (TK_UNLIKELY(!s->started)) {
 		/* the first record makes the first event: the slow path */
 		size_t i;
-		for (i = 0; i < n && shark_le16(p + i * SHARK_REC) == 0; i++)
+		for (i = 0; i < n && tk_load_le16(p + i * SHARK_REC) == 0; i++)
 			;
 		if (i < n)
 			s->fst = F_STALL;

@@ -73,10 +73,10 @@ int tk_shark_records_next(tk_shark_records *it, tk_shark_record *rec,
 	}
 	p = it->buf + (it->next - it->wfrom) * SHARK_REC;
 	rec->index = it->next++;
-	rec->type = shark_le16(p);
-	rec->par1 = shark_le16(p + 2);
+	rec->type = tk_load_le16(p);
+	rec->par1 = tk_load_le16(p + 2);
 	rec->tsc = shark_tsc(p);
-	rec->par2 = shark_le32(p + 12);
+	rec->par2 = tk_load_le32(p + 12);
 	return TK_OK;
 }
 
