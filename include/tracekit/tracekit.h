@@ -609,8 +609,8 @@ void tk_output_abort(tk_output *o);
  * the files of open writers and outputs, a directory output (CTF) with the
  * files in it.  Async-signal-safe: meant to be called by a handler of
  * SIGINT, SIGTERM or SIGHUP that then ends the process by the signal's
- * default action.  The library's own threads block signals, so a handler
- * runs on a thread of the caller.
+ * default action.  The library starts no thread: a handler runs on a
+ * thread of the caller.
  */
 void tk_temp_remove_all(void);
 
