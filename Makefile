@@ -67,8 +67,8 @@ endif
 # line and branch coverage of src/ under the whole test suite (gcov counts
 # of a Debug build, gcovr): totals, a table per file, a page per file in
 # $(COV_BUILD)/coverage/; fails below the floors, which are the figures
-# measured when they were last set less half a point (the paths of the
-# readers' second thread depend on timing): raise them as tests are added.
+# measured when they were last set less half a point: raise them as tests
+# are added.
 # Not on a sanitized build: UBSan's checks would count as branches.
 COV_BUILD ?= build-cov
 COV_LINES ?= 88.3
