@@ -10,6 +10,32 @@
 #include <stdint.h>
 #include <string.h>
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* the host's own order: one load, whatever the compiler's pattern matching */
+static inline uint16_t tk_load_le16(const void *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint32_t tk_load_le32(const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint64_t tk_load_le64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+#else
 static inline uint16_t tk_load_le16(const void *p)
 {
 	uint8_t b[2];
@@ -33,6 +59,7 @@ static inline uint64_t tk_load_le64(const void *p)
 
 	return (uint64_t)tk_load_le32(b) | (uint64_t)tk_load_le32(b + 4) << 32;
 }
+#endif
 
 static inline uint16_t tk_load_be16(const void *p)
 {
