@@ -3,6 +3,7 @@
 #define TK_TARMAC_INT_H
 
 #include "../../core/internal.h"
+#include "../../core/lines.h"
 
 struct tk_tarmac {
 	tk_source *src;
@@ -12,7 +13,9 @@ struct tk_tarmac {
 	const char *name;
 	uint64_t line;
 	int cr;                   /* lines end with a CR alone */
-	int skip_lf;              /* cr: the last line ended with a CR */
+	tk_lines lines;           /* set up at the first record (the source
+				   may be streamed after the open) */
+	int lines_ready;
 	uint64_t time;            /* of the last stamped line */
 	tk_tarmac_unit unit;
 	int prev_ldst;            /* 'L', 'S' after an LD / ST line, else 0 */

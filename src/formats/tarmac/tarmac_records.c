@@ -1,8 +1,9 @@
 /*
  * tarmac_records.c - Arm Tarmac lines as CPU-level records.
  *
- * One pass per line over the source window: the line is found with an SSE2
- * scan (find_nl()), then split into blank-separated tokens on the fly.
+ * One pass per line over the source window: the line comes from core's
+ * line scanner (lines.h), then is split into blank-separated tokens on the
+ * fly.
  * Nothing is copied and nothing is allocated per record: the record's spans
  * point into the window (the source's buffer: a file opened by path is
  * streamed with tk_source_stream(); the buffer moves only at a fill, and
@@ -1378,88 +1379,22 @@ unknown:
 
 /* ---- the stream ---------------------------------------------------------------- */
 
-/* The first '\n' in [p, end), or NULL; never reads at or past end. */
-static inline const char *find_nl(const char *p, const char *end)
-{
-	return memchr(p, '\n', (size_t)(end - p));
-}
-
-/* The first CR or LF in [p, end), or NULL (CR-only line ends). */
-static const char *find_cr_lf(const char *p, const char *end)
-{
-	for (; p < end; p++)
-		if (*p == '\r' || *p == '\n')
-			return p;
-	return NULL;
-}
-
-static int next_line(tk_tarmac *tr, const char **line, const char **lend,
-		     tk_error *err)
-{
-	tk_source *src = tr->src;
-	tk_window w = tk_source_window(src);
-	const char *p, *nl, *stop;
-	size_t scanned = 0, len, skip;
-	int rc;
-
-	for (;;) {
-		p = (const char *)w.p;
-		if (tr->skip_lf && w.n) {
-			/* cr: the LF of a CRLF ends the line before */
-			tr->skip_lf = 0;
-			if (*p == '\n') {
-				tk_source_consume(src, 1);
-				w = tk_source_window(src);
-				continue;
-			}
-		}
-		/* no further than a line may go: its bytes, a CR and the LF */
-		stop = p + (w.n > TK_LINE_MAX + 2 ? TK_LINE_MAX + 2 : w.n);
-		nl = tr->cr ? find_cr_lf(p + scanned, stop)
-			    : find_nl(p + scanned, stop);
-		if (nl)
-			break;
-		if (w.n >= TK_LINE_MAX + 2)
-			return tk_err_line_long(err, tr->name, tr->line + 1);
-		if (tk_source_eof(src)) {
-			if (!w.n)
-				return TK_END;
-			nl = p + w.n;
-			break;
-		}
-		scanned = w.n;
-		rc = tk_source_fill(src, w.n + 1, &w, err);
-		if (rc < 0)
-			return rc;
-		if (rc == 0 && !tk_source_eof(src))
-			return tk_err_set(err, TK_E_IO, tr->name, tr->line + 1, 0,
-					  "input ended unexpectedly");
-	}
-	len = (size_t)(nl - p);
-	skip = nl < p + w.n ? 1 : 0;
-	if (tr->cr && skip)
-		tr->skip_lf = *nl == '\r';
-	if (len && p[len - 1] == '\r')
-		len--;
-	if (len > TK_LINE_MAX)
-		return tk_err_line_long(err, tr->name, tr->line + 1);
-	tk_source_consume(src, (size_t)(nl - p) + skip);
-	tr->line++;
-	*line = p;
-	*lend = p + len;
-	return TK_OK;
-}
-
 int tk_tarmac_next(tk_tarmac *tr, tk_tarmac_record *rec, tk_error *err)
 {
-	const char *line = NULL, *end = NULL;
+	const char *line = NULL;
+	size_t len = 0;
 	int rc;
 
+	if (TK_UNLIKELY(!tr->lines_ready)) {
+		tk_lines_init(&tr->lines, tr->src, tr->cr);
+		tr->lines_ready = 1;
+	}
 	for (;;) {
-		rc = next_line(tr, &line, &end, err);
+		rc = tk_lines_next(&tr->lines, &line, &len, err);
+		tr->line = tr->lines.line;
 		if (rc != TK_OK)
 			return rc;
-		rc = parse_line(tr, line, end, rec, err);
+		rc = parse_line(tr, line, line + len, rec, err);
 		if (rc != SKIP)
 			return rc;
 	}
