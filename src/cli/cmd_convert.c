@@ -182,7 +182,7 @@ int cmd_convert(int argc, char **argv)
 	 * and this spelling stays for one release */
 	if (to ? strcmp(to, "folded") == 0 : cli_tarmac_folded_path(out)) {
 		if (!ro.quiet)
-			fprintf(stderr, "tracekit: warning: 'convert' to folded stacks is deprecated: "
+			fprintf(stderr, "tracekit convert: note: --to folded is deprecated: "
 				"use 'tracekit tarmac folded IN --elf FILE -o OUT'\n");
 		ret = cli_tarmac_folded("convert", args.v[0], out, &ta, ev_only, &ro);
 		goto out;

@@ -50,7 +50,7 @@ check() {
 			echo "FAIL $label: convert --weight $w: $(head -n 1 "$d/err")"; fail=1
 		elif ! cmp -s "$d/want$sfx.folded" "$d/old$sfx.folded"; then
 			echo "FAIL $label: convert --to folded --weight $w differs from tarmac folded"; fail=1
-		elif [ "$(cat "$d/err")" != "tracekit: warning: 'convert' to folded stacks is deprecated: use 'tracekit tarmac folded IN --elf FILE -o OUT'" ]; then
+		elif [ "$(cat "$d/err")" != "tracekit convert: note: --to folded is deprecated: use 'tracekit tarmac folded IN --elf FILE -o OUT'" ]; then
 			echo "FAIL $label: convert to folded: stderr '$(cat "$d/err")'"; fail=1
 		fi
 	done
