@@ -651,6 +651,8 @@ static int lb_line(htf_reader *h, uint64_t off, uint64_t line,
 			lb->b = nb;
 			lb->cap = want;
 		}
+		/* cap >= want > 0: the buffer is allocated */
+		TK_ANALYZER_ASSUME(lb->b != NULL);
 		get = lb->cap - lb->n;
 		if (get > h->size - (lb->off + lb->n))
 			get = (size_t)(h->size - (lb->off + lb->n));
@@ -969,6 +971,8 @@ static int read_header(htf_reader *h, uint64_t *data, tk_error *err)
 				h->tabs = n;
 				h->captabs = ncap;
 			}
+			/* ntabs < captabs: the array is allocated */
+			TK_ANALYZER_ASSUME(h->tabs != NULL);
 			cur = &h->tabs[h->ntabs];
 			memset(cur, 0, sizeof(*cur));
 			memcpy(cur->name, k, (size_t)(ke - k));
