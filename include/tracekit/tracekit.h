@@ -378,7 +378,9 @@ const tk_format_info *tk_format_from_path(const char *path);
  * The format of the file at `path`, by its content (the first few kilobytes,
  * decompressed if need be) and then its name, without reading the trace.
  * NULL (with `err` filled) if it cannot be told or the file cannot be read.
- * Standard input ("-") cannot be detected this way: it can be read once.
+ * Standard input ("-") and named pipes cannot be detected this way: they
+ * can be read once, and detection consumes what it looks at.  Open them
+ * with tk_reader_open(), which detects and reads from the same bytes.
  */
 const tk_format_info *tk_format_detect(const char *path, tk_error *err);
 
