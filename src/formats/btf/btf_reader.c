@@ -1006,10 +1006,12 @@ static int freertos_name(const char *s, size_t n)
 /*
  * The core of a process state change whose source is not a core (BTF
  * wants one).  The FreeRTOS trace logger writes the task that ran before
- * on that core, or "[c/0000]" when none did.  Strict mode refuses it;
- * lenient mode reads the event as on the source task's core (where it
- * last ran), else on the target's last core, else on the trace's only
- * core, and warns.  A source of another type keeps the event coreless.
+ * on that core, or "[c/0000]" when none did.  Strict mode refuses a
+ * source given another type (one inferred from another role stays, the
+ * event coreless, as before); lenient mode reads the event as on the
+ * source task's core (where it last ran), else on the target's last core,
+ * else on the trace's only core, and warns.  A source of another type
+ * keeps the event coreless.
  */
 static int process_core(btf_reader *b, const char *line, const char *at,
 			tk_evkind kind, tk_event *ev, tk_error *err)
@@ -1023,12 +1025,14 @@ static int process_core(btf_reader *b, const char *line, const char *at,
 	size_t n, nc = 0;
 
 	s = tk_trace_str(t, se->name, &n);
-	if (b->r->opts.strict)
+	/* strict: a type the source was given (as a target or in a table),
+	 * not one inferred from another of its roles */
+	if (b->r->opts.strict && b->explicit_type[ev->source])
 		return err_at(b, err, TK_E_PARSE, line, at,
 			      "the source of process event '%s' is %s '%s', not a core (lenient mode reads the FreeRTOS trace logger's dialect)",
 			      tk_evkind_name(kind), tk_etype_name(se->type),
 			      tk_quote(qs, sizeof(qs), s, s + n));
-	if (!task && se->type != TK_ET_UNKNOWN)
+	if (b->r->opts.strict || (!task && se->type != TK_ET_UNKNOWN))
 		return TK_OK;
 	if (task && ev->source < b->cap_core && b->core_of[ev->source])
 		core = b->core_of[ev->source] - 1;
