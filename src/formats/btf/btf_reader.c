@@ -41,6 +41,7 @@ enum {
 	W_UNIT_CASE,
 	W_HEADER_AFTER_DATA,
 	W_CR_ONLY,
+	W_PROCESS_SOURCE,
 };
 
 enum table { TABLE_NONE, TABLE_TYPE, TABLE_ENTITY, TABLE_ENTITYTYPE };
@@ -105,6 +106,15 @@ typedef struct btf_reader {
 	/* per entity id: type was given explicitly (not inferred) */
 	uint8_t *explicit_type;
 	uint32_t cap_explicit;
+	/* per entity id: core + 1 of the last event that had a core and
+	 * this entity as its target (0: none yet); the core of a process
+	 * is where it runs or last ran */
+	uint32_t *core_of;
+	uint32_t cap_core;
+	/* the first core seen as an event's core, + 1 (0: none yet), and
+	 * whether a second one was seen */
+	uint32_t core1;
+	int many_cores;
 	idmap entity_ids, type_ids;
 } btf_reader;
 
@@ -968,6 +978,92 @@ static tk_etype implied_source_type(tk_etype type, tk_evkind kind)
 }
 
 /*
+ * The FreeRTOS trace logger names a task "[core/id]name" and writes
+ * "[core/0000]" (id 0, no name) as the source of a process event when no
+ * task ran before.  1: that "no task" name, 2: a task name of that form,
+ * 0: neither.
+ */
+static int freertos_name(const char *s, size_t n)
+{
+	size_t i = 1, d;
+	int zero = 1;
+
+	if (n < 5 || s[0] != '[')
+		return 0;
+	for (d = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		;
+	if (i == d || i >= n || s[i] != '/')
+		return 0;
+	for (d = ++i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		zero &= s[i] == '0';
+	if (i == d || i >= n || s[i] != ']')
+		return 0;
+	if (zero)
+		return i + 1 == n ? 1 : 0;
+	return 2;
+}
+
+/*
+ * The core of a process state change whose source is not a core (BTF
+ * wants one).  The FreeRTOS trace logger writes the task that ran before
+ * on that core, or "[c/0000]" when none did.  Strict mode refuses a
+ * source given another type (one inferred from another role stays, the
+ * event coreless, as before); lenient mode reads the event as on the
+ * source task's core (where it last ran), else on the target's last core,
+ * else on the trace's only core, and warns.  A source of another type
+ * keeps the event coreless.
+ */
+static int process_core(btf_reader *b, const char *line, const char *at,
+			tk_evkind kind, tk_event *ev, tk_error *err)
+{
+	const tk_trace *t = b->t;
+	const tk_entity *se = &t->ents[ev->source];
+	int task = tk_etype_is_process(se->type);
+	uint32_t core = TK_NONE;
+	char qs[64], qc[64];
+	const char *s, *c = "";
+	size_t n, nc = 0;
+
+	s = tk_trace_str(t, se->name, &n);
+	/* strict: a type the source was given (as a target or in a table),
+	 * not one inferred from another of its roles */
+	if (b->r->opts.strict && b->explicit_type[ev->source])
+		return err_at(b, err, TK_E_PARSE, line, at,
+			      "the source of process event '%s' is %s '%s', not a core (lenient mode reads the FreeRTOS trace logger's dialect)",
+			      tk_evkind_name(kind), tk_etype_name(se->type),
+			      tk_quote(qs, sizeof(qs), s, s + n));
+	if (b->r->opts.strict || (!task && se->type != TK_ET_UNKNOWN))
+		return TK_OK;
+	if (task && ev->source < b->cap_core && b->core_of[ev->source])
+		core = b->core_of[ev->source] - 1;
+	if (core == TK_NONE && ev->target < b->cap_core &&
+	    b->core_of[ev->target])
+		core = b->core_of[ev->target] - 1;
+	if (core == TK_NONE && b->core1 && !b->many_cores)
+		core = b->core1 - 1;
+	if (core != TK_NONE)
+		c = tk_trace_str(t, t->ents[core].name, &nc);
+	warn(b, W_PROCESS_SOURCE, line, at,
+	     "process event '%s' from %s '%s', not from a core (the FreeRTOS trace logger's dialect): read as on %s%s%s",
+	     tk_evkind_name(kind), task ? "the task" : "no task",
+	     tk_quote(qs, sizeof(qs), s, s + n),
+	     core == TK_NONE ? "no core" : "core '",
+	     tk_quote(qc, sizeof(qc), c, c + nc),
+	     core == TK_NONE ? "" : "'");
+	ev->core = core;
+	return TK_OK;
+}
+
+/* An event's core was seen: the first, or whether there are several. */
+static void note_core(btf_reader *b, uint32_t core)
+{
+	if (!b->core1)
+		b->core1 = core + 1;
+	else if (b->core1 != core + 1)
+		b->many_cores = 1;
+}
+
+/*
  * The common data line, read without the general code's field-by-field
  * checks: 7 or 8 fields, no blank, at least 16 readable bytes past the
  * line's end (so that any field may be loaded as words), plain numbers,
@@ -1081,7 +1177,13 @@ static inline int parse_fast(btf_reader *b, const char *line,
 	se = t->ent_of_str[sname];
 	te = t->ent_of_str[tname];
 	if (se >= b->cap_explicit || te >= b->cap_explicit ||
+	    te >= b->cap_core ||
 	    t->ents[te].type != type || t->ents[se].type == TK_ET_UNKNOWN)
+		return 0;
+	/* a process state change from anything but a core: see
+	 * process_core() */
+	if (TK_UNLIKELY(t->ents[se].type != TK_ET_C) &&
+	    implied_source_type(type, kind) == TK_ET_C)
 		return 0;
 
 	b->last_time = time;
@@ -1097,6 +1199,11 @@ static inline int parse_fast(btf_reader *b, const char *line,
 	/* the source is the core, or TK_NONE (all ones), without a branch:
 	 * sources are cores or not in no pattern */
 	ev->core = se | ((uint32_t)(t->ents[se].type == TK_ET_C) - 1u);
+	if (ev->core != TK_NONE) {
+		b->core_of[te] = ev->core + 1;
+		if (TK_UNLIKELY(ev->core + 1 != b->core1) && !b->many_cores)
+			note_core(b, ev->core);
+	}
 	if (ee != end) {
 		ev->note = ee + 1;
 		ev->note_len = (uint32_t)((size_t)(end - ee - 1) > UINT32_MAX
@@ -1333,11 +1440,36 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 			if (st == TK_ET_UNKNOWN && kind == TK_EV_ACTIVATE &&
 			    tk_etype_is_process(type))
 				st = TK_ET_STI;
+			if (st == TK_ET_C && !strict) {
+				/* the FreeRTOS logger's "no task" is no
+				 * core, its task names are tasks */
+				size_t n;
+				const char *s = tk_trace_str(t, sname, &n);
+				int fr = freertos_name(s, n);
+				if (fr)
+					st = fr == 1 ? TK_ET_UNKNOWN : TK_ET_T;
+			}
 			se->type = st;
 		}
 		/* the source is the core, or TK_NONE (all ones), without a
 		 * branch: sources are cores or not in no pattern */
 		ev->core = ev->source | ((uint32_t)(se->type == TK_ET_C) - 1u);
+		if (TK_UNLIKELY(ev->core == TK_NONE) &&
+		    implied_source_type(type, kind) == TK_ET_C) {
+			rc = process_core(b, line, f[1], kind, ev, err);
+			if (rc < 0)
+				return rc;
+		}
+		/* every target gets its slot, so that its next lines may
+		 * take the fast path */
+		if (tk_grow_zero32((void **)&b->core_of, &b->cap_core,
+				   ev->target, sizeof(uint32_t)) < 0)
+			return tk_err_nomem(err, b->name);
+		if (ev->core != TK_NONE) {
+			b->core_of[ev->target] = ev->core + 1;
+			if (!b->many_cores)
+				note_core(b, ev->core);
+		}
 	}
 
 	ev->time = time;
@@ -1508,6 +1640,7 @@ void btf_reader_close(tk_reader *r)
 	free(b->kind_of);
 	free(b->type_of);
 	free(b->explicit_type);
+	free(b->core_of);
 	free(b->entity_ids.names);
 	free(b->type_ids.names);
 	free(b);
