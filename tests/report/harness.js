@@ -75,7 +75,7 @@
 		const xl = slice ? Math.max(LEFT - 2, x0 - 2) : x0, p = pixels(cv, xl, y0 + (h >> 1), 1, 1)[0];
 		ok(p[3] === 255 && p[0] < 60 && p[1] < 60 && p[2] < 60, what + ": the outline is drawn (pixel " + p + " at x " + xl + ")");
 	}
-	if (rows.length) ok(clicked > 0, clicked + ' metric rows clicked');
+	if (rows.length) ok(clicked > 0, 'metric rows clicked: ' + clicked);
 	/* very many entities: a row of "All entities" marks its worst RT */
 	[...document.querySelectorAll('#enttab tr[data-k]')].slice(0, 3).forEach(tr => {
 		reset();
@@ -91,6 +91,13 @@
 	ok(lc.height >= 60 * D.lanes.length, 'the load has a band per core');
 	const busy = D.load.reduce((a, b) => a + b.reduce((x, y) => x + y, 0), 0);
 	ok(busy > 0 || text('loadnote').length > 20, 'the load is shown, or a note says why there is none: "' + text('loadnote') + '"');
+
+	/* every section shows something or says why it cannot */
+	ok(D.lanes.length > 0 || D.instants.length > 0 || D.instantBins.length > 0 || text('dense').indexOf('Nothing to draw') === 0,
+	   'the timeline has lanes, or a note says why: "' + text('dense') + '"');
+	ok(D.stats.length > 0 ? document.querySelectorAll('#stats tr[data-k]').length === D.stats.length : text('statsnote').indexOf('No metrics') === 0,
+	   'the metric table has its rows, or a note says why there are none');
+	ok(D.hists.length > 0 || text('hists').length > 10, 'the histograms, or a note says why there are none');
 
 	/* 5: the headers of the scrolling tables stay in view */
 	document.querySelectorAll('.scroll').forEach(sc => {
