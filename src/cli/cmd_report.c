@@ -138,6 +138,12 @@ typedef struct rep {
 	size_t nhist_procs;         /* processes with RT and CET (panels or not) */
 	uint64_t *cpu;              /* entity -> CET of its terminated instances */
 	size_t ncpu;
+	/* the worst instances of the metric rows in the page, whose slices
+	 * are written even when shorter than the threshold: (entity, inst)
+	 * pairs, indexed by entity << 32 | low 32 bits of inst */
+	struct worst { uint32_t entity; int64_t inst; } *worst;
+	size_t nworst, capworst;
+	tk_hashmap worst_idx;
 	int nomem;
 } rep;
 
@@ -247,6 +253,42 @@ static void hist_add(hist *h, uint64_t v)
 	h->bins[b < HIST_BINS ? b : HIST_BINS - 1]++;
 }
 
+static uint64_t worst_key(uint32_t entity, int64_t inst)
+{
+	return (uint64_t)entity << 32 | (uint32_t)(uint64_t)inst;
+}
+
+static int is_worst(const rep *x, uint32_t entity, int64_t inst)
+{
+	uint64_t key = worst_key(entity, inst);
+	uint32_t i;
+
+	for (i = tk_hashmap_first(&x->worst_idx, key); i != TK_HASHMAP_END;
+	     i = tk_hashmap_next(&x->worst_idx, key, i)) {
+		const struct worst *w = &x->worst[x->worst_idx.slots[i].val];
+		if (w->entity == entity && w->inst == inst)
+			return 1;
+	}
+	return 0;
+}
+
+static int add_worst(rep *x, uint32_t entity, int64_t inst)
+{
+	if (inst == TK_INST_NONE || is_worst(x, entity, inst))
+		return 0;
+	if (x->nworst >= UINT32_MAX ||
+	    tk_grow_zero((void **)&x->worst, &x->capworst, x->nworst,
+			 sizeof(*x->worst)) < 0)
+		return -1;
+	x->worst[x->nworst].entity = entity;
+	x->worst[x->nworst].inst = inst;
+	if (tk_hashmap_add(&x->worst_idx, worst_key(entity, inst),
+			   (uint32_t)x->nworst) < 0)
+		return -1;
+	x->nworst++;
+	return 0;
+}
+
 static void on_slice(void *ctx, const tk_slice *s)
 {
 	rep *x = ctx;
@@ -281,7 +323,8 @@ static void on_slice(void *ctx, const tk_slice *s)
 		if (h)
 			hist_add(h, s->cet);
 	}
-	if (d >= x->threshold) {
+	if (d >= x->threshold ||
+	    (s->inst != TK_INST_NONE && is_worst(x, s->entity, s->inst))) {
 		/* lane, depth, entity, start, duration, flags, instance */
 		fprintf(x->sfp, "%s%u,%u,%u,%llu,%llu,%u,", x->nwritten++ ? "," : "",
 			s->lane, s->depth, s->entity,
@@ -293,7 +336,9 @@ static void on_slice(void *ctx, const tk_slice *s)
 			fprintf(x->sfp, "%lld", (long long)s->inst);
 		if (x->nwritten % 8 == 0)
 			fputc('\n', x->sfp);
-		return;
+		if (d >= x->threshold)
+			return;
+		/* a worst instance's short slice: in the summary too */
 	}
 	if (lane_cap(x, s->lane) < 0) {
 		x->nomem = 1;
@@ -503,6 +548,46 @@ static void write_table(rep *x, tk_stats *st, size_t nents)
 	fputc(']', x->fp);
 }
 
+/* how many entities have stats rows (the rows of one entity are together,
+ * sorted by name, entity) */
+static size_t stat_entities(tk_stats *st)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < tk_stats_count(st); i++)
+		if (!i || tk_stats_get(st, i)->entity != tk_stats_get(st, i - 1)->entity)
+			n++;
+	return n;
+}
+
+/* a full metric row in the page (beyond STATS_ENTITY_MAX entities, those
+ * of the entities with histogram panels only) */
+static int row_in_page(const rep *x, const tk_stat *s, int limited)
+{
+	return !limited || (s->entity < x->nhist_of && x->hist_of[s->entity]);
+}
+
+/*
+ * The worst instances of the metric rows in the page: their slices go into
+ * the page whatever their length, so that a click on a row outlines one.
+ * (A row of the "All entities" table marks its worst RT as a time range:
+ * a slice for each of 100,000 tasks would add half to the page.)  0 or -1
+ * (out of memory).
+ */
+static int collect_worst(rep *x, tk_stats *st)
+{
+	size_t i;
+	int limited = stat_entities(st) > STATS_ENTITY_MAX;
+
+	for (i = 0; i < tk_stats_count(st); i++) {
+		const tk_stat *s = tk_stats_get(st, i);
+		if (row_in_page(x, s, limited) &&
+		    add_worst(x, s->entity, s->max_inst) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static void write_meta(rep *x, const char *path, tk_stats *st)
 {
 	const tk_trace *t = x->t;
@@ -547,10 +632,7 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 		jstr(x->fp, s, e ? n : 1);
 		fprintf(x->fp, ",\"depth\":%u}", i < 256 ? x->maxdepth[i] : 8);
 	}
-	/* the rows of one entity are together (sorted by name, entity) */
-	for (i = 0, nents = 0; i < tk_stats_count(st); i++)
-		if (!i || tk_stats_get(st, i)->entity != tk_stats_get(st, i - 1)->entity)
-			nents++;
+	nents = stat_entities(st);
 	limited = nents > STATS_ENTITY_MAX;
 	fputs("],\n\"stats\":[", x->fp);
 	for (i = 0, nrow = 0; i < tk_stats_count(st); i++) {
@@ -559,7 +641,7 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 						      TK_STAT_MAX };
 		char v[3][160], ex[3][160];
 		int k, differs = 0;
-		if (limited && (s->entity >= x->nhist_of || !x->hist_of[s->entity]))
+		if (!row_in_page(x, s, limited))
 			continue;
 		for (k = 0; k < 3; k++) {
 			if (tk_stats_format(st, i, fld[k], TK_UNIT_US, v[k],
@@ -839,7 +921,7 @@ int cmd_report(int argc, char **argv)
 	x.binw = x.span / REPORT_BINS + 1;
 	x.threshold = pick_threshold(&x);
 	x.instants_binned = x.ninstants > INSTANT_BUDGET;
-	if (make_hists(&x, st) < 0)
+	if (make_hists(&x, st) < 0 || collect_worst(&x, st) < 0)
 		goto nomem;
 	if (page_open(&page, out, &x.fp) < 0)
 		goto out;
@@ -954,6 +1036,8 @@ out:
 	free(x.hists);
 	free(x.hist_of);
 	free(x.cpu);
+	free(x.worst);
+	tk_hashmap_free(&x.worst_idx);
 	tk_timeline_free(x.tl);
 	tk_stats_free(st);
 	tk_stats_free(st2);

@@ -4,9 +4,13 @@
 # marker (#tk-status, written after everything is drawn) must show a drawn
 # timeline, metric table, histograms and load; a screenshot must come out.
 # Also: the page is self-contained, bounded, and a failed run leaves no file.
-# usage: report_test.sh TRACEKIT ROOT SHARED      (77: chromium is missing)
+# Then every corpus trace and a generated 1 M-event trace are used as a
+# person would (harness.js, appended to a copy of each page: zoom, clicks on
+# the metric rows, scrolled tables) and what is drawn is checked.
+# usage: report_test.sh TRACEKIT ROOT SHARED [GEN_BTF]   (77: no chromium)
+# TK_REPORT_SHOTS=DIR keeps a screenshot of every page in DIR.
 set -u
-cli=$1 root=$2 shared=$3
+cli=$1 root=$2 shared=$3 gen=${4:-}
 command -v chromium >/dev/null 2>&1 || { echo "skipped: chromium is not installed"; exit 77; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -55,6 +59,29 @@ print(" ".join(re.findall(r"\d+/\d+",t)[:3]))' "$tmp/dom" "$trace")
 	shot=$(wc -c < "$tmp/$name.png" 2>/dev/null || echo 0)
 	[ "$shot" -gt 20000 ] || { echo "FAIL: $name: screenshot missing or blank ($shot bytes)"; fail=1; }
 	echo "ok: $name: $size bytes, $status"
+done
+# every section of every corpus trace and of a dense trace (1 M events: its
+# short slices are summarised, the worst instances must still show)
+traces=$(find "$shared/corpus" -type f ! -path '*/elf/*' ! -name '*.md' | sort)
+if [ -n "$gen" ]; then
+	"$gen" -n 1M -c 4 -s 1 "$tmp/dense-1M.btf" 2>/dev/null || { echo "FAIL: the 1 M-event trace"; fail=1; }
+	traces="$traces $tmp/dense-1M.btf"
+fi
+for trace in "$root/examples/demo.btf" $traces; do
+	name=$(basename "$trace")
+	page="$tmp/h-$name.html"
+	if ! "$cli" report -q "$trace" -o "$page"; then
+		echo "FAIL: $name: report failed"; fail=1; continue
+	fi
+	{ cat "$page"; printf '<script>\n'; cat "$root/tests/report/harness.js"; printf '</script>\n'; } > "$tmp/t.html"
+	chrome --enable-logging=stderr --v=0 --dump-dom "file://$tmp/t.html" > "$tmp/dom" 2> "$tmp/log"
+	python3 "$root/tests/report/harness_result.py" "$tmp/dom" "$name" || fail=1
+	if grep -E 'CONSOLE|Uncaught' "$tmp/log" | grep -Eiq 'error|uncaught'; then
+		echo "FAIL: $name: JavaScript errors:"; grep -E 'CONSOLE|Uncaught' "$tmp/log"; fail=1
+	fi
+	if [ -n "${TK_REPORT_SHOTS:-}" ]; then
+		chrome --screenshot="$TK_REPORT_SHOTS/$name.png" --window-size=1400,2400 "file://$page" > /dev/null 2>&1
+	fi
 done
 # the check problems are listed
 if [ -f "$shared/corpus/btf/app4mc_example1_task_only_short.btf" ]; then
