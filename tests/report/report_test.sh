@@ -7,10 +7,13 @@
 # Then every corpus trace and a generated 1 M-event trace are used as a
 # person would (harness.js, appended to a copy of each page: zoom, clicks on
 # the metric rows, scrolled tables) and what is drawn is checked.
-# usage: report_test.sh TRACEKIT ROOT SHARED [GEN_BTF]   (77: no chromium)
+# usage: report_test.sh TRACEKIT ROOT SHARED            (77: no chromium)
+#        report_test.sh TRACEKIT ROOT SHARED --harness GEN_BTF
+# The second form runs only the harness over every trace (a test of its own,
+# so that CTest runs the two halves side by side).
 # TK_REPORT_SHOTS=DIR keeps a screenshot of every page in DIR.
 set -u
-cli=$1 root=$2 shared=$3 gen=${4:-}
+cli=$1 root=$2 shared=$3 mode=${4:-} gen=${5:-}
 command -v chromium >/dev/null 2>&1 || { echo "skipped: chromium is not installed"; exit 77; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -21,6 +24,32 @@ chrome() {
 		--disable-sync --no-first-run --user-data-dir="$(mktemp -d -p "$tmp")" \
 		--hide-scrollbars --window-size=1400,900 "$@"
 }
+if [ "$mode" = --harness ]; then
+# every section of every corpus trace and of a dense trace (1 M events: its
+# short slices are summarised, the worst instances must still show)
+traces=$(find "$shared/corpus" -type f ! -path '*/elf/*' ! -name '*.md' | sort)
+if [ -n "$gen" ]; then
+	"$gen" -n 1M -c 4 -s 1 "$tmp/dense-1M.btf" 2>/dev/null || { echo "FAIL: the 1 M-event trace"; fail=1; }
+	traces="$traces $tmp/dense-1M.btf"
+fi
+for trace in "$root/examples/demo.btf" $traces; do
+	name=$(basename "$trace")
+	page="$tmp/h-$name.html"
+	if ! "$cli" report -q "$trace" -o "$page"; then
+		echo "FAIL: $name: report failed"; fail=1; continue
+	fi
+	{ cat "$page"; printf '<script>\n'; cat "$root/tests/report/harness.js"; printf '</script>\n'; } > "$tmp/t.html"
+	chrome --enable-logging=stderr --v=0 --dump-dom "file://$tmp/t.html" > "$tmp/dom" 2> "$tmp/log"
+	python3 "$root/tests/report/harness_result.py" "$tmp/dom" "$name" || fail=1
+	if grep -E 'CONSOLE|Uncaught' "$tmp/log" | grep -Eiq 'error|uncaught'; then
+		echo "FAIL: $name: JavaScript errors:"; grep -E 'CONSOLE|Uncaught' "$tmp/log"; fail=1
+	fi
+	if [ -n "${TK_REPORT_SHOTS:-}" ]; then
+		chrome --screenshot="$TK_REPORT_SHOTS/$name.png" --window-size=1400,2400 "file://$page" > /dev/null 2>&1
+	fi
+done
+exit $fail
+fi
 for trace in "$root/examples/demo.btf" "$shared/corpus/btf/tracecompass_20140219-123819.btf" \
 	     "$shared/corpus/btf/app4mc_example1_task_only_short.btf" \
 	     "$shared/corpus/shark/shark-demo-trace.bin"; do
@@ -59,29 +88,6 @@ print(" ".join(re.findall(r"\d+/\d+",t)[:3]))' "$tmp/dom" "$trace")
 	shot=$(wc -c < "$tmp/$name.png" 2>/dev/null || echo 0)
 	[ "$shot" -gt 20000 ] || { echo "FAIL: $name: screenshot missing or blank ($shot bytes)"; fail=1; }
 	echo "ok: $name: $size bytes, $status"
-done
-# every section of every corpus trace and of a dense trace (1 M events: its
-# short slices are summarised, the worst instances must still show)
-traces=$(find "$shared/corpus" -type f ! -path '*/elf/*' ! -name '*.md' | sort)
-if [ -n "$gen" ]; then
-	"$gen" -n 1M -c 4 -s 1 "$tmp/dense-1M.btf" 2>/dev/null || { echo "FAIL: the 1 M-event trace"; fail=1; }
-	traces="$traces $tmp/dense-1M.btf"
-fi
-for trace in "$root/examples/demo.btf" $traces; do
-	name=$(basename "$trace")
-	page="$tmp/h-$name.html"
-	if ! "$cli" report -q "$trace" -o "$page"; then
-		echo "FAIL: $name: report failed"; fail=1; continue
-	fi
-	{ cat "$page"; printf '<script>\n'; cat "$root/tests/report/harness.js"; printf '</script>\n'; } > "$tmp/t.html"
-	chrome --enable-logging=stderr --v=0 --dump-dom "file://$tmp/t.html" > "$tmp/dom" 2> "$tmp/log"
-	python3 "$root/tests/report/harness_result.py" "$tmp/dom" "$name" || fail=1
-	if grep -E 'CONSOLE|Uncaught' "$tmp/log" | grep -Eiq 'error|uncaught'; then
-		echo "FAIL: $name: JavaScript errors:"; grep -E 'CONSOLE|Uncaught' "$tmp/log"; fail=1
-	fi
-	if [ -n "${TK_REPORT_SHOTS:-}" ]; then
-		chrome --screenshot="$TK_REPORT_SHOTS/$name.png" --window-size=1400,2400 "file://$page" > /dev/null 2>&1
-	fi
 done
 # the check problems are listed
 if [ -f "$shared/corpus/btf/app4mc_example1_task_only_short.btf" ]; then
