@@ -680,6 +680,18 @@ static void out_core(pf_writer *pw, int32_t lane)
 	out_json(pw, s, n);
 }
 
+/* ,"bind_id":ID,"DIR":true (flow_out, flow_in) when id is not 0 */
+static void out_flow(pf_writer *pw, uint64_t id, const char *dir)
+{
+	if (!id)
+		return;
+	outs(pw, ",\"bind_id\":");
+	out_u64(pw, id);
+	outs(pw, ",\"");
+	outs(pw, dir);
+	outs(pw, "\":true");
+}
+
 /* the instance slice and its states, then the instance is gone */
 static void write_inst(pf_writer *pw, uint32_t ent, int64_t inst,
 		       pinst *r, uint64_t end, int open)
@@ -697,11 +709,7 @@ static void write_inst(pf_writer *pw, uint32_t ent, int64_t inst,
 	outs(pw, ",\"cat\":\"");
 	outs(pw, tk_etype_name(e ? e->type : TK_ET_UNKNOWN));
 	outs(pw, "\"");
-	if (r->flow) {
-		outs(pw, ",\"bind_id\":");
-		out_u64(pw, r->flow);
-		outs(pw, ",\"flow_out\":true");
-	}
+	out_flow(pw, r->flow, "flow_out");
 	outs(pw, ",\"args\":{\"instance\":");
 	if (inst == TK_INST_NONE)
 		outs(pw, "null");
@@ -737,11 +745,7 @@ static void write_inst(pf_writer *pw, uint32_t ent, int64_t inst,
 		outs(pw, ",\"name\":\"");
 		outs(pw, state_names[s->state]);
 		outs(pw, "\",\"cat\":\"state\"");
-		if (s->flow) {
-			outs(pw, ",\"bind_id\":");
-			out_u64(pw, s->flow);
-			outs(pw, ",\"flow_in\":true");
-		}
+		out_flow(pw, s->flow, "flow_in");
 		outs(pw, ",\"args\":{");
 		if (s->lane >= 0)
 			out_core(pw, s->lane);
