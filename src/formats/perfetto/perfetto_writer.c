@@ -1180,11 +1180,14 @@ static int perfetto_writer_close(tk_writer *w, tk_error *err)
 	if (pw->have_first)
 		for (i = 0; i < pw->nlanes; i++)
 			write_load(pw, i, last);
-	outs(pw, "\n],\"metadata\":{\"ts_offset_us\":");
+	/* strings: Perfetto shows a double metadata value with %g */
+	outs(pw, "\n],\"metadata\":{\"ts_offset_us\":\"");
 	out_ns_us(pw, pw->offset_ns);
+	outs(pw, "\"");
 	if (pw->have_first) {
-		outs(pw, ",\"first_event_us\":");
+		outs(pw, ",\"first_event_us\":\"");
 		out_dur_us(pw, pw->first);
+		outs(pw, "\"");
 	}
 	outs(pw, ",\"flows\":");
 	out_u64(pw, pw->flows);

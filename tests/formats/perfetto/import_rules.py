@@ -19,12 +19,14 @@ The importer's rules, simulated here:
 Per trace: the JSON parses strictly (Python, no NaN, and node's
 JSON.parse where node is installed); every X track nests after the
 rounding; on each core, no two Running slices of the process tracks
-overlap; every flow_out has one flow_in, and the flows are the activations
-followed by a start in the trace (`tracekit cat`), those activated by a
+overlap; every flow_out has one flow_in after it in the importer's order
+(it binds each to the X slice that carries it), and the flows are the
+activations followed by a start in the trace (its BTF copy), those of a
 stimulus naming it in args.activated_by; CET_us and RT_us of the instance
-slices give count, min, max and sum of `tracekit stats --format csv
---unit us` (and the max's instance); metadata.first_event_us is the first event's time and the
-first ts is at least it less metadata.ts_offset_us (absolute time kept).
+slices give the count, min and max of `tracekit stats --format csv
+--unit us`, and the max at the instance it names; metadata.first_event_us
+is the first event's time, and the first ts plus metadata.ts_offset_us is
+at least it (absolute time kept).
 Prints one line per trace and exits 1 on any failure.
 """
 import csv
@@ -175,6 +177,7 @@ def check(cli, trace):
     running = defaultdict(list)
     flow_out, flow_in = defaultdict(int), defaultdict(int)
     act_by = defaultdict(int)
+    flow_at, flow_end = {}, {}  # bind_id -> importer's sort key
     got = defaultdict(list)  # (entity, metric) -> values
     first_ts = None
     for i, e in enumerate(evs):
@@ -191,10 +194,12 @@ def check(cli, trace):
             running[e["args"]["core"]].append((ts, ts + dur, e["tid"]))
         if e.get("flow_out"):
             flow_out[e["bind_id"]] += 1
+            flow_at[e["bind_id"]] = (ts, -dur, i)
             if "activated_by" in e["args"]:
                 act_by[e["args"]["activated_by"]] += 1
         if e.get("flow_in"):
             flow_in[e["bind_id"]] += 1
+            flow_end[e["bind_id"]] = (ts, -dur, i)
         a = e.get("args", {})
         for m in ("CET", "RT"):
             if m + "_us" in a:
@@ -231,6 +236,10 @@ def check(cli, trace):
                  if flow_out[k] != 1 or flow_in[k] != 1]
     if bad_flows:
         fail(trace, f"{len(bad_flows)} flows without one start and one end")
+    # the importer ends a flow only after it began (in its sort order)
+    late = [k for k in flow_at if k in flow_end and flow_end[k] <= flow_at[k]]
+    if late:
+        fail(trace, f"{len(late)} flows end before they begin in the importer's order")
     total, by = expected_flows(cli, trace)
     if len(flow_out) != total:
         fail(trace, f"{len(flow_out)} flows, {total} activations followed by a start")
