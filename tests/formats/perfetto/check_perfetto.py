@@ -205,6 +205,14 @@ def check_demo(t, evs):
     if e and (e["dur"] != D("6.5") or e["args"]["RT_us"] != D("6.5") or not run
               or (run[0]["ts"], run[0]["dur"]) != (D("21.1"), D("6.4"))):
         fail(t, f"Isr_CAN 0: {e} {run[:1]}")
+    # Isr_CAN preempts Task_Sensor on Core_2: Ready meanwhile, not Running
+    e, st = inst0("Task_Sensor")
+    if e and not any(x["name"] == "Ready" and x["ts"] <= D("21.1")
+                     and x["ts"] + x["dur"] >= D("27.5") for x in st):
+        fail(t, f"Task_Sensor 0 is not Ready while Isr_CAN runs: {st}")
+    if any(x["name"] == "Running" and x["ts"] < D("27.5") and x["ts"] + x["dur"] > D("21.1")
+           for x in st):
+        fail(t, f"Task_Sensor 0 Running under Isr_CAN: {st}")
     e, st = inst0("Task_Logger")
     if e and e["args"]["CET_us"] != D("1210.8"):
         fail(t, f"Task_Logger 0: {e}")

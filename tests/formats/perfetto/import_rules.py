@@ -105,8 +105,8 @@ def strict_load(path):
 
 
 def expected_flows(cli, trace):
-    """instances activated and then started, from `tracekit cat` (BTF):
-    (total, {stimulus: count})"""
+    """instances activated and then started, from the trace's BTF copy:
+    (total, {stimulus: count}, the first event's time in ns or None)"""
     with tempfile.TemporaryDirectory() as tmp:
         btf = os.path.join(tmp, "t.btf")
         run(cli, "convert", "-q", trace, btf, "--to", "btf")
@@ -117,9 +117,16 @@ def expected_flows(cli, trace):
     total = 0
     by = defaultdict(int)
     rows = []
+    scale = {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1, "ps": Fraction(1, 1000)}
+    unit = Fraction(1)
+    first = None
     for line in out.splitlines():
+        if line.lower().startswith("#timescale"):
+            unit = Fraction(scale[line.split()[1]])
         if not line or line.startswith("#"):
             continue
+        if first is None:
+            first = int(line.split(",")[0]) * unit
         f = next(csv.reader([line]))
         if len(f) < 7:
             continue
@@ -140,7 +147,7 @@ def expected_flows(cli, trace):
                 by[s] += 1
         elif ev == "terminate":
             alive.pop(key, None)
-    return total, by
+    return total, by, first
 
 
 def stats_rows(cli, trace):
@@ -240,7 +247,7 @@ def check(cli, trace):
     late = [k for k in flow_at if k in flow_end and flow_end[k] <= flow_at[k]]
     if late:
         fail(trace, f"{len(late)} flows end before they begin in the importer's order")
-    total, by = expected_flows(cli, trace)
+    total, by, first_ns = expected_flows(cli, trace)
     if len(flow_out) != total:
         fail(trace, f"{len(flow_out)} flows, {total} activations followed by a start")
     for s, n in by.items():
@@ -261,11 +268,19 @@ def check(cli, trace):
         if k not in want:
             fail(trace, f"{k[0]} {k[1]}: in the export, not in stats")
     # 3. absolute time
-    off = to_ns(meta.get("ts_offset_us", "0"))
     if first_ts is not None:
-        fe = to_ns(meta.get("first_event_us", "-1"))
-        if first_ts + off < fe - 1:
-            fail(trace, f"first ts {first_ts} + offset {off} ns is not the first event {fe} ns")
+        if "first_event_us" not in meta or "ts_offset_us" not in meta:
+            fail(trace, f"no metadata.first_event_us / ts_offset_us: {meta}")
+        else:
+            off = to_ns(meta["ts_offset_us"])
+            fe = Fraction(meta["first_event_us"]) * 1000
+            if abs(fe - first_ns) > 0:
+                fail(trace, f"metadata.first_event_us {fe} ns, the first event is at {first_ns} ns")
+            if first_ts + off < first_ns - 1:
+                fail(trace, f"first ts {first_ts} + offset {off} ns is before the first "
+                            f"event {first_ns} ns")
+            if off == 0 and first_ns >= 2**49:
+                fail(trace, "no offset past 2^49 ns")
     ncpu = len(running)
     print(f"{name}: {nx} X slices on {len(tracks)} tracks, {overlaps} overlaps after "
           f"rounding; {sum(len(r) for r in running.values())} Running slices on "
