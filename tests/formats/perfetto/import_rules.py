@@ -185,6 +185,7 @@ def check(cli, trace):
     flow_out, flow_in = defaultdict(int), defaultdict(int)
     act_by = defaultdict(int)
     flow_at, flow_end = {}, {}  # bind_id -> importer's sort key
+    nocore = 0  # Running slices the timeline has on no core
     got = defaultdict(list)  # (entity, metric) -> values
     first_ts = None
     for i, e in enumerate(evs):
@@ -197,8 +198,11 @@ def check(cli, trace):
             continue
         dur = to_ns(e["dur"])
         tracks[(e["pid"], e["tid"])].append((ts, -dur, i, ts + dur, e))
-        if e["pid"] == "2" and e["name"] == "Running" and "core" in e["args"]:
-            running[e["args"]["core"]].append((ts, ts + dur, e["tid"]))
+        if e["pid"] == "2" and e["name"] == "Running":
+            if "core" in e["args"]:
+                running[e["args"]["core"]].append((ts, ts + dur, e["tid"]))
+            else:
+                nocore += 1
         if e.get("flow_out"):
             flow_out[e["bind_id"]] += 1
             flow_at[e["bind_id"]] = (ts, -dur, i)
@@ -284,7 +288,7 @@ def check(cli, trace):
     ncpu = len(running)
     print(f"{name}: {nx} X slices on {len(tracks)} tracks, {overlaps} overlaps after "
           f"rounding; {sum(len(r) for r in running.values())} Running slices on "
-          f"{ncpu} cores, {clash} clashes; {len(flow_out)} flows ({total} expected, "
+          f"{ncpu} cores ({nocore} on none), {clash} clashes; {len(flow_out)} flows ({total} expected, "
           f"{sum(act_by.values())} from a stimulus or process); "
           f"{sum(len(v) for v in got.values())} CET/RT args vs stats; "
           f"first ts {first_ts / 1000 if first_ts is not None else '-'} us")
