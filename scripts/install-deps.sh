@@ -12,6 +12,9 @@ if [ "${TK_TEST_DEPS:-0}" = 1 ]; then
 	# the VCD export is read by GTKWave (under xvfb-run) and its
 	# converters (format.vcd.viewers; skipped with a message without them)
 	need="$need gtkwave xvfb"
+	# the Perfetto export is also parsed by node's JSON.parse
+	# (format.perfetto_utf8, format.perfetto_import)
+	need="$need nodejs"
 	# the report test looks at the page in a real browser; it is skipped
 	# when the browser cannot be installed
 	optional="chromium"

@@ -120,3 +120,30 @@ void tk_once_run(tk_once *o, void (*fn)(void))
 {
 	pthread_once(&o->once, fn);
 }
+
+size_t tk_utf8_len(const unsigned char *s, size_t n)
+{
+	/* the range of the second byte, by the first; the others 80..BF */
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}

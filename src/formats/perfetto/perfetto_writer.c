@@ -2,38 +2,55 @@
  * perfetto_writer.c - Chrome Trace Event JSON, as ui.perfetto.dev and
  * chrome://tracing open it (docs/exports.md).
  *
- * Tracks: one process (pid 1) named after the trace; one thread per core
- * (tid = lane + 1, in order of first appearance, named after the core and
- * sorted by that order); tid 1000000 holds the instants that belong to no
- * core.  The slices are those of the timeline (timeline.h): process
- * instances per core with the processes that preempt them and their
- * runnables nested inside.  Signals, OS events and semaphores are instant
- * events on the track of their source's core.  Core load is one counter
- * track per core ("C" events), in percent per window; the window doubles
- * whenever the trace outgrows TK_LOAD_BINS windows, so its size is bounded.
+ * Tracks (every tid is unique; tid = track index + 1, in order of first
+ * use):
+ *  - pid 1 "cores": one thread per core, holding the run intervals of the
+ *    timeline (timeline.h: the process allocated to the core, as `load`
+ *    counts it) as flat "X" slices, so a preempted task is never drawn
+ *    under the one that preempted it, and the signals, OS events and
+ *    semaphores as instants; "(no core)" holds the instants of no core;
+ *    one thread "CORE runnables" per core with the runnable slices of the
+ *    timeline (nested as the timeline nests them).  Core load is one
+ *    counter track per core ("C" events), in percent per window.
+ *  - pid 2 "processes": one thread per task / ISR (a second one for an
+ *    instance activated while the previous is alive): an "X" slice per
+ *    instance (activate to terminate, CET_us and RT_us from the stats
+ *    analysis), with its states nested inside: Ready, Running (args.core),
+ *    Waiting, Polling, Parking.  A flow (bind_id, flow_out on the
+ *    instance, flow_in on its first Running slice) draws activate -> start;
+ *    args.activated_by names the stimulus (or process) that activated it.
  *
  * Viewers nest "X" events of one track by start time and, at equal starts,
- * by the order in the file (Perfetto also by duration), so a slice must be
- * written before the slices nested in it: closed slices wait per lane until
- * no open slice can start at or before them (tk_timeline_lane_floor), then
- * go out sorted by (start, depth), slices of equal start and depth in the
- * order they closed.  The waiting slices of a lane are a binary min-heap on
- * that order, so a slice that stays open the whole trace (a background task
- * under everything else) costs O(log n) per slice, not a sort per event.
+ * by the order in the file (Perfetto by duration first), so a slice is
+ * written before the slices nested in it: runnable slices wait per lane
+ * until no open slice can start at or before them (tk_timeline_lane_floor)
+ * in a binary min-heap on (start, depth, order of closing); the states of
+ * an instance wait in it until it terminates.
  *
- * Times: microseconds since the first event, written as exact decimals
- * from integer arithmetic ("1.2" for 1200 ns, "0.000001" for 1 ps); a
- * time with no finite decimal is rounded down to ps and counted (strict
- * mode refuses it).
+ * Times: Perfetto reads ts and dur (us) as doubles and rounds each to
+ * whole ns.  Each time is rounded to the ns first (half up, counted, refused
+ * under --strict when not exact), dur is the difference of the rounded
+ * ends, and both are written as us with at most 3 decimals, so nesting and
+ * adjacency survive the importer.  Times are since the trace's own time
+ * zero (absolute), unless the first event is at or past 2^49 ns, where a
+ * double no longer holds a ns exactly: then since the first event, and
+ * metadata.ts_offset_us says so.
  */
 #include "../../core/internal.h"
+#include "../../analysis/analysis_internal.h"
 #include "../../analysis/loadbins.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NOCORE_TID 1000000u
+#define ABS_LIMIT_NS ((uint64_t)1 << 49)
+
+enum { TR_CORE, TR_NOCORE, TR_RUNNABLES, TR_PROC };
+
+typedef struct ptrack {
+	uint32_t kind, ref, slot;  /* ref: lane, or entity of TR_PROC */
+} ptrack;
 
 typedef struct pslice {
 	uint64_t start, end;
@@ -41,7 +58,6 @@ typedef struct pslice {
 	int64_t inst;
 	tk_etype type;
 	unsigned flags;
-	uint64_t activated, cet;
 	uint64_t seq;          /* order of closing: ties of (start, depth) */
 } pslice;
 
@@ -49,24 +65,72 @@ typedef struct plane {
 	pslice *pend;          /* closed, not yet written: a min-heap (slice_before) */
 	size_t npend, cappend;
 	uint64_t seq;          /* slices closed on this lane so far */
+	uint32_t core_track;   /* track index + 1, 0: none yet */
+	uint32_t rnbl_track;
 	int dirty;
 } plane;
+
+/* the states of a process instance */
+enum { ST_READY, ST_RUNNING, ST_WAITING, ST_POLLING, ST_PARKING };
+static const char *const state_names[] = { "Ready", "Running", "Waiting",
+					   "Polling", "Parking" };
+
+typedef struct pstate {
+	uint64_t start, end;
+	uint64_t flow;         /* flow id ending here, 0: none */
+	int32_t lane;          /* Running: the core's lane, else -1 */
+	uint32_t state;
+} pstate;
+
+enum { PI_ACT = 1, PI_STARTED = 2, PI_CET = 4, PI_RT = 8 };
+
+/* a live process instance (in pw->insts) */
+typedef struct pinst {
+	uint64_t begin, since; /* first time, start of the current state */
+	uint64_t cet, rt, flow;
+	pstate *st;            /* closed states, written at the end */
+	uint32_t nst, capst;
+	uint32_t track, stim;  /* stim: activating entity or TK_NONE */
+	int32_t lane;
+	uint32_t state, flags;
+} pinst;
+
+/* the tracks of one process entity: one per instance alive at once */
+typedef struct pent {
+	uint32_t *tracks;
+	unsigned char *busy;
+	uint32_t nslots;
+} pent;
 
 typedef struct pf_writer {
 	const char *name;
 	tk_timeline *tl;
+	tk_stats *stats;
 	plane *lanes;
 	size_t nlanes, caplanes;
 	size_t *dirtyq;        /* the lanes with dirty set, in no order */
 	size_t ndirty, capdirty;
-	uint64_t first;
+	ptrack *tracks;
+	size_t ntracks, captracks;
+	uint32_t nocore_track; /* track index + 1, 0: none */
+	pent *ents;
+	size_t capents;
+	tk_imap insts;         /* (entity, instance) -> pinst */
+	uint64_t first;        /* ticks of the first event */
 	int have_first;
 	int fast;              /* a tick is a whole number of ps */
 	uint64_t ps_per_tick;
+	tk_u128 ns_p, ns_q;    /* one tick in ns (when not fast) */
+	int ns_ok;
+	uint64_t offset_ns;    /* subtracted from every time */
+	uint64_t flows;        /* flow ids given */
+	const tk_event *ev;    /* the event being written (stats callback) */
+	uint64_t v_cet, v_rt;  /* its CET / RT from the stats callback */
+	int has_cet, has_rt;
 	tk_loadbins lb;        /* busy ticks per lane and load window */
-	int nocore_used;
 	uint64_t nrecords;
-	uint64_t rounded;      /* times rounded down to ps (no finite decimal) */
+	uint64_t rounded;      /* times rounded to whole ns */
+	uint64_t bad_utf8;     /* strings with bytes that are not UTF-8 */
 	int rc;                /* first error of a callback */
 	tk_error *err;
 	tk_writer *w;
@@ -101,21 +165,48 @@ static int out_i64(pf_writer *pw, int64_t v)
 	return out(pw, b, tk_fmt_i64(b, v));
 }
 
-/* a JSON string (with its quotes) */
+static void set_err(pf_writer *pw, int rc)
+{
+	if (pw->rc >= 0)
+		pw->rc = rc;
+}
+
+static void nomem(pf_writer *pw)
+{
+	if (pw->rc >= 0)
+		pw->rc = tk_err_nomem(pw->err, pw->name);
+}
+
+/*
+ * A JSON string (with its quotes).  A byte that is not part of a
+ * well-formed UTF-8 sequence is written as U+FFFD ("\ufffd"), the string
+ * counted (a warning at close), or refused under --strict.
+ */
 static int out_json(pf_writer *pw, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t i, from = 0;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, from = 0, len;
+	int bad = 0;
 	char esc[8];
 
 	out(pw, "\"", 1);
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c != '"' && c != '\\')
+	while (i < n) {
+		unsigned char c = u[i];
+		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+			i++;
 			continue;
+		}
+		if (c >= 0x80 && (len = tk_utf8_len(u + i, n - i)) > 0) {
+			i += len;
+			continue;
+		}
 		out(pw, s + from, i - from);
 		from = i + 1;
-		if (c == '"' || c == '\\') {
+		if (c >= 0x80) {
+			bad = 1;
+			out(pw, "\\ufffd", 6);
+		} else if (c == '"' || c == '\\') {
 			esc[0] = '\\';
 			esc[1] = (char)c;
 			out(pw, esc, 2);
@@ -125,8 +216,16 @@ static int out_json(pf_writer *pw, const char *s, size_t n)
 			esc[5] = hex[c & 15];
 			out(pw, esc, 6);
 		}
+		i++;
 	}
 	out(pw, s + from, n - from);
+	if (bad) {
+		if (pw->w->opts.strict)
+			set_err(pw, tk_err_set(pw->err, TK_E_UNSUPPORTED, pw->name, 0, 0,
+					       "a name or note of %zu bytes is not UTF-8: JSON cannot hold it (without --strict its bad bytes become U+FFFD with a warning)",
+					       n));
+		pw->bad_utf8++;
+	}
 	return out(pw, "\"", 1);
 }
 
@@ -142,63 +241,116 @@ static int out_name(pf_writer *pw, uint32_t ent)
 	return out_json(pw, s, n);
 }
 
-/* `ps` picoseconds in microseconds: an exact decimal */
-static int out_ps_us(pf_writer *pw, tk_u128 ps)
+/* ticks since the trace's time zero in whole ns (half up), *ns */
+static int ticks_ns(pf_writer *pw, uint64_t ticks, tk_u128 *ns)
 {
-	char b[64];
-	uint32_t frac = (uint32_t)(ps % 1000000u);
-	size_t len = tk_fmt_u128(b, ps / 1000000u);
-	int d;
+	const tk_timebase *tb = tk_trace_timebase(pw->w->trace);
+	tk_u128 num, den, r;
+
+	if (pw->fast) {
+		num = (tk_u128)ticks * pw->ps_per_tick;
+		den = 1000;
+	} else {
+		if (!pw->ns_ok || (ticks && pw->ns_p > ~(tk_u128)0 / ticks)) {
+			set_err(pw, tk_err_set(pw->err, TK_E_RANGE, pw->name, 0, 0,
+					       "%llu ticks are beyond 2^128 ns",
+					       (unsigned long long)ticks));
+			return pw->rc;
+		}
+		num = (tk_u128)ticks * pw->ns_p;
+		den = pw->ns_q;
+	}
+	*ns = num / den;
+	r = num % den;
+	if (!r)
+		return TK_OK;
+	if (pw->w->opts.strict) {
+		set_err(pw, tk_err_set(pw->err, TK_E_UNSUPPORTED, pw->name, 0, 0,
+				       "Chrome Trace Event JSON cannot hold a time of %llu ticks of %llu/%llu %s exactly (Perfetto reads whole ns); without --strict it is rounded to the nearest ns with a warning",
+				       (unsigned long long)ticks,
+				       (unsigned long long)tb->num,
+				       (unsigned long long)tb->den,
+				       tk_unit_name(tb->unit)));
+		return pw->rc;
+	}
+	pw->rounded++;
+	if (r >= den - r)
+		++*ns;
+	return TK_OK;
+}
+
+/* the time written for `ticks`: ns since the time zero less the offset */
+static int time_ns(pf_writer *pw, uint64_t ticks, uint64_t *ns)
+{
+	tk_u128 v = 0;
+
+	if (ticks_ns(pw, ticks, &v) < 0)
+		return pw->rc;
+	if (v < pw->offset_ns || v - pw->offset_ns > (tk_u128)INT64_MAX) {
+		set_err(pw, tk_err_set(pw->err, TK_E_RANGE, pw->name, 0, 0,
+				       "a time of %llu ticks is beyond 2^63 ns after the first event (Perfetto's limit)",
+				       (unsigned long long)ticks));
+		return pw->rc;
+	}
+	*ns = (uint64_t)(v - pw->offset_ns);
+	return TK_OK;
+}
+
+/* ns in us: at most 3 decimals, no trailing zeros */
+static int out_ns_us(pf_writer *pw, uint64_t ns)
+{
+	char b[32];
+	uint32_t frac = (uint32_t)(ns % 1000u);
+	size_t len = tk_fmt_u64(b, ns / 1000u);
+	uint32_t d;
 
 	if (frac) {
 		b[len++] = '.';
-		for (d = 100000; d && frac; d /= 10) {
-			b[len++] = (char)('0' + frac / (uint32_t)d);
-			frac %= (uint32_t)d;
+		for (d = 100; d && frac; d /= 10) {
+			b[len++] = (char)('0' + frac / d);
+			frac %= d;
 		}
 	}
 	return out(pw, b, len);
 }
 
-/* `ticks` (a duration or a time since the first event) in microseconds */
-static int out_us(pf_writer *pw, uint64_t ticks)
+/* ,"ts":..,"dur":.. of [start, end] (ticks): both ends rounded first */
+static int out_span(pf_writer *pw, uint64_t start, uint64_t end)
+{
+	uint64_t a = 0, b = 0;
+
+	if (time_ns(pw, start, &a) < 0 || time_ns(pw, end, &b) < 0)
+		return pw->rc;
+	outs(pw, ",\"ts\":");
+	out_ns_us(pw, a);
+	outs(pw, ",\"dur\":");
+	return out_ns_us(pw, b - a);
+}
+
+static int out_ts(pf_writer *pw, uint64_t t)
+{
+	uint64_t a = 0;
+
+	if (time_ns(pw, t, &a) < 0)
+		return pw->rc;
+	outs(pw, ",\"ts\":");
+	return out_ns_us(pw, a);
+}
+
+/* a duration in args, in us: the figure `stats --unit us` writes */
+static int out_dur_us(pf_writer *pw, uint64_t ticks)
 {
 	char b[200];
-	tk_u128 p, q;
-	int n;
+	int n = tk_time_format_decimal(ticks, tk_trace_timebase(pw->w->trace),
+				       TK_UNIT_US, b, sizeof(b));
 
-	if (pw->fast)
-		return out_ps_us(pw, (tk_u128)ticks * pw->ps_per_tick);
-	n = tk_time_format(ticks, tk_trace_timebase(pw->w->trace), TK_UNIT_US,
-			   b, sizeof(b));
-	if (n > 0 && !memchr(b, '/', (size_t)n))
-		return out(pw, b, (size_t)n);
-	/*
-	 * No finite decimal (a time base of 1/3 ns): whole picoseconds,
-	 * rounded down, computed in 128 bits (they may pass 2^64) and counted
-	 * (a warning at close), or refused in strict mode.
-	 */
-	if (pw->w->opts.strict) {
-		const tk_timebase *tb = tk_trace_timebase(pw->w->trace);
-		if (pw->rc >= 0)
-			pw->rc = tk_err_set(pw->err, TK_E_UNSUPPORTED, pw->name, 0, 0,
-					    "Chrome Trace Event JSON cannot hold a time of %llu ticks of %llu/%llu %s exactly (no finite decimal of us); without --strict it is rounded down to ps with a warning",
-					    (unsigned long long)ticks,
-					    (unsigned long long)tb->num,
-					    (unsigned long long)tb->den,
-					    tk_unit_name(tb->unit));
+	if (n < 0) {
+		set_err(pw, tk_err_set(pw->err, TK_E_RANGE, pw->name, 0, 0,
+				       "a duration of %llu ticks cannot be written in us",
+				       (unsigned long long)ticks));
 		return pw->rc;
 	}
-	if (tk_unit_factor(tk_trace_timebase(pw->w->trace), TK_UNIT_PS, &p,
-			   &q) < 0 || (ticks && p > ~(tk_u128)0 / ticks)) {
-		if (pw->rc >= 0)
-			pw->rc = tk_err_set(pw->err, TK_E_RANGE, pw->name, 0, 0,
-					    "%llu ticks are beyond 2^128 ps",
-					    (unsigned long long)ticks);
-		return pw->rc;
-	}
-	pw->rounded++;
-	return out_ps_us(pw, (tk_u128)ticks * p / q);
+	return out(pw, b, (size_t)n);
 }
 
 /* start of one trace event record */
@@ -207,13 +359,34 @@ static int begin_rec(pf_writer *pw)
 	return outs(pw, pw->nrecords++ ? ",\n{" : "\n{");
 }
 
-static int out_tid(pf_writer *pw, long lane)
+/* ---- tracks -------------------------------------------------------------- */
+
+/* a new track; its index + 1 (its tid), or 0 out of memory */
+static uint32_t new_track(pf_writer *pw, uint32_t kind, uint32_t ref,
+			  uint32_t slot)
 {
-	outs(pw, "\"pid\":1,\"tid\":");
-	return out_u64(pw, lane >= 0 ? (uint64_t)lane + 1 : NOCORE_TID);
+	ptrack *t;
+
+	if (pw->ntracks >= UINT32_MAX - 1 ||
+	    tk_grow_zero((void **)&pw->tracks, &pw->captracks, pw->ntracks,
+			 sizeof(*pw->tracks)) < 0) {
+		nomem(pw);
+		return 0;
+	}
+	t = &pw->tracks[pw->ntracks++];
+	t->kind = kind;
+	t->ref = ref;
+	t->slot = slot;
+	return (uint32_t)pw->ntracks;
 }
 
-/* ---- lanes, load windows ------------------------------------------------- */
+static int out_tid(pf_writer *pw, uint32_t pid, uint32_t tid)
+{
+	outs(pw, pid == 1 ? "\"pid\":1,\"tid\":" : "\"pid\":2,\"tid\":");
+	return out_u64(pw, tid);
+}
+
+/* ---- lanes, load windows, run intervals ---------------------------------- */
 
 static plane *lane_at(pf_writer *pw, size_t lane)
 {
@@ -229,20 +402,50 @@ static plane *lane_at(pf_writer *pw, size_t lane)
 	return &pw->lanes[lane];
 }
 
+/* the tid of the core track of `lane` (made on first use), 0: no memory */
+static uint32_t core_tid(pf_writer *pw, size_t lane)
+{
+	plane *l = lane_at(pw, lane);
+
+	if (!l) {
+		nomem(pw);
+		return 0;
+	}
+	if (!l->core_track)
+		l->core_track = new_track(pw, TR_CORE, (uint32_t)lane, 0);
+	return l->core_track;
+}
+
 static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 		   uint64_t start, uint64_t end)
 {
 	pf_writer *pw = ctx;
+	const tk_entity *e = tk_trace_entity(pw->w->trace, entity);
+	uint32_t tid = core_tid(pw, lane);
 
-	(void)entity;
-	(void)inst;
-	if (!lane_at(pw, lane) || tk_loadbins_add(&pw->lb, lane, start, end) < 0) {
-		if (pw->rc >= 0)
-			pw->rc = tk_err_nomem(pw->err, pw->name);
+	if (!tid)
+		return;
+	if (tk_loadbins_add(&pw->lb, lane, start, end) < 0) {
+		nomem(pw);
+		return;
 	}
+	begin_rec(pw);
+	outs(pw, "\"ph\":\"X\",");
+	out_tid(pw, 1, tid);
+	out_span(pw, start, end);
+	outs(pw, ",\"name\":");
+	out_name(pw, entity);
+	outs(pw, ",\"cat\":\"");
+	outs(pw, tk_etype_name(e ? e->type : TK_ET_UNKNOWN));
+	outs(pw, "\",\"args\":{\"instance\":");
+	if (inst == TK_INST_NONE)
+		outs(pw, "null");
+	else
+		out_i64(pw, inst);
+	outs(pw, "}}");
 }
 
-/* ---- slices -------------------------------------------------------------- */
+/* ---- runnable slices ----------------------------------------------------- */
 
 /* the order slices go out in: (start, depth, order of closing) */
 static int slice_before(const pslice *x, const pslice *y)
@@ -294,13 +497,16 @@ static void heap_pop(pslice *h, size_t n, pslice *top)
 static void on_slice(void *ctx, const tk_slice *s)
 {
 	pf_writer *pw = ctx;
-	plane *l = lane_at(pw, s->lane);
+	plane *l;
 	pslice *p;
 
+	/* process slices: the run intervals and the process tracks say it */
+	if (tk_etype_is_process(s->type))
+		return;
+	l = lane_at(pw, s->lane);
 	if (!l || tk_grow_zero((void **)&l->pend, &l->cappend, l->npend,
 			       sizeof(*l->pend)) < 0) {
-		if (pw->rc >= 0)
-			pw->rc = tk_err_nomem(pw->err, pw->name);
+		nomem(pw);
 		return;
 	}
 	p = &l->pend[l->npend];
@@ -311,36 +517,49 @@ static void on_slice(void *ctx, const tk_slice *s)
 	p->inst = s->inst;
 	p->type = s->type;
 	p->flags = s->flags;
-	p->activated = s->activated;
-	p->cet = s->cet;
 	p->seq = l->seq++;
 	heap_up(l->pend, l->npend++);
 	if (l->dirty)
 		return;
 	if (tk_grow_zero((void **)&pw->dirtyq, &pw->capdirty, pw->ndirty,
 			   sizeof(*pw->dirtyq)) < 0) {
-		if (pw->rc >= 0)
-			pw->rc = tk_err_nomem(pw->err, pw->name);
+		nomem(pw);
 		return;
 	}
 	pw->dirtyq[pw->ndirty++] = s->lane;
 	l->dirty = 1;
 }
 
-static void write_slice(pf_writer *pw, size_t lane, const pslice *p)
+static const char *const slice_flags[] = { "cut-start", "cut-end", "open",
+					   "began-before-trace", "migrated",
+					   "terminated" };
+
+static void out_flags(pf_writer *pw, unsigned flags)
 {
-	static const char *const fl[] = { "cut-start", "cut-end", "open",
-					  "began-before-trace", "migrated",
-					  "terminated" };
 	int i, n = 0;
 
+	for (i = 0; i < 6; i++) {
+		if (!(flags & (1u << i)))
+			continue;
+		outs(pw, n++ ? "," : ",\"flags\":\"");
+		outs(pw, slice_flags[i]);
+	}
+	if (n)
+		outs(pw, "\"");
+}
+
+static void write_slice(pf_writer *pw, size_t lane, const pslice *p)
+{
+	plane *l = &pw->lanes[lane];
+
+	if (!l->rnbl_track)
+		l->rnbl_track = new_track(pw, TR_RUNNABLES, (uint32_t)lane, 0);
+	if (!l->rnbl_track)
+		return;
 	begin_rec(pw);
 	outs(pw, "\"ph\":\"X\",");
-	out_tid(pw, (long)lane);
-	outs(pw, ",\"ts\":");
-	out_us(pw, p->start - pw->first);
-	outs(pw, ",\"dur\":");
-	out_us(pw, p->end - p->start);
+	out_tid(pw, 1, l->rnbl_track);
+	out_span(pw, p->start, p->end);
 	outs(pw, ",\"name\":");
 	out_name(pw, p->entity);
 	outs(pw, ",\"cat\":\"");
@@ -350,22 +569,7 @@ static void write_slice(pf_writer *pw, size_t lane, const pslice *p)
 		outs(pw, "null");
 	else
 		out_i64(pw, p->inst);
-	if (p->flags & TK_SLICE_TERMINATED && tk_etype_is_process(p->type)) {
-		outs(pw, ",\"CET_us\":");
-		out_us(pw, p->cet);
-		if (p->activated != UINT64_MAX && p->activated <= p->end) {
-			outs(pw, ",\"RT_us\":");
-			out_us(pw, p->end - p->activated);
-		}
-	}
-	for (i = 0; i < 6; i++) {
-		if (!(p->flags & (1u << i)))
-			continue;
-		outs(pw, n++ ? "," : ",\"flags\":\"");
-		outs(pw, fl[i]);
-	}
-	if (n)
-		outs(pw, "\"");
+	out_flags(pw, p->flags);
 	outs(pw, "}}");
 }
 
@@ -389,22 +593,309 @@ static void flush_lane(pf_writer *pw, size_t lane, int all)
 	}
 }
 
+/* ---- process instances and their states --------------------------------- */
+
+/* a track of entity `ent` free for a new instance: its index + 1, 0: error */
+static uint32_t take_track(pf_writer *pw, uint32_t ent)
+{
+	pent *e;
+	uint32_t i;
+
+	if (tk_grow_zero((void **)&pw->ents, &pw->capents, ent,
+			 sizeof(*pw->ents)) < 0) {
+		nomem(pw);
+		return 0;
+	}
+	e = &pw->ents[ent];
+	for (i = 0; i < e->nslots; i++)
+		if (!e->busy[i])
+			break;
+	if (i == e->nslots) {
+		uint32_t *t = tk_xrealloc_array(e->tracks, (size_t)i + 1, sizeof(*t));
+		unsigned char *b;
+		if (!t) {
+			nomem(pw);
+			return 0;
+		}
+		e->tracks = t;
+		b = tk_xrealloc_array(e->busy, (size_t)i + 1, 1);
+		if (!b) {
+			nomem(pw);
+			return 0;
+		}
+		e->busy = b;
+		e->tracks[i] = new_track(pw, TR_PROC, ent, i);
+		if (!e->tracks[i])
+			return 0;
+		e->nslots++;
+	}
+	e->busy[i] = 1;
+	return e->tracks[i];
+}
+
+static void free_track(pf_writer *pw, uint32_t ent, uint32_t track)
+{
+	pent *e = &pw->ents[ent];
+	uint32_t i;
+
+	for (i = 0; i < e->nslots; i++)
+		if (e->tracks[i] == track)
+			e->busy[i] = 0;
+}
+
+/* end the current state of r at t (kept when it lasted) */
+static void end_state(pf_writer *pw, pinst *r, uint64_t t)
+{
+	pstate *s;
+
+	if (t <= r->since && !(r->state == ST_RUNNING && r->flow &&
+			       !(r->flags & PI_STARTED)))
+		return;
+	if (tk_grow_zero32((void **)&r->st, &r->capst, r->nst,
+			   sizeof(*r->st)) < 0) {
+		nomem(pw);
+		return;
+	}
+	s = &r->st[r->nst++];
+	s->start = r->since;
+	s->end = t;
+	s->state = r->state;
+	s->lane = r->lane;
+	s->flow = 0;
+	if (r->state == ST_RUNNING && !(r->flags & PI_STARTED)) {
+		/* the first Running slice ends the activate -> start flow */
+		s->flow = r->flow;
+		r->flags |= PI_STARTED;
+	}
+}
+
+static void out_core(pf_writer *pw, int32_t lane)
+{
+	const tk_trace *t = pw->w->trace;
+	const tk_entity *e = tk_trace_entity(t, tk_timeline_lane_core(pw->tl, (size_t)lane));
+	size_t n = 1;
+	const char *s = e ? tk_trace_str(t, e->name, &n) : "?";
+
+	outs(pw, "\"core\":");
+	out_json(pw, s, n);
+}
+
+/* ,"bind_id":ID,"DIR":true (flow_out, flow_in) when id is not 0 */
+static void out_flow(pf_writer *pw, uint64_t id, const char *dir)
+{
+	if (!id)
+		return;
+	outs(pw, ",\"bind_id\":");
+	out_u64(pw, id);
+	outs(pw, ",\"");
+	outs(pw, dir);
+	outs(pw, "\":true");
+}
+
+/* the instance slice and its states, then the instance is gone */
+static void write_inst(pf_writer *pw, uint32_t ent, int64_t inst,
+		       pinst *r, uint64_t end, int open)
+{
+	const tk_entity *e = tk_trace_entity(pw->w->trace, ent);
+	uint32_t i;
+
+	end_state(pw, r, end);
+	begin_rec(pw);
+	outs(pw, "\"ph\":\"X\",");
+	out_tid(pw, 2, r->track);
+	out_span(pw, r->begin, end);
+	outs(pw, ",\"name\":");
+	out_name(pw, ent);
+	outs(pw, ",\"cat\":\"");
+	outs(pw, tk_etype_name(e ? e->type : TK_ET_UNKNOWN));
+	outs(pw, "\"");
+	out_flow(pw, r->flow, "flow_out");
+	outs(pw, ",\"args\":{\"instance\":");
+	if (inst == TK_INST_NONE)
+		outs(pw, "null");
+	else
+		out_i64(pw, inst);
+	if (r->stim != TK_NONE) {
+		outs(pw, ",\"activated_by\":");
+		out_name(pw, r->stim);
+	}
+	if (r->flags & PI_CET) {
+		outs(pw, ",\"CET_us\":");
+		out_dur_us(pw, r->cet);
+	}
+	if (r->flags & PI_RT) {
+		outs(pw, ",\"RT_us\":");
+		out_dur_us(pw, r->rt);
+	}
+	if (open || !(r->flags & PI_ACT)) {
+		outs(pw, ",\"flags\":\"");
+		if (open)
+			outs(pw, !(r->flags & PI_ACT) ? "open,no-activate" : "open");
+		else
+			outs(pw, "no-activate");
+		outs(pw, "\"");
+	}
+	outs(pw, "}}");
+	for (i = 0; i < r->nst; i++) {
+		const pstate *s = &r->st[i];
+		begin_rec(pw);
+		outs(pw, "\"ph\":\"X\",");
+		out_tid(pw, 2, r->track);
+		out_span(pw, s->start, s->end);
+		outs(pw, ",\"name\":\"");
+		outs(pw, state_names[s->state]);
+		outs(pw, "\",\"cat\":\"state\"");
+		out_flow(pw, s->flow, "flow_in");
+		outs(pw, ",\"args\":{");
+		if (s->lane >= 0)
+			out_core(pw, s->lane);
+		outs(pw, "}}");
+	}
+	free(r->st);
+	r->st = NULL;
+	free_track(pw, ent, r->track);
+}
+
+/* the lane on which the timeline has (ent, inst) running now, or -1 */
+static int32_t running_lane(pf_writer *pw, uint32_t ent, int64_t inst)
+{
+	long lane = tk_timeline_touched_lane(pw->tl);
+	uint32_t e;
+	int64_t k;
+
+	if (lane >= 0 && lane <= INT32_MAX &&
+	    tk_timeline_running(pw->tl, (size_t)lane, &e, &k) && e == ent &&
+	    k == inst)
+		return (int32_t)lane;
+	return -1;
+}
+
+static void on_process(pf_writer *pw, const tk_event *ev)
+{
+	uint32_t ent = ev->target;
+	int64_t inst = ev->target_inst;
+	uint32_t state;
+	pinst *r;
+	int created;
+
+	switch (ev->kind) {
+	case TK_EV_ACTIVATE: case TK_EV_PREEMPT: case TK_EV_RELEASE:
+	case TK_EV_RELEASE_PARKING:
+		state = ST_READY;
+		break;
+	case TK_EV_START: case TK_EV_RESUME: case TK_EV_RUN:
+		state = ST_RUNNING;
+		break;
+	case TK_EV_WAIT:
+		state = ST_WAITING;
+		break;
+	case TK_EV_POLL: case TK_EV_POLL_PARKING:
+		state = ST_POLLING;
+		break;
+	case TK_EV_PARK:
+		state = ST_PARKING;
+		break;
+	case TK_EV_TERMINATE:
+		r = tk_imap_get(&pw->insts, ent, inst);
+		if (!r)
+			return;
+		if (pw->has_cet) {
+			r->cet = pw->v_cet;
+			r->flags |= PI_CET;
+		}
+		if (pw->has_rt) {
+			r->rt = pw->v_rt;
+			r->flags |= PI_RT;
+		}
+		write_inst(pw, ent, inst, r, ev->time, 0);
+		tk_imap_del(&pw->insts, ent, inst);
+		return;
+	default:
+		return;
+	}
+	r = tk_imap_get(&pw->insts, ent, inst);
+	if (r && ev->kind == TK_EV_ACTIVATE) {
+		/* activated again while alive: the old one ends here, open */
+		write_inst(pw, ent, inst, r, ev->time, 1);
+		tk_imap_del(&pw->insts, ent, inst);
+		r = NULL;
+	}
+	if (!r) {
+		uint32_t track = take_track(pw, ent);
+		if (!track)
+			return;
+		r = tk_imap_put(&pw->insts, ent, inst, &created);
+		if (!r) {
+			free_track(pw, ent, track);
+			nomem(pw);
+			return;
+		}
+		r->begin = r->since = ev->time;
+		r->track = track;
+		r->stim = TK_NONE;
+		r->lane = -1;
+		r->state = state;
+		if (ev->kind == TK_EV_ACTIVATE) {
+			const tk_entity *src = tk_trace_entity(pw->w->trace, ev->source);
+			r->flags = PI_ACT;
+			/* who activated it, unless a core */
+			if (src && src->type != TK_ET_C && src->type != TK_ET_UNKNOWN)
+				r->stim = ev->source;
+		} else {
+			r->flags = PI_STARTED; /* no flow: the activate was not seen */
+		}
+	} else {
+		end_state(pw, r, ev->time);
+		r->since = ev->time;
+		r->state = state;
+	}
+	r->lane = state == ST_RUNNING ? running_lane(pw, ent, inst) : -1;
+	/* the first start of an activated instance: the flow from its
+	 * activate (the instance slice) to here (its first Running slice) */
+	if (state == ST_RUNNING && (r->flags & PI_ACT) && !r->flow)
+		r->flow = ++pw->flows;
+}
+
+static void on_stat_value(void *ctx, uint32_t entity, tk_metric metric,
+			  int64_t inst, uint64_t value, uint64_t time)
+{
+	pf_writer *pw = ctx;
+
+	(void)time;
+	if (!pw->ev || entity != pw->ev->target || inst != pw->ev->target_inst)
+		return;
+	if (metric == TK_METRIC_CET) {
+		pw->v_cet = value;
+		pw->has_cet = 1;
+	} else if (metric == TK_METRIC_RT) {
+		pw->v_rt = value;
+		pw->has_rt = 1;
+	}
+}
+
 /* ---- instants ------------------------------------------------------------ */
 
 static void write_instant(pf_writer *pw, const tk_event *ev)
 {
 	const tk_trace *t = pw->w->trace;
 	long lane = tk_timeline_event_lane(pw->tl, ev);
+	uint32_t tid;
 	const char *s;
 	size_t n;
 
-	if (lane < 0)
-		pw->nocore_used = 1;
+	if (lane >= 0) {
+		tid = core_tid(pw, (size_t)lane);
+	} else {
+		if (!pw->nocore_track)
+			pw->nocore_track = new_track(pw, TR_NOCORE, 0, 0);
+		tid = pw->nocore_track;
+	}
+	if (!tid)
+		return;
 	begin_rec(pw);
 	outs(pw, "\"ph\":\"i\",\"s\":\"t\",");
-	out_tid(pw, lane);
-	outs(pw, ",\"ts\":");
-	out_us(pw, ev->time - pw->first);
+	out_tid(pw, 1, tid);
+	out_ts(pw, ev->time);
 	outs(pw, ",\"name\":");
 	{
 		/* "Sig_Speed write" */
@@ -455,13 +946,18 @@ static int perfetto_writer_open(tk_writer *w, tk_error *err)
 	pw->err = err;
 	pw->name = w->sink.path ? w->sink.path : "<stdout>";
 	tk_loadbins_init(&pw->lb, 0);
+	tk_imap_init(&pw->insts, sizeof(pinst));
 	pw->fast = tk_time_convert(1, tk_trace_timebase(w->trace), &ps,
 				   TK_ROUND_EXACT, &pw->ps_per_tick) == TK_OK;
-	if (tk_timeline_new(&pw->tl, w->trace, on_slice, on_run, pw, NULL) < 0)
+	pw->ns_ok = tk_unit_factor(tk_trace_timebase(w->trace), TK_UNIT_NS,
+				   &pw->ns_p, &pw->ns_q) >= 0 && pw->ns_q;
+	if (tk_timeline_new(&pw->tl, w->trace, on_slice, on_run, pw, NULL) < 0 ||
+	    tk_stats_new(&pw->stats, w->trace, NULL) < 0)
 		return tk_err_nomem(err, pw->name);
+	tk_stats_on_value(pw->stats, on_stat_value, pw);
 	outs(pw, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"tracekit ");
 	outs(pw, tk_version());
-	outs(pw, "\",\"time\":\"microseconds since the first event\"},\"traceEvents\":[");
+	outs(pw, "\",\"time\":\"microseconds since the trace's time zero less metadata.ts_offset_us, each end rounded to whole ns\"},\"traceEvents\":[");
 	return pw->rc;
 }
 
@@ -473,9 +969,19 @@ static int perfetto_writer_write(tk_writer *w, const tk_event *ev,
 
 	pw->err = err;
 	if (!pw->have_first) {
+		tk_u128 ns = 0;
 		pw->have_first = 1;
 		pw->first = ev->time;
 		pw->lb.first = ev->time;
+		if (ticks_ns(pw, ev->time, &ns) < 0)
+			return pw->rc;
+		if (ns >= ABS_LIMIT_NS)
+			pw->offset_ns = (uint64_t)(ns > UINT64_MAX ? UINT64_MAX : ns);
+		if (ns > UINT64_MAX) {
+			set_err(pw, tk_err_set(err, TK_E_RANGE, pw->name, 0, 0,
+					       "the first time is beyond 2^64 ns"));
+			return pw->rc;
+		}
 	}
 	if (ev->time < pw->first) {
 		/* lenient reading keeps decreasing times: they count as now */
@@ -483,6 +989,10 @@ static int perfetto_writer_write(tk_writer *w, const tk_event *ev,
 		e.time = pw->first;
 		return perfetto_writer_write(w, &e, err);
 	}
+	pw->ev = ev;
+	pw->has_cet = pw->has_rt = 0;
+	if (tk_etype_is_process(ev->type) && tk_stats_event(pw->stats, ev) < 0)
+		return tk_err_nomem(err, pw->name);
 	if (tk_timeline_event(pw->tl, ev) < 0)
 		return tk_err_nomem(err, pw->name);
 	switch (ev->type) {
@@ -490,8 +1000,11 @@ static int perfetto_writer_write(tk_writer *w, const tk_event *ev,
 		write_instant(pw, ev);
 		break;
 	default:
+		if (tk_etype_is_process(ev->type))
+			on_process(pw, ev);
 		break;
 	}
+	pw->ev = NULL;
 	/* the lanes a slice closed on (few), in lane order, rather than a
 	 * look at every lane per event */
 	for (i = 1; i < pw->ndirty; i++) {
@@ -507,17 +1020,17 @@ static int perfetto_writer_write(tk_writer *w, const tk_event *ev,
 	return pw->rc < 0 ? pw->rc : TK_OK;
 }
 
-static void write_meta(pf_writer *pw, const char *what, long lane,
-		       const char *s, size_t n, uint64_t sort)
+static void write_meta(pf_writer *pw, const char *what, uint32_t pid,
+		       uint32_t tid, const char *s, size_t n, uint64_t sort)
 {
 	begin_rec(pw);
 	outs(pw, "\"ph\":\"M\",\"name\":\"");
 	outs(pw, what);
 	outs(pw, "\",");
-	if (lane == -2)
-		outs(pw, "\"pid\":1");
+	if (!tid)
+		outs(pw, pid == 1 ? "\"pid\":1" : "\"pid\":2");
 	else
-		out_tid(pw, lane);
+		out_tid(pw, pid, tid);
 	outs(pw, ",\"args\":{");
 	if (s) {
 		outs(pw, "\"name\":");
@@ -535,28 +1048,33 @@ static void write_load(pf_writer *pw, size_t lane, uint64_t last)
 	const tk_entity *e = tk_trace_entity(t, tk_timeline_lane_core(pw->tl, lane));
 	size_t cl = 1;
 	const char *cn = e ? tk_trace_str(t, e->name, &cl) : "?";
-	uint64_t span = last - pw->first, b;
+	uint64_t span = last - pw->first, b, last_ns = 0;
 	char pct[32], *name = malloc(cl + 6);
 
 	if (!name) {
-		if (pw->rc >= 0)
-			pw->rc = tk_err_nomem(pw->err, pw->name);
+		nomem(pw);
 		return;
 	}
 	memcpy(name, "load ", 5);
 	memcpy(name + 5, cn, cl);
 	for (b = 0; b < pw->lb.nbins; b++) {
 		/* the last window may end at 2^64: 128 bits before the clamp */
-		uint64_t s = b * pw->lb.binw, end;
+		uint64_t s = b * pw->lb.binw, end, ns = 0;
 		tk_u128 wend = (tk_u128)s + pw->lb.binw;
 		end = wend > span ? span : (uint64_t)wend;
 		if (end <= s && b)
 			break;
+		/* windows narrower than a ns: the first of each ns */
+		if (time_ns(pw, pw->first + s, &ns) < 0)
+			break;
+		if (b && ns == last_ns)
+			continue;
+		last_ns = ns;
 		begin_rec(pw);
 		outs(pw, "\"ph\":\"C\",\"pid\":1,\"name\":");
 		out_json(pw, name, cl + 5);
 		outs(pw, ",\"ts\":");
-		out_us(pw, s);
+		out_ns_us(pw, ns);
 		outs(pw, ",\"args\":{\"percent\":");
 		if (end > s && tk_share_format(tk_loadbins_busy(&pw->lb, lane, b), end - s,
 					       pct, sizeof(pct)) > 0)
@@ -568,12 +1086,64 @@ static void write_load(pf_writer *pw, size_t lane, uint64_t last)
 	free(name);
 }
 
+/* the name of track i (a thread_name) */
+static void write_track_name(pf_writer *pw, size_t i)
+{
+	const tk_trace *t = pw->w->trace;
+	const ptrack *tr = &pw->tracks[i];
+	const tk_entity *e;
+	const char *s;
+	size_t n = 1;
+	char *buf;
+
+	if (tr->kind == TR_NOCORE) {
+		write_meta(pw, "thread_name", 1, (uint32_t)i + 1, "(no core)", 9, 0);
+		return;
+	}
+	e = tk_trace_entity(t, tr->kind == TR_PROC ? tr->ref
+				: tk_timeline_lane_core(pw->tl, tr->ref));
+	s = e ? tk_trace_str(t, e->name, &n) : "?";
+	if (tr->kind == TR_CORE || (tr->kind == TR_PROC && !tr->slot)) {
+		write_meta(pw, "thread_name", tr->kind == TR_CORE ? 1 : 2,
+			   (uint32_t)i + 1, s, n, 0);
+		return;
+	}
+	/* "Core_0 runnables", "Task_A (2)" */
+	buf = malloc(n + 32);
+	if (!buf) {
+		nomem(pw);
+		return;
+	}
+	memcpy(buf, s, n);
+	if (tr->kind == TR_RUNNABLES) {
+		memcpy(buf + n, " runnables", 10);
+		write_meta(pw, "thread_name", 1, (uint32_t)i + 1, buf, n + 10, 0);
+	} else {
+		int k = snprintf(buf + n, 32, " (%lu)", (unsigned long)tr->slot + 1);
+		write_meta(pw, "thread_name", 2, (uint32_t)i + 1, buf,
+			   n + (size_t)(k > 0 ? k : 0), 0);
+	}
+	free(buf);
+}
+
+/* cores in lane order, each followed by its runnables; then (no core) */
+static uint64_t track_sort(const pf_writer *pw, const ptrack *tr, size_t i)
+{
+	(void)pw;
+	switch (tr->kind) {
+	case TR_CORE: return (uint64_t)tr->ref * 2;
+	case TR_RUNNABLES: return (uint64_t)tr->ref * 2 + 1;
+	case TR_NOCORE: return (uint64_t)UINT32_MAX * 2 + 2;
+	default: return i;
+	}
+}
+
 static int perfetto_writer_close(tk_writer *w, tk_error *err)
 {
 	pf_writer *pw = w->impl;
 	const tk_trace *t = w->trace;
 	uint64_t first, last;
-	size_t i, n;
+	size_t i;
 	char label[64];
 
 	pw->err = err;
@@ -582,35 +1152,63 @@ static int perfetto_writer_close(tk_writer *w, tk_error *err)
 	tk_timeline_span(pw->tl, &first, &last);
 	/* lanes of cores that only ever had non-process events */
 	for (i = 0; i < tk_timeline_lane_count(pw->tl); i++)
-		if (!lane_at(pw, i))
-			return tk_err_nomem(err, pw->name);
+		if (!core_tid(pw, i))
+			return pw->rc;
 	for (i = 0; i < pw->nlanes; i++)
 		flush_lane(pw, i, 1);
-	snprintf(label, sizeof(label), "%s trace", tk_trace_format(t));
-	write_meta(pw, "process_name", -2, label, strlen(label), 0);
-	for (i = 0; i < pw->nlanes; i++) {
-		const tk_entity *e = tk_trace_entity(t, tk_timeline_lane_core(pw->tl, i));
-		const char *s = e ? tk_trace_str(t, e->name, &n) : "?";
-		if (!e)
-			n = 1;
-		write_meta(pw, "thread_name", (long)i, s, n, 0);
-		write_meta(pw, "thread_sort_index", (long)i, NULL, 0, i);
+	/* instances alive at the end: open */
+	while (pw->insts.count) {
+		size_t k = pw->insts.count - 1;
+		uint32_t ent = pw->insts.ent[k];
+		int64_t inst = pw->insts.inst[k];
+		write_inst(pw, ent, inst, (pinst *)(pw->insts.vals + k * pw->insts.vsize),
+			   last, 1);
+		tk_imap_del(&pw->insts, ent, inst);
 	}
-	if (pw->nocore_used)
-		write_meta(pw, "thread_name", -1, "(no core)", 9, 0);
+	snprintf(label, sizeof(label), "%s trace: cores", tk_trace_format(t));
+	write_meta(pw, "process_name", 1, 0, label, strlen(label), 0);
+	write_meta(pw, "process_sort_index", 1, 0, NULL, 0, 0);
+	snprintf(label, sizeof(label), "%s trace: processes", tk_trace_format(t));
+	write_meta(pw, "process_name", 2, 0, label, strlen(label), 0);
+	write_meta(pw, "process_sort_index", 2, 0, NULL, 0, 1);
+	for (i = 0; i < pw->ntracks; i++) {
+		const ptrack *tr = &pw->tracks[i];
+		write_track_name(pw, i);
+		write_meta(pw, "thread_sort_index", tr->kind == TR_PROC ? 2 : 1,
+			   (uint32_t)i + 1, NULL, 0, track_sort(pw, tr, i));
+	}
 	if (pw->have_first)
 		for (i = 0; i < pw->nlanes; i++)
 			write_load(pw, i, last);
-	outs(pw, "\n]}\n");
-	if (pw->rc >= 0 && pw->rounded && w->opts.on_warning) {
+	/* strings: Perfetto shows a double metadata value with %g */
+	outs(pw, "\n],\"metadata\":{\"ts_offset_us\":\"");
+	out_ns_us(pw, pw->offset_ns);
+	outs(pw, "\"");
+	if (pw->have_first) {
+		outs(pw, ",\"first_event_us\":\"");
+		out_dur_us(pw, pw->first);
+		outs(pw, "\"");
+	}
+	outs(pw, ",\"flows\":");
+	out_u64(pw, pw->flows);
+	outs(pw, "}}\n");
+	if (pw->rc >= 0 && w->opts.on_warning && (pw->rounded || pw->bad_utf8)) {
 		tk_error wn;
 
 		memset(&wn, 0, sizeof(wn));
 		snprintf(wn.input, sizeof(wn.input), "%s", pw->name);
-		snprintf(wn.msg, sizeof(wn.msg),
-			 "Chrome Trace Event JSON cannot hold everything: %llu times with no finite decimal of us rounded down to ps (--strict refuses)",
-			 (unsigned long long)pw->rounded);
-		w->opts.on_warning(w->opts.warning_ctx, &wn);
+		if (pw->rounded) {
+			snprintf(wn.msg, sizeof(wn.msg),
+				 "Chrome Trace Event JSON cannot hold everything: %llu times that are not whole ns rounded to the nearest ns (Perfetto reads whole ns; --strict refuses)",
+				 (unsigned long long)pw->rounded);
+			w->opts.on_warning(w->opts.warning_ctx, &wn);
+		}
+		if (pw->bad_utf8) {
+			snprintf(wn.msg, sizeof(wn.msg),
+				 "%llu strings are not UTF-8: their bad bytes are written as U+FFFD (--strict refuses)",
+				 (unsigned long long)pw->bad_utf8);
+			w->opts.on_warning(w->opts.warning_ctx, &wn);
+		}
 	}
 	return pw->rc < 0 ? pw->rc : TK_OK;
 }
@@ -622,12 +1220,21 @@ static void perfetto_writer_free(tk_writer *w)
 
 	if (!pw)
 		return;
-	for (i = 0; i < pw->nlanes; i++) {
+	for (i = 0; i < pw->nlanes; i++)
 		free(pw->lanes[i].pend);
+	for (i = 0; i < pw->insts.count; i++)
+		free(((pinst *)(pw->insts.vals + i * pw->insts.vsize))->st);
+	for (i = 0; i < pw->capents; i++) {
+		free(pw->ents[i].tracks);
+		free(pw->ents[i].busy);
 	}
+	free(pw->ents);
+	free(pw->tracks);
 	free(pw->lanes);
 	free(pw->dirtyq);
+	tk_imap_free(&pw->insts);
 	tk_loadbins_free(&pw->lb);
+	tk_stats_free(pw->stats);
 	tk_timeline_free(pw->tl);
 	free(pw);
 	w->impl = NULL;

@@ -4,10 +4,10 @@
 usage: check_perfetto.py TRACEKIT TRACE...
 
 For each trace: the JSON parses (numbers kept exact as Decimal); every
-record has the fields its phase needs; times are microseconds with at most
-as many decimals as the time base needs and start at 0; the "X" slices of
-each track nest properly when read in (ts, file order), the order viewers
-use; every track is named by a metadata event; the CET/RT arguments of the
+record has the fields its phase needs; times are microseconds of the
+trace's own time (absolute), rounded to the ns; the "X" slices of each
+track nest properly when read in (ts, longer first, file order), the
+order Perfetto uses; every track is named by a metadata event; the CET/RT arguments of the
 terminated process slices agree with `tracekit stats` (count and max); the
 load counters integrate to the busy time of `tracekit load` (within the
 rounding of their percentages).  Exit 0, or 1 with the failures listed.
@@ -65,7 +65,8 @@ def check(cli, trace):
         if ph == "X":
             if e["dur"] < 0:
                 fail(trace, f"record {i}: negative dur")
-            tracks[(e["pid"], e["tid"])].append((e["ts"], i, e["ts"] + e["dur"], e))
+            # Perfetto: at equal ts the longer slice first, then file order
+            tracks[(e["pid"], e["tid"])].append((e["ts"], -e["dur"], i, e["ts"] + e["dur"], e))
             a = e["args"]
             if "CET_us" in a:
                 term[e["name"]].append((a["CET_us"], a.get("RT_us")))
@@ -78,9 +79,9 @@ def check(cli, trace):
     for key, sl in tracks.items():
         if key not in named:
             fail(trace, f"track {key} has no thread_name")
-        sl.sort(key=lambda x: (x[0], x[1]))
+        sl.sort(key=lambda x: (x[0], x[1], x[2]))
         stack = []
-        for ts, i, end, e in sl:
+        for ts, _, i, end, e in sl:
             while stack and stack[-1][0] <= ts:
                 stack.pop()
             if stack and end > stack[-1][0]:
@@ -112,11 +113,13 @@ def check(cli, trace):
             if D(row["busy"]) > 0:
                 fail(trace, f"no load counter for {row['core']}")
             continue
-        span = (D(row["end"]) - D(row["start"])) / 1000  # ns -> us (demo and corpus: ns)
+        # counters are at the trace's own times (absolute)
+        t0 = D(row["start"]) / 1000  # ns -> us (demo and corpus: ns)
+        span = (D(row["end"]) - D(row["start"])) / 1000
         pts.sort()
         total = D(0)
         for k, (ts, pct) in enumerate(pts):
-            nxt = pts[k + 1][0] if k + 1 < len(pts) else span
+            nxt = pts[k + 1][0] if k + 1 < len(pts) else t0 + span
             total += pct * (nxt - ts) / 100
         busy = D(row["busy"]) / 1000
         if abs(total - busy) > span * D("0.0001") + D("0.001"):
@@ -144,24 +147,25 @@ def main():
 
 
 def check_rounding(cli, t):
-    """A tick of 7/3 ns: times with no finite decimal of us are rounded
-    down to ps with one counting warning; --strict refuses, no file."""
+    """A tick of 7/3 ns: times that are not whole ns are rounded to the
+    nearest ns (each end, dur their difference) with one counting warning;
+    --strict refuses, no file."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "t.json")
         p = subprocess.run([cli, "convert", t, out], capture_output=True, text=True)
         if p.returncode != 0:
             fail(t, f"lenient: exit {p.returncode}: {p.stderr}")
             return
-        if "rounded down to ps (--strict refuses)" not in p.stderr:
+        if "not whole ns rounded to the nearest ns" not in p.stderr:
             fail(t, f"lenient: no rounding warning: {p.stderr!r}")
         with open(out) as f:
             evs = json.load(f, parse_float=D)["traceEvents"]
-        # Task1's first job runs 1 tick = 7/3 ns = 0.0023333.. us:
-        # 0.002333 (whole ps, rounded down); its second starts 6 ticks
-        # after the first event, 14 ns exactly
-        xs = [e for e in evs if e.get("ph") == "X"]
+        # Task1's first job runs from tick 1 to 2 (7/3 ns each): 2.333 to
+        # 4.667 ns, written 2 to 5 ns; its second starts 6 ticks later,
+        # 16.333 ns (16), and ends 3e9 ticks = 7 ms after its first start
+        xs = [e for e in evs if e.get("ph") == "X" and e["pid"] == 1]
         if [(e["ts"], e["dur"]) for e in xs[:2]] != [
-                (D("0"), D("0.002333")), (D("0.014"), D("6999999.986"))]:
+                (D("0.002"), D("0.003")), (D("0.016"), D("6999999.986"))]:
             fail(t, f"lenient: slices {xs[:2]}")
         out2 = os.path.join(tmp, "s.json")
         p = subprocess.run([cli, "convert", "--strict", t, out2],
@@ -174,24 +178,45 @@ def check_rounding(cli, t):
 
 def check_demo(t, evs):
     """Values of examples/demo.btf, worked out by hand."""
-    def find(name, ts):
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in evs
+             if e.get("ph") == "M" and e["name"] == "thread_name"}
+
+    def inst0(name):
+        """instance 0 of a process (pid 2) and the states on its track"""
         for e in evs:
-            if e.get("ph") == "X" and e["name"] == name and e["ts"] == D(ts):
-                return e
-        fail(t, f"no slice {name} at {ts}")
-        return None
-    e = find("Task_Control", "1.2")
-    if e and (e["dur"] != D("50.8") or e["tid"] != 1 or e["args"]["RT_us"] != D(52)):
-        fail(t, f"Task_Control 0: {e}")
-    e = find("Isr_CAN", "21.1")
-    if e and (e["dur"] != D("6.4") or e["tid"] != 2 or e["args"]["RT_us"] != D("6.5")):
-        fail(t, f"Isr_CAN 0: {e}")
-    e = find("Task_Logger", "52.1")
+            if e.get("ph") == "X" and e["pid"] == 2 and e["name"] == name \
+                    and e["args"].get("instance") == 0:
+                st = [x for x in evs if x.get("ph") == "X" and x["pid"] == 2
+                      and x["tid"] == e["tid"] and x["cat"] == "state"]
+                return e, st
+        fail(t, f"no instance 0 of {name}")
+        return None, []
+    # activated at 0, started at 1.2 on Core_1, terminated at 52
+    e, st = inst0("Task_Control")
+    run = [x for x in st if x["name"] == "Running"]
+    if e and (e["ts"] != 0 or e["dur"] != D(52) or e["args"]["RT_us"] != D(52)
+              or names.get((2, e["tid"])) != "Task_Control" or not run
+              or (run[0]["ts"], run[0]["dur"], run[0]["args"]["core"]) != (D("1.2"), D("50.8"), "Core_1")
+              or e["args"].get("activated_by") != "Stim_1ms"
+              or run[0].get("bind_id") != e.get("bind_id")):
+        fail(t, f"Task_Control 0: {e} {run[:1]}")
+    e, st = inst0("Isr_CAN")
+    run = [x for x in st if x["name"] == "Running"]
+    if e and (e["dur"] != D("6.5") or e["args"]["RT_us"] != D("6.5") or not run
+              or (run[0]["ts"], run[0]["dur"]) != (D("21.1"), D("6.4"))):
+        fail(t, f"Isr_CAN 0: {e} {run[:1]}")
+    # Isr_CAN preempts Task_Sensor on Core_2: Ready meanwhile, not Running
+    e, st = inst0("Task_Sensor")
+    if e and not any(x["name"] == "Ready" and x["ts"] <= D("21.1")
+                     and x["ts"] + x["dur"] >= D("27.5") for x in st):
+        fail(t, f"Task_Sensor 0 is not Ready while Isr_CAN runs: {st}")
+    if any(x["name"] == "Running" and x["ts"] < D("27.5") and x["ts"] + x["dur"] > D("21.1")
+           for x in st):
+        fail(t, f"Task_Sensor 0 Running under Isr_CAN: {st}")
+    e, st = inst0("Task_Logger")
     if e and e["args"]["CET_us"] != D("1210.8"):
         fail(t, f"Task_Logger 0: {e}")
-    names = {(e["tid"], e["args"]["name"]) for e in evs
-             if e.get("ph") == "M" and e["name"] == "thread_name"}
-    if (1, "Core_1") not in names or (2, "Core_2") not in names:
+    if "Core_1" not in names.values() or "Core_2" not in names.values():
         fail(t, f"core track names: {names}")
     sig = [e for e in evs if e.get("ph") == "i" and e["name"] == "Sig_Speed read"]
     if not sig or sig[0]["ts"] != D("9.8") or sig[0]["args"].get("value") != "42.5":
