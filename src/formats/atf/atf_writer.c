@@ -129,6 +129,11 @@ static int atype_of(const tk_trace *t, const tk_entity *e)
 	const char *s = e->type_name != TK_NONE
 				? tk_trace_str(t, e->type_name, &n) : NULL;
 
+	/* Vector's thread and syscall: the closest ATF types */
+	if (e->type == TK_ET_THR)
+		return atf_type_of_entity(TK_ET_T, NULL, 0);
+	if (e->type == TK_ET_SYSC)
+		return atf_type_of_entity(TK_ET_R, NULL, 0);
 	return atf_type_of_entity(e->type, s, n);
 }
 

@@ -507,7 +507,8 @@ int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 				  "event refers to an unknown entity");
 	src = &t->ents[ev->source];
 	tgt = &t->ents[ev->target];
-	if (TK_UNLIKELY((unsigned)type >= TK_ET_COUNT ||
+	/* THR, SYSC and OTHER (the last types) are never written as they are */
+	if (TK_UNLIKELY((unsigned)type >= TK_ET_THR ||
 			bw->allowed[type][kind] != 1) && !bw->as_read) {
 		rc = map_event(w, bw, ev, &type, &kind, &as_note, err);
 		if (rc <= 0)

@@ -256,6 +256,31 @@ static int source_is_core(const tk_trace *t, const tk_event *ev)
 	}
 }
 
+/*
+ * The type HTF writes for ev's target: its own, or the closest one HTF has
+ * (Vector's thread and syscall, ATF's process and function elements).
+ */
+static tk_etype closest_etype(const tk_trace *t, const tk_event *ev)
+{
+	size_t n;
+	const char *s;
+
+	switch (ev->type) {
+	case TK_ET_THR: return TK_ET_T;
+	case TK_ET_SYSC: return TK_ET_R;
+	case TK_ET_OTHER:
+		if (ev->type_name == TK_NONE)
+			return ev->type;
+		s = tk_trace_str(t, ev->type_name, &n);
+		if (n == 7 && memcmp(s, "process", 7) == 0)
+			return TK_ET_T;
+		if (n == 8 && memcmp(s, "function", 8) == 0)
+			return TK_ET_R;
+		return ev->type;
+	default: return ev->type;
+	}
+}
+
 int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	htf_writer *hw = w->impl;
@@ -268,10 +293,12 @@ int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	if (!tk_trace_entity(t, ev->target) || !tk_trace_entity(t, ev->source))
 		return tk_err_set(err, TK_E_USAGE, hw->name, 0, 0,
 				  "event refers to an unknown entity");
-	type = htf_type_of_etype(ev->type);
+	type = htf_type_of_etype(closest_etype(t, ev));
 	if (type < 0)
 		return lose(w, hw, L_TYPE, ev, err);
 	id = htf_event_id(type, ev->kind);
+	if (id < 0 && ev->kind == TK_EV_STOP)
+		id = htf_event_id(type, TK_EV_TERMINATE); /* ATF's stop */
 	if (id < 0)
 		return lose(w, hw, L_EVENT, ev, err);
 	if (ev->note && (rc = lose(w, hw, L_NOTE, ev, err)) < 0)

@@ -35,7 +35,7 @@ def inputs(corpus, tests):
     for root, label in ((corpus, "corpus"), (tests, "tests")):
         for d, dirs, files in os.walk(root):
             dirs.sort()
-            if label == "tests" and os.path.basename(d) != "ok":
+            if label == "tests" and os.path.basename(d) not in ("ok", "inputs"):
                 continue
             for f in sorted(files):
                 ext = f.rsplit(".", 1)[-1]
