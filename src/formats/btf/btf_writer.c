@@ -98,21 +98,30 @@ static int key_is(const tk_header_entry *h, const char *key)
 	       tk_ascii_casecmp(h->key, strlen(h->key), key) == 0;
 }
 
-static int write_entry(tk_writer *w, const tk_header_entry *h,
-		       const char *value, tk_error *err)
+/* a, b, c, d and a line end */
+static int put_line(tk_writer *w, const char *a, const char *b,
+		    const char *c, const char *d, tk_error *err)
 {
-	int rc = puts_(w, h->kind == TK_HDR_ROW ? "#-" : "#", err);
+	int rc = puts_(w, a, err);
 
-	if (rc == TK_OK && h->kind != TK_HDR_COMMENT) {
-		rc = puts_(w, h->key, err);
-		if (rc == TK_OK && h->has_value)
-			rc = puts_(w, " ", err);
-	}
 	if (rc == TK_OK)
-		rc = puts_(w, value, err);
+		rc = puts_(w, b, err);
+	if (rc == TK_OK)
+		rc = puts_(w, c, err);
+	if (rc == TK_OK)
+		rc = puts_(w, d, err);
 	if (rc == TK_OK)
 		rc = puts_(w, "\n", err);
 	return rc;
+}
+
+static int write_entry(tk_writer *w, const tk_header_entry *h,
+		       const char *value, tk_error *err)
+{
+	if (h->kind == TK_HDR_COMMENT)
+		return put_line(w, "#", "", "", value, err);
+	return put_line(w, h->kind == TK_HDR_ROW ? "#-" : "#", h->key,
+			h->has_value ? " " : "", value, err);
 }
 
 /* Whether a #version value is below 2.2 (the 2.1 default of ns holds). */
@@ -187,13 +196,8 @@ static int write_btf_header(tk_writer *w, btf_writer *bw, tk_error *err)
 		rc = write_entry(w, h, key_is(h, "timescale") ? unit : h->value,
 				 err);
 	}
-	if (rc == TK_OK && !has_ts && !(old && bw->out_tb.unit == TK_UNIT_NS)) {
-		rc = puts_(w, "#timescale ", err);
-		if (rc == TK_OK)
-			rc = puts_(w, unit, err);
-		if (rc == TK_OK)
-			rc = puts_(w, "\n", err);
-	}
+	if (rc == TK_OK && !has_ts && !(old && bw->out_tb.unit == TK_UNIT_NS))
+		rc = put_line(w, "#timescale ", unit, "", "", err);
 	return rc;
 }
 
@@ -213,13 +217,9 @@ static int write_header(tk_writer *w, btf_writer *bw, tk_error *err)
 		}
 		return rc;
 	}
-	rc = puts_(w, "#version 2.2.1\n#creator tracekit " TK_VERSION_STRING
-		      "\n#timescale ", err);
-	if (rc == TK_OK)
-		rc = puts_(w, tk_unit_name(bw->out_tb.unit), err);
-	if (rc == TK_OK)
-		rc = puts_(w, "\n", err);
-	return rc;
+	return put_line(w, "#version 2.2.1\n#creator tracekit " TK_VERSION_STRING
+			"\n#timescale ", tk_unit_name(bw->out_tb.unit), "", "",
+			err);
 }
 
 int btf_writer_open(tk_writer *w, tk_error *err)
