@@ -57,6 +57,17 @@ def events(cli, path):
     return json.loads(out)["events"], []
 
 
+def changes(warns):
+    """The constructs a writer's warnings count: the leading number of each
+    '; '-separated part after 'cannot hold everything:'."""
+    n = 0
+    for w in warns:
+        for part in w.split("everything:", 1)[-1].split(";"):
+            word = part.split()[0] if part.split() else ""
+            n += int(word) if word.isdigit() else 0
+    return n
+
+
 def cell(cli, rel, path, writer, tmp):
     """One conversion: (summary line, [writer warnings], [failures])."""
     base = os.path.join(tmp, rel.replace("/", "_") + "." + writer)
@@ -89,7 +100,7 @@ def cell(cli, rel, path, writer, tmp):
         if rc2 != 2 or os.path.exists(sout):
             fails.append("convert --strict gave exit %d (expected 2, no file)" % rc2)
     os.unlink(out)
-    status = "ok" if not warns else "%d change%s" % (len(warns), "" if len(warns) == 1 else "s")
+    status = "ok" if not warns else "%d changes" % changes(warns)
     return status, warns, fails
 
 
@@ -112,9 +123,9 @@ def main():
             report.append("%s -> %s: %s: %s" % (rel, w, "refused" if status == "refused" else "warning", m))
         failures += ["%s -> %s: %s" % (rel, w, f) for f in fails]
     width = max(len(r) for r in table)
-    print("%-*s  %-10s %-10s %-10s" % (width, "input", *WRITERS))
+    print("%-*s  %-13s %-13s %-13s" % (width, "input", *WRITERS))
     for rel in table:
-        print("%-*s  %-10s %-10s %-10s" % (width, rel, *(table[rel][w] for w in WRITERS)))
+        print("%-*s  %-13s %-13s %-13s" % (width, rel, *(table[rel][w] for w in WRITERS)))
     for s in skipped:
         print("skipped (over %d bytes): %s" % (MAX_BYTES, s))
     got = "".join(l + "\n" for l in report)
