@@ -301,8 +301,8 @@ static int lose(tk_writer *w, btf_writer *bw, int kind, const tk_event *ev,
 }
 
 /*
- * Whether string s is the specification's spelling of type `type` (what
- * 0) or event `kind` (what 1): looked up once per string.
+ * Whether string s is the specification's spelling of type k (what 0) or
+ * of event k (what 1): looked up once per string, then read from a table.
  */
 static int spec_spelling(tk_writer *w, btf_writer *bw, tk_str s, int what,
 			 unsigned k)
