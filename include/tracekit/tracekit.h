@@ -534,8 +534,10 @@ typedef struct tk_writer_opts {
 	 * Format-specific options: "key=value" pairs separated by commas, or
 	 * NULL.  HTF: timestamp-length, entity-length, event-length (bytes: 1,
 	 * 2, 4 or 8; default: the smallest that holds the data); a key it does
-	 * not know is an error (TK_E_USAGE) of tk_writer_open().  Formats
-	 * without options (BTF) ignore the field.
+	 * not know is an error (TK_E_USAGE) of tk_writer_open().  BTF:
+	 * as-read=1 writes names, types, header and times as the reader gave
+	 * them (what `tracekit cat` prints); by default (as-read=0) the output
+	 * is what the specification allows (docs/mappings.md).
 	 */
 	const char *options;
 } tk_writer_opts;

@@ -125,7 +125,8 @@ int cmd_cat(int argc, char **argv)
 		goto out;
 	if (cli_filter_prepare(&f, r) < 0)
 		goto out;
-	ret = cli_pipe(r, "-", "btf", 0, no_header, &f, &ro);
+	/* the events as read: no spelling mapped, nothing dropped */
+	ret = cli_pipe_ex(r, "-", "btf", 0, no_header, &f, &ro, "as-read=1");
 out:
 	tk_input_close(in);
 	tk_reader_close(r);

@@ -4,22 +4,35 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The type of ev as the input spells it. */
+static const char *type_of(const tk_writer *w, const tk_event *ev)
+{
+	if (!ev)
+		return "-";
+	if (ev->type_name != TK_NONE)
+		return tk_trace_str(w->trace, ev->type_name, NULL);
+	return tk_etype_name(ev->type);
+}
+
 int tk_loss_add(tk_losses *l, const tk_writer *w, const char *out, int kind,
 		const tk_event *ev, tk_error *err)
 {
+	const char *en;
+
 	if (kind < 0 || (unsigned)kind >= l->nkinds)
 		return TK_OK;
+	en = ev && ev->name != TK_NONE ? tk_trace_str(w->trace, ev->name, NULL)
+	     : ev ? tk_evkind_name(ev->kind) : "";
 	if (w->opts.strict) {
-		const char *en = ev && ev->name != TK_NONE
-					 ? tk_trace_str(w->trace, ev->name, NULL)
-					 : ev ? tk_evkind_name(ev->kind) : "";
 		return tk_err_set(err, TK_E_UNSUPPORTED, out, 0, 0,
-				  "%s cannot hold %s (event '%.40s' of type %s at input position %llu); without --strict it is dropped with a warning",
+				  "%s cannot hold %s (event '%.40s' of type %s at input position %llu); without --strict it is dropped or changed with a warning",
 				  l->format, l->what[kind], en,
-				  ev ? tk_etype_name(ev->type) : "-",
+				  type_of(w, ev),
 				  ev ? (unsigned long long)ev->pos : 0ull);
 	}
-	l->n[kind]++;
+	if (!l->n[kind]++ && ev)
+		snprintf(l->first[kind], sizeof(l->first[kind]),
+			 "'%.24s' of %.24s", en, type_of(w, ev));
 	return TK_OK;
 }
 
@@ -42,6 +55,9 @@ void tk_loss_report(const tk_losses *l, const tk_writer *w, const char *out)
 		o += (size_t)snprintf(wn.msg + o, sizeof(wn.msg) - o, "%s %llu %s",
 				      total ? ";" : "",
 				      (unsigned long long)l->n[k], l->brief[k]);
+		if (l->first[k][0] && o < sizeof(wn.msg))
+			o += (size_t)snprintf(wn.msg + o, sizeof(wn.msg) - o,
+					      " (first %s)", l->first[k]);
 		total += l->n[k];
 	}
 	if (o < sizeof(wn.msg))

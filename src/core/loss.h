@@ -16,11 +16,13 @@ typedef struct tk_losses {
 	const char *const *brief;        /* per kind, for the warning */
 	unsigned nkinds;                 /* <= TK_LOSS_KINDS */
 	uint64_t n[TK_LOSS_KINDS];
+	char first[TK_LOSS_KINDS][64];   /* the first one of each kind, named */
 } tk_losses;
 
 /**
  * A loss of `kind` at event ev (or NULL): in strict mode the error
- * (TK_E_UNSUPPORTED, naming the event), else counted and TK_OK.
+ * (TK_E_UNSUPPORTED, naming the event), else counted and TK_OK; the
+ * warning names the first event of each kind ('timer_post' of EVENT).
  */
 int tk_loss_add(tk_losses *l, const tk_writer *w, const char *out, int kind,
 		const tk_event *ev, tk_error *err);

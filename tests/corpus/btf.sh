@@ -34,7 +34,7 @@ done < "$expect"
 for f in $(cd "$corpus" && find . -name '*.btf' | sort); do
 	f=${f#./}
 	out="$tmp/rt.btf"
-	if ! "$cli" convert -q "$corpus/$f" "$out"; then echo "FAIL $f: convert"; fail=1; continue; fi
+	if ! "$cli" convert -q --option as-read=1 "$corpus/$f" "$out"; then echo "FAIL $f: convert"; fail=1; continue; fi
 	# the original with CRs removed and a final newline, less comment lines
 	# after the first event (comments in the data are not kept)
 	tr -d '\r' < "$corpus/$f" | awk '

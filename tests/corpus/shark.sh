@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 "$cli" cat -q --from shark "$dump" > "$tmp/cat" || { echo "FAIL: cat"; exit 1; }
 "$cli" info -q --from shark "$dump" > "$tmp/info" || { echo "FAIL: info"; exit 1; }
-"$cli" convert -q --from shark "$dump" "$tmp/out.btf" || { echo "FAIL: convert"; exit 1; }
+"$cli" convert -q --option as-read=1 --from shark "$dump" "$tmp/out.btf" || { echo "FAIL: convert"; exit 1; }
 "$cli" cat -q "$tmp/out.btf" > "$tmp/cat2" || { echo "FAIL: BTF re-read (lenient)"; exit 1; }
 cmp -s "$tmp/cat" "$tmp/cat2" || { echo "FAIL: the BTF conversion reads back differently"; exit 1; }
 

@@ -169,7 +169,7 @@ def check(inp, name, extra=(), expected=None, crosscheck=True):
     if not m or int(m.group(1)) != len(parsed):
         fail(f"{name}: {len(parsed)} events printed, tracekit info says {m and m.group(1)}")
     if crosscheck:
-        bt = run([tk, "convert", "-q", *extra, inp, "-", "--to", "btf"]).stdout.splitlines()
+        bt = run([tk, "convert", "-q", "--option", "as-read=1", *extra, inp, "-", "--to", "btf"]).stdout.splitlines()
         scale = None
         rows = []
         for l in bt:
@@ -265,7 +265,7 @@ def check_corpus(inp, k):
         fail(f"{inp}: creator: {re.findall(r'creator = .*', meta)}")
     # the events of the trace: its BTF rows (tracekit info counts
     # records, not events, for a Tarmac log)
-    bt = run([tk, "convert", "-q", inp, "-", "--to", "btf"]).stdout.splitlines()
+    bt = run([tk, "convert", "-q", "--option", "as-read=1", inp, "-", "--to", "btf"]).stdout.splitlines()
     nev = sum(1 for l in bt if l and not l.startswith("#"))
     if nev != len(parsed):
         fail(f"{inp}: {len(parsed)} events printed, the trace has {nev}")

@@ -31,7 +31,11 @@ fi
 "$cli" convert -q $args "$in" "$tmp/rt.$ext" 2> "$tmp/err" || { echo "FAIL: convert"; cat "$tmp/err"; exit 1; }
 # shellcheck disable=SC2086
 "$cli" cat -q $args "$tmp/rt.$ext" > "$tmp/out2" 2> "$tmp/err" || { echo "FAIL: re-read"; cat "$tmp/err"; exit 1; }
-if ! cmp -s "$tmp/out" "$tmp/out2"; then
-	echo "FAIL: round trip differs:"; diff "$tmp/out" "$tmp/out2" | head -40; exit 1
+# (NAME.rt.out: a dialect input, which the writer writes as its
+# specification allows: the events read back, docs/mappings.md)
+want="$tmp/out"
+[ -f "$dir/$stem.rt.out" ] && want="$dir/$stem.rt.out"
+if ! cmp -s "$want" "$tmp/out2"; then
+	echo "FAIL: round trip differs:"; diff "$want" "$tmp/out2" | head -40; exit 1
 fi
 echo "ok: $name"

@@ -81,6 +81,7 @@ typedef struct atf_writer {
 	tk_spill spill;    /* the events (wrec), read back at close */
 	unsigned used_ev;       /* bit per ATF event type */
 	tk_losses lost;
+	int renamed;            /* a core was renamed Core_<n> */
 	tk_synth synth;
 	tk_str user_str;
 } atf_writer;
@@ -128,6 +129,11 @@ static int atype_of(const tk_trace *t, const tk_entity *e)
 	const char *s = e->type_name != TK_NONE
 				? tk_trace_str(t, e->type_name, &n) : NULL;
 
+	/* Vector's thread and syscall: the closest ATF types */
+	if (e->type == TK_ET_THR)
+		return atf_type_of_entity(TK_ET_T, NULL, 0);
+	if (e->type == TK_ET_SYSC)
+		return atf_type_of_entity(TK_ET_R, NULL, 0);
 	return atf_type_of_entity(e->type, s, n);
 }
 
@@ -153,8 +159,10 @@ static int core_slot(tk_writer *w, atf_writer *aw, uint32_t ent,
 		for (i = 0; has_id && i < aw->ncores; i++)
 			if (aw->cores[i].id == id)
 				has_id = 0;
-		if (!has_id && lose(w, aw, L_CORE, NULL, NULL) < 0) {
-			/* strict: refused at write time by the caller */
+		if (!has_id) {
+			/* strict: refused by the next write, or at close */
+			aw->renamed = 1;
+			(void)lose(w, aw, L_CORE, NULL, NULL);
 		}
 	}
 	if (!has_id) {
@@ -342,7 +350,7 @@ int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		if (te->type == TK_ET_OTHER)
 			sk = TK_SK_BLOCK;
 	}
-	if (w->opts.strict && aw->lost.n[L_CORE])
+	if (w->opts.strict && aw->renamed)
 		return lose(w, aw, L_CORE, ev, err);
 	if (ev->note && (rc = lose(w, aw, L_NOTE, ev, err)) < 0)
 		return rc;
@@ -676,6 +684,26 @@ static int cmp_uref(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
+/* Whether ReferenceID r of EventID eid already has an Info: in the
+ * input's UserTable or among the new ones. */
+static int ref_taken(tk_writer *w, atf_writer *aw, const uref *refs,
+		     size_t nrefs, const uint64_t *user_eid, uint64_t eid,
+		     unsigned long long r)
+{
+	char key[96];
+	size_t q;
+
+	snprintf(key, sizeof(key), "EventIDMapping.%llu.Info.%llu",
+		 (unsigned long long)eid, r);
+	if (aw->from_atf && hget(w, aw, key))
+		return 1;
+	for (q = 0; q < nrefs; q++)
+		if (refs[q].new_info && user_eid[refs[q].ent] - 1 == eid &&
+		    refs[q].ref == r)
+			return 1;
+	return 0;
+}
+
 static int close_td(tk_writer *w, atf_writer *aw, uint64_t k, tk_error *err)
 {
 	char key[64];
@@ -793,6 +821,9 @@ int atf_writer_close(tk_writer *w, tk_error *err)
 	outbase ob;
 	int rc = TK_OK, e;
 	const char *v;
+
+	if (w->opts.strict && aw->renamed)
+		return lose(w, aw, L_CORE, NULL, err);
 	memset(&c, 0, sizeof(c));
 	memset(&ids, 0, sizeof(ids));
 	c.w = w;
@@ -1014,8 +1045,14 @@ int atf_writer_close(tk_writer *w, tk_error *err)
 					maxref = refs[q].ref + 1;
 			if (found)
 				continue;
-			if (sscanf(nm, "ref%llu%n", &r, &pos) == 1 && nm[pos] == '\0') {
+			if (sscanf(nm, "ref%llu%n", &r, &pos) == 1 && nm[pos] == '\0' &&
+			    !ref_taken(w, aw, refs, nrefs, user_eid, eid, r)) {
+				/* the name the lenient reader gives a ReferenceID
+				 * missing from its UserTable: that ReferenceID,
+				 * now with an Info of that name (the spec wants
+				 * every ReferenceID in the UserTable) */
 				refs[i].ref = r;
+				refs[i].new_info = 1;
 				continue;
 			}
 			if (!xml_ok(nm, strlen(nm))) {

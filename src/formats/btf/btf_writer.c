@@ -8,20 +8,57 @@
  * Times are converted exactly into the chosen time scale; what BTF cannot
  * hold (a name with a comma or a line break, a note with a line break, a
  * time base finer than representable) is an error, never an alteration.
+ *
+ * The output is what the specification allows (docs/mappings.md, "What
+ * the writers change"): dialect spellings are written as the spec's, a
+ * type BTF lacks becomes the closest one it has, a second header block is
+ * merged into the first; what has no BTF form is dropped and counted in
+ * one warning at close (--strict: an error at the first one).
  */
 #include "btf.h"
+#include "../../core/loss.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+enum { L_TYPE, L_EVENT, L_NOTE, L_TIME, L_INST, L_HEADER, L_COUNT };
+
+static const char *const loss_what[L_COUNT] = {
+	"events of entity types BTF does not have",
+	"events that BTF does not define for their entity type",
+	"a note on an event whose name moves into its note",
+	"times that decrease",
+	"events without a target instance",
+	"a second header block whose entries differ from the first's",
+};
+
+static const char *const loss_short[L_COUNT] = {
+	"events of entity types BTF does not have dropped",
+	"events BTF does not define for their type dropped",
+	"notes of events whose name became the note dropped",
+	"decreasing times raised to the time before them",
+	"empty target instances written as 0",
+	"header entries of a second header block dropped",
+};
+
+#define SF_NAME_OK 1u      /* name_ok: checked, a name BTF can hold */
 
 typedef struct btf_writer {
 	tk_timebase out_tb;
 	int convert;             /* input ticks != output ticks */
 	int rounding;            /* no exact unit: times rounded down to ps */
 	uint64_t nrounded, nevents;
-	uint8_t *name_ok;        /* per string id: 0 unchecked, 1 ok */
+	uint8_t *name_ok;        /* per string id: SF_NAME_OK */
 	uint32_t cap_name_ok;
+	/* per string id: 0 unchecked, 1 not a spec spelling, 2 + n the
+	 * spec's spelling of type / event n */
+	uint8_t *ty_spell, *ev_spell;
+	uint32_t cap_ty, cap_ev;
+	const uint8_t (*allowed)[TK_EV_COUNT];
+	uint64_t last_time;      /* the last time written */
+	int as_read;             /* option as-read=1: names as read (cat) */
+	tk_losses lost;
 } btf_writer;
 
 /* The coarsest unit in which every tick of `tb` is a whole number. */
@@ -50,44 +87,139 @@ static int puts_(tk_writer *w, const char *s, tk_error *err)
 	return put(w, s, strlen(s), err);
 }
 
+static const char *out_name(const tk_writer *w)
+{
+	return w->sink.path ? w->sink.path : "<stdout>";
+}
+
+static int key_is(const tk_header_entry *h, const char *key)
+{
+	return h->kind == TK_HDR_PARAM &&
+	       tk_ascii_casecmp(h->key, strlen(h->key), key) == 0;
+}
+
+/* a, b, c, d and a line end */
+static int put_line(tk_writer *w, const char *a, const char *b,
+		    const char *c, const char *d, tk_error *err)
+{
+	int rc = puts_(w, a, err);
+
+	if (rc == TK_OK)
+		rc = puts_(w, b, err);
+	if (rc == TK_OK)
+		rc = puts_(w, c, err);
+	if (rc == TK_OK)
+		rc = puts_(w, d, err);
+	if (rc == TK_OK)
+		rc = puts_(w, "\n", err);
+	return rc;
+}
+
+static int write_entry(tk_writer *w, const tk_header_entry *h,
+		       const char *value, tk_error *err)
+{
+	if (h->kind == TK_HDR_COMMENT)
+		return put_line(w, "#", "", "", value, err);
+	return put_line(w, h->kind == TK_HDR_ROW ? "#-" : "#", h->key,
+			h->has_value ? " " : "", value, err);
+}
+
+/* Whether a #version value is below 2.2 (the 2.1 default of ns holds). */
+static int version_before_22(const char *v)
+{
+	while (*v == ' ')
+		v++;
+	return v[0] == '1' || (v[0] == '2' && v[1] == '.' &&
+			       (v[2] == '0' || v[2] == '1') &&
+			       (v[3] < '0' || v[3] > '9'));
+}
+
+/*
+ * A BTF input's header, as the specification allows it: #version first
+ * and once; a second header block (a #version again, as Trace Compass
+ * writes) merged into the first: its entries whose key the header already
+ * has are dropped (counted when their value differs), the others kept;
+ * #timescale spelled in lower case, and written when 2.2+ requires it.
+ */
+static int write_btf_header(tk_writer *w, btf_writer *bw, tk_error *err)
+{
+	const tk_trace *t = w->trace;
+	const char *unit = tk_unit_name(bw->out_tb.unit);
+	size_t i, j, n = tk_trace_header_count(t), first_version = n;
+	int rc = TK_OK, has_ts = 0, old = 0, block = 0;
+
+	for (i = 0; i < n; i++) {
+		const tk_header_entry *h = tk_trace_header(t, i);
+		if (key_is(h, "version") && first_version == n) {
+			first_version = i;
+			old = version_before_22(h->value);
+		}
+		has_ts |= key_is(h, "timescale");
+	}
+	if (first_version < n)
+		rc = write_entry(w, tk_trace_header(t, first_version),
+				 tk_trace_header(t, first_version)->value, err);
+	else
+		rc = puts_(w, "#version 2.2.1\n", err);
+	for (i = 0; i < n && rc == TK_OK; i++) {
+		const tk_header_entry *h = tk_trace_header(t, i);
+		int seen = 0, same = 0;
+		if (i == first_version)
+			continue;
+		if (key_is(h, "version"))
+			block = 1;
+		if (block && h->kind == TK_HDR_PARAM) {
+			for (j = 0; j < i && !seen; j++) {
+				const tk_header_entry *g = tk_trace_header(t, j);
+				if (g->kind == TK_HDR_PARAM &&
+				    tk_ascii_casecmp(g->key, strlen(g->key),
+						     h->key) == 0) {
+					seen = 1;
+					same = strcmp(g->value, h->value) == 0;
+				}
+			}
+		}
+		if (seen) {
+			if (same)
+				continue;
+			if (w->opts.strict)
+				return tk_err_set(err, TK_E_UNSUPPORTED,
+						  out_name(w), 0, 0,
+						  "BTF cannot hold a second header block: its '#%.40s %.40s' differs from the first block's (without --strict it is dropped with a warning)",
+						  h->key, h->value);
+			if (!bw->lost.n[L_HEADER]++)
+				snprintf(bw->lost.first[L_HEADER],
+					 sizeof(bw->lost.first[L_HEADER]),
+					 "'#%.24s %.24s'", h->key, h->value);
+			continue;
+		}
+		rc = write_entry(w, h, key_is(h, "timescale") ? unit : h->value,
+				 err);
+	}
+	if (rc == TK_OK && !has_ts && !(old && bw->out_tb.unit == TK_UNIT_NS))
+		rc = put_line(w, "#timescale ", unit, "", "", err);
+	return rc;
+}
+
 static int write_header(tk_writer *w, btf_writer *bw, tk_error *err)
 {
 	const tk_trace *t = w->trace;
 	size_t i, n = tk_trace_header_count(t);
 	int rc = TK_OK;
 
+	if (strcmp(tk_trace_format(t), "btf") == 0 && !bw->as_read)
+		return write_btf_header(w, bw, err);
 	if (strcmp(tk_trace_format(t), "btf") == 0) {
+		/* as read: every entry in order */
 		for (i = 0; i < n && rc == TK_OK; i++) {
 			const tk_header_entry *h = tk_trace_header(t, i);
-			switch (h->kind) {
-			case TK_HDR_COMMENT:
-				rc = puts_(w, "#", err);
-				break;
-			case TK_HDR_ROW:
-				rc = puts_(w, "#-", err);
-				break;
-			default:
-				rc = puts_(w, "#", err);
-			}
-			if (rc == TK_OK && h->kind != TK_HDR_COMMENT) {
-				rc = puts_(w, h->key, err);
-				if (rc == TK_OK && h->has_value)
-					rc = puts_(w, " ", err);
-			}
-			if (rc == TK_OK)
-				rc = puts_(w, h->value, err);
-			if (rc == TK_OK)
-				rc = puts_(w, "\n", err);
+			rc = write_entry(w, h, h->value, err);
 		}
 		return rc;
 	}
-	rc = puts_(w, "#version 2.2.1\n#creator tracekit " TK_VERSION_STRING
-		      "\n#timescale ", err);
-	if (rc == TK_OK)
-		rc = puts_(w, tk_unit_name(bw->out_tb.unit), err);
-	if (rc == TK_OK)
-		rc = puts_(w, "\n", err);
-	return rc;
+	return put_line(w, "#version 2.2.1\n#creator tracekit " TK_VERSION_STRING
+			"\n#timescale ", tk_unit_name(bw->out_tb.unit), "", "",
+			err);
 }
 
 int btf_writer_open(tk_writer *w, tk_error *err)
@@ -99,6 +231,19 @@ int btf_writer_open(tk_writer *w, tk_error *err)
 	if (!bw)
 		return tk_err_nomem(err, w->sink.path);
 	w->impl = bw;
+	bw->allowed = btf_event_table();
+	bw->lost.format = "BTF";
+	bw->lost.what = loss_what;
+	bw->lost.brief = loss_short;
+	bw->lost.nkinds = L_COUNT;
+	if (w->opts.options && *w->opts.options) {
+		if (strcmp(w->opts.options, "as-read=1") == 0)
+			bw->as_read = 1;
+		else if (strcmp(w->opts.options, "as-read=0") != 0)
+			return tk_err_set(err, TK_E_USAGE, out_name(w), 0, 0,
+					  "unknown BTF writer option '%.40s' (as-read=0|1)",
+					  w->opts.options);
+	}
 	if (tb->num == 1 && tb->den == 1) {
 		bw->out_tb = *tb;
 	} else if (pick_unit(tb, &bw->out_tb) < 0) {
@@ -133,7 +278,7 @@ static int check_name(tk_writer *w, btf_writer *bw, tk_str s, int note,
 	size_t n;
 	const char *p;
 
-	if (s < bw->cap_name_ok && bw->name_ok[s])
+	if (s < bw->cap_name_ok && (bw->name_ok[s] & SF_NAME_OK))
 		return TK_OK;
 	p = tk_trace_str(w->trace, s, &n);
 	if (memchr(p, '\n', n) || memchr(p, '\r', n) ||
@@ -144,8 +289,92 @@ static int check_name(tk_writer *w, btf_writer *bw, tk_str s, int note,
 				  p);
 	if (tk_grow_zero32((void **)&bw->name_ok, &bw->cap_name_ok, s, 1) < 0)
 		return tk_err_nomem(err, w->sink.path);
-	bw->name_ok[s] = 1;
+	bw->name_ok[s] |= SF_NAME_OK;
 	return TK_OK;
+}
+
+/* Count a change; in strict mode it is an error. */
+static int lose(tk_writer *w, btf_writer *bw, int kind, const tk_event *ev,
+		tk_error *err)
+{
+	return tk_loss_add(&bw->lost, w, out_name(w), kind, ev, err);
+}
+
+/*
+ * Whether string s is the specification's spelling of type k (what 0) or
+ * of event k (what 1): looked up once per string, then read from a table.
+ */
+static int spec_spelling(tk_writer *w, btf_writer *bw, tk_str s, int what,
+			 unsigned k)
+{
+	uint8_t **arr = what ? &bw->ev_spell : &bw->ty_spell;
+	uint32_t *cap = what ? &bw->cap_ev : &bw->cap_ty;
+
+	if (TK_LIKELY(s < *cap && (*arr)[s]))
+		return (*arr)[s] == 2 + k;
+	if (tk_grow_zero32((void **)arr, cap, s, 1) < 0)
+		return 0; /* no memory: the canonical name is as good */
+	{
+		int dialect = 0;
+		unsigned v = 1;
+		size_t n;
+		const char *p = tk_trace_str(w->trace, s, &n);
+		tk_etype t;
+		tk_evkind e;
+		if (what) {
+			e = btf_event_lookup(p, n, &dialect);
+			if (e != TK_EV_OTHER && !dialect)
+				v = 2 + (unsigned)e;
+		} else if (btf_type_lookup(p, n, &t, &dialect) && !dialect) {
+			v = 2 + (unsigned)t;
+		}
+		(*arr)[s] = (uint8_t)v;
+		return v == 2 + k;
+	}
+}
+
+/*
+ * An event BTF does not define for its type as it is: the closest type and
+ * event BTF has (1), or dropped and counted (0), or an error (strict).
+ * *as_note: an ATF user event, written as a stimulus trigger whose note
+ * is the event's name.
+ */
+static int map_event(tk_writer *w, btf_writer *bw, const tk_event *ev,
+		     tk_etype *type, tk_evkind *kind, int *as_note,
+		     tk_error *err)
+{
+	tk_etype ty = ev->type;
+	tk_evkind k = ev->kind;
+	int rc;
+
+	if (ty == TK_ET_THR) {
+		ty = TK_ET_T;
+	} else if (ty == TK_ET_SYSC) {
+		ty = TK_ET_R;
+	} else if (ty == TK_ET_OTHER && ev->type_name != TK_NONE) {
+		size_t n;
+		const char *s = tk_trace_str(w->trace, ev->type_name, &n);
+		if (n == 4 && memcmp(s, "user", 4) == 0) {
+			ty = TK_ET_STI;
+			k = TK_EV_TRIGGER;
+			*as_note = 1;
+		} else if (n == 7 && memcmp(s, "process", 7) == 0) {
+			ty = TK_ET_T;
+		} else if (n == 8 && memcmp(s, "function", 8) == 0) {
+			ty = TK_ET_R;
+		}
+	}
+	if (k == TK_EV_STOP && (tk_etype_is_process(ty) || ty == TK_ET_R ||
+				ty == TK_ET_IB))
+		k = TK_EV_TERMINATE;
+	if ((unsigned)ty >= TK_ET_COUNT || ty == TK_ET_OTHER ||
+	    ty == TK_ET_UNKNOWN)
+		return (rc = lose(w, bw, L_TYPE, ev, err)) < 0 ? rc : 0;
+	if (bw->allowed[ty][k] != 1)
+		return (rc = lose(w, bw, L_EVENT, ev, err)) < 0 ? rc : 0;
+	*type = ty;
+	*kind = k;
+	return 1;
 }
 
 /* ---- data lines --------------------------------------------------------- */
@@ -266,13 +495,25 @@ int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	int psrc, ptgt, ptn, pen;
 	uint64_t time = ev->time;
 	char *o, *start;
-	int rc;
+	const char *note = ev->note;
+	size_t note_len = ev->note_len;
+	tk_etype type = ev->type;
+	tk_evkind kind = ev->kind;
+	int64_t tinst = ev->target_inst;
+	int rc, as_note = 0;
 
 	if (ev->source >= t->nents || ev->target >= t->nents)
 		return tk_err_set(err, TK_E_USAGE, w->sink.path, 0, 0,
 				  "event refers to an unknown entity");
 	src = &t->ents[ev->source];
 	tgt = &t->ents[ev->target];
+	/* THR, SYSC and OTHER (the last types) are never written as they are */
+	if (TK_UNLIKELY((unsigned)type >= TK_ET_THR ||
+			bw->allowed[type][kind] != 1) && !bw->as_read) {
+		rc = map_event(w, bw, ev, &type, &kind, &as_note, err);
+		if (rc <= 0)
+			return rc;
+	}
 	if (TK_UNLIKELY(bw->convert)) {
 		rc = tk_time_convert(ev->time, tk_trace_timebase(t), &bw->out_tb,
 				     TK_ROUND_EXACT, &time);
@@ -295,34 +536,61 @@ int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 					  (unsigned long long)ev->time,
 					  tk_unit_name(bw->out_tb.unit));
 	}
+	if (TK_UNLIKELY(time < bw->last_time) && !bw->as_read) {
+		/* BTF's times do not decrease */
+		if ((rc = lose(w, bw, L_TIME, ev, err)) < 0)
+			return rc;
+		time = bw->last_time;
+	}
+	bw->last_time = time;
+	if (TK_UNLIKELY(tinst == TK_INST_NONE) && !bw->as_read) {
+		if ((rc = lose(w, bw, L_INST, ev, err)) < 0)
+			return rc;
+		tinst = 0;
+	}
 	if (TK_UNLIKELY(
-		    (src->name >= bw->cap_name_ok || !bw->name_ok[src->name]) ||
-		    (tgt->name >= bw->cap_name_ok || !bw->name_ok[tgt->name]))) {
+		    (src->name >= bw->cap_name_ok ||
+		     !(bw->name_ok[src->name] & SF_NAME_OK)) ||
+		    (tgt->name >= bw->cap_name_ok ||
+		     !(bw->name_ok[tgt->name] & SF_NAME_OK)))) {
 		if ((rc = check_name(w, bw, src->name, 0, err)) < 0 ||
 		    (rc = check_name(w, bw, tgt->name, 0, err)) < 0)
 			return rc;
 	}
 	sn = str_of(t, src->name, &nsrc, &psrc);
 	gn = str_of(t, tgt->name, &ntgt, &ptgt);
-	if (ev->type_name != TK_NONE) {
+	if (ev->type_name != TK_NONE &&
+	    (bw->as_read ||
+	     spec_spelling(w, bw, ev->type_name, 0, (unsigned)type))) {
 		tn = str_of(t, ev->type_name, &ntn, &ptn);
 	} else {
-		tn = tk_etype_name(ev->type);
+		tn = tk_etype_name(type);
 		ntn = strlen(tn);
 		ptn = 0;
 	}
-	if (ev->name != TK_NONE) {
+	if (TK_UNLIKELY(as_note)) {
+		/* the event's name is the stimulus's note */
+		if (note && (rc = lose(w, bw, L_NOTE, ev, err)) < 0)
+			return rc;
+		note = ev->name != TK_NONE
+			       ? tk_trace_str(t, ev->name, &note_len)
+			       : tk_evkind_name(ev->kind);
+		if (ev->name == TK_NONE)
+			note_len = strlen(note);
+	}
+	if (ev->name != TK_NONE &&
+	    (bw->as_read || spec_spelling(w, bw, ev->name, 1, (unsigned)kind))) {
 		en = str_of(t, ev->name, &nen, &pen);
 	} else {
-		en = tk_evkind_name(ev->kind);
+		en = tk_evkind_name(kind);
 		nen = strlen(en);
 		pen = 0;
 	}
-	if (TK_UNLIKELY(ev->note && has_line_break(ev->note, ev->note_len)))
+	if (TK_UNLIKELY(note && has_line_break(note, note_len)))
 		return tk_err_set(err, TK_E_UNSUPPORTED, w->sink.path, 0, 0,
 				  "a note holds a line break, which BTF cannot hold");
 	need = 20 + 1 + nsrc + 1 + 21 + 1 + ntn + 1 + ntgt + 1 + 21 + 1 +
-	       nen + 1 + (ev->note ? ev->note_len : 0) + 1;
+	       nen + 1 + (note ? note_len : 0) + 1;
 	start = o = tk_sink_reserve(&w->sink, need, err);
 	if (!o) {
 		if (need > w->sink.cap)
@@ -349,14 +617,14 @@ int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	*o++ = ',';
 	o = put_bytes(o, gn, ntgt, ptgt);
 	*o++ = ',';
-	if (ev->target_inst != TK_INST_NONE)
-		o = put_i64(o, ev->target_inst);
+	if (tinst != TK_INST_NONE)
+		o = put_i64(o, tinst);
 	*o++ = ',';
 	o = put_bytes(o, en, nen, pen);
-	if (ev->note) {
+	if (note) {
 		*o++ = ',';
-		memcpy(o, ev->note, ev->note_len);
-		o += ev->note_len;
+		memcpy(o, note, note_len);
+		o += note_len;
 	}
 	*o++ = '\n';
 	w->sink.len += (size_t)(o - start);
@@ -370,6 +638,7 @@ int btf_writer_close(tk_writer *w, tk_error *err)
 	tk_error wn;
 
 	(void)err;
+	tk_loss_report(&bw->lost, w, out_name(w));
 	if (!bw->nrounded || !w->opts.on_warning)
 		return TK_OK;
 	memset(&wn, 0, sizeof(wn));
@@ -390,6 +659,8 @@ void btf_writer_free(tk_writer *w)
 
 	if (bw) {
 		free(bw->name_ok);
+		free(bw->ty_spell);
+		free(bw->ev_spell);
 		free(bw);
 	}
 	w->impl = NULL;

@@ -34,9 +34,10 @@ typedef struct wcore {
 	uint64_t id;
 	uint32_t ent;      /* core entity, or TK_NONE */
 	tk_spill spill;         /* its records (hrec) */
+	uint64_t last;          /* the time of its last record */
 } wcore;
 
-enum { L_NOTE, L_TYPE, L_EVENT, L_SYNTH, L_COUNT };
+enum { L_NOTE, L_TYPE, L_EVENT, L_SYNTH, L_TIME, L_COUNT };
 
 typedef struct htf_writer {
 	const char *name;
@@ -53,6 +54,7 @@ typedef struct htf_writer {
 	wcore *cores;
 	uint32_t ncores;
 	tk_spill unassigned;    /* events whose core is not known yet */
+	uint64_t unassigned_last;
 	uint64_t *ent_core;     /* per HTF id: id of the first core + 1 */
 	uint64_t max_time;
 	tk_losses lost;
@@ -107,6 +109,7 @@ static const char *const loss_what[L_COUNT] = {
 	"events of entity types HTF has no table for",
 	"events that HTF's event tables do not define",
 	"sources or instances other than those HTF reading synthesises",
+	"times that decrease in a core's section",
 };
 
 static const char *const loss_short[L_COUNT] = {
@@ -114,6 +117,7 @@ static const char *const loss_short[L_COUNT] = {
 	"events of entity types without an HTF table dropped",
 	"events not in HTF's event tables dropped",
 	"events whose source or instances HTF reading synthesises differently",
+	"decreasing times in a section raised to the time before them",
 };
 
 int htf_writer_open(tk_writer *w, tk_error *err)
@@ -192,6 +196,7 @@ static int core_slot(htf_writer *hw, uint32_t ent, const tk_trace *t,
 	hw->cores = n;
 	n[hw->ncores].id = id;
 	n[hw->ncores].ent = ent;
+	n[hw->ncores].last = 0;
 	if (tk_spill_open(&n[hw->ncores].spill, sizeof(hrec)) < 0)
 		return TK_E_IO;
 	if (tk_synth_cores(&hw->synth, hw->ncores + 2) < 0) {
@@ -251,6 +256,31 @@ static int source_is_core(const tk_trace *t, const tk_event *ev)
 	}
 }
 
+/*
+ * The type HTF writes for ev's target: its own, or the closest one HTF has
+ * (Vector's thread and syscall, ATF's process and function elements).
+ */
+static tk_etype closest_etype(const tk_trace *t, const tk_event *ev)
+{
+	size_t n;
+	const char *s;
+
+	switch (ev->type) {
+	case TK_ET_THR: return TK_ET_T;
+	case TK_ET_SYSC: return TK_ET_R;
+	case TK_ET_OTHER:
+		if (ev->type_name == TK_NONE)
+			return ev->type;
+		s = tk_trace_str(t, ev->type_name, &n);
+		if (n == 7 && memcmp(s, "process", 7) == 0)
+			return TK_ET_T;
+		if (n == 8 && memcmp(s, "function", 8) == 0)
+			return TK_ET_R;
+		return ev->type;
+	default: return ev->type;
+	}
+}
+
 int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	htf_writer *hw = w->impl;
@@ -263,10 +293,12 @@ int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	if (!tk_trace_entity(t, ev->target) || !tk_trace_entity(t, ev->source))
 		return tk_err_set(err, TK_E_USAGE, hw->name, 0, 0,
 				  "event refers to an unknown entity");
-	type = htf_type_of_etype(ev->type);
+	type = htf_type_of_etype(closest_etype(t, ev));
 	if (type < 0)
 		return lose(w, hw, L_TYPE, ev, err);
 	id = htf_event_id(type, ev->kind);
+	if (id < 0 && ev->kind == TK_EV_STOP)
+		id = htf_event_id(type, TK_EV_TERMINATE); /* ATF's stop */
 	if (id < 0)
 		return lose(w, hw, L_EVENT, ev, err);
 	if (ev->note && (rc = lose(w, hw, L_NOTE, ev, err)) < 0)
@@ -358,7 +390,19 @@ int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			return rc;
 	}
 
+	/* a section's times do not decrease (HTF 1.0): a time below the
+	 * section's last one is raised to it, and counted */
 	rec.time = ev->time;
+	{
+		uint64_t *last = slot == UINT32_MAX ? &hw->unassigned_last
+						    : &hw->cores[slot].last;
+		if (rec.time < *last) {
+			if ((rc = lose(w, hw, L_TIME, ev, err)) < 0)
+				return rc;
+			rec.time = *last;
+		}
+		*last = rec.time;
+	}
 	rec.ent = h - 1;
 	rec.type = (uint8_t)type;
 	rec.ev = (uint8_t)id;

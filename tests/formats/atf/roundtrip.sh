@@ -19,7 +19,7 @@ for in in "$dir"/ok/*.atf; do
 	"$cli" cat -q "$in" > "$tmp/a" || fail "cat $b"
 	"$cli" convert -q "$in" "$tmp/$b.atf" || fail "atf->atf $b"
 	wellformed "$tmp/$b.atf"
-	"$cli" convert -q "$in" "$tmp/$b.btf" || fail "atf->btf $b"
+	"$cli" convert -q --option as-read=1 "$in" "$tmp/$b.btf" || fail "atf->btf $b"
 	"$cli" convert -q "$tmp/$b.btf" "$tmp/$b.2.atf" || fail "btf->atf $b"
 	wellformed "$tmp/$b.2.atf"
 	"$cli" cat -q "$tmp/$b.2.atf" > "$tmp/b" || fail "re-read $b"

@@ -16,7 +16,7 @@ for in in "$tmp"/in/ok/*.bin; do
 		echo "FAIL $in: exit $?"; cat "$tmp/err"; fail=1; continue
 	fi
 	cmp -s "$tmp/out" "$stem.out" || { echo "FAIL $in: differs from $stem.out"; diff "$stem.out" "$tmp/out" | head -20; fail=1; }
-	"$cli" convert -q --from shark "$in" "$tmp/rt.btf" || { echo "FAIL $in: convert"; fail=1; continue; }
+	"$cli" convert -q --option as-read=1 --from shark "$in" "$tmp/rt.btf" || { echo "FAIL $in: convert"; fail=1; continue; }
 	"$cli" cat -q "$tmp/rt.btf" > "$tmp/out2" || { echo "FAIL $in: BTF re-read"; fail=1; continue; }
 	cmp -s "$tmp/out" "$tmp/out2" || { echo "FAIL $in: BTF round trip differs"; diff "$tmp/out" "$tmp/out2" | head; fail=1; }
 	rm -f "$tmp/rt.btf"

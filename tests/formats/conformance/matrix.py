@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Every input x every text writer (BTF, HTF, ATF): the output of
+`tracekit convert` must read back under `tracekit info --strict`, a
+conversion whose event count changes must say so in a writer warning,
+a conversion with writer warnings must be refused by `convert --strict`
+(exit 2, no file), and the table of results (with the writer warnings,
+OUT for the output's name) must equal expected.txt beside this script,
+which lists every refusal and every change.
+
+usage: matrix.py TRACEKIT CORPUS_DIR TESTS_FORMATS_DIR [--update]
+Inputs: every file of the corpus that tracekit reads, and every
+tests/formats/*/ok/ input; files over MAX_BYTES are skipped (listed).
+"""
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+WRITERS = ("btf", "htf", "atf")
+MAX_BYTES = 4 << 20   # keeps the matrix well under a minute on 2 cores
+READ_EXT = {"btf", "htf", "atf", "bin", "tarmac"}
+
+
+def run(args):
+    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=120)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), \
+        p.stderr.decode("utf-8", "replace")
+
+
+def inputs(corpus, tests):
+    found, skipped = [], []
+    for root, label in ((corpus, "corpus"), (tests, "tests")):
+        for d, dirs, files in os.walk(root):
+            dirs.sort()
+            if label == "tests" and os.path.basename(d) not in ("ok", "inputs"):
+                continue
+            for f in sorted(files):
+                ext = f.rsplit(".", 1)[-1]
+                if ext not in READ_EXT:
+                    continue
+                path = os.path.join(d, f)
+                rel = label + "/" + os.path.relpath(path, root)
+                if os.path.getsize(path) > MAX_BYTES:
+                    skipped.append(rel)
+                else:
+                    found.append((rel, path))
+    return found, skipped
+
+
+def events(cli, path):
+    rc, out, err = run([cli, "info", "--format", "json", "--strict", path])
+    if rc != 0:
+        return None, err.strip().splitlines()[:1]
+    return json.loads(out)["events"], []
+
+
+def changes(warns):
+    """The constructs a writer's warnings count: the leading number of each
+    '; '-separated part after 'cannot hold everything:'."""
+    n = 0
+    for w in warns:
+        for part in w.split("everything:", 1)[-1].split(";"):
+            word = part.split()[0] if part.split() else ""
+            n += int(word) if word.isdigit() else 0
+    return n
+
+
+def cell(cli, rel, path, writer, tmp):
+    """One conversion: (summary line, [writer warnings], [failures])."""
+    base = os.path.join(tmp, rel.replace("/", "_") + "." + writer)
+    out = base + ".out." + writer
+    fails = []
+    rc, _, err = run([cli, "convert", path, out])
+    # the writer's warnings are those about OUT (no line: the whole file)
+    warns = [l[len(out) + 11:] for l in err.splitlines()
+             if l.startswith(out + ": warning: ")]
+    if rc != 0:
+        msg = err.strip().splitlines()[-1] if err.strip() else "exit %d" % rc
+        if os.path.exists(out):
+            fails.append("refused, but %s exists" % out)
+        return "refused", [msg.replace(out, "OUT").replace(path, "IN")], fails
+    # the input's events: canonical BTF lines of `cat` (a Tarmac log's cat
+    # prints its records, not its events: no count for it)
+    nin = None
+    if not path.endswith(".tarmac"):
+        rc_in, cat, _ = run([cli, "cat", "-q", "--no-header", path])
+        nin = cat.count("\n") if rc_in == 0 else None
+    nout, e = events(cli, out)
+    if nout is None:
+        fails.append("info --strict refuses the output: %s"
+                     % (e[0].replace(out, "OUT") if e else "?"))
+    elif nin is not None and nin != nout and not warns:
+        fails.append("%s events in, %s out, and no warning says why" % (nin, nout))
+    if warns:
+        sout = base + ".strict." + writer
+        rc2, _, err2 = run([cli, "convert", "--strict", path, sout])
+        if rc2 != 2 or os.path.exists(sout):
+            fails.append("convert --strict gave exit %d (expected 2, no file)" % rc2)
+    os.unlink(out)
+    status = "ok" if not warns else "%d changes" % changes(warns)
+    return status, warns, fails
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    cli, corpus, tests = sys.argv[1:4]
+    update = "--update" in sys.argv[4:]
+    here = os.path.dirname(os.path.abspath(__file__))
+    found, skipped = inputs(corpus, tests)
+    jobs = [(rel, path, w) for rel, path in found for w in WRITERS]
+    with tempfile.TemporaryDirectory() as tmp, \
+            concurrent.futures.ThreadPoolExecutor(2) as ex:
+        res = list(ex.map(lambda j: cell(cli, j[0], j[1], j[2], tmp), jobs))
+    report, failures = [], []
+    table = {}
+    for (rel, _, w), (status, warns, fails) in zip(jobs, res):
+        table.setdefault(rel, {})[w] = status
+        for m in warns:
+            report.append("%s -> %s: %s: %s" % (rel, w, "refused" if status == "refused" else "warning", m))
+        failures += ["%s -> %s: %s" % (rel, w, f) for f in fails]
+    width = max(len(r) for r in table)
+    print("%-*s  %-13s %-13s %-13s" % (width, "input", *WRITERS))
+    for rel in table:
+        print("%-*s  %-13s %-13s %-13s" % (width, rel, *(table[rel][w] for w in WRITERS)))
+    for s in skipped:
+        print("skipped (over %d bytes): %s" % (MAX_BYTES, s))
+    got = "".join(l + "\n" for l in report)
+    exp_path = os.path.join(here, "expected.txt")
+    if update:
+        with open(exp_path, "w") as f:
+            f.write(got)
+    with open(exp_path) as f:
+        exp = f.read()
+    if got != exp:
+        import difflib
+        failures.append("the writers' warnings and refusals differ from expected.txt:\n" +
+                        "".join(difflib.unified_diff(exp.splitlines(True), got.splitlines(True),
+                                                     "expected.txt", "got")))
+    for f in failures:
+        print("FAIL: " + f)
+    n = {"ok": 0, "refused": 0}
+    for rel in table:
+        for w in WRITERS:
+            s = table[rel][w]
+            n["ok" if s == "ok" else "refused" if s == "refused" else "changed"] = \
+                n.get("ok" if s == "ok" else "refused" if s == "refused" else "changed", 0) + 1
+    print("%d conversions: %d ok, %d with counted changes, %d refused; %d failures"
+          % (len(jobs), n["ok"], n.get("changed", 0), n["refused"], len(failures)))
+    sys.exit(1 if failures else 0)
+
+
+main()
