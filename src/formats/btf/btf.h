@@ -9,6 +9,9 @@ int btf_type_lookup(const char *s, size_t len, tk_etype *type, int *dialect);
 
 /** The kind of an event name (TK_EV_OTHER if unknown). */
 tk_evkind btf_event_lookup(const char *s, size_t len, int *dialect);
+/* The type BTF wants as the source of event `kind` of an entity of `type`
+ * (TK_ET_C for a process's state changes), or TK_ET_UNKNOWN. */
+tk_etype btf_implied_source_type(tk_etype type, tk_evkind kind);
 
 /** 1: the spec defines event `kind` for `type`; 2: a dialect does; 0: no. */
 int btf_event_allowed(tk_etype type, tk_evkind kind);

@@ -959,23 +959,6 @@ static inline tk_str target_type(btf_reader *b, const char *p, const char *end,
 #endif
 }
 
-/* What the source of an event must be, where the spec says so. */
-static tk_etype implied_source_type(tk_etype type, tk_evkind kind)
-{
-	if (!tk_etype_is_process(type))
-		return TK_ET_UNKNOWN;
-	switch (kind) {
-	case TK_EV_START: case TK_EV_PREEMPT: case TK_EV_RESUME:
-	case TK_EV_TERMINATE: case TK_EV_POLL: case TK_EV_RUN:
-	case TK_EV_PARK: case TK_EV_POLL_PARKING: case TK_EV_RELEASE_PARKING:
-	case TK_EV_WAIT: case TK_EV_RELEASE:
-		return TK_ET_C;
-	case TK_EV_INTERRUPT_SUSPENDED:
-		return TK_ET_SCHED;
-	default:
-		return TK_ET_UNKNOWN;
-	}
-}
 
 /*
  * The FreeRTOS trace logger names a task "[core/id]name" and writes
@@ -1183,7 +1166,7 @@ static inline int parse_fast(btf_reader *b, const char *line,
 	/* a process state change from anything but a core: see
 	 * process_core() */
 	if (TK_UNLIKELY(t->ents[se].type != TK_ET_C) &&
-	    implied_source_type(type, kind) == TK_ET_C)
+	    btf_implied_source_type(type, kind) == TK_ET_C)
 		return 0;
 
 	b->last_time = time;
@@ -1436,7 +1419,7 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 		}
 		se = &t->ents[ev->source];
 		if (TK_UNLIKELY(se->type == TK_ET_UNKNOWN)) {
-			st = implied_source_type(type, kind);
+			st = btf_implied_source_type(type, kind);
 			if (st == TK_ET_UNKNOWN && kind == TK_EV_ACTIVATE &&
 			    tk_etype_is_process(type))
 				st = TK_ET_STI;
@@ -1455,7 +1438,7 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 		 * branch: sources are cores or not in no pattern */
 		ev->core = ev->source | ((uint32_t)(se->type == TK_ET_C) - 1u);
 		if (TK_UNLIKELY(ev->core == TK_NONE) &&
-		    implied_source_type(type, kind) == TK_ET_C) {
+		    btf_implied_source_type(type, kind) == TK_ET_C) {
 			rc = process_core(b, line, f[1], kind, ev, err);
 			if (rc < 0)
 				return rc;

@@ -186,3 +186,21 @@ int btf_event_allowed(tk_etype type, tk_evkind kind)
 		return 0;
 	return allowed[type][kind];
 }
+
+/* What the source of an event must be, where the spec says so. */
+tk_etype btf_implied_source_type(tk_etype type, tk_evkind kind)
+{
+	if (!tk_etype_is_process(type))
+		return TK_ET_UNKNOWN;
+	switch (kind) {
+	case TK_EV_START: case TK_EV_PREEMPT: case TK_EV_RESUME:
+	case TK_EV_TERMINATE: case TK_EV_POLL: case TK_EV_RUN:
+	case TK_EV_PARK: case TK_EV_POLL_PARKING: case TK_EV_RELEASE_PARKING:
+	case TK_EV_WAIT: case TK_EV_RELEASE:
+		return TK_ET_C;
+	case TK_EV_INTERRUPT_SUSPENDED:
+		return TK_ET_SCHED;
+	default:
+		return TK_ET_UNKNOWN;
+	}
+}

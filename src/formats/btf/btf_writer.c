@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { L_TYPE, L_EVENT, L_NOTE, L_TIME, L_INST, L_HEADER, L_COUNT };
+enum { L_TYPE, L_EVENT, L_NOTE, L_TIME, L_INST, L_HEADER, L_SOURCE, L_COUNT };
 
 static const char *const loss_what[L_COUNT] = {
 	"events of entity types BTF does not have",
@@ -31,6 +31,7 @@ static const char *const loss_what[L_COUNT] = {
 	"times that decrease",
 	"events without a target instance",
 	"a second header block whose entries differ from the first's",
+	"a process's state change from a task on no known core",
 };
 
 static const char *const loss_short[L_COUNT] = {
@@ -40,6 +41,7 @@ static const char *const loss_short[L_COUNT] = {
 	"decreasing times raised to the time before them",
 	"empty target instances written as 0",
 	"header entries of a second header block dropped",
+	"state changes of processes from a task on no known core dropped",
 };
 
 #define SF_NAME_OK 1u      /* name_ok: checked, a name BTF can hold */
@@ -500,6 +502,7 @@ int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	tk_etype type = ev->type;
 	tk_evkind kind = ev->kind;
 	int64_t tinst = ev->target_inst;
+	int64_t src_inst = ev->source_inst;
 	int rc, as_note = 0;
 
 	if (ev->source >= t->nents || ev->target >= t->nents)
@@ -535,6 +538,18 @@ int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 					  "time %llu cannot be written exactly in %s",
 					  (unsigned long long)ev->time,
 					  tk_unit_name(bw->out_tb.unit));
+	}
+	if (TK_UNLIKELY(src->type != TK_ET_C) && !bw->as_read &&
+	    btf_implied_source_type(type, kind) == TK_ET_C) {
+		/* a process's state change comes from its core (a dialect
+		 * writes the task that ran before): written from the core it
+		 * was read on, dropped where none is known */
+		if (ev->core >= t->nents) {
+			rc = lose(w, bw, L_SOURCE, ev, err);
+			return rc < 0 ? rc : TK_OK;
+		}
+		src = &t->ents[ev->core];
+		src_inst = 0;
 	}
 	if (TK_UNLIKELY(time < bw->last_time) && !bw->as_read) {
 		/* BTF's times do not decrease */
@@ -610,8 +625,8 @@ int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	*o++ = ',';
 	o = put_bytes(o, sn, nsrc, psrc);
 	*o++ = ',';
-	if (ev->source_inst != TK_INST_NONE)
-		o = put_i64(o, ev->source_inst);
+	if (src_inst != TK_INST_NONE)
+		o = put_i64(o, src_inst);
 	*o++ = ',';
 	o = put_bytes(o, tn, ntn, ptn);
 	*o++ = ',';
