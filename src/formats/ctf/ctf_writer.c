@@ -290,40 +290,22 @@ static int flush_all(tk_writer *w, ctf_writer *cw, tk_error *err)
  * if new; NULL when out of memory. */
 static ctf_stream *stream_of(ctf_writer *cw, uint32_t core)
 {
-	uint32_t *slot = NULL, i;
+	uint32_t *slot = NULL;
 	ctf_stream *st;
 
 	if (core == TK_NONE) {
 		slot = &cw->nocore;
 	} else {
-		if (core >= cw->ncore_stream) {
-			size_t cap = cw->ncore_stream ? cw->ncore_stream : 16;
-			uint32_t *a;
-			while (cap <= core)
-				cap *= 2;
-			a = tk_xrealloc_array(cw->core_stream, cap, sizeof(*a));
-			if (!a)
-				return NULL;
-			for (i = (uint32_t)cw->ncore_stream; i < cap; i++)
-				a[i] = 0;
-			cw->core_stream = a;
-			cw->ncore_stream = cap;
-		}
+		if (tk_grow_zero((void **)&cw->core_stream, &cw->ncore_stream,
+				 core, sizeof(*cw->core_stream)) < 0)
+			return NULL;
 		slot = &cw->core_stream[core];
 	}
 	if (*slot)
 		return &cw->streams[*slot - 1];
-	if (cw->nstreams == cw->capstreams) {
-		uint32_t cap = cw->capstreams ? cw->capstreams * 2 : 4;
-		ctf_stream *a;
-		if (cap <= cw->capstreams)
-			return NULL;
-		a = tk_xrealloc_array(cw->streams, cap, sizeof(*a));
-		if (!a)
-			return NULL;
-		cw->streams = a;
-		cw->capstreams = cap;
-	}
+	if (tk_grow_zero32((void **)&cw->streams, &cw->capstreams, cw->nstreams,
+			   sizeof(*cw->streams)) < 0)
+		return NULL;
 	st = &cw->streams[cw->nstreams];
 	memset(st, 0, sizeof(*st));
 	st->core = core;
