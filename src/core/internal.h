@@ -510,6 +510,8 @@ static inline char *tk_sink_reserve(tk_sink *s, size_t n, tk_error *err)
 typedef unsigned __int128 tk_u128;
 /** v in decimal; returns the length (no NUL). */
 size_t tk_fmt_u128(char *out, tk_u128 v);
+/** The greatest common divisor of a and b (a when b is 0). */
+tk_u128 tk_gcd128(tk_u128 a, tk_u128 b);
 /**
  * num/den exactly: an integer, a finite decimal ("1.5"), or where there is
  * none the reduced fraction "N/D".  Returns the length, or TK_E_RANGE.

@@ -122,16 +122,6 @@ typedef struct ctf_writer {
 
 /* ---- helpers ------------------------------------------------------------- */
 
-static tk_u128 gcd128(tk_u128 a, tk_u128 b)
-{
-	while (b) {
-		tk_u128 r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
 static int lose(tk_writer *w, ctf_writer *cw, int kind, const tk_event *ev,
 		tk_error *err)
 {
@@ -411,7 +401,7 @@ static int ctf_writer_open(tk_writer *w, tk_error *err)
 	w->impl = cw;
 	cw->name = w->sink.path;
 	dU = (tk_u128)tb->den * per_s[tb->unit];
-	g = gcd128(tb->num, dU);
+	g = tk_gcd128(tb->num, dU);
 	f = dU / g;
 	if (f > UINT64_MAX) {
 		if (w->opts.strict)
