@@ -269,7 +269,7 @@ typedef struct htf_reader {
 	unsigned pair_bits;       /* a row has 1 << pair_bits entries */
 	uint64_t *core_ids;   /* per slot */
 	uint8_t *own;         /* per slot: 1 if it has a section "#-<id>" */
-	uint32_t nslots, capslots;
+	uint32_t nslots, capslots, capown;
 	uint32_t nown;        /* slots with own[] set (for #NumberOfCores) */
 	kindex slotidx;       /* core_ids[] by id */
 	tk_synth synth;
@@ -895,15 +895,9 @@ static int read_header(htf_reader *h, tk_lines *l, uint64_t *data,
 				return err_at(h, err, TK_E_PARSE, h->line, ls, k,
 					      "#%s appears twice",
 					      tk_quote(qb, sizeof(qb), k, ke));
-			if (h->ntabs == h->captabs) {
-				uint32_t ncap = h->captabs ? h->captabs * 2 : 16;
-				table *n = tk_xrealloc_array(h->tabs, ncap,
-							     sizeof(*n));
-				if (!n)
-					return tk_err_nomem(err, h->name);
-				h->tabs = n;
-				h->captabs = ncap;
-			}
+			if (tk_grow_zero32((void **)&h->tabs, &h->captabs,
+					   h->ntabs, sizeof(*h->tabs)) < 0)
+				return tk_err_nomem(err, h->name);
 			/* ntabs < captabs: the array is allocated */
 			TK_ANALYZER_ASSUME(h->tabs != NULL);
 			cur = &h->tabs[h->ntabs];
@@ -1496,20 +1490,11 @@ static int core_slot(htf_reader *h, uint64_t id, uint32_t *slot,
 		*slot = i;
 		return TK_OK;
 	}
-	if (h->nslots == h->capslots) {
-		uint32_t ncap = h->capslots ? 2 * h->capslots : 8;
-		uint64_t *n;
-		uint8_t *o;
-		if (!ncap)
-			return tk_err_nomem(err, h->name);
-		if (!(n = tk_xrealloc_array(h->core_ids, ncap, sizeof(*n))))
-			return tk_err_nomem(err, h->name);
-		h->core_ids = n;
-		if (!(o = realloc(h->own, ncap)))
-			return tk_err_nomem(err, h->name);
-		h->own = o;
-		h->capslots = ncap;
-	}
+	if (tk_grow_zero32((void **)&h->core_ids, &h->capslots, h->nslots,
+			   sizeof(*h->core_ids)) < 0 ||
+	    tk_grow_zero32((void **)&h->own, &h->capown, h->nslots,
+			   sizeof(*h->own)) < 0)
+		return tk_err_nomem(err, h->name);
 	h->core_ids[h->nslots] = id;
 	h->own[h->nslots] = 0;
 	if (kindex_add(&h->slotidx, hash, h->nslots) < 0)
@@ -1559,7 +1544,7 @@ static int add_cursor(htf_reader *h, uint64_t beg, uint64_t end,
 		      uint64_t line, uint64_t core_id, int implicit,
 		      tk_error *err)
 {
-	cursor *c, *n;
+	cursor *c;
 	uint32_t slot = 0, core = 0;
 	int rc;
 
@@ -1577,14 +1562,9 @@ static int add_cursor(htf_reader *h, uint64_t beg, uint64_t end,
 	 * per 4 bytes) */
 	if (beg == end && !implicit)
 		return TK_OK;
-	if (h->ncur == h->capcur) {
-		uint32_t ncap = h->capcur ? 2 * h->capcur : 8;
-		n = tk_xrealloc_array(h->cur, ncap, sizeof(*n));
-		if (!ncap || !n)
-			return tk_err_nomem(err, h->name);
-		h->cur = n;
-		h->capcur = ncap;
-	}
+	if (tk_grow_zero32((void **)&h->cur, &h->capcur, h->ncur,
+			   sizeof(*h->cur)) < 0)
+		return tk_err_nomem(err, h->name);
 	c = &h->cur[h->ncur];
 	memset(c, 0, sizeof(*c));
 	c->foff = beg;
