@@ -331,6 +331,7 @@ typedef struct tk_window {
 int tk_source_open(tk_source **out, const char *path, tk_error *err);
 int tk_source_open_mem(tk_source **out, const void *data, size_t len,
 		       const char *name, tk_error *err);
+#ifdef TK_TEST_HOOKS /* the test build only (tracekit_test) */
 /**
  * A memory block read as a pipe is: for the tests and fuzz targets, which
  * have every reader's streamed path run with fills at every position.  The
@@ -346,6 +347,7 @@ int tk_source_open_mem(tk_source **out, const void *data, size_t len,
 int tk_source_open_mem_stream(tk_source **out, const void *data, size_t len,
 			      const char *name, size_t piece, uint64_t seed,
 			      tk_error *err);
+#endif
 void tk_source_close(tk_source *s);
 const char *tk_source_name(const tk_source *s);
 /** The unconsumed bytes, valid until the next tk_source_fill(). */
@@ -514,6 +516,8 @@ static inline char *tk_sink_reserve(tk_sink *s, size_t n, tk_error *err)
 typedef unsigned __int128 tk_u128;
 /** v in decimal; returns the length (no NUL). */
 size_t tk_fmt_u128(char *out, tk_u128 v);
+/** The greatest common divisor of a and b (a when b is 0). */
+tk_u128 tk_gcd128(tk_u128 a, tk_u128 b);
 /**
  * num/den exactly: an integer, a finite decimal ("1.5"), or where there is
  * none the reduced fraction "N/D".  Returns the length, or TK_E_RANGE.
@@ -590,6 +594,7 @@ struct tk_format_ops {
 const tk_format_ops *tk_format_ops_find(const char *name);
 const tk_format_ops *tk_format_ops_get(size_t i);
 
+#ifdef TK_TEST_HOOKS /* the test build only (tracekit_test) */
 /**
  * tk_reader_open() on a source of the caller's (tk_source_open_mem_stream()
  * for the tests), which the reader owns from then on (closed on failure
@@ -597,6 +602,7 @@ const tk_format_ops *tk_format_ops_get(size_t i);
  */
 int tk_reader_open_source(tk_reader **out, tk_source *src, const char *path,
 			  const tk_reader_opts *opts, tk_error *err);
+#endif
 
 /**
  * Report a warning of kind `kind` (0..63, one per distinct departure from

@@ -1,7 +1,11 @@
 /* lines.c - the text readers' one line scanner (lines.h). */
 #include "lines.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* read_at mode: the bytes one read asks for (more for a longer line) */
+#define AT_CHUNK ((size_t)64 << 10)
 
 /* Take the source's window (the one a fill handed back: pointers into the
  * one before are dead). */
@@ -23,8 +27,100 @@ void tk_lines_init(tk_lines *l, tk_source *s, int cr)
 
 void tk_lines_sync(tk_lines *l)
 {
-	tk_source_consume(l->src, (size_t)(l->pos - l->mark));
+	if (!l->at)
+		tk_source_consume(l->src, (size_t)(l->pos - l->mark));
 	l->mark = l->pos;
+}
+
+uint64_t tk_lines_offset(const tk_lines *l)
+{
+	uint64_t off = l->at ? l->off + (size_t)(l->pos - l->buf)
+			     : tk_source_offset(l->src) +
+				       (size_t)(l->pos - l->mark);
+
+	/* the LF of a CRLF whose CR ended the last line */
+	return off + (l->skip_lf && l->pos < l->limit && *l->pos == '\n');
+}
+
+int tk_lines_init_at(tk_lines *l, tk_source *s, uint64_t off, uint64_t line,
+		     int cr, tk_error *err)
+{
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	l->src = s;
+	l->name = tk_source_name(s);
+	l->cr = cr;
+	l->at = 1;
+	if ((rc = tk_source_size(s, &l->size, err)) < 0)
+		return rc;
+	if (!(l->buf = malloc(AT_CHUNK)))
+		return tk_err_nomem(err, l->name);
+	l->cap = AT_CHUNK;
+	l->off = off;
+	l->pos = l->mark = l->limit = l->buf;
+	tk_lines_seek(l, off, line);
+	return TK_OK;
+}
+
+void tk_lines_seek(tk_lines *l, uint64_t off, uint64_t line)
+{
+	size_t have = (size_t)(l->limit - l->buf);
+
+	if (off >= l->off && off - l->off <= have) {
+		l->pos = l->buf + (off - l->off);
+	} else {
+		l->off = off;
+		l->pos = l->limit = l->buf;
+	}
+	l->mark = l->pos;
+	l->skip_lf = 0;
+	l->line = line - 1;
+}
+
+void tk_lines_free(tk_lines *l)
+{
+	if (l->at)
+		free(l->buf);
+	l->buf = NULL;
+	l->pos = l->mark = l->limit = NULL;
+}
+
+/* Whether the input has no bytes past the window. */
+static int at_end(const tk_lines *l)
+{
+	return l->at ? l->off + (size_t)(l->limit - l->buf) >= l->size
+		     : tk_source_eof(l->src);
+}
+
+/* read_at mode: the unread bytes moved to the buffer's front, and more
+ * read after them (want: the bytes wanted in all).  The bytes read (0 at
+ * the end of the input) or < 0. */
+static int fill_at(tk_lines *l, size_t want, tk_error *err)
+{
+	size_t keep = (size_t)(l->limit - l->pos), get;
+	uint64_t left;
+	int rc;
+
+	l->off += (size_t)(l->pos - l->buf);
+	memmove(l->buf, l->pos, keep);
+	if (want < keep + AT_CHUNK)
+		want = keep + AT_CHUNK;
+	if (want > l->cap) {
+		char *nb = realloc(l->buf, want);
+		if (!nb)
+			return tk_err_nomem(err, l->name);
+		l->buf = nb;
+		l->cap = want;
+	}
+	left = l->size - l->off - keep;
+	get = l->cap - keep;
+	if (get > left)
+		get = (size_t)left;
+	rc = tk_source_read_at(l->src, l->off + keep, l->buf + keep, get, err);
+	l->pos = l->mark = l->buf;
+	l->limit = l->buf + keep + (rc < 0 ? 0 : get);
+	return rc < 0 ? rc : get > 0;
 }
 
 /* The first CR or LF in [p, end), or NULL. */
@@ -39,7 +135,7 @@ static const char *find_cr_lf(const char *p, const char *end)
 int tk_lines_next(tk_lines *l, const char **line, size_t *len, tk_error *err)
 {
 	const char *p, *e, *stop;
-	size_t done = 0; /* bytes of the line scanned before a fill */
+	size_t done = 0, want; /* done: bytes of the line scanned before a fill */
 	tk_window w;
 	int rc;
 
@@ -60,25 +156,37 @@ int tk_lines_next(tk_lines *l, const char **line, size_t *len, tk_error *err)
 			e = find_cr_lf(p + done, stop);
 		else
 			e = memchr(p + done, '\n', (size_t)(stop - (p + done)));
-		if (e)
+		if (e && !(l->cr && *e == '\r' && e + 1 == l->limit &&
+			   !at_end(l)))
 			break;
-		if ((size_t)(l->limit - p) >= TK_LINE_MAX + 2)
-			return tk_err_line_long(err, l->name, l->line + 1);
-		if (tk_source_eof(l->src)) {
-			if (p == l->limit)
-				return TK_END;
-			e = l->limit; /* a last line with no line end */
-			break;
+		if (e) {
+			/* a CR at the window's end: whether a LF follows it
+			 * shows once more is read */
+			done = (size_t)(e - p);
+		} else {
+			if ((size_t)(l->limit - p) >= TK_LINE_MAX + 2)
+				return tk_err_line_long(err, l->name, l->line + 1);
+			if (at_end(l)) {
+				if (p == l->limit)
+					return TK_END;
+				e = l->limit; /* a last line with no line end */
+				break;
+			}
+			done = (size_t)(l->limit - p);
 		}
 		/* the line goes on past the window: read more, which may move
 		 * the window; the scan goes on where it stopped */
-		done = (size_t)(l->limit - p);
-		tk_lines_sync(l);
-		rc = tk_source_fill(l->src, done + 1, &w, err);
-		set_window(l, w);
+		want = (size_t)(l->limit - p) + 1;
+		if (l->at) {
+			rc = fill_at(l, want, err);
+		} else {
+			tk_lines_sync(l);
+			rc = tk_source_fill(l->src, want, &w, err);
+			set_window(l, w);
+		}
 		if (rc < 0)
 			return rc;
-		if (rc == 0 && !tk_source_eof(l->src))
+		if (rc == 0 && !at_end(l))
 			return tk_err_set(err, TK_E_IO, l->name, l->line + 1, 0,
 					  "input ended unexpectedly");
 	}

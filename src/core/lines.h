@@ -19,6 +19,12 @@
  * notes the field separators on the way) looks at [pos, limit) itself and
  * takes a line it found with tk_lines_take(); anything else goes to
  * tk_lines_next().
+ *
+ * A second mode reads the lines at any offset of a random-access source
+ * (tk_lines_init_at(), after tk_source_size()): the scanner then reads
+ * windows of the input with tk_source_read_at() into a buffer of its own,
+ * consumes nothing, and tk_lines_seek() moves it to another line start.
+ * Everything else (line ends, the line limit, numbering) is the same.
  */
 #ifndef TK_LINES_H
 #define TK_LINES_H
@@ -32,6 +38,12 @@ typedef struct tk_lines {
 	uint64_t line;        /* lines read */
 	int cr;               /* CR-only line ends */
 	int skip_lf;          /* cr: the last line ended with a CR */
+	/* read_at mode: buf holds the input's bytes [off, off + (limit - buf))
+	 * of its `size` */
+	int at;
+	char *buf;
+	size_t cap;
+	uint64_t off, size;
 } tk_lines;
 
 /* Bytes read before they are reported consumed to the source. */
@@ -44,6 +56,18 @@ void tk_lines_init(tk_lines *l, tk_source *s, int cr);
 int tk_lines_next(tk_lines *l, const char **line, size_t *len, tk_error *err);
 /* Report the bytes read so far as consumed to the source. */
 void tk_lines_sync(tk_lines *l);
+/* The offset in the input of the next line's start. */
+uint64_t tk_lines_offset(const tk_lines *l);
+
+/* Set up over the random-access source s (tk_source_size() called) at
+ * offset off, the start of line number `line`: TK_OK or TK_E_NOMEM. */
+int tk_lines_init_at(tk_lines *l, tk_source *s, uint64_t off, uint64_t line,
+		     int cr, tk_error *err);
+/* Move a scanner of tk_lines_init_at() to offset off, the start of line
+ * number `line` (the bytes it holds are kept where they can serve). */
+void tk_lines_seek(tk_lines *l, uint64_t off, uint64_t line);
+/* Free what tk_lines_init_at() allocated (nothing for the stream mode). */
+void tk_lines_free(tk_lines *l);
 
 /*
  * Take the line from pos to the LF at nl (pos <= nl < limit, no CR-only

@@ -160,12 +160,14 @@ int tk_reader_open(tk_reader **out, const char *path,
 	return pick_and_open(out, src, path, opts, err);
 }
 
+#ifdef TK_TEST_HOOKS
 int tk_reader_open_source(tk_reader **out, tk_source *src, const char *path,
 			  const tk_reader_opts *opts, tk_error *err)
 {
 	*out = NULL;
 	return pick_and_open(out, src, path, opts, err);
 }
+#endif
 
 int tk_reader_open_mem(tk_reader **out, const void *data, size_t len,
 		       const char *name, const tk_reader_opts *opts,

@@ -296,6 +296,7 @@ int tk_source_open_mem(tk_source **out, const void *data, size_t len,
 	return TK_OK;
 }
 
+#ifdef TK_TEST_HOOKS
 int tk_source_open_mem_stream(tk_source **out, const void *data, size_t len,
 			      const char *name, size_t piece, uint64_t seed,
 			      tk_error *err)
@@ -322,6 +323,7 @@ int tk_source_open_mem_stream(tk_source **out, const void *data, size_t len,
 	*out = s;
 	return TK_OK;
 }
+#endif
 
 int tk_source_open(tk_source **out, const char *path, tk_error *err)
 {

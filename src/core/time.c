@@ -42,7 +42,7 @@ int tk_unit_parse(const char *s, size_t len, int ignore_case, tk_unit *out)
 	return TK_E_PARSE;
 }
 
-static u128 gcd128(u128 a, u128 b)
+u128 tk_gcd128(u128 a, u128 b)
 {
 	while (b) {
 		u128 t = a % b;
@@ -57,7 +57,7 @@ static u128 gcd128(u128 a, u128 b)
 /* *p *= x after cancelling x against *q.  -1 if the product overflows. */
 static int mul_reduced(u128 *p, u128 *q, u128 x)
 {
-	u128 g = gcd128(x, *q);
+	u128 g = tk_gcd128(x, *q);
 
 	if (g > 1) {
 		x /= g;
@@ -218,7 +218,7 @@ int tk_fmt_ratio(tk_u128 num, tk_u128 den, char *buf, size_t size)
 
 	if (!den)
 		return TK_E_RANGE;
-	g = gcd128(num, den);
+	g = tk_gcd128(num, den);
 	if (g > 1) {
 		num /= g;
 		den /= g;
@@ -261,7 +261,7 @@ int tk_fmt_ratio_dec(tk_u128 num, tk_u128 den, int digits, char *buf,
 
 	if (!den || digits < 0 || digits > (int)sizeof(dig))
 		return TK_E_RANGE;
-	g = gcd128(num, den);
+	g = tk_gcd128(num, den);
 	if (g > 1) {
 		num /= g;
 		den /= g;

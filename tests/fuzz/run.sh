@@ -10,7 +10,8 @@ out=$root/build-fuzz
 mkdir -p "$out"
 cd "$root"
 srcs="$(ls src/core/*.c src/formats/*.c src/formats/*/*.c src/analysis/*.c)"
-cflags="-std=c11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -Iinclude"
+# TK_TEST_HOOKS: the library's test entry points (the memory stream)
+cflags="-std=c11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -Iinclude -DTK_TEST_HOOKS"
 libs="-lz -lzstd -lexpat -lsqlite3 -lelf -lpthread"
 status=0
 

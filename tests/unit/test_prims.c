@@ -167,7 +167,8 @@ static void helpers_case(void)
 	CHECK_STR(tk_quote(buf, 8, s, s + 40), "012...");
 }
 
-/* Every line of text as "[line]" joined, read in pieces of `piece`. */
+/* Every line of text as "[line]" joined, read in pieces of `piece`
+ * (piece 0: the read_at mode over a memory block, from offset 0). */
 static int read_lines(const char *text, size_t n, size_t piece, int cr,
 		      char *out, size_t outsz, tk_error *err)
 {
@@ -177,10 +178,16 @@ static int read_lines(const char *text, size_t n, size_t piece, int cr,
 	size_t len, o = 0;
 	int rc;
 
-	rc = tk_source_open_mem_stream(&s, text, n, "t", piece, 1, err);
+	if (piece)
+		rc = tk_source_open_mem_stream(&s, text, n, "t", piece, 1, err);
+	else
+		rc = tk_source_open_mem(&s, text, n, "t", err);
 	if (rc < 0)
 		return rc;
-	tk_lines_init(&l, s, cr);
+	if (piece)
+		tk_lines_init(&l, s, cr);
+	else if ((rc = tk_lines_init_at(&l, s, 0, 1, cr, err)) < 0)
+		goto out;
 	while ((rc = tk_lines_next(&l, &line, &len, err)) == TK_OK) {
 		if (o + len + 16 > outsz) {
 			rc = TK_E_RANGE;
@@ -193,6 +200,8 @@ static int read_lines(const char *text, size_t n, size_t piece, int cr,
 		out[o++] = ']';
 	}
 	out[o] = '\0';
+	tk_lines_free(&l);
+out:
 	tk_source_close(s);
 	return rc == TK_END ? TK_OK : rc;
 }
@@ -216,7 +225,7 @@ static void lines_case(void)
 	size_t i, piece;
 
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
-		for (piece = 1; piece <= 12; piece++) {
+		for (piece = 0; piece <= 12; piece++) {
 			memset(&err, 0, sizeof(err));
 			CHECK(read_lines(c[i].in, strlen(c[i].in), piece, c[i].cr,
 					 out, sizeof(out), &err) == TK_OK);
@@ -247,14 +256,71 @@ static void long_case(void)
 		CHECK(read_lines(t, 4 + TK_LINE_MAX, 65536, cr, out,
 				 TK_LINE_MAX + 64, &err) == TK_E_PARSE);
 		CHECK(err.line == 2);
+		memset(&err, 0, sizeof(err));
+		CHECK(read_lines(t, 4 + TK_LINE_MAX, 0, cr, out,
+				 TK_LINE_MAX + 64, &err) == TK_E_PARSE);
+		CHECK(err.line == 2);
 		memcpy(t + 2 + TK_LINE_MAX, "\r\nb", 3);
 		k = 5 + TK_LINE_MAX;
 		CHECK(read_lines(t, k, 65536, cr, out, TK_LINE_MAX + 64,
 				 &err) == TK_OK);
 		CHECK(strlen(out) == 4 + TK_LINE_MAX + 3 + 4);
+		CHECK(read_lines(t, k, 0, cr, out, TK_LINE_MAX + 64,
+				 &err) == TK_OK);
+		CHECK(strlen(out) == 4 + TK_LINE_MAX + 3 + 4);
 	}
 	free(t);
 	free(out);
+}
+
+/*
+ * The read_at mode: tk_lines_offset() after each line is the next line's
+ * start (also past the LF of a CRLF whose CR ends a read window, in the
+ * CR-only mode), and tk_lines_seek() back to one reads that line again
+ * under the number given.
+ */
+static void at_case(void)
+{
+	size_t n = 3 * 65536, i, len;
+	char *t = malloc(n);
+	uint64_t offs[8];
+	const char *line;
+	tk_source *s = NULL;
+	tk_lines l;
+	tk_error err;
+	int cr, k;
+
+	if (!t) {
+		CHECK(0);
+		return;
+	}
+	/* line 1: 65535 bytes and a CRLF across the first 64 KiB window */
+	memset(t, 'a', n);
+	memcpy(t + 65535, "\r\nbc\r", 5);
+	memcpy(t + 65540, "\n#-1\r\n", 7);
+	for (cr = 0; cr < 2; cr++) {
+		memset(&err, 0, sizeof(err));
+		CHECK(tk_source_open_mem(&s, t, n, "t", &err) == TK_OK);
+		CHECK(tk_lines_init_at(&l, s, 0, 1, cr, &err) == TK_OK);
+		for (k = 0; k < 4 && tk_lines_next(&l, &line, &len, &err) == TK_OK; k++)
+			offs[k] = tk_lines_offset(&l);
+		CHECK(k == 4);
+		CHECK(offs[0] == 65537);
+		CHECK(offs[1] == 65541 && offs[2] == 65546 && offs[3] == n);
+		tk_lines_seek(&l, offs[1], 3);
+		CHECK(tk_lines_next(&l, &line, &len, &err) == TK_OK);
+		CHECK(len == 3 && !memcmp(line, "#-1", 3) && l.line == 3);
+		tk_lines_seek(&l, 0, 1);
+		CHECK(tk_lines_next(&l, &line, &len, &err) == TK_OK);
+		CHECK(len == 65535 && l.line == 1);
+		for (i = 0; i < len && line[i] == 'a'; i++)
+			;
+		CHECK(i == 65535);
+		CHECK(tk_lines_offset(&l) == 65537);
+		tk_lines_free(&l);
+		tk_source_close(s);
+	}
+	free(t);
 }
 
 int main(void)
@@ -265,5 +331,6 @@ int main(void)
 	helpers_case();
 	lines_case();
 	long_case();
+	at_case();
 	TEST_DONE();
 }

@@ -123,16 +123,6 @@ int atf_evtype_of(tk_evkind kind, const char *name, size_t n, int t)
 
 /* ---- time --------------------------------------------------------------- */
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 int atf_tick(const char *unit, size_t ulen, uint64_t num, uint64_t den,
 	     unsigned digits, tk_timebase *out)
 {
@@ -147,7 +137,7 @@ int atf_tick(const char *unit, size_t ulen, uint64_t num, uint64_t den,
 	} else if (tk_unit_parse(unit, ulen, 0, &out->unit) < 0) {
 		return TK_E_PARSE;
 	}
-	g = gcd(num, den);
+	g = (uint64_t)tk_gcd128(num, den);
 	num /= g;
 	den /= g;
 	/* den * 10^digits, kept reduced against num */

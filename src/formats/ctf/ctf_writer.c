@@ -122,16 +122,6 @@ typedef struct ctf_writer {
 
 /* ---- helpers ------------------------------------------------------------- */
 
-static tk_u128 gcd128(tk_u128 a, tk_u128 b)
-{
-	while (b) {
-		tk_u128 r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
 static int lose(tk_writer *w, ctf_writer *cw, int kind, const tk_event *ev,
 		tk_error *err)
 {
@@ -290,40 +280,22 @@ static int flush_all(tk_writer *w, ctf_writer *cw, tk_error *err)
  * if new; NULL when out of memory. */
 static ctf_stream *stream_of(ctf_writer *cw, uint32_t core)
 {
-	uint32_t *slot = NULL, i;
+	uint32_t *slot = NULL;
 	ctf_stream *st;
 
 	if (core == TK_NONE) {
 		slot = &cw->nocore;
 	} else {
-		if (core >= cw->ncore_stream) {
-			size_t cap = cw->ncore_stream ? cw->ncore_stream : 16;
-			uint32_t *a;
-			while (cap <= core)
-				cap *= 2;
-			a = tk_xrealloc_array(cw->core_stream, cap, sizeof(*a));
-			if (!a)
-				return NULL;
-			for (i = (uint32_t)cw->ncore_stream; i < cap; i++)
-				a[i] = 0;
-			cw->core_stream = a;
-			cw->ncore_stream = cap;
-		}
+		if (tk_grow_zero((void **)&cw->core_stream, &cw->ncore_stream,
+				 core, sizeof(*cw->core_stream)) < 0)
+			return NULL;
 		slot = &cw->core_stream[core];
 	}
 	if (*slot)
 		return &cw->streams[*slot - 1];
-	if (cw->nstreams == cw->capstreams) {
-		uint32_t cap = cw->capstreams ? cw->capstreams * 2 : 4;
-		ctf_stream *a;
-		if (cap <= cw->capstreams)
-			return NULL;
-		a = tk_xrealloc_array(cw->streams, cap, sizeof(*a));
-		if (!a)
-			return NULL;
-		cw->streams = a;
-		cw->capstreams = cap;
-	}
+	if (tk_grow_zero32((void **)&cw->streams, &cw->capstreams, cw->nstreams,
+			   sizeof(*cw->streams)) < 0)
+		return NULL;
 	st = &cw->streams[cw->nstreams];
 	memset(st, 0, sizeof(*st));
 	st->core = core;
@@ -429,7 +401,7 @@ static int ctf_writer_open(tk_writer *w, tk_error *err)
 	w->impl = cw;
 	cw->name = w->sink.path;
 	dU = (tk_u128)tb->den * per_s[tb->unit];
-	g = gcd128(tb->num, dU);
+	g = tk_gcd128(tb->num, dU);
 	f = dU / g;
 	if (f > UINT64_MAX) {
 		if (w->opts.strict)

@@ -1,9 +1,10 @@
 /*
  * htf_reader.c - the HTF reader (AMALTHEA Hardware Trace Format 1.0).
  *
- * One single-threaded decoder over the byte source's random access
- * (tk_source_size(), tk_source_read_at()): the header and the reference
- * tables are read line by line when the reader opens; one pass over the
+ * One single-threaded decoder: the header and the reference tables are
+ * read line by line from the byte source's stream (core's line scanner,
+ * lines.h) when the reader opens; then, over its random access
+ * (tk_source_size(), tk_source_read_at()), one pass over the
  * trace data finds the sections ("#-<core>", each in time order) and
  * counts their lines; then each section has a cursor that reads its bytes
  * into a small window of its own and decodes up to BATCH plain records at
@@ -20,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include "htf.h"
+#include "../../core/lines.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,17 +170,8 @@ typedef struct hrec {
  * own size */
 #define WIN_BUDGET ((size_t)16 << 20)
 #define WIN_MIN ((size_t)16 << 10)
-/* the scan for the sections reads this much at a time */
+/* the scan for the sections looks at this much at a time */
 #define SCAN_CHUNK ((size_t)1 << 20)
-/* the line reader (header, section lines) reads this much at a time */
-#define LINE_CHUNK ((size_t)64 << 10)
-
-/* lines read from the source at any offset: the bytes [off, off + n) */
-typedef struct lbuf {
-	char *b;
-	size_t cap, n;
-	uint64_t off;
-} lbuf;
 
 typedef struct cursor {
 	/* in the window: the next byte, the end of what is read */
@@ -231,7 +224,7 @@ typedef struct htf_reader {
 	/* the bytes */
 	uint64_t size;            /* the input's, decoded */
 	int cr;                   /* CR-only line ends: read as LFs */
-	lbuf lb;                  /* the header's and the section lines' */
+	tk_lines lines;           /* the section lines (read_at mode) */
 	/* header */
 	uint64_t line;
 	unsigned tl, el, vl, w;   /* lengths in bytes; w: record width in digits */
@@ -276,7 +269,7 @@ typedef struct htf_reader {
 	unsigned pair_bits;       /* a row has 1 << pair_bits entries */
 	uint64_t *core_ids;   /* per slot */
 	uint8_t *own;         /* per slot: 1 if it has a section "#-<id>" */
-	uint32_t nslots, capslots;
+	uint32_t nslots, capslots, capown;
 	uint32_t nown;        /* slots with own[] set (for #NumberOfCores) */
 	kindex slotidx;       /* core_ids[] by id */
 	tk_synth synth;
@@ -555,10 +548,11 @@ static int src_read(htf_reader *h, uint64_t off, char *buf, size_t n,
 
 /*
  * A pipe or a compressed input is decoded whole by tk_source_size() before
- * the first read: its first lines are looked at before that, through the
- * window, so that an endless line near its start (a decompression bomb)
- * is refused (`line longer than ...`, on its line) before it costs the
- * disk what it decodes to.  TK_OK or that error.
+ * the first read: the first lines of its trace data (the header is read
+ * from the stream) are looked at before that, through the window, so that
+ * an endless line near its start (a decompression bomb) is refused (`line
+ * longer than ...`, on its line) before it costs the disk what it decodes
+ * to.  TK_OK or that error.
  */
 #define PRECHECK ((size_t)TK_LINE_MAX + 2 + ((size_t)1 << 20))
 
@@ -567,7 +561,7 @@ static int precheck_lines(htf_reader *h, tk_error *err)
 	tk_source *src = h->r->src;
 	const char *t = tk_source_transport(src), *p, *e, *nl;
 	tk_window w = tk_source_window(src);
-	uint64_t line = 1;
+	uint64_t line = h->line + 1;
 	int rc;
 
 	if (!strcmp(t, "file") || !strcmp(t, "memory"))
@@ -597,84 +591,22 @@ static int precheck_lines(htf_reader *h, tk_error *err)
 	}
 }
 
-/*
- * The line at offset off: *ls .. *le without its end (valid until the next
- * call), *next the offset after it.  1, 0 at the end of the input, or an
- * error (a read; a line longer than TK_LINE_MAX, reported on `line`).
- */
-static int lb_line(htf_reader *h, uint64_t off, uint64_t line,
-		   const char **ls, const char **le, uint64_t *next,
-		   tk_error *err)
-{
-	lbuf *lb = &h->lb;
-
-	if (off >= h->size)
-		return 0;
-	for (;;) {
-		size_t get, want;
-		int rc;
-		if (lb->b && off >= lb->off && off <= lb->off + lb->n) {
-			size_t i = (size_t)(off - lb->off), avail = lb->n - i;
-			uint64_t left = h->size - off;
-			char *p = lb->b + i, *nl;
-			/* no further than a line may go: its bytes, a CR and
-			 * the LF */
-			nl = avail ? memchr(p, '\n', avail < TK_LINE_MAX + 2
-						     ? avail : TK_LINE_MAX + 2)
-				   : NULL;
-			if (nl || avail == left || avail >= TK_LINE_MAX + 2) {
-				if ((!nl && left > TK_LINE_MAX + 1) ||
-				    (size_t)((nl ? nl : p + avail) - p) >
-					    TK_LINE_MAX + 1)
-					return tk_err_line_long(err, h->name, line);
-				*ls = p;
-				*le = nl ? nl : p + avail;
-				*next = nl ? off + (uint64_t)(nl - p) + 1 : h->size;
-				if (*le > p && (*le)[-1] == '\r')
-					(*le)--;
-				if ((size_t)(*le - p) > TK_LINE_MAX)
-					return tk_err_line_long(err, h->name, line);
-				return 1;
-			}
-			if (avail && p != lb->b)
-				memmove(lb->b, p, avail);
-			lb->n = avail;
-		} else {
-			lb->n = 0;
-		}
-		lb->off = off;
-		want = lb->n + LINE_CHUNK;
-		if (want > lb->cap) {
-			char *nb = realloc(lb->b, want);
-			if (!nb)
-				return tk_err_nomem(err, h->name);
-			lb->b = nb;
-			lb->cap = want;
-		}
-		/* cap >= want > 0: the buffer is allocated */
-		TK_ANALYZER_ASSUME(lb->b != NULL);
-		get = lb->cap - lb->n;
-		if (get > h->size - (lb->off + lb->n))
-			get = (size_t)(h->size - (lb->off + lb->n));
-		rc = src_read(h, lb->off + lb->n, lb->b + lb->n, get, err);
-		if (rc < 0)
-			return rc;
-		lb->n += get;
-	}
-}
-
 /* ---- header ------------------------------------------------------------- */
 
-/* The line at offset *pp without its end; advances *pp past it.  1, 0 at
- * the end, or an error. */
-static int next_line(htf_reader *h, uint64_t *pp, const char **ls,
+/* The next header line without its end: 1, 0 at the end, or an error. */
+static int next_line(htf_reader *h, tk_lines *l, const char **ls,
 		     const char **le, tk_error *err)
 {
-	int rc = lb_line(h, *pp, h->line + 1, ls, le, pp, err);
+	size_t n;
+	int rc = tk_lines_next(l, ls, &n, err);
 
-	if (rc > 0)
-		h->line++;
-	return rc;
+	if (rc == TK_END)
+		return 0;
+	if (rc < 0)
+		return rc;
+	*le = *ls + n;
+	h->line = l->line;
+	return 1;
 }
 
 static const char *trim_end(const char *p, const char *e)
@@ -890,17 +822,18 @@ static table *find_table(htf_reader *h, const char *name, size_t n)
 	return i == UINT32_MAX ? NULL : &h->tabs[i];
 }
 
-/* Read the header up to #TraceData; *data receives the first data byte. */
-static int read_header(htf_reader *h, uint64_t *data, tk_error *err)
+/* Read the header up to #TraceData from the source's stream (l);
+ * *data receives the first data byte's offset. */
+static int read_header(htf_reader *h, tk_lines *l, uint64_t *data,
+		       tk_error *err)
 {
-	uint64_t pp = 0;
 	const char *ls, *le, *p, *k, *ke, *v;
 	table *cur = NULL;
 	int seen_fmt = 0, seen_ts = 0, rc;
 	uint32_t hash;
 	char qb[64];
 
-	while ((rc = next_line(h, &pp, &ls, &le, err)) != 0) {
+	while ((rc = next_line(h, l, &ls, &le, err)) != 0) {
 		if (rc < 0)
 			return rc;
 		p = skip_blanks(ls, le);
@@ -947,7 +880,7 @@ static int read_header(htf_reader *h, uint64_t *data, tk_error *err)
 			if (v < le && !(le - v >= 2 && v[0] == '/' && v[1] == '/'))
 				return err_at(h, err, TK_E_PARSE, h->line, ls, v,
 					      "unexpected text after #TraceData");
-			*data = pp;
+			*data = tk_lines_offset(l);
 			goto done;
 		}
 		if (is_table_key(k, (size_t)(ke - k))) {
@@ -962,15 +895,9 @@ static int read_header(htf_reader *h, uint64_t *data, tk_error *err)
 				return err_at(h, err, TK_E_PARSE, h->line, ls, k,
 					      "#%s appears twice",
 					      tk_quote(qb, sizeof(qb), k, ke));
-			if (h->ntabs == h->captabs) {
-				uint32_t ncap = h->captabs ? h->captabs * 2 : 16;
-				table *n = tk_xrealloc_array(h->tabs, ncap,
-							     sizeof(*n));
-				if (!n)
-					return tk_err_nomem(err, h->name);
-				h->tabs = n;
-				h->captabs = ncap;
-			}
+			if (tk_grow_zero32((void **)&h->tabs, &h->captabs,
+					   h->ntabs, sizeof(*h->tabs)) < 0)
+				return tk_err_nomem(err, h->name);
 			/* ntabs < captabs: the array is allocated */
 			TK_ANALYZER_ASSUME(h->tabs != NULL);
 			cur = &h->tabs[h->ntabs];
@@ -1563,20 +1490,11 @@ static int core_slot(htf_reader *h, uint64_t id, uint32_t *slot,
 		*slot = i;
 		return TK_OK;
 	}
-	if (h->nslots == h->capslots) {
-		uint32_t ncap = h->capslots ? 2 * h->capslots : 8;
-		uint64_t *n;
-		uint8_t *o;
-		if (!ncap)
-			return tk_err_nomem(err, h->name);
-		if (!(n = tk_xrealloc_array(h->core_ids, ncap, sizeof(*n))))
-			return tk_err_nomem(err, h->name);
-		h->core_ids = n;
-		if (!(o = realloc(h->own, ncap)))
-			return tk_err_nomem(err, h->name);
-		h->own = o;
-		h->capslots = ncap;
-	}
+	if (tk_grow_zero32((void **)&h->core_ids, &h->capslots, h->nslots,
+			   sizeof(*h->core_ids)) < 0 ||
+	    tk_grow_zero32((void **)&h->own, &h->capown, h->nslots,
+			   sizeof(*h->own)) < 0)
+		return tk_err_nomem(err, h->name);
 	h->core_ids[h->nslots] = id;
 	h->own[h->nslots] = 0;
 	if (kindex_add(&h->slotidx, hash, h->nslots) < 0)
@@ -1626,7 +1544,7 @@ static int add_cursor(htf_reader *h, uint64_t beg, uint64_t end,
 		      uint64_t line, uint64_t core_id, int implicit,
 		      tk_error *err)
 {
-	cursor *c, *n;
+	cursor *c;
 	uint32_t slot = 0, core = 0;
 	int rc;
 
@@ -1644,14 +1562,9 @@ static int add_cursor(htf_reader *h, uint64_t beg, uint64_t end,
 	 * per 4 bytes) */
 	if (beg == end && !implicit)
 		return TK_OK;
-	if (h->ncur == h->capcur) {
-		uint32_t ncap = h->capcur ? 2 * h->capcur : 8;
-		n = tk_xrealloc_array(h->cur, ncap, sizeof(*n));
-		if (!ncap || !n)
-			return tk_err_nomem(err, h->name);
-		h->cur = n;
-		h->capcur = ncap;
-	}
+	if (tk_grow_zero32((void **)&h->cur, &h->capcur, h->ncur,
+			   sizeof(*h->cur)) < 0)
+		return tk_err_nomem(err, h->name);
 	c = &h->cur[h->ncur];
 	memset(c, 0, sizeof(*c));
 	c->foff = beg;
@@ -1707,14 +1620,19 @@ static int section_line(htf_reader *h, uint64_t lso, uint64_t mo,
 {
 	const char *ls, *le, *m, *ie, *r;
 	char qb[64];
+	size_t n;
 	int rc;
 
+	*next = lso;
 	/* no further than a line may go */
 	if (mo - lso > TK_LINE_MAX)
 		return tk_err_line_long(err, h->name, line);
-	rc = lb_line(h, lso, line, &ls, &le, next, err);
-	if (rc <= 0)
+	tk_lines_seek(&h->lines, lso, line);
+	rc = tk_lines_next(&h->lines, &ls, &n, err);
+	if (rc != TK_OK)
 		return rc < 0 ? rc : tk_err_line_long(err, h->name, line);
+	le = ls + n;
+	*next = tk_lines_offset(&h->lines);
 	h->line = line;
 	m = ls + (mo - lso);
 	if (le - m < 2 || m[1] != '-')
@@ -2551,6 +2469,7 @@ int htf_reader_open(tk_reader *r, tk_error *err)
 {
 	htf_reader *h = calloc(1, sizeof(*h));
 	uint64_t data = 0;
+	tk_lines hl;
 	int rc;
 
 	if (!h)
@@ -2568,11 +2487,19 @@ int htf_reader_open(tk_reader *r, tk_error *err)
 		warn(h, W_CR_ONLY, 1, NULL, NULL,
 		     "lines end with a CR alone (read as line ends)");
 	h->cr = rc;
+	/* the header from the stream, consumed up to the trace data */
+	tk_lines_init(&hl, r->src, h->cr);
+	rc = read_header(h, &hl, &data, err);
+	tk_lines_sync(&hl);
+	if (rc < 0)
+		goto fail;
+	tk_source_consume(r->src, (size_t)(data - tk_source_offset(r->src)));
 	if ((rc = precheck_lines(h, err)) < 0)
 		goto fail;
 	if ((rc = tk_source_size(r->src, &h->size, err)) < 0)
 		goto fail;
-	if ((rc = read_header(h, &data, err)) < 0)
+	if ((rc = tk_lines_init_at(&h->lines, r->src, data, h->line + 1, h->cr,
+				   err)) < 0)
 		goto fail;
 	if ((rc = build_types(h, err)) < 0)
 		goto fail;
@@ -2585,8 +2512,7 @@ int htf_reader_open(tk_reader *r, tk_error *err)
 	if ((rc = find_sections(h, data, err)) < 0)
 		goto fail;
 	/* the line reader's buffer is not needed past the sections */
-	free(h->lb.b);
-	memset(&h->lb, 0, sizeof(h->lb));
+	tk_lines_free(&h->lines);
 	if ((rc = cursors_alloc(h, err)) < 0)
 		goto fail;
 	h->heap = calloc(h->ncur > 8 ? h->ncur : 8, sizeof(*h->heap));
@@ -2635,7 +2561,7 @@ void htf_reader_close(tk_reader *r)
 		free(h->cur[i].b);
 	}
 	free(h->cur);
-	free(h->lb.b);
+	tk_lines_free(&h->lines);
 	free(h->heap);
 	free(h->core_ids);
 	free(h->own);

@@ -373,14 +373,9 @@ static uint32_t new_task(shark_reader *s, uint16_t ctx, uint32_t ent)
 	if (tk_grow_zero((void **)&s->ent_task, &s->nent_task, ent,
 			 sizeof(*s->ent_task)) < 0)
 		return TK_NONE;
-	if (s->ntasks == s->captasks) {
-		uint32_t ncap = s->captasks ? s->captasks * 2 : 32;
-		task *n = tk_xrealloc_array(s->tasks, ncap, sizeof(*n));
-		if (!n)
-			return TK_NONE;
-		s->tasks = n;
-		s->captasks = ncap;
-	}
+	if (tk_grow_zero32((void **)&s->tasks, &s->captasks, s->ntasks,
+			   sizeof(*s->tasks)) < 0)
+		return TK_NONE;
 	tk = &s->tasks[s->ntasks];
 	memset(tk, 0, sizeof(*tk));
 	tk->ent = ent;
@@ -436,14 +431,9 @@ static uint32_t isr_of(shark_reader *s, unsigned irq)
 	ent = entity(s, TK_ET_I, "IRQ%u", irq);
 	if (ent == TK_NONE)
 		return TK_NONE;
-	if (s->nisrs == s->capisrs) {
-		uint32_t ncap = s->capisrs ? s->capisrs * 2 : 8;
-		isr *n = tk_xrealloc_array(s->isrs, ncap, sizeof(*n));
-		if (!n)
-			return TK_NONE;
-		s->isrs = n;
-		s->capisrs = ncap;
-	}
+	if (tk_grow_zero32((void **)&s->isrs, &s->capisrs, s->nisrs,
+			   sizeof(*s->isrs)) < 0)
+		return TK_NONE;
 	s->isrs[s->nisrs].ent = ent;
 	s->isrs[s->nisrs].inst = 0;
 	map_set(s->irq_map, irq, s->nisrs);

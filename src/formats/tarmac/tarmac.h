@@ -43,11 +43,13 @@ struct tk_tarmac {
 int tarmac_init(tk_tarmac *tr, tk_source *src, int owns_src,
 		const tk_tarmac_opts *opts, tk_reader *reader, tk_error *err);
 void tarmac_fini(tk_tarmac *tr);
+#ifdef TK_TEST_HOOKS /* the test build only (tracekit_test) */
 /* tk_tarmac_open() on a source of the caller's (tk_source_open_mem_stream()
  * for the fuzz target), which the record reader owns from then on (closed
  * on failure too). */
 int tk_tarmac_open_source(tk_tarmac **out, tk_source *src,
 			  const tk_tarmac_opts *opts, tk_error *err);
+#endif
 
 /* The format of tk_reader_open(): probe and the ISR adapter. */
 int tarmac_probe(const uint8_t *buf, size_t len);

@@ -1469,12 +1469,14 @@ int tk_tarmac_open(tk_tarmac **out, const char *path,
 	return open_on(out, src, opts, err);
 }
 
+#ifdef TK_TEST_HOOKS
 int tk_tarmac_open_source(tk_tarmac **out, tk_source *src,
 			  const tk_tarmac_opts *opts, tk_error *err)
 {
 	*out = NULL;
 	return open_on(out, src, opts, err);
 }
+#endif
 
 int tk_tarmac_open_mem(tk_tarmac **out, const void *data, size_t len,
 		       const char *name, const tk_tarmac_opts *opts,
