@@ -10,8 +10,7 @@
  * Per entity: that state and the index of each metric's record (sent, in
  * a slab), plus one record per metric that got a value (acc, or jacc for
  * JIT, in slabs): count, min, max, the worst instance and the sum, no
- * values.  The rows are the entities in name order and where each one's
- * rows begin; a row is found by a binary search over those.
+ * values.  A row is 4 bytes: its record's index (and which slab).
  *
  * A metric is taken only from events that were all seen: an instance cut
  * by the start of the trace (first seen after its start) gives no CET,
@@ -58,6 +57,9 @@ typedef struct jacc {
 
 enum { HAS_ACT = 1, HAS_START = 2, HAS_TERM = 4 };
 
+/* a row's record is in jaccs; records are fewer than ROW_JIT in each slab */
+#define ROW_JIT 0x80000000u
+
 typedef struct sent {
 	int64_t act_inst, start_inst, term_inst;
 	uint64_t act_time, start_time, term_time;
@@ -75,8 +77,7 @@ struct tk_stats {
 	uint32_t nslot;
 	tk_slab ents, accs, jaccs;
 	tk_imap insts;
-	uint32_t *order;    /* the sents by name (after finish) */
-	size_t *first_row;  /* row of order[k]'s first metric; [nents]: nrows */
+	uint32_t *rows;     /* after finish: a record in accs, or in jaccs | ROW_JIT */
 	size_t nrows;
 	int nomem;
 	tk_stat_value_fn on_value;
@@ -108,7 +109,7 @@ static tk_stat *rec_of(tk_stats *s, tk_slab *sl, sent *e, tk_metric m)
 
 	if (e->rec[m])
 		return tk_slab_at(sl, e->rec[m] - 1);
-	p = tk_slab_new(sl, &i);
+	p = sl->count < ROW_JIT ? tk_slab_new(sl, &i) : NULL;
 	if (!p) {
 		s->nomem = 1;
 		return NULL;
@@ -482,27 +483,29 @@ static int cmp_names(const void *a, const void *b)
 /*
  * The rows by (name, entity, metric): the entities are sorted (one key
  * each), then each gives its metrics in order, so the sort moves one small
- * key per entity rather than a row per metric, and a row is the entity
- * (order, first_row) and its rank among the entity's metrics.
+ * key per entity rather than a row per metric.
  */
 int tk_stats_finish(tk_stats *s)
 {
-	size_t i, n, ne = s->ents.count;
+	size_t i, n = 0, ne = s->ents.count;
 	sname *names = NULL;
-	int rc = TK_E_NOMEM;
+	int m;
 
-	free(s->order);
-	free(s->first_row);
-	s->order = NULL;
-	s->first_row = NULL;
+	free(s->rows);
+	s->rows = NULL;
 	s->nrows = 0;
-	if (!ne)
+	for (i = 0; i < ne; i++)
+		n += ((const sent *)tk_slab_at(&s->ents, (uint32_t)i))->nrec;
+	if (!n)
 		return TK_OK;
+	s->rows = calloc(n, sizeof(*s->rows));
 	names = calloc(ne, sizeof(*names));
-	s->order = calloc(ne, sizeof(*s->order));
-	s->first_row = calloc(ne + 1, sizeof(*s->first_row));
-	if (!names || !s->order || !s->first_row)
-		goto cleanup;
+	if (!s->rows || !names) {
+		free(names);
+		free(s->rows);
+		s->rows = NULL;
+		return TK_E_NOMEM;
+	}
 	for (i = 0; i < ne; i++) {
 		const sent *e = tk_slab_at(&s->ents, (uint32_t)i);
 		const tk_entity *te = tk_trace_entity(s->t, e->id);
@@ -514,25 +517,15 @@ int tk_stats_finish(tk_stats *s)
 		}
 	}
 	qsort(names, ne, sizeof(*names), cmp_names);
-	for (i = 0, n = 0; i < ne; i++) {
-		const sent *e;
-		s->order[i] = s->slot[names[i].id] - 1;
-		e = tk_slab_at(&s->ents, s->order[i]);
-		s->first_row[i] = n;
-		n += e->nrec;
+	for (i = 0; i < ne; i++) {
+		const sent *e = tk_slab_at(&s->ents, s->slot[names[i].id] - 1);
+		for (m = 0; m < TK_METRIC_COUNT; m++)
+			if (e->rec[m])
+				s->rows[s->nrows++] = (e->rec[m] - 1) |
+						      (m == TK_METRIC_JIT ? ROW_JIT : 0);
 	}
-	s->first_row[ne] = n;
-	s->nrows = n;
-	rc = TK_OK;
-cleanup:
 	free(names);
-	if (rc < 0) {
-		free(s->order);
-		free(s->first_row);
-		s->order = NULL;
-		s->first_row = NULL;
-	}
-	return rc;
+	return TK_OK;
 }
 
 size_t tk_stats_count(const tk_stats *s)
@@ -540,30 +533,13 @@ size_t tk_stats_count(const tk_stats *s)
 	return s->nrows;
 }
 
-/* row i (< nrows): the entity holding it by a binary search over the
- * first rows, then its metric of that rank */
+/* row i (< nrows) */
 static const tk_stat *row_at(const tk_stats *s, size_t i)
 {
-	size_t lo = 0, hi = s->ents.count, k;
-	const sent *e;
-	int m;
+	uint32_t r = s->rows[i];
 
-	while (hi - lo > 1) { /* first_row[lo] <= i < first_row[hi] */
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->first_row[mid] <= i)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	e = tk_slab_at(&s->ents, s->order[lo]);
-	k = i - s->first_row[lo];
-	for (m = 0; m < TK_METRIC_COUNT; m++) {
-		if (!e->rec[m] || k--)
-			continue;
-		return tk_slab_at(m == TK_METRIC_JIT ? &s->jaccs : &s->accs,
-				  e->rec[m] - 1);
-	}
-	return NULL; /* not reached: the entity holds nrec rows */
+	return r & ROW_JIT ? tk_slab_at(&s->jaccs, r & ~ROW_JIT)
+			   : tk_slab_at(&s->accs, r);
 }
 
 const tk_stat *tk_stats_get(const tk_stats *s, size_t i)
@@ -726,8 +702,7 @@ void tk_stats_free(tk_stats *s)
 	tk_slab_free(&s->accs);
 	tk_slab_free(&s->jaccs);
 	free(s->slot);
-	free(s->order);
-	free(s->first_row);
+	free(s->rows);
 	tk_imap_free(&s->insts);
 	free(s);
 }
