@@ -7,7 +7,9 @@
 # bounded page holding every task in its table, and the VCD export of a
 # trace with 32,768 cores finishes under a generous timeout (its cost per
 # event grew with the number of cores: minutes) holding less than 4 KB per
-# core above info (each core's load windows took 8 KB: 9.4 KB per core).
+# core above info (each core's load windows took 8 KB: 9.4 KB per core),
+# and `load` lists each task's core under a timeout (it asked every entity
+# about every core: minutes).
 # usage: entities.sh TRACEKIT GEN_ENTITIES RUSAGE [CHECK_RSS]
 # CHECK_RSS 0 (a sanitizer build, whose memory is its own): no RSS limit.
 set -u
@@ -62,6 +64,12 @@ else
 	fi
 	n=$(grep -c '^\$scope module Core_' "$tmp/c.vcd")
 	[ "$n" -eq 32768 ] || { echo "FAIL: $n cores declared in the VCD, expected 32768"; fail=1; }
+fi
+if ! timeout 60 "$cli" load --format csv "$tmp/c.btf" > "$tmp/c.csv"; then
+	echo "FAIL: load on 32768 cores failed or took more than 60 s"; fail=1
+else
+	n=$(grep -c '^entity,.*,Core_[0-9]*,Task_' "$tmp/c.csv")
+	[ "$n" -eq 32768 ] || { echo "FAIL: load listed $n task/core pairs, expected 32768"; fail=1; }
 fi
 [ $fail -eq 0 ] && echo "ok"
 exit $fail
