@@ -17,20 +17,25 @@ cli=$1 gen=$2 rus=$3 check_rss=${4:-1}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail=0
+
+# above_info INFO.m JOB.m N WHAT LIMIT: the job's peak RSS above info's in
+# bytes per WHAT (N of them), printed and checked against LIMIT
+above_info() {
+	i_kb=$(cut -d' ' -f2 "$1") j_kb=$(cut -d' ' -f2 "$2")
+	per=$(( (j_kb - i_kb) * 1024 / $3 ))
+	echo "info ${i_kb} KiB, $(basename "$2" .m) ${j_kb} KiB: ${per} bytes per $4"
+	if [ "$check_rss" = 1 ]; then
+		[ "$per" -lt "$5" ] || { echo "FAIL: $(basename "$2" .m) keeps $per bytes per $4 (limit $5)"; fail=1; }
+	else
+		echo "(sanitizer build: the memory limit is not checked)"
+	fi
+}
 "$gen" -t 100000 -i 3 "$tmp/t.btf" || { echo "FAIL: gen_entities"; exit 1; }
 
 # memory: stats against info on the same trace (peak RSS in KiB)
 "$rus" "$tmp/info.m" "$cli" info "$tmp/t.btf" > /dev/null || { echo "FAIL: info"; fail=1; }
 "$rus" "$tmp/stats.m" "$cli" stats --format csv "$tmp/t.btf" > "$tmp/stats.csv" || { echo "FAIL: stats"; fail=1; }
-info_kb=$(cut -d' ' -f2 "$tmp/info.m")
-stats_kb=$(cut -d' ' -f2 "$tmp/stats.m")
-per_task=$(( (stats_kb - info_kb) * 1024 / 100000 ))
-echo "info ${info_kb} KiB, stats ${stats_kb} KiB: ${per_task} bytes per task"
-if [ "$check_rss" = 1 ]; then
-	[ "$per_task" -lt 1024 ] || { echo "FAIL: stats keeps $per_task bytes per task (limit 1024)"; fail=1; }
-else
-	echo "(sanitizer build: the memory limit is not checked)"
-fi
+above_info "$tmp/info.m" "$tmp/stats.m" 100000 task 1024
 # every task has its rows: 100,000 tasks x 9 metrics (IPT CET GET RT DT PER ST JIT NPRE)
 rows=$(grep -c '^Task_' "$tmp/stats.csv")
 [ "$rows" -eq 900000 ] || { echo "FAIL: stats gave $rows rows, expected 900000"; fail=1; }
@@ -55,13 +60,7 @@ fi
 if ! timeout 120 "$rus" "$tmp/vcd.m" "$cli" convert -q "$tmp/c.btf" "$tmp/c.vcd"; then
 	echo "FAIL: VCD export of 32768 cores failed or took more than 120 s"; fail=1
 else
-	info_kb=$(cut -d' ' -f2 "$tmp/cinfo.m")
-	vcd_kb=$(cut -d' ' -f2 "$tmp/vcd.m")
-	per_core=$(( (vcd_kb - info_kb) * 1024 / 32768 ))
-	echo "info ${info_kb} KiB, VCD ${vcd_kb} KiB: ${per_core} bytes per core"
-	if [ "$check_rss" = 1 ]; then
-		[ "$per_core" -lt 4096 ] || { echo "FAIL: the VCD export keeps $per_core bytes per core (limit 4096)"; fail=1; }
-	fi
+	above_info "$tmp/cinfo.m" "$tmp/vcd.m" 32768 core 4096
 	n=$(grep -c '^\$scope module Core_' "$tmp/c.vcd")
 	[ "$n" -eq 32768 ] || { echo "FAIL: $n cores declared in the VCD, expected 32768"; fail=1; }
 fi
