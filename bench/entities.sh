@@ -15,7 +15,9 @@
 # CORES1024=1 (0: leave out the 1024-core trace), RUNS=3,
 # TRACEKIT=build/tracekit, CC=cc.  Everything goes to bench/out/.
 # Every row is "(peer)" (no target): compare each row with its trace's
-# info row; the table after the rows gives the ratio.  The CTest test
+# info row; the table after the rows gives the ratio, and the bytes per
+# entity each job holds above info (peak RSS minus info's, over the
+# trace's entities as info counts them).  The CTest test
 # bench.entities (tests/bench/entities.sh) guards the complexity.
 set -euo pipefail
 
@@ -41,9 +43,11 @@ gen() { # gen FILE ARGS...: generate when missing or older than the generator
 	fi
 }
 
+ENTS="" # "NAME=ENTITIES ..." of the traces, from info
 queue() { # queue NAME TRACE: the six commands on one trace
 	local name=$1 trace=$2 x="$OUT/entities_out"
 	bench_input "$trace"
+	ENTS+=" $name=$("$TRACEKIT" info "$trace" | awk '/^entities:/ { print $2 }')"
 	run_bench "$name info (peer)" "ent_${name}_info" - - - -- "$TRACEKIT" info "$trace"
 	run_bench "$name stats" "ent_${name}_stats" - - - -- "$TRACEKIT" stats "$trace"
 	run_bench "$name report" "ent_${name}_report" - - "$x.html" -- \
@@ -71,11 +75,17 @@ bench_report "entities benchmark: tasks $SIZES (x$INSTANCES instances)$([[ $CORE
 	"GB/s is meaningless here (small inputs); see the seconds and the ratio to info"
 
 echo
-echo "ratio to info on the same trace (median seconds; peak RSS MB)"
-awk -F'\t' 'NR > 1 {
+echo "ratio to info on the same trace (median seconds; peak RSS MB; bytes per entity above info)"
+awk -F'\t' -v ents="$ENTS" 'BEGIN {
+	n = split(ents, kv, " ")
+	for (i = 1; i <= n; i++) { split(kv[i], p, "="); ne[p[1]] = p[2] }
+}
+NR > 1 {
 	split($1, w, " "); tr = w[1]
 	if ($1 ~ /info \(peer\)/) { is[tr] = $2; im[tr] = $4; next }
 	r = (is[tr] > 0 && $2 != "-") ? sprintf("%.1fx", $2 / is[tr]) : "-"
-	printf("%-32s %8s s  %6s   %8s MB (info %s MB)\n", $1, $2, r, $4, im[tr])
+	b = (ne[tr] > 0 && $4 != "-") ? sprintf("%d", ($4 - im[tr]) * 1048576 / ne[tr]) : "-"
+	printf("%-32s %8s s  %6s   %8s MB (info %s MB)  %7s B/entity (%s entities)\n",
+	       $1, $2, r, $4, im[tr], b, ne[tr])
 }' "$RESULTS"
 exit "$FAILED"

@@ -267,6 +267,15 @@ uint64_t tk_load_core_busy(const tk_load *l, size_t i);
  */
 uint64_t tk_load_entity_busy(const tk_load *l, uint32_t id, size_t i);
 
+/**
+ * Number of cores entity `id` was allocated on (after tk_load_finish), and
+ * in *cores those core indexes, increasing, with its time on each in
+ * *busy (ticks, > 0): arrays valid until tk_load_free().  A listing of
+ * every entity's cores costs the pairs that exist, not entities x cores.
+ */
+size_t tk_load_entity_cores(const tk_load *l, uint32_t id,
+			    const uint32_t **cores, const uint64_t **busy);
+
 /** Free; NULL is allowed. */
 void tk_load_free(tk_load *l);
 

@@ -37,6 +37,32 @@ void *tk_imap_put(tk_imap *m, uint32_t ent, int64_t inst, int *created);
 void tk_imap_del(tk_imap *m, uint32_t ent, int64_t inst);
 void tk_imap_free(tk_imap *m);
 
+/*
+ * Fixed-size records taken from chunks of TK_SLAB_CHUNK records each, never
+ * freed one by one and never moved: record i stays at the same address
+ * until tk_slab_free().  Memory is what the records use plus one chunk,
+ * with no allocator overhead per record.  Records are zeroed when taken.
+ */
+#define TK_SLAB_SHIFT 10u
+#define TK_SLAB_CHUNK (1u << TK_SLAB_SHIFT)
+
+typedef struct tk_slab {
+	unsigned char **chunk;
+	size_t nchunks, capchunks;
+	size_t size;        /* bytes per record */
+	uint32_t count;     /* records taken */
+} tk_slab;
+
+void tk_slab_init(tk_slab *s, size_t size);
+/** A new zeroed record, its index in *idx; NULL: no memory (or 2^32 - 1 records). */
+void *tk_slab_new(tk_slab *s, uint32_t *idx);
+/** Record i (i < count). */
+static inline void *tk_slab_at(const tk_slab *s, uint32_t i)
+{
+	return s->chunk[i >> TK_SLAB_SHIFT] + (size_t)(i & (TK_SLAB_CHUNK - 1)) * s->size;
+}
+void tk_slab_free(tk_slab *s);
+
 /* tk_grow_zero (a per-entity array that holds index id): src/core/internal.h */
 
 /* tk_fmt_u128, tk_fmt_ratio, tk_unit_factor: src/core/internal.h */

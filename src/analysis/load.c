@@ -36,6 +36,10 @@ struct tk_load {
 	size_t capwin;
 	uint64_t win;        /* index of the current window */
 	tk_imap ebusy;       /* (entity, core index) -> uint64_t busy */
+	/* after finish: the pairs of ebusy by (entity, core) */
+	uint32_t *pair_ent, *pair_core;
+	uint64_t *pair_busy;
+	size_t npairs;
 	uint64_t first, last;
 	int have_time;
 };
@@ -204,6 +208,58 @@ int tk_load_event(tk_load *l, const tk_event *ev)
 	}
 }
 
+/* a pair of ebusy, for sorting */
+typedef struct lpair {
+	uint32_t ent, core;
+	uint64_t busy;
+} lpair;
+
+static int cmp_pairs(const void *a, const void *b)
+{
+	const lpair *x = a, *y = b;
+
+	if (x->ent != y->ent)
+		return x->ent < y->ent ? -1 : 1;
+	return x->core < y->core ? -1 : x->core > y->core;
+}
+
+/* the pairs of ebusy sorted by (entity, core) into pair_*; 0 or -1 */
+static int sort_pairs(tk_load *l)
+{
+	size_t i, n = l->ebusy.count;
+	lpair *p = calloc(n ? n : 1, sizeof(*p));
+	int rc = -1;
+
+	free(l->pair_ent);
+	free(l->pair_core);
+	free(l->pair_busy);
+	l->npairs = 0;
+	l->pair_ent = calloc(n ? n : 1, sizeof(*l->pair_ent));
+	l->pair_core = calloc(n ? n : 1, sizeof(*l->pair_core));
+	l->pair_busy = calloc(n ? n : 1, sizeof(*l->pair_busy));
+	if (!p || !l->pair_ent || !l->pair_core || !l->pair_busy)
+		goto cleanup;
+	for (i = 0; i < n; i++) {
+		p[i].ent = l->ebusy.ent[i];
+		p[i].core = (uint32_t)l->ebusy.inst[i];
+		memcpy(&p[i].busy, l->ebusy.vals + i * sizeof(uint64_t),
+		       sizeof(uint64_t));
+	}
+	qsort(p, n, sizeof(*p), cmp_pairs);
+	for (i = 0; i < n; i++) {
+		if (!p[i].busy)
+			continue; /* none: a sum of ticks that wrapped (not listed) */
+		l->pair_ent[l->npairs] = p[i].ent;
+		l->pair_core[l->npairs] = p[i].core;
+		l->pair_busy[l->npairs] = p[i].busy;
+		l->npairs++;
+	}
+	rc = 0;
+cleanup:
+	free(p);
+	return rc;
+}
+
 int tk_load_finish(tk_load *l)
 {
 	size_t i;
@@ -218,7 +274,7 @@ int tk_load_finish(tk_load *l)
 	}
 	if (l->window && l->have_time)
 		emit(l, l->win * l->window, l->last);
-	return TK_OK;
+	return sort_pairs(l) < 0 ? TK_E_NOMEM : TK_OK;
 }
 
 void tk_load_span(const tk_load *l, uint64_t *first, uint64_t *last)
@@ -260,10 +316,32 @@ uint64_t tk_load_entity_busy(const tk_load *l, uint32_t id, size_t i)
 	return sum;
 }
 
+size_t tk_load_entity_cores(const tk_load *l, uint32_t id,
+			    const uint32_t **cores, const uint64_t **busy)
+{
+	size_t lo = 0, hi = l->npairs, end;
+
+	while (lo < hi) { /* the first pair of id */
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->pair_ent[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < l->npairs && l->pair_ent[end] == id; end++)
+		;
+	*cores = l->pair_core ? l->pair_core + lo : NULL;
+	*busy = l->pair_busy ? l->pair_busy + lo : NULL;
+	return end - lo;
+}
+
 void tk_load_free(tk_load *l)
 {
 	if (!l)
 		return;
+	free(l->pair_ent);
+	free(l->pair_core);
+	free(l->pair_busy);
 	free(l->cores);
 	free(l->core_of);
 	free(l->win_busy);

@@ -7,6 +7,11 @@
  * whenever the trace outgrows TK_LOAD_BINS windows, so the memory is bounded
  * and the counts stay exact: window b covers [first + b*binw,
  * first + (b+1)*binw) and holds the busy ticks of the lane in it.
+ *
+ * A lane keeps only its windows with busy time, as sorted (window, ticks)
+ * pairs: a lane never busy costs nothing beyond its slot, one busy in k
+ * windows about 10 bytes per window, so thousands of cores that each ran
+ * briefly do not cost TK_LOAD_BINS counters each.
  */
 #ifndef TK_LOADBINS_H
 #define TK_LOADBINS_H
@@ -16,12 +21,20 @@
 
 #define TK_LOAD_BINS 1024u
 
+/* a lane's windows with busy time: bin[i] (increasing) has busy[i] ticks */
+typedef struct tk_loadlane {
+	uint16_t *bin;
+	uint64_t *busy;
+	uint32_t n, cap;
+} tk_loadlane;
+
 typedef struct tk_loadbins {
 	uint64_t first;        /* start of window 0 (the trace's first time) */
 	uint64_t binw;         /* ticks per window, a power of two */
 	size_t nbins;          /* windows in use */
-	uint64_t **lane;       /* per lane: TK_LOAD_BINS busy tick counters */
-	size_t nlanes, caplanes;
+	tk_loadlane *lane;     /* per lane (all zero until it is busy) */
+	size_t nlanes;         /* lanes 0..nlanes-1 may have windows */
+	size_t caplanes;
 } tk_loadbins;
 
 /** Empty windows of one tick starting at `first`. */

@@ -7,6 +7,11 @@
  * instance's activate, start and terminate times, kept per entity.  So
  * memory follows the entities and the instances alive at one time.
  *
+ * Per entity: that state and the index of each metric's record (sent, in
+ * a slab), plus one record per metric that got a value (acc, or jacc for
+ * JIT, in slabs): count, min, max, the worst instance and the sum, no
+ * values.  A row is 4 bytes: its record's index (and which slab).
+ *
  * A metric is taken only from events that were all seen: an instance cut
  * by the start of the trace (first seen after its start) gives no CET,
  * GET or RT; one cut by the end gives what it completed.  Durations are
@@ -34,10 +39,11 @@ typedef struct sinst {
 } sinst;
 
 /* a metric of an entity: its row (count, min, max, the worst instance)
- * and the sum; exists once it has a value */
+ * and the sum (two halves: no 16-byte alignment); exists once it has a
+ * value */
 typedef struct acc {
 	tk_stat pub;
-	tk_u128 sum;
+	uint64_t sum_lo, sum_hi;
 } acc;
 
 /* JIT = 1 - DT/PER: its min is the max of DT/PER and the other way round
@@ -45,28 +51,33 @@ typedef struct acc {
 typedef struct jacc {
 	tk_stat pub;
 	uint64_t lo_dt, lo_per, hi_dt, hi_per; /* the smallest / largest DT/PER */
-	tk_i128 sum_fx;     /* sum of the values in units of 1e-12 */
+	uint64_t sum_lo, sum_hi; /* sum of the values in units of 1e-12 (signed) */
 	int overflow;
 } jacc;
 
+enum { HAS_ACT = 1, HAS_START = 2, HAS_TERM = 4 };
+
+/* a row's record is in jaccs; records are fewer than ROW_JIT in each slab */
+#define ROW_JIT 0x80000000u
+
 typedef struct sent {
-	tk_stats *owner;    /* for the value callback */
-	uint32_t id;
-	tk_etype type;
-	uint8_t has_act, has_start, has_term;
 	int64_t act_inst, start_inst, term_inst;
 	uint64_t act_time, start_time, term_time;
-	uint32_t mask;      /* bit m: metric m has a value, in m[] */
-	acc *m;             /* the metrics with values, in metric order */
-	jacc *jit;          /* NULL until JIT has a value */
+	/* 1 + metric m's record in accs (jaccs for JIT); 0: no value yet */
+	uint32_t rec[TK_METRIC_COUNT];
+	uint32_t id;
+	uint8_t type;       /* tk_etype */
+	uint8_t has;        /* HAS_* */
+	uint8_t nrec;       /* metrics with a value */
 } sent;
 
 struct tk_stats {
 	const tk_trace *t;
-	sent **ents;
-	size_t nents;
+	uint32_t *slot;     /* entity id -> 1 + its sent in ents; 0: none */
+	uint32_t nslot;
+	tk_slab ents, accs, jaccs;
 	tk_imap insts;
-	const tk_stat **rows; /* into the entities' acc and jacc */
+	uint32_t *rows;     /* after finish: a record in accs, or in jaccs | ROW_JIT */
 	size_t nrows;
 	int nomem;
 	tk_stat_value_fn on_value;
@@ -89,40 +100,37 @@ int tk_metric_is_time(tk_metric m)
 	       m != TK_METRIC_NPRE;
 }
 
-/* the record of metric m of e, made at its first value; NULL: no memory */
-static acc *acc_of(sent *e, tk_metric m)
+/* the record of metric m of e in slab sl, made at its first value; NULL:
+ * no memory */
+static tk_stat *rec_of(tk_stats *s, tk_slab *sl, sent *e, tk_metric m)
 {
-	uint32_t bit = 1u << m;
-	size_t i = (size_t)__builtin_popcount(e->mask & (bit - 1)), n;
-	acc *p;
+	tk_stat *p;
+	uint32_t i;
 
-	if (e->mask & bit)
-		return &e->m[i];
-	n = (size_t)__builtin_popcount(e->mask);
-	p = tk_xrealloc_array(e->m, n + 1, sizeof(*p));
-	if (!p)
+	if (e->rec[m])
+		return tk_slab_at(sl, e->rec[m] - 1);
+	p = sl->count < ROW_JIT ? tk_slab_new(sl, &i) : NULL;
+	if (!p) {
+		s->nomem = 1;
 		return NULL;
-	e->m = p;
-	memmove(&p[i + 1], &p[i], (n - i) * sizeof(*p));
-	memset(&p[i], 0, sizeof(*p));
-	p[i].pub.entity = e->id;
-	p[i].pub.type = e->type;
-	p[i].pub.metric = m;
-	e->mask |= bit;
-	return &p[i];
+	}
+	p->entity = e->id;
+	p->type = (tk_etype)e->type;
+	p->metric = m;
+	e->rec[m] = i + 1;
+	e->nrec++;
+	return p;
 }
 
-static void add(sent *e, tk_metric m, uint64_t v, int64_t inst,
+static void add(tk_stats *s, sent *e, tk_metric m, uint64_t v, int64_t inst,
 		uint64_t time)
 {
-	acc *a = acc_of(e, m);
+	acc *a = (acc *)rec_of(s, &s->accs, e, m); /* pub first */
 
-	if (!a) {
-		e->owner->nomem = 1;
+	if (!a)
 		return;
-	}
-	if (e->owner->on_value)
-		e->owner->on_value(e->owner->value_ctx, e->id, m, inst, v, time);
+	if (s->on_value)
+		s->on_value(s->value_ctx, e->id, m, inst, v, time);
 	if (!a->pub.count || v < a->pub.min)
 		a->pub.min = v;
 	if (!a->pub.count || v > a->pub.max) {
@@ -131,7 +139,8 @@ static void add(sent *e, tk_metric m, uint64_t v, int64_t inst,
 		a->pub.max_time = time;
 	}
 	a->pub.count++;
-	a->sum += v;
+	a->sum_lo += v;
+	a->sum_hi += a->sum_lo < v; /* the carry */
 }
 
 /* b - a into *d when time did not go back */
@@ -143,31 +152,28 @@ static int span(uint64_t a, uint64_t b, uint64_t *d)
 	return 1;
 }
 
-static void add_span(sent *e, tk_metric m, uint64_t from, uint64_t to,
-		     int64_t inst)
+static void add_span(tk_stats *s, sent *e, tk_metric m, uint64_t from,
+		     uint64_t to, int64_t inst)
 {
 	uint64_t d;
 
 	if (span(from, to, &d))
-		add(e, m, d, inst, to);
+		add(s, e, m, d, inst, to);
 }
 
-static void add_jit(sent *e, uint64_t dt, uint64_t per, int64_t inst,
-		    uint64_t time)
+static tk_i128 jsum(const jacc *j)
 {
-	tk_i128 fx, num = (tk_i128)per - (tk_i128)dt;
-	jacc *j = e->jit;
+	return (tk_i128)(((tk_u128)j->sum_hi << 64) | j->sum_lo);
+}
 
-	if (!j) {
-		j = e->jit = calloc(1, sizeof(*j));
-		if (!j) {
-			e->owner->nomem = 1;
-			return;
-		}
-		j->pub.entity = e->id;
-		j->pub.type = e->type;
-		j->pub.metric = TK_METRIC_JIT;
-	}
+static void add_jit(tk_stats *s, sent *e, uint64_t dt, uint64_t per,
+		    int64_t inst, uint64_t time)
+{
+	tk_i128 fx, sum, num = (tk_i128)per - (tk_i128)dt;
+	jacc *j = (jacc *)rec_of(s, &s->jaccs, e, TK_METRIC_JIT); /* pub first */
+
+	if (!j)
+		return;
 	/* dt/per < lo_dt/lo_per, both products < 2^128 */
 	if (!j->pub.count || (tk_u128)dt * j->lo_per < (tk_u128)j->lo_dt * per) {
 		j->lo_dt = dt;
@@ -184,26 +190,27 @@ static void add_jit(sent *e, uint64_t dt, uint64_t per, int64_t inst,
 	fx = num * 1000000000000ll;
 	fx = fx >= 0 ? (fx + (tk_i128)(per / 2)) / (tk_i128)per
 		     : (fx - (tk_i128)(per / 2)) / (tk_i128)per;
-	if (__builtin_add_overflow(j->sum_fx, fx, &j->sum_fx))
+	if (__builtin_add_overflow(jsum(j), fx, &sum))
 		j->overflow = 1;
+	j->sum_lo = (uint64_t)sum;
+	j->sum_hi = (uint64_t)((tk_u128)sum >> 64);
 }
 
 static sent *entity(tk_stats *s, uint32_t id, tk_etype type)
 {
 	sent *e;
+	uint32_t i;
 
-	if (tk_grow_zero((void **)&s->ents, &s->nents, id, sizeof(*s->ents)) < 0)
+	if (tk_grow_zero32((void **)&s->slot, &s->nslot, id, sizeof(*s->slot)) < 0)
 		return NULL;
-	e = s->ents[id];
-	if (!e) {
-		e = calloc(1, sizeof(*e));
-		if (!e)
-			return NULL;
-		e->type = type;
-		e->owner = s;
-		e->id = id;
-		s->ents[id] = e;
-	}
+	if (s->slot[id])
+		return tk_slab_at(&s->ents, s->slot[id] - 1);
+	e = tk_slab_new(&s->ents, &i);
+	if (!e)
+		return NULL;
+	e->type = (uint8_t)type;
+	e->id = id;
+	s->slot[id] = i + 1;
 	return e;
 }
 
@@ -227,39 +234,40 @@ static void start_run(sinst *r, uint64_t t)
 	r->t_run = t;
 }
 
-static void on_terminate(sent *e, sinst *r, int64_t k, uint64_t t)
+static void on_terminate(tk_stats *s, sent *e, sinst *r, int64_t k, uint64_t t)
 {
 	if (r) {
 		stop_run(r, t);
 		if (r->flags & F_START) {
-			add(e, TK_METRIC_CET, r->cet, k, t);
-			add_span(e, TK_METRIC_GET, r->t_start, t, k);
-			add(e, TK_METRIC_NPRE, r->npre, k, t);
+			add(s, e, TK_METRIC_CET, r->cet, k, t);
+			add_span(s, e, TK_METRIC_GET, r->t_start, t, k);
+			add(s, e, TK_METRIC_NPRE, r->npre, k, t);
 		}
 		if (r->flags & F_ACT)
-			add_span(e, TK_METRIC_RT, r->t_act, t, k);
+			add_span(s, e, TK_METRIC_RT, r->t_act, t, k);
 	}
-	e->has_term = 1;
+	e->has |= HAS_TERM;
 	e->term_inst = k;
 	e->term_time = t;
 }
 
 /* the first start of instance k: IPT, DT, JIT, and ST where it ends at a start */
-static void on_start(sent *e, sinst *r, int64_t k, uint64_t t, int st_at_start)
+static void on_start(tk_stats *s, sent *e, sinst *r, int64_t k, uint64_t t,
+		     int st_at_start)
 {
 	uint64_t dt;
 
 	if (r->flags & F_ACT)
-		add_span(e, TK_METRIC_IPT, r->t_act, t, k);
-	if (prev_of(e->has_start, e->start_inst, k) &&
+		add_span(s, e, TK_METRIC_IPT, r->t_act, t, k);
+	if (prev_of(e->has & HAS_START, e->start_inst, k) &&
 	    span(e->start_time, t, &dt)) {
-		add(e, TK_METRIC_DT, dt, k, t);
+		add(s, e, TK_METRIC_DT, dt, k, t);
 		if ((r->flags & F_PER) && r->per)
-			add_jit(e, dt, r->per, k, t);
+			add_jit(s, e, dt, r->per, k, t);
 	}
-	if (st_at_start && prev_of(e->has_term, e->term_inst, k))
-		add_span(e, TK_METRIC_ST, e->term_time, t, k);
-	e->has_start = 1;
+	if (st_at_start && prev_of(e->has & HAS_TERM, e->term_inst, k))
+		add_span(s, e, TK_METRIC_ST, e->term_time, t, k);
+	e->has |= HAS_START;
 	e->start_inst = k;
 	e->start_time = t;
 	r->flags |= F_START;
@@ -285,21 +293,21 @@ static int on_process(tk_stats *s, const tk_event *ev)
 		memset(r, 0, sizeof(*r));
 		r->flags = F_ACT;
 		r->t_act = t;
-		if (prev_of(e->has_act, e->act_inst, k) && span(e->act_time, t, &d)) {
-			add(e, TK_METRIC_PER, d, k, t);
+		if (prev_of(e->has & HAS_ACT, e->act_inst, k) && span(e->act_time, t, &d)) {
+			add(s, e, TK_METRIC_PER, d, k, t);
 			r->per = d;
 			r->flags |= F_PER;
 		}
-		e->has_act = 1;
+		e->has |= HAS_ACT;
 		e->act_inst = k;
 		e->act_time = t;
 		/* tasks: slack from the previous terminate to this activation */
-		if (ev->type != TK_ET_I && prev_of(e->has_term, e->term_inst, k))
-			add_span(e, TK_METRIC_ST, e->term_time, t, k);
+		if (ev->type != TK_ET_I && prev_of(e->has & HAS_TERM, e->term_inst, k))
+			add_span(s, e, TK_METRIC_ST, e->term_time, t, k);
 		return TK_OK;
 	case TK_EV_TERMINATE:
 		r = tk_imap_get(&s->insts, ev->target, k);
-		on_terminate(e, r, k, t);
+		on_terminate(s, e, r, k, t);
 		tk_imap_del(&s->insts, ev->target, k);
 		return TK_OK;
 	case TK_EV_START: case TK_EV_PREEMPT: case TK_EV_RESUME:
@@ -314,7 +322,7 @@ static int on_process(tk_stats *s, const tk_event *ev)
 		return TK_E_NOMEM;
 	switch (ev->kind) {
 	case TK_EV_START:
-		on_start(e, r, k, t, ev->type == TK_ET_I);
+		on_start(s, e, r, k, t, ev->type == TK_ET_I);
 		break;
 	case TK_EV_PREEMPT:
 		stop_run(r, t);
@@ -323,7 +331,7 @@ static int on_process(tk_stats *s, const tk_event *ev)
 		break;
 	case TK_EV_RESUME:
 		if (r->flags & F_PRE) {
-			add_span(e, TK_METRIC_PRE, r->t_mark, t, k);
+			add_span(s, e, TK_METRIC_PRE, r->t_mark, t, k);
 			r->npre++;
 		}
 		r->flags &= ~(uint32_t)(F_PRE | F_WAIT | F_POLL);
@@ -336,7 +344,7 @@ static int on_process(tk_stats *s, const tk_event *ev)
 		break;
 	case TK_EV_RELEASE:
 		if (r->flags & F_WAIT)
-			add_span(e, TK_METRIC_WAIT, r->t_mark, t, k);
+			add_span(s, e, TK_METRIC_WAIT, r->t_mark, t, k);
 		r->flags &= ~(uint32_t)(F_WAIT | F_PRE);
 		break;
 	case TK_EV_POLL:
@@ -347,13 +355,13 @@ static int on_process(tk_stats *s, const tk_event *ev)
 		break;
 	case TK_EV_RUN:
 		if (r->flags & F_POLL)
-			add_span(e, TK_METRIC_POLL, r->t_mark, t, k);
+			add_span(s, e, TK_METRIC_POLL, r->t_mark, t, k);
 		r->flags &= ~(uint32_t)F_POLL;
 		start_run(r, t);
 		break;
 	case TK_EV_PARK:
 		if (r->flags & F_POLL)
-			add_span(e, TK_METRIC_POLL, r->t_mark, t, k);
+			add_span(s, e, TK_METRIC_POLL, r->t_mark, t, k);
 		r->flags &= ~(uint32_t)F_POLL;
 		break;
 	default: /* release_parking: READY, but not a preemption */
@@ -379,11 +387,11 @@ static int on_runnable(tk_stats *s, const tk_event *ev)
 		if (!r)
 			return TK_E_NOMEM;
 		memset(r, 0, sizeof(*r));
-		on_start(e, r, k, t, 1);
+		on_start(s, e, r, k, t, 1);
 		return TK_OK;
 	case TK_EV_TERMINATE:
 		r = tk_imap_get(&s->insts, ev->target, k);
-		on_terminate(e, r, k, t);
+		on_terminate(s, e, r, k, t);
 		tk_imap_del(&s->insts, ev->target, k);
 		return TK_OK;
 	case TK_EV_SUSPEND:
@@ -401,7 +409,7 @@ static int on_runnable(tk_stats *s, const tk_event *ev)
 		r->t_mark = t;
 	} else {
 		if (r->flags & F_PRE) {
-			add_span(e, TK_METRIC_PRE, r->t_mark, t, k);
+			add_span(s, e, TK_METRIC_PRE, r->t_mark, t, k);
 			r->npre++;
 		}
 		r->flags &= ~(uint32_t)F_PRE;
@@ -419,6 +427,9 @@ int tk_stats_new(tk_stats **out, const tk_trace *t, tk_error *err)
 		return tk_err_nomem(err, NULL);
 	s->t = t;
 	tk_imap_init(&s->insts, sizeof(sinst));
+	tk_slab_init(&s->ents, sizeof(sent));
+	tk_slab_init(&s->accs, sizeof(acc));
+	tk_slab_init(&s->jaccs, sizeof(jacc));
 	*out = s;
 	return TK_OK;
 }
@@ -476,51 +487,42 @@ static int cmp_names(const void *a, const void *b)
  */
 int tk_stats_finish(tk_stats *s)
 {
-	size_t i, k, n = 0, ne = 0;
+	size_t i, n = 0, ne = s->ents.count;
 	sname *names = NULL;
 	int m;
 
 	free(s->rows);
 	s->rows = NULL;
 	s->nrows = 0;
-	for (i = 0; i < s->nents; i++) {
-		const sent *e = s->ents[i];
-		if (!e)
-			continue;
-		ne++;
-		n += (size_t)__builtin_popcount(e->mask) + (e->jit != NULL);
-	}
+	for (i = 0; i < ne; i++)
+		n += ((const sent *)tk_slab_at(&s->ents, (uint32_t)i))->nrec;
 	if (!n)
 		return TK_OK;
 	s->rows = calloc(n, sizeof(*s->rows));
 	names = calloc(ne, sizeof(*names));
 	if (!s->rows || !names) {
 		free(names);
+		free(s->rows);
+		s->rows = NULL;
 		return TK_E_NOMEM;
 	}
-	for (i = 0, k = 0; i < s->nents; i++) {
-		const tk_entity *te;
-		if (!s->ents[i])
-			continue;
-		te = tk_trace_entity(s->t, (uint32_t)i);
-		names[k].id = (uint32_t)i;
-		names[k].name = te ? tk_trace_str(s->t, te->name, &names[k].nlen) : NULL;
-		if (!names[k].name) {
-			names[k].name = "";
-			names[k].nlen = 0;
+	for (i = 0; i < ne; i++) {
+		const sent *e = tk_slab_at(&s->ents, (uint32_t)i);
+		const tk_entity *te = tk_trace_entity(s->t, e->id);
+		names[i].id = e->id; /* ties (equal names) by entity id */
+		names[i].name = te ? tk_trace_str(s->t, te->name, &names[i].nlen) : NULL;
+		if (!names[i].name) {
+			names[i].name = "";
+			names[i].nlen = 0;
 		}
-		k++;
 	}
 	qsort(names, ne, sizeof(*names), cmp_names);
-	for (k = 0; k < ne; k++) {
-		const sent *e = s->ents[names[k].id];
-		size_t j = 0;
-		for (m = 0; m < TK_METRIC_COUNT; m++) {
-			if (m == TK_METRIC_JIT && e->jit)
-				s->rows[s->nrows++] = &e->jit->pub;
-			else if (e->mask & (1u << m))
-				s->rows[s->nrows++] = &e->m[j++].pub;
-		}
+	for (i = 0; i < ne; i++) {
+		const sent *e = tk_slab_at(&s->ents, s->slot[names[i].id] - 1);
+		for (m = 0; m < TK_METRIC_COUNT; m++)
+			if (e->rec[m])
+				s->rows[s->nrows++] = (e->rec[m] - 1) |
+						      (m == TK_METRIC_JIT ? ROW_JIT : 0);
 	}
 	free(names);
 	return TK_OK;
@@ -531,9 +533,18 @@ size_t tk_stats_count(const tk_stats *s)
 	return s->nrows;
 }
 
+/* row i (< nrows) */
+static const tk_stat *row_at(const tk_stats *s, size_t i)
+{
+	uint32_t r = s->rows[i];
+
+	return r & ROW_JIT ? tk_slab_at(&s->jaccs, r & ~ROW_JIT)
+			   : tk_slab_at(&s->accs, r);
+}
+
 const tk_stat *tk_stats_get(const tk_stats *s, size_t i)
 {
-	return i < s->nrows ? s->rows[i] : NULL;
+	return i < s->nrows ? row_at(s, i) : NULL;
 }
 
 /* a value in units of 1e-6, rounded already, as a trimmed decimal */
@@ -605,7 +616,7 @@ static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 
 	if (i >= s->nrows || !size)
 		return TK_E_USAGE;
-	row = s->rows[i];
+	row = row_at(s, i);
 	if (row->metric == TK_METRIC_JIT) {
 		const jacc *j = (const jacc *)row; /* pub first */
 		tk_i128 v, h, cnt = (tk_i128)j->pub.count * 1000000;
@@ -622,7 +633,7 @@ static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 			default:
 				if (j->overflow)
 					return TK_E_RANGE;
-				return fmt_signed_ratio(j->sum_fx, (tk_u128)cnt *
+				return fmt_signed_ratio(jsum(j), (tk_u128)cnt *
 							1000000, buf, size);
 			}
 		}
@@ -635,8 +646,8 @@ static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 			if (j->overflow)
 				return TK_E_RANGE;
 			h = cnt / 2;
-			v = j->sum_fx >= 0 ? (j->sum_fx + h) / cnt
-					   : (j->sum_fx - h) / cnt;
+			v = jsum(j);
+			v = v >= 0 ? (v + h) / cnt : (v - h) / cnt;
 			return fmt_micro(v, buf, size);
 		}
 	}
@@ -659,7 +670,7 @@ static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 		den = 1;
 		break;
 	default:
-		num = a->sum;
+		num = ((tk_u128)a->sum_hi << 64) | a->sum_lo;
 		den = a->pub.count;
 		break;
 	}
@@ -685,18 +696,12 @@ int tk_stats_format_exact(const tk_stats *s, size_t i, tk_stat_field f,
 
 void tk_stats_free(tk_stats *s)
 {
-	size_t i;
-
 	if (!s)
 		return;
-	for (i = 0; i < s->nents; i++) {
-		if (s->ents[i]) {
-			free(s->ents[i]->m);
-			free(s->ents[i]->jit);
-		}
-		free(s->ents[i]);
-	}
-	free(s->ents);
+	tk_slab_free(&s->ents);
+	tk_slab_free(&s->accs);
+	tk_slab_free(&s->jaccs);
+	free(s->slot);
 	free(s->rows);
 	tk_imap_free(&s->insts);
 	free(s);

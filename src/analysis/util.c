@@ -113,7 +113,46 @@ void tk_imap_free(tk_imap *m)
 	m->cap = m->count = 0;
 }
 
+void tk_slab_init(tk_slab *s, size_t size)
+{
+	memset(s, 0, sizeof(*s));
+	s->size = size;
+}
 
+void *tk_slab_new(tk_slab *s, uint32_t *idx)
+{
+	uint32_t i = s->count;
+	unsigned char *p;
+
+	if (i == UINT32_MAX)
+		return NULL;
+	if ((i & (TK_SLAB_CHUNK - 1)) == 0) {
+		size_t c = i >> TK_SLAB_SHIFT;
+		if (tk_grow_zero((void **)&s->chunk, &s->capchunks, c,
+				 sizeof(*s->chunk)) < 0)
+			return NULL;
+		s->chunk[c] = calloc(TK_SLAB_CHUNK, s->size);
+		if (!s->chunk[c])
+			return NULL;
+		s->nchunks = c + 1;
+	}
+	p = tk_slab_at(s, i); /* zero: chunks are calloc'ed, records never reused */
+	s->count = i + 1;
+	*idx = i;
+	return p;
+}
+
+void tk_slab_free(tk_slab *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nchunks; i++)
+		free(s->chunk[i]);
+	free(s->chunk);
+	s->chunk = NULL;
+	s->nchunks = s->capchunks = 0;
+	s->count = 0;
+}
 
 int tk_share_format(uint64_t part, uint64_t whole, char *buf, size_t size)
 {

@@ -253,7 +253,9 @@ int cmd_load(int argc, char **argv)
 	const tk_event *ev;
 	tk_error err;
 	uint64_t window = 0, first, last;
-	size_t i, j, n;
+	size_t i, j, n, q;
+	const uint32_t *ecores;
+	const uint64_t *ebusy;
 	int c, rc, ret = EXIT_BAD;
 
 	memset(&x, 0, sizeof(x));
@@ -318,13 +320,12 @@ int cmd_load(int argc, char **argv)
 		for (i = 0; i < n; i++)
 			csv_row(&x, "core", first, last, tk_load_core(l, i), TK_NONE,
 				tk_load_core_busy(l, i));
-		for (j = 0; j < tk_trace_entity_count(x.t); j++)
-			for (i = 0; i < n; i++) {
-				uint64_t b = tk_load_entity_busy(l, (uint32_t)j, i);
-				if (b)
-					csv_row(&x, "entity", first, last, tk_load_core(l, i),
-						(uint32_t)j, b);
-			}
+		for (j = 0; j < tk_trace_entity_count(x.t); j++) {
+			size_t k = tk_load_entity_cores(l, (uint32_t)j, &ecores, &ebusy);
+			for (q = 0; q < k; q++)
+				csv_row(&x, "entity", first, last, tk_load_core(l, ecores[q]),
+					(uint32_t)j, ebusy[q]);
+		}
 	} else {
 		size_t wname = 20, wcore = 12, wbusy = 16, wcname = 20;
 		if (put_windows(&x) < 0)
@@ -340,12 +341,9 @@ int cmd_load(int argc, char **argv)
 				wbusy = k;
 		}
 		for (j = 0; j < tk_trace_entity_count(x.t); j++)
-			for (i = 0; i < n; i++) {
-				uint64_t b = tk_load_entity_busy(l, (uint32_t)j, i);
-				size_t k;
-				if (!b)
-					continue;
-				k = name_width(x.t, (uint32_t)j);
+			for (q = 0; q < tk_load_entity_cores(l, (uint32_t)j, &ecores, &ebusy); q++) {
+				uint64_t b = ebusy[q];
+				size_t k = name_width(x.t, (uint32_t)j);
 				if (k > wname)
 					wname = k;
 				k = time_width(&x, b);
@@ -374,13 +372,11 @@ int cmd_load(int argc, char **argv)
 			printf("\n%-*s %-*s %*s %8s\n", (int)wname, "entity",
 			       (int)wcore, "core", (int)wbusy, "busy", "share %");
 		for (j = 0; j < tk_trace_entity_count(x.t); j++)
-			for (i = 0; i < n; i++) {
-				uint64_t b = tk_load_entity_busy(l, (uint32_t)j, i);
-				if (!b)
-					continue;
+			for (q = 0; q < tk_load_entity_cores(l, (uint32_t)j, &ecores, &ebusy); q++) {
+				uint64_t b = ebusy[q];
 				put_name(x.t, (uint32_t)j, (int)wname);
 				putchar(' ');
-				put_name(x.t, tk_load_core(l, i), (int)wcore);
+				put_name(x.t, tk_load_core(l, ecores[q]), (int)wcore);
 				putchar(' ');
 				put_time(&x, b, (int)wbusy);
 				putchar(' ');
