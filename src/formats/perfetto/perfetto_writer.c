@@ -1049,7 +1049,7 @@ static void write_load(pf_writer *pw, size_t lane, uint64_t last)
 	size_t cl = 1;
 	const char *cn = e ? tk_trace_str(t, e->name, &cl) : "?";
 	uint64_t span = last - pw->first, b, last_ns = 0;
-	char pct[32], *name = malloc(cl + 6);
+	char pct[32], prev[32] = "", *name = malloc(cl + 6);
 
 	if (!name) {
 		nomem(pw);
@@ -1070,17 +1070,21 @@ static void write_load(pf_writer *pw, size_t lane, uint64_t last)
 		if (b && ns == last_ns)
 			continue;
 		last_ns = ns;
+		if (!(end > s && tk_share_format(tk_loadbins_busy(&pw->lb, lane, b),
+						 end - s, pct, sizeof(pct)) > 0))
+			memcpy(pct, "0", 2);
+		/* a counter holds its value until the next sample: a window
+		 * with the value of the one before adds nothing */
+		if (b && strcmp(pct, prev) == 0)
+			continue;
+		memcpy(prev, pct, sizeof(prev));
 		begin_rec(pw);
 		outs(pw, "\"ph\":\"C\",\"pid\":1,\"name\":");
 		out_json(pw, name, cl + 5);
 		outs(pw, ",\"ts\":");
 		out_ns_us(pw, ns);
 		outs(pw, ",\"args\":{\"percent\":");
-		if (end > s && tk_share_format(tk_loadbins_busy(&pw->lb, lane, b), end - s,
-					       pct, sizeof(pct)) > 0)
-			outs(pw, pct);
-		else
-			outs(pw, "0");
+		outs(pw, pct);
 		outs(pw, "}}");
 	}
 	free(name);
