@@ -8,7 +8,7 @@
  * successful close, and an abort removes it.  Standard output is refused.
  *
  * Speed: the whole export is one transaction on a fresh file (no journal,
- * no sync, exclusive lock, large pages); every statement is prepared once
+ * no sync, exclusive lock, 8 KiB pages); every statement is prepared once
  * and reused (bind, step, reset).  traceEvent is clustered on (timestamp,
  * id) (WITHOUT ROWID), appended to in trace order by one INSERT of ROWS
  * rows; an event with a note goes in alone at once, its note bound
@@ -145,11 +145,11 @@ static int step_done(sq_writer *sw, sqlite3_stmt *st, const char *what,
 	return rc == SQLITE_DONE ? TK_OK : db_fail(sw, err, what);
 }
 
-/* a fresh file written once: no journal, no sync, the lock kept, 64 KiB
+/* a fresh file written once: no journal, no sync, the lock kept, 8 KiB
  * pages and a cache of fixed size (the tables are appended to; the index
  * sorts spill to temporary files beyond it) */
 static const char schema[] =
-	"PRAGMA page_size=65536;"
+	"PRAGMA page_size=8192;"
 	"PRAGMA journal_mode=OFF;"
 	"PRAGMA synchronous=OFF;"
 	"PRAGMA foreign_keys=OFF;"
