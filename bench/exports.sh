@@ -33,13 +33,14 @@ SEED=${SEED:-1}
 PEERS=${PEERS:-1}
 BG_N=${BG_N:-1000000}
 
-# targets (GB/s of BTF input): the issue asks for a 10M-event trace in
-# SQLite "well under a minute": 30 s (478 MB / 30 s = 0.016 GB/s); the others are
-# one-pass writers and should not be much slower than reading.
+# targets (GB/s of BTF input): issue 21 asks SQLite for at least 2 M
+# events/s (478 MB / 10 M events / 5 s = 0.096 GB/s; on the background
+# trace, 35-byte lines: 0.07 GB/s); the others are one-pass writers and
+# should not be much slower than reading.
 PERFETTO_GBPS=0.05
 CTF_GBPS=0.1
 VCD_GBPS=0.1
-SQLITE_GBPS=0.016
+SQLITE_GBPS=0.096
 REPORT_GBPS=0.03
 REPORT_MAX_BYTES=$((10 * 1024 * 1024))
 # the background trace: its lines are short (35 bytes), so GB/s are lower
@@ -47,7 +48,7 @@ REPORT_MAX_BYTES=$((10 * 1024 * 1024))
 # GB/s at 1M events); CTF is the peer row
 BG_PERFETTO_GBPS=0.02
 BG_VCD_GBPS=0.02
-BG_SQLITE_GBPS=0.004
+BG_SQLITE_GBPS=0.07
 BG_REPORT_GBPS=0.02
 
 [[ $N =~ ^[0-9]+$ && $N -gt 0 ]] || bench_die "N must be a positive integer (got '$N')"

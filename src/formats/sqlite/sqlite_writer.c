@@ -7,25 +7,32 @@
  * target) with no journal; tk_writer_close() renames it into place after a
  * successful close, and an abort removes it.  Standard output is refused.
  *
- * Speed (issue 7): events go in by INSERTs of ROWS rows (one statement
- * execution per ROWS events), transactions of BATCH events, no journal, no
- * sync.  traceEvent is clustered on (timestamp, id) (WITHOUT ROWID) and
- * its one secondary index, (entityId, timestamp, entityInstance), is kept
- * up to date while inserting (no sort at close).  Instances are rows of
- * entityInstance with a column per single-valued metric (one row per
- * instance instead of one per value and no index to build): the last KEEP
- * instances of each entity stay open in memory while their events and
- * values arrive, then go in as one row; an instance seen again after it
- * was written is read back (reopen_inst) and rewritten.  The other values
+ * Speed: the whole export is one transaction on a fresh file (no journal,
+ * no sync, exclusive lock, 8 KiB pages); every statement is prepared once
+ * and reused (bind, step, reset).  traceEvent is clustered on (timestamp,
+ * id) (WITHOUT ROWID), appended to in trace order by one INSERT of ROWS
+ * rows; an event with a note goes in alone at once, its note bound
+ * SQLITE_STATIC where the reader holds it (no copy).  The secondary
+ * indexes are built after the last row, each from one sort (with a small
+ * cache: the sort's runs then stay in the CPU's caches).  Instances are rows of entityInstance with a column per
+ * single-valued metric (one row per instance instead of one per value):
+ * up to POOL instances, of all entities together, stay open in memory
+ * while their events and values arrive, the least recently used one is
+ * written when a slot is needed; an instance seen again after it was
+ * written is read back (reopen_inst) and rewritten.  The other values
  * (PRE, WAIT, POLL, a second value of a metric, a value whose time is not
  * the one its column implies) go to instanceMetricValue; the view
  * entityInstanceMetricValue gives them all, one row per value, as ATDB
- * does.  The entity, type and metric tables are written at close (the
- * entity table is complete only after the last event).  The aggregates
- * per entity and metric come from the stats analysis (as `tracekit
- * stats`), the per-instance values through its value callback (all
- * metrics but JIT, whose instances give DT and PER).
+ * does.  The entity, type, metric and header tables are written at close
+ * (the entity table is complete only after the last event).  The
+ * aggregates per entity and metric come from the stats analysis (as
+ * `tracekit stats`), the per-instance values through its value callback
+ * (all metrics but JIT, whose instances give DT and PER).
+ *
+ * Memory: 24 bytes per entity (sq_ent) plus the pool and SQLite's page
+ * cache, both of fixed size.
  */
+#include "../../core/hashmap.h"
 #include "../../core/internal.h"
 
 #include <sqlite3.h>
@@ -33,13 +40,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BATCH 100000u
-#define KEEP 4u      /* instances kept open per entity */
+#define POOL 4096u   /* open instances, all entities together */
 #define NW 8         /* metrics with a column in entityInstance */
 #ifndef ROWS
 #define ROWS 32      /* events per INSERT statement */
 #endif
 #define EVCOLS 9     /* columns of traceEvent */
+#define ROWPAR 8     /* parameters per row of the ROWS-row INSERT (no note) */
+#define NIL UINT32_MAX
 
 /* the time an instance's column value was completed at (see flush_inst) */
 enum { AT_FIRST, AT_START, AT_LAST };
@@ -55,32 +63,30 @@ static const uint8_t wide_at[NW] = {
 	AT_LAST
 };
 
-/* an instance being written: its times and metric values so far */
+/* an open instance: its times and metric values so far */
 typedef struct sq_inst {
-	uint64_t used;           /* LRU stamp; 0: a free slot */
+	uint32_t entity;
+	uint32_t prev, next;     /* the LRU list (pool indexes, NIL at ends) */
+	uint8_t seen;            /* 1: first/last valid, 2: start valid */
+	uint8_t have;            /* bit j: v[j] and t[j] valid */
 	int64_t k;               /* the instance number */
 	int64_t first, last;     /* min and max time of its events (as target) */
 	int64_t start;           /* the time of its first start */
-	uint8_t seen;            /* 1: first/last valid, 2: start valid */
-	uint8_t have;            /* bit j: v[j] and t[j] valid */
 	int64_t v[NW], t[NW];
 } sq_inst;
 
-/* the open instances of one entity; instances written before lie in
- * [lo, hi] (no lookup in the database for an instance outside) */
+/* one entity: the instances written before lie in [lo, hi] (no lookup in
+ * the database for an instance outside); its last open instance */
 typedef struct sq_ent {
-	sq_inst s[KEEP];
-	int written;
 	int64_t lo, hi;
+	uint32_t last1;          /* pool index + 1 of its last instance; 0: none */
+	uint32_t written;
 } sq_ent;
 
-/* an event waiting for its INSERT of ROWS events */
+/* an event without a note waiting for its INSERT of ROWS events */
 typedef struct sq_row {
 	int64_t time, tinst, sinst;
 	uint32_t target, source, name, core;
-	size_t note_off;         /* the note: note_len bytes at */
-	uint32_t note_len;       /* sq_writer.notes + note_off */
-	int has_note;            /* 0: no note */
 } sq_row;
 
 typedef struct sq_writer {
@@ -94,13 +100,15 @@ typedef struct sq_writer {
 	tk_stats *stats;
 	uint8_t *name_seen;      /* per string id: used as an event name */
 	size_t capseen;
-	sq_ent **ents;           /* per entity id, NULL until an instance */
+	sq_ent *ents;            /* per entity id */
 	size_t capents;
+	sq_inst *pool;           /* the open instances: npool of POOL used */
+	size_t cappool;
+	uint32_t npool, head, tail; /* head: most recently used */
+	tk_hashmap open;         /* inst_key(entity, k) -> pool index */
 	sq_row rows[ROWS];
 	unsigned nrows;
-	char *notes;             /* the notes of rows[] */
-	size_t notes_len, notes_cap;
-	uint64_t nev, inbatch, tick;
+	uint64_t nev;
 	int rc;                  /* first error of a timeline callback */
 	tk_error *err;
 } sq_writer;
@@ -137,13 +145,20 @@ static int step_done(sq_writer *sw, sqlite3_stmt *st, const char *what,
 	return rc == SQLITE_DONE ? TK_OK : db_fail(sw, err, what);
 }
 
+/* a fresh file written once: no journal, no sync, the lock kept, 8 KiB
+ * pages and a cache of fixed size (the tables are appended to; the index
+ * sorts spill to temporary files beyond it) */
 static const char schema[] =
+	"PRAGMA page_size=8192;"
 	"PRAGMA journal_mode=OFF;"
 	"PRAGMA synchronous=OFF;"
 	"PRAGMA foreign_keys=OFF;"
 	"PRAGMA locking_mode=EXCLUSIVE;"
-	"PRAGMA cache_size=-65536;" /* 64 MB */
+	"PRAGMA cache_size=-16384;" /* 16 MiB */
 	"CREATE TABLE metaInformation (name TEXT PRIMARY KEY, value TEXT);"
+	"CREATE TABLE header (id INTEGER PRIMARY KEY, block INTEGER NOT NULL,"
+	" kind TEXT NOT NULL, key TEXT NOT NULL, value TEXT);"
+	"CREATE INDEX header_key ON header(key, block);"
 	"CREATE TABLE entityType (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
 	"CREATE TABLE entity (id INTEGER PRIMARY KEY, name TEXT NOT NULL,"
 	" entityTypeId INTEGER REFERENCES entityType(id),"
@@ -160,18 +175,16 @@ static const char schema[] =
 	" eventTypeId INTEGER NOT NULL REFERENCES eventType(id),"
 	" coreId INTEGER REFERENCES entity(id), value TEXT,"
 	" PRIMARY KEY (timestamp, id)) WITHOUT ROWID;"
-	"CREATE INDEX traceEvent_entity ON traceEvent(entityId, timestamp, entityInstance);"
 	"CREATE TABLE metric (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
 	" dimension TEXT NOT NULL);"
 	"CREATE TABLE entityMetricValue (entityId INTEGER NOT NULL REFERENCES entity(id),"
 	" metricId INTEGER NOT NULL REFERENCES metric(id), count INTEGER NOT NULL,"
 	" min INTEGER, max INTEGER, minText TEXT, avgText TEXT, maxText TEXT,"
-	" unit TEXT, maxInstance INTEGER, maxTimestamp INTEGER,"
+	" unit TEXT, maxInstance INTEGER, maxTimestamp INTEGER, maxAtText TEXT,"
 	" PRIMARY KEY (entityId, metricId)) WITHOUT ROWID;"
 	"CREATE TABLE instanceMetricValue (entityId INTEGER NOT NULL REFERENCES entity(id),"
 	" entityInstance INTEGER, metricId INTEGER NOT NULL REFERENCES metric(id),"
 	" value INTEGER NOT NULL, timestamp INTEGER NOT NULL);"
-	"CREATE INDEX instanceMetricValue_entity ON instanceMetricValue(entityId, metricId, entityInstance);"
 	"CREATE VIEW entityInstanceMetricValue (entityId, entityInstance, metricId, value, timestamp) AS"
 	" SELECT entityId, sqcnr, 0, IPT, startTimestamp FROM entityInstance WHERE IPT IS NOT NULL"
 	" UNION ALL SELECT entityId, sqcnr, 1, CET, lastTimestamp FROM entityInstance WHERE CET IS NOT NULL"
@@ -192,8 +205,17 @@ static const char schema[] =
 	" LEFT JOIN entity c ON c.id = e.coreId;"
 	"BEGIN;";
 
+/* built after the last row: one sort each instead of an insertion per row;
+ * then the file's safe state (a journal, locks released by the close) */
 static const char indexes[] =
-	"CREATE INDEX entity_name ON entity(name);";
+	"PRAGMA cache_size=-2048;"
+	"CREATE INDEX traceEvent_entity ON traceEvent(entityId, timestamp, entityInstance);"
+	"CREATE INDEX instanceMetricValue_entity ON instanceMetricValue(entityId, metricId, entityInstance);"
+	"CREATE INDEX entity_name ON entity(name);"
+	"COMMIT;"
+	"PRAGMA journal_mode=DELETE;"
+	"PRAGMA locking_mode=NORMAL;"
+	"PRAGMA synchronous=FULL;";
 
 static void bind_inst(sqlite3_stmt *st, int col, int64_t inst)
 {
@@ -209,6 +231,13 @@ static void bind_ent(sqlite3_stmt *st, int col, uint32_t ent)
 		sqlite3_bind_null(st, col);
 	else
 		sqlite3_bind_int64(st, col, ent);
+}
+
+/* the hash key of instance k of an entity (pairs may share one: the pool
+ * entries are compared) */
+static uint64_t inst_key(uint32_t entity, int64_t k)
+{
+	return (uint64_t)entity << 32 ^ (uint64_t)k;
 }
 
 /* a value that has no column in entityInstance */
@@ -227,18 +256,18 @@ static int put_value(sq_writer *sw, uint32_t entity, int64_t inst,
 }
 
 /*
- * Write instance r of `entity` into entityInstance (replacing the row of a
+ * Write open instance r into entityInstance (replacing the row of a
  * reopened instance).  A metric value goes to its column when it was
  * completed at the time the view gives it (see wide_at), else to
  * instanceMetricValue with its own time, so the view is exact.
  */
-static int flush_inst(sq_writer *sw, uint32_t entity, sq_ent *e,
-		      sq_inst *r, tk_error *err)
+static int flush_inst(sq_writer *sw, sq_inst *r, tk_error *err)
 {
 	sqlite3_stmt *st = sw->ins_inst;
+	sq_ent *e = &sw->ents[r->entity];
 	int j;
 
-	sqlite3_bind_int64(st, 1, entity);
+	sqlite3_bind_int64(st, 1, r->entity);
 	sqlite3_bind_int64(st, 2, r->k);
 	if (r->seen & 1) {
 		sqlite3_bind_int64(st, 3, r->first);
@@ -265,7 +294,7 @@ static int flush_inst(sq_writer *sw, uint32_t entity, sq_ent *e,
 				ok = (r->seen & 2) && r->t[j] == r->start;
 				break;
 			}
-			if (!ok && put_value(sw, entity, r->k, wide_metric[j],
+			if (!ok && put_value(sw, r->entity, r->k, wide_metric[j],
 					     r->v[j], r->t[j], err) < 0)
 				return TK_E_IO;
 		}
@@ -281,18 +310,16 @@ static int flush_inst(sq_writer *sw, uint32_t entity, sq_ent *e,
 	if (!e->written || r->k > e->hi)
 		e->hi = r->k;
 	e->written = 1;
-	r->used = 0;
 	return TK_OK;
 }
 
 /* reopen instance r written before, if it was: its row back into r */
-static int reopen_inst(sq_writer *sw, uint32_t entity, sq_inst *r,
-		       tk_error *err)
+static int reopen_inst(sq_writer *sw, sq_inst *r, tk_error *err)
 {
 	sqlite3_stmt *st = sw->get_inst;
 	int rc, j;
 
-	sqlite3_bind_int64(st, 1, entity);
+	sqlite3_bind_int64(st, 1, r->entity);
 	sqlite3_bind_int64(st, 2, r->k);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
@@ -319,47 +346,113 @@ static int reopen_inst(sq_writer *sw, uint32_t entity, sq_inst *r,
 	return rc == SQLITE_DONE ? TK_OK : db_fail(sw, err, "select entityInstance");
 }
 
+/* the LRU list: take pool entry i out, put it at the head */
+static void lru_unlink(sq_writer *sw, uint32_t i)
+{
+	sq_inst *r = &sw->pool[i];
+
+	if (r->prev != NIL)
+		sw->pool[r->prev].next = r->next;
+	else
+		sw->head = r->next;
+	if (r->next != NIL)
+		sw->pool[r->next].prev = r->prev;
+	else
+		sw->tail = r->prev;
+}
+
+static void lru_push(sq_writer *sw, uint32_t i)
+{
+	sq_inst *r = &sw->pool[i];
+
+	r->prev = NIL;
+	r->next = sw->head;
+	if (sw->head != NIL)
+		sw->pool[sw->head].prev = i;
+	else
+		sw->tail = i;
+	sw->head = i;
+}
+
+/* a pool entry for a new instance: a free one, else the least recently
+ * used instance, written and forgotten */
+static int pool_take(sq_writer *sw, uint32_t *out, tk_error *err)
+{
+	uint32_t i, h;
+	sq_inst *r;
+
+	if (sw->npool < POOL) {
+		if (tk_grow_zero((void **)&sw->pool, &sw->cappool, sw->npool,
+				 sizeof(*sw->pool)) < 0)
+			return tk_err_nomem(err, sw->name);
+		*out = sw->npool++;
+		return TK_OK;
+	}
+	i = sw->tail;
+	r = &sw->pool[i];
+	if (flush_inst(sw, r, err) < 0)
+		return TK_E_IO;
+	lru_unlink(sw, i);
+	for (h = tk_hashmap_first(&sw->open, inst_key(r->entity, r->k));
+	     h != TK_HASHMAP_END;
+	     h = tk_hashmap_next(&sw->open, inst_key(r->entity, r->k), h))
+		if (sw->open.slots[h].val == i) {
+			tk_hashmap_del_at(&sw->open, h);
+			break;
+		}
+	if (sw->ents[r->entity].last1 == i + 1)
+		sw->ents[r->entity].last1 = 0;
+	*out = i;
+	return TK_OK;
+}
+
 /* *out: the open instance k of `entity`, opened (or reopened) if not */
 static int get_inst(sq_writer *sw, uint32_t entity, int64_t k,
 		    sq_inst **out, tk_error *err)
 {
+	uint64_t key = inst_key(entity, k);
 	sq_ent *e;
-	sq_inst *r = NULL;
-	unsigned i;
+	sq_inst *r;
+	uint32_t i, h;
 	int rc;
 
 	if (tk_grow_zero((void **)&sw->ents, &sw->capents, entity,
 			 sizeof(*sw->ents)) < 0)
-		goto nomem;
-	e = sw->ents[entity];
-	if (!e) {
-		e = calloc(1, sizeof(*e));
-		if (!e)
-			goto nomem;
-		sw->ents[entity] = e;
+		return tk_err_nomem(err, sw->name);
+	e = &sw->ents[entity];
+	i = e->last1 - 1;
+	if (e->last1 && sw->pool[i].k == k)
+		goto found;
+	for (h = tk_hashmap_first(&sw->open, key); h != TK_HASHMAP_END;
+	     h = tk_hashmap_next(&sw->open, key, h)) {
+		i = sw->open.slots[h].val;
+		if (sw->pool[i].entity == entity && sw->pool[i].k == k)
+			goto found;
 	}
-	for (i = 0; i < KEEP; i++) {
-		if (e->s[i].used && e->s[i].k == k) {
-			e->s[i].used = ++sw->tick;
-			*out = &e->s[i];
-			return TK_OK;
-		}
-		if (!r || e->s[i].used < r->used)
-			r = &e->s[i];
-	}
-	/* r: a free slot or the least recently used instance */
-	if (r->used && (rc = flush_inst(sw, entity, e, r, err)) < 0)
+	if ((rc = pool_take(sw, &i, err)) < 0)
 		return rc;
+	if (tk_hashmap_add(&sw->open, key, i) < 0)
+		return tk_err_nomem(err, sw->name);
+	r = &sw->pool[i];
 	memset(r, 0, sizeof(*r));
+	r->entity = entity;
 	r->k = k;
-	r->used = ++sw->tick;
+	lru_push(sw, i);
+	e = &sw->ents[entity];
+	e->last1 = i + 1;
 	if (e->written && k >= e->lo && k <= e->hi &&
-	    (rc = reopen_inst(sw, entity, r, err)) < 0)
+	    (rc = reopen_inst(sw, r, err)) < 0)
 		return rc;
 	*out = r;
 	return TK_OK;
-nomem:
-	return tk_err_nomem(err, sw->name);
+found:
+	if (sw->head != i) {
+		lru_unlink(sw, i);
+		lru_push(sw, i);
+	}
+	e->last1 = i + 1;
+	*out = &sw->pool[i];
+	return TK_OK;
 }
 
 /* every per-instance value of the stats analysis */
@@ -398,9 +491,9 @@ static void on_value(void *ctx, uint32_t entity, tk_metric metric,
 	r->t[j] = (int64_t)time;
 }
 
-/* bind event row r at parameter base+1.. of st */
-static void bind_row(const sq_writer *sw, sqlite3_stmt *st, int base,
-		     uint64_t id, const sq_row *r)
+/* bind event row r, the id-th event, at parameter base+1.. of st */
+static void bind_row(sqlite3_stmt *st, int base, uint64_t id,
+		     const sq_row *r)
 {
 	sqlite3_bind_int64(st, base + 1, (sqlite3_int64)id);
 	sqlite3_bind_int64(st, base + 2, r->time);
@@ -410,11 +503,6 @@ static void bind_row(const sq_writer *sw, sqlite3_stmt *st, int base,
 	bind_inst(st, base + 6, r->sinst);
 	bind_ent(st, base + 7, r->name);
 	bind_ent(st, base + 8, r->core);
-	if (r->has_note)
-		sqlite3_bind_text(st, base + 9, sw->notes + r->note_off,
-				  (int)r->note_len, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, base + 9);
 }
 
 /* insert the events waiting in rows[]: ROWS at once, or one by one */
@@ -425,25 +513,30 @@ static int flush_rows(sq_writer *sw, tk_error *err)
 
 	if (sw->nrows == ROWS) {
 		for (i = 0; i < ROWS; i++)
-			bind_row(sw, sw->ins_evs, (int)i * EVCOLS, id + i,
+			bind_row(sw->ins_evs, (int)i * ROWPAR, id + i,
 				 &sw->rows[i]);
 		if (step_done(sw, sw->ins_evs, "insert traceEvent", err) < 0)
 			return TK_E_IO;
 	} else {
+		sqlite3_bind_null(sw->ins_ev, EVCOLS);
 		for (i = 0; i < sw->nrows; i++) {
-			bind_row(sw, sw->ins_ev, 0, id + i, &sw->rows[i]);
+			bind_row(sw->ins_ev, 0, id + i, &sw->rows[i]);
 			if (step_done(sw, sw->ins_ev, "insert traceEvent", err) < 0)
 				return TK_E_IO;
 		}
 	}
 	sw->nrows = 0;
-	sw->notes_len = 0;
 	return TK_OK;
 }
 
 static int sqlite_writer_open(tk_writer *w, tk_error *err)
 {
+	/* "INSERT INTO traceEvent (...) VALUES (?,...),(?,...)...": ROWS rows */
+	static const char head[] = "INSERT INTO traceEvent VALUES ",
+		row[] = "(?,?,?,?,?,?,?,?,NULL),";
+	char sql[sizeof(head) + ROWS * (sizeof(row) - 1)];
 	sq_writer *sw;
+	unsigned i;
 
 	if (!w->sink.path)
 		return tk_err_set(err, TK_E_UNSUPPORTED, "<stdout>", 0, 0,
@@ -454,27 +547,20 @@ static int sqlite_writer_open(tk_writer *w, tk_error *err)
 	w->impl = sw;
 	sw->name = w->sink.path;
 	sw->err = err;
+	sw->head = sw->tail = NIL;
 	if (sqlite3_open_v2(w->sink.tmp, &sw->db,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK)
 		return db_fail(sw, err, "cannot open the database");
 	if (exec(sw, schema, err) < 0)
 		return TK_E_IO;
-	{
-		/* "INSERT INTO traceEvent VALUES (?,...),(?,...)...": ROWS rows */
-		static const char head[] = "INSERT INTO traceEvent VALUES ",
-			row[] = "(?,?,?,?,?,?,?,?,?),";
-		char sql[sizeof(head) + ROWS * (sizeof(row) - 1)];
-		unsigned i;
-		memcpy(sql, head, sizeof(head) - 1);
-		for (i = 0; i < ROWS; i++)
-			memcpy(sql + sizeof(head) - 1 + i * (sizeof(row) - 1), row,
-			       sizeof(row) - 1);
-		sql[sizeof(head) - 1 + ROWS * (sizeof(row) - 1) - 1] = '\0';
-		if (prepare(sw, sql, &sw->ins_evs, err) < 0)
-			return TK_E_IO;
-	}
-	if (prepare(sw, "INSERT INTO traceEvent VALUES (?,?,?,?,?,?,?,?,?)",
+	memcpy(sql, head, sizeof(head) - 1);
+	for (i = 0; i < ROWS; i++)
+		memcpy(sql + sizeof(head) - 1 + i * (sizeof(row) - 1), row,
+		       sizeof(row) - 1);
+	sql[sizeof(head) - 1 + ROWS * (sizeof(row) - 1) - 1] = '\0';
+	if (prepare(sw, sql, &sw->ins_evs, err) < 0 ||
+	    prepare(sw, "INSERT INTO traceEvent VALUES (?,?,?,?,?,?,?,?,?)",
 		    &sw->ins_ev, err) < 0 ||
 	    prepare(sw, "INSERT OR REPLACE INTO entityInstance"
 		    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", &sw->ins_inst, err) < 0 ||
@@ -493,7 +579,6 @@ static int sqlite_writer_open(tk_writer *w, tk_error *err)
 static int sqlite_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	sq_writer *sw = w->impl;
-	sq_row *row;
 	int rc;
 
 	sw->err = err;
@@ -501,35 +586,39 @@ static int sqlite_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		return tk_err_set(err, TK_E_RANGE, sw->name, 0, 0,
 				  "time %llu does not fit SQLite's 64-bit integers",
 				  (unsigned long long)ev->time);
-	if (ev->name != TK_NONE &&
-	    tk_grow_zero((void **)&sw->name_seen, &sw->capseen, ev->name, 1) < 0)
-		return tk_err_nomem(err, sw->name);
-	if (ev->name != TK_NONE)
-		sw->name_seen[ev->name] = 1;
-	row = &sw->rows[sw->nrows];
-	row->time = (int64_t)ev->time;
-	row->target = ev->target;
-	row->tinst = ev->target_inst;
-	row->source = ev->source;
-	row->sinst = ev->source_inst;
-	row->name = ev->name;
-	row->core = ev->core;
-	row->has_note = ev->note != NULL;
-	row->note_len = row->note_off = 0;
-	if (ev->note) {
-		if (ev->note_len > sw->notes_cap - sw->notes_len &&
-		    (ev->note_len > SIZE_MAX - sw->notes_len ||
-		     tk_grow_zero((void **)&sw->notes, &sw->notes_cap,
-				  sw->notes_len + ev->note_len - 1, 1) < 0))
+	if (ev->name != TK_NONE) {
+		if (tk_grow_zero((void **)&sw->name_seen, &sw->capseen,
+				 ev->name, 1) < 0)
 			return tk_err_nomem(err, sw->name);
-		memcpy(sw->notes + sw->notes_len, ev->note, ev->note_len);
-		row->note_off = sw->notes_len;
-		row->note_len = ev->note_len;
-		sw->notes_len += ev->note_len;
+		sw->name_seen[ev->name] = 1;
 	}
-	sw->nev++;
-	if (++sw->nrows == ROWS && flush_rows(sw, err) < 0)
-		return TK_E_IO;
+	{
+		sq_row *row = &sw->rows[sw->nrows];
+		row->time = (int64_t)ev->time;
+		row->target = ev->target;
+		row->tinst = ev->target_inst;
+		row->source = ev->source;
+		row->sinst = ev->source_inst;
+		row->name = ev->name;
+		row->core = ev->core;
+		if (ev->note) {
+			/* the rows before it, then this one with its note,
+			 * bound where the reader holds it */
+			if (flush_rows(sw, err) < 0)
+				return TK_E_IO;
+			bind_row(sw->ins_ev, 0, ++sw->nev, row);
+			sqlite3_bind_text(sw->ins_ev, EVCOLS, ev->note,
+					  (int)ev->note_len, SQLITE_STATIC);
+			rc = step_done(sw, sw->ins_ev, "insert traceEvent", err);
+			sqlite3_bind_null(sw->ins_ev, EVCOLS);
+			if (rc < 0)
+				return TK_E_IO;
+		} else {
+			sw->nev++;
+			if (++sw->nrows == ROWS && flush_rows(sw, err) < 0)
+				return TK_E_IO;
+		}
+	}
 	/* the instances: the target's times, the source's row */
 	if (ev->target != TK_NONE && ev->target_inst != TK_INST_NONE) {
 		sq_inst *r;
@@ -558,11 +647,6 @@ static int sqlite_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		return tk_err_nomem(err, sw->name);
 	if (sw->rc < 0)
 		return sw->rc;
-	if (++sw->inbatch == BATCH) {
-		sw->inbatch = 0;
-		if (exec(sw, "COMMIT;BEGIN;", err) < 0)
-			return TK_E_IO;
-	}
 	return TK_OK;
 }
 
@@ -577,6 +661,57 @@ static int put_meta(sq_writer *sw, sqlite3_stmt *st, const char *k,
 	}
 	sqlite3_reset(st);
 	return TK_OK;
+}
+
+/* header: every entry in input order; a parameter whose key the current
+ * block already has starts the next block */
+static int write_header(sq_writer *sw, const tk_trace *t, tk_error *err)
+{
+	static const char *const kinds[] = { "param", "comment", "row" };
+	sqlite3_stmt *sel = NULL, *ins = NULL;
+	sqlite3_int64 block = 0;
+	size_t i;
+	int rc = TK_E_IO;
+
+	if (sqlite3_prepare_v2(sw->db, "SELECT 1 FROM header WHERE key = ?"
+			       " AND block = ? AND kind = 'param'", -1, &sel,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(sw->db, "INSERT INTO header VALUES (NULL,?,?,?,?)",
+			       -1, &ins, NULL) != SQLITE_OK) {
+		db_fail(sw, err, "prepare");
+		goto out;
+	}
+	for (i = 0; i < tk_trace_header_count(t); i++) {
+		const tk_header_entry *h = tk_trace_header(t, i);
+		int k = h->kind == TK_HDR_PARAM ? 0 : h->kind == TK_HDR_ROW ? 2 : 1;
+		int s;
+		if (h->kind == TK_HDR_PARAM) {
+			sqlite3_bind_text(sel, 1, h->key, -1, SQLITE_STATIC);
+			sqlite3_bind_int64(sel, 2, block);
+			s = sqlite3_step(sel);
+			sqlite3_reset(sel);
+			if (s == SQLITE_ROW) {
+				block++;
+			} else if (s != SQLITE_DONE) {
+				db_fail(sw, err, "select header");
+				goto out;
+			}
+		}
+		sqlite3_bind_int64(ins, 1, block);
+		sqlite3_bind_text(ins, 2, kinds[k], -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 3, h->key, -1, SQLITE_STATIC);
+		if (h->has_value || h->kind == TK_HDR_COMMENT)
+			sqlite3_bind_text(ins, 4, h->value, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(ins, 4);
+		if (step_done(sw, ins, "insert header", err) < 0)
+			goto out;
+	}
+	rc = TK_OK;
+out:
+	sqlite3_finalize(sel);
+	sqlite3_finalize(ins);
+	return rc;
 }
 
 static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
@@ -602,14 +737,10 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 		sqlite3_reset(st); \
 	} while (0)
 
-	/* metaInformation: the header parameters and the time base */
-	PREP("INSERT OR REPLACE INTO metaInformation VALUES (?,?)");
-	for (i = 0; i < tk_trace_header_count(t); i++) {
-		const tk_header_entry *h = tk_trace_header(t, i);
-		if (h->kind == TK_HDR_PARAM &&
-		    put_meta(sw, st, h->key, h->value, err) < 0)
-			return TK_E_IO;
-	}
+	/* metaInformation: the time base and the counts, then the header
+	 * parameters (a key already there is kept: the first value of a key
+	 * repeated by a later header block; the header table has them all) */
+	PREP("INSERT OR IGNORE INTO metaInformation VALUES (?,?)");
 	snprintf(b, sizeof(b), "%llu/%llu %s", (unsigned long long)tb->num,
 		 (unsigned long long)tb->den, tk_unit_name(tb->unit));
 	if (put_meta(sw, st, "format", tk_trace_format(t), err) < 0 ||
@@ -620,6 +751,14 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 		return TK_E_IO;
 	snprintf(b, sizeof(b), "%llu", (unsigned long long)sw->nev);
 	if (put_meta(sw, st, "eventCount", b, err) < 0)
+		return TK_E_IO;
+	for (i = 0; i < tk_trace_header_count(t); i++) {
+		const tk_header_entry *h = tk_trace_header(t, i);
+		if (h->kind == TK_HDR_PARAM &&
+		    put_meta(sw, st, h->key, h->value, err) < 0)
+			return TK_E_IO;
+	}
+	if (write_header(sw, t, err) < 0)
 		return TK_E_IO;
 
 	PREP("INSERT INTO entityType VALUES (?,?)");
@@ -671,13 +810,14 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 		STEP("insert metric");
 	}
 
-	PREP("INSERT INTO entityMetricValue VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+	/* the texts as `tracekit stats --format csv` writes them (ns) */
+	PREP("INSERT INTO entityMetricValue VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
 	n = tk_stats_count(sw->stats);
 	for (i = 0; i < n; i++) {
 		const tk_stat *r = tk_stats_get(sw->stats, i);
 		static const tk_stat_field f[3] = { TK_STAT_MIN, TK_STAT_AVG,
 						    TK_STAT_MAX };
-		int j;
+		int j, len;
 		sqlite3_bind_int64(st, 1, r->entity);
 		sqlite3_bind_int(st, 2, (int)r->metric);
 		sqlite3_bind_int64(st, 3, (sqlite3_int64)r->count);
@@ -689,8 +829,8 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 			sqlite3_bind_int64(st, 5, (sqlite3_int64)r->max);
 		}
 		for (j = 0; j < 3; j++) {
-			int len = tk_stats_format(sw->stats, i, f[j], tb->unit,
-						  b, sizeof(b));
+			len = tk_stats_format(sw->stats, i, f[j], TK_UNIT_NS,
+					      b, sizeof(b));
 			if (len < 0)
 				sqlite3_bind_null(st, 6 + j);
 			else
@@ -698,9 +838,16 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 						  SQLITE_TRANSIENT);
 		}
 		sqlite3_bind_text(st, 9, tk_metric_is_time(r->metric) ?
-				  tk_unit_name(tb->unit) : "1", -1, SQLITE_STATIC);
+				  tk_unit_name(TK_UNIT_NS) : "1", -1,
+				  SQLITE_STATIC);
 		bind_inst(st, 10, r->max_inst);
 		sqlite3_bind_int64(st, 11, (sqlite3_int64)r->max_time);
+		len = tk_time_format_decimal(r->max_time, tb, TK_UNIT_NS, b,
+					     sizeof(b));
+		if (len < 0)
+			sqlite3_bind_null(st, 12);
+		else
+			sqlite3_bind_text(st, 12, b, len, SQLITE_TRANSIENT);
 		STEP("insert entityMetricValue");
 	}
 	sqlite3_finalize(st);
@@ -708,14 +855,9 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 #undef PREP
 #undef STEP
 	/* the instances still open */
-	for (i = 0; i < sw->capents; i++) {
-		sq_ent *e = sw->ents[i];
-		unsigned j;
-		for (j = 0; e && j < KEEP; j++)
-			if (e->s[j].used &&
-			    flush_inst(sw, (uint32_t)i, e, &e->s[j], err) < 0)
-				return TK_E_IO;
-	}
+	for (i = 0; i < sw->npool; i++)
+		if (flush_inst(sw, &sw->pool[i], err) < 0)
+			return TK_E_IO;
 	return TK_OK;
 }
 
@@ -747,7 +889,7 @@ static int sqlite_writer_close(tk_writer *w, tk_error *err)
 	sqlite3_finalize(st);
 	if (rc < 0)
 		return rc;
-	if (exec(sw, indexes, err) < 0 || exec(sw, "COMMIT;", err) < 0)
+	if (exec(sw, indexes, err) < 0)
 		return TK_E_IO;
 	finalize_all(sw);
 	if (sqlite3_close(sw->db) != SQLITE_OK)
@@ -759,7 +901,6 @@ static int sqlite_writer_close(tk_writer *w, tk_error *err)
 static void sqlite_writer_free(tk_writer *w)
 {
 	sq_writer *sw = w->impl;
-	size_t i;
 
 	if (!sw)
 		return;
@@ -768,10 +909,9 @@ static void sqlite_writer_free(tk_writer *w)
 		sqlite3_close(sw->db);
 	tk_stats_free(sw->stats);
 	free(sw->name_seen);
-	free(sw->notes);
-	for (i = 0; i < sw->capents; i++)
-		free(sw->ents[i]);
 	free(sw->ents);
+	free(sw->pool);
+	tk_hashmap_free(&sw->open);
 	free(sw);
 	w->impl = NULL;
 }

@@ -82,11 +82,38 @@ def check(tk, src, db):
         fail("%s: event counts %r, info says %r" % (src, ev, want))
     if int(q(db, "SELECT count(*) FROM traceEventInfo")[0][0]) != n:
         fail(src + ": traceEventInfo loses events")
-    # metrics
+    # the header: every entry of every block, in input order; a block
+    # starts where a parameter repeats a key of the current one
+    hdr = q(db, "SELECT block, kind, key, ifnull(value, '') FROM header ORDER BY id")
+    want_h = [(h["kind"], h["key"], h["value"]) for h in info["header"]]
+    if [tuple(h[1:]) for h in hdr] != want_h:
+        fail("%s: header %r, info says %r" % (src, hdr[:5], want_h[:5]))
+    block, seen, want_b = 0, set(), []
+    for kind, key, _ in want_h:
+        if kind == "param":
+            if key in seen:
+                block, seen = block + 1, set()
+            seen.add(key)
+        want_b.append(str(block))
+    if [h[0] for h in hdr] != want_b:
+        fail("%s: header blocks %r, want %r" % (src, [h[0] for h in hdr], want_b))
+    # metaInformation keeps the first value of each header parameter
+    first = {}
+    for kind, key, value in want_h:
+        if kind == "param":
+            first.setdefault(key, value)
+    for key, value in first.items():
+        if key in ("format", "timeBase", "timeUnit", "eventCount", "generator", "generatorVersion"):
+            continue
+        got_v = q(db, "SELECT value FROM metaInformation WHERE name = '%s'" % key.replace("'", "''"))
+        if got_v != [[value]] and not (value == "" and got_v in ([[""]], [])):
+            fail("%s: metaInformation %s = %r, the header's first is %r" % (src, key, got_v, value))
+    # metrics: entityMetricValue's texts as `tracekit stats --format csv`
+    # writes them (its default unit, ns), row by row
     stats = list(csv.reader(io.StringIO(run([tk, "stats", "--format", "csv", src]).stdout)))
     head, rows = stats[0], stats[1:]
     got = q(db, "SELECT e.name, t.name, m.name, v.count, v.minText, v.avgText, v.maxText,"
-                " v.unit, ifnull(v.maxInstance, ''), v.maxTimestamp"
+                " v.unit, ifnull(v.maxInstance, ''), v.maxAtText"
                 " FROM entityMetricValue v JOIN entity e ON e.id = v.entityId"
                 " JOIN entityType t ON t.id = e.entityTypeId JOIN metric m ON m.id = v.metricId")
     if sorted(map(tuple, got)) != sorted(map(tuple, rows)):
@@ -175,6 +202,25 @@ def main():
                 check(tk, src, os.path.join(d, "c%d.sqlite" % k))
             else:
                 print("skip (absent):", src)
+        # more instances open at once than the writer keeps in memory
+        # (4096, all entities together): the first ones are written, then
+        # read back and rewritten when their start and terminate come
+        many = os.path.join(d, "many_open.btf")
+        with open(many, "w") as f:
+            f.write("#version 2.3.0\n#creator check_sqlite.py\n#timescale ns\n")
+            t, n = 0, 5000
+            for k in range(1, n + 1):
+                f.write("%d,Stim,0,STI,Stim,%d,trigger\n%d,Stim,%d,T,Task_A,%d,activate\n" % (t, k, t, k, k))
+                t += 10
+            for k in range(1, n + 1):
+                f.write("%d,Core_1,0,T,Task_A,%d,start\n%d,Core_1,0,T,Task_A,%d,terminate\n" % (t, k, t + 5, k))
+                t += 10
+        check(tk, many, os.path.join(d, "many.sqlite"))
+        db = os.path.join(d, "many.sqlite")
+        rt = q(db, "SELECT count(*), min(i.RT), max(i.RT) FROM entityInstance i JOIN entity e"
+                   " ON e.id = i.entityId WHERE e.name = 'Task_A' AND i.startTimestamp IS NOT NULL")
+        if rt != [["5000", str(5000 * 10 + 5), str(5000 * 10 + 5)]]:
+            fail("many_open: Task_A instances read back: %r" % rt)
         out = os.path.join(d, "x.out")
         r = run([tk, "convert", demo, out, "--to", "sqlite"])
         if r.returncode != 0 or q(out, "SELECT count(*) FROM entity") != [["17"]]:
