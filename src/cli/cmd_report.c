@@ -31,6 +31,11 @@
 #define INSTANT_BUDGET 60000u
 #define PROBLEM_MAX 2000u
 #define REPORT_BINS 2000u
+/* with many lanes, fewer windows each: at most this many lane windows in
+ * all (and at least REPORT_MIN_BINS per lane), so that memory and the page
+ * grow with the lanes, not with lanes times REPORT_BINS */
+#define REPORT_LANE_BINS 1000000u
+#define REPORT_MIN_BINS 50u
 #define HIST_BINS 24u
 /* beyond this many processes, histogram panels for the HIST_PANELS / 2
  * with the worst RT and the HIST_PANELS / 2 with the most CPU time */
@@ -122,14 +127,15 @@ typedef struct rep {
 	tk_timeline *tl;
 	FILE *sfp;                  /* slices of pass 2, copied in after */
 	uint64_t first, last, span, binw;
+	size_t nbins;               /* windows per lane (fewer with many lanes) */
 	uint64_t threshold;         /* slices shorter than this are summarised */
 	int instants_binned;
 	size_t nlanes;
-	uint64_t *busy;             /* [lane][REPORT_BINS] run time */
-	uint64_t *sumbusy;          /* [lane][REPORT_BINS] summarised slice time */
-	uint32_t *dom;              /* [lane][REPORT_BINS] dominant summarised entity */
+	uint64_t *busy;             /* [lane][nbins] run time */
+	uint64_t *sumbusy;          /* [lane][nbins] summarised slice time */
+	uint32_t *dom;              /* [lane][nbins] dominant summarised entity */
 	uint64_t *domdur;
-	uint32_t *ibins;            /* [lane+1][REPORT_BINS] instants */
+	uint32_t *ibins;            /* [lane+1][nbins] instants */
 	uint64_t nwritten, ninst_written;
 	hist *hists;
 	size_t nhists;
@@ -157,12 +163,12 @@ static int lane_cap(rep *x, size_t lane)
 	n = n < 4 ? 4 : n * 2;
 #define GROW(a, sz, ex)                                                        \
 	do {                                                                   \
-		p = realloc(a, (n + ex) * REPORT_BINS * sz);                   \
+		p = realloc(a, (n + ex) * x->nbins * sz);                   \
 		if (!p)                                                        \
 			return -1;                                             \
 		a = p;                                                         \
-		memset((char *)a + (old + ex) * REPORT_BINS * sz, 0,           \
-		       (n - old) * REPORT_BINS * sz);                          \
+		memset((char *)a + (old + ex) * x->nbins * sz, 0,           \
+		       (n - old) * x->nbins * sz);                          \
 	} while (0)
 	GROW(x->busy, sizeof(uint64_t), 0);
 	GROW(x->sumbusy, sizeof(uint64_t), 0);
@@ -171,8 +177,8 @@ static int lane_cap(rep *x, size_t lane)
 	GROW(x->ibins, sizeof(uint32_t), 1);
 #undef GROW
 	if (old == 0)
-		memset(x->ibins, 0, REPORT_BINS * sizeof(uint32_t));
-	for (i = old * REPORT_BINS; i < n * REPORT_BINS; i++)
+		memset(x->ibins, 0, x->nbins * sizeof(uint32_t));
+	for (i = old * x->nbins; i < n * x->nbins; i++)
 		x->dom[i] = TK_NONE;
 	x->nlanes = n;
 	return 0;
@@ -182,7 +188,7 @@ static size_t bin_of(const rep *x, uint64_t t)
 {
 	uint64_t b = (t - x->first) / x->binw;
 
-	return b >= REPORT_BINS ? REPORT_BINS - 1 : (size_t)b;
+	return b >= x->nbins ? x->nbins - 1 : (size_t)b;
 }
 
 /*
@@ -195,7 +201,7 @@ static uint64_t bin_end(const rep *x, size_t b, uint64_t end)
 	unsigned __int128 e = (unsigned __int128)x->first +
 			      (unsigned __int128)(b + 1) * x->binw;
 
-	return b == REPORT_BINS - 1 || e > end ? end : (uint64_t)e;
+	return b == x->nbins - 1 || e > end ? end : (uint64_t)e;
 }
 
 static unsigned ilog2(uint64_t v)
@@ -346,7 +352,7 @@ static void on_slice(void *ctx, const tk_slice *s)
 	}
 	{
 		uint64_t t = s->start;
-		size_t base = (size_t)s->lane * REPORT_BINS, b;
+		size_t base = (size_t)s->lane * x->nbins, b;
 		while (1) {
 			uint64_t bend;
 			b = bin_of(x, t);
@@ -381,7 +387,7 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 	while (t < end) {
 		size_t b = bin_of(x, t);
 		uint64_t bend = bin_end(x, b, end);
-		x->busy[(size_t)lane * REPORT_BINS + b] += bend - t;
+		x->busy[(size_t)lane * x->nbins + b] += bend - t;
 		t = bend;
 	}
 }
@@ -401,7 +407,7 @@ static void instant(rep *x, const tk_event *ev)
 			x->nomem = 1;
 			return;
 		}
-		x->ibins[(size_t)(lane + 1) * REPORT_BINS + bin_of(x, ev->time)]++;
+		x->ibins[(size_t)(lane + 1) * x->nbins + bin_of(x, ev->time)]++;
 		return;
 	}
 	/* lane, target, event name, time, source, note */
@@ -918,7 +924,15 @@ int cmd_report(int argc, char **argv)
 	if (read_pass(&x, path, &ro, &r1, &st, &chk) != EXIT_OK)
 		goto out;
 	x.span = x.last - x.first;
-	x.binw = x.span / REPORT_BINS + 1;
+	{
+		size_t lanes = tk_timeline_lane_count(x.tl);
+		x.nbins = REPORT_BINS;
+		if (lanes > REPORT_LANE_BINS / REPORT_BINS)
+			x.nbins = REPORT_LANE_BINS / lanes < REPORT_MIN_BINS
+					  ? REPORT_MIN_BINS
+					  : REPORT_LANE_BINS / lanes;
+	}
+	x.binw = x.span / x.nbins + 1;
 	x.threshold = pick_threshold(&x);
 	x.instants_binned = x.ninstants > INSTANT_BUDGET;
 	if (make_hists(&x, st) < 0 || collect_worst(&x, st) < 0)
@@ -931,9 +945,9 @@ int cmd_report(int argc, char **argv)
 	fputs(tk_report_page_head, x.fp);
 	fputs("{", x.fp);
 	write_meta(&x, path, st);
-	fprintf(x.fp, "\"threshold\":%llu,\"binw\":%llu,\"bins\":%u,\n\"instants\":[",
+	fprintf(x.fp, "\"threshold\":%llu,\"binw\":%llu,\"bins\":%zu,\n\"instants\":[",
 		(unsigned long long)x.threshold, (unsigned long long)x.binw,
-		REPORT_BINS);
+		x.nbins);
 	tk_timeline_free(x.tl);
 	x.tl = NULL;
 	/* pass 2: slices to x.sfp as they close, instants to the page */
@@ -956,27 +970,27 @@ int cmd_report(int argc, char **argv)
 	fputs("],\n\"load\":[", x.fp);
 	for (i = 0; i < tk_timeline_lane_count(x.tl) && i < x.nlanes; i++) {
 		fputs(i ? ",\n" : "", x.fp);
-		write_u64_array(x.fp, x.busy + i * REPORT_BINS, REPORT_BINS);
+		write_u64_array(x.fp, x.busy + i * x.nbins, x.nbins);
 	}
 	fputs("],\n\"summary\":[", x.fp);
 	for (i = 0; x.threshold && i < tk_timeline_lane_count(x.tl) && i < x.nlanes; i++) {
 		fputs(i ? ",\n" : "", x.fp);
-		write_u64_array(x.fp, x.sumbusy + i * REPORT_BINS, REPORT_BINS);
+		write_u64_array(x.fp, x.sumbusy + i * x.nbins, x.nbins);
 	}
 	fputs("],\n\"summaryDom\":[", x.fp);
 	for (i = 0; x.threshold && i < tk_timeline_lane_count(x.tl) && i < x.nlanes; i++) {
 		fputs(i ? ",\n[" : "[", x.fp);
-		for (j = 0; j < REPORT_BINS; j++)
+		for (j = 0; j < x.nbins; j++)
 			fprintf(x.fp, "%s%ld", j ? "," : "",
-				x.dom[i * REPORT_BINS + j] == TK_NONE ? -1L
-				: (long)x.dom[i * REPORT_BINS + j]);
+				x.dom[i * x.nbins + j] == TK_NONE ? -1L
+				: (long)x.dom[i * x.nbins + j]);
 		fputs("]", x.fp);
 	}
 	fputs("],\n\"instantBins\":[", x.fp);
 	for (i = 0; x.instants_binned && i <= tk_timeline_lane_count(x.tl) && i <= x.nlanes; i++) {
 		fputs(i ? ",\n[" : "[", x.fp);
-		for (j = 0; j < REPORT_BINS; j++)
-			fprintf(x.fp, "%s%u", j ? "," : "", x.ibins[i * REPORT_BINS + j]);
+		for (j = 0; j < x.nbins; j++)
+			fprintf(x.fp, "%s%u", j ? "," : "", x.ibins[i * x.nbins + j]);
 		fputs("]", x.fp);
 	}
 	fprintf(x.fp, "],\"nInstants\":%llu,\"nSlices\":%llu,",
