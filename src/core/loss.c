@@ -36,8 +36,43 @@ int tk_loss_add(tk_losses *l, const tk_writer *w, const char *out, int kind,
 	return TK_OK;
 }
 
+/*
+ * brief as it reads after a count of n: for 1, its first plural noun in
+ * the singular ("1 note dropped", "1 empty target instance written as 0").
+ */
+static const char *count_brief(char *buf, size_t cap, const char *brief,
+			       uint64_t n)
+{
+	static const char *const plural[][2] = {
+		{ "events", "event" }, { "notes", "note" }, { "cores", "core" },
+		{ "times", "time" }, { "instances", "instance" },
+		{ "entries", "entry" }, { "changes", "change" },
+		{ "strings", "string" }, { "names", "name" },
+	};
+	const char *p;
+	size_t i, k;
+
+	if (n != 1)
+		return brief;
+	for (p = brief; *p; p++) {
+		if (p != brief && p[-1] != ' ')
+			continue;
+		for (i = 0; i < sizeof(plural) / sizeof(plural[0]); i++) {
+			k = strlen(plural[i][0]);
+			if (strncmp(p, plural[i][0], k) == 0 &&
+			    (p[k] == ' ' || p[k] == '\0')) {
+				snprintf(buf, cap, "%.*s%s%s", (int)(p - brief),
+					 brief, plural[i][1], p + k);
+				return buf;
+			}
+		}
+	}
+	return brief;
+}
+
 void tk_loss_report(const tk_losses *l, const tk_writer *w, const char *out)
 {
+	char one[256];
 	tk_error wn;
 	size_t o;
 	uint64_t total = 0;
@@ -54,7 +89,9 @@ void tk_loss_report(const tk_losses *l, const tk_writer *w, const char *out)
 			continue;
 		o += (size_t)snprintf(wn.msg + o, sizeof(wn.msg) - o, "%s %llu %s",
 				      total ? ";" : "",
-				      (unsigned long long)l->n[k], l->brief[k]);
+				      (unsigned long long)l->n[k],
+				      count_brief(one, sizeof(one), l->brief[k],
+						  l->n[k]));
 		if (l->first[k][0] && o < sizeof(wn.msg))
 			o += (size_t)snprintf(wn.msg + o, sizeof(wn.msg) - o,
 					      " (first %s)", l->first[k]);

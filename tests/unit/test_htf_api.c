@@ -137,8 +137,8 @@ static void test_write(void)
 	CHECK_EQ_U64(nwarn, 0);
 	CHECK(tk_writer_close(w, &err) == TK_OK);
 	CHECK_EQ_U64(nwarn, 1);
-	CHECK(strstr(lastwarn, "1 notes dropped") != NULL);
-	CHECK(strstr(lastwarn, "1 events of entity types without an HTF table") != NULL);
+	CHECK(strstr(lastwarn, "1 note dropped") != NULL);
+	CHECK(strstr(lastwarn, "1 event of entity types without an HTF table") != NULL);
 	tk_reader_close(r);
 	CHECK(access(out, F_OK) == 0);
 	CHECK(tk_reader_open(&r, out, NULL, &err) == TK_OK);

@@ -68,7 +68,7 @@ printf '5,Core_1,0,T,Task_1_0,0,start,a note\n' >> "$tmp/l.btf"
 "$cli" convert "$tmp/l.btf" "$tmp/l.atf" 2> "$tmp/err" || fail "lossy convert"
 grep -c 'ATF cannot hold everything' "$tmp/err" | grep -q '^1$' || { cat "$tmp/err"; fail "expected one loss warning"; }
 grep -q 'events of entity types without an ATF SystemElement type dropped' "$tmp/err" || { cat "$tmp/err"; fail "warning text"; }
-grep -q 'notes dropped' "$tmp/err" || { cat "$tmp/err"; fail "note count"; }
+grep -q '1 note dropped' "$tmp/err" || { cat "$tmp/err"; fail "note count"; }
 wellformed "$tmp/l.atf"
 "$cli" convert --strict "$tmp/l.btf" "$tmp/s.atf" 2> "$tmp/err"
 [ $? -eq 2 ] || fail "--strict did not refuse"

@@ -46,7 +46,7 @@ done
 printf '#version 2.2.1\n#timescale ns\n0,Stim,0,STI,Stim,0,trigger\n0,Stim,0,T,A,0,activate\n5,Core_0,0,T,A,0,start\n6,A,0,SIG,S,0,read,42\n7,A,0,SIG,S,0,write,43\n9,Core_0,0,T,A,0,terminate\n' > "$tmp/l.btf"
 "$cli" convert "$tmp/l.btf" "$tmp/l.htf" 2> "$tmp/err" || fail "lossy convert"
 [ "$(wc -l < "$tmp/err" | tr -d ' ')" = 1 ] || { cat "$tmp/err"; fail "expected one warning"; }
-grep -q "2 notes dropped (first 'read' of SIG); 1 events of entity types without an HTF table dropped (first 'trigger' of STI); 1 events whose source" "$tmp/err" || { cat "$tmp/err"; fail "warning text"; }
+grep -q "2 notes dropped (first 'read' of SIG); 1 event of entity types without an HTF table dropped (first 'trigger' of STI); 1 event whose source" "$tmp/err" || { cat "$tmp/err"; fail "warning text"; }
 "$cli" convert -q "$tmp/l.btf" "$tmp/q.htf" 2> "$tmp/err" || fail "quiet convert"
 [ -s "$tmp/err" ] && fail "-q printed a warning"
 "$cli" convert --strict "$tmp/l.btf" "$tmp/s.htf" 2> "$tmp/err"
