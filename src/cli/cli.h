@@ -134,13 +134,11 @@ int cli_filter_prepare(cli_filter *f, tk_reader *r);
 int cli_filter_match(const cli_filter *f, const tk_trace *t, const tk_event *ev);
 void cli_filter_free(cli_filter *f);
 
-/** Copy events from r through f into a writer on out; 0 or 2. */
+/** Copy events from r through f into a writer on out, with the writer's
+ *  format-specific options (or NULL); 0 or 2. */
 int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
-	     int no_header, const cli_filter *f, const cli_read_opts *ro);
-/** As cli_pipe(), with the writer's format-specific options (or NULL). */
-int cli_pipe_ex(tk_reader *r, const char *out, const char *to, int strict,
-		int no_header, const cli_filter *f, const cli_read_opts *ro,
-		const char *writer_options);
+	     int no_header, const cli_filter *f, const cli_read_opts *ro,
+	     const char *writer_options);
 
 /* JSON string output with escapes */
 void cli_json_str(FILE *fp, const char *s, size_t n);

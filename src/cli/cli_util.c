@@ -178,7 +178,7 @@ void cli_warning_summary(tk_reader *r, const cli_read_opts *o)
 {
 	uint64_t n = tk_reader_warning_count(r);
 
-	if (n && !(o && o->quiet)) /* o may be NULL as in cli_pipe_ex() */
+	if (n && !(o && o->quiet)) /* o may be NULL as in cli_pipe() */
 		fprintf(stderr,
 			"tracekit: %llu warning%s in all (the first of each kind shown; lenient mode)\n",
 			(unsigned long long)n, n == 1 ? "" : "s");
@@ -327,14 +327,8 @@ void cli_filter_free(cli_filter *f)
 }
 
 int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
-	     int no_header, const cli_filter *f, const cli_read_opts *ro)
-{
-	return cli_pipe_ex(r, out, to, strict, no_header, f, ro, NULL);
-}
-
-int cli_pipe_ex(tk_reader *r, const char *out, const char *to, int strict,
-		int no_header, const cli_filter *f, const cli_read_opts *ro,
-		const char *writer_options)
+	     int no_header, const cli_filter *f, const cli_read_opts *ro,
+	     const char *writer_options)
 {
 	tk_writer_opts wo;
 	tk_writer *w = NULL;

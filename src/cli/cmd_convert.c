@@ -215,8 +215,8 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	if (cli_filter_prepare(&f, r) < 0)
 		goto out;
-	ret = cli_pipe_ex(r, out, to, ro.strict, 0, &f, &ro,
-			  wopts[0] ? wopts : NULL);
+	ret = cli_pipe(r, out, to, ro.strict, 0, &f, &ro,
+		       wopts[0] ? wopts : NULL);
 out:
 	tk_reader_close(r);
 	cli_filter_free(&f);
