@@ -82,6 +82,9 @@ const char *tk_quote(char *buf, size_t size, const char *p, const char *end);
  * left), or 0 when the byte at s starts none (Unicode 15, table 3-7:
  * no overlong forms, no surrogates, nothing past U+10FFFF). */
 size_t tk_utf8_len(const unsigned char *s, size_t n);
+/* The XML escape of byte c ("&amp;" ...) in an attribute value (attr) or
+ * in text, or NULL when c stands for itself. */
+const char *tk_xml_escape(char c, int attr);
 /* A working buffer of n bytes (64-byte aligned, contents undefined as
  * malloc()'s); one of 256 KB or more in transparent huge pages where the
  * kernel has them (bigbuf.c).  NULL on overflow/OOM.  Free with

@@ -147,3 +147,17 @@ size_t tk_utf8_len(const unsigned char *s, size_t n)
 			return 0;
 	return len;
 }
+
+const char *tk_xml_escape(char c, int attr)
+{
+	switch (c) {
+	case '&': return "&amp;";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '"': return attr ? "&quot;" : NULL;
+	case '\n': return attr ? "&#10;" : NULL;
+	case '\r': return "&#13;";
+	case '\t': return attr ? "&#9;" : NULL;
+	default: return NULL;
+	}
+}

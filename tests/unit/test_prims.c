@@ -323,8 +323,41 @@ static void at_case(void)
 	free(t);
 }
 
+/* UTF-8 sequences and XML escapes (core's util.c) */
+static void text_case(void)
+{
+	static const struct { const char *s; size_t n, len; } u[] = {
+		{ "A", 1, 1 },
+		{ "\xc3\xa9", 2, 2 },             /* e acute */
+		{ "\xe2\x82\xac", 3, 3 },         /* euro sign */
+		{ "\xf0\x9f\x98\x80", 4, 4 },     /* U+1F600 */
+		{ "\xef\xbf\xbe", 3, 3 },         /* U+FFFE: UTF-8 all the same */
+		{ "\xc0\x80", 2, 0 },             /* overlong NUL */
+		{ "\xe0\x80\xaf", 3, 0 },         /* overlong '/' */
+		{ "\xed\xa0\x80", 3, 0 },         /* a surrogate */
+		{ "\xf4\x90\x80\x80", 4, 0 },     /* past U+10FFFF */
+		{ "\xe2\x82", 2, 0 },             /* cut short */
+		{ "\x80", 1, 0 },                 /* a continuation byte alone */
+		{ "\xff", 1, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++)
+		CHECK(tk_utf8_len((const unsigned char *)u[i].s, u[i].n) == u[i].len);
+	CHECK(strcmp(tk_xml_escape('&', 0), "&amp;") == 0);
+	CHECK(strcmp(tk_xml_escape('<', 0), "&lt;") == 0);
+	CHECK(strcmp(tk_xml_escape('>', 1), "&gt;") == 0);
+	CHECK(tk_xml_escape('"', 0) == NULL);
+	CHECK(strcmp(tk_xml_escape('"', 1), "&quot;") == 0);
+	CHECK(tk_xml_escape('\n', 0) == NULL);
+	CHECK(strcmp(tk_xml_escape('\n', 1), "&#10;") == 0);
+	CHECK(strcmp(tk_xml_escape('\r', 0), "&#13;") == 0);
+	CHECK(tk_xml_escape('a', 1) == NULL);
+}
+
 int main(void)
 {
+	text_case();
 	map_case();
 	index_case();
 	bytes_case();

@@ -261,17 +261,7 @@ static int buf_esc(buf *b, const char *s, size_t n, int attr)
 	int rc = TK_OK;
 
 	for (i = 0; i < n && rc == TK_OK; i++) {
-		const char *rep = NULL;
-		switch (s[i]) {
-		case '&': rep = "&amp;"; break;
-		case '<': rep = "&lt;"; break;
-		case '>': rep = "&gt;"; break;
-		case '"': rep = attr ? "&quot;" : NULL; break;
-		case '\n': rep = attr ? "&#10;" : NULL; break;
-		case '\r': rep = "&#13;"; break;
-		case '\t': rep = attr ? "&#9;" : NULL; break;
-		default: break;
-		}
+		const char *rep = tk_xml_escape(s[i], attr);
 		if (rep) {
 			rc = buf_add(b, s + from, i - from);
 			if (rc == TK_OK)

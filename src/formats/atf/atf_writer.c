@@ -384,32 +384,17 @@ static int out(tk_writer *w, tk_error *err, const char *s)
 /* Check that s is UTF-8 that XML 1.0 can hold. */
 static int xml_ok(const char *s, size_t n)
 {
-	size_t i = 0;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, len;
 
 	while (i < n) {
-		unsigned char c = (unsigned char)s[i];
-		size_t k, len;
-		uint32_t cp;
-		if (c < 0x80) {
-			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
-				return 0;
-			i++;
-			continue;
-		}
-		if ((c & 0xe0) == 0xc0) { len = 2; cp = c & 0x1f; }
-		else if ((c & 0xf0) == 0xe0) { len = 3; cp = c & 0x0f; }
-		else if ((c & 0xf8) == 0xf0) { len = 4; cp = c & 0x07; }
-		else return 0;
-		if (i + len > n)
+		if (u[i] < 0x20 && u[i] != '\t' && u[i] != '\n' && u[i] != '\r')
 			return 0;
-		for (k = 1; k < len; k++) {
-			if (((unsigned char)s[i + k] & 0xc0) != 0x80)
-				return 0;
-			cp = cp << 6 | ((unsigned char)s[i + k] & 0x3f);
-		}
-		if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-		    (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-		    (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+		len = tk_utf8_len(u + i, n - i);
+		if (!len)
+			return 0;
+		/* U+FFFE and U+FFFF are no XML characters */
+		if (len == 3 && u[i] == 0xef && u[i + 1] == 0xbf && u[i + 2] >= 0xbe)
 			return 0;
 		i += len;
 	}
@@ -427,17 +412,8 @@ static int out_esc(tk_writer *w, atf_writer *aw, const char *s, size_t n,
 		return tk_err_set(err, TK_E_UNSUPPORTED, aw->name, 0, 0,
 				  "'%.40s' is not UTF-8 text that XML can hold", s);
 	for (i = 0; i < n && rc == TK_OK; i++) {
-		const char *rep = NULL;
-		switch (s[i]) {
-		case '&': rep = "&amp;"; break;
-		case '<': rep = "&lt;"; break;
-		case '>': rep = "&gt;"; break;
-		case '"': rep = "&quot;"; break;
-		case '\n': rep = "&#10;"; break;
-		case '\r': rep = "&#13;"; break;
-		case '\t': rep = "&#9;"; break;
-		default: break;
-		}
+		/* text and attribute values alike: every one escaped */
+		const char *rep = tk_xml_escape(s[i], 1);
 		if (rep) {
 			rc = tk_sink_write(&w->sink, s + from, i - from, err);
 			if (rc == TK_OK)

@@ -78,6 +78,13 @@ grep -q 'ATF cannot hold' "$tmp/err" || fail "strict message"
 printf '#version 2.2.1\n#timescale ns\n0,Core_0,0,T,bad\001name,0,start\n' > "$tmp/x.btf"
 "$cli" convert -q "$tmp/x.btf" "$tmp/x.atf" 2> /dev/null
 [ $? -eq 2 ] && [ ! -e "$tmp/x.atf" ] || fail "control character accepted"
+# so is a name that is not UTF-8, or holds U+FFFF (UTF-8, but no XML character)
+for bad in 'bad\303' 'bad\355\240\200' 'bad\357\277\277'; do
+	printf "#version 2.2.1\n#timescale ns\n0,Core_0,0,T,$bad,0,start\n" > "$tmp/x.btf"
+	"$cli" convert -q "$tmp/x.btf" "$tmp/x.atf" 2> "$tmp/err"
+	[ $? -eq 2 ] && [ ! -e "$tmp/x.atf" ] || fail "name $bad accepted"
+	grep -q "is not UTF-8 text that XML can hold" "$tmp/err" || fail "message for $bad"
+done
 
 # from a pipe and from gzip
 "$cli" cat -q - < "$dir/ok/spec_example6.atf" | cmp -s - "$dir/ok/spec_example6.out" || fail "stdin"
