@@ -142,6 +142,8 @@ int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
 
 /* JSON string output with escapes */
 void cli_json_str(FILE *fp, const char *s, size_t n);
+/* As cli_json_str(), with <, > and & escaped too: safe inside <script>. */
+void cli_json_str_html(FILE *fp, const char *s, size_t n);
 
 /*
  * A map from 64-bit keys to 64-bit counters: keys[i] counted vals[i] for

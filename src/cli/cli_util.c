@@ -1,5 +1,6 @@
 /* cli_util.c - error printing, opening readers, filters, the copy loop. */
 #include "cli.h"
+#include "../core/internal.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -370,9 +371,10 @@ int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
 	return EXIT_OK;
 }
 
-void cli_json_str(FILE *fp, const char *s, size_t n)
+/* s as a JSON string; html: also <, > and & escaped, for a <script> */
+static void json_put(FILE *fp, const char *s, size_t n, int html)
 {
-	size_t i;
+	size_t i, len;
 
 	fputc('"', fp);
 	for (i = 0; i < n; i++) {
@@ -385,25 +387,30 @@ void cli_json_str(FILE *fp, const char *s, size_t n)
 			fputs("\\r", fp);
 		else if (c == '\t')
 			fputs("\\t", fp);
-		else if (c < 0x20 || c == 0x7f)
+		else if (c < 0x20 || c == 0x7f ||
+			 (html && (c == '<' || c == '>' || c == '&')))
 			fprintf(fp, "\\u%04x", c);
-		else if (c >= 0x80) {
-			/* pass valid UTF-8 through; escape stray bytes as U+FFFD */
-			size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
-			size_t k;
-			int ok = len && i + len <= n && c < 0xf5 && c >= 0xc2;
-			for (k = 1; ok && k < len; k++)
-				ok = ((unsigned char)s[i + k] & 0xc0) == 0x80;
-			if (ok) {
-				fwrite(s + i, 1, len, fp);
-				i += len - 1;
-			} else {
-				fputs("\\ufffd", fp);
-			}
-		} else
+		else if (c < 0x80)
 			fputc(c, fp);
+		else if ((len = tk_utf8_len((const unsigned char *)s + i, n - i))) {
+			/* valid UTF-8 as it is */
+			fwrite(s + i, 1, len, fp);
+			i += len - 1;
+		} else {
+			fputs("\\ufffd", fp); /* a stray byte */
+		}
 	}
 	fputc('"', fp);
+}
+
+void cli_json_str(FILE *fp, const char *s, size_t n)
+{
+	json_put(fp, s, n, 0);
+}
+
+void cli_json_str_html(FILE *fp, const char *s, size_t n)
+{
+	json_put(fp, s, n, 1);
 }
 
 int cli_map_add(cli_map *m, uint64_t key, uint64_t delta)

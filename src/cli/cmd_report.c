@@ -74,21 +74,7 @@ enum { O_START = 256, O_END };
 
 static void jstr(FILE *fp, const char *s, size_t n)
 {
-	size_t i;
-
-	fputc('"', fp);
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\')
-			fprintf(fp, "\\%c", c);
-		else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7f)
-			fprintf(fp, "\\u%04x", c);
-		else if (c >= 0x80)
-			fputs("\\ufffd", fp); /* names are ASCII in practice */
-		else
-			fputc(c, fp);
-	}
-	fputc('"', fp);
+	cli_json_str_html(fp, s, n);
 }
 
 static void jcstr(FILE *fp, const char *s)

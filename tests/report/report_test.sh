@@ -94,6 +94,16 @@ if [ -f "$shared/corpus/btf/app4mc_example1_task_only_short.btf" ]; then
 	"$cli" report -q "$shared/corpus/btf/app4mc_example1_task_only_short.btf" -o "$tmp/p.html"
 	grep -q '"rule":"activator"' "$tmp/p.html" || { echo "FAIL: the check problems are not in the page"; fail=1; }
 fi
+# names in UTF-8 are kept as they are, a stray byte becomes U+FFFD, and
+# nothing in a name can close the page's <script>
+printf '#version 2.2.0\n#timescale ns\n0,Core_1,0,T,T\303\242che</script>,0,start\n5,Core_1,0,T,Bad\377,0,start\n9,Core_1,0,T,Bad\377,0,terminate\n10,Core_1,0,T,T\303\242che</script>,0,terminate\n' > "$tmp/u.btf"
+if "$cli" report -q "$tmp/u.btf" -o "$tmp/u.html"; then
+	grep -qF "$(printf 'T\303\242che\\u003c/script\\u003e')" "$tmp/u.html" ||
+		{ echo "FAIL: a UTF-8 name is not kept (or '</script>' not escaped)"; fail=1; }
+	grep -qF 'Bad\ufffd' "$tmp/u.html" || { echo "FAIL: a stray byte is not U+FFFD"; fail=1; }
+else
+	echo "FAIL: report of UTF-8 names"; fail=1
+fi
 # a failed run leaves nothing
 printf '#version 2.3.0\n#timescale ns\n0,A,0,T,B,0,strat\n' > "$tmp/bad.btf"
 if "$cli" report -q --strict "$tmp/bad.btf" -o "$tmp/bad.html" 2>/dev/null; then
