@@ -76,6 +76,26 @@
 		if (n) ok(pixels(cv, LEFT, y + 2, W - LEFT, 12).some(coloured), 'lane ' + ln.name + ': its slices at depth 0 (' + n + ') are drawn in colour');
 	});
 
+	/* 1c: lanes that do not fit: scrolling the box redraws the lanes now
+	   in view, and a wheel over the lane names scrolls (is not a zoom) */
+	const wrap = $('tl-wrap');
+	if (wrap.scrollHeight > wrap.clientHeight + 40) {
+		reset();
+		wrap.scrollTop = 0;
+		wrap.dispatchEvent(new Event('scroll'));
+		const before = status.dataset.lanes;
+		wrap.scrollTop = wrap.scrollHeight;
+		wrap.dispatchEvent(new Event('scroll'));
+		const after = status.dataset.lanes, last = +after.split(',')[1];
+		ok(before !== after && last === D.lanes.length, 'scrolled to the bottom, the last lanes are drawn (' + before + ' -> ' + after + ')');
+		const r = cv.getBoundingClientRect(), v = view().join(','),
+			ev = new WheelEvent('wheel', { deltaY: 100, clientX: r.left + 10, clientY: r.top + 60, bubbles: true, cancelable: true });
+		cv.dispatchEvent(ev);
+		ok(!ev.defaultPrevented && view().join(',') === v, 'a wheel over the lane names is left to scroll the box, no zoom');
+		wrap.scrollTop = 0;
+		wrap.dispatchEvent(new Event('scroll'));
+	}
+
 	/* 2: a click on a metric row shows its worst instance in view (every
 	   row with an instance, at most 60 spread over the table): outlined
 	   when its entity has slices (the page holds the worst instances'
