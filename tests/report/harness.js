@@ -33,14 +33,26 @@
 	ok(getComputedStyle(status).display === 'none' && document.body.innerText.indexOf('drawn:') < 0,
 	   'the status line "drawn: ..." is not visible');
 
+	/* at most 12 lanes spread over many (the first and the last among them) */
+	const spread = n => n <= 16 ? [...Array(n).keys()] : [...new Set([...Array(12).keys()].map(k => Math.round(k * (n - 1) / 11)))];
+	const LANES = spread(D.lanes.length);
+
+	/* 0: no canvas is larger than the browser draws (Chromium: 32,767
+	   pixels a side, 268,435,456 in all), however many lanes and cores */
+	const big = [...document.querySelectorAll('canvas')].filter(c => c.width > 32767 || c.height > 32767 || c.width * c.height > 268435456);
+	ok(!big.length, 'every canvas within the browser\'s limits (timeline ' + cv.width + ' x ' + cv.height + ', load ' + $('load').width + ' x ' + $('load').height +
+	   (big.length ? '; too large: ' + big.map(c => (c.id || 'a histogram') + ' ' + c.width + ' x ' + c.height).join(', ') : '') + ')');
+
 	/* 1: zoomed into the middle of the longest slice of each lane, the lane
 	   names stay readable: nothing coloured left of the plot, names drawn */
-	D.lanes.forEach((ln, li) => {
+	LANES.forEach(li => {
+		const ln = D.lanes[li];
 		let best = -1;
 		for (let i = 0; i < NSL; i++)
 			if (S[i * 7] === li && S[i * 7 + 1] === 0 && (best < 0 || S[i * 7 + 4] > S[best * 7 + 4])) best = i;
 		if (best < 0 || S[best * 7 + 4] < 4) return;
 		reset();
+		window.tkShowLane(li);
 		const s = S[best * 7 + 3], d = S[best * 7 + 4], t = s + d / 2;
 		for (let k = 0; k < 200 && view()[0] <= s; k++) wheel(t, -100);
 		const [t0] = view();
@@ -49,6 +61,40 @@
 		ok(!px.some(coloured), 'lane ' + ln.name + ': zoomed in, no slice is drawn over the lane names');
 		ok(px.some(p => p[3] > 0), 'lane ' + ln.name + ': the lane names are drawn');
 	});
+
+	/* 1b: the whole trace, each lane scrolled into view: its name is
+	   drawn left of the plot and its slices (those the page holds whole, at
+	   depth 0) in it, in colour */
+	LANES.forEach(li => {
+		const ln = D.lanes[li];
+		reset();
+		const y = window.tkShowLane(li), [v0, v1] = (status.dataset.lanes || '0,0').split(',').map(Number);
+		ok(y >= 30 && y + 16 <= H && li >= v0 && li < v1, 'lane ' + ln.name + ': scrolled into view (top at ' + y + ' of ' + H + ' px, lanes ' + v0 + '-' + v1 + ' drawn)');
+		ok(pixels(cv, 0, y, LEFT - 4, 16).some(p => p[3] > 100), 'lane ' + ln.name + ': its name is drawn');
+		let n = 0;
+		for (let i = 0; i < NSL; i++) if (S[i * 7] === li && S[i * 7 + 1] === 0) n++;
+		if (n) ok(pixels(cv, LEFT, y + 2, W - LEFT, 12).some(coloured), 'lane ' + ln.name + ': its slices at depth 0 (' + n + ') are drawn in colour');
+	});
+
+	/* 1c: lanes that do not fit: scrolling the box redraws the lanes now
+	   in view, and a wheel over the lane names scrolls (is not a zoom) */
+	const wrap = $('tl-wrap');
+	if (wrap.scrollHeight > wrap.clientHeight + 40) {
+		reset();
+		wrap.scrollTop = 0;
+		wrap.dispatchEvent(new Event('scroll'));
+		const before = status.dataset.lanes;
+		wrap.scrollTop = wrap.scrollHeight;
+		wrap.dispatchEvent(new Event('scroll'));
+		const after = status.dataset.lanes, last = +after.split(',')[1];
+		ok(before !== after && last === D.lanes.length, 'scrolled to the bottom, the last lanes are drawn (' + before + ' -> ' + after + ')');
+		const r = cv.getBoundingClientRect(), v = view().join(','),
+			ev = new WheelEvent('wheel', { deltaY: 100, clientX: r.left + 10, clientY: r.top + 60, bubbles: true, cancelable: true });
+		cv.dispatchEvent(ev);
+		ok(!ev.defaultPrevented && view().join(',') === v, 'a wheel over the lane names is left to scroll the box, no zoom');
+		wrap.scrollTop = 0;
+		wrap.dispatchEvent(new Event('scroll'));
+	}
 
 	/* 2: a click on a metric row shows its worst instance in view (every
 	   row with an instance, at most 60 spread over the table): outlined
@@ -88,7 +134,18 @@
 
 	/* 3: the core load shows every core, and says why when nothing ran */
 	const lc = $('load');
-	ok(lc.height >= 60 * D.lanes.length, 'the load has a band per core');
+	ok($('load-wrap').scrollHeight >= 60 * D.lanes.length, 'the load has a band per core (' + $('load-wrap').scrollHeight + ' px of bands)');
+	/* each core scrolled into view: its name, its band and its share */
+	LANES.forEach(li => {
+		const ln = D.lanes[li], y0 = window.tkShowCore(li), bins = D.load[li] || [];
+		const [c0, c1] = (status.dataset.cores || '0,0').split(',').map(Number);
+		ok(y0 >= 0 && y0 + 50 <= lc.height && li >= c0 && li < c1, 'load of ' + ln.name + ': scrolled into view (top at ' + y0 + ' of ' + lc.height + ' px)');
+		ok(pixels(lc, 0, y0, LEFT - 4, 50).some(p => p[3] > 100), 'load of ' + ln.name + ': its name is drawn');
+		ok(pixels(lc, lc.width - 100, y0 + 2, 96, 13).some(p => p[3] === 255 && p[0] < 100), 'load of ' + ln.name + ': its share is written');
+		/* a window busy at least a tenth of its time is a visible rise */
+		const tall = bins.some((v, b) => v * 10 >= Math.min(D.binw, D.span - b * D.binw) && b * D.binw < D.span);
+		if (tall) ok(pixels(lc, LEFT, y0, lc.width - LEFT - 110, 50).some(coloured), 'load of ' + ln.name + ': its busy time is drawn in colour');
+	});
 	const busy = D.load.reduce((a, b) => a + b.reduce((x, y) => x + y, 0), 0);
 	ok(busy > 0 || text('loadnote').length > 20, 'the load is shown, or a note says why there is none: "' + text('loadnote') + '"');
 

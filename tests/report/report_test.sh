@@ -8,12 +8,14 @@
 # person would (harness.js, appended to a copy of each page: zoom, clicks on
 # the metric rows, scrolled tables) and what is drawn is checked.
 # usage: report_test.sh TRACEKIT ROOT SHARED            (77: no chromium)
-#        report_test.sh TRACEKIT ROOT SHARED --harness GEN_BTF
+#        report_test.sh TRACEKIT ROOT SHARED --harness GEN_BTF [GEN_ENTITIES]
 # The second form runs only the harness over every trace (a test of its own,
-# so that CTest runs the two halves side by side).
+# so that CTest runs the two halves side by side); with GEN_ENTITIES also
+# over a generated trace of 8,192 cores (one lane and one load band each:
+# the page must scroll them, no canvas larger than the browser draws).
 # TK_REPORT_SHOTS=DIR keeps a screenshot of every page in DIR.
 set -u
-cli=$1 root=$2 shared=$3 mode=${4:-} gen=${5:-}
+cli=$1 root=$2 shared=$3 mode=${4:-} gen=${5:-} gen_ent=${6:-}
 command -v chromium >/dev/null 2>&1 || { echo "skipped: chromium is not installed"; exit 77; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -31,6 +33,10 @@ traces=$(find "$shared/corpus" -type f ! -path '*/elf/*' ! -name '*.md' | sort)
 if [ -n "$gen" ]; then
 	"$gen" -n 1M -c 4 -s 1 "$tmp/dense-1M.btf" 2>/dev/null || { echo "FAIL: the 1 M-event trace"; fail=1; }
 	traces="$traces $tmp/dense-1M.btf"
+fi
+if [ -n "$gen_ent" ]; then
+	"$gen_ent" -t 8192 -c 8192 -i 4 "$tmp/cores-8192.btf" || { echo "FAIL: the 8,192-core trace"; fail=1; }
+	traces="$traces $tmp/cores-8192.btf"
 fi
 for trace in "$root/examples/demo.btf" $traces; do
 	name=$(basename "$trace")
