@@ -109,6 +109,42 @@ l=$(grep -n '^// a comment line$' "$tmp/many300.htf" | head -n 1 | cut -d: -f1)
 	grep -q "many300.htf:$l:1: error: a comment without a record" ||
 	fail "many300 strict: the comment line error expected"
 
+# 2b. runs: each section in turn has R = 300 records in a row (more than
+# a batch), the next run starting at the time the last one ended (a tie:
+# after the last section's run, section 0's first record comes before the
+# last section's last one); a comment line every 250 records stops a run
+# where the line-at-a-time path reads it
+genruns() { # genruns SECTIONS RECORDS_PER_SECTION
+	awk -v ns="$1" -v n="$2" 'BEGIN {
+	R = 300
+	printf "#Format HTF\n#Version 1.0\n#NumberOfCores %d\n#TimeScale ns\n", ns
+	printf "#TimestampLength 4\n#EntityLength 2\n#EventLength 1\n\n"
+	printf "#TypeTable\n#-00 Task\n\n#TaskEventTable\n#-00 activate\n#-04 terminate\n\n"
+	printf "#EntityTable\n"
+	for (s = 0; s < ns; s++)
+		printf "#-%04X T%d\n", s, s
+	printf "\n#EntityTypeTable\n"
+	for (s = 0; s < ns; s++)
+		printf "#-%04X 00\n", s
+	printf "\n#TraceData\n"
+	for (s = 0; s < ns; s++) {
+		printf "#-%02X\n", s
+		for (i = 0; i < n; i++) {
+			t = (int(i / R) * ns + s) * (R - 1) + i % R
+			printf "%08X%04X%02X\n", t, s, i % 2 ? 4 : 0
+			if (i % 250 == 249)
+				print "// a comment line"
+		}
+	}
+}'
+}
+for ns in 2 4 7 8 12; do
+	genruns $ns 1500 > "$tmp/runs$ns.htf"
+	transports "$tmp/runs$ns.htf"
+	n=$(check_order "$tmp/file.out") || fail "runs, $ns sections: $n"
+	[ "$n" = $((ns * 1500)) ] || fail "runs, $ns sections: $((ns * 1500)) events expected, $n read"
+done
+
 # 3. a section whose times decrease (the 3rd record of section 1 of 3)
 gen 3 30 0 | awk '/^#-01$/ { s = 1; k = 0 } s && !/^#/ { k++; if (k == 3) $0 = "00000000000100" } { print }' \
 	> "$tmp/decr.htf"
