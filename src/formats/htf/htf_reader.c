@@ -162,16 +162,16 @@ typedef struct hrec {
 #define BATCH 128
 
 /* a cursor's window: its section's bytes read with tk_source_read_at() */
-#define WIN_SIZE ((size_t)256 << 10)
+#define WIN_SIZE ((size_t)64 << 10)
 #define WIN_LOW 4096    /* fewer bytes than this ahead: read more */
 /* the windows of all sections together: past 64 sections each gets less
  * than WIN_SIZE, down to WIN_MIN (a file of many sections would otherwise
- * hold 256 KB per section); a section smaller than its share gets its
+ * hold 64 KB per section); a section smaller than its share gets its
  * own size */
-#define WIN_BUDGET ((size_t)16 << 20)
+#define WIN_BUDGET ((size_t)4 << 20)
 #define WIN_MIN ((size_t)16 << 10)
 /* the scan for the sections looks at this much at a time */
-#define SCAN_CHUNK ((size_t)1 << 20)
+#define SCAN_CHUNK ((size_t)256 << 10)
 
 typedef struct cursor {
 	/* in the window: the next byte, the end of what is read */
@@ -2176,12 +2176,12 @@ static int refill(htf_reader *h, cursor *c, tk_error *err)
 /* ---- the merge ---------------------------------------------------------- */
 
 /*
- * The first of the smallest times of hp[0..3] (a tournament that prefers
+ * The first of the smallest times of t[0..3] (a tournament that prefers
  * the left side on ties, without a branch to mispredict).  Unused entries
  * after the live cursors hold UINT64_MAX: they never win, since a later
  * entry wins only with a smaller time.
  */
-static inline uint32_t first_min4_t(const uint64_t *t)
+static inline uint32_t first_min4(const uint64_t *t)
 {
 	uint64_t ta = t[1] < t[0] ? t[1] : t[0], tb = t[3] < t[2] ? t[3] : t[2];
 	uint32_t a = (uint32_t)(t[1] < t[0]), b = 2u + (uint32_t)(t[3] < t[2]);
@@ -2189,42 +2189,23 @@ static inline uint32_t first_min4_t(const uint64_t *t)
 	return tb < ta ? b : a;
 }
 
-/* first_min() over the times alone */
-static inline uint32_t first_min_t(const uint64_t *t, uint32_t nsel)
+/* The first of the smallest times of the nodes hp[0..nsel) but `skip`
+ * (nsel or more: none) */
+static inline uint32_t first_min(const hnode *hp, uint32_t nsel,
+				 uint32_t skip)
 {
-	uint32_t a, b;
+	uint64_t t[8];
+	uint32_t j, a, b;
 
+	for (j = 0; j < nsel; j++)
+		t[j] = j == skip ? UINT64_MAX : hp[j].time;
 	if (nsel == 4)
-		return first_min4_t(t);
+		return first_min4(t);
 	if (nsel == 2)
 		return (uint32_t)(t[1] < t[0]);
-	a = first_min4_t(t);
-	b = first_min4_t(t + 4) + 4;
+	a = first_min4(t);
+	b = first_min4(t + 4) + 4;
 	return t[b] < t[a] ? b : a;
-}
-
-static inline uint32_t first_min4(const hnode *hp)
-{
-	uint64_t t0 = hp[0].time, t1 = hp[1].time, t2 = hp[2].time,
-		 t3 = hp[3].time, ta, tb;
-	uint32_t a = (uint32_t)(t1 < t0), b = 2u + (uint32_t)(t3 < t2);
-
-	ta = t1 < t0 ? t1 : t0;
-	tb = t3 < t2 ? t3 : t2;
-	return tb < ta ? b : a;
-}
-
-static inline uint32_t first_min(const hnode *hp, uint32_t nsel)
-{
-	uint32_t a, b;
-
-	if (nsel == 4)
-		return first_min4(hp);
-	if (nsel == 2)
-		return (uint32_t)(hp[1].time < hp[0].time);
-	a = first_min4(hp);
-	b = first_min4(hp + 4) + 4;
-	return hp[b].time < hp[a].time ? b : a;
 }
 
 static inline int before(const hnode *x, const hnode *y)
@@ -2341,15 +2322,14 @@ static int merge_start(htf_reader *h, tk_error *err)
 static inline void run_next(const hnode *hp, uint32_t nsel, uint32_t top,
 			    uint32_t nheap, uint32_t *next, uint64_t *lim)
 {
-	uint64_t tt[8], v, m = UINT64_MAX;
+	uint64_t v, m = UINT64_MAX;
 	uint32_t j, a;
 
 	if (nsel) {
-		for (j = 0; j < nsel; j++)
-			tt[j] = j == top ? UINT64_MAX : hp[j].time;
-		a = first_min_t(tt, nsel);
+		a = first_min(hp, nsel, top);
 		*next = a;
-		*lim = tt[a] - (uint64_t)(a < top);
+		/* hp[a] is not top's unless all others are unused (a > top) */
+		*lim = a == top ? UINT64_MAX : hp[a].time - (uint64_t)(a < top);
 		return;
 	}
 	for (j = 1; j <= 2 && j < nheap; j++) {
@@ -2383,7 +2363,7 @@ static inline size_t merge(htf_reader *h, size_t cap, uint32_t nsel,
 	tk_event *ev = h->evs;
 	size_t n = 0;
 
-	uint32_t top = nsel ? first_min(heap, nsel) : 0, next;
+	uint32_t top = nsel ? first_min(heap, nsel, nsel) : 0, next;
 
 	while (n < cap) {
 		hnode *t = &heap[top];

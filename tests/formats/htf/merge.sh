@@ -17,12 +17,14 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-# gen SECTIONS RECORDS_PER_SECTION ODD(0/1) > file: section s has the
+# gen SECTIONS RECORDS_PER_SECTION ODD(0/1) [R] > file: section s has the
 # times s % 3 + 3 * i (ties between sections 0, 3, 6, ...), entity s,
 # events activate/terminate in turn; ODD adds comments, blank and
-# indented lines
+# indented lines; R > 0: runs of R records instead (section 0's first R,
+# then section 1's, ..., each starting at the time the one before ended)
+# and a comment line after every 250 records
 gen() {
-	awk -v ns="$1" -v n="$2" -v odd="$3" 'BEGIN {
+	awk -v ns="$1" -v n="$2" -v odd="$3" -v R="${4:-0}" 'BEGIN {
 	printf "#Format HTF\n#Version 1.0\n#NumberOfCores %d\n#TimeScale ns\n", ns
 	printf "#TimestampLength 4\n#EntityLength 2\n#EventLength 1\n\n"
 	printf "#TypeTable\n#-00 Task\n\n#TaskEventTable\n#-00 activate\n#-04 terminate\n\n"
@@ -36,7 +38,8 @@ gen() {
 	for (s = 0; s < ns; s++) {
 		printf "#-%02X\n", s
 		for (i = 0; i < n; i++) {
-			line = sprintf("%08X%04X%02X", s % 3 + 3 * i, s, i % 2 ? 4 : 0)
+			t = R ? (int(i / R) * ns + s) * (R - 1) + i % R : s % 3 + 3 * i
+			line = sprintf("%08X%04X%02X", t, s, i % 2 ? 4 : 0)
 			if (odd && i % 7 == 3)
 				line = line " // record " i
 			if (odd && i % 11 == 5)
@@ -46,6 +49,8 @@ gen() {
 				print "// a comment line"
 			if (odd && i % 17 == 8)
 				print ""
+			if (R && i % 250 == 249)
+				print "// a comment line"
 		}
 	}
 }'
@@ -114,32 +119,8 @@ l=$(grep -n '^// a comment line$' "$tmp/many300.htf" | head -n 1 | cut -d: -f1)
 # after the last section's run, section 0's first record comes before the
 # last section's last one); a comment line every 250 records stops a run
 # where the line-at-a-time path reads it
-genruns() { # genruns SECTIONS RECORDS_PER_SECTION
-	awk -v ns="$1" -v n="$2" 'BEGIN {
-	R = 300
-	printf "#Format HTF\n#Version 1.0\n#NumberOfCores %d\n#TimeScale ns\n", ns
-	printf "#TimestampLength 4\n#EntityLength 2\n#EventLength 1\n\n"
-	printf "#TypeTable\n#-00 Task\n\n#TaskEventTable\n#-00 activate\n#-04 terminate\n\n"
-	printf "#EntityTable\n"
-	for (s = 0; s < ns; s++)
-		printf "#-%04X T%d\n", s, s
-	printf "\n#EntityTypeTable\n"
-	for (s = 0; s < ns; s++)
-		printf "#-%04X 00\n", s
-	printf "\n#TraceData\n"
-	for (s = 0; s < ns; s++) {
-		printf "#-%02X\n", s
-		for (i = 0; i < n; i++) {
-			t = (int(i / R) * ns + s) * (R - 1) + i % R
-			printf "%08X%04X%02X\n", t, s, i % 2 ? 4 : 0
-			if (i % 250 == 249)
-				print "// a comment line"
-		}
-	}
-}'
-}
 for ns in 2 4 7 8 12; do
-	genruns $ns 1500 > "$tmp/runs$ns.htf"
+	gen $ns 1500 0 300 > "$tmp/runs$ns.htf"
 	transports "$tmp/runs$ns.htf"
 	n=$(check_order "$tmp/file.out") || fail "runs, $ns sections: $n"
 	[ "$n" = $((ns * 1500)) ] || fail "runs, $ns sections: $((ns * 1500)) events expected, $n read"
