@@ -162,16 +162,16 @@ typedef struct hrec {
 #define BATCH 128
 
 /* a cursor's window: its section's bytes read with tk_source_read_at() */
-#define WIN_SIZE ((size_t)256 << 10)
+#define WIN_SIZE ((size_t)64 << 10)
 #define WIN_LOW 4096    /* fewer bytes than this ahead: read more */
 /* the windows of all sections together: past 64 sections each gets less
  * than WIN_SIZE, down to WIN_MIN (a file of many sections would otherwise
- * hold 256 KB per section); a section smaller than its share gets its
+ * hold 64 KB per section); a section smaller than its share gets its
  * own size */
-#define WIN_BUDGET ((size_t)16 << 20)
+#define WIN_BUDGET ((size_t)4 << 20)
 #define WIN_MIN ((size_t)16 << 10)
 /* the scan for the sections looks at this much at a time */
-#define SCAN_CHUNK ((size_t)1 << 20)
+#define SCAN_CHUNK ((size_t)256 << 10)
 
 typedef struct cursor {
 	/* in the window: the next byte, the end of what is read */
@@ -205,12 +205,11 @@ typedef struct cursor {
  * batch kept here so that the merge's next choice waits on few loads */
 typedef struct hnode {
 	uint64_t time;
-	uint64_t next;     /* the time of rec[1], loaded ahead */
 	const struct hrec *rec, *bend;
 	uint64_t line;     /* of rec */
 	uint32_t slot, core;
 	uint64_t idx;      /* the cursor; also the tie-break */
-	uint64_t pad_;     /* 64 bytes a node */
+	uint64_t pad_[2];  /* 64 bytes a node */
 } hnode;
 
 /* events handed out per block */
@@ -2177,33 +2176,36 @@ static int refill(htf_reader *h, cursor *c, tk_error *err)
 /* ---- the merge ---------------------------------------------------------- */
 
 /*
- * The first of the smallest times of hp[0..3] (a tournament that prefers
+ * The first of the smallest times of t[0..3] (a tournament that prefers
  * the left side on ties, without a branch to mispredict).  Unused entries
  * after the live cursors hold UINT64_MAX: they never win, since a later
  * entry wins only with a smaller time.
  */
-static inline uint32_t first_min4(const hnode *hp)
+static inline uint32_t first_min4(const uint64_t *t)
 {
-	uint64_t t0 = hp[0].time, t1 = hp[1].time, t2 = hp[2].time,
-		 t3 = hp[3].time, ta, tb;
-	uint32_t a = (uint32_t)(t1 < t0), b = 2u + (uint32_t)(t3 < t2);
+	uint64_t ta = t[1] < t[0] ? t[1] : t[0], tb = t[3] < t[2] ? t[3] : t[2];
+	uint32_t a = (uint32_t)(t[1] < t[0]), b = 2u + (uint32_t)(t[3] < t[2]);
 
-	ta = t1 < t0 ? t1 : t0;
-	tb = t3 < t2 ? t3 : t2;
 	return tb < ta ? b : a;
 }
 
-static inline uint32_t first_min(const hnode *hp, uint32_t nsel)
+/* The first of the smallest times of the nodes hp[0..nsel) but `skip`
+ * (nsel or more: none) */
+static inline uint32_t first_min(const hnode *hp, uint32_t nsel,
+				 uint32_t skip)
 {
-	uint32_t a, b;
+	uint64_t t[8];
+	uint32_t j, a, b;
 
+	for (j = 0; j < nsel; j++)
+		t[j] = j == skip ? UINT64_MAX : hp[j].time;
 	if (nsel == 4)
-		return first_min4(hp);
+		return first_min4(t);
 	if (nsel == 2)
-		return (uint32_t)(hp[1].time < hp[0].time);
-	a = first_min4(hp);
-	b = first_min4(hp + 4) + 4;
-	return hp[b].time < hp[a].time ? b : a;
+		return (uint32_t)(t[1] < t[0]);
+	a = first_min4(t);
+	b = first_min4(t + 4) + 4;
+	return t[b] < t[a] ? b : a;
 }
 
 static inline int before(const hnode *x, const hnode *y)
@@ -2254,7 +2256,6 @@ static inline void node_set(hnode *t, const cursor *c, uint32_t i)
 	t->rec = c->b;
 	t->bend = c->b + c->bn;
 	t->time = c->b[0].time;
-	t->next = c->b[1].time;
 	t->line = c->bline;
 	t->slot = c->slot;
 	t->core = c->core;
@@ -2308,78 +2309,144 @@ static int merge_start(htf_reader *h, tk_error *err)
 }
 
 /*
+ * The run of node `top`: the node whose head comes next (*next, the first
+ * of the smallest times of the other nodes) and the largest time a record
+ * of `top` may have and still come out before it (*lim): ties go to the
+ * node of the smaller index, so a next node before `top` stops the run
+ * one tick earlier (its time is then above top's, which won: no wrap).
+ * In the tournament heap[] is in index order; unused entries hold
+ * UINT64_MAX after the live ones, so with one live node the limit is
+ * UINT64_MAX.  In the heap the next head is one of the root's children
+ * (*next is not used: the heap is sifted after the run).
+ */
+static inline void run_next(const hnode *hp, uint32_t nsel, uint32_t top,
+			    uint32_t nheap, uint32_t *next, uint64_t *lim)
+{
+	uint64_t v, m = UINT64_MAX;
+	uint32_t j, a;
+
+	if (nsel) {
+		a = first_min(hp, nsel, top);
+		*next = a;
+		/* hp[a] is not top's unless all others are unused (a > top) */
+		*lim = a == top ? UINT64_MAX : hp[a].time - (uint64_t)(a < top);
+		return;
+	}
+	for (j = 1; j <= 2 && j < nheap; j++) {
+		v = hp[j].time - (uint64_t)(hp[j].idx < hp[0].idx);
+		m = v < m ? v : m;
+	}
+	*next = 0;
+	*lim = m;
+}
+
+/*
  * The merge: up to cap events in (time, section) order into h->evs, each
  * with the descriptor's fields, its target's instance (the counters of
  * the synthesis need only the global order) and its source from the
- * running stacks of its core.  A cursor whose batch runs out is refilled
- * by the batch decoder; when its next record needs the line-at-a-time
- * path (its warnings and errors must come after the events before it),
- * the block ends there with h->stalled set, and the next call reads that
- * record first.  nsel: 2, 4, 8 (the tournament), 0 (the heap).  Returns
- * the number of events; *rc an error met after them.
+ * running stacks of its core.  The node with the first head gives a run:
+ * all its records up to the next node's head time (run_limit) go out in
+ * one loop, without looking at the other nodes.  A cursor whose batch
+ * runs out is refilled by the batch decoder (and its run goes on); when
+ * its next record needs the line-at-a-time path (its warnings and errors
+ * must come after the events before it), the block ends there with
+ * h->stalled set, and the next call reads that record first.  nsel: 2,
+ * 4, 8 (the tournament), 0 (the heap).  Returns the number of events;
+ * *rc an error met after them.
  */
 static inline size_t merge(htf_reader *h, size_t cap, uint32_t nsel,
 			   int *rc, tk_error *err)
 {
 	hnode *heap = h->heap;
 	int64_t *acts = h->synth.acts, *starts = h->synth.starts;
-	tk_synth_stack *procs = h->synth.procs, *runs = h->synth.runs;
 	const hdesc *descs = h->descs;
 	tk_event *ev = h->evs;
 	size_t n = 0;
 
-	while (n < cap) {
-		uint32_t top = nsel ? first_min(heap, nsel) : 0, k;
-		hnode *t = &heap[top];
-		const hrec *rec = t->rec;
-		uint64_t id = rec->id;
-		uint32_t tkid = (uint32_t)(id >> 32), key = (uint32_t)id;
-		const hdesc *d = &descs[key & KEY_DESC];
-		int64_t inst;
+	uint32_t top = nsel ? first_min(heap, nsel, nsel) : 0, next;
 
-		ev->time = t->time;
-		ev->pos = t->line++;
-		/* every target has its counters (merge_start) */
-		inst = tk_synth_count_(acts, starts, (key & KEY_ACT) != 0,
-				       (key & KEY_START) != 0,
-				       (key & KEY_COUNTED) != 0, tkid);
-		ev->target = tkid;
-		ev->type = d->et;
-		ev->type_name = d->type_name;
-		ev->kind = d->kind;
-		ev->name = d->name;
-		ev->core = t->core;
-		ev->note = NULL;
-		ev->note_len = 0;
-		ev->target_inst = inst;
-		if (TK_UNLIKELY(tk_synth_stack_inline(
-			    &procs[t->slot], &runs[t->slot], t->core, t->core,
-			    d->op, tkid, inst, &ev->source,
-			    &ev->source_inst) < 0)) {
-			*rc = tk_err_nomem(err, h->name);
-			return n;
-		}
-		n++;
-		ev++;
-		if (TK_LIKELY(rec + 1 < t->bend)) {
-			t->rec = rec + 1;
-			t->time = t->next;
-			t->next = rec[2].time; /* at most b[bn] */
-		} else {
-			cursor *c = &h->cur[t->idx];
-			int got = refill_fast(h, c, err);
-			if (TK_UNLIKELY(got <= 0)) {
-				if (got < 0)
-					*rc = got;
-				h->stalled = 1;
-				h->stall = top;
-				return n;
+	while (n < cap) {
+		hnode *t = &heap[top];
+		uint64_t lim;
+		const uint32_t slot = t->slot, core = t->core;
+		tk_synth_stack *procs = &h->synth.procs[slot],
+			       *runs = &h->synth.runs[slot];
+		const hrec *rec = t->rec, *bend = t->bend;
+		uint64_t line = t->line;
+
+		run_next(heap, nsel, top, h->nheap, &next, &lim);
+		for (;;) {
+			/* the run in this batch: up to lim, up to cap */
+			const hrec *stop = (size_t)(bend - rec) > cap - n
+						   ? rec + (cap - n) : bend;
+			do {
+				uint64_t id = rec->id;
+				uint32_t tkid = (uint32_t)(id >> 32),
+					 key = (uint32_t)id;
+				const hdesc *d = &descs[key & KEY_DESC];
+				int64_t inst;
+
+				ev->time = rec->time;
+				ev->pos = line;
+				/* every target has its counters (merge_start) */
+				inst = tk_synth_count_(
+					acts, starts, (key & KEY_ACT) != 0,
+					(key & KEY_START) != 0,
+					(key & KEY_COUNTED) != 0, tkid);
+				ev->target = tkid;
+				ev->type = d->et;
+				ev->type_name = d->type_name;
+				ev->kind = d->kind;
+				ev->name = d->name;
+				ev->core = core;
+				ev->note = NULL;
+				ev->note_len = 0;
+				ev->target_inst = inst;
+				if (TK_UNLIKELY(tk_synth_stack_inline(
+					    procs, runs, core, core, d->op,
+					    tkid, inst, &ev->source,
+					    &ev->source_inst) < 0)) {
+					*rc = tk_err_nomem(err, h->name);
+					t->rec = rec;
+					t->time = rec->time;
+					t->line = line;
+					return n;
+				}
+				n++;
+				ev++;
+				line++;
+				rec++;
+			} while (rec < stop && rec->time <= lim);
+			if (rec < bend) {
+				/* the run or the block is over */
+				t->rec = rec;
+				t->time = rec->time;
+				t->line = line;
+				break;
 			}
-			k = (uint32_t)t->idx;
-			node_set(t, c, k);
+			{
+				cursor *c = &h->cur[t->idx];
+				int got = refill_fast(h, c, err);
+				if (TK_UNLIKELY(got <= 0)) {
+					if (got < 0)
+						*rc = got;
+					h->stalled = 1;
+					h->stall = top;
+					return n;
+				}
+				node_set(t, c, (uint32_t)t->idx);
+				rec = t->rec;
+				bend = t->bend;
+				line = t->line;
+			}
+			if (n == cap || rec->time > lim)
+				break;
 		}
 		if (!nsel && h->nheap > 1)
 			sift_down(h, 0);
+		/* after a run cut by lim the next node comes first; after one
+		 * cut by cap, the next call starts afresh */
+		top = next;
 	}
 	return n;
 }

@@ -17,12 +17,14 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-# gen SECTIONS RECORDS_PER_SECTION ODD(0/1) > file: section s has the
+# gen SECTIONS RECORDS_PER_SECTION ODD(0/1) [R] > file: section s has the
 # times s % 3 + 3 * i (ties between sections 0, 3, 6, ...), entity s,
 # events activate/terminate in turn; ODD adds comments, blank and
-# indented lines
+# indented lines; R > 0: runs of R records instead (section 0's first R,
+# then section 1's, ..., each starting at the time the one before ended)
+# and a comment line after every 250 records
 gen() {
-	awk -v ns="$1" -v n="$2" -v odd="$3" 'BEGIN {
+	awk -v ns="$1" -v n="$2" -v odd="$3" -v R="${4:-0}" 'BEGIN {
 	printf "#Format HTF\n#Version 1.0\n#NumberOfCores %d\n#TimeScale ns\n", ns
 	printf "#TimestampLength 4\n#EntityLength 2\n#EventLength 1\n\n"
 	printf "#TypeTable\n#-00 Task\n\n#TaskEventTable\n#-00 activate\n#-04 terminate\n\n"
@@ -36,7 +38,8 @@ gen() {
 	for (s = 0; s < ns; s++) {
 		printf "#-%02X\n", s
 		for (i = 0; i < n; i++) {
-			line = sprintf("%08X%04X%02X", s % 3 + 3 * i, s, i % 2 ? 4 : 0)
+			t = R ? (int(i / R) * ns + s) * (R - 1) + i % R : s % 3 + 3 * i
+			line = sprintf("%08X%04X%02X", t, s, i % 2 ? 4 : 0)
 			if (odd && i % 7 == 3)
 				line = line " // record " i
 			if (odd && i % 11 == 5)
@@ -46,6 +49,8 @@ gen() {
 				print "// a comment line"
 			if (odd && i % 17 == 8)
 				print ""
+			if (R && i % 250 == 249)
+				print "// a comment line"
 		}
 	}
 }'
@@ -108,6 +113,18 @@ l=$(grep -n '^// a comment line$' "$tmp/many300.htf" | head -n 1 | cut -d: -f1)
 "$cli" cat --strict "$tmp/many300.htf" 2>&1 > /dev/null |
 	grep -q "many300.htf:$l:1: error: a comment without a record" ||
 	fail "many300 strict: the comment line error expected"
+
+# 2b. runs: each section in turn has R = 300 records in a row (more than
+# a batch), the next run starting at the time the last one ended (a tie:
+# after the last section's run, section 0's first record comes before the
+# last section's last one); a comment line every 250 records stops a run
+# where the line-at-a-time path reads it
+for ns in 2 4 7 8 12; do
+	gen $ns 1500 0 300 > "$tmp/runs$ns.htf"
+	transports "$tmp/runs$ns.htf"
+	n=$(check_order "$tmp/file.out") || fail "runs, $ns sections: $n"
+	[ "$n" = $((ns * 1500)) ] || fail "runs, $ns sections: $((ns * 1500)) events expected, $n read"
+done
 
 # 3. a section whose times decrease (the 3rd record of section 1 of 3)
 gen 3 30 0 | awk '/^#-01$/ { s = 1; k = 0 } s && !/^#/ { k++; if (k == 3) $0 = "00000000000100" } { print }' \

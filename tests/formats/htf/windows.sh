@@ -1,6 +1,6 @@
 #!/bin/sh
 # The HTF reader's file windows (docs/htf.md, Speed): a plain file is read
-# through a 256 KB pread() window per core section, a pipe or gzip input
+# through a 64 KB pread() window per core section, a pipe or gzip input
 # through a mapped temporary file.  On a generated trace whose sections are
 # several windows long, with a comment line longer than a window, '#'s in
 # comments, CRLF, blank and indented lines, both paths must give the same
