@@ -44,6 +44,8 @@ static void help(FILE *fp)
 #define DENSE 64
 #define DENSE_MAX_ID (1u << 24)
 #define NO_SLOT 0x80000000u
+/* core names on the table form's "cores:" line, at most */
+#define INFO_CORE_NAMES 32
 
 typedef struct ev_counts {
 	uint32_t *slot[2];       /* per string id, cap long (see above) */
@@ -248,7 +250,7 @@ int cmd_info(int argc, char **argv)
 	const tk_timebase *tb;
 	tk_error err;
 	int c, rc, json, ret = EXIT_BAD;
-	size_t i, j, nrows = 0, nents, ncores = 0;
+	size_t i, j, nrows = 0, nents, ncores = 0, shown;
 
 	memset(&counts, 0, sizeof(counts));
 	optind = 1;
@@ -431,15 +433,21 @@ int cmd_info(int argc, char **argv)
 		printf("%s\n", first ? "" : ")");
 		printf("cores:       %zu", ncores);
 		first = 1;
-		for (i = 0; i < nents; i++) {
+		for (i = 0, shown = 0; i < nents; i++) {
 			const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
 			size_t n;
 			const char *s;
 			if (e->type != TK_ET_C)
 				continue;
+			if (shown == INFO_CORE_NAMES) {
+				/* a line, not a page: the JSON form has them all */
+				printf(", ... %zu more", ncores - shown);
+				break;
+			}
 			s = tk_trace_str(t, e->name, &n);
 			printf("%s%.*s", first ? " (" : ", ", (int)n, s);
 			first = 0;
+			shown++;
 		}
 		printf("%s\n", first ? "" : ")");
 		printf("warnings:    %llu\n",
