@@ -1418,6 +1418,12 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 			}
 		}
 		se = &t->ents[ev->source];
+		if (TK_UNLIKELY(se->type == TK_ET_STI) &&
+		    !b->explicit_type[ev->source] &&
+		    btf_implied_source_type(type, kind) == TK_ET_C)
+			/* a core that activated a process before it ran one
+			 * was taken for a stimulus: it is a core */
+			se->type = TK_ET_UNKNOWN;
 		if (TK_UNLIKELY(se->type == TK_ET_UNKNOWN)) {
 			st = btf_implied_source_type(type, kind);
 			if (st == TK_ET_UNKNOWN && kind == TK_EV_ACTIVATE &&
