@@ -195,8 +195,10 @@ static int write_btf_header(tk_writer *w, btf_writer *bw, tk_error *err)
 					 "'#%.24s %.24s'", h->key, h->value);
 			continue;
 		}
-		rc = write_entry(w, h, key_is(h, "timescale") ? unit : h->value,
-				 err);
+		if (key_is(h, "timescale"))
+			rc = put_line(w, "#timescale ", unit, "", "", err);
+		else
+			rc = write_entry(w, h, h->value, err);
 	}
 	if (rc == TK_OK && !has_ts && !(old && bw->out_tb.unit == TK_UNIT_NS))
 		rc = put_line(w, "#timescale ", unit, "", "", err);
