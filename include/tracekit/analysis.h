@@ -228,10 +228,12 @@ typedef struct tk_load tk_load;
 /**
  * Called for each window [start, end) (ticks, clipped to the trace's span)
  * once it is complete; `busy[i]` is the time core tk_load_core(i) had a
- * process allocated in it, for the `ncores` cores known so far.
+ * process allocated in it, for the `ncores` cores known so far.  Returns
+ * TK_OK to go on; anything else (a negative TK_E_* code) stops the windows,
+ * and tk_load_event() or tk_load_finish() returns it.
  */
-typedef void (*tk_load_window_fn)(void *ctx, uint64_t start, uint64_t end,
-				  const uint64_t *busy, size_t ncores);
+typedef int (*tk_load_window_fn)(void *ctx, uint64_t start, uint64_t end,
+				 const uint64_t *busy, size_t ncores);
 
 /**
  * Core load of trace `t` (borrowed).  `window` > 0: windows of that many
@@ -242,12 +244,14 @@ typedef void (*tk_load_window_fn)(void *ctx, uint64_t start, uint64_t end,
 int tk_load_new(tk_load **out, const tk_trace *t, uint64_t window,
 		tk_load_window_fn fn, void *ctx, tk_error *err);
 
-/** Account one event.  TK_OK or TK_E_NOMEM. */
+/** Account one event.  TK_OK, TK_E_NOMEM, or what the window callback
+ *  returned to stop. */
 int tk_load_event(tk_load *l, const tk_event *ev);
 
 /**
  * End of the events: processes still allocated count until the last event
- * time; the last window is reported.  TK_OK or TK_E_NOMEM.
+ * time; the last window is reported.  TK_OK, TK_E_NOMEM, or what the
+ * window callback returned to stop.
  */
 int tk_load_finish(tk_load *l);
 

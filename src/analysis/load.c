@@ -83,16 +83,19 @@ static int account(tk_load *l, size_t i, uint32_t ent, uint64_t from,
 	return 0;
 }
 
-static void emit(tk_load *l, uint64_t start, uint64_t end)
+static int emit(tk_load *l, uint64_t start, uint64_t end)
 {
+	int rc = TK_OK;
+
 	if (start < l->first)
 		start = l->first;
 	if (end > l->last)
 		end = l->last;
 	if (l->fn && end > start)
-		l->fn(l->ctx, start, end, l->win_busy, l->ncores);
+		rc = l->fn(l->ctx, start, end, l->win_busy, l->ncores);
 	if (l->ncores)
 		memset(l->win_busy, 0, l->ncores * sizeof(*l->win_busy));
+	return rc;
 }
 
 /* close the windows that end at or before t */
@@ -100,6 +103,7 @@ static int advance(tk_load *l, uint64_t t)
 {
 	uint64_t w = l->window, idx = t / w;
 	size_t i;
+	int rc;
 
 	while (l->win < idx) {
 		uint64_t end = (l->win + 1) * w;
@@ -109,12 +113,14 @@ static int advance(tk_load *l, uint64_t t)
 			if (!c->owned)
 				continue;
 			if (account(l, i, c->owner, c->since, end) < 0)
-				return -1;
+				return TK_E_NOMEM;
 			c->since = end;
 		}
 		l->last = end; /* the window is complete up to its end */
-		emit(l, l->win * w, end);
+		rc = emit(l, l->win * w, end);
 		l->last = last;
+		if (rc != TK_OK)
+			return rc;
 		/* jump over empty stretches: nothing owned, nothing to say */
 		l->win++;
 		for (i = 0; i < l->ncores && !l->cores[i].owned; i++)
@@ -147,7 +153,7 @@ int tk_load_event(tk_load *l, const tk_event *ev)
 	uint64_t t = ev->time;
 	size_t i;
 	lcore *c;
-	int mine;
+	int mine, rc;
 
 	if (!l->have_time) {
 		l->have_time = 1;
@@ -157,8 +163,8 @@ int tk_load_event(tk_load *l, const tk_event *ev)
 	}
 	if (t < l->last)
 		t = l->last; /* a decreasing time (lenient reading) counts as now */
-	if (l->window && advance(l, t) < 0)
-		return TK_E_NOMEM;
+	if (l->window && (rc = advance(l, t)) != TK_OK)
+		return rc;
 	l->last = t;
 
 	if (!tk_etype_is_process(ev->type) || ev->core == TK_NONE)
@@ -263,6 +269,7 @@ cleanup:
 int tk_load_finish(tk_load *l)
 {
 	size_t i;
+	int rc;
 
 	for (i = 0; i < l->ncores; i++) {
 		lcore *c = &l->cores[i];
@@ -272,8 +279,9 @@ int tk_load_finish(tk_load *l)
 			return TK_E_NOMEM;
 		c->since = l->last;
 	}
-	if (l->window && l->have_time)
-		emit(l, l->win * l->window, l->last);
+	if (l->window && l->have_time &&
+	    (rc = emit(l, l->win * l->window, l->last)) != TK_OK)
+		return rc;
 	return sort_pairs(l) < 0 ? TK_E_NOMEM : TK_OK;
 }
 

@@ -34,6 +34,9 @@ static void help(FILE *fp)
 
 enum { O_WINDOW = 256, O_FORMAT, O_UNIT, O_EXACT };
 
+/* at most this many windows (--window): beyond, the window is refused */
+#define LOAD_MAX_WINDOWS 10000000u
+
 typedef struct load_ctx {
 	tk_load *l;
 	const tk_trace *t;
@@ -44,6 +47,7 @@ typedef struct load_ctx {
 	FILE *win;          /* table: the windows, kept until their widths are known */
 	int win_err;
 	size_t wstart, wend; /* widths of the windows' start and end */
+	uint64_t nwindows;   /* windows reported so far */
 } load_ctx;
 
 /* a time as written (decimal, or exact with --exact); "?" if it cannot be */
@@ -122,27 +126,31 @@ static void csv_row(const load_ctx *x, const char *kind, uint64_t start,
 	putchar('\n');
 }
 
-static void on_window(void *ctx, uint64_t start, uint64_t end,
-		      const uint64_t *busy, size_t ncores)
+static int on_window(void *ctx, uint64_t start, uint64_t end,
+		     const uint64_t *busy, size_t ncores)
 {
 	load_ctx *x = ctx;
 	size_t i;
 
+	/* a window far too short for the trace: refused, not written out
+	 * for hours (1ps over seconds of trace) */
+	if (++x->nwindows > LOAD_MAX_WINDOWS)
+		return TK_E_RANGE;
 	if (x->csv) {
 		for (i = 0; i < ncores; i++)
 			csv_row(x, "window", start, end, tk_load_core(x->l, i),
 				TK_NONE, busy[i]);
-		return;
+		return TK_OK;
 	}
 	/* the table's columns are as wide as their widest value: the windows
 	 * wait in a temporary file until the last one is known */
 	if (x->win_err)
-		return;
+		return TK_OK;
 	if (!x->win) {
 		x->win = tmpfile();
 		if (!x->win) {
 			x->win_err = 1;
-			return;
+			return TK_OK;
 		}
 	}
 	if (time_width(x, start) > x->wstart)
@@ -155,6 +163,7 @@ static void on_window(void *ctx, uint64_t start, uint64_t end,
 		    (ncores && fwrite(busy, sizeof(*busy), ncores, x->win) != ncores))
 			x->win_err = 1;
 	}
+	return TK_OK;
 }
 
 /* the windows of the table, read back from the temporary file */
@@ -256,7 +265,7 @@ int cmd_load(int argc, char **argv)
 	size_t i, j, n, q;
 	const uint32_t *ecores;
 	const uint64_t *ebusy;
-	int c, rc, ret = EXIT_BAD;
+	int c, rc, lrc, ret = EXIT_BAD;
 
 	memset(&x, 0, sizeof(x));
 	optind = 1;
@@ -305,15 +314,15 @@ int cmd_load(int argc, char **argv)
 		printf("kind,start,end,core,entity,busy,length,percent\n");
 	tk_error_clear(&err);
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK)
-		if (tk_load_event(l, ev) < 0)
-			goto nomem;
+		if ((lrc = tk_load_event(l, ev)) < 0)
+			goto load_failed;
 	if (rc < 0) {
 		fflush(stdout);
 		cli_error(&err);
 		goto out;
 	}
-	if (tk_load_finish(l) < 0)
-		goto nomem;
+	if ((lrc = tk_load_finish(l)) < 0)
+		goto load_failed;
 	tk_load_span(l, &first, &last);
 	n = tk_load_core_count(l);
 	if (x.csv) {
@@ -387,6 +396,13 @@ int cmd_load(int argc, char **argv)
 	cli_warning_summary(r, &ro);
 	ret = EXIT_OK;
 	goto out;
+load_failed:
+	if (lrc == TK_E_RANGE && x.nwindows > LOAD_MAX_WINDOWS) {
+		fflush(stdout);
+		fprintf(stderr, "tracekit: load: --window %s makes more than %u windows of this trace: give a longer window\n",
+			window_s, LOAD_MAX_WINDOWS);
+		goto out;
+	}
 nomem:
 	fprintf(stderr, "tracekit: out of memory\n");
 out:
