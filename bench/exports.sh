@@ -77,6 +77,8 @@ run_bench "tracekit convert --to vcd" exp_vcd "$VCD_GBPS" - "$X.vcd" -- \
 	"$TRACEKIT" convert -q "$TRACE" "$X.vcd"
 run_bench "tracekit convert --to sqlite" exp_sqlite "$SQLITE_GBPS" - "$X.sqlite" -- \
 	"$TRACEKIT" convert -q "$TRACE" "$X.sqlite"
+run_bench "convert --to sqlite, entity-index=0" exp_sqlite_lean "$SQLITE_GBPS" - "$X.lean.sqlite" -- \
+	"$TRACEKIT" convert -q "$TRACE" "$X.lean.sqlite" --option entity-index=0
 run_bench "tracekit report" exp_report "$REPORT_GBPS" - "$X.html" -- \
 	"$TRACEKIT" report -q "$TRACE" -o "$X.html"
 
@@ -102,6 +104,21 @@ if [[ $PEERS != 0 ]]; then
 			babeltrace2 "$PEER_CTF" -o dummy
 	else
 		bench_skip "babeltrace2 -o dummy (our CTF, peer)" "(peer)"
+	fi
+	# SQLite's own speed for the events alone: N rows of traceEvent's
+	# shape (integers, no note) in one INSERT ... SELECT, no index
+	if command -v sqlite3 > /dev/null; then
+		run_bench "sqlite3: N rows of traceEvent, no index (peer)" exp_sqlite3 - - "$X.peer.sqlite" -- \
+			sqlite3 "$X.peer.sqlite" "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;
+CREATE TABLE traceEvent (id INTEGER NOT NULL, timestamp INTEGER NOT NULL,
+ entityId INTEGER NOT NULL, entityInstance INTEGER, sourceEntityId INTEGER,
+ sourceEntityInstance INTEGER, eventTypeId INTEGER NOT NULL, coreId INTEGER,
+ value TEXT, PRIMARY KEY (timestamp, id)) WITHOUT ROWID;
+BEGIN; INSERT INTO traceEvent SELECT value, value * 37, value % 97,
+ value / 300, value % 13, value / 1000, value % 9, value % 4, NULL
+ FROM generate_series(1, $N); COMMIT;"
+	else
+		bench_skip "sqlite3: N rows of traceEvent, no index (peer)" "(peer)"
 	fi
 fi
 

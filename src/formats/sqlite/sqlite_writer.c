@@ -7,30 +7,27 @@
  * target) with no journal; tk_writer_close() renames it into place after a
  * successful close, and an abort removes it.  Standard output is refused.
  *
- * Speed: the whole export is one transaction on a fresh file (no journal,
- * no sync, exclusive lock, 8 KiB pages); every statement is prepared once
- * and reused (bind, step, reset).  traceEvent is clustered on (timestamp,
- * id) (WITHOUT ROWID), appended to in trace order by one INSERT of ROWS
- * rows; an event with a note goes in alone at once, its note bound
- * SQLITE_STATIC where the reader holds it (no copy).  The secondary
- * indexes are built after the last row, each from one sort (with a small
- * cache: the sort's runs then stay in the CPU's caches).  Instances are rows of entityInstance with a column per
- * single-valued metric (one row per instance instead of one per value):
- * up to POOL instances, of all entities together, stay open in memory
- * while their events and values arrive, the least recently used one is
- * written when a slot is needed; an instance seen again after it was
- * written is read back (reopen_inst) and rewritten.  The other values
- * (PRE, WAIT, POLL, a second value of a metric, a value whose time is not
- * the one its column implies) go to instanceMetricValue; the view
- * entityInstanceMetricValue gives them all, one row per value, as ATDB
- * does.  The entity, type, metric and header tables are written at close
- * (the entity table is complete only after the last event).  The
- * aggregates per entity and metric come from the stats analysis (as
- * `tracekit stats`), the per-instance values through its value callback
- * (all metrics but JIT, whose instances give DT and PER).
+ * Speed: one transaction on a fresh file (no journal, no sync, exclusive
+ * lock); statements prepared once, rows inserted ROWS at a time.
+ * traceEvent is clustered on (timestamp, id) (WITHOUT ROWID) and appended
+ * to in trace order, notes copied beside their rows (a longer note than
+ * the buffer goes in alone).  Instances are rows of entityInstance with a
+ * column per single-valued metric: up to POOL instances, of all entities
+ * together, stay open while their events and values arrive; the least
+ * recently used one is appended when a slot is needed, and one seen again
+ * after that is read back (reopen_inst) and replaced through the unique
+ * index entityInstance_key, built at the first reopening or at close.
+ * The other values (PRE, WAIT, POLL, a second value of a metric, a value
+ * whose time is not the one its column implies) go to instanceMetricValue;
+ * the view entityInstanceMetricValue gives them all, one row per value, as
+ * ATDB does.  The entity, type, metric and header tables are written at
+ * close, the secondary indexes after the last row, each from one sort with
+ * a small cache (option entity-index=0: no traceEvent_entity, the largest).
+ * The aggregates come from the stats analysis (as `tracekit stats`), the
+ * per-instance values through its value callback (all metrics but JIT).
  *
- * Memory: 24 bytes per entity (sq_ent) plus the pool and SQLite's page
- * cache, both of fixed size.
+ * Memory: 24 bytes per entity (sq_ent) plus the pool, the row buffers
+ * and SQLite's page cache, all of fixed size.
  */
 #include "../../core/hashmap.h"
 #include "../../core/internal.h"
@@ -40,13 +37,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define POOL 4096u   /* open instances, all entities together */
+#define POOL 16384u  /* open instances, all entities together */
 #define NW 8         /* metrics with a column in entityInstance */
 #ifndef ROWS
 #define ROWS 32      /* events per INSERT statement */
 #endif
 #define EVCOLS 9     /* columns of traceEvent */
-#define ROWPAR 8     /* parameters per row of the ROWS-row INSERT (no note) */
+#define ICOLS 13     /* columns of entityInstance */
+#define NOTES 65536u /* bytes of notes waiting with their rows */
 #define NIL UINT32_MAX
 
 /* the time an instance's column value was completed at (see flush_inst) */
@@ -83,11 +81,20 @@ typedef struct sq_ent {
 	uint32_t written;
 } sq_ent;
 
-/* an event without a note waiting for its INSERT of ROWS events */
+/* an event waiting for its INSERT of ROWS events; its note, if any, at
+ * notes[note, note + len) */
 typedef struct sq_row {
 	int64_t time, tinst, sinst;
 	uint32_t target, source, name, core;
+	uint32_t note, len;      /* len UINT32_MAX: no note */
 } sq_row;
+
+/* an instance waiting for its INSERT of ROWS rows: its columns, bit j of
+ * null for a NULL in column j */
+typedef struct sq_irow {
+	int64_t v[ICOLS];
+	uint16_t null;
+} sq_irow;
 
 typedef struct sq_writer {
 	const char *name;
@@ -95,6 +102,7 @@ typedef struct sq_writer {
 	sqlite3_stmt *ins_ev;    /* one event */
 	sqlite3_stmt *ins_evs;   /* ROWS events */
 	sqlite3_stmt *ins_inst;  /* entityInstance */
+	sqlite3_stmt *ins_insts; /* ROWS instances */
 	sqlite3_stmt *get_inst;  /* entityInstance, an instance written before */
 	sqlite3_stmt *ins_imv;   /* instanceMetricValue */
 	tk_stats *stats;
@@ -108,7 +116,13 @@ typedef struct sq_writer {
 	tk_hashmap open;         /* inst_key(entity, k) -> pool index */
 	sq_row rows[ROWS];
 	unsigned nrows;
+	char *notes;             /* the notes of rows[]: nnotes bytes used */
+	uint32_t nnotes;
+	sq_irow irows[ROWS];
+	unsigned nirows;
 	uint64_t nev;
+	int keyed;               /* entityInstance_key built */
+	int no_entity_index;     /* option entity-index=0 */
 	int rc;                  /* first error of a timeline callback */
 	tk_error *err;
 } sq_writer;
@@ -166,8 +180,7 @@ static const char schema[] =
 	"CREATE TABLE entityInstance (entityId INTEGER NOT NULL REFERENCES entity(id),"
 	" sqcnr INTEGER NOT NULL, firstTimestamp INTEGER, lastTimestamp INTEGER,"
 	" startTimestamp INTEGER, IPT INTEGER, CET INTEGER, GET INTEGER, RT INTEGER,"
-	" DT INTEGER, PER INTEGER, ST INTEGER, NPRE INTEGER,"
-	" PRIMARY KEY (entityId, sqcnr)) WITHOUT ROWID;"
+	" DT INTEGER, PER INTEGER, ST INTEGER, NPRE INTEGER);"
 	"CREATE TABLE eventType (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
 	"CREATE TABLE traceEvent (id INTEGER NOT NULL, timestamp INTEGER NOT NULL,"
 	" entityId INTEGER NOT NULL REFERENCES entity(id), entityInstance INTEGER,"
@@ -207,9 +220,12 @@ static const char schema[] =
 
 /* built after the last row: one sort each instead of an insertion per row;
  * then the file's safe state (a journal, locks released by the close) */
+static const char entity_index[] =
+	"PRAGMA cache_size=-2048;"
+	"CREATE INDEX traceEvent_entity ON traceEvent(entityId);";
 static const char indexes[] =
 	"PRAGMA cache_size=-2048;"
-	"CREATE INDEX traceEvent_entity ON traceEvent(entityId, timestamp, entityInstance);"
+	"CREATE UNIQUE INDEX IF NOT EXISTS entityInstance_key ON entityInstance(entityId, sqcnr);"
 	"CREATE INDEX instanceMetricValue_entity ON instanceMetricValue(entityId, metricId, entityInstance);"
 	"CREATE INDEX entity_name ON entity(name);"
 	"COMMIT;"
@@ -255,6 +271,29 @@ static int put_value(sq_writer *sw, uint32_t entity, int64_t inst,
 	return step_done(sw, st, "insert instanceMetricValue", err);
 }
 
+/* insert the instances waiting in irows[]: ROWS at once, or one by one */
+static int flush_irows(sq_writer *sw, tk_error *err)
+{
+	sqlite3_stmt *st = sw->nirows == ROWS ? sw->ins_insts : sw->ins_inst;
+	unsigned i, j, n = sw->nirows == ROWS ? ROWS : 1;
+	int p = 1;
+
+	for (i = 0; i < sw->nirows; i++) {
+		for (j = 0; j < ICOLS; j++, p++)
+			if (sw->irows[i].null & (1u << j))
+				sqlite3_bind_null(st, p);
+			else
+				sqlite3_bind_int64(st, p, sw->irows[i].v[j]);
+		if (i % n == n - 1) {
+			if (step_done(sw, st, "insert entityInstance", err) < 0)
+				return TK_E_IO;
+			p = 1;
+		}
+	}
+	sw->nirows = 0;
+	return TK_OK;
+}
+
 /*
  * Write open instance r into entityInstance (replacing the row of a
  * reopened instance).  A metric value goes to its column when it was
@@ -263,23 +302,16 @@ static int put_value(sq_writer *sw, uint32_t entity, int64_t inst,
  */
 static int flush_inst(sq_writer *sw, sq_inst *r, tk_error *err)
 {
-	sqlite3_stmt *st = sw->ins_inst;
+	sq_irow *q = &sw->irows[sw->nirows];
 	sq_ent *e = &sw->ents[r->entity];
 	int j;
 
-	sqlite3_bind_int64(st, 1, r->entity);
-	sqlite3_bind_int64(st, 2, r->k);
-	if (r->seen & 1) {
-		sqlite3_bind_int64(st, 3, r->first);
-		sqlite3_bind_int64(st, 4, r->last);
-	} else {
-		sqlite3_bind_null(st, 3);
-		sqlite3_bind_null(st, 4);
-	}
-	if (r->seen & 2)
-		sqlite3_bind_int64(st, 5, r->start);
-	else
-		sqlite3_bind_null(st, 5);
+	q->v[0] = r->entity;
+	q->v[1] = r->k;
+	q->v[2] = r->first;
+	q->v[3] = r->last;
+	q->v[4] = r->start;
+	q->null = (uint16_t)((r->seen & 1 ? 0 : 3u << 2) | (r->seen & 2 ? 0 : 1u << 4));
 	for (j = 0; j < NW; j++) {
 		int ok = 0;
 		if (r->have & (1u << j)) {
@@ -298,12 +330,11 @@ static int flush_inst(sq_writer *sw, sq_inst *r, tk_error *err)
 					     r->v[j], r->t[j], err) < 0)
 				return TK_E_IO;
 		}
-		if (ok)
-			sqlite3_bind_int64(st, 6 + j, r->v[j]);
-		else
-			sqlite3_bind_null(st, 6 + j);
+		q->v[5 + j] = r->v[j];
+		if (!ok)
+			q->null |= (uint16_t)(1u << (5 + j));
 	}
-	if (step_done(sw, st, "insert entityInstance", err) < 0)
+	if (++sw->nirows == ROWS && flush_irows(sw, err) < 0)
 		return TK_E_IO;
 	if (!e->written || r->k < e->lo)
 		e->lo = r->k;
@@ -313,12 +344,20 @@ static int flush_inst(sq_writer *sw, sq_inst *r, tk_error *err)
 	return TK_OK;
 }
 
+static int make_key(sq_writer *sw, tk_error *err)
+{
+	sw->keyed = 1;
+	return exec(sw, "CREATE UNIQUE INDEX entityInstance_key ON entityInstance(entityId, sqcnr)", err);
+}
+
 /* reopen instance r written before, if it was: its row back into r */
 static int reopen_inst(sq_writer *sw, sq_inst *r, tk_error *err)
 {
 	sqlite3_stmt *st = sw->get_inst;
 	int rc, j;
 
+	if (flush_irows(sw, err) < 0)
+		return TK_E_IO;
 	sqlite3_bind_int64(st, 1, r->entity);
 	sqlite3_bind_int64(st, 2, r->k);
 	rc = sqlite3_step(st);
@@ -441,7 +480,8 @@ static int get_inst(sq_writer *sw, uint32_t entity, int64_t k,
 	e = &sw->ents[entity];
 	e->last1 = i + 1;
 	if (e->written && k >= e->lo && k <= e->hi &&
-	    (rc = reopen_inst(sw, r, err)) < 0)
+	    ((!sw->keyed && (rc = make_key(sw, err)) < 0) ||
+	     (rc = reopen_inst(sw, r, err)) < 0))
 		return rc;
 	*out = r;
 	return TK_OK;
@@ -493,7 +533,7 @@ static void on_value(void *ctx, uint32_t entity, tk_metric metric,
 
 /* bind event row r, the id-th event, at parameter base+1.. of st */
 static void bind_row(sqlite3_stmt *st, int base, uint64_t id,
-		     const sq_row *r)
+		     const sq_row *r, const char *notes)
 {
 	sqlite3_bind_int64(st, base + 1, (sqlite3_int64)id);
 	sqlite3_bind_int64(st, base + 2, r->time);
@@ -503,6 +543,11 @@ static void bind_row(sqlite3_stmt *st, int base, uint64_t id,
 	bind_inst(st, base + 6, r->sinst);
 	bind_ent(st, base + 7, r->name);
 	bind_ent(st, base + 8, r->core);
+	if (r->len == UINT32_MAX)
+		sqlite3_bind_null(st, base + 9);
+	else
+		sqlite3_bind_text(st, base + 9, notes + r->note, (int)r->len,
+				  SQLITE_STATIC);
 }
 
 /* insert the events waiting in rows[]: ROWS at once, or one by one */
@@ -513,30 +558,44 @@ static int flush_rows(sq_writer *sw, tk_error *err)
 
 	if (sw->nrows == ROWS) {
 		for (i = 0; i < ROWS; i++)
-			bind_row(sw->ins_evs, (int)i * ROWPAR, id + i,
-				 &sw->rows[i]);
+			bind_row(sw->ins_evs, (int)i * EVCOLS, id + i,
+				 &sw->rows[i], sw->notes);
 		if (step_done(sw, sw->ins_evs, "insert traceEvent", err) < 0)
 			return TK_E_IO;
 	} else {
-		sqlite3_bind_null(sw->ins_ev, EVCOLS);
 		for (i = 0; i < sw->nrows; i++) {
-			bind_row(sw->ins_ev, 0, id + i, &sw->rows[i]);
+			bind_row(sw->ins_ev, 0, id + i, &sw->rows[i], sw->notes);
 			if (step_done(sw, sw->ins_ev, "insert traceEvent", err) < 0)
 				return TK_E_IO;
 		}
 	}
 	sw->nrows = 0;
+	sw->nnotes = 0;
 	return TK_OK;
+}
+
+/* "head(row)(row)...": ROWS rows, the last one's comma dropped */
+static const char *multi_sql(char *sql, const char *head, const char *row)
+{
+	size_t h = strlen(head), r = strlen(row);
+	unsigned i;
+
+	memcpy(sql, head, h);
+	for (i = 0; i < ROWS; i++)
+		memcpy(sql + h + i * r, row, r);
+	sql[h + ROWS * r - 1] = '\0';
+	return sql;
 }
 
 static int sqlite_writer_open(tk_writer *w, tk_error *err)
 {
 	/* "INSERT INTO traceEvent (...) VALUES (?,...),(?,...)...": ROWS rows */
 	static const char head[] = "INSERT INTO traceEvent VALUES ",
-		row[] = "(?,?,?,?,?,?,?,?,NULL),";
-	char sql[sizeof(head) + ROWS * (sizeof(row) - 1)];
+		ihead[] = "INSERT OR REPLACE INTO entityInstance VALUES ",
+		row[] = "(?,?,?,?,?,?,?,?,?),",
+		irow[] = "(?,?,?,?,?,?,?,?,?,?,?,?,?),";
+	char sql[sizeof(ihead) + ROWS * (sizeof(irow) - 1)];
 	sq_writer *sw;
-	unsigned i;
 
 	if (!w->sink.path)
 		return tk_err_set(err, TK_E_UNSUPPORTED, "<stdout>", 0, 0,
@@ -548,18 +607,24 @@ static int sqlite_writer_open(tk_writer *w, tk_error *err)
 	sw->name = w->sink.path;
 	sw->err = err;
 	sw->head = sw->tail = NIL;
+	if (w->opts.options && *w->opts.options) {
+		if (strcmp(w->opts.options, "entity-index=0") == 0)
+			sw->no_entity_index = 1;
+		else if (strcmp(w->opts.options, "entity-index=1") != 0)
+			return tk_err_set(err, TK_E_USAGE, sw->name, 0, 0,
+					  "unknown SQLite writer option '%.40s' (entity-index=0|1)",
+					  w->opts.options);
+	}
 	if (sqlite3_open_v2(w->sink.tmp, &sw->db,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK)
 		return db_fail(sw, err, "cannot open the database");
 	if (exec(sw, schema, err) < 0)
 		return TK_E_IO;
-	memcpy(sql, head, sizeof(head) - 1);
-	for (i = 0; i < ROWS; i++)
-		memcpy(sql + sizeof(head) - 1 + i * (sizeof(row) - 1), row,
-		       sizeof(row) - 1);
-	sql[sizeof(head) - 1 + ROWS * (sizeof(row) - 1) - 1] = '\0';
-	if (prepare(sw, sql, &sw->ins_evs, err) < 0 ||
+	if (!(sw->notes = malloc(NOTES)))
+		return tk_err_nomem(err, w->sink.path);
+	if (prepare(sw, multi_sql(sql, head, row), &sw->ins_evs, err) < 0 ||
+	    prepare(sw, multi_sql(sql, ihead, irow), &sw->ins_insts, err) < 0 ||
 	    prepare(sw, "INSERT INTO traceEvent VALUES (?,?,?,?,?,?,?,?,?)",
 		    &sw->ins_ev, err) < 0 ||
 	    prepare(sw, "INSERT OR REPLACE INTO entityInstance"
@@ -601,19 +666,26 @@ static int sqlite_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		row->sinst = ev->source_inst;
 		row->name = ev->name;
 		row->core = ev->core;
-		if (ev->note) {
-			/* the rows before it, then this one with its note,
-			 * bound where the reader holds it */
-			if (flush_rows(sw, err) < 0)
-				return TK_E_IO;
-			bind_row(sw->ins_ev, 0, ++sw->nev, row);
+		row->len = UINT32_MAX;
+		if (ev->note && ev->note_len > NOTES - sw->nnotes &&
+		    flush_rows(sw, err) < 0)
+			return TK_E_IO;
+		if (ev->note && ev->note_len > NOTES) {
+			/* alone (rows[] was flushed), its note bound where
+			 * the reader holds it */
+			bind_row(sw->ins_ev, 0, ++sw->nev, row, sw->notes);
 			sqlite3_bind_text(sw->ins_ev, EVCOLS, ev->note,
 					  (int)ev->note_len, SQLITE_STATIC);
-			rc = step_done(sw, sw->ins_ev, "insert traceEvent", err);
-			sqlite3_bind_null(sw->ins_ev, EVCOLS);
-			if (rc < 0)
+			if (step_done(sw, sw->ins_ev, "insert traceEvent", err) < 0)
 				return TK_E_IO;
 		} else {
+			if (ev->note) {
+				row->note = sw->nnotes;
+				row->len = (uint32_t)ev->note_len;
+				memcpy(sw->notes + sw->nnotes, ev->note,
+				       ev->note_len);
+				sw->nnotes += row->len;
+			}
 			sw->nev++;
 			if (++sw->nrows == ROWS && flush_rows(sw, err) < 0)
 				return TK_E_IO;
@@ -858,7 +930,7 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 	for (i = 0; i < sw->npool; i++)
 		if (flush_inst(sw, &sw->pool[i], err) < 0)
 			return TK_E_IO;
-	return TK_OK;
+	return flush_irows(sw, err);
 }
 
 static void finalize_all(sq_writer *sw)
@@ -866,9 +938,10 @@ static void finalize_all(sq_writer *sw)
 	sqlite3_finalize(sw->ins_ev);
 	sqlite3_finalize(sw->ins_evs);
 	sqlite3_finalize(sw->ins_inst);
+	sqlite3_finalize(sw->ins_insts);
 	sqlite3_finalize(sw->get_inst);
 	sqlite3_finalize(sw->ins_imv);
-	sw->ins_ev = sw->ins_evs = sw->ins_inst = NULL;
+	sw->ins_ev = sw->ins_evs = sw->ins_inst = sw->ins_insts = NULL;
 	sw->get_inst = sw->ins_imv = NULL;
 }
 
@@ -889,7 +962,8 @@ static int sqlite_writer_close(tk_writer *w, tk_error *err)
 	sqlite3_finalize(st);
 	if (rc < 0)
 		return rc;
-	if (exec(sw, indexes, err) < 0)
+	if ((!sw->no_entity_index && exec(sw, entity_index, err) < 0) ||
+	    exec(sw, indexes, err) < 0)
 		return TK_E_IO;
 	finalize_all(sw);
 	if (sqlite3_close(sw->db) != SQLITE_OK)
@@ -909,6 +983,7 @@ static void sqlite_writer_free(tk_writer *w)
 		sqlite3_close(sw->db);
 	tk_stats_free(sw->stats);
 	free(sw->name_seen);
+	free(sw->notes);
 	free(sw->ents);
 	free(sw->pool);
 	tk_hashmap_free(&sw->open);

@@ -203,12 +203,12 @@ def main():
             else:
                 print("skip (absent):", src)
         # more instances open at once than the writer keeps in memory
-        # (4096, all entities together): the first ones are written, then
+        # (16384, all entities together): the first ones are written, then
         # read back and rewritten when their start and terminate come
         many = os.path.join(d, "many_open.btf")
         with open(many, "w") as f:
             f.write("#version 2.3.0\n#creator check_sqlite.py\n#timescale ns\n")
-            t, n = 0, 5000
+            t, n = 0, 20000
             for k in range(1, n + 1):
                 f.write("%d,Stim,0,STI,Stim,%d,trigger\n%d,Stim,%d,T,Task_A,%d,activate\n" % (t, k, t, k, k))
                 t += 10
@@ -219,8 +219,37 @@ def main():
         db = os.path.join(d, "many.sqlite")
         rt = q(db, "SELECT count(*), min(i.RT), max(i.RT) FROM entityInstance i JOIN entity e"
                    " ON e.id = i.entityId WHERE e.name = 'Task_A' AND i.startTimestamp IS NOT NULL")
-        if rt != [["5000", str(5000 * 10 + 5), str(5000 * 10 + 5)]]:
+        if rt != [[str(n), str(n * 10 + 5), str(n * 10 + 5)]]:
             fail("many_open: Task_A instances read back: %r" % rt)
+        if q(db, "SELECT count(*) FROM sqlite_master WHERE name = 'entityInstance_key'") != [["1"]]:
+            fail("many_open: no entityInstance_key index")
+        # notes wait with their rows in a buffer of 64 KiB: one longer
+        # goes in alone, in its place
+        notes = os.path.join(d, "notes.btf")
+        vals = ["a", "x" * 70000, "b" * 40000, "c" * 40000, "d"]
+        with open(notes, "w") as f:
+            f.write("#version 2.3.0\n#creator check_sqlite.py\n#timescale ns\n")
+            for k, v in enumerate(vals):
+                f.write("%d,Core_1,0,SIG,Sig,0,write,%s\n" % (k * 10, v))
+        check(tk, notes, os.path.join(d, "notes.sqlite"))
+        got = q(os.path.join(d, "notes.sqlite"), "SELECT id, length(value), substr(value, 1, 1) FROM traceEvent ORDER BY id")
+        if got != [[str(k + 1), str(len(v)), v[0]] for k, v in enumerate(vals)]:
+            fail("notes: %r" % got)
+        # entity-index=0: the same rows, no traceEvent_entity (a scan);
+        # a bad option is refused and leaves no file
+        lean = os.path.join(d, "lean.sqlite")
+        r = run([tk, "convert", demo, lean, "--option", "entity-index=0"])
+        full = os.path.join(d, "demo.sqlite")
+        if r.returncode != 0 or q(lean, "SELECT * FROM traceEvent") != q(full, "SELECT * FROM traceEvent") \
+                or q(lean, "SELECT * FROM entityInstance ORDER BY 1, 2") != q(full, "SELECT * FROM entityInstance ORDER BY 1, 2"):
+            fail("entity-index=0: not the same rows: " + r.stderr)
+        idx = [x[0] for x in q(lean, "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")]
+        if "traceEvent_entity" in idx or "entityInstance_key" not in idx:
+            fail("entity-index=0: indexes %r" % idx)
+        r = run([tk, "convert", demo, os.path.join(d, "opt.sqlite"), "--option", "entity-index=2"])
+        if r.returncode != 2 or "unknown SQLite writer option 'entity-index=2'" not in r.stderr \
+                or os.path.exists(os.path.join(d, "opt.sqlite")):
+            fail("bad option: exit %d, %r" % (r.returncode, r.stderr))
         out = os.path.join(d, "x.out")
         r = run([tk, "convert", demo, out, "--to", "sqlite"])
         if r.returncode != 0 or q(out, "SELECT count(*) FROM entity") != [["17"]]:
