@@ -397,7 +397,8 @@ int tk_source_size(tk_source *s, uint64_t *size, tk_error *err);
  */
 int tk_source_read_at(tk_source *s, uint64_t off, void *buf, size_t n,
 		      tk_error *err);
-/** Name of the transport ("file", "stdin", "gzip", "zstd", "memory",
+/** Name of the transport ("file", "pipe" (a named pipe or another
+ * stream given by its path), "stdin", "gzip", "zstd", "memory",
  * "memory-stream"). */
 const char *tk_source_transport(const tk_source *s);
 

@@ -385,6 +385,8 @@ int tk_source_open(tk_source **out, const char *path, tk_error *err)
 		}
 		s->codec = sniff(s->raw, s->raw_len);
 	} else {
+		if (s->own_fd)
+			s->transport = "pipe"; /* a named pipe, a device */
 		rc = open_stream(s, err);
 		if (rc < 0)
 			goto fail;

@@ -58,8 +58,9 @@ def zst(data):
                           stdout=subprocess.PIPE, check=True).stdout
 
 
-def run(args, fsize, stdin_parts=None):
-    """Run tracekit; returns (status, stderr, peak RSS in KiB)."""
+def run(args, fsize, stdin_parts=None, fifo=None):
+    """Run tracekit; returns (status, stderr, peak RSS in KiB).  The parts
+    go to its standard input, or to the named pipe `fifo`."""
     err = open(os.path.join(tmp, "err"), "w+")
     res = os.path.join(tmp, "rusage")
 
@@ -68,18 +69,22 @@ def run(args, fsize, stdin_parts=None):
 
     p = subprocess.Popen([rusage, res, cli] + args, stdout=subprocess.DEVNULL,
                          stderr=err, preexec_fn=limits, env=env,
-                         stdin=subprocess.PIPE if stdin_parts else subprocess.DEVNULL)
+                         stdin=subprocess.PIPE if stdin_parts and not fifo
+                         else subprocess.DEVNULL)
     if stdin_parts:
         def feed():
+            out = p.stdin
             try:
+                if fifo:
+                    out = open(fifo, "wb")
                 for part, times in stdin_parts:
                     for _ in range(times):
-                        p.stdin.write(part)
+                        out.write(part)
             except (BrokenPipeError, OSError):
                 pass
             finally:
                 try:
-                    p.stdin.close()
+                    out.close()
                 except OSError:
                     pass
         th = threading.Thread(target=feed)
@@ -98,9 +103,9 @@ def run(args, fsize, stdin_parts=None):
     return int(code), text, int(rss)
 
 
-def check(name, args, want_rc, want_msg, stdin_parts=None):
+def check(name, args, want_rc, want_msg, stdin_parts=None, fifo=None):
     rc, text, rss = run(args, FSIZE_ENDLESS if want_rc else FSIZE_VALID,
-                        stdin_parts)
+                        stdin_parts, fifo)
     first = text.splitlines()[0] if text else ""
     ok = rc == want_rc and rss <= RSS_MAX_KB
     if want_msg is not None and want_msg not in first:
@@ -198,6 +203,13 @@ for fmt, f in FORMATS.items():
     os.unlink(path)
     check("%s endless line, stdin (64 MiB)" % fmt, ["info", "--from", fmt, "-"],
           2, want, [(f["head"], 1), (unit, 64)])
+    # a named pipe given by its path is a stream too
+    fifo = os.path.join(tmp, "fifo." + fmt)
+    os.mkfifo(fifo)
+    check("%s endless line, named pipe (64 MiB)" % fmt,
+          ["info", "--from", fmt, fifo], 2, want, [(f["head"], 1), (unit, 64)],
+          fifo)
+    os.unlink(fifo)
 
     # long valid lines: 24 of 3 MiB (72 MiB) from .zst, .gz and a pipe
     head, line = f["valid"]
