@@ -109,13 +109,12 @@ static void put_name(FILE *f, const char *s, size_t n)
 	}
 }
 
-static void put_entity(vcd_writer *vw, FILE *f, const tk_trace *t, uint32_t ent)
+static void put_entity(FILE *f, const tk_trace *t, uint32_t ent)
 {
 	const tk_entity *e = ent == TK_NONE ? NULL : tk_trace_entity(t, ent);
 	const char *s;
 	size_t n;
 
-	(void)vw;
 	if (!e) {
 		fputs(ent == TK_NONE ? "idle" : "?", f);
 		return;
@@ -645,7 +644,7 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			fputc('\n', vw->spill);
 		}
 		fputc('s', vw->spill);
-		put_entity(vw, vw->spill, w->trace, ent);
+		put_entity(vw->spill, w->trace, ent);
 		fputc(' ', vw->spill);
 		put_id(vw->spill, l->run_id);
 		fputc('\n', vw->spill);
@@ -717,38 +716,30 @@ static ssize_t vout_write(void *cookie, const char *buf, size_t n)
  * any).  -1 when out of memory. */
 static int put_scope(vcd_writer *vw, const tk_trace *t, FILE *h, int k)
 {
-	static const char *const scope[4] = { "cores", "tasks", "runnables", "signals" };
-	size_t i, n;
+	static const char *const scope[5] = { "cores", "tasks", "runnables",
+					      "signals", "signal_values" };
+	size_t i, n, val;
 	vref *v = scope_refs(vw, t, k, &n, NULL);
 
 	if (!v)
 		return -1;
-	if (n || k <= SC_TASKS)
-		fprintf(h, "$scope module %s $end\n", scope[k]);
-	for (i = 0; i < n; i++) {
-		if (k == SC_CORES) {
-			fputs("$scope module ", h);
-			put_ref(h, &v[i]);
-			fputs(" $end\n$var string 1 ", h);
-			put_id(h, vw->lanes[i].run_id);
-			fputs(" running $end\n$var integer 32 ", h);
-			put_id(h, vw->lanes[i].load_id);
-			fputs(" load_permille $end\n$upscope $end\n", h);
-			continue;
-		}
-		fputs(k == SC_SIGS ? "$var event 1 " : "$var wire 1 ", h);
-		put_id(h, wire_of(vw, v[i].ent));
-		fputc(' ', h);
-		put_ref(h, &v[i]);
-		fputs(" $end\n", h);
-	}
-	if (n || k <= SC_TASKS)
-		fputs("$upscope $end\n", h);
-	if (n && k == SC_SIGS) {
-		fputs("$scope module signal_values $end\n", h);
+	/* val 1: the signals' values, in a scope of their own */
+	for (val = 0; val < 1u + (k == SC_SIGS) && (n || k <= SC_TASKS); val++) {
+		fprintf(h, "$scope module %s $end\n", scope[k + val]);
 		for (i = 0; i < n; i++) {
-			fputs("$var string 1 ", h);
-			put_id(h, val_of(vw, v[i].ent));
+			if (k == SC_CORES) {
+				fputs("$scope module ", h);
+				put_ref(h, &v[i]);
+				fputs(" $end\n$var string 1 ", h);
+				put_id(h, vw->lanes[i].run_id);
+				fputs(" running $end\n$var integer 32 ", h);
+				put_id(h, vw->lanes[i].load_id);
+				fputs(" load_permille $end\n$upscope $end\n", h);
+				continue;
+			}
+			fputs(val ? "$var string 1 " : k == SC_SIGS ? "$var event 1 "
+				  : "$var wire 1 ", h);
+			put_id(h, val ? val_of(vw, v[i].ent) : wire_of(vw, v[i].ent));
 			fputc(' ', h);
 			put_ref(h, &v[i]);
 			fputs(" $end\n", h);
@@ -763,7 +754,7 @@ static int put_scope(vcd_writer *vw, const tk_trace *t, FILE *h, int k)
 static int put_header(vcd_writer *vw, const tk_trace *t, FILE *h)
 {
 	size_t i, n, ne = tk_trace_entity_count(t);
-	int k;
+	int k, sig;
 
 	fprintf(h, "$version tracekit %s $end\n", tk_version());
 	fprintf(h, "$comment %s trace; per core the running process and its load in per mille of each load window (rounded down); per process 1 while allocated to a core; per runnable 1 while started; per signal an event at each access and the last value written $end\n",
@@ -801,16 +792,11 @@ static int put_header(vcd_writer *vw, const tk_trace *t, FILE *h)
 		fputc('\n', h);
 	}
 	for (i = 0; i < ne; i++) {
-		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
 		if (!vw->seen[i])
 			continue;
-		if (e->type == TK_ET_SIG) {
-			fputs("s- ", h);
-			put_id(h, val_of(vw, (uint32_t)i));
-		} else {
-			fputc('0', h);
-			put_id(h, wire_of(vw, (uint32_t)i));
-		}
+		sig = tk_trace_entity(t, (uint32_t)i)->type == TK_ET_SIG;
+		fputs(sig ? "s- " : "0", h);
+		put_id(h, sig ? val_of(vw, (uint32_t)i) : wire_of(vw, (uint32_t)i));
 		fputc('\n', h);
 	}
 	for (i = 0; i < ne; i++)
@@ -838,7 +824,7 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 	const tk_trace *t = w->trace;
 	vout out = { &w->sink, err, TK_OK };
 	char *line = NULL;
-	size_t i, lcap = 0;
+	size_t lcap = 0;
 	ssize_t n;
 	uint64_t nb, wt, at;
 	FILE *o = NULL;
@@ -851,9 +837,8 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 				  "VCD needs cores: no event of this trace happens on a core, so there is nothing to draw");
 	if (grow_ents(vw, tk_trace_entity_count(t)) < 0)
 		return tk_err_nomem(err, vw->name);
-	for (i = 0; i < tk_timeline_lane_count(vw->tl); i++)
-		if (!lane_at(vw, i))
-			return tk_err_nomem(err, vw->name);
+	if (!lane_at(vw, tk_timeline_lane_count(vw->tl) - 1))
+		return tk_err_nomem(err, vw->name);
 	if (fflush(vw->spill) != 0 || fseek(vw->spill, 0, SEEK_SET) != 0)
 		return tk_err_set(err, TK_E_IO, vw->name, 0, 0,
 				  "cannot read back the temporary file");
