@@ -4,7 +4,10 @@
 # than 1 KB per task above what `info` needs (it kept 6 KB, then 1.3 KB;
 # 9 metric records of 56-byte public rows make the floor), `report`
 # finishes under a generous timeout (it was quadratic: > 11 min) with a
-# bounded page holding every task in its table, and the VCD export of a
+# bounded page holding every task in its table, in less than 1,000 bytes
+# per entity above info (1,026, then 915: its stats make most of it) and
+# less than 768 on a trace of 8,192 cores (2,713, then 636: its load
+# windows were 32 bytes each on twice the lanes), and the VCD export of a
 # trace with 32,768 cores finishes under a generous timeout (its cost per
 # event grew with the number of cores: minutes) holding less than 1.25 KB
 # per core above info (each core's load windows took 8 KB: 9.4 KB per core;
@@ -44,9 +47,10 @@ rows=$(grep -c '^Task_' "$tmp/stats.csv")
 grep -q '^Task_99999,T,RT,3,' "$tmp/stats.csv" || { echo "FAIL: no RT row for Task_99999"; fail=1; }
 
 # the report: linear (a timeout 100x what it takes), bounded, every task in the table
-if ! timeout 300 "$cli" report -q "$tmp/t.btf" -o "$tmp/r.html"; then
+if ! timeout 300 "$rus" "$tmp/report.m" "$cli" report -q "$tmp/t.btf" -o "$tmp/r.html"; then
 	echo "FAIL: report on 100,000 tasks failed or took more than 300 s"; fail=1
 else
+	above_info "$tmp/info.m" "$tmp/report.m" 100008 entity 1000
 	size=$(wc -c < "$tmp/r.html")
 	echo "report: $size bytes"
 	[ "$size" -le 10485760 ] || { echo "FAIL: report page is $size bytes"; fail=1; }
@@ -55,6 +59,18 @@ else
 	panels=$(grep -o '"m":"RT","lo"' "$tmp/r.html" | wc -l)
 	[ "$panels" -eq 48 ] || { echo "FAIL: $panels RT histograms, expected 48"; fail=1; }
 fi
+
+# the report on many cores: its load windows per core (24,576 entities:
+# 8,192 cores, their tasks and timers)
+"$gen" -t 8192 -c 8192 -i 4 "$tmp/r8k.btf" || { echo "FAIL: gen_entities -c 8192"; exit 1; }
+"$rus" "$tmp/r8kinfo.m" "$cli" info "$tmp/r8k.btf" > /dev/null || { echo "FAIL: info (8192 cores)"; fail=1; }
+if ! timeout 120 "$rus" "$tmp/report_8k_cores.m" "$cli" report -q "$tmp/r8k.btf" -o "$tmp/r8k.html"; then
+	echo "FAIL: report on 8192 cores failed or took more than 120 s"; fail=1
+else
+	above_info "$tmp/r8kinfo.m" "$tmp/report_8k_cores.m" 24576 entity 768
+	grep -q '"bins":122,' "$tmp/r8k.html" || { echo "FAIL: not 122 load windows per core"; fail=1; }
+fi
+rm -f "$tmp/r8k.btf" "$tmp/r8k.html"
 
 # VCD with very many cores: the cost per event must not follow the cores
 "$gen" -t 32768 -c 32768 -i 4 "$tmp/c.btf" || { echo "FAIL: gen_entities -c"; exit 1; }
