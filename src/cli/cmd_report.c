@@ -34,7 +34,7 @@
 /* with many lanes, fewer windows each: at most this many lane windows in
  * all (and at least REPORT_MIN_BINS per lane), so that memory and the page
  * grow with the lanes, not with lanes times REPORT_BINS */
-#define REPORT_LANE_BINS 1000000u
+#define REPORT_LANE_BINS 256000u
 #define REPORT_MIN_BINS 50u
 #define HIST_BINS 24u
 /* beyond this many processes, histogram panels for the HIST_PANELS / 2

@@ -6,8 +6,9 @@
 # finishes under a generous timeout (it was quadratic: > 11 min) with a
 # bounded page holding every task in its table, in less than 1,000 bytes
 # per entity above info (1,026, then 915: its stats make most of it) and
-# less than 768 on a trace of 8,192 cores (2,713, then 636: its load
-# windows were 32 bytes each on twice the lanes), and the VCD export of a
+# less than 768 on a trace of 8,192 cores (2,713, then 641: its load
+# windows were 32 bytes each on twice the lanes) and 1,536 on 1,024 cores
+# (8,889, then 1,170), and the VCD export of a
 # trace with 32,768 cores finishes under a generous timeout (its cost per
 # event grew with the number of cores: minutes) holding less than 1.25 KB
 # per core above info (each core's load windows took 8 KB: 9.4 KB per core;
@@ -68,9 +69,23 @@ if ! timeout 120 "$rus" "$tmp/report_8k_cores.m" "$cli" report -q "$tmp/r8k.btf"
 	echo "FAIL: report on 8192 cores failed or took more than 120 s"; fail=1
 else
 	above_info "$tmp/r8kinfo.m" "$tmp/report_8k_cores.m" 24576 entity 768
-	grep -q '"bins":122,' "$tmp/r8k.html" || { echo "FAIL: not 122 load windows per core"; fail=1; }
+	grep -q '"bins":50,' "$tmp/r8k.html" || { echo "FAIL: not 50 load windows per core"; fail=1; }
 fi
 rm -f "$tmp/r8k.btf" "$tmp/r8k.html"
+# and on 1,024 cores with summarised slices (299,008 instances): 250
+# windows per core of 16 bytes (976 of 32 bytes on twice the lanes: 8.9 KB
+# per entity; 3.1 KB with 976 of 16 bytes; now about 1.2 KB, half of it
+# the stats of 73 instances per task)
+"$gen" -t 4096 -c 1024 -i 73 "$tmp/r1k.btf" || { echo "FAIL: gen_entities -c 1024"; exit 1; }
+"$rus" "$tmp/r1kinfo.m" "$cli" info "$tmp/r1k.btf" > /dev/null || { echo "FAIL: info (1024 cores)"; fail=1; }
+if ! timeout 120 "$rus" "$tmp/report_1k_cores.m" "$cli" report -q "$tmp/r1k.btf" -o "$tmp/r1k.html"; then
+	echo "FAIL: report on 1024 cores failed or took more than 120 s"; fail=1
+else
+	above_info "$tmp/r1kinfo.m" "$tmp/report_1k_cores.m" 6144 entity 1536
+	grep -q '"threshold":[1-9][0-9]*,"binw":[0-9]*,"bins":250,' "$tmp/r1k.html" ||
+		{ echo "FAIL: not 250 load windows per core with a summary"; fail=1; }
+fi
+rm -f "$tmp/r1k.btf" "$tmp/r1k.html"
 
 # VCD with very many cores: the cost per event must not follow the cores
 "$gen" -t 32768 -c 32768 -i 4 "$tmp/c.btf" || { echo "FAIL: gen_entities -c"; exit 1; }
