@@ -61,31 +61,31 @@ else
 	[ "$panels" -eq 48 ] || { echo "FAIL: $panels RT histograms, expected 48"; fail=1; }
 fi
 
-# the report on many cores: its load windows per core (24,576 entities:
-# 8,192 cores, their tasks and timers)
-"$gen" -t 8192 -c 8192 -i 4 "$tmp/r8k.btf" || { echo "FAIL: gen_entities -c 8192"; exit 1; }
-"$rus" "$tmp/r8kinfo.m" "$cli" info "$tmp/r8k.btf" > /dev/null || { echo "FAIL: info (8192 cores)"; fail=1; }
-if ! timeout 120 "$rus" "$tmp/report_8k_cores.m" "$cli" report -q "$tmp/r8k.btf" -o "$tmp/r8k.html"; then
-	echo "FAIL: report on 8192 cores failed or took more than 120 s"; fail=1
-else
-	above_info "$tmp/r8kinfo.m" "$tmp/report_8k_cores.m" 24576 entity 768
-	grep -q '"bins":50,' "$tmp/r8k.html" || { echo "FAIL: not 50 load windows per core"; fail=1; }
-fi
-rm -f "$tmp/r8k.btf" "$tmp/r8k.html"
-# and on 1,024 cores with summarised slices (299,008 instances): 250
-# windows per core of 16 bytes (976 of 32 bytes on twice the lanes: 8.9 KB
-# per entity; 3.1 KB with 976 of 16 bytes; now about 1.2 KB, half of it
-# the stats of 73 instances per task)
-"$gen" -t 4096 -c 1024 -i 73 "$tmp/r1k.btf" || { echo "FAIL: gen_entities -c 1024"; exit 1; }
-"$rus" "$tmp/r1kinfo.m" "$cli" info "$tmp/r1k.btf" > /dev/null || { echo "FAIL: info (1024 cores)"; fail=1; }
-if ! timeout 120 "$rus" "$tmp/report_1k_cores.m" "$cli" report -q "$tmp/r1k.btf" -o "$tmp/r1k.html"; then
-	echo "FAIL: report on 1024 cores failed or took more than 120 s"; fail=1
-else
-	above_info "$tmp/r1kinfo.m" "$tmp/report_1k_cores.m" 6144 entity 1536
-	grep -q '"threshold":[1-9][0-9]*,"binw":[0-9]*,"bins":250,' "$tmp/r1k.html" ||
-		{ echo "FAIL: not 250 load windows per core with a summary"; fail=1; }
-fi
-rm -f "$tmp/r1k.btf" "$tmp/r1k.html"
+# report_cores NAME ENTITIES LIMIT PATTERN GEN_ARGS...: the report on a
+# generated many-core trace, its peak RSS above info's per entity checked
+# against LIMIT and its page against PATTERN (its load windows)
+report_cores() {
+	name=$1 ents=$2 limit=$3 pat=$4
+	shift 4
+	"$gen" "$@" "$tmp/$name.btf" || { echo "FAIL: gen_entities $*"; exit 1; }
+	"$rus" "$tmp/${name}_info.m" "$cli" info "$tmp/$name.btf" > /dev/null || { echo "FAIL: info ($name)"; fail=1; }
+	if ! timeout 120 "$rus" "$tmp/report_$name.m" "$cli" report -q "$tmp/$name.btf" -o "$tmp/$name.html"; then
+		echo "FAIL: report on $name failed or took more than 120 s"; fail=1
+	else
+		above_info "$tmp/${name}_info.m" "$tmp/report_$name.m" "$ents" entity "$limit"
+		grep -q "$pat" "$tmp/$name.html" || { echo "FAIL: report on $name: no $pat"; fail=1; }
+	fi
+	rm -f "$tmp/$name.btf" "$tmp/$name.html"
+}
+# 8,192 cores, their tasks and timers (24,576 entities): 50 load windows
+# per core, 4 bytes each
+report_cores 8k_cores 24576 768 '"bins":50,' -t 8192 -c 8192 -i 4
+# 1,024 cores with summarised slices (299,008 instances): 250 windows per
+# core of 16 bytes (976 of 32 bytes on twice the lanes: 8.9 KB per entity;
+# 3.1 KB with 976 of 16 bytes; now about 1.2 KB, half of it the stats of
+# 73 instances per task)
+report_cores 1k_cores 6144 1536 '"threshold":[1-9][0-9]*,"binw":[0-9]*,"bins":250,' \
+	-t 4096 -c 1024 -i 73
 
 # VCD with very many cores: the cost per event must not follow the cores
 "$gen" -t 32768 -c 32768 -i 4 "$tmp/c.btf" || { echo "FAIL: gen_entities -c"; exit 1; }
