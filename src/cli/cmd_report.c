@@ -34,7 +34,7 @@
 /* with many lanes, fewer windows each: at most this many lane windows in
  * all (and at least REPORT_MIN_BINS per lane), so that memory and the page
  * grow with the lanes, not with lanes times REPORT_BINS */
-#define REPORT_LANE_BINS 1000000u
+#define REPORT_LANE_BINS 256000u
 #define REPORT_MIN_BINS 50u
 #define HIST_BINS 24u
 /* beyond this many processes, histogram panels for the HIST_PANELS / 2
@@ -72,14 +72,9 @@ enum { O_START = 256, O_END };
 
 /* ---- JSON out, safe inside <script> -------------------------------------- */
 
-static void jstr(FILE *fp, const char *s, size_t n)
-{
-	cli_json_str_html(fp, s, n);
-}
-
 static void jcstr(FILE *fp, const char *s)
 {
-	jstr(fp, s, strlen(s));
+	cli_json_str_html(fp, s, strlen(s));
 }
 
 /* ---- pass state ------------------------------------------------------------ */
@@ -116,11 +111,13 @@ typedef struct rep {
 	size_t nbins;               /* windows per lane (fewer with many lanes) */
 	uint64_t threshold;         /* slices shorter than this are summarised */
 	int instants_binned;
-	size_t nlanes;
-	uint64_t *busy;             /* [lane][nbins] run time */
-	uint64_t *sumbusy;          /* [lane][nbins] summarised slice time */
+	size_t nlanes, lanes1;      /* lanes with windows; lanes of pass 1 */
+	/* cells of csz bytes: 4 when a window's ticks fit (binw < 2^32) */
+	size_t csz;
+	void *busy;                 /* [lane][nbins] run time */
+	void *sumbusy;              /* [lane][nbins] summarised slice time */
 	uint32_t *dom;              /* [lane][nbins] dominant summarised entity */
-	uint64_t *domdur;
+	void *domdur;
 	uint32_t *ibins;            /* [lane+1][nbins] instants */
 	uint64_t nwritten, ninst_written;
 	hist *hists;
@@ -146,9 +143,13 @@ static int lane_cap(rep *x, size_t lane)
 
 	if (n <= old)
 		return 0;
-	n = n < 4 ? 4 : n * 2;
-#define GROW(a, sz, ex)                                                        \
+	/* pass 1 counted the lanes: room for them at once, not twice that */
+	n = n <= x->lanes1 ? x->lanes1 : n < 4 ? 4 : n * 2;
+	/* the summaries and instant counts only where the page has them */
+#define GROW(use, a, sz, ex)                                                   \
 	do {                                                                   \
+		if (!(use))                                                    \
+			break;                                                 \
 		p = realloc(a, (n + ex) * x->nbins * sz);                   \
 		if (!p)                                                        \
 			return -1;                                             \
@@ -156,18 +157,33 @@ static int lane_cap(rep *x, size_t lane)
 		memset((char *)a + (old + ex) * x->nbins * sz, 0,           \
 		       (n - old) * x->nbins * sz);                          \
 	} while (0)
-	GROW(x->busy, sizeof(uint64_t), 0);
-	GROW(x->sumbusy, sizeof(uint64_t), 0);
-	GROW(x->dom, sizeof(uint32_t), 0);
-	GROW(x->domdur, sizeof(uint64_t), 0);
-	GROW(x->ibins, sizeof(uint32_t), 1);
+	GROW(1, x->busy, x->csz, 0);
+	GROW(x->threshold, x->sumbusy, x->csz, 0);
+	GROW(x->threshold, x->dom, sizeof(uint32_t), 0);
+	GROW(x->threshold, x->domdur, x->csz, 0);
+	GROW(x->instants_binned, x->ibins, sizeof(uint32_t), 1);
 #undef GROW
-	if (old == 0)
+	if (old == 0 && x->instants_binned)
 		memset(x->ibins, 0, x->nbins * sizeof(uint32_t));
-	for (i = old * x->nbins; i < n * x->nbins; i++)
+	for (i = old * x->nbins; x->threshold && i < n * x->nbins; i++)
 		x->dom[i] = TK_NONE;
 	x->nlanes = n;
 	return 0;
+}
+
+/* cell i of a, and a value into it (a narrow cell holds at most a
+ * window's ticks: it saturates rather than wraps) */
+static uint64_t cell(size_t csz, const void *a, size_t i)
+{
+	return csz == 4 ? ((const uint32_t *)a)[i] : ((const uint64_t *)a)[i];
+}
+
+static void cell_set(const rep *x, void *a, size_t i, uint64_t v)
+{
+	if (x->csz == 4)
+		((uint32_t *)a)[i] = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+	else
+		((uint64_t *)a)[i] = v;
 }
 
 static size_t bin_of(const rep *x, uint64_t t)
@@ -344,9 +360,11 @@ static void on_slice(void *ctx, const tk_slice *s)
 			b = bin_of(x, t);
 			bend = bin_end(x, b, s->end);
 			if (s->depth == 0)
-				x->sumbusy[base + b] += bend - t;
-			if (bend - t >= x->domdur[base + b] || x->dom[base + b] == TK_NONE) {
-				x->domdur[base + b] = bend - t;
+				cell_set(x, x->sumbusy, base + b,
+					 cell(x->csz, x->sumbusy, base + b) + (bend - t));
+			if (bend - t >= cell(x->csz, x->domdur, base + b) ||
+			    x->dom[base + b] == TK_NONE) {
+				cell_set(x, x->domdur, base + b, bend - t);
 				x->dom[base + b] = s->entity;
 			}
 			if (bend >= s->end)
@@ -373,7 +391,8 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 	while (t < end) {
 		size_t b = bin_of(x, t);
 		uint64_t bend = bin_end(x, b, end);
-		x->busy[(size_t)lane * x->nbins + b] += bend - t;
+		size_t i = (size_t)lane * x->nbins + b;
+		cell_set(x, x->busy, i, cell(x->csz, x->busy, i) + (bend - t));
 		t = bend;
 	}
 }
@@ -402,13 +421,13 @@ static void instant(rep *x, const tk_event *ev)
 	{
 		size_t n;
 		const char *s = tk_trace_str(x->t, ev->name, &n);
-		jstr(x->fp, s, n);
+		cli_json_str_html(x->fp, s, n);
 	}
 	fprintf(x->fp, ",%llu,%u", (unsigned long long)(ev->time - x->first),
 		ev->source);
 	if (ev->note) {
 		fputc(',', x->fp);
-		jstr(x->fp, ev->note, ev->note_len < 200 ? ev->note_len : 200);
+		cli_json_str_html(x->fp, ev->note, ev->note_len < 200 ? ev->note_len : 200);
 	}
 	fputs("]\n", x->fp);
 }
@@ -485,13 +504,20 @@ nomem:
 
 /* ---- the page --------------------------------------------------------------- */
 
-static void write_u64_array(FILE *fp, const uint64_t *a, size_t n)
+/* cells off..off+n-1 of a, of csz bytes each (0: entities, uint32_t,
+ * TK_NONE as -1) */
+static void write_cells(FILE *fp, const void *a, size_t csz, size_t off, size_t n)
 {
 	size_t i;
 
 	fputc('[', fp);
-	for (i = 0; i < n; i++)
-		fprintf(fp, "%s%llu", i ? "," : "", (unsigned long long)a[i]);
+	for (i = 0; i < n; i++) {
+		uint64_t v = cell(csz ? csz : 4, a, off + i);
+		if (!csz && v == TK_NONE)
+			fprintf(fp, "%s-1", i ? "," : "");
+		else
+			fprintf(fp, "%s%llu", i ? "," : "", (unsigned long long)v);
+	}
 	fputc(']', fp);
 }
 
@@ -609,7 +635,7 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
 		const char *s = tk_trace_str(t, e->name, &n);
 		fputs(i ? ",[" : "[", x->fp);
-		jstr(x->fp, s, n);
+		cli_json_str_html(x->fp, s, n);
 		fputc(',', x->fp);
 		jcstr(x->fp, tk_etype_name(e->type));
 		fputs("]", x->fp);
@@ -621,7 +647,7 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 		const tk_entity *e = tk_trace_entity(t, tk_timeline_lane_core(x->tl, i));
 		const char *s = e ? tk_trace_str(t, e->name, &n) : "?";
 		fputs(i ? ",{\"name\":" : "{\"name\":", x->fp);
-		jstr(x->fp, s, e ? n : 1);
+		cli_json_str_html(x->fp, s, e ? n : 1);
 		fprintf(x->fp, ",\"depth\":%u}", i < 256 ? x->maxdepth[i] : 8);
 	}
 	nents = stat_entities(st);
@@ -736,17 +762,52 @@ static void add_hist_pair(rep *x, tk_stats *st, const cand *c, size_t k)
 	x->hist_of[c->entity] = (uint32_t)k + 1;
 }
 
+/* Keep c if it is among the HIST_PANELS / 2 first of cmp_cand_desc's
+ * order: top[0..*n) stays sorted. */
+static void top_add(cand *top, size_t *n, const cand *c)
+{
+	size_t i = *n;
+
+	if (i == HIST_PANELS / 2 && cmp_cand_desc(c, &top[i - 1]) >= 0)
+		return;
+	if (i == HIST_PANELS / 2)
+		i--; /* the last one drops out */
+	else
+		(*n)++;
+	for (; i > 0 && cmp_cand_desc(c, &top[i - 1]) < 0; i--)
+		top[i] = top[i - 1];
+	top[i] = *c;
+}
+
+/* Stats row i as a candidate for panels: an RT row of a process that has
+ * a CET row too (key: its worst RT).  0 when it is not one. */
+static int cand_at(const rep *x, tk_stats *st, const size_t *cet_row,
+		   size_t i, cand *c)
+{
+	const tk_stat *s = tk_stats_get(st, i);
+
+	if (s->metric != TK_METRIC_RT || !tk_etype_is_process(s->type) ||
+	    s->entity >= x->nhist_of || !cet_row[s->entity])
+		return 0;
+	c->entity = s->entity;
+	c->rt = i;
+	c->cet = cet_row[s->entity] - 1;
+	c->key = s->max;
+	return 1;
+}
+
 /*
  * A pair of histograms (RT, CET) per process with both metrics, in the
  * order of the stats; beyond HIST_PANELS processes, the half with the worst
  * RT, then the half with the most CPU time (not already shown).  Linear in
- * the rows, plus the sort of the candidates.
+ * the rows (the halves are kept as the rows go by, not sorted out of a copy
+ * of every candidate).
  */
 static int make_hists(rep *x, tk_stats *st)
 {
-	size_t i, k = 0, nc = 0, ns = tk_stats_count(st);
+	size_t i, j, k = 0, nc = 0, ntop, ns = tk_stats_count(st);
 	size_t *cet_row = NULL;
-	cand *c = NULL;
+	cand c, top[HIST_PANELS / 2];
 	int ret = -1;
 
 	x->nhist_of = tk_trace_entity_count(x->t) + 1;
@@ -759,50 +820,35 @@ static int make_hists(rep *x, tk_stats *st)
 		if (s->metric == TK_METRIC_CET && s->entity < x->nhist_of)
 			cet_row[s->entity] = i + 1;
 	}
-	for (i = 0; i < ns; i++) {
-		const tk_stat *s = tk_stats_get(st, i);
-		if (s->metric == TK_METRIC_RT && tk_etype_is_process(s->type) &&
-		    s->entity < x->nhist_of && cet_row[s->entity])
-			nc++;
-	}
+	for (i = 0; i < ns; i++)
+		nc += (size_t)cand_at(x, st, cet_row, i, &c);
 	x->nhist_procs = nc;
-	c = calloc(nc + 1, sizeof(*c));
 	x->hists = calloc(2 * (nc < HIST_PANELS ? nc : HIST_PANELS) + 2,
 			  sizeof(*x->hists));
-	if (!c || !x->hists)
+	if (!x->hists)
 		goto out;
-	for (i = 0, nc = 0; i < ns; i++) {
-		const tk_stat *s = tk_stats_get(st, i);
-		if (s->metric != TK_METRIC_RT || !tk_etype_is_process(s->type) ||
-		    s->entity >= x->nhist_of || !cet_row[s->entity])
-			continue;
-		c[nc].entity = s->entity;
-		c[nc].rt = i;
-		c[nc].cet = cet_row[s->entity] - 1;
-		c[nc].key = s->max;
-		nc++;
-	}
-	if (nc <= HIST_PANELS) {
-		for (i = 0; i < nc; i++, k += 2)
-			add_hist_pair(x, st, &c[i], k);
-	} else {
-		size_t taken = 0;
-		qsort(c, nc, sizeof(*c), cmp_cand_desc);
-		for (i = 0; i < HIST_PANELS / 2; i++, k += 2, taken++)
-			add_hist_pair(x, st, &c[i], k);
-		for (i = HIST_PANELS / 2; i < nc; i++)
-			c[i].key = c[i].entity < x->ncpu ? x->cpu[c[i].entity] : 0;
-		qsort(c + HIST_PANELS / 2, nc - HIST_PANELS / 2, sizeof(*c),
-		      cmp_cand_desc);
-		for (i = HIST_PANELS / 2; i < nc && taken < HIST_PANELS;
-		     i++, k += 2, taken++)
-			add_hist_pair(x, st, &c[i], k);
+	/* all of them; or j = 0: the worst RT, j = 1: the most CPU time of
+	 * the others */
+	for (j = 0; j < (nc > HIST_PANELS ? 2u : 1u); j++) {
+		for (i = 0, ntop = 0; i < ns; i++) {
+			if (!cand_at(x, st, cet_row, i, &c) || x->hist_of[c.entity])
+				continue;
+			if (j)
+				c.key = c.entity < x->ncpu ? x->cpu[c.entity] : 0;
+			if (nc > HIST_PANELS) {
+				top_add(top, &ntop, &c);
+				continue;
+			}
+			add_hist_pair(x, st, &c, k);
+			k += 2;
+		}
+		for (i = 0; i < ntop; i++, k += 2)
+			add_hist_pair(x, st, &top[i], k);
 	}
 	x->nhists = k;
 	ret = 0;
 out:
 	free(cet_row);
-	free(c);
 	return ret;
 }
 
@@ -866,7 +912,7 @@ int cmd_report(int argc, char **argv)
 	tk_check *chk = NULL, *chk2 = NULL;
 	page_out page;
 	int c, ret = EXIT_BAD;
-	size_t i, j;
+	size_t i;
 
 	memset(&f, 0, sizeof(f));
 	memset(&x, 0, sizeof(x));
@@ -911,7 +957,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	x.span = x.last - x.first;
 	{
-		size_t lanes = tk_timeline_lane_count(x.tl);
+		size_t lanes = x.lanes1 = tk_timeline_lane_count(x.tl);
 		x.nbins = REPORT_BINS;
 		if (lanes > REPORT_LANE_BINS / REPORT_BINS)
 			x.nbins = REPORT_LANE_BINS / lanes < REPORT_MIN_BINS
@@ -919,6 +965,7 @@ int cmd_report(int argc, char **argv)
 					  : REPORT_LANE_BINS / lanes;
 	}
 	x.binw = x.span / x.nbins + 1;
+	x.csz = x.binw <= UINT32_MAX ? 4 : 8;
 	x.threshold = pick_threshold(&x);
 	x.instants_binned = x.ninstants > INSTANT_BUDGET;
 	if (make_hists(&x, st) < 0 || collect_worst(&x, st) < 0)
@@ -934,8 +981,16 @@ int cmd_report(int argc, char **argv)
 	fprintf(x.fp, "\"threshold\":%llu,\"binw\":%llu,\"bins\":%zu,\n\"instants\":[",
 		(unsigned long long)x.threshold, (unsigned long long)x.binw,
 		x.nbins);
+	/* the page has the stats and problems: pass 2 does without them and
+	 * without pass 1's trace (it reads the same one again) */
+	tk_stats_free(st);
+	tk_check_free(chk);
+	st = NULL;
+	chk = NULL;
 	tk_timeline_free(x.tl);
 	x.tl = NULL;
+	tk_reader_close(r1);
+	r1 = NULL;
 	/* pass 2: slices to x.sfp as they close, instants to the page */
 	x.pass = 2;
 	ro.quiet = 1; /* pass 1 showed the warnings */
@@ -953,31 +1008,23 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 	}
-	fputs("],\n\"load\":[", x.fp);
-	for (i = 0; i < tk_timeline_lane_count(x.tl) && i < x.nlanes; i++) {
-		fputs(i ? ",\n" : "", x.fp);
-		write_u64_array(x.fp, x.busy + i * x.nbins, x.nbins);
-	}
-	fputs("],\n\"summary\":[", x.fp);
-	for (i = 0; x.threshold && i < tk_timeline_lane_count(x.tl) && i < x.nlanes; i++) {
-		fputs(i ? ",\n" : "", x.fp);
-		write_u64_array(x.fp, x.sumbusy + i * x.nbins, x.nbins);
-	}
-	fputs("],\n\"summaryDom\":[", x.fp);
-	for (i = 0; x.threshold && i < tk_timeline_lane_count(x.tl) && i < x.nlanes; i++) {
-		fputs(i ? ",\n[" : "[", x.fp);
-		for (j = 0; j < x.nbins; j++)
-			fprintf(x.fp, "%s%ld", j ? "," : "",
-				x.dom[i * x.nbins + j] == TK_NONE ? -1L
-				: (long)x.dom[i * x.nbins + j]);
-		fputs("]", x.fp);
-	}
-	fputs("],\n\"instantBins\":[", x.fp);
-	for (i = 0; x.instants_binned && i <= tk_timeline_lane_count(x.tl) && i <= x.nlanes; i++) {
-		fputs(i ? ",\n[" : "[", x.fp);
-		for (j = 0; j < x.nbins; j++)
-			fprintf(x.fp, "%s%u", j ? "," : "", x.ibins[i * x.nbins + j]);
-		fputs("]", x.fp);
+	{
+		/* per lane (instants: and one row for those of no lane) */
+		static const char *const name[4] = { "load", "summary", "summaryDom",
+						     "instantBins" };
+		const void *cells[4] = { x.busy, x.sumbusy, x.dom, x.ibins };
+		size_t csz[4] = { x.csz, x.csz, 0, sizeof(uint32_t) }, k;
+		size_t lanes = tk_timeline_lane_count(x.tl), n[4];
+		n[0] = lanes < x.nlanes ? lanes : x.nlanes;
+		n[1] = n[2] = x.threshold ? n[0] : 0;
+		n[3] = x.instants_binned ? n[0] + 1 : 0;
+		for (k = 0; k < 4; k++) {
+			fprintf(x.fp, "],\n\"%s\":[", name[k]);
+			for (i = 0; i < n[k]; i++) {
+				fputs(i ? ",\n" : "", x.fp);
+				write_cells(x.fp, cells[k], csz[k], i * x.nbins, x.nbins);
+			}
+		}
 	}
 	fprintf(x.fp, "],\"nInstants\":%llu,\"nSlices\":%llu,",
 		(unsigned long long)x.ninstants, (unsigned long long)x.nslices);
@@ -989,7 +1036,7 @@ int cmd_report(int argc, char **argv)
 		fprintf(x.fp, "%s{\"e\":%u,\"m\":\"%s\",\"lo\":%llu,\"hi\":%llu,\"bins\":",
 			i ? ",\n" : "", h->entity, tk_metric_name(h->metric),
 			(unsigned long long)h->lo, (unsigned long long)h->hi);
-		write_u64_array(x.fp, h->bins, HIST_BINS);
+		write_cells(x.fp, h->bins, sizeof(h->bins[0]), 0, HIST_BINS);
 		fputc('}', x.fp);
 	}
 	fputs("]}", x.fp);
@@ -1014,7 +1061,7 @@ int cmd_report(int argc, char **argv)
 		cli_error(&page.err);
 		goto out;
 	}
-	cli_warning_summary(r1, &ro);
+	cli_warning_summary(r2, &ro);
 	ret = EXIT_OK;
 	goto out;
 nomem:

@@ -4,10 +4,16 @@
 # than 1 KB per task above what `info` needs (it kept 6 KB, then 1.3 KB;
 # 9 metric records of 56-byte public rows make the floor), `report`
 # finishes under a generous timeout (it was quadratic: > 11 min) with a
-# bounded page holding every task in its table, and the VCD export of a
+# bounded page holding every task in its table, in less than 1,000 bytes
+# per entity above info (1,026, then 915: its stats make most of it) and
+# less than 768 on a trace of 8,192 cores (2,713, then 641: its load
+# windows were 32 bytes each on twice the lanes) and 1,536 on 1,024 cores
+# (8,889, then 1,170), and the VCD export of a
 # trace with 32,768 cores finishes under a generous timeout (its cost per
-# event grew with the number of cores: minutes) holding less than 4 KB per
-# core above info (each core's load windows took 8 KB: 9.4 KB per core),
+# event grew with the number of cores: minutes) holding less than 1.25 KB
+# per core above info (each core's load windows took 8 KB: 9.4 KB per core;
+# then its names and header in memory: 1.4 KB; now about 1.05 KB, most of
+# it the timeline's state per core),
 # and `load` lists each task's core under a timeout (it asked every entity
 # about every core: minutes); `info` names the first 32 cores only.
 # usage: entities.sh TRACEKIT GEN_ENTITIES RUSAGE [CHECK_RSS]
@@ -42,9 +48,10 @@ rows=$(grep -c '^Task_' "$tmp/stats.csv")
 grep -q '^Task_99999,T,RT,3,' "$tmp/stats.csv" || { echo "FAIL: no RT row for Task_99999"; fail=1; }
 
 # the report: linear (a timeout 100x what it takes), bounded, every task in the table
-if ! timeout 300 "$cli" report -q "$tmp/t.btf" -o "$tmp/r.html"; then
+if ! timeout 300 "$rus" "$tmp/report.m" "$cli" report -q "$tmp/t.btf" -o "$tmp/r.html"; then
 	echo "FAIL: report on 100,000 tasks failed or took more than 300 s"; fail=1
 else
+	above_info "$tmp/info.m" "$tmp/report.m" 100008 entity 1000
 	size=$(wc -c < "$tmp/r.html")
 	echo "report: $size bytes"
 	[ "$size" -le 10485760 ] || { echo "FAIL: report page is $size bytes"; fail=1; }
@@ -53,6 +60,32 @@ else
 	panels=$(grep -o '"m":"RT","lo"' "$tmp/r.html" | wc -l)
 	[ "$panels" -eq 48 ] || { echo "FAIL: $panels RT histograms, expected 48"; fail=1; }
 fi
+
+# report_cores NAME ENTITIES LIMIT PATTERN GEN_ARGS...: the report on a
+# generated many-core trace, its peak RSS above info's per entity checked
+# against LIMIT and its page against PATTERN (its load windows)
+report_cores() {
+	name=$1 ents=$2 limit=$3 pat=$4
+	shift 4
+	"$gen" "$@" "$tmp/$name.btf" || { echo "FAIL: gen_entities $*"; exit 1; }
+	"$rus" "$tmp/${name}_info.m" "$cli" info "$tmp/$name.btf" > /dev/null || { echo "FAIL: info ($name)"; fail=1; }
+	if ! timeout 120 "$rus" "$tmp/report_$name.m" "$cli" report -q "$tmp/$name.btf" -o "$tmp/$name.html"; then
+		echo "FAIL: report on $name failed or took more than 120 s"; fail=1
+	else
+		above_info "$tmp/${name}_info.m" "$tmp/report_$name.m" "$ents" entity "$limit"
+		grep -q "$pat" "$tmp/$name.html" || { echo "FAIL: report on $name: no $pat"; fail=1; }
+	fi
+	rm -f "$tmp/$name.btf" "$tmp/$name.html"
+}
+# 8,192 cores, their tasks and timers (24,576 entities): 50 load windows
+# per core, 4 bytes each
+report_cores 8k_cores 24576 768 '"bins":50,' -t 8192 -c 8192 -i 4
+# 1,024 cores with summarised slices (299,008 instances): 250 windows per
+# core of 16 bytes (976 of 32 bytes on twice the lanes: 8.9 KB per entity;
+# 3.1 KB with 976 of 16 bytes; now about 1.2 KB, half of it the stats of
+# 73 instances per task)
+report_cores 1k_cores 6144 1536 '"threshold":[1-9][0-9]*,"binw":[0-9]*,"bins":250,' \
+	-t 4096 -c 1024 -i 73
 
 # VCD with very many cores: the cost per event must not follow the cores
 "$gen" -t 32768 -c 32768 -i 4 "$tmp/c.btf" || { echo "FAIL: gen_entities -c"; exit 1; }
@@ -63,7 +96,7 @@ grep -q '^cores:       32768 (Core_0, Core_1, .*Core_31, \.\.\. 32736 more)$' "$
 if ! timeout 120 "$rus" "$tmp/vcd.m" "$cli" convert -q "$tmp/c.btf" "$tmp/c.vcd"; then
 	echo "FAIL: VCD export of 32768 cores failed or took more than 120 s"; fail=1
 else
-	above_info "$tmp/cinfo.m" "$tmp/vcd.m" 32768 core 4096
+	above_info "$tmp/cinfo.m" "$tmp/vcd.m" 32768 core 1280
 	n=$(grep -c '^\$scope module Core_' "$tmp/c.vcd")
 	[ "$n" -eq 32768 ] || { echo "FAIL: $n cores declared in the VCD, expected 32768"; fail=1; }
 fi

@@ -39,11 +39,12 @@
  * name that two entities of one scope share gets a suffix "~N"; a
  * `$comment` per changed name gives the original.
  */
-#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#define _GNU_SOURCE /* fopencookie */
 
 #include "../../core/internal.h"
 #include "../../analysis/loadbins.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,12 +79,6 @@ typedef struct vcd_writer {
 	int time_open;         /* a "#time" line for `vlast` is written */
 	tk_loadbins lb;        /* busy ticks per lane and load window */
 	int nomem;             /* the run callback ran out of memory */
-	/* at close: the references (VCD names) of the declared entities and
-	 * of the lanes' scopes, and the $comment lines of the changed ones */
-	char **eref, **lref;
-	size_t neref;
-	char *namemap;
-	size_t namemap_len;
 } vcd_writer;
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -114,13 +109,12 @@ static void put_name(FILE *f, const char *s, size_t n)
 	}
 }
 
-static void put_entity(vcd_writer *vw, FILE *f, const tk_trace *t, uint32_t ent)
+static void put_entity(FILE *f, const tk_trace *t, uint32_t ent)
 {
 	const tk_entity *e = ent == TK_NONE ? NULL : tk_trace_entity(t, ent);
 	const char *s;
 	size_t n;
 
-	(void)vw;
 	if (!e) {
 		fputs(ent == TK_NONE ? "idle" : "?", f);
 		return;
@@ -160,35 +154,62 @@ static int kw_cmp(const void *key, const void *elem)
 	return strcmp(key, *(const char *const *)elem);
 }
 
-/* A simple identifier: [A-Za-z_][A-Za-z0-9_$]*, not a keyword. */
-static int is_simple(const char *s)
+/* byte c of a name as written: outside '!'..'~' it is '_' */
+static unsigned char vchar(char c)
 {
+	unsigned char u = (unsigned char)c;
+
+	return u > ' ' && u < 0x7f ? u : '_';
+}
+
+/* A simple identifier: [A-Za-z_][A-Za-z0-9_$]*, not a keyword (the n
+ * bytes of s as written). */
+static int is_simple(const char *s, size_t n)
+{
+	char kw[24];
 	size_t i;
 
-	if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') ||
-	      s[0] == '_'))
-		return 0;
-	for (i = 1; s[i]; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '_' || c == '$'))
+	for (i = 0; i < n; i++) {
+		unsigned char c = vchar(s[i]);
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+		      (i && ((c >= '0' && c <= '9') || c == '$'))))
 			return 0;
+		if (i < sizeof(kw))
+			kw[i] = (char)c;
 	}
-	return !bsearch(s, keywords, sizeof(keywords) / sizeof(keywords[0]),
+	if (!n || n >= sizeof(kw))
+		return n > 0;
+	kw[n] = 0;
+	return !bsearch(kw, keywords, sizeof(keywords) / sizeof(keywords[0]),
 			sizeof(keywords[0]), kw_cmp);
 }
 
+/* One name of a scope while its references are made: the entity's name
+ * in the trace's pool, or a name with a suffix "~N" (owned). */
 typedef struct vref {
-	char *s;          /* the reference, malloc'ed */
+	const char *p;    /* the name's bytes (written through vchar) */
+	uint32_t len;
 	uint32_t ent;     /* the entity (TK_NONE: "idle") */
 	uint32_t key;     /* its place in the scope */
-	int changed;      /* bytes replaced or a suffix added */
+	uint8_t changed;  /* bytes replaced or a suffix added */
+	uint8_t owned;    /* p is malloc'ed */
 } vref;
+
+/* the names as written, in strcmp order */
+static int name_cmp(const vref *x, const vref *y)
+{
+	size_t i, n = x->len < y->len ? x->len : y->len;
+
+	for (i = 0; i < n; i++)
+		if (vchar(x->p[i]) != vchar(y->p[i]))
+			return vchar(x->p[i]) < vchar(y->p[i]) ? -1 : 1;
+	return (x->len > y->len) - (x->len < y->len);
+}
 
 static int vref_by_name(const void *a, const void *b)
 {
 	const vref *x = a, *y = b;
-	int c = strcmp(x->s, y->s);
+	int c = name_cmp(x, y);
 
 	/* a name kept as it is keeps it: the changed ones get the suffix */
 	if (!c)
@@ -203,30 +224,12 @@ static int vref_by_key(const void *a, const void *b)
 	return (x->key > y->key) - (x->key < y->key);
 }
 
-/* The name of entity `ent` with every byte outside '!'..'~' as '_' (and
- * "_" for an empty name); *changed when that changed it. */
-static char *base_name(const tk_trace *t, uint32_t ent, int *changed)
+/* The reference: the name as written, escaped when not simple. */
+static void put_ref(FILE *f, const vref *v)
 {
-	const tk_entity *e = ent == TK_NONE ? NULL : tk_trace_entity(t, ent);
-	const char *s = ent == TK_NONE ? "idle" : "?";
-	size_t n = strlen(s), i;
-	char *o;
-
-	if (e)
-		s = tk_trace_str(t, e->name, &n);
-	*changed = n == 0;
-	o = malloc(n + 2);
-	if (!o)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		o[i] = c > ' ' && c < 0x7f ? (char)c : '_';
-		*changed |= o[i] != (char)c;
-	}
-	if (!n)
-		o[n++] = '_';
-	o[n] = 0;
-	return o;
+	if (!is_simple(v->p, v->len))
+		fputc('\\', f);
+	put_name(f, v->p, v->len);
 }
 
 /* The original name as a quoted token: bytes outside '!'..'~', '"' and
@@ -250,128 +253,114 @@ static void put_quoted(FILE *f, const tk_trace *t, uint32_t ent)
 	fputc('"', f);
 }
 
-/* Make the n references of one scope (v[i].ent, v[i].key set): unique
- * (a repeated name gets "~N", N counting up until no two are equal) and
- * legal (escaped when not simple); a `$comment` line on `map` per changed
- * name, for each of the scopes named in `scopes` (NULL-terminated).
- * Leaves v in key order.  -1 when out of memory. */
-static int make_refs(const tk_trace *t, vref *v, size_t n, FILE *map,
-		     const char *const *scopes)
+static void free_refs(vref *v, size_t n)
 {
-	uint64_t suffix = 1;
-	size_t i, g, k;
-	int dup = 1;
+	size_t i;
 
-	for (i = 0; i < n; i++)
-		if (!(v[i].s = base_name(t, v[i].ent, &v[i].changed)))
-			return -1;
+	for (i = 0; v && i < n; i++)
+		if (v[i].owned)
+			free((char *)v[i].p);
+	free(v);
+}
+
+/* The scopes: the cores' (one per lane), then the declared entities'. */
+enum { SC_CORES, SC_TASKS, SC_RUNS, SC_SIGS };
+
+static int in_scope(const vcd_writer *vw, const tk_trace *t, int k, size_t i)
+{
+	tk_etype ty = tk_trace_entity(t, (uint32_t)i)->type;
+
+	if (k == SC_TASKS)
+		return tk_etype_is_process(ty);
+	return vw->seen[i] && (k == SC_RUNS ? ty == TK_ET_R || ty == TK_ET_SYSC
+					    : ty == TK_ET_SIG);
+}
+
+/*
+ * The references of scope k in key order (*pn of them; lane order for the
+ * cores, entity order for the others): unique (a repeated name gets "~N",
+ * N counting up until no two are equal) and legal (escaped when not simple,
+ * by put_ref).  With `map`, a `$comment` line on it per changed name, for
+ * the scope's names (two for the signals: their events and values).
+ * Only the names with a suffix are held as strings.  NULL when out of memory.
+ */
+static vref *scope_refs(const vcd_writer *vw, const tk_trace *t, int k,
+			size_t *pn, FILE *map)
+{
+	static const char *const names[4][3] = {
+		{ "cores", NULL }, { "tasks", NULL }, { "runnables", NULL },
+		{ "signals", "signal_values", NULL }
+	};
+	size_t i, g, n = 0, ne = tk_trace_entity_count(t);
+	size_t cap = k == SC_CORES ? vw->nlanes : ne;
+	uint64_t suffix = 1;
+	int dup = 1;
+	vref *v = tk_xrealloc_array(NULL, cap ? cap : 1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < cap; i++) {
+		uint32_t ent = k == SC_CORES ? tk_timeline_lane_core(vw->tl, i)
+					     : (uint32_t)i;
+		const tk_entity *e = ent == TK_NONE ? NULL : tk_trace_entity(t, ent);
+		size_t len;
+		if (k != SC_CORES && !in_scope(vw, t, k, i))
+			continue;
+		v[n].p = e ? tk_trace_str(t, e->name, &len)
+			   : ent == TK_NONE ? "idle" : "?";
+		if (!e)
+			len = strlen(v[n].p);
+		v[n].changed = 0;
+		for (g = 0; g < len; g++)
+			v[n].changed |= vchar(v[n].p[g]) != (unsigned char)v[n].p[g];
+		if (!len) {
+			v[n].p = "_";
+			len = 1;
+			v[n].changed = 1;
+		}
+		v[n].len = (uint32_t)len;
+		v[n].ent = ent;
+		v[n].key = (uint32_t)i;
+		v[n++].owned = 0;
+	}
 	while (dup && n > 1) {
 		dup = 0;
 		qsort(v, n, sizeof(*v), vref_by_name);
 		for (g = 0, i = 1; i < n; i++) {
-			size_t len;
+			size_t len = v[i].len, j;
 			char *s;
 
-			if (strcmp(v[i].s, v[g].s)) {
+			if (name_cmp(&v[i], &v[g])) {
 				g = i;
 				continue;
 			}
-			len = strlen(v[i].s) + 24;
-			if (!(s = malloc(len)))
-				return -1;
-			snprintf(s, len, "%s~%llu", v[i].s,
-				 (unsigned long long)++suffix);
-			free(v[i].s);
-			v[i].s = s;
-			v[i].changed = 1;
+			if (!(s = malloc(len + 24))) {
+				free_refs(v, n);
+				return NULL;
+			}
+			for (j = 0; j < len; j++)
+				s[j] = (char)vchar(v[i].p[j]);
+			len += (size_t)snprintf(s + len, 24, "~%llu",
+						(unsigned long long)++suffix);
+			if (v[i].owned)
+				free((char *)v[i].p);
+			v[i].p = s;
+			v[i].len = (uint32_t)len;
+			v[i].changed = v[i].owned = 1;
 			dup = 1;
 		}
 	}
 	qsort(v, n, sizeof(*v), vref_by_key);
-	for (i = 0; i < n; i++) {
-		size_t len = strlen(v[i].s);
-		char *s;
-
-		if (is_simple(v[i].s))
-			continue;
-		if (!(s = malloc(len + 2)))
-			return -1;
-		s[0] = '\\';
-		memcpy(s + 1, v[i].s, len + 1);
-		free(v[i].s);
-		v[i].s = s;
-	}
-	for (i = 0; i < n; i++)
-		for (k = 0; v[i].changed && scopes[k]; k++) {
-			fprintf(map, "$comment name %s.%s = ", scopes[k], v[i].s);
+	for (i = 0; map && i < n; i++)
+		for (g = 0; v[i].changed && names[k][g]; g++) {
+			fprintf(map, "$comment name %s.", names[k][g]);
+			put_ref(map, &v[i]);
+			fputs(" = ", map);
 			put_quoted(map, t, v[i].ent);
 			fputs(" $end\n", map);
 		}
-	return 0;
-}
-
-/* The references of the lanes' scopes and of the declared entities (in
- * vw->lref, vw->eref) and the $comment lines (vw->namemap). */
-static int build_refs(vcd_writer *vw, const tk_trace *t, size_t ne)
-{
-	static const char *const sc_cores[] = { "cores", NULL };
-	static const char *const sc_tasks[] = { "tasks", NULL };
-	static const char *const sc_runs[] = { "runnables", NULL };
-	static const char *const sc_sigs[] = { "signals", "signal_values", NULL };
-	static const char *const *const scopes[4] = {
-		sc_cores, sc_tasks, sc_runs, sc_sigs
-	};
-	vref *v = NULL;
-	size_t i, n, k, cap = ne > vw->nlanes ? ne : vw->nlanes;
-	FILE *map;
-	int rc = -1;
-
-	map = open_memstream(&vw->namemap, &vw->namemap_len);
-	vw->lref = calloc(vw->nlanes ? vw->nlanes : 1, sizeof(*vw->lref));
-	vw->eref = calloc(ne ? ne : 1, sizeof(*vw->eref));
-	vw->neref = ne;
-	v = tk_xrealloc_array(NULL, cap ? cap : 1, sizeof(*v));
-	if (!map || !vw->lref || !vw->eref || !v)
-		goto out;
-	for (k = 0; k < 4; k++) {
-		n = 0;
-		if (k == 0) {
-			for (i = 0; i < vw->nlanes; i++) {
-				v[n].ent = tk_timeline_lane_core(vw->tl, i);
-				v[n].key = (uint32_t)i;
-				v[n++].s = NULL;
-			}
-		} else {
-			for (i = 0; i < ne; i++) {
-				tk_etype ty = tk_trace_entity(t, (uint32_t)i)->type;
-				if (k == 1 ? !tk_etype_is_process(ty) :
-				    !vw->seen[i] || (k == 2 ? ty != TK_ET_R &&
-						     ty != TK_ET_SYSC :
-						     ty != TK_ET_SIG))
-					continue;
-				v[n].ent = (uint32_t)i;
-				v[n].key = (uint32_t)i;
-				v[n++].s = NULL;
-			}
-		}
-		if (make_refs(t, v, n, map, scopes[k]) < 0) {
-			for (i = 0; i < n; i++)
-				free(v[i].s);
-			goto out;
-		}
-		for (i = 0; i < n; i++) {
-			if (k == 0)
-				vw->lref[v[i].key] = v[i].s;
-			else
-				vw->eref[v[i].key] = v[i].s;
-		}
-	}
-	rc = 0;
-out:
-	if (map && fclose(map) != 0)
-		rc = -1;
-	free(v);
-	return rc;
+	*pn = n;
+	return v;
 }
 
 static void put_id(FILE *f, uint32_t id)
@@ -655,7 +644,7 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			fputc('\n', vw->spill);
 		}
 		fputc('s', vw->spill);
-		put_entity(vw, vw->spill, w->trace, ent);
+		put_entity(vw->spill, w->trace, ent);
 		fputc(' ', vw->spill);
 		put_id(vw->spill, l->run_id);
 		fputc('\n', vw->spill);
@@ -703,56 +692,70 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	return TK_OK;
 }
 
-/* Write the load changes of window b, after a "#time" line if `with_time`. */
-static int emit_window(tk_writer *w, vcd_writer *vw, uint64_t b,
-		       int with_time, tk_error *err)
-{
-	char *p = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&p, &n);
-	int rc;
+/* The output of close goes through stdio straight onto the sink. */
+typedef struct vout {
+	tk_sink *sink;
+	tk_error *err;
+	int rc;                /* the sink's first failure, or TK_OK */
+} vout;
 
-	if (!f)
-		return tk_err_nomem(err, vw->name);
-	if (with_time)
-		fprintf(f, "#%llu\n", (unsigned long long)win_time(vw, b));
-	put_loads(vw, f, b);
-	if (fclose(f) != 0) {
-		free(p);
-		return tk_err_nomem(err, vw->name);
+static ssize_t vout_write(void *cookie, const char *buf, size_t n)
+{
+	vout *o = cookie;
+
+	if (o->rc == TK_OK)
+		o->rc = tk_sink_write(o->sink, buf, n, o->err);
+	if (o->rc < 0) {
+		errno = EIO;
+		return -1;
 	}
-	rc = tk_sink_write(&w->sink, p, n, err);
-	free(p);
-	return rc;
+	return (ssize_t)n;
 }
 
-static int vcd_writer_close(tk_writer *w, tk_error *err)
+/* The declarations of scope k (none for runnables or signals without
+ * any).  -1 when out of memory. */
+static int put_scope(vcd_writer *vw, const tk_trace *t, FILE *h, int k)
 {
-	vcd_writer *vw = w->impl;
-	const tk_trace *t = w->trace;
-	char *hdr = NULL, *line = NULL;
-	size_t hlen = 0, i, ne, lcap = 0;
-	ssize_t n;
-	uint64_t nb, wt, at;
-	FILE *h;
-	int rc;
+	static const char *const scope[5] = { "cores", "tasks", "runnables",
+					      "signals", "signal_values" };
+	size_t i, n, val;
+	vref *v = scope_refs(vw, t, k, &n, NULL);
 
-	if (tk_timeline_finish(vw->tl) < 0 || vw->nomem)
-		return tk_err_nomem(err, vw->name);
-	if (tk_timeline_lane_count(vw->tl) == 0)
-		return tk_err_set(err, TK_E_UNSUPPORTED, vw->name, 0, 0,
-				  "VCD needs cores: no event of this trace happens on a core, so there is nothing to draw");
-	ne = tk_trace_entity_count(t);
-	if (grow_ents(vw, ne) < 0)
-		return tk_err_nomem(err, vw->name);
-	for (i = 0; i < tk_timeline_lane_count(vw->tl); i++)
-		if (!lane_at(vw, i))
-			return tk_err_nomem(err, vw->name);
-	if (build_refs(vw, t, ne) < 0)
-		return tk_err_nomem(err, vw->name);
-	h = open_memstream(&hdr, &hlen);
-	if (!h)
-		return tk_err_nomem(err, vw->name);
+	if (!v)
+		return -1;
+	/* val 1: the signals' values, in a scope of their own */
+	for (val = 0; val < 1u + (k == SC_SIGS) && (n || k <= SC_TASKS); val++) {
+		fprintf(h, "$scope module %s $end\n", scope[k + val]);
+		for (i = 0; i < n; i++) {
+			if (k == SC_CORES) {
+				fputs("$scope module ", h);
+				put_ref(h, &v[i]);
+				fputs(" $end\n$var string 1 ", h);
+				put_id(h, vw->lanes[i].run_id);
+				fputs(" running $end\n$var integer 32 ", h);
+				put_id(h, vw->lanes[i].load_id);
+				fputs(" load_permille $end\n$upscope $end\n", h);
+				continue;
+			}
+			fputs(val ? "$var string 1 " : k == SC_SIGS ? "$var event 1 "
+				  : "$var wire 1 ", h);
+			put_id(h, val ? val_of(vw, v[i].ent) : wire_of(vw, v[i].ent));
+			fputc(' ', h);
+			put_ref(h, &v[i]);
+			fputs(" $end\n", h);
+		}
+		fputs("$upscope $end\n", h);
+	}
+	free_refs(v, n);
+	return 0;
+}
+
+/* The header: declarations and initial values. -1 when out of memory. */
+static int put_header(vcd_writer *vw, const tk_trace *t, FILE *h)
+{
+	size_t i, n, ne = tk_trace_entity_count(t);
+	int k, sig;
+
 	fprintf(h, "$version tracekit %s $end\n", tk_version());
 	fprintf(h, "$comment %s trace; per core the running process and its load in per mille of each load window (rounded down); per process 1 while allocated to a core; per runnable 1 while started; per signal an event at each access and the last value written $end\n",
 		tk_trace_format(t));
@@ -767,72 +770,17 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 			(unsigned long long)vw->tb.den, tk_unit_name(vw->tb.unit),
 			(unsigned long long)vw->first);
 	fprintf(h, "$timescale %s $end\n", vw->timescale);
-	if (vw->namemap_len)
-		fwrite(vw->namemap, 1, vw->namemap_len, h);
-	fputs("$scope module cores $end\n", h);
-	for (i = 0; i < vw->nlanes; i++) {
-		fputs("$scope module ", h);
-		fputs(vw->lref[i], h);
-		fputs(" $end\n$var string 1 ", h);
-		put_id(h, vw->lanes[i].run_id);
-		fputs(" running $end\n$var integer 32 ", h);
-		put_id(h, vw->lanes[i].load_id);
-		fputs(" load_permille $end\n$upscope $end\n", h);
+	/* the original names of the changed ones, then the scopes: the
+	 * references are made twice rather than kept */
+	for (k = SC_CORES; k <= SC_SIGS; k++) {
+		vref *v = scope_refs(vw, t, k, &n, h);
+		if (!v)
+			return -1;
+		free_refs(v, n);
 	}
-	fputs("$upscope $end\n$scope module tasks $end\n", h);
-	for (i = 0; i < ne; i++) {
-		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
-		if (!tk_etype_is_process(e->type))
-			continue;
-		fputs("$var wire 1 ", h);
-		put_id(h, wire_of(vw, (uint32_t)i));
-		fputc(' ', h);
-		fputs(vw->eref[i], h);
-		fputs(" $end\n", h);
-	}
-	fputs("$upscope $end\n", h);
-	rc = 0; /* bits: runnables, signals declared */
-	for (i = 0; i < ne; i++) {
-		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
-		if (!vw->seen[i] || (e->type != TK_ET_R && e->type != TK_ET_SYSC))
-			continue;
-		if (!(rc & 1))
-			fputs("$scope module runnables $end\n", h);
-		rc |= 1;
-		fputs("$var wire 1 ", h);
-		put_id(h, wire_of(vw, (uint32_t)i));
-		fputc(' ', h);
-		fputs(vw->eref[i], h);
-		fputs(" $end\n", h);
-	}
-	if (rc & 1)
-		fputs("$upscope $end\n", h);
-	for (i = 0; i < ne; i++) {
-		if (!vw->seen[i] || tk_trace_entity(t, (uint32_t)i)->type != TK_ET_SIG)
-			continue;
-		if (!(rc & 2))
-			fputs("$scope module signals $end\n", h);
-		rc |= 2;
-		fputs("$var event 1 ", h);
-		put_id(h, wire_of(vw, (uint32_t)i));
-		fputc(' ', h);
-		fputs(vw->eref[i], h);
-		fputs(" $end\n", h);
-	}
-	if (rc & 2) {
-		fputs("$upscope $end\n$scope module signal_values $end\n", h);
-		for (i = 0; i < ne; i++) {
-			if (!vw->seen[i] ||
-			    tk_trace_entity(t, (uint32_t)i)->type != TK_ET_SIG)
-				continue;
-			fputs("$var string 1 ", h);
-			put_id(h, val_of(vw, (uint32_t)i));
-			fputc(' ', h);
-			fputs(vw->eref[i], h);
-			fputs(" $end\n", h);
-		}
-		fputs("$upscope $end\n", h);
-	}
+	for (k = SC_CORES; k <= SC_SIGS; k++)
+		if (put_scope(vw, t, h, k) < 0)
+			return -1;
 	fputs("$enddefinitions $end\n", h);
 	fprintf(h, "#%llu\n$dumpvars\n", (unsigned long long)vw->vfirst);
 	for (i = 0; i < vw->nlanes; i++) {
@@ -844,16 +792,11 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 		fputc('\n', h);
 	}
 	for (i = 0; i < ne; i++) {
-		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
 		if (!vw->seen[i])
 			continue;
-		if (e->type == TK_ET_SIG) {
-			fputs("s- ", h);
-			put_id(h, val_of(vw, (uint32_t)i));
-		} else {
-			fputc('0', h);
-			put_id(h, wire_of(vw, (uint32_t)i));
-		}
+		sig = tk_trace_entity(t, (uint32_t)i)->type == TK_ET_SIG;
+		fputs(sig ? "s- " : "0", h);
+		put_id(h, sig ? val_of(vw, (uint32_t)i) : wire_of(vw, (uint32_t)i));
 		fputc('\n', h);
 	}
 	for (i = 0; i < ne; i++)
@@ -863,44 +806,66 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 			fputc('\n', h);
 		}
 	fputs("$end\n", h);
-	if (fclose(h) != 0) {
-		free(hdr);
+	return 0;
+}
+
+/* The load changes of window b, after a "#time" line if `with_time`. */
+static void put_window(vcd_writer *vw, FILE *o, uint64_t b, int with_time)
+{
+	if (with_time)
+		fprintf(o, "#%llu\n", (unsigned long long)win_time(vw, b));
+	put_loads(vw, o, b);
+}
+
+static int vcd_writer_close(tk_writer *w, tk_error *err)
+{
+	static const cookie_io_functions_t io = { NULL, vout_write, NULL, NULL };
+	vcd_writer *vw = w->impl;
+	const tk_trace *t = w->trace;
+	vout out = { &w->sink, err, TK_OK };
+	char *line = NULL;
+	size_t lcap = 0;
+	ssize_t n;
+	uint64_t nb, wt, at;
+	FILE *o = NULL;
+	int rc;
+
+	if (tk_timeline_finish(vw->tl) < 0 || vw->nomem)
 		return tk_err_nomem(err, vw->name);
-	}
-	rc = tk_sink_write(&w->sink, hdr, hlen, err);
-	free(hdr);
-	if (rc < 0)
-		return rc;
+	if (tk_timeline_lane_count(vw->tl) == 0)
+		return tk_err_set(err, TK_E_UNSUPPORTED, vw->name, 0, 0,
+				  "VCD needs cores: no event of this trace happens on a core, so there is nothing to draw");
+	if (grow_ents(vw, tk_trace_entity_count(t)) < 0)
+		return tk_err_nomem(err, vw->name);
+	if (!lane_at(vw, tk_timeline_lane_count(vw->tl) - 1))
+		return tk_err_nomem(err, vw->name);
 	if (fflush(vw->spill) != 0 || fseek(vw->spill, 0, SEEK_SET) != 0)
 		return tk_err_set(err, TK_E_IO, vw->name, 0, 0,
 				  "cannot read back the temporary file");
+	o = fopencookie(&out, "w", io);
+	if (!o || put_header(vw, t, o) < 0) {
+		rc = tk_err_nomem(err, vw->name);
+		goto out;
+	}
 	/* the changes, with the load windows' changes merged in at their
 	 * times (wt: the time of window nb; 0 for no more windows) */
 	nb = vw->have_first ? next_window(vw, 0) : 0;
 	at = vw->vfirst;
-	rc = TK_OK;
-	while ((n = getline(&line, &lcap, vw->spill)) > 0) {
+	while (out.rc == TK_OK && (n = getline(&line, &lcap, vw->spill)) > 0) {
 		if (line[0] == '#') {
 			uint64_t tm = strtoull(line + 1, NULL, 10);
 			/* (rounded times: windows may share a time) */
-			while (nb && (wt = win_time(vw, nb)) < tm) {
-				if ((rc = emit_window(w, vw, nb, wt != at, err)) < 0)
-					goto out;
+			for (; nb && (wt = win_time(vw, nb)) < tm; nb = next_window(vw, nb)) {
+				put_window(vw, o, nb, wt != at);
 				at = wt;
-				nb = next_window(vw, nb);
 			}
 			at = tm;
-			if ((rc = tk_sink_write(&w->sink, line, (size_t)n, err)) < 0)
-				goto out;
-			while (nb && win_time(vw, nb) == tm) {
-				if ((rc = emit_window(w, vw, nb, 0, err)) < 0)
-					goto out;
-				nb = next_window(vw, nb);
-			}
+			fwrite(line, 1, (size_t)n, o);
+			for (; nb && win_time(vw, nb) == tm; nb = next_window(vw, nb))
+				put_window(vw, o, nb, 0);
 			continue;
 		}
-		if ((rc = tk_sink_write(&w->sink, line, (size_t)n, err)) < 0)
-			goto out;
+		fwrite(line, 1, (size_t)n, o);
 	}
 	if (ferror(vw->spill)) {
 		rc = tk_err_set(err, TK_E_IO, vw->name, 0, 0,
@@ -909,26 +874,18 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 	}
 	for (; nb; nb = next_window(vw, nb)) {
 		wt = win_time(vw, nb);
-		if ((rc = emit_window(w, vw, nb, wt != at, err)) < 0)
-			goto out;
+		put_window(vw, o, nb, wt != at);
 		at = wt;
 	}
-	if (vw->have_first && vw->vlast != at) {
-		/* the last event's time, so viewers show the last state */
-		char b[32];
-		int len = snprintf(b, sizeof(b), "#%llu\n",
-				   (unsigned long long)vw->vlast);
-		rc = tk_sink_write(&w->sink, b, (size_t)len, err);
-	}
-	if (rc >= 0 && vw->have_first && vw->vlast == vw->vfirst &&
-	    vw->vlast < UINT64_MAX) {
-		/* every event at one time: one unit more gives viewers a time
-		 * range to draw (a converter refuses an empty one) */
-		char b[32];
-		int len = snprintf(b, sizeof(b), "#%llu\n",
-				   (unsigned long long)vw->vlast + 1);
-		rc = tk_sink_write(&w->sink, b, (size_t)len, err);
-	}
+	/* the last event's time, so viewers show the last state */
+	if (vw->have_first && vw->vlast != at)
+		fprintf(o, "#%llu\n", (unsigned long long)vw->vlast);
+	/* every event at one time: one unit more gives viewers a time range
+	 * to draw (a converter refuses an empty one) */
+	if (vw->have_first && vw->vlast == vw->vfirst && vw->vlast < UINT64_MAX)
+		fprintf(o, "#%llu\n", (unsigned long long)vw->vlast + 1);
+	rc = fclose(o) != 0 && out.rc == TK_OK ? tk_err_nomem(err, vw->name) : out.rc;
+	o = NULL;
 	if (rc >= 0 && vw->nrounded && w->opts.on_warning) {
 		tk_error wn;
 
@@ -944,6 +901,8 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 		w->opts.on_warning(w->opts.warning_ctx, &wn);
 	}
 out:
+	if (o)
+		fclose(o);
 	free(line);
 	return rc;
 }
@@ -951,7 +910,6 @@ out:
 static void vcd_writer_free(tk_writer *w)
 {
 	vcd_writer *vw = w->impl;
-	size_t i;
 
 	if (!vw)
 		return;
@@ -964,13 +922,6 @@ static void vcd_writer_free(tk_writer *w)
 	free(vw->nrun);
 	free(vw->val_id);
 	free(vw->seen);
-	for (i = 0; vw->lref && i < vw->nlanes; i++)
-		free(vw->lref[i]);
-	for (i = 0; vw->eref && i < vw->neref; i++)
-		free(vw->eref[i]);
-	free(vw->lref);
-	free(vw->eref);
-	free(vw->namemap);
 	free(vw);
 	w->impl = NULL;
 }
