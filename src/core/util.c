@@ -20,7 +20,8 @@ int tk_grow_zero_slow(void **arr, size_t *cap, size_t id, size_t esize)
 
 	if (id < *cap)
 		return 0;
-	ncap = *cap ? *cap : 16;
+	/* the first block: 16 elements, or about 256 bytes of larger ones */
+	ncap = *cap ? *cap : esize > 16 ? (256 + esize - 1) / esize : 16;
 	while (ncap <= id) {
 		if (ncap > SIZE_MAX / 2 / esize)
 			return -1;
