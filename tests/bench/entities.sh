@@ -100,6 +100,17 @@ else
 	n=$(grep -c '^\$scope module Core_' "$tmp/c.vcd")
 	[ "$n" -eq 32768 ] || { echo "FAIL: $n cores declared in the VCD, expected 32768"; fail=1; }
 fi
+rm -f "$tmp/c.vcd"
+# CTF: one stream per core, each packet buffer freed when all are flushed
+# (every 32 MB in all); a stream's buffer began at 4 KB: 4.2 KB per core
+if ! timeout 120 "$rus" "$tmp/ctf.m" "$cli" convert -q "$tmp/c.btf" "$tmp/c.ctf" --to ctf; then
+	echo "FAIL: CTF export of 32768 cores failed or took more than 120 s"; fail=1
+else
+	above_info "$tmp/cinfo.m" "$tmp/ctf.m" 32768 core 1536
+	n=$(ls "$tmp/c.ctf" | grep -c '^stream_[0-9]')
+	[ "$n" -eq 32768 ] || { echo "FAIL: $n CTF streams, expected 32768"; fail=1; }
+	rm -rf "$tmp/c.ctf"
+fi
 if ! timeout 60 "$cli" load --format csv "$tmp/c.btf" > "$tmp/c.csv"; then
 	echo "FAIL: load on 32768 cores failed or took more than 60 s"; fail=1
 else

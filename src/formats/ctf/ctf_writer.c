@@ -143,7 +143,7 @@ static int pkt_reserve(ctf_writer *cw, size_t n)
 
 	if (st->pcap && st->pcap - st->plen >= n)
 		return 0;
-	cap = st->pcap ? st->pcap : 4096;
+	cap = st->pcap ? st->pcap : 256;
 	while (cap - st->plen < n) {
 		if (cap > SIZE_MAX / 2)
 			return -1;
@@ -270,9 +270,14 @@ static int flush_all(tk_writer *w, ctf_writer *cw, tk_error *err)
 	uint32_t i;
 	int rc;
 
-	for (i = 0; i < cw->nstreams; i++)
-		if ((rc = flush_packet(w, cw, &cw->streams[i], err)) < 0)
+	for (i = 0; i < cw->nstreams; i++) {
+		ctf_stream *st = &cw->streams[i];
+		if ((rc = flush_packet(w, cw, st, err)) < 0)
 			return rc;
+		free(st->pkt); /* memory per stream follows its traffic */
+		st->pkt = NULL;
+		st->pcap = 0;
+	}
 	return TK_OK;
 }
 
