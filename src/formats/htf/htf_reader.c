@@ -259,6 +259,9 @@ typedef struct htf_reader {
 	int done, done_rc;        /* the end or an error was returned */
 	tk_error done_err;
 	tk_event evs[EV_BATCH];   /* the block handed out */
+	/* per event of the block: its core slot << 32 | its key (KEY_*),
+	 * for the synthesis after the merge (synth_block) */
+	uint64_t evkey[EV_BATCH];
 	/* (entity id, event id), the record's low bits, -> tkid << 32 |
 	 * descs[] index (UINT64_MAX: not in the tables), when the ids are
 	 * small enough for a flat table: one load per record */
@@ -2358,9 +2361,9 @@ static inline size_t merge(htf_reader *h, size_t cap, uint32_t nsel,
 			   int *rc, tk_error *err)
 {
 	hnode *heap = h->heap;
-	int64_t *acts = h->synth.acts, *starts = h->synth.starts;
 	const hdesc *descs = h->descs;
 	tk_event *ev = h->evs;
+	uint64_t *evkey = h->evkey;
 	size_t n = 0;
 
 	uint32_t top = nsel ? first_min(heap, nsel, nsel) : 0, next;
@@ -2368,9 +2371,8 @@ static inline size_t merge(htf_reader *h, size_t cap, uint32_t nsel,
 	while (n < cap) {
 		hnode *t = &heap[top];
 		uint64_t lim;
-		const uint32_t slot = t->slot, core = t->core;
-		tk_synth_stack *procs = &h->synth.procs[slot],
-			       *runs = &h->synth.runs[slot];
+		const uint32_t core = t->core;
+		const uint64_t sk = (uint64_t)t->slot << 32;
 		const hrec *rec = t->rec, *bend = t->bend;
 		uint64_t line = t->line;
 
@@ -2384,15 +2386,9 @@ static inline size_t merge(htf_reader *h, size_t cap, uint32_t nsel,
 				uint32_t tkid = (uint32_t)(id >> 32),
 					 key = (uint32_t)id;
 				const hdesc *d = &descs[key & KEY_DESC];
-				int64_t inst;
 
 				ev->time = rec->time;
 				ev->pos = line;
-				/* every target has its counters (merge_start) */
-				inst = tk_synth_count_(
-					acts, starts, (key & KEY_ACT) != 0,
-					(key & KEY_START) != 0,
-					(key & KEY_COUNTED) != 0, tkid);
 				ev->target = tkid;
 				ev->type = d->et;
 				ev->type_name = d->type_name;
@@ -2401,17 +2397,7 @@ static inline size_t merge(htf_reader *h, size_t cap, uint32_t nsel,
 				ev->core = core;
 				ev->note = NULL;
 				ev->note_len = 0;
-				ev->target_inst = inst;
-				if (TK_UNLIKELY(tk_synth_stack_inline(
-					    procs, runs, core, core, d->op,
-					    tkid, inst, &ev->source,
-					    &ev->source_inst) < 0)) {
-					*rc = tk_err_nomem(err, h->name);
-					t->rec = rec;
-					t->time = rec->time;
-					t->line = line;
-					return n;
-				}
+				evkey[n] = sk | key;
 				n++;
 				ev++;
 				line++;
@@ -2447,6 +2433,40 @@ static inline size_t merge(htf_reader *h, size_t cap, uint32_t nsel,
 		/* after a run cut by lim the next node comes first; after one
 		 * cut by cap, the next call starts afresh */
 		top = next;
+	}
+	return n;
+}
+
+/*
+ * The synthesis of the block's n events, in their order, after the merge:
+ * each target's instance (the counters need only the global order) and
+ * the source from the running stacks of its core.  Returns the number of
+ * events done: n, or fewer with *rc an error (no memory for a stack).
+ */
+static size_t synth_block(htf_reader *h, size_t n, int *rc, tk_error *err)
+{
+	int64_t *acts = h->synth.acts, *starts = h->synth.starts;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		tk_event *ev = &h->evs[i];
+		const uint32_t key = (uint32_t)h->evkey[i],
+			       slot = (uint32_t)(h->evkey[i] >> 32);
+		/* every target has its counters (merge_start) */
+		const int64_t inst = tk_synth_count_(
+			acts, starts, (key & KEY_ACT) != 0,
+			(key & KEY_START) != 0, (key & KEY_COUNTED) != 0,
+			ev->target);
+
+		ev->target_inst = inst;
+		if (TK_UNLIKELY(tk_synth_stack_inline(
+			    &h->synth.procs[slot], &h->synth.runs[slot],
+			    ev->core, ev->core, h->descs[key & KEY_DESC].op,
+			    ev->target, inst, &ev->source,
+			    &ev->source_inst) < 0)) {
+			*rc = tk_err_nomem(err, h->name);
+			return i;
+		}
 	}
 	return n;
 }
@@ -2510,6 +2530,7 @@ int htf_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 		got = merge(h, cap, 4, &rc, err);
 	else
 		got = merge(h, cap, 8, &rc, err);
+	got = synth_block(h, got, &rc, err);
 	if (rc < 0) {
 		/* the events before the error go out first */
 		h->done = 1;
