@@ -2445,25 +2445,29 @@ static inline size_t merge(htf_reader *h, size_t cap, uint32_t nsel,
  */
 static size_t synth_block(htf_reader *h, size_t n, int *rc, tk_error *err)
 {
+	/* in locals: the stores to the events could alias the fields of h */
 	int64_t *acts = h->synth.acts, *starts = h->synth.starts;
+	tk_synth_stack *procs = h->synth.procs, *runs = h->synth.runs;
+	const hdesc *descs = h->descs;
+	const uint64_t *evkey = h->evkey;
+	tk_event *ev = h->evs;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		tk_event *ev = &h->evs[i];
-		const uint32_t key = (uint32_t)h->evkey[i],
-			       slot = (uint32_t)(h->evkey[i] >> 32);
+	for (i = 0; i < n; i++, ev++) {
+		const uint32_t key = (uint32_t)evkey[i],
+			       slot = (uint32_t)(evkey[i] >> 32),
+			       target = ev->target, core = ev->core;
 		/* every target has its counters (merge_start) */
 		const int64_t inst = tk_synth_count_(
 			acts, starts, (key & KEY_ACT) != 0,
 			(key & KEY_START) != 0, (key & KEY_COUNTED) != 0,
-			ev->target);
+			target);
 
 		ev->target_inst = inst;
 		if (TK_UNLIKELY(tk_synth_stack_inline(
-			    &h->synth.procs[slot], &h->synth.runs[slot],
-			    ev->core, ev->core, h->descs[key & KEY_DESC].op,
-			    ev->target, inst, &ev->source,
-			    &ev->source_inst) < 0)) {
+			    &procs[slot], &runs[slot], core, core,
+			    descs[key & KEY_DESC].op, target, inst,
+			    &ev->source, &ev->source_inst) < 0)) {
 			*rc = tk_err_nomem(err, h->name);
 			return i;
 		}
