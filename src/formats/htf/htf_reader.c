@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include "htf.h"
+#include "../../core/bytes.h"
 #include "../../core/lines.h"
 
 #include <stdio.h>
@@ -1755,17 +1756,8 @@ out:
 
 /* ---- records ------------------------------------------------------------ */
 
-/* The 2 bytes at p as the index of h->hex2 */
-static TK_INLINE uint16_t load16(const char *p)
-{
-	uint16_t u;
-
-	memcpy(&u, p, 2);
-	return u;
-}
-
 /*
- * The record of w (even, 2..16) hex digits at p as one number, a digit
+ * The w (even, 2..16) hex digits at p as one number, a digit
  * pair at a time through h->hex2 (two bytes -> their value, or a value
  * above 0xff when one is not a hex digit).  Returns 0 if a byte is not a
  * hex digit.
@@ -1777,7 +1769,7 @@ static TK_INLINE int hex_rec(const uint16_t *hex2, const char *p, unsigned w,
 	unsigned i;
 
 	for (i = 0; i < w / 2; i++) {
-		uint64_t t = hex2[load16(p + 2 * i)];
+		uint64_t t = hex2[tk_load_le16(p + 2 * i)];
 		bad |= t;
 		v |= t << (8 * (w / 2 - 1 - i));
 	}
@@ -1797,20 +1789,10 @@ static int hex2_build(htf_reader *h, tk_error *err)
 		for (b = 0; b < 256; b++) {
 			char two[2] = { (char)a, (char)b };
 			int x = hexval((int)a), y = hexval((int)b);
-			h->hex2[load16(two)] =
+			h->hex2[tk_load_le16(two)] =
 				(uint16_t)(x < 0 || y < 0 ? 0x100 : x << 4 | y);
 		}
 	return TK_OK;
-}
-
-static uint64_t hex_slow(const char *p, unsigned n)
-{
-	uint64_t v = 0;
-	unsigned i;
-
-	for (i = 0; i < n; i++)
-		v = v << 4 | (uint64_t)hexval((unsigned char)p[i]);
-	return v;
 }
 
 /* Resolve the head record's ids; report what is wrong with them. */
@@ -1999,9 +1981,10 @@ static int cur_next(htf_reader *h, cursor *c, tk_error *err)
 			     "records before the first core section: read as Core_0");
 			c->implicit = 0;
 		}
-		c->time = hex_slow(s, tl2);
-		ent_id = hex_slow(s + tl2, el2);
-		ev_id = hex_slow(s + tl2 + el2, vl2);
+		/* the digits are checked above */
+		(void)hex_rec(h->hex2, s, tl2, &c->time);
+		(void)hex_rec(h->hex2, s + tl2, el2, &ent_id);
+		(void)hex_rec(h->hex2, s + tl2 + el2, vl2, &ev_id);
 		{
 			int rc = check_time(h, c, ls, s, err);
 			if (rc < 0)
