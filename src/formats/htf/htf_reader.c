@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 #include "htf.h"
 #include "../../core/bytes.h"
+#include "../../core/hashmap.h"
 #include "../../core/lines.h"
 
 #include <stdio.h>
@@ -64,23 +65,12 @@ typedef struct idmap {
 #define DIRECT_MAX (1u << 20)
 
 /*
- * Values (uint32) found by a key the caller compares: an open-addressing
- * table of (hash, value), so that a header of many tables, types or core
- * sections is read in linear time (a walk over all of them per lookup made
- * it quadratic).
+ * Tables, type rows and event table names are found through core's hash
+ * map used as an index by a hash of their key (kindex_find), so that a
+ * header of many is read in linear time (a walk over all of them per
+ * lookup made it quadratic).  kindex_eq: 1 if value v's key is the key at
+ * k (of n bytes).
  */
-typedef struct kslot {
-	uint32_t hash;
-	uint32_t val1;     /* value + 1; 0: empty */
-} kslot;
-
-typedef struct kindex {
-	kslot *s;
-	uint32_t mask;     /* slots - 1 */
-	uint32_t n;
-} kindex;
-
-/* 1 if value v's key is the key at k (of n bytes) */
 typedef int (*kindex_eq)(const void *ctx, uint32_t v, const void *k, size_t n);
 
 typedef struct evinfo {
@@ -235,7 +225,7 @@ typedef struct htf_reader {
 	/* tables */
 	table *tabs;
 	uint32_t ntabs, captabs;
-	kindex tabidx;            /* tabs[] by name, ignoring case */
+	tk_hashmap tabidx;        /* tabs[] by name, ignoring case */
 	htype *types;
 	uint32_t ntypes;
 	idmap typemap;
@@ -274,7 +264,7 @@ typedef struct htf_reader {
 	uint8_t *own;         /* per slot: 1 if it has a section "#-<id>" */
 	uint32_t nslots, capslots, capown;
 	uint32_t nown;        /* slots with own[] set (for #NumberOfCores) */
-	kindex slotidx;       /* core_ids[] by id */
+	tk_hashmap slotidx;   /* core id -> slot */
 	tk_synth synth;
 } htf_reader;
 
@@ -457,67 +447,18 @@ static uint32_t hash_nocase(const char *p, size_t n)
 	return x;
 }
 
-static uint32_t hash_u64(uint64_t v)
-{
-	v ^= v >> 33; /* the finaliser of MurmurHash3 */
-	v *= 0xff51afd7ed558ccdull;
-	v ^= v >> 33;
-	v *= 0xc4ceb9fe1a85ec53ull;
-	v ^= v >> 33;
-	return (uint32_t)v;
-}
-
-/* The value whose key is (k, n), or UINT32_MAX. */
-static uint32_t kindex_find(const kindex *x, uint32_t hash, kindex_eq eq,
+/* The value of the first entry of x under `hash` whose key is (k, n), or
+ * UINT32_MAX. */
+static uint32_t kindex_find(const tk_hashmap *x, uint64_t hash, kindex_eq eq,
 			    const void *ctx, const void *k, size_t n)
 {
 	uint32_t i;
 
-	if (!x->s)
-		return UINT32_MAX;
-	for (i = hash & x->mask; x->s[i].val1; i = (i + 1) & x->mask)
-		if (x->s[i].hash == hash && eq(ctx, x->s[i].val1 - 1, k, n))
-			return x->s[i].val1 - 1;
+	for (i = tk_hashmap_first(x, hash); i != TK_HASHMAP_END;
+	     i = tk_hashmap_next(x, hash, i))
+		if (eq(ctx, x->slots[i].val, k, n))
+			return x->slots[i].val;
 	return UINT32_MAX;
-}
-
-/* Add value v (its key not in yet); TK_OK or TK_E_NOMEM. */
-static int kindex_add(kindex *x, uint32_t hash, uint32_t v)
-{
-	uint32_t i;
-
-	if (2 * (x->n + 1) > (x->s ? x->mask + 1 : 0)) {
-		/* at most half full: short probes */
-		uint32_t ncap = x->s ? 2 * (x->mask + 1) : 64, j;
-		kslot *ns;
-		if (!ncap || !(ns = calloc(ncap, sizeof(*ns))))
-			return TK_E_NOMEM;
-		for (j = 0; x->s && j <= x->mask; j++) {
-			if (!x->s[j].val1)
-				continue;
-			for (i = x->s[j].hash & (ncap - 1); ns[i].val1;
-			     i = (i + 1) & (ncap - 1))
-				;
-			ns[i] = x->s[j];
-		}
-		free(x->s);
-		x->s = ns;
-		x->mask = ncap - 1;
-	}
-	/* allocated above when empty (n stays far below 2^31: 2 * (n + 1) > 0) */
-	TK_ANALYZER_ASSUME(x->s != NULL);
-	for (i = hash & x->mask; x->s[i].val1; i = (i + 1) & x->mask)
-		;
-	x->s[i].hash = hash;
-	x->s[i].val1 = v + 1;
-	x->n++;
-	return TK_OK;
-}
-
-static void kindex_free(kindex *x)
-{
-	free(x->s);
-	memset(x, 0, sizeof(*x));
 }
 
 /* ---- the bytes ---------------------------------------------------------- */
@@ -909,7 +850,7 @@ static int read_header(htf_reader *h, tk_lines *l, uint64_t *data,
 			cur->line = h->line;
 			/* by the name as kept (a NUL in the key ends it) */
 			hash = hash_nocase(cur->name, strlen(cur->name));
-			if (kindex_add(&h->tabidx, hash, h->ntabs) < 0)
+			if (tk_hashmap_add(&h->tabidx, hash, h->ntabs) < 0)
 				return tk_err_nomem(err, h->name);
 			h->ntabs++;
 			continue;
@@ -994,7 +935,7 @@ static int row_value_eq(const void *ctx, uint32_t v, const void *k, size_t n)
  * table took types x tables). */
 static int check_event_tables(htf_reader *h, const table *tt, tk_error *err)
 {
-	kindex names = { 0 };
+	tk_hashmap names = { 0 };
 	row_ctx ctx = { h->t, tt };
 	uint32_t i;
 	int rc = TK_OK;
@@ -1002,7 +943,7 @@ static int check_event_tables(htf_reader *h, const table *tt, tk_error *err)
 	for (i = 0; i < tt->n; i++) {
 		size_t tn;
 		const char *ts = tk_trace_str(h->t, tt->rows[i].value, &tn);
-		if (kindex_add(&names, hash_nocase(ts, tn), i) < 0) {
+		if (tk_hashmap_add(&names, hash_nocase(ts, tn), i) < 0) {
 			rc = tk_err_nomem(err, h->name);
 			goto cleanup;
 		}
@@ -1023,16 +964,15 @@ static int check_event_tables(htf_reader *h, const table *tt, tk_error *err)
 		}
 	}
 cleanup:
-	kindex_free(&names);
+	tk_hashmap_free(&names);
 	return rc;
 }
 
 /* a type row's key for sharing: what its events' descriptors hold */
-static uint32_t type_hash(const htype *ty)
+static uint64_t type_hash(const htype *ty)
 {
-	return hash_u64((uint64_t)ty->type_name << 32 ^
-			(uint64_t)(uint32_t)ty->std ^
-			(uint64_t)(uintptr_t)ty->etab * 0x9e3779b97f4a7c15ull);
+	return (uint64_t)ty->type_name << 32 ^ (uint64_t)(uint32_t)ty->std ^
+	       (uint64_t)(uintptr_t)ty->etab * 0x9e3779b97f4a7c15ull;
 }
 
 static int type_eq(const void *ctx, uint32_t v, const void *k, size_t n)
@@ -1120,7 +1060,7 @@ static int type_events(htf_reader *h, htype *ty, const table *et,
 static int build_types(htf_reader *h, tk_error *err)
 {
 	table *tt = find_table(h, "TypeTable", 9);
-	kindex classes = { 0 };
+	tk_hashmap classes = { 0 };
 	uint64_t rows = 0, ndescs = 0, limit;
 	uint32_t i, o;
 	int64_t dup;
@@ -1199,7 +1139,7 @@ static int build_types(htf_reader *h, tk_error *err)
 			h->r->nwarn += ot->nunknown;
 			continue;
 		}
-		if (kindex_add(&classes, type_hash(ty), i) < 0)
+		if (tk_hashmap_add(&classes, type_hash(ty), i) < 0)
 			goto nomem;
 		if (!et)
 			continue;
@@ -1233,7 +1173,7 @@ static int build_types(htf_reader *h, tk_error *err)
 nomem:
 	rc = tk_err_nomem(err, h->name);
 cleanup:
-	kindex_free(&classes);
+	tk_hashmap_free(&classes);
 	return rc;
 }
 
@@ -1466,19 +1406,11 @@ static uint64_t count_nl(const char *p, const char *e)
 	return n;
 }
 
-static int core_id_eq(const void *ctx, uint32_t v, const void *k, size_t n)
-{
-	const htf_reader *h = ctx;
-
-	(void)n;
-	return h->core_ids[v] == *(const uint64_t *)k;
-}
-
 static int core_slot(htf_reader *h, uint64_t id, uint32_t *slot,
 		     uint32_t *ent, tk_error *err)
 {
 	char name[32];
-	uint32_t i, hash = hash_u64(id);
+	uint32_t i;
 
 	snprintf(name, sizeof(name), "Core_%llu", (unsigned long long)id);
 	*ent = tk_trace_entity_intern(h->t, name, strlen(name));
@@ -1488,8 +1420,8 @@ static int core_slot(htf_reader *h, uint64_t id, uint32_t *slot,
 		h->t->ents[*ent].type = TK_ET_C;
 		h->t->ents[*ent].type_name = tk_strpool_intern(&h->t->pool, "C", 1);
 	}
-	i = kindex_find(&h->slotidx, hash, core_id_eq, h, &id, sizeof(id));
-	if (i != UINT32_MAX) {
+	i = tk_hashmap_get(&h->slotidx, id);
+	if (i != TK_NONE) {
 		*slot = i;
 		return TK_OK;
 	}
@@ -1500,7 +1432,7 @@ static int core_slot(htf_reader *h, uint64_t id, uint32_t *slot,
 		return tk_err_nomem(err, h->name);
 	h->core_ids[h->nslots] = id;
 	h->own[h->nslots] = 0;
-	if (kindex_add(&h->slotidx, hash, h->nslots) < 0)
+	if (tk_hashmap_set(&h->slotidx, id, h->nslots) < 0)
 		return tk_err_nomem(err, h->name);
 	*slot = h->nslots++;
 	return TK_OK;
@@ -2613,7 +2545,7 @@ void htf_reader_close(tk_reader *r)
 	for (i = 0; i < h->ntabs; i++)
 		free(h->tabs[i].rows);
 	free(h->tabs);
-	kindex_free(&h->tabidx);
+	tk_hashmap_free(&h->tabidx);
 	for (i = 0; i < h->ntypes; i++) {
 		if (h->types[i].owner != i) /* shared with its owner */
 			continue;
@@ -2640,7 +2572,7 @@ void htf_reader_close(tk_reader *r)
 	free(h->heap);
 	free(h->core_ids);
 	free(h->own);
-	kindex_free(&h->slotidx);
+	tk_hashmap_free(&h->slotidx);
 	tk_synth_free(&h->synth);
 	free(h);
 	r->impl = NULL;
