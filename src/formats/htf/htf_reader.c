@@ -218,8 +218,6 @@ typedef struct htf_reader {
 	/* header */
 	uint64_t line;
 	unsigned tl, el, vl, w;   /* lengths in bytes; w: record width in digits */
-	unsigned sh_ent, sh_time; /* w <= 16: bit shifts of the fields */
-	uint64_t m_ent, m_ev;     /* and their masks */
 	uint64_t ncores_decl;
 	int have_ncores;
 	/* tables */
@@ -888,13 +886,6 @@ done:
 				  !h->tl ? "TimestampLength"
 				  : !h->el ? "EntityLength" : "EventLength");
 	h->w = 2 * (h->tl + h->el + h->vl);
-	if (h->w <= 16) {
-		/* the fields of a record read as one number */
-		h->sh_ent = 8 * h->vl;
-		h->sh_time = 8 * (h->el + h->vl);
-		h->m_ent = (1ull << (8 * h->el)) - 1;
-		h->m_ev = (1ull << (8 * h->vl)) - 1;
-	}
 	return TK_OK;
 }
 
@@ -1967,12 +1958,15 @@ static inline uint64_t rec_key(const htf_reader *h, uint64_t ent_id,
  * wider ones field by field.
  */
 static TK_INLINE uint32_t batch_w(htf_reader *h, cursor *c,
-						  const unsigned w)
+				  const unsigned w, const unsigned tl,
+				  const unsigned vl)
 {
-	const unsigned tl2 = 2 * h->tl, el2 = 2 * h->el,
-		       vl2 = 2 * h->vl, sh_time = h->sh_time,
-		       sh_ent = h->sh_ent;
-	const uint64_t m_ent = h->m_ent, m_ev = h->m_ev, *pair = h->pair,
+	const unsigned tl2 = 2 * tl, vl2 = 2 * vl, el2 = w - tl2 - vl2,
+		       sh_time = 4 * (w - tl2), sh_ent = 4 * vl2;
+	/* w <= 16: the fields of the record read as one number */
+	const uint64_t m_ent = w <= 16 ? (1ull << (4 * el2)) - 1 : 0,
+		       m_ev = w <= 16 ? (1ull << (4 * vl2)) - 1 : 0,
+		       *pair = h->pair,
 		       npair_ent = h->npair_ent;
 	const unsigned pbits = h->pair_bits;
 	const uint16_t *hex2 = h->hex2;
@@ -2034,18 +2028,22 @@ static TK_INLINE uint32_t batch_w(htf_reader *h, cursor *c,
 	return n;
 }
 
-/* batch_w() with the usual record widths as constants */
+/* batch_w() with the usual record layouts as constants */
 static uint32_t batch(htf_reader *h, cursor *c)
 {
+	const unsigned tl = h->tl, vl = h->vl;
+
+	if (tl == 4 && vl == 1 && h->w == 14)
+		return batch_w(h, c, 14, 4, 1);
 	switch (h->w) {
 	case 14:
-		return batch_w(h, c, 14);
+		return batch_w(h, c, 14, tl, vl);
 	case 16:
-		return batch_w(h, c, 16);
+		return batch_w(h, c, 16, tl, vl);
 	case 12:
-		return batch_w(h, c, 12);
+		return batch_w(h, c, 12, tl, vl);
 	default:
-		return batch_w(h, c, h->w);
+		return batch_w(h, c, h->w, tl, vl);
 	}
 }
 
