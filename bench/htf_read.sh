@@ -12,6 +12,8 @@
 #   BASE=        another tracekit binary (e.g. an older build), run on the
 #                same traces in the same rounds (`info --threads 0` when
 #                its `--help` lists --threads), for a side-by-side table
+#   BTF_N=10000000 the BTF peer's events (btf_read.sh's trace, made here
+#                if missing: gen_btf -n BTF_N -c 4 -s 1)
 #   CC=cc
 #
 # Writes to bench/out/ (gitignored): gen_htf, rusage, the trace
@@ -43,6 +45,7 @@ INFO_RSS_MB=64
 [[ $CORES =~ ^[0-9]+$ && $CORES -gt 0 ]] || bench_die "CORES must be a positive integer (got '$CORES')"
 [[ -x $TRACEKIT ]] || bench_die "$TRACEKIT does not exist (build it with 'make')"
 bench_build "$HERE/gen_htf.c" "$BIN/gen_htf"
+bench_build "$HERE/gen_btf.c" "$BIN/gen_btf"
 # the reader alone, linked with the library of the binary under test
 bench_reader_next
 
@@ -59,6 +62,14 @@ COMMENTS="$OUT/htf_n$((N / 4))_c${CORES}_k7.htf"
 gen "$N" "$TRACE"
 gen "$((N / 4))" "$QUARTER"
 gen "$((N / 4))" "$COMMENTS" -k 7
+BTF_N=${BTF_N:-10000000}
+[[ $BTF_N =~ ^[0-9]+$ && $BTF_N -gt 0 ]] || bench_die "BTF_N must be a positive integer (got '$BTF_N')"
+BTF="$OUT/trace_n${BTF_N}_c4_s1.btf"
+if [[ ! -s $BTF || $BIN/gen_btf -nt $BTF ]]; then
+	echo "generating $BTF ..."
+	"$BIN/gen_btf" -n "$BTF_N" -c 4 -s 1 "$BTF.tmp"
+	mv -f "$BTF.tmp" "$BTF"
+fi
 BASE=${BASE:-}
 BASE_OPT=()
 if [[ -n $BASE ]]; then
@@ -75,6 +86,7 @@ run_bench "tracekit info (N/4, all commented)" htf_info_comments - "$INFO_RSS_MB
 [[ -z $BASE ]] || run_bench "BASE info ${BASE_OPT[*]} (N/4, all commented)" htf_base_comments - - - -- \
 	"$BASE" info "${BASE_OPT[@]}" "$COMMENTS"
 bench_input "$TRACE"
+BYTES_HTF=$BYTES
 run_bench "tracekit info" htf_info "$INFO_GBPS" "$INFO_RSS_MB" - -- \
 	"$TRACEKIT" info "$TRACE"
 [[ -z $BASE ]] || run_bench "BASE info ${BASE_OPT[*]}" htf_base_info - - - -- \
@@ -88,7 +100,32 @@ fi
 run_bench "tracekit convert -> btf" htf_convert - - "$OUT/htf_convert_out.btf" -- \
 	"$TRACEKIT" convert -q "$TRACE" "$OUT/htf_convert_out.btf"
 run_bench "wc -l (lower bound)" htf_wc - - - -- wc -l "$TRACE"
+bench_input "$BTF"
+BTF_BYTES=$BYTES
+run_bench "tracekit info on BTF (per-byte peer)" htf_btf_info - - - -- \
+	"$TRACEKIT" info "$BTF"
 
 bench_report "HTF read benchmark: $(basename "$TRACE"), $BYTES bytes, $N records, $CORES cores" \
 	"the (N/4) row's GB/s is of the quarter file; its peak RSS next to the full row's shows memory flat"
+
+# HTF/BTF per byte: info's bytes per second and per CPU second
+gbps() { awk -F'\t' -v l="$1" '$1 == l { print $3 }' "$RESULTS"; }
+cpu_s() { # cpu_s FILE: user + sys seconds of one `tracekit info FILE`
+	local TIMEFORMAT='%U %S' t
+	t=$({ time "$TRACEKIT" info "$1" > /dev/null; } 2>&1) || bench_die "info $1 failed"
+	awk -v t="$t" 'BEGIN { split(t, a, " "); print a[1] + a[2] }'
+}
+HTF_CPU=() BTF_CPU=()
+for ((r = 1; r <= RUNS; r++)); do
+	HTF_CPU+=("$(cpu_s "$TRACE")")
+	BTF_CPU+=("$(cpu_s "$BTF")")
+done
+hc=$(printf '%s\n' "${HTF_CPU[@]}" | bench_median)
+bc=$(printf '%s\n' "${BTF_CPU[@]}" | bench_median)
+awk -v h="$(gbps "tracekit info")" -v b="$(gbps "tracekit info on BTF (per-byte peer)")" \
+	-v hb="$BYTES_HTF" -v bb="$BTF_BYTES" -v hc="$hc" -v bc="$bc" 'BEGIN {
+	printf("HTF/BTF per byte, wall: %.0f / %.0f MB/s = %.2f\n", h * 1000, b * 1000, b > 0 ? h / b : 0)
+	printf("HTF/BTF per byte, CPU (user+sys, median of the extra rounds): %.0f / %.0f MB per CPU s = %.2f\n",
+	       hb / hc / 1e6, bb / bc / 1e6, (hb / hc) / (bb / bc))
+}'
 exit "$FAILED"

@@ -21,6 +21,8 @@
  */
 #define _GNU_SOURCE
 #include "htf.h"
+#include "../../core/bytes.h"
+#include "../../core/hashmap.h"
 #include "../../core/lines.h"
 
 #include <stdio.h>
@@ -63,23 +65,12 @@ typedef struct idmap {
 #define DIRECT_MAX (1u << 20)
 
 /*
- * Values (uint32) found by a key the caller compares: an open-addressing
- * table of (hash, value), so that a header of many tables, types or core
- * sections is read in linear time (a walk over all of them per lookup made
- * it quadratic).
+ * Tables, type rows and event table names are found through core's hash
+ * map used as an index by a hash of their key (kindex_find), so that a
+ * header of many is read in linear time (a walk over all of them per
+ * lookup made it quadratic).  kindex_eq: 1 if value v's key is the key at
+ * k (of n bytes).
  */
-typedef struct kslot {
-	uint32_t hash;
-	uint32_t val1;     /* value + 1; 0: empty */
-} kslot;
-
-typedef struct kindex {
-	kslot *s;
-	uint32_t mask;     /* slots - 1 */
-	uint32_t n;
-} kindex;
-
-/* 1 if value v's key is the key at k (of n bytes) */
 typedef int (*kindex_eq)(const void *ctx, uint32_t v, const void *k, size_t n);
 
 typedef struct evinfo {
@@ -227,14 +218,12 @@ typedef struct htf_reader {
 	/* header */
 	uint64_t line;
 	unsigned tl, el, vl, w;   /* lengths in bytes; w: record width in digits */
-	unsigned sh_ent, sh_time; /* w <= 16: bit shifts of the fields */
-	uint64_t m_ent, m_ev;     /* and their masks */
 	uint64_t ncores_decl;
 	int have_ncores;
 	/* tables */
 	table *tabs;
 	uint32_t ntabs, captabs;
-	kindex tabidx;            /* tabs[] by name, ignoring case */
+	tk_hashmap tabidx;        /* tabs[] by name, ignoring case */
 	htype *types;
 	uint32_t ntypes;
 	idmap typemap;
@@ -259,6 +248,9 @@ typedef struct htf_reader {
 	int done, done_rc;        /* the end or an error was returned */
 	tk_error done_err;
 	tk_event evs[EV_BATCH];   /* the block handed out */
+	/* per event of the block: its core slot << 32 | its key (KEY_*),
+	 * for the synthesis after the merge (synth_block) */
+	uint64_t evkey[EV_BATCH];
 	/* (entity id, event id), the record's low bits, -> tkid << 32 |
 	 * descs[] index (UINT64_MAX: not in the tables), when the ids are
 	 * small enough for a flat table: one load per record */
@@ -270,7 +262,7 @@ typedef struct htf_reader {
 	uint8_t *own;         /* per slot: 1 if it has a section "#-<id>" */
 	uint32_t nslots, capslots, capown;
 	uint32_t nown;        /* slots with own[] set (for #NumberOfCores) */
-	kindex slotidx;       /* core_ids[] by id */
+	tk_hashmap slotidx;   /* core id -> slot */
 	tk_synth synth;
 } htf_reader;
 
@@ -453,67 +445,18 @@ static uint32_t hash_nocase(const char *p, size_t n)
 	return x;
 }
 
-static uint32_t hash_u64(uint64_t v)
-{
-	v ^= v >> 33; /* the finaliser of MurmurHash3 */
-	v *= 0xff51afd7ed558ccdull;
-	v ^= v >> 33;
-	v *= 0xc4ceb9fe1a85ec53ull;
-	v ^= v >> 33;
-	return (uint32_t)v;
-}
-
-/* The value whose key is (k, n), or UINT32_MAX. */
-static uint32_t kindex_find(const kindex *x, uint32_t hash, kindex_eq eq,
+/* The value of the first entry of x under `hash` whose key is (k, n), or
+ * UINT32_MAX. */
+static uint32_t kindex_find(const tk_hashmap *x, uint64_t hash, kindex_eq eq,
 			    const void *ctx, const void *k, size_t n)
 {
 	uint32_t i;
 
-	if (!x->s)
-		return UINT32_MAX;
-	for (i = hash & x->mask; x->s[i].val1; i = (i + 1) & x->mask)
-		if (x->s[i].hash == hash && eq(ctx, x->s[i].val1 - 1, k, n))
-			return x->s[i].val1 - 1;
+	for (i = tk_hashmap_first(x, hash); i != TK_HASHMAP_END;
+	     i = tk_hashmap_next(x, hash, i))
+		if (eq(ctx, x->slots[i].val, k, n))
+			return x->slots[i].val;
 	return UINT32_MAX;
-}
-
-/* Add value v (its key not in yet); TK_OK or TK_E_NOMEM. */
-static int kindex_add(kindex *x, uint32_t hash, uint32_t v)
-{
-	uint32_t i;
-
-	if (2 * (x->n + 1) > (x->s ? x->mask + 1 : 0)) {
-		/* at most half full: short probes */
-		uint32_t ncap = x->s ? 2 * (x->mask + 1) : 64, j;
-		kslot *ns;
-		if (!ncap || !(ns = calloc(ncap, sizeof(*ns))))
-			return TK_E_NOMEM;
-		for (j = 0; x->s && j <= x->mask; j++) {
-			if (!x->s[j].val1)
-				continue;
-			for (i = x->s[j].hash & (ncap - 1); ns[i].val1;
-			     i = (i + 1) & (ncap - 1))
-				;
-			ns[i] = x->s[j];
-		}
-		free(x->s);
-		x->s = ns;
-		x->mask = ncap - 1;
-	}
-	/* allocated above when empty (n stays far below 2^31: 2 * (n + 1) > 0) */
-	TK_ANALYZER_ASSUME(x->s != NULL);
-	for (i = hash & x->mask; x->s[i].val1; i = (i + 1) & x->mask)
-		;
-	x->s[i].hash = hash;
-	x->s[i].val1 = v + 1;
-	x->n++;
-	return TK_OK;
-}
-
-static void kindex_free(kindex *x)
-{
-	free(x->s);
-	memset(x, 0, sizeof(*x));
 }
 
 /* ---- the bytes ---------------------------------------------------------- */
@@ -905,7 +848,7 @@ static int read_header(htf_reader *h, tk_lines *l, uint64_t *data,
 			cur->line = h->line;
 			/* by the name as kept (a NUL in the key ends it) */
 			hash = hash_nocase(cur->name, strlen(cur->name));
-			if (kindex_add(&h->tabidx, hash, h->ntabs) < 0)
+			if (tk_hashmap_add(&h->tabidx, hash, h->ntabs) < 0)
 				return tk_err_nomem(err, h->name);
 			h->ntabs++;
 			continue;
@@ -943,13 +886,6 @@ done:
 				  !h->tl ? "TimestampLength"
 				  : !h->el ? "EntityLength" : "EventLength");
 	h->w = 2 * (h->tl + h->el + h->vl);
-	if (h->w <= 16) {
-		/* the fields of a record read as one number */
-		h->sh_ent = 8 * h->vl;
-		h->sh_time = 8 * (h->el + h->vl);
-		h->m_ent = (1ull << (8 * h->el)) - 1;
-		h->m_ev = (1ull << (8 * h->vl)) - 1;
-	}
 	return TK_OK;
 }
 
@@ -990,7 +926,7 @@ static int row_value_eq(const void *ctx, uint32_t v, const void *k, size_t n)
  * table took types x tables). */
 static int check_event_tables(htf_reader *h, const table *tt, tk_error *err)
 {
-	kindex names = { 0 };
+	tk_hashmap names = { 0 };
 	row_ctx ctx = { h->t, tt };
 	uint32_t i;
 	int rc = TK_OK;
@@ -998,7 +934,7 @@ static int check_event_tables(htf_reader *h, const table *tt, tk_error *err)
 	for (i = 0; i < tt->n; i++) {
 		size_t tn;
 		const char *ts = tk_trace_str(h->t, tt->rows[i].value, &tn);
-		if (kindex_add(&names, hash_nocase(ts, tn), i) < 0) {
+		if (tk_hashmap_add(&names, hash_nocase(ts, tn), i) < 0) {
 			rc = tk_err_nomem(err, h->name);
 			goto cleanup;
 		}
@@ -1019,16 +955,15 @@ static int check_event_tables(htf_reader *h, const table *tt, tk_error *err)
 		}
 	}
 cleanup:
-	kindex_free(&names);
+	tk_hashmap_free(&names);
 	return rc;
 }
 
 /* a type row's key for sharing: what its events' descriptors hold */
-static uint32_t type_hash(const htype *ty)
+static uint64_t type_hash(const htype *ty)
 {
-	return hash_u64((uint64_t)ty->type_name << 32 ^
-			(uint64_t)(uint32_t)ty->std ^
-			(uint64_t)(uintptr_t)ty->etab * 0x9e3779b97f4a7c15ull);
+	return (uint64_t)ty->type_name << 32 ^ (uint64_t)(uint32_t)ty->std ^
+	       (uint64_t)(uintptr_t)ty->etab * 0x9e3779b97f4a7c15ull;
 }
 
 static int type_eq(const void *ctx, uint32_t v, const void *k, size_t n)
@@ -1116,7 +1051,7 @@ static int type_events(htf_reader *h, htype *ty, const table *et,
 static int build_types(htf_reader *h, tk_error *err)
 {
 	table *tt = find_table(h, "TypeTable", 9);
-	kindex classes = { 0 };
+	tk_hashmap classes = { 0 };
 	uint64_t rows = 0, ndescs = 0, limit;
 	uint32_t i, o;
 	int64_t dup;
@@ -1195,7 +1130,7 @@ static int build_types(htf_reader *h, tk_error *err)
 			h->r->nwarn += ot->nunknown;
 			continue;
 		}
-		if (kindex_add(&classes, type_hash(ty), i) < 0)
+		if (tk_hashmap_add(&classes, type_hash(ty), i) < 0)
 			goto nomem;
 		if (!et)
 			continue;
@@ -1229,7 +1164,7 @@ static int build_types(htf_reader *h, tk_error *err)
 nomem:
 	rc = tk_err_nomem(err, h->name);
 cleanup:
-	kindex_free(&classes);
+	tk_hashmap_free(&classes);
 	return rc;
 }
 
@@ -1462,19 +1397,11 @@ static uint64_t count_nl(const char *p, const char *e)
 	return n;
 }
 
-static int core_id_eq(const void *ctx, uint32_t v, const void *k, size_t n)
-{
-	const htf_reader *h = ctx;
-
-	(void)n;
-	return h->core_ids[v] == *(const uint64_t *)k;
-}
-
 static int core_slot(htf_reader *h, uint64_t id, uint32_t *slot,
 		     uint32_t *ent, tk_error *err)
 {
 	char name[32];
-	uint32_t i, hash = hash_u64(id);
+	uint32_t i;
 
 	snprintf(name, sizeof(name), "Core_%llu", (unsigned long long)id);
 	*ent = tk_trace_entity_intern(h->t, name, strlen(name));
@@ -1484,8 +1411,8 @@ static int core_slot(htf_reader *h, uint64_t id, uint32_t *slot,
 		h->t->ents[*ent].type = TK_ET_C;
 		h->t->ents[*ent].type_name = tk_strpool_intern(&h->t->pool, "C", 1);
 	}
-	i = kindex_find(&h->slotidx, hash, core_id_eq, h, &id, sizeof(id));
-	if (i != UINT32_MAX) {
+	i = tk_hashmap_get(&h->slotidx, id);
+	if (i != TK_NONE) {
 		*slot = i;
 		return TK_OK;
 	}
@@ -1496,7 +1423,7 @@ static int core_slot(htf_reader *h, uint64_t id, uint32_t *slot,
 		return tk_err_nomem(err, h->name);
 	h->core_ids[h->nslots] = id;
 	h->own[h->nslots] = 0;
-	if (kindex_add(&h->slotidx, hash, h->nslots) < 0)
+	if (tk_hashmap_set(&h->slotidx, id, h->nslots) < 0)
 		return tk_err_nomem(err, h->name);
 	*slot = h->nslots++;
 	return TK_OK;
@@ -1752,17 +1679,8 @@ out:
 
 /* ---- records ------------------------------------------------------------ */
 
-/* The 2 bytes at p as the index of h->hex2 */
-static TK_INLINE uint16_t load16(const char *p)
-{
-	uint16_t u;
-
-	memcpy(&u, p, 2);
-	return u;
-}
-
 /*
- * The record of w (even, 2..16) hex digits at p as one number, a digit
+ * The w (even, 2..16) hex digits at p as one number, a digit
  * pair at a time through h->hex2 (two bytes -> their value, or a value
  * above 0xff when one is not a hex digit).  Returns 0 if a byte is not a
  * hex digit.
@@ -1774,7 +1692,7 @@ static TK_INLINE int hex_rec(const uint16_t *hex2, const char *p, unsigned w,
 	unsigned i;
 
 	for (i = 0; i < w / 2; i++) {
-		uint64_t t = hex2[load16(p + 2 * i)];
+		uint64_t t = hex2[tk_load_le16(p + 2 * i)];
 		bad |= t;
 		v |= t << (8 * (w / 2 - 1 - i));
 	}
@@ -1794,20 +1712,10 @@ static int hex2_build(htf_reader *h, tk_error *err)
 		for (b = 0; b < 256; b++) {
 			char two[2] = { (char)a, (char)b };
 			int x = hexval((int)a), y = hexval((int)b);
-			h->hex2[load16(two)] =
+			h->hex2[tk_load_le16(two)] =
 				(uint16_t)(x < 0 || y < 0 ? 0x100 : x << 4 | y);
 		}
 	return TK_OK;
-}
-
-static uint64_t hex_slow(const char *p, unsigned n)
-{
-	uint64_t v = 0;
-	unsigned i;
-
-	for (i = 0; i < n; i++)
-		v = v << 4 | (uint64_t)hexval((unsigned char)p[i]);
-	return v;
 }
 
 /* Resolve the head record's ids; report what is wrong with them. */
@@ -1996,9 +1904,10 @@ static int cur_next(htf_reader *h, cursor *c, tk_error *err)
 			     "records before the first core section: read as Core_0");
 			c->implicit = 0;
 		}
-		c->time = hex_slow(s, tl2);
-		ent_id = hex_slow(s + tl2, el2);
-		ev_id = hex_slow(s + tl2 + el2, vl2);
+		/* the digits are checked above */
+		(void)hex_rec(h->hex2, s, tl2, &c->time);
+		(void)hex_rec(h->hex2, s + tl2, el2, &ent_id);
+		(void)hex_rec(h->hex2, s + tl2 + el2, vl2, &ev_id);
 		{
 			int rc = check_time(h, c, ls, s, err);
 			if (rc < 0)
@@ -2049,12 +1958,15 @@ static inline uint64_t rec_key(const htf_reader *h, uint64_t ent_id,
  * wider ones field by field.
  */
 static TK_INLINE uint32_t batch_w(htf_reader *h, cursor *c,
-						  const unsigned w)
+				  const unsigned w, const unsigned tl,
+				  const unsigned vl)
 {
-	const unsigned tl2 = 2 * h->tl, el2 = 2 * h->el,
-		       vl2 = 2 * h->vl, sh_time = h->sh_time,
-		       sh_ent = h->sh_ent;
-	const uint64_t m_ent = h->m_ent, m_ev = h->m_ev, *pair = h->pair,
+	const unsigned tl2 = 2 * tl, vl2 = 2 * vl, el2 = w - tl2 - vl2,
+		       sh_time = 4 * (w - tl2), sh_ent = 4 * vl2;
+	/* w <= 16: the fields of the record read as one number */
+	const uint64_t m_ent = w <= 16 ? (1ull << (4 * el2)) - 1 : 0,
+		       m_ev = w <= 16 ? (1ull << (4 * vl2)) - 1 : 0,
+		       *pair = h->pair,
 		       npair_ent = h->npair_ent;
 	const unsigned pbits = h->pair_bits;
 	const uint16_t *hex2 = h->hex2;
@@ -2116,18 +2028,22 @@ static TK_INLINE uint32_t batch_w(htf_reader *h, cursor *c,
 	return n;
 }
 
-/* batch_w() with the usual record widths as constants */
+/* batch_w() with the usual record layouts as constants */
 static uint32_t batch(htf_reader *h, cursor *c)
 {
+	const unsigned tl = h->tl, vl = h->vl;
+
+	if (tl == 4 && vl == 1 && h->w == 14)
+		return batch_w(h, c, 14, 4, 1);
 	switch (h->w) {
 	case 14:
-		return batch_w(h, c, 14);
+		return batch_w(h, c, 14, tl, vl);
 	case 16:
-		return batch_w(h, c, 16);
+		return batch_w(h, c, 16, tl, vl);
 	case 12:
-		return batch_w(h, c, 12);
+		return batch_w(h, c, 12, tl, vl);
 	default:
-		return batch_w(h, c, h->w);
+		return batch_w(h, c, h->w, tl, vl);
 	}
 }
 
@@ -2358,9 +2274,9 @@ static inline size_t merge(htf_reader *h, size_t cap, uint32_t nsel,
 			   int *rc, tk_error *err)
 {
 	hnode *heap = h->heap;
-	int64_t *acts = h->synth.acts, *starts = h->synth.starts;
 	const hdesc *descs = h->descs;
 	tk_event *ev = h->evs;
+	uint64_t *evkey = h->evkey;
 	size_t n = 0;
 
 	uint32_t top = nsel ? first_min(heap, nsel, nsel) : 0, next;
@@ -2368,9 +2284,8 @@ static inline size_t merge(htf_reader *h, size_t cap, uint32_t nsel,
 	while (n < cap) {
 		hnode *t = &heap[top];
 		uint64_t lim;
-		const uint32_t slot = t->slot, core = t->core;
-		tk_synth_stack *procs = &h->synth.procs[slot],
-			       *runs = &h->synth.runs[slot];
+		const uint32_t core = t->core;
+		const uint64_t sk = (uint64_t)t->slot << 32;
 		const hrec *rec = t->rec, *bend = t->bend;
 		uint64_t line = t->line;
 
@@ -2384,15 +2299,9 @@ static inline size_t merge(htf_reader *h, size_t cap, uint32_t nsel,
 				uint32_t tkid = (uint32_t)(id >> 32),
 					 key = (uint32_t)id;
 				const hdesc *d = &descs[key & KEY_DESC];
-				int64_t inst;
 
 				ev->time = rec->time;
 				ev->pos = line;
-				/* every target has its counters (merge_start) */
-				inst = tk_synth_count_(
-					acts, starts, (key & KEY_ACT) != 0,
-					(key & KEY_START) != 0,
-					(key & KEY_COUNTED) != 0, tkid);
 				ev->target = tkid;
 				ev->type = d->et;
 				ev->type_name = d->type_name;
@@ -2401,17 +2310,7 @@ static inline size_t merge(htf_reader *h, size_t cap, uint32_t nsel,
 				ev->core = core;
 				ev->note = NULL;
 				ev->note_len = 0;
-				ev->target_inst = inst;
-				if (TK_UNLIKELY(tk_synth_stack_inline(
-					    procs, runs, core, core, d->op,
-					    tkid, inst, &ev->source,
-					    &ev->source_inst) < 0)) {
-					*rc = tk_err_nomem(err, h->name);
-					t->rec = rec;
-					t->time = rec->time;
-					t->line = line;
-					return n;
-				}
+				evkey[n] = sk | key;
 				n++;
 				ev++;
 				line++;
@@ -2447,6 +2346,44 @@ static inline size_t merge(htf_reader *h, size_t cap, uint32_t nsel,
 		/* after a run cut by lim the next node comes first; after one
 		 * cut by cap, the next call starts afresh */
 		top = next;
+	}
+	return n;
+}
+
+/*
+ * The synthesis of the block's n events, in their order, after the merge:
+ * each target's instance (the counters need only the global order) and
+ * the source from the running stacks of its core.  Returns the number of
+ * events done: n, or fewer with *rc an error (no memory for a stack).
+ */
+static size_t synth_block(htf_reader *h, size_t n, int *rc, tk_error *err)
+{
+	/* in locals: the stores to the events could alias the fields of h */
+	int64_t *acts = h->synth.acts, *starts = h->synth.starts;
+	tk_synth_stack *procs = h->synth.procs, *runs = h->synth.runs;
+	const hdesc *descs = h->descs;
+	const uint64_t *evkey = h->evkey;
+	tk_event *ev = h->evs;
+	size_t i;
+
+	for (i = 0; i < n; i++, ev++) {
+		const uint32_t key = (uint32_t)evkey[i],
+			       slot = (uint32_t)(evkey[i] >> 32),
+			       target = ev->target, core = ev->core;
+		/* every target has its counters (merge_start) */
+		const int64_t inst = tk_synth_count_(
+			acts, starts, (key & KEY_ACT) != 0,
+			(key & KEY_START) != 0, (key & KEY_COUNTED) != 0,
+			target);
+
+		ev->target_inst = inst;
+		if (TK_UNLIKELY(tk_synth_stack_inline(
+			    &procs[slot], &runs[slot], core, core,
+			    descs[key & KEY_DESC].op, target, inst,
+			    &ev->source, &ev->source_inst) < 0)) {
+			*rc = tk_err_nomem(err, h->name);
+			return i;
+		}
 	}
 	return n;
 }
@@ -2510,6 +2447,7 @@ int htf_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 		got = merge(h, cap, 4, &rc, err);
 	else
 		got = merge(h, cap, 8, &rc, err);
+	got = synth_block(h, got, &rc, err);
 	if (rc < 0) {
 		/* the events before the error go out first */
 		h->done = 1;
@@ -2605,7 +2543,7 @@ void htf_reader_close(tk_reader *r)
 	for (i = 0; i < h->ntabs; i++)
 		free(h->tabs[i].rows);
 	free(h->tabs);
-	kindex_free(&h->tabidx);
+	tk_hashmap_free(&h->tabidx);
 	for (i = 0; i < h->ntypes; i++) {
 		if (h->types[i].owner != i) /* shared with its owner */
 			continue;
@@ -2632,7 +2570,7 @@ void htf_reader_close(tk_reader *r)
 	free(h->heap);
 	free(h->core_ids);
 	free(h->own);
-	kindex_free(&h->slotidx);
+	tk_hashmap_free(&h->slotidx);
 	tk_synth_free(&h->synth);
 	free(h);
 	r->impl = NULL;
