@@ -105,6 +105,7 @@ BTF_BYTES=$BYTES
 run_bench "tracekit info on BTF (per-byte peer)" htf_btf_info - - - -- \
 	"$TRACEKIT" info "$BTF"
 
+BYTES=$BYTES_HTF # (the BTF row's bench_input set it)
 bench_report "HTF read benchmark: $(basename "$TRACE"), $BYTES bytes, $N records, $CORES cores" \
 	"the (N/4) row's GB/s is of the quarter file; its peak RSS next to the full row's shows memory flat"
 
