@@ -453,9 +453,11 @@ static uint32_t kindex_find(const tk_hashmap *x, uint64_t hash, kindex_eq eq,
 	uint32_t i;
 
 	for (i = tk_hashmap_first(x, hash); i != TK_HASHMAP_END;
-	     i = tk_hashmap_next(x, hash, i))
+	     i = tk_hashmap_next(x, hash, i)) {
+		TK_ANALYZER_ASSUME(x->slots != NULL); /* i is an entry's slot */
 		if (eq(ctx, x->slots[i].val, k, n))
 			return x->slots[i].val;
+	}
 	return UINT32_MAX;
 }
 
