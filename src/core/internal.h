@@ -492,6 +492,12 @@ int tk_sink_open_raw(tk_sink *s, const char *path, tk_error *err);
  */
 int tk_sink_track(tk_sink *s, const char *file);
 /**
+ * The same for the files DIR/<prefix>0 .. DIR/<prefix>(n - 1) of a
+ * directory output (any number of them: the count only grows); prefix
+ * shorter than 16 bytes.  TK_OK, or TK_E_IO (not a directory output).
+ */
+int tk_sink_track_series(tk_sink *s, const char *prefix, uint32_t n);
+/**
  * A directory output (a CTF trace): `path` must not exist; an empty
  * directory is created at a temporary name next to it (s->tmp), the writer
  * fills it with its own files, and commit renames it to `path` (refusing

@@ -41,6 +41,9 @@
 static struct {
 	volatile sig_atomic_t used;
 	int is_dir;
+	/* a directory's files <prefix>0 .. <prefix>(series - 1) */
+	volatile sig_atomic_t series;
+	char prefix[16];
 	char path[PATH_MAX];
 } temps[TEMP_MAX];
 
@@ -75,6 +78,7 @@ static int temp_add(const char *path, int is_dir)
 			continue;
 		memcpy(temps[i].path, path, n + 1);
 		temps[i].is_dir = is_dir;
+		temps[i].series = 0;
 		temps[i].used = 1;
 		return i;
 	}
@@ -88,6 +92,30 @@ static void temp_forget(int *slot)
 	*slot = -1;
 }
 
+/* the files of directory entry i's series (async-signal-safe) */
+static void remove_series(int i)
+{
+	char p[PATH_MAX + 32], d[12];
+	size_t n = strlen(temps[i].path), m = strlen(temps[i].prefix), k, nd;
+	sig_atomic_t j;
+
+	memcpy(p, temps[i].path, n);
+	p[n++] = '/';
+	memcpy(p + n, temps[i].prefix, m);
+	n += m;
+	for (j = 0; j < temps[i].series; j++) {
+		unsigned v = (unsigned)j;
+		nd = 0;
+		do
+			d[nd++] = (char)('0' + v % 10);
+		while ((v /= 10) > 0);
+		for (k = 0; k < nd; k++)
+			p[n + k] = d[nd - 1 - k];
+		p[n + nd] = '\0';
+		unlink(p);
+	}
+}
+
 void tk_temp_remove_all(void)
 {
 	int pass, i, saved = errno;
@@ -97,6 +125,8 @@ void tk_temp_remove_all(void)
 		for (i = 0; i < TEMP_MAX; i++) {
 			if (!temps[i].used || temps[i].is_dir != pass)
 				continue;
+			if (pass && temps[i].series > 0)
+				remove_series(i);
 			if (pass)
 				rmdir(temps[i].path);
 			else
@@ -286,6 +316,22 @@ int tk_sink_track(tk_sink *s, const char *file)
 		}
 	restore_signals(&old);
 	return rc;
+}
+
+int tk_sink_track_series(tk_sink *s, const char *prefix, uint32_t n)
+{
+	size_t m = strlen(prefix);
+	sigset_t old;
+	int i = s->temps[0];
+
+	if (!s->is_dir || i < 0 || m >= sizeof(temps[0].prefix))
+		return TK_E_IO;
+	block_signals(&old);
+	memcpy(temps[i].prefix, prefix, m + 1);
+	if (n > (uint32_t)temps[i].series)
+		temps[i].series = n > INT_MAX ? INT_MAX : (sig_atomic_t)n;
+	restore_signals(&old);
+	return TK_OK;
 }
 
 static void forget_temps(tk_sink *s)

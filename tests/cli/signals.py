@@ -22,6 +22,7 @@ import threading
 import time
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+CORES = 8
 
 
 def temps(folder):
@@ -133,11 +134,12 @@ def file_ready(folder):
 
 
 def ctf_ready(folder):
-    # the directory and a stream file in it (one per core, created at its
-    # first packet)
+    # the directory and a stream file in it for each of the trace's CORES
+    # cores (created at its first packet): more files than the sink's own
+    # table of temporaries holds
     for n in temps(folder):
         d = os.path.join(folder, n)
-        if os.path.isdir(d) and any(f.startswith('stream_') for f in os.listdir(d)):
+        if os.path.isdir(d) and sum(f.startswith('stream_') for f in os.listdir(d)) >= CORES:
             return True
     return False
 
@@ -147,7 +149,7 @@ def main():
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         trace = os.path.join(tmp, 'big.btf')
-        subprocess.run([gen, '-n', '2M', trace], check=True,
+        subprocess.run([gen, '-n', '2M', '-c', str(CORES), trace], check=True,
                        stderr=subprocess.DEVNULL)
         with open(trace, 'rb') as f:
             head = f.read(16 << 20)

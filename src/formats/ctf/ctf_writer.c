@@ -246,8 +246,9 @@ static int flush_packet(tk_writer *w, ctf_writer *cw, ctf_stream *st,
 		snprintf(path, n, "%s/stream_%u", w->sink.tmp, st->cpu);
 	if (!st->created)
 		/* listed before it exists: a signal then removes it with the
-		 * folder (while the sink's table has room) */
-		(void)tk_sink_track(&w->sink, path);
+		 * folder */
+		(void)(st->cpu == NO_CPU ? tk_sink_track(&w->sink, path)
+		       : tk_sink_track_series(&w->sink, "stream_", st->cpu + 1));
 	f = fopen(path, st->created ? "ab" : "wb");
 	if (!f || fwrite(p, 1, st->plen, f) != st->plen)
 		rc = tk_err_set(err, TK_E_IO, cw->name, 0, 0,
