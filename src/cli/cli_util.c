@@ -259,6 +259,8 @@ int cli_filter_prepare(cli_filter *f, tk_reader *r)
 		f->has_end = 1;
 	}
 	if (f->nentities) {
+		/* a second pass (report) looks the names up in its own trace */
+		free(f->entity_ids);
 		f->entity_ids = malloc(f->nentities * sizeof(*f->entity_ids));
 		if (!f->entity_ids)
 			return -1;
