@@ -10,9 +10,11 @@
  * Elements: every entity of an ATF SystemElement type (T, I, R, IB and the
  * types kept by name: process, function, message, unknown).  Its Resource
  * (core) comes from its parent in the entity table (an ATF input), else
- * from its first event (the event's core, or a source that is a core);
- * runnables and blocks with no parent are nested in the element that is the
- * source of their first event.  Cores are Resources.  An ATF input's
+ * from the first of its events that shows a core (the event's core, or a
+ * source that is a core; an activation by a stimulus shows none), else the
+ * trace's only core or a default one; runnables and blocks with no parent
+ * are nested in the element that is the source of their first event.
+ * Every core is a Resource.  An ATF input's
  * header gives back ids, schedulers, comments, annotations, ToolInfo,
  * TracingOverhead, TraceInformation and Cookies; a time that decreases
  * starts a new TraceData (the reader concatenates them).
@@ -219,7 +221,10 @@ static int is_core_entity(const tk_trace *t, uint32_t ent)
 
 /*
  * Place element `ent` (an ATF type): by its parent in the entity table,
- * else by the event `ev` that first shows it (may be NULL), else on the
+ * else by the first event `ev` (may be NULL) that shows where it runs: its
+ * core, a source that is a core, or (not a process) the source element it
+ * is nested in.  Until then it stays unplaced (slot 0: an activation from
+ * a stimulus has no core); what is still unplaced at close goes on the
  * default core.
  */
 static int place(tk_writer *w, atf_writer *aw, uint32_t ent,
@@ -231,8 +236,10 @@ static int place(tk_writer *w, atf_writer *aw, uint32_t ent,
 	int atype = atype_of(t, e), rc;
 
 	if (ent < aw->cap_se_of && aw->se_of[ent]) {
-		*out = aw->se_of[ent] - 1;
-		return TK_OK;
+		idx = *out = aw->se_of[ent] - 1;
+		if (aw->ses[idx].placed || !ev)
+			return TK_OK;
+		goto by_event;
 	}
 	if ((rc = new_se(aw, ent, atype, &idx)) < 0)
 		return rc;
@@ -252,6 +259,7 @@ static int place(tk_writer *w, atf_writer *aw, uint32_t ent,
 			goto done;
 		}
 	}
+by_event:
 	if (ev) {
 		if (ev->core != TK_NONE && tk_trace_entity(t, ev->core)) {
 			rc = core_slot(w, aw, ev->core, &slot);
@@ -265,10 +273,12 @@ static int place(tk_writer *w, atf_writer *aw, uint32_t ent,
 				slot = aw->ses[pidx].slot;
 			}
 		} else {
-			rc = core_slot(w, aw, TK_NONE, &slot);
+			*out = idx;
+			return TK_OK;
 		}
 	} else {
-		rc = core_slot(w, aw, TK_NONE, &slot);
+		*out = idx;
+		return TK_OK;
 	}
 	if (rc < 0)
 		return rc;
@@ -277,6 +287,16 @@ done:
 	aw->ses[idx].placed = 1;
 	*out = idx;
 	return TK_OK;
+}
+
+/* The core slot of element idx: its own, or its outermost parent's. */
+static uint32_t slot_of(const atf_writer *aw, uint32_t idx)
+{
+	unsigned depth = 0;
+
+	while (aw->ses[idx].parent && depth++ < 64)
+		idx = aw->ses[idx].parent - 1;
+	return aw->ses[idx].slot;
 }
 
 /* ---- open / write ------------------------------------------------------- */
@@ -344,7 +364,7 @@ int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			return lose(w, aw, L_EVENT, ev, err);
 		if ((rc = place(w, aw, ev->target, ev, 0, &idx)) < 0)
 			return tk_err_nomem(err, aw->name);
-		slot = aw->ses[idx].slot;
+		slot = slot_of(aw, idx);
 		aw->last_slot = slot;
 		sk = tk_synth_kind(te->type);
 		if (te->type == TK_ET_OTHER)
@@ -789,7 +809,7 @@ int atf_writer_close(tk_writer *w, tk_error *err)
 	atf_writer *aw = w->impl;
 	const tk_trace *t = w->trace;
 	size_t nh = tk_trace_header_count(t), i, nrefs = 0, caprefs = 0, capkeys = 0;
-	uint32_t j, ne = (uint32_t)tk_trace_entity_count(t);
+	uint32_t j, slot, ne = (uint32_t)tk_trace_entity_count(t);
 	uint64_t next_id = 1, *user_eid = NULL, maxref = 0;
 	uref *refs = NULL;
 	ctx c;
@@ -798,6 +818,11 @@ int atf_writer_close(tk_writer *w, tk_error *err)
 	int rc = TK_OK, e;
 	const char *v;
 
+	/* every core of the trace is a Resource, in use or not */
+	for (j = 0; j < ne; j++)
+		if (tk_trace_entity(t, j)->type == TK_ET_C &&
+		    core_slot(w, aw, j, &slot) < 0)
+			return tk_err_nomem(err, aw->name);
 	if (w->opts.strict && aw->renamed)
 		return lose(w, aw, L_CORE, NULL, err);
 	memset(&c, 0, sizeof(c));
@@ -811,6 +836,15 @@ int atf_writer_close(tk_writer *w, tk_error *err)
 		uint32_t idx;
 		if (atype_of(t, en) >= 0 && !user_entity(t, en) &&
 		    (rc = place(w, aw, j, NULL, 0, &idx)) < 0)
+			goto nomem;
+	}
+	/* what never showed a core: the only core, else a default one */
+	for (j = 0; j < aw->nses; j++) {
+		if (aw->ses[j].parent || aw->ses[j].slot)
+			continue;
+		if (aw->ncores == 1)
+			aw->ses[j].slot = 1;
+		else if (core_slot(w, aw, TK_NONE, &aw->ses[j].slot) < 0)
 			goto nomem;
 	}
 	/* element ids: an ATF input's, else 1, 2, ... (free ones) */

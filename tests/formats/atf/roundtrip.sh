@@ -1,7 +1,8 @@
 #!/bin/sh
 # ATF conversions (issue 3): ATF -> BTF -> ATF and ATF -> HTF -> ATF on the
 # spec's examples and the fixtures, BTF -> ATF -> BTF and BTF -> ATF -> HTF
-# -> ATF on generated multi-core traces (--strict: lossless), well-formed
+# -> ATF on generated multi-core traces (--strict: lossless), cores kept
+# when a task's first event comes from a stimulus, well-formed
 # XML (xmllint), the one warning that counts what ATF cannot hold, --strict
 # refusing it, no output file on failure, ATF from a pipe and from gzip.
 # Usage: roundtrip.sh TRACEKIT TESTDIR
@@ -61,6 +62,24 @@ for spec in "2 40 1" "4 200 2" "8 30 3"; do
 	r=$(grep -c '<Resource ' "$tmp/g.atf" | tr -d ' ')
 	[ "$r" = "$n" ] || fail "$r Resources for $n cores"
 done
+
+# a task's Resource is the core it runs on, even when its first event is
+# an activation from a stimulus (no core): two cores, their load kept
+cat > "$tmp/st.btf" <<'B'
+#version 2.3.0
+#timescale ns
+0,Stimulus_A,0,T,Task_A,0,activate
+100,Core_1,0,T,Task_A,0,start
+1000,Stimulus_B,0,T,Task_B,0,activate
+1100,Core_2,0,T,Task_B,0,start
+11100,Core_1,0,T,Task_A,0,terminate
+21100,Core_2,0,T,Task_B,0,terminate
+B
+"$cli" convert -q "$tmp/st.btf" "$tmp/st.atf" || fail "stimulus btf->atf"
+[ "$(grep -c '<Resource ' "$tmp/st.atf" | tr -d ' ')" = 2 ] || { cat "$tmp/st.atf"; fail "Resources of a stimulus-activated trace"; }
+"$cli" load "$tmp/st.btf" > "$tmp/a" && "$cli" load "$tmp/st.atf" > "$tmp/b" || fail "load"
+cmp -s "$tmp/a" "$tmp/b" || { diff "$tmp/a" "$tmp/b"; fail "load differs after btf->atf"; }
+"$cli" check -q "$tmp/st.atf" > /dev/null || fail "violations after btf->atf"
 
 # what ATF cannot hold: one warning with the counts; --strict refuses
 sh "$dir/../htf/gen_multicore.sh" 2 10 1 > "$tmp/l.btf"
