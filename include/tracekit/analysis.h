@@ -228,9 +228,11 @@ typedef struct tk_load tk_load;
 /**
  * Called for each window [start, end) (ticks, clipped to the trace's span)
  * once it is complete; `busy[i]` is the time core tk_load_core(i) had a
- * process allocated in it, for the `ncores` cores known so far.  Returns
- * TK_OK to go on; anything else (a negative TK_E_* code) stops the windows,
- * and tk_load_event() or tk_load_finish() returns it.
+ * process allocated in it, for the `ncores` cores known so far (a core
+ * met later had 0).  Not called for the windows of a stretch where no core
+ * has a process (all 0).  Returns TK_OK to go on; anything else (a
+ * negative TK_E_* code) stops the windows, and tk_load_event() or
+ * tk_load_finish() returns it.
  */
 typedef int (*tk_load_window_fn)(void *ctx, uint64_t start, uint64_t end,
 				 const uint64_t *busy, size_t ncores);

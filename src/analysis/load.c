@@ -121,12 +121,7 @@ static int advance(tk_load *l, uint64_t t)
 		l->last = last;
 		if (rc != TK_OK)
 			return rc;
-		/* jump over empty stretches: nothing owned, nothing to say */
 		l->win++;
-		for (i = 0; i < l->ncores && !l->cores[i].owned; i++)
-			;
-		if (i == l->ncores && l->win < idx)
-			l->win = idx;
 	}
 	return 0;
 }

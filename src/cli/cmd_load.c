@@ -44,7 +44,7 @@ typedef struct load_ctx {
 	tk_unit unit;
 	int csv;
 	int exact;
-	FILE *win;          /* table: the windows, kept until their widths are known */
+	FILE *win;          /* the windows, kept until the cores and widths are known */
 	int win_err;
 	size_t wstart, wend; /* widths of the windows' start and end */
 	uint64_t nwindows;   /* windows reported so far */
@@ -130,20 +130,13 @@ static int on_window(void *ctx, uint64_t start, uint64_t end,
 		     const uint64_t *busy, size_t ncores)
 {
 	load_ctx *x = ctx;
-	size_t i;
-
 	/* a window far too short for the trace: refused, not written out
 	 * for hours (1ps over seconds of trace) */
 	if (++x->nwindows > LOAD_MAX_WINDOWS)
 		return TK_E_RANGE;
-	if (x->csv) {
-		for (i = 0; i < ncores; i++)
-			csv_row(x, "window", start, end, tk_load_core(x->l, i),
-				TK_NONE, busy[i]);
-		return TK_OK;
-	}
-	/* the table's columns are as wide as their widest value: the windows
-	 * wait in a temporary file until the last one is known */
+	/* the table's columns are as wide as their widest value, and every
+	 * window has a value for every core: the windows wait in a temporary
+	 * file until the last one is known */
 	if (x->win_err)
 		return TK_OK;
 	if (!x->win) {
@@ -186,8 +179,9 @@ static int put_windows(load_ctx *x)
 	if (x->wstart < 14 && x->wend < 14)
 		x->wstart = x->wend = 14; /* the layout of short times */
 	rewind(x->win);
-	printf("%*s %*s  per core: load %%\n", (int)x->wstart, "window start",
-	       (int)x->wend, "end");
+	if (!x->csv)
+		printf("%*s %*s  per core: load %%\n", (int)x->wstart,
+		       "window start", (int)x->wend, "end");
 	while (fread(h, sizeof(h), 1, x->win) == 1) {
 		if (h[2] > cap) {
 			uint64_t *nb = realloc(busy, (size_t)h[2] * sizeof(*busy));
@@ -198,20 +192,27 @@ static int put_windows(load_ctx *x)
 		}
 		if (h[2] && fread(busy, sizeof(*busy), (size_t)h[2], x->win) != h[2])
 			goto out;
+		/* a core met later had 0 */
+		for (i = 0; x->csv && i < tk_load_core_count(x->l); i++)
+			csv_row(x, "window", h[0], h[1], tk_load_core(x->l, i),
+				TK_NONE, i < h[2] ? busy[i] : 0);
+		if (x->csv)
+			continue;
 		put_time(x, h[0], (int)x->wstart);
 		putchar(' ');
 		put_time(x, h[1], (int)x->wend);
 		putchar(' ');
-		for (i = 0; i < h[2]; i++) {
+		for (i = 0; i < tk_load_core_count(x->l); i++) {
 			putchar(' ');
 			put_name(x->t, tk_load_core(x->l, i), 0);
 			putchar(' ');
-			put_share(busy[i], h[1] - h[0], 6);
+			put_share(i < h[2] ? busy[i] : 0, h[1] - h[0], 6);
 		}
 		putchar('\n');
 	}
 	ret = ferror(x->win) ? -1 : 0;
-	putchar('\n');
+	if (!x->csv)
+		putchar('\n');
 out:
 	if (ret < 0)
 		fprintf(stderr, "tracekit: load: cannot read back the windows\n");
@@ -310,8 +311,6 @@ int cmd_load(int argc, char **argv)
 	if (tk_load_new(&l, x.t, window, on_window, &x, NULL) < 0)
 		goto nomem;
 	x.l = l;
-	if (x.csv)
-		printf("kind,start,end,core,entity,busy,length,percent\n");
 	tk_error_clear(&err);
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK)
 		if ((lrc = tk_load_event(l, ev)) < 0)
@@ -326,6 +325,9 @@ int cmd_load(int argc, char **argv)
 	tk_load_span(l, &first, &last);
 	n = tk_load_core_count(l);
 	if (x.csv) {
+		printf("kind,start,end,core,entity,busy,length,percent\n");
+		if (put_windows(&x) < 0)
+			goto out;
 		for (i = 0; i < n; i++)
 			csv_row(&x, "core", first, last, tk_load_core(l, i), TK_NONE,
 				tk_load_core_busy(l, i));
