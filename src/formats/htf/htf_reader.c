@@ -592,7 +592,8 @@ static int hex_id(htf_reader *h, const char *ls, const char *p,
 		}
 		if (d < 0) {
 			return err_at(h, err, TK_E_PARSE, h->line, ls, p,
-				      "'%c' in a hex id", *p);
+				      "'%s' in a hex id",
+				      tk_quote(qb, sizeof(qb), p, p + 1));
 		}
 		if (++n > 16) {
 			return err_at(h, err, TK_E_RANGE, h->line, ls, s,
@@ -1877,8 +1878,8 @@ static int cur_next(htf_reader *h, cursor *c, tk_error *err)
 			const char *r = skip_blanks(s + n, e);
 			if (r < e && !(e - r >= 2 && r[0] == '/' && r[1] == '/'))
 				return err_at(h, err, TK_E_PARSE, c->rline, ls, r,
-					      "'%c' in a record (a record is %u hex digits, then an optional // comment)",
-					      *r, w);
+					      "'%s' in a record (a record is %u hex digits, then an optional // comment)",
+					      tk_quote(qb, sizeof(qb), r, r + 1), w);
 			if (r == s + n && r < e)
 				return err_at(h, err, TK_E_PARSE, c->rline, ls, r,
 					      "a blank is needed between the record and its comment");
