@@ -33,7 +33,8 @@ static void help(FILE *fp)
 		"  --elf FILE          the program's ELF file (required for folded stacks)\n"
 		"  --weight instructions|time\n"
 		"                      what a stack's number counts (default instructions)\n"
-		"(deprecated: 'tracekit tarmac folded IN --elf FILE -o OUT' makes them)\n"
+		"(--to folded is deprecated: 'tracekit tarmac folded IN --elf FILE -o OUT'\n"
+		"makes them)\n"
 		"See 'tracekit formats' for the formats.\n");
 }
 
