@@ -911,7 +911,7 @@ int cmd_report(int argc, char **argv)
 	tk_stats *st = NULL, *st2 = NULL;
 	tk_check *chk = NULL, *chk2 = NULL;
 	page_out page;
-	int c, ret = EXIT_BAD;
+	int c, quiet, ret = EXIT_BAD;
 	size_t i;
 
 	memset(&f, 0, sizeof(f));
@@ -993,9 +993,11 @@ int cmd_report(int argc, char **argv)
 	r1 = NULL;
 	/* pass 2: slices to x.sfp as they close, instants to the page */
 	x.pass = 2;
+	quiet = ro.quiet;
 	ro.quiet = 1; /* pass 1 showed the warnings */
 	if (read_pass(&x, path, &ro, &r2, &st2, &chk2) != EXIT_OK)
 		goto out;
+	ro.quiet = quiet; /* and the count of pass 2's, the same */
 	fputs("],\n\"slices\":[", x.fp);
 	{
 		char buf[65536];
