@@ -254,6 +254,11 @@ int cmd_stats(int argc, char **argv)
 		cli_usage_error("stats", "unknown --unit '%s' (ps, ns, us, ms or s)", unit_s);
 		goto out;
 	}
+	for (i = 0; i < ntypes; i++)
+		if (strcmp(types[i], "T") && strcmp(types[i], "I") && strcmp(types[i], "R")) {
+			cli_usage_error("stats", "unknown --type '%s' (T, I or R: the types with instances)", types[i]);
+			goto out;
+		}
 	if (args.n != 1) {
 		cli_usage_error("stats", "expected one FILE");
 		goto out;
