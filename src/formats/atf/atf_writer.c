@@ -219,14 +219,10 @@ static int is_core_entity(const tk_trace *t, uint32_t ent)
 	return core_number(s, n, &id);
 }
 
-/*
- * Place element `ent` (an ATF type): by its parent in the entity table,
- * else by the first event `ev` (may be NULL) that shows where it runs: its
- * core, a source that is a core, or (not a process) the source element it
- * is nested in.  Until then it stays unplaced (slot 0: an activation from
- * a stimulus has no core); what is still unplaced at close goes on the
- * default core.
- */
+/* Place element `ent` (an ATF type): by its parent in the entity table,
+ * else by the first event `ev` (may be NULL) that shows where it runs (its
+ * core, a core as source, or, not a process, its source element); until
+ * then unplaced (slot 0), and at close on the only or a default core. */
 static int place(tk_writer *w, atf_writer *aw, uint32_t ent,
 		 const tk_event *ev, unsigned depth, uint32_t *out)
 {
