@@ -81,6 +81,11 @@ enum { CLI_O_FROM = 0x4000, CLI_O_STRICT, CLI_O_TRACE, CLI_O_INPUT_OPTION,
 	{ "trace", required_argument, NULL, CLI_O_TRACE }, \
 	{ "input-option", required_argument, NULL, CLI_O_INPUT_OPTION }, \
 	{ "threads", required_argument, NULL, CLI_O_THREADS }
+/* the end of every command's getopt_long table: -q, -h, the terminator */
+#define CLI_END_LONGOPTS \
+	{ "quiet", no_argument, NULL, 'q' }, \
+	{ "help", no_argument, NULL, 'h' }, \
+	{ NULL, 0, NULL, 0 }
 #define CLI_READ_CASES \
 	case CLI_O_FROM: case CLI_O_STRICT: case CLI_O_TRACE: \
 	case CLI_O_INPUT_OPTION: case CLI_O_THREADS

@@ -54,9 +54,7 @@ int cmd_cat(int argc, char **argv)
 		{ "addr", required_argument, NULL, CLI_O_ADDR },
 		{ "kind", required_argument, NULL, CLI_O_KIND },
 		{ "cpu", required_argument, NULL, CLI_O_CPU },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		CLI_END_LONGOPTS
 	};
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	cli_tarmac_args ta;

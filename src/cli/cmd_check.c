@@ -49,9 +49,7 @@ int cmd_check(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "max-errors", required_argument, NULL, O_MAX },
 		CLI_READ_LONGOPTS,
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		CLI_END_LONGOPTS
 	};
 	cli_args args = { { NULL }, 0 };
 	cli_read_opts ro = CLI_READ_OPTS_INIT;

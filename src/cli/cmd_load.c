@@ -250,9 +250,7 @@ int cmd_load(int argc, char **argv)
 		{ "unit", required_argument, NULL, O_UNIT },
 		{ "exact", no_argument, NULL, O_EXACT },
 		CLI_READ_LONGOPTS,
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		CLI_END_LONGOPTS
 	};
 	cli_args args = { { NULL }, 0 };
 	cli_read_opts ro = CLI_READ_OPTS_INIT;

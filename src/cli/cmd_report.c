@@ -898,9 +898,7 @@ int cmd_report(int argc, char **argv)
 		CLI_READ_LONGOPTS,
 		{ "start", required_argument, NULL, O_START },
 		{ "end", required_argument, NULL, O_END },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		CLI_END_LONGOPTS
 	};
 	cli_args args = { { NULL }, 0 };
 	cli_read_opts ro = CLI_READ_OPTS_INIT;

@@ -309,9 +309,7 @@ int cmd_shark_receive(int argc, char **argv)
 		{ "idle", required_argument, NULL, O_IDLE },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		CLI_END_LONGOPTS
 	};
 	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	cli_args args = { { NULL }, 0 };

@@ -178,9 +178,7 @@ int cmd_stats(int argc, char **argv)
 		CLI_READ_LONGOPTS,
 		{ "top", required_argument, NULL, CLI_O_TOP },
 		{ "elf", required_argument, NULL, CLI_O_ELF },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		CLI_END_LONGOPTS
 	};
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	cli_tarmac_args ta;

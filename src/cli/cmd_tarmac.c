@@ -40,9 +40,7 @@ int cmd_tarmac(int argc, char **argv)
 		{ "elf", required_argument, NULL, CLI_O_ELF },
 		{ "weight", required_argument, NULL, CLI_O_WEIGHT },
 		{ "output", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		CLI_END_LONGOPTS
 	};
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	cli_tarmac_args ta;
