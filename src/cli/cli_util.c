@@ -258,6 +258,10 @@ int cli_filter_prepare(cli_filter *f, tk_reader *r)
 		}
 		f->has_end = 1;
 	}
+	if (f->has_start && f->has_end && f->start > f->end) {
+		fprintf(stderr, "tracekit: --start '%s' is after --end '%s'\n", f->start_s, f->end_s);
+		return -1;
+	}
 	if (f->nentities) {
 		/* a second pass (report) looks the names up in its own trace */
 		free(f->entity_ids);

@@ -18,7 +18,7 @@ static void help(FILE *fp)
 		"options:\n"
 		"  --from FORMAT       input format\n"
 		CLI_READ_HELP
-		"  --to FORMAT         output format\n"
+		"  --to FORMAT         output format: a name or an extension (json, db)\n"
 		"  --strict            read by the specification only, and refuse to drop\n"
 		"                      what the output format cannot hold\n"
 		"  --start/--end/--entity/--type/--event   the filters of 'tracekit cat'\n"
@@ -108,9 +108,7 @@ int cmd_convert(int argc, char **argv)
 		{ "option", required_argument, NULL, O_OPTION },
 		{ "elf", required_argument, NULL, CLI_O_ELF },
 		{ "weight", required_argument, NULL, CLI_O_WEIGHT },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		CLI_END_LONGOPTS
 	};
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	cli_tarmac_args ta;
@@ -209,8 +207,15 @@ int cmd_convert(int argc, char **argv)
 			goto out;
 		}
 	} else if (!tk_format_find(to)) {
-		cli_usage_error("convert", "unknown format '%s'", to);
-		goto out;
+		/* an extension names its format too: --to json is perfetto */
+		char x[64];
+		const tk_format_info *fi = (size_t)snprintf(x, sizeof(x), "x.%s", to) < sizeof(x)
+						   ? tk_format_from_path(x) : NULL;
+		if (!fi) {
+			cli_usage_error("convert", "unknown format '%s'", to);
+			goto out;
+		}
+		to = fi->name;
 	}
 	if (cli_open(&r, args.v[0], &ro) < 0)
 		goto out;

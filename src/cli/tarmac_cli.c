@@ -316,7 +316,9 @@ int cli_tarmac_cat(tk_input *in, const cli_tarmac_args *a, const char *start_s,
 	int ret = EXIT_BAD;
 
 	if (parse_time("cat", "--start", start_s, &start) < 0 ||
-	    parse_time("cat", "--end", end_s, &end) < 0) {
+	    parse_time("cat", "--end", end_s, &end) < 0 ||
+	    (start > end && (cli_usage_error("cat", "--start '%s' is after --end '%s'",
+					     start_s, end_s), 1))) {
 		tk_input_close(in);
 		return EXIT_BAD;
 	}
