@@ -130,6 +130,7 @@ static int on_window(void *ctx, uint64_t start, uint64_t end,
 		     const uint64_t *busy, size_t ncores)
 {
 	load_ctx *x = ctx;
+
 	/* a window far too short for the trace: refused, not written out
 	 * for hours (1ps over seconds of trace) */
 	if (++x->nwindows > LOAD_MAX_WINDOWS)
@@ -146,9 +147,9 @@ static int on_window(void *ctx, uint64_t start, uint64_t end,
 			return TK_OK;
 		}
 	}
-	if (time_width(x, start) > x->wstart)
+	if (!x->csv && time_width(x, start) > x->wstart) /* the table's */
 		x->wstart = time_width(x, start);
-	if (time_width(x, end) > x->wend)
+	if (!x->csv && time_width(x, end) > x->wend)
 		x->wend = time_width(x, end);
 	{
 		uint64_t h[3] = { start, end, ncores };
@@ -159,7 +160,7 @@ static int on_window(void *ctx, uint64_t start, uint64_t end,
 	return TK_OK;
 }
 
-/* the windows of the table, read back from the temporary file */
+/* the windows, read back from the temporary file */
 static int put_windows(load_ctx *x)
 {
 	uint64_t h[3], *busy = NULL;
