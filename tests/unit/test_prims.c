@@ -3,6 +3,8 @@
  *   - tk_hashmap (hashmap.h) against a plain array under random sets,
  *     deletions and index use (several entries of one key);
  *   - the byte-order helpers (bytes.h) on known bytes;
+ *   - tk_scan_hex16() (scan.h) against a digit-by-digit reading: every
+ *     byte value at every place of every width, and random digit strings;
  *   - tk_grow_zero32() and tk_quote() (internal.h);
  *   - the line scanner (lines.h) on LF, CRLF and CR-only text streamed in
  *     pieces of every size from 1 byte, with a last line without its end,
@@ -15,6 +17,7 @@
 #include "hashmap.h"
 #include "internal.h"
 #include "lines.h"
+#include "scan.h"
 #include "tk_test.h"
 
 enum { NK = 4096 };
@@ -137,6 +140,63 @@ static void bytes_case(void)
 	tk_store_be16(o + 5, 0x0506);
 	CHECK(memcmp(o + 1, b + 1, 6) == 0);
 	CHECK(o[0] == 0);
+}
+
+/* the n hex digits at p, one at a time: 1 and *v, or 0 */
+static int hex_ref(const char *p, unsigned n, uint64_t *v)
+{
+	unsigned i;
+
+	*v = 0;
+	for (i = 0; i < n; i++) {
+		int c = (unsigned char)p[i], d;
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return 0;
+		*v = *v << 4 | (uint64_t)d;
+	}
+	return 1;
+}
+
+static void hex_case(void)
+{
+	static const char digits[] = "0123456789abcdefABCDEF";
+	char buf[16];
+	unsigned n, at, c, i, bad = 0;
+	uint64_t v, r;
+
+	memcpy(buf, "0123456789ABCDEF", 16);
+	CHECK(tk_scan_hex16(buf, 16, &v) == 1 && v == 0x0123456789abcdefull);
+	CHECK(tk_scan_hex16(buf + 10, 2, &v) == 1 && v == 0xab);
+	memcpy(buf, "ffffffffffffffff", 16);
+	CHECK(tk_scan_hex16(buf, 16, &v) == 1 && v == UINT64_MAX);
+	/* every byte at every place: only the first n count */
+	for (n = 1; n <= 16; n++)
+		for (at = 0; at < 16; at++)
+			for (c = 0; c < 256; c++) {
+				int got, want;
+				memcpy(buf, "9aF07bE3c5D1a8f2", 16);
+				buf[at] = (char)c;
+				got = tk_scan_hex16(buf, n, &v);
+				want = hex_ref(buf, n, &r);
+				bad += got != want || (want && v != r);
+			}
+	srand(7);
+	for (i = 0; i < 100000; i++) {
+		int got, want;
+		for (c = 0; c < 16; c++)
+			buf[c] = rand() % 16 ? digits[rand() % 22] : (char)(rand() % 256);
+		n = 1 + (unsigned)rand() % 16;
+		got = tk_scan_hex16(buf, n, &v);
+		want = hex_ref(buf, n, &r);
+		bad += got != want || (want && v != r);
+	}
+	CHECK(bad == 0);
 }
 
 static void helpers_case(void)
@@ -361,6 +421,7 @@ int main(void)
 	map_case();
 	index_case();
 	bytes_case();
+	hex_case();
 	helpers_case();
 	lines_case();
 	long_case();

@@ -21,9 +21,9 @@
  */
 #define _GNU_SOURCE
 #include "htf.h"
-#include "../../core/bytes.h"
 #include "../../core/hashmap.h"
 #include "../../core/lines.h"
+#include "../../core/scan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +155,7 @@ typedef struct hrec {
 /* a cursor's window: its section's bytes read with tk_source_read_at() */
 #define WIN_SIZE ((size_t)64 << 10)
 #define WIN_LOW 4096    /* fewer bytes than this ahead: read more */
+#define WIN_SLACK 16    /* after the window: tk_scan_hex16() reads 16 bytes */
 /* the windows of all sections together: past 64 sections each gets less
  * than WIN_SIZE, down to WIN_MIN (a file of many sections would otherwise
  * hold 64 KB per section); a section smaller than its share gets its
@@ -254,7 +255,6 @@ typedef struct htf_reader {
 	/* (entity id, event id), the record's low bits, -> tkid << 32 |
 	 * descs[] index (UINT64_MAX: not in the tables), when the ids are
 	 * small enough for a flat table: one load per record */
-	uint16_t *hex2;           /* hex_rec()'s table */
 	uint64_t *pair;
 	uint64_t npair_ent;       /* entity ids below this have a row */
 	unsigned pair_bits;       /* a row has 1 << pair_bits entries */
@@ -1533,7 +1533,7 @@ static int cursors_alloc(htf_reader *h, tk_error *err)
 		c->wcap = c->len < share ? (size_t)c->len : share;
 		if (!c->wcap)
 			c->wcap = 1;
-		c->win = malloc(c->wcap);
+		c->win = calloc(c->wcap + WIN_SLACK, 1);
 		if (!c->win)
 			return tk_err_nomem(err, h->name);
 		c->p = c->end = c->win;
@@ -1682,45 +1682,6 @@ out:
 
 /* ---- records ------------------------------------------------------------ */
 
-/*
- * The w (even, 2..16) hex digits at p as one number, a digit
- * pair at a time through h->hex2 (two bytes -> their value, or a value
- * above 0xff when one is not a hex digit).  Returns 0 if a byte is not a
- * hex digit.
- */
-static TK_INLINE int hex_rec(const uint16_t *hex2, const char *p, unsigned w,
-			     uint64_t *out)
-{
-	uint64_t v = 0, bad = 0;
-	unsigned i;
-
-	for (i = 0; i < w / 2; i++) {
-		uint64_t t = hex2[tk_load_le16(p + 2 * i)];
-		bad |= t;
-		v |= t << (8 * (w / 2 - 1 - i));
-	}
-	*out = v;
-	return !(bad >> 8);
-}
-
-/* h->hex2 (hex_rec) */
-static int hex2_build(htf_reader *h, tk_error *err)
-{
-	unsigned a, b;
-
-	h->hex2 = malloc(65536 * sizeof(*h->hex2));
-	if (!h->hex2)
-		return tk_err_nomem(err, h->name);
-	for (a = 0; a < 256; a++)
-		for (b = 0; b < 256; b++) {
-			char two[2] = { (char)a, (char)b };
-			int x = hexval((int)a), y = hexval((int)b);
-			h->hex2[tk_load_le16(two)] =
-				(uint16_t)(x < 0 || y < 0 ? 0x100 : x << 4 | y);
-		}
-	return TK_OK;
-}
-
 /* Resolve the head record's ids; report what is wrong with them. */
 static inline int resolve(htf_reader *h, cursor *c, const char *ls,
 			  const char *rec, uint64_t ent_id, uint64_t ev_id,
@@ -1802,8 +1763,9 @@ static int win_fill(htf_reader *h, cursor *c, tk_error *err)
 			char *nw;
 			if (keep > TK_LINE_MAX + 1)
 				return tk_err_line_long(err, h->name, c->line);
-			if (!(nw = realloc(c->win, ncap)))
+			if (!(nw = realloc(c->win, ncap + WIN_SLACK)))
 				return tk_err_nomem(err, h->name);
+			memset(nw + c->wcap + WIN_SLACK, 0, ncap - c->wcap);
 			c->win = nw;
 			c->wcap = ncap;
 			c->p = nw;
@@ -1908,9 +1870,9 @@ static int cur_next(htf_reader *h, cursor *c, tk_error *err)
 			c->implicit = 0;
 		}
 		/* the digits are checked above */
-		(void)hex_rec(h->hex2, s, tl2, &c->time);
-		(void)hex_rec(h->hex2, s + tl2, el2, &ent_id);
-		(void)hex_rec(h->hex2, s + tl2 + el2, vl2, &ev_id);
+		(void)tk_scan_hex16(s, tl2, &c->time);
+		(void)tk_scan_hex16(s + tl2, el2, &ent_id);
+		(void)tk_scan_hex16(s + tl2 + el2, vl2, &ev_id);
 		{
 			int rc = check_time(h, c, ls, s, err);
 			if (rc < 0)
@@ -1972,7 +1934,6 @@ static TK_INLINE uint32_t batch_w(htf_reader *h, cursor *c,
 		       *pair = h->pair,
 		       npair_ent = h->npair_ent;
 	const unsigned pbits = h->pair_bits;
-	const uint16_t *hex2 = h->hex2;
 	const uint64_t pev = ((uint64_t)1 << pbits) - 1;
 	const char *p = c->p;
 	uint64_t last = c->have_time ? c->last_time : 0;
@@ -1988,7 +1949,7 @@ static TK_INLINE uint32_t batch_w(htf_reader *h, cursor *c,
 	if (w <= 16) {
 		for (; n < m && p[w] == '\n'; n++, p += w + 1) {
 			uint64_t v, t, ent, ev, x;
-			if (!hex_rec(hex2, p, w, &v))
+			if (!tk_scan_hex16(p, w, &v))
 				break;
 			t = v >> sh_time;
 			if (TK_UNLIKELY(t < last))
@@ -2008,9 +1969,9 @@ static TK_INLINE uint32_t batch_w(htf_reader *h, cursor *c,
 	} else {
 		for (; n < m && p[w] == '\n'; n++, p += w + 1) {
 			uint64_t t, ent_id, ev_id, x;
-			if (!hex_rec(hex2, p, tl2, &t) ||
-			    !hex_rec(hex2, p + tl2, el2, &ent_id) ||
-			    !hex_rec(hex2, p + tl2 + el2, vl2, &ev_id))
+			if (!tk_scan_hex16(p, tl2, &t) ||
+			    !tk_scan_hex16(p + tl2, el2, &ent_id) ||
+			    !tk_scan_hex16(p + tl2 + el2, vl2, &ev_id))
 				break;
 			if (TK_UNLIKELY(t < last))
 				break;
@@ -2515,8 +2476,6 @@ int htf_reader_open(tk_reader *r, tk_error *err)
 		goto fail;
 	if ((rc = build_descs(h, err)) < 0)
 		goto fail;
-	if ((rc = hex2_build(h, err)) < 0)
-		goto fail;
 	if ((rc = find_sections(h, data, err)) < 0)
 		goto fail;
 	/* the line reader's buffer is not needed past the sections */
@@ -2563,7 +2522,6 @@ void htf_reader_close(tk_reader *r)
 	free(h->descs);
 	free(h->keys);
 	free(h->pair);
-	free(h->hex2);
 	for (i = 0; i < h->ncur; i++) {
 		free(h->cur[i].win);
 		free(h->cur[i].b);
