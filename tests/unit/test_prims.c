@@ -166,7 +166,7 @@ static int hex_ref(const char *p, unsigned n, uint64_t *v)
 static void hex_case(void)
 {
 	static const char digits[] = "0123456789abcdefABCDEF";
-	char buf[16];
+	char buf[32] = { 0 }; /* 16 bytes are read from the place given */
 	unsigned n, at, c, i, bad = 0;
 	uint64_t v, r;
 
