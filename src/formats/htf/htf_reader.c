@@ -8,8 +8,8 @@
  * trace data finds the sections ("#-<core>", each in time order) and
  * counts their lines; then each section has a cursor that reads its bytes
  * into a small window of its own and decodes up to BATCH plain records at
- * a time into (time, entity, event descriptor), and a k-way merge (a
- * tournament up to 8 sections, a binary heap beyond) hands the records
+ * a time into (time, entity, event descriptor), and a k-way merge (heads
+ * kept sorted up to 8 sections, a binary heap beyond) hands the records
  * out in (time, section) order, as events, in blocks
  * (htf_reader_next_batch).  Memory holds the tables and k cursors,
  * whatever the trace size.
@@ -193,19 +193,20 @@ typedef struct cursor {
 	uint64_t len;      /* the section's bytes */
 } cursor;
 
-/* a merge node: the head record of a cursor, its time and the end of its
- * batch kept here so that the merge's next choice waits on few loads */
+/* a node of the heap (merge_heap): the head record of a cursor, its time
+ * and the end of its batch */
 typedef struct hnode {
 	uint64_t time;
 	const struct hrec *rec, *bend;
 	uint64_t line;     /* of rec */
 	uint32_t slot, core;
 	uint64_t idx;      /* the cursor; also the tie-break */
-	uint64_t pad_[2];  /* 64 bytes a node */
 } hnode;
 
 /* events handed out per block */
 #define EV_BATCH 256
+/* sections merged by sorted heads (merge_net); more go through a heap */
+#define NET_MAX 8
 
 typedef struct htf_reader {
 	tk_reader *r;
@@ -240,10 +241,14 @@ typedef struct htf_reader {
 	uint32_t ncur, capcur;
 	hnode *heap;
 	uint32_t nheap;
-	int linear;               /* few cursors: heap[] in index order, scanned */
-	uint32_t nsel;            /* heap[] entries scanned: 2, 4 or 8 (padded) */
+	/* the merge: the sorted heads of up to NET_MAX sections (nnet: 4 or
+	 * NET_MAX places; their batches in one block), or a heap */
+	unsigned nnet;
+	uint64_t nt[NET_MAX];
+	uintptr_t nr[NET_MAX];
+	hrec *block;
 	int started;
-	int stalled;              /* heap[stall]'s next record goes through
+	int stalled;              /* cur[stall]'s next record goes through
 				   * the line-at-a-time path */
 	uint32_t stall;
 	int done, done_rc;        /* the end or an error was returned */
@@ -1522,12 +1527,17 @@ static int cursors_alloc(htf_reader *h, tk_error *err)
 		share = WIN_SIZE;
 	if (share < WIN_MIN)
 		share = WIN_MIN;
+	h->nnet = h->ncur <= 4 ? 4 : h->ncur <= NET_MAX ? NET_MAX : 0;
+	if (h->nnet && h->ncur &&
+	    !(h->block = calloc((size_t)h->ncur * (BATCH + 1), sizeof(hrec))))
+		return tk_err_nomem(err, h->name);
 	for (i = 0; i < h->ncur; i++) {
 		cursor *c = &h->cur[i];
 		/* a record is at least w + 1 bytes (the last maybe w) */
 		uint64_t recs = c->len / (h->w + 1) + 1;
 		size_t nb = (recs < BATCH ? (size_t)recs : BATCH) + 1;
-		c->b = calloc(nb, sizeof(*c->b));
+		c->b = h->block ? h->block + (size_t)i * (BATCH + 1)
+				: calloc(nb, sizeof(*c->b));
 		if (!c->b)
 			return tk_err_nomem(err, h->name);
 		c->wcap = c->len < share ? (size_t)c->len : share;
@@ -2056,36 +2066,127 @@ static int refill(htf_reader *h, cursor *c, tk_error *err)
 /* ---- the merge ---------------------------------------------------------- */
 
 /*
- * The first of the smallest times of t[0..3] (a tournament that prefers
- * the left side on ties, without a branch to mispredict).  Unused entries
- * after the live cursors hold UINT64_MAX: they never win, since a later
- * entry wins only with a smaller time.
+ * Up to NET_MAX sections, the heads are kept sorted in h->nt[] (times)
+ * and h->nr[] (record addresses): the batches lie in one block in
+ * section order, so the address breaks a tie in favour of the earlier
+ * section.  An event takes the first head, and its section's next record
+ * goes in its place among the others, by compares and selects alone:
+ * which section comes next follows no pattern a branch predictor could
+ * learn when the cores' events interleave.  Free places hold UINT64_MAX
+ * and UINTPTR_MAX, after every live head.  More sections go through a
+ * binary heap of nodes.
  */
-static inline uint32_t first_min4(const uint64_t *t)
+/* Place 0 of t/r[0..nn) is free, the rest sorted: (xt, xr) goes in. */
+static TK_INLINE void net_insert(uint64_t *t, uintptr_t *r, unsigned nn,
+				 uint64_t xt, uintptr_t xr)
 {
-	uint64_t ta = t[1] < t[0] ? t[1] : t[0], tb = t[3] < t[2] ? t[3] : t[2];
-	uint32_t a = (uint32_t)(t[1] < t[0]), b = 2u + (uint32_t)(t[3] < t[2]);
+	unsigned k;
 
-	return tb < ta ? b : a;
+	for (k = 1; k < nn; k++) {
+		const uint64_t tk = t[k];
+		const uintptr_t rk = r[k];
+		/* (xt, xr) comes first */
+		const uint32_t b = (uint32_t)(xt < tk) |
+				   ((uint32_t)(xt == tk) & (uint32_t)(xr < rk));
+		t[k - 1] = b ? xt : tk;
+		r[k - 1] = b ? xr : rk;
+		xt = b ? tk : xt;
+		xr = b ? rk : xr;
+	}
+	t[nn - 1] = xt;
+	r[nn - 1] = xr;
 }
 
-/* The first of the smallest times of the nodes hp[0..nsel) but `skip`
- * (nsel or more: none) */
-static inline uint32_t first_min(const hnode *hp, uint32_t nsel,
-				 uint32_t skip)
+/* Cursor c's fresh batch into the sorted heads (a free place is left). */
+static void net_add(htf_reader *h, const cursor *c)
 {
-	uint64_t t[8];
-	uint32_t j, a, b;
+	uint64_t t[NET_MAX];
+	uintptr_t r[NET_MAX];
+	unsigned nn = h->nnet;
 
-	for (j = 0; j < nsel; j++)
-		t[j] = j == skip ? UINT64_MAX : hp[j].time;
-	if (nsel == 4)
-		return first_min4(t);
-	if (nsel == 2)
-		return (uint32_t)(t[1] < t[0]);
-	a = first_min4(t);
-	b = first_min4(t + 4) + 4;
-	return t[b] < t[a] ? b : a;
+	t[0] = 0;
+	r[0] = 0;
+	memcpy(t + 1, h->nt, (nn - 1) * sizeof(*t));
+	memcpy(r + 1, h->nr, (nn - 1) * sizeof(*r));
+	net_insert(t, r, nn, c->b[0].time, (uintptr_t)c->b);
+	memcpy(h->nt, t, nn * sizeof(*t));
+	memcpy(h->nr, r, nn * sizeof(*r));
+}
+
+/*
+ * The event of record `rec` into ev, and its core slot and key into
+ * *evkey, for the synthesis after the merge (synth_block).  (The callers
+ * keep h's fields in locals: the stores to the events could alias them.)
+ */
+static TK_INLINE void event_out(const hdesc *descs, tk_event *ev,
+				uint64_t *evkey, const hrec *rec,
+				uint64_t line, uint32_t slot, uint32_t core)
+{
+	const uint64_t id = rec->id;
+	const uint32_t key = (uint32_t)id;
+	const hdesc *d = &descs[key & KEY_DESC];
+
+	ev->time = rec->time;
+	ev->pos = line;
+	ev->target = (uint32_t)(id >> 32);
+	ev->type = d->et;
+	ev->type_name = d->type_name;
+	ev->kind = d->kind;
+	ev->name = d->name;
+	ev->core = core;
+	ev->note = NULL;
+	ev->note_len = 0;
+	*evkey = (uint64_t)slot << 32 | key;
+}
+
+/*
+ * The merge of up to nn (4 or NET_MAX) sections: up to cap events in
+ * (time, section) order into h->evs.  A cursor whose batch runs out is
+ * refilled by the batch decoder; when its next record needs the
+ * line-at-a-time path (its warnings and errors must come after the events
+ * before it), the block ends there with h->stalled set, and the next call
+ * reads that record first.  Returns the number of events; *rc an error
+ * met after them.
+ */
+static TK_INLINE size_t merge_net(htf_reader *h, size_t cap,
+				  const unsigned nn, int *rc, tk_error *err)
+{
+	const hrec *block = h->block;
+	const hdesc *descs = h->descs;
+	cursor *cur = h->cur;
+	tk_event *evs = h->evs;
+	uint64_t *evkey = h->evkey;
+	uint64_t t[NET_MAX];
+	uintptr_t r[NET_MAX];
+	size_t n = 0;
+
+	memcpy(t, h->nt, nn * sizeof(*t));
+	memcpy(r, h->nr, nn * sizeof(*r));
+	while (n < cap) {
+		const hrec *rec = (const hrec *)r[0];
+		cursor *c = &cur[(size_t)(rec - block) / (BATCH + 1)];
+
+		event_out(descs, &evs[n], &evkey[n], rec,
+			  c->bline + (uint64_t)(rec - c->b), c->slot, c->core);
+		n++;
+		if (TK_UNLIKELY(++rec == c->b + c->bn)) {
+			int got = refill_fast(h, c, err);
+			if (got <= 0) {
+				if (got < 0)
+					*rc = got;
+				h->stalled = 1;
+				h->stall = (uint32_t)(c - cur);
+				/* out of the heads until it is read */
+				net_insert(t, r, nn, UINT64_MAX, UINTPTR_MAX);
+				break;
+			}
+			rec = c->b;
+		}
+		net_insert(t, r, nn, rec->time, (uintptr_t)rec);
+	}
+	memcpy(h->nt, t, nn * sizeof(*t));
+	memcpy(h->nr, r, nn * sizeof(*r));
+	return n;
 }
 
 static inline int before(const hnode *x, const hnode *y)
@@ -2142,20 +2243,16 @@ static inline void node_set(hnode *t, const cursor *c, uint32_t i)
 	t->idx = i;
 }
 
-/* Take node `top` (its section is over) out of the merge. */
-static void node_drop(htf_reader *h, uint32_t top)
+/* Cursor i's fresh batch into the merge. */
+static void merge_add(htf_reader *h, uint32_t i)
 {
-	if (h->linear) {
-		h->nheap--;
-		memmove(&h->heap[top], &h->heap[top + 1],
-			(h->nheap - top) * sizeof(h->heap[0]));
-		memset(&h->heap[h->nheap], 0, sizeof(h->heap[0]));
-		h->heap[h->nheap].time = UINT64_MAX;
+	if (h->nnet) {
+		net_add(h, &h->cur[i]);
 	} else {
-		h->heap[0] = h->heap[--h->nheap];
-		if (h->nheap > 1)
-			sift_down(h, 0);
+		node_set(&h->heap[h->nheap], &h->cur[i], i);
+		sift_up(h, h->nheap);
 	}
+	h->nheap++;
 }
 
 /* The first records of all sections, and the merge set up. */
@@ -2164,152 +2261,54 @@ static int merge_start(htf_reader *h, tk_error *err)
 	uint32_t i;
 	int rc;
 
+	for (i = 0; i < h->nnet; i++) {
+		h->nt[i] = UINT64_MAX;
+		h->nr[i] = UINTPTR_MAX;
+	}
 	for (i = 0; i < h->ncur; i++) {
-		cursor *c = &h->cur[i];
-		rc = refill(h, c, err);
+		rc = refill(h, &h->cur[i], err);
 		if (rc < 0)
 			return rc;
-		if (rc == TK_OK) {
-			node_set(&h->heap[h->nheap], c, i);
-			if (!h->linear)
-				sift_up(h, h->nheap);
-			h->nheap++;
-		}
+		if (rc == TK_OK)
+			merge_add(h, i);
 	}
 	/* the instance counters of every entity (the trace's entities are
 	 * all known by now), made before the merge counts on them */
 	if (h->t->nents > h->synth.cap_ent &&
 	    tk_synth_grow(&h->synth, h->t->nents - 1) < 0)
 		return tk_err_nomem(err, h->name);
-	for (i = h->nheap; h->linear && i < h->nsel; i++) {
-		memset(&h->heap[i], 0, sizeof(h->heap[i]));
-		h->heap[i].time = UINT64_MAX;
-	}
 	return TK_OK;
 }
 
-/*
- * The run of node `top`: the node whose head comes next (*next, the first
- * of the smallest times of the other nodes) and the largest time a record
- * of `top` may have and still come out before it (*lim): ties go to the
- * node of the smaller index, so a next node before `top` stops the run
- * one tick earlier (its time is then above top's, which won: no wrap).
- * In the tournament heap[] is in index order; unused entries hold
- * UINT64_MAX after the live ones, so with one live node the limit is
- * UINT64_MAX.  In the heap the next head is one of the root's children
- * (*next is not used: the heap is sifted after the run).
- */
-static inline void run_next(const hnode *hp, uint32_t nsel, uint32_t top,
-			    uint32_t nheap, uint32_t *next, uint64_t *lim)
+/* The merge of many sections through the heap: as merge_net() does. */
+static size_t merge_heap(htf_reader *h, size_t cap, int *rc, tk_error *err)
 {
-	uint64_t v, m = UINT64_MAX;
-	uint32_t j, a;
-
-	if (nsel) {
-		a = first_min(hp, nsel, top);
-		*next = a;
-		/* hp[a] is not top's unless all others are unused (a > top) */
-		*lim = a == top ? UINT64_MAX : hp[a].time - (uint64_t)(a < top);
-		return;
-	}
-	for (j = 1; j <= 2 && j < nheap; j++) {
-		v = hp[j].time - (uint64_t)(hp[j].idx < hp[0].idx);
-		m = v < m ? v : m;
-	}
-	*next = 0;
-	*lim = m;
-}
-
-/*
- * The merge: up to cap events in (time, section) order into h->evs, each
- * with the descriptor's fields, its target's instance (the counters of
- * the synthesis need only the global order) and its source from the
- * running stacks of its core.  The node with the first head gives a run:
- * all its records up to the next node's head time (run_limit) go out in
- * one loop, without looking at the other nodes.  A cursor whose batch
- * runs out is refilled by the batch decoder (and its run goes on); when
- * its next record needs the line-at-a-time path (its warnings and errors
- * must come after the events before it), the block ends there with
- * h->stalled set, and the next call reads that record first.  nsel: 2,
- * 4, 8 (the tournament), 0 (the heap).  Returns the number of events;
- * *rc an error met after them.
- */
-static inline size_t merge(htf_reader *h, size_t cap, uint32_t nsel,
-			   int *rc, tk_error *err)
-{
-	hnode *heap = h->heap;
+	hnode *t = &h->heap[0];
 	const hdesc *descs = h->descs;
-	tk_event *ev = h->evs;
+	tk_event *evs = h->evs;
 	uint64_t *evkey = h->evkey;
 	size_t n = 0;
 
-	uint32_t top = nsel ? first_min(heap, nsel, nsel) : 0, next;
-
 	while (n < cap) {
-		hnode *t = &heap[top];
-		uint64_t lim;
-		const uint32_t core = t->core;
-		const uint64_t sk = (uint64_t)t->slot << 32;
-		const hrec *rec = t->rec, *bend = t->bend;
-		uint64_t line = t->line;
-
-		run_next(heap, nsel, top, h->nheap, &next, &lim);
-		for (;;) {
-			/* the run in this batch: up to lim, up to cap */
-			const hrec *stop = (size_t)(bend - rec) > cap - n
-						   ? rec + (cap - n) : bend;
-			do {
-				uint64_t id = rec->id;
-				uint32_t tkid = (uint32_t)(id >> 32),
-					 key = (uint32_t)id;
-				const hdesc *d = &descs[key & KEY_DESC];
-
-				ev->time = rec->time;
-				ev->pos = line;
-				ev->target = tkid;
-				ev->type = d->et;
-				ev->type_name = d->type_name;
-				ev->kind = d->kind;
-				ev->name = d->name;
-				ev->core = core;
-				ev->note = NULL;
-				ev->note_len = 0;
-				evkey[n] = sk | key;
-				n++;
-				ev++;
-				line++;
-				rec++;
-			} while (rec < stop && rec->time <= lim);
-			if (rec < bend) {
-				/* the run or the block is over */
-				t->rec = rec;
-				t->time = rec->time;
-				t->line = line;
+		event_out(descs, &evs[n], &evkey[n], t->rec, t->line++, t->slot,
+			  t->core);
+		n++;
+		if (TK_UNLIKELY(++t->rec == t->bend)) {
+			cursor *c = &h->cur[t->idx];
+			int got = refill_fast(h, c, err);
+			if (got <= 0) {
+				/* its node stays at the root */
+				if (got < 0)
+					*rc = got;
+				h->stalled = 1;
+				h->stall = (uint32_t)t->idx;
 				break;
 			}
-			{
-				cursor *c = &h->cur[t->idx];
-				int got = refill_fast(h, c, err);
-				if (TK_UNLIKELY(got <= 0)) {
-					if (got < 0)
-						*rc = got;
-					h->stalled = 1;
-					h->stall = top;
-					return n;
-				}
-				node_set(t, c, (uint32_t)t->idx);
-				rec = t->rec;
-				bend = t->bend;
-				line = t->line;
-			}
-			if (n == cap || rec->time > lim)
-				break;
+			node_set(t, c, (uint32_t)t->idx);
 		}
-		if (!nsel && h->nheap > 1)
+		t->time = t->rec->time;
+		if (h->nheap > 1)
 			sift_down(h, 0);
-		/* after a run cut by lim the next node comes first; after one
-		 * cut by cap, the next call starts afresh */
-		top = next;
 	}
 	return n;
 }
@@ -2356,21 +2355,26 @@ static size_t synth_block(htf_reader *h, size_t n, int *rc, tk_error *err)
  * (warnings and all); its section goes on or ends. */
 static int settle_stall(htf_reader *h, tk_error *err)
 {
-	uint32_t top = h->stall;
-	hnode *t = &h->heap[top];
-	cursor *c = &h->cur[t->idx];
-	int rc = refill(h, c, err);
+	uint32_t i = h->stall;
+	int rc = refill(h, &h->cur[i], err);
 
 	h->stalled = 0;
 	if (rc < 0)
 		return rc;
-	if (rc == TK_OK) {
-		node_set(t, c, (uint32_t)t->idx);
-		if (!h->linear && h->nheap > 1)
-			sift_down(h, 0);
-	} else {
-		node_drop(h, top);
+	if (h->nnet) {
+		/* it was taken out of the sorted heads */
+		if (rc == TK_OK)
+			net_add(h, &h->cur[i]);
+		else
+			h->nheap--;
+		return TK_OK;
 	}
+	if (rc == TK_OK)
+		node_set(&h->heap[0], &h->cur[i], i);
+	else
+		h->heap[0] = h->heap[--h->nheap];
+	if (h->nheap > 1)
+		sift_down(h, 0);
 	return TK_OK;
 }
 
@@ -2403,14 +2407,12 @@ int htf_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 			goto fail;
 		return rc;
 	}
-	if (!h->linear)
-		got = merge(h, cap, 0, &rc, err);
-	else if (h->nsel == 2)
-		got = merge(h, cap, 2, &rc, err);
-	else if (h->nsel == 4)
-		got = merge(h, cap, 4, &rc, err);
+	if (h->nnet == 4)
+		got = merge_net(h, cap, 4, &rc, err);
+	else if (h->nnet)
+		got = merge_net(h, cap, NET_MAX, &rc, err);
 	else
-		got = merge(h, cap, 8, &rc, err);
+		got = merge_heap(h, cap, &rc, err);
 	got = synth_block(h, got, &rc, err);
 	if (rc < 0) {
 		/* the events before the error go out first */
@@ -2482,10 +2484,9 @@ int htf_reader_open(tk_reader *r, tk_error *err)
 	tk_lines_free(&h->lines);
 	if ((rc = cursors_alloc(h, err)) < 0)
 		goto fail;
-	h->heap = calloc(h->ncur > 8 ? h->ncur : 8, sizeof(*h->heap));
-	h->linear = h->ncur <= 8;
-	h->nsel = h->ncur <= 2 ? 2 : h->ncur <= 4 ? 4 : 8;
-	if (!h->heap || tk_synth_init(&h->synth, &htf_synth_rules, h->nslots) < 0) {
+	if ((h->ncur > NET_MAX &&
+	     !(h->heap = calloc(h->ncur, sizeof(*h->heap)))) ||
+	    tk_synth_init(&h->synth, &htf_synth_rules, h->nslots) < 0) {
 		rc = tk_err_nomem(err, h->name);
 		goto fail;
 	}
@@ -2524,11 +2525,13 @@ void htf_reader_close(tk_reader *r)
 	free(h->pair);
 	for (i = 0; i < h->ncur; i++) {
 		free(h->cur[i].win);
-		free(h->cur[i].b);
+		if (!h->block)
+			free(h->cur[i].b);
 	}
 	free(h->cur);
 	tk_lines_free(&h->lines);
 	free(h->heap);
+	free(h->block);
 	free(h->core_ids);
 	free(h->own);
 	tk_hashmap_free(&h->slotidx);

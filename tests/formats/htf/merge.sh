@@ -4,7 +4,7 @@
 # and from memory streams (test_stream_source: every field, warning and
 # error the same as from the file):
 #  - ties: equal times go out in the order of the sections in the file;
-#  - many sections (300, the heap; 3, 5, 8 the tournament): every record
+#  - many sections (300, the heap; 3, 5, 8 the sorted heads): every record
 #    once, the times never decrease, ties by section;
 #  - a section whose times decrease: lenient reads it as it is (one
 #    warning with the line), strict stops there;
