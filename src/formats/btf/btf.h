@@ -13,9 +13,8 @@ tk_evkind btf_event_lookup(const char *s, size_t len, int *dialect);
  * (TK_ET_C for a process's state changes), or TK_ET_UNKNOWN. */
 tk_etype btf_implied_source_type(tk_etype type, tk_evkind kind);
 
-/** 1: the spec defines event `kind` for `type`; 2: a dialect does; 0: no. */
-int btf_event_allowed(tk_etype type, tk_evkind kind);
-/** The same as a table [type][kind], for hot loops. */
+/** A table [type][kind]: 1 where the spec defines event `kind` for
+ * `type`, 2 where a dialect does, 0 elsewhere. */
 const uint8_t (*btf_event_table(void))[TK_EV_COUNT];
 
 int btf_probe(const uint8_t *buf, size_t len);

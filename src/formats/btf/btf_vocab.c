@@ -179,14 +179,6 @@ const uint8_t (*btf_event_table(void))[TK_EV_COUNT]
 	return (const uint8_t (*)[TK_EV_COUNT])allowed;
 }
 
-int btf_event_allowed(tk_etype type, tk_evkind kind)
-{
-	tk_once_run(&allowed_once, init_allowed);
-	if ((unsigned)type >= TK_ET_COUNT || (unsigned)kind >= TK_EV_COUNT)
-		return 0;
-	return allowed[type][kind];
-}
-
 /* What the source of an event must be, where the spec says so. */
 tk_etype btf_implied_source_type(tk_etype type, tk_evkind kind)
 {

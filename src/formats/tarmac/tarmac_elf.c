@@ -101,8 +101,12 @@ static int symtab_read(tk_tarmac_symtab **out, const char *path, int fd,
 		}
 	}
 	if (!symscn) {
-		rc = tk_err_set(err, TK_E_FORMAT, path, 0, 0,
-				"no symbol table (stripped ELF file?)");
+		size_t size = 0;
+		(void)elf_rawfile(elf, &size);
+		rc = tk_err_set(err, TK_E_FORMAT, path, 0, 0, "%s",
+				ehdr.e_shoff + (uint64_t)shnum * ehdr.e_shentsize > size
+					? "truncated ELF file (its section headers end past the end of the file)"
+					: "no symbol table (stripped ELF file?)");
 		goto out;
 	}
 	data = elf_getdata(symscn, NULL);
