@@ -115,6 +115,8 @@ int cli_open(tk_reader **r, const char *path, const cli_read_opts *o);
  * hand the input to that view or to cli_open_input().
  */
 int cli_input(tk_input **in, const char *path, const cli_read_opts *o);
+/** How outputs name the input `path`: "<stdin>" for "-", as the readers do. */
+const char *cli_input_name(const char *path);
 /** The input's format is "tarmac". */
 int cli_input_is_tarmac(const tk_input *in);
 /** A reader on the input (which is the reader's from then on, on failure

@@ -185,6 +185,11 @@ void cli_warning_summary(tk_reader *r, const cli_read_opts *o)
 			(unsigned long long)n, n == 1 ? "" : "s");
 }
 
+const char *cli_input_name(const char *path)
+{
+	return strcmp(path, "-") ? path : "<stdin>";
+}
+
 int cli_filter_add(const char ***list, size_t *n, const char *value)
 {
 	const char **nl = realloc(*list, (*n + 1) * sizeof(**list));

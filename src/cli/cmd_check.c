@@ -86,8 +86,8 @@ int cmd_check(int argc, char **argv)
 		cli_usage_error("check", "expected one FILE");
 		return EXIT_BAD;
 	}
-	cx.path = args.v[0];
-	if (cli_open(&r, cx.path, &ro) < 0)
+	cx.path = cli_input_name(args.v[0]);
+	if (cli_open(&r, args.v[0], &ro) < 0)
 		return EXIT_BAD;
 	if (tk_check_new(&chk, tk_reader_trace(r), on_violation, &cx, NULL) < 0)
 		goto nomem;

@@ -277,6 +277,7 @@ int cmd_info(int argc, char **argv)
 	/* FILE opened once: its probe picks the view */
 	if (cli_input(&in, path, &ro) < 0)
 		return EXIT_BAD;
+	path = cli_input_name(path);
 	if (cli_input_is_tarmac(in)) {
 		if (cli_tarmac_refuse("info", NULL, &ro, path) < 0) {
 			tk_input_close(in);

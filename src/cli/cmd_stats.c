@@ -265,6 +265,7 @@ int cmd_stats(int argc, char **argv)
 	/* FILE opened once: its probe picks the view */
 	if (cli_input(&in, path, &ro) < 0)
 		goto out;
+	path = cli_input_name(path);
 	if (cli_input_is_tarmac(in)) {
 		if (cli_tarmac_refuse("stats", ev_only, &ro, path) < 0)
 			goto out;
