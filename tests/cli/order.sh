@@ -161,7 +161,7 @@ kinds() {
 		esac
 		eval "run \"\$tmp/kind.\$k\" ${tpl//@/$src}"
 		sed -e '/^file: /d' -e "s#$f\\.gz#INPUT#g; s#$f\\.zst#INPUT#g; s#$f#INPUT#g" \
-			-e 's#/dev/fd/[0-9]*#INPUT#g; s#^-:#INPUT:#; s#"-"#"INPUT"#' "$tmp/kind.$k" > "$tmp/kind.$k.norm"
+			-e 's#/dev/fd/[0-9]*#INPUT#g; s#^<stdin>:#INPUT:#; s#"<stdin>"#"INPUT"#' "$tmp/kind.$k" > "$tmp/kind.$k.norm"
 		if ! tail -n 1 "$tmp/kind.$k" | grep -qx "exit $want"; then
 			echo "FAIL: ($k) '${tpl//@/$src}': $(tail -n 1 "$tmp/kind.$k"), expected exit $want"
 			head -n 3 "$tmp/kind.$k.err"; fail=1

@@ -61,9 +61,5 @@ int atf_probe(const uint8_t *buf, size_t len);
 int atf_reader_open(tk_reader *r, tk_error *err);
 int atf_reader_next(tk_reader *r, const tk_event **ev, tk_error *err);
 void atf_reader_close(tk_reader *r);
-int atf_writer_open(tk_writer *w, tk_error *err);
-int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err);
-int atf_writer_close(tk_writer *w, tk_error *err);
-void atf_writer_free(tk_writer *w);
 
 #endif

@@ -297,7 +297,7 @@ static uint32_t slot_of(const atf_writer *aw, uint32_t idx)
 
 /* ---- open / write ------------------------------------------------------- */
 
-int atf_writer_open(tk_writer *w, tk_error *err)
+static int atf_writer_open(tk_writer *w, tk_error *err)
 {
 	atf_writer *aw = calloc(1, sizeof(*aw));
 	const tk_trace *t = w->trace;
@@ -326,7 +326,7 @@ int atf_writer_open(tk_writer *w, tk_error *err)
 	return TK_OK;
 }
 
-int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
+static int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	atf_writer *aw = w->impl;
 	const tk_trace *t = w->trace;
@@ -800,7 +800,7 @@ static int out_trace(tk_writer *w, atf_writer *aw, const outbase *ob,
 	return close_td(w, aw, k, err);
 }
 
-int atf_writer_close(tk_writer *w, tk_error *err)
+static int atf_writer_close(tk_writer *w, tk_error *err)
 {
 	atf_writer *aw = w->impl;
 	const tk_trace *t = w->trace;
@@ -1215,7 +1215,7 @@ done:
 	return rc;
 }
 
-void atf_writer_free(tk_writer *w)
+static void atf_writer_free(tk_writer *w)
 {
 	atf_writer *aw = w->impl;
 

@@ -21,9 +21,5 @@ int btf_probe(const uint8_t *buf, size_t len);
 int btf_reader_open(tk_reader *r, tk_error *err);
 int btf_reader_next(tk_reader *r, const tk_event **ev, tk_error *err);
 void btf_reader_close(tk_reader *r);
-int btf_writer_open(tk_writer *w, tk_error *err);
-int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err);
-int btf_writer_close(tk_writer *w, tk_error *err);
-void btf_writer_free(tk_writer *w);
 
 #endif

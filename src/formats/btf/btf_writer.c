@@ -226,7 +226,7 @@ static int write_header(tk_writer *w, btf_writer *bw, tk_error *err)
 			err);
 }
 
-int btf_writer_open(tk_writer *w, tk_error *err)
+static int btf_writer_open(tk_writer *w, tk_error *err)
 {
 	const tk_timebase *tb = tk_trace_timebase(w->trace);
 	btf_writer *bw = calloc(1, sizeof(*bw));
@@ -489,7 +489,7 @@ static inline int has_line_break(const char *p, size_t n)
 	return 0;
 }
 
-int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
+static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	btf_writer *bw = w->impl;
 	const tk_trace *t = w->trace;
@@ -648,7 +648,7 @@ int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	return TK_OK;
 }
 
-int btf_writer_close(tk_writer *w, tk_error *err)
+static int btf_writer_close(tk_writer *w, tk_error *err)
 {
 	btf_writer *bw = w->impl;
 	const tk_timebase *tb = tk_trace_timebase(w->trace);
@@ -670,7 +670,7 @@ int btf_writer_close(tk_writer *w, tk_error *err)
 	return TK_OK;
 }
 
-void btf_writer_free(tk_writer *w)
+static void btf_writer_free(tk_writer *w)
 {
 	btf_writer *bw = w->impl;
 

@@ -38,9 +38,5 @@ int htf_reader_open(tk_reader *r, tk_error *err);
 int htf_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 			  size_t max, tk_error *err);
 void htf_reader_close(tk_reader *r);
-int htf_writer_open(tk_writer *w, tk_error *err);
-int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err);
-int htf_writer_close(tk_writer *w, tk_error *err);
-void htf_writer_free(tk_writer *w);
 
 #endif

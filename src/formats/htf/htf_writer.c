@@ -120,7 +120,7 @@ static const char *const loss_short[L_COUNT] = {
 	"decreasing times in a section raised to the time before them",
 };
 
-int htf_writer_open(tk_writer *w, tk_error *err)
+static int htf_writer_open(tk_writer *w, tk_error *err)
 {
 	htf_writer *hw = calloc(1, sizeof(*hw));
 
@@ -281,7 +281,7 @@ static tk_etype closest_etype(const tk_trace *t, const tk_event *ev)
 	}
 }
 
-int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
+static int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	htf_writer *hw = w->impl;
 	const tk_trace *t = w->trace;
@@ -719,7 +719,7 @@ static int write_sections(tk_writer *w, htf_writer *hw, unsigned tl,
 	return TK_OK;
 }
 
-int htf_writer_close(tk_writer *w, tk_error *err)
+static int htf_writer_close(tk_writer *w, tk_error *err)
 {
 	htf_writer *hw = w->impl;
 	uint64_t max_ent = hw->nents ? hw->nents - 1 : 0;
@@ -763,7 +763,7 @@ int htf_writer_close(tk_writer *w, tk_error *err)
 	return TK_OK;
 }
 
-void htf_writer_free(tk_writer *w)
+static void htf_writer_free(tk_writer *w)
 {
 	htf_writer *hw = w->impl;
 	uint32_t i;

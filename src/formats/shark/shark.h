@@ -123,6 +123,5 @@ int shark_order_peek(shark_order *o, const uint8_t **p, size_t *n,
 void shark_order_take(shark_order *o, size_t k);
 void shark_order_close(shark_order *o);
 
-int shark_probe(const uint8_t *buf, size_t len);
 
 #endif

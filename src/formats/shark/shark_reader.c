@@ -269,7 +269,7 @@ static int is_clock(const rec *x)
  * seen.  Text never passes (its second byte is never 0x00 or 0x80); a low
  * score lets a format with a real signature win.
  */
-int shark_probe(const uint8_t *buf, size_t len)
+static int shark_probe(const uint8_t *buf, size_t len)
 {
 	size_t i, n = len / SHARK_REC, seen = 0;
 	uint64_t prev = 0;

@@ -52,10 +52,6 @@ int tk_tarmac_open_source(tk_tarmac **out, tk_source *src,
 #endif
 
 /* The format of tk_reader_open(): probe and the ISR adapter. */
-int tarmac_probe(const uint8_t *buf, size_t len);
-int tarmac_reader_open(tk_reader *r, tk_error *err);
-int tarmac_reader_next(tk_reader *r, const tk_event **ev, tk_error *err);
-void tarmac_reader_close(tk_reader *r);
 
 /*
  * What an event record means to the exception timeline (the rules of the

@@ -102,7 +102,7 @@ static void tl_warn(tk_tarmac_timeline *a, unsigned kind, uint64_t line,
 
 /* ---- probing ------------------------------------------------------------- */
 
-int tarmac_probe(const uint8_t *buf, size_t len)
+static int tarmac_probe(const uint8_t *buf, size_t len)
 {
 	tk_tarmac_opts o;
 	tk_tarmac *tr;
@@ -855,7 +855,19 @@ void tk_tarmac_timeline_free(tk_tarmac_timeline *a)
 
 /* ---- the reader ------------------------------------------------------------------ */
 
-int tarmac_reader_open(tk_reader *r, tk_error *err)
+static void tarmac_reader_close(tk_reader *r)
+{
+	tarmac_reader *a = r->impl;
+
+	if (!a)
+		return;
+	tarmac_fini(&a->tr);
+	tarmac_timeline_fini(&a->tl);
+	free(a);
+	r->impl = NULL;
+}
+
+static int tarmac_reader_open(tk_reader *r, tk_error *err)
 {
 	tarmac_reader *a = calloc(1, sizeof(*a));
 	tk_tarmac_opts o;
@@ -890,7 +902,7 @@ fail:
 	return rc;
 }
 
-int tarmac_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
+static int tarmac_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 {
 	tarmac_reader *a = r->impl;
 	tk_tarmac_record rec;
@@ -914,18 +926,6 @@ int tarmac_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 	r->ev = *e;
 	*ev = &r->ev;
 	return TK_OK;
-}
-
-void tarmac_reader_close(tk_reader *r)
-{
-	tarmac_reader *a = r->impl;
-
-	if (!a)
-		return;
-	tarmac_fini(&a->tr);
-	tarmac_timeline_fini(&a->tl);
-	free(a);
-	r->impl = NULL;
 }
 
 const tk_format_ops tk_format_tarmac = {
