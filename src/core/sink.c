@@ -205,11 +205,17 @@ static void z_free(tk_sink *s)
 static int sink_open_file(tk_sink *s, const char *path, int compress,
 			  tk_error *err)
 {
+	struct stat st;
 	sigset_t old;
-	size_t n;
+	size_t n = strlen(path);
 	int rc;
 
 	sink_init(s);
+	/* found now, not at the rename once all is written */
+	if (strcmp(path, "-") != 0 && n &&
+	    (path[n - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))))
+		return tk_err_set(err, TK_E_IO, path, 0, 0,
+				  "names a directory (this format writes a file)");
 	s->buf = malloc(SINK_BUF);
 	if (!s->buf)
 		return tk_err_nomem(err, path);
@@ -218,7 +224,6 @@ static int sink_open_file(tk_sink *s, const char *path, int compress,
 		s->fd = 1;
 		return TK_OK;
 	}
-	n = strlen(path);
 	s->path = malloc(n + 1);
 	s->tmp = malloc(n + 16);
 	if (!s->path || !s->tmp) {
