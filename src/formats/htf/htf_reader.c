@@ -2097,20 +2097,21 @@ static TK_INLINE void net_insert(uint64_t *t, uintptr_t *r, unsigned nn,
 	r[nn - 1] = xr;
 }
 
-/* Cursor c's fresh batch into the sorted heads (a free place is left). */
+/* Cursor c's fresh batch into the sorted heads: the last place is free,
+ * and moves down past the heads that come after the new one. */
 static void net_add(htf_reader *h, const cursor *c)
 {
-	uint64_t t[NET_MAX];
-	uintptr_t r[NET_MAX];
-	unsigned nn = h->nnet;
+	const uint64_t xt = c->b[0].time;
+	const uintptr_t xr = (uintptr_t)c->b;
+	unsigned k = h->nnet - 1;
 
-	t[0] = 0;
-	r[0] = 0;
-	memcpy(t + 1, h->nt, (nn - 1) * sizeof(*t));
-	memcpy(r + 1, h->nr, (nn - 1) * sizeof(*r));
-	net_insert(t, r, nn, c->b[0].time, (uintptr_t)c->b);
-	memcpy(h->nt, t, nn * sizeof(*t));
-	memcpy(h->nr, r, nn * sizeof(*r));
+	for (; k > 0 && (h->nt[k - 1] > xt ||
+			 (h->nt[k - 1] == xt && h->nr[k - 1] > xr)); k--) {
+		h->nt[k] = h->nt[k - 1];
+		h->nr[k] = h->nr[k - 1];
+	}
+	h->nt[k] = xt;
+	h->nr[k] = xr;
 }
 
 /*
@@ -2174,10 +2175,9 @@ static TK_INLINE size_t merge_net(htf_reader *h, size_t cap,
 			if (got <= 0) {
 				if (got < 0)
 					*rc = got;
+				/* its head stays first until it is read */
 				h->stalled = 1;
 				h->stall = (uint32_t)(c - cur);
-				/* out of the heads until it is read */
-				net_insert(t, r, nn, UINT64_MAX, UINTPTR_MAX);
 				break;
 			}
 			rec = c->b;
@@ -2362,11 +2362,13 @@ static int settle_stall(htf_reader *h, tk_error *err)
 	if (rc < 0)
 		return rc;
 	if (h->nnet) {
-		/* it was taken out of the sorted heads */
+		/* its head, the first, is replaced (by a free place at the end) */
 		if (rc == TK_OK)
-			net_add(h, &h->cur[i]);
+			net_insert(h->nt, h->nr, h->nnet, h->cur[i].b[0].time,
+				   (uintptr_t)h->cur[i].b);
 		else
-			h->nheap--;
+			net_insert(h->nt, h->nr, h->nnet, UINT64_MAX, UINTPTR_MAX);
+		h->nheap -= rc != TK_OK;
 		return TK_OK;
 	}
 	if (rc == TK_OK)
