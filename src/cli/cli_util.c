@@ -41,12 +41,21 @@ int cli_getopt(int argc, char **argv, const char *shortopts,
 	/* a leading '-': each operand comes back as code 1 where it stands
 	 * (no permutation, so POSIXLY_CORRECT cannot end the options at the
 	 * first operand); after "--" the rest are operands */
-	snprintf(in_order, sizeof(in_order), "-%s", shortopts);
+	snprintf(in_order, sizeof(in_order), "-:%s", shortopts);
 	while ((c = getopt_long(argc, argv, in_order, longopts, NULL)) == 1)
 		add_operand(a, optarg);
 	if (c == -1)
 		while (optind < argc)
 			add_operand(a, argv[optind++]);
+	/* one line (the ':' above keeps getopt quiet), not the whole usage;
+	 * a short option by its letter (its word may hold others) */
+	if (c == '?' || c == ':') {
+		const char *w = argv[optind - 1], opt[3] = { '-', (char)optopt, 0 };
+		int letter = c == '?' && optopt > 0 && optopt < 128 &&
+			     strncmp(w, "--", 2);
+		cli_usage_error(argv[0], "%s '%s'", c == ':' ? "no argument for"
+				: "unrecognized option", letter ? opt : w);
+	}
 	return c;
 }
 

@@ -96,7 +96,7 @@ int cmd_cat(int argc, char **argv)
 			break;
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); ret = EXIT_OK; goto out;
-		default: help(stderr); goto out;
+		default: goto out;
 		}
 	}
 	if (bad)

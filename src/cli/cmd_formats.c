@@ -26,7 +26,7 @@ int cmd_formats(int argc, char **argv)
 	while ((c = cli_getopt(argc, argv, "h", longopts, &args)) != -1) {
 		switch (c) {
 		case 'h': help(stdout); return EXIT_OK;
-		default: help(stderr); return EXIT_BAD;
+		default: return EXIT_BAD;
 		}
 	}
 	if (args.n) {

@@ -281,7 +281,7 @@ int cmd_load(int argc, char **argv)
 			break;
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); return EXIT_OK;
-		default: help(stderr); return EXIT_BAD;
+		default: return EXIT_BAD;
 		}
 	}
 	if (strcmp(outfmt, "table") && strcmp(outfmt, "csv")) {

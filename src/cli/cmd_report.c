@@ -927,7 +927,7 @@ int cmd_report(int argc, char **argv)
 		case O_END: f.end_s = optarg; break;
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); return EXIT_OK;
-		default: help(stderr); return EXIT_BAD;
+		default: return EXIT_BAD;
 		}
 	}
 	if (args.n != 1 || !out) {

@@ -58,7 +58,7 @@ int cmd_shark(int argc, char **argv)
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'h': help(stdout); return EXIT_OK;
-		default: help(stderr); return EXIT_BAD;
+		default: return EXIT_BAD;
 		}
 	}
 	if (args.n != 2) {

@@ -357,7 +357,7 @@ int cmd_shark_receive(int argc, char **argv)
 		case 'v': verbose = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': help(stdout); return EXIT_OK;
-		default: help(stderr); return EXIT_BAD;
+		default: return EXIT_BAD;
 		}
 	}
 	if (args.n != 1) {

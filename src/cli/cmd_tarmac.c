@@ -63,7 +63,7 @@ int cmd_tarmac(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); ret = EXIT_OK; goto out;
-		default: help(stderr); goto out;
+		default: goto out;
 		}
 	}
 	if (bad)

@@ -2243,18 +2243,6 @@ static inline void node_set(hnode *t, const cursor *c, uint32_t i)
 	t->idx = i;
 }
 
-/* Cursor i's fresh batch into the merge. */
-static void merge_add(htf_reader *h, uint32_t i)
-{
-	if (h->nnet) {
-		net_add(h, &h->cur[i]);
-	} else {
-		node_set(&h->heap[h->nheap], &h->cur[i], i);
-		sift_up(h, h->nheap);
-	}
-	h->nheap++;
-}
-
 /* The first records of all sections, and the merge set up. */
 static int merge_start(htf_reader *h, tk_error *err)
 {
@@ -2269,8 +2257,15 @@ static int merge_start(htf_reader *h, tk_error *err)
 		rc = refill(h, &h->cur[i], err);
 		if (rc < 0)
 			return rc;
-		if (rc == TK_OK)
-			merge_add(h, i);
+		if (rc != TK_OK)
+			continue;
+		if (h->nnet) {
+			net_add(h, &h->cur[i]);
+		} else {
+			node_set(&h->heap[h->nheap], &h->cur[i], i);
+			sift_up(h, h->nheap);
+		}
+		h->nheap++;
 	}
 	/* the instance counters of every entity (the trace's entities are
 	 * all known by now), made before the merge counts on them */
