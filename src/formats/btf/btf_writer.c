@@ -662,10 +662,11 @@ static int btf_writer_close(tk_writer *w, tk_error *err)
 	snprintf(wn.input, sizeof(wn.input), "%s",
 		 w->sink.path ? w->sink.path : "<stdout>");
 	snprintf(wn.msg, sizeof(wn.msg),
-		 "BTF cannot hold everything: no BTF time scale is exact for ticks of %llu/%llu %s; %llu of %llu times rounded down to whole ps (--strict refuses)",
+		 "BTF cannot hold everything: no BTF time scale is exact for ticks of %llu/%llu %s; %llu of %llu times rounded down to whole ps%s",
 		 (unsigned long long)tb->num, (unsigned long long)tb->den,
 		 tk_unit_name(tb->unit), (unsigned long long)bw->nrounded,
-		 (unsigned long long)bw->nevents);
+		 (unsigned long long)bw->nevents,
+		 bw->as_read ? "" : " (--strict refuses)"); /* cat: as read, never strict */
 	w->opts.on_warning(w->opts.warning_ctx, &wn);
 	return TK_OK;
 }
