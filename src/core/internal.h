@@ -298,11 +298,10 @@ uint32_t tk_trace_entity_intern(tk_trace *t, const char *name, size_t len);
 /* ---- byte sources ------------------------------------------------------- */
 
 /*
- * A source hands out a window of decoded bytes.  Plain files are mapped, so
- * the window is the whole file and never moves; pipes and compressed inputs
- * are read into a buffer that tk_source_fill() extends, moving it where it
- * likes.  A one-pass reader may have a plain file read like a pipe instead
- * (tk_source_stream()).
+ * A source hands out a window of decoded bytes.  A memory block is the
+ * window, which never moves; files, pipes and compressed inputs are read
+ * into a buffer that tk_source_fill() extends, moving it where it likes
+ * (a plain file in pieces that stay in the cache; no file is mapped).
  *
  * The contract, which every reader keeps:
  *  - The window is a tk_window (bytes and length), taken from
@@ -319,9 +318,6 @@ uint32_t tk_trace_entity_intern(tk_trace *t, const char *name, size_t len);
  * poison what it leaves, so a pointer kept across a fill is reported by
  * the first test that streams its input (see also
  * tk_source_open_mem_stream(), which the tests and fuzz targets use).
- *
- * Memory stays flat on mapped files too: the pages behind the consumed
- * position, less a slack of a few MB, are released as the reader moves on.
  */
 typedef struct tk_source tk_source;
 
@@ -367,20 +363,6 @@ uint64_t tk_source_offset(const tk_source *s);
 int tk_source_fill(tk_source *s, size_t want, tk_window *win, tk_error *err);
 /** True once the end of input has been reached (window is all there is). */
 bool tk_source_eof(const tk_source *s);
-/**
- * Read a mapped plain file with read() into small buffers from the
- * consumed position on, as a pipe is read, instead of through its mapping:
- * for readers that make one pass over the bytes and need no more than a
- * record at a time in the window.  Copying into buffers that stay in the
- * cache costs less than the page faults on, and the cache misses in, a
- * mapping as large as the file.  Each tk_source_fill() reads, on the
- * caller's thread.  Call it before fetching the window
- * (the window moves, as at a fill; the consumed position and
- * tk_source_offset() go on).
- * Returns 1 if the source is now streamed, 0 if it is left as it was (not a
- * mapped plain file, or one that cannot seek).
- */
-int tk_source_stream(tk_source *s);
 /**
  * Random access.  The input's decoded size, making every byte of it from
  * the consumed position on readable with tk_source_read_at(): a plain file

@@ -1,25 +1,20 @@
 /*
- * source.c - byte sources: a mapped file, a memory block, a pipe (standard
+ * source.c - byte sources: a file, a memory block, a pipe (standard
  * input), each optionally gzip- or zstd-compressed (recognised by magic
  * bytes, not by name).
  *
- * Readers see a window of decoded bytes.  A plain file is mapped whole, so
- * the window is the rest of the file and a reader can run over it without a
- * copy; the other transports decode into a buffer that grows only to the
- * longest record a reader asks for.
+ * Readers see a window of decoded bytes.  A memory block is the window
+ * itself; the other transports are read with read() on the caller's
+ * thread (a plain file in pieces small enough to stay in the cache, one per
+ * fill) and decoded into a buffer that grows only to the longest record a
+ * reader asks for.  No file is mapped: a mapped file that shrinks while it
+ * is read kills the process (SIGBUS), where read() and pread() see its end
+ * and the reader reports it.
  *
- * Every page of a mapping that has been read counts in the process's
- * resident size until it is unmapped, so a one-pass reader of a large file
- * would look as big as the file.  The pages behind the consumed position are
- * therefore released (madvise MADV_DONTNEED) a few MB at a time, keeping a
- * slack behind the position: the current record and event point into it.
- *
- * A one-pass reader may instead have a file streamed (tk_source_stream()):
- * read() into chunks small enough to stay in the cache, one per fill, on
- * the caller's thread.  A reader that needs random access reads through
- * tk_source_size() and tk_source_read_at(): pread() on a plain file, the
- * block itself in memory, and an unlinked temporary file (the spool) that
- * a pipe or a compressed input is first decoded into.
+ * A reader that needs random access reads through tk_source_size() and
+ * tk_source_read_at(): pread() on a plain file, the block itself in
+ * memory, and an unlinked temporary file (the spool) that a pipe or a
+ * compressed input is first decoded into.
  *
  * A fill hands the caller the new window (internal.h: the contract).  So
  * that a pointer kept across a fill cannot go unnoticed, a streamed window
@@ -36,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -57,13 +51,8 @@
 
 #define CHUNK (256u * 1024u)
 #define MAX_WINDOW ((size_t)1 << 30)
-/* mapped files: bytes kept mapped behind the consumed position, and how
- * many more must be consumed before the next release (one system call per
- * RELEASE_STEP bytes; peak resident file pages about SLACK + STEP) */
-#define RELEASE_SLACK ((size_t)4 << 20)
-#define RELEASE_STEP ((size_t)4 << 20)
-/* streamed files (tk_source_stream): the bytes one read() asks for, small
- * enough that they are still in the cache when the reader gets to them */
+/* plain files: the bytes one read() asks for, small enough that they are
+ * still in the cache when the reader gets to them */
 #define STREAM_READ ((size_t)128 << 10)
 enum codec { CODEC_NONE, CODEC_GZIP, CODEC_ZSTD };
 
@@ -71,14 +60,15 @@ struct tk_source {
 	char name[256];
 	const char *transport;
 	enum codec codec;
-	/* raw input held in memory (mapped file or caller's block) */
+	/* raw input held in memory (the caller's block) */
 	const uint8_t *raw;
 	size_t raw_len, raw_pos;
-	void *map;
-	size_t map_len;
-	size_t released;      /* map[0, released) has been given back */
-	size_t page;          /* page size, for rounding the released range */
-	size_t read_max;      /* 0, or the most bytes one fill reads (streamed) */
+	size_t read_max;      /* 0, or the most bytes one fill reads (a file) */
+	/* a plain file: random access reads it with pread(), offsets from
+	 * file_base (where the descriptor stood at open); file_size bytes
+	 * from there at open, fd_read read so far */
+	bool file;
+	uint64_t file_base, file_size, fd_read;
 	/* raw input of a memory stream (tk_source_open_mem_stream), handed
 	 * out as a descriptor's would be, a piece per read */
 	const uint8_t *mem;
@@ -142,7 +132,7 @@ static size_t next_piece(tk_source *s)
 }
 
 /* Up to n raw bytes from the descriptor (or the memory stream); *got 0 at
- * the end. */
+ * the end.  A file that ends before the size it had at open shrank. */
 static int read_fd(tk_source *s, uint8_t *dst, size_t n, size_t *got,
 		   tk_error *err)
 {
@@ -169,6 +159,10 @@ static int read_fd(tk_source *s, uint8_t *dst, size_t n, size_t *got,
 					  "read failed: %s", strerror(errno));
 	}
 	*got = (size_t)r;
+	s->fd_read += (uint64_t)r;
+	if (!r && n && s->fd_read < s->file_size)
+		return tk_err_set_at(err, TK_E_IO, s->name, s->fd_read,
+				     "the file ends here: it shrank while being read");
 	return TK_OK;
 }
 
@@ -197,16 +191,12 @@ static int raw_avail(tk_source *s, const uint8_t **p, size_t *n, tk_error *err)
 	return TK_OK;
 }
 
-static void maybe_release(tk_source *s);
-
 static void raw_consume(tk_source *s, size_t n)
 {
-	if (s->raw) {
+	if (s->raw)
 		s->raw_pos += n;
-		maybe_release(s);
-	} else {
+	else
 		s->rpos += n;
-	}
 }
 
 static uint64_t raw_offset(const tk_source *s)
@@ -329,7 +319,7 @@ int tk_source_open(tk_source **out, const char *path, tk_error *err)
 {
 	tk_source *s;
 	struct stat st;
-	long pagesize;
+	off_t at;
 	int rc;
 
 	*out = NULL;
@@ -350,47 +340,26 @@ int tk_source_open(tk_source **out, const char *path, tk_error *err)
 		s->transport = "file";
 	}
 	if (fstat(s->fd, &st) < 0) {
-		rc = tk_err_set(err, TK_E_IO, s->name, 0, 0, "cannot stat: %s",
-				strerror(errno));
+		rc = tk_err_set(err, TK_E_IO, s->name, 0, 0,
+				"cannot stat: %s", strerror(errno));
 		goto fail;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		rc = tk_err_set(err, TK_E_IO, s->name, 0, 0, "is a directory");
 		goto fail;
 	}
-	if (S_ISREG(st.st_mode)) {
-		if ((uint64_t)st.st_size > SIZE_MAX) {
-			rc = tk_err_set(err, TK_E_IO, s->name, 0, 0,
-					"file too large to map");
-			goto fail;
-		}
-		s->raw_len = (size_t)st.st_size;
-		if (s->raw_len) {
-			s->map = mmap(NULL, s->raw_len, PROT_READ, MAP_PRIVATE,
-				      s->fd, 0);
-			if (s->map == MAP_FAILED) {
-				s->map = NULL;
-				rc = tk_err_set(err, TK_E_IO, s->name, 0, 0,
-						"cannot map: %s",
-						strerror(errno));
-				goto fail;
-			}
-			s->map_len = s->raw_len;
-			pagesize = sysconf(_SC_PAGESIZE);
-			s->page = pagesize > 0 ? (size_t)pagesize : 4096;
-			madvise(s->map, s->map_len, MADV_SEQUENTIAL);
-			s->raw = s->map;
-		} else {
-			s->raw = (const uint8_t *)"";
-		}
-		s->codec = sniff(s->raw, s->raw_len);
-	} else {
-		if (s->own_fd)
-			s->transport = "pipe"; /* a named pipe, a device */
-		rc = open_stream(s, err);
-		if (rc < 0)
-			goto fail;
+	if (S_ISREG(st.st_mode) && (at = lseek(s->fd, 0, SEEK_CUR)) >= 0) {
+		s->file = true;
+		s->file_base = (uint64_t)at;
+		s->file_size = (uint64_t)st.st_size > s->file_base
+				       ? (uint64_t)st.st_size - s->file_base : 0;
+		s->read_max = STREAM_READ;
+	} else if (s->own_fd) {
+		s->transport = "pipe"; /* a named pipe, a device */
 	}
+	rc = open_stream(s, err);
+	if (rc < 0)
+		goto fail;
 	rc = init_codec(s, err);
 	if (rc < 0)
 		goto fail;
@@ -409,8 +378,6 @@ void tk_source_close(tk_source *s)
 		inflateEnd(&s->z);
 	if (s->zs)
 		ZSTD_freeDStream(s->zs);
-	if (s->map)
-		munmap(s->map, s->map_len);
 	if (s->own_fd && s->fd >= 0)
 		close(s->fd);
 	if (s->spool_fd >= 0)
@@ -444,52 +411,10 @@ tk_window tk_source_window(const tk_source *s)
 	return w;
 }
 
-int tk_source_stream(tk_source *s)
-{
-	if (!s->map || s->codec != CODEC_NONE || s->fd < 0 ||
-	    s->raw_pos > (uint64_t)INT64_MAX ||
-	    lseek(s->fd, (off_t)s->raw_pos, SEEK_SET) < 0)
-		return 0;
-	/* from here on the file is read like a pipe, from the position on */
-	munmap(s->map, s->map_len);
-	s->map = NULL;
-	s->map_len = 0;
-	s->raw = NULL;
-	s->base = s->raw_pos;
-	s->raw_len = s->raw_pos = 0;
-	s->start = s->end = 0;
-	s->read_max = STREAM_READ;
-	return 1;
-}
-
-/* Give back the mapped pages more than RELEASE_SLACK behind the position. */
-static void release_behind(tk_source *s)
-{
-	size_t upto = s->raw_pos - RELEASE_SLACK;
-
-	upto -= upto % s->page;
-	if (upto > s->released) {
-		/* advice only: if it fails, the pages just stay resident */
-		(void)madvise((char *)s->map + s->released, upto - s->released,
-			      MADV_DONTNEED);
-		s->released = upto;
-	}
-}
-
-/* Called as the raw bytes of a mapping are consumed (by a reader, or by a
- * decoder, which keeps its own history). */
-static void maybe_release(tk_source *s)
-{
-	if (s->map &&
-	    s->raw_pos - s->released >= RELEASE_SLACK + RELEASE_STEP)
-		release_behind(s);
-}
-
 void tk_source_consume(tk_source *s, size_t n)
 {
 	if (direct(s)) {
 		s->raw_pos += n;
-		maybe_release(s);
 	} else {
 		s->start += n;
 	}
@@ -519,7 +444,7 @@ static int make_room(tk_source *s, size_t want, tk_error *err)
 	uint8_t *nb;
 
 	need = want > keep ? want : keep;
-	/* a streamed file had no limit while it was mapped: keep it so */
+	/* (a plain file has no limit, as a memory block has none) */
 	if (need > MAX_WINDOW && !s->read_max)
 		return tk_err_set_at(err, TK_E_RANGE, s->name, s->base + s->end,
 				     "record longer than %zu bytes",
@@ -782,8 +707,16 @@ int tk_source_size(tk_source *s, uint64_t *size, tk_error *err)
 	int rc;
 
 	if (!s->random) {
+		struct stat st;
 		if (direct(s)) {
 			s->size = s->raw_len;
+		} else if (s->file && s->codec == CODEC_NONE &&
+			   fstat(s->fd, &st) == 0 &&
+			   (uint64_t)st.st_size >= s->file_base +
+						    tk_source_offset(s)) {
+			/* read where it is (a file whose size says less than
+			 * was read, as some devices' do, is spooled) */
+			s->size = (uint64_t)st.st_size - s->file_base;
 		} else {
 			rc = spool(s, err);
 			if (rc < 0)
@@ -799,6 +732,7 @@ int tk_source_read_at(tk_source *s, uint64_t off, void *buf, size_t n,
 		      tk_error *err)
 {
 	uint8_t *dst = buf;
+	uint64_t at;  /* in the descriptor's file */
 	int fd;
 
 	if (!s->random || off > s->size || n > s->size - off)
@@ -807,23 +741,23 @@ int tk_source_read_at(tk_source *s, uint64_t off, void *buf, size_t n,
 				     (unsigned long long)(off + n));
 	if (!n)
 		return TK_OK;
-	if (s->spool_fd < 0 && !s->map) {
+	if (s->spool_fd < 0 && !s->file) {
 		/* a memory block */
 		memcpy(dst, s->raw + off, n);
 		return TK_OK;
 	}
-	/* a plain file is read with pread(), not through its mapping: the
-	 * pages read once then stay out of the resident size */
 	fd = s->spool_fd >= 0 ? s->spool_fd : s->fd;
-	if (s->spool_fd >= 0) {
+	if (s->spool_fd < 0) {
+		at = s->file_base + off;
+	} else {
 		if (off < s->spool_base)
 			return tk_err_set_at(err, TK_E_IO, s->name, off,
 					     "bytes before %llu were consumed",
 					     (unsigned long long)s->spool_base);
-		off -= s->spool_base;
+		at = off - s->spool_base;
 	}
 	while (n) {
-		ssize_t r = pread(fd, dst, n, (off_t)off);
+		ssize_t r = pread(fd, dst, n, (off_t)at);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -835,6 +769,7 @@ int tk_source_read_at(tk_source *s, uint64_t off, void *buf, size_t n,
 					     "the file ends here: it shrank while being read");
 		dst += r;
 		off += (uint64_t)r;
+		at += (uint64_t)r;
 		n -= (size_t)r;
 	}
 	return TK_OK;

@@ -7,10 +7,15 @@
  * random offset and length must give the input's own bytes, reads past
  * the end and (on a spooled stream) before the consumed position must fail
  * with TK_E_IO and the offset, and the size must be the decoded size.
+ * Standard input on a file at an offset is read from there, also at random.
+ * A file cut to a quarter while it is streamed (plain or compressed) ends
+ * with one TK_E_IO error, at the cut or after it: never a crash, never a
+ * short input taken for the whole.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +141,71 @@ out:
 	free(buf);
 }
 
+/* Stream the file at `path` (inlen bytes): a window, then the file is cut
+ * to a quarter, then fills to the end. */
+static void check_cut(const char *path, size_t inlen, const char *what)
+{
+	tk_source *s;
+	tk_error err;
+	tk_window w;
+	uint64_t cut = inlen / 4;
+	int rc;
+
+	if (tk_source_open(&s, path, &err) != TK_OK) {
+		CHECK(0, "%s: open: %s", what, err.msg);
+		return;
+	}
+	w = tk_source_window(s);
+	rc = tk_source_fill(s, HEAD, &w, &err);
+	CHECK(rc > 0 && w.n >= HEAD, "%s: the first fill", what);
+	CHECK(truncate(path, (off_t)cut) == 0, "%s: truncate", what);
+	do {
+		tk_source_consume(s, w.n);
+		rc = tk_source_fill(s, 1, &w, &err);
+	} while (rc > 0);
+	CHECK(rc == TK_E_IO && err.has_offset && err.offset >= cut &&
+	      err.offset < inlen && strstr(err.msg, "shrank"),
+	      "%s: cut at %llu gives %d at %llu: %s", what,
+	      (unsigned long long)cut, rc, (unsigned long long)err.offset,
+	      rc < 0 ? err.msg : "no error");
+	tk_source_close(s);
+}
+
+/* Standard input on the file at `path` from byte `at` on. */
+static void check_stdin_at(const char *path, const uint8_t *data, size_t at)
+{
+	tk_source *s;
+	tk_error err;
+	tk_window w;
+	uint64_t size = 0;
+	uint8_t b[16];
+	int fd = open(path, O_RDONLY), keep = dup(0), rc;
+
+	if (fd < 0 || keep < 0 || lseek(fd, (off_t)at, SEEK_SET) < 0 ||
+	    dup2(fd, 0) < 0) {
+		CHECK(0, "stdin at %zu: set-up", at);
+		return;
+	}
+	close(fd);
+	if (tk_source_open(&s, "-", &err) == TK_OK) {
+		w = tk_source_window(s);
+		rc = tk_source_fill(s, HEAD, &w, &err);
+		CHECK(rc > 0 && w.n >= HEAD && memcmp(w.p, data + at, HEAD) == 0,
+		      "stdin at %zu: the window", at);
+		rc = tk_source_size(s, &size, &err);
+		CHECK(rc == TK_OK && size == LEN - at, "stdin at %zu: size %llu",
+		      at, (unsigned long long)size);
+		rc = tk_source_read_at(s, 5, b, sizeof(b), &err);
+		CHECK(rc == TK_OK && memcmp(b, data + at + 5, sizeof(b)) == 0,
+		      "stdin at %zu: read_at", at);
+		tk_source_close(s);
+	} else {
+		CHECK(0, "stdin at %zu: open: %s", at, err.msg);
+	}
+	dup2(keep, 0);
+	close(keep);
+}
+
 int main(void)
 {
 	uint8_t *data = malloc(LEN), *gz, *zs;
@@ -189,6 +259,10 @@ int main(void)
 			}
 			tk_source_close(s);
 		}
+		if (c == 0)
+			check_stdin_at(path, data, 4099);
+		snprintf(what, sizeof(what), "file %s cut", codec);
+		check_cut(path, inlen, what);
 		unlink(path);
 	}
 	rmdir(dir);
@@ -199,6 +273,7 @@ int main(void)
 		printf("%d failures\n", failures);
 		return 1;
 	}
-	printf("ok: random access on 9 transports\n");
+	printf("ok: random access on 9 transports, standard input at an "
+	       "offset, 3 files cut while read\n");
 	return 0;
 }

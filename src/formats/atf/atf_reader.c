@@ -1,9 +1,8 @@
 /*
  * atf_reader.c - the ATF reader (ALL-TIMES Trace Format 1.0, XML).
  *
- * Streaming: expat is fed slices of the byte source (CHUNK bytes at a time,
- * the source streamed through read() rather than mapped whole), and the
- * handlers put the events of one slice into a small queue that
+ * Streaming: expat is fed slices of the byte source (CHUNK bytes at a
+ * time), and the handlers put the events of one slice into a small queue that
  * tk_reader_next() drains before the next slice is parsed.  Memory holds the
  * SystemConfiguration (elements, event mappings, user tables) and one
  * slice's events, whatever the trace size.
@@ -1812,7 +1811,6 @@ int atf_reader_open(tk_reader *r, tk_error *err)
 		}
 		h->digits = prescan((const char *)w.p, w.n < PRESCAN ? w.n : PRESCAN);
 	}
-	tk_source_stream(src);
 	h->line = 1;
 	h->xp = XML_ParserCreate(NULL);
 	if (!h->xp) {

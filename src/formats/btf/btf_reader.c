@@ -1540,9 +1540,6 @@ int btf_reader_open(tk_reader *r, tk_error *err)
 	b->t = r->trace;
 	b->name = tk_source_name(r->src);
 	b->allowed = btf_event_table();
-	/* one pass, a line at a time: a file is read into small buffers
-	 * (faster than its mapping, and memory stays flat) */
-	tk_source_stream(r->src);
 	rc = tk_text_cr_only(r->src, err);
 	if (rc < 0)
 		goto fail;

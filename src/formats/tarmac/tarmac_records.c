@@ -5,9 +5,8 @@
  * line scanner (lines.h), then is split into blank-separated tokens on the
  * fly.
  * Nothing is copied and nothing is allocated per record: the record's spans
- * point into the window (the source's buffer: a file opened by path is
- * streamed with tk_source_stream(); the buffer moves only at a fill, and
- * fills happen only inside tk_tarmac_next()).
+ * point into the window (the source's buffer, which moves only at a fill,
+ * and fills happen only inside tk_tarmac_next()).
  *
  * Which producer wrote a line is told by its kind token and by the shape of
  * the fields after it (docs/tarmac.md lists the forms).  The forms overlap
@@ -1449,9 +1448,6 @@ static int open_on(tk_tarmac **out, tk_source *src, const tk_tarmac_opts *opts,
 		free(tr);
 		return rc;
 	}
-	/* one pass, a line at a time: a plain file is read into small
-	 * buffers (faster than its mapping, and memory stays flat) */
-	tk_source_stream(src);
 	*out = tr;
 	return TK_OK;
 }
