@@ -149,7 +149,8 @@ typedef struct hrec {
 /* records decoded per section at a time; one batch is all plain records
  * (one line each) or one record that went through the line-at-a-time
  * path (so warnings and errors come exactly where they did one record at
- * a time) */
+ * a time).  A power of two: the merge finds the cursor of a record in its
+ * block by a shift. */
 #define BATCH 128
 
 /* a cursor's window: its section's bytes read with tk_source_read_at() */
@@ -187,9 +188,8 @@ typedef struct cursor {
 	 * node of the cursor points at its head */
 	uint32_t bn;
 	uint64_t bline;
-	hrec *b;           /* BATCH + 1 records, or fewer for a section too
-			    * short to hold BATCH; b[bn]: read (not used) by
-			    * node_out */
+	hrec *b;           /* BATCH records, or fewer for a section too
+			    * short to hold BATCH */
 	uint64_t len;      /* the section's bytes */
 } cursor;
 
@@ -1529,14 +1529,14 @@ static int cursors_alloc(htf_reader *h, tk_error *err)
 		share = WIN_MIN;
 	h->nnet = h->ncur <= 4 ? 4 : h->ncur <= NET_MAX ? NET_MAX : 0;
 	if (h->nnet && h->ncur &&
-	    !(h->block = calloc((size_t)h->ncur * (BATCH + 1), sizeof(hrec))))
+	    !(h->block = calloc((size_t)h->ncur * BATCH, sizeof(hrec))))
 		return tk_err_nomem(err, h->name);
 	for (i = 0; i < h->ncur; i++) {
 		cursor *c = &h->cur[i];
 		/* a record is at least w + 1 bytes (the last maybe w) */
 		uint64_t recs = c->len / (h->w + 1) + 1;
-		size_t nb = (recs < BATCH ? (size_t)recs : BATCH) + 1;
-		c->b = h->block ? h->block + (size_t)i * (BATCH + 1)
+		size_t nb = recs < BATCH ? (size_t)recs : BATCH;
+		c->b = h->block ? h->block + (size_t)i * BATCH
 				: calloc(nb, sizeof(*c->b));
 		if (!c->b)
 			return tk_err_nomem(err, h->name);
@@ -2135,8 +2135,7 @@ static TK_INLINE void event_out(const hdesc *descs, tk_event *ev,
 	ev->kind = d->kind;
 	ev->name = d->name;
 	ev->core = core;
-	ev->note = NULL;
-	ev->note_len = 0;
+	/* (no record has a note: h->evs[] holds NULL and 0 from the start) */
 	*evkey = (uint64_t)slot << 32 | key;
 }
 
@@ -2165,7 +2164,7 @@ static TK_INLINE size_t merge_net(htf_reader *h, size_t cap,
 	memcpy(r, h->nr, nn * sizeof(*r));
 	while (n < cap) {
 		const hrec *rec = (const hrec *)r[0];
-		cursor *c = &cur[(size_t)(rec - block) / (BATCH + 1)];
+		cursor *c = &cur[(size_t)(rec - block) / BATCH];
 
 		event_out(descs, &evs[n], &evkey[n], rec,
 			  c->bline + (uint64_t)(rec - c->b), c->slot, c->core);
