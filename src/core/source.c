@@ -349,15 +349,22 @@ int tk_source_open(tk_source **out, const char *path, tk_error *err)
 		goto fail;
 	}
 	if (S_ISREG(st.st_mode) && (at = lseek(s->fd, 0, SEEK_CUR)) >= 0) {
+		uint8_t magic[4];
+		ssize_t got;
 		s->file = true;
 		s->file_base = (uint64_t)at;
 		s->file_size = (uint64_t)st.st_size > s->file_base
 				       ? (uint64_t)st.st_size - s->file_base : 0;
 		s->read_max = STREAM_READ;
+		/* a plain file is read straight into the window */
+		while ((got = pread(s->fd, magic, sizeof(magic), at)) < 0 &&
+		       errno == EINTR)
+			;
+		s->codec = got > 0 ? sniff(magic, (size_t)got) : CODEC_NONE;
 	} else if (s->own_fd) {
 		s->transport = "pipe"; /* a named pipe, a device */
 	}
-	rc = open_stream(s, err);
+	rc = s->file && s->codec == CODEC_NONE ? TK_OK : open_stream(s, err);
 	if (rc < 0)
 		goto fail;
 	rc = init_codec(s, err);
@@ -715,8 +722,13 @@ int tk_source_size(tk_source *s, uint64_t *size, tk_error *err)
 			   (uint64_t)st.st_size >= s->file_base +
 						    tk_source_offset(s)) {
 			/* read where it is (a file whose size says less than
-			 * was read, as some devices' do, is spooled) */
+			 * was read, as some devices' do, is spooled); the
+			 * window's buffer is not used again */
 			s->size = (uint64_t)st.st_size - s->file_base;
+			free(s->buf);
+			s->buf = NULL;
+			s->base += s->start;
+			s->cap = s->start = s->end = 0;
 		} else {
 			rc = spool(s, err);
 			if (rc < 0)
