@@ -94,6 +94,9 @@ void tk_bigbuf_free(void *p);
 int tk_ascii_casecmp(const char *a, size_t alen, const char *b);
 /** 1 if the n bytes at a and b are equal ignoring ASCII case. */
 int tk_ascii_ncaseeq(const char *a, const char *b, size_t n);
+/** 1 and *id = n if the len bytes at s are "Core_<n>" (n decimal, no
+ * leading zero: the core names the HTF and ATF readers give), else 0. */
+int tk_core_number(const char *s, size_t len, uint64_t *id);
 
 /*
  * Once per process, whichever threads ask first: for the tables a format

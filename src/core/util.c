@@ -107,6 +107,23 @@ size_t tk_fmt_i64(char *out, int64_t v)
 	return tk_fmt_u64(out, (uint64_t)v);
 }
 
+int tk_core_number(const char *s, size_t len, uint64_t *id)
+{
+	uint64_t v = 0;
+	size_t k;
+
+	if (len <= 5 || len > 25 || memcmp(s, "Core_", 5) != 0 ||
+	    (s[5] == '0' && len != 6))
+		return 0;
+	for (k = 5; k < len; k++) {
+		if (s[k] < '0' || s[k] > '9' || v > (UINT64_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (uint64_t)(s[k] - '0');
+	}
+	*id = v;
+	return 1;
+}
+
 int tk_ascii_ncaseeq(const char *a, const char *b, size_t n)
 {
 	size_t i;

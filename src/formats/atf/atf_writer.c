@@ -96,24 +96,6 @@ static int lose(tk_writer *w, atf_writer *aw, int kind, const tk_event *ev,
 	return tk_loss_add(&aw->lost, w, aw->name, kind, ev, err);
 }
 
-/* "Core_<n>" -> n */
-static int core_number(const char *s, size_t len, uint64_t *id)
-{
-	uint64_t v = 0;
-	size_t k;
-
-	if (len <= 5 || len > 25 || memcmp(s, "Core_", 5) != 0 ||
-	    (s[5] == '0' && len != 6))
-		return 0;
-	for (k = 5; k < len; k++) {
-		if (s[k] < '0' || s[k] > '9' || v > (UINT64_MAX - 9) / 10)
-			return 0;
-		v = v * 10 + (uint64_t)(s[k] - '0');
-	}
-	*id = v;
-	return 1;
-}
-
 static int user_entity(const tk_trace *t, const tk_entity *e)
 {
 	size_t n;
@@ -157,7 +139,7 @@ static int core_slot(tk_writer *w, atf_writer *aw, uint32_t ent,
 	if (ent != TK_NONE) {
 		size_t len;
 		const char *s = tk_trace_str(t, tk_trace_entity(t, ent)->name, &len);
-		has_id = core_number(s, len, &id);
+		has_id = tk_core_number(s, len, &id);
 		for (i = 0; has_id && i < aw->ncores; i++)
 			if (aw->cores[i].id == id)
 				has_id = 0;
@@ -216,7 +198,7 @@ static int is_core_entity(const tk_trace *t, uint32_t ent)
 	if (e->type == TK_ET_C)
 		return 1;
 	s = tk_trace_str(t, e->name, &n);
-	return core_number(s, n, &id);
+	return tk_core_number(s, n, &id);
 }
 
 /* Place element `ent` (an ATF type): by its parent in the entity table,

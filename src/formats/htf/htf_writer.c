@@ -31,13 +31,14 @@ typedef struct hrec {
 } hrec;
 
 typedef struct wcore {
-	uint64_t id;
+	uint64_t id;       /* given at close (core_ids()) unless `named` */
+	int named;         /* a core named Core_<id> */
 	uint32_t ent;      /* core entity, or TK_NONE */
 	tk_spill spill;         /* its records (hrec) */
 	uint64_t last;          /* the time of its last record */
 } wcore;
 
-enum { L_NOTE, L_TYPE, L_EVENT, L_SYNTH, L_TIME, L_COUNT };
+enum { L_NOTE, L_TYPE, L_EVENT, L_SYNTH, L_TIME, L_CORE, L_COUNT };
 
 typedef struct htf_writer {
 	const char *name;
@@ -55,7 +56,7 @@ typedef struct htf_writer {
 	uint32_t ncores;
 	tk_spill unassigned;    /* events whose core is not known yet */
 	uint64_t unassigned_last;
-	uint64_t *ent_core;     /* per HTF id: id of the first core + 1 */
+	uint64_t *ent_core;     /* per HTF id: slot of the first core + 1 */
 	uint64_t max_time;
 	tk_losses lost;
 	tk_synth synth;
@@ -110,6 +111,7 @@ static const char *const loss_what[L_COUNT] = {
 	"events that HTF's event tables do not define",
 	"sources or instances other than those HTF reading synthesises",
 	"times that decrease in a core's section",
+	"core names other than Core_<n>",
 };
 
 static const char *const loss_short[L_COUNT] = {
@@ -118,6 +120,7 @@ static const char *const loss_short[L_COUNT] = {
 	"events not in HTF's event tables dropped",
 	"events whose source or instances HTF reading synthesises differently",
 	"decreasing times in a section raised to the time before them",
+	"cores renamed Core_<n>",
 };
 
 static int htf_writer_open(tk_writer *w, tk_error *err)
@@ -144,66 +147,79 @@ static int lose(tk_writer *w, htf_writer *hw, int kind, const tk_event *ev,
 	return tk_loss_add(&hw->lost, w, hw->name, kind, ev, err);
 }
 
-/* "Core_<n>" gives core id n; other names get the next free id. */
-static int core_slot(htf_writer *hw, uint32_t ent, const tk_trace *t,
-		     uint32_t *slot)
+static int cmp_u64(const void *a, const void *b)
 {
-	uint64_t id = 0, maxid = 0;
-	int has_id = 0;
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/*
+ * The slot of core entity `ent` (TK_NONE: the section of events that no
+ * core claims).  A core named Core_<n> is section n; the others are
+ * renamed, the first time an event `ev` is theirs (a loss: in strict mode
+ * the error), and get their ids at close, so that a Core_<n> seen later
+ * still gets n.
+ */
+static int core_slot(tk_writer *w, htf_writer *hw, uint32_t ent,
+		     const tk_event *ev, uint32_t *slot, tk_error *err)
+{
+	const tk_trace *t = w->trace;
 	uint32_t i;
 	wcore *n;
+	int rc;
 
 	for (i = 0; i < hw->ncores; i++)
 		if (hw->cores[i].ent == ent) {
 			*slot = i;
 			return TK_OK;
 		}
+	n = tk_xrealloc_array(hw->cores, hw->ncores + 1, sizeof(*n));
+	if (!n)
+		return tk_err_nomem(err, hw->name);
+	hw->cores = n;
+	n += hw->ncores;
+	memset(n, 0, sizeof(*n));
+	n->ent = ent;
 	if (ent != TK_NONE) {
 		size_t len;
 		const char *s = tk_trace_str(t, tk_trace_entity(t, ent)->name, &len);
-		if (len > 5 && len < 25 && memcmp(s, "Core_", 5) == 0 &&
-		    s[5] >= '0' && s[5] <= '9' && (s[5] != '0' || len == 6)) {
-			size_t k;
-			has_id = 1;
-			for (k = 5; k < len && has_id; k++) {
-				if (s[k] < '0' || s[k] > '9' ||
-				    id > (UINT64_MAX - 9) / 10)
-					has_id = 0;
-				else
-					id = id * 10 + (uint64_t)(s[k] - '0');
-			}
-		}
-		/* a default section of the same id is this core */
-		for (i = 0; has_id && i < hw->ncores; i++)
-			if (hw->cores[i].id == id) {
-				if (hw->cores[i].ent == TK_NONE) {
-					hw->cores[i].ent = ent;
-					*slot = i;
-					return TK_OK;
-				}
-				has_id = 0;
-			}
+		n->named = tk_core_number(s, len, &n->id);
+		if (!n->named && (rc = lose(w, hw, L_CORE, ev, err)) < 0)
+			return rc;
 	}
-	if (!has_id) {
-		for (i = 0; i < hw->ncores; i++)
-			if (hw->cores[i].id + 1 > maxid)
-				maxid = hw->cores[i].id + 1;
-		id = ent == TK_NONE && !hw->ncores ? 0 : maxid;
+	if (tk_spill_open(&n->spill, sizeof(hrec)) < 0)
+		return tk_err_set(err, TK_E_IO, hw->name, 0, 0,
+				  "cannot create a temporary file");
+	hw->ncores++;
+	if (tk_synth_cores(&hw->synth, hw->ncores + 1) < 0)
+		return tk_err_nomem(err, hw->name);
+	*slot = hw->ncores - 1;
+	return TK_OK;
+}
+
+/* The ids of the cores not named Core_<n>: the lowest ones that no named
+ * core has, in the order the cores were first seen. */
+static int core_ids(htf_writer *hw, tk_error *err)
+{
+	uint64_t *named = malloc((hw->ncores + 1) * sizeof(*named)), next = 0;
+	uint32_t i, nn = 0, j = 0;
+
+	if (!named)
+		return tk_err_nomem(err, hw->name);
+	for (i = 0; i < hw->ncores; i++)
+		if (hw->cores[i].named)
+			named[nn++] = hw->cores[i].id;
+	qsort(named, nn, sizeof(*named), cmp_u64);
+	for (i = 0; i < hw->ncores; i++) {
+		if (hw->cores[i].named)
+			continue;
+		for (; j < nn && named[j] <= next; j++)
+			if (named[j] == next)
+				next++;
+		hw->cores[i].id = next++;
 	}
-	n = tk_xrealloc_array(hw->cores, hw->ncores + 1, sizeof(*n));
-	if (!n)
-		return TK_E_NOMEM;
-	hw->cores = n;
-	n[hw->ncores].id = id;
-	n[hw->ncores].ent = ent;
-	n[hw->ncores].last = 0;
-	if (tk_spill_open(&n[hw->ncores].spill, sizeof(hrec)) < 0)
-		return TK_E_IO;
-	if (tk_synth_cores(&hw->synth, hw->ncores + 2) < 0) {
-		tk_spill_close(&n[hw->ncores].spill);
-		return TK_E_NOMEM;
-	}
-	*slot = hw->ncores++;
+	free(named);
 	return TK_OK;
 }
 
@@ -314,7 +330,8 @@ static int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	if (core_ent == TK_NONE && source_is_core(t, ev))
 		core_ent = ev->source;
 	if (core_ent != TK_NONE && tk_trace_entity(t, core_ent)) {
-		rc = core_slot(hw, core_ent, t, &slot);
+		if ((rc = core_slot(w, hw, core_ent, ev, &slot, err)) < 0)
+			return rc;
 	} else if (hw->lastslot[ev->source]) {
 		slot = hw->lastslot[ev->source] - 1;
 		rc = TK_OK;
@@ -326,13 +343,11 @@ static int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		 * section where the target is first seen */
 		slot = UINT32_MAX;
 		rc = TK_OK;
-		if (!hw->unassigned.f)
-			rc = tk_spill_open(&hw->unassigned, sizeof(hrec));
+		if (!hw->unassigned.f &&
+		    tk_spill_open(&hw->unassigned, sizeof(hrec)) < 0)
+			return tk_err_set(err, TK_E_IO, hw->name, 0, 0,
+					  "cannot create a temporary file");
 	}
-	if (rc < 0)
-		return rc == TK_E_IO ? tk_err_set(err, TK_E_IO, hw->name, 0, 0,
-						  "cannot create a temporary file")
-				     : tk_err_nomem(err, hw->name);
 	if (slot != UINT32_MAX)
 		hw->lastslot[ev->target] = slot + 1;
 
@@ -377,7 +392,7 @@ static int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 
 	/* what reading it back would give */
 	if (slot != UINT32_MAX && !hw->ent_core[h - 1])
-		hw->ent_core[h - 1] = hw->cores[slot].id + 1;
+		hw->ent_core[h - 1] = (uint64_t)slot + 1;
 	if (tk_synth_event(&hw->synth, slot == UINT32_MAX ? 0 : slot + 1,
 			    slot == UINT32_MAX ? TK_NONE : hw->cores[slot].ent,
 			    TK_NONE, htf_synth_kind(type),
@@ -493,13 +508,6 @@ static int parse_hex(const char *p, uint64_t *out)
 		return -1;
 	*out = v;
 	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-
-	return *x < *y ? -1 : *x > *y;
 }
 
 /*
@@ -692,7 +700,7 @@ static int write_sections(tk_writer *w, htf_writer *hw, unsigned tl,
 			 * entity was first seen here (or anywhere, for the
 			 * first section) */
 			while ((y = tk_spill_peek(&u)) != NULL &&
-			       !(hw->ent_core[y->ent] == c->id + 1 ||
+			       !(hw->ent_core[y->ent] == (uint64_t)i + 1 ||
 				 (i == 0 && !hw->ent_core[y->ent])))
 				tk_spill_skip(&u);
 			if (!x && !y)
@@ -728,14 +736,11 @@ static int htf_writer_close(tk_writer *w, tk_error *err)
 
 	if (hw->unassigned.n && !hw->ncores) {
 		uint32_t slot;
-		int r2 = core_slot(hw, TK_NONE, w->trace, &slot);
-		if (r2 < 0)
-			return r2 == TK_E_IO
-				       ? tk_err_set(err, TK_E_IO, hw->name, 0, 0,
-						    "cannot create a temporary file")
-				       : tk_err_nomem(err, hw->name);
+		if ((rc = core_slot(w, hw, TK_NONE, NULL, &slot, err)) < 0)
+			return rc;
 	}
-	if ((rc = assign_ids(w, hw, &max_ent, err)) < 0)
+	if ((rc = core_ids(hw, err)) < 0 ||
+	    (rc = assign_ids(w, hw, &max_ent, err)) < 0)
 		return rc;
 	/* widths: the options, else an HTF input's own, else the smallest */
 	tl = hw->opt_tl ? hw->opt_tl
