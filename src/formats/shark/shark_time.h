@@ -1,7 +1,7 @@
 /*
  * shark_time.h - TSC cycles to picoseconds, exactly, with no division per
  * record: the time map of the S.Ha.R.K. reader when it reads picoseconds
- * (a dump whose clock rate changes, or a stream too large to scan ahead).
+ * (a dump whose clock rate changes).
  *
  * Within a clock segment (a rate clk in cycles per ms that holds from
  * seg_tsc, at seg_ps, on) a TSC t at or after seg_tsc is at
