@@ -190,8 +190,9 @@ void cli_warning_summary(tk_reader *r, const cli_read_opts *o)
 
 	if (n && !(o && o->quiet)) /* o may be NULL as in cli_pipe() */
 		fprintf(stderr,
-			"tracekit: %llu warning%s in all (the first of each kind shown; lenient mode)\n",
-			(unsigned long long)n, n == 1 ? "" : "s");
+			"tracekit: %llu warning%s in all (the first of each kind shown%s)\n",
+			(unsigned long long)n, n == 1 ? "" : "s",
+			o && o->strict ? "" : "; lenient mode");
 }
 
 const char *cli_input_name(const char *path)

@@ -739,9 +739,13 @@ static int header_line(btf_reader *b, const char *line, size_t len,
 		if (!key_is(k, (size_t)(kend - k), "entityMapping") &&
 		    !key_is(k, (size_t)(kend - k), "entityTypeMapping") &&
 		    !key_is(k, (size_t)(kend - k), "typeMapping") &&
-		    !key_is(k, (size_t)(kend - k), "timescale"))
+		    !key_is(k, (size_t)(kend - k), "timescale")) {
+			if (strict)
+				return err_at(b, err, TK_E_PARSE, line, line,
+					      "header line after the first event");
 			warn(b, W_HEADER_AFTER_DATA, line, line,
 			     "header line after the first event");
+		}
 	}
 	rc = tk_trace_add_header(b->t, kind, k, (size_t)(kend - k), v,
 				 (size_t)(end - v), has_value);

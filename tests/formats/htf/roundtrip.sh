@@ -103,6 +103,12 @@ grep -qx '#EntityLength 4' "$tmp/ids3.htf" && grep -qx '#-00000200 IsrB' "$tmp/i
 "$cli" convert -q "$tmp/ids.htf" "$tmp/ids.btf" && "$cli" convert -q "$tmp/ids.btf" "$tmp/ids4.htf" || fail "htf->btf->htf ids"
 grep -qx '#-00 TaskA' "$tmp/ids4.htf" && grep -qx '#EntityLength 1' "$tmp/ids4.htf" || { cat "$tmp/ids4.htf"; fail "ids from BTF"; }
 
+# CR-only line ends: read in strict mode too, with the one warning, whose
+# summary does not say "lenient mode"
+tr '\n' '\r' < "$dir/ok/multicore_strict.htf" > "$tmp/cr.htf"
+"$cli" info --strict "$tmp/cr.htf" 2> "$tmp/err" > /dev/null || { cat "$tmp/err"; fail "strict CR-only"; }
+[ "$(tail -n 1 "$tmp/err")" = "tracekit: 1 warning in all (the first of each kind shown)" ] || { cat "$tmp/err"; fail "strict summary"; }
+
 # from a pipe and from gzip: the k-way merge runs over a temporary copy
 "$cli" cat -q - < "$dir/ok/spec_appendix.htf" | cmp -s - "$dir/ok/spec_appendix.out" || fail "stdin"
 gzip -c "$dir/ok/multicore_strict.htf" > "$tmp/m.htf.gz"
