@@ -241,8 +241,9 @@ static int out_name(pf_writer *pw, uint32_t ent)
 	return out_json(pw, s, n);
 }
 
-/* ticks since the trace's time zero in whole ns (half up), *ns */
-static int ticks_ns(pf_writer *pw, uint64_t ticks, tk_u128 *ns)
+/* ticks since the trace's time zero in whole ns (half up; a sample of
+ * the load counters: the ns it falls in, not counted), *ns */
+static int ticks_ns(pf_writer *pw, uint64_t ticks, int sample, tk_u128 *ns)
 {
 	const tk_timebase *tb = tk_trace_timebase(pw->w->trace);
 	tk_u128 num, den, r;
@@ -262,7 +263,7 @@ static int ticks_ns(pf_writer *pw, uint64_t ticks, tk_u128 *ns)
 	}
 	*ns = num / den;
 	r = num % den;
-	if (!r)
+	if (!r || sample)
 		return TK_OK;
 	if (pw->w->opts.strict) {
 		set_err(pw, tk_err_set(pw->err, TK_E_UNSUPPORTED, pw->name, 0, 0,
@@ -279,13 +280,16 @@ static int ticks_ns(pf_writer *pw, uint64_t ticks, tk_u128 *ns)
 	return TK_OK;
 }
 
-/* the time written for `ticks`: ns since the time zero less the offset */
-static int time_ns(pf_writer *pw, uint64_t ticks, uint64_t *ns)
+/* the time written for `ticks`: ns since the time zero less the offset
+ * (sample: as ticks_ns()) */
+static int time_ns(pf_writer *pw, uint64_t ticks, int sample, uint64_t *ns)
 {
 	tk_u128 v = 0;
 
-	if (ticks_ns(pw, ticks, &v) < 0)
+	if (ticks_ns(pw, ticks, sample, &v) < 0)
 		return pw->rc;
+	if (sample && v < pw->offset_ns)
+		v = pw->offset_ns;
 	if (v < pw->offset_ns || v - pw->offset_ns > (tk_u128)INT64_MAX) {
 		set_err(pw, tk_err_set(pw->err, TK_E_RANGE, pw->name, 0, 0,
 				       "a time of %llu ticks is beyond 2^63 ns after the first event (Perfetto's limit)",
@@ -319,7 +323,7 @@ static int out_span(pf_writer *pw, uint64_t start, uint64_t end)
 {
 	uint64_t a = 0, b = 0;
 
-	if (time_ns(pw, start, &a) < 0 || time_ns(pw, end, &b) < 0)
+	if (time_ns(pw, start, 0, &a) < 0 || time_ns(pw, end, 0, &b) < 0)
 		return pw->rc;
 	outs(pw, ",\"ts\":");
 	out_ns_us(pw, a);
@@ -331,7 +335,7 @@ static int out_ts(pf_writer *pw, uint64_t t)
 {
 	uint64_t a = 0;
 
-	if (time_ns(pw, t, &a) < 0)
+	if (time_ns(pw, t, 0, &a) < 0)
 		return pw->rc;
 	outs(pw, ",\"ts\":");
 	return out_ns_us(pw, a);
@@ -973,7 +977,7 @@ static int perfetto_writer_write(tk_writer *w, const tk_event *ev,
 		pw->have_first = 1;
 		pw->first = ev->time;
 		pw->lb.first = ev->time;
-		if (ticks_ns(pw, ev->time, &ns) < 0)
+		if (ticks_ns(pw, ev->time, 0, &ns) < 0)
 			return pw->rc;
 		if (ns >= ABS_LIMIT_NS)
 			pw->offset_ns = (uint64_t)(ns > UINT64_MAX ? UINT64_MAX : ns);
@@ -1064,8 +1068,10 @@ static void write_load(pf_writer *pw, size_t lane, uint64_t last)
 		end = wend > span ? span : (uint64_t)wend;
 		if (end <= s && b)
 			break;
-		/* windows narrower than a ns: the first of each ns */
-		if (time_ns(pw, pw->first + s, &ns) < 0)
+		/* a window starts in the ns it falls in (not a time of the
+		 * trace: never counted as rounded); windows narrower than a
+		 * ns: the first of each ns */
+		if (time_ns(pw, pw->first + s, 1, &ns) < 0)
 			break;
 		if (b && ns == last_ns)
 			continue;

@@ -140,6 +140,7 @@ def main():
             continue
         if evs and os.path.basename(t) == "demo.btf":
             check_demo(t, evs)
+    check_ps_windows(cli)
     for f in fails:
         print("FAIL:", f)
     print(f"{len(traces)} traces, {len(fails)} failures")
@@ -174,6 +175,31 @@ def check_rounding(cli, t):
             fail(t, f"strict: exit {p.returncode}: {p.stderr!r}")
         if os.path.exists(out2):
             fail(t, "strict: a file was left")
+
+
+def check_ps_windows(cli):
+    """Ticks of 1 ps, every event on a whole ns: the load windows (8 ps
+    wide here) start between ns, yet nothing is rounded (--strict
+    converts, no warning), and each counter sample is the ns its window
+    starts in: 0 % at 0, 100 % from 1 ns (the start), 0 % from 7 ns."""
+    t = "ps windows"
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "ps.btf")
+        with open(src, "w") as f:
+            f.write("#version 2.3.0\n#timescale ps\n0,S,0,T,A,0,activate\n"
+                    "1000,Core_0,0,T,A,0,start\n7000,Core_0,0,T,A,0,terminate\n"
+                    "8000,S,0,T,A,1,activate\n")
+        out = os.path.join(tmp, "ps.json")
+        p = subprocess.run([cli, "convert", "--strict", src, out],
+                           capture_output=True, text=True)
+        if p.returncode != 0 or p.stderr:
+            fail(t, f"exit {p.returncode}: {p.stderr!r}")
+            return
+        with open(out) as f:
+            evs = json.load(f, parse_float=D)["traceEvents"]
+        cs = [(e["ts"], e["args"]["percent"]) for e in evs if e.get("ph") == "C"]
+        if cs != [(0, 0), (D("0.001"), 100), (D("0.007"), 0)]:
+            fail(t, f"counter samples {cs}")
 
 
 def check_demo(t, evs):
