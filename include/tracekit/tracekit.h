@@ -537,7 +537,9 @@ typedef struct tk_writer_opts {
 	 * not know is an error (TK_E_USAGE) of tk_writer_open().  BTF:
 	 * as-read=1 writes names, types, header and times as the reader gave
 	 * them (what `tracekit cat` prints); by default (as-read=0) the output
-	 * is what the specification allows (docs/mappings.md).
+	 * is what the specification allows (docs/mappings.md).  SQLite:
+	 * entity-index=0|1.  The other writers take none: any option is an
+	 * error (TK_E_USAGE) of tk_writer_open().
 	 */
 	const char *options;
 } tk_writer_opts;

@@ -584,6 +584,9 @@ struct tk_format_ops {
 	/** Non-zero: the writer writes the sink's temporary file by itself
 	 *  (tk_sink_open_raw(): no compression). */
 	int writes_file;
+	/** Non-zero: the writer reads tk_writer_opts.options (and refuses
+	 *  what it does not know); else core refuses any option. */
+	int writer_options;
 };
 
 const tk_format_ops *tk_format_ops_find(const char *name);

@@ -46,6 +46,11 @@ int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
 				  fmt->info.name,
 				  fmt->writes_dir ? "the output is a directory"
 						  : "the output is a database file");
+	if (!fmt->writer_options && opts->options && *opts->options)
+		return tk_err_set(err, TK_E_USAGE,
+				  strcmp(path, "-") ? path : "<stdout>", 0, 0,
+				  "the %s writer takes no options ('%.40s')",
+				  fmt->info.name, opts->options);
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return tk_err_nomem(err, path);

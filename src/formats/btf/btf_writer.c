@@ -696,6 +696,7 @@ const tk_format_ops tk_format_btf = {
 	.reader_next = btf_reader_next,
 	.reader_close = btf_reader_close,
 	.writer_open = btf_writer_open,
+	.writer_options = 1,
 	.writer_write = btf_writer_write,
 	.writer_close = btf_writer_close,
 	.writer_free = btf_writer_free,

@@ -803,6 +803,7 @@ const tk_format_ops tk_format_htf = {
 	.reader_next_batch = htf_reader_next_batch,
 	.reader_close = htf_reader_close,
 	.writer_open = htf_writer_open,
+	.writer_options = 1,
 	.writer_write = htf_writer_write,
 	.writer_close = htf_writer_close,
 	.writer_free = htf_writer_free,

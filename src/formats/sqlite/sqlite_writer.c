@@ -999,6 +999,7 @@ const tk_format_ops tk_format_sqlite = {
 		.caps = TK_CAP_WRITE,
 	},
 	.writer_open = sqlite_writer_open,
+	.writer_options = 1,
 	.writer_write = sqlite_writer_write,
 	.writer_close = sqlite_writer_close,
 	.writer_free = sqlite_writer_free,
