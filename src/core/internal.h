@@ -419,12 +419,15 @@ int tk_err_line_long(tk_error *err, const char *input, uint64_t line);
 #endif
 
 /**
- * Whether the text at the start of source `s` has CR-only line ends: its
- * first line end (looked for in its first TK_LINE_MAX + 2 bytes) is a CR
- * that no LF follows.  Fills the source as needed (the window may move;
- * nothing is consumed).  1, 0, or a negative status.
+ * The start of a text on source `s`: a UTF-8 byte-order mark is consumed
+ * (so line 1, column 1 is the byte after it), and the result tells
+ * whether the text has CR-only line ends: its first line end (looked for
+ * in its first TK_LINE_MAX + 2 bytes) is a CR that no LF follows.  Fills
+ * the source as needed (the window may move).  1, 0, or a negative status.
  */
-int tk_text_cr_only(tk_source *s, tk_error *err);
+int tk_text_begin(tk_source *s, tk_error *err);
+/** The length of a UTF-8 byte-order mark at p[0..n): 3 or 0. */
+size_t tk_text_bom(const uint8_t *p, size_t n);
 
 /* ---- output sinks ------------------------------------------------------- */
 

@@ -210,13 +210,28 @@ int tk_lines_next(tk_lines *l, const char **line, size_t *len, tk_error *err)
 	return TK_OK;
 }
 
-int tk_text_cr_only(tk_source *s, tk_error *err)
+size_t tk_text_bom(const uint8_t *p, size_t n)
+{
+	return n >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf ? 3 : 0;
+}
+
+int tk_text_begin(tk_source *s, tk_error *err)
 {
 	tk_window w = tk_source_window(s);
 	const uint8_t *p;
 	size_t avail, i = 0;
 	int rc;
 
+	while (w.n < 3 && !tk_source_eof(s)) {
+		if ((rc = tk_source_fill(s, 3, &w, err)) < 0)
+			return rc;
+		if (rc == 0)
+			break;
+	}
+	if (tk_text_bom(w.p, w.n)) {
+		tk_source_consume(s, 3);
+		w = tk_source_window(s);
+	}
 	for (;;) {
 		p = w.p;
 		avail = w.n;

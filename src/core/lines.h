@@ -3,7 +3,7 @@
  * source, without its line end.
  *
  * A line ends at LF or CRLF, or (cr set: a file whose first line end is a
- * CR alone, see tk_text_cr_only()) at CR, LF or CRLF.  A last line with no
+ * CR alone, see tk_text_begin()) at CR, LF or CRLF.  A last line with no
  * line end is a line.  A line longer than TK_LINE_MAX bytes is refused
  * (tk_err_line_long()) on every transport, scanning no further than
  * TK_LINE_MAX + 2 bytes.  Lines are numbered from 1 (`line`: the number of

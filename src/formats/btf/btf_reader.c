@@ -1544,7 +1544,7 @@ int btf_reader_open(tk_reader *r, tk_error *err)
 	b->t = r->trace;
 	b->name = tk_source_name(r->src);
 	b->allowed = btf_event_table();
-	rc = tk_text_cr_only(r->src, err);
+	rc = tk_text_begin(r->src, err);
 	if (rc < 0)
 		goto fail;
 	tk_lines_init(&b->lines, r->src, rc);

@@ -2448,7 +2448,7 @@ int htf_reader_open(tk_reader *r, tk_error *err)
 	h->strict = r->opts.strict;
 	/* lines that end with a CR alone are read as lines (the
 	 * specification does not say how lines end) */
-	if ((rc = tk_text_cr_only(r->src, err)) < 0)
+	if ((rc = tk_text_begin(r->src, err)) < 0)
 		goto fail;
 	if (rc)
 		warn(h, W_CR_ONLY, 1, NULL, NULL,

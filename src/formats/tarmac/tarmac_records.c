@@ -1415,7 +1415,7 @@ int tarmac_init(tk_tarmac *tr, tk_source *src, int owns_src,
 	tk_strpool_init(&tr->cpus);
 	/* lines that end with a CR alone are read as lines (the format
 	 * does not say how lines end; one line would lose the rest) */
-	rc = tk_text_cr_only(src, err);
+	rc = tk_text_begin(src, err);
 	if (rc < 0)
 		return rc;
 	if (rc) {
