@@ -131,8 +131,25 @@ static size_t next_piece(tk_source *s)
 	return 1 + (size_t)(x % s->piece);
 }
 
+/* The size of plain file s now, from where it was opened; 0 if unknown. */
+static uint64_t file_now(const tk_source *s)
+{
+	struct stat st;
+
+	return fstat(s->fd, &st) == 0 && (uint64_t)st.st_size > s->file_base
+		       ? (uint64_t)st.st_size - s->file_base : 0;
+}
+
+static int shrank(tk_source *s, uint64_t at, tk_error *err)
+{
+	return tk_err_set_at(err, TK_E_IO, s->name, at,
+			     "the file ends here: it shrank while being read");
+}
+
 /* Up to n raw bytes from the descriptor (or the memory stream); *got 0 at
- * the end.  A file that ends before the size it had at open shrank. */
+ * the end.  A file that ends before the size it had at open, and whose
+ * size now says less, shrank (a pseudo-file may just say more than it
+ * holds). */
 static int read_fd(tk_source *s, uint8_t *dst, size_t n, size_t *got,
 		   tk_error *err)
 {
@@ -160,9 +177,8 @@ static int read_fd(tk_source *s, uint8_t *dst, size_t n, size_t *got,
 	}
 	*got = (size_t)r;
 	s->fd_read += (uint64_t)r;
-	if (!r && n && s->fd_read < s->file_size)
-		return tk_err_set_at(err, TK_E_IO, s->name, s->fd_read,
-				     "the file ends here: it shrank while being read");
+	if (!r && n && s->fd_read < s->file_size && file_now(s) < s->file_size)
+		return shrank(s, s->fd_read, err);
 	return TK_OK;
 }
 
@@ -714,17 +730,18 @@ int tk_source_size(tk_source *s, uint64_t *size, tk_error *err)
 	int rc;
 
 	if (!s->random) {
-		struct stat st;
+		uint64_t now = s->file ? file_now(s) : 0;
 		if (direct(s)) {
 			s->size = s->raw_len;
 		} else if (s->file && s->codec == CODEC_NONE &&
-			   fstat(s->fd, &st) == 0 &&
-			   (uint64_t)st.st_size >= s->file_base +
-						    tk_source_offset(s)) {
+			   now < s->file_size) {
+			return shrank(s, now, err);
+		} else if (s->file && s->codec == CODEC_NONE &&
+			   now >= s->fd_read) {
 			/* read where it is (a file whose size says less than
-			 * was read, as some devices' do, is spooled); the
+			 * was read, as a pseudo-file's may, is spooled); the
 			 * window's buffer is not used again */
-			s->size = (uint64_t)st.st_size - s->file_base;
+			s->size = now;
 			free(s->buf);
 			s->buf = NULL;
 			s->base += s->start;

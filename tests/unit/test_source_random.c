@@ -10,7 +10,9 @@
  * Standard input on a file at an offset is read from there, also at random.
  * A file cut to a quarter while it is streamed (plain or compressed) ends
  * with one TK_E_IO error, at the cut or after it: never a crash, never a
- * short input taken for the whole.
+ * short input taken for the whole; a plain file cut before
+ * tk_source_size() makes that the error.  A file whose size says 0 but
+ * holds bytes (/proc/self/cmdline) gives them, at random too.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
@@ -171,6 +173,57 @@ static void check_cut(const char *path, size_t inlen, const char *what)
 	tk_source_close(s);
 }
 
+/* A plain file cut after its first window, before tk_source_size(). */
+static void check_cut_random(const char *path, size_t inlen)
+{
+	tk_source *s;
+	tk_error err;
+	tk_window w;
+	uint64_t size = 0, cut = inlen / 4;
+	int rc;
+
+	if (tk_source_open(&s, path, &err) != TK_OK) {
+		CHECK(0, "cut at random: open: %s", err.msg);
+		return;
+	}
+	w = tk_source_window(s);
+	rc = tk_source_fill(s, HEAD, &w, &err);
+	CHECK(rc > 0 && w.n >= HEAD, "cut at random: the first fill");
+	tk_source_consume(s, HEAD);
+	CHECK(truncate(path, (off_t)cut) == 0, "cut at random: truncate");
+	rc = tk_source_size(s, &size, &err);
+	CHECK(rc == TK_E_IO && err.has_offset && err.offset == cut &&
+	      strstr(err.msg, "shrank"), "cut at random gives %d at %llu: %s",
+	      rc, (unsigned long long)err.offset, rc < 0 ? err.msg : "no error");
+	tk_source_close(s);
+}
+
+/* /proc/self/cmdline: its size says 0, it holds argv[0] and a NUL. */
+static void check_pseudo_file(const char *argv0)
+{
+	tk_source *s;
+	tk_error err;
+	tk_window w;
+	uint64_t size = 0;
+	size_t n = strlen(argv0) + 1;
+	char b[4];
+	int rc;
+
+	if (tk_source_open(&s, "/proc/self/cmdline", &err) != TK_OK)
+		return; /* no /proc here */
+	w = tk_source_window(s);
+	rc = tk_source_fill(s, 1, &w, &err);
+	CHECK(rc > 0 && w.n == n && memcmp(w.p, argv0, n) == 0,
+	      "/proc/self/cmdline: %zu bytes streamed, not %zu", w.n, n);
+	rc = tk_source_size(s, &size, &err);
+	CHECK(rc == TK_OK && size == n, "/proc/self/cmdline: size %llu",
+	      (unsigned long long)size);
+	rc = tk_source_read_at(s, 0, b, 3, &err);
+	CHECK(rc == TK_OK && memcmp(b, argv0, 3) == 0,
+	      "/proc/self/cmdline: read_at");
+	tk_source_close(s);
+}
+
 /* Standard input on the file at `path` from byte `at` on. */
 static void check_stdin_at(const char *path, const uint8_t *data, size_t at)
 {
@@ -206,7 +259,7 @@ static void check_stdin_at(const char *path, const uint8_t *data, size_t at)
 	close(keep);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	uint8_t *data = malloc(LEN), *gz, *zs;
 	size_t gzlen = 0, zslen = 0, i;
@@ -215,8 +268,9 @@ int main(void)
 	tk_error err;
 	int c, k;
 
-	if (!data || !mkdtemp(dir))
+	if (!data || !mkdtemp(dir) || argc < 1 || strlen(argv[0]) < 3)
 		return 2;
+	check_pseudo_file(argv[0]);
 	/* compressible but not constant */
 	for (i = 0; i < LEN; i++)
 		data[i] = (uint8_t)((next() & 0x0f) + 'a');
@@ -259,8 +313,12 @@ int main(void)
 			}
 			tk_source_close(s);
 		}
-		if (c == 0)
+		if (c == 0) {
 			check_stdin_at(path, data, 4099);
+			check_cut_random(path, inlen);
+			if (write_file(path, in, inlen) < 0)
+				return 2;
+		}
 		snprintf(what, sizeof(what), "file %s cut", codec);
 		check_cut(path, inlen, what);
 		unlink(path);
@@ -274,6 +332,6 @@ int main(void)
 		return 1;
 	}
 	printf("ok: random access on 9 transports, standard input at an "
-	       "offset, 3 files cut while read\n");
+	       "offset, 4 files cut while read, a pseudo-file\n");
 	return 0;
 }
