@@ -204,7 +204,8 @@ def analyses(name, path, tmp, fmt=None):
         if rc is None:
             continue
         if cmd == 'cat' and fmt == 'shark' and rc == 2 and \
-                re.fullmatch(r"(.*warning.*\n)*tracekit: error: time \d+ is beyond "
+                re.fullmatch(r"(.*warning.*\n)*<stdout>: error: a time of \d+ ticks "
+                             r"\(input position \d+\) is beyond "
                              r"BTF's 64-bit times in ps\n", e):
             continue
         if rc not in ((0, 1) if cmd == 'check' else (0,)):

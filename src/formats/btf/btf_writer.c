@@ -531,14 +531,16 @@ static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		if (rc < 0 && tk_time_convert(ev->time, tk_trace_timebase(t),
 					      &bw->out_tb, TK_ROUND_DOWN,
 					      &time) < 0)
-			return tk_err_set(err, rc, w->sink.path, 0, 0,
-					  "time %llu is beyond BTF's 64-bit times in %s",
+			return tk_err_set(err, rc, out_name(w), 0, 0,
+					  "a time of %llu ticks (input position %llu) is beyond BTF's 64-bit times in %s",
 					  (unsigned long long)ev->time,
+					  (unsigned long long)ev->pos,
 					  tk_unit_name(bw->out_tb.unit));
 		if (rc < 0)
-			return tk_err_set(err, rc, w->sink.path, 0, 0,
-					  "time %llu cannot be written exactly in %s",
+			return tk_err_set(err, rc, out_name(w), 0, 0,
+					  "a time of %llu ticks (input position %llu) cannot be written exactly in %s",
 					  (unsigned long long)ev->time,
+					  (unsigned long long)ev->pos,
 					  tk_unit_name(bw->out_tb.unit));
 	}
 	if (TK_UNLIKELY(src->type != TK_ET_C) && !bw->as_read &&
