@@ -113,5 +113,14 @@ grep -q "^140,Core_0,0,I,SysTick,1,terminate$" "$tmp/m.btf" || { echo "FAIL conv
 "$cli" info --strict "$tmp/bad.tarmac" > /dev/null 2> "$tmp/err" && { echo "FAIL strict accepted ZZ"; fail=1; }
 grep -q "bad.tarmac:$((10 * N + 2)):9: error: unknown line kind 'ZZ'" "$tmp/err" || { echo "FAIL strict message: $(cat "$tmp/err")"; fail=1; }
 "$cli" info -q --format json "$tmp/bad.tarmac" | grep -q '"skipped": 1,' || { echo "FAIL lenient skip"; fail=1; }
+# a line in another SI unit: converted exactly; not a whole ns: rounded
+# down with a warning (strict: an error); beyond 64 bits: an error in both
+{ echo "100 ns E Reset"; echo "102500 ps E SysTick"; echo "3 us E SysTick"; } > "$tmp/si.tarmac"
+"$cli" convert -q --to btf "$tmp/si.tarmac" - | grep -q "^102,Core_0,0,I,SysTick,1,start$" || { echo "FAIL 102500 ps not 102 ns"; fail=1; }
+"$cli" convert --to btf "$tmp/si.tarmac" - 2>&1 >/dev/null | grep -q "si.tarmac:2:1: warning: time 102500 ps is not a whole number of the trace's ns: rounded down" || { echo "FAIL si warning"; fail=1; }
+"$cli" convert -q --to btf "$tmp/si.tarmac" - | grep -q "^3000,Core_0,0,I,SysTick,2,start$" || { echo "FAIL 3 us not 3000 ns"; fail=1; }
+"$cli" convert --strict --to btf "$tmp/si.tarmac" - 2>&1 >/dev/null | grep -q "si.tarmac:2:1: error: time 102500 ps is not a whole number of the trace's ns" || { echo "FAIL si strict"; fail=1; }
+{ echo "100 ns E Reset"; echo "20000000000 s E SysTick"; } > "$tmp/big.tarmac"
+"$cli" convert --to btf "$tmp/big.tarmac" - 2>&1 >/dev/null | grep -q "big.tarmac:2:1: error: time 20000000000 s is beyond 64 bits of the trace's ns" || { echo "FAIL si overflow"; fail=1; }
 [ $fail = 0 ] && echo "generated tarmac logs: all checks passed"
 exit $fail

@@ -186,7 +186,7 @@ static int convert_time(tk_tarmac_timeline *a, const tk_tarmac_record *rec,
 		[TK_TARMAC_UNIT_S] = TK_UNIT_S,
 	};
 	tk_timebase from;
-	int u = rec->unit;
+	int u = rec->unit, rc;
 
 	if (u == TK_TARMAC_UNIT_NONE || u == (int)a->base_unit) {
 		*out = rec->time;
@@ -204,6 +204,24 @@ static int convert_time(tk_tarmac_timeline *a, const tk_tarmac_record *rec,
 		if (tk_time_convert(rec->time, &from, &a->t->tb, TK_ROUND_EXACT,
 				    out) == TK_OK)
 			return TK_OK;
+		/* lenient: rounded down to the trace's unit; beyond 64 bits of
+		 * it in both modes, as no value of the trace holds it */
+		rc = tk_time_convert(rec->time, &from, &a->t->tb, TK_ROUND_DOWN,
+				     out);
+		if (rc < 0 || a->strict)
+			return tk_err_set(err, TK_E_RANGE, a->tr->name, rec->line, 1,
+					  "time %llu %s is %s the trace's %s",
+					  (unsigned long long)rec->time,
+					  tk_tarmac_unit_name(rec->unit),
+					  rc < 0 ? "beyond 64 bits of"
+						 : "not a whole number of",
+					  tk_tarmac_unit_name(a->base_unit));
+		tl_warn(a, 8, rec->line, 1,
+			"time %llu %s is not a whole number of the trace's %s: rounded down",
+			(unsigned long long)rec->time,
+			tk_tarmac_unit_name(rec->unit),
+			tk_tarmac_unit_name(a->base_unit));
+		return TK_OK;
 	}
 	if (a->strict)
 		return tk_err_set(err, TK_E_RANGE, a->tr->name, rec->line, 1,
