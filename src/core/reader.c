@@ -52,14 +52,11 @@ static int pick_format(tk_source *src, const char *path,
 	for (i = 0; tk_format_ops_get(i); i++) {
 		const tk_format_ops *f = tk_format_ops_get(i);
 		size_t n = w.n < PROBE_BYTES ? w.n : PROBE_BYTES,
-		       bom = tk_text_bom(w.p, n);
+		       bom = tk_text_bom(w.p, n); /* a text's byte-order mark */
 		int score;
 		if (!f->probe || !f->reader_open)
 			continue;
-		/* (a text may begin with a byte-order mark) */
-		score = f->probe(w.p, n);
-		if (bom && f->probe(w.p + bom, n - bom) > score)
-			score = f->probe(w.p + bom, n - bom);
+		score = f->probe(w.p + bom, n - bom);
 		if (score > best_score) {
 			best_score = score;
 			best = f;

@@ -140,11 +140,8 @@ static uint64_t file_now(const tk_source *s)
 		       ? (uint64_t)st.st_size - s->file_base : 0;
 }
 
-static int shrank(tk_source *s, uint64_t at, tk_error *err)
-{
-	return tk_err_set_at(err, TK_E_IO, s->name, at,
-			     "the file ends here: it shrank while being read");
-}
+#define shrank(s, at, err) tk_err_set_at(err, TK_E_IO, (s)->name, at, \
+	"the file ends here: it shrank while being read")
 
 /* Up to n raw bytes from the descriptor (or the memory stream); *got 0 at
  * the end.  A file that ends before the size it had at open, and whose

@@ -199,28 +199,22 @@ static int core_slot(tk_writer *w, htf_writer *hw, uint32_t ent,
 }
 
 /* The ids of the cores not named Core_<n>: the lowest ones that no named
- * core has, in the order the cores were first seen. */
-static int core_ids(htf_writer *hw, tk_error *err)
+ * core has, in the order the cores were first seen (cores are few: each
+ * event looks its core up among them) */
+static void core_ids(htf_writer *hw)
 {
-	uint64_t *named = malloc((hw->ncores + 1) * sizeof(*named)), next = 0;
-	uint32_t i, nn = 0, j = 0;
+	uint64_t next = 0;
+	uint32_t i, j;
 
-	if (!named)
-		return tk_err_nomem(err, hw->name);
-	for (i = 0; i < hw->ncores; i++)
-		if (hw->cores[i].named)
-			named[nn++] = hw->cores[i].id;
-	qsort(named, nn, sizeof(*named), cmp_u64);
 	for (i = 0; i < hw->ncores; i++) {
-		if (hw->cores[i].named)
-			continue;
-		for (; j < nn && named[j] <= next; j++)
-			if (named[j] == next)
+		for (j = 0; !hw->cores[i].named && j < hw->ncores; j++)
+			if (hw->cores[j].named && hw->cores[j].id == next) {
 				next++;
-		hw->cores[i].id = next++;
+				j = UINT32_MAX; /* from the first again */
+			}
+		if (!hw->cores[i].named)
+			hw->cores[i].id = next++;
 	}
-	free(named);
-	return TK_OK;
 }
 
 static int check_name(htf_writer *hw, const tk_trace *t, uint32_t ent,
@@ -739,8 +733,8 @@ static int htf_writer_close(tk_writer *w, tk_error *err)
 		if ((rc = core_slot(w, hw, TK_NONE, NULL, &slot, err)) < 0)
 			return rc;
 	}
-	if ((rc = core_ids(hw, err)) < 0 ||
-	    (rc = assign_ids(w, hw, &max_ent, err)) < 0)
+	core_ids(hw);
+	if ((rc = assign_ids(w, hw, &max_ent, err)) < 0)
 		return rc;
 	/* widths: the options, else an HTF input's own, else the smallest */
 	tl = hw->opt_tl ? hw->opt_tl

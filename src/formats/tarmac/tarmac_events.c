@@ -204,8 +204,7 @@ static int convert_time(tk_tarmac_timeline *a, const tk_tarmac_record *rec,
 		if (tk_time_convert(rec->time, &from, &a->t->tb, TK_ROUND_EXACT,
 				    out) == TK_OK)
 			return TK_OK;
-		/* lenient: rounded down to the trace's unit; beyond 64 bits of
-		 * it in both modes, as no value of the trace holds it */
+		/* lenient: rounded down; beyond 64 bits: in both modes */
 		rc = tk_time_convert(rec->time, &from, &a->t->tb, TK_ROUND_DOWN,
 				     out);
 		if (rc < 0 || a->strict)
