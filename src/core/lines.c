@@ -220,19 +220,17 @@ int tk_text_begin(tk_source *s, tk_error *err)
 	tk_window w = tk_source_window(s);
 	const uint8_t *p;
 	size_t avail, i = 0;
-	int rc;
+	int rc, bom = 1;  /* still to look for */
 
-	while (w.n < 3 && !tk_source_eof(s)) {
-		if ((rc = tk_source_fill(s, 3, &w, err)) < 0)
-			return rc;
-		if (rc == 0)
-			break;
-	}
-	if (tk_text_bom(w.p, w.n)) {
-		tk_source_consume(s, 3);
-		w = tk_source_window(s);
-	}
 	for (;;) {
+		if (bom && (w.n >= 3 || tk_source_eof(s))) {
+			bom = 0;
+			if (tk_text_bom(w.p, w.n)) {
+				tk_source_consume(s, 3);
+				w = tk_source_window(s);
+				i = 0;
+			}
+		}
 		p = w.p;
 		avail = w.n;
 		for (; i < avail && i < TK_LINE_MAX + 2; i++)
