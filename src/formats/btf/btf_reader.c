@@ -1412,11 +1412,6 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 				te->type = type;
 				te->type_name = ttname;
 				b->explicit_type[ev->target] = 1;
-			} else if (b->r->opts.strict) {
-				return err_at(b, err, TK_E_PARSE, line, f[3],
-					      "entity '%s' used as %s after %s",
-					      tk_quote(qb, sizeof(qb), f[4], fe[4]),
-					      tk_etype_name(type), tk_etype_name(te->type));
 			} else {
 				warn(b, W_TYPE_CONFLICT, line, f[3],
 				     "entity '%s' used as %s after %s (keeps %s)",
