@@ -791,8 +791,7 @@ int tk_source_read_at(tk_source *s, uint64_t off, void *buf, size_t n,
 					     "read failed: %s", strerror(errno));
 		}
 		if (r == 0)
-			return tk_err_set_at(err, TK_E_IO, s->name, off,
-					     "the file ends here: it shrank while being read");
+			return shrank(s, off, err);
 		dst += r;
 		off += (uint64_t)r;
 		at += (uint64_t)r;

@@ -147,13 +147,6 @@ static int lose(tk_writer *w, htf_writer *hw, int kind, const tk_event *ev,
 	return tk_loss_add(&hw->lost, w, hw->name, kind, ev, err);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-
-	return *x < *y ? -1 : *x > *y;
-}
-
 /*
  * The slot of core entity `ent` (TK_NONE: the section of events that no
  * core claims).  A core named Core_<n> is section n; the others are
@@ -502,6 +495,13 @@ static int parse_hex(const char *p, uint64_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
 }
 
 /*
