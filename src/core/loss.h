@@ -1,7 +1,7 @@
 /*
  * loss.h - what a writer's format cannot hold: counted per kind and
  * reported in one warning at close (lenient), or refused at the first
- * occurrence (strict).  Shared by the HTF and ATF writers.
+ * occurrence (strict).  Shared by the writers.
  */
 #ifndef TK_LOSS_H
 #define TK_LOSS_H

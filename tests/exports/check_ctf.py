@@ -297,7 +297,7 @@ back = os.path.join(tmp, "back.btf")
 open(back, "w").write("#version 2.3.0\n#timescale ns\n100,C,0,T,A,0,start\n50,C,0,T,A,0,terminate\n")
 r = run([tk, "convert", back, os.path.join(tmp, "back_out"), "--to", "ctf"])
 b = run(["babeltrace2", "--clock-cycles", "--no-delta", os.path.join(tmp, "back_out")])
-if r.returncode != 0 or "1 times raised to the previous event's" not in r.stderr or \
+if r.returncode != 0 or "1 time raised to the previous event's" not in r.stderr or \
         [l[:22] for l in b.stdout.splitlines()] != ["[00000000000000000100]"] * 2:
     fail(f"time going back: {r.returncode} {r.stderr.strip()} {b.stdout!r}")
 r = convert(back, os.path.join(tmp, "back_strict"), ("--strict",))

@@ -45,6 +45,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "../../core/internal.h"
+#include "../../core/loss.h"
 #include "../../core/bytes.h"
 #include "../../core/hashmap.h"
 
@@ -117,7 +118,7 @@ typedef struct ctf_writer {
 	uint64_t last;            /* cycles of the last event */
 	int have_last;
 	uint64_t nevents, npackets;
-	uint64_t lost[L_COUNT];
+	tk_losses lost;
 } ctf_writer;
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -125,12 +126,7 @@ typedef struct ctf_writer {
 static int lose(tk_writer *w, ctf_writer *cw, int kind, const tk_event *ev,
 		tk_error *err)
 {
-	if (w->opts.strict)
-		return tk_err_set(err, TK_E_UNSUPPORTED, cw->name, 0, 0,
-				  "CTF output cannot hold %s (input position %llu); without --strict it is changed with a warning",
-				  loss_what[kind], (unsigned long long)ev->pos);
-	cw->lost[kind]++;
-	return TK_OK;
+	return tk_loss_add(&cw->lost, w, cw->name, kind, ev, err);
 }
 
 /* Room for n more bytes in the current stream's packet (which grows
@@ -406,6 +402,10 @@ static int ctf_writer_open(tk_writer *w, tk_error *err)
 		return tk_err_nomem(err, w->sink.path);
 	w->impl = cw;
 	cw->name = w->sink.path;
+	cw->lost.format = "CTF";
+	cw->lost.what = loss_what;
+	cw->lost.brief = loss_short;
+	cw->lost.nkinds = L_COUNT;
 	dU = (tk_u128)tb->den * per_s[tb->unit];
 	g = tk_gcd128(tb->num, dU);
 	f = dU / g;
@@ -548,7 +548,7 @@ static void put_class_name(ctf_writer *cw, FILE *f, const tk_trace *t,
 		fputs(tk_evkind_name(c->kind), f);
 	}
 	if (changed)
-		cw->lost[L_NAME]++;
+		cw->lost.n[L_NAME]++;
 }
 
 static int write_metadata(tk_writer *w, ctf_writer *cw, tk_error *err)
@@ -693,39 +693,16 @@ out:
 static int ctf_writer_close(tk_writer *w, tk_error *err)
 {
 	ctf_writer *cw = w->impl;
-	int rc, k;
+	int rc;
 
 	if ((rc = flush_all(w, cw, err)) < 0)
 		return rc;
 	if ((rc = write_metadata(w, cw, err)) < 0)
 		return rc;
-	if (w->opts.strict && cw->lost[L_NAME])
+	if (w->opts.strict && cw->lost.n[L_NAME])
 		return tk_err_set(err, TK_E_UNSUPPORTED, cw->name, 0, 0,
-				  "CTF output cannot hold %s", loss_what[L_NAME]);
-	if (w->opts.on_warning) {
-		tk_error wn;
-		size_t o;
-		uint64_t total = 0;
-
-		memset(&wn, 0, sizeof(wn));
-		snprintf(wn.input, sizeof(wn.input), "%s", cw->name);
-		o = (size_t)snprintf(wn.msg, sizeof(wn.msg),
-				     "CTF cannot hold everything:");
-		for (k = 0; k < L_COUNT; k++) {
-			if (!cw->lost[k] || o >= sizeof(wn.msg))
-				continue;
-			o += (size_t)snprintf(wn.msg + o, sizeof(wn.msg) - o,
-					      "%s %llu %s", total ? ";" : "",
-					      (unsigned long long)cw->lost[k],
-					      loss_short[k]);
-			total += cw->lost[k];
-		}
-		if (o < sizeof(wn.msg))
-			snprintf(wn.msg + o, sizeof(wn.msg) - o,
-				 " (--strict refuses)");
-		if (total)
-			w->opts.on_warning(w->opts.warning_ctx, &wn);
-	}
+				  "CTF cannot hold %s", loss_what[L_NAME]);
+	tk_loss_report(&cw->lost, w, cw->name);
 	return TK_OK;
 }
 

@@ -42,6 +42,7 @@
 #define _GNU_SOURCE /* fopencookie */
 
 #include "../../core/internal.h"
+#include "../../core/loss.h"
 #include "../../analysis/loadbins.h"
 
 #include <errno.h>
@@ -55,8 +56,12 @@ typedef struct vlane {
 	uint32_t run_id, load_id;
 } vlane;
 
+static const char *const back_what[] = { "a time earlier than the previous event's" };
+static const char *const back_brief[] = { "times raised to the previous event's" };
+
 typedef struct vcd_writer {
 	const char *name;
+	tk_losses lost;        /* decreasing times (lenient reading keeps them) */
 	tk_timeline *tl;
 	FILE *spill;
 	vlane *lanes;
@@ -553,6 +558,10 @@ static int vcd_writer_open(tk_writer *w, tk_error *err)
 		return tk_err_nomem(err, w->sink.path);
 	w->impl = vw;
 	vw->name = w->sink.path ? w->sink.path : "<stdout>";
+	vw->lost.format = "VCD";
+	vw->lost.what = back_what;
+	vw->lost.brief = back_brief;
+	vw->lost.nkinds = 1;
 	vw->tb = *tb;
 	for (i = 0; i < sizeof(scales) / sizeof(scales[0]); i++)
 		if (tk_time_convert(1, tb, &scales[i].tb, TK_ROUND_EXACT,
@@ -590,8 +599,12 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	int rounded;
 	tk_etype ety;
 
-	if (vw->have_first && t < vw->last)
-		t = vw->last; /* lenient reading keeps decreasing times */
+	if (vw->have_first && t < vw->last) {
+		int rc = tk_loss_add(&vw->lost, w, vw->name, 0, ev, err);
+		if (rc < 0)
+			return rc;
+		t = vw->last;
+	}
 	if (vtime(vw, t, &vt, &rounded) < 0)
 		return tk_err_set(err, TK_E_RANGE, vw->name, 0, 0,
 				  "time %llu does not fit VCD's 64-bit times in %s",
@@ -900,6 +913,8 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 			 (unsigned long long)vw->nevents);
 		w->opts.on_warning(w->opts.warning_ctx, &wn);
 	}
+	if (rc >= 0)
+		tk_loss_report(&vw->lost, w, vw->name);
 out:
 	if (o)
 		fclose(o);

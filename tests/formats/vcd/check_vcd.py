@@ -308,10 +308,31 @@ def check_shark(tk, src, d):
         fail("shark --strict: exit %d, %r, files %r" % (r.returncode, r.stderr, os.listdir(d)))
 
 
+def check_back(tk, d):
+    # a time that goes back (kept by lenient reading): raised to the time
+    # before it with a counted warning, as BTF and CTF do
+    src = os.path.join(d, "back.btf")
+    open(src, "w").write("#version 2.3.0\n#timescale ns\n100,Core_0,0,T,A,0,start\n"
+                         "50,Core_0,0,T,A,0,terminate\n")
+    out = os.path.join(d, "back.vcd")
+    r = run([tk, "convert", src, out])
+    warn = [l for l in r.stderr.splitlines() if "VCD cannot hold everything" in l]
+    if r.returncode != 0 or warn != [out + ": warning: VCD cannot hold everything: 1 time "
+                                     "raised to the previous event's (first 'terminate' of T) "
+                                     "(--strict refuses)"]:
+        fail("back: exit %d, %r" % (r.returncode, r.stderr))
+        return
+    times = [l for l in open(out).read().split("$enddefinitions")[1].splitlines()
+             if l.startswith("#")]
+    if times != ["#100", "#101"]:
+        fail("back: times %r" % times)
+
+
 def main():
     tk, demo, nocore, names, shark = sys.argv[1:6]
     with tempfile.TemporaryDirectory() as d:
         check_names(tk, names, d)
+        check_back(tk, d)
         if os.path.exists(shark):
             check_shark(tk, shark, d)
         else:
