@@ -97,6 +97,15 @@ int tk_ascii_ncaseeq(const char *a, const char *b, size_t n);
 /** 1 and *id = n if the len bytes at s are "Core_<n>" (n decimal, no
  * leading zero: the core names the HTF and ATF readers give), else 0. */
 int tk_core_number(const char *s, size_t len, uint64_t *id);
+/** A writer's core: its number, and whether its name gave it. */
+typedef struct tk_core_id {
+	uint64_t id;
+	int named;         /* named Core_<id> (tk_core_number) */
+} tk_core_id;
+/** The ids of the n cores at base (each a tk_core_id at its start, stride
+ * bytes apart) not named Core_<n>: the lowest ones no named core has, in
+ * their order; a writer gives them at close, once every core is known. */
+void tk_core_ids(void *base, size_t n, size_t stride);
 
 /*
  * Once per process, whichever threads ask first: for the tables a format

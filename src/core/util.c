@@ -124,6 +124,25 @@ int tk_core_number(const char *s, size_t len, uint64_t *id)
 	return 1;
 }
 
+void tk_core_ids(void *base, size_t n, size_t stride)
+{
+#define CORE(i) ((tk_core_id *)(void *)((char *)base + (i) * stride))
+	uint64_t next = 0;
+	size_t i, j;
+
+	/* cores are few: each one looks among them all */
+	for (i = 0; i < n; i++) {
+		for (j = 0; !CORE(i)->named && j < n; j++)
+			if (CORE(j)->named && CORE(j)->id == next) {
+				next++;
+				j = (size_t)-1; /* from the first again */
+			}
+		if (!CORE(i)->named)
+			CORE(i)->id = next++;
+	}
+#undef CORE
+}
+
 int tk_ascii_ncaseeq(const char *a, const char *b, size_t n)
 {
 	size_t i;

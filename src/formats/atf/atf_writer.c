@@ -39,8 +39,8 @@ typedef struct wrec {
 } wrec;
 
 typedef struct wcore {
+	tk_core_id cid;    /* given at close (tk_core_ids()) unless named */
 	uint32_t ent;      /* core entity or TK_NONE */
-	uint64_t id;
 } wcore;
 
 typedef struct wse {
@@ -121,13 +121,14 @@ static int atype_of(const tk_trace *t, const tk_entity *e)
 	return atf_type_of_entity(e->type, s, n);
 }
 
-/* The core slot (index + 1) of core entity `ent` (TK_NONE: a default). */
+/* The core slot (index + 1) of core entity `ent` (TK_NONE: a default).
+ * A core named Core_<n> gets id n; the others are renamed (a loss: strict
+ * refuses it at the next write or at close) and get theirs at close
+ * (tk_core_ids()), so that a Core_<n> seen later still gets n. */
 static int core_slot(tk_writer *w, atf_writer *aw, uint32_t ent,
 		     uint32_t *slot)
 {
 	const tk_trace *t = w->trace;
-	uint64_t id = 0, maxid = 0;
-	int has_id = 0;
 	uint32_t i;
 	wcore *n;
 
@@ -136,32 +137,22 @@ static int core_slot(tk_writer *w, atf_writer *aw, uint32_t ent,
 			*slot = i + 1;
 			return TK_OK;
 		}
-	if (ent != TK_NONE) {
-		size_t len;
-		const char *s = tk_trace_str(t, tk_trace_entity(t, ent)->name, &len);
-		has_id = tk_core_number(s, len, &id);
-		for (i = 0; has_id && i < aw->ncores; i++)
-			if (aw->cores[i].id == id)
-				has_id = 0;
-		if (!has_id) {
-			/* strict: refused by the next write, or at close */
-			aw->renamed = 1;
-			(void)lose(w, aw, L_CORE, NULL, NULL);
-		}
-	}
-	if (!has_id) {
-		for (i = 0; i < aw->ncores; i++)
-			if (aw->cores[i].id + 1 > maxid)
-				maxid = aw->cores[i].id + 1;
-		id = maxid;
-	}
 	n = tk_xrealloc_array(aw->cores, aw->ncores + 1, sizeof(*n));
 	if (!n)
 		return TK_E_NOMEM;
 	aw->cores = n;
-	n[aw->ncores].ent = ent;
-	n[aw->ncores].id = id;
-	aw->ncores++;
+	n += aw->ncores++;
+	memset(n, 0, sizeof(*n));
+	n->ent = ent;
+	if (ent != TK_NONE) {
+		size_t len;
+		const char *s = tk_trace_str(t, tk_trace_entity(t, ent)->name, &len);
+		n->cid.named = tk_core_number(s, len, &n->cid.id);
+		if (!n->cid.named) {
+			aw->renamed = 1;
+			(void)lose(w, aw, L_CORE, NULL, NULL);
+		}
+	}
 	if (tk_synth_cores(&aw->synth, aw->ncores + 1) < 0)
 		return TK_E_NOMEM;
 	*slot = aw->ncores;
@@ -1071,14 +1062,15 @@ static int atf_writer_close(tk_writer *w, tk_error *err)
 	} else if ((rc = out(w, err, "    <ToolInfo Vendor=\"tracekit\" Tool=\"tracekit\" Version=\"" TK_VERSION_STRING "\" />\n")) < 0) {
 		goto done;
 	}
+	tk_core_ids(aw->cores, aw->ncores, sizeof(*aw->cores));
 	for (j = 0; j < aw->ncores; j++) {
 		char key[80];
 		uint32_t q;
 		snprintf(key, sizeof(key), "Resource.%llu.Scheduler",
-			 (unsigned long long)aw->cores[j].id);
+			 (unsigned long long)aw->cores[j].cid.id);
 		v = hget(w, aw, key);
 		if ((rc = outf(w, err, "    <Resource ID=\"%llu\" Scheduler=\"",
-			       (unsigned long long)aw->cores[j].id)) < 0 ||
+			       (unsigned long long)aw->cores[j].cid.id)) < 0 ||
 		    (rc = out_esc(w, aw, v ? v : "unknown", strlen(v ? v : "unknown"), err)) < 0 ||
 		    (rc = out(w, err, "\">\n")) < 0)
 			goto done;
@@ -1087,7 +1079,7 @@ static int atf_writer_close(tk_writer *w, tk_error *err)
 			    (rc = out_se(&c, q, 0, err)) < 0)
 				goto done;
 		snprintf(key, sizeof(key), "Resource.%llu.TimeRangeElement",
-			 (unsigned long long)aw->cores[j].id);
+			 (unsigned long long)aw->cores[j].cid.id);
 		if ((rc = out_kept_xml(w, aw, key, "      ", err)) < 0 ||
 		    (rc = out(w, err, "    </Resource>\n")) < 0)
 			goto done;

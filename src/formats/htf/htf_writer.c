@@ -31,8 +31,7 @@ typedef struct hrec {
 } hrec;
 
 typedef struct wcore {
-	uint64_t id;       /* given at close (core_ids()) unless `named` */
-	int named;         /* a core named Core_<id> */
+	tk_core_id cid;    /* given at close (tk_core_ids()) unless named */
 	uint32_t ent;      /* core entity, or TK_NONE */
 	tk_spill spill;         /* its records (hrec) */
 	uint64_t last;          /* the time of its last record */
@@ -177,8 +176,8 @@ static int core_slot(tk_writer *w, htf_writer *hw, uint32_t ent,
 	if (ent != TK_NONE) {
 		size_t len;
 		const char *s = tk_trace_str(t, tk_trace_entity(t, ent)->name, &len);
-		n->named = tk_core_number(s, len, &n->id);
-		if (!n->named && (rc = lose(w, hw, L_CORE, ev, err)) < 0)
+		n->cid.named = tk_core_number(s, len, &n->cid.id);
+		if (!n->cid.named && (rc = lose(w, hw, L_CORE, ev, err)) < 0)
 			return rc;
 	}
 	if (tk_spill_open(&n->spill, sizeof(hrec)) < 0)
@@ -189,25 +188,6 @@ static int core_slot(tk_writer *w, htf_writer *hw, uint32_t ent,
 		return tk_err_nomem(err, hw->name);
 	*slot = hw->ncores - 1;
 	return TK_OK;
-}
-
-/* The ids of the cores not named Core_<n>: the lowest ones that no named
- * core has, in the order the cores were first seen (cores are few: each
- * event looks its core up among them) */
-static void core_ids(htf_writer *hw)
-{
-	uint64_t next = 0;
-	uint32_t i, j;
-
-	for (i = 0; i < hw->ncores; i++) {
-		for (j = 0; !hw->cores[i].named && j < hw->ncores; j++)
-			if (hw->cores[j].named && hw->cores[j].id == next) {
-				next++;
-				j = UINT32_MAX; /* from the first again */
-			}
-		if (!hw->cores[i].named)
-			hw->cores[i].id = next++;
-	}
 }
 
 static int check_name(htf_writer *hw, const tk_trace *t, uint32_t ent,
@@ -681,7 +661,7 @@ static int write_sections(tk_writer *w, htf_writer *hw, unsigned tl,
 		tk_spill_cursor a, u;
 		const hrec *x, *y;
 
-		if ((rc = out(w, err, "#-%02llX\n", (unsigned long long)c->id)) < 0)
+		if ((rc = out(w, err, "#-%02llX\n", (unsigned long long)c->cid.id)) < 0)
 			return rc;
 		if (tk_spill_rewind(&a, &c->spill) < 0 ||
 		    tk_spill_rewind(&u, &hw->unassigned) < 0)
@@ -733,7 +713,7 @@ static int htf_writer_close(tk_writer *w, tk_error *err)
 		if ((rc = core_slot(w, hw, TK_NONE, NULL, &slot, err)) < 0)
 			return rc;
 	}
-	core_ids(hw);
+	tk_core_ids(hw->cores, hw->ncores, sizeof(*hw->cores));
 	if ((rc = assign_ids(w, hw, &max_ent, err)) < 0)
 		return rc;
 	/* widths: the options, else an HTF input's own, else the smallest */
