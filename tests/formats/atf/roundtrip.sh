@@ -105,18 +105,6 @@ for bad in 'bad\303' 'bad\355\240\200' 'bad\357\277\277'; do
 	grep -q "is not UTF-8 text that XML can hold" "$tmp/err" || fail "message for $bad"
 done
 
-# cores: Core_<n> is Resource n even when a core of another name comes
-# first (which gets the lowest free id: 1 here, not Core_0's 0); other
-# names are renamed, counted once per core, refused by --strict
-printf '#version 2.3.0\n#timescale ns\n100,CPU_B,0,T,T1,0,start\n150,Core_0,0,T,T2,0,start\n200,CPU_B,0,T,T1,0,terminate\n250,Core_0,0,T,T2,0,terminate\n300,Core_007,0,T,T3,0,start\n400,Core_007,0,T,T3,0,terminate\n' > "$tmp/c.btf"
-"$cli" convert "$tmp/c.btf" "$tmp/c.atf" 2> "$tmp/err" || fail "cores convert"
-grep -q "2 cores renamed Core_<n> (--strict refuses)" "$tmp/err" || { cat "$tmp/err"; fail "core rename warning"; }
-"$cli" cat --no-header "$tmp/c.atf" > "$tmp/b" || fail "cores re-read"
-printf '100,Core_1,0,T,T1,0,start\n150,Core_0,0,T,T2,0,start\n200,Core_1,0,T,T1,0,terminate\n250,Core_0,0,T,T2,0,terminate\n300,Core_2,0,T,T3,0,start\n400,Core_2,0,T,T3,0,terminate\n' | cmp -s - "$tmp/b" || { cat "$tmp/b"; fail "cores read back"; }
-"$cli" convert --strict "$tmp/c.btf" "$tmp/cs.atf" 2> "$tmp/err"
-[ $? -eq 2 ] && [ ! -e "$tmp/cs.atf" ] || fail "--strict kept a renamed core"
-grep -q "ATF cannot hold core names other than Core_<n>" "$tmp/err" || { cat "$tmp/err"; fail "core rename error"; }
-
 # from a pipe and from gzip
 "$cli" cat -q - < "$dir/ok/spec_example6.atf" | cmp -s - "$dir/ok/spec_example6.out" || fail "stdin"
 gzip -c "$dir/ok/multicore_decimals_strict.atf" > "$tmp/m.atf.gz"

@@ -54,18 +54,6 @@ grep -q "2 notes dropped (first 'read' of SIG); 1 event of entity types without 
 [ -e "$tmp/s.htf" ] && fail "--strict left an output file"
 grep -q 'HTF cannot hold' "$tmp/err" || fail "strict message"
 
-# cores: Core_<n> is section n even when a core of another name comes
-# first (which gets the lowest free id: Core_1 here, not Core_0's 0);
-# other names are renamed, counted once per core, refused by --strict
-printf '#version 2.3.0\n#timescale ns\n100,CPU_B,0,T,T1,0,start\n150,Core_0,0,T,T2,0,start\n200,CPU_B,0,T,T1,0,terminate\n250,Core_0,0,T,T2,0,terminate\n300,Core_007,0,T,T3,0,start\n400,Core_007,0,T,T3,0,terminate\n' > "$tmp/c.btf"
-"$cli" convert "$tmp/c.btf" "$tmp/c.htf" 2> "$tmp/err" || fail "cores convert"
-grep -q "2 cores renamed Core_<n> (first 'start' of T)" "$tmp/err" || { cat "$tmp/err"; fail "core rename warning"; }
-"$cli" cat --no-header "$tmp/c.htf" > "$tmp/b" || fail "cores re-read"
-printf '100,Core_1,0,T,T1,0,start\n150,Core_0,0,T,T2,0,start\n200,Core_1,0,T,T1,0,terminate\n250,Core_0,0,T,T2,0,terminate\n300,Core_2,0,T,T3,0,start\n400,Core_2,0,T,T3,0,terminate\n' | cmp -s - "$tmp/b" || { cat "$tmp/b"; fail "cores read back"; }
-"$cli" convert --strict "$tmp/c.btf" "$tmp/cs.htf" 2> "$tmp/err"
-[ $? -eq 2 ] && [ ! -e "$tmp/cs.htf" ] || fail "--strict kept a renamed core"
-grep -q "HTF cannot hold core names other than Core_<n> (event 'start' of type T at input position 3)" "$tmp/err" || { cat "$tmp/err"; fail "core rename error"; }
-
 # a width forced by --option that the data does not fit is an error
 "$cli" convert -q --option timestamp-length=1 "$dir/ok/spec_sec4.htf" "$tmp/w.htf" 2> "$tmp/err"
 [ $? -eq 2 ] && [ ! -e "$tmp/w.htf" ] || fail "timestamp-length=1 accepted"
