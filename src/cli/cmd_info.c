@@ -92,13 +92,7 @@ static int64_t dense_slot(ev_counts *c, int d, tk_str id)
 	return c->slot[d][id];
 }
 
-#if defined(__GNUC__) || defined(__clang__)
-#define NOINLINE __attribute__((noinline))
-#else
-#define NOINLINE
-#endif
-
-static NOINLINE int count_slow(ev_counts *c, tk_str type, tk_str event)
+static TK_NOINLINE int count_slow(ev_counts *c, tk_str type, tk_str event)
 {
 	int64_t a = dense_slot(c, 0, type), e = dense_slot(c, 1, event);
 
@@ -119,7 +113,7 @@ static NOINLINE int count_slow(ev_counts *c, tk_str type, tk_str event)
  */
 /* count_events() on its own and count_slow() out of its loop, so that the
  * loop keeps its tables in registers, not on cmd_info()'s crowded stack */
-static NOINLINE int count_events(ev_counts *c, const tk_event *ev, size_t n,
+static TK_NOINLINE int count_events(ev_counts *c, const tk_event *ev, size_t n,
 			uint64_t *tmin, uint64_t *tmax)
 {
 	const tk_event *end = ev + n;

@@ -20,11 +20,14 @@
 /* for the small functions of hot loops that compilers may not inline on
  * their own when they are called several times */
 #define TK_INLINE inline __attribute__((always_inline))
+/* for a cold path kept out of a hot function's code */
+#define TK_NOINLINE __attribute__((noinline))
 #else
 #define TK_LIKELY(x) (x)
 #define TK_UNLIKELY(x) (x)
 #define TK_PRINTF(a, b)
 #define TK_INLINE inline
+#define TK_NOINLINE
 #endif
 
 /* ---- errors ------------------------------------------------------------- */

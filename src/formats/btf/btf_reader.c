@@ -363,6 +363,26 @@ static void warn(btf_reader *b, unsigned kind, const char *line,
 		       at ? (uint32_t)(at - line) + 1 : 0, "%s", msg);
 }
 
+/* The entity named [n, ne) used as `type` after `had` (cold, out of the
+ * per-event path): strict's error, or lenient's warning (keeps `had`). */
+static TK_NOINLINE int type_conflict(btf_reader *b, const char *line,
+				     const char *at, const char *n,
+				     const char *ne, tk_etype type,
+				     tk_etype had, tk_error *err)
+{
+	char qb[64];
+
+	tk_quote(qb, sizeof(qb), n, ne);
+	if (b->r->opts.strict)
+		return err_at(b, err, TK_E_PARSE, line, at,
+			      "entity '%s' used as %s after %s", qb,
+			      tk_etype_name(type), tk_etype_name(had));
+	warn(b, W_TYPE_CONFLICT, line, at,
+	     "entity '%s' used as %s after %s (keeps %s)", qb,
+	     tk_etype_name(type), tk_etype_name(had), tk_etype_name(had));
+	return TK_OK;
+}
+
 /* ---- lines -------------------------------------------------------------- */
 
 #if TK_SCAN_SIMD
@@ -1412,13 +1432,9 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 				te->type = type;
 				te->type_name = ttname;
 				b->explicit_type[ev->target] = 1;
-			} else {
-				warn(b, W_TYPE_CONFLICT, line, f[3],
-				     "entity '%s' used as %s after %s (keeps %s)",
-				     tk_quote(qb, sizeof(qb), f[4], fe[4]),
-				     tk_etype_name(type),
-				     tk_etype_name(te->type),
-				     tk_etype_name(te->type));
+			} else if ((rc = type_conflict(b, line, f[3], f[4], fe[4],
+						       type, te->type, err)) < 0) {
+				return rc;
 			}
 		}
 		se = &t->ents[ev->source];
