@@ -2,8 +2,8 @@
 #ifndef TK_REPORT_PAGE_H
 #define TK_REPORT_PAGE_H
 
-/* Generated from src/report/report.html (scripts/embed_report.py): the page
- * up to "const D=" and the page after the data object. */
+/* Made by the build from src/report/report.html (scripts/embed_report.cmake):
+ * the page up to "const D=" and the page after the data object. */
 extern const char tk_report_page_head[];
 extern const char tk_report_page_tail[];
 
