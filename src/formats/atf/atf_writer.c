@@ -33,9 +33,11 @@
 typedef struct wrec {
 	uint64_t time;
 	uint32_t ent;      /* target entity */
-	uint32_t name;     /* user events: event name (tk_str) */
-	uint8_t evtype;    /* ATF event type */
-	uint8_t pad[7];
+	uint32_t name;     /* event name (tk_str): a user event's is kept */
+	uint32_t src;      /* the input's source and instances (replay()) */
+	uint32_t evtype;   /* ATF event type */
+	int64_t sinst, tinst;
+	uint64_t pos;      /* the input position */
 } wrec;
 
 typedef struct wcore {
@@ -304,9 +306,8 @@ static int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	atf_writer *aw = w->impl;
 	const tk_trace *t = w->trace;
 	const tk_entity *te = tk_trace_entity(t, ev->target);
-	uint32_t idx, slot, core, src;
-	int64_t sinst, tinst;
-	int et, sk, rc, user;
+	uint32_t idx;
+	int et = ATF_EV_USER, rc;
 	wrec rec;
 	size_t n;
 	const char *en;
@@ -314,14 +315,7 @@ static int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	if (!te || !tk_trace_entity(t, ev->source))
 		return tk_err_set(err, TK_E_USAGE, aw->name, 0, 0,
 				  "event refers to an unknown entity");
-	memset(&rec, 0, sizeof(rec));
-	user = user_entity(t, te);
-	if (user) {
-		et = ATF_EV_USER;
-		sk = TK_SK_OTHER;
-		slot = aw->last_slot;
-		rec.name = ev->name;
-	} else {
+	if (!user_entity(t, te)) {
 		int atype = atype_of(t, te);
 		if (atype < 0)
 			return lose(w, aw, L_TYPE, ev, err);
@@ -333,33 +327,63 @@ static int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			return lose(w, aw, L_EVENT, ev, err);
 		if ((rc = place(w, aw, ev->target, ev, 0, &idx)) < 0)
 			return tk_err_nomem(err, aw->name);
-		slot = slot_of(aw, idx);
-		aw->last_slot = slot;
-		sk = tk_synth_kind(te->type);
-		if (te->type == TK_ET_OTHER)
-			sk = TK_SK_BLOCK;
 	}
 	if (w->opts.strict && aw->renamed)
 		return lose(w, aw, L_CORE, ev, err);
 	if (ev->note && (rc = lose(w, aw, L_NOTE, ev, err)) < 0)
 		return rc;
-	core = slot ? aw->cores[slot - 1].ent : TK_NONE;
-	if (tk_synth_event(&aw->synth, slot, core, ev->target, sk,
-			    user ? TK_EV_OTHER : atf_evtype_kind(et, atype_of(t, te), &en),
-			    ev->target, &src, &sinst, &tinst) < 0)
-		return tk_err_nomem(err, aw->name);
-	if (src != ev->source || sinst != ev->source_inst ||
-	    tinst != ev->target_inst) {
-		if ((rc = lose(w, aw, L_SYNTH, ev, err)) < 0)
-			return rc;
-	}
+	memset(&rec, 0, sizeof(rec));
 	rec.time = ev->time;
 	rec.ent = ev->target;
-	rec.evtype = (uint8_t)et;
+	rec.name = ev->name;
+	rec.src = ev->source;
+	rec.evtype = (uint32_t)et;
+	rec.sinst = ev->source_inst;
+	rec.tinst = ev->target_inst;
+	rec.pos = ev->pos;
 	aw->used_ev |= 1u << et;
 	if (tk_spill_put(&aw->spill, &rec) < 0)
 		return tk_err_set(err, TK_E_IO, aw->name, 0, 0,
 				  "cannot write a temporary file");
+	return TK_OK;
+}
+
+/*
+ * Record r as the ATF reader will read it back, every element where close
+ * placed it (an element placed by a later event, or at close, has its
+ * events on a core the writer did not know as they came): a source or an
+ * instance other than the input's is a loss.  User events are on the core
+ * of the last other event, as the reader has them.
+ */
+static int replay(tk_writer *w, atf_writer *aw, const wrec *r, tk_error *err)
+{
+	const tk_entity *te = tk_trace_entity(w->trace, r->ent);
+	tk_event ev;
+	uint32_t src, core;
+	int64_t sinst, tinst;
+	int sk = TK_SK_OTHER;
+	const char *en;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.target = r->ent;
+	ev.type = te->type;
+	ev.type_name = te->type_name;
+	ev.name = r->name;
+	ev.pos = r->pos;
+	ev.kind = TK_EV_OTHER;
+	if (r->evtype != ATF_EV_USER) {
+		aw->last_slot = slot_of(aw, aw->se_of[r->ent] - 1);
+		sk = te->type == TK_ET_OTHER ? TK_SK_BLOCK : tk_synth_kind(te->type);
+		ev.kind = atf_evtype_kind((int)r->evtype, atype_of(w->trace, te), &en);
+	}
+	/* the default core is a core the reader names: no input entity */
+	core = aw->last_slot ? aw->cores[aw->last_slot - 1].ent : TK_NONE;
+	if (tk_synth_event(&aw->synth, aw->last_slot, core,
+			   aw->last_slot ? TK_NONE : r->ent, sk, ev.kind, r->ent,
+			   &src, &sinst, &tinst) < 0)
+		return tk_err_nomem(err, aw->name);
+	if (src != r->src || sinst != r->sinst || tinst != r->tinst)
+		return lose(w, aw, L_SYNTH, &ev, err);
 	return TK_OK;
 }
 
@@ -739,6 +763,8 @@ static int out_trace(tk_writer *w, atf_writer *aw, const outbase *ob,
 		}
 		if (r == &none)
 			break;
+		if ((rc = replay(w, aw, r, err)) < 0)
+			return rc;
 		last = r->time;
 		{
 			char line[160];

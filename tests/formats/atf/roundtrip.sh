@@ -105,6 +105,17 @@ for bad in 'bad\303' 'bad\355\240\200' 'bad\357\277\277'; do
 	grep -q "is not UTF-8 text that XML can hold" "$tmp/err" || fail "message for $bad"
 done
 
+# a task that activates itself: ATF reading gives the activation its
+# core, so the writer counts the change (it predicted the source as the
+# events came, before the task's start placed it on Core_0) and --strict
+# refuses it
+printf '#version 2.3.0\n#timescale ns\n0,T1,0,T,T1,0,activate\n10,Core_0,0,T,T1,0,start\n30,Core_0,0,T,T1,0,terminate\n' > "$tmp/self.btf"
+"$cli" convert "$tmp/self.btf" "$tmp/self.atf" 2> "$tmp/err" || fail "self convert"
+grep -q "1 event whose source or instances ATF reading synthesises differently (first 'activate' of T)" "$tmp/err" || { cat "$tmp/err"; fail "self warning"; }
+"$cli" convert --strict "$tmp/self.btf" "$tmp/selfs.atf" 2> "$tmp/err"
+[ $? -eq 2 ] && [ ! -e "$tmp/selfs.atf" ] || fail "--strict kept a changed source"
+grep -q "(event 'activate' of type T at input position 3)" "$tmp/err" || { cat "$tmp/err"; fail "self error"; }
+
 # from a pipe and from gzip
 "$cli" cat -q - < "$dir/ok/spec_example6.atf" | cmp -s - "$dir/ok/spec_example6.out" || fail "stdin"
 gzip -c "$dir/ok/multicore_decimals_strict.atf" > "$tmp/m.atf.gz"
