@@ -590,6 +590,9 @@ struct tk_format_ops {
 	int (*reader_next_batch)(tk_reader *r, const tk_event **evs, size_t *n,
 				 size_t max, tk_error *err);
 	void (*reader_close)(tk_reader *r);
+	/** Non-zero: the reader reads tk_reader_opts.options (and refuses
+	 *  what it does not know); else core refuses any option. */
+	int reader_options;
 	int (*writer_open)(tk_writer *w, tk_error *err);
 	int (*writer_write)(tk_writer *w, const tk_event *ev, tk_error *err);
 	int (*writer_close)(tk_writer *w, tk_error *err);

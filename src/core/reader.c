@@ -87,6 +87,12 @@ static int open_on(tk_reader **out, tk_source *src, const tk_format_ops *fmt,
 		tk_reader_opts_init(&defaults);
 		opts = &defaults;
 	}
+	if (!fmt->reader_options && opts->options && *opts->options) {
+		rc = tk_err_set(err, TK_E_USAGE, name, 0, 0,
+				"the %s reader takes no options ('%.40s')",
+				fmt->info.name, opts->options);
+		goto fail_source;
+	}
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		rc = tk_err_nomem(err, name);

@@ -1241,6 +1241,7 @@ const tk_format_ops tk_format_atf = {
 	.reader_open = atf_reader_open,
 	.reader_next = atf_reader_next,
 	.reader_close = atf_reader_close,
+	.reader_options = 1,
 	.writer_open = atf_writer_open,
 	.writer_write = atf_writer_write,
 	.writer_close = atf_writer_close,
