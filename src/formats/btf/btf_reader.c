@@ -825,7 +825,6 @@ static int parse_inst_slow(btf_reader *b, const char *line, const char *p,
 	}
 	rc = parse_u64(p, end, &mag);
 	if (rc == 0 && mag <= (uint64_t)INT64_MAX + (uint64_t)neg) {
-		/* -2^63 is reserved for "absent" */
 		if (neg && mag == (uint64_t)INT64_MAX + 1)
 			goto bad;
 		*out = neg ? -(int64_t)mag : (int64_t)mag;
@@ -834,8 +833,10 @@ static int parse_inst_slow(btf_reader *b, const char *line, const char *p,
 bad:
 	{
 		char qb[64];
-		return err_at(b, err, TK_E_PARSE, line, p - neg,
-			      "%s '%s' is not an integer", what,
+		/* -2^63 stands for "absent" (TK_INST_NONE) */
+		return err_at(b, err, rc == -1 ? TK_E_PARSE : TK_E_RANGE, line,
+			      p - neg, rc == -1 ? "%s '%s' is not an integer"
+			      : "%s '%s' is beyond 64-bit instances", what,
 			      tk_quote(qb, sizeof(qb), p - neg, end));
 	}
 }
