@@ -507,21 +507,6 @@ static void put_bin(FILE *f, uint64_t v)
 	fputc(' ', f);
 }
 
-/* The load changes of window b (> 0) on every lane whose value changes. */
-static void put_loads(vcd_writer *vw, FILE *f, uint64_t b)
-{
-	size_t i;
-
-	for (i = 0; i < vw->nlanes; i++) {
-		uint64_t v = load_at(vw, i, b);
-		if (v == load_at(vw, i, b - 1))
-			continue;
-		put_bin(f, v);
-		put_id(f, vw->lanes[i].load_id);
-		fputc('\n', f);
-	}
-}
-
 /* the first window after b whose start is before the last event, or 0 */
 static uint64_t next_window(const vcd_writer *vw, uint64_t b)
 {
@@ -822,12 +807,26 @@ static int put_header(vcd_writer *vw, const tk_trace *t, FILE *h)
 	return 0;
 }
 
-/* The load changes of window b, after a "#time" line if `with_time`. */
-static void put_window(vcd_writer *vw, FILE *o, uint64_t b, int with_time)
+/* The load changes of window b (> 0) on the lanes whose load changes,
+ * after its "#time" line if `with_time` (none when no load changes):
+ * 1 if that line was written. */
+static int put_window(vcd_writer *vw, FILE *o, uint64_t b, int with_time)
 {
-	if (with_time)
-		fprintf(o, "#%llu\n", (unsigned long long)win_time(vw, b));
-	put_loads(vw, o, b);
+	size_t i;
+	int wrote = 0;
+
+	for (i = 0; i < vw->nlanes; i++) {
+		uint64_t v = load_at(vw, i, b);
+		if (v == load_at(vw, i, b - 1))
+			continue;
+		if (with_time && !wrote)
+			fprintf(o, "#%llu\n", (unsigned long long)win_time(vw, b));
+		wrote = 1;
+		put_bin(o, v);
+		put_id(o, vw->lanes[i].load_id);
+		fputc('\n', o);
+	}
+	return with_time && wrote;
 }
 
 static int vcd_writer_close(tk_writer *w, tk_error *err)
@@ -868,10 +867,9 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 		if (line[0] == '#') {
 			uint64_t tm = strtoull(line + 1, NULL, 10);
 			/* (rounded times: windows may share a time) */
-			for (; nb && (wt = win_time(vw, nb)) < tm; nb = next_window(vw, nb)) {
-				put_window(vw, o, nb, wt != at);
-				at = wt;
-			}
+			for (; nb && (wt = win_time(vw, nb)) < tm; nb = next_window(vw, nb))
+				if (put_window(vw, o, nb, wt != at))
+					at = wt;
 			at = tm;
 			fwrite(line, 1, (size_t)n, o);
 			for (; nb && win_time(vw, nb) == tm; nb = next_window(vw, nb))
@@ -885,11 +883,9 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 				"cannot read back the temporary file");
 		goto out;
 	}
-	for (; nb; nb = next_window(vw, nb)) {
-		wt = win_time(vw, nb);
-		put_window(vw, o, nb, wt != at);
-		at = wt;
-	}
+	for (; nb; nb = next_window(vw, nb))
+		if (put_window(vw, o, nb, (wt = win_time(vw, nb)) != at))
+			at = wt;
 	/* the last event's time, so viewers show the last state */
 	if (vw->have_first && vw->vlast != at)
 		fprintf(o, "#%llu\n", (unsigned long long)vw->vlast);
