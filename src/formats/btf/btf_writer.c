@@ -38,7 +38,7 @@ static const char *const loss_short[L_COUNT] = {
 	"events of entity types BTF does not have dropped",
 	"events BTF does not define for their type dropped",
 	"notes of events whose name became the note dropped",
-	"decreasing times raised to the time before them",
+	"decreasing times raised to the previous event's",
 	"empty target instances written as 0",
 	"header entries of a second header block dropped",
 	"state changes of processes from a task on no known core dropped",

@@ -118,7 +118,7 @@ static const char *const loss_short[L_COUNT] = {
 	"events of entity types without an HTF table dropped",
 	"events not in HTF's event tables dropped",
 	"events whose source or instances HTF reading synthesises differently",
-	"decreasing times in a section raised to the time before them",
+	"decreasing times in a section raised to the section's previous time",
 	"cores renamed Core_<n>",
 };
 

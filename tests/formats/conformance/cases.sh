@@ -61,7 +61,7 @@ diff "$tmp/c1" "$tmp/c2" > /dev/null || bad "ATF -> ATF changed the events"
 
 # ATF -> HTF: a core section's times do not decrease
 conv "$formats/atf/ok/spec_example4.atf" e4.htf
-grep -q "7 decreasing times in a section raised to the time before them" "$tmp/err" || { cat "$tmp/err"; bad "HTF time warning"; }
+grep -q "7 decreasing times in a section raised to the section's previous time" "$tmp/err" || { cat "$tmp/err"; bad "HTF time warning"; }
 
 # tracekit cat prints what was read (dialects too); as-read=1 is that writer
 "$cli" cat -q "$formats/btf/ok/dialects.btf" | grep -q ',ISR,Isr_1,0,start$' || bad "cat respelled ISR"
