@@ -59,11 +59,15 @@ int cli_getopt(int argc, char **argv, const char *shortopts,
 	return c;
 }
 
+/* the writer's warnings (each one shown), for the reader's summary */
+static uint64_t nwriter_warnings;
+
 static void print_warning(void *ctx, const tk_error *w)
 {
 	char buf[1024];
 
-	(void)ctx;
+	if (ctx)
+		(*(uint64_t *)ctx)++;
 	fprintf(stderr, "%s\n", tk_error_format(w, "warning", buf, sizeof(buf)));
 }
 
@@ -188,6 +192,7 @@ void cli_warning_summary(tk_reader *r, const cli_read_opts *o)
 {
 	uint64_t n = tk_reader_warning_count(r);
 
+	n += n ? nwriter_warnings : 0;
 	if (n && !(o && o->quiet)) /* o may be NULL as in cli_pipe() */
 		fprintf(stderr,
 			"tracekit: %llu warning%s in all (the first of each kind shown%s)\n",
@@ -366,6 +371,7 @@ int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
 	wo.options = writer_options;
 	/* what the output format cannot hold: counted, reported at close */
 	wo.on_warning = ro && ro->quiet ? NULL : print_warning;
+	wo.warning_ctx = &nwriter_warnings;
 	tk_error_clear(&err);
 	if (tk_writer_open(&w, out, t, &wo, &err) < 0) {
 		cli_error(&err);
