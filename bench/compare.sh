@@ -44,6 +44,10 @@
 #   BTF_N=10000000 HTF_N=20000000 ATF_N=4000000 TARMAC_N=1000000000
 #   SHARK_N=67108864                       input sizes (as bench/*_read.sh)
 #   THREADS0=auto   auto: --threads 0 where accepted; never: on neither side
+#   ONE_CPU=        a CPU number: both sides run pinned to it (taskset), so
+#                   a side whose byte source reads ahead on a thread of its
+#                   own (b75531a's BTF, ATF and Tarmac) gets no second CPU:
+#                   single-thread speed, whatever the other CPU does
 #   WORK=bench/out/compare   worktrees, builds, the last run's outputs
 #   JOBS=2          parallel build jobs
 #   CC=cc           compiler of the generators and rusage (CMake picks its own)
@@ -59,6 +63,13 @@ WORK=${WORK:-$OUT/compare}
 JOBS=${JOBS:-2}
 FORMATS=${FORMATS:-btf htf atf tarmac shark}
 THREADS0=${THREADS0:-auto}
+ONE_CPU=${ONE_CPU:-}
+PIN=()
+if [[ -n $ONE_CPU ]]; then
+	[[ $ONE_CPU =~ ^[0-9]+$ ]] || bench_die "ONE_CPU must be a CPU number (got '$ONE_CPU')"
+	command -v taskset > /dev/null || bench_die "ONE_CPU needs taskset (util-linux)"
+	PIN=(taskset -c "$ONE_CPU")
+fi
 BTF_N=${BTF_N:-10000000}
 HTF_N=${HTF_N:-20000000}
 ATF_N=${ATF_N:-4000000}
@@ -208,7 +219,7 @@ run_one() {
 	local side=$1 i=$2 st=0 sec kb
 	local -a cmd
 	if [[ $side == A ]]; then eval "cmd=(${CMDA[$i]})"; else eval "cmd=(${CMDB[$i]})"; fi
-	"$RUSAGE" "$WORK/.m" "${cmd[@]}" > "$WORK/${FMTS[$i]}.$side.stdout" \
+	"$RUSAGE" "$WORK/.m" "${PIN[@]}" "${cmd[@]}" > "$WORK/${FMTS[$i]}.$side.stdout" \
 		2> "$WORK/${FMTS[$i]}.$side.stderr" || st=$?
 	if [[ $st != 0 ]]; then
 		echo "${FMTS[$i]}: $side ($(printf '%s ' "${cmd[@]}")) failed with status $st:" >&2
@@ -238,6 +249,7 @@ echo "median of $RUNS runs, A and B interleaved in every round, warm page cache;
 echo "B/A = A median / B median (above 1: B faster; 'slow' below 0.90); RSS = max over the runs;"
 echo "options: what each side was given besides the format's own ('-': no --threads option)"
 echo "host at the end: nproc $(nproc), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+[[ -n $ONE_CPU ]] && echo "both sides pinned to CPU $ONE_CPU (ONE_CPU): one CPU each, read-ahead threads included"
 echo
 printf '%-7s %8s | %-11s %7s %6s %7s | %-11s %7s %6s %7s | %5s %-4s | %s\n' \
 	format "input MB" "A options" "A s" "A MB/s" "A RSS" "B options" "B s" "B MB/s" "B RSS" "B/A" "" "same stdout"
