@@ -565,6 +565,9 @@ struct tk_reader {
 	/* core's own: the rest of the batch that tk_reader_next() hands out
 	 * one by one (from the format's reader_next_batch) */
 	const tk_event *evq, *evq_end;
+	/* the format's first error, given again by every later call */
+	int failed;
+	tk_error fail_err;
 };
 
 struct tk_writer {

@@ -268,6 +268,24 @@ const char *tk_reader_format(const tk_reader *r)
 /* The largest batch tk_reader_next() asks a batching reader for. */
 #define NEXT_BATCH 4096
 
+/* rc from the format: an error is kept and given by every later call
+ * (cold: out of the calls' paths) */
+static TK_NOINLINE int failed(tk_reader *r, int rc, tk_error *err)
+{
+	if (r->failed) {
+		if (err)
+			*err = r->fail_err;
+		return r->failed;
+	}
+	r->failed = rc;
+	if (err)
+		r->fail_err = *err;
+	else
+		tk_err_set(&r->fail_err, rc, tk_source_name(r->src), 0, 0,
+			   "the reader stopped at an error");
+	return rc;
+}
+
 int tk_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 {
 	size_t n;
@@ -277,14 +295,15 @@ int tk_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 		*ev = r->evq++;
 		return TK_OK;
 	}
+	if (TK_UNLIKELY(r->failed))
+		return failed(r, 0, err);
 	if (r->fmt->reader_next)
-		return r->fmt->reader_next(r, ev, err);
-	rc = r->fmt->reader_next_batch(r, ev, &n, NEXT_BATCH, err);
-	if (rc != TK_OK)
-		return rc;
-	r->evq = *ev + 1;
-	r->evq_end = *ev + n;
-	return TK_OK;
+		rc = r->fmt->reader_next(r, ev, err);
+	else if ((rc = r->fmt->reader_next_batch(r, ev, &n, NEXT_BATCH, err)) == TK_OK) {
+		r->evq = *ev + 1;
+		r->evq_end = *ev + n;
+	}
+	return TK_UNLIKELY(rc < 0) ? failed(r, rc, err) : rc;
 }
 
 int tk_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
@@ -305,15 +324,16 @@ int tk_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 		*n = k;
 		return TK_OK;
 	}
+	*n = 0;
+	if (TK_UNLIKELY(r->failed))
+		return failed(r, 0, err);
 	if (!r->fmt->reader_next_batch) {
 		rc = r->fmt->reader_next(r, evs, err);
 		*n = rc == TK_OK ? 1 : 0;
-		return rc;
-	}
-	rc = r->fmt->reader_next_batch(r, evs, n, max, err);
-	if (rc != TK_OK)
+	} else if ((rc = r->fmt->reader_next_batch(r, evs, n, max, err)) != TK_OK) {
 		*n = 0;
-	return rc;
+	}
+	return TK_UNLIKELY(rc < 0) ? failed(r, rc, err) : rc;
 }
 
 uint64_t tk_reader_warning_count(const tk_reader *r)

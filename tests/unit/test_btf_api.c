@@ -309,9 +309,39 @@ static void test_writer_roundtrip(void)
 		close(fd);
 }
 
+/* an error is given again by every later call, by tk_reader_next() and
+ * tk_reader_next_batch() alike (the lines after it were read on, their
+ * times in the new scale as ticks of the old one) */
+static void test_sticky_error(void)
+{
+	static const char text[] =
+		"#version 2.3.0\n#timescale ns\n0,Stim,0,T,Task,0,activate\n"
+		"#timescale us\n1,Core_1,0,T,Task,0,start\n2,Core_1,0,T,Task,0,terminate\n";
+	tk_reader *r = NULL;
+	const tk_event *ev;
+	tk_error err;
+	size_t n = 9;
+	int i;
+
+	CHECK(open_text(&r, text, 0, &err) == TK_OK);
+	if (!r)
+		return;
+	CHECK(tk_reader_next(r, &ev, &err) == TK_OK);
+	for (i = 0; i < 3; i++) {
+		memset(&err, 0, sizeof(err));
+		CHECK(tk_reader_next(r, &ev, &err) == TK_E_PARSE);
+		CHECK_EQ_U64(err.line, 4);
+		CHECK(tk_reader_next_batch(r, &ev, &n, 8, &err) == TK_E_PARSE);
+		CHECK_EQ_U64(n, 0);
+		CHECK(tk_reader_next(r, &ev, NULL) == TK_E_PARSE);
+	}
+	tk_reader_close(r);
+}
+
 int main(void)
 {
 	test_fields();
+	test_sticky_error();
 	test_errors();
 	test_lenient();
 	test_tables();
