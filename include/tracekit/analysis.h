@@ -197,7 +197,7 @@ typedef enum tk_stat_field {
  * Write a value of row i as a decimal number.  Times are in `unit`, with
  * at most tk_time_digits(timebase, unit) places: exact where the value
  * ends within them ("21200", "12.5"), else rounded half up at the last
- * place ("21333.667" for 64001/3 ns, "1823.241" for 670000/367483 ns).
+ * place ("21333.667" for 64001/3 ns, "1823.214" for 670000000/367483 ns).
  * NPRE min/max are integers, its average has at most 3 places (rounded
  * half up).  JIT is rounded half away from zero to 6 places (its average
  * is the mean of the per-instance values each rounded to 1e-12).  Returns
@@ -229,9 +229,11 @@ typedef struct tk_load tk_load;
  * Called for each window [start, end) (ticks, clipped to the trace's span)
  * once it is complete; `busy[i]` is the time core tk_load_core(i) had a
  * process allocated in it, for the `ncores` cores known so far (a core
- * met later had 0).  Not called for the windows of a stretch where no core
- * has a process (all 0).  Returns TK_OK to go on; anything else (a
- * negative TK_E_* code) stops the windows, and tk_load_event() or
+ * met later had 0).  Called for every window from the first event's to
+ * the last's, those where no core has a process too (all 0): a span of N
+ * windows makes N calls, so a caller picks the window for the span (the
+ * CLI refuses more than ten million).  Returns TK_OK to go on; anything else
+ * (a negative TK_E_* code) stops the windows, and tk_load_event() or
  * tk_load_finish() returns it.
  */
 typedef int (*tk_load_window_fn)(void *ctx, uint64_t start, uint64_t end,

@@ -4,7 +4,7 @@
  * A Tarmac log is a text trace of a CPU: executed instructions, register
  * writes, events (resets, exceptions), memory accesses and bus transfers,
  * one per line.  This API reads such a log as a stream of tk_tarmac_record
- * values, without loading it (plain files are mapped) and without an
+ * values, without loading it (a file is read in pieces) and without an
  * allocation per record.  The common event model sees the same logs through
  * the "tarmac" format of tk_reader_open(), which derives exception entry and
  * return as ISR events per core (docs/mappings.md, "Tarmac").
@@ -37,12 +37,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* tk_error, tk_warning_fn and tk_input (tracekit.h includes this header
+ * too: either may come first) */
+#include "tracekit.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* tk_error, tk_warning_fn and tk_input come from tracekit.h, which includes
- * this. */
 
 /** Record kinds, one per kind of Tarmac line. */
 typedef enum tk_tarmac_kind {

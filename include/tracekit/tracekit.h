@@ -89,8 +89,8 @@ void tk_error_clear(tk_error *err);
 
 /**
  * Format an error as one line: "INPUT:LINE:COL: error: MSG" (or
- * "INPUT: error: MSG", "INPUT:@OFFSET: error: MSG" where that is what is
- * known).  `severity` is the word put before the message ("error",
+ * "INPUT: error: at byte offset N: MSG", "INPUT: error: MSG" where that is
+ * what is known).  `severity` is the word put before the message ("error",
  * "warning").  Returns buf.
  */
 const char *tk_error_format(const tk_error *err, const char *severity,
@@ -170,8 +170,8 @@ int tk_time_digits(const tk_timebase *tb, tk_unit unit);
 /**
  * Write `ticks` of `tb` in `unit` as a decimal number of at most
  * tk_time_digits(tb, unit) places: exact where the value ends within them
- * ("1.5", "100"), else rounded half up at the last place ("1823.241" for
- * 670000/367483 ns).  Trailing zeros are dropped.  Returns the length
+ * ("1.5", "100"), else rounded half up at the last place ("1823.214" for
+ * 670000000/367483 ns).  Trailing zeros are dropped.  Returns the length
  * (excluding the NUL), or a negative tk_status.
  */
 int tk_time_format_decimal(uint64_t ticks, const tk_timebase *tb,
@@ -414,8 +414,8 @@ typedef struct tk_reader_opts {
 	 * all, concatenated in order), time-digits=D (the tick is the
 	 * TimeBase / 10^D, 0..18; default: the most decimal digits among the
 	 * times of the first 4 MiB).  A key the format does not know is an
-	 * error (TK_E_USAGE) of tk_reader_open(); formats without options
-	 * ignore the field.
+	 * error (TK_E_USAGE) of tk_reader_open().  The other readers take
+	 * none: any option is an error (TK_E_USAGE) of tk_reader_open().
 	 */
 	const char *options;
 } tk_reader_opts;

@@ -17,6 +17,7 @@ For every function declared in ROOT/include/tracekit/*.h:
     last (TK_OK or a negative status with err filled);
   - nothing in the public headers is a hash or a test hook (tk_hash*,
     TRACEKIT_ environment variables);
+each header compiles on its own (C11 -pedantic, and C++17 where c++ is);
 and the library (ROOT/src other than the CLI) reads no TRACEKIT_
 environment variable (test hooks and tuning belong to the tests' build and
 the API; the system's own, such as TMPDIR, are read).
@@ -25,6 +26,8 @@ Exit 0, or 1 with one line per finding.
 import glob
 import os
 import re
+import shutil
+import subprocess
 import sys
 
 # constructors another branch converts (remove once merged)
@@ -131,6 +134,21 @@ def main():
         for k, ln in enumerate(open(path, errors="replace"), 1):
             if re.search(r"\bgetenv\s*\(\s*\"TRACEKIT_", ln):
                 fails.append(f"{rel}:{k}: a TRACEKIT_ variable read by the library")
+    # each header on its own, as C11 and (where a compiler is) C++
+    for path in sorted(glob.glob(os.path.join(root, "include", "tracekit", "*.h"))):
+        rel = os.path.relpath(path, root).replace(os.sep, "/")
+        inc = "#include \"tracekit/%s\"\n" % os.path.basename(path)
+        for cc, args in (("cc", ["-x", "c", "-std=c11", "-pedantic", "-Wall", "-Wextra"]),
+                         ("c++", ["-x", "c++", "-std=c++17", "-Wall", "-Wextra"])):
+            if not shutil.which(cc):
+                continue
+            p = subprocess.run([cc, *args, "-Werror", "-fsyntax-only", "-I",
+                                os.path.join(root, "include"), "-"], input=inc.encode(),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            if p.returncode:
+                msg = [ln for ln in p.stdout.decode(errors="replace").splitlines()
+                       if "error" in ln][:1]
+                fails.append(f"{rel}: does not compile on its own ({cc}): {msg}")
     for f in fails:
         print("FAIL:", f)
     print(f"{n} functions, {len(fails)} findings")
