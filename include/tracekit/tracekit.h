@@ -133,9 +133,11 @@ typedef enum tk_round {
 
 /**
  * Convert `value` ticks of `from` into ticks of `to`.
- * Exact 128-bit integer arithmetic.  Returns TK_OK, or TK_E_RANGE if the
- * result does not fit in 64 bits or (with TK_ROUND_EXACT) is not a whole
- * number of `to` ticks.
+ * Exact integer arithmetic.  Returns TK_OK, TK_E_USAGE for a zero num or
+ * den, an unknown unit or rounding, or TK_E_RANGE if the result does not
+ * fit in 64 bits, (with TK_ROUND_EXACT) is not a whole number of `to`
+ * ticks, or (a value other than 0) the ratio of the two ticks in lowest
+ * terms needs more than 128 bits.
  */
 int tk_time_convert(uint64_t value, const tk_timebase *from,
 		    const tk_timebase *to, tk_round round, uint64_t *out);
@@ -523,10 +525,15 @@ typedef struct tk_writer_opts {
 	/**
 	 * Called by tk_writer_close() when the format could not hold all of
 	 * the trace: one warning that counts what was dropped or changed, by
-	 * kind ("HTF cannot hold everything: 3 notes dropped; ...").  Only
-	 * lenient mode drops: with `strict`, the first such loss is an error
-	 * of tk_writer_write() (TK_E_UNSUPPORTED).  NULL: losses are not
-	 * reported.  The warning is valid only during the call.
+	 * kind ("HTF cannot hold everything: 3 notes dropped; ..."), and one
+	 * more where times were rounded to the format's unit (BTF, VCD).
+	 * Only lenient mode drops: with `strict`, the first such loss is an
+	 * error (TK_E_UNSUPPORTED) of tk_writer_write(), or of
+	 * tk_writer_close() for what only the whole trace shows (ATF: a
+	 * source or instance its reading gives otherwise, checked once every
+	 * element is placed; CTF: a class name with a control character).
+	 * NULL: losses are not reported.  The warning is valid only during
+	 * the call.
 	 */
 	tk_warning_fn on_warning;
 	void *warning_ctx;
@@ -563,7 +570,8 @@ int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
 /**
  * Write one event.  Returns TK_OK, or a negative status with `err` filled
  * (TK_E_IO, or TK_E_UNSUPPORTED in strict mode for what the format cannot
- * hold); the writer is then given up with tk_writer_abort().
+ * hold: tk_writer_opts.on_warning says when close refuses instead); the
+ * writer is then given up with tk_writer_abort().
  */
 int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err);
 

@@ -98,27 +98,70 @@ int tk_unit_factor(const tk_timebase *tb, tk_unit unit, tk_u128 *p,
 	return ratio(tb, &to, p, q);
 }
 
+/* floor(v * b / q) and its remainder, for b < q, without 192 bits: v's
+ * bits from the top, doubling and adding b modulo q (the quotient stays
+ * below v) */
+static uint64_t muldiv_small(uint64_t v, u128 b, u128 q, u128 *rem)
+{
+	uint64_t quo = 0;
+	u128 r = 0;
+	int i;
+
+	for (i = 63; i >= 0; i--) {
+		quo <<= 1;
+		if (r >= q - r) {
+			r -= q - r;
+			quo |= 1;
+		} else {
+			r += r;
+		}
+		if (v >> i & 1) {
+			if (r >= q - b) {
+				r -= q - b;
+				quo++;
+			} else {
+				r += b;
+			}
+		}
+	}
+	*rem = r;
+	return quo;
+}
+
 int tk_time_convert(uint64_t value, const tk_timebase *from,
 		    const tk_timebase *to, tk_round round, uint64_t *out)
 {
-	u128 p, q, n, quo, rem;
+	u128 p, q, quo, rem;
 	int rc;
 
+	if ((unsigned)round > TK_ROUND_UP)
+		return TK_E_USAGE;
 	if (from->unit == to->unit && from->num == to->num &&
-	    from->den == to->den) {
+	    from->den == to->den && from->num && from->den &&
+	    (unsigned)from->unit <= TK_UNIT_S) {
 		*out = value;
 		return TK_OK;
 	}
 	rc = ratio(from, to, &p, &q);
+	if (rc == TK_E_RANGE && !value) {
+		/* a ratio beyond 128 bits: 0 is still 0 */
+		*out = 0;
+		return TK_OK;
+	}
 	if (rc < 0)
 		return rc;
-	if (value && p > U128_MAX / value)
-		return TK_E_RANGE;
-	n = (u128)value * p;
 	/* ratio() makes q from 1 by factors that are not 0, without overflow */
 	TK_ANALYZER_ASSUME(q != 0);
-	quo = n / q;
-	rem = n % q;
+	if (!value || p <= U128_MAX / value) {
+		quo = (u128)value * p / q;
+		rem = (u128)value * p % q;
+	} else {
+		/* value * (p / q) + value * (p % q) / q */
+		if (p / q > UINT64_MAX / value)
+			return TK_E_RANGE;
+		quo = muldiv_small(value, p % q, q, &rem);
+		quo += (u128)value * (p / q);
+	}
 	if (rem) {
 		if (round == TK_ROUND_EXACT)
 			return TK_E_RANGE;

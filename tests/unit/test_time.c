@@ -54,10 +54,32 @@ static void test_convert(void)
 		CHECK_EQ_U64(out, 1ull << 63);
 		CHECK(tk_time_convert(1, &odd, &us, TK_ROUND_EXACT, &out) == TK_E_RANGE);
 	}
-	/* a zero num or den is refused */
+	/* a zero num or den is refused, between equal bases too, and so is
+	 * a rounding that does not exist */
 	{
 		tk_timebase z = tb(TK_UNIT_NS, 0, 1);
 		CHECK(tk_time_convert(1, &z, &ns, TK_ROUND_EXACT, &out) == TK_E_USAGE);
+		CHECK(tk_time_convert(1, &z, &z, TK_ROUND_EXACT, &out) == TK_E_USAGE);
+		CHECK(tk_time_convert(1, &ns, &ns, (tk_round)7, &out) == TK_E_USAGE);
+	}
+	/* value * ratio beyond 128 bits, the result within 64: exact */
+	{
+		tk_timebase a = tb(TK_UNIT_PS, UINT64_MAX, UINT64_MAX - 2);
+		tk_timebase b = tb(TK_UNIT_PS, UINT64_MAX - 2, UINT64_MAX);
+		tk_timebase big = tb(TK_UNIT_S, UINT64_MAX, 1);
+		tk_timebase tiny = tb(TK_UNIT_PS, 1, UINT64_MAX);
+		CHECK(tk_time_convert(1000, &a, &b, TK_ROUND_DOWN, &out) == TK_OK);
+		CHECK_EQ_U64(out, 1000);
+		CHECK(tk_time_convert(1000, &a, &b, TK_ROUND_UP, &out) == TK_OK);
+		CHECK_EQ_U64(out, 1001);
+		CHECK(tk_time_convert(1000, &a, &b, TK_ROUND_EXACT, &out) == TK_E_RANGE);
+		CHECK(tk_time_convert(UINT64_MAX - 2, &b, &a, TK_ROUND_DOWN, &out) == TK_OK);
+		/* (M-2)^3 / M^2 = M - 6 + 12/M - 8/M^2: floor M - 6 */
+		CHECK_EQ_U64(out, UINT64_MAX - 6);
+		/* a ratio beyond 128 bits: 0 is 0, 1 is out of range */
+		CHECK(tk_time_convert(0, &big, &tiny, TK_ROUND_EXACT, &out) == TK_OK);
+		CHECK_EQ_U64(out, 0);
+		CHECK(tk_time_convert(1, &big, &tiny, TK_ROUND_EXACT, &out) == TK_E_RANGE);
 	}
 }
 
