@@ -144,8 +144,9 @@ int tk_time_convert(uint64_t value, const tk_timebase *from,
 
 /**
  * Parse a duration such as "10ms", "250 us", "1500ns", "3s" or "42" into a
- * value and unit.  A bare number gets `default_unit` if that is >= 0, or is
- * an error (TK_E_PARSE) if default_unit < 0.
+ * value and unit (blanks around it are ignored).  A bare number is whole
+ * and gets `default_unit` if that is >= 0, or is an error (TK_E_PARSE) if
+ * default_unit < 0; a default_unit beyond TK_UNIT_S is TK_E_USAGE.
  */
 int tk_duration_parse(const char *s, int default_unit, uint64_t *value,
 		      tk_unit *unit);

@@ -180,6 +180,7 @@ int tk_duration_parse(const char *s, int default_unit, uint64_t *value,
 	u128 v = 0;
 	int frac_digits = 0, any = 0, u;
 	const char *p = s;
+	size_t n;
 	tk_unit parsed;
 
 	while (*p == ' ')
@@ -201,11 +202,16 @@ int tk_duration_parse(const char *s, int default_unit, uint64_t *value,
 		return TK_E_PARSE;
 	while (*p == ' ')
 		p++;
-	if (*p == '\0') {
+	n = strlen(p);
+	while (n && p[n - 1] == ' ')
+		n--;
+	if (!n) {
+		if (default_unit > TK_UNIT_S)
+			return TK_E_USAGE;
 		if (default_unit < 0 || frac_digits)
 			return TK_E_PARSE;
 		parsed = (tk_unit)default_unit;
-	} else if (tk_unit_parse(p, strlen(p), 0, &parsed) < 0) {
+	} else if (tk_unit_parse(p, n, 0, &parsed) < 0) {
 		return TK_E_PARSE;
 	}
 	/* a decimal fraction moves to a finer unit, three digits at a time */

@@ -91,6 +91,13 @@ static void test_parse(void)
 	CHECK(tk_duration_parse("10ms", -1, &v, &u) == TK_OK);
 	CHECK_EQ_U64(v, 10);
 	CHECK(u == TK_UNIT_MS);
+	/* blanks around it; a default unit that does not exist */
+	CHECK(tk_duration_parse(" 7ns  ", -1, &v, &u) == TK_OK);
+	CHECK_EQ_U64(v, 7);
+	CHECK(u == TK_UNIT_NS);
+	CHECK(tk_duration_parse("42 ", TK_UNIT_US, &v, &u) == TK_OK);
+	CHECK(u == TK_UNIT_US);
+	CHECK(tk_duration_parse("42", 99, &v, &u) == TK_E_USAGE);
 	CHECK(tk_duration_parse("1.5s", -1, &v, &u) == TK_OK);
 	CHECK_EQ_U64(v, 1500);
 	CHECK(u == TK_UNIT_MS);
