@@ -497,6 +497,16 @@ int tk_tarmac_profile_record(tk_tarmac_profile *p, const tk_tarmac_record *rec,
 			     tk_error *err);
 
 /**
+ * Returns the unit of a profile's times: that of the log's first stamp.
+ * *inexact: the stamps in another unit that are not a whole number of it
+ * (rounded down) or have no SI length (no time counted); *backwards: the
+ * stamps earlier than their CPU's last (no time counted).  Both 0: every
+ * time is exact.
+ */
+tk_tarmac_unit tk_tarmac_profile_stamps(const tk_tarmac_profile *p,
+					uint64_t *inexact, uint64_t *backwards);
+
+/**
  * After the last record: the inclusive figures and the per-function totals.
  * Frames still open are closed at the last instruction.  TK_OK or
  * TK_E_NOMEM.

@@ -21,6 +21,24 @@ static void print_warning(void *ctx, const tk_error *w)
 	fprintf(stderr, "%s\n", tk_error_format(w, "warning", buf, sizeof(buf)));
 }
 
+/* The stamps the profile's times could not take as written: a warning
+ * (none with -q), or with --strict an error (-1) before any output. */
+static int profile_stamps(const tk_tarmac_profile *p, const char *path,
+			  const cli_read_opts *ro)
+{
+	uint64_t inexact, back;
+	tk_tarmac_unit unit = tk_tarmac_profile_stamps(p, &inexact, &back);
+
+	if ((!inexact && !back) || (ro->quiet && !ro->strict))
+		return 0;
+	fprintf(stderr, "%s: %s: the function times are not exact (time stamps:"
+		" %" PRIu64 " not whole %s, rounded down or not counted; %" PRIu64
+		" earlier than the one before, not counted)\n",
+		cli_input_name(path), ro->strict ? "error" : "warning", inexact,
+		tk_tarmac_unit_name(unit), back);
+	return ro->strict ? -1 : 0;
+}
+
 /* The records of the input (which is the reader's from then on). */
 static int open_log(tk_tarmac **tr, tk_input *in, int strict, int quiet)
 {
@@ -654,6 +672,8 @@ int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 		goto out;
 	}
 	unit = tk_tarmac_unit_name(tk_tarmac_stats_unit(st));
+	if (prof && profile_stamps(prof, path, ro) < 0)
+		goto out;
 	if (csv && prof) {
 		profile_csv(prof, unit);
 	} else if (csv) {
@@ -709,8 +729,8 @@ int cli_tarmac_folded_path(const char *path)
 }
 
 /* The folded stacks of the Tarmac log `in` on `out`. */
-static int folded(tk_input *in, const char *out, const cli_tarmac_args *a,
-		  const cli_read_opts *ro)
+static int folded(tk_input *in, const char *path, const char *out,
+		  const cli_tarmac_args *a, const cli_read_opts *ro)
 {
 	const char **cpus = NULL;
 	int weight, rc, ret = EXIT_BAD;
@@ -745,8 +765,13 @@ static int folded(tk_input *in, const char *out, const cli_tarmac_args *a,
 	}
 	for (i = 0; i < tk_tarmac_cpu_count(tr); i++)
 		cpus[i] = tk_tarmac_cpu_name(tr, i);
-	if (tk_tarmac_profile_finish(prof, &err) < 0 ||
-	    tk_tarmac_profile_write_folded(prof, out, weight, cpus,
+	if (tk_tarmac_profile_finish(prof, &err) < 0) {
+		cli_error(&err);
+		goto out;
+	}
+	if (weight == TK_TARMAC_WEIGHT_TIME && profile_stamps(prof, path, ro) < 0)
+		goto out;
+	if (tk_tarmac_profile_write_folded(prof, out, weight, cpus,
 					   tk_tarmac_cpu_count(tr), &err) < 0) {
 		cli_error(&err);
 		goto out;
@@ -783,5 +808,5 @@ int cli_tarmac_folded(const char *cmd, const char *path, const char *out,
 		tk_input_close(in);
 		return EXIT_BAD;
 	}
-	return folded(in, out, a, ro);
+	return folded(in, path, out, a, ro);
 }

@@ -197,5 +197,21 @@ EOF
 		echo "FAIL: arm-none-eabi-gcc could not build the test program:"; cat "$tmp/gcc/err"; fail=1
 	fi
 fi
+# stamps of another unit are taken in the log's (20000 ps is 20 ns); one
+# that is not a whole ns, or earlier than the one before, is said: a
+# warning, or with --strict an error and no output
+python3 "$here/mkelf.py" "$tmp/mix.elf" --thumb main:100:20
+printf '10 ns IT (00000100:1) 00000100 2001 T16 MOVS r0,#1\n20000 ps IT (00000102:2) 00000102 2001 T16 MOVS r0,#1\n30 ns IT (00000104:3) 00000104 2001 T16 MOVS r0,#1\n' > "$tmp/mix.tarmac"
+out=$("$cli" stats --strict "$tmp/mix.tarmac" --elf "$tmp/mix.elf" --format csv 2>&1)
+[ "$(echo "$out" | grep '^main,')" = "main,1,3,3,20,20,ns" ] || { echo "FAIL: mixed units: $out"; fail=1; }
+printf '10 ns IT (00000100:1) 00000100 2001 T16 MOVS r0,#1\n20001 ps IT (00000102:2) 00000102 2001 T16 MOVS r0,#1\n30 ns IT (00000104:3) 00000104 2001 T16 MOVS r0,#1\n5 ns IT (00000104:3) 00000104 2001 T16 MOVS r0,#1\n' > "$tmp/mix2.tarmac"
+"$cli" stats "$tmp/mix2.tarmac" --elf "$tmp/mix.elf" --format csv > /dev/null 2> "$tmp/err" &&
+	grep -q "warning: the function times are not exact (time stamps: 1 not whole ns, rounded down or not counted; 1 earlier than the one before, not counted)" "$tmp/err" ||
+	{ echo "FAIL: inexact stamps warning"; cat "$tmp/err"; fail=1; }
+out=$("$cli" stats --strict "$tmp/mix2.tarmac" --elf "$tmp/mix.elf" --format csv 2> /dev/null)
+[ $? = 2 ] && [ -z "$out" ] || { echo "FAIL: inexact stamps, --strict: $out"; fail=1; }
+"$cli" tarmac folded --weight time "$tmp/mix2.tarmac" --elf "$tmp/mix.elf" -o "$tmp/m.folded" --strict 2> /dev/null
+[ $? = 2 ] && [ ! -e "$tmp/m.folded" ] || { echo "FAIL: inexact stamps, folded --strict"; fail=1; }
+
 [ $fail = 0 ] && echo "tarmac profile: all checks passed (real ELF: $real)"
 exit $fail

@@ -65,6 +65,10 @@ enum { TARMAC_REG_OTHER = 0, TARMAC_REG_LR, TARMAC_REG_PSR /* psr xpsr ipsr */,
        TARMAC_REG_CPSR, TARMAC_REG_STACK /* MSP PSP ..., r13_main */ };
 int tarmac_reg_class(const tk_tarmac_span *r);
 
+/* 1 and *tb the length of one tick of SI unit u (fs: 1/1000 ps), or 0
+ * (cycles, ticks: no SI length; *tb 1 ns). */
+int tarmac_si_timebase(tk_tarmac_unit u, tk_timebase *tb);
+
 /* The disassembly loads the pc (POP/LDM {..pc}, LDR pc,...). */
 int tarmac_pc_loaded(const tk_tarmac_record *rec);
 

@@ -180,11 +180,6 @@ static int span_is(const tk_tarmac_span *s, const char *lit)
 static int convert_time(tk_tarmac_timeline *a, const tk_tarmac_record *rec,
 			uint64_t *out, tk_error *err)
 {
-	static const tk_unit si[] = {
-		[TK_TARMAC_UNIT_PS] = TK_UNIT_PS, [TK_TARMAC_UNIT_NS] = TK_UNIT_NS,
-		[TK_TARMAC_UNIT_US] = TK_UNIT_US, [TK_TARMAC_UNIT_MS] = TK_UNIT_MS,
-		[TK_TARMAC_UNIT_S] = TK_UNIT_S,
-	};
 	tk_timebase from;
 	int u = rec->unit, rc;
 
@@ -192,15 +187,7 @@ static int convert_time(tk_tarmac_timeline *a, const tk_tarmac_record *rec,
 		*out = rec->time;
 		return TK_OK;
 	}
-	if (a->base_si && u >= TK_TARMAC_UNIT_FS && u <= TK_TARMAC_UNIT_S) {
-		if (u == TK_TARMAC_UNIT_FS) {
-			from.unit = TK_UNIT_PS;
-			from.num = 1;
-			from.den = 1000;
-		} else {
-			from.unit = si[u];
-			from.num = from.den = 1;
-		}
+	if (a->base_si && tarmac_si_timebase(rec->unit, &from)) {
 		if (tk_time_convert(rec->time, &from, &a->t->tb, TK_ROUND_EXACT,
 				    out) == TK_OK)
 			return TK_OK;
@@ -707,26 +694,30 @@ static int derive(tk_tarmac_timeline *a, const tk_tarmac_record *rec, tk_error *
 
 /* ---- the time base ---------------------------------------------------------- */
 
+int tarmac_si_timebase(tk_tarmac_unit u, tk_timebase *tb)
+{
+	static const tk_unit si[] = {
+		[TK_TARMAC_UNIT_PS] = TK_UNIT_PS, [TK_TARMAC_UNIT_NS] = TK_UNIT_NS,
+		[TK_TARMAC_UNIT_US] = TK_UNIT_US, [TK_TARMAC_UNIT_MS] = TK_UNIT_MS,
+		[TK_TARMAC_UNIT_S] = TK_UNIT_S,
+	};
+
+	tb->num = tb->den = 1;
+	tb->unit = TK_UNIT_NS;
+	if (u < TK_TARMAC_UNIT_FS || u > TK_TARMAC_UNIT_S)
+		return 0;
+	tb->unit = u == TK_TARMAC_UNIT_FS ? TK_UNIT_PS : si[u];
+	tb->den = u == TK_TARMAC_UNIT_FS ? 1000 : 1;
+	return 1;
+}
+
 static void set_timebase(tk_tarmac_timeline *a, tk_tarmac_unit u)
 {
-	tk_timebase *tb = &a->t->tb;
 	const char *name = tk_tarmac_unit_name(u);
 
 	a->base_unit = u;
-	a->base_si = 1;
-	tb->num = tb->den = 1;
-	switch (u) {
-	case TK_TARMAC_UNIT_FS: tb->unit = TK_UNIT_PS; tb->den = 1000; break;
-	case TK_TARMAC_UNIT_PS: tb->unit = TK_UNIT_PS; break;
-	case TK_TARMAC_UNIT_NS: tb->unit = TK_UNIT_NS; break;
-	case TK_TARMAC_UNIT_US: tb->unit = TK_UNIT_US; break;
-	case TK_TARMAC_UNIT_MS: tb->unit = TK_UNIT_MS; break;
-	case TK_TARMAC_UNIT_S: tb->unit = TK_UNIT_S; break;
-	default:
-		/* cycles have no SI length: one cycle is written as 1 ns */
-		tb->unit = TK_UNIT_NS;
-		a->base_si = 0;
-	}
+	/* cycles have no SI length: one cycle is written as 1 ns */
+	a->base_si = tarmac_si_timebase(u, &a->t->tb);
 	tk_trace_add_header(a->t, TK_HDR_PARAM, "tarmacTimeUnit", 14, name,
 			    strlen(name), 1);
 }

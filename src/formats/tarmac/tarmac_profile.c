@@ -91,6 +91,11 @@ struct tk_tarmac_profile {
 	uint32_t *scratch;
 	size_t nscratch;
 	int finished;
+	/* times are in the unit of the log's first stamp; stamps of another unit
+	 * not a whole number of it (rounded down) or with no SI length (no
+	 * time), and stamps earlier than their CPU's last (no time) */
+	tk_tarmac_unit unit;
+	uint64_t inexact, backwards;
 };
 
 /* ---- nodes ----------------------------------------------------------------- */
@@ -434,17 +439,39 @@ static int step(tk_tarmac_profile *p, pcore *c, uint32_t cpu, uint64_t pc,
 	return replace(p, c, cpu, sym);             /* a jump elsewhere */
 }
 
+/* rec's stamp in the profile's unit: 1, or 0 (counted) when it has none
+ * there */
+static int stamp(tk_tarmac_profile *p, const tk_tarmac_record *rec,
+		 uint64_t *t)
+{
+	tk_timebase from, to;
+
+	*t = rec->time;
+	if (rec->unit == p->unit)
+		return 1;
+	p->inexact++;
+	if (!tarmac_si_timebase(rec->unit, &from) ||
+	    !tarmac_si_timebase(p->unit, &to) ||
+	    tk_time_convert(rec->time, &from, &to, TK_ROUND_DOWN, t) < 0)
+		return 0;
+	p->inexact -= tk_time_convert(rec->time, &from, &to, TK_ROUND_EXACT,
+				      t) == TK_OK;
+	return 1;
+}
+
 static int on_instruction(tk_tarmac_profile *p, pcore *c, uint32_t cpu,
 			  const tk_tarmac_record *rec)
 {
-	uint64_t pc = rec->address;
+	uint64_t pc = rec->address, t;
 	uint32_t node;
 	long sym;
 
-	if (rec->unit != TK_TARMAC_UNIT_NONE) {
-		if (c->has_last && c->has_time && rec->time >= c->last_time)
-			p->nodes[c->last_node].self_time += rec->time - c->last_time;
-		c->last_time = rec->time;
+	if (rec->unit != TK_TARMAC_UNIT_NONE && stamp(p, rec, &t)) {
+		if (c->has_time && t < c->last_time)
+			p->backwards++;
+		else if (c->has_last && c->has_time)
+			p->nodes[c->last_node].self_time += t - c->last_time;
+		c->last_time = t;
 		c->has_time = 1;
 	}
 	if (!rec->executed || !rec->has_address) {
@@ -534,6 +561,14 @@ static void on_register(tk_tarmac_profile *p, pcore *c, const tk_tarmac_record *
 	c->ipsr = v;
 }
 
+tk_tarmac_unit tk_tarmac_profile_stamps(const tk_tarmac_profile *p,
+					uint64_t *inexact, uint64_t *backwards)
+{
+	*inexact = p->inexact;
+	*backwards = p->backwards;
+	return p->unit;
+}
+
 int tk_tarmac_profile_record(tk_tarmac_profile *p, const tk_tarmac_record *rec,
 			     tk_error *err)
 {
@@ -541,6 +576,9 @@ int tk_tarmac_profile_record(tk_tarmac_profile *p, const tk_tarmac_record *rec,
 
 	if (p->finished)
 		return TK_OK;
+	/* the log's unit: its first stamp's, as tk_tarmac_stats_unit() */
+	if (rec->own_time && p->unit == TK_TARMAC_UNIT_NONE)
+		p->unit = rec->unit;
 	if (rec->kind == TK_TARMAC_OTHER || rec->kind == TK_TARMAC_BUS)
 		return TK_OK;
 	if (core_get(p, rec->cpu, &c) < 0)
