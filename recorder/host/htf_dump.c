@@ -125,7 +125,7 @@ static int check(unsigned *ts, unsigned *ent, unsigned *ev, unsigned *ncores,
 			}
 			if (e >= tables[en->type].n) {
 				fail(err, errlen, "core %u record %" PRIu64
-				     ": event 0x%" PRIX64 " is not a %s event", k, r, e,
+				     ": event 0x%" PRIX64 " is no event of type %s", k, r, e,
 				     type_names[en->type]);
 				return -1;
 			}

@@ -176,8 +176,9 @@ int cli_tarmac_opt(cli_tarmac_args *a, const char *cmd, int code, const char *ar
 		a->cpu = arg;
 		return 0;
 	case CLI_O_TOP:
+		/* digits only, at most 9 (no sign, no wrap) */
 		a->top = (size_t)strtoul(arg, &e, 10);
-		if (e == arg || *e) {
+		if (e == arg || *e || *arg < '0' || *arg > '9' || e - arg > 9) {
 			cli_usage_error(cmd, "bad --top '%s'", arg);
 			return -1;
 		}

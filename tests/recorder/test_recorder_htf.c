@@ -396,7 +396,7 @@ int main(int argc, char **argv)
 	refused(bad, "core 0 record 0: entity 0x7 is not registered");
 	setup();
 	CHECK(at(0, 10, 3, TKREC_HTF_ISR_TERMINATE + 1) == 0);
-	refused(bad, "core 0 record 0: event 0x4 is not a ISR event");
+	refused(bad, "core 0 record 0: event 0x4 is no event of type ISR");
 	/* an entity name the reader could not take back */
 	tkrec_htf_reset(T0);
 	CHECK(tkrec_htf_core_init(0, buf0, sizeof(buf0), 4, 2, 1) == 0);
