@@ -164,8 +164,8 @@ static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
 	if (total != n || (n - HEAD) % REC || (n - HEAD) / REC != nev ||
 	    number == 0) {
 		if (st->bad++ < REPORT_MAX)
-			fprintf(stderr,
-				"shark-receive: packet %lu ignored: %zu bytes, header says %lu bytes and %lu events\n",
+			fprintf(stderr, number ? "shark-receive: packet %lu ignored: %zu bytes, header says %lu bytes and %lu events\n"
+				: "shark-receive: packet %lu ignored: packet numbers start at 1 (%zu bytes, header says %lu bytes and %lu events)\n",
 				(unsigned long)number, n, (unsigned long)total,
 				(unsigned long)nev);
 		return 0;

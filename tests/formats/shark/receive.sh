@@ -52,6 +52,7 @@ if mode == 'gaps':
         if n == 4:
             s.sendto(dgram(2, pk[1]), dst)        # a repeat
     s.sendto(dgram(8, pk[0], lie=16), dst)         # sizes disagree
+    s.sendto(dgram(0, pk[0][:1]), dst)             # numbers start at 1
     want = b''.join(b''.join(pk[n - 1]) for n in sorted(order))
 elif mode == 'all':
     for n in range(1, 8):
@@ -112,7 +113,8 @@ kill -INT "$pid"; wait "$pid"; rc=$?; pid=
 cmp -s "$tmp/gaps.bin" "$tmp/gaps.want" || { echo "FAIL gaps: file differs"; fail=1; }
 for want in "missing packet 5" "1 packets missing" "317 records (5072 bytes) from 6 packets, numbers 1-7" \
 	    "1 packets came out of order" "1 repeated packets dropped" \
-	    "2 datagrams ignored (1 not TRACER, 1 malformed)" "packet 8 ignored: 984 bytes, header says 1000 bytes and 60 events"; do
+	    "3 datagrams ignored (1 not TRACER, 2 malformed)" "packet 8 ignored: 984 bytes, header says 1000 bytes and 60 events" \
+	    "packet 0 ignored: packet numbers start at 1 (40 bytes, header says 40 bytes and 1 events)"; do
 	grep -qF "$want" "$tmp/err" || { echo "FAIL gaps: report lacks '$want'"; cat "$tmp/err"; fail=1; }
 done
 ls "$tmp" | grep -q 'tmp-' && { echo "FAIL: a temporary file is left"; fail=1; }
