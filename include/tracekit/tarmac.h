@@ -371,6 +371,9 @@ int tk_tarmac_stats_finish(tk_tarmac_stats *s, tk_error *err);
 uint64_t tk_tarmac_stats_executed(const tk_tarmac_stats *s);
 uint64_t tk_tarmac_stats_skipped(const tk_tarmac_stats *s);
 tk_tarmac_unit tk_tarmac_stats_unit(const tk_tarmac_stats *s);
+/** The exceptions whose return is stamped earlier than their entry (their
+ * duration counts as 0): 0 when every duration is exact. */
+uint64_t tk_tarmac_stats_backwards(const tk_tarmac_stats *s);
 
 /**
  * The tables (after finish), each an array owned by `s` set in *rows, and

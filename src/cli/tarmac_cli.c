@@ -675,6 +675,13 @@ int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 	unit = tk_tarmac_unit_name(tk_tarmac_stats_unit(st));
 	if (prof && profile_stamps(prof, path, ro) < 0)
 		goto out;
+	if (tk_tarmac_stats_backwards(st) && (!ro->quiet || ro->strict)) {
+		fprintf(stderr, "%s: %s: %" PRIu64 " exceptions return at a time stamp"
+			" earlier than their entry (duration 0)\n", cli_input_name(path),
+			ro->strict ? "error" : "warning", tk_tarmac_stats_backwards(st));
+		if (ro->strict)
+			goto out;
+	}
 	if (csv && prof) {
 		profile_csv(prof, unit);
 	} else if (csv) {

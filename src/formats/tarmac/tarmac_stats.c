@@ -77,6 +77,7 @@ struct tk_tarmac_stats {
 	unsigned what;
 	const char *name;         /* the input's, for messages */
 	tk_tarmac_unit unit;
+	uint64_t backwards;       /* returns stamped before their entry */
 	uint64_t executed, skipped;
 	/* the mix: mnemonics interned (upper case), a count per id */
 	tk_strpool mnems;
@@ -272,6 +273,7 @@ static int isr_event(tk_tarmac_stats *s, const tk_event *ev)
 	if (!k)
 		return 0;
 	d = ev->time >= st->e[k - 1].t ? ev->time - st->e[k - 1].t : 0;
+	s->backwards += ev->time < st->e[k - 1].t;
 	memmove(&st->e[k - 1], &st->e[k], (st->n - k) * sizeof(*st->e));
 	st->n--;
 	if (!(row = isr_row(s, ev->target)))
@@ -437,6 +439,11 @@ uint64_t tk_tarmac_stats_executed(const tk_tarmac_stats *s)
 uint64_t tk_tarmac_stats_skipped(const tk_tarmac_stats *s)
 {
 	return s->skipped;
+}
+
+uint64_t tk_tarmac_stats_backwards(const tk_tarmac_stats *s)
+{
+	return s->backwards;
 }
 
 tk_tarmac_unit tk_tarmac_stats_unit(const tk_tarmac_stats *s)
