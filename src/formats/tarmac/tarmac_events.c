@@ -110,10 +110,13 @@ static int tarmac_probe(const uint8_t *buf, size_t len)
 	size_t use = len;
 	int rc, n = 0;
 
-	/* complete lines only: the probe buffer may cut the last one */
+	/* complete lines only: the probe buffer may cut the last one (a
+	 * first line longer than the buffer: its start) */
 	if (len >= 4096) {
 		while (use && buf[use - 1] != '\n' && buf[use - 1] != '\r')
 			use--;
+		if (!use)
+			use = len;
 	}
 	if (!use)
 		return 0;
