@@ -1759,7 +1759,7 @@ static int parse_options(atf_reader *h, tk_error *err)
 			else
 				v = v * 10 + (uint64_t)(p[i] - '0');
 		}
-		if (tk_ascii_casecmp(p, kn, "trace") == 0 && ok) {
+		if (tk_ascii_casecmp(p, kn, "trace") == 0 && ok && v) {
 			h->want_trace = v;
 		} else if (tk_ascii_casecmp(p, kn, "time-digits") == 0 && ok &&
 			   v <= MAX_DIGITS) {
@@ -1767,7 +1767,7 @@ static int parse_options(atf_reader *h, tk_error *err)
 			h->digits_forced = 1;
 		} else {
 			return tk_err_set(err, TK_E_USAGE, h->name, 0, 0,
-					  "bad ATF reader option '%.*s' (trace=N: read the N-th TraceData only; time-digits=0..%d)",
+					  "bad ATF reader option '%.*s' (trace=N: read the N-th TraceData only, from 1; time-digits=0..%d)",
 					  (int)n, p, MAX_DIGITS);
 		}
 		p += n;
