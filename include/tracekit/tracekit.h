@@ -489,7 +489,8 @@ const char *tk_reader_format(const tk_reader *r);
 
 /**
  * The next event.  Returns TK_OK with *ev set, TK_END at the end, or a
- * negative status with `err` filled (the reader is then unusable).
+ * negative status with `err` filled: the same status and error on every
+ * later call (an error is never followed by events or by TK_END).
  */
 int tk_reader_next(tk_reader *r, const tk_event **ev, tk_error *err);
 
@@ -497,9 +498,10 @@ int tk_reader_next(tk_reader *r, const tk_event **ev, tk_error *err);
  * The next events, up to `max` (>= 1) at once: *evs points at *n
  * consecutive events (1 <= *n <= max), in order, valid until the next call
  * of this or tk_reader_next().  Returns TK_OK, TK_END at the end (*n 0),
- * or a negative status with `err` filled.  The same events as
- * tk_reader_next() one by one, with less work per event where the reader
- * makes them in batches (HTF, S.Ha.R.K.); otherwise *n is 1.
+ * or a negative status with `err` filled (again on every later call, as
+ * tk_reader_next()).  The same events as tk_reader_next() one by one,
+ * with less work per event where the reader makes them in batches (HTF,
+ * S.Ha.R.K.); otherwise *n is 1.
  */
 int tk_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 			 size_t max, tk_error *err);
