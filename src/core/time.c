@@ -54,39 +54,47 @@ u128 tk_gcd128(u128 a, u128 b)
 
 #define U128_MAX (~(u128)0)
 
-/* *p *= x after cancelling x against *q.  -1 if the product overflows. */
-static int mul_reduced(u128 *p, u128 *q, u128 x)
+/* a[0] * a[1] * a[2] into *out: -1 if it overflows 128 bits */
+static int product3(const u128 a[3], u128 *out)
 {
-	u128 g = tk_gcd128(x, *q);
+	u128 p = a[0];
+	int k;
 
-	if (g > 1) {
-		x /= g;
-		*q /= g;
+	for (k = 1; k < 3; k++) {
+		if (a[k] && p > U128_MAX / a[k])
+			return -1;
+		p *= a[k];
 	}
-	if (x && *p > U128_MAX / x)
-		return -1;
-	*p *= x;
+	*out = p;
 	return 0;
 }
 
-/* The ratio P/Q, in lowest terms, of one `from` tick in `to` ticks. */
+/* The ratio P/Q, in lowest terms, of one `from` tick in `to` ticks: every
+ * factor of the numerator cancelled against every one of the denominator
+ * before any product (a product first could overflow where the lowest
+ * terms fit) */
 static int ratio(const tk_timebase *from, const tk_timebase *to, u128 *P,
 		 u128 *Q)
 {
-	u128 p = 1, q = 1;
+	u128 a[3], b[3], g;
+	int i, again = 1;
 
 	if (!from->num || !from->den || !to->num || !to->den ||
 	    (unsigned)from->unit > TK_UNIT_S || (unsigned)to->unit > TK_UNIT_S)
 		return TK_E_USAGE;
-	if (mul_reduced(&p, &q, from->num) < 0 ||
-	    mul_reduced(&q, &p, from->den) < 0 ||
-	    mul_reduced(&p, &q, unit_ps[from->unit]) < 0 ||
-	    mul_reduced(&q, &p, unit_ps[to->unit]) < 0 ||
-	    mul_reduced(&p, &q, to->den) < 0 ||
-	    mul_reduced(&q, &p, to->num) < 0)
+	a[0] = from->num, a[1] = unit_ps[from->unit], a[2] = to->den;
+	b[0] = from->den, b[1] = unit_ps[to->unit], b[2] = to->num;
+	/* a prime in both products divides a factor of each: pairs until
+	 * none shares one */
+	while (again)
+		for (again = 0, i = 0; i < 9; i++)
+			if ((g = tk_gcd128(a[i / 3], b[i % 3])) > 1) {
+				a[i / 3] /= g;
+				b[i % 3] /= g;
+				again = 1;
+			}
+	if (product3(a, P) < 0 || product3(b, Q) < 0)
 		return TK_E_RANGE;
-	*P = p;
-	*Q = q;
 	return TK_OK;
 }
 

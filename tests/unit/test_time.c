@@ -76,6 +76,12 @@ static void test_convert(void)
 		CHECK(tk_time_convert(UINT64_MAX - 2, &b, &a, TK_ROUND_DOWN, &out) == TK_OK);
 		/* (M-2)^3 / M^2 = M - 6 + 12/M - 8/M^2: floor M - 6 */
 		CHECK_EQ_U64(out, UINT64_MAX - 6);
+		/* factors whose products overflow before they cancel: the
+		 * ratio in lowest terms fits (72 / 59 bits) */
+		tk_timebase f = tb(TK_UNIT_MS, 1000000000000000000ull, 1834215651067523382ull);
+		tk_timebase g = tb(TK_UNIT_US, 1000000000000000000ull, 18446744073709550811ull);
+		CHECK(tk_time_convert(460120, &f, &g, TK_ROUND_DOWN, &out) == TK_OK);
+		CHECK_EQ_U64(out, 4627436189ull);
 		/* a ratio beyond 128 bits: 0 is 0, 1 is out of range */
 		CHECK(tk_time_convert(0, &big, &tiny, TK_ROUND_EXACT, &out) == TK_OK);
 		CHECK_EQ_U64(out, 0);
