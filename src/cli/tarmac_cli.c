@@ -676,9 +676,11 @@ int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 	if (prof && profile_stamps(prof, path, ro) < 0)
 		goto out;
 	if (tk_tarmac_stats_backwards(st) && (!ro->quiet || ro->strict)) {
-		fprintf(stderr, "%s: %s: %" PRIu64 " exceptions return at a time stamp"
-			" earlier than their entry (duration 0)\n", cli_input_name(path),
-			ro->strict ? "error" : "warning", tk_tarmac_stats_backwards(st));
+		uint64_t nb = tk_tarmac_stats_backwards(st);
+		fprintf(stderr, "%s: %s: %" PRIu64 " exception%s at a time stamp"
+			" earlier than %s entry (duration 0)\n", cli_input_name(path),
+			ro->strict ? "error" : "warning", nb,
+			nb == 1 ? " returns" : "s return", nb == 1 ? "its" : "their");
 		if (ro->strict)
 			goto out;
 	}

@@ -836,7 +836,7 @@ bad:
 		/* -2^63 stands for "absent" (TK_INST_NONE) */
 		return err_at(b, err, rc == -1 ? TK_E_PARSE : TK_E_RANGE, line,
 			      p - neg, rc == -1 ? "%s '%s' is not an integer"
-			      : "%s '%s' is beyond 64-bit instances", what,
+			      : "%s '%s' is beyond 64-bit instances (-2^63 stands for none)", what,
 			      tk_quote(qb, sizeof(qb), p - neg, end));
 	}
 }
