@@ -47,6 +47,23 @@ static inline uint32_t tk_scan_same16(const char *p, const char *q)
 		_mm_loadu_si128((const __m128i *)(const void *)q)));
 }
 
+/* the n bytes at p set to 0, 16 at a time (a fixed-size memset or struct
+ * copy of a few hundred bytes becomes "rep stos" or "rep movs", whose
+ * start costs more than the stores) */
+static inline void tk_scan_zero(void *p, size_t n)
+{
+	const __m128i z = _mm_setzero_si128();
+	char *c = p;
+	size_t i;
+
+	/* 32 bytes a step: a loop of one store would be made a memset */
+	for (i = 0; i + 32 <= n; i += 32) {
+		_mm_storeu_si128((__m128i *)(void *)(c + i), z);
+		_mm_storeu_si128((__m128i *)(void *)(c + i + 16), z);
+	}
+	memset(c + i, 0, n - i);
+}
+
 static inline int tk_scan_hex16(const char *p, unsigned n, uint64_t *out)
 {
 	const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p),
@@ -100,6 +117,11 @@ static inline uint32_t tk_scan_same16(const char *p, const char *q)
 	for (i = 0; i < 16; i++)
 		m |= (uint32_t)(p[i] == q[i]) << i;
 	return m;
+}
+
+static inline void tk_scan_zero(void *p, size_t n)
+{
+	memset(p, 0, n);
 }
 
 static inline int tk_scan_hex16(const char *p, unsigned n, uint64_t *out)

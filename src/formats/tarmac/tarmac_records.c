@@ -1176,13 +1176,9 @@ static int mem_short(tk_tarmac *tr, const char *line, const char *t,
 	return TK_OK;
 }
 
-/* memset(rec, 0, ...) as 16-byte stores, without the slow start of "rep
- * stos" (a fixed-size copy the compiler unrolls) */
 static inline void clear_record(tk_tarmac_record *rec)
 {
-	static const tk_tarmac_record zero;
-
-	memcpy(rec, &zero, sizeof(*rec));
+	tk_scan_zero(rec, sizeof(*rec));
 }
 
 /*
