@@ -54,14 +54,24 @@ u128 tk_gcd128(u128 a, u128 b)
 
 #define U128_MAX (~(u128)0)
 
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 /* a[0] * a[1] * a[2] into *out: -1 if it overflows 128 bits */
-static int product3(const u128 a[3], u128 *out)
+static int product3(const uint64_t a[3], u128 *out)
 {
 	u128 p = a[0];
 	int k;
 
 	for (k = 1; k < 3; k++) {
-		if (a[k] && p > U128_MAX / a[k])
+		if (p > U128_MAX / a[k])
 			return -1;
 		p *= a[k];
 	}
@@ -72,27 +82,24 @@ static int product3(const u128 a[3], u128 *out)
 /* The ratio P/Q, in lowest terms, of one `from` tick in `to` ticks: every
  * factor of the numerator cancelled against every one of the denominator
  * before any product (a product first could overflow where the lowest
- * terms fit) */
+ * terms fit).  One pass: a prime in both products divides a factor of
+ * each, and a pair once made coprime stays so as factors shrink. */
 static int ratio(const tk_timebase *from, const tk_timebase *to, u128 *P,
 		 u128 *Q)
 {
-	u128 a[3], b[3], g;
-	int i, again = 1;
+	uint64_t a[3], b[3], g;
+	int i;
 
 	if (!from->num || !from->den || !to->num || !to->den ||
 	    (unsigned)from->unit > TK_UNIT_S || (unsigned)to->unit > TK_UNIT_S)
 		return TK_E_USAGE;
 	a[0] = from->num, a[1] = unit_ps[from->unit], a[2] = to->den;
 	b[0] = from->den, b[1] = unit_ps[to->unit], b[2] = to->num;
-	/* a prime in both products divides a factor of each: pairs until
-	 * none shares one */
-	while (again)
-		for (again = 0, i = 0; i < 9; i++)
-			if ((g = tk_gcd128(a[i / 3], b[i % 3])) > 1) {
-				a[i / 3] /= g;
-				b[i % 3] /= g;
-				again = 1;
-			}
+	for (i = 0; i < 9; i++)
+		if ((g = gcd64(a[i / 3], b[i % 3])) > 1) {
+			a[i / 3] /= g;
+			b[i % 3] /= g;
+		}
 	if (product3(a, P) < 0 || product3(b, Q) < 0)
 		return TK_E_RANGE;
 	return TK_OK;
