@@ -132,6 +132,13 @@ def check_file(tk, src, out, demo):
         return
     if ts is None:
         fail(src + ": no $timescale")
+    # a time line is followed by a value change (a load window whose loads
+    # do not change writes none), but for the last two: the last event's
+    # time and, when all events share one time, one unit later
+    body = text.split("$enddefinitions $end\n", 1)[1].splitlines()[:-2]
+    empty = sum(1 for a, b in zip(body, body[1:]) if a.startswith("#") and b.startswith("#"))
+    if empty:
+        fail("%s: %d time lines with no value change after them" % (src, empty))
     # per core the running string and the load integer agree; every task
     # wire is 1 exactly when some core runs the task
     cores = sorted({v[2] for v in vars_.values() if v[2][:1] == ("cores",)})
