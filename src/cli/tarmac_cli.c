@@ -641,6 +641,7 @@ int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 	tk_error err;
 	const char *unit;
 	unsigned what;
+	uint64_t nb;
 
 	/* the command checked --format: text (or table), csv or json */
 	json = strcmp(outfmt, "json") == 0;
@@ -675,8 +676,8 @@ int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 	unit = tk_tarmac_unit_name(tk_tarmac_stats_unit(st));
 	if (prof && profile_stamps(prof, path, ro) < 0)
 		goto out;
-	if (tk_tarmac_stats_backwards(st) && (!ro->quiet || ro->strict)) {
-		uint64_t nb = tk_tarmac_stats_backwards(st);
+	nb = tk_tarmac_stats_backwards(st);
+	if (nb && (!ro->quiet || ro->strict)) {
 		fprintf(stderr, "%s: %s: %" PRIu64 " exception%s at a time stamp"
 			" earlier than %s entry (duration 0)\n", cli_input_name(path),
 			ro->strict ? "error" : "warning", nb,

@@ -79,6 +79,12 @@ static int product3(const uint64_t a[3], u128 *out)
 	return 0;
 }
 
+/* A time base tk_time_convert() can take: num and den not 0, a unit */
+static int tb_valid(const tk_timebase *tb)
+{
+	return tb->num && tb->den && (unsigned)tb->unit <= TK_UNIT_S;
+}
+
 /* The ratio P/Q, in lowest terms, of one `from` tick in `to` ticks: every
  * factor of the numerator cancelled against every one of the denominator
  * before any product (a product first could overflow where the lowest
@@ -90,8 +96,7 @@ static int ratio(const tk_timebase *from, const tk_timebase *to, u128 *P,
 	uint64_t a[3], b[3], g;
 	int i;
 
-	if (!from->num || !from->den || !to->num || !to->den ||
-	    (unsigned)from->unit > TK_UNIT_S || (unsigned)to->unit > TK_UNIT_S)
+	if (!tb_valid(from) || !tb_valid(to))
 		return TK_E_USAGE;
 	a[0] = from->num, a[1] = unit_ps[from->unit], a[2] = to->den;
 	b[0] = from->den, b[1] = unit_ps[to->unit], b[2] = to->num;
@@ -152,8 +157,7 @@ int tk_time_convert(uint64_t value, const tk_timebase *from,
 	if ((unsigned)round > TK_ROUND_UP)
 		return TK_E_USAGE;
 	if (from->unit == to->unit && from->num == to->num &&
-	    from->den == to->den && from->num && from->den &&
-	    (unsigned)from->unit <= TK_UNIT_S) {
+	    from->den == to->den && tb_valid(from)) {
 		*out = value;
 		return TK_OK;
 	}
