@@ -626,7 +626,9 @@ void tk_output_abort(tk_output *o);
  * the files of open writers and outputs, a directory output (CTF) with the
  * files in it.  Async-signal-safe: meant to be called by a handler of
  * SIGINT, SIGTERM or SIGHUP that then ends the process by the signal's
- * default action.  The library starts no thread: a handler runs on a
+ * default action.  Every temporary is listed, however many outputs are
+ * open: writers and outputs may be opened, closed and aborted on several
+ * threads at once.  The library starts no thread: a handler runs on a
  * thread of the caller.
  */
 void tk_temp_remove_all(void);
