@@ -105,6 +105,10 @@ int cli_read_opt(cli_read_opts *o, const char *cmd, int code, const char *arg)
 		o->strict = 1;
 		return 0;
 	}
+	if (code == CLI_O_FORCE_FORMAT) {
+		o->force = 1;
+		return 0;
+	}
 	if (code == CLI_O_INPUT_OPTION) {
 		if (!o->data_opt)
 			o->data_opt = "--input-option";
@@ -139,16 +143,19 @@ static void reader_opts(tk_reader_opts *ro, const cli_read_opts *o)
 	tk_reader_opts_init(ro);
 	ro->format = o->from;
 	ro->strict = o->strict;
+	ro->force_format = o->force;
 	ro->options = o->options[0] ? o->options : NULL;
 	ro->on_warning = o->quiet ? NULL : print_warning;
 }
 
 int cli_input(tk_input **in, const char *path, const cli_read_opts *o)
 {
+	tk_reader_opts ro;
 	tk_error err;
 
+	reader_opts(&ro, o);
 	tk_error_clear(&err);
-	if (tk_input_open(in, path, o->from, &err) < 0) {
+	if (tk_input_open_opts(in, path, &ro, &err) < 0) {
 		cli_error(&err);
 		return -1;
 	}
