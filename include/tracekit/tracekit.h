@@ -582,7 +582,8 @@ void tk_writer_opts_init(tk_writer_opts *opts);
  * `t` (whose strings and entities the events refer to; `t` must outlive the
  * writer).  A file is written under a temporary name in the same folder
  * and renamed to `path` by a successful tk_writer_close(): a failed run
- * leaves no partial file.  Returns TK_OK, or a negative status with `err`
+ * leaves no partial file, and a file written over keeps its permission
+ * bits (a new one gets 0666 less the umask).  Returns TK_OK, or a negative status with `err`
  * filled (TK_E_USAGE for an unknown format or a bad option,
  * TK_E_UNSUPPORTED for a format that cannot be written, TK_E_IO when the
  * file cannot be created).

@@ -609,10 +609,18 @@ int tk_sink_commit(tk_sink *s, tk_error *err)
 		if (rc < 0)
 			goto fail;
 	} else if (s->path) {
-		/* mkstemp made the file 0600; give it the usual mode */
-		mask = umask(0);
-		umask(mask);
-		if (fchmod(s->fd, 0666 & ~mask) < 0 || close(s->fd) < 0) {
+		/* mkstemp made the file 0600: give it the mode of the file it
+		 * replaces (its permission bits), or the usual one */
+		struct stat st;
+		mode_t mode;
+		if (stat(s->path, &st) == 0 && S_ISREG(st.st_mode)) {
+			mode = st.st_mode & 0777;
+		} else {
+			mask = umask(0);
+			umask(mask);
+			mode = 0666 & ~mask;
+		}
+		if (fchmod(s->fd, mode) < 0 || close(s->fd) < 0) {
 			s->fd = -1;
 			rc = tk_err_set(err, TK_E_IO, s->path, 0, 0,
 					"cannot finish: %s", strerror(errno));
