@@ -397,7 +397,12 @@ typedef struct tk_reader tk_reader;
 typedef void (*tk_warning_fn)(void *ctx, const tk_error *warning);
 
 typedef struct tk_reader_opts {
-	/** Force a format by name; NULL probes the content, then the name. */
+	/**
+	 * Force a format by name; NULL probes the content, then the name.
+	 * A forced format's own probe still looks at the content: an input
+	 * (not empty) in which it finds none of the format's signs is refused
+	 * by tk_reader_open() (TK_E_FORMAT), unless force_format is set.
+	 */
 	const char *format;
 	/**
 	 * Strict mode: the format's specification, nothing else.  Lenient
@@ -421,6 +426,12 @@ typedef struct tk_reader_opts {
 	 * none: any option is an error (TK_E_USAGE) of tk_reader_open().
 	 */
 	const char *options;
+	/**
+	 * With `format`: read the input as that format even when its probe
+	 * finds none of the format's signs (what a lenient reader then makes
+	 * of it is the caller's risk: mostly warnings).  0 by default.
+	 */
+	int force_format;
 } tk_reader_opts;
 
 /** Fill `opts` with the defaults (lenient, probe the format). */
@@ -460,10 +471,19 @@ typedef struct tk_input tk_input;
  * Open `path` ("-" for standard input; gzip and zstd are decoded) and tell
  * its format: the one named `format`, or when NULL the one the content
  * (then the name) shows, exactly as tk_reader_open() chooses it, with the
- * same errors.  Returns TK_OK, or a negative status with `err` filled.
+ * same errors (a forced format whose probe finds none of its signs is
+ * refused: see tk_reader_opts.format).  Returns TK_OK, or a negative
+ * status with `err` filled.
  */
 int tk_input_open(tk_input **out, const char *path, const char *format,
 		  tk_error *err);
+
+/**
+ * As tk_input_open(), with the format and force_format of `opts` (its
+ * other fields are for tk_reader_open_input(); NULL: the defaults).
+ */
+int tk_input_open_opts(tk_input **out, const char *path,
+		       const tk_reader_opts *opts, tk_error *err);
 
 /** The input's format (one that can be read). */
 const tk_format_info *tk_input_format(const tk_input *in);
@@ -562,7 +582,8 @@ void tk_writer_opts_init(tk_writer_opts *opts);
  * `t` (whose strings and entities the events refer to; `t` must outlive the
  * writer).  A file is written under a temporary name in the same folder
  * and renamed to `path` by a successful tk_writer_close(): a failed run
- * leaves no partial file.  Returns TK_OK, or a negative status with `err`
+ * leaves no partial file, and a file written over keeps its permission
+ * bits (a new one gets 0666 less the umask).  Returns TK_OK, or a negative status with `err`
  * filled (TK_E_USAGE for an unknown format or a bad option,
  * TK_E_UNSUPPORTED for a format that cannot be written, TK_E_IO when the
  * file cannot be created).
@@ -626,7 +647,9 @@ void tk_output_abort(tk_output *o);
  * the files of open writers and outputs, a directory output (CTF) with the
  * files in it.  Async-signal-safe: meant to be called by a handler of
  * SIGINT, SIGTERM or SIGHUP that then ends the process by the signal's
- * default action.  The library starts no thread: a handler runs on a
+ * default action.  Every temporary is listed, however many outputs are
+ * open: writers and outputs may be opened, closed and aborted on several
+ * threads at once.  The library starts no thread: a handler runs on a
  * thread of the caller.
  */
 void tk_temp_remove_all(void);

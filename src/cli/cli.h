@@ -55,6 +55,8 @@ typedef struct cli_read_opts {
 	const char *from;
 	int strict;
 	int quiet;
+	/* --force-format: read as --from FORMAT whatever its probe says */
+	int force;
 	/* the reader's format-specific options (tk_reader_opts.options) from
 	 * --input-option KEY=VALUE and --trace N, comma-joined */
 	char options[512];
@@ -65,7 +67,7 @@ typedef struct cli_read_opts {
 } cli_read_opts;
 
 /* Options not given: the reader's defaults. */
-#define CLI_READ_OPTS_INIT { NULL, 0, 0, "", NULL }
+#define CLI_READ_OPTS_INIT { NULL, 0, 0, 0, "", NULL }
 
 /*
  * The reader options every reading command takes besides -q: put
@@ -74,9 +76,10 @@ typedef struct cli_read_opts {
  * help (--from and --strict each command's help lists itself).
  */
 enum { CLI_O_FROM = 0x4000, CLI_O_STRICT, CLI_O_TRACE, CLI_O_INPUT_OPTION,
-       CLI_O_THREADS };
+       CLI_O_THREADS, CLI_O_FORCE_FORMAT };
 #define CLI_READ_LONGOPTS \
 	{ "from", required_argument, NULL, CLI_O_FROM }, \
+	{ "force-format", no_argument, NULL, CLI_O_FORCE_FORMAT }, \
 	{ "strict", no_argument, NULL, CLI_O_STRICT }, \
 	{ "trace", required_argument, NULL, CLI_O_TRACE }, \
 	{ "input-option", required_argument, NULL, CLI_O_INPUT_OPTION }, \
@@ -88,8 +91,11 @@ enum { CLI_O_FROM = 0x4000, CLI_O_STRICT, CLI_O_TRACE, CLI_O_INPUT_OPTION,
 	{ NULL, 0, NULL, 0 }
 #define CLI_READ_CASES \
 	case CLI_O_FROM: case CLI_O_STRICT: case CLI_O_TRACE: \
-	case CLI_O_INPUT_OPTION: case CLI_O_THREADS
+	case CLI_O_INPUT_OPTION: case CLI_O_THREADS: case CLI_O_FORCE_FORMAT
 #define CLI_READ_HELP \
+	"  --force-format      with --from: read FILE as FORMAT even when FORMAT's\n" \
+	"                      probe finds none of its signs in it (by default an\n" \
+	"                      error: a wrong --from reads garbage as warnings)\n" \
 	"  --trace N           ATF: read only the N-th TraceData (1-based; default\n" \
 	"                      all of them, one after the other)\n" \
 	"  --input-option KEY=VALUE\n" \

@@ -105,6 +105,10 @@ int cli_read_opt(cli_read_opts *o, const char *cmd, int code, const char *arg)
 		o->strict = 1;
 		return 0;
 	}
+	if (code == CLI_O_FORCE_FORMAT) {
+		o->force = 1;
+		return 0;
+	}
 	if (code == CLI_O_INPUT_OPTION) {
 		if (!o->data_opt)
 			o->data_opt = "--input-option";
@@ -139,16 +143,19 @@ static void reader_opts(tk_reader_opts *ro, const cli_read_opts *o)
 	tk_reader_opts_init(ro);
 	ro->format = o->from;
 	ro->strict = o->strict;
+	ro->force_format = o->force;
 	ro->options = o->options[0] ? o->options : NULL;
 	ro->on_warning = o->quiet ? NULL : print_warning;
 }
 
 int cli_input(tk_input **in, const char *path, const cli_read_opts *o)
 {
+	tk_reader_opts ro;
 	tk_error err;
 
+	reader_opts(&ro, o);
 	tk_error_clear(&err);
-	if (tk_input_open(in, path, o->from, &err) < 0) {
+	if (tk_input_open_opts(in, path, &ro, &err) < 0) {
 		cli_error(&err);
 		return -1;
 	}
@@ -255,6 +262,33 @@ static int bound(const char *s, const tk_timebase *tb, tk_round round,
 	return 0;
 }
 
+/*
+ * Is time a after time b, as given (not as ticks)?  Two times with units
+ * are compared exactly (in the smaller unit; one that overflows 64 bits
+ * there is the larger).  With a bare tick count on either side, the
+ * ticks (the start rounded up, the end down) already compare exactly.
+ */
+static int given_after(const char *a, const char *b, uint64_t ta, uint64_t tb)
+{
+	uint64_t va, vb;
+	tk_unit ua, ub;
+
+	if (tk_duration_parse(a, -1, &va, &ua) < 0 ||
+	    tk_duration_parse(b, -1, &vb, &ub) < 0)
+		return ta > tb;
+	for (; ua > ub; ua--) {
+		if (va > UINT64_MAX / 1000)
+			return 1;
+		va *= 1000;
+	}
+	for (; ub > ua; ub--) {
+		if (vb > UINT64_MAX / 1000)
+			return 0;
+		vb *= 1000;
+	}
+	return va > vb;
+}
+
 int cli_filter_prepare(cli_filter *f, tk_reader *r)
 {
 	const tk_timebase *tb = tk_trace_timebase(tk_reader_trace(r));
@@ -278,7 +312,10 @@ int cli_filter_prepare(cli_filter *f, tk_reader *r)
 		}
 		f->has_end = 1;
 	}
-	if (f->has_start && f->has_end && f->start > f->end) {
+	/* a start after the end is an error; a window between two ticks
+	 * (--start 1ps --end 2ps of a 1 ns tick) is only empty */
+	if (f->has_start && f->has_end && f->start > f->end &&
+	    given_after(f->start_s, f->end_s, f->start, f->end)) {
 		fprintf(stderr, "tracekit: --start '%s' is after --end '%s'\n", f->start_s, f->end_s);
 		return -1;
 	}

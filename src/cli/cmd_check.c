@@ -1,7 +1,9 @@
 /* cmd_check.c - `tracekit check`: state-machine validation of a trace. */
 #include "cli.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,10 +68,17 @@ int cmd_check(int argc, char **argv)
 	while ((c = cli_getopt(argc, argv, "qh", longopts, &args)) != -1) {
 		switch (c) {
 		case O_MAX:
+			errno = 0;
 			cx.max = strtoull(optarg, &end, 10);
 			if (*optarg < '0' || *optarg > '9' || *end || !cx.max) {
 				cli_usage_error("check", "bad --max-errors '%s' (a positive number)",
 						optarg);
+				return EXIT_BAD;
+			}
+			if (errno == ERANGE) {
+				/* strtoull gave ULLONG_MAX: not the number asked */
+				cli_usage_error("check", "bad --max-errors '%s' (out of range: at most %llu)",
+						optarg, ULLONG_MAX);
 				return EXIT_BAD;
 			}
 			break;

@@ -18,7 +18,9 @@ static void help(FILE *fp)
 		"options:\n"
 		"  --from FORMAT       input format\n"
 		CLI_READ_HELP
-		"  --to FORMAT         output format: a name or an extension (json, db)\n"
+		"  --to FORMAT         output format: a name or an extension (json, db);\n"
+		"                      with .gz or .zst (btf.gz) OUT must be named so too\n"
+		"                      (OUT's name compresses; standard output never is)\n"
 		"  --strict            read by the specification only, and refuse to drop\n"
 		"                      what the output format cannot hold\n"
 		"  --start/--end/--entity/--type/--event   the filters of 'tracekit cat'\n"
@@ -90,6 +92,18 @@ static int shark_convert(const char *tool, const char *path, const char *out,
 		fprintf(stderr, "tracekit convert: note: --to shark-%s is deprecated: use 'tracekit shark %s IN -o OUT'\n",
 			tool, tool);
 	return cli_shark_tool(tool, in, out);
+}
+
+/* ".gz" or ".zst" when s ends in it (ASCII case ignored), else NULL */
+static const char *zsuffix(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > 3 && strcasecmp(s + n - 3, ".gz") == 0)
+		return ".gz";
+	if (n > 4 && strcasecmp(s + n - 4, ".zst") == 0)
+		return ".zst";
+	return NULL;
 }
 
 enum { O_TO = 256, O_START, O_END, O_ENTITY, O_TYPE,
@@ -213,6 +227,21 @@ int cmd_convert(int argc, char **argv)
 						   ? tk_format_from_path(x) : NULL;
 		if (!fi) {
 			cli_usage_error("convert", "unknown format '%s'", to);
+			goto out;
+		}
+		/* --to btf.gz: the sink compresses by OUT's name, so the
+		 * name must say it (it wrote plain BTF before) */
+		if (zsuffix(to) && strcmp(out, "-") == 0) {
+			cli_usage_error("convert", "--to '%s': standard output is never compressed "
+					"(use --to %s and a pipe to %s)", to, fi->name,
+					strcmp(zsuffix(to), ".gz") ? "zstd" : "gzip");
+			goto out;
+		}
+		if (zsuffix(to) && (!zsuffix(out) ||
+				    strcasecmp(zsuffix(to), zsuffix(out)) != 0)) {
+			cli_usage_error("convert", "--to '%s' compresses, but OUT '%s' is not named %s "
+					"(OUT's name decides the compression: name it %s%s, or use --to %s)",
+					to, out, zsuffix(to), out, zsuffix(to), fi->name);
 			goto out;
 		}
 		to = fi->name;

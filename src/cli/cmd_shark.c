@@ -50,6 +50,7 @@ int cmd_shark(int argc, char **argv)
 	cli_args args = { { NULL }, 0 };
 	const char *out = "-";
 	tk_input *in = NULL;
+	tk_reader_opts ro;
 	tk_error err;
 	int c;
 
@@ -69,8 +70,12 @@ int cmd_shark(int argc, char **argv)
 		cli_usage_error("shark", "unknown tool '%s' (list or pwc)", args.v[0]);
 		return EXIT_BAD;
 	}
+	/* whatever its content, as the S.Ha.R.K. tools read it */
+	tk_reader_opts_init(&ro);
+	ro.format = "shark";
+	ro.force_format = 1;
 	tk_error_clear(&err);
-	if (tk_input_open(&in, args.v[1], "shark", &err) < 0) {
+	if (tk_input_open_opts(&in, args.v[1], &ro, &err) < 0) {
 		cli_error(&err);
 		return EXIT_BAD;
 	}

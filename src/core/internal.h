@@ -288,17 +288,62 @@ static inline const char *tk_strpool_get(const tk_strpool *p, tk_str id,
 
 /* ---- trace -------------------------------------------------------------- */
 
+/*
+ * The entity records live in chunks that never move, so that a pointer
+ * tk_trace_entity() gave stays valid while the table grows (the API
+ * promises it until the trace is closed).  Chunk 0 holds ids
+ * [0, TK_ENT_CHUNK0); chunk k >= 1 holds [TK_ENT_CHUNK0 << (k - 1),
+ * TK_ENT_CHUNK0 << k): each chunk doubles the table, as a realloc would,
+ * and the table of chunks has a fixed size (no id reaches 2^32).
+ */
+#define TK_ENT_CHUNK0_BITS 6
+#define TK_ENT_CHUNK0 (1u << TK_ENT_CHUNK0_BITS)
+#define TK_ENT_CHUNKS (32 - TK_ENT_CHUNK0_BITS + 1)
+
 struct tk_trace {
 	const char *format;
 	tk_timebase tb;
 	tk_strpool pool;
 	tk_header_entry *hdr;
 	size_t nhdr, caphdr;
-	tk_entity *ents;
-	uint32_t nents, capents;
+	tk_entity *ent_chunk[TK_ENT_CHUNKS];
+	uint32_t nents;
 	uint32_t *ent_of_str;   /* per string id: entity id or TK_NONE */
 	uint32_t cap_ent_of_str;
 };
+
+/* The index of the highest bit set in x (x != 0). */
+static TK_INLINE unsigned tk_high_bit32(uint32_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	return 31u - (unsigned)__builtin_clz(x);
+#else
+	unsigned h = 0;
+
+	while (x >>= 1)
+		h++;
+	return h;
+#endif
+}
+
+/* The chunk of entity id and the id's place in it. */
+static TK_INLINE unsigned tk_ent_chunk_of(uint32_t id, uint32_t *off)
+{
+	unsigned h = tk_high_bit32(id | (TK_ENT_CHUNK0 - 1));
+
+	*off = id - ((1u << h) & ~(TK_ENT_CHUNK0 - 1));
+	return h - (TK_ENT_CHUNK0_BITS - 1);
+}
+
+/** The record of entity `id` (id < t->nents): for the formats' readers,
+ *  which set the types of the entities they make. */
+static TK_INLINE tk_entity *tk_trace_ent(const tk_trace *t, uint32_t id)
+{
+	uint32_t off;
+	unsigned k = tk_ent_chunk_of(id, &off);
+
+	return &t->ent_chunk[k][off];
+}
 
 tk_trace *tk_trace_new(const char *format);
 void tk_trace_free(tk_trace *t);

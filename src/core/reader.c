@@ -18,6 +18,60 @@ void tk_reader_opts_init(tk_reader_opts *opts)
 	memset(opts, 0, sizeof(*opts));
 }
 
+/* The first PROBE_BYTES of `src` (fewer at its end) into *w, consuming
+ * nothing. */
+static int probe_window(tk_source *src, tk_window *w, tk_error *err)
+{
+	int rc;
+
+	*w = tk_source_window(src);
+	while (w->n < PROBE_BYTES && !tk_source_eof(src)) {
+		rc = tk_source_fill(src, PROBE_BYTES, w, err);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			break;
+	}
+	return TK_OK;
+}
+
+/* Format f's probe of the window: 0 when the content is not f's. */
+static int probe_one(const tk_format_ops *f, const tk_window *w)
+{
+	size_t n = w->n < PROBE_BYTES ? w->n : PROBE_BYTES,
+	       bom = tk_text_bom(w->p, n); /* a text's byte-order mark */
+
+	return f->probe(w->p + bom, n - bom);
+}
+
+/*
+ * A forced format is checked by its probe: an input in which it finds none
+ * of the format's signs is refused (TK_E_FORMAT), unless the caller
+ * insists (force_format); an empty input has nothing to judge and goes to
+ * the reader.
+ */
+static int check_forced(tk_source *src, const tk_format_ops *f,
+			const tk_reader_opts *o, tk_error *err)
+{
+	const char *d = f->info.description, *paren = strstr(d, " (");
+	tk_window w;
+	int rc;
+
+	if (o->force_format || !f->probe)
+		return TK_OK;
+	rc = probe_window(src, &w, err);
+	if (rc < 0)
+		return rc;
+	if (w.n == 0 || probe_one(f, &w) > 0)
+		return TK_OK;
+	return tk_err_set(err, TK_E_FORMAT, tk_source_name(src), 0, 0,
+			  "does not look like %s (%.*s): its probe finds none of the format's signs in the first %zu bytes; --force-format reads it as %s anyway",
+			  f->info.name,
+			  (int)(paren ? (size_t)(paren - d) : strlen(d)), d,
+			  w.n < PROBE_BYTES ? w.n : (size_t)PROBE_BYTES,
+			  f->info.name);
+}
+
 static int pick_format(tk_source *src, const char *path,
 		       const tk_reader_opts *o, const tk_format_ops **out,
 		       tk_error *err)
@@ -38,25 +92,21 @@ static int pick_format(tk_source *src, const char *path,
 			return tk_err_set(err, TK_E_UNSUPPORTED, path, 0, 0,
 					  "format '%s' cannot be read",
 					  best->info.name);
+		rc = check_forced(src, best, o, err);
+		if (rc < 0)
+			return rc;
 		*out = best;
 		return TK_OK;
 	}
-	w = tk_source_window(src);
-	while (w.n < PROBE_BYTES && !tk_source_eof(src)) {
-		rc = tk_source_fill(src, PROBE_BYTES, &w, err);
-		if (rc < 0)
-			return rc;
-		if (rc == 0)
-			break;
-	}
+	rc = probe_window(src, &w, err);
+	if (rc < 0)
+		return rc;
 	for (i = 0; tk_format_ops_get(i); i++) {
 		const tk_format_ops *f = tk_format_ops_get(i);
-		size_t n = w.n < PROBE_BYTES ? w.n : PROBE_BYTES,
-		       bom = tk_text_bom(w.p, n); /* a text's byte-order mark */
 		int score;
 		if (!f->probe || !f->reader_open)
 			continue;
-		score = f->probe(w.p + bom, n - bom);
+		score = probe_one(f, &w);
 		if (score > best_score) {
 			best_score = score;
 			best = f;
@@ -197,6 +247,16 @@ int tk_input_open(tk_input **out, const char *path, const char *format,
 		  tk_error *err)
 {
 	tk_reader_opts o;
+
+	tk_reader_opts_init(&o);
+	o.format = format;
+	return tk_input_open_opts(out, path, &o, err);
+}
+
+int tk_input_open_opts(tk_input **out, const char *path,
+		       const tk_reader_opts *opts, tk_error *err)
+{
+	tk_reader_opts o;
 	tk_input *in = NULL;
 	tk_source *src = NULL;
 	int rc;
@@ -211,7 +271,10 @@ int tk_input_open(tk_input **out, const char *path, const char *format,
 		goto fail;
 	}
 	tk_reader_opts_init(&o);
-	o.format = format;
+	if (opts) {
+		o.format = opts->format;
+		o.force_format = opts->force_format;
+	}
 	/* the probe fills the window and consumes nothing: whichever reader
 	 * is opened on the source next starts at its first byte */
 	rc = pick_format(src, path, &o, &in->fmt, err);

@@ -2,9 +2,9 @@
  * sink.c - buffered output that appears all at once: a file is written under
  * a temporary name in its own folder and renamed over the target only on
  * commit, so a failed run leaves no partial output.  The temporaries alive
- * are listed in a fixed table that a signal handler can empty
- * (tk_temp_remove_all()), and a name ending in .gz or .zst is compressed
- * as the buffer is flushed.
+ * are listed in a table (any number, from any thread) that a signal
+ * handler can empty (tk_temp_remove_all()), and a name ending in .gz or
+ * .zst is compressed as the buffer is flushed.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,20 +33,39 @@
  * and an entry is used only once its path is complete.  The signals the
  * handler is meant for are blocked while an entry changes and while the
  * file it names is created, renamed or removed: the handler never sees a
- * half-made entry, nor a file that exists without its entry.  The threads
- * the library starts block every signal (pipe.c), so the handler runs on
- * a thread that owns the table.
+ * half-made entry of its own thread, nor a file that exists without its
+ * entry.
+ *
+ * Writers may be opened and closed on several threads at once: a mutex
+ * orders the changes (the handler takes no lock: it reads `used` with
+ * acquire order, and an entry's path is written before `used` is set with
+ * release order).  The table has no limit: it is a list of blocks that
+ * are added as needed and never freed or moved, so that the handler can
+ * walk it at any moment.
  */
-#define TEMP_MAX 16
+#define TEMP_BLOCK 16
 
-static struct {
-	volatile sig_atomic_t used;
+typedef struct temp_entry {
+	atomic_int used;
 	int is_dir;
 	/* a directory's files <prefix>0 .. <prefix>(series - 1) */
-	volatile sig_atomic_t series;
+	atomic_int series;
+	const void *owner;  /* the sink whose entry it is */
 	char prefix[16];
 	char path[PATH_MAX];
-} temps[TEMP_MAX];
+} temp_entry;
+
+typedef struct temp_block {
+	temp_entry e[TEMP_BLOCK];
+	struct temp_block *_Atomic next;
+} temp_block;
+
+#if ATOMIC_INT_LOCK_FREE != 2 || ATOMIC_POINTER_LOCK_FREE != 2
+#error "the table of temporaries needs lock-free atomics (async-signal-safe)"
+#endif
+
+static temp_block temps;
+static pthread_mutex_t temps_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void block_signals(sigset_t *old)
 {
@@ -64,46 +84,86 @@ static void restore_signals(const sigset_t *old)
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
-/* With the signals blocked: an entry for `path`, or -1 (table full, or a
- * path longer than PATH_MAX: left to abort, not to a signal). */
-static int temp_add(const char *path, int is_dir)
+/* Entry i of the table, or NULL past its blocks. */
+static temp_entry *temp_at(int i)
+{
+	temp_block *b = &temps;
+
+	if (i < 0)
+		return NULL;
+	for (; b && i >= TEMP_BLOCK; i -= TEMP_BLOCK)
+		b = atomic_load_explicit(&b->next, memory_order_acquire);
+	return b ? &b->e[i] : NULL;
+}
+
+/* With the signals blocked: an entry of sink `owner` for `path`, or -1
+ * (out of memory, or a path longer than PATH_MAX: left to abort, not to a
+ * signal). */
+static int temp_add(const void *owner, const char *path, int is_dir)
 {
 	size_t n = strlen(path);
-	int i;
+	temp_block *b = &temps, *nb;
+	int i, base = 0, slot = -1;
 
 	if (n >= PATH_MAX)
 		return -1;
-	for (i = 0; i < TEMP_MAX; i++) {
-		if (temps[i].used)
-			continue;
-		memcpy(temps[i].path, path, n + 1);
-		temps[i].is_dir = is_dir;
-		temps[i].series = 0;
-		temps[i].used = 1;
-		return i;
+	pthread_mutex_lock(&temps_lock);
+	for (;;) {
+		for (i = 0; i < TEMP_BLOCK; i++) {
+			temp_entry *e = &b->e[i];
+			if (atomic_load_explicit(&e->used, memory_order_relaxed))
+				continue;
+			memcpy(e->path, path, n + 1);
+			e->is_dir = is_dir;
+			e->owner = owner;
+			atomic_store_explicit(&e->series, 0, memory_order_relaxed);
+			atomic_store_explicit(&e->used, 1, memory_order_release);
+			slot = base + i;
+			goto out;
+		}
+		nb = atomic_load_explicit(&b->next, memory_order_relaxed);
+		if (!nb) {
+			if (base > INT_MAX - 2 * TEMP_BLOCK ||
+			    !(nb = calloc(1, sizeof(*nb))))
+				goto out;
+			atomic_store_explicit(&b->next, nb, memory_order_release);
+		}
+		b = nb;
+		base += TEMP_BLOCK;
 	}
-	return -1;
+out:
+	pthread_mutex_unlock(&temps_lock);
+	return slot;
 }
 
-static void temp_forget(int *slot)
+/* With the signals blocked: forget the entry, unless tk_temp_remove_all()
+ * emptied it and another sink has it now. */
+static void temp_forget(const void *owner, int *slot)
 {
-	if (*slot >= 0 && *slot < TEMP_MAX)
-		temps[*slot].used = 0;
+	temp_entry *e;
+
+	if (*slot < 0)
+		return;
+	pthread_mutex_lock(&temps_lock);
+	e = temp_at(*slot);
+	if (e && e->owner == owner)
+		atomic_store_explicit(&e->used, 0, memory_order_release);
+	pthread_mutex_unlock(&temps_lock);
 	*slot = -1;
 }
 
-/* the files of directory entry i's series (async-signal-safe) */
-static void remove_series(int i)
+/* the files of directory entry e's series (async-signal-safe) */
+static void remove_series(const temp_entry *e)
 {
 	char p[PATH_MAX + 32], d[12];
-	size_t n = strlen(temps[i].path), m = strlen(temps[i].prefix), k, nd;
-	sig_atomic_t j;
+	size_t n = strlen(e->path), m = strlen(e->prefix), k, nd;
+	int j, series = atomic_load_explicit(&e->series, memory_order_acquire);
 
-	memcpy(p, temps[i].path, n);
+	memcpy(p, e->path, n);
 	p[n++] = '/';
-	memcpy(p + n, temps[i].prefix, m);
+	memcpy(p + n, e->prefix, m);
 	n += m;
-	for (j = 0; j < temps[i].series; j++) {
+	for (j = 0; j < series; j++) {
 		unsigned v = (unsigned)j;
 		nd = 0;
 		do
@@ -118,21 +178,28 @@ static void remove_series(int i)
 
 void tk_temp_remove_all(void)
 {
+	temp_block *b;
 	int pass, i, saved = errno;
 
 	/* files first, then the directories that held them */
 	for (pass = 0; pass < 2; pass++)
-		for (i = 0; i < TEMP_MAX; i++) {
-			if (!temps[i].used || temps[i].is_dir != pass)
-				continue;
-			if (pass && temps[i].series > 0)
-				remove_series(i);
-			if (pass)
-				rmdir(temps[i].path);
-			else
-				unlink(temps[i].path);
-			temps[i].used = 0;
-		}
+		for (b = &temps; b;
+		     b = atomic_load_explicit(&b->next, memory_order_acquire))
+			for (i = 0; i < TEMP_BLOCK; i++) {
+				temp_entry *e = &b->e[i];
+				if (!atomic_load_explicit(&e->used,
+							  memory_order_acquire) ||
+				    e->is_dir != pass)
+					continue;
+				if (pass)
+					remove_series(e);
+				if (pass)
+					rmdir(e->path);
+				else
+					unlink(e->path);
+				atomic_store_explicit(&e->used, 0,
+						      memory_order_release);
+			}
 	errno = saved;
 }
 
@@ -240,7 +307,7 @@ static int sink_open_file(tk_sink *s, const char *path, int compress,
 	block_signals(&old);
 	s->fd = mkstemp(s->tmp);
 	if (s->fd >= 0)
-		s->temps[0] = temp_add(s->tmp, 0);
+		s->temps[0] = temp_add(s, s->tmp, 0);
 	restore_signals(&old);
 	if (s->fd < 0) {
 		int e = errno;
@@ -249,6 +316,11 @@ static int sink_open_file(tk_sink *s, const char *path, int compress,
 		tk_sink_abort(s);
 		return tk_err_set(err, TK_E_IO, path, 0, 0, "cannot create: %s",
 				  strerror(e));
+	}
+	if (s->temps[0] < 0) {
+		/* not listed for tk_temp_remove_all(): no such file is made */
+		tk_sink_abort(s);
+		return tk_err_nomem(err, path);
 	}
 	return TK_OK;
 }
@@ -293,7 +365,7 @@ int tk_sink_open_dir(tk_sink *s, const char *path, tk_error *err)
 	block_signals(&old);
 	ok = mkdtemp(s->tmp) != NULL;
 	if (ok)
-		s->temps[0] = temp_add(s->tmp, 1);
+		s->temps[0] = temp_add(s, s->tmp, 1);
 	restore_signals(&old);
 	if (!ok) {
 		int e = errno;
@@ -302,6 +374,11 @@ int tk_sink_open_dir(tk_sink *s, const char *path, tk_error *err)
 		tk_sink_abort(s);
 		return tk_err_set(err, TK_E_IO, path, 0, 0, "cannot create: %s",
 				  strerror(e));
+	}
+	if (s->temps[0] < 0) {
+		/* not listed for tk_temp_remove_all(): no such file is made */
+		tk_sink_abort(s);
+		return tk_err_nomem(err, path);
 	}
 	return TK_OK;
 }
@@ -315,7 +392,7 @@ int tk_sink_track(tk_sink *s, const char *file)
 	block_signals(&old);
 	for (i = 1; i < sizeof(s->temps) / sizeof(s->temps[0]); i++)
 		if (s->temps[i] < 0) {
-			s->temps[i] = temp_add(file, 0);
+			s->temps[i] = temp_add(s, file, 0);
 			rc = s->temps[i] >= 0 ? TK_OK : TK_E_IO;
 			break;
 		}
@@ -326,17 +403,29 @@ int tk_sink_track(tk_sink *s, const char *file)
 int tk_sink_track_series(tk_sink *s, const char *prefix, uint32_t n)
 {
 	size_t m = strlen(prefix);
+	temp_entry *e;
 	sigset_t old;
-	int i = s->temps[0];
+	int rc = TK_E_IO;
 
-	if (!s->is_dir || i < 0 || m >= sizeof(temps[0].prefix))
+	if (!s->is_dir || m >= sizeof(e->prefix))
 		return TK_E_IO;
 	block_signals(&old);
-	memcpy(temps[i].prefix, prefix, m + 1);
-	if (n > (uint32_t)temps[i].series)
-		temps[i].series = n > INT_MAX ? INT_MAX : (sig_atomic_t)n;
+	pthread_mutex_lock(&temps_lock);
+	e = temp_at(s->temps[0]);
+	if (e && e->owner == s &&
+	    atomic_load_explicit(&e->used, memory_order_relaxed)) {
+		/* the prefix before the count that makes it read */
+		memcpy(e->prefix, prefix, m + 1);
+		if (n > (uint32_t)atomic_load_explicit(&e->series,
+						       memory_order_relaxed))
+			atomic_store_explicit(&e->series,
+					      n > INT_MAX ? INT_MAX : (int)n,
+					      memory_order_release);
+		rc = TK_OK;
+	}
+	pthread_mutex_unlock(&temps_lock);
 	restore_signals(&old);
-	return TK_OK;
+	return rc;
 }
 
 static void forget_temps(tk_sink *s)
@@ -344,7 +433,7 @@ static void forget_temps(tk_sink *s)
 	size_t i;
 
 	for (i = 0; i < sizeof(s->temps) / sizeof(s->temps[0]); i++)
-		temp_forget(&s->temps[i]);
+		temp_forget(s, &s->temps[i]);
 }
 
 /* Remove the files of the temporary directory, then it. */
@@ -520,10 +609,18 @@ int tk_sink_commit(tk_sink *s, tk_error *err)
 		if (rc < 0)
 			goto fail;
 	} else if (s->path) {
-		/* mkstemp made the file 0600; give it the usual mode */
-		mask = umask(0);
-		umask(mask);
-		if (fchmod(s->fd, 0666 & ~mask) < 0 || close(s->fd) < 0) {
+		/* mkstemp made the file 0600: give it the mode of the file it
+		 * replaces (its permission bits), or the usual one */
+		struct stat st;
+		mode_t mode;
+		if (stat(s->path, &st) == 0 && S_ISREG(st.st_mode)) {
+			mode = st.st_mode & 0777;
+		} else {
+			mask = umask(0);
+			umask(mask);
+			mode = 0666 & ~mask;
+		}
+		if (fchmod(s->fd, mode) < 0 || close(s->fd) < 0) {
 			s->fd = -1;
 			rc = tk_err_set(err, TK_E_IO, s->path, 0, 0,
 					"cannot finish: %s", strerror(errno));

@@ -278,21 +278,59 @@ size_t tk_fmt_u128(char *out, tk_u128 v)
 	return n;
 }
 
-int tk_fmt_ratio(tk_u128 num, tk_u128 den, char *buf, size_t size)
+/* The decimal digits of the 256-bit number hi * 2^128 + lo into out
+ * (at least 78 bytes); returns their count. */
+static size_t fmt_u256(char *out, u128 hi, u128 lo)
+{
+	static const uint64_t chunk = 10000000000000000000ull; /* 10^19 */
+	uint64_t w[4] = { (uint64_t)lo, (uint64_t)(lo >> 64), (uint64_t)hi,
+			  (uint64_t)(hi >> 64) };
+	char tmp[96];
+	size_t n = 0, i;
+	int k, any;
+
+	do {
+		u128 r = 0;
+		for (k = 3; k >= 0; k--) {
+			u128 cur = r << 64 | w[k];
+			w[k] = (uint64_t)(cur / chunk);
+			r = cur % chunk;
+		}
+		any = (w[0] | w[1] | w[2] | w[3]) != 0;
+		/* 19 digits of the chunk, fewer for the leading one */
+		for (k = 0; k < 19 && (any || r || k == 0); k++) {
+			tmp[n++] = (char)('0' + (unsigned)(r % 10));
+			r /= 10;
+		}
+	} while (any);
+	for (i = 0; i < n; i++)
+		out[i] = tmp[n - 1 - i];
+	return n;
+}
+
+/* a * b as 256 bits: *hi * 2^128 + *lo */
+static void mul_u128(u128 a, u128 b, u128 *hi, u128 *lo)
+{
+	u128 a0 = (uint64_t)a, a1 = a >> 64, b0 = (uint64_t)b, b1 = b >> 64;
+	u128 p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+	u128 mid = (p00 >> 64) + (uint64_t)p01 + (uint64_t)p10;
+
+	*lo = (mid << 64) | (uint64_t)p00;
+	*hi = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
+}
+
+/*
+ * ip + rem / den (rem < den, the fraction in lowest terms) exactly: a
+ * whole number, a finite decimal, or else the fraction "num/den" (num
+ * ip * den + rem, up to 256 bits).
+ */
+static int fmt_exact(u128 ip, u128 rem, u128 den, char *buf, size_t size)
 {
 	char tmp[200];
-	tk_u128 g, rem, d;
+	tk_u128 d;
 	size_t len;
 
-	if (!den)
-		return TK_E_RANGE;
-	g = tk_gcd128(num, den);
-	if (g > 1) {
-		num /= g;
-		den /= g;
-	}
-	len = tk_fmt_u128(tmp, num / den);
-	rem = num % den;
+	len = tk_fmt_u128(tmp, ip);
 	if (rem) {
 		/* a finite decimal exists only if den has no prime but 2 and 5 */
 		for (d = den; d % 2 == 0; d /= 2)
@@ -300,7 +338,11 @@ int tk_fmt_ratio(tk_u128 num, tk_u128 den, char *buf, size_t size)
 		for (; d % 5 == 0; d /= 5)
 			;
 		if (d != 1 || den > ~(tk_u128)0 / 10) {
-			len = tk_fmt_u128(tmp, num);
+			u128 hi, lo;
+			mul_u128(ip, den, &hi, &lo);
+			lo += rem;
+			hi += lo < rem; /* the carry */
+			len = fmt_u256(tmp, hi, lo);
 			tmp[len++] = '/';
 			len += tk_fmt_u128(tmp + len, den);
 		} else {
@@ -319,25 +361,33 @@ int tk_fmt_ratio(tk_u128 num, tk_u128 den, char *buf, size_t size)
 	return (int)len;
 }
 
-int tk_fmt_ratio_dec(tk_u128 num, tk_u128 den, int digits, char *buf,
-		     size_t size)
+int tk_fmt_ratio(tk_u128 num, tk_u128 den, char *buf, size_t size)
 {
-	char tmp[200], dig[96];
-	tk_u128 g, ip, rem;
-	size_t len;
-	int nd = 0, i;
+	tk_u128 g;
 
-	if (!den || digits < 0 || digits > (int)sizeof(dig))
+	if (!den)
 		return TK_E_RANGE;
 	g = tk_gcd128(num, den);
 	if (g > 1) {
 		num /= g;
 		den /= g;
 	}
+	return fmt_exact(num / den, num % den, den, buf, size);
+}
+
+/* ip + rem / den (rem < den) with at most `digits` decimals, rounded half
+ * up */
+static int fmt_decimal(u128 ip, u128 rem, u128 den, int digits, char *buf,
+		       size_t size)
+{
+	char tmp[200], dig[96];
+	size_t len;
+	int nd = 0, i;
+
+	if (!den || digits < 0 || digits > (int)sizeof(dig))
+		return TK_E_RANGE;
 	if (den > ~(tk_u128)0 / 10)
 		return TK_E_RANGE;
-	ip = num / den;
-	rem = num % den;
 	while (rem && nd < digits) {
 		rem *= 10;
 		dig[nd++] = (char)('0' + (unsigned)(rem / den));
@@ -370,6 +420,21 @@ int tk_fmt_ratio_dec(tk_u128 num, tk_u128 den, int digits, char *buf,
 	return (int)len;
 }
 
+int tk_fmt_ratio_dec(tk_u128 num, tk_u128 den, int digits, char *buf,
+		     size_t size)
+{
+	tk_u128 g;
+
+	if (!den)
+		return TK_E_RANGE;
+	g = tk_gcd128(num, den);
+	if (g > 1) {
+		num /= g;
+		den /= g;
+	}
+	return fmt_decimal(num / den, num % den, den, digits, buf, size);
+}
+
 int tk_time_digits(const tk_timebase *tb, tk_unit unit)
 {
 	tk_u128 p, q, d, t;
@@ -392,41 +457,70 @@ int tk_time_digits(const tk_timebase *tb, tk_unit unit)
 	return dtick > dres ? dtick : dres;
 }
 
-/* `ticks` of `tb` as the exact fraction *num / *den of `unit` */
+/*
+ * `ticks` of `tb` in `unit` exactly, as *ip + *rem / *den (rem < den, the
+ * fraction in lowest terms).  The tick count's common factors with the
+ * ratio's denominator cancel first, and a product beyond 128 bits is split
+ * as tk_time_convert() splits it: only an integer part beyond 128 bits is
+ * TK_E_RANGE, never an intermediate product.
+ */
 static int ticks_in(uint64_t ticks, const tk_timebase *tb, tk_unit unit,
-		    u128 *num, u128 *den)
+		    u128 *ip, u128 *rem, u128 *den)
 {
 	tk_timebase to = { unit, 1, 1 };
-	u128 p;
+	u128 p, q, g, lo;
+	uint64_t t;
 	int rc;
 
-	rc = ratio(tb, &to, &p, den);
+	rc = ratio(tb, &to, &p, &q);
+	if (rc == TK_E_RANGE && !ticks) {
+		/* a ratio beyond 128 bits: 0 is still 0 */
+		*ip = *rem = 0;
+		*den = 1;
+		return TK_OK;
+	}
 	if (rc < 0)
 		return rc;
-	if (ticks && p > U128_MAX / ticks)
-		return TK_E_RANGE;
-	*num = (u128)ticks * p;
+	/* p and q are coprime: what ticks shares with q cancels (gcd(0, q)
+	 * is q: 0 becomes 0/1) */
+	g = tk_gcd128(ticks, q);
+	t = (uint64_t)(ticks / g);
+	q /= g;
+	if (!t || p <= U128_MAX / t) {
+		*ip = (u128)t * p / q;
+		*rem = (u128)t * p % q;
+	} else {
+		/* t * (p / q) + t * (p % q) / q */
+		if (p / q > U128_MAX / t)
+			return TK_E_RANGE;
+		*ip = (u128)t * (p / q);
+		lo = muldiv_small(t, p % q, q, rem);
+		if (*ip > U128_MAX - lo)
+			return TK_E_RANGE;
+		*ip += lo;
+	}
+	*den = q;
 	return TK_OK;
 }
 
 int tk_time_format_decimal(uint64_t ticks, const tk_timebase *tb,
 			   tk_unit unit, char *buf, size_t size)
 {
-	u128 n, d;
-	int rc = ticks_in(ticks, tb, unit, &n, &d);
+	u128 ip, rem, den;
+	int rc = ticks_in(ticks, tb, unit, &ip, &rem, &den);
 
 	if (rc < 0)
 		return rc;
-	return tk_fmt_ratio_dec(n, d, tk_time_digits(tb, unit), buf, size);
+	return fmt_decimal(ip, rem, den, tk_time_digits(tb, unit), buf, size);
 }
 
 int tk_time_format(uint64_t ticks, const tk_timebase *tb, tk_unit unit,
 		   char *buf, size_t size)
 {
-	u128 n, d;
-	int rc = ticks_in(ticks, tb, unit, &n, &d);
+	u128 ip, rem, den;
+	int rc = ticks_in(ticks, tb, unit, &ip, &rem, &den);
 
 	if (rc < 0)
 		return rc;
-	return tk_fmt_ratio(n, d, buf, size);
+	return fmt_exact(ip, rem, den, buf, size);
 }

@@ -20,11 +20,14 @@ tk_trace *tk_trace_new(const char *format)
 
 void tk_trace_free(tk_trace *t)
 {
+	unsigned k;
+
 	if (!t)
 		return;
 	tk_strpool_free(&t->pool);
 	free(t->hdr);
-	free(t->ents);
+	for (k = 0; k < TK_ENT_CHUNKS; k++)
+		free(t->ent_chunk[k]);
 	free(t->ent_of_str);
 	free(t);
 }
@@ -101,7 +104,7 @@ size_t tk_trace_entity_count(const tk_trace *t)
 
 const tk_entity *tk_trace_entity(const tk_trace *t, uint32_t id)
 {
-	return id < t->nents ? &t->ents[id] : NULL;
+	return id < t->nents ? tk_trace_ent(t, id) : NULL;
 }
 
 uint32_t tk_trace_entity_find(const tk_trace *t, const char *name, size_t len)
@@ -115,7 +118,9 @@ uint32_t tk_trace_entity_find(const tk_trace *t, const char *name, size_t len)
 
 uint32_t tk_trace_entity_get(tk_trace *t, tk_str name)
 {
-	uint32_t id;
+	tk_entity *e;
+	uint32_t id, off;
+	unsigned k;
 
 	if (name == TK_NONE)
 		return TK_NONE;
@@ -131,14 +136,24 @@ uint32_t tk_trace_entity_get(tk_trace *t, tk_str name)
 	id = t->ent_of_str[name];
 	if (TK_LIKELY(id != TK_NONE))
 		return id;
-	if (tk_grow_zero32((void **)&t->ents, &t->capents, t->nents,
-			   sizeof(*t->ents)) < 0)
-		return TK_NONE;
-	id = t->nents++;
-	t->ents[id].name = name;
-	t->ents[id].type = TK_ET_UNKNOWN;
-	t->ents[id].type_name = TK_NONE;
-	t->ents[id].parent = TK_NONE;
+	if (t->nents == TK_NONE)
+		return TK_NONE; /* TK_NONE itself is no id */
+	id = t->nents;
+	k = tk_ent_chunk_of(id, &off);
+	if (!t->ent_chunk[k]) {
+		/* a new chunk, as large as the table so far (see internal.h):
+		 * the records already given out stay where they are */
+		size_t n = k ? (size_t)TK_ENT_CHUNK0 << (k - 1) : TK_ENT_CHUNK0;
+		t->ent_chunk[k] = malloc(n * sizeof(tk_entity));
+		if (!t->ent_chunk[k])
+			return TK_NONE;
+	}
+	e = &t->ent_chunk[k][off];
+	e->name = name;
+	e->type = TK_ET_UNKNOWN;
+	e->type_name = TK_NONE;
+	e->parent = TK_NONE;
+	t->nents++;
 	t->ent_of_str[name] = id;
 	return id;
 }

@@ -167,9 +167,32 @@ static void test_files(void)
 	CHECK(tk_reader_open_input(&r, in, NULL, &err) == TK_OK);
 	CHECK_EQ_U64(count_events(r, &last), 6);
 	tk_reader_close(r);
-	CHECK(tk_input_open(&in, path, "tarmac", &err) == TK_OK);
-	CHECK_STR(tk_input_format(in)->name, "tarmac");
-	tk_input_close(in);
+	/* a forced format whose probe finds none of its signs: refused
+	 * (it read the BTF as a Tarmac log of warnings), unless insisted on */
+	in = NULL;
+	CHECK(tk_input_open(&in, path, "tarmac", &err) == TK_E_FORMAT);
+	CHECK(in == NULL);
+	CHECK(strstr(err.msg, "does not look like tarmac") != NULL);
+	CHECK(strstr(err.msg, "--force-format") != NULL);
+	{
+		tk_reader_opts o;
+		tk_reader_opts_init(&o);
+		o.format = "tarmac";
+		o.force_format = 1;
+		CHECK(tk_input_open_opts(&in, path, &o, &err) == TK_OK);
+		CHECK_STR(tk_input_format(in)->name, "tarmac");
+		tk_input_close(in);
+		/* tk_reader_open() alike */
+		o.format = "shark";
+		o.force_format = 0;
+		CHECK(tk_reader_open(&r, path, &o, &err) == TK_E_FORMAT);
+		CHECK(r == NULL);
+		CHECK(strstr(err.msg, "does not look like shark (S.Ha.R.K. FTrace dump)") != NULL);
+		o.force_format = 1;
+		CHECK(tk_reader_open(&r, path, &o, &err) == TK_OK);
+		tk_reader_close(r);
+		r = NULL;
+	}
 
 	/* the errors of tk_reader_open() */
 	in = NULL;
@@ -184,11 +207,15 @@ static void test_files(void)
 	CHECK(tk_input_open(&in, path, NULL, &err) == TK_E_FORMAT);
 	CHECK(strstr(err.msg, "cannot tell the format") != NULL);
 
+	CHECK(tk_input_open(&in, path, "btf", &err) == TK_E_FORMAT);
+
 	/* a reader that fails to open takes the input with it */
-	CHECK(tk_input_open(&in, path, "btf", &err) == TK_OK);
 	{
 		tk_reader_opts o;
 		tk_reader_opts_init(&o);
+		o.format = "btf";
+		o.force_format = 1;
+		CHECK(tk_input_open_opts(&in, path, &o, &err) == TK_OK);
 		o.strict = 1;
 		CHECK(tk_reader_open_input(&r, in, &o, &err) < 0);
 		CHECK(r == NULL);

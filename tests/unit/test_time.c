@@ -196,11 +196,45 @@ static void test_format_decimal(void)
 	CHECK(tk_time_format_decimal(UINT64_MAX, &s, TK_UNIT_PS, buf, 5) == TK_E_RANGE);
 }
 
+/* a value that fits, where the product of the ticks and the tick's ratio
+ * does not fit 128 bits (it was TK_E_RANGE): computed exactly, as
+ * tk_time_convert() computes it */
+static void test_format_wide(void)
+{
+	/* 10^18 / 3^40 s: 3^40 ticks are 10^30 ps (the 3^40 cancels) */
+	tk_timebase a = tb(TK_UNIT_S, 1000000000000000000ull, 12157665459056928801ull);
+	/* (2^64 - 1) / 2^63 s: a finite decimal of 51 places in ps */
+	tk_timebase b = tb(TK_UNIT_S, UINT64_MAX, 1ull << 63);
+	/* (2^64 - 1) / (2^64 - 3) s: no finite decimal, a fraction of a
+	 * numerator beyond 128 bits */
+	tk_timebase c = tb(TK_UNIT_S, UINT64_MAX, UINT64_MAX - 2);
+	char buf[256];
+
+	CHECK(tk_time_format(12157665459056928801ull, &a, TK_UNIT_PS, buf,
+			     sizeof(buf)) > 0);
+	CHECK_STR(buf, "1000000000000000000000000000000");
+	CHECK(tk_time_format_decimal(12157665459056928801ull, &a, TK_UNIT_PS,
+				     buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "1000000000000000000000000000000");
+	CHECK(tk_time_format(UINT64_MAX, &b, TK_UNIT_PS, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "36893488147419103228000000000000."
+		       "000000108420217248550443400745280086994171142578125");
+	CHECK(tk_time_format(UINT64_MAX, &c, TK_UNIT_PS, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "340282366920938463426481119284349108225000000000000"
+		       "/18446744073709551613");
+	CHECK(tk_time_format_decimal(UINT64_MAX, &c, TK_UNIT_PS, buf,
+				     sizeof(buf)) > 0);
+	CHECK_STR(buf, "18446744073709551617000000000000");
+	/* too small a buffer is still TK_E_RANGE */
+	CHECK(tk_time_format(UINT64_MAX, &c, TK_UNIT_PS, buf, 60) == TK_E_RANGE);
+}
+
 int main(void)
 {
 	test_convert();
 	test_parse();
 	test_format();
 	test_format_decimal();
+	test_format_wide();
 	TEST_DONE();
 }

@@ -514,6 +514,7 @@ static void on_resource(atf_reader *h, const XML_Char **atts)
 	const char *sched = attr(atts, "Scheduler");
 	char name[40], key[64];
 	resource *rs;
+	tk_entity *ent;
 	uint64_t id;
 
 	if (req_uint(h, atts, "Resource", "ID", &id) < 0)
@@ -544,8 +545,9 @@ static void on_resource(atf_reader *h, const XML_Char **atts)
 		fail(h, TK_E_NOMEM, "out of memory");
 		return;
 	}
-	h->t->ents[rs->core].type = TK_ET_C;
-	h->t->ents[rs->core].type_name = type_str(h, TK_ET_C);
+	ent = tk_trace_ent(h->t, rs->core);
+	ent->type = TK_ET_C;
+	ent->type_name = type_str(h, TK_ET_C);
 	if (tk_synth_cores(&h->synth, h->nres + 1) < 0) {
 		fail(h, TK_E_NOMEM, "out of memory");
 		return;
@@ -607,7 +609,7 @@ static void on_selem(atf_reader *h, const XML_Char **atts)
 	e->sk = e->et == TK_ET_OTHER ? TK_SK_BLOCK : tk_synth_kind(e->et);
 	/* the resource that holds it (through its ancestors) is its core */
 	e->slot = h->nres;
-	te = &h->t->ents[e->ent];
+	te = tk_trace_ent(h->t, e->ent);
 	te->type = e->et;
 	te->type_name = e->type_name;
 	te->parent = h->se_depth ? h->se[h->se_stack[h->se_depth - 1]].ent
@@ -674,7 +676,7 @@ static void on_evmap(atf_reader *h, const XML_Char **atts)
 			fail(h, TK_E_NOMEM, "out of memory");
 			return;
 		}
-		te = &h->t->ents[m->user_ent];
+		te = tk_trace_ent(h->t, m->user_ent);
 		te->type = TK_ET_OTHER;
 		te->type_name = intern(h, "user", 4);
 	}
@@ -855,7 +857,7 @@ static void on_entry(atf_reader *h, const XML_Char **atts)
 		}
 		ev->target = m->user_ent;
 		ev->type = TK_ET_OTHER;
-		ev->type_name = h->t->ents[m->user_ent].type_name;
+		ev->type_name = tk_trace_ent(h->t, m->user_ent)->type_name;
 		ev->kind = TK_EV_OTHER;
 		ev->name = s;
 		slot = h->last_slot;

@@ -604,6 +604,7 @@ static int table_row(btf_reader *b, const char *line, const char *k,
 		int dialect;
 		tk_str tn;
 		uint32_t e;
+		tk_entity *ent;
 		if (parse_u64(k, kend, &id) == 0 && b->type_ids.used &&
 		    idmap_get(&b->type_ids, id) != TK_NONE) {
 			size_t n;
@@ -624,8 +625,9 @@ static int table_row(btf_reader *b, const char *line, const char *k,
 		if (tn == TK_NONE || e == TK_NONE ||
 		    tk_grow_zero32((void **)&b->explicit_type, &b->cap_explicit, e, 1) < 0)
 			return tk_err_nomem(err, b->name);
-		t->ents[e].type = et;
-		t->ents[e].type_name = tn;
+		ent = tk_trace_ent(t, e);
+		ent->type = et;
+		ent->type_name = tn;
 		b->explicit_type[e] = 1;
 		return TK_OK;
 	}
@@ -666,6 +668,7 @@ static int mapping(btf_reader *b, const char *line, const char *v,
 		int dialect;
 		uint32_t e;
 		tk_str tn;
+		tk_entity *ent;
 		const char *k = v, *kend = sp;
 		if (parse_u64(k, kend, &id) == 0 &&
 		    idmap_get(&b->type_ids, id) != TK_NONE) {
@@ -683,8 +686,9 @@ static int mapping(btf_reader *b, const char *line, const char *v,
 		if (tn == TK_NONE || e == TK_NONE ||
 		    tk_grow_zero32((void **)&b->explicit_type, &b->cap_explicit, e, 1) < 0)
 			return tk_err_nomem(err, b->name);
-		b->t->ents[e].type = et;
-		b->t->ents[e].type_name = tn;
+		ent = tk_trace_ent(b->t, e);
+		ent->type = et;
+		ent->type_name = tn;
 		b->explicit_type[e] = 1;
 		return TK_OK;
 	}
@@ -1025,7 +1029,7 @@ static int process_core(btf_reader *b, const char *line, const char *at,
 			tk_evkind kind, tk_event *ev, tk_error *err)
 {
 	const tk_trace *t = b->t;
-	const tk_entity *se = &t->ents[ev->source];
+	const tk_entity *se = tk_trace_ent(t, ev->source);
 	int task = tk_etype_is_process(se->type);
 	uint32_t core = TK_NONE;
 	char qs[64], qc[64];
@@ -1050,7 +1054,7 @@ static int process_core(btf_reader *b, const char *line, const char *at,
 	if (core == TK_NONE && b->core1 && !b->many_cores)
 		core = b->core1 - 1;
 	if (core != TK_NONE)
-		c = tk_trace_str(t, t->ents[core].name, &nc);
+		c = tk_trace_str(t, tk_trace_ent(t, core)->name, &nc);
 	warn(b, W_PROCESS_SOURCE, line, at,
 	     "process event '%s' from %s '%s', not from a core (the FreeRTOS trace logger's dialect): read as on %s%s%s",
 	     tk_evkind_name(kind), task ? "the task" : "no task",
@@ -1094,7 +1098,7 @@ static inline int parse_fast(btf_reader *b, const char *line,
 	tk_str sname, tname, ename;
 	uint32_t se, te;
 	uint8_t kv;
-	tk_etype type;
+	tk_etype type, stype;
 	tk_evkind kind;
 
 	/* data_started: the pool has its table, the tables their first
@@ -1185,12 +1189,14 @@ static inline int parse_fast(btf_reader *b, const char *line,
 	se = t->ent_of_str[sname];
 	te = t->ent_of_str[tname];
 	if (se >= b->cap_explicit || te >= b->cap_explicit ||
-	    te >= b->cap_core ||
-	    t->ents[te].type != type || t->ents[se].type == TK_ET_UNKNOWN)
+	    te >= b->cap_core || tk_trace_ent(t, te)->type != type)
+		return 0;
+	stype = tk_trace_ent(t, se)->type;
+	if (stype == TK_ET_UNKNOWN)
 		return 0;
 	/* a process state change from anything but a core: see
 	 * process_core() */
-	if (TK_UNLIKELY(t->ents[se].type != TK_ET_C) &&
+	if (TK_UNLIKELY(stype != TK_ET_C) &&
 	    btf_implied_source_type(type, kind) == TK_ET_C)
 		return 0;
 
@@ -1206,7 +1212,7 @@ static inline int parse_fast(btf_reader *b, const char *line,
 	ev->name = ename;
 	/* the source is the core, or TK_NONE (all ones), without a branch:
 	 * sources are cores or not in no pattern */
-	ev->core = se | ((uint32_t)(t->ents[se].type == TK_ET_C) - 1u);
+	ev->core = se | ((uint32_t)(stype == TK_ET_C) - 1u);
 	if (ev->core != TK_NONE) {
 		b->core_of[te] = ev->core + 1;
 		if (TK_UNLIKELY(ev->core + 1 != b->core1) && !b->many_cores)
@@ -1424,7 +1430,7 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 	if (ev->source == TK_NONE || ev->target == TK_NONE)
 		return tk_err_nomem(err, b->name);
 	{
-		tk_entity *te = &t->ents[ev->target];
+		tk_entity *te = tk_trace_ent(t, ev->target);
 		tk_entity *se;
 		tk_etype st;
 		if (TK_UNLIKELY(te->type != type)) {
@@ -1438,7 +1444,7 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 				return rc;
 			}
 		}
-		se = &t->ents[ev->source];
+		se = tk_trace_ent(t, ev->source);
 		if (TK_UNLIKELY(se->type == TK_ET_STI) &&
 		    !b->explicit_type[ev->source] &&
 		    btf_implied_source_type(type, kind) == TK_ET_C)

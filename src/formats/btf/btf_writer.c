@@ -510,8 +510,8 @@ static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	if (ev->source >= t->nents || ev->target >= t->nents)
 		return tk_err_set(err, TK_E_USAGE, w->sink.path, 0, 0,
 				  "event refers to an unknown entity");
-	src = &t->ents[ev->source];
-	tgt = &t->ents[ev->target];
+	src = tk_trace_ent(t, ev->source);
+	tgt = tk_trace_ent(t, ev->target);
 	/* THR, SYSC and OTHER (the last types) are never written as they are */
 	if (TK_UNLIKELY((unsigned)type >= TK_ET_THR ||
 			bw->allowed[type][kind] != 1) && !bw->as_read) {
@@ -552,7 +552,7 @@ static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			rc = lose(w, bw, L_SOURCE, ev, err);
 			return rc < 0 ? rc : TK_OK;
 		}
-		src = &t->ents[ev->core];
+		src = tk_trace_ent(t, ev->core);
 		src_inst = 0;
 	}
 	if (TK_UNLIKELY(time < bw->last_time) && !bw->as_read) {

@@ -1258,7 +1258,7 @@ static int build_entities(htf_reader *h, tk_error *err)
 				       "entity id 0x%llX has two types",
 				       (unsigned long long)rw->id);
 		h->ents[ei].type = ti;
-		te = &h->t->ents[h->ents[ei].tkid];
+		te = tk_trace_ent(h->t, h->ents[ei].tkid);
 		te->type = h->types[ti].et;
 		te->type_name = h->types[ti].type_name;
 	}
@@ -1409,15 +1409,17 @@ static int core_slot(htf_reader *h, uint64_t id, uint32_t *slot,
 		     uint32_t *ent, tk_error *err)
 {
 	char name[32];
+	tk_entity *e;
 	uint32_t i;
 
 	snprintf(name, sizeof(name), "Core_%llu", (unsigned long long)id);
 	*ent = tk_trace_entity_intern(h->t, name, strlen(name));
 	if (*ent == TK_NONE)
 		return tk_err_nomem(err, h->name);
-	if (h->t->ents[*ent].type == TK_ET_UNKNOWN) {
-		h->t->ents[*ent].type = TK_ET_C;
-		h->t->ents[*ent].type_name = tk_strpool_intern(&h->t->pool, "C", 1);
+	e = tk_trace_ent(h->t, *ent);
+	if (e->type == TK_ET_UNKNOWN) {
+		e->type = TK_ET_C;
+		e->type_name = tk_strpool_intern(&h->t->pool, "C", 1);
 	}
 	i = tk_hashmap_get(&h->slotidx, id);
 	if (i != TK_NONE) {
@@ -1708,7 +1710,7 @@ static inline int resolve(htf_reader *h, cursor *c, const char *ls,
 	if (TK_UNLIKELY(h->ents[ei].type == UINT32_MAX)) {
 		size_t n;
 		const char *s = tk_trace_str(h->t,
-					     h->t->ents[h->ents[ei].tkid].name,
+					     tk_trace_ent(h->t, h->ents[ei].tkid)->name,
 					     &n);
 		return err_at(h, err, TK_E_PARSE, c->rline, ls,
 			      rec + 2 * h->tl,

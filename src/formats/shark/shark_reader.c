@@ -314,6 +314,7 @@ static uint32_t entity(shark_reader *s, tk_etype type, const char *fmt, ...)
 static uint32_t entity(shark_reader *s, tk_etype type, const char *fmt, ...)
 {
 	char name[64];
+	tk_entity *e;
 	va_list ap;
 	int n;
 	uint32_t id;
@@ -326,9 +327,10 @@ static uint32_t entity(shark_reader *s, tk_etype type, const char *fmt, ...)
 	if ((size_t)n >= sizeof(name))
 		n = sizeof(name) - 1;
 	id = tk_trace_entity_intern(s->t, name, (size_t)n);
-	if (id != TK_NONE && s->t->ents[id].type == TK_ET_UNKNOWN) {
-		s->t->ents[id].type = type;
-		s->t->ents[id].type_name = s->type_str[type];
+	e = id != TK_NONE ? tk_trace_ent(s->t, id) : NULL;
+	if (e && e->type == TK_ET_UNKNOWN) {
+		e->type = type;
+		e->type_name = s->type_str[type];
 	}
 	return id;
 }

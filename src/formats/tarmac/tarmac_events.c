@@ -281,7 +281,7 @@ static int core_of(tk_tarmac_timeline *a, uint32_t cpu, core **out, tk_error *er
 			free(c);
 			return tk_err_nomem(err, a->tr->name);
 		}
-		a->t->ents[c->ent].type = TK_ET_C;
+		tk_trace_ent(a->t, c->ent)->type = TK_ET_C;
 		a->cores[cpu] = c;
 	}
 	*out = c;
@@ -295,7 +295,7 @@ static int isr_entity(tk_tarmac_timeline *a, const char *name, size_t n,
 
 	if (e == TK_NONE)
 		return tk_err_nomem(err, a->tr->name);
-	a->t->ents[e].type = TK_ET_I;
+	tk_trace_ent(a->t, e)->type = TK_ET_I;
 	if (e >= a->ninst) {
 		uint32_t ncap = a->ninst ? a->ninst : 16, i;
 		int64_t *ni;
