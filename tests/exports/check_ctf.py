@@ -25,7 +25,7 @@ then the refusals: an existing OUT (directory or file), standard output, a
 strict conversion the format cannot hold, and a failed read leave nothing.
 Exit 77 when babeltrace2 is not installed.
 """
-import os, re, shutil, struct, subprocess, sys, tempfile
+import os, re, shutil, sqlite3, struct, subprocess, sys, tempfile
 
 tk, src = sys.argv[1], sys.argv[2]
 corpus = sys.argv[3] if len(sys.argv) > 3 else None
@@ -255,14 +255,29 @@ def check_corpus(inp, k):
         parsed.append((mm.group(1), mm.group(2), "", "", "", "", f.get("core", ""), "",
                        None if mm.group(3) is None else int(mm.group(3))))
     npk = check_cpus(os.path.basename(inp), out, meta, parsed)
-    # the creator without the white space around it (the Trace Compass
-    # trace's second header block says "#creator  TA Simulator ... \r")
+    # the creator without the white space around it
     for m in re.finditer(r'^\tcreator = "(.*)";$', meta, re.M):
         if m.group(1) != m.group(1).strip() or not m.group(1):
             fail(f"{inp}: creator {m.group(1)!r} not trimmed")
-    if inp.endswith("tracecompass_20140219-123819.btf") and \
-            '\tcreator = "TA Simulator (14.01.0.73)";\n' not in meta:
-        fail(f"{inp}: creator: {re.findall(r'creator = .*', meta)}")
+    # of two header blocks, the first's creator, as SQLite's
+    # metaInformation and the BTF writer's merge keep it (the Trace
+    # Compass trace's second block says "#creator  TA Simulator ... \r")
+    if inp.endswith("tracecompass_20140219-123819.btf"):
+        if '\tcreator = "BTF-Writer (14.01.0.73)";\n' not in meta:
+            fail(f"{inp}: creator: {re.findall(r'creator = .*', meta)}")
+        db = os.path.join(tmp, "creator.sqlite")
+        run([tk, "convert", "-q", inp, db])
+        con = sqlite3.connect(db)
+        got = con.execute("SELECT value FROM metaInformation"
+                          " WHERE name = 'creator'").fetchall()
+        con.close()
+        os.remove(db)
+        if got != [("BTF-Writer (14.01.0.73)",)]:
+            fail(f"{inp}: SQLite's creator {got}")
+        btf = run([tk, "convert", "-q", inp, "-", "--to", "btf"]).stdout
+        if "\n#creator BTF-Writer (14.01.0.73)\n" not in btf or \
+                btf.count("#creator") != 1:
+            fail(f"{inp}: BTF's creator lines {re.findall(r'#creator.*', btf)}")
     # the events of the trace: its BTF rows (tracekit info counts
     # records, not events, for a Tarmac log)
     bt = run([tk, "convert", "-q", "--option", "as-read=1", inp, "-", "--to", "btf"]).stdout.splitlines()

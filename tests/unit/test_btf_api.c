@@ -373,6 +373,25 @@ static void test_writer_line_limit(void)
 	free(note);
 }
 
+/* two header blocks (Trace Compass): tk_trace_header_get() gives the
+ * first block's value, the one every writer keeps */
+static void test_two_header_blocks(void)
+{
+	static const char text[] =
+		"#version 2.2.0\n#creator first\n#timeScale ns\n"
+		"#version 2.1.0\n#creator  second \n#timeScale ns\n"
+		"0,Core_1,0,T,Task,0,start\n";
+	tk_reader *r = NULL;
+	tk_error err;
+
+	CHECK(open_text(&r, text, 0, &err) == TK_OK);
+	if (!r)
+		return;
+	CHECK_STR(tk_trace_header_get(tk_reader_trace(r), "creator"), "first");
+	CHECK_STR(tk_trace_header_get(tk_reader_trace(r), "VERSION"), "2.2.0");
+	tk_reader_close(r);
+}
+
 /* an error is given again by every later call, by tk_reader_next() and
  * tk_reader_next_batch() alike (the lines after it were read on, their
  * times in the new scale as ticks of the old one) */
@@ -413,5 +432,6 @@ int main(void)
 	test_compressed();
 	test_writer_roundtrip();
 	test_writer_line_limit();
+	test_two_header_blocks();
 	TEST_DONE();
 }
