@@ -220,6 +220,36 @@ for rel, name, extra, cross in cases:
     check(os.path.join(src, rel), name, extra,
           os.path.join(src, "tests/exports/ctf", name + ".expected"), cross)
 
+# an event without a core of its own (a runnable's, a signal's) is on the
+# core of its running source, as the JSON export places it; one whose
+# source runs nowhere (a stimulus) has none
+def running_source():
+    inp = os.path.join(src, "tests/exports/ctf/running_source.btf")
+    out = os.path.join(tmp, "running_source")
+    r = convert(inp, out)
+    b = run(["babeltrace2", "--clock-cycles", "--no-delta", out])
+    if r.returncode != 0 or b.returncode != 0:
+        return fail(f"running_source: {r.stderr.strip()} {b.stderr.strip()}")
+    cpus = cpu_map(open(os.path.join(out, "metadata")).read())
+    got = []
+    for ln in b.stdout.splitlines():
+        mm = HEAD.match(ln)
+        f = parse_fields(mm.group(4)) if mm else {}
+        cpu = None if not mm or mm.group(3) is None else cpus.get(int(mm.group(3)))
+        if mm and f.get("core") != cpu:
+            fail(f"running_source: core field {f.get('core')!r}, cpu_id's {cpu!r}: {ln}")
+        got.append((int(mm.group(1)) if mm else -1, f.get("entity"), cpu))
+    want = [(0, "Stim", None), (0, "A", None), (0, "B", None),
+            (10, "A", "Core_1"), (10, "B", "Core_2"),
+            (20, "R1", "Core_1"), (25, "X", "Core_1"), (30, "R1", "Core_1"),
+            (40, "R2", "Core_2"), (45, "Y", "Core_2"), (50, "R2", "Core_2"),
+            (60, "A", "Core_1"), (70, "B", "Core_2"), (80, "Z", None)]
+    if sorted(got, key=str) != sorted(want, key=str):
+        fail(f"running_source: (time, entity, core) {got}")
+    else:
+        print("ok running_source: each event on its running source's core")
+running_source()
+
 # many packets: the Trace Compass corpus trace (60 000+ events)
 if corpus and os.path.exists(os.path.join(corpus, "tracecompass_20140219-123819.btf")):
     check(os.path.join(corpus, "tracecompass_20140219-123819.btf"), "tracecompass")
