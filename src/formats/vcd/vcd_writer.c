@@ -24,8 +24,8 @@
  * at the end, so the value changes are spilled to a temporary file and
  * copied behind the header at close.  A core of the trace that no event
  * ran on (a Tarmac log without exceptions) is declared idle throughout;
- * a trace with nothing to declare (no event) gets one variable that never
- * changes, trace.no_entity, since viewers refuse a VCD without any.
+ * a trace with nothing to declare gets one wire that stays 0,
+ * trace.no_entity, since viewers refuse a VCD without any.
  *
  * Timescale: the largest of 1/10/100 s, ms, us, ns, ps, fs of which one
  * tick is a whole multiple; VCD times are the event times (not rebased)
@@ -88,6 +88,7 @@ typedef struct vcd_writer {
 	tk_loadbins lb;        /* busy ticks per lane and load window */
 	int nomem;             /* the run callback ran out of memory */
 	int no_vars;           /* nothing to declare: a placeholder */
+	uint32_t placeholder;  /* its id */
 } vcd_writer;
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -786,12 +787,18 @@ static int put_header(vcd_writer *vw, const tk_trace *t, FILE *h)
 	if (vw->no_vars) {
 		/* viewers refuse a VCD without a variable (GTKWave: "No
 		 * symbols in VCD file") */
-		fputs("$comment the trace has no core, process, runnable or signal $end\n$scope module trace $end\n$var event 1 ", h);
-		put_id(h, vw->next_id++);
+		fputs("$comment the trace has no core, process, runnable or signal $end\n$scope module trace $end\n$var wire 1 ", h);
+		vw->placeholder = vw->next_id++;
+		put_id(h, vw->placeholder);
 		fputs(" no_entity $end\n$upscope $end\n", h);
 	}
 	fputs("$enddefinitions $end\n", h);
 	fprintf(h, "#%llu\n$dumpvars\n", (unsigned long long)vw->vfirst);
+	if (vw->no_vars) {
+		fputc('0', h);
+		put_id(h, vw->placeholder);
+		fputc('\n', h);
+	}
 	for (i = 0; i < vw->nlanes; i++) {
 		fputs("sidle ", h);
 		put_id(h, vw->lanes[i].run_id);
@@ -918,9 +925,9 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 	/* the last event's time, so viewers show the last state */
 	if (vw->have_first && vw->vlast != at)
 		fprintf(o, "#%llu\n", (unsigned long long)vw->vlast);
-	/* every event at one time: one unit more gives viewers a time range
-	 * to draw (a converter refuses an empty one) */
-	if (vw->have_first && vw->vlast == vw->vfirst && vw->vlast < UINT64_MAX)
+	/* every event at one time, or none: one unit more gives viewers a
+	 * time range to draw (a converter refuses an empty one) */
+	if (vw->vlast == vw->vfirst && vw->vlast < UINT64_MAX)
 		fprintf(o, "#%llu\n", (unsigned long long)vw->vlast + 1);
 	rc = fclose(o) != 0 && out.rc == TK_OK ? tk_err_nomem(err, vw->name) : out.rc;
 	o = NULL;
