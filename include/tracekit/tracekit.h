@@ -304,7 +304,10 @@ size_t tk_trace_header_count(const tk_trace *t);
 const tk_header_entry *tk_trace_header(const tk_trace *t, size_t i);
 
 /**
- * The value of the last parameter named `key` (ASCII case ignored), or NULL.
+ * The value of the first parameter named `key` (ASCII case ignored), or
+ * NULL.  A later repetition (a second BTF header block's, as Trace Compass
+ * writes) is only in tk_trace_header(): every writer takes the first value
+ * of a key, as the BTF writer's merge of header blocks keeps it.
  */
 const char *tk_trace_header_get(const tk_trace *t, const char *key);
 

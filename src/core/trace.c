@@ -56,7 +56,9 @@ const char *tk_trace_header_get(const tk_trace *t, const char *key)
 {
 	size_t i;
 
-	for (i = t->nhdr; i-- > 0;) {
+	/* the first: a later header block's repetition (Trace Compass's
+	 * second #creator) is the one every writer drops (docs/mappings.md) */
+	for (i = 0; i < t->nhdr; i++) {
 		const tk_header_entry *h = &t->hdr[i];
 		if (h->kind == TK_HDR_PARAM &&
 		    tk_ascii_casecmp(h->key, strlen(h->key), key) == 0)

@@ -25,7 +25,7 @@ then the refusals: an existing OUT (directory or file), standard output, a
 strict conversion the format cannot hold, and a failed read leave nothing.
 Exit 77 when babeltrace2 is not installed.
 """
-import os, re, shutil, struct, subprocess, sys, tempfile
+import os, re, shutil, sqlite3, struct, subprocess, sys, tempfile
 
 tk, src = sys.argv[1], sys.argv[2]
 corpus = sys.argv[3] if len(sys.argv) > 3 else None
@@ -220,6 +220,36 @@ for rel, name, extra, cross in cases:
     check(os.path.join(src, rel), name, extra,
           os.path.join(src, "tests/exports/ctf", name + ".expected"), cross)
 
+# an event without a core of its own (a runnable's, a signal's) is on the
+# core of its running source, as the JSON export places it; one whose
+# source runs nowhere (a stimulus) has none
+def running_source():
+    inp = os.path.join(src, "tests/exports/ctf/running_source.btf")
+    out = os.path.join(tmp, "running_source")
+    r = convert(inp, out)
+    b = run(["babeltrace2", "--clock-cycles", "--no-delta", out])
+    if r.returncode != 0 or b.returncode != 0:
+        return fail(f"running_source: {r.stderr.strip()} {b.stderr.strip()}")
+    cpus = cpu_map(open(os.path.join(out, "metadata")).read())
+    got = []
+    for ln in b.stdout.splitlines():
+        mm = HEAD.match(ln)
+        f = parse_fields(mm.group(4)) if mm else {}
+        cpu = None if not mm or mm.group(3) is None else cpus.get(int(mm.group(3)))
+        if mm and f.get("core") != cpu:
+            fail(f"running_source: core field {f.get('core')!r}, cpu_id's {cpu!r}: {ln}")
+        got.append((int(mm.group(1)) if mm else -1, f.get("entity"), cpu))
+    want = [(0, "Stim", None), (0, "A", None), (0, "B", None),
+            (10, "A", "Core_1"), (10, "B", "Core_2"),
+            (20, "R1", "Core_1"), (25, "X", "Core_1"), (30, "R1", "Core_1"),
+            (40, "R2", "Core_2"), (45, "Y", "Core_2"), (50, "R2", "Core_2"),
+            (60, "A", "Core_1"), (70, "B", "Core_2"), (80, "Z", None)]
+    if sorted(got, key=str) != sorted(want, key=str):
+        fail(f"running_source: (time, entity, core) {got}")
+    else:
+        print("ok running_source: each event on its running source's core")
+running_source()
+
 # many packets: the Trace Compass corpus trace (60 000+ events)
 if corpus and os.path.exists(os.path.join(corpus, "tracecompass_20140219-123819.btf")):
     check(os.path.join(corpus, "tracecompass_20140219-123819.btf"), "tracecompass")
@@ -255,14 +285,29 @@ def check_corpus(inp, k):
         parsed.append((mm.group(1), mm.group(2), "", "", "", "", f.get("core", ""), "",
                        None if mm.group(3) is None else int(mm.group(3))))
     npk = check_cpus(os.path.basename(inp), out, meta, parsed)
-    # the creator without the white space around it (the Trace Compass
-    # trace's second header block says "#creator  TA Simulator ... \r")
+    # the creator without the white space around it
     for m in re.finditer(r'^\tcreator = "(.*)";$', meta, re.M):
         if m.group(1) != m.group(1).strip() or not m.group(1):
             fail(f"{inp}: creator {m.group(1)!r} not trimmed")
-    if inp.endswith("tracecompass_20140219-123819.btf") and \
-            '\tcreator = "TA Simulator (14.01.0.73)";\n' not in meta:
-        fail(f"{inp}: creator: {re.findall(r'creator = .*', meta)}")
+    # of two header blocks, the first's creator, as SQLite's
+    # metaInformation and the BTF writer's merge keep it (the Trace
+    # Compass trace's second block says "#creator  TA Simulator ... \r")
+    if inp.endswith("tracecompass_20140219-123819.btf"):
+        if '\tcreator = "BTF-Writer (14.01.0.73)";\n' not in meta:
+            fail(f"{inp}: creator: {re.findall(r'creator = .*', meta)}")
+        db = os.path.join(tmp, "creator.sqlite")
+        run([tk, "convert", "-q", inp, db])
+        con = sqlite3.connect(db)
+        got = con.execute("SELECT value FROM metaInformation"
+                          " WHERE name = 'creator'").fetchall()
+        con.close()
+        os.remove(db)
+        if got != [("BTF-Writer (14.01.0.73)",)]:
+            fail(f"{inp}: SQLite's creator {got}")
+        btf = run([tk, "convert", "-q", inp, "-", "--to", "btf"]).stdout
+        if "\n#creator BTF-Writer (14.01.0.73)\n" not in btf or \
+                btf.count("#creator") != 1:
+            fail(f"{inp}: BTF's creator lines {re.findall(r'#creator.*', btf)}")
     # the events of the trace: its BTF rows (tracekit info counts
     # records, not events, for a Tarmac log)
     bt = run([tk, "convert", "-q", "--option", "as-read=1", inp, "-", "--to", "btf"]).stdout.splitlines()

@@ -309,6 +309,89 @@ static void test_writer_roundtrip(void)
 		close(fd);
 }
 
+/* The writer's longest line is the reader's (4 MiB, its line end not
+ * counted): a line of exactly that length is written and read back, one
+ * byte more is refused with the output's line number. */
+static void test_writer_line_limit(void)
+{
+	static const char text[] =
+		"#version 2.2.1\n#creator x\n#timescale ns\n"
+		"5,Stim,0,STI,S,0,trigger,n\n";
+	static const size_t line_max = (size_t)4 << 20;
+	/* "5,Stim,0,STI,S,0,trigger," before the note */
+	const size_t head = 25;
+	char path[] = "/tmp/tk_test_long_XXXXXX";
+	char *note = malloc(line_max + 2);
+	tk_reader *r = NULL, *back = NULL;
+	tk_writer *w = NULL;
+	tk_writer_opts wo;
+	const tk_event *ev;
+	tk_event e;
+	tk_error err;
+	int fd = mkstemp(path), extra;
+
+	CHECK(fd >= 0 && note != NULL);
+	if (fd < 0 || !note)
+		return;
+	close(fd);
+	memset(note, 'x', line_max + 1);
+	for (extra = 0; extra < 2; extra++) {
+		CHECK(open_text(&r, text, 1, &err) == TK_OK);
+		if (!r)
+			break;
+		CHECK(tk_reader_next(r, &ev, &err) == TK_OK);
+		e = *ev;
+		e.note = note;
+		e.note_len = line_max - head + (size_t)extra;
+		tk_writer_opts_init(&wo);
+		wo.format = "btf";
+		CHECK(tk_writer_open(&w, path, tk_reader_trace(r), &wo, &err) == TK_OK);
+		if (!w) {
+			tk_reader_close(r);
+			break;
+		}
+		memset(&err, 0, sizeof(err));
+		if (!extra) {
+			CHECK(tk_writer_write(w, &e, &err) == TK_OK);
+			CHECK(tk_writer_close(w, &err) == TK_OK);
+			CHECK(tk_reader_open(&back, path, NULL, &err) == TK_OK);
+			if (back) {
+				CHECK(tk_reader_next(back, &ev, &err) == TK_OK);
+				CHECK_EQ_U64(ev->note_len, line_max - head);
+				CHECK_EQ_U64(ev->time, 5);
+				tk_reader_close(back);
+			}
+		} else {
+			CHECK(tk_writer_write(w, &e, &err) == TK_E_UNSUPPORTED);
+			CHECK_EQ_U64(err.line, 4);
+			CHECK(strstr(err.msg, "4194304") != NULL);
+			tk_writer_abort(w);
+		}
+		tk_reader_close(r);
+	}
+	remove(path);
+	free(note);
+}
+
+/* two header blocks (Trace Compass): tk_trace_header_get() gives the
+ * first block's value, the one every writer keeps */
+static void test_two_header_blocks(void)
+{
+	static const char text[] =
+		"#version 2.2.0\n#creator first\n#timeScale ns\n"
+		"#version 2.1.0\n#creator  second \n#timeScale ns\n"
+		"0,Core_1,0,T,Task,0,start\n";
+	tk_reader *r = NULL;
+	tk_error err;
+
+	CHECK(open_text(&r, text, 0, &err) == TK_OK);
+	if (!r)
+		return;
+	CHECK_STR(tk_trace_header_get(tk_reader_trace(r), "creator"), "first");
+	CHECK_STR(tk_trace_header_get(tk_reader_trace(r), "VERSION"), "2.2.0");
+	tk_reader_close(r);
+}
+
 /* an error is given again by every later call, by tk_reader_next() and
  * tk_reader_next_batch() alike (the lines after it were read on, their
  * times in the new scale as ticks of the old one) */
@@ -348,5 +431,7 @@ int main(void)
 	test_many_names();
 	test_compressed();
 	test_writer_roundtrip();
+	test_writer_line_limit();
+	test_two_header_blocks();
 	TEST_DONE();
 }

@@ -52,9 +52,11 @@ typedef struct wse {
 	uint32_t parent;   /* wse index + 1 of the enclosing element, 0: top */
 	uint64_t id;
 	int placed;
+	int off;           /* collides(): its run elsewhere is dropped */
 } wse;
 
-enum { L_NOTE, L_TYPE, L_EVENT, L_SYNTH, L_CORE, L_COUNT };
+enum { L_NOTE, L_TYPE, L_EVENT, L_SYNTH, L_CORE, L_STATE, L_MIGRATE,
+       L_COUNT };
 
 static const char *const loss_what[L_COUNT] = {
 	"notes",
@@ -62,6 +64,8 @@ static const char *const loss_what[L_COUNT] = {
 	"events that ATF has no EventType for",
 	"sources or instances other than those ATF reading synthesises",
 	"core names other than Core_<n>",
+	"process states ATF has no form for (WAITING, POLLING, PARKING)",
+	"a process running on a core other than its Resource while another holds it (a migration)",
 };
 
 static const char *const loss_short[L_COUNT] = {
@@ -70,6 +74,8 @@ static const char *const loss_short[L_COUNT] = {
 	"events without an ATF EventType dropped",
 	"events whose source or instances ATF reading synthesises differently",
 	"cores renamed Core_<n>",
+	"state changes of WAITING, POLLING, PARKING written as ATF's (wait, park: preempt; poll_parking: resume) or dropped (release, poll, run, release_parking)",
+	"events of processes running elsewhere while another holds their Resource dropped",
 };
 
 typedef struct atf_writer {
@@ -88,6 +94,8 @@ typedef struct atf_writer {
 	int renamed;            /* a core was renamed Core_<n> */
 	tk_synth synth;
 	tk_str user_str;
+	uint32_t *run;          /* per core slot: the element running (idx + 1) */
+	uint32_t caprun;
 } atf_writer;
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -301,6 +309,64 @@ static int atf_writer_open(tk_writer *w, tk_error *err)
 	return TK_OK;
 }
 
+/*
+ * A process's state that ATF has no form for (WAITING, POLLING, PARKING)
+ * as ATF's states: waiting and parking are READY (off the core), polling
+ * is RUNNING (busy on it), so a wait or a park is a preempt, a
+ * poll_parking a resume, and release, poll, run and release_parking
+ * change nothing (-1: dropped).  Every event of the pair goes, so the
+ * resume that follows a release finds the process READY.  `kind` if the
+ * event is not one of them.
+ */
+static int process_kind(tk_evkind kind)
+{
+	switch (kind) {
+	case TK_EV_WAIT: case TK_EV_PARK: return TK_EV_PREEMPT;
+	case TK_EV_POLL_PARKING: return TK_EV_RESUME;
+	case TK_EV_RELEASE: case TK_EV_POLL: case TK_EV_RUN:
+	case TK_EV_RELEASE_PARKING: return -1;
+	default: return (int)kind;
+	}
+}
+
+/*
+ * 1 when a process's allocation collides on its Resource as ATF has it:
+ * ATF binds an element to one Resource, so a process that runs on another
+ * core (a migration, or one of several instances on several cores) is on
+ * its Resource for ATF.  Its start or resume while another process holds
+ * that Resource is dropped, and so is everything it does there until it
+ * leaves (preempt, terminate), so that the ATF trace stays a valid
+ * schedule; 0 otherwise, TK_E_NOMEM.  Tasks only: an ISR nests over
+ * what runs.
+ */
+static int collides(atf_writer *aw, uint32_t idx, tk_evkind kind)
+{
+	wse *e = &aw->ses[idx];
+	uint32_t h = slot_of(aw, idx);
+	int in = kind == TK_EV_START || kind == TK_EV_RESUME;
+	int out = kind == TK_EV_PREEMPT || kind == TK_EV_TERMINATE;
+
+	if (!h || (!in && !out))
+		return 0;
+	if (e->off) {
+		e->off = !out;
+		return 1;
+	}
+	if (tk_grow_zero32((void **)&aw->run, &aw->caprun, h - 1,
+			   sizeof(*aw->run)) < 0)
+		return TK_E_NOMEM;
+	if (in) {
+		if (aw->run[h - 1] && aw->run[h - 1] != idx + 1) {
+			e->off = 1;
+			return 1;
+		}
+		aw->run[h - 1] = idx + 1;
+	} else if (aw->run[h - 1] == idx + 1) {
+		aw->run[h - 1] = 0;
+	}
+	return 0;
+}
+
 static int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	atf_writer *aw = w->impl;
@@ -317,16 +383,27 @@ static int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 				  "event refers to an unknown entity");
 	if (!user_entity(t, te)) {
 		int atype = atype_of(t, te);
+		tk_evkind kind = ev->kind;
 		if (atype < 0)
 			return lose(w, aw, L_TYPE, ev, err);
 		en = ev->name != TK_NONE ? tk_trace_str(t, ev->name, &n) : NULL;
 		if (!en)
 			n = 0;
-		et = atf_evtype_of(ev->kind, en, n, atype);
+		if (tk_etype_is_process(te->type) &&
+		    process_kind(kind) != (int)kind) {
+			int k = process_kind(kind);
+			if ((rc = lose(w, aw, L_STATE, ev, err)) < 0 || k < 0)
+				return rc;
+			kind = (tk_evkind)k;
+		}
+		et = atf_evtype_of(kind, en, n, atype);
 		if (et < 0)
 			return lose(w, aw, L_EVENT, ev, err);
 		if ((rc = place(w, aw, ev->target, ev, 0, &idx)) < 0)
 			return tk_err_nomem(err, aw->name);
+		if (te->type == TK_ET_T && (rc = collides(aw, idx, kind)) != 0)
+			return rc < 0 ? tk_err_nomem(err, aw->name)
+				      : lose(w, aw, L_MIGRATE, ev, err);
 	}
 	if (w->opts.strict && aw->renamed)
 		return lose(w, aw, L_CORE, ev, err);
@@ -1225,6 +1302,7 @@ static void atf_writer_free(tk_writer *w)
 	free(aw->se_of);
 	free(aw->ses);
 	free(aw->cores);
+	free(aw->run);
 	tk_synth_free(&aw->synth);
 	free(aw);
 	w->impl = NULL;

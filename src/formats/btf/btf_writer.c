@@ -59,6 +59,7 @@ typedef struct btf_writer {
 	uint32_t cap_ty, cap_ev;
 	const uint8_t (*allowed)[TK_EV_COUNT];
 	uint64_t last_time;      /* the last time written */
+	uint64_t nlines;         /* lines written so far (header included) */
 	int as_read;             /* option as-read=1: names as read (cat) */
 	tk_losses lost;
 } btf_writer;
@@ -81,6 +82,13 @@ static int pick_unit(const tk_timebase *tb, tk_timebase *out)
 
 static int put(tk_writer *w, const char *s, size_t n, tk_error *err)
 {
+	btf_writer *bw = w->impl;
+	const char *p = s, *e = s + n;
+
+	while ((p = memchr(p, '\n', (size_t)(e - p))) != NULL) {
+		bw->nlines++;
+		p++;
+	}
 	return tk_sink_write(&w->sink, s, n, err);
 }
 
@@ -498,7 +506,7 @@ static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	size_t need, nsrc, ntgt, ntn, nen;
 	int psrc, ptgt, ptn, pen;
 	uint64_t time = ev->time;
-	char *o, *start;
+	char *o, *start, *heap = NULL;
 	const char *note = ev->note;
 	size_t note_len = ev->note_len;
 	tk_etype type = ev->type;
@@ -610,21 +618,24 @@ static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 				  "a note holds a line break, which BTF cannot hold");
 	need = 20 + 1 + nsrc + 1 + 21 + 1 + ntn + 1 + ntgt + 1 + 21 + 1 +
 	       nen + 1 + (note ? note_len : 0) + 1;
-	start = o = tk_sink_reserve(&w->sink, need, err);
-	if (!o) {
-		if (need > w->sink.cap)
-			return tk_sink_write(&w->sink, "", 0, err) < 0
-				       ? TK_E_IO
-				       : tk_err_set(err, TK_E_UNSUPPORTED,
-						    w->sink.path, 0, 0,
-						    "line too long");
-		return TK_E_IO;
-	}
-	/* a word copy writes up to TK_STRPOOL_PAD bytes past a name: only
-	 * with that much room left (the buffer is flushed where it always
-	 * was, so output goes out in the same pieces) */
-	if (TK_UNLIKELY(w->sink.cap - w->sink.len < need + TK_STRPOOL_PAD))
+	if (TK_UNLIKELY(need > w->sink.cap)) {
+		/* longer than the buffer: made apart, then written in pieces */
+		heap = malloc(need);
+		if (!heap)
+			return tk_err_nomem(err, w->sink.path);
+		start = o = heap;
 		psrc = ptgt = ptn = pen = 0;
+	} else {
+		start = o = tk_sink_reserve(&w->sink, need, err);
+		if (!o)
+			return TK_E_IO;
+		/* a word copy writes up to TK_STRPOOL_PAD bytes past a name:
+		 * only with that much room left (the buffer is flushed where
+		 * it always was, so output goes out in the same pieces) */
+		if (TK_UNLIKELY(w->sink.cap - w->sink.len <
+				need + TK_STRPOOL_PAD))
+			psrc = ptgt = ptn = pen = 0;
+	}
 	o = put_u64(o, time);
 	*o++ = ',';
 	o = put_bytes(o, sn, nsrc, psrc);
@@ -646,8 +657,21 @@ static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		o += note_len;
 	}
 	*o++ = '\n';
-	w->sink.len += (size_t)(o - start);
-	return TK_OK;
+	bw->nlines++;
+	if (TK_LIKELY(!heap)) {
+		w->sink.len += (size_t)(o - start);
+		return TK_OK;
+	}
+	/* the readers' limit (TK_LINE_MAX, its line end not counted) is the
+	 * writer's: what one writes, the other reads */
+	if ((size_t)(o - start) - 1 > TK_LINE_MAX)
+		rc = tk_err_set(err, TK_E_UNSUPPORTED, out_name(w), bw->nlines,
+				0, "line of %zu bytes, longer than the %zu a BTF reader accepts",
+				(size_t)(o - start) - 1, (size_t)TK_LINE_MAX);
+	else
+		rc = tk_sink_write(&w->sink, start, (size_t)(o - start), err);
+	free(heap);
+	return rc;
 }
 
 static int btf_writer_close(tk_writer *w, tk_error *err)

@@ -21,7 +21,9 @@
  * entity (string), instance (int64), source (string), source_instance
  * (int64), core (string), note (string), each only when it has a value:
  * an empty instance column, no or an empty source, an unknown core and no
- * or an empty note leave their field out.
+ * or an empty note leave their field out.  An event without a core of its
+ * own (a runnable's, a signal's) is on the core its source instance runs
+ * on (tk_timeline_event_lane(), as the JSON export places it).
  *
  * One event class per (entity type, event name) as written, named
  * "TYPE:event" ("T:start", "SIG:write"), and per set of fields present
@@ -119,6 +121,9 @@ typedef struct ctf_writer {
 	int have_last;
 	uint64_t nevents, npackets;
 	tk_losses lost;
+	/* who runs where: an event without a core of its own is on the core
+	 * its source runs on (the JSON export's rule) */
+	tk_timeline *tl;
 } ctf_writer;
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -423,6 +428,8 @@ static int ctf_writer_open(tk_writer *w, tk_error *err)
 		cw->freq = (uint64_t)f;
 		cw->mult = (uint64_t)(tb->num / g);
 	}
+	if (tk_timeline_new(&cw->tl, w->trace, NULL, NULL, NULL, err) < 0)
+		return TK_E_NOMEM;
 	return create_metadata(w, cw, err);
 }
 
@@ -439,7 +446,7 @@ static int ctf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	ctf_writer *cw = w->impl;
 	ctf_class want;
 	uint64_t cyc;
-	uint32_t cls;
+	uint32_t cls, core = ev->core;
 	int rc = TK_OK;
 
 	if (cw->rounded) {
@@ -473,6 +480,14 @@ static int ctf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			return rc;
 		cyc = cw->last;
 	}
+	if (tk_timeline_event(cw->tl, ev) < 0)
+		return tk_err_nomem(err, cw->name);
+	if (!name_len(w, core)) {
+		/* a runnable's or a signal's event: its source's core */
+		long lane = tk_timeline_event_lane(cw->tl, ev);
+		core = lane >= 0 ? tk_timeline_lane_core(cw->tl, (size_t)lane)
+				 : TK_NONE;
+	}
 	want.type_name = ev->type_name;
 	want.name = ev->name;
 	want.type = ev->type;
@@ -481,14 +496,14 @@ static int ctf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		      (ev->target_inst != TK_INST_NONE ? F_INST : 0) |
 		      (name_len(w, ev->source) ? F_SOURCE : 0) |
 		      (ev->source_inst != TK_INST_NONE ? F_SINST : 0) |
-		      (name_len(w, ev->core) ? F_CORE : 0) |
+		      (name_len(w, core) ? F_CORE : 0) |
 		      (ev->note && ev->note_len ? F_NOTE : 0);
 	cls = class_of(cw, &want);
 	if (cls == UINT32_MAX)
 		return tk_err_nomem(err, cw->name);
 	/* the core's stream: a class with the core field is of stream class 0
 	 * (the per-core streams), one without of stream class 1 */
-	cw->cur = stream_of(cw, want.fields & F_CORE ? ev->core : TK_NONE);
+	cw->cur = stream_of(cw, want.fields & F_CORE ? core : TK_NONE);
 	if (!cw->cur)
 		return tk_err_nomem(err, cw->name);
 	if (cw->cur->plen == cw->cur->hdr)
@@ -514,7 +529,7 @@ static int ctf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	    (rc = put_i64(cw, ev->source_inst, err)) < 0)
 		return rc;
 	if ((want.fields & F_CORE) &&
-	    (rc = put_entity(w, cw, ev->core, ev, err)) < 0)
+	    (rc = put_entity(w, cw, core, ev, err)) < 0)
 		return rc;
 	if ((want.fields & F_NOTE) &&
 	    (rc = put_str(w, cw, ev->note, ev->note_len, ev, err)) < 0)
@@ -719,6 +734,7 @@ static void ctf_writer_free(tk_writer *w)
 	free(cw->core_stream);
 	free(cw->classes);
 	tk_hashmap_free(&cw->table);
+	tk_timeline_free(cw->tl);
 	free(cw);
 	w->impl = NULL;
 }

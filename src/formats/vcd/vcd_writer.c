@@ -22,8 +22,10 @@
  *
  * The declarations must come first but the entity table is complete only
  * at the end, so the value changes are spilled to a temporary file and
- * copied behind the header at close.  A trace with no core has nothing to
- * draw: close fails, and the sink (with its temporary file) is removed.
+ * copied behind the header at close.  A core of the trace that no event
+ * ran on (a Tarmac log without exceptions) is declared idle throughout;
+ * a trace with nothing to declare gets one wire that stays 0,
+ * trace.no_entity, since viewers refuse a VCD without any.
  *
  * Timescale: the largest of 1/10/100 s, ms, us, ns, ps, fs of which one
  * tick is a whole multiple; VCD times are the event times (not rebased)
@@ -52,6 +54,7 @@
 
 
 typedef struct vlane {
+	uint32_t core;         /* its core entity */
 	uint32_t running;      /* entity allocated, or TK_NONE */
 	uint32_t run_id, load_id;
 } vlane;
@@ -84,6 +87,8 @@ typedef struct vcd_writer {
 	int time_open;         /* a "#time" line for `vlast` is written */
 	tk_loadbins lb;        /* busy ticks per lane and load window */
 	int nomem;             /* the run callback ran out of memory */
+	int no_vars;           /* nothing to declare: a placeholder */
+	uint32_t placeholder;  /* its id */
 } vcd_writer;
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -305,8 +310,7 @@ static vref *scope_refs(const vcd_writer *vw, const tk_trace *t, int k,
 	if (!v)
 		return NULL;
 	for (i = 0; i < cap; i++) {
-		uint32_t ent = k == SC_CORES ? tk_timeline_lane_core(vw->tl, i)
-					     : (uint32_t)i;
+		uint32_t ent = k == SC_CORES ? vw->lanes[i].core : (uint32_t)i;
 		const tk_entity *e = ent == TK_NONE ? NULL : tk_trace_entity(t, ent);
 		size_t len;
 		if (k != SC_CORES && !in_scope(vw, t, k, i))
@@ -417,6 +421,7 @@ static vlane *lane_at(vcd_writer *vw, size_t i)
 		if (tk_grow_zero((void **)&vw->lanes, &vw->caplanes, vw->nlanes,
 				   sizeof(*vw->lanes)) < 0)
 			return NULL;
+		vw->lanes[vw->nlanes].core = TK_NONE;
 		vw->lanes[vw->nlanes].running = TK_NONE;
 		vw->lanes[vw->nlanes].run_id = vw->next_id++;
 		vw->lanes[vw->nlanes].load_id = vw->next_id++;
@@ -779,8 +784,21 @@ static int put_header(vcd_writer *vw, const tk_trace *t, FILE *h)
 	for (k = SC_CORES; k <= SC_SIGS; k++)
 		if (put_scope(vw, t, h, k) < 0)
 			return -1;
+	if (vw->no_vars) {
+		/* viewers refuse a VCD without a variable (GTKWave: "No
+		 * symbols in VCD file") */
+		fputs("$comment the trace has no core, process, runnable or signal $end\n$scope module trace $end\n$var wire 1 ", h);
+		vw->placeholder = vw->next_id++;
+		put_id(h, vw->placeholder);
+		fputs(" no_entity $end\n$upscope $end\n", h);
+	}
 	fputs("$enddefinitions $end\n", h);
 	fprintf(h, "#%llu\n$dumpvars\n", (unsigned long long)vw->vfirst);
+	if (vw->no_vars) {
+		fputc('0', h);
+		put_id(h, vw->placeholder);
+		fputc('\n', h);
+	}
 	for (i = 0; i < vw->nlanes; i++) {
 		fputs("sidle ", h);
 		put_id(h, vw->lanes[i].run_id);
@@ -839,18 +857,36 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 	size_t lcap = 0;
 	ssize_t n;
 	uint64_t nb, wt, at;
+	size_t i, nl;
 	FILE *o = NULL;
 	int rc;
 
 	if (tk_timeline_finish(vw->tl) < 0 || vw->nomem)
 		return tk_err_nomem(err, vw->name);
-	if (tk_timeline_lane_count(vw->tl) == 0)
-		return tk_err_set(err, TK_E_UNSUPPORTED, vw->name, 0, 0,
-				  "VCD needs cores: no event of this trace happens on a core, so there is nothing to draw");
 	if (grow_ents(vw, tk_trace_entity_count(t)) < 0)
 		return tk_err_nomem(err, vw->name);
-	if (!lane_at(vw, tk_timeline_lane_count(vw->tl) - 1))
-		return tk_err_nomem(err, vw->name);
+	/* the lanes of the timeline, then the trace's cores that no event
+	 * ran on (a Tarmac log without exceptions): idle throughout */
+	nl = tk_timeline_lane_count(vw->tl);
+	for (i = 0; i < nl; i++) {
+		vlane *l = lane_at(vw, i);
+		if (!l)
+			return tk_err_nomem(err, vw->name);
+		l->core = tk_timeline_lane_core(vw->tl, i);
+	}
+	for (i = 0; i < tk_trace_entity_count(t); i++) {
+		vlane *l;
+		if (tk_trace_entity(t, (uint32_t)i)->type != TK_ET_C ||
+		    tk_timeline_lane_of(vw->tl, (uint32_t)i) >= 0)
+			continue;
+		if (!(l = lane_at(vw, vw->nlanes)))
+			return tk_err_nomem(err, vw->name);
+		l->core = (uint32_t)i;
+	}
+	vw->no_vars = vw->nlanes == 0;
+	for (i = 0; i < tk_trace_entity_count(t) && vw->no_vars; i++)
+		vw->no_vars = !vw->seen[i] &&
+			!tk_etype_is_process(tk_trace_entity(t, (uint32_t)i)->type);
 	if (fflush(vw->spill) != 0 || fseek(vw->spill, 0, SEEK_SET) != 0)
 		return tk_err_set(err, TK_E_IO, vw->name, 0, 0,
 				  "cannot read back the temporary file");
@@ -889,9 +925,9 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 	/* the last event's time, so viewers show the last state */
 	if (vw->have_first && vw->vlast != at)
 		fprintf(o, "#%llu\n", (unsigned long long)vw->vlast);
-	/* every event at one time: one unit more gives viewers a time range
-	 * to draw (a converter refuses an empty one) */
-	if (vw->have_first && vw->vlast == vw->vfirst && vw->vlast < UINT64_MAX)
+	/* every event at one time, or none: one unit more gives viewers a
+	 * time range to draw (a converter refuses an empty one) */
+	if (vw->vlast == vw->vfirst && vw->vlast < UINT64_MAX)
 		fprintf(o, "#%llu\n", (unsigned long long)vw->vlast + 1);
 	rc = fclose(o) != 0 && out.rc == TK_OK ? tk_err_nomem(err, vw->name) : out.rc;
 	o = NULL;
