@@ -29,6 +29,22 @@ static unsigned sent;
 static int out_udp;  /* FTrace_OSD_init_udp succeeded: chunks go by UDP */
 static int sending;  /* a FTrace_send_chunk() is dumping: the packet is in use */
 
+/*
+ * Metadata kept out of the ring (FTrace.h): a copy of the last clock
+ * record and of the last naming record of each context, with where it
+ * was written (chunk, slot offset, the chunk's lap then), so that the
+ * dump knows exactly whether the ring wrapped over it.  type 0: free.
+ */
+typedef struct meta {
+	uint16_t type, par1;
+	uint32_t par2;
+	uint32_t lap;
+	uint32_t off;
+	uint8_t chunk;
+} meta;
+static meta metas[TKREC_META_MAX];
+static uint32_t meta_lost;
+
 /* this core's interrupts off, then the other cores out (the port's lock) */
 #define ENTER(s) do { (s) = FTRACE_PORT_IRQ_SAVE(); FTRACE_PORT_LOCK(); } while (0)
 #define LEAVE(s) do { FTRACE_PORT_UNLOCK(); FTRACE_PORT_IRQ_RESTORE(s); } while (0)
@@ -154,6 +170,8 @@ int tkrec_init(void *mem, size_t size)
 	out_udp = 0;
 	sending = 0;
 	pkt_number = 1;
+	memset(metas, 0, sizeof(metas));
+	meta_lost = 0;
 	return 0;
 }
 
@@ -186,6 +204,16 @@ static void set_flags(FTrace_Chunk *c, uint8_t flags)
 static void set_full(FTrace_Chunk *c)
 {
 	set_flags(c, (uint8_t)(c->flags | FTRACE_CHUNK_FLAG_FULL));
+}
+
+/* Forget the metadata of chunk n (deleted, or a new chunk in its slot). */
+static void meta_forget(int n)
+{
+	unsigned i;
+
+	for (i = 0; i < TKREC_META_MAX; i++)
+		if (metas[i].type && metas[i].chunk == (uint8_t)n)
+			metas[i].type = 0;
 }
 
 /* The chunk numbered n, or NULL: every number is checked (fix 7). */
@@ -246,6 +274,7 @@ int FTrace_chunk_create(int normal, int emergency, FTrace_flags flags)
 	set_flags(c, FTRACE_CHUNK_FLAG_BUSY);
 	pool_top += ns + es;
 	table[i] = c;
+	meta_forget(i);
 	LEAVE(s);
 	/* empty slots are type 0: the dump skips what was never written */
 	memset(c->start, 0, ns + es);
@@ -278,6 +307,7 @@ int FTrace_chunk_delete(int n)
 		c->next->linked = 0;  /* nobody else can link to it */
 	c->next = NULL;
 	table[n] = NULL;
+	meta_forget(n);
 	rc = 0;
 out:
 	LEAVE(s);
@@ -413,6 +443,11 @@ void FTrace_set_filter(uint8_t family, int status)
 	TRACER_LOGEVENT(family, status, 0);
 }
 
+uint32_t tkrec_meta_lost(void)
+{
+	return meta_lost;
+}
+
 uint32_t tkrec_lost(void)
 {
 	uint32_t n = 0;
@@ -434,7 +469,7 @@ static uint8_t *overflow(unsigned core, FTrace_Chunk *c)
 {
 	switch (c->flags & FTRACE_CHUNK_MODE_MASK) {
 	case FTRACE_CHUNK_FLAG_CYC:
-		c->wrapped = 1;
+		c->laps++;
 		return c->start;
 	case FTRACE_CHUNK_FLAG_JTN:
 		if (c->next && !(c->next->flags &
@@ -475,8 +510,57 @@ static void drop(FTrace_Chunk *c, uint64_t tsc)
 			   TKREC_LOST_PAR1, tsc, c->lost);
 }
 
-/* The hot path: the core's chunk has room below its limit. */
-static inline void log_event(uint32_t type, uint32_t par1, uint32_t par2)
+static int is_clock(uint32_t code)
+{
+	return code == FTrace_EVT_trace_start || code == FTrace_EVT_cycles_per_msec;
+}
+
+/*
+ * Keep a copy of the metadata record just written at p in c (in the
+ * section): it replaces the entry of the same chunk and key (the clock;
+ * a context's name), else takes a free entry, else is counted.
+ */
+static void keep_meta(const FTrace_Chunk *c, const uint8_t *p, uint32_t type,
+		      uint32_t par1, uint32_t par2)
+{
+	uint32_t code = type & ~(uint32_t)TKREC_FAST;
+	meta *m, *fr = NULL;
+	unsigned i;
+
+	for (i = 0; i < TKREC_META_MAX; i++) {
+		m = &metas[i];
+		if (!m->type) {
+			if (!fr)
+				fr = m;
+			continue;
+		}
+		if (m->chunk == c->number &&
+		    (is_clock(code) ? is_clock(m->type & ~(uint32_t)TKREC_FAST)
+				    : !is_clock(m->type & ~(uint32_t)TKREC_FAST) &&
+					      m->par1 == par1))
+			break;
+	}
+	if (i == TKREC_META_MAX) {
+		if (!fr) {
+			meta_lost++;
+			return;
+		}
+		m = fr;
+	}
+	m->type = (uint16_t)type;
+	m->par1 = (uint16_t)par1;
+	m->par2 = par2;
+	m->lap = c->laps;
+	m->off = (uint32_t)(p - c->start);
+	m->chunk = (uint8_t)c->number;
+}
+
+/*
+ * The hot path: the core's chunk has room below its limit.  keep: the
+ * record is metadata (a constant at each call: the hot path has no test).
+ */
+static inline void log_event(uint32_t type, uint32_t par1, uint32_t par2,
+			     int keep)
 {
 	unsigned core = FTRACE_PORT_CORE();
 	FTrace_Chunk *c;
@@ -499,8 +583,19 @@ static inline void log_event(uint32_t type, uint32_t par1, uint32_t par2)
 	}
 	put_record(p, type, par1, FTRACE_PORT_TSC(), par2);
 	c->pos = p + TKREC_REC;
+	if (keep)
+		keep_meta(c, p, type, par1, par2);
 out:
 	FTRACE_PORT_IRQ_RESTORE(s);
+}
+
+/* A metadata record: logged and kept (one copy of the path: it is rare). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void log_meta(uint32_t type, uint32_t par1, uint32_t par2)
+{
+	log_event(type, par1, par2, 1);
 }
 
 /* next_chunk: a jump; without a linked chunk it is ignored (fix 4). */
@@ -533,7 +628,7 @@ void FTrace_safe_ipoint(uint16_t type, uint16_t par1, uint32_t par2)
 	} else if (filter_mask & (1u << (type & FTrace_family_mask))) {
 		return;
 	}
-	log_event(type, par1, par2);
+	log_event(type, par1, par2, 0);
 }
 
 void FTrace_unsafe_ipoint(uint16_t type, uint16_t par1, uint32_t par2)
@@ -542,7 +637,22 @@ void FTrace_unsafe_ipoint(uint16_t type, uint16_t par1, uint32_t par2)
 	 * The FAST ipoint: no enable or filter test, as in the original, but
 	 * with the same bounds (fix 5); par2 is written too.
 	 */
-	log_event((uint32_t)type | TKREC_FAST, par1, par2);
+	log_event((uint32_t)type | TKREC_FAST, par1, par2, 0);
+}
+
+/*
+ * The ipoints of the metadata (TRACER_LOGEVENT chooses them): the same
+ * tests, then logged and kept out of the ring.
+ */
+void tkrec_meta_ipoint(uint16_t type, uint16_t par1, uint32_t par2, int fast)
+{
+	if (fast) {
+		log_meta((uint32_t)type | TKREC_FAST, par1, par2);
+		return;
+	}
+	if (!enabled || (filter_mask & (1u << (type & FTrace_family_mask))))
+		return;
+	log_meta(type, par1, par2);
 }
 
 /* ---- output ------------------------------------------------------------- */
@@ -556,17 +666,61 @@ static void emit(int udp, const uint8_t *rec)
 		sink(sink_ctx, disk_name, sent, rec, TKREC_REC);
 }
 
+/* The ring wrapped over metadata record m of chunk c. */
+static int meta_overwritten(const meta *m, const FTrace_Chunk *c)
+{
+	if (c->laps > m->lap + 1u)
+		return 1;
+	return c->laps == m->lap + 1u && (uint32_t)(c->pos - c->start) > m->off;
+}
+
 /*
- * The dump: every non-empty slot of the normal then the emergency area in
- * buffer order (as the original writers; the host reorders a wrapped
- * chunk by TSC), and a lost-count record if drops happened with no
- * emergency slot to hold it.
+ * The metadata the ring of c wrapped over, again (the clock first), at
+ * the time of the oldest record the ring kept: the dump starts with what
+ * its records need, and no earlier.
+ */
+static void write_meta(FTrace_Chunk *c, int udp)
+{
+	uint8_t rec[TKREC_REC];
+	const uint8_t *old;
+	uint64_t tsc;
+	unsigned i, pass;
+
+	if (!c->laps)
+		return;
+	old = c->pos < c->end ? c->pos : c->start;
+	tsc = (uint64_t)get32(old + 4) << 32 | get32(old + 8);
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < TKREC_META_MAX; i++) {
+			meta m;
+			uint32_t s;
+
+			/* each entry read whole: another core may fill a free one */
+			ENTER(s);
+			m = metas[i];
+			LEAVE(s);
+			if (!m.type || m.chunk != c->number ||
+			    is_clock(m.type & ~(uint32_t)TKREC_FAST) != !pass ||
+			    !meta_overwritten(&m, c))
+				continue;
+			put_record(rec, m.type, m.par1, tsc, m.par2);
+			emit(udp, rec);
+		}
+}
+
+/*
+ * The dump: the metadata a cyclic chunk wrapped over (write_meta), then
+ * every non-empty slot of the normal then the emergency area in buffer
+ * order (as the original writers; the host reorders a wrapped chunk by
+ * TSC), and a lost-count record if drops happened with no emergency slot
+ * to hold it.
  */
 static void write_chunk(FTrace_Chunk *c, int udp)
 {
 	uint8_t lost[TKREC_REC];
 	const uint8_t *p;
 
+	write_meta(c, udp);
 	for (p = c->start; p < c->em_end; p += TKREC_REC)
 		if (get32(p) & 0xffffu)
 			emit(udp, p);

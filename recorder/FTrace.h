@@ -25,6 +25,9 @@
 #ifndef FTRACE_MAX_CORES
 #define FTRACE_MAX_CORES 4      /* one active chunk per core */
 #endif
+#ifndef TKREC_META_MAX
+#define TKREC_META_MAX 16       /* metadata kept out of the ring (below) */
+#endif
 
 typedef uint8_t FTrace_flags;
 
@@ -138,8 +141,8 @@ typedef struct FTrace_Chunk {
 	struct FTrace_Chunk *next;
 	uint32_t lost;          /* events dropped by this chunk */
 	uint32_t number;
+	uint32_t laps;          /* times a cyclic chunk went back to its start */
 	uint8_t flags;          /* one copy of the flags: FULL stays visible */
-	uint8_t wrapped;
 	uint8_t linked;         /* some chunk links to this one */
 } FTrace_Chunk;
 
@@ -205,9 +208,47 @@ void FTrace_unsafe_ipoint(uint16_t type, uint16_t par1, uint32_t par2);
 /** Events dropped so far by all chunks (they are also in the stream). */
 uint32_t tkrec_lost(void);
 
+/*
+ * Metadata kept out of the ring: the last clock record (trace_start,
+ * cycles_per_msec) and the last naming record (task_create, id) of each
+ * context are also kept in a table of TKREC_META_MAX entries (chunk, slot,
+ * lap).  The dump of a cyclic chunk that wrapped over one of them writes
+ * it again before its records, with the time of the oldest record the
+ * ring kept, so that a wrapped ring still gives its clock rate and names.
+ */
+/** Metadata records that found the table full (not kept out of the ring). */
+uint32_t tkrec_meta_lost(void);
+
+/** The ipoints of the metadata: logged and kept out of the ring. */
+void tkrec_meta_ipoint(uint16_t type, uint16_t par1, uint32_t par2, int fast);
+
+/* The codes kept out of the ring: clock and naming records. */
+#define TKREC_IS_META(code) \
+	((code) == FTrace_EVT_task_create || (code) == FTrace_EVT_trace_start || \
+	 (code) == FTrace_EVT_cycles_per_msec || (code) == FTrace_EVT_id)
+
+/*
+ * The macros choose the ipoint: with a constant code (the usual call) the
+ * choice is made by the compiler and the hot path has no test; a direct
+ * call of FTrace_safe_ipoint() does not keep metadata out of the ring.
+ */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void tkrec_logevent(uint16_t type, uint16_t par1, uint32_t par2,
+				  int fast)
+{
+	if (TKREC_IS_META(type))
+		tkrec_meta_ipoint(type, par1, par2, fast);
+	else if (fast)
+		FTrace_unsafe_ipoint(type, par1, par2);
+	else
+		FTrace_safe_ipoint(type, par1, par2);
+}
+
 #define TRACER_LOGEVENT(type, par1, par2) \
-	FTrace_safe_ipoint((uint16_t)(type), (uint16_t)(par1), (uint32_t)(par2))
+	tkrec_logevent((uint16_t)(type), (uint16_t)(par1), (uint32_t)(par2), 0)
 #define FAST_TRACER_LOGEVENT(type, par1, par2) \
-	FTrace_unsafe_ipoint((uint16_t)(type), (uint16_t)(par1), (uint32_t)(par2))
+	tkrec_logevent((uint16_t)(type), (uint16_t)(par1), (uint32_t)(par2), 1)
 
 #endif

@@ -141,6 +141,62 @@ static inline void put_be(uint8_t *p, uint64_t v, unsigned n)
 #endif
 }
 
+/*
+ * One record at p: the time's bits above the width fall out (shifted out
+ * of the packed word, or not written by put_be).
+ */
+static inline void put_rec(const tkrec_htf_core *c, uint8_t *p, uint64_t t,
+			   uint64_t entity, uint32_t event)
+{
+	if (c->packed) {
+		/* shifts < 64: ent + ev < 8 bytes when the record fits 8 */
+		uint64_t v = (t << c->sh_ts | entity << c->sh_ent | event)
+			     << c->sh_rec;
+
+		put_be(p, v, 8);
+	} else {
+		put_be(p, t, c->ts_len);
+		put_be(p + c->ts_len, entity, c->ent_len);
+		put_be(p + c->ts_len + c->ent_len, event, c->ev_len);
+	}
+}
+
+/*
+ * Time t is outside the epoch of c->ts_base: time-base records (the
+ * all-ones entity, event 0, the time field the number of wraps of the
+ * width each adds, at most ts_max) and room for the event after them, or
+ * -1 (nothing written: the buffer is full, or the time went back).  Out of
+ * line: it is rare, and the hot path keeps its registers.
+ */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int new_base(tkrec_htf_core *c, uint64_t t)
+{
+	uint64_t k, n, hi = t & ~c->ts_max;
+	unsigned w = 8u * c->ts_len;  /* < 64: ts_max is not all ones */
+
+	if (hi < c->ts_base) {
+		c->ovf_ts++;
+		return -1;
+	}
+	k = (hi - c->ts_base) >> w;
+	n = (k + c->ts_max - 1) / c->ts_max;  /* records */
+	if ((uint64_t)(c->end - c->pos) / c->rec_len < n + 1) {
+		c->full++;
+		return -1;
+	}
+	while (k) {
+		uint64_t step = k < c->ts_max ? k : c->ts_max;
+
+		put_rec(c, c->pos, step, c->ent_max, 0);
+		c->pos += c->rec_len;
+		k -= step;
+	}
+	c->ts_base = hi;
+	return 0;
+}
+
 int tkrec_htf_log(uint32_t entity, uint32_t event)
 {
 	unsigned core = FTRACE_PORT_CORE();
@@ -157,11 +213,8 @@ int tkrec_htf_log(uint32_t entity, uint32_t event)
 	if (!c->start)
 		goto out;
 	t = FTRACE_PORT_TSC() - origin;
-	if (t > c->ts_max) {
-		c->ovf_ts++;
-		goto out;
-	}
-	if (entity > c->ent_max) {
+	/* the all-ones id marks time-base records */
+	if (entity >= c->ent_max) {
 		c->ovf_ent++;
 		goto out;
 	}
@@ -169,22 +222,15 @@ int tkrec_htf_log(uint32_t entity, uint32_t event)
 		c->ovf_ev++;
 		goto out;
 	}
+	/* one test: a time before the epoch wraps past ts_max too */
+	if (t - c->ts_base > c->ts_max && new_base(c, t) < 0)
+		goto out;
 	p = c->pos;
 	if (p >= c->end) {
 		c->full++;
 		goto out;
 	}
-	if (c->packed) {
-		/* shifts < 64: ent + ev < 8 bytes when the record fits 8 */
-		uint64_t v = (t << c->sh_ts | (uint64_t)entity << c->sh_ent |
-			      event) << c->sh_rec;
-
-		put_be(p, v, 8);
-	} else {
-		put_be(p, t, c->ts_len);
-		put_be(p + c->ts_len, entity, c->ent_len);
-		put_be(p + c->ts_len + c->ent_len, event, c->ev_len);
-	}
+	put_rec(c, p, t, entity, event);
 	c->pos = p + c->rec_len;
 	rc = 0;
 out:

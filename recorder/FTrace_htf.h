@@ -9,9 +9,13 @@
  * Freestanding like FTrace.c: only <stdint.h>, <stddef.h>, <string.h>; the
  * buffers are the caller's; the clock, the core and the critical section
  * are the port's (FTrace_port.h).  Nothing is cut silently: an event whose
- * time (since tkrec_htf_reset's origin), entity or event id does not fit
- * its width is not written and is counted, like one that finds the buffer
- * full; the dump refuses a trace with drops.
+ * entity or event id does not fit its width is not written and is
+ * counted, like one that finds the buffer full; the dump writes the count
+ * in the file (#LostEvents), and tracekit warns.  Times (since
+ * tkrec_htf_reset's origin) are 64-bit: a record holds their low bytes,
+ * and when the high part changes a time-base record goes first (entity id
+ * all ones, event 0, the time field the number of wraps of the time
+ * width it adds), which the dump uses to write whole times.
  */
 #ifndef FTRACE_HTF_H
 #define FTRACE_HTF_H
@@ -72,7 +76,9 @@ typedef struct tkrec_htf_core {
 	uint8_t packed;         /* rec_len <= 8: one 8-byte store per record */
 	uint8_t sh_ts, sh_ent;  /* the fields' shifts in the packed word */
 	uint8_t sh_rec;         /* 64 - 8 * rec_len */
-	uint32_t ovf_ts;        /* events dropped: the time did not fit */
+	uint64_t ts_base;       /* the time's high part (above the width) so far */
+	uint32_t ovf_ts;        /* events dropped: the time went back to before
+				 * a time-base record already written */
 	uint32_t ovf_ent;       /* events dropped: the entity id did not fit */
 	uint32_t ovf_ev;        /* events dropped: the event id did not fit */
 	uint32_t full;          /* events dropped: the buffer was full */
@@ -108,8 +114,12 @@ int tkrec_htf_entity(uint32_t id, const char *name, unsigned type);
 
 /**
  * Log `event` of `entity` on the calling core (FTRACE_PORT_CORE()) at
- * FTRACE_PORT_TSC() - t0.  0, or -1 if the event was dropped and counted
- * (no buffer for this core, a field too wide, the buffer full).
+ * FTRACE_PORT_TSC() - t0, after a time-base record if the time's part
+ * above the core's time width changed.  0, or -1 if the event was dropped
+ * and counted (no buffer for this core, an entity id that does not fit
+ * below the width's all-ones id, which marks time-base records, an event
+ * id that does not fit, the buffer full, a time back before a time-base
+ * record).
  */
 int tkrec_htf_log(uint32_t entity, uint32_t event);
 

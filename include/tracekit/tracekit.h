@@ -424,9 +424,12 @@ typedef struct tk_reader_opts {
 	 * NULL.  ATF: trace=N (read only the N-th TraceData, 1-based; default
 	 * all, concatenated in order), time-digits=D (the tick is the
 	 * TimeBase / 10^D, 0..18; default: the most decimal digits among the
-	 * times of the first 4 MiB).  A key the format does not know is an
-	 * error (TK_E_USAGE) of tk_reader_open().  The other readers take
-	 * none: any option is an error (TK_E_USAGE) of tk_reader_open().
+	 * times of the first 4 MiB).  S.Ha.R.K. FTrace (shark): hz=N (the
+	 * clock rate in Hz, a multiple of 1000, used instead of the dump's
+	 * clock records; for a dump without one).  A key the format does not
+	 * know is an error (TK_E_USAGE) of tk_reader_open().  The other
+	 * readers take none: any option is an error (TK_E_USAGE) of
+	 * tk_reader_open().
 	 */
 	const char *options;
 	/**

@@ -55,11 +55,13 @@ typedef struct tkrec_htf_meta {
 /**
  * Write the HTF binary mode's records of every initialised core as an
  * `.htf` file at `path` (through `path`.tmp and a rename: no partial file).
- * The file's lengths are the widest of the cores'; records are widened,
- * never cut.  Refused (-1, one line in err) if any event was dropped (a
- * field too wide for its width, or a full buffer), if a record names an
- * entity that is not registered or an event its type does not have, or on
- * an I/O error.  Returns the number of records written.
+ * Times are whole (the time-base records add the high part; they are not
+ * written); the file's lengths are the widest of the cores' and of the
+ * whole times; records are widened, never cut.  Events the target dropped
+ * are counted in the header (#LostEvents N, all cores and reasons), which
+ * tracekit's HTF reader reports.  Refused (-1, one line in err) if a record
+ * names an entity that is not registered or an event its type does not
+ * have, or on an I/O error.  Returns the number of records written.
  */
 long tkrec_htf_dump(const char *path, const tkrec_htf_meta *meta,
 		    char *err, size_t errlen);

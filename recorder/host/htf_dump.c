@@ -81,6 +81,42 @@ static int name_ok(const char *s)
 	       s[n - 1] != ' ' && s[n - 1] != '\t';
 }
 
+/* A time-base record (FTrace_htf.h): the all-ones entity id. */
+static int is_base(const tkrec_htf_core *c, const uint8_t *p)
+{
+	return c->ent_len < 8 && get_be(p + c->ts_len, c->ent_len) == c->ent_max;
+}
+
+/*
+ * The whole time of the record at p of core c; *base is the high part the
+ * time-base records before it gave (start it at 0).  NULL for a time-base
+ * record (it only moves *base).
+ */
+static int whole_time(const tkrec_htf_core *c, const uint8_t *p,
+		      uint64_t *base, uint64_t *t)
+{
+	uint64_t low = get_be(p, c->ts_len);
+
+	if (is_base(c, p)) {
+		*base += low << (8 * c->ts_len);  /* ts_len < 8 here */
+		return 0;
+	}
+	*t = *base + low;
+	return 1;
+}
+
+/* The bytes a value needs: 1, 2, 4 or 8. */
+static unsigned width_of(uint64_t v)
+{
+	return v <= 0xFFu ? 1 : v <= 0xFFFFu ? 2 : v <= 0xFFFFFFFFu ? 4 : 8;
+}
+
+/* Events dropped by core c, all reasons. */
+static uint64_t lost_of(const tkrec_htf_core *c)
+{
+	return (uint64_t)c->ovf_ts + c->ovf_ent + c->ovf_ev + c->full;
+}
+
 /* Everything the file needs, checked before a byte is written. */
 static int check(unsigned *ts, unsigned *ent, unsigned *ev, unsigned *ncores,
 		 char *err, size_t errlen)
@@ -93,20 +129,11 @@ static int check(unsigned *ts, unsigned *ent, unsigned *ev, unsigned *ncores,
 	for (k = 0; k < FTRACE_MAX_CORES; k++) {
 		const tkrec_htf_core *c = tkrec_htf_core_get(k);
 		const uint8_t *p;
-		uint64_t r;
+		uint64_t r, base = 0, t;
 
 		if (!c)
 			continue;
 		(*ncores)++;
-		if (c->ovf_ts || c->ovf_ent || c->ovf_ev || c->full) {
-			fail(err, errlen,
-			     "core %u dropped events: %" PRIu32 " with a time wider than %u bytes, "
-			     "%" PRIu32 " with an entity id wider than %u, %" PRIu32
-			     " with an event id wider than %u, %" PRIu32 " with the buffer full",
-			     k, c->ovf_ts, c->ts_len, c->ovf_ent, c->ent_len, c->ovf_ev,
-			     c->ev_len, c->full);
-			return -1;
-		}
 		if (c->ts_len > *ts)
 			*ts = c->ts_len;
 		if (c->ent_len > *ent)
@@ -116,7 +143,14 @@ static int check(unsigned *ts, unsigned *ent, unsigned *ev, unsigned *ncores,
 		for (p = c->start, r = 0; p < c->pos; p += c->rec_len, r++) {
 			uint64_t id = get_be(p + c->ts_len, c->ent_len);
 			uint64_t e = get_be(p + c->ts_len + c->ent_len, c->ev_len);
-			const tkrec_htf_ent *en = find_entity(id);
+			const tkrec_htf_ent *en;
+
+			if (!whole_time(c, p, &base, &t))
+				continue;
+			/* whole times wider than the core's: a wider field */
+			if (width_of(t) > *ts)
+				*ts = width_of(t);
+			en = find_entity(id);
 
 			if (!en) {
 				fail(err, errlen, "core %u record %" PRIu64
@@ -156,13 +190,20 @@ static void write_file(FILE *f, const tkrec_htf_meta *m, unsigned ts,
 		       unsigned ent, unsigned ev, unsigned ncores, long *nrec)
 {
 	size_t i, j, n = tkrec_htf_entity_count();
+	uint64_t lost = 0;
 	unsigned k;
 
+	for (k = 0; k < FTRACE_MAX_CORES; k++)
+		if (tkrec_htf_core_get(k))
+			lost += lost_of(tkrec_htf_core_get(k));
 	fprintf(f, "#Format HTF\n#Version 1.0\n");
 	if (m && m->target_system)
 		fprintf(f, "#TargetSystem %s\n", m->target_system);
 	if (m && m->description)
 		fprintf(f, "#Description %s\n", m->description);
+	/* the drops: not in the spec, a parameter tracekit warns of */
+	if (lost)
+		fprintf(f, "#LostEvents %" PRIu64 "\n", lost);
 	fprintf(f, "#NumberOfCores %u\n", ncores);
 	fprintf(f, "#TimeScale %s\n", m && m->timescale ? m->timescale : "ns");
 	fprintf(f, "#TimeScaleNumerator %" PRIu32 "\n",
@@ -191,13 +232,16 @@ static void write_file(FILE *f, const tkrec_htf_meta *m, unsigned ts,
 	for (k = 0; k < FTRACE_MAX_CORES; k++) {
 		const tkrec_htf_core *c = tkrec_htf_core_get(k);
 		const uint8_t *p;
+		uint64_t base = 0, t;
 
 		if (!c)
 			continue;
 		fprintf(f, "#-%02X\n", k);
 		for (p = c->start; p < c->pos; p += c->rec_len) {
+			if (!whole_time(c, p, &base, &t))
+				continue;
 			fprintf(f, "%0*" PRIX64 "%0*" PRIX64 "%0*" PRIX64 "\n",
-				(int)(2 * ts), get_be(p, c->ts_len),
+				(int)(2 * ts), t,
 				(int)(2 * ent), get_be(p + c->ts_len, c->ent_len),
 				(int)(2 * ev), get_be(p + c->ts_len + c->ent_len, c->ev_len));
 			(*nrec)++;

@@ -19,7 +19,10 @@
  * is created before the socket is opened, so an output that cannot be
  * written is refused before any datagram is taken; it is renamed at the
  * end.  A datagram with more records than the sender puts in one (60) is
- * kept and reported.
+ * refused and counted.  What is kept is bounded (--max-memory): each
+ * packet counts its records' bytes and PKT_COST bytes of index, and a
+ * datagram that would pass the bound is refused and counted; the data
+ * buffer never grows past it.
  *
  * The protocol has no end marker (the sender's last packet is merely
  * short), so the reception ends on SIGINT, SIGTERM or SIGHUP (udpdump's
@@ -53,6 +56,10 @@
 #define DGRAM_MAX 65536u
 #define SPEC_MAX_EVENTS 60u  /* records of one datagram: 24 + 60 * 16 < 1000 */
 #define REPORT_MAX 10       /* lines per kind of bad datagram */
+/* the index of a kept packet: its pkt (in an array that doubles) and its
+ * slot in the set of numbers (16 bytes, at most half full) */
+#define PKT_COST 80u
+#define MAX_MEMORY_DEFAULT (64u << 20)
 
 typedef struct pkt {
 	uint32_t number;
@@ -69,6 +76,8 @@ typedef struct recv_state {
 	tk_hashmap seen;     /* the numbers kept */
 	uint64_t records;    /* distinct records (repeats not counted) */
 	uint64_t ignored, bad, dups, late, oversize;
+	uint64_t used, max;  /* bytes kept (records + PKT_COST a packet), bound */
+	uint64_t full, full_records;  /* refused: the bound was reached */
 	uint32_t max_number;
 } recv_state;
 
@@ -88,7 +97,9 @@ static void help(FILE *fp)
 		"16-byte records to FILE, in packet-number order, when the reception\n"
 		"ends: on SIGINT/SIGTERM/SIGHUP, or by the options below.  Missing packets\n"
 		"are listed on stderr and make the exit status 1 (the file holds\n"
-		"what came).\n\n"
+		"what came).  The records are kept in memory until the end, up to\n"
+		"--max-memory; a datagram of more than 60 records (the sender's most)\n"
+		"is refused.  What is refused is counted in the report.\n\n"
 		"options:\n"
 		"  --port N        UDP port to listen on (default 20000, the target's;\n"
 		"                  0: any free port, printed on stderr)\n"
@@ -97,6 +108,10 @@ static void help(FILE *fp)
 		"  --count N       end once N distinct records have come\n"
 		"  --idle S        end S seconds after the last datagram (once one came)\n"
 		"  --timeout S     end S seconds after the start in any case\n"
+		"  --max-memory SIZE  keep at most SIZE bytes (K, M, G: x 1024...;\n"
+		"                  default 64M): the records, and 80 bytes a packet\n"
+		"                  for its index; later datagrams are refused and\n"
+		"                  counted (exit status 1)\n"
 		"  -v, --verbose   a line per datagram, as udpdump prints\n"
 		"  -q, --quiet     no report but errors and missing packets\n"
 		"  -h, --help      this help\n");
@@ -108,6 +123,33 @@ static uint64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* SIZE: bytes, or with K, M, G (x 1024, 1024^2, 1024^3); > 0, < 2^50. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned sh = 0;
+
+	errno = 0;
+	if (!*s || *s < '0' || *s > '9')
+		return -1;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (*end == 'K' || *end == 'k')
+		sh = 10;
+	else if (*end == 'M' || *end == 'm')
+		sh = 20;
+	else if (*end == 'G' || *end == 'g')
+		sh = 30;
+	if (sh)
+		end++;
+	if (*end || !v || v >= (1ull << (50 - sh)))
+		return -1;
+	*out = (uint64_t)v << sh;
+	return 0;
 }
 
 static int parse_num(const char *s, unsigned long max, unsigned long *out)
@@ -133,10 +175,39 @@ static int parse_num(const char *s, unsigned long max, unsigned long *out)
 static int seen_add(recv_state *st, uint32_t number)
 {
 	int created;
+	uint32_t *v = tk_hashmap_slot(&st->seen, number, &created);
 
-	if (!tk_hashmap_slot(&st->seen, number, &created))
+	if (!v)
 		return -1;
+	if (created)
+		*v = 0;  /* not TK_NONE: tk_hashmap_get() finds it */
 	return created;
+}
+
+/*
+ * Room for `need` bytes of records: the buffer doubles, but never past
+ * the bound (take() keeps need within it).  0, or -1 out of memory.
+ */
+static int grow_data(recv_state *st, size_t need)
+{
+	size_t ncap;
+	uint8_t *p;
+
+	if (need <= st->cap)
+		return 0;
+	ncap = st->cap ? st->cap : 65536;
+	while (ncap < need && ncap <= SIZE_MAX / 2)
+		ncap *= 2;
+	if (ncap > st->max)
+		ncap = (size_t)st->max;
+	if (ncap < need)
+		ncap = need;
+	p = realloc(st->data, ncap);
+	if (!p)
+		return -1;
+	st->data = p;
+	st->cap = ncap;
+	return 0;
 }
 
 /* One datagram: 1 if kept, 0 if ignored or a repeat, -1 out of memory. */
@@ -170,23 +241,39 @@ static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
 				(unsigned long)nev);
 		return 0;
 	}
+	/* more than the sender ever puts in a datagram: refused */
+	if (nev > SPEC_MAX_EVENTS) {
+		if (st->oversize++ < REPORT_MAX)
+			fprintf(stderr,
+				"shark-receive: packet %lu refused: it holds %lu records, more than the %u of the sender's datagrams\n",
+				(unsigned long)number, (unsigned long)nev, SPEC_MAX_EVENTS);
+		return 0;
+	}
+	if (tk_hashmap_get(&st->seen, number) != TK_NONE) {
+		st->dups++;
+		return 0;
+	}
+	/* the bound: refused, counted, reported once; and every later
+	 * datagram too (a short one would fit, and leave gaps) */
+	if (st->full || st->used + (uint64_t)nev * REC + PKT_COST > st->max) {
+		if (!st->full++)
+			fprintf(stderr,
+				"shark-receive: packet %lu refused: %llu bytes kept, --max-memory %llu reached (later datagrams are refused too)\n",
+				(unsigned long)number, (unsigned long long)st->used,
+				(unsigned long long)st->max);
+		st->full_records += nev;
+		return 0;
+	}
 	/* grow first: a number is in the set only if its records are kept */
-	if (tk_grow_zero((void **)&st->pkts, &st->cappkts, st->npkts, sizeof(*st->pkts)) < 0)
+	if (tk_grow_zero((void **)&st->pkts, &st->cappkts, st->npkts, sizeof(*st->pkts)) < 0 ||
+	    grow_data(st, st->len + (n - HEAD)) < 0)
 		return -1;
 	rc = seen_add(st, number);
-	if (rc <= 0) {
-		if (rc == 0)
-			st->dups++;
+	if (rc <= 0)
 		return rc;
-	}
-	if (nev > SPEC_MAX_EVENTS && st->oversize++ < REPORT_MAX)
-		fprintf(stderr,
-			"shark-receive: packet %lu holds %lu records, more than the %u of the sender's datagrams (kept)\n",
-			(unsigned long)number, (unsigned long)nev, SPEC_MAX_EVENTS);
+	st->used += (uint64_t)nev * REC + PKT_COST;
 	if (number > st->max_number)
 		st->max_number = number;
-	if (tk_grow_zero((void **)&st->data, &st->cap, st->len + (n - HEAD), 1) < 0)
-		return -1;
 	k = &st->pkts[st->npkts++];
 	k->number = number;
 	k->nrec = nev;
@@ -280,15 +367,21 @@ static long long finish(recv_state *st, tk_output *o, const char *path,
 		if (st->dups)
 			fprintf(stderr, "shark-receive: %llu repeated packets dropped\n",
 				(unsigned long long)st->dups);
-		if (st->oversize)
-			fprintf(stderr, "shark-receive: %llu packets held more than %u records\n",
-				(unsigned long long)st->oversize, SPEC_MAX_EVENTS);
 		if (st->ignored || st->bad)
 			fprintf(stderr, "shark-receive: %llu datagrams ignored (%llu not TRACER, %llu malformed)\n",
 				(unsigned long long)(st->ignored + st->bad),
 				(unsigned long long)st->ignored,
 				(unsigned long long)st->bad);
 	}
+	/* (even with -q: the file lacks them) */
+	if (st->oversize)
+		fprintf(stderr, "shark-receive: %llu packets refused: more than %u records\n",
+			(unsigned long long)st->oversize, SPEC_MAX_EVENTS);
+	if (st->full)
+		fprintf(stderr, "shark-receive: %llu packets refused (%llu records): --max-memory %llu reached\n",
+			(unsigned long long)st->full,
+			(unsigned long long)st->full_records,
+			(unsigned long long)st->max);
 	if (missing)
 		fprintf(stderr, "shark-receive: %lld packets missing\n", missing);
 	return missing;
@@ -298,7 +391,7 @@ fail:
 	return -1;
 }
 
-enum { O_PORT = 256, O_BIND, O_COUNT, O_IDLE, O_TIMEOUT };
+enum { O_PORT = 256, O_BIND, O_COUNT, O_IDLE, O_TIMEOUT, O_MAX_MEMORY };
 
 int cmd_shark_receive(int argc, char **argv)
 {
@@ -308,6 +401,7 @@ int cmd_shark_receive(int argc, char **argv)
 		{ "count", required_argument, NULL, O_COUNT },
 		{ "idle", required_argument, NULL, O_IDLE },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "max-memory", required_argument, NULL, O_MAX_MEMORY },
 		{ "verbose", no_argument, NULL, 'v' },
 		CLI_END_LONGOPTS
 	};
@@ -329,6 +423,7 @@ int cmd_shark_receive(int argc, char **argv)
 	size_t i;
 
 	memset(&st, 0, sizeof(st));
+	st.max = MAX_MEMORY_DEFAULT;
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, "vqh", longopts, &args)) != -1) {
 		switch (c) {
@@ -351,6 +446,13 @@ int cmd_shark_receive(int argc, char **argv)
 			    !(c == O_IDLE ? idle : timeout)) {
 				cli_usage_error("shark-receive", "bad --%s '%s' (whole seconds, > 0)",
 						c == O_IDLE ? "idle" : "timeout", optarg);
+				return EXIT_BAD;
+			}
+			break;
+		case O_MAX_MEMORY:
+			if (parse_size(optarg, &st.max) < 0) {
+				cli_usage_error("shark-receive", "bad --max-memory '%s' (bytes, or a number with K, M or G)",
+						optarg);
 				return EXIT_BAD;
 			}
 			break;
@@ -465,14 +567,15 @@ int cmd_shark_receive(int argc, char **argv)
 	if (stop_signal && !quiet)
 		fprintf(stderr, "shark-receive: stopped by signal %d\n", (int)stop_signal);
 	if (!st.npkts) {
-		fprintf(stderr, "shark-receive: no TRACER packet received: %s not written\n",
-			path);
+		fprintf(stderr, "shark-receive: no TRACER packet received%s: %s not written\n",
+			st.full || st.oversize ? " but refused ones" : "", path);
 		ret = EXIT_PROBLEMS;
 		goto out_file;
 	}
 	missing = finish(&st, out, path, quiet);
 	out = NULL;  /* finish() closed or aborted it */
-	ret = missing < 0 ? EXIT_BAD : missing ? EXIT_PROBLEMS : EXIT_OK;
+	ret = missing < 0 ? EXIT_BAD
+	      : missing || st.full || st.oversize ? EXIT_PROBLEMS : EXIT_OK;
 out_file:
 	if (fd >= 0)
 		close(fd);

@@ -122,6 +122,100 @@ static void test_wrap(void)
 	CHECK(tkrec_lost() == 0);
 }
 
+/*
+ * A cyclic chunk that wraps over its clock and naming records: the dump
+ * gives them again, before the oldest record kept and at its time (only
+ * those overwritten), and tracekit reads the dump with the clock rate and
+ * the task names (without them: 1 GHz assumed and ctxN names).
+ */
+static void test_wrap_meta(void)
+{
+	tk_reader_opts o;
+	tk_reader *r = NULL;
+	const tk_event *ev;
+	const tk_timebase *tb;
+	tk_trace *t;
+	tk_error err;
+	const char *clk;
+	int a, rc;
+	unsigned i, n = 0;
+
+	reset();
+	a = FTrace_chunk_create(8 * 16, 0, FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_CYC);
+	CHECK(FTrace_actual_chunk_select(a) == 0);
+	FTrace_enable();
+	TRACER_LOGEVENT(FTrace_EVT_trace_start, 0, 1000);  /* slot 0 */
+	TRACER_LOGEVENT(FTrace_EVT_task_create, 264, 3);   /* slot 1 */
+	TRACER_LOGEVENT(FTrace_EVT_task_create, 272, 4);   /* slot 2 */
+	for (i = 0; i < 6; i++)                           /* slots 3-7, 0 */
+		TRACER_LOGEVENT(FTrace_EVT_user_event_1, i, 0);
+	/* one lap and one slot: only trace_start was overwritten */
+	send_chunk(a);
+	CHECK(d.len == 9 * 16);
+	CHECK(rtype(0) == FTrace_EVT_trace_start && rpar2(0) == 1000);
+	/* at the time of the oldest record kept: slot 1, task_create */
+	CHECK(rtype(2) == FTrace_EVT_task_create && rtsc(0) == rtsc(2));
+	CHECK(rtype(1) == FTrace_EVT_user_event_1);
+
+	/* many laps of jobs of both tasks: every metadata record is gone */
+	CHECK(FTrace_actual_chunk_select(a) == 0);
+	FTrace_enable();
+	for (i = 0; i < 40; i++) {
+		unsigned ctx = i % 2 ? 272 : 264;
+		TRACER_LOGEVENT(FTrace_EVT_task_activate, ctx, 0);
+		TRACER_LOGEVENT(FTrace_EVT_context_switch, ctx, 0);
+		TRACER_LOGEVENT(FTrace_EVT_task_end_cycle, ctx, 0);
+	}
+	FTrace_disable();
+	send_chunk(a);
+	CHECK(d.len == 11 * 16);
+	CHECK(rtype(0) == FTrace_EVT_trace_start && rpar2(0) == 1000);
+	CHECK(rtype(1) == FTrace_EVT_task_create && rtype(2) == FTrace_EVT_task_create);
+	CHECK(rtsc(0) == rtsc(1) && rtsc(1) == rtsc(2));
+	CHECK(tkrec_meta_lost() == 0);
+
+	tk_reader_opts_init(&o);
+	o.format = "shark";
+	CHECK(tk_reader_open_mem(&r, d.bytes, d.len, "wrapped", &o, &err) == TK_OK);
+	if (!r)
+		return;
+	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK)
+		n++;
+	CHECK(rc == TK_END && n > 8);
+	t = tk_reader_trace(r);
+	clk = tk_trace_header_get(t, "clk_per_msec");
+	CHECK(clk && strcmp(clk, "1000") == 0);
+	tb = tk_trace_timebase(t);
+	CHECK(tb->unit == TK_UNIT_MS && tb->num == 1 && tb->den == 1000);
+	CHECK(tk_trace_entity_find(t, "task3", 5) != TK_NONE);
+	CHECK(tk_trace_entity_find(t, "task4", 5) != TK_NONE);
+	CHECK(tk_trace_entity_find(t, "ctx264", 6) == TK_NONE);
+	/* the one warning: a wrapped ring is read in TSC order */
+	CHECK(tk_reader_warning_count(r) == 1);
+	tk_reader_close(r);
+
+	/* a chunk deleted and made again forgets the metadata of the old one */
+	CHECK(FTrace_chunk_delete(a) == 0);
+	a = FTrace_chunk_create(8 * 16, 0, FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_CYC);
+	CHECK(FTrace_actual_chunk_select(a) == 0);
+	FTrace_enable();
+	for (i = 0; i < 20; i++)
+		TRACER_LOGEVENT(FTrace_EVT_user_event_1, i, 0);
+	FTrace_disable();
+	send_chunk(a);
+	CHECK(d.len == 8 * 16 && rtype(0) == FTrace_EVT_user_event_1);
+
+	/* a full table: the metadata record is logged, and counted */
+	reset();
+	a = FTrace_chunk_create(64 * 16, 0, FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_CYC);
+	CHECK(FTrace_actual_chunk_select(a) == 0);
+	FTrace_enable();
+	for (i = 0; i < TKREC_META_MAX + 2; i++)
+		TRACER_LOGEVENT(FTrace_EVT_task_create, 256 + i, i);
+	FTrace_disable();
+	CHECK(tkrec_meta_lost() == 2);
+}
+
 static void test_jtn_chain(void)
 {
 	int a, b, c;
@@ -985,6 +1079,7 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "--udp-send"))
 		return udp_send_mode(argv[2], argv[3]);
 	test_wrap();
+	test_wrap_meta();
 	test_jtn_chain();
 	test_stop_emergency_lost();
 	test_filters_and_bounds();

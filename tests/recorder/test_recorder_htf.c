@@ -2,8 +2,10 @@
  * test_recorder_htf.c - the recorder's HTF binary mode on the host port:
  * two cores with different widths, entity registration, the dump to an
  * .htf file, read back by tracekit in strict mode with exact times, names
- * and types; two threads as two cores; widths that overflow are counted and the dump refuses them;
- * unknown entities and events are refused; no partial file.
+ * and types; two threads as two cores; ids that do not fit and a full
+ * buffer are counted, and the dump writes them as #LostEvents; times past
+ * the width go through time-base records; unknown entities and events are
+ * refused; no partial file.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -150,6 +152,139 @@ static void refused(const char *path, const char *needle)
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	CHECK(!exists(path) && !exists(tmp));
+}
+
+/* warnings of a reading: their messages, one line each */
+static char warned[2048];
+
+static void on_warning(void *ctx, const tk_error *w)
+{
+	size_t n = strlen(warned);
+
+	(void)ctx;
+	snprintf(warned + n, sizeof(warned) - n, "%s\n", w->msg);
+}
+
+/*
+ * Read `path` back (strict) and count its events; the warnings' messages
+ * go to `warned`.  -1 if it cannot be read.
+ */
+static long count_events(const char *path, uint64_t *last, uint64_t *nwarn)
+{
+	tk_reader_opts o;
+	tk_reader *r = NULL;
+	const tk_event *ev;
+	tk_error err;
+	long n = 0;
+	int rc;
+
+	warned[0] = 0;
+	tk_reader_opts_init(&o);
+	o.format = "htf";
+	o.strict = 1;
+	o.on_warning = on_warning;
+	if (tk_reader_open(&r, path, &o, &err) != TK_OK) {
+		fprintf(stderr, "%s\n", err.msg);
+		return -1;
+	}
+	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+		*last = ev->time;
+		n++;
+	}
+	if (rc != TK_END) {
+		fprintf(stderr, "%s\n", err.msg);
+		n = -1;
+	}
+	*nwarn = tk_reader_warning_count(r);
+	tk_reader_close(r);
+	return n;
+}
+
+/*
+ * A trace with drops is written with its records and #LostEvents (it
+ * was refused, no file, before), and tracekit warns of them.
+ */
+static void lost_file(const char *path, long records, unsigned lost)
+{
+	char err[512], wline[128];
+	uint64_t last = 0, nwarn = 0;
+	FILE *f;
+	char line[256];
+	int found = 0;
+
+	remove(path);
+	CHECK(tkrec_htf_dump(path, NULL, err, sizeof(err)) == records);
+	snprintf(wline, sizeof(wline), "#LostEvents %u\n", lost);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		found += !strcmp(line, wline);
+	if (f)
+		fclose(f);
+	CHECK(found == 1);
+	CHECK(count_events(path, &last, &nwarn) == records);
+	snprintf(wline, sizeof(wline),
+		 "the target lost %u events (#LostEvents): the trace is incomplete\n", lost);
+	CHECK(nwarn == 1 && !strcmp(warned, wline));
+	if (strcmp(warned, wline))
+		fprintf(stderr, "warnings: '%s'\n", warned);
+	remove(path);
+}
+
+/*
+ * Times past the width: a 4-byte time goes on past 2^32 (25.6 s at 168
+ * MHz), by one wrap or many at once, through time-base records; with a
+ * 1-byte time, a gap of more than 255 wraps takes several.  The file has
+ * the whole times (8 bytes wide), read back exactly, and no drop.
+ */
+static void time_wrap(const char *path)
+{
+	static uint8_t b4[64 * 6], b1[64 * 3];
+	static const uint64_t t4[] = {
+		100, 0xFFFFFFF0ull, 0x100000010ull, 0x100000020ull,
+		5 * 0x100000000ull + 7, 5 * 0x100000000ull + 9,
+	};
+	static const uint64_t t1[] = { 3, 0x1F0, 0x123456, 0x123457 };
+	char err[512];
+	uint64_t last = 0, nwarn = 0;
+	long n;
+	unsigned i;
+
+	tkrec_htf_reset(T0);
+	CHECK(tkrec_htf_core_init(0, b4, sizeof(b4), 4, 1, 1) == 0);
+	CHECK(tkrec_htf_core_init(1, b1, sizeof(b1), 1, 1, 1) == 0);
+	CHECK(tkrec_htf_entity(1, "T", TKREC_HTF_TASK) == 0);
+	for (i = 0; i < sizeof(t4) / sizeof(t4[0]); i++)
+		CHECK(at(0, t4[i], 1, i % 2 ? TKREC_HTF_TASK_PREEMPT : TKREC_HTF_TASK_RESUME) == 0);
+	for (i = 0; i < sizeof(t1) / sizeof(t1[0]); i++)
+		CHECK(at(1, t1[i], 1, TKREC_HTF_TASK_POLL) == 0);
+	CHECK(tkrec_htf_lost() == 0);
+	/* core 0: 100, FFFFFFF0, base +1, 10, 20, base +4, 7, 9 */
+	CHECK(tkrec_htf_core_get(0)->pos == b4 + 8 * 6);
+	CHECK(b4[2 * 6 + 3] == 1 && b4[2 * 6 + 4] == 0xFF && b4[2 * 6 + 5] == 0);
+	CHECK(b4[5 * 6 + 3] == 4 && b4[5 * 6 + 4] == 0xFF);
+	/* core 1: 3, base +1, 0xF0, then 0x1233 wraps of 256 up to 0x123456: 19 records
+	 * of at most 255 wraps, and 0x56 */
+	CHECK(tkrec_htf_core_get(1)->pos == b1 + (3 + 19 + 2) * 3);
+	remove(path);
+	CHECK(tkrec_htf_dump(path, NULL, err, sizeof(err)) == 10);
+	if (err[0])
+		fprintf(stderr, "%s\n", err);
+	n = count_events(path, &last, &nwarn);
+	CHECK(n == 10 && nwarn == 0);
+	CHECK(last == 5 * 0x100000000ull + 9);
+	{
+		FILE *f = fopen(path, "r");
+		char line[256];
+		int hits = 0;
+
+		while (f && fgets(line, sizeof(line), f))
+			hits += !strcmp(line, "#TimestampLength 8\n") ||
+				!strcmp(line, "00000001000000100102\n") ||
+				!strcmp(line, "00000000001234560107\n");
+		if (f)
+			fclose(f);
+		CHECK(hits == 3);
+	}
 }
 
 #define PER_CORE 1000
@@ -369,15 +504,18 @@ int main(int argc, char **argv)
 	CHECK(lines == 11);  /* 12 less the one read after #-01 */
 	read_back(path);
 
-	/* a time too wide for core 1's 2 bytes: dropped, counted, refused */
-	CHECK(at(1, 65535, 2, TKREC_HTF_TASK_ACTIVATE) == 0);
-	CHECK(at(1, 65536, 2, TKREC_HTF_TASK_START) < 0);
+	/* ids too wide, the all-ones id (time-base records'), a time back
+	 * before a time-base record: dropped and counted; the dump writes
+	 * the file with the count, and tracekit warns */
 	CHECK(at(1, 900, 0x100, TKREC_HTF_TASK_START) < 0);  /* entity > 1 byte */
+	CHECK(at(1, 900, 0xFF, TKREC_HTF_TASK_START) < 0);   /* the base marker */
 	CHECK(at(1, 900, 2, 0x100) < 0);                     /* event > 1 byte */
+	CHECK(at(1, 65536 + 5, 2, TKREC_HTF_TASK_RELEASE) == 0);
+	CHECK(at(1, 65535, 2, TKREC_HTF_TASK_RELEASE) < 0);  /* back past 2^16 */
 	c = tkrec_htf_core_get(1);
-	CHECK(c && c->ovf_ts == 1 && c->ovf_ent == 1 && c->ovf_ev == 1);
-	CHECK(tkrec_htf_lost() == 3);
-	refused(bad, "core 1 dropped events: 1 with a time wider than 2 bytes, 1 with an entity id wider than 1, 1 with an event id wider than 1");
+	CHECK(c && c->ovf_ts == 1 && c->ovf_ent == 2 && c->ovf_ev == 1);
+	CHECK(tkrec_htf_lost() == 4);
+	lost_file(bad, 13, 4);
 
 	/* a full buffer: counted too */
 	setup();
@@ -388,7 +526,9 @@ int main(int argc, char **argv)
 	CHECK(c && c->full == 1 && c->pos == c->end && c->pos == buf1 + 63 * 4);
 	CHECK(buf1[sizeof(buf1) - 5] == 0x00 && buf1[sizeof(buf1) - 8] == 0x00 &&
 	      buf1[sizeof(buf1) - 6] == 0x02);
-	refused(bad, "0 with an event id wider than 1, 1 with the buffer full");
+	lost_file(bad, 63, 1);
+
+	time_wrap(bad);
 
 	/* an entity that was never registered, an event its type lacks */
 	setup();

@@ -46,6 +46,7 @@ enum {
 	W_TYPELESS_ROW,
 	W_NO_FORMAT,
 	W_CR_ONLY,
+	W_LOST,
 };
 
 /* id -> value, sorted, with a direct array when the ids are small */
@@ -724,6 +725,12 @@ static int param(htf_reader *h, const char *ls, const char *k, size_t kn,
 				      tk_quote(qb, sizeof(qb), v, ve));
 		h->ncores_decl = n;
 		h->have_ncores = 1;
+	} else if (key_is(k, kn, "LostEvents") && parse_dec(v, ve, &n) == 0 &&
+		   n) {
+		/* tracekit's recorder (recorder/host/htf_dump.c): its drops */
+		warn(h, W_LOST, h->line, ls, v,
+		     "the target lost %llu events (#LostEvents): the trace is incomplete",
+		     (unsigned long long)n);
 	}
 	return TK_OK;
 }

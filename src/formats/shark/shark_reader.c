@@ -57,6 +57,7 @@ enum {
 	W_LOST,
 	W_ISR_DEPTH,
 	W_CLOCK_ROUNDED,
+	W_CLOCK_FORCED,
 };
 
 /* Assumed when the dump never gives its clock: 1 GHz, a cycle is 1 ns. */
@@ -198,6 +199,7 @@ typedef struct shark_reader {
 	tk_error cerr;
 	/* the clock */
 	uint64_t clk;
+	uint64_t clk_forced; /* the reader option hz=N / 1000, 0: none */
 	shark_clock ck;      /* picoseconds (not cycles) */
 	int cycles;          /* ticks are TSC cycles (one clock rate) */
 	int clean;           /* cycles, and the scan found no type word with
@@ -924,6 +926,8 @@ static void new_rate(shark_reader *s, uint64_t now, rec xv)
 {
 	const rec *x = &xv;
 
+	if (s->clk_forced)
+		return;  /* hz=N: the user's rate for the whole dump */
 	if (is_clock(x) && par2_of(x) != s->clk) {
 		shark_clock_set(&s->ck, par2_of(x), x->tsc, now);
 		s->clk = par2_of(x);
@@ -1552,6 +1556,44 @@ static int set_names(shark_reader *s)
 
 static void shark_reader_close(tk_reader *r);
 
+/*
+ * The reader options ("key=value,..."): hz=N, the clock rate in Hz, for a
+ * dump that lacks its clock record (a cyclic chunk that wrapped over it)
+ * or gives a wrong one.  N is a multiple of 1000 (the dump's time base is
+ * cycles per millisecond, as its clock records say) below 2^32 kHz.
+ */
+static int parse_options(shark_reader *s, tk_error *err)
+{
+	const char *p = s->r->opts.options;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ","), kn, i;
+		const char *eq = memchr(p, '=', n);
+		uint64_t v = 0;
+		int ok = eq != NULL && (size_t)(eq - p) + 1 < n;
+
+		kn = eq ? (size_t)(eq - p) : n;
+		for (i = kn + 1; ok && i < n; i++) {
+			if (p[i] < '0' || p[i] > '9' || v > UINT32_MAX * 1000ull)
+				ok = 0;
+			else
+				v = v * 10 + (uint64_t)(p[i] - '0');
+		}
+		if (tk_ascii_casecmp(p, kn, "hz") == 0 && ok && v && v % 1000 == 0 &&
+		    v / 1000 <= UINT32_MAX) {
+			s->clk_forced = v / 1000;
+		} else {
+			return tk_err_set(err, TK_E_USAGE, s->name, 0, 0,
+					  "bad shark reader option '%.*s' (hz=N: the clock rate in Hz, a multiple of 1000 below 2^32 kHz)",
+					  (int)n, p);
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return TK_OK;
+}
+
 static int shark_reader_open(tk_reader *r, tk_error *err)
 {
 	shark_reader *s = calloc(1, sizeof(*s));
@@ -1571,6 +1613,8 @@ static int shark_reader_open(tk_reader *r, tk_error *err)
 	s->t->tb.den = 1;
 	if (set_names(s) < 0)
 		goto nomem;
+	if ((rc = parse_options(s, err)) < 0)
+		goto fail;
 	o = &s->ord;
 	rc = shark_order_open(o, r->src, err);
 	if (rc < 0)
@@ -1591,7 +1635,18 @@ static int shark_reader_open(tk_reader *r, tk_error *err)
 		tk_reader_warn(r, W_REORDERED, 0, 0,
 			       "records are not in TSC order from offset %llu on (a wrapped cyclic chunk?): read in TSC order",
 			       (unsigned long long)(o->at * SHARK_REC));
-	if (o->clk_differ) {
+	if (s->clk_forced) {
+		/* one rate, the user's: the dump's clock records only named */
+		s->clk = s->clk_forced;
+		s->cycles = 1;
+		s->clean = !o->high;
+		if (o->clk && (o->clk_differ || o->clk != s->clk_forced))
+			tk_reader_warn(r, W_CLOCK_FORCED, 0, 0,
+				       "the dump's clock records say %llu cycles/ms%s: hz=%llu is used instead",
+				       (unsigned long long)o->clk,
+				       o->clk_differ ? " (and other rates)" : "",
+				       (unsigned long long)s->clk_forced * 1000u);
+	} else if (o->clk_differ) {
 		s->clk = o->clk_read;
 	} else {
 		s->clk = o->clk;
@@ -1601,7 +1656,7 @@ static int shark_reader_open(tk_reader *r, tk_error *err)
 	if (!s->clk) {
 		s->clk = DEFAULT_CLK;
 		tk_reader_warn(r, W_NO_CLOCK, 0, 0,
-			       "no trace_start or cycles_per_msec record gives the clock rate: 1 GHz assumed (1 cycle = 1 ns)");
+			       "no trace_start or cycles_per_msec record gives the clock rate (a cyclic chunk that wrapped over it?): 1 GHz assumed, 1 cycle = 1 ns; give the rate with the reader option hz=N (--input-option hz=N)");
 	}
 	shark_clock_set(&s->ck, s->clk, 0, 0);
 	if (s->cycles) {
@@ -1701,4 +1756,5 @@ const tk_format_ops tk_format_shark = {
 	.reader_open = shark_reader_open,
 	.reader_next_batch = shark_reader_next_batch,
 	.reader_close = shark_reader_close,
+	.reader_options = 1,
 };

@@ -18,7 +18,12 @@
 # 6. an output that cannot be created (no such directory) fails at once,
 #    exit 2, before listening.
 # 7. SIGHUP and SIGTERM end the run like SIGINT: what came is written.
-# 8. a datagram of 61 records (the sender puts 60 at most) is reported, kept.
+# 8. a datagram of 61 records (the sender puts 60 at most) is refused and
+#    counted (exit 1); 300 datagrams of 4092 records (64 KB) leave the peak
+#    memory flat.
+# 9. --max-memory: what passes the bound is refused and counted (exit 1);
+#    3000 distinct datagrams of 60 records under --max-memory 1M keep the
+#    peak memory within about the bound.
 set -u
 cli=$1
 command -v python3 > /dev/null || { echo "python3 missing: skipped"; exit 77; }
@@ -58,15 +63,27 @@ elif mode == 'all':
     for n in range(1, 8):
         s.sendto(dgram(n, pk[n - 1]), dst)
     want = b''.join(recs)
+elif mode in ('huge', 'many'):
+    # huge: 300 datagrams of 4092 records (numbers 100..399); many: 3000
+    # distinct datagrams of 60 records (numbers 1..3000)
+    n, size = (300, 4092) if mode == 'huge' else (3000, 60)
+    body = (recs * 12)[:size]
+    for i in range(n):
+        s.sendto(dgram(100 + i if mode == 'huge' else 1 + i, body), dst)
+        # paced: the loopback's socket buffer holds few 64 KB datagrams
+        if mode == 'huge':
+            time.sleep(0.002)
+        elif i % 20 == 19:
+            time.sleep(0.002)
+    want = b''
 else:
     # a list: N sends packet N, N*K sends it K times, big sends packet 8
-    # with 61 records; the file must be the distinct packets in order
+    # with 61 records (refused: not in the file); the file must be the
+    # distinct packets in order
     got = {}
     for spec in mode.split(','):
         if spec == 'big':
-            rs = recs[:61]
-            s.sendto(dgram(8, rs), dst)
-            got[8] = rs
+            s.sendto(dgram(8, recs[:61]), dst)
             continue
         n, _, k = spec.partition('*')
         n, k = int(n), int(k or 1)
@@ -166,15 +183,15 @@ grep -qF "120 records (1920 bytes) from 2 packets, numbers 1-2" "$tmp/err" &&
 start -q --timeout 30 "$tmp/flood.bin"
 python3 "$tmp/send.py" "$port" 1 "$tmp/flood.want" || { echo "FAIL: sender"; exit 1; }
 sleep 0.3
-hwm0=$(sed -n 's/^VmHWM: *\([0-9]*\) kB/\1/p' /proc/$pid/status 2> /dev/null)
+hwm0=$(sed -n "s/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p" /proc/$pid/status 2> /dev/null)
 python3 "$tmp/send.py" "$port" '1*20000' "$tmp/flood.want" || { echo "FAIL: sender"; exit 1; }
 sleep 1
-hwm1=$(sed -n 's/^VmHWM: *\([0-9]*\) kB/\1/p' /proc/$pid/status 2> /dev/null)
+hwm1=$(sed -n "s/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p" /proc/$pid/status 2> /dev/null)
 kill -INT "$pid"; wait "$pid"; rc=$?; pid=
 [ $rc -eq 0 ] || { echo "FAIL flood: exit $rc"; cat "$tmp/err"; fail=1; }
 cmp -s "$tmp/flood.bin" "$tmp/flood.want" || { echo "FAIL flood: file differs"; fail=1; }
-if [ -n "$hwm0" ] && [ -n "$hwm1" ]; then
-	[ $((hwm1 - hwm0)) -lt 4096 ] || { echo "FAIL flood: peak memory grew by $((hwm1 - hwm0)) kB"; fail=1; }
+if [ -r /proc/self/status ]; then
+	[ -n "$hwm0" ] && [ -n "$hwm1" ] && [ $((hwm1 - hwm0)) -lt 4096 ] || { echo "FAIL flood: peak memory grew by $((hwm1 - hwm0)) kB"; fail=1; }
 fi
 
 # 6. an output that cannot be created: at once, before listening
@@ -194,18 +211,63 @@ for sig in HUP TERM; do
 	cmp -s "$tmp/$sig.bin" "$tmp/$sig.want" || { echo "FAIL SIG$sig: file differs or missing"; fail=1; }
 done
 
-# 8. more records in a datagram than the sender puts: reported, kept
+# 8. more records in a datagram than the sender puts: refused, counted
 start --timeout 20 "$tmp/big.bin"
 python3 "$tmp/send.py" "$port" 1,2,3,4,5,6,7,big "$tmp/big.want" || { echo "FAIL: sender"; exit 1; }
 sleep 0.5
 kill -INT "$pid"; wait "$pid"; rc=$?; pid=
-[ $rc -eq 0 ] || { echo "FAIL big: exit $rc"; cat "$tmp/err"; fail=1; }
+[ $rc -eq 1 ] || { echo "FAIL big: exit $rc, expected 1"; cat "$tmp/err"; fail=1; }
 cmp -s "$tmp/big.bin" "$tmp/big.want" || { echo "FAIL big: file differs"; fail=1; }
-grep -qF "packet 8 holds 61 records, more than the 60" "$tmp/err" &&
-	grep -qF "1 packets held more than 60 records" "$tmp/err" || { echo "FAIL big: report"; cat "$tmp/err"; fail=1; }
+grep -qF "packet 8 refused: it holds 61 records, more than the 60 of the sender's datagrams" "$tmp/err" &&
+	grep -qF "1 packets refused: more than 60 records" "$tmp/err" || { echo "FAIL big: report"; cat "$tmp/err"; fail=1; }
+ls "$tmp" | grep -q 'tmp-' && { echo "FAIL: a temporary file is left"; fail=1; }
+# 64 KB datagrams: none kept, the peak memory stays flat (300 x 64 KB
+# would be 19 MB)
+start -q --timeout 30 "$tmp/huge.bin"
+python3 "$tmp/send.py" "$port" 1 "$tmp/huge.want" || { echo "FAIL: sender"; exit 1; }
+sleep 0.3
+hwm0=$(sed -n "s/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p" /proc/$pid/status 2> /dev/null)
+python3 "$tmp/send.py" "$port" huge "$tmp/x.want" || { echo "FAIL: sender"; exit 1; }
+sleep 1
+hwm1=$(sed -n "s/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p" /proc/$pid/status 2> /dev/null)
+kill -INT "$pid"; wait "$pid"; rc=$?; pid=
+[ $rc -eq 1 ] || { echo "FAIL huge: exit $rc, expected 1"; cat "$tmp/err"; fail=1; }
+cmp -s "$tmp/huge.bin" "$tmp/huge.want" || { echo "FAIL huge: file differs"; fail=1; }
+grep -q "packets refused: more than 60 records" "$tmp/err" || { echo "FAIL huge: report"; cat "$tmp/err"; fail=1; }
+if [ -r /proc/self/status ]; then
+	[ -n "$hwm0" ] && [ -n "$hwm1" ] && [ $((hwm1 - hwm0)) -lt 1024 ] || { echo "FAIL huge: peak memory grew by $((hwm1 - hwm0)) kB"; fail=1; }
+fi
+
+# 9. --max-memory 3K: packets 1 and 2 (2 x (960 + 80) bytes) are kept, 3
+#    (1040 more) and the rest are refused and counted
+start --max-memory 3K --idle 1 --timeout 20 "$tmp/cap.bin"
+python3 "$tmp/send.py" "$port" all "$tmp/all.want" || { echo "FAIL: sender"; exit 1; }
+wait "$pid"; rc=$?; pid=
+[ $rc -eq 1 ] || { echo "FAIL cap: exit $rc, expected 1"; cat "$tmp/err"; fail=1; }
+head -c 1920 "$tmp/all.want" | cmp -s - "$tmp/cap.bin" || { echo "FAIL cap: file is not packets 1-2"; fail=1; }
+grep -qF "packet 3 refused: 2080 bytes kept, --max-memory 3072 reached" "$tmp/err" &&
+	grep -qF "5 packets refused (257 records): --max-memory 3072 reached" "$tmp/err" ||
+	{ echo "FAIL cap: report"; cat "$tmp/err"; fail=1; }
+# a flood of distinct datagrams: the memory stays within about the bound
+start -q --max-memory 1M --timeout 30 "$tmp/flood2.bin"
+python3 "$tmp/send.py" "$port" 1 "$tmp/x.want" || { echo "FAIL: sender"; exit 1; }
+sleep 0.3
+hwm0=$(sed -n "s/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p" /proc/$pid/status 2> /dev/null)
+python3 "$tmp/send.py" "$port" many "$tmp/x.want" || { echo "FAIL: sender"; exit 1; }
+sleep 1
+hwm1=$(sed -n "s/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p" /proc/$pid/status 2> /dev/null)
+kill -INT "$pid"; wait "$pid"; rc=$?; pid=
+[ $rc -eq 1 ] || { echo "FAIL many: exit $rc, expected 1"; cat "$tmp/err"; fail=1; }
+grep -q "packets refused (.* records): --max-memory 1048576 reached" "$tmp/err" || { echo "FAIL many: report"; cat "$tmp/err"; fail=1; }
+if [ -r /proc/self/status ]; then
+	[ -n "$hwm0" ] && [ -n "$hwm1" ] && [ $((hwm1 - hwm0)) -lt 2048 ] || { echo "FAIL many: peak memory grew by $((hwm1 - hwm0)) kB"; fail=1; }
+fi
 ls "$tmp" | grep -q 'tmp-' && { echo "FAIL: a temporary file is left"; fail=1; }
 
 # usage
 "$cli" shark-receive --port 70000 x 2> /dev/null; [ $? -eq 2 ] || { echo "FAIL: --port 70000 accepted"; fail=1; }
+for m in 0 1X -5 2000000G; do
+	"$cli" shark-receive --max-memory "$m" x 2> /dev/null; [ $? -eq 2 ] || { echo "FAIL: --max-memory $m accepted"; fail=1; }
+done
 [ $fail = 0 ] && echo "shark-receive: all passed"
 exit $fail
