@@ -42,6 +42,7 @@ enum {
 	W_HEADER_AFTER_DATA,
 	W_CR_ONLY,
 	W_PROCESS_SOURCE,
+	W_CREATION_DATE,
 };
 
 enum table { TABLE_NONE, TABLE_TYPE, TABLE_ENTITY, TABLE_ENTITYTYPE };
@@ -729,6 +730,85 @@ static int timescale(btf_reader *b, const char *line, const char *v,
 	return TK_OK;
 }
 
+/* Two digits at p as a number in [lo, hi], or -1. */
+static int two_digits(const char *p, int lo, int hi)
+{
+	int v;
+
+	if (p[0] < '0' || p[0] > '9' || p[1] < '0' || p[1] > '9')
+		return -1;
+	v = (p[0] - '0') * 10 + (p[1] - '0');
+	return v >= lo && v <= hi ? v : -1;
+}
+
+/*
+ * Whether [v, vend) is a date and time in ISO 8601's extended form, as
+ * BTF gives #creationDate: YYYY-MM-DDTHH:MM:SS, then optionally a decimal
+ * fraction of the second, then optionally the zone: Z (UTC, what the
+ * specification writes) or +HH:MM / -HH:MM (files without a zone exist;
+ * ISO 8601 reads them as local time).
+ */
+static int iso8601_date_time(const char *v, const char *vend)
+{
+	static const int mdays[12] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	const char *p = v;
+	int year, month, day, i;
+
+	if (vend - v < 19)
+		return 0;
+	for (i = 0, year = 0; i < 4; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return 0;
+		year = year * 10 + (p[i] - '0');
+	}
+	if (p[4] != '-' || (month = two_digits(p + 5, 1, 12)) < 0 ||
+	    p[7] != '-' || (day = two_digits(p + 8, 1, mdays[month - 1])) < 0 ||
+	    (month == 2 && day == 29 &&
+	     !(year % 4 == 0 && (year % 100 != 0 || year % 400 == 0))) ||
+	    p[10] != 'T' || two_digits(p + 11, 0, 23) < 0 || p[13] != ':' ||
+	    two_digits(p + 14, 0, 59) < 0 || p[16] != ':' ||
+	    two_digits(p + 17, 0, 60) < 0)
+		return 0;
+	p += 19;
+	if (p < vend && (*p == '.' || *p == ',')) {
+		const char *d = ++p;
+		while (p < vend && *p >= '0' && *p <= '9')
+			p++;
+		if (p == d)
+			return 0;
+	}
+	if (p < vend && *p == 'Z')
+		p++;
+	else if (p < vend && (*p == '+' || *p == '-')) {
+		if (vend - p < 6 || two_digits(p + 1, 0, 23) < 0 || p[3] != ':' ||
+		    two_digits(p + 4, 0, 59) < 0)
+			return 0;
+		p += 6;
+	}
+	return p == vend;
+}
+
+/* #creationDate: ISO 8601 (BTF 2.1.5 and 2.3.0 §2.2); another form is
+ * refused under --strict, a counted warning else (the value is kept). */
+static int creation_date(btf_reader *b, const char *line, const char *v,
+			 const char *vend, tk_error *err)
+{
+	char qb[64];
+
+	trim(&v, &vend);
+	if (iso8601_date_time(v, vend))
+		return TK_OK;
+	tk_quote(qb, sizeof(qb), v, vend);
+	if (b->r->opts.strict)
+		return err_at(b, err, TK_E_PARSE, line, v,
+			      "#creationDate '%s' is not an ISO 8601 date and time (YYYY-MM-DDTHH:MM:SSZ)",
+			      qb);
+	warn(b, W_CREATION_DATE, line, v,
+	     "#creationDate '%s' is not an ISO 8601 date and time (YYYY-MM-DDTHH:MM:SSZ): kept as it is",
+	     qb);
+	return TK_OK;
+}
+
 static int header_line(btf_reader *b, const char *line, size_t len,
 		       tk_error *err)
 {
@@ -789,6 +869,8 @@ static int header_line(btf_reader *b, const char *line, size_t len,
 		b->version_seen = 1;
 	} else if (key_is(k, (size_t)(kend - k), "timescale")) {
 		return timescale(b, line, v, end, err);
+	} else if (key_is(k, (size_t)(kend - k), "creationDate")) {
+		return creation_date(b, line, v, end, err);
 	} else if (key_is(k, (size_t)(kend - k), "typeTable") ||
 		   key_is(k, (size_t)(kend - k), "entityType")) {
 		b->table = TABLE_TYPE;
