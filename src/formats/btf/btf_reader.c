@@ -43,6 +43,7 @@ enum {
 	W_CR_ONLY,
 	W_PROCESS_SOURCE,
 	W_CREATION_DATE,
+	W_CR_MIXED,
 };
 
 enum table { TABLE_NONE, TABLE_TYPE, TABLE_ENTITY, TABLE_ENTITYTYPE };
@@ -89,6 +90,8 @@ typedef struct btf_reader {
 	 * be read a word at a time */
 	tk_lines lines;
 	struct line_scan ls;      /* of the last line read */
+	int cr_only;              /* the first line ended with a CR alone */
+	uint64_t bare_cr;         /* lines.bare_cr when last looked at */
 	int have_pend;
 	int data_started;
 	uint64_t last_time;
@@ -429,7 +432,7 @@ static inline void classify16(const char *p, uint64_t *mc, uint64_t *mn,
 			      uint64_t *ms)
 {
 	*mc = tk_scan_eq16(p, ',');
-	*mn = tk_scan_eq16(p, '\n');
+	*mn = tk_scan_eq16_2(p, '\n', '\r'); /* every line end starts with one */
 	*ms = tk_scan_eq16(p, ' ');
 }
 
@@ -524,6 +527,26 @@ static int line_commas(struct line_scan *ls, const char *line)
 }
 
 /*
+ * A line of a file whose lines end with LF or CRLF ended with a CR alone
+ * (the scanner takes every CR, LF and CRLF as a line end: a CR is never
+ * part of a line, so that no line vanishes into a note or a name):
+ * refused under --strict, a counted warning else.  A file whose first
+ * line ends with a CR alone was warned about (or refused) at the start.
+ */
+static TK_NOINLINE int bare_cr(btf_reader *b, tk_error *err)
+{
+	b->bare_cr = b->lines.bare_cr;
+	if (b->cr_only)
+		return TK_OK;
+	if (b->r->opts.strict)
+		return tk_err_set(err, TK_E_PARSE, b->name, b->lines.line, 0,
+				  "the line ends with a CR alone (BTF lines end with LF or CRLF)");
+	tk_reader_warn(b->r, W_CR_MIXED, b->lines.line, 0,
+		       "a line ends with a CR alone (read as a line end)");
+	return TK_OK;
+}
+
+/*
  * The next line without its end-of-line, with its commas and blanks noted
  * in b->ls; TK_END at the end of input.  The usual line, one that ends
  * within the 64 bytes at its start, is found and classified in one pass
@@ -538,23 +561,32 @@ static TK_INLINE int next_line(btf_reader *b, const char **line,
 #if TK_SCAN_SIMD
 	const char *p = b->lines.pos;
 
-	if (TK_LIKELY(!b->lines.cr && b->lines.limit - p >= 64)) {
+	if (TK_LIKELY(!b->lines.skip_lf && b->lines.limit - p >= 64)) {
 		uint64_t mc, mn, ms;
 		classify64(p, &mc, &mn, &ms);
 		if (TK_LIKELY(mn != 0)) {
 			uint64_t before = (mn & (0 - mn)) - 1;
 			const char *nl = p + __builtin_ctzll(mn);
-			b->ls.nl = nl;
-			b->ls.mask = mc & before;
-			b->ls.ncommas = -1;
-			b->ls.blank = (ms & before) != 0;
-			tk_lines_take(&b->lines, nl, line, len);
-			return TK_OK;
+			/* LF, or the CR of a CRLF; a CR alone (or one whose
+			 * next byte is past the window) goes to the scanner */
+			int crlf = *nl == '\r';
+			if (TK_LIKELY(!crlf || (nl + 1 < b->lines.limit &&
+						nl[1] == '\n'))) {
+				b->ls.nl = nl;
+				b->ls.mask = mc & before;
+				b->ls.ncommas = -1;
+				b->ls.blank = (ms & before) != 0;
+				tk_lines_take(&b->lines, nl, crlf, line, len);
+				return TK_OK;
+			}
 		}
 	}
 #endif
 	rc = tk_lines_next(&b->lines, line, len, err);
 	if (rc != TK_OK)
+		return rc;
+	if (TK_UNLIKELY(b->lines.bare_cr != b->bare_cr) &&
+	    (rc = bare_cr(b, err)) < 0)
 		return rc;
 	b->ls.ncommas = 0;
 	b->ls.blank = 0;
@@ -1646,7 +1678,9 @@ int btf_reader_open(tk_reader *r, tk_error *err)
 	rc = tk_text_begin(r->src, err);
 	if (rc < 0)
 		goto fail;
-	tk_lines_init(&b->lines, r->src, rc);
+	/* every CR, LF and CRLF ends a line (lines.h) */
+	tk_lines_init(&b->lines, r->src, 1);
+	b->cr_only = rc;
 	if (rc) {
 		/* not in the specification (LF or CRLF), but read: a file
 		 * read as one line would lose every line but the first */
