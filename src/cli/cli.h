@@ -153,10 +153,31 @@ int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
 	     int no_header, const cli_filter *f, const cli_read_opts *ro,
 	     const char *writer_options);
 
-/* JSON string output with escapes */
+/*
+ * The one JSON string writer and the one CSV field writer of every
+ * command's output (--format json|csv, the report's data): text from a
+ * trace, a log or an ELF file goes out through these, never through
+ * printf's %s.
+ *
+ * cli_json_str: s[0..n) as a JSON string, with its quotes: '"' and '\'
+ * escaped, control characters (and DEL) as \n, \r, \t or \u00XX, valid
+ * UTF-8 as it is, a byte that is not part of a well-formed UTF-8 sequence
+ * as \ufffd.
+ */
 void cli_json_str(FILE *fp, const char *s, size_t n);
 /* As cli_json_str(), with <, > and & escaped too: safe inside <script>. */
 void cli_json_str_html(FILE *fp, const char *s, size_t n);
+/* cli_json_str() of a NUL-terminated string. */
+void cli_json_cstr(FILE *fp, const char *s);
+/*
+ * s[0..n) as a CSV field (RFC 4180): in double quotes, each '"' doubled,
+ * when it holds a comma, a '"', a CR, a LF or another control character;
+ * else as it is.  Valid UTF-8 is kept, a byte that is not part of a
+ * well-formed UTF-8 sequence is written as U+FFFD (as in JSON).
+ */
+void cli_csv_field(FILE *fp, const char *s, size_t n);
+/* cli_csv_field() of a NUL-terminated string. */
+void cli_csv_cstr(FILE *fp, const char *s);
 
 /*
  * A map from 64-bit keys to 64-bit counters: keys[i] counted vals[i] for

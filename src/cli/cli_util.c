@@ -477,6 +477,44 @@ void cli_json_str_html(FILE *fp, const char *s, size_t n)
 	json_put(fp, s, n, 1);
 }
 
+void cli_json_cstr(FILE *fp, const char *s)
+{
+	json_put(fp, s, strlen(s), 0);
+}
+
+void cli_csv_field(FILE *fp, const char *s, size_t n)
+{
+	size_t i, len;
+	int quote = 0;
+
+	for (i = 0; i < n && !quote; i++) {
+		unsigned char c = (unsigned char)s[i];
+		quote = c == ',' || c == '"' || c < 0x20 || c == 0x7f;
+	}
+	if (quote)
+		fputc('"', fp);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"')
+			fputs("\"\"", fp);
+		else if (c < 0x80)
+			fputc(c, fp);
+		else if ((len = tk_utf8_len((const unsigned char *)s + i, n - i))) {
+			fwrite(s + i, 1, len, fp);
+			i += len - 1;
+		} else {
+			fputs("\xef\xbf\xbd", fp); /* a stray byte: U+FFFD */
+		}
+	}
+	if (quote)
+		fputc('"', fp);
+}
+
+void cli_csv_cstr(FILE *fp, const char *s)
+{
+	cli_csv_field(fp, s, strlen(s));
+}
+
 int cli_map_add(cli_map *m, uint64_t key, uint64_t delta)
 {
 	void **arr[3] = { (void **)&m->keys, (void **)&m->vals,

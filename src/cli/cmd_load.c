@@ -102,6 +102,16 @@ static void put_share(uint64_t part, uint64_t whole, int width)
 	printf("%*s", width, buf);
 }
 
+/* a name as a CSV field */
+static void put_csv_name(const tk_trace *t, uint32_t id)
+{
+	const tk_entity *e = tk_trace_entity(t, id);
+	size_t n = 1;
+	const char *s = e ? tk_trace_str(t, e->name, &n) : "?";
+
+	cli_csv_field(stdout, s, n);
+}
+
 /* kind,start,end,core,entity,busy,length,percent */
 static void csv_row(const load_ctx *x, const char *kind, uint64_t start,
 		    uint64_t end, uint32_t core, uint32_t ent, uint64_t busy)
@@ -112,10 +122,10 @@ static void csv_row(const load_ctx *x, const char *kind, uint64_t start,
 	put_time(x, end, 0);
 	putchar(',');
 	if (core != TK_NONE)
-		put_name(x->t, core, 0);
+		put_csv_name(x->t, core);
 	putchar(',');
 	if (ent != TK_NONE)
-		put_name(x->t, ent, 0);
+		put_csv_name(x->t, ent);
 	putchar(',');
 	put_time(x, busy, 0);
 	putchar(',');

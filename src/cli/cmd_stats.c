@@ -80,23 +80,6 @@ static void put_num(FILE *fp, const char *v)
 		fputs(v, fp);
 }
 
-static void put_csv_name(const char *s, size_t n)
-{
-	size_t i;
-
-	if (!memchr(s, ',', n) && !memchr(s, '"', n)) {
-		fwrite(s, 1, n, stdout);
-		return;
-	}
-	putchar('"');
-	for (i = 0; i < n; i++) {
-		if (s[i] == '"')
-			putchar('"');
-		putchar(s[i]);
-	}
-	putchar('"');
-}
-
 /* a string ended by NUL from fp into buf (size bytes at most) */
 static int read_str(FILE *fp, char *buf, size_t size)
 {
@@ -312,7 +295,7 @@ int cmd_stats(int argc, char **argv)
 		for (i = 0; i < tk_stats_count(st); i++) {
 			if (!format_row(&fx, i, ROW_ALL, &o))
 				continue;
-			put_csv_name(o.name, o.nlen);
+			cli_csv_field(stdout, o.name, o.nlen);
 			printf(",%s,%s,%s,%s,%s,%s,%s,%s,%s\n", o.type, o.metric,
 			       o.count, o.min, o.avg, o.max, o.unit, o.inst, o.at);
 		}

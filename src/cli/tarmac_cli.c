@@ -506,10 +506,7 @@ static void profile_csv(tk_tarmac_profile *p, const char *unit)
 	for (i = 0; i < n; i++) {
 		const tk_tarmac_func *f = tk_tarmac_profile_func(p, i);
 		const char *name = tk_tarmac_profile_symbol_name(p, f->symbol);
-		if (strpbrk(name, ",\""))
-			printf("\"%s\"", name);  /* ELF names hold no '"' in practice */
-		else
-			printf("%s", name);
+		cli_csv_cstr(stdout, name);
 		printf(",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s\n",
 		       f->calls, f->self_instructions, f->instructions, f->self_time,
 		       f->time, unit);
@@ -543,10 +540,11 @@ static void mix_out(const tk_tarmac_stats *st, int json, size_t top)
 	printf(json ? "  \"mix\": [" : "\ninstruction mix (top %zu of %zu mnemonics):\n",
 	       top, n);
 	for (i = 0; i < n && i < top; i++) {
-		if (json)
-			printf("%s{\"mnemonic\": \"%s\", \"count\": %" PRIu64 "}",
-			       i ? ", " : "", m[i].mnemonic, m[i].count);
-		else
+		if (json) {
+			printf("%s{\"mnemonic\": ", i ? ", " : "");
+			cli_json_cstr(stdout, m[i].mnemonic);
+			printf(", \"count\": %" PRIu64 "}", m[i].count);
+		} else
 			printf("  %-12s %12" PRIu64 "  %5.1f%%\n", m[i].mnemonic, m[i].count,
 			       executed ? 100.0 * (double)m[i].count / (double)executed : 0.0);
 	}
@@ -582,12 +580,14 @@ static void exceptions_out(const tk_tarmac_stats *st, int json, const char *unit
 			snprintf(mn, sizeof(mn), "%" PRIu64, x[i].min);
 			snprintf(mx, sizeof(mx), "%" PRIu64, x[i].max);
 		}
-		if (json)
-			printf("%s{\"name\": \"%s\", \"count\": %" PRIu64 ", \"total\": %" PRIu64
+		if (json) {
+			printf("%s{\"name\": ", i ? ", " : "");
+			cli_json_cstr(stdout, x[i].name);
+			printf(", \"count\": %" PRIu64 ", \"total\": %" PRIu64
 			       ", \"min\": %s, \"max\": %s, \"open\": %" PRIu64 "}",
-			       i ? ", " : "", x[i].name, x[i].count, x[i].total,
-			       x[i].count ? mn : "null", x[i].count ? mx : "null", x[i].open);
-		else if (x[i].open)
+			       x[i].count, x[i].total, x[i].count ? mn : "null",
+			       x[i].count ? mx : "null", x[i].open);
+		} else if (x[i].open)
 			printf("  %-24s count %8" PRIu64 "  total %12" PRIu64 "  min %10s"
 			       "  max %10s  open at end %" PRIu64 "\n",
 			       x[i].name, x[i].count, x[i].total, mn, mx, x[i].open);
@@ -691,8 +691,10 @@ int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 		const tk_tarmac_mnemonic_count *m;
 		size_t n = tk_tarmac_stats_mix(st, &m), i;
 		printf("mnemonic,count\n");
-		for (i = 0; i < n; i++)
-			printf("%s,%" PRIu64 "\n", m[i].mnemonic, m[i].count);
+		for (i = 0; i < n; i++) {
+			cli_csv_cstr(stdout, m[i].mnemonic);
+			printf(",%" PRIu64 "\n", m[i].count);
+		}
 	} else {
 		if (json) {
 			printf("{\n  \"file\": ");

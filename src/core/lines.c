@@ -1,5 +1,6 @@
 /* lines.c - the text readers' one line scanner (lines.h). */
 #include "lines.h"
+#include "scan.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,11 @@ static int fill_at(tk_lines *l, size_t want, tk_error *err)
 /* The first CR or LF in [p, end), or NULL. */
 static const char *find_cr_lf(const char *p, const char *end)
 {
+	for (; end - p >= 16; p += 16) {
+		uint32_t m = tk_scan_eq16_2(p, '\r', '\n');
+		if (m)
+			return p + __builtin_ctz(m);
+	}
 	for (; p < end; p++)
 		if (*p == '\r' || *p == '\n')
 			return p;
@@ -196,6 +202,9 @@ int tk_lines_next(tk_lines *l, const char **line, size_t *len, tk_error *err)
 	*len = (size_t)(e - p);
 	if (e < l->limit) {
 		l->skip_lf = l->cr && *e == '\r';
+		/* (a CR at the window's end is taken at the input's end only) */
+		if (l->skip_lf && (e + 1 == l->limit || e[1] != '\n'))
+			l->bare_cr++;
 		l->pos = e + 1;
 	} else {
 		l->pos = e;

@@ -3,7 +3,9 @@
  * source, without its line end.
  *
  * A line ends at LF or CRLF, or (cr set: a file whose first line end is a
- * CR alone, see tk_text_begin()) at CR, LF or CRLF.  A last line with no
+ * CR alone, see tk_text_begin(), or a reader that takes every line end)
+ * at CR, LF or CRLF; in that mode the lines that end with a CR alone are
+ * counted (`bare_cr`), so that a reader can tell a mix from a CR-only file.  A last line with no
  * line end is a line.  A line longer than TK_LINE_MAX bytes is refused
  * (tk_err_line_long()) on every transport, scanning no further than
  * TK_LINE_MAX + 2 bytes.  Lines are numbered from 1 (`line`: the number of
@@ -38,6 +40,7 @@ typedef struct tk_lines {
 	uint64_t line;        /* lines read */
 	int cr;               /* CR-only line ends */
 	int skip_lf;          /* cr: the last line ended with a CR */
+	uint64_t bare_cr;     /* cr: lines ended by a CR with no LF after it */
 	/* read_at mode: buf holds the input's bytes [off, off + (limit - buf))
 	 * of its `size` */
 	int at;
@@ -70,17 +73,19 @@ void tk_lines_seek(tk_lines *l, uint64_t off, uint64_t line);
 void tk_lines_free(tk_lines *l);
 
 /*
- * Take the line from pos to the LF at nl (pos <= nl < limit, no CR-only
- * line ends), found by the caller's own scan, shorter than TK_LINE_MAX.
+ * Take the line from pos to its line end at nl (pos <= nl < limit), found
+ * by the caller's own scan, shorter than TK_LINE_MAX: a LF (a CR before it
+ * is not part of the line), or (crlf set) the CR of a CRLF.  Not after a
+ * line that tk_lines_next() ended at a CR (skip_lf set).
  */
-static TK_INLINE void tk_lines_take(tk_lines *l, const char *nl,
+static TK_INLINE void tk_lines_take(tk_lines *l, const char *nl, int crlf,
 				    const char **line, size_t *len)
 {
 	const char *p = l->pos;
 
 	*line = p;
-	*len = (size_t)(nl - p) - (nl > p && nl[-1] == '\r');
-	l->pos = nl + 1;
+	*len = (size_t)(nl - p) - (!crlf && nl > p && nl[-1] == '\r');
+	l->pos = nl + 1 + crlf;
 	if (TK_UNLIKELY((size_t)(l->pos - l->mark) >= TK_LINES_BATCH))
 		tk_lines_sync(l);
 	l->line++;

@@ -42,6 +42,8 @@ enum {
 	W_HEADER_AFTER_DATA,
 	W_CR_ONLY,
 	W_PROCESS_SOURCE,
+	W_CREATION_DATE,
+	W_CR_MIXED,
 };
 
 enum table { TABLE_NONE, TABLE_TYPE, TABLE_ENTITY, TABLE_ENTITYTYPE };
@@ -88,6 +90,8 @@ typedef struct btf_reader {
 	 * be read a word at a time */
 	tk_lines lines;
 	struct line_scan ls;      /* of the last line read */
+	int cr_only;              /* the first line ended with a CR alone */
+	uint64_t bare_cr;         /* lines.bare_cr when last looked at */
 	int have_pend;
 	int data_started;
 	uint64_t last_time;
@@ -428,7 +432,7 @@ static inline void classify16(const char *p, uint64_t *mc, uint64_t *mn,
 			      uint64_t *ms)
 {
 	*mc = tk_scan_eq16(p, ',');
-	*mn = tk_scan_eq16(p, '\n');
+	*mn = tk_scan_eq16_2(p, '\n', '\r'); /* every line end starts with one */
 	*ms = tk_scan_eq16(p, ' ');
 }
 
@@ -523,6 +527,26 @@ static int line_commas(struct line_scan *ls, const char *line)
 }
 
 /*
+ * A line of a file whose lines end with LF or CRLF ended with a CR alone
+ * (the scanner takes every CR, LF and CRLF as a line end: a CR is never
+ * part of a line, so that no line vanishes into a note or a name):
+ * refused under --strict, a counted warning else.  A file whose first
+ * line ends with a CR alone was warned about (or refused) at the start.
+ */
+static TK_NOINLINE int bare_cr(btf_reader *b, tk_error *err)
+{
+	b->bare_cr = b->lines.bare_cr;
+	if (b->cr_only)
+		return TK_OK;
+	if (b->r->opts.strict)
+		return tk_err_set(err, TK_E_PARSE, b->name, b->lines.line, 0,
+				  "the line ends with a CR alone (BTF lines end with LF or CRLF)");
+	tk_reader_warn(b->r, W_CR_MIXED, b->lines.line, 0,
+		       "a line ends with a CR alone (read as a line end)");
+	return TK_OK;
+}
+
+/*
  * The next line without its end-of-line, with its commas and blanks noted
  * in b->ls; TK_END at the end of input.  The usual line, one that ends
  * within the 64 bytes at its start, is found and classified in one pass
@@ -537,23 +561,32 @@ static TK_INLINE int next_line(btf_reader *b, const char **line,
 #if TK_SCAN_SIMD
 	const char *p = b->lines.pos;
 
-	if (TK_LIKELY(!b->lines.cr && b->lines.limit - p >= 64)) {
+	if (TK_LIKELY(!b->lines.skip_lf && b->lines.limit - p >= 64)) {
 		uint64_t mc, mn, ms;
 		classify64(p, &mc, &mn, &ms);
 		if (TK_LIKELY(mn != 0)) {
 			uint64_t before = (mn & (0 - mn)) - 1;
 			const char *nl = p + __builtin_ctzll(mn);
-			b->ls.nl = nl;
-			b->ls.mask = mc & before;
-			b->ls.ncommas = -1;
-			b->ls.blank = (ms & before) != 0;
-			tk_lines_take(&b->lines, nl, line, len);
-			return TK_OK;
+			/* LF, or the CR of a CRLF; a CR alone (or one whose
+			 * next byte is past the window) goes to the scanner */
+			int crlf = *nl == '\r';
+			if (TK_LIKELY(!crlf || (nl + 1 < b->lines.limit &&
+						nl[1] == '\n'))) {
+				b->ls.nl = nl;
+				b->ls.mask = mc & before;
+				b->ls.ncommas = -1;
+				b->ls.blank = (ms & before) != 0;
+				tk_lines_take(&b->lines, nl, crlf, line, len);
+				return TK_OK;
+			}
 		}
 	}
 #endif
 	rc = tk_lines_next(&b->lines, line, len, err);
 	if (rc != TK_OK)
+		return rc;
+	if (TK_UNLIKELY(b->lines.bare_cr != b->bare_cr) &&
+	    (rc = bare_cr(b, err)) < 0)
 		return rc;
 	b->ls.ncommas = 0;
 	b->ls.blank = 0;
@@ -733,6 +766,85 @@ static int timescale(btf_reader *b, const char *line, const char *v,
 	return TK_OK;
 }
 
+/* Two digits at p as a number in [lo, hi], or -1. */
+static int two_digits(const char *p, int lo, int hi)
+{
+	int v;
+
+	if (p[0] < '0' || p[0] > '9' || p[1] < '0' || p[1] > '9')
+		return -1;
+	v = (p[0] - '0') * 10 + (p[1] - '0');
+	return v >= lo && v <= hi ? v : -1;
+}
+
+/*
+ * Whether [v, vend) is a date and time in ISO 8601's extended form, as
+ * BTF gives #creationDate: YYYY-MM-DDTHH:MM:SS, then optionally a decimal
+ * fraction of the second, then optionally the zone: Z (UTC, what the
+ * specification writes) or +HH:MM / -HH:MM (files without a zone exist;
+ * ISO 8601 reads them as local time).
+ */
+static int iso8601_date_time(const char *v, const char *vend)
+{
+	static const int mdays[12] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	const char *p = v;
+	int year, month, day, i;
+
+	if (vend - v < 19)
+		return 0;
+	for (i = 0, year = 0; i < 4; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return 0;
+		year = year * 10 + (p[i] - '0');
+	}
+	if (p[4] != '-' || (month = two_digits(p + 5, 1, 12)) < 0 ||
+	    p[7] != '-' || (day = two_digits(p + 8, 1, mdays[month - 1])) < 0 ||
+	    (month == 2 && day == 29 &&
+	     !(year % 4 == 0 && (year % 100 != 0 || year % 400 == 0))) ||
+	    p[10] != 'T' || two_digits(p + 11, 0, 23) < 0 || p[13] != ':' ||
+	    two_digits(p + 14, 0, 59) < 0 || p[16] != ':' ||
+	    two_digits(p + 17, 0, 60) < 0)
+		return 0;
+	p += 19;
+	if (p < vend && (*p == '.' || *p == ',')) {
+		const char *d = ++p;
+		while (p < vend && *p >= '0' && *p <= '9')
+			p++;
+		if (p == d)
+			return 0;
+	}
+	if (p < vend && *p == 'Z')
+		p++;
+	else if (p < vend && (*p == '+' || *p == '-')) {
+		if (vend - p < 6 || two_digits(p + 1, 0, 23) < 0 || p[3] != ':' ||
+		    two_digits(p + 4, 0, 59) < 0)
+			return 0;
+		p += 6;
+	}
+	return p == vend;
+}
+
+/* #creationDate: ISO 8601 (BTF 2.1.5 and 2.3.0 §2.2); another form is
+ * refused under --strict, a counted warning else (the value is kept). */
+static int creation_date(btf_reader *b, const char *line, const char *v,
+			 const char *vend, tk_error *err)
+{
+	char qb[64];
+
+	trim(&v, &vend);
+	if (iso8601_date_time(v, vend))
+		return TK_OK;
+	tk_quote(qb, sizeof(qb), v, vend);
+	if (b->r->opts.strict)
+		return err_at(b, err, TK_E_PARSE, line, v,
+			      "#creationDate '%s' is not an ISO 8601 date and time (YYYY-MM-DDTHH:MM:SSZ)",
+			      qb);
+	warn(b, W_CREATION_DATE, line, v,
+	     "#creationDate '%s' is not an ISO 8601 date and time (YYYY-MM-DDTHH:MM:SSZ): kept as it is",
+	     qb);
+	return TK_OK;
+}
+
 static int header_line(btf_reader *b, const char *line, size_t len,
 		       tk_error *err)
 {
@@ -793,6 +905,8 @@ static int header_line(btf_reader *b, const char *line, size_t len,
 		b->version_seen = 1;
 	} else if (key_is(k, (size_t)(kend - k), "timescale")) {
 		return timescale(b, line, v, end, err);
+	} else if (key_is(k, (size_t)(kend - k), "creationDate")) {
+		return creation_date(b, line, v, end, err);
 	} else if (key_is(k, (size_t)(kend - k), "typeTable") ||
 		   key_is(k, (size_t)(kend - k), "entityType")) {
 		b->table = TABLE_TYPE;
@@ -1570,7 +1684,9 @@ int btf_reader_open(tk_reader *r, tk_error *err)
 	rc = tk_text_begin(r->src, err);
 	if (rc < 0)
 		goto fail;
-	tk_lines_init(&b->lines, r->src, rc);
+	/* every CR, LF and CRLF ends a line (lines.h) */
+	tk_lines_init(&b->lines, r->src, 1);
+	b->cr_only = rc;
 	if (rc) {
 		/* not in the specification (LF or CRLF), but read: a file
 		 * read as one line would lose every line but the first */
