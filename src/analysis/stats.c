@@ -80,6 +80,7 @@ struct tk_stats {
 	uint32_t *rows;     /* after finish: a record in accs, or in jaccs | ROW_JIT */
 	size_t nrows;
 	int nomem;
+	int freertos;       /* the FreeRTOS trace logger's dialect */
 	tk_stat_value_fn on_value;
 	void *value_ctx;
 };
@@ -326,6 +327,11 @@ static int on_process(tk_stats *s, const tk_event *ev)
 		break;
 	case TK_EV_PREEMPT:
 		stop_run(r, t);
+		if (tk_event_is_creation(s->freertos, ev)) {
+			/* created: READY, but not a preemption */
+			r->flags &= ~(uint32_t)(F_PRE | F_WAIT | F_POLL);
+			break;
+		}
 		r->flags |= F_PRE;
 		r->t_mark = t;
 		break;
@@ -426,6 +432,7 @@ int tk_stats_new(tk_stats **out, const tk_trace *t, tk_error *err)
 	if (!s)
 		return tk_err_nomem(err, NULL);
 	s->t = t;
+	s->freertos = tk_trace_is_freertos(t);
 	tk_imap_init(&s->insts, sizeof(sinst));
 	tk_slab_init(&s->ents, sizeof(sent));
 	tk_slab_init(&s->accs, sizeof(acc));
