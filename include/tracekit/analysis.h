@@ -248,6 +248,21 @@ typedef int (*tk_load_window_fn)(void *ctx, uint64_t start, uint64_t end,
 int tk_load_new(tk_load **out, const tk_trace *t, uint64_t window,
 		tk_load_window_fn fn, void *ctx, tk_error *err);
 
+/**
+ * The idle processes: those whose name matches one of the glob `patterns`
+ * ('*' any run of characters, '?' one, anything else itself); a
+ * FreeRTOS trace logger task's name matches also without its "[c/id]"
+ * or "(id)" prefix.  Their time on a core is its idle time
+ * (tk_load_core_idle), not its busy time nor a window's.  Replaces the
+ * default, tk_load_default_idle(); n == 0: no process is idle.  Call
+ * before the first event.  TK_OK or TK_E_NOMEM.
+ */
+int tk_load_set_idle(tk_load *l, const char *const *patterns, size_t n);
+
+/** The idle pattern a new tk_load of `t` uses: "IDLE*" for the FreeRTOS
+ *  trace logger's traces (#creator), else NULL (none). */
+const char *tk_load_default_idle(const tk_trace *t);
+
 /** Account one event.  TK_OK, TK_E_NOMEM, or what the window callback
  *  returned to stop. */
 int tk_load_event(tk_load *l, const tk_event *ev);
@@ -266,9 +281,20 @@ void tk_load_span(const tk_load *l, uint64_t *first, uint64_t *last);
 size_t tk_load_core_count(const tk_load *l);
 uint32_t tk_load_core(const tk_load *l, size_t i);
 uint64_t tk_load_core_busy(const tk_load *l, size_t i);
+/** Core i's idle time: the time idle processes ran on it (ticks). */
+uint64_t tk_load_core_idle(const tk_load *l, size_t i);
+/** Whether entity `id` is idle (after tk_load_finish; a process that ran). */
+int tk_load_entity_is_idle(const tk_load *l, uint32_t id);
 
 /**
- * Allocated time of entity `id` on core i (ticks); tk_load_entity_busy()
+ * The process events that named a core other than the one their process
+ * ran on (a broken trace, or a dialect): a process runs on one core at a
+ * time, so its run there ended at that event.
+ */
+uint64_t tk_load_conflicts(const tk_load *l);
+
+/**
+ * Allocated time of entity `id` on core i (ticks; an idle one's too); tk_load_entity_busy()
  * with i == SIZE_MAX gives its total over all cores, UINT64_MAX when that
  * total does not fit 64 bits (instances on several cores at once, each
  * longer than 2^63 ticks).

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef __int128 tk_i128;
 
@@ -62,6 +63,28 @@ static inline void *tk_slab_at(const tk_slab *s, uint32_t i)
 	return s->chunk[i >> TK_SLAB_SHIFT] + (size_t)(i & (TK_SLAB_CHUNK - 1)) * s->size;
 }
 void tk_slab_free(tk_slab *s);
+
+/*
+ * The FreeRTOS trace logger's dialect (#creator "FreeRTOS trace logger"),
+ * where a process's creation is written as `preempt` with the note
+ * "create ..." (docs/btf.md): the process is READY afterwards, and it is
+ * no preemption.
+ */
+int tk_trace_is_freertos(const tk_trace *t);
+/* does the glob pat ('*', '?') match s[0..n)? */
+int tk_glob_match(const char *pat, const char *s, size_t n);
+static inline int tk_event_is_creation(int freertos, const tk_event *ev)
+{
+	return freertos && ev->kind == TK_EV_PREEMPT && ev->note &&
+	       ev->note_len >= 6 && memcmp(ev->note, "create", 6) == 0 &&
+	       (ev->note_len == 6 || ev->note[6] == ' ');
+}
+
+/* timeline.c: the run intervals that go on at t end there and go on from
+ * there (for windows); the events that named a core other than the one
+ * their process ran on */
+void tk_timeline_cut(tk_timeline *tl, uint64_t t);
+uint64_t tk_timeline_conflicts(const tk_timeline *tl);
 
 /* tk_grow_zero (a per-entity array that holds index id): src/core/internal.h */
 

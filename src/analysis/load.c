@@ -2,11 +2,14 @@
  * load.c - the share of time each core has a process allocated (RUNNING or
  * POLLING), over the whole trace, per window and per entity.
  *
- * Each core has at most one owner, the process instance allocated to it,
- * and the time since when.  Busy time is added when the owner leaves the
- * core and, for windows, at every window boundary the owner runs across,
- * so that each window is complete (and reported) as soon as an event
- * passes its end.  Memory: the cores, the entities that ran, one window.
+ * The run intervals are the timeline's (timeline.c: which process is
+ * allocated to which core, the one place that decides it), so that load,
+ * the exports and the report agree.  Busy time is added when a run ends
+ * and, for windows, at every window boundary a run goes across (the
+ * timeline cuts it there), so that each window is complete (and reported)
+ * as soon as an event passes its end.  The time of an idle process (named
+ * by patterns) is counted apart, not as busy.  Memory: the cores, the
+ * entities that ran, the live instances, one window.
  */
 #include "analysis_internal.h"
 
@@ -15,12 +18,8 @@
 
 typedef struct lcore {
 	uint32_t ent;        /* the core's entity id */
-	uint8_t owned;
-	uint8_t seen_alloc;  /* an allocation on this core was seen */
-	uint32_t owner;
-	int64_t owner_inst;
-	uint64_t since;
-	uint64_t busy;
+	uint64_t busy;       /* time a process other than an idle one ran */
+	uint64_t idle;       /* time an idle process ran */
 } lcore;
 
 struct tk_load {
@@ -28,6 +27,7 @@ struct tk_load {
 	uint64_t window;
 	tk_load_window_fn fn;
 	void *ctx;
+	tk_timeline *tl;     /* the run intervals */
 	lcore *cores;
 	size_t ncores, capcores;
 	uint32_t *core_of;   /* entity id -> core index + 1 (0: not a core) */
@@ -42,6 +42,15 @@ struct tk_load {
 	size_t npairs;
 	uint64_t first, last;
 	int have_time;
+	int nomem;           /* a run interval could not be counted */
+	/* idle processes: their names match one of the patterns (the
+	 * FreeRTOS trace logger's also without their "[c/id]" or "(id)"
+	 * prefix); per entity id: 0 not yet known, 1 not idle, 2 idle */
+	char **idle_pat;
+	size_t nidle_pat;
+	int freertos;
+	uint8_t *idle_of;
+	size_t nidle_of;
 };
 
 static int core_index(tk_load *l, uint32_t ent, size_t *out)
@@ -65,22 +74,80 @@ static int core_index(tk_load *l, uint32_t ent, size_t *out)
 	return 0;
 }
 
+/* the name of a FreeRTOS trace logger task after its "[c/id]" or "(id)" */
+static const char *freertos_bare(const char *s, size_t *n)
+{
+	char close = *n && s[0] == '[' ? ']' : *n && s[0] == '(' ? ')' : 0;
+	const char *p = close ? memchr(s, close, *n) : NULL;
+
+	if (!p)
+		return NULL;
+	p++;
+	*n -= (size_t)(p - s);
+	return p;
+}
+
+/* is entity ent idle?  -1: no memory */
+static int is_idle(tk_load *l, uint32_t ent)
+{
+	const tk_entity *e;
+	const char *s, *b;
+	size_t n, nb, i;
+	int idle = 0;
+
+	if (!l->nidle_pat)
+		return 0;
+	if (tk_grow_zero((void **)&l->idle_of, &l->nidle_of, ent, 1) < 0)
+		return -1;
+	if (l->idle_of[ent])
+		return l->idle_of[ent] == 2;
+	e = tk_trace_entity(l->t, ent);
+	s = e ? tk_trace_str(l->t, e->name, &n) : NULL;
+	nb = n;
+	b = s && l->freertos ? freertos_bare(s, &nb) : NULL;
+	for (i = 0; s && i < l->nidle_pat && !idle; i++)
+		idle = tk_glob_match(l->idle_pat[i], s, n) ||
+		       (b && tk_glob_match(l->idle_pat[i], b, nb));
+	l->idle_of[ent] = (uint8_t)(idle ? 2 : 1);
+	return idle;
+}
+
 /* time [from, to) of entity ent on core i */
 static int account(tk_load *l, size_t i, uint32_t ent, uint64_t from,
 		   uint64_t to)
 {
 	uint64_t *eb, d;
+	int idle;
 
 	if (to <= from)
 		return 0;
 	d = to - from;
-	l->cores[i].busy += d;
-	l->win_busy[i] += d;
+	if ((idle = is_idle(l, ent)) < 0)
+		return -1;
+	if (idle) {
+		l->cores[i].idle += d;
+	} else {
+		l->cores[i].busy += d;
+		l->win_busy[i] += d;
+	}
 	eb = tk_imap_put(&l->ebusy, ent, (int64_t)i, NULL);
 	if (!eb)
 		return -1;
 	*eb += d;
 	return 0;
+}
+
+/* a run interval of the timeline */
+static void on_run(void *ctx, uint32_t lane, uint32_t ent, int64_t inst,
+		   uint64_t start, uint64_t end)
+{
+	tk_load *l = ctx;
+	size_t i;
+
+	(void)inst;
+	if (core_index(l, tk_timeline_lane_core(l->tl, lane), &i) < 0 ||
+	    account(l, i, ent, start, end) < 0)
+		l->nomem = 1;
 }
 
 static int emit(tk_load *l, uint64_t start, uint64_t end)
@@ -102,20 +169,14 @@ static int emit(tk_load *l, uint64_t start, uint64_t end)
 static int advance(tk_load *l, uint64_t t)
 {
 	uint64_t w = l->window, idx = t / w;
-	size_t i;
 	int rc;
 
 	while (l->win < idx) {
 		uint64_t end = (l->win + 1) * w;
 		uint64_t last = l->last;
-		for (i = 0; i < l->ncores; i++) {
-			lcore *c = &l->cores[i];
-			if (!c->owned)
-				continue;
-			if (account(l, i, c->owner, c->since, end) < 0)
-				return TK_E_NOMEM;
-			c->since = end;
-		}
+		tk_timeline_cut(l->tl, end);
+		if (l->nomem)
+			return TK_E_NOMEM;
 		l->last = end; /* the window is complete up to its end */
 		rc = emit(l, l->win * w, end);
 		l->last = last;
@@ -129,6 +190,7 @@ static int advance(tk_load *l, uint64_t t)
 int tk_load_new(tk_load **out, const tk_trace *t, uint64_t window,
 		tk_load_window_fn fn, void *ctx, tk_error *err)
 {
+	static const char *const freertos_idle[] = { "IDLE*" };
 	tk_load *l = calloc(1, sizeof(*l));
 
 	*out = NULL;
@@ -138,8 +200,47 @@ int tk_load_new(tk_load **out, const tk_trace *t, uint64_t window,
 	l->window = window;
 	l->fn = fn;
 	l->ctx = ctx;
+	l->freertos = tk_trace_is_freertos(t);
 	tk_imap_init(&l->ebusy, sizeof(uint64_t));
+	if (tk_timeline_new(&l->tl, t, NULL, on_run, l, err) < 0 ||
+	    (l->freertos && tk_load_set_idle(l, freertos_idle, 1) < 0)) {
+		tk_load_free(l);
+		return tk_err_nomem(err, NULL);
+	}
 	*out = l;
+	return TK_OK;
+}
+
+const char *tk_load_default_idle(const tk_trace *t)
+{
+	return tk_trace_is_freertos(t) ? "IDLE*" : NULL;
+}
+
+int tk_load_set_idle(tk_load *l, const char *const *patterns, size_t n)
+{
+	char **p = n ? calloc(n, sizeof(*p)) : NULL;
+	size_t i;
+
+	if (n && !p)
+		return TK_E_NOMEM;
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(patterns[i]);
+		p[i] = malloc(len + 1);
+		if (!p[i]) {
+			while (i-- > 0)
+				free(p[i]);
+			free(p);
+			return TK_E_NOMEM;
+		}
+		memcpy(p[i], patterns[i], len + 1);
+	}
+	for (i = 0; i < l->nidle_pat; i++)
+		free(l->idle_pat[i]);
+	free(l->idle_pat);
+	l->idle_pat = p;
+	l->nidle_pat = n;
+	if (l->idle_of)
+		memset(l->idle_of, 0, l->nidle_of);
 	return TK_OK;
 }
 
@@ -147,8 +248,7 @@ int tk_load_event(tk_load *l, const tk_event *ev)
 {
 	uint64_t t = ev->time;
 	size_t i;
-	lcore *c;
-	int mine, rc;
+	int rc;
 
 	if (!l->have_time) {
 		l->have_time = 1;
@@ -161,52 +261,23 @@ int tk_load_event(tk_load *l, const tk_event *ev)
 	if (l->window && (rc = advance(l, t)) != TK_OK)
 		return rc;
 	l->last = t;
-
-	if (!tk_etype_is_process(ev->type) || ev->core == TK_NONE)
-		return TK_OK;
-	switch (ev->kind) {
-	case TK_EV_START: case TK_EV_RESUME: case TK_EV_RUN: case TK_EV_POLL:
-	case TK_EV_POLL_PARKING: case TK_EV_PREEMPT: case TK_EV_TERMINATE:
-	case TK_EV_WAIT: case TK_EV_PARK:
-		break;
-	default:
-		return TK_OK;
-	}
-	if (core_index(l, ev->core, &i) < 0)
-		return TK_E_NOMEM;
-	c = &l->cores[i];
-	mine = c->owned && c->owner == ev->target && c->owner_inst == ev->target_inst;
-	switch (ev->kind) {
-	case TK_EV_RUN:
-	case TK_EV_POLL:
-		/* RUNNING <-> POLLING stays allocated; without an owner it is
-		 * an instance allocated from before the trace began */
-	case TK_EV_START:
-	case TK_EV_RESUME:
-	case TK_EV_POLL_PARKING:
-		if (mine)
-			return TK_OK;
-		if (c->owned && account(l, i, c->owner, c->since, t) < 0)
-			return TK_E_NOMEM;
-		c->owned = 1;
-		c->seen_alloc = 1;
-		c->owner = ev->target;
-		c->owner_inst = ev->target_inst;
-		c->since = t;
-		return TK_OK;
-	default: /* preempt, terminate, wait, park: leaves the core */
-		if (mine) {
-			if (account(l, i, c->owner, c->since, t) < 0)
+	if (tk_etype_is_process(ev->type) && ev->core != TK_NONE) {
+		/* the cores are listed in the order of their first process
+		 * state change */
+		switch (ev->kind) {
+		case TK_EV_START: case TK_EV_RESUME: case TK_EV_RUN: case TK_EV_POLL:
+		case TK_EV_POLL_PARKING: case TK_EV_PREEMPT: case TK_EV_TERMINATE:
+		case TK_EV_WAIT: case TK_EV_PARK:
+			if (core_index(l, ev->core, &i) < 0)
 				return TK_E_NOMEM;
-			c->owned = 0;
-		} else if (!c->seen_alloc && !c->owned) {
-			/* it ran since before the trace began */
-			if (account(l, i, ev->target, l->first, t) < 0)
-				return TK_E_NOMEM;
-			c->seen_alloc = 1;
+			break;
+		default:
+			break;
 		}
-		return TK_OK;
 	}
+	if (tk_timeline_event(l->tl, ev) < 0 || l->nomem)
+		return TK_E_NOMEM;
+	return TK_OK;
 }
 
 /* a pair of ebusy, for sorting */
@@ -263,17 +334,10 @@ cleanup:
 
 int tk_load_finish(tk_load *l)
 {
-	size_t i;
 	int rc;
 
-	for (i = 0; i < l->ncores; i++) {
-		lcore *c = &l->cores[i];
-		if (!c->owned)
-			continue;
-		if (account(l, i, c->owner, c->since, l->last) < 0)
-			return TK_E_NOMEM;
-		c->since = l->last;
-	}
+	if (tk_timeline_finish(l->tl) < 0 || l->nomem)
+		return TK_E_NOMEM;
 	if (l->window && l->have_time &&
 	    (rc = emit(l, l->win * l->window, l->last)) != TK_OK)
 		return rc;
@@ -299,6 +363,21 @@ uint32_t tk_load_core(const tk_load *l, size_t i)
 uint64_t tk_load_core_busy(const tk_load *l, size_t i)
 {
 	return i < l->ncores ? l->cores[i].busy : 0;
+}
+
+uint64_t tk_load_core_idle(const tk_load *l, size_t i)
+{
+	return i < l->ncores ? l->cores[i].idle : 0;
+}
+
+int tk_load_entity_is_idle(const tk_load *l, uint32_t id)
+{
+	return id < l->nidle_of && l->idle_of[id] == 2;
+}
+
+uint64_t tk_load_conflicts(const tk_load *l)
+{
+	return tk_timeline_conflicts(l->tl);
 }
 
 uint64_t tk_load_entity_busy(const tk_load *l, uint32_t id, size_t i)
@@ -340,8 +419,15 @@ size_t tk_load_entity_cores(const tk_load *l, uint32_t id,
 
 void tk_load_free(tk_load *l)
 {
+	size_t i;
+
 	if (!l)
 		return;
+	tk_timeline_free(l->tl);
+	for (i = 0; i < l->nidle_pat; i++)
+		free(l->idle_pat[i]);
+	free(l->idle_pat);
+	free(l->idle_of);
 	free(l->pair_ent);
 	free(l->pair_core);
 	free(l->pair_busy);

@@ -30,7 +30,8 @@ enum {
 	F_PRE = 1 << 3,    /* preempted (or suspended) at t_mark */
 	F_WAIT = 1 << 4,   /* waiting since t_mark */
 	F_POLL = 1 << 5,   /* polling since t_mark */
-	F_PER = 1 << 6     /* per valid: PER of this instance */
+	F_PER = 1 << 6,    /* per valid: PER of this instance */
+	F_REFUSED = 1 << 7 /* an activation refused by the limit (mtalimitexceeded) */
 };
 
 typedef struct sinst {
@@ -66,6 +67,7 @@ typedef struct sent {
 	/* 1 + metric m's record in accs (jaccs for JIT); 0: no value yet */
 	uint32_t rec[TK_METRIC_COUNT];
 	uint32_t id;
+	uint32_t nrefused;  /* records of refused activations in insts */
 	uint8_t type;       /* tk_etype */
 	uint8_t has;        /* HAS_* */
 	uint8_t nrec;       /* metrics with a value */
@@ -80,6 +82,7 @@ struct tk_stats {
 	uint32_t *rows;     /* after finish: a record in accs, or in jaccs | ROW_JIT */
 	size_t nrows;
 	int nomem;
+	int freertos;       /* the FreeRTOS trace logger's dialect */
 	tk_stat_value_fn on_value;
 	void *value_ctx;
 };
@@ -256,13 +259,29 @@ static void on_start(tk_stats *s, sent *e, sinst *r, int64_t k, uint64_t t,
 		     int st_at_start)
 {
 	uint64_t dt;
+	int64_t p = k;
 
+	if (e->nrefused && (e->has & HAS_START) && k != TK_INST_NONE &&
+	    k != INT64_MIN) {
+		/* the activations refused since the previous start: DT
+		 * spans them (their records are dropped here) */
+		const sinst *q;
+		while (p - 1 > e->start_inst &&
+		       (q = tk_imap_get(&s->insts, e->id, p - 1)) &&
+		       (q->flags & F_REFUSED)) {
+			tk_imap_del(&s->insts, e->id, p - 1);
+			e->nrefused--;
+			p--;
+		}
+		r = tk_imap_get(&s->insts, e->id, k);
+	}
 	if (r->flags & F_ACT)
 		add_span(s, e, TK_METRIC_IPT, r->t_act, t, k);
-	if (prev_of(e->has & HAS_START, e->start_inst, k) &&
+	if (prev_of(e->has & HAS_START, e->start_inst, p) &&
 	    span(e->start_time, t, &dt)) {
 		add(s, e, TK_METRIC_DT, dt, k, t);
-		if ((r->flags & F_PER) && r->per)
+		/* JIT: DT and PER from the same previous instance */
+		if (p == k && (r->flags & F_PER) && r->per)
 			add_jit(s, e, dt, r->per, k, t);
 	}
 	if (st_at_start && prev_of(e->has & HAS_TERM, e->term_inst, k))
@@ -305,6 +324,25 @@ static int on_process(tk_stats *s, const tk_event *ev)
 		if (ev->type != TK_ET_I && prev_of(e->has & HAS_TERM, e->term_inst, k))
 			add_span(s, e, TK_METRIC_ST, e->term_time, t, k);
 		return TK_OK;
+	case TK_EV_MTALIMITEXCEEDED:
+		/* an activation refused by the activation limit: it is one
+		 * for PER (activation to activation), and DT (start to start)
+		 * spans it; no instance runs */
+		if (prev_of(e->has & HAS_ACT, e->act_inst, k) && span(e->act_time, t, &d))
+			add(s, e, TK_METRIC_PER, d, k, t);
+		e->has |= HAS_ACT;
+		e->act_inst = k;
+		e->act_time = t;
+		if ((e->has & HAS_START) && k != TK_INST_NONE && k > e->start_inst) {
+			r = tk_imap_put(&s->insts, ev->target, k, &created);
+			if (!r)
+				return TK_E_NOMEM;
+			if (created) {
+				r->flags = F_REFUSED;
+				e->nrefused++;
+			}
+		}
+		return TK_OK;
 	case TK_EV_TERMINATE:
 		r = tk_imap_get(&s->insts, ev->target, k);
 		on_terminate(s, e, r, k, t);
@@ -326,6 +364,11 @@ static int on_process(tk_stats *s, const tk_event *ev)
 		break;
 	case TK_EV_PREEMPT:
 		stop_run(r, t);
+		if (tk_event_is_creation(s->freertos, ev)) {
+			/* created: READY, but not a preemption */
+			r->flags &= ~(uint32_t)(F_PRE | F_WAIT | F_POLL);
+			break;
+		}
 		r->flags |= F_PRE;
 		r->t_mark = t;
 		break;
@@ -426,6 +469,7 @@ int tk_stats_new(tk_stats **out, const tk_trace *t, tk_error *err)
 	if (!s)
 		return tk_err_nomem(err, NULL);
 	s->t = t;
+	s->freertos = tk_trace_is_freertos(t);
 	tk_imap_init(&s->insts, sizeof(sinst));
 	tk_slab_init(&s->ents, sizeof(sent));
 	tk_slab_init(&s->accs, sizeof(acc));

@@ -5,8 +5,13 @@
  * for processes and runnables: entity ids never collide) knows the lane
  * its slice is open on, so an end finds its slice by a short scan of that
  * stack (stacks are as deep as the preemption nesting, a few levels).
- * The run intervals follow tk_load's rules (load.c) so that the exports'
- * load counters agree with `tracekit load`.
+ * The run intervals are the one place where a process is allocated to a
+ * core: tk_load (load.c) sums them, the exports draw them, so that every
+ * figure agrees.  A process runs on one core at a time: an allocation on
+ * another core, or a deallocation named on another core, ends its run
+ * where it runs (and counts as a conflict).  A process that was seen
+ * before in the trace (created, activated, ran) and leaves a core it was
+ * not seen on did not run there since before the trace.
  */
 #include "analysis_internal.h"
 
@@ -50,6 +55,8 @@ struct tk_timeline {
 	tk_imap recs;
 	uint64_t first, last;
 	int have_time;
+	int freertos;        /* the FreeRTOS trace logger's dialect */
+	uint64_t conflicts;  /* events naming a core other than their process's */
 	long touched;        /* the lane whose process may have changed, or -1 */
 };
 
@@ -66,6 +73,7 @@ int tk_timeline_new(tk_timeline **out, const tk_trace *t, tk_slice_fn on_slice,
 	tl->on_run = on_run;
 	tl->ctx = ctx;
 	tl->touched = -1;
+	tl->freertos = tk_trace_is_freertos(t);
 	tk_imap_init(&tl->recs, sizeof(trec));
 	*out = tl;
 	return TK_OK;
@@ -173,6 +181,14 @@ static void end_run(tk_timeline *tl, size_t lane, uint64_t t)
 			   l->since, t);
 }
 
+/* is (ent, inst) allocated on lane `lane`? */
+static int owns(const tk_timeline *tl, size_t lane, uint32_t ent, int64_t inst)
+{
+	const tlane *l = &tl->lanes[lane];
+
+	return l->owned && l->owner == ent && l->owner_inst == inst;
+}
+
 /* may a slice that began before the trace be pushed on lane l? */
 static int before_ok(const tk_timeline *tl, const tlane *l)
 {
@@ -205,8 +221,18 @@ static int process_event(tk_timeline *tl, const tk_event *ev, uint64_t t)
 		if (lane < 0)
 			return -1;
 		tl->touched = lane;
+		r = tk_imap_put(&tl->recs, ent, inst, &created);
+		if (!r)
+			return -1;
+		if (r->lane1 && r->lane1 - 1 != (uint32_t)lane &&
+		    owns(tl, r->lane1 - 1, ent, inst)) {
+			/* allocated here while it runs there: it left there */
+			end_run(tl, r->lane1 - 1, t);
+			tl->conflicts++;
+			r = tk_imap_get(&tl->recs, ent, inst);
+		}
 		l = &tl->lanes[lane];
-		if (!(l->owned && l->owner == ent && l->owner_inst == inst)) {
+		if (!owns(tl, (size_t)lane, ent, inst)) {
 			end_run(tl, (size_t)lane, t);
 			l->owned = 1;
 			l->seen_alloc = 1;
@@ -214,9 +240,6 @@ static int process_event(tk_timeline *tl, const tk_event *ev, uint64_t t)
 			l->owner_inst = inst;
 			l->since = t;
 		}
-		r = tk_imap_put(&tl->recs, ent, inst, &created);
-		if (!r)
-			return -1;
 		if (r->lane1 && r->lane1 - 1 != (uint32_t)lane) {
 			close_slice(tl, r->lane1 - 1, ent, inst, t,
 				    TK_SLICE_MIGRATED, 0, 0);
@@ -235,17 +258,27 @@ static int process_event(tk_timeline *tl, const tk_event *ev, uint64_t t)
 		return 0;
 	}
 	r = tk_imap_get(&tl->recs, ent, inst);
-	if (ev->core != TK_NONE)
-		lane = lane_get(tl, ev->core);
-	else if (r && r->lane1)
+	if (ev->kind == TK_EV_PREEMPT && tk_event_is_creation(tl->freertos, ev)) {
+		/* created: READY, seen from now on */
+		return tk_imap_put(&tl->recs, ent, inst, NULL) ? 0 : -1;
+	}
+	if (r && r->lane1 && owns(tl, r->lane1 - 1, ent, inst)) {
+		/* it leaves the core it runs on, whichever the event names */
 		lane = (long)r->lane1 - 1;
+		if (ev->core != TK_NONE && ev->core != tl->lanes[lane].core)
+			tl->conflicts++;
+	} else if (ev->core != TK_NONE) {
+		lane = lane_get(tl, ev->core);
+	} else if (r && r->lane1) {
+		lane = (long)r->lane1 - 1;
+	}
 	if (lane < 0)
 		return ev->core != TK_NONE ? -1 : 0;
 	tl->touched = lane;
 	l = &tl->lanes[lane];
-	if (l->owned && l->owner == ent && l->owner_inst == inst) {
+	if (owns(tl, (size_t)lane, ent, inst)) {
 		end_run(tl, (size_t)lane, t);
-	} else if (!l->seen_alloc && !l->owned) {
+	} else if (!r && !l->seen_alloc && !l->owned) {
 		/* it ran since before the trace began */
 		l->seen_alloc = 1;
 		l->owned = 1;
@@ -364,6 +397,25 @@ int tk_timeline_finish(tk_timeline *tl)
 		}
 	}
 	return TK_OK;
+}
+
+void tk_timeline_cut(tk_timeline *tl, uint64_t t)
+{
+	size_t i;
+
+	for (i = 0; i < tl->nlanes; i++) {
+		tlane *l = &tl->lanes[i];
+		if (!l->owned || t <= l->since)
+			continue;
+		end_run(tl, i, t);
+		l->owned = 1;
+		l->since = t;
+	}
+}
+
+uint64_t tk_timeline_conflicts(const tk_timeline *tl)
+{
+	return tl->conflicts;
 }
 
 size_t tk_timeline_lane_count(const tk_timeline *tl)

@@ -179,3 +179,40 @@ int tk_share_format(uint64_t part, uint64_t whole, char *buf, size_t size)
 	buf[len] = '\0';
 	return (int)len;
 }
+
+int tk_trace_is_freertos(const tk_trace *t)
+{
+	const char *c = tk_trace_header_get(t, "creator");
+
+	if (!c)
+		return 0;
+	while (*c == ' ')
+		c++;
+	return strncmp(c, "FreeRTOS trace logger", 21) == 0;
+}
+
+int tk_glob_match(const char *pat, const char *s, size_t n)
+{
+	const char *star = NULL;
+	size_t i = 0, back = 0;
+
+	/* '*' any run of bytes, '?' one byte, anything else itself; on a
+	 * mismatch the last '*' takes one byte more */
+	while (i < n) {
+		if (*pat == '*') {
+			star = ++pat;
+			back = i;
+		} else if (*pat && (*pat == '?' || *pat == s[i])) {
+			pat++;
+			i++;
+		} else if (star) {
+			pat = star;
+			i = ++back;
+		} else {
+			return 0;
+		}
+	}
+	while (*pat == '*')
+		pat++;
+	return *pat == '\0';
+}

@@ -22,6 +22,11 @@ static void help(FILE *fp)
 		"options:\n"
 		"  --window TIME       also per window of TIME (10ms, 250us; a bare number\n"
 		"                      is in the trace's ticks), aligned to multiples of it\n"
+		"  --idle PATTERN      a process whose name matches the glob PATTERN (*, ?)\n"
+		"                      is idle: its time is the core's idle time (column\n"
+		"                      idle, CSV kind idle), not load (repeatable; default:\n"
+		"                      IDLE* for the FreeRTOS trace logger's tasks, the name\n"
+		"                      after their [c/id] or (id) prefix, else none)\n"
 		"  --format table|csv  output format (default table)\n"
 		"  --unit UNIT         unit of the times: ps, ns, us, ms, s (default ns)\n"
 		"  --exact             exact times: N/D where there is no finite decimal\n"
@@ -32,7 +37,7 @@ static void help(FILE *fp)
 		"  -h, --help          this help\n");
 }
 
-enum { O_WINDOW = 256, O_FORMAT, O_UNIT, O_EXACT };
+enum { O_WINDOW = 256, O_FORMAT, O_UNIT, O_EXACT, O_IDLE };
 
 /* at most this many windows (--window): beyond, the window is refused */
 #define LOAD_MAX_WINDOWS 10000000u
@@ -260,6 +265,7 @@ int cmd_load(int argc, char **argv)
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "unit", required_argument, NULL, O_UNIT },
 		{ "exact", no_argument, NULL, O_EXACT },
+		{ "idle", required_argument, NULL, O_IDLE },
 		CLI_READ_LONGOPTS,
 		CLI_END_LONGOPTS
 	};
@@ -276,6 +282,9 @@ int cmd_load(int argc, char **argv)
 	const uint32_t *ecores;
 	const uint64_t *ebusy;
 	int c, rc, lrc, ret = EXIT_BAD;
+	const char **idle = NULL;
+	size_t nidle = 0;
+	uint64_t idle_all = 0;
 
 	memset(&x, 0, sizeof(x));
 	optind = 1;
@@ -285,6 +294,10 @@ int cmd_load(int argc, char **argv)
 		case O_FORMAT: outfmt = optarg; break;
 		case O_UNIT: unit_s = optarg; break;
 		case O_EXACT: x.exact = 1; break;
+		case O_IDLE:
+			if (cli_filter_add(&idle, &nidle, optarg) < 0)
+				goto nomem;
+			break;
 		CLI_READ_CASES:
 			if (cli_read_opt(&ro, "load", c, optarg) < 0)
 				return EXIT_BAD;
@@ -317,9 +330,13 @@ int cmd_load(int argc, char **argv)
 			window_s);
 		goto out;
 	}
-	if (tk_load_new(&l, x.t, window, on_window, &x, NULL) < 0)
+	if (tk_load_new(&l, x.t, window, on_window, &x, NULL) < 0 ||
+	    (nidle && tk_load_set_idle(l, idle, nidle) < 0))
 		goto nomem;
 	x.l = l;
+	if (!nidle && tk_load_default_idle(x.t) && !ro.quiet)
+		fprintf(stderr, "tracekit: note: a FreeRTOS trace logger task named %s (after its [c/id] or (id) prefix) is idle: its time is not load (--idle names others)\n",
+			tk_load_default_idle(x.t));
 	tk_error_clear(&err);
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK)
 		if ((lrc = tk_load_event(l, ev)) < 0)
@@ -333,6 +350,13 @@ int cmd_load(int argc, char **argv)
 		goto load_failed;
 	tk_load_span(l, &first, &last);
 	n = tk_load_core_count(l);
+	for (i = 0; i < n; i++)
+		idle_all |= tk_load_core_idle(l, i);
+	if (tk_load_conflicts(l) && !ro.quiet)
+		fprintf(stderr, "tracekit: warning: %llu process event%s named a core other than the one %s process ran on: it runs on one core at a time, its run there ended\n",
+			(unsigned long long)tk_load_conflicts(l),
+			tk_load_conflicts(l) == 1 ? "" : "s",
+			tk_load_conflicts(l) == 1 ? "its" : "their");
 	if (x.csv) {
 		printf("kind,start,end,core,entity,busy,length,percent\n");
 		if (put_windows(&x) < 0)
@@ -340,6 +364,9 @@ int cmd_load(int argc, char **argv)
 		for (i = 0; i < n; i++)
 			csv_row(&x, "core", first, last, tk_load_core(l, i), TK_NONE,
 				tk_load_core_busy(l, i));
+		for (i = 0; idle_all && i < n; i++)
+			csv_row(&x, "idle", first, last, tk_load_core(l, i), TK_NONE,
+				tk_load_core_idle(l, i));
 		for (j = 0; j < tk_trace_entity_count(x.t); j++) {
 			size_t k = tk_load_entity_cores(l, (uint32_t)j, &ecores, &ebusy);
 			for (q = 0; q < k; q++)
@@ -376,14 +403,23 @@ int cmd_load(int argc, char **argv)
 		put_time(&x, last, 0);
 		printf(" %s (", tk_unit_name(x.unit));
 		put_time(&x, last - first, 0);
-		printf(" %s)\n\n%-*s %*s %8s\n", tk_unit_name(x.unit),
+		printf(" %s)\n\n%-*s %*s %8s", tk_unit_name(x.unit),
 		       (int)wcname, "core", (int)wbusy, "busy", "load %");
+		if (idle_all)
+			printf(" %*s %8s", (int)wbusy, "idle", "idle %");
+		putchar('\n');
 		for (i = 0; i < n; i++) {
 			put_name(x.t, tk_load_core(l, i), (int)wcname);
 			putchar(' ');
 			put_time(&x, tk_load_core_busy(l, i), (int)wbusy);
 			putchar(' ');
 			put_share(tk_load_core_busy(l, i), last - first, 8);
+			if (idle_all) {
+				putchar(' ');
+				put_time(&x, tk_load_core_idle(l, i), (int)wbusy);
+				putchar(' ');
+				put_share(tk_load_core_idle(l, i), last - first, 8);
+			}
 			putchar('\n');
 		}
 		if (!n)
@@ -419,6 +455,7 @@ nomem:
 out:
 	if (x.win)
 		fclose(x.win);
+	free(idle);
 	tk_load_free(l);
 	tk_reader_close(r);
 	return ret;

@@ -1106,14 +1106,22 @@ static inline tk_str target_type(btf_reader *b, const char *p, const char *end,
 /*
  * The FreeRTOS trace logger names a task "[core/id]name" and writes
  * "[core/0000]" (id 0, no name) as the source of a process event when no
- * task ran before.  1: that "no task" name, 2: a task name of that form,
- * 0: neither.
+ * task ran before; its 2022 version names a task "(id)name" and writes
+ * "(tick)", the tick count, as the source of a preemption at a tick.
+ * 1: such a "no task" name, 2: a task name of either form, 0: neither.
  */
 static int freertos_name(const char *s, size_t n)
 {
 	size_t i = 1, d;
 	int zero = 1;
 
+	if (n >= 3 && s[0] == '(') {
+		for (d = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			;
+		if (i == d || i >= n || s[i] != ')')
+			return 0;
+		return i + 1 == n ? 1 : 2;
+	}
 	if (n < 5 || s[0] != '[')
 		return 0;
 	for (d = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)

@@ -12,8 +12,9 @@ command and export must agree with them and with each other:
 - check: no violation;
 - load: the busy time of Core_0 = the sum of its tasks' = the rebuilt run
   time, per task too;
-- stats: PRE (preempt -> resume) per task as rebuilt (stats gives CET for
-  complete instances only, and no instance of this trace completes);
+- stats: PRE (preempt -> resume, a creation is none) per task as rebuilt
+  (stats gives CET for complete instances only, and no instance of this
+  trace completes);
 - VCD: one core scope, Core_0; each task's wire is 1 exactly over its run
   intervals (every resume a rising edge);
 - Perfetto: one core lane, Core_0; every resume lies in a slice of its task;
@@ -93,7 +94,12 @@ def rebuild(path):
                 if tgt in running:
                     c, s = running.pop(tgt)
                     runs.setdefault(tgt, []).append((c, s, t))
-                ready_since[tgt] = t
+                # a creation ("create pri:N") makes the task READY, but it
+                # is no preemption
+                if len(fld) > 7 and re.match(r"create( |$)", fld[7]):
+                    ready_since.pop(tgt, None)
+                else:
+                    ready_since[tgt] = t
             else:
                 fail("unexpected process event %r" % ev)
     for task, (c, s) in running.items():
