@@ -3,12 +3,14 @@
  * HTML page (docs/report.md).
  *
  * Two passes over FILE keep memory flat and the page bounded:
- *  1. stats, check, the span, and how many slices and instants there are
- *     (with a log2 histogram of slice durations);
- *  2. the timeline again: slices at least as long as a threshold chosen
- *     from pass 1 (0 when all of them fit the budget) go into the page as
- *     they are; shorter ones are summarised into REPORT_BINS windows per
- *     core (busy share and the dominant entity); so are instants beyond
+ *  1. stats, check, the span, and how many bars and instants there are
+ *     (with a log2 histogram of bar durations);
+ *  2. the timeline again: bars (the run intervals of tasks and ISRs, as
+ *     the timeline analysis gives them, and the runnable slices) at least
+ *     as long as a threshold chosen from pass 1 (0 when all of them fit the
+ *     budget) go into the page as they are; shorter ones are summarised
+ *     into REPORT_BINS windows per core (busy share and the dominant
+ *     entity); so are instants beyond
  *     their budget.  Core load and the histograms of RT and CET (binned
  *     between the min and max that stats found) are filled in the same pass.
  * The page's data is one JSON object written into the template
@@ -43,20 +45,24 @@
 /* beyond this many entities, full metric rows for those of the panels
  * only, and one compact row per entity for the rest */
 #define STATS_ENTITY_MAX 1000u
+/* the flag of a run interval in the page's bars (beside the TK_SLICE_*
+ * flags of runnable slices) */
+#define REPORT_RUN (1u << 6)
 
 static void help(FILE *fp)
 {
 	fprintf(fp,
 		"usage: tracekit report [options] FILE -o OUT.html\n\n"
 		"Writes one self-contained HTML page (no network, no other files): a\n"
-		"timeline per core (tasks, ISRs and runnables nested, signals as ticks)\n"
-		"with zoom (wheel), pan (drag) and hover details; the metrics of\n"
-		"'tracekit stats' with the worst instance one click away; histograms of\n"
-		"RT and CET per entity; core load over time; the problems 'tracekit\n"
-		"check' finds, listed and marked.  Where a pixel would hold many\n"
-		"slices the page holds a summary (the page stays below about 10 MB);\n"
-		"re-run with --start/--end for the full detail of a window.  FILE is\n"
-		"read twice: a file (compressed or not), not standard input.\n\n"
+		"timeline per core (when each task and ISR ran, runnables above them,\n"
+		"signals as ticks) with zoom (wheel), pan (drag) and hover details;\n"
+		"the metrics of 'tracekit stats' with the worst instance one click\n"
+		"away; histograms of RT and CET per entity; core load over time; the\n"
+		"problems 'tracekit check' finds, listed and marked.  Where a pixel\n"
+		"would hold many bars the page holds a summary (the page stays below\n"
+		"about 10 MB); re-run with --start/--end for the full detail of a\n"
+		"window.  FILE is read twice: a file (compressed or not), not\n"
+		"standard input.\n\n"
 		"options:\n"
 		"  -o, --output FILE   the page to write (required; '-' is standard output,\n"
 		"                      a name ending in .gz or .zst is compressed)\n"
@@ -298,13 +304,83 @@ static int add_worst(rep *x, uint32_t entity, int64_t inst)
 	return 0;
 }
 
+/*
+ * One bar of the page: written as it is when at least the threshold long
+ * (or the worst instance of a metric row), else summarised into the
+ * windows of its lane (pass 2).
+ */
+static void put_bar(rep *x, uint32_t lane, uint32_t depth, uint32_t entity,
+		    int64_t inst, uint64_t start, uint64_t end, unsigned flags)
+{
+	uint64_t d = end - start;
+
+	if (d >= x->threshold ||
+	    (inst != TK_INST_NONE && is_worst(x, entity, inst))) {
+		/* lane, depth, entity, start, duration, flags, instance */
+		fprintf(x->sfp, "%s%u,%u,%u,%llu,%llu,%u,", x->nwritten++ ? "," : "",
+			lane, depth, entity,
+			(unsigned long long)(start - x->first),
+			(unsigned long long)d, flags);
+		if (inst == TK_INST_NONE)
+			fputs("null", x->sfp);
+		else
+			fprintf(x->sfp, "%lld", (long long)inst);
+		if (x->nwritten % 8 == 0)
+			fputc('\n', x->sfp);
+		if (d >= x->threshold)
+			return;
+		/* a worst instance's short bar: in the summary too */
+	}
+	if (lane_cap(x, lane) < 0) {
+		x->nomem = 1;
+		return;
+	}
+	{
+		uint64_t t = start;
+		size_t base = (size_t)lane * x->nbins, b;
+		while (1) {
+			uint64_t bend;
+			b = bin_of(x, t);
+			bend = bin_end(x, b, end);
+			if (depth == 0)
+				cell_set(x, x->sumbusy, base + b,
+					 cell(x->csz, x->sumbusy, base + b) + (bend - t));
+			if (bend - t >= cell(x->csz, x->domdur, base + b) ||
+			    x->dom[base + b] == TK_NONE) {
+				cell_set(x, x->domdur, base + b, bend - t);
+				x->dom[base + b] = entity;
+			}
+			if (bend >= end)
+				break;
+			t = bend;
+		}
+	}
+}
+
+/* pass 1: one more bar of duration d at that depth of that lane */
+static void count_bar(rep *x, uint32_t lane, uint32_t depth, uint64_t d)
+{
+	x->nslices++;
+	x->dur_log2[ilog2(d)]++;
+	if (lane < 256 && depth + 1 > x->maxdepth[lane])
+		x->maxdepth[lane] = depth + 1;
+}
+
+/*
+ * The timeline's slices: of a process instance (activation to terminate,
+ * with the instances it was preempted by nested in it), only its metrics
+ * (CPU time, the histograms); the page draws its run intervals instead
+ * (on_run).  Runnable slices are drawn as the timeline nests them, above
+ * the run interval of the process they run in.
+ */
 static void on_slice(void *ctx, const tk_slice *s)
 {
 	rep *x = ctx;
-	uint64_t d = s->end - s->start;
 
-	if (x->pass == 1) {
-		if (s->flags & TK_SLICE_TERMINATED && tk_etype_is_process(s->type)) {
+	if (tk_etype_is_process(s->type)) {
+		if (!(s->flags & TK_SLICE_TERMINATED))
+			return;
+		if (x->pass == 1) {
 			if (s->entity >= x->ncpu) {
 				size_t n = (size_t)s->entity * 2 + 16;
 				uint64_t *p = realloc(x->cpu, n * sizeof(*p));
@@ -317,75 +393,40 @@ static void on_slice(void *ctx, const tk_slice *s)
 				x->ncpu = n;
 			}
 			x->cpu[s->entity] += s->cet;
+		} else {
+			hist *h = hist_for(x, s->entity, TK_METRIC_RT);
+			if (h && s->activated != UINT64_MAX && s->activated <= s->end)
+				hist_add(h, s->end - s->activated);
+			h = hist_for(x, s->entity, TK_METRIC_CET);
+			if (h)
+				hist_add(h, s->cet);
 		}
-		x->nslices++;
-		x->dur_log2[ilog2(d)]++;
-		if (s->lane < 256 && s->depth + 1 > x->maxdepth[s->lane])
-			x->maxdepth[s->lane] = s->depth + 1;
 		return;
 	}
-	if (s->flags & TK_SLICE_TERMINATED && tk_etype_is_process(s->type)) {
-		hist *h = hist_for(x, s->entity, TK_METRIC_RT);
-		if (h && s->activated != UINT64_MAX && s->activated <= s->end)
-			hist_add(h, s->end - s->activated);
-		h = hist_for(x, s->entity, TK_METRIC_CET);
-		if (h)
-			hist_add(h, s->cet);
-	}
-	if (d >= x->threshold ||
-	    (s->inst != TK_INST_NONE && is_worst(x, s->entity, s->inst))) {
-		/* lane, depth, entity, start, duration, flags, instance */
-		fprintf(x->sfp, "%s%u,%u,%u,%llu,%llu,%u,", x->nwritten++ ? "," : "",
-			s->lane, s->depth, s->entity,
-			(unsigned long long)(s->start - x->first),
-			(unsigned long long)d, s->flags);
-		if (s->inst == TK_INST_NONE)
-			fputs("null", x->sfp);
-		else
-			fprintf(x->sfp, "%lld", (long long)s->inst);
-		if (x->nwritten % 8 == 0)
-			fputc('\n', x->sfp);
-		if (d >= x->threshold)
-			return;
-		/* a worst instance's short slice: in the summary too */
-	}
-	if (lane_cap(x, s->lane) < 0) {
-		x->nomem = 1;
-		return;
-	}
-	{
-		uint64_t t = s->start;
-		size_t base = (size_t)s->lane * x->nbins, b;
-		while (1) {
-			uint64_t bend;
-			b = bin_of(x, t);
-			bend = bin_end(x, b, s->end);
-			if (s->depth == 0)
-				cell_set(x, x->sumbusy, base + b,
-					 cell(x->csz, x->sumbusy, base + b) + (bend - t));
-			if (bend - t >= cell(x->csz, x->domdur, base + b) ||
-			    x->dom[base + b] == TK_NONE) {
-				cell_set(x, x->domdur, base + b, bend - t);
-				x->dom[base + b] = s->entity;
-			}
-			if (bend >= s->end)
-				break;
-			t = bend;
-		}
-	}
+	if (x->pass == 1)
+		count_bar(x, s->lane, s->depth, s->end - s->start);
+	else
+		put_bar(x, s->lane, s->depth, s->entity, s->inst, s->start,
+			s->end, s->flags);
 }
 
+/*
+ * A run interval (the process allocated to the core, as the analyses
+ * count it: tk_load, the exports' core tracks): a bar at depth 0 of its
+ * lane, flagged TK_SLICE_RUN for the page, and the core's busy time.
+ */
 static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 		   uint64_t start, uint64_t end)
 {
 	rep *x = ctx;
 	uint64_t t = start;
 
-	(void)entity;
-	(void)inst;
-	if (x->pass != 2)
+	if (x->pass != 2) {
+		count_bar(x, lane, 0, end - start);
 		return;
-	if (lane_cap(x, lane) < 0) {
+	}
+	put_bar(x, lane, 0, entity, inst, start, end, REPORT_RUN);
+	if (x->nomem || lane_cap(x, lane) < 0) {
 		x->nomem = 1;
 		return;
 	}
