@@ -115,6 +115,13 @@ typedef struct rep {
 	tk_timeline *tl;
 	FILE *sfp;                  /* slices of pass 2, copied in after */
 	uint64_t first, last, span, binw;
+	uint64_t file_first;        /* the first time in FILE, window or not */
+	int have_file_first;
+	/* the page's lanes in the order of their cores' entity ids (the same
+	 * with --start/--end as without): lane -> its place, and back */
+	uint32_t *lane_pos;
+	uint32_t *lane_at;
+	size_t nlane_pos;
 	size_t nbins;               /* windows per lane (fewer with many lanes) */
 	uint64_t threshold;         /* slices shorter than this are summarised */
 	int instants_binned;
@@ -304,6 +311,42 @@ static int add_worst(rep *x, uint32_t entity, int64_t inst)
 	return 0;
 }
 
+/* the place in the page of lane `lane` of pass 2 (its core's place) */
+static uint32_t page_lane(const rep *x, uint32_t lane)
+{
+	uint32_t core = tk_timeline_lane_core(x->tl, lane);
+
+	return core < x->nlane_pos && x->lane_pos[core] != TK_NONE
+		       ? x->lane_pos[core] : lane;
+}
+
+/* the page's lanes of pass 1, in the order of their cores' entity ids */
+static int order_lanes(rep *x)
+{
+	size_t i, n = tk_timeline_lane_count(x->tl), k = 0;
+	size_t ne = tk_trace_entity_count(x->t);
+
+	x->nlane_pos = ne;
+	x->lane_pos = malloc((ne ? ne : 1) * sizeof(*x->lane_pos));
+	x->lane_at = malloc((n ? n : 1) * sizeof(*x->lane_at));
+	if (!x->lane_pos || !x->lane_at)
+		return -1;
+	for (i = 0; i < ne; i++)
+		x->lane_pos[i] = TK_NONE;
+	for (i = 0; i < n; i++) {
+		uint32_t core = tk_timeline_lane_core(x->tl, i);
+		if (core < ne)
+			x->lane_pos[core] = (uint32_t)i;
+	}
+	/* entity order: a walk over the entity ids (linear, no sort) */
+	for (i = 0; i < ne; i++)
+		if (x->lane_pos[i] != TK_NONE) {
+			x->lane_at[k] = x->lane_pos[i];
+			x->lane_pos[i] = (uint32_t)k++;
+		}
+	return k == n ? 0 : -1;
+}
+
 /*
  * One bar of the page: written as it is when at least the threshold long
  * (or the worst instance of a metric row), else summarised into the
@@ -406,8 +449,8 @@ static void on_slice(void *ctx, const tk_slice *s)
 	if (x->pass == 1)
 		count_bar(x, s->lane, s->depth, s->end - s->start);
 	else
-		put_bar(x, s->lane, s->depth, s->entity, s->inst, s->start,
-			s->end, s->flags);
+		put_bar(x, page_lane(x, s->lane), s->depth, s->entity, s->inst,
+			s->start, s->end, s->flags);
 }
 
 /*
@@ -425,6 +468,7 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 		count_bar(x, lane, 0, end - start);
 		return;
 	}
+	lane = page_lane(x, lane);
 	put_bar(x, lane, 0, entity, inst, start, end, REPORT_RUN);
 	if (x->nomem || lane_cap(x, lane) < 0) {
 		x->nomem = 1;
@@ -448,6 +492,9 @@ static int is_instant(const tk_event *ev)
 static void instant(rep *x, const tk_event *ev)
 {
 	long lane = tk_timeline_event_lane(x->tl, ev);
+
+	if (lane >= 0)
+		lane = (long)page_lane(x, (uint32_t)lane);
 
 	if (x->instants_binned) {
 		if (lane_cap(x, lane < 0 ? 0 : (size_t)lane) < 0) {
@@ -501,6 +548,10 @@ static int read_pass(rep *x, const char *path, const cli_read_opts *ro,
 		goto nomem;
 	tk_error_clear(&err);
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+		if (x->pass == 1 && (!x->have_file_first || ev->time < x->file_first)) {
+			x->file_first = ev->time;
+			x->have_file_first = 1;
+		}
 		if (!cli_filter_match(x->filter, x->t, ev))
 			continue;
 		if (x->pass == 1) {
@@ -672,6 +723,11 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 	if (tk_time_format_decimal(x->first, tb, TK_UNIT_NS, buf, sizeof(buf)) < 0)
 		strcpy(buf, "?");
 	jcstr(x->fp, buf);
+	/* the page's time 0 is its first event; the trace's first event
+	 * (before --start) is this many ticks before it */
+	fprintf(x->fp, ",\"sinceFirst\":%llu",
+		(unsigned long long)(x->have_file_first && x->file_first <= x->first
+					     ? x->first - x->file_first : 0));
 	fputs(",\n\"ents\":[", x->fp);
 	for (i = 0; i < tk_trace_entity_count(t); i++) {
 		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
@@ -686,11 +742,12 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 	}
 	fputs("],\n\"lanes\":[", x->fp);
 	for (i = 0; i < tk_timeline_lane_count(x->tl); i++) {
-		const tk_entity *e = tk_trace_entity(t, tk_timeline_lane_core(x->tl, i));
+		uint32_t l = x->lane_at[i];
+		const tk_entity *e = tk_trace_entity(t, tk_timeline_lane_core(x->tl, l));
 		const char *s = e ? tk_trace_str(t, e->name, &n) : "?";
 		fputs(i ? ",{\"name\":" : "{\"name\":", x->fp);
 		cli_json_str_html(x->fp, s, e ? n : 1);
-		fprintf(x->fp, ",\"depth\":%u}", i < 256 ? x->maxdepth[i] : 8);
+		fprintf(x->fp, ",\"depth\":%u}", l < 256 ? x->maxdepth[l] : 8);
 	}
 	nents = stat_entities(st);
 	limited = nents > STATS_ENTITY_MAX;
@@ -1008,7 +1065,8 @@ int cmd_report(int argc, char **argv)
 	x.csz = x.binw <= UINT32_MAX ? 4 : 8;
 	x.threshold = pick_threshold(&x);
 	x.instants_binned = x.ninstants > INSTANT_BUDGET;
-	if (make_hists(&x, st) < 0 || collect_worst(&x, st) < 0)
+	if (make_hists(&x, st) < 0 || collect_worst(&x, st) < 0 ||
+	    order_lanes(&x) < 0)
 		goto nomem;
 	if (page_open(&page, out, &x.fp) < 0)
 		goto out;
@@ -1126,6 +1184,8 @@ out:
 	free(x.hist_of);
 	free(x.cpu);
 	free(x.worst);
+	free(x.lane_pos);
+	free(x.lane_at);
 	tk_hashmap_free(&x.worst_idx);
 	tk_timeline_free(x.tl);
 	tk_stats_free(st);
