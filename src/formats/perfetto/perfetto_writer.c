@@ -2,8 +2,8 @@
  * perfetto_writer.c - Chrome Trace Event JSON, as ui.perfetto.dev and
  * chrome://tracing open it (docs/exports.md).
  *
- * Tracks (every tid is unique; tid = track index + 1, in order of first
- * use):
+ * Tracks (every tid is unique; tid = track index + 3, in order of first
+ * use, so that no tid is a pid; every sort index fits 32 signed bits):
  *  - pid 1 "cores": one thread per core, holding the run intervals of the
  *    timeline (timeline.h: the process allocated to the core, as `load`
  *    counts it) as flat "X" slices, so a preempted task is never drawn
@@ -384,10 +384,13 @@ static uint32_t new_track(pf_writer *pw, uint32_t kind, uint32_t ref,
 	return (uint32_t)pw->ntracks;
 }
 
-static int out_tid(pf_writer *pw, uint32_t pid, uint32_t tid)
+/* track (index + 1) as a tid: + 2, so that no tid is 1 or 2, a pid (a
+ * thread whose tid is its pid is the process's main thread, which
+ * Perfetto lists first) */
+static int out_tid(pf_writer *pw, uint32_t pid, uint32_t track)
 {
 	outs(pw, pid == 1 ? "\"pid\":1,\"tid\":" : "\"pid\":2,\"tid\":");
-	return out_u64(pw, tid);
+	return out_u64(pw, (uint64_t)track + 2);
 }
 
 /* ---- lanes, load windows, run intervals ---------------------------------- */
@@ -1136,16 +1139,22 @@ static void write_track_name(pf_writer *pw, size_t i)
 	free(buf);
 }
 
-/* cores in lane order, each followed by its runnables; then (no core) */
+/*
+ * cores in lane order, each followed by its runnables; then (no core);
+ * processes in order of first use.  Perfetto keeps a sort index in 32
+ * signed bits: each is at most INT32_MAX (the order holds up to 2^30 lanes).
+ */
 static uint64_t track_sort(const pf_writer *pw, const ptrack *tr, size_t i)
 {
-	(void)pw;
+	uint64_t v;
+
 	switch (tr->kind) {
-	case TR_CORE: return (uint64_t)tr->ref * 2;
-	case TR_RUNNABLES: return (uint64_t)tr->ref * 2 + 1;
-	case TR_NOCORE: return (uint64_t)UINT32_MAX * 2 + 2;
-	default: return i;
+	case TR_CORE: v = (uint64_t)tr->ref * 2; break;
+	case TR_RUNNABLES: v = (uint64_t)tr->ref * 2 + 1; break;
+	case TR_NOCORE: v = (uint64_t)pw->nlanes * 2; break;
+	default: v = i; break;
 	}
+	return v > INT32_MAX ? INT32_MAX : v;
 }
 
 static int perfetto_writer_close(tk_writer *w, tk_error *err)

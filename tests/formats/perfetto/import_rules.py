@@ -26,7 +26,12 @@ stimulus naming it in args.activated_by; CET_us and RT_us of the instance
 slices give the count, min and max of `tracekit stats --format csv
 --unit us`, and the max at the instance it names; metadata.first_event_us
 is the first event's time, and the first ts plus metadata.ts_offset_us is
-at least it (absolute time kept).
+at least it (absolute time kept).  Tracks (issue 37.18): every
+process_sort_index and thread_sort_index fits the 32 signed bits Perfetto
+keeps; no tid is a pid (a thread whose tid is its pid is that process's
+main thread, listed first); in the cores process, each core's track sorts
+before its runnables' and both before the next core's, and "(no core)"
+after all of them.
 Prints one line per trace and exits 1 on any failure.
 """
 import csv
@@ -180,6 +185,34 @@ def check(cli, trace):
             fail(trace, f"node JSON.parse: {np[1]}")
     evs = doc["traceEvents"]
     meta = doc.get("metadata", {})
+    # the tracks' order and ids
+    pids = {e["pid"] for e in evs if "pid" in e}
+    tname, tsort = {}, {}
+    for e in evs:
+        if e.get("ph") != "M":
+            continue
+        if e["name"].endswith("sort_index"):
+            v = int(e["args"]["sort_index"])
+            if not -2**31 <= v < 2**31:
+                fail(trace, f"{e['name']} {v} of pid {e['pid']} does not fit 32 bits")
+            if e["name"] == "thread_sort_index":
+                tsort[(e["pid"], e["tid"])] = v
+        elif e["name"] == "thread_name":
+            tname[(e["pid"], e["tid"])] = e["args"]["name"]
+    clash_tids = sorted({e["tid"] for e in evs if "tid" in e and e["tid"] in pids})
+    if clash_tids:
+        fail(trace, f"tids {clash_tids} are pids (a main thread, listed first)")
+    cores = [k for k, n in tname.items() if k[0] == "1" and n != "(no core)"]
+    core_names = {tname[k] for k in cores if not tname[k].endswith(" runnables")}
+    for k in cores:
+        n = tname[k]
+        if n.endswith(" runnables") and n[:-10] in core_names:
+            base = [c for c in cores if tname[c] == n[:-10]][0]
+            if tsort.get(k, -1) != tsort.get(base, -2) + 1:
+                fail(trace, f"track {n!r} sorts at {tsort.get(k)}, not right after its core ({tsort.get(base)})")
+    nocore = [k for k, n in tname.items() if k[0] == "1" and n == "(no core)"]
+    if nocore and cores and tsort.get(nocore[0], -1) <= max(tsort.get(k, 0) for k in cores):
+        fail(trace, f"(no core) sorts at {tsort.get(nocore[0])}, not after every core track")
     tracks = defaultdict(list)
     running = defaultdict(list)
     flow_out, flow_in = defaultdict(int), defaultdict(int)
