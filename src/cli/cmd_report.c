@@ -3,12 +3,14 @@
  * HTML page (docs/report.md).
  *
  * Two passes over FILE keep memory flat and the page bounded:
- *  1. stats, check, the span, and how many slices and instants there are
- *     (with a log2 histogram of slice durations);
- *  2. the timeline again: slices at least as long as a threshold chosen
- *     from pass 1 (0 when all of them fit the budget) go into the page as
- *     they are; shorter ones are summarised into REPORT_BINS windows per
- *     core (busy share and the dominant entity); so are instants beyond
+ *  1. stats, check, the span, and how many bars and instants there are
+ *     (with a log2 histogram of bar durations);
+ *  2. the timeline again: bars (the run intervals of tasks and ISRs, as
+ *     the timeline analysis gives them, and the runnable slices) at least
+ *     as long as a threshold chosen from pass 1 (0 when all of them fit the
+ *     budget) go into the page as they are; shorter ones are summarised
+ *     into REPORT_BINS windows per core (busy share and the dominant
+ *     entity); so are instants beyond
  *     their budget.  Core load and the histograms of RT and CET (binned
  *     between the min and max that stats found) are filled in the same pass.
  * The page's data is one JSON object written into the template
@@ -43,20 +45,24 @@
 /* beyond this many entities, full metric rows for those of the panels
  * only, and one compact row per entity for the rest */
 #define STATS_ENTITY_MAX 1000u
+/* the flag of a run interval in the page's bars (beside the TK_SLICE_*
+ * flags of runnable slices) */
+#define REPORT_RUN (1u << 6)
 
 static void help(FILE *fp)
 {
 	fprintf(fp,
 		"usage: tracekit report [options] FILE -o OUT.html\n\n"
 		"Writes one self-contained HTML page (no network, no other files): a\n"
-		"timeline per core (tasks, ISRs and runnables nested, signals as ticks)\n"
-		"with zoom (wheel), pan (drag) and hover details; the metrics of\n"
-		"'tracekit stats' with the worst instance one click away; histograms of\n"
-		"RT and CET per entity; core load over time; the problems 'tracekit\n"
-		"check' finds, listed and marked.  Where a pixel would hold many\n"
-		"slices the page holds a summary (the page stays below about 10 MB);\n"
-		"re-run with --start/--end for the full detail of a window.  FILE is\n"
-		"read twice: a file (compressed or not), not standard input.\n\n"
+		"timeline per core (when each task and ISR ran, runnables above them,\n"
+		"signals as ticks) with zoom (wheel), pan (drag) and hover details;\n"
+		"the metrics of 'tracekit stats' with the worst instance one click\n"
+		"away; histograms of RT and CET per entity; core load over time; the\n"
+		"problems 'tracekit check' finds, listed and marked.  Where a pixel\n"
+		"would hold many bars the page holds a summary (the page stays below\n"
+		"about 10 MB); re-run with --start/--end for the full detail of a\n"
+		"window.  FILE is read twice: a file (compressed or not), not\n"
+		"standard input.\n\n"
 		"options:\n"
 		"  -o, --output FILE   the page to write (required; '-' is standard output,\n"
 		"                      a name ending in .gz or .zst is compressed)\n"
@@ -109,6 +115,13 @@ typedef struct rep {
 	tk_timeline *tl;
 	FILE *sfp;                  /* slices of pass 2, copied in after */
 	uint64_t first, last, span, binw;
+	uint64_t file_first;        /* the first time in FILE, window or not */
+	int have_file_first;
+	/* the page's lanes in the order of their cores' entity ids (the same
+	 * with --start/--end as without): lane -> its place, and back */
+	uint32_t *lane_pos;
+	uint32_t *lane_at;
+	size_t nlane_pos;
 	size_t nbins;               /* windows per lane (fewer with many lanes) */
 	uint64_t threshold;         /* slices shorter than this are summarised */
 	int instants_binned;
@@ -298,13 +311,119 @@ static int add_worst(rep *x, uint32_t entity, int64_t inst)
 	return 0;
 }
 
+/* the place in the page of lane `lane` of pass 2 (its core's place) */
+static uint32_t page_lane(const rep *x, uint32_t lane)
+{
+	uint32_t core = tk_timeline_lane_core(x->tl, lane);
+
+	return core < x->nlane_pos && x->lane_pos[core] != TK_NONE
+		       ? x->lane_pos[core] : lane;
+}
+
+/* the page's lanes of pass 1, in the order of their cores' entity ids */
+static int order_lanes(rep *x)
+{
+	size_t i, n = tk_timeline_lane_count(x->tl), k = 0;
+	size_t ne = tk_trace_entity_count(x->t);
+
+	x->nlane_pos = ne;
+	x->lane_pos = malloc((ne ? ne : 1) * sizeof(*x->lane_pos));
+	x->lane_at = malloc((n ? n : 1) * sizeof(*x->lane_at));
+	if (!x->lane_pos || !x->lane_at)
+		return -1;
+	for (i = 0; i < ne; i++)
+		x->lane_pos[i] = TK_NONE;
+	for (i = 0; i < n; i++) {
+		uint32_t core = tk_timeline_lane_core(x->tl, i);
+		if (core < ne)
+			x->lane_pos[core] = (uint32_t)i;
+	}
+	/* entity order: a walk over the entity ids (linear, no sort) */
+	for (i = 0; i < ne; i++)
+		if (x->lane_pos[i] != TK_NONE) {
+			x->lane_at[k] = x->lane_pos[i];
+			x->lane_pos[i] = (uint32_t)k++;
+		}
+	return k == n ? 0 : -1;
+}
+
+/*
+ * One bar of the page: written as it is when at least the threshold long
+ * (or the worst instance of a metric row), else summarised into the
+ * windows of its lane (pass 2).
+ */
+static void put_bar(rep *x, uint32_t lane, uint32_t depth, uint32_t entity,
+		    int64_t inst, uint64_t start, uint64_t end, unsigned flags)
+{
+	uint64_t d = end - start;
+
+	if (d >= x->threshold ||
+	    (inst != TK_INST_NONE && is_worst(x, entity, inst))) {
+		/* lane, depth, entity, start, duration, flags, instance */
+		fprintf(x->sfp, "%s%u,%u,%u,%llu,%llu,%u,", x->nwritten++ ? "," : "",
+			lane, depth, entity,
+			(unsigned long long)(start - x->first),
+			(unsigned long long)d, flags);
+		if (inst == TK_INST_NONE)
+			fputs("null", x->sfp);
+		else
+			fprintf(x->sfp, "%lld", (long long)inst);
+		if (x->nwritten % 8 == 0)
+			fputc('\n', x->sfp);
+		if (d >= x->threshold)
+			return;
+		/* a worst instance's short bar: in the summary too */
+	}
+	if (lane_cap(x, lane) < 0) {
+		x->nomem = 1;
+		return;
+	}
+	{
+		uint64_t t = start;
+		size_t base = (size_t)lane * x->nbins, b;
+		while (1) {
+			uint64_t bend;
+			b = bin_of(x, t);
+			bend = bin_end(x, b, end);
+			if (depth == 0)
+				cell_set(x, x->sumbusy, base + b,
+					 cell(x->csz, x->sumbusy, base + b) + (bend - t));
+			if (bend - t >= cell(x->csz, x->domdur, base + b) ||
+			    x->dom[base + b] == TK_NONE) {
+				cell_set(x, x->domdur, base + b, bend - t);
+				x->dom[base + b] = entity;
+			}
+			if (bend >= end)
+				break;
+			t = bend;
+		}
+	}
+}
+
+/* pass 1: one more bar of duration d at that depth of that lane */
+static void count_bar(rep *x, uint32_t lane, uint32_t depth, uint64_t d)
+{
+	x->nslices++;
+	x->dur_log2[ilog2(d)]++;
+	if (lane < 256 && depth + 1 > x->maxdepth[lane])
+		x->maxdepth[lane] = depth + 1;
+}
+
+/*
+ * The timeline's slices: of a process instance (activation to terminate,
+ * with the instances it was preempted by nested in it), only its metrics
+ * (CPU time, the histograms); the page draws its run intervals instead
+ * (on_run).  Runnable slices are drawn as the timeline nests them, above
+ * the run interval of the process they run in.
+ */
 static void on_slice(void *ctx, const tk_slice *s)
 {
 	rep *x = ctx;
-	uint64_t d = s->end - s->start;
 
-	if (x->pass == 1) {
-		if (s->flags & TK_SLICE_TERMINATED && tk_etype_is_process(s->type)) {
+	if (tk_etype_is_process(s->type)) {
+		if (!(s->flags & TK_SLICE_TERMINATED))
+			return;
+		if (x->pass == 1) {
 			if (s->entity >= x->ncpu) {
 				size_t n = (size_t)s->entity * 2 + 16;
 				uint64_t *p = realloc(x->cpu, n * sizeof(*p));
@@ -317,75 +436,41 @@ static void on_slice(void *ctx, const tk_slice *s)
 				x->ncpu = n;
 			}
 			x->cpu[s->entity] += s->cet;
+		} else {
+			hist *h = hist_for(x, s->entity, TK_METRIC_RT);
+			if (h && s->activated != UINT64_MAX && s->activated <= s->end)
+				hist_add(h, s->end - s->activated);
+			h = hist_for(x, s->entity, TK_METRIC_CET);
+			if (h)
+				hist_add(h, s->cet);
 		}
-		x->nslices++;
-		x->dur_log2[ilog2(d)]++;
-		if (s->lane < 256 && s->depth + 1 > x->maxdepth[s->lane])
-			x->maxdepth[s->lane] = s->depth + 1;
 		return;
 	}
-	if (s->flags & TK_SLICE_TERMINATED && tk_etype_is_process(s->type)) {
-		hist *h = hist_for(x, s->entity, TK_METRIC_RT);
-		if (h && s->activated != UINT64_MAX && s->activated <= s->end)
-			hist_add(h, s->end - s->activated);
-		h = hist_for(x, s->entity, TK_METRIC_CET);
-		if (h)
-			hist_add(h, s->cet);
-	}
-	if (d >= x->threshold ||
-	    (s->inst != TK_INST_NONE && is_worst(x, s->entity, s->inst))) {
-		/* lane, depth, entity, start, duration, flags, instance */
-		fprintf(x->sfp, "%s%u,%u,%u,%llu,%llu,%u,", x->nwritten++ ? "," : "",
-			s->lane, s->depth, s->entity,
-			(unsigned long long)(s->start - x->first),
-			(unsigned long long)d, s->flags);
-		if (s->inst == TK_INST_NONE)
-			fputs("null", x->sfp);
-		else
-			fprintf(x->sfp, "%lld", (long long)s->inst);
-		if (x->nwritten % 8 == 0)
-			fputc('\n', x->sfp);
-		if (d >= x->threshold)
-			return;
-		/* a worst instance's short slice: in the summary too */
-	}
-	if (lane_cap(x, s->lane) < 0) {
-		x->nomem = 1;
-		return;
-	}
-	{
-		uint64_t t = s->start;
-		size_t base = (size_t)s->lane * x->nbins, b;
-		while (1) {
-			uint64_t bend;
-			b = bin_of(x, t);
-			bend = bin_end(x, b, s->end);
-			if (s->depth == 0)
-				cell_set(x, x->sumbusy, base + b,
-					 cell(x->csz, x->sumbusy, base + b) + (bend - t));
-			if (bend - t >= cell(x->csz, x->domdur, base + b) ||
-			    x->dom[base + b] == TK_NONE) {
-				cell_set(x, x->domdur, base + b, bend - t);
-				x->dom[base + b] = s->entity;
-			}
-			if (bend >= s->end)
-				break;
-			t = bend;
-		}
-	}
+	if (x->pass == 1)
+		count_bar(x, s->lane, s->depth, s->end - s->start);
+	else
+		put_bar(x, page_lane(x, s->lane), s->depth, s->entity, s->inst,
+			s->start, s->end, s->flags);
 }
 
+/*
+ * A run interval (the process allocated to the core, as the analyses
+ * count it: tk_load, the exports' core tracks): a bar at depth 0 of its
+ * lane, flagged TK_SLICE_RUN for the page, and the core's busy time.
+ */
 static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 		   uint64_t start, uint64_t end)
 {
 	rep *x = ctx;
 	uint64_t t = start;
 
-	(void)entity;
-	(void)inst;
-	if (x->pass != 2)
+	if (x->pass != 2) {
+		count_bar(x, lane, 0, end - start);
 		return;
-	if (lane_cap(x, lane) < 0) {
+	}
+	lane = page_lane(x, lane);
+	put_bar(x, lane, 0, entity, inst, start, end, REPORT_RUN);
+	if (x->nomem || lane_cap(x, lane) < 0) {
 		x->nomem = 1;
 		return;
 	}
@@ -407,6 +492,9 @@ static int is_instant(const tk_event *ev)
 static void instant(rep *x, const tk_event *ev)
 {
 	long lane = tk_timeline_event_lane(x->tl, ev);
+
+	if (lane >= 0)
+		lane = (long)page_lane(x, (uint32_t)lane);
 
 	if (x->instants_binned) {
 		if (lane_cap(x, lane < 0 ? 0 : (size_t)lane) < 0) {
@@ -460,6 +548,10 @@ static int read_pass(rep *x, const char *path, const cli_read_opts *ro,
 		goto nomem;
 	tk_error_clear(&err);
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+		if (x->pass == 1 && (!x->have_file_first || ev->time < x->file_first)) {
+			x->file_first = ev->time;
+			x->have_file_first = 1;
+		}
 		if (!cli_filter_match(x->filter, x->t, ev))
 			continue;
 		if (x->pass == 1) {
@@ -631,6 +723,11 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 	if (tk_time_format_decimal(x->first, tb, TK_UNIT_NS, buf, sizeof(buf)) < 0)
 		strcpy(buf, "?");
 	jcstr(x->fp, buf);
+	/* the page's time 0 is its first event; the trace's first event
+	 * (before --start) is this many ticks before it */
+	fprintf(x->fp, ",\"sinceFirst\":%llu",
+		(unsigned long long)(x->have_file_first && x->file_first <= x->first
+					     ? x->first - x->file_first : 0));
 	fputs(",\n\"ents\":[", x->fp);
 	for (i = 0; i < tk_trace_entity_count(t); i++) {
 		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
@@ -645,11 +742,12 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 	}
 	fputs("],\n\"lanes\":[", x->fp);
 	for (i = 0; i < tk_timeline_lane_count(x->tl); i++) {
-		const tk_entity *e = tk_trace_entity(t, tk_timeline_lane_core(x->tl, i));
+		uint32_t l = x->lane_at[i];
+		const tk_entity *e = tk_trace_entity(t, tk_timeline_lane_core(x->tl, l));
 		const char *s = e ? tk_trace_str(t, e->name, &n) : "?";
 		fputs(i ? ",{\"name\":" : "{\"name\":", x->fp);
 		cli_json_str_html(x->fp, s, e ? n : 1);
-		fprintf(x->fp, ",\"depth\":%u}", i < 256 ? x->maxdepth[i] : 8);
+		fprintf(x->fp, ",\"depth\":%u}", l < 256 ? x->maxdepth[l] : 8);
 	}
 	nents = stat_entities(st);
 	limited = nents > STATS_ENTITY_MAX;
@@ -967,7 +1065,8 @@ int cmd_report(int argc, char **argv)
 	x.csz = x.binw <= UINT32_MAX ? 4 : 8;
 	x.threshold = pick_threshold(&x);
 	x.instants_binned = x.ninstants > INSTANT_BUDGET;
-	if (make_hists(&x, st) < 0 || collect_worst(&x, st) < 0)
+	if (make_hists(&x, st) < 0 || collect_worst(&x, st) < 0 ||
+	    order_lanes(&x) < 0)
 		goto nomem;
 	if (page_open(&page, out, &x.fp) < 0)
 		goto out;
@@ -1085,6 +1184,8 @@ out:
 	free(x.hist_of);
 	free(x.cpu);
 	free(x.worst);
+	free(x.lane_pos);
+	free(x.lane_at);
 	tk_hashmap_free(&x.worst_idx);
 	tk_timeline_free(x.tl);
 	tk_stats_free(st);

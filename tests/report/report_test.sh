@@ -95,6 +95,27 @@ print(" ".join(re.findall(r"\d+/\d+",t)[:3]))' "$tmp/dom" "$trace")
 	[ "$shot" -gt 20000 ] || { echo "FAIL: $name: screenshot missing or blank ($shot bytes)"; fail=1; }
 	echo "ok: $name: $size bytes, $status"
 done
+# what the page shows and does, checked on a small trace (behaviour.js:
+# run intervals, the preemption outlined, relative and absolute times, the
+# unit column and sorting, the view in the address, the load's axes and
+# zoom), on a window of it (--start/--end: lanes and axis as in the whole),
+# and opened with a view in its address
+behave() { # behave CASE PAGE [#FRAGMENT]
+	{ cat "$2"; printf '<script>window.TK_CASE="%s";\n' "$1"; cat "$root/tests/report/behaviour.js"; printf '</script>\n'; } > "$tmp/b.html"
+	chrome --enable-logging=stderr --v=0 --dump-dom "file://$tmp/b.html${3:-}" > "$tmp/dom" 2> "$tmp/log"
+	python3 "$root/tests/report/harness_result.py" "$tmp/dom" "behaviour.btf $1" || fail=1
+	if grep -E 'CONSOLE|Uncaught' "$tmp/log" | grep -Eiq 'error|uncaught'; then
+		echo "FAIL: behaviour $1: JavaScript errors:"; grep -E 'CONSOLE|Uncaught' "$tmp/log"; fail=1
+	fi
+}
+b="$root/tests/report/behaviour.btf"
+if "$cli" report -q "$b" -o "$tmp/b1.html" && "$cli" report -q "$b" --start 410ns --end 1200ns -o "$tmp/b2.html"; then
+	behave whole "$tmp/b1.html"
+	behave window "$tmp/b2.html"
+	behave address "$tmp/b1.html" '#view=20,60&time=abs'
+else
+	echo "FAIL: report of behaviour.btf"; fail=1
+fi
 # the check problems are listed
 if [ -f "$shared/corpus/btf/app4mc_example1_task_only_short.btf" ]; then
 	"$cli" report -q "$shared/corpus/btf/app4mc_example1_task_only_short.btf" -o "$tmp/p.html"

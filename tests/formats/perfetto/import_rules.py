@@ -26,7 +26,15 @@ stimulus naming it in args.activated_by; CET_us and RT_us of the instance
 slices give the count, min and max of `tracekit stats --format csv
 --unit us`, and the max at the instance it names; metadata.first_event_us
 is the first event's time, and the first ts plus metadata.ts_offset_us is
-at least it (absolute time kept).
+at least it (absolute time kept).  Tracks (issue 37.18): every
+process_sort_index and thread_sort_index fits the 32 signed bits Perfetto
+keeps; no tid is a pid (a thread whose tid is its pid is that process's
+main thread, listed first); in the cores process, each core's track sorts
+before its runnables' and both before the next core's, and "(no core)"
+after all of them.  Flows (issue 37.19): a flow from a stimulus, task or
+ISR begins on a zero-length mark "SOURCE activates TARGET" at the
+activation (the time its instance slice begins), on the track of that
+source when it is a task or ISR (its thread is named after it).
 Prints one line per trace and exits 1 on any failure.
 """
 import csv
@@ -180,12 +188,46 @@ def check(cli, trace):
             fail(trace, f"node JSON.parse: {np[1]}")
     evs = doc["traceEvents"]
     meta = doc.get("metadata", {})
+    # the tracks' order and ids
+    pids = {e["pid"] for e in evs if "pid" in e}
+    tname, tsort = {}, {}
+    for e in evs:
+        if e.get("ph") != "M":
+            continue
+        if e["name"].endswith("sort_index"):
+            v = int(e["args"]["sort_index"])
+            if not -2**31 <= v < 2**31:
+                fail(trace, f"{e['name']} {v} of pid {e['pid']} does not fit 32 bits")
+            if e["name"] == "thread_sort_index":
+                tsort[(e["pid"], e["tid"])] = v
+        elif e["name"] == "thread_name":
+            tname[(e["pid"], e["tid"])] = e["args"]["name"]
+    clash_tids = sorted({e["tid"] for e in evs if "tid" in e and e["tid"] in pids})
+    if clash_tids:
+        fail(trace, f"tids {clash_tids} are pids (a main thread, listed first)")
+    cores = [k for k, n in tname.items() if k[0] == "1" and n != "(no core)"]
+    core_names = {tname[k] for k in cores if not tname[k].endswith(" runnables")}
+    for k in cores:
+        n = tname[k]
+        if n.endswith(" runnables") and n[:-10] in core_names:
+            base = [c for c in cores if tname[c] == n[:-10]][0]
+            if tsort.get(k, -1) != tsort.get(base, -2) + 1:
+                fail(trace, f"track {n!r} sorts at {tsort.get(k)}, not right after its core ({tsort.get(base)})")
+    nocore = [k for k, n in tname.items() if k[0] == "1" and n == "(no core)"]
+    if nocore and cores and tsort.get(nocore[0], -1) <= max(tsort.get(k, 0) for k in cores):
+        fail(trace, f"(no core) sorts at {tsort.get(nocore[0])}, not after every core track")
+    inst_ts = {}
+    for e in evs:
+        if e.get("ph") == "X" and e["pid"] == "2" and e.get("cat") != "state" \
+                and "instance" in e.get("args", {}):
+            inst_ts.setdefault((e["name"], e["args"]["instance"]), set()).add(to_ns(e["ts"]))
     tracks = defaultdict(list)
     running = defaultdict(list)
     flow_out, flow_in = defaultdict(int), defaultdict(int)
     act_by = defaultdict(int)
     flow_at, flow_end = {}, {}  # bind_id -> importer's sort key
     nocore = 0  # Running slices the timeline has on no core
+    bad_marks = marks_on_process = 0
     got = defaultdict(list)  # (entity, metric) -> values
     first_ts = None
     for i, e in enumerate(evs):
@@ -208,6 +250,23 @@ def check(cli, trace):
             flow_at[e["bind_id"]] = (ts, -dur, i)
             if "activated_by" in e["args"]:
                 act_by[e["args"]["activated_by"]] += 1
+                a = e["args"]
+                src = a["activated_by"]
+                if e.get("cat") != "activate" or dur != 0 or \
+                        e["name"] != f"{src} activates {a.get('activates')}":
+                    bad_marks += 1
+                    if bad_marks <= 3:
+                        fail(trace, f"flow {e['bind_id']} from {src} does not begin on its mark: {e}")
+                elif ts not in inst_ts.get((a["activates"], a["instance"]), ()):
+                    bad_marks += 1
+                    if bad_marks <= 3:
+                        fail(trace, f"the mark {e['name']} at {ts} ns is not at the activation "
+                                    f"of instance {a['instance']}")
+                elif e["pid"] == "2":
+                    marks_on_process += 1
+                    if tname.get((e["pid"], e["tid"]), "").split(" (")[0] != src:
+                        fail(trace, f"the mark {e['name']} is on the track "
+                                    f"{tname.get((e['pid'], e['tid']))!r}, not on {src!r}")
         if e.get("flow_in"):
             flow_in[e["bind_id"]] += 1
             flow_end[e["bind_id"]] = (ts, -dur, i)
@@ -289,7 +348,7 @@ def check(cli, trace):
     print(f"{name}: {nx} X slices on {len(tracks)} tracks, {overlaps} overlaps after "
           f"rounding; {sum(len(r) for r in running.values())} Running slices on "
           f"{ncpu} cores ({nocore} on none), {clash} clashes; {len(flow_out)} flows ({total} expected, "
-          f"{sum(act_by.values())} from a stimulus or process); "
+          f"{sum(act_by.values())} from a stimulus or process, {marks_on_process} on a process track); "
           f"{sum(len(v) for v in got.values())} CET/RT args vs stats; "
           f"first ts {first_ts / 1000 if first_ts is not None else '-'} us")
 
