@@ -320,7 +320,12 @@ const char *tk_trace_str(const tk_trace *t, tk_str s, size_t *len);
  */
 size_t tk_trace_entity_count(const tk_trace *t);
 
-/** Entity `id` (0 <= id < count), or NULL. */
+/**
+ * Entity `id` (0 <= id < count), or NULL.  The record never moves: the
+ * pointer stays valid until the trace's reader is closed, however many
+ * entities are added after it (its fields may still change while the
+ * trace is read: a type learnt from a later event).
+ */
 const tk_entity *tk_trace_entity(const tk_trace *t, uint32_t id);
 
 /** The id of the entity named `name`, or TK_NONE. */

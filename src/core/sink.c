@@ -32,16 +32,17 @@
  * paths in fixed arrays (no pointer to memory that free() may take back),
  * and an entry is used only once its path is complete.  The signals the
  * handler is meant for are blocked while an entry changes and while the
- * file it names is created, renamed or removed: the handler never sees a
- * half-made entry of its own thread, nor a file that exists without its
- * entry.
+ * file it names is created, renamed or removed: a handler on that thread
+ * never sees a half-made entry, nor a file that exists without its entry.
  *
  * Writers may be opened and closed on several threads at once: a mutex
  * orders the changes (the handler takes no lock: it reads `used` with
  * acquire order, and an entry's path is written before `used` is set with
  * release order).  The table has no limit: it is a list of blocks that
  * are added as needed and never freed or moved, so that the handler can
- * walk it at any moment.
+ * walk it at any moment.  A handler that runs on another thread while one
+ * creates a file may still come between the file and its entry (two
+ * system calls): that file is left.
  */
 #define TEMP_BLOCK 16
 
