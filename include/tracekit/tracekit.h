@@ -311,6 +311,16 @@ const tk_header_entry *tk_trace_header(const tk_trace *t, size_t i);
  */
 const char *tk_trace_header_get(const tk_trace *t, const char *key);
 
+/**
+ * The cycle unit the trace's ticks count ("clk", "cyc", "tic", "cs": a
+ * Tarmac log timed in cycles, whose time base says 1 ns since a cycle has
+ * no SI length; its header's `tarmacTimeUnit` says so, and a BTF written
+ * from it keeps that line), or NULL when the ticks are what the time base
+ * says.  The writers and the report keep it where their format can
+ * (docs/exports.md, "Cycles").
+ */
+const char *tk_trace_cycle_unit(const tk_trace *t);
+
 /** The text of an interned string; `len` (if not NULL) receives its length. */
 const char *tk_trace_str(const tk_trace *t, tk_str s, size_t *len);
 

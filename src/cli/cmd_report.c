@@ -718,8 +718,14 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 		double a = strtod(buf, NULL), b = strtod(strchr(buf, '/') + 1, NULL);
 		snprintf(buf, sizeof(buf), "%.17g", b ? a / b : 1.0);
 	}
-	fprintf(x->fp, ",\"nsPerTick\":%s,\"span\":%llu,\"first\":", buf,
+	fprintf(x->fp, ",\"nsPerTick\":%s,\"span\":%llu,\"cycles\":", buf,
 		(unsigned long long)x->span);
+	/* ticks that count cycles (a Tarmac log): shown as such, not as ns */
+	if (tk_trace_cycle_unit(t))
+		jcstr(x->fp, tk_trace_cycle_unit(t));
+	else
+		fputs("null", x->fp);
+	fputs(",\"first\":", x->fp);
 	if (tk_time_format_decimal(x->first, tb, TK_UNIT_NS, buf, sizeof(buf)) < 0)
 		strcpy(buf, "?");
 	jcstr(x->fp, buf);

@@ -67,6 +67,20 @@ const char *tk_trace_header_get(const tk_trace *t, const char *key)
 	return NULL;
 }
 
+const char *tk_trace_cycle_unit(const tk_trace *t)
+{
+	static const char *const si[] = { "fs", "ps", "ns", "us", "ms", "s" };
+	const char *u = tk_trace_header_get(t, "tarmacTimeUnit");
+	size_t i;
+
+	if (!u || !*u)
+		return NULL;
+	for (i = 0; i < sizeof(si) / sizeof(si[0]); i++)
+		if (strcmp(u, si[i]) == 0)
+			return NULL;
+	return u;
+}
+
 int tk_trace_add_header(tk_trace *t, tk_hdr_kind kind, const char *key,
 			size_t klen, const char *value, size_t vlen,
 			int has_value)

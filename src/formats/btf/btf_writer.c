@@ -60,6 +60,7 @@ typedef struct btf_writer {
 	const uint8_t (*allowed)[TK_EV_COUNT];
 	uint64_t last_time;      /* the last time written */
 	uint64_t nlines;         /* lines written so far (header included) */
+	const char *cycles;      /* tk_trace_cycle_unit(): ticks are cycles */
 	int as_read;             /* option as-read=1: names as read (cat) */
 	tk_losses lost;
 } btf_writer;
@@ -229,9 +230,12 @@ static int write_header(tk_writer *w, btf_writer *bw, tk_error *err)
 		}
 		return rc;
 	}
-	return put_line(w, "#version 2.2.1\n#creator tracekit " TK_VERSION_STRING
-			"\n#timescale ", tk_unit_name(bw->out_tb.unit), "", "",
-			err);
+	rc = put_line(w, "#version 2.2.1\n#creator tracekit " TK_VERSION_STRING
+		      "\n#timescale ", tk_unit_name(bw->out_tb.unit), "", "",
+		      err);
+	if (rc == TK_OK && bw->cycles)
+		rc = put_line(w, "#tarmacTimeUnit ", bw->cycles, "", "", err);
+	return rc;
 }
 
 static int btf_writer_open(tk_writer *w, tk_error *err)
@@ -277,6 +281,15 @@ static int btf_writer_open(tk_writer *w, tk_error *err)
 		bw->rounding = 1;
 	}
 	bw->convert = tb->num != 1 || tb->den != 1 || tb->unit != bw->out_tb.unit;
+	/* BTF's time scales are ps to s: cycles are written as the trace's
+	 * ticks (1 ns each), and #tarmacTimeUnit says what they are (a BTF
+	 * input keeps that line as it was read) */
+	if (strcmp(tk_trace_format(w->trace), "btf") != 0)
+		bw->cycles = tk_trace_cycle_unit(w->trace);
+	if (bw->cycles && w->opts.strict && !bw->as_read)
+		return tk_err_set(err, TK_E_UNSUPPORTED, out_name(w), 0, 0,
+				  "BTF has no time scale in cycles (ps, ns, us, ms or s): the trace's times are '%.16s' cycles; without --strict they are written as ns, one per cycle, with a warning",
+				  bw->cycles);
 	if (w->opts.no_header)
 		return TK_OK;
 	rc = write_header(w, bw, err);
@@ -682,6 +695,15 @@ static int btf_writer_close(tk_writer *w, tk_error *err)
 
 	(void)err;
 	tk_loss_report(&bw->lost, w, out_name(w));
+	if (bw->cycles && w->opts.on_warning) {
+		memset(&wn, 0, sizeof(wn));
+		snprintf(wn.input, sizeof(wn.input), "%s", out_name(w));
+		snprintf(wn.msg, sizeof(wn.msg),
+			 "BTF has no time scale in cycles: the times are '%.16s' cycles, written as #timescale ns, one per cycle (#tarmacTimeUnit %.16s says so)%s",
+			 bw->cycles, bw->cycles,
+			 bw->as_read ? "" : " (--strict refuses)");
+		w->opts.on_warning(w->opts.warning_ctx, &wn);
+	}
 	if (!bw->nrounded || !w->opts.on_warning)
 		return TK_OK;
 	memset(&wn, 0, sizeof(wn));

@@ -576,7 +576,7 @@ static int write_metadata(tk_writer *w, ctf_writer *cw, tk_error *err)
 		"string entity", "int64_t instance", "string source",
 		"int64_t source_instance", "string core", "string note"
 	};
-	const char *creator;
+	const char *creator, *cycles = tk_trace_cycle_unit(t);
 	FILE *f = NULL;
 	uint32_t i;
 	int k;
@@ -612,6 +612,12 @@ static int write_metadata(tk_writer *w, ctf_writer *cw, tk_error *err)
 	fprintf(f, "\";\n\ttick = \"%llu/%llu %s\";\n",
 		(unsigned long long)tb->num, (unsigned long long)tb->den,
 		tk_unit_name(tb->unit));
+	if (cycles) {
+		/* ticks that count cycles (a Tarmac log): the unit, kept */
+		fputs("\ttime_unit = \"", f);
+		put_lit(f, cycles, strlen(cycles));
+		fputs("\";\n", f);
+	}
 	creator = tk_trace_header_get(t, "creator");
 	if (creator) {
 		/* without the white space (line ends) around it */
@@ -639,18 +645,23 @@ static int write_metadata(tk_writer *w, ctf_writer *cw, tk_error *err)
 		fputs("\";\n", f);
 	}
 	fprintf(f, "};\n\n");
-	fprintf(f, "clock {\n"
-		   "\tname = trace_clock;\n"
-		   "\tdescription = \"the trace's time base: %llu cycles per tick of %llu/%llu %s%s\";\n"
-		   "\tfreq = %llu;\n"
+	fputs("clock {\n\tname = trace_clock;\n", f);
+	if (cycles) {
+		fputs("\tdescription = \"one cycle per tick: the times are '", f);
+		put_lit(f, cycles, strlen(cycles));
+		fputs("' cycles of the traced CPU, whose frequency the trace does not give; freq says one cycle per ns\";\n", f);
+	} else {
+		fprintf(f, "\tdescription = \"the trace's time base: %llu cycles per tick of %llu/%llu %s%s\";\n",
+			(unsigned long long)cw->mult, (unsigned long long)tb->num,
+			(unsigned long long)tb->den, tk_unit_name(tb->unit),
+			cw->rounded ? " (picoseconds, rounded down)" : "");
+	}
+	fprintf(f, "\tfreq = %llu;\n"
 		   "\toffset_s = 0;\n"
 		   "\toffset = 0;\n"
 		   "\tprecision = 0;\n"
 		   "\tabsolute = false;\n"
 		   "};\n\n",
-		(unsigned long long)cw->mult, (unsigned long long)tb->num,
-		(unsigned long long)tb->den, tk_unit_name(tb->unit),
-		cw->rounded ? " (picoseconds, rounded down)" : "",
 		(unsigned long long)cw->freq);
 	fputs("typealias integer { size = 64; align = 8; signed = false; map = clock.trace_clock.value; } := clock_int_t;\n\n"
 	      "stream {\n"

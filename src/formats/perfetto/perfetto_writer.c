@@ -1053,6 +1053,7 @@ static int perfetto_writer_open(tk_writer *w, tk_error *err)
 {
 	static const tk_timebase ps = { TK_UNIT_PS, 1, 1 };
 	pf_writer *pw = calloc(1, sizeof(*pw));
+	const char *cycles = tk_trace_cycle_unit(w->trace);
 
 	if (!pw)
 		return tk_err_nomem(err, w->sink.path);
@@ -1072,7 +1073,17 @@ static int perfetto_writer_open(tk_writer *w, tk_error *err)
 	tk_stats_on_value(pw->stats, on_stat_value, pw);
 	outs(pw, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"tracekit ");
 	outs(pw, tk_version());
-	outs(pw, "\",\"time\":\"microseconds since the trace's time zero less metadata.ts_offset_us, each end rounded to whole ns\"},\"traceEvents\":[");
+	outs(pw, "\",\"time\":\"microseconds since the trace's time zero less metadata.ts_offset_us, each end rounded to whole ns\"");
+	if (cycles) {
+		/* ticks that count cycles (a Tarmac log): one per ns, said */
+		char note[96];
+		int n = snprintf(note, sizeof(note),
+				 "%.16s cycles: one cycle is shown as 1 ns",
+				 cycles);
+		outs(pw, ",\"timeUnit\":");
+		out_json(pw, note, (size_t)n);
+	}
+	outs(pw, "},\"traceEvents\":[");
 	return pw->rc;
 }
 
@@ -1292,7 +1303,11 @@ static int perfetto_writer_close(tk_writer *w, tk_error *err)
 			   last, 1);
 		tk_imap_del(&pw->insts, ent, inst);
 	}
-	snprintf(label, sizeof(label), "%s trace: cores", tk_trace_format(t));
+	if (tk_trace_cycle_unit(t))
+		snprintf(label, sizeof(label), "%s trace (%.8s cycles as ns): cores",
+			 tk_trace_format(t), tk_trace_cycle_unit(t));
+	else
+		snprintf(label, sizeof(label), "%s trace: cores", tk_trace_format(t));
 	write_meta(pw, "process_name", 1, 0, label, strlen(label), 0);
 	write_meta(pw, "process_sort_index", 1, 0, NULL, 0, 0);
 	snprintf(label, sizeof(label), "%s trace: processes", tk_trace_format(t));

@@ -757,6 +757,7 @@ static int put_scope(vcd_writer *vw, const tk_trace *t, FILE *h, int k)
 static int put_header(vcd_writer *vw, const tk_trace *t, FILE *h)
 {
 	size_t i, n, ne = tk_trace_entity_count(t);
+	const char *cyc;
 	int k, sig;
 
 	fprintf(h, "$version tracekit %s $end\n", tk_version());
@@ -773,6 +774,14 @@ static int put_header(vcd_writer *vw, const tk_trace *t, FILE *h)
 			(unsigned long long)vw->tb.den, tk_unit_name(vw->tb.unit),
 			(unsigned long long)vw->first);
 	fprintf(h, "$timescale %s $end\n", vw->timescale);
+	if ((cyc = tk_trace_cycle_unit(t)) != NULL) {
+		/* VCD's timescales are s to fs: cycles (a Tarmac log) are the
+		 * trace's ticks, one per ns, and the comment says so */
+		fputs("$comment the times are ", h);
+		for (; *cyc; cyc++)
+			fputc((*cyc >= 'a' && *cyc <= 'z') || (*cyc >= '0' && *cyc <= '9') ? *cyc : '_', h);
+		fputs(" cycles: the $timescale 1 ns stands for one cycle $end\n", h);
+	}
 	/* the original names of the changed ones, then the scopes: the
 	 * references are made twice rather than kept */
 	for (k = SC_CORES; k <= SC_SIGS; k++) {

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""A Tarmac log timed in cycles keeps its unit in every output (issue 37, 6).
+
+usage: cycles.py TRACEKIT
+
+A generated log in `clk` (a cycle has no SI length: the reader's time base
+says 1 ns per cycle, its header `tarmacTimeUnit clk`) is converted:
+  - BTF has no cycle time scale: lenient mode writes `#timescale ns` with
+    `#tarmacTimeUnit clk` and a warning saying the times are cycles,
+    `--strict` refuses (exit 2, no file);
+  - CTF (from the log and from that BTF): env `time_unit = "clk"`, the
+    clock's description says cycles;
+  - VCD: a comment says the timescale stands for one cycle;
+  - Perfetto JSON: otherData.timeUnit and the cores' process name;
+  - the report: its data says "cycles":"clk";
+  - SQLite: metaInformation tarmacTimeUnit clk.
+The same log in ns gets none of it.
+"""
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+tk = sys.argv[1]
+failures = []
+
+
+def run(*args):
+    return subprocess.run([tk, *args], capture_output=True, text=True)
+
+
+def log(unit):
+    lines = ["0 %s E 00000000:000000000000 00000001 CoreEvent_Reset" % unit]
+    lines += ["%d %s IT (%d) %08x d2a00200 O EL3h_s : MOV      x0,#0x100000"
+              % (250 * i, unit, i, 8 * i) for i in range(6)]
+    lines.append("1500 %s CADI E simulation_stopped" % unit)
+    return "\n".join(lines) + "\n"
+
+
+def check(d, unit):
+    cyc = unit == "clk"
+    src = os.path.join(d, unit + ".tarmac")
+    with open(src, "w") as f:
+        f.write(log(unit))
+    out = lambda ext: os.path.join(d, unit + "." + ext)
+
+    r = run("convert", src, out("btf"))
+    btf = open(out("btf")).read() if r.returncode == 0 else ""
+    warned = "BTF has no time scale in cycles: the times are 'clk' cycles" in r.stderr
+    if r.returncode != 0 or ("#tarmacTimeUnit clk\n" in btf) != cyc or warned != cyc:
+        failures.append("%s -> btf: exit %d, %r, header %r" % (unit, r.returncode, r.stderr, btf[:120]))
+    r = run("convert", "--strict", src, out("strict.btf"))
+    if cyc and (r.returncode != 2 or os.path.exists(out("strict.btf")) or "cycles" not in r.stderr):
+        failures.append("clk -> btf --strict: exit %d, %r" % (r.returncode, r.stderr))
+    if not cyc and r.returncode != 0:
+        failures.append("ns -> btf --strict: exit %d, %r" % (r.returncode, r.stderr))
+
+    for inp, name in ((src, "ctf"), (out("btf"), "btf.ctf")):
+        r = run("convert", "-q", inp, out(name), "--to", "ctf")
+        meta = open(os.path.join(out(name), "metadata")).read() if r.returncode == 0 else ""
+        has = '\ttime_unit = "clk";' in meta and \
+            re.search(r"description = \"one cycle per tick: the times are 'clk' cycles", meta)
+        if r.returncode != 0 or bool(has) != cyc:
+            failures.append("%s -> %s: exit %d, %r" % (unit, name, r.returncode,
+                                                      re.findall(r".*(?:time_unit|description).*", meta)))
+
+    r = run("convert", "-q", src, out("vcd"))
+    vcd = open(out("vcd")).read() if r.returncode == 0 else ""
+    has = "$comment the times are clk cycles: the $timescale 1 ns stands for one cycle $end" in vcd
+    if r.returncode != 0 or has != cyc:
+        failures.append("%s -> vcd: exit %d, %r" % (unit, r.returncode, r.stderr))
+
+    r = run("convert", "-q", src, out("json"))
+    try:
+        doc = json.load(open(out("json")))
+    except (OSError, ValueError) as e:
+        failures.append("%s -> json: %s %r" % (unit, e, r.stderr))
+    else:
+        names = [e["args"]["name"] for e in doc["traceEvents"]
+                 if e.get("ph") == "M" and e.get("name") == "process_name" and e.get("pid") == 1]
+        has = doc["otherData"].get("timeUnit") == "clk cycles: one cycle is shown as 1 ns" and \
+            names == ["tarmac trace (clk cycles as ns): cores"]
+        if has != cyc or (not cyc and "timeUnit" in doc["otherData"]):
+            failures.append("%s -> json: %r %r" % (unit, doc["otherData"], names))
+
+    r = run("report", "-q", src, "-o", out("html"))
+    html = open(out("html"), encoding="utf-8").read() if r.returncode == 0 else ""
+    if r.returncode != 0 or ('"cycles":"clk"' in html) != cyc or \
+            (not cyc and '"cycles":null' not in html):
+        failures.append("%s -> report: exit %d, %r" % (unit, r.returncode, re.findall(r'"cycles":[^,]*', html)))
+
+    r = run("convert", "-q", src, out("sqlite"))
+    con = sqlite3.connect(out("sqlite"))
+    got = con.execute("SELECT value FROM metaInformation WHERE name = 'tarmacTimeUnit'").fetchall()
+    con.close()
+    if got != [(unit,)]:
+        failures.append("%s -> sqlite: tarmacTimeUnit %r" % (unit, got))
+
+
+with tempfile.TemporaryDirectory() as d:
+    check(d, "clk")
+    check(d, "ns")
+for f in failures:
+    print("FAIL:", f)
+print("%d failures" % len(failures))
+sys.exit(1 if failures else 0)
