@@ -10,15 +10,22 @@ tracekit from its two recordings (the FTrace dump and the HTF mode):
   350 us after the first tick to the 100th), in both files;
 - the two recordings agree: the same events in the same order (entity and
   event), the releases at the same times, the other events within 100 us
-  (the HTF build's events cost more instructions), and the same PER rows.
+  (the HTF build's events cost more instructions), and the same PER rows;
+- docs/recorder.md gives what this run gives, when arm-none-eabi-gcc is
+  the version it names: the objects' sizes (arm-none-eabi-size), the
+  instructions of one event (the firmware's own count), the dump's record
+  count and the largest difference between the two recordings.
 
 Usage: check_run.py TRACEKIT DIR
 """
 import csv
 import io
+import os
 import re
 import subprocess
 import sys
+
+DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "recorder.md")
 
 TASKS = {"task1": (1000000, 100), "task2": (2000000, 50), "task3": (5000000, 20)}
 IRQ = "IRQ8"
@@ -89,8 +96,57 @@ def events(args):
     return out
 
 
+def doc_figures(d, worst):
+    """The figures of docs/recorder.md that this run measures."""
+    doc = open(DOC).read()
+    m = re.search(r"`arm-none-eabi-gcc -mcpu=cortex-m3 -O2 -ffreestanding`\s*\((\S+),", doc)
+    if not m:
+        fail("docs/recorder.md: no compiler version in the Cortex-M3 cost paragraph")
+        return
+    try:
+        ver = subprocess.run(["arm-none-eabi-gcc", "-dumpversion"], capture_output=True,
+                             text=True).stdout.strip()
+    except OSError:
+        ver = ""
+    if ver != m.group(1):
+        print("qemu demo: arm-none-eabi-gcc %s, the doc's figures are of %s: not compared"
+              % (ver, m.group(1)))
+        return
+    size = subprocess.run(["arm-none-eabi-size", "FTrace.o", "FTrace_htf.o", "FTrace_cm.o"],
+                          cwd=d + "/rec", capture_output=True, text=True).stdout
+    for line in size.splitlines()[1:]:
+        f = line.split()
+        obj = f[5]
+        row = re.search(r"\| `(?:ports/cortex-m/)?%s`[^|]*\| (\d+) \| (\d+) \| (\d+) \|"
+                        % re.escape(obj), doc)
+        if not row or list(row.groups()) != f[:3]:
+            fail("docs/recorder.md: %s is %s (text data bss), the doc says %s"
+                 % (obj, f[:3], list(row.groups()) if row else None))
+    for mode, call in (("ftrace", "TRACER_LOGEVENT"), ("htf", "TRACER_HTF_LOGEVENT`, widths 4/1/1")):
+        log = open("%s/fw-%s.log" % (d, mode)).read()
+        c = re.search(r"cost of one \w+ event: ([\d.]+) instructions \(SysTick clock\), ([\d.]+) \(DWT", log)
+        if not c:
+            fail("fw-%s.log: no cost line" % mode)
+            continue
+        for clock, got in (("DWT CYCCNT", c.group(2)), ("SysTick", c.group(1))):
+            row = re.search(r"\| `%s(?:`)? \| %s[^|]*\| \**(\d+)\**" % (re.escape(call), clock), doc)
+            if not row or float(row.group(1)) != float(got):
+                fail("docs/recorder.md: %s with %s costs %s instructions, the doc says %s"
+                     % (call, clock, got, row.group(1) if row else None))
+    recs = re.search(r"#records (\d+)", tk("info", "--from", "shark", d + "/trace.bin"))
+    said = re.search(r"the run's (\d+) records", doc)
+    if not recs or not said or recs.group(1) != said.group(1):
+        fail("docs/recorder.md: the dump has %s records, the doc says %s"
+             % (recs and recs.group(1), said and said.group(1)))
+    said = re.search(r"\(measured: ([\d.]+) us;", doc)
+    if worst is not None and (not said or float(said.group(1)) * 1000 != worst):
+        fail("docs/recorder.md: the recordings differ by up to %d ns, the doc says %s us"
+             % (worst, said and said.group(1)))
+
+
 def main():
     d = sys.argv[2]
+    worst = None
     bin_args = ["--from", "shark", d + "/trace.bin"]
     htf_args = [d + "/trace.htf"]
     n_fw = {m: firmware("%s/fw-%s.log" % (d, m)) for m in ("ftrace", "htf")}
@@ -127,6 +183,7 @@ def main():
             worst = max(worst, abs(a[0] - b[0]))
         if worst > TOLERANCE_NS:
             fail("the recordings differ by up to %d ns" % worst)
+        doc_figures(d, worst)
         print("qemu demo: %d events agree (times within %d ns), PER 1/2/5 ms, %s x %d"
               % (len(eb), worst, IRQ, IRQ_COUNT))
     return 1 if failures else 0
