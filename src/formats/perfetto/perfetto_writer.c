@@ -135,6 +135,11 @@ typedef struct pf_writer {
 	const tk_event *ev;    /* the event being written (stats callback) */
 	uint64_t v_cet, v_rt;  /* its CET / RT from the stats callback */
 	int has_cet, has_rt;
+	/* a run of the event's own instance that the event ended, from the
+	 * timeline (one that began before the trace, for a new instance) */
+	int run_seen;
+	int32_t run_lane;
+	uint64_t run_start;
 	tk_loadbins lb;        /* busy ticks per lane and load window */
 	uint64_t nrecords;
 	uint64_t rounded;      /* times rounded to whole ns */
@@ -438,6 +443,12 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 	const tk_entity *e = tk_trace_entity(pw->w->trace, entity);
 	uint32_t tid = core_tid(pw, lane);
 
+	if (pw->ev && entity == pw->ev->target && inst == pw->ev->target_inst &&
+	    lane <= INT32_MAX) {
+		pw->run_seen = 1;
+		pw->run_lane = (int32_t)lane;
+		pw->run_start = start;
+	}
 	if (!tid)
 		return;
 	if (tk_loadbins_add(&pw->lb, lane, start, end) < 0) {
@@ -954,6 +965,17 @@ static void on_process(pf_writer *pw, const tk_event *ev)
 		} else {
 			r->flags = PI_STARTED; /* no flow: the activate was not seen */
 		}
+		if (pw->run_seen && pw->run_start < ev->time &&
+		    state != ST_RUNNING) {
+			/* it ran since before the trace, as the core's track
+			 * shows: Running from then to here */
+			r->begin = r->since = pw->run_start;
+			r->state = ST_RUNNING;
+			r->lane = pw->run_lane;
+			end_state(pw, r, ev->time);
+			r->since = ev->time;
+			r->state = state;
+		}
 	} else {
 		end_state(pw, r, ev->time);
 		r->since = ev->time;
@@ -1117,6 +1139,7 @@ static int perfetto_writer_write(tk_writer *w, const tk_event *ev,
 	}
 	pw->ev = ev;
 	pw->has_cet = pw->has_rt = 0;
+	pw->run_seen = 0;
 	if (tk_etype_is_process(ev->type) && tk_stats_event(pw->stats, ev) < 0)
 		return tk_err_nomem(err, pw->name);
 	if (tk_timeline_event(pw->tl, ev) < 0)

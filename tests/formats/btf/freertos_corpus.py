@@ -23,8 +23,29 @@ command and export must agree with them and with each other:
 - report: one lane, Core_0, whose load over time adds up to the rebuilt
   run time.
 
+With --agree, for each of the logger's traces given (1-4 cores, the 2022
+logger's too: tests/corpus/freertos/), the run intervals are rebuilt the
+same way, on as many cores as the file has, with the timeline's rules (a
+task runs on one core at a time; an allocation ends the run of the core's
+owner; a creation, "preempt" noted "create ...", makes a task READY, and
+is no preemption), and must agree with:
+
+- info: the cores are the file's own (no phantom core);
+- load: per core, busy + idle time = the rebuilt run time, per task and
+  core too; the idle time is that of the IDLE* tasks; no core and no task
+  above 100 %;
+- stats: PRE per task (count, min, max) as rebuilt, and no CET (no
+  instance terminates);
+- Perfetto JSON: each core track's slices and each task's "Running"
+  slices per core = the rebuilt run time;
+- report: each lane's load over time = the rebuilt run time of its core.
+
 Usage: freertos_corpus.py TRACEKIT TRACE.btf
+       freertos_corpus.py TRACEKIT --agree TRACE.btf[.gz]...
 """
+import csv
+import gzip
+import io
 import json
 import os
 import re
@@ -107,7 +128,202 @@ def rebuild(path):
     return cores, runs, pre, resumes, dialect
 
 
+NO_TASK = re.compile(r"\[\d+/0+\]|\(\d+\)")
+
+
+def open_text(path):
+    if path.endswith(".gz"):
+        return io.TextIOWrapper(gzip.open(path), encoding="utf-8")
+    return open(path, encoding="utf-8")
+
+
+def rebuild_timeline(path):
+    """Run intervals per (task, core), PRE per task, the cores, the time
+    span and the ticks per microsecond, from the raw lines."""
+    cores, core_of, seen = set(), {}, set()
+    owner, runs_on = {}, {}      # core -> (task, since); task -> core
+    touched = set()              # cores with an allocation so far
+    busy, pre, ready = {}, {}, {}
+    first = last = None
+    per_us = 1
+
+    def end(task, t):
+        c = runs_on.pop(task)
+        s0 = owner.pop(c)[1]
+        if t > s0:
+            busy[(task, c)] = busy.get((task, c), 0) + t - s0
+
+    with open_text(path) as f:
+        for line in f:
+            line = line.rstrip("\r\n")
+            if line.lower().startswith("#timescale"):
+                per_us = {"ns": 1000, "us": 1}[line.split()[1].lower()]
+            if not line or line.startswith("#"):
+                continue
+            fld = line.split(",", 7)
+            t, src, typ, tgt, ev = int(fld[0]), fld[1], fld[3], fld[4], fld[6]
+            note = fld[7] if len(fld) > 7 else ""
+            first = t if first is None else first
+            last = t
+            if src.startswith("Core_"):
+                cores.add(src)
+                core_of[tgt] = src
+            if typ != "T":
+                continue
+            if src.startswith("Core_"):
+                core = src
+            else:
+                core = None if NO_TASK.fullmatch(src) else core_of.get(src)
+                if core is None:
+                    core = core_of.get(tgt)
+                if core is None and len(cores) == 1:
+                    core = next(iter(cores))
+                if core is not None:
+                    core_of[tgt] = core
+            if ev == "resume":
+                if tgt in ready:
+                    pre.setdefault(tgt, []).append(t - ready.pop(tgt))
+                if core is None:
+                    continue
+                if tgt in runs_on and runs_on[tgt] != core:
+                    end(tgt, t)
+                if core in owner and owner[core][0] != tgt:
+                    end(owner[core][0], t)
+                if core not in owner:
+                    owner[core] = (tgt, t)
+                    runs_on[tgt] = core
+                touched.add(core)
+            elif ev == "preempt":
+                creation = re.match(r"create( |$)", note) is not None
+                if creation:
+                    ready.pop(tgt, None)
+                else:
+                    ready[tgt] = t
+                if tgt in runs_on:
+                    end(tgt, t)
+                elif (not creation and tgt not in seen and core is not None
+                      and core not in touched and core not in owner):
+                    busy[(tgt, core)] = busy.get((tgt, core), 0) + t - first
+                    touched.add(core)
+            else:
+                fail("%s: unexpected process event %r" % (path, ev))
+            seen.add(tgt)
+    for task in list(runs_on):
+        end(task, last)
+    return cores, busy, pre, first, last, per_us
+
+
+def agree(cli, trace):
+    name = os.path.basename(trace)
+    nfails = len(FAILS)
+    cores, busy, pre, first, last, per_us = rebuild_timeline(trace)
+    span = last - first
+    per_core = {}
+    per_task = {}
+    for (task, c), b in busy.items():
+        per_core[c] = per_core.get(c, 0) + b
+        per_task[task] = per_task.get(task, 0) + b
+    idle = {task for task in per_task if re.match(r"(\[\d+/\d+\]|\(\d+\))IDLE", task)}
+    # ticks -> ns (the CSV's unit)
+    ns = 1000 // per_us
+
+    # info: the file's cores, no other
+    p = run([cli, "info", "-q", "--format", "json", trace])
+    got = sorted(json.loads(p.stdout)["cores"])
+    if got != sorted(cores):
+        fail("%s: info cores %s, the file's %s" % (name, got, sorted(cores)))
+
+    # load
+    p = run([cli, "load", "-q", "--format", "csv", trace])
+    rows = list(csv.DictReader(io.StringIO(p.stdout)))
+    lb = {r["core"]: int(r["busy"]) for r in rows if r["kind"] == "core"}
+    li = {r["core"]: int(r["busy"]) for r in rows if r["kind"] == "idle"}
+    le = {(r["entity"], r["core"]): int(r["busy"]) for r in rows if r["kind"] == "entity"}
+    if set(lb) != cores:
+        fail("%s: load cores %s, the file's %s" % (name, sorted(lb), sorted(cores)))
+    for c in sorted(cores):
+        want_idle = sum(b for (task, cc), b in busy.items() if cc == c and task in idle)
+        if lb.get(c, 0) + li.get(c, 0) != ns * per_core.get(c, 0) or li.get(c, 0) != ns * want_idle:
+            fail("%s: load %s busy %s + idle %s ns, rebuilt %d + %d ticks"
+                 % (name, c, lb.get(c), li.get(c), per_core.get(c, 0) - want_idle, want_idle))
+        if lb.get(c, 0) + li.get(c, 0) > ns * span:
+            fail("%s: load %s above 100 %%" % (name, c))
+    if le != {k: ns * b for k, b in busy.items() if b}:
+        diff = sorted(set(le.items()) ^ {(k, ns * b) for k, b in busy.items() if b})
+        fail("%s: load per task and core differs from the rebuilt: %s" % (name, diff[:6]))
+    for task in {k[0] for k in le}:
+        if sum(b for (tk, _), b in le.items() if tk == task) > ns * span:
+            fail("%s: load: %s above 100 %%" % (name, task))
+
+    # stats: PRE per task, no CET
+    p = run([cli, "stats", "-q", "--format", "csv", trace])
+    got = {}
+    for r in csv.DictReader(io.StringIO(p.stdout)):
+        if r["metric"] == "PRE":
+            got[r["entity"]] = (int(r["count"]), int(r["min"]), int(r["max"]))
+        elif r["metric"] == "CET":
+            fail("%s: stats: CET for %s though no instance terminates" % (name, r["entity"]))
+    want = {t: (len(v), ns * min(v), ns * max(v)) for t, v in pre.items()}
+    if got != want:
+        diff = sorted(set(got.items()) ^ set(want.items()))
+        fail("%s: stats PRE (count, min, max) differs from the rebuilt: %s" % (name, diff[:6]))
+
+    tmp = tempfile.mkdtemp()
+    try:
+        # Perfetto: the core tracks' slices, the tasks' Running slices
+        js = os.path.join(tmp, "f.json")
+        run([cli, "convert", "-q", trace, js])
+        d = json.load(open(js))
+        evs = d["traceEvents"] if isinstance(d, dict) else d
+        names = {(e["pid"], e.get("tid")): e["args"]["name"] for e in evs
+                 if e.get("ph") == "M" and e.get("name") in ("process_name", "thread_name")}
+        core_pid = [pid for (pid, tid), n in names.items() if tid is None and n.endswith(": cores")]
+        track = {}
+        running = {}
+        for e in evs:
+            if e.get("ph") != "X":
+                continue
+            dur = round(e["dur"] * per_us)
+            if e["pid"] in core_pid:
+                c = names[(e["pid"], e["tid"])]
+                track[(e["name"], c)] = track.get((e["name"], c), 0) + dur
+            elif e["name"] == "Running" and e.get("cat") == "state":
+                k = (names[(e["pid"], e["tid"])], e["args"]["core"])
+                running[k] = running.get(k, 0) + dur
+        want = {k: b for k, b in busy.items() if b}
+        for what, got in (("core tracks' slices", track), ("tasks' Running slices", running)):
+            got = {k: v for k, v in got.items() if v}
+            if got != want:
+                diff = sorted(set(got.items()) ^ set(want.items()))
+                fail("%s: Perfetto %s differ from the rebuilt run time: %s" % (name, what, diff[:6]))
+
+        # report: each lane's load over time
+        html = os.path.join(tmp, "f.html")
+        run([cli, "report", "-q", trace, "-o", html])
+        page = open(html).read()
+        at = page.find("const D=")
+        if at < 0:
+            fail("%s: report: no data block" % name)
+        else:
+            data, _ = json.JSONDecoder().raw_decode(page, at + len("const D="))
+            lanes = [ln["name"] for ln in data["lanes"]]
+            got = {lanes[i]: sum(b) for i, b in enumerate(data["load"]) if i < len(lanes)}
+            if sorted(lanes) != sorted(cores) or got != {c: per_core.get(c, 0) for c in lanes}:
+                fail("%s: report lanes %s, load %s; rebuilt %s"
+                     % (name, lanes, got, per_core))
+    finally:
+        shutil.rmtree(tmp)
+    if len(FAILS) > nfails:
+        return
+    print("ok: %s: %d cores, %d tasks, busy %s ticks: info, load, stats, Perfetto, report agree"
+          % (name, len(cores), len(per_task), sorted(per_core.items())))
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[2] == "--agree":
+        for trace in sys.argv[3:]:
+            agree(sys.argv[1], trace)
+        return 1 if FAILS else 0
     cli, trace = sys.argv[1], sys.argv[2]
     if not os.path.exists(trace):
         print("corpus trace not found: skipped")
