@@ -381,9 +381,9 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 	rep *x = ctx;
 	uint64_t t = start;
 
-	(void)entity;
 	(void)inst;
-	if (x->pass != 2)
+	/* an idle process's time is no load (as `tracekit load` counts) */
+	if (x->pass != 2 || tk_timeline_is_idle(x->tl, entity) != 0)
 		return;
 	if (lane_cap(x, lane) < 0) {
 		x->nomem = 1;
