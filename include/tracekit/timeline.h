@@ -82,6 +82,19 @@ int tk_timeline_event(tk_timeline *tl, const tk_event *ev);
  */
 int tk_timeline_finish(tk_timeline *tl);
 
+/**
+ * Idle processes: those whose name matches one of the glob `patterns` ('*'
+ * any run of characters, '?' one; a FreeRTOS trace logger task's name also
+ * without its "[c/id]" or "(id)" prefix).  By default "IDLE*" for the
+ * FreeRTOS trace logger's traces (#creator), else none; n == 0: none.
+ * Their runs are reported as any other; tk_load, the exports' load
+ * counters and the report's load leave them out (idle time, not load).
+ * TK_OK or TK_E_NOMEM.
+ */
+int tk_timeline_set_idle(tk_timeline *tl, const char *const *patterns, size_t n);
+/** Whether process `entity` is idle: 1, 0, or -1 when memory runs out. */
+int tk_timeline_is_idle(tk_timeline *tl, uint32_t entity);
+
 /** The lanes so far, in order of first appearance, and core entity of each. */
 size_t tk_timeline_lane_count(const tk_timeline *tl);
 uint32_t tk_timeline_lane_core(const tk_timeline *tl, size_t lane);

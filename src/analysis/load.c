@@ -43,14 +43,6 @@ struct tk_load {
 	uint64_t first, last;
 	int have_time;
 	int nomem;           /* a run interval could not be counted */
-	/* idle processes: their names match one of the patterns (the
-	 * FreeRTOS trace logger's also without their "[c/id]" or "(id)"
-	 * prefix); per entity id: 0 not yet known, 1 not idle, 2 idle */
-	char **idle_pat;
-	size_t nidle_pat;
-	int freertos;
-	uint8_t *idle_of;
-	size_t nidle_of;
 };
 
 static int core_index(tk_load *l, uint32_t ent, size_t *out)
@@ -74,44 +66,6 @@ static int core_index(tk_load *l, uint32_t ent, size_t *out)
 	return 0;
 }
 
-/* the name of a FreeRTOS trace logger task after its "[c/id]" or "(id)" */
-static const char *freertos_bare(const char *s, size_t *n)
-{
-	char close = *n && s[0] == '[' ? ']' : *n && s[0] == '(' ? ')' : 0;
-	const char *p = close ? memchr(s, close, *n) : NULL;
-
-	if (!p)
-		return NULL;
-	p++;
-	*n -= (size_t)(p - s);
-	return p;
-}
-
-/* is entity ent idle?  -1: no memory */
-static int is_idle(tk_load *l, uint32_t ent)
-{
-	const tk_entity *e;
-	const char *s, *b;
-	size_t n, nb, i;
-	int idle = 0;
-
-	if (!l->nidle_pat)
-		return 0;
-	if (tk_grow_zero((void **)&l->idle_of, &l->nidle_of, ent, 1) < 0)
-		return -1;
-	if (l->idle_of[ent])
-		return l->idle_of[ent] == 2;
-	e = tk_trace_entity(l->t, ent);
-	s = e ? tk_trace_str(l->t, e->name, &n) : NULL;
-	nb = n;
-	b = s && l->freertos ? freertos_bare(s, &nb) : NULL;
-	for (i = 0; s && i < l->nidle_pat && !idle; i++)
-		idle = tk_glob_match(l->idle_pat[i], s, n) ||
-		       (b && tk_glob_match(l->idle_pat[i], b, nb));
-	l->idle_of[ent] = (uint8_t)(idle ? 2 : 1);
-	return idle;
-}
-
 /* time [from, to) of entity ent on core i */
 static int account(tk_load *l, size_t i, uint32_t ent, uint64_t from,
 		   uint64_t to)
@@ -122,7 +76,7 @@ static int account(tk_load *l, size_t i, uint32_t ent, uint64_t from,
 	if (to <= from)
 		return 0;
 	d = to - from;
-	if ((idle = is_idle(l, ent)) < 0)
+	if ((idle = tk_timeline_is_idle(l->tl, ent)) < 0)
 		return -1;
 	if (idle) {
 		l->cores[i].idle += d;
@@ -190,7 +144,6 @@ static int advance(tk_load *l, uint64_t t)
 int tk_load_new(tk_load **out, const tk_trace *t, uint64_t window,
 		tk_load_window_fn fn, void *ctx, tk_error *err)
 {
-	static const char *const freertos_idle[] = { "IDLE*" };
 	tk_load *l = calloc(1, sizeof(*l));
 
 	*out = NULL;
@@ -200,12 +153,10 @@ int tk_load_new(tk_load **out, const tk_trace *t, uint64_t window,
 	l->window = window;
 	l->fn = fn;
 	l->ctx = ctx;
-	l->freertos = tk_trace_is_freertos(t);
 	tk_imap_init(&l->ebusy, sizeof(uint64_t));
-	if (tk_timeline_new(&l->tl, t, NULL, on_run, l, err) < 0 ||
-	    (l->freertos && tk_load_set_idle(l, freertos_idle, 1) < 0)) {
+	if (tk_timeline_new(&l->tl, t, NULL, on_run, l, err) < 0) {
 		tk_load_free(l);
-		return tk_err_nomem(err, NULL);
+		return TK_E_NOMEM;
 	}
 	*out = l;
 	return TK_OK;
@@ -218,30 +169,7 @@ const char *tk_load_default_idle(const tk_trace *t)
 
 int tk_load_set_idle(tk_load *l, const char *const *patterns, size_t n)
 {
-	char **p = n ? calloc(n, sizeof(*p)) : NULL;
-	size_t i;
-
-	if (n && !p)
-		return TK_E_NOMEM;
-	for (i = 0; i < n; i++) {
-		size_t len = strlen(patterns[i]);
-		p[i] = malloc(len + 1);
-		if (!p[i]) {
-			while (i-- > 0)
-				free(p[i]);
-			free(p);
-			return TK_E_NOMEM;
-		}
-		memcpy(p[i], patterns[i], len + 1);
-	}
-	for (i = 0; i < l->nidle_pat; i++)
-		free(l->idle_pat[i]);
-	free(l->idle_pat);
-	l->idle_pat = p;
-	l->nidle_pat = n;
-	if (l->idle_of)
-		memset(l->idle_of, 0, l->nidle_of);
-	return TK_OK;
+	return tk_timeline_set_idle(l->tl, patterns, n);
 }
 
 int tk_load_event(tk_load *l, const tk_event *ev)
@@ -372,7 +300,7 @@ uint64_t tk_load_core_idle(const tk_load *l, size_t i)
 
 int tk_load_entity_is_idle(const tk_load *l, uint32_t id)
 {
-	return id < l->nidle_of && l->idle_of[id] == 2;
+	return tk_timeline_is_idle(l->tl, id) > 0;
 }
 
 uint64_t tk_load_conflicts(const tk_load *l)
@@ -419,15 +347,9 @@ size_t tk_load_entity_cores(const tk_load *l, uint32_t id,
 
 void tk_load_free(tk_load *l)
 {
-	size_t i;
-
 	if (!l)
 		return;
 	tk_timeline_free(l->tl);
-	for (i = 0; i < l->nidle_pat; i++)
-		free(l->idle_pat[i]);
-	free(l->idle_pat);
-	free(l->idle_of);
 	free(l->pair_ent);
 	free(l->pair_core);
 	free(l->pair_busy);

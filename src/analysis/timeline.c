@@ -58,6 +58,13 @@ struct tk_timeline {
 	int freertos;        /* the FreeRTOS trace logger's dialect */
 	uint64_t conflicts;  /* events naming a core other than their process's */
 	long touched;        /* the lane whose process may have changed, or -1 */
+	/* idle processes: their names match one of the patterns (the
+	 * FreeRTOS trace logger's also without their "[c/id]" or "(id)"
+	 * prefix); per entity id: 0 not yet known, 1 not idle, 2 idle */
+	char **idle_pat;
+	size_t nidle_pat;
+	uint8_t *idle_of;
+	size_t nidle_of;
 };
 
 int tk_timeline_new(tk_timeline **out, const tk_trace *t, tk_slice_fn on_slice,
@@ -75,8 +82,80 @@ int tk_timeline_new(tk_timeline **out, const tk_trace *t, tk_slice_fn on_slice,
 	tl->touched = -1;
 	tl->freertos = tk_trace_is_freertos(t);
 	tk_imap_init(&tl->recs, sizeof(trec));
+	if (tl->freertos) {
+		static const char *const freertos_idle[] = { "IDLE*" };
+		if (tk_timeline_set_idle(tl, freertos_idle, 1) < 0) {
+			tk_timeline_free(tl);
+			return tk_err_nomem(err, NULL);
+		}
+	}
 	*out = tl;
 	return TK_OK;
+}
+
+int tk_timeline_set_idle(tk_timeline *tl, const char *const *patterns, size_t n)
+{
+	char **p = n ? calloc(n, sizeof(*p)) : NULL;
+	size_t i;
+
+	if (n && !p)
+		return TK_E_NOMEM;
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(patterns[i]);
+		p[i] = malloc(len + 1);
+		if (!p[i]) {
+			while (i-- > 0)
+				free(p[i]);
+			free(p);
+			return TK_E_NOMEM;
+		}
+		memcpy(p[i], patterns[i], len + 1);
+	}
+	for (i = 0; i < tl->nidle_pat; i++)
+		free(tl->idle_pat[i]);
+	free(tl->idle_pat);
+	tl->idle_pat = p;
+	tl->nidle_pat = n;
+	if (tl->idle_of)
+		memset(tl->idle_of, 0, tl->nidle_of);
+	return TK_OK;
+}
+
+/* the name of a FreeRTOS trace logger task after its "[c/id]" or "(id)" */
+static const char *freertos_bare(const char *s, size_t *n)
+{
+	char close = *n && s[0] == '[' ? ']' : *n && s[0] == '(' ? ')' : 0;
+	const char *p = close ? memchr(s, close, *n) : NULL;
+
+	if (!p)
+		return NULL;
+	p++;
+	*n -= (size_t)(p - s);
+	return p;
+}
+
+int tk_timeline_is_idle(tk_timeline *tl, uint32_t ent)
+{
+	const tk_entity *e;
+	const char *s, *b;
+	size_t n = 0, nb, i;
+	int idle = 0;
+
+	if (!tl->nidle_pat)
+		return 0;
+	if (tk_grow_zero((void **)&tl->idle_of, &tl->nidle_of, ent, 1) < 0)
+		return -1;
+	if (tl->idle_of[ent])
+		return tl->idle_of[ent] == 2;
+	e = tk_trace_entity(tl->t, ent);
+	s = e ? tk_trace_str(tl->t, e->name, &n) : NULL;
+	nb = n;
+	b = s && tl->freertos ? freertos_bare(s, &nb) : NULL;
+	for (i = 0; s && i < tl->nidle_pat && !idle; i++)
+		idle = tk_glob_match(tl->idle_pat[i], s, n) ||
+		       (b && tk_glob_match(tl->idle_pat[i], b, nb));
+	tl->idle_of[ent] = (uint8_t)(idle ? 2 : 1);
+	return idle;
 }
 
 static long lane_get(tk_timeline *tl, uint32_t core)
@@ -490,5 +569,9 @@ void tk_timeline_free(tk_timeline *tl)
 	free(tl->lanes);
 	free(tl->lane_of);
 	tk_imap_free(&tl->recs);
+	for (i = 0; i < tl->nidle_pat; i++)
+		free(tl->idle_pat[i]);
+	free(tl->idle_pat);
+	free(tl->idle_of);
 	free(tl);
 }

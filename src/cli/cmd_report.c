@@ -474,6 +474,10 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 		x->nomem = 1;
 		return;
 	}
+	/* an idle process is drawn, but its time is no load (as `tracekit
+	   load` counts) */
+	if (tk_timeline_is_idle(x->tl, entity) != 0)
+		return;
 	while (t < end) {
 		size_t b = bin_of(x, t);
 		uint64_t bend = bin_end(x, b, end);

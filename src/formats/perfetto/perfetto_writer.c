@@ -442,6 +442,7 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 	pf_writer *pw = ctx;
 	const tk_entity *e = tk_trace_entity(pw->w->trace, entity);
 	uint32_t tid = core_tid(pw, lane);
+	int idle;
 
 	if (pw->ev && entity == pw->ev->target && inst == pw->ev->target_inst &&
 	    lane <= INT32_MAX) {
@@ -451,7 +452,9 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 	}
 	if (!tid)
 		return;
-	if (tk_loadbins_add(&pw->lb, lane, start, end) < 0) {
+	/* an idle process's time is no load (as `tracekit load` counts) */
+	idle = tk_timeline_is_idle(pw->tl, entity);
+	if (idle < 0 || (!idle && tk_loadbins_add(&pw->lb, lane, start, end) < 0)) {
 		nomem(pw);
 		return;
 	}

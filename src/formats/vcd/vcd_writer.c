@@ -7,7 +7,8 @@
  *    `running`, a string variable holding the name of the process
  *    allocated to the core, or "idle"; and `load_permille`, a 32-bit
  *    integer: the core's load in per mille of each load window (the time
- *    a process is allocated to it, as `tracekit load` counts, * 1000 /
+ *    a process other than an idle one (tk_timeline_set_idle) is allocated
+ *    to it, as `tracekit load` counts, * 1000 /
  *    the window, rounded down), changing at the window starts.  The
  *    window is the smallest power-of-two number of ticks that covers the
  *    trace in at most TK_LOAD_BINS windows (as perfetto's load counters);
@@ -476,11 +477,13 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 		   uint64_t start, uint64_t end)
 {
 	vcd_writer *vw = ctx;
+	int idle = tk_timeline_is_idle(vw->tl, entity);
 
-	(void)entity;
 	(void)inst;
-	/* lenient reading keeps times that go back: the windows clamp them */
-	if (!lane_at(vw, lane) || tk_loadbins_add(&vw->lb, lane, start, end) < 0)
+	/* lenient reading keeps times that go back: the windows clamp them;
+	 * an idle process's time is no load */
+	if (idle < 0 || !lane_at(vw, lane) ||
+	    (!idle && tk_loadbins_add(&vw->lb, lane, start, end) < 0))
 		vw->nomem = 1;
 }
 

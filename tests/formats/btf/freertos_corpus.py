@@ -38,7 +38,8 @@ is no preemption), and must agree with:
   instance terminates);
 - Perfetto JSON: each core track's slices and each task's "Running"
   slices per core = the rebuilt run time;
-- report: each lane's load over time = the rebuilt run time of its core.
+- report: each lane's load over time = the rebuilt run time of its core,
+  IDLE* tasks left out (idle time, not load).
 
 Usage: freertos_corpus.py TRACEKIT TRACE.btf
        freertos_corpus.py TRACEKIT --agree TRACE.btf[.gz]...
@@ -308,9 +309,11 @@ def agree(cli, trace):
             data, _ = json.JSONDecoder().raw_decode(page, at + len("const D="))
             lanes = [ln["name"] for ln in data["lanes"]]
             got = {lanes[i]: sum(b) for i, b in enumerate(data["load"]) if i < len(lanes)}
-            if sorted(lanes) != sorted(cores) or got != {c: per_core.get(c, 0) for c in lanes}:
+            want = {c: sum(b for (task, cc), b in busy.items() if cc == c and task not in idle)
+                    for c in lanes}
+            if sorted(lanes) != sorted(cores) or got != want:
                 fail("%s: report lanes %s, load %s; rebuilt %s"
-                     % (name, lanes, got, per_core))
+                     % (name, lanes, got, want))
     finally:
         shutil.rmtree(tmp)
     if len(FAILS) > nfails:
