@@ -5,7 +5,8 @@ every writable format with one warning that counts the strings, and each
 output is UTF-8 (its readers decode it strictly: Python's sqlite3 reads
 entity.name, babeltrace2 reads the CTF, the text formats decode); VCD
 writes every byte outside '!'..'~' as '_'.  --strict refuses each, leaving
-no output.
+no output.  The BTF reader's encoding option reads a Latin-1 or Windows-
+1252 file as UTF-8 (no warning, the names as meant).
 
 Usage: utf8_writers.py TRACEKIT"""
 import json
@@ -103,8 +104,37 @@ with tempfile.TemporaryDirectory() as tmp:
         if left:
             failures.append('%s: temporaries left: %r' % (fmt, left))
 
+    # the same bytes as Latin-1 / Windows-1252: names as meant, no warning
+    for enc, name, note in (('latin1', 'T\u00e2che_\u00ff', 'v\u00e9'),
+                            ('cp1252', 'T\u00e2che_\u00ff', 'v\u00e9')):
+        out = os.path.join(tmp, 'enc-%s.sqlite' % enc)
+        p = run(['convert', '--strict', '--input-option', 'encoding=' + enc, src, out])
+        if p.returncode != 0 or p.stderr:
+            failures.append('encoding=%s: exit %d: %s' % (enc, p.returncode,
+                                                         p.stderr.decode(errors='replace')))
+            continue
+        db = sqlite3.connect(out)
+        names = {r[0] for r in db.execute('SELECT name FROM entity')}
+        notes = {r[0] for r in db.execute('SELECT value FROM traceEvent WHERE value IS NOT NULL')}
+        creator = db.execute("SELECT value FROM metaInformation WHERE name = 'creator'").fetchone()
+        db.close()
+        # (0xC3 0xA9 is two characters in either code page)
+        if name not in names or 'S\u00c3\u00a9g' not in names:
+            failures.append('encoding=%s: names %r' % (enc, sorted(names)))
+        if notes != {note}:
+            failures.append('encoding=%s: notes %r' % (enc, notes))
+        if creator != ('M\u00fcller',):
+            failures.append('encoding=%s: creator %r' % (enc, creator))
+    # Windows-1252's own characters
+    cp = os.path.join(tmp, 'cp.btf')
+    with open(cp, 'wb') as f:
+        f.write(b'#version 2.3.0\n#timescale ns\n0,Core_1,0,T,\x80\x9c\x81,0,start\n')
+    p = run(['cat', '--input-option', 'encoding=cp1252', cp])
+    if p.returncode != 0 or '\u20ac\u0153\u0081,' not in p.stdout.decode('utf-8'):
+        failures.append('encoding=cp1252: %r' % p.stdout)
+
 for f in failures:
     print('FAIL:', f)
 if failures:
     sys.exit(1)
-print('ok: every writer: bad bytes as U+FFFD with one warning, --strict refuses')
+print('ok: every writer: bad bytes as U+FFFD with one warning, --strict refuses; encoding=latin1|cp1252')

@@ -751,6 +751,7 @@ const tk_format_ops tk_format_btf = {
 	.reader_open = btf_reader_open,
 	.reader_next = btf_reader_next,
 	.reader_close = btf_reader_close,
+	.reader_options = 1,
 	.writer_open = btf_writer_open,
 	.writer_options = 1,
 	.writer_write = btf_writer_write,
