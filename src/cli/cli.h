@@ -100,7 +100,8 @@ enum { CLI_O_FROM = 0x4000, CLI_O_STRICT, CLI_O_TRACE, CLI_O_INPUT_OPTION,
 	"                      all of them, one after the other)\n" \
 	"  --input-option KEY=VALUE\n" \
 	"                      an option of the input format's reader (repeatable);\n" \
-	"                      ATF: trace=N, time-digits=D (see docs/atf.md)\n" \
+	"                      ATF: trace=N, time-digits=D (see docs/atf.md);\n" \
+	"                      BTF: encoding=utf-8|latin1|cp1252 (see docs/btf.md)\n" \
 	"  --threads 0|1|auto  deprecated, no effect: every reader decodes on the\n" \
 	"                      caller's thread (accepted for one more release)\n"
 /** Handle an option of CLI_READ_CASES (arg: its argument, NULL for

@@ -621,7 +621,34 @@ struct tk_writer {
 	tk_writer_opts opts;
 	tk_sink sink;
 	void *impl;
+	/* the UTF-8 rule (tk_writer_text()): strings with bad bytes, and the
+	 * buffer of the last one repaired */
+	uint64_t bad_text;
+	char *text;
+	size_t text_cap;
+	const char *text_as;  /* what the warning says bad bytes become
+				 (NULL: "U+FFFD"), for a format that writes
+				 them otherwise */
 };
+
+/*
+ * The UTF-8 rule of every writer (docs/exports.md, "Text"): a name, note
+ * or header value s[0..n) as an output holds it.  Well-formed UTF-8 comes
+ * back as it is (*out = s: no copy, nothing counted).  A string with a
+ * byte that is not part of a well-formed UTF-8 sequence is refused under
+ * --strict (TK_E_UNSUPPORTED, err filled, naming `what`); else it comes
+ * back as a copy in w's buffer (valid until the next call) with each such
+ * byte replaced by U+FFFD, and counted: tk_writer_close() gives one
+ * warning for all of them.  TK_OK or < 0.
+ */
+int tk_writer_text(tk_writer *w, const char *s, size_t n, const char **out,
+		   size_t *outn, tk_error *err);
+/* Whether s[0..n) is well-formed UTF-8 (a quick pass over ASCII). */
+int tk_utf8_valid(const char *s, size_t n);
+/* For a writer that repairs in its own escaping (writing U+FFFD for each
+ * bad byte itself): count one string with bad bytes; under --strict
+ * the error (as tk_writer_text()'s), else TK_OK. */
+int tk_writer_text_bad(tk_writer *w, size_t n, tk_error *err);
 
 struct tk_format_ops {
 	tk_format_info info;

@@ -1,6 +1,8 @@
 /* writer.c - opening a writer on a format and its all-or-nothing output. */
 #include "internal.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +75,115 @@ int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
 	return TK_OK;
 }
 
+int tk_utf8_valid(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, len;
+
+	while (i < n) {
+		/* ASCII, 8 bytes a step */
+		while (n - i >= 8) {
+			uint64_t v;
+			memcpy(&v, u + i, 8);
+			if (v & 0x8080808080808080ull)
+				break;
+			i += 8;
+		}
+		if (i == n)
+			break;
+		if (u[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (!(len = tk_utf8_len(u + i, n - i)))
+			return 0;
+		i += len;
+	}
+	return 1;
+}
+
+/* The output's name in messages. */
+static const char *out_name(const tk_writer *w)
+{
+	return w->sink.path ? w->sink.path : "<stdout>";
+}
+
+int tk_writer_text_bad(tk_writer *w, size_t n, tk_error *err)
+{
+	w->bad_text++;
+	if (w->opts.strict)
+		return tk_err_set(err, TK_E_UNSUPPORTED,
+				  out_name(w), 0, 0,
+				  "a name or note of %zu bytes is not UTF-8 (without --strict its bad bytes become U+FFFD with a warning)",
+				  n);
+	return TK_OK;
+}
+
+int tk_writer_text(tk_writer *w, const char *s, size_t n, const char **out,
+		   size_t *outn, tk_error *err)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i, len, k = 0;
+	int rc;
+
+	*out = s;
+	*outn = n;
+	if (TK_LIKELY(tk_utf8_valid(s, n)))
+		return TK_OK;
+	if ((rc = tk_writer_text_bad(w, n, err)) < 0)
+		return rc;
+	/* each bad byte becomes 3 */
+	if (n > (SIZE_MAX - 1) / 3)
+		return tk_err_nomem(err, out_name(w));
+	if (w->text_cap < 3 * n + 1) {
+		char *nb = realloc(w->text, 3 * n + 1);
+		if (!nb)
+			return tk_err_nomem(err, out_name(w));
+		w->text = nb;
+		w->text_cap = 3 * n + 1;
+	}
+	for (i = 0; i < n; i += len) {
+		len = tk_utf8_len(u + i, n - i);
+		if (len) {
+			memcpy(w->text + k, s + i, len);
+			k += len;
+		} else {
+			memcpy(w->text + k, "\xef\xbf\xbd", 3);
+			k += 3;
+			len = 1;
+		}
+	}
+	w->text[k] = 0;
+	*out = w->text;
+	*outn = k;
+	return TK_OK;
+}
+
+/* After a writer's close: the one warning of the UTF-8 rule; a writer
+ * that counted without refusing is refused here under --strict. */
+static int text_close(tk_writer *w, tk_error *err)
+{
+	const char *name = out_name(w);
+	tk_error wn;
+
+	if (!w->bad_text)
+		return TK_OK;
+	if (w->opts.strict)
+		return tk_err_set(err, TK_E_UNSUPPORTED, name, 0, 0,
+				  "%llu strings are not UTF-8 (without --strict their bad bytes become U+FFFD with a warning)",
+				  (unsigned long long)w->bad_text);
+	if (w->opts.on_warning) {
+		memset(&wn, 0, sizeof(wn));
+		snprintf(wn.input, sizeof(wn.input), "%s", name);
+		snprintf(wn.msg, sizeof(wn.msg),
+			 "%llu strings are not UTF-8: their bad bytes are written as %s (--strict refuses)",
+			 (unsigned long long)w->bad_text,
+			 w->text_as ? w->text_as : "U+FFFD");
+		w->opts.on_warning(w->opts.warning_ctx, &wn);
+	}
+	return TK_OK;
+}
+
 int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	return w->fmt->writer_write(w, ev, err);
@@ -85,11 +196,14 @@ int tk_writer_close(tk_writer *w, tk_error *err)
 	if (w->fmt->writer_close)
 		rc = w->fmt->writer_close(w, err);
 	if (rc >= 0)
+		rc = text_close(w, err);
+	if (rc >= 0)
 		rc = tk_sink_commit(&w->sink, err);
 	else
 		tk_sink_abort(&w->sink);
 	if (w->fmt->writer_free)
 		w->fmt->writer_free(w);
+	free(w->text);
 	free(w);
 	return rc;
 }
@@ -101,6 +215,7 @@ void tk_writer_abort(tk_writer *w)
 	tk_sink_abort(&w->sink);
 	if (w->fmt->writer_free)
 		w->fmt->writer_free(w);
+	free(w->text);
 	free(w);
 }
 

@@ -471,8 +471,9 @@ static int out(tk_writer *w, tk_error *err, const char *s)
 	return tk_sink_write(&w->sink, s, strlen(s), err);
 }
 
-/* Check that s is UTF-8 that XML 1.0 can hold. */
-static int xml_ok(const char *s, size_t n)
+/* Check that s is UTF-8 that XML 1.0 can hold (bad_ok: a byte that is
+ * not UTF-8 counts as the U+FFFD that tk_writer_text() makes of it). */
+static int xml_ok(const char *s, size_t n, int bad_ok)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, len;
@@ -481,6 +482,10 @@ static int xml_ok(const char *s, size_t n)
 		if (u[i] < 0x20 && u[i] != '\t' && u[i] != '\n' && u[i] != '\r')
 			return 0;
 		len = tk_utf8_len(u + i, n - i);
+		if (!len && bad_ok) {
+			i++;
+			continue;
+		}
 		if (!len)
 			return 0;
 		/* U+FFFE and U+FFFF are no XML characters */
@@ -498,9 +503,13 @@ static int out_esc(tk_writer *w, atf_writer *aw, const char *s, size_t n,
 	size_t i, from = 0;
 	int rc = TK_OK;
 
-	if (!xml_ok(s, n))
+	/* the UTF-8 rule of every writer first: bad bytes as U+FFFD,
+	 * counted, refused under --strict; then what XML cannot hold */
+	if ((rc = tk_writer_text(w, s, n, &s, &n, err)) < 0)
+		return rc;
+	if (!xml_ok(s, n, 0))
 		return tk_err_set(err, TK_E_UNSUPPORTED, aw->name, 0, 0,
-				  "'%.40s' is not UTF-8 text that XML can hold", s);
+				  "'%.40s' is not text that XML can hold", s);
 	for (i = 0; i < n && rc == TK_OK; i++) {
 		/* text and attribute values alike: every one escaped */
 		const char *rep = tk_xml_escape(s[i], 1);
@@ -1137,9 +1146,9 @@ static int atf_writer_close(tk_writer *w, tk_error *err)
 				refs[i].new_info = 1;
 				continue;
 			}
-			if (!xml_ok(nm, strlen(nm))) {
+			if (!xml_ok(nm, strlen(nm), 1)) {
 				rc = tk_err_set(err, TK_E_UNSUPPORTED, aw->name, 0, 0,
-						"'%.40s' is not UTF-8 text that XML can hold", nm);
+						"'%.40s' is not text that XML can hold", nm);
 				goto done;
 			}
 			refs[i].ref = maxref ? maxref : 1;

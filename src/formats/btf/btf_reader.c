@@ -48,6 +48,18 @@ enum {
 
 enum table { TABLE_NONE, TABLE_TYPE, TABLE_ENTITY, TABLE_ENTITYTYPE };
 
+/* reader option encoding= (docs/btf.md) */
+enum { ENC_UTF8, ENC_LATIN1, ENC_CP1252 };
+
+/* Windows-1252's 0x80..0x9F (the five it leaves undefined: the C1
+ * control of that number, as ISO 8859-1 and the WHATWG decoder read them) */
+static const uint16_t cp1252_c1[32] = {
+	0x20ac, 0x0081, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021,
+	0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0x008d, 0x017d, 0x008f,
+	0x0090, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014,
+	0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0x009d, 0x017e, 0x0178
+};
+
 /* id -> interned name, for the numeric mode of the tables and mappings */
 typedef struct idmap {
 	tk_str *names;
@@ -91,6 +103,11 @@ typedef struct btf_reader {
 	tk_lines lines;
 	struct line_scan ls;      /* of the last line read */
 	int cr_only;              /* the first line ended with a CR alone */
+	/* reader option encoding: ENC_UTF8, or the 8-bit code page the
+	 * names, notes and header values are converted from */
+	int enc;
+	char *rbuf[2];            /* their UTF-8: [0] names, [1] notes */
+	size_t rcap[2];
 	uint64_t bare_cr;         /* lines.bare_cr when last looked at */
 	int have_pend;
 	int data_started;
@@ -601,6 +618,62 @@ static int key_is(const char *k, size_t klen, const char *name)
 	return strlen(name) == klen && tk_ascii_ncaseeq(k, name, klen);
 }
 
+/*
+ * Text of an input in an 8-bit code page (reader option encoding) as
+ * UTF-8: p itself when it is ASCII, else its conversion in b->rbuf[which]
+ * (valid until the next call for that buffer); NULL when out of memory.
+ */
+static TK_NOINLINE const char *recode(btf_reader *b, int which,
+				      const char *p, size_t n, size_t *on)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	size_t i, k = 0;
+	char *o;
+
+	*on = n;
+	for (i = 0; i < n && u[i] < 0x80; i++)
+		;
+	if (i == n)
+		return p;
+	/* each byte becomes at most 3 */
+	if (n > (SIZE_MAX - 1) / 3)
+		return NULL;
+	if (b->rcap[which] < 3 * n + 1) {
+		char *nb = realloc(b->rbuf[which], 3 * n + 1);
+		if (!nb)
+			return NULL;
+		b->rbuf[which] = nb;
+		b->rcap[which] = 3 * n + 1;
+	}
+	o = b->rbuf[which];
+	for (i = 0; i < n; i++) {
+		unsigned c = u[i];
+		if (c >= 0x80 && c < 0xa0 && b->enc == ENC_CP1252)
+			c = cp1252_c1[c - 0x80];
+		if (c < 0x80) {
+			o[k++] = (char)c;
+		} else if (c < 0x800) {
+			o[k++] = (char)(0xc0 | (c >> 6));
+			o[k++] = (char)(0x80 | (c & 0x3f));
+		} else {
+			o[k++] = (char)(0xe0 | (c >> 12));
+			o[k++] = (char)(0x80 | ((c >> 6) & 0x3f));
+			o[k++] = (char)(0x80 | (c & 0x3f));
+		}
+	}
+	o[k] = 0;
+	*on = k;
+	return o;
+}
+
+/* A name interned as UTF-8 (TK_NONE when out of memory). */
+static TK_NOINLINE tk_str intern_text(btf_reader *b, const char *p, size_t n)
+{
+	if (b->enc && !(p = recode(b, 0, p, n, &n)))
+		return TK_NONE;
+	return tk_strpool_intern(&b->t->pool, p, n);
+}
+
 /* "#-<key> <value>": a row of the most recent 2.1.x table. */
 static int table_row(btf_reader *b, const char *line, const char *k,
 		     const char *kend, const char *v, const char *vend,
@@ -628,7 +701,7 @@ static int table_row(btf_reader *b, const char *line, const char *k,
 		warn(b, W_BAD_TABLE_ROW, line, k, "malformed table row ignored");
 		return TK_OK;
 	}
-	name = tk_strpool_intern(&t->pool, v, (size_t)(vend - v));
+	name = intern_text(b, v, (size_t)(vend - v));
 	if (name == TK_NONE)
 		return tk_err_nomem(err, b->name);
 	if (b->table == TABLE_ENTITYTYPE) {
@@ -653,7 +726,7 @@ static int table_row(btf_reader *b, const char *line, const char *k,
 					      "unknown entity type in table row");
 			et = TK_ET_OTHER;
 		}
-		tn = tk_strpool_intern(&t->pool, k, (size_t)(kend - k));
+		tn = intern_text(b, k, (size_t)(kend - k));
 		e = tk_trace_entity_get(t, name);
 		if (tn == TK_NONE || e == TK_NONE ||
 		    tk_grow_zero32((void **)&b->explicit_type, &b->cap_explicit, e, 1) < 0)
@@ -692,7 +765,7 @@ static int mapping(btf_reader *b, const char *line, const char *v,
 	sp = memchr(v, ' ', (size_t)(vend - v));
 	if (!sp)
 		goto bad;
-	name = tk_strpool_intern(&b->t->pool, sp + 1, (size_t)(vend - sp - 1));
+	name = intern_text(b, sp + 1, (size_t)(vend - sp - 1));
 	if (name == TK_NONE)
 		return tk_err_nomem(err, b->name);
 	if (type_mapping) {
@@ -714,7 +787,7 @@ static int mapping(btf_reader *b, const char *line, const char *v,
 			name = idmap_get(&b->entity_ids, id);
 		if (!btf_type_lookup(k, (size_t)(kend - k), &et, &dialect))
 			et = TK_ET_OTHER;
-		tn = tk_strpool_intern(&b->t->pool, k, (size_t)(kend - k));
+		tn = intern_text(b, k, (size_t)(kend - k));
 		e = tk_trace_entity_get(b->t, name);
 		if (tn == TK_NONE || e == TK_NONE ||
 		    tk_grow_zero32((void **)&b->explicit_type, &b->cap_explicit, e, 1) < 0)
@@ -854,10 +927,13 @@ static int header_line(btf_reader *b, const char *line, size_t len,
 
 	if (len == 1 || line[1] == ' ' || line[1] == '\t') {
 		/* a comment: kept (in the header only) */
+		const char *c = line + 1;
+		size_t cn = len - 1;
 		if (b->data_started)
 			return TK_OK;
-		return tk_trace_add_header(b->t, TK_HDR_COMMENT, "", 0,
-					   line + 1, len - 1, 1) < 0
+		if (b->enc && !(c = recode(b, 1, c, cn, &cn)))
+			return tk_err_nomem(err, b->name);
+		return tk_trace_add_header(b->t, TK_HDR_COMMENT, "", 0, c, cn, 1) < 0
 			       ? tk_err_nomem(err, b->name) : TK_OK;
 	}
 	kind = line[1] == '-' ? TK_HDR_ROW : TK_HDR_PARAM;
@@ -883,8 +959,18 @@ static int header_line(btf_reader *b, const char *line, size_t len,
 			     "header line after the first event");
 		}
 	}
-	rc = tk_trace_add_header(b->t, kind, k, (size_t)(kend - k), v,
-				 (size_t)(end - v), has_value);
+	if (b->enc) {
+		/* the header keeps the value as UTF-8; it is parsed as read */
+		size_t vn;
+		const char *vu = recode(b, 1, v, (size_t)(end - v), &vn);
+		if (!vu)
+			return tk_err_nomem(err, b->name);
+		rc = tk_trace_add_header(b->t, kind, k, (size_t)(kend - k), vu,
+					 vn, has_value);
+	} else {
+		rc = tk_trace_add_header(b->t, kind, k, (size_t)(kend - k), v,
+					 (size_t)(end - v), has_value);
+	}
 	if (rc < 0)
 		return tk_err_nomem(err, b->name);
 	if (kind == TK_HDR_ROW)
@@ -994,6 +1080,8 @@ static inline tk_str intern_name(btf_reader *b, const idmap *m,
 		if (s != TK_NONE)
 			return s;
 	}
+	if (TK_UNLIKELY(b->enc))
+		return intern_text(b, p, (size_t)(end - p));
 	return tk_strpool_intern_hot(&b->t->pool, p, (size_t)(end - p),
 				     b->lines.limit);
 }
@@ -1045,8 +1133,10 @@ static inline uint32_t entity_of(btf_reader *b, tk_str name)
 static tk_str target_type_slow(btf_reader *b, const char *p, const char *end,
 			       uint8_t *val)
 {
-	tk_str name = tk_strpool_intern_hot(&b->t->pool, p, (size_t)(end - p),
-					    b->lines.limit);
+	tk_str name = TK_UNLIKELY(b->enc)
+			      ? intern_text(b, p, (size_t)(end - p))
+			      : tk_strpool_intern_hot(&b->t->pool, p, (size_t)(end - p),
+						      b->lines.limit);
 	tk_etype type;
 	int dialect;
 
@@ -1499,8 +1589,10 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 	/* 2, 5, 7: names */
 	sname = intern_name(b, &b->entity_ids, f[1], fe[1]);
 	tname = intern_name(b, &b->entity_ids, f[4], fe[4]);
-	ename = tk_strpool_intern_hot(&t->pool, f[6], (size_t)(fe[6] - f[6]),
-				      b->lines.limit);
+	ename = TK_UNLIKELY(b->enc)
+			? intern_text(b, f[6], (size_t)(fe[6] - f[6]))
+			: tk_strpool_intern_hot(&t->pool, f[6], (size_t)(fe[6] - f[6]),
+						b->lines.limit);
 	if (sname == TK_NONE || tname == TK_NONE || ename == TK_NONE ||
 	    ttname == TK_NONE)
 		return tk_err_nomem(err, b->name);
@@ -1675,6 +1767,40 @@ static int check_header(btf_reader *b, tk_error *err)
 	return TK_OK;
 }
 
+/* The reader's options: encoding=utf-8|latin1|cp1252 (docs/btf.md). */
+static int parse_options(btf_reader *b, tk_error *err)
+{
+	static const struct { const char *name; int enc; } encs[] = {
+		{ "utf-8", ENC_UTF8 }, { "utf8", ENC_UTF8 },
+		{ "latin1", ENC_LATIN1 }, { "latin-1", ENC_LATIN1 },
+		{ "iso-8859-1", ENC_LATIN1 }, { "cp1252", ENC_CP1252 },
+		{ "windows-1252", ENC_CP1252 },
+	};
+	const char *p = b->r->opts.options;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ","), i;
+		const char *eq = memchr(p, '=', n);
+		int ok = 0;
+
+		if (eq && tk_ascii_casecmp(p, (size_t)(eq - p), "encoding") == 0)
+			for (i = 0; i < sizeof(encs) / sizeof(encs[0]) && !ok; i++)
+				if (tk_ascii_casecmp(eq + 1, n - (size_t)(eq + 1 - p),
+						     encs[i].name) == 0) {
+					b->enc = encs[i].enc;
+					ok = 1;
+				}
+		if (!ok)
+			return tk_err_set(err, TK_E_USAGE, b->name, 0, 0,
+					  "bad BTF reader option '%.*s' (encoding=utf-8, latin1 or cp1252)",
+					  (int)n, p);
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return TK_OK;
+}
+
 int btf_reader_open(tk_reader *r, tk_error *err)
 {
 	btf_reader *b = calloc(1, sizeof(*b));
@@ -1689,6 +1815,8 @@ int btf_reader_open(tk_reader *r, tk_error *err)
 	b->t = r->trace;
 	b->name = tk_source_name(r->src);
 	b->allowed = btf_event_table();
+	if ((rc = parse_options(b, err)) < 0)
+		goto fail;
 	rc = tk_text_begin(r->src, err);
 	if (rc < 0)
 		goto fail;
@@ -1763,6 +1891,14 @@ int btf_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 			if (rc < 0)
 				return rc;
 		}
+		if (TK_UNLIKELY(b->enc) && r->ev.note) {
+			size_t nn;
+			const char *nu = recode(b, 1, r->ev.note, r->ev.note_len, &nn);
+			if (!nu)
+				return tk_err_nomem(err, b->name);
+			r->ev.note = nu;
+			r->ev.note_len = (uint32_t)(nn > UINT32_MAX ? UINT32_MAX : nn);
+		}
 		*ev = &r->ev;
 		return TK_OK;
 	}
@@ -1780,6 +1916,8 @@ void btf_reader_close(tk_reader *r)
 	free(b->core_of);
 	free(b->entity_ids.names);
 	free(b->type_ids.names);
+	free(b->rbuf[0]);
+	free(b->rbuf[1]);
 	free(b);
 	r->impl = NULL;
 }

@@ -45,14 +45,20 @@ static const char *const loss_short[L_COUNT] = {
 };
 
 #define SF_NAME_OK 1u      /* name_ok: checked, a name BTF can hold */
+#define SF_FIXED 2u        /* name_ok: not UTF-8, written as fixed[] holds it */
 
 typedef struct btf_writer {
 	tk_timebase out_tb;
 	int convert;             /* input ticks != output ticks */
 	int rounding;            /* no exact unit: times rounded down to ps */
 	uint64_t nrounded, nevents;
-	uint8_t *name_ok;        /* per string id: SF_NAME_OK */
+	uint8_t *name_ok;        /* per string id: SF_NAME_OK, SF_FIXED */
 	uint32_t cap_name_ok;
+	/* per string id with SF_FIXED: the name with its bytes that are
+	 * not UTF-8 as U+FFFD (tk_writer_text()) */
+	struct fixed_str { size_t n; char p[]; } **fixed;
+	uint32_t cap_fixed;
+	int any_fixed;
 	/* per string id: 0 unchecked, 1 not a spec spelling, 2 + n the
 	 * spec's spelling of type / event n */
 	uint8_t *ty_spell, *ev_spell;
@@ -129,10 +135,18 @@ static int put_line(tk_writer *w, const char *a, const char *b,
 static int write_entry(tk_writer *w, const tk_header_entry *h,
 		       const char *value, tk_error *err)
 {
+	const char *v;
+	size_t n;
+	int rc;
+
+	/* the UTF-8 rule of every writer (keys are read up to a blank:
+	 * only the value can be anything) */
+	if ((rc = tk_writer_text(w, value, strlen(value), &v, &n, err)) < 0)
+		return rc;
 	if (h->kind == TK_HDR_COMMENT)
-		return put_line(w, "#", "", "", value, err);
+		return put_line(w, "#", "", "", v, err);
 	return put_line(w, h->kind == TK_HDR_ROW ? "#-" : "#", h->key,
-			h->has_value ? " " : "", value, err);
+			h->has_value ? " " : "", v, err);
 }
 
 /* Whether a #version value is below 2.2 (the 2.1 default of ns holds). */
@@ -296,6 +310,8 @@ static int btf_writer_open(tk_writer *w, tk_error *err)
 	return rc;
 }
 
+typedef struct fixed_str fixed_str;
+
 /* Names must not hold what would break the CSV line. */
 static int check_name(tk_writer *w, btf_writer *bw, tk_str s, int note,
 		      tk_error *err)
@@ -314,8 +330,35 @@ static int check_name(tk_writer *w, btf_writer *bw, tk_str s, int note,
 				  p);
 	if (tk_grow_zero32((void **)&bw->name_ok, &bw->cap_name_ok, s, 1) < 0)
 		return tk_err_nomem(err, w->sink.path);
+	if (TK_UNLIKELY(!tk_utf8_valid(p, n))) {
+		/* the UTF-8 rule of every writer: counted once per name */
+		const char *f;
+		size_t fn;
+		int rc = tk_writer_text(w, p, n, &f, &fn, err);
+		if (rc < 0)
+			return rc;
+		if (tk_grow_zero32((void **)&bw->fixed, &bw->cap_fixed, s,
+				   sizeof(*bw->fixed)) < 0 ||
+		    !(bw->fixed[s] = malloc(sizeof(fixed_str) + fn)))
+			return tk_err_nomem(err, w->sink.path);
+		bw->fixed[s]->n = fn;
+		memcpy(bw->fixed[s]->p, f, fn);
+		bw->name_ok[s] |= SF_FIXED;
+		bw->any_fixed = 1;
+	}
 	bw->name_ok[s] |= SF_NAME_OK;
 	return TK_OK;
+}
+
+/* A name that is not UTF-8: its repaired bytes (check_name()). */
+static TK_NOINLINE void fixed_name(const btf_writer *bw, tk_str s,
+				   const char **p, size_t *n, int *pad)
+{
+	if (s < bw->cap_name_ok && (bw->name_ok[s] & SF_FIXED)) {
+		*p = bw->fixed[s]->p;
+		*n = bw->fixed[s]->n;
+		*pad = 0;
+	}
 }
 
 /* Count a change; in strict mode it is an error. */
@@ -599,6 +642,10 @@ static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	}
 	sn = str_of(t, src->name, &nsrc, &psrc);
 	gn = str_of(t, tgt->name, &ntgt, &ptgt);
+	if (TK_UNLIKELY(bw->any_fixed)) {
+		fixed_name(bw, src->name, &sn, &nsrc, &psrc);
+		fixed_name(bw, tgt->name, &gn, &ntgt, &ptgt);
+	}
 	if (ev->type_name != TK_NONE &&
 	    (bw->as_read ||
 	     spec_spelling(w, bw, ev->type_name, 0, (unsigned)type))) {
@@ -626,6 +673,9 @@ static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		nen = strlen(en);
 		pen = 0;
 	}
+	if (note && TK_UNLIKELY(!tk_utf8_valid(note, note_len)) &&
+	    (rc = tk_writer_text(w, note, note_len, &note, &note_len, err)) < 0)
+		return rc;
 	if (TK_UNLIKELY(note && has_line_break(note, note_len)))
 		return tk_err_set(err, TK_E_UNSUPPORTED, w->sink.path, 0, 0,
 				  "a note holds a line break, which BTF cannot hold");
@@ -724,6 +774,10 @@ static void btf_writer_free(tk_writer *w)
 	btf_writer *bw = w->impl;
 
 	if (bw) {
+		uint32_t i;
+		for (i = 0; bw->fixed && i < bw->cap_fixed; i++)
+			free(bw->fixed[i]);
+		free(bw->fixed);
 		free(bw->name_ok);
 		free(bw->ty_spell);
 		free(bw->ev_spell);
@@ -743,6 +797,7 @@ const tk_format_ops tk_format_btf = {
 	.reader_open = btf_reader_open,
 	.reader_next = btf_reader_next,
 	.reader_close = btf_reader_close,
+	.reader_options = 1,
 	.writer_open = btf_writer_open,
 	.writer_options = 1,
 	.writer_write = btf_writer_write,

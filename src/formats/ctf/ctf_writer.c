@@ -162,8 +162,13 @@ static int pkt_reserve(ctf_writer *cw, size_t n)
 static int put_str(tk_writer *w, ctf_writer *cw, const char *s, size_t n,
 		   const tk_event *ev, tk_error *err)
 {
-	const char *z = n ? memchr(s, 0, n) : NULL;
+	const char *z;
 	int rc;
+
+	/* the UTF-8 rule of every writer (babeltrace2 decodes UTF-8) */
+	if ((rc = tk_writer_text(w, s, n, &s, &n, err)) < 0)
+		return rc;
+	z = n ? memchr(s, 0, n) : NULL;
 
 	if (z) {
 		if ((rc = lose(w, cw, L_NUL, ev, err)) < 0)
@@ -350,12 +355,17 @@ static uint32_t class_of(ctf_writer *cw, const ctf_class *want)
 	return cw->nclasses++;
 }
 
-/* A TSDL string literal's body: '"' and '\' escaped, control bytes '_'. */
-static int put_lit(FILE *f, const char *s, size_t n)
+/* A TSDL string literal's body: '"' and '\' escaped, control bytes '_';
+ * a string that is not UTF-8 is repaired and counted as every writer's
+ * (tk_writer_text(); --strict refuses it at close). */
+static int put_lit(tk_writer *w, FILE *f, const char *s, size_t n)
 {
 	int changed = 0;
 	size_t i;
+	tk_error ignored;
 
+	if (tk_writer_text(w, s, n, &s, &n, &ignored) < 0)
+		return 0;
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 		if (c == '"' || c == '\\') {
@@ -542,8 +552,8 @@ static int ctf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	return TK_OK;
 }
 
-static void put_class_name(ctf_writer *cw, FILE *f, const tk_trace *t,
-			   const ctf_class *c)
+static void put_class_name(tk_writer *w, ctf_writer *cw, FILE *f,
+			   const tk_trace *t, const ctf_class *c)
 {
 	const char *s;
 	size_t n;
@@ -551,14 +561,14 @@ static void put_class_name(ctf_writer *cw, FILE *f, const tk_trace *t,
 
 	if (c->type_name != TK_NONE) {
 		s = tk_trace_str(t, c->type_name, &n);
-		changed |= put_lit(f, s, n);
+		changed |= put_lit(w, f, s, n);
 	} else {
 		fputs(tk_etype_name(c->type), f);
 	}
 	fputc(':', f);
 	if (c->name != TK_NONE) {
 		s = tk_trace_str(t, c->name, &n);
-		changed |= put_lit(f, s, n);
+		changed |= put_lit(w, f, s, n);
 	} else {
 		fputs(tk_evkind_name(c->kind), f);
 	}
@@ -608,7 +618,7 @@ static int write_metadata(tk_writer *w, ctf_writer *cw, tk_error *err)
 	      "};\n\n", f);
 	fprintf(f, "env {\n\ttracer_name = \"tracekit\";\n\ttracer_version = \"%s\";\n"
 		   "\tinput_format = \"", tk_version());
-	put_lit(f, tk_trace_format(t), strlen(tk_trace_format(t)));
+	put_lit(w, f, tk_trace_format(t), strlen(tk_trace_format(t)));
 	fprintf(f, "\";\n\ttick = \"%llu/%llu %s\";\n",
 		(unsigned long long)tb->num, (unsigned long long)tb->den,
 		tk_unit_name(tb->unit));
@@ -629,7 +639,7 @@ static int write_metadata(tk_writer *w, ctf_writer *cw, tk_error *err)
 			len--;
 		}
 		fputs("\tcreator = \"", f);
-		put_lit(f, creator, len);
+		put_lit(w, f, creator, len);
 		fputs("\";\n", f);
 	}
 	/* the core of each cpu_id */
@@ -641,7 +651,7 @@ static int write_metadata(tk_writer *w, ctf_writer *cw, tk_error *err)
 			continue;
 		cs = tk_trace_str(t, tk_trace_entity(t, st->core)->name, &cn);
 		fprintf(f, "\tcpu_%u = \"", st->cpu);
-		put_lit(f, cs, cn);
+		put_lit(w, f, cs, cn);
 		fputs("\";\n", f);
 	}
 	fprintf(f, "};\n\n");
@@ -695,7 +705,7 @@ static int write_metadata(tk_writer *w, ctf_writer *cw, tk_error *err)
 		      "};\n", f);
 	for (i = 0; i < cw->nclasses; i++) {
 		fputs("\nevent {\n\tname = \"", f);
-		put_class_name(cw, f, t, &cw->classes[i]);
+		put_class_name(w, cw, f, t, &cw->classes[i]);
 		fprintf(f, "\";\n\tid = %u;\n\tstream_id = %d;\n"
 			   "\tfields := struct {\n", i,
 			cw->classes[i].fields & F_CORE ? 0 : 1);

@@ -618,6 +618,9 @@ static int write_head(tk_writer *w, htf_writer *hw, unsigned tl, unsigned el,
 		size_t n;
 		uint32_t k = hw->order[i];
 		const char *s = tk_trace_str(t, tk_trace_entity(t, hw->ents[k])->name, &n);
+		/* the UTF-8 rule of every writer */
+		if ((rc = tk_writer_text(w, s, n, &s, &n, err)) < 0)
+			return rc;
 		if ((rc = out(w, err, "#-%0*llX %.*s\n", (int)(2 * el),
 			      (unsigned long long)hw->outid[k], (int)n, s)) < 0)
 			return rc;

@@ -143,7 +143,6 @@ typedef struct pf_writer {
 	tk_loadbins lb;        /* busy ticks per lane and load window */
 	uint64_t nrecords;
 	uint64_t rounded;      /* times rounded to whole ns */
-	uint64_t bad_utf8;     /* strings with bytes that are not UTF-8 */
 	int rc;                /* first error of a callback */
 	tk_error *err;
 	tk_writer *w;
@@ -193,14 +192,15 @@ static void nomem(pf_writer *pw)
 /*
  * A JSON string (with its quotes).  A byte that is not part of a
  * well-formed UTF-8 sequence is written as U+FFFD ("\ufffd"), the string
- * counted (a warning at close), or refused under --strict.
+ * counted by tk_writer_text_bad() (the warning of every writer, at
+ * close), or refused under --strict.
  */
 static int out_json(pf_writer *pw, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, from = 0, len;
-	int bad = 0;
+	int bad = 0, rc;
 	char esc[8];
 
 	out(pw, "\"", 1);
@@ -232,13 +232,9 @@ static int out_json(pf_writer *pw, const char *s, size_t n)
 		i++;
 	}
 	out(pw, s + from, n - from);
-	if (bad) {
-		if (pw->w->opts.strict)
-			set_err(pw, tk_err_set(pw->err, TK_E_UNSUPPORTED, pw->name, 0, 0,
-					       "a name or note of %zu bytes is not UTF-8: JSON cannot hold it (without --strict its bad bytes become U+FFFD with a warning)",
-					       n));
-		pw->bad_utf8++;
-	}
+	/* counted (and refused under --strict) as every writer does */
+	if (bad && (rc = tk_writer_text_bad(pw->w, n, pw->err)) < 0)
+		set_err(pw, rc);
 	return out(pw, "\"", 1);
 }
 
@@ -1360,7 +1356,7 @@ static int perfetto_writer_close(tk_writer *w, tk_error *err)
 	outs(pw, ",\"flows\":");
 	out_u64(pw, pw->flows);
 	outs(pw, "}}\n");
-	if (pw->rc >= 0 && w->opts.on_warning && (pw->rounded || pw->bad_utf8)) {
+	if (pw->rc >= 0 && w->opts.on_warning && pw->rounded) {
 		tk_error wn;
 
 		memset(&wn, 0, sizeof(wn));
@@ -1369,12 +1365,6 @@ static int perfetto_writer_close(tk_writer *w, tk_error *err)
 			snprintf(wn.msg, sizeof(wn.msg),
 				 "Chrome Trace Event JSON cannot hold everything: %llu times that are not whole ns rounded to the nearest ns (Perfetto reads whole ns; --strict refuses)",
 				 (unsigned long long)pw->rounded);
-			w->opts.on_warning(w->opts.warning_ctx, &wn);
-		}
-		if (pw->bad_utf8) {
-			snprintf(wn.msg, sizeof(wn.msg),
-				 "%llu strings are not UTF-8: their bad bytes are written as U+FFFD (--strict refuses)",
-				 (unsigned long long)pw->bad_utf8);
 			w->opts.on_warning(w->opts.warning_ctx, &wn);
 		}
 	}

@@ -97,6 +97,7 @@ typedef struct sq_irow {
 } sq_irow;
 
 typedef struct sq_writer {
+	tk_writer *w;
 	const char *name;
 	sqlite3 *db;
 	sqlite3_stmt *ins_ev;    /* one event */
@@ -604,6 +605,7 @@ static int sqlite_writer_open(tk_writer *w, tk_error *err)
 	if (!sw)
 		return tk_err_nomem(err, w->sink.path);
 	w->impl = sw;
+	sw->w = w;
 	sw->name = w->sink.path;
 	sw->err = err;
 	sw->head = sw->tail = NIL;
@@ -659,6 +661,10 @@ static int sqlite_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	}
 	{
 		sq_row *row = &sw->rows[sw->nrows];
+		const char *note = ev->note;
+		size_t nlen = ev->note_len;
+		if (note && (rc = tk_writer_text(w, note, nlen, &note, &nlen, err)) < 0)
+			return rc;
 		row->time = (int64_t)ev->time;
 		row->target = ev->target;
 		row->tinst = ev->target_inst;
@@ -667,23 +673,22 @@ static int sqlite_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		row->name = ev->name;
 		row->core = ev->core;
 		row->len = UINT32_MAX;
-		if (ev->note && ev->note_len > NOTES - sw->nnotes &&
+		if (note && nlen > NOTES - sw->nnotes &&
 		    flush_rows(sw, err) < 0)
 			return TK_E_IO;
-		if (ev->note && ev->note_len > NOTES) {
+		if (note && nlen > NOTES) {
 			/* alone (rows[] was flushed), its note bound where
-			 * the reader holds it */
+			 * the reader (or the writer's UTF-8 repair) holds it */
 			bind_row(sw->ins_ev, 0, ++sw->nev, row, sw->notes);
-			sqlite3_bind_text(sw->ins_ev, EVCOLS, ev->note,
-					  (int)ev->note_len, SQLITE_STATIC);
+			sqlite3_bind_text(sw->ins_ev, EVCOLS, note,
+					  (int)nlen, SQLITE_STATIC);
 			if (step_done(sw, sw->ins_ev, "insert traceEvent", err) < 0)
 				return TK_E_IO;
 		} else {
-			if (ev->note) {
+			if (note) {
 				row->note = sw->nnotes;
-				row->len = (uint32_t)ev->note_len;
-				memcpy(sw->notes + sw->nnotes, ev->note,
-				       ev->note_len);
+				row->len = (uint32_t)nlen;
+				memcpy(sw->notes + sw->nnotes, note, nlen);
 				sw->nnotes += row->len;
 			}
 			sw->nev++;
@@ -722,11 +727,30 @@ static int sqlite_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	return TK_OK;
 }
 
+/* Text of the trace bound to column col under the UTF-8 rule of every
+ * writer (tk_writer_text(): bad bytes as U+FFFD, counted; refused under
+ * --strict). */
+static int bind_text(sq_writer *sw, sqlite3_stmt *st, int col, const char *s,
+		     size_t n, tk_error *err)
+{
+	const char *o;
+	size_t on;
+	int rc = tk_writer_text(sw->w, s, n, &o, &on, err);
+
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_text(st, col, o, (int)on,
+			  o == s ? SQLITE_STATIC : SQLITE_TRANSIENT);
+	return TK_OK;
+}
+
 static int put_meta(sq_writer *sw, sqlite3_stmt *st, const char *k,
 		    const char *v, tk_error *err)
 {
-	sqlite3_bind_text(st, 1, k, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, v, -1, SQLITE_TRANSIENT);
+	if (bind_text(sw, st, 1, k, strlen(k), err) < 0 ||
+	    bind_text(sw, st, 2, v, strlen(v), err) < 0)
+		return TK_E_UNSUPPORTED;
+	/* (the key and the value outlive the step) */
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		sqlite3_reset(st);
 		return db_fail(sw, err, "insert metaInformation");
@@ -758,7 +782,8 @@ static int write_header(sq_writer *sw, const tk_trace *t, tk_error *err)
 		int k = h->kind == TK_HDR_PARAM ? 0 : h->kind == TK_HDR_ROW ? 2 : 1;
 		int s;
 		if (h->kind == TK_HDR_PARAM) {
-			sqlite3_bind_text(sel, 1, h->key, -1, SQLITE_STATIC);
+			if (bind_text(sw, sel, 1, h->key, strlen(h->key), err) < 0)
+				goto out;
 			sqlite3_bind_int64(sel, 2, block);
 			s = sqlite3_step(sel);
 			sqlite3_reset(sel);
@@ -771,10 +796,12 @@ static int write_header(sq_writer *sw, const tk_trace *t, tk_error *err)
 		}
 		sqlite3_bind_int64(ins, 1, block);
 		sqlite3_bind_text(ins, 2, kinds[k], -1, SQLITE_STATIC);
-		sqlite3_bind_text(ins, 3, h->key, -1, SQLITE_STATIC);
-		if (h->has_value || h->kind == TK_HDR_COMMENT)
-			sqlite3_bind_text(ins, 4, h->value, -1, SQLITE_STATIC);
-		else
+		if (bind_text(sw, ins, 3, h->key, strlen(h->key), err) < 0)
+			goto out;
+		if (h->has_value || h->kind == TK_HDR_COMMENT) {
+			if (bind_text(sw, ins, 4, h->value, strlen(h->value), err) < 0)
+				goto out;
+		} else
 			sqlite3_bind_null(ins, 4);
 		if (step_done(sw, ins, "insert header", err) < 0)
 			goto out;
@@ -848,11 +875,13 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 		size_t len;
 		const char *s = tk_trace_str(t, e->name, &len);
 		sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
-		sqlite3_bind_text(st, 2, s, (int)len, SQLITE_STATIC);
+		if ((k = bind_text(sw, st, 2, s, len, err)) < 0)
+			return k;
 		sqlite3_bind_int(st, 3, (int)e->type);
 		if (e->type_name != TK_NONE) {
 			s = tk_trace_str(t, e->type_name, &len);
-			sqlite3_bind_text(st, 4, s, (int)len, SQLITE_STATIC);
+			if ((k = bind_text(sw, st, 4, s, len, err)) < 0)
+				return k;
 		} else {
 			sqlite3_bind_null(st, 4);
 		}
@@ -868,7 +897,8 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 			continue;
 		s = tk_trace_str(t, (tk_str)i, &len);
 		sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
-		sqlite3_bind_text(st, 2, s, (int)len, SQLITE_STATIC);
+		if ((k = bind_text(sw, st, 2, s, len, err)) < 0)
+			return k;
 		STEP("insert eventType");
 	}
 

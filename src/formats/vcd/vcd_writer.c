@@ -685,6 +685,12 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		put_id(vw->spill, wire_of(vw, ev->target));
 		fputc('\n', vw->spill);
 		if (ev->kind == TK_EV_WRITE && ev->note) {
+			/* a value that is not UTF-8: counted, --strict refuses */
+			if (!tk_utf8_valid(ev->note, ev->note_len)) {
+				int rc = tk_writer_text_bad(w, ev->note_len, err);
+				if (rc < 0)
+					return rc;
+			}
 			fputc('s', vw->spill);
 			put_name(vw->spill, ev->note, ev->note_len);
 			fputc(' ', vw->spill);
@@ -859,6 +865,37 @@ static int put_window(vcd_writer *vw, FILE *o, uint64_t b, int with_time)
 	return with_time && wrote;
 }
 
+/*
+ * The UTF-8 rule of every writer (tk_writer_text()): VCD writes the bytes
+ * of a name outside '!'..'~' as '_' (the reference's original in a
+ * $comment, as \xHH), so a name that is not UTF-8 is only counted, once
+ * per entity drawn; --strict refuses it.
+ */
+static int count_bad_names(tk_writer *w, vcd_writer *vw, tk_error *err)
+{
+	const tk_trace *t = w->trace;
+	size_t i, n = tk_trace_entity_count(t);
+	int rc;
+
+	w->text_as = "'_' (as every byte outside '!'..'~')";
+	for (i = 0; i < n; i++) {
+		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
+		const char *s;
+		size_t len;
+		int drawn = in_scope(vw, t, SC_TASKS, i) ||
+			    in_scope(vw, t, SC_RUNS, i) || in_scope(vw, t, SC_SIGS, i);
+		size_t l;
+		for (l = 0; !drawn && l < vw->nlanes; l++)
+			drawn = tk_timeline_lane_core(vw->tl, l) == (uint32_t)i;
+		if (!drawn)
+			continue;
+		s = tk_trace_str(t, e->name, &len);
+		if (!tk_utf8_valid(s, len) && (rc = tk_writer_text_bad(w, len, err)) < 0)
+			return rc;
+	}
+	return TK_OK;
+}
+
 static int vcd_writer_close(tk_writer *w, tk_error *err)
 {
 	static const cookie_io_functions_t io = { NULL, vout_write, NULL, NULL };
@@ -899,6 +936,8 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 	for (i = 0; i < tk_trace_entity_count(t) && vw->no_vars; i++)
 		vw->no_vars = !vw->seen[i] &&
 			!tk_etype_is_process(tk_trace_entity(t, (uint32_t)i)->type);
+	if ((rc = count_bad_names(w, vw, err)) < 0)
+		return rc;
 	if (fflush(vw->spill) != 0 || fseek(vw->spill, 0, SEEK_SET) != 0)
 		return tk_err_set(err, TK_E_IO, vw->name, 0, 0,
 				  "cannot read back the temporary file");

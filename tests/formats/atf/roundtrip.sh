@@ -97,12 +97,22 @@ grep -q 'ATF cannot hold' "$tmp/err" || fail "strict message"
 printf '#version 2.2.1\n#timescale ns\n0,Core_0,0,T,bad\001name,0,start\n' > "$tmp/x.btf"
 "$cli" convert -q "$tmp/x.btf" "$tmp/x.atf" 2> /dev/null
 [ $? -eq 2 ] && [ ! -e "$tmp/x.atf" ] || fail "control character accepted"
-# so is a name that is not UTF-8, or holds U+FFFF (UTF-8, but no XML character)
-for bad in 'bad\303' 'bad\355\240\200' 'bad\357\277\277'; do
+# so is a name that holds U+FFFF (UTF-8, but no XML character)
+printf '#version 2.2.1\n#timescale ns\n0,Core_0,0,T,bad\357\277\277,0,start\n' > "$tmp/x.btf"
+"$cli" convert -q "$tmp/x.btf" "$tmp/x.atf" 2> "$tmp/err"
+[ $? -eq 2 ] && [ ! -e "$tmp/x.atf" ] || fail "name with U+FFFF accepted"
+grep -q "is not text that XML can hold" "$tmp/err" || fail "message for U+FFFF"
+# a name that is not UTF-8 follows the rule of every writer: its bad
+# bytes as U+FFFD with a warning; --strict refuses it, leaving no file
+for bad in 'bad\303' 'bad\355\240\200'; do
 	printf "#version 2.2.1\n#timescale ns\n0,Core_0,0,T,$bad,0,start\n" > "$tmp/x.btf"
-	"$cli" convert -q "$tmp/x.btf" "$tmp/x.atf" 2> "$tmp/err"
-	[ $? -eq 2 ] && [ ! -e "$tmp/x.atf" ] || fail "name $bad accepted"
-	grep -q "is not UTF-8 text that XML can hold" "$tmp/err" || fail "message for $bad"
+	"$cli" convert "$tmp/x.btf" "$tmp/x.atf" 2> "$tmp/err" || fail "name $bad refused"
+	grep -q "strings are not UTF-8: their bad bytes are written as U+FFFD" "$tmp/err" || fail "warning for $bad"
+	xmllint --noout "$tmp/x.atf" 2> /dev/null || { command -v xmllint > /dev/null && fail "$bad: not XML"; }
+	rm -f "$tmp/x.atf"
+	"$cli" convert --strict "$tmp/x.btf" "$tmp/x.atf" 2> "$tmp/err"
+	[ $? -eq 2 ] && [ ! -e "$tmp/x.atf" ] || fail "name $bad accepted by --strict"
+	grep -q "is not UTF-8" "$tmp/err" || fail "strict message for $bad"
 done
 
 # a task that activates itself: ATF reading gives the activation its
