@@ -502,6 +502,7 @@ int tk_input_open(tk_input **out, const char *path, const char *format,
 /**
  * As tk_input_open(), with the format and force_format of `opts` (its
  * other fields are for tk_reader_open_input(); NULL: the defaults).
+ * Returns TK_OK, or a negative status with `err` filled.
  */
 int tk_input_open_opts(tk_input **out, const char *path,
 		       const tk_reader_opts *opts, tk_error *err);

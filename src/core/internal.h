@@ -654,6 +654,13 @@ struct tk_format_ops {
 	tk_format_info info;
 	/** 0: not this format; higher is more certain (100: magic matched). */
 	int (*probe)(const uint8_t *buf, size_t len);
+	/**
+	 * For a format forced by name (tk_reader_opts.format): non-zero when
+	 * the content shows a sign of the format as its lenient reader reads
+	 * it.  Looser than probe, which must not take another format's input;
+	 * NULL: probe decides.
+	 */
+	int (*sign)(const uint8_t *buf, size_t len);
 	int (*reader_open)(tk_reader *r, tk_error *err);
 	/*
 	 * A reader gives reader_next, reader_next_batch or both; core derives

@@ -35,20 +35,23 @@ static int probe_window(tk_source *src, tk_window *w, tk_error *err)
 	return TK_OK;
 }
 
-/* Format f's probe of the window: 0 when the content is not f's. */
-static int probe_one(const tk_format_ops *f, const tk_window *w)
+/* Format f's probe (or, `sign`, its sign for a forced format) of the
+ * window: 0 when the content is not f's. */
+static int probe_one(const tk_format_ops *f, const tk_window *w, int sign)
 {
 	size_t n = w->n < PROBE_BYTES ? w->n : PROBE_BYTES,
 	       bom = tk_text_bom(w->p, n); /* a text's byte-order mark */
 
+	if (sign && f->sign)
+		return f->sign(w->p + bom, n - bom);
 	return f->probe(w->p + bom, n - bom);
 }
 
 /*
- * A forced format is checked by its probe: an input in which it finds none
- * of the format's signs is refused (TK_E_FORMAT), unless the caller
- * insists (force_format); an empty input has nothing to judge and goes to
- * the reader.
+ * A forced format is checked by its probe (or its looser sign): an input
+ * in which it finds none of the format's signs is refused (TK_E_FORMAT),
+ * unless the caller insists (force_format); an empty input has nothing to
+ * judge and goes to the reader.
  */
 static int check_forced(tk_source *src, const tk_format_ops *f,
 			const tk_reader_opts *o, tk_error *err)
@@ -62,7 +65,7 @@ static int check_forced(tk_source *src, const tk_format_ops *f,
 	rc = probe_window(src, &w, err);
 	if (rc < 0)
 		return rc;
-	if (w.n == 0 || probe_one(f, &w) > 0)
+	if (w.n == 0 || probe_one(f, &w, 1) > 0)
 		return TK_OK;
 	return tk_err_set(err, TK_E_FORMAT, tk_source_name(src), 0, 0,
 			  "does not look like %s (%.*s): its probe finds none of the format's signs in the first %zu bytes; --force-format reads it as %s anyway",
@@ -106,7 +109,7 @@ static int pick_format(tk_source *src, const char *path,
 		int score;
 		if (!f->probe || !f->reader_open)
 			continue;
-		score = probe_one(f, &w);
+		score = probe_one(f, &w, 0);
 		if (score > best_score) {
 			best_score = score;
 			best = f;

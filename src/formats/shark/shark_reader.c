@@ -295,6 +295,29 @@ static int shark_probe(const uint8_t *buf, size_t len)
 	return seen >= 2 ? 30 : 0;
 }
 
+/*
+ * A dump forced by --from shark: what the lenient reader reads (a record
+ * with high bits or an unknown code, TSCs out of order, a cut record) is
+ * enough, as long as the type words are mostly records' (a known code with
+ * only the FAST bit above, at least as many as the others, empty slots
+ * aside).  Text has none: its second byte is never 0x00 or 0x80.
+ */
+static int shark_sign(const uint8_t *buf, size_t len)
+{
+	size_t i, n = len / SHARK_REC, good = 0, bad = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned type = tk_load_le16(buf + i * SHARK_REC);
+		if (type == 0)
+			continue;
+		if (!(type & 0x7f00u) && shark_code_name(type & 0xffu))
+			good++;
+		else
+			bad++;
+	}
+	return good && good >= bad;
+}
+
 /* ---- time --------------------------------------------------------------- */
 
 static TK_INLINE int tsc_to_ps(shark_reader *s, int cycles, uint64_t tsc,
@@ -1753,6 +1776,7 @@ const tk_format_ops tk_format_shark = {
 		.caps = TK_CAP_READ,
 	},
 	.probe = shark_probe,
+	.sign = shark_sign,
 	.reader_open = shark_reader_open,
 	.reader_next_batch = shark_reader_next_batch,
 	.reader_close = shark_reader_close,

@@ -102,7 +102,9 @@ static void tl_warn(tk_tarmac_timeline *a, unsigned kind, uint64_t line,
 
 /* ---- probing ------------------------------------------------------------- */
 
-static int tarmac_probe(const uint8_t *buf, size_t len)
+/* The number of records (up to 16) at the start of buf, read strictly or
+ * leniently (lines of no known kind skipped): 0 after a bad line. */
+static int first_records(const uint8_t *buf, size_t len, int strict)
 {
 	tk_tarmac_opts o;
 	tk_tarmac *tr;
@@ -121,15 +123,26 @@ static int tarmac_probe(const uint8_t *buf, size_t len)
 	if (!use)
 		return 0;
 	tk_tarmac_opts_init(&o);
-	o.strict = 1;
+	o.strict = strict;
 	if (tk_tarmac_open_mem(&tr, buf, use, "probe", &o, NULL) < 0)
 		return 0;
 	while (n < 16 && (rc = tk_tarmac_next(tr, &rec, NULL)) == TK_OK)
 		n++;
 	tk_tarmac_close(tr);
-	if (rc < 0 || n == 0)
-		return 0;
-	return 60;
+	return rc < 0 ? 0 : n;
+}
+
+static int tarmac_probe(const uint8_t *buf, size_t len)
+{
+	return first_records(buf, len, 1) ? 60 : 0;
+}
+
+/* A log forced by --from tarmac: a record of the lenient reader (which
+ * skips the lines of no known kind) is enough.  A text of none, such as
+ * a BTF trace, has no record. */
+static int tarmac_sign(const uint8_t *buf, size_t len)
+{
+	return first_records(buf, len, 0) > 0;
 }
 
 /* ---- names of exceptions ---------------------------------------------------- */
@@ -943,6 +956,7 @@ const tk_format_ops tk_format_tarmac = {
 	.info = { "tarmac", "tarmac", "Arm Tarmac CPU log (exceptions as ISR events)",
 		  TK_CAP_READ },
 	.probe = tarmac_probe,
+	.sign = tarmac_sign,
 	.reader_open = tarmac_reader_open,
 	.reader_next = tarmac_reader_next,
 	.reader_close = tarmac_reader_close,
