@@ -16,9 +16,14 @@
  *    instance activated while the previous is alive): an "X" slice per
  *    instance (activate to terminate, CET_us and RT_us from the stats
  *    analysis), with its states nested inside: Ready, Running (args.core),
- *    Waiting, Polling, Parking.  A flow (bind_id, flow_out on the
- *    instance, flow_in on its first Running slice) draws activate -> start;
- *    args.activated_by names the stimulus (or process) that activated it.
+ *    Waiting, Polling, Parking.  A flow (bind_id) draws activate -> start:
+ *    from a zero-length mark "activate" (flow_out, args.activated_by)
+ *    at the activation on the track of the stimulus,
+ *    task or ISR that activated it (the source instance's track; for a
+ *    stimulus or a runnable, its core's track, else "(no core)"), or, when
+ *    a core activated it, from the instance slice; to its first Running
+ *    slice (flow_in; a zero-length mark "start" at its beginning when
+ *    that is the activation's ns).
  *
  * Viewers nest "X" events of one track by start time and, at equal starts,
  * by the order in the file (Perfetto by duration first), so a slice is
@@ -82,7 +87,9 @@ typedef struct pstate {
 	uint32_t state;
 } pstate;
 
-enum { PI_ACT = 1, PI_STARTED = 2, PI_CET = 4, PI_RT = 8 };
+/* PI_MARK: the flow begins at a mark of the activation on the track of
+ * the source that activated it (mark_pid, mark_tid), not on the instance */
+enum { PI_ACT = 1, PI_STARTED = 2, PI_CET = 4, PI_RT = 8, PI_MARK = 16 };
 
 /* a live process instance (in pw->insts) */
 typedef struct pinst {
@@ -91,6 +98,7 @@ typedef struct pinst {
 	pstate *st;            /* closed states, written at the end */
 	uint32_t nst, capst;
 	uint32_t track, stim;  /* stim: activating entity or TK_NONE */
+	uint32_t mark_pid, mark_tid;
 	int32_t lane;
 	uint32_t state, flags;
 } pinst;
@@ -699,6 +707,45 @@ static void out_flow(pf_writer *pw, uint64_t id, const char *dir)
 	outs(pw, "\":true");
 }
 
+/* do ticks a and b give the same ns (as written, rounding uncounted)? */
+static int same_ns(pf_writer *pw, uint64_t a, uint64_t b)
+{
+	uint64_t rounded = pw->rounded, x = 0, y = 1;
+	int same = a == b || (time_ns(pw, a, 0, &x) == TK_OK &&
+			      time_ns(pw, b, 0, &y) == TK_OK && x == y);
+
+	pw->rounded = rounded;
+	return same;
+}
+
+/*
+ * A zero-length slice at t on track (pid, tid) that carries one end of
+ * flow `flow` (dir "flow_out" or "flow_in"): "activate" (args.activated_by
+ * names src) at the activation on the track of the source that activated
+ * the instance, or "start" (src TK_NONE) at the start of an instance that
+ * began at the activation's very ns (the importer orders a longer slice
+ * first at one time, and a flow must begin before it ends).  Short: a
+ * trace of 300,000 activations has as many.
+ */
+static void out_mark(pf_writer *pw, uint32_t pid, uint32_t tid, uint64_t t,
+		     uint32_t src, uint64_t flow, const char *dir)
+{
+	begin_rec(pw);
+	outs(pw, "\"ph\":\"X\",");
+	out_tid(pw, pid, tid);
+	out_span(pw, t, t);
+	outs(pw, src != TK_NONE ? ",\"name\":\"activate\",\"cat\":\"activate\""
+				: ",\"name\":\"start\",\"cat\":\"state\"");
+	out_flow(pw, flow, dir);
+	if (src != TK_NONE) {
+		outs(pw, ",\"args\":{\"activated_by\":");
+		out_name(pw, src);
+		outs(pw, "}}");
+	} else {
+		outs(pw, ",\"args\":{}}");
+	}
+}
+
 /* the instance slice and its states, then the instance is gone */
 static void write_inst(pf_writer *pw, uint32_t ent, int64_t inst,
 		       pinst *r, uint64_t end, int open)
@@ -716,7 +763,8 @@ static void write_inst(pf_writer *pw, uint32_t ent, int64_t inst,
 	outs(pw, ",\"cat\":\"");
 	outs(pw, tk_etype_name(e ? e->type : TK_ET_UNKNOWN));
 	outs(pw, "\"");
-	out_flow(pw, r->flow, "flow_out");
+	if (!(r->flags & PI_MARK))
+		out_flow(pw, r->flow, "flow_out");
 	outs(pw, ",\"args\":{\"instance\":");
 	if (inst == TK_INST_NONE)
 		outs(pw, "null");
@@ -745,6 +793,9 @@ static void write_inst(pf_writer *pw, uint32_t ent, int64_t inst,
 	outs(pw, "}}");
 	for (i = 0; i < r->nst; i++) {
 		const pstate *s = &r->st[i];
+		/* a flow from a mark at the activation's ns ends on a mark */
+		int mark = s->flow && (r->flags & PI_MARK) &&
+			   same_ns(pw, s->start, r->begin);
 		begin_rec(pw);
 		outs(pw, "\"ph\":\"X\",");
 		out_tid(pw, 2, r->track);
@@ -752,11 +803,15 @@ static void write_inst(pf_writer *pw, uint32_t ent, int64_t inst,
 		outs(pw, ",\"name\":\"");
 		outs(pw, state_names[s->state]);
 		outs(pw, "\",\"cat\":\"state\"");
-		out_flow(pw, s->flow, "flow_in");
+		if (!mark)
+			out_flow(pw, s->flow, "flow_in");
 		outs(pw, ",\"args\":{");
 		if (s->lane >= 0)
 			out_core(pw, s->lane);
 		outs(pw, "}}");
+		if (mark)
+			out_mark(pw, 2, r->track, s->start, TK_NONE, s->flow,
+				 "flow_in");
 	}
 	free(r->st);
 	r->st = NULL;
@@ -845,9 +900,32 @@ static void on_process(pf_writer *pw, const tk_event *ev)
 		if (ev->kind == TK_EV_ACTIVATE) {
 			const tk_entity *src = tk_trace_entity(pw->w->trace, ev->source);
 			r->flags = PI_ACT;
-			/* who activated it, unless a core */
-			if (src && src->type != TK_ET_C && src->type != TK_ET_UNKNOWN)
+			/* who activated it, unless a core; its flow begins on
+			 * the track of that source: the instance of a process
+			 * alive now, else the core track of the event's lane,
+			 * else (no core) */
+			if (src && src->type != TK_ET_C && src->type != TK_ET_UNKNOWN) {
+				const pinst *sr = NULL;
+				long lane = -1;
 				r->stim = ev->source;
+				if (tk_etype_is_process(src->type))
+					sr = tk_imap_get(&pw->insts, ev->source,
+							 ev->source_inst);
+				if (sr) {
+					r->mark_pid = 2;
+					r->mark_tid = sr->track;
+				} else if ((lane = tk_timeline_event_lane(pw->tl, ev)) >= 0) {
+					r->mark_pid = 1;
+					r->mark_tid = core_tid(pw, (size_t)lane);
+				} else {
+					if (!pw->nocore_track)
+						pw->nocore_track = new_track(pw, TR_NOCORE, 0, 0);
+					r->mark_pid = 1;
+					r->mark_tid = pw->nocore_track;
+				}
+				if (r->mark_tid)
+					r->flags |= PI_MARK;
+			}
 		} else {
 			r->flags = PI_STARTED; /* no flow: the activate was not seen */
 		}
@@ -859,8 +937,13 @@ static void on_process(pf_writer *pw, const tk_event *ev)
 	r->lane = state == ST_RUNNING ? running_lane(pw, ent, inst) : -1;
 	/* the first start of an activated instance: the flow from its
 	 * activate (the instance slice) to here (its first Running slice) */
-	if (state == ST_RUNNING && (r->flags & PI_ACT) && !r->flow)
+	if (state == ST_RUNNING && (r->flags & PI_ACT) && !r->flow) {
 		r->flow = ++pw->flows;
+		/* from the mark of the activation on its source's track */
+		if (r->flags & PI_MARK)
+			out_mark(pw, r->mark_pid, r->mark_tid, r->begin, r->stim,
+				 r->flow, "flow_out");
+	}
 }
 
 static void on_stat_value(void *ctx, uint32_t entity, tk_metric metric,

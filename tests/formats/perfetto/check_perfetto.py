@@ -223,9 +223,16 @@ def check_demo(t, evs):
     if e and (e["ts"] != 0 or e["dur"] != D(52) or e["args"]["RT_us"] != D(52)
               or names.get((2, e["tid"])) != "Task_Control" or not run
               or (run[0]["ts"], run[0]["dur"], run[0]["args"]["core"]) != (D("1.2"), D("50.8"), "Core_1")
-              or e["args"].get("activated_by") != "Stim_1ms"
-              or run[0].get("bind_id") != e.get("bind_id")):
+              or e["args"].get("activated_by") != "Stim_1ms"):
         fail(t, f"Task_Control 0: {e} {run[:1]}")
+    # its flow begins at the activation, on a mark of its stimulus (which
+    # is on no core), not on the instance itself
+    mark = [x for x in evs if x.get("ph") == "X" and run and x.get("bind_id") == run[0].get("bind_id")
+            and x.get("flow_out")]
+    if e and (not run or len(mark) != 1 or e.get("bind_id") is not None
+              or (mark[0]["pid"], names.get((1, mark[0]["tid"])), mark[0]["ts"], mark[0]["dur"], mark[0]["name"],
+                  mark[0]["args"].get("activated_by")) != (1, "(no core)", 0, 0, "activate", "Stim_1ms")):
+        fail(t, f"Task_Control 0: the flow to {run[:1]} begins at {mark}, not at Stim_1ms's mark")
     e, st = inst0("Isr_CAN")
     run = [x for x in st if x["name"] == "Running"]
     if e and (e["dur"] != D("6.5") or e["args"]["RT_us"] != D("6.5") or not run

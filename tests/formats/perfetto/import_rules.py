@@ -31,7 +31,10 @@ process_sort_index and thread_sort_index fits the 32 signed bits Perfetto
 keeps; no tid is a pid (a thread whose tid is its pid is that process's
 main thread, listed first); in the cores process, each core's track sorts
 before its runnables' and both before the next core's, and "(no core)"
-after all of them.
+after all of them.  Flows (issue 37.19): a flow from a stimulus, task or
+ISR begins on a zero-length mark "activate" at the activation (the time
+the instance slice around its flow_in begins), on the track of that
+source when it is a task or ISR (its thread is named after it).
 Prints one line per trace and exits 1 on any failure.
 """
 import csv
@@ -213,12 +216,21 @@ def check(cli, trace):
     nocore = [k for k, n in tname.items() if k[0] == "1" and n == "(no core)"]
     if nocore and cores and tsort.get(nocore[0], -1) <= max(tsort.get(k, 0) for k in cores):
         fail(trace, f"(no core) sorts at {tsort.get(nocore[0])}, not after every core track")
+    # the instance slices per track, and where each flow ends
+    inst_on = defaultdict(list)
+    flow_into = {}
+    for e in evs:
+        if e.get("ph") == "X" and e["pid"] == "2" and e.get("cat") not in ("state", "activate"):
+            inst_on[(e["pid"], e["tid"])].append((to_ns(e["ts"]), to_ns(e["ts"]) + to_ns(e["dur"])))
+        if e.get("flow_in"):
+            flow_into[e["bind_id"]] = ((e["pid"], e["tid"]), to_ns(e["ts"]))
     tracks = defaultdict(list)
     running = defaultdict(list)
     flow_out, flow_in = defaultdict(int), defaultdict(int)
     act_by = defaultdict(int)
     flow_at, flow_end = {}, {}  # bind_id -> importer's sort key
     nocore = 0  # Running slices the timeline has on no core
+    bad_marks = marks_on_process = 0
     got = defaultdict(list)  # (entity, metric) -> values
     first_ts = None
     for i, e in enumerate(evs):
@@ -241,6 +253,23 @@ def check(cli, trace):
             flow_at[e["bind_id"]] = (ts, -dur, i)
             if "activated_by" in e["args"]:
                 act_by[e["args"]["activated_by"]] += 1
+                src = e["args"]["activated_by"]
+                into = flow_into.get(e["bind_id"])
+                if e.get("cat") != "activate" or dur != 0 or e["name"] != "activate":
+                    bad_marks += 1
+                    if bad_marks <= 3:
+                        fail(trace, f"flow {e['bind_id']} from {src} does not begin on its mark: {e}")
+                elif not into or not any(a == ts and a <= into[1] <= b
+                                         for a, b in inst_on.get(into[0], ())):
+                    bad_marks += 1
+                    if bad_marks <= 3:
+                        fail(trace, f"the mark of flow {e['bind_id']} from {src} at {ts} ns is "
+                                    f"not at the activation of the instance it flows into")
+                elif e["pid"] == "2":
+                    marks_on_process += 1
+                    if tname.get((e["pid"], e["tid"]), "").split(" (")[0] != src:
+                        fail(trace, f"the mark of {src} is on the track "
+                                    f"{tname.get((e['pid'], e['tid']))!r}, not on {src!r}")
         if e.get("flow_in"):
             flow_in[e["bind_id"]] += 1
             flow_end[e["bind_id"]] = (ts, -dur, i)
@@ -322,7 +351,7 @@ def check(cli, trace):
     print(f"{name}: {nx} X slices on {len(tracks)} tracks, {overlaps} overlaps after "
           f"rounding; {sum(len(r) for r in running.values())} Running slices on "
           f"{ncpu} cores ({nocore} on none), {clash} clashes; {len(flow_out)} flows ({total} expected, "
-          f"{sum(act_by.values())} from a stimulus or process); "
+          f"{sum(act_by.values())} from a stimulus or process, {marks_on_process} on a process track); "
           f"{sum(len(v) for v in got.values())} CET/RT args vs stats; "
           f"first ts {first_ts / 1000 if first_ts is not None else '-'} us")
 
