@@ -269,10 +269,18 @@ size_t tk_fmt_u128(char *out, tk_u128 v)
 	char tmp[48];
 	size_t n = 0, i;
 
-	do {
+	/* in 64 bits while the value fits: a 128-bit division is a call */
+	while (v > UINT64_MAX) {
 		tmp[n++] = (char)('0' + (unsigned)(v % 10));
 		v /= 10;
-	} while (v);
+	}
+	{
+		uint64_t w = (uint64_t)v;
+		do {
+			tmp[n++] = (char)('0' + (unsigned)(w % 10));
+			w /= 10;
+		} while (w);
+	}
 	for (i = 0; i < n; i++)
 		out[i] = tmp[n - 1 - i];
 	return n;
@@ -329,19 +337,33 @@ int tk_fmt_ratio_dec(tk_u128 num, tk_u128 den, int digits, char *buf,
 
 	if (!den || digits < 0 || digits > (int)sizeof(dig))
 		return TK_E_RANGE;
-	g = tk_gcd128(num, den);
-	if (g > 1) {
-		num /= g;
-		den /= g;
-	}
-	if (den > ~(tk_u128)0 / 10)
-		return TK_E_RANGE;
-	ip = num / den;
-	rem = num % den;
-	while (rem && nd < digits) {
-		rem *= 10;
-		dig[nd++] = (char)('0' + (unsigned)(rem / den));
-		rem %= den;
+	if (num <= UINT64_MAX && den <= UINT64_MAX / 10) {
+		/* the usual case in 64 bits (a 128-bit division is a call);
+		 * the digits do not need the fraction reduced */
+		uint64_t n64 = (uint64_t)num, d64 = (uint64_t)den, r64;
+		ip = n64 / d64;
+		r64 = n64 % d64;
+		while (r64 && nd < digits) {
+			r64 *= 10;
+			dig[nd++] = (char)('0' + (unsigned)(r64 / d64));
+			r64 %= d64;
+		}
+		rem = r64;
+	} else {
+		g = tk_gcd128(num, den);
+		if (g > 1) {
+			num /= g;
+			den /= g;
+		}
+		if (den > ~(tk_u128)0 / 10)
+			return TK_E_RANGE;
+		ip = num / den;
+		rem = num % den;
+		while (rem && nd < digits) {
+			rem *= 10;
+			dig[nd++] = (char)('0' + (unsigned)(rem / den));
+			rem %= den;
+		}
 	}
 	/* what is left is rounded half up: the digits end in a carry */
 	if (rem && rem >= den - rem) {
