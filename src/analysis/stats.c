@@ -656,7 +656,7 @@ static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 	const tk_stat *row;
 	const acc *a;
 	tk_u128 p, q, num, den;
-	int rc, digits = 3;
+	int digits = 3;
 
 	if (i >= s->nrows || !size)
 		return TK_E_USAGE;
@@ -699,10 +699,29 @@ static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 	if (row->metric == TK_METRIC_NPRE) {
 		p = q = 1;
 	} else {
-		rc = tk_unit_factor(tk_trace_timebase(s->t), unit, &p, &q);
-		if (rc < 0)
-			return rc;
-		digits = tk_time_digits(tk_trace_timebase(s->t), unit);
+		/* the factor and the places of (time base, unit), kept from the
+		 * last call of this thread: a table asks three values a row,
+		 * 900,000 rows for 100,000 tasks, all with the same */
+		static _Thread_local struct {
+			tk_timebase tb;
+			tk_unit unit;
+			int have, rc, digits;
+			tk_u128 p, q;
+		} fc;
+		const tk_timebase *tb = tk_trace_timebase(s->t);
+		if (!fc.have || fc.unit != unit || fc.tb.unit != tb->unit ||
+		    fc.tb.num != tb->num || fc.tb.den != tb->den) {
+			fc.tb = *tb;
+			fc.unit = unit;
+			fc.rc = tk_unit_factor(tb, unit, &fc.p, &fc.q);
+			fc.digits = fc.rc < 0 ? 3 : tk_time_digits(tb, unit);
+			fc.have = 1;
+		}
+		if (fc.rc < 0)
+			return fc.rc;
+		p = fc.p;
+		q = fc.q;
+		digits = fc.digits;
 	}
 	switch (f) {
 	case TK_STAT_MIN:

@@ -1,8 +1,10 @@
 /* util.c - the analysis' instance map and exact number formatting. */
+#define _GNU_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include "analysis_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* The index's key of (ent, inst), which the map walks comparing records:
  * the entity times an odd number of the seed (internal.h), so that no
@@ -119,6 +121,60 @@ void tk_slab_init(tk_slab *s, size_t size)
 	s->size = size;
 }
 
+/* TK_SLAB_BLOCK bytes, zero, aligned to a huge page where the system has
+ * them (and marked for them); NULL: no memory */
+static unsigned char *slab_block(void)
+{
+#ifdef MADV_HUGEPAGE
+	const size_t huge = (size_t)2 << 20;
+	unsigned char *p = mmap(NULL, TK_SLAB_BLOCK + huge, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t lead;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	lead = (huge - (uintptr_t)p % huge) % huge;
+	if (lead)
+		munmap(p, lead);
+	if (huge - lead)
+		munmap(p + lead + TK_SLAB_BLOCK, huge - lead);
+	p += lead;
+	madvise(p, TK_SLAB_BLOCK, MADV_HUGEPAGE);
+	return p;
+#else
+	unsigned char *p = mmap(NULL, TK_SLAB_BLOCK, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+#endif
+}
+
+/* a chunk of zeroed records out of the current block (a new one when it
+ * has no room left); NULL: no memory */
+static unsigned char *slab_block_chunk(tk_slab *s)
+{
+	size_t bytes = (size_t)TK_SLAB_CHUNK * s->size;
+	unsigned char *p;
+
+	if (bytes > TK_SLAB_BLOCK)
+		return NULL; /* records of over 8 KiB: none is that big */
+	if (s->bleft < bytes) {
+		if (tk_grow_zero((void **)&s->blocks, &s->capblocks, s->nblocks,
+				 sizeof(*s->blocks)) < 0)
+			return NULL;
+		p = slab_block();
+		if (!p)
+			return NULL;
+		s->blocks[s->nblocks++] = p;
+		s->bnext = p;
+		s->bleft = TK_SLAB_BLOCK;
+	}
+	p = s->bnext;
+	s->bnext += bytes;
+	s->bleft -= bytes;
+	return p;
+}
+
 void *tk_slab_new(tk_slab *s, uint32_t *idx)
 {
 	uint32_t i = s->count;
@@ -131,7 +187,8 @@ void *tk_slab_new(tk_slab *s, uint32_t *idx)
 		if (tk_grow_zero((void **)&s->chunk, &s->capchunks, c,
 				 sizeof(*s->chunk)) < 0)
 			return NULL;
-		s->chunk[c] = calloc(TK_SLAB_CHUNK, s->size);
+		s->chunk[c] = c < TK_SLAB_SMALL ? calloc(TK_SLAB_CHUNK, s->size)
+						 : slab_block_chunk(s);
 		if (!s->chunk[c])
 			return NULL;
 		s->nchunks = c + 1;
@@ -146,11 +203,18 @@ void tk_slab_free(tk_slab *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->nchunks; i++)
+	for (i = 0; i < s->nchunks && i < TK_SLAB_SMALL; i++)
 		free(s->chunk[i]);
+	for (i = 0; i < s->nblocks; i++)
+		munmap(s->blocks[i], TK_SLAB_BLOCK);
 	free(s->chunk);
+	free(s->blocks);
 	s->chunk = NULL;
+	s->blocks = NULL;
 	s->nchunks = s->capchunks = 0;
+	s->nblocks = s->capblocks = 0;
+	s->bnext = NULL;
+	s->bleft = 0;
 	s->count = 0;
 }
 

@@ -269,10 +269,18 @@ size_t tk_fmt_u128(char *out, tk_u128 v)
 	char tmp[48];
 	size_t n = 0, i;
 
-	do {
+	/* in 64 bits while the value fits: a 128-bit division is a call */
+	while (v > UINT64_MAX) {
 		tmp[n++] = (char)('0' + (unsigned)(v % 10));
 		v /= 10;
-	} while (v);
+	}
+	{
+		uint64_t w = (uint64_t)v;
+		do {
+			tmp[n++] = (char)('0' + (unsigned)(w % 10));
+			w /= 10;
+		} while (w);
+	}
 	for (i = 0; i < n; i++)
 		out[i] = tmp[n - 1 - i];
 	return n;
@@ -388,6 +396,16 @@ static int fmt_decimal(u128 ip, u128 rem, u128 den, int digits, char *buf,
 		return TK_E_RANGE;
 	if (den > ~(tk_u128)0 / 10)
 		return TK_E_RANGE;
+	if (rem <= UINT64_MAX && den <= UINT64_MAX / 10) {
+		/* the usual case in 64 bits (a 128-bit division is a call) */
+		uint64_t r64 = (uint64_t)rem, d64 = (uint64_t)den;
+		while (r64 && nd < digits) {
+			r64 *= 10;
+			dig[nd++] = (char)('0' + (unsigned)(r64 / d64));
+			r64 %= d64;
+		}
+		rem = r64;
+	}
 	while (rem && nd < digits) {
 		rem *= 10;
 		dig[nd++] = (char)('0' + (unsigned)(rem / den));
@@ -427,6 +445,11 @@ int tk_fmt_ratio_dec(tk_u128 num, tk_u128 den, int digits, char *buf,
 
 	if (!den)
 		return TK_E_RANGE;
+	if (num <= UINT64_MAX && den <= UINT64_MAX / 10)
+		/* the digits do not need the fraction reduced */
+		return fmt_decimal((uint64_t)num / (uint64_t)den,
+				   (uint64_t)num % (uint64_t)den, den, digits,
+				   buf, size);
 	g = tk_gcd128(num, den);
 	if (g > 1) {
 		num /= g;

@@ -230,8 +230,8 @@ def check_demo(t, evs):
     mark = [x for x in evs if x.get("ph") == "X" and run and x.get("bind_id") == run[0].get("bind_id")
             and x.get("flow_out")]
     if e and (not run or len(mark) != 1 or e.get("bind_id") is not None
-              or (mark[0]["pid"], names.get((1, mark[0]["tid"])), mark[0]["ts"], mark[0]["dur"], mark[0]["name"])
-              != (1, "(no core)", 0, 0, "Stim_1ms activates Task_Control")):
+              or (mark[0]["pid"], names.get((1, mark[0]["tid"])), mark[0]["ts"], mark[0]["dur"], mark[0]["name"],
+                  mark[0]["args"].get("activated_by")) != (1, "(no core)", 0, 0, "activate", "Stim_1ms")):
         fail(t, f"Task_Control 0: the flow to {run[:1]} begins at {mark}, not at Stim_1ms's mark")
     e, st = inst0("Isr_CAN")
     run = [x for x in st if x["name"] == "Running"]

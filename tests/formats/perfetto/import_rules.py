@@ -32,8 +32,8 @@ keeps; no tid is a pid (a thread whose tid is its pid is that process's
 main thread, listed first); in the cores process, each core's track sorts
 before its runnables' and both before the next core's, and "(no core)"
 after all of them.  Flows (issue 37.19): a flow from a stimulus, task or
-ISR begins on a zero-length mark "SOURCE activates TARGET" at the
-activation (the time its instance slice begins), on the track of that
+ISR begins on a zero-length mark "activate" at the activation (the time
+the instance slice around its flow_in begins), on the track of that
 source when it is a task or ISR (its thread is named after it).
 Prints one line per trace and exits 1 on any failure.
 """
@@ -216,11 +216,14 @@ def check(cli, trace):
     nocore = [k for k, n in tname.items() if k[0] == "1" and n == "(no core)"]
     if nocore and cores and tsort.get(nocore[0], -1) <= max(tsort.get(k, 0) for k in cores):
         fail(trace, f"(no core) sorts at {tsort.get(nocore[0])}, not after every core track")
-    inst_ts = {}
+    # the instance slices per track, and where each flow ends
+    inst_on = defaultdict(list)
+    flow_into = {}
     for e in evs:
-        if e.get("ph") == "X" and e["pid"] == "2" and e.get("cat") != "state" \
-                and "instance" in e.get("args", {}):
-            inst_ts.setdefault((e["name"], e["args"]["instance"]), set()).add(to_ns(e["ts"]))
+        if e.get("ph") == "X" and e["pid"] == "2" and e.get("cat") not in ("state", "activate"):
+            inst_on[(e["pid"], e["tid"])].append((to_ns(e["ts"]), to_ns(e["ts"]) + to_ns(e["dur"])))
+        if e.get("flow_in"):
+            flow_into[e["bind_id"]] = ((e["pid"], e["tid"]), to_ns(e["ts"]))
     tracks = defaultdict(list)
     running = defaultdict(list)
     flow_out, flow_in = defaultdict(int), defaultdict(int)
@@ -250,22 +253,22 @@ def check(cli, trace):
             flow_at[e["bind_id"]] = (ts, -dur, i)
             if "activated_by" in e["args"]:
                 act_by[e["args"]["activated_by"]] += 1
-                a = e["args"]
-                src = a["activated_by"]
-                if e.get("cat") != "activate" or dur != 0 or \
-                        e["name"] != f"{src} activates {a.get('activates')}":
+                src = e["args"]["activated_by"]
+                into = flow_into.get(e["bind_id"])
+                if e.get("cat") != "activate" or dur != 0 or e["name"] != "activate":
                     bad_marks += 1
                     if bad_marks <= 3:
                         fail(trace, f"flow {e['bind_id']} from {src} does not begin on its mark: {e}")
-                elif ts not in inst_ts.get((a["activates"], a["instance"]), ()):
+                elif not into or not any(a == ts and a <= into[1] <= b
+                                         for a, b in inst_on.get(into[0], ())):
                     bad_marks += 1
                     if bad_marks <= 3:
-                        fail(trace, f"the mark {e['name']} at {ts} ns is not at the activation "
-                                    f"of instance {a['instance']}")
+                        fail(trace, f"the mark of flow {e['bind_id']} from {src} at {ts} ns is "
+                                    f"not at the activation of the instance it flows into")
                 elif e["pid"] == "2":
                     marks_on_process += 1
                     if tname.get((e["pid"], e["tid"]), "").split(" (")[0] != src:
-                        fail(trace, f"the mark {e['name']} is on the track "
+                        fail(trace, f"the mark of {src} is on the track "
                                     f"{tname.get((e['pid'], e['tid']))!r}, not on {src!r}")
         if e.get("flow_in"):
             flow_in[e["bind_id"]] += 1
