@@ -625,7 +625,7 @@ static int write_metadata(tk_writer *w, ctf_writer *cw, tk_error *err)
 	if (cycles) {
 		/* ticks that count cycles (a Tarmac log): the unit, kept */
 		fputs("\ttime_unit = \"", f);
-		put_lit(f, cycles, strlen(cycles));
+		put_lit(w, f, cycles, strlen(cycles));
 		fputs("\";\n", f);
 	}
 	creator = tk_trace_header_get(t, "creator");
@@ -658,7 +658,7 @@ static int write_metadata(tk_writer *w, ctf_writer *cw, tk_error *err)
 	fputs("clock {\n\tname = trace_clock;\n", f);
 	if (cycles) {
 		fputs("\tdescription = \"one cycle per tick: the times are '", f);
-		put_lit(f, cycles, strlen(cycles));
+		put_lit(w, f, cycles, strlen(cycles));
 		fputs("' cycles of the traced CPU, whose frequency the trace does not give; freq says one cycle per ns\";\n", f);
 	} else {
 		fprintf(f, "\tdescription = \"the trace's time base: %llu cycles per tick of %llu/%llu %s%s\";\n",
