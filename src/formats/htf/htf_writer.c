@@ -533,6 +533,27 @@ static int assign_ids(tk_writer *w, htf_writer *hw, uint64_t *max_id,
 		if (id >= next)
 			next = id + 1;
 	}
+	/* every type is listed: one unused whose id a used one has (an HTF
+	 * input's reordered table) takes the lowest free id */
+	for (k = 0; k < HTF_NTYPES; k++) {
+		uint32_t j, id = 0;
+		int clash = 0;
+		if (hw->used_types >> k & 1)
+			continue;
+		for (j = 0; j < HTF_NTYPES; j++)
+			clash |= j != k && hw->tyid[j] == hw->tyid[k] &&
+				 ((hw->used_types >> j & 1) || j < k);
+		while (clash) {
+			clash = 0;
+			for (j = 0; j < HTF_NTYPES; j++)
+				clash |= j != k && hw->tyid[j] == id &&
+					 ((hw->used_types >> j & 1) || j < k);
+			if (clash)
+				id++;
+			else
+				hw->tyid[k] = id;
+		}
+	}
 	for (k = 0; k < hw->nents; k++) {
 		if (hw->outid[k] == UINT64_MAX)
 			hw->outid[k] = next++;
@@ -594,21 +615,20 @@ static int write_head(tk_writer *w, htf_writer *hw, unsigned tl, unsigned el,
 		      (unsigned long long)tb->num, (unsigned long long)tb->den,
 		      tl, el, vl)) < 0)
 		return rc;
+	/* every type and every event table, each event with the spec's id:
+	 * APP4MC's reader splits the file at each table's keyword in the
+	 * spec's order and fails at a missing one */
 	for (ty = 0; ty < HTF_NTYPES; ty++)
-		if ((hw->used_types >> ty & 1) &&
-		    (rc = out(w, err, "#-%02X %s\n", hw->tyid[ty],
+		if ((rc = out(w, err, "#-%02X %s\n", hw->tyid[ty],
 			      htf_type_name(ty))) < 0)
 			return rc;
 	for (ty = 0; ty < HTF_NTYPES; ty++) {
 		size_t n, e;
 		const htf_event_name *names = htf_events(ty, &n);
-		if (!(hw->used_types >> ty & 1))
-			continue;
 		if ((rc = out(w, err, "\n#%sEventTable\n", htf_type_name(ty))) < 0)
 			return rc;
 		for (e = 0; e < n; e++)
-			if ((hw->used_ev[ty] >> e & 1) &&
-			    (rc = out(w, err, "#-%0*X %s\n", (int)(2 * vl),
+			if ((rc = out(w, err, "#-%0*X %s\n", (int)(2 * vl),
 				      (unsigned)e, names[e].htf)) < 0)
 				return rc;
 	}
@@ -634,7 +654,9 @@ static int write_head(tk_writer *w, htf_writer *hw, unsigned tl, unsigned el,
 			      hw->tyid[hw->etype[k]])) < 0)
 			return rc;
 	}
-	return out(w, err, "\n#TraceData\n");
+	/* the spec's example spells it so, and APP4MC's reader looks for it
+	 * in this case only */
+	return out(w, err, "\n#Tracedata\n");
 }
 
 static const char hexd[] = "0123456789ABCDEF";
