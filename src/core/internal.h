@@ -629,6 +629,9 @@ struct tk_writer {
 	const char *text_as;  /* what the warning says bad bytes become
 				 (NULL: "U+FFFD"), for a format that writes
 				 them otherwise */
+	/* tk_writer_cycles(): the trace's ticks are cycles, which this
+	 * format writes as ns (its name, for the warning at close) */
+	const char *cycles_as_ns;
 };
 
 /*
@@ -645,6 +648,14 @@ int tk_writer_text(tk_writer *w, const char *s, size_t n, const char **out,
 		   size_t *outn, tk_error *err);
 /* Whether s[0..n) is well-formed UTF-8 (a quick pass over ASCII). */
 int tk_utf8_valid(const char *s, size_t n);
+/*
+ * For a trace format whose time units are SI only (HTF, ATF): when the
+ * trace's ticks are cycles (tk_trace_cycle_unit(), a Tarmac log timed in
+ * clk), they are written as ns, one per cycle.  Under --strict that is
+ * refused here (TK_E_UNSUPPORTED, err filled, naming `fmt`); else
+ * tk_writer_close() says it in one warning.  Call at open; TK_OK or < 0.
+ */
+int tk_writer_cycles(tk_writer *w, const char *fmt, tk_error *err);
 /* For a writer that repairs in its own escaping (writing U+FFFD for each
  * bad byte itself): count one string with bad bytes; under --strict
  * the error (as tk_writer_text()'s), else TK_OK. */

@@ -184,6 +184,35 @@ static int text_close(tk_writer *w, tk_error *err)
 	return TK_OK;
 }
 
+int tk_writer_cycles(tk_writer *w, const char *fmt, tk_error *err)
+{
+	const char *cyc = tk_trace_cycle_unit(w->trace);
+
+	if (!cyc)
+		return TK_OK;
+	if (w->opts.strict)
+		return tk_err_set(err, TK_E_UNSUPPORTED, out_name(w), 0, 0,
+				  "%s has no time unit in cycles: the trace's times are '%.16s' cycles; without --strict they are written as ns, one per cycle, with a warning",
+				  fmt, cyc);
+	w->cycles_as_ns = fmt;
+	return TK_OK;
+}
+
+/* After a writer's close: the warning of tk_writer_cycles() */
+static void cycles_close(tk_writer *w)
+{
+	tk_error wn;
+
+	if (!w->cycles_as_ns || !w->opts.on_warning)
+		return;
+	memset(&wn, 0, sizeof(wn));
+	snprintf(wn.input, sizeof(wn.input), "%s", out_name(w));
+	snprintf(wn.msg, sizeof(wn.msg),
+		 "%s has no time unit in cycles: the times are '%.16s' cycles, written as ns, one per cycle (--strict refuses)",
+		 w->cycles_as_ns, tk_trace_cycle_unit(w->trace));
+	w->opts.on_warning(w->opts.warning_ctx, &wn);
+}
+
 int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	return w->fmt->writer_write(w, ev, err);
@@ -197,6 +226,8 @@ int tk_writer_close(tk_writer *w, tk_error *err)
 		rc = w->fmt->writer_close(w, err);
 	if (rc >= 0)
 		rc = text_close(w, err);
+	if (rc >= 0)
+		cycles_close(w);
 	if (rc >= 0)
 		rc = tk_sink_commit(&w->sink, err);
 	else

@@ -8,6 +8,8 @@ says 1 ns per cycle, its header `tarmacTimeUnit clk`) is converted:
   - BTF has no cycle time scale: lenient mode writes `#timescale ns` with
     `#tarmacTimeUnit clk` and a warning saying the times are cycles,
     `--strict` refuses (exit 2, no file);
+  - HTF and ATF have SI time units only: ns, one per cycle, with a
+    warning; `--strict` refuses;
   - CTF (from the log and from that BTF): env `time_unit = "clk"`, the
     clock's description says cycles;
   - VCD: a comment says the timescale stands for one cycle;
@@ -57,6 +59,19 @@ def check(d, unit):
         failures.append("clk -> btf --strict: exit %d, %r" % (r.returncode, r.stderr))
     if not cyc and r.returncode != 0:
         failures.append("ns -> btf --strict: exit %d, %r" % (r.returncode, r.stderr))
+    # HTF and ATF have SI time units only: ns with a warning, --strict refuses
+    for fmt, ext in (("HTF", "htf"), ("ATF", "atf")):
+        r = run("convert", src, out(ext))
+        warned = ("%s has no time unit in cycles: the times are 'clk' cycles" % fmt) in r.stderr
+        if r.returncode != 0 or not os.path.exists(out(ext)) or warned != cyc:
+            failures.append("%s -> %s: exit %d, %r" % (unit, ext, r.returncode, r.stderr))
+        r = run("convert", "--strict", src, out("strict." + ext))
+        if cyc and (r.returncode != 2 or os.path.exists(out("strict." + ext)) or "cycles" not in r.stderr):
+            failures.append("clk -> %s --strict: exit %d, %r" % (ext, r.returncode, r.stderr))
+        # (strict HTF and ATF refuse a Tarmac log's synthesised activations,
+        # whatever its unit: only the reason matters here)
+        if not cyc and "cycles" in r.stderr:
+            failures.append("ns -> %s --strict: exit %d, %r" % (ext, r.returncode, r.stderr))
 
     for inp, name in ((src, "ctf"), (out("btf"), "btf.ctf")):
         r = run("convert", "-q", inp, out(name), "--to", "ctf")

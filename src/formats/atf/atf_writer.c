@@ -285,6 +285,7 @@ static int atf_writer_open(tk_writer *w, tk_error *err)
 	atf_writer *aw = calloc(1, sizeof(*aw));
 	const tk_trace *t = w->trace;
 	uint32_t i, slot;
+	int rc;
 
 	if (!aw)
 		return tk_err_nomem(err, w->sink.path);
@@ -297,6 +298,8 @@ static int atf_writer_open(tk_writer *w, tk_error *err)
 	aw->from_atf = strcmp(tk_trace_format(t), "atf") == 0;
 	if (tk_synth_init(&aw->synth, &atf_synth_rules, 1) < 0)
 		return tk_err_nomem(err, aw->name);
+	if ((rc = tk_writer_cycles(w, "ATF", err)) < 0)
+		return rc;
 	if (tk_spill_open(&aw->spill, sizeof(wrec)) < 0)
 		return tk_err_set(err, TK_E_IO, aw->name, 0, 0,
 				  "cannot create a temporary file");

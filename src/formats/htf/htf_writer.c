@@ -125,6 +125,7 @@ static const char *const loss_short[L_COUNT] = {
 static int htf_writer_open(tk_writer *w, tk_error *err)
 {
 	htf_writer *hw = calloc(1, sizeof(*hw));
+	int rc;
 
 	if (!hw)
 		return tk_err_nomem(err, w->sink.path);
@@ -136,6 +137,8 @@ static int htf_writer_open(tk_writer *w, tk_error *err)
 	hw->lost.nkinds = L_COUNT;
 	if (tk_synth_init(&hw->synth, &htf_synth_rules, 1) < 0)
 		return tk_err_nomem(err, hw->name);
+	if ((rc = tk_writer_cycles(w, "HTF", err)) < 0)
+		return rc;
 	return parse_options(w, hw, err);
 }
 
