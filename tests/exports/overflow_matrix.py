@@ -401,17 +401,22 @@ def shark_cases(tmp):
 
 
 def report_summary_case(tmp):
-    """more slices than the report draws one by one, zero-length ones at
-    the last tick (2^64 - 1): summarised into windows near 2^64"""
+    """more run intervals than the report draws one by one, the last at the
+    last tick (2^64 - 1): summarised into windows near 2^64.  The report
+    draws the timeline's run intervals, so the slices last one tick each
+    (a run of no length is no run)"""
     src = os.path.join(tmp, 'many.btf')
-    t0 = M - 9
+    n = 160000
+    t0 = M - 2 * n - 9
     with open(src, 'w') as f:
         f.write('#version 2.2.0\n#timescale ps\n')
         f.write('%d,Core_0,0,T,Bg,0,start\n' % t0)
-        for i in range(160000):
+        t = t0 + 9
+        for i in range(n):
             f.write('%d,Core_0,0,T,Bg,0,preempt\n%d,Core_0,0,T,X,%d,start\n'
                     '%d,Core_0,0,T,X,%d,terminate\n%d,Core_0,0,T,Bg,0,resume\n'
-                    % (M, M, i, M, i, M))
+                    % (t, t, i, t + 1, i, t + 1))
+            t += 2
     rep = os.path.join(tmp, 'many.html')
     rc, o, e = run(['report', src, '-o', rep], 'many report')
     if rc != 0:
@@ -424,14 +429,20 @@ def report_summary_case(tmp):
         fail('many report: no summary windows')
         return
     s = [int(v) for v in m.group(1).split(',') if v]
-    if sum(s) > 9:
-        fail('many report: summarised busy time %d in a span of 9 ticks' % sum(s))
-    # windows of one tick: only the first ten hold anything
+    span = 2 * n + 8
+    # the core is busy throughout (Bg or X): the summarised busy time is
+    # the span less what is drawn one by one (Bg's first 9 ticks), never
+    # more (a sum that wrapped near 2^64 would be far off)
+    if not span - 9 - 2 <= sum(s) <= span:
+        fail('many report: summarised busy time %d in a span of %d ticks' % (sum(s), span))
     m = re.search(r'"summaryDom":\[\[([-0-9,]*)\]', page)
     dom = [int(v) for v in m.group(1).split(',')] if m else []
-    if len(dom) != 2000 or any(v != -1 for v in dom[10:]) or dom[9] == -1:
-        fail('many report: summarised slices in windows past the span: %s'
-             % [i for i, v in enumerate(dom) if v != -1][:12])
+    # windows of ceil(span / 2000) = 161 ticks: the first 1988 lie in the
+    # span, each with a slice, the rest past it, with none
+    if len(dom) != 2000 or any(v == -1 for v in dom[:1988]) or \
+            any(v != -1 for v in dom[1988:]):
+        fail('many report: summarised windows: empty %s'
+             % [i for i, v in enumerate(dom) if v == -1][:14])
 
 
 def main():
