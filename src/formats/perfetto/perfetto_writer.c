@@ -11,7 +11,9 @@
  *    semaphores as instants; "(no core)" holds the instants of no core;
  *    one thread "CORE runnables" per core with the runnable slices of the
  *    timeline (nested as the timeline nests them).  Core load is one
- *    counter track per core ("C" events), in percent per window.
+ *    counter track per core ("C" events), in percent per window; when an
+ *    idle process (tk_timeline_set_idle) ran, its time is not load but
+ *    idle time, one more counter "idle CORE" per core.
  *  - pid 2 "processes": one thread per task / ISR (a second one for an
  *    instance activated while the previous is alive): an "X" slice per
  *    instance (activate to terminate, CET_us and RT_us from the stats
@@ -140,7 +142,9 @@ typedef struct pf_writer {
 	int run_seen;
 	int32_t run_lane;
 	uint64_t run_start;
-	tk_loadbins lb;        /* busy ticks per lane and load window */
+	tk_loadbins lb;        /* per lane i and load window: busy ticks in
+				  lane 2i, idle ticks (idle processes) in 2i+1 */
+	int idle_lanes;        /* an idle process ran: "idle CORE" counters */
 	uint64_t nrecords;
 	uint64_t rounded;      /* times rounded to whole ns */
 	int rc;                /* first error of a callback */
@@ -448,12 +452,16 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 	}
 	if (!tid)
 		return;
-	/* an idle process's time is no load (as `tracekit load` counts) */
+	/* an idle process's time is idle time, not load (as `tracekit
+	 * load` counts) */
 	idle = tk_timeline_is_idle(pw->tl, entity);
-	if (idle < 0 || (!idle && tk_loadbins_add(&pw->lb, lane, start, end) < 0)) {
+	if (idle < 0 || tk_loadbins_add(&pw->lb, (size_t)lane * 2 + (idle != 0),
+					start, end) < 0) {
 		nomem(pw);
 		return;
 	}
+	if (idle && end > start)
+		pw->idle_lanes = 1;
 	begin_rec(pw);
 	outs(pw, "\"ph\":\"X\",");
 	out_tid(pw, 1, tid);
@@ -1064,7 +1072,9 @@ static int perfetto_writer_open(tk_writer *w, tk_error *err)
 	pw->ns_ok = tk_unit_factor(tk_trace_timebase(w->trace), TK_UNIT_NS,
 				   &pw->ns_p, &pw->ns_q) >= 0 && pw->ns_q;
 	if (tk_timeline_new(&pw->tl, w->trace, on_slice, on_run, pw, NULL) < 0 ||
-	    tk_stats_new(&pw->stats, w->trace, NULL) < 0)
+	    tk_stats_new(&pw->stats, w->trace, NULL) < 0 ||
+	    (w->opts.idle && tk_timeline_set_idle(pw->tl, w->opts.idle,
+						  w->opts.nidle) < 0))
 		return tk_err_nomem(err, pw->name);
 	tk_stats_on_value(pw->stats, on_stat_value, pw);
 	outs(pw, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"tracekit ");
@@ -1165,7 +1175,8 @@ static void write_meta(pf_writer *pw, const char *what, uint32_t pid,
 	outs(pw, "}}");
 }
 
-static void write_load(pf_writer *pw, size_t lane, uint64_t last)
+/* the counter "load CORE" (idle == 0) or "idle CORE" (1) of lane `lane` */
+static void write_load(pf_writer *pw, size_t lane, int idle, uint64_t last)
 {
 	const tk_trace *t = pw->w->trace;
 	const tk_entity *e = tk_trace_entity(t, tk_timeline_lane_core(pw->tl, lane));
@@ -1178,7 +1189,7 @@ static void write_load(pf_writer *pw, size_t lane, uint64_t last)
 		nomem(pw);
 		return;
 	}
-	memcpy(name, "load ", 5);
+	memcpy(name, idle ? "idle " : "load ", 5);
 	memcpy(name + 5, cn, cl);
 	for (b = 0; b < pw->lb.nbins; b++) {
 		/* the last window may end at 2^64: 128 bits before the clamp */
@@ -1195,7 +1206,7 @@ static void write_load(pf_writer *pw, size_t lane, uint64_t last)
 		if (b && ns == last_ns)
 			continue;
 		last_ns = ns;
-		if (!(end > s && tk_share_format(tk_loadbins_busy(&pw->lb, lane, b),
+		if (!(end > s && tk_share_format(tk_loadbins_busy(&pw->lb, lane * 2 + (size_t)idle, b),
 						 end - s, pct, sizeof(pct)) > 0))
 			memcpy(pct, "0", 2);
 		/* a counter holds its value until the next sample: a window
@@ -1317,8 +1328,11 @@ static int perfetto_writer_close(tk_writer *w, tk_error *err)
 			   (uint32_t)i + 1, NULL, 0, track_sort(pw, tr, i));
 	}
 	if (pw->have_first)
-		for (i = 0; i < pw->nlanes; i++)
-			write_load(pw, i, last);
+		for (i = 0; i < pw->nlanes; i++) {
+			write_load(pw, i, 0, last);
+			if (pw->idle_lanes)
+				write_load(pw, i, 1, last);
+		}
 	/* strings: Perfetto shows a double metadata value with %g */
 	outs(pw, "\n],\"metadata\":{\"ts_offset_us\":\"");
 	out_ns_us(pw, pw->offset_ns);
