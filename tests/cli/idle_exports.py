@@ -111,6 +111,11 @@ for c in cores:
         # the percents have a few decimals: agree within 0.01 % of the span
         check(abs(got - want) <= span * 1e-4,
               "perfetto: '%s%s' adds up to %.0f ns, load says %d" % (name, c, got, want))
+with tempfile.TemporaryDirectory() as d:
+    err = run("convert", FREERTOS, os.path.join(d, "t.vcd")).stderr
+    check("note: a FreeRTOS trace logger task named IDLE*" in err, "convert: the note")
+    err = run("convert", "--idle", "IDLE*", FREERTOS, os.path.join(d, "t.vcd")).stderr
+    check("note: a FreeRTOS" not in err, "convert --idle: no note")
 v = vcd(FREERTOS)
 check(v.count(" idle_permille $end") == len(cores), "vcd: idle_permille per core")
 check(v.count(" load_permille $end") == len(cores), "vcd: load_permille per core")
