@@ -261,7 +261,7 @@ int cmd_convert(int argc, char **argv)
 	}
 	/* only the exports with core load tracks know idle processes */
 	fmt = to ? to : tk_format_from_path(out)->name;
-	load_tracks = strcmp(fmt, "perfetto") == 0 || strcmp(fmt, "vcd") == 0;
+	load_tracks = strcasecmp(fmt, "perfetto") == 0 || strcasecmp(fmt, "vcd") == 0;
 	if (nidle && !load_tracks) {
 		cli_usage_error("convert", "--idle is for the exports with core load "
 				"(perfetto, vcd), not %s", fmt);
