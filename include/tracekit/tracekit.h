@@ -594,6 +594,20 @@ typedef struct tk_writer_opts {
 	 * error (TK_E_USAGE) of tk_writer_open().
 	 */
 	const char *options;
+	/**
+	 * The idle processes of the Perfetto and VCD exports (the other
+	 * writers ignore them): the glob patterns of tk_timeline_set_idle()
+	 * and tk_load_set_idle().  Their run intervals are drawn as any
+	 * other, but their time on a core is its idle time (Perfetto: an
+	 * "idle CORE" counter beside "load CORE"; VCD: an idle_permille
+	 * variable beside load_permille), not its load.  NULL (the
+	 * default): tk_load_default_idle() of the trace ("IDLE*" for the
+	 * FreeRTOS trace logger's traces, else none); non-NULL with
+	 * nidle == 0: no process is idle.  The patterns are copied by
+	 * tk_writer_open().
+	 */
+	const char *const *idle;
+	size_t nidle;
 } tk_writer_opts;
 
 /** Fill `opts` with the defaults (lenient, format from the path, header). */

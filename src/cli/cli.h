@@ -149,10 +149,15 @@ int cli_filter_match(const cli_filter *f, const tk_trace *t, const tk_event *ev)
 void cli_filter_free(cli_filter *f);
 
 /** Copy events from r through f into a writer on out, with the writer's
- *  format-specific options (or NULL); 0 or 2. */
+ *  format-specific options (or NULL) and idle patterns (tk_writer_opts:
+ *  NULL for the default); 0 or 2. */
 int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
 	     int no_header, const cli_filter *f, const cli_read_opts *ro,
-	     const char *writer_options);
+	     const char *writer_options, const char *const *idle, size_t nidle);
+
+/** The note of `load`, `convert` and `report` when no --idle was given
+ *  and trace t's dialect makes processes idle (tk_load_default_idle). */
+void cli_idle_note(const tk_trace *t, size_t nidle, const cli_read_opts *ro);
 
 /*
  * The one JSON string writer and the one CSV field writer of every

@@ -392,7 +392,7 @@ void cli_filter_free(cli_filter *f)
 
 int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
 	     int no_header, const cli_filter *f, const cli_read_opts *ro,
-	     const char *writer_options)
+	     const char *writer_options, const char *const *idle, size_t nidle)
 {
 	tk_writer_opts wo;
 	tk_writer *w = NULL;
@@ -406,6 +406,8 @@ int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
 	wo.strict = strict;
 	wo.no_header = no_header;
 	wo.options = writer_options;
+	wo.idle = idle;
+	wo.nidle = nidle;
 	/* what the output format cannot hold: counted, reported at close */
 	wo.on_warning = ro && ro->quiet ? NULL : print_warning;
 	wo.warning_ctx = &nwriter_warnings;
@@ -433,6 +435,13 @@ int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
 	}
 	cli_warning_summary(r, ro);
 	return EXIT_OK;
+}
+
+void cli_idle_note(const tk_trace *t, size_t nidle, const cli_read_opts *ro)
+{
+	if (!nidle && tk_load_default_idle(t) && !(ro && ro->quiet))
+		fprintf(stderr, "tracekit: note: a FreeRTOS trace logger task named %s (after its [c/id] or (id) prefix) is idle: its time is not load (--idle names others)\n",
+			tk_load_default_idle(t));
 }
 
 /* s as a JSON string; html: also <, > and & escaped, for a <script> */

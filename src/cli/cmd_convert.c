@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -27,6 +28,12 @@ static void help(FILE *fp)
 		"  --option KEY=VALUE  an option of the output format's writer (repeatable);\n"
 		"                      HTF: timestamp-length, entity-length, event-length =\n"
 		"                      1|2|4|8 (--input-option is the reader's counterpart)\n"
+		"  --idle PATTERN      Perfetto and VCD: a process whose name matches the\n"
+		"                      glob PATTERN (*, ?) is idle: its time on a core is\n"
+		"                      idle time (counter idle CORE, idle_permille), not\n"
+		"                      load (repeatable; default: IDLE* for the FreeRTOS\n"
+		"                      trace logger's tasks, the name after their [c/id]\n"
+		"                      or (id) prefix, else none; as 'tracekit load')\n"
 		"  -q, --quiet         no warnings on stderr\n"
 		"  -h, --help          this help\n"
 		"An Arm Tarmac log converts to folded stacks for flame graphs with\n"
@@ -107,7 +114,7 @@ static const char *zsuffix(const char *s)
 }
 
 enum { O_TO = 256, O_START, O_END, O_ENTITY, O_TYPE,
-       O_EVENT, O_OPTION };
+       O_EVENT, O_OPTION, O_IDLE };
 
 int cmd_convert(int argc, char **argv)
 {
@@ -120,6 +127,7 @@ int cmd_convert(int argc, char **argv)
 		{ "type", required_argument, NULL, O_TYPE },
 		{ "event", required_argument, NULL, O_EVENT },
 		{ "option", required_argument, NULL, O_OPTION },
+		{ "idle", required_argument, NULL, O_IDLE },
 		{ "elf", required_argument, NULL, CLI_O_ELF },
 		{ "weight", required_argument, NULL, CLI_O_WEIGHT },
 		CLI_END_LONGOPTS
@@ -131,7 +139,9 @@ int cmd_convert(int argc, char **argv)
 	cli_filter f;
 	tk_reader *r = NULL;
 	char wopts[512] = "";
-	int c, ret = EXIT_BAD, bad = 0;
+	const char **idle = NULL, *fmt;
+	size_t nidle = 0;
+	int c, ret = EXIT_BAD, bad = 0, load_tracks;
 
 	memset(&f, 0, sizeof(f));
 	cli_tarmac_args_init(&ta);
@@ -160,6 +170,9 @@ int cmd_convert(int argc, char **argv)
 		case O_TYPE:
 			bad |= cli_filter_add(&f.types, &f.ntypes, optarg);
 			ev_only = ev_only ? ev_only : "--type";
+			break;
+		case O_IDLE:
+			bad |= cli_filter_add(&idle, &nidle, optarg);
 			break;
 		case O_EVENT:
 			bad |= cli_filter_add(&f.events, &f.nevents, optarg);
@@ -246,13 +259,24 @@ int cmd_convert(int argc, char **argv)
 		}
 		to = fi->name;
 	}
+	/* only the exports with core load tracks know idle processes */
+	fmt = to ? to : tk_format_from_path(out)->name;
+	load_tracks = strcasecmp(fmt, "perfetto") == 0 || strcasecmp(fmt, "vcd") == 0;
+	if (nidle && !load_tracks) {
+		cli_usage_error("convert", "--idle is for the exports with core load "
+				"(perfetto, vcd), not %s", fmt);
+		goto out;
+	}
 	if (cli_open(&r, args.v[0], &ro) < 0)
 		goto out;
 	if (cli_filter_prepare(&f, r) < 0)
 		goto out;
+	if (load_tracks)
+		cli_idle_note(tk_reader_trace(r), nidle, &ro);
 	ret = cli_pipe(r, out, to, ro.strict, 0, &f, &ro,
-		       wopts[0] ? wopts : NULL);
+		       wopts[0] ? wopts : NULL, nidle ? idle : NULL, nidle);
 out:
+	free(idle);
 	tk_reader_close(r);
 	cli_filter_free(&f);
 	cli_tarmac_args_free(&ta);

@@ -334,9 +334,7 @@ int cmd_load(int argc, char **argv)
 	    (nidle && tk_load_set_idle(l, idle, nidle) < 0))
 		goto nomem;
 	x.l = l;
-	if (!nidle && tk_load_default_idle(x.t) && !ro.quiet)
-		fprintf(stderr, "tracekit: note: a FreeRTOS trace logger task named %s (after its [c/id] or (id) prefix) is idle: its time is not load (--idle names others)\n",
-			tk_load_default_idle(x.t));
+	cli_idle_note(x.t, nidle, &ro);
 	tk_error_clear(&err);
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK)
 		if ((lrc = tk_load_event(l, ev)) < 0)

@@ -71,11 +71,19 @@ static void help(FILE *fp)
 		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
 		CLI_READ_HELP
 		"  --strict            read by the specification only\n"
+		"  --idle PATTERN      a process whose name matches the glob PATTERN (*, ?)\n"
+		"                      is idle: drawn, but its time is the core's idle\n"
+		"                      time (grey in the load chart), not load\n"
+		"                      (repeatable; default: IDLE* for the FreeRTOS trace\n"
+		"                      logger's tasks, the name after their [c/id] or (id)\n"
+		"                      prefix, else none; as 'tracekit load')\n"
 		"  -q, --quiet         no warnings on stderr\n"
 		"  -h, --help          this help\n");
 }
 
-enum { O_START = 256, O_END };
+enum { O_START = 256, O_END, O_IDLE };
+/* the idle processes the page names, at most */
+#define IDLE_NAMES 100u
 
 /* ---- JSON out, safe inside <script> -------------------------------------- */
 
@@ -129,6 +137,9 @@ typedef struct rep {
 	/* cells of csz bytes: 4 when a window's ticks fit (binw < 2^32) */
 	size_t csz;
 	void *busy;                 /* [lane][nbins] run time */
+	void *idlebin;              /* [lane][nbins] idle processes' run time */
+	const char **idle;          /* --idle patterns (NULL: the default) */
+	size_t nidle;
 	void *sumbusy;              /* [lane][nbins] summarised slice time */
 	uint32_t *dom;              /* [lane][nbins] dominant summarised entity */
 	void *domdur;
@@ -172,6 +183,7 @@ static int lane_cap(rep *x, size_t lane)
 		       (n - old) * x->nbins * sz);                          \
 	} while (0)
 	GROW(1, x->busy, x->csz, 0);
+	GROW(1, x->idlebin, x->csz, 0);
 	GROW(x->threshold, x->sumbusy, x->csz, 0);
 	GROW(x->threshold, x->dom, sizeof(uint32_t), 0);
 	GROW(x->threshold, x->domdur, x->csz, 0);
@@ -463,6 +475,8 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 {
 	rep *x = ctx;
 	uint64_t t = start;
+	void *cells;
+	int idle;
 
 	if (x->pass != 2) {
 		count_bar(x, lane, 0, end - start);
@@ -474,15 +488,19 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 		x->nomem = 1;
 		return;
 	}
-	/* an idle process is drawn, but its time is no load (as `tracekit
-	   load` counts) */
-	if (tk_timeline_is_idle(x->tl, entity) != 0)
+	/* an idle process is drawn, but its time is idle time, not load
+	   (as `tracekit load` counts) */
+	idle = tk_timeline_is_idle(x->tl, entity);
+	if (idle < 0) {
+		x->nomem = 1;
 		return;
+	}
+	cells = idle ? x->idlebin : x->busy;
 	while (t < end) {
 		size_t b = bin_of(x, t);
 		uint64_t bend = bin_end(x, b, end);
 		size_t i = (size_t)lane * x->nbins + b;
-		cell_set(x, x->busy, i, cell(x->csz, x->busy, i) + (bend - t));
+		cell_set(x, cells, i, cell(x->csz, cells, i) + (bend - t));
 		t = bend;
 	}
 }
@@ -545,7 +563,10 @@ static int read_pass(rep *x, const char *path, const cli_read_opts *ro,
 		tk_reader_close(r);
 		return EXIT_BAD;
 	}
+	if (x->pass == 1)
+		cli_idle_note(x->t, x->nidle, ro);
 	if (tk_timeline_new(&x->tl, x->t, on_slice, on_run, x, NULL) < 0 ||
+	    (x->idle && tk_timeline_set_idle(x->tl, x->idle, x->nidle) < 0) ||
 	    (x->pass == 1 &&
 	     (tk_stats_new(&st, x->t, NULL) < 0 ||
 	      tk_check_new(&chk, x->t, on_violation, x, NULL) < 0)))
@@ -703,6 +724,16 @@ static int collect_worst(rep *x, tk_stats *st)
 	return 0;
 }
 
+/* whether process `ent` is idle (out of memory: x->nomem, and not) */
+static int idle_of(rep *x, uint32_t ent)
+{
+	int idle = tk_timeline_is_idle(x->tl, ent);
+
+	if (idle < 0)
+		x->nomem = 1;
+	return idle > 0;
+}
+
 static void write_meta(rep *x, const char *path, tk_stats *st)
 {
 	const tk_trace *t = x->t;
@@ -758,6 +789,22 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 		fputs(i ? ",{\"name\":" : "{\"name\":", x->fp);
 		cli_json_str_html(x->fp, s, e ? n : 1);
 		fprintf(x->fp, ",\"depth\":%u}", l < 256 ? x->maxdepth[l] : 8);
+	}
+	/* the idle processes (their time is idle time, not load): how many,
+	 * and the names of the first IDLE_NAMES (the array stays open) */
+	for (i = 0, nrow = 0; i < tk_trace_entity_count(t); i++)
+		if (tk_etype_is_process(tk_trace_entity(t, (uint32_t)i)->type) &&
+		    idle_of(x, (uint32_t)i))
+			nrow++;
+	fprintf(x->fp, "],\n\"idleCount\":%zu,\"idleNames\":[", nrow);
+	for (i = 0, nrow = 0; i < tk_trace_entity_count(t) && nrow < IDLE_NAMES; i++) {
+		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
+		const char *s;
+		if (!tk_etype_is_process(e->type) || !idle_of(x, (uint32_t)i))
+			continue;
+		s = tk_trace_str(t, e->name, &n);
+		fputs(nrow++ ? "," : "", x->fp);
+		cli_json_str_html(x->fp, s, n);
 	}
 	nents = stat_entities(st);
 	limited = nents > STATS_ENTITY_MAX;
@@ -1007,6 +1054,7 @@ int cmd_report(int argc, char **argv)
 		CLI_READ_LONGOPTS,
 		{ "start", required_argument, NULL, O_START },
 		{ "end", required_argument, NULL, O_END },
+		{ "idle", required_argument, NULL, O_IDLE },
 		CLI_END_LONGOPTS
 	};
 	cli_args args = { { NULL }, 0 };
@@ -1034,6 +1082,13 @@ int cmd_report(int argc, char **argv)
 			break;
 		case O_START: f.start_s = optarg; break;
 		case O_END: f.end_s = optarg; break;
+		case O_IDLE:
+			if (cli_filter_add(&x.idle, &x.nidle, optarg) < 0) {
+				fprintf(stderr, "tracekit: out of memory\n");
+				free(x.idle);
+				return EXIT_BAD;
+			}
+			break;
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); return EXIT_OK;
 		default: return EXIT_BAD;
@@ -1120,15 +1175,16 @@ int cmd_report(int argc, char **argv)
 	}
 	{
 		/* per lane (instants: and one row for those of no lane) */
-		static const char *const name[4] = { "load", "summary", "summaryDom",
-						     "instantBins" };
-		const void *cells[4] = { x.busy, x.sumbusy, x.dom, x.ibins };
-		size_t csz[4] = { x.csz, x.csz, 0, sizeof(uint32_t) }, k;
-		size_t lanes = tk_timeline_lane_count(x.tl), n[4];
+		static const char *const name[5] = { "load", "summary", "summaryDom",
+						     "instantBins", "idle" };
+		const void *cells[5] = { x.busy, x.sumbusy, x.dom, x.ibins, x.idlebin };
+		size_t csz[5] = { x.csz, x.csz, 0, sizeof(uint32_t), x.csz }, k;
+		size_t lanes = tk_timeline_lane_count(x.tl), n[5];
 		n[0] = lanes < x.nlanes ? lanes : x.nlanes;
 		n[1] = n[2] = x.threshold ? n[0] : 0;
 		n[3] = x.instants_binned ? n[0] + 1 : 0;
-		for (k = 0; k < 4; k++) {
+		n[4] = n[0];
+		for (k = 0; k < 5; k++) {
 			fprintf(x.fp, "],\n\"%s\":[", name[k]);
 			for (i = 0; i < n[k]; i++) {
 				fputs(i ? ",\n" : "", x.fp);
@@ -1186,6 +1242,8 @@ out:
 		free(x.probs[i].msg);
 	free(x.probs);
 	free(x.busy);
+	free(x.idlebin);
+	free(x.idle);
 	free(x.sumbusy);
 	free(x.dom);
 	free(x.domdur);

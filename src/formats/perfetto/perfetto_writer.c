@@ -11,7 +11,9 @@
  *    semaphores as instants; "(no core)" holds the instants of no core;
  *    one thread "CORE runnables" per core with the runnable slices of the
  *    timeline (nested as the timeline nests them).  Core load is one
- *    counter track per core ("C" events), in percent per window.
+ *    counter track per core ("C" events), in percent per window; when an
+ *    idle process (tk_timeline_set_idle) ran, its time is not load but
+ *    idle time, one more counter "idle CORE" per core.
  *  - pid 2 "processes": one thread per task / ISR (a second one for an
  *    instance activated while the previous is alive): an "X" slice per
  *    instance (activate to terminate, CET_us and RT_us from the stats
@@ -123,8 +125,6 @@ typedef struct pf_writer {
 	uint32_t nocore_track; /* track index + 1, 0: none */
 	pent *ents;
 	size_t capents;
-	unsigned char *plain;  /* per entity: 1 its name is ASCII and needs no escape */
-	size_t capplain;
 	tk_imap insts;         /* (entity, instance) -> pinst */
 	uint64_t first;        /* ticks of the first event */
 	int have_first;
@@ -142,7 +142,9 @@ typedef struct pf_writer {
 	int run_seen;
 	int32_t run_lane;
 	uint64_t run_start;
-	tk_loadbins lb;        /* busy ticks per lane and load window */
+	tk_loadbins lb;        /* per lane i and load window: busy ticks in
+				  lane 2i, idle ticks (idle processes) in 2i+1 */
+	int idle_lanes;        /* an idle process ran: "idle CORE" counters */
 	uint64_t nrecords;
 	uint64_t rounded;      /* times rounded to whole ns */
 	int rc;                /* first error of a callback */
@@ -154,18 +156,9 @@ typedef struct pf_writer {
 
 static int out(pf_writer *pw, const char *s, size_t n)
 {
-	tk_sink *k = &pw->w->sink;
-
 	if (pw->rc < 0)
 		return pw->rc;
-	/* most pieces fit in the sink's buffer: copied here, without a call
-	 * per piece (the output is hundreds of bytes per instance) */
-	if (n <= k->cap - k->len && !k->is_dir) {
-		memcpy(k->buf + k->len, s, n);
-		k->len += n;
-		return pw->rc;
-	}
-	pw->rc = tk_sink_write(k, s, n, pw->err);
+	pw->rc = tk_sink_write(&pw->w->sink, s, n, pw->err);
 	return pw->rc;
 }
 
@@ -258,20 +251,6 @@ static int out_name(pf_writer *pw, uint32_t ent)
 	if (!e)
 		return out_json(pw, "?", 1);
 	s = tk_trace_str(pw->w->trace, e->name, &n);
-	if (ent < pw->capplain && pw->plain[ent]) {
-		/* known to need no escape: as out_json() writes it */
-		out(pw, "\"", 1);
-		out(pw, s, n);
-		return out(pw, "\"", 1);
-	}
-	if (tk_grow_zero((void **)&pw->plain, &pw->capplain, ent,
-			 sizeof(*pw->plain)) == 0) {
-		size_t i = 0;
-		while (i < n && (unsigned char)s[i] >= 0x20 && s[i] != '"' &&
-		       s[i] != '\\' && (unsigned char)s[i] < 0x80)
-			i++;
-		pw->plain[ent] = i == n;
-	}
 	return out_json(pw, s, n);
 }
 
@@ -295,14 +274,8 @@ static int ticks_ns(pf_writer *pw, uint64_t ticks, int sample, tk_u128 *ns)
 		num = (tk_u128)ticks * pw->ns_p;
 		den = pw->ns_q;
 	}
-	if (num <= UINT64_MAX && den <= UINT64_MAX) {
-		/* the usual case in 64 bits (a 128-bit division is a call) */
-		*ns = (uint64_t)num / (uint64_t)den;
-		r = (uint64_t)num % (uint64_t)den;
-	} else {
-		*ns = num / den;
-		r = num % den;
-	}
+	*ns = num / den;
+	r = num % den;
 	if (!r || sample)
 		return TK_OK;
 	if (pw->w->opts.strict) {
@@ -479,12 +452,16 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 	}
 	if (!tid)
 		return;
-	/* an idle process's time is no load (as `tracekit load` counts) */
+	/* an idle process's time is idle time, not load (as `tracekit
+	 * load` counts) */
 	idle = tk_timeline_is_idle(pw->tl, entity);
-	if (idle < 0 || (!idle && tk_loadbins_add(&pw->lb, lane, start, end) < 0)) {
+	if (idle < 0 || tk_loadbins_add(&pw->lb, (size_t)lane * 2 + (idle != 0),
+					start, end) < 0) {
 		nomem(pw);
 		return;
 	}
+	if (idle && end > start)
+		pw->idle_lanes = 1;
 	begin_rec(pw);
 	outs(pw, "\"ph\":\"X\",");
 	out_tid(pw, 1, tid);
@@ -1095,7 +1072,9 @@ static int perfetto_writer_open(tk_writer *w, tk_error *err)
 	pw->ns_ok = tk_unit_factor(tk_trace_timebase(w->trace), TK_UNIT_NS,
 				   &pw->ns_p, &pw->ns_q) >= 0 && pw->ns_q;
 	if (tk_timeline_new(&pw->tl, w->trace, on_slice, on_run, pw, NULL) < 0 ||
-	    tk_stats_new(&pw->stats, w->trace, NULL) < 0)
+	    tk_stats_new(&pw->stats, w->trace, NULL) < 0 ||
+	    (w->opts.idle && tk_timeline_set_idle(pw->tl, w->opts.idle,
+						  w->opts.nidle) < 0))
 		return tk_err_nomem(err, pw->name);
 	tk_stats_on_value(pw->stats, on_stat_value, pw);
 	outs(pw, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"tracekit ");
@@ -1196,28 +1175,22 @@ static void write_meta(pf_writer *pw, const char *what, uint32_t pid,
 	outs(pw, "}}");
 }
 
-/* a load window with a sample of its own, the same for every lane: its
- * index, the ns its sample is at, its width in ticks (0: empty) */
-typedef struct {
-	uint64_t bin, ns, width;
-} pwindow;
-
-/* the windows of the load counters (the first of each ns, up to the end
- * of the trace), once for all lanes: *win (malloc'd, n of them); 0, or
- * -1 (error set) */
-static int load_windows(pf_writer *pw, uint64_t last, pwindow **win,
-			size_t *n)
+/* the counter "load CORE" (idle == 0) or "idle CORE" (1) of lane `lane` */
+static void write_load(pf_writer *pw, size_t lane, int idle, uint64_t last)
 {
+	const tk_trace *t = pw->w->trace;
+	const tk_entity *e = tk_trace_entity(t, tk_timeline_lane_core(pw->tl, lane));
+	size_t cl = 1;
+	const char *cn = e ? tk_trace_str(t, e->name, &cl) : "?";
 	uint64_t span = last - pw->first, b, last_ns = 0;
-	pwindow *w = malloc((pw->lb.nbins ? pw->lb.nbins : 1) * sizeof(*w));
-	size_t k = 0;
+	char pct[32], prev[32] = "", *name = malloc(cl + 6);
 
-	*win = w;
-	*n = 0;
-	if (!w) {
+	if (!name) {
 		nomem(pw);
-		return -1;
+		return;
 	}
+	memcpy(name, idle ? "idle " : "load ", 5);
+	memcpy(name + 5, cn, cl);
 	for (b = 0; b < pw->lb.nbins; b++) {
 		/* the last window may end at 2^64: 128 bits before the clamp */
 		uint64_t s = b * pw->lb.binw, end, ns = 0;
@@ -1229,57 +1202,23 @@ static int load_windows(pf_writer *pw, uint64_t last, pwindow **win,
 		 * trace: never counted as rounded); windows narrower than a
 		 * ns: the first of each ns */
 		if (time_ns(pw, pw->first + s, 1, &ns) < 0)
-			return -1;
+			break;
 		if (b && ns == last_ns)
 			continue;
 		last_ns = ns;
-		w[k].bin = b;
-		w[k].ns = ns;
-		w[k].width = end > s ? end - s : 0;
-		*n = ++k;
-	}
-	return 0;
-}
-
-/* the counter "load CORE" of lane: a sample per window of win whose value
- * differs from the sample before */
-static void write_load(pf_writer *pw, size_t lane, const pwindow *win,
-		       size_t nwin)
-{
-	const tk_trace *t = pw->w->trace;
-	const tk_entity *e = tk_trace_entity(t, tk_timeline_lane_core(pw->tl, lane));
-	const tk_loadlane *l = lane < pw->lb.nlanes ? &pw->lb.lane[lane] : NULL;
-	size_t cl = 1, k;
-	uint32_t i = 0;
-	const char *cn = e ? tk_trace_str(t, e->name, &cl) : "?";
-	char pct[32], prev[32] = "", *name = malloc(cl + 6);
-
-	if (!name) {
-		nomem(pw);
-		return;
-	}
-	memcpy(name, "load ", 5);
-	memcpy(name + 5, cn, cl);
-	for (k = 0; k < nwin && pw->rc >= 0; k++) {
-		uint64_t busy = 0;
-		/* the lane's busy windows are sorted, as win is: one pass */
-		while (l && i < l->n && l->bin[i] < win[k].bin)
-			i++;
-		if (l && i < l->n && l->bin[i] == win[k].bin)
-			busy = l->busy[i];
-		if (!(win[k].width && tk_share_format(busy, win[k].width, pct,
-						      sizeof(pct)) > 0))
+		if (!(end > s && tk_share_format(tk_loadbins_busy(&pw->lb, lane * 2 + (size_t)idle, b),
+						 end - s, pct, sizeof(pct)) > 0))
 			memcpy(pct, "0", 2);
 		/* a counter holds its value until the next sample: a window
 		 * with the value of the one before adds nothing */
-		if (k && strcmp(pct, prev) == 0)
+		if (b && strcmp(pct, prev) == 0)
 			continue;
 		memcpy(prev, pct, sizeof(prev));
 		begin_rec(pw);
 		outs(pw, "\"ph\":\"C\",\"pid\":1,\"name\":");
 		out_json(pw, name, cl + 5);
 		outs(pw, ",\"ts\":");
-		out_ns_us(pw, win[k].ns);
+		out_ns_us(pw, ns);
 		outs(pw, ",\"args\":{\"percent\":");
 		outs(pw, pct);
 		outs(pw, "}}");
@@ -1388,14 +1327,12 @@ static int perfetto_writer_close(tk_writer *w, tk_error *err)
 		write_meta(pw, "thread_sort_index", tr->kind == TR_PROC ? 2 : 1,
 			   (uint32_t)i + 1, NULL, 0, track_sort(pw, tr, i));
 	}
-	if (pw->have_first) {
-		pwindow *win = NULL;
-		size_t nwin = 0;
-		if (load_windows(pw, last, &win, &nwin) == 0)
-			for (i = 0; i < pw->nlanes; i++)
-				write_load(pw, i, win, nwin);
-		free(win);
-	}
+	if (pw->have_first)
+		for (i = 0; i < pw->nlanes; i++) {
+			write_load(pw, i, 0, last);
+			if (pw->idle_lanes)
+				write_load(pw, i, 1, last);
+		}
 	/* strings: Perfetto shows a double metadata value with %g */
 	outs(pw, "\n],\"metadata\":{\"ts_offset_us\":\"");
 	out_ns_us(pw, pw->offset_ns);
@@ -1439,7 +1376,6 @@ static void perfetto_writer_free(tk_writer *w)
 		free(pw->ents[i].busy);
 	}
 	free(pw->ents);
-	free(pw->plain);
 	free(pw->tracks);
 	free(pw->lanes);
 	free(pw->dirtyq);

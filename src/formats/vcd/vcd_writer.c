@@ -9,7 +9,9 @@
  *    integer: the core's load in per mille of each load window (the time
  *    a process other than an idle one (tk_timeline_set_idle) is allocated
  *    to it, as `tracekit load` counts, * 1000 /
- *    the window, rounded down), changing at the window starts.  The
+ *    the window, rounded down), changing at the window starts; when an
+ *    idle process ran, `idle_permille` beside it: the idle processes'
+ *    time on the core in per mille of each window, as load_permille.  The
  *    window is the smallest power-of-two number of ticks that covers the
  *    trace in at most TK_LOAD_BINS windows (as perfetto's load counters);
  *    the header's comment gives it;
@@ -58,6 +60,7 @@ typedef struct vlane {
 	uint32_t core;         /* its core entity */
 	uint32_t running;      /* entity allocated, or TK_NONE */
 	uint32_t run_id, load_id;
+	uint32_t idle_id;      /* idle_permille (when vcd_writer.idle_lanes) */
 } vlane;
 
 static const char *const back_what[] = { "a time earlier than the previous event's" };
@@ -86,7 +89,9 @@ typedef struct vcd_writer {
 	uint64_t vfirst, vlast; /* the same in timescale units */
 	int have_first;
 	int time_open;         /* a "#time" line for `vlast` is written */
-	tk_loadbins lb;        /* busy ticks per lane and load window */
+	tk_loadbins lb;        /* per lane i and load window: busy ticks in
+				  lane 2i, idle ticks (idle processes) in 2i+1 */
+	int idle_lanes;        /* an idle process ran: idle_permille per core */
 	int nomem;             /* the run callback ran out of memory */
 	int no_vars;           /* nothing to declare: a placeholder */
 	uint32_t placeholder;  /* its id */
@@ -481,14 +486,17 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 
 	(void)inst;
 	/* lenient reading keeps times that go back: the windows clamp them;
-	 * an idle process's time is no load */
+	 * an idle process's time is idle time, not load */
 	if (idle < 0 || !lane_at(vw, lane) ||
-	    (!idle && tk_loadbins_add(&vw->lb, lane, start, end) < 0))
+	    tk_loadbins_add(&vw->lb, (size_t)lane * 2 + (idle != 0), start, end) < 0)
 		vw->nomem = 1;
+	else if (idle && end > start)
+		vw->idle_lanes = 1;
 }
 
-/* the load of lane i in window b, per mille (rounded down) */
-static uint64_t load_at(const vcd_writer *vw, size_t i, uint64_t b)
+/* the load (idle == 0) or idle time (1) of lane i in window b, per mille
+ * (rounded down) */
+static uint64_t share_at(const vcd_writer *vw, size_t i, int idle, uint64_t b)
 {
 	uint64_t span = vw->last - vw->first, s = b * vw->lb.binw, end;
 	/* the last window may end at 2^64: 128 bits before the clamp */
@@ -497,7 +505,13 @@ static uint64_t load_at(const vcd_writer *vw, size_t i, uint64_t b)
 	end = wend > span ? span : (uint64_t)wend;
 	if (end <= s)
 		return 0;
-	return (uint64_t)((tk_u128)tk_loadbins_busy(&vw->lb, i, (size_t)b) * 1000 / (end - s));
+	return (uint64_t)((tk_u128)tk_loadbins_busy(&vw->lb, i * 2 + (size_t)idle,
+						     (size_t)b) * 1000 / (end - s));
+}
+
+static uint64_t load_at(const vcd_writer *vw, size_t i, uint64_t b)
+{
+	return share_at(vw, i, 0, b);
 }
 
 static void put_bin(FILE *f, uint64_t v)
@@ -578,7 +592,9 @@ static int vcd_writer_open(tk_writer *w, tk_error *err)
 		return tk_err_set(err, TK_E_IO, vw->name, 0, 0,
 				  "cannot create a temporary file");
 	tk_loadbins_init(&vw->lb, 0);
-	if (tk_timeline_new(&vw->tl, w->trace, NULL, on_run, vw, NULL) < 0)
+	if (tk_timeline_new(&vw->tl, w->trace, NULL, on_run, vw, NULL) < 0 ||
+	    (w->opts.idle && tk_timeline_set_idle(vw->tl, w->opts.idle,
+						  w->opts.nidle) < 0))
 		return tk_err_nomem(err, vw->name);
 	return TK_OK;
 }
@@ -746,7 +762,14 @@ static int put_scope(vcd_writer *vw, const tk_trace *t, FILE *h, int k)
 				put_id(h, vw->lanes[i].run_id);
 				fputs(" running $end\n$var integer 32 ", h);
 				put_id(h, vw->lanes[i].load_id);
-				fputs(" load_permille $end\n$upscope $end\n", h);
+				fputs(" load_permille $end\n", h);
+				if (vw->idle_lanes) {
+					vw->lanes[i].idle_id = vw->next_id++;
+					fputs("$var integer 32 ", h);
+					put_id(h, vw->lanes[i].idle_id);
+					fputs(" idle_permille $end\n", h);
+				}
+				fputs("$upscope $end\n", h);
 				continue;
 			}
 			fputs(val ? "$var string 1 " : k == SC_SIGS ? "$var event 1 "
@@ -772,6 +795,8 @@ static int put_header(vcd_writer *vw, const tk_trace *t, FILE *h)
 	fprintf(h, "$version tracekit %s $end\n", tk_version());
 	fprintf(h, "$comment %s trace; per core the running process and its load in per mille of each load window (rounded down); per process 1 while allocated to a core; per runnable 1 while started; per signal an event at each access and the last value written $end\n",
 		tk_trace_format(t));
+	if (vw->idle_lanes)
+		fputs("$comment idle_permille: the time of the idle processes (not load) on the core in per mille of each load window (rounded down) $end\n", h);
 	if (!vw->rounding)
 		fprintf(h, "$comment load window %llu timescale units ($timescale), starting at %llu $end\n",
 			(unsigned long long)(vw->lb.binw * vw->mult),
@@ -824,6 +849,11 @@ static int put_header(vcd_writer *vw, const tk_trace *t, FILE *h)
 		put_bin(h, load_at(vw, i, 0));
 		put_id(h, vw->lanes[i].load_id);
 		fputc('\n', h);
+		if (vw->idle_lanes) {
+			put_bin(h, share_at(vw, i, 1, 0));
+			put_id(h, vw->lanes[i].idle_id);
+			fputc('\n', h);
+		}
 	}
 	for (i = 0; i < ne; i++) {
 		if (!vw->seen[i])
@@ -851,15 +881,16 @@ static int put_window(vcd_writer *vw, FILE *o, uint64_t b, int with_time)
 	size_t i;
 	int wrote = 0;
 
-	for (i = 0; i < vw->nlanes; i++) {
-		uint64_t v = load_at(vw, i, b);
-		if (v == load_at(vw, i, b - 1))
+	for (i = 0; i < vw->nlanes * 2; i++) {
+		int idle = (int)(i & 1);
+		uint64_t v = share_at(vw, i / 2, idle, b);
+		if ((idle && !vw->idle_lanes) || v == share_at(vw, i / 2, idle, b - 1))
 			continue;
 		if (with_time && !wrote)
 			fprintf(o, "#%llu\n", (unsigned long long)win_time(vw, b));
 		wrote = 1;
 		put_bin(o, v);
-		put_id(o, vw->lanes[i].load_id);
+		put_id(o, idle ? vw->lanes[i / 2].idle_id : vw->lanes[i / 2].load_id);
 		fputc('\n', o);
 	}
 	return with_time && wrote;
