@@ -283,7 +283,8 @@ uint32_t tk_load_core(const tk_load *l, size_t i);
 uint64_t tk_load_core_busy(const tk_load *l, size_t i);
 /** Core i's idle time: the time idle processes ran on it (ticks). */
 uint64_t tk_load_core_idle(const tk_load *l, size_t i);
-/** Whether entity `id` is idle (after tk_load_finish; a process that ran). */
+/** 1 when entity `id` is an idle process that ran, else 0 (after
+ * tk_load_finish()). */
 int tk_load_entity_is_idle(const tk_load *l, uint32_t id);
 
 /**
