@@ -70,6 +70,7 @@ static inline uint32_t tk_hashmap_first(const tk_hashmap *m, uint64_t key)
 
 	if (!m->count)
 		return TK_HASHMAP_END;
+	TK_ANALYZER_ASSUME(m->slots != NULL); /* an entry has a slot */
 	for (i = tk_hashmap_home(m, key); m->slots[i].used;
 	     i = (i + 1) & m->mask)
 		if (m->slots[i].key == key)
@@ -92,7 +93,10 @@ static inline uint32_t tk_hashmap_get(const tk_hashmap *m, uint64_t key)
 {
 	uint32_t i = tk_hashmap_first(m, key);
 
-	return i == TK_HASHMAP_END ? TK_NONE : m->slots[i].val;
+	if (i == TK_HASHMAP_END)
+		return TK_NONE;
+	TK_ANALYZER_ASSUME(m->slots != NULL); /* i is an entry's slot */
+	return m->slots[i].val;
 }
 
 /* Remove the entry in slot i (from tk_hashmap_first() or _next()). */

@@ -504,6 +504,7 @@ static int ticks_in(uint64_t ticks, const tk_timebase *tb, tk_unit unit,
 	}
 	if (rc < 0)
 		return rc;
+	TK_ANALYZER_ASSUME(q != 0); /* ratio() gives q >= 1 */
 	/* p and q are coprime: what ticks shares with q cancels (gcd(0, q)
 	 * is q: 0 becomes 0/1) */
 	g = tk_gcd128(ticks, q);
