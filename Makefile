@@ -27,7 +27,7 @@ endif
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEMO_TRACE = examples/demo.btf
 
-.PHONY: all demo test qemu-demo qemu-deps deps test-deps ci-deps build fuzz tsan coverage coverage-report \
+.PHONY: all demo test test-full qemu-demo qemu-deps deps test-deps ci-deps build fuzz tsan coverage coverage-report \
 	analyze clean
 
 all: build
@@ -63,6 +63,15 @@ ifeq ($(COVERAGE),1)
 	@find $(BUILD) -name '*.gcda' -delete
 endif
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# the same suite with its matrices exhaustive (TK_TEST_FULL=1: every input of
+# the transport matrices through every transport, every trace through the
+# report's harness, ...); `make test` samples them
+test-full: test-deps build
+ifeq ($(COVERAGE),1)
+	@find $(BUILD) -name '*.gcda' -delete
+endif
+	cd $(BUILD) && TK_TEST_FULL=1 ctest --output-on-failure -j $(JOBS)
 
 # line and branch coverage of src/ under the whole test suite (gcov counts
 # of a Debug build, gcovr): totals, a table per file, a page per file in
