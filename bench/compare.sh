@@ -40,9 +40,12 @@
 #
 # Environment (all optional):
 #   RUNS=7          rounds
-#   FORMATS="btf htf atf tarmac shark"
+#   FORMATS="btf htf"                      the formats measured (default:
+#                                          every format read that has a
+#                                          bench/gen_FORMAT.c)
 #   BTF_N=10000000 HTF_N=20000000 ATF_N=4000000 TARMAC_N=1000000000
 #   SHARK_N=67108864                       input sizes (as bench/*_read.sh)
+#   N=10000000                             events of a format not named above
 #   THREADS0=auto   auto: --threads 0 where accepted; never: on neither side
 #   ONE_CPU=        a CPU number: both sides run pinned to it (taskset), so
 #                   a side whose byte source reads ahead on a thread of its
@@ -61,7 +64,7 @@ bench_init compare
 
 WORK=${WORK:-$OUT/compare}
 JOBS=${JOBS:-2}
-FORMATS=${FORMATS:-btf htf atf tarmac shark}
+FORMATS=${FORMATS:-}
 THREADS0=${THREADS0:-auto}
 ONE_CPU=${ONE_CPU:-}
 PIN=()
@@ -137,7 +140,17 @@ B_TK=$TK B_LABEL=$LABEL
 
 # --- the inputs --------------------------------------------------------------
 
-for g in btf htf atf tarmac shark; do
+# every format B reads (the registry: `tracekit formats --format csv`) that
+# has a generator bench/gen_FORMAT.c, unless FORMATS names them
+for t in "$B_TK" "$A_TK"; do
+	[[ -z $FORMATS ]] || break
+	for g in $("$t" formats --format csv 2> /dev/null | awk -F, 'NR > 1 && $2 == "yes" { print $1 }'); do
+		[[ -f $HERE/gen_$g.c ]] && FORMATS="$FORMATS $g"
+	done
+done
+[[ -n $FORMATS ]] || bench_die "neither build lists its formats (tracekit formats --format csv): give FORMATS"
+for g in $FORMATS; do
+	[[ -f $HERE/gen_$g.c ]] || bench_die "no generator bench/gen_$g.c for format '$g'"
 	bench_build "$HERE/gen_$g.c" "$BIN/gen_$g"
 done
 
@@ -182,7 +195,13 @@ input() {
 		gen "$FILE" "$BIN/gen_shark" -n "$n5"
 		ARGS=(info -q --from shark) ;;
 	*)
-		bench_die "unknown format '$1' (btf htf atf tarmac shark)" ;;
+		# a format with no sizes of its own here: its generator's
+		# -n N (N events) makes the input, `info -q` reads it
+		local n=${N:-10000000}
+		[[ -n ${2:-} ]] && n=1000
+		FILE=$dir/$1_n$n.$1
+		gen "$FILE" "$BIN/gen_$1" -n "$n"
+		ARGS=(info -q --from "$1") ;;
 	esac
 }
 

@@ -372,7 +372,11 @@ typedef struct tk_event {
 
 enum {
 	TK_CAP_READ = 1u << 0,
-	TK_CAP_WRITE = 1u << 1
+	TK_CAP_WRITE = 1u << 1,
+	/** The output written is one byte stream: it may go to standard output
+	 *  ("-") and is compressed when named .gz or .zst (not so for a
+	 *  directory, or a file the writer writes itself such as SQLite's). */
+	TK_CAP_STREAM = 1u << 2
 };
 
 typedef struct tk_format_info {

@@ -48,7 +48,7 @@ try info $demo
 try info --format json $demo
 try cat $demo
 try cat --no-header $demo
-for to in btf htf atf perfetto vcd; do
+for to in $("$cli" formats --format csv | awk -F, 'NR > 1 && $4 == "yes" { print $1 }'); do
 	try convert -q $demo - --to $to
 done
 try check $demo

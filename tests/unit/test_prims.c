@@ -415,8 +415,25 @@ static void text_case(void)
 	CHECK(tk_xml_escape('a', 1) == NULL);
 }
 
+/* TK_CAP_STREAM, which `tracekit formats` shows and the tests take their
+ * lists of writers from, says what core does with a writer's output */
+static void caps_case(void)
+{
+	size_t i;
+
+	for (i = 0; i < tk_format_count(); i++) {
+		const tk_format_ops *f = tk_format_ops_get(i);
+		int stream = (f->info.caps & TK_CAP_WRITE) && !f->writes_dir &&
+			     !f->writes_file;
+		CHECK(!!(f->info.caps & TK_CAP_STREAM) == stream);
+		CHECK(!(f->info.caps & TK_CAP_READ) == !f->reader_open);
+		CHECK(!(f->info.caps & TK_CAP_WRITE) == !f->writer_open);
+	}
+}
+
 int main(void)
 {
+	caps_case();
 	text_case();
 	map_case();
 	index_case();

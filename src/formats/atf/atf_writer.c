@@ -1325,7 +1325,7 @@ const tk_format_ops tk_format_atf = {
 		.name = "atf",
 		.extensions = "atf",
 		.description = "ALL-TIMES Trace Format 1.0 (XML; SystemConfiguration, TraceData, Cookies)",
-		.caps = TK_CAP_READ | TK_CAP_WRITE,
+		.caps = TK_CAP_READ | TK_CAP_WRITE | TK_CAP_STREAM,
 	},
 	.probe = atf_probe,
 	.reader_open = atf_reader_open,

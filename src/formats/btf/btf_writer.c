@@ -791,7 +791,7 @@ const tk_format_ops tk_format_btf = {
 		.name = "btf",
 		.extensions = "btf",
 		.description = "Best Trace Format 1.0-2.3 (CSV text; APP4MC, Trace Compass, TA Tool Suite)",
-		.caps = TK_CAP_READ | TK_CAP_WRITE,
+		.caps = TK_CAP_READ | TK_CAP_WRITE | TK_CAP_STREAM,
 	},
 	.probe = btf_probe,
 	.reader_open = btf_reader_open,

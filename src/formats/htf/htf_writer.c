@@ -798,7 +798,7 @@ const tk_format_ops tk_format_htf = {
 		.name = "htf",
 		.extensions = "htf",
 		.description = "AMALTHEA Hardware Trace Format 1.0 (hex records, one section per core)",
-		.caps = TK_CAP_READ | TK_CAP_WRITE,
+		.caps = TK_CAP_READ | TK_CAP_WRITE | TK_CAP_STREAM,
 	},
 	.probe = htf_probe,
 	.reader_open = htf_reader_open,

@@ -1392,7 +1392,7 @@ const tk_format_ops tk_format_perfetto = {
 		.name = "perfetto",
 		.extensions = "json",
 		.description = "Chrome Trace Event JSON for ui.perfetto.dev and chrome://tracing (export only)",
-		.caps = TK_CAP_WRITE,
+		.caps = TK_CAP_WRITE | TK_CAP_STREAM,
 	},
 	.writer_open = perfetto_writer_open,
 	.writer_write = perfetto_writer_write,

@@ -1060,7 +1060,7 @@ const tk_format_ops tk_format_vcd = {
 		.name = "vcd",
 		.extensions = "vcd",
 		.description = "Value Change Dump for GTKWave: running process and load per core, a wire per process and runnable, signal accesses (export only)",
-		.caps = TK_CAP_WRITE,
+		.caps = TK_CAP_WRITE | TK_CAP_STREAM,
 	},
 	.writer_open = vcd_writer_open,
 	.writer_write = vcd_writer_write,

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Every input x every text writer (BTF, HTF, ATF): the output of
+"""Every input x every trace writer (a format both read and written, as
+`tracekit formats --format csv` lists them: BTF, HTF, ATF): the output of
 `tracekit convert` must read back under `tracekit info --strict`, a
 conversion whose event count changes must say so in a writer warning,
 a conversion with writer warnings must be refused by `convert --strict`
@@ -18,9 +19,20 @@ import subprocess
 import sys
 import tempfile
 
-WRITERS = ("btf", "htf", "atf")
 MAX_BYTES = 4 << 20   # keeps the matrix well under a minute on 2 cores
-READ_EXT = {"btf", "htf", "atf", "bin", "tarmac"}
+# from the registry (main()): the formats both read and written, and the
+# extensions of the formats read
+WRITERS = ()
+READ_EXT = set()
+
+
+def registry(cli):
+    """The formats of `tracekit formats --format csv`, as dicts."""
+    import csv
+    import io
+    out = subprocess.run([cli, "formats", "--format", "csv"], check=True,
+                         stdout=subprocess.PIPE).stdout.decode()
+    return list(csv.DictReader(io.StringIO(out)))
 
 
 def run(args):
@@ -109,6 +121,10 @@ def main():
         sys.exit(__doc__)
     cli, corpus, tests = sys.argv[1:4]
     update = "--update" in sys.argv[4:]
+    global WRITERS, READ_EXT
+    formats = registry(cli)
+    WRITERS = tuple(f["format"] for f in formats if f["read"] == f["write"] == "yes")
+    READ_EXT = {e for f in formats if f["read"] == "yes" for e in f["extensions"].split()}
     here = os.path.dirname(os.path.abspath(__file__))
     found, skipped = inputs(corpus, tests)
     jobs = [(rel, path, w) for rel, path in found for w in WRITERS]
@@ -123,9 +139,9 @@ def main():
             report.append("%s -> %s: %s: %s" % (rel, w, "refused" if status == "refused" else "warning", m))
         failures += ["%s -> %s: %s" % (rel, w, f) for f in fails]
     width = max(len(r) for r in table)
-    print("%-*s  %-13s %-13s %-13s" % (width, "input", *WRITERS))
+    print("%-*s  " % (width, "input") + " ".join("%-13s" % w for w in WRITERS))
     for rel in table:
-        print("%-*s  %-13s %-13s %-13s" % (width, rel, *(table[rel][w] for w in WRITERS)))
+        print("%-*s  " % (width, rel) + " ".join("%-13s" % table[rel][w] for w in WRITERS))
     for s in skipped:
         print("skipped (over %d bytes): %s" % (MAX_BYTES, s))
     got = "".join(l + "\n" for l in report)
