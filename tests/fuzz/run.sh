@@ -25,8 +25,13 @@ printf '%s\n' $srcs | xargs -P "${FUZZ_JOBS:-2}" -I SRC sh -c \
 	sh "$out" SRC "$cflags"
 objs=$(for f in $srcs; do printf '%s ' "$out/obj/$(echo "$f" | tr / _).o"; done)
 
-# the event readers share one target; Tarmac also drives its record API
-targets="btf htf atf shark tarmac"
+# a target per format the registry says is read (list_readers.c); the
+# event readers share one target, a format with tests/fuzz/fuzz_FMT.c
+# (Tarmac: also its record API) has its own
+# shellcheck disable=SC2086
+clang $cflags tests/fuzz/list_readers.c $objs $libs -o "$out/list_readers"
+targets=$("$out/list_readers")
+[ -n "$targets" ] || { echo "fuzz: the registry lists no reader"; exit 1; }
 for fmt in $targets; do
 	name=fuzz_$fmt
 	if [ -f "tests/fuzz/fuzz_$fmt.c" ]; then
