@@ -44,7 +44,7 @@ rule() {
 out=$(
 	rule formats src/analysis src/exports
 	rule analysis src/exports src/cli
-	rule exports src/analysis/analysis_internal.h src/analysis/loadbins.h
+	rule exports src/analysis/analysis_internal.h
 )
 if [ -n "$out" ]; then
 	printf '%s\n' "$out"
