@@ -3,7 +3,7 @@
  * src/formats/<name>/, declare its tk_format_ops in src/core/internal.h and
  * add it here.
  */
-#include "../core/internal.h"
+#include "core/internal.h"
 
 #include <string.h>
 
