@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/build-fuzz
 mkdir -p "$out"
 cd "$root"
-srcs="$(ls src/core/*.c src/formats/*.c src/formats/*/*.c src/analysis/*.c)"
+srcs="$(ls src/registry.c src/core/*.c src/formats/*/*.c src/analysis/*.c src/exports/*/*.c)"
 # TK_TEST_HOOKS: the library's test entry points (the memory stream)
 cflags="-std=c11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -Iinclude -DTK_TEST_HOOKS"
 libs="-lz -lzstd -lexpat -lsqlite3 -lelf -lpthread"
