@@ -1,6 +1,6 @@
 /*
- * cmd_report.c - `tracekit report FILE -o report.html`: one self-contained
- * HTML page (docs/report.md).
+ * report.c - the HTML report: tk_report_write() (include/tracekit/report.h),
+ * one self-contained page (docs/exports.md); `tracekit report` calls it.
  *
  * Two passes over FILE keep memory flat and the page bounded:
  *  1. stats, check, the span, and how many bars and instants there are
@@ -14,20 +14,22 @@
  *     their budget.  Core load and the histograms of RT and CET (binned
  *     between the min and max that stats found) are filled in the same pass.
  * The page's data is one JSON object written into the template
- * (report_page.c); the page goes through a tk_output: written under a
- * temporary name and renamed when complete, compressed for a name ending
- * in .gz or .zst, standard output for "-".
+ * (report.html, made into the C strings of report_page.c by the build);
+ * the page goes through a tk_output: written under a temporary name and
+ * renamed when complete, compressed for a name ending in .gz or .zst,
+ * standard output for "-".
  */
 #define _GNU_SOURCE
-#include "cli.h"
+#include "../../core/internal.h"
+#include "../../core/hashmap.h"
 #include "report_page.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
+#include <sys/types.h>
 
 #define SLICE_BUDGET 150000u
 #define INSTANT_BUDGET 60000u
@@ -49,39 +51,6 @@
  * flags of runnable slices) */
 #define REPORT_RUN (1u << 6)
 
-static void help(FILE *fp)
-{
-	fprintf(fp,
-		"usage: tracekit report [options] FILE -o OUT.html\n\n"
-		"Writes one self-contained HTML page (no network, no other files): a\n"
-		"timeline per core (when each task and ISR ran, runnables above them,\n"
-		"signals as ticks) with zoom (wheel), pan (drag) and hover details;\n"
-		"the metrics of 'tracekit stats' with the worst instance one click\n"
-		"away; histograms of RT and CET per entity; core load over time; the\n"
-		"problems 'tracekit check' finds, listed and marked.  Where a pixel\n"
-		"would hold many bars the page holds a summary (the page stays below\n"
-		"about 10 MB); re-run with --start/--end for the full detail of a\n"
-		"window.  FILE is read twice: a file (compressed or not), not\n"
-		"standard input.\n\n"
-		"options:\n"
-		"  -o, --output FILE   the page to write (required; '-' is standard output,\n"
-		"                      a name ending in .gz or .zst is compressed)\n"
-		"  --start TIME        only events at or after TIME (10ms, 250us, ticks)\n"
-		"  --end TIME          only events at or before TIME\n"
-		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
-		CLI_READ_HELP
-		"  --strict            read by the specification only\n"
-		"  --idle PATTERN      a process whose name matches the glob PATTERN (*, ?)\n"
-		"                      is idle: drawn, but its time is the core's idle\n"
-		"                      time (grey in the load chart), not load\n"
-		"                      (repeatable; default: IDLE* for the FreeRTOS trace\n"
-		"                      logger's tasks, the name after their [c/id] or (id)\n"
-		"                      prefix, else none; as 'tracekit load')\n"
-		"  -q, --quiet         no warnings on stderr\n"
-		"  -h, --help          this help\n");
-}
-
-enum { O_START = 256, O_END, O_IDLE };
 /* the idle processes the page names, at most */
 #define IDLE_NAMES 100u
 
@@ -89,7 +58,7 @@ enum { O_START = 256, O_END, O_IDLE };
 
 static void jcstr(FILE *fp, const char *s)
 {
-	cli_json_str_html(fp, s, strlen(s));
+	tk_json_write_str(fp, s, strlen(s), 1);
 }
 
 /* ---- pass state ------------------------------------------------------------ */
@@ -110,7 +79,7 @@ typedef struct hist {
 typedef struct rep {
 	const tk_trace *t;
 	FILE *fp;
-	cli_filter *filter;
+	const tk_report_opts *o;
 	/* pass 1 */
 	uint64_t dur_log2[66];
 	uint64_t nslices, ninstants;
@@ -138,7 +107,7 @@ typedef struct rep {
 	size_t csz;
 	void *busy;                 /* [lane][nbins] run time */
 	void *idlebin;              /* [lane][nbins] idle processes' run time */
-	const char **idle;          /* --idle patterns (NULL: the default) */
+	const char *const *idle;    /* idle patterns (NULL: the default) */
 	size_t nidle;
 	void *sumbusy;              /* [lane][nbins] summarised slice time */
 	uint32_t *dom;              /* [lane][nbins] dominant summarised entity */
@@ -532,52 +501,53 @@ static void instant(rep *x, const tk_event *ev)
 	{
 		size_t n;
 		const char *s = tk_trace_str(x->t, ev->name, &n);
-		cli_json_str_html(x->fp, s, n);
+		tk_json_write_str(x->fp, s, n, 1);
 	}
 	fprintf(x->fp, ",%llu,%u", (unsigned long long)(ev->time - x->first),
 		ev->source);
 	if (ev->note) {
 		fputc(',', x->fp);
-		cli_json_str_html(x->fp, ev->note, ev->note_len < 200 ? ev->note_len : 200);
+		tk_json_write_str(x->fp, ev->note, ev->note_len < 200 ? ev->note_len : 200, 1);
 	}
 	fputs("]\n", x->fp);
 }
 
 /* ---- one pass over the file ------------------------------------------------ */
 
-static int read_pass(rep *x, const char *path, const cli_read_opts *ro,
-		     tk_reader **rout, tk_stats **stout, tk_check **chkout)
+static int read_pass(rep *x, const char *path, const tk_reader_opts *ro,
+		     tk_reader **rout, tk_stats **stout, tk_check **chkout,
+		     tk_error *err)
 {
+	const tk_report_opts *o = x->o;
 	tk_reader *r = NULL;
 	tk_stats *st = NULL;
 	tk_check *chk = NULL;
 	const tk_event *ev;
-	tk_error err;
 	int rc, have = 0;
 
 	*rout = NULL;
-	if (cli_open(&r, path, ro) < 0)
-		return EXIT_BAD;
+	rc = tk_reader_open(&r, path, ro, err);
+	if (rc < 0)
+		return rc;
 	x->t = tk_reader_trace(r);
-	if (cli_filter_prepare(x->filter, r) < 0) {
+	if (o->on_open && (rc = o->on_open(o->ctx, r, x->pass)) < 0) {
+		tk_error_clear(err);
+		err->code = rc;
 		tk_reader_close(r);
-		return EXIT_BAD;
+		return rc;
 	}
-	if (x->pass == 1)
-		cli_idle_note(x->t, x->nidle, ro);
 	if (tk_timeline_new(&x->tl, x->t, on_slice, on_run, x, NULL) < 0 ||
 	    (x->idle && tk_timeline_set_idle(x->tl, x->idle, x->nidle) < 0) ||
 	    (x->pass == 1 &&
 	     (tk_stats_new(&st, x->t, NULL) < 0 ||
 	      tk_check_new(&chk, x->t, on_violation, x, NULL) < 0)))
 		goto nomem;
-	tk_error_clear(&err);
-	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+	while ((rc = tk_reader_next(r, &ev, err)) == TK_OK) {
 		if (x->pass == 1 && (!x->have_file_first || ev->time < x->file_first)) {
 			x->file_first = ev->time;
 			x->have_file_first = 1;
 		}
-		if (!cli_filter_match(x->filter, x->t, ev))
+		if (o->filter && !o->filter(o->ctx, x->t, ev))
 			continue;
 		if (x->pass == 1) {
 			if (!have || ev->time < x->first)
@@ -598,11 +568,10 @@ static int read_pass(rep *x, const char *path, const cli_read_opts *ro,
 			goto nomem;
 	}
 	if (rc < 0) {
-		cli_error(&err);
 		tk_stats_free(st);
 		tk_check_free(chk);
 		tk_reader_close(r);
-		return EXIT_BAD;
+		return rc;
 	}
 	if (tk_timeline_finish(x->tl) < 0 || x->nomem)
 		goto nomem;
@@ -611,13 +580,12 @@ static int read_pass(rep *x, const char *path, const cli_read_opts *ro,
 	*rout = r;
 	*stout = st;
 	*chkout = chk;
-	return EXIT_OK;
+	return TK_OK;
 nomem:
-	fprintf(stderr, "tracekit: out of memory\n");
 	tk_stats_free(st);
 	tk_check_free(chk);
 	tk_reader_close(r);
-	return EXIT_BAD;
+	return tk_err_nomem(err, NULL);
 }
 
 /* ---- the page --------------------------------------------------------------- */
@@ -774,7 +742,7 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
 		const char *s = tk_trace_str(t, e->name, &n);
 		fputs(i ? ",[" : "[", x->fp);
-		cli_json_str_html(x->fp, s, n);
+		tk_json_write_str(x->fp, s, n, 1);
 		fputc(',', x->fp);
 		jcstr(x->fp, tk_etype_name(e->type));
 		fputs("]", x->fp);
@@ -787,7 +755,7 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 		const tk_entity *e = tk_trace_entity(t, tk_timeline_lane_core(x->tl, l));
 		const char *s = e ? tk_trace_str(t, e->name, &n) : "?";
 		fputs(i ? ",{\"name\":" : "{\"name\":", x->fp);
-		cli_json_str_html(x->fp, s, e ? n : 1);
+		tk_json_write_str(x->fp, s, e ? n : 1, 1);
 		fprintf(x->fp, ",\"depth\":%u}", l < 256 ? x->maxdepth[l] : 8);
 	}
 	/* the idle processes (their time is idle time, not load): how many,
@@ -804,7 +772,7 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 			continue;
 		s = tk_trace_str(t, e->name, &n);
 		fputs(nrow++ ? "," : "", x->fp);
-		cli_json_str_html(x->fp, s, n);
+		tk_json_write_str(x->fp, s, n, 1);
 	}
 	nents = stat_entities(st);
 	limited = nents > STATS_ENTITY_MAX;
@@ -1028,94 +996,65 @@ static ssize_t page_write(void *cookie, const char *buf, size_t n)
 	return (ssize_t)n;
 }
 
-static int page_open(page_out *p, const char *out, FILE **fp)
+static int page_open(page_out *p, const char *out, FILE **fp, tk_error *err)
 {
 	static const cookie_io_functions_t io = { NULL, page_write, NULL, NULL };
+	int rc;
 
 	tk_error_clear(&p->err);
-	if (tk_output_open(&p->o, out, &p->err) < 0) {
-		cli_error(&p->err);
-		return -1;
-	}
+	if ((rc = tk_output_open(&p->o, out, err)) < 0)
+		return rc;
 	*fp = fopencookie(p, "w", io);
 	if (!*fp) {
 		tk_output_abort(p->o);
 		p->o = NULL;
-		fprintf(stderr, "tracekit: out of memory\n");
-		return -1;
+		return tk_err_nomem(err, NULL);
 	}
-	return 0;
+	return TK_OK;
 }
 
-int cmd_report(int argc, char **argv)
+void tk_report_opts_init(tk_report_opts *opts)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		CLI_READ_LONGOPTS,
-		{ "start", required_argument, NULL, O_START },
-		{ "end", required_argument, NULL, O_END },
-		{ "idle", required_argument, NULL, O_IDLE },
-		CLI_END_LONGOPTS
-	};
-	cli_args args = { { NULL }, 0 };
-	cli_read_opts ro = CLI_READ_OPTS_INIT;
-	const char *out = NULL, *path;
-	cli_filter f;
+	memset(opts, 0, sizeof(*opts));
+	tk_reader_opts_init(&opts->reader);
+}
+
+int tk_report_write(const char *path, const char *out,
+		    const tk_report_opts *opts, tk_error *err)
+{
+	tk_report_opts defaults;
+	tk_reader_opts ro;
 	rep x;
 	tk_reader *r1 = NULL, *r2 = NULL;
 	tk_stats *st = NULL, *st2 = NULL;
 	tk_check *chk = NULL, *chk2 = NULL;
 	page_out page;
-	int c, quiet, ret = EXIT_BAD;
+	struct stat sb;
+	int ret;
 	size_t i;
 
-	memset(&f, 0, sizeof(f));
+	if (!opts) {
+		tk_report_opts_init(&defaults);
+		opts = &defaults;
+	}
 	memset(&x, 0, sizeof(x));
 	memset(&page, 0, sizeof(page));
-	optind = 1;
-	while ((c = cli_getopt(argc, argv, "o:qh", longopts, &args)) != -1) {
-		switch (c) {
-		case 'o': out = optarg; break;
-		CLI_READ_CASES:
-			if (cli_read_opt(&ro, "report", c, optarg) < 0)
-				return EXIT_BAD;
-			break;
-		case O_START: f.start_s = optarg; break;
-		case O_END: f.end_s = optarg; break;
-		case O_IDLE:
-			if (cli_filter_add(&x.idle, &x.nidle, optarg) < 0) {
-				fprintf(stderr, "tracekit: out of memory\n");
-				free(x.idle);
-				return EXIT_BAD;
-			}
-			break;
-		case 'q': ro.quiet = 1; break;
-		case 'h': help(stdout); return EXIT_OK;
-		default: return EXIT_BAD;
-		}
-	}
-	if (args.n != 1 || !out) {
-		cli_usage_error("report", "expected FILE and -o OUT.html");
-		return EXIT_BAD;
-	}
-	path = args.v[0];
-	if (strcmp(path, "-") == 0) {
-		cli_usage_error("report", "the report reads FILE twice: standard input cannot be used");
-		return EXIT_BAD;
-	}
-	{
-		/* a pipe (/dev/fd/N of a process substitution) is read once */
-		struct stat sb;
-		if (stat(path, &sb) == 0 && (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode) ||
-					     S_ISCHR(sb.st_mode))) {
-			cli_usage_error("report", "the report reads FILE twice: %s is a pipe or "
-					"device, which can be read only once", path);
-			return EXIT_BAD;
-		}
-	}
-	x.filter = &f;
+	tk_error_clear(err);
+	if (strcmp(path, "-") == 0)
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "the report reads FILE twice: standard input cannot be used");
+	/* a pipe (/dev/fd/N of a process substitution) is read once */
+	if (stat(path, &sb) == 0 && (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode) ||
+				     S_ISCHR(sb.st_mode)))
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "the report reads FILE twice: %s is a pipe or "
+				  "device, which can be read only once", path);
+	x.o = opts;
+	x.idle = opts->idle;
+	x.nidle = opts->idle ? opts->nidle : 0;
+	ro = opts->reader;
 	x.pass = 1;
-	if (read_pass(&x, path, &ro, &r1, &st, &chk) != EXIT_OK)
+	if ((ret = read_pass(&x, path, &ro, &r1, &st, &chk, err)) < 0)
 		goto out;
 	x.span = x.last - x.first;
 	{
@@ -1133,7 +1072,7 @@ int cmd_report(int argc, char **argv)
 	if (make_hists(&x, st) < 0 || collect_worst(&x, st) < 0 ||
 	    order_lanes(&x) < 0)
 		goto nomem;
-	if (page_open(&page, out, &x.fp) < 0)
+	if ((ret = page_open(&page, out, &x.fp, err)) < 0)
 		goto out;
 	x.sfp = tmpfile();
 	if (!x.sfp)
@@ -1156,11 +1095,9 @@ int cmd_report(int argc, char **argv)
 	r1 = NULL;
 	/* pass 2: slices to x.sfp as they close, instants to the page */
 	x.pass = 2;
-	quiet = ro.quiet;
-	ro.quiet = 1; /* pass 1 showed the warnings */
-	if (read_pass(&x, path, &ro, &r2, &st2, &chk2) != EXIT_OK)
+	ro.on_warning = NULL; /* pass 1 showed the warnings */
+	if ((ret = read_pass(&x, path, &ro, &r2, &st2, &chk2, err)) < 0)
 		goto out;
-	ro.quiet = quiet; /* and the count of pass 2's, the same */
 	fputs("],\n\"slices\":[", x.fp);
 	{
 		char buf[65536];
@@ -1169,7 +1106,8 @@ int cmd_report(int argc, char **argv)
 		while ((n = fread(buf, 1, sizeof(buf), x.sfp)) > 0)
 			fwrite(buf, 1, n, x.fp);
 		if (ferror(x.sfp)) {
-			fprintf(stderr, "tracekit: cannot read back a temporary file\n");
+			ret = tk_err_set(err, TK_E_IO, NULL, 0, 0,
+					 "cannot read back a temporary file");
 			goto out;
 		}
 	}
@@ -1211,27 +1149,25 @@ int cmd_report(int argc, char **argv)
 		int bad = fclose(x.fp) != 0;
 		x.fp = NULL;
 		if (page.failed) {
-			cli_error(&page.err);
+			*err = page.err;
+			ret = err->code ? err->code : TK_E_IO;
 			goto out;
 		}
 		if (bad) {
-			fprintf(stderr, "tracekit: %s: write failed\n", out);
+			ret = tk_err_set(err, TK_E_IO, NULL, 0, 0, "%s: write failed", out);
 			goto out;
 		}
 	}
-	tk_error_clear(&page.err);
-	ret = tk_output_close(page.o, &page.err);
+	ret = tk_output_close(page.o, err);
 	page.o = NULL;
-	if (ret < 0) {
-		ret = EXIT_BAD;
-		cli_error(&page.err);
+	if (ret < 0)
 		goto out;
-	}
-	cli_warning_summary(r2, &ro);
-	ret = EXIT_OK;
+	if (opts->warnings)
+		*opts->warnings = tk_reader_warning_count(r2);
+	ret = TK_OK;
 	goto out;
 nomem:
-	fprintf(stderr, "tracekit: out of memory\n");
+	ret = tk_err_nomem(err, NULL);
 out:
 	if (x.fp)
 		fclose(x.fp);
@@ -1243,7 +1179,6 @@ out:
 	free(x.probs);
 	free(x.busy);
 	free(x.idlebin);
-	free(x.idle);
 	free(x.sumbusy);
 	free(x.dom);
 	free(x.domdur);
@@ -1262,6 +1197,5 @@ out:
 	tk_check_free(chk2);
 	tk_reader_close(r1);
 	tk_reader_close(r2);
-	cli_filter_free(&f);
 	return ret;
 }

@@ -1,0 +1,146 @@
+/*
+ * cmd_report.c - `tracekit report FILE -o report.html`: the options, then
+ * tk_report_write() (src/exports/report/report.c) writes the page
+ * (docs/exports.md).
+ */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void help(FILE *fp)
+{
+	fprintf(fp,
+		"usage: tracekit report [options] FILE -o OUT.html\n\n"
+		"Writes one self-contained HTML page (no network, no other files): a\n"
+		"timeline per core (when each task and ISR ran, runnables above them,\n"
+		"signals as ticks) with zoom (wheel), pan (drag) and hover details;\n"
+		"the metrics of 'tracekit stats' with the worst instance one click\n"
+		"away; histograms of RT and CET per entity; core load over time; the\n"
+		"problems 'tracekit check' finds, listed and marked.  Where a pixel\n"
+		"would hold many bars the page holds a summary (the page stays below\n"
+		"about 10 MB); re-run with --start/--end for the full detail of a\n"
+		"window.  FILE is read twice: a file (compressed or not), not\n"
+		"standard input.\n\n"
+		"options:\n"
+		"  -o, --output FILE   the page to write (required; '-' is standard output,\n"
+		"                      a name ending in .gz or .zst is compressed)\n"
+		"  --start TIME        only events at or after TIME (10ms, 250us, ticks)\n"
+		"  --end TIME          only events at or before TIME\n"
+		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
+		CLI_READ_HELP
+		"  --strict            read by the specification only\n"
+		"  --idle PATTERN      a process whose name matches the glob PATTERN (*, ?)\n"
+		"                      is idle: drawn, but its time is the core's idle\n"
+		"                      time (grey in the load chart), not load\n"
+		"                      (repeatable; default: IDLE* for the FreeRTOS trace\n"
+		"                      logger's tasks, the name after their [c/id] or (id)\n"
+		"                      prefix, else none; as 'tracekit load')\n"
+		"  -q, --quiet         no warnings on stderr\n"
+		"  -h, --help          this help\n");
+}
+
+enum { O_START = 256, O_END, O_IDLE };
+
+/* what the report's callbacks need: the window and the options */
+typedef struct report_ctx {
+	cli_filter f;
+	const cli_read_opts *ro;
+	size_t nidle;
+} report_ctx;
+
+/* each pass: --start/--end in the trace's ticks; the idle note once */
+static int on_open(void *ctx, tk_reader *r, int pass)
+{
+	report_ctx *c = ctx;
+
+	if (cli_filter_prepare(&c->f, r) < 0)
+		return TK_E_USAGE;
+	if (pass == 1)
+		cli_idle_note(tk_reader_trace(r), c->nidle, c->ro);
+	return TK_OK;
+}
+
+static int filter(void *ctx, const tk_trace *t, const tk_event *ev)
+{
+	report_ctx *c = ctx;
+
+	return cli_filter_match(&c->f, t, ev);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		CLI_READ_LONGOPTS,
+		{ "start", required_argument, NULL, O_START },
+		{ "end", required_argument, NULL, O_END },
+		{ "idle", required_argument, NULL, O_IDLE },
+		CLI_END_LONGOPTS
+	};
+	cli_args args = { { NULL }, 0 };
+	cli_read_opts ro = CLI_READ_OPTS_INIT;
+	const char *out = NULL;
+	const char **idle = NULL;
+	size_t nidle = 0;
+	report_ctx c;
+	tk_report_opts opts;
+	tk_error err;
+	uint64_t warnings = 0;
+	int ch, ret = EXIT_BAD;
+
+	memset(&c, 0, sizeof(c));
+	optind = 1;
+	while ((ch = cli_getopt(argc, argv, "o:qh", longopts, &args)) != -1) {
+		switch (ch) {
+		case 'o': out = optarg; break;
+		CLI_READ_CASES:
+			if (cli_read_opt(&ro, "report", ch, optarg) < 0)
+				return EXIT_BAD;
+			break;
+		case O_START: c.f.start_s = optarg; break;
+		case O_END: c.f.end_s = optarg; break;
+		case O_IDLE:
+			if (cli_filter_add(&idle, &nidle, optarg) < 0) {
+				fprintf(stderr, "tracekit: out of memory\n");
+				free(idle);
+				return EXIT_BAD;
+			}
+			break;
+		case 'q': ro.quiet = 1; break;
+		case 'h': help(stdout); return EXIT_OK;
+		default: return EXIT_BAD;
+		}
+	}
+	if (args.n != 1 || !out) {
+		cli_usage_error("report", "expected FILE and -o OUT.html");
+		goto out;
+	}
+	c.ro = &ro;
+	c.nidle = nidle;
+	tk_report_opts_init(&opts);
+	cli_reader_opts(&opts.reader, &ro);
+	opts.idle = idle;
+	opts.nidle = nidle;
+	opts.on_open = on_open;
+	opts.filter = filter;
+	opts.ctx = &c;
+	opts.warnings = &warnings;
+	if (tk_report_write(args.v[0], out, &opts, &err) < 0) {
+		/* an error of the report's own (no input named) as the other
+		 * commands put theirs; none when on_open printed it */
+		if (err.input[0])
+			cli_error(&err);
+		else if (err.code == TK_E_USAGE && err.msg[0])
+			cli_usage_error("report", "%s", err.msg);
+		else if (err.msg[0])
+			fprintf(stderr, "tracekit: %s\n", err.msg);
+		goto out;
+	}
+	cli_warning_total(warnings, &ro);
+	ret = EXIT_OK;
+out:
+	free(idle);
+	cli_filter_free(&c.f);
+	return ret;
+}
