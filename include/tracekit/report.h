@@ -44,7 +44,8 @@ typedef struct tk_report_opts {
 	 * its first event: the caller may prepare `filter` for the trace (a
 	 * time window in the trace's ticks, names looked up) or tell the user
 	 * something about it.  A negative return ends the report with that
-	 * status (err is then cleared: the callback reports its own error).
+	 * status, and err holds that code with no input and no message (the
+	 * callback reports its own error).
 	 * NULL: nothing to do.
 	 */
 	int (*on_open)(void *ctx, tk_reader *r, int pass);
