@@ -37,6 +37,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -694,6 +695,20 @@ void tk_output_abort(tk_output *o);
  */
 void tk_temp_remove_all(void);
 
+/* ------------------------------------------------------------------------ */
+/* JSON text                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * s[0..n) as a JSON string, with its quotes, on fp: '"' and '\' escaped,
+ * control characters (and DEL) as \n, \r, \t or \u00XX, valid UTF-8 as it
+ * is, a byte that is not part of a well-formed UTF-8 sequence as \ufffd;
+ * with `html` non-zero '<', '>' and '&' are escaped too (\u003c ...), so
+ * the string is safe inside a <script> element (the report's data).  The
+ * one JSON string writer of the library and of tracekit's outputs.
+ */
+void tk_json_write_str(FILE *fp, const char *s, size_t n, int html);
+
 #ifdef __cplusplus
 }
 #endif
@@ -706,5 +721,7 @@ void tk_temp_remove_all(void);
 #include "tracekit/timeline.h"
 /* S.Ha.R.K. FTrace dumps as records (the host tools' text) */
 #include "tracekit/shark.h"
+/* the HTML report of a trace */
+#include "tracekit/report.h"
 
 #endif /* TRACEKIT_H */

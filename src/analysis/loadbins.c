@@ -1,5 +1,5 @@
 /* loadbins.c - busy time per lane in a bounded number of windows. */
-#include "loadbins.h"
+#include "analysis_exports.h"
 
 #include "../core/internal.h"
 

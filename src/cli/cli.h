@@ -131,6 +131,11 @@ int cli_input_is_tarmac(const tk_input *in);
 int cli_open_input(tk_reader **r, tk_input *in, const cli_read_opts *o);
 /** After reading: a line with the number of warnings, if any were hidden. */
 void cli_warning_summary(tk_reader *r, const cli_read_opts *o);
+/** The same line for n warnings of reading (the report's count). */
+void cli_warning_total(uint64_t n, const cli_read_opts *o);
+/** The library's reader options of the command's options (warnings printed
+ *  to stderr unless quiet). */
+void cli_reader_opts(tk_reader_opts *ro, const cli_read_opts *o);
 
 /** Event filters of `cat` and `convert`. */
 typedef struct cli_filter {

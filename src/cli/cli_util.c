@@ -138,7 +138,7 @@ int cli_read_opt(cli_read_opts *o, const char *cmd, int code, const char *arg)
 	return add_read_option(o, cmd, kv, "--trace");
 }
 
-static void reader_opts(tk_reader_opts *ro, const cli_read_opts *o)
+void cli_reader_opts(tk_reader_opts *ro, const cli_read_opts *o)
 {
 	tk_reader_opts_init(ro);
 	ro->format = o->from;
@@ -153,7 +153,7 @@ int cli_input(tk_input **in, const char *path, const cli_read_opts *o)
 	tk_reader_opts ro;
 	tk_error err;
 
-	reader_opts(&ro, o);
+	cli_reader_opts(&ro, o);
 	tk_error_clear(&err);
 	if (tk_input_open_opts(in, path, &ro, &err) < 0) {
 		cli_error(&err);
@@ -172,7 +172,7 @@ int cli_open_input(tk_reader **r, tk_input *in, const cli_read_opts *o)
 	tk_reader_opts ro;
 	tk_error err;
 
-	reader_opts(&ro, o);
+	cli_reader_opts(&ro, o);
 	tk_error_clear(&err);
 	if (tk_reader_open_input(r, in, &ro, &err) < 0) {
 		cli_error(&err);
@@ -186,7 +186,7 @@ int cli_open(tk_reader **r, const char *path, const cli_read_opts *o)
 	tk_reader_opts ro;
 	tk_error err;
 
-	reader_opts(&ro, o);
+	cli_reader_opts(&ro, o);
 	tk_error_clear(&err);
 	if (tk_reader_open(r, path, &ro, &err) < 0) {
 		cli_error(&err);
@@ -197,8 +197,11 @@ int cli_open(tk_reader **r, const char *path, const cli_read_opts *o)
 
 void cli_warning_summary(tk_reader *r, const cli_read_opts *o)
 {
-	uint64_t n = tk_reader_warning_count(r);
+	cli_warning_total(tk_reader_warning_count(r), o);
+}
 
+void cli_warning_total(uint64_t n, const cli_read_opts *o)
+{
 	n += n ? nwriter_warnings : 0;
 	if (n && !(o && o->quiet)) /* o may be NULL as in cli_pipe() */
 		fprintf(stderr,
@@ -444,51 +447,19 @@ void cli_idle_note(const tk_trace *t, size_t nidle, const cli_read_opts *ro)
 			tk_load_default_idle(t));
 }
 
-/* s as a JSON string; html: also <, > and & escaped, for a <script> */
-static void json_put(FILE *fp, const char *s, size_t n, int html)
-{
-	size_t i, len;
-
-	fputc('"', fp);
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\')
-			fprintf(fp, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", fp);
-		else if (c == '\r')
-			fputs("\\r", fp);
-		else if (c == '\t')
-			fputs("\\t", fp);
-		else if (c < 0x20 || c == 0x7f ||
-			 (html && (c == '<' || c == '>' || c == '&')))
-			fprintf(fp, "\\u%04x", c);
-		else if (c < 0x80)
-			fputc(c, fp);
-		else if ((len = tk_utf8_len((const unsigned char *)s + i, n - i))) {
-			/* valid UTF-8 as it is */
-			fwrite(s + i, 1, len, fp);
-			i += len - 1;
-		} else {
-			fputs("\\ufffd", fp); /* a stray byte */
-		}
-	}
-	fputc('"', fp);
-}
-
 void cli_json_str(FILE *fp, const char *s, size_t n)
 {
-	json_put(fp, s, n, 0);
+	tk_json_write_str(fp, s, n, 0);
 }
 
 void cli_json_str_html(FILE *fp, const char *s, size_t n)
 {
-	json_put(fp, s, n, 1);
+	tk_json_write_str(fp, s, n, 1);
 }
 
 void cli_json_cstr(FILE *fp, const char *s)
 {
-	json_put(fp, s, strlen(s), 0);
+	tk_json_write_str(fp, s, strlen(s), 0);
 }
 
 void cli_csv_field(FILE *fp, const char *s, size_t n)

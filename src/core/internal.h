@@ -724,15 +724,7 @@ int tk_reader_open_source(tk_reader **out, tk_source *src, const char *path,
 void tk_reader_warn(tk_reader *r, unsigned kind, uint64_t line,
 		    uint32_t column, const char *fmt, ...) TK_PRINTF(5, 6);
 
-/* The formats (one per folder under src/formats/). */
-extern const tk_format_ops tk_format_btf;
-extern const tk_format_ops tk_format_tarmac;
-extern const tk_format_ops tk_format_htf;
-extern const tk_format_ops tk_format_shark;
-extern const tk_format_ops tk_format_atf;
-extern const tk_format_ops tk_format_perfetto;
-extern const tk_format_ops tk_format_vcd;
-extern const tk_format_ops tk_format_sqlite;
-extern const tk_format_ops tk_format_ctf;
+/* The formats and exports themselves are declared and listed in
+ * src/registry.c, above src/formats/ and src/exports/. */
 
 #endif /* TK_INTERNAL_H */

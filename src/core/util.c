@@ -198,3 +198,35 @@ const char *tk_xml_escape(char c, int attr)
 	default: return NULL;
 	}
 }
+
+/* tracekit.h; html: also <, > and & escaped, for a <script> */
+void tk_json_write_str(FILE *fp, const char *s, size_t n, int html)
+{
+	size_t i, len;
+
+	fputc('"', fp);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\')
+			fprintf(fp, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", fp);
+		else if (c == '\r')
+			fputs("\\r", fp);
+		else if (c == '\t')
+			fputs("\\t", fp);
+		else if (c < 0x20 || c == 0x7f ||
+			 (html && (c == '<' || c == '>' || c == '&')))
+			fprintf(fp, "\\u%04x", c);
+		else if (c < 0x80)
+			fputc(c, fp);
+		else if ((len = tk_utf8_len((const unsigned char *)s + i, n - i))) {
+			/* valid UTF-8 as it is */
+			fwrite(s + i, 1, len, fp);
+			i += len - 1;
+		} else {
+			fputs("\\ufffd", fp); /* a stray byte */
+		}
+	}
+	fputc('"', fp);
+}

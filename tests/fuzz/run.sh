@@ -9,7 +9,13 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/build-fuzz
 mkdir -p "$out"
 cd "$root"
-srcs="$(ls src/core/*.c src/formats/*.c src/formats/*/*.c src/analysis/*.c)"
+srcs="$(ls src/registry.c src/core/*.c src/formats/*/*.c src/analysis/*.c src/exports/*/*.c)"
+# the report's page as C strings (src/exports/report/report.c uses them),
+# made as the build makes it
+cmake -DIN=src/exports/report/report.html \
+	-DHEADER="$root/src/exports/report/report_page.h" \
+	-DOUT="$out/report_page.c" -P scripts/embed_report.cmake
+srcs="$srcs $out/report_page.c"
 # TK_TEST_HOOKS: the library's test entry points (the memory stream)
 cflags="-std=c11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -Iinclude -DTK_TEST_HOOKS"
 libs="-lz -lzstd -lexpat -lsqlite3 -lelf -lpthread"

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "loadbins.h"
+#include "analysis_exports.h"
 #include "tk_test.h"
 
 #define NIV 4000

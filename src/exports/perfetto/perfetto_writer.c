@@ -44,8 +44,7 @@
  * metadata.ts_offset_us says so.
  */
 #include "../../core/internal.h"
-#include "../../analysis/analysis_internal.h"
-#include "../../analysis/loadbins.h"
+#include "../../analysis/analysis_exports.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,44 @@
 /*
- * loadbins.h - busy time per lane (core) in at most TK_LOAD_BINS windows of
+ * analysis_exports.h - what the analysis layer offers the exports
+ * (src/exports/) beyond its public headers (include/tracekit/analysis.h,
+ * timeline.h): the maps and windows the exports keep per instance and per
+ * core, which are no part of the public API.  The exports include this
+ * header and never analysis_internal.h (tests/docs/layering.sh).
+ */
+#ifndef TK_ANALYSIS_EXPORTS_H
+#define TK_ANALYSIS_EXPORTS_H
+
+#include "../core/hashmap.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * A map from (entity, instance) to a small fixed-size record: the records
+ * in dense arrays (ent[i], inst[i], value i for i < count),
+ * indexed by a tk_hashmap from a mix of the key to i; a deletion moves
+ * the last record into the hole, so a map whose instances come and go (one
+ * per activation) stays as small as the live set.  Values are `vsize`
+ * bytes, zeroed on insertion.  Pointers into the map are valid until the
+ * next insertion or deletion.
+ */
+typedef struct tk_imap {
+	uint32_t *ent;
+	int64_t *inst;
+	unsigned char *vals;
+	size_t vsize, cap, count;
+	tk_hashmap idx;
+} tk_imap;
+
+void tk_imap_init(tk_imap *m, size_t vsize);
+void *tk_imap_get(const tk_imap *m, uint32_t ent, int64_t inst);
+/** The value for the key, inserted (zeroed) when absent; NULL: no memory. */
+void *tk_imap_put(tk_imap *m, uint32_t ent, int64_t inst, int *created);
+void tk_imap_del(tk_imap *m, uint32_t ent, int64_t inst);
+void tk_imap_free(tk_imap *m);
+
+/*
+ * Busy time per lane (core) in at most TK_LOAD_BINS windows of
  * equal width, for the exports that draw core load over the whole trace
  * (perfetto's counter tracks, VCD's load variables).
  *
@@ -13,12 +52,6 @@
  * windows about 10 bytes per window, so thousands of cores that each ran
  * briefly do not cost TK_LOAD_BINS counters each.
  */
-#ifndef TK_LOADBINS_H
-#define TK_LOADBINS_H
-
-#include <stddef.h>
-#include <stdint.h>
-
 #define TK_LOAD_BINS 1024u
 
 /* a lane's windows with busy time: bin[i] (increasing) has busy[i] ticks */

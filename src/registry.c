@@ -1,11 +1,26 @@
 /*
- * registry.c - the one list of formats.  To add a format: write
- * src/formats/<name>/, declare its tk_format_ops in src/core/internal.h and
- * add it here.
+ * registry.c - the one list of formats: the event formats of src/formats/
+ * and the exports of src/exports/, in the order `tracekit formats` shows
+ * them and probes break ties.  It sits above both layers (neither includes
+ * the other, and core knows none of them): to add a format, write
+ * src/formats/<name>/ (or src/exports/<name>/), declare its tk_format_ops
+ * below and add it to formats[].
  */
-#include "../core/internal.h"
+#include "core/internal.h"
 
 #include <string.h>
+
+/* src/formats/ */
+extern const tk_format_ops tk_format_btf;
+extern const tk_format_ops tk_format_tarmac;
+extern const tk_format_ops tk_format_htf;
+extern const tk_format_ops tk_format_shark;
+extern const tk_format_ops tk_format_atf;
+extern const tk_format_ops tk_format_ctf;
+/* src/exports/ */
+extern const tk_format_ops tk_format_perfetto;
+extern const tk_format_ops tk_format_vcd;
+extern const tk_format_ops tk_format_sqlite;
 
 static const tk_format_ops *const formats[] = {
 	&tk_format_btf,

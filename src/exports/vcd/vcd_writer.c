@@ -48,7 +48,7 @@
 
 #include "../../core/internal.h"
 #include "../../core/loss.h"
-#include "../../analysis/loadbins.h"
+#include "../../analysis/analysis_exports.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,0 +1,92 @@
+/*
+ * report.h - the HTML report of a trace: one self-contained page (no
+ * network, no other files) with a timeline per core, the metrics of
+ * tk_stats with the worst instances, histograms of RT and CET, core load
+ * over time and the problems tk_check finds (docs/exports.md).  What
+ * `tracekit report` writes, callable from C.
+ *
+ * The trace file is read twice (pass 1: stats, check, the span and the
+ * counts of bars; pass 2: the bars), so it must be a file (compressed or
+ * not), not standard input or a pipe.  Memory stays flat and the page
+ * bounded (about 10 MB): where a pixel would hold many bars the page
+ * holds a summary per window.
+ *
+ * Included by tracekit.h; not meant to be included on its own.
+ */
+#ifndef TRACEKIT_REPORT_H
+#define TRACEKIT_REPORT_H
+
+#include "tracekit/tracekit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The options of tk_report_write(); tk_report_opts_init() sets the defaults. */
+typedef struct tk_report_opts {
+	/**
+	 * How the trace is read (format, strict, format options).  Its
+	 * on_warning callback sees the warnings of the first pass only (the
+	 * second pass reads the same file again and gives the same ones).
+	 */
+	tk_reader_opts reader;
+	/**
+	 * Processes whose names match one of these glob patterns ('*', '?')
+	 * are idle: drawn, but their time is the core's idle time, not load
+	 * (tk_timeline_set_idle()).  NULL (nidle 0): the default of
+	 * tk_load_default_idle() (IDLE* in the FreeRTOS trace logger's
+	 * traces, else none).  The array is borrowed for the call.
+	 */
+	const char *const *idle;
+	size_t nidle;
+	/**
+	 * Called once on each pass (1, then 2) when the trace is open, before
+	 * its first event: the caller may prepare `filter` for the trace (a
+	 * time window in the trace's ticks, names looked up) or tell the user
+	 * something about it.  A negative return ends the report with that
+	 * status, and err holds that code with no input and no message (the
+	 * callback reports its own error).
+	 * NULL: nothing to do.
+	 */
+	int (*on_open)(void *ctx, tk_reader *r, int pass);
+	/**
+	 * The events that go into the report: only those for which filter
+	 * returns non-zero (a time window, entities), on both passes alike.
+	 * NULL: every event.
+	 */
+	int (*filter)(void *ctx, const tk_trace *t, const tk_event *ev);
+	void *ctx;          /**< passed to on_open and filter */
+	/**
+	 * Where to store the number of warnings of reading the trace
+	 * (tk_reader_warning_count() of a pass) when the report is written.
+	 * NULL: not wanted.
+	 */
+	uint64_t *warnings;
+} tk_report_opts;
+
+/** The defaults: tk_reader_opts_init() for the reader, no idle pattern,
+ *  no callback, no filter. */
+void tk_report_opts_init(tk_report_opts *opts);
+
+/**
+ * Write the report of the trace file `path` to `out`: "-" is standard
+ * output, any other path is written under a temporary name and renamed
+ * when the page is complete, compressed when it ends in ".gz" or ".zst"
+ * (tk_output_open()).  `opts` may be NULL (the defaults).  The page names
+ * the trace by `path` as given.
+ *
+ * Returns TK_OK, or a negative status with `err` filled, and no output
+ * file left: TK_E_USAGE when `path` is "-" or a pipe, a socket or a device
+ * (it is read twice), the reader's error when the trace is unreadable,
+ * TK_E_IO when the page cannot be written, TK_E_NOMEM.  Errors that are
+ * not about one input (out of memory, the temporary file of the bars)
+ * have an empty err->input.
+ */
+int tk_report_write(const char *path, const char *out,
+		    const tk_report_opts *opts, tk_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACEKIT_REPORT_H */

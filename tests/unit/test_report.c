@@ -1,0 +1,205 @@
+/*
+ * test_report.c CLI TRACE WTRACE TMPDIR - the HTML report as a library
+ * function (tk_report_write(), include/tracekit/report.h):
+ *   - with the defaults, the page is byte for byte the page of `tracekit
+ *     report -q TRACE -o OUT` (the CLI calls the same function);
+ *   - idle patterns and a filter callback give the page of `--idle` and
+ *     `--start`/`--end`; on_open is called once per pass, 1 then 2;
+ *   - the warnings of WTRACE (a trace read with warnings) are counted, and
+ *     the on_warning callback sees them on one pass only;
+ *   - "-" and a FIFO are refused (TK_E_USAGE), a missing trace is the
+ *     reader's error with its input, an on_open that fails ends the report:
+ *     no page is left in any of these cases.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tracekit/tracekit.h"
+#include "tk_test.h"
+
+static const char *cli, *tmp;
+
+/* the whole file at path (NUL-terminated, its size in *n), or NULL */
+static char *slurp(const char *path, size_t *n)
+{
+	FILE *fp = fopen(path, "rb");
+	char *buf = NULL;
+	long len;
+
+	*n = 0;
+	if (!fp)
+		return NULL;
+	if (fseek(fp, 0, SEEK_END) == 0 && (len = ftell(fp)) >= 0 &&
+	    fseek(fp, 0, SEEK_SET) == 0 && (buf = malloc((size_t)len + 1)) &&
+	    fread(buf, 1, (size_t)len, fp) == (size_t)len) {
+		buf[len] = '\0';
+		*n = (size_t)len;
+	} else {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(fp);
+	return buf;
+}
+
+/* the page of `tracekit report -q ARGS TRACE -o OUT`, compared with the
+ * page at lib */
+static void same_as_cli(const char *lib, const char *args, const char *trace)
+{
+	char cmd[4096], out[1024];
+	char *a, *b;
+	size_t na, nb;
+
+	snprintf(out, sizeof(out), "%s/cli.html", tmp);
+	snprintf(cmd, sizeof(cmd), "'%s' report -q %s '%s' -o '%s'", cli, args,
+		 trace, out);
+	CHECK(system(cmd) == 0);
+	a = slurp(lib, &na);
+	b = slurp(out, &nb);
+	CHECK(a != NULL && b != NULL);
+	if (a && b) {
+		CHECK_EQ_U64(na, nb);
+		CHECK(na == nb && memcmp(a, b, na) == 0);
+		CHECK(na > 1000 && strstr(a, "const D={") != NULL);
+	}
+	free(a);
+	free(b);
+	unlink(out);
+}
+
+static int exists(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0;
+}
+
+typedef struct ctx {
+	int passes[3];
+	int npass;
+	int fail_open;
+	uint64_t start, end;
+	uint64_t seen, kept;
+} ctx;
+
+static int on_open(void *p, tk_reader *r, int pass)
+{
+	ctx *c = p;
+
+	CHECK(tk_reader_trace(r) != NULL);
+	if (c->npass < 3)
+		c->passes[c->npass] = pass;
+	c->npass++;
+	return c->fail_open ? TK_E_USAGE : TK_OK;
+}
+
+static int window(void *p, const tk_trace *t, const tk_event *ev)
+{
+	ctx *c = p;
+
+	(void)t;
+	c->seen++;
+	if (ev->time < c->start || ev->time > c->end)
+		return 0;
+	c->kept++;
+	return 1;
+}
+
+static void count_warning(void *p, const tk_error *w)
+{
+	(void)w;
+	(*(uint64_t *)p)++;
+}
+
+int main(int argc, char **argv)
+{
+	const char *trace, *wtrace;
+	const char *idle[1] = { "Task_Log*" };
+	char out[1024], fifo[1024];
+	tk_report_opts o;
+	tk_error err;
+	ctx c;
+	uint64_t warnings, shown;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: test_report CLI TRACE WTRACE TMPDIR\n");
+		return 2;
+	}
+	cli = argv[1];
+	trace = argv[2];
+	wtrace = argv[3];
+	tmp = argv[4];
+	mkdir(tmp, 0777);
+	snprintf(out, sizeof(out), "%s/lib.html", tmp);
+
+	/* the defaults: the CLI's page */
+	CHECK(tk_report_write(trace, out, NULL, &err) == TK_OK);
+	CHECK_EQ_U64(err.code, 0);
+	same_as_cli(out, "", trace);
+
+	/* idle patterns and a window: the page of --idle, --start and --end
+	 * (demo.btf's tick is 1 ns) */
+	memset(&c, 0, sizeof(c));
+	c.start = 500000;
+	c.end = 1500000;
+	tk_report_opts_init(&o);
+	o.idle = idle;
+	o.nidle = 1;
+	o.on_open = on_open;
+	o.filter = window;
+	o.ctx = &c;
+	CHECK(tk_report_write(trace, out, &o, &err) == TK_OK);
+	CHECK_EQ_U64(c.npass, 2);
+	CHECK_EQ_U64(c.passes[0], 1);
+	CHECK_EQ_U64(c.passes[1], 2);
+	CHECK(c.kept > 0 && c.kept < c.seen);
+	same_as_cli(out, "--idle 'Task_Log*' --start 500000 --end 1500000", trace);
+
+	/* warnings: counted, shown on the first pass only */
+	warnings = 0;
+	shown = 0;
+	tk_report_opts_init(&o);
+	o.reader.on_warning = count_warning;
+	o.reader.warning_ctx = &shown;
+	o.warnings = &warnings;
+	CHECK(tk_report_write(wtrace, out, &o, &err) == TK_OK);
+	CHECK(warnings > 0);
+	CHECK(shown > 0 && shown <= warnings);
+	{
+		uint64_t again = 0;
+		o.reader.warning_ctx = &again;
+		CHECK(tk_report_write(wtrace, out, &o, &err) == TK_OK);
+		CHECK_EQ_U64(again, shown);
+	}
+	unlink(out);
+
+	/* refused inputs, failures: an error and no page */
+	CHECK(tk_report_write("-", out, NULL, &err) == TK_E_USAGE);
+	CHECK(strstr(err.msg, "standard input") != NULL);
+	CHECK(!exists(out));
+	snprintf(fifo, sizeof(fifo), "%s/fifo.btf", tmp);
+	unlink(fifo);
+	CHECK(mkfifo(fifo, 0666) == 0);
+	CHECK(tk_report_write(fifo, out, NULL, &err) == TK_E_USAGE);
+	CHECK(strstr(err.msg, "pipe") != NULL);
+	CHECK(!exists(out));
+	unlink(fifo);
+	snprintf(fifo, sizeof(fifo), "%s/missing.btf", tmp);
+	CHECK(tk_report_write(fifo, out, NULL, &err) < 0);
+	CHECK_STR(err.input, fifo);
+	CHECK(!exists(out));
+	memset(&c, 0, sizeof(c));
+	c.fail_open = 1;
+	tk_report_opts_init(&o);
+	o.on_open = on_open;
+	o.ctx = &c;
+	CHECK(tk_report_write(trace, out, &o, &err) == TK_E_USAGE);
+	CHECK_EQ_U64(c.npass, 1);
+	CHECK(!exists(out));
+
+	TEST_DONE();
+}
