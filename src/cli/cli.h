@@ -3,8 +3,6 @@
 #define TK_CLI_H
 
 #include "tracekit/tracekit.h"
-#include "../core/bytes.h"
-#include "../core/hashmap.h"
 
 #include <getopt.h>
 #include <stdint.h>
@@ -186,19 +184,28 @@ void cli_csv_field(FILE *fp, const char *s, size_t n);
 void cli_csv_cstr(FILE *fp, const char *s);
 
 /*
- * A map from 64-bit keys to 64-bit counters: keys[i] counted vals[i] for
- * i < count, in the order first added; used[i] is 1 for those (0 up to
- * cap, for loops over the capacity).  Zeroed: empty.
+ * A map from 64-bit keys to 64-bit counters: keys[i] for i < count, in the
+ * order first added, and its counter vals[i] (vals has room only up to the
+ * last key added with a delta: a set whose keys are all added with delta 0
+ * holds no counters).  Its index is hashed with a seed drawn once per
+ * process, so that no input piles its keys into one slot.  Zeroed: empty.
  */
 typedef struct cli_map {
 	uint64_t *keys, *vals;
-	uint8_t *used;
-	size_t cap, count;
-	tk_hashmap idx;           /* key -> i */
+	size_t cap, vcap, count;  /* of keys, of vals; entries */
+	uint32_t *slot;           /* nslot (a power of two): entry + 1, or 0 */
+	size_t nslot;
 } cli_map;
 
+/** Add delta to key's counter (a new key starts at 0): 0, or -1 out of memory. */
 int cli_map_add(cli_map *m, uint64_t key, uint64_t delta);
+/** The entry of key (its index in keys[] and vals[]), or -1 if none. */
+int64_t cli_map_find(const cli_map *m, uint64_t key);
 void cli_map_free(cli_map *m);
+
+/** Make (*arr)[id] exist: the array of *cap elements of esize bytes grows
+ *  by doubling (from 16), the new elements zeroed; 0, or -1 out of memory. */
+int cli_grow(void **arr, size_t *cap, size_t id, size_t esize);
 
 /*
  * Arm Tarmac logs (tarmac_cli.c).  info, cat and stats show the CPU-level

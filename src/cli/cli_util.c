@@ -1,11 +1,11 @@
 /* cli_util.c - error printing, opening readers, filters, the copy loop. */
 #include "cli.h"
-#include "../core/internal.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void cli_error(const tk_error *err)
 {
@@ -444,35 +444,52 @@ void cli_idle_note(const tk_trace *t, size_t nidle, const cli_read_opts *ro)
 			tk_load_default_idle(t));
 }
 
-/* s as a JSON string; html: also <, > and & escaped, for a <script> */
-static void json_put(FILE *fp, const char *s, size_t n, int html)
+/*
+ * The one UTF-8 walk of the JSON and CSV writers: s[0..n) with each ASCII
+ * byte handed to ascii(), a well-formed UTF-8 sequence written as it is,
+ * and a byte that starts none written as `stray`.
+ */
+static void utf8_put(FILE *fp, const char *s, size_t n, int html,
+		     void (*ascii)(FILE *, unsigned char, int), const char *stray)
 {
+	const unsigned char *u = (const unsigned char *)s;
 	size_t i, len;
 
-	fputc('"', fp);
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\')
-			fprintf(fp, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", fp);
-		else if (c == '\r')
-			fputs("\\r", fp);
-		else if (c == '\t')
-			fputs("\\t", fp);
-		else if (c < 0x20 || c == 0x7f ||
-			 (html && (c == '<' || c == '>' || c == '&')))
-			fprintf(fp, "\\u%04x", c);
-		else if (c < 0x80)
-			fputc(c, fp);
-		else if ((len = tk_utf8_len((const unsigned char *)s + i, n - i))) {
-			/* valid UTF-8 as it is */
+	for (i = 0; i < n; i += len) {
+		if (u[i] < 0x80) {
+			ascii(fp, u[i], html);
+			len = 1;
+		} else if ((len = tk_utf8_len(u + i, n - i))) {
 			fwrite(s + i, 1, len, fp);
-			i += len - 1;
 		} else {
-			fputs("\\ufffd", fp); /* a stray byte */
+			fputs(stray, fp);
+			len = 1;
 		}
 	}
+}
+
+/* an ASCII byte in a JSON string; html: also <, > and &, for a <script> */
+static void json_ascii(FILE *fp, unsigned char c, int html)
+{
+	if (c == '"' || c == '\\')
+		fprintf(fp, "\\%c", c);
+	else if (c == '\n')
+		fputs("\\n", fp);
+	else if (c == '\r')
+		fputs("\\r", fp);
+	else if (c == '\t')
+		fputs("\\t", fp);
+	else if (c < 0x20 || c == 0x7f ||
+		 (html && (c == '<' || c == '>' || c == '&')))
+		fprintf(fp, "\\u%04x", c);
+	else
+		fputc(c, fp);
+}
+
+static void json_put(FILE *fp, const char *s, size_t n, int html)
+{
+	fputc('"', fp);
+	utf8_put(fp, s, n, html, json_ascii, "\\ufffd");
 	fputc('"', fp);
 }
 
@@ -491,9 +508,18 @@ void cli_json_cstr(FILE *fp, const char *s)
 	json_put(fp, s, strlen(s), 0);
 }
 
+/* an ASCII byte in a CSV field: '"' doubled */
+static void csv_ascii(FILE *fp, unsigned char c, int unused)
+{
+	(void)unused;
+	if (c == '"')
+		fputc('"', fp);
+	fputc(c, fp);
+}
+
 void cli_csv_field(FILE *fp, const char *s, size_t n)
 {
-	size_t i, len;
+	size_t i;
 	int quote = 0;
 
 	for (i = 0; i < n && !quote; i++) {
@@ -502,19 +528,7 @@ void cli_csv_field(FILE *fp, const char *s, size_t n)
 	}
 	if (quote)
 		fputc('"', fp);
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"')
-			fputs("\"\"", fp);
-		else if (c < 0x80)
-			fputc(c, fp);
-		else if ((len = tk_utf8_len((const unsigned char *)s + i, n - i))) {
-			fwrite(s + i, 1, len, fp);
-			i += len - 1;
-		} else {
-			fputs("\xef\xbf\xbd", fp); /* a stray byte: U+FFFD */
-		}
-	}
+	utf8_put(fp, s, n, 0, csv_ascii, "\xef\xbf\xbd"); /* U+FFFD */
 	if (quote)
 		fputc('"', fp);
 }
@@ -524,35 +538,92 @@ void cli_csv_cstr(FILE *fp, const char *s)
 	cli_csv_field(fp, s, strlen(s));
 }
 
+int cli_grow(void **arr, size_t *cap, size_t id, size_t esize)
+{
+	size_t ncap = *cap ? *cap : 16;
+	unsigned char *p;
+
+	if (id < *cap)
+		return 0;
+	while (ncap <= id) {
+		if (ncap > SIZE_MAX / 2 / esize)
+			return -1;
+		ncap *= 2;
+	}
+	if (ncap > SIZE_MAX / esize)
+		return -1;
+	p = realloc(*arr, ncap * esize);
+	if (!p)
+		return -1;
+	memset(p + *cap * esize, 0, (ncap - *cap) * esize);
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* the slot of key in m's index (m->nslot > 0): its entry's or an empty one */
+static size_t map_slot(const cli_map *m, uint64_t key)
+{
+	static uint64_t seed;
+	uint64_t h;
+	size_t i;
+
+	/* drawn once: where the system placed this program, and the time */
+	if (!seed)
+		seed = ((uint64_t)(uintptr_t)&seed ^ (uint64_t)time(NULL) << 20) | 1;
+	/* splitmix64's finaliser of the seeded key */
+	h = (key ^ seed) + 0x9e3779b97f4a7c15u;
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9u;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebu;
+	h ^= h >> 31;
+	for (i = (size_t)h & (m->nslot - 1); m->slot[i];
+	     i = (i + 1) & (m->nslot - 1))
+		if (m->keys[m->slot[i] - 1] == key)
+			break;
+	return i;
+}
+
+int64_t cli_map_find(const cli_map *m, uint64_t key)
+{
+	size_t i;
+
+	if (!m->nslot)
+		return -1;
+	i = map_slot(m, key);
+	return m->slot[i] ? (int64_t)m->slot[i] - 1 : -1;
+}
+
 int cli_map_add(cli_map *m, uint64_t key, uint64_t delta)
 {
-	void **arr[3] = { (void **)&m->keys, (void **)&m->vals,
-			  (void **)&m->used };
-	const size_t esize[3] = { sizeof(*m->keys), sizeof(*m->vals), 1 };
-	size_t cap = m->cap;
-	uint32_t *i;
-	int created, k;
+	size_t i;
 
-	if (m->count >= TK_NONE)
-		return -1;
-	i = tk_hashmap_slot(&m->idx, key, &created);
-	if (!i)
-		return -1;
-	if (created) {
-		for (k = 0; k < 3; k++) {
-			cap = m->cap;
-			if (tk_grow_zero(arr[k], &cap, m->count, esize[k]) < 0) {
-				tk_hashmap_del(&m->idx, key);
-				return -1;
-			}
-		}
-		m->cap = cap;
-		*i = (uint32_t)m->count;
-		m->keys[m->count] = key;
-		m->used[m->count] = 1;
-		m->count++;
+	/* the index at most half full */
+	if (m->count >= m->nslot / 2) {
+		size_t n = m->nslot ? m->nslot * 2 : 64, k;
+		uint32_t *old = m->slot, *ns;
+
+		if (m->count >= UINT32_MAX - 1 || n > SIZE_MAX / sizeof(*ns) ||
+		    !(ns = calloc(n, sizeof(*ns))))
+			return -1;
+		m->slot = ns;
+		m->nslot = n;
+		for (k = 0; k < m->count; k++)
+			m->slot[map_slot(m, m->keys[k])] = (uint32_t)k + 1;
+		free(old);
 	}
-	m->vals[*i] += delta;
+	i = map_slot(m, key);
+	if (!m->slot[i]) {
+		if (cli_grow((void **)&m->keys, &m->cap, m->count, sizeof(*m->keys)) < 0)
+			return -1;
+		m->keys[m->count] = key;
+		m->slot[i] = (uint32_t)++m->count;
+	}
+	if (delta) {
+		if (cli_grow((void **)&m->vals, &m->vcap, m->slot[i] - 1,
+			     sizeof(*m->vals)) < 0)
+			return -1;
+		m->vals[m->slot[i] - 1] += delta;
+	}
 	return 0;
 }
 
@@ -560,7 +631,6 @@ void cli_map_free(cli_map *m)
 {
 	free(m->keys);
 	free(m->vals);
-	free(m->used);
-	tk_hashmap_free(&m->idx);
+	free(m->slot);
 	memset(m, 0, sizeof(*m));
 }

@@ -59,18 +59,18 @@ typedef struct ev_counts {
 /* Both tables at least `id + 1` long; -1 on out of memory. */
 static int slots_grow(ev_counts *c, tk_str id)
 {
-	uint32_t cap = c->cap, i;
+	size_t cap = c->cap, i;
 	int d;
 
 	for (d = 0; d < 2; d++) {
 		cap = c->cap;  /* (doubled from 16: a power of two) */
-		if (tk_grow_zero32((void **)&c->slot[d], &cap, id,
-				   sizeof(*c->slot[d])) < 0)
+		if (cli_grow((void **)&c->slot[d], &cap, id,
+			     sizeof(*c->slot[d])) < 0)
 			return -1;
 		for (i = c->cap; i < cap; i++)
 			c->slot[d][i] = NO_SLOT;
 	}
-	c->cap = cap;
+	c->cap = (uint32_t)cap;  /* id < DENSE_MAX_ID: at most twice that */
 	return 0;
 }
 
@@ -92,7 +92,7 @@ static int64_t dense_slot(ev_counts *c, int d, tk_str id)
 	return c->slot[d][id];
 }
 
-static TK_NOINLINE int count_slow(ev_counts *c, tk_str type, tk_str event)
+static __attribute__((noinline)) int count_slow(ev_counts *c, tk_str type, tk_str event)
 {
 	int64_t a = dense_slot(c, 0, type), e = dense_slot(c, 1, event);
 
@@ -113,7 +113,7 @@ static TK_NOINLINE int count_slow(ev_counts *c, tk_str type, tk_str event)
  */
 /* count_events() on its own and count_slow() out of its loop, so that the
  * loop keeps its tables in registers, not on cmd_info()'s crowded stack */
-static TK_NOINLINE int count_events(ev_counts *c, const tk_event *ev, size_t n,
+static __attribute__((noinline)) int count_events(ev_counts *c, const tk_event *ev, size_t n,
 			uint64_t *tmin, uint64_t *tmax)
 {
 	const tk_event *end = ev + n;
@@ -319,9 +319,7 @@ int cmd_info(int argc, char **argv)
 			nrows++;
 		}
 	}
-	for (i = 0; i < counts.more.cap; i++) {
-		if (!counts.more.used[i])
-			continue;
+	for (i = 0; i < counts.more.count; i++) {
 		rows[nrows].key = counts.more.keys[i];
 		rows[nrows].count = counts.more.vals[i];
 		nrows++;
