@@ -130,7 +130,13 @@ int cli_open_input(tk_reader **r, tk_input *in, const cli_read_opts *o);
 /** After reading: a line with the number of warnings, if any were hidden. */
 void cli_warning_summary(tk_reader *r, const cli_read_opts *o);
 
-/** Event filters of `cat` and `convert`. */
+/*
+ * The event filters (cli_filter.c), parsed once for every command that
+ * takes them: cat and convert all five (CLI_FILTER_LONGOPTS, help
+ * CLI_FILTER_HELP), stats the names of its rows (CLI_FILTER_NAME_LONGOPTS);
+ * the codes (CLI_FILTER_CASES) go to cli_filter_opt().  The report takes
+ * the time window (start_s, end_s) itself.
+ */
 typedef struct cli_filter {
 	const char *start_s, *end_s;
 	uint64_t start, end;      /* in trace ticks, inclusive */
@@ -138,12 +144,44 @@ typedef struct cli_filter {
 	const char **entities, **types, **events;
 	size_t nentities, ntypes, nevents;
 	uint32_t *entity_ids;     /* resolved lazily: names are found as read */
+	const char *given;        /* the first filter option given ("--start"), or NULL */
 } cli_filter;
 
+enum { CLI_O_START = 0x4200, CLI_O_END, CLI_O_ENTITY, CLI_O_TYPE, CLI_O_EVENT };
+#define CLI_FILTER_NAME_LONGOPTS \
+	{ "entity", required_argument, NULL, CLI_O_ENTITY }, \
+	{ "type", required_argument, NULL, CLI_O_TYPE }
+#define CLI_FILTER_LONGOPTS \
+	{ "start", required_argument, NULL, CLI_O_START }, \
+	{ "end", required_argument, NULL, CLI_O_END }, \
+	{ "entity", required_argument, NULL, CLI_O_ENTITY }, \
+	{ "type", required_argument, NULL, CLI_O_TYPE }, \
+	{ "event", required_argument, NULL, CLI_O_EVENT }
+#define CLI_FILTER_CASES \
+	case CLI_O_START: case CLI_O_END: case CLI_O_ENTITY: case CLI_O_TYPE: \
+	case CLI_O_EVENT
+#define CLI_FILTER_HELP \
+	"filters (repeat --entity/--type/--event to allow several values):\n" \
+	"  --start TIME        events at or after TIME (10ms, 250us, 1.5s; a bare\n" \
+	"                      number is in the trace's own ticks)\n" \
+	"  --end TIME          events at or before TIME (a start after the end is\n" \
+	"                      an error; a window between two ticks is empty)\n" \
+	"  --entity NAME       events whose source or target is NAME\n" \
+	"  --type TYPE         events whose target type is TYPE (T, I, R, SEM, ...)\n" \
+	"  --event NAME        events named NAME (start, preempt, ...)\n"
+
+/** Handle an option of CLI_FILTER_CASES: 0, or -1 (out of memory, said). */
+int cli_filter_opt(cli_filter *f, int code, const char *arg);
+/** Append value to the list: 0, or -1 out of memory. */
 int cli_filter_add(const char ***list, size_t *n, const char *value);
-/** Resolve --start/--end against the trace's time base. */
+/** Resolve --start/--end against the trace's time base: 0, or -1 after
+ *  printing what is wrong. */
 int cli_filter_prepare(cli_filter *f, tk_reader *r);
+/** 1 if the event passes every filter, else 0. */
 int cli_filter_match(const cli_filter *f, const tk_trace *t, const tk_event *ev);
+/** 1 if a row of `entity` (len bytes) and `type` passes --entity and --type. */
+int cli_filter_names(const cli_filter *f, const char *entity, size_t len,
+		     const char *type);
 void cli_filter_free(cli_filter *f);
 
 /** Copy events from r through f into a writer on out, with the writer's

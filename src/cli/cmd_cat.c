@@ -9,14 +9,7 @@ static void help(FILE *fp)
 	fprintf(fp,
 		"usage: tracekit cat [options] FILE\n\n"
 		"Prints the trace as canonical BTF (header, then one event per line).\n\n"
-		"filters (repeat --entity/--type/--event to allow several values):\n"
-		"  --start TIME        events at or after TIME (10ms, 250us, 1.5s; a bare\n"
-		"                      number is in the trace's own ticks)\n"
-		"  --end TIME          events at or before TIME (a start after the end is\n"
-		"                      an error; a window between two ticks is empty)\n"
-		"  --entity NAME       events whose source or target is NAME\n"
-		"  --type TYPE         events whose target type is TYPE (T, I, R, SEM, ...)\n"
-		"  --event NAME        events named NAME (start, preempt, ...)\n"
+		CLI_FILTER_HELP
 		"options:\n"
 		"  --no-header         events only\n"
 		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
@@ -37,16 +30,12 @@ static void help(FILE *fp)
 		"  --cpu NAME          lines with this CPU prefix\n");
 }
 
-enum { O_START = 256, O_END, O_ENTITY, O_TYPE, O_EVENT, O_NOHDR };
+enum { O_NOHDR = 256 };
 
 int cmd_cat(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "start", required_argument, NULL, O_START },
-		{ "end", required_argument, NULL, O_END },
-		{ "entity", required_argument, NULL, O_ENTITY },
-		{ "type", required_argument, NULL, O_TYPE },
-		{ "event", required_argument, NULL, O_EVENT },
+		CLI_FILTER_LONGOPTS,
 		{ "no-header", no_argument, NULL, O_NOHDR },
 		CLI_READ_LONGOPTS,
 		{ "pc", required_argument, NULL, CLI_O_PC },
@@ -71,19 +60,12 @@ int cmd_cat(int argc, char **argv)
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, "qh", longopts, &args)) != -1) {
 		switch (c) {
-		case O_START: f.start_s = optarg; break;
-		case O_END: f.end_s = optarg; break;
-		case O_ENTITY:
-			bad |= cli_filter_add(&f.entities, &f.nentities, optarg);
-			ev_only = ev_only ? ev_only : "--entity";
-			break;
-		case O_TYPE:
-			bad |= cli_filter_add(&f.types, &f.ntypes, optarg);
-			ev_only = ev_only ? ev_only : "--type";
-			break;
-		case O_EVENT:
-			bad |= cli_filter_add(&f.events, &f.nevents, optarg);
-			ev_only = ev_only ? ev_only : "--event";
+		CLI_FILTER_CASES:
+			bad |= cli_filter_opt(&f, c, optarg) < 0;
+			/* the time window applies to the records too */
+			if (!ev_only && c != CLI_O_START && c != CLI_O_END)
+				ev_only = c == CLI_O_ENTITY ? "--entity"
+					  : c == CLI_O_TYPE ? "--type" : "--event";
 			break;
 		case O_NOHDR:
 			no_header = 1;

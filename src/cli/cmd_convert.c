@@ -77,7 +77,7 @@ static int shark_convert(const char *tool, const char *path, const char *out,
 {
 	tk_input *in = NULL;
 
-	if (f->start_s || f->end_s || f->nentities || f->ntypes || f->nevents) {
+	if (f->given) {
 		cli_usage_error("convert",
 				"shark-%s writes every record of the dump, as the S.Ha.R.K. tool does: --start/--end/--entity/--type/--event do not apply",
 				tool);
@@ -113,19 +113,14 @@ static const char *zsuffix(const char *s)
 	return NULL;
 }
 
-enum { O_TO = 256, O_START, O_END, O_ENTITY, O_TYPE,
-       O_EVENT, O_OPTION, O_IDLE };
+enum { O_TO = 256, O_OPTION, O_IDLE };
 
 int cmd_convert(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		CLI_READ_LONGOPTS,
 		{ "to", required_argument, NULL, O_TO },
-		{ "start", required_argument, NULL, O_START },
-		{ "end", required_argument, NULL, O_END },
-		{ "entity", required_argument, NULL, O_ENTITY },
-		{ "type", required_argument, NULL, O_TYPE },
-		{ "event", required_argument, NULL, O_EVENT },
+		CLI_FILTER_LONGOPTS,
 		{ "option", required_argument, NULL, O_OPTION },
 		{ "idle", required_argument, NULL, O_IDLE },
 		{ "elf", required_argument, NULL, CLI_O_ELF },
@@ -155,28 +150,12 @@ int cmd_convert(int argc, char **argv)
 			bad |= cli_tarmac_opt(&ta, "convert", c, optarg) < 0;
 			break;
 		case O_TO: to = optarg; break;
-		case O_START:
-			f.start_s = optarg;
-			ev_only = ev_only ? ev_only : "--start";
-			break;
-		case O_END:
-			f.end_s = optarg;
-			ev_only = ev_only ? ev_only : "--end";
-			break;
-		case O_ENTITY:
-			bad |= cli_filter_add(&f.entities, &f.nentities, optarg);
-			ev_only = ev_only ? ev_only : "--entity";
-			break;
-		case O_TYPE:
-			bad |= cli_filter_add(&f.types, &f.ntypes, optarg);
-			ev_only = ev_only ? ev_only : "--type";
+		CLI_FILTER_CASES:
+			bad |= cli_filter_opt(&f, c, optarg) < 0;
+			ev_only = ev_only ? ev_only : f.given;
 			break;
 		case O_IDLE:
 			bad |= cli_filter_add(&idle, &nidle, optarg);
-			break;
-		case O_EVENT:
-			bad |= cli_filter_add(&f.events, &f.nevents, optarg);
-			ev_only = ev_only ? ev_only : "--event";
 			break;
 		case O_OPTION:
 			ev_only = ev_only ? ev_only : "--option";

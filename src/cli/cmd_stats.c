@@ -49,7 +49,7 @@ static void help(FILE *fp)
 		"                      function, self and inclusive, and the call tree\n");
 }
 
-enum { O_FORMAT = 256, O_ENTITY, O_TYPE, O_UNIT, O_EXACT };
+enum { O_FORMAT = 256, O_UNIT, O_EXACT };
 enum { OUT_TABLE, OUT_CSV, OUT_JSON };
 
 /* one output row, formatted */
@@ -59,16 +59,6 @@ typedef struct orow {
 	const char *type, *metric, *unit;
 	char count[24], min[96], avg[160], max[96], inst[24], at[64];
 } orow;
-
-static int in_list(const char **list, size_t n, const char *s, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (strlen(list[i]) == len && memcmp(list[i], s, len) == 0)
-			return 1;
-	return 0;
-}
 
 static void put_num(FILE *fp, const char *v)
 {
@@ -121,8 +111,7 @@ typedef struct fmtctx {
 	const tk_trace *t;
 	tk_unit unit;
 	int exact;
-	const char **entities, **types;
-	size_t nentities, ntypes;
+	const cli_filter *f;      /* --entity, --type */
 } fmtctx;
 
 /* row i of the stats into *o; 0 when the filters leave it out.  what:
@@ -144,9 +133,7 @@ static int format_row(const fmtctx *x, size_t i, int what, orow *o)
 	o->name = e ? tk_trace_str(x->t, e->name, &o->nlen) : "";
 	if (!e)
 		o->nlen = 0;
-	if (x->nentities && !in_list(x->entities, x->nentities, o->name, o->nlen))
-		return 0;
-	if (x->ntypes && !in_list(x->types, x->ntypes, ty, strlen(ty)))
+	if (!cli_filter_names(x->f, o->name, o->nlen, ty))
 		return 0;
 	o->type = ty;
 	o->metric = tk_metric_name(s->metric);
@@ -176,8 +163,7 @@ int cmd_stats(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, O_FORMAT },
-		{ "entity", required_argument, NULL, O_ENTITY },
-		{ "type", required_argument, NULL, O_TYPE },
+		CLI_FILTER_NAME_LONGOPTS,
 		{ "unit", required_argument, NULL, O_UNIT },
 		{ "exact", no_argument, NULL, O_EXACT },
 		CLI_READ_LONGOPTS,
@@ -191,8 +177,8 @@ int cmd_stats(int argc, char **argv)
 	const char *ev_only = NULL;   /* the first event-view option given */
 	tk_input *in = NULL;
 	const char *path, *outfmt = "table", *unit_s = "ns";
-	const char **entities = NULL, **types = NULL;
-	size_t nentities = 0, ntypes = 0, i, nrows = 0;
+	cli_filter f;
+	size_t i, nrows = 0;
 	tk_reader *r = NULL;
 	tk_stats *st = NULL;
 	orow o;
@@ -205,20 +191,16 @@ int cmd_stats(int argc, char **argv)
 	int c, rc, out, exact = 0, ret = EXIT_BAD;
 	size_t w[8] = { 6, 4, 6, 5, 3, 3, 3, 4 };
 
+	memset(&f, 0, sizeof(f));
 	cli_tarmac_args_init(&ta);
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, "qh", longopts, &args)) != -1) {
 		switch (c) {
 		case O_FORMAT: outfmt = optarg; break;
-		case O_ENTITY:
-			if (cli_filter_add(&entities, &nentities, optarg) < 0)
-				goto nomem;
-			ev_only = ev_only ? ev_only : "--entity";
-			break;
-		case O_TYPE:
-			if (cli_filter_add(&types, &ntypes, optarg) < 0)
-				goto nomem;
-			ev_only = ev_only ? ev_only : "--type";
+		CLI_FILTER_CASES:
+			if (cli_filter_opt(&f, c, optarg) < 0)
+				goto out;
+			ev_only = ev_only ? ev_only : f.given;
 			break;
 		case O_UNIT:
 			unit_s = optarg;
@@ -257,9 +239,9 @@ int cmd_stats(int argc, char **argv)
 		cli_usage_error("stats", "unknown --unit '%s' (ps, ns, us, ms or s)", unit_s);
 		goto out;
 	}
-	for (i = 0; i < ntypes; i++)
-		if (strcmp(types[i], "T") && strcmp(types[i], "I") && strcmp(types[i], "R")) {
-			cli_usage_error("stats", "unknown --type '%s' (T, I or R: the types with instances)", types[i]);
+	for (i = 0; i < f.ntypes; i++)
+		if (strcmp(f.types[i], "T") && strcmp(f.types[i], "I") && strcmp(f.types[i], "R")) {
+			cli_usage_error("stats", "unknown --type '%s' (T, I or R: the types with instances)", f.types[i]);
 			goto out;
 		}
 	if (args.n != 1) {
@@ -306,10 +288,7 @@ int cmd_stats(int argc, char **argv)
 	fx.t = t;
 	fx.unit = unit;
 	fx.exact = exact;
-	fx.entities = entities;
-	fx.nentities = nentities;
-	fx.types = types;
-	fx.ntypes = ntypes;
+	fx.f = &f;
 	/* rows are formatted one at a time (twice for the table: widths, then
 	 * the lines), so memory does not grow with the number of rows */
 	if (out == OUT_CSV) {
@@ -406,8 +385,7 @@ out:
 	tk_input_close(in);
 	if (tmp)
 		fclose(tmp);
-	free(entities);
-	free(types);
+	cli_filter_free(&f);
 	tk_stats_free(st);
 	tk_reader_close(r);
 	cli_tarmac_args_free(&ta);
