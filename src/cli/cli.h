@@ -28,9 +28,6 @@ int cmd_load(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_shark_receive(int argc, char **argv);
 int cmd_shark(int argc, char **argv);
-/** A S.Ha.R.K. host tool's text ("list" or "pwc") from the records of
- * `in` (closed) on `out`: EXIT_OK, or EXIT_BAD after printing the error. */
-int cli_shark_tool(const char *tool, tk_input *in, const char *out);
 int cmd_tarmac(int argc, char **argv);
 
 /*
@@ -39,14 +36,51 @@ int cmd_tarmac(int argc, char **argv);
  * collects the operands as it meets them, and the rest after "--", in
  * the order given, whatever POSIXLY_CORRECT says.  The command sets
  * optind = 1 before the first call; -1 when every argument is read.
+ * Beside the table it is given, it takes the options of the command's
+ * views, and in a view the command's, as CLI_O_VIEW (below).
  */
 typedef struct cli_args {
 	const char *v[4];    /* the first operands */
 	int n;               /* all of them */
 } cli_args;
 
+/*
+ * Views: a format's command serving a generic one (cli_views[], main.c).
+ * When the input of command `cmd` is of `format` (cat on an Arm Tarmac
+ * log: its records), or convert's --to is `to` or OUT is named .`ext`
+ * (through .gz or .zst: the deprecated spellings of folded stacks and of
+ * the S.Ha.R.K. tools), the view runs instead, so the generic command
+ * knows no format.  The command's cli_getopt() takes the views' options
+ * as CLI_O_VIEW; the view parses argv again with its own table, and
+ * refuses the command's options it does not take (CLI_O_VIEW there).
+ */
+enum { CLI_O_VIEW = 0x4300, CLI_O_SKIP };  /* SKIP: the command's, already seen */
+typedef struct cli_view {
+	const char *cmd, *format, *to, *ext;
+	const char *only;                /* what its options are for */
+	const char *help;                /* its part of the command's --help */
+	const struct option *longopts;   /* its options the command lacks */
+	/* in: the input, the view's to close (cat), or NULL (convert) */
+	int (*run)(const struct cli_view *v, int argc, char **argv, tk_input *in);
+} cli_view;
+extern const cli_view *const cli_views[];
+extern const size_t cli_nviews;
+/** Run the view of command argv[0] for the input *in (taken) or convert's
+ *  --to / OUT: its exit status; else EXIT_BAD after a usage error if an
+ *  option of a view was given (cli_getopt_other()), else -1. */
+int cli_view_run(int argc, char **argv, const cli_args *a, tk_input **in,
+		 const char *to, const char *out);
+/** The views' help texts of command `cmd`. */
+void cli_view_help(FILE *fp, const char *cmd);
+
+/* The views (tarmac_cli.c, cmd_shark.c). */
+extern const cli_view cli_view_tarmac_cat, cli_view_tarmac_folded,
+	cli_view_shark_list, cli_view_shark_pwc;
+
 int cli_getopt(int argc, char **argv, const char *shortopts,
 	       const struct option *longopts, cli_args *a);
+/** The first CLI_O_VIEW option of the last table parsed ("--elf"), or NULL. */
+const char *cli_getopt_other(void);
 
 /* Options every reading command takes. */
 typedef struct cli_read_opts {
@@ -246,10 +280,10 @@ void cli_map_free(cli_map *m);
 int cli_grow(void **arr, size_t *cap, size_t id, size_t esize);
 
 /*
- * Arm Tarmac logs (tarmac_cli.c).  info, cat and stats show the CPU-level
- * records of a Tarmac input (probed, or --from tarmac), `tracekit tarmac
- * folded` makes folded stacks of one; the other commands and outputs see
- * its ISR events.  Each of these commands parses all its options at once, its
+ * Arm Tarmac logs (tarmac_cli.c).  info, stats and cat (a view) show the
+ * CPU-level records of a Tarmac input (probed, or --from tarmac), `tracekit
+ * tarmac folded` makes folded stacks of one; the other commands and outputs
+ * see its ISR events.  Each of these commands parses all its options at once, its
  * getopt table holding the options of the record view (CLI_O_PC ..
  * CLI_O_WEIGHT, handed to cli_tarmac_opt()), opens FILE once
  * (cli_input()) and then picks the view by the input's format; an option
@@ -298,8 +332,6 @@ int cli_tarmac_refuse(const char *cmd, const char *opt, const cli_read_opts *ro,
  */
 int cli_tarmac_info(tk_input *in, const char *path, int json,
 		    const cli_read_opts *ro);
-int cli_tarmac_cat(tk_input *in, const cli_tarmac_args *a, const char *start,
-		   const char *end, const cli_read_opts *ro);
 int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 		     const char *outfmt, const cli_read_opts *ro);
 /*
@@ -311,7 +343,5 @@ int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 int cli_tarmac_folded(const char *cmd, const char *path, const char *out,
 		      const cli_tarmac_args *a, const char *ev_only,
 		      const cli_read_opts *ro);
-/** `path` names folded stacks (.folded, .folded.gz, .folded.zst). */
-int cli_tarmac_folded_path(const char *path);
 
 #endif

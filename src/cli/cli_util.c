@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 void cli_error(const tk_error *err)
@@ -31,21 +32,65 @@ static void add_operand(cli_args *a, const char *s)
 	a->n++;
 }
 
+/* the table of the last parse: its own options, then the others */
+static struct option opts[64];
+static char other[40];
+
+/* the entries of t not yet in opts, with code `code` (0: their own) */
+static void merge(const struct option *t, int code)
+{
+	size_t n, k;
+
+	for (n = 0; opts[n].name; n++)
+		;
+	for (; t && t->name && n + 1 < sizeof(opts) / sizeof(opts[0]); t++) {
+		for (k = 0; k < n && strcmp(opts[k].name, t->name); k++)
+			;
+		if (k == n) {
+			opts[n] = *t;
+			if (code)
+				opts[n].val = code;
+			n++;
+		}
+	}
+}
+
+const char *cli_getopt_other(void)
+{
+	return other[0] ? other : NULL;
+}
+
 int cli_getopt(int argc, char **argv, const char *shortopts,
 	       const struct option *longopts, cli_args *a)
 {
+	/* the command's table (the first parsed), for its views' parses */
+	static const struct option *cmd_opts, *made_for;
 	char in_order[32];
-	int c;
+	int c, i = -1;
+	size_t v;
 
+	if (made_for != longopts) {
+		memset(opts, 0, sizeof(opts));
+		other[0] = '\0';
+		made_for = longopts;
+		cmd_opts = cmd_opts ? cmd_opts : longopts;
+		merge(longopts, 0);
+		merge(cmd_opts, CLI_O_VIEW);
+		for (v = 0; v < cli_nviews; v++)
+			if (strcmp(cli_views[v]->cmd, argv[0]) == 0)
+				merge(cli_views[v]->longopts, CLI_O_VIEW);
+	}
 	/* a leading '-': each operand comes back as code 1 where it stands
 	 * (no permutation, so POSIXLY_CORRECT cannot end the options at the
 	 * first operand); after "--" the rest are operands */
 	snprintf(in_order, sizeof(in_order), "-:%s", shortopts);
-	while ((c = getopt_long(argc, argv, in_order, longopts, NULL)) == 1)
+	while ((c = getopt_long(argc, argv, in_order, opts, &i)) == 1)
 		add_operand(a, optarg);
 	if (c == -1)
 		while (optind < argc)
 			add_operand(a, argv[optind++]);
+	if (c == CLI_O_VIEW && !other[0] && i >= 0)
+		snprintf(other, sizeof(other), "--%s", opts[i].name);
 	/* one line (the ':' above keeps getopt quiet), not the whole usage;
 	 * a short option by its letter (its word may hold others) */
 	if (c == '?' || c == ':') {
@@ -56,6 +101,63 @@ int cli_getopt(int argc, char **argv, const char *shortopts,
 				: "unrecognized option", letter ? opt : w);
 	}
 	return c;
+}
+
+/* name ends in "." ext (ASCII case ignored), or in that and .gz or .zst */
+static int has_ext(const char *name, const char *ext)
+{
+	size_t n = strlen(name), k = strlen(ext);
+
+	if (n > 3 && strcasecmp(name + n - 3, ".gz") == 0)
+		n -= 3;
+	else if (n > 4 && strcasecmp(name + n - 4, ".zst") == 0)
+		n -= 4;
+	return n > k + 1 && name[n - k - 1] == '.' &&
+	       strncasecmp(name + n - k, ext, k) == 0;
+}
+
+int cli_view_run(int argc, char **argv, const cli_args *a, tk_input **in,
+		 const char *to, const char *out)
+{
+	const char *fmt = in ? tk_input_format(*in)->name : NULL;
+	const char *given = cli_getopt_other();
+	const cli_view *v, *owner = NULL;
+	size_t i, k;
+
+	for (i = 0; i < cli_nviews; i++) {
+		v = cli_views[i];
+		if (strcmp(v->cmd, argv[0]) != 0)
+			continue;
+		if (fmt ? v->format && strcmp(v->format, fmt) == 0
+			: to ? v->to && strcmp(v->to, to) == 0
+			     : v->ext && has_ext(out, v->ext)) {
+			tk_input *mine = in ? *in : NULL;
+
+			if (in)
+				*in = NULL;
+			return v->run(v, argc, argv, mine);
+		}
+		for (k = 0; given && v->longopts && v->longopts[k].name; k++)
+			if (strcmp(v->longopts[k].name, given + 2) == 0)
+				owner = v;
+	}
+	if (!given || !owner)
+		return -1;
+	if (fmt)
+		cli_usage_error(argv[0], "%s applies to %s only (%s is %s)", given,
+				owner->only, a->v[0], fmt);
+	else
+		cli_usage_error(argv[0], "%s is for %s", given, owner->only);
+	return EXIT_BAD;
+}
+
+void cli_view_help(FILE *fp, const char *cmd)
+{
+	size_t i;
+
+	for (i = 0; i < cli_nviews; i++)
+		if (strcmp(cli_views[i]->cmd, cmd) == 0 && cli_views[i]->help)
+			fputs(cli_views[i]->help, fp);
 }
 
 /* the writer's warnings (each one shown), for the reader's summary */
@@ -159,11 +261,6 @@ int cli_input(tk_input **in, const char *path, const cli_read_opts *o)
 		return -1;
 	}
 	return 0;
-}
-
-int cli_input_is_tarmac(const tk_input *in)
-{
-	return strcmp(tk_input_format(in)->name, "tarmac") == 0;
 }
 
 int cli_open_input(tk_reader **r, tk_input *in, const cli_read_opts *o)

@@ -1,7 +1,8 @@
 /*
- * tarmac_cli.c - `info`, `cat` and `stats` for Arm Tarmac logs, on the
- * CPU-level records of tracekit/tarmac.h, and `convert` to folded stacks:
- * the commands parse their options (these views' among them, through
+ * tarmac_cli.c - `info` and `stats` for Arm Tarmac logs, on the CPU-level
+ * records of tracekit/tarmac.h, the views of `cat` (the records' lines) and
+ * of `convert` (folded stacks, deprecated: `tracekit tarmac folded`): the
+ * commands parse their options (these views' among them, through
  * cli_tarmac_opt()), open FILE once and call these when it is a Tarmac
  * log (cli.h).
  */
@@ -111,6 +112,41 @@ static int kind_of(const char *s)
 		if (strcmp(s, tk_tarmac_kind_name((tk_tarmac_kind)k)) == 0)
 			return k;
 	return -1;
+}
+
+int cli_input_is_tarmac(const tk_input *in)
+{
+	return strcmp(tk_input_format(in)->name, "tarmac") == 0;
+}
+
+/*
+ * A view's parse of the command's argv (cli.h): its read options, the
+ * record view's (cli_tarmac_opt()) and --start/--end; the command's others
+ * as cli_getopt_other().  0, or -1 after a usage error.
+ */
+static int view_parse(int argc, char **argv, const struct option *opts,
+		      cli_args *a, cli_read_opts *ro, cli_tarmac_args *ta,
+		      const char **start, const char **end)
+{
+	int c, bad = 0;
+
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, "qh", opts, a)) != -1) {
+		switch (c) {
+		case CLI_O_FROM: case CLI_O_STRICT: case CLI_O_TRACE:
+		case CLI_O_INPUT_OPTION: case CLI_O_FORCE_FORMAT:
+			bad |= cli_read_opt(ro, argv[0], c, optarg) < 0;
+			break;
+		CLI_TARMAC_CASES:
+			bad |= cli_tarmac_opt(ta, argv[0], c, optarg) < 0;
+			break;
+		case CLI_O_START: *start = optarg; break;
+		case CLI_O_END: *end = optarg; break;
+		case 'q': ro->quiet = 1; break;
+		default: break;  /* --threads, --to (the command's), CLI_O_VIEW */
+		}
+	}
+	return bad ? -1 : 0;
 }
 
 /* ---- the options ---------------------------------------------------------------- */
@@ -320,8 +356,8 @@ static int parse_time(const char *cmd, const char *name, const char *s, uint64_t
 	return 0;
 }
 
-int cli_tarmac_cat(tk_input *in, const cli_tarmac_args *a, const char *start_s,
-		   const char *end_s, const cli_read_opts *ro)
+static int tarmac_cat(tk_input *in, const cli_tarmac_args *a, const char *start_s,
+		      const char *end_s, const cli_read_opts *ro)
 {
 	const char *const *mnems = a->mnems, *const *regs = a->regs, *cpu = a->cpu;
 	size_t nmnems = a->nmnems, nregs = a->nregs, i;
@@ -387,6 +423,55 @@ out:
 	tk_tarmac_close(tr);
 	return ret;
 }
+
+static const struct option cat_opts[] = {
+	{ "start", required_argument, NULL, CLI_O_START },
+	{ "end", required_argument, NULL, CLI_O_END },
+	CLI_READ_LONGOPTS,
+	{ "pc", required_argument, NULL, CLI_O_PC },
+	{ "mnemonic", required_argument, NULL, CLI_O_MNEMONIC },
+	{ "register", required_argument, NULL, CLI_O_REGISTER },
+	{ "addr", required_argument, NULL, CLI_O_ADDR },
+	{ "kind", required_argument, NULL, CLI_O_KIND },
+	{ "cpu", required_argument, NULL, CLI_O_CPU },
+	CLI_END_LONGOPTS
+};
+
+/* `cat` of a Tarmac log: the lines of the records that pass its filters */
+static int cat_view(const cli_view *v, int argc, char **argv, tk_input *in)
+{
+	cli_read_opts ro = CLI_READ_OPTS_INIT;
+	cli_args a = { { NULL }, 0 };
+	cli_tarmac_args ta;
+	const char *start = NULL, *end = NULL;
+	int ret = EXIT_BAD;
+
+	(void)v;
+	cli_tarmac_args_init(&ta);
+	if (view_parse(argc, argv, cat_opts, &a, &ro, &ta, &start, &end) < 0 ||
+	    cli_tarmac_refuse("cat", cli_getopt_other(), &ro, a.v[0]) < 0)
+		tk_input_close(in);
+	else
+		ret = tarmac_cat(in, &ta, start, end, &ro);
+	cli_tarmac_args_free(&ta);
+	return ret;
+}
+
+const cli_view cli_view_tarmac_cat = {
+	"cat", "tarmac", NULL, NULL, "Arm Tarmac logs",
+	"\nFor an Arm Tarmac log (probed, or --from tarmac) cat prints the lines of\n"
+	"the records that pass every filter (--entity, --type, --event, --no-header,\n"
+	"--trace and --input-option do not apply; docs/tarmac.md):\n"
+	"  --start T, --end T  time window, in the log's own unit (inclusive)\n"
+	"  --pc LO[-HI]        instructions at these addresses (hex)\n"
+	"  --mnemonic NAME     instructions with this mnemonic (any case; repeatable)\n"
+	"  --register NAME     writes of this register (any case; repeatable)\n"
+	"  --addr LO[-HI]      memory and bus accesses in this range (hex)\n"
+	"  --kind KIND         instruction, register, event, memory, bus, branch,\n"
+	"                      other (repeatable)\n"
+	"  --cpu NAME          lines with this CPU prefix\n",
+	cat_opts, cat_view
+};
 
 /* ---- the function profile (--elf) ------------------------------------------ */
 
@@ -726,21 +811,6 @@ out:
 
 /* ---- folded stacks ------------------------------------------------------------ */
 
-int cli_tarmac_folded_path(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	tk_tarmac_span s;
-
-	s.ptr = base ? base + 1 : path;
-	s.len = strlen(s.ptr);
-	/* look through a compression suffix, as tk_format_from_path() does */
-	if (s.len > 3 && span_eq(&(tk_tarmac_span){ s.ptr + s.len - 3, 3 }, ".gz"))
-		s.len -= 3;
-	else if (s.len > 4 && span_eq(&(tk_tarmac_span){ s.ptr + s.len - 4, 4 }, ".zst"))
-		s.len -= 4;
-	return s.len >= 7 && span_eq(&(tk_tarmac_span){ s.ptr + s.len - 7, 7 }, ".folded");
-}
-
 /* The folded stacks of the Tarmac log `in` on `out`. */
 static int folded(tk_input *in, const char *path, const char *out,
 		  const cli_tarmac_args *a, const cli_read_opts *ro)
@@ -823,3 +893,46 @@ int cli_tarmac_folded(const char *cmd, const char *path, const char *out,
 	}
 	return folded(in, path, out, a, ro);
 }
+
+static const struct option folded_opts[] = {
+	CLI_READ_LONGOPTS,
+	{ "to", required_argument, NULL, CLI_O_SKIP },
+	{ "elf", required_argument, NULL, CLI_O_ELF },
+	{ "weight", required_argument, NULL, CLI_O_WEIGHT },
+	CLI_END_LONGOPTS
+};
+
+/* `convert --to folded` (or OUT.folded), for one more release */
+static int folded_view(const cli_view *v, int argc, char **argv, tk_input *in)
+{
+	cli_read_opts ro = CLI_READ_OPTS_INIT;
+	cli_args a = { { NULL }, 0 };
+	cli_tarmac_args ta;
+	const char *start, *end;
+	int ret = EXIT_BAD;
+
+	(void)v;
+	(void)in;
+	cli_tarmac_args_init(&ta);
+	if (view_parse(argc, argv, folded_opts, &a, &ro, &ta, &start, &end) == 0) {
+		if (!ro.quiet)
+			fprintf(stderr, "tracekit convert: note: --to folded is deprecated: "
+				"use 'tracekit tarmac folded IN --elf FILE -o OUT'\n");
+		ret = cli_tarmac_folded("convert", a.v[0], a.v[1], &ta, cli_getopt_other(), &ro);
+	}
+	cli_tarmac_args_free(&ta);
+	return ret;
+}
+
+const cli_view cli_view_tarmac_folded = {
+	"convert", NULL, "folded", "folded", "folded stacks (--to folded or OUT.folded)",
+	"An Arm Tarmac log converts to folded stacks for flame graphs with\n"
+	"--to folded (or OUT.folded); the filters, --option, --trace and\n"
+	"--input-option do not apply to them (docs/tarmac.md):\n"
+	"  --elf FILE          the program's ELF file (required for folded stacks)\n"
+	"  --weight instructions|time\n"
+	"                      what a stack's number counts (default instructions)\n"
+	"(--to folded is deprecated: 'tracekit tarmac folded IN --elf FILE -o OUT'\n"
+	"makes them)\n",
+	folded_opts, folded_view
+};
