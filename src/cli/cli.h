@@ -45,37 +45,32 @@ typedef struct cli_args {
 } cli_args;
 
 /*
- * Views: a format's command serving a generic one (cli_views[], main.c).
- * When the input of command `cmd` is of `format` (cat on an Arm Tarmac
- * log: its records), or convert's --to is `to` or OUT is named .`ext`
- * (through .gz or .zst: the deprecated spellings of folded stacks and of
- * the S.Ha.R.K. tools), the view runs instead, so the generic command
- * knows no format.  The command's cli_getopt() takes the views' options
- * as CLI_O_VIEW; the view parses argv again with its own table, and
- * refuses the command's options it does not take (CLI_O_VIEW there).
+ * Views (cli_views[], main.c): a format's file serves a generic command
+ * when its input is of `format` (cat of a Tarmac log), or convert's --to
+ * is `to` or OUT is named .`ext` (.gz/.zst aside: folded stacks, the
+ * S.Ha.R.K. tools), so that the command knows no format.  The command's
+ * cli_getopt() takes the views' options as CLI_O_VIEW; run() parses argv
+ * again with `longopts`, the command's options it lacks being CLI_O_VIEW.
  */
-enum { CLI_O_VIEW = 0x4300, CLI_O_SKIP };  /* SKIP: the command's, already seen */
+enum { CLI_O_VIEW = 0x4300, CLI_O_SKIP };  /* SKIP: the command's, seen */
 typedef struct cli_view {
 	const char *cmd, *format, *to, *ext;
-	const char *only;                /* what its options are for */
-	const char *help;                /* its part of the command's --help */
-	const struct option *longopts;   /* its options the command lacks */
-	/* in: the input, the view's to close (cat), or NULL (convert) */
+	const char *only, *help;   /* what its options are for; its --help */
+	const struct option *longopts;
+	/* in: the input (the view's to close) of a view by format, else NULL */
 	int (*run)(const struct cli_view *v, int argc, char **argv, tk_input *in);
 } cli_view;
 extern const cli_view *const cli_views[];
 extern const size_t cli_nviews;
-/** Run the view of command argv[0] for the input *in (taken) or convert's
- *  --to / OUT: its exit status; else EXIT_BAD after a usage error if an
- *  option of a view was given (cli_getopt_other()), else -1. */
+extern const cli_view cli_view_tarmac_cat, cli_view_tarmac_folded,
+	cli_view_shark_list, cli_view_shark_pwc;
+/** Run the view of command argv[0] for *in (taken) or --to / OUT: its exit
+ *  status; else EXIT_BAD after a usage error if an option of a view was
+ *  given (cli_getopt_other()), else -1. */
 int cli_view_run(int argc, char **argv, const cli_args *a, tk_input **in,
 		 const char *to, const char *out);
 /** The views' help texts of command `cmd`. */
 void cli_view_help(FILE *fp, const char *cmd);
-
-/* The views (tarmac_cli.c, cmd_shark.c). */
-extern const cli_view cli_view_tarmac_cat, cli_view_tarmac_folded,
-	cli_view_shark_list, cli_view_shark_pwc;
 
 int cli_getopt(int argc, char **argv, const char *shortopts,
 	       const struct option *longopts, cli_args *a);
@@ -256,11 +251,10 @@ void cli_csv_field(FILE *fp, const char *s, size_t n);
 void cli_csv_cstr(FILE *fp, const char *s);
 
 /*
- * A map from 64-bit keys to 64-bit counters: keys[i] for i < count, in the
- * order first added, and its counter vals[i] (vals has room only up to the
- * last key added with a delta: a set whose keys are all added with delta 0
- * holds no counters).  Its index is hashed with a seed drawn once per
- * process, so that no input piles its keys into one slot.  Zeroed: empty.
+ * A map from 64-bit keys to counters: keys[i] (i < count, in the order
+ * first added) counted vals[i] (vals reaches only to the last key added
+ * with a delta).  Its index is seeded once per process, so that no input
+ * piles its keys into one slot.  Zeroed: empty.
  */
 typedef struct cli_map {
 	uint64_t *keys, *vals;

@@ -119,36 +119,6 @@ int cli_input_is_tarmac(const tk_input *in)
 	return strcmp(tk_input_format(in)->name, "tarmac") == 0;
 }
 
-/*
- * A view's parse of the command's argv (cli.h): its read options, the
- * record view's (cli_tarmac_opt()) and --start/--end; the command's others
- * as cli_getopt_other().  0, or -1 after a usage error.
- */
-static int view_parse(int argc, char **argv, const struct option *opts,
-		      cli_args *a, cli_read_opts *ro, cli_tarmac_args *ta,
-		      const char **start, const char **end)
-{
-	int c, bad = 0;
-
-	optind = 1;
-	while ((c = cli_getopt(argc, argv, "qh", opts, a)) != -1) {
-		switch (c) {
-		case CLI_O_FROM: case CLI_O_STRICT: case CLI_O_TRACE:
-		case CLI_O_INPUT_OPTION: case CLI_O_FORCE_FORMAT:
-			bad |= cli_read_opt(ro, argv[0], c, optarg) < 0;
-			break;
-		CLI_TARMAC_CASES:
-			bad |= cli_tarmac_opt(ta, argv[0], c, optarg) < 0;
-			break;
-		case CLI_O_START: *start = optarg; break;
-		case CLI_O_END: *end = optarg; break;
-		case 'q': ro->quiet = 1; break;
-		default: break;  /* --threads, --to (the command's), CLI_O_VIEW */
-		}
-	}
-	return bad ? -1 : 0;
-}
-
 /* ---- the options ---------------------------------------------------------------- */
 
 void cli_tarmac_args_init(cli_tarmac_args *a)
@@ -424,6 +394,8 @@ out:
 	return ret;
 }
 
+static int view(const cli_view *v, int argc, char **argv, tk_input *in);
+
 static const struct option cat_opts[] = {
 	{ "start", required_argument, NULL, CLI_O_START },
 	{ "end", required_argument, NULL, CLI_O_END },
@@ -436,26 +408,6 @@ static const struct option cat_opts[] = {
 	{ "cpu", required_argument, NULL, CLI_O_CPU },
 	CLI_END_LONGOPTS
 };
-
-/* `cat` of a Tarmac log: the lines of the records that pass its filters */
-static int cat_view(const cli_view *v, int argc, char **argv, tk_input *in)
-{
-	cli_read_opts ro = CLI_READ_OPTS_INIT;
-	cli_args a = { { NULL }, 0 };
-	cli_tarmac_args ta;
-	const char *start = NULL, *end = NULL;
-	int ret = EXIT_BAD;
-
-	(void)v;
-	cli_tarmac_args_init(&ta);
-	if (view_parse(argc, argv, cat_opts, &a, &ro, &ta, &start, &end) < 0 ||
-	    cli_tarmac_refuse("cat", cli_getopt_other(), &ro, a.v[0]) < 0)
-		tk_input_close(in);
-	else
-		ret = tarmac_cat(in, &ta, start, end, &ro);
-	cli_tarmac_args_free(&ta);
-	return ret;
-}
 
 const cli_view cli_view_tarmac_cat = {
 	"cat", "tarmac", NULL, NULL, "Arm Tarmac logs",
@@ -470,7 +422,7 @@ const cli_view cli_view_tarmac_cat = {
 	"  --kind KIND         instruction, register, event, memory, bus, branch,\n"
 	"                      other (repeatable)\n"
 	"  --cpu NAME          lines with this CPU prefix\n",
-	cat_opts, cat_view
+	cat_opts, view
 };
 
 /* ---- the function profile (--elf) ------------------------------------------ */
@@ -902,19 +854,42 @@ static const struct option folded_opts[] = {
 	CLI_END_LONGOPTS
 };
 
-/* `convert --to folded` (or OUT.folded), for one more release */
-static int folded_view(const cli_view *v, int argc, char **argv, tk_input *in)
+/*
+ * The views (cli.h): cat of a Tarmac log (the lines of the records that
+ * pass its filters; `in` is the log) and convert --to folded or OUT.folded
+ * (for one more release): argv parsed again, the command's options these
+ * do not take refused.
+ */
+static int view(const cli_view *v, int argc, char **argv, tk_input *in)
 {
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	cli_args a = { { NULL }, 0 };
 	cli_tarmac_args ta;
-	const char *start, *end;
-	int ret = EXIT_BAD;
+	const char *start = NULL, *end = NULL;
+	int c, bad = 0, ret = EXIT_BAD;
 
-	(void)v;
-	(void)in;
 	cli_tarmac_args_init(&ta);
-	if (view_parse(argc, argv, folded_opts, &a, &ro, &ta, &start, &end) == 0) {
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, "qh", v->longopts, &a)) != -1) {
+		switch (c) {
+		case CLI_O_FROM: case CLI_O_STRICT: case CLI_O_TRACE:
+		case CLI_O_INPUT_OPTION: case CLI_O_FORCE_FORMAT:
+			bad |= cli_read_opt(&ro, argv[0], c, optarg) < 0;
+			break;
+		CLI_TARMAC_CASES:
+			bad |= cli_tarmac_opt(&ta, argv[0], c, optarg) < 0;
+			break;
+		case CLI_O_START: start = optarg; break;
+		case CLI_O_END: end = optarg; break;
+		case 'q': ro.quiet = 1; break;
+		default: break;  /* --threads, --to (the command's), CLI_O_VIEW */
+		}
+	}
+	if (in && (bad || cli_tarmac_refuse("cat", cli_getopt_other(), &ro, a.v[0]) < 0))
+		tk_input_close(in);
+	else if (in)
+		ret = tarmac_cat(in, &ta, start, end, &ro);
+	else if (!bad) {
 		if (!ro.quiet)
 			fprintf(stderr, "tracekit convert: note: --to folded is deprecated: "
 				"use 'tracekit tarmac folded IN --elf FILE -o OUT'\n");
@@ -934,5 +909,5 @@ const cli_view cli_view_tarmac_folded = {
 	"                      what a stack's number counts (default instructions)\n"
 	"(--to folded is deprecated: 'tracekit tarmac folded IN --elf FILE -o OUT'\n"
 	"makes them)\n",
-	folded_opts, folded_view
+	folded_opts, view
 };
