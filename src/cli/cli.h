@@ -62,8 +62,9 @@ typedef struct cli_view {
 } cli_view;
 extern const cli_view *const cli_views[];
 extern const size_t cli_nviews;
-extern const cli_view cli_view_tarmac_cat, cli_view_tarmac_folded,
-	cli_view_shark_list, cli_view_shark_pwc;
+extern const cli_view cli_view_tarmac_info, cli_view_tarmac_stats,
+	cli_view_tarmac_cat, cli_view_tarmac_folded, cli_view_shark_list,
+	cli_view_shark_pwc;
 /** Run the view of command argv[0] for *in (taken) or --to / OUT: its exit
  *  status; else EXIT_BAD after a usage error if an option of a view was
  *  given (cli_getopt_other()), else -1. */
@@ -274,14 +275,11 @@ void cli_map_free(cli_map *m);
 int cli_grow(void **arr, size_t *cap, size_t id, size_t esize);
 
 /*
- * Arm Tarmac logs (tarmac_cli.c).  info, stats and cat (a view) show the
- * CPU-level records of a Tarmac input (probed, or --from tarmac), `tracekit
- * tarmac folded` makes folded stacks of one; the other commands and outputs
- * see its ISR events.  Each of these commands parses all its options at once, its
- * getopt table holding the options of the record view (CLI_O_PC ..
- * CLI_O_WEIGHT, handed to cli_tarmac_opt()), opens FILE once
- * (cli_input()) and then picks the view by the input's format; an option
- * of one view given for the other's input is a usage error.
+ * Arm Tarmac logs (tarmac_cli.c).  info, stats and cat show the CPU-level
+ * records of a Tarmac input (probed, or --from tarmac) through their views,
+ * `tracekit tarmac folded` makes folded stacks of one; the other commands
+ * and outputs see its ISR events.  The record views' options are CLI_O_PC ..
+ * CLI_O_WEIGHT, handed to cli_tarmac_opt().
  */
 enum { CLI_O_PC = 0x4100, CLI_O_MNEMONIC, CLI_O_REGISTER, CLI_O_ADDR,
        CLI_O_KIND, CLI_O_CPU, CLI_O_TOP, CLI_O_ELF, CLI_O_WEIGHT };
@@ -291,7 +289,6 @@ enum { CLI_O_PC = 0x4100, CLI_O_MNEMONIC, CLI_O_REGISTER, CLI_O_ADDR,
 	case CLI_O_ELF: case CLI_O_WEIGHT
 
 typedef struct cli_tarmac_args {
-	const char *given;        /* the first of these options given ("--pc"), or NULL */
 	/* cat */
 	uint64_t pclo, pchi, alo, ahi;
 	int has_pc, has_addr;
@@ -310,10 +307,6 @@ void cli_tarmac_args_init(cli_tarmac_args *a);
 void cli_tarmac_args_free(cli_tarmac_args *a);
 /** Handle an option of CLI_TARMAC_CASES: 0, or -1 after a usage error. */
 int cli_tarmac_opt(cli_tarmac_args *a, const char *cmd, int code, const char *arg);
-/** For an input of another format: a usage error if a record-view option
- * was given (-1), else 0. */
-int cli_tarmac_none(const cli_tarmac_args *a, const char *cmd, const char *path,
-		    const tk_input *in);
 /** For a Tarmac input: a usage error if `opt` (an option of the event view
  * given, or NULL) or one of the reader's --trace / --input-option was
  * given (-1), else 0. */

@@ -20,10 +20,8 @@ static void help(FILE *fp)
 		CLI_READ_HELP
 		"  --strict            read by the specification only (stop at the first departure)\n"
 		"  -q, --quiet         no warnings on stderr\n"
-		"  -h, --help          this help\n\n"
-		"For an Arm Tarmac log (probed, or --from tarmac) info counts its records:\n"
-		"the producer, the time span, the records per line kind and the CPUs\n"
-		"(--trace and --input-option do not apply; docs/tarmac.md).\n");
+		"  -h, --help          this help\n");
+	cli_view_help(fp, "info");
 }
 
 /*
@@ -268,17 +266,12 @@ int cmd_info(int argc, char **argv)
 		return EXIT_BAD;
 	}
 	path = args.v[0];
-	/* FILE opened once: its probe picks the view */
+	/* FILE opened once: its format may have a view of its own (cli.h) */
 	if (cli_input(&in, path, &ro) < 0)
 		return EXIT_BAD;
+	if ((rc = cli_view_run(argc, argv, &args, &in, NULL, NULL)) >= 0)
+		return rc;
 	path = cli_input_name(path);
-	if (cli_input_is_tarmac(in)) {
-		if (cli_tarmac_refuse("info", NULL, &ro, path) < 0) {
-			tk_input_close(in);
-			return EXIT_BAD;
-		}
-		return cli_tarmac_info(in, path, json, &ro);
-	}
 	if (cli_open_input(&r, in, &ro) < 0)
 		return EXIT_BAD;
 	t = tk_reader_trace(r);

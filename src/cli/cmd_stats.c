@@ -36,17 +36,8 @@ static void help(FILE *fp)
 		CLI_READ_HELP
 		"  --strict            read by the specification only\n"
 		"  -q, --quiet         no warnings on stderr\n"
-		"  -h, --help          this help\n\n"
-		"For an Arm Tarmac log (probed, or --from tarmac) stats gives instructions\n"
-		"executed and skipped, the mix by mnemonic, the hottest addresses,\n"
-		"exceptions (count, duration from entry to return, those still open at the\n"
-		"end) and memory / bus traffic per 256 MB address region (--entity, --type,\n"
-		"--unit, --trace and --input-option do not apply; docs/tarmac.md):\n"
-		"  --format F          table (or text), json, or csv: the function table\n"
-		"                      (with --elf) or the instruction mix\n"
-		"  --top N             rows of the mix and of the hottest addresses (default 10)\n"
-		"  --elf FILE          the program's ELF file: instructions and time per\n"
-		"                      function, self and inclusive, and the call tree\n");
+		"  -h, --help          this help\n");
+	cli_view_help(fp, "stats");
 }
 
 enum { O_FORMAT = 256, O_UNIT, O_EXACT };
@@ -167,14 +158,10 @@ int cmd_stats(int argc, char **argv)
 		{ "unit", required_argument, NULL, O_UNIT },
 		{ "exact", no_argument, NULL, O_EXACT },
 		CLI_READ_LONGOPTS,
-		{ "top", required_argument, NULL, CLI_O_TOP },
-		{ "elf", required_argument, NULL, CLI_O_ELF },
 		CLI_END_LONGOPTS
 	};
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
-	cli_tarmac_args ta;
 	cli_args args = { { NULL }, 0 };
-	const char *ev_only = NULL;   /* the first event-view option given */
 	tk_input *in = NULL;
 	const char *path, *outfmt = "table", *unit_s = "ns";
 	cli_filter f;
@@ -192,7 +179,6 @@ int cmd_stats(int argc, char **argv)
 	size_t w[8] = { 6, 4, 6, 5, 3, 3, 3, 4 };
 
 	memset(&f, 0, sizeof(f));
-	cli_tarmac_args_init(&ta);
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, "qh", longopts, &args)) != -1) {
 		switch (c) {
@@ -200,40 +186,22 @@ int cmd_stats(int argc, char **argv)
 		CLI_FILTER_CASES:
 			if (cli_filter_opt(&f, c, optarg) < 0)
 				goto out;
-			ev_only = ev_only ? ev_only : f.given;
 			break;
 		case O_UNIT:
 			unit_s = optarg;
-			ev_only = ev_only ? ev_only : "--unit";
 			break;
 		case O_EXACT:
 			exact = 1;
-			ev_only = ev_only ? ev_only : "--exact";
 			break;
 		CLI_READ_CASES:
 			if (cli_read_opt(&ro, "stats", c, optarg) < 0)
 				goto out;
 			break;
-		CLI_TARMAC_CASES:
-			if (cli_tarmac_opt(&ta, "stats", c, optarg) < 0)
-				goto out;
-			break;
+		case CLI_O_VIEW: break;   /* cli_getopt_other() */
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); ret = EXIT_OK; goto out;
 		default: goto out;
 		}
-	}
-	if (!strcmp(outfmt, "table")) {
-		out = OUT_TABLE;
-	} else if (!strcmp(outfmt, "csv")) {
-		out = OUT_CSV;
-	} else if (!strcmp(outfmt, "json")) {
-		out = OUT_JSON;
-	} else if (!strcmp(outfmt, "text")) {
-		out = -1;   /* the Tarmac view's name of table */
-	} else {
-		cli_usage_error("stats", "unknown --format '%s' (table, csv or json)", outfmt);
-		goto out;
 	}
 	if (tk_unit_parse(unit_s, strlen(unit_s), 0, &unit) < 0) {
 		cli_usage_error("stats", "unknown --unit '%s' (ps, ns, us, ms or s)", unit_s);
@@ -249,23 +217,18 @@ int cmd_stats(int argc, char **argv)
 		goto out;
 	}
 	path = args.v[0];
-	/* FILE opened once: its probe picks the view */
-	if (cli_input(&in, path, &ro) < 0)
+	/* FILE opened once: its format may have a view of its own (cli.h) */
+	if (cli_input(&in, path, &ro) < 0 ||
+	    (ret = cli_view_run(argc, argv, &args, &in, NULL, NULL)) >= 0)
 		goto out;
+	ret = EXIT_BAD;
 	path = cli_input_name(path);
-	if (cli_input_is_tarmac(in)) {
-		if (cli_tarmac_refuse("stats", ev_only, &ro, path) < 0)
-			goto out;
-		ret = cli_tarmac_stats(in, path, &ta, outfmt, &ro);
-		in = NULL;
-		goto out;
-	}
+	out = !strcmp(outfmt, "table") ? OUT_TABLE : !strcmp(outfmt, "csv") ? OUT_CSV
+	      : !strcmp(outfmt, "json") ? OUT_JSON : -1;
 	if (out < 0) {
 		cli_usage_error("stats", "unknown --format '%s' (table, csv or json)", outfmt);
 		goto out;
 	}
-	if (cli_tarmac_none(&ta, "stats", path, in) < 0)
-		goto out;
 	c = cli_open_input(&r, in, &ro);
 	in = NULL;
 	if (c < 0)
@@ -388,6 +351,5 @@ out:
 	cli_filter_free(&f);
 	tk_stats_free(st);
 	tk_reader_close(r);
-	cli_tarmac_args_free(&ta);
 	return ret;
 }

@@ -146,8 +146,6 @@ int cli_tarmac_opt(cli_tarmac_args *a, const char *cmd, int code, const char *ar
 	char *e;
 	int k;
 
-	if (!a->given)
-		a->given = name;
 	switch (code) {
 	case CLI_O_PC:
 	case CLI_O_ADDR:
@@ -200,16 +198,6 @@ int cli_tarmac_opt(cli_tarmac_args *a, const char *cmd, int code, const char *ar
 		a->weight = arg;
 		return 0;
 	}
-}
-
-int cli_tarmac_none(const cli_tarmac_args *a, const char *cmd, const char *path,
-		    const tk_input *in)
-{
-	if (!a->given)
-		return 0;
-	cli_usage_error(cmd, "%s applies to Arm Tarmac logs only (%s is %s)", a->given,
-			path, tk_input_format(in)->name);
-	return -1;
 }
 
 int cli_tarmac_refuse(const char *cmd, const char *opt, const cli_read_opts *ro,
@@ -395,6 +383,44 @@ out:
 }
 
 static int view(const cli_view *v, int argc, char **argv, tk_input *in);
+enum { O_FORMAT = CLI_O_SKIP + 1 };
+
+static const struct option info_opts[] = {
+	{ "format", required_argument, NULL, O_FORMAT },
+	CLI_READ_LONGOPTS,
+	CLI_END_LONGOPTS
+};
+
+const cli_view cli_view_tarmac_info = {
+	"info", "tarmac", NULL, NULL, "Arm Tarmac logs",
+	"\nFor an Arm Tarmac log (probed, or --from tarmac) info counts its records:\n"
+	"the producer, the time span, the records per line kind and the CPUs\n"
+	"(--trace and --input-option do not apply; docs/tarmac.md).\n",
+	info_opts, view
+};
+
+static const struct option stats_opts[] = {
+	{ "format", required_argument, NULL, O_FORMAT },
+	CLI_READ_LONGOPTS,
+	{ "top", required_argument, NULL, CLI_O_TOP },
+	{ "elf", required_argument, NULL, CLI_O_ELF },
+	CLI_END_LONGOPTS
+};
+
+const cli_view cli_view_tarmac_stats = {
+	"stats", "tarmac", NULL, NULL, "Arm Tarmac logs",
+	"\nFor an Arm Tarmac log (probed, or --from tarmac) stats gives instructions\n"
+	"executed and skipped, the mix by mnemonic, the hottest addresses,\n"
+	"exceptions (count, duration from entry to return, those still open at the\n"
+	"end) and memory / bus traffic per 256 MB address region (--entity, --type,\n"
+	"--unit, --trace and --input-option do not apply; docs/tarmac.md):\n"
+	"  --format F          table (or text), json, or csv: the function table\n"
+	"                      (with --elf) or the instruction mix\n"
+	"  --top N             rows of the mix and of the hottest addresses (default 10)\n"
+	"  --elf FILE          the program's ELF file: instructions and time per\n"
+	"                      function, self and inclusive, and the call tree\n",
+	stats_opts, view
+};
 
 static const struct option cat_opts[] = {
 	{ "start", required_argument, NULL, CLI_O_START },
@@ -855,17 +881,17 @@ static const struct option folded_opts[] = {
 };
 
 /*
- * The views (cli.h): cat of a Tarmac log (the lines of the records that
- * pass its filters; `in` is the log) and convert --to folded or OUT.folded
- * (for one more release): argv parsed again, the command's options these
- * do not take refused.
+ * The views (cli.h): info, stats and cat of a Tarmac log (`in`: the lines
+ * of the records that pass cat's filters) and convert --to folded or
+ * OUT.folded (for one more release): argv parsed again, the command's
+ * options these do not take refused.
  */
 static int view(const cli_view *v, int argc, char **argv, tk_input *in)
 {
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	cli_args a = { { NULL }, 0 };
 	cli_tarmac_args ta;
-	const char *start = NULL, *end = NULL;
+	const char *start = NULL, *end = NULL, *fmt = "table", *name;
 	int c, bad = 0, ret = EXIT_BAD;
 
 	cli_tarmac_args_init(&ta);
@@ -881,14 +907,25 @@ static int view(const cli_view *v, int argc, char **argv, tk_input *in)
 			break;
 		case CLI_O_START: start = optarg; break;
 		case CLI_O_END: end = optarg; break;
+		case O_FORMAT: fmt = optarg; break;
 		case 'q': ro.quiet = 1; break;
 		default: break;  /* --threads, --to (the command's), CLI_O_VIEW */
 		}
 	}
-	if (in && (bad || cli_tarmac_refuse("cat", cli_getopt_other(), &ro, a.v[0]) < 0))
+	name = cli_input_name(a.v[0]);
+	if (in && *v->cmd == 's' && strcmp(fmt, "table") && strcmp(fmt, "text") &&
+	    strcmp(fmt, "csv") && strcmp(fmt, "json")) {
+		cli_usage_error("stats", "unknown --format '%s' (table, csv or json)", fmt);
+		bad = 1;
+	}
+	if (in && (bad || cli_tarmac_refuse(v->cmd, cli_getopt_other(), &ro, name) < 0))
 		tk_input_close(in);
-	else if (in)
+	else if (in && *v->cmd == 'c')
 		ret = tarmac_cat(in, &ta, start, end, &ro);
+	else if (in && *v->cmd == 'i')
+		ret = cli_tarmac_info(in, name, strcmp(fmt, "json") == 0, &ro);
+	else if (in)
+		ret = cli_tarmac_stats(in, name, &ta, fmt, &ro);
 	else if (!bad) {
 		if (!ro.quiet)
 			fprintf(stderr, "tracekit convert: note: --to folded is deprecated: "
