@@ -37,28 +37,6 @@ def macros(cli_h):
     return out
 
 
-def table(src, func, macro_names):
-    """The long and short options of the getopt table in function `func`."""
-    start = src.find("int %s(int argc" % func)
-    if start < 0:
-        raise SystemExit("no function %s" % func)
-    body = src[start:]
-    longs, shorts = [], ""
-    m = re.search(r"struct option longopts\[\]\s*=\s*\{(.*?)\n\s*\};", body, re.S)
-    if m:
-        for ent in re.finditer(r'\{\s*"([a-z][a-z0-9-]*)"\s*,|\b(CLI_\w+LONGOPTS)\b', m.group(1)):
-            if ent.group(1):
-                longs.append(ent.group(1))
-            else:
-                if ent.group(2) not in macro_names:
-                    raise SystemExit("%s: unknown macro %s" % (func, ent.group(2)))
-                longs += macro_names[ent.group(2)]
-    g = re.search(r'(?:cli_getopt|getopt_long)\(argc, argv, "([^"]*)"', body)
-    if g:
-        shorts = g.group(1).replace(":", "").lstrip("-+")
-    return longs, shorts
-
-
 def entries(body, macro_names, where):
     """The long option names of a struct option table's body."""
     longs = []
@@ -70,6 +48,22 @@ def entries(body, macro_names, where):
                 raise SystemExit("%s: unknown macro %s" % (where, ent.group(2)))
             longs += macro_names[ent.group(2)]
     return longs
+
+
+def table(src, func, macro_names):
+    """The long and short options of the getopt table in function `func`."""
+    start = src.find("int %s(int argc" % func)
+    if start < 0:
+        raise SystemExit("no function %s" % func)
+    body = src[start:]
+    longs, shorts = [], ""
+    m = re.search(r"struct option longopts\[\]\s*=\s*\{(.*?)\n\s*\};", body, re.S)
+    if m:
+        longs = entries(m.group(1), macro_names, func)
+    g = re.search(r'(?:cli_getopt|getopt_long)\(argc, argv, "([^"]*)"', body)
+    if g:
+        shorts = g.group(1).replace(":", "").lstrip("-+")
+    return longs, shorts
 
 
 def views(root, macro_names):
