@@ -326,6 +326,15 @@ const char *tk_trace_cycle_unit(const tk_trace *t);
 const char *tk_trace_str(const tk_trace *t, tk_str s, size_t *len);
 
 /**
+ * The length (1 to 4) of the well-formed UTF-8 sequence at s (n > 0 bytes
+ * left), or 0 when the byte at s starts none (Unicode 15, table 3-7: no
+ * overlong forms, no surrogates, nothing past U+10FFFF).  A trace's names
+ * are its bytes as read: a tool that writes them as UTF-8 text (JSON, CSV)
+ * replaces the bytes that start no sequence.
+ */
+size_t tk_utf8_len(const unsigned char *s, size_t n);
+
+/**
  * The number of entities so far.  Entities are added while a trace is read:
  * after the reader's end the table is complete.
  */

@@ -3,8 +3,6 @@
 #define TK_CLI_H
 
 #include "tracekit/tracekit.h"
-#include "../core/bytes.h"
-#include "../core/hashmap.h"
 
 #include <getopt.h>
 #include <stdint.h>
@@ -30,9 +28,6 @@ int cmd_load(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_shark_receive(int argc, char **argv);
 int cmd_shark(int argc, char **argv);
-/** A S.Ha.R.K. host tool's text ("list" or "pwc") from the records of
- * `in` (closed) on `out`: EXIT_OK, or EXIT_BAD after printing the error. */
-int cli_shark_tool(const char *tool, tk_input *in, const char *out);
 int cmd_tarmac(int argc, char **argv);
 
 /*
@@ -41,14 +36,47 @@ int cmd_tarmac(int argc, char **argv);
  * collects the operands as it meets them, and the rest after "--", in
  * the order given, whatever POSIXLY_CORRECT says.  The command sets
  * optind = 1 before the first call; -1 when every argument is read.
+ * Beside the table it is given, it takes the options of the command's
+ * views, and in a view the command's, as CLI_O_VIEW (below).
  */
 typedef struct cli_args {
 	const char *v[4];    /* the first operands */
 	int n;               /* all of them */
 } cli_args;
 
+/*
+ * Views (cli_views[], main.c): a format's file serves a generic command
+ * when its input is of `format` (cat of a Tarmac log), or convert's --to
+ * is `to` or OUT is named .`ext` (.gz/.zst aside: folded stacks, the
+ * S.Ha.R.K. tools), so that the command knows no format.  The command's
+ * cli_getopt() takes the views' options as CLI_O_VIEW; run() parses argv
+ * again with `longopts`, the command's options it lacks being CLI_O_VIEW.
+ */
+enum { CLI_O_VIEW = 0x4300, CLI_O_SKIP };  /* SKIP: the command's, seen */
+typedef struct cli_view {
+	const char *cmd, *format, *to, *ext;
+	const char *only, *help;   /* what its options are for; its --help */
+	const struct option *longopts;
+	/* in: the input (the view's to close) of a view by format, else NULL */
+	int (*run)(const struct cli_view *v, int argc, char **argv, tk_input *in);
+} cli_view;
+extern const cli_view *const cli_views[];
+extern const size_t cli_nviews;
+extern const cli_view cli_view_tarmac_info, cli_view_tarmac_stats,
+	cli_view_tarmac_cat, cli_view_tarmac_folded, cli_view_shark_list,
+	cli_view_shark_pwc;
+/** Run the view of command argv[0] for *in (taken) or --to / OUT: its exit
+ *  status; else EXIT_BAD after a usage error if an option of a view was
+ *  given (cli_getopt_other()), else -1. */
+int cli_view_run(int argc, char **argv, const cli_args *a, tk_input **in,
+		 const char *to, const char *out);
+/** The views' help texts of command `cmd`. */
+void cli_view_help(FILE *fp, const char *cmd);
+
 int cli_getopt(int argc, char **argv, const char *shortopts,
 	       const struct option *longopts, cli_args *a);
+/** The first CLI_O_VIEW option of the last table parsed ("--elf"), or NULL. */
+const char *cli_getopt_other(void);
 
 /* Options every reading command takes. */
 typedef struct cli_read_opts {
@@ -137,7 +165,13 @@ void cli_warning_total(uint64_t n, const cli_read_opts *o);
  *  to stderr unless quiet). */
 void cli_reader_opts(tk_reader_opts *ro, const cli_read_opts *o);
 
-/** Event filters of `cat` and `convert`. */
+/*
+ * The event filters (cli_filter.c), parsed once for every command that
+ * takes them: cat and convert all five (CLI_FILTER_LONGOPTS, help
+ * CLI_FILTER_HELP), stats the names of its rows (CLI_FILTER_NAME_LONGOPTS);
+ * the codes (CLI_FILTER_CASES) go to cli_filter_opt().  The report takes
+ * the time window (start_s, end_s) itself.
+ */
 typedef struct cli_filter {
 	const char *start_s, *end_s;
 	uint64_t start, end;      /* in trace ticks, inclusive */
@@ -145,12 +179,44 @@ typedef struct cli_filter {
 	const char **entities, **types, **events;
 	size_t nentities, ntypes, nevents;
 	uint32_t *entity_ids;     /* resolved lazily: names are found as read */
+	const char *given;        /* the first filter option given ("--start"), or NULL */
 } cli_filter;
 
+enum { CLI_O_START = 0x4200, CLI_O_END, CLI_O_ENTITY, CLI_O_TYPE, CLI_O_EVENT };
+#define CLI_FILTER_NAME_LONGOPTS \
+	{ "entity", required_argument, NULL, CLI_O_ENTITY }, \
+	{ "type", required_argument, NULL, CLI_O_TYPE }
+#define CLI_FILTER_LONGOPTS \
+	{ "start", required_argument, NULL, CLI_O_START }, \
+	{ "end", required_argument, NULL, CLI_O_END }, \
+	{ "entity", required_argument, NULL, CLI_O_ENTITY }, \
+	{ "type", required_argument, NULL, CLI_O_TYPE }, \
+	{ "event", required_argument, NULL, CLI_O_EVENT }
+#define CLI_FILTER_CASES \
+	case CLI_O_START: case CLI_O_END: case CLI_O_ENTITY: case CLI_O_TYPE: \
+	case CLI_O_EVENT
+#define CLI_FILTER_HELP \
+	"filters (repeat --entity/--type/--event to allow several values):\n" \
+	"  --start TIME        events at or after TIME (10ms, 250us, 1.5s; a bare\n" \
+	"                      number is in the trace's own ticks)\n" \
+	"  --end TIME          events at or before TIME (a start after the end is\n" \
+	"                      an error; a window between two ticks is empty)\n" \
+	"  --entity NAME       events whose source or target is NAME\n" \
+	"  --type TYPE         events whose target type is TYPE (T, I, R, SEM, ...)\n" \
+	"  --event NAME        events named NAME (start, preempt, ...)\n"
+
+/** Handle an option of CLI_FILTER_CASES: 0, or -1 (out of memory, said). */
+int cli_filter_opt(cli_filter *f, int code, const char *arg);
+/** Append value to the list: 0, or -1 out of memory. */
 int cli_filter_add(const char ***list, size_t *n, const char *value);
-/** Resolve --start/--end against the trace's time base. */
+/** Resolve --start/--end against the trace's time base: 0, or -1 after
+ *  printing what is wrong. */
 int cli_filter_prepare(cli_filter *f, tk_reader *r);
+/** 1 if the event passes every filter, else 0. */
 int cli_filter_match(const cli_filter *f, const tk_trace *t, const tk_event *ev);
+/** 1 if a row of `entity` (len bytes) and `type` passes --entity and --type. */
+int cli_filter_names(const cli_filter *f, const char *entity, size_t len,
+		     const char *type);
 void cli_filter_free(cli_filter *f);
 
 /** Copy events from r through f into a writer on out, with the writer's
@@ -191,29 +257,34 @@ void cli_csv_field(FILE *fp, const char *s, size_t n);
 void cli_csv_cstr(FILE *fp, const char *s);
 
 /*
- * A map from 64-bit keys to 64-bit counters: keys[i] counted vals[i] for
- * i < count, in the order first added; used[i] is 1 for those (0 up to
- * cap, for loops over the capacity).  Zeroed: empty.
+ * A map from 64-bit keys to counters: keys[i] (i < count, in the order
+ * first added) counted vals[i] (vals reaches only to the last key added
+ * with a delta).  Its index is seeded once per process, so that no input
+ * piles its keys into one slot.  Zeroed: empty.
  */
 typedef struct cli_map {
 	uint64_t *keys, *vals;
-	uint8_t *used;
-	size_t cap, count;
-	tk_hashmap idx;           /* key -> i */
+	size_t cap, vcap, count;  /* of keys, of vals; entries */
+	uint32_t *slot;           /* nslot (a power of two): entry + 1, or 0 */
+	size_t nslot;
 } cli_map;
 
+/** Add delta to key's counter (a new key starts at 0): 0, or -1 out of memory. */
 int cli_map_add(cli_map *m, uint64_t key, uint64_t delta);
+/** The entry of key (its index in keys[] and vals[]), or -1 if none. */
+int64_t cli_map_find(const cli_map *m, uint64_t key);
 void cli_map_free(cli_map *m);
 
+/** Make (*arr)[id] exist: the array of *cap elements of esize bytes grows
+ *  by doubling (from 16), the new elements zeroed; 0, or -1 out of memory. */
+int cli_grow(void **arr, size_t *cap, size_t id, size_t esize);
+
 /*
- * Arm Tarmac logs (tarmac_cli.c).  info, cat and stats show the CPU-level
- * records of a Tarmac input (probed, or --from tarmac), `tracekit tarmac
- * folded` makes folded stacks of one; the other commands and outputs see
- * its ISR events.  Each of these commands parses all its options at once, its
- * getopt table holding the options of the record view (CLI_O_PC ..
- * CLI_O_WEIGHT, handed to cli_tarmac_opt()), opens FILE once
- * (cli_input()) and then picks the view by the input's format; an option
- * of one view given for the other's input is a usage error.
+ * Arm Tarmac logs (tarmac_cli.c).  info, stats and cat show the CPU-level
+ * records of a Tarmac input (probed, or --from tarmac) through their views,
+ * `tracekit tarmac folded` makes folded stacks of one; the other commands
+ * and outputs see its ISR events.  The record views' options are CLI_O_PC ..
+ * CLI_O_WEIGHT, handed to cli_tarmac_opt().
  */
 enum { CLI_O_PC = 0x4100, CLI_O_MNEMONIC, CLI_O_REGISTER, CLI_O_ADDR,
        CLI_O_KIND, CLI_O_CPU, CLI_O_TOP, CLI_O_ELF, CLI_O_WEIGHT };
@@ -223,7 +294,6 @@ enum { CLI_O_PC = 0x4100, CLI_O_MNEMONIC, CLI_O_REGISTER, CLI_O_ADDR,
 	case CLI_O_ELF: case CLI_O_WEIGHT
 
 typedef struct cli_tarmac_args {
-	const char *given;        /* the first of these options given ("--pc"), or NULL */
 	/* cat */
 	uint64_t pclo, pchi, alo, ahi;
 	int has_pc, has_addr;
@@ -242,10 +312,6 @@ void cli_tarmac_args_init(cli_tarmac_args *a);
 void cli_tarmac_args_free(cli_tarmac_args *a);
 /** Handle an option of CLI_TARMAC_CASES: 0, or -1 after a usage error. */
 int cli_tarmac_opt(cli_tarmac_args *a, const char *cmd, int code, const char *arg);
-/** For an input of another format: a usage error if a record-view option
- * was given (-1), else 0. */
-int cli_tarmac_none(const cli_tarmac_args *a, const char *cmd, const char *path,
-		    const tk_input *in);
 /** For a Tarmac input: a usage error if `opt` (an option of the event view
  * given, or NULL) or one of the reader's --trace / --input-option was
  * given (-1), else 0. */
@@ -258,8 +324,6 @@ int cli_tarmac_refuse(const char *cmd, const char *opt, const cli_read_opts *ro,
  */
 int cli_tarmac_info(tk_input *in, const char *path, int json,
 		    const cli_read_opts *ro);
-int cli_tarmac_cat(tk_input *in, const cli_tarmac_args *a, const char *start,
-		   const char *end, const cli_read_opts *ro);
 int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 		     const char *outfmt, const cli_read_opts *ro);
 /*
@@ -271,7 +335,5 @@ int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 int cli_tarmac_folded(const char *cmd, const char *path, const char *out,
 		      const cli_tarmac_args *a, const char *ev_only,
 		      const cli_read_opts *ro);
-/** `path` names folded stacks (.folded, .folded.gz, .folded.zst). */
-int cli_tarmac_folded_path(const char *path);
 
 #endif

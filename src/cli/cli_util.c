@@ -1,11 +1,11 @@
 /* cli_util.c - error printing, opening readers, filters, the copy loop. */
 #include "cli.h"
-#include "../core/internal.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 
 void cli_error(const tk_error *err)
 {
@@ -32,21 +32,65 @@ static void add_operand(cli_args *a, const char *s)
 	a->n++;
 }
 
+/* the table of the last parse: its own options, then the others */
+static struct option opts[64];
+static char other[40];
+
+/* the entries of t not yet in opts, with code `code` (0: their own) */
+static void merge(const struct option *t, int code)
+{
+	size_t n, k;
+
+	for (n = 0; opts[n].name; n++)
+		;
+	for (; t && t->name && n + 1 < sizeof(opts) / sizeof(opts[0]); t++) {
+		for (k = 0; k < n && strcmp(opts[k].name, t->name); k++)
+			;
+		if (k == n) {
+			opts[n] = *t;
+			if (code)
+				opts[n].val = code;
+			n++;
+		}
+	}
+}
+
+const char *cli_getopt_other(void)
+{
+	return other[0] ? other : NULL;
+}
+
 int cli_getopt(int argc, char **argv, const char *shortopts,
 	       const struct option *longopts, cli_args *a)
 {
+	/* the command's table (the first parsed), for its views' parses */
+	static const struct option *cmd_opts, *made_for;
 	char in_order[32];
-	int c;
+	int c, i = -1;
+	size_t v;
 
+	if (made_for != longopts) {
+		memset(opts, 0, sizeof(opts));
+		other[0] = '\0';
+		made_for = longopts;
+		cmd_opts = cmd_opts ? cmd_opts : longopts;
+		merge(longopts, 0);
+		merge(cmd_opts, CLI_O_VIEW);
+		for (v = 0; v < cli_nviews; v++)
+			if (strcmp(cli_views[v]->cmd, argv[0]) == 0)
+				merge(cli_views[v]->longopts, CLI_O_VIEW);
+	}
 	/* a leading '-': each operand comes back as code 1 where it stands
 	 * (no permutation, so POSIXLY_CORRECT cannot end the options at the
 	 * first operand); after "--" the rest are operands */
 	snprintf(in_order, sizeof(in_order), "-:%s", shortopts);
-	while ((c = getopt_long(argc, argv, in_order, longopts, NULL)) == 1)
+	while ((c = getopt_long(argc, argv, in_order, opts, &i)) == 1)
 		add_operand(a, optarg);
 	if (c == -1)
 		while (optind < argc)
 			add_operand(a, argv[optind++]);
+	if (c == CLI_O_VIEW && !other[0] && i >= 0)
+		snprintf(other, sizeof(other), "--%s", opts[i].name);
 	/* one line (the ':' above keeps getopt quiet), not the whole usage;
 	 * a short option by its letter (its word may hold others) */
 	if (c == '?' || c == ':') {
@@ -57,6 +101,63 @@ int cli_getopt(int argc, char **argv, const char *shortopts,
 				: "unrecognized option", letter ? opt : w);
 	}
 	return c;
+}
+
+/* name ends in "." ext (ASCII case ignored), or in that and .gz or .zst */
+static int has_ext(const char *name, const char *ext)
+{
+	size_t n = strlen(name), k = strlen(ext);
+
+	if (n > 3 && strcasecmp(name + n - 3, ".gz") == 0)
+		n -= 3;
+	else if (n > 4 && strcasecmp(name + n - 4, ".zst") == 0)
+		n -= 4;
+	return n > k + 1 && name[n - k - 1] == '.' &&
+	       strncasecmp(name + n - k, ext, k) == 0;
+}
+
+int cli_view_run(int argc, char **argv, const cli_args *a, tk_input **in,
+		 const char *to, const char *out)
+{
+	const char *fmt = in ? tk_input_format(*in)->name : NULL;
+	const char *given = cli_getopt_other();
+	const cli_view *v, *owner = NULL;
+	size_t i, k;
+
+	for (i = 0; i < cli_nviews; i++) {
+		v = cli_views[i];
+		if (strcmp(v->cmd, argv[0]) != 0)
+			continue;
+		if (fmt ? v->format && strcmp(v->format, fmt) == 0
+			: to ? v->to && strcmp(v->to, to) == 0
+			     : v->ext && has_ext(out, v->ext)) {
+			tk_input *mine = in ? *in : NULL;
+
+			if (in)
+				*in = NULL;
+			return v->run(v, argc, argv, mine);
+		}
+		for (k = 0; given && v->longopts && v->longopts[k].name; k++)
+			if (strcmp(v->longopts[k].name, given + 2) == 0)
+				owner = v;
+	}
+	if (!given || !owner)
+		return -1;
+	if (fmt)
+		cli_usage_error(argv[0], "%s applies to %s only (%s is %s)", given,
+				owner->only, a->v[0], fmt);
+	else
+		cli_usage_error(argv[0], "%s is for %s", given, owner->only);
+	return EXIT_BAD;
+}
+
+void cli_view_help(FILE *fp, const char *cmd)
+{
+	size_t i;
+
+	for (i = 0; i < cli_nviews; i++)
+		if (strcmp(cli_views[i]->cmd, cmd) == 0 && cli_views[i]->help)
+			fputs(cli_views[i]->help, fp);
 }
 
 /* the writer's warnings (each one shown), for the reader's summary */
@@ -162,11 +263,6 @@ int cli_input(tk_input **in, const char *path, const cli_read_opts *o)
 	return 0;
 }
 
-int cli_input_is_tarmac(const tk_input *in)
-{
-	return strcmp(tk_input_format(in)->name, "tarmac") == 0;
-}
-
 int cli_open_input(tk_reader **r, tk_input *in, const cli_read_opts *o)
 {
 	tk_reader_opts ro;
@@ -213,184 +309,6 @@ void cli_warning_total(uint64_t n, const cli_read_opts *o)
 const char *cli_input_name(const char *path)
 {
 	return strcmp(path, "-") ? path : "<stdin>";
-}
-
-int cli_filter_add(const char ***list, size_t *n, const char *value)
-{
-	const char **nl = realloc(*list, (*n + 1) * sizeof(**list));
-
-	if (!nl)
-		return -1;
-	nl[(*n)++] = value;
-	*list = nl;
-	return 0;
-}
-
-/*
- * A --start or --end in ticks: 0, 1 when it lies beyond the last tick
- * (2^64 - 1; *out is then UINT64_MAX), -1 when it is not a time.
- */
-static int bound(const char *s, const tk_timebase *tb, tk_round round,
-		 uint64_t *out)
-{
-	tk_timebase from;
-	uint64_t v;
-	tk_unit u;
-	int rc;
-
-	/* a bare number is in the trace's own ticks */
-	rc = tk_duration_parse(s, -1, &v, &u);
-	if (rc == TK_E_PARSE) {
-		char *end;
-		unsigned long long t;
-		errno = 0;
-		t = strtoull(s, &end, 10);
-		if (*s >= '0' && *s <= '9' && *end == '\0') {
-			*out = (uint64_t)t;
-			return errno == ERANGE; /* strtoull gave ULLONG_MAX */
-		}
-		return -1;
-	}
-	if (rc < 0)
-		return -1;
-	from.unit = u;
-	from.num = 1;
-	from.den = 1;
-	rc = tk_time_convert(v, &from, tb, round, out);
-	if (rc < 0) {
-		/* beyond any tick: past the end of every trace */
-		*out = UINT64_MAX;
-		return 1;
-	}
-	return 0;
-}
-
-/*
- * Is time a after time b, as given (not as ticks)?  Two times with units
- * are compared exactly (in the smaller unit; one that overflows 64 bits
- * there is the larger).  With a bare tick count on either side, the
- * ticks (the start rounded up, the end down) already compare exactly.
- */
-static int given_after(const char *a, const char *b, uint64_t ta, uint64_t tb)
-{
-	uint64_t va, vb;
-	tk_unit ua, ub;
-
-	if (tk_duration_parse(a, -1, &va, &ua) < 0 ||
-	    tk_duration_parse(b, -1, &vb, &ub) < 0)
-		return ta > tb;
-	for (; ua > ub; ua--) {
-		if (va > UINT64_MAX / 1000)
-			return 1;
-		va *= 1000;
-	}
-	for (; ub > ua; ub--) {
-		if (vb > UINT64_MAX / 1000)
-			return 0;
-		vb *= 1000;
-	}
-	return va > vb;
-}
-
-int cli_filter_prepare(cli_filter *f, tk_reader *r)
-{
-	const tk_timebase *tb = tk_trace_timebase(tk_reader_trace(r));
-	size_t i;
-
-	if (f->start_s) {
-		int rc = bound(f->start_s, tb, TK_ROUND_UP, &f->start);
-		if (rc < 0) {
-			fprintf(stderr, "tracekit: bad --start '%s' (a time such as 10ms, 250us, 1.5s, or ticks)\n",
-				f->start_s);
-			return -1;
-		}
-		/* a start beyond the last tick: no event is late enough */
-		f->has_start = rc == 1 ? 2 : 1;
-	}
-	if (f->end_s) {
-		if (bound(f->end_s, tb, TK_ROUND_DOWN, &f->end) < 0) {
-			fprintf(stderr, "tracekit: bad --end '%s' (a time such as 10ms, 250us, 1.5s, or ticks)\n",
-				f->end_s);
-			return -1;
-		}
-		f->has_end = 1;
-	}
-	/* a start after the end is an error; a window between two ticks
-	 * (--start 1ps --end 2ps of a 1 ns tick) is only empty */
-	if (f->has_start && f->has_end && f->start > f->end &&
-	    given_after(f->start_s, f->end_s, f->start, f->end)) {
-		fprintf(stderr, "tracekit: --start '%s' is after --end '%s'\n", f->start_s, f->end_s);
-		return -1;
-	}
-	if (f->nentities) {
-		/* a second pass (report) looks the names up in its own trace */
-		free(f->entity_ids);
-		f->entity_ids = malloc(f->nentities * sizeof(*f->entity_ids));
-		if (!f->entity_ids)
-			return -1;
-		for (i = 0; i < f->nentities; i++)
-			f->entity_ids[i] = TK_NONE;
-	}
-	return 0;
-}
-
-static int str_is(const tk_trace *t, tk_str s, const char *want)
-{
-	size_t n;
-	const char *p = tk_trace_str(t, s, &n);
-
-	return strlen(want) == n && memcmp(p, want, n) == 0;
-}
-
-int cli_filter_match(const cli_filter *f, const tk_trace *t, const tk_event *ev)
-{
-	size_t i;
-
-	if (f->has_start && (ev->time < f->start || f->has_start == 2))
-		return 0;
-	if (f->has_end && ev->time > f->end)
-		return 0;
-	if (f->nentities) {
-		int hit = 0;
-		for (i = 0; i < f->nentities && !hit; i++) {
-			uint32_t id = f->entity_ids[i];
-			if (id == TK_NONE) {
-				id = tk_trace_entity_find(t, f->entities[i],
-							  strlen(f->entities[i]));
-				f->entity_ids[i] = id;
-			}
-			hit = id != TK_NONE && (ev->source == id || ev->target == id);
-		}
-		if (!hit)
-			return 0;
-	}
-	if (f->ntypes) {
-		int hit = 0;
-		for (i = 0; i < f->ntypes && !hit; i++)
-			hit = strcmp(f->types[i], tk_etype_name(ev->type)) == 0 ||
-			      (ev->type_name != TK_NONE &&
-			       str_is(t, ev->type_name, f->types[i]));
-		if (!hit)
-			return 0;
-	}
-	if (f->nevents) {
-		int hit = 0;
-		for (i = 0; i < f->nevents && !hit; i++)
-			hit = (ev->kind != TK_EV_OTHER &&
-			       strcmp(f->events[i], tk_evkind_name(ev->kind)) == 0) ||
-			      (ev->name != TK_NONE && str_is(t, ev->name, f->events[i]));
-		if (!hit)
-			return 0;
-	}
-	return 1;
-}
-
-void cli_filter_free(cli_filter *f)
-{
-	free(f->entities);
-	free(f->types);
-	free(f->events);
-	free(f->entity_ids);
 }
 
 int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
@@ -473,17 +391,20 @@ void cli_csv_field(FILE *fp, const char *s, size_t n)
 	}
 	if (quote)
 		fputc('"', fp);
-	for (i = 0; i < n; i++) {
+	/* well-formed UTF-8 as it is, '"' doubled, a stray byte as U+FFFD
+	 * (as tk_json_write_str() walks a JSON string) */
+	for (i = 0; i < n; i += len) {
 		unsigned char c = (unsigned char)s[i];
-		if (c == '"')
-			fputs("\"\"", fp);
-		else if (c < 0x80)
+		if (c < 0x80) {
+			if (c == '"')
+				fputc('"', fp);
 			fputc(c, fp);
-		else if ((len = tk_utf8_len((const unsigned char *)s + i, n - i))) {
+			len = 1;
+		} else if ((len = tk_utf8_len((const unsigned char *)s + i, n - i))) {
 			fwrite(s + i, 1, len, fp);
-			i += len - 1;
 		} else {
-			fputs("\xef\xbf\xbd", fp); /* a stray byte: U+FFFD */
+			fputs("\xef\xbf\xbd", fp);
+			len = 1;
 		}
 	}
 	if (quote)
@@ -495,35 +416,92 @@ void cli_csv_cstr(FILE *fp, const char *s)
 	cli_csv_field(fp, s, strlen(s));
 }
 
+int cli_grow(void **arr, size_t *cap, size_t id, size_t esize)
+{
+	size_t ncap = *cap ? *cap : 16;
+	unsigned char *p;
+
+	if (id < *cap)
+		return 0;
+	while (ncap <= id) {
+		if (ncap > SIZE_MAX / 2 / esize)
+			return -1;
+		ncap *= 2;
+	}
+	if (ncap > SIZE_MAX / esize)
+		return -1;
+	p = realloc(*arr, ncap * esize);
+	if (!p)
+		return -1;
+	memset(p + *cap * esize, 0, (ncap - *cap) * esize);
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* the slot of key in m's index (m->nslot > 0): its entry's or an empty one */
+static size_t map_slot(const cli_map *m, uint64_t key)
+{
+	static uint64_t seed;
+	uint64_t h;
+	size_t i;
+
+	/* drawn once: where the system placed this program, and the time */
+	if (!seed)
+		seed = ((uint64_t)(uintptr_t)&seed ^ (uint64_t)time(NULL) << 20) | 1;
+	/* splitmix64's finaliser of the seeded key */
+	h = (key ^ seed) + 0x9e3779b97f4a7c15u;
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9u;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebu;
+	h ^= h >> 31;
+	for (i = (size_t)h & (m->nslot - 1); m->slot[i];
+	     i = (i + 1) & (m->nslot - 1))
+		if (m->keys[m->slot[i] - 1] == key)
+			break;
+	return i;
+}
+
+int64_t cli_map_find(const cli_map *m, uint64_t key)
+{
+	size_t i;
+
+	if (!m->nslot)
+		return -1;
+	i = map_slot(m, key);
+	return m->slot[i] ? (int64_t)m->slot[i] - 1 : -1;
+}
+
 int cli_map_add(cli_map *m, uint64_t key, uint64_t delta)
 {
-	void **arr[3] = { (void **)&m->keys, (void **)&m->vals,
-			  (void **)&m->used };
-	const size_t esize[3] = { sizeof(*m->keys), sizeof(*m->vals), 1 };
-	size_t cap = m->cap;
-	uint32_t *i;
-	int created, k;
+	size_t i;
 
-	if (m->count >= TK_NONE)
-		return -1;
-	i = tk_hashmap_slot(&m->idx, key, &created);
-	if (!i)
-		return -1;
-	if (created) {
-		for (k = 0; k < 3; k++) {
-			cap = m->cap;
-			if (tk_grow_zero(arr[k], &cap, m->count, esize[k]) < 0) {
-				tk_hashmap_del(&m->idx, key);
-				return -1;
-			}
-		}
-		m->cap = cap;
-		*i = (uint32_t)m->count;
-		m->keys[m->count] = key;
-		m->used[m->count] = 1;
-		m->count++;
+	/* the index at most half full */
+	if (m->count >= m->nslot / 2) {
+		size_t n = m->nslot ? m->nslot * 2 : 64, k;
+		uint32_t *old = m->slot, *ns;
+
+		if (m->count >= UINT32_MAX - 1 || n > SIZE_MAX / sizeof(*ns) ||
+		    !(ns = calloc(n, sizeof(*ns))))
+			return -1;
+		m->slot = ns;
+		m->nslot = n;
+		for (k = 0; k < m->count; k++)
+			m->slot[map_slot(m, m->keys[k])] = (uint32_t)k + 1;
+		free(old);
 	}
-	m->vals[*i] += delta;
+	i = map_slot(m, key);
+	if (!m->slot[i]) {
+		if (cli_grow((void **)&m->keys, &m->cap, m->count, sizeof(*m->keys)) < 0)
+			return -1;
+		m->keys[m->count] = key;
+		m->slot[i] = (uint32_t)++m->count;
+	}
+	if (delta) {
+		if (cli_grow((void **)&m->vals, &m->vcap, m->slot[i] - 1,
+			     sizeof(*m->vals)) < 0)
+			return -1;
+		m->vals[m->slot[i] - 1] += delta;
+	}
 	return 0;
 }
 
@@ -531,7 +509,6 @@ void cli_map_free(cli_map *m)
 {
 	free(m->keys);
 	free(m->vals);
-	free(m->used);
-	tk_hashmap_free(&m->idx);
+	free(m->slot);
 	memset(m, 0, sizeof(*m));
 }

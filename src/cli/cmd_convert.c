@@ -35,70 +35,9 @@ static void help(FILE *fp)
 		"                      trace logger's tasks, the name after their [c/id]\n"
 		"                      or (id) prefix, else none; as 'tracekit load')\n"
 		"  -q, --quiet         no warnings on stderr\n"
-		"  -h, --help          this help\n"
-		"An Arm Tarmac log converts to folded stacks for flame graphs with\n"
-		"--to folded (or OUT.folded); the filters, --option, --trace and\n"
-		"--input-option do not apply to them (docs/tarmac.md):\n"
-		"  --elf FILE          the program's ELF file (required for folded stacks)\n"
-		"  --weight instructions|time\n"
-		"                      what a stack's number counts (default instructions)\n"
-		"(--to folded is deprecated: 'tracekit tarmac folded IN --elf FILE -o OUT'\n"
-		"makes them)\n"
-		"See 'tracekit formats' for the formats.\n");
-}
-
-/*
- * The S.Ha.R.K. host tools' old spellings, --to shark-list / shark-pwc or
- * OUT named .list / .pwc (through .gz or .zst): "list", "pwc" or NULL.
- * They go to `tracekit shark` (cmd_shark.c).
- */
-static const char *shark_tool(const char *to, const char *out)
-{
-	size_t n = strlen(out);
-
-	if (to)
-		return strcasecmp(to, "shark-list") == 0 ? "list"
-		       : strcasecmp(to, "shark-pwc") == 0 ? "pwc" : NULL;
-	if (n > 3 && strcasecmp(out + n - 3, ".gz") == 0)
-		n -= 3;
-	else if (n > 4 && strcasecmp(out + n - 4, ".zst") == 0)
-		n -= 4;
-	if (n > 5 && strncasecmp(out + n - 5, ".list", 5) == 0)
-		return "list";
-	if (n > 4 && strncasecmp(out + n - 4, ".pwc", 4) == 0)
-		return "pwc";
-	return NULL;
-}
-
-/* IN to a host tool's text on OUT, the old way (convert --to shark-pwc) */
-static int shark_convert(const char *tool, const char *path, const char *out,
-			 const cli_filter *f, const char *ev_only,
-			 const cli_read_opts *ro)
-{
-	tk_input *in = NULL;
-
-	if (f->start_s || f->end_s || f->nentities || f->ntypes || f->nevents) {
-		cli_usage_error("convert",
-				"shark-%s writes every record of the dump, as the S.Ha.R.K. tool does: --start/--end/--entity/--type/--event do not apply",
-				tool);
-		return EXIT_BAD;
-	}
-	if (ev_only) {
-		cli_usage_error("convert", "shark-%s takes no %s", tool, ev_only);
-		return EXIT_BAD;
-	}
-	if (cli_input(&in, path, ro) < 0)
-		return EXIT_BAD;
-	if (strcmp(tk_input_format(in)->name, "shark") != 0) {
-		fprintf(stderr, "%s: error: shark-%s reproduces a S.Ha.R.K. tool from the records of a shark dump: the input must be read as shark\n",
-			out, tool);
-		tk_input_close(in);
-		return EXIT_BAD;
-	}
-	if (!ro->quiet)
-		fprintf(stderr, "tracekit convert: note: --to shark-%s is deprecated: use 'tracekit shark %s IN -o OUT'\n",
-			tool, tool);
-	return cli_shark_tool(tool, in, out);
+		"  -h, --help          this help\n");
+	cli_view_help(fp, "convert");
+	fprintf(fp, "See 'tracekit formats' for the formats.\n");
 }
 
 /* ".gz" or ".zst" when s ends in it (ASCII case ignored), else NULL */
@@ -113,29 +52,21 @@ static const char *zsuffix(const char *s)
 	return NULL;
 }
 
-enum { O_TO = 256, O_START, O_END, O_ENTITY, O_TYPE,
-       O_EVENT, O_OPTION, O_IDLE };
+enum { O_TO = 256, O_OPTION, O_IDLE };
 
 int cmd_convert(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		CLI_READ_LONGOPTS,
 		{ "to", required_argument, NULL, O_TO },
-		{ "start", required_argument, NULL, O_START },
-		{ "end", required_argument, NULL, O_END },
-		{ "entity", required_argument, NULL, O_ENTITY },
-		{ "type", required_argument, NULL, O_TYPE },
-		{ "event", required_argument, NULL, O_EVENT },
+		CLI_FILTER_LONGOPTS,
 		{ "option", required_argument, NULL, O_OPTION },
 		{ "idle", required_argument, NULL, O_IDLE },
-		{ "elf", required_argument, NULL, CLI_O_ELF },
-		{ "weight", required_argument, NULL, CLI_O_WEIGHT },
 		CLI_END_LONGOPTS
 	};
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
-	cli_tarmac_args ta;
 	cli_args args = { { NULL }, 0 };
-	const char *to = NULL, *out, *ev_only = NULL;
+	const char *to = NULL, *out;
 	cli_filter f;
 	tk_reader *r = NULL;
 	char wopts[512] = "";
@@ -144,42 +75,21 @@ int cmd_convert(int argc, char **argv)
 	int c, ret = EXIT_BAD, bad = 0, load_tracks;
 
 	memset(&f, 0, sizeof(f));
-	cli_tarmac_args_init(&ta);
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, "qh", longopts, &args)) != -1) {
 		switch (c) {
 		CLI_READ_CASES:
 			bad |= cli_read_opt(&ro, "convert", c, optarg) < 0;
 			break;
-		CLI_TARMAC_CASES:
-			bad |= cli_tarmac_opt(&ta, "convert", c, optarg) < 0;
-			break;
+		case CLI_O_VIEW: break;   /* cli_getopt_other() */
 		case O_TO: to = optarg; break;
-		case O_START:
-			f.start_s = optarg;
-			ev_only = ev_only ? ev_only : "--start";
-			break;
-		case O_END:
-			f.end_s = optarg;
-			ev_only = ev_only ? ev_only : "--end";
-			break;
-		case O_ENTITY:
-			bad |= cli_filter_add(&f.entities, &f.nentities, optarg);
-			ev_only = ev_only ? ev_only : "--entity";
-			break;
-		case O_TYPE:
-			bad |= cli_filter_add(&f.types, &f.ntypes, optarg);
-			ev_only = ev_only ? ev_only : "--type";
+		CLI_FILTER_CASES:
+			bad |= cli_filter_opt(&f, c, optarg) < 0;
 			break;
 		case O_IDLE:
 			bad |= cli_filter_add(&idle, &nidle, optarg);
 			break;
-		case O_EVENT:
-			bad |= cli_filter_add(&f.events, &f.nevents, optarg);
-			ev_only = ev_only ? ev_only : "--event";
-			break;
 		case O_OPTION:
-			ev_only = ev_only ? ev_only : "--option";
 			if (strlen(wopts) + strlen(optarg) + 2 > sizeof(wopts) ||
 			    strchr(optarg, ',')) {
 				cli_usage_error("convert", "bad --option '%s'", optarg);
@@ -204,24 +114,10 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	}
 	out = args.v[1];
-	/* folded stacks are no format: `tracekit tarmac folded` makes them,
-	 * and this spelling stays for one release */
-	if (to ? strcmp(to, "folded") == 0 : cli_tarmac_folded_path(out)) {
-		if (!ro.quiet)
-			fprintf(stderr, "tracekit convert: note: --to folded is deprecated: "
-				"use 'tracekit tarmac folded IN --elf FILE -o OUT'\n");
-		ret = cli_tarmac_folded("convert", args.v[0], out, &ta, ev_only, &ro);
+	/* an output of a format's own command (cli.h) */
+	if ((ret = cli_view_run(argc, argv, &args, NULL, to, out)) >= 0)
 		goto out;
-	}
-	if (ta.given) {
-		cli_usage_error("convert", "--elf and --weight are for folded stacks "
-				"(--to folded or OUT.folded)");
-		goto out;
-	}
-	if (shark_tool(to, out)) {
-		ret = shark_convert(shark_tool(to, out), args.v[0], out, &f, ev_only, &ro);
-		goto out;
-	}
+	ret = EXIT_BAD;
 	if (!to) {
 		if (strcmp(out, "-") == 0) {
 			cli_usage_error("convert", "writing to standard output needs --to FORMAT");
@@ -279,6 +175,5 @@ out:
 	free(idle);
 	tk_reader_close(r);
 	cli_filter_free(&f);
-	cli_tarmac_args_free(&ta);
 	return ret;
 }

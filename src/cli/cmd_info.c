@@ -20,10 +20,8 @@ static void help(FILE *fp)
 		CLI_READ_HELP
 		"  --strict            read by the specification only (stop at the first departure)\n"
 		"  -q, --quiet         no warnings on stderr\n"
-		"  -h, --help          this help\n\n"
-		"For an Arm Tarmac log (probed, or --from tarmac) info counts its records:\n"
-		"the producer, the time span, the records per line kind and the CPUs\n"
-		"(--trace and --input-option do not apply; docs/tarmac.md).\n");
+		"  -h, --help          this help\n");
+	cli_view_help(fp, "info");
 }
 
 /*
@@ -59,18 +57,18 @@ typedef struct ev_counts {
 /* Both tables at least `id + 1` long; -1 on out of memory. */
 static int slots_grow(ev_counts *c, tk_str id)
 {
-	uint32_t cap = c->cap, i;
+	size_t cap = c->cap, i;
 	int d;
 
 	for (d = 0; d < 2; d++) {
 		cap = c->cap;  /* (doubled from 16: a power of two) */
-		if (tk_grow_zero32((void **)&c->slot[d], &cap, id,
-				   sizeof(*c->slot[d])) < 0)
+		if (cli_grow((void **)&c->slot[d], &cap, id,
+			     sizeof(*c->slot[d])) < 0)
 			return -1;
 		for (i = c->cap; i < cap; i++)
 			c->slot[d][i] = NO_SLOT;
 	}
-	c->cap = cap;
+	c->cap = (uint32_t)cap;  /* id < DENSE_MAX_ID: at most twice that */
 	return 0;
 }
 
@@ -92,7 +90,7 @@ static int64_t dense_slot(ev_counts *c, int d, tk_str id)
 	return c->slot[d][id];
 }
 
-static TK_NOINLINE int count_slow(ev_counts *c, tk_str type, tk_str event)
+static __attribute__((noinline)) int count_slow(ev_counts *c, tk_str type, tk_str event)
 {
 	int64_t a = dense_slot(c, 0, type), e = dense_slot(c, 1, event);
 
@@ -113,7 +111,7 @@ static TK_NOINLINE int count_slow(ev_counts *c, tk_str type, tk_str event)
  */
 /* count_events() on its own and count_slow() out of its loop, so that the
  * loop keeps its tables in registers, not on cmd_info()'s crowded stack */
-static TK_NOINLINE int count_events(ev_counts *c, const tk_event *ev, size_t n,
+static __attribute__((noinline)) int count_events(ev_counts *c, const tk_event *ev, size_t n,
 			uint64_t *tmin, uint64_t *tmax)
 {
 	const tk_event *end = ev + n;
@@ -268,17 +266,12 @@ int cmd_info(int argc, char **argv)
 		return EXIT_BAD;
 	}
 	path = args.v[0];
-	/* FILE opened once: its probe picks the view */
+	/* FILE opened once: its format may have a view of its own (cli.h) */
 	if (cli_input(&in, path, &ro) < 0)
 		return EXIT_BAD;
+	if ((rc = cli_view_run(argc, argv, &args, &in, NULL, NULL)) >= 0)
+		return rc;
 	path = cli_input_name(path);
-	if (cli_input_is_tarmac(in)) {
-		if (cli_tarmac_refuse("info", NULL, &ro, path) < 0) {
-			tk_input_close(in);
-			return EXIT_BAD;
-		}
-		return cli_tarmac_info(in, path, json, &ro);
-	}
 	if (cli_open_input(&r, in, &ro) < 0)
 		return EXIT_BAD;
 	t = tk_reader_trace(r);
@@ -319,9 +312,7 @@ int cmd_info(int argc, char **argv)
 			nrows++;
 		}
 	}
-	for (i = 0; i < counts.more.cap; i++) {
-		if (!counts.more.used[i])
-			continue;
+	for (i = 0; i < counts.more.count; i++) {
 		rows[nrows].key = counts.more.keys[i];
 		rows[nrows].count = counts.more.vals[i];
 		nrows++;

@@ -73,7 +73,7 @@ typedef struct recv_state {
 	size_t npkts, cappkts;
 	uint8_t *data;
 	size_t len, cap;
-	tk_hashmap seen;     /* the numbers kept */
+	cli_map seen;        /* the numbers kept (no counters) */
 	uint64_t records;    /* distinct records (repeats not counted) */
 	uint64_t ignored, bad, dups, late, oversize;
 	uint64_t used, max;  /* bytes kept (records + PKT_COST a packet), bound */
@@ -174,14 +174,18 @@ static int parse_num(const char *s, unsigned long max, unsigned long *out)
  */
 static int seen_add(recv_state *st, uint32_t number)
 {
-	int created;
-	uint32_t *v = tk_hashmap_slot(&st->seen, number, &created);
+	size_t n = st->seen.count;
 
-	if (!v)
+	if (cli_map_add(&st->seen, number, 0) < 0)
 		return -1;
-	if (created)
-		*v = 0;  /* not TK_NONE: tk_hashmap_get() finds it */
-	return created;
+	return st->seen.count > n;
+}
+
+/* the 32-bit little-endian number at p */
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
 }
 
 /*
@@ -225,9 +229,9 @@ static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
 		st->bad++;
 		return 0;
 	}
-	number = tk_load_le32(b + 12);
-	nev = tk_load_le32(b + 16);
-	total = tk_load_le32(b + 20);
+	number = le32(b + 12);
+	nev = le32(b + 16);
+	total = le32(b + 20);
 	if (verbose)
 		fprintf(stderr, "Received %lu, length %zu(%lu), %lu tracer events.\n",
 			(unsigned long)number, n, (unsigned long)total,
@@ -249,7 +253,7 @@ static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
 				(unsigned long)number, (unsigned long)nev, SPEC_MAX_EVENTS);
 		return 0;
 	}
-	if (tk_hashmap_get(&st->seen, number) != TK_NONE) {
+	if (cli_map_find(&st->seen, number) >= 0) {
 		st->dups++;
 		return 0;
 	}
@@ -265,7 +269,7 @@ static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
 		return 0;
 	}
 	/* grow first: a number is in the set only if its records are kept */
-	if (tk_grow_zero((void **)&st->pkts, &st->cappkts, st->npkts, sizeof(*st->pkts)) < 0 ||
+	if (cli_grow((void **)&st->pkts, &st->cappkts, st->npkts, sizeof(*st->pkts)) < 0 ||
 	    grow_data(st, st->len + (n - HEAD)) < 0)
 		return -1;
 	rc = seen_add(st, number);
@@ -588,6 +592,6 @@ out_sig:
 	free(buf);
 	free(st.pkts);
 	free(st.data);
-	tk_hashmap_free(&st.seen);
+	cli_map_free(&st.seen);
 	return ret;
 }

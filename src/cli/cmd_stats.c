@@ -36,20 +36,11 @@ static void help(FILE *fp)
 		CLI_READ_HELP
 		"  --strict            read by the specification only\n"
 		"  -q, --quiet         no warnings on stderr\n"
-		"  -h, --help          this help\n\n"
-		"For an Arm Tarmac log (probed, or --from tarmac) stats gives instructions\n"
-		"executed and skipped, the mix by mnemonic, the hottest addresses,\n"
-		"exceptions (count, duration from entry to return, those still open at the\n"
-		"end) and memory / bus traffic per 256 MB address region (--entity, --type,\n"
-		"--unit, --trace and --input-option do not apply; docs/tarmac.md):\n"
-		"  --format F          table (or text), json, or csv: the function table\n"
-		"                      (with --elf) or the instruction mix\n"
-		"  --top N             rows of the mix and of the hottest addresses (default 10)\n"
-		"  --elf FILE          the program's ELF file: instructions and time per\n"
-		"                      function, self and inclusive, and the call tree\n");
+		"  -h, --help          this help\n");
+	cli_view_help(fp, "stats");
 }
 
-enum { O_FORMAT = 256, O_ENTITY, O_TYPE, O_UNIT, O_EXACT };
+enum { O_FORMAT = 256, O_UNIT, O_EXACT };
 enum { OUT_TABLE, OUT_CSV, OUT_JSON };
 
 /* one output row, formatted */
@@ -59,16 +50,6 @@ typedef struct orow {
 	const char *type, *metric, *unit;
 	char count[24], min[96], avg[160], max[96], inst[24], at[64];
 } orow;
-
-static int in_list(const char **list, size_t n, const char *s, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (strlen(list[i]) == len && memcmp(list[i], s, len) == 0)
-			return 1;
-	return 0;
-}
 
 static void put_num(FILE *fp, const char *v)
 {
@@ -121,8 +102,7 @@ typedef struct fmtctx {
 	const tk_trace *t;
 	tk_unit unit;
 	int exact;
-	const char **entities, **types;
-	size_t nentities, ntypes;
+	const cli_filter *f;      /* --entity, --type */
 } fmtctx;
 
 /* row i of the stats into *o; 0 when the filters leave it out.  what:
@@ -144,9 +124,7 @@ static int format_row(const fmtctx *x, size_t i, int what, orow *o)
 	o->name = e ? tk_trace_str(x->t, e->name, &o->nlen) : "";
 	if (!e)
 		o->nlen = 0;
-	if (x->nentities && !in_list(x->entities, x->nentities, o->name, o->nlen))
-		return 0;
-	if (x->ntypes && !in_list(x->types, x->ntypes, ty, strlen(ty)))
+	if (!cli_filter_names(x->f, o->name, o->nlen, ty))
 		return 0;
 	o->type = ty;
 	o->metric = tk_metric_name(s->metric);
@@ -176,23 +154,18 @@ int cmd_stats(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, O_FORMAT },
-		{ "entity", required_argument, NULL, O_ENTITY },
-		{ "type", required_argument, NULL, O_TYPE },
+		CLI_FILTER_NAME_LONGOPTS,
 		{ "unit", required_argument, NULL, O_UNIT },
 		{ "exact", no_argument, NULL, O_EXACT },
 		CLI_READ_LONGOPTS,
-		{ "top", required_argument, NULL, CLI_O_TOP },
-		{ "elf", required_argument, NULL, CLI_O_ELF },
 		CLI_END_LONGOPTS
 	};
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
-	cli_tarmac_args ta;
 	cli_args args = { { NULL }, 0 };
-	const char *ev_only = NULL;   /* the first event-view option given */
 	tk_input *in = NULL;
 	const char *path, *outfmt = "table", *unit_s = "ns";
-	const char **entities = NULL, **types = NULL;
-	size_t nentities = 0, ntypes = 0, i, nrows = 0;
+	cli_filter f;
+	size_t i, nrows = 0;
 	tk_reader *r = NULL;
 	tk_stats *st = NULL;
 	orow o;
@@ -205,61 +178,38 @@ int cmd_stats(int argc, char **argv)
 	int c, rc, out, exact = 0, ret = EXIT_BAD;
 	size_t w[8] = { 6, 4, 6, 5, 3, 3, 3, 4 };
 
-	cli_tarmac_args_init(&ta);
+	memset(&f, 0, sizeof(f));
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, "qh", longopts, &args)) != -1) {
 		switch (c) {
 		case O_FORMAT: outfmt = optarg; break;
-		case O_ENTITY:
-			if (cli_filter_add(&entities, &nentities, optarg) < 0)
-				goto nomem;
-			ev_only = ev_only ? ev_only : "--entity";
-			break;
-		case O_TYPE:
-			if (cli_filter_add(&types, &ntypes, optarg) < 0)
-				goto nomem;
-			ev_only = ev_only ? ev_only : "--type";
+		CLI_FILTER_CASES:
+			if (cli_filter_opt(&f, c, optarg) < 0)
+				goto out;
 			break;
 		case O_UNIT:
 			unit_s = optarg;
-			ev_only = ev_only ? ev_only : "--unit";
 			break;
 		case O_EXACT:
 			exact = 1;
-			ev_only = ev_only ? ev_only : "--exact";
 			break;
 		CLI_READ_CASES:
 			if (cli_read_opt(&ro, "stats", c, optarg) < 0)
 				goto out;
 			break;
-		CLI_TARMAC_CASES:
-			if (cli_tarmac_opt(&ta, "stats", c, optarg) < 0)
-				goto out;
-			break;
+		case CLI_O_VIEW: break;   /* cli_getopt_other() */
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); ret = EXIT_OK; goto out;
 		default: goto out;
 		}
 	}
-	if (!strcmp(outfmt, "table")) {
-		out = OUT_TABLE;
-	} else if (!strcmp(outfmt, "csv")) {
-		out = OUT_CSV;
-	} else if (!strcmp(outfmt, "json")) {
-		out = OUT_JSON;
-	} else if (!strcmp(outfmt, "text")) {
-		out = -1;   /* the Tarmac view's name of table */
-	} else {
-		cli_usage_error("stats", "unknown --format '%s' (table, csv or json)", outfmt);
-		goto out;
-	}
 	if (tk_unit_parse(unit_s, strlen(unit_s), 0, &unit) < 0) {
 		cli_usage_error("stats", "unknown --unit '%s' (ps, ns, us, ms or s)", unit_s);
 		goto out;
 	}
-	for (i = 0; i < ntypes; i++)
-		if (strcmp(types[i], "T") && strcmp(types[i], "I") && strcmp(types[i], "R")) {
-			cli_usage_error("stats", "unknown --type '%s' (T, I or R: the types with instances)", types[i]);
+	for (i = 0; i < f.ntypes; i++)
+		if (strcmp(f.types[i], "T") && strcmp(f.types[i], "I") && strcmp(f.types[i], "R")) {
+			cli_usage_error("stats", "unknown --type '%s' (T, I or R: the types with instances)", f.types[i]);
 			goto out;
 		}
 	if (args.n != 1) {
@@ -267,23 +217,18 @@ int cmd_stats(int argc, char **argv)
 		goto out;
 	}
 	path = args.v[0];
-	/* FILE opened once: its probe picks the view */
-	if (cli_input(&in, path, &ro) < 0)
+	/* FILE opened once: its format may have a view of its own (cli.h) */
+	if (cli_input(&in, path, &ro) < 0 ||
+	    (ret = cli_view_run(argc, argv, &args, &in, NULL, NULL)) >= 0)
 		goto out;
+	ret = EXIT_BAD;
 	path = cli_input_name(path);
-	if (cli_input_is_tarmac(in)) {
-		if (cli_tarmac_refuse("stats", ev_only, &ro, path) < 0)
-			goto out;
-		ret = cli_tarmac_stats(in, path, &ta, outfmt, &ro);
-		in = NULL;
-		goto out;
-	}
+	out = !strcmp(outfmt, "table") ? OUT_TABLE : !strcmp(outfmt, "csv") ? OUT_CSV
+	      : !strcmp(outfmt, "json") ? OUT_JSON : -1;
 	if (out < 0) {
 		cli_usage_error("stats", "unknown --format '%s' (table, csv or json)", outfmt);
 		goto out;
 	}
-	if (cli_tarmac_none(&ta, "stats", path, in) < 0)
-		goto out;
 	c = cli_open_input(&r, in, &ro);
 	in = NULL;
 	if (c < 0)
@@ -306,10 +251,7 @@ int cmd_stats(int argc, char **argv)
 	fx.t = t;
 	fx.unit = unit;
 	fx.exact = exact;
-	fx.entities = entities;
-	fx.nentities = nentities;
-	fx.types = types;
-	fx.ntypes = ntypes;
+	fx.f = &f;
 	/* rows are formatted one at a time (twice for the table: widths, then
 	 * the lines), so memory does not grow with the number of rows */
 	if (out == OUT_CSV) {
@@ -406,10 +348,8 @@ out:
 	tk_input_close(in);
 	if (tmp)
 		fclose(tmp);
-	free(entities);
-	free(types);
+	cli_filter_free(&f);
 	tk_stats_free(st);
 	tk_reader_close(r);
-	cli_tarmac_args_free(&ta);
 	return ret;
 }

@@ -31,6 +31,13 @@ static const cli_cmd commands[] = {
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+/* The format commands' views in the generic ones (cli.h). */
+const cli_view *const cli_views[] = {
+	&cli_view_tarmac_info, &cli_view_tarmac_stats, &cli_view_tarmac_cat,
+	&cli_view_tarmac_folded, &cli_view_shark_list, &cli_view_shark_pwc
+};
+const size_t cli_nviews = sizeof(cli_views) / sizeof(cli_views[0]);
+
 static void usage(FILE *fp)
 {
 	size_t i;

@@ -1,7 +1,8 @@
 /*
- * tarmac_cli.c - `info`, `cat` and `stats` for Arm Tarmac logs, on the
- * CPU-level records of tracekit/tarmac.h, and `convert` to folded stacks:
- * the commands parse their options (these views' among them, through
+ * tarmac_cli.c - `info` and `stats` for Arm Tarmac logs, on the CPU-level
+ * records of tracekit/tarmac.h, the views of `cat` (the records' lines) and
+ * of `convert` (folded stacks, deprecated: `tracekit tarmac folded`): the
+ * commands parse their options (these views' among them, through
  * cli_tarmac_opt()), open FILE once and call these when it is a Tarmac
  * log (cli.h).
  */
@@ -113,6 +114,11 @@ static int kind_of(const char *s)
 	return -1;
 }
 
+int cli_input_is_tarmac(const tk_input *in)
+{
+	return strcmp(tk_input_format(in)->name, "tarmac") == 0;
+}
+
 /* ---- the options ---------------------------------------------------------------- */
 
 void cli_tarmac_args_init(cli_tarmac_args *a)
@@ -140,8 +146,6 @@ int cli_tarmac_opt(cli_tarmac_args *a, const char *cmd, int code, const char *ar
 	char *e;
 	int k;
 
-	if (!a->given)
-		a->given = name;
 	switch (code) {
 	case CLI_O_PC:
 	case CLI_O_ADDR:
@@ -194,16 +198,6 @@ int cli_tarmac_opt(cli_tarmac_args *a, const char *cmd, int code, const char *ar
 		a->weight = arg;
 		return 0;
 	}
-}
-
-int cli_tarmac_none(const cli_tarmac_args *a, const char *cmd, const char *path,
-		    const tk_input *in)
-{
-	if (!a->given)
-		return 0;
-	cli_usage_error(cmd, "%s applies to Arm Tarmac logs only (%s is %s)", a->given,
-			path, tk_input_format(in)->name);
-	return -1;
 }
 
 int cli_tarmac_refuse(const char *cmd, const char *opt, const cli_read_opts *ro,
@@ -320,8 +314,8 @@ static int parse_time(const char *cmd, const char *name, const char *s, uint64_t
 	return 0;
 }
 
-int cli_tarmac_cat(tk_input *in, const cli_tarmac_args *a, const char *start_s,
-		   const char *end_s, const cli_read_opts *ro)
+static int tarmac_cat(tk_input *in, const cli_tarmac_args *a, const char *start_s,
+		      const char *end_s, const cli_read_opts *ro)
 {
 	const char *const *mnems = a->mnems, *const *regs = a->regs, *cpu = a->cpu;
 	size_t nmnems = a->nmnems, nregs = a->nregs, i;
@@ -387,6 +381,75 @@ out:
 	tk_tarmac_close(tr);
 	return ret;
 }
+
+static int view(const cli_view *v, int argc, char **argv, tk_input *in);
+enum { O_FORMAT = CLI_O_SKIP + 1 };
+
+static const struct option info_opts[] = {
+	{ "format", required_argument, NULL, O_FORMAT },
+	CLI_READ_LONGOPTS,
+	CLI_END_LONGOPTS
+};
+
+const cli_view cli_view_tarmac_info = {
+	"info", "tarmac", NULL, NULL, "Arm Tarmac logs",
+	"\nFor an Arm Tarmac log (probed, or --from tarmac) info counts its records:\n"
+	"the producer, the time span, the records per line kind and the CPUs\n"
+	"(--trace and --input-option do not apply; docs/tarmac.md).\n",
+	info_opts, view
+};
+
+static const struct option stats_opts[] = {
+	{ "format", required_argument, NULL, O_FORMAT },
+	CLI_READ_LONGOPTS,
+	{ "top", required_argument, NULL, CLI_O_TOP },
+	{ "elf", required_argument, NULL, CLI_O_ELF },
+	CLI_END_LONGOPTS
+};
+
+const cli_view cli_view_tarmac_stats = {
+	"stats", "tarmac", NULL, NULL, "Arm Tarmac logs",
+	"\nFor an Arm Tarmac log (probed, or --from tarmac) stats gives instructions\n"
+	"executed and skipped, the mix by mnemonic, the hottest addresses,\n"
+	"exceptions (count, duration from entry to return, those still open at the\n"
+	"end) and memory / bus traffic per 256 MB address region (--entity, --type,\n"
+	"--unit, --trace and --input-option do not apply; docs/tarmac.md):\n"
+	"  --format F          table (or text), json, or csv: the function table\n"
+	"                      (with --elf) or the instruction mix\n"
+	"  --top N             rows of the mix and of the hottest addresses (default 10)\n"
+	"  --elf FILE          the program's ELF file: instructions and time per\n"
+	"                      function, self and inclusive, and the call tree\n",
+	stats_opts, view
+};
+
+static const struct option cat_opts[] = {
+	{ "start", required_argument, NULL, CLI_O_START },
+	{ "end", required_argument, NULL, CLI_O_END },
+	CLI_READ_LONGOPTS,
+	{ "pc", required_argument, NULL, CLI_O_PC },
+	{ "mnemonic", required_argument, NULL, CLI_O_MNEMONIC },
+	{ "register", required_argument, NULL, CLI_O_REGISTER },
+	{ "addr", required_argument, NULL, CLI_O_ADDR },
+	{ "kind", required_argument, NULL, CLI_O_KIND },
+	{ "cpu", required_argument, NULL, CLI_O_CPU },
+	CLI_END_LONGOPTS
+};
+
+const cli_view cli_view_tarmac_cat = {
+	"cat", "tarmac", NULL, NULL, "Arm Tarmac logs",
+	"\nFor an Arm Tarmac log (probed, or --from tarmac) cat prints the lines of\n"
+	"the records that pass every filter (--entity, --type, --event, --no-header,\n"
+	"--trace and --input-option do not apply; docs/tarmac.md):\n"
+	"  --start T, --end T  time window, in the log's own unit (inclusive)\n"
+	"  --pc LO[-HI]        instructions at these addresses (hex)\n"
+	"  --mnemonic NAME     instructions with this mnemonic (any case; repeatable)\n"
+	"  --register NAME     writes of this register (any case; repeatable)\n"
+	"  --addr LO[-HI]      memory and bus accesses in this range (hex)\n"
+	"  --kind KIND         instruction, register, event, memory, bus, branch,\n"
+	"                      other (repeatable)\n"
+	"  --cpu NAME          lines with this CPU prefix\n",
+	cat_opts, view
+};
 
 /* ---- the function profile (--elf) ------------------------------------------ */
 
@@ -726,21 +789,6 @@ out:
 
 /* ---- folded stacks ------------------------------------------------------------ */
 
-int cli_tarmac_folded_path(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	tk_tarmac_span s;
-
-	s.ptr = base ? base + 1 : path;
-	s.len = strlen(s.ptr);
-	/* look through a compression suffix, as tk_format_from_path() does */
-	if (s.len > 3 && span_eq(&(tk_tarmac_span){ s.ptr + s.len - 3, 3 }, ".gz"))
-		s.len -= 3;
-	else if (s.len > 4 && span_eq(&(tk_tarmac_span){ s.ptr + s.len - 4, 4 }, ".zst"))
-		s.len -= 4;
-	return s.len >= 7 && span_eq(&(tk_tarmac_span){ s.ptr + s.len - 7, 7 }, ".folded");
-}
-
 /* The folded stacks of the Tarmac log `in` on `out`. */
 static int folded(tk_input *in, const char *path, const char *out,
 		  const cli_tarmac_args *a, const cli_read_opts *ro)
@@ -823,3 +871,80 @@ int cli_tarmac_folded(const char *cmd, const char *path, const char *out,
 	}
 	return folded(in, path, out, a, ro);
 }
+
+static const struct option folded_opts[] = {
+	CLI_READ_LONGOPTS,
+	{ "to", required_argument, NULL, CLI_O_SKIP },
+	{ "elf", required_argument, NULL, CLI_O_ELF },
+	{ "weight", required_argument, NULL, CLI_O_WEIGHT },
+	CLI_END_LONGOPTS
+};
+
+/*
+ * The views (cli.h): info, stats and cat of a Tarmac log (`in`: the lines
+ * of the records that pass cat's filters) and convert --to folded or
+ * OUT.folded (for one more release): argv parsed again, the command's
+ * options these do not take refused.
+ */
+static int view(const cli_view *v, int argc, char **argv, tk_input *in)
+{
+	cli_read_opts ro = CLI_READ_OPTS_INIT;
+	cli_args a = { { NULL }, 0 };
+	cli_tarmac_args ta;
+	const char *start = NULL, *end = NULL, *fmt = "table", *name;
+	int c, bad = 0, ret = EXIT_BAD;
+
+	cli_tarmac_args_init(&ta);
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, "qh", v->longopts, &a)) != -1) {
+		switch (c) {
+		case CLI_O_FROM: case CLI_O_STRICT: case CLI_O_TRACE:
+		case CLI_O_INPUT_OPTION: case CLI_O_FORCE_FORMAT:
+			bad |= cli_read_opt(&ro, argv[0], c, optarg) < 0;
+			break;
+		CLI_TARMAC_CASES:
+			bad |= cli_tarmac_opt(&ta, argv[0], c, optarg) < 0;
+			break;
+		case CLI_O_START: start = optarg; break;
+		case CLI_O_END: end = optarg; break;
+		case O_FORMAT: fmt = optarg; break;
+		case 'q': ro.quiet = 1; break;
+		default: break;  /* --threads, --to (the command's), CLI_O_VIEW */
+		}
+	}
+	name = cli_input_name(a.v[0]);
+	if (in && *v->cmd == 's' && strcmp(fmt, "table") && strcmp(fmt, "text") &&
+	    strcmp(fmt, "csv") && strcmp(fmt, "json")) {
+		cli_usage_error("stats", "unknown --format '%s' (table, csv or json)", fmt);
+		bad = 1;
+	}
+	if (in && (bad || cli_tarmac_refuse(v->cmd, cli_getopt_other(), &ro, name) < 0))
+		tk_input_close(in);
+	else if (in && *v->cmd == 'c')
+		ret = tarmac_cat(in, &ta, start, end, &ro);
+	else if (in && *v->cmd == 'i')
+		ret = cli_tarmac_info(in, name, strcmp(fmt, "json") == 0, &ro);
+	else if (in)
+		ret = cli_tarmac_stats(in, name, &ta, fmt, &ro);
+	else if (!bad) {
+		if (!ro.quiet)
+			fprintf(stderr, "tracekit convert: note: --to folded is deprecated: "
+				"use 'tracekit tarmac folded IN --elf FILE -o OUT'\n");
+		ret = cli_tarmac_folded("convert", a.v[0], a.v[1], &ta, cli_getopt_other(), &ro);
+	}
+	cli_tarmac_args_free(&ta);
+	return ret;
+}
+
+const cli_view cli_view_tarmac_folded = {
+	"convert", NULL, "folded", "folded", "folded stacks (--to folded or OUT.folded)",
+	"An Arm Tarmac log converts to folded stacks for flame graphs with\n"
+	"--to folded (or OUT.folded); the filters, --option, --trace and\n"
+	"--input-option do not apply to them (docs/tarmac.md):\n"
+	"  --elf FILE          the program's ELF file (required for folded stacks)\n"
+	"  --weight instructions|time\n"
+	"                      what a stack's number counts (default instructions)\n"
+	"(--to folded is deprecated: 'tracekit tarmac folded IN --elf FILE -o OUT'\n"
+	"makes them)\n",
+	folded_opts, view
+};

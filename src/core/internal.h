@@ -81,10 +81,7 @@ static inline int tk_grow_zero32(void **arr, uint32_t *cap, size_t id,
 /* At most 40 bytes of [p, end) for a message, NUL-terminated in buf (of
  * `size` bytes): control bytes as '?', "..." when cut.  Returns buf. */
 const char *tk_quote(char *buf, size_t size, const char *p, const char *end);
-/* The length (1 to 4) of the well-formed UTF-8 sequence at s (n > 0 bytes
- * left), or 0 when the byte at s starts none (Unicode 15, table 3-7:
- * no overlong forms, no surrogates, nothing past U+10FFFF). */
-size_t tk_utf8_len(const unsigned char *s, size_t n);
+/* tk_utf8_len(): tracekit.h */
 /* The XML escape of byte c ("&amp;" ...) in an attribute value (attr) or
  * in text, or NULL when c stands for itself. */
 const char *tk_xml_escape(char c, int attr);

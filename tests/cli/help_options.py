@@ -6,7 +6,9 @@
 The commands come from the table in src/cli/main.c; the options a command
 takes from the getopt tables of its source, src/cli/cmd_<name>.c (the
 struct option entries of the table in cmd_<name>(), with the CLI_*_LONGOPTS
-macros of src/cli/cli.h expanded, and the short options of its optstring).
+macros of src/cli/cli.h expanded, and the short options of its optstring),
+and from the tables of its views (a `const cli_view` of the command in
+src/cli/, whose `*_opts` table the command's parse takes too).
 Each must appear in `tracekit <command> --help`.  The other way round, each
 option that a line of the help introduces ("  --name ...", "  -x, --name")
 must be one the command accepts: `tracekit <command> --name --help` does not
@@ -35,6 +37,19 @@ def macros(cli_h):
     return out
 
 
+def entries(body, macro_names, where):
+    """The long option names of a struct option table's body."""
+    longs = []
+    for ent in re.finditer(r'\{\s*"([a-z][a-z0-9-]*)"\s*,|\b(CLI_\w+LONGOPTS)\b', body):
+        if ent.group(1):
+            longs.append(ent.group(1))
+        else:
+            if ent.group(2) not in macro_names:
+                raise SystemExit("%s: unknown macro %s" % (where, ent.group(2)))
+            longs += macro_names[ent.group(2)]
+    return longs
+
+
 def table(src, func, macro_names):
     """The long and short options of the getopt table in function `func`."""
     start = src.find("int %s(int argc" % func)
@@ -44,17 +59,28 @@ def table(src, func, macro_names):
     longs, shorts = [], ""
     m = re.search(r"struct option longopts\[\]\s*=\s*\{(.*?)\n\s*\};", body, re.S)
     if m:
-        for ent in re.finditer(r'\{\s*"([a-z][a-z0-9-]*)"\s*,|\b(CLI_\w+LONGOPTS)\b', m.group(1)):
-            if ent.group(1):
-                longs.append(ent.group(1))
-            else:
-                if ent.group(2) not in macro_names:
-                    raise SystemExit("%s: unknown macro %s" % (func, ent.group(2)))
-                longs += macro_names[ent.group(2)]
+        longs = entries(m.group(1), macro_names, func)
     g = re.search(r'(?:cli_getopt|getopt_long)\(argc, argv, "([^"]*)"', body)
     if g:
         shorts = g.group(1).replace(":", "").lstrip("-+")
     return longs, shorts
+
+
+def views(root, macro_names):
+    """The options a command takes for its views (cli.h: a format's command
+    serving a generic one): command -> [long names of the views' tables]."""
+    import glob
+    out = {}
+    for path in glob.glob(root + "/src/cli/*.c"):
+        src = read(path)
+        for m in re.finditer(r'const cli_view \w+ = \{\s*"([a-z-]+)"(.*?)\};', src, re.S):
+            ids = re.findall(r'\b(\w+_opts)\b', m.group(2))
+            for name in ids:
+                t = re.search(r"struct option %s\[\]\s*=\s*\{(.*?)\n\s*\};" % name, src, re.S)
+                if not t:
+                    raise SystemExit("%s: no table %s" % (path, name))
+                out.setdefault(m.group(1), []).extend(entries(t.group(1), macro_names, name))
+    return out
 
 
 def main():
@@ -76,9 +102,13 @@ def main():
         every.update(re.findall(r'\{\s*"([a-z][a-z0-9-]*)"\s*,\s*(?:no|required|optional)_argument',
                                 read(path)))
     problems, checked = [], 0
+    view_opts = views(root, mac)
+    if not view_opts.get("cat") or not view_opts.get("convert"):
+        raise SystemExit("found no views of cat and convert in src/cli")
     for name, func in commands:
         src = read("%s/src/cli/%s.c" % (root, func))
         longs, shorts = table(src, func, mac)
+        longs = longs + [o for o in view_opts.get(name, []) if o not in longs]
         if "help" not in longs:
             problems.append("%s: no --help in its getopt table" % name)
         h = subprocess.run([cli, name, "--help"], capture_output=True, text=True)

@@ -1,0 +1,229 @@
+/*
+ * cli_filter.c - the event filters of cat, convert and stats, parsed once:
+ * --start, --end (a time window), --entity, --type, --event (names).
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_filter_add(const char ***list, size_t *n, const char *value)
+{
+	const char **nl = realloc(*list, (*n + 1) * sizeof(**list));
+
+	if (!nl)
+		return -1;
+	nl[(*n)++] = value;
+	*list = nl;
+	return 0;
+}
+
+int cli_filter_opt(cli_filter *f, int code, const char *arg)
+{
+	static const char *const names[] = {
+		"--start", "--end", "--entity", "--type", "--event"
+	};
+	int rc = 0;
+
+	if (!f->given)
+		f->given = names[code - CLI_O_START];
+	if (code == CLI_O_START)
+		f->start_s = arg;
+	else if (code == CLI_O_END)
+		f->end_s = arg;
+	else if (code == CLI_O_ENTITY)
+		rc = cli_filter_add(&f->entities, &f->nentities, arg);
+	else if (code == CLI_O_TYPE)
+		rc = cli_filter_add(&f->types, &f->ntypes, arg);
+	else
+		rc = cli_filter_add(&f->events, &f->nevents, arg);
+	if (rc < 0)
+		fprintf(stderr, "tracekit: out of memory\n");
+	return rc;
+}
+
+/*
+ * A --start or --end in ticks: 0, 1 when it lies beyond the last tick
+ * (2^64 - 1; *out is then UINT64_MAX), -1 when it is not a time.
+ */
+static int bound(const char *s, const tk_timebase *tb, tk_round round,
+		 uint64_t *out)
+{
+	tk_timebase from;
+	uint64_t v;
+	tk_unit u;
+	int rc;
+
+	/* a bare number is in the trace's own ticks */
+	rc = tk_duration_parse(s, -1, &v, &u);
+	if (rc == TK_E_PARSE) {
+		char *end;
+		unsigned long long t;
+		errno = 0;
+		t = strtoull(s, &end, 10);
+		if (*s >= '0' && *s <= '9' && *end == '\0') {
+			*out = (uint64_t)t;
+			return errno == ERANGE; /* strtoull gave ULLONG_MAX */
+		}
+		return -1;
+	}
+	if (rc < 0)
+		return -1;
+	from.unit = u;
+	from.num = 1;
+	from.den = 1;
+	rc = tk_time_convert(v, &from, tb, round, out);
+	if (rc < 0) {
+		/* beyond any tick: past the end of every trace */
+		*out = UINT64_MAX;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Is time a after time b, as given (not as ticks)?  Two times with units
+ * are compared exactly (in the smaller unit; one that overflows 64 bits
+ * there is the larger).  With a bare tick count on either side, the
+ * ticks (the start rounded up, the end down) already compare exactly.
+ */
+static int given_after(const char *a, const char *b, uint64_t ta, uint64_t tb)
+{
+	uint64_t va, vb;
+	tk_unit ua, ub;
+
+	if (tk_duration_parse(a, -1, &va, &ua) < 0 ||
+	    tk_duration_parse(b, -1, &vb, &ub) < 0)
+		return ta > tb;
+	for (; ua > ub; ua--) {
+		if (va > UINT64_MAX / 1000)
+			return 1;
+		va *= 1000;
+	}
+	for (; ub > ua; ub--) {
+		if (vb > UINT64_MAX / 1000)
+			return 0;
+		vb *= 1000;
+	}
+	return va > vb;
+}
+
+int cli_filter_prepare(cli_filter *f, tk_reader *r)
+{
+	const tk_timebase *tb = tk_trace_timebase(tk_reader_trace(r));
+	size_t i;
+
+	if (f->start_s) {
+		int rc = bound(f->start_s, tb, TK_ROUND_UP, &f->start);
+		if (rc < 0) {
+			fprintf(stderr, "tracekit: bad --start '%s' (a time such as 10ms, 250us, 1.5s, or ticks)\n",
+				f->start_s);
+			return -1;
+		}
+		/* a start beyond the last tick: no event is late enough */
+		f->has_start = rc == 1 ? 2 : 1;
+	}
+	if (f->end_s) {
+		if (bound(f->end_s, tb, TK_ROUND_DOWN, &f->end) < 0) {
+			fprintf(stderr, "tracekit: bad --end '%s' (a time such as 10ms, 250us, 1.5s, or ticks)\n",
+				f->end_s);
+			return -1;
+		}
+		f->has_end = 1;
+	}
+	/* a start after the end is an error; a window between two ticks
+	 * (--start 1ps --end 2ps of a 1 ns tick) is only empty */
+	if (f->has_start && f->has_end && f->start > f->end &&
+	    given_after(f->start_s, f->end_s, f->start, f->end)) {
+		fprintf(stderr, "tracekit: --start '%s' is after --end '%s'\n", f->start_s, f->end_s);
+		return -1;
+	}
+	if (f->nentities) {
+		/* a second pass (report) looks the names up in its own trace */
+		free(f->entity_ids);
+		f->entity_ids = malloc(f->nentities * sizeof(*f->entity_ids));
+		if (!f->entity_ids)
+			return -1;
+		for (i = 0; i < f->nentities; i++)
+			f->entity_ids[i] = TK_NONE;
+	}
+	return 0;
+}
+
+static int str_is(const tk_trace *t, tk_str s, const char *want)
+{
+	size_t n;
+	const char *p = tk_trace_str(t, s, &n);
+
+	return strlen(want) == n && memcmp(p, want, n) == 0;
+}
+
+int cli_filter_match(const cli_filter *f, const tk_trace *t, const tk_event *ev)
+{
+	size_t i;
+
+	if (f->has_start && (ev->time < f->start || f->has_start == 2))
+		return 0;
+	if (f->has_end && ev->time > f->end)
+		return 0;
+	if (f->nentities) {
+		int hit = 0;
+		for (i = 0; i < f->nentities && !hit; i++) {
+			uint32_t id = f->entity_ids[i];
+			if (id == TK_NONE) {
+				id = tk_trace_entity_find(t, f->entities[i],
+							  strlen(f->entities[i]));
+				f->entity_ids[i] = id;
+			}
+			hit = id != TK_NONE && (ev->source == id || ev->target == id);
+		}
+		if (!hit)
+			return 0;
+	}
+	if (f->ntypes) {
+		int hit = 0;
+		for (i = 0; i < f->ntypes && !hit; i++)
+			hit = strcmp(f->types[i], tk_etype_name(ev->type)) == 0 ||
+			      (ev->type_name != TK_NONE &&
+			       str_is(t, ev->type_name, f->types[i]));
+		if (!hit)
+			return 0;
+	}
+	if (f->nevents) {
+		int hit = 0;
+		for (i = 0; i < f->nevents && !hit; i++)
+			hit = (ev->kind != TK_EV_OTHER &&
+			       strcmp(f->events[i], tk_evkind_name(ev->kind)) == 0) ||
+			      (ev->name != TK_NONE && str_is(t, ev->name, f->events[i]));
+		if (!hit)
+			return 0;
+	}
+	return 1;
+}
+
+/* is s (len bytes) one of the n names of list? */
+static int in_list(const char **list, size_t n, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strlen(list[i]) == len && memcmp(list[i], s, len) == 0)
+			return 1;
+	return 0;
+}
+
+int cli_filter_names(const cli_filter *f, const char *entity, size_t len,
+		     const char *type)
+{
+	return (!f->nentities || in_list(f->entities, f->nentities, entity, len)) &&
+	       (!f->ntypes || in_list(f->types, f->ntypes, type, strlen(type)));
+}
+
+void cli_filter_free(cli_filter *f)
+{
+	free(f->entities);
+	free(f->types);
+	free(f->events);
+	free(f->entity_ids);
+}
