@@ -266,6 +266,18 @@ static int ticks_ns(pf_writer *pw, uint64_t ticks, int sample, tk_u128 *ns)
 	const tk_timebase *tb = tk_trace_timebase(pw->w->trace);
 	tk_u128 num, den, r;
 
+	if (pw->fast && (!ticks || pw->ps_per_tick <= UINT64_MAX / ticks)) {
+		/* the usual case in 64 bits (a 128-bit division is a call) */
+		uint64_t ps = ticks * pw->ps_per_tick;
+		uint32_t r64 = (uint32_t)(ps % 1000u);
+		*ns = ps / 1000u;
+		if (!r64 || sample)
+			return TK_OK;
+		num = ps;
+		den = 1000;
+		r = r64;
+		goto inexact;
+	}
 	if (pw->fast) {
 		num = (tk_u128)ticks * pw->ps_per_tick;
 		den = 1000;
@@ -283,6 +295,7 @@ static int ticks_ns(pf_writer *pw, uint64_t ticks, int sample, tk_u128 *ns)
 	r = num % den;
 	if (!r || sample)
 		return TK_OK;
+inexact:
 	if (pw->w->opts.strict) {
 		set_err(pw, tk_err_set(pw->err, TK_E_UNSUPPORTED, pw->name, 0, 0,
 				       "Chrome Trace Event JSON cannot hold a time of %llu ticks of %llu/%llu %s exactly (Perfetto reads whole ns); without --strict it is rounded to the nearest ns with a warning",
@@ -363,8 +376,26 @@ static int out_ts(pf_writer *pw, uint64_t t)
 static int out_dur_us(pf_writer *pw, uint64_t ticks)
 {
 	char b[200];
-	int n = tk_time_format_decimal(ticks, tk_trace_timebase(pw->w->trace),
-				       TK_UNIT_US, b, sizeof(b));
+	int n;
+
+	if (pw->fast && (!ticks || pw->ps_per_tick <= UINT64_MAX / ticks)) {
+		/* a whole number of ps: exact in 6 decimals, which the
+		 * general form gives too (at least 6 for a tick of 1 ps or
+		 * more), without its 128-bit arithmetic */
+		uint64_t ps = ticks * pw->ps_per_tick;
+		uint32_t frac = (uint32_t)(ps % 1000000u), d;
+		size_t len = tk_fmt_u64(b, ps / 1000000u);
+		if (frac) {
+			b[len++] = '.';
+			for (d = 100000; d && frac; d /= 10) {
+				b[len++] = (char)('0' + frac / d);
+				frac %= d;
+			}
+		}
+		return out(pw, b, len);
+	}
+	n = tk_time_format_decimal(ticks, tk_trace_timebase(pw->w->trace),
+				   TK_UNIT_US, b, sizeof(b));
 
 	if (n < 0) {
 		set_err(pw, tk_err_set(pw->err, TK_E_RANGE, pw->name, 0, 0,
