@@ -159,15 +159,25 @@ typedef struct pf_writer {
 
 /* ---- output helpers ------------------------------------------------------ */
 
-static int out(pf_writer *pw, const char *s, size_t n)
+/* the bytes straight into the sink's buffer when they fit (a record is
+ * some twenty pieces: a call each was a tenth of the time), else through
+ * tk_sink_write() */
+static TK_INLINE int out(pf_writer *pw, const char *s, size_t n)
 {
+	tk_sink *k = &pw->w->sink;
+
 	if (pw->rc < 0)
 		return pw->rc;
-	pw->rc = tk_sink_write(&pw->w->sink, s, n, pw->err);
+	if (n <= k->cap - k->len && !k->is_dir) {
+		memcpy(k->buf + k->len, s, n);
+		k->len += n;
+		return TK_OK;
+	}
+	pw->rc = tk_sink_write(k, s, n, pw->err);
 	return pw->rc;
 }
 
-static int outs(pf_writer *pw, const char *s)
+static TK_INLINE int outs(pf_writer *pw, const char *s)
 {
 	return out(pw, s, strlen(s));
 }
