@@ -8,6 +8,7 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,21 +68,23 @@ static void summary(const tk_tarmac *tr, int quiet)
 			n, n == 1 ? "" : "s");
 }
 
-/* "0x1000-0x1fff", "1000", "0x1000" (hex with or without 0x) */
+/* "0x1000-0x1fff", "1000", "0x1000" (hex with or without 0x); an
+ * address beyond 64 bits is refused */
 static int parse_range(const char *s, uint64_t *lo, uint64_t *hi)
 {
 	char *e;
 	const char *dash = strchr(s, '-');
 
+	errno = 0;
 	*lo = strtoull(s, &e, 16);
-	if (e == s || (dash ? e != dash : *e != '\0'))
+	if (e == s || errno == ERANGE || (dash ? e != dash : *e != '\0'))
 		return -1;
 	if (!dash) {
 		*hi = *lo;
 		return 0;
 	}
 	*hi = strtoull(dash + 1, &e, 16);
-	if (e == dash + 1 || *e || *hi < *lo)
+	if (e == dash + 1 || errno == ERANGE || *e || *hi < *lo)
 		return -1;
 	return 0;
 }
@@ -151,7 +154,7 @@ int cli_tarmac_opt(cli_tarmac_args *a, const char *cmd, int code, const char *ar
 	case CLI_O_ADDR:
 		if (code == CLI_O_PC ? parse_range(arg, &a->pclo, &a->pchi) < 0
 				     : parse_range(arg, &a->alo, &a->ahi) < 0) {
-			cli_usage_error(cmd, "bad %s '%s' (LO[-HI], hexadecimal)", name, arg);
+			cli_usage_error(cmd, "bad %s '%s' (LO[-HI], hexadecimal, at most 64 bits each)", name, arg);
 			return -1;
 		}
 		if (code == CLI_O_PC)
@@ -298,17 +301,24 @@ int cli_tarmac_info(tk_input *in, const char *path, int json,
 
 /* ---- cat ------------------------------------------------------------------------ */
 
-/* --start / --end of the record view: a time in the log's own unit */
+/* --start / --end of the record view: a time in the log's own unit (a
+ * number beyond 2^64 - 1 is refused, not taken as the largest) */
 static int parse_time(const char *cmd, const char *name, const char *s, uint64_t *out)
 {
 	char *e;
 
 	if (!s)
 		return 0;
+	errno = 0;
 	*out = strtoull(s, &e, 10);
 	if (*s < '0' || *s > '9' || *e) {
 		cli_usage_error(cmd, "bad %s '%s' (for an Arm Tarmac log: a time in the "
 				"log's own unit, a whole number)", name, s);
+		return -1;
+	}
+	if (errno == ERANGE) {
+		cli_usage_error(cmd, "%s '%s' is beyond the largest time of an Arm Tarmac "
+				"log (18446744073709551615)", name, s);
 		return -1;
 	}
 	return 0;

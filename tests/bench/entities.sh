@@ -87,6 +87,21 @@ report_cores 8k_cores 24576 768 '"bins":50,' -t 8192 -c 8192 -i 4
 report_cores 1k_cores 6144 1536 '"threshold":[1-9][0-9]*,"binw":[0-9]*,"bins":250,' \
 	-t 4096 -c 1024 -i 73
 
+# Perfetto with 1,024 cores: the load counters have at most 64 windows per
+# core (65,536 in all, as the report caps its own), each core its counter
+# (every core had up to TK_LOAD_BINS windows: about 150 samples each here,
+# 585 on the bench's trace of 4,096 tasks)
+"$gen" -t 1024 -c 1024 -i 73 "$tmp/p.btf" || { echo "FAIL: gen_entities -c 1024"; exit 1; }
+if ! timeout 120 "$cli" convert -q "$tmp/p.btf" "$tmp/p.json"; then
+	echo "FAIL: Perfetto export of 1024 cores failed or took more than 120 s"; fail=1
+else
+	grep -o '"ph":"C","pid":1,"name":"load Core_[0-9]*"' "$tmp/p.json" | sort | uniq -c |
+		awk '$1 > 64 { bad = 1 } END { print NR " load counters, the largest " max; exit bad || NR != 1024 }
+		     $1 > max { max = $1 }' ||
+		{ echo "FAIL: Perfetto load counters: 1024 with at most 64 samples each expected"; fail=1; }
+fi
+rm -f "$tmp/p.btf" "$tmp/p.json"
+
 # VCD with very many cores: the cost per event must not follow the cores
 "$gen" -t 32768 -c 32768 -i 4 "$tmp/c.btf" || { echo "FAIL: gen_entities -c"; exit 1; }
 "$rus" "$tmp/cinfo.m" "$cli" info "$tmp/c.btf" > "$tmp/cinfo.txt" || { echo "FAIL: info (cores)"; fail=1; }

@@ -51,6 +51,11 @@
 #include <string.h>
 
 #define ABS_LIMIT_NS ((uint64_t)1 << 49)
+/* load windows: at most this many in all lanes (and at least
+ * LOAD_MIN_WINDOWS per lane), as the report caps its own, so that the
+ * counters grow with the lanes, not with lanes times TK_LOAD_BINS */
+#define LOAD_LANE_WINDOWS 65536u
+#define LOAD_MIN_WINDOWS 50u
 
 enum { TR_CORE, TR_NOCORE, TR_RUNNABLES, TR_PROC };
 
@@ -153,15 +158,25 @@ typedef struct pf_writer {
 
 /* ---- output helpers ------------------------------------------------------ */
 
-static int out(pf_writer *pw, const char *s, size_t n)
+/* the bytes straight into the sink's buffer when they fit (a record is
+ * some twenty pieces: a call each was a tenth of the time), else through
+ * tk_sink_write() */
+static TK_INLINE int out(pf_writer *pw, const char *s, size_t n)
 {
+	tk_sink *k = &pw->w->sink;
+
 	if (pw->rc < 0)
 		return pw->rc;
-	pw->rc = tk_sink_write(&pw->w->sink, s, n, pw->err);
+	if (n <= k->cap - k->len && !k->is_dir) {
+		memcpy(k->buf + k->len, s, n);
+		k->len += n;
+		return TK_OK;
+	}
+	pw->rc = tk_sink_write(k, s, n, pw->err);
 	return pw->rc;
 }
 
-static int outs(pf_writer *pw, const char *s)
+static TK_INLINE int outs(pf_writer *pw, const char *s)
 {
 	return out(pw, s, strlen(s));
 }
@@ -260,6 +275,18 @@ static int ticks_ns(pf_writer *pw, uint64_t ticks, int sample, tk_u128 *ns)
 	const tk_timebase *tb = tk_trace_timebase(pw->w->trace);
 	tk_u128 num, den, r;
 
+	if (pw->fast && (!ticks || pw->ps_per_tick <= UINT64_MAX / ticks)) {
+		/* the usual case in 64 bits (a 128-bit division is a call) */
+		uint64_t ps = ticks * pw->ps_per_tick;
+		uint32_t r64 = (uint32_t)(ps % 1000u);
+		*ns = ps / 1000u;
+		if (!r64 || sample)
+			return TK_OK;
+		num = ps;
+		den = 1000;
+		r = r64;
+		goto inexact;
+	}
 	if (pw->fast) {
 		num = (tk_u128)ticks * pw->ps_per_tick;
 		den = 1000;
@@ -277,6 +304,7 @@ static int ticks_ns(pf_writer *pw, uint64_t ticks, int sample, tk_u128 *ns)
 	r = num % den;
 	if (!r || sample)
 		return TK_OK;
+inexact:
 	if (pw->w->opts.strict) {
 		set_err(pw, tk_err_set(pw->err, TK_E_UNSUPPORTED, pw->name, 0, 0,
 				       "Chrome Trace Event JSON cannot hold a time of %llu ticks of %llu/%llu %s exactly (Perfetto reads whole ns); without --strict it is rounded to the nearest ns with a warning",
@@ -357,8 +385,26 @@ static int out_ts(pf_writer *pw, uint64_t t)
 static int out_dur_us(pf_writer *pw, uint64_t ticks)
 {
 	char b[200];
-	int n = tk_time_format_decimal(ticks, tk_trace_timebase(pw->w->trace),
-				       TK_UNIT_US, b, sizeof(b));
+	int n;
+
+	if (pw->fast && (!ticks || pw->ps_per_tick <= UINT64_MAX / ticks)) {
+		/* a whole number of ps: exact in 6 decimals, which the
+		 * general form gives too (at least 6 for a tick of 1 ps or
+		 * more), without its 128-bit arithmetic */
+		uint64_t ps = ticks * pw->ps_per_tick;
+		uint32_t frac = (uint32_t)(ps % 1000000u), d;
+		size_t len = tk_fmt_u64(b, ps / 1000000u);
+		if (frac) {
+			b[len++] = '.';
+			for (d = 100000; d && frac; d /= 10) {
+				b[len++] = (char)('0' + frac / d);
+				frac %= d;
+			}
+		}
+		return out(pw, b, len);
+	}
+	n = tk_time_format_decimal(ticks, tk_trace_timebase(pw->w->trace),
+				   TK_UNIT_US, b, sizeof(b));
 
 	if (n < 0) {
 		set_err(pw, tk_err_set(pw->err, TK_E_RANGE, pw->name, 0, 0,
@@ -1174,14 +1220,21 @@ static void write_meta(pf_writer *pw, const char *what, uint32_t pid,
 	outs(pw, "}}");
 }
 
-/* the counter "load CORE" (idle == 0) or "idle CORE" (1) of lane `lane` */
-static void write_load(pf_writer *pw, size_t lane, int idle, uint64_t last)
+/* the counter "load CORE" (idle == 0) or "idle CORE" (1) of lane `lane`,
+ * in windows of `group` load windows each (a power of two) */
+static void write_load(pf_writer *pw, size_t lane, int idle, uint64_t last,
+		       uint64_t group)
 {
 	const tk_trace *t = pw->w->trace;
 	const tk_entity *e = tk_trace_entity(t, tk_timeline_lane_core(pw->tl, lane));
-	size_t cl = 1;
+	size_t cl = 1, li = lane * 2 + (size_t)idle;
 	const char *cn = e ? tk_trace_str(t, e->name, &cl) : "?";
+	const tk_loadlane *ll = li < pw->lb.nlanes ? &pw->lb.lane[li] : NULL;
 	uint64_t span = last - pw->first, b, last_ns = 0;
+	uint64_t nwin = (pw->lb.nbins + group - 1) / group;
+	/* windows of group load windows: 128 bits (near 2^64 ticks) */
+	tk_u128 binw = (tk_u128)pw->lb.binw * group;
+	uint32_t k = 0;
 	char pct[32], prev[32] = "", *name = malloc(cl + 6);
 
 	if (!name) {
@@ -1190,13 +1243,18 @@ static void write_load(pf_writer *pw, size_t lane, int idle, uint64_t last)
 	}
 	memcpy(name, idle ? "idle " : "load ", 5);
 	memcpy(name + 5, cn, cl);
-	for (b = 0; b < pw->lb.nbins; b++) {
+	for (b = 0; b < nwin; b++) {
 		/* the last window may end at 2^64: 128 bits before the clamp */
-		uint64_t s = b * pw->lb.binw, end, ns = 0;
-		tk_u128 wend = (tk_u128)s + pw->lb.binw;
-		end = wend > span ? span : (uint64_t)wend;
-		if (end <= s && b)
+		tk_u128 ws = b * binw, wend = ws + binw;
+		uint64_t s, end, ns = 0, busy = 0;
+		if (ws > span || (ws == span && b))
 			break;
+		s = (uint64_t)ws;
+		end = wend > span ? span : (uint64_t)wend;
+		/* the busy ticks of the lane's windows in this one: its
+		 * windows in order, walked once */
+		while (ll && k < ll->n && ll->bin[k] / group == b)
+			busy += ll->busy[k++];
 		/* a window starts in the ns it falls in (not a time of the
 		 * trace: never counted as rounded); windows narrower than a
 		 * ns: the first of each ns */
@@ -1205,8 +1263,7 @@ static void write_load(pf_writer *pw, size_t lane, int idle, uint64_t last)
 		if (b && ns == last_ns)
 			continue;
 		last_ns = ns;
-		if (!(end > s && tk_share_format(tk_loadbins_busy(&pw->lb, lane * 2 + (size_t)idle, b),
-						 end - s, pct, sizeof(pct)) > 0))
+		if (!(end > s && tk_share_format(busy, end - s, pct, sizeof(pct)) > 0))
 			memcpy(pct, "0", 2);
 		/* a counter holds its value until the next sample: a window
 		 * with the value of the one before adds nothing */
@@ -1326,12 +1383,20 @@ static int perfetto_writer_close(tk_writer *w, tk_error *err)
 		write_meta(pw, "thread_sort_index", tr->kind == TR_PROC ? 2 : 1,
 			   (uint32_t)i + 1, NULL, 0, track_sort(pw, tr, i));
 	}
-	if (pw->have_first)
+	if (pw->have_first) {
+		/* with many lanes, wider windows: LOAD_LANE_WINDOWS in all */
+		uint64_t group = 1, cap = pw->nlanes * (pw->idle_lanes ? 2 : 1);
+		cap = cap ? LOAD_LANE_WINDOWS / cap : LOAD_LANE_WINDOWS;
+		if (cap < LOAD_MIN_WINDOWS)
+			cap = LOAD_MIN_WINDOWS;
+		while ((pw->lb.nbins + group - 1) / group > cap)
+			group *= 2;
 		for (i = 0; i < pw->nlanes; i++) {
-			write_load(pw, i, 0, last);
+			write_load(pw, i, 0, last, group);
 			if (pw->idle_lanes)
-				write_load(pw, i, 1, last);
+				write_load(pw, i, 1, last, group);
 		}
+	}
 	/* strings: Perfetto shows a double metadata value with %g */
 	outs(pw, "\n],\"metadata\":{\"ts_offset_us\":\"");
 	out_ns_us(pw, pw->offset_ns);

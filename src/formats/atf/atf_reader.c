@@ -564,7 +564,7 @@ static void on_selem(atf_reader *h, const XML_Char **atts)
 	uint64_t id;
 	selem *e;
 	tk_entity *te;
-	int t;
+	int t, again;
 
 	if (req_uint(h, atts, "SystemElement", "ID", &id) < 0)
 		return;
@@ -586,6 +586,9 @@ static void on_selem(atf_reader *h, const XML_Char **atts)
 			 (unsigned long long)id);
 		nm = synth_name;
 	}
+	/* a name defined before (an element of a task that migrates, one
+	 * per Resource it runs in): the same entity, its first parent kept */
+	again = tk_trace_entity_find(h->t, nm, strlen(nm)) != TK_NONE;
 	e->ent = tk_trace_entity_intern(h->t, nm, strlen(nm));
 	if (e->ent == TK_NONE) {
 		fail(h, TK_E_NOMEM, "out of memory");
@@ -612,8 +615,9 @@ static void on_selem(atf_reader *h, const XML_Char **atts)
 	te = tk_trace_ent(h->t, e->ent);
 	te->type = e->et;
 	te->type_name = e->type_name;
-	te->parent = h->se_depth ? h->se[h->se_stack[h->se_depth - 1]].ent
-				 : h->res[h->nres - 1].core;
+	if (!again || te->parent == TK_NONE)
+		te->parent = h->se_depth ? h->se[h->se_stack[h->se_depth - 1]].ent
+					 : h->res[h->nres - 1].core;
 	if (tk_hashmap_set(&h->se_by_id, id, h->nse) < 0) {
 		fail(h, TK_E_NOMEM, "out of memory");
 		return;

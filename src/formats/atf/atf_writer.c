@@ -13,7 +13,9 @@
  * from the first of its events that shows a core (the event's core, or a
  * source that is a core; an activation by a stimulus shows none), else the
  * trace's only core or a default one; runnables and blocks with no parent
- * are nested in the element that is the source of their first event.
+ * are nested in the element that is the source of their first event.  A
+ * task's run on another core while another task holds its Resource goes
+ * to an alias: an element of the same name in that core's Resource.
  * Every core is a Resource.  An ATF input's
  * header gives back ids, schedulers, comments, annotations, ToolInfo,
  * TracingOverhead, TraceInformation and Cookies; a time that decreases
@@ -36,6 +38,7 @@ typedef struct wrec {
 	uint32_t name;     /* event name (tk_str): a user event's is kept */
 	uint32_t src;      /* the input's source and instances (replay()) */
 	uint32_t evtype;   /* ATF event type */
+	uint32_t se;       /* the element written (wse index + 1), 0: ent's */
 	int64_t sinst, tinst;
 	uint64_t pos;      /* the input position */
 } wrec;
@@ -53,6 +56,11 @@ typedef struct wse {
 	uint64_t id;
 	int placed;
 	int off;           /* collides(): its run elsewhere is dropped */
+	uint32_t mig;      /* collides(): its run elsewhere is on this
+			      element (wse index + 1), an alias */
+	uint32_t alias;    /* the next alias of the same entity (index + 1):
+			      an element of the same name in another
+			      Resource, which ATF reading gives that core */
 } wse;
 
 enum { L_NOTE, L_TYPE, L_EVENT, L_SYNTH, L_CORE, L_STATE, L_MIGRATE,
@@ -184,6 +192,32 @@ static int new_se(atf_writer *aw, uint32_t ent, int atype, uint32_t *idx)
 	n->atype = atype;
 	*idx = aw->nses++;
 	aw->se_of[ent] = *idx + 1;
+	return TK_OK;
+}
+
+/*
+ * The alias of element idx (a task) in core slot `slot`: a top-level
+ * element of the same name in that Resource (made on first use), which
+ * ATF reading gives back as the same entity on that core; its index in
+ * *out.
+ */
+static int alias_se(atf_writer *aw, uint32_t idx, uint32_t slot, uint32_t *out)
+{
+	uint32_t a, ent = aw->ses[idx].ent, keep = aw->se_of[ent];
+	int rc;
+
+	for (a = aw->ses[idx].alias; a; a = aw->ses[a - 1].alias)
+		if (aw->ses[a - 1].slot == slot) {
+			*out = a - 1;
+			return TK_OK;
+		}
+	if ((rc = new_se(aw, ent, aw->ses[idx].atype, out)) < 0)
+		return rc;
+	aw->se_of[ent] = keep;
+	aw->ses[*out].slot = slot;
+	aw->ses[*out].placed = 1;
+	aw->ses[*out].alias = aw->ses[idx].alias;
+	aw->ses[idx].alias = *out + 1;
 	return TK_OK;
 }
 
@@ -337,15 +371,18 @@ static int process_kind(tk_evkind kind)
  * ATF binds an element to one Resource, so a process that runs on another
  * core (a migration, or one of several instances on several cores) is on
  * its Resource for ATF.  Its start or resume while another process holds
- * that Resource is dropped, and so is everything it does there until it
- * leaves (preempt, terminate), so that the ATF trace stays a valid
- * schedule; 0 otherwise, TK_E_NOMEM.  Tasks only: an ISR nests over
+ * that Resource goes, with everything it does there until it leaves
+ * (preempt, terminate), to an alias in the Resource of the core it runs
+ * on (`core_slot`, 0: none), *se (wse index + 1); when there is none, or
+ * that Resource is held too, it is dropped, so that the ATF trace stays a
+ * valid schedule; 0 otherwise, TK_E_NOMEM.  Tasks only: an ISR nests over
  * what runs.
  */
-static int collides(atf_writer *aw, uint32_t idx, tk_evkind kind)
+static int collides(atf_writer *aw, uint32_t idx, tk_evkind kind,
+		    uint32_t core_slot, uint32_t *se)
 {
 	wse *e = &aw->ses[idx];
-	uint32_t h = slot_of(aw, idx);
+	uint32_t h = slot_of(aw, idx), a;
 	int in = kind == TK_EV_START || kind == TK_EV_RESUME;
 	int out = kind == TK_EV_PREEMPT || kind == TK_EV_TERMINATE;
 
@@ -355,19 +392,42 @@ static int collides(atf_writer *aw, uint32_t idx, tk_evkind kind)
 		e->off = !out;
 		return 1;
 	}
+	if (e->mig) {
+		*se = e->mig;
+		if (out) {
+			if (aw->run[aw->ses[e->mig - 1].slot - 1] == e->mig)
+				aw->run[aw->ses[e->mig - 1].slot - 1] = 0;
+			e->mig = 0;
+		}
+		return 0;
+	}
 	if (tk_grow_zero32((void **)&aw->run, &aw->caprun, h - 1,
-			   sizeof(*aw->run)) < 0)
+			   sizeof(*aw->run)) < 0 ||
+	    (core_slot && tk_grow_zero32((void **)&aw->run, &aw->caprun,
+					 core_slot - 1, sizeof(*aw->run)) < 0))
 		return TK_E_NOMEM;
 	if (in) {
 		if (aw->run[h - 1] && aw->run[h - 1] != idx + 1) {
-			e->off = 1;
-			return 1;
+			if (!core_slot || core_slot == h)
+				goto off;
+			if (alias_se(aw, idx, core_slot, &a) < 0)
+				return TK_E_NOMEM;
+			e = &aw->ses[idx];
+			if (aw->run[core_slot - 1] && aw->run[core_slot - 1] != a + 1)
+				goto off;
+			aw->run[core_slot - 1] = a + 1;
+			e->mig = a + 1;
+			*se = a + 1;
+			return 0;
 		}
 		aw->run[h - 1] = idx + 1;
 	} else if (aw->run[h - 1] == idx + 1) {
 		aw->run[h - 1] = 0;
 	}
 	return 0;
+off:
+	e->off = 1;
+	return 1;
 }
 
 static int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
@@ -375,7 +435,7 @@ static int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	atf_writer *aw = w->impl;
 	const tk_trace *t = w->trace;
 	const tk_entity *te = tk_trace_entity(t, ev->target);
-	uint32_t idx;
+	uint32_t idx, se = 0;
 	int et = ATF_EV_USER, rc;
 	wrec rec;
 	size_t n;
@@ -404,9 +464,18 @@ static int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			return lose(w, aw, L_EVENT, ev, err);
 		if ((rc = place(w, aw, ev->target, ev, 0, &idx)) < 0)
 			return tk_err_nomem(err, aw->name);
-		if (te->type == TK_ET_T && (rc = collides(aw, idx, kind)) != 0)
-			return rc < 0 ? tk_err_nomem(err, aw->name)
-				      : lose(w, aw, L_MIGRATE, ev, err);
+		if (te->type == TK_ET_T) {
+			/* the core it runs on: the event's, or a core source */
+			uint32_t cs = 0, cent = ev->core != TK_NONE &&
+					       tk_trace_entity(t, ev->core) ? ev->core
+					       : is_core_entity(t, ev->source) ? ev->source
+					       : TK_NONE;
+			if (cent != TK_NONE && core_slot(w, aw, cent, &cs) < 0)
+				return tk_err_nomem(err, aw->name);
+			if ((rc = collides(aw, idx, kind, cs, &se)) != 0)
+				return rc < 0 ? tk_err_nomem(err, aw->name)
+					      : lose(w, aw, L_MIGRATE, ev, err);
+		}
 	}
 	if (w->opts.strict && aw->renamed)
 		return lose(w, aw, L_CORE, ev, err);
@@ -418,6 +487,7 @@ static int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	rec.name = ev->name;
 	rec.src = ev->source;
 	rec.evtype = (uint32_t)et;
+	rec.se = se;
 	rec.sinst = ev->source_inst;
 	rec.tinst = ev->target_inst;
 	rec.pos = ev->pos;
@@ -452,7 +522,7 @@ static int replay(tk_writer *w, atf_writer *aw, const wrec *r, tk_error *err)
 	ev.pos = r->pos;
 	ev.kind = TK_EV_OTHER;
 	if (r->evtype != ATF_EV_USER) {
-		aw->last_slot = slot_of(aw, aw->se_of[r->ent] - 1);
+		aw->last_slot = slot_of(aw, (r->se ? r->se : aw->se_of[r->ent]) - 1);
 		sk = te->type == TK_ET_OTHER ? TK_SK_BLOCK : tk_synth_kind(te->type);
 		ev.kind = atf_evtype_kind((int)r->evtype, atype_of(w->trace, te), &en);
 	}
@@ -868,7 +938,7 @@ static int out_trace(tk_writer *w, atf_writer *aw, const outbase *ob,
 				ref = f ? f->ref : 0;
 			} else {
 				eid = ids->id[r->evtype];
-				ref = aw->ses[aw->se_of[r->ent] - 1].id;
+				ref = aw->ses[(r->se ? r->se : aw->se_of[r->ent]) - 1].id;
 			}
 			memcpy(line, "    <TraceEntry Time=\"", 22);
 			o = 22;

@@ -56,12 +56,12 @@ static TK_INLINE uint64_t shark_tsc(const uint8_t *p)
 }
 
 /* A clock record: trace_start or cycles_per_msec (the only codes with
- * (code - 0x10) & 0xef zero), not FAST, with a rate in par2. */
+ * (code - 0x10) & 0xef zero), FAST or not, with a rate in par2. */
 static TK_INLINE int shark_is_clock(const uint8_t *p)
 {
 	uint32_t w = tk_load_le32(p);
 
-	return (((w - SHARK_CYCLES_PER_MSEC) & 0xefu) | (w & SHARK_FAST)) == 0 &&
+	return ((w - SHARK_CYCLES_PER_MSEC) & 0xefu) == 0 &&
 	       tk_load_le32(p + 12) != 0;
 }
 

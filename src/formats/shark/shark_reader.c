@@ -248,18 +248,22 @@ static TK_INLINE void decode(const uint8_t *p, rec *o)
 	o->p = p;
 }
 
-/* par2, read where it is used */
+/*
+ * par2, read where it is used, as the record holds it, FAST or not:
+ * tracekit's recorder writes it on both paths (a FAST task_create names
+ * its task, a FAST clock record sets the clock); the original FAST ipoint
+ * left it as it was (0 in a fresh chunk: no clock, pid 0)
+ */
 static TK_INLINE uint32_t par2_of(const rec *x)
 {
-	/* the FAST ipoint never writes par2: what is there is stale */
-	return (x->type & SHARK_FAST) ? 0 : tk_load_le32(x->p + 12);
+	return tk_load_le32(x->p + 12);
 }
 
 static int is_clock(const rec *x)
 {
 	return (x->code == SHARK_TRACE_START ||
 		x->code == SHARK_CYCLES_PER_MSEC) &&
-	       !(x->type & SHARK_FAST) && par2_of(x) != 0;
+	       par2_of(x) != 0;
 }
 
 /* ---- probing ------------------------------------------------------------ */

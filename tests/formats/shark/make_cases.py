@@ -43,7 +43,7 @@ basic = [
 # The same chunk after a cyclic wrap: physical order starts mid-way, with
 # empty slots left in the buffer.  Must read exactly like basic.
 wrapped = basic[9:] + [EMPTY, EMPTY] + basic[:9]
-# Manual's 0x43 unlock, a FAST record (par2 stale), an unknown code
+# Manual's 0x43 unlock, a FAST record (par2 as written), an unknown code
 # (lenient), the timer interrupt returning to another context.
 dialects = [
     rec(0x20, 256, 5000, CLK),
@@ -105,6 +105,23 @@ write('ok/kept.bin', [
     rec(0x05, 264, 7017, 4),
     rec(0x25, 264, 7018, 0),
     rec(0x30, 0, 7020),
+])
+# Tasks created by FAST_TRACER_LOGEVENT (tracekit's recorder writes par2 on
+# the FAST path too): each is named by its pid, task5 and task6 (both were
+# task0: a FAST record's par2 was read as 0); a FAST clock record does not
+# set the clock (the original FAST ipoint never wrote par2).
+write('ok/fast_create.bin', [
+    rec(0x20, 256, 3000, CLK),
+    rec(0x02, 264, 3001, 5, fast=True),
+    rec(0x02, 272, 3002, 6, fast=True),
+    rec(0x10, 0, 3003, 4 * CLK, fast=True),
+    rec(0x12, 264, 3010),
+    rec(0x15, 264, 3011),
+    rec(0x62, 264, 3020, 1),
+    rec(0x12, 272, 3021, fast=True),
+    rec(0x15, 272, 3022),
+    rec(0x62, 272, 3030, 1),
+    rec(0x30, 0, 3040),
 ])
 write('ok/unsorted.bin', [rec(0x20, 0, 10, CLK), rec(0x15, 256, 30), rec(0x15, 264, 20), rec(0x15, 272, 5)])
 # For the host tools' outputs (shark-list, shark-pwc; tools.sh): every code
