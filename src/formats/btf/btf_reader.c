@@ -141,25 +141,61 @@ typedef struct btf_reader {
 
 /* ---- probing ------------------------------------------------------------ */
 
-/* Does the line at p look like a BTF data line (a number and 6 commas)? */
-static int looks_like_data(const uint8_t *p, const uint8_t *end)
+/* The field of a data line from p up to its comma (or the line's end),
+ * blanks around it left out; *next past the comma (NULL: no comma). */
+static const uint8_t *probe_field(const uint8_t *p, const uint8_t *end,
+				  const uint8_t **fe, const uint8_t **next)
 {
-	int commas = 0, digits = 0;
+	const uint8_t *c = memchr(p, ',', (size_t)(end - p));
 
-	while (p < end && *p == ' ')
+	*next = c ? c + 1 : NULL;
+	*fe = c ? c : end;
+	while (p < *fe && *p == ' ')
 		p++;
-	while (p < end && *p >= '0' && *p <= '9') {
-		p++;
-		digits++;
-	}
-	if (!digits)
-		return 0;
-	for (; p < end && *p != '\n' && *p != '\r'; p++)
-		if (*p == ',')
-			commas++;
-	return commas >= 6;
+	while (*fe > p && (*fe)[-1] == ' ')
+		(*fe)--;
+	return p;
 }
 
+/* Is [p, e) empty or an integer (an instance, -1 for none)? */
+static int probe_int(const uint8_t *p, const uint8_t *e, int sign)
+{
+	if (sign && p < e && *p == '-')
+		p++;
+	for (; p < e; p++)
+		if (*p < '0' || *p > '9')
+			return 0;
+	return 1;
+}
+
+/*
+ * Is the line [p, end) a BTF data line: a time, a source, its instance,
+ * one of BTF's target types, a target, its instance and an event (a
+ * CSV of seven columns has no type letter in the fourth)?
+ */
+static int looks_like_data(const uint8_t *p, const uint8_t *end)
+{
+	const uint8_t *f[7], *fe[7], *next = p;
+	tk_etype type;
+	int i, dialect;
+
+	for (i = 0; i < 7; i++) {
+		if (!next)
+			return 0;
+		f[i] = probe_field(next, end, &fe[i], &next);
+	}
+	return f[0] < fe[0] && probe_int(f[0], fe[0], 0) &&
+	       f[1] < fe[1] && probe_int(f[2], fe[2], 1) &&
+	       btf_type_lookup((const char *)f[3], (size_t)(fe[3] - f[3]),
+			       &type, &dialect) &&
+	       probe_int(f[5], fe[5], 1) && f[6] < fe[6];
+}
+
+/*
+ * What is BTF's own: a first line #version (90), a #timeScale or #creator
+ * header line (80), or a first data line of BTF's shape (50).  Comment
+ * lines alone, or lines of commas, are not.
+ */
 int btf_probe(const uint8_t *buf, size_t len)
 {
 	const uint8_t *p = buf, *end = buf + len;
