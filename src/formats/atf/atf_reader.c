@@ -178,6 +178,17 @@ static uint32_t cur_col(atf_reader *h)
 	return (uint32_t)XML_GetCurrentColumnNumber(h->xp) + 1;
 }
 
+/* After an error (code < 0) in h->perr: the parser stops. */
+static int stop(atf_reader *h, int code)
+{
+	if (code < 0 && !h->failed) {
+		h->failed = 1;
+		if (!h->scanning)
+			XML_StopParser(h->xp, XML_FALSE);
+	}
+	return code;
+}
+
 static int fail(atf_reader *h, int code, const char *fmt, ...) TK_PRINTF(3, 4);
 
 /* Record an error at the current element and stop the parser. */
@@ -192,10 +203,7 @@ static int fail(atf_reader *h, int code, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	tk_err_set(&h->perr, code, h->name, cur_line(h), cur_col(h), "%s", msg);
-	h->failed = 1;
-	if (!h->scanning)
-		XML_StopParser(h->xp, XML_FALSE);
-	return code;
+	return stop(h, code);
 }
 #ifdef __clang_analyzer__
 /* the static analyzer does not follow variadic functions: fail() returns
@@ -217,28 +225,15 @@ static void warn(atf_reader *h, unsigned kind, const char *fmt, ...)
 	tk_reader_warn(h->r, kind, cur_line(h), cur_col(h), "%s", msg);
 }
 
-/* A departure from the spec: an error in strict mode, else a warning. */
-static int depart(atf_reader *h, unsigned kind, const char *fmt, ...)
-	TK_PRINTF(3, 4);
-
-static int depart(atf_reader *h, unsigned kind, const char *fmt, ...)
-{
-	char msg[320];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (h->strict) {
-		/* the lenient reading in parentheses does not apply */
-		char *paren = strstr(msg, " (");
-		if (paren)
-			*paren = '\0';
-		return fail(h, TK_E_PARSE, "%s", msg);
-	}
-	tk_reader_warn(h->r, kind, cur_line(h), cur_col(h), "%s", msg);
-	return TK_OK;
-}
+/* A departure from the spec at the current element (tk_reader_depart():
+ * the lenient reading in parentheses is left out of strict's error, which
+ * stops the parser; the first error is kept). */
+#define depart(h, kind, ...)                                               \
+	stop(h, (h)->strict && (h)->failed                                  \
+			? TK_E_PARSE                                        \
+			: tk_reader_depart((h)->r, &(h)->perr, kind,        \
+					   cur_line(h), cur_col(h), NULL,   \
+					   __VA_ARGS__))
 
 /* ---- small helpers ------------------------------------------------------ */
 

@@ -420,6 +420,12 @@ static void warn(btf_reader *b, unsigned kind, const char *line,
 		       at ? (uint32_t)(at - line) + 1 : 0, "%s", msg);
 }
 
+/* A departure at `at` in the current line: strict's error `sfmt`, or
+ * lenient's warning (tk_reader_depart()). */
+#define depart(b, err, kind, line, at, sfmt, ...)                          \
+	tk_reader_depart((b)->r, err, kind, (b)->lines.line,                \
+			 (uint32_t)((at) - (line)) + 1, sfmt, __VA_ARGS__)
+
 /* The entity named [n, ne) used as `type` after `had` (cold, out of the
  * per-event path): strict's error, or lenient's warning (keeps `had`). */
 static TK_NOINLINE int type_conflict(btf_reader *b, const char *line,
@@ -430,14 +436,10 @@ static TK_NOINLINE int type_conflict(btf_reader *b, const char *line,
 	char qb[64];
 
 	tk_quote(qb, sizeof(qb), n, ne);
-	if (b->r->opts.strict)
-		return err_at(b, err, TK_E_PARSE, line, at,
-			      "entity '%s' used as %s after %s", qb,
-			      tk_etype_name(type), tk_etype_name(had));
-	warn(b, W_TYPE_CONFLICT, line, at,
-	     "entity '%s' used as %s after %s (keeps %s)", qb,
-	     tk_etype_name(type), tk_etype_name(had), tk_etype_name(had));
-	return TK_OK;
+	return depart(b, err, W_TYPE_CONFLICT, line, at,
+		      "entity '%s' used as %s after %s",
+		      "entity '%s' used as %s after %s (keeps %s)", qb,
+		      tk_etype_name(type), tk_etype_name(had), tk_etype_name(had));
 }
 
 /* ---- lines -------------------------------------------------------------- */
@@ -591,12 +593,9 @@ static TK_NOINLINE int bare_cr(btf_reader *b, tk_error *err)
 	b->bare_cr = b->lines.bare_cr;
 	if (b->cr_only)
 		return TK_OK;
-	if (b->r->opts.strict)
-		return tk_err_set(err, TK_E_PARSE, b->name, b->lines.line, 0,
-				  "the line ends with a CR alone (BTF lines end with LF or CRLF)");
-	tk_reader_warn(b->r, W_CR_MIXED, b->lines.line, 0,
-		       "a line ends with a CR alone (read as a line end)");
-	return TK_OK;
+	return tk_reader_depart(b->r, err, W_CR_MIXED, b->lines.line, 0,
+				"the line ends with a CR alone (BTF lines end with LF or CRLF)",
+				"a line ends with a CR alone (read as a line end)");
 }
 
 /*
@@ -721,22 +720,14 @@ static int table_row(btf_reader *b, const char *line, const char *k,
 	tk_str name;
 	int rc;
 
-	if (b->table == TABLE_NONE) {
-		if (strict)
-			return err_at(b, err, TK_E_PARSE, line, line,
-				      "table row outside a table");
-		warn(b, W_ROW_OUTSIDE_TABLE, line, line,
-		     "table row outside a table (kept as a header entry)");
-		return TK_OK;
-	}
+	if (b->table == TABLE_NONE)
+		return depart(b, err, W_ROW_OUTSIDE_TABLE, line, line, NULL,
+			      "table row outside a table (kept as a header entry)");
 	trim(&v, &vend);
-	if (v == vend || k == kend) {
-		if (strict)
-			return err_at(b, err, TK_E_PARSE, line, k,
-				      "table row needs a key and a value: '#-<key> <value>'");
-		warn(b, W_BAD_TABLE_ROW, line, k, "malformed table row ignored");
-		return TK_OK;
-	}
+	if (v == vend || k == kend)
+		return depart(b, err, W_BAD_TABLE_ROW, line, k,
+			      "table row needs a key and a value: '#-<key> <value>'",
+			      "malformed table row ignored");
 	name = intern_text(b, v, (size_t)(vend - v));
 	if (name == TK_NONE)
 		return tk_err_nomem(err, b->name);
@@ -779,12 +770,10 @@ static int table_row(btf_reader *b, const char *line, const char *k,
 						      : &b->entity_ids, id, name);
 	if (rc == TK_E_NOMEM)
 		return tk_err_nomem(err, b->name);
-	if (rc < 0) {
-		if (strict)
-			return err_at(b, err, TK_E_PARSE, line, k,
-				      "table id must be a non-negative integer defined once");
-		warn(b, W_BAD_TABLE_ROW, line, k, "malformed table row ignored");
-	}
+	if (rc < 0)
+		return depart(b, err, W_BAD_TABLE_ROW, line, k,
+			      "table id must be a non-negative integer defined once",
+			      "malformed table row ignored");
 	return TK_OK;
 }
 
@@ -843,11 +832,9 @@ static int mapping(btf_reader *b, const char *line, const char *v,
 		goto bad;
 	return TK_OK;
 bad:
-	if (b->r->opts.strict)
-		return err_at(b, err, TK_E_PARSE, line, v,
-			      "malformed mapping: expected '<id> <name>' with a unique non-negative id");
-	warn(b, W_BAD_TABLE_ROW, line, v, "malformed mapping ignored");
-	return TK_OK;
+	return depart(b, err, W_BAD_TABLE_ROW, line, v,
+		      "malformed mapping: expected '<id> <name>' with a unique non-negative id",
+		      "malformed mapping ignored");
 }
 
 static int timescale(btf_reader *b, const char *line, const char *v,
@@ -944,14 +931,10 @@ static int creation_date(btf_reader *b, const char *line, const char *v,
 	if (iso8601_date_time(v, vend))
 		return TK_OK;
 	tk_quote(qb, sizeof(qb), v, vend);
-	if (b->r->opts.strict)
-		return err_at(b, err, TK_E_PARSE, line, v,
-			      "#creationDate '%s' is not an ISO 8601 date and time (YYYY-MM-DDTHH:MM:SSZ)",
-			      qb);
-	warn(b, W_CREATION_DATE, line, v,
-	     "#creationDate '%s' is not an ISO 8601 date and time (YYYY-MM-DDTHH:MM:SSZ): kept as it is",
-	     qb);
-	return TK_OK;
+	return depart(b, err, W_CREATION_DATE, line, v,
+		      "#creationDate '%s' is not an ISO 8601 date and time (YYYY-MM-DDTHH:MM:SSZ)",
+		      "#creationDate '%s' is not an ISO 8601 date and time (YYYY-MM-DDTHH:MM:SSZ): kept as it is",
+		      qb);
 }
 
 static int header_line(btf_reader *b, const char *line, size_t len,
@@ -987,13 +970,10 @@ static int header_line(btf_reader *b, const char *line, size_t len,
 		if (!key_is(k, (size_t)(kend - k), "entityMapping") &&
 		    !key_is(k, (size_t)(kend - k), "entityTypeMapping") &&
 		    !key_is(k, (size_t)(kend - k), "typeMapping") &&
-		    !key_is(k, (size_t)(kend - k), "timescale")) {
-			if (strict)
-				return err_at(b, err, TK_E_PARSE, line, line,
-					      "header line after the first event");
-			warn(b, W_HEADER_AFTER_DATA, line, line,
-			     "header line after the first event");
-		}
+		    !key_is(k, (size_t)(kend - k), "timescale") &&
+		    (rc = depart(b, err, W_HEADER_AFTER_DATA, line, line, NULL,
+				 "header line after the first event")) < 0)
+			return rc;
 	}
 	if (b->enc) {
 		/* the header keeps the value as UTF-8; it is parsed as read */
@@ -1015,11 +995,10 @@ static int header_line(btf_reader *b, const char *line, size_t len,
 	b->table = TABLE_NONE;
 	if (key_is(k, (size_t)(kend - k), "version")) {
 		if (b->version_seen) {
-			if (strict)
-				return err_at(b, err, TK_E_PARSE, line, line,
-					      "a second #version (a file has exactly one)");
-			warn(b, W_SECOND_VERSION, line, line,
-			     "a second header block (#version again)");
+			if ((rc = depart(b, err, W_SECOND_VERSION, line, line,
+					 "a second #version (a file has exactly one)",
+					 "a second header block (#version again)")) < 0)
+				return rc;
 		} else if (strict && b->lines.line != 1) {
 			return err_at(b, err, TK_E_PARSE, line, line,
 				      "#version must be the first line");
@@ -1541,17 +1520,13 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 			      f[0], rc == -2 ? "time '%s' is too large"
 					     : "time '%s' is not a non-negative integer",
 			      tk_quote(qb, sizeof(qb), f[0], fe[0]));
-	if (TK_UNLIKELY(b->have_time && time < b->last_time)) {
-		if (strict)
-			return err_at(b, err, TK_E_PARSE, line, f[0],
-				      "time decreases (%llu after %llu)",
-				      (unsigned long long)time,
-				      (unsigned long long)b->last_time);
-		warn(b, W_TIME_DECREASES, line, f[0],
-		     "time decreases (%llu after %llu); kept in file order",
-		     (unsigned long long)time,
-		     (unsigned long long)b->last_time);
-	}
+	if (TK_UNLIKELY(b->have_time && time < b->last_time) &&
+	    (rc = depart(b, err, W_TIME_DECREASES, line, f[0],
+			 "time decreases (%llu after %llu)",
+			 "time decreases (%llu after %llu); kept in file order",
+			 (unsigned long long)time,
+			 (unsigned long long)b->last_time)) < 0)
+		return rc;
 	b->last_time = time;
 	b->have_time = 1;
 
@@ -1578,12 +1553,10 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 			&ev->target_inst, err);
 	if (rc < 0)
 		return rc;
-	if (TK_UNLIKELY(ev->target_inst == TK_INST_NONE)) {
-		if (strict)
-			return err_at(b, err, TK_E_PARSE, line, f[5],
-				      "empty target instance");
-		warn(b, W_EMPTY_INSTANCE, line, f[5], "empty target instance");
-	}
+	if (TK_UNLIKELY(ev->target_inst == TK_INST_NONE) &&
+	    (rc = depart(b, err, W_EMPTY_INSTANCE, line, f[5], NULL,
+			 "empty target instance")) < 0)
+		return rc;
 
 	/* 4: type */
 	ttname = TK_NONE;
@@ -1601,25 +1574,20 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 			return tk_err_nomem(err, b->name);
 		type = (tk_etype)((tv & 0x7f) - 1);
 		dialect = tv >> 7;
-		if (TK_UNLIKELY(type == TK_ET_OTHER)) {
-			if (strict)
-				return err_at(b, err, TK_E_PARSE, line, f[3],
-					      "unknown entity type '%s'",
-					      tk_quote(qb, sizeof(qb), f[3], fe[3]));
-			warn(b, W_UNKNOWN_TYPE, line, f[3],
-			     "unknown entity type '%s' (kept)",
-			     tk_quote(qb, sizeof(qb), f[3], fe[3]));
-			type = TK_ET_OTHER;
-		} else if (dialect) {
-			if (strict)
-				return err_at(b, err, TK_E_PARSE, line, f[3],
-					      "entity type '%s' is not BTF 2.1.5/2.3 (lenient mode reads it)",
-					      tk_quote(qb, sizeof(qb), f[3], fe[3]));
-			warn(b, W_TYPE_SPELLING, line, f[3],
-			     "entity type '%s' read as '%s'",
-			     tk_quote(qb, sizeof(qb), f[3], fe[3]),
-			     tk_etype_name(type));
-		}
+		rc = TK_OK;
+		if (TK_UNLIKELY(type == TK_ET_OTHER))
+			rc = depart(b, err, W_UNKNOWN_TYPE, line, f[3],
+				    "unknown entity type '%s'",
+				    "unknown entity type '%s' (kept)",
+				    tk_quote(qb, sizeof(qb), f[3], fe[3]));
+		else if (dialect)
+			rc = depart(b, err, W_TYPE_SPELLING, line, f[3],
+				    "entity type '%s' is not BTF 2.1.5/2.3 (lenient mode reads it)",
+				    "entity type '%s' read as '%s'",
+				    tk_quote(qb, sizeof(qb), f[3], fe[3]),
+				    tk_etype_name(type));
+		if (rc < 0)
+			return rc;
 	}
 
 	/* 2, 5, 7: names */
@@ -1635,43 +1603,29 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 	kind = kind_of_name(b, ename, &dialect);
 	allowed = b->allowed[type][kind];
 	if (TK_UNLIKELY(allowed != 1 || dialect)) {
+		tk_quote(qb, sizeof(qb), f[6], fe[6]);
+		rc = TK_OK;
 		if (kind == TK_EV_OTHER || !allowed) {
-			if (strict || type == TK_ET_OTHER) {
-				if (strict)
-					return err_at(b, err, TK_E_PARSE, line,
-						      f[6],
-						      "unknown event '%s' for type %s",
-						      tk_quote(qb, sizeof(qb), f[6], fe[6]),
-						      tk_etype_name(type));
-			} else {
-				warn(b, kind == TK_EV_OTHER ? W_UNKNOWN_EVENT
-							    : W_EVENT_FOR_TYPE,
-				     line, f[6],
-				     "unknown event '%s' for type %s (kept)",
-				     tk_quote(qb, sizeof(qb), f[6], fe[6]),
-				     tk_etype_name(type));
-			}
+			/* an unknown type's events: no word */
+			if (strict || type != TK_ET_OTHER)
+				rc = depart(b, err, kind == TK_EV_OTHER ? W_UNKNOWN_EVENT
+									: W_EVENT_FOR_TYPE,
+					    line, f[6], "unknown event '%s' for type %s",
+					    "unknown event '%s' for type %s (kept)",
+					    qb, tk_etype_name(type));
 		} else if (dialect) {
-			if (strict)
-				return err_at(b, err, TK_E_PARSE, line, f[6],
-					      "event '%s' is not BTF 2.1.5/2.3 spelling (it means '%s')",
-					      tk_quote(qb, sizeof(qb), f[6], fe[6]),
-					      tk_evkind_name(kind));
-			warn(b, W_EVENT_SPELLING, line, f[6],
-			     "event '%s' read as '%s'",
-			     tk_quote(qb, sizeof(qb), f[6], fe[6]),
-			     tk_evkind_name(kind));
+			rc = depart(b, err, W_EVENT_SPELLING, line, f[6],
+				    "event '%s' is not BTF 2.1.5/2.3 spelling (it means '%s')",
+				    "event '%s' read as '%s'", qb,
+				    tk_evkind_name(kind));
 		} else {
-			if (strict)
-				return err_at(b, err, TK_E_PARSE, line, f[6],
-					      "event '%s' for type %s is a tool dialect, not BTF 2.1.5/2.3",
-					      tk_quote(qb, sizeof(qb), f[6], fe[6]),
-					      tk_etype_name(type));
-			warn(b, W_DIALECT_EVENT, line, f[6],
-			     "event '%s' for type %s is a tool dialect (kept)",
-			     tk_quote(qb, sizeof(qb), f[6], fe[6]),
-			     tk_etype_name(type));
+			rc = depart(b, err, W_DIALECT_EVENT, line, f[6],
+				    "event '%s' for type %s is a tool dialect, not BTF 2.1.5/2.3",
+				    "event '%s' for type %s is a tool dialect (kept)",
+				    qb, tk_etype_name(type));
 		}
+		if (rc < 0)
+			return rc;
 	}
 
 	/* entities: a type seen as a target wins over one inferred */
@@ -1794,10 +1748,8 @@ static int check_header(btf_reader *b, tk_error *err)
 		int v = version_number(b->t);
 		if (v && v < 202)
 			return TK_OK;
-		if (strict)
-			return tk_err_set(err, TK_E_PARSE, b->name, 0, 0,
-					  "no #timescale before the first event (required since BTF 2.2)");
-		tk_reader_warn(b->r, W_NO_TIMESCALE, 0, 0,
+		return tk_reader_depart(b->r, err, W_NO_TIMESCALE, 0, 0,
+					"no #timescale before the first event (required since BTF 2.2)",
 			       "no #timescale in the header: ns assumed (the BTF 2.1 default)");
 	}
 	return TK_OK;
@@ -1839,37 +1791,26 @@ static int parse_options(btf_reader *b, tk_error *err)
 
 int btf_reader_open(tk_reader *r, tk_error *err)
 {
-	btf_reader *b = calloc(1, sizeof(*b));
+	btf_reader *b;
 	const char *line;
 	size_t len;
-	int rc;
+	/* CR-only line ends are not in the specification (LF or CRLF), but
+	 * read: a file read as one line would lose every line but the first */
+	int rc = tk_reader_text_open(r, sizeof(*b), W_CR_ONLY,
+				     "lines end with a CR alone (BTF lines end with LF or CRLF)",
+				     err);
 
-	if (!b)
-		return tk_err_nomem(err, tk_source_name(r->src));
-	r->impl = b;
+	if (!(b = r->impl))
+		return rc;
 	b->r = r;
 	b->t = r->trace;
 	b->name = tk_source_name(r->src);
 	b->allowed = btf_event_table();
-	if ((rc = parse_options(b, err)) < 0)
-		goto fail;
-	rc = tk_text_begin(r->src, err);
-	if (rc < 0)
+	b->cr_only = rc;
+	if (rc < 0 || (rc = parse_options(b, err)) < 0)
 		goto fail;
 	/* every CR, LF and CRLF ends a line (lines.h) */
 	tk_lines_init(&b->lines, r->src, 1);
-	b->cr_only = rc;
-	if (rc) {
-		/* not in the specification (LF or CRLF), but read: a file
-		 * read as one line would lose every line but the first */
-		if (r->opts.strict) {
-			rc = tk_err_set(err, TK_E_PARSE, b->name, 1, 0,
-					"lines end with a CR alone (BTF lines end with LF or CRLF)");
-			goto fail;
-		}
-		tk_reader_warn(r, W_CR_ONLY, 1, 0,
-			       "lines end with a CR alone (read as line ends)");
-	}
 	for (;;) {
 		rc = next_line(b, &line, &len, err);
 		if (rc == TK_END)
