@@ -186,7 +186,7 @@ static int looks_like_data(const uint8_t *p, const uint8_t *end)
 	}
 	return f[0] < fe[0] && probe_int(f[0], fe[0], 0) &&
 	       f[1] < fe[1] && probe_int(f[2], fe[2], 1) &&
-	       btf_type_lookup((const char *)f[3], (size_t)(fe[3] - f[3]),
+	       tk_etype_lookup((const char *)f[3], (size_t)(fe[3] - f[3]),
 			       &type, &dialect) &&
 	       probe_int(f[5], fe[5], 1) && f[6] < fe[6];
 }
@@ -747,7 +747,7 @@ static int table_row(btf_reader *b, const char *line, const char *k,
 			k = s;
 			kend = s + n;
 		}
-		if (!btf_type_lookup(k, (size_t)(kend - k), &et, &dialect)) {
+		if (!tk_etype_lookup(k, (size_t)(kend - k), &et, &dialect)) {
 			if (strict)
 				return err_at(b, err, TK_E_PARSE, line, line + 2,
 					      "unknown entity type in table row");
@@ -810,7 +810,7 @@ static int mapping(btf_reader *b, const char *line, const char *v,
 		if (parse_u64(sp + 1, vend, &id) == 0 &&
 		    idmap_get(&b->entity_ids, id) != TK_NONE)
 			name = idmap_get(&b->entity_ids, id);
-		if (!btf_type_lookup(k, (size_t)(kend - k), &et, &dialect))
+		if (!tk_etype_lookup(k, (size_t)(kend - k), &et, &dialect))
 			et = TK_ET_OTHER;
 		tn = intern_text(b, k, (size_t)(kend - k));
 		e = tk_trace_entity_get(b->t, name);
@@ -1112,7 +1112,7 @@ static inline tk_evkind kind_of_name(btf_reader *b, tk_str name, int *dialect)
 		return (tk_evkind)((b->kind_of[name] & 0x7f) - 1);
 	}
 	s = tk_trace_str(b->t, name, &n);
-	k = btf_event_lookup(s, n, dialect);
+	k = tk_evkind_lookup(s, n, dialect);
 	if (tk_grow_zero32((void **)&b->kind_of, &b->cap_kind, name, 1) == 0)
 		b->kind_of[name] = (uint8_t)((k + 1) | (*dialect ? 0x80 : 0));
 	return k;
@@ -1158,7 +1158,7 @@ static tk_str target_type_slow(btf_reader *b, const char *p, const char *end,
 	if (name == TK_NONE)
 		return TK_NONE;
 	if (name >= b->cap_type || !b->type_of[name]) {
-		if (!btf_type_lookup(p, (size_t)(end - p), &type, &dialect)) {
+		if (!tk_etype_lookup(p, (size_t)(end - p), &type, &dialect)) {
 			type = TK_ET_OTHER;
 			dialect = 0;
 		}
@@ -1424,7 +1424,7 @@ static inline int parse_fast(btf_reader *b, const char *line,
 	/* a process state change from anything but a core: see
 	 * process_core() */
 	if (TK_UNLIKELY(stype != TK_ET_C) &&
-	    btf_implied_source_type(type, kind) == TK_ET_C)
+	    tk_implied_source_type(type, kind) == TK_ET_C)
 		return 0;
 
 	b->last_time = time;
@@ -1565,7 +1565,7 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 	if (ttname != TK_NONE) {
 		size_t n;
 		const char *s = tk_trace_str(t, ttname, &n);
-		if (!btf_type_lookup(s, n, &type, &dialect))
+		if (!tk_etype_lookup(s, n, &type, &dialect))
 			type = TK_ET_OTHER;
 	} else {
 		uint8_t tv;
@@ -1651,12 +1651,12 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 		se = tk_trace_ent(t, ev->source);
 		if (TK_UNLIKELY(se->type == TK_ET_STI) &&
 		    !b->explicit_type[ev->source] &&
-		    btf_implied_source_type(type, kind) == TK_ET_C)
+		    tk_implied_source_type(type, kind) == TK_ET_C)
 			/* a core that activated a process before it ran one
 			 * was taken for a stimulus: it is a core */
 			se->type = TK_ET_UNKNOWN;
 		if (TK_UNLIKELY(se->type == TK_ET_UNKNOWN)) {
-			st = btf_implied_source_type(type, kind);
+			st = tk_implied_source_type(type, kind);
 			if (st == TK_ET_UNKNOWN && kind == TK_EV_ACTIVATE &&
 			    tk_etype_is_process(type))
 				st = TK_ET_STI;
@@ -1675,7 +1675,7 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 		 * branch: sources are cores or not in no pattern */
 		ev->core = ev->source | ((uint32_t)(se->type == TK_ET_C) - 1u);
 		if (TK_UNLIKELY(ev->core == TK_NONE) &&
-		    btf_implied_source_type(type, kind) == TK_ET_C) {
+		    tk_implied_source_type(type, kind) == TK_ET_C) {
 			rc = process_core(b, line, f[1], kind, ev, err);
 			if (rc < 0)
 				return rc;
