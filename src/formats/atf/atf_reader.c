@@ -211,20 +211,6 @@ static int fail(atf_reader *h, int code, const char *fmt, ...)
 #define fail(h, code, ...) tk_err_code_(fail(h, code, __VA_ARGS__), code)
 #endif
 
-static void warn(atf_reader *h, unsigned kind, const char *fmt, ...)
-	TK_PRINTF(3, 4);
-
-static void warn(atf_reader *h, unsigned kind, const char *fmt, ...)
-{
-	char msg[320];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	tk_reader_warn(h->r, kind, cur_line(h), cur_col(h), "%s", msg);
-}
-
 /* A departure from the spec at the current element (tk_reader_depart():
  * the lenient reading in parentheses is left out of strict's error, which
  * stops the parser; the first error is kept). */
@@ -821,9 +807,10 @@ static void on_entry(atf_reader *h, const XML_Char **atts)
 	m = &h->maps[mi];
 	if (h->have_last && time < h->last_time) {
 		if (h->td_entries == 0) {
-			warn(h, W_TRACE_RESTART,
-			     "TraceData %llu starts before the end of the one before: times decrease where they are concatenated (the reader option trace=N reads one)",
-			     (unsigned long long)h->ntd);
+			tk_reader_warn(h->r, W_TRACE_RESTART, cur_line(h),
+				       cur_col(h),
+				       "TraceData %llu starts before the end of the one before: times decrease where they are concatenated (the reader option trace=N reads one)",
+				       (unsigned long long)h->ntd);
 		} else if (depart(h, W_TIME_DECREASES,
 				  "time %.40s is before the entry before it", ts) < 0) {
 			return;

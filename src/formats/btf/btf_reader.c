@@ -404,21 +404,10 @@ static int err_at(btf_reader *b, tk_error *err, int code, const char *line,
 			  at ? (uint32_t)(at - line) + 1 : 0, "%s", msg);
 }
 
-static void warn(btf_reader *b, unsigned kind, const char *line,
-		 const char *at, const char *fmt, ...) TK_PRINTF(5, 6);
-
-static void warn(btf_reader *b, unsigned kind, const char *line,
-		 const char *at, const char *fmt, ...)
-{
-	char msg[320];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	tk_reader_warn(b->r, kind, b->lines.line,
-		       at ? (uint32_t)(at - line) + 1 : 0, "%s", msg);
-}
+/* A warning at `at` in the current line (tk_reader_warn()). */
+#define warn(b, kind, line, at, ...)                                       \
+	tk_reader_warn((b)->r, kind, (b)->lines.line,                       \
+		       (uint32_t)((at) - (line)) + 1, __VA_ARGS__)
 
 /* A departure at `at` in the current line: strict's error `sfmt`, or
  * lenient's warning (tk_reader_depart()). */
@@ -1508,8 +1497,8 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 		if (spaced) {
 			for (i = 0; i < 7; i++)
 				trim(&f[i], &fe[i]);
-			warn(b, W_SPACES, line, NULL,
-			     "blanks around fields (trimmed)");
+			tk_reader_warn(b->r, W_SPACES, b->lines.line, 0,
+				       "blanks around fields (trimmed)");
 		}
 	}
 

@@ -7,8 +7,6 @@
  */
 #include "btf.h"
 
-#include <string.h>
-
 /* Events of each group, by the specifications (strict). */
 static const tk_evkind ev_process[] = {
 	TK_EV_ACTIVATE, TK_EV_START, TK_EV_PREEMPT, TK_EV_RESUME,

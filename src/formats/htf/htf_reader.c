@@ -325,21 +325,10 @@ static int err_at(htf_reader *h, tk_error *err, int code, uint64_t line,
 #define err_at(h, err, code, ...) tk_err_code_(err_at(h, err, code, __VA_ARGS__), code)
 #endif
 
-static void warn(htf_reader *h, unsigned kind, uint64_t line, const char *ls,
-		 const char *at, const char *fmt, ...) TK_PRINTF(6, 7);
-
-static void warn(htf_reader *h, unsigned kind, uint64_t line, const char *ls,
-		 const char *at, const char *fmt, ...)
-{
-	char msg[320];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	tk_reader_warn(h->r, kind, line,
-		       at && ls ? (uint32_t)(at - ls) + 1 : 0, "%s", msg);
-}
+/* A warning at `at` of line `line`, which starts at ls (tk_reader_warn()). */
+#define warn(h, kind, line, ls, at, ...)                                    \
+	tk_reader_warn((h)->r, kind, line, (uint32_t)((at) - (ls)) + 1,      \
+		       __VA_ARGS__)
 
 /* A departure at `at` of line `line`, which starts at ls: strict's error
  * `sfmt`, or lenient's warning (tk_reader_depart()). */
@@ -881,7 +870,7 @@ done:
 		if (h->strict)
 			return tk_err_set(err, TK_E_PARSE, h->name, 1, 1,
 					  "no #Format HTF in the header");
-		warn(h, W_NO_FORMAT, 0, NULL, NULL, "no #Format in the header");
+		tk_reader_warn(h->r, W_NO_FORMAT, 0, 0, "no #Format in the header");
 	}
 	if (!seen_ts &&
 	    (rc = tk_reader_depart(h->r, err, W_NO_TIMESCALE, 0, 0,
