@@ -725,13 +725,12 @@ void tk_reader_warn(tk_reader *r, unsigned kind, uint64_t line,
  * the one rule of every reader: under --strict the error `strict_fmt` in
  * *err and TK_E_PARSE, else the warning of `kind` (tk_reader_warn())
  * `lenient_fmt` and TK_OK.  Both formats take the arguments given (the
- * strict one may use only the first of them); a NULL `strict_fmt` is the
- * lenient message without what follows its first " (" (what lenient
- * mode does instead).  A message is cut at 319 bytes.
+ * strict one may use only the first of them: the compilers check the
+ * arguments against `lenient_fmt` alone).  A message is cut at 319 bytes.
  */
 int tk_reader_depart(tk_reader *r, tk_error *err, unsigned kind,
 		     uint64_t line, uint32_t column, const char *strict_fmt,
-		     const char *lenient_fmt, ...) TK_PRINTF(7, 8);
+		     const char *lenient_fmt, ...) TK_PRINTF(6, 0) TK_PRINTF(7, 8);
 
 /**
  * The start of a text reader's open: r->impl = a zeroed block of `size`

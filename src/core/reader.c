@@ -448,17 +448,12 @@ int tk_reader_depart(tk_reader *r, tk_error *err, unsigned kind,
 	va_list ap;
 
 	va_start(ap, lenient_fmt);
-	vsnprintf(msg, sizeof(msg), r->opts.strict && strict_fmt ? strict_fmt
-								 : lenient_fmt, ap);
+	vsnprintf(msg, sizeof(msg), r->opts.strict ? strict_fmt : lenient_fmt,
+		  ap);
 	va_end(ap);
 	if (!r->opts.strict) {
 		tk_reader_warn(r, kind, line, column, "%s", msg);
 		return TK_OK;
-	}
-	if (!strict_fmt) {
-		char *paren = strstr(msg, " (");
-		if (paren)
-			*paren = '\0';
 	}
 	return tk_err_set(err, TK_E_PARSE, tk_source_name(r->src), line,
 			  column, "%s", msg);

@@ -211,15 +211,27 @@ static int fail(atf_reader *h, int code, const char *fmt, ...)
 #define fail(h, code, ...) tk_err_code_(fail(h, code, __VA_ARGS__), code)
 #endif
 
-/* A departure from the spec at the current element (tk_reader_depart():
- * the lenient reading in parentheses is left out of strict's error, which
- * stops the parser; the first error is kept). */
-#define depart(h, kind, ...)                                               \
-	stop(h, (h)->strict && (h)->failed                                  \
-			? TK_E_PARSE                                        \
-			: tk_reader_depart((h)->r, &(h)->perr, kind,        \
-					   cur_line(h), cur_col(h), NULL,   \
-					   __VA_ARGS__))
+static int depart(atf_reader *h, unsigned kind, const char *fmt, ...)
+	TK_PRINTF(3, 4);
+
+/* A departure from the spec at the current element (tk_reader_depart()):
+ * strict's error, which stops the parser (the first error is kept), is
+ * the message without the lenient reading in parentheses. */
+static int depart(atf_reader *h, unsigned kind, const char *fmt, ...)
+{
+	char msg[320], *paren;
+	va_list ap;
+
+	if (h->strict && h->failed)
+		return TK_E_PARSE;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (h->strict && (paren = strstr(msg, " (")))
+		*paren = '\0';
+	return stop(h, tk_reader_depart(h->r, &h->perr, kind, cur_line(h),
+					cur_col(h), "%s", "%s", msg));
+}
 
 /* ---- small helpers ------------------------------------------------------ */
 

@@ -710,7 +710,8 @@ static int table_row(btf_reader *b, const char *line, const char *k,
 	int rc;
 
 	if (b->table == TABLE_NONE)
-		return depart(b, err, W_ROW_OUTSIDE_TABLE, line, line, NULL,
+		return depart(b, err, W_ROW_OUTSIDE_TABLE, line, line,
+			      "table row outside a table",
 			      "table row outside a table (kept as a header entry)");
 	trim(&v, &vend);
 	if (v == vend || k == kend)
@@ -960,7 +961,8 @@ static int header_line(btf_reader *b, const char *line, size_t len,
 		    !key_is(k, (size_t)(kend - k), "entityTypeMapping") &&
 		    !key_is(k, (size_t)(kend - k), "typeMapping") &&
 		    !key_is(k, (size_t)(kend - k), "timescale") &&
-		    (rc = depart(b, err, W_HEADER_AFTER_DATA, line, line, NULL,
+		    (rc = depart(b, err, W_HEADER_AFTER_DATA, line, line,
+				 "header line after the first event",
 				 "header line after the first event")) < 0)
 			return rc;
 	}
@@ -1543,8 +1545,8 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 	if (rc < 0)
 		return rc;
 	if (TK_UNLIKELY(ev->target_inst == TK_INST_NONE) &&
-	    (rc = depart(b, err, W_EMPTY_INSTANCE, line, f[5], NULL,
-			 "empty target instance")) < 0)
+	    (rc = depart(b, err, W_EMPTY_INSTANCE, line, f[5],
+			 "empty target instance", "empty target instance")) < 0)
 		return rc;
 
 	/* 4: type */

@@ -796,7 +796,7 @@ static int read_header(htf_reader *h, tk_lines *l, uint64_t *data,
 			ke = trim_end(v, le);
 			if (!cur) {
 				if ((rc = depart(h, err, W_ROW_OUTSIDE, h->line,
-						 ls, p, NULL,
+						 ls, p, "table row outside a table",
 						 "table row outside a table (ignored)")) < 0)
 					return rc;
 				continue;
@@ -1218,7 +1218,8 @@ static int build_entities(htf_reader *h, tk_error *err)
 
 		if (ei == UINT32_MAX) {
 			int rc = tk_reader_depart(h->r, err, W_TYPELESS_ROW,
-						  rw->line, rw->col, NULL,
+						  rw->line, rw->col,
+						  "entity id 0x%llX is not in the #EntityTable",
 						  "entity id 0x%llX is not in the #EntityTable (row ignored)",
 						  (unsigned long long)rw->id);
 			if (rc < 0)
@@ -1661,7 +1662,8 @@ static int find_sections(htf_reader *h, uint64_t data, tk_error *err)
 		/* the cores that have a section of their own */
 		uint32_t nc = h->nown;
 		if (nc > h->ncores_decl &&
-		    (rc = tk_reader_depart(h->r, err, W_CORES, 0, 0, NULL,
+		    (rc = tk_reader_depart(h->r, err, W_CORES, 0, 0,
+					   "%u core sections, #NumberOfCores is %llu",
 					   "%u core sections, #NumberOfCores is %llu",
 					   nc, (unsigned long long)h->ncores_decl)) < 0)
 			goto out;
@@ -1818,7 +1820,8 @@ static int cur_next(htf_reader *h, cursor *c, tk_error *err)
 			continue;
 		if (e - s >= 2 && s[0] == '/' && s[1] == '/') {
 			if ((rc = depart(h, err, W_COMMENT_LINE, c->rline, ls, s,
-					 NULL, "a comment without a record (skipped)")) < 0)
+					 "a comment without a record",
+					 "a comment without a record (skipped)")) < 0)
 				return rc;
 			continue;
 		}
