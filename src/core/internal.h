@@ -721,6 +721,29 @@ int tk_reader_open_source(tk_reader **out, tk_source *src, const char *path,
 void tk_reader_warn(tk_reader *r, unsigned kind, uint64_t line,
 		    uint32_t column, const char *fmt, ...) TK_PRINTF(5, 6);
 
+/**
+ * A departure from the format's specification at line:column (0: none),
+ * the one rule of every reader: under --strict the error `strict_fmt` in
+ * *err and TK_E_PARSE, else the warning of `kind` (tk_reader_warn())
+ * `lenient_fmt` and TK_OK.  Both formats take the arguments given (the
+ * strict one may use only the first of them: the compilers check the
+ * arguments against `lenient_fmt` alone).  A message is cut at 319 bytes.
+ */
+int tk_reader_depart(tk_reader *r, tk_error *err, unsigned kind,
+		     uint64_t line, uint32_t column, const char *strict_fmt,
+		     const char *lenient_fmt, ...) TK_PRINTF(6, 0) TK_PRINTF(7, 8);
+
+/**
+ * The start of a text reader's open: r->impl = a zeroed block of `size`
+ * bytes, then tk_text_begin() on the source; lines that end with a CR
+ * alone are a departure of `cr_kind` ("lines end with a CR alone (read as
+ * line ends)") that --strict refuses with `cr_error` (NULL: never
+ * refused).  1 for CR-only line ends, 0 else, or < 0 (r->impl may be set:
+ * the reader's close frees it).
+ */
+int tk_reader_text_open(tk_reader *r, size_t size, unsigned cr_kind,
+			const char *cr_error, tk_error *err);
+
 /* The formats and exports themselves are declared and listed in
  * src/registry.c, above src/formats/ and src/exports/. */
 

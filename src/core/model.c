@@ -1,5 +1,10 @@
-/* model.c - names of the entity types and event kinds of the event model. */
-#include "internal.h"
+/*
+ * model.c - the names of the entity types and event kinds of the event
+ * model, and the rules every format shares (model.h).
+ */
+#include "model.h"
+
+#include <string.h>
 
 static const char *const etype_names[TK_ET_COUNT] = {
 	[TK_ET_UNKNOWN] = "?",   [TK_ET_STI] = "STI",   [TK_ET_T] = "T",
@@ -94,4 +99,156 @@ const char *tk_evkind_name(tk_evkind kind)
 	if ((unsigned)kind >= TK_EV_COUNT || !evkind_names[kind])
 		return "?";
 	return evkind_names[kind];
+}
+
+typedef struct {
+	const char *name;
+	tk_etype type;
+	int dialect;     /* a spelling outside the specs */
+} type_spelling;
+
+static const type_spelling types[] = {
+	{ "STI", TK_ET_STI, 0 },     { "T", TK_ET_T, 0 },
+	{ "I", TK_ET_I, 0 },         { "ISR", TK_ET_I, 1 },
+	{ "R", TK_ET_R, 0 },         { "IB", TK_ET_IB, 0 },
+	{ "ECU", TK_ET_ECU, 0 },     { "P", TK_ET_P, 0 },
+	{ "Processor", TK_ET_P, 0 }, { "C", TK_ET_C, 0 },
+	{ "M", TK_ET_M, 0 },         { "SCHED", TK_ET_SCHED, 0 },
+	{ "SIG", TK_ET_SIG, 0 },     { "SEM", TK_ET_SEM, 0 },
+	{ "EVENT", TK_ET_EVENT, 0 }, { "SIM", TK_ET_SIM, 0 },
+	{ "SYS", TK_ET_SYS, 0 },     { "THR", TK_ET_THR, 1 },
+	{ "SYSC", TK_ET_SYSC, 1 },
+};
+
+int tk_etype_lookup(const char *s, size_t len, tk_etype *type, int *dialect)
+{
+	size_t i;
+
+	/* the common one-letter types first: this runs for every line */
+	if (len == 1) {
+		switch (s[0]) {
+		case 'T': *type = TK_ET_T; *dialect = 0; return 1;
+		case 'R': *type = TK_ET_R; *dialect = 0; return 1;
+		case 'I': *type = TK_ET_I; *dialect = 0; return 1;
+		case 'C': *type = TK_ET_C; *dialect = 0; return 1;
+		default: break;
+		}
+	}
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		if (strlen(types[i].name) == len &&
+		    memcmp(types[i].name, s, len) == 0) {
+			*type = types[i].type;
+			*dialect = types[i].dialect;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+typedef struct {
+	const char *name;
+	tk_evkind kind;
+} spelling;
+
+/* spellings of real producers that stand for a known event */
+static const spelling variants[] = {
+	{ "mpalimitexceeded", TK_EV_MTALIMITEXCEEDED },
+	{ "mtalimitexceded", TK_EV_MTALIMITEXCEEDED },
+	{ "set_frequency", TK_EV_SET_FREQUENCE },
+};
+
+tk_evkind tk_evkind_lookup(const char *s, size_t len, int *dialect)
+{
+	size_t i;
+	int k;
+
+	*dialect = 0;
+	for (k = 1; k < TK_EV_COUNT; k++) {
+		const char *n = tk_evkind_name((tk_evkind)k);
+		if (strlen(n) == len && memcmp(n, s, len) == 0)
+			return (tk_evkind)k;
+	}
+	for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
+		if (strlen(variants[i].name) == len &&
+		    memcmp(variants[i].name, s, len) == 0) {
+			*dialect = 1;
+			return variants[i].kind;
+		}
+	}
+	return TK_EV_OTHER;
+}
+
+tk_etype tk_implied_source_type(tk_etype type, tk_evkind kind)
+{
+	if (!tk_etype_is_process(type))
+		return TK_ET_UNKNOWN;
+	switch (kind) {
+	case TK_EV_START: case TK_EV_PREEMPT: case TK_EV_RESUME:
+	case TK_EV_TERMINATE: case TK_EV_POLL: case TK_EV_RUN:
+	case TK_EV_PARK: case TK_EV_POLL_PARKING: case TK_EV_RELEASE_PARKING:
+	case TK_EV_WAIT: case TK_EV_RELEASE:
+		return TK_ET_C;
+	case TK_EV_INTERRUPT_SUSPENDED:
+		return TK_ET_SCHED;
+	default:
+		return TK_ET_UNKNOWN;
+	}
+}
+
+int tk_entity_is_core(const tk_trace *t, uint32_t ent)
+{
+	const tk_entity *e = tk_trace_entity(t, ent);
+	size_t n;
+	uint64_t id;
+	const char *s;
+
+	if (!e)
+		return 0;
+	if (e->type == TK_ET_C)
+		return 1;
+	s = tk_trace_str(t, e->name, &n);
+	return tk_core_number(s, n, &id);
+}
+
+int tk_event_source_is_core(const tk_trace *t, const tk_event *ev)
+{
+	const tk_entity *e = tk_trace_entity(t, ev->source);
+
+	if (tk_entity_is_core(t, ev->source))
+		return 1;
+	return e && (e->type == TK_ET_UNKNOWN || e->type == TK_ET_STI) &&
+	       tk_implied_source_type(ev->type, ev->kind) == TK_ET_C;
+}
+
+/* Is type_name the len bytes of s? */
+static int named(const tk_trace *t, tk_str type_name, const char *s,
+		 size_t len)
+{
+	size_t n;
+	const char *p;
+
+	if (type_name == TK_NONE)
+		return 0;
+	p = tk_trace_str(t, type_name, &n);
+	return n == len && memcmp(p, s, len) == 0;
+}
+
+tk_etype tk_etype_closest(const tk_trace *t, tk_etype type, tk_str type_name)
+{
+	switch (type) {
+	case TK_ET_THR: return TK_ET_T;
+	case TK_ET_SYSC: return TK_ET_R;
+	case TK_ET_OTHER:
+		if (named(t, type_name, "process", 7))
+			return TK_ET_T;
+		if (named(t, type_name, "function", 8))
+			return TK_ET_R;
+		return type;
+	default: return type;
+	}
+}
+
+int tk_etype_is_user(const tk_trace *t, tk_etype type, tk_str type_name)
+{
+	return type == TK_ET_OTHER && named(t, type_name, "user", 4);
 }

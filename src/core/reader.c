@@ -439,3 +439,41 @@ void tk_reader_warn(tk_reader *r, unsigned kind, uint64_t line,
 	va_end(ap);
 	r->opts.on_warning(r->opts.warning_ctx, &w);
 }
+
+int tk_reader_depart(tk_reader *r, tk_error *err, unsigned kind,
+		     uint64_t line, uint32_t column, const char *strict_fmt,
+		     const char *lenient_fmt, ...)
+{
+	char msg[320];
+	va_list ap;
+
+	va_start(ap, lenient_fmt);
+	vsnprintf(msg, sizeof(msg), r->opts.strict ? strict_fmt : lenient_fmt,
+		  ap);
+	va_end(ap);
+	if (!r->opts.strict) {
+		tk_reader_warn(r, kind, line, column, "%s", msg);
+		return TK_OK;
+	}
+	return tk_err_set(err, TK_E_PARSE, tk_source_name(r->src), line,
+			  column, "%s", msg);
+}
+
+int tk_reader_text_open(tk_reader *r, size_t size, unsigned cr_kind,
+			const char *cr_error, tk_error *err)
+{
+	int rc;
+
+	if (!(r->impl = calloc(1, size)))
+		return tk_err_nomem(err, tk_source_name(r->src));
+	rc = tk_text_begin(r->src, err);
+	if (rc <= 0)
+		return rc;
+	if (!cr_error || !r->opts.strict) {
+		tk_reader_warn(r, cr_kind, 1, 0,
+			       "lines end with a CR alone (read as line ends)");
+		return 1;
+	}
+	return tk_err_set(err, TK_E_PARSE, tk_source_name(r->src), 1, 0, "%s",
+			  cr_error);
+}

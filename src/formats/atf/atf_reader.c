@@ -178,6 +178,17 @@ static uint32_t cur_col(atf_reader *h)
 	return (uint32_t)XML_GetCurrentColumnNumber(h->xp) + 1;
 }
 
+/* After an error (code < 0) in h->perr: the parser stops. */
+static int stop(atf_reader *h, int code)
+{
+	if (code < 0 && !h->failed) {
+		h->failed = 1;
+		if (!h->scanning)
+			XML_StopParser(h->xp, XML_FALSE);
+	}
+	return code;
+}
+
 static int fail(atf_reader *h, int code, const char *fmt, ...) TK_PRINTF(3, 4);
 
 /* Record an error at the current element and stop the parser. */
@@ -192,10 +203,7 @@ static int fail(atf_reader *h, int code, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	tk_err_set(&h->perr, code, h->name, cur_line(h), cur_col(h), "%s", msg);
-	h->failed = 1;
-	if (!h->scanning)
-		XML_StopParser(h->xp, XML_FALSE);
-	return code;
+	return stop(h, code);
 }
 #ifdef __clang_analyzer__
 /* the static analyzer does not follow variadic functions: fail() returns
@@ -203,41 +211,26 @@ static int fail(atf_reader *h, int code, const char *fmt, ...)
 #define fail(h, code, ...) tk_err_code_(fail(h, code, __VA_ARGS__), code)
 #endif
 
-static void warn(atf_reader *h, unsigned kind, const char *fmt, ...)
-	TK_PRINTF(3, 4);
-
-static void warn(atf_reader *h, unsigned kind, const char *fmt, ...)
-{
-	char msg[320];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	tk_reader_warn(h->r, kind, cur_line(h), cur_col(h), "%s", msg);
-}
-
-/* A departure from the spec: an error in strict mode, else a warning. */
 static int depart(atf_reader *h, unsigned kind, const char *fmt, ...)
 	TK_PRINTF(3, 4);
 
+/* A departure from the spec at the current element (tk_reader_depart()):
+ * strict's error, which stops the parser (the first error is kept), is
+ * the message without the lenient reading in parentheses. */
 static int depart(atf_reader *h, unsigned kind, const char *fmt, ...)
 {
-	char msg[320];
+	char msg[320], *paren;
 	va_list ap;
 
+	if (h->strict && h->failed)
+		return TK_E_PARSE;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (h->strict) {
-		/* the lenient reading in parentheses does not apply */
-		char *paren = strstr(msg, " (");
-		if (paren)
-			*paren = '\0';
-		return fail(h, TK_E_PARSE, "%s", msg);
-	}
-	tk_reader_warn(h->r, kind, cur_line(h), cur_col(h), "%s", msg);
-	return TK_OK;
+	if (h->strict && (paren = strstr(msg, " (")))
+		*paren = '\0';
+	return stop(h, tk_reader_depart(h->r, &h->perr, kind, cur_line(h),
+					cur_col(h), "%s", "%s", msg));
 }
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -830,9 +823,10 @@ static void on_entry(atf_reader *h, const XML_Char **atts)
 	m = &h->maps[mi];
 	if (h->have_last && time < h->last_time) {
 		if (h->td_entries == 0) {
-			warn(h, W_TRACE_RESTART,
-			     "TraceData %llu starts before the end of the one before: times decrease where they are concatenated (the reader option trace=N reads one)",
-			     (unsigned long long)h->ntd);
+			tk_reader_warn(h->r, W_TRACE_RESTART, cur_line(h),
+				       cur_col(h),
+				       "TraceData %llu starts before the end of the one before: times decrease where they are concatenated (the reader option trace=N reads one)",
+				       (unsigned long long)h->ntd);
 		} else if (depart(h, W_TIME_DECREASES,
 				  "time %.40s is before the entry before it", ts) < 0) {
 			return;

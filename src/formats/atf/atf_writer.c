@@ -26,6 +26,7 @@
  */
 #include "atf.h"
 #include "../../core/loss.h"
+#include "../../core/model.h"
 #include "../../core/spill.h"
 
 #include <stdio.h>
@@ -112,17 +113,6 @@ static int lose(tk_writer *w, atf_writer *aw, int kind, const tk_event *ev,
 		tk_error *err)
 {
 	return tk_loss_add(&aw->lost, w, aw->name, kind, ev, err);
-}
-
-static int user_entity(const tk_trace *t, const tk_entity *e)
-{
-	size_t n;
-	const char *s;
-
-	if (e->type != TK_ET_OTHER || e->type_name == TK_NONE)
-		return 0;
-	s = tk_trace_str(t, e->type_name, &n);
-	return n == 4 && memcmp(s, "user", 4) == 0;
 }
 
 static int atype_of(const tk_trace *t, const tk_entity *e)
@@ -221,21 +211,6 @@ static int alias_se(atf_writer *aw, uint32_t idx, uint32_t slot, uint32_t *out)
 	return TK_OK;
 }
 
-static int is_core_entity(const tk_trace *t, uint32_t ent)
-{
-	const tk_entity *e = tk_trace_entity(t, ent);
-	size_t n;
-	uint64_t id;
-	const char *s;
-
-	if (!e)
-		return 0;
-	if (e->type == TK_ET_C)
-		return 1;
-	s = tk_trace_str(t, e->name, &n);
-	return tk_core_number(s, n, &id);
-}
-
 /* Place element `ent` (an ATF type): by its parent in the entity table,
  * else by the first event `ev` (may be NULL) that shows where it runs (its
  * core, a core as source, or, not a process, its source element); until
@@ -258,7 +233,7 @@ static int place(tk_writer *w, atf_writer *aw, uint32_t ent,
 		return rc;
 	if (e->parent != TK_NONE && depth < 64 && e->parent != ent) {
 		const tk_entity *pe = tk_trace_entity(t, e->parent);
-		if (pe && is_core_entity(t, e->parent)) {
+		if (pe && tk_entity_is_core(t, e->parent)) {
 			if ((rc = core_slot(w, aw, e->parent, &slot)) < 0)
 				return rc;
 			aw->ses[idx].slot = slot;
@@ -276,7 +251,7 @@ by_event:
 	if (ev) {
 		if (ev->core != TK_NONE && tk_trace_entity(t, ev->core)) {
 			rc = core_slot(w, aw, ev->core, &slot);
-		} else if (ev->source != ent && is_core_entity(t, ev->source)) {
+		} else if (ev->source != ent && tk_entity_is_core(t, ev->source)) {
 			rc = core_slot(w, aw, ev->source, &slot);
 		} else if (ev->source != ent && atype_of(t, tk_trace_entity(t, ev->source)) >= 0 &&
 			   tk_synth_kind(e->type) != TK_SK_PROCESS && depth < 64) {
@@ -444,7 +419,7 @@ static int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	if (!te || !tk_trace_entity(t, ev->source))
 		return tk_err_set(err, TK_E_USAGE, aw->name, 0, 0,
 				  "event refers to an unknown entity");
-	if (!user_entity(t, te)) {
+	if (!tk_etype_is_user(t, te->type, te->type_name)) {
 		int atype = atype_of(t, te);
 		tk_evkind kind = ev->kind;
 		if (atype < 0)
@@ -468,7 +443,7 @@ static int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			/* the core it runs on: the event's, or a core source */
 			uint32_t cs = 0, cent = ev->core != TK_NONE &&
 					       tk_trace_entity(t, ev->core) ? ev->core
-					       : is_core_entity(t, ev->source) ? ev->source
+					       : tk_entity_is_core(t, ev->source) ? ev->source
 					       : TK_NONE;
 			if (cent != TK_NONE && core_slot(w, aw, cent, &cs) < 0)
 				return tk_err_nomem(err, aw->name);
@@ -988,7 +963,7 @@ static int atf_writer_close(tk_writer *w, tk_error *err)
 	for (j = 0; j < ne; j++) {
 		const tk_entity *en = tk_trace_entity(t, j);
 		uint32_t idx;
-		if (atype_of(t, en) >= 0 && !user_entity(t, en) &&
+		if (atype_of(t, en) >= 0 && !tk_etype_is_user(t, en->type, en->type_name) &&
 		    (rc = place(w, aw, j, NULL, 0, &idx)) < 0)
 			goto nomem;
 	}
@@ -1120,7 +1095,7 @@ static int atf_writer_close(tk_writer *w, tk_error *err)
 						const char *s = tk_trace_str(t, en->name, &ln);
 						unsigned long long uid;
 						int pos = 0;
-						clash = user_entity(t, en) &&
+						clash = tk_etype_is_user(t, en->type, en->type_name) &&
 							sscanf(s, "User_%llu%n", &uid, &pos) == 1 &&
 							(size_t)pos == ln && uid == next_id;
 					}

@@ -141,25 +141,61 @@ typedef struct btf_reader {
 
 /* ---- probing ------------------------------------------------------------ */
 
-/* Does the line at p look like a BTF data line (a number and 6 commas)? */
-static int looks_like_data(const uint8_t *p, const uint8_t *end)
+/* The field of a data line from p up to its comma (or the line's end),
+ * blanks around it left out; *next past the comma (NULL: no comma). */
+static const uint8_t *probe_field(const uint8_t *p, const uint8_t *end,
+				  const uint8_t **fe, const uint8_t **next)
 {
-	int commas = 0, digits = 0;
+	const uint8_t *c = memchr(p, ',', (size_t)(end - p));
 
-	while (p < end && *p == ' ')
+	*next = c ? c + 1 : NULL;
+	*fe = c ? c : end;
+	while (p < *fe && *p == ' ')
 		p++;
-	while (p < end && *p >= '0' && *p <= '9') {
-		p++;
-		digits++;
-	}
-	if (!digits)
-		return 0;
-	for (; p < end && *p != '\n' && *p != '\r'; p++)
-		if (*p == ',')
-			commas++;
-	return commas >= 6;
+	while (*fe > p && (*fe)[-1] == ' ')
+		(*fe)--;
+	return p;
 }
 
+/* Is [p, e) empty or an integer (an instance, -1 for none)? */
+static int probe_int(const uint8_t *p, const uint8_t *e, int sign)
+{
+	if (sign && p < e && *p == '-')
+		p++;
+	for (; p < e; p++)
+		if (*p < '0' || *p > '9')
+			return 0;
+	return 1;
+}
+
+/*
+ * Is the line [p, end) a BTF data line: a time, a source, its instance,
+ * one of BTF's target types, a target, its instance and an event (a
+ * CSV of seven columns has no type letter in the fourth)?
+ */
+static int looks_like_data(const uint8_t *p, const uint8_t *end)
+{
+	const uint8_t *f[7], *fe[7], *next = p;
+	tk_etype type;
+	int i, dialect;
+
+	for (i = 0; i < 7; i++) {
+		if (!next)
+			return 0;
+		f[i] = probe_field(next, end, &fe[i], &next);
+	}
+	return f[0] < fe[0] && probe_int(f[0], fe[0], 0) &&
+	       f[1] < fe[1] && probe_int(f[2], fe[2], 1) &&
+	       tk_etype_lookup((const char *)f[3], (size_t)(fe[3] - f[3]),
+			       &type, &dialect) &&
+	       probe_int(f[5], fe[5], 1) && f[6] < fe[6];
+}
+
+/*
+ * What is BTF's own: a first line #version (90), a #timeScale or #creator
+ * header line (80), or a first data line of BTF's shape (50).  Comment
+ * lines alone, or lines of commas, are not.
+ */
 int btf_probe(const uint8_t *buf, size_t len)
 {
 	const uint8_t *p = buf, *end = buf + len;
@@ -368,21 +404,16 @@ static int err_at(btf_reader *b, tk_error *err, int code, const char *line,
 			  at ? (uint32_t)(at - line) + 1 : 0, "%s", msg);
 }
 
-static void warn(btf_reader *b, unsigned kind, const char *line,
-		 const char *at, const char *fmt, ...) TK_PRINTF(5, 6);
+/* A warning at `at` in the current line (tk_reader_warn()). */
+#define warn(b, kind, line, at, ...)                                       \
+	tk_reader_warn((b)->r, kind, (b)->lines.line,                       \
+		       (uint32_t)((at) - (line)) + 1, __VA_ARGS__)
 
-static void warn(btf_reader *b, unsigned kind, const char *line,
-		 const char *at, const char *fmt, ...)
-{
-	char msg[320];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	tk_reader_warn(b->r, kind, b->lines.line,
-		       at ? (uint32_t)(at - line) + 1 : 0, "%s", msg);
-}
+/* A departure at `at` in the current line: strict's error `sfmt`, or
+ * lenient's warning (tk_reader_depart()). */
+#define depart(b, err, kind, line, at, sfmt, ...)                          \
+	tk_reader_depart((b)->r, err, kind, (b)->lines.line,                \
+			 (uint32_t)((at) - (line)) + 1, sfmt, __VA_ARGS__)
 
 /* The entity named [n, ne) used as `type` after `had` (cold, out of the
  * per-event path): strict's error, or lenient's warning (keeps `had`). */
@@ -394,14 +425,10 @@ static TK_NOINLINE int type_conflict(btf_reader *b, const char *line,
 	char qb[64];
 
 	tk_quote(qb, sizeof(qb), n, ne);
-	if (b->r->opts.strict)
-		return err_at(b, err, TK_E_PARSE, line, at,
-			      "entity '%s' used as %s after %s", qb,
-			      tk_etype_name(type), tk_etype_name(had));
-	warn(b, W_TYPE_CONFLICT, line, at,
-	     "entity '%s' used as %s after %s (keeps %s)", qb,
-	     tk_etype_name(type), tk_etype_name(had), tk_etype_name(had));
-	return TK_OK;
+	return depart(b, err, W_TYPE_CONFLICT, line, at,
+		      "entity '%s' used as %s after %s",
+		      "entity '%s' used as %s after %s (keeps %s)", qb,
+		      tk_etype_name(type), tk_etype_name(had), tk_etype_name(had));
 }
 
 /* ---- lines -------------------------------------------------------------- */
@@ -555,12 +582,9 @@ static TK_NOINLINE int bare_cr(btf_reader *b, tk_error *err)
 	b->bare_cr = b->lines.bare_cr;
 	if (b->cr_only)
 		return TK_OK;
-	if (b->r->opts.strict)
-		return tk_err_set(err, TK_E_PARSE, b->name, b->lines.line, 0,
-				  "the line ends with a CR alone (BTF lines end with LF or CRLF)");
-	tk_reader_warn(b->r, W_CR_MIXED, b->lines.line, 0,
-		       "a line ends with a CR alone (read as a line end)");
-	return TK_OK;
+	return tk_reader_depart(b->r, err, W_CR_MIXED, b->lines.line, 0,
+				"the line ends with a CR alone (BTF lines end with LF or CRLF)",
+				"a line ends with a CR alone (read as a line end)");
 }
 
 /*
@@ -685,22 +709,15 @@ static int table_row(btf_reader *b, const char *line, const char *k,
 	tk_str name;
 	int rc;
 
-	if (b->table == TABLE_NONE) {
-		if (strict)
-			return err_at(b, err, TK_E_PARSE, line, line,
-				      "table row outside a table");
-		warn(b, W_ROW_OUTSIDE_TABLE, line, line,
-		     "table row outside a table (kept as a header entry)");
-		return TK_OK;
-	}
+	if (b->table == TABLE_NONE)
+		return depart(b, err, W_ROW_OUTSIDE_TABLE, line, line,
+			      "table row outside a table",
+			      "table row outside a table (kept as a header entry)");
 	trim(&v, &vend);
-	if (v == vend || k == kend) {
-		if (strict)
-			return err_at(b, err, TK_E_PARSE, line, k,
-				      "table row needs a key and a value: '#-<key> <value>'");
-		warn(b, W_BAD_TABLE_ROW, line, k, "malformed table row ignored");
-		return TK_OK;
-	}
+	if (v == vend || k == kend)
+		return depart(b, err, W_BAD_TABLE_ROW, line, k,
+			      "table row needs a key and a value: '#-<key> <value>'",
+			      "malformed table row ignored");
 	name = intern_text(b, v, (size_t)(vend - v));
 	if (name == TK_NONE)
 		return tk_err_nomem(err, b->name);
@@ -720,7 +737,7 @@ static int table_row(btf_reader *b, const char *line, const char *k,
 			k = s;
 			kend = s + n;
 		}
-		if (!btf_type_lookup(k, (size_t)(kend - k), &et, &dialect)) {
+		if (!tk_etype_lookup(k, (size_t)(kend - k), &et, &dialect)) {
 			if (strict)
 				return err_at(b, err, TK_E_PARSE, line, line + 2,
 					      "unknown entity type in table row");
@@ -743,12 +760,10 @@ static int table_row(btf_reader *b, const char *line, const char *k,
 						      : &b->entity_ids, id, name);
 	if (rc == TK_E_NOMEM)
 		return tk_err_nomem(err, b->name);
-	if (rc < 0) {
-		if (strict)
-			return err_at(b, err, TK_E_PARSE, line, k,
-				      "table id must be a non-negative integer defined once");
-		warn(b, W_BAD_TABLE_ROW, line, k, "malformed table row ignored");
-	}
+	if (rc < 0)
+		return depart(b, err, W_BAD_TABLE_ROW, line, k,
+			      "table id must be a non-negative integer defined once",
+			      "malformed table row ignored");
 	return TK_OK;
 }
 
@@ -785,7 +800,7 @@ static int mapping(btf_reader *b, const char *line, const char *v,
 		if (parse_u64(sp + 1, vend, &id) == 0 &&
 		    idmap_get(&b->entity_ids, id) != TK_NONE)
 			name = idmap_get(&b->entity_ids, id);
-		if (!btf_type_lookup(k, (size_t)(kend - k), &et, &dialect))
+		if (!tk_etype_lookup(k, (size_t)(kend - k), &et, &dialect))
 			et = TK_ET_OTHER;
 		tn = intern_text(b, k, (size_t)(kend - k));
 		e = tk_trace_entity_get(b->t, name);
@@ -807,11 +822,9 @@ static int mapping(btf_reader *b, const char *line, const char *v,
 		goto bad;
 	return TK_OK;
 bad:
-	if (b->r->opts.strict)
-		return err_at(b, err, TK_E_PARSE, line, v,
-			      "malformed mapping: expected '<id> <name>' with a unique non-negative id");
-	warn(b, W_BAD_TABLE_ROW, line, v, "malformed mapping ignored");
-	return TK_OK;
+	return depart(b, err, W_BAD_TABLE_ROW, line, v,
+		      "malformed mapping: expected '<id> <name>' with a unique non-negative id",
+		      "malformed mapping ignored");
 }
 
 static int timescale(btf_reader *b, const char *line, const char *v,
@@ -908,14 +921,10 @@ static int creation_date(btf_reader *b, const char *line, const char *v,
 	if (iso8601_date_time(v, vend))
 		return TK_OK;
 	tk_quote(qb, sizeof(qb), v, vend);
-	if (b->r->opts.strict)
-		return err_at(b, err, TK_E_PARSE, line, v,
-			      "#creationDate '%s' is not an ISO 8601 date and time (YYYY-MM-DDTHH:MM:SSZ)",
-			      qb);
-	warn(b, W_CREATION_DATE, line, v,
-	     "#creationDate '%s' is not an ISO 8601 date and time (YYYY-MM-DDTHH:MM:SSZ): kept as it is",
-	     qb);
-	return TK_OK;
+	return depart(b, err, W_CREATION_DATE, line, v,
+		      "#creationDate '%s' is not an ISO 8601 date and time (YYYY-MM-DDTHH:MM:SSZ)",
+		      "#creationDate '%s' is not an ISO 8601 date and time (YYYY-MM-DDTHH:MM:SSZ): kept as it is",
+		      qb);
 }
 
 static int header_line(btf_reader *b, const char *line, size_t len,
@@ -951,13 +960,11 @@ static int header_line(btf_reader *b, const char *line, size_t len,
 		if (!key_is(k, (size_t)(kend - k), "entityMapping") &&
 		    !key_is(k, (size_t)(kend - k), "entityTypeMapping") &&
 		    !key_is(k, (size_t)(kend - k), "typeMapping") &&
-		    !key_is(k, (size_t)(kend - k), "timescale")) {
-			if (strict)
-				return err_at(b, err, TK_E_PARSE, line, line,
-					      "header line after the first event");
-			warn(b, W_HEADER_AFTER_DATA, line, line,
-			     "header line after the first event");
-		}
+		    !key_is(k, (size_t)(kend - k), "timescale") &&
+		    (rc = depart(b, err, W_HEADER_AFTER_DATA, line, line,
+				 "header line after the first event",
+				 "header line after the first event")) < 0)
+			return rc;
 	}
 	if (b->enc) {
 		/* the header keeps the value as UTF-8; it is parsed as read */
@@ -979,11 +986,10 @@ static int header_line(btf_reader *b, const char *line, size_t len,
 	b->table = TABLE_NONE;
 	if (key_is(k, (size_t)(kend - k), "version")) {
 		if (b->version_seen) {
-			if (strict)
-				return err_at(b, err, TK_E_PARSE, line, line,
-					      "a second #version (a file has exactly one)");
-			warn(b, W_SECOND_VERSION, line, line,
-			     "a second header block (#version again)");
+			if ((rc = depart(b, err, W_SECOND_VERSION, line, line,
+					 "a second #version (a file has exactly one)",
+					 "a second header block (#version again)")) < 0)
+				return rc;
 		} else if (strict && b->lines.line != 1) {
 			return err_at(b, err, TK_E_PARSE, line, line,
 				      "#version must be the first line");
@@ -1097,7 +1103,7 @@ static inline tk_evkind kind_of_name(btf_reader *b, tk_str name, int *dialect)
 		return (tk_evkind)((b->kind_of[name] & 0x7f) - 1);
 	}
 	s = tk_trace_str(b->t, name, &n);
-	k = btf_event_lookup(s, n, dialect);
+	k = tk_evkind_lookup(s, n, dialect);
 	if (tk_grow_zero32((void **)&b->kind_of, &b->cap_kind, name, 1) == 0)
 		b->kind_of[name] = (uint8_t)((k + 1) | (*dialect ? 0x80 : 0));
 	return k;
@@ -1143,7 +1149,7 @@ static tk_str target_type_slow(btf_reader *b, const char *p, const char *end,
 	if (name == TK_NONE)
 		return TK_NONE;
 	if (name >= b->cap_type || !b->type_of[name]) {
-		if (!btf_type_lookup(p, (size_t)(end - p), &type, &dialect)) {
+		if (!tk_etype_lookup(p, (size_t)(end - p), &type, &dialect)) {
 			type = TK_ET_OTHER;
 			dialect = 0;
 		}
@@ -1409,7 +1415,7 @@ static inline int parse_fast(btf_reader *b, const char *line,
 	/* a process state change from anything but a core: see
 	 * process_core() */
 	if (TK_UNLIKELY(stype != TK_ET_C) &&
-	    btf_implied_source_type(type, kind) == TK_ET_C)
+	    tk_implied_source_type(type, kind) == TK_ET_C)
 		return 0;
 
 	b->last_time = time;
@@ -1493,8 +1499,8 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 		if (spaced) {
 			for (i = 0; i < 7; i++)
 				trim(&f[i], &fe[i]);
-			warn(b, W_SPACES, line, NULL,
-			     "blanks around fields (trimmed)");
+			tk_reader_warn(b->r, W_SPACES, b->lines.line, 0,
+				       "blanks around fields (trimmed)");
 		}
 	}
 
@@ -1505,17 +1511,13 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 			      f[0], rc == -2 ? "time '%s' is too large"
 					     : "time '%s' is not a non-negative integer",
 			      tk_quote(qb, sizeof(qb), f[0], fe[0]));
-	if (TK_UNLIKELY(b->have_time && time < b->last_time)) {
-		if (strict)
-			return err_at(b, err, TK_E_PARSE, line, f[0],
-				      "time decreases (%llu after %llu)",
-				      (unsigned long long)time,
-				      (unsigned long long)b->last_time);
-		warn(b, W_TIME_DECREASES, line, f[0],
-		     "time decreases (%llu after %llu); kept in file order",
-		     (unsigned long long)time,
-		     (unsigned long long)b->last_time);
-	}
+	if (TK_UNLIKELY(b->have_time && time < b->last_time) &&
+	    (rc = depart(b, err, W_TIME_DECREASES, line, f[0],
+			 "time decreases (%llu after %llu)",
+			 "time decreases (%llu after %llu); kept in file order",
+			 (unsigned long long)time,
+			 (unsigned long long)b->last_time)) < 0)
+		return rc;
 	b->last_time = time;
 	b->have_time = 1;
 
@@ -1542,12 +1544,10 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 			&ev->target_inst, err);
 	if (rc < 0)
 		return rc;
-	if (TK_UNLIKELY(ev->target_inst == TK_INST_NONE)) {
-		if (strict)
-			return err_at(b, err, TK_E_PARSE, line, f[5],
-				      "empty target instance");
-		warn(b, W_EMPTY_INSTANCE, line, f[5], "empty target instance");
-	}
+	if (TK_UNLIKELY(ev->target_inst == TK_INST_NONE) &&
+	    (rc = depart(b, err, W_EMPTY_INSTANCE, line, f[5],
+			 "empty target instance", "empty target instance")) < 0)
+		return rc;
 
 	/* 4: type */
 	ttname = TK_NONE;
@@ -1556,7 +1556,7 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 	if (ttname != TK_NONE) {
 		size_t n;
 		const char *s = tk_trace_str(t, ttname, &n);
-		if (!btf_type_lookup(s, n, &type, &dialect))
+		if (!tk_etype_lookup(s, n, &type, &dialect))
 			type = TK_ET_OTHER;
 	} else {
 		uint8_t tv;
@@ -1565,25 +1565,20 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 			return tk_err_nomem(err, b->name);
 		type = (tk_etype)((tv & 0x7f) - 1);
 		dialect = tv >> 7;
-		if (TK_UNLIKELY(type == TK_ET_OTHER)) {
-			if (strict)
-				return err_at(b, err, TK_E_PARSE, line, f[3],
-					      "unknown entity type '%s'",
-					      tk_quote(qb, sizeof(qb), f[3], fe[3]));
-			warn(b, W_UNKNOWN_TYPE, line, f[3],
-			     "unknown entity type '%s' (kept)",
-			     tk_quote(qb, sizeof(qb), f[3], fe[3]));
-			type = TK_ET_OTHER;
-		} else if (dialect) {
-			if (strict)
-				return err_at(b, err, TK_E_PARSE, line, f[3],
-					      "entity type '%s' is not BTF 2.1.5/2.3 (lenient mode reads it)",
-					      tk_quote(qb, sizeof(qb), f[3], fe[3]));
-			warn(b, W_TYPE_SPELLING, line, f[3],
-			     "entity type '%s' read as '%s'",
-			     tk_quote(qb, sizeof(qb), f[3], fe[3]),
-			     tk_etype_name(type));
-		}
+		rc = TK_OK;
+		if (TK_UNLIKELY(type == TK_ET_OTHER))
+			rc = depart(b, err, W_UNKNOWN_TYPE, line, f[3],
+				    "unknown entity type '%s'",
+				    "unknown entity type '%s' (kept)",
+				    tk_quote(qb, sizeof(qb), f[3], fe[3]));
+		else if (dialect)
+			rc = depart(b, err, W_TYPE_SPELLING, line, f[3],
+				    "entity type '%s' is not BTF 2.1.5/2.3 (lenient mode reads it)",
+				    "entity type '%s' read as '%s'",
+				    tk_quote(qb, sizeof(qb), f[3], fe[3]),
+				    tk_etype_name(type));
+		if (rc < 0)
+			return rc;
 	}
 
 	/* 2, 5, 7: names */
@@ -1599,43 +1594,29 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 	kind = kind_of_name(b, ename, &dialect);
 	allowed = b->allowed[type][kind];
 	if (TK_UNLIKELY(allowed != 1 || dialect)) {
+		tk_quote(qb, sizeof(qb), f[6], fe[6]);
+		rc = TK_OK;
 		if (kind == TK_EV_OTHER || !allowed) {
-			if (strict || type == TK_ET_OTHER) {
-				if (strict)
-					return err_at(b, err, TK_E_PARSE, line,
-						      f[6],
-						      "unknown event '%s' for type %s",
-						      tk_quote(qb, sizeof(qb), f[6], fe[6]),
-						      tk_etype_name(type));
-			} else {
-				warn(b, kind == TK_EV_OTHER ? W_UNKNOWN_EVENT
-							    : W_EVENT_FOR_TYPE,
-				     line, f[6],
-				     "unknown event '%s' for type %s (kept)",
-				     tk_quote(qb, sizeof(qb), f[6], fe[6]),
-				     tk_etype_name(type));
-			}
+			/* an unknown type's events: no word */
+			if (strict || type != TK_ET_OTHER)
+				rc = depart(b, err, kind == TK_EV_OTHER ? W_UNKNOWN_EVENT
+									: W_EVENT_FOR_TYPE,
+					    line, f[6], "unknown event '%s' for type %s",
+					    "unknown event '%s' for type %s (kept)",
+					    qb, tk_etype_name(type));
 		} else if (dialect) {
-			if (strict)
-				return err_at(b, err, TK_E_PARSE, line, f[6],
-					      "event '%s' is not BTF 2.1.5/2.3 spelling (it means '%s')",
-					      tk_quote(qb, sizeof(qb), f[6], fe[6]),
-					      tk_evkind_name(kind));
-			warn(b, W_EVENT_SPELLING, line, f[6],
-			     "event '%s' read as '%s'",
-			     tk_quote(qb, sizeof(qb), f[6], fe[6]),
-			     tk_evkind_name(kind));
+			rc = depart(b, err, W_EVENT_SPELLING, line, f[6],
+				    "event '%s' is not BTF 2.1.5/2.3 spelling (it means '%s')",
+				    "event '%s' read as '%s'", qb,
+				    tk_evkind_name(kind));
 		} else {
-			if (strict)
-				return err_at(b, err, TK_E_PARSE, line, f[6],
-					      "event '%s' for type %s is a tool dialect, not BTF 2.1.5/2.3",
-					      tk_quote(qb, sizeof(qb), f[6], fe[6]),
-					      tk_etype_name(type));
-			warn(b, W_DIALECT_EVENT, line, f[6],
-			     "event '%s' for type %s is a tool dialect (kept)",
-			     tk_quote(qb, sizeof(qb), f[6], fe[6]),
-			     tk_etype_name(type));
+			rc = depart(b, err, W_DIALECT_EVENT, line, f[6],
+				    "event '%s' for type %s is a tool dialect, not BTF 2.1.5/2.3",
+				    "event '%s' for type %s is a tool dialect (kept)",
+				    qb, tk_etype_name(type));
 		}
+		if (rc < 0)
+			return rc;
 	}
 
 	/* entities: a type seen as a target wins over one inferred */
@@ -1661,12 +1642,12 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 		se = tk_trace_ent(t, ev->source);
 		if (TK_UNLIKELY(se->type == TK_ET_STI) &&
 		    !b->explicit_type[ev->source] &&
-		    btf_implied_source_type(type, kind) == TK_ET_C)
+		    tk_implied_source_type(type, kind) == TK_ET_C)
 			/* a core that activated a process before it ran one
 			 * was taken for a stimulus: it is a core */
 			se->type = TK_ET_UNKNOWN;
 		if (TK_UNLIKELY(se->type == TK_ET_UNKNOWN)) {
-			st = btf_implied_source_type(type, kind);
+			st = tk_implied_source_type(type, kind);
 			if (st == TK_ET_UNKNOWN && kind == TK_EV_ACTIVATE &&
 			    tk_etype_is_process(type))
 				st = TK_ET_STI;
@@ -1685,7 +1666,7 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 		 * branch: sources are cores or not in no pattern */
 		ev->core = ev->source | ((uint32_t)(se->type == TK_ET_C) - 1u);
 		if (TK_UNLIKELY(ev->core == TK_NONE) &&
-		    btf_implied_source_type(type, kind) == TK_ET_C) {
+		    tk_implied_source_type(type, kind) == TK_ET_C) {
 			rc = process_core(b, line, f[1], kind, ev, err);
 			if (rc < 0)
 				return rc;
@@ -1758,10 +1739,8 @@ static int check_header(btf_reader *b, tk_error *err)
 		int v = version_number(b->t);
 		if (v && v < 202)
 			return TK_OK;
-		if (strict)
-			return tk_err_set(err, TK_E_PARSE, b->name, 0, 0,
-					  "no #timescale before the first event (required since BTF 2.2)");
-		tk_reader_warn(b->r, W_NO_TIMESCALE, 0, 0,
+		return tk_reader_depart(b->r, err, W_NO_TIMESCALE, 0, 0,
+					"no #timescale before the first event (required since BTF 2.2)",
 			       "no #timescale in the header: ns assumed (the BTF 2.1 default)");
 	}
 	return TK_OK;
@@ -1803,37 +1782,26 @@ static int parse_options(btf_reader *b, tk_error *err)
 
 int btf_reader_open(tk_reader *r, tk_error *err)
 {
-	btf_reader *b = calloc(1, sizeof(*b));
+	btf_reader *b;
 	const char *line;
 	size_t len;
-	int rc;
+	/* CR-only line ends are not in the specification (LF or CRLF), but
+	 * read: a file read as one line would lose every line but the first */
+	int rc = tk_reader_text_open(r, sizeof(*b), W_CR_ONLY,
+				     "lines end with a CR alone (BTF lines end with LF or CRLF)",
+				     err);
 
-	if (!b)
-		return tk_err_nomem(err, tk_source_name(r->src));
-	r->impl = b;
+	if (!(b = r->impl))
+		return rc;
 	b->r = r;
 	b->t = r->trace;
 	b->name = tk_source_name(r->src);
 	b->allowed = btf_event_table();
-	if ((rc = parse_options(b, err)) < 0)
-		goto fail;
-	rc = tk_text_begin(r->src, err);
-	if (rc < 0)
+	b->cr_only = rc;
+	if (rc < 0 || (rc = parse_options(b, err)) < 0)
 		goto fail;
 	/* every CR, LF and CRLF ends a line (lines.h) */
 	tk_lines_init(&b->lines, r->src, 1);
-	b->cr_only = rc;
-	if (rc) {
-		/* not in the specification (LF or CRLF), but read: a file
-		 * read as one line would lose every line but the first */
-		if (r->opts.strict) {
-			rc = tk_err_set(err, TK_E_PARSE, b->name, 1, 0,
-					"lines end with a CR alone (BTF lines end with LF or CRLF)");
-			goto fail;
-		}
-		tk_reader_warn(r, W_CR_ONLY, 1, 0,
-			       "lines end with a CR alone (read as line ends)");
-	}
 	for (;;) {
 		rc = next_line(b, &line, &len, err);
 		if (rc == TK_END)

@@ -1,90 +1,11 @@
 /*
- * btf_vocab.c - the vocabulary of BTF: which TargetType strings exist, which
- * event names exist, and which events each type accepts in strict mode (the
+ * btf_vocab.c - which events each BTF type accepts in strict mode (the
  * specifications 2.1.5 and 2.3.0 and the core events of Vector's 2.2.1
  * toolchain) and in lenient mode (the dialects of real producers, listed in
- * specs/btf-2.x-reference.md).
+ * specs/btf-2.x-reference.md).  The type and event names, which are the
+ * event model's, are looked up in core (src/core/model.h).
  */
 #include "btf.h"
-
-#include <string.h>
-
-typedef struct {
-	const char *name;
-	tk_etype type;
-	int dialect;     /* a spelling outside the specs */
-} type_name;
-
-static const type_name types[] = {
-	{ "STI", TK_ET_STI, 0 },     { "T", TK_ET_T, 0 },
-	{ "I", TK_ET_I, 0 },         { "ISR", TK_ET_I, 1 },
-	{ "R", TK_ET_R, 0 },         { "IB", TK_ET_IB, 0 },
-	{ "ECU", TK_ET_ECU, 0 },     { "P", TK_ET_P, 0 },
-	{ "Processor", TK_ET_P, 0 }, { "C", TK_ET_C, 0 },
-	{ "M", TK_ET_M, 0 },         { "SCHED", TK_ET_SCHED, 0 },
-	{ "SIG", TK_ET_SIG, 0 },     { "SEM", TK_ET_SEM, 0 },
-	{ "EVENT", TK_ET_EVENT, 0 }, { "SIM", TK_ET_SIM, 0 },
-	{ "SYS", TK_ET_SYS, 0 },     { "THR", TK_ET_THR, 1 },
-	{ "SYSC", TK_ET_SYSC, 1 },
-};
-
-int btf_type_lookup(const char *s, size_t len, tk_etype *type, int *dialect)
-{
-	size_t i;
-
-	/* the common one-letter types first: this runs for every line */
-	if (len == 1) {
-		switch (s[0]) {
-		case 'T': *type = TK_ET_T; *dialect = 0; return 1;
-		case 'R': *type = TK_ET_R; *dialect = 0; return 1;
-		case 'I': *type = TK_ET_I; *dialect = 0; return 1;
-		case 'C': *type = TK_ET_C; *dialect = 0; return 1;
-		default: break;
-		}
-	}
-	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
-		if (strlen(types[i].name) == len &&
-		    memcmp(types[i].name, s, len) == 0) {
-			*type = types[i].type;
-			*dialect = types[i].dialect;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-typedef struct {
-	const char *name;
-	tk_evkind kind;
-} spelling;
-
-/* spellings of real producers that stand for a known event */
-static const spelling variants[] = {
-	{ "mpalimitexceeded", TK_EV_MTALIMITEXCEEDED },
-	{ "mtalimitexceded", TK_EV_MTALIMITEXCEEDED },
-	{ "set_frequency", TK_EV_SET_FREQUENCE },
-};
-
-tk_evkind btf_event_lookup(const char *s, size_t len, int *dialect)
-{
-	size_t i;
-	int k;
-
-	*dialect = 0;
-	for (k = 1; k < TK_EV_COUNT; k++) {
-		const char *n = tk_evkind_name((tk_evkind)k);
-		if (strlen(n) == len && memcmp(n, s, len) == 0)
-			return (tk_evkind)k;
-	}
-	for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
-		if (strlen(variants[i].name) == len &&
-		    memcmp(variants[i].name, s, len) == 0) {
-			*dialect = 1;
-			return variants[i].kind;
-		}
-	}
-	return TK_EV_OTHER;
-}
 
 /* Events of each group, by the specifications (strict). */
 static const tk_evkind ev_process[] = {
@@ -177,22 +98,4 @@ const uint8_t (*btf_event_table(void))[TK_EV_COUNT]
 {
 	tk_once_run(&allowed_once, init_allowed);
 	return (const uint8_t (*)[TK_EV_COUNT])allowed;
-}
-
-/* What the source of an event must be, where the spec says so. */
-tk_etype btf_implied_source_type(tk_etype type, tk_evkind kind)
-{
-	if (!tk_etype_is_process(type))
-		return TK_ET_UNKNOWN;
-	switch (kind) {
-	case TK_EV_START: case TK_EV_PREEMPT: case TK_EV_RESUME:
-	case TK_EV_TERMINATE: case TK_EV_POLL: case TK_EV_RUN:
-	case TK_EV_PARK: case TK_EV_POLL_PARKING: case TK_EV_RELEASE_PARKING:
-	case TK_EV_WAIT: case TK_EV_RELEASE:
-		return TK_ET_C;
-	case TK_EV_INTERRUPT_SUSPENDED:
-		return TK_ET_SCHED;
-	default:
-		return TK_ET_UNKNOWN;
-	}
 }

@@ -390,10 +390,10 @@ static int spec_spelling(tk_writer *w, btf_writer *bw, tk_str s, int what,
 		tk_etype t;
 		tk_evkind e;
 		if (what) {
-			e = btf_event_lookup(p, n, &dialect);
+			e = tk_evkind_lookup(p, n, &dialect);
 			if (e != TK_EV_OTHER && !dialect)
 				v = 2 + (unsigned)e;
-		} else if (btf_type_lookup(p, n, &t, &dialect) && !dialect) {
+		} else if (tk_etype_lookup(p, n, &t, &dialect) && !dialect) {
 			v = 2 + (unsigned)t;
 		}
 		(*arr)[s] = (uint8_t)v;
@@ -411,26 +411,14 @@ static int map_event(tk_writer *w, btf_writer *bw, const tk_event *ev,
 		     tk_etype *type, tk_evkind *kind, int *as_note,
 		     tk_error *err)
 {
-	tk_etype ty = ev->type;
+	tk_etype ty = tk_etype_closest(w->trace, ev->type, ev->type_name);
 	tk_evkind k = ev->kind;
 	int rc;
 
-	if (ty == TK_ET_THR) {
-		ty = TK_ET_T;
-	} else if (ty == TK_ET_SYSC) {
-		ty = TK_ET_R;
-	} else if (ty == TK_ET_OTHER && ev->type_name != TK_NONE) {
-		size_t n;
-		const char *s = tk_trace_str(w->trace, ev->type_name, &n);
-		if (n == 4 && memcmp(s, "user", 4) == 0) {
-			ty = TK_ET_STI;
-			k = TK_EV_TRIGGER;
-			*as_note = 1;
-		} else if (n == 7 && memcmp(s, "process", 7) == 0) {
-			ty = TK_ET_T;
-		} else if (n == 8 && memcmp(s, "function", 8) == 0) {
-			ty = TK_ET_R;
-		}
+	if (tk_etype_is_user(w->trace, ty, ev->type_name)) {
+		ty = TK_ET_STI;
+		k = TK_EV_TRIGGER;
+		*as_note = 1;
 	}
 	if (k == TK_EV_STOP && (tk_etype_is_process(ty) || ty == TK_ET_R ||
 				ty == TK_ET_IB))
@@ -608,7 +596,7 @@ static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 					  tk_unit_name(bw->out_tb.unit));
 	}
 	if (TK_UNLIKELY(src->type != TK_ET_C) && !bw->as_read &&
-	    btf_implied_source_type(type, kind) == TK_ET_C) {
+	    tk_implied_source_type(type, kind) == TK_ET_C) {
 		/* a process's state change comes from its core (a dialect
 		 * writes the task that ran before): written from the core it
 		 * was read on, dropped where none is known */

@@ -325,21 +325,16 @@ static int err_at(htf_reader *h, tk_error *err, int code, uint64_t line,
 #define err_at(h, err, code, ...) tk_err_code_(err_at(h, err, code, __VA_ARGS__), code)
 #endif
 
-static void warn(htf_reader *h, unsigned kind, uint64_t line, const char *ls,
-		 const char *at, const char *fmt, ...) TK_PRINTF(6, 7);
+/* A warning at `at` of line `line`, which starts at ls (tk_reader_warn()). */
+#define warn(h, kind, line, ls, at, ...)                                    \
+	tk_reader_warn((h)->r, kind, line, (uint32_t)((at) - (ls)) + 1,      \
+		       __VA_ARGS__)
 
-static void warn(htf_reader *h, unsigned kind, uint64_t line, const char *ls,
-		 const char *at, const char *fmt, ...)
-{
-	char msg[320];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	tk_reader_warn(h->r, kind, line,
-		       at && ls ? (uint32_t)(at - ls) + 1 : 0, "%s", msg);
-}
+/* A departure at `at` of line `line`, which starts at ls: strict's error
+ * `sfmt`, or lenient's warning (tk_reader_depart()). */
+#define depart(h, err, kind, line, ls, at, sfmt, ...)                       \
+	tk_reader_depart((h)->r, err, kind, line,                           \
+			 (uint32_t)((at) - (ls)) + 1, sfmt, __VA_ARGS__)
 
 static int hexval(int c)
 {
@@ -586,14 +581,12 @@ static int hex_id(htf_reader *h, const char *ls, const char *p,
 			const char *z = s;
 			while (z < e && *z != ' ' && *z != '\t')
 				z++;
-			if (h->strict) {
-				return err_at(h, err, TK_E_PARSE, h->line, ls, p,
-					      "letter '%c' in the hex id '%s' (a zero?)",
-					      *p, tk_quote(qb, sizeof(qb), s, z));
-			}
-			warn(h, W_LETTER_O, h->line, ls, p,
-			     "letter '%c' in the hex id '%s' read as the digit 0",
-			     *p, tk_quote(qb, sizeof(qb), s, z));
+			int rc = depart(h, err, W_LETTER_O, h->line, ls, p,
+					"letter '%c' in the hex id '%s' (a zero?)",
+					"letter '%c' in the hex id '%s' read as the digit 0",
+					*p, tk_quote(qb, sizeof(qb), s, z));
+			if (rc < 0)
+				return rc;
 			d = 0;
 		}
 		if (d < 0) {
@@ -647,16 +640,12 @@ static int length_param(htf_reader *h, const char *ls, const char *v,
 		return err_at(h, err, TK_E_PARSE, h->line, ls, v,
 			      "%s '%s' is not a number of bytes 1, 2, 4 or 8",
 			      what, tk_quote(qb, sizeof(qb), v, ve));
-	if (n != 1 && n != 2 && n != 4 && n != 8) {
-		if (h->strict)
-			return err_at(h, err, TK_E_PARSE, h->line, ls, v,
-				      "%s %llu is not 1, 2, 4 or 8", what,
-				      (unsigned long long)n);
-		warn(h, W_LENGTH, h->line, ls, v,
-		     "%s %llu is not 1, 2, 4 or 8 (read as %llu bytes)", what,
-		     (unsigned long long)n, (unsigned long long)n);
-	}
 	*out = (unsigned)n;
+	if (n != 1 && n != 2 && n != 4 && n != 8)
+		return depart(h, err, W_LENGTH, h->line, ls, v,
+			      "%s %llu is not 1, 2, 4 or 8",
+			      "%s %llu is not 1, 2, 4 or 8 (read as %llu bytes)",
+			      what, (unsigned long long)n, (unsigned long long)n);
 	return TK_OK;
 }
 
@@ -670,15 +659,12 @@ static int param(htf_reader *h, const char *ls, const char *k, size_t kn,
 
 	if (key_is(k, kn, "Format")) {
 		*seen_fmt = 1;
-		if ((size_t)(ve - v) != 3 || !tk_ascii_ncaseeq(v, "HTF", 3)) {
-			if (h->strict)
-				return err_at(h, err, TK_E_PARSE, h->line, ls, v,
-					      "#Format is '%s', not HTF",
-					      tk_quote(qb, sizeof(qb), v, ve));
-			warn(h, W_FORMAT, h->line, ls, v,
-			     "#Format is '%s', not HTF (read as HTF)",
-			     tk_quote(qb, sizeof(qb), v, ve));
-		}
+		if (((size_t)(ve - v) != 3 || !tk_ascii_ncaseeq(v, "HTF", 3)) &&
+		    (rc = depart(h, err, W_FORMAT, h->line, ls, v,
+				 "#Format is '%s', not HTF",
+				 "#Format is '%s', not HTF (read as HTF)",
+				 tk_quote(qb, sizeof(qb), v, ve))) < 0)
+			return rc;
 	} else if (key_is(k, kn, "TimeScale")) {
 		tk_unit u;
 		*seen_ts = 1;
@@ -809,12 +795,10 @@ static int read_header(htf_reader *h, tk_lines *l, uint64_t *data,
 			v = skip_blanks(ie, le);
 			ke = trim_end(v, le);
 			if (!cur) {
-				if (h->strict)
-					return err_at(h, err, TK_E_PARSE, h->line,
-						      ls, p,
-						      "table row outside a table");
-				warn(h, W_ROW_OUTSIDE, h->line, ls, p,
-				     "table row outside a table (ignored)");
+				if ((rc = depart(h, err, W_ROW_OUTSIDE, h->line,
+						 ls, p, "table row outside a table",
+						 "table row outside a table (ignored)")) < 0)
+					return rc;
 				continue;
 			}
 			if (v == ke)
@@ -886,15 +870,13 @@ done:
 		if (h->strict)
 			return tk_err_set(err, TK_E_PARSE, h->name, 1, 1,
 					  "no #Format HTF in the header");
-		warn(h, W_NO_FORMAT, 0, NULL, NULL, "no #Format in the header");
+		tk_reader_warn(h->r, W_NO_FORMAT, 0, 0, "no #Format in the header");
 	}
-	if (!seen_ts) {
-		if (h->strict)
-			return tk_err_set(err, TK_E_PARSE, h->name, 0, 0,
-					  "no #TimeScale in the header");
-		warn(h, W_NO_TIMESCALE, 0, NULL, NULL,
-		     "no #TimeScale in the header: ns assumed");
-	}
+	if (!seen_ts &&
+	    (rc = tk_reader_depart(h->r, err, W_NO_TIMESCALE, 0, 0,
+				   "no #TimeScale in the header",
+				   "no #TimeScale in the header: ns assumed")) < 0)
+		return rc;
 	if (!h->tl || !h->el || !h->vl)
 		return tk_err_set(err, TK_E_PARSE, h->name, h->line, 0,
 				  "#TraceData before #%s (the record layout is not known)",
@@ -1036,13 +1018,13 @@ static int type_events(htf_reader *h, htype *ty, const table *et,
 			}
 		}
 		if (vi->name == TK_NONE) {
-			if (h->strict)
-				return row_err(h, err, TK_E_PARSE, er,
-					       "unknown event '%.40s' in #%s",
-					       es, et->name);
-			tk_reader_warn(h->r, W_UNKNOWN_EVENT, er->line, er->col,
-				       "unknown event '%.40s' in #%s (kept by name)",
-				       es, et->name);
+			int rc = tk_reader_depart(h->r, err, W_UNKNOWN_EVENT,
+						  er->line, er->col,
+						  "unknown event '%.40s' in #%s",
+						  "unknown event '%.40s' in #%s (kept by name)",
+						  es, et->name);
+			if (rc < 0)
+				return rc;
 			ty->nunknown++;
 			vi->name = er->value;
 		}
@@ -1103,15 +1085,13 @@ static int build_types(htf_reader *h, tk_error *err)
 					n, 1) < 0)
 			goto nomem;
 		if (ty->std < 0) {
-			if (h->strict) {
-				rc = row_err(h, err, TK_E_PARSE, rw,
-					     "unknown entity type '%.40s' (Task, ISR, Runnable, CodeBlock, Signal, Semaphore)",
-					     s);
+			rc = tk_reader_depart(h->r, err, W_UNKNOWN_TYPE,
+					      rw->line, rw->col,
+					      "unknown entity type '%.40s' (Task, ISR, Runnable, CodeBlock, Signal, Semaphore)",
+					      "unknown entity type '%.40s' (kept by name)",
+					      s);
+			if (rc < 0)
 				goto cleanup;
-			}
-			tk_reader_warn(h->r, W_UNKNOWN_TYPE, rw->line, rw->col,
-				       "unknown entity type '%.40s' (kept by name)",
-				       s);
 			ty->et = TK_ET_OTHER;
 			ty->type_name = rw->value;
 		} else {
@@ -1237,13 +1217,13 @@ static int build_entities(htf_reader *h, tk_error *err)
 		tk_entity *te;
 
 		if (ei == UINT32_MAX) {
-			if (h->strict)
-				return row_err(h, err, TK_E_PARSE, rw,
-					       "entity id 0x%llX is not in the #EntityTable",
-					       (unsigned long long)rw->id);
-			tk_reader_warn(h->r, W_TYPELESS_ROW, rw->line, rw->col,
-				       "entity id 0x%llX is not in the #EntityTable (row ignored)",
-				       (unsigned long long)rw->id);
+			int rc = tk_reader_depart(h->r, err, W_TYPELESS_ROW,
+						  rw->line, rw->col,
+						  "entity id 0x%llX is not in the #EntityTable",
+						  "entity id 0x%llX is not in the #EntityTable (row ignored)",
+						  (unsigned long long)rw->id);
+			if (rc < 0)
+				return rc;
 			continue;
 		}
 		tid = 0;
@@ -1681,17 +1661,12 @@ static int find_sections(htf_reader *h, uint64_t data, tk_error *err)
 	if (h->have_ncores) {
 		/* the cores that have a section of their own */
 		uint32_t nc = h->nown;
-		if (nc > h->ncores_decl) {
-			if (h->strict) {
-				rc = tk_err_set(err, TK_E_PARSE, h->name, 0, 0,
-						"%u core sections, #NumberOfCores is %llu",
-						nc, (unsigned long long)h->ncores_decl);
-				goto out;
-			}
-			warn(h, W_CORES, 0, NULL, NULL,
-			     "%u core sections, #NumberOfCores is %llu", nc,
-			     (unsigned long long)h->ncores_decl);
-		}
+		if (nc > h->ncores_decl &&
+		    (rc = tk_reader_depart(h->r, err, W_CORES, 0, 0,
+					   "%u core sections, #NumberOfCores is %llu",
+					   "%u core sections, #NumberOfCores is %llu",
+					   nc, (unsigned long long)h->ncores_decl)) < 0)
+			goto out;
 	}
 	rc = TK_OK;
 out:
@@ -1744,17 +1719,14 @@ static int check_time(htf_reader *h, cursor *c, const char *ls,
 		      const char *rec, tk_error *err)
 {
 	if (c->have_time && c->time < c->last_time) {
-		if (h->strict)
-			return err_at(h, err, TK_E_PARSE, c->rline, ls, rec,
-				      "time decreases in the section of Core_%llu (0x%llX after 0x%llX)",
-				      (unsigned long long)h->core_ids[c->slot],
-				      (unsigned long long)c->time,
-				      (unsigned long long)c->last_time);
-		warn(h, W_TIME_DECREASES, c->rline, ls, rec,
-		     "time decreases in the section of Core_%llu (0x%llX after 0x%llX); merged as it is",
-		     (unsigned long long)h->core_ids[c->slot],
-		     (unsigned long long)c->time,
-		     (unsigned long long)c->last_time);
+		int rc = depart(h, err, W_TIME_DECREASES, c->rline, ls, rec,
+				"time decreases in the section of Core_%llu (0x%llX after 0x%llX)",
+				"time decreases in the section of Core_%llu (0x%llX after 0x%llX); merged as it is",
+				(unsigned long long)h->core_ids[c->slot],
+				(unsigned long long)c->time,
+				(unsigned long long)c->last_time);
+		if (rc < 0)
+			return rc;
 	}
 	c->last_time = c->time;
 	c->have_time = 1;
@@ -1812,6 +1784,7 @@ static int cur_next(htf_reader *h, cursor *c, tk_error *err)
 		       vl2 = 2 * h->vl;
 	uint64_t ent_id, ev_id;
 	char qb[64];
+	int rc;
 
 	for (;;) {
 		const char *p, *s, *e, *ls;
@@ -1819,7 +1792,7 @@ static int cur_next(htf_reader *h, cursor *c, tk_error *err)
 
 		if (c->foff < c->fend &&
 		    !memchr(c->p, '\n', (size_t)(c->end - c->p))) {
-			int rc = win_fill(h, c, err);
+			rc = win_fill(h, c, err);
 			if (rc < 0)
 				return rc;
 		}
@@ -1846,11 +1819,10 @@ static int cur_next(htf_reader *h, cursor *c, tk_error *err)
 		if (s == e)
 			continue;
 		if (e - s >= 2 && s[0] == '/' && s[1] == '/') {
-			if (h->strict)
-				return err_at(h, err, TK_E_PARSE, c->rline, ls, s,
-					      "a comment without a record");
-			warn(h, W_COMMENT_LINE, c->rline, ls, s,
-			     "a comment without a record (skipped)");
+			if ((rc = depart(h, err, W_COMMENT_LINE, c->rline, ls, s,
+					 "a comment without a record",
+					 "a comment without a record (skipped)")) < 0)
+				return rc;
 			continue;
 		}
 		for (n = 0; s + n < e && hexval((unsigned char)s[n]) >= 0; n++)
@@ -1881,22 +1853,18 @@ static int cur_next(htf_reader *h, cursor *c, tk_error *err)
 			s += extra;
 		}
 		if (c->implicit) {
-			if (h->strict)
-				return err_at(h, err, TK_E_PARSE, c->rline, ls, s,
-					      "a record before the first core section '#-<core id>'");
-			warn(h, W_NO_SECTION, c->rline, ls, s,
-			     "records before the first core section: read as Core_0");
+			if ((rc = depart(h, err, W_NO_SECTION, c->rline, ls, s,
+					 "a record before the first core section '#-<core id>'",
+					 "records before the first core section: read as Core_0")) < 0)
+				return rc;
 			c->implicit = 0;
 		}
 		/* the digits are checked above */
 		(void)tk_scan_hex16(s, tl2, &c->time);
 		(void)tk_scan_hex16(s + tl2, el2, &ent_id);
 		(void)tk_scan_hex16(s + tl2 + el2, vl2, &ev_id);
-		{
-			int rc = check_time(h, c, ls, s, err);
-			if (rc < 0)
-				return rc;
-		}
+		if ((rc = check_time(h, c, ls, s, err)) < 0)
+			return rc;
 		return resolve(h, c, ls, s, ent_id, ev_id, err);
 	}
 }
@@ -2443,25 +2411,21 @@ fail:
 
 int htf_reader_open(tk_reader *r, tk_error *err)
 {
-	htf_reader *h = calloc(1, sizeof(*h));
+	htf_reader *h;
 	uint64_t data = 0;
 	tk_lines hl;
-	int rc;
+	/* lines that end with a CR alone are read as lines (the
+	 * specification does not say how lines end) */
+	int rc = tk_reader_text_open(r, sizeof(*h), W_CR_ONLY, NULL, err);
 
-	if (!h)
-		return tk_err_nomem(err, tk_source_name(r->src));
-	r->impl = h;
+	if (!(h = r->impl))
+		return rc;
 	h->r = r;
 	h->t = r->trace;
 	h->name = tk_source_name(r->src);
 	h->strict = r->opts.strict;
-	/* lines that end with a CR alone are read as lines (the
-	 * specification does not say how lines end) */
-	if ((rc = tk_text_begin(r->src, err)) < 0)
+	if (rc < 0)
 		goto fail;
-	if (rc)
-		warn(h, W_CR_ONLY, 1, NULL, NULL,
-		     "lines end with a CR alone (read as line ends)");
 	h->cr = rc;
 	/* the header from the stream, consumed up to the trace data */
 	tk_lines_init(&hl, r->src, h->cr);

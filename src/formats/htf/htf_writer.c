@@ -16,6 +16,7 @@
  */
 #include "htf.h"
 #include "../../core/loss.h"
+#include "../../core/model.h"
 #include "../../core/spill.h"
 
 #include <stdio.h>
@@ -207,66 +208,6 @@ static int check_name(htf_writer *hw, const tk_trace *t, uint32_t ent,
 	return TK_OK;
 }
 
-/*
- * Is the event's source its core?  Readers that infer types may have typed
- * a core that first appears as the source of an activate as a stimulus
- * (BTF): a source named Core_<n>, or the source of a process event that
- * only a core causes, counts as a core too.
- */
-static int source_is_core(const tk_trace *t, const tk_event *ev)
-{
-	const tk_entity *e = tk_trace_entity(t, ev->source);
-	size_t n, i;
-	const char *s;
-
-	if (e->type == TK_ET_C)
-		return 1;
-	s = tk_trace_str(t, e->name, &n);
-	if (n > 5 && memcmp(s, "Core_", 5) == 0) {
-		for (i = 5; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-			;
-		if (i == n)
-			return 1;
-	}
-	if (!tk_etype_is_process(ev->type))
-		return 0;
-	switch (ev->kind) {
-	case TK_EV_START: case TK_EV_RESUME: case TK_EV_PREEMPT:
-	case TK_EV_TERMINATE: case TK_EV_WAIT: case TK_EV_POLL:
-	case TK_EV_RUN: case TK_EV_PARK: case TK_EV_POLL_PARKING:
-	case TK_EV_RELEASE_PARKING:
-		return e->type == TK_ET_UNKNOWN || e->type == TK_ET_STI ||
-		       e->type == TK_ET_C;
-	default:
-		return 0;
-	}
-}
-
-/*
- * The type HTF writes for ev's target: its own, or the closest one HTF has
- * (Vector's thread and syscall, ATF's process and function elements).
- */
-static tk_etype closest_etype(const tk_trace *t, const tk_event *ev)
-{
-	size_t n;
-	const char *s;
-
-	switch (ev->type) {
-	case TK_ET_THR: return TK_ET_T;
-	case TK_ET_SYSC: return TK_ET_R;
-	case TK_ET_OTHER:
-		if (ev->type_name == TK_NONE)
-			return ev->type;
-		s = tk_trace_str(t, ev->type_name, &n);
-		if (n == 7 && memcmp(s, "process", 7) == 0)
-			return TK_ET_T;
-		if (n == 8 && memcmp(s, "function", 8) == 0)
-			return TK_ET_R;
-		return ev->type;
-	default: return ev->type;
-	}
-}
-
 static int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	htf_writer *hw = w->impl;
@@ -279,7 +220,7 @@ static int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	if (!tk_trace_entity(t, ev->target) || !tk_trace_entity(t, ev->source))
 		return tk_err_set(err, TK_E_USAGE, hw->name, 0, 0,
 				  "event refers to an unknown entity");
-	type = htf_type_of_etype(closest_etype(t, ev));
+	type = htf_type_of_etype(tk_etype_closest(t, ev->type, ev->type_name));
 	if (type < 0)
 		return lose(w, hw, L_TYPE, ev, err);
 	id = htf_event_id(type, ev->kind);
@@ -297,7 +238,7 @@ static int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			   sizeof(*hw->lastslot)) < 0)
 		return tk_err_nomem(err, hw->name);
 	core_ent = ev->core;
-	if (core_ent == TK_NONE && source_is_core(t, ev))
+	if (core_ent == TK_NONE && tk_event_source_is_core(t, ev))
 		core_ent = ev->source;
 	if (core_ent != TK_NONE && tk_trace_entity(t, core_ent)) {
 		if ((rc = core_slot(w, hw, core_ent, ev, &slot, err)) < 0)
