@@ -344,10 +344,9 @@ static TK_INLINE tk_entity *tk_trace_ent(const tk_trace *t, uint32_t id)
 
 tk_trace *tk_trace_new(const char *format);
 void tk_trace_free(tk_trace *t);
-/** The time base of t: a tick is num/den of `unit` (a reader has checked
- *  that num and den are at least 1; 0 is taken as 1). */
-void tk_trace_set_timebase(tk_trace *t, tk_unit unit, uint64_t num,
-			   uint64_t den);
+/** The time base of t: a tick is tb->num/tb->den of tb->unit (a reader
+ *  has checked that num and den are at least 1; 0 is taken as 1). */
+void tk_trace_set_timebase(tk_trace *t, const tk_timebase *tb);
 int tk_trace_add_header(tk_trace *t, tk_hdr_kind kind, const char *key,
 			size_t klen, const char *value, size_t vlen,
 			int has_value);

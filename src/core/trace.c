@@ -32,12 +32,11 @@ void tk_trace_free(tk_trace *t)
 	free(t);
 }
 
-void tk_trace_set_timebase(tk_trace *t, tk_unit unit, uint64_t num,
-			   uint64_t den)
+void tk_trace_set_timebase(tk_trace *t, const tk_timebase *tb)
 {
-	t->tb.unit = unit;
-	t->tb.num = num ? num : 1;
-	t->tb.den = den ? den : 1;
+	t->tb.unit = tb->unit;
+	t->tb.num = tb->num ? tb->num : 1;
+	t->tb.den = tb->den ? tb->den : 1;
 }
 
 const char *tk_trace_format(const tk_trace *t)

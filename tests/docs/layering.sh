@@ -7,7 +7,10 @@
 #                  analysis layer's interface for the exports (never
 #                  analysis_internal.h)
 # An include "x" is resolved as the compiler does: beside the file, then in
-# include/.  Every include that breaks a rule is printed; exit 1 if any.
+# include/.  And a reader or writer sets and reads a trace's time base
+# through core (tk_trace_set_timebase(), tk_trace_timebase()), never by the
+# field of core's struct.  Every line that breaks a rule is printed; exit 1
+# if any.
 root=${1:?usage: layering.sh ROOT}
 cd "$root" || exit 2
 [ -d src/formats ] && [ -d src/analysis ] || { echo "layering.sh: $root: no src/formats or src/analysis" >&2; exit 2; }
@@ -45,6 +48,8 @@ out=$(
 	rule formats src/analysis src/exports
 	rule analysis src/exports src/cli
 	rule exports src/analysis/analysis_internal.h
+	grep -rnE '(->|\.)t->tb\b|trace->tb\b' src/formats src/exports |
+		sed 's/$/: the time base through tk_trace_set_timebase() \/ tk_trace_timebase()/'
 )
 if [ -n "$out" ]; then
 	printf '%s\n' "$out"

@@ -691,6 +691,7 @@ static void on_evmap(atf_reader *h, const XML_Char **atts)
 static void end_timebase(atf_reader *h)
 {
 	char v[96];
+	tk_timebase tb;
 	int rc;
 
 	if (!h->have_tbval) {
@@ -698,7 +699,7 @@ static void end_timebase(atf_reader *h)
 		return;
 	}
 	rc = atf_tick(h->tb_unit, strlen(h->tb_unit), h->tb_num, h->tb_den,
-		      h->digits, &h->t->tb);
+		      h->digits, &tb);
 	if (rc == TK_E_PARSE) {
 		fail(h, TK_E_PARSE, "TimeBase Unit '%s' is not s, ms, us, ns, ps or as",
 		     h->tb_unit);
@@ -710,6 +711,7 @@ static void end_timebase(atf_reader *h)
 		     h->tb_unit, h->digits);
 		return;
 	}
+	tk_trace_set_timebase(h->t, &tb);
 	h->have_tb = 1;
 	snprintf(v, sizeof(v), "%s %llu/%llu", h->tb_unit,
 		 (unsigned long long)h->tb_num, (unsigned long long)h->tb_den);
@@ -726,12 +728,15 @@ static void end_config(atf_reader *h)
 	h->config_done = 1;
 	if (!h->have_tb) {
 		char v[16];
+		tk_timebase tb;
+
 		if (depart(h, W_NO_TIMEBASE, "no <TimeBase> in the SystemConfiguration: 1 ns assumed") < 0)
 			return;
-		if (atf_tick("ns", 2, 1, 1, h->digits, &h->t->tb) < 0) {
+		if (atf_tick("ns", 2, 1, 1, h->digits, &tb) < 0) {
 			fail(h, TK_E_RANGE, "no 64-bit tick for %u digits", h->digits);
 			return;
 		}
+		tk_trace_set_timebase(h->t, &tb);
 		add_header(h, "TimeBase", "ns 1/1", 6);
 		snprintf(v, sizeof(v), "%u", h->digits);
 		add_header(h, "TimeDigits", v, strlen(v));

@@ -841,13 +841,12 @@ static int timescale(btf_reader *b, const char *line, const char *v,
 				      (int)(vend - v > 20 ? 20 : vend - v), v);
 		warn(b, W_UNIT_CASE, line, v, "time scale in upper case");
 	}
-	if (b->data_started && u != b->t->tb.unit)
+	if (b->data_started && u != tk_trace_timebase(b->t)->unit)
 		return err_at(b, err, TK_E_PARSE, line, v,
 			      "time scale changes from %s to %s after the first event",
-			      tk_unit_name(b->t->tb.unit), tk_unit_name(u));
-	b->t->tb.unit = u;
-	b->t->tb.num = 1;
-	b->t->tb.den = 1;
+			      tk_unit_name(tk_trace_timebase(b->t)->unit),
+			      tk_unit_name(u));
+	tk_trace_set_timebase(b->t, &(tk_timebase){ u, 1, 1 });
 	b->timescale_seen = 1;
 	return TK_OK;
 }

@@ -678,20 +678,23 @@ static int param(htf_reader *h, const char *ls, const char *k, size_t kn,
 			     "time scale '%s' in upper case",
 			     tk_quote(qb, sizeof(qb), v, ve));
 		}
-		h->t->tb.unit = u;
+		tk_trace_set_timebase(h->t, &(tk_timebase){
+			u, tk_trace_timebase(h->t)->num,
+			tk_trace_timebase(h->t)->den });
 	} else if (key_is(k, kn, "TimeScaleNumerator") ||
 		   key_is(k, kn, "TimeScaleDenominator")) {
 		int num = key_is(k, kn, "TimeScaleNumerator");
+		tk_timebase tb;
+
 		if (parse_dec(v, ve, &n) < 0 || n == 0)
 			return err_at(h, err, TK_E_PARSE, h->line, ls, v,
 				      "%s '%s' is not a positive integer",
 				      num ? "TimeScaleNumerator"
 					  : "TimeScaleDenominator",
 				      tk_quote(qb, sizeof(qb), v, ve));
-		if (num)
-			h->t->tb.num = n;
-		else
-			h->t->tb.den = n;
+		tb = *tk_trace_timebase(h->t);
+		*(num ? &tb.num : &tb.den) = n;
+		tk_trace_set_timebase(h->t, &tb);
 	} else if (key_is(k, kn, "TimestampLength")) {
 		if ((rc = length_param(h, ls, v, ve, "TimestampLength", &h->tl,
 				       err)) < 0)

@@ -1635,9 +1635,7 @@ static int shark_reader_open(tk_reader *r, tk_error *err)
 	s->name = tk_source_name(r->src);
 	s->strict = r->opts.strict;
 	s->h.running = TK_NONE;
-	s->t->tb.unit = TK_UNIT_PS;
-	s->t->tb.num = 1;
-	s->t->tb.den = 1;
+	tk_trace_set_timebase(s->t, &(tk_timebase){ TK_UNIT_PS, 1, 1 });
 	if (set_names(s) < 0)
 		goto nomem;
 	if ((rc = parse_options(s, err)) < 0)
@@ -1688,9 +1686,8 @@ static int shark_reader_open(tk_reader *r, tk_error *err)
 	shark_clock_set(&s->ck, s->clk, 0, 0);
 	if (s->cycles) {
 		/* one tick = one cycle = 1/clk_per_msec ms, exactly */
-		s->t->tb.unit = TK_UNIT_MS;
-		s->t->tb.num = 1;
-		s->t->tb.den = s->clk;
+		tk_trace_set_timebase(s->t,
+				      &(tk_timebase){ TK_UNIT_MS, 1, s->clk });
 	} else {
 		tk_reader_warn(r, W_CLOCK_ROUNDED, 0, 0,
 			       "the clock rate changes within the dump: times are read in whole picoseconds (rounded down)");

@@ -204,11 +204,11 @@ static int convert_time(tk_tarmac_timeline *a, const tk_tarmac_record *rec,
 		return TK_OK;
 	}
 	if (a->base_si && tarmac_si_timebase(rec->unit, &from)) {
-		if (tk_time_convert(rec->time, &from, &a->t->tb, TK_ROUND_EXACT,
+		if (tk_time_convert(rec->time, &from, tk_trace_timebase(a->t), TK_ROUND_EXACT,
 				    out) == TK_OK)
 			return TK_OK;
 		/* lenient: rounded down; beyond 64 bits: in both modes */
-		rc = tk_time_convert(rec->time, &from, &a->t->tb, TK_ROUND_DOWN,
+		rc = tk_time_convert(rec->time, &from, tk_trace_timebase(a->t), TK_ROUND_DOWN,
 				     out);
 		if (rc < 0 || a->strict)
 			return tk_err_set(err, TK_E_RANGE, a->tr->name, rec->line, 1,
@@ -730,10 +730,12 @@ int tarmac_si_timebase(tk_tarmac_unit u, tk_timebase *tb)
 static void set_timebase(tk_tarmac_timeline *a, tk_tarmac_unit u)
 {
 	const char *name = tk_tarmac_unit_name(u);
+	tk_timebase tb = *tk_trace_timebase(a->t);
 
 	a->base_unit = u;
 	/* cycles have no SI length: one cycle is written as 1 ns */
-	a->base_si = tarmac_si_timebase(u, &a->t->tb);
+	a->base_si = tarmac_si_timebase(u, &tb);
+	tk_trace_set_timebase(a->t, &tb);
 	tk_trace_add_header(a->t, TK_HDR_PARAM, "tarmacTimeUnit", 14, name,
 			    strlen(name), 1);
 }
