@@ -5,60 +5,44 @@
  * memory and bus traffic per 256 MB region.
  */
 #include "tarmac.h"
+#include "../../core/hashmap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /*
- * A 64-bit key (an address, a region) to a dense row index: open
- * addressing over row index + 1, after a look at the row of the previous
- * key (most accesses of a region follow one another).
+ * A 64-bit key (an address, a region) to its row: the library's map, after
+ * a look at the row of the previous key (most accesses of a region follow
+ * one another).
  */
 typedef struct key_index {
-	uint32_t *slot;           /* row index + 1, 0 empty */
-	size_t nslot;
+	tk_hashmap map;
+	uint64_t last_key;
 	uint32_t last;            /* row index + 1 of the previous key, 0 none */
 } key_index;
 
-static size_t slot_of(uint64_t key, size_t nslot)
+/* The row of `key`; a new key gets row n (*created = 1: the caller makes
+ * it).  -1 when out of memory. */
+static long index_row(key_index *x, uint64_t key, size_t n, int *created)
 {
-	return (size_t)(tk_hash64(key) >> 32) & (nslot - 1);
+	uint32_t *v;
+
+	*created = 0;
+	if (x->last && x->last_key == key)
+		return (long)x->last - 1;
+	if (n >= UINT32_MAX - 1 || !(v = tk_hashmap_slot(&x->map, key, created)))
+		return -1;
+	if (*created)
+		*v = (uint32_t)n;
+	x->last_key = key;
+	x->last = *v + 1;
+	return (long)*v;
 }
 
-/* Row index + 1 of `key`, or 0 when new (`*slot` then is where it goes,
- * after a rehash if one was due); -1 when out of memory.  keys[i] is the
- * key of row i and n the number of rows. */
-static long index_find(key_index *x, const void *rows, size_t stride,
-		       size_t n, uint64_t key, size_t *slot)
+static void index_free(key_index *x)
 {
-	size_t h, i;
-
-	/* each row starts with its key */
-#define KEY(i) (*(const uint64_t *)(const void *)((const char *)rows + (size_t)(i) * stride))
-	if (x->last && KEY(x->last - 1) == key)
-		return x->last;
-	if ((n + 1) * 2 > x->nslot) {
-		size_t ncap = x->nslot ? x->nslot * 2 : 64;
-		uint32_t *ns = calloc(ncap, sizeof(*ns));
-		if (!ns || n >= UINT32_MAX - 1) {
-			free(ns);
-			return -1;
-		}
-		for (i = 0; i < n; i++) {
-			for (h = slot_of(KEY(i), ncap); ns[h]; h = (h + 1) & (ncap - 1))
-				;
-			ns[h] = (uint32_t)i + 1;
-		}
-		free(x->slot);
-		x->slot = ns;
-		x->nslot = ncap;
-	}
-	for (h = slot_of(key, x->nslot); x->slot[h]; h = (h + 1) & (x->nslot - 1))
-		if (KEY(x->slot[h] - 1) == key)
-			return x->last = x->slot[h];
-#undef KEY
-	*slot = h;
-	return 0;
+	tk_hashmap_free(&x->map);
+	memset(x, 0, sizeof(*x));
 }
 
 /* An exception entered and not yet returned from, on one core. */
@@ -156,28 +140,18 @@ static int mix_add(tk_tarmac_stats *s, const tk_tarmac_span *m)
 
 static int hot_add(tk_tarmac_stats *s, uint64_t address)
 {
-	size_t h = 0;
-	long r = index_find(&s->hot_ix, s->hot, sizeof(*s->hot), s->nhot,
-			    address, &h);
+	int created;
+	long r = index_row(&s->hot_ix, address, s->nhot, &created);
 
 	if (r < 0)
 		return -1;
-	if (r > 0) {
-		s->hot[r - 1].count++;
-		return 0;
-	}
-	if (s->nhot == s->caphot) {
-		size_t ncap = s->caphot ? s->caphot * 2 : 64;
-		void *nh = tk_xrealloc_array(s->hot, ncap, sizeof(*s->hot));
-		if (!nh)
+	if (created) {
+		if (tk_grow_zero((void **)&s->hot, &s->caphot, s->nhot,
+				 sizeof(*s->hot)) < 0)
 			return -1;
-		s->hot = nh;
-		s->caphot = ncap;
+		s->hot[s->nhot++].address = address;
 	}
-	s->hot[s->nhot].address = address;
-	s->hot[s->nhot].count = 1;
-	s->hot_ix.slot[h] = (uint32_t)++s->nhot;
-	s->hot_ix.last = (uint32_t)s->nhot;
+	s->hot[r].count++;
 	return 0;
 }
 
@@ -186,29 +160,19 @@ static int traffic_add(tk_tarmac_stats *s, const tk_tarmac_record *rec)
 	uint64_t base = rec->address >> 28 << 28;
 	int d = (rec->kind == TK_TARMAC_BUS ? TK_TARMAC_BUS_READ : TK_TARMAC_MEMORY_READ) +
 		(rec->write ? 1 : 0);
-	size_t h = 0;
-	long r = index_find(&s->traffic_ix, s->traffic, sizeof(*s->traffic),
-			    s->ntraffic, base, &h);
+	int created;
+	long r = index_row(&s->traffic_ix, base, s->ntraffic, &created);
 	tk_tarmac_traffic *t;
 
 	if (r < 0)
 		return -1;
-	if (r == 0) {
-		if (s->ntraffic == s->captraffic) {
-			size_t ncap = s->captraffic ? s->captraffic * 2 : 16;
-			void *nt = tk_xrealloc_array(s->traffic, ncap, sizeof(*s->traffic));
-			if (!nt)
-				return -1;
-			s->traffic = nt;
-			s->captraffic = ncap;
-		}
-		memset(&s->traffic[s->ntraffic], 0, sizeof(*s->traffic));
-		s->traffic[s->ntraffic].base = base;
-		r = (long)++s->ntraffic;
-		s->traffic_ix.slot[h] = (uint32_t)r;
-		s->traffic_ix.last = (uint32_t)r;
+	if (created) {
+		if (tk_grow_zero((void **)&s->traffic, &s->captraffic,
+				 s->ntraffic, sizeof(*s->traffic)) < 0)
+			return -1;
+		s->traffic[s->ntraffic++].base = base;
 	}
-	t = &s->traffic[r - 1];
+	t = &s->traffic[r];
 	t->count[d]++;
 	t->bytes[d] += rec->size;
 	return 0;
@@ -426,8 +390,7 @@ int tk_tarmac_stats_finish(tk_tarmac_stats *s, tk_error *err)
 	if (s->nhot)
 		qsort(s->hot, s->nhot, sizeof(*s->hot), cmp_hot);
 	/* the index no longer matches the sorted rows */
-	free(s->hot_ix.slot);
-	memset(&s->hot_ix, 0, sizeof(s->hot_ix));
+	index_free(&s->hot_ix);
 	return TK_OK;
 }
 
@@ -490,9 +453,9 @@ void tk_tarmac_stats_free(tk_tarmac_stats *s)
 	free(s->mcount);
 	free(s->mix);
 	free(s->hot);
-	free(s->hot_ix.slot);
+	index_free(&s->hot_ix);
 	free(s->traffic);
-	free(s->traffic_ix.slot);
+	index_free(&s->traffic_ix);
 	free(s->exc);
 	free(s->row_of);
 	for (i = 0; i < s->nstk; i++)
