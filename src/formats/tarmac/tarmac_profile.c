@@ -23,6 +23,7 @@
  *    frame is a child of the interrupted one; returns pop to below it.
  */
 #include "tarmac.h"
+#include "../../core/hashmap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,8 +80,7 @@ struct tk_tarmac_profile {
 	const tk_tarmac_symtab *st;
 	tk_tarmac_node *nodes;
 	size_t nnodes, capnodes;
-	uint32_t *hash;           /* node index + 1, 0 empty */
-	size_t hcap;
+	tk_hashmap node_ix;       /* node_key() -> node index */
 	pcore **cores;
 	size_t ncores;
 	int mprofile;
@@ -100,23 +100,16 @@ struct tk_tarmac_profile {
 
 /* ---- nodes ----------------------------------------------------------------- */
 
-/*
- * The slot of (parent, sym): every bit of both reaches the slot's bits.
- * (parent << 32 times a constant moved parent into bits 32 and up only, and
- * the slot was taken from bits 20 and up: a symbol under many parents, as a
- * root per CPU, went to a few chains.)
- */
-static size_t hash_of(uint32_t parent, long sym, uint32_t cpu, size_t cap)
+/* The key of (parent, sym) in the index of nodes (the roots of a symbol,
+ * one per CPU, differ by their CPU); the map mixes every bit of it, and
+ * records that share a key are told apart by their fields. */
+static uint64_t node_key(uint32_t parent, long sym, uint32_t cpu)
 {
-	uint64_t h = (uint64_t)parent * 0x9e3779b97f4a7c15ull ^ (uint64_t)(sym + 3);
+	uint64_t k = (uint64_t)parent << 32 ^ (uint64_t)(sym + 3);
 
-	/* the roots of a symbol (one per CPU) differ only by their CPU */
 	if (parent == NONE32)
-		h ^= (uint64_t)cpu << 32;
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 32;
-	return (size_t)h & (cap - 1);
+		k ^= (uint64_t)cpu * 0x9e3779b97f4a7c15ull;
+	return k;
 }
 
 static uint32_t key_parent(const tk_tarmac_profile *p, uint32_t i)
@@ -124,37 +117,17 @@ static uint32_t key_parent(const tk_tarmac_profile *p, uint32_t i)
 	return p->nodes[i].parent == i ? NONE32 : p->nodes[i].parent;
 }
 
-static int grow_hash(tk_tarmac_profile *p)
-{
-	size_t ncap = p->hcap ? p->hcap * 2 : 1024, i;
-	uint32_t *nh = calloc(ncap, sizeof(*nh));
-
-	if (!nh)
-		return -1;
-	for (i = 0; i < p->nnodes; i++) {
-		size_t h = hash_of(key_parent(p, (uint32_t)i), p->nodes[i].symbol,
-				   p->nodes[i].cpu, ncap);
-		while (nh[h])
-			h = (h + 1) & (ncap - 1);
-		nh[h] = (uint32_t)i + 1;
-	}
-	free(p->hash);
-	p->hash = nh;
-	p->hcap = ncap;
-	return 0;
-}
-
 /* The node of `sym` under `parent` (NONE32: a root), made when new. */
 static int node_get(tk_tarmac_profile *p, uint32_t parent, long sym,
 		    uint32_t cpu, uint32_t *out)
 {
 	tk_tarmac_node *n;
-	size_t h;
+	uint64_t key = node_key(parent, sym, cpu);
+	uint32_t h;
 
-	if ((p->nnodes + 1) * 2 > p->hcap && grow_hash(p) < 0)
-		return -1;
-	for (h = hash_of(parent, sym, cpu, p->hcap); p->hash[h]; h = (h + 1) & (p->hcap - 1)) {
-		uint32_t i = p->hash[h] - 1;
+	for (h = tk_hashmap_first(&p->node_ix, key); h != TK_HASHMAP_END;
+	     h = tk_hashmap_next(&p->node_ix, key, h)) {
+		uint32_t i = p->node_ix.slots[h].val;
 		if (p->nodes[i].symbol == sym && key_parent(p, i) == parent &&
 		    (parent != NONE32 || p->nodes[i].cpu == cpu)) {
 			*out = i;
@@ -177,7 +150,8 @@ static int node_get(tk_tarmac_profile *p, uint32_t parent, long sym,
 	n->depth = parent == NONE32 ? 0 : p->nodes[parent].depth + 1;
 	n->symbol = sym;
 	n->cpu = cpu;
-	p->hash[h] = (uint32_t)p->nnodes + 1;
+	if (tk_hashmap_add(&p->node_ix, key, (uint32_t)p->nnodes) < 0)
+		return -1;
 	*out = (uint32_t)p->nnodes++;
 	return 0;
 }
@@ -939,7 +913,7 @@ void tk_tarmac_profile_free(tk_tarmac_profile *p)
 		}
 	free(p->cores);
 	free(p->nodes);
-	free(p->hash);
+	tk_hashmap_free(&p->node_ix);
 	free(p->funcs);
 	free(p->kids);
 	free(p->kidoff);
