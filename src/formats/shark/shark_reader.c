@@ -38,6 +38,7 @@
  */
 #include "shark.h"
 #include "shark_time.h"
+#include "../../core/hashmap.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -152,13 +153,6 @@ typedef struct pcache_slot {
 	uint32_t ent1;       /* 0: empty */
 } pcache_slot;
 
-/* The semaphores and mutexes met (sem_map): key (par2 << 1 | is_sem) + 1,
- * 0 for a free slot, and the entity. */
-typedef struct sem_slot {
-	uint64_t key1;
-	uint32_t ent;
-} sem_slot;
-
 /* The steps of one record: how they end (besides the negative statuses).
  * R_STALL: the record needs the slow path (nothing was done). */
 enum { R_OK = 0, R_STALL = 1 };
@@ -219,8 +213,8 @@ typedef struct shark_reader {
 	uint32_t nisrs, capisrs;
 	uint32_t *irq_map;   /* irq number -> isr index (u16_map()), or NULL */
 	uint32_t isr_stack[ISR_MAX];
-	sem_slot *sem_map;   /* open addressing, a power of 2 long */
-	size_t nsem, capsem;
+	tk_hashmap sem_map;  /* the semaphores and mutexes met: (par2 << 1 |
+				is_sem) -> entity */
 	/* per event code, + 1 (0: not yet): its interned name, and the
 	 * entity keep() gives it when that depends on the code alone */
 	tk_str code_name1[256];
@@ -1020,34 +1014,17 @@ static const uint8_t code_class[256] = {
 	[0x70] = K_LOST,
 };
 
-/* The first slot of a key of sem_map (seeded: the dump gives mutex
- * addresses and semaphore numbers, internal.h) */
-static TK_INLINE size_t sem_slot_of(uint64_t key1, size_t mask)
-{
-	return (size_t)(tk_hash64(key1) >> 20) & mask;
-}
-
 /* The entity of a semaphore (sem) or mutex (!sem) met before, or TK_NONE. */
 static TK_INLINE uint32_t sem_find(const shark_reader *s, int sem, uint32_t par2)
 {
-	uint64_t key1 = ((uint64_t)par2 << 1 | (unsigned)sem) + 1;
-	size_t i, mask = s->capsem - 1;
-
-	if (!s->capsem)
-		return TK_NONE;
-	for (i = sem_slot_of(key1, mask);
-	     s->sem_map[i].key1; i = (i + 1) & mask)
-		if (s->sem_map[i].key1 == key1)
-			return s->sem_map[i].ent;
-	return TK_NONE;
+	return tk_hashmap_get(&s->sem_map, (uint64_t)par2 << 1 | (unsigned)sem);
 }
 
 /* The entity of a semaphore or mutex, made the first time (slow path). */
 static uint32_t sem_get(shark_reader *s, int sem, uint32_t par2)
 {
-	uint64_t key1 = ((uint64_t)par2 << 1 | (unsigned)sem) + 1;
+	uint64_t key = (uint64_t)par2 << 1 | (unsigned)sem;
 	uint32_t ent = sem_find(s, sem, par2);
-	size_t i, mask;
 
 	if (ent != TK_NONE)
 		return ent;
@@ -1055,32 +1032,8 @@ static uint32_t sem_get(shark_reader *s, int sem, uint32_t par2)
 		ent = entity(s, TK_ET_SEM, "sem%lu", (unsigned long)par2);
 	else      /* par2 is the mutex's address */
 		ent = entity(s, TK_ET_SEM, "mutex_%lx", (unsigned long)par2);
-	if (ent == TK_NONE)
+	if (ent == TK_NONE || tk_hashmap_set(&s->sem_map, key, ent) < 0)
 		return TK_NONE;
-	if ((s->nsem + 1) * 2 > s->capsem) {
-		size_t ncap = s->capsem ? s->capsem * 2 : 64, j;
-		sem_slot *n = calloc(ncap, sizeof(*n));
-		if (!n)
-			return TK_NONE;
-		for (j = 0; j < s->capsem; j++) {
-			if (!s->sem_map[j].key1)
-				continue;
-			for (i = sem_slot_of(s->sem_map[j].key1, ncap - 1);
-			     n[i].key1; i = (i + 1) & (ncap - 1))
-				;
-			n[i] = s->sem_map[j];
-		}
-		free(s->sem_map);
-		s->sem_map = n;
-		s->capsem = ncap;
-	}
-	mask = s->capsem - 1;
-	for (i = sem_slot_of(key1, mask);
-	     s->sem_map[i].key1; i = (i + 1) & mask)
-		;
-	s->sem_map[i].key1 = key1;
-	s->sem_map[i].ent = ent;
-	s->nsem++;
 	return ent;
 }
 
@@ -1764,7 +1717,7 @@ static void shark_reader_close(tk_reader *r)
 	free(s->ent_task);
 	free(s->isrs);
 	free(s->irq_map);
-	free(s->sem_map);
+	tk_hashmap_free(&s->sem_map);
 	free(s);
 	r->impl = NULL;
 }
