@@ -41,4 +41,9 @@ tk_etype tk_etype_closest(const tk_trace *t, tk_etype type, tk_str type_name);
  * (TK_ET_OTHER, "user": a named event, not a process). */
 int tk_etype_is_user(const tk_trace *t, tk_etype type, tk_str type_name);
 
+/** The events each type accepts, [type][kind]: 1 where the specification
+ * defines event `kind` for `type`, 2 where a producer's dialect does (read
+ * with a warning, refused by --strict), 0 elsewhere (model_events.c). */
+const uint8_t (*tk_model_event_table(void))[TK_EV_COUNT];
+
 #endif

@@ -5,10 +5,6 @@
 #include "../../core/internal.h"
 #include "../../core/model.h"
 
-/** A table [type][kind]: 1 where the spec defines event `kind` for
- * `type`, 2 where a dialect does, 0 elsewhere. */
-const uint8_t (*btf_event_table(void))[TK_EV_COUNT];
-
 int btf_probe(const uint8_t *buf, size_t len);
 int btf_reader_open(tk_reader *r, tk_error *err);
 int btf_reader_next(tk_reader *r, const tk_event **ev, tk_error *err);

@@ -1795,7 +1795,7 @@ int btf_reader_open(tk_reader *r, tk_error *err)
 	b->r = r;
 	b->t = r->trace;
 	b->name = tk_source_name(r->src);
-	b->allowed = btf_event_table();
+	b->allowed = tk_model_event_table();
 	b->cr_only = rc;
 	if (rc < 0 || (rc = parse_options(b, err)) < 0)
 		goto fail;

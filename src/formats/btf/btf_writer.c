@@ -261,7 +261,7 @@ static int btf_writer_open(tk_writer *w, tk_error *err)
 	if (!bw)
 		return tk_err_nomem(err, w->sink.path);
 	w->impl = bw;
-	bw->allowed = btf_event_table();
+	bw->allowed = tk_model_event_table();
 	bw->lost.format = "BTF";
 	bw->lost.what = loss_what;
 	bw->lost.brief = loss_short;

@@ -1,11 +1,11 @@
 /*
- * btf_vocab.c - which events each BTF type accepts in strict mode (the
- * specifications 2.1.5 and 2.3.0 and the core events of Vector's 2.2.1
- * toolchain) and in lenient mode (the dialects of real producers, listed in
- * specs/btf-2.x-reference.md).  The type and event names, which are the
- * event model's, are looked up in core (src/core/model.h).
+ * model_events.c - which events each type of the event model accepts: by
+ * the specifications (BTF 2.1.5 and 2.3.0, whose table the model's is, and
+ * the core events of Vector's 2.2.1 toolchain), and in the dialects of real
+ * producers (specs/btf-2.x-reference.md).  Every format that checks events
+ * by type reads this table (model.h).
  */
-#include "btf.h"
+#include "model.h"
 
 /* Events of each group, by the specifications (strict). */
 static const tk_evkind ev_process[] = {
@@ -94,7 +94,7 @@ static void init_allowed(void)
 	allow(TK_ET_C, ev_core_dialect, N(ev_core_dialect), 2);
 }
 
-const uint8_t (*btf_event_table(void))[TK_EV_COUNT]
+const uint8_t (*tk_model_event_table(void))[TK_EV_COUNT]
 {
 	tk_once_run(&allowed_once, init_allowed);
 	return (const uint8_t (*)[TK_EV_COUNT])allowed;
