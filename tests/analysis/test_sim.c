@@ -12,6 +12,7 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define NCORES 2
 #define MAXR 3
@@ -509,21 +510,19 @@ static int run(uint64_t seed, const char *out)
 			 * average rounded half up (min and max are integers) */
 			char dec[3][160], want_avg[64];
 			unsigned __int128 q = ((unsigned __int128)a->sum * 2000 / a->count + 1) / 2;
-			unsigned f = (unsigned)(q % 1000);
-			int nd = 3;
+			size_t end;
 			for (k = 0; k < 3; k++)
 				tk_stats_format(st, i, (tk_stat_field)k, TK_UNIT_NS,
 						dec[k], sizeof(dec[k]));
-			while (nd > 0 && f % 10 == 0) {
-				f /= 10;
-				nd--;
-			}
-			if (nd)
-				snprintf(want_avg, sizeof(want_avg), "%llu.%0*u",
-					 (unsigned long long)(q / 1000), nd, f);
-			else
-				snprintf(want_avg, sizeof(want_avg), "%llu",
-					 (unsigned long long)(q / 1000));
+			/* three decimals, the trailing zeros (and a bare point)
+			 * dropped */
+			snprintf(want_avg, sizeof(want_avg), "%llu.%03u",
+				 (unsigned long long)(q / 1000), (unsigned)(q % 1000));
+			end = strlen(want_avg);
+			while (want_avg[end - 1] == '0')
+				want_avg[--end] = '\0';
+			if (want_avg[end - 1] == '.')
+				want_avg[--end] = '\0';
 			CHECK_STR(dec[1], want_avg);
 			snprintf(b, sizeof(b), "%llu", (unsigned long long)a->min);
 			CHECK_STR(dec[0], b);
