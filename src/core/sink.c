@@ -20,11 +20,42 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
 #define SINK_BUF (1u << 20)
+
+/* mkstemp() and mkdtemp() make 0600 and 0700, and learning the umask to
+ * widen them takes umask(0), which another thread's file would see: the
+ * temporary is made here with the usual 0666 and 0777 instead, the kernel
+ * applying the umask.  The template ends in six X. */
+static int make_temp(char *tmpl, int is_dir)
+{
+	static const char set[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static _Atomic unsigned long counter;
+	char *x = tmpl + strlen(tmpl) - 6;
+	struct timespec ts;
+	unsigned long v;
+	int tries, i, fd;
+
+	for (tries = 0; tries < 1000; tries++) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		v = (unsigned long)ts.tv_nsec * 2654435761u ^
+		    (unsigned long)getpid() << 16 ^ atomic_fetch_add(&counter, 1);
+		for (i = 0; i < 6; i++, v /= 62)
+			x[i] = set[v % 62];
+		if (is_dir)
+			fd = mkdir(tmpl, 0777);
+		else
+			fd = open(tmpl, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
 
 /* ---- the table of live temporaries --------------------------------------
  *
@@ -306,7 +337,7 @@ static int sink_open_file(tk_sink *s, const char *path, int compress,
 	}
 	snprintf(s->tmp, n + 16, "%s.tmp-XXXXXX", path);
 	block_signals(&old);
-	s->fd = mkstemp(s->tmp);
+	s->fd = make_temp(s->tmp, 0);
 	if (s->fd >= 0)
 		s->temps[0] = temp_add(s, s->tmp, 0);
 	restore_signals(&old);
@@ -364,7 +395,7 @@ int tk_sink_open_dir(tk_sink *s, const char *path, tk_error *err)
 	s->path[n] = 0;
 	snprintf(s->tmp, n + 16, "%s.tmp-XXXXXX", s->path);
 	block_signals(&old);
-	ok = mkdtemp(s->tmp) != NULL;
+	ok = make_temp(s->tmp, 1) == 0;
 	if (ok)
 		s->temps[0] = temp_add(s, s->tmp, 1);
 	restore_signals(&old);
@@ -454,15 +485,9 @@ static void remove_tmp_dir(const char *dir)
 	rmdir(dir);
 }
 
-/* Commit of a directory: its mode, then a rename that never replaces. */
+/* Commit of a directory: a rename that never replaces. */
 static int commit_dir(tk_sink *s, tk_error *err)
 {
-	mode_t mask = umask(0);
-
-	umask(mask);
-	if (chmod(s->tmp, 0777 & ~mask) < 0)
-		return tk_err_set(err, TK_E_IO, s->path, 0, 0,
-				  "cannot finish: %s", strerror(errno));
 	if (renameat2(AT_FDCWD, s->tmp, AT_FDCWD, s->path,
 		      RENAME_NOREPLACE) < 0) {
 		struct stat st;
@@ -594,7 +619,6 @@ int tk_sink_write(tk_sink *s, const void *p, size_t n, tk_error *err)
 int tk_sink_commit(tk_sink *s, tk_error *err)
 {
 	int rc = tk_sink_flush(s, err);
-	mode_t mask;
 	sigset_t old;
 
 	if (rc < 0)
@@ -610,27 +634,25 @@ int tk_sink_commit(tk_sink *s, tk_error *err)
 		if (rc < 0)
 			goto fail;
 	} else if (s->path) {
-		/* mkstemp made the file 0600: give it the mode of the file it
-		 * replaces (its permission bits), or the usual one */
+		/* made with the usual mode (make_temp()); a file it replaces
+		 * gives it its own permission bits */
 		struct stat st;
-		mode_t mode;
-		if (stat(s->path, &st) == 0 && S_ISREG(st.st_mode)) {
-			mode = st.st_mode & 0777;
-		} else {
-			mask = umask(0);
-			umask(mask);
-			mode = 0666 & ~mask;
-		}
-		if (fchmod(s->fd, mode) < 0 || close(s->fd) < 0) {
-			s->fd = -1;
-			rc = tk_err_set(err, TK_E_IO, s->path, 0, 0,
-					"cannot finish: %s", strerror(errno));
-			goto fail;
+		int bad = stat(s->path, &st) == 0 && S_ISREG(st.st_mode) &&
+			  fchmod(s->fd, st.st_mode & 0777) < 0;
+		int e = errno;
+		if (close(s->fd) < 0 && !bad) {
+			bad = 1;
+			e = errno;
 		}
 		s->fd = -1;
+		if (bad) {
+			rc = tk_err_set(err, TK_E_IO, s->path, 0, 0,
+					"cannot finish: %s", strerror(e));
+			goto fail;
+		}
 		block_signals(&old);
 		if (rename(s->tmp, s->path) < 0) {
-			int e = errno;
+			e = errno;
 			restore_signals(&old);
 			rc = tk_err_set(err, TK_E_IO, s->path, 0, 0,
 					"cannot rename into place: %s",
