@@ -92,17 +92,47 @@ for mode, suffix in ((5, "_strict"), (4, "_lenient"), (0x75, "_strict_m7"), (0x7
         f.write(bytes([mode]) + struct.pack("<H", len(elf)) + elf + log)
 EOF
 	fi
+	echo "$seeds" > "$out/$name.seeds"
+	rm -rf "$inputs"
+done
+
+# the targets run FUZZ_JOBS at a time (each for its whole time: a pair
+# finishes together), one per CPU
+run_one() {
+	name=$1
+	seeds=$(cat "$out/$name.seeds")
 	work=$(mktemp -d)
 	echo "fuzz: $name for ${secs}s on $(ls "$seeds" | wc -l) seeds"
 	if "$out/$name" -max_total_time="$secs" -max_len=8192 -timeout=10 \
 		-print_final_stats=1 -artifact_prefix="$out/$name-" \
 		"$work" "$seeds" > "$out/$name.log" 2>&1; then
+		echo ok > "$out/$name.status"
+	else
+		echo failed > "$out/$name.status"
+	fi
+	rm -rf "$seeds" "$work" "$out/$name.seeds"
+}
+jobs=${FUZZ_JOBS:-2}
+set --
+for fmt in $targets; do
+	run_one "fuzz_$fmt" &
+	set -- "$@" "fuzz_$fmt"
+	if [ $# -ge "$jobs" ]; then
+		wait
+		set --
+	fi
+done
+wait
+for fmt in $targets; do
+	name=fuzz_$fmt
+	if [ "$(cat "$out/$name.status" 2>/dev/null)" = ok ]; then
+		echo "fuzz: $name:"
 		tail -n 3 "$out/$name.log"
 	else
 		echo "fuzz: $name FAILED (artifacts: $out/$name-*):"
 		tail -n 40 "$out/$name.log"
 		status=1
 	fi
-	rm -rf "$seeds" "$work" "$inputs"
+	rm -f "$out/$name.status"
 done
 exit $status
