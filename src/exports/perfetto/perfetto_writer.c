@@ -141,6 +141,9 @@ typedef struct pf_writer {
 	pent *ents;
 	size_t capents;
 	tk_imap insts;         /* (entity, instance) -> pinst */
+	pstate *spare;         /* the states of an instance written, for the
+				  next one (an array each was a malloc) */
+	uint32_t capspare;
 	uint64_t first;        /* ticks of the first event */
 	int have_first;
 	int fast;              /* a tick is a whole number of ps */
@@ -1123,8 +1126,14 @@ static void write_inst(pf_writer *pw, uint32_t ent, int64_t inst,
 	for (i = 0; i < r->nst; i++)
 		write_state(pw, r, &r->st[i]);
 done:
-	free(r->st);
+	if (!pw->spare) {
+		pw->spare = r->st;
+		pw->capspare = r->capst;
+	} else {
+		free(r->st);
+	}
 	r->st = NULL;
+	r->capst = r->nst = 0;
 	free_track(pw, ent, r->track);
 }
 
@@ -1203,6 +1212,10 @@ static void on_process(pf_writer *pw, const tk_event *ev)
 			return;
 		}
 		r->begin = r->since = ev->time;
+		r->st = pw->spare;
+		r->capst = pw->capspare;
+		pw->spare = NULL;
+		pw->capspare = 0;
 		r->track = track;
 		r->stim = TK_NONE;
 		r->lane = -1;
@@ -1690,6 +1703,7 @@ static void perfetto_writer_free(tk_writer *w)
 		free(pw->names[i].json);
 	free(pw->names);
 	free(pw->big);
+	free(pw->spare);
 	for (i = 0; i < pw->capents; i++) {
 		free(pw->ents[i].tracks);
 		free(pw->ents[i].busy);
