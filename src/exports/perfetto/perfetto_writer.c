@@ -125,6 +125,7 @@ typedef struct pname {
 	const char *cat;
 	size_t catlen;
 	int bad;               /* not UTF-8: counted at every use */
+	tk_etype type;         /* the type cat is the name of */
 } pname;
 
 typedef struct pf_writer {
@@ -318,7 +319,7 @@ static int out_json(pf_writer *pw, const char *s, size_t n)
  * (an unknown entity: "?"); a bad name is counted as out_json() counts it */
 static pname ent_name(pf_writer *pw, uint32_t ent)
 {
-	pname unknown = { "\"?\"", 3, 1, NULL, 0, 0 };
+	pname unknown = { "\"?\"", 3, 1, NULL, 0, 0, TK_ET_UNKNOWN };
 	const tk_trace *t = pw->w->trace;
 	const tk_entity *e = tk_trace_entity(t, ent);
 	pname *p;
@@ -345,10 +346,14 @@ static pname ent_name(pf_writer *pw, uint32_t ent)
 		}
 		p->len = (size_t)(put_json(p->json, s, n, &p->bad) - p->json);
 		p->raw = n;
+		p->cat = NULL;
 	}
 	/* the type may be learnt after the name (a source seen first) */
-	p->cat = tk_etype_name(e->type);
-	p->catlen = strlen(p->cat);
+	if (TK_UNLIKELY(!p->cat || p->type != e->type)) {
+		p->type = e->type;
+		p->cat = tk_etype_name(e->type);
+		p->catlen = strlen(p->cat);
+	}
 	if (TK_UNLIKELY(p->bad) &&
 	    (rc = tk_writer_text_bad(pw->w, p->raw, pw->err)) < 0)
 		set_err(pw, rc);
@@ -1005,7 +1010,7 @@ static int same_ns(pf_writer *pw, uint64_t a, uint64_t b)
 static void out_mark(pf_writer *pw, uint32_t pid, uint32_t tid, uint64_t t,
 		     uint32_t src, uint64_t flow, int in)
 {
-	pname nm = { NULL, 0, 0, NULL, 0, 0 };
+	pname nm = { NULL, 0, 0, NULL, 0, 0, TK_ET_UNKNOWN };
 	uint64_t a = 0, rounded = pw->rounded;
 	char *o;
 
@@ -1043,7 +1048,7 @@ static void write_state(pf_writer *pw, const pinst *r, const pstate *s)
 	int mark = s->flow && (r->flags & PI_MARK) &&
 		   same_ns(pw, s->start, r->begin);
 	uint64_t a = 0, b = 0;
-	pname core = { NULL, 0, 0, NULL, 0, 0 };
+	pname core = { NULL, 0, 0, NULL, 0, 0, TK_ET_UNKNOWN };
 	char *o;
 
 	if (time_ns(pw, s->start, 0, &a) < 0 || time_ns(pw, s->end, 0, &b) < 0)
@@ -1075,7 +1080,7 @@ static void write_state(pf_writer *pw, const pinst *r, const pstate *s)
 static void write_inst(pf_writer *pw, uint32_t ent, int64_t inst,
 		       pinst *r, uint64_t end, int open)
 {
-	pname nm, stim = { NULL, 0, 0, NULL, 0, 0 };
+	pname nm, stim = { NULL, 0, 0, NULL, 0, 0, TK_ET_UNKNOWN };
 	uint64_t a = 0, b = 0;
 	uint32_t i;
 	char *o;
