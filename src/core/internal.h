@@ -594,6 +594,72 @@ int tk_unit_factor(const tk_timebase *tb, tk_unit unit, tk_u128 *p,
 size_t tk_fmt_u64(char *out, uint64_t v);
 size_t tk_fmt_i64(char *out, int64_t v);
 
+/* The number of decimal digits of v (1 to 20). */
+static inline unsigned tk_dec_len(uint64_t v)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	static const uint64_t pow10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+		10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+		100000000000ull, 1000000000000ull, 10000000000000ull,
+		100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+		100000000000000000ull, 1000000000000000000ull,
+		10000000000000000000ull
+	};
+	/* floor(log10(2^bits)) is bits * 1233 >> 12 for bits <= 64; one
+	 * compare corrects it for v (0 counts as 1, like 1) */
+	unsigned bits = 64u - (unsigned)__builtin_clzll(v | 1);
+	unsigned n = (bits * 1233u) >> 12;
+
+	return n + ((v | 1) >= pow10[n]);
+#else
+	unsigned n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+#endif
+}
+
+/* v in decimal at o, two digits a step from the end (its length counted
+ * first); returns the end.  The writers' hot paths write into their buffer
+ * with it; tk_fmt_u64() is the same. */
+static inline char *tk_put_u64(char *o, uint64_t v)
+{
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930"
+		"31323334353637383940414243444546474849505152535455565758596061"
+		"62636465666768697071727374757677787980818283848586878889909192"
+		"93949596979899";
+	char *end = o + tk_dec_len(v), *e = end;
+
+	while (v >= 100) {
+		e -= 2;
+		memcpy(e, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		e -= 2;
+		memcpy(e, pairs + 2 * v, 2);
+	} else {
+		e[-1] = (char)('0' + v);
+	}
+	return end;
+}
+
+/* v in decimal at o; returns the end (tk_fmt_i64() is the same). */
+static inline char *tk_put_i64(char *o, int64_t v)
+{
+	if (v < 0) {
+		*o++ = '-';
+		/* negate in unsigned arithmetic: INT64_MIN has no positive twin */
+		return tk_put_u64(o, (uint64_t)0 - (uint64_t)v);
+	}
+	return tk_put_u64(o, (uint64_t)v);
+}
+
 /* ---- formats ------------------------------------------------------------ */
 
 typedef struct tk_format_ops tk_format_ops;

@@ -85,40 +85,12 @@ int tk_ascii_casecmp(const char *a, size_t alen, const char *b)
 
 size_t tk_fmt_u64(char *out, uint64_t v)
 {
-	/* two digits a step (the exports write millions of numbers) */
-	static const char pairs[] =
-		"00010203040506070809101112131415161718192021222324"
-		"25262728293031323334353637383940414243444546474849"
-		"50515253545556575859606162636465666768697071727374"
-		"75767778798081828384858687888990919293949596979899";
-	char tmp[24];
-	size_t n = sizeof(tmp), len;
-
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100) * 2;
-		v /= 100;
-		tmp[--n] = pairs[d + 1];
-		tmp[--n] = pairs[d];
-	}
-	if (v >= 10) {
-		tmp[--n] = pairs[v * 2 + 1];
-		tmp[--n] = pairs[v * 2];
-	} else {
-		tmp[--n] = (char)('0' + v);
-	}
-	len = sizeof(tmp) - n;
-	memcpy(out, tmp + n, len);
-	return len;
+	return (size_t)(tk_put_u64(out, v) - out);
 }
 
 size_t tk_fmt_i64(char *out, int64_t v)
 {
-	if (v < 0) {
-		out[0] = '-';
-		/* negate in unsigned arithmetic: INT64_MIN has no positive twin */
-		return 1 + tk_fmt_u64(out + 1, (uint64_t)0 - (uint64_t)v);
-	}
-	return tk_fmt_u64(out, (uint64_t)v);
+	return (size_t)(tk_put_i64(out, v) - out);
 }
 
 int tk_core_number(const char *s, size_t len, uint64_t *id)

@@ -116,6 +116,18 @@ typedef struct pent {
 	uint32_t nslots;
 } pent;
 
+/* an entity's name as a JSON string, quotes included, made once (most
+ * records name one or two), and its type (the "cat" of its slices) */
+typedef struct pname {
+	char *json;
+	size_t len;
+	size_t raw;            /* bytes of the name (the count of a bad one) */
+	const char *cat;
+	size_t catlen;
+	int bad;               /* not UTF-8: counted at every use */
+	tk_etype type;         /* the type cat is the name of */
+} pname;
+
 typedef struct pf_writer {
 	const char *name;
 	tk_timeline *tl;
@@ -130,10 +142,15 @@ typedef struct pf_writer {
 	pent *ents;
 	size_t capents;
 	tk_imap insts;         /* (entity, instance) -> pinst */
+	pstate *spare;         /* the states of an instance written, for the
+				  next one (an array each was a malloc) */
+	uint32_t capspare;
 	uint64_t first;        /* ticks of the first event */
 	int have_first;
 	int fast;              /* a tick is a whole number of ps */
 	uint64_t ps_per_tick;
+	uint64_t ns_mul;       /* ns per tick when a whole number, else 0 */
+	uint64_t ns_max;       /* the most ticks that ns_mul turns into ns */
 	tk_u128 ns_p, ns_q;    /* one tick in ns (when not fast) */
 	int ns_ok;
 	uint64_t offset_ns;    /* subtracted from every time */
@@ -149,6 +166,11 @@ typedef struct pf_writer {
 	tk_loadbins lb;        /* per lane i and load window: busy ticks in
 				  lane 2i, idle ticks (idle processes) in 2i+1 */
 	int idle_lanes;        /* an idle process ran: "idle CORE" counters */
+	pname *names;          /* by entity; json NULL: not made yet */
+	size_t capnames;
+	char *rec;             /* the record being written (rec_open()) */
+	char *big;             /* one longer than the sink's buffer */
+	size_t capbig;
 	uint64_t nrecords;
 	uint64_t rounded;      /* times rounded to whole ns */
 	int rc;                /* first error of a callback */
@@ -208,20 +230,17 @@ static void nomem(pf_writer *pw)
 }
 
 /*
- * A JSON string (with its quotes).  A byte that is not part of a
- * well-formed UTF-8 sequence is written as U+FFFD ("\ufffd"), the string
- * counted by tk_writer_text_bad() (the warning of every writer, at
- * close), or refused under --strict.
+ * s as a JSON string (with its quotes) at o, which has room for 6 n + 2
+ * bytes; returns the end.  A byte that is not part of a well-formed UTF-8
+ * sequence is written as U+FFFD ("\ufffd") and sets *bad.
  */
-static int out_json(pf_writer *pw, const char *s, size_t n)
+static char *put_json(char *o, const char *s, size_t n, int *bad)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, from = 0, len;
-	int bad = 0, rc;
-	char esc[8];
 
-	out(pw, "\"", 1);
+	*o++ = '"';
 	while (i < n) {
 		unsigned char c = u[i];
 		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
@@ -232,40 +251,120 @@ static int out_json(pf_writer *pw, const char *s, size_t n)
 			i += len;
 			continue;
 		}
-		out(pw, s + from, i - from);
+		memcpy(o, s + from, i - from);
+		o += i - from;
 		from = i + 1;
 		if (c >= 0x80) {
-			bad = 1;
-			out(pw, "\\ufffd", 6);
+			*bad = 1;
+			memcpy(o, "\\ufffd", 6);
+			o += 6;
 		} else if (c == '"' || c == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)c;
-			out(pw, esc, 2);
+			*o++ = '\\';
+			*o++ = (char)c;
 		} else {
-			memcpy(esc, "\\u00", 4);
-			esc[4] = hex[c >> 4];
-			esc[5] = hex[c & 15];
-			out(pw, esc, 6);
+			memcpy(o, "\\u00", 4);
+			o[4] = hex[c >> 4];
+			o[5] = hex[c & 15];
+			o += 6;
 		}
 		i++;
 	}
-	out(pw, s + from, n - from);
+	memcpy(o, s + from, n - from);
+	o += n - from;
+	*o++ = '"';
+	return o;
+}
+
+/*
+ * A JSON string (put_json()).  A string with bytes that are not UTF-8 is
+ * counted by tk_writer_text_bad() (the warning of every writer, at
+ * close), or refused under --strict.
+ */
+static int out_json(pf_writer *pw, const char *s, size_t n)
+{
+	tk_sink *k = &pw->w->sink;
+	char *o, *end, *heap = NULL;
+	int bad = 0, rc;
+
+	if (pw->rc < 0)
+		return pw->rc;
+	if (n > (SIZE_MAX - 2) / 6) {
+		nomem(pw);
+		return pw->rc;
+	}
+	if (6 * n + 2 <= k->cap && !k->is_dir) {
+		o = tk_sink_reserve(k, 6 * n + 2, pw->err);
+		if (!o) {
+			set_err(pw, TK_E_IO);
+			return pw->rc;
+		}
+	} else if (!(o = heap = malloc(6 * n + 2))) {
+		nomem(pw);
+		return pw->rc;
+	}
+	end = put_json(o, s, n, &bad);
+	if (heap) {
+		out(pw, heap, (size_t)(end - heap));
+		free(heap);
+	} else {
+		k->len += (size_t)(end - o);
+	}
 	/* counted (and refused under --strict) as every writer does */
 	if (bad && (rc = tk_writer_text_bad(pw->w, n, pw->err)) < 0)
 		set_err(pw, rc);
-	return out(pw, "\"", 1);
+	return pw->rc;
+}
+
+/* the name of entity ent as a JSON string and its type, made on first use
+ * (an unknown entity: "?"); a bad name is counted as out_json() counts it */
+static pname ent_name(pf_writer *pw, uint32_t ent)
+{
+	pname unknown = { "\"?\"", 3, 1, NULL, 0, 0, TK_ET_UNKNOWN };
+	const tk_trace *t = pw->w->trace;
+	const tk_entity *e = tk_trace_entity(t, ent);
+	pname *p;
+	const char *s;
+	size_t n;
+	int rc;
+
+	unknown.cat = tk_etype_name(TK_ET_UNKNOWN);
+	unknown.catlen = strlen(unknown.cat);
+	if (!e)
+		return unknown;
+	if (ent >= pw->capnames &&
+	    tk_grow_zero((void **)&pw->names, &pw->capnames, ent,
+			 sizeof(*pw->names)) < 0) {
+		nomem(pw);
+		return unknown;
+	}
+	p = &pw->names[ent];
+	if (TK_UNLIKELY(!p->json)) {
+		s = tk_trace_str(t, e->name, &n);
+		if (n > (SIZE_MAX - 2) / 6 || !(p->json = malloc(6 * n + 2))) {
+			nomem(pw);
+			return unknown;
+		}
+		p->len = (size_t)(put_json(p->json, s, n, &p->bad) - p->json);
+		p->raw = n;
+		p->cat = NULL;
+	}
+	/* the type may be learnt after the name (a source seen first) */
+	if (TK_UNLIKELY(!p->cat || p->type != e->type)) {
+		p->type = e->type;
+		p->cat = tk_etype_name(e->type);
+		p->catlen = strlen(p->cat);
+	}
+	if (TK_UNLIKELY(p->bad) &&
+	    (rc = tk_writer_text_bad(pw->w, p->raw, pw->err)) < 0)
+		set_err(pw, rc);
+	return *p;
 }
 
 static int out_name(pf_writer *pw, uint32_t ent)
 {
-	const tk_entity *e = tk_trace_entity(pw->w->trace, ent);
-	const char *s;
-	size_t n;
+	pname nm = ent_name(pw, ent);
 
-	if (!e)
-		return out_json(pw, "?", 1);
-	s = tk_trace_str(pw->w->trace, e->name, &n);
-	return out_json(pw, s, n);
+	return out(pw, nm.json, nm.len);
 }
 
 /* ticks since the trace's time zero in whole ns (half up; a sample of
@@ -320,9 +419,8 @@ inexact:
 	return TK_OK;
 }
 
-/* the time written for `ticks`: ns since the time zero less the offset
- * (sample: as ticks_ns()) */
-static int time_ns(pf_writer *pw, uint64_t ticks, int sample, uint64_t *ns)
+/* time_ns() when its usual case does not hold */
+static TK_NOINLINE int time_ns_slow(pf_writer *pw, uint64_t ticks, int sample, uint64_t *ns)
 {
 	tk_u128 v = 0;
 
@@ -340,22 +438,45 @@ static int time_ns(pf_writer *pw, uint64_t ticks, int sample, uint64_t *ns)
 	return TK_OK;
 }
 
-/* ns in us: at most 3 decimals, no trailing zeros */
+/* the time written for `ticks`: ns since the time zero less the offset
+ * (sample: as ticks_ns()); a whole number of ns per tick without a
+ * division */
+static TK_INLINE int time_ns(pf_writer *pw, uint64_t ticks, int sample,
+			     uint64_t *ns)
+{
+	if (TK_LIKELY(pw->ns_mul && ticks <= pw->ns_max)) {
+		uint64_t v = ticks * pw->ns_mul;
+		if (TK_LIKELY(v >= pw->offset_ns &&
+			      v - pw->offset_ns <= (uint64_t)INT64_MAX)) {
+			*ns = v - pw->offset_ns;
+			return TK_OK;
+		}
+	}
+	return time_ns_slow(pw, ticks, sample, ns);
+}
+
+/* ns in us at o: at most 3 decimals, no trailing zeros (24 bytes at most);
+ * returns the end */
+static TK_INLINE char *put_ns_us(char *o, uint64_t ns)
+{
+	uint32_t frac = (uint32_t)(ns % 1000u);
+
+	o = tk_put_u64(o, ns / 1000u);
+	if (frac) {
+		*o++ = '.';
+		o[0] = (char)('0' + frac / 100);
+		o[1] = (char)('0' + frac / 10 % 10);
+		o[2] = (char)('0' + frac % 10);
+		o += frac % 10 ? 3 : frac % 100 ? 2 : 1;
+	}
+	return o;
+}
+
 static int out_ns_us(pf_writer *pw, uint64_t ns)
 {
 	char b[32];
-	uint32_t frac = (uint32_t)(ns % 1000u);
-	size_t len = tk_fmt_u64(b, ns / 1000u);
-	uint32_t d;
 
-	if (frac) {
-		b[len++] = '.';
-		for (d = 100; d && frac; d /= 10) {
-			b[len++] = (char)('0' + frac / d);
-			frac %= d;
-		}
-	}
-	return out(pw, b, len);
+	return out(pw, b, (size_t)(put_ns_us(b, ns) - b));
 }
 
 /* ,"ts":..,"dur":.. of [start, end] (ticks): both ends rounded first */
@@ -381,10 +502,14 @@ static int out_ts(pf_writer *pw, uint64_t t)
 	return out_ns_us(pw, a);
 }
 
-/* a duration in args, in us: the figure `stats --unit us` writes */
-static int out_dur_us(pf_writer *pw, uint64_t ticks)
+/* the most bytes of put_dur_us() */
+#define DUR_MAX 200
+
+/* a duration in args, in us, at o (DUR_MAX bytes at most): the figure
+ * `stats --unit us` writes; returns the end, or NULL (pw->rc set) */
+static char *put_dur_us(pf_writer *pw, char *o, uint64_t ticks)
 {
-	char b[200];
+	char b[DUR_MAX];
 	int n;
 
 	if (pw->fast && (!ticks || pw->ps_per_tick <= UINT64_MAX / ticks)) {
@@ -393,32 +518,145 @@ static int out_dur_us(pf_writer *pw, uint64_t ticks)
 		 * more), without its 128-bit arithmetic */
 		uint64_t ps = ticks * pw->ps_per_tick;
 		uint32_t frac = (uint32_t)(ps % 1000000u), d;
-		size_t len = tk_fmt_u64(b, ps / 1000000u);
+		o = tk_put_u64(o, ps / 1000000u);
 		if (frac) {
-			b[len++] = '.';
+			*o++ = '.';
 			for (d = 100000; d && frac; d /= 10) {
-				b[len++] = (char)('0' + frac / d);
+				*o++ = (char)('0' + frac / d);
 				frac %= d;
 			}
 		}
-		return out(pw, b, len);
+		return o;
 	}
 	n = tk_time_format_decimal(ticks, tk_trace_timebase(pw->w->trace),
 				   TK_UNIT_US, b, sizeof(b));
-
 	if (n < 0) {
 		set_err(pw, tk_err_set(pw->err, TK_E_RANGE, pw->name, 0, 0,
 				       "a duration of %llu ticks cannot be written in us",
 				       (unsigned long long)ticks));
-		return pw->rc;
+		return NULL;
 	}
-	return out(pw, b, (size_t)n);
+	memcpy(o, b, (size_t)n);
+	return o + n;
+}
+
+static int out_dur_us(pf_writer *pw, uint64_t ticks)
+{
+	char b[DUR_MAX], *e = put_dur_us(pw, b, ticks);
+
+	return e ? out(pw, b, (size_t)(e - b)) : pw->rc;
 }
 
 /* start of one trace event record */
 static int begin_rec(pf_writer *pw)
 {
 	return outs(pw, pw->nrecords++ ? ",\n{" : "\n{");
+}
+
+/* the bytes of a record's fixed text and numbers, at most (its names and
+ * CET_us/RT_us apart) */
+#define REC_FIXED 320
+
+/*
+ * A record of at most `need` bytes, written at the pointer returned (NULL:
+ * an error, pw->rc) and ended by rec_close() with the end: in the sink's
+ * buffer, or when longer than it in pw->big.  The record's separator is
+ * written.
+ */
+static char *rec_open(pf_writer *pw, size_t need)
+{
+	tk_sink *k = &pw->w->sink;
+	char *o;
+
+	if (pw->rc < 0)
+		return NULL;
+	need += 3;
+	if (TK_LIKELY(need <= k->cap && !k->is_dir)) {
+		if (!(o = tk_sink_reserve(k, need, pw->err))) {
+			set_err(pw, TK_E_IO);
+			return NULL;
+		}
+	} else {
+		if (need > pw->capbig) {
+			char *nb = realloc(pw->big, need);
+			if (!nb) {
+				nomem(pw);
+				return NULL;
+			}
+			pw->big = nb;
+			pw->capbig = need;
+		}
+		o = pw->big;
+	}
+	pw->rec = o;
+	if (pw->nrecords++)
+		*o++ = ',';
+	*o++ = '\n';
+	*o++ = '{';
+	return o;
+}
+
+static void rec_close(pf_writer *pw, char *end)
+{
+	tk_sink *k = &pw->w->sink;
+
+	if (pw->rec == pw->big)
+		out(pw, pw->big, (size_t)(end - pw->big));
+	else
+		k->len += (size_t)(end - pw->rec);
+}
+
+/* the bytes of literal s at o */
+#define PUT_LIT(o, s) (memcpy((o), (s), sizeof(s) - 1), (o) + sizeof(s) - 1)
+
+static TK_INLINE char *put_bytes(char *o, const char *s, size_t n)
+{
+	memcpy(o, s, n);
+	return o + n;
+}
+
+/* "pid":P,"tid":T of track (index + 1) `track` (as out_tid()) */
+static TK_INLINE char *put_tid(char *o, uint32_t pid, uint32_t track)
+{
+	o = pid == 1 ? PUT_LIT(o, "\"pid\":1,\"tid\":")
+		     : PUT_LIT(o, "\"pid\":2,\"tid\":");
+	return tk_put_u64(o, (uint64_t)track + 2);
+}
+
+/* ,"ts":..,"dur":.. of [a, b] (ns, as time_ns() gives them) */
+static TK_INLINE char *put_span(char *o, uint64_t a, uint64_t b)
+{
+	o = PUT_LIT(o, ",\"ts\":");
+	o = put_ns_us(o, a);
+	o = PUT_LIT(o, ",\"dur\":");
+	return put_ns_us(o, b - a);
+}
+
+/* ,"name":NAME,"cat":"TYPE" of an entity */
+static TK_INLINE char *put_name_cat(char *o, const pname *nm)
+{
+	o = PUT_LIT(o, ",\"name\":");
+	o = put_bytes(o, nm->json, nm->len);
+	o = PUT_LIT(o, ",\"cat\":\"");
+	o = put_bytes(o, nm->cat, nm->catlen);
+	*o++ = '"';
+	return o;
+}
+
+/* ,"bind_id":ID,"DIR":true (flow_out, flow_in) when id is not 0 */
+static TK_INLINE char *put_flow(char *o, uint64_t id, int in)
+{
+	if (!id)
+		return o;
+	o = PUT_LIT(o, ",\"bind_id\":");
+	o = tk_put_u64(o, id);
+	return in ? PUT_LIT(o, ",\"flow_in\":true")
+		  : PUT_LIT(o, ",\"flow_out\":true");
+}
+
+static TK_INLINE char *put_inst(char *o, int64_t inst)
+{
+	return inst == TK_INST_NONE ? PUT_LIT(o, "null") : tk_put_i64(o, inst);
 }
 
 /* ---- tracks -------------------------------------------------------------- */
@@ -485,8 +723,10 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 		   uint64_t start, uint64_t end)
 {
 	pf_writer *pw = ctx;
-	const tk_entity *e = tk_trace_entity(pw->w->trace, entity);
 	uint32_t tid = core_tid(pw, lane);
+	uint64_t a = 0, b = 0;
+	pname nm;
+	char *o;
 	int idle;
 
 	if (pw->ev && entity == pw->ev->target && inst == pw->ev->target_inst &&
@@ -507,20 +747,19 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 	}
 	if (idle && end > start)
 		pw->idle_lanes = 1;
-	begin_rec(pw);
-	outs(pw, "\"ph\":\"X\",");
-	out_tid(pw, 1, tid);
-	out_span(pw, start, end);
-	outs(pw, ",\"name\":");
-	out_name(pw, entity);
-	outs(pw, ",\"cat\":\"");
-	outs(pw, tk_etype_name(e ? e->type : TK_ET_UNKNOWN));
-	outs(pw, "\",\"args\":{\"instance\":");
-	if (inst == TK_INST_NONE)
-		outs(pw, "null");
-	else
-		out_i64(pw, inst);
-	outs(pw, "}}");
+	if (time_ns(pw, start, 0, &a) < 0 || time_ns(pw, end, 0, &b) < 0)
+		return;
+	nm = ent_name(pw, entity);
+	if (!(o = rec_open(pw, REC_FIXED + nm.len + nm.catlen)))
+		return;
+	o = PUT_LIT(o, "\"ph\":\"X\",");
+	o = put_tid(o, 1, tid);
+	o = put_span(o, a, b);
+	o = put_name_cat(o, &nm);
+	o = PUT_LIT(o, ",\"args\":{\"instance\":");
+	o = put_inst(o, inst);
+	o = PUT_LIT(o, "}}");
+	rec_close(pw, o);
 }
 
 /* ---- runnable slices ----------------------------------------------------- */
@@ -747,29 +986,6 @@ static void end_state(pf_writer *pw, pinst *r, uint64_t t)
 	}
 }
 
-static void out_core(pf_writer *pw, int32_t lane)
-{
-	const tk_trace *t = pw->w->trace;
-	const tk_entity *e = tk_trace_entity(t, tk_timeline_lane_core(pw->tl, (size_t)lane));
-	size_t n = 1;
-	const char *s = e ? tk_trace_str(t, e->name, &n) : "?";
-
-	outs(pw, "\"core\":");
-	out_json(pw, s, n);
-}
-
-/* ,"bind_id":ID,"DIR":true (flow_out, flow_in) when id is not 0 */
-static void out_flow(pf_writer *pw, uint64_t id, const char *dir)
-{
-	if (!id)
-		return;
-	outs(pw, ",\"bind_id\":");
-	out_u64(pw, id);
-	outs(pw, ",\"");
-	outs(pw, dir);
-	outs(pw, "\":true");
-}
-
 /* do ticks a and b give the same ns (as written, rounding uncounted)? */
 static int same_ns(pf_writer *pw, uint64_t a, uint64_t b)
 {
@@ -783,101 +999,146 @@ static int same_ns(pf_writer *pw, uint64_t a, uint64_t b)
 
 /*
  * A zero-length slice at t on track (pid, tid) that carries one end of
- * flow `flow` (dir "flow_out" or "flow_in"): "activate" (args.activated_by
+ * flow `flow`: "activate" (args.activated_by
  * names src) at the activation on the track of the source that activated
  * the instance, or "start" (src TK_NONE) at the start of an instance that
  * began at the activation's very ns (the importer orders a longer slice
  * first at one time, and a flow must begin before it ends).  Short: a
- * trace of 300,000 activations has as many.
+ * trace of 300,000 activations has as many.  in: the flow's end
+ * (flow_in), else its beginning (flow_out).
  */
 static void out_mark(pf_writer *pw, uint32_t pid, uint32_t tid, uint64_t t,
-		     uint32_t src, uint64_t flow, const char *dir)
+		     uint32_t src, uint64_t flow, int in)
 {
-	begin_rec(pw);
-	outs(pw, "\"ph\":\"X\",");
-	out_tid(pw, pid, tid);
-	out_span(pw, t, t);
-	outs(pw, src != TK_NONE ? ",\"name\":\"activate\",\"cat\":\"activate\""
-				: ",\"name\":\"start\",\"cat\":\"state\"");
-	out_flow(pw, flow, dir);
+	pname nm = { NULL, 0, 0, NULL, 0, 0, TK_ET_UNKNOWN };
+	uint64_t a = 0, rounded = pw->rounded;
+	char *o;
+
+	if (time_ns(pw, t, 0, &a) < 0)
+		return;
+	/* a rounded t counts twice, as both ends of a span */
+	pw->rounded += pw->rounded - rounded;
+	if (src != TK_NONE)
+		nm = ent_name(pw, src);
+	if (!(o = rec_open(pw, REC_FIXED + nm.len)))
+		return;
+	o = PUT_LIT(o, "\"ph\":\"X\",");
+	o = put_tid(o, pid, tid);
+	o = put_span(o, a, a);
+	o = src != TK_NONE
+		? PUT_LIT(o, ",\"name\":\"activate\",\"cat\":\"activate\"")
+		: PUT_LIT(o, ",\"name\":\"start\",\"cat\":\"state\"");
+	o = put_flow(o, flow, in);
 	if (src != TK_NONE) {
-		outs(pw, ",\"args\":{\"activated_by\":");
-		out_name(pw, src);
-		outs(pw, "}}");
+		o = PUT_LIT(o, ",\"args\":{\"activated_by\":");
+		o = put_bytes(o, nm.json, nm.len);
+		o = PUT_LIT(o, "}}");
 	} else {
-		outs(pw, ",\"args\":{}}");
+		o = PUT_LIT(o, ",\"args\":{}}");
 	}
+	rec_close(pw, o);
+}
+
+/* a state slice of r (the "start" mark after it when it ends a flow from a
+ * mark at the activation's ns) */
+static void write_state(pf_writer *pw, const pinst *r, const pstate *s)
+{
+	static const unsigned char state_len[] = { 5, 7, 7, 7, 7 };
+	/* a flow from a mark at the activation's ns ends on a mark */
+	int mark = s->flow && (r->flags & PI_MARK) &&
+		   same_ns(pw, s->start, r->begin);
+	uint64_t a = 0, b = 0;
+	pname core = { NULL, 0, 0, NULL, 0, 0, TK_ET_UNKNOWN };
+	char *o;
+
+	if (time_ns(pw, s->start, 0, &a) < 0 || time_ns(pw, s->end, 0, &b) < 0)
+		return;
+	if (s->lane >= 0)
+		core = ent_name(pw, tk_timeline_lane_core(pw->tl, (size_t)s->lane));
+	if (!(o = rec_open(pw, REC_FIXED + core.len)))
+		return;
+	o = PUT_LIT(o, "\"ph\":\"X\",");
+	o = put_tid(o, 2, r->track);
+	o = put_span(o, a, b);
+	o = PUT_LIT(o, ",\"name\":\"");
+	o = put_bytes(o, state_names[s->state], state_len[s->state]);
+	o = PUT_LIT(o, "\",\"cat\":\"state\"");
+	if (!mark)
+		o = put_flow(o, s->flow, 1);
+	o = PUT_LIT(o, ",\"args\":{");
+	if (s->lane >= 0) {
+		o = PUT_LIT(o, "\"core\":");
+		o = put_bytes(o, core.json, core.len);
+	}
+	o = PUT_LIT(o, "}}");
+	rec_close(pw, o);
+	if (mark)
+		out_mark(pw, 2, r->track, s->start, TK_NONE, s->flow, 1);
 }
 
 /* the instance slice and its states, then the instance is gone */
 static void write_inst(pf_writer *pw, uint32_t ent, int64_t inst,
 		       pinst *r, uint64_t end, int open)
 {
-	const tk_entity *e = tk_trace_entity(pw->w->trace, ent);
+	pname nm, stim = { NULL, 0, 0, NULL, 0, 0, TK_ET_UNKNOWN };
+	uint64_t a = 0, b = 0;
 	uint32_t i;
+	char *o;
 
 	end_state(pw, r, end);
-	begin_rec(pw);
-	outs(pw, "\"ph\":\"X\",");
-	out_tid(pw, 2, r->track);
-	out_span(pw, r->begin, end);
-	outs(pw, ",\"name\":");
-	out_name(pw, ent);
-	outs(pw, ",\"cat\":\"");
-	outs(pw, tk_etype_name(e ? e->type : TK_ET_UNKNOWN));
-	outs(pw, "\"");
+	if (time_ns(pw, r->begin, 0, &a) < 0 || time_ns(pw, end, 0, &b) < 0)
+		goto done;
+	nm = ent_name(pw, ent);
+	if (r->stim != TK_NONE)
+		stim = ent_name(pw, r->stim);
+	if (!(o = rec_open(pw, REC_FIXED + 2 * DUR_MAX + nm.len + nm.catlen +
+			       stim.len)))
+		goto done;
+	o = PUT_LIT(o, "\"ph\":\"X\",");
+	o = put_tid(o, 2, r->track);
+	o = put_span(o, a, b);
+	o = put_name_cat(o, &nm);
 	if (!(r->flags & PI_MARK))
-		out_flow(pw, r->flow, "flow_out");
-	outs(pw, ",\"args\":{\"instance\":");
-	if (inst == TK_INST_NONE)
-		outs(pw, "null");
-	else
-		out_i64(pw, inst);
+		o = put_flow(o, r->flow, 0);
+	o = PUT_LIT(o, ",\"args\":{\"instance\":");
+	o = put_inst(o, inst);
 	if (r->stim != TK_NONE) {
-		outs(pw, ",\"activated_by\":");
-		out_name(pw, r->stim);
+		o = PUT_LIT(o, ",\"activated_by\":");
+		o = put_bytes(o, stim.json, stim.len);
 	}
-	if (r->flags & PI_CET) {
-		outs(pw, ",\"CET_us\":");
-		out_dur_us(pw, r->cet);
+	if ((r->flags & PI_CET) && o) {
+		o = PUT_LIT(o, ",\"CET_us\":");
+		o = put_dur_us(pw, o, r->cet);
 	}
-	if (r->flags & PI_RT) {
-		outs(pw, ",\"RT_us\":");
-		out_dur_us(pw, r->rt);
+	if ((r->flags & PI_RT) && o) {
+		o = PUT_LIT(o, ",\"RT_us\":");
+		o = put_dur_us(pw, o, r->rt);
 	}
+	if (!o)
+		goto done;
 	if (open || !(r->flags & PI_ACT)) {
-		outs(pw, ",\"flags\":\"");
-		if (open)
-			outs(pw, !(r->flags & PI_ACT) ? "open,no-activate" : "open");
+		o = PUT_LIT(o, ",\"flags\":\"");
+		if (open && !(r->flags & PI_ACT))
+			o = PUT_LIT(o, "open,no-activate");
+		else if (open)
+			o = PUT_LIT(o, "open");
 		else
-			outs(pw, "no-activate");
-		outs(pw, "\"");
+			o = PUT_LIT(o, "no-activate");
+		*o++ = '"';
 	}
-	outs(pw, "}}");
-	for (i = 0; i < r->nst; i++) {
-		const pstate *s = &r->st[i];
-		/* a flow from a mark at the activation's ns ends on a mark */
-		int mark = s->flow && (r->flags & PI_MARK) &&
-			   same_ns(pw, s->start, r->begin);
-		begin_rec(pw);
-		outs(pw, "\"ph\":\"X\",");
-		out_tid(pw, 2, r->track);
-		out_span(pw, s->start, s->end);
-		outs(pw, ",\"name\":\"");
-		outs(pw, state_names[s->state]);
-		outs(pw, "\",\"cat\":\"state\"");
-		if (!mark)
-			out_flow(pw, s->flow, "flow_in");
-		outs(pw, ",\"args\":{");
-		if (s->lane >= 0)
-			out_core(pw, s->lane);
-		outs(pw, "}}");
-		if (mark)
-			out_mark(pw, 2, r->track, s->start, TK_NONE, s->flow,
-				 "flow_in");
+	o = PUT_LIT(o, "}}");
+	rec_close(pw, o);
+	for (i = 0; i < r->nst; i++)
+		write_state(pw, r, &r->st[i]);
+done:
+	if (!pw->spare) {
+		pw->spare = r->st;
+		pw->capspare = r->capst;
+	} else {
+		free(r->st);
 	}
-	free(r->st);
 	r->st = NULL;
+	r->capst = r->nst = 0;
 	free_track(pw, ent, r->track);
 }
 
@@ -956,6 +1217,10 @@ static void on_process(pf_writer *pw, const tk_event *ev)
 			return;
 		}
 		r->begin = r->since = ev->time;
+		r->st = pw->spare;
+		r->capst = pw->capspare;
+		pw->spare = NULL;
+		pw->capspare = 0;
 		r->track = track;
 		r->stim = TK_NONE;
 		r->lane = -1;
@@ -1016,7 +1281,7 @@ static void on_process(pf_writer *pw, const tk_event *ev)
 		/* from the mark of the activation on its source's track */
 		if (r->flags & PI_MARK)
 			out_mark(pw, r->mark_pid, r->mark_tid, r->begin, r->stim,
-				 r->flow, "flow_out");
+				 r->flow, 0);
 	}
 }
 
@@ -1114,6 +1379,10 @@ static int perfetto_writer_open(tk_writer *w, tk_error *err)
 	tk_imap_init(&pw->insts, sizeof(pinst));
 	pw->fast = tk_time_convert(1, tk_trace_timebase(w->trace), &ps,
 				   TK_ROUND_EXACT, &pw->ps_per_tick) == TK_OK;
+	if (pw->fast && pw->ps_per_tick && pw->ps_per_tick % 1000u == 0) {
+		pw->ns_mul = pw->ps_per_tick / 1000u;
+		pw->ns_max = UINT64_MAX / pw->ns_mul;
+	}
 	pw->ns_ok = tk_unit_factor(tk_trace_timebase(w->trace), TK_UNIT_NS,
 				   &pw->ns_p, &pw->ns_q) >= 0 && pw->ns_q;
 	if (tk_timeline_new(&pw->tl, w->trace, on_slice, on_run, pw, NULL) < 0 ||
@@ -1435,6 +1704,11 @@ static void perfetto_writer_free(tk_writer *w)
 		free(pw->lanes[i].pend);
 	for (i = 0; i < pw->insts.count; i++)
 		free(((pinst *)(pw->insts.vals + i * pw->insts.vsize))->st);
+	for (i = 0; i < pw->capnames; i++)
+		free(pw->names[i].json);
+	free(pw->names);
+	free(pw->big);
+	free(pw->spare);
 	for (i = 0; i < pw->capents; i++) {
 		free(pw->ents[i].tracks);
 		free(pw->ents[i].busy);
