@@ -25,10 +25,18 @@ static void help(FILE *fp)
 		"1/367483 ms) is rounded half up at the last place; --exact writes the\n"
 		"exact values instead (N/D where the decimal does not end).  JIT is\n"
 		"rounded half away from zero to 6 places (docs/analysis.md).\n\n"
+		"--chain NAME=S0,S1,...,Sn adds the rows of a cause-effect chain (entity\n"
+		"NAME, type CHAIN) from the SIG read/write events, a link being a process\n"
+		"instance that reads S(i) and then writes S(i+1):\n"
+		"  REACTION  first write of Sn that leads back to a write of S0 - that write\n"
+		"            (the max's instance and time: the cause's)\n"
+		"  AGE       write of Sn - the write of S0 it leads back to (the effect's)\n"
+		"  LOST      count of the writes of S0 that no write of Sn leads back to\n\n"
 		"options:\n"
 		"  --format table|csv|json  output format (default table)\n"
-		"  --entity NAME       only this entity (repeatable)\n"
-		"  --type TYPE         only this type: T, I, R (repeatable)\n"
+		"  --chain NAME=S0,...,Sn  a cause-effect chain of n >= 1 links (repeatable)\n"
+		"  --entity NAME       only this entity or chain (repeatable)\n"
+		"  --type TYPE         only this type: T, I, R, CHAIN (repeatable)\n"
 		"  --unit UNIT         unit of the times: ps, ns, us, ms, s (default ns)\n"
 		"  --exact             exact values: N/D where there is no finite decimal\n"
 		"                      (a string in JSON)\n"
@@ -40,7 +48,7 @@ static void help(FILE *fp)
 	cli_view_help(fp, "stats");
 }
 
-enum { O_FORMAT = 256, O_UNIT, O_EXACT };
+enum { O_FORMAT = 256, O_UNIT, O_EXACT, O_CHAIN };
 enum { OUT_TABLE, OUT_CSV, OUT_JSON };
 
 /* one output row, formatted */
@@ -54,7 +62,7 @@ typedef struct orow {
 static void put_num(FILE *fp, const char *v)
 {
 	/* JSON numbers where the value is one, strings for fractions (--exact) */
-	if (!strcmp(v, "?"))
+	if (!strcmp(v, "?") || !v[0])
 		fputs("null", fp);
 	else if (strchr(v, '/'))
 		fprintf(fp, "\"%s\"", v);
@@ -96,6 +104,57 @@ static void put_cell(const char *s, size_t n, size_t w, int right, int last)
 		fwrite_unlocked("  ", 1, 2, stdout);
 }
 
+/* --chain NAME=S0,S1,...,Sn into st; 0, or -1 after a message */
+static int add_chain(tk_stats *st, const char *arg)
+{
+	const char *eq = strchr(arg, '='), *p;
+	char *copy = NULL, *q;
+	const char **sig = NULL;
+	size_t n = 1, i;
+	int rc = -1;
+
+	if (!eq || eq == arg) {
+		cli_usage_error("stats", "--chain '%s': expected NAME=S0,S1,...,Sn", arg);
+		return -1;
+	}
+	for (p = eq + 1; *p; p++)
+		n += *p == ',';
+	copy = strdup(arg);
+	sig = calloc(n, sizeof(*sig));
+	if (!copy || !sig) {
+		fprintf(stderr, "tracekit: out of memory\n");
+		goto out;
+	}
+	copy[eq - arg] = '\0';
+	q = copy + (eq - arg) + 1;
+	for (i = 0; i < n; i++) {
+		sig[i] = q;
+		q += strcspn(q, ",");
+		if (*q)
+			*q++ = '\0';
+		if (!sig[i][0]) {
+			cli_usage_error("stats", "--chain '%s': an empty signal name", arg);
+			goto out;
+		}
+	}
+	switch (tk_stats_add_chain(st, copy, sig, n)) {
+	case TK_OK:
+		rc = 0;
+		break;
+	case TK_E_NOMEM:
+		fprintf(stderr, "tracekit: out of memory\n");
+		break;
+	default:
+		cli_usage_error("stats", "--chain '%s': needs two signals or more, all different, "
+				"and a name not given before", arg);
+		break;
+	}
+out:
+	free(sig);
+	free(copy);
+	return rc;
+}
+
 /* what format_row needs */
 typedef struct fmtctx {
 	const tk_stats *st;
@@ -117,13 +176,14 @@ static int format_row(const fmtctx *x, size_t i, int what, orow *o)
 	int (*fmt_time)(uint64_t, const tk_timebase *, tk_unit, char *, size_t) =
 		x->exact ? tk_time_format : tk_time_format_decimal;
 	const tk_stat *s = tk_stats_get(x->st, i);
-	const tk_entity *e = tk_trace_entity(x->t, s->entity);
-	const char *ty = tk_etype_name(s->type);
+	const char *ty = s->chain ? "CHAIN" : tk_etype_name(s->type);
 	tk_unit unit = x->unit;
 
-	o->name = e ? tk_trace_str(x->t, e->name, &o->nlen) : "";
-	if (!e)
+	o->name = tk_stats_row_name(x->st, i, &o->nlen);
+	if (!o->name) {
+		o->name = "";
 		o->nlen = 0;
+	}
 	if (!cli_filter_names(x->f, o->name, o->nlen, ty))
 		return 0;
 	o->type = ty;
@@ -140,12 +200,14 @@ static int format_row(const fmtctx *x, size_t i, int what, orow *o)
 		strcpy(o->max, "?");
 	if (what == ROW_TABLE)
 		return 1;
-	if (s->max_inst == TK_INST_NONE)
+	if (s->max_inst == TK_INST_NONE || !o->max[0])
 		strcpy(o->inst, "");
 	else
 		snprintf(o->inst, sizeof(o->inst), "%lld", (long long)s->max_inst);
-	if (fmt_time(s->max_time, tk_trace_timebase(x->t), unit, o->at,
-		     sizeof(o->at)) < 0)
+	if (!o->max[0])
+		strcpy(o->at, ""); /* no value (LOST, a chain's empty row) */
+	else if (fmt_time(s->max_time, tk_trace_timebase(x->t), unit, o->at,
+			  sizeof(o->at)) < 0)
 		strcpy(o->at, "?");
 	return 1;
 }
@@ -157,6 +219,7 @@ int cmd_stats(int argc, char **argv)
 		CLI_FILTER_NAME_LONGOPTS,
 		{ "unit", required_argument, NULL, O_UNIT },
 		{ "exact", no_argument, NULL, O_EXACT },
+		{ "chain", required_argument, NULL, O_CHAIN },
 		CLI_READ_LONGOPTS,
 		CLI_END_LONGOPTS
 	};
@@ -175,6 +238,8 @@ int cmd_stats(int argc, char **argv)
 	const tk_trace *t;
 	tk_error err;
 	tk_unit unit;
+	const char **chains = NULL, **nchains;
+	size_t nchain = 0;
 	int c, rc, out, exact = 0, ret = EXIT_BAD;
 	size_t w[8] = { 6, 4, 6, 5, 3, 3, 3, 4 };
 
@@ -193,6 +258,13 @@ int cmd_stats(int argc, char **argv)
 		case O_EXACT:
 			exact = 1;
 			break;
+		case O_CHAIN:
+			nchains = realloc(chains, (nchain + 1) * sizeof(*chains));
+			if (!nchains)
+				goto nomem;
+			chains = nchains;
+			chains[nchain++] = optarg;
+			break;
 		CLI_READ_CASES:
 			if (cli_read_opt(&ro, "stats", c, optarg) < 0)
 				goto out;
@@ -208,8 +280,9 @@ int cmd_stats(int argc, char **argv)
 		goto out;
 	}
 	for (i = 0; i < f.ntypes; i++)
-		if (strcmp(f.types[i], "T") && strcmp(f.types[i], "I") && strcmp(f.types[i], "R")) {
-			cli_usage_error("stats", "unknown --type '%s' (T, I or R: the types with instances)", f.types[i]);
+		if (strcmp(f.types[i], "T") && strcmp(f.types[i], "I") && strcmp(f.types[i], "R") &&
+		    strcmp(f.types[i], "CHAIN")) {
+			cli_usage_error("stats", "unknown --type '%s' (T, I or R: the types with instances, or CHAIN)", f.types[i]);
 			goto out;
 		}
 	if (args.n != 1) {
@@ -236,6 +309,9 @@ int cmd_stats(int argc, char **argv)
 	t = tk_reader_trace(r);
 	if (tk_stats_new(&st, t, NULL) < 0)
 		goto nomem;
+	for (i = 0; i < nchain; i++)
+		if (add_chain(st, chains[i]) < 0)
+			goto out;
 	tk_error_clear(&err);
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK)
 		if (tk_stats_event(st, ev) < 0)
@@ -295,6 +371,12 @@ int cmd_stats(int argc, char **argv)
 		for (i = 0; i < tk_stats_count(st); i++) {
 			if (!format_row(&fx, i, ROW_TABLE, &o))
 				continue;
+			if (!o.min[0])
+				strcpy(o.min, "-"); /* no value */
+			if (!o.avg[0])
+				strcpy(o.avg, "-");
+			if (!o.max[0])
+				strcpy(o.max, "-");
 			const size_t len[8] = { o.nlen, strlen(o.type), strlen(o.metric),
 						strlen(o.count), strlen(o.min),
 						strlen(o.avg), strlen(o.max),
@@ -349,6 +431,7 @@ out:
 	if (tmp)
 		fclose(tmp);
 	cli_filter_free(&f);
+	free(chains);
 	tk_stats_free(st);
 	tk_reader_close(r);
 	return ret;
