@@ -186,6 +186,26 @@ int tk_stats_new(tk_stats **out, const tk_trace *t, tk_error *err);
 int tk_stats_add_chain(tk_stats *s, const char *name,
 		       const char *const *signals, size_t n);
 
+/**
+ * Have the rows whose metric is a time (tk_metric_is_time) give the
+ * percentiles p[0] .. p[n - 1] (1 <= n <= 64), each in millionths of a
+ * percent (99.9 % is 99900000; 0 < p <= 100000000), before the first
+ * event.  Exact, nearest rank: the smallest value with at least p % of
+ * the row's values at or below it (the k-th smallest, k = ceil(p/100 *
+ * count)).  The values wait in temporary files (sorted runs), merged at
+ * tk_stats_finish: memory stays flat.  TK_OK, TK_E_USAGE or TK_E_NOMEM.
+ */
+int tk_stats_set_percentiles(tk_stats *s, const uint32_t *p, size_t n);
+
+/** The number of percentiles asked (0: none). */
+size_t tk_stats_percentile_count(const tk_stats *s);
+
+/**
+ * Percentile j of row i, in ticks, into *v: 1, or 0 when the row has none
+ * (not a time, no value, no percentiles asked).  After tk_stats_finish.
+ */
+int tk_stats_percentile(const tk_stats *s, size_t i, size_t j, uint64_t *v);
+
 /** Account one event.  TK_OK or TK_E_NOMEM. */
 int tk_stats_event(tk_stats *s, const tk_event *ev);
 
@@ -205,7 +225,8 @@ void tk_stats_on_value(tk_stats *s, tk_stat_value_fn fn, void *ctx);
 /**
  * End of the events: builds the rows, sorted by entity name, then metric.
  * Instances still open (cut by the end of the trace) contribute only the
- * metrics already complete.  TK_OK or TK_E_NOMEM.
+ * metrics already complete.  TK_OK, TK_E_NOMEM, or TK_E_IO (a temporary
+ * file of the percentiles could not be written or read).
  */
 int tk_stats_finish(tk_stats *s);
 
@@ -219,11 +240,15 @@ const tk_stat *tk_stats_get(const tk_stats *s, size_t i);
  */
 const char *tk_stats_row_name(const tk_stats *s, size_t i, size_t *len);
 
-/** Which value of a row tk_stats_format writes. */
+/**
+ * Which value of a row tk_stats_format writes: min, avg, max, or the j-th
+ * percentile (tk_stats_set_percentiles) as TK_STAT_PCT0 + j.
+ */
 typedef enum tk_stat_field {
 	TK_STAT_MIN = 0,
 	TK_STAT_AVG,
-	TK_STAT_MAX
+	TK_STAT_MAX,
+	TK_STAT_PCT0 = 16
 } tk_stat_field;
 
 /**
@@ -235,7 +260,8 @@ typedef enum tk_stat_field {
  * half up).  JIT is rounded half away from zero to 6 places (its average
  * is the mean of the per-instance values each rounded to 1e-12).  A row
  * without values (a chain's LOST, a REACTION or AGE of count 0) writes ""
- * (length 0).  Returns the length or a negative tk_status.
+ * (length 0), and so does a percentile of a row whose metric is not a
+ * time.  Returns the length or a negative tk_status.
  */
 int tk_stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 		    tk_unit unit, char *buf, size_t size);

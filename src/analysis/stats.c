@@ -21,6 +21,10 @@
  * Cause-effect chains (chain.c) give their values to records of their
  * own, three per chain (REACTION, AGE, LOST) in the same slab, whose rows
  * follow the entities'.
+ *
+ * Percentiles (tk_stats_set_percentiles) need the values: each value of a
+ * time row goes, as (record, value), to pctl.c, which keeps them in a
+ * temporary file as sorted runs and merges them at the end.
  */
 #include "analysis_internal.h"
 
@@ -91,6 +95,13 @@ struct tk_stats {
 	void *value_ctx;
 	tk_chains *chains;  /* NULL: no chain */
 	uint32_t *chain_rec; /* per chain: its REACTION, AGE, LOST records in accs */
+	/* percentiles */
+	uint32_t *pct_p;    /* the percentiles asked, in millionths of a percent */
+	size_t npct;
+	tk_pctl *pctl;      /* the values, by record in accs */
+	uint64_t *pct;      /* after finish: record r's j-th percentile at
+			       [r * npct + j] */
+	int ioerr;
 };
 
 static const char *const metric_names[TK_METRIC_END] = {
@@ -146,6 +157,19 @@ static void add_to(acc *a, uint64_t v, int64_t inst, uint64_t time)
 	a->sum_hi += a->sum_lo < v; /* the carry */
 }
 
+/* value v of record rec, kept for the percentiles */
+static void pct_put(tk_stats *s, uint32_t rec, uint64_t v)
+{
+	int rc;
+
+	if (s->pctl && (rc = tk_pctl_put(s->pctl, rec, v)) < 0) {
+		if (rc == TK_E_NOMEM)
+			s->nomem = 1;
+		else
+			s->ioerr = 1;
+	}
+}
+
 static void add(tk_stats *s, sent *e, tk_metric m, uint64_t v, int64_t inst,
 		uint64_t time)
 {
@@ -156,6 +180,8 @@ static void add(tk_stats *s, sent *e, tk_metric m, uint64_t v, int64_t inst,
 	if (s->on_value)
 		s->on_value(s->value_ctx, e->id, m, inst, v, time);
 	add_to(a, v, inst, time);
+	if (s->pctl && m != TK_METRIC_NPRE)
+		pct_put(s, e->rec[m] - 1, v);
 }
 
 /* a chain's reaction (age = 0) or age */
@@ -163,9 +189,73 @@ static void on_chain_value(void *ctx, uint32_t chain, int age, uint64_t v,
 			   int64_t inst, uint64_t time)
 {
 	tk_stats *s = ctx;
+	uint32_t r = s->chain_rec[chain * 3 + (age ? 1 : 0)];
 
-	add_to(tk_slab_at(&s->accs, s->chain_rec[chain * 3 + (age ? 1 : 0)]), v,
-	       inst, time);
+	add_to(tk_slab_at(&s->accs, r), v, inst, time);
+	pct_put(s, r, v);
+}
+
+int tk_stats_set_percentiles(tk_stats *s, const uint32_t *p, size_t n)
+{
+	size_t i;
+	uint32_t *q;
+
+	tk_pctl *pc;
+
+	if (!n || n > TK_PCTL_MAX || s->pctl)
+		return TK_E_USAGE;
+	for (i = 0; i < n; i++)
+		if (!p[i] || p[i] > 100000000u)
+			return TK_E_USAGE;
+	q = malloc(n * sizeof(*q));
+	pc = tk_pctl_new(p, n);
+	if (!q || !pc) {
+		free(q);
+		tk_pctl_free(pc);
+		return TK_E_NOMEM;
+	}
+	memcpy(q, p, n * sizeof(*q));
+	s->pct_p = q;
+	s->npct = n;
+	s->pctl = pc;
+	return TK_OK;
+}
+
+size_t tk_stats_percentile_count(const tk_stats *s)
+{
+	return s->npct;
+}
+
+/* the number of values of record r in accs */
+static uint64_t rec_count(void *ctx, uint32_t r)
+{
+	const tk_stats *s = ctx;
+
+	return ((const acc *)tk_slab_at(&s->accs, r))->pub.count;
+}
+
+/* the percentiles of every row */
+static int pct_finish(tk_stats *s)
+{
+	free(s->pct);
+	s->pct = calloc(s->accs.count ? s->accs.count * s->npct : 1, sizeof(*s->pct));
+	if (!s->pct)
+		return TK_E_NOMEM;
+	return tk_pctl_finish(s->pctl, rec_count, s, s->pct);
+}
+
+int tk_stats_percentile(const tk_stats *s, size_t i, size_t j, uint64_t *v)
+{
+	const tk_stat *r;
+
+	if (i >= s->nrows || j >= s->npct || !s->pct ||
+	    (s->rows[i] & ROW_JIT))
+		return 0;
+	r = tk_stats_get(s, i);
+	if (!r->count || !tk_metric_is_time(r->metric))
+		return 0;
+	*v = s->pct[(size_t)s->rows[i] * s->npct + j];
+	return 1;
 }
 
 int tk_stats_add_chain(tk_stats *s, const char *name,
@@ -609,6 +699,13 @@ int tk_stats_finish(tk_stats *s)
 	s->nrows = 0;
 	if (s->nomem)
 		return TK_E_NOMEM;
+	if (s->ioerr)
+		return TK_E_IO;
+	if (s->pctl) {
+		int rc = pct_finish(s);
+		if (rc < 0)
+			return rc;
+	}
 	for (i = 0; i < ne; i++)
 		n += ((const sent *)tk_slab_at(&s->ents, (uint32_t)i))->nrec;
 	n += nc * 3;
@@ -749,9 +846,19 @@ static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 	tk_u128 p, q, num, den;
 	int digits = 3;
 
+	uint64_t pv = 0;
+
 	if (i >= s->nrows || !size)
 		return TK_E_USAGE;
 	row = row_at(s, i);
+	if (f >= TK_STAT_PCT0) {
+		if ((size_t)f - TK_STAT_PCT0 >= s->npct)
+			return TK_E_USAGE;
+		if (!tk_stats_percentile(s, i, (size_t)f - TK_STAT_PCT0, &pv)) {
+			buf[0] = '\0'; /* not a time, or no value */
+			return 0;
+		}
+	}
 	if (row->metric == TK_METRIC_JIT) {
 		const jacc *j = (const jacc *)row; /* pub first */
 		tk_i128 v, h, cnt = (tk_i128)j->pub.count * 1000000;
@@ -827,9 +934,13 @@ static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 		num = a->pub.max;
 		den = 1;
 		break;
-	default:
+	case TK_STAT_AVG:
 		num = ((tk_u128)a->sum_hi << 64) | a->sum_lo;
 		den = a->pub.count;
+		break;
+	default:
+		num = pv;
+		den = 1;
 		break;
 	}
 	if (__builtin_mul_overflow(num, p, &num) ||
@@ -861,6 +972,9 @@ void tk_stats_free(tk_stats *s)
 	tk_slab_free(&s->jaccs);
 	tk_chains_free(s->chains);
 	free(s->chain_rec);
+	free(s->pct_p);
+	free(s->pct);
+	tk_pctl_free(s->pctl);
 	free(s->slot);
 	free(s->rows);
 	tk_imap_free(&s->insts);

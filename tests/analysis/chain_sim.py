@@ -253,9 +253,7 @@ def check(cli, sim, label, want=None):
 def main():
     cli = sys.argv[1]
     seeds = int(sys.argv[2]) if len(sys.argv) > 2 else 30
-    pct = "--percentiles" in subprocess.run(
-        [cli, "stats", "--help"], capture_output=True, text=True).stdout
-    mode = None if pct else "no-pct"
+    mode = None
     errs = []
 
     def scenario(label, seed, need, **kw):
