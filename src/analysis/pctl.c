@@ -5,14 +5,17 @@
  * Each value comes as (row, value) into a buffer of PCT_BUF records; a
  * full buffer is sorted by (row, value) (a radix sort, digits that are
  * the same in every record skipped) and appended to one temporary file
- * (core's spill) as a run.  At the end the runs and the last buffer are
- * merged, a heap over the runs' heads, each run read PCT_RBUF records at
- * a time from its place in the file; more than PCT_FAN runs are first
- * merged PCT_FAN at a time into longer runs of a second file.  The values
- * come back sorted by row and value, and each row's k-th smallest values
- * (k = ceil(p/100 * count)) are picked as they pass.  Memory: two buffers
- * while the values come, then one buffer and PCT_RBUF records per run,
- * whatever the number of values.
+ * (core's spill) as a run.  At the end the last buffer is a run too; more
+ * than PCT_FAN runs are first merged PCT_FAN at a time (a heap over their
+ * heads) into longer runs of a second file.  Then the rows are taken in
+ * order, as many at a time as the buffer holds (each row's count is
+ * known): their stretch of every run (a run is sorted by row, so each is
+ * read once, PCT_RBUF records at a time, from its place in the file) is
+ * gathered into the buffer and sorted there, and each row's k-th smallest
+ * values (k = ceil(p/100 * count)) are picked; a row bigger than the
+ * buffer is merged alone, by a heap over the runs' stretches of it.
+ * Memory: the buffer and its sort's other half, and PCT_RBUF records per
+ * run, whatever the number of values.
  */
 #include "analysis_internal.h"
 #include "../core/spill.h"
@@ -43,6 +46,7 @@ struct tk_pctl {
 	uint64_t *run_at;   /* run i is records [run_at[i], run_at[i + 1]) */
 	size_t nruns, caprun;
 	int failed;         /* TK_E_NOMEM or TK_E_IO once a put failed */
+	int finished;
 	uint32_t cnt[NDIGITS][RADIX]; /* the radix sort's counts */
 };
 
@@ -228,39 +232,26 @@ static void pick(picker *pk, const prec *r)
 			pk->out[(size_t)r->row * np + q] = r->v;
 }
 
-/*
- * Merge runs [from, to) of `in` (bounds `at`), and the buffer when withbuf,
- * into the file `out` (a new run at its end) or, out NULL, into pk.
- */
-static int merge(tk_pctl *pc, tk_spill *in, const uint64_t *at, size_t from,
-		 size_t to, int withbuf, tk_spill *out, picker *pk)
+/* runs [from, to) of `in` (bounds `at`) merged by a heap into one new run
+ * at the end of `out` */
+static int merge(tk_spill *in, const uint64_t *at, size_t from, size_t to,
+		 tk_spill *out)
 {
-	size_t nr = to - from, n = nr + (withbuf ? 1 : 0), i, nh = 0, no = 0;
+	size_t n = to - from, i, nh = 0, no = 0;
 	msrc *m = calloc(n ? n : 1, sizeof(*m));
 	hnode *h = calloc(n ? n : 1, sizeof(*h));
-	prec *rb = malloc((nr + 1) * PCT_RBUF * sizeof(*rb)); /* + out's */
-	prec *ob = rb ? rb + nr * PCT_RBUF : NULL;
+	prec *rb = malloc((n + 1) * PCT_RBUF * sizeof(*rb)); /* + out's */
+	prec *ob = rb ? rb + n * PCT_RBUF : NULL;
 	int rc = TK_E_NOMEM;
 
 	if (!m || !h || !rb)
 		goto out;
-	for (i = 0; i < nr; i++) {
+	rc = TK_E_IO;
+	for (i = 0; i < n; i++) {
 		m[i].rb = rb + i * PCT_RBUF;
 		m[i].at = at[from + i];
 		m[i].end = at[from + i + 1];
-	}
-	if (withbuf) {
-		m[nr].rb = NULL;
-		m[nr].n = pc->n;
-	}
-	rc = TK_E_IO;
-	for (i = 0; i < n; i++) {
-		if (!m[i].rb) { /* the buffer: its records in place */
-			m[i].cur = m[i].n ? pc->buf : NULL;
-			m[i].i = 1;
-		} else {
-			msrc_next(in, &m[i]);
-		}
+		msrc_next(in, &m[i]);
 		if (m[i].failed)
 			goto out;
 		if (m[i].cur) {
@@ -272,20 +263,13 @@ static int merge(tk_pctl *pc, tk_spill *in, const uint64_t *at, size_t from,
 		heap_down(h, nh, i);
 	while (nh) {
 		msrc *t = h[0].src;
-		if (out) {
-			ob[no++] = *t->cur;
-			if (no == PCT_RBUF) {
-				if (tk_spill_put_n(out, ob, no) < 0)
-					goto out;
-				no = 0;
-			}
-		} else {
-			pick(pk, t->cur);
+		ob[no++] = *t->cur;
+		if (no == PCT_RBUF) {
+			if (tk_spill_put_n(out, ob, no) < 0)
+				goto out;
+			no = 0;
 		}
-		if (!t->rb) /* the buffer */
-			t->cur = t->i < t->n ? &pc->buf[t->i++] : NULL;
-		else
-			msrc_next(in, t);
+		msrc_next(in, t);
 		if (t->failed)
 			goto out;
 		if (!t->cur && !--nh)
@@ -296,7 +280,7 @@ static int merge(tk_pctl *pc, tk_spill *in, const uint64_t *at, size_t from,
 			h[0].key = key_of(t->cur);
 		heap_down(h, nh, 0);
 	}
-	if (out && tk_spill_put_n(out, ob, no) < 0)
+	if (tk_spill_put_n(out, ob, no) < 0)
 		goto out;
 	rc = TK_OK;
 out:
@@ -306,24 +290,129 @@ out:
 	return rc;
 }
 
-int tk_pctl_finish(tk_pctl *pc, uint64_t (*count)(void *, uint32_t),
-		   void *ctx, uint64_t *out)
+/*
+ * The big row `row` (more values than the buffer holds): the sources'
+ * stretches of it merged by a heap into pk.
+ */
+static int merge_row(tk_pctl *pc, msrc *m, size_t n, uint32_t row, picker *pk)
+{
+	hnode *h = calloc(n ? n : 1, sizeof(*h));
+	size_t i, nh = 0;
+
+	if (!h)
+		return TK_E_NOMEM;
+	for (i = 0; i < n; i++)
+		if (m[i].cur && m[i].cur->row == row) {
+			h[nh].key = m[i].cur->v;
+			h[nh++].src = &m[i];
+		}
+	for (i = nh / 2; i-- > 0;)
+		heap_down(h, nh, i);
+	while (nh) {
+		msrc *t = h[0].src;
+		pick(pk, t->cur);
+		msrc_next(&pc->spill, t);
+		if (t->failed) {
+			free(h);
+			return TK_E_IO;
+		}
+		if (!t->cur || t->cur->row != row) {
+			if (!--nh)
+				break;
+			h[0] = h[nh];
+		} else {
+			h[0].key = t->cur->v;
+		}
+		heap_down(h, nh, 0);
+	}
+	free(h);
+	return TK_OK;
+}
+
+/*
+ * The final pass over the runs (at most PCT_FAN), each read PCT_RBUF values
+ * at a time: rows taken in order, as many at a time as the buffer holds
+ * (their counts are known), their stretches of every run gathered into the
+ * buffer and sorted there (a radix sort, no heap); a row bigger than the
+ * buffer merged alone by a heap.
+ */
+static int gather(tk_pctl *pc, uint32_t nrows, picker *pk)
+{
+	size_t nr = pc->nruns, i;
+	msrc *m = calloc(nr ? nr : 1, sizeof(*m));
+	prec *rb = malloc((nr ? nr : 1) * PCT_RBUF * sizeof(*rb));
+	uint32_t a = 0, b;
+	int rc = TK_E_NOMEM;
+
+	if (!m || !rb)
+		goto out;
+	rc = TK_E_IO;
+	for (i = 0; i < nr; i++) {
+		m[i].rb = rb + i * PCT_RBUF;
+		m[i].at = pc->run_at[i];
+		m[i].end = pc->run_at[i + 1];
+		msrc_next(&pc->spill, &m[i]);
+		if (m[i].failed)
+			goto out;
+	}
+	while (a < nrows) {
+		uint64_t sum = pk->count(pk->ctx, a);
+		if (sum > PCT_BUF) {
+			if ((rc = merge_row(pc, m, nr, a, pk)) < 0)
+				goto out;
+			rc = TK_E_IO;
+			a++;
+			continue;
+		}
+		for (b = a + 1; b < nrows; b++) {
+			uint64_t c = pk->count(pk->ctx, b);
+			if (sum + c > PCT_BUF)
+				break;
+			sum += c;
+		}
+		/* rows [a, b): their values into the buffer */
+		pc->n = 0;
+		for (i = 0; i < nr; i++)
+			while (m[i].cur && m[i].cur->row < b) {
+				if (pc->n == PCT_BUF)
+					goto out; /* more values than counted */
+				pc->buf[pc->n++] = *m[i].cur;
+				msrc_next(&pc->spill, &m[i]);
+				if (m[i].failed)
+					goto out;
+			}
+		radix_sort(pc);
+		for (i = 0; i < pc->n; i++)
+			pick(pk, &pc->buf[i]);
+		a = b;
+	}
+	rc = TK_OK;
+out:
+	pc->n = 0;
+	free(rb);
+	free(m);
+	return rc;
+}
+
+int tk_pctl_finish(tk_pctl *pc, uint32_t nrows,
+		   uint64_t (*count)(void *, uint32_t), void *ctx, uint64_t *out)
 {
 	picker pk;
 	int rc;
 
 	if (pc->failed)
 		return pc->failed;
+	if (pc->finished)
+		return TK_E_USAGE;
+	pc->finished = 1;
 	memset(&pk, 0, sizeof(pk));
 	pk.pc = pc;
 	pk.count = count;
 	pk.ctx = ctx;
 	pk.out = out;
-	if (pc->tmp) { /* (not on a second call) */
-		radix_sort(pc);
-		free(pc->tmp); /* not needed any more */
-		pc->tmp = NULL;
-	}
+	/* the last values as a run too: the buffer gathers from now on */
+	if (pc->n && (rc = flush(pc)) < 0)
+		return rc;
 	/* rounds of PCT_FAN runs into one while there are too many */
 	while (pc->nruns > PCT_FAN) {
 		size_t ng = (pc->nruns + PCT_FAN - 1) / PCT_FAN, g;
@@ -340,8 +429,7 @@ int tk_pctl_finish(tk_pctl *pc, uint64_t (*count)(void *, uint32_t),
 			size_t from = g * PCT_FAN;
 			size_t to = from + PCT_FAN < pc->nruns ? from + PCT_FAN : pc->nruns;
 			nat[g] = next.n;
-			if ((rc = merge(pc, &pc->spill, pc->run_at, from, to, 0, &next,
-					NULL)) < 0) {
+			if ((rc = merge(&pc->spill, pc->run_at, from, to, &next)) < 0) {
 				tk_spill_close(&next);
 				free(nat);
 				return rc;
@@ -354,7 +442,7 @@ int tk_pctl_finish(tk_pctl *pc, uint64_t (*count)(void *, uint32_t),
 		pc->run_at = nat;
 		pc->nruns = pc->caprun = ng;
 	}
-	return merge(pc, &pc->spill, pc->run_at, 0, pc->nruns, 1, NULL, &pk);
+	return gather(pc, nrows, &pk);
 }
 
 void tk_pctl_free(tk_pctl *pc)

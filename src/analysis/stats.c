@@ -241,7 +241,7 @@ static int pct_finish(tk_stats *s)
 	s->pct = calloc(s->accs.count ? s->accs.count * s->npct : 1, sizeof(*s->pct));
 	if (!s->pct)
 		return TK_E_NOMEM;
-	return tk_pctl_finish(s->pctl, rec_count, s, s->pct);
+	return tk_pctl_finish(s->pctl, (uint32_t)s->accs.count, rec_count, s, s->pct);
 }
 
 int tk_stats_percentile(const tk_stats *s, size_t i, size_t j, uint64_t *v)
@@ -701,7 +701,7 @@ int tk_stats_finish(tk_stats *s)
 		return TK_E_NOMEM;
 	if (s->ioerr)
 		return TK_E_IO;
-	if (s->pctl) {
+	if (s->pctl && !s->pct) {
 		int rc = pct_finish(s);
 		if (rc < 0)
 			return rc;

@@ -67,7 +67,7 @@ static void one_case(unsigned seed, size_t n, uint32_t nrows, int kind)
 		}
 		put(pc, row, v);
 	}
-	CHECK(tk_pctl_finish(pc, count_of, NULL, out) == TK_OK);
+	CHECK(tk_pctl_finish(pc, nrows, count_of, NULL, out) == TK_OK);
 	for (r = 0; r < nrows; r++) {
 		if (!nval[r])
 			continue;
@@ -92,7 +92,7 @@ static void rank_case(void)
 	for (i = 10; i >= 1; i--)
 		put(pc, 0, i * 100); /* 100 .. 1000, given in reverse */
 	put(pc, 1, 7);
-	CHECK(tk_pctl_finish(pc, count_of, NULL, out) == TK_OK);
+	CHECK(tk_pctl_finish(pc, 2, count_of, NULL, out) == TK_OK);
 	CHECK_EQ_U64(out[0], 100);  /* 10 % of 10: the 1st */
 	CHECK_EQ_U64(out[1], 200);  /* just above 10 %: the 2nd */
 	CHECK_EQ_U64(out[2], 200);  /* 20 %: the 2nd */
