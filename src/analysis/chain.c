@@ -202,7 +202,7 @@ static int classify(tk_chains *cs, uint32_t id, uint8_t *out)
 	return TK_OK;
 }
 
-static int access(tk_chains *cs, chain *c, uint32_t pos, const tk_event *ev)
+static int on_access(tk_chains *cs, chain *c, uint32_t pos, const tk_event *ev)
 {
 	uint32_t n = c->nsig - 1;
 	uint64_t *seen, origin = 0;
@@ -296,7 +296,7 @@ int tk_chains_event(tk_chains *cs, const tk_event *ev)
 	for (i = 0; i < cs->n; i++)
 		for (j = 0; j < cs->c[i].nsig; j++)
 			if (cs->c[i].sig_id[j] == ev->target) {
-				if ((rc = access(cs, &cs->c[i], j, ev)) < 0)
+				if ((rc = on_access(cs, &cs->c[i], j, ev)) < 0)
 					return rc;
 				break;
 			}
