@@ -132,24 +132,37 @@ typedef enum tk_metric {
 	TK_METRIC_NPRE,     /**< preemptions per complete instance (a count) */
 	TK_METRIC_WAIT,     /**< one wait: wait -> release */
 	TK_METRIC_POLL,     /**< one polling spell: poll/poll_parking -> run/park */
-	TK_METRIC_COUNT
+	TK_METRIC_COUNT,    /**< the number of metrics of entities (above) */
+	/* the metrics of a cause-effect chain (tk_stats_add_chain) */
+	TK_METRIC_REACTION = TK_METRIC_COUNT, /**< first effect - cause */
+	TK_METRIC_AGE,      /**< effect - the cause it leads back to */
+	TK_METRIC_LOST,     /**< causes that no effect leads back to (a count) */
+	TK_METRIC_END
 } tk_metric;
 
 /** "IPT", "CET", ... */
 const char *tk_metric_name(tk_metric m);
 
-/** Non-zero for the metrics that are times (all but JIT and NPRE). */
+/** Non-zero for the metrics that are times (all but JIT, NPRE and LOST). */
 int tk_metric_is_time(tk_metric m);
 
-/** One result row: one metric of one entity. */
+/**
+ * One result row: one metric of one entity, or of one cause-effect chain
+ * (REACTION, AGE, LOST; tk_stats_add_chain).
+ */
 typedef struct tk_stat {
-	uint32_t entity;     /**< entity id */
-	tk_etype type;       /**< T, I, R (or THR, SYSC) */
+	uint32_t entity;     /**< entity id; TK_NONE for a chain's row */
+	tk_etype type;       /**< T, I, R (or THR, SYSC); TK_ET_UNKNOWN for a chain */
 	tk_metric metric;
-	uint64_t count;      /**< number of values */
-	uint64_t min, max;   /**< in ticks (times) or as a count (NPRE); 0 for JIT */
-	int64_t max_inst;    /**< instance that gave the max (the first one) */
-	uint64_t max_time;   /**< time (ticks) of the event that completed it */
+	uint32_t chain;      /**< 0: an entity's row; else 1 + the chain's index */
+	uint64_t count;      /**< number of values (LOST: the lost causes) */
+	uint64_t min, max;   /**< in ticks (times) or as a count (NPRE); 0 for JIT
+				  and LOST */
+	int64_t max_inst;    /**< instance that gave the max (the first one);
+				  REACTION: the cause's writer's instance,
+				  AGE: the effect's writer's instance */
+	uint64_t max_time;   /**< time (ticks) of the event that completed it;
+				  REACTION: the cause's time */
 } tk_stat;
 
 typedef struct tk_stats tk_stats;
@@ -160,14 +173,48 @@ typedef struct tk_stats tk_stats;
  */
 int tk_stats_new(tk_stats **out, const tk_trace *t, tk_error *err);
 
+/**
+ * Add the cause-effect chain `name` of the signals signals[0] .. [n - 1]
+ * (n >= 2, all different), before the first event: its rows (REACTION,
+ * AGE, LOST, in this order) follow the entities' rows, chains in the order
+ * they were added.  A link is a process instance (the source entity and
+ * instance of SIG read/write events) that reads S(i) and then writes
+ * S(i+1); docs/analysis.md defines reaction, age and lost.  TK_OK,
+ * TK_E_USAGE (fewer than 2 signals, a signal twice, an empty name or one
+ * already added) or TK_E_NOMEM.
+ */
+int tk_stats_add_chain(tk_stats *s, const char *name,
+		       const char *const *signals, size_t n);
+
+/**
+ * Have the rows whose metric is a time (tk_metric_is_time) give the
+ * percentiles p[0] .. p[n - 1] (1 <= n <= 64), each in millionths of a
+ * percent (99.9 % is 99900000; 0 < p <= 100000000), before the first
+ * event.  Exact, nearest rank: the smallest value with at least p % of
+ * the row's values at or below it (the k-th smallest, k = ceil(p/100 *
+ * count)).  The values wait in temporary files (sorted runs), merged at
+ * tk_stats_finish: memory stays flat.  TK_OK, TK_E_USAGE or TK_E_NOMEM.
+ */
+int tk_stats_set_percentiles(tk_stats *s, const uint32_t *p, size_t n);
+
+/** The number of percentiles asked (0: none). */
+size_t tk_stats_percentile_count(const tk_stats *s);
+
+/**
+ * Percentile j of row i, in ticks, into *v: 1, or 0 when the row has none
+ * (not a time, no value, no percentiles asked).  After tk_stats_finish.
+ */
+int tk_stats_percentile(const tk_stats *s, size_t i, size_t j, uint64_t *v);
+
 /** Account one event.  TK_OK or TK_E_NOMEM. */
 int tk_stats_event(tk_stats *s, const tk_event *ev);
 
 /**
  * One value of one instance, as it is computed: `value` in ticks (a count
  * for NPRE) of metric `metric` of instance `inst` of `entity`, completed by
- * the event at `time`.  Every value that goes into the rows is reported,
- * except JIT's (a ratio: its DT and PER are reported).
+ * the event at `time`.  Every value that goes into the entities' rows is
+ * reported, except JIT's (a ratio: its DT and PER are reported); the
+ * chains' values are not.
  */
 typedef void (*tk_stat_value_fn)(void *ctx, uint32_t entity, tk_metric metric,
 				 int64_t inst, uint64_t value, uint64_t time);
@@ -178,7 +225,8 @@ void tk_stats_on_value(tk_stats *s, tk_stat_value_fn fn, void *ctx);
 /**
  * End of the events: builds the rows, sorted by entity name, then metric.
  * Instances still open (cut by the end of the trace) contribute only the
- * metrics already complete.  TK_OK or TK_E_NOMEM.
+ * metrics already complete.  TK_OK, TK_E_NOMEM, or TK_E_IO (a temporary
+ * file of the percentiles could not be written or read).
  */
 int tk_stats_finish(tk_stats *s);
 
@@ -186,11 +234,21 @@ int tk_stats_finish(tk_stats *s);
 size_t tk_stats_count(const tk_stats *s);
 const tk_stat *tk_stats_get(const tk_stats *s, size_t i);
 
-/** Which value of a row tk_stats_format writes. */
+/**
+ * The name of row i: its entity's or its chain's (*len its length), or
+ * NULL when there is none.
+ */
+const char *tk_stats_row_name(const tk_stats *s, size_t i, size_t *len);
+
+/**
+ * Which value of a row tk_stats_format writes: min, avg, max, or the j-th
+ * percentile (tk_stats_set_percentiles) as TK_STAT_PCT0 + j.
+ */
 typedef enum tk_stat_field {
 	TK_STAT_MIN = 0,
 	TK_STAT_AVG,
-	TK_STAT_MAX
+	TK_STAT_MAX,
+	TK_STAT_PCT0 = 16
 } tk_stat_field;
 
 /**
@@ -200,8 +258,10 @@ typedef enum tk_stat_field {
  * place ("21333.667" for 64001/3 ns, "1823.214" for 670000000/367483 ns).
  * NPRE min/max are integers, its average has at most 3 places (rounded
  * half up).  JIT is rounded half away from zero to 6 places (its average
- * is the mean of the per-instance values each rounded to 1e-12).  Returns
- * the length or a negative tk_status.
+ * is the mean of the per-instance values each rounded to 1e-12).  A row
+ * without values (a chain's LOST, a REACTION or AGE of count 0) writes ""
+ * (length 0), and so does a percentile of a row whose metric is not a
+ * time.  Returns the length or a negative tk_status.
  */
 int tk_stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 		    tk_unit unit, char *buf, size_t size);

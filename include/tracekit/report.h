@@ -62,6 +62,13 @@ typedef struct tk_report_opts {
 	 * NULL: not wanted.
 	 */
 	uint64_t *warnings;
+	/**
+	 * Cause-effect chains whose rows (REACTION, AGE, LOST) go into the
+	 * metric table, each "NAME=S0,S1,...,Sn" (tk_stats_add_chain()); the
+	 * array is borrowed for the call.  NULL (nchains 0): none.
+	 */
+	const char *const *chains;
+	size_t nchains;
 } tk_report_opts;
 
 /** The defaults: tk_reader_opts_init() for the reader, no idle pattern,

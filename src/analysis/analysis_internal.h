@@ -84,4 +84,41 @@ uint64_t tk_timeline_conflicts(const tk_timeline *tl);
 
 /* tk_fmt_u128, tk_fmt_ratio, tk_unit_factor: src/core/internal.h */
 
+/*
+ * Cause-effect chains (chain.c): each reaction (age = 0) or age (age = 1)
+ * of chain `chain` goes to fn as it is found, with the instance and time
+ * the row's maximum names (the cause's for a reaction, the effect's for an
+ * age).
+ */
+typedef struct tk_chains tk_chains;
+typedef void (*tk_chain_value_fn)(void *ctx, uint32_t chain, int age,
+				  uint64_t value, int64_t inst, uint64_t time);
+tk_chains *tk_chains_new(const tk_trace *t, tk_chain_value_fn fn, void *ctx);
+/* TK_OK, TK_E_USAGE (fewer than 2 signals, an empty or repeated name, a
+ * signal twice) or TK_E_NOMEM */
+int tk_chains_add(tk_chains *cs, const char *name, size_t nlen,
+		  const char *const *sig, const size_t *slen, size_t nsig);
+uint32_t tk_chains_count(const tk_chains *cs);
+const char *tk_chains_name(const tk_chains *cs, uint32_t i, size_t *len);
+uint64_t tk_chains_causes(const tk_chains *cs, uint32_t i);
+uint64_t tk_chains_lost(const tk_chains *cs, uint32_t i);
+int tk_chains_event(tk_chains *cs, const tk_event *ev);
+void tk_chains_free(tk_chains *cs);
+
+/*
+ * Exact nearest-rank percentiles p[0..np) (millionths of a percent,
+ * np <= TK_PCTL_MAX) of rows of values, the values in a temporary file
+ * (pctl.c).  put: TK_OK, TK_E_NOMEM or TK_E_IO (then every later call
+ * fails alike).  finish (once): out[row * np + j] = percentile j of each
+ * row < nrows that had values, count(ctx, row) giving the number of values
+ * row had (exactly: the rows are gathered by their counts).
+ */
+#define TK_PCTL_MAX 64
+typedef struct tk_pctl tk_pctl;
+tk_pctl *tk_pctl_new(const uint32_t *p, size_t np);
+int tk_pctl_put(tk_pctl *pc, uint32_t row, uint64_t v);
+int tk_pctl_finish(tk_pctl *pc, uint32_t nrows,
+		   uint64_t (*count)(void *, uint32_t), void *ctx, uint64_t *out);
+void tk_pctl_free(tk_pctl *pc);
+
 #endif

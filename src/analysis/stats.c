@@ -17,6 +17,14 @@
  * GET or RT; one cut by the end gives what it completed.  Durations are
  * never negative: a pair of events whose times decrease (lenient reading
  * of a broken trace) gives no value rather than a wrapped one.
+ *
+ * Cause-effect chains (chain.c) give their values to records of their
+ * own, three per chain (REACTION, AGE, LOST) in the same slab, whose rows
+ * follow the entities'.
+ *
+ * Percentiles (tk_stats_set_percentiles) need the values: each value of a
+ * time row goes, as (record, value), to pctl.c, which keeps them in a
+ * temporary file as sorted runs and merges them at the end.
  */
 #include "analysis_internal.h"
 
@@ -85,22 +93,31 @@ struct tk_stats {
 	int freertos;       /* the FreeRTOS trace logger's dialect */
 	tk_stat_value_fn on_value;
 	void *value_ctx;
+	tk_chains *chains;  /* NULL: no chain */
+	uint32_t *chain_rec; /* per chain: its REACTION, AGE, LOST records in accs */
+	/* percentiles */
+	uint32_t *pct_p;    /* the percentiles asked, in millionths of a percent */
+	size_t npct;
+	tk_pctl *pctl;      /* the values, by record in accs */
+	uint64_t *pct;      /* after finish: record r's j-th percentile at
+			       [r * npct + j] */
+	int ioerr;
 };
 
-static const char *const metric_names[TK_METRIC_COUNT] = {
+static const char *const metric_names[TK_METRIC_END] = {
 	"IPT", "CET", "GET", "RT", "DT", "PER", "ST", "JIT", "PRE", "NPRE",
-	"WAIT", "POLL"
+	"WAIT", "POLL", "REACTION", "AGE", "LOST"
 };
 
 const char *tk_metric_name(tk_metric m)
 {
-	return (unsigned)m < TK_METRIC_COUNT ? metric_names[m] : "?";
+	return (unsigned)m < TK_METRIC_END ? metric_names[m] : "?";
 }
 
 int tk_metric_is_time(tk_metric m)
 {
-	return (unsigned)m < TK_METRIC_COUNT && m != TK_METRIC_JIT &&
-	       m != TK_METRIC_NPRE;
+	return (unsigned)m < TK_METRIC_END && m != TK_METRIC_JIT &&
+	       m != TK_METRIC_NPRE && m != TK_METRIC_LOST;
 }
 
 /* the record of metric m of e in slab sl, made at its first value; NULL:
@@ -125,15 +142,9 @@ static tk_stat *rec_of(tk_stats *s, tk_slab *sl, sent *e, tk_metric m)
 	return p;
 }
 
-static void add(tk_stats *s, sent *e, tk_metric m, uint64_t v, int64_t inst,
-		uint64_t time)
+/* value v into record a */
+static void add_to(acc *a, uint64_t v, int64_t inst, uint64_t time)
 {
-	acc *a = (acc *)rec_of(s, &s->accs, e, m); /* pub first */
-
-	if (!a)
-		return;
-	if (s->on_value)
-		s->on_value(s->value_ctx, e->id, m, inst, v, time);
 	if (!a->pub.count || v < a->pub.min)
 		a->pub.min = v;
 	if (!a->pub.count || v > a->pub.max) {
@@ -146,6 +157,150 @@ static void add(tk_stats *s, sent *e, tk_metric m, uint64_t v, int64_t inst,
 	a->sum_hi += a->sum_lo < v; /* the carry */
 }
 
+/* value v of record rec, kept for the percentiles */
+static void pct_put(tk_stats *s, uint32_t rec, uint64_t v)
+{
+	int rc;
+
+	if (s->pctl && (rc = tk_pctl_put(s->pctl, rec, v)) < 0) {
+		if (rc == TK_E_NOMEM)
+			s->nomem = 1;
+		else
+			s->ioerr = 1;
+	}
+}
+
+static void add(tk_stats *s, sent *e, tk_metric m, uint64_t v, int64_t inst,
+		uint64_t time)
+{
+	acc *a = (acc *)rec_of(s, &s->accs, e, m); /* pub first */
+
+	if (!a)
+		return;
+	if (s->on_value)
+		s->on_value(s->value_ctx, e->id, m, inst, v, time);
+	add_to(a, v, inst, time);
+	if (s->pctl && m != TK_METRIC_NPRE)
+		pct_put(s, e->rec[m] - 1, v);
+}
+
+/* a chain's reaction (age = 0) or age */
+static void on_chain_value(void *ctx, uint32_t chain, int age, uint64_t v,
+			   int64_t inst, uint64_t time)
+{
+	tk_stats *s = ctx;
+	uint32_t r = s->chain_rec[chain * 3 + (age ? 1 : 0)];
+
+	add_to(tk_slab_at(&s->accs, r), v, inst, time);
+	pct_put(s, r, v);
+}
+
+int tk_stats_set_percentiles(tk_stats *s, const uint32_t *p, size_t n)
+{
+	size_t i;
+	uint32_t *q;
+
+	tk_pctl *pc;
+
+	if (!n || n > TK_PCTL_MAX || s->pctl)
+		return TK_E_USAGE;
+	for (i = 0; i < n; i++)
+		if (!p[i] || p[i] > 100000000u)
+			return TK_E_USAGE;
+	q = malloc(n * sizeof(*q));
+	pc = tk_pctl_new(p, n);
+	if (!q || !pc) {
+		free(q);
+		tk_pctl_free(pc);
+		return TK_E_NOMEM;
+	}
+	memcpy(q, p, n * sizeof(*q));
+	s->pct_p = q;
+	s->npct = n;
+	s->pctl = pc;
+	return TK_OK;
+}
+
+size_t tk_stats_percentile_count(const tk_stats *s)
+{
+	return s->npct;
+}
+
+/* the number of values of record r in accs */
+static uint64_t rec_count(void *ctx, uint32_t r)
+{
+	const tk_stats *s = ctx;
+
+	return ((const acc *)tk_slab_at(&s->accs, r))->pub.count;
+}
+
+/* the percentiles of every row */
+static int pct_finish(tk_stats *s)
+{
+	free(s->pct);
+	s->pct = calloc(s->accs.count ? s->accs.count * s->npct : 1, sizeof(*s->pct));
+	if (!s->pct)
+		return TK_E_NOMEM;
+	return tk_pctl_finish(s->pctl, (uint32_t)s->accs.count, rec_count, s, s->pct);
+}
+
+int tk_stats_percentile(const tk_stats *s, size_t i, size_t j, uint64_t *v)
+{
+	const tk_stat *r;
+
+	if (i >= s->nrows || j >= s->npct || !s->pct ||
+	    (s->rows[i] & ROW_JIT))
+		return 0;
+	r = tk_stats_get(s, i);
+	if (!r->count || !tk_metric_is_time(r->metric))
+		return 0;
+	*v = s->pct[(size_t)s->rows[i] * s->npct + j];
+	return 1;
+}
+
+int tk_stats_add_chain(tk_stats *s, const char *name,
+		       const char *const *signals, size_t n)
+{
+	size_t *len = NULL, i;
+	uint32_t *rec = NULL, nc;
+	int rc = TK_E_NOMEM;
+
+	if (!name || !signals || n < 2)
+		return TK_E_USAGE;
+	for (i = 0; i < n; i++)
+		if (!signals[i])
+			return TK_E_USAGE;
+	if (!s->chains && !(s->chains = tk_chains_new(s->t, on_chain_value, s)))
+		return TK_E_NOMEM;
+	nc = tk_chains_count(s->chains);
+	len = calloc(n, sizeof(*len));
+	rec = realloc(s->chain_rec, ((size_t)nc + 1) * 3 * sizeof(*rec));
+	if (!len || !rec)
+		goto out;
+	s->chain_rec = rec;
+	for (i = 0; i < n; i++)
+		len[i] = strlen(signals[i]);
+	if ((rc = tk_chains_add(s->chains, name, strlen(name), signals, len, n)) < 0)
+		goto out;
+	for (i = 0; i < 3; i++) {
+		acc *a = tk_slab_new(&s->accs, &rec[nc * 3 + i]);
+		if (!a || rec[nc * 3 + i] >= ROW_JIT) {
+			rc = TK_E_NOMEM; /* the chain stays, without rows */
+			goto out;
+		}
+		a->pub.entity = TK_NONE;
+		a->pub.type = TK_ET_UNKNOWN;
+		a->pub.metric = (tk_metric)(TK_METRIC_REACTION + i);
+		a->pub.chain = nc + 1;
+		a->pub.max_inst = TK_INST_NONE;
+	}
+	rc = TK_OK;
+out:
+	if (rc == TK_E_NOMEM)
+		s->nomem = 1;
+	free(len);
+	return rc;
+}
 /* b - a into *d when time did not go back */
 static int span(uint64_t a, uint64_t b, uint64_t *d)
 {
@@ -488,6 +643,8 @@ int tk_stats_event(tk_stats *s, const tk_event *ev)
 {
 	int rc;
 
+	if (s->chains && (rc = tk_chains_event(s->chains, ev)) < 0)
+		return rc;
 	switch (ev->type) {
 	case TK_ET_T:
 	case TK_ET_I:
@@ -535,11 +692,23 @@ int tk_stats_finish(tk_stats *s)
 	sname *names = NULL;
 	int m;
 
+	size_t nc = tk_chains_count(s->chains);
+
 	free(s->rows);
 	s->rows = NULL;
 	s->nrows = 0;
+	if (s->nomem)
+		return TK_E_NOMEM;
+	if (s->ioerr)
+		return TK_E_IO;
+	if (s->pctl && !s->pct) {
+		int rc = pct_finish(s);
+		if (rc < 0)
+			return rc;
+	}
 	for (i = 0; i < ne; i++)
 		n += ((const sent *)tk_slab_at(&s->ents, (uint32_t)i))->nrec;
+	n += nc * 3;
 	if (!n)
 		return TK_OK;
 	s->rows = calloc(n, sizeof(*s->rows));
@@ -569,6 +738,12 @@ int tk_stats_finish(tk_stats *s)
 						      (m == TK_METRIC_JIT ? ROW_JIT : 0);
 	}
 	free(names);
+	for (i = 0; i < nc; i++) {
+		acc *lost = tk_slab_at(&s->accs, s->chain_rec[i * 3 + 2]);
+		lost->pub.count = tk_chains_lost(s->chains, (uint32_t)i);
+		for (m = 0; m < 3; m++)
+			s->rows[s->nrows++] = s->chain_rec[i * 3 + (size_t)m];
+	}
 	return TK_OK;
 }
 
@@ -589,6 +764,19 @@ static const tk_stat *row_at(const tk_stats *s, size_t i)
 const tk_stat *tk_stats_get(const tk_stats *s, size_t i)
 {
 	return i < s->nrows ? row_at(s, i) : NULL;
+}
+
+const char *tk_stats_row_name(const tk_stats *s, size_t i, size_t *len)
+{
+	const tk_stat *r = tk_stats_get(s, i);
+	const tk_entity *e;
+
+	if (!r)
+		return NULL;
+	if (r->chain)
+		return tk_chains_name(s->chains, r->chain - 1, len);
+	e = tk_trace_entity(s->t, r->entity);
+	return e ? tk_trace_str(s->t, e->name, len) : NULL;
 }
 
 /* a value in units of 1e-6, rounded already, as a trimmed decimal */
@@ -658,9 +846,19 @@ static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 	tk_u128 p, q, num, den;
 	int digits = 3;
 
+	uint64_t pv = 0;
+
 	if (i >= s->nrows || !size)
 		return TK_E_USAGE;
 	row = row_at(s, i);
+	if (f >= TK_STAT_PCT0) {
+		if ((size_t)f - TK_STAT_PCT0 >= s->npct)
+			return TK_E_USAGE;
+		if (!tk_stats_percentile(s, i, (size_t)f - TK_STAT_PCT0, &pv)) {
+			buf[0] = '\0'; /* not a time, or no value */
+			return 0;
+		}
+	}
 	if (row->metric == TK_METRIC_JIT) {
 		const jacc *j = (const jacc *)row; /* pub first */
 		tk_i128 v, h, cnt = (tk_i128)j->pub.count * 1000000;
@@ -696,6 +894,10 @@ static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 		}
 	}
 	a = (const acc *)row; /* pub first */
+	if (!a->pub.count || row->metric == TK_METRIC_LOST) {
+		buf[0] = '\0'; /* no value */
+		return 0;
+	}
 	if (row->metric == TK_METRIC_NPRE) {
 		p = q = 1;
 	} else {
@@ -732,9 +934,13 @@ static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 		num = a->pub.max;
 		den = 1;
 		break;
-	default:
+	case TK_STAT_AVG:
 		num = ((tk_u128)a->sum_hi << 64) | a->sum_lo;
 		den = a->pub.count;
+		break;
+	default:
+		num = pv;
+		den = 1;
 		break;
 	}
 	if (__builtin_mul_overflow(num, p, &num) ||
@@ -764,6 +970,11 @@ void tk_stats_free(tk_stats *s)
 	tk_slab_free(&s->ents);
 	tk_slab_free(&s->accs);
 	tk_slab_free(&s->jaccs);
+	tk_chains_free(s->chains);
+	free(s->chain_rec);
+	free(s->pct_p);
+	free(s->pct);
+	tk_pctl_free(s->pctl);
 	free(s->slot);
 	free(s->rows);
 	tk_imap_free(&s->insts);

@@ -16,8 +16,9 @@ static void help(FILE *fp)
 		"timeline per core (when each task and ISR ran, runnables above them,\n"
 		"signals as ticks) with zoom (wheel), pan (drag) and hover details;\n"
 		"the metrics of 'tracekit stats' with the worst instance one click\n"
-		"away; histograms of RT and CET per entity; core load over time; the\n"
-		"problems 'tracekit check' finds, listed and marked.  Where a pixel\n"
+		"away; histograms of RT and CET per entity (p50, p99, max marked); core\n"
+		"load over time; the problems 'tracekit check' finds, listed and\n"
+		"marked.  Where a pixel\n"
 		"would hold many bars the page holds a summary (the page stays below\n"
 		"about 10 MB); re-run with --start/--end for the full detail of a\n"
 		"window.  FILE is read twice: a file (compressed or not), not\n"
@@ -36,11 +37,14 @@ static void help(FILE *fp)
 		"                      (repeatable; default: IDLE* for the FreeRTOS trace\n"
 		"                      logger's tasks, the name after their [c/id] or (id)\n"
 		"                      prefix, else none; as 'tracekit load')\n"
+		"  --chain NAME=S0,...,Sn  a cause-effect chain's rows (REACTION, AGE, LOST)\n"
+		"                      in the metric table, as 'tracekit stats --chain'\n"
+		"                      (repeatable)\n"
 		"  -q, --quiet         no warnings on stderr\n"
 		"  -h, --help          this help\n");
 }
 
-enum { O_START = 256, O_END, O_IDLE };
+enum { O_START = 256, O_END, O_IDLE, O_CHAIN };
 
 /* what the report's callbacks need: the window and the options */
 typedef struct report_ctx {
@@ -76,13 +80,14 @@ int cmd_report(int argc, char **argv)
 		{ "start", required_argument, NULL, O_START },
 		{ "end", required_argument, NULL, O_END },
 		{ "idle", required_argument, NULL, O_IDLE },
+		{ "chain", required_argument, NULL, O_CHAIN },
 		CLI_END_LONGOPTS
 	};
 	cli_args args = { { NULL }, 0 };
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	const char *out = NULL;
-	const char **idle = NULL;
-	size_t nidle = 0;
+	const char **idle = NULL, **chains = NULL;
+	size_t nidle = 0, nchains = 0;
 	report_ctx c;
 	tk_report_opts opts;
 	tk_error err;
@@ -96,7 +101,7 @@ int cmd_report(int argc, char **argv)
 		case 'o': out = optarg; break;
 		CLI_READ_CASES:
 			if (cli_read_opt(&ro, "report", ch, optarg) < 0)
-				return EXIT_BAD;
+				goto out;
 			break;
 		case O_START: c.f.start_s = optarg; break;
 		case O_END: c.f.end_s = optarg; break;
@@ -104,12 +109,21 @@ int cmd_report(int argc, char **argv)
 			if (cli_filter_add(&idle, &nidle, optarg) < 0) {
 				fprintf(stderr, "tracekit: out of memory\n");
 				free(idle);
+				free(chains);
+				return EXIT_BAD;
+			}
+			break;
+		case O_CHAIN:
+			if (cli_filter_add(&chains, &nchains, optarg) < 0) {
+				fprintf(stderr, "tracekit: out of memory\n");
+				free(idle);
+				free(chains);
 				return EXIT_BAD;
 			}
 			break;
 		case 'q': ro.quiet = 1; break;
-		case 'h': help(stdout); return EXIT_OK;
-		default: return EXIT_BAD;
+		case 'h': help(stdout); ret = EXIT_OK; goto out;
+		default: goto out;
 		}
 	}
 	if (args.n != 1 || !out) {
@@ -126,6 +140,8 @@ int cmd_report(int argc, char **argv)
 	opts.filter = filter;
 	opts.ctx = &c;
 	opts.warnings = &warnings;
+	opts.chains = chains;
+	opts.nchains = nchains;
 	if (tk_report_write(args.v[0], out, &opts, &err) < 0) {
 		/* an error of the report's own (no input named) as the other
 		 * commands put theirs; none when on_open printed it */
@@ -141,6 +157,7 @@ int cmd_report(int argc, char **argv)
 	ret = EXIT_OK;
 out:
 	free(idle);
+	free(chains);
 	cli_filter_free(&c.f);
 	return ret;
 }

@@ -25,10 +25,23 @@ static void help(FILE *fp)
 		"1/367483 ms) is rounded half up at the last place; --exact writes the\n"
 		"exact values instead (N/D where the decimal does not end).  JIT is\n"
 		"rounded half away from zero to 6 places (docs/analysis.md).\n\n"
+		"--chain NAME=S0,S1,...,Sn adds the rows of a cause-effect chain (entity\n"
+		"NAME, type CHAIN) from the SIG read/write events, a link being a process\n"
+		"instance that reads S(i) and then writes S(i+1):\n"
+		"  REACTION  first write of Sn that leads back to a write of S0 - that write\n"
+		"            (the max's instance and time: the cause's)\n"
+		"  AGE       write of Sn - the write of S0 it leads back to (the effect's)\n"
+		"  LOST      count of the writes of S0 that no write of Sn leads back to\n\n"
+		"--percentiles 50,90,99,99.9 adds the columns p50, p90, p99, p99.9 (after\n"
+		"the others) to every row whose metric is a time: exact, nearest rank (the\n"
+		"smallest value with at least p %% of the row's values at or below it).\n\n"
 		"options:\n"
 		"  --format table|csv|json  output format (default table)\n"
-		"  --entity NAME       only this entity (repeatable)\n"
-		"  --type TYPE         only this type: T, I, R (repeatable)\n"
+		"  --chain NAME=S0,...,Sn  a cause-effect chain of n >= 1 links (repeatable)\n"
+		"  --percentiles P,...  percentiles of the times, 0 < P <= 100, at most 6\n"
+		"                      decimals, at most 64 of them\n"
+		"  --entity NAME       only this entity or chain (repeatable)\n"
+		"  --type TYPE         only this type: T, I, R, CHAIN (repeatable)\n"
 		"  --unit UNIT         unit of the times: ps, ns, us, ms, s (default ns)\n"
 		"  --exact             exact values: N/D where there is no finite decimal\n"
 		"                      (a string in JSON)\n"
@@ -40,7 +53,9 @@ static void help(FILE *fp)
 	cli_view_help(fp, "stats");
 }
 
-enum { O_FORMAT = 256, O_UNIT, O_EXACT };
+enum { O_FORMAT = 256, O_UNIT, O_EXACT, O_CHAIN, O_PERCENTILES };
+
+#define MAX_PCT 64
 enum { OUT_TABLE, OUT_CSV, OUT_JSON };
 
 /* one output row, formatted */
@@ -49,12 +64,13 @@ typedef struct orow {
 	size_t nlen;
 	const char *type, *metric, *unit;
 	char count[24], min[96], avg[160], max[96], inst[24], at[64];
+	char pct[MAX_PCT][96];
 } orow;
 
 static void put_num(FILE *fp, const char *v)
 {
 	/* JSON numbers where the value is one, strings for fractions (--exact) */
-	if (!strcmp(v, "?"))
+	if (!strcmp(v, "?") || !v[0])
 		fputs("null", fp);
 	else if (strchr(v, '/'))
 		fprintf(fp, "\"%s\"", v);
@@ -96,6 +112,104 @@ static void put_cell(const char *s, size_t n, size_t w, int right, int last)
 		fwrite_unlocked("  ", 1, 2, stdout);
 }
 
+/* --chain NAME=S0,S1,...,Sn into st; 0, or -1 after a message */
+static int add_chain(tk_stats *st, const char *arg)
+{
+	const char *eq = strchr(arg, '='), *p;
+	char *copy = NULL, *q;
+	const char **sig = NULL;
+	size_t n = 1, i;
+	int rc = -1;
+
+	if (!eq || eq == arg) {
+		cli_usage_error("stats", "--chain '%s': expected NAME=S0,S1,...,Sn", arg);
+		return -1;
+	}
+	for (p = eq + 1; *p; p++)
+		n += *p == ',';
+	copy = strdup(arg);
+	sig = calloc(n, sizeof(*sig));
+	if (!copy || !sig) {
+		fprintf(stderr, "tracekit: out of memory\n");
+		goto out;
+	}
+	copy[eq - arg] = '\0';
+	q = copy + (eq - arg) + 1;
+	for (i = 0; i < n; i++) {
+		sig[i] = q;
+		q += strcspn(q, ",");
+		if (*q)
+			*q++ = '\0';
+		if (!sig[i][0]) {
+			cli_usage_error("stats", "--chain '%s': an empty signal name", arg);
+			goto out;
+		}
+	}
+	switch (tk_stats_add_chain(st, copy, sig, n)) {
+	case TK_OK:
+		rc = 0;
+		break;
+	case TK_E_NOMEM:
+		fprintf(stderr, "tracekit: out of memory\n");
+		break;
+	default:
+		cli_usage_error("stats", "--chain '%s': needs two signals or more, all different, "
+				"and a name not given before", arg);
+		break;
+	}
+out:
+	free(sig);
+	free(copy);
+	return rc;
+}
+
+/*
+ * --percentiles P,... into p (millionths of a percent) and their column
+ * names ("p" and P without trailing zeros) into names (MAX_PCT x 16);
+ * the count, or -1 after a message.
+ */
+static int parse_percentiles(const char *arg, uint32_t *p, char (*names)[16])
+{
+	const char *s = arg;
+	int n = 0;
+
+	for (;;) {
+		uint64_t ip = 0, fr = 0;
+		int id = 0, fd = 0, k;
+		char *o;
+		while (*s >= '0' && *s <= '9' && id < 4)
+			ip = ip * 10 + (uint64_t)(*s++ - '0'), id++;
+		if (*s == '.') {
+			s++;
+			while (*s >= '0' && *s <= '9' && fd < 6)
+				fr = fr * 10 + (uint64_t)(*s++ - '0'), fd++;
+			if (!fd)
+				id = 0;
+		}
+		for (k = fd; k < 6; k++)
+			fr *= 10;
+		if (!id || (*s && *s != ',') || n == MAX_PCT ||
+		    ip * 1000000 + fr == 0 || ip * 1000000 + fr > 100000000) {
+			cli_usage_error("stats", "--percentiles '%s': expected numbers above 0 and "
+					"at most 100, with at most 6 decimals, separated by commas "
+					"(at most %d)", arg, MAX_PCT);
+			return -1;
+		}
+		p[n] = (uint32_t)(ip * 1000000 + fr);
+		o = names[n];
+		o += sprintf(o, "p%u", (unsigned)ip);
+		if (fr) {
+			for (k = 6; fr % 10 == 0; k--)
+				fr /= 10;
+			sprintf(o, ".%0*u", k, (unsigned)fr);
+		}
+		n++;
+		if (!*s)
+			return n;
+		s++;
+	}
+}
+
 /* what format_row needs */
 typedef struct fmtctx {
 	const tk_stats *st;
@@ -103,6 +217,7 @@ typedef struct fmtctx {
 	tk_unit unit;
 	int exact;
 	const cli_filter *f;      /* --entity, --type */
+	size_t npct;              /* --percentiles */
 } fmtctx;
 
 /* row i of the stats into *o; 0 when the filters leave it out.  what:
@@ -117,13 +232,14 @@ static int format_row(const fmtctx *x, size_t i, int what, orow *o)
 	int (*fmt_time)(uint64_t, const tk_timebase *, tk_unit, char *, size_t) =
 		x->exact ? tk_time_format : tk_time_format_decimal;
 	const tk_stat *s = tk_stats_get(x->st, i);
-	const tk_entity *e = tk_trace_entity(x->t, s->entity);
-	const char *ty = tk_etype_name(s->type);
+	const char *ty = s->chain ? "CHAIN" : tk_etype_name(s->type);
 	tk_unit unit = x->unit;
 
-	o->name = e ? tk_trace_str(x->t, e->name, &o->nlen) : "";
-	if (!e)
+	o->name = tk_stats_row_name(x->st, i, &o->nlen);
+	if (!o->name) {
+		o->name = "";
 		o->nlen = 0;
+	}
 	if (!cli_filter_names(x->f, o->name, o->nlen, ty))
 		return 0;
 	o->type = ty;
@@ -138,14 +254,20 @@ static int format_row(const fmtctx *x, size_t i, int what, orow *o)
 		strcpy(o->avg, "?");
 	if (fmt(x->st, i, TK_STAT_MAX, unit, o->max, sizeof(o->max)) < 0)
 		strcpy(o->max, "?");
+	for (size_t j = 0; j < x->npct; j++)
+		if (fmt(x->st, i, (tk_stat_field)(TK_STAT_PCT0 + j), unit, o->pct[j],
+			sizeof(o->pct[j])) < 0)
+			strcpy(o->pct[j], "?");
 	if (what == ROW_TABLE)
 		return 1;
-	if (s->max_inst == TK_INST_NONE)
+	if (s->max_inst == TK_INST_NONE || !o->max[0])
 		strcpy(o->inst, "");
 	else
 		snprintf(o->inst, sizeof(o->inst), "%lld", (long long)s->max_inst);
-	if (fmt_time(s->max_time, tk_trace_timebase(x->t), unit, o->at,
-		     sizeof(o->at)) < 0)
+	if (!o->max[0])
+		strcpy(o->at, ""); /* no value (LOST, a chain's empty row) */
+	else if (fmt_time(s->max_time, tk_trace_timebase(x->t), unit, o->at,
+			  sizeof(o->at)) < 0)
 		strcpy(o->at, "?");
 	return 1;
 }
@@ -157,6 +279,8 @@ int cmd_stats(int argc, char **argv)
 		CLI_FILTER_NAME_LONGOPTS,
 		{ "unit", required_argument, NULL, O_UNIT },
 		{ "exact", no_argument, NULL, O_EXACT },
+		{ "chain", required_argument, NULL, O_CHAIN },
+		{ "percentiles", required_argument, NULL, O_PERCENTILES },
 		CLI_READ_LONGOPTS,
 		CLI_END_LONGOPTS
 	};
@@ -175,6 +299,11 @@ int cmd_stats(int argc, char **argv)
 	const tk_trace *t;
 	tk_error err;
 	tk_unit unit;
+	const char **chains = NULL, **nchains;
+	size_t nchain = 0, j, npct = 0;
+	uint32_t pct[MAX_PCT];
+	char pname[MAX_PCT][16];
+	size_t pw[MAX_PCT];
 	int c, rc, out, exact = 0, ret = EXIT_BAD;
 	size_t w[8] = { 6, 4, 6, 5, 3, 3, 3, 4 };
 
@@ -193,6 +322,18 @@ int cmd_stats(int argc, char **argv)
 		case O_EXACT:
 			exact = 1;
 			break;
+		case O_CHAIN:
+			nchains = realloc(chains, (nchain + 1) * sizeof(*chains));
+			if (!nchains)
+				goto nomem;
+			chains = nchains;
+			chains[nchain++] = optarg;
+			break;
+		case O_PERCENTILES:
+			if ((rc = parse_percentiles(optarg, pct, pname)) < 0)
+				goto out;
+			npct = (size_t)rc;
+			break;
 		CLI_READ_CASES:
 			if (cli_read_opt(&ro, "stats", c, optarg) < 0)
 				goto out;
@@ -208,8 +349,9 @@ int cmd_stats(int argc, char **argv)
 		goto out;
 	}
 	for (i = 0; i < f.ntypes; i++)
-		if (strcmp(f.types[i], "T") && strcmp(f.types[i], "I") && strcmp(f.types[i], "R")) {
-			cli_usage_error("stats", "unknown --type '%s' (T, I or R: the types with instances)", f.types[i]);
+		if (strcmp(f.types[i], "T") && strcmp(f.types[i], "I") && strcmp(f.types[i], "R") &&
+		    strcmp(f.types[i], "CHAIN")) {
+			cli_usage_error("stats", "unknown --type '%s' (T, I or R: the types with instances, or CHAIN)", f.types[i]);
 			goto out;
 		}
 	if (args.n != 1) {
@@ -236,6 +378,11 @@ int cmd_stats(int argc, char **argv)
 	t = tk_reader_trace(r);
 	if (tk_stats_new(&st, t, NULL) < 0)
 		goto nomem;
+	for (i = 0; i < nchain; i++)
+		if (add_chain(st, chains[i]) < 0)
+			goto out;
+	if (npct && tk_stats_set_percentiles(st, pct, npct) < 0)
+		goto nomem;
 	tk_error_clear(&err);
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK)
 		if (tk_stats_event(st, ev) < 0)
@@ -244,24 +391,37 @@ int cmd_stats(int argc, char **argv)
 		cli_error(&err);
 		goto out;
 	}
-	if (tk_stats_finish(st) < 0)
-		goto nomem;
+	if ((rc = tk_stats_finish(st)) < 0) {
+		if (rc == TK_E_NOMEM)
+			goto nomem;
+		fprintf(stderr, "tracekit: cannot write or read back a temporary file\n");
+		goto out;
+	}
 
 	fx.st = st;
 	fx.t = t;
 	fx.unit = unit;
 	fx.exact = exact;
 	fx.f = &f;
+	fx.npct = npct;
+	for (j = 0; j < npct; j++)
+		pw[j] = strlen(pname[j]);
 	/* rows are formatted one at a time (twice for the table: widths, then
 	 * the lines), so memory does not grow with the number of rows */
 	if (out == OUT_CSV) {
-		printf("entity,type,metric,count,min,avg,max,unit,max_instance,max_at\n");
+		printf("entity,type,metric,count,min,avg,max,unit,max_instance,max_at");
+		for (j = 0; j < npct; j++)
+			printf(",%s", pname[j]);
+		putchar('\n');
 		for (i = 0; i < tk_stats_count(st); i++) {
 			if (!format_row(&fx, i, ROW_ALL, &o))
 				continue;
 			cli_csv_field(stdout, o.name, o.nlen);
-			printf(",%s,%s,%s,%s,%s,%s,%s,%s,%s\n", o.type, o.metric,
+			printf(",%s,%s,%s,%s,%s,%s,%s,%s,%s", o.type, o.metric,
 			       o.count, o.min, o.avg, o.max, o.unit, o.inst, o.at);
+			for (j = 0; j < npct; j++)
+				printf(",%s", o.pct[j]);
+			putchar('\n');
 		}
 	} else if (out == OUT_JSON) {
 		printf("{\n  \"file\": ");
@@ -282,6 +442,10 @@ int cmd_stats(int argc, char **argv)
 			printf(", \"unit\": \"%s\", \"max_instance\": %s, \"max_at\": ",
 			       o.unit, o.inst[0] ? o.inst : "null");
 			put_num(stdout, o.at);
+			for (j = 0; j < npct; j++) {
+				printf(", \"%s\": ", pname[j]);
+				put_num(stdout, o.pct[j]);
+			}
 			printf("}");
 		}
 		printf("%s]\n}\n", nrows ? "\n  " : "");
@@ -295,6 +459,12 @@ int cmd_stats(int argc, char **argv)
 		for (i = 0; i < tk_stats_count(st); i++) {
 			if (!format_row(&fx, i, ROW_TABLE, &o))
 				continue;
+			if (!o.min[0])
+				strcpy(o.min, "-"); /* no value */
+			if (!o.avg[0])
+				strcpy(o.avg, "-");
+			if (!o.max[0])
+				strcpy(o.max, "-");
 			const size_t len[8] = { o.nlen, strlen(o.type), strlen(o.metric),
 						strlen(o.count), strlen(o.min),
 						strlen(o.avg), strlen(o.max),
@@ -306,15 +476,30 @@ int cmd_stats(int argc, char **argv)
 				fprintf(stderr, "tracekit: cannot write a temporary file\n");
 				goto out;
 			}
+			for (j = 0; j < npct; j++) {
+				size_t l;
+				if (!o.pct[j][0])
+					strcpy(o.pct[j], "-");
+				l = strlen(o.pct[j]);
+				if (fwrite_unlocked(o.pct[j], 1, l + 1, tmp) != l + 1) {
+					fprintf(stderr, "tracekit: cannot write a temporary file\n");
+					goto out;
+				}
+				if (l > pw[j])
+					pw[j] = l;
+			}
 			for (c = 0; c < 8; c++)
 				if (len[c] > w[c])
 					w[c] = len[c];
 			nrows++;
 		}
-		printf("%-*s  %-*s  %-*s  %*s  %*s  %*s  %*s  %s\n",
+		printf("%-*s  %-*s  %-*s  %*s  %*s  %*s  %*s  %-*s",
 		       (int)w[0], "entity", (int)w[1], "type", (int)w[2], "metric",
 		       (int)w[3], "count", (int)w[4], "min", (int)w[5], "avg",
-		       (int)w[6], "max", "unit");
+		       (int)w[6], "max", npct ? (int)w[7] : 0, "unit");
+		for (j = 0; j < npct; j++)
+			printf("  %*s", (int)pw[j], pname[j]);
+		putchar('\n');
 		rewind(tmp);
 		for (i = 0; i < tk_stats_count(st); i++) {
 			if (!format_row(&fx, i, ROW_NAMES, &o))
@@ -326,6 +511,11 @@ int cmd_stats(int argc, char **argv)
 				fprintf(stderr, "tracekit: cannot read back a temporary file\n");
 				goto out;
 			}
+			for (j = 0; j < npct; j++)
+				if (read_str(tmp, o.pct[j], sizeof(o.pct[j])) < 0) {
+					fprintf(stderr, "tracekit: cannot read back a temporary file\n");
+					goto out;
+				}
 			put_cell(o.name, o.nlen, w[0], 0, 0);
 			put_cell(o.type, strlen(o.type), w[1], 0, 0);
 			put_cell(o.metric, strlen(o.metric), w[2], 0, 0);
@@ -333,7 +523,9 @@ int cmd_stats(int argc, char **argv)
 			put_cell(o.min, strlen(o.min), w[4], 1, 0);
 			put_cell(o.avg, strlen(o.avg), w[5], 1, 0);
 			put_cell(o.max, strlen(o.max), w[6], 1, 0);
-			put_cell(o.unit, strlen(o.unit), 0, 0, 1);
+			put_cell(o.unit, strlen(o.unit), w[7], 0, !npct);
+			for (j = 0; j < npct; j++)
+				put_cell(o.pct[j], strlen(o.pct[j]), pw[j], 1, j + 1 == npct);
 			putchar_unlocked('\n');
 		}
 		if (!nrows)
@@ -349,6 +541,7 @@ out:
 	if (tmp)
 		fclose(tmp);
 	cli_filter_free(&f);
+	free(chains);
 	tk_stats_free(st);
 	tk_reader_close(r);
 	return ret;

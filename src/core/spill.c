@@ -1,9 +1,11 @@
 /* spill.c - a temporary file of fixed-size records (see spill.h). */
+#define _GNU_SOURCE /* pread */
 #include "spill.h"
 
 #include "internal.h"
 
 #include <string.h>
+#include <unistd.h>
 
 int tk_spill_open(tk_spill *s, size_t size)
 {
@@ -19,6 +21,37 @@ int tk_spill_put(tk_spill *s, const void *rec)
 		return TK_E_IO;
 	s->n++;
 	return TK_OK;
+}
+
+int tk_spill_put_n(tk_spill *s, const void *recs, size_t n)
+{
+	if (n && fwrite(recs, s->size, n, s->f) != n)
+		return TK_E_IO;
+	s->n += n;
+	return TK_OK;
+}
+
+size_t tk_spill_read_at(tk_spill *s, uint64_t at, void *buf, size_t n)
+{
+	unsigned char *p = buf;
+	size_t want, got = 0;
+	ssize_t r;
+
+	if (!s->f || at >= s->n)
+		return 0;
+	if (n > s->n - at)
+		n = (size_t)(s->n - at);
+	if (fflush(s->f) != 0)
+		return (size_t)-1;
+	want = n * s->size;
+	while (got < want) {
+		r = pread(fileno(s->f), p + got, want - got,
+			  (off_t)(at * s->size + got));
+		if (r <= 0)
+			return (size_t)-1; /* the records were written: no end */
+		got += (size_t)r;
+	}
+	return n;
 }
 
 void tk_spill_close(tk_spill *s)

@@ -4,7 +4,8 @@
  * The HTF and ATF writers must see every event before they write their
  * first byte (the reference tables and the system configuration come
  * first), so they keep the events here instead of in memory and read them
- * back in order at close.  The file is unlinked from the start (tmpfile),
+ * back in order at close; stats keeps the values of its percentiles here
+ * as sorted runs, read side by side at the end (tk_spill_read_at).  The file is unlinked from the start (tmpfile),
  * so nothing is left behind, even on a crash.
  */
 #ifndef TK_SPILL_H
@@ -24,6 +25,15 @@ typedef struct tk_spill {
 int tk_spill_open(tk_spill *s, size_t size);
 /** Appends one record: TK_OK or TK_E_IO. */
 int tk_spill_put(tk_spill *s, const void *rec);
+/** Appends n records: TK_OK or TK_E_IO. */
+int tk_spill_put_n(tk_spill *s, const void *recs, size_t n);
+/**
+ * Reads at most n records from record `at` on into buf (any time, between
+ * puts too; the file's position is not used): the number read, 0 past the
+ * end, or (size_t)-1 on a read error.  So one file holds several runs of
+ * records that are read side by side.
+ */
+size_t tk_spill_read_at(tk_spill *s, uint64_t at, void *buf, size_t n);
 /** Closes and forgets the file (a zeroed or closed spill is fine). */
 void tk_spill_close(tk_spill *s);
 

@@ -73,6 +73,8 @@ typedef struct hist {
 	uint32_t entity;
 	tk_metric metric;
 	uint64_t lo, hi;
+	uint64_t p50, p99;   /* the percentiles of stats (has_pct) */
+	int has_pct;
 	uint64_t bins[HIST_BINS];
 } hist;
 
@@ -514,6 +516,40 @@ static void instant(rep *x, const tk_event *ev)
 
 /* ---- one pass over the file ------------------------------------------------ */
 
+/* chain "NAME=S0,S1,...,Sn" into st: TK_OK, or an error in err */
+static int add_chain(tk_stats *st, const char *spec, tk_error *err)
+{
+	const char *eq = strchr(spec, '='), *p;
+	char *copy = strdup(spec), *q;
+	const char **sig = NULL;
+	size_t n = 1, i;
+	int rc;
+
+	for (p = eq ? eq + 1 : spec; *p; p++)
+		n += *p == ',';
+	sig = copy && eq ? calloc(n, sizeof(*sig)) : NULL;
+	if (sig) {
+		copy[eq - spec] = '\0';
+		for (i = 0, q = copy + (eq - spec) + 1; i < n; i++) {
+			sig[i] = q;
+			q += strcspn(q, ",");
+			if (*q)
+				*q++ = '\0';
+		}
+	}
+	rc = !copy || (eq && !sig) ? TK_E_NOMEM : !eq ? TK_E_USAGE
+	     : tk_stats_add_chain(st, copy, sig, n);
+	free(sig);
+	free(copy);
+	if (rc == TK_E_NOMEM)
+		return tk_err_nomem(err, NULL);
+	if (rc < 0)
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "bad chain '%.60s' (NAME=S0,S1,...,Sn: two signals or more, all different)",
+				  spec);
+	return TK_OK;
+}
+
 static int read_pass(rep *x, const char *path, const tk_reader_opts *ro,
 		     tk_reader **rout, tk_stats **stout, tk_check **chkout,
 		     tk_error *err)
@@ -542,6 +578,19 @@ static int read_pass(rep *x, const char *path, const tk_reader_opts *ro,
 	     (tk_stats_new(&st, x->t, NULL) < 0 ||
 	      tk_check_new(&chk, x->t, on_violation, x, NULL) < 0)))
 		goto nomem;
+	if (st) {
+		/* the histograms mark p50 and p99; the chains' rows */
+		static const uint32_t pct[2] = { 50000000, 99000000 };
+		if (tk_stats_set_percentiles(st, pct, 2) < 0)
+			goto nomem;
+		for (size_t i = 0; i < o->nchains; i++)
+			if ((rc = add_chain(st, o->chains[i], err)) < 0) {
+				tk_stats_free(st);
+				tk_check_free(chk);
+				tk_reader_close(r);
+				return rc;
+			}
+	}
 	while ((rc = tk_reader_next(r, &ev, err)) == TK_OK) {
 		if (x->pass == 1 && (!x->have_file_first || ev->time < x->file_first)) {
 			x->file_first = ev->time;
@@ -621,9 +670,19 @@ static void put_opt(FILE *fp, int have, uint64_t v)
  * (entity, instances, worst RT, its instance, its time, worst CET, total
  * CET of the terminated instances; times in ticks, null when absent).
  */
+/* the rows of entities (the chains' rows follow them) */
+static size_t entity_rows(tk_stats *st)
+{
+	size_t n = tk_stats_count(st);
+
+	while (n && tk_stats_get(st, n - 1)->chain)
+		n--;
+	return n;
+}
+
 static void write_table(rep *x, tk_stats *st, size_t nents)
 {
-	size_t i = 0, ns = tk_stats_count(st), nrow = 0;
+	size_t i = 0, ns = entity_rows(st), nrow = 0;
 
 	fprintf(x->fp, ",\"tableOf\":%zu,\n\"table\":[", nents);
 	while (i < ns) {
@@ -658,7 +717,7 @@ static size_t stat_entities(tk_stats *st)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < tk_stats_count(st); i++)
+	for (i = 0; i < entity_rows(st); i++)
 		if (!i || tk_stats_get(st, i)->entity != tk_stats_get(st, i - 1)->entity)
 			n++;
 	return n;
@@ -668,7 +727,8 @@ static size_t stat_entities(tk_stats *st)
  * of the entities with histogram panels only) */
 static int row_in_page(const rep *x, const tk_stat *s, int limited)
 {
-	return !limited || (s->entity < x->nhist_of && x->hist_of[s->entity]);
+	return !limited || s->chain ||
+	       (s->entity < x->nhist_of && x->hist_of[s->entity]);
 }
 
 /*
@@ -685,7 +745,7 @@ static int collect_worst(rep *x, tk_stats *st)
 
 	for (i = 0; i < tk_stats_count(st); i++) {
 		const tk_stat *s = tk_stats_get(st, i);
-		if (row_in_page(x, s, limited) &&
+		if (!s->chain && row_in_page(x, s, limited) &&
 		    add_worst(x, s->entity, s->max_inst) < 0)
 			return -1;
 	}
@@ -794,10 +854,21 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 				strcpy(ex[k], v[k]);
 			differs |= strcmp(v[k], ex[k]) != 0;
 		}
-		fprintf(x->fp, "%s{\"e\":%u,\"m\":\"%s\",\"time\":%d,\"n\":%llu,\"min\":",
-			nrow++ ? ",\n" : "", s->entity, tk_metric_name(s->metric),
-			tk_metric_is_time(s->metric),
-			(unsigned long long)s->count);
+		if (s->chain) {
+			/* a cause-effect chain's row: its name, no entity */
+			size_t len;
+			const char *nm = tk_stats_row_name(st, i, &len);
+			fprintf(x->fp, "%s{\"e\":-1,\"c\":", nrow++ ? ",\n" : "");
+			tk_json_write_str(x->fp, nm ? nm : "", nm ? len : 0, 1);
+			fprintf(x->fp, ",\"m\":\"%s\",\"time\":%d,\"n\":%llu,\"min\":",
+				tk_metric_name(s->metric), tk_metric_is_time(s->metric),
+				(unsigned long long)s->count);
+		} else {
+			fprintf(x->fp, "%s{\"e\":%u,\"m\":\"%s\",\"time\":%d,\"n\":%llu,\"min\":",
+				nrow++ ? ",\n" : "", s->entity, tk_metric_name(s->metric),
+				tk_metric_is_time(s->metric),
+				(unsigned long long)s->count);
+		}
 		jcstr(x->fp, v[0]);
 		fputs(",\"avg\":", x->fp);
 		jcstr(x->fp, v[1]);
@@ -879,10 +950,15 @@ static void add_hist_pair(rep *x, tk_stats *st, const cand *c, size_t k)
 	x->hists[k].metric = TK_METRIC_RT;
 	x->hists[k].lo = s->min;
 	x->hists[k].hi = s->max;
+	x->hists[k].has_pct = tk_stats_percentile(st, c->rt, 0, &x->hists[k].p50) &&
+			      tk_stats_percentile(st, c->rt, 1, &x->hists[k].p99);
 	x->hists[k + 1].entity = c->entity;
 	x->hists[k + 1].metric = TK_METRIC_CET;
 	x->hists[k + 1].lo = o->min;
 	x->hists[k + 1].hi = o->max;
+	x->hists[k + 1].has_pct =
+		tk_stats_percentile(st, c->cet, 0, &x->hists[k + 1].p50) &&
+		tk_stats_percentile(st, c->cet, 1, &x->hists[k + 1].p99);
 	x->hist_of[c->entity] = (uint32_t)k + 1;
 }
 
@@ -1137,9 +1213,13 @@ int tk_report_write(const char *path, const char *out,
 	fputs("\n\"hists\":[", x.fp);
 	for (i = 0; i < x.nhists; i++) {
 		const hist *h = &x.hists[i];
-		fprintf(x.fp, "%s{\"e\":%u,\"m\":\"%s\",\"lo\":%llu,\"hi\":%llu,\"bins\":",
+		fprintf(x.fp, "%s{\"e\":%u,\"m\":\"%s\",\"lo\":%llu,\"hi\":%llu,",
 			i ? ",\n" : "", h->entity, tk_metric_name(h->metric),
 			(unsigned long long)h->lo, (unsigned long long)h->hi);
+		if (h->has_pct)
+			fprintf(x.fp, "\"p50\":%llu,\"p99\":%llu,",
+				(unsigned long long)h->p50, (unsigned long long)h->p99);
+		fputs("\"bins\":", x.fp);
 		write_cells(x.fp, h->bins, sizeof(h->bins[0]), 0, HIST_BINS);
 		fputc('}', x.fp);
 	}

@@ -124,6 +124,7 @@ typedef struct sq_writer {
 	uint64_t nev;
 	int keyed;               /* entityInstance_key built */
 	int no_entity_index;     /* option entity-index=0 */
+	uint32_t nchains;        /* options chain=...: rows of cause-effect chains */
 	int rc;                  /* first error of a timeline callback */
 	tk_error *err;
 } sq_writer;
@@ -588,6 +589,72 @@ static const char *multi_sql(char *sql, const char *head, const char *row)
 	return sql;
 }
 
+/* option chain=NAME=S0:S1:...:Sn (p, n bytes, after "chain=") */
+static int add_chain(sq_writer *sw, const char *p, size_t n, tk_error *err)
+{
+	char *copy = malloc(n + 1), *q, *eq;
+	const char **sig = NULL;
+	size_t k = 1, i;
+	int rc;
+
+	if (!copy)
+		return tk_err_nomem(err, sw->name);
+	memcpy(copy, p, n);
+	copy[n] = '\0';
+	eq = strchr(copy, '=');
+	for (q = eq ? eq + 1 : copy; *q; q++)
+		k += *q == ':';
+	sig = eq ? calloc(k, sizeof(*sig)) : NULL;
+	if (sig) {
+		*eq = '\0';
+		for (i = 0, q = eq + 1; i < k; i++) {
+			sig[i] = q;
+			q += strcspn(q, ":");
+			if (*q)
+				*q++ = '\0';
+		}
+	}
+	rc = !eq ? TK_E_USAGE : !sig ? TK_E_NOMEM
+	     : tk_stats_add_chain(sw->stats, copy, sig, k);
+	free(sig);
+	free(copy);
+	if (rc == TK_E_NOMEM)
+		return tk_err_nomem(err, sw->name);
+	if (rc < 0)
+		return tk_err_set(err, TK_E_USAGE, sw->name, 0, 0,
+				  "bad SQLite writer option 'chain=%.*s' (chain=NAME=S0:S1:...:Sn, "
+				  "two signals or more, all different)", (int)(n < 60 ? n : 60), p);
+	sw->nchains++;
+	return TK_OK;
+}
+
+/* the writer options, separated by commas: entity-index=0|1, and
+ * chain=NAME=S0:...:Sn (repeatable) */
+static int parse_options(sq_writer *sw, const char *p, tk_error *err)
+{
+	int rc;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		if (n == 14 && !memcmp(p, "entity-index=0", 14)) {
+			sw->no_entity_index = 1;
+		} else if (n == 14 && !memcmp(p, "entity-index=1", 14)) {
+			sw->no_entity_index = 0;
+		} else if (n > 6 && !memcmp(p, "chain=", 6)) {
+			if ((rc = add_chain(sw, p + 6, n - 6, err)) < 0)
+				return rc;
+		} else {
+			return tk_err_set(err, TK_E_USAGE, sw->name, 0, 0,
+					  "unknown SQLite writer option '%.*s' (entity-index=0|1, "
+					  "chain=NAME=S0:...:Sn)", (int)(n < 40 ? n : 40), p);
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return TK_OK;
+}
+
 static int sqlite_writer_open(tk_writer *w, tk_error *err)
 {
 	/* "INSERT INTO traceEvent (...) VALUES (?,...),(?,...)...": ROWS rows */
@@ -597,6 +664,7 @@ static int sqlite_writer_open(tk_writer *w, tk_error *err)
 		irow[] = "(?,?,?,?,?,?,?,?,?,?,?,?,?),";
 	char sql[sizeof(ihead) + ROWS * (sizeof(irow) - 1)];
 	sq_writer *sw;
+	int rc;
 
 	if (!w->sink.path)
 		return tk_err_set(err, TK_E_UNSUPPORTED, "<stdout>", 0, 0,
@@ -609,14 +677,11 @@ static int sqlite_writer_open(tk_writer *w, tk_error *err)
 	sw->name = w->sink.path;
 	sw->err = err;
 	sw->head = sw->tail = NIL;
-	if (w->opts.options && *w->opts.options) {
-		if (strcmp(w->opts.options, "entity-index=0") == 0)
-			sw->no_entity_index = 1;
-		else if (strcmp(w->opts.options, "entity-index=1") != 0)
-			return tk_err_set(err, TK_E_USAGE, sw->name, 0, 0,
-					  "unknown SQLite writer option '%.40s' (entity-index=0|1)",
-					  w->opts.options);
-	}
+	if (tk_stats_new(&sw->stats, w->trace, NULL) < 0)
+		return tk_err_nomem(err, sw->name);
+	if (w->opts.options && *w->opts.options &&
+	    (rc = parse_options(sw, w->opts.options, err)) < 0)
+		return rc;
 	if (sqlite3_open_v2(w->sink.tmp, &sw->db,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK)
@@ -637,8 +702,6 @@ static int sqlite_writer_open(tk_writer *w, tk_error *err)
 	    prepare(sw, "INSERT INTO instanceMetricValue VALUES (?,?,?,?,?)",
 		    &sw->ins_imv, err) < 0)
 		return TK_E_IO;
-	if (tk_stats_new(&sw->stats, w->trace, NULL) < 0)
-		return tk_err_nomem(err, sw->name);
 	tk_stats_on_value(sw->stats, on_value, sw);
 	return TK_OK;
 }
@@ -888,6 +951,22 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 		bind_ent(st, 5, e->parent);
 		STEP("insert entity");
 	}
+	/* the chains: entities of type name CHAIN after the trace's */
+	for (i = 0; i < tk_stats_count(sw->stats); i++) {
+		const tk_stat *r = tk_stats_get(sw->stats, i);
+		size_t len;
+		const char *s;
+		if (!r->chain || r->metric != TK_METRIC_REACTION)
+			continue;
+		s = tk_stats_row_name(sw->stats, i, &len);
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)(n + r->chain - 1));
+		if ((k = bind_text(sw, st, 2, s, len, err)) < 0)
+			return k;
+		sqlite3_bind_null(st, 3);
+		sqlite3_bind_text(st, 4, "CHAIN", -1, SQLITE_STATIC);
+		sqlite3_bind_null(st, 5);
+		STEP("insert entity");
+	}
 
 	PREP("INSERT INTO eventType VALUES (?,?)");
 	for (i = 0; i < sw->capseen; i++) {
@@ -903,7 +982,7 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 	}
 
 	PREP("INSERT INTO metric VALUES (?,?,?)");
-	for (k = 0; k < TK_METRIC_COUNT; k++) {
+	for (k = 0; k < (sw->nchains ? TK_METRIC_END : TK_METRIC_COUNT); k++) {
 		sqlite3_bind_int(st, 1, k);
 		sqlite3_bind_text(st, 2, tk_metric_name((tk_metric)k), -1,
 				  SQLITE_STATIC);
@@ -920,10 +999,13 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 		static const tk_stat_field f[3] = { TK_STAT_MIN, TK_STAT_AVG,
 						    TK_STAT_MAX };
 		int j, len;
-		sqlite3_bind_int64(st, 1, r->entity);
+		int none = r->metric == TK_METRIC_LOST || !r->count; /* a chain's */
+		sqlite3_bind_int64(st, 1, r->chain ? (sqlite3_int64)(tk_trace_entity_count(t) +
+								     r->chain - 1)
+						   : (sqlite3_int64)r->entity);
 		sqlite3_bind_int(st, 2, (int)r->metric);
 		sqlite3_bind_int64(st, 3, (sqlite3_int64)r->count);
-		if (r->metric == TK_METRIC_JIT) {
+		if (r->metric == TK_METRIC_JIT || none) {
 			sqlite3_bind_null(st, 4);
 			sqlite3_bind_null(st, 5);
 		} else {
@@ -933,7 +1015,7 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 		for (j = 0; j < 3; j++) {
 			len = tk_stats_format(sw->stats, i, f[j], TK_UNIT_NS,
 					      b, sizeof(b));
-			if (len < 0)
+			if (len <= 0)
 				sqlite3_bind_null(st, 6 + j);
 			else
 				sqlite3_bind_text(st, 6 + j, b, len,
@@ -942,10 +1024,13 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 		sqlite3_bind_text(st, 9, tk_metric_is_time(r->metric) ?
 				  tk_unit_name(TK_UNIT_NS) : "1", -1,
 				  SQLITE_STATIC);
-		bind_inst(st, 10, r->max_inst);
-		sqlite3_bind_int64(st, 11, (sqlite3_int64)r->max_time);
-		len = tk_time_format_decimal(r->max_time, tb, TK_UNIT_NS, b,
-					     sizeof(b));
+		bind_inst(st, 10, none ? TK_INST_NONE : r->max_inst);
+		if (none)
+			sqlite3_bind_null(st, 11);
+		else
+			sqlite3_bind_int64(st, 11, (sqlite3_int64)r->max_time);
+		len = none ? -1 : tk_time_format_decimal(r->max_time, tb, TK_UNIT_NS, b,
+							 sizeof(b));
 		if (len < 0)
 			sqlite3_bind_null(st, 12);
 		else
