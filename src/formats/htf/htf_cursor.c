@@ -77,17 +77,15 @@ static int win_fill(htf_reader *h, cursor *c, tk_error *err)
 		uint64_t left = c->fend - c->foff;
 		size_t want = c->wcap - keep;
 		if (!want) {
-			size_t ncap = c->wcap * 2;
-			char *nw;
+			/* the bytes with their slack, doubled */
+			size_t size = c->wcap + WIN_SLACK;
 			if (keep > TK_LINE_MAX + 1)
 				return tk_err_line_long(err, h->name, c->line);
-			if (!(nw = realloc(c->win, ncap + WIN_SLACK)))
+			if (tk_grow_zero((void **)&c->win, &size, size, 1) < 0)
 				return tk_err_nomem(err, h->name);
-			memset(nw + c->wcap + WIN_SLACK, 0, ncap - c->wcap);
-			c->win = nw;
-			c->wcap = ncap;
-			c->p = nw;
-			c->end = nw + keep;
+			c->wcap = size - WIN_SLACK;
+			c->p = c->win;
+			c->end = c->win + keep;
 			continue;
 		}
 		if (want > left)

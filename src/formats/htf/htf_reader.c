@@ -61,17 +61,10 @@ int htf_err_at(htf_reader *h, tk_error *err, int code, uint64_t line,
 			  at && ls ? (uint32_t)(at - ls) + 1 : 0, "%s", msg);
 }
 
-
 int htf_idmap_add(idmap *m, uint64_t id, uint32_t val, uint32_t pos)
 {
-	if (m->n == m->cap) {
-		uint32_t ncap = m->cap ? m->cap * 2 : 4;
-		idpair *n = tk_xrealloc_array(m->p, ncap, sizeof(*n));
-		if (!n)
-			return TK_E_NOMEM;
-		m->p = n;
-		m->cap = ncap;
-	}
+	if (tk_grow_zero32((void **)&m->p, &m->cap, m->n, sizeof(*m->p)) < 0)
+		return TK_E_NOMEM;
 	m->p[m->n].id = id;
 	m->p[m->n].val = val;
 	m->p[m->n].pos = pos;
@@ -432,14 +425,8 @@ static int add_row(htf_reader *h, table *tb, uint64_t id, const char *ls,
 {
 	row *rw;
 
-	if (tb->n == tb->cap) {
-		uint32_t ncap = tb->cap ? tb->cap * 2 : 4;
-		row *n = tk_xrealloc_array(tb->rows, ncap, sizeof(*n));
-		if (!n)
-			return tk_err_nomem(err, h->name);
-		tb->rows = n;
-		tb->cap = ncap;
-	}
+	if (tk_grow_zero32((void **)&tb->rows, &tb->cap, tb->n, sizeof(*tb->rows)) < 0)
+		return tk_err_nomem(err, h->name);
 	rw = &tb->rows[tb->n];
 	rw->id = id;
 	rw->line = h->line;
