@@ -1213,21 +1213,23 @@ static void XMLCALL on_entity_decl(void *ud, const XML_Char *name, int pe,
 /* ---- feeding ------------------------------------------------------------ */
 
 /*
- * The hand scanner of <TraceData> content, the bulk of a trace.  Expat is
- * slow on it (attribute parsing and a callback per element), so where expat
- * stands between two tokens inside <TraceData> (it has reported every byte
- * fed, and <TraceData> is the open element), the scanner reads what
- * follows itself: whitespace, comments, and <TraceEntry> elements whose
- * attributes are plain (ASCII names, quoted values without '&', '<',
- * control characters or non-ASCII bytes, no name twice).  It hands each
- * entry to on_entry() as expat would.  Expat gets, of what was scanned,
- * the rest of the first line and the start of the last one blanked out
- * (whole lines in between are left out, and counted: h->skip_lines and
- * h->skip_bytes correct expat's positions), so its columns, its element
- * stack and its checks of everything else stay as they were.  At
- * anything else (an entity or character reference, CDATA, another element,
- * </TraceData>, text) it stops and expat reads on from there: it accepts
- * nothing that expat would refuse.
+ * The hand scanner of <TraceData> content, the bulk of a trace.  What
+ * expat cannot do: hand over an element without parsing and normalising
+ * its attributes and calling back at its start and its end, nor leave
+ * bytes out and still count their lines.  So where expat stands between
+ * two tokens inside <TraceData> (it has reported every byte fed, and
+ * <TraceData> is the open element), the scanner reads what follows
+ * itself: whitespace and empty <TraceEntry> elements whose attributes are
+ * plain (ASCII names, quoted values without '&', '<', control characters
+ * or non-ASCII bytes, no name twice), each handed to on_entry() as expat
+ * would.  Expat gets, of what was scanned, the rest of
+ * the first line and the start of the last one blanked out (whole lines in
+ * between are left out, and counted: h->skip_lines and h->skip_bytes
+ * correct expat's positions), so its columns, its element stack and its
+ * checks of everything else stay as they were.  At anything else (a
+ * comment, an entity or character reference, CDATA, another element,
+ * </TraceData>, text) it stops and expat reads on from there, up
+ * to the next <TraceEntry: it accepts nothing that expat would refuse.
  */
 enum { SCAN_OTHER, SCAN_MORE };
 
@@ -1359,26 +1361,6 @@ static ptrdiff_t scan_entry(const char *p, size_t n, const char **atts,
 	return (ptrdiff_t)i;
 }
 
-/* one comment at p[0..n): its length, 0: more bytes, -1: not for us */
-static ptrdiff_t scan_comment(const char *p, size_t n)
-{
-	size_t i;
-
-	/* "<!--" checked by the caller */
-	for (i = 4; i + 1 < n; i++) {
-		unsigned char c = (unsigned char)p[i];
-		if (c == '-' && p[i + 1] == '-') {
-			if (i + 2 >= n)
-				return 0;
-			return p[i + 2] == '>' ? (ptrdiff_t)(i + 3) : -1;
-		}
-		if ((c < 0x20 && !is_ws(c)) || c >= 0x80 ||
-		    (c == '\r' && p[i + 1] != '\n'))
-			return -1;
-	}
-	return 0;
-}
-
 /*
  * Scan p[0..n) (the bytes after what expat has read).  Returns the number
  * of bytes handled; *why tells why it stopped there.
@@ -1397,6 +1379,7 @@ static size_t scan_content(atf_reader *h, const char *p, size_t n, int *why)
 	h->cr_last = 0;
 	while (i < n) {
 		unsigned char c = (unsigned char)p[i];
+		unsigned depth;
 		ptrdiff_t len;
 		const char *q;
 		if (c == '\n') {
@@ -1424,33 +1407,25 @@ static size_t scan_content(atf_reader *h, const char *p, size_t n, int *why)
 			*why = SCAN_MORE;
 			return i;
 		}
-		if (memcmp(p + i, "<TraceEntry", 11) == 0 &&
-		    (is_ws((unsigned char)p[i + 11]) || p[i + 11] == '/' ||
-		     p[i + 11] == '>')) {
-			unsigned depth = h->depth;
-			len = scan_entry(p + i, n - i, atts, vals);
-			if (len <= 0) {
-				*why = len == 0 ? SCAN_MORE : SCAN_OTHER;
-				return i;
-			}
-			h->scan_line = h->line;
-			h->scan_col = (uint32_t)(base + i - h->line_start + 1);
-			h->scanning = 1;
-			on_entry(h, atts);
-			h->scanning = 0;
-			if (h->depth > depth)
-				h->depth = depth; /* its end tag */
-			if (h->failed)
-				return i;
-		} else if (memcmp(p + i, "<!--", 4) == 0) {
-			len = scan_comment(p + i, n - i);
-			if (len <= 0) {
-				*why = len == 0 ? SCAN_MORE : SCAN_OTHER;
-				return i;
-			}
-		} else {
+		if (memcmp(p + i, "<TraceEntry", 11) != 0 ||
+		    !(is_ws((unsigned char)p[i + 11]) || p[i + 11] == '/' ||
+		      p[i + 11] == '>'))
+			return i;
+		depth = h->depth;
+		len = scan_entry(p + i, n - i, atts, vals);
+		if (len <= 0) {
+			*why = len == 0 ? SCAN_MORE : SCAN_OTHER;
 			return i;
 		}
+		h->scan_line = h->line;
+		h->scan_col = (uint32_t)(base + i - h->line_start + 1);
+		h->scanning = 1;
+		on_entry(h, atts);
+		h->scanning = 0;
+		if (h->depth > depth)
+			h->depth = depth; /* its end tag */
+		if (h->failed)
+			return i;
 		for (q = p + i; (q = memchr(q, '\n', (size_t)(p + i + len - q))) != NULL;) {
 			q++;
 			h->line++;

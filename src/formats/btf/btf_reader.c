@@ -21,6 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* numbers and names may be read as little-endian words */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define LE_WORDS 1
+#else
+#define LE_WORDS 0
+#endif
+
 /* warning kinds (one report each, then only counted) */
 enum {
 	W_TYPE_SPELLING,
@@ -72,8 +79,8 @@ typedef struct idmap {
 /*
  * What the scan of a line finds.  A line that ends within the 64 bytes
  * read at its start (nearly every data line) keeps its commas as a bit
- * mask, from which the fast path takes the fields in registers; the
- * general code has them noted in commas[] first (line_commas()).
+ * mask, from which parse_data() takes the fields; any other line has
+ * them in commas[] (and an error message counts them: line_commas()).
  */
 struct line_scan {
 	const char *nl;            /* the newline, NULL if none before limit */
@@ -111,8 +118,9 @@ typedef struct btf_reader {
 	uint64_t bare_cr;         /* lines.bare_cr when last looked at */
 	int have_pend;
 	int data_started;
+	int plain;                /* names are plain text (no encoding, no
+				   * id tables) and the pool has its table */
 	uint64_t last_time;
-	int have_time;
 	int timescale_seen;
 	int version_seen;
 	enum table table;
@@ -256,7 +264,7 @@ static tk_str idmap_get(const idmap *m, uint64_t id)
 	return id < m->cap ? m->names[id] : TK_NONE;
 }
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if LE_WORDS
 /*
  * The value of the 8 ASCII digits in w (the first in the lowest byte), or
  * -1 (as UINT64_MAX) if one is not a digit.  A digit has the high nibble 3,
@@ -301,7 +309,7 @@ static inline int parse_u64(const char *p, const char *end, uint64_t *out)
 	if (p == end)
 		return -1;
 	safe = end - p > 19 ? p + 19 : end;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if LE_WORDS
 	/* eight digits at a time (long timestamps) */
 	while (safe - p >= 8) {
 		uint64_t w;
@@ -331,7 +339,7 @@ static inline int parse_u64(const char *p, const char *end, uint64_t *out)
 	return 0;
 }
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if LE_WORDS
 /*
  * The n (1 to 16) bytes at p as a decimal, where the 16 bytes at p may be
  * read: two words, with no loop whose length depends on the number (up to
@@ -363,19 +371,18 @@ static inline int dec16(const char *p, size_t n, uint64_t *out)
 #endif
 
 /*
- * parse_u64() for the numbers of data lines, where the bytes up to limit
- * may be read: dec16() when it applies.  Same results as parse_u64().
+ * parse_u64() for the numbers of data lines: dec16() when the number has 1
+ * to 16 bytes and the 16 bytes at p may be read (hot, see parse_data()).
+ * Same results as parse_u64().
  */
-static inline int parse_dec(const char *p, const char *end,
-			    const char *limit, uint64_t *out)
+static inline int parse_dec(const char *p, const char *end, int hot,
+			    uint64_t *out)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	size_t n = (size_t)(end - p);
-
-	if (TK_LIKELY(n - 1 < 16 && limit - p >= 16))
-		return dec16(p, n, out);
+#if LE_WORDS
+	if (TK_LIKELY(hot))
+		return dec16(p, (size_t)(end - p), out);
 #else
-	(void)limit;
+	(void)hot;
 #endif
 	return parse_u64(p, end, out);
 }
@@ -386,6 +393,25 @@ static void trim(const char **p, const char **end)
 		(*p)++;
 	while (*end > *p && (*end)[-1] == ' ')
 		(*end)--;
+}
+
+/* Lenient mode: blanks around fields 1-7 trimmed, with a warning (1).  A blank
+ * to trim is at an end of a field: look only there (the ends of an empty
+ * field are not its bytes). */
+static TK_NOINLINE int trim_fields(btf_reader *b, const char **f,
+				   const char **fe)
+{
+	int spaced = 0, i;
+
+	for (i = 0; i < 7; i++)
+		spaced |= f[i] < fe[i] && (*f[i] == ' ' || fe[i][-1] == ' ');
+	if (!spaced)
+		return 0;
+	for (i = 0; i < 7; i++)
+		trim(&f[i], &fe[i]);
+	tk_reader_warn(b->r, W_SPACES, b->lines.line, 0,
+		       "blanks around fields (trimmed)");
+	return 1;
 }
 
 static int err_at(btf_reader *b, tk_error *err, int code, const char *line,
@@ -933,6 +959,7 @@ static int header_line(btf_reader *b, const char *line, size_t len,
 	int strict = b->r->opts.strict, has_value, rc;
 	tk_hdr_kind kind;
 
+	b->plain = 0; /* until a data line finds what it changed */
 	if (len == 1 || line[1] == ' ' || line[1] == '\t') {
 		/* a comment: kept (in the header only) */
 		const char *c = line + 1;
@@ -1050,16 +1077,16 @@ bad:
 	}
 }
 
-/* An instance: nearly always a few digits, which are taken inline (up to
- * 16 digits cannot exceed INT64_MAX); the rest (empty, a sign, errors) is
- * left to parse_inst_slow(). */
+/* An instance: nearly always a few digits, which are taken inline (hot:
+ * parse_dec(); up to 16 digits cannot exceed INT64_MAX); the rest (empty,
+ * a sign, errors) is left to parse_inst_slow(). */
 static inline int parse_inst(btf_reader *b, const char *line, const char *p,
-			     const char *end, const char *what, int64_t *out,
-			     tk_error *err)
+			     const char *end, int hot, const char *what,
+			     int64_t *out, tk_error *err)
 {
 	uint64_t v;
 
-	if (TK_LIKELY(end - p <= 16 && parse_dec(p, end, b->lines.limit, &v) == 0)) {
+	if (TK_LIKELY(hot && parse_dec(p, end, hot, &v) == 0)) {
 		*out = (int64_t)v;
 		return TK_OK;
 	}
@@ -1077,35 +1104,44 @@ static tk_str numeric_name(const idmap *m, const char *p, const char *end)
 	return idmap_get(m, id);
 }
 
-static inline tk_str intern_name(btf_reader *b, const idmap *m,
-				 const char *p, const char *end)
+/* A name of a data line the general way: through id table m (if any and
+ * used), converted from the reader's encoding, interned. */
+static TK_NOINLINE tk_str intern_name(btf_reader *b, const idmap *m,
+				      const char *p, const char *end)
 {
-	if (TK_UNLIKELY(m->used)) {
+	if (m && m->used) {
 		tk_str s = numeric_name(m, p, end);
 		if (s != TK_NONE)
 			return s;
 	}
-	if (TK_UNLIKELY(b->enc))
+	if (b->enc)
 		return intern_text(b, p, (size_t)(end - p));
-	return tk_strpool_intern_hot(&b->t->pool, p, (size_t)(end - p),
-				     b->lines.limit);
+	return tk_strpool_intern_in(&b->t->pool, p, (size_t)(end - p),
+				    b->lines.limit);
 }
 
-static inline tk_evkind kind_of_name(btf_reader *b, tk_str name, int *dialect)
+/* The event kind + 1 of a name, dialect bit 0x80: from the per-string
+ * table, filled on the first look. */
+static TK_NOINLINE uint8_t kind_of_slow(btf_reader *b, tk_str name)
 {
 	size_t n;
-	const char *s;
-	tk_evkind k;
+	const char *s = tk_trace_str(b->t, name, &n);
+	int dialect;
+	tk_evkind k = tk_evkind_lookup(s, n, &dialect);
+	uint8_t kv = (uint8_t)((k + 1) | (dialect ? 0x80 : 0));
 
-	if (name < b->cap_kind && b->kind_of[name]) {
-		*dialect = b->kind_of[name] >> 7;
-		return (tk_evkind)((b->kind_of[name] & 0x7f) - 1);
-	}
-	s = tk_trace_str(b->t, name, &n);
-	k = tk_evkind_lookup(s, n, dialect);
 	if (tk_grow_zero32((void **)&b->kind_of, &b->cap_kind, name, 1) == 0)
-		b->kind_of[name] = (uint8_t)((k + 1) | (*dialect ? 0x80 : 0));
-	return k;
+		b->kind_of[name] = kv;
+	return kv;
+}
+
+static inline uint8_t kind_of_name(btf_reader *b, tk_str name)
+{
+	uint8_t kv;
+
+	if (TK_LIKELY(name < b->cap_kind) && TK_LIKELY((kv = b->kind_of[name]) != 0))
+		return kv;
+	return kind_of_slow(b, name);
 }
 
 static uint32_t entity_new(btf_reader *b, tk_str name)
@@ -1170,7 +1206,7 @@ static tk_str target_type_slow(btf_reader *b, const char *p, const char *end,
 static inline tk_str target_type(btf_reader *b, const char *p, const char *end,
 				 uint8_t *val)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if LE_WORDS
 	size_t n = (size_t)(end - p);
 	uint64_t key = 0;
 	struct type_slot *e = NULL;
@@ -1293,224 +1329,80 @@ static void note_core(btf_reader *b, uint32_t core)
 }
 
 /*
- * The common data line, read without the general code's field-by-field
- * checks: 7 or 8 fields, no blank, at least 16 readable bytes past the
- * line's end (so that any field may be loaded as words), plain numbers,
- * names the pool and the reader's tables know already, a known type and
- * event allowed for it, entities of settled types, time not decreasing.
- * Anything else returns 0 before any state is touched, and parse_data()
- * reads the line the general way, reporting errors and warnings in order.
- * 1: the event is in ev.
+ * A data line into ev: one pass over its fields, in order, each taken
+ * inline in the usual case (plain numbers, names of 1 to 16 bytes the pool
+ * holds, a known type and event allowed for it, entities of settled types)
+ * and the general way else (blanks, empty or long fields, numeric names,
+ * another encoding, new names, dialects, errors), so that errors and
+ * warnings come in field order with the line and column of their field.
  */
-static inline int parse_fast(btf_reader *b, const char *line,
-			     const char *end, tk_event *ev)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	const char *c[7];
-	const tk_trace *t = b->t;
-	const char *ee; /* the end of the event field */
-	uint64_t time, si, ti, key;
-	size_t n;
-	const struct type_slot *ts;
-	tk_str sname, tname, ename;
-	uint32_t se, te;
-	uint8_t kv;
-	tk_etype type, stype;
-	tk_evkind kind;
-
-	/* data_started: the pool has its table, the tables their first
-	 * entries; numeric names (2.1 tables, 2.2 mappings) are left to the
-	 * general code */
-	if (b->ls.blank || b->lines.limit - end < 16 || !b->data_started ||
-	    b->entity_ids.used || b->type_ids.used)
-		return 0;
-	if (b->ls.ncommas < 0) {
-		/* the commas from the mask: bits are taken from the lowest
-		 * up; a missing comma leaves the mask empty, and the high bit
-		 * (past the newline, never a comma here) keeps ctz defined */
-		uint64_t m = b->ls.mask;
-		int k, have6;
-		for (k = 0; k < 5; k++) {
-			c[k] = line + __builtin_ctzll(m | (1ull << 63));
-			m &= m - 1;
-		}
-		have6 = m != 0;
-		c[5] = line + __builtin_ctzll(m | (1ull << 63));
-		m &= m - 1;
-		if (!have6)
-			return 0;
-		c[6] = line + __builtin_ctzll(m | (1ull << 63));
-		ee = m ? c[6] : end;
-	} else {
-		int k;
-		if (b->ls.ncommas < 6)
-			return 0;
-		/* all seven slots (c[6] is used only when it was noted) */
-		for (k = 0; k < 7; k++)
-			c[k] = b->ls.commas[k];
-		ee = b->ls.ncommas == 7 ? c[6] : end;
-	}
-
-	/* 1, 3, 6: numbers of 1 to 16 digits */
-	if ((size_t)(c[0] - line) - 1 >= 16 ||
-	    dec16(line, (size_t)(c[0] - line), &time) < 0 ||
-	    (b->have_time && time < b->last_time))
-		return 0;
-	n = (size_t)(c[2] - c[1] - 1);
-	if (n - 1 >= 16 || dec16(c[1] + 1, n, &si) < 0)
-		return 0;
-	n = (size_t)(c[5] - c[4] - 1);
-	if (n - 1 >= 16 || dec16(c[4] + 1, n, &ti) < 0)
-		return 0;
-
-	/* 4: the type, from the cache (see target_type()) */
-	n = (size_t)(c[3] - c[2] - 1);
-	if (n - 1 >= 7)
-		return 0;
-	memcpy(&key, c[2] + 1, 8);
-	key = (key & tk_strpool_mask16[n][0]) | ((uint64_t)n << 56);
-	ts = &b->types[(key * 0x9e3779b97f4a7c15ull) >> (64 - TYPE_SLOTS_LOG2)];
-	if (ts->key != key || (ts->val & 0x80))
-		return 0;
-	type = (tk_etype)((ts->val & 0x7f) - 1);
-	if (type == TK_ET_OTHER)
-		return 0;
-
-	/* 2, 5, 7: names of 1 to 16 bytes the pool holds */
-	n = (size_t)(c[1] - c[0] - 1);
-	if (n - 1 >= 16)
-		return 0;
-	sname = tk_strpool_lookup16(&t->pool, c[0] + 1, n);
-	n = (size_t)(c[4] - c[3] - 1);
-	if (n - 1 >= 16)
-		return 0;
-	tname = tk_strpool_lookup16(&t->pool, c[3] + 1, n);
-	n = (size_t)(ee - c[5] - 1);
-	if (n - 1 >= 16)
-		return 0;
-	ename = tk_strpool_lookup16(&t->pool, c[5] + 1, n);
-	if (sname == TK_NONE || tname == TK_NONE || ename == TK_NONE)
-		return 0;
-
-	/* the event: known, not a dialect, and allowed for the type */
-	if (ename >= b->cap_kind || !(kv = b->kind_of[ename]) || (kv & 0x80))
-		return 0;
-	kind = (tk_evkind)(kv - 1);
-	if (b->allowed[type][kind] != 1)
-		return 0;
-
-	/* entities that exist, the target's type agreeing, the source's
-	 * known (see entity_of() and parse_data()) */
-	if (sname >= t->cap_ent_of_str || tname >= t->cap_ent_of_str)
-		return 0;
-	se = t->ent_of_str[sname];
-	te = t->ent_of_str[tname];
-	if (se >= b->cap_explicit || te >= b->cap_explicit ||
-	    te >= b->cap_core || tk_trace_ent(t, te)->type != type)
-		return 0;
-	stype = tk_trace_ent(t, se)->type;
-	if (stype == TK_ET_UNKNOWN)
-		return 0;
-	/* a process state change from anything but a core: see
-	 * process_core() */
-	if (TK_UNLIKELY(stype != TK_ET_C) &&
-	    tk_implied_source_type(type, kind) == TK_ET_C)
-		return 0;
-
-	b->last_time = time;
-	ev->time = time;
-	ev->source = se;
-	ev->target = te;
-	ev->source_inst = (int64_t)si;
-	ev->target_inst = (int64_t)ti;
-	ev->type = type;
-	ev->kind = kind;
-	ev->type_name = ts->name;
-	ev->name = ename;
-	/* the source is the core, or TK_NONE (all ones), without a branch:
-	 * sources are cores or not in no pattern */
-	ev->core = se | ((uint32_t)(stype == TK_ET_C) - 1u);
-	if (ev->core != TK_NONE) {
-		b->core_of[te] = ev->core + 1;
-		if (TK_UNLIKELY(ev->core + 1 != b->core1) && !b->many_cores)
-			note_core(b, ev->core);
-	}
-	if (ee != end) {
-		ev->note = ee + 1;
-		ev->note_len = (uint32_t)((size_t)(end - ee - 1) > UINT32_MAX
-						  ? UINT32_MAX
-						  : (size_t)(end - ee - 1));
-	} else {
-		ev->note = NULL;
-		ev->note_len = 0;
-	}
-	ev->pos = b->lines.line;
-	return 1;
-#else
-	(void)b;
-	(void)line;
-	(void)end;
-	(void)ev;
-	return 0;
-#endif
-}
-
-static int parse_data(btf_reader *b, const char *line, size_t len,
-		      tk_event *ev, tk_error *err)
+static TK_INLINE int parse_data(btf_reader *b, const char *line, size_t len,
+				tk_event *ev, tk_error *err)
 {
 	const char *end = line + len, *f[8], *fe[8];
-	int strict = b->r->opts.strict, nf = 0, dialect = 0, allowed;
+	int strict = b->r->opts.strict, nf, dialect = 0, allowed, hot;
 	tk_trace *t = b->t;
 	uint64_t time;
 	tk_etype type;
 	tk_evkind kind;
 	tk_str tname, sname, ename, ttname;
+	size_t n1, n4, n6, lens = 0;
+	uint8_t kv;
 	char qb[64];
 	int rc, i;
 
 	/* fields 1-7 end at a comma; field 8 is the rest of the line (the
 	 * commas are all before the line's end: only a '\r' can be there) */
-	nf = line_commas(&b->ls, line);
-	if (nf < 6)
-		return err_at(b, err, TK_E_PARSE, line, end,
-			      "expected at least 7 comma-separated fields, found %d",
-			      nf + 1);
 	f[0] = line;
-	for (i = 0; i < 6; i++) {
-		fe[i] = b->ls.commas[i];
-		f[i + 1] = b->ls.commas[i] + 1;
-	}
-	if (nf == 6) {
-		fe[6] = end;
-	} else {
-		fe[6] = b->ls.commas[6];
-		f[7] = b->ls.commas[6] + 1;
-		fe[7] = end;
-	}
-
-	if (!strict && TK_UNLIKELY(b->ls.blank)) {
-		/* a blank to trim is at an end of a field: look only there
-		 * (the ends of an empty field are not its bytes) */
-		int spaced = 0;
-		for (i = 0; i < 7; i++)
-			spaced |= f[i] < fe[i] &&
-				  (*f[i] == ' ' || fe[i][-1] == ' ');
-		if (spaced) {
-			for (i = 0; i < 7; i++)
-				trim(&f[i], &fe[i]);
-			tk_reader_warn(b->r, W_SPACES, b->lines.line, 0,
-				       "blanks around fields (trimmed)");
+#if TK_SCAN_SIMD
+	if (TK_LIKELY(b->ls.ncommas < 0)) {
+		/* from the mask, lowest bit first: a missing comma leaves it
+		 * empty, and bit 63 (past the newline, never a comma) keeps
+		 * ctz defined */
+		uint64_t m = b->ls.mask;
+		for (i = 0; i < 6; i++) {
+			if (i == 5 && TK_UNLIKELY(!m))
+				goto few;
+			fe[i] = line + __builtin_ctzll(m | (1ull << 63));
+			lens |= (size_t)(fe[i] - f[i]) - 1;
+			f[i + 1] = fe[i] + 1;
+			m &= m - 1;
 		}
+		nf = m ? 7 : 6;
+		fe[6] = m ? line + __builtin_ctzll(m) : end;
+	} else
+#endif
+	{
+		if (b->ls.ncommas < 6)
+			goto few;
+		for (i = 0; i < 6; i++) {
+			fe[i] = b->ls.commas[i];
+			lens |= (size_t)(fe[i] - f[i]) - 1;
+			f[i + 1] = b->ls.commas[i] + 1;
+		}
+		nf = b->ls.ncommas;
+		fe[6] = nf == 7 ? b->ls.commas[6] : end;
 	}
+	lens |= (size_t)(fe[6] - f[6]) - 1;
+	f[7] = fe[6] + 1;
+	fe[7] = end;
+	/* the usual line: fields of 1 to 16 bytes, each of which may be read
+	 * as two words, names of plain text (b->plain), no blank to trim */
+	hot = LE_WORDS & b->plain & (b->lines.limit - end >= 16) & (lens < 16);
+	if (!strict && TK_UNLIKELY(b->ls.blank) && trim_fields(b, f, fe))
+		hot = 0;
+	n1 = (size_t)(fe[1] - f[1]);
+	n4 = (size_t)(fe[4] - f[4]);
+	n6 = (size_t)(fe[6] - f[6]);
 
 	/* 1: time */
-	rc = parse_dec(f[0], fe[0], b->lines.limit, &time);
+	rc = parse_dec(f[0], fe[0], hot, &time);
 	if (TK_UNLIKELY(rc < 0))
 		return err_at(b, err, rc == -2 ? TK_E_RANGE : TK_E_PARSE, line,
 			      f[0], rc == -2 ? "time '%s' is too large"
 					     : "time '%s' is not a non-negative integer",
 			      tk_quote(qb, sizeof(qb), f[0], fe[0]));
-	if (TK_UNLIKELY(b->have_time && time < b->last_time) &&
+	if (TK_UNLIKELY(time < b->last_time) &&
 	    (rc = depart(b, err, W_TIME_DECREASES, line, f[0],
 			 "time decreases (%llu after %llu)",
 			 "time decreases (%llu after %llu); kept in file order",
@@ -1518,11 +1410,9 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 			 (unsigned long long)b->last_time)) < 0)
 		return rc;
 	b->last_time = time;
-	b->have_time = 1;
 
-	/* empty names: one test for the four, then which one */
-	if (TK_UNLIKELY((f[1] == fe[1]) | (f[3] == fe[3]) | (f[4] == fe[4]) |
-			(f[6] == fe[6]))) {
+	/* empty names: which one */
+	if (TK_UNLIKELY(!hot)) {
 		for (i = 1; i < 7; i++) {
 			if (i == 2 || i == 5)
 				continue;
@@ -1535,11 +1425,11 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 	}
 
 	/* 3, 6: instances */
-	rc = parse_inst(b, line, f[2], fe[2], "source instance",
+	rc = parse_inst(b, line, f[2], fe[2], hot, "source instance",
 			&ev->source_inst, err);
 	if (rc < 0)
 		return rc;
-	rc = parse_inst(b, line, f[5], fe[5], "target instance",
+	rc = parse_inst(b, line, f[5], fe[5], hot, "target instance",
 			&ev->target_inst, err);
 	if (rc < 0)
 		return rc;
@@ -1550,7 +1440,7 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 
 	/* 4: type */
 	ttname = TK_NONE;
-	if (TK_UNLIKELY(b->type_ids.used))
+	if (TK_UNLIKELY(!hot && b->type_ids.used))
 		ttname = numeric_name(&b->type_ids, f[3], fe[3]);
 	if (ttname != TK_NONE) {
 		size_t n;
@@ -1570,7 +1460,7 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 				    "unknown entity type '%s'",
 				    "unknown entity type '%s' (kept)",
 				    tk_quote(qb, sizeof(qb), f[3], fe[3]));
-		else if (dialect)
+		else if (TK_UNLIKELY(dialect))
 			rc = depart(b, err, W_TYPE_SPELLING, line, f[3],
 				    "entity type '%s' is not BTF 2.1.5/2.3 (lenient mode reads it)",
 				    "entity type '%s' read as '%s'",
@@ -1580,17 +1470,28 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 			return rc;
 	}
 
-	/* 2, 5, 7: names */
-	sname = intern_name(b, &b->entity_ids, f[1], fe[1]);
-	tname = intern_name(b, &b->entity_ids, f[4], fe[4]);
-	ename = TK_UNLIKELY(b->enc)
-			? intern_text(b, f[6], (size_t)(fe[6] - f[6]))
-			: tk_strpool_intern_hot(&t->pool, f[6], (size_t)(fe[6] - f[6]),
-						b->lines.limit);
-	if (sname == TK_NONE || tname == TK_NONE || ename == TK_NONE ||
-	    ttname == TK_NONE)
-		return tk_err_nomem(err, b->name);
-	kind = kind_of_name(b, ename, &dialect);
+	/* 2, 5, 7: names (interned in field order) */
+	sname = tname = ename = TK_NONE;
+#if LE_WORDS
+	if (TK_LIKELY(hot)) {
+		sname = tk_strpool_lookup16(&t->pool, f[1], n1);
+		tname = tk_strpool_lookup16(&t->pool, f[4], n4);
+		ename = tk_strpool_lookup16(&t->pool, f[6], n6);
+	}
+#endif
+	if (TK_UNLIKELY(sname == TK_NONE || tname == TK_NONE || ename == TK_NONE)) {
+		if (sname == TK_NONE)
+			sname = intern_name(b, &b->entity_ids, f[1], fe[1]);
+		if (tname == TK_NONE)
+			tname = intern_name(b, &b->entity_ids, f[4], fe[4]);
+		if (ename == TK_NONE)
+			ename = intern_name(b, NULL, f[6], fe[6]);
+		if (sname == TK_NONE || tname == TK_NONE || ename == TK_NONE)
+			return tk_err_nomem(err, b->name);
+	}
+	kv = kind_of_name(b, ename);
+	kind = (tk_evkind)((kv & 0x7f) - 1);
+	dialect = kv >> 7;
 	allowed = b->allowed[type][kind];
 	if (TK_UNLIKELY(allowed != 1 || dialect)) {
 		tk_quote(qb, sizeof(qb), f[6], fe[6]);
@@ -1670,8 +1571,7 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 			if (rc < 0)
 				return rc;
 		}
-		/* every target gets its slot, so that its next lines may
-		 * take the fast path */
+		/* every target gets its slot */
 		if (tk_grow_zero32((void **)&b->core_of, &b->cap_core,
 				   ev->target, sizeof(uint32_t)) < 0)
 			return tk_err_nomem(err, b->name);
@@ -1697,8 +1597,16 @@ static int parse_data(btf_reader *b, const char *line, size_t len,
 		ev->note_len = 0;
 	}
 	ev->pos = b->lines.line;
-	b->data_started = 1;
+	if (TK_UNLIKELY(!hot)) {
+		/* the pool has its table now: lines of plain names may be hot */
+		b->data_started = 1;
+		b->plain = !(b->enc | b->entity_ids.used | b->type_ids.used);
+	}
 	return TK_OK;
+few:
+	return err_at(b, err, TK_E_PARSE, line, end,
+		      "expected at least 7 comma-separated fields, found %d",
+		      line_commas(&b->ls, line) + 1);
 }
 
 /* ---- reader ops --------------------------------------------------------- */
@@ -1853,11 +1761,9 @@ int btf_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 				return rc;
 			continue;
 		}
-		if (!parse_fast(b, line, line + len, &r->ev)) {
-			rc = parse_data(b, line, len, &r->ev, err);
-			if (rc < 0)
-				return rc;
-		}
+		rc = parse_data(b, line, len, &r->ev, err);
+		if (rc < 0)
+			return rc;
 		if (TK_UNLIKELY(b->enc) && r->ev.note) {
 			size_t nn;
 			const char *nu = recode(b, 1, r->ev.note, r->ev.note_len, &nn);

@@ -49,7 +49,7 @@ typedef struct htf_writer {
 	uint32_t cap_last;
 	uint32_t *ents;         /* per HTF id: entity id */
 	uint8_t *etype;         /* per HTF id: HTF type */
-	uint32_t nents, cap_ents;
+	uint32_t nents, cap_ents, cap_etype, cap_ent_core;
 	unsigned used_ev[HTF_NTYPES];
 	unsigned used_types;
 	wcore *cores;
@@ -270,25 +270,13 @@ static int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	if (!h) {
 		if ((rc = check_name(hw, t, ev->target, err)) < 0)
 			return rc;
-		if (hw->nents == hw->cap_ents) {
-			uint32_t ncap = hw->cap_ents ? hw->cap_ents * 2 : 64;
-			uint32_t *ne = tk_xrealloc_array(hw->ents, ncap, sizeof(*ne));
-			uint64_t *nc;
-			uint8_t *nt;
-			if (!ne)
-				return tk_err_nomem(err, hw->name);
-			hw->ents = ne;
-			nt = realloc(hw->etype, ncap);
-			if (!nt)
-				return tk_err_nomem(err, hw->name);
-			hw->etype = nt;
-			nc = tk_xrealloc_array(hw->ent_core, ncap, sizeof(*nc));
-			if (!nc)
-				return tk_err_nomem(err, hw->name);
-			hw->ent_core = nc;
-			hw->cap_ents = ncap;
-		}
-		hw->ent_core[hw->nents] = 0;
+		if (tk_grow_zero32((void **)&hw->ents, &hw->cap_ents, hw->nents,
+				   sizeof(*hw->ents)) < 0 ||
+		    tk_grow_zero32((void **)&hw->etype, &hw->cap_etype, hw->nents,
+				   sizeof(*hw->etype)) < 0 ||
+		    tk_grow_zero32((void **)&hw->ent_core, &hw->cap_ent_core,
+				   hw->nents, sizeof(*hw->ent_core)) < 0)
+			return tk_err_nomem(err, hw->name);
 		hw->ents[hw->nents] = ev->target;
 		hw->etype[hw->nents] = (uint8_t)type;
 		h = hw->hid[ev->target] = ++hw->nents;
