@@ -51,7 +51,7 @@ typedef struct ev_counts {
 	tk_str ids[2][DENSE];    /* dense index -> string id */
 	uint32_t n[2];
 	uint64_t *cell;          /* [DENSE][DENSE] */
-	cli_map more;
+	tk_counts *more;
 } ev_counts;
 
 /* Both tables at least `id + 1` long; -1 on out of memory. */
@@ -100,7 +100,8 @@ static __attribute__((noinline)) int count_slow(ev_counts *c, tk_str type, tk_st
 		c->cell[a | e]++;
 		return 0;
 	}
-	return cli_map_add(&c->more, ((uint64_t)type << 32) | event, 1);
+	return tk_counts_add(c->more, ((uint64_t)type << 32) | event, 1) < 0
+		       ? -1 : 0;
 }
 
 /*
@@ -146,7 +147,7 @@ static void counts_free(ev_counts *c)
 	free(c->slot[0]);
 	free(c->slot[1]);
 	free(c->cell);
-	cli_map_free(&c->more);
+	tk_counts_free(c->more);
 }
 
 typedef struct count_row {
@@ -279,7 +280,7 @@ int cmd_info(int argc, char **argv)
 	tk_error_clear(&err);
 
 	counts.cell = calloc(DENSE * DENSE, sizeof(*counts.cell));
-	if (!counts.cell)
+	if (!counts.cell || tk_counts_new(&counts.more, NULL) < 0)
 		goto nomem;
 	while ((rc = tk_reader_next_batch(r, &ev, &nb, 256, &err)) == TK_OK) {
 		nevents += (uint64_t)nb;
@@ -297,7 +298,8 @@ int cmd_info(int argc, char **argv)
 		per_type[e->type]++;
 		ncores += e->type == TK_ET_C;
 	}
-	rows = calloc((size_t)counts.n[0] * counts.n[1] + counts.more.count + 1,
+	rows = calloc((size_t)counts.n[0] * counts.n[1] +
+		      tk_counts_size(counts.more) + 1,
 		      sizeof(*rows));
 	if (!rows)
 		goto nomem;
@@ -312,9 +314,9 @@ int cmd_info(int argc, char **argv)
 			nrows++;
 		}
 	}
-	for (i = 0; i < counts.more.count; i++) {
-		rows[nrows].key = counts.more.keys[i];
-		rows[nrows].count = counts.more.vals[i];
+	for (i = 0; i < tk_counts_size(counts.more); i++) {
+		rows[nrows].key = tk_counts_key(counts.more, i,
+						&rows[nrows].count);
 		nrows++;
 	}
 	for (i = 0; i < nrows; i++) {
