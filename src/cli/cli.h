@@ -259,6 +259,8 @@ void cli_csv_cstr(FILE *fp, const char *s);
 /** Make (*arr)[id] exist: the array of *cap elements of esize bytes grows
  *  by doubling (from 16), the new elements zeroed; 0, or -1 out of memory. */
 int cli_grow(void **arr, size_t *cap, size_t id, size_t esize);
+/** cli_grow() that never makes *cap more than max elements (or id + 1). */
+int cli_grow_to(void **arr, size_t *cap, size_t id, size_t esize, size_t max);
 
 /*
  * Arm Tarmac logs (tarmac_cli.c).  info, stats and cat show the CPU-level

@@ -417,6 +417,11 @@ void cli_csv_cstr(FILE *fp, const char *s)
 
 int cli_grow(void **arr, size_t *cap, size_t id, size_t esize)
 {
+	return cli_grow_to(arr, cap, id, esize, SIZE_MAX);
+}
+
+int cli_grow_to(void **arr, size_t *cap, size_t id, size_t esize, size_t max)
+{
 	size_t ncap = *cap ? *cap : 16;
 	unsigned char *p;
 
@@ -427,6 +432,8 @@ int cli_grow(void **arr, size_t *cap, size_t id, size_t esize)
 			return -1;
 		ncap *= 2;
 	}
+	if (ncap > max)
+		ncap = max > id ? max : id + 1;
 	if (ncap > SIZE_MAX / esize)
 		return -1;
 	p = realloc(*arr, ncap * esize);

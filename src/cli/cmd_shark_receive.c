@@ -175,32 +175,6 @@ static uint32_t le32(const uint8_t *p)
 	       (uint32_t)p[3] << 24;
 }
 
-/*
- * Room for `need` bytes of records: the buffer doubles, but never past
- * the bound (take() keeps need within it).  0, or -1 out of memory.
- */
-static int grow_data(recv_state *st, size_t need)
-{
-	size_t ncap;
-	uint8_t *p;
-
-	if (need <= st->cap)
-		return 0;
-	ncap = st->cap ? st->cap : 65536;
-	while (ncap < need && ncap <= SIZE_MAX / 2)
-		ncap *= 2;
-	if (ncap > st->max)
-		ncap = (size_t)st->max;
-	if (ncap < need)
-		ncap = need;
-	p = realloc(st->data, ncap);
-	if (!p)
-		return -1;
-	st->data = p;
-	st->cap = ncap;
-	return 0;
-}
-
 /* One datagram: 1 if kept, 0 if ignored or a repeat, -1 out of memory. */
 static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
 {
@@ -255,9 +229,13 @@ static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
 		st->full_records += nev;
 		return 0;
 	}
-	/* grow first: a number is in the set only if its records are kept */
+	/* grow first: a number is in the set only if its records are kept;
+	 * the records' buffer doubles, but never past the bound (which the
+	 * test above keeps them within) */
 	if (cli_grow((void **)&st->pkts, &st->cappkts, st->npkts, sizeof(*st->pkts)) < 0 ||
-	    grow_data(st, st->len + (n - HEAD)) < 0)
+	    (n > HEAD && cli_grow_to((void **)&st->data, &st->cap,
+				     st->len + (n - HEAD) - 1, 1,
+				     (size_t)st->max) < 0))
 		return -1;
 	/* the set of numbers kept (tk_counts: a sender cannot pile its
 	 * numbers into one slot) */
