@@ -248,6 +248,14 @@ void cli_reader_opts(tk_reader_opts *ro, const cli_read_opts *o)
 	ro->on_warning = o->quiet ? NULL : print_warning;
 }
 
+/* 0, or -1 with the error printed when rc (an opening's) failed */
+static int opened(int rc, const tk_error *err)
+{
+	if (rc < 0)
+		cli_error(err);
+	return rc < 0 ? -1 : 0;
+}
+
 int cli_input(tk_input **in, const char *path, const cli_read_opts *o)
 {
 	tk_reader_opts ro;
@@ -255,11 +263,7 @@ int cli_input(tk_input **in, const char *path, const cli_read_opts *o)
 
 	cli_reader_opts(&ro, o);
 	tk_error_clear(&err);
-	if (tk_input_open_opts(in, path, &ro, &err) < 0) {
-		cli_error(&err);
-		return -1;
-	}
-	return 0;
+	return opened(tk_input_open_opts(in, path, &ro, &err), &err);
 }
 
 int cli_open_input(tk_reader **r, tk_input *in, const cli_read_opts *o)
@@ -269,11 +273,7 @@ int cli_open_input(tk_reader **r, tk_input *in, const cli_read_opts *o)
 
 	cli_reader_opts(&ro, o);
 	tk_error_clear(&err);
-	if (tk_reader_open_input(r, in, &ro, &err) < 0) {
-		cli_error(&err);
-		return -1;
-	}
-	return 0;
+	return opened(tk_reader_open_input(r, in, &ro, &err), &err);
 }
 
 int cli_open(tk_reader **r, const char *path, const cli_read_opts *o)
@@ -283,11 +283,7 @@ int cli_open(tk_reader **r, const char *path, const cli_read_opts *o)
 
 	cli_reader_opts(&ro, o);
 	tk_error_clear(&err);
-	if (tk_reader_open(r, path, &ro, &err) < 0) {
-		cli_error(&err);
-		return -1;
-	}
-	return 0;
+	return opened(tk_reader_open(r, path, &ro, &err), &err);
 }
 
 void cli_warning_summary(tk_reader *r, const cli_read_opts *o)
