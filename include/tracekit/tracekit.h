@@ -718,6 +718,31 @@ void tk_temp_remove_all(void);
  */
 void tk_json_write_str(FILE *fp, const char *s, size_t n, int html);
 
+/* ------------------------------------------------------------------------ */
+/* counts: a map of 64-bit keys to counters                                  */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The library's hash map (seeded once per process, so that no input piles
+ * its keys into one slot) for a caller's keys: each key counts, and the
+ * keys are kept in the order first added.
+ */
+typedef struct tk_counts tk_counts;
+
+/** An empty map.  TK_OK, or TK_E_NOMEM with *out NULL. */
+int tk_counts_new(tk_counts **out, tk_error *err);
+/** Add n to the counter of `key` (a new key starts at 0): 1 if the key is
+ *  new, 0 if it was there, or TK_E_NOMEM (the map unchanged). */
+int tk_counts_add(tk_counts *c, uint64_t key, uint64_t n);
+/** 1 with *n the counter of `key` (n may be NULL), 0 if it is absent. */
+int tk_counts_get(const tk_counts *c, uint64_t key, uint64_t *n);
+/** The number of keys, and the i-th key first added (i below it) with its
+ *  counter in *n (n may be NULL). */
+size_t tk_counts_size(const tk_counts *c);
+uint64_t tk_counts_key(const tk_counts *c, size_t i, uint64_t *n);
+/** Free; NULL is allowed. */
+void tk_counts_free(tk_counts *c);
+
 #ifdef __cplusplus
 }
 #endif

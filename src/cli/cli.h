@@ -256,28 +256,11 @@ void cli_csv_field(FILE *fp, const char *s, size_t n);
 /* cli_csv_field() of a NUL-terminated string. */
 void cli_csv_cstr(FILE *fp, const char *s);
 
-/*
- * A map from 64-bit keys to counters: keys[i] (i < count, in the order
- * first added) counted vals[i] (vals reaches only to the last key added
- * with a delta).  Its index is seeded once per process, so that no input
- * piles its keys into one slot.  Zeroed: empty.
- */
-typedef struct cli_map {
-	uint64_t *keys, *vals;
-	size_t cap, vcap, count;  /* of keys, of vals; entries */
-	uint32_t *slot;           /* nslot (a power of two): entry + 1, or 0 */
-	size_t nslot;
-} cli_map;
-
-/** Add delta to key's counter (a new key starts at 0): 0, or -1 out of memory. */
-int cli_map_add(cli_map *m, uint64_t key, uint64_t delta);
-/** The entry of key (its index in keys[] and vals[]), or -1 if none. */
-int64_t cli_map_find(const cli_map *m, uint64_t key);
-void cli_map_free(cli_map *m);
-
 /** Make (*arr)[id] exist: the array of *cap elements of esize bytes grows
  *  by doubling (from 16), the new elements zeroed; 0, or -1 out of memory. */
 int cli_grow(void **arr, size_t *cap, size_t id, size_t esize);
+/** cli_grow() that never makes *cap more than max elements (or id + 1). */
+int cli_grow_to(void **arr, size_t *cap, size_t id, size_t esize, size_t max);
 
 /*
  * Arm Tarmac logs (tarmac_cli.c).  info, stats and cat show the CPU-level

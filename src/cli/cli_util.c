@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 void cli_error(const tk_error *err)
 {
@@ -249,6 +248,14 @@ void cli_reader_opts(tk_reader_opts *ro, const cli_read_opts *o)
 	ro->on_warning = o->quiet ? NULL : print_warning;
 }
 
+/* 0, or -1 with the error printed when rc (an opening's) failed */
+static int opened(int rc, const tk_error *err)
+{
+	if (rc < 0)
+		cli_error(err);
+	return rc < 0 ? -1 : 0;
+}
+
 int cli_input(tk_input **in, const char *path, const cli_read_opts *o)
 {
 	tk_reader_opts ro;
@@ -256,11 +263,7 @@ int cli_input(tk_input **in, const char *path, const cli_read_opts *o)
 
 	cli_reader_opts(&ro, o);
 	tk_error_clear(&err);
-	if (tk_input_open_opts(in, path, &ro, &err) < 0) {
-		cli_error(&err);
-		return -1;
-	}
-	return 0;
+	return opened(tk_input_open_opts(in, path, &ro, &err), &err);
 }
 
 int cli_open_input(tk_reader **r, tk_input *in, const cli_read_opts *o)
@@ -270,11 +273,7 @@ int cli_open_input(tk_reader **r, tk_input *in, const cli_read_opts *o)
 
 	cli_reader_opts(&ro, o);
 	tk_error_clear(&err);
-	if (tk_reader_open_input(r, in, &ro, &err) < 0) {
-		cli_error(&err);
-		return -1;
-	}
-	return 0;
+	return opened(tk_reader_open_input(r, in, &ro, &err), &err);
 }
 
 int cli_open(tk_reader **r, const char *path, const cli_read_opts *o)
@@ -284,11 +283,7 @@ int cli_open(tk_reader **r, const char *path, const cli_read_opts *o)
 
 	cli_reader_opts(&ro, o);
 	tk_error_clear(&err);
-	if (tk_reader_open(r, path, &ro, &err) < 0) {
-		cli_error(&err);
-		return -1;
-	}
-	return 0;
+	return opened(tk_reader_open(r, path, &ro, &err), &err);
 }
 
 void cli_warning_summary(tk_reader *r, const cli_read_opts *o)
@@ -418,6 +413,11 @@ void cli_csv_cstr(FILE *fp, const char *s)
 
 int cli_grow(void **arr, size_t *cap, size_t id, size_t esize)
 {
+	return cli_grow_to(arr, cap, id, esize, SIZE_MAX);
+}
+
+int cli_grow_to(void **arr, size_t *cap, size_t id, size_t esize, size_t max)
+{
 	size_t ncap = *cap ? *cap : 16;
 	unsigned char *p;
 
@@ -428,6 +428,8 @@ int cli_grow(void **arr, size_t *cap, size_t id, size_t esize)
 			return -1;
 		ncap *= 2;
 	}
+	if (ncap > max)
+		ncap = max > id ? max : id + 1;
 	if (ncap > SIZE_MAX / esize)
 		return -1;
 	p = realloc(*arr, ncap * esize);
@@ -439,76 +441,3 @@ int cli_grow(void **arr, size_t *cap, size_t id, size_t esize)
 	return 0;
 }
 
-/* the slot of key in m's index (m->nslot > 0): its entry's or an empty one */
-static size_t map_slot(const cli_map *m, uint64_t key)
-{
-	static uint64_t seed;
-	uint64_t h;
-	size_t i;
-
-	/* drawn once: where the system placed this program, and the time */
-	if (!seed)
-		seed = ((uint64_t)(uintptr_t)&seed ^ (uint64_t)time(NULL) << 20) | 1;
-	/* splitmix64's finaliser of the seeded key */
-	h = (key ^ seed) + 0x9e3779b97f4a7c15u;
-	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9u;
-	h = (h ^ (h >> 27)) * 0x94d049bb133111ebu;
-	h ^= h >> 31;
-	for (i = (size_t)h & (m->nslot - 1); m->slot[i];
-	     i = (i + 1) & (m->nslot - 1))
-		if (m->keys[m->slot[i] - 1] == key)
-			break;
-	return i;
-}
-
-int64_t cli_map_find(const cli_map *m, uint64_t key)
-{
-	size_t i;
-
-	if (!m->nslot)
-		return -1;
-	i = map_slot(m, key);
-	return m->slot[i] ? (int64_t)m->slot[i] - 1 : -1;
-}
-
-int cli_map_add(cli_map *m, uint64_t key, uint64_t delta)
-{
-	size_t i;
-
-	/* the index at most half full */
-	if (m->count >= m->nslot / 2) {
-		size_t n = m->nslot ? m->nslot * 2 : 64, k;
-		uint32_t *old = m->slot, *ns;
-
-		if (m->count >= UINT32_MAX - 1 || n > SIZE_MAX / sizeof(*ns) ||
-		    !(ns = calloc(n, sizeof(*ns))))
-			return -1;
-		m->slot = ns;
-		m->nslot = n;
-		for (k = 0; k < m->count; k++)
-			m->slot[map_slot(m, m->keys[k])] = (uint32_t)k + 1;
-		free(old);
-	}
-	i = map_slot(m, key);
-	if (!m->slot[i]) {
-		if (cli_grow((void **)&m->keys, &m->cap, m->count, sizeof(*m->keys)) < 0)
-			return -1;
-		m->keys[m->count] = key;
-		m->slot[i] = (uint32_t)++m->count;
-	}
-	if (delta) {
-		if (cli_grow((void **)&m->vals, &m->vcap, m->slot[i] - 1,
-			     sizeof(*m->vals)) < 0)
-			return -1;
-		m->vals[m->slot[i] - 1] += delta;
-	}
-	return 0;
-}
-
-void cli_map_free(cli_map *m)
-{
-	free(m->keys);
-	free(m->vals);
-	free(m->slot);
-	memset(m, 0, sizeof(*m));
-}

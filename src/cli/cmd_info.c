@@ -32,62 +32,46 @@ static void help(FILE *fp)
  * pair is only ever counted in one of the two: an id that finds the
  * indices used up, or is too large (TK_NONE), never gets an index later.
  *
- * Per string id, slot[0] holds its type's row offset in `cell` (dense
- * index * DENSE) and slot[1] its event's column (dense index), or NO_SLOT.
- * A row offset has its low bits clear, so offset | column is the cell;
- * both tables are `cap` long, a power of two, so that one compare of
- * type | event tells that both ids are in them.  An event costs one
- * compare, two table reads, one test and an increment.
+ * Per string id, slot[id][0] holds its type's row offset in `cell` (dense
+ * index * DENSE) and slot[id][1] its event's column (dense index), each
+ * with the bit SLOT set, or 0 (none; what cli_grow() adds).  A row offset
+ * has its low bits clear, so offset | column is the cell; the table is
+ * `cap` long, a power of two, so that one compare of type | event tells
+ * that both ids are in it.  An event costs one compare, two table reads,
+ * one test and an increment.
  */
 #define DENSE 64
 #define DENSE_MAX_ID (1u << 24)
-#define NO_SLOT 0x80000000u
+#define SLOT 0x80000000u
+#define NO_SLOT 0u
 /* core names on the table form's "cores:" line, at most */
 #define INFO_CORE_NAMES 32
 
 typedef struct ev_counts {
-	uint32_t *slot[2];       /* per string id, cap long (see above) */
-	uint32_t cap;            /* 0 or a power of two */
+	uint32_t (*slot)[2];     /* per string id, cap long (see above) */
+	size_t cap;              /* 0 or a power of two */
 	tk_str ids[2][DENSE];    /* dense index -> string id */
 	uint32_t n[2];
 	uint64_t *cell;          /* [DENSE][DENSE] */
-	cli_map more;
+	tk_counts *more;
 } ev_counts;
-
-/* Both tables at least `id + 1` long; -1 on out of memory. */
-static int slots_grow(ev_counts *c, tk_str id)
-{
-	size_t cap = c->cap, i;
-	int d;
-
-	for (d = 0; d < 2; d++) {
-		cap = c->cap;  /* (doubled from 16: a power of two) */
-		if (cli_grow((void **)&c->slot[d], &cap, id,
-			     sizeof(*c->slot[d])) < 0)
-			return -1;
-		for (i = c->cap; i < cap; i++)
-			c->slot[d][i] = NO_SLOT;
-	}
-	c->cap = (uint32_t)cap;  /* id < DENSE_MAX_ID: at most twice that */
-	return 0;
-}
 
 /* The slot of string `id` in dimension d (0 = type, 1 = event), given one
  * if there is room; NO_SLOT if it has none; -1 on out of memory. */
 static int64_t dense_slot(ev_counts *c, int d, tk_str id)
 {
-	if (id < c->cap && c->slot[d][id] != NO_SLOT)
-		return c->slot[d][id];
+	if (id < c->cap && c->slot[id][d] != NO_SLOT)
+		return c->slot[id][d];
 	/* string ids are dense, so a huge one (or TK_NONE) is no reader's:
 	 * not worth a table that large */
 	if (c->n[d] == DENSE || id >= DENSE_MAX_ID)
 		return NO_SLOT;
-	if (id >= c->cap && slots_grow(c, id) < 0)
+	if (cli_grow((void **)&c->slot, &c->cap, id, sizeof(*c->slot)) < 0)
 		return -1;
 	c->ids[d][c->n[d]] = id;
-	c->slot[d][id] = d == 0 ? c->n[d] * DENSE : c->n[d];
+	c->slot[id][d] = SLOT | (d == 0 ? c->n[d] * DENSE : c->n[d]);
 	c->n[d]++;
-	return c->slot[d][id];
+	return c->slot[id][d];
 }
 
 static __attribute__((noinline)) int count_slow(ev_counts *c, tk_str type, tk_str event)
@@ -97,10 +81,11 @@ static __attribute__((noinline)) int count_slow(ev_counts *c, tk_str type, tk_st
 	if (a < 0 || e < 0)
 		return -1;
 	if (a != NO_SLOT && e != NO_SLOT) {
-		c->cell[a | e]++;
+		c->cell[(a | e) & ~SLOT]++;
 		return 0;
 	}
-	return cli_map_add(&c->more, ((uint64_t)type << 32) | event, 1);
+	return tk_counts_add(c->more, ((uint64_t)type << 32) | event, 1) < 0
+		       ? -1 : 0;
 }
 
 /*
@@ -115,8 +100,8 @@ static __attribute__((noinline)) int count_events(ev_counts *c, const tk_event *
 			uint64_t *tmin, uint64_t *tmax)
 {
 	const tk_event *end = ev + n;
-	const uint32_t *s0 = c->slot[0], *s1 = c->slot[1];
-	uint32_t cap = c->cap;
+	uint32_t (*slot)[2] = c->slot;
+	size_t cap = c->cap;
 	uint64_t *cell = c->cell, lo = *tmin, hi = *tmax;
 
 	for (; ev < end; ev++) {
@@ -124,16 +109,15 @@ static __attribute__((noinline)) int count_events(ev_counts *c, const tk_event *
 		lo = ev->time < lo ? ev->time : lo;
 		hi = ev->time > hi ? ev->time : hi;
 		if ((type | event) < cap) {
-			uint32_t x = s0[type] | s1[event];
-			if (!(x & NO_SLOT)) {
-				cell[x]++;
+			uint32_t a = slot[type][0], e = slot[event][1];
+			if (a & e & SLOT) {
+				cell[(a | e) & ~SLOT]++;
 				continue;
 			}
 		}
 		if (count_slow(c, type, event) < 0)
 			return -1;
-		s0 = c->slot[0];
-		s1 = c->slot[1];
+		slot = c->slot;
 		cap = c->cap;
 	}
 	*tmin = lo;
@@ -143,10 +127,9 @@ static __attribute__((noinline)) int count_events(ev_counts *c, const tk_event *
 
 static void counts_free(ev_counts *c)
 {
-	free(c->slot[0]);
-	free(c->slot[1]);
+	free(c->slot);
 	free(c->cell);
-	cli_map_free(&c->more);
+	tk_counts_free(c->more);
 }
 
 typedef struct count_row {
@@ -279,7 +262,7 @@ int cmd_info(int argc, char **argv)
 	tk_error_clear(&err);
 
 	counts.cell = calloc(DENSE * DENSE, sizeof(*counts.cell));
-	if (!counts.cell)
+	if (!counts.cell || tk_counts_new(&counts.more, NULL) < 0)
 		goto nomem;
 	while ((rc = tk_reader_next_batch(r, &ev, &nb, 256, &err)) == TK_OK) {
 		nevents += (uint64_t)nb;
@@ -297,7 +280,8 @@ int cmd_info(int argc, char **argv)
 		per_type[e->type]++;
 		ncores += e->type == TK_ET_C;
 	}
-	rows = calloc((size_t)counts.n[0] * counts.n[1] + counts.more.count + 1,
+	rows = calloc((size_t)counts.n[0] * counts.n[1] +
+		      tk_counts_size(counts.more) + 1,
 		      sizeof(*rows));
 	if (!rows)
 		goto nomem;
@@ -312,9 +296,9 @@ int cmd_info(int argc, char **argv)
 			nrows++;
 		}
 	}
-	for (i = 0; i < counts.more.count; i++) {
-		rows[nrows].key = counts.more.keys[i];
-		rows[nrows].count = counts.more.vals[i];
+	for (i = 0; i < tk_counts_size(counts.more); i++) {
+		rows[nrows].key = tk_counts_key(counts.more, i,
+						&rows[nrows].count);
 		nrows++;
 	}
 	for (i = 0; i < nrows; i++) {

@@ -56,9 +56,10 @@
 #define DGRAM_MAX 65536u
 #define SPEC_MAX_EVENTS 60u  /* records of one datagram: 24 + 60 * 16 < 1000 */
 #define REPORT_MAX 10       /* lines per kind of bad datagram */
-/* the index of a kept packet: its pkt (in an array that doubles) and its
- * slot in the set of numbers (16 bytes, at most half full) */
-#define PKT_COST 80u
+/* the index of a kept packet at its most: its pkt (24 bytes in an array
+ * that doubles), its entry in the set of numbers (tk_counts: a row of 16
+ * bytes that doubles, a slot of 16 bytes at most half full, doubling) */
+#define PKT_COST 144u
 #define MAX_MEMORY_DEFAULT (64u << 20)
 
 typedef struct pkt {
@@ -73,7 +74,7 @@ typedef struct recv_state {
 	size_t npkts, cappkts;
 	uint8_t *data;
 	size_t len, cap;
-	cli_map seen;        /* the numbers kept (no counters) */
+	tk_counts *seen;     /* the numbers kept (no counters) */
 	uint64_t records;    /* distinct records (repeats not counted) */
 	uint64_t ignored, bad, dups, late, oversize;
 	uint64_t used, max;  /* bytes kept (records + PKT_COST a packet), bound */
@@ -109,7 +110,7 @@ static void help(FILE *fp)
 		"  --idle S        end S seconds after the last datagram (once one came)\n"
 		"  --timeout S     end S seconds after the start in any case\n"
 		"  --max-memory SIZE  keep at most SIZE bytes (K, M, G: x 1024...;\n"
-		"                  default 64M): the records, and 80 bytes a packet\n"
+		"                  default 64M): the records, and 144 bytes a packet\n"
 		"                  for its index; later datagrams are refused and\n"
 		"                  counted (exit status 1)\n"
 		"  -v, --verbose   a line per datagram, as udpdump prints\n"
@@ -167,51 +168,11 @@ static int parse_num(const char *s, unsigned long max, unsigned long *out)
 	return 0;
 }
 
-/*
- * The set of packet numbers kept: 1 if `number` was new (and is now in),
- * 0 if it was there, -1 out of memory.  The hash is seeded per process,
- * so a sender cannot pile its numbers into one slot.
- */
-static int seen_add(recv_state *st, uint32_t number)
-{
-	size_t n = st->seen.count;
-
-	if (cli_map_add(&st->seen, number, 0) < 0)
-		return -1;
-	return st->seen.count > n;
-}
-
 /* the 32-bit little-endian number at p */
 static uint32_t le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 	       (uint32_t)p[3] << 24;
-}
-
-/*
- * Room for `need` bytes of records: the buffer doubles, but never past
- * the bound (take() keeps need within it).  0, or -1 out of memory.
- */
-static int grow_data(recv_state *st, size_t need)
-{
-	size_t ncap;
-	uint8_t *p;
-
-	if (need <= st->cap)
-		return 0;
-	ncap = st->cap ? st->cap : 65536;
-	while (ncap < need && ncap <= SIZE_MAX / 2)
-		ncap *= 2;
-	if (ncap > st->max)
-		ncap = (size_t)st->max;
-	if (ncap < need)
-		ncap = need;
-	p = realloc(st->data, ncap);
-	if (!p)
-		return -1;
-	st->data = p;
-	st->cap = ncap;
-	return 0;
 }
 
 /* One datagram: 1 if kept, 0 if ignored or a repeat, -1 out of memory. */
@@ -253,7 +214,7 @@ static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
 				(unsigned long)number, (unsigned long)nev, SPEC_MAX_EVENTS);
 		return 0;
 	}
-	if (cli_map_find(&st->seen, number) >= 0) {
+	if (tk_counts_get(st->seen, number, NULL)) {
 		st->dups++;
 		return 0;
 	}
@@ -268,13 +229,19 @@ static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
 		st->full_records += nev;
 		return 0;
 	}
-	/* grow first: a number is in the set only if its records are kept */
+	/* grow first: a number is in the set only if its records are kept;
+	 * the records' buffer doubles, but never past the bound (which the
+	 * test above keeps them within) */
 	if (cli_grow((void **)&st->pkts, &st->cappkts, st->npkts, sizeof(*st->pkts)) < 0 ||
-	    grow_data(st, st->len + (n - HEAD)) < 0)
+	    (n > HEAD && cli_grow_to((void **)&st->data, &st->cap,
+				     st->len + (n - HEAD) - 1, 1,
+				     (size_t)st->max) < 0))
 		return -1;
-	rc = seen_add(st, number);
+	/* the set of numbers kept (tk_counts: a sender cannot pile its
+	 * numbers into one slot) */
+	rc = tk_counts_add(st->seen, number, 0);
 	if (rc <= 0)
-		return rc;
+		return rc < 0 ? -1 : 0;
 	st->used += (uint64_t)nev * REC + PKT_COST;
 	if (number > st->max_number)
 		st->max_number = number;
@@ -498,7 +465,7 @@ int cmd_shark_receive(int argc, char **argv)
 	for (i = 0; i < 3; i++)
 		sigaction(stop_sigs[i], &sa, &old_act[i]);
 	buf = malloc(DGRAM_MAX);
-	if (!buf) {
+	if (!buf || tk_counts_new(&st.seen, NULL) < 0) {
 		fprintf(stderr, "tracekit shark-receive: out of memory\n");
 		goto out_sig;
 	}
@@ -592,6 +559,6 @@ out_sig:
 	free(buf);
 	free(st.pkts);
 	free(st.data);
-	cli_map_free(&st.seen);
+	tk_counts_free(st.seen);
 	return ret;
 }

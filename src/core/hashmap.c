@@ -1,4 +1,5 @@
-/* hashmap.c - the library's one hash map (hashmap.h). */
+/* hashmap.c - the library's one hash map (hashmap.h), and tk_counts
+ * (tracekit.h) over it. */
 #include "hashmap.h"
 
 #include <stdlib.h>
@@ -173,4 +174,75 @@ int tk_hashmap_del(tk_hashmap *m, uint64_t key)
 		return 0;
 	tk_hashmap_del_at(m, i);
 	return 1;
+}
+
+/* ---- tk_counts: the map for the API's users -------------------------- */
+
+typedef struct count_row {
+	uint64_t key, n;
+} count_row;
+
+struct tk_counts {
+	tk_hashmap index;     /* key -> row */
+	count_row *rows;      /* in the order first added */
+	size_t nrows, cap;
+};
+
+int tk_counts_new(tk_counts **out, tk_error *err)
+{
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
+		return tk_err_nomem(err, NULL);
+	tk_hashmap_init(&(*out)->index);
+	return TK_OK;
+}
+
+int tk_counts_add(tk_counts *c, uint64_t key, uint64_t n)
+{
+	int created;
+	uint32_t *row;
+
+	if (c->nrows >= TK_NONE ||
+	    tk_grow_zero((void **)&c->rows, &c->cap, c->nrows,
+			 sizeof(*c->rows)) < 0 ||
+	    !(row = tk_hashmap_slot(&c->index, key, &created)))
+		return TK_E_NOMEM;
+	if (created) {
+		*row = (uint32_t)c->nrows++;
+		c->rows[*row].key = key;
+	}
+	c->rows[*row].n += n;
+	return created;
+}
+
+int tk_counts_get(const tk_counts *c, uint64_t key, uint64_t *n)
+{
+	uint32_t row = tk_hashmap_get(&c->index, key);
+
+	if (row == TK_NONE)
+		return 0;
+	if (n)
+		*n = c->rows[row].n;
+	return 1;
+}
+
+size_t tk_counts_size(const tk_counts *c)
+{
+	return c->nrows;
+}
+
+uint64_t tk_counts_key(const tk_counts *c, size_t i, uint64_t *n)
+{
+	if (n)
+		*n = c->rows[i].n;
+	return c->rows[i].key;
+}
+
+void tk_counts_free(tk_counts *c)
+{
+	if (!c)
+		return;
+	tk_hashmap_free(&c->index);
+	free(c->rows);
+	free(c);
 }

@@ -133,6 +133,10 @@ typedef struct tk_strslot {
 } tk_strslot;
 
 typedef struct tk_strpool {
+	/* a table of its own, not the library's map (hashmap.h): with the
+	 * first 16 bytes in the slot a name is found without the map's
+	 * second hash and the chase to its bytes, which the BTF reader did
+	 * not keep within its speed on the map (the measure: git log) */
 	tk_strslot *slots;    /* open addressing, linear probing */
 	uint32_t mask;        /* slots - 1 */
 	uint32_t shift;       /* 32 - log2(slots): a hash's top bits pick its slot */

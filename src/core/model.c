@@ -104,7 +104,7 @@ const char *tk_evkind_name(tk_evkind kind)
 typedef struct {
 	const char *name;
 	tk_etype type;
-	int dialect;     /* a spelling outside the specs */
+	int dialect;     /* a producer's other spelling of a type */
 } type_spelling;
 
 static const type_spelling types[] = {
@@ -116,8 +116,8 @@ static const type_spelling types[] = {
 	{ "M", TK_ET_M, 0 },         { "SCHED", TK_ET_SCHED, 0 },
 	{ "SIG", TK_ET_SIG, 0 },     { "SEM", TK_ET_SEM, 0 },
 	{ "EVENT", TK_ET_EVENT, 0 }, { "SIM", TK_ET_SIM, 0 },
-	{ "SYS", TK_ET_SYS, 0 },     { "THR", TK_ET_THR, 1 },
-	{ "SYSC", TK_ET_SYSC, 1 },
+	{ "SYS", TK_ET_SYS, 0 },     { "THR", TK_ET_THR, 0 },
+	{ "SYSC", TK_ET_SYSC, 0 },
 };
 
 int tk_etype_lookup(const char *s, size_t len, tk_etype *type, int *dialect)

@@ -10,9 +10,9 @@
 
 #include "internal.h"
 
-/** The type named by the len bytes at s ("T", "ISR", "Processor", ...):
- * 1 with *type, and *dialect 1 for a spelling outside BTF 2.1.5/2.3; 0 if
- * unknown. */
+/** The type named by the len bytes at s: 1 with *type, *dialect 1 for a
+ * producer's other spelling ("ISR"; the model's names, THR and SYSC too,
+ * are none: a format lacking a type refuses it itself); 0 if unknown. */
 int tk_etype_lookup(const char *s, size_t len, tk_etype *type, int *dialect);
 
 /** The kind of an event name (TK_EV_OTHER if unknown); *dialect 1 for a

@@ -162,24 +162,6 @@ static int grow_table(tk_strpool *p)
 	return 0;
 }
 
-static int grow_arrays(tk_strpool *p)
-{
-	uint32_t ncap = p->cap ? p->cap * 2 : 256;
-	const char **np;
-	uint32_t *nl;
-
-	np = tk_xrealloc_array(p->ptrs, ncap, sizeof(*np));
-	if (!np)
-		return -1;
-	p->ptrs = np;
-	nl = tk_xrealloc_array(p->lens, ncap, sizeof(*nl));
-	if (!nl)
-		return -1;
-	p->lens = nl;
-	p->cap = ncap;
-	return 0;
-}
-
 static inline int slot_is(const tk_strpool *p, const tk_strslot *sl,
 			  const char *s, size_t len, uint64_t w0, uint64_t w1)
 {
@@ -207,7 +189,7 @@ tk_str tk_strpool_intern_in(tk_strpool *p, const char *s, size_t len,
 			    const char *limit)
 {
 	uint64_t w0, w1;
-	uint32_t j, id, h;
+	uint32_t j, id, h, cap;
 	const char *copy;
 
 	if (TK_UNLIKELY(len > UINT32_MAX - 1))
@@ -221,9 +203,13 @@ tk_str tk_strpool_intern_in(tk_strpool *p, const char *s, size_t len,
 			if (slot_is(p, &p->slots[j], s, len, w0, w1))
 				return p->slots[j].id;
 	}
-	if (p->count >= (1u << 29))
-		return TK_NONE;
-	if (p->count == p->cap && grow_arrays(p) < 0)
+	/* ptrs and lens grow alike from the same capacity */
+	cap = p->cap;
+	if (p->count >= (1u << 29) ||
+	    tk_grow_zero32((void **)&p->ptrs, &cap, p->count,
+			   sizeof(*p->ptrs)) < 0 ||
+	    tk_grow_zero32((void **)&p->lens, &p->cap, p->count,
+			   sizeof(*p->lens)) < 0)
 		return TK_NONE;
 	/* keep the load factor under 1/2 */
 	if (!p->slots || (p->count + 1) * 2 > p->mask + 1) {

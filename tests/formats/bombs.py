@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
 """Line length and memory on every transport: decompression bombs.
 
-Each text reader (BTF, HTF, Tarmac) and the XML one (ATF) is given, as a
-plain file, on standard input, gzip- and zstd-compressed:
+Each format read (the registry's) is given what its tests/formats/<fmt>/
+bomb.py says (a format of no lines, S.Ha.R.K.'s binary records, says None)
+as a plain file, on standard input, gzip- and zstd-compressed:
 
   - one endless line (an endless XML token for ATF): a few KB of .gz/.zst
     that decode to 1 GiB (tens of MB for the file and the pipe).  It must
     be refused with "NAME:LINE:4194305: error: line longer than 4194304
     bytes" (ATF: "XML token longer than 4194304 bytes"), exit 2;
-  - many long but valid lines (3 MiB each, under the limit; for HTF also
-    plain records with a '#' in their comment, the line-at-a-time path):
-    they must read, exit 0.
+  - many long but valid lines (3 MiB each, under the limit), and the
+    format's extra inputs (HTF: plain records, records with a '#' in their
+    comment, the line-at-a-time path): they must read, exit 0.
 
 Every run must stay under a peak RSS bound (ru_maxrss, as the helper RUSAGE
 (bench/rusage.c) reports it) and may write no more than a bound to any file
@@ -21,8 +22,11 @@ or frame repeated (gzip members and zstd frames concatenate).
 
 Usage: bombs.py TRACEKIT RUSAGE
 """
+import csv
+import io
 import os
 import resource
+import runpy
 import subprocess
 import sys
 import tempfile
@@ -119,69 +123,34 @@ def check(name, args, want_rc, want_msg, stdin_parts=None, fifo=None):
         failed.append(name)
 
 
-# (format, --from name, the text before the endless line, the unit it
-# repeats, a long valid line's text, what repeats around it)
-HTF_HDR = b"""#Format HTF
-#Version 1.0
-#NumberOfCores 1
-#TimeScale ns
-#TimestampLength 4
-#EntityLength 1
-#EventLength 1
-#TypeTable
-#-00 Task
-#TaskEventTable
-#-00 activate
-#-01 start
-#-04 terminate
-#EntityTable
-#-00 T0
-#EntityTypeTable
-#-00 00
-#TraceData
-#-00
-"""
-
-
 def long_line(prefix, fill, suffix):
     return prefix + fill * (3 * MIB) + suffix
 
 
-FORMATS = {
-    "btf": dict(
-        head=b"#version 2.3.0\n#timescale ns\n0,Core_0,0,T,Task_A,0,",
-        endless_line=3,
-        endless_col=LIMIT + 1,
-        msg="line longer than 4194304 bytes",
-        # a data line with a 3 MiB note (the same each time: interned once)
-        valid=(b"#version 2.3.0\n#timescale ns\n",
-               long_line(b"0,Core_0,0,T,Task_A,0,activate,", b"n", b"\n"))),
-    "htf": dict(
-        head=HTF_HDR + b"000000000000 // ",
-        endless_line=20,
-        endless_col=LIMIT + 1,
-        msg="line longer than 4194304 bytes",
-        valid=(HTF_HDR, long_line(b"000000000000 // ", b"c", b"\n"))),
-    "tarmac": dict(
-        head=b"0 ps IT (0) 00020000 e3a00005 A svc_s : MOV r0,#5\n1 ps R r0 ",
-        endless_line=2,
-        endless_col=LIMIT + 1,
-        msg="line longer than 4194304 bytes",
-        valid=(b"0 ps IT (0) 00020000 e3a00005 A svc_s : MOV r0,#5\n",
-               long_line(b"1 ps R r0 00000005 ; ", b"c", b"\n"))),
-    "atf": dict(
-        head=b'<?xml version="1.0" encoding="utf-8"?>\n'
-             b'<CommonFormat Version="1.0">\n<SystemConfiguration Name="',
-        endless_line=3,
-        endless_col=1,  # the token's start
-        msg="XML token longer than 4194304 bytes",
-        # 3 MiB comments before the (empty) configuration
-        valid=(b'<?xml version="1.0" encoding="utf-8"?>\n'
-               b'<CommonFormat Version="1.0">\n',
-               long_line(b"<!-- ", b"c", b" -->\n"))),
-}
-ATF_TAIL = b"<SystemConfiguration/></CommonFormat>\n"
+def bombs():
+    """Each format read (the registry: `tracekit formats --format csv`)
+    and its BOMB, from tests/formats/<fmt>/bomb.py beside this script
+    (None: a format with no lines); a format read without one fails."""
+    out = subprocess.run([cli, "formats", "--format", "csv"], check=True,
+                         stdout=subprocess.PIPE).stdout.decode()
+    here = os.path.dirname(os.path.abspath(__file__))
+    found = {}
+    for row in csv.DictReader(io.StringIO(out)):
+        if row["read"] != "yes":
+            continue
+        path = os.path.join(here, row["format"], "bomb.py")
+        if not os.path.exists(path):
+            print("FAIL: %s is read but has no %s" % (row["format"], path))
+            failed.append(row["format"] + " bomb.py")
+            continue
+        bomb = runpy.run_path(path, dict(MIB=MIB, LIMIT=LIMIT,
+                                         long_line=long_line))["BOMB"]
+        if bomb:
+            found[row["format"]] = bomb
+    return found
 
+
+FORMATS = bombs()
 unit = b"a" * MIB
 for fmt, f in FORMATS.items():
     want = ":%d:%d: error: %s" % (f["endless_line"], f["endless_col"], f["msg"])
@@ -213,7 +182,7 @@ for fmt, f in FORMATS.items():
 
     # long valid lines: 24 of 3 MiB (72 MiB) from .zst, .gz and a pipe
     head, line = f["valid"]
-    tail = ATF_TAIL if fmt == "atf" else b""
+    tail = f.get("tail", b"")
     for ext, comp in (("gz", gz), ("zst", zst)):
         path = os.path.join(tmp, "long.%s.%s" % (fmt, ext))
         with open(path, "wb") as out:
@@ -227,21 +196,14 @@ for fmt, f in FORMATS.items():
           ["info", "--from", fmt, "-"], 0, None,
           [(head, 1), (line, 24)] + ([(tail, 1)] if tail else []))
 
-# HTF: short records with a '#' in their comment (the line-at-a-time path),
-# 64 MiB from a .zst; and plain records, 96 MiB: both spooled by the
-# source, read with flat memory
-rec = b"000000000000 // #c\n"
-path = os.path.join(tmp, "hash.htf.zst")
-with open(path, "wb") as out:
-    out.write(zst(HTF_HDR))
-    out.write(zst(rec * (MIB // len(rec))) * 64)
-check("htf '#' comments .zst (64 MiB)", ["info", path], 0, None)
-rec = b"000000000000\n"
-path = os.path.join(tmp, "plain.htf.zst")
-with open(path, "wb") as out:
-    out.write(zst(HTF_HDR))
-    out.write(zst(rec * (MIB // len(rec))) * 96)
-check("htf plain records .zst (96 MiB)", ["info", path], 0, None)
+    # inputs of the format's own that must read with flat memory
+    for name, head, rec, mib in f.get("extra", []):
+        path = os.path.join(tmp, "extra.%s.zst" % fmt)
+        with open(path, "wb") as out:
+            out.write(zst(head))
+            out.write(zst(rec * (MIB // len(rec))) * mib)
+        check("%s %s .zst (%d MiB)" % (fmt, name, mib), ["info", path], 0, None)
+        os.unlink(path)
 
 for name in os.listdir(tmp):
     os.unlink(os.path.join(tmp, name))

@@ -1,5 +1,6 @@
 /* test_api_new.c - the one constructor form of the public API (issue 22,
- * point 7): tk_check_new, tk_stats_new, tk_load_new and tk_timeline_new
+ * point 7): tk_check_new, tk_stats_new, tk_load_new, tk_timeline_new and
+ * tk_counts_new
  * return TK_OK with the object, or, when memory runs out, TK_E_NOMEM with
  * *out NULL and the caller's tk_error filled (a NULL tk_error allowed).
  * The allocation failure is made by wrapping calloc (-Wl,--wrap=calloc,
@@ -69,7 +70,9 @@ int main(void)
 	tk_stats *st = NULL;
 	tk_load *ld = NULL;
 	tk_timeline *tl = NULL;
+	tk_counts *cn = NULL;
 	const tk_event *ev;
+	uint64_t n, k;
 	const tk_trace *t;
 	tk_error err;
 	int rc;
@@ -88,6 +91,7 @@ int main(void)
 		    tk_load_new(&ld, t, 0, NULL, NULL, NULL), ld);
 	CHECK_NOMEM(tk_timeline_new(&tl, t, on_slice, NULL, NULL, &e_),
 		    tk_timeline_new(&tl, t, on_slice, NULL, NULL, NULL), tl);
+	CHECK_NOMEM(tk_counts_new(&cn, &e_), tk_counts_new(&cn, NULL), cn);
 
 	/* success: each object made, fed and finished */
 	CHECK(tk_check_new(&chk, t, NULL, NULL, &err) == TK_OK && chk);
@@ -112,6 +116,29 @@ int main(void)
 	CHECK_EQ_U64(tk_load_core_count(ld), 1);
 	CHECK_EQ_U64(tk_load_core_busy(ld, 0), 30);           /* 10..30, 40..50 */
 	CHECK_EQ_U64(nslices, 2);
+
+	/* tk_counts: keys in the order first added, each with its sum; more
+	 * keys than the first table holds */
+	CHECK(tk_counts_new(&cn, &err) == TK_OK && cn);
+	if (!cn)
+		return 1;
+	CHECK(tk_counts_add(cn, UINT64_MAX, 2) == 1);
+	CHECK(tk_counts_add(cn, UINT64_MAX, 3) == 0);
+	CHECK(tk_counts_add(cn, 0, 0) == 1);
+	for (k = 1; k <= 1000; k++)
+		CHECK(tk_counts_add(cn, k << 32, k) == 1);
+	CHECK_EQ_U64(tk_counts_size(cn), 1002);
+	CHECK(tk_counts_get(cn, UINT64_MAX, &n) == 1);
+	CHECK_EQ_U64(n, 5);
+	CHECK(tk_counts_get(cn, 0, NULL) == 1);
+	CHECK(tk_counts_get(cn, 1, &n) == 0);
+	CHECK_EQ_U64(tk_counts_key(cn, 0, &n), UINT64_MAX);
+	CHECK_EQ_U64(n, 5);
+	CHECK_EQ_U64(tk_counts_key(cn, 1, NULL), 0);
+	CHECK_EQ_U64(tk_counts_key(cn, 501, &n), (uint64_t)500 << 32);
+	CHECK_EQ_U64(n, 500);
+	tk_counts_free(cn);
+	tk_counts_free(NULL);
 	tk_check_free(chk);
 	tk_stats_free(st);
 	tk_load_free(ld);

@@ -6,6 +6,9 @@
  *   - tk_scan_hex16() (scan.h) against a digit-by-digit reading: every
  *     byte value at every place of every width, and random digit strings;
  *   - tk_grow_zero32() and tk_quote() (internal.h);
+ *   - tk_etype_lookup() (model.h): the model's own name of every type is
+ *     no dialect (a format that writes it reads it back strictly), a
+ *     producer's other spelling ("ISR") is;
  *   - the line scanner (lines.h) on LF, CRLF and CR-only text streamed in
  *     pieces of every size from 1 byte, with a last line without its end,
  *     and a line over TK_LINE_MAX refused with its line number.
@@ -17,6 +20,7 @@
 #include "hashmap.h"
 #include "internal.h"
 #include "lines.h"
+#include "model.h"
 #include "scan.h"
 #include "tk_test.h"
 
@@ -431,6 +435,27 @@ static void caps_case(void)
 	}
 }
 
+static void etype_case(void)
+{
+	tk_etype t, got;
+	int dialect;
+
+	for (t = TK_ET_STI; t < TK_ET_OTHER; t++) {
+		const char *n = tk_etype_name(t);
+		dialect = -1;
+		CHECK(tk_etype_lookup(n, strlen(n), &got, &dialect) == 1);
+		CHECK(got == t);
+		if (dialect != 0)
+			fprintf(stderr, "the model's name '%s' is a dialect\n", n);
+		CHECK(dialect == 0);
+	}
+	CHECK(tk_etype_lookup("ISR", 3, &got, &dialect) == 1);
+	CHECK(got == TK_ET_I && dialect == 1);
+	CHECK(tk_etype_lookup("Processor", 9, &got, &dialect) == 1);
+	CHECK(got == TK_ET_P && dialect == 0);
+	CHECK(tk_etype_lookup("THREAD", 6, &got, &dialect) == 0);
+}
+
 int main(void)
 {
 	caps_case();
@@ -443,5 +468,6 @@ int main(void)
 	lines_case();
 	long_case();
 	at_case();
+	etype_case();
 	TEST_DONE();
 }

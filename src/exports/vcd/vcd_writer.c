@@ -66,6 +66,15 @@ typedef struct vlane {
 static const char *const back_what[] = { "a time earlier than the previous event's" };
 static const char *const back_brief[] = { "times raised to the previous event's" };
 
+/* What the writer keeps per entity. */
+typedef struct vent {
+	uint32_t wire_id;      /* id + 1, 0 when none yet */
+	uint32_t nrun;         /* cores it is allocated to (a process),
+				* instances active (a runnable) */
+	uint32_t val_id;       /* a signal: value variable id + 1 */
+	uint32_t seen;         /* a runnable or signal declared */
+} vent;
+
 typedef struct vcd_writer {
 	const char *name;
 	tk_losses lost;        /* decreasing times (lenient reading keeps them) */
@@ -73,11 +82,7 @@ typedef struct vcd_writer {
 	FILE *spill;
 	vlane *lanes;
 	size_t nlanes, caplanes;
-	uint32_t *wire_id;     /* per entity: id + 1, 0 when none yet */
-	uint32_t *nrun;        /* per entity: cores it is allocated to (a
-				* process), instances active (a runnable) */
-	uint32_t *val_id;      /* per signal entity: value variable id + 1 */
-	uint8_t *seen;         /* per entity: a runnable or signal declared */
+	vent *ents;            /* per entity */
 	size_t capents;
 	uint32_t next_id;
 	uint64_t mult;         /* timescale units per tick (0: rounding) */
@@ -288,8 +293,9 @@ static int in_scope(const vcd_writer *vw, const tk_trace *t, int k, size_t i)
 
 	if (k == SC_TASKS)
 		return tk_etype_is_process(ty);
-	return vw->seen[i] && (k == SC_RUNS ? ty == TK_ET_R || ty == TK_ET_SYSC
-					    : ty == TK_ET_SIG);
+	if (!vw->ents[i].seen)
+		return 0;
+	return k == SC_RUNS ? ty == TK_ET_R || ty == TK_ET_SYSC : ty == TK_ET_SIG;
 }
 
 /*
@@ -387,38 +393,25 @@ static void put_id(FILE *f, uint32_t id)
 
 /* The per-entity arrays hold n entries (new ones zero).  0, or -1 out of
  * memory. */
+/* vw->ents[0 .. n) exist.  0, or -1 out of memory. */
 static int grow_ents(vcd_writer *vw, size_t n)
 {
-	void **arr[4] = { (void **)&vw->wire_id, (void **)&vw->nrun,
-			  (void **)&vw->val_id, (void **)&vw->seen };
-	const size_t esize[4] = { sizeof(*vw->wire_id), sizeof(*vw->nrun),
-				  sizeof(*vw->val_id), sizeof(*vw->seen) };
-	size_t cap = vw->capents;
-	int i;
-
-	if (n <= vw->capents)
-		return 0;
-	for (i = 0; i < 4; i++) {
-		cap = vw->capents;
-		if (tk_grow_zero(arr[i], &cap, n - 1, esize[i]) < 0)
-			return -1;
-	}
-	vw->capents = cap;
-	return 0;
+	return n ? tk_grow_zero((void **)&vw->ents, &vw->capents, n - 1,
+				sizeof(*vw->ents)) : 0;
 }
 
 static uint32_t wire_of(vcd_writer *vw, uint32_t ent)
 {
-	if (!vw->wire_id[ent])
-		vw->wire_id[ent] = ++vw->next_id;
-	return vw->wire_id[ent] - 1;
+	if (!vw->ents[ent].wire_id)
+		vw->ents[ent].wire_id = ++vw->next_id;
+	return vw->ents[ent].wire_id - 1;
 }
 
 static uint32_t val_of(vcd_writer *vw, uint32_t ent)
 {
-	if (!vw->val_id[ent])
-		vw->val_id[ent] = ++vw->next_id;
-	return vw->val_id[ent] - 1;
+	if (!vw->ents[ent].val_id)
+		vw->ents[ent].val_id = ++vw->next_id;
+	return vw->ents[ent].val_id - 1;
 }
 
 static vlane *lane_at(vcd_writer *vw, size_t i)
@@ -655,12 +648,12 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		if (ent == l->running)
 			continue;
 		open_time(vw);
-		if (l->running != TK_NONE && --vw->nrun[l->running] == 0) {
+		if (l->running != TK_NONE && --vw->ents[l->running].nrun == 0) {
 			fputc('0', vw->spill);
 			put_id(vw->spill, wire_of(vw, l->running));
 			fputc('\n', vw->spill);
 		}
-		if (ent != TK_NONE && vw->nrun[ent]++ == 0) {
+		if (ent != TK_NONE && vw->ents[ent].nrun++ == 0) {
 			fputc('1', vw->spill);
 			put_id(vw->spill, wire_of(vw, ent));
 			fputc('\n', vw->spill);
@@ -680,9 +673,9 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		: tk_trace_entity(w->trace, ev->target)->type;
 	if ((ety == TK_ET_R || ety == TK_ET_SYSC) &&
 	    ev->target != TK_NONE) {
-		uint32_t *c = &vw->nrun[ev->target];
+		uint32_t *c = &vw->ents[ev->target].nrun;
 		int was = *c > 0;
-		vw->seen[ev->target] = 1;
+		vw->ents[ev->target].seen = 1;
 		if (ev->kind == TK_EV_START || ev->kind == TK_EV_RESUME)
 			++*c;
 		else if ((ev->kind == TK_EV_TERMINATE ||
@@ -695,7 +688,7 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			fputc('\n', vw->spill);
 		}
 	} else if (ety == TK_ET_SIG && ev->target != TK_NONE) {
-		vw->seen[ev->target] = 1;
+		vw->ents[ev->target].seen = 1;
 		open_time(vw);
 		fputc('1', vw->spill);
 		put_id(vw->spill, wire_of(vw, ev->target));
@@ -856,7 +849,7 @@ static int put_header(vcd_writer *vw, const tk_trace *t, FILE *h)
 		}
 	}
 	for (i = 0; i < ne; i++) {
-		if (!vw->seen[i])
+		if (!vw->ents[i].seen)
 			continue;
 		sig = tk_trace_entity(t, (uint32_t)i)->type == TK_ET_SIG;
 		fputs(sig ? "s- " : "0", h);
@@ -965,7 +958,7 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 	}
 	vw->no_vars = vw->nlanes == 0;
 	for (i = 0; i < tk_trace_entity_count(t) && vw->no_vars; i++)
-		vw->no_vars = !vw->seen[i] &&
+		vw->no_vars = !vw->ents[i].seen &&
 			!tk_etype_is_process(tk_trace_entity(t, (uint32_t)i)->type);
 	if ((rc = count_bad_names(w, vw, err)) < 0)
 		return rc;
@@ -1047,10 +1040,7 @@ static void vcd_writer_free(tk_writer *w)
 	tk_timeline_free(vw->tl);
 	tk_loadbins_free(&vw->lb);
 	free(vw->lanes);
-	free(vw->wire_id);
-	free(vw->nrun);
-	free(vw->val_id);
-	free(vw->seen);
+	free(vw->ents);
 	free(vw);
 	w->impl = NULL;
 }

@@ -134,28 +134,12 @@ static int lose(tk_writer *w, ctf_writer *cw, int kind, const tk_event *ev,
 	return tk_loss_add(&cw->lost, w, cw->name, kind, ev, err);
 }
 
-/* Room for n more bytes in the current stream's packet (which grows
- * from 4 KiB: a trace may have many cores). */
+/* Room for n (> 0) more bytes in the current stream's packet. */
 static int pkt_reserve(ctf_writer *cw, size_t n)
 {
 	ctf_stream *st = cw->cur;
-	size_t cap;
-	unsigned char *p;
 
-	if (st->pcap && st->pcap - st->plen >= n)
-		return 0;
-	cap = st->pcap ? st->pcap : 256;
-	while (cap - st->plen < n) {
-		if (cap > SIZE_MAX / 2)
-			return -1;
-		cap *= 2;
-	}
-	p = realloc(st->pkt, cap);
-	if (!p)
-		return -1;
-	st->pkt = p;
-	st->pcap = cap;
-	return 0;
+	return tk_grow_zero((void **)&st->pkt, &st->pcap, st->plen + n - 1, 1);
 }
 
 /* Append a NUL-terminated string: the bytes up to a NUL, if any. */

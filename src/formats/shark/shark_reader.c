@@ -120,7 +120,7 @@ _Static_assert(sizeof(ev_head) == 16 &&
 /* A kept record whose target, type and source rule depend on its code
  * alone (see keep()): what the first one of the code found.  A code whose
  * target depends on a parameter (pmode) keeps its type, source rule and
- * names here and its targets in the reader's pcache. */
+ * names here and its targets in the reader's targets map. */
 typedef struct kept_code {
 	uint32_t tgt1;       /* target entity + 1; 0: not known yet */
 	uint8_t sys;         /* the source is the core, not the running task */
@@ -136,22 +136,9 @@ typedef struct kept_code {
 	uint32_t spare[3];   /* to 64 bytes: kept[code] is a shift away */
 } kept_code;
 
-/* kept_code.pmode: the target by code (tgt1), by par1 or par2 (pcache),
+/* kept_code.pmode: the target by code (tgt1), by par1 or par2 (targets),
  * or the task of context par1 */
 enum { PM_CODE, PM_PAR1, PM_PAR2, PM_TASK };
-
-/*
- * The targets of kept records whose target depends on a parameter
- * (ipoint N, IRQ N, a mutex, a server): (code family << 32 | parameter)
- * -> entity + 1, direct-mapped, filled on the slow path so that the
- * fast loop maps the next records of the same target itself instead of
- * ending its block on each (an ipoint-heavy dump would on every record).
- */
-#define PCACHE 1024
-typedef struct pcache_slot {
-	uint64_t key;
-	uint32_t ent1;       /* 0: empty */
-} pcache_slot;
 
 /* The steps of one record: how they end (besides the negative statuses).
  * R_STALL: the record needs the slow path (nothing was done). */
@@ -215,12 +202,17 @@ typedef struct shark_reader {
 	uint32_t isr_stack[ISR_MAX];
 	tk_hashmap sem_map;  /* the semaphores and mutexes met: (par2 << 1 |
 				is_sem) -> entity */
+	/* the targets of kept records whose target depends on a parameter
+	 * (ipoint N, IRQ N, a mutex, a server): target_key() -> entity,
+	 * filled on the slow path so that the fast loop maps the next
+	 * records of the same target itself instead of ending its block on
+	 * each (an ipoint-heavy dump would on every record) */
+	tk_hashmap targets;
 	/* per event code, + 1 (0: not yet): its interned name, and the
 	 * entity keep() gives it when that depends on the code alone */
 	tk_str code_name1[256];
 	uint32_t code_ent1[256];
 	kept_code kept[256];
-	pcache_slot pcache[PCACHE];
 	uint8_t cls[256];    /* K_* by code (code_class, K_UNKNOWN, K_EMPTY) */
 	tk_str kind_str[TK_EV_COUNT];
 	tk_str type_str[TK_ET_COUNT];
@@ -752,23 +744,14 @@ static TK_INLINE void isr_leave(shark_reader *s, hot *h, uint32_t next_task)
 		run(s, h, &s->tasks[h->running]);
 }
 
-/* The pcache key and slot of a parameter of a kept code's family. */
-static TK_INLINE uint64_t pcache_key(unsigned code, uint32_t par)
+/* The key in the targets map of a parameter of a kept code's family. */
+static TK_INLINE uint64_t target_key(unsigned code, uint32_t par)
 {
 	return (uint64_t)(code & 0x0f) << 32 | par;
 }
 
-static TK_INLINE pcache_slot *pcache_at(shark_reader *s, unsigned code,
-					uint32_t par)
-{
-	uint64_t h = pcache_key(code, par) * 0x9e3779b97f4a7c15ull;
-
-	return &s->pcache[h >> (64 - 10)];
-}
-_Static_assert(PCACHE == 1024, "pcache_at() takes 10 bits");
-
 /* keep() the first time for a code, or for a code whose target depends
- * on the parameters and is not in the pcache. */
+ * on the parameters and is not in the targets map. */
 static int keep_slow(shark_reader *s, hot *h, rec xv)
 {
 	const rec *x = &xv;
@@ -876,11 +859,11 @@ named:
 		/* the target depends on par1 or par2 */
 		int by2 = (x->code & 0x0f) >= 0x6;
 		uint32_t par = by2 ? par2_of(x) : x->par1;
-		pcache_slot *ps = pcache_at(s, x->code, par);
 		k->pmode = by2 ? PM_PAR2 : PM_PAR1;
 		k->sys = (x->code & 0x0f) == 0x3;
-		ps->key = pcache_key(x->code, par);
-		ps->ent1 = e->target + 1;
+		if (tk_hashmap_set(&s->targets, target_key(x->code, par),
+				   e->target) < 0)
+			return TK_E_NOMEM;
 		break;
 	}
 	default:
@@ -905,9 +888,9 @@ static TK_INLINE int keep(shark_reader *s, hot *h, int slow, const rec *x,
 	if (TK_UNLIKELY(!tgt1)) {
 		if (k->pmode == PM_PAR1 || k->pmode == PM_PAR2) {
 			uint32_t par = k->pmode == PM_PAR1 ? x->par1 : par2_of(x);
-			const pcache_slot *ps = pcache_at(s, x->code, par);
-			if (ps->ent1 && ps->key == pcache_key(x->code, par))
-				tgt1 = ps->ent1;
+			/* absent: TK_NONE + 1, 0 */
+			tgt1 = tk_hashmap_get(&s->targets,
+					      target_key(x->code, par)) + 1;
 		} else if (k->pmode == PM_TASK) {
 			uint32_t ti = map_get(s->ctx_map, x->par1);
 			if (ti != TK_NONE) {
@@ -1718,6 +1701,7 @@ static void shark_reader_close(tk_reader *r)
 	free(s->isrs);
 	free(s->irq_map);
 	tk_hashmap_free(&s->sem_map);
+	tk_hashmap_free(&s->targets);
 	free(s);
 	r->impl = NULL;
 }

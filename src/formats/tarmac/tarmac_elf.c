@@ -137,25 +137,9 @@ static int symtab_read(tk_tarmac_symtab **out, const char *path, int fd,
 			goto out;
 		}
 		n = strlen(name) + 1;
-		if (nlen + n > capn) {
-			size_t nc = capn ? capn * 2 : 4096;
-			char *nn;
-			while (nc < nlen + n)
-				nc *= 2;
-			nn = realloc(names, nc);
-			if (!nn)
-				goto nomem;
-			names = nn;
-			capn = nc;
-		}
-		if (nraw == capraw) {
-			size_t nc = capraw ? capraw * 2 : 256;
-			raw_sym *nr = tk_xrealloc_array(raw, nc, sizeof(*nr));
-			if (!nr)
-				goto nomem;
-			raw = nr;
-			capraw = nc;
-		}
+		if (tk_grow_zero((void **)&names, &capn, nlen + n - 1, 1) < 0 ||
+		    tk_grow_zero((void **)&raw, &capraw, nraw, sizeof(*raw)) < 0)
+			goto nomem;
 		memcpy(names + nlen, name, n);
 		raw[nraw].address = sym.st_value & (arm ? ~(uint64_t)1 : ~(uint64_t)0);
 		raw[nraw].size = sym.st_size;

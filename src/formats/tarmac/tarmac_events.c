@@ -247,13 +247,9 @@ static int push_event(tk_tarmac_timeline *a, core *c, uint64_t time, uint64_t li
 		if (a->qhead) {
 			memmove(a->q, a->q + a->qhead, a->qlen * sizeof(*a->q));
 			a->qhead = 0;
-		} else {
-			size_t ncap = a->qcap ? a->qcap * 2 : 16;
-			tk_event *nq = tk_xrealloc_array(a->q, ncap, sizeof(*nq));
-			if (!nq)
-				return tk_err_nomem(err, a->tr->name);
-			a->q = nq;
-			a->qcap = ncap;
+		} else if (tk_grow_zero((void **)&a->q, &a->qcap, a->qcap,
+					sizeof(*a->q)) < 0) {
+			return tk_err_nomem(err, a->tr->name);
 		}
 	}
 	ev = &a->q[a->qhead + a->qlen++];
@@ -309,19 +305,9 @@ static int isr_entity(tk_tarmac_timeline *a, const char *name, size_t n,
 	if (e == TK_NONE)
 		return tk_err_nomem(err, a->tr->name);
 	tk_trace_ent(a->t, e)->type = TK_ET_I;
-	if (e >= a->ninst) {
-		uint32_t ncap = a->ninst ? a->ninst : 16, i;
-		int64_t *ni;
-		while (ncap <= e)
-			ncap *= 2;
-		ni = tk_xrealloc_array(a->inst, ncap, sizeof(*ni));
-		if (!ni)
-			return tk_err_nomem(err, a->tr->name);
-		for (i = a->ninst; i < ncap; i++)
-			ni[i] = 0;
-		a->inst = ni;
-		a->ninst = ncap;
-	}
+	if (tk_grow_zero32((void **)&a->inst, &a->ninst, e,
+			   sizeof(*a->inst)) < 0)
+		return tk_err_nomem(err, a->tr->name);
 	*ent = e;
 	*inst = ++a->inst[e];
 	return TK_OK;

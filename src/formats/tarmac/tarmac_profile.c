@@ -819,17 +819,8 @@ static int path_add(folded *f, const char *s, tk_error *err)
 {
 	size_t n = strlen(s), i;
 
-	if (f->len + n + 2 > f->cap) {
-		size_t ncap = f->cap ? f->cap * 2 : 1024;
-		char *np;
-		while (ncap < f->len + n + 2)
-			ncap *= 2;
-		np = realloc(f->path, ncap);
-		if (!np)
-			return tk_err_nomem(err, "folded");
-		f->path = np;
-		f->cap = ncap;
-	}
+	if (tk_grow_zero((void **)&f->path, &f->cap, f->len + n + 1, 1) < 0)
+		return tk_err_nomem(err, "folded");
 	if (f->len)
 		f->path[f->len++] = ';';
 	/* ';' separates frames and ' ' the weight: neither may be in a name */

@@ -187,14 +187,9 @@ static tk_tarmac_exception_stat *isr_row(tk_tarmac_stats *s, uint32_t ent)
 		return NULL;
 	if (s->row_of[ent])
 		return &s->exc[s->row_of[ent] - 1];
-	if (s->nexc == s->capexc) {
-		size_t ncap = s->capexc ? s->capexc * 2 : 16;
-		void *ne = tk_xrealloc_array(s->exc, ncap, sizeof(*s->exc));
-		if (!ne)
-			return NULL;
-		s->exc = ne;
-		s->capexc = ncap;
-	}
+	if (tk_grow_zero((void **)&s->exc, &s->capexc, s->nexc,
+			 sizeof(*s->exc)) < 0)
+		return NULL;
 	row = &s->exc[s->nexc++];
 	memset(row, 0, sizeof(*row));
 	row->min = UINT64_MAX;       /* the name is set at finish */
@@ -214,14 +209,9 @@ static int isr_event(tk_tarmac_stats *s, const tk_event *ev)
 		if (tk_grow_zero((void **)&s->stk, &s->nstk, ev->core, sizeof(*s->stk)) < 0)
 			return -1;
 		st = &s->stk[ev->core];
-		if (st->n == st->cap) {
-			size_t ncap = st->cap ? st->cap * 2 : 4;
-			void *ne = tk_xrealloc_array(st->e, ncap, sizeof(*st->e));
-			if (!ne)
-				return -1;
-			st->e = ne;
-			st->cap = ncap;
-		}
+		if (tk_grow_zero((void **)&st->e, &st->cap, st->n,
+				 sizeof(*st->e)) < 0)
+			return -1;
 		st->e[st->n].ent = ev->target;
 		st->e[st->n].t = ev->time;
 		st->e[st->n++].seq = s->seq++;

@@ -4,9 +4,13 @@
 `tracekit convert` must read back under `tracekit info --strict`, a
 conversion whose event count changes must say so in a writer warning,
 a conversion with writer warnings must be refused by `convert --strict`
-(exit 2, no file), and the table of results (with the writer warnings,
-OUT for the output's name) must equal expected.txt beside this script,
-which lists every refusal and every change.
+(exit 2, no file), and the writer warnings and refusals (OUT for the
+output's name) must equal the expectations, which list every refusal and
+every change: tests/formats/<fmt>/conformance.txt of the writer's format,
+or of the format whose test input (tests/formats/<fmt>/ok/) is converted
+where that format comes after the writer in the registry.  So a format
+added (last in the registry) keeps every line that concerns it in its own
+folder.  --update rewrites them from what the writers said.
 
 usage: matrix.py TRACEKIT CORPUS_DIR TESTS_FORMATS_DIR [--update]
 Inputs: every file of the corpus that tracekit reads, and every
@@ -80,6 +84,16 @@ def changes(warns):
     return n
 
 
+def owner(rel, writer, order):
+    """The format whose folder keeps the expectation of converting rel by
+    writer: the writer's, or that of the format rel is a test input of
+    (tests/<fmt>/...) when it comes after the writer in the registry."""
+    parts = rel.split("/")
+    if parts[0] == "tests" and order.get(parts[1], -1) > order[writer]:
+        return parts[1]
+    return writer
+
+
 def cell(cli, rel, path, writer, tmp):
     """One conversion: (summary line, [writer warnings], [failures])."""
     base = os.path.join(tmp, rel.replace("/", "_") + "." + writer)
@@ -123,20 +137,21 @@ def main():
     update = "--update" in sys.argv[4:]
     global WRITERS, READ_EXT
     formats = registry(cli)
+    order = {f["format"]: i for i, f in enumerate(formats)}
     WRITERS = tuple(f["format"] for f in formats if f["read"] == f["write"] == "yes")
     READ_EXT = {e for f in formats if f["read"] == "yes" for e in f["extensions"].split()}
-    here = os.path.dirname(os.path.abspath(__file__))
     found, skipped = inputs(corpus, tests)
     jobs = [(rel, path, w) for rel, path in found for w in WRITERS]
     with tempfile.TemporaryDirectory() as tmp, \
             concurrent.futures.ThreadPoolExecutor(2) as ex:
         res = list(ex.map(lambda j: cell(cli, j[0], j[1], j[2], tmp), jobs))
-    report, failures = [], []
+    report, failures = {}, []
     table = {}
     for (rel, _, w), (status, warns, fails) in zip(jobs, res):
         table.setdefault(rel, {})[w] = status
         for m in warns:
-            report.append("%s -> %s: %s: %s" % (rel, w, "refused" if status == "refused" else "warning", m))
+            report.setdefault(owner(rel, w, order), []).append(
+                "%s -> %s: %s: %s" % (rel, w, "refused" if status == "refused" else "warning", m))
         failures += ["%s -> %s: %s" % (rel, w, f) for f in fails]
     width = max(len(r) for r in table)
     print("%-*s  " % (width, "input") + " ".join("%-13s" % w for w in WRITERS))
@@ -144,18 +159,25 @@ def main():
         print("%-*s  " % (width, rel) + " ".join("%-13s" % table[rel][w] for w in WRITERS))
     for s in skipped:
         print("skipped (over %d bytes): %s" % (MAX_BYTES, s))
-    got = "".join(l + "\n" for l in report)
-    exp_path = os.path.join(here, "expected.txt")
-    if update:
-        with open(exp_path, "w") as f:
-            f.write(got)
-    with open(exp_path) as f:
-        exp = f.read()
-    if got != exp:
-        import difflib
-        failures.append("the writers' warnings and refusals differ from expected.txt:\n" +
-                        "".join(difflib.unified_diff(exp.splitlines(True), got.splitlines(True),
-                                                     "expected.txt", "got")))
+    for fmt in order:
+        exp_path = os.path.join(tests, fmt, "conformance.txt")
+        got = "".join(l + "\n" for l in report.get(fmt, []))
+        if update:
+            if got:
+                with open(exp_path, "w") as f:
+                    f.write(got)
+            elif os.path.exists(exp_path):
+                os.unlink(exp_path)
+        exp = ""
+        if os.path.exists(exp_path):
+            with open(exp_path) as f:
+                exp = f.read()
+        if got != exp:
+            import difflib
+            name = "%s/conformance.txt" % fmt
+            failures.append("the writers' warnings and refusals differ from %s:\n" % name +
+                            "".join(difflib.unified_diff(exp.splitlines(True), got.splitlines(True),
+                                                         name, "got")))
     for f in failures:
         print("FAIL: " + f)
     n = {"ok": 0, "refused": 0}

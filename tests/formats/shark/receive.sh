@@ -238,14 +238,14 @@ if [ -r /proc/self/status ]; then
 	[ -n "$hwm0" ] && [ -n "$hwm1" ] && [ $((hwm1 - hwm0)) -lt 1024 ] || { echo "FAIL huge: peak memory grew by $((hwm1 - hwm0)) kB"; fail=1; }
 fi
 
-# 9. --max-memory 3K: packets 1 and 2 (2 x (960 + 80) bytes) are kept, 3
-#    (1040 more) and the rest are refused and counted
+# 9. --max-memory 3K: packets 1 and 2 (2 x (960 + 144) bytes) are kept, 3
+#    (1104 more) and the rest are refused and counted
 start --max-memory 3K --idle 1 --timeout 20 "$tmp/cap.bin"
 python3 "$tmp/send.py" "$port" all "$tmp/all.want" || { echo "FAIL: sender"; exit 1; }
 wait "$pid"; rc=$?; pid=
 [ $rc -eq 1 ] || { echo "FAIL cap: exit $rc, expected 1"; cat "$tmp/err"; fail=1; }
 head -c 1920 "$tmp/all.want" | cmp -s - "$tmp/cap.bin" || { echo "FAIL cap: file is not packets 1-2"; fail=1; }
-grep -qF "packet 3 refused: 2080 bytes kept, --max-memory 3072 reached" "$tmp/err" &&
+grep -qF "packet 3 refused: 2208 bytes kept, --max-memory 3072 reached" "$tmp/err" &&
 	grep -qF "5 packets refused (257 records): --max-memory 3072 reached" "$tmp/err" ||
 	{ echo "FAIL cap: report"; cat "$tmp/err"; fail=1; }
 # a flood of distinct datagrams: the memory stays within about the bound

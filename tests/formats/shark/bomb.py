@@ -1,0 +1,3 @@
+# S.Ha.R.K. dumps are 16-byte binary records: no line to make endless
+# (tests/formats/bombs.py asks every format read for its BOMB).
+BOMB = None
