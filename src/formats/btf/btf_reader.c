@@ -1169,6 +1169,17 @@ static inline uint32_t entity_of(btf_reader *b, tk_str name)
 	return entity_new(b, name);
 }
 
+/* tk_etype_lookup(), with Vector's THR and SYSC, types of the model but
+ * not of BTF 2.1.5/2.3, as departures (docs/btf.md: strict refuses them). */
+static int btf_type_lookup(const char *s, size_t n, tk_etype *type,
+			   int *dialect)
+{
+	if (!tk_etype_lookup(s, n, type, dialect))
+		return 0;
+	*dialect |= *type == TK_ET_THR || *type == TK_ET_SYSC;
+	return 1;
+}
+
 /* The name and meaning (type + 1, dialect bit 0x80) of a target type
  * field: through the pool and the per-string table. */
 static tk_str target_type_slow(btf_reader *b, const char *p, const char *end,
@@ -1184,7 +1195,7 @@ static tk_str target_type_slow(btf_reader *b, const char *p, const char *end,
 	if (name == TK_NONE)
 		return TK_NONE;
 	if (name >= b->cap_type || !b->type_of[name]) {
-		if (!tk_etype_lookup(p, (size_t)(end - p), &type, &dialect)) {
+		if (!btf_type_lookup(p, (size_t)(end - p), &type, &dialect)) {
 			type = TK_ET_OTHER;
 			dialect = 0;
 		}
