@@ -82,4 +82,20 @@ int tk_loadbins_add(tk_loadbins *lb, size_t lane, uint64_t start, uint64_t end);
 uint64_t tk_loadbins_busy(const tk_loadbins *lb, size_t lane, size_t b);
 void tk_loadbins_free(tk_loadbins *lb);
 
+/*
+ * Exact nearest-rank percentiles p[0..np) (millionths of a percent,
+ * np <= TK_PCTL_MAX) of rows of values, the values in a temporary file
+ * (pctl.c); the report marks its histograms with them.  put: TK_OK, TK_E_NOMEM or TK_E_IO (then every later call
+ * fails alike).  finish (once): out[row * np + j] = percentile j of each
+ * row < nrows that had values, count(ctx, row) giving the number of values
+ * row had (exactly: the rows are gathered by their counts).
+ */
+#define TK_PCTL_MAX 64
+typedef struct tk_pctl tk_pctl;
+tk_pctl *tk_pctl_new(const uint32_t *p, size_t np);
+int tk_pctl_put(tk_pctl *pc, uint32_t row, uint64_t v);
+int tk_pctl_finish(tk_pctl *pc, uint32_t nrows,
+		   uint64_t (*count)(void *, uint32_t), void *ctx, uint64_t *out);
+void tk_pctl_free(tk_pctl *pc);
+
 #endif

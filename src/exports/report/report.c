@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 #include "../../core/internal.h"
 #include "../../core/hashmap.h"
+#include "../../analysis/analysis_exports.h"
 #include "report_page.h"
 
 #include <errno.h>
@@ -73,7 +74,7 @@ typedef struct hist {
 	uint32_t entity;
 	tk_metric metric;
 	uint64_t lo, hi;
-	uint64_t p50, p99;   /* the percentiles of stats (has_pct) */
+	uint64_t p50, p99;   /* of the values binned (has_pct) */
 	int has_pct;
 	uint64_t bins[HIST_BINS];
 } hist;
@@ -119,6 +120,8 @@ typedef struct rep {
 	hist *hists;
 	size_t nhists;
 	uint32_t *hist_of;          /* entity -> index of its RT hist + 1 (CET next) */
+	tk_pctl *pctl;              /* the hists' values, for p50 and p99 */
+	uint64_t *hist_n;           /* hist -> values given to pctl */
 	size_t nhist_of;
 	size_t nhist_procs;         /* processes with RT and CET (panels or not) */
 	uint64_t *cpu;              /* entity -> CET of its terminated instances */
@@ -246,16 +249,46 @@ static hist *hist_for(rep *x, uint32_t ent, tk_metric m)
 	return &x->hists[x->hist_of[ent] - 1 + (m == TK_METRIC_CET)];
 }
 
-static void hist_add(hist *h, uint64_t v)
+/* v into h's bins, and to the values whose p50 and p99 mark it (only the
+ * panels' processes give theirs: memory stays flat in the entities) */
+static void hist_add(rep *x, hist *h, uint64_t v)
 {
 	uint64_t w = h->hi - h->lo;
-	size_t b;
+	size_t b, i = (size_t)(h - x->hists);
 
 	if (v < h->lo || v > h->hi)
 		return;
 	b = w ? (size_t)((unsigned __int128)(v - h->lo) * HIST_BINS /
 			 ((unsigned __int128)w + 1)) : 0;
 	h->bins[b < HIST_BINS ? b : HIST_BINS - 1]++;
+	if (tk_pctl_put(x->pctl, (uint32_t)i, v) < 0)
+		x->nomem = 1; /* (or its temporary file failed) */
+	else
+		x->hist_n[i]++;
+}
+
+static uint64_t hist_count(void *ctx, uint32_t i)
+{
+	return ((rep *)ctx)->hist_n[i];
+}
+
+/* after pass 2: each hist's p50 and p99 */
+static int hist_percentiles(rep *x)
+{
+	uint64_t *out = calloc(x->nhists * 2 + 1, sizeof(*out));
+	size_t i;
+	int rc;
+
+	if (!out)
+		return TK_E_NOMEM;
+	rc = tk_pctl_finish(x->pctl, (uint32_t)x->nhists, hist_count, x, out);
+	for (i = 0; rc >= 0 && i < x->nhists; i++) {
+		x->hists[i].has_pct = x->hist_n[i] > 0;
+		x->hists[i].p50 = out[2 * i];
+		x->hists[i].p99 = out[2 * i + 1];
+	}
+	free(out);
+	return rc;
 }
 
 static uint64_t worst_key(uint32_t entity, int64_t inst)
@@ -422,10 +455,10 @@ static void on_slice(void *ctx, const tk_slice *s)
 		} else {
 			hist *h = hist_for(x, s->entity, TK_METRIC_RT);
 			if (h && s->activated != UINT64_MAX && s->activated <= s->end)
-				hist_add(h, s->end - s->activated);
+				hist_add(x, h, s->end - s->activated);
 			h = hist_for(x, s->entity, TK_METRIC_CET);
 			if (h)
-				hist_add(h, s->cet);
+				hist_add(x, h, s->cet);
 		}
 		return;
 	}
@@ -579,10 +612,7 @@ static int read_pass(rep *x, const char *path, const tk_reader_opts *ro,
 	      tk_check_new(&chk, x->t, on_violation, x, NULL) < 0)))
 		goto nomem;
 	if (st) {
-		/* the histograms mark p50 and p99; the chains' rows */
-		static const uint32_t pct[2] = { 50000000, 99000000 };
-		if (tk_stats_set_percentiles(st, pct, 2) < 0)
-			goto nomem;
+		/* the chains' rows */
 		for (size_t i = 0; i < o->nchains; i++)
 			if ((rc = add_chain(st, o->chains[i], err)) < 0) {
 				tk_stats_free(st);
@@ -950,15 +980,10 @@ static void add_hist_pair(rep *x, tk_stats *st, const cand *c, size_t k)
 	x->hists[k].metric = TK_METRIC_RT;
 	x->hists[k].lo = s->min;
 	x->hists[k].hi = s->max;
-	x->hists[k].has_pct = tk_stats_percentile(st, c->rt, 0, &x->hists[k].p50) &&
-			      tk_stats_percentile(st, c->rt, 1, &x->hists[k].p99);
 	x->hists[k + 1].entity = c->entity;
 	x->hists[k + 1].metric = TK_METRIC_CET;
 	x->hists[k + 1].lo = o->min;
 	x->hists[k + 1].hi = o->max;
-	x->hists[k + 1].has_pct =
-		tk_stats_percentile(st, c->cet, 0, &x->hists[k + 1].p50) &&
-		tk_stats_percentile(st, c->cet, 1, &x->hists[k + 1].p99);
 	x->hist_of[c->entity] = (uint32_t)k + 1;
 }
 
@@ -1046,6 +1071,14 @@ static int make_hists(rep *x, tk_stats *st)
 			add_hist_pair(x, st, &top[i], k);
 	}
 	x->nhists = k;
+	{
+		/* the histograms mark p50 and p99 */
+		static const uint32_t pct[2] = { 50000000, 99000000 };
+		x->pctl = tk_pctl_new(pct, 2);
+		x->hist_n = calloc(k + 1, sizeof(*x->hist_n));
+		if (!x->pctl || !x->hist_n)
+			goto out;
+	}
 	ret = 0;
 out:
 	free(cet_row);
@@ -1174,6 +1207,12 @@ int tk_report_write(const char *path, const char *out,
 	ro.on_warning = NULL; /* pass 1 showed the warnings */
 	if ((ret = read_pass(&x, path, &ro, &r2, &st2, &chk2, err)) < 0)
 		goto out;
+	if ((ret = hist_percentiles(&x)) < 0) {
+		ret = ret == TK_E_NOMEM ? tk_err_nomem(err, NULL)
+					: tk_err_set(err, TK_E_IO, NULL, 0, 0,
+						     "cannot write or read back a temporary file");
+		goto out;
+	}
 	fputs("],\n\"slices\":[", x.fp);
 	{
 		char buf[65536];
@@ -1265,6 +1304,8 @@ out:
 	free(x.ibins);
 	free(x.hists);
 	free(x.hist_of);
+	tk_pctl_free(x.pctl);
+	free(x.hist_n);
 	free(x.cpu);
 	free(x.worst);
 	free(x.lane_pos);
