@@ -1,0 +1,708 @@
+/*
+ * parquet_writer.c - the events of one trace as an Apache Parquet file
+ * (docs/exports.md has the schema), written after the Parquet format
+ * specification: "PAR1", the column chunks of each row group, the footer
+ * (FileMetaData in Thrift's compact protocol), its length, "PAR1".
+ *
+ * Rows are kept in memory until a row group is full (ROWS rows) or the
+ * trace ends; then each column is written as one data page (v1, PLAIN,
+ * definition levels of the optional columns in the RLE/bit-packed hybrid
+ * encoding).  The column chunks' places and sizes are kept for the footer,
+ * written at close.  Everything goes through the sink, so a failed run
+ * leaves no file.
+ *
+ * Memory: one row record per event of the open row group, its notes, and
+ * the metadata of each column chunk written.
+ */
+#include "../../core/bytes.h"
+#include "../../core/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef ROWS
+#define ROWS 1048576u  /* rows per row group */
+#endif
+#define NCOLS 10
+
+/* Parquet's physical types, repetitions, encodings, page types (parquet.thrift) */
+enum { PT_INT64 = 2, PT_BYTE_ARRAY = 6 };
+enum { REP_REQUIRED = 0, REP_OPTIONAL = 1 };
+enum { ENC_PLAIN = 0, ENC_RLE = 3 };
+enum { PAGE_DATA = 0 };
+/* Thrift compact protocol's field types */
+enum { CT_I32 = 5, CT_I64 = 6, CT_BINARY = 8, CT_LIST = 9, CT_STRUCT = 12 };
+
+/* a column: what it is and where its values come from */
+enum { C_TIME, C_NS, C_SOURCE, C_SINST, C_TYPE, C_TARGET, C_TINST, C_EVENT,
+       C_NOTE, C_CORE };
+static const struct {
+	const char *name;
+	int type, rep;
+} cols[NCOLS] = {
+	{ "time", PT_INT64, REP_REQUIRED },
+	{ "time_ns", PT_INT64, REP_OPTIONAL },
+	{ "source", PT_BYTE_ARRAY, REP_REQUIRED },
+	{ "source_instance", PT_INT64, REP_OPTIONAL },
+	{ "type", PT_BYTE_ARRAY, REP_REQUIRED },
+	{ "target", PT_BYTE_ARRAY, REP_REQUIRED },
+	{ "instance", PT_INT64, REP_OPTIONAL },
+	{ "event", PT_BYTE_ARRAY, REP_REQUIRED },
+	{ "note", PT_BYTE_ARRAY, REP_OPTIONAL },
+	{ "core", PT_BYTE_ARRAY, REP_OPTIONAL },
+};
+
+/* one event waiting for its row group */
+typedef struct pq_row {
+	uint64_t time;
+	uint64_t ns;
+	int64_t sinst, tinst;
+	uint32_t source, target, core;
+	tk_str type_name, name;
+	tk_etype type;
+	tk_evkind kind;
+	uint64_t note_off;      /* in notes[]; UINT64_MAX: no note */
+	uint32_t note_len;
+	uint8_t has_ns;
+} pq_row;
+
+/* a written column chunk, for the footer */
+typedef struct pq_chunk {
+	uint64_t offset;        /* of its page header */
+	uint64_t size;          /* page header and page */
+	uint64_t nulls;
+} pq_chunk;
+
+typedef struct pq_buf {
+	uint8_t *p;
+	size_t len, cap;
+	int failed;
+} pq_buf;
+
+typedef struct pq_writer {
+	const char *name;
+	pq_row *rows;
+	size_t nrows, rows_cap;
+	char *notes;
+	size_t notes_len, notes_cap;
+	pq_chunk *chunks;       /* NCOLS per row group */
+	uint64_t *group_rows;
+	size_t ngroups, groups_cap;
+	uint64_t total_rows;
+	uint64_t off;           /* bytes written so far */
+	pq_buf page, hdr, foot;
+	tk_timebase tb, ns_tb;
+	int ns_ok;              /* ticks have an SI unit */
+} pq_writer;
+
+/* ---- byte buffers and Thrift's compact protocol -------------------------- */
+
+static void buf_need(pq_buf *b, size_t n)
+{
+	size_t cap;
+	uint8_t *p;
+
+	if (b->failed || b->cap - b->len >= n)
+		return;
+	cap = b->cap ? b->cap : 4096;
+	while (cap - b->len < n) {
+		if (cap > SIZE_MAX / 2) {
+			b->failed = 1;
+			return;
+		}
+		cap *= 2;
+	}
+	p = realloc(b->p, cap);
+	if (!p) {
+		b->failed = 1;
+		return;
+	}
+	b->p = p;
+	b->cap = cap;
+}
+
+static void buf_put(pq_buf *b, const void *p, size_t n)
+{
+	buf_need(b, n);
+	if (b->failed || !n)
+		return;
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static void buf_byte(pq_buf *b, uint8_t v)
+{
+	buf_put(b, &v, 1);
+}
+
+static void buf_le32(pq_buf *b, uint32_t v)
+{
+	uint8_t x[4];
+
+	tk_store_le32(x, v);
+	buf_put(b, x, 4);
+}
+
+static void buf_le64(pq_buf *b, uint64_t v)
+{
+	uint8_t x[8];
+
+	tk_store_le64(x, v);
+	buf_put(b, x, 8);
+}
+
+static void buf_varint(pq_buf *b, uint64_t v)
+{
+	while (v >= 0x80) {
+		buf_byte(b, (uint8_t)(v | 0x80));
+		v >>= 7;
+	}
+	buf_byte(b, (uint8_t)v);
+}
+
+/* a compact-protocol writer: the last field id of each open struct */
+typedef struct th {
+	pq_buf *b;
+	int16_t last[8];
+	int depth;
+} th;
+
+static void th_field(th *t, int id, int type)
+{
+	int delta = id - t->last[t->depth];
+
+	if (delta > 0 && delta <= 15) {
+		buf_byte(t->b, (uint8_t)(delta << 4 | type));
+	} else {
+		buf_byte(t->b, (uint8_t)type);
+		buf_varint(t->b, (uint64_t)(((uint32_t)id << 1) ^ (uint32_t)(id >> 15)));
+	}
+	t->last[t->depth] = (int16_t)id;
+}
+
+static void th_zigzag(th *t, int64_t v)
+{
+	buf_varint(t->b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+static void th_i32(th *t, int id, int32_t v)
+{
+	th_field(t, id, CT_I32);
+	th_zigzag(t, v);
+}
+
+static void th_i64(th *t, int id, int64_t v)
+{
+	th_field(t, id, CT_I64);
+	th_zigzag(t, v);
+}
+
+static void th_bin(th *t, int id, const void *p, size_t n)
+{
+	th_field(t, id, CT_BINARY);
+	buf_varint(t->b, n);
+	buf_put(t->b, p, n);
+}
+
+static void th_str(th *t, int id, const char *s)
+{
+	th_bin(t, id, s, strlen(s));
+}
+
+static void th_list(th *t, int id, int elem, size_t n)
+{
+	th_field(t, id, CT_LIST);
+	if (n < 15) {
+		buf_byte(t->b, (uint8_t)(n << 4 | (size_t)elem));
+	} else {
+		buf_byte(t->b, (uint8_t)(0xf0 | elem));
+		buf_varint(t->b, n);
+	}
+}
+
+/* a struct as a field (id > 0) or as a list element (id == 0) */
+static void th_begin(th *t, int id)
+{
+	if (id)
+		th_field(t, id, CT_STRUCT);
+	t->last[++t->depth] = 0;
+}
+
+static void th_end(th *t)
+{
+	buf_byte(t->b, 0);
+	t->depth--;
+}
+
+/* ---- the rows ------------------------------------------------------------ */
+
+static int out_put(tk_writer *w, const pq_buf *b, tk_error *err)
+{
+	pq_writer *pw = w->impl;
+
+	if (b->failed)
+		return tk_err_nomem(err, pw->name);
+	if (tk_sink_write(&w->sink, b->p, b->len, err) < 0)
+		return TK_E_IO;
+	pw->off += b->len;
+	return TK_OK;
+}
+
+/* definition levels of an optional column: runs of 0 (null) and 1 in the
+ * RLE/bit-packed hybrid (bit width 1), after their length in 4 bytes */
+static void put_levels(pq_buf *b, const uint8_t *def, size_t n)
+{
+	size_t at, i = 0, j;
+
+	buf_le32(b, 0);
+	at = b->len;
+	while (i < n) {
+		for (j = i; j < n && def[j] == def[i]; j++)
+			;
+		buf_varint(b, (uint64_t)(j - i) << 1);
+		buf_byte(b, def[i]);
+		i = j;
+	}
+	if (!b->failed)
+		tk_store_le32(b->p + at - 4, (uint32_t)(b->len - at));
+}
+
+/* the text of column c of row r (a string column), UTF-8 as the writer's
+ * rule makes it; *present 0 for a null */
+static int row_text(tk_writer *w, const pq_row *r, int c, const char **s,
+		    size_t *n, int *present, tk_error *err)
+{
+	pq_writer *pw = w->impl;
+	const tk_entity *e;
+	uint32_t id = TK_NONE;
+
+	*present = 1;
+	switch (c) {
+	case C_SOURCE: id = r->source; break;
+	case C_TARGET: id = r->target; break;
+	case C_CORE:
+		if (r->core == TK_NONE) {
+			*present = 0;
+			return TK_OK;
+		}
+		id = r->core;
+		break;
+	case C_TYPE: /* as written, else the model's name (as cat) */
+		if (r->type_name != TK_NONE) {
+			*s = tk_trace_str(w->trace, r->type_name, n);
+		} else {
+			*s = tk_etype_name(r->type);
+			*n = strlen(*s);
+		}
+		break;
+	case C_EVENT:
+		if (r->name != TK_NONE) {
+			*s = tk_trace_str(w->trace, r->name, n);
+		} else {
+			*s = tk_evkind_name(r->kind);
+			*n = strlen(*s);
+		}
+		break;
+	case C_NOTE:
+		if (r->note_off == UINT64_MAX) {
+			*present = 0;
+			return TK_OK;
+		}
+		*s = pw->notes + r->note_off;
+		*n = r->note_len;
+		break;
+	default:
+		break;
+	}
+	if (id != TK_NONE) {
+		e = tk_trace_entity(w->trace, id);
+		*s = e ? tk_trace_str(w->trace, e->name, n) : "";
+		if (!e)
+			*n = 0;
+	}
+	if (!*s) {
+		*s = "";
+		*n = 0;
+	}
+	return tk_writer_text(w, *s, *n, s, n, err);
+}
+
+/* one column of the open row group as a data page */
+static int write_column(tk_writer *w, int c, pq_chunk *ch, tk_error *err)
+{
+	pq_writer *pw = w->impl;
+	pq_buf *pg = &pw->page;
+	uint8_t *def = NULL;
+	size_t i;
+	uint64_t nulls = 0;
+	th t = { &pw->hdr, { 0 }, 0 };
+	int rc = TK_OK;
+
+	pg->len = 0;
+	pw->hdr.len = 0;
+	if (cols[c].rep == REP_OPTIONAL) {
+		def = malloc(pw->nrows ? pw->nrows : 1);
+		if (!def)
+			return tk_err_nomem(err, pw->name);
+	}
+	/* the levels first: a row is null or not whatever its value */
+	if (def) {
+		for (i = 0; i < pw->nrows; i++) {
+			const pq_row *r = &pw->rows[i];
+			switch (c) {
+			case C_NS: def[i] = r->has_ns; break;
+			case C_SINST: def[i] = r->sinst != TK_INST_NONE; break;
+			case C_TINST: def[i] = r->tinst != TK_INST_NONE; break;
+			case C_NOTE: def[i] = r->note_off != UINT64_MAX; break;
+			case C_CORE: def[i] = r->core != TK_NONE; break;
+			default: def[i] = 1; break;
+			}
+			nulls += !def[i];
+		}
+		put_levels(pg, def, pw->nrows);
+	}
+	for (i = 0; i < pw->nrows; i++) {
+		const pq_row *r = &pw->rows[i];
+		const char *s = NULL;
+		size_t n = 0;
+		int present;
+
+		if (def && !def[i])
+			continue;
+		switch (c) {
+		case C_TIME: buf_le64(pg, r->time); break;
+		case C_NS: buf_le64(pg, r->ns); break;
+		case C_SINST: buf_le64(pg, (uint64_t)r->sinst); break;
+		case C_TINST: buf_le64(pg, (uint64_t)r->tinst); break;
+		default:
+			rc = row_text(w, r, c, &s, &n, &present, err);
+			if (rc < 0)
+				goto out;
+			buf_le32(pg, (uint32_t)n);
+			buf_put(pg, s, n);
+			break;
+		}
+	}
+	if (pg->failed || pg->len > INT32_MAX) {
+		rc = pg->failed ? tk_err_nomem(err, pw->name)
+				: tk_err_set(err, TK_E_RANGE, pw->name, 0, 0,
+					     "a Parquet page of column %s over 2 GiB",
+					     cols[c].name);
+		goto out;
+	}
+	/* PageHeader */
+	th_i32(&t, 1, PAGE_DATA);
+	th_i32(&t, 2, (int32_t)pg->len);
+	th_i32(&t, 3, (int32_t)pg->len);
+	th_begin(&t, 5);
+	th_i32(&t, 1, (int32_t)pw->nrows);
+	th_i32(&t, 2, ENC_PLAIN);
+	th_i32(&t, 3, ENC_RLE);
+	th_i32(&t, 4, ENC_RLE);
+	th_end(&t);
+	buf_byte(t.b, 0);
+	ch->offset = pw->off;
+	ch->nulls = nulls;
+	rc = out_put(w, &pw->hdr, err);
+	if (rc == TK_OK)
+		rc = out_put(w, pg, err);
+	ch->size = pw->off - ch->offset;
+out:
+	free(def);
+	return rc;
+}
+
+static int flush_group(tk_writer *w, tk_error *err)
+{
+	pq_writer *pw = w->impl;
+	int c, rc;
+
+	if (!pw->nrows)
+		return TK_OK;
+	if (pw->ngroups >= pw->groups_cap) {
+		size_t cap = pw->groups_cap ? pw->groups_cap * 2 : 8;
+		pq_chunk *ch = tk_xrealloc_array(pw->chunks, cap,
+						 NCOLS * sizeof(*ch));
+		uint64_t *gr;
+
+		if (!ch)
+			return tk_err_nomem(err, pw->name);
+		pw->chunks = ch;
+		gr = tk_xrealloc_array(pw->group_rows, cap, sizeof(*gr));
+		if (!gr)
+			return tk_err_nomem(err, pw->name);
+		pw->group_rows = gr;
+		pw->groups_cap = cap;
+	}
+	for (c = 0; c < NCOLS; c++) {
+		rc = write_column(w, c, &pw->chunks[pw->ngroups * NCOLS + (size_t)c],
+				  err);
+		if (rc < 0)
+			return rc;
+	}
+	pw->group_rows[pw->ngroups++] = pw->nrows;
+	pw->total_rows += pw->nrows;
+	pw->nrows = 0;
+	pw->notes_len = 0;
+	return TK_OK;
+}
+
+/* ---- writer operations --------------------------------------------------- */
+
+static int pq_writer_open(tk_writer *w, tk_error *err)
+{
+	pq_writer *pw = calloc(1, sizeof(*pw));
+	static const char magic[4] = { 'P', 'A', 'R', '1' };
+	pq_buf b = { NULL, 0, 0, 0 };
+	int rc;
+	uint64_t one;
+
+	if (!pw)
+		return tk_err_nomem(err, w->sink.path);
+	w->impl = pw;
+	pw->name = w->sink.path ? w->sink.path : "<stdout>";
+	pw->tb = *tk_trace_timebase(w->trace);
+	pw->ns_tb.unit = TK_UNIT_NS;
+	pw->ns_tb.num = 1;
+	pw->ns_tb.den = 1;
+	/* ticks that are cycles have no time in ns */
+	pw->ns_ok = tk_trace_cycle_unit(w->trace) == NULL &&
+		    tk_time_convert(0, &pw->tb, &pw->ns_tb, TK_ROUND_DOWN,
+				    &one) == TK_OK;
+	buf_put(&b, magic, 4);
+	rc = out_put(w, &b, err);
+	free(b.p);
+	return rc;
+}
+
+static int pq_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
+{
+	pq_writer *pw = w->impl;
+	pq_row *r;
+	int rc;
+
+	if (ev->time > INT64_MAX)
+		return tk_err_set(err, TK_E_UNSUPPORTED, pw->name, 0, 0,
+				  "a time of %llu ticks is over Parquet's INT64",
+				  (unsigned long long)ev->time);
+	if (pw->nrows >= ROWS && (rc = flush_group(w, err)) < 0)
+		return rc;
+	if (tk_grow_zero((void **)&pw->rows, &pw->rows_cap, pw->nrows,
+			 sizeof(*pw->rows)) < 0)
+		return tk_err_nomem(err, pw->name);
+	r = &pw->rows[pw->nrows];
+	r->time = ev->time;
+	r->has_ns = pw->ns_ok &&
+		    tk_time_convert(ev->time, &pw->tb, &pw->ns_tb,
+				    TK_ROUND_EXACT, &r->ns) == TK_OK &&
+		    r->ns <= INT64_MAX;
+	r->sinst = ev->source_inst;
+	r->tinst = ev->target_inst;
+	r->source = ev->source;
+	r->target = ev->target;
+	r->core = ev->core;
+	r->type_name = ev->type_name;
+	r->name = ev->name;
+	r->type = ev->type;
+	r->kind = ev->kind;
+	r->note_off = UINT64_MAX;
+	r->note_len = 0;
+	if (ev->note) {
+		if (pw->notes_cap - pw->notes_len < ev->note_len) {
+			size_t cap = pw->notes_cap ? pw->notes_cap : 65536;
+			char *p;
+
+			while (cap - pw->notes_len < ev->note_len)
+				cap *= 2;
+			p = realloc(pw->notes, cap);
+			if (!p)
+				return tk_err_nomem(err, pw->name);
+			pw->notes = p;
+			pw->notes_cap = cap;
+		}
+		if (ev->note_len)
+			memcpy(pw->notes + pw->notes_len, ev->note, ev->note_len);
+		r->note_off = pw->notes_len;
+		r->note_len = ev->note_len;
+		pw->notes_len += ev->note_len;
+	}
+	pw->nrows++;
+	return TK_OK;
+}
+
+/* the header's entries as BTF writes them, one a line, values under the
+ * UTF-8 rule of every writer */
+static int header_text(tk_writer *w, pq_buf *b, tk_error *err)
+{
+	size_t i, n = tk_trace_header_count(w->trace), vn;
+	const char *v;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		const tk_header_entry *h = tk_trace_header(w->trace, i);
+
+		rc = tk_writer_text(w, h->value, strlen(h->value), &v, &vn, err);
+		if (rc < 0)
+			return rc;
+		if (h->kind == TK_HDR_COMMENT) {
+			buf_byte(b, '#');
+		} else {
+			buf_put(b, h->kind == TK_HDR_ROW ? "#-" : "#",
+				h->kind == TK_HDR_ROW ? 2 : 1);
+			buf_put(b, h->key, strlen(h->key));
+			if (h->has_value)
+				buf_byte(b, ' ');
+		}
+		buf_put(b, v, vn);
+		buf_byte(b, '\n');
+	}
+	return TK_OK;
+}
+
+static void kv(th *t, const char *key, const void *v, size_t n)
+{
+	th_begin(t, 0);
+	th_str(t, 1, key);
+	th_bin(t, 2, v, n);
+	th_end(t);
+}
+
+static int write_footer(tk_writer *w, tk_error *err)
+{
+	pq_writer *pw = w->impl;
+	pq_buf *b = &pw->foot, hdr = { NULL, 0, 0, 0 };
+	th t = { b, { 0 }, 0 };
+	char tb[96];
+	size_t g;
+	int c, n, rc;
+
+	b->len = 0;
+	th_i32(&t, 1, 1);
+	/* the schema: the root, then the columns */
+	th_list(&t, 2, CT_STRUCT, NCOLS + 1);
+	th_begin(&t, 0);
+	th_str(&t, 4, "events");
+	th_i32(&t, 5, NCOLS);
+	th_end(&t);
+	for (c = 0; c < NCOLS; c++) {
+		th_begin(&t, 0);
+		th_i32(&t, 1, cols[c].type);
+		th_i32(&t, 3, cols[c].rep);
+		th_str(&t, 4, cols[c].name);
+		if (cols[c].type == PT_BYTE_ARRAY) {
+			th_i32(&t, 6, 0); /* ConvertedType UTF8 */
+			th_begin(&t, 10); /* LogicalType: STRING */
+			th_begin(&t, 1);
+			th_end(&t);
+			th_end(&t);
+		}
+		th_end(&t);
+	}
+	th_i64(&t, 3, (int64_t)pw->total_rows);
+	th_list(&t, 4, CT_STRUCT, pw->ngroups);
+	for (g = 0; g < pw->ngroups; g++) {
+		uint64_t bytes = 0;
+
+		for (c = 0; c < NCOLS; c++)
+			bytes += pw->chunks[g * NCOLS + (size_t)c].size;
+		th_begin(&t, 0);
+		th_list(&t, 1, CT_STRUCT, NCOLS);
+		for (c = 0; c < NCOLS; c++) {
+			const pq_chunk *ch = &pw->chunks[g * NCOLS + (size_t)c];
+
+			th_begin(&t, 0);
+			th_i64(&t, 2, (int64_t)ch->offset);
+			th_begin(&t, 3);
+			th_i32(&t, 1, cols[c].type);
+			th_list(&t, 2, CT_I32, 2);
+			th_zigzag(&t, ENC_PLAIN);
+			th_zigzag(&t, ENC_RLE);
+			th_list(&t, 3, CT_BINARY, 1);
+			buf_varint(b, strlen(cols[c].name));
+			buf_put(b, cols[c].name, strlen(cols[c].name));
+			th_i32(&t, 4, 0); /* UNCOMPRESSED */
+			th_i64(&t, 5, (int64_t)pw->group_rows[g]);
+			th_i64(&t, 6, (int64_t)ch->size);
+			th_i64(&t, 7, (int64_t)ch->size);
+			th_i64(&t, 9, (int64_t)ch->offset);
+			th_begin(&t, 12); /* Statistics */
+			th_i64(&t, 3, (int64_t)ch->nulls);
+			th_end(&t);
+			th_end(&t);
+			th_end(&t);
+		}
+		th_i64(&t, 2, (int64_t)bytes);
+		th_i64(&t, 3, (int64_t)pw->group_rows[g]);
+		th_i64(&t, 5, (int64_t)pw->chunks[g * NCOLS].offset);
+		th_i64(&t, 6, (int64_t)bytes);
+		th_field(&t, 7, 4); /* i16 ordinal */
+		th_zigzag(&t, (int64_t)g);
+		th_end(&t);
+	}
+	/* key-value metadata: the format, the exact time base, the header */
+	th_list(&t, 5, CT_STRUCT, 3);
+	kv(&t, "tracekit.format", tk_trace_format(w->trace),
+	   strlen(tk_trace_format(w->trace)));
+	/* ticks that are cycles are said so ("1/1 clk") */
+	n = snprintf(tb, sizeof(tb), "%llu/%llu %s",
+		     (unsigned long long)pw->tb.num,
+		     (unsigned long long)pw->tb.den,
+		     tk_trace_cycle_unit(w->trace) ? tk_trace_cycle_unit(w->trace)
+						  : tk_unit_name(pw->tb.unit));
+	kv(&t, "tracekit.timebase", tb, (size_t)(n > 0 ? n : 0));
+	rc = header_text(w, &hdr, err);
+	kv(&t, "tracekit.header", hdr.p ? (const char *)hdr.p : "", hdr.len);
+	if (rc == TK_OK && hdr.failed)
+		rc = tk_err_nomem(err, pw->name);
+	free(hdr.p);
+	if (rc < 0)
+		return rc;
+	th_str(&t, 6, "tracekit");
+	buf_byte(b, 0);
+	{
+		size_t flen = b->len;
+		buf_le32(b, (uint32_t)flen);
+		buf_put(b, "PAR1", 4);
+	}
+	return out_put(w, b, err);
+}
+
+static int pq_writer_close(tk_writer *w, tk_error *err)
+{
+	int rc = flush_group(w, err);
+
+	if (rc < 0)
+		return rc;
+	return write_footer(w, err);
+}
+
+static void pq_writer_free(tk_writer *w)
+{
+	pq_writer *pw = w->impl;
+
+	if (!pw)
+		return;
+	free(pw->rows);
+	free(pw->notes);
+	free(pw->chunks);
+	free(pw->group_rows);
+	free(pw->page.p);
+	free(pw->hdr.p);
+	free(pw->foot.p);
+	free(pw);
+	w->impl = NULL;
+}
+
+const tk_format_ops tk_format_parquet = {
+	.info = {
+		.name = "parquet",
+		.extensions = "parquet",
+		.description = "Apache Parquet: one row per event, for DuckDB, Spark, Polars (export only)",
+		.caps = TK_CAP_WRITE | TK_CAP_STREAM,
+	},
+	.writer_open = pq_writer_open,
+	.writer_write = pq_writer_write,
+	.writer_close = pq_writer_close,
+	.writer_free = pq_writer_free,
+};
