@@ -7,7 +7,7 @@
  * Rows are kept in memory until a row group is full (ROWS rows) or the
  * trace ends; then each column is written as one data page (v1, PLAIN,
  * definition levels of the optional columns in the RLE/bit-packed hybrid
- * encoding).  The column chunks' places and sizes are kept for the footer,
+ * encoding), compressed with zstd.  The column chunks' places and sizes are kept for the footer,
  * written at close.  Everything goes through the sink, so a failed run
  * leaves no file.
  *
@@ -18,6 +18,7 @@
 #include "../../core/internal.h"
 
 #include <stdio.h>
+#include <zstd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,9 +26,11 @@
 #define ROWS 1048576u  /* rows per row group */
 #endif
 #define NCOLS 10
+#define ZLEVEL 3       /* zstd's level for the pages */
 
 /* Parquet's physical types, repetitions, encodings, page types (parquet.thrift) */
 enum { PT_INT64 = 2, PT_BYTE_ARRAY = 6 };
+enum { CODEC_ZSTD = 6 };
 enum { REP_REQUIRED = 0, REP_OPTIONAL = 1 };
 enum { ENC_PLAIN = 0, ENC_RLE = 3 };
 enum { PAGE_DATA = 0 };
@@ -70,7 +73,8 @@ typedef struct pq_row {
 /* a written column chunk, for the footer */
 typedef struct pq_chunk {
 	uint64_t offset;        /* of its page header */
-	uint64_t size;          /* page header and page */
+	uint64_t size;          /* page header and page, as written */
+	uint64_t usize;         /* the same with the page uncompressed */
 	uint64_t nulls;
 } pq_chunk;
 
@@ -91,7 +95,8 @@ typedef struct pq_writer {
 	size_t ngroups, groups_cap;
 	uint64_t total_rows;
 	uint64_t off;           /* bytes written so far */
-	pq_buf page, hdr, foot;
+	pq_buf page, zpage, hdr, foot;
+	ZSTD_CCtx *zc;
 	tk_timebase tb, ns_tb;
 	int ns_ok;              /* ticks have an SI unit */
 } pq_writer;
@@ -337,6 +342,7 @@ static int write_column(tk_writer *w, int c, pq_chunk *ch, tk_error *err)
 	size_t i;
 	uint64_t nulls = 0;
 	th t = { &pw->hdr, { 0 }, 0 };
+	size_t zn;
 	int rc = TK_OK;
 
 	pg->len = 0;
@@ -391,10 +397,25 @@ static int write_column(tk_writer *w, int c, pq_chunk *ch, tk_error *err)
 					     cols[c].name);
 		goto out;
 	}
+	/* the page compressed with zstd */
+	pw->zpage.len = 0;
+	buf_need(&pw->zpage, ZSTD_compressBound(pg->len));
+	if (pw->zpage.failed) {
+		rc = tk_err_nomem(err, pw->name);
+		goto out;
+	}
+	zn = ZSTD_compressCCtx(pw->zc, pw->zpage.p, pw->zpage.cap, pg->p,
+			       pg->len, ZLEVEL);
+	if (ZSTD_isError(zn)) {
+		rc = tk_err_set(err, TK_E_IO, pw->name, 0, 0,
+				"zstd: %s", ZSTD_getErrorName(zn));
+		goto out;
+	}
+	pw->zpage.len = zn;
 	/* PageHeader */
 	th_i32(&t, 1, PAGE_DATA);
 	th_i32(&t, 2, (int32_t)pg->len);
-	th_i32(&t, 3, (int32_t)pg->len);
+	th_i32(&t, 3, (int32_t)zn);
 	th_begin(&t, 5);
 	th_i32(&t, 1, (int32_t)pw->nrows);
 	th_i32(&t, 2, ENC_PLAIN);
@@ -406,8 +427,9 @@ static int write_column(tk_writer *w, int c, pq_chunk *ch, tk_error *err)
 	ch->nulls = nulls;
 	rc = out_put(w, &pw->hdr, err);
 	if (rc == TK_OK)
-		rc = out_put(w, pg, err);
+		rc = out_put(w, &pw->zpage, err);
 	ch->size = pw->off - ch->offset;
+	ch->usize = pw->hdr.len + pg->len;
 out:
 	free(def);
 	return rc;
@@ -462,6 +484,9 @@ static int pq_writer_open(tk_writer *w, tk_error *err)
 		return tk_err_nomem(err, w->sink.path);
 	w->impl = pw;
 	pw->name = w->sink.path ? w->sink.path : "<stdout>";
+	pw->zc = ZSTD_createCCtx();
+	if (!pw->zc)
+		return tk_err_nomem(err, pw->name);
 	pw->tb = *tk_trace_timebase(w->trace);
 	pw->ns_tb.unit = TK_UNIT_NS;
 	pw->ns_tb.num = 1;
@@ -602,10 +627,12 @@ static int write_footer(tk_writer *w, tk_error *err)
 	th_i64(&t, 3, (int64_t)pw->total_rows);
 	th_list(&t, 4, CT_STRUCT, pw->ngroups);
 	for (g = 0; g < pw->ngroups; g++) {
-		uint64_t bytes = 0;
+		uint64_t bytes = 0, ubytes = 0;
 
-		for (c = 0; c < NCOLS; c++)
+		for (c = 0; c < NCOLS; c++) {
 			bytes += pw->chunks[g * NCOLS + (size_t)c].size;
+			ubytes += pw->chunks[g * NCOLS + (size_t)c].usize;
+		}
 		th_begin(&t, 0);
 		th_list(&t, 1, CT_STRUCT, NCOLS);
 		for (c = 0; c < NCOLS; c++) {
@@ -621,9 +648,9 @@ static int write_footer(tk_writer *w, tk_error *err)
 			th_list(&t, 3, CT_BINARY, 1);
 			buf_varint(b, strlen(cols[c].name));
 			buf_put(b, cols[c].name, strlen(cols[c].name));
-			th_i32(&t, 4, 0); /* UNCOMPRESSED */
+			th_i32(&t, 4, CODEC_ZSTD);
 			th_i64(&t, 5, (int64_t)pw->group_rows[g]);
-			th_i64(&t, 6, (int64_t)ch->size);
+			th_i64(&t, 6, (int64_t)ch->usize);
 			th_i64(&t, 7, (int64_t)ch->size);
 			th_i64(&t, 9, (int64_t)ch->offset);
 			th_begin(&t, 12); /* Statistics */
@@ -632,7 +659,7 @@ static int write_footer(tk_writer *w, tk_error *err)
 			th_end(&t);
 			th_end(&t);
 		}
-		th_i64(&t, 2, (int64_t)bytes);
+		th_i64(&t, 2, (int64_t)ubytes);
 		th_i64(&t, 3, (int64_t)pw->group_rows[g]);
 		th_i64(&t, 5, (int64_t)pw->chunks[g * NCOLS].offset);
 		th_i64(&t, 6, (int64_t)bytes);
@@ -687,7 +714,9 @@ static void pq_writer_free(tk_writer *w)
 	free(pw->notes);
 	free(pw->chunks);
 	free(pw->group_rows);
+	ZSTD_freeCCtx(pw->zc);
 	free(pw->page.p);
+	free(pw->zpage.p);
 	free(pw->hdr.p);
 	free(pw->foot.p);
 	free(pw);

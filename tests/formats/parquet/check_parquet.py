@@ -4,7 +4,7 @@ or a folder of format test cases: each <case>.<ext> beside a <case>.out,
 with the options of <case>.args; of a fail/ folder, beside a <case>.err,
 which must leave no file) is converted to Parquet, read back by
 hyparquet and by DuckDB (installed from npm into NPMDIR by
-install_readers.sh), and every row must be the event of `tracekit cat` of
+install_readers.sh); every column chunk is compressed with zstd; every row must be the event of `tracekit cat` of
 the same trace at the same place (BTF as read); time_ns the exact time in ns (null where
 it is not a whole number); the key-value metadata the format, the time
 base and the header.  Exit 77 when the readers cannot be installed."""
@@ -97,6 +97,10 @@ for path, args in inputs:
         for h in kv.get("tracekit.header", "").split("\n") if kv.get("tracekit.format") == "btf" else []:
             if h and h not in hdr:
                 bad.append("header line %r is not in cat's header" % h)
+        for ch in meta.get("chunks", []):  # DuckDB tells the column chunks
+            if ch["codec"] != "ZSTD":
+                bad.append("column %s of row group %d: codec %s, not ZSTD"
+                           % (ch["column"], ch["group"], ch["codec"]))
         if len(rows) != len(evs):
             bad.append("%d rows, cat has %d events" % (len(rows), len(evs)))
         for i, (row, ev) in enumerate(zip(rows, evs)):
