@@ -5,16 +5,21 @@
  * (FileMetaData in Thrift's compact protocol), its length, "PAR1".
  *
  * Rows are kept in memory until a row group is full (ROWS rows) or the
- * trace ends; then each column is written as one data page (v1, PLAIN,
- * definition levels of the optional columns in the RLE/bit-packed hybrid
- * encoding), compressed with zstd.  The column chunks' places and sizes are kept for the footer,
+ * trace ends; then each column is written as one column chunk: for a
+ * string column a dictionary page (PLAIN) and a data page of indices
+ * (RLE_DICTIONARY), for the times a data page DELTA_BINARY_PACKED, for
+ * the instances PLAIN; the definition levels of the optional columns in
+ * the RLE/bit-packed hybrid; every page (v1) compressed with zstd.  The
+ * statistics (null count, min, max) of each column chunk go in the footer.  The column chunks' places and sizes are kept for the footer,
  * written at close.  Everything goes through the sink, so a failed run
  * leaves no file.
  *
- * Memory: one row record per event of the open row group, its notes, and
- * the metadata of each column chunk written.
+ * Memory: one row record per event of the open row group, its notes, the
+ * dictionary of the column being written, and the metadata (statistics
+ * included) of each column chunk written.
  */
 #include "../../core/bytes.h"
+#include "../../core/hashmap.h"
 #include "../../core/internal.h"
 
 #include <stdio.h>
@@ -27,13 +32,14 @@
 #endif
 #define NCOLS 10
 #define ZLEVEL 3       /* zstd's level for the pages */
+#define STAT_MAX 1024  /* the longest string kept as a min or max */
 
 /* Parquet's physical types, repetitions, encodings, page types (parquet.thrift) */
 enum { PT_INT64 = 2, PT_BYTE_ARRAY = 6 };
 enum { CODEC_ZSTD = 6 };
 enum { REP_REQUIRED = 0, REP_OPTIONAL = 1 };
-enum { ENC_PLAIN = 0, ENC_RLE = 3 };
-enum { PAGE_DATA = 0 };
+enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_DELTA = 5, ENC_RLE_DICT = 8 };
+enum { PAGE_DATA = 0, PAGE_DICT = 2 };
 /* Thrift compact protocol's field types */
 enum { CT_I32 = 5, CT_I64 = 6, CT_BINARY = 8, CT_LIST = 9, CT_STRUCT = 12 };
 
@@ -72,10 +78,17 @@ typedef struct pq_row {
 
 /* a written column chunk, for the footer */
 typedef struct pq_chunk {
-	uint64_t offset;        /* of its page header */
-	uint64_t size;          /* page header and page, as written */
-	uint64_t usize;         /* the same with the page uncompressed */
+	uint64_t offset;        /* of its first page header */
+	uint64_t dict_offset;   /* of its dictionary page (has_dict) */
+	uint64_t data_offset;   /* of its data page */
+	uint64_t size;          /* its pages with their headers, as written */
+	uint64_t usize;         /* the same with the pages uncompressed */
 	uint64_t nulls;
+	int64_t imin, imax;     /* statistics of an INT64 column */
+	uint8_t *min, *max;     /* of a string column (NULL: none) */
+	size_t nmin, nmax;
+	int enc;                /* the data page's encoding */
+	int has_dict;
 } pq_chunk;
 
 typedef struct pq_buf {
@@ -96,6 +109,12 @@ typedef struct pq_writer {
 	uint64_t total_rows;
 	uint64_t off;           /* bytes written so far */
 	pq_buf page, zpage, hdr, foot;
+	/* the dictionary of the column chunk being written: its values
+	 * PLAIN (length, bytes), where each starts, and an index by hash */
+	pq_buf dict;
+	size_t *doff;
+	size_t doff_cap, ndict;
+	tk_hashmap dmap;
 	ZSTD_CCtx *zc;
 	tk_timebase tb, ns_tb;
 	int ns_ok;              /* ticks have an SI unit */
@@ -333,105 +352,339 @@ static int row_text(tk_writer *w, const pq_row *r, int c, const char **s,
 	return tk_writer_text(w, *s, *n, s, n, err);
 }
 
-/* one column of the open row group as a data page */
+/* values packed LSB first, `width` bits each (0 to 64), `n` of them */
+static void put_packed(pq_buf *b, const uint64_t *v, size_t n, unsigned width)
+{
+	tk_u128 acc = 0;
+	unsigned bits = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		acc |= (tk_u128)v[i] << bits;
+		bits += width;
+		while (bits >= 8) {
+			buf_byte(b, (uint8_t)acc);
+			acc >>= 8;
+			bits -= 8;
+		}
+	}
+	if (bits)
+		buf_byte(b, (uint8_t)acc);
+}
+
+static unsigned bit_width(uint64_t v)
+{
+	unsigned w = 0;
+
+	while (v) {
+		w++;
+		v >>= 1;
+	}
+	return w;
+}
+
+/* dictionary indices in the RLE/bit-packed hybrid, after their bit width:
+ * a run of 8 or more equal values as a run, the rest bit-packed by 8 (the
+ * last group padded with zeros) */
+static void put_indices(pq_buf *b, const uint64_t *v, size_t n, unsigned width)
+{
+	size_t i = 0, j, k;
+	uint64_t pad[8];
+
+	buf_byte(b, (uint8_t)width);
+	while (i < n) {
+		for (j = i; j < n && v[j] == v[i]; j++)
+			;
+		if (j - i >= 8) {
+			buf_varint(b, (uint64_t)(j - i) << 1);
+			for (k = 0; k < (width + 7) / 8; k++)
+				buf_byte(b, (uint8_t)(v[i] >> (8 * k)));
+			i = j;
+			continue;
+		}
+		/* groups of 8 up to a run of 8 or the end */
+		for (j = i; j < n; j += 8) {
+			size_t r;
+
+			for (r = j; r < n && v[r] == v[j]; r++)
+				;
+			if (j > i && r - j >= 8)
+				break;
+		}
+		buf_varint(b, (uint64_t)((j - i + 7) / 8) << 1 | 1);
+		if (j <= n) {
+			put_packed(b, v + i, j - i, width);
+		} else {
+			put_packed(b, v + i, (n - i) / 8 * 8, width);
+			memset(pad, 0, sizeof(pad));
+			memcpy(pad, v + i + (n - i) / 8 * 8,
+			       (n - i) % 8 * sizeof(*pad));
+			put_packed(b, pad, 8, width);
+		}
+		i = j;
+	}
+}
+
+/* DELTA_BINARY_PACKED: blocks of 128 values in 4 miniblocks of 32 */
+static void put_delta(pq_buf *b, const int64_t *v, size_t n)
+{
+	uint64_t d[128];
+	size_t i, k, m;
+
+	buf_varint(b, 128);
+	buf_varint(b, 4);
+	buf_varint(b, n);
+	buf_varint(b, n ? ((uint64_t)v[0] << 1) ^ (uint64_t)(v[0] >> 63) : 0);
+	for (i = 1; i < n; i += 128) {
+		size_t cnt = n - i < 128 ? n - i : 128;
+		int64_t mind = INT64_MAX;
+		uint8_t widths[4] = { 0, 0, 0, 0 };
+
+		for (k = 0; k < cnt; k++) {
+			int64_t dk = (int64_t)((uint64_t)v[i + k] -
+					       (uint64_t)v[i + k - 1]);
+			if (dk < mind)
+				mind = dk;
+		}
+		for (k = 0; k < 128; k++)
+			d[k] = k < cnt ? (uint64_t)v[i + k] - (uint64_t)v[i + k - 1] -
+					 (uint64_t)mind
+				       : 0;
+		for (m = 0; m < 4; m++)
+			for (k = m * 32; k < m * 32 + 32; k++)
+				if (bit_width(d[k]) > widths[m])
+					widths[m] = (uint8_t)bit_width(d[k]);
+		buf_varint(b, ((uint64_t)mind << 1) ^ (uint64_t)(mind >> 63));
+		buf_put(b, widths, 4);
+		for (m = 0; m < 4 && m * 32 < cnt; m++)
+			put_packed(b, d + m * 32, 32, widths[m]);
+	}
+}
+
+/* a page of pw->page, compressed, with its header; adds to ch's sizes */
+static int write_page(tk_writer *w, int dict, size_t nvalues, int enc,
+		      pq_chunk *ch, tk_error *err)
+{
+	pq_writer *pw = w->impl;
+	pq_buf *pg = &pw->page;
+	th t = { &pw->hdr, { 0 }, 0 };
+	size_t zn;
+	uint64_t at = pw->off;
+	int rc;
+
+	if (pg->failed)
+		return tk_err_nomem(err, pw->name);
+	if (pg->len > INT32_MAX || nvalues > INT32_MAX)
+		return tk_err_set(err, TK_E_RANGE, pw->name, 0, 0,
+				  "a Parquet page over 2 GiB");
+	pw->hdr.len = 0;
+	pw->zpage.len = 0;
+	buf_need(&pw->zpage, ZSTD_compressBound(pg->len));
+	if (pw->zpage.failed)
+		return tk_err_nomem(err, pw->name);
+	zn = ZSTD_compressCCtx(pw->zc, pw->zpage.p, pw->zpage.cap, pg->p,
+			       pg->len, ZLEVEL);
+	if (ZSTD_isError(zn))
+		return tk_err_set(err, TK_E_IO, pw->name, 0, 0, "zstd: %s",
+				  ZSTD_getErrorName(zn));
+	pw->zpage.len = zn;
+	/* PageHeader */
+	th_i32(&t, 1, dict ? PAGE_DICT : PAGE_DATA);
+	th_i32(&t, 2, (int32_t)pg->len);
+	th_i32(&t, 3, (int32_t)zn);
+	if (dict) {
+		th_begin(&t, 7);
+		th_i32(&t, 1, (int32_t)nvalues);
+		th_i32(&t, 2, ENC_PLAIN);
+		th_end(&t);
+	} else {
+		th_begin(&t, 5);
+		th_i32(&t, 1, (int32_t)nvalues);
+		th_i32(&t, 2, enc);
+		th_i32(&t, 3, ENC_RLE);
+		th_i32(&t, 4, ENC_RLE);
+		th_end(&t);
+	}
+	buf_byte(t.b, 0);
+	if ((rc = out_put(w, &pw->hdr, err)) < 0 ||
+	    (rc = out_put(w, &pw->zpage, err)) < 0)
+		return rc;
+	ch->size += pw->off - at;
+	ch->usize += pw->hdr.len + pg->len;
+	return TK_OK;
+}
+
+/* keep a min or max of a column chunk */
+static int keep_stat(pq_chunk *ch, int max, const void *p, size_t n)
+{
+	uint8_t **dst = max ? &ch->max : &ch->min;
+	uint8_t *c = malloc(n ? n : 1);
+
+	if (!c)
+		return -1;
+	if (n)
+		memcpy(c, p, n);
+	free(*dst);
+	*dst = c;
+	if (max)
+		ch->nmax = n;
+	else
+		ch->nmin = n;
+	return 0;
+}
+
+static int bytes_cmp(const void *a, size_t na, const void *b, size_t nb)
+{
+	int c = memcmp(a, b, na < nb ? na : nb);
+
+	return c ? c : (na > nb) - (na < nb);
+}
+
+/* a string's slot in the dictionary being built: its index, else a new
+ * entry; -1 when out of memory */
+static int64_t dict_index(pq_writer *pw, const char *s, size_t n)
+{
+	uint64_t h = n;
+	size_t i;
+	uint32_t at;
+
+	for (i = 0; i + 8 <= n; i += 8)
+		h = tk_hash64(h ^ tk_load_le64(s + i));
+	if (i < n) {
+		uint8_t tail[8] = { 0 };
+		memcpy(tail, s + i, n - i);
+		h = tk_hash64(h ^ tk_load_le64(tail) ^ 0x80);
+	}
+	for (at = tk_hashmap_first(&pw->dmap, h); at != TK_HASHMAP_END;
+	     at = tk_hashmap_next(&pw->dmap, h, at)) {
+		uint32_t k = pw->dmap.slots[at].val;
+		uint32_t len = tk_load_le32(pw->dict.p + pw->doff[k]);
+
+		if (len == n && memcmp(pw->dict.p + pw->doff[k] + 4, s, n) == 0)
+			return k;
+	}
+	if (tk_grow_zero((void **)&pw->doff, &pw->doff_cap, pw->ndict,
+			 sizeof(*pw->doff)) < 0 ||
+	    tk_hashmap_add(&pw->dmap, h, (uint32_t)pw->ndict) < 0)
+		return -1;
+	pw->doff[pw->ndict] = pw->dict.len;
+	buf_le32(&pw->dict, (uint32_t)n);
+	buf_put(&pw->dict, s, n);
+	if (pw->dict.failed)
+		return -1;
+	return (int64_t)pw->ndict++;
+}
+
+/* one column of the open row group: a column chunk of one data page,
+ * after its dictionary page for a string column */
 static int write_column(tk_writer *w, int c, pq_chunk *ch, tk_error *err)
 {
 	pq_writer *pw = w->impl;
 	pq_buf *pg = &pw->page;
 	uint8_t *def = NULL;
-	size_t i;
-	uint64_t nulls = 0;
-	th t = { &pw->hdr, { 0 }, 0 };
-	size_t zn;
-	int rc = TK_OK;
+	uint64_t *vals = NULL;
+	size_t i, nv = 0;
+	int rc = TK_OK, str = cols[c].type == PT_BYTE_ARRAY;
 
-	pg->len = 0;
-	pw->hdr.len = 0;
-	if (cols[c].rep == REP_OPTIONAL) {
-		def = malloc(pw->nrows ? pw->nrows : 1);
-		if (!def)
-			return tk_err_nomem(err, pw->name);
-	}
-	/* the levels first: a row is null or not whatever its value */
-	if (def) {
-		for (i = 0; i < pw->nrows; i++) {
-			const pq_row *r = &pw->rows[i];
-			switch (c) {
-			case C_NS: def[i] = r->has_ns; break;
-			case C_SINST: def[i] = r->sinst != TK_INST_NONE; break;
-			case C_TINST: def[i] = r->tinst != TK_INST_NONE; break;
-			case C_NOTE: def[i] = r->note_off != UINT64_MAX; break;
-			case C_CORE: def[i] = r->core != TK_NONE; break;
-			default: def[i] = 1; break;
-			}
-			nulls += !def[i];
-		}
-		put_levels(pg, def, pw->nrows);
-	}
-	for (i = 0; i < pw->nrows; i++) {
-		const pq_row *r = &pw->rows[i];
-		const char *s = NULL;
-		size_t n = 0;
-		int present;
-
-		if (def && !def[i])
-			continue;
-		switch (c) {
-		case C_TIME: buf_le64(pg, r->time); break;
-		case C_NS: buf_le64(pg, r->ns); break;
-		case C_SINST: buf_le64(pg, (uint64_t)r->sinst); break;
-		case C_TINST: buf_le64(pg, (uint64_t)r->tinst); break;
-		default:
-			rc = row_text(w, r, c, &s, &n, &present, err);
-			if (rc < 0)
-				goto out;
-			buf_le32(pg, (uint32_t)n);
-			buf_put(pg, s, n);
-			break;
-		}
-	}
-	if (pg->failed || pg->len > INT32_MAX) {
-		rc = pg->failed ? tk_err_nomem(err, pw->name)
-				: tk_err_set(err, TK_E_RANGE, pw->name, 0, 0,
-					     "a Parquet page of column %s over 2 GiB",
-					     cols[c].name);
-		goto out;
-	}
-	/* the page compressed with zstd */
-	pw->zpage.len = 0;
-	buf_need(&pw->zpage, ZSTD_compressBound(pg->len));
-	if (pw->zpage.failed) {
+	memset(ch, 0, sizeof(*ch));
+	ch->offset = pw->off;
+	def = malloc(pw->nrows ? pw->nrows : 1);
+	vals = malloc((pw->nrows ? pw->nrows : 1) * sizeof(*vals));
+	if (!def || !vals) {
 		rc = tk_err_nomem(err, pw->name);
 		goto out;
 	}
-	zn = ZSTD_compressCCtx(pw->zc, pw->zpage.p, pw->zpage.cap, pg->p,
-			       pg->len, ZLEVEL);
-	if (ZSTD_isError(zn)) {
-		rc = tk_err_set(err, TK_E_IO, pw->name, 0, 0,
-				"zstd: %s", ZSTD_getErrorName(zn));
+	pw->ndict = 0;
+	pw->dict.len = 0;
+	if (str && tk_hashmap_reset(&pw->dmap, 1024) < 0) {
+		rc = tk_err_nomem(err, pw->name);
 		goto out;
 	}
-	pw->zpage.len = zn;
-	/* PageHeader */
-	th_i32(&t, 1, PAGE_DATA);
-	th_i32(&t, 2, (int32_t)pg->len);
-	th_i32(&t, 3, (int32_t)zn);
-	th_begin(&t, 5);
-	th_i32(&t, 1, (int32_t)pw->nrows);
-	th_i32(&t, 2, ENC_PLAIN);
-	th_i32(&t, 3, ENC_RLE);
-	th_i32(&t, 4, ENC_RLE);
-	th_end(&t);
-	buf_byte(t.b, 0);
-	ch->offset = pw->off;
-	ch->nulls = nulls;
-	rc = out_put(w, &pw->hdr, err);
-	if (rc == TK_OK)
-		rc = out_put(w, &pw->zpage, err);
-	ch->size = pw->off - ch->offset;
-	ch->usize = pw->hdr.len + pg->len;
+	/* the values: integers, or a string's index in the dictionary */
+	for (i = 0; i < pw->nrows; i++) {
+		const pq_row *r = &pw->rows[i];
+		const char *sv = NULL;
+		size_t n = 0;
+		int present = 1;
+		int64_t v = 0;
+
+		switch (c) {
+		case C_TIME: v = (int64_t)r->time; break;
+		case C_NS: present = r->has_ns; v = (int64_t)r->ns; break;
+		case C_SINST: present = r->sinst != TK_INST_NONE; v = r->sinst; break;
+		case C_TINST: present = r->tinst != TK_INST_NONE; v = r->tinst; break;
+		default:
+			rc = row_text(w, r, c, &sv, &n, &present, err);
+			if (rc < 0)
+				goto out;
+			if (!present)
+				break;
+			v = dict_index(pw, sv, n);
+			if (v < 0) {
+				rc = tk_err_nomem(err, pw->name);
+				goto out;
+			}
+			break;
+		}
+		def[i] = (uint8_t)present;
+		if (!present) {
+			ch->nulls++;
+			continue;
+		}
+		vals[nv++] = (uint64_t)v;
+		if (!str && (nv == 1 || v < ch->imin))
+			ch->imin = v;
+		if (!str && (nv == 1 || v > ch->imax))
+			ch->imax = v;
+	}
+	if (str && pw->ndict) {
+		/* the dictionary page: its values PLAIN; the statistics from it */
+		size_t k;
+
+		for (k = 0; k < pw->ndict; k++) {
+			const uint8_t *sv = pw->dict.p + pw->doff[k] + 4;
+			size_t n = tk_load_le32(pw->dict.p + pw->doff[k]);
+
+			if ((k == 0 || bytes_cmp(sv, n, ch->min, ch->nmin) < 0) &&
+			    keep_stat(ch, 0, sv, n) < 0)
+				goto nomem;
+			if ((k == 0 || bytes_cmp(sv, n, ch->max, ch->nmax) > 0) &&
+			    keep_stat(ch, 1, sv, n) < 0)
+				goto nomem;
+		}
+		pg->len = 0;
+		pg->failed = 0;
+		buf_put(pg, pw->dict.p, pw->dict.len);
+		if (pw->dict.failed)
+			goto nomem;
+		ch->dict_offset = pw->off;
+		ch->has_dict = 1;
+		rc = write_page(w, 1, pw->ndict, 0, ch, err);
+		if (rc < 0)
+			goto out;
+	}
+	ch->data_offset = pw->off;
+	pg->len = 0;
+	if (cols[c].rep == REP_OPTIONAL)
+		put_levels(pg, def, pw->nrows);
+	if (str && pw->ndict) {
+		put_indices(pg, vals, nv, bit_width(pw->ndict - 1) ? bit_width(pw->ndict - 1) : 1);
+		ch->enc = ENC_RLE_DICT;
+	} else if (c == C_TIME || c == C_NS) {
+		put_delta(pg, (const int64_t *)vals, nv);
+		ch->enc = ENC_DELTA;
+	} else {
+		for (i = 0; i < nv; i++)
+			buf_le64(pg, vals[i]);
+		ch->enc = ENC_PLAIN;
+	}
+	rc = write_page(w, 0, pw->nrows, ch->enc, ch, err);
+	goto out;
+nomem:
+	rc = tk_err_nomem(err, pw->name);
 out:
 	free(def);
+	free(vals);
 	return rc;
 }
 
@@ -450,6 +703,8 @@ static int flush_group(tk_writer *w, tk_error *err)
 
 		if (!ch)
 			return tk_err_nomem(err, pw->name);
+		memset(ch + pw->groups_cap * NCOLS, 0,
+		       (cap - pw->groups_cap) * NCOLS * sizeof(*ch));
 		pw->chunks = ch;
 		gr = tk_xrealloc_array(pw->group_rows, cap, sizeof(*gr));
 		if (!gr)
@@ -484,6 +739,8 @@ static int pq_writer_open(tk_writer *w, tk_error *err)
 		return tk_err_nomem(err, w->sink.path);
 	w->impl = pw;
 	pw->name = w->sink.path ? w->sink.path : "<stdout>";
+	tk_hash_init();
+	tk_hashmap_init(&pw->dmap);
 	pw->zc = ZSTD_createCCtx();
 	if (!pw->zc)
 		return tk_err_nomem(err, pw->name);
@@ -642,9 +899,11 @@ static int write_footer(tk_writer *w, tk_error *err)
 			th_i64(&t, 2, (int64_t)ch->offset);
 			th_begin(&t, 3);
 			th_i32(&t, 1, cols[c].type);
-			th_list(&t, 2, CT_I32, 2);
-			th_zigzag(&t, ENC_PLAIN);
+			th_list(&t, 2, CT_I32, ch->has_dict ? 3 : 2);
+			if (ch->has_dict)
+				th_zigzag(&t, ENC_PLAIN);
 			th_zigzag(&t, ENC_RLE);
+			th_zigzag(&t, ch->enc);
 			th_list(&t, 3, CT_BINARY, 1);
 			buf_varint(b, strlen(cols[c].name));
 			buf_put(b, cols[c].name, strlen(cols[c].name));
@@ -652,9 +911,23 @@ static int write_footer(tk_writer *w, tk_error *err)
 			th_i64(&t, 5, (int64_t)pw->group_rows[g]);
 			th_i64(&t, 6, (int64_t)ch->usize);
 			th_i64(&t, 7, (int64_t)ch->size);
-			th_i64(&t, 9, (int64_t)ch->offset);
+			th_i64(&t, 9, (int64_t)ch->data_offset);
+			if (ch->has_dict)
+				th_i64(&t, 11, (int64_t)ch->dict_offset);
 			th_begin(&t, 12); /* Statistics */
 			th_i64(&t, 3, (int64_t)ch->nulls);
+			if (cols[c].type == PT_INT64 && ch->nulls < pw->group_rows[g]) {
+				uint8_t x[8];
+
+				tk_store_le64(x, (uint64_t)ch->imax);
+				th_bin(&t, 5, x, 8);
+				tk_store_le64(x, (uint64_t)ch->imin);
+				th_bin(&t, 6, x, 8);
+			} else if (ch->min && ch->max && ch->nmin <= STAT_MAX &&
+				   ch->nmax <= STAT_MAX) {
+				th_bin(&t, 5, ch->max, ch->nmax);
+				th_bin(&t, 6, ch->min, ch->nmin);
+			}
 			th_end(&t);
 			th_end(&t);
 			th_end(&t);
@@ -686,6 +959,14 @@ static int write_footer(tk_writer *w, tk_error *err)
 	if (rc < 0)
 		return rc;
 	th_str(&t, 6, "tracekit");
+	/* column orders: each column's type's own (min_value, max_value) */
+	th_list(&t, 7, CT_STRUCT, NCOLS);
+	for (c = 0; c < NCOLS; c++) {
+		th_begin(&t, 0);
+		th_begin(&t, 1);
+		th_end(&t);
+		th_end(&t);
+	}
 	buf_byte(b, 0);
 	{
 		size_t flen = b->len;
@@ -707,13 +988,21 @@ static int pq_writer_close(tk_writer *w, tk_error *err)
 static void pq_writer_free(tk_writer *w)
 {
 	pq_writer *pw = w->impl;
+	size_t i;
 
 	if (!pw)
 		return;
 	free(pw->rows);
 	free(pw->notes);
+	for (i = 0; i < pw->groups_cap * NCOLS; i++) {
+		free(pw->chunks[i].min);
+		free(pw->chunks[i].max);
+	}
 	free(pw->chunks);
 	free(pw->group_rows);
+	free(pw->dict.p);
+	free(pw->doff);
+	tk_hashmap_free(&pw->dmap);
 	ZSTD_freeCCtx(pw->zc);
 	free(pw->page.p);
 	free(pw->zpage.p);

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """check_parquet.py TRACEKIT SRCDIR NPMDIR INPUT...: every INPUT (a trace,
-or a folder of format test cases: each <case>.<ext> beside a <case>.out,
+gen=BTF_GEN,N for a BTF of N events from the bench generator, or a folder of format test cases: each <case>.<ext> beside a <case>.out,
 with the options of <case>.args; of a fail/ folder, beside a <case>.err,
 which must leave no file) is converted to Parquet, read back by
 hyparquet and by DuckDB (installed from npm into NPMDIR by
-install_readers.sh); every column chunk is compressed with zstd; every row must be the event of `tracekit cat` of
+install_readers.sh); every column chunk is compressed with zstd, its
+strings dictionary-encoded, its times delta-encoded, its statistics (min,
+max, null count) those of its rows (DuckDB); every row must be the event of `tracekit cat` of
 the same trace at the same place (BTF as read); time_ns the exact time in ns (null where
 it is not a whole number); the key-value metadata the format, the time
 base and the header.  Exit 77 when the readers cannot be installed."""
@@ -27,12 +29,20 @@ for name in ("hyparquet", "duckdb"):
         g.write(f.read())  # beside node_modules, where import finds them
     readers.append((name, script))
 
+ROWS = 1048576  # rows per row group
 UNIT = {"ps": Fraction(1, 1000), "ns": Fraction(1), "us": Fraction(1000),
         "ms": Fraction(10**6), "s": Fraction(10**9)}
 
 inputs = []
+tmp = tempfile.mkdtemp()
 for a in sys.argv[4:]:
-    if os.path.isdir(a):
+    if a.startswith("gen="):
+        # gen=BTF_GEN,N: a BTF of N events from the bench generator
+        gen, n = a[4:].rsplit(",", 1)
+        big = os.path.join(tmp, "gen%s.btf" % n)
+        subprocess.run([gen, "-n", n, big], check=True, capture_output=True)
+        inputs.append((big, []))
+    elif os.path.isdir(a):
         want = ".err" if os.path.basename(a.rstrip("/")) == "fail" else ".out"
         for f in sorted(os.listdir(a)):
             case, ext = os.path.splitext(f)
@@ -47,21 +57,21 @@ for a in sys.argv[4:]:
 
 fails = 0
 checked = 0
-tmp = tempfile.mkdtemp()
 for path, args in inputs:
     # `tracekit cat`'s events: its BTF as read (cat of a Tarmac log prints
     # its records, so the same writer is asked through convert)
     cat = subprocess.run([tk, "convert", "-q", "--to", "btf", "--option", "as-read=1"]
                          + args + [path, "-"], capture_output=True)
-    out = os.path.join(tmp, "t.parquet")
+    out = os.path.join(tmp, "out", "t.parquet")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
     if os.path.exists(out):
         os.unlink(out)
     conv = subprocess.run([tk, "convert", "-q"] + args + [path, out], capture_output=True)
     if cat.returncode != 0:
         # a refused input (fail/ cases): exit 2 and no Parquet, not a part
-        if conv.returncode != 2 or os.listdir(tmp):
+        if conv.returncode != 2 or os.listdir(os.path.dirname(out)):
             print("FAIL %s: cat refuses it, convert exits %d leaving %s"
-                  % (path, conv.returncode, os.listdir(tmp))); fails += 1
+                  % (path, conv.returncode, os.listdir(os.path.dirname(out)))); fails += 1
         else:
             checked += 1
         continue
@@ -98,9 +108,28 @@ for path, args in inputs:
             if h and h not in hdr:
                 bad.append("header line %r is not in cat's header" % h)
         for ch in meta.get("chunks", []):  # DuckDB tells the column chunks
+            col, g = ch["column"], ch["group"]
             if ch["codec"] != "ZSTD":
-                bad.append("column %s of row group %d: codec %s, not ZSTD"
-                           % (ch["column"], ch["group"], ch["codec"]))
+                bad.append("column %s of row group %d: codec %s, not ZSTD" % (col, g, ch["codec"]))
+            want = {"time": "DELTA_BINARY_PACKED", "time_ns": "DELTA_BINARY_PACKED",
+                    "source_instance": "PLAIN", "instance": "PLAIN"}.get(col, "RLE_DICTIONARY")
+            vals = [r[col] for r in rows[g * ROWS:(g + 1) * ROWS] if r[col] is not None]
+            if vals and want not in ch["encodings"].split(", "):
+                bad.append("column %s of row group %d: encodings %s, not %s" % (col, g, ch["encodings"], want))
+            # statistics: the null count, and min and max of the values
+            if col in ("time", "time_ns", "source_instance", "instance"):
+                key = lambda v: int(v)
+            else:
+                key = lambda v: v.encode("utf-8", "surrogatepass")
+            mm = (str(min(vals, key=key)), str(max(vals, key=key))) if vals else (None, None)
+            if ch["min"] is None and vals and max(len(str(key(v))) for v in vals) > 1024:
+                mm = (None, None)  # a string over 1,024 bytes: no min, no max
+            if (ch["min"], ch["max"]) != mm or ch["nulls"] != len(rows[g * ROWS:(g + 1) * ROWS]) - len(vals):
+                bad.append("column %s of row group %d: min, max, nulls %s %s %s, the rows' %s %s %d"
+                           % (col, g, ch["min"], ch["max"], ch["nulls"], mm[0], mm[1],
+                              len(rows[g * ROWS:(g + 1) * ROWS]) - len(vals)))
+        if meta["row_groups"] != (len(rows) + ROWS - 1) // ROWS:
+            bad.append("%d row groups for %d rows" % (meta["row_groups"], len(rows)))
         if len(rows) != len(evs):
             bad.append("%d rows, cat has %d events" % (len(rows), len(evs)))
         for i, (row, ev) in enumerate(zip(rows, evs)):
