@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """check_parquet.py TRACEKIT SRCDIR NPMDIR INPUT...: every INPUT (a trace,
-gen=BTF_GEN,N for a BTF of N events from the bench generator, or a folder of format test cases: each <case>.<ext> beside a <case>.out,
+gen=BTF_GEN,N for a BTF of N events from the bench generator,
+strict=TRACE for one that --strict must refuse (names not UTF-8), or a folder of format test cases: each <case>.<ext> beside a <case>.out,
 with the options of <case>.args; of a fail/ folder, beside a <case>.err,
 which must leave no file) is converted to Parquet, read back by
 hyparquet and by DuckDB (installed from npm into NPMDIR by
@@ -42,6 +43,15 @@ for a in sys.argv[4:]:
         big = os.path.join(tmp, "gen%s.btf" % n)
         subprocess.run([gen, "-n", n, big], check=True, capture_output=True)
         inputs.append((big, []))
+    elif a.startswith("strict="):
+        # strict=TRACE: a trace --strict refuses (not UTF-8): exit 2, no file
+        out = os.path.join(tmp, "strict", "s.parquet")
+        os.makedirs(os.path.dirname(out))
+        p = subprocess.run([tk, "convert", "--strict", a[7:], out], capture_output=True)
+        if p.returncode != 2 or b"not UTF-8" not in p.stderr or os.listdir(os.path.dirname(out)):
+            print("FAIL %s --strict: exit %d, %s left: %s" % (a[7:], p.returncode,
+                  os.listdir(os.path.dirname(out)), p.stderr.decode(errors="replace")))
+            sys.exit(1)
     elif os.path.isdir(a):
         want = ".err" if os.path.basename(a.rstrip("/")) == "fail" else ".out"
         for f in sorted(os.listdir(a)):
