@@ -21,6 +21,7 @@ extern const tk_format_ops tk_format_ctf;
 extern const tk_format_ops tk_format_perfetto;
 extern const tk_format_ops tk_format_vcd;
 extern const tk_format_ops tk_format_sqlite;
+extern const tk_format_ops tk_format_parquet;
 
 static const tk_format_ops *const formats[] = {
 	&tk_format_btf,
@@ -31,6 +32,7 @@ static const tk_format_ops *const formats[] = {
 	&tk_format_perfetto,
 	&tk_format_vcd,
 	&tk_format_sqlite,
+	&tk_format_parquet,
 	&tk_format_ctf,
 };
 
