@@ -273,11 +273,13 @@ int tk_stats_add_chain(tk_stats *s, const char *name,
 	if (!s->chains && !(s->chains = tk_chains_new(s->t, on_chain_value, s)))
 		return TK_E_NOMEM;
 	nc = tk_chains_count(s->chains);
-	len = calloc(n, sizeof(*len));
 	rec = realloc(s->chain_rec, ((size_t)nc + 1) * 3 * sizeof(*rec));
-	if (!len || !rec)
+	if (!rec)
 		goto out;
-	s->chain_rec = rec;
+	s->chain_rec = rec; /* (the old block is gone: keep the new one) */
+	len = calloc(n, sizeof(*len));
+	if (!len)
+		goto out;
 	for (i = 0; i < n; i++)
 		len[i] = strlen(signals[i]);
 	if ((rc = tk_chains_add(s->chains, name, strlen(name), signals, len, n)) < 0)

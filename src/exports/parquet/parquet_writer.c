@@ -588,7 +588,7 @@ static int write_column(tk_writer *w, int c, pq_chunk *ch, tk_error *err)
 
 	memset(ch, 0, sizeof(*ch));
 	ch->offset = pw->off;
-	def = malloc(pw->nrows ? pw->nrows : 1);
+	def = calloc(pw->nrows ? pw->nrows : 1, 1);
 	vals = malloc((pw->nrows ? pw->nrows : 1) * sizeof(*vals));
 	if (!def || !vals) {
 		rc = tk_err_nomem(err, pw->name);

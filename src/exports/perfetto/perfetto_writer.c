@@ -611,7 +611,8 @@ static void rec_close(pf_writer *pw, char *end)
 
 static TK_INLINE char *put_bytes(char *o, const char *s, size_t n)
 {
-	memcpy(o, s, n);
+	if (n) /* (s may be NULL then) */
+		memcpy(o, s, n);
 	return o + n;
 }
 
