@@ -100,7 +100,6 @@ int tk_chains_add(tk_chains *cs, const char *name, size_t nlen,
 		  const char *const *sig, const size_t *slen, size_t nsig);
 uint32_t tk_chains_count(const tk_chains *cs);
 const char *tk_chains_name(const tk_chains *cs, uint32_t i, size_t *len);
-uint64_t tk_chains_causes(const tk_chains *cs, uint32_t i);
 uint64_t tk_chains_lost(const tk_chains *cs, uint32_t i);
 int tk_chains_event(tk_chains *cs, const tk_event *ev);
 void tk_chains_free(tk_chains *cs);

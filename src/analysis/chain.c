@@ -137,11 +137,6 @@ const char *tk_chains_name(const tk_chains *cs, uint32_t i, size_t *len)
 	return cs->c[i].name;
 }
 
-uint64_t tk_chains_causes(const tk_chains *cs, uint32_t i)
-{
-	return cs && i < cs->n ? cs->c[i].ncauses : 0;
-}
-
 uint64_t tk_chains_lost(const tk_chains *cs, uint32_t i)
 {
 	return cs && i < cs->n ? cs->c[i].ncauses - cs->c[i].nreacted : 0;

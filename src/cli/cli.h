@@ -243,7 +243,6 @@ void cli_idle_note(const tk_trace *t, size_t nidle, const cli_read_opts *ro);
  */
 void cli_json_str(FILE *fp, const char *s, size_t n);
 /* As cli_json_str(), with <, > and & escaped too: safe inside <script>. */
-void cli_json_str_html(FILE *fp, const char *s, size_t n);
 /* cli_json_str() of a NUL-terminated string. */
 void cli_json_cstr(FILE *fp, const char *s);
 /*

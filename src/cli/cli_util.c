@@ -365,11 +365,6 @@ void cli_json_str(FILE *fp, const char *s, size_t n)
 	tk_json_write_str(fp, s, n, 0);
 }
 
-void cli_json_str_html(FILE *fp, const char *s, size_t n)
-{
-	tk_json_write_str(fp, s, n, 1);
-}
-
 void cli_json_cstr(FILE *fp, const char *s)
 {
 	tk_json_write_str(fp, s, strlen(s), 0);
