@@ -2,6 +2,8 @@
 #   make demo   install what is missing, build, run tracekit on a shipped trace
 #               (info, cat, check, stats)
 #   make test   install what is missing, build, run the whole test suite
+#   make install  install the command, libtracekit.so and .a, the headers,
+#               tracekit.pc and the CMake package (PREFIX=/usr/local, DESTDIR)
 #   make qemu-demo  the recorder in a firmware on an emulated Cortex-M3:
 #               build it, run it in QEMU, read its recordings (info, check,
 #               stats), print the cost of one event and the footprint
@@ -27,7 +29,9 @@ endif
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEMO_TRACE = examples/demo.btf
 
-.PHONY: all demo test test-full qemu-demo qemu-deps deps test-deps ci-deps build fuzz tsan coverage coverage-report \
+PREFIX ?= /usr/local
+
+.PHONY: install all demo test test-full qemu-demo qemu-deps deps test-deps ci-deps build fuzz tsan coverage coverage-report \
 	analyze clean
 
 all: build
@@ -50,6 +54,9 @@ demo: build
 	./$(BUILD)/tracekit cat $(DEMO_TRACE) --entity Task_Control
 	./$(BUILD)/tracekit check $(DEMO_TRACE)
 	./$(BUILD)/tracekit stats $(DEMO_TRACE) --type T
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 qemu-deps:
 	@TK_QEMU_DEPS=1 sh scripts/install-deps.sh

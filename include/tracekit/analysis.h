@@ -48,7 +48,7 @@ typedef enum tk_state {
 } tk_state;
 
 /** "RUNNING", "unknown", ... */
-const char *tk_state_name(tk_state s);
+TK_API const char *tk_state_name(tk_state s);
 
 /* ------------------------------------------------------------------------ */
 /* check: validation                                                         */
@@ -70,7 +70,7 @@ typedef enum tk_rule {
 } tk_rule;
 
 /** A short name of the rule ("time", "process-state", ...). */
-const char *tk_rule_name(tk_rule rule);
+TK_API const char *tk_rule_name(tk_rule rule);
 
 /** One violation; valid only during the callback. */
 typedef struct tk_violation {
@@ -91,14 +91,14 @@ typedef struct tk_check tk_check;
  * Returns TK_OK with *out set, or TK_E_NOMEM with *out NULL and `err`
  * filled.
  */
-int tk_check_new(tk_check **out, const tk_trace *t, tk_violation_fn fn,
-		 void *ctx, tk_error *err);
+TK_API int tk_check_new(tk_check **out, const tk_trace *t, tk_violation_fn fn,
+			void *ctx, tk_error *err);
 
 /**
  * Check one event (events must be given in the order read).  Returns TK_OK
  * or TK_E_NOMEM (the checker is then unusable).
  */
-int tk_check_event(tk_check *c, const tk_event *ev);
+TK_API int tk_check_event(tk_check *c, const tk_event *ev);
 
 /**
  * Strict checking: the specification only.  By default (0) the dialect of
@@ -106,13 +106,13 @@ int tk_check_event(tk_check *c, const tk_event *ev);
  * of a task with the same instance number once the previous one has
  * terminated.
  */
-void tk_check_set_strict(tk_check *c, int strict);
+TK_API void tk_check_set_strict(tk_check *c, int strict);
 
 /** Violations of `rule` so far; TK_RULE_COUNT gives the total. */
-uint64_t tk_check_count(const tk_check *c, tk_rule rule);
+TK_API uint64_t tk_check_count(const tk_check *c, tk_rule rule);
 
 /** Free; NULL is allowed. */
-void tk_check_free(tk_check *c);
+TK_API void tk_check_free(tk_check *c);
 
 /* ------------------------------------------------------------------------ */
 /* stats: timing metrics (ATF appendix B)                                    */
@@ -141,10 +141,10 @@ typedef enum tk_metric {
 } tk_metric;
 
 /** "IPT", "CET", ... */
-const char *tk_metric_name(tk_metric m);
+TK_API const char *tk_metric_name(tk_metric m);
 
 /** Non-zero for the metrics that are times (all but JIT, NPRE and LOST). */
-int tk_metric_is_time(tk_metric m);
+TK_API int tk_metric_is_time(tk_metric m);
 
 /**
  * One result row: one metric of one entity, or of one cause-effect chain
@@ -171,7 +171,7 @@ typedef struct tk_stats tk_stats;
  * Metrics of the events of trace `t` (borrowed).  Returns TK_OK with *out
  * set, or TK_E_NOMEM with *out NULL and `err` filled.
  */
-int tk_stats_new(tk_stats **out, const tk_trace *t, tk_error *err);
+TK_API int tk_stats_new(tk_stats **out, const tk_trace *t, tk_error *err);
 
 /**
  * Add the cause-effect chain `name` of the signals signals[0] .. [n - 1]
@@ -183,8 +183,8 @@ int tk_stats_new(tk_stats **out, const tk_trace *t, tk_error *err);
  * TK_E_USAGE (fewer than 2 signals, a signal twice, an empty name or one
  * already added) or TK_E_NOMEM.
  */
-int tk_stats_add_chain(tk_stats *s, const char *name,
-		       const char *const *signals, size_t n);
+TK_API int tk_stats_add_chain(tk_stats *s, const char *name,
+			      const char *const *signals, size_t n);
 
 /**
  * Have the rows whose metric is a time (tk_metric_is_time) give the
@@ -195,19 +195,19 @@ int tk_stats_add_chain(tk_stats *s, const char *name,
  * count)).  The values wait in temporary files (sorted runs), merged at
  * tk_stats_finish: memory stays flat.  TK_OK, TK_E_USAGE or TK_E_NOMEM.
  */
-int tk_stats_set_percentiles(tk_stats *s, const uint32_t *p, size_t n);
+TK_API int tk_stats_set_percentiles(tk_stats *s, const uint32_t *p, size_t n);
 
 /** The number of percentiles asked (0: none). */
-size_t tk_stats_percentile_count(const tk_stats *s);
+TK_API size_t tk_stats_percentile_count(const tk_stats *s);
 
 /**
  * Percentile j of row i, in ticks, into *v: 1, or 0 when the row has none
  * (not a time, no value, no percentiles asked).  After tk_stats_finish.
  */
-int tk_stats_percentile(const tk_stats *s, size_t i, size_t j, uint64_t *v);
+TK_API int tk_stats_percentile(const tk_stats *s, size_t i, size_t j, uint64_t *v);
 
 /** Account one event.  TK_OK or TK_E_NOMEM. */
-int tk_stats_event(tk_stats *s, const tk_event *ev);
+TK_API int tk_stats_event(tk_stats *s, const tk_event *ev);
 
 /**
  * One value of one instance, as it is computed: `value` in ticks (a count
@@ -220,7 +220,7 @@ typedef void (*tk_stat_value_fn)(void *ctx, uint32_t entity, tk_metric metric,
 				 int64_t inst, uint64_t value, uint64_t time);
 
 /** Have `fn` called for each value (before the first event).  NULL: none. */
-void tk_stats_on_value(tk_stats *s, tk_stat_value_fn fn, void *ctx);
+TK_API void tk_stats_on_value(tk_stats *s, tk_stat_value_fn fn, void *ctx);
 
 /**
  * End of the events: builds the rows, sorted by entity name, then metric.
@@ -228,17 +228,17 @@ void tk_stats_on_value(tk_stats *s, tk_stat_value_fn fn, void *ctx);
  * metrics already complete.  TK_OK, TK_E_NOMEM, or TK_E_IO (a temporary
  * file of the percentiles could not be written or read).
  */
-int tk_stats_finish(tk_stats *s);
+TK_API int tk_stats_finish(tk_stats *s);
 
 /** Number of rows (after tk_stats_finish) and the i-th row. */
-size_t tk_stats_count(const tk_stats *s);
-const tk_stat *tk_stats_get(const tk_stats *s, size_t i);
+TK_API size_t tk_stats_count(const tk_stats *s);
+TK_API const tk_stat *tk_stats_get(const tk_stats *s, size_t i);
 
 /**
  * The name of row i: its entity's or its chain's (*len its length), or
  * NULL when there is none.
  */
-const char *tk_stats_row_name(const tk_stats *s, size_t i, size_t *len);
+TK_API const char *tk_stats_row_name(const tk_stats *s, size_t i, size_t *len);
 
 /**
  * Which value of a row tk_stats_format writes: min, avg, max, or the j-th
@@ -263,8 +263,8 @@ typedef enum tk_stat_field {
  * (length 0), and so does a percentile of a row whose metric is not a
  * time.  Returns the length or a negative tk_status.
  */
-int tk_stats_format(const tk_stats *s, size_t i, tk_stat_field f,
-		    tk_unit unit, char *buf, size_t size);
+TK_API int tk_stats_format(const tk_stats *s, size_t i, tk_stat_field f,
+			   tk_unit unit, char *buf, size_t size);
 
 /**
  * Write a value of row i exactly: an integer, a finite decimal, or the
@@ -273,11 +273,11 @@ int tk_stats_format(const tk_stats *s, size_t i, tk_stat_field f,
  * average the exact mean of the per-instance values each rounded to
  * 1e-12.  Returns the length or a negative tk_status.
  */
-int tk_stats_format_exact(const tk_stats *s, size_t i, tk_stat_field f,
-			  tk_unit unit, char *buf, size_t size);
+TK_API int tk_stats_format_exact(const tk_stats *s, size_t i, tk_stat_field f,
+				 tk_unit unit, char *buf, size_t size);
 
 /** Free; NULL is allowed. */
-void tk_stats_free(tk_stats *s);
+TK_API void tk_stats_free(tk_stats *s);
 
 /* ------------------------------------------------------------------------ */
 /* load: core load                                                           */
@@ -305,8 +305,8 @@ typedef int (*tk_load_window_fn)(void *ctx, uint64_t start, uint64_t end,
  * Returns TK_OK with *out set, or TK_E_NOMEM with *out NULL and `err`
  * filled.
  */
-int tk_load_new(tk_load **out, const tk_trace *t, uint64_t window,
-		tk_load_window_fn fn, void *ctx, tk_error *err);
+TK_API int tk_load_new(tk_load **out, const tk_trace *t, uint64_t window,
+		       tk_load_window_fn fn, void *ctx, tk_error *err);
 
 /**
  * The idle processes: those whose name matches one of the glob `patterns`
@@ -317,42 +317,42 @@ int tk_load_new(tk_load **out, const tk_trace *t, uint64_t window,
  * default, tk_load_default_idle(); n == 0: no process is idle.  Call
  * before the first event.  TK_OK or TK_E_NOMEM.
  */
-int tk_load_set_idle(tk_load *l, const char *const *patterns, size_t n);
+TK_API int tk_load_set_idle(tk_load *l, const char *const *patterns, size_t n);
 
 /** The idle pattern a new tk_load of `t` uses: "IDLE*" for the FreeRTOS
  *  trace logger's traces (#creator), else NULL (none). */
-const char *tk_load_default_idle(const tk_trace *t);
+TK_API const char *tk_load_default_idle(const tk_trace *t);
 
 /** Account one event.  TK_OK, TK_E_NOMEM, or what the window callback
  *  returned to stop. */
-int tk_load_event(tk_load *l, const tk_event *ev);
+TK_API int tk_load_event(tk_load *l, const tk_event *ev);
 
 /**
  * End of the events: processes still allocated count until the last event
  * time; the last window is reported.  TK_OK, TK_E_NOMEM, or what the
  * window callback returned to stop.
  */
-int tk_load_finish(tk_load *l);
+TK_API int tk_load_finish(tk_load *l);
 
 /** The time span [first, last] of the events (ticks); 0, 0 when none. */
-void tk_load_span(const tk_load *l, uint64_t *first, uint64_t *last);
+TK_API void tk_load_span(const tk_load *l, uint64_t *first, uint64_t *last);
 
 /** Number of cores seen, core i's entity id and its busy time (ticks). */
-size_t tk_load_core_count(const tk_load *l);
-uint32_t tk_load_core(const tk_load *l, size_t i);
-uint64_t tk_load_core_busy(const tk_load *l, size_t i);
+TK_API size_t tk_load_core_count(const tk_load *l);
+TK_API uint32_t tk_load_core(const tk_load *l, size_t i);
+TK_API uint64_t tk_load_core_busy(const tk_load *l, size_t i);
 /** Core i's idle time: the time idle processes ran on it (ticks). */
-uint64_t tk_load_core_idle(const tk_load *l, size_t i);
+TK_API uint64_t tk_load_core_idle(const tk_load *l, size_t i);
 /** 1 when entity `id` is an idle process that ran, else 0 (after
  * tk_load_finish()). */
-int tk_load_entity_is_idle(const tk_load *l, uint32_t id);
+TK_API int tk_load_entity_is_idle(const tk_load *l, uint32_t id);
 
 /**
  * The process events that named a core other than the one their process
  * ran on (a broken trace, or a dialect): a process runs on one core at a
  * time, so its run there ended at that event.
  */
-uint64_t tk_load_conflicts(const tk_load *l);
+TK_API uint64_t tk_load_conflicts(const tk_load *l);
 
 /**
  * Allocated time of entity `id` on core i (ticks; an idle one's too); tk_load_entity_busy()
@@ -360,7 +360,7 @@ uint64_t tk_load_conflicts(const tk_load *l);
  * total does not fit 64 bits (instances on several cores at once, each
  * longer than 2^63 ticks).
  */
-uint64_t tk_load_entity_busy(const tk_load *l, uint32_t id, size_t i);
+TK_API uint64_t tk_load_entity_busy(const tk_load *l, uint32_t id, size_t i);
 
 /**
  * Number of cores entity `id` was allocated on (after tk_load_finish), and
@@ -368,17 +368,17 @@ uint64_t tk_load_entity_busy(const tk_load *l, uint32_t id, size_t i);
  * *busy (ticks, > 0): arrays valid until tk_load_free().  A listing of
  * every entity's cores costs the pairs that exist, not entities x cores.
  */
-size_t tk_load_entity_cores(const tk_load *l, uint32_t id,
-			    const uint32_t **cores, const uint64_t **busy);
+TK_API size_t tk_load_entity_cores(const tk_load *l, uint32_t id,
+				   const uint32_t **cores, const uint64_t **busy);
 
 /** Free; NULL is allowed. */
-void tk_load_free(tk_load *l);
+TK_API void tk_load_free(tk_load *l);
 
 /**
  * Write the share part/whole as a percentage rounded half up to 2 places
  * ("37.50"); "-" when whole is 0.  Exact integer arithmetic.
  */
-int tk_share_format(uint64_t part, uint64_t whole, char *buf, size_t size);
+TK_API int tk_share_format(uint64_t part, uint64_t whole, char *buf, size_t size);
 
 #ifdef __cplusplus
 }

@@ -73,7 +73,7 @@ typedef struct tk_report_opts {
 
 /** The defaults: tk_reader_opts_init() for the reader, no idle pattern,
  *  no callback, no filter. */
-void tk_report_opts_init(tk_report_opts *opts);
+TK_API void tk_report_opts_init(tk_report_opts *opts);
 
 /**
  * Write the report of the trace file `path` to `out`: "-" is standard
@@ -89,8 +89,8 @@ void tk_report_opts_init(tk_report_opts *opts);
  * not about one input (out of memory, the temporary file of the bars)
  * have an empty err->input.
  */
-int tk_report_write(const char *path, const char *out,
-		    const tk_report_opts *opts, tk_error *err);
+TK_API int tk_report_write(const char *path, const char *out,
+			   const tk_report_opts *opts, tk_error *err);
 
 #ifdef __cplusplus
 }

@@ -35,13 +35,13 @@ typedef struct tk_shark_records tk_shark_records;
  * one (the tools ignore them too).  The input is the iterator's from then
  * on and is closed with it, and on failure too.  TK_OK or < 0.
  */
-int tk_shark_records_open(tk_shark_records **out, tk_input *in,
-			  tk_error *err);
+TK_API int tk_shark_records_open(tk_shark_records **out, tk_input *in,
+				 tk_error *err);
 /** The next record: TK_OK, TK_END, or < 0 (a read error). */
-int tk_shark_records_next(tk_shark_records *it, tk_shark_record *rec,
-			  tk_error *err);
+TK_API int tk_shark_records_next(tk_shark_records *it, tk_shark_record *rec,
+				 tk_error *err);
 /** Close and free; NULL is allowed. */
-void tk_shark_records_close(tk_shark_records *it);
+TK_API void tk_shark_records_close(tk_shark_records *it);
 
 /** The host tools: `list` (every record) and `pwcet_gen` (the
  * significant events). */
@@ -52,8 +52,8 @@ typedef enum tk_shark_tool { TK_SHARK_LIST, TK_SHARK_PWC } tk_shark_tool;
 
 /** The tool's line for a record into buf (TK_SHARK_LINE_MAX bytes):
  * its length, 0 when the tool prints nothing for it. */
-size_t tk_shark_tool_line(tk_shark_tool tool, const tk_shark_record *rec,
-			  char *buf);
+TK_API size_t tk_shark_tool_line(tk_shark_tool tool, const tk_shark_record *rec,
+				 char *buf);
 
 /**
  * The tool's whole output for the records of `in` (closed by this call)
@@ -61,8 +61,8 @@ size_t tk_shark_tool_line(tk_shark_tool tool, const tk_shark_record *rec,
  * renamed once complete; a name ending in .gz or .zst is compressed.
  * TK_OK or < 0.
  */
-int tk_shark_tool_write(tk_input *in, tk_shark_tool tool, const char *out,
-			tk_error *err);
+TK_API int tk_shark_tool_write(tk_input *in, tk_shark_tool tool, const char *out,
+			       tk_error *err);
 
 #ifdef __cplusplus
 }

@@ -59,7 +59,7 @@ typedef enum tk_tarmac_kind {
 } tk_tarmac_kind;
 
 /** "instruction", "register", "event", "memory", "bus", "branch", "other". */
-const char *tk_tarmac_kind_name(tk_tarmac_kind kind);
+TK_API const char *tk_tarmac_kind_name(tk_tarmac_kind kind);
 
 /** Time units of the stamps. */
 typedef enum tk_tarmac_unit {
@@ -74,7 +74,7 @@ typedef enum tk_tarmac_unit {
 } tk_tarmac_unit;
 
 /** The unit as written ("ns", "clk", ...; "" for NONE). */
-const char *tk_tarmac_unit_name(tk_tarmac_unit unit);
+TK_API const char *tk_tarmac_unit_name(tk_tarmac_unit unit);
 
 /** Producers, as far as the lines tell. */
 typedef enum tk_tarmac_variant {
@@ -87,7 +87,7 @@ typedef enum tk_tarmac_variant {
 } tk_tarmac_variant;
 
 /** "cortex-m-rtl", "fast-models", "gem5", "text-rev3t", "mixed", "unknown". */
-const char *tk_tarmac_variant_name(tk_tarmac_variant v);
+TK_API const char *tk_tarmac_variant_name(tk_tarmac_variant v);
 
 /** A span of the input line; not NUL-terminated; len 0 when absent. */
 typedef struct tk_tarmac_span {
@@ -180,23 +180,23 @@ typedef struct tk_tarmac_opts {
 } tk_tarmac_opts;
 
 /** Fill `opts` with the defaults (lenient). */
-void tk_tarmac_opts_init(tk_tarmac_opts *opts);
+TK_API void tk_tarmac_opts_init(tk_tarmac_opts *opts);
 
 /**
  * Open a Tarmac log ("-" for standard input; gzip and zstd are decoded).
  * `opts` may be NULL for the defaults.  Returns TK_OK, or a negative status
  * with `err` filled.
  */
-int tk_tarmac_open(tk_tarmac **out, const char *path,
-		   const tk_tarmac_opts *opts, tk_error *err);
+TK_API int tk_tarmac_open(tk_tarmac **out, const char *path,
+			  const tk_tarmac_opts *opts, tk_error *err);
 
 /**
  * As tk_tarmac_open(), on `len` bytes at `data` (not copied).  Returns
  * TK_OK, or a negative status with `err` filled.
  */
-int tk_tarmac_open_mem(tk_tarmac **out, const void *data, size_t len,
-		       const char *name, const tk_tarmac_opts *opts,
-		       tk_error *err);
+TK_API int tk_tarmac_open_mem(tk_tarmac **out, const void *data, size_t len,
+			      const char *name, const tk_tarmac_opts *opts,
+			      tk_error *err);
 
 /**
  * As tk_tarmac_open(), on an input of tk_input_open() (its probe lost no
@@ -205,31 +205,31 @@ int tk_tarmac_open_mem(tk_tarmac **out, const void *data, size_t len,
  * then on and is closed with it, and on failure too.  Returns TK_OK, or a
  * negative status with `err` filled.
  */
-int tk_tarmac_open_input(tk_tarmac **out, tk_input *in,
-			 const tk_tarmac_opts *opts, tk_error *err);
+TK_API int tk_tarmac_open_input(tk_tarmac **out, tk_input *in,
+				const tk_tarmac_opts *opts, tk_error *err);
 
 /**
  * The next record: TK_OK with *rec filled, TK_END at the end, or a negative
  * status with `err` filled (strict mode: an unknown or malformed line).
  */
-int tk_tarmac_next(tk_tarmac *tr, tk_tarmac_record *rec, tk_error *err);
+TK_API int tk_tarmac_next(tk_tarmac *tr, tk_tarmac_record *rec, tk_error *err);
 
 /** Lines skipped so far (lenient mode), and warnings so far. */
-uint64_t tk_tarmac_skipped_count(const tk_tarmac *tr);
-uint64_t tk_tarmac_warning_count(const tk_tarmac *tr);
+TK_API uint64_t tk_tarmac_skipped_count(const tk_tarmac *tr);
+TK_API uint64_t tk_tarmac_warning_count(const tk_tarmac *tr);
 
 /** The producer as far as the lines read so far tell. */
-tk_tarmac_variant tk_tarmac_variant_get(const tk_tarmac *tr);
+TK_API tk_tarmac_variant tk_tarmac_variant_get(const tk_tarmac *tr);
 
 /** Number of CPU prefixes seen, and the name of the i-th (0-based). */
-size_t tk_tarmac_cpu_count(const tk_tarmac *tr);
-const char *tk_tarmac_cpu_name(const tk_tarmac *tr, size_t i);
+TK_API size_t tk_tarmac_cpu_count(const tk_tarmac *tr);
+TK_API const char *tk_tarmac_cpu_name(const tk_tarmac *tr, size_t i);
 
 /** The input name used in messages. */
-const char *tk_tarmac_name(const tk_tarmac *tr);
+TK_API const char *tk_tarmac_name(const tk_tarmac *tr);
 
 /** Close and free; NULL is allowed. */
-void tk_tarmac_close(tk_tarmac *tr);
+TK_API void tk_tarmac_close(tk_tarmac *tr);
 
 /* ------------------------------------------------------------------------ */
 /* The exception timeline                                                    */
@@ -256,8 +256,8 @@ typedef struct tk_tarmac_timeline tk_tarmac_timeline;
  * name: it must outlive the timeline).  `opts` (NULL: the defaults) gives
  * strict mode and the warning callback.  TK_OK or TK_E_NOMEM.
  */
-int tk_tarmac_timeline_new(tk_tarmac_timeline **out, const tk_tarmac *tr,
-			   const tk_tarmac_opts *opts, tk_error *err);
+TK_API int tk_tarmac_timeline_new(tk_tarmac_timeline **out, const tk_tarmac *tr,
+				  const tk_tarmac_opts *opts, tk_error *err);
 
 /**
  * Feed the next record of the log (every record, in order).  The events it
@@ -266,29 +266,29 @@ int tk_tarmac_timeline_new(tk_tarmac_timeline **out, const tk_tarmac *tr,
  * status with `err` filled (TK_E_NOMEM; in strict mode TK_E_RANGE for a
  * stamp that cannot be expressed in the time base).
  */
-int tk_tarmac_timeline_record(tk_tarmac_timeline *tl,
-			      const tk_tarmac_record *rec, tk_error *err);
+TK_API int tk_tarmac_timeline_record(tk_tarmac_timeline *tl,
+				     const tk_tarmac_record *rec, tk_error *err);
 
 /**
  * The next queued event: TK_OK with *ev set (valid until the next call),
  * or TK_END when the queue is empty (feed the next record).
  */
-int tk_tarmac_timeline_next(tk_tarmac_timeline *tl, const tk_event **ev);
+TK_API int tk_tarmac_timeline_next(tk_tarmac_timeline *tl, const tk_event **ev);
 
 /**
  * After the last record: exceptions still active stay open (no terminate
  * is made up; one warning says how many).
  */
-void tk_tarmac_timeline_finish(tk_tarmac_timeline *tl);
+TK_API void tk_tarmac_timeline_finish(tk_tarmac_timeline *tl);
 
 /** The entities (cores, exceptions) and time base of the events. */
-const tk_trace *tk_tarmac_timeline_trace(const tk_tarmac_timeline *tl);
+TK_API const tk_trace *tk_tarmac_timeline_trace(const tk_tarmac_timeline *tl);
 
 /** Warnings so far. */
-uint64_t tk_tarmac_timeline_warning_count(const tk_tarmac_timeline *tl);
+TK_API uint64_t tk_tarmac_timeline_warning_count(const tk_tarmac_timeline *tl);
 
 /** Free; NULL is allowed. */
-void tk_tarmac_timeline_free(tk_tarmac_timeline *tl);
+TK_API void tk_tarmac_timeline_free(tk_tarmac_timeline *tl);
 
 /* ------------------------------------------------------------------------ */
 /* Record statistics                                                         */
@@ -351,29 +351,29 @@ typedef struct tk_tarmac_traffic {
  * gives the exception timeline strict mode and its warning callback.
  * TK_OK, or a negative status with `err` filled.
  */
-int tk_tarmac_stats_new(tk_tarmac_stats **out, const tk_tarmac *tr,
-			unsigned what, const tk_tarmac_opts *opts,
-			tk_error *err);
+TK_API int tk_tarmac_stats_new(tk_tarmac_stats **out, const tk_tarmac *tr,
+			       unsigned what, const tk_tarmac_opts *opts,
+			       tk_error *err);
 
 /** Feed the next record of the log (every record, in order).  TK_OK or
  * TK_E_NOMEM. */
-int tk_tarmac_stats_record(tk_tarmac_stats *s, const tk_tarmac_record *rec,
-			   tk_error *err);
+TK_API int tk_tarmac_stats_record(tk_tarmac_stats *s, const tk_tarmac_record *rec,
+				  tk_error *err);
 
 /**
  * After the last record: the tables are made.  TK_OK, TK_E_NOMEM, or the
  * exception timeline's error (strict mode: TK_E_RANGE for a stamp that
  * cannot be expressed in its time base).  Feed no record afterwards.
  */
-int tk_tarmac_stats_finish(tk_tarmac_stats *s, tk_error *err);
+TK_API int tk_tarmac_stats_finish(tk_tarmac_stats *s, tk_error *err);
 
 /** Executed and skipped instructions, and the unit of the first stamp. */
-uint64_t tk_tarmac_stats_executed(const tk_tarmac_stats *s);
-uint64_t tk_tarmac_stats_skipped(const tk_tarmac_stats *s);
-tk_tarmac_unit tk_tarmac_stats_unit(const tk_tarmac_stats *s);
+TK_API uint64_t tk_tarmac_stats_executed(const tk_tarmac_stats *s);
+TK_API uint64_t tk_tarmac_stats_skipped(const tk_tarmac_stats *s);
+TK_API tk_tarmac_unit tk_tarmac_stats_unit(const tk_tarmac_stats *s);
 /** The exceptions whose return is stamped earlier than their entry (their
  * duration counts as 0): 0 when every duration is exact. */
-uint64_t tk_tarmac_stats_backwards(const tk_tarmac_stats *s);
+TK_API uint64_t tk_tarmac_stats_backwards(const tk_tarmac_stats *s);
 
 /**
  * The tables (after finish), each an array owned by `s` set in *rows, and
@@ -384,17 +384,17 @@ uint64_t tk_tarmac_stats_backwards(const tk_tarmac_stats *s);
  *    only open at the end in the order they started;
  *  - traffic: regions in the order of their first access.
  */
-size_t tk_tarmac_stats_mix(const tk_tarmac_stats *s,
-			   const tk_tarmac_mnemonic_count **rows);
-size_t tk_tarmac_stats_hottest(const tk_tarmac_stats *s,
-			       const tk_tarmac_address_count **rows);
-size_t tk_tarmac_stats_exceptions(const tk_tarmac_stats *s,
-				  const tk_tarmac_exception_stat **rows);
-size_t tk_tarmac_stats_traffic(const tk_tarmac_stats *s,
-			       const tk_tarmac_traffic **rows);
+TK_API size_t tk_tarmac_stats_mix(const tk_tarmac_stats *s,
+				  const tk_tarmac_mnemonic_count **rows);
+TK_API size_t tk_tarmac_stats_hottest(const tk_tarmac_stats *s,
+				      const tk_tarmac_address_count **rows);
+TK_API size_t tk_tarmac_stats_exceptions(const tk_tarmac_stats *s,
+					 const tk_tarmac_exception_stat **rows);
+TK_API size_t tk_tarmac_stats_traffic(const tk_tarmac_stats *s,
+				      const tk_tarmac_traffic **rows);
 
 /** Free; NULL is allowed. */
-void tk_tarmac_stats_free(tk_tarmac_stats *s);
+TK_API void tk_tarmac_stats_free(tk_tarmac_stats *s);
 
 /* ------------------------------------------------------------------------ */
 /* ELF symbols and the function profile                                      */
@@ -422,26 +422,26 @@ typedef struct tk_tarmac_symbol {
  * status with `err` filled: TK_E_IO (cannot open), TK_E_FORMAT (not an ELF
  * file, or no symbol table), TK_E_PARSE (a damaged ELF file).
  */
-int tk_tarmac_symtab_open(tk_tarmac_symtab **out, const char *path,
-			  tk_error *err);
+TK_API int tk_tarmac_symtab_open(tk_tarmac_symtab **out, const char *path,
+				 tk_error *err);
 
 /**
  * As tk_tarmac_symtab_open(), on `len` bytes at `data` (copied), with the
  * same return values.
  */
-int tk_tarmac_symtab_open_mem(tk_tarmac_symtab **out, const void *data,
-			      size_t len, const char *name, tk_error *err);
+TK_API int tk_tarmac_symtab_open_mem(tk_tarmac_symtab **out, const void *data,
+				     size_t len, const char *name, tk_error *err);
 
 /** Number of functions, and the i-th in address order. */
-size_t tk_tarmac_symtab_count(const tk_tarmac_symtab *st);
-const tk_tarmac_symbol *tk_tarmac_symtab_get(const tk_tarmac_symtab *st,
-					     size_t i);
+TK_API size_t tk_tarmac_symtab_count(const tk_tarmac_symtab *st);
+TK_API const tk_tarmac_symbol *tk_tarmac_symtab_get(const tk_tarmac_symtab *st,
+						    size_t i);
 
 /** Index of the function holding `address`, or -1. */
-long tk_tarmac_symtab_find(const tk_tarmac_symtab *st, uint64_t address);
+TK_API long tk_tarmac_symtab_find(const tk_tarmac_symtab *st, uint64_t address);
 
 /** Free; NULL is allowed. */
-void tk_tarmac_symtab_free(tk_tarmac_symtab *st);
+TK_API void tk_tarmac_symtab_free(tk_tarmac_symtab *st);
 
 /**
  * A function profile of a Tarmac log: per CPU a shadow call stack, driven
@@ -490,14 +490,14 @@ typedef struct tk_tarmac_func {
 
 /** A profile on `st` (borrowed: it must outlive the profile).  TK_OK or
  * TK_E_NOMEM. */
-int tk_tarmac_profile_new(tk_tarmac_profile **out, const tk_tarmac_symtab *st,
-			  tk_error *err);
+TK_API int tk_tarmac_profile_new(tk_tarmac_profile **out, const tk_tarmac_symtab *st,
+				 tk_error *err);
 
 /**
  * Feed the records of a log in order.  Returns TK_OK or TK_E_NOMEM.
  */
-int tk_tarmac_profile_record(tk_tarmac_profile *p, const tk_tarmac_record *rec,
-			     tk_error *err);
+TK_API int tk_tarmac_profile_record(tk_tarmac_profile *p, const tk_tarmac_record *rec,
+				    tk_error *err);
 
 /**
  * Returns the unit of a profile's times: that of the log's first stamp.
@@ -506,29 +506,29 @@ int tk_tarmac_profile_record(tk_tarmac_profile *p, const tk_tarmac_record *rec,
  * stamps earlier than their CPU's last (no time counted).  Both 0: every
  * time is exact.
  */
-tk_tarmac_unit tk_tarmac_profile_stamps(const tk_tarmac_profile *p,
-					uint64_t *inexact, uint64_t *backwards);
+TK_API tk_tarmac_unit tk_tarmac_profile_stamps(const tk_tarmac_profile *p,
+					       uint64_t *inexact, uint64_t *backwards);
 
 /**
  * After the last record: the inclusive figures and the per-function totals.
  * Frames still open are closed at the last instruction.  TK_OK or
  * TK_E_NOMEM.
  */
-int tk_tarmac_profile_finish(tk_tarmac_profile *p, tk_error *err);
+TK_API int tk_tarmac_profile_finish(tk_tarmac_profile *p, tk_error *err);
 
 /** The nodes (after finish): children always come after their parent. */
-size_t tk_tarmac_profile_node_count(const tk_tarmac_profile *p);
-const tk_tarmac_node *tk_tarmac_profile_node(const tk_tarmac_profile *p,
-					     size_t i);
+TK_API size_t tk_tarmac_profile_node_count(const tk_tarmac_profile *p);
+TK_API const tk_tarmac_node *tk_tarmac_profile_node(const tk_tarmac_profile *p,
+						    size_t i);
 
 /** The functions that executed (after finish), by inclusive instructions. */
-size_t tk_tarmac_profile_func_count(const tk_tarmac_profile *p);
-const tk_tarmac_func *tk_tarmac_profile_func(const tk_tarmac_profile *p,
-					     size_t i);
+TK_API size_t tk_tarmac_profile_func_count(const tk_tarmac_profile *p);
+TK_API const tk_tarmac_func *tk_tarmac_profile_func(const tk_tarmac_profile *p,
+						    size_t i);
 
 /** The name of a symtab index, "[unknown]" for -1. */
-const char *tk_tarmac_profile_symbol_name(const tk_tarmac_profile *p,
-					  long symbol);
+TK_API const char *tk_tarmac_profile_symbol_name(const tk_tarmac_profile *p,
+						 long symbol);
 
 /**
  * The indices of the children of node `i` (SIZE_MAX: the roots), sorted by
@@ -536,12 +536,12 @@ const char *tk_tarmac_profile_symbol_name(const tk_tarmac_profile *p,
  * Returns the count and sets *out to an array owned by the profile, valid
  * until the next call.  NULL with 0 when out of memory.
  */
-size_t tk_tarmac_profile_children(tk_tarmac_profile *p, size_t i,
-				  int by_name, const uint32_t **out);
+TK_API size_t tk_tarmac_profile_children(tk_tarmac_profile *p, size_t i,
+					 int by_name, const uint32_t **out);
 
 /** Executed instructions seen, and frames dropped past the depth limit. */
-uint64_t tk_tarmac_profile_instructions(const tk_tarmac_profile *p);
-uint64_t tk_tarmac_profile_depth_overflows(const tk_tarmac_profile *p);
+TK_API uint64_t tk_tarmac_profile_instructions(const tk_tarmac_profile *p);
+TK_API uint64_t tk_tarmac_profile_depth_overflows(const tk_tarmac_profile *p);
 
 /** Weights of folded stacks. */
 enum { TK_TARMAC_WEIGHT_INSTRUCTIONS = 0, TK_TARMAC_WEIGHT_TIME = 1 };
@@ -552,12 +552,12 @@ enum { TK_TARMAC_WEIGHT_INSTRUCTIONS = 0, TK_TARMAC_WEIGHT_TIME = 1 };
  * output).  A stack of a CPU prefix starts with the CPU's name (`cpus` gives
  * them: cpus[cpu - 1]).  The file appears only when complete.
  */
-int tk_tarmac_profile_write_folded(tk_tarmac_profile *p, const char *path,
-				   int weight, const char *const *cpus,
-				   size_t ncpus, tk_error *err);
+TK_API int tk_tarmac_profile_write_folded(tk_tarmac_profile *p, const char *path,
+					  int weight, const char *const *cpus,
+					  size_t ncpus, tk_error *err);
 
 /** Free; NULL is allowed. */
-void tk_tarmac_profile_free(tk_tarmac_profile *p);
+TK_API void tk_tarmac_profile_free(tk_tarmac_profile *p);
 
 #ifdef __cplusplus
 }

@@ -70,17 +70,17 @@ typedef struct tk_timeline tk_timeline;
  * NULL.  Returns TK_OK with *out set, or TK_E_NOMEM with *out NULL and
  * `err` filled.
  */
-int tk_timeline_new(tk_timeline **out, const tk_trace *t, tk_slice_fn on_slice,
-		    tk_run_fn on_run, void *ctx, tk_error *err);
+TK_API int tk_timeline_new(tk_timeline **out, const tk_trace *t, tk_slice_fn on_slice,
+			   tk_run_fn on_run, void *ctx, tk_error *err);
 
 /** Account one event (in the order read).  TK_OK or TK_E_NOMEM. */
-int tk_timeline_event(tk_timeline *tl, const tk_event *ev);
+TK_API int tk_timeline_event(tk_timeline *tl, const tk_event *ev);
 
 /**
  * End: the open run intervals and slices end at the last event's time
  * (slices with TK_SLICE_OPEN).  TK_OK or TK_E_NOMEM.
  */
-int tk_timeline_finish(tk_timeline *tl);
+TK_API int tk_timeline_finish(tk_timeline *tl);
 
 /**
  * Idle processes: those whose name matches one of the glob `patterns` ('*'
@@ -91,31 +91,31 @@ int tk_timeline_finish(tk_timeline *tl);
  * counters and the report's load leave them out (idle time, not load).
  * TK_OK or TK_E_NOMEM.
  */
-int tk_timeline_set_idle(tk_timeline *tl, const char *const *patterns, size_t n);
+TK_API int tk_timeline_set_idle(tk_timeline *tl, const char *const *patterns, size_t n);
 /** Whether process `entity` is idle: 1, 0, or -1 when memory runs out. */
-int tk_timeline_is_idle(tk_timeline *tl, uint32_t entity);
+TK_API int tk_timeline_is_idle(tk_timeline *tl, uint32_t entity);
 
 /** The lanes so far, in order of first appearance, and core entity of each. */
-size_t tk_timeline_lane_count(const tk_timeline *tl);
-uint32_t tk_timeline_lane_core(const tk_timeline *tl, size_t lane);
+TK_API size_t tk_timeline_lane_count(const tk_timeline *tl);
+TK_API uint32_t tk_timeline_lane_core(const tk_timeline *tl, size_t lane);
 
 /**
  * The lane of core entity `core`, or -1 when that core has no lane (yet).
  */
-long tk_timeline_lane_of(const tk_timeline *tl, uint32_t core);
+TK_API long tk_timeline_lane_of(const tk_timeline *tl, uint32_t core);
 
 /**
  * The lane an event belongs to: its core, else the lane on which its
  * source instance (a process or runnable) has an open slice; -1 if none.
  */
-long tk_timeline_event_lane(const tk_timeline *tl, const tk_event *ev);
+TK_API long tk_timeline_event_lane(const tk_timeline *tl, const tk_event *ev);
 
 /**
  * The process allocated to `lane` now: returns 1 and sets *entity, *inst,
  * or 0 when the core is idle.
  */
-int tk_timeline_running(const tk_timeline *tl, size_t lane, uint32_t *entity,
-			int64_t *inst);
+TK_API int tk_timeline_running(const tk_timeline *tl, size_t lane, uint32_t *entity,
+			       int64_t *inst);
 
 /**
  * The only lane whose running process (tk_timeline_running) the last
@@ -123,20 +123,20 @@ int tk_timeline_running(const tk_timeline *tl, size_t lane, uint32_t *entity,
  * that follows the running processes looks at this lane (and at lanes
  * new since, which start idle) rather than at every lane.
  */
-long tk_timeline_touched_lane(const tk_timeline *tl);
+TK_API long tk_timeline_touched_lane(const tk_timeline *tl);
 
 /**
  * The start of the outermost slice open on `lane` (every slice that will
  * end later starts at or after it), or UINT64_MAX when none is open: a
  * closed slice that starts before it can be written out in start order.
  */
-uint64_t tk_timeline_lane_floor(const tk_timeline *tl, size_t lane);
+TK_API uint64_t tk_timeline_lane_floor(const tk_timeline *tl, size_t lane);
 
 /** The time span [first, last] of the events so far (0, 0 when none). */
-void tk_timeline_span(const tk_timeline *tl, uint64_t *first, uint64_t *last);
+TK_API void tk_timeline_span(const tk_timeline *tl, uint64_t *first, uint64_t *last);
 
 /** Free; NULL is allowed. */
-void tk_timeline_free(tk_timeline *tl);
+TK_API void tk_timeline_free(tk_timeline *tl);
 
 #ifdef __cplusplus
 }

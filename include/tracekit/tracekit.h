@@ -43,13 +43,26 @@
 extern "C" {
 #endif
 
+/*
+ * TK_API marks what the library exports.  The library is built with hidden
+ * visibility, so that libtracekit.so (and the objects of libtracekit.a)
+ * export the functions declared TK_API in these headers and nothing else.
+ */
+#ifndef TK_API
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define TK_API __attribute__((visibility("default")))
+#else
+#define TK_API
+#endif
+#endif
+
 #define TK_VERSION_MAJOR 0
 #define TK_VERSION_MINOR 1
 #define TK_VERSION_PATCH 0
 #define TK_VERSION_STRING "0.1.0"
 
 /** The library's version string, "MAJOR.MINOR.PATCH". */
-const char *tk_version(void);
+TK_API const char *tk_version(void);
 
 /* ------------------------------------------------------------------------ */
 /* Status codes and errors                                                   */
@@ -68,7 +81,7 @@ typedef enum tk_status {
 } tk_status;
 
 /** The name of a status code ("ok", "parse error", ...). */
-const char *tk_status_str(int code);
+TK_API const char *tk_status_str(int code);
 
 /**
  * An error or a warning, with the position it applies to.
@@ -86,7 +99,7 @@ typedef struct tk_error {
 } tk_error;
 
 /** Reset an error to "no error". */
-void tk_error_clear(tk_error *err);
+TK_API void tk_error_clear(tk_error *err);
 
 /**
  * Format an error as one line: "INPUT:LINE:COL: error: MSG" (or
@@ -94,8 +107,8 @@ void tk_error_clear(tk_error *err);
  * what is known).  `severity` is the word put before the message ("error",
  * "warning").  Returns buf.
  */
-const char *tk_error_format(const tk_error *err, const char *severity,
-			    char *buf, size_t size);
+TK_API const char *tk_error_format(const tk_error *err, const char *severity,
+				   char *buf, size_t size);
 
 /* ------------------------------------------------------------------------ */
 /* Exact time                                                                */
@@ -110,13 +123,13 @@ typedef enum tk_unit {
 } tk_unit;
 
 /** "ps", "ns", "us", "ms" or "s". */
-const char *tk_unit_name(tk_unit unit);
+TK_API const char *tk_unit_name(tk_unit unit);
 
 /**
  * Parse a unit name (exactly "ps", "ns", "us", "ms", "s"; with
  * `ignore_case` also "NS", "Ms", ...).  Returns TK_OK or TK_E_PARSE.
  */
-int tk_unit_parse(const char *s, size_t len, int ignore_case, tk_unit *out);
+TK_API int tk_unit_parse(const char *s, size_t len, int ignore_case, tk_unit *out);
 
 /** One tick lasts num/den units. num and den are never 0. */
 typedef struct tk_timebase {
@@ -140,8 +153,8 @@ typedef enum tk_round {
  * ticks, or (a value other than 0) the ratio of the two ticks in lowest
  * terms needs more than 128 bits.
  */
-int tk_time_convert(uint64_t value, const tk_timebase *from,
-		    const tk_timebase *to, tk_round round, uint64_t *out);
+TK_API int tk_time_convert(uint64_t value, const tk_timebase *from,
+			   const tk_timebase *to, tk_round round, uint64_t *out);
 
 /**
  * Parse a duration such as "10ms", "250 us", "1500ns", "3s" or "42" into a
@@ -149,8 +162,8 @@ int tk_time_convert(uint64_t value, const tk_timebase *from,
  * and gets `default_unit` if that is >= 0, or is an error (TK_E_PARSE) if
  * default_unit < 0; a default_unit beyond TK_UNIT_S is TK_E_USAGE.
  */
-int tk_duration_parse(const char *s, int default_unit, uint64_t *value,
-		      tk_unit *unit);
+TK_API int tk_duration_parse(const char *s, int default_unit, uint64_t *value,
+			     tk_unit *unit);
 
 /**
  * Write `ticks` of timebase `tb` in `unit` as an exact decimal ("1.5",
@@ -158,8 +171,8 @@ int tk_duration_parse(const char *s, int default_unit, uint64_t *value,
  * base of 1/3 ns) is written as an exact fraction "10/3".  Returns the
  * length written (excluding the NUL), or a negative tk_status.
  */
-int tk_time_format(uint64_t ticks, const tk_timebase *tb, tk_unit unit,
-		   char *buf, size_t size);
+TK_API int tk_time_format(uint64_t ticks, const tk_timebase *tb, tk_unit unit,
+			  char *buf, size_t size);
 
 /**
  * The number of decimal places tracekit writes for times of `tb` in `unit`
@@ -169,7 +182,7 @@ int tk_time_format(uint64_t ticks, const tk_timebase *tb, tk_unit unit,
  * 1 ns gives 3 in ns and 6 in us; one of 1/367483 ms (2.72 ns) gives 3 in
  * ns.  Every tick count stays distinct and is round(value / tick).
  */
-int tk_time_digits(const tk_timebase *tb, tk_unit unit);
+TK_API int tk_time_digits(const tk_timebase *tb, tk_unit unit);
 
 /**
  * Write `ticks` of `tb` in `unit` as a decimal number of at most
@@ -178,8 +191,8 @@ int tk_time_digits(const tk_timebase *tb, tk_unit unit);
  * 670000000/367483 ns).  Trailing zeros are dropped.  Returns the length
  * (excluding the NUL), or a negative tk_status.
  */
-int tk_time_format_decimal(uint64_t ticks, const tk_timebase *tb,
-			   tk_unit unit, char *buf, size_t size);
+TK_API int tk_time_format_decimal(uint64_t ticks, const tk_timebase *tb,
+				  tk_unit unit, char *buf, size_t size);
 
 /* ------------------------------------------------------------------------ */
 /* Entity types and event kinds                                              */
@@ -210,10 +223,10 @@ typedef enum tk_etype {
 } tk_etype;
 
 /** The canonical short name of an entity type ("T", "SEM", "?" ...). */
-const char *tk_etype_name(tk_etype type);
+TK_API const char *tk_etype_name(tk_etype type);
 
 /** Non-zero for the process types (T, I, THR). */
-int tk_etype_is_process(tk_etype type);
+TK_API int tk_etype_is_process(tk_etype type);
 
 /**
  * Event kinds.  Every event name of BTF 2.1.5 and 2.3.0, the core events of
@@ -255,7 +268,7 @@ typedef enum tk_evkind {
 } tk_evkind;
 
 /** The canonical name of an event kind ("activate", ...; "?" for OTHER). */
-const char *tk_evkind_name(tk_evkind kind);
+TK_API const char *tk_evkind_name(tk_evkind kind);
 
 /* ------------------------------------------------------------------------ */
 /* Traces: metadata                                                          */
@@ -295,14 +308,14 @@ typedef struct tk_entity {
 } tk_entity;
 
 /** The format name of the trace ("btf", ...). */
-const char *tk_trace_format(const tk_trace *t);
+TK_API const char *tk_trace_format(const tk_trace *t);
 
 /** The time base: what one tick of tk_event.time means. */
-const tk_timebase *tk_trace_timebase(const tk_trace *t);
+TK_API const tk_timebase *tk_trace_timebase(const tk_trace *t);
 
 /** Number of header entries and the i-th one (0-based, input order). */
-size_t tk_trace_header_count(const tk_trace *t);
-const tk_header_entry *tk_trace_header(const tk_trace *t, size_t i);
+TK_API size_t tk_trace_header_count(const tk_trace *t);
+TK_API const tk_header_entry *tk_trace_header(const tk_trace *t, size_t i);
 
 /**
  * The value of the first parameter named `key` (ASCII case ignored), or
@@ -310,7 +323,7 @@ const tk_header_entry *tk_trace_header(const tk_trace *t, size_t i);
  * writes) is only in tk_trace_header(): every writer takes the first value
  * of a key, as the BTF writer's merge of header blocks keeps it.
  */
-const char *tk_trace_header_get(const tk_trace *t, const char *key);
+TK_API const char *tk_trace_header_get(const tk_trace *t, const char *key);
 
 /**
  * The cycle unit the trace's ticks count ("clk", "cyc", "tic", "cs": a
@@ -320,10 +333,10 @@ const char *tk_trace_header_get(const tk_trace *t, const char *key);
  * says.  The writers and the report keep it where their format can
  * (docs/exports.md, "Cycles").
  */
-const char *tk_trace_cycle_unit(const tk_trace *t);
+TK_API const char *tk_trace_cycle_unit(const tk_trace *t);
 
 /** The text of an interned string; `len` (if not NULL) receives its length. */
-const char *tk_trace_str(const tk_trace *t, tk_str s, size_t *len);
+TK_API const char *tk_trace_str(const tk_trace *t, tk_str s, size_t *len);
 
 /**
  * The length (1 to 4) of the well-formed UTF-8 sequence at s (n > 0 bytes
@@ -332,13 +345,13 @@ const char *tk_trace_str(const tk_trace *t, tk_str s, size_t *len);
  * are its bytes as read: a tool that writes them as UTF-8 text (JSON, CSV)
  * replaces the bytes that start no sequence.
  */
-size_t tk_utf8_len(const unsigned char *s, size_t n);
+TK_API size_t tk_utf8_len(const unsigned char *s, size_t n);
 
 /**
  * The number of entities so far.  Entities are added while a trace is read:
  * after the reader's end the table is complete.
  */
-size_t tk_trace_entity_count(const tk_trace *t);
+TK_API size_t tk_trace_entity_count(const tk_trace *t);
 
 /**
  * Entity `id` (0 <= id < count), or NULL.  The record never moves: the
@@ -346,10 +359,10 @@ size_t tk_trace_entity_count(const tk_trace *t);
  * entities are added after it (its fields may still change while the
  * trace is read: a type learnt from a later event).
  */
-const tk_entity *tk_trace_entity(const tk_trace *t, uint32_t id);
+TK_API const tk_entity *tk_trace_entity(const tk_trace *t, uint32_t id);
 
 /** The id of the entity named `name`, or TK_NONE. */
-uint32_t tk_trace_entity_find(const tk_trace *t, const char *name, size_t len);
+TK_API uint32_t tk_trace_entity_find(const tk_trace *t, const char *name, size_t len);
 
 /* ------------------------------------------------------------------------ */
 /* Events                                                                    */
@@ -397,17 +410,17 @@ typedef struct tk_format_info {
 } tk_format_info;
 
 /** The formats known to this build, in a fixed order. */
-size_t tk_format_count(void);
-const tk_format_info *tk_format_get(size_t i);
+TK_API size_t tk_format_count(void);
+TK_API const tk_format_info *tk_format_get(size_t i);
 
 /** The format called `name`, or NULL. */
-const tk_format_info *tk_format_find(const char *name);
+TK_API const tk_format_info *tk_format_find(const char *name);
 
 /**
  * The format whose extension `path` has (".gz" and ".zst" suffixes are
  * looked through), or NULL.
  */
-const tk_format_info *tk_format_from_path(const char *path);
+TK_API const tk_format_info *tk_format_from_path(const char *path);
 
 /**
  * The format of the file at `path`, by its content (the first few kilobytes,
@@ -417,7 +430,7 @@ const tk_format_info *tk_format_from_path(const char *path);
  * can be read once, and detection consumes what it looks at.  Open them
  * with tk_reader_open(), which detects and reads from the same bytes.
  */
-const tk_format_info *tk_format_detect(const char *path, tk_error *err);
+TK_API const tk_format_info *tk_format_detect(const char *path, tk_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Readers                                                                   */
@@ -470,7 +483,7 @@ typedef struct tk_reader_opts {
 } tk_reader_opts;
 
 /** Fill `opts` with the defaults (lenient, probe the format). */
-void tk_reader_opts_init(tk_reader_opts *opts);
+TK_API void tk_reader_opts_init(tk_reader_opts *opts);
 
 /**
  * Open `path` ("-" for standard input) for reading.  Compressed input
@@ -479,17 +492,17 @@ void tk_reader_opts_init(tk_reader_opts *opts);
  * base, header entries) is available at once.
  * Returns TK_OK, or a negative status with `err` filled.
  */
-int tk_reader_open(tk_reader **out, const char *path,
-		   const tk_reader_opts *opts, tk_error *err);
+TK_API int tk_reader_open(tk_reader **out, const char *path,
+			  const tk_reader_opts *opts, tk_error *err);
 
 /**
  * As tk_reader_open(), on `len` bytes at `data` (not copied: they must stay
  * valid until the reader is closed).  `name` is used in messages.
  * Returns TK_OK, or a negative status with `err` filled.
  */
-int tk_reader_open_mem(tk_reader **out, const void *data, size_t len,
-		       const char *name, const tk_reader_opts *opts,
-		       tk_error *err);
+TK_API int tk_reader_open_mem(tk_reader **out, const void *data, size_t len,
+			      const char *name, const tk_reader_opts *opts,
+			      tk_error *err);
 
 /**
  * An input opened, and its format told, before a reader is chosen: for a
@@ -510,22 +523,22 @@ typedef struct tk_input tk_input;
  * refused: see tk_reader_opts.format).  Returns TK_OK, or a negative
  * status with `err` filled.
  */
-int tk_input_open(tk_input **out, const char *path, const char *format,
-		  tk_error *err);
+TK_API int tk_input_open(tk_input **out, const char *path, const char *format,
+			 tk_error *err);
 
 /**
  * As tk_input_open(), with the format and force_format of `opts` (its
  * other fields are for tk_reader_open_input(); NULL: the defaults).
  * Returns TK_OK, or a negative status with `err` filled.
  */
-int tk_input_open_opts(tk_input **out, const char *path,
-		       const tk_reader_opts *opts, tk_error *err);
+TK_API int tk_input_open_opts(tk_input **out, const char *path,
+			      const tk_reader_opts *opts, tk_error *err);
 
 /** The input's format (one that can be read). */
-const tk_format_info *tk_input_format(const tk_input *in);
+TK_API const tk_format_info *tk_input_format(const tk_input *in);
 
 /** Close an input no reader was opened on; NULL is allowed. */
-void tk_input_close(tk_input *in);
+TK_API void tk_input_close(tk_input *in);
 
 /**
  * A reader of the input's format on `in`, as tk_reader_open() makes it
@@ -534,21 +547,21 @@ void tk_input_close(tk_input *in);
  * not close it after this call.  Returns TK_OK, or a negative status with
  * `err` filled.
  */
-int tk_reader_open_input(tk_reader **out, tk_input *in,
-			 const tk_reader_opts *opts, tk_error *err);
+TK_API int tk_reader_open_input(tk_reader **out, tk_input *in,
+				const tk_reader_opts *opts, tk_error *err);
 
 /** The trace being read (borrowed, valid until tk_reader_close()). */
-tk_trace *tk_reader_trace(tk_reader *r);
+TK_API tk_trace *tk_reader_trace(tk_reader *r);
 
 /** The name of the format being read. */
-const char *tk_reader_format(const tk_reader *r);
+TK_API const char *tk_reader_format(const tk_reader *r);
 
 /**
  * The next event.  Returns TK_OK with *ev set, TK_END at the end, or a
  * negative status with `err` filled: the same status and error on every
  * later call (an error is never followed by events or by TK_END).
  */
-int tk_reader_next(tk_reader *r, const tk_event **ev, tk_error *err);
+TK_API int tk_reader_next(tk_reader *r, const tk_event **ev, tk_error *err);
 
 /**
  * The next events, up to `max` (>= 1) at once: *evs points at *n
@@ -559,14 +572,14 @@ int tk_reader_next(tk_reader *r, const tk_event **ev, tk_error *err);
  * with less work per event where the reader makes them in batches (HTF,
  * S.Ha.R.K.); otherwise *n is 1.
  */
-int tk_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
-			 size_t max, tk_error *err);
+TK_API int tk_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
+				size_t max, tk_error *err);
 
 /** The number of warnings so far (lenient mode). */
-uint64_t tk_reader_warning_count(const tk_reader *r);
+TK_API uint64_t tk_reader_warning_count(const tk_reader *r);
 
 /** Close and free; NULL is allowed. */
-void tk_reader_close(tk_reader *r);
+TK_API void tk_reader_close(tk_reader *r);
 
 /* ------------------------------------------------------------------------ */
 /* Writers                                                                   */
@@ -625,7 +638,7 @@ typedef struct tk_writer_opts {
 } tk_writer_opts;
 
 /** Fill `opts` with the defaults (lenient, format from the path, header). */
-void tk_writer_opts_init(tk_writer_opts *opts);
+TK_API void tk_writer_opts_init(tk_writer_opts *opts);
 
 /**
  * Open a writer on `path` ("-" for standard output) for events of trace
@@ -638,8 +651,8 @@ void tk_writer_opts_init(tk_writer_opts *opts);
  * TK_E_UNSUPPORTED for a format that cannot be written, TK_E_IO when the
  * file cannot be created).
  */
-int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
-		   const tk_writer_opts *opts, tk_error *err);
+TK_API int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
+			  const tk_writer_opts *opts, tk_error *err);
 
 /**
  * Write one event.  Returns TK_OK, or a negative status with `err` filled
@@ -647,17 +660,17 @@ int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
  * hold: tk_writer_opts.on_warning says when close refuses instead); the
  * writer is then given up with tk_writer_abort().
  */
-int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err);
+TK_API int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err);
 
 /**
  * Finish: flush, and move the file into place.  The writer is freed
  * whatever the result; on failure no output file is left.  Returns TK_OK,
  * or a negative status with `err` filled.
  */
-int tk_writer_close(tk_writer *w, tk_error *err);
+TK_API int tk_writer_close(tk_writer *w, tk_error *err);
 
 /** Give up: free the writer and remove its temporary file.  NULL is allowed. */
-void tk_writer_abort(tk_writer *w);
+TK_API void tk_writer_abort(tk_writer *w);
 
 /* ------------------------------------------------------------------------ */
 /* Outputs: bytes that appear all at once                                    */
@@ -677,20 +690,20 @@ typedef struct tk_output tk_output;
  * Open an output on `path` as above.  Returns TK_OK, or a negative status
  * with `err` filled (TK_E_IO when the file cannot be created).
  */
-int tk_output_open(tk_output **out, const char *path, tk_error *err);
+TK_API int tk_output_open(tk_output **out, const char *path, tk_error *err);
 /**
  * Append n bytes (buffered).  Returns TK_OK, or a negative status (TK_E_IO)
  * with `err` filled; the output is then given up with tk_output_abort().
  */
-int tk_output_write(tk_output *o, const void *p, size_t n, tk_error *err);
+TK_API int tk_output_write(tk_output *o, const void *p, size_t n, tk_error *err);
 /**
  * Finish: flush, end the compressed stream, move the file into place.
  * The output is freed whatever the result; on failure no file is left.
  * Returns TK_OK, or a negative status with `err` filled.
  */
-int tk_output_close(tk_output *o, tk_error *err);
+TK_API int tk_output_close(tk_output *o, tk_error *err);
 /** Give up: free the output and remove its temporary file.  NULL is allowed. */
-void tk_output_abort(tk_output *o);
+TK_API void tk_output_abort(tk_output *o);
 
 /**
  * Remove every temporary output of this process that is not finished yet:
@@ -702,7 +715,7 @@ void tk_output_abort(tk_output *o);
  * threads at once.  The library starts no thread: a handler runs on a
  * thread of the caller.
  */
-void tk_temp_remove_all(void);
+TK_API void tk_temp_remove_all(void);
 
 /* ------------------------------------------------------------------------ */
 /* JSON text                                                                 */
@@ -716,7 +729,7 @@ void tk_temp_remove_all(void);
  * the string is safe inside a <script> element (the report's data).  The
  * one JSON string writer of the library and of tracekit's outputs.
  */
-void tk_json_write_str(FILE *fp, const char *s, size_t n, int html);
+TK_API void tk_json_write_str(FILE *fp, const char *s, size_t n, int html);
 
 /* ------------------------------------------------------------------------ */
 /* counts: a map of 64-bit keys to counters                                  */
@@ -730,18 +743,18 @@ void tk_json_write_str(FILE *fp, const char *s, size_t n, int html);
 typedef struct tk_counts tk_counts;
 
 /** An empty map.  TK_OK, or TK_E_NOMEM with *out NULL. */
-int tk_counts_new(tk_counts **out, tk_error *err);
+TK_API int tk_counts_new(tk_counts **out, tk_error *err);
 /** Add n to the counter of `key` (a new key starts at 0): 1 if the key is
  *  new, 0 if it was there, or TK_E_NOMEM (the map unchanged). */
-int tk_counts_add(tk_counts *c, uint64_t key, uint64_t n);
+TK_API int tk_counts_add(tk_counts *c, uint64_t key, uint64_t n);
 /** 1 with *n the counter of `key` (n may be NULL), 0 if it is absent. */
-int tk_counts_get(const tk_counts *c, uint64_t key, uint64_t *n);
+TK_API int tk_counts_get(const tk_counts *c, uint64_t key, uint64_t *n);
 /** The number of keys, and the i-th key first added (i below it) with its
  *  counter in *n (n may be NULL). */
-size_t tk_counts_size(const tk_counts *c);
-uint64_t tk_counts_key(const tk_counts *c, size_t i, uint64_t *n);
+TK_API size_t tk_counts_size(const tk_counts *c);
+TK_API uint64_t tk_counts_key(const tk_counts *c, size_t i, uint64_t *n);
 /** Free; NULL is allowed. */
-void tk_counts_free(tk_counts *c);
+TK_API void tk_counts_free(tk_counts *c);
 
 #ifdef __cplusplus
 }

@@ -76,6 +76,8 @@ def declarations(path):
             i += 1
             continue
         depth = max(0, depth + s.count("{") - s.count("}"))
+        if s.startswith("TK_API "):   # the export mark is not the return type
+            s = s[len("TK_API "):]
         m = DECL.match(s) if depth == 0 and not s.startswith(("#", "typedef")) else None
         if m and not s.endswith("{"):
             decl = s

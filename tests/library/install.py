@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""`make install` as users use it: install the build under DESTDIR, then
+build the programs of examples/c/ against the installed library only,
+through pkg-config (shared and static) and through CMake's
+find_package(tracekit), run them and compare their figures with the
+command's.
+
+usage: install.py CMAKE CC ROOT BUILD WORKDIR SHARED_DIR
+
+ROOT is the source tree (examples/c/), BUILD the build tree to install,
+SHARED_DIR the folder of the corpus (its S.Ha.R.K. dump).  The sanitizer
+of a sanitized build is added to the programs' flags from
+$TK_EXTRA_CFLAGS.  Exit 0, or 1 with what failed.
+"""
+import csv
+import io
+import os
+import shutil
+import subprocess
+import sys
+
+PREFIX = "/usr/local"
+
+
+def run(cmd, env=None, cwd=None):
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd)
+    if p.returncode != 0:
+        raise RuntimeError("%s: exit %d\n%s%s" % (" ".join(cmd), p.returncode,
+                                                  p.stdout[-2000:], p.stderr[-2000:]))
+    return p.stdout
+
+
+def rt_rows(tracekit, trace):
+    """{task: (max, count)} of `tracekit stats --format csv`'s RT rows"""
+    rows = {}
+    for f in list(csv.reader(io.StringIO(run([tracekit, "stats", "--format", "csv", trace]))))[1:]:
+        if f[2] == "RT":
+            rows[f[0]] = (f[6], f[3])
+    return rows
+
+
+def main():
+    cmake, cc, root, build, work, shared = sys.argv[1:7]
+    extra = os.environ.get("TK_EXTRA_CFLAGS", "").split()
+    if os.path.exists(work):
+        shutil.rmtree(work)
+    dest = os.path.join(work, "root")
+    env = dict(os.environ, DESTDIR=dest)
+    run([cmake, "--install", build, "--prefix", PREFIX], env=env)
+    inst = dest + PREFIX
+    fails = []
+    for f in ["bin/tracekit", "lib/libtracekit.a", "lib/libtracekit.so",
+              "lib/libtracekit.so.0", "include/tracekit/tracekit.h",
+              "include/tracekit/analysis.h", "lib/pkgconfig/tracekit.pc",
+              "lib/cmake/tracekit/tracekitConfig.cmake",
+              "lib/cmake/tracekit/tracekitConfigVersion.cmake"]:
+        if not os.path.exists(os.path.join(inst, f)):
+            fails.append("not installed: " + f)
+    if fails:
+        print("\n".join(fails))
+        return 1
+    tracekit = os.path.join(inst, "bin", "tracekit")
+    pc = dict(os.environ, PKG_CONFIG_PATH=os.path.join(inst, "lib", "pkgconfig"),
+              PKG_CONFIG_SYSROOT_DIR=dest, PKG_CONFIG_LIBDIR="/nonexistent")
+    # pkg-config finds the system's zlib, zstd ... through their own .pc
+    pc["PKG_CONFIG_LIBDIR"] = run(["pkg-config", "--variable", "pc_path", "pkg-config"]).strip()
+    cflags = run(["pkg-config", "--cflags", "tracekit"], env=pc).split()
+    libs = run(["pkg-config", "--libs", "tracekit"], env=pc).split()
+    slibs = [x for x in run(["pkg-config", "--static", "--libs", "tracekit"], env=pc).split()
+             if x != "-ltracekit"]
+    if not any(x.startswith("-I" + dest) for x in cflags):
+        fails.append("pkg-config --cflags does not point into the install: %s" % cflags)
+    progs = {}
+    for name in ("worst_rt", "shark_to_btf"):
+        src = os.path.join(root, "examples", "c", name + ".c")
+        for kind, link in (("shared", libs),
+                           ("static", [os.path.join(inst, "lib", "libtracekit.a")] + slibs)):
+            exe = os.path.join(work, "%s-%s" % (name, kind))
+            run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2"] + cflags +
+                [src, "-o", exe] + link + extra)
+            progs[(name, kind)] = exe
+    # CMake: find_package(tracekit) and tracekit::tracekit
+    proj = os.path.join(work, "cmake-consumer")
+    os.makedirs(proj)
+    with open(os.path.join(proj, "CMakeLists.txt"), "w") as f:
+        f.write("cmake_minimum_required(VERSION 3.20)\nproject(consumer C)\n"
+                "find_package(tracekit 0.1 REQUIRED)\n"
+                "add_executable(worst_rt %s)\n"
+                "target_link_libraries(worst_rt PRIVATE tracekit::tracekit)\n"
+                % os.path.join(root, "examples", "c", "worst_rt.c"))
+    run([cmake, "-S", proj, "-B", os.path.join(proj, "b"), "-DCMAKE_C_COMPILER=" + cc,
+         "-DCMAKE_PREFIX_PATH=" + inst, "-DCMAKE_C_FLAGS=" + " ".join(extra)])
+    run([cmake, "--build", os.path.join(proj, "b")])
+    progs[("worst_rt", "cmake")] = os.path.join(proj, "b", "worst_rt")
+    renv = dict(os.environ, LD_LIBRARY_PATH=os.path.join(inst, "lib"))
+    # the shared programs load the installed library
+    ldd = run(["ldd", progs[("worst_rt", "shared")]], env=renv)
+    if os.path.join(inst, "lib", "libtracekit.so.0") not in ldd:
+        fails.append("worst_rt-shared does not load the installed libtracekit.so.0:\n" + ldd)
+    shark = os.path.join(shared, "corpus", "shark", "shark-demo-trace.bin")
+    traces = [os.path.join(root, "examples", "demo.btf"),
+              os.path.join(root, "tests", "formats", "htf", "ok", "dialects.htf"),
+              os.path.join(root, "tests", "exports", "ctf", "third_ns.atf")]
+    if os.path.exists(shark):
+        traces.append(shark)
+    nrt = 0
+    for t in traces:
+        want = rt_rows(tracekit, t)
+        nrt += len(want)
+        for kind in ("shared", "static", "cmake"):
+            got = {}
+            for line in run([progs[("worst_rt", kind)], t], env=renv).splitlines():
+                name, mx, n = line.rsplit(None, 2)
+                got[name] = (mx, n)
+            if got != want:
+                fails.append("worst_rt-%s %s: %s, stats says %s" % (kind, t, got, want))
+    if nrt == 0:
+        fails.append("no RT rows in %s" % traces)
+    # a filtered conversion equals `tracekit convert --entity`
+    src = shark if os.path.exists(shark) else traces[0]
+    names = ["task1", "task3"] if src == shark else ["Task_Control", "Isr_CAN"]
+    want = os.path.join(work, "want.btf")
+    run([tracekit, "convert", src, want] + [a for n in names for a in ("--entity", n)])
+    for kind in ("shared", "static"):
+        out = os.path.join(work, "got-%s.btf" % kind)
+        n = int(run([progs[("shark_to_btf", kind)], src, out] + names, env=renv))
+        with open(out, "rb") as a, open(want, "rb") as b:
+            if a.read() != b.read():
+                fails.append("shark_to_btf-%s: %s differs from tracekit convert's %s" % (kind, out, want))
+        if n < 10:
+            fails.append("shark_to_btf-%s wrote only %d events" % (kind, n))
+    for f in fails:
+        print("FAIL:", f)
+    print("%d traces, %d RT rows, programs %s: %d failures"
+          % (len(traces), nrt, ", ".join("%s-%s" % k for k in sorted(progs)), len(fails)))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except RuntimeError as e:
+        print("FAIL:", e)
+        sys.exit(1)
