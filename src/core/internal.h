@@ -808,7 +808,8 @@ int tk_reader_depart(tk_reader *r, tk_error *err, unsigned kind,
  * alone are a departure of `cr_kind` ("lines end with a CR alone (read as
  * line ends)") that --strict refuses with `cr_error` (NULL: never
  * refused).  1 for CR-only line ends, 0 else, or < 0 (r->impl may be set:
- * the reader's close frees it).
+ * the reader frees it, e.g. by calling its own close, since core calls no
+ * reader_close after a reader_open that failed).
  */
 int tk_reader_text_open(tk_reader *r, size_t size, unsigned cr_kind,
 			const char *cr_error, tk_error *err);

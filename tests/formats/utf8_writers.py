@@ -3,12 +3,15 @@
 names, note and header value hold bytes that are not UTF-8 converts to
 every writable format with one warning that counts the strings, and each
 output is UTF-8 (its readers decode it strictly: Python's sqlite3 reads
-entity.name, babeltrace2 reads the CTF, the text formats decode); VCD
+entity.name, babeltrace2 reads the CTF, the text formats decode, the
+strings of a binary one are UTF-8 among its bytes); VCD
 writes every byte outside '!'..'~' as '_'.  --strict refuses each, leaving
 no output.  The BTF reader's encoding option reads a Latin-1 or Windows-
 1252 file as UTF-8 (no warning, the names as meant).
 
 Usage: utf8_writers.py TRACEKIT"""
+import csv
+import io
 import json
 import os
 import shutil
@@ -31,7 +34,12 @@ TASKS = (b'#version 2.3.0\n#creator M\xfcller\n#timescale ns\n'
 BAD = TASKS + b'12,S\xc3\xa9g,0,SIG,Sig,0,write,v\xe9\n'
 FIXED = 'T\ufffdche_\ufffd'   # each bad byte one U+FFFD; valid UTF-8 kept
 
-WRITERS = ['btf', 'htf', 'atf', 'json', 'vcd', 'sqlite', 'ctf']
+# every format written, by the first extension of its name (the registry:
+# a format added needs no line here)
+WRITERS = [r['extensions'].split()[0] for r in csv.DictReader(io.StringIO(
+    subprocess.run([CLI, 'formats', '--format', 'csv'], check=True,
+                   stdout=subprocess.PIPE).stdout.decode()))
+    if r['write'] == 'yes']
 
 def run(args):
     return subprocess.run([CLI] + args, stdout=subprocess.PIPE,
@@ -59,7 +67,16 @@ def text_of(path):
             db.close()
         return '\n'.join(names)
     with open(path, 'rb') as f:
-        text = f.read().decode('utf-8')
+        data = f.read()
+    try:
+        text = data.decode('utf-8')
+    except UnicodeDecodeError:
+        # a binary format (Parquet): its strings are UTF-8 among its
+        # bytes (a bad byte written as it came is dropped here, so it
+        # does not pass for its U+FFFD)
+        if b'\0' not in data:
+            raise
+        return data.decode('utf-8', 'ignore')
     if path.endswith('.json'):
         text = json.dumps(json.loads(text), ensure_ascii=False)
     return text
