@@ -60,9 +60,18 @@ extern "C" {
 #define TK_VERSION_MINOR 1
 #define TK_VERSION_PATCH 0
 #define TK_VERSION_STRING "0.1.0"
+/** MAJOR * 10000 + MINOR * 100 + PATCH: 100 for 0.1.0, comparable with < */
+#define TK_VERSION_NUMBER (TK_VERSION_MAJOR * 10000 + TK_VERSION_MINOR * 100 + \
+			   TK_VERSION_PATCH)
 
-/** The library's version string, "MAJOR.MINOR.PATCH". */
+/**
+ * The library's version string, "MAJOR.MINOR.PATCH", and number (as
+ * TK_VERSION_NUMBER): those of the library the program runs with, which
+ * may be newer than the headers it was compiled with (the macros).  The
+ * soname of libtracekit.so changes with MAJOR.
+ */
 TK_API const char *tk_version(void);
+TK_API unsigned tk_version_number(void);
 
 /* ------------------------------------------------------------------------ */
 /* Status codes and errors                                                   */
@@ -567,6 +576,7 @@ TK_API int tk_reader_next(tk_reader *r, const tk_event **ev, tk_error *err);
  * The next events, up to `max` (>= 1) at once: *evs points at *n
  * consecutive events (1 <= *n <= max), in order, valid until the next call
  * of this or tk_reader_next().  Returns TK_OK, TK_END at the end (*n 0),
+ * TK_E_USAGE for max 0 (*n 0; the reader goes on as before the call),
  * or a negative status with `err` filled (again on every later call, as
  * tk_reader_next()).  The same events as tk_reader_next() one by one,
  * with less work per event where the reader makes them in batches (HTF,

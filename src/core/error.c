@@ -10,6 +10,11 @@ const char *tk_version(void)
 	return TK_VERSION_STRING;
 }
 
+unsigned tk_version_number(void)
+{
+	return TK_VERSION_NUMBER;
+}
+
 const char *tk_status_str(int code)
 {
 	switch (code) {

@@ -378,8 +378,11 @@ int tk_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 	size_t k;
 	int rc;
 
-	if (!max)
-		max = 1;
+	if (!max) {
+		*n = 0;
+		return tk_err_set(err, TK_E_USAGE, tk_source_name(r->src), 0, 0,
+				  "tk_reader_next_batch: max is 0 (at least 1 event)");
+	}
 	if (r->evq != r->evq_end) {
 		/* the rest of a batch that tk_reader_next() began */
 		k = (size_t)(r->evq_end - r->evq);

@@ -421,6 +421,44 @@ static void test_sticky_error(void)
 	tk_reader_close(r);
 }
 
+/* max = 0 is a usage error that touches nothing: the events after it are
+ * the same as without the call */
+static void test_batch_max_zero(void)
+{
+	const char *text = "#version 2.2.0\n#timeScale ns\n"
+			   "0,Core_0,0,T,A,0,activate\n"
+			   "5,Core_0,0,T,A,0,start\n";
+	tk_reader *r = NULL;
+	const tk_event *ev = NULL;
+	tk_error err;
+	size_t n = 9;
+
+	CHECK(open_text(&r, text, 0, &err) == TK_OK);
+	if (!r)
+		return;
+	memset(&err, 0, sizeof(err));
+	CHECK(tk_reader_next_batch(r, &ev, &n, 0, &err) == TK_E_USAGE);
+	CHECK_EQ_U64(n, 0);
+	CHECK(strstr(err.msg, "max") != NULL);
+	CHECK(tk_reader_next_batch(r, &ev, &n, 8, &err) == TK_OK);
+	CHECK(n >= 1 && ev->time == 0);
+	tk_reader_close(r);
+}
+
+/* the version macros and tk_version_number() agree with tk_version() */
+static void test_version(void)
+{
+	char want[32];
+
+	snprintf(want, sizeof want, "%d.%d.%d", TK_VERSION_MAJOR, TK_VERSION_MINOR,
+		 TK_VERSION_PATCH);
+	CHECK(strcmp(tk_version(), want) == 0);
+	CHECK(strcmp(TK_VERSION_STRING, want) == 0);
+	CHECK_EQ_U64(tk_version_number(), TK_VERSION_NUMBER);
+	CHECK_EQ_U64(TK_VERSION_NUMBER, TK_VERSION_MAJOR * 10000 + TK_VERSION_MINOR * 100 +
+				       TK_VERSION_PATCH);
+}
+
 int main(void)
 {
 	test_fields();
@@ -433,5 +471,7 @@ int main(void)
 	test_writer_roundtrip();
 	test_writer_line_limit();
 	test_two_header_blocks();
+	test_batch_max_zero();
+	test_version();
 	TEST_DONE();
 }
