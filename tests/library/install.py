@@ -39,6 +39,58 @@ def rt_rows(tracekit, trace):
     return rows
 
 
+def man_body(path):
+    """the text of a page's DESCRIPTION, roff escapes undone"""
+    lines = open(path).read().split("\n")
+    i = lines.index(".SH DESCRIPTION") + 2
+    body = []
+    for ln in lines[i:]:
+        if ln.startswith(".SH "):
+            break
+        if ln in (".fi", ".nf"):
+            continue
+        if ln.startswith(".SS "):
+            body.append("## " + ln[4:])
+            continue
+        body.append(ln.replace("\\&", "").replace("\\e", "\\"))
+    while body and body[-1] == "":
+        body.pop()
+    return "\n".join(body)
+
+
+def check_man(tracekit, mandir, libmd):
+    """a page per command of --help, each the command's --help text, and
+    tracekit(3) docs/library.md; groff reads every page without a warning"""
+    fails = []
+    main_help = run([tracekit, "--help"])
+    cmds = []
+    table = main_help.split("commands:\n", 1)[1].split("\n\n", 1)[0]
+    for ln in table.splitlines():
+        cmds.append(ln.split()[0])
+    pages = [("tracekit", 1, main_help)] + \
+        [("tracekit-" + c, 1, run([tracekit, c, "--help"])) for c in cmds]
+    lib = open(libmd).read().split("\n", 1)[1]
+    pages.append(("tracekit", 3, lib))
+    for name, sec, want in pages:
+        path = os.path.join(mandir, "man%d" % sec, "%s.%d" % (name, sec))
+        if not os.path.exists(path):
+            fails.append("no manual page %s(%d)" % (name, sec))
+            continue
+        got = man_body(path)
+        w = "\n".join(ln if not ln.startswith("#") else "## " + ln.lstrip("# ")
+                      for ln in want.rstrip("\n").split("\n"))
+        if got != w:
+            fails.append("%s: not the text of its source" % path)
+        p = subprocess.run(["groff", "-man", "-Tutf8", "-ww", "-z", path],
+                           capture_output=True, text=True,
+                           env=dict(os.environ, LC_ALL="C.UTF-8"))
+        if p.returncode != 0 or p.stderr:
+            fails.append("groff on %s: %s" % (path, p.stderr.strip()[:300]))
+    if len(pages) < 8:
+        fails.append("only %d manual pages" % len(pages))
+    return fails
+
+
 def main():
     cmake, cc, root, build, work, shared = sys.argv[1:7]
     extra = os.environ.get("TK_EXTRA_CFLAGS", "").split()
@@ -60,6 +112,8 @@ def main():
         print("\n".join(fails))
         return 1
     tracekit = os.path.join(inst, "bin", "tracekit")
+    fails += check_man(tracekit, os.path.join(inst, "share", "man"),
+                       os.path.join(root, "docs", "library.md"))
     pc = dict(os.environ, PKG_CONFIG_PATH=os.path.join(inst, "lib", "pkgconfig"),
               PKG_CONFIG_SYSROOT_DIR=dest, PKG_CONFIG_LIBDIR="/nonexistent")
     # pkg-config finds the system's zlib, zstd ... through their own .pc

@@ -1,0 +1,61 @@
+#!/bin/sh
+# The manual pages, made from the one source each has, so that they cannot
+# disagree with it: tracekit(1) and tracekit-COMMAND(1) are the command's
+# own --help texts (every command its --help lists), tracekit(3) is
+# docs/library.md.  Run by the build (CMakeLists.txt); installed under
+# share/man by `make install`.
+# Usage: man.sh TRACEKIT OUTDIR LIBRARY_MD VERSION
+set -eu
+tk=$1 out=$2 libmd=$3 version=$4
+mkdir -p "$out/man1" "$out/man3"
+if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then
+	date=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%d)
+else
+	date=$(date -u +%Y-%m-%d)
+fi
+
+# roff-safe lines: backslashes escaped, a leading '.' or "'" neutralised
+esc() {
+	sed -e 's/\\/\\e/g' -e "s/^\\([.']\\)/\\\\\\&\\1/"
+}
+
+# page NAME SECTION SUMMARY SYNOPSIS BODYFILE [SEE_ALSO]
+page() {
+	{
+		printf '.TH %s %s %s "tracekit %s" "tracekit"\n' "$(echo "$1" | tr a-z A-Z)" "$2" "$date" "$version"
+		printf '.SH NAME\n%s \\- %s\n' "$1" "$3"
+		printf '.SH SYNOPSIS\n.nf\n%s\n.fi\n' "$4"
+		printf '.SH DESCRIPTION\n.nf\n'
+		# a Markdown source's headings become the page's subsections
+		esc <"$5" | sed -e '1{/^# /d;}' -e 's/^##* \(.*\)/.fi\
+.SS \1\
+.nf/'
+		printf '.fi\n'
+		if [ -n "${6:-}" ]; then
+			printf '.SH SEE ALSO\n%s\n' "$6"
+		fi
+	} >"$out/man$2/$1.$2"
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$tk" --help >"$tmp/main"
+# the commands: the lines of the table after "commands:", two spaces in
+sed -n '/^commands:/,/^$/p' "$tmp/main" | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p' >"$tmp/cmds"
+[ -s "$tmp/cmds" ] || { echo "man.sh: no commands in '$tk --help'" >&2; exit 1; }
+see="tracekit(3)"
+while read -r c; do
+	see="$see, tracekit-$c(1)"
+done <"$tmp/cmds"
+while read -r c; do
+	"$tk" "$c" --help >"$tmp/$c"
+	# the table's columns: name (14), arguments (8), what it does
+	summary=$(awk -v c="$c" '$1 == c { print substr($0, 25); exit }' "$tmp/main")
+	synopsis=$(sed -n 's/^usage: //p' "$tmp/$c" | head -1)
+	page "tracekit-$c" 1 "$summary" "$synopsis" "$tmp/$c" "tracekit(1), tracekit(3)"
+done <"$tmp/cmds"
+page tracekit 1 "reads, checks, converts and measures the timing traces of embedded real-time systems" \
+	"tracekit <command> [options] FILE..." "$tmp/main" "$see"
+page tracekit 3 "the C library of tracekit" \
+	"#include <tracekit/tracekit.h>
+cc prog.c \$(pkg-config --cflags --libs tracekit)" "$libmd" "tracekit(1)"
