@@ -157,7 +157,8 @@ typedef struct tk_stat {
 	uint32_t chain;      /**< 0: an entity's row; else 1 + the chain's index */
 	uint64_t count;      /**< number of values (LOST: the lost causes) */
 	uint64_t min, max;   /**< in ticks (times) or as a count (NPRE); 0 for JIT
-				  and LOST */
+				  and LOST (tk_stats_value gives JIT's, and
+				  every row's sum and average) */
 	int64_t max_inst;    /**< instance that gave the max (the first one);
 				  REACTION: the cause's writer's instance,
 				  AGE: the effect's writer's instance */
@@ -241,13 +242,15 @@ TK_API const tk_stat *tk_stats_get(const tk_stats *s, size_t i);
 TK_API const char *tk_stats_row_name(const tk_stats *s, size_t i, size_t *len);
 
 /**
- * Which value of a row tk_stats_format writes: min, avg, max, or the j-th
- * percentile (tk_stats_set_percentiles) as TK_STAT_PCT0 + j.
+ * Which value of a row tk_stats_format and tk_stats_value give: min, avg,
+ * max, the sum, or the j-th percentile (tk_stats_set_percentiles) as
+ * TK_STAT_PCT0 + j.
  */
 typedef enum tk_stat_field {
 	TK_STAT_MIN = 0,
-	TK_STAT_AVG,
-	TK_STAT_MAX,
+	TK_STAT_AVG = 1,
+	TK_STAT_MAX = 2,
+	TK_STAT_SUM = 3,   /**< the sum of the row's values */
 	TK_STAT_PCT0 = 16
 } tk_stat_field;
 
@@ -275,6 +278,27 @@ TK_API int tk_stats_format(const tk_stats *s, size_t i, tk_stat_field f,
  */
 TK_API int tk_stats_format_exact(const tk_stats *s, size_t i, tk_stat_field f,
 				 tk_unit unit, char *buf, size_t size);
+
+/**
+ * A value of row i as a number, exactly: *num / *den (den >= 1, the
+ * fraction reduced) in the row's own terms: ticks of the trace's time base
+ * for a time (tk_metric_is_time), a count for NPRE, a pure number for JIT
+ * (min and max are the exact 1 - DT/PER, the average and sum those of the
+ * per-instance values rounded to 1e-12).  Returns 1 with the value, 0 when
+ * the row has none (a chain's LOST: its count is the figure; a percentile
+ * of a row that is not a time), TK_E_USAGE for an i or f out of range,
+ * TK_E_RANGE when num or den does not fit 64 bits (the sum or average of
+ * values whose sum passes 2^63 ticks).  After tk_stats_finish.
+ */
+TK_API int tk_stats_value(const tk_stats *s, size_t i, tk_stat_field f,
+			  int64_t *num, uint64_t *den);
+
+/**
+ * The row of entity `entity`'s metric `m` (an entity's row, not a
+ * chain's), or -1 when the entity has no value of that metric.  After
+ * tk_stats_finish.
+ */
+TK_API long tk_stats_find(const tk_stats *s, uint32_t entity, tk_metric m);
 
 /** Free; NULL is allowed. */
 TK_API void tk_stats_free(tk_stats *s);

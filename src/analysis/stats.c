@@ -76,6 +76,7 @@ typedef struct sent {
 	uint32_t rec[TK_METRIC_COUNT];
 	uint32_t id;
 	uint32_t nrefused;  /* records of refused activations in insts */
+	uint32_t row0;      /* its first row (tk_stats_finish) */
 	uint8_t type;       /* tk_etype */
 	uint8_t has;        /* HAS_* */
 	uint8_t nrec;       /* metrics with a value */
@@ -733,7 +734,8 @@ int tk_stats_finish(tk_stats *s)
 	}
 	qsort(names, ne, sizeof(*names), cmp_names);
 	for (i = 0; i < ne; i++) {
-		const sent *e = tk_slab_at(&s->ents, s->slot[names[i].id] - 1);
+		sent *e = tk_slab_at(&s->ents, s->slot[names[i].id] - 1);
+		e->row0 = (uint32_t)s->nrows;
 		for (m = 0; m < TK_METRIC_COUNT; m++)
 			if (e->rec[m])
 				s->rows[s->nrows++] = (e->rec[m] - 1) |
@@ -850,7 +852,7 @@ static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 
 	uint64_t pv = 0;
 
-	if (i >= s->nrows || !size)
+	if (i >= s->nrows || !size || (f > TK_STAT_SUM && f < TK_STAT_PCT0))
 		return TK_E_USAGE;
 	row = row_at(s, i);
 	if (f >= TK_STAT_PCT0) {
@@ -874,6 +876,10 @@ static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 				return fmt_signed_ratio((tk_i128)j->lo_per -
 							(tk_i128)j->lo_dt,
 							j->lo_per, buf, size);
+			case TK_STAT_SUM:
+				if (j->overflow)
+					return TK_E_RANGE;
+				return fmt_signed_ratio(jsum(j), 1000000000000u, buf, size);
 			default:
 				if (j->overflow)
 					return TK_E_RANGE;
@@ -889,6 +895,8 @@ static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 		default:
 			if (j->overflow)
 				return TK_E_RANGE;
+			if (f == TK_STAT_SUM)
+				cnt = 1000000;
 			h = cnt / 2;
 			v = jsum(j);
 			v = v >= 0 ? (v + h) / cnt : (v - h) / cnt;
@@ -940,6 +948,10 @@ static int stats_format(const tk_stats *s, size_t i, tk_stat_field f,
 		num = ((tk_u128)a->sum_hi << 64) | a->sum_lo;
 		den = a->pub.count;
 		break;
+	case TK_STAT_SUM:
+		num = ((tk_u128)a->sum_hi << 64) | a->sum_lo;
+		den = 1;
+		break;
 	default:
 		num = pv;
 		den = 1;
@@ -963,6 +975,100 @@ int tk_stats_format_exact(const tk_stats *s, size_t i, tk_stat_field f,
 			  tk_unit unit, char *buf, size_t size)
 {
 	return stats_format(s, i, f, unit, 1, buf, size);
+}
+
+long tk_stats_find(const tk_stats *s, uint32_t entity, tk_metric m)
+{
+	const sent *e;
+	long k = 0;
+	int j;
+
+	if (!s || !s->rows || entity >= s->nslot || !s->slot[entity] ||
+	    (unsigned)m >= TK_METRIC_COUNT)
+		return -1;
+	e = tk_slab_at(&s->ents, s->slot[entity] - 1);
+	if (!e->rec[m])
+		return -1;
+	for (j = 0; j < (int)m; j++)
+		k += e->rec[j] != 0;
+	return (long)e->row0 + k;
+}
+
+/* n/d (d > 0) reduced into *num / *den, or TK_E_RANGE */
+static int put_value(tk_i128 n, tk_u128 d, int64_t *num, uint64_t *den)
+{
+	tk_u128 a = n < 0 ? (tk_u128)(-(n + 1)) + 1 : (tk_u128)n;
+	tk_u128 g = tk_gcd128(a, d);
+
+	if (g > 1) {
+		a /= g;
+		d /= g;
+	}
+	if (a > (tk_u128)INT64_MAX || d > UINT64_MAX)
+		return TK_E_RANGE;
+	*num = n < 0 ? -(int64_t)a : (int64_t)a;
+	*den = (uint64_t)d;
+	return 1;
+}
+
+int tk_stats_value(const tk_stats *s, size_t i, tk_stat_field f,
+		   int64_t *num, uint64_t *den)
+{
+	const tk_stat *row;
+	const acc *a;
+	uint64_t pv;
+
+	if (!s || i >= s->nrows || !num || !den ||
+	    (f > TK_STAT_SUM && f < TK_STAT_PCT0) ||
+	    (f >= TK_STAT_PCT0 && (size_t)f - TK_STAT_PCT0 >= s->npct))
+		return TK_E_USAGE;
+	row = row_at(s, i);
+	if (f >= TK_STAT_PCT0) {
+		if (!tk_stats_percentile(s, i, (size_t)f - TK_STAT_PCT0, &pv))
+			return 0;
+		return put_value(pv, 1, num, den);
+	}
+	if (row->metric == TK_METRIC_JIT) {
+		const jacc *j = (const jacc *)row; /* pub first */
+		if (!j->pub.count)
+			return 0;
+		switch (f) {
+		case TK_STAT_MIN:
+			return put_value((tk_i128)j->hi_per - (tk_i128)j->hi_dt,
+					 j->hi_per, num, den);
+		case TK_STAT_MAX:
+			return put_value((tk_i128)j->lo_per - (tk_i128)j->lo_dt,
+					 j->lo_per, num, den);
+		case TK_STAT_AVG:
+			if (j->overflow)
+				return TK_E_RANGE;
+			return put_value(jsum(j), (tk_u128)j->pub.count *
+					 1000000000000u, num, den);
+		default:
+			if (j->overflow)
+				return TK_E_RANGE;
+			return put_value(jsum(j), 1000000000000u, num, den);
+		}
+	}
+	a = (const acc *)row; /* pub first */
+	if (!a->pub.count || row->metric == TK_METRIC_LOST)
+		return 0;
+	switch (f) {
+	case TK_STAT_MIN:
+		return put_value(a->pub.min, 1, num, den);
+	case TK_STAT_MAX:
+		return put_value(a->pub.max, 1, num, den);
+	case TK_STAT_AVG:
+	case TK_STAT_SUM: {
+		tk_u128 sum = ((tk_u128)a->sum_hi << 64) | a->sum_lo;
+		if (sum > (tk_u128)INT64_MAX * a->pub.count)
+			return TK_E_RANGE;
+		return put_value((tk_i128)sum, f == TK_STAT_SUM ? 1 : a->pub.count,
+				 num, den);
+	}
+	default:
+		return TK_E_USAGE;
+	}
 }
 
 void tk_stats_free(tk_stats *s)
