@@ -373,6 +373,58 @@ TK_API const tk_entity *tk_trace_entity(const tk_trace *t, uint32_t id);
 /** The id of the entity named `name`, or TK_NONE. */
 TK_API uint32_t tk_trace_entity_find(const tk_trace *t, const char *name, size_t len);
 
+/*
+ * A trace built in code, for the writers: a program makes the trace, its
+ * header, entities and names, then fills tk_event records that refer to
+ * them and hands them to tk_writer_write(), without printing a text and
+ * reading it back.  examples/c/build_trace.c does so.
+ */
+
+/**
+ * A new, empty trace of time base `tb` (copied; num and den >= 1) whose
+ * tk_trace_format() is "api".  Returns TK_OK with *out set, TK_E_USAGE (a
+ * time base with num or den 0, or a unit out of range) or TK_E_NOMEM,
+ * with *out NULL and `err` filled.  Free it with tk_trace_free().
+ */
+TK_API int tk_trace_new(tk_trace **out, const tk_timebase *tb, tk_error *err);
+
+/**
+ * Append a header entry (`key` of klen bytes, `value` of vlen bytes,
+ * copied; has_value 0 for a key written alone).  Writers write the entries
+ * their format holds (BTF: all; docs/mappings.md).  TK_OK, TK_E_USAGE (a
+ * key or value with a line break, an empty key of a parameter) or
+ * TK_E_NOMEM.
+ */
+TK_API int tk_trace_add_header(tk_trace *t, tk_hdr_kind kind, const char *key,
+			       size_t klen, const char *value, size_t vlen,
+			       int has_value);
+
+/**
+ * The string `s` of `len` bytes interned in the trace (copied once): *out
+ * is its tk_str, for tk_event.name (the event's name as the format writes
+ * it: "start", "activate", ...) and tk_event.type_name.  TK_OK,
+ * TK_E_USAGE (NULL out) or TK_E_NOMEM.
+ */
+TK_API int tk_trace_intern(tk_trace *t, const char *s, size_t len, tk_str *out);
+
+/**
+ * The entity named `name` (len bytes), added if the trace has none of that
+ * name: *id is its id for tk_event.source, .target and .core.  `type` is
+ * its type (TK_ET_UNKNOWN leaves it to be learnt); `parent` an entity id
+ * or TK_NONE (a task's core).  For an entity already there, a type or a
+ * parent given where it had none is set; a different one is TK_E_USAGE.
+ * TK_OK, TK_E_USAGE (an empty name, a parent that is no entity) or
+ * TK_E_NOMEM.
+ */
+TK_API int tk_trace_add_entity(tk_trace *t, const char *name, size_t len,
+			       tk_etype type, uint32_t parent, uint32_t *id);
+
+/**
+ * Free a trace made by tk_trace_new() (never a reader's: tk_reader_close()
+ * frees that one).  NULL is allowed.
+ */
+TK_API void tk_trace_free(tk_trace *t);
+
 /* ------------------------------------------------------------------------ */
 /* Events                                                                    */
 /* ------------------------------------------------------------------------ */

@@ -346,14 +346,16 @@ static TK_INLINE tk_entity *tk_trace_ent(const tk_trace *t, uint32_t id)
 	return &t->ent_chunk[k][off];
 }
 
-tk_trace *tk_trace_new(const char *format);
-void tk_trace_free(tk_trace *t);
+/** A trace of format `format` (a static string), time base 1 ns; NULL on
+ *  out of memory.  (tk_trace_new() is the public constructor.) */
+tk_trace *tk_trace_alloc(const char *format);
 /** The time base of t: a tick is tb->num/tb->den of tb->unit (a reader
  *  has checked that num and den are at least 1; 0 is taken as 1). */
 void tk_trace_set_timebase(tk_trace *t, const tk_timebase *tb);
-int tk_trace_add_header(tk_trace *t, tk_hdr_kind kind, const char *key,
-			size_t klen, const char *value, size_t vlen,
-			int has_value);
+/** tk_trace_add_header() for the readers: the entry as read, unchecked. */
+int tk_trace_header_push(tk_trace *t, tk_hdr_kind kind, const char *key,
+			 size_t klen, const char *value, size_t vlen,
+			 int has_value);
 /** The entity for interned name `name`, created (type unknown) if absent. */
 uint32_t tk_trace_entity_get(tk_trace *t, tk_str name);
 /** The entity named `name`, created if absent; TK_NONE on out of memory. */

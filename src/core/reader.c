@@ -154,7 +154,7 @@ static int open_on(tk_reader **out, tk_source *src, const tk_format_ops *fmt,
 	r->fmt = fmt;
 	r->src = src;
 	r->opts = *opts;
-	r->trace = tk_trace_new(fmt->info.name);
+	r->trace = tk_trace_alloc(fmt->info.name);
 	if (!r->trace) {
 		rc = tk_err_nomem(err, name);
 		goto fail_reader;

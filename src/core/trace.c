@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-tk_trace *tk_trace_new(const char *format)
+tk_trace *tk_trace_alloc(const char *format)
 {
 	tk_trace *t = calloc(1, sizeof(*t));
 
@@ -88,9 +88,9 @@ const char *tk_trace_cycle_unit(const tk_trace *t)
 	return u;
 }
 
-int tk_trace_add_header(tk_trace *t, tk_hdr_kind kind, const char *key,
-			size_t klen, const char *value, size_t vlen,
-			int has_value)
+int tk_trace_header_push(tk_trace *t, tk_hdr_kind kind, const char *key,
+			 size_t klen, const char *value, size_t vlen,
+			 int has_value)
 {
 	tk_header_entry *h;
 
@@ -105,6 +105,79 @@ int tk_trace_add_header(tk_trace *t, tk_hdr_kind kind, const char *key,
 	if (!h->key || !h->value)
 		return TK_E_NOMEM;
 	t->nhdr++;
+	return TK_OK;
+}
+
+/* ---- traces built in code ---------------------------------------------- */
+
+int tk_trace_new(tk_trace **out, const tk_timebase *tb, tk_error *err)
+{
+	if (!out)
+		return tk_err_set(err, TK_E_USAGE, "tk_trace_new", 0, 0, "no place for the trace");
+	*out = NULL;
+	if (!tb || !tb->num || !tb->den || (unsigned)tb->unit > TK_UNIT_S)
+		return tk_err_set(err, TK_E_USAGE, "tk_trace_new", 0, 0,
+				  "a time base needs a unit from ps to s and num, den >= 1");
+	if (!(*out = tk_trace_alloc("api")))
+		return tk_err_nomem(err, "tk_trace_new");
+	tk_trace_set_timebase(*out, tb);
+	return TK_OK;
+}
+
+static int has_break(const char *s, size_t n)
+{
+	return n && (memchr(s, '\n', n) || memchr(s, '\r', n));
+}
+
+int tk_trace_add_header(tk_trace *t, tk_hdr_kind kind, const char *key,
+			size_t klen, const char *value, size_t vlen,
+			int has_value)
+{
+	if (!t || (klen && !key) || (vlen && !value) || (unsigned)kind > TK_HDR_ROW ||
+	    has_break(key, klen) || has_break(value, vlen) ||
+	    (kind != TK_HDR_COMMENT && !klen))
+		return TK_E_USAGE;
+	return tk_trace_header_push(t, kind, key ? key : "", klen, value ? value : "",
+				    vlen, has_value);
+}
+
+int tk_trace_intern(tk_trace *t, const char *s, size_t len, tk_str *out)
+{
+	tk_str id;
+
+	if (!t || !out || (len && !s))
+		return TK_E_USAGE;
+	id = tk_strpool_intern(&t->pool, s ? s : "", len);
+	if (id == TK_NONE)
+		return TK_E_NOMEM;
+	*out = id;
+	return TK_OK;
+}
+
+int tk_trace_add_entity(tk_trace *t, const char *name, size_t len,
+			tk_etype type, uint32_t parent, uint32_t *id)
+{
+	tk_entity *e;
+	uint32_t i;
+
+	if (!t || !id || !name || !len || (unsigned)type >= TK_ET_COUNT ||
+	    (parent != TK_NONE && parent >= t->nents))
+		return TK_E_USAGE;
+	i = tk_trace_entity_intern(t, name, len);
+	if (i == TK_NONE)
+		return TK_E_NOMEM;
+	e = tk_trace_ent(t, i);
+	if (type != TK_ET_UNKNOWN) {
+		if (e->type != TK_ET_UNKNOWN && e->type != type)
+			return TK_E_USAGE;
+		e->type = type;
+	}
+	if (parent != TK_NONE) {
+		if (parent == i || (e->parent != TK_NONE && e->parent != parent))
+			return TK_E_USAGE;
+		e->parent = parent;
+	}
+	*id = i;
 	return TK_OK;
 }
 

@@ -125,7 +125,7 @@ def main():
     if not any(x.startswith("-I" + dest) for x in cflags):
         fails.append("pkg-config --cflags does not point into the install: %s" % cflags)
     progs = {}
-    for name in ("worst_rt", "shark_to_btf"):
+    for name in ("worst_rt", "shark_to_btf", "build_trace"):
         src = os.path.join(root, "examples", "c", name + ".c")
         for kind, link in (("shared", libs),
                            ("static", [os.path.join(inst, "lib", "libtracekit.a")] + slibs)):
@@ -183,6 +183,18 @@ def main():
                 fails.append("shark_to_btf-%s: %s differs from tracekit convert's %s" % (kind, out, want))
         if n < 10:
             fails.append("shark_to_btf-%s wrote only %d events" % (kind, n))
+    # a trace built in code, in three formats: check finds it clean and
+    # stats gives the response times the program built
+    for fmt in ("btf", "htf", "atf"):
+        for kind in ("shared", "static"):
+            out = os.path.join(work, "built-%s.%s" % (kind, fmt))
+            run([progs[("build_trace", kind)], out], env=renv)
+            p = subprocess.run([tracekit, "check", out], capture_output=True, text=True)
+            if p.returncode != 0:
+                fails.append("build_trace-%s %s: check exit %d: %s" % (kind, fmt, p.returncode, p.stdout[-300:]))
+            rows = {k: v[0] for k, v in rt_rows(tracekit, out).items()}
+            if rows != {"T1": "400", "T2": "150"}:
+                fails.append("build_trace-%s %s: RT %s, built 400 and 150" % (kind, fmt, rows))
     for f in fails:
         print("FAIL:", f)
     print("%d traces, %d RT rows, programs %s: %d failures"

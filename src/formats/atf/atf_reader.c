@@ -307,7 +307,7 @@ static int req_uint(atf_reader *h, const XML_Char **atts, const char *el,
 static int add_header(atf_reader *h, const char *key, const char *val,
 		      size_t vlen)
 {
-	if (tk_trace_add_header(h->t, TK_HDR_PARAM, key, strlen(key), val, vlen,
+	if (tk_trace_header_push(h->t, TK_HDR_PARAM, key, strlen(key), val, vlen,
 				1) < 0)
 		return fail(h, TK_E_NOMEM, "out of memory");
 	return TK_OK;

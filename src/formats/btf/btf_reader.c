@@ -968,7 +968,7 @@ static int header_line(btf_reader *b, const char *line, size_t len,
 			return TK_OK;
 		if (b->enc && !(c = recode(b, 1, c, cn, &cn)))
 			return tk_err_nomem(err, b->name);
-		return tk_trace_add_header(b->t, TK_HDR_COMMENT, "", 0, c, cn, 1) < 0
+		return tk_trace_header_push(b->t, TK_HDR_COMMENT, "", 0, c, cn, 1) < 0
 			       ? tk_err_nomem(err, b->name) : TK_OK;
 	}
 	kind = line[1] == '-' ? TK_HDR_ROW : TK_HDR_PARAM;
@@ -998,10 +998,10 @@ static int header_line(btf_reader *b, const char *line, size_t len,
 		const char *vu = recode(b, 1, v, (size_t)(end - v), &vn);
 		if (!vu)
 			return tk_err_nomem(err, b->name);
-		rc = tk_trace_add_header(b->t, kind, k, (size_t)(kend - k), vu,
+		rc = tk_trace_header_push(b->t, kind, k, (size_t)(kend - k), vu,
 					 vn, has_value);
 	} else {
-		rc = tk_trace_add_header(b->t, kind, k, (size_t)(kend - k), v,
+		rc = tk_trace_header_push(b->t, kind, k, (size_t)(kend - k), v,
 					 (size_t)(end - v), has_value);
 	}
 	if (rc < 0)

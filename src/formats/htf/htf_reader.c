@@ -542,7 +542,7 @@ static int read_header(htf_reader *h, tk_lines *l, uint64_t *data,
 		}
 		cur = NULL;
 		le = trim_end(v, le);
-		rc = tk_trace_add_header(h->t, TK_HDR_PARAM, k, (size_t)(ke - k),
+		rc = tk_trace_header_push(h->t, TK_HDR_PARAM, k, (size_t)(ke - k),
 					 v, (size_t)(le - v), v > ke);
 		if (rc < 0)
 			return tk_err_nomem(err, h->name);

@@ -195,7 +195,7 @@ int htf_build_types(htf_reader *h, tk_error *err)
 		/* the id, for a writer that keeps the input's ids */
 		snprintf(key, sizeof(key), "TypeTable.%02llX",
 			 (unsigned long long)rw->id);
-		if (tk_trace_add_header(h->t, TK_HDR_PARAM, key, strlen(key), s,
+		if (tk_trace_header_push(h->t, TK_HDR_PARAM, key, strlen(key), s,
 					n, 1) < 0)
 			goto nomem;
 		if (ty->std < 0) {
@@ -310,7 +310,7 @@ int htf_build_entities(htf_reader *h, tk_error *err)
 			snprintf(key, sizeof(key), "EntityTable.%0*llX",
 				 (int)(2 * h->el),
 				 (unsigned long long)et->rows[i].id);
-			if (tk_trace_add_header(h->t, TK_HDR_PARAM, key,
+			if (tk_trace_header_push(h->t, TK_HDR_PARAM, key,
 						strlen(key), s, n, 1) < 0)
 				return tk_err_nomem(err, h->name);
 		}

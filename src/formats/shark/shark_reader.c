@@ -1475,7 +1475,7 @@ static int add_param(shark_reader *s, const char *key, uint64_t v)
 	char buf[24];
 	int n = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
 
-	return tk_trace_add_header(s->t, TK_HDR_PARAM, key, strlen(key), buf,
+	return tk_trace_header_push(s->t, TK_HDR_PARAM, key, strlen(key), buf,
 				   (size_t)n, 1);
 }
 

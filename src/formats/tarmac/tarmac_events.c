@@ -722,7 +722,7 @@ static void set_timebase(tk_tarmac_timeline *a, tk_tarmac_unit u)
 	/* cycles have no SI length: one cycle is written as 1 ns */
 	a->base_si = tarmac_si_timebase(u, &tb);
 	tk_trace_set_timebase(a->t, &tb);
-	tk_trace_add_header(a->t, TK_HDR_PARAM, "tarmacTimeUnit", 14, name,
+	tk_trace_header_push(a->t, TK_HDR_PARAM, "tarmacTimeUnit", 14, name,
 			    strlen(name), 1);
 }
 
@@ -778,7 +778,7 @@ int tk_tarmac_timeline_new(tk_tarmac_timeline **out, const tk_tarmac *tr,
 	*out = NULL;
 	if (!a)
 		return tk_err_nomem(err, tr->name);
-	a->t = tk_trace_new("tarmac");
+	a->t = tk_trace_alloc("tarmac");
 	if (!a->t) {
 		free(a);
 		return tk_err_nomem(err, tr->name);
