@@ -301,11 +301,41 @@ static void z_free(tk_sink *s)
 	s->zbuf = NULL;
 }
 
+/* make the temporary file (or directory) s->tmp and list it, signals
+ * blocked between the two; on failure the sink is given up */
+static int make_listed(tk_sink *s, const char *path, int is_dir, tk_error *err)
+{
+	sigset_t old;
+	int rc;
+
+	block_signals(&old);
+	rc = make_temp(s->tmp, is_dir);
+	if (rc >= 0) {
+		if (!is_dir)
+			s->fd = rc;
+		s->temps[0] = temp_add(s, s->tmp, is_dir);
+	}
+	restore_signals(&old);
+	if (rc < 0) {
+		int e = errno;
+		free(s->tmp);
+		s->tmp = NULL;
+		tk_sink_abort(s);
+		return tk_err_set(err, TK_E_IO, path, 0, 0, "cannot create: %s",
+				  strerror(e));
+	}
+	if (s->temps[0] < 0) {
+		/* not listed for tk_temp_remove_all(): no such file is made */
+		tk_sink_abort(s);
+		return tk_err_nomem(err, path);
+	}
+	return TK_OK;
+}
+
 static int sink_open_file(tk_sink *s, const char *path, int compress,
 			  tk_error *err)
 {
 	struct stat st;
-	sigset_t old;
 	size_t n = strlen(path);
 	int rc;
 
@@ -336,25 +366,7 @@ static int sink_open_file(tk_sink *s, const char *path, int compress,
 		return rc;
 	}
 	snprintf(s->tmp, n + 16, "%s.tmp-XXXXXX", path);
-	block_signals(&old);
-	s->fd = make_temp(s->tmp, 0);
-	if (s->fd >= 0)
-		s->temps[0] = temp_add(s, s->tmp, 0);
-	restore_signals(&old);
-	if (s->fd < 0) {
-		int e = errno;
-		free(s->tmp);
-		s->tmp = NULL;
-		tk_sink_abort(s);
-		return tk_err_set(err, TK_E_IO, path, 0, 0, "cannot create: %s",
-				  strerror(e));
-	}
-	if (s->temps[0] < 0) {
-		/* not listed for tk_temp_remove_all(): no such file is made */
-		tk_sink_abort(s);
-		return tk_err_nomem(err, path);
-	}
-	return TK_OK;
+	return make_listed(s, path, 0, err);
 }
 
 int tk_sink_open(tk_sink *s, const char *path, tk_error *err)
@@ -370,9 +382,7 @@ int tk_sink_open_raw(tk_sink *s, const char *path, tk_error *err)
 int tk_sink_open_dir(tk_sink *s, const char *path, tk_error *err)
 {
 	struct stat st;
-	sigset_t old;
 	size_t n;
-	int ok;
 
 	sink_init(s);
 	s->is_dir = 1;
@@ -394,25 +404,7 @@ int tk_sink_open_dir(tk_sink *s, const char *path, tk_error *err)
 	memcpy(s->path, path, n);
 	s->path[n] = 0;
 	snprintf(s->tmp, n + 16, "%s.tmp-XXXXXX", s->path);
-	block_signals(&old);
-	ok = make_temp(s->tmp, 1) == 0;
-	if (ok)
-		s->temps[0] = temp_add(s, s->tmp, 1);
-	restore_signals(&old);
-	if (!ok) {
-		int e = errno;
-		free(s->tmp);
-		s->tmp = NULL;
-		tk_sink_abort(s);
-		return tk_err_set(err, TK_E_IO, path, 0, 0, "cannot create: %s",
-				  strerror(e));
-	}
-	if (s->temps[0] < 0) {
-		/* not listed for tk_temp_remove_all(): no such file is made */
-		tk_sink_abort(s);
-		return tk_err_nomem(err, path);
-	}
-	return TK_OK;
+	return make_listed(s, path, 1, err);
 }
 
 int tk_sink_track(tk_sink *s, const char *file)
