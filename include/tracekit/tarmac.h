@@ -407,7 +407,11 @@ void tk_tarmac_stats_free(tk_tarmac_stats *s);
  * address is cleared.  A symbol of size 0 extends to the next function
  * symbol's address, or to the end of its section when it is the last one.
  * Symbols at the same address are one function (the global one, else the
- * first by name, is kept).  Mapping symbols ($t, $a, $d) are not functions.
+ * first by name, is kept).  Mapping symbols ($x, $a, $t, $d) are not
+ * functions.  Where no function covers code, an STT_NOTYPE symbol (an
+ * assembler label) of an executable section names it, up to the next
+ * symbol (function, label or `$d` data mapping symbol) or its section's
+ * end: a *label* (`label` set).
  */
 typedef struct tk_tarmac_symtab tk_tarmac_symtab;
 
@@ -415,6 +419,7 @@ typedef struct tk_tarmac_symbol {
 	uint64_t address;         /**< start, Thumb bit cleared */
 	uint64_t size;            /**< bytes (after the rule for size 0) */
 	const char *name;         /**< NUL-terminated, owned by the table */
+	int label;                /**< an STT_NOTYPE label, not an STT_FUNC */
 } tk_tarmac_symbol;
 
 /**
@@ -450,7 +455,12 @@ void tk_tarmac_symtab_free(tk_tarmac_symtab *st);
  * profile", gives the rules; in short:
  *  - a call is an executed BL/BLX/BLR whose next instruction is in another
  *    function or at a function's entry (recursion); the return address is
- *    the instruction after the call;
+ *    the instruction after the call; so is a jump to another function or
+ *    an entry just after the link register was set to another address
+ *    than the target and the return addresses on the stack (MOV lr,pc;
+ *    BX r1), whose return address is the link register's value;
+ *  - an assembler label's code (tk_tarmac_symbol.label) reached by
+ *    falling through, a direct branch or a return stays in the frame;
  *  - a return is reaching the return address of a frame on the stack (BX
  *    LR, POP {..,pc}, RET, LDR pc, ...), or reaching a function that is
  *    lower on the stack;
@@ -463,7 +473,9 @@ void tk_tarmac_symtab_free(tk_tarmac_symtab *st);
  *    and the frames it called;  a reset empties the stack.
  * Instructions are the executed ones (IT/IA/ES, not IS or CCFAIL).  An
  * instruction's time is the time from its stamp to the next instruction's
- * stamp on the same CPU (the last one has 0), in the log's unit.
+ * stamp on the same CPU (the last one has 0), in the log's unit; a skipped
+ * instruction's time goes to the frame its PC is in; a stamp earlier than
+ * the CPU's latest counts no time (the latest stays).
  */
 typedef struct tk_tarmac_profile tk_tarmac_profile;
 

@@ -67,6 +67,11 @@ typedef struct pcore {
 	uint64_t prev_pc, prev_size;
 	int prev_call;
 	int prev_direct;          /* a direct branch (B, Bcc, CBZ): not a return */
+	/* the link register: its last value, and whether the last executed
+	 * instruction (lr_w1) or the one before it (lr_w2) wrote it; lr_new:
+	 * written by a record since the last executed instruction */
+	uint64_t lr_val;
+	int lr_new, lr_w1, lr_w2;
 	/* what the records since then said */
 	int pend_entry, pend_return, pend_return_all, pend_reset, pend_to_num;
 	int pend_num;
@@ -363,10 +368,35 @@ static int is_entry(const tk_tarmac_profile *p, long sym, uint64_t pc)
 }
 
 /* The stack for an executed instruction at pc in function sym. */
+static int is_label(const tk_tarmac_profile *p, long sym)
+{
+	return sym >= 0 && tk_tarmac_symtab_get(p->st, (size_t)sym)->label;
+}
+
+/* A call by the link-register convention: a jump (not a call, not the
+ * next instruction) just after the link register was set (by the jump or
+ * the instruction before it: MOV lr,pc; BX r1 or LDR lr,=ret; B fn) to an
+ * address other than the target and than the return addresses on the
+ * stack (POP {..lr}; B fn is a tail call).  The caller (step()) checks
+ * that it leaves the function or lands on an entry. */
+static int lr_call(const pcore *c, uint64_t pc)
+{
+	uint32_t k;
+
+	if (!(c->lr_w1 || c->lr_w2) || c->prev_call ||
+	    pc == c->prev_pc + c->prev_size || c->lr_val == pc)
+		return 0;
+	for (k = 0; k < c->depth; k++)
+		if (c->stack[k].ret == c->lr_val)
+			return 0;
+	return 1;
+}
+
 static int step(tk_tarmac_profile *p, pcore *c, uint32_t cpu, uint64_t pc,
 		long sym)
 {
 	uint32_t k;
+	int returned = 0;
 
 	if (c->pend_reset) {
 		c->depth = 0;
@@ -385,6 +415,8 @@ static int step(tk_tarmac_profile *p, pcore *c, uint32_t cpu, uint64_t pc,
 		return push(p, c, cpu, sym, NO_RET, 0, -1);
 	if (c->prev_call && (sym != c->stack[c->depth - 1].sym || is_entry(p, sym, pc)))
 		return push(p, c, cpu, sym, c->prev_pc + c->prev_size, 0, -1);
+	if (lr_call(c, pc) && (sym != c->stack[c->depth - 1].sym || is_entry(p, sym, pc)))
+		return push(p, c, cpu, sym, c->lr_val, 0, -1);
 	if (sym == c->stack[c->depth - 1].sym) {
 		/* a recursive call returning (not a branch that happens to
 		 * reach the instruction after the call) */
@@ -397,11 +429,17 @@ static int step(tk_tarmac_profile *p, pcore *c, uint32_t cpu, uint64_t pc,
 	for (k = c->depth; k-- > 0;)
 		if (c->stack[k].ret == pc) {
 			c->depth = k;
+			returned = 1;
 			break;
 		}
 	if (!c->depth)
 		return push(p, c, cpu, sym, NO_RET, 0, -1);
-	if (sym == c->stack[c->depth - 1].sym)
+	/* (into a label: the caller's code) */
+	if (sym == c->stack[c->depth - 1].sym || (returned && is_label(p, sym)))
+		return 0;
+	/* an assembler label reached by falling through or by a direct
+	 * branch is a place in the function that got there */
+	if (is_label(p, sym) && (c->prev_direct || pc == c->prev_pc + c->prev_size))
 		return 0;
 	if (is_entry(p, sym, pc))
 		return replace(p, c, cpu, sym);     /* a tail call */
@@ -441,34 +479,51 @@ static int on_instruction(tk_tarmac_profile *p, pcore *c, uint32_t cpu,
 	long sym;
 
 	if (rec->unit != TK_TARMAC_UNIT_NONE && stamp(p, rec, &t)) {
-		if (c->has_time && t < c->last_time)
+		/* a stamp earlier than the CPU's latest: no time counted, and
+		 * the latest stays, so that the next span does not count the
+		 * time gone back twice (the sum never exceeds the log's span) */
+		if (c->has_time && t < c->last_time) {
 			p->backwards++;
-		else if (c->has_last && c->has_time)
-			p->nodes[c->last_node].self_time += t - c->last_time;
-		c->last_time = t;
+		} else {
+			if (c->has_last && c->has_time)
+				p->nodes[c->last_node].self_time += t - c->last_time;
+			c->last_time = t;
+		}
 		c->has_time = 1;
 	}
-	if (!rec->executed || !rec->has_address) {
+	if (!rec->has_address) {
 		c->prev_call = 0;
 		return 0;
 	}
+	/* the link register written by the previous instruction, and by the
+	 * one before it */
+	c->lr_w2 = c->lr_w1;
+	c->lr_w1 = c->lr_new;
+	c->lr_new = 0;
 	sym = func_of(p, c, pc);
 	if (c->depth && sym == c->stack[c->depth - 1].sym && !c->prev_call &&
-	    pc != c->stack[c->depth - 1].ret &&
+	    pc != c->stack[c->depth - 1].ret && !lr_call(c, pc) &&
 	    !(c->pend_entry | c->pend_return | c->pend_return_all |
 	      c->pend_reset | c->pend_to_num)) {
 		node = c->stack[c->depth - 1].node;  /* the common case */
 	} else {
+		/* a skipped instruction too: where it is says whose it is
+		 * (one just after a return belongs to the caller) */
 		if (step(p, c, cpu, pc, sym) < 0)
 			return -1;
 		node = c->stack[c->depth - 1].node;
 	}
-	p->nodes[node].self_instructions++;
-	p->ninstr++;
 	c->last_node = node;
 	c->has_last = 1;
 	c->prev_pc = pc;
 	c->prev_size = instr_size(rec);
+	if (!rec->executed) {
+		/* not taken: it falls through */
+		c->prev_call = c->prev_direct = 0;
+		return 0;
+	}
+	p->nodes[node].self_instructions++;
+	p->ninstr++;
 	c->prev_call = is_call(rec);
 	c->prev_direct = !c->prev_call && is_direct_branch(rec);
 	c->pop_pending = 0;
@@ -500,10 +555,32 @@ static int on_instruction(tk_tarmac_profile *p, pcore *c, uint32_t cpu,
 	return 0;
 }
 
+/* lr, r14, r14_<mode>, LR_<mode>, X30, W30: the link register */
+static int is_lr_name(const tk_tarmac_span *r)
+{
+	const char *n = r->ptr;
+
+	if (r->len < 2)
+		return 0;
+	if (r->len == 3 && ((n[0] | 0x20) == 'x' || (n[0] | 0x20) == 'w'))
+		return n[1] == '3' && n[2] == '0';
+	if ((n[0] | 0x20) == 'l' && (n[1] | 0x20) == 'r')
+		return r->len == 2 || n[2] == '_';
+	return r->len >= 3 && (n[0] | 0x20) == 'r' && n[1] == '1' && n[2] == '4' &&
+	       (r->len == 3 || n[3] == '_');
+}
+
 static void on_register(tk_tarmac_profile *p, pcore *c, const tk_tarmac_record *rec)
 {
-	int cls = tarmac_reg_class(&rec->reg), v;
+	int cls, v;
 
+	if (rec->reg.len <= 4 || rec->reg.ptr[2] == '_' || rec->reg.ptr[3] == '_') {
+		if (is_lr_name(&rec->reg) && rec->value_known) {
+			c->lr_val = rec->reg_value;
+			c->lr_new = 1;
+		}
+	}
+	cls = tarmac_reg_class(&rec->reg);
 	if (cls == TARMAC_REG_OTHER)
 		return;
 	if (!p->mprofile) {
