@@ -442,6 +442,12 @@ size_t tk_tarmac_symtab_count(const tk_tarmac_symtab *st);
 const tk_tarmac_symbol *tk_tarmac_symtab_get(const tk_tarmac_symtab *st,
 					     size_t i);
 
+/**
+ * Move every symbol by `offset` (modulo 2^64): the image was loaded
+ * `offset` bytes above the addresses it was linked at.
+ */
+void tk_tarmac_symtab_shift(tk_tarmac_symtab *st, uint64_t offset);
+
 /** Index of the function holding `address`, or -1. */
 long tk_tarmac_symtab_find(const tk_tarmac_symtab *st, uint64_t address);
 

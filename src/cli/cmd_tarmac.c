@@ -25,6 +25,8 @@ static void help(FILE *fp)
 		"  -o, --output OUT    where to write the stacks ('-': standard output)\n"
 		"  --weight instructions|time\n"
 		"                      what a stack's number counts (default instructions)\n"
+		"  --load-offset OFF   the ELF was loaded OFF bytes above its link addresses\n"
+		"                      ([-]0xHEX or [-]DECIMAL)\n"
 		"  --from tarmac       read IN as a Tarmac log instead of probing it\n"
 		"  --strict            read by the specification only\n"
 		"  -q, --quiet         no warnings on stderr\n"
@@ -39,6 +41,7 @@ int cmd_tarmac(int argc, char **argv)
 		{ "strict", no_argument, NULL, CLI_O_STRICT },
 		{ "elf", required_argument, NULL, CLI_O_ELF },
 		{ "weight", required_argument, NULL, CLI_O_WEIGHT },
+		{ "load-offset", required_argument, NULL, CLI_O_LOAD_OFFSET },
 		{ "output", required_argument, NULL, 'o' },
 		CLI_END_LONGOPTS
 	};
@@ -58,6 +61,7 @@ int cmd_tarmac(int argc, char **argv)
 			break;
 		case CLI_O_ELF:
 		case CLI_O_WEIGHT:
+		case CLI_O_LOAD_OFFSET:
 			bad |= cli_tarmac_opt(&ta, "tarmac", c, optarg) < 0;
 			break;
 		case 'o': out = optarg; break;

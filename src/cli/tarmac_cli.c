@@ -143,7 +143,7 @@ int cli_tarmac_opt(cli_tarmac_args *a, const char *cmd, int code, const char *ar
 {
 	static const char *const names[] = {
 		"--pc", "--mnemonic", "--register", "--addr", "--kind", "--cpu",
-		"--top", "--elf", "--weight"
+		"--top", "--elf", "--weight", "--load-offset"
 	};
 	const char *name = names[code - CLI_O_PC];
 	char *e;
@@ -193,6 +193,19 @@ int cli_tarmac_opt(cli_tarmac_args *a, const char *cmd, int code, const char *ar
 	case CLI_O_ELF:
 		a->elf = arg;
 		return 0;
+	case CLI_O_LOAD_OFFSET: {
+		/* [-]0xHEX or [-]DECIMAL, at most 64 bits; '-' subtracts */
+		const char *d = arg + (*arg == '-');
+		unsigned long long v;
+		errno = 0;
+		v = strtoull(d, &e, 0);
+		if (e == d || *e || errno || *d < '0' || *d > '9') {
+			cli_usage_error(cmd, "bad %s '%s' ([-]0xHEX or [-]DECIMAL)", name, arg);
+			return -1;
+		}
+		a->load_offset = *arg == '-' ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+		return 0;
+	}
 	default:
 		if (strcmp(arg, "instructions") != 0 && strcmp(arg, "time") != 0) {
 			cli_usage_error(cmd, "unknown --weight '%s' (instructions or time)", arg);
@@ -414,6 +427,7 @@ static const struct option stats_opts[] = {
 	CLI_READ_LONGOPTS,
 	{ "top", required_argument, NULL, CLI_O_TOP },
 	{ "elf", required_argument, NULL, CLI_O_ELF },
+	{ "load-offset", required_argument, NULL, CLI_O_LOAD_OFFSET },
 	CLI_END_LONGOPTS
 };
 
@@ -428,7 +442,9 @@ const cli_view cli_view_tarmac_stats = {
 	"                      (with --elf) or the instruction mix\n"
 	"  --top N             rows of the mix and of the hottest addresses (default 10)\n"
 	"  --elf FILE          the program's ELF file: instructions and time per\n"
-	"                      function, self and inclusive, and the call tree\n",
+	"                      function, self and inclusive, and the call tree\n"
+	"  --load-offset OFF   the ELF was loaded OFF bytes above its link addresses\n"
+	"                      ([-]0xHEX or [-]DECIMAL)\n",
 	stats_opts, view
 };
 
@@ -587,8 +603,9 @@ static void profile_csv(tk_tarmac_profile *p, const char *unit)
 }
 
 
-/* Read the symbols of --elf and make a profile on them; prints the error. */
-static int load_elf(const char *elf, tk_tarmac_symtab **syms,
+/* Read the symbols of --elf (moved by --load-offset) and make a profile on
+ * them; prints the error. */
+static int load_elf(const char *elf, uint64_t offset, tk_tarmac_symtab **syms,
 		    tk_tarmac_profile **prof)
 {
 	tk_error err;
@@ -599,7 +616,25 @@ static int load_elf(const char *elf, tk_tarmac_symtab **syms,
 		cli_error(&err);
 		return -1;
 	}
+	tk_tarmac_symtab_shift(*syms, offset);
 	return 0;
+}
+
+/* After finish: a warning (none with -q) when the log executed
+ * instructions and the ELF's symbols hold none of them. */
+static void elf_coverage(const tk_tarmac_profile *p, const char *elf,
+			 const cli_read_opts *ro)
+{
+	size_t i, n = tk_tarmac_profile_func_count(p);
+
+	if (ro->quiet || !tk_tarmac_profile_instructions(p))
+		return;
+	for (i = 0; i < n; i++)
+		if (tk_tarmac_profile_func(p, i)->symbol >= 0)
+			return;
+	fprintf(stderr, "%s: warning: its symbols cover none of the %" PRIu64
+		" executed instructions' addresses (another program, or loaded"
+		" elsewhere: --load-offset)\n", elf, tk_tarmac_profile_instructions(p));
 }
 
 /* ---- stats ------------------------------------------------------------------------ */
@@ -721,7 +756,7 @@ int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 	csv = strcmp(outfmt, "csv") == 0;
 	/* CSV is one table: the functions with --elf, else the mix */
 	what = !csv ? TK_TARMAC_STATS_ALL : a->elf ? 0 : TK_TARMAC_STATS_MIX;
-	if (a->elf && load_elf(a->elf, &syms, &prof) < 0) {
+	if (a->elf && load_elf(a->elf, a->load_offset, &syms, &prof) < 0) {
 		tk_input_close(in);
 		goto out;
 	}
@@ -747,6 +782,8 @@ int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 		goto out;
 	}
 	unit = tk_tarmac_unit_name(tk_tarmac_stats_unit(st));
+	if (prof)
+		elf_coverage(prof, a->elf, ro);
 	if (prof && profile_stamps(prof, path, ro) < 0)
 		goto out;
 	nb = tk_tarmac_stats_backwards(st);
@@ -815,7 +852,7 @@ static int folded(tk_input *in, const char *path, const char *out,
 	/* cli_tarmac_opt() took instructions or time */
 	weight = strcmp(a->weight, "time") == 0 ? TK_TARMAC_WEIGHT_TIME
 						 : TK_TARMAC_WEIGHT_INSTRUCTIONS;
-	if (load_elf(a->elf, &syms, &prof) < 0) {
+	if (load_elf(a->elf, a->load_offset, &syms, &prof) < 0) {
 		tk_input_close(in);
 		goto out;
 	}
@@ -840,6 +877,7 @@ static int folded(tk_input *in, const char *path, const char *out,
 		cli_error(&err);
 		goto out;
 	}
+	elf_coverage(prof, a->elf, ro);
 	if (weight == TK_TARMAC_WEIGHT_TIME && profile_stamps(prof, path, ro) < 0)
 		goto out;
 	if (tk_tarmac_profile_write_folded(prof, out, weight, cpus,

@@ -282,6 +282,25 @@ const tk_tarmac_symbol *tk_tarmac_symtab_get(const tk_tarmac_symtab *st,
 	return st && i < st->count ? &st->syms[i] : NULL;
 }
 
+static int cmp_sym(const void *a, const void *b)
+{
+	const tk_tarmac_symbol *x = a, *y = b;
+
+	return x->address < y->address ? -1 : x->address > y->address;
+}
+
+void tk_tarmac_symtab_shift(tk_tarmac_symtab *st, uint64_t offset)
+{
+	size_t i;
+
+	if (!st || !st->count)
+		return;
+	for (i = 0; i < st->count; i++)
+		st->syms[i].address += offset;
+	/* those moved past 2^64 now come first */
+	qsort(st->syms, st->count, sizeof(*st->syms), cmp_sym);
+}
+
 long tk_tarmac_symtab_find(const tk_tarmac_symtab *st, uint64_t address)
 {
 	size_t lo = 0, hi = st ? st->count : 0;
