@@ -337,6 +337,78 @@ static int parse_time(const char *cmd, const char *name, const char *s, uint64_t
 	return 0;
 }
 
+/* n bytes at s equal lit, in any case */
+static int span_eq_lit(const char *s, size_t n, const char *lit)
+{
+	tk_tarmac_span sp;
+
+	sp.ptr = s;
+	sp.len = n;
+	return span_eq(&sp, lit);
+}
+
+/* The link register's names: lr, r14, r14_<mode>, LR_<mode>, X30, W30 */
+static int is_lr(const char *n, size_t len)
+{
+	if (len == 3 && ((n[0] | 0x20) == 'x' || (n[0] | 0x20) == 'w'))
+		return n[1] == '3' && n[2] == '0';
+	if (len >= 2 && (n[0] | 0x20) == 'l' && (n[1] | 0x20) == 'r')
+		return len == 2 || n[2] == '_';
+	return len >= 3 && (n[0] | 0x20) == 'r' && n[1] == '1' && n[2] == '4' &&
+	       (len == 3 || n[3] == '_');
+}
+
+/* The stack pointer's: sp, SP_<x> (SP_EL3, SP_SVC), r13, r13_<mode>, MSP,
+ * PSP and their _S / _NS */
+static int is_sp(const char *n, size_t len)
+{
+	if (len >= 2 && (n[0] | 0x20) == 's' && (n[1] | 0x20) == 'p')
+		return len == 2 || n[2] == '_';
+	if (len >= 3 && (n[0] | 0x20) == 'r' && n[1] == '1' && n[2] == '3')
+		return len == 3 || n[3] == '_';
+	return len >= 3 && ((n[0] | 0x20) == 'm' || (n[0] | 0x20) == 'p') &&
+	       (n[1] | 0x20) == 's' && (n[2] | 0x20) == 'p' && (len == 3 || n[3] == '_');
+}
+
+/* A general register of AArch64 by number: xN / wN (N 0..30), or -1 */
+static int a64_gpr(const char *n, size_t len)
+{
+	int v = 0;
+	size_t i;
+
+	if (len < 2 || len > 3 || ((n[0] | 0x20) != 'x' && (n[0] | 0x20) != 'w'))
+		return -1;
+	for (i = 1; i < len; i++) {
+		if (n[i] < '0' || n[i] > '9')
+			return -1;
+		v = v * 10 + (n[i] - '0');
+	}
+	return v <= 30 ? v : -1;
+}
+
+/*
+ * --register NAME against a register record's name: the same name in any
+ * case, wN and xN one register (w1 finds the X1 lines), and the names of
+ * the link register (lr, r14) and of the stack pointer (sp, r13) each
+ * match every banked or aliased name of theirs (r14_svc, SP_EL3).  A
+ * banked name asked for (r14_svc) matches itself only.
+ */
+static int reg_match(const tk_tarmac_span *r, const char *want)
+{
+	size_t n = strlen(want);
+	int g;
+
+	if (span_eq(r, want))
+		return 1;
+	if ((g = a64_gpr(want, n)) >= 0)
+		return a64_gpr(r->ptr, r->len) == g;
+	if (span_eq_lit(want, n, "lr") || span_eq_lit(want, n, "r14"))
+		return is_lr(r->ptr, r->len);
+	if (span_eq_lit(want, n, "sp") || span_eq_lit(want, n, "r13"))
+		return is_sp(r->ptr, r->len);
+	return 0;
+}
+
 static int tarmac_cat(tk_input *in, const cli_tarmac_args *a, const char *start_s,
 		      const char *end_s, const cli_read_opts *ro)
 {
@@ -369,8 +441,11 @@ static int tarmac_cat(tk_input *in, const cli_tarmac_args *a, const char *start_
 		if (has_pc && (rec.kind != TK_TARMAC_INSTRUCTION ||
 			       rec.address < pclo || rec.address > pchi))
 			continue;
+		/* the access's bytes (1 when its size is not known) meet LO..HI */
 		if (has_addr && ((rec.kind != TK_TARMAC_MEMORY && rec.kind != TK_TARMAC_BUS) ||
-				 !rec.has_address || rec.address < alo || rec.address > ahi))
+				 !rec.has_address || rec.address > ahi ||
+				 (rec.address < alo &&
+				  alo - rec.address >= (rec.size ? rec.size : 1))))
 			continue;
 		if (nmnems) {
 			if (rec.kind != TK_TARMAC_INSTRUCTION)
@@ -383,7 +458,7 @@ static int tarmac_cat(tk_input *in, const cli_tarmac_args *a, const char *start_
 		if (nregs) {
 			if (rec.kind != TK_TARMAC_REGISTER)
 				continue;
-			for (i = 0; i < nregs && !span_eq(&rec.reg, regs[i]); i++)
+			for (i = 0; i < nregs && !reg_match(&rec.reg, regs[i]); i++)
 				;
 			if (i == nregs)
 				continue;
@@ -469,8 +544,9 @@ const cli_view cli_view_tarmac_cat = {
 	"  --start T, --end T  time window, in the log's own unit (inclusive)\n"
 	"  --pc LO[-HI]        instructions at these addresses (hex)\n"
 	"  --mnemonic NAME     instructions with this mnemonic (any case; repeatable)\n"
-	"  --register NAME     writes of this register (any case; repeatable)\n"
-	"  --addr LO[-HI]      memory and bus accesses in this range (hex)\n"
+	"  --register NAME     writes of this register (any case; w1 is x1, lr and r14\n"
+	"                      match r14_svc, sp matches SP_EL3; repeatable)\n"
+	"  --addr LO[-HI]      memory and bus accesses whose bytes meet this range (hex)\n"
 	"  --kind KIND         instruction, register, event, memory, bus, branch,\n"
 	"                      other (repeatable)\n"
 	"  --cpu NAME          lines with this CPU prefix\n",
