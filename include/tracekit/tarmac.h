@@ -557,6 +557,46 @@ const char *tk_tarmac_profile_symbol_name(const tk_tarmac_profile *p,
 size_t tk_tarmac_profile_children(tk_tarmac_profile *p, size_t i,
 				  int by_name, const uint32_t **out);
 
+/** A place in the log: an instruction's stamp, line and address. */
+typedef struct tk_tarmac_site {
+	uint64_t time;            /**< in the log's unit (tk_tarmac_profile_stamps()) */
+	uint64_t line;
+	uint64_t pc;
+} tk_tarmac_site;
+
+/** How a frame was entered. */
+enum { TK_TARMAC_CALL = 0,       /**< BL, BLX, BLR, or the link-register convention */
+       TK_TARMAC_CALL_TAIL = 1,  /**< a jump that replaced its caller's frame */
+       TK_TARMAC_CALL_EXCEPTION = 2,
+       TK_TARMAC_CALL_ROOT = 3   /**< the first frame of an empty stack */ };
+
+/** One call (tk_tarmac_profile_log_calls()). */
+typedef struct tk_tarmac_call {
+	long symbol;              /**< the callee (symtab index, -1 unknown) */
+	uint32_t cpu;             /**< the record's cpu */
+	uint32_t depth;           /**< 0: a root frame */
+	int kind;                 /**< TK_TARMAC_CALL* */
+	int has_site, returned;   /**< a call site (not for roots, exceptions);
+				       a return was seen */
+	tk_tarmac_site site;      /**< the calling instruction (BL, the jump) */
+	tk_tarmac_site entry;     /**< the callee's first instruction */
+	tk_tarmac_site ret;       /**< the callee's last instruction (the
+				       return, or the one before the pop) */
+	tk_tarmac_site back;      /**< the first instruction after the return */
+	int has_back;             /**< 0: open at the end, or (returned set)
+				       ended by a tail call, which went on */
+} tk_tarmac_call;
+
+/**
+ * Before the first record: keep every call (one tk_tarmac_call each, in the
+ * order they were made), for tk_tarmac_profile_calls().  TK_OK.
+ */
+int tk_tarmac_profile_log_calls(tk_tarmac_profile *p);
+
+/** The calls kept (after finish; frames open at the end have returned 0). */
+size_t tk_tarmac_profile_calls(const tk_tarmac_profile *p,
+			       const tk_tarmac_call **out);
+
 /** Executed instructions seen, and frames dropped past the depth limit. */
 uint64_t tk_tarmac_profile_instructions(const tk_tarmac_profile *p);
 uint64_t tk_tarmac_profile_depth_overflows(const tk_tarmac_profile *p);

@@ -320,5 +320,12 @@ int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 int cli_tarmac_folded(const char *cmd, const char *path, const char *out,
 		      const cli_tarmac_args *a, const char *ev_only,
 		      const cli_read_opts *ro);
+/*
+ * `tracekit tarmac calls`: every call of the Arm Tarmac log at `path`
+ * (--elf required), or those of the function named `function` (NULL: all),
+ * on standard output.
+ */
+int cli_tarmac_calls(const char *path, const cli_tarmac_args *a,
+		     const char *function, const cli_read_opts *ro);
 
 #endif

@@ -996,6 +996,88 @@ int cli_tarmac_folded(const char *cmd, const char *path, const char *out,
 	return folded(in, path, out, a, ro);
 }
 
+/* ---- calls ------------------------------------------------------------------ */
+
+static void site_out(const char *what, const tk_tarmac_site *s)
+{
+	printf("  %s t:%" PRIu64 " l:%" PRIu64 " pc:0x%" PRIx64, what, s->time,
+	       s->line, s->pc);
+}
+
+int cli_tarmac_calls(const char *path, const cli_tarmac_args *a,
+		     const char *function, const cli_read_opts *ro)
+{
+	static const char *const kinds[] = { "call", "tail call", "exception", "root" };
+	tk_tarmac_symtab *syms = NULL;
+	tk_tarmac_profile *prof = NULL;
+	const tk_tarmac_call *calls;
+	tk_tarmac_record rec;
+	tk_tarmac *tr = NULL;
+	tk_input *in = NULL;
+	tk_error err;
+	size_t i, n;
+	int rc, ret = EXIT_BAD;
+
+	if (!a->elf) {
+		cli_usage_error("tarmac", "calls need the program's symbols: --elf FILE");
+		return EXIT_BAD;
+	}
+	if (cli_tarmac_refuse("tarmac", NULL, ro, path) < 0 || cli_input(&in, path, ro) < 0)
+		return EXIT_BAD;
+	if (!cli_input_is_tarmac(in)) {
+		fprintf(stderr, "tracekit: error: %s: calls are read from an Arm Tarmac log "
+			"(this input is not one%s)\n", path,
+			ro->from ? "" : "; --from tarmac forces it");
+		tk_input_close(in);
+		return EXIT_BAD;
+	}
+	if (load_elf(a->elf, a->load_offset, &syms, &prof) < 0) {
+		tk_input_close(in);
+		goto out;
+	}
+	tk_tarmac_profile_log_calls(prof);
+	if (open_log(&tr, in, ro->strict, ro->quiet) < 0)
+		goto out;
+	tk_error_clear(&err);
+	while ((rc = tk_tarmac_next(tr, &rec, &err)) == TK_OK)
+		if ((rc = tk_tarmac_profile_record(prof, &rec, &err)) < 0)
+			break;
+	if (rc < 0 || tk_tarmac_profile_finish(prof, &err) < 0) {
+		cli_error(&err);
+		goto out;
+	}
+	elf_coverage(prof, a->elf, ro);
+	n = tk_tarmac_profile_calls(prof, &calls);
+	for (i = 0; i < n; i++) {
+		const tk_tarmac_call *x = &calls[i];
+		const char *name = tk_tarmac_profile_symbol_name(prof, x->symbol);
+		if (function && strcmp(function, name) != 0)
+			continue;
+		if (x->cpu)
+			printf("%s: ", tk_tarmac_cpu_name(tr, x->cpu - 1));
+		printf("%*s%s  (%s, depth %" PRIu32 ")", function ? 0 : (int)(2 * (x->depth < 64 ? x->depth : 64)),
+		       "", name, kinds[x->kind & 3], x->depth);
+		if (x->has_site)
+			site_out("from", &x->site);
+		site_out("entry", &x->entry);
+		site_out(x->returned ? "exit" : "last", &x->ret);
+		if (x->has_back)
+			site_out("back", &x->back);
+		else if (x->returned)
+			printf("  (went on in a tail call)");
+		else
+			printf("  (open at the end)");
+		putchar('\n');
+	}
+	summary(tr, ro->quiet);
+	ret = EXIT_OK;
+out:
+	tk_tarmac_close(tr);
+	tk_tarmac_profile_free(prof);
+	tk_tarmac_symtab_free(syms);
+	return ret;
+}
+
 static const struct option folded_opts[] = {
 	CLI_READ_LONGOPTS,
 	{ "to", required_argument, NULL, CLI_O_SKIP },

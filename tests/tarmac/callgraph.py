@@ -309,7 +309,67 @@ def check_backwards():
     ok("backwards", n0)
 
 
+SITE = re.compile(r"(from|entry|exit|last|back) t:(\d+) l:(\d+) pc:0x([0-9a-f]+)")
+
+
+def check_calls(name, elfname):
+    """`tarmac calls`: every site names a line of the log that holds an
+    instruction at that pc and stamp; an entry is the callee's first
+    address; a call by BL comes from a call site of the disassembly and goes
+    back to the instruction after it; the calls per function are those of
+    the profile."""
+    n0 = len(fails)
+    log, elf = f"{corpus}/{name}.tarmac", f"{corpus}/elf/{elfname}.elf"
+    r = subprocess.run([cli, "tarmac", "calls", "-q", log, "--elf", elf],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"{name}: calls: exit {r.returncode}: {r.stderr}")
+        return
+    lines = open(log, errors="replace").read().split("\n")
+    starts = {n: a for a, e, n in regions(elf_symbols(elf))}
+    sites, jumps = call_sites(elf)
+    per_name = {}
+    last = {}          # depth -> the sites of the last call listed there
+    for out in r.stdout.splitlines():
+        m = re.match(r"(?:cpu\d+: )?\s*(\S+)  \(([a-z ]+), depth (\d+)\)", out)
+        if not m:
+            fail(f"{name}: calls: line {out!r}")
+            continue
+        callee, kind = m.group(1), m.group(2)
+        per_name[callee] = per_name.get(callee, 0) + 1
+        at = {w: (int(t), int(l), int(pc, 16)) for w, t, l, pc in SITE.findall(out)}
+        for w, (t, l, pc) in at.items():
+            text = lines[l - 1]
+            m2 = re.search(r"\b(?:IT|IS|IE|IA|IF)\s+\(\d+\)\s+([0-9a-fA-F_]+)|\bES\s+\(([0-9a-fA-F]+):", text)
+            lt = re.match(r"\s*(\d+)", text)
+            if not m2 or int((m2.group(1) or m2.group(2)).replace("_", ""), 16) != pc or \
+                    not lt or int(lt.group(1)) != t:
+                fail(f"{name}: calls: {w} t:{t} l:{l} pc:{pc:#x} is not line {l}: {text!r}")
+        if callee in starts and at["entry"][2] != starts[callee]:
+            fail(f"{name}: calls: {callee} entered at {at['entry'][2]:#x}")
+        depth = int(m.group(3))
+        last[depth] = at
+        # back after the call, or popped with its caller (a return that
+        # skips a frame: calltest32's internal_bl_label)
+        if kind == "call" and at["from"][2] in sites and "back" in at and \
+                at["back"][2] != at["from"][2] + 4 and \
+                not (depth - 1 in last and last[depth - 1].get("back") == at["back"]):
+            fail(f"{name}: calls: {callee} called at {at['from'][2]:#x} back at {at['back'][2]:#x}")
+        if kind == "call" and at["from"][2] not in sites and not name.startswith("calltest"):
+            fail(f"{name}: calls: {callee} called from {at['from'][2]:#x}, no call site")
+    d = profile(log, elf)
+    want = {f["name"]: f["calls"] for f in d["functions"]} if d else {}
+    if per_name != want:
+        fail(f"{name}: calls per function {sorted(set(per_name.items()) ^ set(want.items()))}")
+    ok(f"{name}: {sum(per_name.values())} calls listed", n0)
+
+
 check_backwards()
+for n, e in (("calltest32", "calltest32"), ("calltest64", "calltest64"),
+             ("quicksort", "quicksort"),
+             ("calculator-aarch64-fastmodel", "calculator-aarch64"),
+             ("calculator-aarch32-es-ld-st-style", "calculator-aarch32")):
+    check_calls(n, e)
 check_calltest("calltest32")
 check_calltest("calltest64")
 check_compiled("quicksort", "quicksort")

@@ -45,6 +45,7 @@ typedef struct pframe {
 	 * a big tree) */
 	uint32_t kid_node;
 	long kid_sym;
+	uint32_t call;            /* its tk_tarmac_call, NONE32: none kept */
 } pframe;
 
 typedef struct pcore {
@@ -72,6 +73,8 @@ typedef struct pcore {
 	 * written by a record since the last executed instruction */
 	uint64_t lr_val;
 	int lr_new, lr_w1, lr_w2;
+	/* the instruction being fed, and the last one fed (for the calls) */
+	tk_tarmac_site cur_site, prev_site;
 	/* what the records since then said */
 	int pend_entry, pend_return, pend_return_all, pend_reset, pend_to_num;
 	int pend_num;
@@ -101,6 +104,10 @@ struct tk_tarmac_profile {
 	 * time), and stamps earlier than their CPU's last (no time) */
 	tk_tarmac_unit unit;
 	uint64_t inexact, backwards;
+	/* tk_tarmac_profile_log_calls() */
+	int log_calls;
+	tk_tarmac_call *calls;
+	size_t ncalls, capcalls;
 };
 
 /* ---- nodes ----------------------------------------------------------------- */
@@ -190,8 +197,60 @@ static int core_get(tk_tarmac_profile *p, uint32_t cpu, pcore **out)
 	return 0;
 }
 
+/* Close the calls of the frames from `depth` up: they ended at the last
+ * instruction fed, and the current one is where the caller went on. */
+static void close_calls(tk_tarmac_profile *p, pcore *c, uint32_t depth)
+{
+	uint32_t k;
+
+	for (k = depth; k < c->depth; k++) {
+		tk_tarmac_call *x;
+		if (c->stack[k].call == NONE32)
+			continue;
+		x = &p->calls[c->stack[k].call];
+		x->returned = 1;
+		x->ret = c->prev_site;
+		x->back = c->cur_site;
+		x->has_back = 1;
+	}
+}
+
+/* The stack cut to `depth` frames (a return, a pop, a reset). */
+static void cut(tk_tarmac_profile *p, pcore *c, uint32_t depth)
+{
+	if (depth >= c->depth)
+		return;
+	if (p->log_calls)
+		close_calls(p, c, depth);
+	c->depth = depth;
+}
+
+/* A new call of `kind` for the frame pushed at depth `d`, or NONE32. */
+static uint32_t call_new(tk_tarmac_profile *p, pcore *c, uint32_t cpu, long sym,
+			 uint32_t d, int kind)
+{
+	tk_tarmac_call *x;
+
+	if (!p->log_calls || p->ncalls >= NONE32 - 1)
+		return NONE32;
+	if (tk_grow_zero((void **)&p->calls, &p->capcalls, p->ncalls,
+			 sizeof(*p->calls)) < 0)
+		return NONE32 - 1;
+	x = &p->calls[p->ncalls];
+	memset(x, 0, sizeof(*x));
+	x->symbol = sym;
+	x->cpu = cpu;
+	x->depth = d;
+	x->kind = kind;
+	x->has_site = kind == TK_TARMAC_CALL || kind == TK_TARMAC_CALL_TAIL;
+	if (x->has_site)
+		x->site = c->prev_site;
+	x->entry = c->cur_site;
+	return (uint32_t)p->ncalls++;
+}
+
 static int push(tk_tarmac_profile *p, pcore *c, uint32_t cpu, long sym,
-		uint64_t ret, int exc, int num)
+		uint64_t ret, int exc, int num, int kind)
 {
 	uint32_t parent, *kn;
 	long *ks;
@@ -218,7 +277,7 @@ static int push(tk_tarmac_profile *p, pcore *c, uint32_t cpu, long sym,
 		parent = p->nodes[c->stack[c->depth - 1].node].parent;
 		if (parent == c->stack[c->depth - 1].node)
 			parent = NONE32;
-		c->depth--;
+		cut(p, c, c->depth - 1);
 		kn = NULL;
 		ks = NULL;
 	}
@@ -234,6 +293,9 @@ static int push(tk_tarmac_profile *p, pcore *c, uint32_t cpu, long sym,
 		}
 	}
 	f->kid_node = NONE32;
+	f->call = call_new(p, c, cpu, sym, c->depth, kind);
+	if (f->call == NONE32 - 1)
+		return -1;
 	p->nodes[f->node].calls++;
 	if (exc)
 		p->nodes[f->node].exception = 1;
@@ -250,14 +312,16 @@ static int replace(tk_tarmac_profile *p, pcore *c, uint32_t cpu, long sym)
 {
 	pframe f = c->stack[c->depth - 1];
 
-	c->depth--;
-	if (push(p, c, cpu, sym, f.ret, f.exc, f.num) < 0)
+	cut(p, c, c->depth - 1);
+	if (f.call != NONE32)
+		p->calls[f.call].has_back = 0;   /* it went on in the tail call */
+	if (push(p, c, cpu, sym, f.ret, f.exc, f.num, TK_TARMAC_CALL_TAIL) < 0)
 		return -1;
 	return 0;
 }
 
 /* Pop the topmost exception frame and all above it. */
-static void pop_exception(pcore *c, int all)
+static void pop_exception(tk_tarmac_profile *p, pcore *c, int all)
 {
 	uint32_t k = c->depth, found = NONE32;
 
@@ -269,17 +333,17 @@ static void pop_exception(pcore *c, int all)
 		}
 	}
 	if (found != NONE32)
-		c->depth = found;
+		cut(p, c, found);
 }
 
 /* IPSR back to an active handler: pop the frames above its frame. */
-static void return_to_num(pcore *c, int num)
+static void return_to_num(tk_tarmac_profile *p, pcore *c, int num)
 {
 	uint32_t k = c->depth;
 
 	while (k-- > 0)
 		if (c->stack[k].exc && c->stack[k].num == num) {
-			c->depth = k + 1;
+			cut(p, c, k + 1);
 			return;
 		}
 }
@@ -399,41 +463,43 @@ static int step(tk_tarmac_profile *p, pcore *c, uint32_t cpu, uint64_t pc,
 	int returned = 0;
 
 	if (c->pend_reset) {
-		c->depth = 0;
+		cut(p, c, 0);
 		c->pend_reset = 0;
 	}
 	if (c->pend_return || c->pend_return_all)
-		pop_exception(c, c->pend_return_all);
+		pop_exception(p, c, c->pend_return_all);
 	if (c->pend_to_num)
-		return_to_num(c, c->pend_num);
+		return_to_num(p, c, c->pend_num);
 	c->pend_return = c->pend_return_all = c->pend_to_num = 0;
 	if (c->pend_entry) {
 		c->pend_entry = 0;
-		return push(p, c, cpu, sym, NO_RET, 1, c->ipsr ? c->ipsr : -1);
+		return push(p, c, cpu, sym, NO_RET, 1, c->ipsr ? c->ipsr : -1,
+			    TK_TARMAC_CALL_EXCEPTION);
 	}
 	if (!c->depth)
-		return push(p, c, cpu, sym, NO_RET, 0, -1);
+		return push(p, c, cpu, sym, NO_RET, 0, -1, TK_TARMAC_CALL_ROOT);
 	if (c->prev_call && (sym != c->stack[c->depth - 1].sym || is_entry(p, sym, pc)))
-		return push(p, c, cpu, sym, c->prev_pc + c->prev_size, 0, -1);
+		return push(p, c, cpu, sym, c->prev_pc + c->prev_size, 0, -1,
+			    TK_TARMAC_CALL);
 	if (lr_call(c, pc) && (sym != c->stack[c->depth - 1].sym || is_entry(p, sym, pc)))
-		return push(p, c, cpu, sym, c->lr_val, 0, -1);
+		return push(p, c, cpu, sym, c->lr_val, 0, -1, TK_TARMAC_CALL);
 	if (sym == c->stack[c->depth - 1].sym) {
 		/* a recursive call returning (not a branch that happens to
 		 * reach the instruction after the call) */
 		if (pc == c->stack[c->depth - 1].ret && !c->prev_direct &&
 		    c->depth > 1 && c->stack[c->depth - 2].sym == sym)
-			c->depth--;
+			cut(p, c, c->depth - 1);
 		return 0;
 	}
 	/* a return to an address on the stack */
 	for (k = c->depth; k-- > 0;)
 		if (c->stack[k].ret == pc) {
-			c->depth = k;
+			cut(p, c, k);
 			returned = 1;
 			break;
 		}
 	if (!c->depth)
-		return push(p, c, cpu, sym, NO_RET, 0, -1);
+		return push(p, c, cpu, sym, NO_RET, 0, -1, TK_TARMAC_CALL_ROOT);
 	/* (into a label: the caller's code) */
 	if (sym == c->stack[c->depth - 1].sym || (returned && is_label(p, sym)))
 		return 0;
@@ -445,7 +511,7 @@ static int step(tk_tarmac_profile *p, pcore *c, uint32_t cpu, uint64_t pc,
 		return replace(p, c, cpu, sym);     /* a tail call */
 	for (k = c->depth - 1; k-- > 0;)
 		if (c->stack[k].sym == sym) {
-			c->depth = k + 1;           /* a return to a caller */
+			cut(p, c, k + 1);           /* a return to a caller */
 			return 0;
 		}
 	return replace(p, c, cpu, sym);             /* a jump elsewhere */
@@ -474,11 +540,12 @@ static int stamp(tk_tarmac_profile *p, const tk_tarmac_record *rec,
 static int on_instruction(tk_tarmac_profile *p, pcore *c, uint32_t cpu,
 			  const tk_tarmac_record *rec)
 {
-	uint64_t pc = rec->address, t;
+	uint64_t pc = rec->address, t = 0;
 	uint32_t node;
 	long sym;
+	int stamped = 0;
 
-	if (rec->unit != TK_TARMAC_UNIT_NONE && stamp(p, rec, &t)) {
+	if (rec->unit != TK_TARMAC_UNIT_NONE && (stamped = stamp(p, rec, &t)) != 0) {
 		/* a stamp earlier than the CPU's latest: no time counted, and
 		 * the latest stays, so that the next span does not count the
 		 * time gone back twice (the sum never exceeds the log's span) */
@@ -500,6 +567,9 @@ static int on_instruction(tk_tarmac_profile *p, pcore *c, uint32_t cpu,
 	c->lr_w2 = c->lr_w1;
 	c->lr_w1 = c->lr_new;
 	c->lr_new = 0;
+	c->cur_site.time = stamped ? t : c->has_time ? c->last_time : 0;
+	c->cur_site.line = rec->line;
+	c->cur_site.pc = pc;
 	sym = func_of(p, c, pc);
 	if (c->depth && sym == c->stack[c->depth - 1].sym && !c->prev_call &&
 	    pc != c->stack[c->depth - 1].ret && !lr_call(c, pc) &&
@@ -515,6 +585,7 @@ static int on_instruction(tk_tarmac_profile *p, pcore *c, uint32_t cpu,
 	}
 	c->last_node = node;
 	c->has_last = 1;
+	c->prev_site = c->cur_site;
 	c->prev_pc = pc;
 	c->prev_size = instr_size(rec);
 	if (!rec->executed) {
@@ -755,6 +826,14 @@ int tk_tarmac_profile_finish(tk_tarmac_profile *p, tk_error *err)
 	if (p->finished)
 		return TK_OK;
 	p->finished = 1;
+	/* calls still open: they end at their CPU's last instruction */
+	for (i = 0; p->log_calls && i < p->ncores; i++) {
+		pcore *c = p->cores[i];
+		uint32_t d;
+		for (d = 0; c && d < c->depth; d++)
+			if (c->stack[d].call != NONE32)
+				p->calls[c->stack[d].call].ret = c->prev_site;
+	}
 	for (i = 0; i < n; i++) {
 		p->nodes[i].instructions = p->nodes[i].self_instructions;
 		p->nodes[i].time = p->nodes[i].self_time;
@@ -870,6 +949,19 @@ size_t tk_tarmac_profile_children(tk_tarmac_profile *p, size_t i, int by_name,
 	return n;
 }
 
+int tk_tarmac_profile_log_calls(tk_tarmac_profile *p)
+{
+	p->log_calls = 1;
+	return TK_OK;
+}
+
+size_t tk_tarmac_profile_calls(const tk_tarmac_profile *p,
+			       const tk_tarmac_call **out)
+{
+	*out = p->calls;
+	return p->finished ? p->ncalls : 0;
+}
+
 uint64_t tk_tarmac_profile_instructions(const tk_tarmac_profile *p)
 {
 	return p->ninstr;
@@ -983,6 +1075,7 @@ void tk_tarmac_profile_free(tk_tarmac_profile *p)
 	free(p->nodes);
 	tk_hashmap_free(&p->node_ix);
 	free(p->funcs);
+	free(p->calls);
 	free(p->kids);
 	free(p->kidoff);
 	free(p->scratch);
