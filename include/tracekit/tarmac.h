@@ -139,7 +139,8 @@ typedef struct tk_tarmac_record {
 	unsigned opcode_bits;     /**< 16, 32 (0: not known, e.g. "--------") */
 	int iset;                 /**< TK_TARMAC_ISET_* */
 	int executed;             /**< 1 executed; 0 skipped (IS, CCFAIL), faulted (IE) */
-	char status;              /**< the letter after I: 'T','S','F','E','A'; 'S'/'T' for ES */
+	char status;              /**< the letter after I: 'T','S','F','E','A'; 'S'/'T' for ES,
+				       'E' for an ES whose fetch failed ("--------") */
 	uint64_t count;           /**< the instruction count or tag count, where given */
 	tk_tarmac_span mode;      /**< processor mode ("svc_s", "EL3h_s", "thread") */
 	tk_tarmac_span mnemonic;  /**< first word of the disassembly */

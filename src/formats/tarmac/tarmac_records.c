@@ -824,8 +824,14 @@ static int es(tk_tarmac *tr, const char *line, const char *p, const char *end,
 		rec->iset = iset;
 		if (mode_and_disasm(te, end, rec) < 0)
 			goto malformed;
-		if (!rec->executed)
+		if (!rec->opcode_bits) {
+			/* "--------": the fetch failed, nothing executed (a
+			 * prefetch abort, as an IE line) */
+			rec->executed = 0;
+			rec->status = 'E';
+		} else if (!rec->executed) {
 			rec->status = 'S';
+		}
 		set_mnemonic(rec);
 		return TK_OK;
 	}
