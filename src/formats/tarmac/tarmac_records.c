@@ -1049,6 +1049,17 @@ static int mem_bus(tk_tarmac *tr, const char *line, const char *t,
 			   rec->kind == TK_TARMAC_BUS ? "malformed bus line"
 						      : "malformed memory line",
 			   NULL, NULL);
+	/* the data-bus lines of the spec's form (Cortex-M4 RTL, "MNW4___D")
+	 * write the bytes in memory order, lowest address first: the value
+	 * of a little-endian access is them reversed */
+	if (spec && *t == 'M' && t[7] == 'D' && rec->data_known &&
+	    rec->size >= 2 && rec->size <= 8) {
+		uint64_t v = rec->data_value, r = 0;
+		unsigned i;
+		for (i = 0; i < rec->size; i++, v >>= 8)
+			r = r << 8 | (v & 0xff);
+		rec->data_value = r;
+	}
 	return TK_OK;
 unknown:
 	return bad(tr, err, W_UNKNOWN_KIND, line, t, "unknown line kind", t, te);
