@@ -139,7 +139,8 @@ typedef struct tk_tarmac_record {
 	unsigned opcode_bits;     /**< 16, 32 (0: not known, e.g. "--------") */
 	int iset;                 /**< TK_TARMAC_ISET_* */
 	int executed;             /**< 1 executed; 0 skipped (IS, CCFAIL), faulted (IE) */
-	char status;              /**< the letter after I: 'T','S','F','E','A'; 'S'/'T' for ES */
+	char status;              /**< the letter after I: 'T','S','F','E','A'; 'S'/'T' for ES,
+				       'E' for an ES whose fetch failed ("--------") */
 	uint64_t count;           /**< the instruction count or tag count, where given */
 	tk_tarmac_span mode;      /**< processor mode ("svc_s", "EL3h_s", "thread") */
 	tk_tarmac_span mnemonic;  /**< first word of the disassembly */
@@ -407,7 +408,11 @@ TK_API void tk_tarmac_stats_free(tk_tarmac_stats *s);
  * address is cleared.  A symbol of size 0 extends to the next function
  * symbol's address, or to the end of its section when it is the last one.
  * Symbols at the same address are one function (the global one, else the
- * first by name, is kept).  Mapping symbols ($t, $a, $d) are not functions.
+ * first by name, is kept).  Mapping symbols ($x, $a, $t, $d) are not
+ * functions.  Where no function covers code, an STT_NOTYPE symbol (an
+ * assembler label) of an executable section names it, up to the next
+ * symbol (function, label or `$d` data mapping symbol) or its section's
+ * end: a *label* (`label` set).
  */
 typedef struct tk_tarmac_symtab tk_tarmac_symtab;
 
@@ -415,6 +420,7 @@ typedef struct tk_tarmac_symbol {
 	uint64_t address;         /**< start, Thumb bit cleared */
 	uint64_t size;            /**< bytes (after the rule for size 0) */
 	const char *name;         /**< NUL-terminated, owned by the table */
+	int label;                /**< an STT_NOTYPE label, not an STT_FUNC */
 } tk_tarmac_symbol;
 
 /**
@@ -437,6 +443,12 @@ TK_API size_t tk_tarmac_symtab_count(const tk_tarmac_symtab *st);
 TK_API const tk_tarmac_symbol *tk_tarmac_symtab_get(const tk_tarmac_symtab *st,
 						    size_t i);
 
+/**
+ * Move every symbol by `offset` (modulo 2^64): the image was loaded
+ * `offset` bytes above the addresses it was linked at.
+ */
+void tk_tarmac_symtab_shift(tk_tarmac_symtab *st, uint64_t offset);
+
 /** Index of the function holding `address`, or -1. */
 TK_API long tk_tarmac_symtab_find(const tk_tarmac_symtab *st, uint64_t address);
 
@@ -450,7 +462,12 @@ TK_API void tk_tarmac_symtab_free(tk_tarmac_symtab *st);
  * profile", gives the rules; in short:
  *  - a call is an executed BL/BLX/BLR whose next instruction is in another
  *    function or at a function's entry (recursion); the return address is
- *    the instruction after the call;
+ *    the instruction after the call; so is a jump to another function or
+ *    an entry just after the link register was set to another address
+ *    than the target and the return addresses on the stack (MOV lr,pc;
+ *    BX r1), whose return address is the link register's value;
+ *  - an assembler label's code (tk_tarmac_symbol.label) reached by
+ *    falling through, a direct branch or a return stays in the frame;
  *  - a return is reaching the return address of a frame on the stack (BX
  *    LR, POP {..,pc}, RET, LDR pc, ...), or reaching a function that is
  *    lower on the stack;
@@ -463,7 +480,9 @@ TK_API void tk_tarmac_symtab_free(tk_tarmac_symtab *st);
  *    and the frames it called;  a reset empties the stack.
  * Instructions are the executed ones (IT/IA/ES, not IS or CCFAIL).  An
  * instruction's time is the time from its stamp to the next instruction's
- * stamp on the same CPU (the last one has 0), in the log's unit.
+ * stamp on the same CPU (the last one has 0), in the log's unit; a skipped
+ * instruction's time goes to the frame its PC is in; a stamp earlier than
+ * the CPU's latest counts no time (the latest stays).
  */
 typedef struct tk_tarmac_profile tk_tarmac_profile;
 
@@ -538,6 +557,46 @@ TK_API const char *tk_tarmac_profile_symbol_name(const tk_tarmac_profile *p,
  */
 TK_API size_t tk_tarmac_profile_children(tk_tarmac_profile *p, size_t i,
 					 int by_name, const uint32_t **out);
+
+/** A place in the log: an instruction's stamp, line and address. */
+typedef struct tk_tarmac_site {
+	uint64_t time;            /**< in the log's unit (tk_tarmac_profile_stamps()) */
+	uint64_t line;
+	uint64_t pc;
+} tk_tarmac_site;
+
+/** How a frame was entered. */
+enum { TK_TARMAC_CALL = 0,       /**< BL, BLX, BLR, or the link-register convention */
+       TK_TARMAC_CALL_TAIL = 1,  /**< a jump that replaced its caller's frame */
+       TK_TARMAC_CALL_EXCEPTION = 2,
+       TK_TARMAC_CALL_ROOT = 3   /**< the first frame of an empty stack */ };
+
+/** One call (tk_tarmac_profile_log_calls()). */
+typedef struct tk_tarmac_call {
+	long symbol;              /**< the callee (symtab index, -1 unknown) */
+	uint32_t cpu;             /**< the record's cpu */
+	uint32_t depth;           /**< 0: a root frame */
+	int kind;                 /**< TK_TARMAC_CALL* */
+	int has_site, returned;   /**< a call site (not for roots, exceptions);
+				       a return was seen */
+	tk_tarmac_site site;      /**< the calling instruction (BL, the jump) */
+	tk_tarmac_site entry;     /**< the callee's first instruction */
+	tk_tarmac_site ret;       /**< the callee's last instruction (the
+				       return, or the one before the pop) */
+	tk_tarmac_site back;      /**< the first instruction after the return */
+	int has_back;             /**< 0: open at the end, or (returned set)
+				       ended by a tail call, which went on */
+} tk_tarmac_call;
+
+/**
+ * Before the first record: keep every call (one tk_tarmac_call each, in the
+ * order they were made), for tk_tarmac_profile_calls().  TK_OK.
+ */
+int tk_tarmac_profile_log_calls(tk_tarmac_profile *p);
+
+/** The calls kept (after finish; frames open at the end have returned 0). */
+size_t tk_tarmac_profile_calls(const tk_tarmac_profile *p,
+			       const tk_tarmac_call **out);
 
 /** Executed instructions seen, and frames dropped past the depth limit. */
 TK_API uint64_t tk_tarmac_profile_instructions(const tk_tarmac_profile *p);

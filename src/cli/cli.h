@@ -269,11 +269,12 @@ int cli_grow_to(void **arr, size_t *cap, size_t id, size_t esize, size_t max);
  * CLI_O_WEIGHT, handed to cli_tarmac_opt().
  */
 enum { CLI_O_PC = 0x4100, CLI_O_MNEMONIC, CLI_O_REGISTER, CLI_O_ADDR,
-       CLI_O_KIND, CLI_O_CPU, CLI_O_TOP, CLI_O_ELF, CLI_O_WEIGHT };
+       CLI_O_KIND, CLI_O_CPU, CLI_O_TOP, CLI_O_ELF, CLI_O_WEIGHT,
+       CLI_O_LOAD_OFFSET };
 #define CLI_TARMAC_CASES \
 	case CLI_O_PC: case CLI_O_MNEMONIC: case CLI_O_REGISTER: \
 	case CLI_O_ADDR: case CLI_O_KIND: case CLI_O_CPU: case CLI_O_TOP: \
-	case CLI_O_ELF: case CLI_O_WEIGHT
+	case CLI_O_ELF: case CLI_O_WEIGHT: case CLI_O_LOAD_OFFSET
 
 typedef struct cli_tarmac_args {
 	/* cat */
@@ -286,6 +287,7 @@ typedef struct cli_tarmac_args {
 	/* stats */
 	size_t top;
 	const char *elf;          /* stats, folded stacks */
+	uint64_t load_offset;     /* added to the ELF's addresses */
 	/* folded stacks */
 	const char *weight;
 } cli_tarmac_args;
@@ -317,5 +319,12 @@ int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 int cli_tarmac_folded(const char *cmd, const char *path, const char *out,
 		      const cli_tarmac_args *a, const char *ev_only,
 		      const cli_read_opts *ro);
+/*
+ * `tracekit tarmac calls`: every call of the Arm Tarmac log at `path`
+ * (--elf required), or those of the function named `function` (NULL: all),
+ * on standard output.
+ */
+int cli_tarmac_calls(const char *path, const cli_tarmac_args *a,
+		     const char *function, const cli_read_opts *ro);
 
 #endif

@@ -143,7 +143,7 @@ int cli_tarmac_opt(cli_tarmac_args *a, const char *cmd, int code, const char *ar
 {
 	static const char *const names[] = {
 		"--pc", "--mnemonic", "--register", "--addr", "--kind", "--cpu",
-		"--top", "--elf", "--weight"
+		"--top", "--elf", "--weight", "--load-offset"
 	};
 	const char *name = names[code - CLI_O_PC];
 	char *e;
@@ -193,6 +193,19 @@ int cli_tarmac_opt(cli_tarmac_args *a, const char *cmd, int code, const char *ar
 	case CLI_O_ELF:
 		a->elf = arg;
 		return 0;
+	case CLI_O_LOAD_OFFSET: {
+		/* [-]0xHEX or [-]DECIMAL, at most 64 bits; '-' subtracts */
+		const char *d = arg + (*arg == '-');
+		unsigned long long v;
+		errno = 0;
+		v = strtoull(d, &e, 0);
+		if (e == d || *e || errno || *d < '0' || *d > '9') {
+			cli_usage_error(cmd, "bad %s '%s' ([-]0xHEX or [-]DECIMAL)", name, arg);
+			return -1;
+		}
+		a->load_offset = *arg == '-' ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+		return 0;
+	}
 	default:
 		if (strcmp(arg, "instructions") != 0 && strcmp(arg, "time") != 0) {
 			cli_usage_error(cmd, "unknown --weight '%s' (instructions or time)", arg);
@@ -324,6 +337,78 @@ static int parse_time(const char *cmd, const char *name, const char *s, uint64_t
 	return 0;
 }
 
+/* n bytes at s equal lit, in any case */
+static int span_eq_lit(const char *s, size_t n, const char *lit)
+{
+	tk_tarmac_span sp;
+
+	sp.ptr = s;
+	sp.len = n;
+	return span_eq(&sp, lit);
+}
+
+/* The link register's names: lr, r14, r14_<mode>, LR_<mode>, X30, W30 */
+static int is_lr(const char *n, size_t len)
+{
+	if (len == 3 && ((n[0] | 0x20) == 'x' || (n[0] | 0x20) == 'w'))
+		return n[1] == '3' && n[2] == '0';
+	if (len >= 2 && (n[0] | 0x20) == 'l' && (n[1] | 0x20) == 'r')
+		return len == 2 || n[2] == '_';
+	return len >= 3 && (n[0] | 0x20) == 'r' && n[1] == '1' && n[2] == '4' &&
+	       (len == 3 || n[3] == '_');
+}
+
+/* The stack pointer's: sp, SP_<x> (SP_EL3, SP_SVC), r13, r13_<mode>, MSP,
+ * PSP and their _S / _NS */
+static int is_sp(const char *n, size_t len)
+{
+	if (len >= 2 && (n[0] | 0x20) == 's' && (n[1] | 0x20) == 'p')
+		return len == 2 || n[2] == '_';
+	if (len >= 3 && (n[0] | 0x20) == 'r' && n[1] == '1' && n[2] == '3')
+		return len == 3 || n[3] == '_';
+	return len >= 3 && ((n[0] | 0x20) == 'm' || (n[0] | 0x20) == 'p') &&
+	       (n[1] | 0x20) == 's' && (n[2] | 0x20) == 'p' && (len == 3 || n[3] == '_');
+}
+
+/* A general register of AArch64 by number: xN / wN (N 0..30), or -1 */
+static int a64_gpr(const char *n, size_t len)
+{
+	int v = 0;
+	size_t i;
+
+	if (len < 2 || len > 3 || ((n[0] | 0x20) != 'x' && (n[0] | 0x20) != 'w'))
+		return -1;
+	for (i = 1; i < len; i++) {
+		if (n[i] < '0' || n[i] > '9')
+			return -1;
+		v = v * 10 + (n[i] - '0');
+	}
+	return v <= 30 ? v : -1;
+}
+
+/*
+ * --register NAME against a register record's name: the same name in any
+ * case, wN and xN one register (w1 finds the X1 lines), and the names of
+ * the link register (lr, r14) and of the stack pointer (sp, r13) each
+ * match every banked or aliased name of theirs (r14_svc, SP_EL3).  A
+ * banked name asked for (r14_svc) matches itself only.
+ */
+static int reg_match(const tk_tarmac_span *r, const char *want)
+{
+	size_t n = strlen(want);
+	int g;
+
+	if (span_eq(r, want))
+		return 1;
+	if ((g = a64_gpr(want, n)) >= 0)
+		return a64_gpr(r->ptr, r->len) == g;
+	if (span_eq_lit(want, n, "lr") || span_eq_lit(want, n, "r14"))
+		return is_lr(r->ptr, r->len);
+	if (span_eq_lit(want, n, "sp") || span_eq_lit(want, n, "r13"))
+		return is_sp(r->ptr, r->len);
+	return 0;
+}
+
 static int tarmac_cat(tk_input *in, const cli_tarmac_args *a, const char *start_s,
 		      const char *end_s, const cli_read_opts *ro)
 {
@@ -356,8 +441,11 @@ static int tarmac_cat(tk_input *in, const cli_tarmac_args *a, const char *start_
 		if (has_pc && (rec.kind != TK_TARMAC_INSTRUCTION ||
 			       rec.address < pclo || rec.address > pchi))
 			continue;
+		/* the access's bytes (1 when its size is not known) meet LO..HI */
 		if (has_addr && ((rec.kind != TK_TARMAC_MEMORY && rec.kind != TK_TARMAC_BUS) ||
-				 !rec.has_address || rec.address < alo || rec.address > ahi))
+				 !rec.has_address || rec.address > ahi ||
+				 (rec.address < alo &&
+				  alo - rec.address >= (rec.size ? rec.size : 1))))
 			continue;
 		if (nmnems) {
 			if (rec.kind != TK_TARMAC_INSTRUCTION)
@@ -370,7 +458,7 @@ static int tarmac_cat(tk_input *in, const cli_tarmac_args *a, const char *start_
 		if (nregs) {
 			if (rec.kind != TK_TARMAC_REGISTER)
 				continue;
-			for (i = 0; i < nregs && !span_eq(&rec.reg, regs[i]); i++)
+			for (i = 0; i < nregs && !reg_match(&rec.reg, regs[i]); i++)
 				;
 			if (i == nregs)
 				continue;
@@ -414,6 +502,7 @@ static const struct option stats_opts[] = {
 	CLI_READ_LONGOPTS,
 	{ "top", required_argument, NULL, CLI_O_TOP },
 	{ "elf", required_argument, NULL, CLI_O_ELF },
+	{ "load-offset", required_argument, NULL, CLI_O_LOAD_OFFSET },
 	CLI_END_LONGOPTS
 };
 
@@ -428,7 +517,9 @@ const cli_view cli_view_tarmac_stats = {
 	"                      (with --elf) or the instruction mix\n"
 	"  --top N             rows of the mix and of the hottest addresses (default 10)\n"
 	"  --elf FILE          the program's ELF file: instructions and time per\n"
-	"                      function, self and inclusive, and the call tree\n",
+	"                      function, self and inclusive, and the call tree\n"
+	"  --load-offset OFF   the ELF was loaded OFF bytes above its link addresses\n"
+	"                      ([-]0xHEX or [-]DECIMAL)\n",
 	stats_opts, view
 };
 
@@ -453,8 +544,9 @@ const cli_view cli_view_tarmac_cat = {
 	"  --start T, --end T  time window, in the log's own unit (inclusive)\n"
 	"  --pc LO[-HI]        instructions at these addresses (hex)\n"
 	"  --mnemonic NAME     instructions with this mnemonic (any case; repeatable)\n"
-	"  --register NAME     writes of this register (any case; repeatable)\n"
-	"  --addr LO[-HI]      memory and bus accesses in this range (hex)\n"
+	"  --register NAME     writes of this register (any case; w1 is x1, lr and r14\n"
+	"                      match r14_svc, sp matches SP_EL3; repeatable)\n"
+	"  --addr LO[-HI]      memory and bus accesses whose bytes meet this range (hex)\n"
 	"  --kind KIND         instruction, register, event, memory, bus, branch,\n"
 	"                      other (repeatable)\n"
 	"  --cpu NAME          lines with this CPU prefix\n",
@@ -587,8 +679,9 @@ static void profile_csv(tk_tarmac_profile *p, const char *unit)
 }
 
 
-/* Read the symbols of --elf and make a profile on them; prints the error. */
-static int load_elf(const char *elf, tk_tarmac_symtab **syms,
+/* Read the symbols of --elf (moved by --load-offset) and make a profile on
+ * them; prints the error. */
+static int load_elf(const char *elf, uint64_t offset, tk_tarmac_symtab **syms,
 		    tk_tarmac_profile **prof)
 {
 	tk_error err;
@@ -599,7 +692,25 @@ static int load_elf(const char *elf, tk_tarmac_symtab **syms,
 		cli_error(&err);
 		return -1;
 	}
+	tk_tarmac_symtab_shift(*syms, offset);
 	return 0;
+}
+
+/* After finish: a warning (none with -q) when the log executed
+ * instructions and the ELF's symbols hold none of them. */
+static void elf_coverage(const tk_tarmac_profile *p, const char *elf,
+			 const cli_read_opts *ro)
+{
+	size_t i, n = tk_tarmac_profile_func_count(p);
+
+	if (ro->quiet || !tk_tarmac_profile_instructions(p))
+		return;
+	for (i = 0; i < n; i++)
+		if (tk_tarmac_profile_func(p, i)->symbol >= 0)
+			return;
+	fprintf(stderr, "%s: warning: its symbols cover none of the %" PRIu64
+		" executed instructions' addresses (another program, or loaded"
+		" elsewhere: --load-offset)\n", elf, tk_tarmac_profile_instructions(p));
 }
 
 /* ---- stats ------------------------------------------------------------------------ */
@@ -721,7 +832,7 @@ int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 	csv = strcmp(outfmt, "csv") == 0;
 	/* CSV is one table: the functions with --elf, else the mix */
 	what = !csv ? TK_TARMAC_STATS_ALL : a->elf ? 0 : TK_TARMAC_STATS_MIX;
-	if (a->elf && load_elf(a->elf, &syms, &prof) < 0) {
+	if (a->elf && load_elf(a->elf, a->load_offset, &syms, &prof) < 0) {
 		tk_input_close(in);
 		goto out;
 	}
@@ -747,6 +858,8 @@ int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 		goto out;
 	}
 	unit = tk_tarmac_unit_name(tk_tarmac_stats_unit(st));
+	if (prof)
+		elf_coverage(prof, a->elf, ro);
 	if (prof && profile_stamps(prof, path, ro) < 0)
 		goto out;
 	nb = tk_tarmac_stats_backwards(st);
@@ -815,7 +928,7 @@ static int folded(tk_input *in, const char *path, const char *out,
 	/* cli_tarmac_opt() took instructions or time */
 	weight = strcmp(a->weight, "time") == 0 ? TK_TARMAC_WEIGHT_TIME
 						 : TK_TARMAC_WEIGHT_INSTRUCTIONS;
-	if (load_elf(a->elf, &syms, &prof) < 0) {
+	if (load_elf(a->elf, a->load_offset, &syms, &prof) < 0) {
 		tk_input_close(in);
 		goto out;
 	}
@@ -840,6 +953,7 @@ static int folded(tk_input *in, const char *path, const char *out,
 		cli_error(&err);
 		goto out;
 	}
+	elf_coverage(prof, a->elf, ro);
 	if (weight == TK_TARMAC_WEIGHT_TIME && profile_stamps(prof, path, ro) < 0)
 		goto out;
 	if (tk_tarmac_profile_write_folded(prof, out, weight, cpus,
@@ -880,6 +994,88 @@ int cli_tarmac_folded(const char *cmd, const char *path, const char *out,
 		return EXIT_BAD;
 	}
 	return folded(in, path, out, a, ro);
+}
+
+/* ---- calls ------------------------------------------------------------------ */
+
+static void site_out(const char *what, const tk_tarmac_site *s)
+{
+	printf("  %s t:%" PRIu64 " l:%" PRIu64 " pc:0x%" PRIx64, what, s->time,
+	       s->line, s->pc);
+}
+
+int cli_tarmac_calls(const char *path, const cli_tarmac_args *a,
+		     const char *function, const cli_read_opts *ro)
+{
+	static const char *const kinds[] = { "call", "tail call", "exception", "root" };
+	tk_tarmac_symtab *syms = NULL;
+	tk_tarmac_profile *prof = NULL;
+	const tk_tarmac_call *calls;
+	tk_tarmac_record rec;
+	tk_tarmac *tr = NULL;
+	tk_input *in = NULL;
+	tk_error err;
+	size_t i, n;
+	int rc, ret = EXIT_BAD;
+
+	if (!a->elf) {
+		cli_usage_error("tarmac", "calls need the program's symbols: --elf FILE");
+		return EXIT_BAD;
+	}
+	if (cli_tarmac_refuse("tarmac", NULL, ro, path) < 0 || cli_input(&in, path, ro) < 0)
+		return EXIT_BAD;
+	if (!cli_input_is_tarmac(in)) {
+		fprintf(stderr, "tracekit: error: %s: calls are read from an Arm Tarmac log "
+			"(this input is not one%s)\n", path,
+			ro->from ? "" : "; --from tarmac forces it");
+		tk_input_close(in);
+		return EXIT_BAD;
+	}
+	if (load_elf(a->elf, a->load_offset, &syms, &prof) < 0) {
+		tk_input_close(in);
+		goto out;
+	}
+	tk_tarmac_profile_log_calls(prof);
+	if (open_log(&tr, in, ro->strict, ro->quiet) < 0)
+		goto out;
+	tk_error_clear(&err);
+	while ((rc = tk_tarmac_next(tr, &rec, &err)) == TK_OK)
+		if ((rc = tk_tarmac_profile_record(prof, &rec, &err)) < 0)
+			break;
+	if (rc < 0 || tk_tarmac_profile_finish(prof, &err) < 0) {
+		cli_error(&err);
+		goto out;
+	}
+	elf_coverage(prof, a->elf, ro);
+	n = tk_tarmac_profile_calls(prof, &calls);
+	for (i = 0; i < n; i++) {
+		const tk_tarmac_call *x = &calls[i];
+		const char *name = tk_tarmac_profile_symbol_name(prof, x->symbol);
+		if (function && strcmp(function, name) != 0)
+			continue;
+		if (x->cpu)
+			printf("%s: ", tk_tarmac_cpu_name(tr, x->cpu - 1));
+		printf("%*s%s  (%s, depth %" PRIu32 ")", function ? 0 : (int)(2 * (x->depth < 64 ? x->depth : 64)),
+		       "", name, kinds[x->kind & 3], x->depth);
+		if (x->has_site)
+			site_out("from", &x->site);
+		site_out("entry", &x->entry);
+		site_out(x->returned ? "exit" : "last", &x->ret);
+		if (x->has_back)
+			site_out("back", &x->back);
+		else if (x->returned)
+			printf("  (went on in a tail call)");
+		else
+			printf("  (open at the end)");
+		putchar('\n');
+	}
+	summary(tr, ro->quiet);
+	ret = EXIT_OK;
+out:
+	tk_tarmac_close(tr);
+	tk_tarmac_profile_free(prof);
+	tk_tarmac_symtab_free(syms);
+	return ret;
 }
 
 static const struct option folded_opts[] = {

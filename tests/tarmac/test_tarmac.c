@@ -77,6 +77,27 @@ static void variants(void)
 	CHECK(one("                    LD 000000007ff80fe0 ........ ........ ........ ......11    S:007ff80fe0    nGnRnE OSH") == TK_OK);
 	CHECK(rec.kind == TK_TARMAC_MEMORY && !rec.own_time && rec.size == 1 &&
 	      rec.data_known && rec.data_value == 0x11 && span(&rec.phys, "S:007ff80fe0"));
+	/* the address and size of the bytes accessed (they were the lanes'
+	 * base and the count of bytes) */
+	CHECK(rec.address == 0x7ff80fe0);
+	CHECK(one("                    LD 00010120 ........ 3a...... ........ ........    S:0000010120    nGnRnE OSH") == TK_OK);
+	CHECK(rec.address == 0x1012b && rec.size == 1 && rec.data_value == 0x3a);
+	CHECK(one("                    ST 000ffba0 0001012b ........ ........ ........    S:00000ffba0    nGnRnE OSH") == TK_OK);
+	CHECK(rec.address == 0xffbac && rec.size == 4 && rec.data_known && rec.data_value == 0x1012b);
+	CHECK(one("                    ST 000ffff0 0002015c 00000000 00000000 00000000    S:00000ffff0    nGnRnE OSH") == TK_OK);
+	CHECK(rec.address == 0xffff0 && rec.size == 16 && !rec.data_known);
+	CHECK(one("                    ST 000ffff0 ....015c ........ ......00 ........    S:00000ffff0    nGnRnE OSH") == TK_OK);
+	CHECK(rec.address == 0xffff4 && rec.size == 10 && !rec.data_known);
+	/* Cortex-M4 RTL data-bus lines give the bytes in memory order (the
+	 * value was read as written) */
+	CHECK(one("      3039 cyc MNW4___D 2002fa00 efbeefbe") == TK_OK);
+	CHECK(rec.write && rec.size == 4 && rec.port == 'D' && rec.data_value == 0xbeefbeef);
+	CHECK(one("      3040 cyc MNR4___D 20001ff8 f9ffffff") == TK_OK);
+	CHECK(rec.data_value == 0xfffffff9);
+	CHECK(one("      3040 cyc MNR2___D 20001ff8 3412") == TK_OK);
+	CHECK(rec.data_value == 0x1234);
+	CHECK(one("      3037 cyc MNR4O__I 00022ae4 f7ffffcb") == TK_OK);
+	CHECK(rec.data_value == 0xf7ffffcb);
 	CHECK(one("                    BR (00000080) A") == TK_OK);
 	CHECK(rec.kind == TK_TARMAC_BRANCH && rec.address == 0x80 && rec.iset == 'A');
 	CHECK(one("0 clk R X30 0000000000008004") == TK_OK);

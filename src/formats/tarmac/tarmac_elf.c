@@ -1,6 +1,7 @@
 /*
  * tarmac_elf.c - the function symbols of an ELF file, for the profile of a
- * Tarmac log (tracekit/tarmac.h, tk_tarmac_symtab_*).
+ * Tarmac log (tracekit/tarmac.h, tk_tarmac_symtab_*): STT_FUNC symbols, and
+ * assembler labels (STT_NOTYPE) where no function covers the code.
  *
  * libelf does the reading (any class, any byte order); what is kept is a
  * sorted array of (address, size, name) with the names in one buffer.
@@ -22,8 +23,11 @@ struct tk_tarmac_symtab {
 	char *names;
 };
 
+enum { RAW_FUNC = 0, RAW_LABEL = 1, RAW_DATA = 2 /* $d: ends a label */ };
+
 typedef struct raw_sym {
 	uint64_t address, size, sec_end;
+	int kind;                 /* RAW_* */
 	size_t name;              /* offset into the name buffer */
 	const char *nameptr;      /* set once the buffer stops moving */
 	int global;
@@ -35,6 +39,8 @@ static int cmp_raw(const void *a, const void *b)
 
 	if (x->address != y->address)
 		return x->address < y->address ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
 	if (x->global != y->global)
 		return x->global ? -1 : 1;
 	return strcmp(x->nameptr, y->nameptr);
@@ -56,7 +62,7 @@ static int symtab_read(tk_tarmac_symtab **out, const char *path, int fd,
 	tk_tarmac_symtab *st = NULL;
 	raw_sym *raw = NULL;
 	char *names = NULL;
-	size_t nraw = 0, capraw = 0, nlen = 0, capn = 0, i, k;
+	size_t nraw = 0, capraw = 0, nlen = 0, capn = 0, i, k, nf;
 	Elf_Scn *scn = NULL, *symscn = NULL;
 	GElf_Shdr shdr, symshdr = { 0 };
 	GElf_Ehdr ehdr;
@@ -120,22 +126,34 @@ static int symtab_read(tk_tarmac_symtab **out, const char *path, int fd,
 		const char *name;
 		Elf_Scn *s;
 		size_t n;
+		int kind;
 
 		if (!gelf_getsym(data, (int)i, &sym)) {
 			rc = elf_fail(err, path, TK_E_PARSE, "damaged symbol");
 			goto out;
 		}
-		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF ||
-		    sym.st_shndx >= SHN_LORESERVE)
+		if ((GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+		     GELF_ST_TYPE(sym.st_info) != STT_NOTYPE) ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
 			continue;
 		name = elf_strptr(elf, symshdr.sh_link, sym.st_name);
-		if (!name || !*name || name[0] == '$')
+		if (!name || !*name)
 			continue;
+		kind = GELF_ST_TYPE(sym.st_info) == STT_FUNC ? RAW_FUNC : RAW_LABEL;
+		if (name[0] == '$') {
+			/* mapping symbols: $d (data) ends a label's code */
+			if (kind != RAW_LABEL || name[1] != 'd' ||
+			    (name[2] && name[2] != '.'))
+				continue;
+			kind = RAW_DATA;
+		}
 		s = elf_getscn(elf, sym.st_shndx);
 		if (!s || !gelf_getshdr(s, &sec)) {
 			rc = elf_fail(err, path, TK_E_PARSE, "symbol in a damaged section");
 			goto out;
 		}
+		if (kind != RAW_FUNC && !(sec.sh_flags & SHF_EXECINSTR))
+			continue;      /* a data label */
 		n = strlen(name) + 1;
 		if (tk_grow_zero((void **)&names, &capn, nlen + n - 1, 1) < 0 ||
 		    tk_grow_zero((void **)&raw, &capraw, nraw, sizeof(*raw)) < 0)
@@ -146,6 +164,7 @@ static int symtab_read(tk_tarmac_symtab **out, const char *path, int fd,
 		raw[nraw].sec_end = sec.sh_addr + sec.sh_size;
 		raw[nraw].name = nlen;
 		raw[nraw].global = GELF_ST_BIND(sym.st_info) == STB_GLOBAL;
+		raw[nraw].kind = kind;
 		nraw++;
 		nlen += n;
 	}
@@ -156,24 +175,61 @@ static int symtab_read(tk_tarmac_symtab **out, const char *path, int fd,
 		raw[i].nameptr = names + raw[i].name;
 	if (nraw)
 		qsort(raw, nraw, sizeof(*raw), cmp_raw);
-	/* aliases: the first at each address (global first, then by name) */
+	/* functions; aliases: the first at each address (global first, then
+	 * by name) */
 	for (i = 0, k = 0; i < nraw; i++) {
-		if (k && raw[i].address == st->syms[k - 1].address)
+		if (raw[i].kind != RAW_FUNC ||
+		    (k && raw[i].address == st->syms[k - 1].address))
 			continue;
 		st->syms[k].address = raw[i].address;
 		st->syms[k].size = raw[i].size;
 		st->syms[k].name = names + raw[i].name;
+		st->syms[k].label = 0;
 		if (!raw[i].size) {
-			/* the next symbol's start, or the end of the section */
+			/* the next function's start, or the end of the section */
 			size_t j = i + 1;
 			uint64_t end = raw[i].sec_end;
-			while (j < nraw && raw[j].address == raw[i].address)
+			while (j < nraw && (raw[j].address == raw[i].address ||
+					    raw[j].kind != RAW_FUNC))
 				j++;
 			if (j < nraw && raw[j].address < end)
 				end = raw[j].address;
 			st->syms[k].size = end > raw[i].address ? end - raw[i].address : 0;
 		}
 		k++;
+	}
+	st->count = k;
+	/* labels where no function is: to the next symbol of any kind */
+	nf = k;
+	for (i = 0; i < nraw; i++) {
+		size_t j = i + 1;
+		uint64_t end = raw[i].sec_end;
+		if (raw[i].kind != RAW_LABEL || tk_tarmac_symtab_find(st, raw[i].address) >= 0 ||
+		    (k > nf && st->syms[k - 1].address == raw[i].address))
+			continue;
+		while (j < nraw && raw[j].address == raw[i].address)
+			j++;
+		if (j < nraw && raw[j].address < end)
+			end = raw[j].address;
+		if (end <= raw[i].address)
+			continue;
+		st->syms[k].address = raw[i].address;
+		st->syms[k].size = end - raw[i].address;
+		st->syms[k].name = names + raw[i].name;
+		st->syms[k].label = 1;
+		k++;
+	}
+	/* one address order: merge the functions and the labels */
+	if (k > nf) {
+		tk_tarmac_symbol *m = tk_xrealloc_array(NULL, k, sizeof(*m));
+		size_t a = 0, b = nf, o = 0;
+		if (!m)
+			goto nomem;
+		while (a < nf || b < k)
+			m[o++] = b == k || (a < nf && st->syms[a].address <= st->syms[b].address)
+				? st->syms[a++] : st->syms[b++];
+		memcpy(st->syms, m, k * sizeof(*m));
+		free(m);
 	}
 	st->count = k;
 	st->names = names;
@@ -224,6 +280,25 @@ const tk_tarmac_symbol *tk_tarmac_symtab_get(const tk_tarmac_symtab *st,
 					     size_t i)
 {
 	return st && i < st->count ? &st->syms[i] : NULL;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const tk_tarmac_symbol *x = a, *y = b;
+
+	return x->address < y->address ? -1 : x->address > y->address;
+}
+
+void tk_tarmac_symtab_shift(tk_tarmac_symtab *st, uint64_t offset)
+{
+	size_t i;
+
+	if (!st || !st->count)
+		return;
+	for (i = 0; i < st->count; i++)
+		st->syms[i].address += offset;
+	/* those moved past 2^64 now come first */
+	qsort(st->syms, st->count, sizeof(*st->syms), cmp_sym);
 }
 
 long tk_tarmac_symtab_find(const tk_tarmac_symtab *st, uint64_t address)

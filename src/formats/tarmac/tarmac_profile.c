@@ -45,6 +45,7 @@ typedef struct pframe {
 	 * a big tree) */
 	uint32_t kid_node;
 	long kid_sym;
+	uint32_t call;            /* its tk_tarmac_call, NONE32: none kept */
 } pframe;
 
 typedef struct pcore {
@@ -67,6 +68,13 @@ typedef struct pcore {
 	uint64_t prev_pc, prev_size;
 	int prev_call;
 	int prev_direct;          /* a direct branch (B, Bcc, CBZ): not a return */
+	/* the link register: its last value, and whether the last executed
+	 * instruction (lr_w1) or the one before it (lr_w2) wrote it; lr_new:
+	 * written by a record since the last executed instruction */
+	uint64_t lr_val;
+	int lr_new, lr_w1, lr_w2;
+	/* the instruction being fed, and the last one fed (for the calls) */
+	tk_tarmac_site cur_site, prev_site;
 	/* what the records since then said */
 	int pend_entry, pend_return, pend_return_all, pend_reset, pend_to_num;
 	int pend_num;
@@ -96,6 +104,10 @@ struct tk_tarmac_profile {
 	 * time), and stamps earlier than their CPU's last (no time) */
 	tk_tarmac_unit unit;
 	uint64_t inexact, backwards;
+	/* tk_tarmac_profile_log_calls() */
+	int log_calls;
+	tk_tarmac_call *calls;
+	size_t ncalls, capcalls;
 };
 
 /* ---- nodes ----------------------------------------------------------------- */
@@ -185,8 +197,60 @@ static int core_get(tk_tarmac_profile *p, uint32_t cpu, pcore **out)
 	return 0;
 }
 
+/* Close the calls of the frames from `depth` up: they ended at the last
+ * instruction fed, and the current one is where the caller went on. */
+static void close_calls(tk_tarmac_profile *p, pcore *c, uint32_t depth)
+{
+	uint32_t k;
+
+	for (k = depth; k < c->depth; k++) {
+		tk_tarmac_call *x;
+		if (c->stack[k].call == NONE32)
+			continue;
+		x = &p->calls[c->stack[k].call];
+		x->returned = 1;
+		x->ret = c->prev_site;
+		x->back = c->cur_site;
+		x->has_back = 1;
+	}
+}
+
+/* The stack cut to `depth` frames (a return, a pop, a reset). */
+static void cut(tk_tarmac_profile *p, pcore *c, uint32_t depth)
+{
+	if (depth >= c->depth)
+		return;
+	if (p->log_calls)
+		close_calls(p, c, depth);
+	c->depth = depth;
+}
+
+/* A new call of `kind` for the frame pushed at depth `d`, or NONE32. */
+static uint32_t call_new(tk_tarmac_profile *p, pcore *c, uint32_t cpu, long sym,
+			 uint32_t d, int kind)
+{
+	tk_tarmac_call *x;
+
+	if (!p->log_calls || p->ncalls >= NONE32 - 1)
+		return NONE32;
+	if (tk_grow_zero((void **)&p->calls, &p->capcalls, p->ncalls,
+			 sizeof(*p->calls)) < 0)
+		return NONE32 - 1;
+	x = &p->calls[p->ncalls];
+	memset(x, 0, sizeof(*x));
+	x->symbol = sym;
+	x->cpu = cpu;
+	x->depth = d;
+	x->kind = kind;
+	x->has_site = kind == TK_TARMAC_CALL || kind == TK_TARMAC_CALL_TAIL;
+	if (x->has_site)
+		x->site = c->prev_site;
+	x->entry = c->cur_site;
+	return (uint32_t)p->ncalls++;
+}
+
 static int push(tk_tarmac_profile *p, pcore *c, uint32_t cpu, long sym,
-		uint64_t ret, int exc, int num)
+		uint64_t ret, int exc, int num, int kind)
 {
 	uint32_t parent, *kn;
 	long *ks;
@@ -213,7 +277,7 @@ static int push(tk_tarmac_profile *p, pcore *c, uint32_t cpu, long sym,
 		parent = p->nodes[c->stack[c->depth - 1].node].parent;
 		if (parent == c->stack[c->depth - 1].node)
 			parent = NONE32;
-		c->depth--;
+		cut(p, c, c->depth - 1);
 		kn = NULL;
 		ks = NULL;
 	}
@@ -229,6 +293,9 @@ static int push(tk_tarmac_profile *p, pcore *c, uint32_t cpu, long sym,
 		}
 	}
 	f->kid_node = NONE32;
+	f->call = call_new(p, c, cpu, sym, c->depth, kind);
+	if (f->call == NONE32 - 1)
+		return -1;
 	p->nodes[f->node].calls++;
 	if (exc)
 		p->nodes[f->node].exception = 1;
@@ -245,14 +312,16 @@ static int replace(tk_tarmac_profile *p, pcore *c, uint32_t cpu, long sym)
 {
 	pframe f = c->stack[c->depth - 1];
 
-	c->depth--;
-	if (push(p, c, cpu, sym, f.ret, f.exc, f.num) < 0)
+	cut(p, c, c->depth - 1);
+	if (f.call != NONE32)
+		p->calls[f.call].has_back = 0;   /* it went on in the tail call */
+	if (push(p, c, cpu, sym, f.ret, f.exc, f.num, TK_TARMAC_CALL_TAIL) < 0)
 		return -1;
 	return 0;
 }
 
 /* Pop the topmost exception frame and all above it. */
-static void pop_exception(pcore *c, int all)
+static void pop_exception(tk_tarmac_profile *p, pcore *c, int all)
 {
 	uint32_t k = c->depth, found = NONE32;
 
@@ -264,17 +333,17 @@ static void pop_exception(pcore *c, int all)
 		}
 	}
 	if (found != NONE32)
-		c->depth = found;
+		cut(p, c, found);
 }
 
 /* IPSR back to an active handler: pop the frames above its frame. */
-static void return_to_num(pcore *c, int num)
+static void return_to_num(tk_tarmac_profile *p, pcore *c, int num)
 {
 	uint32_t k = c->depth;
 
 	while (k-- > 0)
 		if (c->stack[k].exc && c->stack[k].num == num) {
-			c->depth = k + 1;
+			cut(p, c, k + 1);
 			return;
 		}
 }
@@ -363,51 +432,86 @@ static int is_entry(const tk_tarmac_profile *p, long sym, uint64_t pc)
 }
 
 /* The stack for an executed instruction at pc in function sym. */
+static int is_label(const tk_tarmac_profile *p, long sym)
+{
+	return sym >= 0 && tk_tarmac_symtab_get(p->st, (size_t)sym)->label;
+}
+
+/* A call by the link-register convention: a jump (not a call, not the
+ * next instruction) just after the link register was set (by the jump or
+ * the instruction before it: MOV lr,pc; BX r1 or LDR lr,=ret; B fn) to an
+ * address other than the target and than the return addresses on the
+ * stack (POP {..lr}; B fn is a tail call).  The caller (step()) checks
+ * that it leaves the function or lands on an entry. */
+static int lr_call(const pcore *c, uint64_t pc)
+{
+	uint32_t k;
+
+	if (!(c->lr_w1 || c->lr_w2) || c->prev_call ||
+	    pc == c->prev_pc + c->prev_size || c->lr_val == pc)
+		return 0;
+	for (k = 0; k < c->depth; k++)
+		if (c->stack[k].ret == c->lr_val)
+			return 0;
+	return 1;
+}
+
 static int step(tk_tarmac_profile *p, pcore *c, uint32_t cpu, uint64_t pc,
 		long sym)
 {
 	uint32_t k;
+	int returned = 0;
 
 	if (c->pend_reset) {
-		c->depth = 0;
+		cut(p, c, 0);
 		c->pend_reset = 0;
 	}
 	if (c->pend_return || c->pend_return_all)
-		pop_exception(c, c->pend_return_all);
+		pop_exception(p, c, c->pend_return_all);
 	if (c->pend_to_num)
-		return_to_num(c, c->pend_num);
+		return_to_num(p, c, c->pend_num);
 	c->pend_return = c->pend_return_all = c->pend_to_num = 0;
 	if (c->pend_entry) {
 		c->pend_entry = 0;
-		return push(p, c, cpu, sym, NO_RET, 1, c->ipsr ? c->ipsr : -1);
+		return push(p, c, cpu, sym, NO_RET, 1, c->ipsr ? c->ipsr : -1,
+			    TK_TARMAC_CALL_EXCEPTION);
 	}
 	if (!c->depth)
-		return push(p, c, cpu, sym, NO_RET, 0, -1);
+		return push(p, c, cpu, sym, NO_RET, 0, -1, TK_TARMAC_CALL_ROOT);
 	if (c->prev_call && (sym != c->stack[c->depth - 1].sym || is_entry(p, sym, pc)))
-		return push(p, c, cpu, sym, c->prev_pc + c->prev_size, 0, -1);
+		return push(p, c, cpu, sym, c->prev_pc + c->prev_size, 0, -1,
+			    TK_TARMAC_CALL);
+	if (lr_call(c, pc) && (sym != c->stack[c->depth - 1].sym || is_entry(p, sym, pc)))
+		return push(p, c, cpu, sym, c->lr_val, 0, -1, TK_TARMAC_CALL);
 	if (sym == c->stack[c->depth - 1].sym) {
 		/* a recursive call returning (not a branch that happens to
 		 * reach the instruction after the call) */
 		if (pc == c->stack[c->depth - 1].ret && !c->prev_direct &&
 		    c->depth > 1 && c->stack[c->depth - 2].sym == sym)
-			c->depth--;
+			cut(p, c, c->depth - 1);
 		return 0;
 	}
 	/* a return to an address on the stack */
 	for (k = c->depth; k-- > 0;)
 		if (c->stack[k].ret == pc) {
-			c->depth = k;
+			cut(p, c, k);
+			returned = 1;
 			break;
 		}
 	if (!c->depth)
-		return push(p, c, cpu, sym, NO_RET, 0, -1);
-	if (sym == c->stack[c->depth - 1].sym)
+		return push(p, c, cpu, sym, NO_RET, 0, -1, TK_TARMAC_CALL_ROOT);
+	/* (into a label: the caller's code) */
+	if (sym == c->stack[c->depth - 1].sym || (returned && is_label(p, sym)))
+		return 0;
+	/* an assembler label reached by falling through or by a direct
+	 * branch is a place in the function that got there */
+	if (is_label(p, sym) && (c->prev_direct || pc == c->prev_pc + c->prev_size))
 		return 0;
 	if (is_entry(p, sym, pc))
 		return replace(p, c, cpu, sym);     /* a tail call */
 	for (k = c->depth - 1; k-- > 0;)
 		if (c->stack[k].sym == sym) {
-			c->depth = k + 1;           /* a return to a caller */
+			cut(p, c, k + 1);           /* a return to a caller */
 			return 0;
 		}
 	return replace(p, c, cpu, sym);             /* a jump elsewhere */
@@ -436,39 +540,61 @@ static int stamp(tk_tarmac_profile *p, const tk_tarmac_record *rec,
 static int on_instruction(tk_tarmac_profile *p, pcore *c, uint32_t cpu,
 			  const tk_tarmac_record *rec)
 {
-	uint64_t pc = rec->address, t;
+	uint64_t pc = rec->address, t = 0;
 	uint32_t node;
 	long sym;
+	int stamped = 0;
 
-	if (rec->unit != TK_TARMAC_UNIT_NONE && stamp(p, rec, &t)) {
-		if (c->has_time && t < c->last_time)
+	if (rec->unit != TK_TARMAC_UNIT_NONE && (stamped = stamp(p, rec, &t)) != 0) {
+		/* a stamp earlier than the CPU's latest: no time counted, and
+		 * the latest stays, so that the next span does not count the
+		 * time gone back twice (the sum never exceeds the log's span) */
+		if (c->has_time && t < c->last_time) {
 			p->backwards++;
-		else if (c->has_last && c->has_time)
-			p->nodes[c->last_node].self_time += t - c->last_time;
-		c->last_time = t;
+		} else {
+			if (c->has_last && c->has_time)
+				p->nodes[c->last_node].self_time += t - c->last_time;
+			c->last_time = t;
+		}
 		c->has_time = 1;
 	}
-	if (!rec->executed || !rec->has_address) {
+	if (!rec->has_address) {
 		c->prev_call = 0;
 		return 0;
 	}
+	/* the link register written by the previous instruction, and by the
+	 * one before it */
+	c->lr_w2 = c->lr_w1;
+	c->lr_w1 = c->lr_new;
+	c->lr_new = 0;
+	c->cur_site.time = stamped ? t : c->has_time ? c->last_time : 0;
+	c->cur_site.line = rec->line;
+	c->cur_site.pc = pc;
 	sym = func_of(p, c, pc);
 	if (c->depth && sym == c->stack[c->depth - 1].sym && !c->prev_call &&
-	    pc != c->stack[c->depth - 1].ret &&
+	    pc != c->stack[c->depth - 1].ret && !lr_call(c, pc) &&
 	    !(c->pend_entry | c->pend_return | c->pend_return_all |
 	      c->pend_reset | c->pend_to_num)) {
 		node = c->stack[c->depth - 1].node;  /* the common case */
 	} else {
+		/* a skipped instruction too: where it is says whose it is
+		 * (one just after a return belongs to the caller) */
 		if (step(p, c, cpu, pc, sym) < 0)
 			return -1;
 		node = c->stack[c->depth - 1].node;
 	}
-	p->nodes[node].self_instructions++;
-	p->ninstr++;
 	c->last_node = node;
 	c->has_last = 1;
+	c->prev_site = c->cur_site;
 	c->prev_pc = pc;
 	c->prev_size = instr_size(rec);
+	if (!rec->executed) {
+		/* not taken: it falls through */
+		c->prev_call = c->prev_direct = 0;
+		return 0;
+	}
+	p->nodes[node].self_instructions++;
+	p->ninstr++;
 	c->prev_call = is_call(rec);
 	c->prev_direct = !c->prev_call && is_direct_branch(rec);
 	c->pop_pending = 0;
@@ -500,10 +626,32 @@ static int on_instruction(tk_tarmac_profile *p, pcore *c, uint32_t cpu,
 	return 0;
 }
 
+/* lr, r14, r14_<mode>, LR_<mode>, X30, W30: the link register */
+static int is_lr_name(const tk_tarmac_span *r)
+{
+	const char *n = r->ptr;
+
+	if (r->len < 2)
+		return 0;
+	if (r->len == 3 && ((n[0] | 0x20) == 'x' || (n[0] | 0x20) == 'w'))
+		return n[1] == '3' && n[2] == '0';
+	if ((n[0] | 0x20) == 'l' && (n[1] | 0x20) == 'r')
+		return r->len == 2 || n[2] == '_';
+	return r->len >= 3 && (n[0] | 0x20) == 'r' && n[1] == '1' && n[2] == '4' &&
+	       (r->len == 3 || n[3] == '_');
+}
+
 static void on_register(tk_tarmac_profile *p, pcore *c, const tk_tarmac_record *rec)
 {
-	int cls = tarmac_reg_class(&rec->reg), v;
+	int cls, v;
 
+	if (rec->reg.len <= 4 || rec->reg.ptr[2] == '_' || rec->reg.ptr[3] == '_') {
+		if (is_lr_name(&rec->reg) && rec->value_known) {
+			c->lr_val = rec->reg_value;
+			c->lr_new = 1;
+		}
+	}
+	cls = tarmac_reg_class(&rec->reg);
 	if (cls == TARMAC_REG_OTHER)
 		return;
 	if (!p->mprofile) {
@@ -678,6 +826,14 @@ int tk_tarmac_profile_finish(tk_tarmac_profile *p, tk_error *err)
 	if (p->finished)
 		return TK_OK;
 	p->finished = 1;
+	/* calls still open: they end at their CPU's last instruction */
+	for (i = 0; p->log_calls && i < p->ncores; i++) {
+		pcore *c = p->cores[i];
+		uint32_t d;
+		for (d = 0; c && d < c->depth; d++)
+			if (c->stack[d].call != NONE32)
+				p->calls[c->stack[d].call].ret = c->prev_site;
+	}
 	for (i = 0; i < n; i++) {
 		p->nodes[i].instructions = p->nodes[i].self_instructions;
 		p->nodes[i].time = p->nodes[i].self_time;
@@ -793,6 +949,19 @@ size_t tk_tarmac_profile_children(tk_tarmac_profile *p, size_t i, int by_name,
 	return n;
 }
 
+int tk_tarmac_profile_log_calls(tk_tarmac_profile *p)
+{
+	p->log_calls = 1;
+	return TK_OK;
+}
+
+size_t tk_tarmac_profile_calls(const tk_tarmac_profile *p,
+			       const tk_tarmac_call **out)
+{
+	*out = p->calls;
+	return p->finished ? p->ncalls : 0;
+}
+
 uint64_t tk_tarmac_profile_instructions(const tk_tarmac_profile *p)
 {
 	return p->ninstr;
@@ -906,6 +1075,7 @@ void tk_tarmac_profile_free(tk_tarmac_profile *p)
 	free(p->nodes);
 	tk_hashmap_free(&p->node_ix);
 	free(p->funcs);
+	free(p->calls);
 	free(p->kids);
 	free(p->kidoff);
 	free(p->scratch);

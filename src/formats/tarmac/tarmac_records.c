@@ -824,8 +824,14 @@ static int es(tk_tarmac *tr, const char *line, const char *p, const char *end,
 		rec->iset = iset;
 		if (mode_and_disasm(te, end, rec) < 0)
 			goto malformed;
-		if (!rec->executed)
+		if (!rec->opcode_bits) {
+			/* "--------": the fetch failed, nothing executed (a
+			 * prefetch abort, as an IE line) */
+			rec->executed = 0;
+			rec->status = 'E';
+		} else if (!rec->executed) {
 			rec->status = 'S';
+		}
 		set_mnemonic(rec);
 		return TK_OK;
 	}
@@ -1043,6 +1049,17 @@ static int mem_bus(tk_tarmac *tr, const char *line, const char *t,
 			   rec->kind == TK_TARMAC_BUS ? "malformed bus line"
 						      : "malformed memory line",
 			   NULL, NULL);
+	/* the data-bus lines of the spec's form (Cortex-M4 RTL, "MNW4___D")
+	 * write the bytes in memory order, lowest address first: the value
+	 * of a little-endian access is them reversed */
+	if (spec && *t == 'M' && t[7] == 'D' && rec->data_known &&
+	    rec->size >= 2 && rec->size <= 8) {
+		uint64_t v = rec->data_value, r = 0;
+		unsigned i;
+		for (i = 0; i < rec->size; i++, v >>= 8)
+			r = r << 8 | (v & 0xff);
+		rec->data_value = r;
+	}
 	return TK_OK;
 unknown:
 	return bad(tr, err, W_UNKNOWN_KIND, line, t, "unknown line kind", t, te);
@@ -1050,14 +1067,17 @@ unknown:
 
 /*
  * Text Rev 3t LD / ST: "LD addr  lanes... [S:pa] attrs".  Lanes show 16
- * bytes, highest address first; ".." marks a byte not accessed, "##" one
- * whose value is not shown.
+ * bytes from addr (aligned), highest address first; ".." marks a byte not
+ * accessed, "##" one whose value is not shown.  The record's address and
+ * size are those of the bytes accessed: from the lowest to the highest
+ * (lanes with a gap between them: one access over the gap, its data not
+ * known).
  */
 static int ldst(tk_tarmac *tr, const char *line, const char *p,
 		const char *end, tk_tarmac_record *rec, tk_error *err)
 {
 	const char *a = p, *ae = tok_end(p, end), *l, *le, *first = NULL;
-	unsigned nlanes = 0, nbytes = 0, gaps = 0;
+	unsigned nlanes = 0, nbytes = 0, gaps = 0, pos = 0, hi_at = 0, lo_at = 0;
 	int hole = 0, unknown = 0;
 	uint64_t v = 0;
 
@@ -1085,8 +1105,11 @@ static int ldst(tk_tarmac *tr, const char *line, const char *p,
 				goto malformed;
 			if (hole)
 				gaps = 1;
-			if (!first)
+			if (!first) {
 				first = l;
+				hi_at = pos + (unsigned)(x - l) / 2;
+			}
+			lo_at = pos + (unsigned)(x - l) / 2;
 			if (x[0] == '#' || x[1] == '#')
 				unknown = 1;
 			else
@@ -1094,11 +1117,17 @@ static int ldst(tk_tarmac *tr, const char *line, const char *p,
 			nbytes++;
 		}
 		nlanes++;
+		pos += 4;
 		rec->data.ptr = first ? first : l;
 		rec->data.len = (size_t)(le - rec->data.ptr);
 	}
 	if (!nlanes)
 		goto malformed;
+	/* byte k of the lanes (0: the first shown) is at addr + pos - 1 - k */
+	if (nbytes) {
+		rec->address += pos - 1 - lo_at;
+		nbytes = lo_at - hi_at + 1;
+	}
 	rec->size = nbytes;
 	if (nbytes && nbytes <= 8 && !gaps && !unknown) {
 		rec->data_value = v;
