@@ -25,6 +25,7 @@ int cmd_formats(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_load(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_shark_receive(int argc, char **argv);
 int cmd_shark(int argc, char **argv);
@@ -40,7 +41,7 @@ int cmd_tarmac(int argc, char **argv);
  * views, and in a view the command's, as CLI_O_VIEW (below).
  */
 typedef struct cli_args {
-	const char *v[4];    /* the first operands */
+	const char *v[16];   /* the first operands */
 	int n;               /* all of them */
 } cli_args;
 
