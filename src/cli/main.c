@@ -20,6 +20,8 @@ static const cli_cmd commands[] = {
 	  "timing metrics per task, ISR and runnable (IPT CET GET RT DT PER ST JIT PRE)" },
 	{ "verify", cmd_verify, "TRACE...",
 	  "timing requirements of a YAML file (-r) held; exit 0 hold, 1 fail (text, json, junit)" },
+	{ "diff", cmd_diff, "BASE NEW",
+	  "stats of two traces side by side; what worsened beyond --threshold, worst first" },
 	{ "load", cmd_load, "FILE", "core load over the whole trace, per window and per entity" },
 	{ "report", cmd_report, "FILE",
 	  "one self-contained HTML page: timeline, metrics, histograms, load, problems" },
