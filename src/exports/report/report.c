@@ -132,6 +132,7 @@ typedef struct rep {
 	struct worst { uint32_t entity; int64_t inst; } *worst;
 	size_t nworst, capworst;
 	tk_hashmap worst_idx;
+	tk_verify *ver;             /* the requirements (pass 1), or NULL */
 	int nomem;
 } rep;
 
@@ -611,6 +612,12 @@ static int read_pass(rep *x, const char *path, const tk_reader_opts *ro,
 	     (tk_stats_new(&st, x->t, NULL) < 0 ||
 	      tk_check_new(&chk, x->t, on_violation, x, NULL) < 0)))
 		goto nomem;
+	if (x->pass == 1 && o->reqs && tk_verify_new(&x->ver, o->reqs, x->t, err) < 0) {
+		tk_stats_free(st);
+		tk_check_free(chk);
+		tk_reader_close(r);
+		return TK_E_NOMEM;
+	}
 	if (st) {
 		/* the chains' rows */
 		for (size_t i = 0; i < o->nchains; i++)
@@ -636,6 +643,9 @@ static int read_pass(rep *x, const char *path, const tk_reader_opts *ro,
 			have = 1;
 			if (tk_stats_event(st, ev) < 0 || tk_check_event(chk, ev) < 0)
 				goto nomem;
+			if (x->ver && (rc = tk_verify_event(x->ver, ev)) < 0 &&
+			    rc != TK_E_RANGE) /* a window refused: said by finish */
+				goto nomem;
 			if (is_instant(ev))
 				x->ninstants++;
 		}
@@ -656,6 +666,14 @@ static int read_pass(rep *x, const char *path, const tk_reader_opts *ro,
 		goto nomem;
 	if (st && tk_stats_finish(st) < 0)
 		goto nomem;
+	if (x->ver && (rc = tk_verify_finish(x->ver, err)) < 0) {
+		if (!err->input[0])
+			snprintf(err->input, sizeof(err->input), "%s", path);
+		tk_stats_free(st);
+		tk_check_free(chk);
+		tk_reader_close(r);
+		return rc;
+	}
 	*rout = r;
 	*stout = st;
 	*chkout = chk;
@@ -934,6 +952,18 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 			(unsigned long long)(p->time >= x->first ? p->time - x->first : 0),
 			(unsigned long long)p->pos, tk_rule_name(p->rule));
 		jcstr(x->fp, p->msg);
+		fputc('}', x->fp);
+	}
+	fputs("],\n\"reqs\":[", x->fp);
+	for (i = 0; x->ver && i < tk_verify_count(x->ver); i++) {
+		const tk_verdict *d = tk_verify_get(x->ver, i);
+		fprintf(x->fp, "%s{\"n\":", i ? ",\n" : "");
+		jcstr(x->fp, d->name);
+		fprintf(x->fp, ",\"ok\":%d,\"msg\":", d->ok);
+		jcstr(x->fp, d->text);
+		if (d->has_time)
+			fprintf(x->fp, ",\"t\":%llu", (unsigned long long)
+				(d->time >= x->first ? d->time - x->first : 0));
 		fputc('}', x->fp);
 	}
 	fputs("],\"violations\":{", x->fp);
@@ -1283,6 +1313,8 @@ int tk_report_write(const char *path, const char *out,
 		goto out;
 	if (opts->warnings)
 		*opts->warnings = tk_reader_warning_count(r2);
+	if (opts->req_failures)
+		*opts->req_failures = x.ver ? tk_verify_failures(x.ver) : 0;
 	ret = TK_OK;
 	goto out;
 nomem:
@@ -1293,6 +1325,7 @@ out:
 	if (x.sfp)
 		fclose(x.sfp);
 	tk_output_abort(page.o);
+	tk_verify_free(x.ver);
 	for (i = 0; i < x.nprobs; i++)
 		free(x.probs[i].msg);
 	free(x.probs);
