@@ -666,7 +666,7 @@ static int read_pass(rep *x, const char *path, const tk_reader_opts *ro,
 		goto nomem;
 	if (st && tk_stats_finish(st) < 0)
 		goto nomem;
-	if (x->ver && (rc = tk_verify_finish(x->ver, err)) < 0) {
+	if (x->pass == 1 && x->ver && (rc = tk_verify_finish(x->ver, err)) < 0) {
 		if (!err->input[0])
 			snprintf(err->input, sizeof(err->input), "%s", path);
 		tk_stats_free(st);
@@ -1226,6 +1226,10 @@ int tk_report_write(const char *path, const char *out,
 	 * without pass 1's trace (it reads the same one again) */
 	tk_stats_free(st);
 	tk_check_free(chk);
+	if (opts->req_failures)
+		*opts->req_failures = x.ver ? tk_verify_failures(x.ver) : 0;
+	tk_verify_free(x.ver); /* in the page; it holds pass 1's trace */
+	x.ver = NULL;
 	st = NULL;
 	chk = NULL;
 	tk_timeline_free(x.tl);
@@ -1313,8 +1317,6 @@ int tk_report_write(const char *path, const char *out,
 		goto out;
 	if (opts->warnings)
 		*opts->warnings = tk_reader_warning_count(r2);
-	if (opts->req_failures)
-		*opts->req_failures = x.ver ? tk_verify_failures(x.ver) : 0;
 	ret = TK_OK;
 	goto out;
 nomem:
