@@ -1299,7 +1299,7 @@ int tk_verify_finish(tk_verify *v, tk_error *err)
 
 	if (v->range > 1)
 		return tk_err_set(err, TK_E_RANGE, NULL, 0, 0,
-				  "requirement '%s': window %s is not a whole number of the trace's ticks",
+				  "requirement '%s': window %s is not a whole number of the trace's ticks (below 2^64)",
 				  v->q->r[v->range - 2].name, v->q->r[v->range - 2].window);
 	if ((rc = loads_start(v)) < 0)
 		goto failed;
