@@ -753,7 +753,8 @@ static void on_value(void *ctx, uint32_t entity, tk_metric metric, int64_t inst,
 		if (r->max.has && (metric == TK_METRIC_NPRE
 				   ? (tk_i128)value * r->max.v.d > r->max.v.n
 				   : cmp_ticks(v, value, &r->max) > 0)) {
-			if (!k->has_hi++) {
+			if (!k->has_hi) {
+				k->has_hi = 1;
 				k->hi_inst = inst;
 				k->hi_time = time;
 			}
@@ -762,7 +763,8 @@ static void on_value(void *ctx, uint32_t entity, tk_metric metric, int64_t inst,
 		if (r->min.has && (metric == TK_METRIC_NPRE
 				   ? (tk_i128)value * r->min.v.d < r->min.v.n
 				   : cmp_ticks(v, value, &r->min) < 0)) {
-			if (!k->has_lo++) {
+			if (!k->has_lo) {
+				k->has_lo = 1;
 				k->lo_inst = inst;
 				k->lo_time = time;
 			}
