@@ -4,7 +4,7 @@
 # when everything is there).
 set -eu
 
-need="cmake make gcc pkg-config zlib1g-dev libzstd-dev libexpat1-dev libsqlite3-dev libelf-dev"
+need="cmake make gcc pkg-config zlib1g-dev libzstd-dev libexpat1-dev libsqlite3-dev libelf-dev libyaml-dev"
 optional=""
 if [ "${TK_TEST_DEPS:-0}" = 1 ]; then
 	# the test suite also uses these

@@ -404,6 +404,78 @@ TK_API void tk_load_free(tk_load *l);
  */
 TK_API int tk_share_format(uint64_t part, uint64_t whole, char *buf, size_t size);
 
+/* ------------------------------------------------------------------------ */
+/* verify: timing requirements (docs/verify.md)                              */
+/* ------------------------------------------------------------------------ */
+
+/** Requirements read from a YAML file (libyaml). */
+typedef struct tk_reqs tk_reqs;
+
+/**
+ * Read the requirements file at `path` (docs/verify.md gives its format).
+ * TK_OK with *out set; TK_E_IO (unreadable), TK_E_PARSE (bad YAML, an
+ * unknown key or metric, a bad entity, unit or bound, a missing bound:
+ * `err` holds the line and column) or TK_E_NOMEM, *out NULL.
+ */
+TK_API int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err);
+
+/** The number of requirements and the name of the i-th. */
+TK_API size_t tk_reqs_count(const tk_reqs *q);
+TK_API const char *tk_reqs_name(const tk_reqs *q, size_t i);
+
+/** Free; NULL is allowed. */
+TK_API void tk_reqs_free(tk_reqs *q);
+
+/** The verdict of one requirement on one trace. */
+typedef struct tk_verdict {
+	const char *name;    /**< the requirement's name */
+	int ok;              /**< 1: it holds */
+	const char *subject; /**< what was measured ("Task_A RT p99", "Core_1 load") */
+	const char *text;    /**< one line: value, bound, margin and where, or
+				  why there is no value (an absent entity) */
+	const char *value;   /**< the worst value with its unit; "" when none */
+	const char *bound;   /**< the bound it was held against ("max 2ms"); "" */
+	const char *margin;  /**< bound - value for max, value - bound for min,
+				  negative when it fails; "" */
+	const char *where;   /**< entity (or core, chain) of the worst value; "" */
+	int64_t inst;        /**< its instance, or TK_INST_NONE */
+	int has_time;        /**< time is set: */
+	uint64_t time;       /**< the worst instance's time (the event that
+				  completed the value; a reaction's cause), a
+				  window's start, in ticks */
+} tk_verdict;
+
+typedef struct tk_verify tk_verify;
+
+/**
+ * Verify the requirements `q` (borrowed) on the events of trace `t`
+ * (borrowed).  Metrics come from one tk_stats (chains and percentiles
+ * added as the requirements ask), loads from tk_load.  TK_OK with *out
+ * set, or TK_E_NOMEM.
+ */
+TK_API int tk_verify_new(tk_verify **out, const tk_reqs *q, const tk_trace *t,
+			 tk_error *err);
+
+/** Account one event.  TK_OK or < 0. */
+TK_API int tk_verify_event(tk_verify *v, const tk_event *ev);
+
+/**
+ * End of the events: one verdict per requirement.  TK_OK, TK_E_NOMEM,
+ * TK_E_IO (a temporary file of the percentiles), TK_E_RANGE (a load window
+ * that is not a whole number of the trace's ticks, or a comparison beyond
+ * 128 bits), with `err` filled.
+ */
+TK_API int tk_verify_finish(tk_verify *v, tk_error *err);
+
+/** The verdicts (after tk_verify_finish), in the requirements' order. */
+TK_API size_t tk_verify_count(const tk_verify *v);
+TK_API const tk_verdict *tk_verify_get(const tk_verify *v, size_t i);
+/** The number of requirements that failed. */
+TK_API size_t tk_verify_failures(const tk_verify *v);
+
+/** Free; NULL is allowed. */
+TK_API void tk_verify_free(tk_verify *v);
+
 #ifdef __cplusplus
 }
 #endif

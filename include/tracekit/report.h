@@ -22,6 +22,10 @@
 extern "C" {
 #endif
 
+/* timing requirements (analysis.h; declared here too: analysis.h may be
+ * the header that includes this one through tracekit.h) */
+typedef struct tk_reqs tk_reqs;
+
 /** The options of tk_report_write(); tk_report_opts_init() sets the defaults. */
 typedef struct tk_report_opts {
 	/**
@@ -69,6 +73,17 @@ typedef struct tk_report_opts {
 	 */
 	const char *const *chains;
 	size_t nchains;
+	/**
+	 * Timing requirements (tk_reqs_read(), docs/verify.md) held against
+	 * the events of the report (those `filter` passes): the page lists
+	 * each with pass or fail and its message, a failure with a link to its
+	 * worst instance (or window) on the timeline.  Borrowed for the call.
+	 * NULL: none.
+	 */
+	const tk_reqs *reqs;
+	/** Where to store the number of requirements that failed; NULL: not
+	 *  wanted. */
+	size_t *req_failures;
 } tk_report_opts;
 
 /** The defaults: tk_reader_opts_init() for the reader, no idle pattern,

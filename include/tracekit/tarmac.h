@@ -447,7 +447,7 @@ TK_API const tk_tarmac_symbol *tk_tarmac_symtab_get(const tk_tarmac_symtab *st,
  * Move every symbol by `offset` (modulo 2^64): the image was loaded
  * `offset` bytes above the addresses it was linked at.
  */
-void tk_tarmac_symtab_shift(tk_tarmac_symtab *st, uint64_t offset);
+TK_API void tk_tarmac_symtab_shift(tk_tarmac_symtab *st, uint64_t offset);
 
 /** Index of the function holding `address`, or -1. */
 TK_API long tk_tarmac_symtab_find(const tk_tarmac_symtab *st, uint64_t address);
@@ -592,11 +592,11 @@ typedef struct tk_tarmac_call {
  * Before the first record: keep every call (one tk_tarmac_call each, in the
  * order they were made), for tk_tarmac_profile_calls().  TK_OK.
  */
-int tk_tarmac_profile_log_calls(tk_tarmac_profile *p);
+TK_API int tk_tarmac_profile_log_calls(tk_tarmac_profile *p);
 
 /** The calls kept (after finish; frames open at the end have returned 0). */
-size_t tk_tarmac_profile_calls(const tk_tarmac_profile *p,
-			       const tk_tarmac_call **out);
+TK_API size_t tk_tarmac_profile_calls(const tk_tarmac_profile *p,
+				      const tk_tarmac_call **out);
 
 /** Executed instructions seen, and frames dropped past the depth limit. */
 TK_API uint64_t tk_tarmac_profile_instructions(const tk_tarmac_profile *p);

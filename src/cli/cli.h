@@ -25,6 +25,8 @@ int cmd_formats(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_load(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_shark_receive(int argc, char **argv);
 int cmd_shark(int argc, char **argv);
@@ -40,7 +42,7 @@ int cmd_tarmac(int argc, char **argv);
  * views, and in a view the command's, as CLI_O_VIEW (below).
  */
 typedef struct cli_args {
-	const char *v[4];    /* the first operands */
+	const char *v[16];   /* the first operands */
 	int n;               /* all of them */
 } cli_args;
 
@@ -254,6 +256,18 @@ void cli_json_cstr(FILE *fp, const char *s);
 void cli_csv_field(FILE *fp, const char *s, size_t n);
 /* cli_csv_field() of a NUL-terminated string. */
 void cli_csv_cstr(FILE *fp, const char *s);
+
+/*
+ * What stats, diff and the like share (cmd_stats.c): --chain
+ * NAME=S0,S1,...,Sn added to st, 0 or -1 after a message (cmd names the
+ * command); --percentiles P,... into p (millionths of a percent) and
+ * their column names ("p99.9") into names, the count (at most
+ * CLI_MAX_PCT) or -1 after a message.
+ */
+#define CLI_MAX_PCT 64
+int cli_stats_chain(tk_stats *st, const char *cmd, const char *arg);
+int cli_stats_percentiles(const char *cmd, const char *arg, uint32_t *p,
+			  char (*names)[16]);
 
 /** Make (*arr)[id] exist: the array of *cap elements of esize bytes grows
  *  by doubling (from 16), the new elements zeroed; 0, or -1 out of memory. */

@@ -40,6 +40,10 @@ static void help(FILE *fp)
 		"  --chain NAME=S0,...,Sn  a cause-effect chain's rows (REACTION, AGE, LOST)\n"
 		"                      in the metric table, as 'tracekit stats --chain'\n"
 		"                      (repeatable)\n"
+		"  -r, --requirements FILE  timing requirements (YAML, as 'tracekit verify'):\n"
+		"                      a section lists each with PASS or FAIL and its\n"
+		"                      message, and links each worst instance to the\n"
+		"                      timeline; the exit status stays 0 (verify gates)\n"
 		"  -q, --quiet         no warnings on stderr\n"
 		"  -h, --help          this help\n");
 }
@@ -81,11 +85,13 @@ int cmd_report(int argc, char **argv)
 		{ "end", required_argument, NULL, O_END },
 		{ "idle", required_argument, NULL, O_IDLE },
 		{ "chain", required_argument, NULL, O_CHAIN },
+		{ "requirements", required_argument, NULL, 'r' },
 		CLI_END_LONGOPTS
 	};
 	cli_args args = { { NULL }, 0 };
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
-	const char *out = NULL;
+	const char *out = NULL, *reqpath = NULL;
+	tk_reqs *reqs = NULL;
 	const char **idle = NULL, **chains = NULL;
 	size_t nidle = 0, nchains = 0;
 	report_ctx c;
@@ -96,9 +102,10 @@ int cmd_report(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	optind = 1;
-	while ((ch = cli_getopt(argc, argv, "o:qh", longopts, &args)) != -1) {
+	while ((ch = cli_getopt(argc, argv, "o:r:qh", longopts, &args)) != -1) {
 		switch (ch) {
 		case 'o': out = optarg; break;
+		case 'r': reqpath = optarg; break;
 		CLI_READ_CASES:
 			if (cli_read_opt(&ro, "report", ch, optarg) < 0)
 				goto out;
@@ -130,6 +137,11 @@ int cmd_report(int argc, char **argv)
 		cli_usage_error("report", "expected FILE and -o OUT.html");
 		goto out;
 	}
+	tk_error_clear(&err);
+	if (reqpath && tk_reqs_read(&reqs, reqpath, &err) < 0) {
+		cli_error(&err);
+		goto out;
+	}
 	c.ro = &ro;
 	c.nidle = nidle;
 	tk_report_opts_init(&opts);
@@ -142,6 +154,7 @@ int cmd_report(int argc, char **argv)
 	opts.warnings = &warnings;
 	opts.chains = chains;
 	opts.nchains = nchains;
+	opts.reqs = reqs;
 	if (tk_report_write(args.v[0], out, &opts, &err) < 0) {
 		/* an error of the report's own (no input named) as the other
 		 * commands put theirs; none when on_open printed it */
@@ -156,6 +169,7 @@ int cmd_report(int argc, char **argv)
 	cli_warning_total(warnings, &ro);
 	ret = EXIT_OK;
 out:
+	tk_reqs_free(reqs);
 	free(idle);
 	free(chains);
 	cli_filter_free(&c.f);

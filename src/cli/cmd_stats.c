@@ -55,7 +55,6 @@ static void help(FILE *fp)
 
 enum { O_FORMAT = 256, O_UNIT, O_EXACT, O_CHAIN, O_PERCENTILES };
 
-#define MAX_PCT 64
 enum { OUT_TABLE, OUT_CSV, OUT_JSON };
 
 /* one output row, formatted */
@@ -64,7 +63,7 @@ typedef struct orow {
 	size_t nlen;
 	const char *type, *metric, *unit;
 	char count[24], min[96], avg[160], max[96], inst[24], at[64];
-	char pct[MAX_PCT][96];
+	char pct[CLI_MAX_PCT][96];
 } orow;
 
 static void put_num(FILE *fp, const char *v)
@@ -112,8 +111,7 @@ static void put_cell(const char *s, size_t n, size_t w, int right, int last)
 		fwrite_unlocked("  ", 1, 2, stdout);
 }
 
-/* --chain NAME=S0,S1,...,Sn into st; 0, or -1 after a message */
-static int add_chain(tk_stats *st, const char *arg)
+int cli_stats_chain(tk_stats *st, const char *cmd, const char *arg)
 {
 	const char *eq = strchr(arg, '='), *p;
 	char *copy = NULL, *q;
@@ -122,7 +120,7 @@ static int add_chain(tk_stats *st, const char *arg)
 	int rc = -1;
 
 	if (!eq || eq == arg) {
-		cli_usage_error("stats", "--chain '%s': expected NAME=S0,S1,...,Sn", arg);
+		cli_usage_error(cmd, "--chain '%s': expected NAME=S0,S1,...,Sn", arg);
 		return -1;
 	}
 	for (p = eq + 1; *p; p++)
@@ -141,7 +139,7 @@ static int add_chain(tk_stats *st, const char *arg)
 		if (*q)
 			*q++ = '\0';
 		if (!sig[i][0]) {
-			cli_usage_error("stats", "--chain '%s': an empty signal name", arg);
+			cli_usage_error(cmd, "--chain '%s': an empty signal name", arg);
 			goto out;
 		}
 	}
@@ -153,7 +151,7 @@ static int add_chain(tk_stats *st, const char *arg)
 		fprintf(stderr, "tracekit: out of memory\n");
 		break;
 	default:
-		cli_usage_error("stats", "--chain '%s': needs two signals or more, all different, "
+		cli_usage_error(cmd, "--chain '%s': needs two signals or more, all different, "
 				"and a name not given before", arg);
 		break;
 	}
@@ -163,12 +161,8 @@ out:
 	return rc;
 }
 
-/*
- * --percentiles P,... into p (millionths of a percent) and their column
- * names ("p" and P without trailing zeros) into names (MAX_PCT x 16);
- * the count, or -1 after a message.
- */
-static int parse_percentiles(const char *arg, uint32_t *p, char (*names)[16])
+int cli_stats_percentiles(const char *cmd, const char *arg, uint32_t *p,
+			  char (*names)[16])
 {
 	const char *s = arg;
 	int n = 0;
@@ -188,11 +182,11 @@ static int parse_percentiles(const char *arg, uint32_t *p, char (*names)[16])
 		}
 		for (k = fd; k < 6; k++)
 			fr *= 10;
-		if (!id || (*s && *s != ',') || n == MAX_PCT ||
+		if (!id || (*s && *s != ',') || n == CLI_MAX_PCT ||
 		    ip * 1000000 + fr == 0 || ip * 1000000 + fr > 100000000) {
-			cli_usage_error("stats", "--percentiles '%s': expected numbers above 0 and "
+			cli_usage_error(cmd, "--percentiles '%s': expected numbers above 0 and "
 					"at most 100, with at most 6 decimals, separated by commas "
-					"(at most %d)", arg, MAX_PCT);
+					"(at most %d)", arg, CLI_MAX_PCT);
 			return -1;
 		}
 		p[n] = (uint32_t)(ip * 1000000 + fr);
@@ -301,9 +295,9 @@ int cmd_stats(int argc, char **argv)
 	tk_unit unit;
 	const char **chains = NULL, **nchains;
 	size_t nchain = 0, j, npct = 0;
-	uint32_t pct[MAX_PCT];
-	char pname[MAX_PCT][16];
-	size_t pw[MAX_PCT];
+	uint32_t pct[CLI_MAX_PCT];
+	char pname[CLI_MAX_PCT][16];
+	size_t pw[CLI_MAX_PCT];
 	int c, rc, out, exact = 0, ret = EXIT_BAD;
 	size_t w[8] = { 6, 4, 6, 5, 3, 3, 3, 4 };
 
@@ -330,7 +324,7 @@ int cmd_stats(int argc, char **argv)
 			chains[nchain++] = optarg;
 			break;
 		case O_PERCENTILES:
-			if ((rc = parse_percentiles(optarg, pct, pname)) < 0)
+			if ((rc = cli_stats_percentiles("stats", optarg, pct, pname)) < 0)
 				goto out;
 			npct = (size_t)rc;
 			break;
@@ -379,7 +373,7 @@ int cmd_stats(int argc, char **argv)
 	if (tk_stats_new(&st, t, NULL) < 0)
 		goto nomem;
 	for (i = 0; i < nchain; i++)
-		if (add_chain(st, chains[i]) < 0)
+		if (cli_stats_chain(st, "stats", chains[i]) < 0)
 			goto out;
 	if (npct && tk_stats_set_percentiles(st, pct, npct) < 0)
 		goto nomem;

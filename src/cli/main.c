@@ -18,6 +18,10 @@ static const cli_cmd commands[] = {
 	  "state-machine validation; exit 0 clean, 1 violations, 2 unreadable" },
 	{ "stats", cmd_stats, "FILE",
 	  "timing metrics per task, ISR and runnable (IPT CET GET RT DT PER ST JIT PRE)" },
+	{ "verify", cmd_verify, "TRACE...",
+	  "timing requirements of a YAML file (-r) held; exit 0 hold, 1 fail (text, json, junit)" },
+	{ "diff", cmd_diff, "BASE NEW",
+	  "stats of two traces side by side; what worsened beyond --threshold, worst first" },
 	{ "load", cmd_load, "FILE", "core load over the whole trace, per window and per entity" },
 	{ "report", cmd_report, "FILE",
 	  "one self-contained HTML page: timeline, metrics, histograms, load, problems" },
@@ -49,7 +53,7 @@ static void usage(FILE *fp)
 		"real-time systems.  '-' reads standard input / writes standard output.\n\n"
 		"commands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
-		fprintf(fp, "  %-13s %-7s %s\n", commands[i].name, commands[i].args,
+		fprintf(fp, "  %-13s %-8s %s\n", commands[i].name, commands[i].args,
 			commands[i].summary);
 	fprintf(fp,
 		"\n'tracekit <command> --help' shows a command's options.\n"

@@ -41,7 +41,7 @@ try help
 try --version
 try version
 try formats
-for c in info cat convert check stats load report formats shark-receive; do
+for c in info cat convert check stats verify diff load report formats shark-receive; do
 	try $c --help
 done
 try info $demo
@@ -56,6 +56,12 @@ try check examples/demo.btf --max-errors 1
 try stats $demo
 try stats --format csv $demo
 try stats --format json $demo
+for f in text json junit; do
+	try verify $demo -r tests/verify/demo_fail.yaml --format $f
+done
+for f in text csv json; do
+	try diff $demo tests/cli/stats_chain.btf --format $f
+done
 try load $demo
 try load --window 1ms $demo
 try report -q $demo -o -

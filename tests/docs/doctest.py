@@ -35,6 +35,8 @@ FIXTURES = {
     "trace.btf": "ROOT/examples/demo.btf",
     "trace.btf.gz": "gzip:ROOT/examples/demo.btf",
     "demo.btf": "ROOT/examples/demo.btf",
+    "new.btf": "ROOT/examples/demo.btf",
+    "timing.yaml": "ROOT/tests/verify/demo_pass.yaml",
     "examples/demo.btf": "ROOT/examples/demo.btf",
     "run.atf": "ROOT/tests/formats/atf/ok/spec_example4.atf",
     "trace.atf": "ROOT/tests/formats/atf/ok/spec_example4.atf",
@@ -56,7 +58,7 @@ VALUE_OPTS = {"-o", "--output", "--to", "--from", "--format", "--elf",
               "--end", "--entity", "--event", "--type", "--unit", "--window",
               "--top", "--max-errors", "--port", "--bind", "--timeout",
               "--count", "--threads", "--pc", "--mnemonic", "--register",
-              "--addr", "--kind", "--cpu", "--idle"}
+              "--addr", "--kind", "--cpu", "--idle", "--threshold", "--metric"}
 
 
 def files(words):

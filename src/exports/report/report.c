@@ -132,6 +132,7 @@ typedef struct rep {
 	struct worst { uint32_t entity; int64_t inst; } *worst;
 	size_t nworst, capworst;
 	tk_hashmap worst_idx;
+	tk_verify *ver;             /* the requirements (pass 1), or NULL */
 	int nomem;
 } rep;
 
@@ -611,6 +612,12 @@ static int read_pass(rep *x, const char *path, const tk_reader_opts *ro,
 	     (tk_stats_new(&st, x->t, NULL) < 0 ||
 	      tk_check_new(&chk, x->t, on_violation, x, NULL) < 0)))
 		goto nomem;
+	if (x->pass == 1 && o->reqs && tk_verify_new(&x->ver, o->reqs, x->t, err) < 0) {
+		tk_stats_free(st);
+		tk_check_free(chk);
+		tk_reader_close(r);
+		return TK_E_NOMEM;
+	}
 	if (st) {
 		/* the chains' rows */
 		for (size_t i = 0; i < o->nchains; i++)
@@ -636,6 +643,9 @@ static int read_pass(rep *x, const char *path, const tk_reader_opts *ro,
 			have = 1;
 			if (tk_stats_event(st, ev) < 0 || tk_check_event(chk, ev) < 0)
 				goto nomem;
+			if (x->ver && (rc = tk_verify_event(x->ver, ev)) < 0 &&
+			    rc != TK_E_RANGE) /* a window refused: said by finish */
+				goto nomem;
 			if (is_instant(ev))
 				x->ninstants++;
 		}
@@ -656,6 +666,14 @@ static int read_pass(rep *x, const char *path, const tk_reader_opts *ro,
 		goto nomem;
 	if (st && tk_stats_finish(st) < 0)
 		goto nomem;
+	if (x->pass == 1 && x->ver && (rc = tk_verify_finish(x->ver, err)) < 0) {
+		if (!err->input[0])
+			snprintf(err->input, sizeof(err->input), "%s", path);
+		tk_stats_free(st);
+		tk_check_free(chk);
+		tk_reader_close(r);
+		return rc;
+	}
 	*rout = r;
 	*stout = st;
 	*chkout = chk;
@@ -936,6 +954,18 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 		jcstr(x->fp, p->msg);
 		fputc('}', x->fp);
 	}
+	fputs("],\n\"reqs\":[", x->fp);
+	for (i = 0; x->ver && i < tk_verify_count(x->ver); i++) {
+		const tk_verdict *d = tk_verify_get(x->ver, i);
+		fprintf(x->fp, "%s{\"n\":", i ? ",\n" : "");
+		jcstr(x->fp, d->name);
+		fprintf(x->fp, ",\"ok\":%d,\"msg\":", d->ok);
+		jcstr(x->fp, d->text);
+		if (d->has_time)
+			fprintf(x->fp, ",\"t\":%llu", (unsigned long long)
+				(d->time >= x->first ? d->time - x->first : 0));
+		fputc('}', x->fp);
+	}
 	fputs("],\"violations\":{", x->fp);
 	for (i = 0; i < TK_RULE_COUNT; i++)
 		fprintf(x->fp, "%s\"%s\":%llu", i ? "," : "", tk_rule_name((tk_rule)i),
@@ -1196,6 +1226,10 @@ int tk_report_write(const char *path, const char *out,
 	 * without pass 1's trace (it reads the same one again) */
 	tk_stats_free(st);
 	tk_check_free(chk);
+	if (opts->req_failures)
+		*opts->req_failures = x.ver ? tk_verify_failures(x.ver) : 0;
+	tk_verify_free(x.ver); /* in the page; it holds pass 1's trace */
+	x.ver = NULL;
 	st = NULL;
 	chk = NULL;
 	tk_timeline_free(x.tl);
@@ -1293,6 +1327,7 @@ out:
 	if (x.sfp)
 		fclose(x.sfp);
 	tk_output_abort(page.o);
+	tk_verify_free(x.ver);
 	for (i = 0; i < x.nprobs; i++)
 		free(x.probs[i].msg);
 	free(x.probs);

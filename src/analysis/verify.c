@@ -1,0 +1,1368 @@
+/*
+ * verify.c - timing requirements (docs/verify.md): a YAML file read with
+ * libyaml, held against a trace's metrics.
+ *
+ * The values come from the metric engine: one tk_stats per trace (with the
+ * chains and percentiles the requirements name) and one tk_load per load
+ * requirement.  What stats does not keep is taken from its value callback:
+ * the instance of an entity's minimum, and for a percentile the first
+ * value beyond the bound.
+ *
+ * Bounds and values are exact rationals: times in picoseconds (a tick of
+ * p/q ps times the ticks), loads in percent, counts and JIT as they are.
+ * Two rationals are compared by cross multiplication in 128 bits; a
+ * product beyond that is an error, never a rounded verdict.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "analysis_internal.h"
+
+#include <yaml.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { S_ENTITY, S_TYPE, S_CHAIN, S_LOAD };
+enum { U_NONE = -1, U_PCT = 16 }; /* else a tk_unit */
+
+/* a signed rational, d > 0 */
+typedef struct rat {
+	tk_i128 n, d;
+} rat;
+
+typedef struct bound {
+	int has;
+	rat v;          /* in ps for a time, in percent for a load, else as is */
+	int unit;       /* U_NONE, U_PCT or the tk_unit written */
+	char *text;     /* as written */
+} bound;
+
+typedef struct req {
+	char *name;
+	int subj;
+	char **names;   /* entities, chain signals, or the core */
+	size_t nnames;
+	tk_etype type;
+	tk_metric metric;
+	uint32_t pct;   /* millionths of a percent; 0: none */
+	char *pct_text;
+	char *window;   /* load: as written, or NULL */
+	char *chain;    /* the chain's row name: the signals joined by "->" */
+	bound max, min;
+} req;
+
+struct tk_reqs {
+	req *r;
+	size_t n;
+};
+
+/* ------------------------------------------------------------------------ */
+/* rationals                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static tk_i128 iabs128(tk_i128 v)
+{
+	return v < 0 ? -v : v;
+}
+
+static rat rat_norm(rat a)
+{
+	tk_u128 g = tk_gcd128((tk_u128)iabs128(a.n), (tk_u128)a.d);
+
+	if (g > 1) {
+		a.n /= (tk_i128)g;
+		a.d /= (tk_i128)g;
+	}
+	return a;
+}
+
+/* a <=> b into *c; -1 beyond 128 bits */
+static int rat_cmp(rat a, rat b, int *c)
+{
+	tk_i128 x, y;
+
+	if (__builtin_mul_overflow(a.n, b.d, &x) ||
+	    __builtin_mul_overflow(b.n, a.d, &y))
+		return -1;
+	*c = x < y ? -1 : x > y;
+	return 0;
+}
+
+/* a - b into *o; -1 beyond 128 bits */
+static int rat_sub(rat a, rat b, rat *o)
+{
+	tk_i128 x, y, d;
+
+	if (__builtin_mul_overflow(a.n, b.d, &x) ||
+	    __builtin_mul_overflow(b.n, a.d, &y) ||
+	    __builtin_sub_overflow(x, y, &x) ||
+	    __builtin_mul_overflow(a.d, b.d, &d))
+		return -1;
+	o->n = x;
+	o->d = d;
+	*o = rat_norm(*o);
+	return 0;
+}
+
+static const tk_i128 ps_per_unit[5] = {
+	1, 1000, 1000000, 1000000000, 1000000000000
+};
+
+/* a as a decimal or N/D, with its sign */
+static int rat_fmt(rat a, char *buf, size_t size)
+{
+	int rc;
+
+	if (size < 2)
+		return TK_E_RANGE;
+	if (a.n < 0) {
+		buf[0] = '-';
+		rc = tk_fmt_ratio((tk_u128)-a.n, (tk_u128)a.d, buf + 1, size - 1);
+		return rc < 0 ? rc : rc + 1;
+	}
+	return tk_fmt_ratio((tk_u128)a.n, (tk_u128)a.d, buf, size);
+}
+
+/* a in the unit u (a value in ps for a time unit) with the unit's name */
+static void rat_fmt_unit(rat a, int u, char *buf, size_t size)
+{
+	size_t n;
+
+	if (u >= TK_UNIT_PS && u <= TK_UNIT_S) {
+		tk_i128 g = (tk_i128)tk_gcd128((tk_u128)iabs128(a.n), (tk_u128)ps_per_unit[u]);
+		if (!g)
+			g = 1;
+		a.n /= g;
+		if (__builtin_mul_overflow(a.d, ps_per_unit[u] / g, &a.d)) {
+			snprintf(buf, size, "?");
+			return;
+		}
+	}
+	a = rat_norm(a);
+	if (rat_fmt(a, buf, size) < 0) {
+		snprintf(buf, size, "?");
+		return;
+	}
+	n = strlen(buf);
+	if (u == U_PCT)
+		snprintf(buf + n, size - n, "%%");
+	else if (u >= TK_UNIT_PS && u <= TK_UNIT_S)
+		snprintf(buf + n, size - n, "%s", tk_unit_name((tk_unit)u));
+}
+
+/*
+ * A bound as written: [-]DIGITS[.DIGITS] then a unit (ps ns us ms s, %)
+ * or none.  Into *v (ps for a time unit) and *unit; -1 when malformed.
+ */
+static int parse_number(const char *s, rat *v, int *unit)
+{
+	tk_i128 n = 0, d = 1;
+	int neg = 0, digits = 0, frac = 0;
+	const char *p = s;
+	tk_unit u;
+
+	if (*p == '-' || *p == '+')
+		neg = *p++ == '-';
+	for (; *p >= '0' && *p <= '9'; p++, digits++)
+		if (digits > 30 || __builtin_mul_overflow(n, 10, &n) ||
+		    __builtin_add_overflow(n, *p - '0', &n))
+			return -1;
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++, frac++)
+			if (frac > 18 || __builtin_mul_overflow(n, 10, &n) ||
+			    __builtin_add_overflow(n, *p - '0', &n))
+				return -1;
+		d = 1;
+		for (int i = 0; i < frac; i++)
+			d *= 10;
+		if (!frac)
+			return -1;
+	}
+	if (!digits)
+		return -1;
+	while (*p == ' ')
+		p++;
+	if (!*p) {
+		*unit = U_NONE;
+	} else if (!strcmp(p, "%")) {
+		*unit = U_PCT;
+	} else if (tk_unit_parse(p, strlen(p), 0, &u) == TK_OK) {
+		*unit = (int)u;
+		if (__builtin_mul_overflow(n, ps_per_unit[u], &n))
+			return -1;
+	} else {
+		return -1;
+	}
+	v->n = neg ? -n : n;
+	v->d = d;
+	*v = rat_norm(*v);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* the file                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct rdctx {
+	yaml_document_t *doc;
+	const char *path;
+	tk_error *err;
+} rdctx;
+
+static int node_err(rdctx *x, const yaml_node_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int node_err(rdctx *x, const yaml_node_t *n, const char *fmt, ...)
+{
+	char msg[300];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return tk_err_set(x->err, TK_E_PARSE, x->path, (uint64_t)n->start_mark.line + 1,
+			  (uint32_t)n->start_mark.column + 1, "%s", msg);
+}
+
+/* a scalar's text (NUL-terminated by libyaml), or NULL */
+static const char *scalar(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static char *dup_or_null(const char *s, int *nomem)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		*nomem = 1;
+	return d;
+}
+
+/* metric named s of a subject (entity metrics, or a chain's) */
+static int parse_metric(const char *s, int chain, tk_metric *m)
+{
+	int i, lo = chain ? TK_METRIC_REACTION : 0, hi = chain ? TK_METRIC_END : TK_METRIC_COUNT;
+
+	for (i = lo; i < hi; i++)
+		if (!strcmp(s, tk_metric_name((tk_metric)i))) {
+			*m = (tk_metric)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* a list of names (a sequence of scalars, or one scalar when one is
+ * allowed) into r->names */
+static int parse_names(rdctx *x, const yaml_node_t *n, req *r, int one,
+		       const char *key)
+{
+	yaml_node_item_t *it;
+	size_t k = 0;
+	int nomem = 0;
+
+	if (one) {
+		const char *s = scalar(n);
+		if (!s || !s[0])
+			return node_err(x, n, "%s: expected a name", key);
+		r->names = calloc(1, sizeof(*r->names));
+		if (!r->names || !(r->names[0] = dup_or_null(s, &nomem)))
+			return tk_err_nomem(x->err, x->path);
+		r->nnames = 1;
+		return TK_OK;
+	}
+	if (n->type != YAML_SEQUENCE_NODE ||
+	    n->data.sequence.items.top == n->data.sequence.items.start)
+		return node_err(x, n, "%s: expected a list of names ([A, B])", key);
+	r->nnames = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+	r->names = calloc(r->nnames, sizeof(*r->names));
+	if (!r->names) {
+		r->nnames = 0;
+		return tk_err_nomem(x->err, x->path);
+	}
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++, k++) {
+		const yaml_node_t *e = yaml_document_get_node(x->doc, *it);
+		const char *s = scalar(e);
+		if (!s || !s[0])
+			return node_err(x, e ? e : n, "%s: expected a name", key);
+		for (size_t j = 0; j < k; j++)
+			if (!strcmp(r->names[j], s))
+				return node_err(x, e, "%s: '%s' twice", key, s);
+		if (!(r->names[k] = dup_or_null(s, &nomem)))
+			return tk_err_nomem(x->err, x->path);
+	}
+	return TK_OK;
+}
+
+static int parse_bound(rdctx *x, const yaml_node_t *n, bound *b, const char *key)
+{
+	const char *s = scalar(n);
+	int nomem = 0;
+
+	if (!s || parse_number(s, &b->v, &b->unit) < 0)
+		return node_err(x, n, "%s: '%s' is not a number with a unit (2ms, 500us, 80%%, 3)",
+				key, s ? s : "");
+	b->has = 1;
+	if (!(b->text = dup_or_null(s, &nomem)))
+		return tk_err_nomem(x->err, x->path);
+	return TK_OK;
+}
+
+/* the unit a bound of requirement r must have: U_NONE (a count or JIT),
+ * U_PCT (load), else any time unit (TK_UNIT_PS) */
+static int bound_kind(const req *r)
+{
+	if (r->subj == S_LOAD)
+		return U_PCT;
+	return tk_metric_is_time(r->metric) ? TK_UNIT_PS : U_NONE;
+}
+
+static int check_bound(rdctx *x, const yaml_node_t *n, const req *r,
+		       const bound *b, const char *key)
+{
+	int k = bound_kind(r);
+
+	if (k == U_PCT && b->unit != U_PCT)
+		return node_err(x, n, "%s: a load is a percentage (80%%)", key);
+	if (k == U_NONE && b->unit != U_NONE)
+		return node_err(x, n, "%s: %s is a plain number (no unit)", key,
+				tk_metric_name(r->metric));
+	if (k == TK_UNIT_PS && (b->unit == U_NONE || b->unit == U_PCT))
+		return node_err(x, n, "%s: %s is a time: give a unit (ps, ns, us, ms, s)",
+				key, tk_metric_name(r->metric));
+	if (b->v.n < 0 && !(r->subj != S_LOAD && r->metric == TK_METRIC_JIT))
+		return node_err(x, n, "%s: a negative bound", key);
+	return TK_OK;
+}
+
+/* percentile "99", "99.9" into millionths of a percent; -1 when bad */
+static int parse_pct(const char *s, uint32_t *out)
+{
+	rat v;
+	int unit;
+	tk_i128 m;
+
+	if (!s || parse_number(s, &v, &unit) < 0 || (unit != U_NONE && unit != U_PCT) ||
+	    v.n <= 0 || __builtin_mul_overflow(v.n, 1000000, &m) || m % v.d)
+		return -1;
+	m /= v.d;
+	if (m > 100000000)
+		return -1;
+	*out = (uint32_t)m;
+	return 0;
+}
+
+static int parse_req(rdctx *x, const yaml_node_t *n, req *r)
+{
+	yaml_node_pair_t *p;
+	const yaml_node_t *subj = NULL, *metric = NULL, *pct = NULL, *win = NULL;
+	const yaml_node_t *maxn = NULL, *minn = NULL;
+	const char *subjkey = NULL;
+	int rc, nomem = 0;
+
+	r->pct = 0;
+	if (n->type != YAML_MAPPING_NODE)
+		return node_err(x, n, "a requirement is a mapping (name:, a subject, bounds)");
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
+		const yaml_node_t *v = yaml_document_get_node(x->doc, p->value);
+		const char *ks = scalar(k);
+		if (!ks)
+			return node_err(x, k ? k : n, "a key is a plain name");
+		if (!strcmp(ks, "name")) {
+			const char *s = scalar(v);
+			if (!s || !s[0])
+				return node_err(x, v, "name: expected a name");
+			if (r->name)
+				return node_err(x, k, "name given twice");
+			if (!(r->name = dup_or_null(s, &nomem)))
+				return tk_err_nomem(x->err, x->path);
+		} else if (!strcmp(ks, "entity") || !strcmp(ks, "entities") ||
+			   !strcmp(ks, "type") || !strcmp(ks, "chain") ||
+			   !strcmp(ks, "load")) {
+			if (subj)
+				return node_err(x, k, "%s: a requirement has one subject (%s given)",
+						ks, subjkey);
+			subj = v;
+			subjkey = ks;
+		} else if (!strcmp(ks, "metric") && !metric) {
+			metric = v;
+		} else if (!strcmp(ks, "percentile") && !pct) {
+			pct = v;
+		} else if (!strcmp(ks, "window") && !win) {
+			win = v;
+		} else if (!strcmp(ks, "max") && !maxn) {
+			maxn = v;
+		} else if (!strcmp(ks, "min") && !minn) {
+			minn = v;
+		} else if (!strcmp(ks, "metric") || !strcmp(ks, "percentile") ||
+			   !strcmp(ks, "window") || !strcmp(ks, "max") || !strcmp(ks, "min")) {
+			return node_err(x, k, "%s given twice", ks);
+		} else {
+			return node_err(x, k, "unknown key '%s' (name, entity, entities, type, "
+					"chain, load, metric, percentile, window, max, min)", ks);
+		}
+	}
+	if (!r->name)
+		return node_err(x, n, "a requirement without a name");
+	if (!subj)
+		return node_err(x, n, "requirement '%s': no subject (entity, entities, type, "
+				"chain or load)", r->name);
+	if (!strcmp(subjkey, "entity") || !strcmp(subjkey, "entities")) {
+		r->subj = S_ENTITY;
+		if ((rc = parse_names(x, subj, r, subjkey[6] == '\0', subjkey)) < 0)
+			return rc;
+	} else if (!strcmp(subjkey, "type")) {
+		const char *s = scalar(subj);
+		r->subj = S_TYPE;
+		if (!s || (strcmp(s, "T") && strcmp(s, "I") && strcmp(s, "R")))
+			return node_err(x, subj, "type: expected T, I or R");
+		r->type = s[0] == 'T' ? TK_ET_T : s[0] == 'I' ? TK_ET_I : TK_ET_R;
+	} else if (!strcmp(subjkey, "chain")) {
+		size_t len = 0;
+		r->subj = S_CHAIN;
+		if ((rc = parse_names(x, subj, r, 0, "chain")) < 0)
+			return rc;
+		if (r->nnames < 2)
+			return node_err(x, subj, "chain: two signals or more");
+		for (size_t i = 0; i < r->nnames; i++)
+			len += strlen(r->names[i]) + 2;
+		if (!(r->chain = calloc(len + 1, 1)))
+			return tk_err_nomem(x->err, x->path);
+		for (size_t i = 0; i < r->nnames; i++) {
+			if (i)
+				strcat(r->chain, "->");
+			strcat(r->chain, r->names[i]);
+		}
+	} else {
+		r->subj = S_LOAD;
+		if ((rc = parse_names(x, subj, r, 1, "load")) < 0)
+			return rc;
+	}
+	if (r->subj == S_LOAD) {
+		if (metric)
+			return node_err(x, metric, "metric: a load requirement has none");
+		if (pct)
+			return node_err(x, pct, "percentile: a load requirement has none");
+		if (win) {
+			const char *s = scalar(win);
+			uint64_t v;
+			tk_unit u;
+			if (!s || tk_duration_parse(s, -1, &v, &u) < 0 || !v)
+				return node_err(x, win, "window: expected a time (10ms, 500us)");
+			if (!(r->window = dup_or_null(s, &nomem)))
+				return tk_err_nomem(x->err, x->path);
+		}
+	} else {
+		const char *s = scalar(metric);
+		if (win)
+			return node_err(x, win, "window: only a load requirement has one");
+		if (!metric)
+			return node_err(x, n, "requirement '%s': no metric", r->name);
+		if (!s || parse_metric(s, r->subj == S_CHAIN, &r->metric) < 0)
+			return node_err(x, metric, r->subj == S_CHAIN ?
+					"metric: unknown metric '%s' of a chain (REACTION, AGE, LOST)" :
+					"metric: unknown metric '%s' (IPT, CET, GET, RT, DT, PER, ST, "
+					"JIT, PRE, NPRE, WAIT, POLL)", s ? s : "");
+		if (pct) {
+			if (parse_pct(scalar(pct), &r->pct) < 0)
+				return node_err(x, pct, "percentile: expected a number above 0 and at "
+						"most 100, with at most 6 decimals");
+			if (!tk_metric_is_time(r->metric))
+				return node_err(x, pct, "percentile: %s is not a time: it has none",
+						tk_metric_name(r->metric));
+			if (!(r->pct_text = dup_or_null(scalar(pct), &nomem)))
+				return tk_err_nomem(x->err, x->path);
+		}
+	}
+	if (!maxn && !minn)
+		return node_err(x, n, "requirement '%s': no bound (max:, min:)", r->name);
+	if (maxn && ((rc = parse_bound(x, maxn, &r->max, "max")) < 0 ||
+		     (rc = check_bound(x, maxn, r, &r->max, "max")) < 0))
+		return rc;
+	if (minn && ((rc = parse_bound(x, minn, &r->min, "min")) < 0 ||
+		     (rc = check_bound(x, minn, r, &r->min, "min")) < 0))
+		return rc;
+	return TK_OK;
+}
+
+static void req_clear(req *r)
+{
+	for (size_t i = 0; i < r->nnames; i++)
+		free(r->names[i]);
+	free(r->names);
+	free(r->name);
+	free(r->pct_text);
+	free(r->window);
+	free(r->chain);
+	free(r->max.text);
+	free(r->min.text);
+}
+
+void tk_reqs_free(tk_reqs *q)
+{
+	if (!q)
+		return;
+	for (size_t i = 0; i < q->n; i++)
+		req_clear(&q->r[i]);
+	free(q->r);
+	free(q);
+}
+
+int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	int have_parser = 0, have_doc = 0, rc;
+	FILE *fp = NULL;
+	tk_reqs *q = NULL;
+	yaml_node_t *root, *list;
+	rdctx x;
+
+	*out = NULL;
+	fp = fopen(path, "rb");
+	if (!fp) {
+		rc = tk_err_set(err, TK_E_IO, path, 0, 0, "cannot open the requirements file");
+		goto out;
+	}
+	if (!yaml_parser_initialize(&parser)) {
+		rc = tk_err_nomem(err, path);
+		goto out;
+	}
+	have_parser = 1;
+	yaml_parser_set_input_file(&parser, fp);
+	if (!yaml_parser_load(&parser, &doc)) {
+		rc = tk_err_set(err, parser.error == YAML_MEMORY_ERROR ? TK_E_NOMEM : TK_E_PARSE,
+				path, (uint64_t)parser.problem_mark.line + 1,
+				(uint32_t)parser.problem_mark.column + 1, "%s%s%s",
+				parser.problem ? parser.problem : "bad YAML",
+				parser.context ? " " : "", parser.context ? parser.context : "");
+		goto out;
+	}
+	have_doc = 1;
+	x.doc = &doc;
+	x.path = path;
+	x.err = err;
+	root = yaml_document_get_root_node(&doc);
+	if (!root) {
+		rc = tk_err_set(err, TK_E_PARSE, path, 1, 1, "no requirements (an empty file)");
+		goto out;
+	}
+	/* a list of requirements, or a mapping with the one key requirements */
+	list = root;
+	if (root->type == YAML_MAPPING_NODE) {
+		yaml_node_pair_t *p;
+		list = NULL;
+		for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+			yaml_node_t *k = yaml_document_get_node(&doc, p->key);
+			const char *ks = scalar(k);
+			if (!ks || strcmp(ks, "requirements") || list) {
+				rc = node_err(&x, k, "unknown key '%s' (the file holds requirements:)",
+					      ks ? ks : "");
+				goto out;
+			}
+			list = yaml_document_get_node(&doc, p->value);
+		}
+		if (!list) {
+			rc = node_err(&x, root, "no requirements: key");
+			goto out;
+		}
+	}
+	if (list->type != YAML_SEQUENCE_NODE ||
+	    list->data.sequence.items.top == list->data.sequence.items.start) {
+		rc = node_err(&x, list, "requirements: expected a list of requirements");
+		goto out;
+	}
+	q = calloc(1, sizeof(*q));
+	if (!q) {
+		rc = tk_err_nomem(err, path);
+		goto out;
+	}
+	q->r = calloc((size_t)(list->data.sequence.items.top - list->data.sequence.items.start),
+		      sizeof(*q->r));
+	if (!q->r) {
+		rc = tk_err_nomem(err, path);
+		goto out;
+	}
+	for (yaml_node_item_t *it = list->data.sequence.items.start;
+	     it < list->data.sequence.items.top; it++) {
+		yaml_node_t *n = yaml_document_get_node(&doc, *it);
+		req *r = &q->r[q->n++];
+		if ((rc = parse_req(&x, n, r)) < 0)
+			goto out;
+		for (size_t j = 0; j + 1 < q->n; j++)
+			if (!strcmp(q->r[j].name, r->name)) {
+				rc = node_err(&x, n, "requirement '%s' named twice", r->name);
+				goto out;
+			}
+	}
+	*out = q;
+	q = NULL;
+	rc = TK_OK;
+out:
+	tk_reqs_free(q);
+	if (have_doc)
+		yaml_document_delete(&doc);
+	if (have_parser)
+		yaml_parser_delete(&parser);
+	if (fp)
+		fclose(fp);
+	return rc;
+}
+
+size_t tk_reqs_count(const tk_reqs *q)
+{
+	return q->n;
+}
+
+const char *tk_reqs_name(const tk_reqs *q, size_t i)
+{
+	return i < q->n ? q->r[i].name : NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* verification                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* what the value callback keeps for (requirement, entity) */
+typedef struct track {
+	int has_min;
+	uint64_t min, min_time;
+	int64_t min_inst;
+	/* the first value beyond the max / min bound (percentiles) */
+	int has_hi, has_lo;
+	uint64_t hi_time, lo_time, nhi, nlo;
+	int64_t hi_inst, lo_inst;
+} track;
+
+/* a load requirement's loads */
+typedef struct lreq {
+	tk_load *l;
+	size_t core;        /* the core's index, SIZE_MAX: not yet met */
+	size_t checked;     /* cores compared with the name */
+	uint64_t window;    /* ticks; 0: the whole trace */
+	int has;            /* worst windows found */
+	uint64_t hi_b, hi_len, hi_start, lo_b, lo_len, lo_start;
+	uint64_t nwin;
+	const req *r;
+	tk_verify *v;
+} lreq;
+
+typedef struct verdict_buf {
+	tk_verdict pub;
+	char subject[256], text[1024], value[96], bound[96], margin[96], where[256];
+} verdict_buf;
+
+struct tk_verify {
+	const tk_reqs *q;
+	const tk_trace *t;
+	tk_stats *st;
+	track **tr;         /* per requirement: by entity id */
+	size_t *ntr;
+	signed char *interest; /* by entity id: 0 unseen, 1 none, 2 some */
+	size_t ninterest;
+	lreq *loads;        /* per requirement (S_LOAD ones used) */
+	verdict_buf *out;
+	size_t nout, nfail;
+	int nomem, range;
+	tk_u128 tick_p, tick_q; /* a tick is p/q ps */
+	uint32_t pct[64];   /* the percentiles given to stats, in order */
+	int started;        /* the first event was seen */
+};
+
+/* does requirement r name entity id (by name or type)? */
+static int names_entity(const tk_verify *v, const req *r, uint32_t id)
+{
+	const tk_entity *e = tk_trace_entity(v->t, id);
+	const char *s;
+	size_t len;
+
+	if (!e)
+		return 0;
+	if (r->subj == S_TYPE)
+		return e->type == r->type;
+	if (r->subj != S_ENTITY)
+		return 0;
+	s = tk_trace_str(v->t, e->name, &len);
+	for (size_t i = 0; s && i < r->nnames; i++)
+		if (strlen(r->names[i]) == len && !memcmp(r->names[i], s, len))
+			return 1;
+	return 0;
+}
+
+/* ticks of a time metric in ps */
+static rat ticks_ps(const tk_verify *v, uint64_t ticks)
+{
+	rat r;
+
+	r.n = (tk_i128)((tk_u128)ticks * v->tick_p);
+	r.d = (tk_i128)v->tick_q;
+	return r;
+}
+
+/* value (ticks) vs bound b: <0, 0, >0; 0 too on overflow (flagged) */
+static int cmp_ticks(tk_verify *v, uint64_t ticks, const bound *b)
+{
+	int c;
+
+	if (rat_cmp(ticks_ps(v, ticks), b->v, &c) < 0) {
+		v->range = 1;
+		return 0;
+	}
+	return c;
+}
+
+static void on_value(void *ctx, uint32_t entity, tk_metric metric, int64_t inst,
+		     uint64_t value, uint64_t time)
+{
+	tk_verify *v = ctx;
+	const tk_reqs *q = v->q;
+
+	if (tk_grow_zero((void **)&v->interest, &v->ninterest, entity, 1) < 0) {
+		v->nomem = 1;
+		return;
+	}
+	if (v->interest[entity] == 0) {
+		v->interest[entity] = 1;
+		for (size_t i = 0; i < q->n; i++)
+			if (names_entity(v, &q->r[i], entity))
+				v->interest[entity] = 2;
+	}
+	if (v->interest[entity] != 2)
+		return;
+	for (size_t i = 0; i < q->n; i++) {
+		const req *r = &q->r[i];
+		track *k;
+		if ((r->subj != S_ENTITY && r->subj != S_TYPE) || r->metric != metric ||
+		    !names_entity(v, r, entity))
+			continue;
+		if (tk_grow_zero((void **)&v->tr[i], &v->ntr[i], entity, sizeof(track)) < 0) {
+			v->nomem = 1;
+			return;
+		}
+		k = &v->tr[i][entity];
+		if (!k->has_min || value < k->min) {
+			k->has_min = 1;
+			k->min = value;
+			k->min_inst = inst;
+			k->min_time = time;
+		}
+		if (!r->pct)
+			continue;
+		if (r->max.has && (metric == TK_METRIC_NPRE
+				   ? (tk_i128)value * r->max.v.d > r->max.v.n
+				   : cmp_ticks(v, value, &r->max) > 0)) {
+			if (!k->has_hi) {
+				k->has_hi = 1;
+				k->hi_inst = inst;
+				k->hi_time = time;
+			}
+			k->nhi++;
+		}
+		if (r->min.has && (metric == TK_METRIC_NPRE
+				   ? (tk_i128)value * r->min.v.d < r->min.v.n
+				   : cmp_ticks(v, value, &r->min) < 0)) {
+			if (!k->has_lo) {
+				k->has_lo = 1;
+				k->lo_inst = inst;
+				k->lo_time = time;
+			}
+			k->nlo++;
+		}
+	}
+}
+
+/* a core's load window */
+static int on_window(void *ctx, uint64_t start, uint64_t end, const uint64_t *busy,
+		     size_t ncores)
+{
+	lreq *L = ctx;
+	uint64_t b, len = end - start;
+
+	for (; L->core == SIZE_MAX && L->checked < ncores; L->checked++) {
+		const tk_entity *e = tk_trace_entity(L->v->t, tk_load_core(L->l, L->checked));
+		size_t n;
+		const char *s = e ? tk_trace_str(L->v->t, e->name, &n) : NULL;
+		if (s && n == strlen(L->r->names[0]) && !memcmp(s, L->r->names[0], n))
+			L->core = L->checked;
+	}
+	if (!len)
+		return TK_OK;
+	b = L->core < ncores ? busy[L->core] : 0;
+	L->nwin++;
+	/* b/len against the worst so far */
+	if (!L->has || (tk_u128)b * L->hi_len > (tk_u128)L->hi_b * len) {
+		L->hi_b = b;
+		L->hi_len = len;
+		L->hi_start = start;
+	}
+	if (!L->has || (tk_u128)b * L->lo_len < (tk_u128)L->lo_b * len) {
+		L->lo_b = b;
+		L->lo_len = len;
+		L->lo_start = start;
+	}
+	L->has = 1;
+	return TK_OK;
+}
+
+int tk_verify_new(tk_verify **out, const tk_reqs *q, const tk_trace *t, tk_error *err)
+{
+	tk_verify *v = calloc(1, sizeof(*v));
+	uint32_t *pct;
+	size_t npct = 0;
+	int rc = TK_E_NOMEM;
+
+	*out = NULL;
+	if (!v)
+		return tk_err_nomem(err, NULL);
+	v->q = q;
+	v->t = t;
+	pct = v->pct;
+	v->tr = calloc(q->n ? q->n : 1, sizeof(*v->tr));
+	v->ntr = calloc(q->n ? q->n : 1, sizeof(*v->ntr));
+	v->loads = calloc(q->n ? q->n : 1, sizeof(*v->loads));
+	if (!v->tr || !v->ntr || !v->loads || tk_stats_new(&v->st, t, err) < 0)
+		goto fail;
+	tk_stats_on_value(v->st, on_value, v);
+	for (size_t i = 0; i < q->n; i++) {
+		const req *r = &q->r[i];
+		size_t j;
+		if (r->subj == S_CHAIN) {
+			rc = tk_stats_add_chain(v->st, r->chain,
+						(const char *const *)r->names, r->nnames);
+			if (rc == TK_E_NOMEM)
+				goto fail;
+			/* TK_E_USAGE: the same chain as an earlier requirement's */
+		}
+		if (r->pct) {
+			for (j = 0; j < npct && pct[j] != r->pct; j++)
+				;
+			if (j == npct && npct < 64)
+				pct[npct++] = r->pct;
+		}
+		if (r->subj == S_LOAD) {
+			v->loads[i].core = SIZE_MAX;
+			v->loads[i].r = r;
+			v->loads[i].v = v;
+		}
+	}
+	if (npct && (rc = tk_stats_set_percentiles(v->st, pct, npct)) < 0)
+		goto fail;
+	*out = v;
+	return TK_OK;
+fail:
+	tk_verify_free(v);
+	return rc == TK_E_NOMEM ? tk_err_nomem(err, NULL)
+				: tk_err_set(err, rc, NULL, 0, 0, "too many percentiles");
+}
+
+/* the load objects, made at the first event (the time base is known) */
+static int loads_start(tk_verify *v)
+{
+	const tk_reqs *q = v->q;
+	int rc;
+
+	if (!v->started) {
+		if ((rc = tk_unit_factor(tk_trace_timebase(v->t), TK_UNIT_PS, &v->tick_p,
+					 &v->tick_q)) < 0)
+			return rc;
+		v->started = 1;
+	}
+
+	for (size_t i = 0; i < q->n; i++) {
+		lreq *L = &v->loads[i];
+		if (q->r[i].subj != S_LOAD || L->l)
+			continue;
+		if (q->r[i].window) {
+			tk_timebase from = { TK_UNIT_NS, 1, 1 };
+			uint64_t d;
+			tk_unit u;
+			if (tk_duration_parse(q->r[i].window, -1, &d, &u) < 0)
+				return TK_E_RANGE;
+			from.unit = u;
+			if (tk_time_convert(d, &from, tk_trace_timebase(v->t), TK_ROUND_EXACT,
+					    &L->window) < 0 || !L->window) {
+				v->range = 2 + (int)i;
+				return TK_E_RANGE;
+			}
+		}
+		if (tk_load_new(&L->l, v->t, L->window, L->window ? on_window : NULL,
+				L, NULL) < 0)
+			return TK_E_NOMEM;
+	}
+	return TK_OK;
+}
+
+int tk_verify_event(tk_verify *v, const tk_event *ev)
+{
+	int rc;
+
+	if ((rc = loads_start(v)) < 0)
+		return rc;
+	if ((rc = tk_stats_event(v->st, ev)) < 0)
+		return rc;
+	for (size_t i = 0; i < v->q->n; i++)
+		if (v->loads[i].l && (rc = tk_load_event(v->loads[i].l, ev)) < 0)
+			return rc;
+	return v->nomem ? TK_E_NOMEM : TK_OK;
+}
+
+/* the instance and time as text */
+static void fmt_where(const tk_verify *v, verdict_buf *o, const char *prefix,
+		      const char *name, size_t nlen, int64_t inst, int has_time,
+		      uint64_t time, int window)
+{
+	const tk_timebase *tb = tk_trace_timebase(v->t);
+	char at[64], ib[32] = "";
+	size_t n;
+
+	snprintf(o->where, sizeof(o->where), "%.*s", (int)(nlen < 200 ? nlen : 200), name);
+	o->pub.inst = inst;
+	o->pub.has_time = has_time;
+	o->pub.time = time;
+	if (!has_time)
+		return;
+	if (tk_time_format(time, tb, tb->unit, at, sizeof(at)) < 0 || strchr(at, '/'))
+		snprintf(at, sizeof(at), "%llu", (unsigned long long)time); /* ticks */
+	else
+		strncat(at, tk_unit_name(tb->unit), sizeof(at) - strlen(at) - 1);
+	if (inst != TK_INST_NONE)
+		snprintf(ib, sizeof(ib), " instance %lld", (long long)inst);
+	n = strlen(o->text);
+	snprintf(o->text + n, sizeof(o->text) - n, "%s%s%s%s %s %s", prefix,
+		 window ? "window of " : "", o->where, ib, window ? "from" : "at", at);
+}
+
+/* one row's values against the bounds: hi against max, lo against min */
+typedef struct cand {
+	const char *name;
+	size_t nlen;
+	rat hi, lo;
+	int64_t hi_inst, lo_inst;
+	int hi_t, lo_t;
+	uint64_t hi_time, lo_time, nhi, nlo;
+} cand;
+
+/* JIT's exact value of row i (max or min) */
+static int jit_value(tk_verify *v, size_t i, int want_max, rat *out)
+{
+	char buf[128], *sl;
+	int unit;
+
+	if (tk_stats_format_exact(v->st, i, want_max ? TK_STAT_MAX : TK_STAT_MIN,
+				  TK_UNIT_NS, buf, sizeof(buf)) < 0)
+		return -1;
+	sl = strchr(buf, '/');
+	if (sl) {
+		rat den;
+		*sl = '\0';
+		if (parse_number(buf, out, &unit) < 0 ||
+		    parse_number(sl + 1, &den, &unit) < 0 || den.n <= 0 || den.d != 1)
+			return -1;
+		out->d = den.n;
+		*out = rat_norm(*out);
+		return 0;
+	}
+	return parse_number(buf, out, &unit);
+}
+
+/* row i of requirement ri as a candidate; 0, or -1 (no value) */
+static int row_cand(tk_verify *v, size_t ri, size_t i, cand *c)
+{
+	const req *r = &v->q->r[ri];
+	const tk_stat *s = tk_stats_get(v->st, i);
+	const track *k = NULL;
+
+	memset(c, 0, sizeof(*c));
+	c->name = tk_stats_row_name(v->st, i, &c->nlen);
+	if (!c->name)
+		c->name = "", c->nlen = 0;
+	c->hi_inst = c->lo_inst = TK_INST_NONE;
+	if (r->metric == TK_METRIC_LOST) {
+		c->hi.n = c->lo.n = (tk_i128)s->count;
+		c->hi.d = c->lo.d = 1;
+		return 0;
+	}
+	if (!s->count)
+		return -1;
+	if (!s->chain && s->entity < v->ntr[ri] && v->tr[ri][s->entity].has_min)
+		k = &v->tr[ri][s->entity];
+	if (r->metric == TK_METRIC_JIT) {
+		if (jit_value(v, i, 1, &c->hi) < 0 || jit_value(v, i, 0, &c->lo) < 0)
+			return -1;
+		c->hi_inst = s->max_inst;
+		c->hi_time = s->max_time;
+		c->hi_t = 1;
+		return 0;
+	}
+	if (r->pct) {
+		size_t j, np = tk_stats_percentile_count(v->st);
+		uint64_t pv = 0;
+		for (j = 0; j < np && v->pct[j] != r->pct; j++)
+			;
+		if (j == np || !tk_stats_percentile(v->st, i, j, &pv))
+			return -1;
+		c->hi = c->lo = ticks_ps(v, pv);
+		if (k && k->has_hi) {
+			c->hi_inst = k->hi_inst;
+			c->hi_time = k->hi_time;
+			c->hi_t = 1;
+			c->nhi = k->nhi;
+		}
+		if (k && k->has_lo) {
+			c->lo_inst = k->lo_inst;
+			c->lo_time = k->lo_time;
+			c->lo_t = 1;
+			c->nlo = k->nlo;
+		}
+	} else {
+		if (r->metric == TK_METRIC_NPRE) {
+			c->hi.n = (tk_i128)s->max;
+			c->lo.n = (tk_i128)s->min;
+			c->hi.d = c->lo.d = 1;
+		} else {
+			c->hi = ticks_ps(v, s->max);
+			c->lo = ticks_ps(v, s->min);
+		}
+		c->hi_inst = s->max_inst;
+		c->hi_time = s->max_time;
+		c->hi_t = 1;
+		if (k) {
+			c->lo_inst = k->min_inst;
+			c->lo_time = k->min_time;
+			c->lo_t = 1;
+		}
+	}
+	c->hi = rat_norm(c->hi);
+	c->lo = rat_norm(c->lo);
+	return 0;
+}
+
+static void put_text(verdict_buf *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void put_text(verdict_buf *o, const char *fmt, ...)
+{
+	size_t n = strlen(o->text);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(o->text + n, sizeof(o->text) - n, fmt, ap);
+	va_end(ap);
+}
+
+/* the subject's words */
+static void subject(const req *r, verdict_buf *o)
+{
+	char pb[48] = "";
+
+	if (r->pct)
+		snprintf(pb, sizeof(pb), " p%s", r->pct_text);
+	switch (r->subj) {
+	case S_ENTITY:
+		snprintf(o->subject, sizeof(o->subject), "%s%s %s%s", r->names[0],
+			 r->nnames > 1 ? " ..." : "", tk_metric_name(r->metric), pb);
+		break;
+	case S_TYPE:
+		snprintf(o->subject, sizeof(o->subject), "every %s %s%s",
+			 tk_etype_name(r->type), tk_metric_name(r->metric), pb);
+		break;
+	case S_CHAIN:
+		snprintf(o->subject, sizeof(o->subject), "chain %s %s%s", r->chain,
+			 tk_metric_name(r->metric), pb);
+		break;
+	default:
+		snprintf(o->subject, sizeof(o->subject), "%s load%s%s", r->names[0],
+			 r->window ? " per window of " : "", r->window ? r->window : "");
+		break;
+	}
+}
+
+/* one bound against the worst candidate: 1 holds, 0 fails, -1 range */
+static int judge(tk_verify *v, const req *r, const bound *b, int is_max, const cand *w,
+		 verdict_buf *o, int report, int window)
+{
+	rat val = is_max ? w->hi : w->lo, m;
+	int c, u = b->unit;
+
+	if (rat_cmp(val, b->v, &c) < 0 || rat_sub(is_max ? b->v : val, is_max ? val : b->v, &m) < 0)
+		return -1;
+	if (report) {
+		rat_fmt_unit(val, u, o->value, sizeof(o->value));
+		snprintf(o->bound, sizeof(o->bound), "%s %s", is_max ? "max" : "min", b->text);
+		rat_fmt_unit(m, u, o->margin, sizeof(o->margin));
+		o->pub.ok = is_max ? c <= 0 : c >= 0;
+		put_text(o, "%s: %s %s, bound %s, margin %s", o->subject,
+			 r->pct || r->metric == TK_METRIC_LOST ? "is" : r->subj == S_LOAD && window ? (is_max ? "highest" : "lowest")
+			 : r->subj == S_LOAD ? "is" : is_max ? "max" : "min",
+			 o->value, o->bound, o->margin);
+		uint64_t nb = is_max ? w->nhi : w->nlo;
+		if (r->pct && nb)
+			put_text(o, "; %llu value%s %s %s, the first", (unsigned long long)nb,
+				 nb == 1 ? "" : "s", is_max ? "above" : "below", b->text);
+		if (r->subj == S_CHAIN && (is_max ? w->hi_t : w->lo_t)) {
+			/* REACTION: the cause's time and writer, AGE: the effect's */
+			fmt_where(v, o, r->metric == TK_METRIC_REACTION ?
+				  "; worst: the cause's " : "; worst: the effect's ",
+				  "writer", 6, is_max ? w->hi_inst : w->lo_inst, 1,
+				  is_max ? w->hi_time : w->lo_time, 0);
+			snprintf(o->where, sizeof(o->where), "%s", r->chain);
+			return is_max ? c <= 0 : c >= 0;
+		}
+		fmt_where(v, o, r->pct && nb ? ": " : "; worst: ", w->name, w->nlen, is_max ? w->hi_inst : w->lo_inst,
+			  is_max ? w->hi_t : w->lo_t, is_max ? w->hi_time : w->lo_time, window);
+	}
+	(void)v;
+	return is_max ? c <= 0 : c >= 0;
+}
+
+static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
+{
+	const req *r = &v->q->r[ri];
+	cand c, whi, wlo;
+	int have = 0, win = 0, ok_max = 1, ok_min = 1, rc;
+	char *found = NULL;
+
+	memset(o, 0, sizeof(*o));
+	o->pub.name = r->name;
+	o->pub.inst = TK_INST_NONE;
+	subject(r, o);
+	memset(&whi, 0, sizeof(whi));
+	memset(&wlo, 0, sizeof(wlo));
+	if (r->subj == S_LOAD) {
+		lreq *L = &v->loads[ri];
+		size_t nc = L->l ? tk_load_core_count(L->l) : 0, i;
+		uint64_t first, last;
+		for (i = 0; i < nc; i++) {
+			const tk_entity *e = tk_trace_entity(v->t, tk_load_core(L->l, i));
+			size_t n;
+			const char *s = e ? tk_trace_str(v->t, e->name, &n) : NULL;
+			if (s && n == strlen(r->names[0]) && !memcmp(s, r->names[0], n))
+				break;
+		}
+		if (i == nc) {
+			put_text(o, "%s: core %s is not in the trace", o->subject, r->names[0]);
+			goto fail;
+		}
+		memset(&c, 0, sizeof(c));
+		c.name = r->names[0];
+		c.nlen = strlen(c.name);
+		c.hi_inst = c.lo_inst = TK_INST_NONE;
+		c.hi_t = c.lo_t = 1;
+		if (L->window) {
+			if (!L->has) {
+				put_text(o, "%s: no window (no events)", o->subject);
+				goto fail;
+			}
+			c.hi.n = (tk_i128)L->hi_b * 100;
+			c.hi.d = (tk_i128)L->hi_len;
+			c.lo.n = (tk_i128)L->lo_b * 100;
+			c.lo.d = (tk_i128)L->lo_len;
+			c.hi_time = L->hi_start;
+			c.lo_time = L->lo_start;
+			win = 1;
+		} else {
+			tk_load_span(L->l, &first, &last);
+			if (last <= first) {
+				put_text(o, "%s: the trace spans no time", o->subject);
+				goto fail;
+			}
+			c.hi.n = c.lo.n = (tk_i128)tk_load_core_busy(L->l, i) * 100;
+			c.hi.d = c.lo.d = (tk_i128)(last - first);
+			c.hi_time = c.lo_time = first;
+			c.hi_t = c.lo_t = 0;
+		}
+		c.hi = rat_norm(c.hi);
+		c.lo = rat_norm(c.lo);
+		whi = wlo = c;
+		have = 1;
+	} else {
+		/* a chain of a signal the trace lacks has no value, and a LOST
+		 * of 0: absent, not a pass */
+		for (size_t j = 0; r->subj == S_CHAIN && j < r->nnames; j++)
+			if (tk_trace_entity_find(v->t, r->names[j], strlen(r->names[j])) == TK_NONE) {
+				put_text(o, "%s: signal %s is not in the trace", o->subject, r->names[j]);
+				snprintf(o->where, sizeof(o->where), "%s", r->names[j]);
+				goto fail;
+			}
+		found = calloc(r->nnames ? r->nnames : 1, 1);
+		if (!found)
+			return TK_E_NOMEM;
+		for (size_t i = 0; i < tk_stats_count(v->st); i++) {
+			const tk_stat *s = tk_stats_get(v->st, i);
+			size_t j = 0;
+			int cmp;
+			if (s->metric != r->metric)
+				continue;
+			if (r->subj == S_CHAIN) {
+				size_t n;
+				const char *nm = tk_stats_row_name(v->st, i, &n);
+				if (!s->chain || !nm || n != strlen(r->chain) || memcmp(nm, r->chain, n))
+					continue;
+			} else if (s->chain) {
+				continue;
+			} else if (r->subj == S_TYPE) {
+				if (s->type != r->type)
+					continue;
+			} else {
+				size_t n;
+				const char *nm = tk_stats_row_name(v->st, i, &n);
+				for (j = 0; j < r->nnames; j++)
+					if (nm && strlen(r->names[j]) == n && !memcmp(r->names[j], nm, n))
+						break;
+				if (j == r->nnames)
+					continue;
+			}
+			if (row_cand(v, ri, i, &c) < 0)
+				continue;
+			if (r->subj == S_ENTITY)
+				found[j] = 1;
+			if (!have) {
+				whi = wlo = c;
+				have = 1;
+				continue;
+			}
+			if (rat_cmp(c.hi, whi.hi, &cmp) < 0)
+				goto range;
+			if (cmp > 0)
+				whi = c;
+			if (rat_cmp(c.lo, wlo.lo, &cmp) < 0)
+				goto range;
+			if (cmp < 0)
+				wlo = c;
+		}
+		for (size_t j = 0; r->subj == S_ENTITY && j < r->nnames; j++)
+			if (!found[j]) {
+				int there = tk_trace_entity_find(v->t, r->names[j],
+								 strlen(r->names[j])) != TK_NONE;
+				put_text(o, there ? "%s: %s has no %s value in the trace"
+					 : "%s: %s is not in the trace", o->subject, r->names[j],
+					 tk_metric_name(r->metric));
+				snprintf(o->where, sizeof(o->where), "%s", r->names[j]);
+				goto fail;
+			}
+		if (!have) {
+			if (r->subj == S_TYPE)
+				put_text(o, "%s: no %s of type %s in the trace", o->subject,
+					 tk_metric_name(r->metric), tk_etype_name(r->type));
+			else
+				put_text(o, "%s: %s is not in the trace (no %s value)", o->subject,
+					 r->chain, tk_metric_name(r->metric));
+			goto fail;
+		}
+	}
+	/* the max first; the reported bound is the first that fails, else
+	 * the first given */
+	if (r->max.has && (ok_max = judge(v, r, &r->max, 1, &whi, o, 0, win)) < 0)
+		goto range;
+	if (r->min.has && (ok_min = judge(v, r, &r->min, 0, &wlo, o, 0, win)) < 0)
+		goto range;
+	if (r->max.has && (!ok_max || ok_min))
+		rc = judge(v, r, &r->max, 1, &whi, o, 1, win);
+	else
+		rc = judge(v, r, &r->min, 0, &wlo, o, 1, win);
+	if (rc < 0)
+		goto range;
+	if (ok_max && ok_min && r->max.has && r->min.has) {
+		char val[96], mar[96];
+		rat m;
+		if (rat_sub(wlo.lo, r->min.v, &m) < 0)
+			goto range;
+		rat_fmt_unit(wlo.lo, r->min.unit, val, sizeof(val));
+		rat_fmt_unit(m, r->min.unit, mar, sizeof(mar));
+		put_text(o, "; %s%s, bound min %s, margin %s",
+			 r->subj == S_LOAD ? (win ? "lowest " : "is ") : r->pct ? "is " : "min ",
+			 val, r->min.text, mar);
+	}
+	o->pub.ok = ok_max && ok_min;
+	free(found);
+	goto done;
+fail:
+	o->pub.ok = 0;
+	free(found);
+done:
+	o->pub.subject = o->subject;
+	o->pub.text = o->text;
+	o->pub.value = o->value;
+	o->pub.bound = o->bound;
+	o->pub.margin = o->margin;
+	o->pub.where = o->where;
+	return TK_OK;
+range:
+	free(found);
+	return TK_E_RANGE;
+}
+
+int tk_verify_finish(tk_verify *v, tk_error *err)
+{
+	int rc;
+	size_t n = v->q->n;
+
+	if (v->range > 1)
+		return tk_err_set(err, TK_E_RANGE, NULL, 0, 0,
+				  "requirement '%s': window %s is not a whole number of the trace's ticks (below 2^64)",
+				  v->q->r[v->range - 2].name, v->q->r[v->range - 2].window);
+	if ((rc = loads_start(v)) < 0)
+		goto failed;
+	if ((rc = tk_stats_finish(v->st)) < 0)
+		goto failed;
+	for (size_t i = 0; i < n; i++)
+		if (v->loads[i].l && (rc = tk_load_finish(v->loads[i].l)) < 0)
+			goto failed;
+	free(v->out);
+	v->nout = v->nfail = 0;
+	v->out = calloc(n ? n : 1, sizeof(*v->out));
+	if (!v->out)
+		return tk_err_nomem(err, NULL);
+	for (size_t i = 0; i < n; i++) {
+		if ((rc = eval_req(v, i, &v->out[i])) < 0)
+			goto failed;
+		v->nout++;
+		v->nfail += !v->out[i].pub.ok;
+	}
+	if (v->range)
+		return tk_err_set(err, TK_E_RANGE, NULL, 0, 0,
+				  "a comparison needs more than 128 bits");
+	return TK_OK;
+failed:
+	if (rc == TK_E_NOMEM)
+		return tk_err_nomem(err, NULL);
+	if (v->range > 1)
+		return tk_verify_finish(v, err);
+	return tk_err_set(err, rc, NULL, 0, 0, rc == TK_E_RANGE ?
+			  "a value of the requirements needs more than 128 bits" :
+			  "cannot write or read back a temporary file");
+}
+
+size_t tk_verify_count(const tk_verify *v)
+{
+	return v->nout;
+}
+
+const tk_verdict *tk_verify_get(const tk_verify *v, size_t i)
+{
+	return i < v->nout ? &v->out[i].pub : NULL;
+}
+
+size_t tk_verify_failures(const tk_verify *v)
+{
+	return v->nfail;
+}
+
+void tk_verify_free(tk_verify *v)
+{
+	if (!v)
+		return;
+	tk_stats_free(v->st);
+	for (size_t i = 0; v->tr && i < v->q->n; i++)
+		free(v->tr[i]);
+	for (size_t i = 0; v->loads && i < v->q->n; i++)
+		tk_load_free(v->loads[i].l);
+	free(v->tr);
+	free(v->ntr);
+	free(v->loads);
+	free(v->interest);
+	free(v->out);
+	free(v);
+}

@@ -1,0 +1,95 @@
+#!/bin/sh
+# diff.all: tracekit diff on pairs of traces made from examples/demo.btf
+# (its runnables left out) that differ in one known task only: NEW's
+# Task_Sensor instance 1 terminates 8 us later (RT 36 -> 44 us, CET, GET).
+# Only Task_Sensor's rows are listed, worst first, with NEW's max instance
+# and time; the threshold, --metric, --all, csv, json, a pair of different
+# formats that hold the same trace, entities in one trace only, exit codes.
+set -u
+cli=$1 root=$2
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+no() { echo "FAIL: $*"; fail=1; }
+cd "$tmp" || exit 1
+grep -v ',R,' "$root/examples/demo.btf" > base.btf
+sed 's/^2036000,Core_2,0,T,Task_Sensor,1,terminate/2044000,Core_2,0,T,Task_Sensor,1,terminate/' \
+	base.btf > new.btf
+cmp -s base.btf new.btf && no "the pair does not differ"
+
+"$cli" diff base.btf new.btf > out.txt
+[ $? = 1 ] || no "a worsened task: exit status not 1"
+cat > want.txt <<'END'
+base: base.btf
+new:  new.btf
+threshold: 0 %; times in ns; 3 rows worsened
+worse     Task_Sensor T CET: count 2 -> 2, min 29900 -> 29900 (+0, +0 %), avg 32900 -> 36900 (+4000, +12.16 %), max 35900 -> 43900 (+8000, +22.28 %) ns; new max: instance 1 at 2044000 ns
+worse     Task_Sensor T GET: count 2 -> 2, min 35900 -> 36500 (+600, +1.67 %), avg 36200 -> 40200 (+4000, +11.05 %), max 36500 -> 43900 (+7400, +20.27 %) ns; new max: instance 1 at 2044000 ns
+worse     Task_Sensor T RT: count 2 -> 2, min 36000 -> 38000 (+2000, +5.56 %), avg 37000 -> 41000 (+4000, +10.81 %), max 38000 -> 44000 (+6000, +15.79 %) ns; new max: instance 1 at 2044000 ns
+END
+cmp -s want.txt out.txt || { no "text output differs:"; diff want.txt out.txt; }
+
+# the threshold: RT's max grew 15.79 %, GET's 20.27 %, CET's 22.28 %
+"$cli" diff base.btf new.btf --threshold 20.5 > out.txt
+[ $? = 1 ] || no "--threshold 20.5: exit status not 1"
+[ "$(grep -c '^worse' out.txt)" = 1 ] && grep -q '^worse     Task_Sensor T CET' out.txt ||
+	no "--threshold 20.5 does not list CET alone"
+"$cli" diff base.btf new.btf --threshold 23 > out.txt
+[ $? = 0 ] || no "--threshold 23: exit status not 0"
+grep -q '^(no change beyond the threshold)$' out.txt || no "--threshold 23 lists a row"
+
+# --metric, --all
+"$cli" diff base.btf new.btf --metric RT --format csv > out.csv
+[ $? = 1 ] || no "--metric RT: exit status not 1"
+[ "$(wc -l < out.csv)" = 2 ] && grep -q '^Task_Sensor,T,RT,worse,ns,2,2,36000,38000,+2000,+5.56,37000,41000,+4000,+10.81,38000,44000,+6000,+15.79,1,2044000$' out.csv ||
+	{ no "--metric RT --format csv:"; cat out.csv; }
+"$cli" diff base.btf new.btf --metric PER --all --format csv > out.csv
+[ $? = 0 ] || no "--metric PER: exit status not 0"
+[ "$(cut -d, -f1,4 out.csv | tail -n +2 | sort | tr '\n' ' ')" = "Task_Control,same Task_Sensor,same " ] ||
+	{ no "--all --metric PER:"; cat out.csv; }
+"$cli" diff base.btf new.btf --metric XYZ 2>/dev/null
+[ $? = 2 ] || no "an unknown --metric: exit status not 2"
+
+# json, with a percentile (read back by python)
+"$cli" diff base.btf new.btf --format json --percentiles 50 > out.json
+[ $? = 1 ] || no "json: exit status not 1"
+python3 - out.json <<'PY' || no "json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["rows"]
+assert d["worsened"] == 3, d["worsened"]
+assert [r["metric"] for r in rows] == ["CET", "GET", "RT"], rows
+rt = rows[2]
+assert rt["entity"] == "Task_Sensor" and rt["status"] == "worse"
+assert rt["max_base"] == 38000 and rt["max_new"] == 44000 and rt["max_change"] == 6000
+assert rt["max_change_pct"] == 15.79 and rt["p50_base"] == 36000 and rt["p50_new"] == 38000
+assert rt["max_instance"] == 1 and rt["max_at"] == 2044000
+PY
+
+# the same trace in another format: nothing changed
+"$cli" convert -q base.btf base.atf || no "convert to ATF"
+"$cli" diff -q base.btf base.atf > out.txt
+[ $? = 0 ] || no "BTF against its ATF: exit status not 0"
+grep -q '^(no change beyond the threshold)$' out.txt || { no "BTF against its ATF:"; cat out.txt; }
+
+# an ISR only in NEW, a task only in BASE: listed, no worsening
+{ grep -v 'Task_Logger' base.btf
+  printf '%s\n' '2040000,Stim_X,0,I,Isr_X,0,activate' '2040000,Core_1,0,I,Isr_X,0,start' \
+	'2040500,Core_1,0,I,Isr_X,0,terminate'; } > other.btf
+"$cli" diff base.btf other.btf --metric RT > out.txt
+[ $? = 0 ] || no "entities in one trace only: exit status not 0"
+grep -q '^only-new  Isr_X I RT$' out.txt || { no "Isr_X not listed as only in NEW"; cat out.txt; }
+grep -q '^only-base Task_Logger T RT$' out.txt || { no "Task_Logger not listed as only in BASE"; cat out.txt; }
+
+# chains, as stats --chain makes them, in both
+"$cli" diff "$root/tests/cli/stats_chain.btf" "$root/tests/cli/stats_chain.btf" --all \
+	--format csv --chain E2E=Sensor,Filtered,Cmd --metric REACTION,AGE,LOST > out.csv
+[ $? = 0 ] || no "a chain against itself: exit status not 0"
+[ "$(cut -d, -f1-4 out.csv | tail -n +2 | tr '\n' ' ')" = "E2E,CHAIN,REACTION,same E2E,CHAIN,AGE,same E2E,CHAIN,LOST,same " ] ||
+	{ no "the chain's rows:"; cat out.csv; }
+
+# unreadable input
+"$cli" diff base.btf no_such.btf 2>/dev/null
+[ $? = 2 ] || no "an unreadable NEW: exit status not 2"
+[ $fail = 0 ] && echo "ok: diff"
+exit $fail
