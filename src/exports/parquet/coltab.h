@@ -64,4 +64,12 @@ int tk_coltab_close(tk_coltab *t, const tk_colkv *kv, size_t nkv,
 uint64_t tk_coltab_rows(const tk_coltab *t);
 void tk_coltab_free(tk_coltab *t);
 
+/**
+ * The header of writer w's trace as BTF writes it, one entry a line, under
+ * the UTF-8 rule of every writer (parquet_writer.c): *out malloc'ed (NULL
+ * when empty), *len its length.
+ */
+int tk_parquet_header_text(tk_writer *w, char **out, size_t *len,
+			   tk_error *err);
+
 #endif

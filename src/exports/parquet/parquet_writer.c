@@ -234,6 +234,24 @@ static int header_text(tk_writer *w, pq_buf *b, tk_error *err)
 	return TK_OK;
 }
 
+int tk_parquet_header_text(tk_writer *w, char **out, size_t *len,
+			   tk_error *err)
+{
+	pq_buf b = { NULL, 0, 0, 0 };
+	int rc = header_text(w, &b, err);
+
+	if (rc == TK_OK && b.failed)
+		rc = tk_err_nomem(err, w->sink.path);
+	if (rc < 0) {
+		free(b.p);
+		b.p = NULL;
+		b.len = 0;
+	}
+	*out = b.p;
+	*len = b.len;
+	return rc;
+}
+
 static int pq_writer_close(tk_writer *w, tk_error *err)
 {
 	pq_writer *pw = w->impl;
