@@ -28,15 +28,18 @@ typedef struct tk_dataset_opts {
 	void *warning_ctx;
 } tk_dataset_opts;
 
+/** Options not given: the defaults (all zero). */
 void tk_dataset_opts_init(tk_dataset_opts *o);
 
 /**
  * Make DIR a dataset: create it and its table folders.  Without `append`
  * DIR must not exist or be empty; with it, an existing dataset is kept.
+ * TK_OK, TK_E_USAGE (DIR not empty) or TK_E_IO.
  */
 int tk_dataset_prepare(const char *dir, int append, tk_error *err);
 
-/** The content hash of file `path`: SHA-256, 64 hex digits. */
+/** The content hash of file `path`: SHA-256, 64 hex digits and a NUL in
+ *  hex.  TK_OK, or TK_E_IO when it cannot be read. */
 int tk_dataset_hash(const char *path, char hex[65], tk_error *err);
 
 /** 1 when DIR's traces/ holds an input of content hash `hex`, else 0. */
