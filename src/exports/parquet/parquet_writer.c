@@ -39,6 +39,8 @@ typedef struct pq_writer {
 	tk_coltab *tab;
 	tk_timebase tb, ns_tb;
 	int ns_ok;              /* ticks have an SI unit */
+	uint64_t ns_mul;        /* ns per tick when a whole number, else 0 */
+	uint64_t ns_max;        /* the most ticks ns_mul turns into INT64 ns */
 } pq_writer;
 
 typedef struct pq_buf {
@@ -148,6 +150,11 @@ static int pq_writer_open(tk_writer *w, tk_error *err)
 	pw->ns_ok = tk_trace_cycle_unit(w->trace) == NULL &&
 		    tk_time_convert(0, &pw->tb, &pw->ns_tb, TK_ROUND_DOWN,
 				    &one) == TK_OK;
+	if (pw->ns_ok && tk_time_convert(1, &pw->tb, &pw->ns_tb, TK_ROUND_EXACT,
+					 &pw->ns_mul) == TK_OK && pw->ns_mul)
+		pw->ns_max = (uint64_t)INT64_MAX / pw->ns_mul;
+	else
+		pw->ns_mul = 0;
 	return tk_coltab_open(&pw->tab, &w->sink, pw->name, "events", cols,
 			      NCOLS, rows, err);
 }
@@ -166,9 +173,12 @@ static int pq_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 				  "a time of %llu ticks is over Parquet's INT64",
 				  (unsigned long long)ev->time);
 	tk_coltab_i64(t, C_TIME, (int64_t)ev->time);
-	if (pw->ns_ok && tk_time_convert(ev->time, &pw->tb, &pw->ns_tb,
-					 TK_ROUND_EXACT, &ns) == TK_OK &&
-	    ns <= INT64_MAX)
+	/* a whole number of ns per tick: no division */
+	if (TK_LIKELY(pw->ns_mul && ev->time <= pw->ns_max))
+		tk_coltab_i64(t, C_NS, (int64_t)(ev->time * pw->ns_mul));
+	else if (pw->ns_ok && tk_time_convert(ev->time, &pw->tb, &pw->ns_tb,
+					      TK_ROUND_EXACT, &ns) == TK_OK &&
+		 ns <= INT64_MAX)
 		tk_coltab_i64(t, C_NS, (int64_t)ns);
 	else
 		tk_coltab_null(t, C_NS);
