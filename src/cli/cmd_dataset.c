@@ -3,7 +3,6 @@
 #include "cli.h"
 #include "tracekit/dataset.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +31,6 @@ static void help(FILE *fp)
 		"                      0: the whole trace only); a trace whose ticks do not\n"
 		"                      divide TIME is an error, but the default's gets no\n"
 		"                      windows, with a warning\n"
-		"  -j, --jobs N        convert N inputs at once (default 1)\n"
 		"  --from FORMAT       input format\n"
 		CLI_READ_HELP
 		"  --strict            read by the specification only, and refuse strings\n"
@@ -91,7 +89,6 @@ int cmd_dataset(int argc, char **argv)
 		{ "append", no_argument, NULL, O_APPEND },
 		{ "id", required_argument, NULL, O_ID },
 		{ "window", required_argument, NULL, O_WINDOW },
-		{ "jobs", required_argument, NULL, 'j' },
 		CLI_END_LONGOPTS
 	};
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
@@ -100,15 +97,13 @@ int cmd_dataset(int argc, char **argv)
 	ds_run run;
 	tk_error err;
 	size_t nops = 0, i, j;
-	unsigned long jobs = 1;
 	int c, bad = 0, append = 0, ret = EXIT_BAD, failed = 0;
-	char *end;
 
 	memset(&run, 0, sizeof(run));
 	tk_dataset_opts_init(&run.o);
 	optind = 1;
 	/* a leading '-': the operands come back as code 1, in order */
-	while ((c = getopt_long(argc, argv, "-:qhj:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "-:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 1:
 			if (cli_filter_add(&ops, &nops, optarg) < 0)
@@ -120,14 +115,6 @@ int cmd_dataset(int argc, char **argv)
 		case O_APPEND: append = 1; break;
 		case O_ID: run.o.id = optarg; break;
 		case O_WINDOW: window_s = optarg; run.o.window_given = 1; break;
-		case 'j':
-			errno = 0;
-			jobs = strtoul(optarg, &end, 10);
-			if (*optarg < '1' || *optarg > '9' || *end || errno || jobs > 256) {
-				cli_usage_error("dataset", "bad -j '%s' (1 to 256)", optarg);
-				bad = 1;
-			}
-			break;
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); ret = EXIT_OK; goto out;
 		case ':':

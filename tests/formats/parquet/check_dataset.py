@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_dataset.py TRACEKIT SRCDIR NPMDIR [-jN] TRACE... NEW BAD: `tracekit
+"""check_dataset.py TRACEKIT SRCDIR NPMDIR TRACE... NEW BAD: `tracekit
 dataset` of the TRACEs, read back by DuckDB (@duckdb/node-api), hyparquet
 and parquet-wasm (installed from npm into NPMDIR by install_readers.sh):
 
@@ -16,16 +16,13 @@ and parquet-wasm (installed from npm into NPMDIR by install_readers.sh):
   no file of it (nor a temporary) in any table, the good one added;
 - --id names the trace column and the files; without --append a dataset
   is not written into.
-With -jN the conversions run N at a time.  Exit 77 when the readers cannot
+Exit 77 when the readers cannot
 be installed."""
 import csv, hashlib, io, json, os, subprocess, sys, tempfile
 from fractions import Fraction
 
 tk, src, npm = sys.argv[1], sys.argv[2], sys.argv[3]
 args = sys.argv[4:]
-jobs = []
-if args and args[0].startswith("-j"):
-    jobs = [args.pop(0)]
 traces, new, bad = args[:-2], args[-2], args[-1]
 here = os.path.join(src, "tests", "formats", "parquet")
 rc = subprocess.run(["sh", os.path.join(here, "install_readers.sh"), npm]).returncode
@@ -86,7 +83,7 @@ def files(d):
 
 tmp = tempfile.mkdtemp()
 ds = os.path.join(tmp, "ds")
-p = run("dataset", *jobs, ds, *traces)
+p = run("dataset", ds, *traces)
 if p.returncode:
     fail("dataset: exit %d: %s" % (p.returncode, p.stderr))
 fs = files(ds)
@@ -194,7 +191,7 @@ for i, q in enumerate(duckq):
 before = {os.path.join(t, f): (os.stat(os.path.join(ds, t, f)).st_mtime_ns,
                                open(os.path.join(ds, t, f), "rb").read())
           for t in TABLES for f in fs[t]}
-p = run("dataset", *jobs, "--append", ds, traces[0], new)
+p = run("dataset", "--append", ds, traces[0], new)
 after = files(ds)
 added = sorted(os.path.join(t, f) for t in TABLES for f in after[t]
                if os.path.join(t, f) not in before)
@@ -211,7 +208,7 @@ print("--append: added %d files, skipped %s" % (len(added), stem(traces[0])))
 good = os.path.join(tmp, "good.btf")
 with open(traces[0], "rb") as f, open(good, "wb") as g:
     g.write(f.read() + b"\n")  # other bytes: another content hash
-p = run("dataset", *jobs, "--append", "-q", ds, bad, good)
+p = run("dataset", "--append", "-q", ds, bad, good)
 errs = [l for l in p.stderr.splitlines() if "error" in l]
 left = [os.path.join(t, f) for t in TABLES for f in os.listdir(os.path.join(ds, t))
         if f.startswith(stem(bad)) or not f.endswith(".parquet")]
