@@ -43,14 +43,20 @@ trap 'rm -rf "$tmp"' EXIT
 # the commands: the lines of the table after "commands:", two spaces in
 sed -n '/^commands:/,/^$/p' "$tmp/main" | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p' >"$tmp/cmds"
 [ -s "$tmp/cmds" ] || { echo "man.sh: no commands in '$tk --help'" >&2; exit 1; }
+# the table's last column (what a command does) starts where every line
+# has a word starting
+col=$(sed -n '/^commands:/,/^$/{/^  [a-z]/p}' "$tmp/main" |
+	awk '{ for (i = 4; i <= length($0); i++)
+		if (substr($0, i - 1, 1) == " " && substr($0, i, 1) != " ") n[i]++ }
+	     END { for (i in n) if (n[i] == NR && (best == "" || i + 0 > best + 0)) best = i; print best }')
+[ -n "$col" ] || { echo "man.sh: no column of descriptions in '$tk --help'" >&2; exit 1; }
 see="tracekit(3)"
 while read -r c; do
 	see="$see, tracekit-$c(1)"
 done <"$tmp/cmds"
 while read -r c; do
 	"$tk" "$c" --help >"$tmp/$c"
-	# the table's columns: name (14), arguments (8), what it does
-	summary=$(awk -v c="$c" '$1 == c { print substr($0, 25); exit }' "$tmp/main")
+	summary=$(awk -v c="$c" -v col="$col" '$1 == c { print substr($0, col); exit }' "$tmp/main")
 	synopsis=$(sed -n 's/^usage: //p' "$tmp/$c" | head -1)
 	page "tracekit-$c" 1 "$summary" "$synopsis" "$tmp/$c" "tracekit(1), tracekit(3)"
 done <"$tmp/cmds"

@@ -832,5 +832,7 @@ TK_API void tk_counts_free(tk_counts *c);
 #include "tracekit/shark.h"
 /* the HTML report of a trace */
 #include "tracekit/report.h"
+/* traces into a Parquet dataset (tracekit dataset) */
+#include "tracekit/dataset.h"
 
 #endif /* TRACEKIT_H */

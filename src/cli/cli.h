@@ -21,6 +21,7 @@ typedef struct cli_cmd {
 int cmd_info(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_dataset(int argc, char **argv);
 int cmd_formats(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_stats(int argc, char **argv);

@@ -14,6 +14,7 @@ static const cli_cmd commands[] = {
 	{ "cat", cmd_cat, "FILE",
 	  "events as canonical BTF text, with filters (time window, entity, type, event)" },
 	{ "convert", cmd_convert, "IN OUT", "any readable format to any writable one" },
+	{ "dataset", cmd_dataset, "DIR T...", "traces into a Parquet dataset for DuckDB and Spark" },
 	{ "check", cmd_check, "FILE",
 	  "state-machine validation; exit 0 clean, 1 violations, 2 unreadable" },
 	{ "stats", cmd_stats, "FILE",

@@ -492,6 +492,11 @@ int tk_text_begin(tk_source *s, tk_error *err);
 /** The length of a UTF-8 byte-order mark at p[0..n): 3 or 0. */
 size_t tk_text_bom(const uint8_t *p, size_t n);
 
+/* ---- content hash --------------------------------------------------- */
+
+/** The SHA-256 of the bytes of file `path` as 64 lowercase hex digits. */
+int tk_sha256_file(const char *path, char hex[65], tk_error *err);
+
 /* ---- output sinks ------------------------------------------------------- */
 
 /*

@@ -1,0 +1,62 @@
+/*
+ * dataset.h - a Parquet dataset of many traces (docs/fleet.md): a folder
+ * with one table per level (events/, instances/, metrics/, load/,
+ * traces/), each a folder of Parquet files, one file per input per table.
+ */
+#ifndef TRACEKIT_DATASET_H
+#define TRACEKIT_DATASET_H
+
+#include "tracekit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tk_dataset_opts {
+	/** The trace column and the files' name: NULL for the input's file
+	 *  name without its extension(s). */
+	const char *id;
+	/** load/: windows of this many ns (0: none, only the whole trace). */
+	uint64_t window_ns;
+	/** 0: a trace whose ticks do not divide window_ns gets no windows
+	 *  (a warning); 1: it is an error. */
+	int window_given;
+	/** Refuse what the Parquet files cannot hold as is (tk_writer_opts). */
+	int strict;
+	/** Warnings of the writers (tk_writer_opts.on_warning). */
+	tk_warning_fn on_warning;
+	void *warning_ctx;
+} tk_dataset_opts;
+
+/** Options not given: the defaults (all zero). */
+TK_API void tk_dataset_opts_init(tk_dataset_opts *o);
+
+/**
+ * Make DIR a dataset: create it and its table folders.  Without `append`
+ * DIR must not exist or be empty; with it, an existing dataset is kept.
+ * TK_OK, TK_E_USAGE (DIR not empty) or TK_E_IO.
+ */
+TK_API int tk_dataset_prepare(const char *dir, int append, tk_error *err);
+
+/** The content hash of file `path`: SHA-256, 64 hex digits and a NUL in
+ *  hex.  TK_OK, or TK_E_IO when it cannot be read. */
+TK_API int tk_dataset_hash(const char *path, char hex[65], tk_error *err);
+
+/** 1 when DIR's traces/ holds an input of content hash `hex`, else 0. */
+TK_API int tk_dataset_has(const char *dir, const char *hex);
+
+/**
+ * Read the trace of reader `r` (opened on `path`, whose content hash is
+ * `hex`) to its end and add it to DIR: one file per table, named
+ * TRACE-HASH.parquet (HASH the first 16 digits of `hex`).  The files are
+ * written under temporary names and appear only when the whole input was
+ * read: a bad input leaves none.  TK_OK or a negative tk_status (`err`).
+ */
+TK_API int tk_dataset_add(const char *dir, const char *path, const char *hex,
+			  tk_reader *r, const tk_dataset_opts *o, tk_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACEKIT_DATASET_H */

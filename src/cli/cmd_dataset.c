@@ -1,0 +1,205 @@
+/* cmd_dataset.c - `tracekit dataset DIR TRACE...`: traces into a Parquet
+ * dataset (docs/fleet.md), one file per input per table. */
+#include "cli.h"
+#include "tracekit/dataset.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(FILE *fp)
+{
+	fprintf(fp,
+		"usage: tracekit dataset [options] DIR TRACE...\n\n"
+		"Adds traces to the Parquet dataset DIR, a folder with one table per\n"
+		"level, each a folder of Parquet files, one file per input per table:\n"
+		"events/ (the rows of convert T out.parquet), instances/ (one row per\n"
+		"task, ISR and runnable instance, with its metrics), metrics/ (the rows\n"
+		"of stats --format csv), load/ (per core, over the trace and per window)\n"
+		"and traces/ (one row per input: format, header, time base, span, counts,\n"
+		"warnings, SHA-256 of its bytes).  docs/fleet.md has the schema and\n"
+		"queries for DuckDB and Spark.  The files of an input appear only when\n"
+		"the whole input was read: a bad input is reported, leaves no file and\n"
+		"makes the exit status 2; the others are added.\n\n"
+		"options:\n"
+		"  --append            add to an existing dataset (without it DIR must not\n"
+		"                      exist or be empty); an input whose content hash\n"
+		"                      is in traces/ already is skipped, with a note\n"
+		"  --id ID             the trace column (and the files' name) of the one\n"
+		"                      input (default: its file name without extension)\n"
+		"  --window TIME       load/: windows of TIME (10ms, 250us; default 10ms;\n"
+		"                      0: the whole trace only); a trace whose ticks do not\n"
+		"                      divide TIME is an error, but the default's gets no\n"
+		"                      windows, with a warning\n"
+		"  --from FORMAT       input format\n"
+		CLI_READ_HELP
+		"  --strict            read by the specification only, and refuse strings\n"
+		"                      that are not UTF-8\n"
+		"  -q, --quiet         no warnings or notes on stderr\n"
+		"  -h, --help          this help\n");
+}
+
+enum { O_APPEND = 256, O_ID, O_WINDOW };
+
+typedef struct ds_input {
+	const char *path;
+	char hex[65];
+	int skip;        /* in the dataset already, or given twice */
+	int failed;
+} ds_input;
+
+typedef struct ds_run {
+	const char *dir;
+	const cli_read_opts *ro;
+	tk_dataset_opts o;
+	ds_input *in;
+} ds_run;
+
+static void warn(void *ctx, const tk_error *w)
+{
+	char buf[1024];
+
+	(void)ctx;
+	fprintf(stderr, "%s\n", tk_error_format(w, "warning", buf, sizeof(buf)));
+}
+
+/* one input into the dataset; 0 or -1 (printed) */
+static int add_one(const ds_run *run, ds_input *in)
+{
+	tk_reader *r = NULL;
+	tk_error err;
+	int rc;
+
+	tk_error_clear(&err);
+	if (cli_open(&r, in->path, run->ro) < 0)
+		return -1;
+	rc = tk_dataset_add(run->dir, in->path, in->hex, r, &run->o, &err);
+	if (rc < 0)
+		cli_error(&err);
+	else
+		cli_warning_summary(r, run->ro);
+	tk_reader_close(r);
+	return rc < 0 ? -1 : 0;
+}
+
+int cmd_dataset(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		CLI_READ_LONGOPTS,
+		{ "append", no_argument, NULL, O_APPEND },
+		{ "id", required_argument, NULL, O_ID },
+		{ "window", required_argument, NULL, O_WINDOW },
+		CLI_END_LONGOPTS
+	};
+	cli_read_opts ro = CLI_READ_OPTS_INIT;
+	const char **ops = NULL, *window_s = "10ms";
+	ds_input *in = NULL;
+	ds_run run;
+	tk_error err;
+	size_t nops = 0, i, j;
+	int c, bad = 0, append = 0, ret = EXIT_BAD, failed = 0;
+
+	memset(&run, 0, sizeof(run));
+	tk_dataset_opts_init(&run.o);
+	optind = 1;
+	/* a leading '-': the operands come back as code 1, in order */
+	while ((c = getopt_long(argc, argv, "-:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 1:
+			if (cli_filter_add(&ops, &nops, optarg) < 0)
+				goto nomem;
+			break;
+		CLI_READ_CASES:
+			bad |= cli_read_opt(&ro, "dataset", c, optarg) < 0;
+			break;
+		case O_APPEND: append = 1; break;
+		case O_ID: run.o.id = optarg; break;
+		case O_WINDOW: window_s = optarg; run.o.window_given = 1; break;
+		case 'q': ro.quiet = 1; break;
+		case 'h': help(stdout); ret = EXIT_OK; goto out;
+		case ':':
+			cli_usage_error("dataset", "no argument for '%s'", argv[optind - 1]);
+			goto out;
+		default:
+			cli_usage_error("dataset", "unrecognized option '%s'", argv[optind - 1]);
+			goto out;
+		}
+	}
+	while (optind < argc)
+		if (cli_filter_add(&ops, &nops, argv[optind++]) < 0)
+			goto nomem;
+	if (bad)
+		goto out;
+	if (nops < 2) {
+		cli_usage_error("dataset", "expected DIR and at least one TRACE");
+		goto out;
+	}
+	if (run.o.id && nops != 2) {
+		cli_usage_error("dataset", "--id names one input, not %zu", nops - 1);
+		goto out;
+	}
+	if (strcmp(window_s, "0") != 0) {
+		uint64_t v;
+		tk_unit u;
+		tk_timebase from = { TK_UNIT_NS, 1, 1 }, ns = { TK_UNIT_NS, 1, 1 };
+
+		if (tk_duration_parse(window_s, -1, &v, &u) < 0 || !v ||
+		    (from.unit = u, tk_time_convert(v, &from, &ns, TK_ROUND_EXACT,
+						    &run.o.window_ns) < 0)) {
+			cli_usage_error("dataset", "bad --window '%s' (a time such as 10ms, a whole number of ns; 0: none)",
+					window_s);
+			goto out;
+		}
+	}
+	run.dir = ops[0];
+	run.ro = &ro;
+	run.o.strict = ro.strict;
+	run.o.on_warning = ro.quiet ? NULL : warn;
+	tk_error_clear(&err);
+	if (tk_dataset_prepare(run.dir, append, &err) < 0) {
+		cli_error(&err);
+		goto out;
+	}
+	in = calloc(nops - 1, sizeof(*in));
+	if (!in)
+		goto nomem;
+	run.in = in;
+	/* the content hashes: an input in the dataset, or given before, is
+	 * skipped */
+	for (i = 0; i + 1 < nops; i++) {
+		in[i].path = ops[i + 1];
+		tk_error_clear(&err);
+		if (strcmp(in[i].path, "-") == 0) {
+			cli_usage_error("dataset", "a TRACE must be a file (its content hash), not '-'");
+			in[i].failed = 1;
+			continue;
+		}
+		if (tk_dataset_hash(in[i].path, in[i].hex, &err) < 0) {
+			cli_error(&err);
+			in[i].failed = 1;
+			continue;
+		}
+		for (j = 0; j < i && (in[j].failed || strcmp(in[j].hex, in[i].hex)); j++)
+			;
+		if (j < i || tk_dataset_has(run.dir, in[i].hex)) {
+			in[i].skip = 1;
+			if (!ro.quiet)
+				fprintf(stderr, "tracekit: note: %s: skipped: its content (SHA-256 %.16s...) is in %s already\n",
+					in[i].path, in[i].hex,
+					j < i ? "this run" : run.dir);
+		}
+	}
+	for (i = 0; i + 1 < nops; i++)
+		if (!in[i].failed && !in[i].skip && add_one(&run, &in[i]) < 0)
+			in[i].failed = 1;
+	for (i = 0; i + 1 < nops; i++)
+		failed |= in[i].failed;
+	ret = failed ? EXIT_BAD : EXIT_OK;
+	goto out;
+nomem:
+	fprintf(stderr, "tracekit: dataset: out of memory\n");
+out:
+	free(in);
+	free(ops);
+	return ret;
+}

@@ -1,0 +1,728 @@
+/*
+ * dataset.c - one trace added to a Parquet dataset (include/tracekit/
+ * dataset.h, docs/fleet.md): in one pass over its events, the events
+ * writer of convert (parquet_writer.c) writes events/, the stats analysis
+ * (as `tracekit stats`, its per-instance values through the value callback
+ * the SQLite writer's instanceMetricValue uses) gives instances/ and
+ * metrics/, the load analysis (as `tracekit load`) load/; traces/ holds
+ * the input's row.  Every table is a column table of coltab.c written
+ * through its own sink: the files are committed only after all of them
+ * were written in full (traces/ last, so that the content hash an
+ * --append looks for names a complete input), and a failure removes
+ * those committed already.
+ *
+ * Memory: the events writer's row group, the analyses', and one record
+ * per instance (ds_inst) until the end of the trace.
+ */
+#include "tracekit/dataset.h"
+#include "tracekit/analysis.h"
+
+#include "../../analysis/analysis_exports.h"
+#include "../parquet/coltab.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* the tables, in the order their files are committed */
+enum { T_EVENTS, T_INSTANCES, T_METRICS, T_LOAD, T_TRACES, NTABLES };
+static const char *const table_name[NTABLES] = {
+	"events", "instances", "metrics", "load", "traces"
+};
+
+/* instances/: the per-instance metrics in stats' order of columns */
+#define NM 8
+static const tk_metric inst_metric[NM] = {
+	TK_METRIC_IPT, TK_METRIC_CET, TK_METRIC_GET, TK_METRIC_RT,
+	TK_METRIC_DT, TK_METRIC_PER, TK_METRIC_ST, TK_METRIC_NPRE
+};
+enum { I_TRACE, I_ENTITY, I_TYPE, I_INST, I_CORE, I_ACT, I_START, I_END,
+       I_M0, I_JIT = I_M0 + NM, I_NCOLS };
+static const tk_colspec inst_cols[I_NCOLS] = {
+	{ "trace", TK_COL_STR, 0, 0 },
+	{ "entity", TK_COL_STR, 0, 0 },
+	{ "type", TK_COL_STR, 0, 0 },
+	{ "instance", TK_COL_I64, 0, 0 },
+	{ "core", TK_COL_STR, 1, 0 },
+	{ "activate_ns", TK_COL_F64, 1, 0 },
+	{ "start_ns", TK_COL_F64, 1, 0 },
+	{ "end_ns", TK_COL_F64, 1, 0 },
+	{ "ipt_ns", TK_COL_F64, 1, 0 },
+	{ "cet_ns", TK_COL_F64, 1, 0 },
+	{ "get_ns", TK_COL_F64, 1, 0 },
+	{ "rt_ns", TK_COL_F64, 1, 0 },
+	{ "dt_ns", TK_COL_F64, 1, 0 },
+	{ "per_ns", TK_COL_F64, 1, 0 },
+	{ "st_ns", TK_COL_F64, 1, 0 },
+	{ "npre", TK_COL_I64, 1, 0 },
+	{ "jit", TK_COL_F64, 1, 0 },
+};
+
+enum { M_TRACE, M_ENTITY, M_TYPE, M_METRIC, M_COUNT, M_MIN, M_AVG, M_MAX,
+       M_UNIT, M_MAXINST, M_MAXAT, M_NCOLS };
+static const tk_colspec metric_cols[M_NCOLS] = {
+	{ "trace", TK_COL_STR, 0, 0 },
+	{ "entity", TK_COL_STR, 0, 0 },
+	{ "type", TK_COL_STR, 0, 0 },
+	{ "metric", TK_COL_STR, 0, 0 },
+	{ "count", TK_COL_I64, 0, 0 },
+	{ "min", TK_COL_F64, 1, 0 },
+	{ "avg", TK_COL_F64, 1, 0 },
+	{ "max", TK_COL_F64, 1, 0 },
+	{ "unit", TK_COL_STR, 0, 0 },
+	{ "max_instance", TK_COL_I64, 1, 0 },
+	{ "max_at", TK_COL_F64, 1, 0 },
+};
+
+enum { L_TRACE, L_KIND, L_CORE, L_START, L_END, L_BUSY, L_LOAD, L_NCOLS };
+static const tk_colspec load_cols[L_NCOLS] = {
+	{ "trace", TK_COL_STR, 0, 0 },
+	{ "kind", TK_COL_STR, 0, 0 },
+	{ "core", TK_COL_STR, 0, 0 },
+	{ "start_ns", TK_COL_F64, 1, 0 },
+	{ "end_ns", TK_COL_F64, 1, 0 },
+	{ "busy_ns", TK_COL_F64, 1, 0 },
+	{ "load", TK_COL_F64, 1, 0 },
+};
+
+enum { R_TRACE, R_PATH, R_FORMAT, R_HEADER, R_TIMEBASE, R_FIRST, R_LAST,
+       R_SPAN, R_EVENTS, R_ENTITIES, R_INSTANCES, R_CORES, R_WARNINGS,
+       R_SHA, R_NCOLS };
+static const tk_colspec trace_cols[R_NCOLS] = {
+	{ "trace", TK_COL_STR, 0, 0 },
+	{ "path", TK_COL_STR, 0, 0 },
+	{ "format", TK_COL_STR, 0, 0 },
+	{ "header", TK_COL_STR, 0, 0 },
+	{ "timebase", TK_COL_STR, 0, 0 },
+	{ "first_ns", TK_COL_F64, 1, 0 },
+	{ "last_ns", TK_COL_F64, 1, 0 },
+	{ "span_ns", TK_COL_F64, 1, 0 },
+	{ "events", TK_COL_I64, 0, 0 },
+	{ "entities", TK_COL_I64, 0, 0 },
+	{ "instances", TK_COL_I64, 0, 0 },
+	{ "cores", TK_COL_I64, 0, 0 },
+	{ "warnings", TK_COL_I64, 0, 0 },
+	{ "sha256", TK_COL_STR, 0, 0 },
+};
+
+/* one instance of a task, ISR or runnable */
+typedef struct ds_inst {
+	uint64_t act, start, end;     /* ticks (seen bits 0, 1, 2) */
+	uint64_t v[NM];               /* the metrics' first values (have) */
+	uint32_t core;                /* of its first start; TK_NONE */
+	uint8_t seen;
+	uint8_t have;
+} ds_inst;
+
+typedef struct ds_ctx {
+	const tk_trace *t;
+	tk_writer *w;                 /* events/ (its UTF-8 rule for all) */
+	tk_load *load;
+	tk_imap insts;
+	tk_coltab *tab[NTABLES];      /* but events */
+	tk_sink sink[NTABLES];
+	int open[NTABLES];            /* sink opened */
+	char *path[NTABLES];
+	const char *id;
+	size_t idlen;
+	tk_timebase tb, ns;
+	int ns_ok;
+	uint64_t nwindows;
+	int rc;                       /* the first error of a callback */
+	tk_error *err;
+} ds_ctx;
+
+void tk_dataset_opts_init(tk_dataset_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+}
+
+int tk_dataset_hash(const char *path, char hex[65], tk_error *err)
+{
+	return tk_sha256_file(path, hex, err);
+}
+
+static int mkdir_ok(const char *p)
+{
+	return mkdir(p, 0777) == 0 || errno == EEXIST;
+}
+
+int tk_dataset_prepare(const char *dir, int append, tk_error *err)
+{
+	char p[4096];
+	DIR *d;
+	struct dirent *de;
+	int i, used = 0;
+
+	if (!append && (d = opendir(dir)) != NULL) {
+		while ((de = readdir(d)) != NULL)
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				used = 1;
+		closedir(d);
+		if (used)
+			return tk_err_set(err, TK_E_USAGE, dir, 0, 0,
+					  "not empty (--append adds to a dataset)");
+	}
+	if (!mkdir_ok(dir))
+		return tk_err_set(err, TK_E_IO, dir, 0, 0, "cannot create: %s",
+				  strerror(errno));
+	for (i = 0; i < NTABLES; i++) {
+		if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, table_name[i]) >=
+		    sizeof(p))
+			return tk_err_set(err, TK_E_USAGE, dir, 0, 0, "name too long");
+		if (!mkdir_ok(p))
+			return tk_err_set(err, TK_E_IO, p, 0, 0,
+					  "cannot create: %s", strerror(errno));
+	}
+	return TK_OK;
+}
+
+/* ".<16 digits>.parquet" ends a file of an input of that hash */
+int tk_dataset_has(const char *dir, const char *hex)
+{
+	char p[4096], tail[32];
+	DIR *d;
+	struct dirent *de;
+	size_t n, nt;
+	int found = 0;
+
+	snprintf(p, sizeof(p), "%s/traces", dir);
+	snprintf(tail, sizeof(tail), "-%.16s.parquet", hex);
+	nt = strlen(tail);
+	if (!(d = opendir(p)))
+		return 0;
+	while (!found && (de = readdir(d)) != NULL) {
+		n = strlen(de->d_name);
+		found = n > nt && strcmp(de->d_name + n - nt, tail) == 0;
+	}
+	closedir(d);
+	return found;
+}
+
+/* the most load windows one input writes (as `tracekit load`) */
+#define MAX_WINDOWS 10000000u
+
+/* ---- values -------------------------------------------------------------- */
+
+/* ticks as ns, a DOUBLE: the decimal `tracekit stats` and `load` print
+ * (tk_time_format_decimal: exact where it ends within its places, else
+ * rounded at the last), so that a value equals theirs; null when the
+ * ticks have no ns (cycles) */
+static void put_ns(ds_ctx *x, tk_coltab *t, size_t c, int has, uint64_t ticks)
+{
+	char buf[64], *end;
+	int n;
+	double v;
+
+	if (!has || !x->ns_ok ||
+	    (n = tk_time_format_decimal(ticks, &x->tb, TK_UNIT_NS, buf,
+					sizeof(buf))) <= 0 ||
+	    (v = strtod(buf, &end), *end)) {
+		tk_coltab_null(t, c);
+		return;
+	}
+	tk_coltab_f64(t, c, v);
+}
+
+/* a string under the UTF-8 rule of every writer */
+static int put_text(ds_ctx *x, tk_coltab *t, size_t c, const char *s,
+		    size_t n)
+{
+	int rc;
+
+	if (!s) {
+		s = "";
+		n = 0;
+	}
+	if ((rc = tk_writer_text(x->w, s, n, &s, &n, x->err)) < 0)
+		return rc;
+	tk_coltab_str(t, c, s, n);
+	return TK_OK;
+}
+
+static int put_name(ds_ctx *x, tk_coltab *t, size_t c, uint32_t id)
+{
+	const tk_entity *e = id != TK_NONE ? tk_trace_entity(x->t, id) : NULL;
+	const char *s = NULL;
+	size_t n = 0;
+
+	if (e)
+		s = tk_trace_str(x->t, e->name, &n);
+	return put_text(x, t, c, s, n);
+}
+
+/* a decimal of stats or load as a DOUBLE; "" is null */
+static void put_decimal(tk_coltab *t, size_t c, const char *s, int len)
+{
+	char *end;
+	double v;
+
+	if (len <= 0) {
+		tk_coltab_null(t, c);
+		return;
+	}
+	v = strtod(s, &end);
+	if (*end)
+		tk_coltab_null(t, c);
+	else
+		tk_coltab_f64(t, c, v);
+}
+
+/* ---- the analyses' callbacks --------------------------------------------- */
+
+static int is_process(const tk_trace *t, uint32_t id)
+{
+	const tk_entity *e = tk_trace_entity(t, id);
+
+	return e && (e->type == TK_ET_T || e->type == TK_ET_I ||
+		     e->type == TK_ET_R);
+}
+
+static ds_inst *inst_of(ds_ctx *x, uint32_t ent, int64_t k)
+{
+	int created;
+	ds_inst *r = tk_imap_put(&x->insts, ent, k, &created);
+
+	if (!r) {
+		x->rc = tk_err_nomem(x->err, x->w->sink.path);
+		return NULL;
+	}
+	if (created)
+		r->core = TK_NONE;
+	return r;
+}
+
+static void on_value(void *ctx, uint32_t entity, tk_metric metric,
+		     int64_t inst, uint64_t value, uint64_t time)
+{
+	ds_ctx *x = ctx;
+	ds_inst *r;
+	int j;
+
+	(void)time;
+	if (x->rc < 0 || inst == TK_INST_NONE || !is_process(x->t, entity))
+		return;
+	for (j = 0; j < NM && inst_metric[j] != metric; j++)
+		;
+	if (j == NM || !(r = inst_of(x, entity, inst)))
+		return;
+	if (!(r->have & (1u << j))) { /* the first value, as SQLite's column */
+		r->have |= (uint8_t)(1u << j);
+		r->v[j] = value;
+	}
+}
+
+static int on_window(void *ctx, uint64_t start, uint64_t end,
+		     const uint64_t *busy, size_t ncores)
+{
+	ds_ctx *x = ctx;
+	tk_coltab *t = x->tab[T_LOAD];
+	size_t i;
+	int rc;
+
+	if (++x->nwindows > MAX_WINDOWS)
+		return x->rc = tk_err_set(x->err, TK_E_USAGE, x->w->sink.path, 0, 0,
+					  "over %u load windows: use a longer --window",
+					  MAX_WINDOWS);
+	for (i = 0; i < ncores; i++) {
+		tk_coltab_str(t, L_TRACE, x->id, x->idlen);
+		tk_coltab_str(t, L_KIND, "window", 6);
+		if ((rc = put_name(x, t, L_CORE, tk_load_core(x->load, i))) < 0)
+			return rc;
+		put_ns(x, t, L_START, 1, start);
+		put_ns(x, t, L_END, 1, end);
+		put_ns(x, t, L_BUSY, 1, busy[i]);
+		if (end > start)
+			tk_coltab_f64(t, L_LOAD, (double)busy[i] * 100.0 /
+						 (double)(end - start));
+		else
+			tk_coltab_null(t, L_LOAD);
+		if ((rc = tk_coltab_row(t, x->err)) < 0)
+			return rc;
+	}
+	return TK_OK;
+}
+
+/* the instances' own times (the target's events) */
+static void track(ds_ctx *x, const tk_event *ev)
+{
+	ds_inst *r;
+
+	if (ev->target == TK_NONE || ev->target_inst == TK_INST_NONE ||
+	    !is_process(x->t, ev->target))
+		return;
+	if (!(r = inst_of(x, ev->target, ev->target_inst)))
+		return;
+	switch (ev->kind) {
+	case TK_EV_ACTIVATE:
+		if (!(r->seen & 1)) {
+			r->seen |= 1;
+			r->act = ev->time;
+		}
+		break;
+	case TK_EV_START:
+		if (!(r->seen & 2)) {
+			r->seen |= 2;
+			r->start = ev->time;
+			r->core = ev->core;
+		}
+		break;
+	case TK_EV_TERMINATE:
+		r->seen |= 4;
+		r->end = ev->time;
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- the tables ---------------------------------------------------------- */
+
+static int write_instances(ds_ctx *x)
+{
+	tk_coltab *t = x->tab[T_INSTANCES];
+	size_t i;
+	int j, rc;
+
+	for (i = 0; i < x->insts.count; i++) {
+		const ds_inst *r = (const ds_inst *)(x->insts.vals + i * x->insts.vsize);
+		const tk_entity *e = tk_trace_entity(x->t, x->insts.ent[i]);
+
+		tk_coltab_str(t, I_TRACE, x->id, x->idlen);
+		if ((rc = put_name(x, t, I_ENTITY, x->insts.ent[i])) < 0)
+			return rc;
+		tk_coltab_str(t, I_TYPE, tk_etype_name(e->type),
+			      strlen(tk_etype_name(e->type)));
+		tk_coltab_i64(t, I_INST, x->insts.inst[i]);
+		if (r->core == TK_NONE)
+			tk_coltab_null(t, I_CORE);
+		else if ((rc = put_name(x, t, I_CORE, r->core)) < 0)
+			return rc;
+		put_ns(x, t, I_ACT, r->seen & 1, r->act);
+		put_ns(x, t, I_START, r->seen & 2, r->start);
+		put_ns(x, t, I_END, r->seen & 4, r->end);
+		for (j = 0; j < NM; j++) {
+			if (!(r->have & (1u << j)))
+				tk_coltab_null(t, I_M0 + (size_t)j);
+			else if (inst_metric[j] == TK_METRIC_NPRE)
+				tk_coltab_i64(t, I_M0 + (size_t)j, (int64_t)r->v[j]);
+			else
+				put_ns(x, t, I_M0 + (size_t)j, 1, r->v[j]);
+		}
+		/* JIT = 1 - DT/PER of the instance, as stats takes it */
+		if ((r->have & (1u << 4)) && (r->have & (1u << 5)) && r->v[5])
+			tk_coltab_f64(t, I_JIT, 1.0 - (double)r->v[4] / (double)r->v[5]);
+		else
+			tk_coltab_null(t, I_JIT);
+		if ((rc = tk_coltab_row(t, x->err)) < 0)
+			return rc;
+	}
+	return TK_OK;
+}
+
+static int write_metrics(ds_ctx *x, const tk_stats *st)
+{
+	tk_coltab *t = x->tab[T_METRICS];
+	char buf[128];
+	size_t i, n;
+	int rc, len;
+
+	for (i = 0; i < tk_stats_count(st); i++) {
+		const tk_stat *s = tk_stats_get(st, i);
+		const char *ty = s->chain ? "CHAIN" : tk_etype_name(s->type);
+		const char *name = tk_stats_row_name(st, i, &n);
+		int has_max;
+
+		tk_coltab_str(t, M_TRACE, x->id, x->idlen);
+		if ((rc = put_text(x, t, M_ENTITY, name, name ? n : 0)) < 0)
+			return rc;
+		tk_coltab_str(t, M_TYPE, ty, strlen(ty));
+		tk_coltab_str(t, M_METRIC, tk_metric_name(s->metric),
+			      strlen(tk_metric_name(s->metric)));
+		tk_coltab_i64(t, M_COUNT, (int64_t)s->count);
+		len = tk_stats_format(st, i, TK_STAT_MIN, TK_UNIT_NS, buf, sizeof(buf));
+		put_decimal(t, M_MIN, buf, len);
+		len = tk_stats_format(st, i, TK_STAT_AVG, TK_UNIT_NS, buf, sizeof(buf));
+		put_decimal(t, M_AVG, buf, len);
+		len = tk_stats_format(st, i, TK_STAT_MAX, TK_UNIT_NS, buf, sizeof(buf));
+		has_max = len > 0;
+		put_decimal(t, M_MAX, buf, len);
+		if (tk_metric_is_time(s->metric))
+			tk_coltab_str(t, M_UNIT, "ns", 2);
+		else
+			tk_coltab_str(t, M_UNIT, "1", 1);
+		if (has_max && s->max_inst != TK_INST_NONE)
+			tk_coltab_i64(t, M_MAXINST, s->max_inst);
+		else
+			tk_coltab_null(t, M_MAXINST);
+		len = has_max ? tk_time_format_decimal(s->max_time, &x->tb,
+						      TK_UNIT_NS, buf, sizeof(buf))
+			      : 0;
+		put_decimal(t, M_MAXAT, buf, len);
+		if ((rc = tk_coltab_row(t, x->err)) < 0)
+			return rc;
+	}
+	return TK_OK;
+}
+
+static int write_load(ds_ctx *x)
+{
+	tk_coltab *t = x->tab[T_LOAD];
+	uint64_t first, last;
+	size_t i;
+	int rc;
+
+	tk_load_span(x->load, &first, &last);
+	for (i = 0; i < tk_load_core_count(x->load); i++) {
+		uint64_t busy = tk_load_core_busy(x->load, i);
+
+		tk_coltab_str(t, L_TRACE, x->id, x->idlen);
+		tk_coltab_str(t, L_KIND, "trace", 5);
+		if ((rc = put_name(x, t, L_CORE, tk_load_core(x->load, i))) < 0)
+			return rc;
+		put_ns(x, t, L_START, 1, first);
+		put_ns(x, t, L_END, 1, last);
+		put_ns(x, t, L_BUSY, 1, busy);
+		if (last > first)
+			tk_coltab_f64(t, L_LOAD, (double)busy * 100.0 /
+						 (double)(last - first));
+		else
+			tk_coltab_null(t, L_LOAD);
+		if ((rc = tk_coltab_row(t, x->err)) < 0)
+			return rc;
+	}
+	return TK_OK;
+}
+
+static int write_trace(ds_ctx *x, const char *path, const char *hex,
+		       tk_reader *r, uint64_t nev)
+{
+	tk_coltab *t = x->tab[T_TRACES];
+	char *hdr = NULL, tb[96];
+	size_t hlen = 0;
+	uint64_t first, last;
+	int rc, n;
+
+	tk_load_span(x->load, &first, &last);
+	tk_coltab_str(t, R_TRACE, x->id, x->idlen);
+	if ((rc = put_text(x, t, R_PATH, path, strlen(path))) < 0)
+		return rc;
+	tk_coltab_str(t, R_FORMAT, tk_trace_format(x->t),
+		      strlen(tk_trace_format(x->t)));
+	if ((rc = tk_parquet_header_text(x->w, &hdr, &hlen, x->err)) < 0)
+		return rc;
+	tk_coltab_str(t, R_HEADER, hdr ? hdr : "", hlen);
+	free(hdr);
+	n = snprintf(tb, sizeof(tb), "%llu/%llu %s",
+		     (unsigned long long)x->tb.num, (unsigned long long)x->tb.den,
+		     tk_trace_cycle_unit(x->t) ? tk_trace_cycle_unit(x->t)
+					       : tk_unit_name(x->tb.unit));
+	tk_coltab_str(t, R_TIMEBASE, tb, (size_t)(n > 0 ? n : 0));
+	put_ns(x, t, R_FIRST, nev > 0, first);
+	put_ns(x, t, R_LAST, nev > 0, last);
+	put_ns(x, t, R_SPAN, nev > 0, last - first);
+	tk_coltab_i64(t, R_EVENTS, (int64_t)nev);
+	tk_coltab_i64(t, R_ENTITIES, (int64_t)tk_trace_entity_count(x->t));
+	tk_coltab_i64(t, R_INSTANCES, (int64_t)x->insts.count);
+	tk_coltab_i64(t, R_CORES, (int64_t)tk_load_core_count(x->load));
+	tk_coltab_i64(t, R_WARNINGS, (int64_t)tk_reader_warning_count(r));
+	tk_coltab_str(t, R_SHA, hex, strlen(hex));
+	return tk_coltab_row(t, x->err);
+}
+
+/* ---- one input ----------------------------------------------------------- */
+
+/* the trace column: the file name without directory and extensions */
+static void trace_id(const char *path, const char *id, char *out, size_t size)
+{
+	const char *b = strrchr(path, '/');
+	size_t n;
+
+	if (id) {
+		snprintf(out, size, "%s", id);
+		return;
+	}
+	b = b ? b + 1 : path;
+	n = strcspn(b, ".");
+	if (!n) /* ".hidden": the whole name */
+		n = strlen(b);
+	snprintf(out, size, "%.*s", (int)n, b);
+}
+
+int tk_dataset_add(const char *dir, const char *path, const char *hex,
+		   tk_reader *r, const tk_dataset_opts *o, tk_error *err)
+{
+	static const tk_colspec *const specs[NTABLES] = {
+		NULL, inst_cols, metric_cols, load_cols, trace_cols
+	};
+	static const size_t nspec[NTABLES] = {
+		0, I_NCOLS, M_NCOLS, L_NCOLS, R_NCOLS
+	};
+	ds_ctx x;
+	tk_stats *st = NULL;
+	tk_writer_opts wo;
+	const tk_event *ev;
+	uint64_t nev = 0, window = 0, first, last;
+	char id[256], base[320];
+	size_t i, n, ncommitted = 0;
+	int rc;
+
+	memset(&x, 0, sizeof(x));
+	tk_imap_init(&x.insts, sizeof(ds_inst));
+	x.t = tk_reader_trace(r);
+	x.err = err;
+	trace_id(path, o->id, id, sizeof(id));
+	x.id = id;
+	x.idlen = strlen(id);
+	if (!x.idlen) {
+		rc = tk_err_set(err, TK_E_USAGE, path, 0, 0, "an empty trace id");
+		goto out;
+	}
+	/* the files' name: the id's bytes outside [A-Za-z0-9._-] as '_' */
+	for (n = 0; n < x.idlen && n < 200; n++) {
+		char c = id[n];
+		base[n] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+			  (c == '-' && n) ? c : '_';
+	}
+	snprintf(base + n, sizeof(base) - n, "-%.16s.parquet", hex);
+	for (i = 0; i < NTABLES; i++) {
+		size_t len = strlen(dir) + strlen(table_name[i]) + strlen(base) + 3;
+
+		if (!(x.path[i] = malloc(len))) {
+			rc = tk_err_nomem(err, path);
+			goto out;
+		}
+		snprintf(x.path[i], len, "%s/%s/%s", dir, table_name[i], base);
+		if (access(x.path[i], F_OK) == 0) {
+			rc = tk_err_set(err, TK_E_USAGE, x.path[i], 0, 0,
+					"already in the dataset");
+			goto out;
+		}
+	}
+	x.tb = *tk_trace_timebase(x.t);
+	x.ns.unit = TK_UNIT_NS;
+	x.ns.num = 1;
+	x.ns.den = 1;
+	x.ns_ok = tk_trace_cycle_unit(x.t) == NULL &&
+		  tk_time_convert(0, &x.tb, &x.ns, TK_ROUND_DOWN, &first) == TK_OK;
+	if (o->window_ns &&
+	    (!x.ns_ok || tk_time_convert(o->window_ns, &x.ns, &x.tb,
+					 TK_ROUND_EXACT, &window) < 0 ||
+	     !window)) {
+		window = 0;
+		if (o->window_given) {
+			rc = tk_err_set(err, TK_E_USAGE, path, 0, 0,
+					"a load window of %llu ns is not a whole number of the trace's ticks",
+					(unsigned long long)o->window_ns);
+			goto out;
+		}
+		if (o->on_warning) {
+			tk_error wn;
+
+			memset(&wn, 0, sizeof(wn));
+			snprintf(wn.input, sizeof(wn.input), "%s", path);
+			snprintf(wn.msg, sizeof(wn.msg),
+				 "load/ has no windows: %llu ns is not a whole number of the trace's ticks (--window)",
+				 (unsigned long long)o->window_ns);
+			o->on_warning(o->warning_ctx, &wn);
+		}
+	}
+	tk_writer_opts_init(&wo);
+	wo.format = "parquet";
+	wo.strict = o->strict;
+	wo.on_warning = o->on_warning;
+	wo.warning_ctx = o->warning_ctx;
+	if ((rc = tk_writer_open(&x.w, x.path[T_EVENTS], x.t, &wo, err)) < 0)
+		goto out;
+	for (i = 1; i < NTABLES; i++) {
+		if ((rc = tk_sink_open(&x.sink[i], x.path[i], err)) < 0)
+			goto out;
+		x.open[i] = 1;
+		if ((rc = tk_coltab_open(&x.tab[i], &x.sink[i], x.path[i],
+					 table_name[i], specs[i], nspec[i], 0,
+					 err)) < 0)
+			goto out;
+	}
+	if ((rc = tk_stats_new(&st, x.t, err)) < 0 ||
+	    (rc = tk_load_new(&x.load, x.t, window, on_window, &x, err)) < 0)
+		goto out;
+	tk_stats_on_value(st, on_value, &x);
+	while ((rc = tk_reader_next(r, &ev, err)) == TK_OK) {
+		if ((rc = tk_writer_write(x.w, ev, err)) < 0)
+			goto out;
+		if (tk_stats_event(st, ev) < 0) {
+			rc = tk_err_nomem(err, path);
+			goto out;
+		}
+		track(&x, ev);
+		if (x.rc < 0) {
+			rc = x.rc;
+			goto out;
+		}
+		if ((rc = tk_load_event(x.load, ev)) < 0)
+			goto load_failed;
+		nev++;
+	}
+	if (rc < 0)
+		goto out;
+	if ((rc = tk_stats_finish(st)) < 0) {
+		rc = tk_err_set(err, rc, path, 0, 0, "the stats analysis failed (%s)",
+				rc == TK_E_NOMEM ? "out of memory" : "a temporary file");
+		goto out;
+	}
+	if ((rc = tk_load_finish(x.load)) < 0)
+		goto load_failed;
+	if (x.rc < 0) {
+		rc = x.rc;
+		goto out;
+	}
+	tk_load_span(x.load, &first, &last);
+	if ((rc = write_instances(&x)) < 0 || (rc = write_metrics(&x, st)) < 0 ||
+	    (rc = write_load(&x)) < 0 ||
+	    (rc = write_trace(&x, path, hex, r, nev)) < 0)
+		goto out;
+	for (i = 1; i < NTABLES; i++)
+		if ((rc = tk_coltab_close(x.tab[i], NULL, 0, err)) < 0)
+			goto out;
+	/* all written: events/ (its close commits it), then the others */
+	rc = tk_writer_close(x.w, err);
+	x.w = NULL;
+	if (rc < 0)
+		goto out;
+	ncommitted = 1;
+	for (i = 1; i < NTABLES; i++) {
+		x.open[i] = 0;
+		if ((rc = tk_sink_commit(&x.sink[i], err)) < 0)
+			goto out;
+		ncommitted++;
+	}
+	goto out;
+load_failed:
+	/* a window callback filled err; else memory */
+	if (x.rc < 0)
+		rc = x.rc;
+	else if (rc == TK_E_NOMEM)
+		rc = tk_err_nomem(err, path);
+out:
+	if (rc < 0)
+		for (i = 0; i < ncommitted; i++)
+			unlink(x.path[i]);
+	if (x.w)
+		tk_writer_abort(x.w);
+	for (i = 1; i < NTABLES; i++) {
+		if (x.open[i])
+			tk_sink_abort(&x.sink[i]);
+		tk_coltab_free(x.tab[i]);
+	}
+	for (i = 0; i < NTABLES; i++)
+		free(x.path[i]);
+	tk_stats_free(st);
+	tk_load_free(x.load);
+	tk_imap_free(&x.insts);
+	return rc < 0 ? rc : TK_OK;
+}

@@ -1,0 +1,911 @@
+/*
+ * coltab.c - a table of typed columns as one Apache Parquet file (coltab.h),
+ * written after the Parquet format specification: "PAR1", the column
+ * chunks of each row group, the footer (FileMetaData in Thrift's compact
+ * protocol), its length, "PAR1".
+ *
+ * Values are kept column by column until a row group is full: an INT64 or
+ * DOUBLE as its 64 bits, a string as its index in the column's dictionary
+ * (built as the values come, reset per row group), with a definition level
+ * per row.  Then each column is written as one column chunk: for a string
+ * a dictionary page (PLAIN) and a data page of indices (RLE_DICTIONARY);
+ * for a delta INT64 a data page DELTA_BINARY_PACKED; else PLAIN; the
+ * definition levels of an optional column in the RLE/bit-packed hybrid;
+ * every page (v1) compressed with zstd.  The statistics (null count, min,
+ * max) of each column chunk go in the footer, written at close with the
+ * chunks' places and sizes.
+ *
+ * Memory: 9 bytes per value of the open row group, the dictionaries of
+ * its string columns, and the metadata (statistics included) of each
+ * column chunk written.
+ */
+#include "coltab.h"
+
+#include "../../core/bytes.h"
+#include "../../core/hashmap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#define ZLEVEL 3       /* zstd's level for the pages */
+#define STAT_MAX 1024  /* the longest string kept as a min or max */
+
+/* Parquet's physical types, repetitions, encodings, page types (parquet.thrift) */
+enum { PT_INT64 = 2, PT_DOUBLE = 5, PT_BYTE_ARRAY = 6 };
+enum { CODEC_ZSTD = 6 };
+enum { REP_REQUIRED = 0, REP_OPTIONAL = 1 };
+enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_DELTA = 5, ENC_RLE_DICT = 8 };
+enum { PAGE_DATA = 0, PAGE_DICT = 2 };
+/* Thrift compact protocol's field types */
+enum { CT_I32 = 5, CT_I64 = 6, CT_BINARY = 8, CT_LIST = 9, CT_STRUCT = 12 };
+
+typedef struct pq_buf {
+	uint8_t *p;
+	size_t len, cap;
+	int failed;
+} pq_buf;
+
+/* a written column chunk, for the footer */
+typedef struct pq_chunk {
+	uint64_t offset;        /* of its first page header */
+	uint64_t dict_offset;   /* of its dictionary page (has_dict) */
+	uint64_t data_offset;   /* of its data page */
+	uint64_t size;          /* its pages with their headers, as written */
+	uint64_t usize;         /* the same with the pages uncompressed */
+	uint64_t nulls;
+	uint64_t vmin, vmax;    /* statistics of an INT64 or DOUBLE (bits) */
+	int has_stat;           /* vmin, vmax set */
+	uint8_t *min, *max;     /* of a string column (NULL: none) */
+	size_t nmin, nmax;
+	int enc;                /* the data page's encoding */
+	int has_dict;
+} pq_chunk;
+
+/* a column of the open row group */
+typedef struct pq_col {
+	uint8_t *def;           /* per row: 1 a value, 0 null */
+	uint64_t *vals;         /* the values (nv of them) */
+	size_t nrows, nv, cap;
+	uint64_t nulls;
+	uint64_t vmin, vmax;
+	int has_stat, nan;
+	/* a string column's dictionary: its values PLAIN (length, bytes),
+	 * where each starts, and an index by hash */
+	pq_buf dict;
+	size_t *doff;
+	size_t doff_cap, ndict;
+	tk_hashmap dmap;
+} pq_col;
+
+struct tk_coltab {
+	tk_sink *sink;
+	const char *name, *schema;
+	const tk_colspec *spec;
+	size_t ncols;
+	pq_col *cols;
+	size_t nrows;           /* of the open row group */
+	size_t group_max;
+	int failed;             /* out of memory since the last row */
+	pq_chunk *chunks;       /* ncols per row group */
+	uint64_t *group_rows;
+	size_t ngroups, groups_cap;
+	uint64_t total_rows;
+	uint64_t off;           /* bytes written so far */
+	pq_buf page, zpage, hdr, foot;
+	ZSTD_CCtx *zc;
+};
+
+/* ---- byte buffers and Thrift's compact protocol -------------------------- */
+
+static void buf_need(pq_buf *b, size_t n)
+{
+	size_t cap;
+	uint8_t *p;
+
+	if (b->failed || b->cap - b->len >= n)
+		return;
+	cap = b->cap ? b->cap : 4096;
+	while (cap - b->len < n) {
+		if (cap > SIZE_MAX / 2) {
+			b->failed = 1;
+			return;
+		}
+		cap *= 2;
+	}
+	p = realloc(b->p, cap);
+	if (!p) {
+		b->failed = 1;
+		return;
+	}
+	b->p = p;
+	b->cap = cap;
+}
+
+static void buf_put(pq_buf *b, const void *p, size_t n)
+{
+	buf_need(b, n);
+	if (b->failed || !n)
+		return;
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static void buf_byte(pq_buf *b, uint8_t v)
+{
+	buf_put(b, &v, 1);
+}
+
+static void buf_le32(pq_buf *b, uint32_t v)
+{
+	uint8_t x[4];
+
+	tk_store_le32(x, v);
+	buf_put(b, x, 4);
+}
+
+static void buf_le64(pq_buf *b, uint64_t v)
+{
+	uint8_t x[8];
+
+	tk_store_le64(x, v);
+	buf_put(b, x, 8);
+}
+
+static void buf_varint(pq_buf *b, uint64_t v)
+{
+	while (v >= 0x80) {
+		buf_byte(b, (uint8_t)(v | 0x80));
+		v >>= 7;
+	}
+	buf_byte(b, (uint8_t)v);
+}
+
+/* a compact-protocol writer: the last field id of each open struct */
+typedef struct th {
+	pq_buf *b;
+	int16_t last[8];
+	int depth;
+} th;
+
+static void th_field(th *t, int id, int type)
+{
+	int delta = id - t->last[t->depth];
+
+	if (delta > 0 && delta <= 15) {
+		buf_byte(t->b, (uint8_t)(delta << 4 | type));
+	} else {
+		buf_byte(t->b, (uint8_t)type);
+		buf_varint(t->b, (uint64_t)(((uint32_t)id << 1) ^ (uint32_t)(id >> 15)));
+	}
+	t->last[t->depth] = (int16_t)id;
+}
+
+static void th_zigzag(th *t, int64_t v)
+{
+	buf_varint(t->b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+static void th_i32(th *t, int id, int32_t v)
+{
+	th_field(t, id, CT_I32);
+	th_zigzag(t, v);
+}
+
+static void th_i64(th *t, int id, int64_t v)
+{
+	th_field(t, id, CT_I64);
+	th_zigzag(t, v);
+}
+
+static void th_bin(th *t, int id, const void *p, size_t n)
+{
+	th_field(t, id, CT_BINARY);
+	buf_varint(t->b, n);
+	buf_put(t->b, p, n);
+}
+
+static void th_str(th *t, int id, const char *s)
+{
+	th_bin(t, id, s, strlen(s));
+}
+
+static void th_list(th *t, int id, int elem, size_t n)
+{
+	th_field(t, id, CT_LIST);
+	if (n < 15) {
+		buf_byte(t->b, (uint8_t)(n << 4 | (size_t)elem));
+	} else {
+		buf_byte(t->b, (uint8_t)(0xf0 | elem));
+		buf_varint(t->b, n);
+	}
+}
+
+/* a struct as a field (id > 0) or as a list element (id == 0) */
+static void th_begin(th *t, int id)
+{
+	if (id)
+		th_field(t, id, CT_STRUCT);
+	t->last[++t->depth] = 0;
+}
+
+static void th_end(th *t)
+{
+	buf_byte(t->b, 0);
+	t->depth--;
+}
+
+/* ---- the values ---------------------------------------------------------- */
+
+static int out_put(tk_coltab *t, const pq_buf *b, tk_error *err)
+{
+	if (b->failed)
+		return tk_err_nomem(err, t->name);
+	if (tk_sink_write(t->sink, b->p, b->len, err) < 0)
+		return TK_E_IO;
+	t->off += b->len;
+	return TK_OK;
+}
+
+/* room for one more value in column c; 0, or -1 (t->failed set) */
+static int col_room(tk_coltab *t, pq_col *c)
+{
+	size_t cap;
+	uint8_t *d;
+	uint64_t *v;
+
+	if (c->nrows < c->cap)
+		return 0;
+	cap = c->cap ? c->cap * 2 : 1024;
+	d = realloc(c->def, cap);
+	if (d)
+		c->def = d;
+	v = d ? tk_xrealloc_array(c->vals, cap, sizeof(*v)) : NULL;
+	if (!v) {
+		t->failed = 1;
+		return -1;
+	}
+	c->vals = v;
+	c->cap = cap;
+	return 0;
+}
+
+static void put_value(tk_coltab *t, size_t ci, uint64_t bits)
+{
+	pq_col *c = &t->cols[ci];
+
+	if (col_room(t, c) < 0)
+		return;
+	c->def[c->nrows++] = 1;
+	c->vals[c->nv++] = bits;
+}
+
+void tk_coltab_i64(tk_coltab *t, size_t ci, int64_t v)
+{
+	pq_col *c = &t->cols[ci];
+
+	if (!c->has_stat || v < (int64_t)c->vmin)
+		c->vmin = (uint64_t)v;
+	if (!c->has_stat || v > (int64_t)c->vmax)
+		c->vmax = (uint64_t)v;
+	c->has_stat = 1;
+	put_value(t, ci, (uint64_t)v);
+}
+
+static uint64_t f64_bits(double v)
+{
+	uint64_t b;
+
+	memcpy(&b, &v, sizeof(b));
+	return b;
+}
+
+static double bits_f64(uint64_t b)
+{
+	double v;
+
+	memcpy(&v, &b, sizeof(v));
+	return v;
+}
+
+void tk_coltab_f64(tk_coltab *t, size_t ci, double v)
+{
+	pq_col *c = &t->cols[ci];
+
+	if (v != v) {
+		c->nan = 1; /* no min or max then */
+	} else {
+		if (v == 0)
+			v = 0.0; /* -0.0 as 0.0: one zero in the statistics */
+		if (!c->has_stat || v < bits_f64(c->vmin))
+			c->vmin = f64_bits(v);
+		if (!c->has_stat || v > bits_f64(c->vmax))
+			c->vmax = f64_bits(v);
+		c->has_stat = 1;
+	}
+	put_value(t, ci, f64_bits(v));
+}
+
+void tk_coltab_null(tk_coltab *t, size_t ci)
+{
+	pq_col *c = &t->cols[ci];
+
+	if (col_room(t, c) < 0)
+		return;
+	c->def[c->nrows++] = 0;
+	c->nulls++;
+}
+
+/* a string's slot in column c's dictionary: its index, else a new entry;
+ * -1 when out of memory */
+static int64_t dict_index(pq_col *c, const char *s, size_t n)
+{
+	uint64_t h = n;
+	size_t i;
+	uint32_t at;
+
+	for (i = 0; i + 8 <= n; i += 8)
+		h = tk_hash64(h ^ tk_load_le64(s + i));
+	if (i < n) {
+		uint8_t tail[8] = { 0 };
+		memcpy(tail, s + i, n - i);
+		h = tk_hash64(h ^ tk_load_le64(tail) ^ 0x80);
+	}
+	for (at = tk_hashmap_first(&c->dmap, h); at != TK_HASHMAP_END;
+	     at = tk_hashmap_next(&c->dmap, h, at)) {
+		uint32_t k = c->dmap.slots[at].val;
+		uint32_t len = tk_load_le32(c->dict.p + c->doff[k]);
+
+		if (len == n && memcmp(c->dict.p + c->doff[k] + 4, s, n) == 0)
+			return k;
+	}
+	if (n > UINT32_MAX || c->ndict >= UINT32_MAX ||
+	    tk_grow_zero((void **)&c->doff, &c->doff_cap, c->ndict,
+			 sizeof(*c->doff)) < 0 ||
+	    tk_hashmap_add(&c->dmap, h, (uint32_t)c->ndict) < 0)
+		return -1;
+	c->doff[c->ndict] = c->dict.len;
+	buf_le32(&c->dict, (uint32_t)n);
+	buf_put(&c->dict, s, n);
+	if (c->dict.failed)
+		return -1;
+	return (int64_t)c->ndict++;
+}
+
+void tk_coltab_str(tk_coltab *t, size_t ci, const char *s, size_t n)
+{
+	int64_t k = dict_index(&t->cols[ci], s, n);
+
+	if (k < 0) {
+		t->failed = 1;
+		return;
+	}
+	put_value(t, ci, (uint64_t)k);
+}
+
+/* values packed LSB first, `width` bits each (0 to 64), `n` of them */
+static void put_packed(pq_buf *b, const uint64_t *v, size_t n, unsigned width)
+{
+	tk_u128 acc = 0;
+	unsigned bits = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		acc |= (tk_u128)v[i] << bits;
+		bits += width;
+		while (bits >= 8) {
+			buf_byte(b, (uint8_t)acc);
+			acc >>= 8;
+			bits -= 8;
+		}
+	}
+	if (bits)
+		buf_byte(b, (uint8_t)acc);
+}
+
+static unsigned bit_width(uint64_t v)
+{
+	unsigned w = 0;
+
+	while (v) {
+		w++;
+		v >>= 1;
+	}
+	return w;
+}
+
+/* dictionary indices in the RLE/bit-packed hybrid, after their bit width:
+ * a run of 8 or more equal values as a run, the rest bit-packed by 8 (the
+ * last group padded with zeros) */
+static void put_indices(pq_buf *b, const uint64_t *v, size_t n, unsigned width)
+{
+	size_t i = 0, j, k;
+	uint64_t pad[8];
+
+	buf_byte(b, (uint8_t)width);
+	while (i < n) {
+		for (j = i; j < n && v[j] == v[i]; j++)
+			;
+		if (j - i >= 8) {
+			buf_varint(b, (uint64_t)(j - i) << 1);
+			for (k = 0; k < (width + 7) / 8; k++)
+				buf_byte(b, (uint8_t)(v[i] >> (8 * k)));
+			i = j;
+			continue;
+		}
+		/* groups of 8 up to a run of 8 or the end */
+		for (j = i; j < n; j += 8) {
+			size_t r;
+
+			for (r = j; r < n && v[r] == v[j]; r++)
+				;
+			if (j > i && r - j >= 8)
+				break;
+		}
+		buf_varint(b, (uint64_t)((j - i + 7) / 8) << 1 | 1);
+		if (j <= n) {
+			put_packed(b, v + i, j - i, width);
+		} else {
+			put_packed(b, v + i, (n - i) / 8 * 8, width);
+			memset(pad, 0, sizeof(pad));
+			memcpy(pad, v + i + (n - i) / 8 * 8,
+			       (n - i) % 8 * sizeof(*pad));
+			put_packed(b, pad, 8, width);
+		}
+		i = j;
+	}
+}
+
+/* DELTA_BINARY_PACKED: blocks of 128 values in 4 miniblocks of 32 */
+static void put_delta(pq_buf *b, const int64_t *v, size_t n)
+{
+	uint64_t d[128];
+	size_t i, k, m;
+
+	buf_varint(b, 128);
+	buf_varint(b, 4);
+	buf_varint(b, n);
+	buf_varint(b, n ? ((uint64_t)v[0] << 1) ^ (uint64_t)(v[0] >> 63) : 0);
+	for (i = 1; i < n; i += 128) {
+		size_t cnt = n - i < 128 ? n - i : 128;
+		int64_t mind = INT64_MAX;
+		uint8_t widths[4] = { 0, 0, 0, 0 };
+
+		for (k = 0; k < cnt; k++) {
+			int64_t dk = (int64_t)((uint64_t)v[i + k] -
+					       (uint64_t)v[i + k - 1]);
+			if (dk < mind)
+				mind = dk;
+		}
+		for (k = 0; k < 128; k++)
+			d[k] = k < cnt ? (uint64_t)v[i + k] - (uint64_t)v[i + k - 1] -
+					 (uint64_t)mind
+				       : 0;
+		for (m = 0; m < 4; m++)
+			for (k = m * 32; k < m * 32 + 32; k++)
+				if (bit_width(d[k]) > widths[m])
+					widths[m] = (uint8_t)bit_width(d[k]);
+		buf_varint(b, ((uint64_t)mind << 1) ^ (uint64_t)(mind >> 63));
+		buf_put(b, widths, 4);
+		for (m = 0; m < 4 && m * 32 < cnt; m++)
+			put_packed(b, d + m * 32, 32, widths[m]);
+	}
+}
+
+/* a page of t->page, compressed, with its header; adds to ch's sizes */
+static int write_page(tk_coltab *t, int dict, size_t nvalues, int enc,
+		      pq_chunk *ch, tk_error *err)
+{
+	pq_buf *pg = &t->page;
+	th h = { &t->hdr, { 0 }, 0 };
+	size_t zn;
+	uint64_t at = t->off;
+	int rc;
+
+	if (pg->failed)
+		return tk_err_nomem(err, t->name);
+	if (pg->len > INT32_MAX || nvalues > INT32_MAX)
+		return tk_err_set(err, TK_E_RANGE, t->name, 0, 0,
+				  "a Parquet page over 2 GiB");
+	t->hdr.len = 0;
+	t->zpage.len = 0;
+	buf_need(&t->zpage, ZSTD_compressBound(pg->len));
+	if (t->zpage.failed)
+		return tk_err_nomem(err, t->name);
+	zn = ZSTD_compressCCtx(t->zc, t->zpage.p, t->zpage.cap, pg->p,
+			       pg->len, ZLEVEL);
+	if (ZSTD_isError(zn))
+		return tk_err_set(err, TK_E_IO, t->name, 0, 0, "zstd: %s",
+				  ZSTD_getErrorName(zn));
+	t->zpage.len = zn;
+	/* PageHeader */
+	th_i32(&h, 1, dict ? PAGE_DICT : PAGE_DATA);
+	th_i32(&h, 2, (int32_t)pg->len);
+	th_i32(&h, 3, (int32_t)zn);
+	if (dict) {
+		th_begin(&h, 7);
+		th_i32(&h, 1, (int32_t)nvalues);
+		th_i32(&h, 2, ENC_PLAIN);
+		th_end(&h);
+	} else {
+		th_begin(&h, 5);
+		th_i32(&h, 1, (int32_t)nvalues);
+		th_i32(&h, 2, enc);
+		th_i32(&h, 3, ENC_RLE);
+		th_i32(&h, 4, ENC_RLE);
+		th_end(&h);
+	}
+	buf_byte(h.b, 0);
+	if ((rc = out_put(t, &t->hdr, err)) < 0 ||
+	    (rc = out_put(t, &t->zpage, err)) < 0)
+		return rc;
+	ch->size += t->off - at;
+	ch->usize += t->hdr.len + pg->len;
+	return TK_OK;
+}
+
+/* keep a min or max of a column chunk */
+static int keep_stat(pq_chunk *ch, int max, const void *p, size_t n)
+{
+	uint8_t **dst = max ? &ch->max : &ch->min;
+	uint8_t *c = malloc(n ? n : 1);
+
+	if (!c)
+		return -1;
+	if (n)
+		memcpy(c, p, n);
+	free(*dst);
+	*dst = c;
+	if (max)
+		ch->nmax = n;
+	else
+		ch->nmin = n;
+	return 0;
+}
+
+static int bytes_cmp(const void *a, size_t na, const void *b, size_t nb)
+{
+	int c = memcmp(a, b, na < nb ? na : nb);
+
+	return c ? c : (na > nb) - (na < nb);
+}
+
+/* definition levels of an optional column: runs of 0 (null) and 1 in the
+ * RLE/bit-packed hybrid (bit width 1), after their length in 4 bytes */
+static void put_levels(pq_buf *b, const uint8_t *def, size_t n)
+{
+	size_t at, i = 0, j;
+
+	buf_le32(b, 0);
+	at = b->len;
+	while (i < n) {
+		for (j = i; j < n && def[j] == def[i]; j++)
+			;
+		buf_varint(b, (uint64_t)(j - i) << 1);
+		buf_byte(b, def[i]);
+		i = j;
+	}
+	if (!b->failed)
+		tk_store_le32(b->p + at - 4, (uint32_t)(b->len - at));
+}
+
+/* column ci of the open row group as a column chunk of one data page,
+ * after its dictionary page for a string column; the column emptied */
+static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
+{
+	const tk_colspec *sp = &t->spec[ci];
+	pq_col *c = &t->cols[ci];
+	pq_buf *pg = &t->page;
+	size_t i;
+	int rc;
+
+	memset(ch, 0, sizeof(*ch));
+	ch->offset = t->off;
+	ch->nulls = c->nulls;
+	ch->vmin = c->vmin;
+	ch->vmax = c->vmax;
+	ch->has_stat = c->has_stat && !c->nan;
+	if (sp->type == TK_COL_STR && c->ndict) {
+		/* the dictionary page: its values PLAIN; the statistics from it */
+		size_t k;
+
+		for (k = 0; k < c->ndict; k++) {
+			const uint8_t *sv = c->dict.p + c->doff[k] + 4;
+			size_t n = tk_load_le32(c->dict.p + c->doff[k]);
+
+			if ((k == 0 || bytes_cmp(sv, n, ch->min, ch->nmin) < 0) &&
+			    keep_stat(ch, 0, sv, n) < 0)
+				return tk_err_nomem(err, t->name);
+			if ((k == 0 || bytes_cmp(sv, n, ch->max, ch->nmax) > 0) &&
+			    keep_stat(ch, 1, sv, n) < 0)
+				return tk_err_nomem(err, t->name);
+		}
+		pg->len = 0;
+		pg->failed = 0;
+		buf_put(pg, c->dict.p, c->dict.len);
+		ch->dict_offset = t->off;
+		ch->has_dict = 1;
+		if ((rc = write_page(t, 1, c->ndict, 0, ch, err)) < 0)
+			return rc;
+	}
+	ch->data_offset = t->off;
+	pg->len = 0;
+	if (sp->optional)
+		put_levels(pg, c->def, c->nrows);
+	if (sp->type == TK_COL_STR && c->ndict) {
+		unsigned w = bit_width(c->ndict - 1);
+
+		put_indices(pg, c->vals, c->nv, w ? w : 1);
+		ch->enc = ENC_RLE_DICT;
+	} else if (sp->type == TK_COL_I64 && sp->delta) {
+		put_delta(pg, (const int64_t *)c->vals, c->nv);
+		ch->enc = ENC_DELTA;
+	} else {
+		for (i = 0; i < c->nv; i++)
+			buf_le64(pg, c->vals[i]);
+		ch->enc = ENC_PLAIN;
+	}
+	rc = write_page(t, 0, c->nrows, ch->enc, ch, err);
+	c->nrows = c->nv = 0;
+	c->nulls = 0;
+	c->has_stat = c->nan = 0;
+	c->ndict = 0;
+	c->dict.len = 0;
+	if (rc == TK_OK && sp->type == TK_COL_STR &&
+	    tk_hashmap_reset(&c->dmap, 1024) < 0)
+		rc = tk_err_nomem(err, t->name);
+	return rc;
+}
+
+static int flush_group(tk_coltab *t, tk_error *err)
+{
+	size_t c;
+	int rc;
+
+	if (!t->nrows)
+		return TK_OK;
+	if (t->ngroups >= t->groups_cap) {
+		size_t cap = t->groups_cap ? t->groups_cap * 2 : 8;
+		pq_chunk *ch = tk_xrealloc_array(t->chunks, cap,
+						 t->ncols * sizeof(*ch));
+		uint64_t *gr;
+
+		if (!ch)
+			return tk_err_nomem(err, t->name);
+		memset(ch + t->groups_cap * t->ncols, 0,
+		       (cap - t->groups_cap) * t->ncols * sizeof(*ch));
+		t->chunks = ch;
+		gr = tk_xrealloc_array(t->group_rows, cap, sizeof(*gr));
+		if (!gr)
+			return tk_err_nomem(err, t->name);
+		t->group_rows = gr;
+		t->groups_cap = cap;
+	}
+	for (c = 0; c < t->ncols; c++) {
+		rc = write_column(t, c, &t->chunks[t->ngroups * t->ncols + c],
+				  err);
+		if (rc < 0)
+			return rc;
+	}
+	t->group_rows[t->ngroups++] = t->nrows;
+	t->total_rows += t->nrows;
+	t->nrows = 0;
+	return TK_OK;
+}
+
+/* ---- the table ----------------------------------------------------------- */
+
+int tk_coltab_open(tk_coltab **out, tk_sink *sink, const char *name,
+		   const char *schema, const tk_colspec *cols, size_t ncols,
+		   size_t group_rows, tk_error *err)
+{
+	static const char magic[4] = { 'P', 'A', 'R', '1' };
+	tk_coltab *t = calloc(1, sizeof(*t));
+	pq_buf b = { NULL, 0, 0, 0 };
+	size_t c;
+	int rc;
+
+	*out = t;
+	if (!t)
+		return tk_err_nomem(err, name);
+	t->sink = sink;
+	t->name = name;
+	t->schema = schema;
+	t->spec = cols;
+	t->ncols = ncols;
+	t->group_max = group_rows ? group_rows : TK_COLTAB_ROWS;
+	t->cols = calloc(ncols ? ncols : 1, sizeof(*t->cols));
+	t->zc = ZSTD_createCCtx();
+	if (!t->cols || !t->zc)
+		return tk_err_nomem(err, name);
+	tk_hash_init();
+	for (c = 0; c < ncols; c++) {
+		tk_hashmap_init(&t->cols[c].dmap);
+		if (cols[c].type == TK_COL_STR &&
+		    tk_hashmap_reset(&t->cols[c].dmap, 1024) < 0)
+			return tk_err_nomem(err, name);
+	}
+	buf_put(&b, magic, 4);
+	rc = out_put(t, &b, err);
+	free(b.p);
+	return rc;
+}
+
+int tk_coltab_row(tk_coltab *t, tk_error *err)
+{
+	size_t c;
+
+	if (t->failed)
+		return tk_err_nomem(err, t->name);
+	t->nrows++;
+	for (c = 0; c < t->ncols; c++)
+		if (t->cols[c].nrows != t->nrows)
+			return tk_err_set(err, TK_E_USAGE, t->name, 0, 0,
+					  "row %llu has no value (or two) in column %s",
+					  (unsigned long long)(t->total_rows + t->nrows),
+					  t->spec[c].name);
+	if (t->nrows >= t->group_max)
+		return flush_group(t, err);
+	return TK_OK;
+}
+
+uint64_t tk_coltab_rows(const tk_coltab *t)
+{
+	return t->total_rows + t->nrows;
+}
+
+static int ptype(tk_coltype ty)
+{
+	return ty == TK_COL_STR ? PT_BYTE_ARRAY : ty == TK_COL_F64 ? PT_DOUBLE
+								   : PT_INT64;
+}
+
+int tk_coltab_close(tk_coltab *t, const tk_colkv *kv, size_t nkv,
+		    tk_error *err)
+{
+	pq_buf *b = &t->foot;
+	th h = { b, { 0 }, 0 };
+	size_t g, c, i;
+	int rc;
+
+	if (t->failed)
+		return tk_err_nomem(err, t->name);
+	if ((rc = flush_group(t, err)) < 0)
+		return rc;
+	b->len = 0;
+	th_i32(&h, 1, 1);
+	/* the schema: the root, then the columns */
+	th_list(&h, 2, CT_STRUCT, t->ncols + 1);
+	th_begin(&h, 0);
+	th_str(&h, 4, t->schema);
+	th_i32(&h, 5, (int32_t)t->ncols);
+	th_end(&h);
+	for (c = 0; c < t->ncols; c++) {
+		th_begin(&h, 0);
+		th_i32(&h, 1, ptype(t->spec[c].type));
+		th_i32(&h, 3, t->spec[c].optional ? REP_OPTIONAL : REP_REQUIRED);
+		th_str(&h, 4, t->spec[c].name);
+		if (t->spec[c].type == TK_COL_STR) {
+			th_i32(&h, 6, 0); /* ConvertedType UTF8 */
+			th_begin(&h, 10); /* LogicalType: STRING */
+			th_begin(&h, 1);
+			th_end(&h);
+			th_end(&h);
+		}
+		th_end(&h);
+	}
+	th_i64(&h, 3, (int64_t)t->total_rows);
+	th_list(&h, 4, CT_STRUCT, t->ngroups);
+	for (g = 0; g < t->ngroups; g++) {
+		uint64_t bytes = 0, ubytes = 0;
+
+		for (c = 0; c < t->ncols; c++) {
+			bytes += t->chunks[g * t->ncols + c].size;
+			ubytes += t->chunks[g * t->ncols + c].usize;
+		}
+		th_begin(&h, 0);
+		th_list(&h, 1, CT_STRUCT, t->ncols);
+		for (c = 0; c < t->ncols; c++) {
+			const pq_chunk *ch = &t->chunks[g * t->ncols + c];
+			const char *nm = t->spec[c].name;
+
+			th_begin(&h, 0);
+			th_i64(&h, 2, (int64_t)ch->offset);
+			th_begin(&h, 3);
+			th_i32(&h, 1, ptype(t->spec[c].type));
+			th_list(&h, 2, CT_I32, ch->has_dict ? 3 : 2);
+			if (ch->has_dict)
+				th_zigzag(&h, ENC_PLAIN);
+			th_zigzag(&h, ENC_RLE);
+			th_zigzag(&h, ch->enc);
+			th_list(&h, 3, CT_BINARY, 1);
+			buf_varint(b, strlen(nm));
+			buf_put(b, nm, strlen(nm));
+			th_i32(&h, 4, CODEC_ZSTD);
+			th_i64(&h, 5, (int64_t)t->group_rows[g]);
+			th_i64(&h, 6, (int64_t)ch->usize);
+			th_i64(&h, 7, (int64_t)ch->size);
+			th_i64(&h, 9, (int64_t)ch->data_offset);
+			if (ch->has_dict)
+				th_i64(&h, 11, (int64_t)ch->dict_offset);
+			th_begin(&h, 12); /* Statistics */
+			th_i64(&h, 3, (int64_t)ch->nulls);
+			if (t->spec[c].type != TK_COL_STR && ch->has_stat) {
+				uint8_t x[8];
+
+				tk_store_le64(x, ch->vmax);
+				th_bin(&h, 5, x, 8);
+				tk_store_le64(x, ch->vmin);
+				th_bin(&h, 6, x, 8);
+			} else if (ch->min && ch->max && ch->nmin <= STAT_MAX &&
+				   ch->nmax <= STAT_MAX) {
+				th_bin(&h, 5, ch->max, ch->nmax);
+				th_bin(&h, 6, ch->min, ch->nmin);
+			}
+			th_end(&h);
+			th_end(&h);
+			th_end(&h);
+		}
+		th_i64(&h, 2, (int64_t)ubytes);
+		th_i64(&h, 3, (int64_t)t->group_rows[g]);
+		th_i64(&h, 5, (int64_t)t->chunks[g * t->ncols].offset);
+		th_i64(&h, 6, (int64_t)bytes);
+		th_field(&h, 7, 4); /* i16 ordinal */
+		th_zigzag(&h, (int64_t)g);
+		th_end(&h);
+	}
+	if (nkv) {
+		th_list(&h, 5, CT_STRUCT, nkv);
+		for (i = 0; i < nkv; i++) {
+			th_begin(&h, 0);
+			th_str(&h, 1, kv[i].key);
+			th_bin(&h, 2, kv[i].val ? kv[i].val : "", kv[i].len);
+			th_end(&h);
+		}
+	}
+	th_str(&h, 6, "tracekit");
+	/* column orders: each column's type's own (min_value, max_value) */
+	th_list(&h, 7, CT_STRUCT, t->ncols);
+	for (c = 0; c < t->ncols; c++) {
+		th_begin(&h, 0);
+		th_begin(&h, 1);
+		th_end(&h);
+		th_end(&h);
+	}
+	buf_byte(b, 0);
+	{
+		size_t flen = b->len;
+		buf_le32(b, (uint32_t)flen);
+		buf_put(b, "PAR1", 4);
+	}
+	return out_put(t, b, err);
+}
+
+void tk_coltab_free(tk_coltab *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; t->chunks && i < t->groups_cap * t->ncols; i++) {
+		free(t->chunks[i].min);
+		free(t->chunks[i].max);
+	}
+	for (i = 0; t->cols && i < t->ncols; i++) {
+		free(t->cols[i].def);
+		free(t->cols[i].vals);
+		free(t->cols[i].dict.p);
+		free(t->cols[i].doff);
+		tk_hashmap_free(&t->cols[i].dmap);
+	}
+	free(t->cols);
+	free(t->chunks);
+	free(t->group_rows);
+	ZSTD_freeCCtx(t->zc);
+	free(t->page.p);
+	free(t->zpage.p);
+	free(t->hdr.p);
+	free(t->foot.p);
+	free(t);
+}

@@ -1,0 +1,75 @@
+/*
+ * coltab.h - a table of typed columns written as one Apache Parquet file
+ * through a sink (coltab.c): the one Parquet encoder, which the events
+ * writer (parquet_writer.c) and the tables of a dataset (dataset.c) share.
+ *
+ * A table has columns of INT64, DOUBLE or STRING (UTF-8, dictionary-
+ * encoded), each required or optional (null allowed).  The caller gives
+ * each column of a row one value (tk_coltab_i64, _f64, _str or _null),
+ * then ends the row (tk_coltab_row); rows are kept column by column until
+ * a row group is full, then written as one column chunk per column (a
+ * data page, after a dictionary page for a string; INT64 columns marked
+ * delta DELTA_BINARY_PACKED, the others PLAIN; every page zstd-compressed;
+ * min/max statistics in the footer).  tk_coltab_close() writes the footer
+ * with the key-value metadata given; committing the sink is the caller's.
+ */
+#ifndef TK_COLTAB_H
+#define TK_COLTAB_H
+
+#include "../../core/internal.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum tk_coltype { TK_COL_I64, TK_COL_F64, TK_COL_STR } tk_coltype;
+
+typedef struct tk_colspec {
+	const char *name;
+	tk_coltype type;
+	int optional;      /* nulls allowed */
+	int delta;         /* INT64: DELTA_BINARY_PACKED (times) */
+} tk_colspec;
+
+/* a key-value pair of the footer's metadata */
+typedef struct tk_colkv {
+	const char *key;
+	const void *val;
+	size_t len;
+} tk_colkv;
+
+typedef struct tk_coltab tk_coltab;
+
+/** The row group's size of a table when group_rows is 0. */
+#define TK_COLTAB_ROWS 1048576u
+
+/**
+ * A table named `schema` (the Parquet schema's root) of `ncols` columns
+ * (`cols` borrowed until free), written to `sink` (borrowed, open);
+ * `name` is the file's name in errors.  Writes the leading magic.
+ */
+int tk_coltab_open(tk_coltab **out, tk_sink *sink, const char *name,
+		   const char *schema, const tk_colspec *cols, size_t ncols,
+		   size_t group_rows, tk_error *err);
+/* one value of column c of the open row (memory errors: at tk_coltab_row) */
+void tk_coltab_i64(tk_coltab *t, size_t c, int64_t v);
+void tk_coltab_f64(tk_coltab *t, size_t c, double v);
+void tk_coltab_str(tk_coltab *t, size_t c, const char *s, size_t n);
+void tk_coltab_null(tk_coltab *t, size_t c);
+/** End the row: every column has had one value.  Writes a full row group. */
+int tk_coltab_row(tk_coltab *t, tk_error *err);
+/** The last row group and the footer (its key-value metadata kv[0..nkv)). */
+int tk_coltab_close(tk_coltab *t, const tk_colkv *kv, size_t nkv,
+		    tk_error *err);
+/** Rows ended so far. */
+uint64_t tk_coltab_rows(const tk_coltab *t);
+void tk_coltab_free(tk_coltab *t);
+
+/**
+ * The header of writer w's trace as BTF writes it, one entry a line, under
+ * the UTF-8 rule of every writer (parquet_writer.c): *out malloc'ed (NULL
+ * when empty), *len its length.
+ */
+int tk_parquet_header_text(tk_writer *w, char **out, size_t *len,
+			   tk_error *err);
+
+#endif

@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""check_dataset.py TRACEKIT SRCDIR NPMDIR TRACE... NEW BAD: `tracekit
+dataset` of the TRACEs, read back by DuckDB (@duckdb/node-api), hyparquet
+and parquet-wasm (installed from npm into NPMDIR by install_readers.sh):
+
+- every table has one file per input, and the three readers read the same
+  rows from every file;
+- events/ holds the bytes `tracekit convert T out.parquet` writes;
+- metrics/ holds the rows of `stats --format csv` (numbers as numbers);
+- DuckDB's max(rt_ns) per entity over instances/ is stats' max RT;
+- load/'s whole-trace rows are `tracekit load`'s per-core busy times;
+- traces/ has the SHA-256 of each input and its number of events;
+- --append with a TRACE again and NEW adds NEW's files only and rewrites
+  nothing, the repeated one skipped with a note;
+- BAD (a trace with an error) among good ones: its one-line error, exit 2,
+  no file of it (nor a temporary) in any table, the good one added;
+- --id names the trace column and the files; without --append a dataset
+  is not written into.
+Exit 77 when the readers cannot
+be installed."""
+import csv, hashlib, io, json, os, subprocess, sys, tempfile
+from fractions import Fraction
+
+tk, src, npm = sys.argv[1], sys.argv[2], sys.argv[3]
+args = sys.argv[4:]
+traces, new, bad = args[:-2], args[-2], args[-1]
+here = os.path.join(src, "tests", "formats", "parquet")
+rc = subprocess.run(["sh", os.path.join(here, "install_readers.sh"), npm]).returncode
+if rc == 77:
+    print("skipped: the npm readers are not available")
+    sys.exit(77)
+if rc:
+    sys.exit(rc)
+env = dict(os.environ, NODE_PATH=os.path.join(npm, "node_modules"))
+for s in ("query_duckdb.mjs", "read_files.mjs"):
+    with open(os.path.join(here, s)) as f, open(os.path.join(npm, s), "w") as g:
+        g.write(f.read())  # beside node_modules, where import finds them
+
+TABLES = ("events", "instances", "metrics", "load", "traces")
+failed = 0
+
+
+def fail(msg):
+    global failed
+    failed += 1
+    print("FAIL " + msg)
+
+
+def node(script, *a):
+    # node has hung (asleep on a futex, no CPU) once in many runs of
+    # parquet-wasm here: a hang is retried once, and said
+    for attempt in (1, 2):
+        try:
+            p = subprocess.run(["node", os.path.join(npm, script)] + list(a), env=env,
+                               capture_output=True, text=True, timeout=120)
+            break
+        except subprocess.TimeoutExpired:
+            print("node %s hung (attempt %d)" % (script, attempt))
+            if attempt == 2:
+                raise SystemExit("node %s hung twice" % script)
+    if p.returncode:
+        print(p.stderr)
+        raise SystemExit("%s failed" % script)
+    return [json.loads(l) for l in p.stdout.splitlines()]
+
+
+def duck(sql):
+    return node("query_duckdb.mjs", sql)
+
+
+def run(*a):
+    return subprocess.run([tk] + list(a), capture_output=True, text=True)
+
+
+def stem(path):
+    b = os.path.basename(path)
+    return b.split(".")[0] if not b.startswith(".") else b
+
+
+def files(d):
+    return {t: sorted(os.listdir(os.path.join(d, t))) for t in TABLES}
+
+
+tmp = tempfile.mkdtemp()
+ds = os.path.join(tmp, "ds")
+p = run("dataset", ds, *traces)
+if p.returncode:
+    fail("dataset: exit %d: %s" % (p.returncode, p.stderr))
+fs = files(ds)
+for t in TABLES:
+    if [f.rsplit("-", 1)[0] for f in fs[t]] != sorted(stem(x) for x in traces):
+        fail("%s/ has %s" % (t, fs[t]))
+
+# the three readers: the same rows from every file
+for t in TABLES:
+    paths = [os.path.join(ds, t, f) for f in fs[t]]
+    ref = {}
+    for r in duck("SELECT * FROM read_parquet('%s/%s/*.parquet', filename=true)"
+                  % (ds, t)):
+        f = r.pop("filename")
+        ref.setdefault(os.path.basename(f), []).append(json.dumps(r, sort_keys=True))
+    if sorted(ref) != fs[t]:
+        fail("duckdb read %s of %s/" % (sorted(ref), t))
+    for reader in ("hyparquet", "parquet-wasm"):
+        got = {}
+        for r in node("read_files.mjs", reader, *paths):
+            got.setdefault(os.path.basename(r["file"]), []).append(
+                json.dumps(r["row"], sort_keys=True))
+        for f in fs[t]:
+            if sorted(got.get(f, [])) != sorted(ref.get(f, [])):
+                a, b = sorted(got.get(f, [])), sorted(ref.get(f, []))
+                diff = [(x, y) for x, y in zip(a, b) if x != y][:2]
+                fail("%s: %s/%s: %d rows, duckdb %d: %s" % (reader, t, f, len(a), len(b), diff))
+    print("read %s/: %d files, %d rows, by duckdb, hyparquet, parquet-wasm"
+          % (t, len(paths), sum(len(v) for v in ref.values())))
+
+worst = {}  # the worst RT of each task over the traces, by stats
+for tr in traces:
+    name = stem(tr)
+    f = [x for x in fs["events"] if x.rsplit("-", 1)[0] == name][0]
+    # events/: convert's bytes
+    one = os.path.join(tmp, name + ".parquet")
+    run("convert", "-q", tr, one)
+    if open(one, "rb").read() != open(os.path.join(ds, "events", f), "rb").read():
+        fail("%s: events/%s is not convert's Parquet" % (tr, f))
+    # metrics/: stats --format csv
+    st = list(csv.DictReader(io.StringIO(run("stats", "-q", "--format", "csv", tr).stdout)))
+    mt = duck("SELECT * FROM read_parquet('%s/metrics/*.parquet') WHERE trace = '%s'"
+              % (ds, name))
+    key = lambda r: (r["entity"], r["type"], r["metric"])
+    st_by = {key(r): r for r in st}
+    mt_by = {key(r): r for r in mt}
+    if sorted(st_by) != sorted(mt_by) or len(mt) != len(st):
+        fail("%s: metrics/ rows %s, stats %s" % (tr, sorted(mt_by)[:3], sorted(st_by)[:3]))
+    for k, s in st_by.items():
+        m = mt_by.get(k)
+        if not m:
+            continue
+        for col in ("min", "avg", "max", "max_at"):
+            want = float(s[col]) if s[col] else None
+            if m[col] != want:
+                fail("%s: metrics/ %s %s = %r, stats %r" % (tr, k, col, m[col], s[col]))
+        if m["count"] != s["count"] or m["unit"] != s["unit"] or \
+           (m["max_instance"] or "") != s["max_instance"]:
+            fail("%s: metrics/ %s: %r, stats %r" % (tr, k, m, s))
+    # instances/: max(rt_ns) per entity is stats' max RT
+    rt = {(r["entity"], r["type"]): r["m"] for r in duck(
+        "SELECT entity, type, max(rt_ns) AS m FROM read_parquet('%s/instances/*.parquet') "
+        "WHERE trace = '%s' GROUP BY entity, type HAVING m IS NOT NULL" % (ds, name))}
+    want = {(r["entity"], r["type"]): r["max"] for r in st if r["metric"] == "RT"}
+    for (e, ty), v in want.items():
+        if ty == "T":
+            worst[e] = max(worst.get(e, float(v)), float(v))
+    if {k: float(v) for k, v in want.items()} != rt:
+        fail("%s: max(rt_ns) %s, stats %s" % (tr, rt, want))
+    else:
+        print("%s: max(rt_ns) of %d entities = stats" % (name, len(rt)))
+    # load/: the whole trace's busy time per core
+    ld = list(csv.DictReader(io.StringIO(run("load", "-q", "--format", "csv", tr).stdout)))
+    want = {r["core"]: float(r["busy"]) for r in ld if r["kind"] == "core"}
+    got = {r["core"]: r["busy_ns"] for r in duck(
+        "SELECT core, busy_ns FROM read_parquet('%s/load/*.parquet') "
+        "WHERE trace = '%s' AND kind = 'trace'" % (ds, name))}
+    if got != want:
+        fail("%s: load/ %s, load %s" % (tr, got, want))
+    # traces/: the content hash, the events
+    r = duck("SELECT t.sha256, t.events, (SELECT count(*) FROM read_parquet('%s/events/%s')) AS n "
+             "FROM read_parquet('%s/traces/*.parquet') t WHERE trace = '%s'" % (ds, f, ds, name))
+    sha = hashlib.sha256(open(tr, "rb").read()).hexdigest()
+    if len(r) != 1 or r[0]["sha256"] != sha or r[0]["events"] != r[0]["n"]:
+        fail("%s: traces/ %s, sha256 %s" % (tr, r, sha))
+
+# the DuckDB queries of docs/fleet.md run as written (on runs/: here ds/);
+# the first, the worst RT per task across runs, gives stats' worst
+with open(os.path.join(src, "docs", "fleet.md")) as f:
+    doc = f.read()
+duckq = [b.split("```")[0] for b in doc.split("```sql\n")[1:] if b.startswith("-- DuckDB")]
+if len(duckq) < 3:
+    fail("docs/fleet.md: %d DuckDB queries" % len(duckq))
+for i, q in enumerate(duckq):
+    rows = duck(q.replace("'runs/", "'%s/" % ds))
+    if not rows:
+        fail("docs/fleet.md query %d: no rows" % (i + 1))
+    if i == 0:
+        got = {r["entity"]: r["worst_rt_ns"] for r in rows}
+        if got != worst:
+            fail("docs/fleet.md worst RT: %s, stats %s" % (got, worst))
+    print("docs/fleet.md query %d: %d rows" % (i + 1, len(rows)))
+
+# --append: the new input added, the repeated one skipped, nothing rewritten
+before = {os.path.join(t, f): (os.stat(os.path.join(ds, t, f)).st_mtime_ns,
+                               open(os.path.join(ds, t, f), "rb").read())
+          for t in TABLES for f in fs[t]}
+p = run("dataset", "--append", ds, traces[0], new)
+after = files(ds)
+added = sorted(os.path.join(t, f) for t in TABLES for f in after[t]
+               if os.path.join(t, f) not in before)
+if p.returncode or "skipped" not in p.stderr or traces[0] not in p.stderr:
+    fail("--append: exit %d: %s" % (p.returncode, p.stderr))
+if [a.split("/")[1].rsplit("-", 1)[0] for a in added] != [stem(new)] * 5:
+    fail("--append added %s" % added)
+for k, (mt, b) in before.items():
+    if os.stat(os.path.join(ds, k)).st_mtime_ns != mt or open(os.path.join(ds, k), "rb").read() != b:
+        fail("--append rewrote %s" % k)
+print("--append: added %d files, skipped %s" % (len(added), stem(traces[0])))
+
+# a bad input: its error, exit 2, no file of it; the good one added
+good = os.path.join(tmp, "good.btf")
+with open(traces[0], "rb") as f, open(good, "wb") as g:
+    g.write(f.read() + b"\n")  # other bytes: another content hash
+p = run("dataset", "--append", "-q", ds, bad, good)
+errs = [l for l in p.stderr.splitlines() if "error" in l]
+left = [os.path.join(t, f) for t in TABLES for f in os.listdir(os.path.join(ds, t))
+        if f.startswith(stem(bad)) or not f.endswith(".parquet")]
+if p.returncode != 2 or len(errs) != 1 or not errs[0].startswith(bad + ":") or left:
+    fail("bad input: exit %d, %s left: %s" % (p.returncode, left, p.stderr))
+if sum(f.startswith("good-") for t in TABLES for f in os.listdir(os.path.join(ds, t))) != 5:
+    fail("bad input: the good one was not added")
+print("bad input: %s" % errs[0] if errs else "")
+
+# --id: the trace column and the files' names
+# an input in the dataset: --id does not make it new
+p = run("dataset", "--append", "--id", "night42", ds, traces[-1])
+if p.returncode or "skipped" not in p.stderr:
+    fail("--id of a known input: exit %d: %s" % (p.returncode, p.stderr))
+other = os.path.join(tmp, "other.btf")
+with open(traces[0], "rb") as f, open(other, "wb") as g:
+    g.write(f.read() + b"\n\n")
+p = run("dataset", "-q", "--append", "--id", "night42", ds, other)
+ids = duck("SELECT DISTINCT trace FROM read_parquet('%s/*/night42-*.parquet', union_by_name=true) "
+           "WHERE trace IS NOT NULL" % ds)  # events/ has no trace column
+n = sum(f.startswith("night42-") for t in TABLES for f in os.listdir(os.path.join(ds, t)))
+if p.returncode or ids != [{"trace": "night42"}] or n != 5:
+    fail("--id: exit %d, %s, %d files: %s" % (p.returncode, ids, n, p.stderr))
+p = run("dataset", "--id", "x", ds, other, new)
+if p.returncode != 2 or "--id" not in p.stderr:
+    fail("--id with two inputs: exit %d: %s" % (p.returncode, p.stderr))
+# without --append: a dataset is not written into
+n0 = files(ds)
+p = run("dataset", ds, new)
+if p.returncode != 2 or "--append" not in p.stderr or files(ds) != n0:
+    fail("no --append: exit %d: %s" % (p.returncode, p.stderr))
+
+if failed:
+    print("%d failures" % failed)
+    sys.exit(1)
+print("ok")
