@@ -163,11 +163,51 @@ static void write_file(const char *dir, const char *name, const void *p, size_t 
 
 /* ---- the stream is the snapshot ------------------------------------------ */
 
+/* the events of a trace read by the library: time, name, entity, note */
+static size_t read_events(const void *p, size_t n, const char *fmt, char *out,
+			  size_t cap, const char **format)
+{
+	tk_reader_opts o;
+	tk_reader *r = NULL;
+	const tk_event *ev;
+	tk_error err;
+	size_t len = 0, k = 0;
+	int rc;
+
+	tk_reader_opts_init(&o);
+	o.format = fmt;
+	o.strict = 1;
+	rc = tk_reader_open_mem(&r, p, n, "mem", &o, &err);
+	CHECK(rc == TK_OK);
+	if (rc != TK_OK) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 0;
+	}
+	*format = tk_trace_format(tk_reader_trace(r));
+	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+		const tk_trace *t = tk_reader_trace(r);
+		int w = snprintf(out + len, cap - len, "%lld %s %s %s\n",
+				 (long long)ev->time, tk_trace_str(t, ev->name, NULL),
+				 tk_trace_str(t, tk_trace_entity(t, ev->target)->name, NULL),
+				 ev->note ? ev->note : "-");
+		if (w > 0 && (size_t)w < cap - len)
+			len += (size_t)w;
+		k++;
+	}
+	CHECK(rc == TK_END);
+	CHECK(tk_reader_warning_count(r) == 0);
+	tk_reader_close(r);
+	return k;
+}
+
+static char text_a[1 << 22], text_b[1 << 22];
+
 static void test_same_as_snapshot(const char *dir)
 {
 	ftstream_dec d;
+	const char *fa = "", *fb = "";
 	unsigned n;
-	size_t i;
+	size_t ka, kb, i;
 
 	start(1024, sizeof(ring), 1);
 	n = workload(400);
@@ -189,6 +229,12 @@ static void test_same_as_snapshot(const char *dir)
 	       n, strm_len, (double)strm_len / n, (unsigned long long)d.syncs, snap_len);
 	CHECK(strm_len <= (size_t)n * 8);
 	ftstream_free(&d);
+	/* the library: the probe finds the stream, the events are the snapshot's */
+	ka = read_events(snap, snap_len, "shark", text_a, sizeof(text_a), &fa);
+	kb = read_events(strm, strm_len, NULL, text_b, sizeof(text_b), &fb);
+	CHECK(strcmp(fb, "ftstream") == 0);
+	CHECK(ka == kb && ka > 0);
+	CHECK(strcmp(text_a, text_b) == 0);
 	if (dir) {
 		write_file(dir, "stream.tks", strm, strm_len);
 		write_file(dir, "snapshot.bin", snap, snap_len);
