@@ -27,6 +27,7 @@ int cmd_stats(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_shark_receive(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 int cmd_shark(int argc, char **argv);
 int cmd_tarmac(int argc, char **argv);
 

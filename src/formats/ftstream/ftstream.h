@@ -35,10 +35,24 @@ typedef struct ftstream_dec {
 	uint32_t clk;            /* cycles per ms of the first sync (0: none) */
 	uint32_t lost_at_sync;   /* the first sync's count of drops before it */
 	uint32_t last_lost_total;/* the last sync's count */
+	uint8_t end;             /* an end record: its reason + 1 (0: none) */
 	ftstream_name *names;
 	size_t nnames;
 } ftstream_dec;
 
+/* The end record's reasons (tracekit record writes it, 00 05 reason). */
+#define FTSTREAM_END_EOF 0u     /* the source ended */
+#define FTSTREAM_END_SIGNAL 1u  /* stopped by SIGINT, SIGTERM or SIGHUP */
+#define FTSTREAM_END_ERROR 2u   /* a read error */
+#define FTSTREAM_END_MAX 2u
+
+/**
+ * The length of the record at p (n bytes available): > 0, 0 if it is cut
+ * by the end, -1 if it is no record (look for a sync again).
+ */
+long ftstream_record_len(const uint8_t *p, size_t n);
+/** The offset of the first valid sync record at or after `from`, or n. */
+size_t ftstream_find_sync(const uint8_t *p, size_t n, size_t from);
 /** Does a valid sync record start at p (n bytes available)? */
 int ftstream_is_sync(const uint8_t *p, size_t n);
 /** Decode a whole stream into d (zeroed first).  0, or -1: out of memory. */

@@ -9,6 +9,8 @@
  */
 #include "ftstream.h"
 
+#include "tracekit/ftstream.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,6 +146,8 @@ static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 			if (!ftstream_is_sync(p, n))
 				return -1;
 			*prev = (uint64_t)le32(p + 16) << 32 | le32(p + 12);
+			if (!d)
+				return FTSTREAM_SYNC_LEN;
 			if (!d->syncs) {
 				d->clk = le32(p + 8);
 				d->lost_at_sync = le32(p + 20);
@@ -157,6 +161,8 @@ static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 				return rc;
 			if (v == 0 || v > UINT32_MAX)
 				return -1;
+			if (!d)
+				return (long)i;
 			if (add_rec(d, off, 0x70, 1, *prev, (uint32_t)v) < 0)
 				return -2;
 			d->lost += v;
@@ -176,11 +182,19 @@ static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 			l1 = p[i++];
 			if (n - i < l1)
 				return 0;
-			if (add_name(d, k, (unsigned)v, p + i, l1) < 0)
+			if (d && add_name(d, k, (unsigned)v, p + i, l1) < 0)
 				return -2;
 			return (long)(i + l1);
 		case 0x04: /* core */
 			return n < 3 ? 0 : 3;
+		case 0x05: /* end: written by tracekit record, never by the target */
+			if (n < 3)
+				return 0;
+			if (p[2] > FTSTREAM_END_MAX)
+				return -1;
+			if (d)
+				d->end = (uint8_t)(p[2] + 1u);
+			return 3;
 		default:
 			return -1;
 		}
@@ -212,14 +226,21 @@ static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 	for (k = 0; k < l2; k++)
 		par2 |= (uint32_t)p[i + k] << (8 * k);
 	i += l2;
-	if (add_rec(d, off, type, par1, tsc, par2) < 0)
+	if (d && add_rec(d, off, type, par1, tsc, par2) < 0)
 		return -2;
 	*prev = tsc;
 	return (long)i;
 }
 
+long ftstream_record_len(const uint8_t *p, size_t n)
+{
+	uint64_t prev = 0;
+
+	return record(NULL, p, n, 0, &prev);
+}
+
 /* The offset of the next valid sync at or after `from`, or n. */
-static size_t find_sync(const uint8_t *p, size_t n, size_t from)
+size_t ftstream_find_sync(const uint8_t *p, size_t n, size_t from)
 {
 	size_t i;
 
@@ -247,7 +268,7 @@ int ftstream_decode(ftstream_dec *d, const uint8_t *p, size_t n)
 	d->bad_off = UINT64_MAX;
 	while (pos < n) {
 		if (!insync) {
-			at = find_sync(p, n, pos);
+			at = ftstream_find_sync(p, n, pos);
 			d->skipped += at - pos;
 			if (at == n) {
 				/* a sync cut by the end is a tail, the rest skipped */
@@ -284,4 +305,15 @@ void ftstream_free(ftstream_dec *d)
 	free(d->offs);
 	free(d->names);
 	memset(d, 0, sizeof(*d));
+}
+
+/* the public API (tracekit/ftstream.h) */
+long tk_ftstream_record_len(const uint8_t *p, size_t n)
+{
+	return ftstream_record_len(p, n);
+}
+
+size_t tk_ftstream_sync_find(const uint8_t *p, size_t n, size_t from)
+{
+	return ftstream_find_sync(p, n, from);
 }

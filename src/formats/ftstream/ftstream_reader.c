@@ -174,6 +174,16 @@ static int ftstream_reader_open(tk_reader *r, tk_error *err)
 	    add_header(r, "stream_lost", val,
 		       (size_t)snprintf(val, sizeof(val), "%llu", (unsigned long long)f->d.lost)) < 0)
 		goto nomem_open;
+	{
+		static const char *const ends[] = {
+			"cut (no end record: recorded from the target, or a recording still going or killed)",
+			"the source ended", "stopped by a signal", "a read error"
+		};
+		const char *e = ends[f->d.end];
+
+		if (add_header(r, "stream_end", e, strlen(e)) < 0)
+			goto nomem_open;
+	}
 	for (i = 0; i < f->d.nnames; i++) {
 		const ftstream_name *nm = &f->d.names[i];
 
