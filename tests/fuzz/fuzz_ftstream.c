@@ -7,6 +7,7 @@
  * decoding again from the first sync gives the same records (the bytes
  * before a sync change nothing after it).
  */
+#define _GNU_SOURCE
 #include "../../src/formats/ftstream/ftstream.h"
 
 #include <stdint.h>
