@@ -15,6 +15,7 @@
 #include "tracekit/tracekit.h"
 #include "../../src/formats/ftstream/ftstream.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,9 @@ static unsigned fails;
 	fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #cond); } } while (0)
 
 /* a clock that moves by 40 .. 2000 cycles per read */
-static uint64_t tsc_now = 1000000;
-static uint32_t rnd = 1;
+/* each thread (a core) its own clock */
+static __thread uint64_t tsc_now = 1000000;
+static __thread uint32_t rnd = 1;
 
 static uint32_t lcg(void)
 {
@@ -327,11 +329,64 @@ static void test_overflow(void)
 	ftstream_free(&d);
 }
 
+/* ---- two cores share the ring ------------------------------------------ */
+
+#define PER_CORE 3000u
+
+static void *core_run(void *arg)
+{
+	unsigned i;
+
+	tkrec_host_core = (unsigned)(uintptr_t)arg;
+	for (i = 0; i < PER_CORE; i++)
+		TRACER_LOGEVENT(FTrace_EVT_task_activate, tkrec_host_core, i);
+	return NULL;
+}
+
+static void test_two_cores(void)
+{
+	static uint32_t next[3];
+	pthread_t th[2];
+	ftstream_dec d;
+	uint64_t events = 0;
+	size_t i;
+	unsigned k;
+
+	start(512, sizeof(ring), 0);
+	for (k = 0; k < 2; k++)
+		CHECK(pthread_create(&th[k], NULL, core_run, (void *)(uintptr_t)(k + 1)) == 0);
+	for (k = 0; k < 2; k++)
+		pthread_join(th[k], NULL);
+	stop(0);
+	CHECK(ftstream_decode(&d, strm, strm_len) == 0);
+	CHECK(d.resyncs == 0 && d.tail == 0);
+	memset(next, 0, sizeof(next));
+	for (i = 0; i < d.nrec; i++) {
+		const uint8_t *r = d.recs + i * 16;
+		unsigned c = r[2] | r[3] << 8;
+		uint32_t par2 = r[12] | r[13] << 8 | (uint32_t)r[14] << 16 | (uint32_t)r[15] << 24;
+
+		if ((r[0] | r[1] << 8) == 0x70)
+			continue;
+		events++;
+		/* each core's events whole and in its order */
+		CHECK(c >= 1 && c <= 2);
+		if (c >= 1 && c <= 2) {
+			CHECK(par2 >= next[c]);
+			next[c] = par2 + 1;
+		}
+	}
+	CHECK(events + d.lost == 2 * PER_CORE);
+	CHECK(d.lost == tkrec_stream_lost());
+	ftstream_free(&d);
+}
+
 int main(int argc, char **argv)
 {
 	test_same_as_snapshot(argc > 1 ? argv[1] : NULL);
 	test_cut();
 	test_overflow();
+	test_two_cores();
 	if (fails)
 		fprintf(stderr, "%u failures\n", fails);
 	return fails ? 1 : 0;
