@@ -45,6 +45,43 @@ typedef struct meta {
 static meta metas[TKREC_META_MAX];
 static uint32_t meta_lost;
 
+#if TKREC_STREAM
+/*
+ * The stream: records encoded into a ring of the caller's memory, drained
+ * by the caller's transport (stream.write).  The ring and its counters
+ * change in the section with the port's lock (the cores share the ring);
+ * the transport is called outside it, by one drainer at a time.
+ */
+typedef struct stream_state {
+	uint8_t *ring;
+	uint32_t size, head, used;      /* next write at head; used bytes */
+	tkrec_stream_write_fn write;
+	uint32_t cycles_per_msec;
+	uint32_t sync_every;            /* bytes between sync records */
+	uint32_t since_sync;            /* bytes written since the last one */
+	uint32_t pending_lost;          /* dropped since the last overflow record */
+	uint32_t lost;                  /* dropped in all */
+	uint32_t seq;                   /* sync records written */
+	uint64_t prev;                  /* the time of the last record */
+	uint8_t core;                   /* the core of the last record */
+	uint8_t need_sync;
+	uint8_t draining;
+} stream_state;
+static stream_state stream;
+static volatile int stream_on;
+
+typedef struct stream_name {
+	const char *name;
+	uint16_t id;
+	uint8_t kind;
+	uint8_t len;
+} stream_name;
+static stream_name names[TKREC_STREAM_NAMES];
+static unsigned nnames;
+#else
+#define stream_on 0
+#endif
+
 /* this core's interrupts off, then the other cores out (the port's lock) */
 #define ENTER(s) do { (s) = FTRACE_PORT_IRQ_SAVE(); FTRACE_PORT_LOCK(); } while (0)
 #define LEAVE(s) do { FTRACE_PORT_UNLOCK(); FTRACE_PORT_IRQ_RESTORE(s); } while (0)
@@ -172,6 +209,11 @@ int tkrec_init(void *mem, size_t size)
 	pkt_number = 1;
 	memset(metas, 0, sizeof(metas));
 	meta_lost = 0;
+#if TKREC_STREAM
+	stream_on = 0;
+	memset(&stream, 0, sizeof(stream));
+	nnames = 0;
+#endif
 	return 0;
 }
 
@@ -419,7 +461,7 @@ int FTrace_enable(void)
 	unsigned i;
 
 	for (i = 0; i < FTRACE_MAX_CORES; i++)
-		if (current[i]) {
+		if (current[i] || stream_on) {
 			enabled = 1;
 			return 0;
 		}
@@ -458,6 +500,315 @@ uint32_t tkrec_lost(void)
 			n += table[i]->lost;
 	return n;
 }
+
+/* ---- streaming (docs/recorder.md, "Streaming") -------------------------- */
+
+#if TKREC_STREAM
+static inline uint32_t ring_free(void)
+{
+	return stream.size - stream.used;
+}
+
+static void ring_put(const uint8_t *b, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		stream.ring[stream.head] = b[i];
+		if (++stream.head == stream.size)
+			stream.head = 0;
+	}
+	stream.used += n;
+	stream.since_sync += n;
+}
+
+static inline unsigned put_varint(uint8_t *p, uint64_t v)
+{
+	unsigned n = 0;
+
+	while (v >= 0x80u) {
+		p[n++] = (uint8_t)(v | 0x80u);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32()); bitwise: syncs are rare */
+static uint32_t crc32_le(const uint8_t *p, unsigned n)
+{
+	uint32_t c = 0xFFFFFFFFu;
+	unsigned i, k;
+
+	for (i = 0; i < n; i++) {
+		c ^= p[i];
+		for (k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+	}
+	return ~c;
+}
+
+static inline void put32le(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/* The overflow record: 00 02 varint(count). */
+static unsigned enc_overflow(uint8_t *b, uint32_t count)
+{
+	b[0] = 0;
+	b[1] = TKREC_STREAM_OVERFLOW;
+	return 2u + put_varint(b + 2, count);
+}
+
+/* The name record: 00 03 kind varint(id) len bytes. */
+static unsigned enc_name(uint8_t *b, const stream_name *nm)
+{
+	unsigned n = 3;
+
+	b[0] = 0;
+	b[1] = TKREC_STREAM_NAME;
+	b[2] = nm->kind;
+	n += put_varint(b + n, nm->id);
+	b[n++] = nm->len;
+	memcpy(b + n, nm->name, nm->len);
+	return n + nm->len;
+}
+
+/* The sync record (TKREC_STREAM_SYNC_LEN bytes) at the time of the last record. */
+static void enc_sync(uint8_t *b)
+{
+	static const uint8_t magic[6] = { 0x00, TKREC_STREAM_SYNC, 'T', 'K', 'S', 'Y' };
+
+	memcpy(b, magic, 6);
+	b[6] = TKREC_STREAM_VERSION;
+	b[7] = stream.core;
+	put32le(b + 8, stream.cycles_per_msec);
+	put32le(b + 12, (uint32_t)stream.prev);
+	put32le(b + 16, (uint32_t)(stream.prev >> 32));
+	put32le(b + 20, stream.lost);
+	put32le(b + 24, stream.seq);
+	put32le(b + 28, crc32_le(b, 28));
+}
+
+/*
+ * A sync record and every name after it, if the ring has room for them
+ * and `reserve` more bytes; else it is tried again at the next record.
+ */
+static void try_sync(uint32_t reserve)
+{
+	uint8_t b[3 + 3 + 1 + 255];
+	uint32_t need = TKREC_STREAM_SYNC_LEN + reserve;
+	unsigned i;
+
+	for (i = 0; i < nnames; i++)
+		need += 3u + (names[i].id >= 128u ? (names[i].id >= 16384u ? 3u : 2u) : 1u) +
+			1u + names[i].len;
+	if (ring_free() < need)
+		return;
+	enc_sync(b);
+	ring_put(b, TKREC_STREAM_SYNC_LEN);
+	for (i = 0; i < nnames; i++)
+		ring_put(b, enc_name(b, &names[i]));
+	stream.seq++;
+	stream.since_sync = 0;
+	stream.need_sync = 0;
+}
+
+/*
+ * One event into the stream (in the section): its pending overflow record
+ * first, then the event; no room for both: the event is dropped and
+ * counted.  The core record comes when the core changes.
+ */
+static void stream_put(unsigned core, uint32_t type, uint32_t par1, uint64_t tsc,
+		       uint32_t par2)
+{
+	uint8_t b[2 + 10 + 1 + 2 + 4], o[2 + 5], k[3];
+	int64_t d;
+	uint64_t zz;
+	unsigned n, no = 0, nk = 0, l1, l2;
+
+	if (!(type & 0xFFu))
+		return;  /* code 0 (empty) is not streamed: 00 starts a control record */
+	FTRACE_PORT_LOCK();
+	d = (int64_t)(tsc - stream.prev);
+	zz = d < 0 ? ~((uint64_t)d << 1) : (uint64_t)d << 1;
+	l1 = par1 > 0xFFu ? 2u : par1 ? 1u : 0u;
+	l2 = par2 > 0xFFFFFFu ? 4u : par2 > 0xFFFFu ? 3u : par2 > 0xFFu ? 2u : par2 ? 1u : 0u;
+	b[0] = (uint8_t)type;
+	b[1] = (uint8_t)(l1 | l2 << 2 | ((type & 0x7F00u) ? 0x20u : 0u) |
+			 ((type & TKREC_FAST) ? 0x80u : 0u));
+	n = 2 + put_varint(b + 2, zz);
+	if (type & 0x7F00u)
+		b[n++] = (uint8_t)(type >> 8 & 0x7Fu);
+	memcpy(b + n, (const uint8_t[]){ (uint8_t)par1, (uint8_t)(par1 >> 8) }, l1);
+	n += l1;
+	put32le(o, par2);
+	memcpy(b + n, o, l2);
+	n += l2;
+	if (core != stream.core) {
+		k[0] = 0;
+		k[1] = TKREC_STREAM_CORE;
+		k[2] = (uint8_t)core;
+		nk = 3;
+	}
+	if (stream.pending_lost)
+		no = enc_overflow(o, stream.pending_lost);
+	if (stream.need_sync || stream.since_sync >= stream.sync_every)
+		try_sync(no + nk + n);
+	if (ring_free() < no + nk + n) {
+		stream.pending_lost++;
+		stream.lost++;
+		goto out;
+	}
+	if (no)
+		ring_put(o, no);
+	stream.pending_lost = 0;
+	if (nk) {
+		ring_put(k, nk);
+		stream.core = (uint8_t)core;
+	}
+	ring_put(b, n);
+	stream.prev = tsc;
+out:
+	FTRACE_PORT_UNLOCK();
+}
+
+int tkrec_stream_init(void *ring, size_t size, tkrec_stream_write_fn out,
+		      uint32_t cycles_per_msec, uint32_t sync_every)
+{
+	uint32_t s;
+
+	if (!ring || size < TKREC_STREAM_SYNC_LEN * 2u || size > 0x7FFFFFFFu)
+		return -1;
+	ENTER(s);
+	stream_on = 0;
+	memset(&stream, 0, sizeof(stream));
+	stream.ring = ring;
+	stream.size = (uint32_t)size;
+	stream.write = out;
+	stream.cycles_per_msec = cycles_per_msec;
+	stream.sync_every = sync_every ? sync_every : TKREC_STREAM_SYNC_EVERY;
+	stream.prev = FTRACE_PORT_TSC();
+	stream.core = (uint8_t)FTRACE_PORT_CORE();
+	stream.need_sync = 1;
+	try_sync(0);
+	stream_on = 1;
+	LEAVE(s);
+	if (out)
+		tkrec_stream_drain();
+	return 0;
+}
+
+int tkrec_stream_name(unsigned kind, uint16_t id, const char *name)
+{
+	size_t len;
+	unsigned i;
+	uint32_t s;
+	int rc = -1;
+
+	if (!name || kind > TKREC_NAME_ISR)
+		return -1;
+	len = strlen(name);
+	if (len > 255)
+		len = 255;
+	ENTER(s);
+	for (i = 0; i < nnames; i++)
+		if (names[i].kind == kind && names[i].id == id)
+			break;
+	if (i == TKREC_STREAM_NAMES)
+		goto out;
+	names[i].name = name;
+	names[i].id = id;
+	names[i].kind = (uint8_t)kind;
+	names[i].len = (uint8_t)len;
+	if (i == nnames)
+		nnames++;
+	/* sent now (with a sync, so that the name record is whole), and after each sync */
+	if (stream_on)
+		stream.need_sync = 1;
+	rc = 0;
+out:
+	LEAVE(s);
+	return rc;
+}
+
+size_t tkrec_stream_drain(void)
+{
+	size_t total = 0;
+	uint32_t s, off, len, took;
+
+	for (;;) {
+		ENTER(s);
+		if (!stream.ring || !stream.write || stream.draining || !stream.used) {
+			LEAVE(s);
+			break;
+		}
+		off = stream.head >= stream.used ? stream.head - stream.used
+						 : stream.head + stream.size - stream.used;
+		len = stream.size - off < stream.used ? stream.size - off : stream.used;
+		stream.draining = 1;
+		LEAVE(s);
+		took = (uint32_t)stream.write(stream.ring + off, len);
+		if (took > len)
+			took = len;
+		ENTER(s);
+		stream.used -= took;
+		stream.draining = 0;
+		LEAVE(s);
+		total += took;
+		if (took < len)
+			break;
+	}
+	return total;
+}
+
+int tkrec_stream_stop(void)
+{
+	uint8_t o[2 + 5];
+	uint32_t s;
+	unsigned no;
+	int rc = 0;
+
+	tkrec_stream_drain();
+	ENTER(s);
+	stream_on = 0;
+	if (stream.pending_lost) {
+		no = enc_overflow(o, stream.pending_lost);
+		if (ring_free() >= no) {
+			ring_put(o, no);
+			stream.pending_lost = 0;
+		} else {
+			rc = -1;
+		}
+	}
+	LEAVE(s);
+	tkrec_stream_drain();
+	ENTER(s);
+	if (stream.used)
+		rc = -1;
+	LEAVE(s);
+	return rc;
+}
+
+uint32_t tkrec_stream_lost(void)
+{
+	return stream.lost;
+}
+
+/* the ipoints' part: with the lock, in the section; the drain after it */
+#define STREAM_PUT(core, type, par1, tsc, par2) \
+	do { if (stream_on) stream_put(core, type, par1, tsc, par2); } while (0)
+#define STREAM_DRAIN() \
+	do { if (stream_on && stream.write) tkrec_stream_drain(); } while (0)
+#else
+/* without streaming the ipoints are the snapshot's alone */
+#define STREAM_PUT(core, type, par1, tsc, par2) ((void)0)
+#define STREAM_DRAIN() ((void)0)
+#endif
 
 /* ---- logging ------------------------------------------------------------ */
 
@@ -567,26 +918,35 @@ static inline void log_event(uint32_t type, uint32_t par1, uint32_t par2,
 	uint8_t *p;
 	uint32_t s;
 
+	uint64_t tsc;
+
 	s = FTRACE_PORT_IRQ_SAVE();
 	c = current[core];
-	if (!c)
+	if (!c) {
+		STREAM_PUT(core, type, par1, FTRACE_PORT_TSC(), par2);
 		goto out;
+	}
 	p = c->pos;
 	/* the last slot is usable: pos == end means full (fix 2) */
 	if (p >= c->limit) {
 		p = slow_slot(core, c);
 		if (!p) {
-			drop(c, FTRACE_PORT_TSC());
+			tsc = FTRACE_PORT_TSC();
+			drop(c, tsc);
+			STREAM_PUT(core, type, par1, tsc, par2);
 			goto out;
 		}
 		c = current[core];
 	}
-	put_record(p, type, par1, FTRACE_PORT_TSC(), par2);
+	tsc = FTRACE_PORT_TSC();
+	put_record(p, type, par1, tsc, par2);
 	c->pos = p + TKREC_REC;
 	if (keep)
 		keep_meta(c, p, type, par1, par2);
+	STREAM_PUT(core, type, par1, tsc, par2);
 out:
 	FTRACE_PORT_IRQ_RESTORE(s);
+	STREAM_DRAIN();
 }
 
 /* A metadata record: logged and kept (one copy of the path: it is rare). */

@@ -228,6 +228,72 @@ void tkrec_meta_ipoint(uint16_t type, uint16_t par1, uint32_t par2, int fast);
 	 (code) == FTrace_EVT_cycles_per_msec || (code) == FTrace_EVT_id)
 
 /*
+ * Streaming (docs/recorder.md, "Streaming"), built with TKREC_STREAM 1
+ * (0 by default: the ipoints are then the snapshot's alone, unchanged): every event logged also goes,
+ * as a compact record (delta time, short code), into a ring of the
+ * caller's memory that `out` drains: out(bytes, len) returns how many
+ * bytes it took (0 .. len; fewer: it is called again later).  It is
+ * called after each event, outside the critical section, by one caller at
+ * a time; NULL: the program calls tkrec_stream_drain() itself.  An event
+ * that finds no room is dropped and counted, and an overflow record with
+ * the count goes into the stream before the next event that fits (or at
+ * tkrec_stream_stop()).  A sync record (a magic and a CRC-32, the clock
+ * rate, the full time) starts the stream and comes again after every
+ * `sync_every` bytes (0: TKREC_STREAM_SYNC_EVERY), followed by every name
+ * registered, so that a stream cut anywhere decodes from its next sync.
+ * Snapshot chunks go on working beside it; FTrace_enable() needs a chunk
+ * or the stream.  With several cores the ring is shared under the port's
+ * lock (FTRACE_PORT_LOCK), taken by the ipoints while streaming.
+ */
+#ifndef TKREC_STREAM
+#define TKREC_STREAM 0
+#endif
+#if TKREC_STREAM
+#ifndef TKREC_STREAM_NAMES
+#define TKREC_STREAM_NAMES 32   /* names kept for re-sending */
+#endif
+#define TKREC_STREAM_SYNC_EVERY 1024u
+#define TKREC_STREAM_VERSION 1u
+#define TKREC_STREAM_SYNC_LEN 32u
+/* control records: 00, then the kind */
+#define TKREC_STREAM_SYNC 0x01u
+#define TKREC_STREAM_OVERFLOW 0x02u
+#define TKREC_STREAM_NAME 0x03u
+#define TKREC_STREAM_CORE 0x04u
+/* kinds of names */
+#define TKREC_NAME_TASK 0u      /* id: the pid of task_create / id records */
+#define TKREC_NAME_ISR 1u       /* id: the IRQ of interrupt_start */
+
+typedef size_t (*tkrec_stream_write_fn)(const void *bytes, size_t len);
+
+/**
+ * Start streaming into ring[0 .. size) (size at least 64 bytes, below
+ * 2^31), drained by `out`; `cycles_per_msec` is the clock rate the sync
+ * records carry.  Writes the first sync record.  0, or -1 (ring NULL or
+ * too small).
+ */
+int tkrec_stream_init(void *ring, size_t size, tkrec_stream_write_fn out,
+		      uint32_t cycles_per_msec, uint32_t sync_every);
+/**
+ * Register the name of a task (pid) or an ISR (IRQ) once: sent at once
+ * (after a sync record) and after every sync.  The string is not copied
+ * (it must live on); at most 255 bytes of it are sent.  0, or -1 (name
+ * NULL, bad kind, TKREC_STREAM_NAMES names already).
+ */
+int tkrec_stream_name(unsigned kind, uint16_t id, const char *name);
+/** Hand the ring's bytes to `write` until it takes fewer; the bytes taken. */
+size_t tkrec_stream_drain(void);
+/**
+ * Stop streaming: the pending overflow record is written and the ring
+ * drained.  0, or -1 if bytes are left in the ring (the transport refused
+ * them) or the overflow record found no room.
+ */
+int tkrec_stream_stop(void);
+/** Events the stream dropped (no room in the ring) since tkrec_stream_init(). */
+uint32_t tkrec_stream_lost(void);
+#endif
+
+/*
  * The macros choose the ipoint: with a constant code (the usual call) the
  * choice is made by the compiler and the hot path has no test; a direct
  * call of FTrace_safe_ipoint() does not keep metadata out of the ring.

@@ -15,6 +15,7 @@ extern const tk_format_ops tk_format_btf;
 extern const tk_format_ops tk_format_tarmac;
 extern const tk_format_ops tk_format_htf;
 extern const tk_format_ops tk_format_shark;
+extern const tk_format_ops tk_format_ftstream;
 extern const tk_format_ops tk_format_atf;
 extern const tk_format_ops tk_format_ctf;
 /* src/exports/ */
@@ -28,6 +29,7 @@ static const tk_format_ops *const formats[] = {
 	&tk_format_tarmac,
 	&tk_format_htf,
 	&tk_format_shark,
+	&tk_format_ftstream,
 	&tk_format_atf,
 	&tk_format_perfetto,
 	&tk_format_vcd,

@@ -834,5 +834,7 @@ TK_API void tk_counts_free(tk_counts *c);
 #include "tracekit/report.h"
 /* traces into a Parquet dataset (tracekit dataset) */
 #include "tracekit/dataset.h"
+/* the records of the recorder's stream (tracekit record) */
+#include "tracekit/ftstream.h"
 
 #endif /* TRACEKIT_H */

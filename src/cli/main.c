@@ -30,6 +30,8 @@ static const cli_cmd commands[] = {
 	{ "tarmac", cmd_tarmac, "folded", "Arm Tarmac log tools: folded stacks for flame graphs (--elf)" },
 	{ "shark-receive", cmd_shark_receive, "FILE",
 	  "receive a S.Ha.R.K. FTrace dump by UDP (udpdump); reports missing packets" },
+	{ "record", cmd_record, "SOURCE",
+	  "capture a recorder stream from stdin, a FIFO or a growing file, readable as it grows" },
 	{ "shark", cmd_shark, "TOOL IN",
 	  "a S.Ha.R.K. host tool's text from a dump's records (list, pwc)" },
 };

@@ -4,7 +4,7 @@
 # the shared corpus, and generated inputs of about 6 KiB, 300 KiB, 1.3 MiB
 # (and 4.5 MiB for ATF, past its 4 MiB prescan) whose refills fall
 # anywhere in a line or a token: BTF and Tarmac from tests/stream/gen.py,
-# S.Ha.R.K. from its generator, every other format that is written (the
+# S.Ha.R.K. from its generator, the recorder's stream from its make_cases.py, every other format that is written (the
 # registry says which) converted from a generated BTF) is read by
 # `tracekit cat` and `tracekit info` from the file, then from standard
 # input (redirected), a pipe, a FIFO, a .gz and a .zst file and gzip and
@@ -80,6 +80,20 @@ shark)
 			"$gen" -n $n "$tmp/in/gen_$n.shark" > /dev/null || exit 1
 		done
 	fi ;;
+ftstream)
+	python3 "$tests/formats/ftstream/make_cases.py" "$tmp/cases" > /dev/null ||
+		{ echo "FAIL: make_cases.py"; exit 1; }
+	for f in "$tmp"/cases/ok/*.tks "$tmp"/cases/fail/*.tks; do
+		n=$(basename "${f%.tks}")
+		case $f in */fail/*) n=fail_$n ;; esac
+		add "$f" "$n.ftstream"
+		case $f in *_strict.tks) echo --strict > "$tmp/in/$n.args" ;; esac
+	done
+	rm -rf "$tmp/cases"
+	# streams of about 6 KiB, 300 KiB (1.3 MiB), 6 bytes an event
+	for s in $big; do
+		python3 "$tests/formats/ftstream/make_cases.py" --gen $((s / 6)) "$tmp/in/gen_$s.ftstream" || exit 1
+	done ;;
 *)
 	# every other format read and written (the registry says which: a
 	# format added needs no line here): converted from generated BTF

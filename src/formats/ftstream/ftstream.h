@@ -1,0 +1,62 @@
+/*
+ * ftstream.h - the recorder's stream (docs/recorder.md, "Streaming"):
+ * the decoder that turns a captured stream into the 16-byte FTrace records
+ * of a snapshot dump, which the shark reader then reads.
+ */
+#ifndef TK_FTSTREAM_H
+#define TK_FTSTREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FTSTREAM_SYNC_LEN 32u
+#define FTSTREAM_VERSION 1u
+#define FTSTREAM_REC 16u
+
+/** A name record: a task (kind 0, its pid) or an ISR (kind 1, its IRQ). */
+typedef struct ftstream_name {
+	uint8_t kind;
+	uint16_t id;
+	uint8_t len;
+	char name[256];
+} ftstream_name;
+
+typedef struct ftstream_dec {
+	uint8_t *recs;           /* nrec records of 16 bytes (shark dump layout) */
+	uint64_t *offs;          /* the stream offset of each record's start */
+	size_t nrec, cap;
+	uint64_t lost;           /* the sum of the overflow records decoded */
+	uint64_t syncs;          /* sync records decoded */
+	uint64_t first_sync;     /* offset of the first sync (UINT64_MAX: none) */
+	uint64_t skipped;        /* bytes before the first sync, and resyncs */
+	uint64_t resyncs;        /* bad records after a sync (scan again) */
+	uint64_t bad_off;        /* offset of the first of them */
+	uint64_t tail;           /* bytes of a record cut by the end */
+	uint32_t clk;            /* cycles per ms of the first sync (0: none) */
+	uint32_t lost_at_sync;   /* the first sync's count of drops before it */
+	uint32_t last_lost_total;/* the last sync's count */
+	uint8_t end;             /* an end record: its reason + 1 (0: none) */
+	ftstream_name *names;
+	size_t nnames;
+} ftstream_dec;
+
+/* The end record's reasons (tracekit record writes it, 00 05 reason). */
+#define FTSTREAM_END_EOF 0u     /* the source ended */
+#define FTSTREAM_END_SIGNAL 1u  /* stopped by SIGINT, SIGTERM or SIGHUP */
+#define FTSTREAM_END_ERROR 2u   /* a read error */
+#define FTSTREAM_END_MAX 2u
+
+/**
+ * The length of the record at p (n bytes available): > 0, 0 if it is cut
+ * by the end, -1 if it is no record (look for a sync again).
+ */
+long ftstream_record_len(const uint8_t *p, size_t n);
+/** The offset of the first valid sync record at or after `from`, or n. */
+size_t ftstream_find_sync(const uint8_t *p, size_t n, size_t from);
+/** Does a valid sync record start at p (n bytes available)? */
+int ftstream_is_sync(const uint8_t *p, size_t n);
+/** Decode a whole stream into d (zeroed first).  0, or -1: out of memory. */
+int ftstream_decode(ftstream_dec *d, const uint8_t *p, size_t n);
+void ftstream_free(ftstream_dec *d);
+
+#endif

@@ -1,0 +1,319 @@
+/*
+ * ftstream_decode.c - the recorder's stream to FTrace records.
+ *
+ * Nothing before the first valid sync record (magic, version and CRC-32)
+ * is read: a stream cut at any byte decodes from its next sync.  A record
+ * that cannot be (a reserved bit, an unknown control record, a bad sync)
+ * sends the decoder back to scanning for a sync; a record cut by the end
+ * is left (tail).
+ */
+#include "ftstream.h"
+
+#include "tracekit/ftstream.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const uint8_t magic[6] = { 0x00, 0x01, 'T', 'K', 'S', 'Y' };
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t crc32_le(const uint8_t *p, size_t n)
+{
+	uint32_t c = 0xFFFFFFFFu;
+	size_t i;
+	unsigned k;
+
+	for (i = 0; i < n; i++) {
+		c ^= p[i];
+		for (k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+	}
+	return ~c;
+}
+
+int ftstream_is_sync(const uint8_t *p, size_t n)
+{
+	return n >= FTSTREAM_SYNC_LEN && memcmp(p, magic, sizeof(magic)) == 0 &&
+	       p[6] == FTSTREAM_VERSION && crc32_le(p, 28) == le32(p + 28);
+}
+
+/* A varint of at most 10 bytes at p[*i .. n): 1, 0 cut, -1 too long. */
+static int varint(const uint8_t *p, size_t n, size_t *i, uint64_t *v)
+{
+	uint64_t r = 0;
+	unsigned sh;
+
+	for (sh = 0; sh < 70; sh += 7) {
+		uint8_t b;
+
+		if (*i >= n)
+			return 0;
+		b = p[(*i)++];
+		if (sh == 63 && b > 1)
+			return -1;
+		r |= (uint64_t)(b & 0x7Fu) << sh;
+		if (!(b & 0x80u)) {
+			*v = r;
+			return 1;
+		}
+	}
+	return -1;
+}
+
+static int add_rec(ftstream_dec *d, uint64_t off, uint32_t type, uint32_t par1,
+		   uint64_t tsc, uint32_t par2)
+{
+	uint8_t *q;
+
+	if (d->nrec == d->cap) {
+		size_t nc = d->cap ? d->cap * 2 : 1024;
+		uint8_t *nr = realloc(d->recs, nc * FTSTREAM_REC);
+		uint64_t *no;
+
+		if (!nr)
+			return -1;
+		d->recs = nr;
+		no = realloc(d->offs, nc * sizeof(*no));
+		if (!no)
+			return -1;
+		d->offs = no;
+		d->cap = nc;
+	}
+	q = d->recs + d->nrec * FTSTREAM_REC;
+	put32(q, (par1 & 0xFFFFu) << 16 | (type & 0xFFFFu));
+	put32(q + 4, (uint32_t)(tsc >> 32));
+	put32(q + 8, (uint32_t)tsc);
+	put32(q + 12, par2);
+	d->offs[d->nrec++] = off;
+	return 0;
+}
+
+static int add_name(ftstream_dec *d, unsigned kind, unsigned id,
+		    const uint8_t *s, unsigned len)
+{
+	ftstream_name *nm;
+	size_t i;
+
+	for (i = 0; i < d->nnames; i++)
+		if (d->names[i].kind == kind && d->names[i].id == id)
+			break;
+	if (i == d->nnames) {
+		nm = realloc(d->names, (d->nnames + 1) * sizeof(*nm));
+		if (!nm)
+			return -1;
+		d->names = nm;
+		d->nnames++;
+	}
+	nm = &d->names[i];
+	nm->kind = (uint8_t)kind;
+	nm->id = (uint16_t)id;
+	nm->len = (uint8_t)len;
+	memcpy(nm->name, s, len);
+	nm->name[len] = 0;
+	return 0;
+}
+
+/* Results of one record: its length, 0 cut by the end, -1 bad, -2 nomem. */
+static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
+		   uint64_t *prev)
+{
+	size_t i = 2;
+	uint64_t v, tsc;
+	uint32_t type, par1 = 0, par2 = 0;
+	unsigned l1, l2, k;
+	int rc;
+
+	if (n < 2)
+		return 0;
+	if (p[0] == 0) {
+		switch (p[1]) {
+		case 0x01: /* sync */
+			if (n < FTSTREAM_SYNC_LEN)
+				return memcmp(p, magic, n < 6 ? n : 6) == 0 ? 0 : -1;
+			if (!ftstream_is_sync(p, n))
+				return -1;
+			*prev = (uint64_t)le32(p + 16) << 32 | le32(p + 12);
+			if (!d)
+				return FTSTREAM_SYNC_LEN;
+			if (!d->syncs) {
+				d->clk = le32(p + 8);
+				d->lost_at_sync = le32(p + 20);
+			}
+			d->last_lost_total = le32(p + 20);
+			d->syncs++;
+			return FTSTREAM_SYNC_LEN;
+		case 0x02: /* overflow: varint count */
+			rc = varint(p, n, &i, &v);
+			if (rc <= 0)
+				return rc;
+			if (v == 0 || v > UINT32_MAX)
+				return -1;
+			if (!d)
+				return (long)i;
+			if (add_rec(d, off, 0x70, 1, *prev, (uint32_t)v) < 0)
+				return -2;
+			d->lost += v;
+			return (long)i;
+		case 0x03: /* name: kind varint(id) len bytes */
+			if (n < 3)
+				return 0;
+			k = p[2];
+			i = 3;
+			rc = varint(p, n, &i, &v);
+			if (rc <= 0)
+				return rc;
+			if (k > 1 || v > 0xFFFFu)
+				return -1;
+			if (i >= n)
+				return 0;
+			l1 = p[i++];
+			if (n - i < l1)
+				return 0;
+			if (d && add_name(d, k, (unsigned)v, p + i, l1) < 0)
+				return -2;
+			return (long)(i + l1);
+		case 0x04: /* core */
+			return n < 3 ? 0 : 3;
+		case 0x05: /* end: written by tracekit record, never by the target */
+			if (n < 3)
+				return 0;
+			if (p[2] > FTSTREAM_END_MAX)
+				return -1;
+			if (d)
+				d->end = (uint8_t)(p[2] + 1u);
+			return 3;
+		default:
+			return -1;
+		}
+	}
+	/* an event: code, header, varint(zigzag delta), [type bits 8-14], par1, par2 */
+	if (p[1] & 0x40u)
+		return -1;
+	l1 = p[1] & 3u;
+	l2 = p[1] >> 2 & 7u;
+	if (l1 > 2 || l2 > 4)
+		return -1;
+	rc = varint(p, n, &i, &v);
+	if (rc <= 0)
+		return rc;
+	tsc = *prev + ((v & 1u) ? ~(v >> 1) : v >> 1);
+	type = p[0] | ((p[1] & 0x80u) ? 0x8000u : 0u);
+	if (p[1] & 0x20u) {
+		if (i >= n)
+			return 0;
+		if (p[i] == 0 || p[i] > 0x7Fu)
+			return -1;
+		type |= (uint32_t)p[i++] << 8;
+	}
+	if (n - i < l1 + l2)
+		return 0;
+	for (k = 0; k < l1; k++)
+		par1 |= (uint32_t)p[i + k] << (8 * k);
+	i += l1;
+	for (k = 0; k < l2; k++)
+		par2 |= (uint32_t)p[i + k] << (8 * k);
+	i += l2;
+	if (d && add_rec(d, off, type, par1, tsc, par2) < 0)
+		return -2;
+	*prev = tsc;
+	return (long)i;
+}
+
+long ftstream_record_len(const uint8_t *p, size_t n)
+{
+	uint64_t prev = 0;
+
+	return record(NULL, p, n, 0, &prev);
+}
+
+/* The offset of the next valid sync at or after `from`, or n. */
+size_t ftstream_find_sync(const uint8_t *p, size_t n, size_t from)
+{
+	size_t i;
+
+	for (i = from; i + FTSTREAM_SYNC_LEN <= n; i++) {
+		const uint8_t *q = memchr(p + i, 0, n - i);
+
+		if (!q)
+			break;
+		i = (size_t)(q - p);
+		if (ftstream_is_sync(p + i, n - i))
+			return i;
+	}
+	return n;
+}
+
+int ftstream_decode(ftstream_dec *d, const uint8_t *p, size_t n)
+{
+	size_t pos = 0, at;
+	uint64_t prev = 0;
+	long len;
+	int insync = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->first_sync = UINT64_MAX;
+	d->bad_off = UINT64_MAX;
+	while (pos < n) {
+		if (!insync) {
+			at = ftstream_find_sync(p, n, pos);
+			d->skipped += at - pos;
+			if (at == n) {
+				/* a sync cut by the end is a tail, the rest skipped */
+				break;
+			}
+			if (d->first_sync == UINT64_MAX)
+				d->first_sync = at;
+			pos = at;
+			insync = 1;
+		}
+		len = record(d, p + pos, n - pos, pos, &prev);
+		if (len == -2)
+			return -1;
+		if (len == 0) {
+			d->tail = n - pos;
+			break;
+		}
+		if (len < 0) {
+			if (d->bad_off == UINT64_MAX)
+				d->bad_off = pos;
+			d->resyncs++;
+			insync = 0;
+			pos++;
+			continue;
+		}
+		pos += (size_t)len;
+	}
+	return 0;
+}
+
+void ftstream_free(ftstream_dec *d)
+{
+	free(d->recs);
+	free(d->offs);
+	free(d->names);
+	memset(d, 0, sizeof(*d));
+}
+
+/* the public API (tracekit/ftstream.h) */
+long tk_ftstream_record_len(const uint8_t *p, size_t n)
+{
+	return ftstream_record_len(p, n);
+}
+
+size_t tk_ftstream_sync_find(const uint8_t *p, size_t n, size_t from)
+{
+	return ftstream_find_sync(p, n, from);
+}

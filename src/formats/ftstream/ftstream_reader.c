@@ -1,0 +1,220 @@
+/*
+ * ftstream_reader.c - the reader of the recorder's stream (format
+ * "ftstream", docs/recorder.md "Streaming"): the stream is decoded whole
+ * (ftstream_decode.c) into the 16-byte records of a snapshot dump, which
+ * the shark reader reads from memory; the sync record's clock rate is
+ * given to it as hz=N, the names registered become header parameters.
+ */
+#include "ftstream.h"
+
+#include "../../core/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const tk_format_ops tk_format_shark;
+
+/* warning kinds: above the shark reader's (0 .. 11), which shares r */
+enum { W_SKIPPED = 50, W_RESYNC, W_TAIL, W_LOST_BEFORE };
+
+typedef struct ftstream_reader {
+	tk_source *orig;         /* the stream's source, back in r->src at close */
+	ftstream_dec d;
+	tk_source *mem;          /* the records, read by the shark reader */
+	void *shark;             /* the shark reader's state */
+	char opts[48];
+} ftstream_reader;
+
+/*
+ * A valid sync record in the first bytes: at offset 0 (a stream captured
+ * from its start) or further on (a stream joined later).
+ */
+static int ftstream_probe(const uint8_t *buf, size_t len)
+{
+	size_t i;
+
+	if (ftstream_is_sync(buf, len))
+		return 90;
+	for (i = 1; i + FTSTREAM_SYNC_LEN <= len; i++)
+		if (buf[i] == 0 && ftstream_is_sync(buf + i, len - i))
+			return 60;
+	return 0;
+}
+
+static void ftstream_reader_close(tk_reader *r)
+{
+	ftstream_reader *f = r->impl;
+
+	if (!f)
+		return;
+	r->impl = f->shark;
+	tk_format_shark.reader_close(r);
+	tk_source_close(f->mem);
+	r->src = f->orig;
+	ftstream_free(&f->d);
+	free(f);
+	r->impl = NULL;
+}
+
+/* The shark reader's batches, its state in r->impl while it runs. */
+static int ftstream_reader_next_batch(tk_reader *r, const tk_event **evs,
+				      size_t *n, size_t max, tk_error *err)
+{
+	ftstream_reader *f = r->impl;
+	int rc;
+
+	r->impl = f->shark;
+	rc = tk_format_shark.reader_next_batch(r, evs, n, max, err);
+	r->impl = f;
+	return rc;
+}
+
+static int add_header(tk_reader *r, const char *key, const char *val, size_t vlen)
+{
+	return tk_trace_add_header(r->trace, TK_HDR_PARAM, key, strlen(key), val,
+				   vlen, 1);
+}
+
+static int ftstream_reader_open(tk_reader *r, tk_error *err)
+{
+	ftstream_reader *f = calloc(1, sizeof(*f));
+	const char *name = tk_source_name(r->src);
+	tk_source *mem = NULL;
+	uint8_t *buf = NULL;
+	uint64_t size;
+	char key[64], val[32];
+	size_t i;
+	int rc;
+
+	if (!f)
+		return tk_err_nomem(err, name);
+	f->orig = r->src;
+	rc = tk_source_size(r->src, &size, err);
+	if (rc < 0)
+		goto fail;
+	if (size > SIZE_MAX - 1) {
+		rc = tk_err_nomem(err, name);
+		goto fail;
+	}
+	buf = malloc(size ? (size_t)size : 1);
+	if (!buf) {
+		rc = tk_err_nomem(err, name);
+		goto fail;
+	}
+	rc = tk_source_read_at(r->src, 0, buf, (size_t)size, err);
+	if (rc < 0)
+		goto fail;
+	if (ftstream_decode(&f->d, buf, (size_t)size) < 0) {
+		rc = tk_err_nomem(err, name);
+		goto fail;
+	}
+	free(buf);
+	buf = NULL;
+	if (!f->d.syncs) {
+		rc = tk_err_set_at(err, TK_E_PARSE, name, 0,
+				   "no sync record in the stream (nothing can be decoded)");
+		goto fail;
+	}
+	if (f->d.first_sync) {
+		if (r->opts.strict) {
+			rc = tk_err_set_at(err, TK_E_PARSE, name, 0,
+					   "the stream does not start with a sync record (the first is at offset %llu)",
+					   (unsigned long long)f->d.first_sync);
+			goto fail;
+		}
+		tk_reader_warn(r, W_SKIPPED, 0, 0,
+			       "the stream starts %llu bytes before its first sync record (skipped: a stream joined late)",
+			       (unsigned long long)f->d.first_sync);
+	}
+	if (f->d.resyncs) {
+		if (r->opts.strict) {
+			rc = tk_err_set_at(err, TK_E_PARSE, name, f->d.bad_off,
+					   "bad stream record");
+			goto fail;
+		}
+		tk_reader_warn(r, W_RESYNC, 0, 0,
+			       "offset %llu: bad stream record (%llu in all): skipped to the next sync record",
+			       (unsigned long long)f->d.bad_off,
+			       (unsigned long long)f->d.resyncs);
+	}
+	if (f->d.tail)
+		tk_reader_warn(r, W_TAIL, 0, 0,
+			       "the stream ends in a record cut after %llu bytes (ignored)",
+			       (unsigned long long)f->d.tail);
+	if (f->d.lost_at_sync)
+		tk_reader_warn(r, W_LOST_BEFORE, 0, 0,
+			       "the target lost %lu events before the first sync record read",
+			       (unsigned long)f->d.lost_at_sync);
+	/* the sync record's rate, unless the user gives one */
+	if (f->d.clk && !(r->opts.options && *r->opts.options)) {
+		snprintf(f->opts, sizeof(f->opts), "hz=%llu",
+			 (unsigned long long)f->d.clk * 1000u);
+		r->opts.options = f->opts;
+	}
+	rc = tk_source_open_mem(&mem, f->d.recs, f->d.nrec * FTSTREAM_REC, name, err);
+	if (rc < 0)
+		goto fail;
+	r->src = mem;
+	r->impl = NULL;
+	rc = tk_format_shark.reader_open(r, err);
+	if (rc < 0) {
+		/* the shark reader freed its own state */
+		r->src = f->orig;
+		tk_source_close(mem);
+		goto fail;
+	}
+	f->mem = mem;
+	f->shark = r->impl;
+	r->impl = f;
+	if (add_header(r, "stream_bytes", val,
+		       (size_t)snprintf(val, sizeof(val), "%llu", (unsigned long long)size)) < 0 ||
+	    add_header(r, "stream_syncs", val,
+		       (size_t)snprintf(val, sizeof(val), "%llu", (unsigned long long)f->d.syncs)) < 0 ||
+	    add_header(r, "stream_lost", val,
+		       (size_t)snprintf(val, sizeof(val), "%llu", (unsigned long long)f->d.lost)) < 0)
+		goto nomem_open;
+	{
+		static const char *const ends[] = {
+			"cut (no end record: recorded from the target, or a recording still going or killed)",
+			"the source ended", "stopped by a signal", "a read error"
+		};
+		const char *e = ends[f->d.end];
+
+		if (add_header(r, "stream_end", e, strlen(e)) < 0)
+			goto nomem_open;
+	}
+	for (i = 0; i < f->d.nnames; i++) {
+		const ftstream_name *nm = &f->d.names[i];
+
+		snprintf(key, sizeof(key), "name.%s%u", nm->kind ? "IRQ" : "task",
+			 (unsigned)nm->id);
+		if (add_header(r, key, nm->name, nm->len) < 0)
+			goto nomem_open;
+	}
+	return TK_OK;
+nomem_open:
+	rc = tk_err_nomem(err, name);
+	ftstream_reader_close(r);
+	return rc;
+fail:
+	free(buf);
+	ftstream_free(&f->d);
+	free(f);
+	r->impl = NULL;
+	return rc;
+}
+
+const tk_format_ops tk_format_ftstream = {
+	.info = {
+		.name = "ftstream",
+		.extensions = "tks",
+		.description = "tracekit recorder stream (compact records with sync records; read only)",
+		.caps = TK_CAP_READ,
+	},
+	.probe = ftstream_probe,
+	.reader_open = ftstream_reader_open,
+	.reader_next_batch = ftstream_reader_next_batch,
+	.reader_close = ftstream_reader_close,
+	.reader_options = 1,
+};

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Writes the small recorder stream test inputs of tests/formats/ftstream/
+(the stream format of docs/recorder.md, "Streaming", encoded here
+independently of the recorder) into OUTDIR/ok and OUTDIR/fail; with
+--gen N FILE, a stream of about N events into FILE (the stream matrix's
+large inputs).  The test (run.sh) makes them afresh at each run; the
+expected .out/.err files beside this script are reviewed by hand."""
+import os
+import struct
+import sys
+import zlib
+
+
+def varint(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def nbytes(v, maxn):
+    n = 0
+    while v >> (8 * n) and n < maxn:
+        n += 1
+    return n
+
+
+class Stream:
+    def __init__(self, clk=1000, tsc=1000):
+        self.b = bytearray()
+        self.clk = clk
+        self.prev = tsc
+        self.lost = 0
+        self.seq = 0
+        self.names = []
+
+    def sync(self):
+        body = bytes([0, 1]) + b'TKSY' + bytes([1, 0]) + struct.pack(
+            '<IIIII', self.clk, self.prev & 0xFFFFFFFF, self.prev >> 32,
+            self.lost, self.seq)
+        self.b += body + struct.pack('<I', zlib.crc32(body))
+        self.seq += 1
+        for kind, ident, name in self.names:
+            self.name(kind, ident, name, register=False)
+
+    def name(self, kind, ident, name, register=True):
+        if register:
+            self.names.append((kind, ident, name))
+        nb = name.encode()
+        self.b += bytes([0, 3, kind]) + varint(ident) + bytes([len(nb)]) + nb
+
+    def ev(self, code, par1, tsc, par2=0, fast=False):
+        d = tsc - self.prev
+        zz = 2 * d if d >= 0 else -2 * d - 1
+        l1, l2 = nbytes(par1, 2), nbytes(par2, 4)
+        self.b += bytes([code, l1 | l2 << 2 | (0x80 if fast else 0)]) + varint(zz)
+        self.b += par1.to_bytes(2, 'little')[:l1] + par2.to_bytes(4, 'little')[:l2]
+        self.prev = tsc
+
+    def overflow(self, n):
+        self.lost += n
+        self.b += bytes([0, 2]) + varint(n)
+
+
+def basic():
+    s = Stream()
+    s.names = [(0, 1, 'control'), (1, 7, 'UART')]
+    s.sync()
+    s.ev(0x20, 256, 1000, 1000)
+    s.ev(0x60, 256, 1001, 0)
+    s.ev(0x60, 264, 1002, 1)
+    s.ev(0x12, 264, 1010)
+    s.ev(0x82, 264, 1011, 264)
+    s.ev(0x15, 264, 1012)
+    s.ev(0x16, 264, 1013, 0xdead0)
+    s.sync()
+    s.ev(0x03, 7, 1020)
+    s.ev(0x13, 7, 1025)
+    s.ev(0x36, 264, 1030, 0xdead0)
+    s.ev(0x39, 5, 1031, 42, fast=True)
+    s.ev(0x62, 264, 1040, 1)
+    s.ev(0x15, 256, 1041)
+    s.ev(0x30, 0, 1060)
+    return s
+
+
+def cases():
+    out = {}
+    s = basic()
+    out['ok/basic'] = bytes(s.b)
+    # joined late: the first 5 bytes (inside the first sync) are gone
+    out['ok/joined_late'] = bytes(s.b[5:])
+    # events dropped by the target: an overflow record between two events
+    o = Stream()
+    o.sync()
+    o.ev(0x20, 256, 1000, 1000)
+    o.ev(0x12, 264, 1010)
+    o.overflow(3)
+    o.ev(0x82, 264, 1050, 264)
+    o.ev(0x15, 264, 1051)
+    out['ok/overflow'] = bytes(o.b)
+    # a record cut by the end
+    out['ok/cut_end'] = bytes(s.b[:-1])
+    out['fail/joined_late_strict'] = bytes(s.b[5:])
+    # a header with its reserved bit set, after the first sync
+    bad = bytearray(s.b)
+    first_ev = 32 + (3 + 1 + 1 + 7) + (3 + 1 + 1 + 4)
+    bad[first_ev + 1] |= 0x40
+    out['fail/bad_record_strict'] = bytes(bad)
+    # no sync record at all (a sync whose CRC is wrong)
+    n = Stream()
+    n.sync()
+    n.ev(0x20, 256, 1000, 1000)
+    n.ev(0x12, 264, 1010)
+    nos = bytearray(n.b)
+    nos[28] ^= 0xFF
+    out['fail/no_sync'] = bytes(nos)
+    return out
+
+
+def gen(n, path):
+    s = Stream(clk=72000, tsc=10 ** 9)
+    s.names = [(0, 3 + t, 'task%d' % t) for t in range(4)]
+    s.sync()
+    t = s.prev
+    s.ev(0x20, 0, t, 72000)
+    for k in range(4):
+        t += 13
+        s.ev(0x60, 256 + k, t, 3 + k)
+    i = 0
+    since = len(s.b)
+    while i < n:
+        for code, par2 in ((0x12, 0), (0x82, 256 + i % 4), (0x15, 0), (0x62, 0)):
+            t += 40 + (i * 7919) % 1900
+            s.ev(code, 256 + i % 4, t, par2 if code != 0x82 else 0)
+            i += 1
+        if len(s.b) - since >= 1024:
+            s.sync()
+            since = len(s.b)
+    s.ev(0x30, 0, t + 5)
+    with open(path, 'wb') as f:
+        f.write(s.b)
+
+
+if __name__ == '__main__':
+    if len(sys.argv) == 4 and sys.argv[1] == '--gen':
+        gen(int(sys.argv[2]), sys.argv[3])
+        sys.exit(0)
+    here = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+    for sub in ('ok', 'fail'):
+        os.makedirs(os.path.join(here, sub), exist_ok=True)
+    for name, data in cases().items():
+        with open(os.path.join(here, name + '.tks'), 'wb') as f:
+            f.write(data)

@@ -1,0 +1,393 @@
+/*
+ * test_recorder_stream.c - the recorder's streaming mode on the host port
+ * (docs/recorder.md, "Streaming"): the stream of a run decodes to the
+ * records of the snapshot of the same run; a stream cut at a random byte
+ * decodes from its next sync record with no wrong record; overflow counts
+ * are exact with a transport that refuses bytes; the library reads the
+ * stream (probe, events) as it reads the snapshot.
+ * Usage: test_recorder_stream [DIR]  (DIR: where stream.tks and
+ * snapshot.bin of the first run are written for the CLI test)
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "FTrace.h"
+#include "FTrace_host.h"
+#include "tracekit/tracekit.h"
+#include "../../src/formats/ftstream/ftstream.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned fails;
+
+#define CHECK(cond) do { if (!(cond)) { fails++; \
+	fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+
+/* a clock that moves by 40 .. 2000 cycles per read */
+/* each thread (a core) its own clock */
+static __thread uint64_t tsc_now = 1000000;
+static __thread uint32_t rnd = 1;
+
+static uint32_t lcg(void)
+{
+	rnd = rnd * 1103515245u + 12345u;
+	return rnd >> 8;
+}
+
+uint64_t tkrec_host_tsc(void)
+{
+	return tsc_now += 40 + lcg() % 1961;
+}
+
+/* ---- the snapshot's sink and the stream's transport --------------------- */
+
+static uint8_t snap[1 << 20];
+static size_t snap_len;
+static uint8_t strm[1 << 20];
+static size_t strm_len;
+static int refuse;        /* the transport takes nothing */
+static size_t take_max;   /* it takes at most this much a call (0: all) */
+
+static void to_snap(void *ctx, const char *name, unsigned index,
+		    const void *bytes, size_t n)
+{
+	(void)ctx;
+	(void)name;
+	(void)index;
+	if (snap_len + n <= sizeof(snap)) {
+		memcpy(snap + snap_len, bytes, n);
+		snap_len += n;
+	}
+}
+
+static size_t transport(const void *bytes, size_t len)
+{
+	if (refuse)
+		return 0;
+	if (take_max && len > take_max)
+		len = take_max;
+	if (strm_len + len > sizeof(strm))
+		len = sizeof(strm) - strm_len;
+	memcpy(strm + strm_len, bytes, len);
+	strm_len += len;
+	return len;
+}
+
+static uint8_t pool[1 << 20];
+static uint8_t ring[4096];
+
+/* a small scheduler's run: 4 named tasks, an ISR, mutexes, user events */
+static unsigned workload(unsigned rounds)
+{
+	unsigned i, t, n = 0;
+
+	TRACER_LOGEVENT(FTrace_EVT_trace_start, 0, 72000);
+	n++;
+	for (t = 0; t < 4; t++) {
+		TRACER_LOGEVENT(FTrace_EVT_id, 256 + t, 3 + t);
+		n++;
+	}
+	for (i = 0; i < rounds; i++) {
+		t = i % 4;
+		TRACER_LOGEVENT(FTrace_EVT_task_activate, 256 + t, 0);
+		TRACER_LOGEVENT(FTrace_EVT_task_schedule, 256 + t, 256 + t);
+		TRACER_LOGEVENT(FTrace_EVT_context_switch, 256 + t, 0);
+		n += 3;
+		if (i % 3 == 0) {
+			TRACER_LOGEVENT(FTrace_EVT_interrupt_start, 0, 11);
+			TRACER_LOGEVENT(FTrace_EVT_interrupt_end, 0, 11);
+			n += 2;
+		}
+		if (i % 5 == 0) {
+			TRACER_LOGEVENT(FTrace_EVT_set_mutex_lock, 256 + t, 0x20001000u);
+			TRACER_LOGEVENT(FTrace_EVT_set_mutex_unlock, 256 + t, 0x20001000u);
+			n += 2;
+		}
+		if (i % 7 == 0) {
+			FAST_TRACER_LOGEVENT(FTrace_EVT_user_event_4, i & 0xFFFF, i * 977u);
+			n++;
+		}
+		TRACER_LOGEVENT(FTrace_EVT_task_end_cycle, 256 + t, 0);
+		n++;
+	}
+	TRACER_LOGEVENT(FTrace_EVT_trace_stop, 0, 0);
+	return n + 1;
+}
+
+static void start(uint32_t sync_every, size_t ring_size, int with_chunk)
+{
+	int a;
+
+	tsc_now = 1000000;
+	rnd = 1;
+	snap_len = strm_len = 0;
+	refuse = 0;
+	take_max = 0;
+	tkrec_init(pool, sizeof(pool));
+	tkrec_set_sink(to_snap, NULL);
+	FTrace_init_disk_writer("stream", 0, NULL, NULL);
+	if (with_chunk) {
+		a = FTrace_chunk_create(1 << 19, 0, FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_STOP);
+		CHECK(a == 0);
+		CHECK(FTrace_actual_chunk_select(a) == 0);
+	}
+	CHECK(tkrec_stream_init(ring, ring_size, transport, 72000, sync_every) == 0);
+	CHECK(tkrec_stream_name(TKREC_NAME_TASK, 3, "idle") == 0);
+	CHECK(tkrec_stream_name(TKREC_NAME_TASK, 4, "control") == 0);
+	CHECK(tkrec_stream_name(TKREC_NAME_TASK, 5, "comms") == 0);
+	CHECK(tkrec_stream_name(TKREC_NAME_ISR, 11, "USART1") == 0);
+	CHECK(FTrace_enable() == 0);
+}
+
+static void stop(int with_chunk)
+{
+	FTrace_disable();
+	CHECK(tkrec_stream_stop() == 0);
+	if (with_chunk)
+		CHECK(FTrace_send_chunk(0, 0, FTRACE_CHUNK_FLAG_FREE) == 0);
+}
+
+static void write_file(const char *dir, const char *name, const void *p, size_t n)
+{
+	char path[4096];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fp = fopen(path, "wb");
+	CHECK(fp != NULL);
+	if (fp) {
+		CHECK(fwrite(p, 1, n, fp) == n);
+		CHECK(fclose(fp) == 0);
+	}
+}
+
+/* ---- the stream is the snapshot ------------------------------------------ */
+
+/* the events of a trace read by the library: time, name, entity, note */
+static size_t read_events(const void *p, size_t n, const char *fmt, char *out,
+			  size_t cap, const char **format)
+{
+	tk_reader_opts o;
+	tk_reader *r = NULL;
+	const tk_event *ev;
+	tk_error err;
+	size_t len = 0, k = 0;
+	int rc;
+
+	tk_reader_opts_init(&o);
+	o.format = fmt;
+	o.strict = 1;
+	rc = tk_reader_open_mem(&r, p, n, "mem", &o, &err);
+	CHECK(rc == TK_OK);
+	if (rc != TK_OK) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 0;
+	}
+	*format = tk_trace_format(tk_reader_trace(r));
+	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+		const tk_trace *t = tk_reader_trace(r);
+		int w = snprintf(out + len, cap - len, "%lld %s %s %s\n",
+				 (long long)ev->time, tk_trace_str(t, ev->name, NULL),
+				 tk_trace_str(t, tk_trace_entity(t, ev->target)->name, NULL),
+				 ev->note ? ev->note : "-");
+		if (w > 0 && (size_t)w < cap - len)
+			len += (size_t)w;
+		k++;
+	}
+	CHECK(rc == TK_END);
+	CHECK(tk_reader_warning_count(r) == 0);
+	tk_reader_close(r);
+	return k;
+}
+
+static char text_a[1 << 22], text_b[1 << 22];
+
+static void test_same_as_snapshot(const char *dir)
+{
+	ftstream_dec d;
+	const char *fa = "", *fb = "";
+	unsigned n;
+	size_t ka, kb, i;
+
+	start(1024, sizeof(ring), 1);
+	n = workload(400);
+	stop(1);
+	CHECK(snap_len == (size_t)n * 16);
+	CHECK(ftstream_is_sync(strm, strm_len));
+	CHECK(ftstream_decode(&d, strm, strm_len) == 0);
+	CHECK(d.nrec == n);
+	CHECK(d.nrec * 16 == snap_len && memcmp(d.recs, snap, snap_len) == 0);
+	CHECK(d.lost == 0 && d.skipped == 0 && d.resyncs == 0 && d.tail == 0);
+	CHECK(d.clk == 72000);
+	CHECK(d.syncs >= strm_len / 1100);
+	CHECK(d.nnames == 4);
+	for (i = 0; i < d.nnames; i++)
+		if (d.names[i].kind == 1)
+			CHECK(d.names[i].id == 11 && strcmp(d.names[i].name, "USART1") == 0);
+	/* the compact records: what they cost, syncs and names included */
+	printf("stream: %u events, %zu bytes (%.2f bytes an event, %llu syncs); snapshot %zu bytes (16 an event)\n",
+	       n, strm_len, (double)strm_len / n, (unsigned long long)d.syncs, snap_len);
+	CHECK(strm_len <= (size_t)n * 8);
+	ftstream_free(&d);
+	/* the library: the probe finds the stream, the events are the snapshot's */
+	ka = read_events(snap, snap_len, "shark", text_a, sizeof(text_a), &fa);
+	kb = read_events(strm, strm_len, NULL, text_b, sizeof(text_b), &fb);
+	CHECK(strcmp(fb, "ftstream") == 0);
+	CHECK(ka == kb && ka > 0);
+	CHECK(strcmp(text_a, text_b) == 0);
+	if (dir) {
+		write_file(dir, "stream.tks", strm, strm_len);
+		write_file(dir, "snapshot.bin", snap, snap_len);
+	}
+}
+
+/* ---- a stream cut at a random byte --------------------------------------- */
+
+static void test_cut(void)
+{
+	static uint8_t full[1 << 20];
+	ftstream_dec all, cut;
+	size_t len, seed, i, first, k, s;
+
+	start(256, sizeof(ring), 0);
+	workload(300);
+	stop(0);
+	len = strm_len;
+	memcpy(full, strm, len);
+	CHECK(ftstream_decode(&all, full, len) == 0);
+	CHECK(all.syncs > 20);
+	for (seed = 1; seed <= 16; seed++) {
+		rnd = (uint32_t)seed * 2654435761u;
+		k = (size_t)(lcg() % len);
+		/* the first true sync at or after k */
+		for (s = k; s < len && !ftstream_is_sync(full + s, len - s); s++)
+			;
+		CHECK(ftstream_decode(&cut, full + k, len - k) == 0);
+		for (first = 0; first < all.nrec && all.offs[first] < s; first++)
+			;
+		CHECK(cut.first_sync == s - k);
+		CHECK(cut.resyncs == 0);
+		CHECK(cut.nrec == all.nrec - first);
+		if (cut.nrec == all.nrec - first) {
+			CHECK(memcmp(cut.recs, all.recs + first * 16, cut.nrec * 16) == 0);
+			for (i = 0; i < cut.nrec; i++)
+				CHECK(cut.offs[i] + k == all.offs[first + i]);
+		}
+		if (s < len)
+			CHECK(cut.nnames == 4 && cut.clk == 72000);
+		ftstream_free(&cut);
+	}
+	/* a cut end: the last record left as a tail, the others kept */
+	CHECK(ftstream_decode(&cut, full, len - 1) == 0);
+	CHECK(cut.nrec == all.nrec - 1 && cut.tail > 0);
+	ftstream_free(&cut);
+	ftstream_free(&all);
+}
+
+/* ---- overflow: a transport that refuses ---------------------------------- */
+
+static void test_overflow(void)
+{
+	ftstream_dec d;
+	unsigned n, i, logged = 0;
+	uint64_t events = 0;
+
+	start(1024, 256, 0);
+	for (i = 0; i < 2000; i++) {
+		refuse = (i / 100) % 2;   /* 100 events refused, 100 taken */
+		take_max = i % 3 ? 0 : 7; /* and in small pieces */
+		TRACER_LOGEVENT(FTrace_EVT_task_activate, 256 + i % 4, i);
+		logged++;
+	}
+	refuse = 0;
+	take_max = 0;
+	n = tkrec_stream_lost();
+	CHECK(n > 0);
+	stop(0);
+	CHECK(ftstream_decode(&d, strm, strm_len) == 0);
+	for (i = 0; i < d.nrec; i++)
+		if ((d.recs[i * 16] | d.recs[i * 16 + 1] << 8) != 0x70)
+			events++;
+	CHECK(d.lost == n);
+	CHECK(events + d.lost == logged);
+	CHECK(d.resyncs == 0 && d.tail == 0);
+	printf("overflow: %u logged, %llu streamed, %llu lost (counted %u)\n", logged,
+	       (unsigned long long)events, (unsigned long long)d.lost, n);
+	ftstream_free(&d);
+	/* the last drops, reported by tkrec_stream_stop() */
+	start(1024, 256, 0);
+	refuse = 1;
+	for (i = 0; i < 100; i++)
+		TRACER_LOGEVENT(FTrace_EVT_task_activate, 256, i);
+	n = tkrec_stream_lost();
+	refuse = 0;
+	stop(0);
+	CHECK(ftstream_decode(&d, strm, strm_len) == 0);
+	CHECK(n > 0 && d.lost == n);
+	ftstream_free(&d);
+}
+
+/* ---- two cores share the ring ------------------------------------------ */
+
+#define PER_CORE 3000u
+
+static void *core_run(void *arg)
+{
+	unsigned i;
+
+	tkrec_host_core = (unsigned)(uintptr_t)arg;
+	for (i = 0; i < PER_CORE; i++)
+		TRACER_LOGEVENT(FTrace_EVT_task_activate, tkrec_host_core, i);
+	return NULL;
+}
+
+static void test_two_cores(void)
+{
+	static uint32_t next[3];
+	pthread_t th[2];
+	ftstream_dec d;
+	uint64_t events = 0;
+	size_t i;
+	unsigned k;
+
+	start(512, sizeof(ring), 0);
+	for (k = 0; k < 2; k++)
+		CHECK(pthread_create(&th[k], NULL, core_run, (void *)(uintptr_t)(k + 1)) == 0);
+	for (k = 0; k < 2; k++)
+		pthread_join(th[k], NULL);
+	stop(0);
+	CHECK(ftstream_decode(&d, strm, strm_len) == 0);
+	CHECK(d.resyncs == 0 && d.tail == 0);
+	memset(next, 0, sizeof(next));
+	for (i = 0; i < d.nrec; i++) {
+		const uint8_t *r = d.recs + i * 16;
+		unsigned c = r[2] | r[3] << 8;
+		uint32_t par2 = r[12] | r[13] << 8 | (uint32_t)r[14] << 16 | (uint32_t)r[15] << 24;
+
+		if ((r[0] | r[1] << 8) == 0x70)
+			continue;
+		events++;
+		/* each core's events whole and in its order */
+		CHECK(c >= 1 && c <= 2);
+		if (c >= 1 && c <= 2) {
+			CHECK(par2 >= next[c]);
+			next[c] = par2 + 1;
+		}
+	}
+	CHECK(events + d.lost == 2 * PER_CORE);
+	CHECK(d.lost == tkrec_stream_lost());
+	ftstream_free(&d);
+}
+
+int main(int argc, char **argv)
+{
+	test_same_as_snapshot(argc > 1 ? argv[1] : NULL);
+	test_cut();
+	test_overflow();
+	test_two_cores();
+	if (fails)
+		fprintf(stderr, "%u failures\n", fails);
+	return fails ? 1 : 0;
+}
