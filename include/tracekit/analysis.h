@@ -36,15 +36,15 @@ extern "C" {
 typedef enum tk_state {
 	TK_STATE_UNKNOWN = 0,
 	/* process (T, I, THR) */
-	TK_STATE_TERMINATED, TK_STATE_ACTIVE, TK_STATE_RUNNING,
-	TK_STATE_READY, TK_STATE_WAITING, TK_STATE_POLLING,
-	TK_STATE_PARKING,
+	TK_STATE_TERMINATED = 1, TK_STATE_ACTIVE = 2, TK_STATE_RUNNING = 3,
+	TK_STATE_READY = 4, TK_STATE_WAITING = 5, TK_STATE_POLLING = 6,
+	TK_STATE_PARKING = 7,
 	/* runnable (R, SYSC); also TERMINATED and RUNNING */
-	TK_STATE_SUSPENDED,
+	TK_STATE_SUSPENDED = 8,
 	/* semaphore / spinlock (SEM) */
-	TK_STATE_NOTINITIALIZED, TK_STATE_FREE, TK_STATE_USED,
-	TK_STATE_FULL, TK_STATE_OVERFULL,
-	TK_STATE_COUNT
+	TK_STATE_NOTINITIALIZED = 9, TK_STATE_FREE = 10, TK_STATE_USED = 11,
+	TK_STATE_FULL = 12, TK_STATE_OVERFULL = 13,
+	TK_STATE_COUNT = 14
 } tk_state;
 
 /** "RUNNING", "unknown", ... */
@@ -57,16 +57,16 @@ TK_API const char *tk_state_name(tk_state s);
 /** The rules tk_check applies; each violation names one. */
 typedef enum tk_rule {
 	TK_RULE_TIME = 0,        /**< time decreased */
-	TK_RULE_PROCESS,         /**< process event not allowed in its state */
-	TK_RULE_RUNNABLE,        /**< runnable event not allowed in its state */
-	TK_RULE_SEMAPHORE,       /**< semaphore/spinlock event not allowed */
-	TK_RULE_CORE_BUSY,       /**< a second process allocated to a core */
-	TK_RULE_CORE_MISMATCH,   /**< a process left a core it does not run on */
-	TK_RULE_RUNNABLE_OUTSIDE,/**< runnable started/resumed outside its running process */
-	TK_RULE_RUNNABLE_OPEN,   /**< process terminated before its runnables */
-	TK_RULE_INSTANCE_GAP,    /**< a new instance number skips or repeats */
-	TK_RULE_ACTIVATOR,       /**< a process activated by itself or by a process/runnable */
-	TK_RULE_COUNT
+	TK_RULE_PROCESS = 1,         /**< process event not allowed in its state */
+	TK_RULE_RUNNABLE = 2,        /**< runnable event not allowed in its state */
+	TK_RULE_SEMAPHORE = 3,       /**< semaphore/spinlock event not allowed */
+	TK_RULE_CORE_BUSY = 4,       /**< a second process allocated to a core */
+	TK_RULE_CORE_MISMATCH = 5,   /**< a process left a core it does not run on */
+	TK_RULE_RUNNABLE_OUTSIDE = 6,/**< runnable started/resumed outside its running process */
+	TK_RULE_RUNNABLE_OPEN = 7,   /**< process terminated before its runnables */
+	TK_RULE_INSTANCE_GAP = 8,    /**< a new instance number skips or repeats */
+	TK_RULE_ACTIVATOR = 9,       /**< a process activated by itself or by a process/runnable */
+	TK_RULE_COUNT = 10
 } tk_rule;
 
 /** A short name of the rule ("time", "process-state", ...). */
@@ -121,23 +121,23 @@ TK_API void tk_check_free(tk_check *c);
 /** The metrics, in output order.  docs/analysis.md defines each one. */
 typedef enum tk_metric {
 	TK_METRIC_IPT = 0,  /**< initial pending time: first start - activate */
-	TK_METRIC_CET,      /**< core execution time: time RUNNING */
-	TK_METRIC_GET,      /**< gross execution time: terminate - first start */
-	TK_METRIC_RT,       /**< response time: terminate - activate */
-	TK_METRIC_DT,       /**< delta time: start(k) - start(k-1) */
-	TK_METRIC_PER,      /**< period: activate(k) - activate(k-1) */
-	TK_METRIC_ST,       /**< slack time: activate/start(k+1) - terminate(k) */
-	TK_METRIC_JIT,      /**< jitter: 1 - DT(k)/PER(k), dimensionless */
-	TK_METRIC_PRE,      /**< one preemption: preempt/suspend -> resume */
-	TK_METRIC_NPRE,     /**< preemptions per complete instance (a count) */
-	TK_METRIC_WAIT,     /**< one wait: wait -> release */
-	TK_METRIC_POLL,     /**< one polling spell: poll/poll_parking -> run/park */
-	TK_METRIC_COUNT,    /**< the number of metrics of entities (above) */
+	TK_METRIC_CET = 1,      /**< core execution time: time RUNNING */
+	TK_METRIC_GET = 2,      /**< gross execution time: terminate - first start */
+	TK_METRIC_RT = 3,       /**< response time: terminate - activate */
+	TK_METRIC_DT = 4,       /**< delta time: start(k) - start(k-1) */
+	TK_METRIC_PER = 5,      /**< period: activate(k) - activate(k-1) */
+	TK_METRIC_ST = 6,       /**< slack time: activate/start(k+1) - terminate(k) */
+	TK_METRIC_JIT = 7,      /**< jitter: 1 - DT(k)/PER(k), dimensionless */
+	TK_METRIC_PRE = 8,      /**< one preemption: preempt/suspend -> resume */
+	TK_METRIC_NPRE = 9,     /**< preemptions per complete instance (a count) */
+	TK_METRIC_WAIT = 10,     /**< one wait: wait -> release */
+	TK_METRIC_POLL = 11,     /**< one polling spell: poll/poll_parking -> run/park */
+	TK_METRIC_COUNT = 12,    /**< the number of metrics of entities (above) */
 	/* the metrics of a cause-effect chain (tk_stats_add_chain) */
 	TK_METRIC_REACTION = TK_METRIC_COUNT, /**< first effect - cause */
-	TK_METRIC_AGE,      /**< effect - the cause it leads back to */
-	TK_METRIC_LOST,     /**< causes that no effect leads back to (a count) */
-	TK_METRIC_END
+	TK_METRIC_AGE = 13,      /**< effect - the cause it leads back to */
+	TK_METRIC_LOST = 14,     /**< causes that no effect leads back to (a count) */
+	TK_METRIC_END = 15
 } tk_metric;
 
 /** "IPT", "CET", ... */

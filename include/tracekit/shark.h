@@ -45,7 +45,7 @@ TK_API void tk_shark_records_close(tk_shark_records *it);
 
 /** The host tools: `list` (every record) and `pwcet_gen` (the
  * significant events). */
-typedef enum tk_shark_tool { TK_SHARK_LIST, TK_SHARK_PWC } tk_shark_tool;
+typedef enum tk_shark_tool { TK_SHARK_LIST = 0, TK_SHARK_PWC = 1 } tk_shark_tool;
 
 /** The room a line of either tool needs, with its NUL. */
 #define TK_SHARK_LINE_MAX 160

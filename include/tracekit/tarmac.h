@@ -49,13 +49,13 @@ extern "C" {
 /** Record kinds, one per kind of Tarmac line. */
 typedef enum tk_tarmac_kind {
 	TK_TARMAC_INSTRUCTION = 0, /**< IT IS IF IE IA, ES (addr:opcode) */
-	TK_TARMAC_REGISTER,        /**< R name value */
-	TK_TARMAC_EVENT,           /**< E, EXC, ES EXC, CADI E, SIGNAL:, INFO_...: */
-	TK_TARMAC_MEMORY,          /**< M..., MR/MW, LD/ST, R08/W04 */
-	TK_TARMAC_BUS,             /**< B<sn><rw><sz><od><lk><sp><pt> */
-	TK_TARMAC_BRANCH,          /**< BR (addr), FD program flow */
-	TK_TARMAC_OTHER,           /**< header, CACHE MAINTENANCE: kept as text */
-	TK_TARMAC_KIND_COUNT
+	TK_TARMAC_REGISTER = 1,        /**< R name value */
+	TK_TARMAC_EVENT = 2,           /**< E, EXC, ES EXC, CADI E, SIGNAL:, INFO_...: */
+	TK_TARMAC_MEMORY = 3,          /**< M..., MR/MW, LD/ST, R08/W04 */
+	TK_TARMAC_BUS = 4,             /**< B<sn><rw><sz><od><lk><sp><pt> */
+	TK_TARMAC_BRANCH = 5,          /**< BR (addr), FD program flow */
+	TK_TARMAC_OTHER = 6,           /**< header, CACHE MAINTENANCE: kept as text */
+	TK_TARMAC_KIND_COUNT = 7
 } tk_tarmac_kind;
 
 /** "instruction", "register", "event", "memory", "bus", "branch", "other". */
@@ -64,13 +64,13 @@ TK_API const char *tk_tarmac_kind_name(tk_tarmac_kind kind);
 /** Time units of the stamps. */
 typedef enum tk_tarmac_unit {
 	TK_TARMAC_UNIT_NONE = 0, /**< the record has no time stamp of its own */
-	TK_TARMAC_UNIT_FS, TK_TARMAC_UNIT_PS, TK_TARMAC_UNIT_NS,
-	TK_TARMAC_UNIT_US, TK_TARMAC_UNIT_MS, TK_TARMAC_UNIT_S,
-	TK_TARMAC_UNIT_CLK,      /**< clock cycles (Fast Models, gem5) */
-	TK_TARMAC_UNIT_CYC,      /**< cycles (Cortex-M4 RTL) */
-	TK_TARMAC_UNIT_TIC,      /**< ticks (Text Rev 3t) */
-	TK_TARMAC_UNIT_CS,       /**< "cs" as written by some producers */
-	TK_TARMAC_UNIT_COUNT
+	TK_TARMAC_UNIT_FS = 1, TK_TARMAC_UNIT_PS = 2, TK_TARMAC_UNIT_NS = 3,
+	TK_TARMAC_UNIT_US = 4, TK_TARMAC_UNIT_MS = 5, TK_TARMAC_UNIT_S = 6,
+	TK_TARMAC_UNIT_CLK = 7,      /**< clock cycles (Fast Models, gem5) */
+	TK_TARMAC_UNIT_CYC = 8,      /**< cycles (Cortex-M4 RTL) */
+	TK_TARMAC_UNIT_TIC = 9,      /**< ticks (Text Rev 3t) */
+	TK_TARMAC_UNIT_CS = 10,       /**< "cs" as written by some producers */
+	TK_TARMAC_UNIT_COUNT = 11
 } tk_tarmac_unit;
 
 /** The unit as written ("ns", "clk", ...; "" for NONE). */
@@ -79,11 +79,11 @@ TK_API const char *tk_tarmac_unit_name(tk_tarmac_unit unit);
 /** Producers, as far as the lines tell. */
 typedef enum tk_tarmac_variant {
 	TK_TARMAC_VARIANT_UNKNOWN = 0, /**< no record seen yet */
-	TK_TARMAC_VARIANT_CORTEX_M,    /**< Cortex-M RTL (the spec) */
-	TK_TARMAC_VARIANT_FAST_MODELS, /**< Arm Fast Models */
-	TK_TARMAC_VARIANT_GEM5,        /**< gem5 (Fast Models form, cpuN prefix) */
-	TK_TARMAC_VARIANT_TEXT_REV3T,  /**< "Tarmac Text Rev 3t" ES style */
-	TK_TARMAC_VARIANT_MIXED        /**< lines of several producers */
+	TK_TARMAC_VARIANT_CORTEX_M = 1,    /**< Cortex-M RTL (the spec) */
+	TK_TARMAC_VARIANT_FAST_MODELS = 2, /**< Arm Fast Models */
+	TK_TARMAC_VARIANT_GEM5 = 3,        /**< gem5 (Fast Models form, cpuN prefix) */
+	TK_TARMAC_VARIANT_TEXT_REV3T = 4,  /**< "Tarmac Text Rev 3t" ES style */
+	TK_TARMAC_VARIANT_MIXED = 5        /**< lines of several producers */
 } tk_tarmac_variant;
 
 /** "cortex-m-rtl", "fast-models", "gem5", "text-rev3t", "mixed", "unknown". */
@@ -337,8 +337,8 @@ typedef struct tk_tarmac_exception_stat {
 } tk_tarmac_exception_stat;
 
 /** Directions of tk_tarmac_traffic's arrays. */
-enum { TK_TARMAC_MEMORY_READ = 0, TK_TARMAC_MEMORY_WRITE, TK_TARMAC_BUS_READ,
-       TK_TARMAC_BUS_WRITE };
+enum { TK_TARMAC_MEMORY_READ = 0, TK_TARMAC_MEMORY_WRITE = 1, TK_TARMAC_BUS_READ = 2,
+       TK_TARMAC_BUS_WRITE = 3 };
 
 typedef struct tk_tarmac_traffic {
 	uint64_t base;            /**< the region's first address (a multiple of 2^28) */

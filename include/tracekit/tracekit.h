@@ -210,25 +210,25 @@ TK_API int tk_time_format_decimal(uint64_t ticks, const tk_timebase *tb,
 /** Entity types, after BTF's TargetType column. */
 typedef enum tk_etype {
 	TK_ET_UNKNOWN = 0, /**< not known (a source that is never a target) */
-	TK_ET_STI,         /**< stimulus */
-	TK_ET_T,           /**< task (a process) */
-	TK_ET_I,           /**< ISR (a process); BTF <= 2.1.4 wrote "ISR" */
-	TK_ET_R,           /**< runnable */
-	TK_ET_IB,          /**< instruction block */
-	TK_ET_ECU,
-	TK_ET_P,           /**< processor */
-	TK_ET_C,           /**< core */
-	TK_ET_M,           /**< memory module */
-	TK_ET_SCHED,       /**< scheduler */
-	TK_ET_SIG,         /**< signal / label */
-	TK_ET_SEM,         /**< semaphore or spinlock */
-	TK_ET_EVENT,       /**< OS event */
-	TK_ET_SIM,         /**< simulation (BTF 2.1.x) */
-	TK_ET_SYS,         /**< system / tracing device (BTF 2.1.5) */
-	TK_ET_THR,         /**< thread (Vector extension, a process) */
-	TK_ET_SYSC,        /**< syscall (Vector extension, a runnable) */
-	TK_ET_OTHER,       /**< a type name tracekit does not know; kept by name */
-	TK_ET_COUNT
+	TK_ET_STI = 1,         /**< stimulus */
+	TK_ET_T = 2,           /**< task (a process) */
+	TK_ET_I = 3,           /**< ISR (a process); BTF <= 2.1.4 wrote "ISR" */
+	TK_ET_R = 4,           /**< runnable */
+	TK_ET_IB = 5,          /**< instruction block */
+	TK_ET_ECU = 6,
+	TK_ET_P = 7,           /**< processor */
+	TK_ET_C = 8,           /**< core */
+	TK_ET_M = 9,           /**< memory module */
+	TK_ET_SCHED = 10,       /**< scheduler */
+	TK_ET_SIG = 11,         /**< signal / label */
+	TK_ET_SEM = 12,         /**< semaphore or spinlock */
+	TK_ET_EVENT = 13,       /**< OS event */
+	TK_ET_SIM = 14,         /**< simulation (BTF 2.1.x) */
+	TK_ET_SYS = 15,         /**< system / tracing device (BTF 2.1.5) */
+	TK_ET_THR = 16,         /**< thread (Vector extension, a process) */
+	TK_ET_SYSC = 17,        /**< syscall (Vector extension, a runnable) */
+	TK_ET_OTHER = 18,       /**< a type name tracekit does not know; kept by name */
+	TK_ET_COUNT = 19
 } tk_etype;
 
 /** The canonical short name of an entity type ("T", "SEM", "?" ...). */
@@ -245,35 +245,35 @@ TK_API int tk_etype_is_process(tk_etype type);
 typedef enum tk_evkind {
 	TK_EV_OTHER = 0,
 	/* process (T, I) */
-	TK_EV_ACTIVATE, TK_EV_START, TK_EV_PREEMPT, TK_EV_RESUME,
-	TK_EV_TERMINATE, TK_EV_POLL, TK_EV_RUN, TK_EV_PARK,
-	TK_EV_POLL_PARKING, TK_EV_RELEASE_PARKING, TK_EV_WAIT,
-	TK_EV_RELEASE, TK_EV_MTALIMITEXCEEDED, TK_EV_INTERRUPT_SUSPENDED,
-	TK_EV_BOUNDEDMIGRATION, TK_EV_PHASEMIGRATION, TK_EV_FULLMIGRATION,
-	TK_EV_ENFORCEDMIGRATION, TK_EV_NOWAIT, TK_EV_DEADLINE,
+	TK_EV_ACTIVATE = 1, TK_EV_START = 2, TK_EV_PREEMPT = 3, TK_EV_RESUME = 4,
+	TK_EV_TERMINATE = 5, TK_EV_POLL = 6, TK_EV_RUN = 7, TK_EV_PARK = 8,
+	TK_EV_POLL_PARKING = 9, TK_EV_RELEASE_PARKING = 10, TK_EV_WAIT = 11,
+	TK_EV_RELEASE = 12, TK_EV_MTALIMITEXCEEDED = 13, TK_EV_INTERRUPT_SUSPENDED = 14,
+	TK_EV_BOUNDEDMIGRATION = 15, TK_EV_PHASEMIGRATION = 16, TK_EV_FULLMIGRATION = 17,
+	TK_EV_ENFORCEDMIGRATION = 18, TK_EV_NOWAIT = 19, TK_EV_DEADLINE = 20,
 	/* runnable */
-	TK_EV_SUSPEND,
+	TK_EV_SUSPEND = 21,
 	/* stimulus */
-	TK_EV_TRIGGER,
+	TK_EV_TRIGGER = 22,
 	/* scheduler */
-	TK_EV_SCHEDULE, TK_EV_SCHEDULEPOINT, TK_EV_PROCESSACTIVATE,
-	TK_EV_PROCESSPOLLING, TK_EV_PROCESSTERMINATE,
+	TK_EV_SCHEDULE = 23, TK_EV_SCHEDULEPOINT = 24, TK_EV_PROCESSACTIVATE = 25,
+	TK_EV_PROCESSPOLLING = 26, TK_EV_PROCESSTERMINATE = 27,
 	/* signal */
-	TK_EV_READ, TK_EV_WRITE,
+	TK_EV_READ = 28, TK_EV_WRITE = 29,
 	/* OS event */
-	TK_EV_WAIT_EVENT, TK_EV_SET_EVENT, TK_EV_CLEAR_EVENT,
+	TK_EV_WAIT_EVENT = 30, TK_EV_SET_EVENT = 31, TK_EV_CLEAR_EVENT = 32,
 	/* semaphore / spinlock */
-	TK_EV_READY, TK_EV_LOCK, TK_EV_UNLOCK, TK_EV_FREE, TK_EV_USED,
-	TK_EV_FULL, TK_EV_OVERFULL, TK_EV_UNLOCK_FULL, TK_EV_LOCK_USED,
-	TK_EV_REQUESTSEMAPHORE, TK_EV_EXCLUSIVESEMAPHORE,
-	TK_EV_RELEASESEMAPHORE, TK_EV_INCREMENT, TK_EV_DECREMENT,
-	TK_EV_QUEUED, TK_EV_ASSIGNED, TK_EV_WAITING, TK_EV_RELEASED,
+	TK_EV_READY = 33, TK_EV_LOCK = 34, TK_EV_UNLOCK = 35, TK_EV_FREE = 36, TK_EV_USED = 37,
+	TK_EV_FULL = 38, TK_EV_OVERFULL = 39, TK_EV_UNLOCK_FULL = 40, TK_EV_LOCK_USED = 41,
+	TK_EV_REQUESTSEMAPHORE = 42, TK_EV_EXCLUSIVESEMAPHORE = 43,
+	TK_EV_RELEASESEMAPHORE = 44, TK_EV_INCREMENT = 45, TK_EV_DECREMENT = 46,
+	TK_EV_QUEUED = 47, TK_EV_ASSIGNED = 48, TK_EV_WAITING = 49, TK_EV_RELEASED = 50,
 	/* simulation / system */
-	TK_EV_FINALIZE, TK_EV_ERROR, TK_EV_TAG, TK_EV_DESCRIPTION, TK_EV_STOP,
+	TK_EV_FINALIZE = 51, TK_EV_ERROR = 52, TK_EV_TAG = 53, TK_EV_DESCRIPTION = 54, TK_EV_STOP = 55,
 	/* core */
-	TK_EV_SET_FREQUENCE, TK_EV_EXECUTE, TK_EV_IDLE, TK_EV_EXECUTE_IDLE,
-	TK_EV_IDLE_EXECUTION, TK_EV_EXECUTE_WAITING, TK_EV_WAIT_POSTEXECUTION,
-	TK_EV_COUNT
+	TK_EV_SET_FREQUENCE = 56, TK_EV_EXECUTE = 57, TK_EV_IDLE = 58, TK_EV_EXECUTE_IDLE = 59,
+	TK_EV_IDLE_EXECUTION = 60, TK_EV_EXECUTE_WAITING = 61, TK_EV_WAIT_POSTEXECUTION = 62,
+	TK_EV_COUNT = 63
 } tk_evkind;
 
 /** The canonical name of an event kind ("activate", ...; "?" for OTHER). */

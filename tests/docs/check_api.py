@@ -125,6 +125,15 @@ def main():
                     fails.append(f"{where}: a constructor is int {name}({obj} **out, ...)")
                 if not re.fullmatch(r"tk_error\s*\*\s*err", last):
                     fails.append(f"{where}: a constructor takes tk_error *err last")
+        # every enumerator has its value written (the ABI does not move
+        # when one is added in the middle)
+        for m in re.finditer(r"\benum\b[^{;]*\{(.*?)\}", text, re.S):
+            body = re.sub(r"/\*.*?\*/", "", m.group(1), flags=re.S)
+            for member in body.split(","):
+                member = member.strip()
+                if member and "=" not in member:
+                    line = text.count("\n", 0, m.start()) + 1
+                    fails.append(f"{rel}:{line}: enumerator {member} has no explicit value")
         for m in re.finditer(r"TRACEKIT_[A-Z_]+", text):
             if not m.group(0).endswith("_H"):  # include guards
                 fails.append(f"{rel}: {m.group(0)}: an environment variable in the API")
