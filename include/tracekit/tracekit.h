@@ -28,6 +28,14 @@
  *    trace's tk_timebase.  Conversions are exact integer arithmetic: a value
  *    that cannot be represented is an error, never a rounding (unless the
  *    caller asks for a rounding direction explicitly).
+ *  - Threads: the library starts none and keeps no state shared between
+ *    objects but the table of temporary outputs, which a mutex orders.  An
+ *    object (a reader, its trace, a writer, an analysis) is used by one
+ *    thread at a time; objects of different traces may be used on
+ *    different threads at once.  A trace whose reader has returned TK_END
+ *    no longer changes: its getters may then be called from several
+ *    threads at once, until the reader is closed.  `make tsan` holds this
+ *    (unit.threads, unit.temps).
  *
  * The same header is used by the CLI, the tests and the benchmarks; nothing
  * outside it is part of the API.

@@ -426,8 +426,11 @@ static int parse_req(rdctx *x, const yaml_node_t *n, req *r)
 			return rc;
 		if (r->nnames < 2)
 			return node_err(x, subj, "chain: two signals or more");
-		for (size_t i = 0; i < r->nnames; i++)
+		for (size_t i = 0; i < r->nnames; i++) {
+			if (!r->names[i])
+				return node_err(x, subj, "chain: a signal without a name");
 			len += strlen(r->names[i]) + 2;
+		}
 		if (!(r->chain = calloc(len + 1, 1)))
 			return tk_err_nomem(x->err, x->path);
 		for (size_t i = 0; i < r->nnames; i++) {

@@ -114,7 +114,7 @@ int cmd_dataset(int argc, char **argv)
 			break;
 		case O_APPEND: append = 1; break;
 		case O_ID: run.o.id = optarg; break;
-		case O_WINDOW: window_s = optarg; run.o.window_given = 1; break;
+		case O_WINDOW: window_s = optarg ? optarg : ""; run.o.window_given = 1; break;
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); ret = EXIT_OK; goto out;
 		case ':':

@@ -613,7 +613,7 @@ int cmd_diff(int argc, char **argv)
 				printf(", \"max_instance\": %s, \"max_at\": %s}", inst[0] ? inst : "null",
 				       at[0] ? at : "null");
 			} else {
-				if (o->status == ST_BASE_ONLY || o->status == ST_NEW_ONLY) {
+				if (o->status == ST_BASE_ONLY || o->status == ST_NEW_ONLY || !sn) {
 					printf("%-9s ", o->status == ST_BASE_ONLY ? "only-base" : "only-new");
 					fwrite(name, 1, len, stdout);
 					printf(" %s %s\n", type, tk_metric_name(s->metric));
