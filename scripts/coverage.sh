@@ -12,7 +12,7 @@ bdir=$(cd "$1" && pwd)
 lines=$2 branches=$3
 out=$bdir/coverage
 command -v gcovr > /dev/null || { echo "coverage: gcovr is missing (TK_CI_DEPS=1 sh scripts/install-deps.sh)" >&2; exit 2; }
-ls "$bdir"/CMakeFiles/tracekit_lib.dir/src/core/*.gcda > /dev/null 2>&1 ||
+ls "$bdir"/CMakeFiles/tracekit_objs.dir/src/core/*.gcda > /dev/null 2>&1 ||
 	{ echo "coverage: no gcov counts in $bdir (build with TK_COVERAGE=ON and run the tests)" >&2; exit 2; }
 rm -rf "$out"
 mkdir -p "$out"
