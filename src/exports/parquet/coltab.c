@@ -77,6 +77,10 @@ typedef struct pq_col {
 	size_t *doff;
 	size_t doff_cap, ndict;
 	tk_hashmap dmap;
+	/* tk_coltab_str_id: 1 + the dictionary index of the caller's string
+	 * id in this row group, 0 for an id not met in it */
+	uint32_t *idk;
+	size_t idk_cap;
 } pq_col;
 
 struct tk_coltab {
@@ -384,6 +388,26 @@ void tk_coltab_str(tk_coltab *t, size_t ci, const char *s, size_t n)
 	put_value(t, ci, (uint64_t)k);
 }
 
+void tk_coltab_str_id(tk_coltab *t, size_t ci, uint32_t id, const char *s,
+		      size_t n)
+{
+	pq_col *c = &t->cols[ci];
+	int64_t k;
+
+	if (TK_LIKELY(id < c->idk_cap && c->idk[id])) {
+		put_value(t, ci, c->idk[id] - 1);
+		return;
+	}
+	k = dict_index(c, s, n);
+	if (k < 0 || k >= UINT32_MAX ||
+	    tk_grow_zero((void **)&c->idk, &c->idk_cap, id, sizeof(*c->idk)) < 0) {
+		t->failed = 1;
+		return;
+	}
+	c->idk[id] = (uint32_t)k + 1;
+	put_value(t, ci, (uint64_t)k);
+}
+
 /* values packed LSB first, `width` bits each (0 to 64), `n` of them */
 static void put_packed(pq_buf *b, const uint64_t *v, size_t n, unsigned width)
 {
@@ -652,6 +676,8 @@ static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
 	c->has_stat = c->nan = 0;
 	c->ndict = 0;
 	c->dict.len = 0;
+	if (c->idk)  /* the next group's dictionary starts empty */
+		memset(c->idk, 0, c->idk_cap * sizeof(*c->idk));
 	if (rc == TK_OK && sp->type == TK_COL_STR &&
 	    tk_hashmap_reset(&c->dmap, 1024) < 0)
 		rc = tk_err_nomem(err, t->name);
@@ -898,6 +924,7 @@ void tk_coltab_free(tk_coltab *t)
 		free(t->cols[i].dict.p);
 		free(t->cols[i].doff);
 		tk_hashmap_free(&t->cols[i].dmap);
+		free(t->cols[i].idk);
 	}
 	free(t->cols);
 	free(t->chunks);

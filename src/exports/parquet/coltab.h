@@ -54,6 +54,11 @@ int tk_coltab_open(tk_coltab **out, tk_sink *sink, const char *name,
 void tk_coltab_i64(tk_coltab *t, size_t c, int64_t v);
 void tk_coltab_f64(tk_coltab *t, size_t c, double v);
 void tk_coltab_str(tk_coltab *t, size_t c, const char *s, size_t n);
+/* tk_coltab_str for a string the caller names by `id` (a trace's tk_str,
+ * never TK_NONE): an id met before in this row group takes no lookup, so
+ * the same id must always name the same bytes */
+void tk_coltab_str_id(tk_coltab *t, size_t c, uint32_t id, const char *s,
+		      size_t n);
 void tk_coltab_null(tk_coltab *t, size_t c);
 /** End the row: every column has had one value.  Writes a full row group. */
 int tk_coltab_row(tk_coltab *t, tk_error *err);

@@ -41,6 +41,9 @@ typedef struct pq_writer {
 	int ns_ok;              /* ticks have an SI unit */
 	uint64_t ns_mul;        /* ns per tick when a whole number, else 0 */
 	uint64_t ns_max;        /* the most ticks ns_mul turns into INT64 ns */
+	/* per string of the trace (tk_str): 0 not seen, 1 UTF-8, 2 not */
+	uint8_t *utf8;
+	size_t utf8_cap;
 } pq_writer;
 
 typedef struct pq_buf {
@@ -98,16 +101,36 @@ static int put_text(tk_writer *w, size_t c, const char *s, size_t n,
 	return TK_OK;
 }
 
+/* put_text() for the trace's string `id`: checked once, then (when it
+ * is UTF-8) taken by its id, with no check and no lookup */
+static int put_str(tk_writer *w, size_t c, tk_str id, tk_error *err)
+{
+	pq_writer *pw = w->impl;
+	size_t n;
+	const char *s = tk_trace_str(w->trace, id, &n);
+
+	if (TK_LIKELY(id < pw->utf8_cap && pw->utf8[id] == 1)) {
+		tk_coltab_str_id(pw->tab, c, id, s, n);
+		return TK_OK;
+	}
+	if (tk_grow_zero((void **)&pw->utf8, &pw->utf8_cap, id, 1) < 0)
+		return tk_err_nomem(err, pw->name);
+	pw->utf8[id] = tk_utf8_valid(s, n) ? 1 : 2;
+	if (pw->utf8[id] == 1) {
+		tk_coltab_str_id(pw->tab, c, id, s, n);
+		return TK_OK;
+	}
+	return put_text(w, c, s, n, err); /* counted as every time */
+}
+
 /* an entity's name (a column that names one) */
 static int put_entity(tk_writer *w, size_t c, uint32_t id, tk_error *err)
 {
 	const tk_entity *e = id != TK_NONE ? tk_trace_entity(w->trace, id) : NULL;
-	const char *s = NULL;
-	size_t n = 0;
 
-	if (e)
-		s = tk_trace_str(w->trace, e->name, &n);
-	return put_text(w, c, s, n, err);
+	if (!e || e->name == TK_NONE)
+		return put_text(w, c, NULL, 0, err);
+	return put_str(w, c, e->name, err);
 }
 
 static void put_inst(tk_coltab *t, size_t c, int64_t k)
@@ -165,7 +188,6 @@ static int pq_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	tk_coltab *t = pw->tab;
 	uint64_t ns;
 	const char *s;
-	size_t n;
 	int rc;
 
 	if (ev->time > INT64_MAX)
@@ -187,22 +209,21 @@ static int pq_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	put_inst(t, C_SINST, ev->source_inst);
 	/* the type as written, else the model's name (as cat) */
 	if (ev->type_name != TK_NONE) {
-		s = tk_trace_str(w->trace, ev->type_name, &n);
+		rc = put_str(w, C_TYPE, ev->type_name, err);
 	} else {
 		s = tk_etype_name(ev->type);
-		n = strlen(s);
+		rc = put_text(w, C_TYPE, s, strlen(s), err);
 	}
-	if ((rc = put_text(w, C_TYPE, s, n, err)) < 0 ||
-	    (rc = put_entity(w, C_TARGET, ev->target, err)) < 0)
+	if (rc < 0 || (rc = put_entity(w, C_TARGET, ev->target, err)) < 0)
 		return rc;
 	put_inst(t, C_TINST, ev->target_inst);
 	if (ev->name != TK_NONE) {
-		s = tk_trace_str(w->trace, ev->name, &n);
+		rc = put_str(w, C_EVENT, ev->name, err);
 	} else {
 		s = tk_evkind_name(ev->kind);
-		n = strlen(s);
+		rc = put_text(w, C_EVENT, s, strlen(s), err);
 	}
-	if ((rc = put_text(w, C_EVENT, s, n, err)) < 0)
+	if (rc < 0)
 		return rc;
 	if (!ev->note)
 		tk_coltab_null(t, C_NOTE);
@@ -302,6 +323,7 @@ static void pq_writer_free(tk_writer *w)
 	if (!pw)
 		return;
 	tk_coltab_free(pw->tab);
+	free(pw->utf8);
 	free(pw);
 	w->impl = NULL;
 }
