@@ -6,13 +6,16 @@
  * Runs COMMAND (searched in PATH, no shell) with the inherited stdin, stdout
  * and stderr, waits for it with wait4() and writes one line to RESULT_FILE:
  *
- *   <wall seconds> <peak RSS in KiB> <status>
+ *   <wall seconds> <peak RSS in KiB> <status> <CPU seconds>
  *
  * wall seconds: CLOCK_MONOTONIC from just before fork() to wait4() return
  * (ns resolution; GNU time's %e only has 10 ms).  Peak RSS: ru_maxrss of the
  * child as returned by wait4() (the same number GNU time prints for %M; it
  * covers the child and the descendants it waited for).  status: the exit
- * code, or 128+signal.  rusage itself exits with that status.
+ * code, or 128+signal.  CPU seconds: the child's user plus system time
+ * (ru_utime + ru_stime): what a test compares against another job's to see
+ * that a cost is linear, since it grows far less than the wall time when
+ * the machine is shared.  rusage itself exits with that status.
  *
  * C11 + POSIX; compiled by bench/btf_read.sh.
  */
@@ -68,7 +71,9 @@ int main(int argc, char **argv)
 
 	int code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 255;
 	double wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	fprintf(res, "%.6f %ld %d\n", wall, (long)ru.ru_maxrss, code);
+	double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	fprintf(res, "%.6f %ld %d %.6f\n", wall, (long)ru.ru_maxrss, code, cpu);
 	if (fclose(res) != 0) {
 		fprintf(stderr, "rusage: cannot write %s\n", argv[1]);
 		return 2;
