@@ -40,6 +40,12 @@ static void null_safe(void)
 	tk_tarmac_symtab_free(NULL);
 	tk_tarmac_profile_free(NULL);
 	tk_shark_records_close(NULL);
+	/* the int closes: nothing to finish is TK_OK */
+	tk_error_clear(&err);
+	CHECK(tk_writer_close(NULL, &err) == TK_OK && err.code == 0);
+	CHECK(tk_output_close(NULL, &err) == TK_OK && err.code == 0);
+	CHECK(tk_writer_close(NULL, NULL) == TK_OK);
+	CHECK(tk_output_close(NULL, NULL) == TK_OK);
 	/* getters documented NULL-safe */
 	CHECK(tk_tarmac_symtab_count(NULL) == 0);
 	CHECK(tk_tarmac_symtab_get(NULL, 0) == NULL);
