@@ -820,8 +820,8 @@ TK_API int tk_counts_new(tk_counts **out, tk_error *err);
 TK_API int tk_counts_add(tk_counts *c, uint64_t key, uint64_t n);
 /** 1 with *n the counter of `key` (n may be NULL), 0 if it is absent. */
 TK_API int tk_counts_get(const tk_counts *c, uint64_t key, uint64_t *n);
-/** The number of keys, and the i-th key first added (i below it) with its
- *  counter in *n (n may be NULL). */
+/** The number of keys, and the i-th key first added with its counter in
+ *  *n (n may be NULL); 0 with *n 0 for i out of range. */
 TK_API size_t tk_counts_size(const tk_counts *c);
 TK_API uint64_t tk_counts_key(const tk_counts *c, size_t i, uint64_t *n);
 /** Free; NULL is allowed. */

@@ -153,6 +153,9 @@ static void counts(void)
 	CHECK(tk_counts_get(c, 5, NULL) == 1);
 	CHECK(tk_counts_get(c, 6, &n) == 0 && n == 7);
 	CHECK(tk_counts_key(c, 0, NULL) == 5);
+	/* out of range: key 0, count 0 (it read past the rows) */
+	CHECK(tk_counts_key(c, 1, &n) == 0 && n == 0);
+	CHECK(tk_counts_key(c, SIZE_MAX, &n) == 0 && n == 0);
 	tk_counts_free(c);
 }
 
