@@ -9,11 +9,20 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 /* a two-line Fast Models log: two instructions of one CPU */
 static const char tarmac_log[] =
 	"0 clk IT (1) 00000000 e3a00000 A svc_s : MOV      r0,#0\n"
 	"1 clk IT (2) 00000004 e3a01000 A svc_s : MOV      r1,#0\n";
+
+/* the peak resident size so far, in KiB */
+static long peak_kib(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
+}
 
 static void null_safe(void)
 {
@@ -179,6 +188,7 @@ static void reading(const char *trace, const char *work)
 	int64_t num;
 	uint64_t den, first = 1, last = 1;
 	tk_report_opts rep;
+	long rss;
 
 	/* opts NULL: the defaults */
 	CHECK(tk_reader_open(&r, trace, NULL, &err) == TK_OK && r);
@@ -216,6 +226,11 @@ static void reading(const char *trace, const char *work)
 	CHECK(tk_stats_finish(st) == TK_OK && tk_stats_count(st) > 0);
 	CHECK(tk_load_finish(l) == TK_OK);
 	CHECK(tk_timeline_finish(tl) == TK_OK);
+	/* an entity id that is no entity: not idle (it made a table of
+	 * 2^32 flags: gigabytes written) */
+	rss = peak_kib();
+	CHECK(tk_timeline_is_idle(tl, TK_NONE) == 0);
+	CHECK(peak_kib() - rss < 64 * 1024);
 	CHECK(tk_timeline_is_idle(tl, (uint32_t)tk_trace_entity_count(tk_reader_trace(r))) == 0);
 	CHECK(tk_load_entity_is_idle(l, TK_NONE) == 0);
 	/* rows out of range */
