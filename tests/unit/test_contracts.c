@@ -326,6 +326,10 @@ static void tarmac(void)
 	CHECK_STR(tk_tarmac_profile_symbol_name(p, -1), "[unknown]");
 	CHECK_STR(tk_tarmac_profile_symbol_name(p, 12345), "[unknown]");
 	CHECK(tk_tarmac_profile_children(p, SIZE_MAX, 1, &kids) >= 1 && kids);
+	/* node n does not exist: no children (it gave the roots) */
+	kids = (const uint32_t *)&p;
+	CHECK(tk_tarmac_profile_children(p, n, 1, &kids) == 0 && !kids);
+	CHECK(tk_tarmac_profile_children(p, n + 7, 0, &kids) == 0 && !kids);
 out:
 	tk_tarmac_profile_free(p);
 	tk_tarmac_close(tr);
