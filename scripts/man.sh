@@ -19,6 +19,60 @@ esc() {
 	sed -e 's/\\/\\e/g' -e "s/^\\([.']\\)/\\\\\\&\\1/"
 }
 
+# Markdown tables (a run of lines starting with '|' whose second line is
+# |---|...) become tagged paragraphs, one per row: the first cell the
+# tag, each other cell a line under it, named by its column's heading
+# when there are more than two ("returns: TK_OK, ..."); a row of a
+# function's contract is too long for a terminal as one line, and a table
+# of columns too narrow.  The source lines go before each table as
+# comments (.\" md: ...), which the test of the pages reads back to
+# compare the page with its source.
+tables() {
+	awk '
+	function cell(s) {
+		sub(/^[ \t]+/, "", s)
+		sub(/[ \t]+$/, "", s)
+		gsub(/[_.]/, "&\\:", s)	# a long name may break after a _ or a .
+		if (s ~ /^[.\047]/)
+			s = "\\&" s
+		return s
+	}
+	function flush(   i, k, n, m, c, h) {
+		if (!nt)
+			return
+		if (nt < 2 || t[2] !~ /^\|[-:| ]*\|$/) {
+			for (i = 1; i <= nt; i++)
+				print t[i]
+			nt = 0
+			return
+		}
+		print ".fi"
+		for (i = 1; i <= nt; i++)
+			print ".\\\" md: " t[i]
+		print ".na"
+		print ".nh"
+		m = split(t[1], h, "|")
+		for (i = 3; i <= nt; i++) {
+			n = split(t[i], c, "|")
+			print ".TP"
+			print cell(c[2])
+			for (k = 3; k < n; k++) {
+				if (k > 3)
+					print ".br"
+				print (m > 4 ? cell(h[k]) ": " : "") cell(c[k])
+			}
+		}
+		print ".ad"
+		print ".hy"
+		print ".PP"
+		print ".nf"
+		nt = 0
+	}
+	/^\|/ { t[++nt] = $0; next }
+	{ flush(); print }
+	END { flush() }'
+}
+
 # page NAME SECTION SUMMARY SYNOPSIS BODYFILE [SEE_ALSO]
 page() {
 	{
@@ -29,7 +83,7 @@ page() {
 		# a Markdown source's headings become the page's subsections
 		esc <"$5" | sed -e '1{/^# /d;}' -e 's/^##* \(.*\)/.fi\
 .SS \1\
-.nf/'
+.nf/' | tables
 		printf '.fi\n'
 		if [ -n "${6:-}" ]; then
 			printf '.SH SEE ALSO\n%s\n' "$6"

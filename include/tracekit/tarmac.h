@@ -553,7 +553,8 @@ TK_API const char *tk_tarmac_profile_symbol_name(const tk_tarmac_profile *p,
  * The indices of the children of node `i` (SIZE_MAX: the roots), sorted by
  * name (by_name) or by inclusive instructions, largest first, then name.
  * Returns the count and sets *out to an array owned by the profile, valid
- * until the next call.  NULL with 0 when out of memory.
+ * until the next call.  0 with *out NULL before tk_tarmac_profile_finish()
+ * and for an i that is no node.
  */
 TK_API size_t tk_tarmac_profile_children(tk_tarmac_profile *p, size_t i,
 					 int by_name, const uint32_t **out);

@@ -92,7 +92,8 @@ TK_API int tk_timeline_finish(tk_timeline *tl);
  * TK_OK or TK_E_NOMEM.
  */
 TK_API int tk_timeline_set_idle(tk_timeline *tl, const char *const *patterns, size_t n);
-/** Whether process `entity` is idle: 1, 0, or -1 when memory runs out. */
+/** Whether process `entity` is idle: 1, 0 (also for an id that is no
+ *  entity of the trace), or -1 when memory runs out. */
 TK_API int tk_timeline_is_idle(tk_timeline *tl, uint32_t entity);
 
 /** The lanes so far, in order of first appearance, and core entity of each. */

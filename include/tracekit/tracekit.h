@@ -735,7 +735,7 @@ TK_API int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err);
 /**
  * Finish: flush, and move the file into place.  The writer is freed
  * whatever the result; on failure no output file is left.  Returns TK_OK,
- * or a negative status with `err` filled.
+ * or a negative status with `err` filled.  NULL is allowed (TK_OK).
  */
 TK_API int tk_writer_close(tk_writer *w, tk_error *err);
 
@@ -769,7 +769,8 @@ TK_API int tk_output_write(tk_output *o, const void *p, size_t n, tk_error *err)
 /**
  * Finish: flush, end the compressed stream, move the file into place.
  * The output is freed whatever the result; on failure no file is left.
- * Returns TK_OK, or a negative status with `err` filled.
+ * Returns TK_OK, or a negative status with `err` filled.  NULL is allowed
+ * (TK_OK).
  */
 TK_API int tk_output_close(tk_output *o, tk_error *err);
 /** Give up: free the output and remove its temporary file.  NULL is allowed. */
@@ -819,8 +820,8 @@ TK_API int tk_counts_new(tk_counts **out, tk_error *err);
 TK_API int tk_counts_add(tk_counts *c, uint64_t key, uint64_t n);
 /** 1 with *n the counter of `key` (n may be NULL), 0 if it is absent. */
 TK_API int tk_counts_get(const tk_counts *c, uint64_t key, uint64_t *n);
-/** The number of keys, and the i-th key first added (i below it) with its
- *  counter in *n (n may be NULL). */
+/** The number of keys, and the i-th key first added with its counter in
+ *  *n (n may be NULL); 0 with *n 0 for i out of range. */
 TK_API size_t tk_counts_size(const tk_counts *c);
 TK_API uint64_t tk_counts_key(const tk_counts *c, size_t i, uint64_t *n);
 /** Free; NULL is allowed. */

@@ -141,8 +141,8 @@ int tk_timeline_is_idle(tk_timeline *tl, uint32_t ent)
 	size_t n = 0, nb, i;
 	int idle = 0;
 
-	if (!tl->nidle_pat)
-		return 0;
+	if (!tl->nidle_pat || ent >= tk_trace_entity_count(tl->t))
+		return 0; /* (TK_NONE is no entity: no table of 2^32 flags) */
 	if (tk_grow_zero((void **)&tl->idle_of, &tl->nidle_of, ent, 1) < 0)
 		return -1;
 	if (tl->idle_of[ent])

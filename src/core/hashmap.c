@@ -233,6 +233,11 @@ size_t tk_counts_size(const tk_counts *c)
 
 uint64_t tk_counts_key(const tk_counts *c, size_t i, uint64_t *n)
 {
+	if (i >= c->nrows) {
+		if (n)
+			*n = 0;
+		return 0;
+	}
 	if (n)
 		*n = c->rows[i].n;
 	return c->rows[i].key;

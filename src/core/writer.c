@@ -222,6 +222,8 @@ int tk_writer_close(tk_writer *w, tk_error *err)
 {
 	int rc = TK_OK;
 
+	if (!w)
+		return TK_OK;
 	if (w->fmt->writer_close)
 		rc = w->fmt->writer_close(w, err);
 	if (rc >= 0)
@@ -279,8 +281,11 @@ int tk_output_write(tk_output *o, const void *p, size_t n, tk_error *err)
 
 int tk_output_close(tk_output *o, tk_error *err)
 {
-	int rc = tk_sink_commit(&o->sink, err);
+	int rc;
 
+	if (!o)
+		return TK_OK;
+	rc = tk_sink_commit(&o->sink, err);
 	free(o);
 	return rc;
 }

@@ -17,6 +17,10 @@ For every function declared in ROOT/include/tracekit/*.h:
     last (TK_OK or a negative status with err filled);
   - nothing in the public headers is a hash or a test hook (tk_hash*,
     TRACEKIT_ environment variables);
+docs/library.md's "Reference" has a row for every function declared
+TK_API (a table row starting "| `tk_name` |") and none for a function no
+header declares, each finding naming the function, so that whoever adds,
+renames or removes one sees the row to write;
 each header compiles on its own (C11 -pedantic, and C++17 where c++ is);
 and the library (ROOT/src other than the CLI) reads no TRACEKIT_
 environment variable (test hooks and tuning belong to the tests' build and
@@ -94,15 +98,51 @@ def declarations(path):
     return out
 
 
+def reference(root, declared):
+    """findings of docs/library.md's "## Reference" against the headers"""
+    rel = os.path.join("docs", "library.md")
+    lines = open(os.path.join(root, rel)).read().split("\n")
+    rows = {}
+    start = None
+    for k, ln in enumerate(lines, 1):
+        if ln.startswith("## "):
+            if start is not None:
+                break
+            if ln.strip() == "## Reference":
+                start = k
+            continue
+        if start is None:
+            continue
+        m = re.match(r"\|\s*`(tk_\w+)`\s*\|", ln)
+        if m:
+            if m.group(1) in rows:
+                yield f"{rel}:{k}: {m.group(1)}: a second row in the Reference " \
+                      f"(the first is line {rows[m.group(1)]})"
+            rows.setdefault(m.group(1), k)
+    if start is None:
+        yield f"{rel}: no \"## Reference\" section"
+        return
+    for name, where in sorted(declared.items(), key=lambda x: x[1]):
+        if name not in rows:
+            yield f"{where}: {name}: no row in {rel}'s Reference " \
+                  f"(add \"| `{name}` | returns | NULL | owner, lifetime |\")"
+    for name, k in sorted(rows.items(), key=lambda x: x[1]):
+        if name not in declared:
+            yield f"{rel}:{k}: {name}: in the Reference, but no header " \
+                  f"declares it (renamed or removed? drop or rename the row)"
+
+
 def main():
     root = sys.argv[1]
     fails = []
     n = 0
+    declared = {}       # name -> "include/tracekit/x.h:LINE"
     for path in sorted(glob.glob(os.path.join(root, "include", "tracekit", "*.h"))):
         rel = os.path.relpath(path, root)
         text = open(path).read()
         for name, ret, decl, comment, line in declarations(path):
             n += 1
+            declared.setdefault(name, f"{rel}:{line}")
             where = f"{rel}:{line}: {name}"
             if name != "tk_version" and not re.fullmatch(r"tk_[a-z0-9]+(_[a-z0-9]+)+", name):
                 fails.append(f"{where}: not tk_<object>_<verb>")
@@ -137,6 +177,7 @@ def main():
         for m in re.finditer(r"TRACEKIT_[A-Z_]+", text):
             if not m.group(0).endswith("_H"):  # include guards
                 fails.append(f"{rel}: {m.group(0)}: an environment variable in the API")
+    fails += reference(root, declared)
     for path in sorted(glob.glob(os.path.join(root, "src", "**", "*.[ch]"),
                                  recursive=True)):
         rel = os.path.relpath(path, root).replace(os.sep, "/")

@@ -40,13 +40,23 @@ def rt_rows(tracekit, trace):
 
 
 def man_body(path):
-    """the text of a page's DESCRIPTION, roff escapes undone"""
+    """the text of a page's DESCRIPTION, roff escapes undone; a table's
+    source lines are the comments before it (.\\" md: ...), the roff made
+    of them (up to the .nf that ends it) is skipped"""
     lines = open(path).read().split("\n")
     i = lines.index(".SH DESCRIPTION") + 2
     body = []
+    table = False
     for ln in lines[i:]:
         if ln.startswith(".SH "):
             break
+        if ln.startswith('.\\" md: '):
+            body.append(ln[len('.\\" md: '):].replace("\\&", "").replace("\\e", "\\"))
+            table = True
+            continue
+        if table:
+            table = ln != ".nf"
+            continue
         if ln in (".fi", ".nf"):
             continue
         if ln.startswith(".SS "):

@@ -940,7 +940,7 @@ size_t tk_tarmac_profile_children(tk_tarmac_profile *p, size_t i, int by_name,
 	uint32_t *v;
 
 	*out = NULL;
-	if (!p->finished || !p->kidoff || slot > p->nnodes)
+	if (!p->finished || !p->kidoff || (i != SIZE_MAX && i >= p->nnodes))
 		return 0;
 	v = p->kids + p->kidoff[slot];
 	n = p->kidoff[slot + 1] - p->kidoff[slot];

@@ -1,0 +1,349 @@
+/* test_contracts.c - a sample of the contracts of docs/library.md's
+ * "Reference" (issue 39): every close, free and abort function and the
+ * getters documented NULL-safe take NULL; the functions documented to
+ * return TK_E_USAGE for a bad argument do so; getters give what the
+ * reference says for an index out of range.
+ * usage: test_contracts TRACE WORKDIR (TRACE: examples/demo.btf) */
+#include "tk_test.h"
+#include "tracekit/tracekit.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+/* a two-line Fast Models log: two instructions of one CPU */
+static const char tarmac_log[] =
+	"0 clk IT (1) 00000000 e3a00000 A svc_s : MOV      r0,#0\n"
+	"1 clk IT (2) 00000004 e3a01000 A svc_s : MOV      r1,#0\n";
+
+/* the peak resident size so far, in KiB */
+static long peak_kib(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
+}
+
+static void null_safe(void)
+{
+	tk_error err;
+	char buf[128];
+
+	/* the void close, free and abort functions */
+	tk_error_clear(NULL);
+	tk_trace_free(NULL);
+	tk_input_close(NULL);
+	tk_reader_close(NULL);
+	tk_writer_abort(NULL);
+	tk_output_abort(NULL);
+	tk_counts_free(NULL);
+	tk_check_free(NULL);
+	tk_stats_free(NULL);
+	tk_load_free(NULL);
+	tk_reqs_free(NULL);
+	tk_verify_free(NULL);
+	tk_timeline_free(NULL);
+	tk_tarmac_close(NULL);
+	tk_tarmac_timeline_free(NULL);
+	tk_tarmac_stats_free(NULL);
+	tk_tarmac_symtab_free(NULL);
+	tk_tarmac_profile_free(NULL);
+	tk_shark_records_close(NULL);
+	/* the int closes: nothing to finish is TK_OK */
+	tk_error_clear(&err);
+	CHECK(tk_writer_close(NULL, &err) == TK_OK && err.code == 0);
+	CHECK(tk_output_close(NULL, &err) == TK_OK && err.code == 0);
+	CHECK(tk_writer_close(NULL, NULL) == TK_OK);
+	CHECK(tk_output_close(NULL, NULL) == TK_OK);
+	/* getters documented NULL-safe */
+	CHECK(tk_tarmac_symtab_count(NULL) == 0);
+	CHECK(tk_tarmac_symtab_get(NULL, 0) == NULL);
+	CHECK(tk_tarmac_symtab_find(NULL, 0) == -1);
+	tk_tarmac_symtab_shift(NULL, 4);
+	CHECK(tk_stats_find(NULL, 0, TK_METRIC_RT) == -1);
+	{
+		int64_t num;
+		uint64_t den;
+		CHECK(tk_stats_value(NULL, 0, TK_STAT_MIN, &num, &den) == TK_E_USAGE);
+	}
+	/* severity NULL: "error" */
+	tk_error_clear(&err);
+	err.code = TK_E_IO;
+	snprintf(err.input, sizeof err.input, "in");
+	snprintf(err.msg, sizeof err.msg, "m");
+	CHECK_STR(tk_error_format(&err, NULL, buf, sizeof buf), "in: error: m");
+	/* names out of range */
+	CHECK_STR(tk_status_str(42), "unknown status");
+	CHECK_STR(tk_unit_name((tk_unit)9), "?");
+	CHECK_STR(tk_etype_name(TK_ET_COUNT), "?");
+	CHECK_STR(tk_evkind_name(TK_EV_COUNT), "?");
+	CHECK_STR(tk_state_name(TK_STATE_COUNT), "?");
+	CHECK_STR(tk_rule_name(TK_RULE_COUNT), "?");
+	CHECK_STR(tk_metric_name(TK_METRIC_END), "?");
+	CHECK(tk_metric_is_time(TK_METRIC_END) == 0);
+	CHECK_STR(tk_tarmac_kind_name(TK_TARMAC_KIND_COUNT), "?");
+	CHECK_STR(tk_tarmac_unit_name(TK_TARMAC_UNIT_COUNT), "?");
+	CHECK_STR(tk_tarmac_variant_name((tk_tarmac_variant)99), "unknown");
+	CHECK(tk_format_get(tk_format_count()) == NULL);
+}
+
+static void time_usage(void)
+{
+	const tk_timebase ns = { TK_UNIT_NS, 1, 1 }, zero = { TK_UNIT_NS, 0, 1 };
+	const tk_timebase badunit = { (tk_unit)7, 1, 1 };
+	uint64_t v = 7;
+	tk_unit u = TK_UNIT_S;
+	char buf[64];
+
+	CHECK(tk_time_convert(1, &zero, &ns, TK_ROUND_EXACT, &v) == TK_E_USAGE);
+	CHECK(tk_time_convert(1, &ns, &badunit, TK_ROUND_EXACT, &v) == TK_E_USAGE);
+	CHECK(tk_time_convert(1, &ns, &ns, (tk_round)3, &v) == TK_E_USAGE);
+	CHECK(tk_duration_parse("5", TK_UNIT_S + 1, &v, &u) == TK_E_USAGE);
+	CHECK(tk_duration_parse("5", -1, &v, &u) == TK_E_PARSE);
+	CHECK(tk_unit_parse("xs", 2, 0, &u) == TK_E_PARSE && u == TK_UNIT_S);
+	CHECK(tk_time_format(1, &zero, TK_UNIT_NS, buf, sizeof buf) == TK_E_USAGE);
+	CHECK(tk_time_format(1, &ns, (tk_unit)9, buf, sizeof buf) == TK_E_USAGE);
+	CHECK(tk_time_format(123456, &ns, TK_UNIT_NS, buf, 3) == TK_E_RANGE);
+	CHECK(tk_time_format_decimal(1, &zero, TK_UNIT_NS, buf, sizeof buf) == TK_E_USAGE);
+	CHECK(tk_share_format(1, 2, buf, 3) == TK_E_RANGE);
+	CHECK(tk_time_digits(&zero, TK_UNIT_NS) == 3);
+}
+
+static void trace_usage(void)
+{
+	const tk_timebase ns = { TK_UNIT_NS, 1, 1 };
+	tk_trace *t = NULL;
+	tk_str s = 0;
+	uint32_t id = 0, id2 = 0;
+	size_t len = 9;
+	tk_error err;
+
+	CHECK(tk_trace_new(NULL, &ns, &err) == TK_E_USAGE && err.code == TK_E_USAGE);
+	CHECK(tk_trace_new(&t, NULL, &err) == TK_E_USAGE && t == NULL);
+	CHECK(tk_trace_new(&t, &ns, NULL) == TK_OK && t);
+	if (!t)
+		return;
+	CHECK(tk_trace_add_header(NULL, TK_HDR_PARAM, "k", 1, "v", 1, 1) == TK_E_USAGE);
+	CHECK(tk_trace_add_header(t, TK_HDR_PARAM, "k", 1, "a\nb", 3, 1) == TK_E_USAGE);
+	CHECK(tk_trace_add_header(t, TK_HDR_PARAM, NULL, 0, NULL, 0, 0) == TK_E_USAGE);
+	CHECK(tk_trace_add_header(t, (tk_hdr_kind)3, "k", 1, "v", 1, 1) == TK_E_USAGE);
+	CHECK(tk_trace_add_header(t, TK_HDR_COMMENT, NULL, 0, NULL, 0, 0) == TK_OK);
+	CHECK(tk_trace_intern(t, "x", 1, NULL) == TK_E_USAGE);
+	CHECK(tk_trace_intern(NULL, "x", 1, &s) == TK_E_USAGE);
+	CHECK(tk_trace_intern(t, NULL, 1, &s) == TK_E_USAGE);
+	CHECK(tk_trace_intern(t, NULL, 0, &s) == TK_OK);
+	CHECK(tk_trace_add_entity(t, "", 0, TK_ET_T, TK_NONE, &id) == TK_E_USAGE);
+	CHECK(tk_trace_add_entity(t, "T", 1, TK_ET_T, 5, &id) == TK_E_USAGE);
+	CHECK(tk_trace_add_entity(t, "T", 1, TK_ET_COUNT, TK_NONE, &id) == TK_E_USAGE);
+	CHECK(tk_trace_add_entity(t, "T", 1, TK_ET_T, TK_NONE, NULL) == TK_E_USAGE);
+	CHECK(tk_trace_add_entity(t, "T", 1, TK_ET_T, TK_NONE, &id) == TK_OK);
+	CHECK(tk_trace_add_entity(t, "T", 1, TK_ET_I, TK_NONE, &id2) == TK_E_USAGE);
+	/* out of range */
+	CHECK(tk_trace_header(t, tk_trace_header_count(t)) == NULL);
+	CHECK(tk_trace_entity(t, 99) == NULL);
+	CHECK(tk_trace_entity(t, TK_NONE) == NULL);
+	CHECK_STR(tk_trace_str(t, 99999, &len), "");
+	CHECK(len == 0);
+	CHECK_STR(tk_trace_str(t, TK_NONE, NULL), "");
+	CHECK(tk_trace_entity_find(t, "nope", 4) == TK_NONE);
+	tk_trace_free(t);
+}
+
+static void counts(void)
+{
+	tk_counts *c = NULL;
+	uint64_t n = 7;
+
+	CHECK(tk_counts_new(&c, NULL) == TK_OK && c);
+	if (!c)
+		return;
+	CHECK(tk_counts_add(c, 5, 2) == 1);
+	CHECK(tk_counts_add(c, 5, 1) == 0);
+	CHECK(tk_counts_get(c, 5, NULL) == 1);
+	CHECK(tk_counts_get(c, 6, &n) == 0 && n == 7);
+	CHECK(tk_counts_key(c, 0, NULL) == 5);
+	/* out of range: key 0, count 0 (it read past the rows) */
+	CHECK(tk_counts_key(c, 1, &n) == 0 && n == 0);
+	CHECK(tk_counts_key(c, SIZE_MAX, &n) == 0 && n == 0);
+	tk_counts_free(c);
+}
+
+static void reading(const char *trace, const char *work)
+{
+	tk_reader_opts ro;
+	tk_reader *r = NULL;
+	tk_writer *w = NULL;
+	tk_writer_opts wo;
+	tk_stats *st = NULL;
+	tk_load *l = NULL;
+	tk_timeline *tl = NULL;
+	tk_check *chk = NULL;
+	const tk_event *evs;
+	size_t n = 5;
+	tk_error err;
+	char path[4096], buf[64];
+	const char *sig2[] = { "a", "a" }, *sig1[] = { "a" }, *sigbad[] = { "a", NULL };
+	const char *idle[] = { "*" };
+	uint32_t p0[] = { 0 }, p50[] = { 50000000 }, pbig[] = { 100000001 };
+	int64_t num;
+	uint64_t den, first = 1, last = 1;
+	tk_report_opts rep;
+	long rss;
+
+	/* opts NULL: the defaults */
+	CHECK(tk_reader_open(&r, trace, NULL, &err) == TK_OK && r);
+	if (!r)
+		return;
+	CHECK(tk_reader_next_batch(r, &evs, &n, 0, &err) == TK_E_USAGE && n == 0);
+	CHECK(tk_stats_new(&st, tk_reader_trace(r), NULL) == TK_OK);
+	CHECK(tk_load_new(&l, tk_reader_trace(r), 0, NULL, NULL, NULL) == TK_OK);
+	CHECK(tk_timeline_new(&tl, tk_reader_trace(r), NULL, NULL, NULL, NULL) == TK_OK);
+	CHECK(tk_check_new(&chk, tk_reader_trace(r), NULL, NULL, NULL) == TK_OK);
+	if (!st || !l || !tl || !chk)
+		goto out;
+	CHECK(tk_stats_add_chain(st, "c", sig1, 1) == TK_E_USAGE);
+	CHECK(tk_stats_add_chain(st, "c", sig2, 2) == TK_E_USAGE);
+	CHECK(tk_stats_add_chain(st, NULL, sig2, 2) == TK_E_USAGE);
+	CHECK(tk_stats_add_chain(st, "c", NULL, 2) == TK_E_USAGE);
+	CHECK(tk_stats_add_chain(st, "c", sigbad, 2) == TK_E_USAGE);
+	CHECK(tk_stats_set_percentiles(st, p50, 0) == TK_E_USAGE);
+	CHECK(tk_stats_set_percentiles(st, p50, 65) == TK_E_USAGE);
+	CHECK(tk_stats_set_percentiles(st, p0, 1) == TK_E_USAGE);
+	CHECK(tk_stats_set_percentiles(st, pbig, 1) == TK_E_USAGE);
+	CHECK(tk_stats_set_percentiles(st, p50, 1) == TK_OK);
+	CHECK(tk_stats_set_percentiles(st, p50, 1) == TK_E_USAGE);
+	CHECK(tk_load_set_idle(l, NULL, 0) == TK_OK);
+	CHECK(tk_timeline_set_idle(tl, idle, 1) == TK_OK);
+	tk_load_span(l, &first, &last);
+	CHECK(first == 0 && last == 0);
+	while (tk_reader_next_batch(r, &evs, &n, 16, &err) == TK_OK)
+		for (size_t i = 0; i < n; i++) {
+			CHECK(tk_stats_event(st, &evs[i]) == TK_OK);
+			CHECK(tk_load_event(l, &evs[i]) == TK_OK);
+			CHECK(tk_timeline_event(tl, &evs[i]) == TK_OK);
+			CHECK(tk_check_event(chk, &evs[i]) == TK_OK);
+		}
+	CHECK(tk_stats_finish(st) == TK_OK && tk_stats_count(st) > 0);
+	CHECK(tk_load_finish(l) == TK_OK);
+	CHECK(tk_timeline_finish(tl) == TK_OK);
+	/* an entity id that is no entity: not idle (it made a table of
+	 * 2^32 flags: gigabytes written) */
+	rss = peak_kib();
+	CHECK(tk_timeline_is_idle(tl, TK_NONE) == 0);
+	CHECK(peak_kib() - rss < 64 * 1024);
+	CHECK(tk_timeline_is_idle(tl, (uint32_t)tk_trace_entity_count(tk_reader_trace(r))) == 0);
+	CHECK(tk_load_entity_is_idle(l, TK_NONE) == 0);
+	/* rows out of range */
+	CHECK(tk_stats_get(st, tk_stats_count(st)) == NULL);
+	CHECK(tk_stats_row_name(st, tk_stats_count(st), NULL) == NULL);
+	CHECK(tk_stats_format(st, tk_stats_count(st), TK_STAT_MIN, TK_UNIT_NS, buf,
+			      sizeof buf) == TK_E_USAGE);
+	CHECK(tk_stats_format(st, 0, (tk_stat_field)4, TK_UNIT_NS, buf, sizeof buf) ==
+	      TK_E_USAGE);
+	CHECK(tk_stats_format(st, 0, TK_STAT_PCT0 + 1, TK_UNIT_NS, buf, sizeof buf) ==
+	      TK_E_USAGE);
+	CHECK(tk_stats_format(st, 0, TK_STAT_MIN, TK_UNIT_NS, buf, 0) == TK_E_USAGE);
+	CHECK(tk_stats_format_exact(st, tk_stats_count(st), TK_STAT_MIN, TK_UNIT_NS,
+				    buf, sizeof buf) == TK_E_USAGE);
+	CHECK(tk_stats_value(st, 0, TK_STAT_MIN, NULL, &den) == TK_E_USAGE);
+	CHECK(tk_stats_value(st, tk_stats_count(st), TK_STAT_MIN, &num, &den) ==
+	      TK_E_USAGE);
+	CHECK(tk_stats_value(st, 0, (tk_stat_field)5, &num, &den) == TK_E_USAGE);
+	CHECK(tk_stats_percentile(st, tk_stats_count(st), 0, &den) == 0);
+	CHECK(tk_stats_find(st, TK_NONE, TK_METRIC_RT) == -1);
+	CHECK(tk_load_core(l, tk_load_core_count(l)) == TK_NONE);
+	CHECK(tk_load_core_busy(l, tk_load_core_count(l)) == 0);
+	CHECK(tk_load_core_idle(l, tk_load_core_count(l)) == 0);
+	CHECK(tk_load_entity_busy(l, TK_NONE, 0) == 0);
+	CHECK(tk_timeline_lane_core(tl, tk_timeline_lane_count(tl)) == TK_NONE);
+	CHECK(tk_timeline_lane_of(tl, TK_NONE) == -1);
+	CHECK(tk_timeline_lane_floor(tl, tk_timeline_lane_count(tl)) == UINT64_MAX);
+	{
+		uint32_t e;
+		int64_t inst;
+		CHECK(tk_timeline_running(tl, tk_timeline_lane_count(tl), &e, &inst) == 0);
+	}
+	CHECK(tk_check_count(chk, (tk_rule)(TK_RULE_COUNT + 1)) == 0);
+
+	/* writers: an unknown format, options a writer does not take */
+	tk_writer_opts_init(&wo);
+	snprintf(path, sizeof path, "%s/contracts.btf", work);
+	wo.format = "no-such-format";
+	CHECK(tk_writer_open(&w, path, tk_reader_trace(r), &wo, &err) == TK_E_USAGE && !w);
+	wo.format = NULL;
+	wo.options = "no-such-option=1";
+	CHECK(tk_writer_open(&w, path, tk_reader_trace(r), &wo, &err) == TK_E_USAGE && !w);
+	snprintf(path, sizeof path, "%s/contracts.no-such-extension", work);
+	CHECK(tk_writer_open(&w, path, tk_reader_trace(r), NULL, &err) == TK_E_USAGE && !w);
+	/* readers: an unknown format, options a reader does not take */
+	tk_reader_opts_init(&ro);
+	ro.format = "no-such-format";
+	{
+		tk_reader *r2 = (tk_reader *)&ro;
+		CHECK(tk_reader_open(&r2, trace, &ro, &err) == TK_E_USAGE && !r2);
+		ro.format = NULL;
+		ro.options = "x=1";
+		CHECK(tk_reader_open(&r2, trace, &ro, &err) == TK_E_USAGE && !r2);
+	}
+	/* the report reads its input twice: "-" is refused */
+	tk_report_opts_init(&rep);
+	snprintf(path, sizeof path, "%s/contracts.html", work);
+	CHECK(tk_report_write("-", path, &rep, &err) == TK_E_USAGE);
+	/* a dataset in a folder that is not empty */
+	CHECK(tk_dataset_prepare(work, 0, &err) == TK_E_USAGE);
+out:
+	tk_check_free(chk);
+	tk_timeline_free(tl);
+	tk_load_free(l);
+	tk_stats_free(st);
+	tk_reader_close(r);
+}
+
+static void tarmac(void)
+{
+	tk_tarmac *tr = NULL;
+	tk_tarmac_record rec;
+	tk_tarmac_profile *p = NULL;
+	const uint32_t *kids = (const uint32_t *)&p;
+	size_t n;
+
+	CHECK(tk_tarmac_open_mem(&tr, tarmac_log, sizeof tarmac_log - 1, NULL, NULL,
+				 NULL) == TK_OK && tr);
+	/* no symbol table: every address is unknown */
+	CHECK(tk_tarmac_profile_new(&p, NULL, NULL) == TK_OK && p);
+	if (!tr || !p)
+		goto out;
+	CHECK(tk_tarmac_cpu_name(tr, 0) == NULL);
+	CHECK(tk_tarmac_profile_children(p, SIZE_MAX, 1, &kids) == 0 && !kids);
+	while (tk_tarmac_next(tr, &rec, NULL) == TK_OK)
+		CHECK(tk_tarmac_profile_record(p, &rec, NULL) == TK_OK);
+	CHECK(tk_tarmac_profile_finish(p, NULL) == TK_OK);
+	CHECK(tk_tarmac_profile_finish(p, NULL) == TK_OK);
+	n = tk_tarmac_profile_node_count(p);
+	CHECK(n > 0);
+	CHECK(tk_tarmac_profile_node(p, n) == NULL);
+	CHECK(tk_tarmac_profile_func(p, tk_tarmac_profile_func_count(p)) == NULL);
+	CHECK_STR(tk_tarmac_profile_symbol_name(p, -1), "[unknown]");
+	CHECK_STR(tk_tarmac_profile_symbol_name(p, 12345), "[unknown]");
+	CHECK(tk_tarmac_profile_children(p, SIZE_MAX, 1, &kids) >= 1 && kids);
+	/* node n does not exist: no children (it gave the roots) */
+	kids = (const uint32_t *)&p;
+	CHECK(tk_tarmac_profile_children(p, n, 1, &kids) == 0 && !kids);
+	CHECK(tk_tarmac_profile_children(p, n + 7, 0, &kids) == 0 && !kids);
+out:
+	tk_tarmac_profile_free(p);
+	tk_tarmac_close(tr);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3)
+		return 2;
+	null_safe();
+	time_usage();
+	trace_usage();
+	counts();
+	reading(argv[1], argv[2]);
+	tarmac();
+	TEST_DONE();
+}
