@@ -59,6 +59,8 @@ const tk_format_ops *tk_format_ops_find(const char *name)
 {
 	size_t i;
 
+	if (!name)
+		return NULL;
 	for (i = 0; i < NFORMATS; i++)
 		if (tk_ascii_casecmp(name, strlen(name), formats[i]->info.name) == 0)
 			return formats[i];
@@ -90,9 +92,12 @@ static int ext_listed(const char *exts, const char *ext, size_t len)
 
 const tk_format_info *tk_format_from_path(const char *path)
 {
-	const char *base = strrchr(path, '/'), *end, *dot;
+	const char *base, *end, *dot;
 	size_t i, n;
 
+	if (!path)
+		return NULL;
+	base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	end = base + strlen(base);
 	/* look through a compression suffix */

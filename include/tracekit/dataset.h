@@ -50,7 +50,8 @@ TK_API int tk_dataset_has(const char *dir, const char *hex);
  * `hex`) to its end and add it to DIR: one file per table, named
  * TRACE-HASH.parquet (HASH the first 16 digits of `hex`).  The files are
  * written under temporary names and appear only when the whole input was
- * read: a bad input leaves none.  TK_OK or a negative tk_status (`err`).
+ * read: a bad input leaves none.  NULL `o`: the defaults of
+ * tk_dataset_opts_init().  TK_OK or a negative tk_status (`err`).
  */
 TK_API int tk_dataset_add(const char *dir, const char *path, const char *hex,
 			  tk_reader *r, const tk_dataset_opts *o, tk_error *err);

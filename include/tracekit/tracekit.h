@@ -122,7 +122,8 @@ TK_API void tk_error_clear(tk_error *err);
  * Format an error as one line: "INPUT:LINE:COL: error: MSG" (or
  * "INPUT: error: at byte offset N: MSG", "INPUT: error: MSG" where that is
  * what is known).  `severity` is the word put before the message ("error",
- * "warning").  Returns buf.
+ * "warning").  A NULL `err` gives "tracekit: error: no error was given".
+ * Returns buf.
  */
 TK_API const char *tk_error_format(const tk_error *err, const char *severity,
 				   char *buf, size_t size);
@@ -482,12 +483,12 @@ typedef struct tk_format_info {
 TK_API size_t tk_format_count(void);
 TK_API const tk_format_info *tk_format_get(size_t i);
 
-/** The format called `name`, or NULL. */
+/** The format called `name`, or NULL (for a NULL `name` too). */
 TK_API const tk_format_info *tk_format_find(const char *name);
 
 /**
  * The format whose extension `path` has (".gz" and ".zst" suffixes are
- * looked through), or NULL.
+ * looked through), or NULL (for a NULL `path` too).
  */
 TK_API const tk_format_info *tk_format_from_path(const char *path);
 

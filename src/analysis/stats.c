@@ -203,7 +203,7 @@ int tk_stats_set_percentiles(tk_stats *s, const uint32_t *p, size_t n)
 
 	tk_pctl *pc;
 
-	if (!n || n > TK_PCTL_MAX || s->pctl)
+	if (!p || !n || n > TK_PCTL_MAX || s->pctl)
 		return TK_E_USAGE;
 	for (i = 0; i < n; i++)
 		if (!p[i] || p[i] > 100000000u)

@@ -88,8 +88,13 @@ int tk_err_nomem(tk_error *err, const char *input)
 const char *tk_error_format(const tk_error *err, const char *severity,
 			    char *buf, size_t size)
 {
-	const char *in = err->input[0] ? err->input : "tracekit";
-	const char *sev = severity ? severity : "error";
+	static const tk_error none = { .code = TK_E_USAGE,
+				       .msg = "no error was given" };
+	const char *in, *sev = severity ? severity : "error";
+
+	if (!err)
+		err = &none;
+	in = err->input[0] ? err->input : "tracekit";
 
 	if (err->line && err->column)
 		snprintf(buf, size, "%s:%llu:%u: %s: %s", in,

@@ -85,6 +85,11 @@ static void null_safe(void)
 	CHECK_STR(tk_tarmac_unit_name(TK_TARMAC_UNIT_COUNT), "?");
 	CHECK_STR(tk_tarmac_variant_name((tk_tarmac_variant)99), "unknown");
 	CHECK(tk_format_get(tk_format_count()) == NULL);
+	/* NULL names, errors */
+	CHECK(tk_format_find(NULL) == NULL);
+	CHECK(tk_format_from_path(NULL) == NULL);
+	CHECK_STR(tk_error_format(NULL, NULL, buf, sizeof buf),
+		  "tracekit: error: no error was given");
 }
 
 static void time_usage(void)
@@ -206,6 +211,7 @@ static void reading(const char *trace, const char *work)
 	CHECK(tk_stats_add_chain(st, NULL, sig2, 2) == TK_E_USAGE);
 	CHECK(tk_stats_add_chain(st, "c", NULL, 2) == TK_E_USAGE);
 	CHECK(tk_stats_add_chain(st, "c", sigbad, 2) == TK_E_USAGE);
+	CHECK(tk_stats_set_percentiles(st, NULL, 1) == TK_E_USAGE);
 	CHECK(tk_stats_set_percentiles(st, p50, 0) == TK_E_USAGE);
 	CHECK(tk_stats_set_percentiles(st, p50, 65) == TK_E_USAGE);
 	CHECK(tk_stats_set_percentiles(st, p0, 1) == TK_E_USAGE);
@@ -291,6 +297,19 @@ static void reading(const char *trace, const char *work)
 	CHECK(tk_report_write("-", path, &rep, &err) == TK_E_USAGE);
 	/* a dataset in a folder that is not empty */
 	CHECK(tk_dataset_prepare(work, 0, &err) == TK_E_USAGE);
+	/* NULL dataset options: the defaults */
+	{
+		char dir[512], hex[65];
+		tk_reader *r3 = NULL;
+
+		snprintf(dir, sizeof dir, "%s/contracts-ds", work);
+		CHECK(tk_dataset_prepare(dir, 0, &err) == TK_OK);
+		CHECK(tk_dataset_hash(trace, hex, &err) == TK_OK);
+		CHECK(tk_reader_open(&r3, trace, NULL, &err) == TK_OK);
+		CHECK(r3 && tk_dataset_add(dir, trace, hex, r3, NULL, &err) == TK_OK);
+		CHECK(tk_dataset_has(dir, hex) == 1);
+		tk_reader_close(r3);
+	}
 out:
 	tk_check_free(chk);
 	tk_timeline_free(tl);

@@ -562,6 +562,7 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	static const size_t nspec[NTABLES] = {
 		0, I_NCOLS, M_NCOLS, L_NCOLS, R_NCOLS
 	};
+	tk_dataset_opts defaults;
 	ds_ctx x;
 	tk_stats *st = NULL;
 	tk_writer_opts wo;
@@ -571,6 +572,10 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	size_t i, n, ncommitted = 0;
 	int rc;
 
+	if (!o) {
+		tk_dataset_opts_init(&defaults);
+		o = &defaults;
+	}
 	memset(&x, 0, sizeof(x));
 	tk_imap_init(&x.insts, sizeof(ds_inst));
 	x.t = tk_reader_trace(r);
