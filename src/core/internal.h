@@ -40,6 +40,9 @@ int tk_err_set_at(tk_error *err, int code, const char *input,
 		  uint64_t offset, const char *fmt, ...) TK_PRINTF(5, 6);
 /** Like tk_err_set() for out of memory. */
 int tk_err_nomem(tk_error *err, const char *input);
+/** Name `input` in `err` (may be NULL) when it names no input yet (an
+ *  analysis's error, which knows no input); returns rc. */
+int tk_err_input(tk_error *err, const char *input, int rc);
 #if defined(__clang_analyzer__) && !defined(TK_ERROR_C)
 /* The static analyzer reads one file at a time and does not see that these
  * return their code: without this it follows `return tk_err_set(...)` as if

@@ -655,8 +655,8 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	while ((rc = tk_reader_next(r, &ev, err)) == TK_OK) {
 		if ((rc = tk_writer_write(x.w, ev, err)) < 0)
 			goto out;
-		if (tk_stats_event(st, ev) < 0) {
-			rc = tk_err_nomem(err, path);
+		if ((rc = tk_stats_event(st, ev, err)) < 0) {
+			tk_err_input(err, path, rc);
 			goto out;
 		}
 		track(&x, ev);
@@ -664,18 +664,17 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 			rc = x.rc;
 			goto out;
 		}
-		if ((rc = tk_load_event(x.load, ev)) < 0)
+		if ((rc = tk_load_event(x.load, ev, err)) < 0)
 			goto load_failed;
 		nev++;
 	}
 	if (rc < 0)
 		goto out;
-	if ((rc = tk_stats_finish(st)) < 0) {
-		rc = tk_err_set(err, rc, path, 0, 0, "the stats analysis failed (%s)",
-				rc == TK_E_NOMEM ? "out of memory" : "a temporary file");
+	if ((rc = tk_stats_finish(st, err)) < 0) {
+		tk_err_input(err, path, rc);
 		goto out;
 	}
-	if ((rc = tk_load_finish(x.load)) < 0)
+	if ((rc = tk_load_finish(x.load, err)) < 0)
 		goto load_failed;
 	if (x.rc < 0) {
 		rc = x.rc;
@@ -703,11 +702,11 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	}
 	goto out;
 load_failed:
-	/* a window callback filled err; else memory */
+	/* a window callback filled err (tk_load keeps it); else the load's */
 	if (x.rc < 0)
 		rc = x.rc;
-	else if (rc == TK_E_NOMEM)
-		rc = tk_err_nomem(err, path);
+	else
+		tk_err_input(err, path, rc);
 out:
 	if (rc < 0)
 		for (i = 0; i < ncommitted; i++)

@@ -598,11 +598,11 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	uint64_t t = ev->time, vt;
 	size_t i, n;
 	long touched;
-	int rounded;
+	int rounded, rc;
 	tk_etype ety;
 
 	if (vw->have_first && t < vw->last) {
-		int rc = tk_loss_add(&vw->lost, w, vw->name, 0, ev, err);
+		rc = tk_loss_add(&vw->lost, w, vw->name, 0, ev, err);
 		if (rc < 0)
 			return rc;
 		t = vw->last;
@@ -625,8 +625,9 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		vw->vlast = vt;
 		vw->time_open = 0;
 	}
-	if (tk_timeline_event(vw->tl, ev) < 0 ||
-	    grow_ents(vw, tk_trace_entity_count(w->trace)) < 0)
+	if ((rc = tk_timeline_event(vw->tl, ev, err)) < 0)
+		return tk_err_input(err, vw->name, rc);
+	if (grow_ents(vw, tk_trace_entity_count(w->trace)) < 0)
 		return tk_err_nomem(err, vw->name);
 	/* new lanes start idle; only the lane the event touched can change
 	 * its running process, so the cost per event does not grow with the
@@ -696,7 +697,7 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		if (ev->kind == TK_EV_WRITE && ev->note) {
 			/* a value that is not UTF-8: counted, --strict refuses */
 			if (!tk_utf8_valid(ev->note, ev->note_len)) {
-				int rc = tk_writer_text_bad(w, ev->note_len, err);
+				rc = tk_writer_text_bad(w, ev->note_len, err);
 				if (rc < 0)
 					return rc;
 			}
@@ -934,7 +935,9 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 	FILE *o = NULL;
 	int rc;
 
-	if (tk_timeline_finish(vw->tl) < 0 || vw->nomem)
+	if ((rc = tk_timeline_finish(vw->tl, err)) < 0)
+		return tk_err_input(err, vw->name, rc);
+	if (vw->nomem)
 		return tk_err_nomem(err, vw->name);
 	if (grow_ents(vw, tk_trace_entity_count(t)) < 0)
 		return tk_err_nomem(err, vw->name);

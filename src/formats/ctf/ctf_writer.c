@@ -474,8 +474,8 @@ static int ctf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			return rc;
 		cyc = cw->last;
 	}
-	if (tk_timeline_event(cw->tl, ev) < 0)
-		return tk_err_nomem(err, cw->name);
+	if ((rc = tk_timeline_event(cw->tl, ev, err)) < 0)
+		return tk_err_input(err, cw->name, rc);
 	if (!name_len(w, core)) {
 		/* a runnable's or a signal's event: its source's core */
 		long lane = tk_timeline_event_lane(cw->tl, ev);
