@@ -24,6 +24,8 @@
  *    return nothing take NULL.
  *  - Pointers returned by getters are borrowed: they stay valid until the
  *    object that returned them is closed, unless stated otherwise.
+ *  - Messages (tk_error.msg) speak of the API, never of the command's
+ *    flags ("strict mode refuses", "set tk_reader_opts.format").
  *  - Every time is an unsigned 64-bit tick count; what a tick means is the
  *    trace's tk_timebase.  Conversions are exact integer arithmetic: a value
  *    that cannot be represented is an error, never a rounding (unless the

@@ -816,7 +816,7 @@ int tk_reader_depart(tk_reader *r, tk_error *err, unsigned kind,
  * The start of a text reader's open: r->impl = a zeroed block of `size`
  * bytes, then tk_text_begin() on the source; lines that end with a CR
  * alone are a departure of `cr_kind` ("lines end with a CR alone (read as
- * line ends)") that --strict refuses with `cr_error` (NULL: never
+ * line ends)") that strict mode refuses with `cr_error` (NULL: never
  * refused).  1 for CR-only line ends, 0 else, or < 0 (r->impl may be set:
  * the reader frees it, e.g. by calling its own close, since core calls no
  * reader_close after a reader_open that failed).

@@ -165,7 +165,7 @@ int tk_dataset_prepare(const char *dir, int append, tk_error *err)
 		closedir(d);
 		if (used)
 			return tk_err_set(err, TK_E_USAGE, dir, 0, 0,
-					  "not empty (--append adds to a dataset)");
+					  "not empty (appending adds to a dataset)");
 	}
 	if (!mkdir_ok(dir))
 		return tk_err_set(err, TK_E_IO, dir, 0, 0, "cannot create: %s",
@@ -326,7 +326,7 @@ static int on_window(void *ctx, uint64_t start, uint64_t end,
 
 	if (++x->nwindows > MAX_WINDOWS)
 		return x->rc = tk_err_set(x->err, TK_E_USAGE, x->w->sink.path, 0, 0,
-					  "over %u load windows: use a longer --window",
+					  "over %u load windows: use a longer load window",
 					  MAX_WINDOWS);
 	for (i = 0; i < ncores; i++) {
 		tk_coltab_str(t, L_TRACE, x->id, x->idlen);
@@ -627,7 +627,7 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 			memset(&wn, 0, sizeof(wn));
 			snprintf(wn.input, sizeof(wn.input), "%s", path);
 			snprintf(wn.msg, sizeof(wn.msg),
-				 "load/ has no windows: %llu ns is not a whole number of the trace's ticks (--window)",
+				 "load/ has no windows: %llu ns is not a whole number of the trace's ticks (the load window)",
 				 (unsigned long long)o->window_ns);
 			o->on_warning(o->warning_ctx, &wn);
 		}

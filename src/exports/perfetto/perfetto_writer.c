@@ -406,7 +406,7 @@ static int ticks_ns(pf_writer *pw, uint64_t ticks, int sample, tk_u128 *ns)
 inexact:
 	if (pw->w->opts.strict) {
 		set_err(pw, tk_err_set(pw->err, TK_E_UNSUPPORTED, pw->name, 0, 0,
-				       "Chrome Trace Event JSON cannot hold a time of %llu ticks of %llu/%llu %s exactly (Perfetto reads whole ns); without --strict it is rounded to the nearest ns with a warning",
+				       "Chrome Trace Event JSON cannot hold a time of %llu ticks of %llu/%llu %s exactly (Perfetto reads whole ns); outside strict mode it is rounded to the nearest ns with a warning",
 				       (unsigned long long)ticks,
 				       (unsigned long long)tb->num,
 				       (unsigned long long)tb->den,
@@ -1688,7 +1688,7 @@ static int perfetto_writer_close(tk_writer *w, tk_error *err)
 		snprintf(wn.input, sizeof(wn.input), "%s", pw->name);
 		if (pw->rounded) {
 			snprintf(wn.msg, sizeof(wn.msg),
-				 "Chrome Trace Event JSON cannot hold everything: %llu times that are not whole ns rounded to the nearest ns (Perfetto reads whole ns; --strict refuses)",
+				 "Chrome Trace Event JSON cannot hold everything: %llu times that are not whole ns rounded to the nearest ns (Perfetto reads whole ns; strict mode refuses)",
 				 (unsigned long long)pw->rounded);
 			w->opts.on_warning(w->opts.warning_ctx, &wn);
 		}

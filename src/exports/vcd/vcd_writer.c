@@ -571,7 +571,7 @@ static int vcd_writer_open(tk_writer *w, tk_error *err)
 		}
 	if (!vw->timescale && w->opts.strict)
 		return tk_err_set(err, TK_E_UNSUPPORTED, vw->name, 0, 0,
-				  "VCD cannot hold a tick of %llu/%llu %s exactly (its timescales are 1, 10 or 100 s, ms, us, ns, ps or fs); without --strict times are rounded down to ps with a warning",
+				  "VCD cannot hold a tick of %llu/%llu %s exactly (its timescales are 1, 10 or 100 s, ms, us, ns, ps or fs); outside strict mode times are rounded down to ps with a warning",
 				  (unsigned long long)tb->num,
 				  (unsigned long long)tb->den,
 				  tk_unit_name(tb->unit));
@@ -695,7 +695,7 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		put_id(vw->spill, wire_of(vw, ev->target));
 		fputc('\n', vw->spill);
 		if (ev->kind == TK_EV_WRITE && ev->note) {
-			/* a value that is not UTF-8: counted, --strict refuses */
+			/* a value that is not UTF-8: counted, strict mode refuses */
 			if (!tk_utf8_valid(ev->note, ev->note_len)) {
 				rc = tk_writer_text_bad(w, ev->note_len, err);
 				if (rc < 0)
@@ -894,7 +894,7 @@ static int put_window(vcd_writer *vw, FILE *o, uint64_t b, int with_time)
  * The UTF-8 rule of every writer (tk_writer_text()): VCD writes the bytes
  * of a name outside '!'..'~' as '_' (the reference's original in a
  * $comment, as \xHH), so a name that is not UTF-8 is only counted, once
- * per entity drawn; --strict refuses it.
+ * per entity drawn; strict mode refuses it.
  */
 static int count_bad_names(tk_writer *w, vcd_writer *vw, tk_error *err)
 {
@@ -1015,7 +1015,7 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 		memset(&wn, 0, sizeof(wn));
 		snprintf(wn.input, sizeof(wn.input), "%s", vw->name);
 		snprintf(wn.msg, sizeof(wn.msg),
-			 "VCD cannot hold everything: no VCD timescale is exact for ticks of %llu/%llu %s; %llu of %llu times rounded down to whole ps (--strict refuses)",
+			 "VCD cannot hold everything: no VCD timescale is exact for ticks of %llu/%llu %s; %llu of %llu times rounded down to whole ps (strict mode refuses)",
 			 (unsigned long long)vw->tb.num,
 			 (unsigned long long)vw->tb.den,
 			 tk_unit_name(vw->tb.unit),
