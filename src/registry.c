@@ -69,7 +69,7 @@ const tk_format_ops *tk_format_ops_find(const char *name)
 
 const tk_format_info *tk_format_find(const char *name)
 {
-	const tk_format_ops *f = tk_format_ops_find(name);
+	const tk_format_ops *f = name ? tk_format_ops_find(name) : NULL;
 
 	return f ? &f->info : NULL;
 }

@@ -29,12 +29,12 @@ int main(int argc, char **argv)
 	if (tk_stats_new(&st, tk_reader_trace(r), &err) < 0)
 		goto fail;
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK)
-		if ((rc = tk_stats_event(st, ev)) < 0)
-			goto status;
+		if ((rc = tk_stats_event(st, ev, &err)) < 0)
+			break;
 	if (rc < 0)
 		goto fail;
-	if ((rc = tk_stats_finish(st)) < 0)
-		goto status;
+	if ((rc = tk_stats_finish(st, &err)) < 0)
+		goto fail;
 	for (i = 0; i < tk_stats_count(st); i++) {
 		const tk_stat *s = tk_stats_get(st, i);
 		const char *name = tk_stats_row_name(st, i, &len);

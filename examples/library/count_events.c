@@ -47,10 +47,8 @@ int main(int argc, char **argv)
 			first = ev->time;
 		last = ev->time;
 		per_type[ev->type]++;
-		if ((rc = tk_check_event(chk, ev)) < 0) {
-			fprintf(stderr, "error: %s\n", tk_status_str(rc));
-			goto out;
-		}
+		if ((rc = tk_check_event(chk, ev, &err)) < 0)
+			goto fail;             /* the analyses fill err too */
 	}
 	if (rc < 0)                        /* TK_END (> 0) is the normal end */
 		goto fail;

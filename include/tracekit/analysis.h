@@ -7,7 +7,11 @@
  * TK_OK or TK_E_NOMEM), feed it every event the reader yields
  * (tk_<object>_event), then finish it.  They see only
  * tk_event values and the trace's metadata, never a format's internals, so
- * they apply to every format.  Memory grows with the number of entities and
+ * they apply to every format.  Their _event and _finish functions fill the
+ * caller's tk_error (NULL allowed) on failure, as the rest of the API does:
+ * TK_E_USAGE for a NULL object or event, or an event naming an entity id
+ * the trace does not have (an event of another trace), TK_E_NOMEM, and
+ * the codes each one names.  Memory grows with the number of entities and
  * of instances alive at the same time, never with the number of events.
  * Times are exact: unsigned 64-bit ticks of the trace's time base, sums in
  * 128-bit integers, no floating point.
@@ -95,10 +99,11 @@ TK_API int tk_check_new(tk_check **out, const tk_trace *t, tk_violation_fn fn,
 			void *ctx, tk_error *err);
 
 /**
- * Check one event (events must be given in the order read).  Returns TK_OK
- * or TK_E_NOMEM (the checker is then unusable).
+ * Check one event (events must be given in the order read).  Returns TK_OK,
+ * TK_E_USAGE (see the top of this header: nothing is counted) or
+ * TK_E_NOMEM (the checker is then unusable), with `err` filled.
  */
-TK_API int tk_check_event(tk_check *c, const tk_event *ev);
+TK_API int tk_check_event(tk_check *c, const tk_event *ev, tk_error *err);
 
 /**
  * Strict checking: the specification only.  By default (0) the dialect of
@@ -207,8 +212,9 @@ TK_API size_t tk_stats_percentile_count(const tk_stats *s);
  */
 TK_API int tk_stats_percentile(const tk_stats *s, size_t i, size_t j, uint64_t *v);
 
-/** Account one event.  TK_OK or TK_E_NOMEM. */
-TK_API int tk_stats_event(tk_stats *s, const tk_event *ev);
+/** Account one event.  TK_OK, TK_E_USAGE or TK_E_NOMEM, with `err`
+ *  filled. */
+TK_API int tk_stats_event(tk_stats *s, const tk_event *ev, tk_error *err);
 
 /**
  * One value of one instance, as it is computed: `value` in ticks (a count
@@ -226,10 +232,11 @@ TK_API void tk_stats_on_value(tk_stats *s, tk_stat_value_fn fn, void *ctx);
 /**
  * End of the events: builds the rows, sorted by entity name, then metric.
  * Instances still open (cut by the end of the trace) contribute only the
- * metrics already complete.  TK_OK, TK_E_NOMEM, or TK_E_IO (a temporary
- * file of the percentiles could not be written or read).
+ * metrics already complete.  TK_OK, TK_E_USAGE (s NULL), TK_E_NOMEM, or
+ * TK_E_IO (a temporary file of the percentiles could not be written or
+ * read), with `err` filled.
  */
-TK_API int tk_stats_finish(tk_stats *s);
+TK_API int tk_stats_finish(tk_stats *s, tk_error *err);
 
 /** Number of rows (after tk_stats_finish) and the i-th row. */
 TK_API size_t tk_stats_count(const tk_stats *s);
@@ -318,7 +325,9 @@ typedef struct tk_load tk_load;
  * windows makes N calls, so a caller picks the window for the span (the
  * CLI refuses more than ten million).  Returns TK_OK to go on; anything else
  * (a negative TK_E_* code) stops the windows, and tk_load_event() or
- * tk_load_finish() returns it.
+ * tk_load_finish() returns it, with their `err` filled ("the window
+ * callback stopped the windows"), unless that tk_error already holds
+ * this code: a callback may fill the caller's tk_error itself.
  */
 typedef int (*tk_load_window_fn)(void *ctx, uint64_t start, uint64_t end,
 				 const uint64_t *busy, size_t ncores);
@@ -347,16 +356,17 @@ TK_API int tk_load_set_idle(tk_load *l, const char *const *patterns, size_t n);
  *  trace logger's traces (#creator), else NULL (none). */
 TK_API const char *tk_load_default_idle(const tk_trace *t);
 
-/** Account one event.  TK_OK, TK_E_NOMEM, or what the window callback
- *  returned to stop. */
-TK_API int tk_load_event(tk_load *l, const tk_event *ev);
+/** Account one event.  TK_OK, TK_E_USAGE, TK_E_NOMEM, or what the window
+ *  callback returned to stop, with `err` filled. */
+TK_API int tk_load_event(tk_load *l, const tk_event *ev, tk_error *err);
 
 /**
  * End of the events: processes still allocated count until the last event
- * time; the last window is reported.  TK_OK, TK_E_NOMEM, or what the
- * window callback returned to stop.
+ * time; the last window is reported.  TK_OK, TK_E_USAGE (l NULL),
+ * TK_E_NOMEM, or what the window callback returned to stop, with `err`
+ * filled.
  */
-TK_API int tk_load_finish(tk_load *l);
+TK_API int tk_load_finish(tk_load *l, tk_error *err);
 
 /** The time span [first, last] of the events (ticks); 0, 0 when none. */
 TK_API void tk_load_span(const tk_load *l, uint64_t *first, uint64_t *last);
@@ -456,11 +466,14 @@ typedef struct tk_verify tk_verify;
 TK_API int tk_verify_new(tk_verify **out, const tk_reqs *q, const tk_trace *t,
 			 tk_error *err);
 
-/** Account one event.  TK_OK or < 0. */
-TK_API int tk_verify_event(tk_verify *v, const tk_event *ev);
+/** Account one event.  TK_OK, TK_E_USAGE, TK_E_NOMEM or TK_E_RANGE (a
+ *  requirement's load window that is not a whole number of the trace's
+ *  ticks), with `err` filled. */
+TK_API int tk_verify_event(tk_verify *v, const tk_event *ev, tk_error *err);
 
 /**
- * End of the events: one verdict per requirement.  TK_OK, TK_E_NOMEM,
+ * End of the events: one verdict per requirement.  TK_OK, TK_E_USAGE (v
+ * NULL), TK_E_NOMEM,
  * TK_E_IO (a temporary file of the percentiles), TK_E_RANGE (a load window
  * that is not a whole number of the trace's ticks, or a comparison beyond
  * 128 bits), with `err` filled.

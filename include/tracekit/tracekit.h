@@ -24,6 +24,11 @@
  *    return nothing take NULL.
  *  - Pointers returned by getters are borrowed: they stay valid until the
  *    object that returned them is closed, unless stated otherwise.
+ *  - "Not found" is no error: a lookup that finds nothing returns the none
+ *    of its type: NULL (a pointer), TK_NONE (an entity id), -1 (an index
+ *    returned as a long), 0 (a yes/no with the value through an argument).
+ *  - Messages (tk_error.msg) speak of the API, never of the command's
+ *    flags ("strict mode refuses", "set tk_reader_opts.format").
  *  - Every time is an unsigned 64-bit tick count; what a tick means is the
  *    trace's tk_timebase.  Conversions are exact integer arithmetic: a value
  *    that cannot be represented is an error, never a rounding (unless the
@@ -337,7 +342,7 @@ TK_API const tk_header_entry *tk_trace_header(const tk_trace *t, size_t i);
 
 /**
  * The value of the first parameter named `key` (ASCII case ignored), or
- * NULL.  A later repetition (a second BTF header block's, as Trace Compass
+ * NULL (also for a NULL key).  A later repetition (a second BTF header block's, as Trace Compass
  * writes) is only in tk_trace_header(): every writer takes the first value
  * of a key, as the BTF writer's merge of header blocks keeps it.
  */
@@ -379,7 +384,7 @@ TK_API size_t tk_trace_entity_count(const tk_trace *t);
  */
 TK_API const tk_entity *tk_trace_entity(const tk_trace *t, uint32_t id);
 
-/** The id of the entity named `name`, or TK_NONE. */
+/** The id of the entity named `name`, or TK_NONE (also for a NULL name). */
 TK_API uint32_t tk_trace_entity_find(const tk_trace *t, const char *name, size_t len);
 
 /*

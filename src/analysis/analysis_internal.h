@@ -106,4 +106,16 @@ void tk_chains_free(tk_chains *cs);
 
 /* tk_pctl, exact percentiles of rows of values: analysis_exports.h */
 
+/*
+ * What every analysis's _event and _finish do with their tk_error (util.c).
+ * tk_an_check_event: TK_OK, or TK_E_USAGE with `err` filled for a NULL
+ * object (`obj`) or event, or an event that names an entity (target,
+ * source, core) the trace `t` does not have (an event of another trace).
+ * tk_an_fail: fills `err` for the failure `rc` (< 0) of function `fn`
+ * ("tk_stats_event") and returns rc; TK_OK and TK_END pass through.
+ */
+int tk_an_check_event(const tk_trace *t, const void *obj, const tk_event *ev,
+		      const char *fn, tk_error *err);
+int tk_an_fail(tk_error *err, int rc, const char *fn);
+
 #endif

@@ -559,7 +559,7 @@ int tk_check_new(tk_check **out, const tk_trace *t, tk_violation_fn fn,
 	return TK_OK;
 }
 
-int tk_check_event(tk_check *c, const tk_event *ev)
+static int check_event(tk_check *c, const tk_event *ev)
 {
 	if (c->have_time && ev->time < c->last_time) {
 		char a[64], b[64];
@@ -588,6 +588,15 @@ int tk_check_event(tk_check *c, const tk_event *ev)
 	default:
 		return TK_OK;
 	}
+}
+
+int tk_check_event(tk_check *c, const tk_event *ev, tk_error *err)
+{
+	int rc = tk_an_check_event(c ? c->t : NULL, c, ev, "tk_check_event", err);
+
+	if (rc < 0)
+		return rc;
+	return tk_an_fail(err, check_event(c, ev), "tk_check_event");
 }
 
 void tk_check_set_strict(tk_check *c, int strict)

@@ -43,6 +43,7 @@ struct tk_load {
 	uint64_t first, last;
 	int have_time;
 	int nomem;           /* a run interval could not be counted */
+	int stopped;         /* the window callback returned a status */
 };
 
 static int core_index(tk_load *l, uint32_t ent, size_t *out)
@@ -114,6 +115,8 @@ static int emit(tk_load *l, uint64_t start, uint64_t end)
 		end = l->last;
 	if (l->fn && end > start)
 		rc = l->fn(l->ctx, start, end, l->win_busy, l->ncores);
+	if (rc != TK_OK)
+		l->stopped = 1;
 	if (l->ncores)
 		memset(l->win_busy, 0, l->ncores * sizeof(*l->win_busy));
 	return rc;
@@ -172,7 +175,7 @@ int tk_load_set_idle(tk_load *l, const char *const *patterns, size_t n)
 	return tk_timeline_set_idle(l->tl, patterns, n);
 }
 
-int tk_load_event(tk_load *l, const tk_event *ev)
+static int load_event(tk_load *l, const tk_event *ev)
 {
 	uint64_t t = ev->time;
 	size_t i;
@@ -203,9 +206,31 @@ int tk_load_event(tk_load *l, const tk_event *ev)
 			break;
 		}
 	}
-	if (tk_timeline_event(l->tl, ev) < 0 || l->nomem)
+	if (tk_timeline_event(l->tl, ev, NULL) < 0 || l->nomem)
 		return TK_E_NOMEM;
 	return TK_OK;
+}
+
+/* fill err for the failure rc of fn: the window callback's code keeps a
+ * message the callback put in the same tk_error */
+static int load_fail(tk_load *l, int rc, const char *fn, tk_error *err)
+{
+	if (rc == TK_OK || !l->stopped)
+		return tk_an_fail(err, rc, fn);
+	if (err && err->code == rc)
+		return rc;
+	return tk_err_set(err, rc, NULL, 0, 0,
+			  "%s: the window callback stopped the windows (%s)", fn,
+			  rc < 0 ? tk_status_str(rc) : "a status that is not TK_OK");
+}
+
+int tk_load_event(tk_load *l, const tk_event *ev, tk_error *err)
+{
+	int rc = tk_an_check_event(l ? l->t : NULL, l, ev, "tk_load_event", err);
+
+	if (rc < 0)
+		return rc;
+	return load_fail(l, load_event(l, ev), "tk_load_event", err);
 }
 
 /* a pair of ebusy, for sorting */
@@ -260,16 +285,24 @@ cleanup:
 	return rc;
 }
 
-int tk_load_finish(tk_load *l)
+static int load_finish(tk_load *l)
 {
 	int rc;
 
-	if (tk_timeline_finish(l->tl) < 0 || l->nomem)
+	if (tk_timeline_finish(l->tl, NULL) < 0 || l->nomem)
 		return TK_E_NOMEM;
 	if (l->window && l->have_time &&
 	    (rc = emit(l, l->win * l->window, l->last)) != TK_OK)
 		return rc;
 	return sort_pairs(l) < 0 ? TK_E_NOMEM : TK_OK;
+}
+
+int tk_load_finish(tk_load *l, tk_error *err)
+{
+	if (!l)
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "tk_load_finish: no analysis given");
+	return load_fail(l, load_finish(l), "tk_load_finish", err);
 }
 
 void tk_load_span(const tk_load *l, uint64_t *first, uint64_t *last)

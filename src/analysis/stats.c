@@ -642,7 +642,7 @@ void tk_stats_on_value(tk_stats *s, tk_stat_value_fn fn, void *ctx)
 	s->value_ctx = ctx;
 }
 
-int tk_stats_event(tk_stats *s, const tk_event *ev)
+static int stats_event(tk_stats *s, const tk_event *ev)
 {
 	int rc;
 
@@ -662,6 +662,15 @@ int tk_stats_event(tk_stats *s, const tk_event *ev)
 		return TK_OK;
 	}
 	return s->nomem ? TK_E_NOMEM : rc;
+}
+
+int tk_stats_event(tk_stats *s, const tk_event *ev, tk_error *err)
+{
+	int rc = tk_an_check_event(s ? s->t : NULL, s, ev, "tk_stats_event", err);
+
+	if (rc < 0)
+		return rc;
+	return tk_an_fail(err, stats_event(s, ev), "tk_stats_event");
 }
 
 /* an entity with metrics, for sorting by name */
@@ -689,7 +698,7 @@ static int cmp_names(const void *a, const void *b)
  * each), then each gives its metrics in order, so the sort moves one small
  * key per entity rather than a row per metric.
  */
-int tk_stats_finish(tk_stats *s)
+static int stats_finish(tk_stats *s)
 {
 	size_t i, n = 0, ne = s->ents.count;
 	sname *names = NULL;
@@ -749,6 +758,14 @@ int tk_stats_finish(tk_stats *s)
 			s->rows[s->nrows++] = s->chain_rec[i * 3 + (size_t)m];
 	}
 	return TK_OK;
+}
+
+int tk_stats_finish(tk_stats *s, tk_error *err)
+{
+	if (!s)
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "tk_stats_finish: no analysis given");
+	return tk_an_fail(err, stats_finish(s), "tk_stats_finish");
 }
 
 size_t tk_stats_count(const tk_stats *s)

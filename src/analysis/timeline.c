@@ -437,7 +437,7 @@ static int runnable_event(tk_timeline *tl, const tk_event *ev, uint64_t t)
 	return 0;
 }
 
-int tk_timeline_event(tk_timeline *tl, const tk_event *ev)
+static int timeline_event(tk_timeline *tl, const tk_event *ev)
 {
 	uint64_t t = ev->time;
 
@@ -461,9 +461,22 @@ int tk_timeline_event(tk_timeline *tl, const tk_event *ev)
 	}
 }
 
-int tk_timeline_finish(tk_timeline *tl)
+int tk_timeline_event(tk_timeline *tl, const tk_event *ev, tk_error *err)
+{
+	int rc = tk_an_check_event(tl ? tl->t : NULL, tl, ev, "tk_timeline_event", err);
+
+	if (rc < 0)
+		return rc;
+	return tk_an_fail(err, timeline_event(tl, ev), "tk_timeline_event");
+}
+
+int tk_timeline_finish(tk_timeline *tl, tk_error *err)
 {
 	size_t i;
+
+	if (!tl)
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "tk_timeline_finish: no analysis given");
 
 	for (i = 0; i < tl->nlanes; i++)
 		end_run(tl, i, tl->last);

@@ -280,3 +280,41 @@ int tk_glob_match(const char *pat, const char *s, size_t n)
 		pat++;
 	return *pat == '\0';
 }
+
+int tk_an_check_event(const tk_trace *t, const void *obj, const tk_event *ev,
+		      const char *fn, tk_error *err)
+{
+	size_t n;
+
+	if (!obj || !ev)
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "%s: no %s given", fn, obj ? "event" : "analysis");
+	n = tk_trace_entity_count(t);
+	if ((ev->target != TK_NONE && ev->target >= n) ||
+	    (ev->source != TK_NONE && ev->source >= n) ||
+	    (ev->core != TK_NONE && ev->core >= n))
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "%s: the event at position %llu names entity %lu, the trace has %zu entities (an event of another trace?)",
+				  fn, (unsigned long long)ev->pos, (unsigned long)(ev->target != TK_NONE && ev->target >= n ?
+						      ev->target :
+						      ev->source != TK_NONE && ev->source >= n ?
+						      ev->source : ev->core),
+				  n);
+	return TK_OK;
+}
+
+int tk_an_fail(tk_error *err, int rc, const char *fn)
+{
+	if (rc >= 0)
+		return rc;
+	switch (rc) {
+	case TK_E_NOMEM:
+		return tk_err_nomem(err, NULL);
+	case TK_E_IO:
+		return tk_err_set(err, rc, NULL, 0, 0,
+				  "%s: cannot write or read back a temporary file", fn);
+	default:
+		return tk_err_set(err, rc, NULL, 0, 0, "%s: stopped (%s)", fn,
+				  tk_status_str(rc));
+	}
+}

@@ -897,18 +897,38 @@ static int loads_start(tk_verify *v)
 	return TK_OK;
 }
 
-int tk_verify_event(tk_verify *v, const tk_event *ev)
+static int verify_event(tk_verify *v, const tk_event *ev)
 {
 	int rc;
 
 	if ((rc = loads_start(v)) < 0)
 		return rc;
-	if ((rc = tk_stats_event(v->st, ev)) < 0)
+	if ((rc = tk_stats_event(v->st, ev, NULL)) < 0)
 		return rc;
 	for (size_t i = 0; i < v->q->n; i++)
-		if (v->loads[i].l && (rc = tk_load_event(v->loads[i].l, ev)) < 0)
+		if (v->loads[i].l && (rc = tk_load_event(v->loads[i].l, ev, NULL)) < 0)
 			return rc;
 	return v->nomem ? TK_E_NOMEM : TK_OK;
+}
+
+/* a requirement's window that is not a whole number of ticks (v->range > 1) */
+static int window_range(const tk_verify *v, tk_error *err)
+{
+	return tk_err_set(err, TK_E_RANGE, NULL, 0, 0,
+			  "requirement '%s': window %s is not a whole number of the trace's ticks (below 2^64)",
+			  v->q->r[v->range - 2].name, v->q->r[v->range - 2].window);
+}
+
+int tk_verify_event(tk_verify *v, const tk_event *ev, tk_error *err)
+{
+	int rc = tk_an_check_event(v ? v->t : NULL, v, ev, "tk_verify_event", err);
+
+	if (rc < 0)
+		return rc;
+	rc = verify_event(v, ev);
+	if (rc < 0 && v->range > 1)
+		return window_range(v, err);
+	return tk_an_fail(err, rc, "tk_verify_event");
 }
 
 /* the instance and time as text */
@@ -1300,18 +1320,20 @@ range:
 int tk_verify_finish(tk_verify *v, tk_error *err)
 {
 	int rc;
-	size_t n = v->q->n;
+	size_t n;
 
+	if (!v)
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "tk_verify_finish: no verification given");
+	n = v->q->n;
 	if (v->range > 1)
-		return tk_err_set(err, TK_E_RANGE, NULL, 0, 0,
-				  "requirement '%s': window %s is not a whole number of the trace's ticks (below 2^64)",
-				  v->q->r[v->range - 2].name, v->q->r[v->range - 2].window);
+		return window_range(v, err);
 	if ((rc = loads_start(v)) < 0)
 		goto failed;
-	if ((rc = tk_stats_finish(v->st)) < 0)
+	if ((rc = tk_stats_finish(v->st, NULL)) < 0)
 		goto failed;
 	for (size_t i = 0; i < n; i++)
-		if (v->loads[i].l && (rc = tk_load_finish(v->loads[i].l)) < 0)
+		if (v->loads[i].l && (rc = tk_load_finish(v->loads[i].l, NULL)) < 0)
 			goto failed;
 	free(v->out);
 	v->nout = v->nfail = 0;
@@ -1332,7 +1354,7 @@ failed:
 	if (rc == TK_E_NOMEM)
 		return tk_err_nomem(err, NULL);
 	if (v->range > 1)
-		return tk_verify_finish(v, err);
+		return window_range(v, err);
 	return tk_err_set(err, rc, NULL, 0, 0, rc == TK_E_RANGE ?
 			  "a value of the requirements needs more than 128 bits" :
 			  "cannot write or read back a temporary file");

@@ -142,6 +142,11 @@ int cli_read_opt(cli_read_opts *o, const char *cmd, int code, const char *arg);
 
 /** Print "tracekit: error: ..." (or the error's position form) to stderr. */
 void cli_error(const tk_error *err);
+/** tk_error_format() of `err` with the library's phrases said in the
+ *  words of the command's flags ("strict mode refuses": "--strict
+ *  refuses"); returns buf. */
+const char *cli_error_text(const tk_error *err, const char *severity,
+			   char *buf, size_t size);
 void cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

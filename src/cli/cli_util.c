@@ -6,11 +6,63 @@
 #include <string.h>
 #include <strings.h>
 
+/*
+ * The library's messages speak of the API, never of flags (a library user
+ * has none): strict mode, tk_reader_opts.format, ...  The command says the
+ * same in the words of its flags: each phrase of the library (left) is
+ * written as the command's (right).  tests/docs/check_messages.py holds
+ * that each left phrase is one the library says.
+ */
+static const struct cli_words {
+	const char *lib, *cli;
+} cli_words[] = {
+	{ "(set tk_reader_opts.format; tk_format_get() lists the formats)",
+	  "(use --from FORMAT; see 'tracekit formats')" },
+	{ "(tk_format_get() lists the formats)", "(see 'tracekit formats')" },
+	{ "(set tk_writer_opts.format)", "(use --to FORMAT)" },
+	{ "tk_reader_opts.force_format reads it", "--force-format reads it" },
+	{ "outside strict mode", "without --strict" },
+	{ "strict mode refuses", "--strict refuses" },
+	{ "(appending adds to a dataset)", "(--append adds to a dataset)" },
+	{ "use a longer load window", "use a longer --window" },
+	{ "ticks (the load window)", "ticks (--window)" },
+	{ "with the reader option hz=N",
+	  "with the reader option hz=N (--input-option hz=N)" },
+};
+
+const char *cli_error_text(const tk_error *err, const char *severity,
+			   char *buf, size_t size)
+{
+	char raw[1024];
+	const char *p = tk_error_format(err, severity, raw, sizeof(raw));
+	size_t o = 0, i, n;
+
+	if (!size)
+		return buf;
+	while (*p && o + 1 < size) {
+		for (i = 0; i < sizeof(cli_words) / sizeof(cli_words[0]); i++)
+			if (!strncmp(p, cli_words[i].lib, strlen(cli_words[i].lib)))
+				break;
+		if (i == sizeof(cli_words) / sizeof(cli_words[0])) {
+			buf[o++] = *p++;
+			continue;
+		}
+		n = strlen(cli_words[i].cli);
+		if (n > size - 1 - o)
+			n = size - 1 - o;
+		memcpy(buf + o, cli_words[i].cli, n);
+		o += n;
+		p += strlen(cli_words[i].lib);
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 void cli_error(const tk_error *err)
 {
-	char buf[1024];
+	char buf[1280];
 
-	fprintf(stderr, "%s\n", tk_error_format(err, "error", buf, sizeof(buf)));
+	fprintf(stderr, "%s\n", cli_error_text(err, "error", buf, sizeof(buf)));
 }
 
 void cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -164,11 +216,11 @@ static uint64_t nwriter_warnings;
 
 static void print_warning(void *ctx, const tk_error *w)
 {
-	char buf[1024];
+	char buf[1280];
 
 	if (ctx)
 		(*(uint64_t *)ctx)++;
-	fprintf(stderr, "%s\n", tk_error_format(w, "warning", buf, sizeof(buf)));
+	fprintf(stderr, "%s\n", cli_error_text(w, "warning", buf, sizeof(buf)));
 }
 
 /* append "key=value" to the comma-joined reader options */

@@ -104,8 +104,8 @@ int cmd_check(int argc, char **argv)
 	tk_error_clear(&err);
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
 		nevents++;
-		if (tk_check_event(chk, ev) < 0)
-			goto nomem;
+		if ((rc = tk_check_event(chk, ev, &err)) < 0)
+			break;
 		if (cx.max && tk_check_count(chk, TK_RULE_COUNT) >= cx.max) {
 			stopped = 1;
 			break;

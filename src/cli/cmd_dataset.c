@@ -57,10 +57,10 @@ typedef struct ds_run {
 
 static void warn(void *ctx, const tk_error *w)
 {
-	char buf[1024];
+	char buf[1280];
 
 	(void)ctx;
-	fprintf(stderr, "%s\n", tk_error_format(w, "warning", buf, sizeof(buf)));
+	fprintf(stderr, "%s\n", cli_error_text(w, "warning", buf, sizeof(buf)));
 }
 
 /* one input into the dataset; 0 or -1 (printed) */

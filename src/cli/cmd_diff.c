@@ -330,16 +330,10 @@ static int read_side(side *s, const char *path, const cli_read_opts *ro, char **
 		goto nomem;
 	tk_error_clear(&err);
 	while ((rc = tk_reader_next(s->r, &ev, &err)) == TK_OK)
-		if (tk_stats_event(s->st, ev) < 0)
-			goto nomem;
-	if (rc < 0) {
+		if ((rc = tk_stats_event(s->st, ev, &err)) < 0)
+			break;
+	if (rc < 0 || tk_stats_finish(s->st, &err) < 0) {
 		cli_error(&err);
-		return -1;
-	}
-	if ((rc = tk_stats_finish(s->st)) < 0) {
-		if (rc == TK_E_NOMEM)
-			goto nomem;
-		fprintf(stderr, "tracekit: cannot write or read back a temporary file\n");
 		return -1;
 	}
 	cli_warning_summary(s->r, ro);

@@ -337,14 +337,14 @@ int cmd_load(int argc, char **argv)
 	cli_idle_note(x.t, nidle, &ro);
 	tk_error_clear(&err);
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK)
-		if ((lrc = tk_load_event(l, ev)) < 0)
+		if ((lrc = tk_load_event(l, ev, &err)) < 0)
 			goto load_failed;
 	if (rc < 0) {
 		fflush(stdout);
 		cli_error(&err);
 		goto out;
 	}
-	if ((lrc = tk_load_finish(l)) < 0)
+	if ((lrc = tk_load_finish(l, &err)) < 0)
 		goto load_failed;
 	tk_load_span(l, &first, &last);
 	n = tk_load_core_count(l);
@@ -448,6 +448,9 @@ load_failed:
 			window_s, LOAD_MAX_WINDOWS);
 		goto out;
 	}
+	fflush(stdout);
+	cli_error(&err);
+	goto out;
 nomem:
 	fprintf(stderr, "tracekit: out of memory\n");
 out:

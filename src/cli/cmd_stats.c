@@ -379,16 +379,10 @@ int cmd_stats(int argc, char **argv)
 		goto nomem;
 	tk_error_clear(&err);
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK)
-		if (tk_stats_event(st, ev) < 0)
-			goto nomem;
-	if (rc < 0) {
+		if ((rc = tk_stats_event(st, ev, &err)) < 0)
+			break;
+	if (rc < 0 || tk_stats_finish(st, &err) < 0) {
 		cli_error(&err);
-		goto out;
-	}
-	if ((rc = tk_stats_finish(st)) < 0) {
-		if (rc == TK_E_NOMEM)
-			goto nomem;
-		fprintf(stderr, "tracekit: cannot write or read back a temporary file\n");
 		goto out;
 	}
 

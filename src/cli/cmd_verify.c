@@ -194,17 +194,15 @@ static int verify_trace(const char *path, const tk_reqs *q, const cli_read_opts 
 		goto out;
 	}
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK)
-		if ((rc = tk_verify_event(*out, ev)) < 0)
+		if ((rc = tk_verify_event(*out, ev, &err)) < 0) {
+			/* the library's error names no input: this one */
+			snprintf(err.input, sizeof(err.input), "%s", cli_input_name(path));
 			break;
-	if (rc < 0 && err.code) {
+		}
+	if (rc < 0) {
 		cli_error(&err);
 		goto out;
 	}
-	if (rc < 0 && rc != TK_E_RANGE) {
-		fprintf(stderr, "tracekit: %s\n", rc == TK_E_NOMEM ? "out of memory" : tk_status_str(rc));
-		goto out;
-	}
-	/* a window refused at the first event is said by finish */
 	if ((rc = tk_verify_finish(*out, &err)) < 0) {
 		snprintf(err.input, sizeof(err.input), "%s", cli_input_name(path));
 		cli_error(&err);

@@ -17,10 +17,10 @@
 
 static void print_warning(void *ctx, const tk_error *w)
 {
-	char buf[1024];
+	char buf[1280];
 
 	(void)ctx;
-	fprintf(stderr, "%s\n", tk_error_format(w, "warning", buf, sizeof(buf)));
+	fprintf(stderr, "%s\n", cli_error_text(w, "warning", buf, sizeof(buf)));
 }
 
 /* The stamps the profile's times could not take as written: a warning

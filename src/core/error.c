@@ -80,6 +80,13 @@ int tk_err_set_at(tk_error *err, int code, const char *input,
 	return code;
 }
 
+int tk_err_input(tk_error *err, const char *input, int rc)
+{
+	if (err && !err->input[0])
+		set_input(err, input);
+	return rc;
+}
+
 int tk_err_nomem(tk_error *err, const char *input)
 {
 	return tk_err_set(err, TK_E_NOMEM, input, 0, 0, "out of memory");

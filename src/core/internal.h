@@ -40,6 +40,9 @@ int tk_err_set_at(tk_error *err, int code, const char *input,
 		  uint64_t offset, const char *fmt, ...) TK_PRINTF(5, 6);
 /** Like tk_err_set() for out of memory. */
 int tk_err_nomem(tk_error *err, const char *input);
+/** Name `input` in `err` (may be NULL) when it names no input yet (an
+ *  analysis's error, which knows no input); returns rc. */
+int tk_err_input(tk_error *err, const char *input, int rc);
 #if defined(__clang_analyzer__) && !defined(TK_ERROR_C)
 /* The static analyzer reads one file at a time and does not see that these
  * return their code: without this it follows `return tk_err_set(...)` as if
@@ -813,7 +816,7 @@ int tk_reader_depart(tk_reader *r, tk_error *err, unsigned kind,
  * The start of a text reader's open: r->impl = a zeroed block of `size`
  * bytes, then tk_text_begin() on the source; lines that end with a CR
  * alone are a departure of `cr_kind` ("lines end with a CR alone (read as
- * line ends)") that --strict refuses with `cr_error` (NULL: never
+ * line ends)") that strict mode refuses with `cr_error` (NULL: never
  * refused).  1 for CR-only line ends, 0 else, or < 0 (r->impl may be set:
  * the reader frees it, e.g. by calling its own close, since core calls no
  * reader_close after a reader_open that failed).

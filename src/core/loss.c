@@ -25,7 +25,7 @@ int tk_loss_add(tk_losses *l, const tk_writer *w, const char *out, int kind,
 	     : ev ? tk_evkind_name(ev->kind) : "";
 	if (w->opts.strict) {
 		return tk_err_set(err, TK_E_UNSUPPORTED, out, 0, 0,
-				  "%s cannot hold %s (event '%.40s' of type %s at input position %llu); without --strict it is dropped or changed with a warning",
+				  "%s cannot hold %s (event '%.40s' of type %s at input position %llu); outside strict mode it is dropped or changed with a warning",
 				  l->format, l->what[kind], en,
 				  type_of(w, ev),
 				  ev ? (unsigned long long)ev->pos : 0ull);
@@ -98,7 +98,7 @@ void tk_loss_report(const tk_losses *l, const tk_writer *w, const char *out)
 		total += l->n[k];
 	}
 	if (o < sizeof(wn.msg))
-		snprintf(wn.msg + o, sizeof(wn.msg) - o, " (--strict refuses)");
+		snprintf(wn.msg + o, sizeof(wn.msg) - o, " (strict mode refuses)");
 	if (total)
 		w->opts.on_warning(w->opts.warning_ctx, &wn);
 }

@@ -68,7 +68,7 @@ static int check_forced(tk_source *src, const tk_format_ops *f,
 	if (w.n == 0 || probe_one(f, &w, 1) > 0)
 		return TK_OK;
 	return tk_err_set(err, TK_E_FORMAT, tk_source_name(src), 0, 0,
-			  "does not look like %s (%.*s): its probe finds none of the format's signs in the first %zu bytes; --force-format reads it as %s anyway",
+			  "does not look like %s (%.*s): its probe finds none of the format's signs in the first %zu bytes; tk_reader_opts.force_format reads it as %s anyway",
 			  f->info.name,
 			  (int)(paren ? (size_t)(paren - d) : strlen(d)), d,
 			  w.n < PROBE_BYTES ? w.n : (size_t)PROBE_BYTES,
@@ -89,7 +89,7 @@ static int pick_format(tk_source *src, const char *path,
 		best = tk_format_ops_find(o->format);
 		if (!best)
 			return tk_err_set(err, TK_E_USAGE, path, 0, 0,
-					  "unknown format '%s' (see 'tracekit formats')",
+					  "unknown format '%s' (tk_format_get() lists the formats)",
 					  o->format);
 		if (!(best->info.caps & TK_CAP_READ) || !best->reader_open)
 			return tk_err_set(err, TK_E_UNSUPPORTED, path, 0, 0,
@@ -122,7 +122,7 @@ static int pick_format(tk_source *src, const char *path,
 	}
 	if (!best || !best->reader_open)
 		return tk_err_set(err, TK_E_FORMAT, tk_source_name(src), 0, 0,
-				  "cannot tell the format of this input (use --from FORMAT; see 'tracekit formats')");
+				  "cannot tell the format of this input (set tk_reader_opts.format; tk_format_get() lists the formats)");
 	*out = best;
 	return TK_OK;
 }

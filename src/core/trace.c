@@ -63,6 +63,8 @@ const char *tk_trace_header_get(const tk_trace *t, const char *key)
 {
 	size_t i;
 
+	if (!key)
+		return NULL; /* a NULL key finds nothing */
 	/* the first: a later header block's repetition (Trace Compass's
 	 * second #creator) is the one every writer drops (docs/mappings.md) */
 	for (i = 0; i < t->nhdr; i++) {
@@ -205,7 +207,7 @@ const tk_entity *tk_trace_entity(const tk_trace *t, uint32_t id)
 
 uint32_t tk_trace_entity_find(const tk_trace *t, const char *name, size_t len)
 {
-	tk_str s = tk_strpool_find(&t->pool, name, len);
+	tk_str s = name ? tk_strpool_find(&t->pool, name, len) : TK_NONE;
 
 	if (s == TK_NONE || s >= t->cap_ent_of_str)
 		return TK_NONE;

@@ -28,13 +28,13 @@ int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
 		fmt = tk_format_ops_find(opts->format);
 		if (!fmt)
 			return tk_err_set(err, TK_E_USAGE, path, 0, 0,
-					  "unknown format '%s' (see 'tracekit formats')",
+					  "unknown format '%s' (tk_format_get() lists the formats)",
 					  opts->format);
 	} else {
 		const tk_format_info *fi = tk_format_from_path(path);
 		if (!fi)
 			return tk_err_set(err, TK_E_USAGE, path, 0, 0,
-					  "cannot tell the output format from the name (use --to FORMAT)");
+					  "cannot tell the output format from the name (set tk_writer_opts.format)");
 		fmt = tk_format_ops_find(fi->name);
 	}
 	if (!(fmt->info.caps & TK_CAP_WRITE) || !fmt->writer_open)
@@ -114,7 +114,7 @@ int tk_writer_text_bad(tk_writer *w, size_t n, tk_error *err)
 	if (w->opts.strict)
 		return tk_err_set(err, TK_E_UNSUPPORTED,
 				  out_name(w), 0, 0,
-				  "a name or note of %zu bytes is not UTF-8 (without --strict its bad bytes become U+FFFD with a warning)",
+				  "a name or note of %zu bytes is not UTF-8 (outside strict mode its bad bytes become U+FFFD with a warning)",
 				  n);
 	return TK_OK;
 }
@@ -170,13 +170,13 @@ static int text_close(tk_writer *w, tk_error *err)
 		return TK_OK;
 	if (w->opts.strict)
 		return tk_err_set(err, TK_E_UNSUPPORTED, name, 0, 0,
-				  "%llu strings are not UTF-8 (without --strict their bad bytes become U+FFFD with a warning)",
+				  "%llu strings are not UTF-8 (outside strict mode their bad bytes become U+FFFD with a warning)",
 				  (unsigned long long)w->bad_text);
 	if (w->opts.on_warning) {
 		memset(&wn, 0, sizeof(wn));
 		snprintf(wn.input, sizeof(wn.input), "%s", name);
 		snprintf(wn.msg, sizeof(wn.msg),
-			 "%llu strings are not UTF-8: their bad bytes are written as %s (--strict refuses)",
+			 "%llu strings are not UTF-8: their bad bytes are written as %s (strict mode refuses)",
 			 (unsigned long long)w->bad_text,
 			 w->text_as ? w->text_as : "U+FFFD");
 		w->opts.on_warning(w->opts.warning_ctx, &wn);
@@ -192,7 +192,7 @@ int tk_writer_cycles(tk_writer *w, const char *fmt, tk_error *err)
 		return TK_OK;
 	if (w->opts.strict)
 		return tk_err_set(err, TK_E_UNSUPPORTED, out_name(w), 0, 0,
-				  "%s has no time unit in cycles: the trace's times are '%.16s' cycles; without --strict they are written as ns, one per cycle, with a warning",
+				  "%s has no time unit in cycles: the trace's times are '%.16s' cycles; outside strict mode they are written as ns, one per cycle, with a warning",
 				  fmt, cyc);
 	w->cycles_as_ns = fmt;
 	return TK_OK;
@@ -208,7 +208,7 @@ static void cycles_close(tk_writer *w)
 	memset(&wn, 0, sizeof(wn));
 	snprintf(wn.input, sizeof(wn.input), "%s", out_name(w));
 	snprintf(wn.msg, sizeof(wn.msg),
-		 "%s has no time unit in cycles: the times are '%.16s' cycles, written as ns, one per cycle (--strict refuses)",
+		 "%s has no time unit in cycles: the times are '%.16s' cycles, written as ns, one per cycle (strict mode refuses)",
 		 w->cycles_as_ns, tk_trace_cycle_unit(w->trace));
 	w->opts.on_warning(w->opts.warning_ctx, &wn);
 }

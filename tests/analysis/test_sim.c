@@ -472,9 +472,9 @@ static int run(uint64_t seed, const char *out)
 	if (rc != TK_OK)
 		return 1;
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK)
-		CHECK(tk_stats_event(st, ev) == TK_OK);
+		CHECK(tk_stats_event(st, ev, NULL) == TK_OK);
 	CHECK(rc == TK_END);
-	CHECK(tk_stats_finish(st) == TK_OK);
+	CHECK(tk_stats_finish(st, NULL) == TK_OK);
 
 	/* every expected value is in the rows, and every row is expected */
 	for (i = 0; i < tk_stats_count(st); i++) {

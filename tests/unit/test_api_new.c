@@ -101,15 +101,15 @@ int main(void)
 	if (!chk || !st || !ld || !tl)
 		return 1;
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
-		CHECK(tk_check_event(chk, ev) == TK_OK);
-		CHECK(tk_stats_event(st, ev) == TK_OK);
-		CHECK(tk_load_event(ld, ev) == TK_OK);
-		CHECK(tk_timeline_event(tl, ev) == TK_OK);
+		CHECK(tk_check_event(chk, ev, NULL) == TK_OK);
+		CHECK(tk_stats_event(st, ev, NULL) == TK_OK);
+		CHECK(tk_load_event(ld, ev, NULL) == TK_OK);
+		CHECK(tk_timeline_event(tl, ev, NULL) == TK_OK);
 	}
 	CHECK(rc == TK_END);
-	CHECK(tk_stats_finish(st) == TK_OK);
-	CHECK(tk_load_finish(ld) == TK_OK);
-	CHECK(tk_timeline_finish(tl) == TK_OK);
+	CHECK(tk_stats_finish(st, NULL) == TK_OK);
+	CHECK(tk_load_finish(ld, NULL) == TK_OK);
+	CHECK(tk_timeline_finish(tl, NULL) == TK_OK);
 	CHECK_EQ_U64(tk_check_count(chk, TK_RULE_PROCESS), 1); /* B's 2nd start */
 	CHECK_EQ_U64(tk_check_count(chk, TK_RULE_COUNT), 1);
 	CHECK(tk_stats_count(st) > 0);

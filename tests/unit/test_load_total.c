@@ -40,8 +40,8 @@ int main(void)
 	CHECK(tk_load_new(&l, t, 0, NULL, NULL, &err) == TK_OK);
 	CHECK(l != NULL);
 	while (l && (rc = tk_reader_next(r, &ev, &err)) == TK_OK)
-		CHECK(tk_load_event(l, ev) == TK_OK);
-	CHECK(l && tk_load_finish(l) == TK_OK);
+		CHECK(tk_load_event(l, ev, NULL) == TK_OK);
+	CHECK(l && tk_load_finish(l, NULL) == TK_OK);
 	a = tk_trace_entity_find(t, "A", 1);
 	b = tk_trace_entity_find(t, "B", 1);
 	CHECK_EQ_U64(tk_load_core_count(l), 3);

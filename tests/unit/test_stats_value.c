@@ -57,9 +57,9 @@ static void check_trace(const char *path, unsigned *njit_nonzero, unsigned *nrow
 	CHECK(tk_trace_timebase(tk_reader_trace(r))->unit == TK_UNIT_NS);
 	CHECK(tk_stats_new(&st, tk_reader_trace(r), &err) == TK_OK);
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK)
-		CHECK(tk_stats_event(st, ev) == TK_OK);
+		CHECK(tk_stats_event(st, ev, NULL) == TK_OK);
 	CHECK(rc == TK_END);
-	CHECK(tk_stats_finish(st) == TK_OK);
+	CHECK(tk_stats_finish(st, NULL) == TK_OK);
 	for (i = 0; i < tk_stats_count(st); i++) {
 		const tk_stat *row = tk_stats_get(st, i);
 		i128 avg_n = 0, avg_d = 1;

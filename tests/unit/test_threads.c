@@ -45,10 +45,10 @@ static void *run(void *arg)
 		goto out;
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
 		j->events++;
-		if (tk_stats_event(st, ev) < 0 || tk_writer_write(w, ev, &err) < 0)
+		if (tk_stats_event(st, ev, NULL) < 0 || tk_writer_write(w, ev, &err) < 0)
 			goto out;
 	}
-	if (rc < 0 || tk_stats_finish(st) < 0)
+	if (rc < 0 || tk_stats_finish(st, NULL) < 0)
 		goto out;
 	rc = tk_writer_close(w, &err);
 	w = NULL;

@@ -165,7 +165,7 @@ int tk_dataset_prepare(const char *dir, int append, tk_error *err)
 		closedir(d);
 		if (used)
 			return tk_err_set(err, TK_E_USAGE, dir, 0, 0,
-					  "not empty (--append adds to a dataset)");
+					  "not empty (appending adds to a dataset)");
 	}
 	if (!mkdir_ok(dir))
 		return tk_err_set(err, TK_E_IO, dir, 0, 0, "cannot create: %s",
@@ -326,7 +326,7 @@ static int on_window(void *ctx, uint64_t start, uint64_t end,
 
 	if (++x->nwindows > MAX_WINDOWS)
 		return x->rc = tk_err_set(x->err, TK_E_USAGE, x->w->sink.path, 0, 0,
-					  "over %u load windows: use a longer --window",
+					  "over %u load windows: use a longer load window",
 					  MAX_WINDOWS);
 	for (i = 0; i < ncores; i++) {
 		tk_coltab_str(t, L_TRACE, x->id, x->idlen);
@@ -632,7 +632,7 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 			memset(&wn, 0, sizeof(wn));
 			snprintf(wn.input, sizeof(wn.input), "%s", path);
 			snprintf(wn.msg, sizeof(wn.msg),
-				 "load/ has no windows: %llu ns is not a whole number of the trace's ticks (--window)",
+				 "load/ has no windows: %llu ns is not a whole number of the trace's ticks (the load window)",
 				 (unsigned long long)o->window_ns);
 			o->on_warning(o->warning_ctx, &wn);
 		}
@@ -660,8 +660,8 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	while ((rc = tk_reader_next(r, &ev, err)) == TK_OK) {
 		if ((rc = tk_writer_write(x.w, ev, err)) < 0)
 			goto out;
-		if (tk_stats_event(st, ev) < 0) {
-			rc = tk_err_nomem(err, path);
+		if ((rc = tk_stats_event(st, ev, err)) < 0) {
+			tk_err_input(err, path, rc);
 			goto out;
 		}
 		track(&x, ev);
@@ -669,18 +669,17 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 			rc = x.rc;
 			goto out;
 		}
-		if ((rc = tk_load_event(x.load, ev)) < 0)
+		if ((rc = tk_load_event(x.load, ev, err)) < 0)
 			goto load_failed;
 		nev++;
 	}
 	if (rc < 0)
 		goto out;
-	if ((rc = tk_stats_finish(st)) < 0) {
-		rc = tk_err_set(err, rc, path, 0, 0, "the stats analysis failed (%s)",
-				rc == TK_E_NOMEM ? "out of memory" : "a temporary file");
+	if ((rc = tk_stats_finish(st, err)) < 0) {
+		tk_err_input(err, path, rc);
 		goto out;
 	}
-	if ((rc = tk_load_finish(x.load)) < 0)
+	if ((rc = tk_load_finish(x.load, err)) < 0)
 		goto load_failed;
 	if (x.rc < 0) {
 		rc = x.rc;
@@ -708,11 +707,11 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	}
 	goto out;
 load_failed:
-	/* a window callback filled err; else memory */
+	/* a window callback filled err (tk_load keeps it); else the load's */
 	if (x.rc < 0)
 		rc = x.rc;
-	else if (rc == TK_E_NOMEM)
-		rc = tk_err_nomem(err, path);
+	else
+		tk_err_input(err, path, rc);
 out:
 	if (rc < 0)
 		for (i = 0; i < ncommitted; i++)

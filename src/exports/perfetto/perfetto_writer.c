@@ -406,7 +406,7 @@ static int ticks_ns(pf_writer *pw, uint64_t ticks, int sample, tk_u128 *ns)
 inexact:
 	if (pw->w->opts.strict) {
 		set_err(pw, tk_err_set(pw->err, TK_E_UNSUPPORTED, pw->name, 0, 0,
-				       "Chrome Trace Event JSON cannot hold a time of %llu ticks of %llu/%llu %s exactly (Perfetto reads whole ns); without --strict it is rounded to the nearest ns with a warning",
+				       "Chrome Trace Event JSON cannot hold a time of %llu ticks of %llu/%llu %s exactly (Perfetto reads whole ns); outside strict mode it is rounded to the nearest ns with a warning",
 				       (unsigned long long)ticks,
 				       (unsigned long long)tb->num,
 				       (unsigned long long)tb->den,
@@ -1413,6 +1413,7 @@ static int perfetto_writer_write(tk_writer *w, const tk_event *ev,
 {
 	pf_writer *pw = w->impl;
 	size_t i;
+	int rc;
 
 	pw->err = err;
 	if (!pw->have_first) {
@@ -1439,10 +1440,10 @@ static int perfetto_writer_write(tk_writer *w, const tk_event *ev,
 	pw->ev = ev;
 	pw->has_cet = pw->has_rt = 0;
 	pw->run_seen = 0;
-	if (tk_etype_is_process(ev->type) && tk_stats_event(pw->stats, ev) < 0)
-		return tk_err_nomem(err, pw->name);
-	if (tk_timeline_event(pw->tl, ev) < 0)
-		return tk_err_nomem(err, pw->name);
+	if (tk_etype_is_process(ev->type) && (rc = tk_stats_event(pw->stats, ev, err)) < 0)
+		return tk_err_input(err, pw->name, rc);
+	if ((rc = tk_timeline_event(pw->tl, ev, err)) < 0)
+		return tk_err_input(err, pw->name, rc);
 	switch (ev->type) {
 	case TK_ET_SIG: case TK_ET_EVENT: case TK_ET_SEM:
 		write_instant(pw, ev);
@@ -1617,10 +1618,11 @@ static int perfetto_writer_close(tk_writer *w, tk_error *err)
 	uint64_t first, last;
 	size_t i;
 	char label[64];
+	int rc;
 
 	pw->err = err;
-	if (tk_timeline_finish(pw->tl) < 0)
-		return tk_err_nomem(err, pw->name);
+	if ((rc = tk_timeline_finish(pw->tl, err)) < 0)
+		return tk_err_input(err, pw->name, rc);
 	tk_timeline_span(pw->tl, &first, &last);
 	/* lanes of cores that only ever had non-process events */
 	for (i = 0; i < tk_timeline_lane_count(pw->tl); i++)
@@ -1686,7 +1688,7 @@ static int perfetto_writer_close(tk_writer *w, tk_error *err)
 		snprintf(wn.input, sizeof(wn.input), "%s", pw->name);
 		if (pw->rounded) {
 			snprintf(wn.msg, sizeof(wn.msg),
-				 "Chrome Trace Event JSON cannot hold everything: %llu times that are not whole ns rounded to the nearest ns (Perfetto reads whole ns; --strict refuses)",
+				 "Chrome Trace Event JSON cannot hold everything: %llu times that are not whole ns rounded to the nearest ns (Perfetto reads whole ns; strict mode refuses)",
 				 (unsigned long long)pw->rounded);
 			w->opts.on_warning(w->opts.warning_ctx, &wn);
 		}

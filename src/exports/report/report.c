@@ -641,16 +641,19 @@ static int read_pass(rep *x, const char *path, const tk_reader_opts *ro,
 			if (!have || ev->time > x->last)
 				x->last = ev->time;
 			have = 1;
-			if (tk_stats_event(st, ev) < 0 || tk_check_event(chk, ev) < 0)
-				goto nomem;
-			if (x->ver && (rc = tk_verify_event(x->ver, ev)) < 0 &&
-			    rc != TK_E_RANGE) /* a window refused: said by finish */
-				goto nomem;
+			if ((rc = tk_stats_event(st, ev, err)) < 0 ||
+			    (rc = tk_check_event(chk, ev, err)) < 0 ||
+			    (x->ver && (rc = tk_verify_event(x->ver, ev, err)) < 0)) {
+				tk_err_input(err, path, rc);
+				break;
+			}
 			if (is_instant(ev))
 				x->ninstants++;
 		}
-		if (tk_timeline_event(x->tl, ev) < 0)
-			goto nomem;
+		if ((rc = tk_timeline_event(x->tl, ev, err)) < 0) {
+			tk_err_input(err, path, rc);
+			break;
+		}
 		if (x->pass == 2 && is_instant(ev))
 			instant(x, ev);
 		if (x->nomem)
@@ -662,9 +665,17 @@ static int read_pass(rep *x, const char *path, const tk_reader_opts *ro,
 		tk_reader_close(r);
 		return rc;
 	}
-	if (tk_timeline_finish(x->tl) < 0 || x->nomem)
+	if (x->nomem)
 		goto nomem;
-	if (st && tk_stats_finish(st) < 0)
+	if ((rc = tk_timeline_finish(x->tl, err)) < 0 ||
+	    (st && (rc = tk_stats_finish(st, err)) < 0)) {
+		tk_err_input(err, path, rc);
+		tk_stats_free(st);
+		tk_check_free(chk);
+		tk_reader_close(r);
+		return rc;
+	}
+	if (x->nomem)
 		goto nomem;
 	if (x->pass == 1 && x->ver && (rc = tk_verify_finish(x->ver, err)) < 0) {
 		if (!err->input[0])

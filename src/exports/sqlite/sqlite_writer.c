@@ -783,8 +783,8 @@ static int sqlite_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		if ((rc = get_inst(sw, ev->source, ev->source_inst, &r, err)) < 0)
 			return rc;
 	}
-	if (tk_stats_event(sw->stats, ev) < 0)
-		return tk_err_nomem(err, sw->name);
+	if ((rc = tk_stats_event(sw->stats, ev, err)) < 0)
+		return tk_err_input(err, sw->name, rc);
 	if (sw->rc < 0)
 		return sw->rc;
 	return TK_OK;
@@ -1067,8 +1067,8 @@ static int sqlite_writer_close(tk_writer *w, tk_error *err)
 	int rc;
 
 	sw->err = err;
-	if (tk_stats_finish(sw->stats) < 0)
-		return tk_err_nomem(err, sw->name);
+	if ((rc = tk_stats_finish(sw->stats, err)) < 0)
+		return tk_err_input(err, sw->name, rc);
 	if (sw->rc < 0)
 		return sw->rc;
 	if (flush_rows(sw, err) < 0)

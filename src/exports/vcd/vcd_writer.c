@@ -571,7 +571,7 @@ static int vcd_writer_open(tk_writer *w, tk_error *err)
 		}
 	if (!vw->timescale && w->opts.strict)
 		return tk_err_set(err, TK_E_UNSUPPORTED, vw->name, 0, 0,
-				  "VCD cannot hold a tick of %llu/%llu %s exactly (its timescales are 1, 10 or 100 s, ms, us, ns, ps or fs); without --strict times are rounded down to ps with a warning",
+				  "VCD cannot hold a tick of %llu/%llu %s exactly (its timescales are 1, 10 or 100 s, ms, us, ns, ps or fs); outside strict mode times are rounded down to ps with a warning",
 				  (unsigned long long)tb->num,
 				  (unsigned long long)tb->den,
 				  tk_unit_name(tb->unit));
@@ -598,11 +598,11 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	uint64_t t = ev->time, vt;
 	size_t i, n;
 	long touched;
-	int rounded;
+	int rounded, rc;
 	tk_etype ety;
 
 	if (vw->have_first && t < vw->last) {
-		int rc = tk_loss_add(&vw->lost, w, vw->name, 0, ev, err);
+		rc = tk_loss_add(&vw->lost, w, vw->name, 0, ev, err);
 		if (rc < 0)
 			return rc;
 		t = vw->last;
@@ -625,8 +625,9 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		vw->vlast = vt;
 		vw->time_open = 0;
 	}
-	if (tk_timeline_event(vw->tl, ev) < 0 ||
-	    grow_ents(vw, tk_trace_entity_count(w->trace)) < 0)
+	if ((rc = tk_timeline_event(vw->tl, ev, err)) < 0)
+		return tk_err_input(err, vw->name, rc);
+	if (grow_ents(vw, tk_trace_entity_count(w->trace)) < 0)
 		return tk_err_nomem(err, vw->name);
 	/* new lanes start idle; only the lane the event touched can change
 	 * its running process, so the cost per event does not grow with the
@@ -694,9 +695,9 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		put_id(vw->spill, wire_of(vw, ev->target));
 		fputc('\n', vw->spill);
 		if (ev->kind == TK_EV_WRITE && ev->note) {
-			/* a value that is not UTF-8: counted, --strict refuses */
+			/* a value that is not UTF-8: counted, strict mode refuses */
 			if (!tk_utf8_valid(ev->note, ev->note_len)) {
-				int rc = tk_writer_text_bad(w, ev->note_len, err);
+				rc = tk_writer_text_bad(w, ev->note_len, err);
 				if (rc < 0)
 					return rc;
 			}
@@ -893,7 +894,7 @@ static int put_window(vcd_writer *vw, FILE *o, uint64_t b, int with_time)
  * The UTF-8 rule of every writer (tk_writer_text()): VCD writes the bytes
  * of a name outside '!'..'~' as '_' (the reference's original in a
  * $comment, as \xHH), so a name that is not UTF-8 is only counted, once
- * per entity drawn; --strict refuses it.
+ * per entity drawn; strict mode refuses it.
  */
 static int count_bad_names(tk_writer *w, vcd_writer *vw, tk_error *err)
 {
@@ -934,7 +935,9 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 	FILE *o = NULL;
 	int rc;
 
-	if (tk_timeline_finish(vw->tl) < 0 || vw->nomem)
+	if ((rc = tk_timeline_finish(vw->tl, err)) < 0)
+		return tk_err_input(err, vw->name, rc);
+	if (vw->nomem)
 		return tk_err_nomem(err, vw->name);
 	if (grow_ents(vw, tk_trace_entity_count(t)) < 0)
 		return tk_err_nomem(err, vw->name);
@@ -1012,7 +1015,7 @@ static int vcd_writer_close(tk_writer *w, tk_error *err)
 		memset(&wn, 0, sizeof(wn));
 		snprintf(wn.input, sizeof(wn.input), "%s", vw->name);
 		snprintf(wn.msg, sizeof(wn.msg),
-			 "VCD cannot hold everything: no VCD timescale is exact for ticks of %llu/%llu %s; %llu of %llu times rounded down to whole ps (--strict refuses)",
+			 "VCD cannot hold everything: no VCD timescale is exact for ticks of %llu/%llu %s; %llu of %llu times rounded down to whole ps (strict mode refuses)",
 			 (unsigned long long)vw->tb.num,
 			 (unsigned long long)vw->tb.den,
 			 tk_unit_name(vw->tb.unit),

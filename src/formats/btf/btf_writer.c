@@ -210,7 +210,7 @@ static int write_btf_header(tk_writer *w, btf_writer *bw, tk_error *err)
 			if (w->opts.strict)
 				return tk_err_set(err, TK_E_UNSUPPORTED,
 						  out_name(w), 0, 0,
-						  "BTF cannot hold a second header block: its '#%.40s %.40s' differs from the first block's (without --strict it is dropped with a warning)",
+						  "BTF cannot hold a second header block: its '#%.40s %.40s' differs from the first block's (outside strict mode it is dropped with a warning)",
 						  h->key, h->value);
 			if (!bw->lost.n[L_HEADER]++)
 				snprintf(bw->lost.first[L_HEADER],
@@ -302,7 +302,7 @@ static int btf_writer_open(tk_writer *w, tk_error *err)
 		bw->cycles = tk_trace_cycle_unit(w->trace);
 	if (bw->cycles && w->opts.strict && !bw->as_read)
 		return tk_err_set(err, TK_E_UNSUPPORTED, out_name(w), 0, 0,
-				  "BTF has no time scale in cycles (ps, ns, us, ms or s): the trace's times are '%.16s' cycles; without --strict they are written as ns, one per cycle, with a warning",
+				  "BTF has no time scale in cycles (ps, ns, us, ms or s): the trace's times are '%.16s' cycles; outside strict mode they are written as ns, one per cycle, with a warning",
 				  bw->cycles);
 	if (w->opts.no_header)
 		return TK_OK;
@@ -675,7 +675,7 @@ static int btf_writer_close(tk_writer *w, tk_error *err)
 		snprintf(wn.msg, sizeof(wn.msg),
 			 "BTF has no time scale in cycles: the times are '%.16s' cycles, written as #timescale ns, one per cycle (#tarmacTimeUnit %.16s says so)%s",
 			 bw->cycles, bw->cycles,
-			 bw->as_read ? "" : " (--strict refuses)");
+			 bw->as_read ? "" : " (strict mode refuses)");
 		w->opts.on_warning(w->opts.warning_ctx, &wn);
 	}
 	if (!bw->nrounded || !w->opts.on_warning)
@@ -688,7 +688,7 @@ static int btf_writer_close(tk_writer *w, tk_error *err)
 		 (unsigned long long)tb->num, (unsigned long long)tb->den,
 		 tk_unit_name(tb->unit), (unsigned long long)bw->nrounded,
 		 (unsigned long long)bw->nevents,
-		 bw->as_read ? "" : " (--strict refuses)"); /* cat: as read, never strict */
+		 bw->as_read ? "" : " (strict mode refuses)"); /* cat: as read, never strict */
 	w->opts.on_warning(w->opts.warning_ctx, &wn);
 	return TK_OK;
 }

@@ -341,7 +341,7 @@ static uint32_t class_of(ctf_writer *cw, const ctf_class *want)
 
 /* A TSDL string literal's body: '"' and '\' escaped, control bytes '_';
  * a string that is not UTF-8 is repaired and counted as every writer's
- * (tk_writer_text(); --strict refuses it at close). */
+ * (tk_writer_text(); strict mode refuses it at close). */
 static int put_lit(tk_writer *w, FILE *f, const char *s, size_t n)
 {
 	int changed = 0;
@@ -411,7 +411,7 @@ static int ctf_writer_open(tk_writer *w, tk_error *err)
 	if (f > UINT64_MAX) {
 		if (w->opts.strict)
 			return tk_err_set(err, TK_E_UNSUPPORTED, cw->name, 0, 0,
-					  "CTF's clock frequency is a 64-bit number of Hz: a tick of %llu/%llu %s needs a faster clock; without --strict times are rounded down to picoseconds with a warning",
+					  "CTF's clock frequency is a 64-bit number of Hz: a tick of %llu/%llu %s needs a faster clock; outside strict mode times are rounded down to picoseconds with a warning",
 					  (unsigned long long)tb->num,
 					  (unsigned long long)tb->den,
 					  tk_unit_name(tb->unit));
@@ -474,8 +474,8 @@ static int ctf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			return rc;
 		cyc = cw->last;
 	}
-	if (tk_timeline_event(cw->tl, ev) < 0)
-		return tk_err_nomem(err, cw->name);
+	if ((rc = tk_timeline_event(cw->tl, ev, err)) < 0)
+		return tk_err_input(err, cw->name, rc);
 	if (!name_len(w, core)) {
 		/* a runnable's or a signal's event: its source's core */
 		long lane = tk_timeline_event_lane(cw->tl, ev);

@@ -1617,7 +1617,7 @@ static int shark_reader_open(tk_reader *r, tk_error *err)
 	if (!s->clk) {
 		s->clk = DEFAULT_CLK;
 		tk_reader_warn(r, W_NO_CLOCK, 0, 0,
-			       "no trace_start or cycles_per_msec record gives the clock rate (a cyclic chunk that wrapped over it?): 1 GHz assumed, 1 cycle = 1 ns; give the rate with the reader option hz=N (--input-option hz=N)");
+			       "no trace_start or cycles_per_msec record gives the clock rate (a cyclic chunk that wrapped over it?): 1 GHz assumed, 1 cycle = 1 ns; give the rate with the reader option hz=N");
 	}
 	shark_clock_set(&s->ck, s->clk, 0, 0);
 	if (s->cycles) {
