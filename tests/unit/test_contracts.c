@@ -4,17 +4,28 @@
  * return TK_E_USAGE for a bad argument do so; getters give what the
  * reference says for an index out of range.
  * usage: test_contracts TRACE WORKDIR (TRACE: examples/demo.btf) */
+#define _XOPEN_SOURCE 700
 #include "tk_test.h"
 #include "tracekit/tracekit.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 /* a two-line Fast Models log: two instructions of one CPU */
 static const char tarmac_log[] =
 	"0 clk IT (1) 00000000 e3a00000 A svc_s : MOV      r0,#0\n"
 	"1 clk IT (2) 00000004 e3a01000 A svc_s : MOV      r1,#0\n";
+
+/* nftw() callback: remove what it visits (depth first) */
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *f)
+{
+	(void)st, (void)flag, (void)f;
+	return remove(path);
+}
 
 /* the peak resident size so far, in KiB */
 static long peak_kib(void)
@@ -224,14 +235,14 @@ static void reading(const char *trace, const char *work)
 	CHECK(first == 0 && last == 0);
 	while (tk_reader_next_batch(r, &evs, &n, 16, &err) == TK_OK)
 		for (size_t i = 0; i < n; i++) {
-			CHECK(tk_stats_event(st, &evs[i]) == TK_OK);
-			CHECK(tk_load_event(l, &evs[i]) == TK_OK);
-			CHECK(tk_timeline_event(tl, &evs[i]) == TK_OK);
-			CHECK(tk_check_event(chk, &evs[i]) == TK_OK);
+			CHECK(tk_stats_event(st, &evs[i], &err) == TK_OK);
+			CHECK(tk_load_event(l, &evs[i], &err) == TK_OK);
+			CHECK(tk_timeline_event(tl, &evs[i], &err) == TK_OK);
+			CHECK(tk_check_event(chk, &evs[i], &err) == TK_OK);
 		}
-	CHECK(tk_stats_finish(st) == TK_OK && tk_stats_count(st) > 0);
-	CHECK(tk_load_finish(l) == TK_OK);
-	CHECK(tk_timeline_finish(tl) == TK_OK);
+	CHECK(tk_stats_finish(st, &err) == TK_OK && tk_stats_count(st) > 0);
+	CHECK(tk_load_finish(l, &err) == TK_OK);
+	CHECK(tk_timeline_finish(tl, &err) == TK_OK);
 	/* an entity id that is no entity: not idle (it made a table of
 	 * 2^32 flags: gigabytes written) */
 	rss = peak_kib();
@@ -302,13 +313,14 @@ static void reading(const char *trace, const char *work)
 		char dir[512], hex[65];
 		tk_reader *r3 = NULL;
 
-		snprintf(dir, sizeof dir, "%s/contracts-ds", work);
+		snprintf(dir, sizeof dir, "%s/contracts-ds-%ld", work, (long)getpid());
 		CHECK(tk_dataset_prepare(dir, 0, &err) == TK_OK);
 		CHECK(tk_dataset_hash(trace, hex, &err) == TK_OK);
 		CHECK(tk_reader_open(&r3, trace, NULL, &err) == TK_OK);
 		CHECK(r3 && tk_dataset_add(dir, trace, hex, r3, NULL, &err) == TK_OK);
 		CHECK(tk_dataset_has(dir, hex) == 1);
 		tk_reader_close(r3);
+		nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
 	}
 out:
 	tk_check_free(chk);
