@@ -830,13 +830,15 @@ TK_API void tk_counts_free(tk_counts *c);
 }
 #endif
 
+/* the function symbols of an ELF file */
+#include "tracekit/elf.h"
 /* Arm Tarmac logs as CPU-level records */
 #include "tracekit/tarmac.h"
 /* check, stats, load: the timing analysis of any trace */
 #include "tracekit/analysis.h"
 /* nested slices per core: what the exports and the report draw */
 #include "tracekit/timeline.h"
-/* S.Ha.R.K. FTrace dumps as records (the host tools' text) */
+/* S.Ha.R.K. FTrace dumps as records */
 #include "tracekit/shark.h"
 /* the HTML report of a trace */
 #include "tracekit/report.h"
