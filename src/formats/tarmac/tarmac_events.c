@@ -265,6 +265,9 @@ static int push_event(tk_tarmac_exceptions *a, core *c, uint64_t time, uint64_t 
 	ev->name = a->kind_names[kind];
 	ev->core = c->ent;
 	ev->pos = line;
+	/* the exception's core: the first it is taken on (tk_entity.parent) */
+	if (tk_trace_ent(a->t, ent)->parent == TK_NONE)
+		tk_trace_ent(a->t, ent)->parent = c->ent;
 	return TK_OK;
 }
 
