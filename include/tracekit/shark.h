@@ -1,12 +1,12 @@
 /*
- * tracekit/shark.h - the records of a S.Ha.R.K. FTrace dump, and the text
- * outputs of the S.Ha.R.K. host tools `list` and `pwcet_gen` made from
- * them (specs/shark-ftrace-reference.md 1.7, 1.9).
+ * tracekit/shark.h - the records of a S.Ha.R.K. FTrace dump, in file order
+ * and with their fields as stored (specs/shark-ftrace-reference.md 1.7).
  *
- * Both tools print fields the common events do not carry (the type word
- * with its FAST bit, the stale par2 of a FAST record, empty slots, records
- * that make no event), so they are made from the records in file order,
- * not from a tk_reader's events.
+ * The records carry what the common events of tk_reader_open() do not: the
+ * type word with its FAST bit, the stale par2 of a FAST record, empty
+ * slots, records that make no event, file order where the reader gives
+ * time order.  `tracekit shark list|pwc` makes the text of the S.Ha.R.K.
+ * host tools `list` and `pwcet_gen` from them (docs/shark.md).
  */
 #ifndef TRACEKIT_SHARK_H
 #define TRACEKIT_SHARK_H
@@ -42,27 +42,6 @@ TK_API int tk_shark_records_next(tk_shark_records *it, tk_shark_record *rec,
 				 tk_error *err);
 /** Close and free; NULL is allowed. */
 TK_API void tk_shark_records_close(tk_shark_records *it);
-
-/** The host tools: `list` (every record) and `pwcet_gen` (the
- * significant events). */
-typedef enum tk_shark_tool { TK_SHARK_LIST = 0, TK_SHARK_PWC = 1 } tk_shark_tool;
-
-/** The room a line of either tool needs, with its NUL. */
-#define TK_SHARK_LINE_MAX 160
-
-/** The tool's line for a record into buf (TK_SHARK_LINE_MAX bytes):
- * its length, 0 when the tool prints nothing for it. */
-TK_API size_t tk_shark_tool_line(tk_shark_tool tool, const tk_shark_record *rec,
-				 char *buf);
-
-/**
- * The tool's whole output for the records of `in` (closed by this call)
- * on `out` ("-": standard output), written under a temporary name and
- * renamed once complete; a name ending in .gz or .zst is compressed.
- * TK_OK or < 0.
- */
-TK_API int tk_shark_tool_write(tk_input *in, tk_shark_tool tool, const char *out,
-			       tk_error *err);
 
 #ifdef __cplusplus
 }

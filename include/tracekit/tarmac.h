@@ -40,6 +40,7 @@
 /* tk_error, tk_warning_fn and tk_input (tracekit.h includes this header
  * too: either may come first) */
 #include "tracekit.h"
+#include "elf.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -233,63 +234,64 @@ TK_API const char *tk_tarmac_name(const tk_tarmac *tr);
 TK_API void tk_tarmac_close(tk_tarmac *tr);
 
 /* ------------------------------------------------------------------------ */
-/* The exception timeline                                                    */
+/* The exception events                                                      */
 /* ------------------------------------------------------------------------ */
 
 /**
- * The exception timeline of a log, fed with its records: exception entry
- * and return (E / EXC / ES records, IPSR and xPSR writes, EXC_RETURN
+ * The exception events of a log: the intervals from an exception's entry
+ * to its return, as ISR events.  Fed with the log's records, exception
+ * entry and return (E / EXC / ES records, IPSR and xPSR writes, EXC_RETURN
  * through BX LR, POP / LDM / LDR of pc, ERET) become ISR events per core,
  * named after the exception ("Reset", "HardFault", "SysTick", "IRQ12");
  * docs/mappings.md, "Tarmac", gives the rules.  These are the events of
  * the "tarmac" format of tk_reader_open(); with this API a program that
  * reads the records anyway (a profile, statistics) gets them in the same
  * pass.  The events' entities and time base are those of
- * tk_tarmac_timeline_trace(): the time base is the unit of the first
+ * tk_tarmac_exceptions_trace(): the time base is the unit of the first
  * stamp (cycles are written as 1 ns); stamps of another unit are converted
  * exactly where they can be, else taken as they are with a warning (an
  * error in strict mode).
  */
-typedef struct tk_tarmac_timeline tk_tarmac_timeline;
+typedef struct tk_tarmac_exceptions tk_tarmac_exceptions;
 
 /**
- * A timeline for the records of `tr` (borrowed for its CPU names and input
- * name: it must outlive the timeline).  `opts` (NULL: the defaults) gives
+ * The exception events of the records of `tr` (borrowed for its CPU names
+ * and input name: it must outlive them).  `opts` (NULL: the defaults) gives
  * strict mode and the warning callback.  TK_OK or TK_E_NOMEM.
  */
-TK_API int tk_tarmac_timeline_new(tk_tarmac_timeline **out, const tk_tarmac *tr,
-				  const tk_tarmac_opts *opts, tk_error *err);
+TK_API int tk_tarmac_exceptions_new(tk_tarmac_exceptions **out, const tk_tarmac *tr,
+				    const tk_tarmac_opts *opts, tk_error *err);
 
 /**
  * Feed the next record of the log (every record, in order).  The events it
- * gives are queued for tk_tarmac_timeline_next().  Returns the number of
+ * gives are queued for tk_tarmac_exceptions_next().  Returns the number of
  * events queued (0 for most records: nothing to drain), or a negative
  * status with `err` filled (TK_E_NOMEM; in strict mode TK_E_RANGE for a
  * stamp that cannot be expressed in the time base).
  */
-TK_API int tk_tarmac_timeline_record(tk_tarmac_timeline *tl,
-				     const tk_tarmac_record *rec, tk_error *err);
+TK_API int tk_tarmac_exceptions_record(tk_tarmac_exceptions *ex,
+				       const tk_tarmac_record *rec, tk_error *err);
 
 /**
  * The next queued event: TK_OK with *ev set (valid until the next call),
  * or TK_END when the queue is empty (feed the next record).
  */
-TK_API int tk_tarmac_timeline_next(tk_tarmac_timeline *tl, const tk_event **ev);
+TK_API int tk_tarmac_exceptions_next(tk_tarmac_exceptions *ex, const tk_event **ev);
 
 /**
  * After the last record: exceptions still active stay open (no terminate
  * is made up; one warning says how many).
  */
-TK_API void tk_tarmac_timeline_finish(tk_tarmac_timeline *tl);
+TK_API void tk_tarmac_exceptions_finish(tk_tarmac_exceptions *ex);
 
 /** The entities (cores, exceptions) and time base of the events. */
-TK_API const tk_trace *tk_tarmac_timeline_trace(const tk_tarmac_timeline *tl);
+TK_API const tk_trace *tk_tarmac_exceptions_trace(const tk_tarmac_exceptions *ex);
 
 /** Warnings so far. */
-TK_API uint64_t tk_tarmac_timeline_warning_count(const tk_tarmac_timeline *tl);
+TK_API uint64_t tk_tarmac_exceptions_warning_count(const tk_tarmac_exceptions *ex);
 
 /** Free; NULL is allowed. */
-TK_API void tk_tarmac_timeline_free(tk_tarmac_timeline *tl);
+TK_API void tk_tarmac_exceptions_free(tk_tarmac_exceptions *ex);
 
 /* ------------------------------------------------------------------------ */
 /* Record statistics                                                         */
@@ -302,8 +304,8 @@ TK_API void tk_tarmac_timeline_free(tk_tarmac_timeline *tl);
  *  - the instruction mix: executed instructions per mnemonic (the first
  *    word of the disassembly, in upper case, cut to 23 bytes);
  *  - the hottest addresses: executed instructions per PC;
- *  - exception durations: per exception of the exception timeline (the
- *    ISR events of tk_tarmac_timeline_*, in its time base), the instances
+ *  - exception durations: per exception of the exception events (the
+ *    ISR events of tk_tarmac_exceptions_*, in its time base), the instances
  *    from entry to return, and those still open at the end of the log;
  *  - memory and bus traffic per 256 MB region: accesses and bytes per
  *    direction (aborted accesses and those without an address are left out).
@@ -314,7 +316,7 @@ typedef struct tk_tarmac_stats tk_tarmac_stats;
 enum {
 	TK_TARMAC_STATS_MIX = 1,
 	TK_TARMAC_STATS_HOT = 2,
-	TK_TARMAC_STATS_EXCEPTIONS = 4,   /**< runs an exception timeline */
+	TK_TARMAC_STATS_EXCEPTIONS = 4,   /**< runs the exception events */
 	TK_TARMAC_STATS_TRAFFIC = 8,
 	TK_TARMAC_STATS_ALL = 15
 };
@@ -349,7 +351,7 @@ typedef struct tk_tarmac_traffic {
 /**
  * Statistics of the records of `tr` (borrowed: it must outlive them),
  * gathering `what` (TK_TARMAC_STATS_* bits).  `opts` (NULL: the defaults)
- * gives the exception timeline strict mode and its warning callback.
+ * gives the exception events strict mode and its warning callback.
  * TK_OK, or a negative status with `err` filled.
  */
 TK_API int tk_tarmac_stats_new(tk_tarmac_stats **out, const tk_tarmac *tr,
@@ -363,7 +365,7 @@ TK_API int tk_tarmac_stats_record(tk_tarmac_stats *s, const tk_tarmac_record *re
 
 /**
  * After the last record: the tables are made.  TK_OK, TK_E_NOMEM, or the
- * exception timeline's error (strict mode: TK_E_RANGE for a stamp that
+ * exception events's error (strict mode: TK_E_RANGE for a stamp that
  * cannot be expressed in its time base).  Feed no record afterwards.
  */
 TK_API int tk_tarmac_stats_finish(tk_tarmac_stats *s, tk_error *err);
@@ -398,62 +400,8 @@ TK_API size_t tk_tarmac_stats_traffic(const tk_tarmac_stats *s,
 TK_API void tk_tarmac_stats_free(tk_tarmac_stats *s);
 
 /* ------------------------------------------------------------------------ */
-/* ELF symbols and the function profile                                      */
+/* The function profile                                                      */
 /* ------------------------------------------------------------------------ */
-
-/**
- * The function symbols of an ELF file (32 or 64 bit, any byte order), read
- * with libelf: STT_FUNC symbols of .symtab (.dynsym when there is none)
- * that are defined in a section.  For EM_ARM the Thumb bit (bit 0) of the
- * address is cleared.  A symbol of size 0 extends to the next function
- * symbol's address, or to the end of its section when it is the last one.
- * Symbols at the same address are one function (the global one, else the
- * first by name, is kept).  Mapping symbols ($x, $a, $t, $d) are not
- * functions.  Where no function covers code, an STT_NOTYPE symbol (an
- * assembler label) of an executable section names it, up to the next
- * symbol (function, label or `$d` data mapping symbol) or its section's
- * end: a *label* (`label` set).
- */
-typedef struct tk_tarmac_symtab tk_tarmac_symtab;
-
-typedef struct tk_tarmac_symbol {
-	uint64_t address;         /**< start, Thumb bit cleared */
-	uint64_t size;            /**< bytes (after the rule for size 0) */
-	const char *name;         /**< NUL-terminated, owned by the table */
-	int label;                /**< an STT_NOTYPE label, not an STT_FUNC */
-} tk_tarmac_symbol;
-
-/**
- * Read the symbols of the ELF file at `path`.  Returns TK_OK, or a negative
- * status with `err` filled: TK_E_IO (cannot open), TK_E_FORMAT (not an ELF
- * file, or no symbol table), TK_E_PARSE (a damaged ELF file).
- */
-TK_API int tk_tarmac_symtab_open(tk_tarmac_symtab **out, const char *path,
-				 tk_error *err);
-
-/**
- * As tk_tarmac_symtab_open(), on `len` bytes at `data` (copied), with the
- * same return values.
- */
-TK_API int tk_tarmac_symtab_open_mem(tk_tarmac_symtab **out, const void *data,
-				     size_t len, const char *name, tk_error *err);
-
-/** Number of functions, and the i-th in address order. */
-TK_API size_t tk_tarmac_symtab_count(const tk_tarmac_symtab *st);
-TK_API const tk_tarmac_symbol *tk_tarmac_symtab_get(const tk_tarmac_symtab *st,
-						    size_t i);
-
-/**
- * Move every symbol by `offset` (modulo 2^64): the image was loaded
- * `offset` bytes above the addresses it was linked at.
- */
-TK_API void tk_tarmac_symtab_shift(tk_tarmac_symtab *st, uint64_t offset);
-
-/** Index of the function holding `address`, or -1. */
-TK_API long tk_tarmac_symtab_find(const tk_tarmac_symtab *st, uint64_t address);
-
-/** Free; NULL is allowed. */
-TK_API void tk_tarmac_symtab_free(tk_tarmac_symtab *st);
 
 /**
  * A function profile of a Tarmac log: per CPU a shadow call stack, driven
@@ -466,7 +414,7 @@ TK_API void tk_tarmac_symtab_free(tk_tarmac_symtab *st);
  *    an entry just after the link register was set to another address
  *    than the target and the return addresses on the stack (MOV lr,pc;
  *    BX r1), whose return address is the link register's value;
- *  - an assembler label's code (tk_tarmac_symbol.label) reached by
+ *  - an assembler label's code (tk_symbol.label) reached by
  *    falling through, a direct branch or a return stays in the frame;
  *  - a return is reaching the return address of a frame on the stack (BX
  *    LR, POP {..,pc}, RET, LDR pc, ...), or reaching a function that is
@@ -509,7 +457,7 @@ typedef struct tk_tarmac_func {
 
 /** A profile on `st` (borrowed: it must outlive the profile).  TK_OK or
  * TK_E_NOMEM. */
-TK_API int tk_tarmac_profile_new(tk_tarmac_profile **out, const tk_tarmac_symtab *st,
+TK_API int tk_tarmac_profile_new(tk_tarmac_profile **out, const tk_symtab *st,
 				 tk_error *err);
 
 /**
@@ -602,19 +550,6 @@ TK_API size_t tk_tarmac_profile_calls(const tk_tarmac_profile *p,
 /** Executed instructions seen, and frames dropped past the depth limit. */
 TK_API uint64_t tk_tarmac_profile_instructions(const tk_tarmac_profile *p);
 TK_API uint64_t tk_tarmac_profile_depth_overflows(const tk_tarmac_profile *p);
-
-/** Weights of folded stacks. */
-enum { TK_TARMAC_WEIGHT_INSTRUCTIONS = 0, TK_TARMAC_WEIGHT_TIME = 1 };
-
-/**
- * Write the folded stacks ("main;foo;bar 123\n", one line per distinct
- * stack with a non-zero weight, in name order) to `path` ("-": standard
- * output).  A stack of a CPU prefix starts with the CPU's name (`cpus` gives
- * them: cpus[cpu - 1]).  The file appears only when complete.
- */
-TK_API int tk_tarmac_profile_write_folded(tk_tarmac_profile *p, const char *path,
-					  int weight, const char *const *cpus,
-					  size_t ncpus, tk_error *err);
 
 /** Free; NULL is allowed. */
 TK_API void tk_tarmac_profile_free(tk_tarmac_profile *p);

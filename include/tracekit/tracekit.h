@@ -327,7 +327,24 @@ typedef struct tk_entity {
 	tk_str name;        /**< interned name */
 	tk_etype type;      /**< TK_ET_UNKNOWN until seen with a type */
 	tk_str type_name;   /**< the type as written (e.g. "ISR"), or TK_NONE */
-	uint32_t parent;    /**< entity id of the parent (core of a task ...) or TK_NONE */
+	/**
+	 * The entity that holds this one, or TK_NONE.  For a process (T, I,
+	 * THR) it is its core: the core of the first event that names one
+	 * (tk_event.core) with the process as its target, set as that event
+	 * is handed out by tk_reader_next() or tk_reader_next_batch() (or queued by
+	 * tarmac.h's exception events): TK_NONE until then, final once the
+	 * reader has returned TK_END.  A process seen on several cores keeps
+	 * the first (tk_load_entity_cores() lists them all); a process whose
+	 * events name no core keeps TK_NONE.  Per format: BTF and the FreeRTOS
+	 * trace logger's BTF, the core that is the source of the process
+	 * event (or the core the logger's dialect reads it on); HTF, the core
+	 * section of the record; S.Ha.R.K., its one core "Core_0"; Tarmac,
+	 * the CPU the exception is taken on.  ATF sets it when the element is
+	 * declared, before the first event: its Resource's core, or for an
+	 * element nested in another (a runnable in a task) that element.  A
+	 * trace built in code has the parents given to tk_trace_add_entity().
+	 */
+	uint32_t parent;
 } tk_entity;
 
 /** The format name of the trace ("btf", ...). */
@@ -837,13 +854,15 @@ TK_API void tk_counts_free(tk_counts *c);
 }
 #endif
 
+/* the function symbols of an ELF file */
+#include "tracekit/elf.h"
 /* Arm Tarmac logs as CPU-level records */
 #include "tracekit/tarmac.h"
 /* check, stats, load: the timing analysis of any trace */
 #include "tracekit/analysis.h"
 /* nested slices per core: what the exports and the report draw */
 #include "tracekit/timeline.h"
-/* S.Ha.R.K. FTrace dumps as records (the host tools' text) */
+/* S.Ha.R.K. FTrace dumps as records */
 #include "tracekit/shark.h"
 /* the HTML report of a trace */
 #include "tracekit/report.h"

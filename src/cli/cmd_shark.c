@@ -9,7 +9,147 @@
 #include "tracekit/shark.h"
 
 #include <getopt.h>
+#include <stdio.h>
 #include <string.h>
+
+/*
+ * The text of the host tools (demos/newtrace/utils;
+ * specs/shark-ftrace-reference.md 1.9), byte for byte, from the records of
+ * tracekit/shark.h.  Number formats are the tools' printf conversions: %d
+ * of the 16-bit par1 (0..65535) and %d of the 32-bit par2, which prints a
+ * value of 2^31 or more as a negative number, as the original did on its
+ * 32-bit int.
+ */
+
+/* the room a line of either tool needs, with its NUL */
+#define TOOL_LINE_MAX 160
+
+/* the event codes pwcet_gen knows (the low byte of the type word) */
+enum {
+	EV_IPOINT = 0x01, EV_TASK_CREATE = 0x02, EV_INTERRUPT_START = 0x03,
+	EV_CYCLES_PER_MSEC = 0x10, EV_TASK_ACTIVATE = 0x12, EV_INTERRUPT_END = 0x13,
+	EV_CONTEXT_SWITCH = 0x15, EV_TRACE_START = 0x20, EV_TIMER_WAKEUP_START = 0x2B,
+	EV_TRACE_STOP = 0x30, EV_TIMER_WAKEUP_END = 0x3B, EV_TASK_END = 0x42,
+	EV_SERVER_ACTIVE = 0x58, EV_ID = 0x60, EV_TASK_END_CYCLE = 0x62,
+	EV_TASK_DEADLINE_MISS = 0xB2, EV_TASK_WCET_VIOLATION = 0xC2
+};
+
+/* the 32-bit par2 as the tools' "%d" prints it */
+static long long as_int32(uint32_t v)
+{
+	return v >= 0x80000000u ? (long long)v - 0x100000000ll : (long long)v;
+}
+
+/* list: one line per 16-byte record, empty slots included. */
+static int list_line(char *out, const tk_shark_record *x)
+{
+	return snprintf(out, TOOL_LINE_MAX,
+			"%08llu Type = %02x TSC = %llu (%08lx:%08lx) Par1 = %11u Par2 = %11lld\n",
+			(unsigned long long)x->index, (unsigned)x->type,
+			(unsigned long long)x->tsc, (unsigned long)(x->tsc >> 32),
+			(unsigned long)(x->tsc & 0xffffffffu), (unsigned)x->par1,
+			as_int32(x->par2));
+}
+
+/* pwcet_gen: the significant events only (0 when the record is skipped). */
+static int pwc_line(char *out, const tk_shark_record *x)
+{
+	unsigned par1 = x->par1;
+	unsigned long long tsc = x->tsc;
+	long long par2 = as_int32(x->par2);
+	int n;
+
+	switch (x->type & 0xffu) {
+	case EV_IPOINT:
+		return snprintf(out, TOOL_LINE_MAX, "%u %llu \n", par1, tsc);
+	case EV_TRACE_START:
+		return snprintf(out, TOOL_LINE_MAX, "0 %llu %u %lld \n", tsc,
+				par1, par2);
+	case EV_TRACE_STOP:
+		return snprintf(out, TOOL_LINE_MAX, "1 %llu \n", tsc);
+	case EV_INTERRUPT_START:
+		return snprintf(out, TOOL_LINE_MAX, "2 %llu %u \n", tsc, par1);
+	case EV_TIMER_WAKEUP_START:
+		return snprintf(out, TOOL_LINE_MAX, "2 %llu 0 \n", tsc);
+	case EV_INTERRUPT_END:
+	case EV_TIMER_WAKEUP_END:
+		return snprintf(out, TOOL_LINE_MAX, "3 %llu %u \n", tsc, par1);
+	case EV_CONTEXT_SWITCH:
+		return snprintf(out, TOOL_LINE_MAX, "4 %llu %u \n", tsc, par1);
+	case EV_TASK_CREATE:
+		return snprintf(out, TOOL_LINE_MAX, "5 %llu %u %lld\n", tsc,
+				par1, par2);
+	case EV_TASK_ACTIVATE:
+		return snprintf(out, TOOL_LINE_MAX, "6 %llu %u \n", tsc, par1);
+	case EV_TASK_END:
+		return snprintf(out, TOOL_LINE_MAX, "7 %llu %u \n", tsc, par1);
+	case EV_TASK_END_CYCLE:
+		return snprintf(out, TOOL_LINE_MAX, "8 %llu %u \n", tsc, par1);
+	case EV_ID:
+		return snprintf(out, TOOL_LINE_MAX, "9 %llu %u %lld\n", tsc,
+				par1, par2);
+	case EV_CYCLES_PER_MSEC:
+		return snprintf(out, TOOL_LINE_MAX, "10 %llu %lld \n", tsc, par2);
+	case EV_SERVER_ACTIVE:
+		n = 16;
+		break;
+	case EV_TASK_DEADLINE_MISS:
+		n = 20;
+		break;
+	case EV_TASK_WCET_VIOLATION:
+		n = 21;
+		break;
+	default:
+		return 0;
+	}
+	return snprintf(out, TOOL_LINE_MAX, "%d %llu %u %lld\n", n, tsc,
+			par1, par2);
+}
+
+static size_t tool_line(int list, const tk_shark_record *rec, char *buf)
+{
+	int n = list ? list_line(buf, rec) : pwc_line(buf, rec);
+
+	/* every line fits: the longest is list's, about 100 bytes */
+	return n > 0 && n < TOOL_LINE_MAX ? (size_t)n : 0;
+}
+
+/* The tool's whole output (list, else pwcet_gen) for the records of `in`
+ * (closed by this call) on `out` ("-": standard output), which appears
+ * only when complete.  TK_OK or < 0 with `err` filled. */
+static int tool_write(tk_input *in, int list, const char *out, tk_error *err)
+{
+	tk_shark_records *it = NULL;
+	tk_shark_record x;
+	tk_output *o = NULL;
+	/* lines gathered into writes of about 64 KB */
+	char buf[65536];
+	size_t len = 0;
+	int rc;
+
+	rc = tk_shark_records_open(&it, in, err);
+	if (rc < 0)
+		return rc;
+	rc = tk_output_open(&o, out, err);
+	if (rc < 0)
+		goto out;
+	while ((rc = tk_shark_records_next(it, &x, err)) == TK_OK) {
+		if (sizeof(buf) - len < TOOL_LINE_MAX) {
+			if ((rc = tk_output_write(o, buf, len, err)) < 0)
+				goto out;
+			len = 0;
+		}
+		len += tool_line(list, &x, buf + len);
+	}
+	if (rc == TK_END && (rc = tk_output_write(o, buf, len, err)) == TK_OK) {
+		rc = tk_output_close(o, err);
+		o = NULL;
+	}
+out:
+	tk_output_abort(o);
+	tk_shark_records_close(it);
+	return rc;
+}
 
 static void help(FILE *fp)
 {
@@ -34,9 +174,7 @@ static int shark_tool(const char *tool, tk_input *in, const char *out)
 	tk_error err;
 
 	tk_error_clear(&err);
-	if (tk_shark_tool_write(in, strcmp(tool, "list") == 0 ? TK_SHARK_LIST
-							       : TK_SHARK_PWC,
-				out, &err) < 0) {
+	if (tool_write(in, strcmp(tool, "list") == 0, out, &err) < 0) {
 		cli_error(&err);
 		return EXIT_BAD;
 	}

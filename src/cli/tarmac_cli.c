@@ -681,18 +681,18 @@ static void profile_csv(tk_tarmac_profile *p, const char *unit)
 
 /* Read the symbols of --elf (moved by --load-offset) and make a profile on
  * them; prints the error. */
-static int load_elf(const char *elf, uint64_t offset, tk_tarmac_symtab **syms,
+static int load_elf(const char *elf, uint64_t offset, tk_symtab **syms,
 		    tk_tarmac_profile **prof)
 {
 	tk_error err;
 
 	tk_error_clear(&err);
-	if (tk_tarmac_symtab_open(syms, elf, &err) < 0 ||
+	if (tk_symtab_open(syms, elf, &err) < 0 ||
 	    tk_tarmac_profile_new(prof, *syms, &err) < 0) {
 		cli_error(&err);
 		return -1;
 	}
-	tk_tarmac_symtab_shift(*syms, offset);
+	tk_symtab_shift(*syms, offset);
 	return 0;
 }
 
@@ -816,7 +816,7 @@ int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 		     const char *outfmt, const cli_read_opts *ro)
 {
 	int json, csv, rc, ret = EXIT_BAD;
-	tk_tarmac_symtab *syms = NULL;
+	tk_symtab *syms = NULL;
 	tk_tarmac_profile *prof = NULL;
 	tk_tarmac_stats *st = NULL;
 	tk_tarmac_record rec;
@@ -838,7 +838,7 @@ int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 	}
 	if (open_log(&tr, in, ro->strict, ro->quiet) < 0)
 		goto out;
-	/* the exception timeline's warnings are not shown (the table lists
+	/* the exception events's warnings are not shown (the table lists
 	 * what is open at the end) */
 	tk_tarmac_opts_init(&o);
 	o.strict = ro->strict;
@@ -906,11 +906,111 @@ out:
 	tk_tarmac_stats_free(st);
 	tk_tarmac_close(tr);
 	tk_tarmac_profile_free(prof);
-	tk_tarmac_symtab_free(syms);
+	tk_symtab_free(syms);
 	return ret;
 }
 
 /* ---- folded stacks ------------------------------------------------------------ */
+
+/* Weights of folded stacks. */
+enum { WEIGHT_INSTRUCTIONS = 0, WEIGHT_TIME = 1 };
+
+/* The stacks written so far: the path of the node being written. */
+typedef struct folded_out {
+	tk_tarmac_profile *p;
+	tk_output *o;
+	int weight;
+	const char *const *cpus;
+	size_t ncpus;
+	char *path;
+	size_t len, cap;
+} folded_out;
+
+static int path_add(folded_out *f, const char *s, tk_error *err)
+{
+	size_t n = strlen(s), i;
+
+	if (cli_grow((void **)&f->path, &f->cap, f->len + n, 1) < 0) {
+		if (err) {
+			tk_error_clear(err);
+			err->code = TK_E_NOMEM;
+			snprintf(err->input, sizeof(err->input), "folded");
+			snprintf(err->msg, sizeof(err->msg), "out of memory");
+		}
+		return TK_E_NOMEM;
+	}
+	if (f->len)
+		f->path[f->len++] = ';';
+	/* ';' separates frames and ' ' the weight: neither may be in a name */
+	for (i = 0; i < n; i++)
+		f->path[f->len++] = (s[i] == ';' || s[i] == ' ' || s[i] == '\t' ||
+				     s[i] == '\n' || s[i] == '\r') ? '_' : s[i];
+	return TK_OK;
+}
+
+/* Node i and the nodes under it, children by name. */
+static int fold_node(folded_out *f, uint32_t i, tk_error *err)
+{
+	const tk_tarmac_node *x = tk_tarmac_profile_node(f->p, i);
+	const uint32_t *kids;
+	size_t save = f->len, n, k;
+	uint64_t w = f->weight == WEIGHT_TIME ? x->self_time : x->self_instructions;
+	const char *name;
+	int rc;
+
+	if (x->symbol == -2)   /* the root of a CPU prefix */
+		name = x->cpu && x->cpu - 1 < f->ncpus && f->cpus ? f->cpus[x->cpu - 1] : "cpu?";
+	else
+		name = tk_tarmac_profile_symbol_name(f->p, x->symbol);
+	if ((rc = path_add(f, name, err)) < 0)
+		return rc;
+	if (w) {
+		char num[24];
+		int m = snprintf(num, sizeof(num), " %llu\n", (unsigned long long)w);
+		if ((rc = tk_output_write(f->o, f->path, f->len, err)) < 0 ||
+		    (rc = tk_output_write(f->o, num, (size_t)m, err)) < 0)
+			return rc;
+	}
+	n = tk_tarmac_profile_children(f->p, i, 1, &kids);
+	for (k = 0; k < n; k++)
+		if ((rc = fold_node(f, kids[k], err)) < 0)
+			return rc;
+	f->len = save;
+	return TK_OK;
+}
+
+/*
+ * The folded stacks of a finished profile ("main;foo;bar 123\n", one line
+ * per distinct stack with a non-zero weight, in name order) on `path`
+ * ("-": standard output), the file appearing only when complete.  A stack
+ * of a CPU prefix starts with the CPU's name (cpus[cpu - 1]).
+ */
+static int write_folded(tk_tarmac_profile *p, const char *path, int weight,
+			const char *const *cpus, size_t ncpus, tk_error *err)
+{
+	folded_out f;
+	const uint32_t *roots;
+	size_t n, k;
+	int rc;
+
+	memset(&f, 0, sizeof(f));
+	f.p = p;
+	f.weight = weight;
+	f.cpus = cpus;
+	f.ncpus = ncpus;
+	if ((rc = tk_output_open(&f.o, path, err)) < 0)
+		return rc;
+	n = tk_tarmac_profile_children(p, SIZE_MAX, 1, &roots);
+	for (k = 0; k < n; k++)
+		if ((rc = fold_node(&f, roots[k], err)) < 0)
+			goto fail;
+	free(f.path);
+	return tk_output_close(f.o, err);
+fail:
+	free(f.path);
+	tk_output_abort(f.o);
+	return rc;
+}
 
 /* The folded stacks of the Tarmac log `in` on `out`. */
 static int folded(tk_input *in, const char *path, const char *out,
@@ -918,7 +1018,7 @@ static int folded(tk_input *in, const char *path, const char *out,
 {
 	const char **cpus = NULL;
 	int weight, rc, ret = EXIT_BAD;
-	tk_tarmac_symtab *syms = NULL;
+	tk_symtab *syms = NULL;
 	tk_tarmac_profile *prof = NULL;
 	tk_tarmac_record rec;
 	tk_tarmac *tr = NULL;
@@ -926,8 +1026,7 @@ static int folded(tk_input *in, const char *path, const char *out,
 	size_t i;
 
 	/* cli_tarmac_opt() took instructions or time */
-	weight = strcmp(a->weight, "time") == 0 ? TK_TARMAC_WEIGHT_TIME
-						 : TK_TARMAC_WEIGHT_INSTRUCTIONS;
+	weight = strcmp(a->weight, "time") == 0 ? WEIGHT_TIME : WEIGHT_INSTRUCTIONS;
 	if (load_elf(a->elf, a->load_offset, &syms, &prof) < 0) {
 		tk_input_close(in);
 		goto out;
@@ -954,10 +1053,9 @@ static int folded(tk_input *in, const char *path, const char *out,
 		goto out;
 	}
 	elf_coverage(prof, a->elf, ro);
-	if (weight == TK_TARMAC_WEIGHT_TIME && profile_stamps(prof, path, ro) < 0)
+	if (weight == WEIGHT_TIME && profile_stamps(prof, path, ro) < 0)
 		goto out;
-	if (tk_tarmac_profile_write_folded(prof, out, weight, cpus,
-					   tk_tarmac_cpu_count(tr), &err) < 0) {
+	if (write_folded(prof, out, weight, cpus, tk_tarmac_cpu_count(tr), &err) < 0) {
 		cli_error(&err);
 		goto out;
 	}
@@ -967,7 +1065,7 @@ out:
 	free(cpus);
 	tk_tarmac_close(tr);
 	tk_tarmac_profile_free(prof);
-	tk_tarmac_symtab_free(syms);
+	tk_symtab_free(syms);
 	return ret;
 }
 
@@ -1008,7 +1106,7 @@ int cli_tarmac_calls(const char *path, const cli_tarmac_args *a,
 		     const char *function, const cli_read_opts *ro)
 {
 	static const char *const kinds[] = { "call", "tail call", "exception", "root" };
-	tk_tarmac_symtab *syms = NULL;
+	tk_symtab *syms = NULL;
 	tk_tarmac_profile *prof = NULL;
 	const tk_tarmac_call *calls;
 	tk_tarmac_record rec;
@@ -1074,7 +1172,7 @@ int cli_tarmac_calls(const char *path, const cli_tarmac_args *a,
 out:
 	tk_tarmac_close(tr);
 	tk_tarmac_profile_free(prof);
-	tk_tarmac_symtab_free(syms);
+	tk_symtab_free(syms);
 	return ret;
 }
 

@@ -352,6 +352,25 @@ static TK_NOINLINE int failed(tk_reader *r, int rc, tk_error *err)
 	return rc;
 }
 
+/* The events' cores as the parents of their processes (tk_entity.parent,
+ * tracekit.h): a process (T, I, THR) without a parent takes the core of the
+ * first event handed out that names one with the process as its target. */
+static void note_cores(tk_reader *r, const tk_event *ev, size_t n)
+{
+	tk_trace *t = r->trace;
+
+	for (; n--; ev++) {
+		tk_entity *e;
+
+		if (TK_LIKELY(ev->core == TK_NONE) || ev->target >= t->nents ||
+		    ev->core >= t->nents || ev->target == ev->core)
+			continue;
+		e = tk_trace_ent(t, ev->target);
+		if (e->parent == TK_NONE && tk_etype_is_process(e->type))
+			e->parent = ev->core;
+	}
+}
+
 int tk_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 {
 	size_t n;
@@ -363,9 +382,11 @@ int tk_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 	}
 	if (TK_UNLIKELY(r->failed))
 		return failed(r, 0, err);
-	if (r->fmt->reader_next)
-		rc = r->fmt->reader_next(r, ev, err);
-	else if ((rc = r->fmt->reader_next_batch(r, ev, &n, NEXT_BATCH, err)) == TK_OK) {
+	if (r->fmt->reader_next) {
+		if ((rc = r->fmt->reader_next(r, ev, err)) == TK_OK)
+			note_cores(r, *ev, 1);
+	} else if ((rc = r->fmt->reader_next_batch(r, ev, &n, NEXT_BATCH, err)) == TK_OK) {
+		note_cores(r, *ev, n);
 		r->evq = *ev + 1;
 		r->evq_end = *ev + n;
 	}
@@ -402,6 +423,8 @@ int tk_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 	} else if ((rc = r->fmt->reader_next_batch(r, evs, n, max, err)) != TK_OK) {
 		*n = 0;
 	}
+	if (rc == TK_OK)
+		note_cores(r, *evs, *n);
 	return TK_UNLIKELY(rc < 0) ? failed(r, rc, err) : rc;
 }
 

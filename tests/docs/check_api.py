@@ -21,7 +21,9 @@ docs/library.md's "Reference" has a row for every function declared
 TK_API (a table row starting "| `tk_name` |") and none for a function no
 header declares, each finding naming the function, so that whoever adds,
 renames or removes one sees the row to write;
-each header compiles on its own (C11 -pedantic, and C++17 where c++ is);
+each header compiles on its own (C11 -pedantic, and C++17 where c++ is),
+is included by tracekit.h and has its one line in docs/library.md ("What
+the API gives": "- `name.h`: the object it is about");
 and the library (ROOT/src other than the CLI) reads no TRACEKIT_
 environment variable (test hooks and tuning belong to the tests' build and
 the API; the system's own, such as TMPDIR, are read).
@@ -201,6 +203,23 @@ def main():
                 msg = [ln for ln in p.stdout.decode(errors="replace").splitlines()
                        if "error" in ln][:1]
                 fails.append(f"{rel}: does not compile on its own ({cc}): {msg}")
+    # docs/library.md, "What the API gives": one line per public header
+    # ("- `name.h`: what object it is about"), no line for a header that is
+    # not there, and tracekit.h includes each of the others
+    lib = open(os.path.join(root, "docs", "library.md"), errors="replace").read()
+    sec = lib.split("## What the API gives", 1)[-1].split("\n## ", 1)[0]
+    described = re.findall(r"^- `([a-z0-9_]+\.h)`: \S", sec, re.M)
+    headers = sorted(os.path.basename(p) for p in
+                     glob.glob(os.path.join(root, "include", "tracekit", "*.h")))
+    main_h = open(os.path.join(root, "include", "tracekit", "tracekit.h")).read()
+    for h in headers:
+        if described.count(h) != 1:
+            fails.append(f"docs/library.md: \"What the API gives\" has {described.count(h)} "
+                         f"lines for include/tracekit/{h} (one: what object it is about)")
+        if h != "tracekit.h" and f'#include "tracekit/{h}"' not in main_h:
+            fails.append(f"include/tracekit/tracekit.h does not include tracekit/{h}")
+    for h in sorted(set(described) - set(headers)):
+        fails.append(f"docs/library.md: \"What the API gives\" describes {h}, no public header")
     for f in fails:
         print("FAIL:", f)
     print(f"{n} functions, {len(fails)} findings")

@@ -1,6 +1,6 @@
 /*
  * fuzz_tarmac.c - libFuzzer target for the Tarmac record reader, the
- * exception timeline fed with its records (as `tracekit stats` does) and the
+ * exception events fed with its records (as `tracekit stats` does) and the
  * ISR adapter of tk_reader_open() on the same timeline.  The first byte
  * picks strict or lenient mode (bit 0); with bit
  * 2 set, the next two bytes (little-endian) are the length of an ELF image
@@ -49,13 +49,13 @@ static int open_log(tk_source **src, unsigned mode, const uint8_t *log,
 }
 
 /* The queued events of the timeline: entities that exist. */
-static size_t drain(tk_tarmac_timeline *tl)
+static size_t drain(tk_tarmac_exceptions *tl)
 {
-	const tk_trace *t = tk_tarmac_timeline_trace(tl);
+	const tk_trace *t = tk_tarmac_exceptions_trace(tl);
 	const tk_event *ev;
 	size_t sum = 0, n;
 
-	while (tk_tarmac_timeline_next(tl, &ev) == TK_OK) {
+	while (tk_tarmac_exceptions_next(tl, &ev) == TK_OK) {
 		const tk_entity *s = tk_trace_entity(t, ev->source);
 		const tk_entity *d = tk_trace_entity(t, ev->target);
 		FUZZ_CHECK(s && d && (unsigned)ev->kind < TK_EV_COUNT);
@@ -116,7 +116,7 @@ static size_t profile(const uint8_t *elf, size_t elflen, const uint8_t *log,
 {
 	int strict = mode & 1;
 	tk_source *src;
-	tk_tarmac_symtab *st = NULL;
+	tk_symtab *st = NULL;
 	tk_tarmac_profile *p = NULL;
 	tk_tarmac_opts o;
 	tk_tarmac *tr = NULL;
@@ -125,12 +125,12 @@ static size_t profile(const uint8_t *elf, size_t elflen, const uint8_t *log,
 	const uint32_t *kids;
 	size_t sum = 0, i, n, k;
 
-	if (tk_tarmac_symtab_open_mem(&st, elf, elflen, "fuzz.elf", &err) != TK_OK)
+	if (tk_symtab_open_mem(&st, elf, elflen, "fuzz.elf", &err) != TK_OK)
 		return 0;
-	for (i = 0; i < tk_tarmac_symtab_count(st); i++) {
-		const tk_tarmac_symbol *y = tk_tarmac_symtab_get(st, i);
+	for (i = 0; i < tk_symtab_count(st); i++) {
+		const tk_symbol *y = tk_symtab_get(st, i);
 		FUZZ_CHECK(y && y->name);
-		FUZZ_CHECK(tk_tarmac_symtab_find(st, y->address) >= 0 || y->size == 0);
+		FUZZ_CHECK(tk_symtab_find(st, y->address) >= 0 || y->size == 0);
 		sum += strlen(y->name);
 	}
 	tk_tarmac_opts_init(&o);
@@ -156,7 +156,7 @@ static size_t profile(const uint8_t *elf, size_t elflen, const uint8_t *log,
 		tk_tarmac_close(tr);
 	}
 	tk_tarmac_profile_free(p);
-	tk_tarmac_symtab_free(st);
+	tk_symtab_free(st);
 	return sum;
 }
 
@@ -164,7 +164,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	tk_tarmac_opts o;
 	tk_tarmac *tr = NULL;
-	tk_tarmac_timeline *tl = NULL;
+	tk_tarmac_exceptions *tl = NULL;
 	tk_tarmac_stats *st = NULL;
 	tk_tarmac_record rec;
 	tk_reader_opts ro;
@@ -188,7 +188,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.strict = data[0] & 1;
 	if (open_log(&src, data[0], data + 1, size - 1, &err) == TK_OK &&
 	    tk_tarmac_open_source(&tr, src, &o, &err) == TK_OK) {
-		if (tk_tarmac_timeline_new(&tl, tr, &o, &err) != TK_OK)
+		if (tk_tarmac_exceptions_new(&tl, tr, &o, &err) != TK_OK)
 			tl = NULL;
 		if (tk_tarmac_stats_new(&st, tr, TK_TARMAC_STATS_ALL, &o, &err) != TK_OK)
 			st = NULL;
@@ -204,10 +204,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				st = NULL;
 			}
 			if (tl) {
-				int rc = tk_tarmac_timeline_record(tl, &rec, &err);
+				int rc = tk_tarmac_exceptions_record(tl, &rec, &err);
 				FUZZ_CHECK(rc <= 0 || rc < 64);
 				if (rc < 0) {
-					tk_tarmac_timeline_free(tl);
+					tk_tarmac_exceptions_free(tl);
 					tl = NULL;
 				} else {
 					sum += drain(tl);
@@ -215,10 +215,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		}
 		if (tl) {
-			tk_tarmac_timeline_finish(tl);
+			tk_tarmac_exceptions_finish(tl);
 			sum += drain(tl);
 		}
-		tk_tarmac_timeline_free(tl);
+		tk_tarmac_exceptions_free(tl);
 		if (st)
 			sum += stats(st);
 		tk_tarmac_stats_free(st);

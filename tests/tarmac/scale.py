@@ -4,7 +4,7 @@ give, from a model of the log, and time that stays linear in their number.
 
 Before, each of these walked everything seen so far: a CPU name other than
 the last line's was searched over every CPU and each new CPU grew the cores
-of the exception timeline and of the function profile by one (a copy of
+of the exception events and of the function profile by one (a copy of
 all of them), `stats` found an exception's row and a 256 MB region's row by
 a walk over all rows and a return by a walk over the open exceptions of
 every core, and the profile's root node of every CPU fell into one hash

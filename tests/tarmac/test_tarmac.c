@@ -2,7 +2,7 @@
  * test_tarmac.c - the Tarmac record API on the spec's examples and one line
  * of each other variant: every field a line carries; the values and
  * addresses of the fast paths, the stamp prefix shared by the lines of one
- * time step, the exception timeline fed with records, and the record
+ * time step, the exception events fed with records, and the record
  * statistics (tk_tarmac_stats_*).
  */
 #include "tracekit/tracekit.h"
@@ -252,7 +252,7 @@ static void on_warn(void *ctx, const tk_error *w)
 	snprintf(lastwarn, sizeof(lastwarn), "%s", w->msg);
 }
 
-/* The exception timeline fed with the records of a Cortex-M log. */
+/* The exception events fed with the records of a Cortex-M log. */
 static void timeline(void)
 {
 	static const char text[] =
@@ -273,7 +273,7 @@ static void timeline(void)
 	};
 	tk_tarmac_opts o;
 	tk_tarmac *tr;
-	tk_tarmac_timeline *tl = NULL;
+	tk_tarmac_exceptions *tl = NULL;
 	const tk_event *ev;
 	const tk_trace *t;
 	tk_error err;
@@ -284,19 +284,19 @@ static void timeline(void)
 	o.strict = 1;
 	o.on_warning = on_warn;
 	CHECK(tk_tarmac_open_mem(&tr, text, strlen(text), "tl", &o, &err) == TK_OK);
-	CHECK(tk_tarmac_timeline_new(&tl, tr, &o, &err) == TK_OK);
+	CHECK(tk_tarmac_exceptions_new(&tl, tr, &o, &err) == TK_OK);
 	if (!tl) {
 		tk_tarmac_close(tr);
 		return;
 	}
-	t = tk_tarmac_timeline_trace(tl);
+	t = tk_tarmac_exceptions_trace(tl);
 	while (tk_tarmac_next(tr, &rec, &err) == TK_OK) {
-		rc = tk_tarmac_timeline_record(tl, &rec, &err);
+		rc = tk_tarmac_exceptions_record(tl, &rec, &err);
 		CHECK(rc >= 0);
 		if (rc > 0)
-			CHECK(tk_tarmac_timeline_next(tl, &ev) == TK_OK && rc > 0);
+			CHECK(tk_tarmac_exceptions_next(tl, &ev) == TK_OK && rc > 0);
 		else
-			CHECK(tk_tarmac_timeline_next(tl, &ev) == TK_END);
+			CHECK(tk_tarmac_exceptions_next(tl, &ev) == TK_END);
 		while (rc > 0) {
 			const tk_entity *e = tk_trace_entity(t, ev->target);
 			const tk_entity *core = tk_trace_entity(t, ev->core);
@@ -310,7 +310,7 @@ static void timeline(void)
 				ok = 0;
 			}
 			n++;
-			if (tk_tarmac_timeline_next(tl, &ev) != TK_OK)
+			if (tk_tarmac_exceptions_next(tl, &ev) != TK_OK)
 				break;
 		}
 	}
@@ -318,11 +318,11 @@ static void timeline(void)
 	CHECK(strcmp(tk_trace_header_get(t, "tarmacTimeUnit"), "ns") == 0);
 	CHECK(tk_trace_timebase(t)->unit == TK_UNIT_NS);
 	CHECK(nwarn == 0);
-	tk_tarmac_timeline_finish(tl);
-	CHECK(tk_tarmac_timeline_next(tl, &ev) == TK_END);
-	CHECK(nwarn == 1 && tk_tarmac_timeline_warning_count(tl) == 1 &&
+	tk_tarmac_exceptions_finish(tl);
+	CHECK(tk_tarmac_exceptions_next(tl, &ev) == TK_END);
+	CHECK(nwarn == 1 && tk_tarmac_exceptions_warning_count(tl) == 1 &&
 	      strstr(lastwarn, "1 exception still active") != NULL);
-	tk_tarmac_timeline_free(tl);
+	tk_tarmac_exceptions_free(tl);
 	tk_tarmac_close(tr);
 }
 

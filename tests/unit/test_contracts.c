@@ -55,9 +55,9 @@ static void null_safe(void)
 	tk_verify_free(NULL);
 	tk_timeline_free(NULL);
 	tk_tarmac_close(NULL);
-	tk_tarmac_timeline_free(NULL);
+	tk_tarmac_exceptions_free(NULL);
 	tk_tarmac_stats_free(NULL);
-	tk_tarmac_symtab_free(NULL);
+	tk_symtab_free(NULL);
 	tk_tarmac_profile_free(NULL);
 	tk_shark_records_close(NULL);
 	/* the int closes: nothing to finish is TK_OK */
@@ -67,10 +67,10 @@ static void null_safe(void)
 	CHECK(tk_writer_close(NULL, NULL) == TK_OK);
 	CHECK(tk_output_close(NULL, NULL) == TK_OK);
 	/* getters documented NULL-safe */
-	CHECK(tk_tarmac_symtab_count(NULL) == 0);
-	CHECK(tk_tarmac_symtab_get(NULL, 0) == NULL);
-	CHECK(tk_tarmac_symtab_find(NULL, 0) == -1);
-	tk_tarmac_symtab_shift(NULL, 4);
+	CHECK(tk_symtab_count(NULL) == 0);
+	CHECK(tk_symtab_get(NULL, 0) == NULL);
+	CHECK(tk_symtab_find(NULL, 0) == -1);
+	tk_symtab_shift(NULL, 4);
 	CHECK(tk_stats_find(NULL, 0, TK_METRIC_RT) == -1);
 	{
 		int64_t num;

@@ -94,7 +94,7 @@ int main(void)
 	CHECK(tk_stats_row_name(st, tk_stats_count(st), &len) == NULL);
 	CHECK(tk_reqs_name(q, tk_reqs_count(q)) == NULL);
 	CHECK(tk_verify_get(v, tk_verify_count(v)) == NULL);
-	CHECK(tk_tarmac_symtab_get(NULL, 0) == NULL);
+	CHECK(tk_symtab_get(NULL, 0) == NULL);
 
 	/* entity ids: TK_NONE */
 	CHECK(tk_trace_entity_find(t, "no-such-entity", 14) == TK_NONE);
@@ -111,7 +111,7 @@ int main(void)
 	CHECK(tk_timeline_lane_of(tl, core) == 0);
 	CHECK(tk_timeline_lane_of(tl, a) == -1);              /* not a core */
 	CHECK(tk_timeline_lane_of(tl, TK_NONE) == -1);
-	CHECK(tk_tarmac_symtab_find(NULL, 0x1000) == -1);
+	CHECK(tk_symtab_find(NULL, 0x1000) == -1);
 
 	/* found or not: 0, the value untouched */
 	CHECK(tk_counts_add(cn, 1, 2) == 1);

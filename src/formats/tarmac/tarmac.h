@@ -54,7 +54,7 @@ int tk_tarmac_open_source(tk_tarmac **out, tk_source *src,
 /* The format of tk_reader_open(): probe and the ISR adapter. */
 
 /*
- * What an event record means to the exception timeline (the rules of the
+ * What an event record means to the exception events (the rules of the
  * ISR adapter): an exception entry, a reset, or neither.
  */
 enum { TARMAC_EV_NONE = 0, TARMAC_EV_ENTRY = 1, TARMAC_EV_RESET = 2 };

@@ -1,6 +1,6 @@
 /*
  * tarmac_elf.c - the function symbols of an ELF file, for the profile of a
- * Tarmac log (tracekit/tarmac.h, tk_tarmac_symtab_*): STT_FUNC symbols, and
+ * Tarmac log and others (tracekit/elf.h, tk_symtab_*): STT_FUNC symbols, and
  * assembler labels (STT_NOTYPE) where no function covers the code.
  *
  * libelf does the reading (any class, any byte order); what is kept is a
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-struct tk_tarmac_symtab {
-	tk_tarmac_symbol *syms;
+struct tk_symtab {
+	tk_symbol *syms;
 	size_t count;
 	char *names;
 };
@@ -56,10 +56,10 @@ static int elf_fail(tk_error *err, const char *path, int code, const char *what)
 	return tk_err_set(err, code, path, 0, 0, "%s", what);
 }
 
-static int symtab_read(tk_tarmac_symtab **out, const char *path, int fd,
+static int symtab_read(tk_symtab **out, const char *path, int fd,
 		       const void *mem, size_t memlen, tk_error *err)
 {
-	tk_tarmac_symtab *st = NULL;
+	tk_symtab *st = NULL;
 	raw_sym *raw = NULL;
 	char *names = NULL;
 	size_t nraw = 0, capraw = 0, nlen = 0, capn = 0, i, k, nf;
@@ -204,7 +204,7 @@ static int symtab_read(tk_tarmac_symtab **out, const char *path, int fd,
 	for (i = 0; i < nraw; i++) {
 		size_t j = i + 1;
 		uint64_t end = raw[i].sec_end;
-		if (raw[i].kind != RAW_LABEL || tk_tarmac_symtab_find(st, raw[i].address) >= 0 ||
+		if (raw[i].kind != RAW_LABEL || tk_symtab_find(st, raw[i].address) >= 0 ||
 		    (k > nf && st->syms[k - 1].address == raw[i].address))
 			continue;
 		while (j < nraw && raw[j].address == raw[i].address)
@@ -221,7 +221,7 @@ static int symtab_read(tk_tarmac_symtab **out, const char *path, int fd,
 	}
 	/* one address order: merge the functions and the labels */
 	if (k > nf) {
-		tk_tarmac_symbol *m = tk_xrealloc_array(NULL, k, sizeof(*m));
+		tk_symbol *m = tk_xrealloc_array(NULL, k, sizeof(*m));
 		size_t a = 0, b = nf, o = 0;
 		if (!m)
 			goto nomem;
@@ -241,7 +241,7 @@ static int symtab_read(tk_tarmac_symtab **out, const char *path, int fd,
 nomem:
 	rc = tk_err_nomem(err, path);
 out:
-	tk_tarmac_symtab_free(st);
+	tk_symtab_free(st);
 	free(raw);
 	free(names);
 	if (elf)
@@ -250,8 +250,8 @@ out:
 	return rc;
 }
 
-int tk_tarmac_symtab_open(tk_tarmac_symtab **out, const char *path,
-			  tk_error *err)
+int tk_symtab_open(tk_symtab **out, const char *path,
+		   tk_error *err)
 {
 	int fd, rc;
 
@@ -265,31 +265,31 @@ int tk_tarmac_symtab_open(tk_tarmac_symtab **out, const char *path,
 	return rc;
 }
 
-int tk_tarmac_symtab_open_mem(tk_tarmac_symtab **out, const void *data,
-			      size_t len, const char *name, tk_error *err)
+int tk_symtab_open_mem(tk_symtab **out, const void *data,
+		       size_t len, const char *name, tk_error *err)
 {
 	return symtab_read(out, name, -1, data, len, err);
 }
 
-size_t tk_tarmac_symtab_count(const tk_tarmac_symtab *st)
+size_t tk_symtab_count(const tk_symtab *st)
 {
 	return st ? st->count : 0;
 }
 
-const tk_tarmac_symbol *tk_tarmac_symtab_get(const tk_tarmac_symtab *st,
-					     size_t i)
+const tk_symbol *tk_symtab_get(const tk_symtab *st,
+			       size_t i)
 {
 	return st && i < st->count ? &st->syms[i] : NULL;
 }
 
 static int cmp_sym(const void *a, const void *b)
 {
-	const tk_tarmac_symbol *x = a, *y = b;
+	const tk_symbol *x = a, *y = b;
 
 	return x->address < y->address ? -1 : x->address > y->address;
 }
 
-void tk_tarmac_symtab_shift(tk_tarmac_symtab *st, uint64_t offset)
+void tk_symtab_shift(tk_symtab *st, uint64_t offset)
 {
 	size_t i;
 
@@ -301,7 +301,7 @@ void tk_tarmac_symtab_shift(tk_tarmac_symtab *st, uint64_t offset)
 	qsort(st->syms, st->count, sizeof(*st->syms), cmp_sym);
 }
 
-long tk_tarmac_symtab_find(const tk_tarmac_symtab *st, uint64_t address)
+long tk_symtab_find(const tk_symtab *st, uint64_t address)
 {
 	size_t lo = 0, hi = st ? st->count : 0;
 
@@ -321,7 +321,7 @@ long tk_tarmac_symtab_find(const tk_tarmac_symtab *st, uint64_t address)
 	return -1;
 }
 
-void tk_tarmac_symtab_free(tk_tarmac_symtab *st)
+void tk_symtab_free(tk_symtab *st)
 {
 	if (!st)
 		return;

@@ -1,6 +1,6 @@
 /*
- * tarmac_events.c - the exception timeline of a Tarmac log
- * (tk_tarmac_timeline_*, fed with the records of tarmac_records.c), and the
+ * tarmac_events.c - the exception events of a Tarmac log
+ * (tk_tarmac_exceptions_*, fed with the records of tarmac_records.c), and the
  * "tarmac" format of tk_reader_open() on it: exception entry and return
  * become ISR activity per core (docs/mappings.md, "Tarmac").
  *
@@ -41,7 +41,7 @@ typedef struct core {
 	int has_reset;
 } core;
 
-struct tk_tarmac_timeline {
+struct tk_tarmac_exceptions {
 	const tk_tarmac *tr;       /* CPU names, the input name */
 	tk_trace *t;               /* entities, time base */
 	int owns_trace;
@@ -66,14 +66,14 @@ struct tk_tarmac_timeline {
 
 typedef struct tarmac_reader {
 	tk_tarmac tr;
-	tk_tarmac_timeline tl;
+	tk_tarmac_exceptions tl;
 	int at_end;
 } tarmac_reader;
 
-static void tl_warn(tk_tarmac_timeline *a, unsigned kind, uint64_t line,
+static void tl_warn(tk_tarmac_exceptions *a, unsigned kind, uint64_t line,
 		    uint32_t col, const char *fmt, ...) TK_PRINTF(5, 6);
 
-static void tl_warn(tk_tarmac_timeline *a, unsigned kind, uint64_t line,
+static void tl_warn(tk_tarmac_exceptions *a, unsigned kind, uint64_t line,
 		    uint32_t col, const char *fmt, ...)
 {
 	uint64_t bit = 1ull << (kind & 63);
@@ -193,7 +193,7 @@ static int span_is(const tk_tarmac_span *s, const char *lit)
 
 /* ---- events ------------------------------------------------------------------- */
 
-static int convert_time(tk_tarmac_timeline *a, const tk_tarmac_record *rec,
+static int convert_time(tk_tarmac_exceptions *a, const tk_tarmac_record *rec,
 			uint64_t *out, tk_error *err)
 {
 	tk_timebase from;
@@ -238,7 +238,7 @@ static int convert_time(tk_tarmac_timeline *a, const tk_tarmac_record *rec,
 	return TK_OK;
 }
 
-static int push_event(tk_tarmac_timeline *a, core *c, uint64_t time, uint64_t line,
+static int push_event(tk_tarmac_exceptions *a, core *c, uint64_t time, uint64_t line,
 		      uint32_t ent, int64_t inst, tk_evkind kind, tk_error *err)
 {
 	tk_event *ev;
@@ -265,11 +265,14 @@ static int push_event(tk_tarmac_timeline *a, core *c, uint64_t time, uint64_t li
 	ev->name = a->kind_names[kind];
 	ev->core = c->ent;
 	ev->pos = line;
+	/* the exception's core: the first it is taken on (tk_entity.parent) */
+	if (tk_trace_ent(a->t, ent)->parent == TK_NONE)
+		tk_trace_ent(a->t, ent)->parent = c->ent;
 	return TK_OK;
 }
 
 /* The core of CPU index `cpu` (0: no CPU prefix), made at its first record. */
-static int core_of(tk_tarmac_timeline *a, uint32_t cpu, core **out, tk_error *err)
+static int core_of(tk_tarmac_exceptions *a, uint32_t cpu, core **out, tk_error *err)
 {
 	core *c;
 
@@ -297,7 +300,7 @@ static int core_of(tk_tarmac_timeline *a, uint32_t cpu, core **out, tk_error *er
 	return TK_OK;
 }
 
-static int isr_entity(tk_tarmac_timeline *a, const char *name, size_t n,
+static int isr_entity(tk_tarmac_exceptions *a, const char *name, size_t n,
 		      uint32_t *ent, int64_t *inst, tk_error *err)
 {
 	uint32_t e = tk_trace_entity_intern(a->t, name, n);
@@ -314,7 +317,7 @@ static int isr_entity(tk_tarmac_timeline *a, const char *name, size_t n,
 }
 
 /* Exception entry: the running handler is preempted, the new one starts. */
-static int enter(tk_tarmac_timeline *a, core *c, const tk_tarmac_record *rec,
+static int enter(tk_tarmac_exceptions *a, core *c, const tk_tarmac_record *rec,
 		 uint64_t time, const char *name, size_t n, int num,
 		 tk_error *err)
 {
@@ -383,7 +386,7 @@ static int enter(tk_tarmac_timeline *a, core *c, const tk_tarmac_record *rec,
 }
 
 /* Exception return: the running handler ends, the one below resumes. */
-static int leave(tk_tarmac_timeline *a, core *c, const tk_tarmac_record *rec,
+static int leave(tk_tarmac_exceptions *a, core *c, const tk_tarmac_record *rec,
 		 uint64_t time, tk_error *err)
 {
 	frame *f;
@@ -399,7 +402,7 @@ static int leave(tk_tarmac_timeline *a, core *c, const tk_tarmac_record *rec,
 	return push_event(a, c, time, rec->line, f->ent, f->inst, TK_EV_RESUME, err);
 }
 
-static int enter_number(tk_tarmac_timeline *a, core *c, const tk_tarmac_record *rec,
+static int enter_number(tk_tarmac_exceptions *a, core *c, const tk_tarmac_record *rec,
 			uint64_t time, int num, tk_error *err)
 {
 	char buf[32];
@@ -409,7 +412,7 @@ static int enter_number(tk_tarmac_timeline *a, core *c, const tk_tarmac_record *
 }
 
 /* An E / EXC / ES record: is it an exception entry, and of what? */
-static int on_event(tk_tarmac_timeline *a, core *c, const tk_tarmac_record *rec,
+static int on_event(tk_tarmac_exceptions *a, core *c, const tk_tarmac_record *rec,
 		    uint64_t time, tk_error *err)
 {
 	static const struct { const char *fm, *name; } fm_names[] = {
@@ -545,7 +548,7 @@ int tarmac_reg_class(const tk_tarmac_span *r)
 	}
 }
 
-static int on_register(tk_tarmac_timeline *a, core *c, const tk_tarmac_record *rec,
+static int on_register(tk_tarmac_exceptions *a, core *c, const tk_tarmac_record *rec,
 		       uint64_t time, tk_error *err)
 {
 	int cls = tarmac_reg_class(&rec->reg);
@@ -615,7 +618,7 @@ int tarmac_pc_loaded(const tk_tarmac_record *rec)
 	return 0;
 }
 
-static int on_instruction(tk_tarmac_timeline *a, core *c, const tk_tarmac_record *rec,
+static int on_instruction(tk_tarmac_exceptions *a, core *c, const tk_tarmac_record *rec,
 			  uint64_t time, tk_error *err)
 {
 	const tk_tarmac_span *m = &rec->mnemonic;
@@ -648,7 +651,7 @@ static int on_instruction(tk_tarmac_timeline *a, core *c, const tk_tarmac_record
 }
 
 /* Turn one record into zero or more queued events. */
-static int derive(tk_tarmac_timeline *a, const tk_tarmac_record *rec, tk_error *err)
+static int derive(tk_tarmac_exceptions *a, const tk_tarmac_record *rec, tk_error *err)
 {
 	uint64_t time = 0;
 	core *c = NULL;
@@ -713,7 +716,7 @@ int tarmac_si_timebase(tk_tarmac_unit u, tk_timebase *tb)
 	return 1;
 }
 
-static void set_timebase(tk_tarmac_timeline *a, tk_tarmac_unit u)
+static void set_timebase(tk_tarmac_exceptions *a, tk_tarmac_unit u)
 {
 	const char *name = tk_tarmac_unit_name(u);
 	tk_timebase tb = *tk_trace_timebase(a->t);
@@ -728,9 +731,9 @@ static void set_timebase(tk_tarmac_timeline *a, tk_tarmac_unit u)
 
 /* ---- the timeline ------------------------------------------------------------- */
 
-static int tarmac_timeline_init(tk_tarmac_timeline *a, const tk_tarmac *tr,
-				tk_trace *t, tk_reader *r,
-				const tk_tarmac_opts *opts, tk_error *err)
+static int tarmac_exceptions_init(tk_tarmac_exceptions *a, const tk_tarmac *tr,
+				  tk_trace *t, tk_reader *r,
+				  const tk_tarmac_opts *opts, tk_error *err)
 {
 	int k;
 
@@ -753,7 +756,7 @@ static int tarmac_timeline_init(tk_tarmac_timeline *a, const tk_tarmac *tr,
 	return TK_OK;
 }
 
-static void tarmac_timeline_fini(tk_tarmac_timeline *a)
+static void tarmac_exceptions_fini(tk_tarmac_exceptions *a)
 {
 	size_t i;
 
@@ -769,10 +772,10 @@ static void tarmac_timeline_fini(tk_tarmac_timeline *a)
 		tk_trace_free(a->t);
 }
 
-int tk_tarmac_timeline_new(tk_tarmac_timeline **out, const tk_tarmac *tr,
-			   const tk_tarmac_opts *opts, tk_error *err)
+int tk_tarmac_exceptions_new(tk_tarmac_exceptions **out, const tk_tarmac *tr,
+			     const tk_tarmac_opts *opts, tk_error *err)
 {
-	tk_tarmac_timeline *a = calloc(1, sizeof(*a));
+	tk_tarmac_exceptions *a = calloc(1, sizeof(*a));
 	int rc;
 
 	*out = NULL;
@@ -784,16 +787,16 @@ int tk_tarmac_timeline_new(tk_tarmac_timeline **out, const tk_tarmac *tr,
 		return tk_err_nomem(err, tr->name);
 	}
 	a->owns_trace = 1;
-	if ((rc = tarmac_timeline_init(a, tr, a->t, NULL, opts, err)) < 0) {
-		tk_tarmac_timeline_free(a);
+	if ((rc = tarmac_exceptions_init(a, tr, a->t, NULL, opts, err)) < 0) {
+		tk_tarmac_exceptions_free(a);
 		return rc;
 	}
 	*out = a;
 	return TK_OK;
 }
 
-int tk_tarmac_timeline_record(tk_tarmac_timeline *a, const tk_tarmac_record *rec,
-			      tk_error *err)
+int tk_tarmac_exceptions_record(tk_tarmac_exceptions *a, const tk_tarmac_record *rec,
+				tk_error *err)
 {
 	int rc;
 
@@ -809,7 +812,7 @@ int tk_tarmac_timeline_record(tk_tarmac_timeline *a, const tk_tarmac_record *rec
 	return a->qlen > INT_MAX ? INT_MAX : (int)a->qlen;
 }
 
-int tk_tarmac_timeline_next(tk_tarmac_timeline *a, const tk_event **ev)
+int tk_tarmac_exceptions_next(tk_tarmac_exceptions *a, const tk_event **ev)
 {
 	if (!a->qlen)
 		return TK_END;
@@ -827,7 +830,7 @@ int tk_tarmac_timeline_next(tk_tarmac_timeline *a, const tk_event **ev)
  * of any trace cut at its end; the analyses count complete instances, and
  * `tracekit stats` lists the open ones.  One warning says so.
  */
-void tk_tarmac_timeline_finish(tk_tarmac_timeline *a)
+void tk_tarmac_exceptions_finish(tk_tarmac_exceptions *a)
 {
 	size_t i, n = 0;
 
@@ -847,21 +850,21 @@ void tk_tarmac_timeline_finish(tk_tarmac_timeline *a)
 			n, n == 1 ? "" : "s");
 }
 
-const tk_trace *tk_tarmac_timeline_trace(const tk_tarmac_timeline *a)
+const tk_trace *tk_tarmac_exceptions_trace(const tk_tarmac_exceptions *a)
 {
 	return a->t;
 }
 
-uint64_t tk_tarmac_timeline_warning_count(const tk_tarmac_timeline *a)
+uint64_t tk_tarmac_exceptions_warning_count(const tk_tarmac_exceptions *a)
 {
 	return a->r ? tk_reader_warning_count(a->r) : a->nwarn;
 }
 
-void tk_tarmac_timeline_free(tk_tarmac_timeline *a)
+void tk_tarmac_exceptions_free(tk_tarmac_exceptions *a)
 {
 	if (!a)
 		return;
-	tarmac_timeline_fini(a);
+	tarmac_exceptions_fini(a);
 	free(a);
 }
 
@@ -874,7 +877,7 @@ static void tarmac_reader_close(tk_reader *r)
 	if (!a)
 		return;
 	tarmac_fini(&a->tr);
-	tarmac_timeline_fini(&a->tl);
+	tarmac_exceptions_fini(&a->tl);
 	free(a);
 	r->impl = NULL;
 }
@@ -893,7 +896,7 @@ static int tarmac_reader_open(tk_reader *r, tk_error *err)
 	o.strict = r->opts.strict;
 	if ((rc = tarmac_init(&a->tr, r->src, 0, &o, r, err)) < 0)
 		goto fail;
-	if ((rc = tarmac_timeline_init(&a->tl, &a->tr, r->trace, r, &o, err)) < 0)
+	if ((rc = tarmac_exceptions_init(&a->tl, &a->tr, r->trace, r, &o, err)) < 0)
 		goto fail;
 	/* the time base (a header of the trace) is the first stamp's unit:
 	 * read up to it */
@@ -901,10 +904,10 @@ static int tarmac_reader_open(tk_reader *r, tk_error *err)
 		rc = tk_tarmac_next(&a->tr, &rec, err);
 		if (rc == TK_END) {
 			a->at_end = 1;
-			tk_tarmac_timeline_finish(&a->tl);
+			tk_tarmac_exceptions_finish(&a->tl);
 			break;
 		}
-		if (rc < 0 || (rc = tk_tarmac_timeline_record(&a->tl, &rec, err)) < 0)
+		if (rc < 0 || (rc = tk_tarmac_exceptions_record(&a->tl, &rec, err)) < 0)
 			goto fail;
 		rc = TK_OK;
 	}
@@ -921,18 +924,18 @@ static int tarmac_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 	const tk_event *e;
 	int rc;
 
-	while (tk_tarmac_timeline_next(&a->tl, &e) != TK_OK) {
+	while (tk_tarmac_exceptions_next(&a->tl, &e) != TK_OK) {
 		if (a->at_end)
 			return TK_END;
 		rc = tk_tarmac_next(&a->tr, &rec, err);
 		if (rc == TK_END) {
 			a->at_end = 1;
-			tk_tarmac_timeline_finish(&a->tl);
+			tk_tarmac_exceptions_finish(&a->tl);
 			return TK_END;
 		}
 		if (rc < 0)
 			return rc;
-		if ((rc = tk_tarmac_timeline_record(&a->tl, &rec, err)) < 0)
+		if ((rc = tk_tarmac_exceptions_record(&a->tl, &rec, err)) < 0)
 			return rc;
 	}
 	r->ev = *e;

@@ -85,7 +85,7 @@ typedef struct pcore {
 } pcore;
 
 struct tk_tarmac_profile {
-	const tk_tarmac_symtab *st;
+	const tk_symtab *st;
 	tk_tarmac_node *nodes;
 	size_t nnodes, capnodes;
 	tk_hashmap node_ix;       /* node_key() -> node index */
@@ -414,10 +414,10 @@ static long func_of(tk_tarmac_profile *p, pcore *c, uint64_t pc)
 
 	if (pc - c->lo < c->hi - c->lo)
 		return c->cur_sym;
-	s = tk_tarmac_symtab_find(p->st, pc);
+	s = tk_symtab_find(p->st, pc);
 	c->cur_sym = s;
 	if (s >= 0) {
-		const tk_tarmac_symbol *y = tk_tarmac_symtab_get(p->st, (size_t)s);
+		const tk_symbol *y = tk_symtab_get(p->st, (size_t)s);
 		c->lo = y->address;
 		c->hi = y->address + y->size;
 	} else {
@@ -428,13 +428,13 @@ static long func_of(tk_tarmac_profile *p, pcore *c, uint64_t pc)
 
 static int is_entry(const tk_tarmac_profile *p, long sym, uint64_t pc)
 {
-	return sym >= 0 && tk_tarmac_symtab_get(p->st, (size_t)sym)->address == pc;
+	return sym >= 0 && tk_symtab_get(p->st, (size_t)sym)->address == pc;
 }
 
 /* The stack for an executed instruction at pc in function sym. */
 static int is_label(const tk_tarmac_profile *p, long sym)
 {
-	return sym >= 0 && tk_tarmac_symtab_get(p->st, (size_t)sym)->label;
+	return sym >= 0 && tk_symtab_get(p->st, (size_t)sym)->label;
 }
 
 /* A call by the link-register convention: a jump (not a call, not the
@@ -744,7 +744,7 @@ int tk_tarmac_profile_record(tk_tarmac_profile *p, const tk_tarmac_record *rec,
 
 /* ---- results ---------------------------------------------------------------- */
 
-int tk_tarmac_profile_new(tk_tarmac_profile **out, const tk_tarmac_symtab *st,
+int tk_tarmac_profile_new(tk_tarmac_profile **out, const tk_symtab *st,
 			  tk_error *err)
 {
 	tk_tarmac_profile *p = calloc(1, sizeof(*p));
@@ -758,7 +758,7 @@ int tk_tarmac_profile_new(tk_tarmac_profile **out, const tk_tarmac_symtab *st,
 
 static const char *name_of(const tk_tarmac_profile *p, long sym)
 {
-	const tk_tarmac_symbol *y = sym >= 0 ? tk_tarmac_symtab_get(p->st, (size_t)sym) : NULL;
+	const tk_symbol *y = sym >= 0 ? tk_symtab_get(p->st, (size_t)sym) : NULL;
 
 	return y ? y->name : "[unknown]";
 }
@@ -819,7 +819,7 @@ static void sort_nodes(const tk_tarmac_profile *p, uint32_t *v, uint32_t *tmp,
 
 int tk_tarmac_profile_finish(tk_tarmac_profile *p, tk_error *err)
 {
-	size_t n = p->nnodes, nsym = tk_tarmac_symtab_count(p->st), i, k;
+	size_t n = p->nnodes, nsym = tk_symtab_count(p->st), i, k;
 	tk_tarmac_func *all = NULL;
 	uint32_t *fill = NULL;
 
@@ -970,94 +970,6 @@ uint64_t tk_tarmac_profile_instructions(const tk_tarmac_profile *p)
 uint64_t tk_tarmac_profile_depth_overflows(const tk_tarmac_profile *p)
 {
 	return p->overflows;
-}
-
-/* ---- folded stacks ----------------------------------------------------------- */
-
-typedef struct folded {
-	tk_tarmac_profile *p;
-	tk_sink sink;
-	int weight;
-	const char *const *cpus;
-	size_t ncpus;
-	char *path;
-	size_t len, cap;
-} folded;
-
-static int path_add(folded *f, const char *s, tk_error *err)
-{
-	size_t n = strlen(s), i;
-
-	if (tk_grow_zero((void **)&f->path, &f->cap, f->len + n + 1, 1) < 0)
-		return tk_err_nomem(err, "folded");
-	if (f->len)
-		f->path[f->len++] = ';';
-	/* ';' separates frames and ' ' the weight: neither may be in a name */
-	for (i = 0; i < n; i++)
-		f->path[f->len++] = (s[i] == ';' || s[i] == ' ' || s[i] == '\t' ||
-				     s[i] == '\n' || s[i] == '\r') ? '_' : s[i];
-	return TK_OK;
-}
-
-static int fold_node(folded *f, uint32_t i, tk_error *err)
-{
-	const tk_tarmac_node *x = &f->p->nodes[i];
-	const uint32_t *kids;
-	size_t save = f->len, n, k;
-	uint64_t w = f->weight == TK_TARMAC_WEIGHT_TIME ? x->self_time : x->self_instructions;
-	const char *name;
-	int rc;
-
-	if (x->symbol == SYM_CPU)
-		name = x->cpu && x->cpu - 1 < f->ncpus && f->cpus ? f->cpus[x->cpu - 1] : "cpu?";
-	else
-		name = name_of(f->p, x->symbol);
-	if ((rc = path_add(f, name, err)) < 0)
-		return rc;
-	if (w) {
-		char num[24];
-		int m = snprintf(num, sizeof(num), " %llu\n", (unsigned long long)w);
-		if ((rc = tk_sink_write(&f->sink, f->path, f->len, err)) < 0 ||
-		    /* analyzer-ok unix.Malloc: tk_tarmac_profile_write_folded() frees f->path */
-		    (rc = tk_sink_write(&f->sink, num, (size_t)m, err)) < 0)
-			return rc;
-	}
-	n = tk_tarmac_profile_children(f->p, i, 1, &kids);
-	for (k = 0; k < n; k++)
-		if ((rc = fold_node(f, kids[k], err)) < 0)
-			return rc;
-	f->len = save;
-	return TK_OK;
-}
-
-int tk_tarmac_profile_write_folded(tk_tarmac_profile *p, const char *path,
-				   int weight, const char *const *cpus,
-				   size_t ncpus, tk_error *err)
-{
-	folded f;
-	const uint32_t *roots;
-	size_t n, k;
-	int rc;
-
-	memset(&f, 0, sizeof(f));
-	f.p = p;
-	f.weight = weight;
-	f.cpus = cpus;
-	f.ncpus = ncpus;
-	if (!p->finished && (rc = tk_tarmac_profile_finish(p, err)) < 0)
-		return rc;
-	if ((rc = tk_sink_open(&f.sink, path, err)) < 0)
-		return rc;
-	n = tk_tarmac_profile_children(p, SIZE_MAX, 1, &roots);
-	for (k = 0; k < n; k++)
-		if ((rc = fold_node(&f, roots[k], err)) < 0)
-			goto fail;
-	free(f.path);
-	return tk_sink_commit(&f.sink, err);
-fail:
-	free(f.path);
-	tk_sink_abort(&f.sink);
-	return rc;
 }
 
 void tk_tarmac_profile_free(tk_tarmac_profile *p)

@@ -1,7 +1,7 @@
 /*
  * tarmac_stats.c - record statistics of a Tarmac log (tracekit/tarmac.h):
  * the instruction mix, the hottest addresses, the durations of the
- * exceptions (from the exception timeline, fed in the same pass) and the
+ * exceptions (from the exception events, fed in the same pass) and the
  * memory and bus traffic per 256 MB region.
  */
 #include "tarmac.h"
@@ -81,7 +81,7 @@ struct tk_tarmac_stats {
 	 * first complete instance (then those only open at the end, in the
 	 * order they started), found through row_of (per entity: row + 1);
 	 * open exceptions on the stack of their own core */
-	tk_tarmac_timeline *tl;
+	tk_tarmac_exceptions *tl;
 	int tl_rc;                /* the timeline's first error, kept for finish */
 	tk_error tl_err;
 	tk_tarmac_exception_stat *exc;
@@ -108,7 +108,7 @@ int tk_tarmac_stats_new(tk_tarmac_stats **out, const tk_tarmac *tr, unsigned wha
 	s->name = tk_tarmac_name(tr);
 	tk_strpool_init(&s->mnems);
 	if (what & TK_TARMAC_STATS_EXCEPTIONS) {
-		rc = tk_tarmac_timeline_new(&s->tl, tr, opts, err);
+		rc = tk_tarmac_exceptions_new(&s->tl, tr, opts, err);
 		if (rc < 0) {
 			tk_tarmac_stats_free(s);
 			return rc;
@@ -245,7 +245,7 @@ static int isr_drain(tk_tarmac_stats *s)
 {
 	const tk_event *ev;
 
-	while (tk_tarmac_timeline_next(s->tl, &ev) == TK_OK)
+	while (tk_tarmac_exceptions_next(s->tl, &ev) == TK_OK)
 		if (isr_event(s, ev) < 0)
 			return -1;
 	return 0;
@@ -257,7 +257,7 @@ int tk_tarmac_stats_record(tk_tarmac_stats *s, const tk_tarmac_record *rec,
 	if (s->tl && s->tl_rc == TK_OK) {
 		/* an error of the timeline (strict mode: a stamp of another
 		 * unit) is kept for finish, after those of the records */
-		s->tl_rc = tk_tarmac_timeline_record(s->tl, rec, &s->tl_err);
+		s->tl_rc = tk_tarmac_exceptions_record(s->tl, rec, &s->tl_err);
 		if (s->tl_rc > 0) {
 			s->tl_rc = TK_OK;
 			if (isr_drain(s) < 0)
@@ -353,12 +353,12 @@ int tk_tarmac_stats_finish(tk_tarmac_stats *s, tk_error *err)
 			*err = s->tl_err;
 			return s->tl_rc;
 		}
-		tk_tarmac_timeline_finish(s->tl);
+		tk_tarmac_exceptions_finish(s->tl);
 		if (isr_drain(s) < 0 || isr_end(s) < 0)
 			return tk_err_nomem(err, s->name);
 		for (i = 0; i < s->nrow_of; i++)
 			if (s->row_of[i]) {
-				const tk_trace *t = tk_tarmac_timeline_trace(s->tl);
+				const tk_trace *t = tk_tarmac_exceptions_trace(s->tl);
 				const tk_entity *en = tk_trace_entity(t, (uint32_t)i);
 				tk_tarmac_exception_stat *row = &s->exc[s->row_of[i] - 1];
 				row->name = en ? tk_trace_str(t, en->name, NULL) : "?";
@@ -438,7 +438,7 @@ void tk_tarmac_stats_free(tk_tarmac_stats *s)
 
 	if (!s)
 		return;
-	tk_tarmac_timeline_free(s->tl);
+	tk_tarmac_exceptions_free(s->tl);
 	tk_strpool_free(&s->mnems);
 	free(s->mcount);
 	free(s->mix);
