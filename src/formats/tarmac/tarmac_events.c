@@ -772,10 +772,15 @@ static void tarmac_timeline_fini(tk_tarmac_timeline *a)
 int tk_tarmac_timeline_new(tk_tarmac_timeline **out, const tk_tarmac *tr,
 			   const tk_tarmac_opts *opts, tk_error *err)
 {
-	tk_tarmac_timeline *a = calloc(1, sizeof(*a));
+	tk_tarmac_timeline *a;
+	tk_tarmac_opts o;
 	int rc;
 
 	*out = NULL;
+	if ((rc = tarmac_opts_take(&o, opts, err)) < 0)
+		return rc;
+	opts = &o;
+	a = calloc(1, sizeof(*a));
 	if (!a)
 		return tk_err_nomem(err, tr->name);
 	a->t = tk_trace_alloc("tarmac");
