@@ -617,7 +617,13 @@ typedef struct tk_reader_opts {
 	 * errors and the entities it names are not seen.
 	 * Skipping before the start: the events before the window are
 	 * decoded and dropped in every format (tk_reader_decoded_count()
-	 * counts them).
+	 * counts them): what a reader makes of a record depends on the
+	 * records before it (HTF's and S.Ha.R.K.'s instance counters,
+	 * S.Ha.R.K.'s running task and task names, BTF's entity types), so
+	 * a record skipped unread would change the events of the window.
+	 * S.Ha.R.K.'s reader reads the whole dump once at the open anyway
+	 * (to put it in time order); its stop saves the decoding of the
+	 * records after the window.
 	 */
 	int window_stop;
 	/**
