@@ -13,6 +13,9 @@ extern "C" {
 #endif
 
 typedef struct tk_dataset_opts {
+	/** sizeof(tk_dataset_opts), set by tk_dataset_opts_init(): see
+	 *  "Option structs" in tracekit.h. */
+	size_t size;
 	/** The trace column and the files' name: NULL for the input's file
 	 *  name without its extension(s). */
 	const char *id;
@@ -28,7 +31,7 @@ typedef struct tk_dataset_opts {
 	void *warning_ctx;
 } tk_dataset_opts;
 
-/** Options not given: the defaults (all zero). */
+/** Options not given: the defaults (all zero), and the size. */
 TK_API void tk_dataset_opts_init(tk_dataset_opts *o);
 
 /**

@@ -28,12 +28,18 @@ typedef struct tk_reqs tk_reqs;
 
 /** The options of tk_report_write(); tk_report_opts_init() sets the defaults. */
 typedef struct tk_report_opts {
+	/** sizeof(tk_report_opts), set by tk_report_opts_init(): see
+	 *  "Option structs" in tracekit.h. */
+	size_t size;
 	/**
-	 * How the trace is read (format, strict, format options).  Its
-	 * on_warning callback sees the warnings of the first pass only (the
-	 * second pass reads the same file again and gives the same ones).
+	 * How the trace is read (format, strict, format options; a
+	 * tk_reader_opts filled by tk_reader_opts_init(), borrowed for the
+	 * call), NULL for the defaults.  Its on_warning callback sees the
+	 * warnings of the first pass only (the second pass reads the same
+	 * file again and gives the same ones).  A pointer, not a member, so
+	 * that either struct can grow on its own.
 	 */
-	tk_reader_opts reader;
+	const tk_reader_opts *reader;
 	/**
 	 * Processes whose names match one of these glob patterns ('*', '?')
 	 * are idle: drawn, but their time is the core's idle time, not load
@@ -86,8 +92,8 @@ typedef struct tk_report_opts {
 	size_t *req_failures;
 } tk_report_opts;
 
-/** The defaults: tk_reader_opts_init() for the reader, no idle pattern,
- *  no callback, no filter. */
+/** The defaults and the size: the reader's defaults (reader NULL), no
+ *  idle pattern, no callback, no filter. */
 TK_API void tk_report_opts_init(tk_report_opts *opts);
 
 /**

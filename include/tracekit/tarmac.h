@@ -176,12 +176,15 @@ typedef struct tk_tarmac_record {
 typedef struct tk_tarmac tk_tarmac;
 
 typedef struct tk_tarmac_opts {
+	/** sizeof(tk_tarmac_opts), set by tk_tarmac_opts_init(): see
+	 *  "Option structs" in tracekit.h. */
+	size_t size;
 	int strict;               /**< see the top of this header */
 	tk_warning_fn on_warning; /**< once per kind of warning; NULL: counted only */
 	void *warning_ctx;
 } tk_tarmac_opts;
 
-/** Fill `opts` with the defaults (lenient). */
+/** Fill `opts` with the defaults (lenient) and its size. */
 TK_API void tk_tarmac_opts_init(tk_tarmac_opts *opts);
 
 /**

@@ -33,6 +33,18 @@
  *    trace's tk_timebase.  Conversions are exact integer arithmetic: a value
  *    that cannot be represented is an error, never a rounding (unless the
  *    caller asks for a rounding direction explicitly).
+ *  - Option structs (tk_reader_opts, tk_writer_opts, tk_report_opts,
+ *    tk_dataset_opts, tk_tarmac_opts) can grow without an ABI break, as
+ *    zstd's parameters do: their first member is `size_t size`, which
+ *    their *_opts_init() sets to the struct's sizeof in the header the
+ *    caller was compiled with.  Always fill one with its *_opts_init()
+ *    before setting fields.  The library reads a struct only up to its
+ *    size: the fields a newer library added after it take their
+ *    defaults, so a program built against an older header keeps working.
+ *    A size that is no version's size of the struct (0, garbage: a
+ *    struct that was never initialised) is refused with TK_E_USAGE and a
+ *    message naming the struct, before anything is opened.  Fields are
+ *    only ever added at the end.
  *  - Threads: the library starts none and keeps no state shared between
  *    objects but the table of temporary outputs, which a mutex orders.  An
  *    object (a reader, its trace, a writer, an analysis) is used by one
@@ -534,6 +546,9 @@ typedef struct tk_reader tk_reader;
 typedef void (*tk_warning_fn)(void *ctx, const tk_error *warning);
 
 typedef struct tk_reader_opts {
+	/** sizeof(tk_reader_opts), set by tk_reader_opts_init(): see
+	 *  "Option structs" at the top of this header. */
+	size_t size;
 	/**
 	 * Force a format by name; NULL probes the content, then the name.
 	 * A forced format's own probe still looks at the content: an input
@@ -572,9 +587,97 @@ typedef struct tk_reader_opts {
 	 * of it is the caller's risk: mostly warnings).  0 by default.
 	 */
 	int force_format;
+
+	/*
+	 * A query: only the events that pass every filter given come out of
+	 * tk_reader_next() and tk_reader_next_batch(), which skip the others
+	 * (tk_reader_opts_init(): none given, every event).  The filters look
+	 * at each event alone, by its own fields: an entity filter keeps the
+	 * events whose source or target is one of the entities, and no other
+	 * (not the core's events a task's state or a metric would need: an
+	 * analysis fed a filtered stream sees only what passed; window a
+	 * whole trace for that).  The trace's metadata (header, time base,
+	 * entity table) is the reader's as without a query: an entity first
+	 * named by a skipped event is in the table all the same, where the
+	 * reader decoded that event (see window_stop for what is not).
+	 *
+	 * The time window: [start, end) with has_start and has_end (each
+	 * may be given alone); with end_closed, [start, end].  start_unit
+	 * and end_unit say what the numbers are: TK_TICKS (the default) for
+	 * ticks of the trace's time base, or a tk_unit for an exact time
+	 * ("1500 us": start 1500, start_unit TK_UNIT_US) converted once the
+	 * header is read with exact arithmetic: an event at tick t is kept
+	 * when start <= t * tick (and t * tick < end, or <= end when
+	 * closed).  A start beyond the last tick keeps no event; an end
+	 * beyond it is no end.  A start at or after the end is an empty
+	 * window, not an error.  For a trace whose ticks are cycles
+	 * (tk_trace_cycle_unit()) a time in a unit goes through its time
+	 * base all the same (a cycle as its 1 ns): give ticks there.
+	 */
+	uint64_t start;
+	uint64_t end;
+	int has_start;
+	int has_end;
+	int end_closed;
+	int start_unit;       /**< TK_TICKS or a tk_unit */
+	int end_unit;         /**< TK_TICKS or a tk_unit */
+	/**
+	 * Where reading stops once an event reaches the window's end (the
+	 * first at or after `end`; with end_closed, after it): a tk_stop.
+	 * TK_STOP_ORDERED (the default): where the format's reader gives
+	 * times that never decrease: S.Ha.R.K. FTrace and the recorder's
+	 * stream (read in TSC order) always, BTF and HTF in strict mode (a
+	 * time that decreases is an error there; in lenient mode it is kept
+	 * in file order with a warning, so those read to the end).  ATF
+	 * (whose TraceData may restart in time even in strict mode), Tarmac
+	 * and the rest read to the end.  TK_STOP_ALWAYS: in every
+	 * format (the caller knows the times are ordered; an event after a
+	 * decrease past the end is then missed).  TK_STOP_NEVER: every
+	 * format reads its whole input, the events outside the window only
+	 * dropped, so the warnings, the errors and the entity table are
+	 * those of the whole input (what the CLI does).  Where reading
+	 * stops, what lies after is not read at all: its warnings, its
+	 * errors and the entities it names are not seen.
+	 * Skipping before the start: the events before the window are
+	 * decoded and dropped in every format (tk_reader_decoded_count()
+	 * counts them): what a reader makes of a record depends on the
+	 * records before it (HTF's and S.Ha.R.K.'s instance counters,
+	 * S.Ha.R.K.'s running task and task names, BTF's entity types), so
+	 * a record skipped unread would change the events of the window.
+	 * S.Ha.R.K.'s reader reads the whole dump once at the open anyway
+	 * (to put it in time order); its stop saves the decoding of the
+	 * records after the window.
+	 */
+	int window_stop;
+	/**
+	 * Entity names (exact bytes): events whose source or target is one
+	 * of them.  Types: events whose target type is one of them, by its
+	 * canonical name (tk_etype_name(): "T", "SEM") or as written
+	 * (tk_event.type_name).  Events: events whose kind's canonical name
+	 * (tk_evkind_name()) or name as written (tk_event.name) is one of
+	 * them.  A filter holds when any of its names matches; NULL (n 0):
+	 * no such filter.  The names are copied by the open.
+	 */
+	const char *const *entities;
+	size_t nentities;
+	const char *const *types;
+	size_t ntypes;
+	const char *const *events;
+	size_t nevents;
 } tk_reader_opts;
 
-/** Fill `opts` with the defaults (lenient, probe the format). */
+/** tk_reader_opts.start_unit, end_unit: a number of the trace's ticks. */
+enum { TK_TICKS = -1 };
+
+/** tk_reader_opts.window_stop. */
+typedef enum tk_stop {
+	TK_STOP_ORDERED = 0,  /**< where the format's times are ordered */
+	TK_STOP_ALWAYS = 1,   /**< in every format */
+	TK_STOP_NEVER = 2     /**< never: the whole input is read */
+} tk_stop;
+
+/** Fill `opts` with the defaults (lenient, probe the format) and its
+ *  size.  Every tk_reader_opts handed to the library starts here. */
 TK_API void tk_reader_opts_init(tk_reader_opts *opts);
 
 /**
@@ -649,7 +752,9 @@ TK_API tk_trace *tk_reader_trace(tk_reader *r);
 TK_API const char *tk_reader_format(const tk_reader *r);
 
 /**
- * The next event.  Returns TK_OK with *ev set, TK_END at the end, or a
+ * The next event (that passes the query of tk_reader_opts, if any: TK_END
+ * where reading stops at the window's end).  Returns TK_OK with *ev set,
+ * TK_END at the end, or a
  * negative status with `err` filled: the same status and error on every
  * later call (an error is never followed by events or by TK_END).
  */
@@ -663,10 +768,19 @@ TK_API int tk_reader_next(tk_reader *r, const tk_event **ev, tk_error *err);
  * or a negative status with `err` filled (again on every later call, as
  * tk_reader_next()).  The same events as tk_reader_next() one by one,
  * with less work per event where the reader makes them in batches (HTF,
- * S.Ha.R.K.); otherwise *n is 1.
+ * S.Ha.R.K.); otherwise *n is 1.  With a query, the batch holds the
+ * events of the reader's batch that pass it (copied: 1 <= *n <= max).
  */
 TK_API int tk_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 				size_t max, tk_error *err);
+
+/**
+ * The number of events the format has decoded so far: those handed out
+ * and those the query (tk_reader_opts) dropped.  Without a query, or with
+ * one that only filters, it reaches the trace's number of events; what
+ * the query saved by stopping at the window's end is what it does not.
+ */
+TK_API uint64_t tk_reader_decoded_count(const tk_reader *r);
 
 /** The number of warnings so far (lenient mode). */
 TK_API uint64_t tk_reader_warning_count(const tk_reader *r);
@@ -681,6 +795,9 @@ TK_API void tk_reader_close(tk_reader *r);
 typedef struct tk_writer tk_writer;
 
 typedef struct tk_writer_opts {
+	/** sizeof(tk_writer_opts), set by tk_writer_opts_init(): see
+	 *  "Option structs" at the top of this header. */
+	size_t size;
 	/** Format name; NULL takes it from the path's extension. */
 	const char *format;
 	/** Refuse (instead of warn about) information the format cannot hold. */
@@ -730,7 +847,8 @@ typedef struct tk_writer_opts {
 	size_t nidle;
 } tk_writer_opts;
 
-/** Fill `opts` with the defaults (lenient, format from the path, header). */
+/** Fill `opts` with the defaults (lenient, format from the path, header)
+ *  and its size.  Every tk_writer_opts handed to the library starts here. */
 TK_API void tk_writer_opts_init(tk_writer_opts *opts);
 
 /**

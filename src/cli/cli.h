@@ -96,10 +96,12 @@ typedef struct cli_read_opts {
 	 * NULL: they choose what the event reader reads, and do not apply to
 	 * the records of an Arm Tarmac log */
 	const char *data_opt;
+	/* the event filters the reader applies (its query), or NULL */
+	const struct cli_filter *filter;
 } cli_read_opts;
 
 /* Options not given: the reader's defaults. */
-#define CLI_READ_OPTS_INIT { NULL, 0, 0, 0, "", NULL }
+#define CLI_READ_OPTS_INIT { NULL, 0, 0, 0, "", NULL, NULL }
 
 /*
  * The reader options every reading command takes besides -q: put
@@ -221,18 +223,23 @@ int cli_filter_add(const char ***list, size_t *n, const char *value);
 /** Resolve --start/--end against the trace's time base: 0, or -1 after
  *  printing what is wrong. */
 int cli_filter_prepare(cli_filter *f, tk_reader *r);
-/** 1 if the event passes every filter, else 0. */
+/** 1 if the event passes every filter, else 0 (the report's filter). */
 int cli_filter_match(const cli_filter *f, const tk_trace *t, const tk_event *ev);
+/** The filters as the reader's query (tk_reader_opts), set before the
+ *  reader is opened: the same events as cli_filter_match() once
+ *  cli_filter_prepare() has accepted the window.  The whole input is
+ *  read (TK_STOP_NEVER): warnings, errors and entities as without it. */
+void cli_filter_query(const cli_filter *f, tk_reader_opts *ro);
 /** 1 if a row of `entity` (len bytes) and `type` passes --entity and --type. */
 int cli_filter_names(const cli_filter *f, const char *entity, size_t len,
 		     const char *type);
 void cli_filter_free(cli_filter *f);
 
-/** Copy events from r through f into a writer on out, with the writer's
+/** Copy the events of r (filtered by its query) into a writer on out, with the writer's
  *  format-specific options (or NULL) and idle patterns (tk_writer_opts:
  *  NULL for the default); 0 or 2. */
 int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
-	     int no_header, const cli_filter *f, const cli_read_opts *ro,
+	     int no_header, const cli_read_opts *ro,
 	     const char *writer_options, const char *const *idle, size_t nidle);
 
 /** The note of `load`, `convert` and `report` when no --idle was given

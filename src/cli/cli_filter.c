@@ -1,6 +1,8 @@
 /*
  * cli_filter.c - the event filters of cat, convert and stats, parsed once:
- * --start, --end (a time window), --entity, --type, --event (names).
+ * --start, --end (a time window), --entity, --type, --event (names); cat
+ * and convert hand them to the reader as its query (cli_filter_query()),
+ * the report matches them itself (cli_filter_match()).
  */
 #include "cli.h"
 
@@ -107,6 +109,67 @@ static int given_after(const char *a, const char *b, uint64_t ta, uint64_t tb)
 		vb *= 1000;
 	}
 	return va > vb;
+}
+
+/*
+ * A --start or --end as the reader's query takes it: a count of a unit,
+ * or ticks (a bare number).  0; 1 for a bare number beyond the last tick;
+ * -1 when it is not a time (cli_filter_prepare() says so).
+ */
+static int query_bound(const char *s, uint64_t *v, int *unit)
+{
+	tk_unit u;
+	int rc = tk_duration_parse(s, -1, v, &u);
+
+	if (rc == TK_OK) {
+		*unit = (int)u;
+		return 0;
+	}
+	if (rc == TK_E_PARSE) {
+		char *end;
+		unsigned long long t;
+		errno = 0;
+		t = strtoull(s, &end, 10);
+		if (*s >= '0' && *s <= '9' && *end == '\0') {
+			*v = (uint64_t)t;
+			*unit = TK_TICKS;
+			return errno == ERANGE;
+		}
+	}
+	return -1;
+}
+
+void cli_filter_query(const cli_filter *f, tk_reader_opts *ro)
+{
+	int rc, empty = 0;
+
+	/* a bound that is not a time is left out: cli_filter_prepare()
+	 * refuses it once the reader is open, before any event is read */
+	if (f->start_s && (rc = query_bound(f->start_s, &ro->start,
+					    &ro->start_unit)) >= 0) {
+		ro->has_start = 1;
+		empty = rc == 1;
+	}
+	if (empty) {
+		/* a bare start beyond the last tick: no event, [1, 0) */
+		ro->start = 1;
+		ro->has_end = 1;
+		ro->end = 0;
+		ro->end_unit = TK_TICKS;
+	} else if (f->end_s &&
+		   query_bound(f->end_s, &ro->end, &ro->end_unit) >= 0) {
+		/* --end is "at or before": a closed window (a bare number
+		 * beyond the last tick is UINT64_MAX, no end) */
+		ro->has_end = 1;
+		ro->end_closed = 1;
+	}
+	ro->entities = f->entities;
+	ro->nentities = f->nentities;
+	ro->types = f->types;
+	ro->ntypes = f->ntypes;
+	ro->events = f->events;
+	ro->nevents = f->nevents;
+	ro->window_stop = TK_STOP_NEVER;
 }
 
 int cli_filter_prepare(cli_filter *f, tk_reader *r)

@@ -298,6 +298,8 @@ void cli_reader_opts(tk_reader_opts *ro, const cli_read_opts *o)
 	ro->force_format = o->force;
 	ro->options = o->options[0] ? o->options : NULL;
 	ro->on_warning = o->quiet ? NULL : print_warning;
+	if (o->filter)
+		cli_filter_query(o->filter, ro);
 }
 
 /* 0, or -1 with the error printed when rc (an opening's) failed */
@@ -359,7 +361,7 @@ const char *cli_input_name(const char *path)
 }
 
 int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
-	     int no_header, const cli_filter *f, const cli_read_opts *ro,
+	     int no_header, const cli_read_opts *ro,
 	     const char *writer_options, const char *const *idle, size_t nidle)
 {
 	tk_writer_opts wo;
@@ -385,8 +387,6 @@ int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
 		return EXIT_BAD;
 	}
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
-		if (f && !cli_filter_match(f, t, ev))
-			continue;
 		if (tk_writer_write(w, ev, &err) < 0) {
 			rc = err.code ? err.code : TK_E_IO;
 			break;

@@ -163,13 +163,14 @@ int cmd_convert(int argc, char **argv)
 				"(perfetto, vcd), not %s", fmt);
 		goto out;
 	}
+	ro.filter = &f;
 	if (cli_open(&r, args.v[0], &ro) < 0)
 		goto out;
 	if (cli_filter_prepare(&f, r) < 0)
 		goto out;
 	if (load_tracks)
 		cli_idle_note(tk_reader_trace(r), nidle, &ro);
-	ret = cli_pipe(r, out, to, ro.strict, 0, &f, &ro,
+	ret = cli_pipe(r, out, to, ro.strict, 0, &ro,
 		       wopts[0] ? wopts : NULL, nidle ? idle : NULL, nidle);
 out:
 	free(idle);

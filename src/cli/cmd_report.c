@@ -96,6 +96,7 @@ int cmd_report(int argc, char **argv)
 	size_t nidle = 0, nchains = 0;
 	report_ctx c;
 	tk_report_opts opts;
+	tk_reader_opts rdo;
 	tk_error err;
 	uint64_t warnings = 0;
 	int ch, ret = EXIT_BAD;
@@ -145,7 +146,8 @@ int cmd_report(int argc, char **argv)
 	c.ro = &ro;
 	c.nidle = nidle;
 	tk_report_opts_init(&opts);
-	cli_reader_opts(&opts.reader, &ro);
+	cli_reader_opts(&rdo, &ro);
+	opts.reader = &rdo;
 	opts.idle = idle;
 	opts.nidle = nidle;
 	opts.on_open = on_open;

@@ -87,6 +87,24 @@ int tk_err_input(tk_error *err, const char *input, int rc)
 	return rc;
 }
 
+int tk_opts_take(void *dst, const void *src, const size_t *sizes,
+		 size_t nsizes, const char *what, tk_error *err)
+{
+	size_t size, i;
+
+	if (!src)
+		return TK_OK;
+	memcpy(&size, src, sizeof(size));
+	for (i = 0; i < nsizes; i++)
+		if (size == sizes[i]) {
+			memcpy(dst, src, size);
+			return TK_OK;
+		}
+	return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+			  "%s: size %zu is not the size of any version of the struct (%zu in this library): fill it with %s_init() first",
+			  what, size, sizes[nsizes - 1], what);
+}
+
 int tk_err_nomem(tk_error *err, const char *input)
 {
 	return tk_err_set(err, TK_E_NOMEM, input, 0, 0, "out of memory");

@@ -52,6 +52,23 @@ static inline int tk_err_code_(int rc, int code) { (void)rc; return code; }
 #define tk_err_set_at(err, code, ...) tk_err_code_(tk_err_set_at(err, code, __VA_ARGS__), code)
 #define tk_err_nomem(err, input) tk_err_code_(tk_err_nomem(err, input), TK_E_NOMEM)
 #endif
+/*
+ * The caller's option struct `src` (its first member a size_t `size`, set
+ * by the struct's *_opts_init()) into `dst`, which the caller has set to
+ * the defaults: the first `size` bytes of src are copied, the rest of dst
+ * keeps its defaults.  `sizes` lists the sizes the struct has had, oldest
+ * first, the last this header's sizeof: any other size (0, garbage, a
+ * struct not initialised) is TK_E_USAGE with a message naming `what`
+ * ("tk_reader_opts").  NULL src: dst untouched, TK_OK.
+ */
+int tk_opts_take(void *dst, const void *src, const size_t *sizes,
+		 size_t nsizes, const char *what, tk_error *err);
+
+/** The caller's reader options (NULL: the defaults) into *o, their size
+ *  checked (tk_opts_take()): TK_OK or TK_E_USAGE. */
+int tk_reader_opts_take(tk_reader_opts *o, const tk_reader_opts *opts,
+			tk_error *err);
+
 /* An invariant the static analyzer cannot derive from the one file it
  * reads, given to it only (nothing in a build); each use says why it holds. */
 #ifdef __clang_analyzer__
@@ -693,7 +710,28 @@ struct tk_reader {
 	/* the format's first error, given again by every later call */
 	int failed;
 	tk_error fail_err;
+	/* set by the format's reader_open: the times it gives never
+	 * decrease (tk_reader_opts.window_stop, TK_STOP_ORDERED) */
+	int ordered;
+	/* the events the format has decoded (tk_reader_decoded_count()) */
+	uint64_t ndecoded;
+	/* the query of the options (query.c), NULL when none is given */
+	struct tk_query *q;
 };
+
+/** The query of r->opts, made once the header is read (query.c): r->q
+ *  stays NULL when the options give none.  TK_OK or a negative status. */
+int tk_query_open(tk_reader *r, tk_error *err);
+/** Free r->q. */
+void tk_query_close(tk_reader *r);
+/** tk_reader_next() and tk_reader_next_batch() through the query. */
+int tk_query_next(tk_reader *r, const tk_event **ev, tk_error *err);
+int tk_query_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
+			size_t max, tk_error *err);
+/** The reader's own next event or batch (reader.c), without the query. */
+int tk_reader_raw_next(tk_reader *r, const tk_event **ev, tk_error *err);
+int tk_reader_raw_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
+			     size_t max, tk_error *err);
 
 struct tk_writer {
 	const tk_format_ops *fmt;

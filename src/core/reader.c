@@ -16,6 +16,25 @@
 void tk_reader_opts_init(tk_reader_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+	opts->start_unit = TK_TICKS;
+	opts->end_unit = TK_TICKS;
+}
+
+/* The sizes tk_reader_opts has had, oldest first (tk_opts_take()): before
+ * the query, with it. */
+static const size_t reader_opts_sizes[] = {
+	offsetof(tk_reader_opts, start),
+	sizeof(tk_reader_opts)
+};
+
+int tk_reader_opts_take(tk_reader_opts *o, const tk_reader_opts *opts,
+		     tk_error *err)
+{
+	tk_reader_opts_init(o);
+	return tk_opts_take(o, opts, reader_opts_sizes,
+			    sizeof(reader_opts_sizes) / sizeof(reader_opts_sizes[0]),
+			    "tk_reader_opts", err);
 }
 
 /* The first PROBE_BYTES of `src` (fewer at its end) into *w, consuming
@@ -127,19 +146,15 @@ static int pick_format(tk_source *src, const char *path,
 	return TK_OK;
 }
 
-/* A reader of format `fmt` on `src` (closed on failure). */
+/* A reader of format `fmt` on `src` (closed on failure), with options
+ * checked by tk_reader_opts_take(). */
 static int open_on(tk_reader **out, tk_source *src, const tk_format_ops *fmt,
 		   const tk_reader_opts *opts, tk_error *err)
 {
 	tk_reader *r = NULL;
-	tk_reader_opts defaults;
 	const char *name = tk_source_name(src);
 	int rc;
 
-	if (!opts) {
-		tk_reader_opts_init(&defaults);
-		opts = &defaults;
-	}
 	if (!fmt->reader_options && opts->options && *opts->options) {
 		rc = tk_err_set(err, TK_E_USAGE, name, 0, 0,
 				"the %s reader takes no options ('%.40s')",
@@ -162,6 +177,11 @@ static int open_on(tk_reader **out, tk_source *src, const tk_format_ops *fmt,
 	rc = fmt->reader_open(r, err);
 	if (rc < 0)
 		goto fail_reader;
+	rc = tk_query_open(r, err);
+	if (rc < 0) {
+		tk_reader_close(r);
+		return rc;
+	}
 	*out = r;
 	return TK_OK;
 
@@ -177,20 +197,18 @@ fail_source:
 static int pick_and_open(tk_reader **out, tk_source *src, const char *path,
 			 const tk_reader_opts *opts, tk_error *err)
 {
-	tk_reader_opts defaults;
+	tk_reader_opts o;
 	const tk_format_ops *fmt = NULL;
 	int rc;
 
-	if (!opts) {
-		tk_reader_opts_init(&defaults);
-		opts = &defaults;
-	}
-	rc = pick_format(src, path, opts, &fmt, err);
+	rc = tk_reader_opts_take(&o, opts, err);
+	if (rc == TK_OK)
+		rc = pick_format(src, path, &o, &fmt, err);
 	if (rc < 0) {
 		tk_source_close(src);
 		return rc;
 	}
-	return open_on(out, src, fmt, opts, err);
+	return open_on(out, src, fmt, &o, err);
 }
 
 const tk_format_info *tk_format_detect(const char *path, tk_error *err)
@@ -259,12 +277,15 @@ int tk_input_open(tk_input **out, const char *path, const char *format,
 int tk_input_open_opts(tk_input **out, const char *path,
 		       const tk_reader_opts *opts, tk_error *err)
 {
-	tk_reader_opts o;
+	tk_reader_opts o, given;
 	tk_input *in = NULL;
 	tk_source *src = NULL;
 	int rc;
 
 	*out = NULL;
+	rc = tk_reader_opts_take(&given, opts, err);
+	if (rc < 0)
+		return rc;
 	rc = tk_source_open(&src, path, err);
 	if (rc < 0)
 		return rc;
@@ -274,10 +295,8 @@ int tk_input_open_opts(tk_input **out, const char *path,
 		goto fail;
 	}
 	tk_reader_opts_init(&o);
-	if (opts) {
-		o.format = opts->format;
-		o.force_format = opts->force_format;
-	}
+	o.format = given.format;
+	o.force_format = given.force_format;
 	/* the probe fills the window and consumes nothing: whichever reader
 	 * is opened on the source next starts at its first byte */
 	rc = pick_format(src, path, &o, &in->fmt, err);
@@ -316,9 +335,16 @@ int tk_reader_open_input(tk_reader **out, tk_input *in,
 			 const tk_reader_opts *opts, tk_error *err)
 {
 	const tk_format_ops *fmt = in->fmt;
+	tk_reader_opts o;
+	int rc;
 
 	*out = NULL;
-	return open_on(out, tk_input_release(in), fmt, opts, err);
+	rc = tk_reader_opts_take(&o, opts, err);
+	if (rc < 0) {
+		tk_input_close(in);
+		return rc;
+	}
+	return open_on(out, tk_input_release(in), fmt, &o, err);
 }
 
 tk_trace *tk_reader_trace(tk_reader *r)
@@ -371,7 +397,7 @@ static void note_cores(tk_reader *r, const tk_event *ev, size_t n)
 	}
 }
 
-int tk_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
+int tk_reader_raw_next(tk_reader *r, const tk_event **ev, tk_error *err)
 {
 	size_t n;
 	int rc;
@@ -383,27 +409,45 @@ int tk_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 	if (TK_UNLIKELY(r->failed))
 		return failed(r, 0, err);
 	if (r->fmt->reader_next) {
-		if ((rc = r->fmt->reader_next(r, ev, err)) == TK_OK)
+		if ((rc = r->fmt->reader_next(r, ev, err)) == TK_OK) {
 			note_cores(r, *ev, 1);
+			r->ndecoded++;
+		}
 	} else if ((rc = r->fmt->reader_next_batch(r, ev, &n, NEXT_BATCH, err)) == TK_OK) {
 		note_cores(r, *ev, n);
 		r->evq = *ev + 1;
 		r->evq_end = *ev + n;
+		r->ndecoded += n;
 	}
 	return TK_UNLIKELY(rc < 0) ? failed(r, rc, err) : rc;
+}
+
+int tk_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
+{
+	if (TK_UNLIKELY(r->q != NULL))
+		return tk_query_next(r, ev, err);
+	return tk_reader_raw_next(r, ev, err);
 }
 
 int tk_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 			 size_t max, tk_error *err)
 {
-	size_t k;
-	int rc;
-
 	if (!max) {
 		*n = 0;
 		return tk_err_set(err, TK_E_USAGE, tk_source_name(r->src), 0, 0,
 				  "tk_reader_next_batch: max is 0 (at least 1 event)");
 	}
+	if (TK_UNLIKELY(r->q != NULL))
+		return tk_query_next_batch(r, evs, n, max, err);
+	return tk_reader_raw_next_batch(r, evs, n, max, err);
+}
+
+int tk_reader_raw_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
+			     size_t max, tk_error *err)
+{
+	size_t k;
+	int rc;
+
 	if (r->evq != r->evq_end) {
 		/* the rest of a batch that tk_reader_next() began */
 		k = (size_t)(r->evq_end - r->evq);
@@ -425,7 +469,13 @@ int tk_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 	}
 	if (rc == TK_OK)
 		note_cores(r, *evs, *n);
+	r->ndecoded += *n;
 	return TK_UNLIKELY(rc < 0) ? failed(r, rc, err) : rc;
+}
+
+uint64_t tk_reader_decoded_count(const tk_reader *r)
+{
+	return r->ndecoded;
 }
 
 uint64_t tk_reader_warning_count(const tk_reader *r)
@@ -437,6 +487,7 @@ void tk_reader_close(tk_reader *r)
 {
 	if (!r)
 		return;
+	tk_query_close(r);
 	if (r->fmt->reader_close)
 		r->fmt->reader_close(r);
 	tk_source_close(r->src);

@@ -9,21 +9,30 @@
 void tk_writer_opts_init(tk_writer_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
 }
+
+/* The sizes tk_writer_opts has had, oldest first (tk_opts_take()). */
+static const size_t writer_opts_sizes[] = {
+	sizeof(tk_writer_opts)
+};
 
 int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
 		   const tk_writer_opts *opts, tk_error *err)
 {
 	const tk_format_ops *fmt;
-	tk_writer_opts defaults;
+	tk_writer_opts given;
 	tk_writer *w;
 	int rc;
 
 	*out = NULL;
-	if (!opts) {
-		tk_writer_opts_init(&defaults);
-		opts = &defaults;
-	}
+	tk_writer_opts_init(&given);
+	rc = tk_opts_take(&given, opts, writer_opts_sizes,
+			  sizeof(writer_opts_sizes) / sizeof(writer_opts_sizes[0]),
+			  "tk_writer_opts", err);
+	if (rc < 0)
+		return rc;
+	opts = &given;
 	if (opts->format) {
 		fmt = tk_format_ops_find(opts->format);
 		if (!fmt)

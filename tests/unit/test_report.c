@@ -121,6 +121,7 @@ int main(int argc, char **argv)
 	const char *idle[1] = { "Task_Log*" };
 	char out[1024], fifo[1024];
 	tk_report_opts o;
+	tk_reader_opts rdo;
 	tk_error err;
 	ctx c;
 	uint64_t warnings, shown;
@@ -163,15 +164,17 @@ int main(int argc, char **argv)
 	warnings = 0;
 	shown = 0;
 	tk_report_opts_init(&o);
-	o.reader.on_warning = count_warning;
-	o.reader.warning_ctx = &shown;
+	tk_reader_opts_init(&rdo);
+	o.reader = &rdo;
+	rdo.on_warning = count_warning;
+	rdo.warning_ctx = &shown;
 	o.warnings = &warnings;
 	CHECK(tk_report_write(wtrace, out, &o, &err) == TK_OK);
 	CHECK(warnings > 0);
 	CHECK(shown > 0 && shown <= warnings);
 	{
 		uint64_t again = 0;
-		o.reader.warning_ctx = &again;
+		rdo.warning_ctx = &again;
 		CHECK(tk_report_write(wtrace, out, &o, &err) == TK_OK);
 		CHECK_EQ_U64(again, shown);
 	}

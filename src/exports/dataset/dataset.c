@@ -139,7 +139,13 @@ typedef struct ds_ctx {
 void tk_dataset_opts_init(tk_dataset_opts *o)
 {
 	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
 }
+
+/* The sizes tk_dataset_opts has had, oldest first (tk_opts_take()). */
+static const size_t dataset_opts_sizes[] = {
+	sizeof(tk_dataset_opts)
+};
 
 int tk_dataset_hash(const char *path, char hex[65], tk_error *err)
 {
@@ -562,9 +568,9 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	static const size_t nspec[NTABLES] = {
 		0, I_NCOLS, M_NCOLS, L_NCOLS, R_NCOLS
 	};
-	tk_dataset_opts defaults;
 	ds_ctx x;
 	tk_stats *st = NULL;
+	tk_dataset_opts given;
 	tk_writer_opts wo;
 	const tk_event *ev;
 	uint64_t nev = 0, window = 0, first, last;
@@ -572,10 +578,13 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	size_t i, n, ncommitted = 0;
 	int rc;
 
-	if (!o) {
-		tk_dataset_opts_init(&defaults);
-		o = &defaults;
-	}
+	tk_dataset_opts_init(&given);
+	rc = tk_opts_take(&given, o, dataset_opts_sizes,
+			  sizeof(dataset_opts_sizes) / sizeof(dataset_opts_sizes[0]),
+			  "tk_dataset_opts", err);
+	if (rc < 0)
+		return rc;
+	o = &given;
 	memset(&x, 0, sizeof(x));
 	tk_imap_init(&x.insts, sizeof(ds_inst));
 	x.t = tk_reader_trace(r);

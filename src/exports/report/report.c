@@ -1166,13 +1166,18 @@ static int page_open(page_out *p, const char *out, FILE **fp, tk_error *err)
 void tk_report_opts_init(tk_report_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
-	tk_reader_opts_init(&opts->reader);
+	opts->size = sizeof(*opts);
 }
+
+/* The sizes tk_report_opts has had, oldest first (tk_opts_take()). */
+static const size_t report_opts_sizes[] = {
+	sizeof(tk_report_opts)
+};
 
 int tk_report_write(const char *path, const char *out,
 		    const tk_report_opts *opts, tk_error *err)
 {
-	tk_report_opts defaults;
+	tk_report_opts given;
 	tk_reader_opts ro;
 	rep x;
 	tk_reader *r1 = NULL, *r2 = NULL;
@@ -1183,10 +1188,15 @@ int tk_report_write(const char *path, const char *out,
 	int ret;
 	size_t i;
 
-	if (!opts) {
-		tk_report_opts_init(&defaults);
-		opts = &defaults;
-	}
+	tk_report_opts_init(&given);
+	ret = tk_opts_take(&given, opts, report_opts_sizes,
+			   sizeof(report_opts_sizes) / sizeof(report_opts_sizes[0]),
+			   "tk_report_opts", err);
+	if (ret == TK_OK)
+		ret = tk_reader_opts_take(&ro, given.reader, err);
+	if (ret < 0)
+		return ret;
+	opts = &given;
 	memset(&x, 0, sizeof(x));
 	memset(&page, 0, sizeof(page));
 	tk_error_clear(err);
@@ -1202,7 +1212,6 @@ int tk_report_write(const char *path, const char *out,
 	x.o = opts;
 	x.idle = opts->idle;
 	x.nidle = opts->idle ? opts->nidle : 0;
-	ro = opts->reader;
 	x.pass = 1;
 	if ((ret = read_pass(&x, path, &ro, &r1, &st, &chk, err)) < 0)
 		goto out;

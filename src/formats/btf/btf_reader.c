@@ -1715,6 +1715,8 @@ int btf_reader_open(tk_reader *r, tk_error *err)
 	b->t = r->trace;
 	b->name = tk_source_name(r->src);
 	b->allowed = tk_model_event_table();
+	/* a time that decreases is an error in strict mode only */
+	r->ordered = r->opts.strict;
 	b->cr_only = rc;
 	if (rc < 0 || (rc = parse_options(b, err)) < 0)
 		goto fail;

@@ -591,6 +591,9 @@ int htf_reader_open(tk_reader *r, tk_error *err)
 	h->t = r->trace;
 	h->name = tk_source_name(r->src);
 	h->strict = r->opts.strict;
+	/* the merge of sections is in time order where each section is: a
+	 * time that decreases in one is an error in strict mode only */
+	r->ordered = r->opts.strict;
 	if (rc < 0)
 		goto fail;
 	h->cr = rc;

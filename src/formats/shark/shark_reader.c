@@ -1566,6 +1566,8 @@ static int shark_reader_open(tk_reader *r, tk_error *err)
 	if (!s)
 		return tk_err_nomem(err, tk_source_name(r->src));
 	r->impl = s;
+	/* read in TSC order (shark_order.c), whatever the buffer order */
+	r->ordered = 1;
 	s->r = r;
 	s->t = r->trace;
 	s->name = tk_source_name(r->src);

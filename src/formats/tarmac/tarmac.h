@@ -40,6 +40,10 @@ struct tk_tarmac {
  * Set up `tr` (zeroed by the caller) on a source.  With `reader` set,
  * warnings are reported through it (and counted there).
  */
+/* The caller's options (NULL: the defaults) into *o, their size checked
+ * (tk_opts_take()). */
+int tarmac_opts_take(tk_tarmac_opts *o, const tk_tarmac_opts *opts,
+		     tk_error *err);
 int tarmac_init(tk_tarmac *tr, tk_source *src, int owns_src,
 		const tk_tarmac_opts *opts, tk_reader *reader, tk_error *err);
 void tarmac_fini(tk_tarmac *tr);

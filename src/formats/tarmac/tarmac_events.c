@@ -775,10 +775,15 @@ static void tarmac_exceptions_fini(tk_tarmac_exceptions *a)
 int tk_tarmac_exceptions_new(tk_tarmac_exceptions **out, const tk_tarmac *tr,
 			     const tk_tarmac_opts *opts, tk_error *err)
 {
-	tk_tarmac_exceptions *a = calloc(1, sizeof(*a));
+	tk_tarmac_exceptions *a;
+	tk_tarmac_opts o;
 	int rc;
 
 	*out = NULL;
+	if ((rc = tarmac_opts_take(&o, opts, err)) < 0)
+		return rc;
+	opts = &o;
+	a = calloc(1, sizeof(*a));
 	if (!a)
 		return tk_err_nomem(err, tr->name);
 	a->t = tk_trace_alloc("tarmac");

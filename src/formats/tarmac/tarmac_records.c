@@ -66,6 +66,21 @@ const char *tk_tarmac_variant_name(tk_tarmac_variant v)
 void tk_tarmac_opts_init(tk_tarmac_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+}
+
+/* The sizes tk_tarmac_opts has had, oldest first (tk_opts_take()). */
+static const size_t tarmac_opts_sizes[] = {
+	sizeof(tk_tarmac_opts)
+};
+
+int tarmac_opts_take(tk_tarmac_opts *o, const tk_tarmac_opts *opts,
+		     tk_error *err)
+{
+	tk_tarmac_opts_init(o);
+	return tk_opts_take(o, opts, tarmac_opts_sizes,
+			    sizeof(tarmac_opts_sizes) / sizeof(tarmac_opts_sizes[0]),
+			    "tk_tarmac_opts", err);
 }
 
 /* ---- small scanners ------------------------------------------------------ */
@@ -1460,9 +1475,16 @@ void tarmac_fini(tk_tarmac *tr)
 static int open_on(tk_tarmac **out, tk_source *src, const tk_tarmac_opts *opts,
 		   tk_error *err)
 {
-	tk_tarmac *tr = calloc(1, sizeof(*tr));
+	tk_tarmac *tr;
+	tk_tarmac_opts o;
 	int rc;
 
+	if ((rc = tarmac_opts_take(&o, opts, err)) < 0) {
+		tk_source_close(src);
+		return rc;
+	}
+	opts = &o;
+	tr = calloc(1, sizeof(*tr));
 	if (!tr) {
 		tk_source_close(src);
 		return tk_err_nomem(err, "tarmac");
