@@ -369,6 +369,10 @@ void cli_state_args_init(cli_state_args *s);
 int cli_state_opt(cli_state_args *s, int code, const char *arg);
 /** Run `tool` (regs, mem, history) on the log at `path`, with the operands
  * after IN (mem: ADDR [LEN]); returns the exit status. */
+/** `tracekit tarmac vcd IN OUT`: the registers and PC of each CPU as VCD
+ * variables over time; returns the exit status. */
+int cli_tarmac_vcd(const char *path, const char *outpath, const cli_tarmac_args *ta,
+		   const cli_read_opts *ro);
 int cli_tarmac_state(const char *tool, const char *path, const char *const *ops,
 		     size_t nops, const cli_state_args *sa, const cli_tarmac_args *ta,
 		     const cli_read_opts *ro);

@@ -17,7 +17,8 @@ static void help(FILE *fp)
 		"       tracekit tarmac calls [options] IN --elf FILE [--function NAME]\n"
 		"       tracekit tarmac regs [options] IN [--line N | --time T | --instr K]\n"
 		"       tracekit tarmac mem [options] IN ADDR [LEN] [--line N | --time T | --instr K]\n"
-		"       tracekit tarmac history [options] IN (--reg NAME | --addr ADDR [--len L])\n\n"
+		"       tracekit tarmac history [options] IN (--reg NAME | --addr ADDR [--len L])\n"
+		"       tracekit tarmac vcd [options] IN OUT.vcd\n\n"
 		"Tools over the records of an Arm Tarmac log (docs/tarmac.md).  info, cat\n"
 		"and stats read Tarmac logs too.\n\n"
 		"folded: the function profile of the log (the call stacks of the program\n"
@@ -41,7 +42,10 @@ static void help(FILE *fp)
 		"history: every change of a register (--reg: names as cat --register\n"
 		"matches them) or of the bytes from ADDR (--len L, default 1), one line\n"
 		"each: 't:TIME l:LINE pc:PC' (the last instruction of the CPU), then the\n"
-		"register or the access, old -> new ('unknown' or '..' where not known).\n\n"
+		"register or the access, old -> new ('unknown' or '..' where not known).\n"
+		"vcd: the registers (those written in hex) and the PC of each CPU as VCD\n"
+		"variables over the log's time (one scope per CPU), for GTKWave; OUT\n"
+		"appears only complete.\n\n"
 		"options:\n"
 		"  --elf FILE          the program's ELF file (required)\n"
 		"  --function NAME     calls: only the calls of this function\n"
@@ -134,7 +138,20 @@ int cmd_tarmac(int argc, char **argv)
 	if (bad)
 		goto out;
 	if (args.n < 1) {
-		cli_usage_error("tarmac", "expected a tool (folded, calls, regs, mem, history) and IN");
+		cli_usage_error("tarmac", "expected a tool (folded, calls, regs, mem, history, vcd) and IN");
+		goto out;
+	}
+	if (strcmp(args.v[0], "vcd") == 0) {
+		if (args.n != 3) {
+			cli_usage_error("tarmac", "vcd: expected IN OUT");
+			goto out;
+		}
+		if (state_opt || function || strcmp(out, "-") != 0 ||
+		    strcmp(ta.weight, "instructions") != 0 || ta.load_offset) {
+			cli_usage_error("tarmac", "vcd: only --from, --strict and -q apply");
+			goto out;
+		}
+		ret = cli_tarmac_vcd(args.v[1], args.v[2], &ta, &ro);
 		goto out;
 	}
 	if (strcmp(args.v[0], "regs") == 0 || strcmp(args.v[0], "mem") == 0 ||
@@ -154,7 +171,7 @@ int cmd_tarmac(int argc, char **argv)
 		goto out;
 	}
 	if (strcmp(args.v[0], "folded") != 0 && strcmp(args.v[0], "calls") != 0) {
-		cli_usage_error("tarmac", "unknown tool '%s' (folded, calls, regs, mem, history)",
+		cli_usage_error("tarmac", "unknown tool '%s' (folded, calls, regs, mem, history, vcd)",
 				args.v[0]);
 		goto out;
 	}

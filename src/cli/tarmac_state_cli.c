@@ -466,3 +466,312 @@ out:
 	tk_tarmac_state_free(r.st);
 	return ret;
 }
+
+/* ---- vcd ----------------------------------------------------------------------- */
+
+typedef struct vcd_var {
+	uint32_t width;           /* bits; UINT32_MAX: left out (not hex) */
+	uint32_t cpu;
+	char name[64];
+} vcd_var;
+
+/* The VCD identifier of variable i: base 94 of printable characters */
+static void vcd_id(size_t i, char *buf)
+{
+	size_t k = 0;
+
+	do {
+		buf[k++] = (char)('!' + i % 94);
+		i /= 94;
+	} while (i);
+	buf[k] = '\0';
+}
+
+/* vars[self].name: a VCD reference for the register name `name`,
+ * [A-Za-z0-9_] only, unique among the variables before it of its CPU */
+static void vcd_name(vcd_var *vars, size_t self, const char *name)
+{
+	char *out = vars[self].name;
+	size_t i, n = 0, cap = sizeof(vars[self].name);
+	int dup;
+
+	for (i = 0; name[i] && n + 12 < cap; i++) {
+		char c = name[i];
+		out[n++] = ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			    (c >= '0' && c <= '9') || c == '_') ? c : '_';
+	}
+	out[n] = '\0';
+	if (strcmp(out, "pc") == 0)
+		snprintf(out + n, cap - n, "_r");
+	n = strlen(out);
+	for (dup = 2; ; dup++) {
+		for (i = 0; i < self; i++)
+			if (vars[i].cpu == vars[self].cpu && strcmp(vars[i].name, out) == 0)
+				break;
+		if (i == self)
+			return;
+		snprintf(out + n, cap - n, "_%d", dup);
+	}
+}
+
+static char *dup_str(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+static int vcd_put(tk_output *o, const char *s, tk_error *err)
+{
+	return tk_output_write(o, s, strlen(s), err);
+}
+
+/* "b0101... ID\n" of hex digits (x for '-'), widened with 0 to `width` bits */
+static int vcd_value(tk_output *o, const char *v, uint32_t width, const char *id,
+		     tk_error *err)
+{
+	char buf[8 + 4 * 64 + 16];
+	size_t n = strlen(v), k = 0, i;
+	uint32_t bits = (uint32_t)(4 * n), b;
+
+	if (n > 64)
+		return TK_OK;
+	buf[k++] = 'b';
+	for (b = bits; b < width; b++)
+		buf[k++] = '0';
+	for (i = 0; i < n; i++) {
+		int d = v[i] == '-' ? -1 : (v[i] <= '9' ? v[i] - '0' : v[i] - 'a' + 10);
+		for (b = 4; b-- > 0;)
+			buf[k++] = d < 0 ? 'x' : (char)('0' + ((d >> b) & 1));
+	}
+	buf[k++] = ' ';
+	buf[k] = '\0';
+	if (tk_output_write(o, buf, k, err) < 0)
+		return TK_E_IO;
+	if (vcd_put(o, id, err) < 0 || vcd_put(o, "\n", err) < 0)
+		return TK_E_IO;
+	return TK_OK;
+}
+
+static const char *vcd_scale(tk_tarmac_unit u)
+{
+	switch (u) {
+	case TK_TARMAC_UNIT_FS: return "1 fs";
+	case TK_TARMAC_UNIT_PS: return "1 ps";
+	case TK_TARMAC_UNIT_US: return "1 us";
+	case TK_TARMAC_UNIT_MS: return "1 ms";
+	case TK_TARMAC_UNIT_S: return "1 s";
+	default: return "1 ns";
+	}
+}
+
+int cli_tarmac_vcd(const char *path, const char *outpath, const cli_tarmac_args *ta,
+		   const cli_read_opts *ro)
+{
+	tk_tarmac_opts o;
+	tk_tarmac *tr = NULL;
+	tk_tarmac_state *st = NULL;
+	tk_tarmac_record rec;
+	tk_output *out = NULL;
+	tk_error err;
+	vcd_var *vars = NULL;
+	size_t nvars = 0, capvars = 0, i, ncpus = 0;
+	uint64_t maxpc = 0, last = 0, back = 0;
+	tk_tarmac_unit unit = TK_TARMAC_UNIT_NONE;
+	uint8_t *cpus = NULL;     /* per record cpu: 1 it has instructions, 2 registers */
+	char **names = NULL;      /* per record cpu, from pass 0 */
+	int pass, rc, ret = EXIT_BAD, started = 0;
+	char id[8], line[256];
+
+	if (ta->elf || strcmp(path, "-") == 0) {
+		cli_usage_error("tarmac", "vcd: %s", ta->elf ? "--elf does not apply yet"
+				: "IN is read twice: a file, not standard input");
+		return EXIT_BAD;
+	}
+	tk_tarmac_opts_init(&o);
+	o.strict = ro->strict;
+	tk_error_clear(&err);
+	for (pass = 0; pass < 2; pass++) {
+		o.on_warning = ro->quiet || pass ? NULL : print_warning;
+		if (pass == 1) {
+			for (i = 0; i < nvars; i++) {
+				vars[i].cpu = tk_tarmac_state_reg(st, i)->cpu;
+				vcd_name(vars, i, tk_tarmac_state_reg(st, i)->name);
+				if (vars[i].width != UINT32_MAX)
+					cpus[vars[i].cpu] |= 2;
+			}
+			names = calloc(ncpus ? ncpus : 1, sizeof(*names));
+			if (!names)
+				goto nomem;
+			for (i = 1; i < ncpus; i++)
+				if (!(names[i] = dup_str(tk_tarmac_cpu_name(tr, i - 1))))
+					goto nomem;
+		}
+		tk_tarmac_close(tr);
+		tr = NULL;
+		tk_tarmac_state_free(st);
+		st = NULL;
+		if (tk_tarmac_open(&tr, path, &o, &err) < 0 || tk_tarmac_state_new(&st, &err) < 0)
+			goto fail;
+		if (pass == 1) {
+			size_t nregs = nvars;
+			uint32_t pcw = maxpc > 0xffffffffu ? 64 : 32;
+			if (tk_output_open(&out, outpath, &err) < 0)
+				goto fail;
+			snprintf(line, sizeof(line), "$comment tracekit tarmac vcd: the registers "
+				 "of an Arm Tarmac log%s $end\n$timescale %s $end\n",
+				 unit == TK_TARMAC_UNIT_CLK || unit == TK_TARMAC_UNIT_CYC ||
+				 unit == TK_TARMAC_UNIT_TIC || unit == TK_TARMAC_UNIT_CS
+				 ? " (one tick of its stamps written as 1 ns)" : "", vcd_scale(unit));
+			if (vcd_put(out, line, &err) < 0)
+				goto fail;
+			for (size_t c = 0; c < ncpus; c++) {
+				if (!cpus[c])
+					continue;
+				snprintf(line, sizeof(line), "$scope module %s $end\n",
+					 c ? names[c] : "cpu");
+				/* a CPU name as a reference: no blanks in Tarmac prefixes */
+				if (vcd_put(out, line, &err) < 0)
+					goto fail;
+				if (cpus[c] & 1) {
+					vcd_id(nregs + c, id);
+					snprintf(line, sizeof(line), "$var wire %u %s pc $end\n",
+						 (unsigned)pcw, id);
+					if (vcd_put(out, line, &err) < 0)
+						goto fail;
+				}
+				for (i = 0; i < nregs; i++) {
+					if (vars[i].cpu != c || vars[i].width == UINT32_MAX)
+						continue;
+					vcd_id(i, id);
+					snprintf(line, sizeof(line), "$var wire %u %s %s $end\n",
+						 (unsigned)vars[i].width, id, vars[i].name);
+					if (vcd_put(out, line, &err) < 0)
+						goto fail;
+				}
+				if (vcd_put(out, "$upscope $end\n", &err) < 0)
+					goto fail;
+			}
+			if (vcd_put(out, "$enddefinitions $end\n", &err) < 0)
+				goto fail;
+		}
+		while ((rc = tk_tarmac_next(tr, &rec, &err)) == TK_OK) {
+			int ch = tk_tarmac_state_record(st, &rec, &err);
+			if (ch < 0)
+				goto fail;
+			if (rec.unit != TK_TARMAC_UNIT_NONE && unit == TK_TARMAC_UNIT_NONE && !pass)
+				unit = rec.unit;
+			if (rec.unit != TK_TARMAC_UNIT_NONE && rec.unit != unit) {
+				fprintf(stderr, "%s:%" PRIu64 ": error: a stamp in %s in a log in %s: "
+					"vcd writes one unit\n", path, rec.line,
+					tk_tarmac_unit_name(rec.unit), tk_tarmac_unit_name(unit));
+				goto out;
+			}
+			if (pass == 0) {
+				if (rec.kind == TK_TARMAC_INSTRUCTION && rec.has_address) {
+					if (rec.address > maxpc)
+						maxpc = rec.address;
+					if (rec.cpu >= ncpus) {
+						uint8_t *nc = realloc(cpus, (size_t)rec.cpu + 1);
+						if (!nc)
+							goto nomem;
+						memset(nc + ncpus, 0, (size_t)rec.cpu + 1 - ncpus);
+						cpus = nc;
+						ncpus = (size_t)rec.cpu + 1;
+					}
+					cpus[rec.cpu] = 1;
+				}
+				if (ch & TK_TARMAC_CHANGED_REG) {
+					size_t r = tk_tarmac_state_changed_reg(st, NULL);
+					const tk_tarmac_reg *g = tk_tarmac_state_reg(st, r);
+					size_t w = 4 * strlen(g->value);
+					if (r >= capvars) {
+						size_t cap = capvars ? 2 * capvars : 64;
+						vcd_var *nv = realloc(vars, cap * sizeof(*nv));
+						if (!nv)
+							goto nomem;
+						memset(nv + capvars, 0, (cap - capvars) * sizeof(*nv));
+						vars = nv;
+						capvars = cap;
+					}
+					if (r >= nvars)
+						nvars = r + 1;
+					if (!g->hex || w > 256)
+						vars[r].width = UINT32_MAX;     /* left out */
+					else if (vars[r].width != UINT32_MAX && w > vars[r].width)
+						vars[r].width = (uint32_t)w;
+					if (g->cpu >= ncpus) {
+						uint8_t *nc = realloc(cpus, (size_t)g->cpu + 1);
+						if (!nc)
+							goto nomem;
+						memset(nc + ncpus, 0, (size_t)g->cpu + 1 - ncpus);
+						cpus = nc;
+						ncpus = (size_t)g->cpu + 1;
+					}
+				}
+				continue;
+			}
+			/* pass 1: the changes at their time */
+			if (rec.kind == TK_TARMAC_INSTRUCTION && rec.has_address)
+				;
+			else if (!(ch & TK_TARMAC_CHANGED_REG))
+				continue;
+			else if (vars[tk_tarmac_state_changed_reg(st, NULL)].width == UINT32_MAX)
+				continue;
+			if (!started || rec.time > last) {
+				snprintf(line, sizeof(line), "#%" PRIu64 "\n", rec.time);
+				if (vcd_put(out, line, &err) < 0)
+					goto fail;
+				last = rec.time;
+				started = 1;
+			} else if (rec.time < last) {
+				back++;      /* written at the later time */
+			}
+			if (rec.kind == TK_TARMAC_INSTRUCTION) {
+				char hex[17];
+				snprintf(hex, sizeof(hex), maxpc > 0xffffffffu ? "%016" PRIx64 : "%08" PRIx64,
+					 rec.address);
+				vcd_id(nvars + rec.cpu, id);
+				if (vcd_value(out, hex, 0, id, &err) < 0)
+					goto fail;
+			} else {
+				size_t r = tk_tarmac_state_changed_reg(st, NULL);
+				vcd_id(r, id);
+				if (vcd_value(out, tk_tarmac_state_reg(st, r)->value, vars[r].width,
+					      id, &err) < 0)
+					goto fail;
+			}
+		}
+		if (rc < 0)
+			goto fail;
+	}
+	if (back && !ro->quiet)
+		fprintf(stderr, "%s: warning: %" PRIu64 " time stamps earlier than the one before: "
+			"their changes are written at the later time\n", path, back);
+	if (tk_output_close(out, &err) < 0) {
+		out = NULL;
+		goto fail;
+	}
+	out = NULL;
+	ret = EXIT_OK;
+	goto out;
+nomem:
+	fprintf(stderr, "tracekit: error: out of memory\n");
+	goto out;
+fail:
+	cli_error(&err);
+out:
+	tk_output_abort(out);
+	tk_tarmac_close(tr);
+	tk_tarmac_state_free(st);
+	if (names)
+		for (i = 0; i < ncpus; i++)
+			free(names[i]);
+	free(names);
+	free(vars);
+	free(cpus);
+	return ret;
+}
