@@ -690,6 +690,8 @@ int cli_tarmac_vcd(const char *path, const char *outpath, const cli_tarmac_args 
 					size_t w = 4 * strlen(g->value);
 					if (r >= capvars) {
 						size_t cap = capvars ? 2 * capvars : 64;
+						while (cap <= r)
+							cap *= 2;
 						vcd_var *nv = realloc(vars, cap * sizeof(*nv));
 						if (!nv)
 							goto nomem;
@@ -714,13 +716,16 @@ int cli_tarmac_vcd(const char *path, const char *outpath, const cli_tarmac_args 
 				}
 				continue;
 			}
-			/* pass 1: the changes at their time */
-			if (rec.kind == TK_TARMAC_INSTRUCTION && rec.has_address)
-				;
-			else if (!(ch & TK_TARMAC_CHANGED_REG))
+			/* pass 1: the changes at their time (of the variables
+			 * declared: a log that grew since pass 0 has more) */
+			if (rec.kind == TK_TARMAC_INSTRUCTION && rec.has_address) {
+				if (rec.cpu >= ncpus || !(cpus[rec.cpu] & 1))
+					continue;
+			} else if (!(ch & TK_TARMAC_CHANGED_REG) ||
+				   tk_tarmac_state_changed_reg(st, NULL) >= nvars ||
+				   vars[tk_tarmac_state_changed_reg(st, NULL)].width == UINT32_MAX) {
 				continue;
-			else if (vars[tk_tarmac_state_changed_reg(st, NULL)].width == UINT32_MAX)
-				continue;
+			}
 			if (!started || rec.time > last) {
 				snprintf(line, sizeof(line), "#%" PRIu64 "\n", rec.time);
 				if (vcd_put(out, line, &err) < 0)

@@ -353,13 +353,14 @@ static int meets(const tk_tarmac_state *st, uint64_t addr, uint64_t size)
 
 static int mem_record(tk_tarmac_state *st, const tk_tarmac_record *rec)
 {
-	const char *d = rec->data.ptr, *e = d + rec->data.len;
+	const char *d = rec->data.ptr, *e;
 	int changed = 0;
 	uint64_t i;
 
-	if (!st->len || !rec->has_address || rec->aborted || !rec->size ||
+	if (!st->len || !rec->has_address || rec->aborted || !rec->size || !d ||
 	    !meets(st, rec->address, rec->size))
 		return 0;
+	e = d + rec->data.len;
 	if (rec->kind_text.len == 2 && (rec->kind_text.ptr[0] == 'L' ||
 					 rec->kind_text.ptr[0] == 'S') &&
 	    rec->kind_text.ptr[1] == (rec->kind_text.ptr[0] == 'L' ? 'D' : 'T')) {
