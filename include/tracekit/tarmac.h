@@ -561,4 +561,8 @@ TK_API void tk_tarmac_profile_free(tk_tarmac_profile *p);
 }
 #endif
 
+/* the CPU's state at any moment of a log, on the records above */
+#define TRACEKIT_TARMAC_RECORDS_H
+#include "tracekit/tarmac_state.h"
+
 #endif /* TRACEKIT_TARMAC_H */

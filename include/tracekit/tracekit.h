@@ -988,5 +988,7 @@ TK_API void tk_counts_free(tk_counts *c);
 #include "tracekit/dataset.h"
 /* the records of the recorder's stream (tracekit record) */
 #include "tracekit/ftstream.h"
+/* the CPU's state at any moment of a Tarmac log (tracekit tarmac regs) */
+#include "tracekit/tarmac_state.h"
 
 #endif /* TRACEKIT_H */

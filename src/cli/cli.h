@@ -354,5 +354,39 @@ int cli_tarmac_folded(const char *cmd, const char *path, const char *out,
  */
 int cli_tarmac_calls(const char *path, const cli_tarmac_args *a,
 		     const char *function, const cli_read_opts *ro);
+/* cat's --register NAME against a register record's name (w1 finds X1,
+ * lr every link register, sp every stack pointer) */
+int cli_tarmac_reg_match(const tk_tarmac_span *r, const char *want);
+
+/*
+ * `tracekit tarmac regs`, `mem` and `history` (tarmac_state_cli.c): the
+ * moment (--line, --time, --instr), history's --reg / --addr / --len and
+ * regs' --format, handed to cli_state_opt(); --cpu is cli_tarmac_args'.
+ */
+enum { CLI_O_AT_LINE = 0x4200, CLI_O_AT_TIME, CLI_O_AT_INSTR, CLI_O_REG,
+       CLI_O_HADDR, CLI_O_LEN, CLI_O_SFORMAT };
+#define CLI_STATE_LEN_MAX 65536u
+
+typedef struct cli_state_args {
+	tk_tarmac_at at;          /* valid when at_opt is set */
+	const char *at_opt;       /* the option that gave it */
+	const char *reg;          /* history --reg */
+	uint64_t addr, len;       /* history --addr / --len (len 0: not given) */
+	int has_addr;
+	const char *format;       /* table, json */
+} cli_state_args;
+
+void cli_state_args_init(cli_state_args *s);
+/** One of the options above: 0, or -1 after a usage error. */
+int cli_state_opt(cli_state_args *s, int code, const char *arg);
+/** Run `tool` (regs, mem, history) on the log at `path`, with the operands
+ * after IN (mem: ADDR [LEN]); returns the exit status. */
+/** `tracekit tarmac vcd IN OUT`: the registers and PC of each CPU as VCD
+ * variables over time; returns the exit status. */
+int cli_tarmac_vcd(const char *path, const char *outpath, const cli_tarmac_args *ta,
+		   const cli_read_opts *ro);
+int cli_tarmac_state(const char *tool, const char *path, const char *const *ops,
+		     size_t nops, const cli_state_args *sa, const cli_tarmac_args *ta,
+		     const cli_read_opts *ro);
 
 #endif

@@ -393,7 +393,7 @@ static int a64_gpr(const char *n, size_t len)
  * match every banked or aliased name of theirs (r14_svc, SP_EL3).  A
  * banked name asked for (r14_svc) matches itself only.
  */
-static int reg_match(const tk_tarmac_span *r, const char *want)
+int cli_tarmac_reg_match(const tk_tarmac_span *r, const char *want)
 {
 	size_t n = strlen(want);
 	int g;
@@ -458,7 +458,7 @@ static int tarmac_cat(tk_input *in, const cli_tarmac_args *a, const char *start_
 		if (nregs) {
 			if (rec.kind != TK_TARMAC_REGISTER)
 				continue;
-			for (i = 0; i < nregs && !reg_match(&rec.reg, regs[i]); i++)
+			for (i = 0; i < nregs && !cli_tarmac_reg_match(&rec.reg, regs[i]); i++)
 				;
 			if (i == nregs)
 				continue;

@@ -58,7 +58,8 @@ VALUE_OPTS = {"-o", "--output", "--to", "--from", "--format", "--elf",
               "--end", "--entity", "--event", "--type", "--unit", "--window",
               "--top", "--max-errors", "--port", "--bind", "--timeout",
               "--count", "--threads", "--pc", "--mnemonic", "--register",
-              "--addr", "--kind", "--cpu", "--idle", "--threshold", "--metric"}
+              "--addr", "--kind", "--cpu", "--idle", "--threshold", "--metric",
+              "--line", "--time", "--instr", "--reg", "--len"}
 
 
 def files(words):
@@ -87,6 +88,9 @@ def files(words):
         if pos[1] != "-":
             outs.append(pos[1])
         pos = pos[:1]
+    if len(words) > 1 and words[1] == "tarmac" and pos[:1] == ["vcd"] and len(pos) >= 3:
+        outs.append(pos[2])       # tarmac vcd IN OUT
+        pos = pos[:2]
     ins += [w for w in pos if w != "-" and "." in w]
     return ins, outs
 

@@ -166,6 +166,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tk_tarmac *tr = NULL;
 	tk_tarmac_exceptions *tl = NULL;
 	tk_tarmac_stats *st = NULL;
+	tk_tarmac_state *cs = NULL;
+	tk_tarmac_at at;
 	tk_tarmac_record rec;
 	tk_reader_opts ro;
 	tk_reader *r = NULL;
@@ -192,6 +194,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			tl = NULL;
 		if (tk_tarmac_stats_new(&st, tr, TK_TARMAC_STATS_ALL, &o, &err) != TK_OK)
 			st = NULL;
+		/* the state, watching 64 bytes at an address of the first byte */
+		if (tk_tarmac_state_new(&cs, &err) != TK_OK ||
+		    tk_tarmac_state_watch(cs, (uint64_t)data[0] << 8, 64, &err) != TK_OK) {
+			tk_tarmac_state_free(cs);
+			cs = NULL;
+		}
+		tk_tarmac_at_init(&at);
+		at.kind = data[0] >> 6;
+		at.value = (uint64_t)(data[0] & 0x38);
 		while (tk_tarmac_next(tr, &rec, &err) == TK_OK) {
 			FUZZ_CHECK((unsigned)rec.kind < TK_TARMAC_KIND_COUNT);
 			sum += touch(&rec.raw) + touch(&rec.mnemonic) + touch(&rec.disasm) +
@@ -202,6 +213,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (st && tk_tarmac_stats_record(st, &rec, &err) != TK_OK) {
 				tk_tarmac_stats_free(st);
 				st = NULL;
+			}
+			sum += (size_t)(tk_tarmac_at_passed(&at, &rec) == 1);
+			if (cs) {
+				int rc = tk_tarmac_state_record(cs, &rec, &err);
+				const uint8_t *v, *k;
+				FUZZ_CHECK(rc >= 0 && rc <= 3);
+				if (rc & TK_TARMAC_CHANGED_REG) {
+					const char *old;
+					size_t i = tk_tarmac_state_changed_reg(cs, &old);
+					const tk_tarmac_reg *g = tk_tarmac_state_reg(cs, i);
+					FUZZ_CHECK(g && g->value);
+					sum += strlen(g->value) + (old ? strlen(old) : 0);
+				}
+				FUZZ_CHECK(tk_tarmac_state_bytes(cs, 1, &v, &k) == 64);
+				sum += (size_t)(v[0] + k[63]);
 			}
 			if (tl) {
 				int rc = tk_tarmac_exceptions_record(tl, &rec, &err);
@@ -222,6 +248,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (st)
 			sum += stats(st);
 		tk_tarmac_stats_free(st);
+		tk_tarmac_state_free(cs);
 		tk_tarmac_close(tr);
 	}
 	tk_reader_opts_init(&ro);

@@ -1,0 +1,141 @@
+/*
+ * tarmac_state.h - the CPU's state at any moment of an Arm Tarmac log.
+ *
+ * A tk_tarmac_state is fed the records of a log (tracekit/tarmac.h) in
+ * order and holds what the log has shown by then: the value of every
+ * register it wrote (per CPU), the PC of each CPU's last instruction, and
+ * the bytes of one watched range of memory that its memory accesses (reads
+ * and writes) showed.  After each record it says what that record changed,
+ * which is the history of a register or of an address.  A tk_tarmac_at
+ * says where to stop: after the record on a line, at a time, or after the
+ * K-th executed instruction.  `tracekit tarmac regs`, `mem` and `history`
+ * are a loop of tk_tarmac_next(), tk_tarmac_at_passed() and
+ * tk_tarmac_state_record() (docs/tarmac.md, "State at any moment").
+ */
+/* tarmac.h includes this header at its end, once its records are declared:
+ * included before that (through tracekit.h), it declares nothing yet */
+#include "tracekit/tarmac.h"
+#if defined(TRACEKIT_TARMAC_RECORDS_H) && !defined(TRACEKIT_TARMAC_STATE_H)
+#define TRACEKIT_TARMAC_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * A register as the log has shown it.  `value` holds the value's hex
+ * digits, most significant first, in lower case, as many as the log wrote
+ * (the register's width), '-' for a digit the log marked as not known
+ * (`--------` lanes of a Q register, never written since); separators
+ * (`_`, `:`, blanks) are dropped.  A value that is not hex digits (`psr
+ * xx0xxXxx`) is kept as written, and `hex` is 0.  A write whose digits are
+ * '-' keeps the digits known before at the same width.
+ */
+typedef struct tk_tarmac_reg {
+	const char *name;         /**< as the log writes it ("X30", "r14_svc") */
+	uint32_t cpu;             /**< the record's cpu (tk_tarmac_record) */
+	const char *value;        /**< NUL-terminated, see above */
+	int hex;                  /**< value is hex digits and '-' only */
+	uint64_t line;            /**< the line that last wrote it */
+} tk_tarmac_reg;
+
+typedef struct tk_tarmac_state tk_tarmac_state;
+
+/** An empty state (nothing known).  TK_OK or TK_E_NOMEM. */
+TK_API int tk_tarmac_state_new(tk_tarmac_state **out, tk_error *err);
+
+/**
+ * Follow the `len` bytes of memory from `address` (at most 2^24; a range
+ * may wrap past the top of the address space).  Only these bytes are
+ * kept.  Call it before the first record.  TK_OK, TK_E_USAGE (len 0 or
+ * too long) or TK_E_NOMEM.
+ */
+TK_API int tk_tarmac_state_watch(tk_tarmac_state *st, uint64_t address,
+				 uint64_t len, tk_error *err);
+
+/** What a record changed: bits of tk_tarmac_state_record()'s result. */
+enum { TK_TARMAC_CHANGED_REG = 1,   /**< a register's value (a new one too) */
+       TK_TARMAC_CHANGED_MEM = 2    /**< a watched byte (one not known before too) */ };
+
+/**
+ * Feed the next record of the log (every record, in order).  A register
+ * record sets its register; an instruction record the PC of its CPU; a
+ * memory record (not aborted, with its data) the watched bytes it covers,
+ * in little-endian byte order (the value's least significant byte at the
+ * lowest address; the Cortex-M data-port lines are already in that order,
+ * tk_tarmac_record), the lanes of LD/ST lines byte by byte (`##` bytes
+ * not known).  Bus transfers and events change nothing.  Returns the
+ * TK_TARMAC_CHANGED_* bits of what changed (0: nothing), or TK_E_NOMEM.
+ */
+TK_API int tk_tarmac_state_record(tk_tarmac_state *st, const tk_tarmac_record *rec,
+				  tk_error *err);
+
+/** The registers shown so far, in the order they were first written. */
+TK_API size_t tk_tarmac_state_reg_count(const tk_tarmac_state *st);
+TK_API const tk_tarmac_reg *tk_tarmac_state_reg(const tk_tarmac_state *st, size_t i);
+
+/**
+ * After a record that changed a register: its index, and in *old its
+ * value before the record (NULL: not known before; valid until the next
+ * record).
+ */
+TK_API size_t tk_tarmac_state_changed_reg(const tk_tarmac_state *st, const char **old);
+
+/**
+ * The watched bytes (tk_tarmac_state_watch()): their values and, per byte,
+ * 1 when the log has shown it.  With `before` set, as they were before the
+ * last record.  Returns the length (0: none watched).
+ */
+TK_API size_t tk_tarmac_state_bytes(const tk_tarmac_state *st, int before,
+				    const uint8_t **value, const uint8_t **known);
+
+/** The address of the last instruction record of CPU `cpu` (any status):
+ * 1 with *pc set, or 0 when it has none yet. */
+TK_API int tk_tarmac_state_pc(const tk_tarmac_state *st, uint32_t cpu, uint64_t *pc);
+
+/** Free; NULL is allowed. */
+TK_API void tk_tarmac_state_free(tk_tarmac_state *st);
+
+/** Kinds of moment. */
+enum { TK_TARMAC_AT_END = 0,     /**< after the last record */
+       TK_TARMAC_AT_LINE = 1,    /**< after the record on line `value` */
+       TK_TARMAC_AT_TIME = 2,    /**< after the records stamped up to `value` */
+       TK_TARMAC_AT_INSTR = 3    /**< after the `value`-th executed instruction */ };
+
+/** A moment of a log (tk_tarmac_at_init(), then set the fields). */
+typedef struct tk_tarmac_at {
+	int kind;                 /**< TK_TARMAC_AT_* */
+	uint64_t value;
+	/** AT_TIME: the unit of `value`; TK_TARMAC_UNIT_NONE: the log's own
+	 * (compared as written).  An SI unit is compared exactly with a
+	 * record's SI stamp of any SI unit. */
+	tk_tarmac_unit unit;
+	/** AT_INSTR: count only the instructions of this record cpu;
+	 * UINT32_MAX (the default) counts every CPU's. */
+	uint32_t cpu;
+	uint64_t executed;        /**< AT_INSTR: executed instructions counted so far */
+} tk_tarmac_at;
+
+/** The end of the log, every CPU. */
+TK_API void tk_tarmac_at_init(tk_tarmac_at *at);
+
+/**
+ * 1 when `rec` lies past the moment (feed it nothing more: the state is
+ * the one asked for), 0 when it is still before it or at it, TK_E_RANGE
+ * when its stamp cannot be compared with the time asked (another unit
+ * without an SI length: clk against ns).  Call it on every record in
+ * order: AT_INSTR counts the executed instructions (IT, IA, ES; not IS,
+ * CCFAIL, IE) and is passed at the first instruction record after the
+ * value-th; AT_TIME at the first record stamped later than the time;
+ * AT_LINE at the first record after the line.
+ */
+TK_API int tk_tarmac_at_passed(tk_tarmac_at *at, const tk_tarmac_record *rec);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACEKIT_TARMAC_STATE_H (TRACEKIT_TARMAC_RECORDS_H) */

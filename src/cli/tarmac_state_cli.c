@@ -1,0 +1,782 @@
+/*
+ * tarmac_state_cli.c - `tracekit tarmac regs`, `mem` and `history`: the
+ * CPU's state at a moment of an Arm Tarmac log and the changes of a
+ * register or of memory, on the state of tracekit/tarmac_state.h (this
+ * file only parses the options and formats what the library keeps).
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void print_warning(void *ctx, const tk_error *w)
+{
+	char buf[1024];
+
+	(void)ctx;
+	fprintf(stderr, "%s\n", tk_error_format(w, "warning", buf, sizeof(buf)));
+}
+
+void cli_state_args_init(cli_state_args *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->format = "table";
+}
+
+static int parse_u64(const char *s, int base, uint64_t *out)
+{
+	unsigned long long v;
+	char *e;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &e, base);
+	if (*e || errno)
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+/* An address: hexadecimal, with or without 0x, at most 64 bits */
+static int parse_addr(const char *s, uint64_t *out)
+{
+	size_t n;
+
+	if (!s)
+		return -1;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	n = strlen(s);
+	if (n == 0 || n > 16 || strspn(s, "0123456789abcdefABCDEF") != n)
+		return -1;
+	*out = (uint64_t)strtoull(s, NULL, 16);
+	return 0;
+}
+
+/* A length: decimal, or 0xHEX */
+static int parse_len(const char *s, uint64_t *out)
+{
+	if (s && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return parse_addr(s, out);
+	return parse_u64(s, 10, out);
+}
+
+/* TIME[UNIT]: a whole number, in the log's unit or in the unit named */
+static int parse_at_time(const char *s, tk_tarmac_at *at)
+{
+	size_t n = strspn(s, "0123456789");
+	char digits[32];
+	int u;
+
+	if (n == 0 || n >= sizeof(digits))
+		return -1;
+	memcpy(digits, s, n);
+	digits[n] = '\0';
+	if (parse_u64(digits, 10, &at->value) < 0)
+		return -1;
+	at->unit = TK_TARMAC_UNIT_NONE;
+	if (!s[n])
+		return 0;
+	for (u = 1; u < TK_TARMAC_UNIT_COUNT; u++)
+		if (strcmp(s + n, tk_tarmac_unit_name((tk_tarmac_unit)u)) == 0) {
+			at->unit = (tk_tarmac_unit)u;
+			return 0;
+		}
+	return -1;
+}
+
+int cli_state_opt(cli_state_args *s, int code, const char *arg)
+{
+	switch (code) {
+	case CLI_O_AT_LINE:
+	case CLI_O_AT_TIME:
+	case CLI_O_AT_INSTR:
+		if (s->at_opt) {
+			cli_usage_error("tarmac", "%s and %s: give one moment",
+					s->at_opt, code == CLI_O_AT_LINE ? "--line" :
+					code == CLI_O_AT_TIME ? "--time" : "--instr");
+			return -1;
+		}
+		tk_tarmac_at_init(&s->at);
+		if (code == CLI_O_AT_TIME) {
+			s->at_opt = "--time";
+			s->at.kind = TK_TARMAC_AT_TIME;
+			if (parse_at_time(arg, &s->at) < 0) {
+				cli_usage_error("tarmac", "bad --time '%s' (a whole number in the "
+						"log's unit, or with a unit: 2500ns, 40clk)", arg);
+				return -1;
+			}
+			return 0;
+		}
+		s->at_opt = code == CLI_O_AT_LINE ? "--line" : "--instr";
+		s->at.kind = code == CLI_O_AT_LINE ? TK_TARMAC_AT_LINE : TK_TARMAC_AT_INSTR;
+		if (parse_u64(arg, 10, &s->at.value) < 0 ||
+		    (code == CLI_O_AT_LINE && s->at.value == 0)) {
+			cli_usage_error("tarmac", "bad %s '%s' (a whole number%s)", s->at_opt,
+					arg, code == CLI_O_AT_LINE ? " from 1" : "");
+			return -1;
+		}
+		return 0;
+	case CLI_O_REG:
+		s->reg = arg;
+		return 0;
+	case CLI_O_HADDR:
+		if (parse_addr(arg, &s->addr) < 0) {
+			cli_usage_error("tarmac", "bad --addr '%s' (hexadecimal, at most 64 bits)", arg);
+			return -1;
+		}
+		s->has_addr = 1;
+		return 0;
+	case CLI_O_LEN:
+		if (parse_len(arg, &s->len) < 0 || s->len == 0 || s->len > CLI_STATE_LEN_MAX) {
+			cli_usage_error("tarmac", "bad --len '%s' (1 to %u bytes)", arg,
+					(unsigned)CLI_STATE_LEN_MAX);
+			return -1;
+		}
+		return 0;
+	default:
+		if (strcmp(arg, "table") != 0 && strcmp(arg, "json") != 0) {
+			cli_usage_error("tarmac", "unknown --format '%s' (table or json)", arg);
+			return -1;
+		}
+		s->format = arg;
+		return 0;
+	}
+}
+
+/* ---- the replay ------------------------------------------------------------------ */
+
+typedef struct replay {
+	const char *path;
+	const cli_state_args *sa;
+	const cli_tarmac_args *ta;
+	const cli_read_opts *ro;
+	tk_tarmac *tr;
+	tk_tarmac_state *st;
+	uint32_t cpu;             /* the --cpu's record cpu, 0 while not seen */
+	int xdigits;              /* of the addresses printed */
+} replay;
+
+static void site(const replay *r, const tk_tarmac_record *rec)
+{
+	uint64_t pc;
+
+	if (rec->cpu && !r->ta->cpu)
+		printf("%s: ", tk_tarmac_cpu_name(r->tr, rec->cpu - 1));
+	printf("t:%" PRIu64 " l:%" PRIu64, rec->time, rec->line);
+	if (tk_tarmac_state_pc(r->st, rec->cpu, &pc))
+		printf(" pc:0x%" PRIx64, pc);
+	else
+		printf(" pc:unknown");
+}
+
+static void reg_value(const char *v, int hex)
+{
+	printf("%s%s", hex ? "0x" : "", v);
+}
+
+/* The watched bytes in address order: "e0 05 21 .." */
+static void bytes_out(const uint8_t *v, const uint8_t *k, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (k[i])
+			printf("%s%02x", i ? " " : "", v[i]);
+		else
+			printf("%s..", i ? " " : "");
+}
+
+/* The line of a change that history shows */
+static void history_line(replay *r, const tk_tarmac_record *rec, int changed)
+{
+	const tk_tarmac_state *st = r->st;
+
+	if ((changed & TK_TARMAC_CHANGED_REG) && r->sa->reg &&
+	    cli_tarmac_reg_match(&rec->reg, r->sa->reg)) {
+		const char *old;
+		const tk_tarmac_reg *g = tk_tarmac_state_reg(st, tk_tarmac_state_changed_reg(st, &old));
+		site(r, rec);
+		printf("  %s ", g->name);
+		if (old)
+			reg_value(old, g->hex && strspn(old, "0123456789abcdef-") == strlen(old));
+		else
+			printf("unknown");
+		printf(" -> ");
+		reg_value(g->value, g->hex);
+		putchar('\n');
+	}
+	if ((changed & TK_TARMAC_CHANGED_MEM) && r->sa->has_addr) {
+		const uint8_t *v, *k;
+		size_t n;
+		site(r, rec);
+		printf("  %s 0x%0*" PRIx64 ": ", rec->write ? "write" : "read", r->xdigits,
+		       rec->address);
+		n = tk_tarmac_state_bytes(st, 1, &v, &k);
+		bytes_out(v, k, n);
+		printf(" -> ");
+		n = tk_tarmac_state_bytes(st, 0, &v, &k);
+		bytes_out(v, k, n);
+		putchar('\n');
+	}
+}
+
+static int replay_run(replay *r, int history)
+{
+	const cli_state_args *sa = r->sa;
+	const char *want = r->ta->cpu;
+	tk_tarmac_at at = sa->at;
+	tk_tarmac_record rec;
+	tk_tarmac_opts o;
+	tk_error err;
+	uint64_t last_line = 0;
+	int rc, passed = 0;
+
+	if (!sa->at_opt)
+		tk_tarmac_at_init(&at);
+	if (want && at.kind == TK_TARMAC_AT_INSTR)
+		at.cpu = UINT32_MAX - 1;     /* none until the CPU is seen */
+	tk_tarmac_opts_init(&o);
+	o.strict = r->ro->strict;
+	o.on_warning = r->ro->quiet ? NULL : print_warning;
+	tk_error_clear(&err);
+	while ((rc = tk_tarmac_next(r->tr, &rec, &err)) == TK_OK) {
+		int changed;
+		if (want && !r->cpu && rec.cpu &&
+		    strcmp(tk_tarmac_cpu_name(r->tr, rec.cpu - 1), want) == 0) {
+			r->cpu = rec.cpu;
+			if (at.kind == TK_TARMAC_AT_INSTR)
+				at.cpu = rec.cpu;
+		}
+		rc = tk_tarmac_at_passed(&at, &rec);
+		if (rc < 0) {
+			fprintf(stderr, "%s:%" PRIu64 ": error: its time stamp (%s) cannot be "
+				"compared with --time %" PRIu64 "%s\n", tk_tarmac_name(r->tr),
+				rec.line, tk_tarmac_unit_name(rec.unit), at.value,
+				tk_tarmac_unit_name(at.unit));
+			return -1;
+		}
+		if (rc) {
+			passed = 1;
+			break;
+		}
+		last_line = rec.line;
+		if (want && rec.cpu != r->cpu && rec.kind != TK_TARMAC_MEMORY &&
+		    rec.kind != TK_TARMAC_BUS)
+			continue;
+		changed = tk_tarmac_state_record(r->st, &rec, &err);
+		if (changed < 0)
+			break;
+		if (history && changed)
+			history_line(r, &rec, changed);
+	}
+	if (rc < 0) {
+		cli_error(&err);
+		return -1;
+	}
+	if (!passed && at.kind == TK_TARMAC_AT_LINE && at.value > last_line) {
+		fprintf(stderr, "tracekit: error: %s: --line %" PRIu64 " is past the log's "
+			"last record (line %" PRIu64 ")\n", r->path, at.value, last_line);
+		return -1;
+	}
+	if (!passed && at.kind == TK_TARMAC_AT_INSTR && at.executed < at.value) {
+		fprintf(stderr, "tracekit: error: %s: --instr %" PRIu64 ": the log has %" PRIu64
+			" executed instructions%s%s\n", r->path, at.value, at.executed,
+			want ? " on " : "", want ? want : "");
+		return -1;
+	}
+	if (want && !r->cpu) {
+		fprintf(stderr, "tracekit: error: %s: no CPU named '%s'%s\n", r->path, want,
+			passed ? " before that moment" : "");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the tools ----------------------------------------------------------------- */
+
+static int regs_out(replay *r)
+{
+	const tk_tarmac_state *st = r->st;
+	size_t i, n = tk_tarmac_state_reg_count(st);
+	uint32_t cpu = r->cpu;
+	int json = strcmp(r->sa->format, "json") == 0, first = 1;
+
+	if (!r->ta->cpu) {
+		for (i = 0; i < n; i++)
+			if (tk_tarmac_state_reg(st, i)->cpu != tk_tarmac_state_reg(st, 0)->cpu) {
+				fprintf(stderr, "tracekit: error: %s: registers of several CPUs: "
+					"choose one with --cpu (%s, %s)\n", r->path,
+					tk_tarmac_state_reg(st, 0)->cpu ? tk_tarmac_cpu_name(r->tr, tk_tarmac_state_reg(st, 0)->cpu - 1) : "no prefix",
+					tk_tarmac_state_reg(st, i)->cpu ? tk_tarmac_cpu_name(r->tr, tk_tarmac_state_reg(st, i)->cpu - 1) : "no prefix");
+				return -1;
+			}
+		cpu = n ? tk_tarmac_state_reg(st, 0)->cpu : 0;
+	}
+	if (json) {
+		printf("{\n  \"file\": ");
+		cli_json_cstr(stdout, r->path);
+		printf(",\n  \"cpu\": ");
+		if (cpu)
+			cli_json_cstr(stdout, tk_tarmac_cpu_name(r->tr, cpu - 1));
+		else
+			printf("null");
+		printf(",\n  \"registers\": [");
+	}
+	for (i = 0; i < n; i++) {
+		const tk_tarmac_reg *g = tk_tarmac_state_reg(st, i);
+		if (g->cpu != cpu)
+			continue;
+		if (json) {
+			printf("%s\n    {\"name\": ", first ? "" : ",");
+			cli_json_cstr(stdout, g->name);
+			printf(", \"value\": ");
+			if (g->hex) {
+				printf("\"0x%s\"", g->value);
+			} else {
+				cli_json_cstr(stdout, g->value);
+			}
+			printf(", \"line\": %" PRIu64 "}", g->line);
+		} else {
+			printf("%s ", g->name);
+			reg_value(g->value, g->hex);
+			putchar('\n');
+		}
+		first = 0;
+	}
+	if (json)
+		printf("%s]\n}\n", first ? "" : "\n  ");
+	return 0;
+}
+
+static void mem_out(const replay *r)
+{
+	const uint8_t *v, *k;
+	size_t n = tk_tarmac_state_bytes(r->st, 0, &v, &k), i;
+
+	for (i = 0; i < n; i += 16) {
+		printf("%0*" PRIx64 " ", r->xdigits, r->sa->addr + (uint64_t)i);
+		for (size_t j = i; j < n && j < i + 16; j++) {
+			if (k[j])
+				printf(" %02x", v[j]);
+			else
+				printf(" ..");
+		}
+		putchar('\n');
+	}
+}
+
+int cli_tarmac_state(const char *tool, const char *path, const char *const *ops,
+		     size_t nops, const cli_state_args *sa0, const cli_tarmac_args *ta,
+		     const cli_read_opts *ro)
+{
+	cli_state_args sa = *sa0;
+	tk_tarmac_opts o;
+	tk_input *in = NULL;
+	tk_error err;
+	replay r;
+	int ret = EXIT_BAD, history = strcmp(tool, "history") == 0;
+
+	memset(&r, 0, sizeof(r));
+	if (strcmp(tool, "mem") == 0) {
+		if (nops < 1 || nops > 2) {
+			cli_usage_error("tarmac", "mem: expected IN ADDR [LEN]");
+			return EXIT_BAD;
+		}
+		if (parse_addr(ops[0], &sa.addr) < 0) {
+			cli_usage_error("tarmac", "mem: bad ADDR '%s' (hexadecimal, at most 64 bits)",
+					ops[0]);
+			return EXIT_BAD;
+		}
+		sa.has_addr = 1;
+		sa.len = 1;
+		if (nops == 2 && (parse_len(ops[1], &sa.len) < 0 || sa.len == 0 ||
+				  sa.len > CLI_STATE_LEN_MAX)) {
+			cli_usage_error("tarmac", "mem: bad LEN '%s' (1 to %u bytes)", ops[1],
+					(unsigned)CLI_STATE_LEN_MAX);
+			return EXIT_BAD;
+		}
+	} else if (nops) {
+		cli_usage_error("tarmac", "%s: expected one IN", tool);
+		return EXIT_BAD;
+	}
+	if (history) {
+		if (!sa.reg == !sa.has_addr) {
+			cli_usage_error("tarmac", "history: give --reg NAME or --addr ADDR");
+			return EXIT_BAD;
+		}
+		if (sa.at_opt) {
+			cli_usage_error("tarmac", "history: %s does not apply (every change is shown)",
+					sa.at_opt);
+			return EXIT_BAD;
+		}
+		if (!sa.len)
+			sa.len = 1;
+	} else if (sa0->reg || sa0->has_addr || sa0->len) {
+		cli_usage_error("tarmac", "%s: --reg, --addr and --len are options of history",
+				tool);
+		return EXIT_BAD;
+	}
+	if (strcmp(sa.format, "table") != 0 && strcmp(tool, "regs") != 0) {
+		cli_usage_error("tarmac", "%s: --format does not apply", tool);
+		return EXIT_BAD;
+	}
+	r.path = path;
+	r.sa = &sa;
+	r.ta = ta;
+	r.ro = ro;
+	r.xdigits = sa.has_addr && (sa.addr > 0xffffffffu || sa.len - 1 > 0xffffffffu - sa.addr)
+		    ? 16 : 8;
+	if (cli_tarmac_refuse("tarmac", NULL, ro, path) < 0 || cli_input(&in, path, ro) < 0)
+		return EXIT_BAD;
+	if (!cli_input_is_tarmac(in)) {
+		fprintf(stderr, "tracekit: error: %s: %s reads an Arm Tarmac log (this input is "
+			"not one%s)\n", path, tool, ro->from ? "" : "; --from tarmac forces it");
+		tk_input_close(in);
+		return EXIT_BAD;
+	}
+	tk_error_clear(&err);
+	if (tk_tarmac_state_new(&r.st, &err) < 0 ||
+	    (sa.has_addr && tk_tarmac_state_watch(r.st, sa.addr, sa.len, &err) < 0)) {
+		tk_input_close(in);
+		cli_error(&err);
+		goto out;
+	}
+	tk_tarmac_opts_init(&o);
+	o.strict = ro->strict;
+	o.on_warning = ro->quiet ? NULL : print_warning;
+	if (tk_tarmac_open_input(&r.tr, in, &o, &err) < 0) {
+		cli_error(&err);
+		goto out;
+	}
+	if (replay_run(&r, history) < 0)
+		goto out;
+	if (strcmp(tool, "regs") == 0) {
+		if (regs_out(&r) < 0)
+			goto out;
+	} else if (!history) {
+		mem_out(&r);
+	}
+	ret = EXIT_OK;
+out:
+	tk_tarmac_close(r.tr);
+	tk_tarmac_state_free(r.st);
+	return ret;
+}
+
+/* ---- vcd ----------------------------------------------------------------------- */
+
+typedef struct vcd_var {
+	uint32_t width;           /* bits; UINT32_MAX: left out (not hex) */
+	uint32_t cpu;
+	char name[64];
+} vcd_var;
+
+/* The VCD identifier of variable i: base 94 of printable characters */
+static void vcd_id(size_t i, char *buf)
+{
+	size_t k = 0;
+
+	do {
+		buf[k++] = (char)('!' + i % 94);
+		i /= 94;
+	} while (i);
+	buf[k] = '\0';
+}
+
+/* vars[self].name: a VCD reference for the register name `name`,
+ * [A-Za-z0-9_] only, unique among the variables before it of its CPU */
+static void vcd_name(vcd_var *vars, size_t self, const char *name)
+{
+	char *out = vars[self].name;
+	size_t i, n = 0, cap = sizeof(vars[self].name);
+	int dup;
+
+	for (i = 0; name[i] && n + 12 < cap; i++) {
+		char c = name[i];
+		out[n++] = ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			    (c >= '0' && c <= '9') || c == '_') ? c : '_';
+	}
+	out[n] = '\0';
+	if (strcmp(out, "pc") == 0)
+		snprintf(out + n, cap - n, "_r");
+	n = strlen(out);
+	for (dup = 2; ; dup++) {
+		for (i = 0; i < self; i++)
+			if (vars[i].cpu == vars[self].cpu && strcmp(vars[i].name, out) == 0)
+				break;
+		if (i == self)
+			return;
+		snprintf(out + n, cap - n, "_%d", dup);
+	}
+}
+
+static char *dup_str(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+static int vcd_put(tk_output *o, const char *s, tk_error *err)
+{
+	return tk_output_write(o, s, strlen(s), err);
+}
+
+/* "b0101... ID\n" of hex digits (x for '-'), widened with 0 to `width` bits */
+static int vcd_value(tk_output *o, const char *v, uint32_t width, const char *id,
+		     tk_error *err)
+{
+	char buf[8 + 4 * 64 + 16];
+	size_t n = strlen(v), k = 0, i;
+	uint32_t bits = (uint32_t)(4 * n), b;
+
+	if (n > 64)
+		return TK_OK;
+	buf[k++] = 'b';
+	for (b = bits; b < width; b++)
+		buf[k++] = '0';
+	for (i = 0; i < n; i++) {
+		int d = v[i] == '-' ? -1 : (v[i] <= '9' ? v[i] - '0' : v[i] - 'a' + 10);
+		for (b = 4; b-- > 0;)
+			buf[k++] = d < 0 ? 'x' : (char)('0' + ((d >> b) & 1));
+	}
+	buf[k++] = ' ';
+	buf[k] = '\0';
+	if (tk_output_write(o, buf, k, err) < 0)
+		return TK_E_IO;
+	if (vcd_put(o, id, err) < 0 || vcd_put(o, "\n", err) < 0)
+		return TK_E_IO;
+	return TK_OK;
+}
+
+static const char *vcd_scale(tk_tarmac_unit u)
+{
+	switch (u) {
+	case TK_TARMAC_UNIT_FS: return "1 fs";
+	case TK_TARMAC_UNIT_PS: return "1 ps";
+	case TK_TARMAC_UNIT_US: return "1 us";
+	case TK_TARMAC_UNIT_MS: return "1 ms";
+	case TK_TARMAC_UNIT_S: return "1 s";
+	default: return "1 ns";
+	}
+}
+
+int cli_tarmac_vcd(const char *path, const char *outpath, const cli_tarmac_args *ta,
+		   const cli_read_opts *ro)
+{
+	tk_tarmac_opts o;
+	tk_tarmac *tr = NULL;
+	tk_tarmac_state *st = NULL;
+	tk_tarmac_record rec;
+	tk_output *out = NULL;
+	tk_error err;
+	vcd_var *vars = NULL;
+	size_t nvars = 0, capvars = 0, i, ncpus = 0;
+	uint64_t maxpc = 0, last = 0, back = 0;
+	tk_tarmac_unit unit = TK_TARMAC_UNIT_NONE;
+	uint8_t *cpus = NULL;     /* per record cpu: 1 it has instructions, 2 registers */
+	char **names = NULL;      /* per record cpu, from pass 0 */
+	int pass, rc, ret = EXIT_BAD, started = 0;
+	char id[8], line[256];
+
+	if (ta->elf || strcmp(path, "-") == 0) {
+		cli_usage_error("tarmac", "vcd: %s", ta->elf ? "--elf does not apply yet"
+				: "IN is read twice: a file, not standard input");
+		return EXIT_BAD;
+	}
+	tk_tarmac_opts_init(&o);
+	o.strict = ro->strict;
+	tk_error_clear(&err);
+	for (pass = 0; pass < 2; pass++) {
+		o.on_warning = ro->quiet || pass ? NULL : print_warning;
+		if (pass == 1) {
+			for (i = 0; i < nvars; i++) {
+				vars[i].cpu = tk_tarmac_state_reg(st, i)->cpu;
+				vcd_name(vars, i, tk_tarmac_state_reg(st, i)->name);
+				if (vars[i].width != UINT32_MAX)
+					cpus[vars[i].cpu] |= 2;
+			}
+			names = calloc(ncpus ? ncpus : 1, sizeof(*names));
+			if (!names)
+				goto nomem;
+			for (i = 1; i < ncpus; i++)
+				if (!(names[i] = dup_str(tk_tarmac_cpu_name(tr, i - 1))))
+					goto nomem;
+		}
+		tk_tarmac_close(tr);
+		tr = NULL;
+		tk_tarmac_state_free(st);
+		st = NULL;
+		if (tk_tarmac_open(&tr, path, &o, &err) < 0 || tk_tarmac_state_new(&st, &err) < 0)
+			goto fail;
+		if (pass == 1) {
+			size_t nregs = nvars;
+			uint32_t pcw = maxpc > 0xffffffffu ? 64 : 32;
+			if (tk_output_open(&out, outpath, &err) < 0)
+				goto fail;
+			snprintf(line, sizeof(line), "$comment tracekit tarmac vcd: the registers "
+				 "of an Arm Tarmac log%s $end\n$timescale %s $end\n",
+				 unit == TK_TARMAC_UNIT_CLK || unit == TK_TARMAC_UNIT_CYC ||
+				 unit == TK_TARMAC_UNIT_TIC || unit == TK_TARMAC_UNIT_CS
+				 ? " (one tick of its stamps written as 1 ns)" : "", vcd_scale(unit));
+			if (vcd_put(out, line, &err) < 0)
+				goto fail;
+			for (size_t c = 0; c < ncpus; c++) {
+				if (!cpus[c])
+					continue;
+				snprintf(line, sizeof(line), "$scope module %s $end\n",
+					 c ? names[c] : "cpu");
+				/* a CPU name as a reference: no blanks in Tarmac prefixes */
+				if (vcd_put(out, line, &err) < 0)
+					goto fail;
+				if (cpus[c] & 1) {
+					vcd_id(nregs + c, id);
+					snprintf(line, sizeof(line), "$var wire %u %s pc $end\n",
+						 (unsigned)pcw, id);
+					if (vcd_put(out, line, &err) < 0)
+						goto fail;
+				}
+				for (i = 0; i < nregs; i++) {
+					if (vars[i].cpu != c || vars[i].width == UINT32_MAX)
+						continue;
+					vcd_id(i, id);
+					snprintf(line, sizeof(line), "$var wire %u %s %s $end\n",
+						 (unsigned)vars[i].width, id, vars[i].name);
+					if (vcd_put(out, line, &err) < 0)
+						goto fail;
+				}
+				if (vcd_put(out, "$upscope $end\n", &err) < 0)
+					goto fail;
+			}
+			if (vcd_put(out, "$enddefinitions $end\n", &err) < 0)
+				goto fail;
+		}
+		while ((rc = tk_tarmac_next(tr, &rec, &err)) == TK_OK) {
+			int ch = tk_tarmac_state_record(st, &rec, &err);
+			if (ch < 0)
+				goto fail;
+			if (rec.unit != TK_TARMAC_UNIT_NONE && unit == TK_TARMAC_UNIT_NONE && !pass)
+				unit = rec.unit;
+			if (rec.unit != TK_TARMAC_UNIT_NONE && rec.unit != unit) {
+				fprintf(stderr, "%s:%" PRIu64 ": error: a stamp in %s in a log in %s: "
+					"vcd writes one unit\n", path, rec.line,
+					tk_tarmac_unit_name(rec.unit), tk_tarmac_unit_name(unit));
+				goto out;
+			}
+			if (pass == 0) {
+				if (rec.kind == TK_TARMAC_INSTRUCTION && rec.has_address) {
+					if (rec.address > maxpc)
+						maxpc = rec.address;
+					if (rec.cpu >= ncpus) {
+						uint8_t *nc = realloc(cpus, (size_t)rec.cpu + 1);
+						if (!nc)
+							goto nomem;
+						memset(nc + ncpus, 0, (size_t)rec.cpu + 1 - ncpus);
+						cpus = nc;
+						ncpus = (size_t)rec.cpu + 1;
+					}
+					cpus[rec.cpu] = 1;
+				}
+				if (ch & TK_TARMAC_CHANGED_REG) {
+					size_t r = tk_tarmac_state_changed_reg(st, NULL);
+					const tk_tarmac_reg *g = tk_tarmac_state_reg(st, r);
+					size_t w = 4 * strlen(g->value);
+					if (r >= capvars) {
+						size_t cap = capvars ? 2 * capvars : 64;
+						while (cap <= r)
+							cap *= 2;
+						vcd_var *nv = realloc(vars, cap * sizeof(*nv));
+						if (!nv)
+							goto nomem;
+						memset(nv + capvars, 0, (cap - capvars) * sizeof(*nv));
+						vars = nv;
+						capvars = cap;
+					}
+					if (r >= nvars)
+						nvars = r + 1;
+					if (!g->hex || w > 256)
+						vars[r].width = UINT32_MAX;     /* left out */
+					else if (vars[r].width != UINT32_MAX && w > vars[r].width)
+						vars[r].width = (uint32_t)w;
+					if (g->cpu >= ncpus) {
+						uint8_t *nc = realloc(cpus, (size_t)g->cpu + 1);
+						if (!nc)
+							goto nomem;
+						memset(nc + ncpus, 0, (size_t)g->cpu + 1 - ncpus);
+						cpus = nc;
+						ncpus = (size_t)g->cpu + 1;
+					}
+				}
+				continue;
+			}
+			/* pass 1: the changes at their time (of the variables
+			 * declared: a log that grew since pass 0 has more) */
+			if (rec.kind == TK_TARMAC_INSTRUCTION && rec.has_address) {
+				if (rec.cpu >= ncpus || !(cpus[rec.cpu] & 1))
+					continue;
+			} else if (!(ch & TK_TARMAC_CHANGED_REG) ||
+				   tk_tarmac_state_changed_reg(st, NULL) >= nvars ||
+				   vars[tk_tarmac_state_changed_reg(st, NULL)].width == UINT32_MAX) {
+				continue;
+			}
+			if (!started || rec.time > last) {
+				snprintf(line, sizeof(line), "#%" PRIu64 "\n", rec.time);
+				if (vcd_put(out, line, &err) < 0)
+					goto fail;
+				last = rec.time;
+				started = 1;
+			} else if (rec.time < last) {
+				back++;      /* written at the later time */
+			}
+			if (rec.kind == TK_TARMAC_INSTRUCTION) {
+				char hex[17];
+				snprintf(hex, sizeof(hex), maxpc > 0xffffffffu ? "%016" PRIx64 : "%08" PRIx64,
+					 rec.address);
+				vcd_id(nvars + rec.cpu, id);
+				if (vcd_value(out, hex, 0, id, &err) < 0)
+					goto fail;
+			} else {
+				size_t r = tk_tarmac_state_changed_reg(st, NULL);
+				vcd_id(r, id);
+				if (vcd_value(out, tk_tarmac_state_reg(st, r)->value, vars[r].width,
+					      id, &err) < 0)
+					goto fail;
+			}
+		}
+		if (rc < 0)
+			goto fail;
+	}
+	if (back && !ro->quiet)
+		fprintf(stderr, "%s: warning: %" PRIu64 " time stamps earlier than the one before: "
+			"their changes are written at the later time\n", path, back);
+	if (tk_output_close(out, &err) < 0) {
+		out = NULL;
+		goto fail;
+	}
+	out = NULL;
+	ret = EXIT_OK;
+	goto out;
+nomem:
+	fprintf(stderr, "tracekit: error: out of memory\n");
+	goto out;
+fail:
+	cli_error(&err);
+out:
+	tk_output_abort(out);
+	tk_tarmac_close(tr);
+	tk_tarmac_state_free(st);
+	if (names)
+		for (i = 0; i < ncpus; i++)
+			free(names[i]);
+	free(names);
+	free(vars);
+	free(cpus);
+	return ret;
+}
