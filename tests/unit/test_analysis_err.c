@@ -17,19 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-void *__real_calloc(size_t n, size_t size);
-void *__wrap_calloc(size_t n, size_t size);
-
-static int fail_callocs;
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-	if (fail_callocs > 0) {
-		fail_callocs--;
-		return NULL;
-	}
-	return __real_calloc(n, size);
-}
+#include "fail_calloc.h"
 
 static const char text[] =
 	"#version 2.2.0\n#timescale ns\n"

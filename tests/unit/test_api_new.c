@@ -11,19 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-void *__real_calloc(size_t n, size_t size);
-void *__wrap_calloc(size_t n, size_t size);
-
-static int fail_callocs;
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-	if (fail_callocs > 0) {
-		fail_callocs--;
-		return NULL;
-	}
-	return __real_calloc(n, size);
-}
+#include "fail_calloc.h"
 
 /* two tasks run on one core, and one violation (B started twice) */
 static const char text[] =
