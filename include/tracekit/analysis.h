@@ -187,7 +187,7 @@ TK_API int tk_stats_new(tk_stats **out, const tk_trace *t, tk_error *err);
  * instance of SIG read/write events) that reads S(i) and then writes
  * S(i+1); docs/analysis.md defines reaction, age and lost.  TK_OK,
  * TK_E_USAGE (fewer than 2 signals, a signal twice, an empty name or one
- * already added) or TK_E_NOMEM.
+ * already added, after the first event) or TK_E_NOMEM.
  */
 TK_API int tk_stats_add_chain(tk_stats *s, const char *name,
 			      const char *const *signals, size_t n);
@@ -199,7 +199,8 @@ TK_API int tk_stats_add_chain(tk_stats *s, const char *name,
  * event.  Exact, nearest rank: the smallest value with at least p % of
  * the row's values at or below it (the k-th smallest, k = ceil(p/100 *
  * count)).  The values wait in temporary files (sorted runs), merged at
- * tk_stats_finish: memory stays flat.  TK_OK, TK_E_USAGE or TK_E_NOMEM.
+ * tk_stats_finish: memory stays flat.  TK_OK, TK_E_USAGE (also after the
+ * first event) or TK_E_NOMEM.
  */
 TK_API int tk_stats_set_percentiles(tk_stats *s, const uint32_t *p, size_t n);
 
@@ -348,7 +349,8 @@ TK_API int tk_load_new(tk_load **out, const tk_trace *t, uint64_t window,
  * or "(id)" prefix.  Their time on a core is its idle time
  * (tk_load_core_idle), not its busy time nor a window's.  Replaces the
  * default, tk_load_default_idle(); n == 0: no process is idle.  Call
- * before the first event.  TK_OK or TK_E_NOMEM.
+ * before the first event.  TK_OK, TK_E_USAGE (after the first event, or
+ * patterns NULL with n > 0) or TK_E_NOMEM.
  */
 TK_API int tk_load_set_idle(tk_load *l, const char *const *patterns, size_t n);
 

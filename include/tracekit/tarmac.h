@@ -542,7 +542,8 @@ typedef struct tk_tarmac_call {
 
 /**
  * Before the first record: keep every call (one tk_tarmac_call each, in the
- * order they were made), for tk_tarmac_profile_calls().  TK_OK.
+ * order they were made), for tk_tarmac_profile_calls().  TK_OK, or
+ * TK_E_USAGE after the first record.
  */
 TK_API int tk_tarmac_profile_log_calls(tk_tarmac_profile *p);
 

@@ -92,7 +92,8 @@ TK_API int tk_timeline_finish(tk_timeline *tl, tk_error *err);
  * FreeRTOS trace logger's traces (#creator), else none; n == 0: none.
  * Their runs are reported as any other; tk_load, the exports' load
  * counters and the report's load leave them out (idle time, not load).
- * TK_OK or TK_E_NOMEM.
+ * Before the first event: TK_OK, TK_E_USAGE (after it, or patterns NULL
+ * with n > 0) or TK_E_NOMEM.
  */
 TK_API int tk_timeline_set_idle(tk_timeline *tl, const char *const *patterns, size_t n);
 /** Whether process `entity` is idle: 1, 0 (also for an id that is no

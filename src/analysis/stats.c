@@ -84,6 +84,7 @@ typedef struct sent {
 
 struct tk_stats {
 	const tk_trace *t;
+	int started;        /* an event was given: no more setup */
 	uint32_t *slot;     /* entity id -> 1 + its sent in ents; 0: none */
 	uint32_t nslot;
 	tk_slab ents, accs, jaccs;
@@ -203,7 +204,7 @@ int tk_stats_set_percentiles(tk_stats *s, const uint32_t *p, size_t n)
 
 	tk_pctl *pc;
 
-	if (!p || !n || n > TK_PCTL_MAX || s->pctl)
+	if (!p || !n || n > TK_PCTL_MAX || s->pctl || s->started)
 		return TK_E_USAGE;
 	for (i = 0; i < n; i++)
 		if (!p[i] || p[i] > 100000000u)
@@ -266,7 +267,7 @@ int tk_stats_add_chain(tk_stats *s, const char *name,
 	uint32_t *rec = NULL, nc;
 	int rc = TK_E_NOMEM;
 
-	if (!name || !signals || n < 2)
+	if (!name || !signals || n < 2 || s->started)
 		return TK_E_USAGE;
 	for (i = 0; i < n; i++)
 		if (!signals[i])
@@ -670,6 +671,7 @@ int tk_stats_event(tk_stats *s, const tk_event *ev, tk_error *err)
 
 	if (rc < 0)
 		return rc;
+	s->started = 1;
 	return tk_an_fail(err, stats_event(s, ev), "tk_stats_event");
 }
 

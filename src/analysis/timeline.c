@@ -45,6 +45,7 @@ typedef struct trec {
 
 struct tk_timeline {
 	const tk_trace *t;
+	int started;        /* an event was given: no more setup */
 	tk_slice_fn on_slice;
 	tk_run_fn on_run;
 	void *ctx;
@@ -95,9 +96,12 @@ int tk_timeline_new(tk_timeline **out, const tk_trace *t, tk_slice_fn on_slice,
 
 int tk_timeline_set_idle(tk_timeline *tl, const char *const *patterns, size_t n)
 {
-	char **p = n ? calloc(n, sizeof(*p)) : NULL;
+	char **p;
 	size_t i;
 
+	if (tl->started || (n && !patterns))
+		return TK_E_USAGE;
+	p = n ? calloc(n, sizeof(*p)) : NULL;
 	if (n && !p)
 		return TK_E_NOMEM;
 	for (i = 0; i < n; i++) {
@@ -467,6 +471,7 @@ int tk_timeline_event(tk_timeline *tl, const tk_event *ev, tk_error *err)
 
 	if (rc < 0)
 		return rc;
+	tl->started = 1;
 	return tk_an_fail(err, timeline_event(tl, ev), "tk_timeline_event");
 }
 

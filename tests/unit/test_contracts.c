@@ -229,17 +229,32 @@ static void reading(const char *trace, const char *work)
 	CHECK(tk_stats_set_percentiles(st, pbig, 1) == TK_E_USAGE);
 	CHECK(tk_stats_set_percentiles(st, p50, 1) == TK_OK);
 	CHECK(tk_stats_set_percentiles(st, p50, 1) == TK_E_USAGE);
+	CHECK(tk_load_set_idle(l, NULL, 1) == TK_E_USAGE);
 	CHECK(tk_load_set_idle(l, NULL, 0) == TK_OK);
 	CHECK(tk_timeline_set_idle(tl, idle, 1) == TK_OK);
 	tk_load_span(l, &first, &last);
 	CHECK(first == 0 && last == 0);
+	tk_stats *st2 = NULL; /* given one event, then percentiles */
+	CHECK(tk_stats_new(&st2, tk_reader_trace(r), &err) == TK_OK && st2);
 	while (tk_reader_next_batch(r, &evs, &n, 16, &err) == TK_OK)
 		for (size_t i = 0; i < n; i++) {
+			if (st2 && tk_stats_count(st2) == 0 && i == 0)
+				CHECK(tk_stats_event(st2, &evs[i], &err) == TK_OK);
 			CHECK(tk_stats_event(st, &evs[i], &err) == TK_OK);
 			CHECK(tk_load_event(l, &evs[i], &err) == TK_OK);
 			CHECK(tk_timeline_event(tl, &evs[i], &err) == TK_OK);
 			CHECK(tk_check_event(chk, &evs[i], &err) == TK_OK);
 		}
+	/* the setup calls come before the first event (they were taken after
+	 * it, and applied to part of the trace only) */
+	{
+		const char *sig[] = { "a", "b" };
+		CHECK(tk_stats_add_chain(st, "late", sig, 2) == TK_E_USAGE);
+		CHECK(st2 && tk_stats_set_percentiles(st2, p50, 1) == TK_E_USAGE);
+		tk_stats_free(st2);
+		CHECK(tk_load_set_idle(l, idle, 1) == TK_E_USAGE);
+		CHECK(tk_timeline_set_idle(tl, idle, 1) == TK_E_USAGE);
+	}
 	CHECK(tk_stats_finish(st, &err) == TK_OK && tk_stats_count(st) > 0);
 	CHECK(tk_load_finish(l, &err) == TK_OK);
 	CHECK(tk_timeline_finish(tl, &err) == TK_OK);
@@ -348,6 +363,7 @@ static void tarmac(void)
 	CHECK(tk_tarmac_profile_children(p, SIZE_MAX, 1, &kids) == 0 && !kids);
 	while (tk_tarmac_next(tr, &rec, NULL) == TK_OK)
 		CHECK(tk_tarmac_profile_record(p, &rec, NULL) == TK_OK);
+	CHECK(tk_tarmac_profile_log_calls(p) == TK_E_USAGE); /* after a record */
 	CHECK(tk_tarmac_profile_finish(p, NULL) == TK_OK);
 	CHECK(tk_tarmac_profile_finish(p, NULL) == TK_OK);
 	n = tk_tarmac_profile_node_count(p);

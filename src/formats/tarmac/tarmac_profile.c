@@ -106,6 +106,7 @@ struct tk_tarmac_profile {
 	uint64_t inexact, backwards;
 	/* tk_tarmac_profile_log_calls() */
 	int log_calls;
+	int started;              /* a record was given: no more setup */
 	tk_tarmac_call *calls;
 	size_t ncalls, capcalls;
 };
@@ -698,6 +699,7 @@ int tk_tarmac_profile_record(tk_tarmac_profile *p, const tk_tarmac_record *rec,
 
 	if (p->finished)
 		return TK_OK;
+	p->started = 1;
 	/* the log's unit: its first stamp's, as tk_tarmac_stats_unit() */
 	if (rec->own_time && p->unit == TK_TARMAC_UNIT_NONE)
 		p->unit = rec->unit;
@@ -951,6 +953,8 @@ size_t tk_tarmac_profile_children(tk_tarmac_profile *p, size_t i, int by_name,
 
 int tk_tarmac_profile_log_calls(tk_tarmac_profile *p)
 {
+	if (p->started)
+		return TK_E_USAGE;
 	p->log_calls = 1;
 	return TK_OK;
 }
