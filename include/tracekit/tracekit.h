@@ -216,6 +216,8 @@ TK_API int tk_time_format(uint64_t ticks, const tk_timebase *tb, tk_unit unit,
  * of one tick where that has a finite decimal expansion.  A time base of
  * 1 ns gives 3 in ns and 6 in us; one of 1/367483 ms (2.72 ns) gives 3 in
  * ns.  Every tick count stays distinct and is round(value / tick).
+ * Returns 0 to 40; 3 for a time base that is not valid (num or den 0, a
+ * unit out of range).
  */
 TK_API int tk_time_digits(const tk_timebase *tb, tk_unit unit);
 
