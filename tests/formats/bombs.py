@@ -109,7 +109,7 @@ def run(args, fsize, stdin_parts=None, fifo=None):
     err.close()
     try:
         with open(res) as f:
-            _, rss, code = f.read().split()
+            _, rss, code = f.read().split()[:3]
     except (OSError, ValueError):
         return p.returncode, text, 1 << 40
     return int(code), text, int(rss)
