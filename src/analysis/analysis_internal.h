@@ -114,8 +114,22 @@ void tk_chains_free(tk_chains *cs);
  * tk_an_fail: fills `err` for the failure `rc` (< 0) of function `fn`
  * ("tk_stats_event") and returns rc; TK_OK and TK_END pass through.
  */
-int tk_an_check_event(const tk_trace *t, const void *obj, const tk_event *ev,
-		      const char *fn, tk_error *err);
+void tk_an_no_input(const void *obj, const char *fn, tk_error *err);
+int tk_an_check_ids(const tk_trace *t, const tk_event *ev, const char *fn,
+		    tk_error *err);
 int tk_an_fail(tk_error *err, int rc, const char *fn);
+
+/* inline, so that a caller (and the static analyzer) sees that a NULL
+ * object gives TK_E_USAGE before anything is read from it */
+static inline int tk_an_check_event(const tk_trace *t, const void *obj,
+				    const tk_event *ev, const char *fn,
+				    tk_error *err)
+{
+	if (!obj || !ev) {
+		tk_an_no_input(obj, fn, err);
+		return TK_E_USAGE;
+	}
+	return tk_an_check_ids(t, ev, fn, err);
+}
 
 #endif

@@ -281,15 +281,17 @@ int tk_glob_match(const char *pat, const char *s, size_t n)
 	return *pat == '\0';
 }
 
-int tk_an_check_event(const tk_trace *t, const void *obj, const tk_event *ev,
-		      const char *fn, tk_error *err)
+void tk_an_no_input(const void *obj, const char *fn, tk_error *err)
 {
-	size_t n;
+	tk_err_set(err, TK_E_USAGE, NULL, 0, 0, "%s: no %s given", fn,
+		   obj ? "event" : "analysis");
+}
 
-	if (!obj || !ev)
-		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
-				  "%s: no %s given", fn, obj ? "event" : "analysis");
-	n = tk_trace_entity_count(t);
+int tk_an_check_ids(const tk_trace *t, const tk_event *ev, const char *fn,
+		    tk_error *err)
+{
+	size_t n = tk_trace_entity_count(t);
+
 	if ((ev->target != TK_NONE && ev->target >= n) ||
 	    (ev->source != TK_NONE && ev->source >= n) ||
 	    (ev->core != TK_NONE && ev->core >= n))

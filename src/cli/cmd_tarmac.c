@@ -146,7 +146,7 @@ int cmd_tarmac(int argc, char **argv)
 			cli_usage_error("tarmac", "vcd: expected IN OUT");
 			goto out;
 		}
-		if (state_opt || function || strcmp(out, "-") != 0 ||
+		if (state_opt || function || (out && strcmp(out, "-") != 0) ||
 		    strcmp(ta.weight, "instructions") != 0 || ta.load_offset) {
 			cli_usage_error("tarmac", "vcd: only --from, --strict and -q apply");
 			goto out;
@@ -160,7 +160,7 @@ int cmd_tarmac(int argc, char **argv)
 			cli_usage_error("tarmac", "%s: expected IN", args.v[0]);
 			goto out;
 		}
-		if (ta.elf || function || strcmp(out, "-") != 0 ||
+		if (ta.elf || function || (out && strcmp(out, "-") != 0) ||
 		    strcmp(ta.weight, "instructions") != 0 || ta.load_offset) {
 			cli_usage_error("tarmac", "%s: --elf, --function, -o, --weight and "
 					"--load-offset do not apply", args.v[0]);

@@ -202,8 +202,11 @@ static int pick_and_open(tk_reader **out, tk_source *src, const char *path,
 	int rc;
 
 	rc = tk_reader_opts_take(&o, opts, err);
-	if (rc == TK_OK)
+	if (rc >= 0)
 		rc = pick_format(src, path, &o, &fmt, err);
+	if (rc >= 0 && !fmt)
+		rc = tk_err_set(err, TK_E_FORMAT, tk_source_name(src), 0, 0,
+				"no format chosen");
 	if (rc < 0) {
 		tk_source_close(src);
 		return rc;

@@ -410,10 +410,12 @@ static int mem_record(tk_tarmac_state *st, const tk_tarmac_record *rec)
 			int lo, hi;
 			while (p > d && p[-1] == '_')
 				p--;
-			lo = hexval(*--p);
+			lo = p > d ? hexval(*--p) : -1;
 			while (p > d && p[-1] == '_')
 				p--;
-			hi = hexval(*--p);
+			hi = p > d ? hexval(*--p) : -1;
+			if (lo < 0 || hi < 0)
+				return 0;
 			if (put(st, rec->address + i, hi << 4 | lo, &changed) < 0)
 				return -1;
 			i++;
