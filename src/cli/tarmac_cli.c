@@ -421,6 +421,8 @@ static int tarmac_cat(tk_input *in, const cli_tarmac_args *a, const char *start_
 	tk_tarmac_record rec;
 	tk_tarmac *tr = NULL;
 	tk_error err;
+	uint64_t printed = 0;     /* the line last printed (an LD/ST line with
+				     gaps is a record per run) */
 	int ret = EXIT_BAD;
 
 	if (parse_time("cat", "--start", start_s, &start) < 0 ||
@@ -465,6 +467,9 @@ static int tarmac_cat(tk_input *in, const cli_tarmac_args *a, const char *start_
 		}
 		if (cpu && (!rec.cpu || strcmp(tk_tarmac_cpu_name(tr, rec.cpu - 1), cpu) != 0))
 			continue;
+		if (rec.line == printed)
+			continue;
+		printed = rec.line;
 		fwrite(rec.raw.ptr, 1, rec.raw.len, stdout);
 		putchar('\n');
 	}

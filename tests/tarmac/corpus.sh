@@ -2,7 +2,8 @@
 # Every file of the shared Tarmac corpus read in strict mode, its counts per
 # line kind checked against values counted here independently with awk (the
 # classification below looks only at the first word after the stamp and the
-# CPU prefix; it shares no code with the reader), and the ISR events of the
+# CPU prefix, and for LD/ST lines the runs of bytes shown; it shares no
+# code with the reader), and the ISR events of the
 # adapter written as BTF.
 # Usage: corpus.sh CLI DRIVER CORPUS_DIR
 set -u
@@ -35,7 +36,19 @@ function kind(line,   w, n, t) {
 	if (t == "Tarmac" || t == "CACHE") return "other"
 	return "unknown"
 }
-{ k = kind($0); if (k != "") c[k]++ }
+# an LD/ST line is one access per run of bytes its lanes show (pairs that
+# are not ".."), as the parser of the Arm tools reads them
+function runs(line,   w, n, s, i, r, inrun) {
+	sub(/^.*[ \t](LD|ST)[ \t]+/, "", line)
+	n = split(line, w, /[ \t]+/)
+	s = w[2] w[3] w[4] w[5]
+	r = 0; inrun = 0
+	for (i = 1; i < length(s); i += 2)
+		if (substr(s, i, 2) == "..") inrun = 0
+		else if (!inrun) { r++; inrun = 1 }
+	return r ? r : 1
+}
+{ k = kind($0); if (k != "") c[k] += (k == "memory" && $0 ~ /[ \t](LD|ST)[ \t]/) ? runs($0) : 1 }
 END {
 	printf "{\"instruction\": %d, \"register\": %d, \"event\": %d, \"memory\": %d, \"bus\": %d, \"branch\": %d, \"other\": %d}\n",
 		c["instruction"], c["register"], c["event"], c["memory"], c["bus"], c["branch"], c["other"]

@@ -5,6 +5,15 @@
 #include "../../core/internal.h"
 #include "../../core/lines.h"
 
+/* A run of the bytes an LD/ST line accessed (ldst()): lane bytes hi_at
+ * (the first shown) to lo_at, their text p..e, their value */
+struct tarmac_run {
+	unsigned hi_at, lo_at;
+	int unknown;
+	uint64_t v;
+	const char *p, *e;
+};
+
 struct tk_tarmac {
 	tk_source *src;
 	int owns_src;
@@ -34,6 +43,15 @@ struct tk_tarmac {
 	 * CPU indexes, and its hash finds a name met again in constant time
 	 * (a log may name any number of CPUs) */
 	tk_strpool cpus;
+	/* the runs of the last LD/ST line after the first, handed out one
+	 * record each before the next line is read (the line stays in the
+	 * buffer until then) */
+	struct {
+		tk_tarmac_record rec;
+		uint64_t base;
+		unsigned shown, n, next;
+		struct tarmac_run run[8];
+	} split;
 };
 
 /*

@@ -1083,22 +1083,38 @@ unknown:
 /*
  * Text Rev 3t LD / ST: "LD addr  lanes... [S:pa] attrs".  Lanes show 16
  * bytes from addr (aligned), highest address first; ".." marks a byte not
- * accessed, "##" one whose value is not shown.  The record's address and
- * size are those of the bytes accessed: from the lowest to the highest
- * (lanes with a gap between them: one access over the gap, its data not
- * known).
+ * accessed, "##" one whose value is not shown.  A record is one access:
+ * a run of bytes accessed with no ".." between them, its address the
+ * run's lowest and its data the run's text.  Lanes with gaps give one
+ * record per run, highest address first (as Arm's tools read them); the
+ * runs after the first come from tk_tarmac_next() before the next line.
  */
+static void ldst_run(tk_tarmac_record *rec, uint64_t base, unsigned shown,
+		     const struct tarmac_run *r)
+{
+	unsigned n = r->lo_at - r->hi_at + 1;
+
+	/* byte k of the lanes (0: the first shown) is at base + shown - 1 - k */
+	rec->address = base + shown - 1 - r->lo_at;
+	rec->size = n;
+	rec->data.ptr = r->p;
+	rec->data.len = (size_t)(r->e - r->p);
+	rec->data_value = r->v;
+	rec->data_known = n <= 8 && !r->unknown;
+}
+
 static int ldst(tk_tarmac *tr, const char *line, const char *p,
 		const char *end, tk_tarmac_record *rec, tk_error *err)
 {
-	const char *a = p, *ae = tok_end(p, end), *l, *le, *first = NULL;
-	unsigned nlanes = 0, nbytes = 0, gaps = 0, pos = 0, hi_at = 0, lo_at = 0;
-	int hole = 0, unknown = 0;
-	uint64_t v = 0;
+	const char *a = p, *ae = tok_end(p, end), *l, *le = NULL;
+	struct tarmac_run *run = tr->split.run, *r = NULL;
+	unsigned nlanes = 0, nruns = 0, pos = 0;
+	uint64_t base;
 
 	rec->kind = TK_TARMAC_MEMORY;
-	if (parse_hex(a, ae, &rec->address) < 0)
+	if (parse_hex(a, ae, &base) < 0)
 		goto malformed;
+	rec->address = base;
 	rec->has_address = 1;
 	for (l = skip_blank(ae, end); l < end; l = skip_blank(le, end)) {
 		const char *x;
@@ -1111,48 +1127,53 @@ static int ldst(tk_tarmac *tr, const char *line, const char *p,
 		if (x != le)
 			break;
 		for (x = l; x < le; x += 2) {
+			unsigned at = pos + (unsigned)(x - l) / 2;
 			if (x[0] == '.' && x[1] == '.') {
-				if (nbytes)
-					hole = 1;
+				r = NULL;     /* a gap ends the run */
 				continue;
 			}
 			if (x[0] == '.' || x[1] == '.')
 				goto malformed;
-			if (hole)
-				gaps = 1;
-			if (!first) {
-				first = l;
-				hi_at = pos + (unsigned)(x - l) / 2;
+			if (!r) {
+				/* at most 8 runs in 16 bytes */
+				r = &run[nruns++];
+				r->hi_at = at;
+				r->p = x;
+				r->unknown = 0;
+				r->v = 0;
 			}
-			lo_at = pos + (unsigned)(x - l) / 2;
+			r->lo_at = at;
+			r->e = x + 2;
 			if (x[0] == '#' || x[1] == '#')
-				unknown = 1;
+				r->unknown = 1;
 			else
-				v = v << 8 | (uint64_t)(hexval(x[0]) << 4 | hexval(x[1]));
-			nbytes++;
+				r->v = r->v << 8 |
+				       (uint64_t)(hexval(x[0]) << 4 | hexval(x[1]));
 		}
 		nlanes++;
 		pos += 4;
-		rec->data.ptr = first ? first : l;
-		rec->data.len = (size_t)(le - rec->data.ptr);
 	}
 	if (!nlanes)
 		goto malformed;
-	/* byte k of the lanes (0: the first shown) is at addr + pos - 1 - k */
-	if (nbytes) {
-		rec->address += pos - 1 - lo_at;
-		nbytes = lo_at - hi_at + 1;
-	}
-	rec->size = nbytes;
-	if (nbytes && nbytes <= 8 && !gaps && !unknown) {
-		rec->data_value = v;
-		rec->data_known = 1;
+	if (nruns) {
+		ldst_run(rec, base, pos, &run[0]);
+	} else {
+		/* nothing accessed: the lanes' base, size 0, the lanes' text */
+		rec->data.ptr = skip_blank(ae, end);
+		rec->data.len = (size_t)(le - rec->data.ptr);
 	}
 	if (l < end) {
 		le = tok_end(l, end);
 		rec->phys.ptr = l;
 		rec->phys.len = (size_t)(le - l);
 		rest_of(skip_blank(le, end), end, &rec->text);
+	}
+	if (nruns > 1) {
+		tr->split.rec = *rec;
+		tr->split.base = base;
+		tr->split.shown = pos;
+		tr->split.n = nruns;
+		tr->split.next = 1;
 	}
 	tr->seen |= SEEN_REV3T;
 	return TK_OK;
@@ -1428,6 +1449,14 @@ int tk_tarmac_next(tk_tarmac *tr, tk_tarmac_record *rec, tk_error *err)
 		tk_lines_init(&tr->lines, tr->src, tr->cr);
 		tr->lines_ready = 1;
 	}
+	if (tr->split.next < tr->split.n) {
+		/* the next run of an LD/ST line with gaps */
+		*rec = tr->split.rec;
+		ldst_run(rec, tr->split.base, tr->split.shown,
+			 &tr->split.run[tr->split.next++]);
+		return TK_OK;
+	}
+	tr->split.n = tr->split.next = 0;
 	for (;;) {
 		rc = tk_lines_next(&tr->lines, &line, &len, err);
 		tr->line = tr->lines.line;
