@@ -556,6 +556,28 @@ static int vcd_value(tk_output *o, const char *v, uint32_t width, const char *id
 	return TK_OK;
 }
 
+/* "s<name> ID\n": a GTKWave string change, blanks and the bytes that
+ * are not printable written as \ooo (as GTKWave reads them) */
+static int vcd_string(tk_output *o, const char *v, const char *id, tk_error *err)
+{
+	char buf[4 * 256 + 16];
+	size_t k = 0;
+
+	buf[k++] = 's';
+	for (; *v && k < sizeof(buf) - 8; v++) {
+		unsigned char c = (unsigned char)*v;
+		if (c <= ' ' || c >= 0x7f || c == '\\')
+			k += (size_t)snprintf(buf + k, sizeof(buf) - k, "\\%03o", c);
+		else
+			buf[k++] = (char)c;
+	}
+	buf[k++] = ' ';
+	if (tk_output_write(o, buf, k, err) < 0 || vcd_put(o, id, err) < 0 ||
+	    vcd_put(o, "\n", err) < 0)
+		return TK_E_IO;
+	return TK_OK;
+}
+
 static const char *vcd_scale(tk_tarmac_unit u)
 {
 	switch (u) {
@@ -577,6 +599,8 @@ int cli_tarmac_vcd(const char *path, const char *outpath, const cli_tarmac_args 
 	tk_tarmac_record rec;
 	tk_output *out = NULL;
 	tk_error err;
+	tk_symtab *syms = NULL;   /* --elf: a "func" string per CPU */
+	long *fsym = NULL;        /* per CPU, the symbol last written (-2: none yet) */
 	vcd_var *vars = NULL;
 	size_t nvars = 0, capvars = 0, i, ncpus = 0;
 	uint64_t maxpc = 0, last = 0, back = 0;
@@ -586,14 +610,18 @@ int cli_tarmac_vcd(const char *path, const char *outpath, const cli_tarmac_args 
 	int pass, rc, ret = EXIT_BAD, started = 0;
 	char id[8], line[256];
 
-	if (ta->elf || strcmp(path, "-") == 0) {
-		cli_usage_error("tarmac", "vcd: %s", ta->elf ? "--elf does not apply yet"
-				: "IN is read twice: a file, not standard input");
+	if (strcmp(path, "-") == 0) {
+		cli_usage_error("tarmac", "vcd: IN is read twice: a file, not standard input");
 		return EXIT_BAD;
 	}
 	tk_tarmac_opts_init(&o);
 	o.strict = ro->strict;
 	tk_error_clear(&err);
+	if (ta->elf) {
+		if (tk_symtab_open(&syms, ta->elf, &err) < 0)
+			goto fail;
+		tk_symtab_shift(syms, ta->load_offset);
+	}
 	for (pass = 0; pass < 2; pass++) {
 		o.on_warning = ro->quiet || pass ? NULL : print_warning;
 		if (pass == 1) {
@@ -604,8 +632,11 @@ int cli_tarmac_vcd(const char *path, const char *outpath, const cli_tarmac_args 
 					cpus[vars[i].cpu] |= 2;
 			}
 			names = calloc(ncpus ? ncpus : 1, sizeof(*names));
-			if (!names)
+			fsym = malloc((ncpus ? ncpus : 1) * sizeof(*fsym));
+			if (!names || !fsym)
 				goto nomem;
+			for (i = 0; i < ncpus; i++)
+				fsym[i] = -2;
 			for (i = 1; i < ncpus; i++)
 				if (!(names[i] = dup_str(tk_tarmac_cpu_name(tr, i - 1))))
 					goto nomem;
@@ -640,6 +671,14 @@ int cli_tarmac_vcd(const char *path, const char *outpath, const cli_tarmac_args 
 					vcd_id(nregs + c, id);
 					snprintf(line, sizeof(line), "$var wire %u %s pc $end\n",
 						 (unsigned)pcw, id);
+					if (vcd_put(out, line, &err) < 0)
+						goto fail;
+				}
+				if ((cpus[c] & 1) && syms) {
+					/* the function of the PC (GTKWave's string
+					 * variable, as GHDL and Verilator write it) */
+					vcd_id(nregs + ncpus + c, id);
+					snprintf(line, sizeof(line), "$var string 0 %s func $end\n", id);
 					if (vcd_put(out, line, &err) < 0)
 						goto fail;
 				}
@@ -742,6 +781,17 @@ int cli_tarmac_vcd(const char *path, const char *outpath, const cli_tarmac_args 
 				vcd_id(nvars + rec.cpu, id);
 				if (vcd_value(out, hex, 0, id, &err) < 0)
 					goto fail;
+				if (syms) {
+					long f = tk_symtab_find(syms, rec.address);
+					if (f != fsym[rec.cpu]) {
+						fsym[rec.cpu] = f;
+						vcd_id(nvars + ncpus + rec.cpu, id);
+						if (vcd_string(out, f < 0 ? "[unknown]"
+							       : tk_symtab_get(syms, (size_t)f)->name,
+							       id, &err) < 0)
+							goto fail;
+					}
+				}
 			} else {
 				size_t r = tk_tarmac_state_changed_reg(st, NULL);
 				vcd_id(r, id);
@@ -776,6 +826,8 @@ out:
 		for (i = 0; i < ncpus; i++)
 			free(names[i]);
 	free(names);
+	free(fsym);
+	tk_symtab_free(syms);
 	free(vars);
 	free(cpus);
 	return ret;

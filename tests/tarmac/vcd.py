@@ -41,7 +41,7 @@ def parse(path):
         raise ValueError("no timescale")
     vars_, scope = {}, None
     for tok in re.finditer(r"\$scope module (\S+) \$end|\$upscope \$end|"
-                           r"\$var wire (\d+) (\S+) (\S+) \$end", head):
+                           r"\$var (?:wire|string) (\d+) (\S+) (\S+) \$end", head):
         if tok.group(1):
             scope = tok.group(1)
         elif tok.group(0).startswith("$upscope"):
@@ -61,6 +61,10 @@ def parse(path):
             if t is not None and nt <= t:
                 raise ValueError("time %d after %d" % (nt, t))
             t = nt
+            continue
+        m = re.fullmatch(r"s(\S+) (\S+)", line)
+        if m and t is not None and vars_.get(m.group(2), (0, 0, -1))[2] == 0:
+            changes.append((t, m.group(2), m.group(1)))
             continue
         m = re.fullmatch(r"b([01x]+) (\S+)", line)
         if not m or t is None or m.group(2) not in vars_:
@@ -163,5 +167,80 @@ for log in LOGS:
     if len(fails) == n0:
         print("ok: %s (%d variables, %d changes%s)" %
               (log, len(vars_), len(changes), ", GTKWave read it" if gtk else ""))
+
+
+def symbols(elf):
+    """FUNC symbols [(lo, hi, name)] and the other named code labels
+    [(addr, name)] of `elf`, by readelf (mapping symbols $a $t $x $d left out)"""
+    funcs, labels = [], []
+    out = subprocess.run(["readelf", "-sW", elf], capture_output=True, text=True).stdout
+    for row in out.splitlines():
+        f = row.split()
+        if len(f) < 8 or not f[0][:-1].isdigit() or f[6] in ("UND", "ABS"):
+            continue
+        addr, size, typ, name = int(f[1], 16) & ~1, int(f[2], 0), f[3], f[7]
+        if typ == "FUNC" and size:
+            funcs.append((addr, addr + size, name))
+        elif typ == "NOTYPE" and not name.startswith("$"):
+            labels.append((addr, name))
+    return funcs, sorted(labels)
+
+
+def func_of(funcs, labels, pc):
+    for lo, hi, name in funcs:
+        if lo <= pc < hi:
+            return name
+    best = None
+    for a, name in labels:
+        if a <= pc:
+            best = name
+    return best or "[unknown]"
+
+
+# --elf: a "func" string per CPU, the function of the PC at every change
+for log, elf in (("quicksort.tarmac", "quicksort.elf"), ("calltest32.tarmac", "calltest32.elf"),
+                 ("calltest64.tarmac", "calltest64.elf")):
+    path, elfp = os.path.join(corpus, log), os.path.join(corpus, "elf", elf)
+    out = os.path.join(tmp, log + ".elf.vcd")
+    p = subprocess.run([cli, "tarmac", "vcd", path, out, "--elf", elfp],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        fail("%s --elf: exit %d: %s" % (log, p.returncode, p.stderr))
+        continue
+    try:
+        vars_, changes = parse(out)
+    except ValueError as e:
+        fail("%s --elf: %s" % (log, e))
+        continue
+    funcs, labels = symbols(elfp)
+    fid = [i for i, v in vars_.items() if v[1] == "func"]
+    pcid = [i for i, v in vars_.items() if v[1] == "pc"]
+    if len(fid) != 1 or len(pcid) != 1:
+        fail("%s --elf: %d func and %d pc variables" % (log, len(fid), len(pcid)))
+        continue
+    times = sorted({c[0] for c in changes if c[1] == pcid[0]})
+    bad = 0
+    names = set()
+    for t in times:
+        pc = int(value_at(changes, pcid[0], t), 2)
+        got, want = value_at(changes, fid[0], t), func_of(funcs, labels, pc)
+        names.add(got)
+        if got != want and bad < 3:
+            fail("%s --elf: func at %d (pc %#x): %s, the symbols say %s" % (log, t, pc, got, want))
+            bad += 1
+    if "[unknown]" in names or len(names) < 3:
+        fail("%s --elf: names %s" % (log, sorted(names)[:8]))
+    if gtk:
+        p = subprocess.run(["xvfb-run", "-a", "gtkwave", "-S", tcl, out],
+                           capture_output=True, text=True, timeout=120)
+        listed = [l[6:].strip() for l in p.stdout.splitlines() if l.startswith("TKFAC ")]
+        if p.returncode != 0 or not any(l.endswith(".func") for l in listed):
+            fail("%s --elf: GTKWave: exit %d, signals %s" % (log, p.returncode, listed[:5]))
+    if shutil.which("vcd2fst"):
+        p = subprocess.run(["vcd2fst", out, out + ".fst"], capture_output=True, text=True)
+        if p.returncode != 0 or "error" in (p.stdout + p.stderr).lower():
+            fail("%s --elf: vcd2fst: %s" % (log, p.stderr))
+    if not bad:
+        print("ok: %s --elf (%d times, %d functions)" % (log, len(times), len(names)))
 shutil.rmtree(tmp)
 sys.exit(1 if fails else 0)
