@@ -18,6 +18,11 @@
  *    them works, and a return that skips frames (longjmp, an unwinder) pops
  *    them all;  when no address matches, reaching a function lower on the
  *    stack is a return to it (a call the log did not show as a BL);
+ *  - a call that never comes back to its return address, made no call that
+ *    stayed one, and is left by a return further down the stack was a BL
+ *    used as a branch (its link register junk: calltest32's `bl
+ *    internal_bl_label`): it is no call, its instructions and time are
+ *    its caller's (Arm's tools count a call only when it returns);
  *  - an exception is known from the records, not from the PC: a handler
  *    starts at a function entry like a tail call would.  The handler's
  *    frame is a child of the interrupted one; returns pop to below it.
@@ -46,6 +51,10 @@ typedef struct pframe {
 	uint32_t kid_node;
 	long kid_sym;
 	uint32_t call;            /* its tk_tarmac_call, NONE32: none kept */
+	int kind;                 /* TK_TARMAC_CALL_* */
+	uint32_t kids;            /* frames pushed on it that stay calls */
+	/* its own instructions and time since it was pushed (undo()) */
+	uint64_t own_instr, own_time;
 } pframe;
 
 typedef struct pcore {
@@ -294,6 +303,11 @@ static int push(tk_tarmac_profile *p, pcore *c, uint32_t cpu, long sym,
 		}
 	}
 	f->kid_node = NONE32;
+	f->kind = kind;
+	f->kids = 0;
+	f->own_instr = f->own_time = 0;
+	if (c->depth)
+		c->stack[c->depth - 1].kids++;
 	f->call = call_new(p, c, cpu, sym, c->depth, kind);
 	if (f->call == NONE32 - 1)
 		return -1;
@@ -457,6 +471,46 @@ static int lr_call(const pcore *c, uint64_t pc)
 	return 1;
 }
 
+/*
+ * A return to frame k's return address leaves the frames above it: each,
+ * from the top, that was entered by a call, made no call that stayed one
+ * and never came back to its own return address, was a BL used as a
+ * branch: its instructions and time go to its caller, and its call is
+ * undone (the node keeps no call; the call logged last is dropped).
+ */
+static void undo_calls(tk_tarmac_profile *p, pcore *c, uint32_t k)
+{
+	uint32_t j;
+
+	for (j = c->depth - 1; j > k; j--) {
+		pframe *f = &c->stack[j], *up = &c->stack[j - 1];
+		tk_tarmac_node *n = &p->nodes[f->node], *un = &p->nodes[up->node];
+		if (f->kind != TK_TARMAC_CALL || f->exc || f->kids)
+			break;
+		n->calls--;
+		n->self_instructions -= f->own_instr;
+		n->self_time -= f->own_time;
+		un->self_instructions += f->own_instr;
+		un->self_time += f->own_time;
+		up->own_instr += f->own_instr;
+		up->own_time += f->own_time;
+		up->kids--;
+		if (f->call != NONE32 && f->call + 1 == p->ncalls) {
+			p->ncalls--;
+			f->call = NONE32;
+		}
+		if (c->last_node == f->node)
+			c->last_node = up->node;
+	}
+}
+
+/* A node left with no call, instruction or time (undo_calls()) */
+static int undone(const tk_tarmac_node *x)
+{
+	return !x->calls && !x->self_instructions && !x->self_time &&
+	       x->symbol != SYM_CPU;
+}
+
 static int step(tk_tarmac_profile *p, pcore *c, uint32_t cpu, uint64_t pc,
 		long sym)
 {
@@ -495,6 +549,7 @@ static int step(tk_tarmac_profile *p, pcore *c, uint32_t cpu, uint64_t pc,
 	/* a return to an address on the stack */
 	for (k = c->depth; k-- > 0;)
 		if (c->stack[k].ret == pc) {
+			undo_calls(p, c, k);
 			cut(p, c, k);
 			returned = 1;
 			break;
@@ -553,8 +608,11 @@ static int on_instruction(tk_tarmac_profile *p, pcore *c, uint32_t cpu,
 		if (c->has_time && t < c->last_time) {
 			p->backwards++;
 		} else {
-			if (c->has_last && c->has_time)
+			if (c->has_last && c->has_time) {
 				p->nodes[c->last_node].self_time += t - c->last_time;
+				if (c->depth && c->stack[c->depth - 1].node == c->last_node)
+					c->stack[c->depth - 1].own_time += t - c->last_time;
+			}
 			c->last_time = t;
 		}
 		c->has_time = 1;
@@ -595,6 +653,7 @@ static int on_instruction(tk_tarmac_profile *p, pcore *c, uint32_t cpu,
 		return 0;
 	}
 	p->nodes[node].self_instructions++;
+	c->stack[c->depth - 1].own_instr++;
 	p->ninstr++;
 	c->prev_call = is_call(rec);
 	c->prev_direct = !c->prev_call && is_direct_branch(rec);
@@ -855,16 +914,19 @@ int tk_tarmac_profile_finish(tk_tarmac_profile *p, tk_error *err)
 	all = calloc(nsym + 1, sizeof(*all));
 	if (!p->kidoff || !p->kids || !p->scratch || !fill || !all)
 		goto nomem;
+	/* (a node whose every call was undone, undo_calls(), is in no list) */
 	for (i = 0; i < n; i++) {
 		uint32_t up = p->nodes[i].parent;
-		p->kidoff[(up == i ? n : up) + 1]++;
+		if (!undone(&p->nodes[i]))
+			p->kidoff[(up == i ? n : up) + 1]++;
 	}
 	for (i = 0; i <= n; i++)
 		p->kidoff[i + 1] += p->kidoff[i];
 	for (i = 0; i < n; i++) {
 		uint32_t up = p->nodes[i].parent;
 		size_t slot = up == i ? n : up;
-		p->kids[p->kidoff[slot] + fill[slot]++] = (uint32_t)i;
+		if (!undone(&p->nodes[i]))
+			p->kids[p->kidoff[slot] + fill[slot]++] = (uint32_t)i;
 	}
 	/* per function; inclusive figures once per outermost occurrence */
 	for (i = 0; i < n; i++) {
