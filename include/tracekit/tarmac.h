@@ -303,7 +303,8 @@ TK_API void tk_tarmac_exceptions_free(tk_tarmac_exceptions *ex);
 /**
  * Figures of a log's records, fed in one pass (those of `tracekit stats` on
  * a Tarmac log):
- *  - instructions executed and skipped (IS, CCFAIL, IE: not executed);
+ *  - instructions executed, skipped (IS, CCFAIL: the condition failed) and
+ *    faulted (IE, an ES whose fetch failed: a prefetch abort);
  *  - the instruction mix: executed instructions per mnemonic (the first
  *    word of the disassembly, in upper case, cut to 23 bytes);
  *  - the hottest addresses: executed instructions per PC;
@@ -373,9 +374,11 @@ TK_API int tk_tarmac_stats_record(tk_tarmac_stats *s, const tk_tarmac_record *re
  */
 TK_API int tk_tarmac_stats_finish(tk_tarmac_stats *s, tk_error *err);
 
-/** Executed and skipped instructions, and the unit of the first stamp. */
+/** Executed, skipped (condition failed) and faulted (prefetch abort)
+ *  instructions, and the unit of the first stamp. */
 TK_API uint64_t tk_tarmac_stats_executed(const tk_tarmac_stats *s);
 TK_API uint64_t tk_tarmac_stats_skipped(const tk_tarmac_stats *s);
+TK_API uint64_t tk_tarmac_stats_faulted(const tk_tarmac_stats *s);
 TK_API tk_tarmac_unit tk_tarmac_stats_unit(const tk_tarmac_stats *s);
 /** The exceptions whose return is stamped earlier than their entry (their
  * duration counts as 0): 0 when every duration is exact. */

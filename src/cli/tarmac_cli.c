@@ -891,11 +891,14 @@ int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 			printf("{\n  \"file\": ");
 			cli_json_str(stdout, path, strlen(path));
 			printf(",\n  \"unit\": \"%s\",\n  \"instructions\": "
-			       "{\"executed\": %" PRIu64 ", \"skipped\": %" PRIu64 "},\n",
-			       unit, tk_tarmac_stats_executed(st), tk_tarmac_stats_skipped(st));
+			       "{\"executed\": %" PRIu64 ", \"skipped\": %" PRIu64
+			       ", \"faulted\": %" PRIu64 "},\n",
+			       unit, tk_tarmac_stats_executed(st), tk_tarmac_stats_skipped(st),
+			       tk_tarmac_stats_faulted(st));
 		} else
-			printf("instructions: %" PRIu64 " executed, %" PRIu64 " skipped\n",
-			       tk_tarmac_stats_executed(st), tk_tarmac_stats_skipped(st));
+			printf("instructions: %" PRIu64 " executed, %" PRIu64 " skipped, %" PRIu64
+			       " faulted\n", tk_tarmac_stats_executed(st), tk_tarmac_stats_skipped(st),
+			       tk_tarmac_stats_faulted(st));
 		mix_out(st, json, a->top);
 		hottest_out(st, json, a->top);
 		exceptions_out(st, json, unit);

@@ -62,7 +62,7 @@ struct tk_tarmac_stats {
 	const char *name;         /* the input's, for messages */
 	tk_tarmac_unit unit;
 	uint64_t backwards;       /* returns stamped before their entry */
-	uint64_t executed, skipped;
+	uint64_t executed, skipped, faulted;
 	/* the mix: mnemonics interned (upper case), a count per id */
 	tk_strpool mnems;
 	uint64_t *mcount;
@@ -268,7 +268,12 @@ int tk_tarmac_stats_record(tk_tarmac_stats *s, const tk_tarmac_record *rec,
 		s->unit = rec->unit;
 	if (rec->kind == TK_TARMAC_INSTRUCTION) {
 		if (!rec->executed) {
-			s->skipped++;
+			/* IE and an ES whose fetch failed: a prefetch abort;
+			 * IS and CCFAIL: the condition failed */
+			if (rec->status == 'E')
+				s->faulted++;
+			else
+				s->skipped++;
 			return TK_OK;
 		}
 		s->executed++;
@@ -392,6 +397,11 @@ uint64_t tk_tarmac_stats_executed(const tk_tarmac_stats *s)
 uint64_t tk_tarmac_stats_skipped(const tk_tarmac_stats *s)
 {
 	return s->skipped;
+}
+
+uint64_t tk_tarmac_stats_faulted(const tk_tarmac_stats *s)
+{
+	return s->faulted;
 }
 
 uint64_t tk_tarmac_stats_backwards(const tk_tarmac_stats *s)
