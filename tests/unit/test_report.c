@@ -7,6 +7,7 @@
  *     page of `--idle`, `--start`/`--end` and `--entity`, whose times since
  *     the trace's first event count from the file's first event, before
  *     the window; on_open is called once per pass, 1 then 2;
+ *   - the page names no command-line flag (a library user has none);
  *   - the warnings of WTRACE (a trace read with warnings) are counted, and
  *     the on_warning callback sees them on one pass only;
  *   - "-" and a FIFO are refused (TK_E_USAGE), a missing trace is the
@@ -109,6 +110,31 @@ static long long page_number(const char *path, const char *key)
 	return v;
 }
 
+/* the first "--x" (a long option: "--" after neither a word character
+ * nor '-', before a lower-case letter) in the page at path, or NULL when
+ * it names none; the page's text only, the trace's data aside (demo.btf
+ * names no such thing) */
+static char *page_flag(const char *path, char *buf, size_t size)
+{
+	size_t n, i;
+	char *page = slurp(path, &n);
+	char *found = NULL;
+
+	CHECK(page != NULL);
+	for (i = 0; page && i + 2 < n && !found; i++) {
+		char b = i ? page[i - 1] : ' ';
+		if (page[i] == '-' && page[i + 1] == '-' &&
+		    page[i + 2] >= 'a' && page[i + 2] <= 'z' && b != '-' &&
+		    b != '_' && !(b >= 'a' && b <= 'z') &&
+		    !(b >= 'A' && b <= 'Z') && !(b >= '0' && b <= '9')) {
+			snprintf(buf, size, "%.40s", page + i);
+			found = buf;
+		}
+	}
+	free(page);
+	return found;
+}
+
 static void count_warning(void *p, const tk_error *w)
 {
 	(void)w;
@@ -120,7 +146,7 @@ int main(int argc, char **argv)
 	const char *trace, *wtrace;
 	const char *idle[1] = { "Task_Log*" };
 	const char *ent[1] = { "Task_Sensor" };
-	char out[1024], fifo[1024];
+	char out[1024], fifo[1024], flag[64];
 	tk_report_opts o;
 	tk_reader_opts rdo;
 	tk_error err;
@@ -143,6 +169,11 @@ int main(int argc, char **argv)
 	CHECK_EQ_U64(err.code, 0);
 	same_as_cli(out, "", trace);
 	CHECK_EQ_U64(page_number(out, "\"sinceFirst\":"), 0);
+	/* the hints of a dense page and the idle note are in every page */
+	if (page_flag(out, flag, sizeof(flag))) {
+		fprintf(stderr, "the page names a flag: %s\n", flag);
+		CHECK(0);
+	}
 
 	/* idle patterns and a window in the reader's query: the page of
 	 * --idle, --start and --end (demo.btf's tick is 1 ns; its first
