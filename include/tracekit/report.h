@@ -34,7 +34,11 @@ typedef struct tk_report_opts {
 	/**
 	 * How the trace is read (format, strict, format options; a
 	 * tk_reader_opts filled by tk_reader_opts_init(), borrowed for the
-	 * call), NULL for the defaults.  Its on_warning callback sees the
+	 * call), NULL for the defaults.  Its query (a time window, entity,
+	 * type and event filters) chooses the events that go into the
+	 * report, on both passes alike; the page's times since the trace's
+	 * first event still count from the first event the reader decoded,
+	 * one the query skipped too.  Its on_warning callback sees the
 	 * warnings of the first pass only (the second pass reads the same
 	 * file again and gives the same ones).  A pointer, not a member, so
 	 * that either struct can grow on its own.
@@ -51,21 +55,14 @@ typedef struct tk_report_opts {
 	size_t nidle;
 	/**
 	 * Called once on each pass (1, then 2) when the trace is open, before
-	 * its first event: the caller may prepare `filter` for the trace (a
-	 * time window in the trace's ticks, names looked up) or tell the user
-	 * something about it.  A negative return ends the report with that
-	 * status, and err holds that code with no input and no message (the
-	 * callback reports its own error).
+	 * its first event: the caller may look at the trace (its time base,
+	 * its header) or tell the user something about it.  A negative return
+	 * ends the report with that status, and err holds that code with no
+	 * input and no message (the callback reports its own error).
 	 * NULL: nothing to do.
 	 */
 	int (*on_open)(void *ctx, tk_reader *r, int pass);
-	/**
-	 * The events that go into the report: only those for which filter
-	 * returns non-zero (a time window, entities), on both passes alike.
-	 * NULL: every event.
-	 */
-	int (*filter)(void *ctx, const tk_trace *t, const tk_event *ev);
-	void *ctx;          /**< passed to on_open and filter */
+	void *ctx;          /**< passed to on_open */
 	/**
 	 * Where to store the number of warnings of reading the trace
 	 * (tk_reader_warning_count() of a pass) when the report is written.
@@ -81,9 +78,10 @@ typedef struct tk_report_opts {
 	size_t nchains;
 	/**
 	 * Timing requirements (tk_reqs_read(), docs/verify.md) held against
-	 * the events of the report (those `filter` passes): the page lists
-	 * each with pass or fail and its message, a failure with a link to its
-	 * worst instance (or window) on the timeline.  Borrowed for the call.
+	 * the events of the report (those the reader's query passes): the
+	 * page lists each with pass or fail and its message, a failure with a
+	 * link to its worst instance (or window) on the timeline.  Borrowed
+	 * for the call.
 	 * NULL: none.
 	 */
 	const tk_reqs *reqs;
@@ -92,8 +90,8 @@ typedef struct tk_report_opts {
 	size_t *req_failures;
 } tk_report_opts;
 
-/** The defaults and the size: the reader's defaults (reader NULL), no
- *  idle pattern, no callback, no filter. */
+/** The defaults and the size: the reader's defaults (reader NULL: no
+ *  query, every event), no idle pattern, no callback. */
 TK_API void tk_report_opts_init(tk_report_opts *opts);
 
 /**

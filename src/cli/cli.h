@@ -178,18 +178,16 @@ void cli_reader_opts(tk_reader_opts *ro, const cli_read_opts *o);
 
 /*
  * The event filters (cli_filter.c), parsed once for every command that
- * takes them: cat and convert all five (CLI_FILTER_LONGOPTS, help
+ * takes them: cat, convert and report all five (CLI_FILTER_LONGOPTS, help
  * CLI_FILTER_HELP), stats the names of its rows (CLI_FILTER_NAME_LONGOPTS);
- * the codes (CLI_FILTER_CASES) go to cli_filter_opt().  The report takes
- * the time window (start_s, end_s) itself.
+ * the codes (CLI_FILTER_CASES) go to cli_filter_opt().
  */
 typedef struct cli_filter {
 	const char *start_s, *end_s;
-	uint64_t start, end;      /* in trace ticks, inclusive */
+	uint64_t start, end;      /* in trace ticks, inclusive (prepare's check) */
 	int has_start, has_end;
 	const char **entities, **types, **events;
 	size_t nentities, ntypes, nevents;
-	uint32_t *entity_ids;     /* resolved lazily: names are found as read */
 	const char *given;        /* the first filter option given ("--start"), or NULL */
 } cli_filter;
 
@@ -220,15 +218,14 @@ enum { CLI_O_START = 0x4200, CLI_O_END, CLI_O_ENTITY, CLI_O_TYPE, CLI_O_EVENT };
 int cli_filter_opt(cli_filter *f, int code, const char *arg);
 /** Append value to the list: 0, or -1 out of memory. */
 int cli_filter_add(const char ***list, size_t *n, const char *value);
-/** Resolve --start/--end against the trace's time base: 0, or -1 after
- *  printing what is wrong. */
+/** Check --start/--end against the trace's time base once the reader is
+ *  open: 0, or -1 after printing what is wrong (not a time, a start after
+ *  the end), which the reader's query does not refuse. */
 int cli_filter_prepare(cli_filter *f, tk_reader *r);
-/** 1 if the event passes every filter, else 0 (the report's filter). */
-int cli_filter_match(const cli_filter *f, const tk_trace *t, const tk_event *ev);
 /** The filters as the reader's query (tk_reader_opts), set before the
- *  reader is opened: the same events as cli_filter_match() once
- *  cli_filter_prepare() has accepted the window.  The whole input is
- *  read (TK_STOP_NEVER): warnings, errors and entities as without it. */
+ *  reader is opened; cli_filter_prepare() then refuses a window that is
+ *  not one.  The whole input is read (TK_STOP_NEVER): warnings, errors
+ *  and entities as without it. */
 void cli_filter_query(const cli_filter *f, tk_reader_opts *ro);
 /** 1 if a row of `entity` (len bytes) and `type` passes --entity and --type. */
 int cli_filter_names(const cli_filter *f, const char *entity, size_t len,

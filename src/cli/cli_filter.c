@@ -1,8 +1,8 @@
 /*
- * cli_filter.c - the event filters of cat, convert and stats, parsed once:
- * --start, --end (a time window), --entity, --type, --event (names); cat
- * and convert hand them to the reader as its query (cli_filter_query()),
- * the report matches them itself (cli_filter_match()).
+ * cli_filter.c - the event filters of cat, convert, report and stats,
+ * parsed once: --start, --end (a time window), --entity, --type, --event
+ * (names); cat, convert and report hand them to the reader as its query
+ * (cli_filter_query()), stats keeps the rows of the names.
  */
 #include "cli.h"
 
@@ -175,7 +175,6 @@ void cli_filter_query(const cli_filter *f, tk_reader_opts *ro)
 int cli_filter_prepare(cli_filter *f, tk_reader *r)
 {
 	const tk_timebase *tb = tk_trace_timebase(tk_reader_trace(r));
-	size_t i;
 
 	if (f->start_s) {
 		int rc = bound(f->start_s, tb, TK_ROUND_UP, &f->start);
@@ -202,67 +201,7 @@ int cli_filter_prepare(cli_filter *f, tk_reader *r)
 		fprintf(stderr, "tracekit: --start '%s' is after --end '%s'\n", f->start_s, f->end_s);
 		return -1;
 	}
-	if (f->nentities) {
-		/* a second pass (report) looks the names up in its own trace */
-		free(f->entity_ids);
-		f->entity_ids = malloc(f->nentities * sizeof(*f->entity_ids));
-		if (!f->entity_ids)
-			return -1;
-		for (i = 0; i < f->nentities; i++)
-			f->entity_ids[i] = TK_NONE;
-	}
 	return 0;
-}
-
-static int str_is(const tk_trace *t, tk_str s, const char *want)
-{
-	size_t n;
-	const char *p = tk_trace_str(t, s, &n);
-
-	return strlen(want) == n && memcmp(p, want, n) == 0;
-}
-
-int cli_filter_match(const cli_filter *f, const tk_trace *t, const tk_event *ev)
-{
-	size_t i;
-
-	if (f->has_start && (ev->time < f->start || f->has_start == 2))
-		return 0;
-	if (f->has_end && ev->time > f->end)
-		return 0;
-	if (f->nentities) {
-		int hit = 0;
-		for (i = 0; i < f->nentities && !hit; i++) {
-			uint32_t id = f->entity_ids[i];
-			if (id == TK_NONE) {
-				id = tk_trace_entity_find(t, f->entities[i],
-							  strlen(f->entities[i]));
-				f->entity_ids[i] = id;
-			}
-			hit = id != TK_NONE && (ev->source == id || ev->target == id);
-		}
-		if (!hit)
-			return 0;
-	}
-	if (f->ntypes) {
-		int hit = 0;
-		for (i = 0; i < f->ntypes && !hit; i++)
-			hit = strcmp(f->types[i], tk_etype_name(ev->type)) == 0 ||
-			      (ev->type_name != TK_NONE &&
-			       str_is(t, ev->type_name, f->types[i]));
-		if (!hit)
-			return 0;
-	}
-	if (f->nevents) {
-		int hit = 0;
-		for (i = 0; i < f->nevents && !hit; i++)
-			hit = (ev->kind != TK_EV_OTHER &&
-			       strcmp(f->events[i], tk_evkind_name(ev->kind)) == 0) ||
-			      (ev->name != TK_NONE && str_is(t, ev->name, f->events[i]));
-		if (!hit)
-			return 0;
-	}
-	return 1;
 }
 
 /* is s (len bytes) one of the n names of list? */
@@ -288,5 +227,4 @@ void cli_filter_free(cli_filter *f)
 	free(f->entities);
 	free(f->types);
 	free(f->events);
-	free(f->entity_ids);
 }

@@ -22,12 +22,12 @@ static void help(FILE *fp)
 		"would hold many bars the page holds a summary (the page stays below\n"
 		"about 10 MB); re-run with --start/--end for the full detail of a\n"
 		"window.  FILE is read twice: a file (compressed or not), not\n"
-		"standard input.\n\n"
+		"standard input.  The filters choose the events that go into the\n"
+		"page (the metrics, the problems and the load are of those alone).\n\n"
+		CLI_FILTER_HELP
 		"options:\n"
 		"  -o, --output FILE   the page to write (required; '-' is standard output,\n"
 		"                      a name ending in .gz or .zst is compressed)\n"
-		"  --start TIME        only events at or after TIME (10ms, 250us, ticks)\n"
-		"  --end TIME          only events at or before TIME\n"
 		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
 		CLI_READ_HELP
 		"  --strict            read by the specification only\n"
@@ -48,32 +48,28 @@ static void help(FILE *fp)
 		"  -h, --help          this help\n");
 }
 
-enum { O_START = 256, O_END, O_IDLE, O_CHAIN };
+enum { O_IDLE = 256, O_CHAIN };
 
-/* what the report's callbacks need: the window and the options */
+/* what the report's on_open needs: the filters and the options */
 typedef struct report_ctx {
 	cli_filter f;
 	const cli_read_opts *ro;
 	size_t nidle;
 } report_ctx;
 
-/* each pass: --start/--end in the trace's ticks; the idle note once */
+/* the first pass: a --start/--end the reader's query could not take (not
+ * a time, a start after the end) refused as cat and convert refuse it;
+ * the idle note */
 static int on_open(void *ctx, tk_reader *r, int pass)
 {
 	report_ctx *c = ctx;
 
+	if (pass != 1)
+		return TK_OK;
 	if (cli_filter_prepare(&c->f, r) < 0)
 		return TK_E_USAGE;
-	if (pass == 1)
-		cli_idle_note(tk_reader_trace(r), c->nidle, c->ro);
+	cli_idle_note(tk_reader_trace(r), c->nidle, c->ro);
 	return TK_OK;
-}
-
-static int filter(void *ctx, const tk_trace *t, const tk_event *ev)
-{
-	report_ctx *c = ctx;
-
-	return cli_filter_match(&c->f, t, ev);
 }
 
 int cmd_report(int argc, char **argv)
@@ -81,8 +77,7 @@ int cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		CLI_READ_LONGOPTS,
-		{ "start", required_argument, NULL, O_START },
-		{ "end", required_argument, NULL, O_END },
+		CLI_FILTER_LONGOPTS,
 		{ "idle", required_argument, NULL, O_IDLE },
 		{ "chain", required_argument, NULL, O_CHAIN },
 		{ "requirements", required_argument, NULL, 'r' },
@@ -99,7 +94,7 @@ int cmd_report(int argc, char **argv)
 	tk_reader_opts rdo;
 	tk_error err;
 	uint64_t warnings = 0;
-	int ch, ret = EXIT_BAD;
+	int ch, ret = EXIT_BAD, bad = 0;
 
 	memset(&c, 0, sizeof(c));
 	optind = 1;
@@ -111,22 +106,19 @@ int cmd_report(int argc, char **argv)
 			if (cli_read_opt(&ro, "report", ch, optarg) < 0)
 				goto out;
 			break;
-		case O_START: c.f.start_s = optarg; break;
-		case O_END: c.f.end_s = optarg; break;
+		CLI_FILTER_CASES:
+			bad |= cli_filter_opt(&c.f, ch, optarg) < 0;
+			break;
 		case O_IDLE:
 			if (cli_filter_add(&idle, &nidle, optarg) < 0) {
 				fprintf(stderr, "tracekit: out of memory\n");
-				free(idle);
-				free(chains);
-				return EXIT_BAD;
+				goto out;
 			}
 			break;
 		case O_CHAIN:
 			if (cli_filter_add(&chains, &nchains, optarg) < 0) {
 				fprintf(stderr, "tracekit: out of memory\n");
-				free(idle);
-				free(chains);
-				return EXIT_BAD;
+				goto out;
 			}
 			break;
 		case 'q': ro.quiet = 1; break;
@@ -134,6 +126,8 @@ int cmd_report(int argc, char **argv)
 		default: goto out;
 		}
 	}
+	if (bad)
+		goto out;
 	if (args.n != 1 || !out) {
 		cli_usage_error("report", "expected FILE and -o OUT.html");
 		goto out;
@@ -146,12 +140,13 @@ int cmd_report(int argc, char **argv)
 	c.ro = &ro;
 	c.nidle = nidle;
 	tk_report_opts_init(&opts);
+	/* the filters are the reader's query (the whole file is read) */
+	ro.filter = &c.f;
 	cli_reader_opts(&rdo, &ro);
 	opts.reader = &rdo;
 	opts.idle = idle;
 	opts.nidle = nidle;
 	opts.on_open = on_open;
-	opts.filter = filter;
 	opts.ctx = &c;
 	opts.warnings = &warnings;
 	opts.chains = chains;

@@ -728,6 +728,10 @@ void tk_query_close(tk_reader *r);
 int tk_query_next(tk_reader *r, const tk_event **ev, tk_error *err);
 int tk_query_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 			size_t max, tk_error *err);
+/** The earliest time among the events the query has looked at (those it
+ *  skipped too): 1 with *t set, or 0 when r has no query or it has seen
+ *  no event (the report's time since the trace's first event). */
+int tk_query_first_time(const tk_reader *r, uint64_t *t);
 /** The reader's own next event or batch (reader.c), without the query. */
 int tk_reader_raw_next(tk_reader *r, const tk_event **ev, tk_error *err);
 int tk_reader_raw_next_batch(tk_reader *r, const tk_event **evs, size_t *n,

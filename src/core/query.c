@@ -18,6 +18,8 @@ typedef struct tk_query {
 	int empty;          /* no event can pass */
 	int stop;           /* stop at the first time at or past the end */
 	int done;           /* stopped: TK_END from now on */
+	uint64_t first;     /* the earliest time looked at (have_first) */
+	int have_first;
 	char **names[Q_LISTS];
 	size_t *lens[Q_LISTS];
 	size_t n[Q_LISTS];
@@ -199,6 +201,10 @@ static int match(tk_reader *r, tk_query *q, const tk_event *ev)
 	size_t i;
 	int hit;
 
+	if (!q->have_first || ev->time < q->first) {
+		q->first = ev->time;
+		q->have_first = 1;
+	}
 	if (q->has_end && ev->time >= q->end)
 		return q->stop ? -1 : 0;
 	if (q->empty || (q->has_start && ev->time < q->start))
@@ -301,4 +307,12 @@ int tk_query_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 		if (q->done)
 			return TK_END;
 	}
+}
+
+int tk_query_first_time(const tk_reader *r, uint64_t *t)
+{
+	if (!r->q || !r->q->have_first)
+		return 0;
+	*t = r->q->first;
+	return 1;
 }

@@ -3,7 +3,10 @@
 
 A library user has no flags: a string literal of the library (src/ outside
 src/cli/, comments left out) that holds "--x" (a long option) or names a
-tracekit command ('tracekit formats') is printed, and the check fails.  The
+tracekit command ('tracekit formats') is printed, and the check fails.  So
+is any line of a page template the library writes whole (a .html under
+src/ outside src/cli/: the report's page, whose text and comments are all
+in every page).  The
 CLI says the library's phrases in its flags' words (cli_words in
 src/cli/cli_util.c): each phrase it rewrites must be one the library says,
 or the command would silently lose the hint.  Exit 1 on any failure.
@@ -39,9 +42,18 @@ for d, subdirs, files in os.walk(src):
     if d == cli or d.startswith(cli + os.sep):
         continue
     for name in sorted(files):
+        path = os.path.join(d, name)
+        if name.endswith('.html'):
+            with open(path, encoding="utf-8", errors="replace") as f:
+                for no, line in enumerate(f, 1):
+                    if FLAG.search(line) or COMMAND.search(line):
+                        print("%s:%d: a page the library writes names a flag "
+                              "or command: %s" % (os.path.relpath(path, root),
+                                                  no, line.strip()[:120]))
+                        bad = 1
+            continue
         if not name.endswith(('.c', '.h')):
             continue
-        path = os.path.join(d, name)
         with open(path, encoding="utf-8", errors="replace") as f:
             text = strip_comments(f.read())
         for m in STRING.finditer(text):

@@ -3,8 +3,11 @@
  * function (tk_report_write(), include/tracekit/report.h):
  *   - with the defaults, the page is byte for byte the page of `tracekit
  *     report -q TRACE -o OUT` (the CLI calls the same function);
- *   - idle patterns and a filter callback give the page of `--idle` and
- *     `--start`/`--end`; on_open is called once per pass, 1 then 2;
+ *   - idle patterns and the reader's query (a window, an entity) give the
+ *     page of `--idle`, `--start`/`--end` and `--entity`, whose times since
+ *     the trace's first event count from the file's first event, before
+ *     the window; on_open is called once per pass, 1 then 2;
+ *   - the page names no command-line flag (a library user has none);
  *   - the warnings of WTRACE (a trace read with warnings) are counted, and
  *     the on_warning callback sees them on one pass only;
  *   - "-" and a FIFO are refused (TK_E_USAGE), a missing trace is the
@@ -82,8 +85,6 @@ typedef struct ctx {
 	int passes[3];
 	int npass;
 	int fail_open;
-	uint64_t start, end;
-	uint64_t seen, kept;
 } ctx;
 
 static int on_open(void *p, tk_reader *r, int pass)
@@ -97,16 +98,41 @@ static int on_open(void *p, tk_reader *r, int pass)
 	return c->fail_open ? TK_E_USAGE : TK_OK;
 }
 
-static int window(void *p, const tk_trace *t, const tk_event *ev)
+/* the number after "key": in the page at path, or -1 */
+static long long page_number(const char *path, const char *key)
 {
-	ctx *c = p;
+	size_t n;
+	char *page = slurp(path, &n);
+	const char *p = page ? strstr(page, key) : NULL;
+	long long v = p ? strtoll(p + strlen(key), NULL, 10) : -1;
 
-	(void)t;
-	c->seen++;
-	if (ev->time < c->start || ev->time > c->end)
-		return 0;
-	c->kept++;
-	return 1;
+	free(page);
+	return v;
+}
+
+/* the first "--x" (a long option: "--" after neither a word character
+ * nor '-', before a lower-case letter) in the page at path, or NULL when
+ * it names none; the page's text only, the trace's data aside (demo.btf
+ * names no such thing) */
+static char *page_flag(const char *path, char *buf, size_t size)
+{
+	size_t n, i;
+	char *page = slurp(path, &n);
+	char *found = NULL;
+
+	CHECK(page != NULL);
+	for (i = 0; page && i + 2 < n && !found; i++) {
+		char b = i ? page[i - 1] : ' ';
+		if (page[i] == '-' && page[i + 1] == '-' &&
+		    page[i + 2] >= 'a' && page[i + 2] <= 'z' && b != '-' &&
+		    b != '_' && !(b >= 'a' && b <= 'z') &&
+		    !(b >= 'A' && b <= 'Z') && !(b >= '0' && b <= '9')) {
+			snprintf(buf, size, "%.40s", page + i);
+			found = buf;
+		}
+	}
+	free(page);
+	return found;
 }
 
 static void count_warning(void *p, const tk_error *w)
@@ -119,7 +145,8 @@ int main(int argc, char **argv)
 {
 	const char *trace, *wtrace;
 	const char *idle[1] = { "Task_Log*" };
-	char out[1024], fifo[1024];
+	const char *ent[1] = { "Task_Sensor" };
+	char out[1024], fifo[1024], flag[64];
 	tk_report_opts o;
 	tk_reader_opts rdo;
 	tk_error err;
@@ -141,24 +168,45 @@ int main(int argc, char **argv)
 	CHECK(tk_report_write(trace, out, NULL, &err) == TK_OK);
 	CHECK_EQ_U64(err.code, 0);
 	same_as_cli(out, "", trace);
+	CHECK_EQ_U64(page_number(out, "\"sinceFirst\":"), 0);
+	/* the hints of a dense page and the idle note are in every page */
+	if (page_flag(out, flag, sizeof(flag))) {
+		fprintf(stderr, "the page names a flag: %s\n", flag);
+		CHECK(0);
+	}
 
-	/* idle patterns and a window: the page of --idle, --start and --end
-	 * (demo.btf's tick is 1 ns) */
+	/* idle patterns and a window in the reader's query: the page of
+	 * --idle, --start and --end (demo.btf's tick is 1 ns; its first
+	 * event is at 0, its first in the window at 1 ms) */
 	memset(&c, 0, sizeof(c));
-	c.start = 500000;
-	c.end = 1500000;
 	tk_report_opts_init(&o);
+	tk_reader_opts_init(&rdo);
+	rdo.has_start = 1;
+	rdo.start = 500;
+	rdo.start_unit = TK_UNIT_US;
+	rdo.has_end = 1;
+	rdo.end = 1500000;
+	rdo.end_closed = 1;
+	o.reader = &rdo;
 	o.idle = idle;
 	o.nidle = 1;
 	o.on_open = on_open;
-	o.filter = window;
 	o.ctx = &c;
 	CHECK(tk_report_write(trace, out, &o, &err) == TK_OK);
 	CHECK_EQ_U64(c.npass, 2);
 	CHECK_EQ_U64(c.passes[0], 1);
 	CHECK_EQ_U64(c.passes[1], 2);
-	CHECK(c.kept > 0 && c.kept < c.seen);
+	CHECK_EQ_U64(page_number(out, "\"sinceFirst\":"), 1000000);
 	same_as_cli(out, "--idle 'Task_Log*' --start 500000 --end 1500000", trace);
+
+	/* an entity filter: the page of --entity */
+	tk_reader_opts_init(&rdo);
+	rdo.entities = ent;
+	rdo.nentities = 1;
+	tk_report_opts_init(&o);
+	o.reader = &rdo;
+	CHECK(tk_report_write(trace, out, &o, &err) == TK_OK);
+	same_as_cli(out, "--entity Task_Sensor", trace);
 
 	/* warnings: counted, shown on the first pass only */
 	warnings = 0;

@@ -633,8 +633,6 @@ static int read_pass(rep *x, const char *path, const tk_reader_opts *ro,
 			x->file_first = ev->time;
 			x->have_file_first = 1;
 		}
-		if (o->filter && !o->filter(o->ctx, x->t, ev))
-			continue;
 		if (x->pass == 1) {
 			if (!have || ev->time < x->first)
 				x->first = ev->time;
@@ -667,6 +665,16 @@ static int read_pass(rep *x, const char *path, const tk_reader_opts *ro,
 	}
 	if (x->nomem)
 		goto nomem;
+	{
+		/* the trace's first event may be one the query skipped (before
+		 * the window's start, or not an entity of its filter) */
+		uint64_t t;
+		if (x->pass == 1 && tk_query_first_time(r, &t) &&
+		    (!x->have_file_first || t < x->file_first)) {
+			x->file_first = t;
+			x->have_file_first = 1;
+		}
+	}
 	if ((rc = tk_timeline_finish(x->tl, err)) < 0 ||
 	    (st && (rc = tk_stats_finish(st, err)) < 0)) {
 		tk_err_input(err, path, rc);
