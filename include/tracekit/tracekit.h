@@ -346,7 +346,7 @@ typedef struct tk_entity {
 	 * THR) it is its core: the core of the first event that names one
 	 * (tk_event.core) with the process as its target, set as that event
 	 * is handed out by tk_reader_next() or tk_reader_next_batch() (or queued by
-	 * tarmac.h's exception events): TK_NONE until then, final once the
+	 * tarmac_exceptions.h's events): TK_NONE until then, final once the
 	 * reader has returned TK_END.  A process seen on several cores keeps
 	 * the first (tk_load_entity_cores() lists them all); a process whose
 	 * events name no core keeps TK_NONE.  Per format: BTF and the FreeRTOS
@@ -976,7 +976,7 @@ TK_API void tk_counts_free(tk_counts *c);
 
 /* the function symbols of an ELF file */
 #include "tracekit/elf.h"
-/* Arm Tarmac logs as CPU-level records */
+/* Arm Tarmac logs as CPU-level records, and their statistics */
 #include "tracekit/tarmac.h"
 /* check, stats, load: the timing analysis of any trace */
 #include "tracekit/analysis.h"
@@ -992,5 +992,9 @@ TK_API void tk_counts_free(tk_counts *c);
 #include "tracekit/ftstream.h"
 /* the CPU's state at any moment of a Tarmac log (tracekit tarmac regs) */
 #include "tracekit/tarmac_state.h"
+/* the exceptions of a Tarmac log as ISR events, fed its records */
+#include "tracekit/tarmac_exceptions.h"
+/* the function profile of a Tarmac log (tracekit tarmac folded, calls) */
+#include "tracekit/tarmac_profile.h"
 
 #endif /* TRACEKIT_H */
