@@ -57,7 +57,8 @@ TK_API int tk_tarmac_exceptions_new(tk_tarmac_exceptions **out, const tk_tarmac 
  * gives are queued for tk_tarmac_exceptions_next().  Returns the number of
  * events queued (0 for most records: nothing to drain), or a negative
  * status with `err` filled (TK_E_NOMEM; in strict mode TK_E_RANGE for a
- * stamp that cannot be expressed in the time base).
+ * stamp that cannot be expressed in the time base; TK_E_USAGE after
+ * tk_tarmac_exceptions_finish(): the record is not taken).
  */
 TK_API int tk_tarmac_exceptions_record(tk_tarmac_exceptions *ex,
 				       const tk_tarmac_record *rec, tk_error *err);

@@ -350,19 +350,37 @@ static void tarmac(void)
 	tk_tarmac *tr = NULL;
 	tk_tarmac_record rec;
 	tk_tarmac_profile *p = NULL;
+	tk_tarmac_exceptions *ex = NULL;
 	const uint32_t *kids = (const uint32_t *)&p;
+	const tk_event *ev;
+	tk_error err;
 	size_t n;
 
 	CHECK(tk_tarmac_open_mem(&tr, tarmac_log, sizeof tarmac_log - 1, NULL, NULL,
 				 NULL) == TK_OK && tr);
 	/* no symbol table: every address is unknown */
 	CHECK(tk_tarmac_profile_new(&p, NULL, NULL) == TK_OK && p);
-	if (!tr || !p)
+	CHECK(tk_tarmac_exceptions_new(&ex, tr, NULL, NULL) == TK_OK && ex);
+	if (!tr || !p || !ex)
 		goto out;
 	CHECK(tk_tarmac_cpu_name(tr, 0) == NULL);
 	CHECK(tk_tarmac_profile_children(p, SIZE_MAX, 1, &kids) == 0 && !kids);
-	while (tk_tarmac_next(tr, &rec, NULL) == TK_OK)
+	while (tk_tarmac_next(tr, &rec, NULL) == TK_OK) {
 		CHECK(tk_tarmac_profile_record(p, &rec, NULL) == TK_OK);
+		CHECK(tk_tarmac_exceptions_record(ex, &rec, NULL) >= 0);
+	}
+	/* a record after the exception events' finish is refused, said (it
+	 * was dropped with 0, "no event queued") */
+	tk_tarmac_exceptions_finish(ex);
+	while (tk_tarmac_exceptions_next(ex, &ev) == TK_OK)
+		;
+	memset(&err, 0, sizeof err);
+	CHECK(tk_tarmac_exceptions_record(ex, &rec, &err) == TK_E_USAGE);
+	CHECK(err.code == TK_E_USAGE);
+	CHECK(strstr(err.msg, "tk_tarmac_exceptions_record: ") == err.msg);
+	CHECK(strstr(err.msg, "after tk_tarmac_exceptions_finish") != NULL);
+	CHECK(tk_tarmac_exceptions_record(ex, &rec, NULL) == TK_E_USAGE);
+	CHECK(tk_tarmac_exceptions_next(ex, &ev) == TK_END);
 	CHECK(tk_tarmac_profile_log_calls(p) == TK_E_USAGE); /* after a record */
 	CHECK(tk_tarmac_profile_finish(p, NULL) == TK_OK);
 	CHECK(tk_tarmac_profile_finish(p, NULL) == TK_OK);
@@ -378,6 +396,7 @@ static void tarmac(void)
 	CHECK(tk_tarmac_profile_children(p, n, 1, &kids) == 0 && !kids);
 	CHECK(tk_tarmac_profile_children(p, n + 7, 0, &kids) == 0 && !kids);
 out:
+	tk_tarmac_exceptions_free(ex);
 	tk_tarmac_profile_free(p);
 	tk_tarmac_close(tr);
 }

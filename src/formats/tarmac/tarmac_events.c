@@ -806,7 +806,8 @@ int tk_tarmac_exceptions_record(tk_tarmac_exceptions *a, const tk_tarmac_record 
 	int rc;
 
 	if (a->finished)
-		return TK_OK;
+		return tk_err_set(err, TK_E_USAGE, a->tr->name, 0, 0,
+				  "tk_tarmac_exceptions_record: a record after tk_tarmac_exceptions_finish (not taken)");
 	/* the time base is the first stamp's unit */
 	if (!a->has_base && rec->unit != TK_TARMAC_UNIT_NONE) {
 		set_timebase(a, rec->unit);
