@@ -513,11 +513,20 @@ void tk_reqs_free(tk_reqs *q)
 	free(q);
 }
 
+/* Does requirement i ask a percentile that no earlier one asks? */
+static int new_pct(const tk_reqs *q, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (q->r[j].pct == q->r[i].pct)
+			return 0;
+	return 1;
+}
+
 int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	int have_parser = 0, have_doc = 0, rc;
+	int have_parser = 0, have_doc = 0, rc, npct = 0;
 	FILE *fp = NULL;
 	tk_reqs *q = NULL;
 	yaml_node_t *root, *list;
@@ -599,6 +608,12 @@ int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 				rc = node_err(&x, n, "requirement '%s' named twice", r->name);
 				goto out;
 			}
+		if (r->pct && new_pct(q, q->n - 1) && ++npct > TK_PCTL_MAX) {
+			/* one tk_stats holds them all (tk_stats_set_percentiles) */
+			rc = node_err(&x, n, "requirement '%s': more than %d distinct "
+				      "percentiles in the file", r->name, TK_PCTL_MAX);
+			goto out;
+		}
 	}
 	*out = q;
 	q = NULL;
@@ -670,7 +685,7 @@ struct tk_verify {
 	size_t nout, nfail;
 	int nomem, range;
 	tk_u128 tick_p, tick_q; /* a tick is p/q ps */
-	uint32_t pct[64];   /* the percentiles given to stats, in order */
+	uint32_t pct[TK_PCTL_MAX]; /* the percentiles given to stats, in order */
 	int started;        /* the first event was seen */
 };
 
@@ -841,7 +856,7 @@ int tk_verify_new(tk_verify **out, const tk_reqs *q, const tk_trace *t, tk_error
 		if (r->pct) {
 			for (j = 0; j < npct && pct[j] != r->pct; j++)
 				;
-			if (j == npct && npct < 64)
+			if (j == npct && npct < TK_PCTL_MAX)
 				pct[npct++] = r->pct;
 		}
 		if (r->subj == S_LOAD) {
