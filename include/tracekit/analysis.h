@@ -464,7 +464,8 @@ typedef struct tk_verify tk_verify;
  * Verify the requirements `q` (borrowed) on the events of trace `t`
  * (borrowed).  Metrics come from one tk_stats (chains and percentiles
  * added as the requirements ask), loads from tk_load.  TK_OK with *out
- * set, or TK_E_NOMEM.
+ * set; TK_E_USAGE (`out`, `q` or `t` NULL) or TK_E_NOMEM, with `err`
+ * filled and *out NULL.
  */
 TK_API int tk_verify_new(tk_verify **out, const tk_reqs *q, const tk_trace *t,
 			 tk_error *err);

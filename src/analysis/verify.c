@@ -826,13 +826,19 @@ static int on_window(void *ctx, uint64_t start, uint64_t end, const uint64_t *bu
 
 int tk_verify_new(tk_verify **out, const tk_reqs *q, const tk_trace *t, tk_error *err)
 {
-	tk_verify *v = calloc(1, sizeof(*v));
+	tk_verify *v;
 	uint32_t *pct;
 	size_t npct = 0;
-	int rc = TK_E_NOMEM;
 
+	if (!out || !q || !t) {
+		if (out)
+			*out = NULL;
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "tk_verify_new: no %s given",
+				  !out ? "out pointer" : !q ? "requirements" : "trace");
+	}
 	*out = NULL;
-	if (!v)
+	if (!(v = calloc(1, sizeof(*v))))
 		return tk_err_nomem(err, NULL);
 	v->q = q;
 	v->t = t;
@@ -846,16 +852,15 @@ int tk_verify_new(tk_verify **out, const tk_reqs *q, const tk_trace *t, tk_error
 	for (size_t i = 0; i < q->n; i++) {
 		const req *r = &q->r[i];
 		size_t j;
-		if (r->subj == S_CHAIN) {
-			rc = tk_stats_add_chain(v->st, r->chain,
-						(const char *const *)r->names, r->nnames);
-			if (rc == TK_E_NOMEM)
-				goto fail;
-			/* TK_E_USAGE: the same chain as an earlier requirement's */
-		}
+		if (r->subj == S_CHAIN &&
+		    tk_stats_add_chain(v->st, r->chain, (const char *const *)r->names,
+				       r->nnames) == TK_E_NOMEM)
+			goto fail;
+		/* TK_E_USAGE: the same chain as an earlier requirement's */
 		if (r->pct) {
 			for (j = 0; j < npct && pct[j] != r->pct; j++)
 				;
+			/* tk_reqs_read() refused more than TK_PCTL_MAX */
 			if (j == npct && npct < TK_PCTL_MAX)
 				pct[npct++] = r->pct;
 		}
@@ -865,14 +870,15 @@ int tk_verify_new(tk_verify **out, const tk_reqs *q, const tk_trace *t, tk_error
 			v->loads[i].v = v;
 		}
 	}
-	if (npct && (rc = tk_stats_set_percentiles(v->st, pct, npct)) < 0)
+	/* 1..TK_PCTL_MAX valid percentiles on a new tk_stats: only
+	 * TK_E_NOMEM can fail */
+	if (npct && tk_stats_set_percentiles(v->st, pct, npct) < 0)
 		goto fail;
 	*out = v;
 	return TK_OK;
 fail:
 	tk_verify_free(v);
-	return rc == TK_E_NOMEM ? tk_err_nomem(err, NULL)
-				: tk_err_set(err, rc, NULL, 0, 0, "too many percentiles");
+	return tk_err_nomem(err, NULL);
 }
 
 /* the load objects, made at the first event (the time base is known) */

@@ -297,6 +297,36 @@ static void reading(const char *trace, const char *work)
 	}
 	CHECK(tk_check_count(chk, (tk_rule)(TK_RULE_COUNT + 1)) == 0);
 
+	/* tk_verify_new: nothing to verify, or nowhere to put it (the header
+	 * named a TK_E_USAGE no argument reached; NULL crashed) */
+	{
+		tk_reqs *q = NULL;
+		tk_verify *v = (tk_verify *)&ro;
+		FILE *f;
+
+		snprintf(path, sizeof path, "%s/contracts-%ld.yaml", work, (long)getpid());
+		f = fopen(path, "w");
+		CHECK(f != NULL);
+		if (f) {
+			fputs("requirements:\n  - {name: a, entity: Task_Control, metric: RT, "
+			      "percentile: 50, max: 1s}\n", f);
+			fclose(f);
+		}
+		CHECK(tk_reqs_read(&q, path, &err) == TK_OK && q);
+		unlink(path);
+		memset(&err, 0, sizeof err);
+		CHECK(tk_verify_new(&v, NULL, tk_reader_trace(r), &err) == TK_E_USAGE && !v);
+		CHECK(err.code == TK_E_USAGE &&
+		      strstr(err.msg, "tk_verify_new: no requirements") == err.msg);
+		v = (tk_verify *)&ro;
+		CHECK(q && tk_verify_new(&v, q, NULL, &err) == TK_E_USAGE && !v);
+		CHECK(strstr(err.msg, "tk_verify_new: no trace") == err.msg);
+		CHECK(q && tk_verify_new(NULL, q, tk_reader_trace(r), NULL) == TK_E_USAGE);
+		CHECK(q && tk_verify_new(&v, q, tk_reader_trace(r), &err) == TK_OK && v);
+		tk_verify_free(v);
+		tk_reqs_free(q);
+	}
+
 	/* writers: an unknown format, options a writer does not take */
 	tk_writer_opts_init(&wo);
 	snprintf(path, sizeof path, "%s/contracts.btf", work);
