@@ -353,10 +353,18 @@ typedef struct tk_entity {
 	 * trace logger's BTF, the core that is the source of the process
 	 * event (or the core the logger's dialect reads it on); HTF, the core
 	 * section of the record; S.Ha.R.K., its one core "Core_0"; Tarmac,
-	 * the CPU the exception is taken on.  ATF sets it when the element is
-	 * declared, before the first event: its Resource's core, or for an
-	 * element nested in another (a runnable in a task) that element.  A
-	 * trace built in code has the parents given to tk_trace_add_entity().
+	 * the CPU the exception is taken on.  For a runnable (R) it is the
+	 * process that runs it: the source of the first event handed out
+	 * with the runnable as its target whose source is a process, set
+	 * likewise (TK_NONE until then, final at TK_END; a runnable run by
+	 * several processes keeps the first; one whose events have no
+	 * process as source keeps TK_NONE).  Per format: BTF, the source of
+	 * the runnable event (the calling process); HTF, the process running
+	 * on the record's core (the source HTF reading gives a runnable's
+	 * events).  ATF sets it when the element is declared, before the
+	 * first event: its Resource's core, or for an element nested in
+	 * another (a runnable in a task) that element.  A trace built in
+	 * code has the parents given to tk_trace_add_entity().
 	 */
 	uint32_t parent;
 } tk_entity;
