@@ -21,7 +21,7 @@ void tk_reader_opts_init(tk_reader_opts *opts)
 	opts->end_unit = TK_TICKS;
 }
 
-/* The sizes tk_reader_opts has had, oldest first (tk_opts_take()): before
+/* The sizes tk_reader_opts has had, oldest first (TK_OPTS_TAKE()): before
  * the query, with it. */
 static const size_t reader_opts_sizes[] = {
 	offsetof(tk_reader_opts, start),
@@ -31,10 +31,7 @@ static const size_t reader_opts_sizes[] = {
 int tk_reader_opts_take(tk_reader_opts *o, const tk_reader_opts *opts,
 		     tk_error *err)
 {
-	tk_reader_opts_init(o);
-	return tk_opts_take(o, opts, reader_opts_sizes,
-			    sizeof(reader_opts_sizes) / sizeof(reader_opts_sizes[0]),
-			    "tk_reader_opts", err);
+	return TK_OPTS_TAKE(tk_reader_opts, o, opts, reader_opts_sizes, err);
 }
 
 /* The first PROBE_BYTES of `src` (fewer at its end) into *w, consuming
