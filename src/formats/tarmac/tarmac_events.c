@@ -1,8 +1,9 @@
 /*
  * tarmac_events.c - the exception events of a Tarmac log
- * (tk_tarmac_exceptions_*, fed with the records of tarmac_records.c), and the
- * "tarmac" format of tk_reader_open() on it: exception entry and return
- * become ISR activity per core (docs/mappings.md, "Tarmac").
+ * (tk_tarmac_exceptions_* of tracekit/tarmac_exceptions.h, fed with the
+ * records of tarmac_records.c), and the "tarmac" format of tk_reader_open()
+ * on it: exception entry and return become ISR activity per core
+ * (docs/mappings.md, "Tarmac").
  *
  * One record can give several events (an entry preempts the running
  * handler; a return to thread mode ends a whole nest), so the events go
