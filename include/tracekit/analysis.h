@@ -426,8 +426,9 @@ typedef struct tk_reqs tk_reqs;
 /**
  * Read the requirements file at `path` (docs/verify.md gives its format).
  * TK_OK with *out set; TK_E_IO (unreadable), TK_E_PARSE (bad YAML, an
- * unknown key or metric, a bad entity, unit or bound, a missing bound:
- * `err` holds the line and column) or TK_E_NOMEM, *out NULL.
+ * unknown key or metric, a bad entity, unit or bound, a missing bound,
+ * more than 64 distinct percentiles: `err` holds the line and column) or
+ * TK_E_NOMEM, *out NULL.
  */
 TK_API int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err);
 
@@ -463,7 +464,8 @@ typedef struct tk_verify tk_verify;
  * Verify the requirements `q` (borrowed) on the events of trace `t`
  * (borrowed).  Metrics come from one tk_stats (chains and percentiles
  * added as the requirements ask), loads from tk_load.  TK_OK with *out
- * set, or TK_E_NOMEM.
+ * set; TK_E_USAGE (`out`, `q` or `t` NULL) or TK_E_NOMEM, with `err`
+ * filled and *out NULL.
  */
 TK_API int tk_verify_new(tk_verify **out, const tk_reqs *q, const tk_trace *t,
 			 tk_error *err);

@@ -3,14 +3,15 @@
  * address, looked up by address.
  *
  * Not tied to a trace format: the function profile of a Tarmac log
- * (tarmac.h, tk_tarmac_profile_new()) names its frames with one, and any
- * program that maps program counters of a trace to functions can use it.
+ * (tarmac_profile.h, tk_tarmac_profile_new()) names its frames with one,
+ * and any program that maps program counters of a trace to functions can
+ * use it.
  * The names are those of the file (an ELF symbol's bytes, up to its NUL).
  *
  * Included by tracekit.h.
  */
 /* tk_error and TK_API; first, as tracekit.h includes this header at its
- * end and tarmac.h after it */
+ * end and tarmac_profile.h after it */
 #include "tracekit.h"
 
 #ifndef TRACEKIT_ELF_H

@@ -5,9 +5,14 @@
  * writes, events (resets, exceptions), memory accesses and bus transfers,
  * one per line.  This API reads such a log as a stream of tk_tarmac_record
  * values, without loading it (a file is read in pieces) and without an
- * allocation per record.  The common event model sees the same logs through
- * the "tarmac" format of tk_reader_open(), which derives exception entry and
- * return as ISR events per core (docs/mappings.md, "Tarmac").
+ * allocation per record, and counts them into record statistics
+ * (tk_tarmac_stats: the figures of `tracekit stats`).  The common event
+ * model sees the same logs through the "tarmac" format of tk_reader_open(),
+ * which derives exception entry and return as ISR events per core
+ * (docs/mappings.md, "Tarmac").  Other objects are fed these records:
+ * tarmac_exceptions.h (those ISR events, in the same pass),
+ * tarmac_profile.h (a function profile against an ELF file's symbols) and
+ * tarmac_state.h (the CPU's registers and memory at any moment).
  *
  * The variants read (docs/tarmac.md has one example line of each):
  *  - Cortex-M RTL ("tarmac.txt" of the Cortex-M3/M4 bundles): IT/IS/IF/IE/IA
@@ -31,21 +36,19 @@
  * line as skipped, reports a warning, and goes on.  In both modes blank lines
  * and lines whose first non-blank character is '#' are comments.
  */
+/* tk_error, tk_warning_fn, tk_input and TK_API; first, as tracekit.h
+ * includes this header at its end */
+#include "tracekit.h"
+
 #ifndef TRACEKIT_TARMAC_H
 #define TRACEKIT_TARMAC_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* tk_error, tk_warning_fn and tk_input (tracekit.h includes this header
- * too: either may come first) */
-#include "tracekit.h"
-#include "elf.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
-
 
 /** Record kinds, one per kind of Tarmac line. */
 typedef enum tk_tarmac_kind {
@@ -237,66 +240,6 @@ TK_API const char *tk_tarmac_name(const tk_tarmac *tr);
 TK_API void tk_tarmac_close(tk_tarmac *tr);
 
 /* ------------------------------------------------------------------------ */
-/* The exception events                                                      */
-/* ------------------------------------------------------------------------ */
-
-/**
- * The exception events of a log: the intervals from an exception's entry
- * to its return, as ISR events.  Fed with the log's records, exception
- * entry and return (E / EXC / ES records, IPSR and xPSR writes, EXC_RETURN
- * through BX LR, POP / LDM / LDR of pc, ERET) become ISR events per core,
- * named after the exception ("Reset", "HardFault", "SysTick", "IRQ12");
- * docs/mappings.md, "Tarmac", gives the rules.  These are the events of
- * the "tarmac" format of tk_reader_open(); with this API a program that
- * reads the records anyway (a profile, statistics) gets them in the same
- * pass.  The events' entities and time base are those of
- * tk_tarmac_exceptions_trace(): the time base is the unit of the first
- * stamp (cycles are written as 1 ns); stamps of another unit are converted
- * exactly where they can be, else taken as they are with a warning (an
- * error in strict mode).
- */
-typedef struct tk_tarmac_exceptions tk_tarmac_exceptions;
-
-/**
- * The exception events of the records of `tr` (borrowed for its CPU names
- * and input name: it must outlive them).  `opts` (NULL: the defaults) gives
- * strict mode and the warning callback.  TK_OK or TK_E_NOMEM.
- */
-TK_API int tk_tarmac_exceptions_new(tk_tarmac_exceptions **out, const tk_tarmac *tr,
-				    const tk_tarmac_opts *opts, tk_error *err);
-
-/**
- * Feed the next record of the log (every record, in order).  The events it
- * gives are queued for tk_tarmac_exceptions_next().  Returns the number of
- * events queued (0 for most records: nothing to drain), or a negative
- * status with `err` filled (TK_E_NOMEM; in strict mode TK_E_RANGE for a
- * stamp that cannot be expressed in the time base).
- */
-TK_API int tk_tarmac_exceptions_record(tk_tarmac_exceptions *ex,
-				       const tk_tarmac_record *rec, tk_error *err);
-
-/**
- * The next queued event: TK_OK with *ev set (valid until the next call),
- * or TK_END when the queue is empty (feed the next record).
- */
-TK_API int tk_tarmac_exceptions_next(tk_tarmac_exceptions *ex, const tk_event **ev);
-
-/**
- * After the last record: exceptions still active stay open (no terminate
- * is made up; one warning says how many).
- */
-TK_API void tk_tarmac_exceptions_finish(tk_tarmac_exceptions *ex);
-
-/** The entities (cores, exceptions) and time base of the events. */
-TK_API const tk_trace *tk_tarmac_exceptions_trace(const tk_tarmac_exceptions *ex);
-
-/** Warnings so far. */
-TK_API uint64_t tk_tarmac_exceptions_warning_count(const tk_tarmac_exceptions *ex);
-
-/** Free; NULL is allowed. */
-TK_API void tk_tarmac_exceptions_free(tk_tarmac_exceptions *ex);
-
-/* ------------------------------------------------------------------------ */
 /* Record statistics                                                         */
 /* ------------------------------------------------------------------------ */
 
@@ -405,168 +348,9 @@ TK_API size_t tk_tarmac_stats_traffic(const tk_tarmac_stats *s,
 /** Free; NULL is allowed. */
 TK_API void tk_tarmac_stats_free(tk_tarmac_stats *s);
 
-/* ------------------------------------------------------------------------ */
-/* The function profile                                                      */
-/* ------------------------------------------------------------------------ */
-
-/**
- * A function profile of a Tarmac log: per CPU a shadow call stack, driven
- * by the executed instructions and the exception records; the result is a
- * call tree whose nodes are the distinct stacks.  docs/tarmac.md, "Function
- * profile", gives the rules; in short:
- *  - a call is an executed BL/BLX/BLR whose next instruction is in another
- *    function or at a function's entry (recursion); the return address is
- *    the instruction after the call; so is a jump to another function or
- *    an entry just after the link register was set to another address
- *    than the target and the return addresses on the stack (MOV lr,pc;
- *    BX r1), whose return address is the link register's value;
- *  - an assembler label's code (tk_symbol.label) reached by
- *    falling through, a direct branch or a return stays in the frame;
- *  - a return is reaching the return address of a frame on the stack (BX
- *    LR, POP {..,pc}, RET, LDR pc, ...), or reaching a function that is
- *    lower on the stack;
- *  - a branch to a function's entry that is not a call is a tail call (the
- *    frame is replaced); any other jump into another function replaces the
- *    frame too;
- *  - an exception entry (E / EXC / ES records, IPSR writes) makes the
- *    handler a child frame of the interrupted function; an exception
- *    return (EXC_RETURN through BX/POP/LDR, IPSR back to 0, ERET) ends it
- *    and the frames it called;  a reset empties the stack.
- * Instructions are the executed ones (IT/IA/ES, not IS or CCFAIL).  An
- * instruction's time is the time from its stamp to the next instruction's
- * stamp on the same CPU (the last one has 0), in the log's unit; a skipped
- * instruction's time goes to the frame its PC is in; a stamp earlier than
- * the CPU's latest counts no time (the latest stays).
- */
-typedef struct tk_tarmac_profile tk_tarmac_profile;
-
-/** A call-tree node: one distinct stack. */
-typedef struct tk_tarmac_node {
-	uint32_t parent;          /**< node index; the roots are their own parent */
-	uint32_t depth;           /**< 0 for a root */
-	long symbol;              /**< symtab index; -1: an address in no function;
-				       -2: the root of a CPU prefix (cpu > 0) */
-	uint32_t cpu;             /**< the record's cpu (see tk_tarmac_record) */
-	int exception;            /**< entered by an exception */
-	uint64_t calls;           /**< times the stack was entered */
-	uint64_t self_instructions, instructions;   /**< self and inclusive */
-	uint64_t self_time, time;                   /**< self and inclusive */
-} tk_tarmac_node;
-
-/** A function's totals over the call tree. */
-typedef struct tk_tarmac_func {
-	long symbol;              /**< symtab index; -1: outside every function */
-	uint64_t calls;
-	uint64_t self_instructions, instructions;
-	uint64_t self_time, time; /**< inclusive counts recursion once */
-} tk_tarmac_func;
-
-/** A profile on `st` (borrowed: it must outlive the profile).  TK_OK or
- * TK_E_NOMEM. */
-TK_API int tk_tarmac_profile_new(tk_tarmac_profile **out, const tk_symtab *st,
-				 tk_error *err);
-
-/**
- * Feed the records of a log in order.  Returns TK_OK or TK_E_NOMEM.
- */
-TK_API int tk_tarmac_profile_record(tk_tarmac_profile *p, const tk_tarmac_record *rec,
-				    tk_error *err);
-
-/**
- * Returns the unit of a profile's times: that of the log's first stamp.
- * *inexact: the stamps in another unit that are not a whole number of it
- * (rounded down) or have no SI length (no time counted); *backwards: the
- * stamps earlier than their CPU's last (no time counted).  Both 0: every
- * time is exact.
- */
-TK_API tk_tarmac_unit tk_tarmac_profile_stamps(const tk_tarmac_profile *p,
-					       uint64_t *inexact, uint64_t *backwards);
-
-/**
- * After the last record: the inclusive figures and the per-function totals.
- * Frames still open are closed at the last instruction.  TK_OK or
- * TK_E_NOMEM.
- */
-TK_API int tk_tarmac_profile_finish(tk_tarmac_profile *p, tk_error *err);
-
-/** The nodes (after finish): children always come after their parent. */
-TK_API size_t tk_tarmac_profile_node_count(const tk_tarmac_profile *p);
-TK_API const tk_tarmac_node *tk_tarmac_profile_node(const tk_tarmac_profile *p,
-						    size_t i);
-
-/** The functions that executed (after finish), by inclusive instructions. */
-TK_API size_t tk_tarmac_profile_func_count(const tk_tarmac_profile *p);
-TK_API const tk_tarmac_func *tk_tarmac_profile_func(const tk_tarmac_profile *p,
-						    size_t i);
-
-/** The name of a symtab index, "[unknown]" for -1. */
-TK_API const char *tk_tarmac_profile_symbol_name(const tk_tarmac_profile *p,
-						 long symbol);
-
-/**
- * The indices of the children of node `i` (SIZE_MAX: the roots), sorted by
- * name (by_name) or by inclusive instructions, largest first, then name.
- * Returns the count and sets *out to an array owned by the profile, valid
- * until the next call.  0 with *out NULL before tk_tarmac_profile_finish()
- * and for an i that is no node.
- */
-TK_API size_t tk_tarmac_profile_children(tk_tarmac_profile *p, size_t i,
-					 int by_name, const uint32_t **out);
-
-/** A place in the log: an instruction's stamp, line and address. */
-typedef struct tk_tarmac_site {
-	uint64_t time;            /**< in the log's unit (tk_tarmac_profile_stamps()) */
-	uint64_t line;
-	uint64_t pc;
-} tk_tarmac_site;
-
-/** How a frame was entered. */
-enum { TK_TARMAC_CALL = 0,       /**< BL, BLX, BLR, or the link-register convention */
-       TK_TARMAC_CALL_TAIL = 1,  /**< a jump that replaced its caller's frame */
-       TK_TARMAC_CALL_EXCEPTION = 2,
-       TK_TARMAC_CALL_ROOT = 3   /**< the first frame of an empty stack */ };
-
-/** One call (tk_tarmac_profile_log_calls()). */
-typedef struct tk_tarmac_call {
-	long symbol;              /**< the callee (symtab index, -1 unknown) */
-	uint32_t cpu;             /**< the record's cpu */
-	uint32_t depth;           /**< 0: a root frame */
-	int kind;                 /**< TK_TARMAC_CALL* */
-	int has_site, returned;   /**< a call site (not for roots, exceptions);
-				       a return was seen */
-	tk_tarmac_site site;      /**< the calling instruction (BL, the jump) */
-	tk_tarmac_site entry;     /**< the callee's first instruction */
-	tk_tarmac_site ret;       /**< the callee's last instruction (the
-				       return, or the one before the pop) */
-	tk_tarmac_site back;      /**< the first instruction after the return */
-	int has_back;             /**< 0: open at the end, or (returned set)
-				       ended by a tail call, which went on */
-} tk_tarmac_call;
-
-/**
- * Before the first record: keep every call (one tk_tarmac_call each, in the
- * order they were made), for tk_tarmac_profile_calls().  TK_OK, or
- * TK_E_USAGE after the first record.
- */
-TK_API int tk_tarmac_profile_log_calls(tk_tarmac_profile *p);
-
-/** The calls kept (after finish; frames open at the end have returned 0). */
-TK_API size_t tk_tarmac_profile_calls(const tk_tarmac_profile *p,
-				      const tk_tarmac_call **out);
-
-/** Executed instructions seen, and frames dropped past the depth limit. */
-TK_API uint64_t tk_tarmac_profile_instructions(const tk_tarmac_profile *p);
-TK_API uint64_t tk_tarmac_profile_depth_overflows(const tk_tarmac_profile *p);
-
-/** Free; NULL is allowed. */
-TK_API void tk_tarmac_profile_free(tk_tarmac_profile *p);
-
 #ifdef __cplusplus
 }
 #endif
 
-/* the CPU's state at any moment of a log, on the records above */
-#define TRACEKIT_TARMAC_RECORDS_H
-#include "tracekit/tarmac_state.h"
-
 #endif /* TRACEKIT_TARMAC_H */
+

@@ -11,15 +11,21 @@
  * K-th executed instruction.  `tracekit tarmac regs`, `mem` and `history`
  * are a loop of tk_tarmac_next(), tk_tarmac_at_passed() and
  * tk_tarmac_state_record() (docs/tarmac.md, "State at any moment").
+ *
+ * Included by tracekit.h.
  */
-/* tarmac.h includes this header at its end, once its records are declared:
- * included before that (through tracekit.h), it declares nothing yet */
-#include "tracekit/tarmac.h"
-#if defined(TRACEKIT_TARMAC_RECORDS_H) && !defined(TRACEKIT_TARMAC_STATE_H)
+/* tk_error and TK_API; first, as tracekit.h includes this header at its
+ * end */
+#include "tracekit.h"
+
+#ifndef TRACEKIT_TARMAC_STATE_H
 #define TRACEKIT_TARMAC_STATE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* the records it is fed (tk_tarmac_record) */
+#include "tracekit/tarmac.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -138,4 +144,4 @@ TK_API int tk_tarmac_at_passed(tk_tarmac_at *at, const tk_tarmac_record *rec);
 }
 #endif
 
-#endif /* TRACEKIT_TARMAC_STATE_H (TRACEKIT_TARMAC_RECORDS_H) */
+#endif /* TRACEKIT_TARMAC_STATE_H */

@@ -346,17 +346,25 @@ typedef struct tk_entity {
 	 * THR) it is its core: the core of the first event that names one
 	 * (tk_event.core) with the process as its target, set as that event
 	 * is handed out by tk_reader_next() or tk_reader_next_batch() (or queued by
-	 * tarmac.h's exception events): TK_NONE until then, final once the
+	 * tarmac_exceptions.h's events): TK_NONE until then, final once the
 	 * reader has returned TK_END.  A process seen on several cores keeps
 	 * the first (tk_load_entity_cores() lists them all); a process whose
 	 * events name no core keeps TK_NONE.  Per format: BTF and the FreeRTOS
 	 * trace logger's BTF, the core that is the source of the process
 	 * event (or the core the logger's dialect reads it on); HTF, the core
 	 * section of the record; S.Ha.R.K., its one core "Core_0"; Tarmac,
-	 * the CPU the exception is taken on.  ATF sets it when the element is
-	 * declared, before the first event: its Resource's core, or for an
-	 * element nested in another (a runnable in a task) that element.  A
-	 * trace built in code has the parents given to tk_trace_add_entity().
+	 * the CPU the exception is taken on.  For a runnable (R) it is the
+	 * process that runs it: the source of the first event handed out
+	 * with the runnable as its target whose source is a process, set
+	 * likewise (TK_NONE until then, final at TK_END; a runnable run by
+	 * several processes keeps the first; one whose events have no
+	 * process as source keeps TK_NONE).  Per format: BTF, the source of
+	 * the runnable event (the calling process); HTF, the process running
+	 * on the record's core (the source HTF reading gives a runnable's
+	 * events).  ATF sets it when the element is declared, before the
+	 * first event: its Resource's core, or for an element nested in
+	 * another (a runnable in a task) that element.  A trace built in
+	 * code has the parents given to tk_trace_add_entity().
 	 */
 	uint32_t parent;
 } tk_entity;
@@ -976,7 +984,7 @@ TK_API void tk_counts_free(tk_counts *c);
 
 /* the function symbols of an ELF file */
 #include "tracekit/elf.h"
-/* Arm Tarmac logs as CPU-level records */
+/* Arm Tarmac logs as CPU-level records, and their statistics */
 #include "tracekit/tarmac.h"
 /* check, stats, load: the timing analysis of any trace */
 #include "tracekit/analysis.h"
@@ -992,5 +1000,9 @@ TK_API void tk_counts_free(tk_counts *c);
 #include "tracekit/ftstream.h"
 /* the CPU's state at any moment of a Tarmac log (tracekit tarmac regs) */
 #include "tracekit/tarmac_state.h"
+/* the exceptions of a Tarmac log as ISR events, fed its records */
+#include "tracekit/tarmac_exceptions.h"
+/* the function profile of a Tarmac log (tracekit tarmac folded, calls) */
+#include "tracekit/tarmac_profile.h"
 
 #endif /* TRACEKIT_H */

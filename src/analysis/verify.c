@@ -513,11 +513,20 @@ void tk_reqs_free(tk_reqs *q)
 	free(q);
 }
 
+/* Does requirement i ask a percentile that no earlier one asks? */
+static int new_pct(const tk_reqs *q, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (q->r[j].pct == q->r[i].pct)
+			return 0;
+	return 1;
+}
+
 int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	int have_parser = 0, have_doc = 0, rc;
+	int have_parser = 0, have_doc = 0, rc, npct = 0;
 	FILE *fp = NULL;
 	tk_reqs *q = NULL;
 	yaml_node_t *root, *list;
@@ -599,6 +608,12 @@ int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 				rc = node_err(&x, n, "requirement '%s' named twice", r->name);
 				goto out;
 			}
+		if (r->pct && new_pct(q, q->n - 1) && ++npct > TK_PCTL_MAX) {
+			/* one tk_stats holds them all (tk_stats_set_percentiles) */
+			rc = node_err(&x, n, "requirement '%s': more than %d distinct "
+				      "percentiles in the file", r->name, TK_PCTL_MAX);
+			goto out;
+		}
 	}
 	*out = q;
 	q = NULL;
@@ -670,7 +685,7 @@ struct tk_verify {
 	size_t nout, nfail;
 	int nomem, range;
 	tk_u128 tick_p, tick_q; /* a tick is p/q ps */
-	uint32_t pct[64];   /* the percentiles given to stats, in order */
+	uint32_t pct[TK_PCTL_MAX]; /* the percentiles given to stats, in order */
 	int started;        /* the first event was seen */
 };
 
@@ -811,13 +826,19 @@ static int on_window(void *ctx, uint64_t start, uint64_t end, const uint64_t *bu
 
 int tk_verify_new(tk_verify **out, const tk_reqs *q, const tk_trace *t, tk_error *err)
 {
-	tk_verify *v = calloc(1, sizeof(*v));
+	tk_verify *v;
 	uint32_t *pct;
 	size_t npct = 0;
-	int rc = TK_E_NOMEM;
 
+	if (!out || !q || !t) {
+		if (out)
+			*out = NULL;
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "tk_verify_new: no %s given",
+				  !out ? "out pointer" : !q ? "requirements" : "trace");
+	}
 	*out = NULL;
-	if (!v)
+	if (!(v = calloc(1, sizeof(*v))))
 		return tk_err_nomem(err, NULL);
 	v->q = q;
 	v->t = t;
@@ -831,17 +852,16 @@ int tk_verify_new(tk_verify **out, const tk_reqs *q, const tk_trace *t, tk_error
 	for (size_t i = 0; i < q->n; i++) {
 		const req *r = &q->r[i];
 		size_t j;
-		if (r->subj == S_CHAIN) {
-			rc = tk_stats_add_chain(v->st, r->chain,
-						(const char *const *)r->names, r->nnames);
-			if (rc == TK_E_NOMEM)
-				goto fail;
-			/* TK_E_USAGE: the same chain as an earlier requirement's */
-		}
+		if (r->subj == S_CHAIN &&
+		    tk_stats_add_chain(v->st, r->chain, (const char *const *)r->names,
+				       r->nnames) == TK_E_NOMEM)
+			goto fail;
+		/* TK_E_USAGE: the same chain as an earlier requirement's */
 		if (r->pct) {
 			for (j = 0; j < npct && pct[j] != r->pct; j++)
 				;
-			if (j == npct && npct < 64)
+			/* tk_reqs_read() refused more than TK_PCTL_MAX */
+			if (j == npct && npct < TK_PCTL_MAX)
 				pct[npct++] = r->pct;
 		}
 		if (r->subj == S_LOAD) {
@@ -850,14 +870,15 @@ int tk_verify_new(tk_verify **out, const tk_reqs *q, const tk_trace *t, tk_error
 			v->loads[i].v = v;
 		}
 	}
-	if (npct && (rc = tk_stats_set_percentiles(v->st, pct, npct)) < 0)
+	/* 1..TK_PCTL_MAX valid percentiles on a new tk_stats: only
+	 * TK_E_NOMEM can fail */
+	if (npct && tk_stats_set_percentiles(v->st, pct, npct) < 0)
 		goto fail;
 	*out = v;
 	return TK_OK;
 fail:
 	tk_verify_free(v);
-	return rc == TK_E_NOMEM ? tk_err_nomem(err, NULL)
-				: tk_err_set(err, rc, NULL, 0, 0, "too many percentiles");
+	return tk_err_nomem(err, NULL);
 }
 
 /* the load objects, made at the first event (the time base is known) */

@@ -64,8 +64,21 @@ static inline int tk_err_code_(int rc, int code) { (void)rc; return code; }
 int tk_opts_take(void *dst, const void *src, const size_t *sizes,
 		 size_t nsizes, const char *what, tk_error *err);
 
+/*
+ * tk_opts_take() of an option struct `type` (tk_reader_opts, ...), the one
+ * way every constructor takes its options: *dst set to the defaults by
+ * type_init(), then the caller's `src` (a const type *, NULL for the
+ * defaults) over it, checked against `sizes` (the static array of the
+ * sizes the struct has had); "type" names the struct in the message.
+ * TK_OK or TK_E_USAGE.
+ */
+#define TK_OPTS_TAKE(type, dst, src, sizes, err)                              \
+	((void)sizeof((src) == (const type *)0), type##_init(dst),            \
+	 tk_opts_take((dst), (src), (sizes), sizeof(sizes) / sizeof((sizes)[0]), \
+		      #type, (err)))
+
 /** The caller's reader options (NULL: the defaults) into *o, their size
- *  checked (tk_opts_take()): TK_OK or TK_E_USAGE. */
+ *  checked (TK_OPTS_TAKE()): TK_OK or TK_E_USAGE. */
 int tk_reader_opts_take(tk_reader_opts *o, const tk_reader_opts *opts,
 			tk_error *err);
 

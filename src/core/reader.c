@@ -21,7 +21,7 @@ void tk_reader_opts_init(tk_reader_opts *opts)
 	opts->end_unit = TK_TICKS;
 }
 
-/* The sizes tk_reader_opts has had, oldest first (tk_opts_take()): before
+/* The sizes tk_reader_opts has had, oldest first (TK_OPTS_TAKE()): before
  * the query, with it. */
 static const size_t reader_opts_sizes[] = {
 	offsetof(tk_reader_opts, start),
@@ -31,10 +31,7 @@ static const size_t reader_opts_sizes[] = {
 int tk_reader_opts_take(tk_reader_opts *o, const tk_reader_opts *opts,
 		     tk_error *err)
 {
-	tk_reader_opts_init(o);
-	return tk_opts_take(o, opts, reader_opts_sizes,
-			    sizeof(reader_opts_sizes) / sizeof(reader_opts_sizes[0]),
-			    "tk_reader_opts", err);
+	return TK_OPTS_TAKE(tk_reader_opts, o, opts, reader_opts_sizes, err);
 }
 
 /* The first PROBE_BYTES of `src` (fewer at its end) into *w, consuming
@@ -381,22 +378,33 @@ static TK_NOINLINE int failed(tk_reader *r, int rc, tk_error *err)
 	return rc;
 }
 
-/* The events' cores as the parents of their processes (tk_entity.parent,
- * tracekit.h): a process (T, I, THR) without a parent takes the core of the
- * first event handed out that names one with the process as its target. */
-static void note_cores(tk_reader *r, const tk_event *ev, size_t n)
+/* The parents the events say (tk_entity.parent, tracekit.h): a process (T,
+ * I, THR) without a parent takes the core of the first event handed out
+ * that names one with the process as its target; a runnable (R) without a
+ * parent takes the source of the first event handed out with the runnable
+ * as its target whose source is a process (the process that runs it). */
+static void note_parents(tk_reader *r, const tk_event *ev, size_t n)
 {
 	tk_trace *t = r->trace;
 
 	for (; n--; ev++) {
 		tk_entity *e;
 
-		if (TK_LIKELY(ev->core == TK_NONE) || ev->target >= t->nents ||
-		    ev->core >= t->nents || ev->target == ev->core)
+		if (TK_LIKELY(ev->core == TK_NONE) && TK_LIKELY(ev->type != TK_ET_R))
+			continue;
+		if (ev->target >= t->nents)
 			continue;
 		e = tk_trace_ent(t, ev->target);
-		if (e->parent == TK_NONE && tk_etype_is_process(e->type))
+		if (e->parent != TK_NONE)
+			continue;
+		if (e->type == TK_ET_R) {
+			if (ev->source < t->nents && ev->source != ev->target &&
+			    tk_etype_is_process(tk_trace_ent(t, ev->source)->type))
+				e->parent = ev->source;
+		} else if (ev->core != TK_NONE && ev->core < t->nents &&
+			   ev->target != ev->core && tk_etype_is_process(e->type)) {
 			e->parent = ev->core;
+		}
 	}
 }
 
@@ -413,11 +421,11 @@ int tk_reader_raw_next(tk_reader *r, const tk_event **ev, tk_error *err)
 		return failed(r, 0, err);
 	if (r->fmt->reader_next) {
 		if ((rc = r->fmt->reader_next(r, ev, err)) == TK_OK) {
-			note_cores(r, *ev, 1);
+			note_parents(r, *ev, 1);
 			r->ndecoded++;
 		}
 	} else if ((rc = r->fmt->reader_next_batch(r, ev, &n, NEXT_BATCH, err)) == TK_OK) {
-		note_cores(r, *ev, n);
+		note_parents(r, *ev, n);
 		r->evq = *ev + 1;
 		r->evq_end = *ev + n;
 		r->ndecoded += n;
@@ -471,7 +479,7 @@ int tk_reader_raw_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 		*n = 0;
 	}
 	if (rc == TK_OK)
-		note_cores(r, *evs, *n);
+		note_parents(r, *evs, *n);
 	r->ndecoded += *n;
 	return TK_UNLIKELY(rc < 0) ? failed(r, rc, err) : rc;
 }

@@ -12,7 +12,7 @@ void tk_writer_opts_init(tk_writer_opts *opts)
 	opts->size = sizeof(*opts);
 }
 
-/* The sizes tk_writer_opts has had, oldest first (tk_opts_take()). */
+/* The sizes tk_writer_opts has had, oldest first (TK_OPTS_TAKE()). */
 static const size_t writer_opts_sizes[] = {
 	sizeof(tk_writer_opts)
 };
@@ -26,10 +26,7 @@ int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
 	int rc;
 
 	*out = NULL;
-	tk_writer_opts_init(&given);
-	rc = tk_opts_take(&given, opts, writer_opts_sizes,
-			  sizeof(writer_opts_sizes) / sizeof(writer_opts_sizes[0]),
-			  "tk_writer_opts", err);
+	rc = TK_OPTS_TAKE(tk_writer_opts, &given, opts, writer_opts_sizes, err);
 	if (rc < 0)
 		return rc;
 	opts = &given;

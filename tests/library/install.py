@@ -115,7 +115,10 @@ def main():
               "lib/libtracekit.so.0", "include/tracekit/tracekit.h",
               "include/tracekit/analysis.h", "lib/pkgconfig/tracekit.pc",
               "lib/cmake/tracekit/tracekitConfig.cmake",
-              "lib/cmake/tracekit/tracekitConfigVersion.cmake"]:
+              "lib/cmake/tracekit/tracekitConfigVersion.cmake"] + \
+            ["include/tracekit/" + h for h in
+             sorted(os.listdir(os.path.join(root, "include", "tracekit")))
+             if h.endswith(".h")]:
         if not os.path.exists(os.path.join(inst, f)):
             fails.append("not installed: " + f)
     if fails:

@@ -297,6 +297,36 @@ static void reading(const char *trace, const char *work)
 	}
 	CHECK(tk_check_count(chk, (tk_rule)(TK_RULE_COUNT + 1)) == 0);
 
+	/* tk_verify_new: nothing to verify, or nowhere to put it (the header
+	 * named a TK_E_USAGE no argument reached; NULL crashed) */
+	{
+		tk_reqs *q = NULL;
+		tk_verify *v = (tk_verify *)&ro;
+		FILE *f;
+
+		snprintf(path, sizeof path, "%s/contracts-%ld.yaml", work, (long)getpid());
+		f = fopen(path, "w");
+		CHECK(f != NULL);
+		if (f) {
+			fputs("requirements:\n  - {name: a, entity: Task_Control, metric: RT, "
+			      "percentile: 50, max: 1s}\n", f);
+			fclose(f);
+		}
+		CHECK(tk_reqs_read(&q, path, &err) == TK_OK && q);
+		unlink(path);
+		memset(&err, 0, sizeof err);
+		CHECK(tk_verify_new(&v, NULL, tk_reader_trace(r), &err) == TK_E_USAGE && !v);
+		CHECK(err.code == TK_E_USAGE &&
+		      strstr(err.msg, "tk_verify_new: no requirements") == err.msg);
+		v = (tk_verify *)&ro;
+		CHECK(q && tk_verify_new(&v, q, NULL, &err) == TK_E_USAGE && !v);
+		CHECK(strstr(err.msg, "tk_verify_new: no trace") == err.msg);
+		CHECK(q && tk_verify_new(NULL, q, tk_reader_trace(r), NULL) == TK_E_USAGE);
+		CHECK(q && tk_verify_new(&v, q, tk_reader_trace(r), &err) == TK_OK && v);
+		tk_verify_free(v);
+		tk_reqs_free(q);
+	}
+
 	/* writers: an unknown format, options a writer does not take */
 	tk_writer_opts_init(&wo);
 	snprintf(path, sizeof path, "%s/contracts.btf", work);
@@ -350,19 +380,37 @@ static void tarmac(void)
 	tk_tarmac *tr = NULL;
 	tk_tarmac_record rec;
 	tk_tarmac_profile *p = NULL;
+	tk_tarmac_exceptions *ex = NULL;
 	const uint32_t *kids = (const uint32_t *)&p;
+	const tk_event *ev;
+	tk_error err;
 	size_t n;
 
 	CHECK(tk_tarmac_open_mem(&tr, tarmac_log, sizeof tarmac_log - 1, NULL, NULL,
 				 NULL) == TK_OK && tr);
 	/* no symbol table: every address is unknown */
 	CHECK(tk_tarmac_profile_new(&p, NULL, NULL) == TK_OK && p);
-	if (!tr || !p)
+	CHECK(tk_tarmac_exceptions_new(&ex, tr, NULL, NULL) == TK_OK && ex);
+	if (!tr || !p || !ex)
 		goto out;
 	CHECK(tk_tarmac_cpu_name(tr, 0) == NULL);
 	CHECK(tk_tarmac_profile_children(p, SIZE_MAX, 1, &kids) == 0 && !kids);
-	while (tk_tarmac_next(tr, &rec, NULL) == TK_OK)
+	while (tk_tarmac_next(tr, &rec, NULL) == TK_OK) {
 		CHECK(tk_tarmac_profile_record(p, &rec, NULL) == TK_OK);
+		CHECK(tk_tarmac_exceptions_record(ex, &rec, NULL) >= 0);
+	}
+	/* a record after the exception events' finish is refused, said (it
+	 * was dropped with 0, "no event queued") */
+	tk_tarmac_exceptions_finish(ex);
+	while (tk_tarmac_exceptions_next(ex, &ev) == TK_OK)
+		;
+	memset(&err, 0, sizeof err);
+	CHECK(tk_tarmac_exceptions_record(ex, &rec, &err) == TK_E_USAGE);
+	CHECK(err.code == TK_E_USAGE);
+	CHECK(strstr(err.msg, "tk_tarmac_exceptions_record: ") == err.msg);
+	CHECK(strstr(err.msg, "after tk_tarmac_exceptions_finish") != NULL);
+	CHECK(tk_tarmac_exceptions_record(ex, &rec, NULL) == TK_E_USAGE);
+	CHECK(tk_tarmac_exceptions_next(ex, &ev) == TK_END);
 	CHECK(tk_tarmac_profile_log_calls(p) == TK_E_USAGE); /* after a record */
 	CHECK(tk_tarmac_profile_finish(p, NULL) == TK_OK);
 	CHECK(tk_tarmac_profile_finish(p, NULL) == TK_OK);
@@ -378,6 +426,7 @@ static void tarmac(void)
 	CHECK(tk_tarmac_profile_children(p, n, 1, &kids) == 0 && !kids);
 	CHECK(tk_tarmac_profile_children(p, n + 7, 0, &kids) == 0 && !kids);
 out:
+	tk_tarmac_exceptions_free(ex);
 	tk_tarmac_profile_free(p);
 	tk_tarmac_close(tr);
 }

@@ -142,7 +142,7 @@ void tk_dataset_opts_init(tk_dataset_opts *o)
 	o->size = sizeof(*o);
 }
 
-/* The sizes tk_dataset_opts has had, oldest first (tk_opts_take()). */
+/* The sizes tk_dataset_opts has had, oldest first (TK_OPTS_TAKE()). */
 static const size_t dataset_opts_sizes[] = {
 	sizeof(tk_dataset_opts)
 };
@@ -578,10 +578,7 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	size_t i, n, ncommitted = 0;
 	int rc;
 
-	tk_dataset_opts_init(&given);
-	rc = tk_opts_take(&given, o, dataset_opts_sizes,
-			  sizeof(dataset_opts_sizes) / sizeof(dataset_opts_sizes[0]),
-			  "tk_dataset_opts", err);
+	rc = TK_OPTS_TAKE(tk_dataset_opts, &given, o, dataset_opts_sizes, err);
 	if (rc < 0)
 		return rc;
 	o = &given;

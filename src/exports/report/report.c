@@ -1177,7 +1177,7 @@ void tk_report_opts_init(tk_report_opts *opts)
 	opts->size = sizeof(*opts);
 }
 
-/* The sizes tk_report_opts has had, oldest first (tk_opts_take()). */
+/* The sizes tk_report_opts has had, oldest first (TK_OPTS_TAKE()). */
 static const size_t report_opts_sizes[] = {
 	sizeof(tk_report_opts)
 };
@@ -1196,10 +1196,7 @@ int tk_report_write(const char *path, const char *out,
 	int ret;
 	size_t i;
 
-	tk_report_opts_init(&given);
-	ret = tk_opts_take(&given, opts, report_opts_sizes,
-			   sizeof(report_opts_sizes) / sizeof(report_opts_sizes[0]),
-			   "tk_report_opts", err);
+	ret = TK_OPTS_TAKE(tk_report_opts, &given, opts, report_opts_sizes, err);
 	if (ret == TK_OK)
 		ret = tk_reader_opts_take(&ro, given.reader, err);
 	if (ret < 0)

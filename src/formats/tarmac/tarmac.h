@@ -59,7 +59,7 @@ struct tk_tarmac {
  * warnings are reported through it (and counted there).
  */
 /* The caller's options (NULL: the defaults) into *o, their size checked
- * (tk_opts_take()). */
+ * (TK_OPTS_TAKE()). */
 int tarmac_opts_take(tk_tarmac_opts *o, const tk_tarmac_opts *opts,
 		     tk_error *err);
 int tarmac_init(tk_tarmac *tr, tk_source *src, int owns_src,

@@ -1,8 +1,9 @@
 /*
  * tarmac_events.c - the exception events of a Tarmac log
- * (tk_tarmac_exceptions_*, fed with the records of tarmac_records.c), and the
- * "tarmac" format of tk_reader_open() on it: exception entry and return
- * become ISR activity per core (docs/mappings.md, "Tarmac").
+ * (tk_tarmac_exceptions_* of tracekit/tarmac_exceptions.h, fed with the
+ * records of tarmac_records.c), and the "tarmac" format of tk_reader_open()
+ * on it: exception entry and return become ISR activity per core
+ * (docs/mappings.md, "Tarmac").
  *
  * One record can give several events (an entry preempts the running
  * handler; a return to thread mode ends a whole nest), so the events go
@@ -806,7 +807,8 @@ int tk_tarmac_exceptions_record(tk_tarmac_exceptions *a, const tk_tarmac_record 
 	int rc;
 
 	if (a->finished)
-		return TK_OK;
+		return tk_err_set(err, TK_E_USAGE, a->tr->name, 0, 0,
+				  "tk_tarmac_exceptions_record: a record after tk_tarmac_exceptions_finish (not taken)");
 	/* the time base is the first stamp's unit */
 	if (!a->has_base && rec->unit != TK_TARMAC_UNIT_NONE) {
 		set_timebase(a, rec->unit);

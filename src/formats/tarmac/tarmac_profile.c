@@ -1,7 +1,7 @@
 /*
  * tarmac_profile.c - a function profile and call tree of a Tarmac log
- * against the symbols of an ELF file (tracekit/tarmac.h has the rules),
- * and its folded stacks for flame graphs.
+ * against the symbols of an ELF file (tracekit/tarmac_profile.h has the
+ * rules), and its folded stacks for flame graphs.
  *
  * Per CPU a shadow stack of frames; each frame points at its call-tree
  * node, so an instruction costs a range check of the current function and

@@ -69,7 +69,7 @@ void tk_tarmac_opts_init(tk_tarmac_opts *opts)
 	opts->size = sizeof(*opts);
 }
 
-/* The sizes tk_tarmac_opts has had, oldest first (tk_opts_take()). */
+/* The sizes tk_tarmac_opts has had, oldest first (TK_OPTS_TAKE()). */
 static const size_t tarmac_opts_sizes[] = {
 	sizeof(tk_tarmac_opts)
 };
@@ -77,10 +77,7 @@ static const size_t tarmac_opts_sizes[] = {
 int tarmac_opts_take(tk_tarmac_opts *o, const tk_tarmac_opts *opts,
 		     tk_error *err)
 {
-	tk_tarmac_opts_init(o);
-	return tk_opts_take(o, opts, tarmac_opts_sizes,
-			    sizeof(tarmac_opts_sizes) / sizeof(tarmac_opts_sizes[0]),
-			    "tk_tarmac_opts", err);
+	return TK_OPTS_TAKE(tk_tarmac_opts, o, opts, tarmac_opts_sizes, err);
 }
 
 /* ---- small scanners ------------------------------------------------------ */
