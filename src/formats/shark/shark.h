@@ -44,6 +44,24 @@ enum {
 /** The FTrace name of an event code ("task_activate"), or NULL if unknown. */
 const char *shark_code_name(unsigned code);
 
+/* ---- names given by another reader ------------------------------------- */
+
+/* The kinds of names (the recorder stream's name records). */
+enum { SHARK_NAME_TASK = 0, SHARK_NAME_ISR = 1, SHARK_NAME_USER = 2 };
+
+/*
+ * The name of a task (by its pid), an ISR (by its IRQ) or a user event
+ * channel (n of user_event_n) that another reader knows (the ftstream
+ * reader's name records), or NULL: the reader's own name then (task<pid>,
+ * IRQ<n>, user_event_<n>).  `len` gets its length.
+ */
+typedef const char *(*shark_name_fn)(void *ctx, unsigned kind, uint32_t id,
+				     size_t *len);
+
+/** tk_format_shark's reader_open, with names from `fn` (NULL: none). */
+int shark_reader_open_named(tk_reader *r, shark_name_fn fn, void *ctx,
+			    tk_error *err);
+
 /* ---- the fields of a record (little-endian, as the dump is) ------------- */
 
 /* the TSC: high word first, each word little-endian (one load and a

@@ -59,6 +59,7 @@ enum {
 	W_ISR_DEPTH,
 	W_CLOCK_ROUNDED,
 	W_CLOCK_FORCED,
+	W_NAME,
 };
 
 /* Assumed when the dump never gives its clock: 1 GHz, a cycle is 1 ns. */
@@ -168,6 +169,8 @@ typedef struct shark_reader {
 	tk_trace *t;
 	const char *name;
 	int strict;
+	shark_name_fn name_fn;  /* names another reader gives, or NULL */
+	void *name_ctx;
 	shark_order ord;     /* the records in time order */
 	/* the block of events and their notes (bnotes[i]: bev[i]'s) */
 	tk_event *bev;
@@ -351,6 +354,105 @@ static uint32_t entity(shark_reader *s, tk_etype type, const char *fmt, ...)
 }
 
 /*
+ * A name the reader makes itself (or an event code's): a given name equal
+ * to one would be taken for that other entity.
+ */
+static int reserved_name(const char *n, size_t len)
+{
+	static const char *const fixed[] = { "FTrace", "Scheduler", "timer",
+					     "signal", "data", "other" };
+	static const char *const numbered[] = { "Core_", "task", "ctx", "IRQ",
+						"ipoint", "sem", "server" };
+	size_t i, k;
+
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (strlen(fixed[i]) == len && memcmp(n, fixed[i], len) == 0)
+			return 1;
+	for (i = 0; i < sizeof(numbered) / sizeof(numbered[0]); i++) {
+		size_t pl = strlen(numbered[i]);
+
+		if (len <= pl || memcmp(n, numbered[i], pl) != 0)
+			continue;
+		for (k = pl; k < len && n[k] >= '0' && n[k] <= '9'; k++)
+			;
+		if (k == len)
+			return 1;
+	}
+	if (len > 6 && memcmp(n, "mutex_", 6) == 0) {
+		for (k = 6; k < len && ((n[k] >= '0' && n[k] <= '9') ||
+					(n[k] >= 'a' && n[k] <= 'f')); k++)
+			;
+		if (k == len)
+			return 1;
+	}
+	if (len >= 7 && memcmp(n, "code_0x", 7) == 0)
+		return 1;
+	for (i = 0; i < 256; i++) {
+		const char *c = shark_code_name((unsigned)i);
+
+		if (c && strlen(c) == len && memcmp(n, c, len) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The entity of the name another reader gives to (kind, id), of type
+ * `type`: 1 (*ent set), 0 if there is none or it cannot be used (a
+ * warning; the reader's own name then), -1 out of memory.
+ */
+static int given_name(shark_reader *s, tk_etype type, unsigned kind,
+		      uint32_t id, uint32_t *ent)
+{
+	static const char *const what[] = { "task", "ISR", "user event" };
+	const char *n, *why = NULL;
+	size_t len = 0, i;
+	tk_entity *e;
+	uint32_t x;
+
+	if (!s->name_fn || id > 0xFFFFu ||
+	    !(n = s->name_fn(s->name_ctx, kind, id, &len)))
+		return 0;
+	for (i = 0; i < len && !why; i++)
+		if ((unsigned char)n[i] < 0x20u || n[i] == 0x7f)
+			why = "has a control character";
+	if (!why && (!len || reserved_name(n, len)))
+		why = len ? "is one the reader gives other entities" : "is empty";
+	if (!why) {
+		x = tk_trace_entity_intern(s->t, n, len);
+		if (x == TK_NONE)
+			return -1;
+		e = tk_trace_ent(s->t, x);
+		if (e->type == TK_ET_UNKNOWN) {
+			e->type = type;
+			e->type_name = s->type_str[type];
+		} else if (e->type != type) {
+			why = "names an entity of another type";
+		}
+	}
+	if (why) {
+		tk_reader_warn(s->r, W_NAME, 0, 0,
+			       "the name '%.*s' of %s %lu %s (the reader's own name kept)",
+			       (int)(len > 64 ? 64 : len), n, what[kind],
+			       (unsigned long)id, why);
+		return 0;
+	}
+	*ent = x;
+	return 1;
+}
+
+/* The entity of interrupt `irq`: its given name, or IRQ<irq>. */
+static uint32_t irq_entity(shark_reader *s, unsigned irq)
+{
+	uint32_t ent;
+	int rc = given_name(s, TK_ET_I, SHARK_NAME_ISR, irq, &ent);
+
+	if (rc < 0)
+		return TK_NONE;
+	return rc ? ent : entity(s, TK_ET_I, "IRQ%u", irq);
+}
+
+/*
  * A map of a 16-bit number (a context, an IRQ) to an index: index + 1,
  * 0 for none, so that calloc() gives an empty map whose pages the system
  * supplies when they are first touched (a few for a usual dump) instead
@@ -426,9 +528,15 @@ static uint32_t name_task(shark_reader *s, unsigned ctx, uint32_t pid)
 {
 	uint32_t ent, cur;
 
+	int rc;
+
 	if (!u16_map(&s->ctx_map))
 		return TK_NONE;
-	ent = entity(s, TK_ET_T, "task%lu", (unsigned long)pid);
+	rc = given_name(s, TK_ET_T, SHARK_NAME_TASK, pid, &ent);
+	if (rc < 0)
+		return TK_NONE;
+	if (!rc)
+		ent = entity(s, TK_ET_T, "task%lu", (unsigned long)pid);
 	if (ent == TK_NONE)
 		return TK_NONE;
 	cur = map_get(s->ctx_map, ctx);
@@ -445,7 +553,7 @@ static uint32_t isr_of(shark_reader *s, unsigned irq)
 		return TK_NONE;
 	if (map_get(s->irq_map, irq) != TK_NONE)
 		return map_get(s->irq_map, irq);
-	ent = entity(s, TK_ET_I, "IRQ%u", irq);
+	ent = irq_entity(s, irq);
 	if (ent == TK_NONE)
 		return TK_NONE;
 	if (tk_grow_zero32((void **)&s->isrs, &s->capisrs, s->nisrs,
@@ -797,7 +905,7 @@ static int keep_slow(shark_reader *s, hot *h, rec xv)
 	}
 	case 0x3:
 		type = TK_ET_I;
-		tgt = entity(s, TK_ET_I, "IRQ%u", x->par1);
+		tgt = irq_entity(s, x->par1);
 		src = h->core;
 		sinst = 0;
 		break;
@@ -812,11 +920,24 @@ static int keep_slow(shark_reader *s, hot *h, rec xv)
 	case 0x8:
 		tgt = entity(s, TK_ET_EVENT, "server%lu", (unsigned long)par2_of(x));
 		break;
-	case 0x9:
-		tgt = s->code_ent1[x->code] ? s->code_ent1[x->code] - 1
-					    : entity(s, TK_ET_EVENT, "%s", n);
+	case 0x9: {
+		/* user_event_<n> (0 .. 14; 0xF9 is filter_user): its given name */
+		int rc = 0;
+
+		if (s->code_ent1[x->code]) {
+			tgt = s->code_ent1[x->code] - 1;
+		} else {
+			if (x->code != 0xF9)
+				rc = given_name(s, TK_ET_EVENT, SHARK_NAME_USER,
+						x->code >> 4, &tgt);
+			if (rc < 0)
+				return TK_E_NOMEM;
+			if (!rc)
+				tgt = entity(s, TK_ET_EVENT, "%s", n);
+		}
 		by_code = 1;
 		break;
+	}
 	case 0xB:
 		tgt = s->code_ent1[x->code] ? s->code_ent1[x->code] - 1
 					    : entity(s, TK_ET_EVENT, "timer");
@@ -1557,7 +1678,8 @@ static int parse_options(shark_reader *s, tk_error *err)
 	return TK_OK;
 }
 
-static int shark_reader_open(tk_reader *r, tk_error *err)
+int shark_reader_open_named(tk_reader *r, shark_name_fn fn, void *ctx,
+			    tk_error *err)
 {
 	shark_reader *s = calloc(1, sizeof(*s));
 	shark_order *o;
@@ -1566,6 +1688,8 @@ static int shark_reader_open(tk_reader *r, tk_error *err)
 	if (!s)
 		return tk_err_nomem(err, tk_source_name(r->src));
 	r->impl = s;
+	s->name_fn = fn;
+	s->name_ctx = ctx;
 	/* read in TSC order (shark_order.c), whatever the buffer order */
 	r->ordered = 1;
 	s->r = r;
@@ -1646,6 +1770,11 @@ nomem:
 fail:
 	shark_reader_close(r);
 	return rc;
+}
+
+static int shark_reader_open(tk_reader *r, tk_error *err)
+{
+	return shark_reader_open_named(r, NULL, NULL, err);
 }
 
 /* ---- handing out events ------------------------------------------------- */
