@@ -76,7 +76,7 @@ static size_t transport(const void *bytes, size_t len)
 }
 
 static uint8_t pool[1 << 20];
-static uint8_t ring[4096];
+static uint8_t ring[1 << 16];  /* two cores: room while one drains */
 
 /* the round at which the workload registers a name for pid 6 (-1: none) */
 static unsigned late_round = ~0u;
@@ -534,6 +534,77 @@ static void test_two_cores(void)
 	ftstream_free(&d);
 }
 
+/* each core runs its own task (context 10 + core) and interrupt (20 + core) */
+static void *core_sched(void *arg)
+{
+	unsigned i, c;
+
+	tkrec_host_core = (unsigned)(uintptr_t)arg;
+	c = tkrec_host_core;
+	for (i = 0; i < 500; i++) {
+		TRACER_LOGEVENT(FTrace_EVT_task_activate, 10 + c, 0);
+		TRACER_LOGEVENT(FTrace_EVT_context_switch, 10 + c, 0);
+		if (i % 2) {
+			TRACER_LOGEVENT(FTrace_EVT_interrupt_start, 20 + c, 0);
+			TRACER_LOGEVENT(FTrace_EVT_interrupt_end, 20 + c, 0);
+		}
+		TRACER_LOGEVENT(FTrace_EVT_task_end_cycle, 10 + c, 0);
+	}
+	return NULL;
+}
+
+/* the events of two cores read by the library: each on its core */
+static void test_two_cores_read(void)
+{
+	pthread_t th[2];
+	tk_reader_opts o;
+	tk_reader *r = NULL;
+	const tk_event *ev;
+	tk_error err;
+	size_t per[3] = { 0, 0, 0 }, bad = 0, preempt = 0;
+	unsigned k;
+	int rc;
+
+	start(512, sizeof(ring), 0);
+	for (k = 0; k < 2; k++)
+		CHECK(pthread_create(&th[k], NULL, core_sched, (void *)(uintptr_t)(k + 1)) == 0);
+	for (k = 0; k < 2; k++)
+		pthread_join(th[k], NULL);
+	stop(0);
+	CHECK(tkrec_stream_lost() == 0);
+	tk_reader_opts_init(&o);
+	rc = tk_reader_open_mem(&r, strm, strm_len, "mem", &o, &err);
+	CHECK(rc == TK_OK);
+	if (rc != TK_OK)
+		return;
+	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+		const tk_trace *t = tk_reader_trace(r);
+		const char *core = tk_trace_str(t, tk_trace_entity(t, ev->core)->name, NULL);
+		const char *tgt = tk_trace_str(t, tk_trace_entity(t, ev->target)->name, NULL);
+		const char *kind = tk_trace_str(t, ev->name, NULL);
+		char want[16];
+		unsigned c;
+
+		if (sscanf(tgt, "ctx1%u", &c) == 1 || sscanf(tgt, "IRQ2%u", &c) == 1) {
+			snprintf(want, sizeof(want), "Core_%u", c);
+			if (c >= 1 && c <= 2 && strcmp(core, want) == 0)
+				per[c]++;
+			else
+				bad++;
+			/* a task loses its core to its core's interrupt only */
+			if (strcmp(kind, "preempt") == 0)
+				preempt++;
+		}
+	}
+	CHECK(rc == TK_END);
+	CHECK(bad == 0);
+	/* activate, start, terminate a job; activate, start, terminate an
+	 * interrupt every other job and its task's preempt and resume */
+	CHECK(per[1] == 500 * 3 + 250 * 5 && per[2] == per[1]);
+	CHECK(preempt == 2 * 250);
+	tk_reader_close(r);
+}
+
 int main(int argc, char **argv)
 {
 	test_same_as_snapshot(argc > 1 ? argv[1] : NULL);
@@ -541,6 +612,7 @@ int main(int argc, char **argv)
 	test_names();
 	test_overflow();
 	test_two_cores();
+	test_two_cores_read();
 	if (fails)
 		fprintf(stderr, "%u failures\n", fails);
 	return fails ? 1 : 0;

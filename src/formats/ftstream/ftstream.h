@@ -26,6 +26,10 @@ typedef struct ftstream_name {
 typedef struct ftstream_dec {
 	uint8_t *recs;           /* nrec records of 16 bytes (shark dump layout) */
 	uint64_t *offs;          /* the stream offset of each record's start */
+	uint8_t *cores;          /* the core of each record (sync, core records) */
+	uint8_t core;            /* the core of the records being decoded */
+	unsigned ncores;         /* the cores the records have */
+	uint8_t core_seen[256];  /* 1 for each of them */
 	size_t nrec, cap;
 	uint64_t lost;           /* the sum of the overflow records decoded */
 	uint64_t syncs;          /* sync records decoded */

@@ -82,6 +82,7 @@ static int add_rec(ftstream_dec *d, uint64_t off, uint32_t type, uint32_t par1,
 		size_t nc = d->cap ? d->cap * 2 : 1024;
 		uint8_t *nr = realloc(d->recs, nc * FTSTREAM_REC);
 		uint64_t *no;
+		uint8_t *nco;
 
 		if (!nr)
 			return -1;
@@ -90,6 +91,10 @@ static int add_rec(ftstream_dec *d, uint64_t off, uint32_t type, uint32_t par1,
 		if (!no)
 			return -1;
 		d->offs = no;
+		nco = realloc(d->cores, nc);
+		if (!nco)
+			return -1;
+		d->cores = nco;
 		d->cap = nc;
 	}
 	q = d->recs + d->nrec * FTSTREAM_REC;
@@ -97,6 +102,11 @@ static int add_rec(ftstream_dec *d, uint64_t off, uint32_t type, uint32_t par1,
 	put32(q + 4, (uint32_t)(tsc >> 32));
 	put32(q + 8, (uint32_t)tsc);
 	put32(q + 12, par2);
+	d->cores[d->nrec] = d->core;
+	if (!d->core_seen[d->core]) {
+		d->core_seen[d->core] = 1;
+		d->ncores++;
+	}
 	d->offs[d->nrec++] = off;
 	return 0;
 }
@@ -165,6 +175,7 @@ static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 			*prev = (uint64_t)le32(p + 16) << 32 | le32(p + 12);
 			if (!d)
 				return FTSTREAM_SYNC_LEN;
+			d->core = p[7];
 			if (!d->syncs) {
 				d->clk = le32(p + 8);
 				d->lost_at_sync = le32(p + 20);
@@ -202,8 +213,12 @@ static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 			if (d && add_name(d, k, (unsigned)v, p + i, l1) < 0)
 				return -2;
 			return (long)(i + l1);
-		case 0x04: /* core */
-			return n < 3 ? 0 : 3;
+		case 0x04: /* core: of the records that follow */
+			if (n < 3)
+				return 0;
+			if (d)
+				d->core = p[2];
+			return 3;
 		case 0x06: { /* context: varint(ctx) varint(pid), after a sync */
 			uint64_t pid;
 
@@ -348,6 +363,7 @@ void ftstream_free(ftstream_dec *d)
 {
 	free(d->recs);
 	free(d->offs);
+	free(d->cores);
 	free(d->names);
 	free(d->ctx_pid);
 	memset(d, 0, sizeof(*d));

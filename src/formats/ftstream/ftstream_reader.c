@@ -4,8 +4,8 @@
  * (ftstream_decode.c) into the 16-byte records of a snapshot dump, which
  * the shark reader reads from memory; the sync record's clock rate is
  * given to it as hz=N.  The names registered name the tasks, ISRs and
- * user event channels (shark_reader_open_named()) and are header
- * parameters too.
+ * user event channels, and each record has the core the stream gives it
+ * (shark_reader_open_ext()); the names are header parameters too.
  */
 #include "ftstream.h"
 
@@ -257,7 +257,11 @@ static int ftstream_reader_open(tk_reader *r, tk_error *err)
 		goto fail;
 	r->src = mem;
 	r->impl = NULL;
-	rc = shark_reader_open_named(r, stream_name, f, err);
+	{
+		shark_ext x = { stream_name, f, f->d.cores, f->d.nrec };
+
+		rc = shark_reader_open_ext(r, &x, err);
+	}
 	if (rc < 0) {
 		/* the shark reader freed its own state */
 		r->src = f->orig;

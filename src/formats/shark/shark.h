@@ -58,9 +58,18 @@ enum { SHARK_NAME_TASK = 0, SHARK_NAME_ISR = 1, SHARK_NAME_USER = 2 };
 typedef const char *(*shark_name_fn)(void *ctx, unsigned kind, uint32_t id,
 				     size_t *len);
 
-/** tk_format_shark's reader_open, with names from `fn` (NULL: none). */
-int shark_reader_open_named(tk_reader *r, shark_name_fn fn, void *ctx,
-			    tk_error *err);
+/* What another reader gives the shark reader besides the records. */
+typedef struct shark_ext {
+	shark_name_fn name;      /* names (NULL: none) */
+	void *name_ctx;
+	/* the core of each record, by its number (NULL: all on core 0):
+	 * each core has its own running task and interrupts, Core_<n> */
+	const uint8_t *cores;
+	uint64_t ncores;         /* records in cores[] */
+} shark_ext;
+
+/** tk_format_shark's reader_open, with what `x` gives (NULL: nothing). */
+int shark_reader_open_ext(tk_reader *r, const shark_ext *x, tk_error *err);
 
 /* ---- the fields of a record (little-endian, as the dump is) ------------- */
 

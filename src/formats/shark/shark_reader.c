@@ -84,6 +84,7 @@ typedef struct task {
 	uint32_t ent;
 	uint16_t ctx;
 	uint8_t state;
+	uint8_t on_core;     /* the core it runs on (TS_RUNNING; a stream's) */
 	int64_t last_inst;   /* the last instance activated */
 	int64_t cur_inst;    /* the instance being executed, 0: none */
 } task;
@@ -171,6 +172,11 @@ typedef struct shark_reader {
 	int strict;
 	shark_name_fn name_fn;  /* names another reader gives, or NULL */
 	void *name_ctx;
+	/* the core of each record (another reader's), or NULL: one core */
+	const uint8_t *rec_core;
+	uint64_t nrec_core;
+	unsigned cur_core;      /* the core in s->h and isr_stack */
+	struct core_st *cst;    /* each core's state while another runs */
 	shark_order ord;     /* the records in time order */
 	/* the block of events and their notes (bnotes[i]: bev[i]'s) */
 	tk_event *bev;
@@ -223,6 +229,14 @@ typedef struct shark_reader {
 	ev_head names[TK_ET_COUNT][TK_EV_COUNT];
 	hot h;               /* the block's room and the decoding state */
 } shark_reader;
+
+/* A core's decoding state while the records are another core's. */
+typedef struct core_st {
+	uint32_t ent1;       /* its entity + 1, 0: not met yet */
+	uint32_t running;
+	int isr_depth;
+	uint32_t isr_stack[ISR_MAX];
+} core_st;
 
 /* ---- records ------------------------------------------------------------ */
 
@@ -754,6 +768,7 @@ static TK_INLINE void run(shark_reader *s, hot *h, task *tk)
 	else if (tk->state == TS_READY)
 		emit_task(s, h, tk, tk->cur_inst, TK_EV_RESUME);
 	tk->state = TS_RUNNING;
+	tk->on_core = (uint8_t)s->cur_core;
 }
 
 /* The task loses the core. */
@@ -804,6 +819,20 @@ static TK_INLINE void end_job(shark_reader *s, hot *h, uint32_t ti)
 	}
 }
 
+/* A task that runs on another core comes to this one (a stream's cores):
+ * it is preempted there (the event on this core), that core runs nothing. */
+static void migrate(shark_reader *s, hot *h, uint32_t ti)
+{
+	task *tk = &s->tasks[ti];
+	core_st *o = &s->cst[tk->on_core];
+
+	if (tk->state != TS_RUNNING || tk->on_core == s->cur_core)
+		return;
+	unrun(s, h, tk);
+	if (o->running == ti)
+		o->running = TK_NONE;
+}
+
 static TK_INLINE void switch_to(shark_reader *s, hot *h, uint32_t ti)
 {
 	if (h->isr_depth) {
@@ -811,6 +840,8 @@ static TK_INLINE void switch_to(shark_reader *s, hot *h, uint32_t ti)
 		h->running = ti;
 		return;
 	}
+	if (TK_UNLIKELY(s->cst != NULL) && h->running != ti)
+		migrate(s, h, ti);
 	if (h->running != TK_NONE && h->running != ti)
 		unrun(s, h, &s->tasks[h->running]);
 	h->running = ti;
@@ -1383,6 +1414,48 @@ static void first_event(shark_reader *s, hot *h)
 	     "%llu", (unsigned long long)s->clk * 1000u);
 }
 
+/*
+ * The record's core is not the one in s->h (the slow path): that core's
+ * state is put aside and this one's taken, made the first time (Core_<n>,
+ * its clock event unless it is the trace's first: first_event() makes
+ * that).  TK_OK or TK_E_NOMEM.
+ */
+static int switch_core(shark_reader *s, hot *h, unsigned c)
+{
+	core_st *o = &s->cst[s->cur_core], *n = &s->cst[c];
+
+	o->ent1 = h->core + 1;
+	o->running = h->running;
+	o->isr_depth = h->isr_depth;
+	memcpy(o->isr_stack, s->isr_stack, sizeof(o->isr_stack));
+	s->cur_core = c;
+	if (!n->ent1) {
+		uint32_t ent = entity(s, TK_ET_C, "Core_%u", c);
+
+		if (ent == TK_NONE)
+			return TK_E_NOMEM;
+		h->core = ent;
+		h->running = TK_NONE;
+		h->isr_depth = 0;
+		if (s->started)
+			note(s, emit(s, h, h->core, 0, TK_ET_C, h->core, 0,
+				     TK_EV_SET_FREQUENCE),
+			     "%llu", (unsigned long long)s->clk * 1000u);
+		return TK_OK;
+	}
+	h->core = n->ent1 - 1;
+	h->running = n->running;
+	h->isr_depth = n->isr_depth;
+	memcpy(s->isr_stack, n->isr_stack, sizeof(s->isr_stack));
+	return TK_OK;
+}
+
+/* The core of record number pos (a stream's), or 0. */
+static TK_INLINE unsigned core_of(const shark_reader *s, uint64_t pos)
+{
+	return pos < s->nrec_core ? s->rec_core[pos] : 0;
+}
+
 /* One record: R_OK, R_STALL (the fast loop: left to the slow path,
  * nothing done that the slow path would not do the same) or a failure. */
 static TK_INLINE int process(shark_reader *s, hot *h, int cycles, int slow,
@@ -1405,6 +1478,10 @@ static TK_INLINE int process(shark_reader *s, hot *h, int cycles, int slow,
 				     (unsigned long long)x->tsc,
 				     (unsigned long long)s->clk);
 	}
+	if (slow && TK_UNLIKELY(s->rec_core != NULL) &&
+	    core_of(s, h->pos) != s->cur_core &&
+	    switch_core(s, h, core_of(s, h->pos)) < 0)
+		return tk_err_nomem(err, s->name);
 	/* run_block() leaves the first record to the slow path */
 	if (slow && TK_UNLIKELY(!s->started))
 		first_event(s, h);
@@ -1540,6 +1617,17 @@ static size_t run_block(shark_reader *s, int slow, const uint8_t *p,
 			s->fst = F_STALL;
 		return i;
 	}
+	if (TK_UNLIKELY(s->rec_core != NULL)) {
+		/* the fast loop maps the records of the core in s->h */
+		size_t i;
+		for (i = 0; i < n && core_of(s, pos + i) == s->cur_core; i++)
+			;
+		if (i < n && !i) {
+			s->fst = F_STALL;
+			return 0;
+		}
+		n = i;
+	}
 	if (s->clean)
 		return run_fast_t(s, 1, 0, p, n, pos);
 	if (s->cycles)
@@ -1629,7 +1717,7 @@ static int set_names(shark_reader *s)
 		s->cls[k] = shark_code_name((unsigned)k) ? code_class[k]
 							 : K_UNKNOWN;
 	s->cls[0] = K_EMPTY;
-	s->h.core = entity(s, TK_ET_C, "Core_0");
+	s->h.core = entity(s, TK_ET_C, "Core_%u", s->cur_core);
 	s->sys = entity(s, TK_ET_SYS, "FTrace");
 	s->sched = entity(s, TK_ET_SCHED, "Scheduler");
 	if (s->h.core == TK_NONE || s->sys == TK_NONE || s->sched == TK_NONE ||
@@ -1678,8 +1766,7 @@ static int parse_options(shark_reader *s, tk_error *err)
 	return TK_OK;
 }
 
-int shark_reader_open_named(tk_reader *r, shark_name_fn fn, void *ctx,
-			    tk_error *err)
+int shark_reader_open_ext(tk_reader *r, const shark_ext *x, tk_error *err)
 {
 	shark_reader *s = calloc(1, sizeof(*s));
 	shark_order *o;
@@ -1688,8 +1775,18 @@ int shark_reader_open_named(tk_reader *r, shark_name_fn fn, void *ctx,
 	if (!s)
 		return tk_err_nomem(err, tk_source_name(r->src));
 	r->impl = s;
-	s->name_fn = fn;
-	s->name_ctx = ctx;
+	if (x) {
+		s->name_fn = x->name;
+		s->name_ctx = x->name_ctx;
+		if (x->cores && x->ncores) {
+			s->rec_core = x->cores;
+			s->nrec_core = x->ncores;
+			s->cur_core = x->cores[0];
+			s->cst = calloc(256, sizeof(*s->cst));
+			if (!s->cst)
+				goto nomem;
+		}
+	}
 	/* read in TSC order (shark_order.c), whatever the buffer order */
 	r->ordered = 1;
 	s->r = r;
@@ -1774,7 +1871,7 @@ fail:
 
 static int shark_reader_open(tk_reader *r, tk_error *err)
 {
-	return shark_reader_open_named(r, NULL, NULL, err);
+	return shark_reader_open_ext(r, NULL, err);
 }
 
 /* ---- handing out events ------------------------------------------------- */
@@ -1831,6 +1928,7 @@ static void shark_reader_close(tk_reader *r)
 	free(s->ent_task);
 	free(s->isrs);
 	free(s->irq_map);
+	free(s->cst);
 	tk_hashmap_free(&s->sem_map);
 	tk_hashmap_free(&s->targets);
 	free(s);

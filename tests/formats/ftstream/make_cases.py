@@ -67,6 +67,9 @@ class Stream:
         self.ev(0x60, ctx, tsc, pid)
         self.ctxs[ctx] = pid
 
+    def core(self, c):
+        self.b += bytes([0, 4, c])
+
     def overflow(self, n):
         self.lost += n
         self.b += bytes([0, 2]) + varint(n)
@@ -121,8 +124,41 @@ def named():
     return s, at
 
 
+def cores():
+    """two cores in one stream: each runs its task, core 1 an interrupt;
+    a task that moves from one core to the other"""
+    s = Stream()
+    s.sync()
+    s.ev(0x20, 0, 1000, 1000)
+    s.ident(264, 1, 1001)
+    s.ident(265, 2, 1002)
+    s.ev(0x15, 264, 1010)
+    s.core(1)
+    s.ev(0x15, 265, 1011)
+    s.ev(0x03, 9, 1012)
+    s.core(0)
+    s.ev(0x62, 264, 1013)
+    s.core(1)
+    s.ev(0x13, 9, 1014)
+    s.ev(0x62, 265, 1020)
+    # task1 runs on core 0, then core 1 takes it: preempted, resumed there
+    s.core(0)
+    s.ev(0x12, 264, 1030)
+    s.ev(0x15, 264, 1031)
+    s.core(1)
+    s.ev(0x15, 264, 1040)
+    # core 0 runs nothing now: task2 starts there with no preempt of task1
+    s.core(0)
+    s.ev(0x12, 265, 1045)
+    s.ev(0x15, 265, 1046)
+    s.core(1)
+    s.ev(0x62, 264, 1050)
+    return s
+
+
 def cases():
     out = {}
+    out['ok/cores'] = bytes(cores().b)
     s, at = named()
     out['ok/named'] = bytes(s.b)
     # joined after the id records: the context records name the tasks
