@@ -745,15 +745,23 @@ int tkrec_stream_name(unsigned kind, uint16_t id, const char *name)
 	uint32_t s;
 	int rc = -1;
 
-	if (!name || kind > TKREC_NAME_USER)
+	if (kind > TKREC_NAME_USER)
 		return -1;
-	len = strlen(name);
+	len = name ? strlen(name) : 0;
 	if (len > 255)
 		len = 255;
 	ENTER(s);
 	for (i = 0; i < nnames; i++)
 		if (names[i].kind == kind && names[i].id == id)
 			break;
+	if (!name) {
+		/* forgotten: no longer sent (its string may be freed) */
+		if (i == nnames)
+			goto out;
+		names[i] = names[--nnames];
+		rc = 0;
+		goto out;
+	}
 	if (i == TKREC_STREAM_NAMES)
 		goto out;
 	names[i].name = name;

@@ -284,9 +284,11 @@ int tkrec_stream_init(void *ring, size_t size, tkrec_stream_write_fn out,
 /**
  * Register the name of a task (pid), an ISR (IRQ) or a user event channel
  * (n of user_event_n) once: sent at once (after a sync record) and after
- * every sync; registered again, the new name replaces it.  The string is not copied
- * (it must live on); at most 255 bytes of it are sent.  0, or -1 (name
- * NULL, bad kind, TKREC_STREAM_NAMES names already).
+ * every sync; registered again, the new name replaces it; name NULL
+ * forgets it (no longer sent: a string about to be freed).  The string is not copied
+ * (it must live on until forgotten); at most 255 bytes of it are sent.
+ * 0, or -1 (bad kind, TKREC_STREAM_NAMES names already, NULL for a name
+ * not registered).
  */
 int tkrec_stream_name(unsigned kind, uint16_t id, const char *name);
 /** Hand the ring's bytes to `write` until it takes fewer; the bytes taken. */
