@@ -14,8 +14,13 @@
 #   HTF binary mode, widths 8/8/8
 #   peer: a bare 16-byte store       the floor of any recorder: counter,
 #                                    bounds test, four stores, advance
+#   TKREC_STREAM: chunk + stream     the snapshot record and the compact one
+#   TKREC_STREAM: stream only        the compact record alone (no chunk)
 # and, wall time on the real host port (its section blocks signals with two
-# pthread_sigmask calls), the median of 5 timings of 1e6 TRACER_LOGEVENT.
+# pthread_sigmask calls), the median of 5 timings of 1e6 TRACER_LOGEVENT;
+# the stream's bytes per event; the events per CPU second (and per wall
+# second) tracekit decodes from a pipe (tracekit info -, a generated stream
+# of 2e6 events).
 #
 # Usage: bash bench/recorder.sh      (needs valgrind; writes bench/out/)
 set -eu
@@ -143,6 +148,85 @@ C
 	"$ROOT/recorder/FTrace.c" "$ROOT/recorder/host/FTrace_host.c" -o "$tmp/host" -lpthread
 host_ns=$("$tmp/host")
 
+# streaming (TKREC_STREAM 1): the same call with a chunk and the stream
+# (snapshot + streaming), and with the stream alone (compact records
+# only); the transport is called after each event and takes every byte
+# (its own cost, one return, in the count); bytes per event of the stream
+cat > "$tmp/bench_stream.c" <<'C'
+#include <stdint.h>
+static uint64_t t;
+#define FTRACE_PORT_TSC() (t += 3)
+#define FTRACE_PORT_IRQ_SAVE() 0u
+#define FTRACE_PORT_IRQ_RESTORE(s) ((void)(s))
+#define FTRACE_PORT_CORE() 0u
+#define TKREC_STREAM 1
+#include "FTrace.h"
+#include <stdio.h>
+#define N 100000
+static unsigned char bench_mem[1 << 21], ring[4096];
+static unsigned long long streamed;
+#define NOINLINE __attribute__((noinline))
+NOINLINE static size_t take(const void *b, size_t n) { (void)b; streamed += n; return n; }
+NOINLINE void both(unsigned i);
+NOINLINE void both(unsigned i) { TRACER_LOGEVENT(FTrace_EVT_task_activate, i & 0xff, i & 0xff); }
+NOINLINE void compact(unsigned i);
+NOINLINE void compact(unsigned i) { TRACER_LOGEVENT(FTrace_EVT_task_activate, i & 0xff, i & 0xff); }
+NOINLINE void none(unsigned i);
+NOINLINE void none(unsigned i) { __asm volatile("" : : "r"(i)); }
+int main(void)
+{
+	unsigned i;
+	tkrec_init(bench_mem, sizeof(bench_mem));
+	FTrace_actual_chunk_select(FTrace_chunk_create(N * 16, 0, FTRACE_CHUNK_FLAG_FREE));
+	tkrec_stream_init(ring, sizeof(ring), take, 72000, 1024);
+	tkrec_stream_name(TKREC_NAME_TASK, 3, "control");
+	FTrace_enable();
+	for (i = 0; i < N; i++) {
+		both(i);
+		none(i);
+	}
+	tkrec_stream_stop();
+	tkrec_init(bench_mem, sizeof(bench_mem));
+	streamed = 0;
+	tkrec_stream_init(ring, sizeof(ring), take, 72000, 1024);
+	tkrec_stream_name(TKREC_NAME_TASK, 3, "control");
+	FTrace_enable();
+	for (i = 0; i < N; i++)
+		compact(i);
+	tkrec_stream_stop();
+	/* bytes per event: syncs and names included */
+	printf("%.2f\n", (double)streamed / N);
+	return tkrec_lost() + tkrec_stream_lost() != 0;
+}
+C
+printf '#include "%s/recorder/FTrace.c"\n' "$ROOT" >> "$tmp/bench_stream.c"
+"$CC" -std=gnu99 -O2 -g -I"$ROOT/recorder" "$tmp/bench_stream.c" -o "$tmp/bench_stream"
+stream_bytes=$("$tmp/bench_stream") || bench_die "the stream bench program lost events"
+valgrind --tool=callgrind --callgrind-out-file="$tmp/cgs.out" "$tmp/bench_stream" > /dev/null 2>&1
+callgrind_annotate --inclusive=yes "$tmp/cgs.out" > "$tmp/anns.txt"
+incls() { grep -E " (\*  )?[^ ]*:$1 " "$tmp/anns.txt" | head -1 | awk '{gsub(",","",$1); print $1}'; }
+emptys=$(incls none)
+pers() { awk -v a="$(incls "$1")" -v e="$emptys" 'BEGIN { printf("%.1f", (a - e) / 100000) }'; }
+
+# the host's decode rate from a pipe: a stream of 2,000,000 events
+# (tests/formats/ftstream/make_cases.py --gen) read by tracekit info from
+# standard input; the median of 3
+python3 "$ROOT/tests/formats/ftstream/make_cases.py" --gen 2000000 "$tmp/big.tks"
+big_bytes=$(wc -c < "$tmp/big.tks")
+# events per CPU second (user + system of the pipe; the wall time of a
+# shared machine says little) and per wall second
+rates="" walls=""
+for r in 1 2 3; do
+	a=$(date +%s.%N)
+	cpu=$( { TIMEFORMAT='%U %S'; time (cat "$tmp/big.tks" | "$TRACEKIT" info - > /dev/null 2>&1); } 2>&1 )
+	b=$(date +%s.%N)
+	rates="$rates $(echo "$cpu" | awk '{ printf("%.0f", 2000000 / ($1 + $2)) }')"
+	walls="$walls $(awk -v a="$a" -v b="$b" 'BEGIN { printf("%.0f", 2000000 / (b - a)) }')"
+done
+decode=$(printf '%s\n' $rates | sort -n | sed -n 2p)
+decode_wall=$(printf '%s\n' $walls | sort -n | sed -n 2p)
+decode_mb=$(awk -v r="$decode" -v n="$big_bytes" 'BEGIN { printf("%.1f", r * n / 2000000 / 1e6) }')
+
 logevent=$(per one)
 verdict=PASS
 awk -v x="$logevent" 'BEGIN { exit !(x <= 40) }' || { verdict=FAIL; FAILED=1; }
@@ -157,6 +241,11 @@ printf '%-44s %14s   %-10s %s\n' "FAST_TRACER_LOGEVENT" "$(per fast)" "" ""
 printf '%-44s %14s   %-10s %s\n' "TRACER_HTF_LOGEVENT, widths 4/2/1 (7 B)" "$(per htf)" "" ""
 printf '%-44s %14s   %-10s %s\n' "TRACER_HTF_LOGEVENT, widths 8/8/8 (24 B)" "$(per htf8)" "" ""
 printf '%-44s %14s   %-10s %s\n' "peer: bare 16-byte record store" "$(per floor16)" "" "(peer)"
+printf '%-44s %14s   %-10s %s\n' "TRACER_LOGEVENT, TKREC_STREAM: chunk + stream" "$(pers both)" "" ""
+printf '%-44s %14s   %-10s %s\n' "TRACER_LOGEVENT, TKREC_STREAM: stream only" "$(pers compact)" "" ""
+echo
+echo "bytes per event: snapshot 16; stream $stream_bytes (task_activate, par1/par2 < 256, 3 cycles apart, syncs every 1024 bytes and a name included)"
+echo "host decode from a pipe (tracekit info -, 2e6 events, $big_bytes bytes): $decode events per CPU second ($decode_mb MB/s), $decode_wall per wall second (load $(cut -d' ' -f1 /proc/loadavg)), medians of 3"
 echo
 echo "host port (section = 2 x pthread_sigmask), wall: median of 5 x 2^18 TRACER_LOGEVENT: $host_ns ns/event"
 {
@@ -167,5 +256,10 @@ echo "host port (section = 2 x pthread_sigmask), wall: median of 5 x 2^18 TRACER
 	printf 'HTF 8/8/8\t%s\t\t\n' "$(per htf8)"
 	printf 'peer bare store\t%s\t\t(peer)\n' "$(per floor16)"
 	printf 'host port ns/event\t%s\t\t\n' "$host_ns"
+	printf 'TKREC_STREAM chunk + stream\t%s\t\t\n' "$(pers both)"
+	printf 'TKREC_STREAM stream only\t%s\t\t\n' "$(pers compact)"
+	printf 'stream bytes/event\t%s\t\t\n' "$stream_bytes"
+	printf 'host decode events/CPU s (pipe)\t%s\t\t\n' "$decode"
+	printf 'host decode events/wall s (pipe)\t%s\t\t\n' "$decode_wall"
 } > "$RESULTS"
 exit "$FAILED"

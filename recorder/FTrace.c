@@ -78,6 +78,14 @@ typedef struct stream_name {
 } stream_name;
 static stream_name names[TKREC_STREAM_NAMES];
 static unsigned nnames;
+
+/* the pid of each context named while streaming (id, task_create) */
+typedef struct stream_ctx {
+	uint32_t pid;
+	uint16_t ctx;
+} stream_ctx;
+static stream_ctx ctxs[TKREC_STREAM_CONTEXTS];
+static unsigned nctxs;
 #else
 #define stream_on 0
 #endif
@@ -213,6 +221,7 @@ int tkrec_init(void *mem, size_t size)
 	stream_on = 0;
 	memset(&stream, 0, sizeof(stream));
 	nnames = 0;
+	nctxs = 0;
 #endif
 	return 0;
 }
@@ -578,6 +587,28 @@ static unsigned enc_name(uint8_t *b, const stream_name *nm)
 	return n + nm->len;
 }
 
+/* The context record: 00 06 varint(ctx) varint(pid). */
+static unsigned enc_ctx(uint8_t *b, const stream_ctx *c)
+{
+	unsigned n = 2;
+
+	b[0] = 0;
+	b[1] = TKREC_STREAM_CONTEXT;
+	n += put_varint(b + n, c->ctx);
+	return n + put_varint(b + n, c->pid);
+}
+
+static unsigned varint_len(uint32_t v)
+{
+	unsigned n = 1;
+
+	while (v >= 0x80u) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
 /* The sync record (TKREC_STREAM_SYNC_LEN bytes) at the time of the last record. */
 static void enc_sync(uint8_t *b)
 {
@@ -595,8 +626,9 @@ static void enc_sync(uint8_t *b)
 }
 
 /*
- * A sync record and every name after it, if the ring has room for them
- * and `reserve` more bytes; else it is tried again at the next record.
+ * A sync record, every name and every context's pid after it, if the ring
+ * has room for them and `reserve` more bytes; else it is tried again at
+ * the next record.
  */
 static void try_sync(uint32_t reserve)
 {
@@ -605,14 +637,17 @@ static void try_sync(uint32_t reserve)
 	unsigned i;
 
 	for (i = 0; i < nnames; i++)
-		need += 3u + (names[i].id >= 128u ? (names[i].id >= 16384u ? 3u : 2u) : 1u) +
-			1u + names[i].len;
+		need += 3u + varint_len(names[i].id) + 1u + names[i].len;
+	for (i = 0; i < nctxs; i++)
+		need += 2u + varint_len(ctxs[i].ctx) + varint_len(ctxs[i].pid);
 	if (ring_free() < need)
 		return;
 	enc_sync(b);
 	ring_put(b, TKREC_STREAM_SYNC_LEN);
 	for (i = 0; i < nnames; i++)
 		ring_put(b, enc_name(b, &names[i]));
+	for (i = 0; i < nctxs; i++)
+		ring_put(b, enc_ctx(b, &ctxs[i]));
 	stream.seq++;
 	stream.since_sync = 0;
 	stream.need_sync = 0;
@@ -710,15 +745,23 @@ int tkrec_stream_name(unsigned kind, uint16_t id, const char *name)
 	uint32_t s;
 	int rc = -1;
 
-	if (!name || kind > TKREC_NAME_ISR)
+	if (kind > TKREC_NAME_USER)
 		return -1;
-	len = strlen(name);
+	len = name ? strlen(name) : 0;
 	if (len > 255)
 		len = 255;
 	ENTER(s);
 	for (i = 0; i < nnames; i++)
 		if (names[i].kind == kind && names[i].id == id)
 			break;
+	if (!name) {
+		/* forgotten: no longer sent (its string may be freed) */
+		if (i == nnames)
+			goto out;
+		names[i] = names[--nnames];
+		rc = 0;
+		goto out;
+	}
 	if (i == TKREC_STREAM_NAMES)
 		goto out;
 	names[i].name = name;
@@ -799,15 +842,45 @@ uint32_t tkrec_stream_lost(void)
 	return stream.lost;
 }
 
+/*
+ * A naming record (id, task_create) while streaming: its context's pid,
+ * re-sent after every sync (in the section, with the lock).  A context
+ * named again takes its new pid; one that finds the table full is
+ * counted with the metadata that could not be kept.
+ */
+static void stream_keep(uint32_t type, uint32_t par1, uint32_t par2)
+{
+	uint32_t code = type & 0xFFu;
+	unsigned i;
+
+	if (code != FTrace_EVT_id && code != FTrace_EVT_task_create)
+		return;
+	FTRACE_PORT_LOCK();
+	for (i = 0; i < nctxs && ctxs[i].ctx != par1; i++)
+		;
+	if (i == TKREC_STREAM_CONTEXTS) {
+		meta_lost++;
+	} else {
+		ctxs[i].ctx = (uint16_t)par1;
+		ctxs[i].pid = par2;
+		if (i == nctxs)
+			nctxs++;
+	}
+	FTRACE_PORT_UNLOCK();
+}
+
 /* the ipoints' part: with the lock, in the section; the drain after it */
 #define STREAM_PUT(core, type, par1, tsc, par2) \
 	do { if (stream_on) stream_put(core, type, par1, tsc, par2); } while (0)
 #define STREAM_DRAIN() \
 	do { if (stream_on && stream.write) tkrec_stream_drain(); } while (0)
+#define STREAM_KEEP(type, par1, par2) \
+	do { if (stream_on) stream_keep(type, par1, par2); } while (0)
 #else
 /* without streaming the ipoints are the snapshot's alone */
 #define STREAM_PUT(core, type, par1, tsc, par2) ((void)0)
 #define STREAM_DRAIN() ((void)0)
+#define STREAM_KEEP(type, par1, par2) ((void)0)
 #endif
 
 /* ---- logging ------------------------------------------------------------ */
@@ -921,6 +994,9 @@ static inline void log_event(uint32_t type, uint32_t par1, uint32_t par2,
 	uint64_t tsc;
 
 	s = FTRACE_PORT_IRQ_SAVE();
+	/* before the record: a sync its record brings carries it already */
+	if (keep)
+		STREAM_KEEP(type, par1, par2);
 	c = current[core];
 	if (!c) {
 		STREAM_PUT(core, type, par1, FTRACE_PORT_TSC(), par2);

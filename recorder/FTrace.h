@@ -240,8 +240,10 @@ void tkrec_meta_ipoint(uint16_t type, uint16_t par1, uint32_t par2, int fast);
  * tkrec_stream_stop()).  A sync record (a magic and a CRC-32, the clock
  * rate, the full time) starts the stream and comes again after every
  * `sync_every` bytes (0: TKREC_STREAM_SYNC_EVERY), followed by every name
- * registered, so that a stream cut anywhere decodes from its next sync.
- * Snapshot chunks go on working beside it; FTrace_enable() needs a chunk
+ * registered and the pid of every context named by an id or task_create
+ * record while streaming (TKREC_STREAM_CONTEXTS of them; more are counted
+ * by tkrec_meta_lost()), so that a stream cut anywhere decodes from its
+ * next sync with its names.  Snapshot chunks go on working beside it; FTrace_enable() needs a chunk
  * or the stream.  With several cores the ring is shared under the port's
  * lock (FTRACE_PORT_LOCK), taken by the ipoints while streaming.
  */
@@ -260,9 +262,14 @@ void tkrec_meta_ipoint(uint16_t type, uint16_t par1, uint32_t par2, int fast);
 #define TKREC_STREAM_OVERFLOW 0x02u
 #define TKREC_STREAM_NAME 0x03u
 #define TKREC_STREAM_CORE 0x04u
+#define TKREC_STREAM_CONTEXT 0x06u  /* a context's pid, re-sent after a sync */
 /* kinds of names */
 #define TKREC_NAME_TASK 0u      /* id: the pid of task_create / id records */
 #define TKREC_NAME_ISR 1u       /* id: the IRQ of interrupt_start */
+#define TKREC_NAME_USER 2u      /* id: n of user_event_n (0 .. 14) */
+#ifndef TKREC_STREAM_CONTEXTS
+#define TKREC_STREAM_CONTEXTS 32  /* contexts whose pid is re-sent */
+#endif
 
 typedef size_t (*tkrec_stream_write_fn)(const void *bytes, size_t len);
 
@@ -275,10 +282,13 @@ typedef size_t (*tkrec_stream_write_fn)(const void *bytes, size_t len);
 int tkrec_stream_init(void *ring, size_t size, tkrec_stream_write_fn out,
 		      uint32_t cycles_per_msec, uint32_t sync_every);
 /**
- * Register the name of a task (pid) or an ISR (IRQ) once: sent at once
- * (after a sync record) and after every sync.  The string is not copied
- * (it must live on); at most 255 bytes of it are sent.  0, or -1 (name
- * NULL, bad kind, TKREC_STREAM_NAMES names already).
+ * Register the name of a task (pid), an ISR (IRQ) or a user event channel
+ * (n of user_event_n) once: sent at once (after a sync record) and after
+ * every sync; registered again, the new name replaces it; name NULL
+ * forgets it (no longer sent: a string about to be freed).  The string is not copied
+ * (it must live on until forgotten); at most 255 bytes of it are sent.
+ * 0, or -1 (bad kind, TKREC_STREAM_NAMES names already, NULL for a name
+ * not registered).
  */
 int tkrec_stream_name(unsigned kind, uint16_t id, const char *name);
 /** Hand the ring's bytes to `write` until it takes fewer; the bytes taken. */

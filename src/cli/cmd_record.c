@@ -1,8 +1,10 @@
 /*
  * cmd_record.c - `tracekit record SOURCE -o OUT`: a recorder stream
  * (docs/recorder.md, "Streaming") captured as it comes from standard
- * input ('-'), a FIFO or a file (with --follow, a file that grows), into
- * OUT, a stream file the ftstream reader reads at any moment.
+ * input ('-'), a TCP server ('tcp:HOST:PORT', as QEMU's -serial
+ * tcp:HOST:PORT,server), a serial device (a tty: put in raw mode), a FIFO
+ * or a file (with --follow, a file that grows), into OUT, a stream file
+ * the ftstream reader reads at any moment.
  *
  * Only whole records from the first valid sync record on are written, at
  * once (one write(2) per read), so that OUT is always a stream cut at a
@@ -21,6 +23,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <termios.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,10 +47,12 @@ static void help(FILE *fp)
 	fprintf(fp,
 		"usage: tracekit record [options] SOURCE -o OUT\n\n"
 		"Captures a stream of the recorder (recorder/ built with TKREC_STREAM)\n"
-		"from SOURCE: '-' (standard input), a FIFO, a serial device set up\n"
-		"beforehand, or a file.  Whole records from the first sync record on\n"
-		"are written to OUT as they come, so OUT can be read (tracekit info,\n"
-		"cat, stats) at any moment.  The capture ends when SOURCE ends, or on\n"
+		"from SOURCE: '-' (standard input), 'tcp:HOST:PORT' (a TCP server, such\n"
+		"as QEMU's -serial tcp:127.0.0.1:PORT,server), a serial device (a tty:\n"
+		"put in raw mode, its speed left as set), a FIFO, or a file.  Whole\n"
+		"records from the first sync record on are written to OUT as they\n"
+		"come, so OUT can be read (tracekit info, cat, stats) at any moment.\n"
+		"The capture ends when SOURCE ends (a TCP server closes), or on\n"
 		"SIGINT/SIGTERM/SIGHUP; an end record then says why ('tracekit info\n"
 		"OUT' shows stream_end).  A stretch that is no record is dropped up to\n"
 		"the next sync record and counted on stderr.\n\n"
@@ -55,6 +62,96 @@ static void help(FILE *fp)
 		"                  until a signal\n"
 		"  -q, --quiet     no report on stderr\n"
 		"  -h, --help      this help\n");
+}
+
+/* A connection to the TCP server of "HOST:PORT": the socket, or -1 (a
+ * line on stderr). */
+static int tcp_connect(const char *src, const char *hp)
+{
+	struct addrinfo hints, *res = NULL, *a;
+	const char *colon = strrchr(hp, ':');
+	char host[256];
+	size_t hl;
+	int fd = -1, rc, e = 0;
+
+	if (!colon || colon == hp || !colon[1] || (size_t)(colon - hp) >= sizeof(host)) {
+		fprintf(stderr, "%s: error: expected tcp:HOST:PORT\n", src);
+		return -1;
+	}
+	hl = (size_t)(colon - hp);
+	memcpy(host, hp, hl);
+	host[hl] = 0;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	rc = getaddrinfo(host, colon + 1, &hints, &res);
+	if (rc != 0) {
+		fprintf(stderr, "%s: error: %s\n", src, gai_strerror(rc));
+		return -1;
+	}
+	for (a = res; a; a = a->ai_next) {
+		fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+		if (fd < 0) {
+			e = errno;
+			continue;
+		}
+		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+			break;
+		e = errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		fprintf(stderr, "%s: error: %s\n", src, strerror(e));
+	return fd;
+}
+
+/* A tty in raw mode: every byte as it comes, none changed (no echo, no
+ * line editing, no signal characters, 8 bits); its speed is kept.  0 or
+ * -1 (a line on stderr). */
+static int tty_raw(const char *src, int fd)
+{
+	struct termios t;
+
+	if (tcgetattr(fd, &t) != 0)
+		goto fail;
+	t.c_iflag &= ~(tcflag_t)(IGNBRK | BRKINT | PARMRK | ISTRIP | INLCR | IGNCR |
+				 ICRNL | IXON | IXOFF);
+	t.c_oflag &= ~(tcflag_t)OPOST;
+	t.c_lflag &= ~(tcflag_t)(ECHO | ECHONL | ICANON | ISIG | IEXTEN);
+	t.c_cflag &= ~(tcflag_t)(CSIZE | PARENB);
+	t.c_cflag |= CS8 | CREAD | CLOCAL;
+	t.c_cc[VMIN] = 1;
+	t.c_cc[VTIME] = 0;
+	if (tcsetattr(fd, TCSANOW, &t) != 0)
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "%s: error: cannot set the serial device to raw mode: %s\n", src,
+		strerror(errno));
+	return -1;
+}
+
+/* The source's descriptor, or -1 (a line on stderr). */
+static int open_source(const char *src)
+{
+	int fd;
+
+	if (strcmp(src, "-") == 0)
+		return STDIN_FILENO;
+	if (strncmp(src, "tcp:", 4) == 0)
+		return tcp_connect(src, src + 4);
+	fd = open(src, O_RDONLY | O_NOCTTY);
+	if (fd < 0) {
+		fprintf(stderr, "%s: error: %s\n", src, strerror(errno));
+		return -1;
+	}
+	if (isatty(fd) && tty_raw(src, fd) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* write all of p[0..n) to fd: 0 or -1 */
@@ -109,11 +206,9 @@ int cmd_record(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < 3; i++)
 		sigaction(stop_sigs[i], &sa, NULL);
-	in = strcmp(src, "-") == 0 ? STDIN_FILENO : open(src, O_RDONLY);
-	if (in < 0) {
-		fprintf(stderr, "%s: error: %s\n", src, strerror(errno));
+	in = open_source(src);
+	if (in < 0)
 		goto done;
-	}
 	out = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (out < 0) {
 		fprintf(stderr, "%s: error: %s\n", outp, strerror(errno));

@@ -1,7 +1,9 @@
 #!/bin/sh
 # The CLI reads a captured recorder stream (written by recorder.stream) as
 # it reads the snapshot of the same run: info names the format and its
-# stream parameters, cat prints the same events, stats the same figures.
+# stream parameters, cat prints the same events, stats the same figures,
+# with the names the stream registered where the snapshot has task<pid>
+# and IRQ<n>.
 # Usage: stream_cli.sh TRACEKIT DIR
 set -eu
 tk=$1
@@ -9,11 +11,19 @@ dir=$2
 "$tk" info "$dir/stream.tks" > "$dir/stream.info"
 grep -q 'ftstream' "$dir/stream.info"
 grep -q 'name.task4.*control' "$dir/stream.info"
-"$tk" cat "$dir/snapshot.bin" > "$dir/snapshot.cat"
+# the snapshot's names as the stream gives them (stats: the columns as wide
+# as the names, the rows in their order)
+names() {
+	sed -e 's/task3\([^0-9]\|$\)/idle\1/g' -e 's/task4\([^0-9]\|$\)/control\1/g' \
+	    -e 's/task5\([^0-9]\|$\)/comms\1/g' -e 's/IRQ11\([^0-9]\|$\)/USART1\1/g'
+}
+"$tk" cat "$dir/snapshot.bin" | names > "$dir/snapshot.cat"
 "$tk" cat "$dir/stream.tks" > "$dir/stream.cat"
+grep -q ',T,control,' "$dir/stream.cat"
+grep -q ',I,USART1,' "$dir/stream.cat"
 cmp "$dir/snapshot.cat" "$dir/stream.cat"
-"$tk" stats "$dir/snapshot.bin" > "$dir/snapshot.stats"
-"$tk" stats "$dir/stream.tks" > "$dir/stream.stats"
+"$tk" stats "$dir/snapshot.bin" 2>/dev/null | names | tr -s " " | sort > "$dir/snapshot.stats"
+"$tk" stats "$dir/stream.tks" 2>/dev/null | tr -s " " | sort > "$dir/stream.stats"
 cmp "$dir/snapshot.stats" "$dir/stream.stats"
 # a stream joined late (its first 1000 bytes gone) is read from its next sync
 tail -c +1001 "$dir/stream.tks" > "$dir/stream_cut.tks"

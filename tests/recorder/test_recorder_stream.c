@@ -76,7 +76,10 @@ static size_t transport(const void *bytes, size_t len)
 }
 
 static uint8_t pool[1 << 20];
-static uint8_t ring[4096];
+static uint8_t ring[1 << 16];  /* two cores: room while one drains */
+
+/* the round at which the workload registers a name for pid 6 (-1: none) */
+static unsigned late_round = ~0u;
 
 /* a small scheduler's run: 4 named tasks, an ISR, mutexes, user events */
 static unsigned workload(unsigned rounds)
@@ -91,13 +94,15 @@ static unsigned workload(unsigned rounds)
 	}
 	for (i = 0; i < rounds; i++) {
 		t = i % 4;
+		if (i == late_round)
+			CHECK(tkrec_stream_name(TKREC_NAME_TASK, 6, "late") == 0);
 		TRACER_LOGEVENT(FTrace_EVT_task_activate, 256 + t, 0);
 		TRACER_LOGEVENT(FTrace_EVT_task_schedule, 256 + t, 256 + t);
 		TRACER_LOGEVENT(FTrace_EVT_context_switch, 256 + t, 0);
 		n += 3;
 		if (i % 3 == 0) {
-			TRACER_LOGEVENT(FTrace_EVT_interrupt_start, 0, 11);
-			TRACER_LOGEVENT(FTrace_EVT_interrupt_end, 0, 11);
+			TRACER_LOGEVENT(FTrace_EVT_interrupt_start, 11, 0);
+			TRACER_LOGEVENT(FTrace_EVT_interrupt_end, 11, 0);
 			n += 2;
 		}
 		if (i % 5 == 0) {
@@ -165,9 +170,45 @@ static void write_file(const char *dir, const char *name, const void *p, size_t 
 
 /* ---- the stream is the snapshot ------------------------------------------ */
 
+/* renames[i][0] is printed as renames[i][1] (NULL ends them) */
+static const char *const no_renames[][2] = { { NULL, NULL } };
+static const char *const stream_names[][2] = {
+	{ "task3", "idle" }, { "task4", "control" }, { "task5", "comms" },
+	{ "IRQ11", "USART1" }, { NULL, NULL }
+};
+static const char *const stream_names_late[][2] = {
+	{ "task3", "idle" }, { "task4", "control" }, { "task5", "comms" },
+	{ "IRQ11", "USART1" }, { "task6", "late" }, { NULL, NULL }
+};
+
+static const char *renamed(const char *const (*ren)[2], const char *n)
+{
+	for (; ren[0][0]; ren++)
+		if (strcmp(ren[0][0], n) == 0)
+			return ren[0][1];
+	return n;
+}
+
+static size_t read_events_opt(const void *p, size_t n, const char *fmt,
+			      int strict, const char *const (*ren)[2],
+			      char *out, size_t cap, const char **format,
+			      size_t *warnings);
+
 /* the events of a trace read by the library: time, name, entity, note */
-static size_t read_events(const void *p, size_t n, const char *fmt, char *out,
-			  size_t cap, const char **format)
+static size_t read_events(const void *p, size_t n, const char *fmt,
+			  const char *const (*ren)[2], char *out, size_t cap,
+			  const char **format)
+{
+	size_t w = 0, k = read_events_opt(p, n, fmt, 1, ren, out, cap, format, &w);
+
+	CHECK(w == 0);
+	return k;
+}
+
+static size_t read_events_opt(const void *p, size_t n, const char *fmt,
+			      int strict, const char *const (*ren)[2],
+			      char *out, size_t cap, const char **format,
+			      size_t *warnings)
 {
 	tk_reader_opts o;
 	tk_reader *r = NULL;
@@ -178,7 +219,7 @@ static size_t read_events(const void *p, size_t n, const char *fmt, char *out,
 
 	tk_reader_opts_init(&o);
 	o.format = fmt;
-	o.strict = 1;
+	o.strict = strict;
 	rc = tk_reader_open_mem(&r, p, n, "mem", &o, &err);
 	CHECK(rc == TK_OK);
 	if (rc != TK_OK) {
@@ -190,14 +231,14 @@ static size_t read_events(const void *p, size_t n, const char *fmt, char *out,
 		const tk_trace *t = tk_reader_trace(r);
 		int w = snprintf(out + len, cap - len, "%lld %s %s %s\n",
 				 (long long)ev->time, tk_trace_str(t, ev->name, NULL),
-				 tk_trace_str(t, tk_trace_entity(t, ev->target)->name, NULL),
+				 renamed(ren, tk_trace_str(t, tk_trace_entity(t, ev->target)->name, NULL)),
 				 ev->note ? ev->note : "-");
 		if (w > 0 && (size_t)w < cap - len)
 			len += (size_t)w;
 		k++;
 	}
 	CHECK(rc == TK_END);
-	CHECK(tk_reader_warning_count(r) == 0);
+	*warnings = tk_reader_warning_count(r);
 	tk_reader_close(r);
 	return k;
 }
@@ -231,9 +272,10 @@ static void test_same_as_snapshot(const char *dir)
 	       n, strm_len, (double)strm_len / n, (unsigned long long)d.syncs, snap_len);
 	CHECK(strm_len <= (size_t)n * 8);
 	ftstream_free(&d);
-	/* the library: the probe finds the stream, the events are the snapshot's */
-	ka = read_events(snap, snap_len, "shark", text_a, sizeof(text_a), &fa);
-	kb = read_events(strm, strm_len, NULL, text_b, sizeof(text_b), &fb);
+	/* the library: the probe finds the stream, the events are the
+	 * snapshot's, with the names registered for task<pid> and IRQ<n> */
+	ka = read_events(snap, snap_len, "shark", stream_names, text_a, sizeof(text_a), &fa);
+	kb = read_events(strm, strm_len, NULL, no_renames, text_b, sizeof(text_b), &fb);
 	CHECK(strcmp(fb, "ftstream") == 0);
 	CHECK(ka == kb && ka > 0);
 	CHECK(strcmp(text_a, text_b) == 0);
@@ -245,11 +287,17 @@ static void test_same_as_snapshot(const char *dir)
 
 /* ---- a stream cut at a random byte --------------------------------------- */
 
+/* record i of d is the id record a context record (00 06) became */
+static int from_ctx(const ftstream_dec *d, const uint8_t *p, size_t i)
+{
+	return p[d->offs[i]] == 0 && p[d->offs[i] + 1] == 0x06;
+}
+
 static void test_cut(void)
 {
 	static uint8_t full[1 << 20];
 	ftstream_dec all, cut;
-	size_t len, seed, i, first, k, s;
+	size_t len, seed, i, j, first, k, s, nctx;
 
 	start(256, sizeof(ring), 0);
 	workload(300);
@@ -258,6 +306,8 @@ static void test_cut(void)
 	memcpy(full, strm, len);
 	CHECK(ftstream_decode(&all, full, len) == 0);
 	CHECK(all.syncs > 20);
+	/* whole, the contexts' records say nothing the id records did not */
+	CHECK(all.ctx_recs == 0);
 	for (seed = 1; seed <= 16; seed++) {
 		rnd = (uint32_t)seed * 2654435761u;
 		k = (size_t)(lcg() % len);
@@ -269,12 +319,25 @@ static void test_cut(void)
 			;
 		CHECK(cut.first_sync == s - k);
 		CHECK(cut.resyncs == 0);
-		CHECK(cut.nrec == all.nrec - first);
-		if (cut.nrec == all.nrec - first) {
-			CHECK(memcmp(cut.recs, all.recs + first * 16, cut.nrec * 16) == 0);
-			for (i = 0; i < cut.nrec; i++)
-				CHECK(cut.offs[i] + k == all.offs[first + i]);
+		/* the records from the sync on, and an id record for each of
+		 * the 4 contexts (their id records were before the cut) */
+		nctx = 0;
+		for (i = j = 0; i < cut.nrec; i++) {
+			if (from_ctx(&cut, full + k, i)) {
+				nctx++;
+				continue;
+			}
+			CHECK(j < all.nrec - first);
+			if (j < all.nrec - first) {
+				CHECK(memcmp(cut.recs + i * 16, all.recs + (first + j) * 16, 16) == 0);
+				CHECK(cut.offs[i] + k == all.offs[first + j]);
+			}
+			j++;
 		}
+		CHECK(j == all.nrec - first);
+		CHECK(nctx == cut.ctx_recs);
+		if (s < len && k > 200)
+			CHECK(nctx == 4);
 		if (s < len)
 			CHECK(cut.nnames == 4 && cut.clk == 72000);
 		ftstream_free(&cut);
@@ -284,6 +347,96 @@ static void test_cut(void)
 	CHECK(cut.nrec == all.nrec - 1 && cut.tail > 0);
 	ftstream_free(&cut);
 	ftstream_free(&all);
+}
+
+/* ---- names as entities ----------------------------------------------------- */
+
+/* every entity of the trace read from p[0 .. n): its names, one a line */
+static size_t entity_names(const void *p, size_t n, char *out, size_t cap,
+			   size_t *warnings)
+{
+	tk_reader_opts o;
+	tk_reader *r = NULL;
+	const tk_event *ev;
+	const tk_trace *t;
+	tk_error err;
+	size_t len = 0, i, ne;
+	int rc;
+
+	tk_reader_opts_init(&o);
+	rc = tk_reader_open_mem(&r, p, n, "mem", &o, &err);
+	CHECK(rc == TK_OK);
+	if (rc != TK_OK)
+		return 0;
+	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK)
+		;
+	CHECK(rc == TK_END);
+	t = tk_reader_trace(r);
+	ne = tk_trace_entity_count(t);
+	out[0] = 0;
+	for (i = 0; i < ne; i++) {
+		int w = snprintf(out + len, cap - len, "%s\n",
+				 tk_trace_str(t, tk_trace_entity(t, (uint32_t)i)->name, NULL));
+		if (w > 0 && (size_t)w < cap - len)
+			len += (size_t)w;
+	}
+	*warnings = tk_reader_warning_count(r);
+	tk_reader_close(r);
+	return ne;
+}
+
+static void test_names(void)
+{
+	static uint8_t full[1 << 20];
+	static char ents[1 << 16];
+	const char *fa = "", *fb = "";
+	size_t len, k, w, ka, kb;
+
+	/* a name registered in the middle of the run names the task's
+	 * events before its record too: the stream is read whole */
+	late_round = 200;
+	start(1024, sizeof(ring), 1);
+	workload(400);
+	stop(1);
+	late_round = ~0u;
+	ka = read_events(snap, snap_len, "shark", stream_names_late, text_a, sizeof(text_a), &fa);
+	kb = read_events(strm, strm_len, NULL, no_renames, text_b, sizeof(text_b), &fb);
+	CHECK(ka == kb && ka > 0);
+	CHECK(strcmp(text_a, text_b) == 0);
+	CHECK(strstr(text_b, " late ") != NULL && strstr(text_b, "task6") == NULL);
+
+	/* a stream joined late, after the id records: the contexts' records
+	 * after its first sync name the tasks from its first event on */
+	start(256, sizeof(ring), 0);
+	workload(300);
+	stop(0);
+	len = strm_len;
+	memcpy(full, strm, len);
+	for (k = len / 2; k < len && !ftstream_is_sync(full + k, len - k); k++)
+		;
+	CHECK(k < len);
+	entity_names(full + k - 3, len - k + 3, ents, sizeof(ents), &w);
+	CHECK(w == 1);  /* the 3 bytes before the sync */
+	CHECK(strstr(ents, "\nidle\n") && strstr(ents, "\ncontrol\n") &&
+	      strstr(ents, "\ncomms\n") && strstr(ents, "\ntask6\n") &&
+	      strstr(ents, "\nUSART1\n"));
+	CHECK(strstr(ents, "ctx") == NULL && strstr(ents, "IRQ11") == NULL);
+
+	/* a user event channel; a name two tasks share; names the reader
+	 * cannot take (one it gives other entities, one of an ISR's) */
+	start(1024, sizeof(ring), 0);
+	CHECK(tkrec_stream_name(TKREC_NAME_USER, 4, "telemetry") == 0);
+	CHECK(tkrec_stream_name(TKREC_NAME_TASK, 5, "control") == 0);
+	CHECK(tkrec_stream_name(TKREC_NAME_TASK, 6, "IRQ11") == 0);
+	CHECK(tkrec_stream_name(TKREC_NAME_ISR, 11, "ctx256") == 0);
+	workload(50);
+	stop(0);
+	entity_names(strm, strm_len, ents, sizeof(ents), &w);
+	CHECK(strstr(ents, "\ntelemetry\n") && strstr(ents, "user_event_4") == NULL);
+	CHECK(strstr(ents, "\ncontrol#4\n") && strstr(ents, "\ncontrol#5\n"));
+	CHECK(strstr(ents, "\ntask6\n") && strstr(ents, "\nIRQ11\n"));
+	CHECK(strstr(ents, "\nidle\n") && strstr(ents, "ctx256") == NULL);
+	CHECK(w == 2);
 }
 
 /* ---- overflow: a transport that refuses ---------------------------------- */
@@ -381,12 +534,85 @@ static void test_two_cores(void)
 	ftstream_free(&d);
 }
 
+/* each core runs its own task (context 10 + core) and interrupt (20 + core) */
+static void *core_sched(void *arg)
+{
+	unsigned i, c;
+
+	tkrec_host_core = (unsigned)(uintptr_t)arg;
+	c = tkrec_host_core;
+	for (i = 0; i < 500; i++) {
+		TRACER_LOGEVENT(FTrace_EVT_task_activate, 10 + c, 0);
+		TRACER_LOGEVENT(FTrace_EVT_context_switch, 10 + c, 0);
+		if (i % 2) {
+			TRACER_LOGEVENT(FTrace_EVT_interrupt_start, 20 + c, 0);
+			TRACER_LOGEVENT(FTrace_EVT_interrupt_end, 20 + c, 0);
+		}
+		TRACER_LOGEVENT(FTrace_EVT_task_end_cycle, 10 + c, 0);
+	}
+	return NULL;
+}
+
+/* the events of two cores read by the library: each on its core */
+static void test_two_cores_read(void)
+{
+	pthread_t th[2];
+	tk_reader_opts o;
+	tk_reader *r = NULL;
+	const tk_event *ev;
+	tk_error err;
+	size_t per[3] = { 0, 0, 0 }, bad = 0, preempt = 0;
+	unsigned k;
+	int rc;
+
+	start(512, sizeof(ring), 0);
+	for (k = 0; k < 2; k++)
+		CHECK(pthread_create(&th[k], NULL, core_sched, (void *)(uintptr_t)(k + 1)) == 0);
+	for (k = 0; k < 2; k++)
+		pthread_join(th[k], NULL);
+	stop(0);
+	CHECK(tkrec_stream_lost() == 0);
+	tk_reader_opts_init(&o);
+	rc = tk_reader_open_mem(&r, strm, strm_len, "mem", &o, &err);
+	CHECK(rc == TK_OK);
+	if (rc != TK_OK)
+		return;
+	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+		const tk_trace *t = tk_reader_trace(r);
+		const char *core = tk_trace_str(t, tk_trace_entity(t, ev->core)->name, NULL);
+		const char *tgt = tk_trace_str(t, tk_trace_entity(t, ev->target)->name, NULL);
+		const char *kind = tk_trace_str(t, ev->name, NULL);
+		char want[16];
+		unsigned c;
+
+		if (sscanf(tgt, "ctx1%u", &c) == 1 || sscanf(tgt, "IRQ2%u", &c) == 1) {
+			snprintf(want, sizeof(want), "Core_%u", c);
+			if (c >= 1 && c <= 2 && strcmp(core, want) == 0)
+				per[c]++;
+			else
+				bad++;
+			/* a task loses its core to its core's interrupt only */
+			if (strcmp(kind, "preempt") == 0)
+				preempt++;
+		}
+	}
+	CHECK(rc == TK_END);
+	CHECK(bad == 0);
+	/* activate, start, terminate a job; activate, start, terminate an
+	 * interrupt every other job and its task's preempt and resume */
+	CHECK(per[1] == 500 * 3 + 250 * 5 && per[2] == per[1]);
+	CHECK(preempt == 2 * 250);
+	tk_reader_close(r);
+}
+
 int main(int argc, char **argv)
 {
 	test_same_as_snapshot(argc > 1 ? argv[1] : NULL);
 	test_cut();
+	test_names();
 	test_overflow();
 	test_two_cores();
+	test_two_cores_read();
 	if (fails)
 		fprintf(stderr, "%u failures\n", fails);
 	return fails ? 1 : 0;

@@ -12,8 +12,10 @@
 #define FTSTREAM_SYNC_LEN 32u
 #define FTSTREAM_VERSION 1u
 #define FTSTREAM_REC 16u
+#define FTSTREAM_NAME_KINDS 3u
 
-/** A name record: a task (kind 0, its pid) or an ISR (kind 1, its IRQ). */
+/** A name record: a task (kind 0, its pid), an ISR (kind 1, its IRQ) or
+ * a user event channel (kind 2, n of user_event_n). */
 typedef struct ftstream_name {
 	uint8_t kind;
 	uint16_t id;
@@ -24,6 +26,10 @@ typedef struct ftstream_name {
 typedef struct ftstream_dec {
 	uint8_t *recs;           /* nrec records of 16 bytes (shark dump layout) */
 	uint64_t *offs;          /* the stream offset of each record's start */
+	uint8_t *cores;          /* the core of each record (sync, core records) */
+	uint8_t core;            /* the core of the records being decoded */
+	unsigned ncores;         /* the cores the records have */
+	uint8_t core_seen[256];  /* 1 for each of them */
 	size_t nrec, cap;
 	uint64_t lost;           /* the sum of the overflow records decoded */
 	uint64_t syncs;          /* sync records decoded */
@@ -38,6 +44,11 @@ typedef struct ftstream_dec {
 	uint8_t end;             /* an end record: its reason + 1 (0: none) */
 	ftstream_name *names;
 	size_t nnames;
+	/* each context's pid as the records decoded so far say (pid | 1 << 32;
+	 * 0: not known), by context: a context record (00 06) that tells
+	 * what is not known yet becomes an id record */
+	uint64_t *ctx_pid;
+	uint64_t ctx_recs;       /* context records that became id records */
 } ftstream_dec;
 
 /* The end record's reasons (tracekit record writes it, 00 05 reason). */

@@ -82,6 +82,7 @@ static int add_rec(ftstream_dec *d, uint64_t off, uint32_t type, uint32_t par1,
 		size_t nc = d->cap ? d->cap * 2 : 1024;
 		uint8_t *nr = realloc(d->recs, nc * FTSTREAM_REC);
 		uint64_t *no;
+		uint8_t *nco;
 
 		if (!nr)
 			return -1;
@@ -90,6 +91,10 @@ static int add_rec(ftstream_dec *d, uint64_t off, uint32_t type, uint32_t par1,
 		if (!no)
 			return -1;
 		d->offs = no;
+		nco = realloc(d->cores, nc);
+		if (!nco)
+			return -1;
+		d->cores = nco;
 		d->cap = nc;
 	}
 	q = d->recs + d->nrec * FTSTREAM_REC;
@@ -97,6 +102,11 @@ static int add_rec(ftstream_dec *d, uint64_t off, uint32_t type, uint32_t par1,
 	put32(q + 4, (uint32_t)(tsc >> 32));
 	put32(q + 8, (uint32_t)tsc);
 	put32(q + 12, par2);
+	d->cores[d->nrec] = d->core;
+	if (!d->core_seen[d->core]) {
+		d->core_seen[d->core] = 1;
+		d->ncores++;
+	}
 	d->offs[d->nrec++] = off;
 	return 0;
 }
@@ -126,6 +136,23 @@ static int add_name(ftstream_dec *d, unsigned kind, unsigned id,
 	return 0;
 }
 
+/* Context ctx is now pid's (an id or task_create record, or a context
+ * record); 1 if that was not known, -1 out of memory. */
+static int ctx_set(ftstream_dec *d, uint32_t ctx, uint32_t pid)
+{
+	uint64_t v = (uint64_t)pid | (uint64_t)1 << 32;
+
+	if (!d->ctx_pid) {
+		d->ctx_pid = calloc(65536, sizeof(*d->ctx_pid));
+		if (!d->ctx_pid)
+			return -1;
+	}
+	if (d->ctx_pid[ctx & 0xFFFFu] == v)
+		return 0;
+	d->ctx_pid[ctx & 0xFFFFu] = v;
+	return 1;
+}
+
 /* Results of one record: its length, 0 cut by the end, -1 bad, -2 nomem. */
 static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 		   uint64_t *prev)
@@ -148,6 +175,7 @@ static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 			*prev = (uint64_t)le32(p + 16) << 32 | le32(p + 12);
 			if (!d)
 				return FTSTREAM_SYNC_LEN;
+			d->core = p[7];
 			if (!d->syncs) {
 				d->clk = le32(p + 8);
 				d->lost_at_sync = le32(p + 20);
@@ -175,7 +203,7 @@ static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 			rc = varint(p, n, &i, &v);
 			if (rc <= 0)
 				return rc;
-			if (k > 1 || v > 0xFFFFu)
+			if (k >= FTSTREAM_NAME_KINDS || v > 0xFFFFu)
 				return -1;
 			if (i >= n)
 				return 0;
@@ -185,8 +213,36 @@ static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 			if (d && add_name(d, k, (unsigned)v, p + i, l1) < 0)
 				return -2;
 			return (long)(i + l1);
-		case 0x04: /* core */
-			return n < 3 ? 0 : 3;
+		case 0x04: /* core: of the records that follow */
+			if (n < 3)
+				return 0;
+			if (d)
+				d->core = p[2];
+			return 3;
+		case 0x06: { /* context: varint(ctx) varint(pid), after a sync */
+			uint64_t pid;
+
+			rc = varint(p, n, &i, &v);
+			if (rc <= 0)
+				return rc;
+			rc = varint(p, n, &i, &pid);
+			if (rc <= 0)
+				return rc;
+			if (v > 0xFFFFu || pid > UINT32_MAX)
+				return -1;
+			if (!d)
+				return (long)i;
+			/* what the stream's records said already makes nothing */
+			rc = ctx_set(d, (uint32_t)v, (uint32_t)pid);
+			if (rc < 0)
+				return -2;
+			if (rc) {
+				if (add_rec(d, off, 0x60, (uint32_t)v, *prev, (uint32_t)pid) < 0)
+					return -2;
+				d->ctx_recs++;
+			}
+			return (long)i;
+		}
 		case 0x05: /* end: written by tracekit record, never by the target */
 			if (n < 3)
 				return 0;
@@ -227,6 +283,10 @@ static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 		par2 |= (uint32_t)p[i + k] << (8 * k);
 	i += l2;
 	if (d && add_rec(d, off, type, par1, tsc, par2) < 0)
+		return -2;
+	/* id, task_create: the context's pid */
+	if (d && (p[0] == 0x60 || p[0] == 0x02) && !(p[1] & 0x20u) &&
+	    ctx_set(d, par1, par2) < 0)
 		return -2;
 	*prev = tsc;
 	return (long)i;
@@ -303,7 +363,9 @@ void ftstream_free(ftstream_dec *d)
 {
 	free(d->recs);
 	free(d->offs);
+	free(d->cores);
 	free(d->names);
+	free(d->ctx_pid);
 	memset(d, 0, sizeof(*d));
 }
 

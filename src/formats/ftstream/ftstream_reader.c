@@ -3,11 +3,15 @@
  * "ftstream", docs/recorder.md "Streaming"): the stream is decoded whole
  * (ftstream_decode.c) into the 16-byte records of a snapshot dump, which
  * the shark reader reads from memory; the sync record's clock rate is
- * given to it as hz=N, the names registered become header parameters.
+ * given to it as hz=N.  The names registered name the tasks, ISRs and
+ * user event channels, and each record has the core the stream gives it
+ * (shark_reader_open_ext()); the names are header parameters too.
  */
 #include "ftstream.h"
 
 #include "../../core/internal.h"
+#include "../../core/hashmap.h"
+#include "../shark/shark.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +28,13 @@ typedef struct ftstream_reader {
 	tk_source *mem;          /* the records, read by the shark reader */
 	void *shark;             /* the shark reader's state */
 	char opts[48];
+	/* the names as entities: (kind << 16 | id) -> index in shown */
+	tk_hashmap nmap;
+	struct shown {
+		const char *s;
+		size_t len;
+		char *own;       /* name#id of a name given twice */
+	} *shown;
 } ftstream_reader;
 
 /*
@@ -42,6 +53,90 @@ static int ftstream_probe(const uint8_t *buf, size_t len)
 	return 0;
 }
 
+static void free_names(ftstream_reader *f)
+{
+	size_t i;
+
+	if (f->shown)
+		for (i = 0; i < f->d.nnames; i++)
+			free(f->shown[i].own);
+	free(f->shown);
+	f->shown = NULL;
+	tk_hashmap_free(&f->nmap);
+}
+
+/* FNV-1a of a name: names given twice are found by it */
+static uint64_t name_hash(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * The names the entities get: a stream's name records hold for the whole
+ * stream (it is decoded whole before it is read), the events before the
+ * record included; the last record of a (kind, id) is its name.  A name
+ * that two of them share (two tasks called "worker") is name#id for each.
+ */
+static int make_names(ftstream_reader *f)
+{
+	tk_hashmap count = { 0 };
+	size_t i;
+	int rc = -1;
+
+	if (!f->d.nnames)
+		return 0;
+	f->shown = calloc(f->d.nnames, sizeof(*f->shown));
+	if (!f->shown)
+		goto out;
+	for (i = 0; i < f->d.nnames; i++) {
+		const ftstream_name *nm = &f->d.names[i];
+		uint64_t h = name_hash(nm->name, nm->len);
+		uint32_t c = tk_hashmap_get(&count, h);
+
+		if (tk_hashmap_set(&count, h, c == TK_NONE ? 1 : c + 1) < 0 ||
+		    tk_hashmap_set(&f->nmap, (uint64_t)nm->kind << 16 | nm->id,
+				   (uint32_t)i) < 0)
+			goto out;
+	}
+	for (i = 0; i < f->d.nnames; i++) {
+		const ftstream_name *nm = &f->d.names[i];
+		struct shown *sh = &f->shown[i];
+
+		sh->s = nm->name;
+		sh->len = nm->len;
+		if (nm->len && tk_hashmap_get(&count, name_hash(nm->name, nm->len)) > 1) {
+			sh->own = malloc((size_t)nm->len + 8);
+			if (!sh->own)
+				goto out;
+			memcpy(sh->own, nm->name, nm->len);
+			sh->len = nm->len + (size_t)snprintf(sh->own + nm->len, 8, "#%u",
+							     (unsigned)nm->id);
+			sh->s = sh->own;
+		}
+	}
+	rc = 0;
+out:
+	tk_hashmap_free(&count);
+	return rc;
+}
+
+/* shark_name_fn: a task's, an ISR's or a user event's name, or NULL */
+static const char *stream_name(void *ctx, unsigned kind, uint32_t id, size_t *len)
+{
+	ftstream_reader *f = ctx;
+	uint32_t i = tk_hashmap_get(&f->nmap, (uint64_t)kind << 16 | id);
+
+	if (i == TK_NONE || !f->shown)
+		return NULL;
+	*len = f->shown[i].len;
+	return f->shown[i].s;
+}
+
 static void ftstream_reader_close(tk_reader *r)
 {
 	ftstream_reader *f = r->impl;
@@ -52,6 +147,7 @@ static void ftstream_reader_close(tk_reader *r)
 	tk_format_shark.reader_close(r);
 	tk_source_close(f->mem);
 	r->src = f->orig;
+	free_names(f);
 	ftstream_free(&f->d);
 	free(f);
 	r->impl = NULL;
@@ -152,12 +248,20 @@ static int ftstream_reader_open(tk_reader *r, tk_error *err)
 			 (unsigned long long)f->d.clk * 1000u);
 		r->opts.options = f->opts;
 	}
+	if (make_names(f) < 0) {
+		rc = tk_err_nomem(err, name);
+		goto fail;
+	}
 	rc = tk_source_open_mem(&mem, f->d.recs, f->d.nrec * FTSTREAM_REC, name, err);
 	if (rc < 0)
 		goto fail;
 	r->src = mem;
 	r->impl = NULL;
-	rc = tk_format_shark.reader_open(r, err);
+	{
+		shark_ext x = { stream_name, f, f->d.cores, f->d.nrec };
+
+		rc = shark_reader_open_ext(r, &x, err);
+	}
 	if (rc < 0) {
 		/* the shark reader freed its own state */
 		r->src = f->orig;
@@ -187,7 +291,11 @@ static int ftstream_reader_open(tk_reader *r, tk_error *err)
 	for (i = 0; i < f->d.nnames; i++) {
 		const ftstream_name *nm = &f->d.names[i];
 
-		snprintf(key, sizeof(key), "name.%s%u", nm->kind ? "IRQ" : "task",
+		static const char *const kinds[FTSTREAM_NAME_KINDS] = {
+			"task", "IRQ", "user_event_"
+		};
+
+		snprintf(key, sizeof(key), "name.%s%u", kinds[nm->kind],
 			 (unsigned)nm->id);
 		if (add_header(r, key, nm->name, nm->len) < 0)
 			goto nomem_open;
@@ -199,6 +307,7 @@ nomem_open:
 	return rc;
 fail:
 	free(buf);
+	free_names(f);
 	ftstream_free(&f->d);
 	free(f);
 	r->impl = NULL;

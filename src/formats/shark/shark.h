@@ -44,6 +44,33 @@ enum {
 /** The FTrace name of an event code ("task_activate"), or NULL if unknown. */
 const char *shark_code_name(unsigned code);
 
+/* ---- names given by another reader ------------------------------------- */
+
+/* The kinds of names (the recorder stream's name records). */
+enum { SHARK_NAME_TASK = 0, SHARK_NAME_ISR = 1, SHARK_NAME_USER = 2 };
+
+/*
+ * The name of a task (by its pid), an ISR (by its IRQ) or a user event
+ * channel (n of user_event_n) that another reader knows (the ftstream
+ * reader's name records), or NULL: the reader's own name then (task<pid>,
+ * IRQ<n>, user_event_<n>).  `len` gets its length.
+ */
+typedef const char *(*shark_name_fn)(void *ctx, unsigned kind, uint32_t id,
+				     size_t *len);
+
+/* What another reader gives the shark reader besides the records. */
+typedef struct shark_ext {
+	shark_name_fn name;      /* names (NULL: none) */
+	void *name_ctx;
+	/* the core of each record, by its number (NULL: all on core 0):
+	 * each core has its own running task and interrupts, Core_<n> */
+	const uint8_t *cores;
+	uint64_t ncores;         /* records in cores[] */
+} shark_ext;
+
+/** tk_format_shark's reader_open, with what `x` gives (NULL: nothing). */
+int shark_reader_open_ext(tk_reader *r, const shark_ext *x, tk_error *err);
+
 /* ---- the fields of a record (little-endian, as the dump is) ------------- */
 
 /* the TSC: high word first, each word little-endian (one load and a

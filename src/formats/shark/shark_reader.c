@@ -59,6 +59,7 @@ enum {
 	W_ISR_DEPTH,
 	W_CLOCK_ROUNDED,
 	W_CLOCK_FORCED,
+	W_NAME,
 };
 
 /* Assumed when the dump never gives its clock: 1 GHz, a cycle is 1 ns. */
@@ -83,6 +84,7 @@ typedef struct task {
 	uint32_t ent;
 	uint16_t ctx;
 	uint8_t state;
+	uint8_t on_core;     /* the core it runs on (TS_RUNNING; a stream's) */
 	int64_t last_inst;   /* the last instance activated */
 	int64_t cur_inst;    /* the instance being executed, 0: none */
 } task;
@@ -168,6 +170,13 @@ typedef struct shark_reader {
 	tk_trace *t;
 	const char *name;
 	int strict;
+	shark_name_fn name_fn;  /* names another reader gives, or NULL */
+	void *name_ctx;
+	/* the core of each record (another reader's), or NULL: one core */
+	const uint8_t *rec_core;
+	uint64_t nrec_core;
+	unsigned cur_core;      /* the core in s->h and isr_stack */
+	struct core_st *cst;    /* each core's state while another runs */
 	shark_order ord;     /* the records in time order */
 	/* the block of events and their notes (bnotes[i]: bev[i]'s) */
 	tk_event *bev;
@@ -220,6 +229,14 @@ typedef struct shark_reader {
 	ev_head names[TK_ET_COUNT][TK_EV_COUNT];
 	hot h;               /* the block's room and the decoding state */
 } shark_reader;
+
+/* A core's decoding state while the records are another core's. */
+typedef struct core_st {
+	uint32_t ent1;       /* its entity + 1, 0: not met yet */
+	uint32_t running;
+	int isr_depth;
+	uint32_t isr_stack[ISR_MAX];
+} core_st;
 
 /* ---- records ------------------------------------------------------------ */
 
@@ -351,6 +368,105 @@ static uint32_t entity(shark_reader *s, tk_etype type, const char *fmt, ...)
 }
 
 /*
+ * A name the reader makes itself (or an event code's): a given name equal
+ * to one would be taken for that other entity.
+ */
+static int reserved_name(const char *n, size_t len)
+{
+	static const char *const fixed[] = { "FTrace", "Scheduler", "timer",
+					     "signal", "data", "other" };
+	static const char *const numbered[] = { "Core_", "task", "ctx", "IRQ",
+						"ipoint", "sem", "server" };
+	size_t i, k;
+
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (strlen(fixed[i]) == len && memcmp(n, fixed[i], len) == 0)
+			return 1;
+	for (i = 0; i < sizeof(numbered) / sizeof(numbered[0]); i++) {
+		size_t pl = strlen(numbered[i]);
+
+		if (len <= pl || memcmp(n, numbered[i], pl) != 0)
+			continue;
+		for (k = pl; k < len && n[k] >= '0' && n[k] <= '9'; k++)
+			;
+		if (k == len)
+			return 1;
+	}
+	if (len > 6 && memcmp(n, "mutex_", 6) == 0) {
+		for (k = 6; k < len && ((n[k] >= '0' && n[k] <= '9') ||
+					(n[k] >= 'a' && n[k] <= 'f')); k++)
+			;
+		if (k == len)
+			return 1;
+	}
+	if (len >= 7 && memcmp(n, "code_0x", 7) == 0)
+		return 1;
+	for (i = 0; i < 256; i++) {
+		const char *c = shark_code_name((unsigned)i);
+
+		if (c && strlen(c) == len && memcmp(n, c, len) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The entity of the name another reader gives to (kind, id), of type
+ * `type`: 1 (*ent set), 0 if there is none or it cannot be used (a
+ * warning; the reader's own name then), -1 out of memory.
+ */
+static int given_name(shark_reader *s, tk_etype type, unsigned kind,
+		      uint32_t id, uint32_t *ent)
+{
+	static const char *const what[] = { "task", "ISR", "user event" };
+	const char *n, *why = NULL;
+	size_t len = 0, i;
+	tk_entity *e;
+	uint32_t x;
+
+	if (!s->name_fn || id > 0xFFFFu ||
+	    !(n = s->name_fn(s->name_ctx, kind, id, &len)))
+		return 0;
+	for (i = 0; i < len && !why; i++)
+		if ((unsigned char)n[i] < 0x20u || n[i] == 0x7f)
+			why = "has a control character";
+	if (!why && (!len || reserved_name(n, len)))
+		why = len ? "is one the reader gives other entities" : "is empty";
+	if (!why) {
+		x = tk_trace_entity_intern(s->t, n, len);
+		if (x == TK_NONE)
+			return -1;
+		e = tk_trace_ent(s->t, x);
+		if (e->type == TK_ET_UNKNOWN) {
+			e->type = type;
+			e->type_name = s->type_str[type];
+		} else if (e->type != type) {
+			why = "names an entity of another type";
+		}
+	}
+	if (why) {
+		tk_reader_warn(s->r, W_NAME, 0, 0,
+			       "the name '%.*s' of %s %lu %s (the reader's own name kept)",
+			       (int)(len > 64 ? 64 : len), n, what[kind],
+			       (unsigned long)id, why);
+		return 0;
+	}
+	*ent = x;
+	return 1;
+}
+
+/* The entity of interrupt `irq`: its given name, or IRQ<irq>. */
+static uint32_t irq_entity(shark_reader *s, unsigned irq)
+{
+	uint32_t ent;
+	int rc = given_name(s, TK_ET_I, SHARK_NAME_ISR, irq, &ent);
+
+	if (rc < 0)
+		return TK_NONE;
+	return rc ? ent : entity(s, TK_ET_I, "IRQ%u", irq);
+}
+
+/*
  * A map of a 16-bit number (a context, an IRQ) to an index: index + 1,
  * 0 for none, so that calloc() gives an empty map whose pages the system
  * supplies when they are first touched (a few for a usual dump) instead
@@ -426,9 +542,15 @@ static uint32_t name_task(shark_reader *s, unsigned ctx, uint32_t pid)
 {
 	uint32_t ent, cur;
 
+	int rc;
+
 	if (!u16_map(&s->ctx_map))
 		return TK_NONE;
-	ent = entity(s, TK_ET_T, "task%lu", (unsigned long)pid);
+	rc = given_name(s, TK_ET_T, SHARK_NAME_TASK, pid, &ent);
+	if (rc < 0)
+		return TK_NONE;
+	if (!rc)
+		ent = entity(s, TK_ET_T, "task%lu", (unsigned long)pid);
 	if (ent == TK_NONE)
 		return TK_NONE;
 	cur = map_get(s->ctx_map, ctx);
@@ -445,7 +567,7 @@ static uint32_t isr_of(shark_reader *s, unsigned irq)
 		return TK_NONE;
 	if (map_get(s->irq_map, irq) != TK_NONE)
 		return map_get(s->irq_map, irq);
-	ent = entity(s, TK_ET_I, "IRQ%u", irq);
+	ent = irq_entity(s, irq);
 	if (ent == TK_NONE)
 		return TK_NONE;
 	if (tk_grow_zero32((void **)&s->isrs, &s->capisrs, s->nisrs,
@@ -646,6 +768,7 @@ static TK_INLINE void run(shark_reader *s, hot *h, task *tk)
 	else if (tk->state == TS_READY)
 		emit_task(s, h, tk, tk->cur_inst, TK_EV_RESUME);
 	tk->state = TS_RUNNING;
+	tk->on_core = (uint8_t)s->cur_core;
 }
 
 /* The task loses the core. */
@@ -696,6 +819,20 @@ static TK_INLINE void end_job(shark_reader *s, hot *h, uint32_t ti)
 	}
 }
 
+/* A task that runs on another core comes to this one (a stream's cores):
+ * it is preempted there (the event on this core), that core runs nothing. */
+static void migrate(shark_reader *s, hot *h, uint32_t ti)
+{
+	task *tk = &s->tasks[ti];
+	core_st *o = &s->cst[tk->on_core];
+
+	if (tk->state != TS_RUNNING || tk->on_core == s->cur_core)
+		return;
+	unrun(s, h, tk);
+	if (o->running == ti)
+		o->running = TK_NONE;
+}
+
 static TK_INLINE void switch_to(shark_reader *s, hot *h, uint32_t ti)
 {
 	if (h->isr_depth) {
@@ -703,6 +840,8 @@ static TK_INLINE void switch_to(shark_reader *s, hot *h, uint32_t ti)
 		h->running = ti;
 		return;
 	}
+	if (TK_UNLIKELY(s->cst != NULL) && h->running != ti)
+		migrate(s, h, ti);
 	if (h->running != TK_NONE && h->running != ti)
 		unrun(s, h, &s->tasks[h->running]);
 	h->running = ti;
@@ -797,7 +936,7 @@ static int keep_slow(shark_reader *s, hot *h, rec xv)
 	}
 	case 0x3:
 		type = TK_ET_I;
-		tgt = entity(s, TK_ET_I, "IRQ%u", x->par1);
+		tgt = irq_entity(s, x->par1);
 		src = h->core;
 		sinst = 0;
 		break;
@@ -812,11 +951,24 @@ static int keep_slow(shark_reader *s, hot *h, rec xv)
 	case 0x8:
 		tgt = entity(s, TK_ET_EVENT, "server%lu", (unsigned long)par2_of(x));
 		break;
-	case 0x9:
-		tgt = s->code_ent1[x->code] ? s->code_ent1[x->code] - 1
-					    : entity(s, TK_ET_EVENT, "%s", n);
+	case 0x9: {
+		/* user_event_<n> (0 .. 14; 0xF9 is filter_user): its given name */
+		int rc = 0;
+
+		if (s->code_ent1[x->code]) {
+			tgt = s->code_ent1[x->code] - 1;
+		} else {
+			if (x->code != 0xF9)
+				rc = given_name(s, TK_ET_EVENT, SHARK_NAME_USER,
+						x->code >> 4, &tgt);
+			if (rc < 0)
+				return TK_E_NOMEM;
+			if (!rc)
+				tgt = entity(s, TK_ET_EVENT, "%s", n);
+		}
 		by_code = 1;
 		break;
+	}
 	case 0xB:
 		tgt = s->code_ent1[x->code] ? s->code_ent1[x->code] - 1
 					    : entity(s, TK_ET_EVENT, "timer");
@@ -1262,6 +1414,48 @@ static void first_event(shark_reader *s, hot *h)
 	     "%llu", (unsigned long long)s->clk * 1000u);
 }
 
+/*
+ * The record's core is not the one in s->h (the slow path): that core's
+ * state is put aside and this one's taken, made the first time (Core_<n>,
+ * its clock event unless it is the trace's first: first_event() makes
+ * that).  TK_OK or TK_E_NOMEM.
+ */
+static int switch_core(shark_reader *s, hot *h, unsigned c)
+{
+	core_st *o = &s->cst[s->cur_core], *n = &s->cst[c];
+
+	o->ent1 = h->core + 1;
+	o->running = h->running;
+	o->isr_depth = h->isr_depth;
+	memcpy(o->isr_stack, s->isr_stack, sizeof(o->isr_stack));
+	s->cur_core = c;
+	if (!n->ent1) {
+		uint32_t ent = entity(s, TK_ET_C, "Core_%u", c);
+
+		if (ent == TK_NONE)
+			return TK_E_NOMEM;
+		h->core = ent;
+		h->running = TK_NONE;
+		h->isr_depth = 0;
+		if (s->started)
+			note(s, emit(s, h, h->core, 0, TK_ET_C, h->core, 0,
+				     TK_EV_SET_FREQUENCE),
+			     "%llu", (unsigned long long)s->clk * 1000u);
+		return TK_OK;
+	}
+	h->core = n->ent1 - 1;
+	h->running = n->running;
+	h->isr_depth = n->isr_depth;
+	memcpy(s->isr_stack, n->isr_stack, sizeof(s->isr_stack));
+	return TK_OK;
+}
+
+/* The core of record number pos (a stream's), or 0. */
+static TK_INLINE unsigned core_of(const shark_reader *s, uint64_t pos)
+{
+	return pos < s->nrec_core ? s->rec_core[pos] : 0;
+}
+
 /* One record: R_OK, R_STALL (the fast loop: left to the slow path,
  * nothing done that the slow path would not do the same) or a failure. */
 static TK_INLINE int process(shark_reader *s, hot *h, int cycles, int slow,
@@ -1284,6 +1478,10 @@ static TK_INLINE int process(shark_reader *s, hot *h, int cycles, int slow,
 				     (unsigned long long)x->tsc,
 				     (unsigned long long)s->clk);
 	}
+	if (slow && TK_UNLIKELY(s->rec_core != NULL) &&
+	    core_of(s, h->pos) != s->cur_core &&
+	    switch_core(s, h, core_of(s, h->pos)) < 0)
+		return tk_err_nomem(err, s->name);
 	/* run_block() leaves the first record to the slow path */
 	if (slow && TK_UNLIKELY(!s->started))
 		first_event(s, h);
@@ -1419,6 +1617,17 @@ static size_t run_block(shark_reader *s, int slow, const uint8_t *p,
 			s->fst = F_STALL;
 		return i;
 	}
+	if (TK_UNLIKELY(s->rec_core != NULL)) {
+		/* the fast loop maps the records of the core in s->h */
+		size_t i;
+		for (i = 0; i < n && core_of(s, pos + i) == s->cur_core; i++)
+			;
+		if (i < n && !i) {
+			s->fst = F_STALL;
+			return 0;
+		}
+		n = i;
+	}
 	if (s->clean)
 		return run_fast_t(s, 1, 0, p, n, pos);
 	if (s->cycles)
@@ -1508,7 +1717,7 @@ static int set_names(shark_reader *s)
 		s->cls[k] = shark_code_name((unsigned)k) ? code_class[k]
 							 : K_UNKNOWN;
 	s->cls[0] = K_EMPTY;
-	s->h.core = entity(s, TK_ET_C, "Core_0");
+	s->h.core = entity(s, TK_ET_C, "Core_%u", s->cur_core);
 	s->sys = entity(s, TK_ET_SYS, "FTrace");
 	s->sched = entity(s, TK_ET_SCHED, "Scheduler");
 	if (s->h.core == TK_NONE || s->sys == TK_NONE || s->sched == TK_NONE ||
@@ -1557,7 +1766,7 @@ static int parse_options(shark_reader *s, tk_error *err)
 	return TK_OK;
 }
 
-static int shark_reader_open(tk_reader *r, tk_error *err)
+int shark_reader_open_ext(tk_reader *r, const shark_ext *x, tk_error *err)
 {
 	shark_reader *s = calloc(1, sizeof(*s));
 	shark_order *o;
@@ -1566,6 +1775,18 @@ static int shark_reader_open(tk_reader *r, tk_error *err)
 	if (!s)
 		return tk_err_nomem(err, tk_source_name(r->src));
 	r->impl = s;
+	if (x) {
+		s->name_fn = x->name;
+		s->name_ctx = x->name_ctx;
+		if (x->cores && x->ncores) {
+			s->rec_core = x->cores;
+			s->nrec_core = x->ncores;
+			s->cur_core = x->cores[0];
+			s->cst = calloc(256, sizeof(*s->cst));
+			if (!s->cst)
+				goto nomem;
+		}
+	}
 	/* read in TSC order (shark_order.c), whatever the buffer order */
 	r->ordered = 1;
 	s->r = r;
@@ -1648,6 +1869,11 @@ fail:
 	return rc;
 }
 
+static int shark_reader_open(tk_reader *r, tk_error *err)
+{
+	return shark_reader_open_ext(r, NULL, err);
+}
+
 /* ---- handing out events ------------------------------------------------- */
 
 /*
@@ -1702,6 +1928,7 @@ static void shark_reader_close(tk_reader *r)
 	free(s->ent_task);
 	free(s->isrs);
 	free(s->irq_map);
+	free(s->cst);
 	tk_hashmap_free(&s->sem_map);
 	tk_hashmap_free(&s->targets);
 	free(s);

@@ -35,6 +35,7 @@ class Stream:
         self.lost = 0
         self.seq = 0
         self.names = []
+        self.ctxs = {}
 
     def sync(self):
         body = bytes([0, 1]) + b'TKSY' + bytes([1, 0]) + struct.pack(
@@ -44,6 +45,8 @@ class Stream:
         self.seq += 1
         for kind, ident, name in self.names:
             self.name(kind, ident, name, register=False)
+        for ctx, pid in self.ctxs.items():
+            self.b += bytes([0, 6]) + varint(ctx) + varint(pid)
 
     def name(self, kind, ident, name, register=True):
         if register:
@@ -58,6 +61,14 @@ class Stream:
         self.b += bytes([code, l1 | l2 << 2 | (0x80 if fast else 0)]) + varint(zz)
         self.b += par1.to_bytes(2, 'little')[:l1] + par2.to_bytes(4, 'little')[:l2]
         self.prev = tsc
+
+    def ident(self, ctx, pid, tsc):
+        """an id record, its context re-sent after each sync (00 06)"""
+        self.ev(0x60, ctx, tsc, pid)
+        self.ctxs[ctx] = pid
+
+    def core(self, c):
+        self.b += bytes([0, 4, c])
 
     def overflow(self, n):
         self.lost += n
@@ -86,8 +97,72 @@ def basic():
     return s
 
 
+def named():
+    """names of tasks (two share one), of a user event channel; the
+    contexts' pids after the second sync"""
+    s = Stream()
+    s.names = [(0, 1, 'control'), (0, 2, 'worker'), (0, 3, 'worker'),
+               (2, 3, 'telemetry')]
+    s.sync()
+    s.ev(0x20, 0, 1000, 1000)
+    s.ident(264, 1, 1001)
+    s.ident(265, 2, 1002)
+    s.ident(266, 3, 1003)
+    s.ev(0x12, 264, 1010)
+    s.ev(0x15, 264, 1011)
+    at = len(s.b)
+    s.sync()
+    s.ev(0x39, 5, 1020, 42)
+    s.ev(0x62, 264, 1021)
+    s.ev(0x12, 265, 1030)
+    s.ev(0x15, 265, 1031)
+    s.ev(0x62, 265, 1040)
+    s.ev(0x12, 266, 1041)
+    s.ev(0x15, 266, 1042)
+    s.ev(0x62, 266, 1050)
+    s.ev(0x30, 0, 1060)
+    return s, at
+
+
+def cores():
+    """two cores in one stream: each runs its task, core 1 an interrupt;
+    a task that moves from one core to the other"""
+    s = Stream()
+    s.sync()
+    s.ev(0x20, 0, 1000, 1000)
+    s.ident(264, 1, 1001)
+    s.ident(265, 2, 1002)
+    s.ev(0x15, 264, 1010)
+    s.core(1)
+    s.ev(0x15, 265, 1011)
+    s.ev(0x03, 9, 1012)
+    s.core(0)
+    s.ev(0x62, 264, 1013)
+    s.core(1)
+    s.ev(0x13, 9, 1014)
+    s.ev(0x62, 265, 1020)
+    # task1 runs on core 0, then core 1 takes it: preempted, resumed there
+    s.core(0)
+    s.ev(0x12, 264, 1030)
+    s.ev(0x15, 264, 1031)
+    s.core(1)
+    s.ev(0x15, 264, 1040)
+    # core 0 runs nothing now: task2 starts there with no preempt of task1
+    s.core(0)
+    s.ev(0x12, 265, 1045)
+    s.ev(0x15, 265, 1046)
+    s.core(1)
+    s.ev(0x62, 264, 1050)
+    return s
+
+
 def cases():
     out = {}
+    out['ok/cores'] = bytes(cores().b)
+    s, at = named()
+    out['ok/named'] = bytes(s.b)
+    # joined after the id records: the context records name the tasks
+    out['ok/named_late'] = bytes(s.b[at - 3:])
     s = basic()
     out['ok/basic'] = bytes(s.b)
     # joined late: the first 5 bytes (inside the first sync) are gone

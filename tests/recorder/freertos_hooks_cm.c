@@ -1,0 +1,33 @@
+/*
+ * freertos_hooks_cm.c - recorder/FTrace_freertos.h as a firmware's kernel
+ * files expand it (each macro once), compiled freestanding with the
+ * Cortex-M port, with and without TKREC_STREAM (recorder.freertos_cortex_m,
+ * recorder.freertos_cortex_m_arm: the IPSR read of TKREC_FREERTOS_IRQ()).
+ */
+#include "freertos_stub.h"
+#include "FTrace_freertos.h"
+
+TCB_t *volatile pxCurrentTCB;
+
+void kernel_hooks(TCB_t *t, Queue_t *q);
+
+void kernel_hooks(TCB_t *t, Queue_t *q)
+{
+	traceTASK_CREATE(t);
+	traceMOVED_TASK_TO_READY_STATE(t);
+	traceTASK_SWITCHED_OUT();
+	pxCurrentTCB = t;
+	traceTASK_SWITCHED_IN();
+	traceQUEUE_RECEIVE(q);
+	traceQUEUE_SEMAPHORE_RECEIVE(q);
+	traceQUEUE_SEND(q);
+	traceBLOCKING_ON_QUEUE_RECEIVE(q);
+	traceBLOCKING_ON_QUEUE_SEND(q);
+	traceTASK_DELAY();
+	traceTASK_DELAY_UNTIL(0);
+	traceTASK_SUSPEND(t);
+	traceISR_ENTER();
+	traceISR_EXIT();
+	traceISR_EXIT_TO_SCHEDULER();
+	traceTASK_DELETE(t);
+}
