@@ -66,6 +66,10 @@ typedef struct stream_state {
 	uint8_t core;                   /* the core of the last record */
 	uint8_t need_sync;
 	uint8_t draining;
+	uint8_t want_drain;             /* the ipoint drains after its event */
+	uint32_t drain_at;              /* bytes that make it drain: size / 4 */
+	uint64_t drained_at;            /* the time of the last drain */
+	uint64_t drain_cycles;          /* or this long after it: TKREC_STREAM_DRAIN_MS */
 } stream_state;
 static stream_state stream;
 static volatile int stream_on;
@@ -518,14 +522,18 @@ static inline uint32_t ring_free(void)
 	return stream.size - stream.used;
 }
 
+/* n bytes at the head (the caller checked the room): one or two copies */
 static void ring_put(const uint8_t *b, uint32_t n)
 {
-	uint32_t i;
+	uint32_t first = stream.size - stream.head;
 
-	for (i = 0; i < n; i++) {
-		stream.ring[stream.head] = b[i];
-		if (++stream.head == stream.size)
-			stream.head = 0;
+	if (n < first) {
+		memcpy(stream.ring + stream.head, b, n);
+		stream.head += n;
+	} else {
+		memcpy(stream.ring + stream.head, b, first);
+		memcpy(stream.ring, b + first, n - first);
+		stream.head = n - first;
 	}
 	stream.used += n;
 	stream.since_sync += n;
@@ -666,24 +674,41 @@ static void stream_put(unsigned core, uint32_t type, uint32_t par1, uint64_t tsc
 	uint64_t zz;
 	unsigned n, no = 0, nk = 0, l1, l2;
 
+	uint8_t *w;
+
 	if (!(type & 0xFFu))
 		return;  /* code 0 (empty) is not streamed: 00 starts a control record */
 	FTRACE_PORT_LOCK();
 	d = (int64_t)(tsc - stream.prev);
 	zz = d < 0 ? ~((uint64_t)d << 1) : (uint64_t)d << 1;
 	l1 = par1 > 0xFFu ? 2u : par1 ? 1u : 0u;
-	l2 = par2 > 0xFFFFFFu ? 4u : par2 > 0xFFFFu ? 3u : par2 > 0xFFu ? 2u : par2 ? 1u : 0u;
-	b[0] = (uint8_t)type;
-	b[1] = (uint8_t)(l1 | l2 << 2 | ((type & 0x7F00u) ? 0x20u : 0u) |
+	l2 = par2 > 0xFFFFu ? (par2 > 0xFFFFFFu ? 4u : 3u) : par2 > 0xFFu ? 2u : par2 ? 1u : 0u;
+	/* the common case: no control record before it and room for the
+	 * longest record up to the ring's end: encoded in the ring itself */
+	w = core == stream.core && !stream.pending_lost && !stream.need_sync &&
+	    stream.since_sync < stream.sync_every &&
+	    stream.size - stream.head > sizeof(b) && ring_free() >= sizeof(b)
+	    ? stream.ring + stream.head : b;
+	w[0] = (uint8_t)type;
+	w[1] = (uint8_t)(l1 | l2 << 2 | ((type & 0x7F00u) ? 0x20u : 0u) |
 			 ((type & TKREC_FAST) ? 0x80u : 0u));
-	n = 2 + put_varint(b + 2, zz);
+	n = 2 + put_varint(w + 2, zz);
 	if (type & 0x7F00u)
-		b[n++] = (uint8_t)(type >> 8 & 0x7Fu);
-	memcpy(b + n, (const uint8_t[]){ (uint8_t)par1, (uint8_t)(par1 >> 8) }, l1);
-	n += l1;
-	put32le(o, par2);
-	memcpy(b + n, o, l2);
-	n += l2;
+		w[n++] = (uint8_t)(type >> 8 & 0x7Fu);
+	if (l1) {
+		w[n++] = (uint8_t)par1;
+		if (l1 > 1)
+			w[n++] = (uint8_t)(par1 >> 8);
+	}
+	for (l1 = 0; l1 < l2; l1++)
+		w[n++] = (uint8_t)(par2 >> 8 * l1);
+	if (w != b) {
+		stream.head += n;   /* below size: more than sizeof(b) to the end */
+		stream.used += n;
+		stream.since_sync += n;
+		stream.prev = tsc;
+		goto out;
+	}
 	if (core != stream.core) {
 		k[0] = 0;
 		k[1] = TKREC_STREAM_CORE;
@@ -709,6 +734,10 @@ static void stream_put(unsigned core, uint32_t type, uint32_t par1, uint64_t tsc
 	ring_put(b, n);
 	stream.prev = tsc;
 out:
+	/* the transport is called when a quarter of the ring is used or
+	 * TKREC_STREAM_DRAIN_MS went by since it last was, not per event */
+	if (stream.used >= stream.drain_at || tsc - stream.drained_at >= stream.drain_cycles)
+		stream.want_drain = 1;
 	FTRACE_PORT_UNLOCK();
 }
 
@@ -727,7 +756,10 @@ int tkrec_stream_init(void *ring, size_t size, tkrec_stream_write_fn out,
 	stream.write = out;
 	stream.cycles_per_msec = cycles_per_msec;
 	stream.sync_every = sync_every ? sync_every : TKREC_STREAM_SYNC_EVERY;
+	stream.drain_at = stream.size / 4u;
+	stream.drain_cycles = (uint64_t)cycles_per_msec * TKREC_STREAM_DRAIN_MS;
 	stream.prev = FTRACE_PORT_TSC();
+	stream.drained_at = stream.prev;
 	stream.core = (uint8_t)FTRACE_PORT_CORE();
 	stream.need_sync = 1;
 	try_sync(0);
@@ -794,6 +826,8 @@ size_t tkrec_stream_drain(void)
 						 : stream.head + stream.size - stream.used;
 		len = stream.size - off < stream.used ? stream.size - off : stream.used;
 		stream.draining = 1;
+		stream.want_drain = 0;
+		stream.drained_at = stream.prev;
 		LEAVE(s);
 		took = (uint32_t)stream.write(stream.ring + off, len);
 		if (took > len)
@@ -873,7 +907,7 @@ static void stream_keep(uint32_t type, uint32_t par1, uint32_t par2)
 #define STREAM_PUT(core, type, par1, tsc, par2) \
 	do { if (stream_on) stream_put(core, type, par1, tsc, par2); } while (0)
 #define STREAM_DRAIN() \
-	do { if (stream_on && stream.write) tkrec_stream_drain(); } while (0)
+	do { if (stream.want_drain && stream_on && stream.write) tkrec_stream_drain(); } while (0)
 #define STREAM_KEEP(type, par1, par2) \
 	do { if (stream_on) stream_keep(type, par1, par2); } while (0)
 #else

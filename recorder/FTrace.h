@@ -233,8 +233,12 @@ void tkrec_meta_ipoint(uint16_t type, uint16_t par1, uint32_t par2, int fast);
  * as a compact record (delta time, short code), into a ring of the
  * caller's memory that `out` drains: out(bytes, len) returns how many
  * bytes it took (0 .. len; fewer: it is called again later).  It is
- * called after each event, outside the critical section, by one caller at
- * a time; NULL: the program calls tkrec_stream_drain() itself.  An event
+ * called after an event that finds a quarter of the ring used or
+ * TKREC_STREAM_DRAIN_MS (10) of the stream's clock gone by since the last
+ * drain (not after every event: the ipoint stays cheap), outside the
+ * critical section, by one caller at a time; a program that wants its
+ * bytes sooner calls tkrec_stream_drain() (from its idle hook); NULL: the
+ * program calls tkrec_stream_drain() itself.  An event
  * that finds no room is dropped and counted, and an overflow record with
  * the count goes into the stream before the next event that fits (or at
  * tkrec_stream_stop()).  A sync record (a magic and a CRC-32, the clock
@@ -255,6 +259,9 @@ void tkrec_meta_ipoint(uint16_t type, uint16_t par1, uint32_t par2, int fast);
 #define TKREC_STREAM_NAMES 32   /* names kept for re-sending */
 #endif
 #define TKREC_STREAM_SYNC_EVERY 1024u
+#ifndef TKREC_STREAM_DRAIN_MS
+#define TKREC_STREAM_DRAIN_MS 10u  /* the longest the ipoints leave bytes unsent */
+#endif
 #define TKREC_STREAM_VERSION 1u
 #define TKREC_STREAM_SYNC_LEN 32u
 /* control records: 00, then the kind */
