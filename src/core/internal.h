@@ -723,6 +723,8 @@ struct tk_reader {
 	/* the format's first error, given again by every later call */
 	int failed;
 	tk_error fail_err;
+	tk_error noerr;           /* the formats' tk_error when the caller gives
+				     NULL (they keep what it says) */
 	/* set by the format's reader_open: the times it gives never
 	 * decrease (tk_reader_opts.window_stop, TK_STOP_ORDERED) */
 	int ordered;

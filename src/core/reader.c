@@ -196,8 +196,11 @@ static int pick_and_open(tk_reader **out, tk_source *src, const char *path,
 {
 	tk_reader_opts o;
 	const tk_format_ops *fmt = NULL;
+	tk_error local;           /* the formats always get one */
 	int rc;
 
+	if (!err)
+		err = &local;
 	rc = tk_reader_opts_take(&o, opts, err);
 	if (rc >= 0)
 		rc = pick_format(src, path, &o, &fmt, err);
@@ -419,6 +422,8 @@ int tk_reader_raw_next(tk_reader *r, const tk_event **ev, tk_error *err)
 	}
 	if (TK_UNLIKELY(r->failed))
 		return failed(r, 0, err);
+	if (!err)
+		err = &r->noerr;
 	if (r->fmt->reader_next) {
 		if ((rc = r->fmt->reader_next(r, ev, err)) == TK_OK) {
 			note_parents(r, *ev, 1);
@@ -472,6 +477,8 @@ int tk_reader_raw_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 	*n = 0;
 	if (TK_UNLIKELY(r->failed))
 		return failed(r, 0, err);
+	if (!err)
+		err = &r->noerr;
 	if (!r->fmt->reader_next_batch) {
 		rc = r->fmt->reader_next(r, evs, err);
 		*n = rc == TK_OK ? 1 : 0;

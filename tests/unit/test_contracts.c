@@ -2,8 +2,11 @@
  * "Reference" (issue 39): every close, free and abort function and the
  * getters documented NULL-safe take NULL; the functions documented to
  * return TK_E_USAGE for a bad argument do so; getters give what the
- * reference says for an index out of range.
- * usage: test_contracts TRACE WORKDIR (TRACE: examples/demo.btf) */
+ * reference says for an index out of range; a NULL tk_error is allowed
+ * wherever a call fails (every failing input of tests/formats/, read
+ * strict and lenient with NULL errors; a Tarmac exception timeline's
+ * strict error at tk_tarmac_stats_finish).
+ * usage: test_contracts TRACE WORKDIR FORMATS_DIR (TRACE: examples/demo.btf) */
 #define _XOPEN_SOURCE 700
 #include "tk_test.h"
 #include "tracekit/tracekit.h"
@@ -431,10 +434,71 @@ out:
 	tk_tarmac_close(tr);
 }
 
+/* nftw() callback: read a failing input to its end or error, err NULL */
+static int null_err_one(const char *path, const struct stat *st, int flag,
+			struct FTW *f)
+{
+	const char *dot = strrchr(path, '.');
+	int strict;
+
+	(void)st, (void)f;
+	if (flag != FTW_F || !strstr(path, "/fail/") || !dot ||
+	    strcmp(dot, ".err") == 0 || strcmp(dot, ".args") == 0 ||
+	    strcmp(dot, ".out") == 0)
+		return 0;
+	for (strict = 0; strict < 2; strict++) {
+		tk_reader_opts o;
+		tk_reader *r = NULL;
+		const tk_event *evs;
+		size_t n;
+		int rc;
+		tk_reader_opts_init(&o);
+		o.strict = strict;
+		if (tk_reader_open(&r, path, &o, NULL) < 0) {
+			CHECK(r == NULL);
+			continue;
+		}
+		while ((rc = tk_reader_next_batch(r, &evs, &n, 64, NULL)) == TK_OK)
+			;
+		CHECK(rc == TK_END || rc < 0);
+		/* a failed reader says it again */
+		if (rc < 0)
+			CHECK(tk_reader_next_batch(r, &evs, &n, 64, NULL) == rc);
+		tk_reader_close(r);
+	}
+	return 0;
+}
+
+static void null_errors(const char *formats)
+{
+	static const char log[] =
+		"10 ns E SysTick\n"
+		"20 ps IT (1) 00000000 e3a00000 A svc_s : MOV      r0,#0\n";
+	tk_tarmac_opts o;
+	tk_tarmac *tr = NULL;
+	tk_tarmac_stats *st = NULL;
+	tk_tarmac_record rec;
+	int rc;
+
+	CHECK(nftw(formats, null_err_one, 16, FTW_PHYS) == 0);
+	/* strict: the exception timeline refuses a stamp of another unit;
+	 * its error comes out at finish */
+	tk_tarmac_opts_init(&o);
+	o.strict = 1;
+	CHECK(tk_tarmac_open_mem(&tr, log, sizeof(log) - 1, "t", &o, NULL) == TK_OK);
+	CHECK(tk_tarmac_stats_new(&st, tr, TK_TARMAC_STATS_ALL, &o, NULL) == TK_OK);
+	while ((rc = tk_tarmac_next(tr, &rec, NULL)) == TK_OK)
+		CHECK(tk_tarmac_stats_record(st, &rec, NULL) == TK_OK);
+	CHECK(tk_tarmac_stats_finish(st, NULL) < 0);
+	tk_tarmac_stats_free(st);
+	tk_tarmac_close(tr);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 3)
+	if (argc != 4)
 		return 2;
+	null_errors(argv[3]);
 	null_safe();
 	time_usage();
 	trace_usage();

@@ -602,7 +602,8 @@ static int read_pass(rep *x, const char *path, const tk_reader_opts *ro,
 	x->t = tk_reader_trace(r);
 	if (o->on_open && (rc = o->on_open(o->ctx, r, x->pass)) < 0) {
 		tk_error_clear(err);
-		err->code = rc;
+		if (err)
+			err->code = rc;
 		tk_reader_close(r);
 		return rc;
 	}
@@ -1327,8 +1328,9 @@ int tk_report_write(const char *path, const char *out,
 		int bad = fclose(x.fp) != 0;
 		x.fp = NULL;
 		if (page.failed) {
-			*err = page.err;
-			ret = err->code ? err->code : TK_E_IO;
+			if (err)
+				*err = page.err;
+			ret = page.err.code ? page.err.code : TK_E_IO;
 			goto out;
 		}
 		if (bad) {

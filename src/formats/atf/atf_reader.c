@@ -1806,7 +1806,8 @@ int atf_reader_open(tk_reader *r, tk_error *err)
 		if ((rc = feed(h, err)) < 0)
 			goto fail;
 	if (h->failed && !h->qn) {
-		*err = h->perr;
+		if (err)
+			*err = h->perr;
 		rc = h->perr.code ? h->perr.code : TK_E_PARSE;
 		goto fail;
 	}

@@ -326,7 +326,7 @@ int htf_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 	*n = 0;
 	if (TK_UNLIKELY(h->done))
 		return h->done_rc == TK_END ? TK_END
-					    : (*err = h->done_err, h->done_rc);
+					    : (err ? *err = h->done_err, h->done_rc : h->done_rc);
 	if (!h->started) {
 		h->started = 1;
 		if ((rc = merge_start(h, err)) < 0)

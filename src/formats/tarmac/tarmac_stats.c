@@ -355,7 +355,8 @@ int tk_tarmac_stats_finish(tk_tarmac_stats *s, tk_error *err)
 
 	if (s->tl) {
 		if (s->tl_rc < 0) {
-			*err = s->tl_err;
+			if (err)
+				*err = s->tl_err;
 			return s->tl_rc;
 		}
 		tk_tarmac_exceptions_finish(s->tl);
