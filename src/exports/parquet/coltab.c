@@ -149,14 +149,6 @@ static void buf_le32(pq_buf *b, uint32_t v)
 	buf_put(b, x, 4);
 }
 
-static void buf_le64(pq_buf *b, uint64_t v)
-{
-	uint8_t x[8];
-
-	tk_store_le64(x, v);
-	buf_put(b, x, 8);
-}
-
 static void buf_varint(pq_buf *b, uint64_t v)
 {
 	while (v >= 0x80) {
@@ -285,16 +277,27 @@ static void put_value(tk_coltab *t, size_t ci, uint64_t bits)
 	c->vals[c->nv++] = bits;
 }
 
+/* an INT64's statistics are taken when its column is written */
 void tk_coltab_i64(tk_coltab *t, size_t ci, int64_t v)
 {
-	pq_col *c = &t->cols[ci];
-
-	if (!c->has_stat || v < (int64_t)c->vmin)
-		c->vmin = (uint64_t)v;
-	if (!c->has_stat || v > (int64_t)c->vmax)
-		c->vmax = (uint64_t)v;
-	c->has_stat = 1;
 	put_value(t, ci, (uint64_t)v);
+}
+
+/* the min and max of an INT64 column's values (nv > 0) */
+static void i64_stat(pq_col *c)
+{
+	int64_t lo = (int64_t)c->vals[0], hi = lo;
+	size_t i;
+
+	for (i = 1; i < c->nv; i++) {
+		int64_t v = (int64_t)c->vals[i];
+
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	c->vmin = (uint64_t)lo;
+	c->vmax = (uint64_t)hi;
+	c->has_stat = 1;
 }
 
 static uint64_t f64_bits(double v)
@@ -388,6 +391,17 @@ void tk_coltab_str(tk_coltab *t, size_t ci, const char *s, size_t n)
 	put_value(t, ci, (uint64_t)k);
 }
 
+int tk_coltab_str_hit(tk_coltab *t, size_t ci, uint32_t id)
+{
+	pq_col *c = &t->cols[ci];
+
+	if (TK_LIKELY(id < c->idk_cap && c->idk[id])) {
+		put_value(t, ci, c->idk[id] - 1);
+		return 1;
+	}
+	return 0;
+}
+
 void tk_coltab_str_id(tk_coltab *t, size_t ci, uint32_t id, const char *s,
 		      size_t n)
 {
@@ -408,35 +422,38 @@ void tk_coltab_str_id(tk_coltab *t, size_t ci, uint32_t id, const char *s,
 	put_value(t, ci, (uint64_t)k);
 }
 
-/* values packed LSB first, `width` bits each (0 to 64), `n` of them */
+/* values packed LSB first, `width` bits each (0 to 64, every value
+ * below 2^width), `n` of them: 64 bits stored at a time */
 static void put_packed(pq_buf *b, const uint64_t *v, size_t n, unsigned width)
 {
 	tk_u128 acc = 0;
 	unsigned bits = 0;
-	size_t i;
+	size_t i, nbytes = (n * width + 7) / 8;
+	uint8_t *o;
 
-	for (i = 0; i < n; i++) {
-		acc |= (tk_u128)v[i] << bits;
-		bits += width;
-		while (bits >= 8) {
-			buf_byte(b, (uint8_t)acc);
-			acc >>= 8;
-			bits -= 8;
+	buf_need(b, nbytes + 8);
+	if (b->failed)
+		return;
+	o = b->p + b->len;
+	if (width)
+		for (i = 0; i < n; i++) {
+			acc |= (tk_u128)v[i] << bits;
+			bits += width;
+			if (bits >= 64) {
+				tk_store_le64(o, (uint64_t)acc);
+				o += 8;
+				acc >>= 64;
+				bits -= 64;
+			}
 		}
-	}
-	if (bits)
-		buf_byte(b, (uint8_t)acc);
+	if (bits)  /* the last bytes: 8 stored, the buffer has room */
+		tk_store_le64(o, (uint64_t)acc);
+	b->len += nbytes;
 }
 
 static unsigned bit_width(uint64_t v)
 {
-	unsigned w = 0;
-
-	while (v) {
-		w++;
-		v >>= 1;
-	}
-	return w;
+	return v ? 64u - (unsigned)__builtin_clzll(v) : 0;
 }
 
 /* dictionary indices in the RLE/bit-packed hybrid, after their bit width:
@@ -482,7 +499,7 @@ static void put_indices(pq_buf *b, const uint64_t *v, size_t n, unsigned width)
 }
 
 /* DELTA_BINARY_PACKED: blocks of 128 values in 4 miniblocks of 32 */
-static void put_delta(pq_buf *b, const int64_t *v, size_t n)
+static void put_delta(pq_buf *b, const uint64_t *v, size_t n)
 {
 	uint64_t d[128];
 	size_t i, k, m;
@@ -490,26 +507,29 @@ static void put_delta(pq_buf *b, const int64_t *v, size_t n)
 	buf_varint(b, 128);
 	buf_varint(b, 4);
 	buf_varint(b, n);
-	buf_varint(b, n ? ((uint64_t)v[0] << 1) ^ (uint64_t)(v[0] >> 63) : 0);
+	buf_varint(b, n ? (v[0] << 1) ^ (uint64_t)((int64_t)v[0] >> 63) : 0);
 	for (i = 1; i < n; i += 128) {
 		size_t cnt = n - i < 128 ? n - i : 128;
 		int64_t mind = INT64_MAX;
-		uint8_t widths[4] = { 0, 0, 0, 0 };
+		uint64_t any[4] = { 0, 0, 0, 0 };
+		uint8_t widths[4];
 
+		/* the deltas (modulo 2^64, as the readers add them) */
 		for (k = 0; k < cnt; k++) {
-			int64_t dk = (int64_t)((uint64_t)v[i + k] -
-					       (uint64_t)v[i + k - 1]);
-			if (dk < mind)
-				mind = dk;
+			d[k] = v[i + k] - v[i + k - 1];
+			if ((int64_t)d[k] < mind)
+				mind = (int64_t)d[k];
 		}
-		for (k = 0; k < 128; k++)
-			d[k] = k < cnt ? (uint64_t)v[i + k] - (uint64_t)v[i + k - 1] -
-					 (uint64_t)mind
-				       : 0;
+		for (k = 0; k < cnt; k++)
+			d[k] -= (uint64_t)mind;
+		for (; k < 128; k++)
+			d[k] = 0;
+		/* a miniblock's width: that of the OR of its values */
 		for (m = 0; m < 4; m++)
 			for (k = m * 32; k < m * 32 + 32; k++)
-				if (bit_width(d[k]) > widths[m])
-					widths[m] = (uint8_t)bit_width(d[k]);
+				any[m] |= d[k];
+		for (m = 0; m < 4; m++)
+			widths[m] = (uint8_t)bit_width(any[m]);
 		buf_varint(b, ((uint64_t)mind << 1) ^ (uint64_t)(mind >> 63));
 		buf_put(b, widths, 4);
 		for (m = 0; m < 4 && m * 32 < cnt; m++)
@@ -624,6 +644,8 @@ static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
 	size_t i;
 	int rc;
 
+	if (sp->type == TK_COL_I64 && c->nv)
+		i64_stat(c);
 	memset(ch, 0, sizeof(*ch));
 	ch->offset = t->off;
 	ch->nulls = c->nulls;
@@ -663,11 +685,15 @@ static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
 		put_indices(pg, c->vals, c->nv, w ? w : 1);
 		ch->enc = ENC_RLE_DICT;
 	} else if (sp->type == TK_COL_I64 && sp->delta) {
-		put_delta(pg, (const int64_t *)c->vals, c->nv);
+		put_delta(pg, c->vals, c->nv);
 		ch->enc = ENC_DELTA;
 	} else {
-		for (i = 0; i < c->nv; i++)
-			buf_le64(pg, c->vals[i]);
+		buf_need(pg, c->nv * 8);
+		if (!pg->failed) {
+			for (i = 0; i < c->nv; i++)
+				tk_store_le64(pg->p + pg->len + 8 * i, c->vals[i]);
+			pg->len += c->nv * 8;
+		}
 		ch->enc = ENC_PLAIN;
 	}
 	rc = write_page(t, 0, c->nrows, ch->enc, ch, err);

@@ -59,6 +59,10 @@ void tk_coltab_str(tk_coltab *t, size_t c, const char *s, size_t n);
  * the same id must always name the same bytes */
 void tk_coltab_str_id(tk_coltab *t, size_t c, uint32_t id, const char *s,
 		      size_t n);
+/* tk_coltab_str_id without the string, for an id met before in this row
+ * group: 1 (the value given), else 0 (nothing given: call
+ * tk_coltab_str_id) */
+int tk_coltab_str_hit(tk_coltab *t, size_t c, uint32_t id);
 void tk_coltab_null(tk_coltab *t, size_t c);
 /** End the row: every column has had one value.  Writes a full row group. */
 int tk_coltab_row(tk_coltab *t, tk_error *err);

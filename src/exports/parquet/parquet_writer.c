@@ -107,12 +107,16 @@ static int put_str(tk_writer *w, size_t c, tk_str id, tk_error *err)
 {
 	pq_writer *pw = w->impl;
 	size_t n;
-	const char *s = tk_trace_str(w->trace, id, &n);
+	const char *s;
 
 	if (TK_LIKELY(id < pw->utf8_cap && pw->utf8[id] == 1)) {
+		if (TK_LIKELY(tk_coltab_str_hit(pw->tab, c, id)))
+			return TK_OK;
+		s = tk_trace_str(w->trace, id, &n);
 		tk_coltab_str_id(pw->tab, c, id, s, n);
 		return TK_OK;
 	}
+	s = tk_trace_str(w->trace, id, &n);
 	if (tk_grow_zero((void **)&pw->utf8, &pw->utf8_cap, id, 1) < 0)
 		return tk_err_nomem(err, pw->name);
 	pw->utf8[id] = tk_utf8_valid(s, n) ? 1 : 2;
