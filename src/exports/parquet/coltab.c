@@ -615,19 +615,49 @@ static int bytes_cmp(const void *a, size_t na, const void *b, size_t nb)
 	return c ? c : (na > nb) - (na < nb);
 }
 
-/* definition levels of an optional column: runs of 0 (null) and 1 in the
- * RLE/bit-packed hybrid (bit width 1), after their length in 4 bytes */
+/* the length of the run of equal levels at def[i] (i < n), up to n */
+static size_t level_run(const uint8_t *def, size_t i, size_t n)
+{
+	size_t j = i + 1;
+
+	while (j < n && def[j] == def[i])
+		j++;
+	return j - i;
+}
+
+/* definition levels of an optional column (0 null, 1 a value) in the
+ * RLE/bit-packed hybrid (bit width 1), after their length in 4 bytes: a
+ * run of LEVEL_RUN or more equal levels as a run, the rest bit-packed by
+ * 8 (the last group padded with zeros) */
+#define LEVEL_RUN 32
 static void put_levels(pq_buf *b, const uint8_t *def, size_t n)
 {
-	size_t at, i = 0, j;
+	size_t at, i = 0, j, k;
 
 	buf_le32(b, 0);
 	at = b->len;
 	while (i < n) {
-		for (j = i; j < n && def[j] == def[i]; j++)
+		size_t run = level_run(def, i, n);
+
+		if (run >= LEVEL_RUN) {
+			buf_varint(b, (uint64_t)run << 1);
+			buf_byte(b, def[i]);
+			i += run;
+			continue;
+		}
+		/* groups of 8 up to a run of LEVEL_RUN at a group's start */
+		for (j = i + 8; j < n && level_run(def, j, n) < LEVEL_RUN; j += 8)
 			;
-		buf_varint(b, (uint64_t)(j - i) << 1);
-		buf_byte(b, def[i]);
+		if (j > n)
+			j = n;
+		buf_varint(b, (uint64_t)((j - i + 7) / 8) << 1 | 1);
+		for (; i < j; i += 8) {
+			uint8_t v = 0;
+
+			for (k = 0; k < 8 && i + k < j; k++)
+				v |= (uint8_t)(def[i + k] << k);
+			buf_byte(b, v);
+		}
 		i = j;
 	}
 	if (!b->failed)
