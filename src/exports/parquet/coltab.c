@@ -11,7 +11,7 @@
  * a dictionary page (PLAIN) and a data page of indices (RLE_DICTIONARY);
  * for a delta INT64 a data page DELTA_BINARY_PACKED; else PLAIN; the
  * definition levels of an optional column in the RLE/bit-packed hybrid;
- * every page (v1) compressed with zstd.  The statistics (null count, min,
+ * every page (v1) compressed with zstd (zlevel()).  The statistics (null count, min,
  * max) of each column chunk go in the footer, written at close with the
  * chunks' places and sizes.
  *
@@ -29,7 +29,6 @@
 #include <string.h>
 #include <zstd.h>
 
-#define ZLEVEL 3       /* zstd's level for the pages */
 #define STAT_MAX 1024  /* the longest string kept as a min or max */
 
 /* Parquet's physical types, repetitions, encodings, page types (parquet.thrift) */
@@ -99,6 +98,7 @@ struct tk_coltab {
 	uint64_t off;           /* bytes written so far */
 	pq_buf page, zpage, hdr, foot;
 	ZSTD_CCtx *zc;
+	int level;              /* zstd's level for the pages */
 };
 
 /* ---- byte buffers and Thrift's compact protocol -------------------------- */
@@ -537,6 +537,14 @@ static void put_delta(pq_buf *b, const uint64_t *v, size_t n)
 	}
 }
 
+/* zstd's level for a page: the table's, but 1 for the delta-encoded
+ * times' pages under level 10 (bit-packed deltas, which the levels up
+ * to 9 do not shrink more than 1 does, only slower) */
+static int zlevel(const tk_coltab *t, int dict, int enc)
+{
+	return !dict && enc == ENC_DELTA && t->level < 10 ? 1 : t->level;
+}
+
 /* a page of t->page, compressed, with its header; adds to ch's sizes */
 static int write_page(tk_coltab *t, int dict, size_t nvalues, int enc,
 		      pq_chunk *ch, tk_error *err)
@@ -558,7 +566,7 @@ static int write_page(tk_coltab *t, int dict, size_t nvalues, int enc,
 	if (t->zpage.failed)
 		return tk_err_nomem(err, t->name);
 	zn = ZSTD_compressCCtx(t->zc, t->zpage.p, t->zpage.cap, pg->p,
-			       pg->len, ZLEVEL);
+			       pg->len, zlevel(t, dict, enc));
 	if (ZSTD_isError(zn))
 		return tk_err_set(err, TK_E_IO, t->name, 0, 0, "zstd: %s",
 				  ZSTD_getErrorName(zn));
@@ -797,6 +805,7 @@ int tk_coltab_open(tk_coltab **out, tk_sink *sink, const char *name,
 	t->spec = cols;
 	t->ncols = ncols;
 	t->group_max = group_rows ? group_rows : TK_COLTAB_ROWS;
+	t->level = TK_COLTAB_ZSTD;
 	t->cols = calloc(ncols ? ncols : 1, sizeof(*t->cols));
 	t->zc = ZSTD_createCCtx();
 	if (!t->cols || !t->zc)
@@ -830,6 +839,11 @@ int tk_coltab_row(tk_coltab *t, tk_error *err)
 	if (t->nrows >= t->group_max)
 		return flush_group(t, err);
 	return TK_OK;
+}
+
+void tk_coltab_set_zstd(tk_coltab *t, int level)
+{
+	t->level = level;
 }
 
 uint64_t tk_coltab_rows(const tk_coltab *t)
