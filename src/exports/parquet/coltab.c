@@ -11,7 +11,7 @@
  * a dictionary page (PLAIN) and a data page of indices (RLE_DICTIONARY);
  * for a delta INT64 a data page DELTA_BINARY_PACKED; else PLAIN; the
  * definition levels of an optional column in the RLE/bit-packed hybrid;
- * every page (v1) compressed with zstd.  The statistics (null count, min,
+ * every page (v1) compressed with zstd (zlevel()).  The statistics (null count, min,
  * max) of each column chunk go in the footer, written at close with the
  * chunks' places and sizes.
  *
@@ -29,7 +29,6 @@
 #include <string.h>
 #include <zstd.h>
 
-#define ZLEVEL 3       /* zstd's level for the pages */
 #define STAT_MAX 1024  /* the longest string kept as a min or max */
 
 /* Parquet's physical types, repetitions, encodings, page types (parquet.thrift) */
@@ -99,6 +98,7 @@ struct tk_coltab {
 	uint64_t off;           /* bytes written so far */
 	pq_buf page, zpage, hdr, foot;
 	ZSTD_CCtx *zc;
+	int level;              /* zstd's level for the pages */
 };
 
 /* ---- byte buffers and Thrift's compact protocol -------------------------- */
@@ -147,14 +147,6 @@ static void buf_le32(pq_buf *b, uint32_t v)
 
 	tk_store_le32(x, v);
 	buf_put(b, x, 4);
-}
-
-static void buf_le64(pq_buf *b, uint64_t v)
-{
-	uint8_t x[8];
-
-	tk_store_le64(x, v);
-	buf_put(b, x, 8);
 }
 
 static void buf_varint(pq_buf *b, uint64_t v)
@@ -285,16 +277,27 @@ static void put_value(tk_coltab *t, size_t ci, uint64_t bits)
 	c->vals[c->nv++] = bits;
 }
 
+/* an INT64's statistics are taken when its column is written */
 void tk_coltab_i64(tk_coltab *t, size_t ci, int64_t v)
 {
-	pq_col *c = &t->cols[ci];
-
-	if (!c->has_stat || v < (int64_t)c->vmin)
-		c->vmin = (uint64_t)v;
-	if (!c->has_stat || v > (int64_t)c->vmax)
-		c->vmax = (uint64_t)v;
-	c->has_stat = 1;
 	put_value(t, ci, (uint64_t)v);
+}
+
+/* the min and max of an INT64 column's values (nv > 0) */
+static void i64_stat(pq_col *c)
+{
+	int64_t lo = (int64_t)c->vals[0], hi = lo;
+	size_t i;
+
+	for (i = 1; i < c->nv; i++) {
+		int64_t v = (int64_t)c->vals[i];
+
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	c->vmin = (uint64_t)lo;
+	c->vmax = (uint64_t)hi;
+	c->has_stat = 1;
 }
 
 static uint64_t f64_bits(double v)
@@ -388,6 +391,17 @@ void tk_coltab_str(tk_coltab *t, size_t ci, const char *s, size_t n)
 	put_value(t, ci, (uint64_t)k);
 }
 
+int tk_coltab_str_hit(tk_coltab *t, size_t ci, uint32_t id)
+{
+	pq_col *c = &t->cols[ci];
+
+	if (TK_LIKELY(id < c->idk_cap && c->idk[id])) {
+		put_value(t, ci, c->idk[id] - 1);
+		return 1;
+	}
+	return 0;
+}
+
 void tk_coltab_str_id(tk_coltab *t, size_t ci, uint32_t id, const char *s,
 		      size_t n)
 {
@@ -408,35 +422,38 @@ void tk_coltab_str_id(tk_coltab *t, size_t ci, uint32_t id, const char *s,
 	put_value(t, ci, (uint64_t)k);
 }
 
-/* values packed LSB first, `width` bits each (0 to 64), `n` of them */
+/* values packed LSB first, `width` bits each (0 to 64, every value
+ * below 2^width), `n` of them: 64 bits stored at a time */
 static void put_packed(pq_buf *b, const uint64_t *v, size_t n, unsigned width)
 {
 	tk_u128 acc = 0;
 	unsigned bits = 0;
-	size_t i;
+	size_t i, nbytes = (n * width + 7) / 8;
+	uint8_t *o;
 
-	for (i = 0; i < n; i++) {
-		acc |= (tk_u128)v[i] << bits;
-		bits += width;
-		while (bits >= 8) {
-			buf_byte(b, (uint8_t)acc);
-			acc >>= 8;
-			bits -= 8;
+	buf_need(b, nbytes + 8);
+	if (b->failed)
+		return;
+	o = b->p + b->len;
+	if (width)
+		for (i = 0; i < n; i++) {
+			acc |= (tk_u128)v[i] << bits;
+			bits += width;
+			if (bits >= 64) {
+				tk_store_le64(o, (uint64_t)acc);
+				o += 8;
+				acc >>= 64;
+				bits -= 64;
+			}
 		}
-	}
-	if (bits)
-		buf_byte(b, (uint8_t)acc);
+	if (bits)  /* the last bytes: 8 stored, the buffer has room */
+		tk_store_le64(o, (uint64_t)acc);
+	b->len += nbytes;
 }
 
 static unsigned bit_width(uint64_t v)
 {
-	unsigned w = 0;
-
-	while (v) {
-		w++;
-		v >>= 1;
-	}
-	return w;
+	return v ? 64u - (unsigned)__builtin_clzll(v) : 0;
 }
 
 /* dictionary indices in the RLE/bit-packed hybrid, after their bit width:
@@ -482,7 +499,7 @@ static void put_indices(pq_buf *b, const uint64_t *v, size_t n, unsigned width)
 }
 
 /* DELTA_BINARY_PACKED: blocks of 128 values in 4 miniblocks of 32 */
-static void put_delta(pq_buf *b, const int64_t *v, size_t n)
+static void put_delta(pq_buf *b, const uint64_t *v, size_t n)
 {
 	uint64_t d[128];
 	size_t i, k, m;
@@ -490,31 +507,42 @@ static void put_delta(pq_buf *b, const int64_t *v, size_t n)
 	buf_varint(b, 128);
 	buf_varint(b, 4);
 	buf_varint(b, n);
-	buf_varint(b, n ? ((uint64_t)v[0] << 1) ^ (uint64_t)(v[0] >> 63) : 0);
+	buf_varint(b, n ? (v[0] << 1) ^ (uint64_t)((int64_t)v[0] >> 63) : 0);
 	for (i = 1; i < n; i += 128) {
 		size_t cnt = n - i < 128 ? n - i : 128;
 		int64_t mind = INT64_MAX;
-		uint8_t widths[4] = { 0, 0, 0, 0 };
+		uint64_t any[4] = { 0, 0, 0, 0 };
+		uint8_t widths[4];
 
+		/* the deltas (modulo 2^64, as the readers add them) */
 		for (k = 0; k < cnt; k++) {
-			int64_t dk = (int64_t)((uint64_t)v[i + k] -
-					       (uint64_t)v[i + k - 1]);
-			if (dk < mind)
-				mind = dk;
+			d[k] = v[i + k] - v[i + k - 1];
+			if ((int64_t)d[k] < mind)
+				mind = (int64_t)d[k];
 		}
-		for (k = 0; k < 128; k++)
-			d[k] = k < cnt ? (uint64_t)v[i + k] - (uint64_t)v[i + k - 1] -
-					 (uint64_t)mind
-				       : 0;
+		for (k = 0; k < cnt; k++)
+			d[k] -= (uint64_t)mind;
+		for (; k < 128; k++)
+			d[k] = 0;
+		/* a miniblock's width: that of the OR of its values */
 		for (m = 0; m < 4; m++)
 			for (k = m * 32; k < m * 32 + 32; k++)
-				if (bit_width(d[k]) > widths[m])
-					widths[m] = (uint8_t)bit_width(d[k]);
+				any[m] |= d[k];
+		for (m = 0; m < 4; m++)
+			widths[m] = (uint8_t)bit_width(any[m]);
 		buf_varint(b, ((uint64_t)mind << 1) ^ (uint64_t)(mind >> 63));
 		buf_put(b, widths, 4);
 		for (m = 0; m < 4 && m * 32 < cnt; m++)
 			put_packed(b, d + m * 32, 32, widths[m]);
 	}
+}
+
+/* zstd's level for a page: the table's, but 1 for the delta-encoded
+ * times' pages under level 10 (bit-packed deltas, which the levels up
+ * to 9 do not shrink more than 1 does, only slower) */
+static int zlevel(const tk_coltab *t, int dict, int enc)
+{
+	return !dict && enc == ENC_DELTA && t->level < 10 ? 1 : t->level;
 }
 
 /* a page of t->page, compressed, with its header; adds to ch's sizes */
@@ -538,7 +566,7 @@ static int write_page(tk_coltab *t, int dict, size_t nvalues, int enc,
 	if (t->zpage.failed)
 		return tk_err_nomem(err, t->name);
 	zn = ZSTD_compressCCtx(t->zc, t->zpage.p, t->zpage.cap, pg->p,
-			       pg->len, ZLEVEL);
+			       pg->len, zlevel(t, dict, enc));
 	if (ZSTD_isError(zn))
 		return tk_err_set(err, TK_E_IO, t->name, 0, 0, "zstd: %s",
 				  ZSTD_getErrorName(zn));
@@ -595,19 +623,49 @@ static int bytes_cmp(const void *a, size_t na, const void *b, size_t nb)
 	return c ? c : (na > nb) - (na < nb);
 }
 
-/* definition levels of an optional column: runs of 0 (null) and 1 in the
- * RLE/bit-packed hybrid (bit width 1), after their length in 4 bytes */
+/* the length of the run of equal levels at def[i] (i < n), up to n */
+static size_t level_run(const uint8_t *def, size_t i, size_t n)
+{
+	size_t j = i + 1;
+
+	while (j < n && def[j] == def[i])
+		j++;
+	return j - i;
+}
+
+/* definition levels of an optional column (0 null, 1 a value) in the
+ * RLE/bit-packed hybrid (bit width 1), after their length in 4 bytes: a
+ * run of LEVEL_RUN or more equal levels as a run, the rest bit-packed by
+ * 8 (the last group padded with zeros) */
+#define LEVEL_RUN 32
 static void put_levels(pq_buf *b, const uint8_t *def, size_t n)
 {
-	size_t at, i = 0, j;
+	size_t at, i = 0, j, k;
 
 	buf_le32(b, 0);
 	at = b->len;
 	while (i < n) {
-		for (j = i; j < n && def[j] == def[i]; j++)
+		size_t run = level_run(def, i, n);
+
+		if (run >= LEVEL_RUN) {
+			buf_varint(b, (uint64_t)run << 1);
+			buf_byte(b, def[i]);
+			i += run;
+			continue;
+		}
+		/* groups of 8 up to a run of LEVEL_RUN at a group's start */
+		for (j = i + 8; j < n && level_run(def, j, n) < LEVEL_RUN; j += 8)
 			;
-		buf_varint(b, (uint64_t)(j - i) << 1);
-		buf_byte(b, def[i]);
+		if (j > n)
+			j = n;
+		buf_varint(b, (uint64_t)((j - i + 7) / 8) << 1 | 1);
+		for (; i < j; i += 8) {
+			uint8_t v = 0;
+
+			for (k = 0; k < 8 && i + k < j; k++)
+				v |= (uint8_t)(def[i + k] << k);
+			buf_byte(b, v);
+		}
 		i = j;
 	}
 	if (!b->failed)
@@ -624,6 +682,8 @@ static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
 	size_t i;
 	int rc;
 
+	if (sp->type == TK_COL_I64 && c->nv)
+		i64_stat(c);
 	memset(ch, 0, sizeof(*ch));
 	ch->offset = t->off;
 	ch->nulls = c->nulls;
@@ -663,11 +723,15 @@ static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
 		put_indices(pg, c->vals, c->nv, w ? w : 1);
 		ch->enc = ENC_RLE_DICT;
 	} else if (sp->type == TK_COL_I64 && sp->delta) {
-		put_delta(pg, (const int64_t *)c->vals, c->nv);
+		put_delta(pg, c->vals, c->nv);
 		ch->enc = ENC_DELTA;
 	} else {
-		for (i = 0; i < c->nv; i++)
-			buf_le64(pg, c->vals[i]);
+		buf_need(pg, c->nv * 8);
+		if (!pg->failed) {
+			for (i = 0; i < c->nv; i++)
+				tk_store_le64(pg->p + pg->len + 8 * i, c->vals[i]);
+			pg->len += c->nv * 8;
+		}
 		ch->enc = ENC_PLAIN;
 	}
 	rc = write_page(t, 0, c->nrows, ch->enc, ch, err);
@@ -741,6 +805,7 @@ int tk_coltab_open(tk_coltab **out, tk_sink *sink, const char *name,
 	t->spec = cols;
 	t->ncols = ncols;
 	t->group_max = group_rows ? group_rows : TK_COLTAB_ROWS;
+	t->level = TK_COLTAB_ZSTD;
 	t->cols = calloc(ncols ? ncols : 1, sizeof(*t->cols));
 	t->zc = ZSTD_createCCtx();
 	if (!t->cols || !t->zc)
@@ -774,6 +839,11 @@ int tk_coltab_row(tk_coltab *t, tk_error *err)
 	if (t->nrows >= t->group_max)
 		return flush_group(t, err);
 	return TK_OK;
+}
+
+void tk_coltab_set_zstd(tk_coltab *t, int level)
+{
+	t->level = level;
 }
 
 uint64_t tk_coltab_rows(const tk_coltab *t)

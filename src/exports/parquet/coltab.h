@@ -9,7 +9,9 @@
  * then ends the row (tk_coltab_row); rows are kept column by column until
  * a row group is full, then written as one column chunk per column (a
  * data page, after a dictionary page for a string; INT64 columns marked
- * delta DELTA_BINARY_PACKED, the others PLAIN; every page zstd-compressed;
+ * delta DELTA_BINARY_PACKED, the others PLAIN; every page zstd-compressed,
+ * at TK_COLTAB_ZSTD or tk_coltab_set_zstd's level, the delta pages at 1
+ * below level 10;
  * min/max statistics in the footer).  tk_coltab_close() writes the footer
  * with the key-value metadata given; committing the sink is the caller's.
  */
@@ -41,6 +43,10 @@ typedef struct tk_coltab tk_coltab;
 
 /** The row group's size of a table when group_rows is 0. */
 #define TK_COLTAB_ROWS 1048576u
+/** zstd's level for the pages of a table unless tk_coltab_set_zstd says */
+#define TK_COLTAB_ZSTD 5
+/** The highest level tk_coltab_set_zstd takes (the lowest is 1). */
+#define TK_COLTAB_ZSTD_MAX 19
 
 /**
  * A table named `schema` (the Parquet schema's root) of `ncols` columns
@@ -59,12 +65,18 @@ void tk_coltab_str(tk_coltab *t, size_t c, const char *s, size_t n);
  * the same id must always name the same bytes */
 void tk_coltab_str_id(tk_coltab *t, size_t c, uint32_t id, const char *s,
 		      size_t n);
+/* tk_coltab_str_id without the string, for an id met before in this row
+ * group: 1 (the value given), else 0 (nothing given: call
+ * tk_coltab_str_id) */
+int tk_coltab_str_hit(tk_coltab *t, size_t c, uint32_t id);
 void tk_coltab_null(tk_coltab *t, size_t c);
 /** End the row: every column has had one value.  Writes a full row group. */
 int tk_coltab_row(tk_coltab *t, tk_error *err);
 /** The last row group and the footer (its key-value metadata kv[0..nkv)). */
 int tk_coltab_close(tk_coltab *t, const tk_colkv *kv, size_t nkv,
 		    tk_error *err);
+/** zstd's level (1 to TK_COLTAB_ZSTD_MAX) for the pages written next. */
+void tk_coltab_set_zstd(tk_coltab *t, int level);
 /** Rows ended so far. */
 uint64_t tk_coltab_rows(const tk_coltab *t);
 void tk_coltab_free(tk_coltab *t);

@@ -2,9 +2,9 @@
  * parquet_writer.c - the events of one trace as an Apache Parquet file
  * (docs/exports.md has the schema), one row per event, through the column
  * table of coltab.c (the one Parquet encoder): strings dictionary-encoded,
- * time and time_ns DELTA_BINARY_PACKED, pages zstd-compressed, min/max
- * statistics; a row group per 1,048,576 rows (writer option row-group=N:
- * fewer); the format, the exact time base and the header in the footer's
+ * time and time_ns DELTA_BINARY_PACKED, pages zstd-compressed (level 5,
+ * writer option zstd=N), min/max statistics; a row group per 1,048,576
+ * rows (writer option row-group=N: fewer); the format, the exact time base and the header in the footer's
  * key-value metadata.  Everything goes through the sink, so a failed run
  * leaves no file.
  *
@@ -107,12 +107,16 @@ static int put_str(tk_writer *w, size_t c, tk_str id, tk_error *err)
 {
 	pq_writer *pw = w->impl;
 	size_t n;
-	const char *s = tk_trace_str(w->trace, id, &n);
+	const char *s;
 
 	if (TK_LIKELY(id < pw->utf8_cap && pw->utf8[id] == 1)) {
+		if (TK_LIKELY(tk_coltab_str_hit(pw->tab, c, id)))
+			return TK_OK;
+		s = tk_trace_str(w->trace, id, &n);
 		tk_coltab_str_id(pw->tab, c, id, s, n);
 		return TK_OK;
 	}
+	s = tk_trace_str(w->trace, id, &n);
 	if (tk_grow_zero((void **)&pw->utf8, &pw->utf8_cap, id, 1) < 0)
 		return tk_err_nomem(err, pw->name);
 	pw->utf8[id] = tk_utf8_valid(s, n) ? 1 : 2;
@@ -147,23 +151,38 @@ static int pq_writer_open(tk_writer *w, tk_error *err)
 {
 	pq_writer *pw = calloc(1, sizeof(*pw));
 	size_t rows = TK_COLTAB_ROWS;
+	int level = TK_COLTAB_ZSTD, rc;
 	uint64_t one;
+	const char *o;
 
 	if (!pw)
 		return tk_err_nomem(err, w->sink.path);
 	w->impl = pw;
 	pw->name = w->sink.path ? w->sink.path : "<stdout>";
-	if (w->opts.options && *w->opts.options) {
-		const char *o = w->opts.options;
+	/* the options, separated by commas: row-group=N, zstd=N */
+	for (o = w->opts.options; o && *o; o += *o == ',') {
+		const char *v = NULL;
 		char *end = NULL;
-		unsigned long long n = 0;
-		if (strncmp(o, "row-group=", 10) == 0 && o[10] >= '0' && o[10] <= '9')
-			n = strtoull(o + 10, &end, 10);
-		if (!n || n > TK_COLTAB_ROWS || *end)
+		unsigned long long n = 0, max = 0;
+
+		if (strncmp(o, "row-group=", 10) == 0) {
+			v = o + 10;
+			max = TK_COLTAB_ROWS;
+		} else if (strncmp(o, "zstd=", 5) == 0) {
+			v = o + 5;
+			max = TK_COLTAB_ZSTD_MAX;
+		}
+		if (v && *v >= '0' && *v <= '9')
+			n = strtoull(v, &end, 10);
+		if (!n || n > max || (*end && *end != ','))
 			return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
-					  "unknown Parquet writer option '%.40s' (row-group=N, N from 1 to %u rows)",
-					  o, TK_COLTAB_ROWS);
-		rows = (size_t)n;
+					  "unknown Parquet writer option '%.40s' (row-group=N, N from 1 to %u rows; zstd=N, the level from 1 to %d)",
+					  o, TK_COLTAB_ROWS, TK_COLTAB_ZSTD_MAX);
+		if (v == o + 10)
+			rows = (size_t)n;
+		else
+			level = (int)n;
+		o = end;
 	}
 	pw->tb = *tk_trace_timebase(w->trace);
 	pw->ns_tb.unit = TK_UNIT_NS;
@@ -178,8 +197,11 @@ static int pq_writer_open(tk_writer *w, tk_error *err)
 		pw->ns_max = (uint64_t)INT64_MAX / pw->ns_mul;
 	else
 		pw->ns_mul = 0;
-	return tk_coltab_open(&pw->tab, &w->sink, pw->name, "events", cols,
-			      NCOLS, rows, err);
+	rc = tk_coltab_open(&pw->tab, &w->sink, pw->name, "events", cols,
+			    NCOLS, rows, err);
+	if (rc == TK_OK)
+		tk_coltab_set_zstd(pw->tab, level);
+	return rc;
 }
 
 static int pq_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)

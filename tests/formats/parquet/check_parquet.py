@@ -2,6 +2,7 @@
 """check_parquet.py TRACEKIT SRCDIR NPMDIR INPUT...: every INPUT (a trace,
 gen=BTF_GEN,N for a BTF of N events from the bench generator,
 rows=N to write row groups of N rows (the writer option row-group=N) from there on,
+zstd=N to compress the pages at zstd's level N (the writer option zstd=N) from there on,
 strict=TRACE for one that --strict must refuse (names not UTF-8), or a folder of format test cases: each <case>.<ext> beside a <case>.out,
 with the options of <case>.args; of a fail/ folder, beside a <case>.err,
 which must leave no file) is converted to Parquet, read back by
@@ -37,18 +38,23 @@ UNIT = {"ps": Fraction(1, 1000), "ns": Fraction(1), "us": Fraction(1000),
 
 inputs = []
 OPTS = []
+WOPTS = {}  # the writer options, by name
 tmp = tempfile.mkdtemp()
 for a in sys.argv[4:]:
-    if a.startswith("rows="):
-        ROWS = int(a[5:])
-        OPTS = ["--option", "row-group=%d" % ROWS]
+    if a.startswith("rows=") or a.startswith("zstd="):
+        if a.startswith("rows="):
+            ROWS = int(a[5:])
+            WOPTS["row-group"] = a[5:]
+        else:
+            WOPTS["zstd"] = a[5:]
+        OPTS = [w for kv in WOPTS.items() for w in ("--option", "%s=%s" % kv)]
         continue
     if a.startswith("gen="):
         # gen=BTF_GEN,N: a BTF of N events from the bench generator
         gen, n = a[4:].rsplit(",", 1)
         big = os.path.join(tmp, "gen%s.btf" % n)
         subprocess.run([gen, "-n", n, big], check=True, capture_output=True)
-        inputs.append((big, []))
+        inputs.append((big, [], OPTS, ROWS))
     elif a.startswith("strict="):
         # strict=TRACE: a trace --strict refuses (not UTF-8): exit 2, no file
         out = os.path.join(tmp, "strict", "s.parquet")
@@ -67,13 +73,13 @@ for a in sys.argv[4:]:
             args = []
             if os.path.exists(os.path.join(a, case + ".args")):
                 args = open(os.path.join(a, case + ".args")).read().split()
-            inputs.append((os.path.join(a, f), args))
+            inputs.append((os.path.join(a, f), args, OPTS, ROWS))
     else:
-        inputs.append((a, []))
+        inputs.append((a, [], OPTS, ROWS))
 
 fails = 0
 checked = 0
-for path, args in inputs:
+for path, args, opts, rows_max in inputs:
     # `tracekit cat`'s events: its BTF as read (cat of a Tarmac log prints
     # its records, so the same writer is asked through convert)
     cat = subprocess.run([tk, "convert", "-q", "--to", "btf", "--option", "as-read=1"]
@@ -82,7 +88,7 @@ for path, args in inputs:
     os.makedirs(os.path.dirname(out), exist_ok=True)
     if os.path.exists(out):
         os.unlink(out)
-    conv = subprocess.run([tk, "convert", "-q"] + args + OPTS + [path, out], capture_output=True)
+    conv = subprocess.run([tk, "convert", "-q"] + args + opts + [path, out], capture_output=True)
     if cat.returncode != 0:
         # a refused input (fail/ cases): exit 2 and no Parquet, not a part
         if conv.returncode != 2 or os.listdir(os.path.dirname(out)):
@@ -129,7 +135,7 @@ for path, args in inputs:
                 bad.append("column %s of row group %d: codec %s, not ZSTD" % (col, g, ch["codec"]))
             want = {"time": "DELTA_BINARY_PACKED", "time_ns": "DELTA_BINARY_PACKED",
                     "source_instance": "PLAIN", "instance": "PLAIN"}.get(col, "RLE_DICTIONARY")
-            vals = [r[col] for r in rows[g * ROWS:(g + 1) * ROWS] if r[col] is not None]
+            vals = [r[col] for r in rows[g * rows_max:(g + 1) * rows_max] if r[col] is not None]
             if vals and want not in ch["encodings"].split(", "):
                 bad.append("column %s of row group %d: encodings %s, not %s" % (col, g, ch["encodings"], want))
             # statistics: the null count, and min and max of the values
@@ -140,11 +146,11 @@ for path, args in inputs:
             mm = (str(min(vals, key=key)), str(max(vals, key=key))) if vals else (None, None)
             if ch["min"] is None and vals and max(len(str(key(v))) for v in vals) > 1024:
                 mm = (None, None)  # a string over 1,024 bytes: no min, no max
-            if (ch["min"], ch["max"]) != mm or ch["nulls"] != len(rows[g * ROWS:(g + 1) * ROWS]) - len(vals):
+            if (ch["min"], ch["max"]) != mm or ch["nulls"] != len(rows[g * rows_max:(g + 1) * rows_max]) - len(vals):
                 bad.append("column %s of row group %d: min, max, nulls %s %s %s, the rows' %s %s %d"
                            % (col, g, ch["min"], ch["max"], ch["nulls"], mm[0], mm[1],
-                              len(rows[g * ROWS:(g + 1) * ROWS]) - len(vals)))
-        if meta["row_groups"] != (len(rows) + ROWS - 1) // ROWS:
+                              len(rows[g * rows_max:(g + 1) * rows_max]) - len(vals)))
+        if meta["row_groups"] != (len(rows) + rows_max - 1) // rows_max:
             bad.append("%d row groups for %d rows" % (meta["row_groups"], len(rows)))
         if len(rows) != len(evs):
             bad.append("%d rows, cat has %d events" % (len(rows), len(evs)))

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# parquet_fleet.sh - the fleet run of issue 44: DN traces from the bench
+# generator (DN x DEVENTS events, 100 x 100,000 = 10 M by default; made in
+# bench/out/, never committed), `tracekit dataset` of them (one thread:
+# `dataset` has no -j yet),
+# and DuckDB queries across the dataset: max(rt_ns) per task over
+# instances/ (target < 1 s) and the events per trace and type over events/,
+# with node starting DuckDB alone and DuckDB reading the BTF traces as CSV
+# as the peers, measured in the same rounds.
+#
+#   bash bench/parquet_fleet.sh
+#   DN=10 DEVENTS=100000 bash bench/parquet_fleet.sh      # scaled down
+#
+# Environment (all optional):
+#   DN=100 DEVENTS=100000 CORES=4 SEED=1000   the traces (seeds SEED+1...)
+#   RUNS=3                      timed runs per command; the median is reported
+#   TRACEKIT=build/tracekit     the binary under test
+#   NPM=build/npm-parquet       DuckDB from npm (tests/formats/parquet/
+#                               install_readers.sh; the queries are skipped
+#                               without it)
+# Exit status: 0, or 1 when a target is missed.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+RUNS=${RUNS:-3}
+. "$HERE/lib.sh"
+bench_init parquet_fleet
+
+DN=${DN:-100}
+DEVENTS=${DEVENTS:-100000}
+CORES=${CORES:-4}
+SEED=${SEED:-1000}
+NPM=${NPM:-$ROOT/build/npm-parquet}
+[[ -x $TRACEKIT ]] || bench_die "$TRACEKIT does not exist (build it with 'make')"
+[[ $DN =~ ^[0-9]+$ && $DN -gt 0 && $DEVENTS =~ ^[0-9]+$ && $DEVENTS -gt 0 ]] ||
+	bench_die "DN and DEVENTS must be positive integers"
+bench_build "$HERE/gen_btf.c" "$BIN/gen_btf"
+
+DIN="$OUT/fleet_in_${DN}x${DEVENTS}_c${CORES}_s${SEED}"
+if [[ ! -f $DIN/.done || $BIN/gen_btf -nt $DIN/.done ]]; then
+	echo "generating $DN traces of $DEVENTS events in $DIN ..."
+	rm -rf "$DIN"
+	mkdir -p "$DIN"
+	for ((i = 1; i <= DN; i++)); do
+		"$BIN/gen_btf" -n "$DEVENTS" -c "$CORES" -s "$((SEED + i))" \
+			"$(printf '%s/run%04d.btf' "$DIN" "$i")" 2>/dev/null
+	done
+	touch "$DIN/.done"
+fi
+BTF_BYTES=$(cat "$DIN"/run*.btf | wc -c)
+# the dataset the queries read (made once, untimed)
+DS="$OUT/fleet_ds"
+rm -rf "$DS"
+"$TRACEKIT" dataset -q "$DS" "$DIN"/run*.btf
+DS_BYTES=$(du -sb "$DS" | awk '{ print $1 }')
+EV_BYTES=$(du -sb "$DS/events" | awk '{ print $1 }')
+
+BYTES=$BTF_BYTES
+cat "$DIN"/run*.btf > /dev/null
+run_bench "tracekit dataset ($DN traces)" fleet_ds - - "$OUT/fleet_ds_timed" -- \
+	"$TRACEKIT" dataset -q "$OUT/fleet_ds_timed" "$DIN"/run*.btf
+duck=0
+if sh "$ROOT/tests/formats/parquet/install_readers.sh" "$NPM"; then
+	duck=1
+	cp "$ROOT/tests/formats/parquet/query_duckdb.mjs" "$NPM/"
+	run_bench "DuckDB max(rt_ns) per task, instances/" fleet_rt - - - -- \
+		node "$NPM/query_duckdb.mjs" \
+		"SELECT entity, max(rt_ns) FROM read_parquet('$DS/instances/*.parquet') WHERE type = 'T' GROUP BY entity"
+	run_bench "DuckDB events per trace and type, events/" fleet_ev - - - -- \
+		node "$NPM/query_duckdb.mjs" \
+		"SELECT filename, type, count(*), max(time) FROM read_parquet('$DS/events/*.parquet', filename = true) GROUP BY ALL"
+	run_bench "DuckDB the same, the BTF as CSV (peer)" fleet_csv - - - -- \
+		node "$NPM/query_duckdb.mjs" \
+		"SELECT filename, type, count(*), max(time) FROM read_csv('$DIN/run*.btf', comment = '#', header = false, delim = ',', null_padding = true, filename = true, names = ['time', 'source', 'sinst', 'type', 'target', 'tinst', 'event', 'note'], types = {'time': 'BIGINT'}) GROUP BY ALL"
+	run_bench "node starting DuckDB (no query)" fleet_none - - - -- \
+		node "$NPM/query_duckdb.mjs" "SELECT 1"
+else
+	bench_skip "DuckDB max(rt_ns) per task, instances/" "< 1 s"
+fi
+bench_report "Parquet fleet benchmark: $DN traces of $DEVENTS events, $BTF_BYTES bytes of BTF"
+
+col() { awk -F'\t' -v l="$1" 'index($1, l) == 1 { print $2; exit }' "$RESULTS"; }
+j1=$(col "tracekit dataset")
+rt=$( ((duck)) && col "DuckDB max(rt_ns)" || echo 0)
+ev=$( ((duck)) && col "DuckDB events per trace" || echo 0)
+csv=$( ((duck)) && col "DuckDB the same" || echo 0)
+none=$( ((duck)) && col "node starting DuckDB" || echo 0)
+awk -v n="$((DN * DEVENTS))" -v dn="$DN" -v b="$BTF_BYTES" -v ds="$DS_BYTES" -v evb="$EV_BYTES" \
+    -v j1="${j1:-0}" -v rt="${rt:-0}" -v ev="${ev:-0}" -v csv="${csv:-0}" -v z="${none:-0}" 'BEGIN {
+	printf("events: %d in %d traces; BTF %d bytes; dataset %d bytes (events/ %d: 1/%.1f of the BTF)\n",
+	       n, dn, b, ds, evb, evb > 0 ? b / evb : 0)
+	if (j1 > 0) printf("dataset: %.3f s, %.2f M events/s\n", j1, n / j1 / 1e6)
+	if (rt > 0) printf("DuckDB max(rt_ns) per task over instances/: %.3f s (target < 1 s)\n", rt)
+	if (ev > 0) printf("DuckDB events per trace and type over events/: %.3f s\n", ev)
+	if (csv > 0) printf("DuckDB the same over the BTF as CSV: %.3f s\n", csv)
+	if (z > 0) printf("of each DuckDB figure, %.3f s is node and DuckDB starting\n", z)
+	bad = rt > 0 && rt >= 1
+	print bad ? "FAIL" : "PASS"
+	exit bad
+}'
