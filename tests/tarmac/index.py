@@ -119,11 +119,25 @@ def ix_hash(b, h):
     """tarmac_index.c's ix_hash()"""
     M = 0xff51afd7ed558ccd
     mask = (1 << 64) - 1
+
+    def word(i):
+        return int.from_bytes(b[i:i + 8], "little")
+
+    def rotl(x, r):
+        return ((x << r) | (x >> (64 - r))) & mask
+
     n = len(b)
     h ^= (0x9e3779b97f4a7c15 * (n + 1)) & mask
+    lanes = [h, h ^ 0x243f6a8885a308d3, h ^ 0x13198a2e03707344, h ^ 0xa4093822299f31d0]
     i = 0
+    while n - i >= 32:
+        for j in range(4):
+            x = ((lanes[j] ^ word(i + 8 * j)) * M) & mask
+            lanes[j] = x ^ (x >> 32)
+        i += 32
+    h = lanes[0] ^ rotl(lanes[1], 16) ^ rotl(lanes[2], 32) ^ rotl(lanes[3], 48)
     while n - i >= 8:
-        h = ((h ^ int.from_bytes(b[i:i + 8], "little")) * M) & mask
+        h = ((h ^ word(i)) * M) & mask
         h ^= h >> 32
         i += 8
     w = int.from_bytes(b[i:], "little")
