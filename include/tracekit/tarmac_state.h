@@ -140,6 +140,119 @@ TK_API void tk_tarmac_at_init(tk_tarmac_at *at);
  */
 TK_API int tk_tarmac_at_passed(tk_tarmac_at *at, const tk_tarmac_record *rec);
 
+
+/**
+ * The index of a Tarmac log: checkpoints every `span` bytes of the log (at
+ * the line after an instruction record) holding the registers and PCs
+ * known there, the reader's place (byte offset, line, time) and the
+ * executed instructions counted, and per span between two checkpoints the
+ * 4 KiB blocks its memory records touch and the register names its
+ * register records name.  A query reads the log from the checkpoint
+ * before its moment only, and history skips the spans that cannot change
+ * what it follows (docs/tarmac.md, "The index").  Checkpoint 0 is the
+ * start of the log (nothing known); span k runs from checkpoint k to
+ * checkpoint k + 1 (the last one to the end).
+ */
+typedef struct tk_tarmac_index tk_tarmac_index;
+
+/** The default bytes of log between two checkpoints (1 MiB). */
+#define TK_TARMAC_INDEX_SPAN ((uint64_t)1 << 20)
+
+/** Where tk_tarmac_index_open() found or made the index. */
+enum { TK_TARMAC_INDEX_LOADED = 0,   /**< a valid index of the log as it is */
+       TK_TARMAC_INDEX_BUILT = 1,    /**< none (or another span): built and written */
+       TK_TARMAC_INDEX_REBUILT = 2,  /**< one not valid (damaged, of another log or
+					  of the log before it changed): built again */
+       TK_TARMAC_INDEX_MEMORY = 3    /**< built, and not written (`write` 0) */ };
+
+/**
+ * The index of the Tarmac log file `path` (a file: not standard input nor
+ * compressed), kept at `index_path` (tk_tarmac_index_path()): loaded when
+ * it is valid, of this span and of the log as it is now (its size, mtime
+ * and a hash of its first and last 64 KiB), else built (every record read,
+ * leniently) and, with `write` set, written atomically (a temporary file
+ * renamed over it).  `span` 0 is TK_TARMAC_INDEX_SPAN.  *how (may be NULL)
+ * says which (TK_TARMAC_INDEX_*).  Returns TK_OK, TK_E_IO (the log cannot
+ * be read, changed while it was indexed, or the index cannot be written:
+ * nothing is left behind), TK_E_USAGE (not a file) or TK_E_NOMEM.
+ */
+TK_API int tk_tarmac_index_open(tk_tarmac_index **out, const char *path,
+				const char *index_path, uint64_t span, int write,
+				int *how, tk_error *err);
+
+/**
+ * The path of the index of `path` into buf (of `size` bytes): PATH.tkidx
+ * beside the log when `dir` is NULL, else DIR/NAME-HASH.tkidx (NAME the
+ * log's file name, HASH of its absolute path).  Returns the length, or 0
+ * when it does not fit or the absolute path cannot be had.
+ */
+TK_API size_t tk_tarmac_index_path(const char *path, const char *dir, char *buf,
+				   size_t size);
+
+/** The number of checkpoints, the start of the log (checkpoint 0) included. */
+TK_API size_t tk_tarmac_index_count(const tk_tarmac_index *ix);
+
+/**
+ * The last checkpoint before the moment `at` (its kind, value, unit) that
+ * no record before it passes: replayed from there, tk_tarmac_at_passed()
+ * stops where it stops from the start.  `cpu` is the CPU prefix whose
+ * instructions AT_INSTR counts (NULL: every CPU's).  Returns the index of
+ * the checkpoint (0: the start).
+ */
+TK_API size_t tk_tarmac_index_find(const tk_tarmac_index *ix, const tk_tarmac_at *at,
+				   const char *cpu);
+
+/**
+ * Set `tr` (opened with tk_tarmac_open() on the indexed file, no record
+ * read yet, or set by this call before) to read on after checkpoint `k`,
+ * its lines numbered as in the whole log and every CPU name of the log
+ * known in the order the log names them; and, with `st` set, the
+ * registers and PCs of `st` to those of checkpoint k (its watched bytes
+ * are kept).  The log's bytes at the checkpoint are checked against the
+ * index.  Returns TK_OK, TK_E_FORMAT (the log changed since it was
+ * indexed), TK_E_USAGE (k out of range, or `tr` not on a file) or
+ * TK_E_NOMEM.
+ */
+TK_API int tk_tarmac_index_seek(const tk_tarmac_index *ix, size_t k, tk_tarmac *tr,
+				tk_tarmac_state *st, tk_error *err);
+
+/** The line of the last record before checkpoint k (0 for the start, and
+ * out of range: UINT64_MAX past the last). */
+TK_API uint64_t tk_tarmac_index_line(const tk_tarmac_index *ix, size_t k);
+
+/**
+ * The executed instructions (as tk_tarmac_at counts them) before
+ * checkpoint k: of the CPU prefix `cpu`, or of every CPU (NULL).  Returns
+ * the count.
+ */
+TK_API uint64_t tk_tarmac_index_executed(const tk_tarmac_index *ix, size_t k,
+					 const char *cpu);
+
+/** 1 when the log has named the CPU prefix `cpu` before checkpoint k (k past
+ * the last: anywhere in the log), else 0. */
+TK_API int tk_tarmac_index_has_cpu(const tk_tarmac_index *ix, size_t k, const char *cpu);
+
+/** 1 when span k holds a memory record that may show a byte of the `len`
+ * bytes from `address` (0: none does, the span changes none of them). */
+TK_API int tk_tarmac_index_mem(const tk_tarmac_index *ix, size_t k, uint64_t address,
+			       uint64_t len);
+
+/** The number of register names (as the log writes them) of the log, and
+ * name i (its length in *len); NULL out of range. */
+TK_API size_t tk_tarmac_index_reg_count(const tk_tarmac_index *ix);
+TK_API const char *tk_tarmac_index_reg_name(const tk_tarmac_index *ix, size_t i,
+					    size_t *len);
+
+/** 1 when span k holds a register record of register name i, else 0. */
+TK_API int tk_tarmac_index_reg_in(const tk_tarmac_index *ix, size_t k, size_t i);
+
+/** 1 when the lenient read that built the index skipped a line or warned
+ * (strict mode has to read the log itself), else 0. */
+TK_API int tk_tarmac_index_warned(const tk_tarmac_index *ix);
+
+/** Free; NULL is allowed. */
+TK_API void tk_tarmac_index_free(tk_tarmac_index *ix);
+
 #ifdef __cplusplus
 }
 #endif

@@ -361,7 +361,8 @@ int cli_tarmac_reg_match(const tk_tarmac_span *r, const char *want);
  * regs' --format, handed to cli_state_opt(); --cpu is cli_tarmac_args'.
  */
 enum { CLI_O_AT_LINE = 0x4200, CLI_O_AT_TIME, CLI_O_AT_INSTR, CLI_O_REG,
-       CLI_O_HADDR, CLI_O_LEN, CLI_O_SFORMAT };
+       CLI_O_HADDR, CLI_O_LEN, CLI_O_SFORMAT, CLI_O_INDEX_DIR, CLI_O_NO_INDEX,
+       CLI_O_INDEX_SPAN };
 #define CLI_STATE_LEN_MAX 65536u
 
 typedef struct cli_state_args {
@@ -371,6 +372,10 @@ typedef struct cli_state_args {
 	uint64_t addr, len;       /* history --addr / --len (len 0: not given) */
 	int has_addr;
 	const char *format;       /* table, json */
+	/* the index (docs/tarmac.md, "The index") */
+	const char *index_dir;    /* --index-dir: NULL beside the log */
+	int no_index;             /* --no-index */
+	uint64_t index_span;      /* --index-span: 0 the default */
 } cli_state_args;
 
 void cli_state_args_init(cli_state_args *s);

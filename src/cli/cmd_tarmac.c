@@ -47,6 +47,11 @@ static void help(FILE *fp)
 		"variables over the log's time (one scope per CPU), for GTKWave; with\n"
 		"--elf, 'func' (a string) names the function of the PC.  OUT appears\n"
 		"only complete.\n\n"
+		"regs, mem and history keep an index of a log file (not standard input,\n"
+		"not compressed) of 16 spans or more, built at the first query and again\n"
+		"when the log changes or the index is damaged: checkpoints of the state\n"
+		"every span, from which a query reads the log (docs/tarmac.md, \"The index\").\n\n"
+
 		"options:\n"
 		"  --elf FILE          the program's ELF file (folded, calls: required)\n"
 		"  --function NAME     calls: only the calls of this function\n"
@@ -66,6 +71,13 @@ static void help(FILE *fp)
 		"  --addr ADDR         history: the changes of the bytes from ADDR\n"
 		"  --len L             history: L bytes from ADDR (default 1)\n"
 		"  --format table|json regs: the output's form (default table)\n"
+		"  --index-dir DIR     regs, mem, history: keep the log's index in DIR\n"
+		"                      (default: beside the log, as IN.tkidx)\n"
+		"  --no-index          regs, mem, history: read the log from its start,\n"
+		"                      no index read or written\n"
+		"  --index-span BYTES  regs, mem, history: bytes of log between two\n"
+		"                      checkpoints of the index (default 1048576); a log\n"
+		"                      shorter than 16 spans is read without an index\n"
 		"  --from tarmac       read IN as a Tarmac log instead of probing it\n"
 		"  --strict            read by the specification only\n"
 		"  -q, --quiet         no warnings on stderr\n"
@@ -91,6 +103,9 @@ int cmd_tarmac(int argc, char **argv)
 		{ "addr", required_argument, NULL, CLI_O_HADDR },
 		{ "len", required_argument, NULL, CLI_O_LEN },
 		{ "format", required_argument, NULL, CLI_O_SFORMAT },
+		{ "index-dir", required_argument, NULL, CLI_O_INDEX_DIR },
+		{ "no-index", no_argument, NULL, CLI_O_NO_INDEX },
+		{ "index-span", required_argument, NULL, CLI_O_INDEX_SPAN },
 		CLI_END_LONGOPTS
 	};
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
@@ -126,6 +141,9 @@ int cmd_tarmac(int argc, char **argv)
 		case CLI_O_HADDR:
 		case CLI_O_LEN:
 		case CLI_O_SFORMAT:
+		case CLI_O_INDEX_DIR:
+		case CLI_O_NO_INDEX:
+		case CLI_O_INDEX_SPAN:
 			bad |= cli_state_opt(&sa, c, optarg) < 0;
 			state_opt = 1;
 			break;
@@ -178,7 +196,8 @@ int cmd_tarmac(int argc, char **argv)
 	}
 	if (state_opt) {
 		cli_usage_error("tarmac", "%s: --cpu, --line, --time, --instr, --reg, --addr, "
-				"--len and --format are options of regs, mem and history",
+				"--len, --format and the --index options are options of regs, "
+				"mem and history",
 				args.v[0]);
 		goto out;
 	}

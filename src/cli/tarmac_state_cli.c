@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,6 +131,19 @@ int cli_state_opt(cli_state_args *s, int code, const char *arg)
 		}
 		s->has_addr = 1;
 		return 0;
+	case CLI_O_INDEX_DIR:
+		s->index_dir = arg;
+		return 0;
+	case CLI_O_NO_INDEX:
+		s->no_index = 1;
+		return 0;
+	case CLI_O_INDEX_SPAN:
+		if (parse_len(arg, &s->index_span) < 0 || s->index_span < 256 ||
+		    s->index_span > ((uint64_t)1 << 40)) {
+			cli_usage_error("tarmac", "bad --index-span '%s' (256 to 2^40 bytes)", arg);
+			return -1;
+		}
+		return 0;
 	case CLI_O_LEN:
 		if (parse_len(arg, &s->len) < 0 || s->len == 0 || s->len > CLI_STATE_LEN_MAX) {
 			cli_usage_error("tarmac", "bad --len '%s' (1 to %u bytes)", arg,
@@ -157,6 +171,8 @@ typedef struct replay {
 	tk_tarmac *tr;
 	tk_tarmac_state *st;
 	uint32_t cpu;             /* the --cpu's record cpu, 0 while not seen */
+	const tk_tarmac_index *ix; /* NULL: read from the start */
+	char ipath[4096];         /* the index's path */
 	int xdigits;              /* of the addresses printed */
 } replay;
 
@@ -224,52 +240,52 @@ static void history_line(replay *r, const tk_tarmac_record *rec, int changed)
 	}
 }
 
-static int replay_run(replay *r, int history)
+/*
+ * Feed r->st the records from where r->tr is, up to the moment `at` (then
+ * *passed is 1) or the end, or (stop) the last record on a line up to
+ * `stop`; *last_line the line of the last record fed.  0, or -1 after an
+ * error message.
+ */
+static int replay_loop(replay *r, tk_tarmac_at *at, int history, uint64_t stop,
+		       int *passed, uint64_t *last_line)
 {
-	const cli_state_args *sa = r->sa;
 	const char *want = r->ta->cpu;
-	tk_tarmac_at at = sa->at;
 	tk_tarmac_record rec;
-	tk_tarmac_opts o;
 	tk_error err;
-	uint64_t last_line = 0;
-	int rc, passed = 0;
+	int rc;
 
-	if (!sa->at_opt)
-		tk_tarmac_at_init(&at);
-	if (want && at.kind == TK_TARMAC_AT_INSTR)
-		at.cpu = UINT32_MAX - 1;     /* none until the CPU is seen */
-	tk_tarmac_opts_init(&o);
-	o.strict = r->ro->strict;
-	o.on_warning = r->ro->quiet ? NULL : print_warning;
 	tk_error_clear(&err);
 	while ((rc = tk_tarmac_next(r->tr, &rec, &err)) == TK_OK) {
 		int changed;
+		if (rec.line > stop)
+			return 0;
 		if (want && !r->cpu && rec.cpu &&
 		    strcmp(tk_tarmac_cpu_name(r->tr, rec.cpu - 1), want) == 0) {
 			r->cpu = rec.cpu;
-			if (at.kind == TK_TARMAC_AT_INSTR)
-				at.cpu = rec.cpu;
+			if (at->kind == TK_TARMAC_AT_INSTR)
+				at->cpu = rec.cpu;
 		}
-		rc = tk_tarmac_at_passed(&at, &rec);
+		rc = tk_tarmac_at_passed(at, &rec);
 		if (rc < 0) {
 			fprintf(stderr, "%s:%" PRIu64 ": error: its time stamp (%s) cannot be "
 				"compared with --time %" PRIu64 "%s\n", tk_tarmac_name(r->tr),
-				rec.line, tk_tarmac_unit_name(rec.unit), at.value,
-				tk_tarmac_unit_name(at.unit));
+				rec.line, tk_tarmac_unit_name(rec.unit), at->value,
+				tk_tarmac_unit_name(at->unit));
 			return -1;
 		}
 		if (rc) {
-			passed = 1;
-			break;
+			*passed = 1;
+			return 0;
 		}
-		last_line = rec.line;
+		*last_line = rec.line;
 		if (want && rec.cpu != r->cpu && rec.kind != TK_TARMAC_MEMORY &&
 		    rec.kind != TK_TARMAC_BUS)
 			continue;
 		changed = tk_tarmac_state_record(r->st, &rec, &err);
-		if (changed < 0)
+		if (changed < 0) {
+			rc = changed;
 			break;
+		}
 		if (history && changed)
 			history_line(r, &rec, changed);
 	}
@@ -277,6 +293,46 @@ static int replay_run(replay *r, int history)
 		cli_error(&err);
 		return -1;
 	}
+	return 0;
+}
+
+/* r->cpu: the record cpu of --cpu when the index says the log named it
+ * before checkpoint k (the reader knows every name of the log) */
+static void index_cpu(replay *r, size_t k)
+{
+	size_t i;
+
+	if (!r->ta->cpu || r->cpu || !tk_tarmac_index_has_cpu(r->ix, k, r->ta->cpu))
+		return;
+	for (i = 0; i < tk_tarmac_cpu_count(r->tr); i++)
+		if (strcmp(tk_tarmac_cpu_name(r->tr, i), r->ta->cpu) == 0)
+			r->cpu = (uint32_t)i + 1;
+}
+
+/* The state at the moment: from the start, or with the index from the
+ * checkpoint k the reader was set to */
+static int replay_run(replay *r, int history, size_t k)
+{
+	const cli_state_args *sa = r->sa;
+	const char *want = r->ta->cpu;
+	tk_tarmac_at at = sa->at;
+	uint64_t last_line = 0;
+	int passed = 0;
+
+	if (!sa->at_opt)
+		tk_tarmac_at_init(&at);
+	if (want && at.kind == TK_TARMAC_AT_INSTR)
+		at.cpu = UINT32_MAX - 1;     /* none until the CPU is seen */
+	if (r->ix) {
+		last_line = tk_tarmac_index_line(r->ix, k);
+		index_cpu(r, k);
+		if (want && r->cpu && at.kind == TK_TARMAC_AT_INSTR)
+			at.cpu = r->cpu;
+		if (at.cpu != UINT32_MAX - 1)
+			at.executed = tk_tarmac_index_executed(r->ix, k, want);
+	}
+	if (replay_loop(r, &at, history, UINT64_MAX, &passed, &last_line) < 0)
+		return -1;
 	if (!passed && at.kind == TK_TARMAC_AT_LINE && at.value > last_line) {
 		fprintf(stderr, "tracekit: error: %s: --line %" PRIu64 " is past the log's "
 			"last record (line %" PRIu64 ")\n", r->path, at.value, last_line);
@@ -294,6 +350,126 @@ static int replay_run(replay *r, int history)
 		return -1;
 	}
 	return 0;
+}
+
+/* A seek that failed: when the log's bytes are not those the index was
+ * made of (an edit that kept its size, mtime, head and tail), the index
+ * is removed, so that the next query builds it again */
+static int seek_error(const replay *r, const tk_error *err)
+{
+	cli_error(err);
+	if (err->code == TK_E_FORMAT && remove(r->ipath) == 0)
+		fprintf(stderr, "tracekit: note: %s: its index %s is removed (it is "
+			"built again by the next query)\n", r->path, r->ipath);
+	return -1;
+}
+
+/* history with the index: the spans that may change what it follows,
+ * each from its checkpoint (the registers and PCs there; the watched
+ * bytes carried from the span before, which the spans skipped do not
+ * change) */
+static int index_history(replay *r)
+{
+	const tk_tarmac_index *ix = r->ix;
+	size_t n = tk_tarmac_index_count(ix), k, i, nr = tk_tarmac_index_reg_count(ix);
+	unsigned char *match = NULL;
+	tk_tarmac_at at;
+	tk_error err;
+	int ret = -1;
+
+	if (r->sa->reg) {
+		match = calloc(nr ? nr : 1, 1);
+		if (!match) {
+			fprintf(stderr, "tracekit: error: out of memory\n");
+			return -1;
+		}
+		for (i = 0; i < nr; i++) {
+			tk_tarmac_span sp;
+			sp.ptr = tk_tarmac_index_reg_name(ix, i, &sp.len);
+			match[i] = (unsigned char)cli_tarmac_reg_match(&sp, r->sa->reg);
+		}
+	}
+	tk_tarmac_at_init(&at);
+	tk_error_clear(&err);
+	for (k = 0; k < n; k++) {
+		int passed = 0, want = 0;
+		uint64_t last = 0;
+		if (match) {
+			for (i = 0; i < nr && !want; i++)
+				want = match[i] && tk_tarmac_index_reg_in(ix, k, i);
+		} else {
+			want = tk_tarmac_index_mem(ix, k, r->sa->addr, r->sa->len);
+		}
+		if (!want)
+			continue;
+		if (tk_tarmac_index_seek(ix, k, r->tr, r->st, &err) < 0) {
+			seek_error(r, &err);
+			goto out;
+		}
+		index_cpu(r, k);
+		if (replay_loop(r, &at, 1, tk_tarmac_index_line(ix, k + 1), &passed, &last) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	free(match);
+	return ret;
+}
+
+/* mem with the index: the bytes at the moment from its checkpoint, then
+ * those still not known from the spans before that touch them, latest
+ * first; *value and *known the caller's (sa->len bytes) */
+static int index_mem(replay *r, size_t k, uint8_t *value, uint8_t *known)
+{
+	const tk_tarmac_index *ix = r->ix;
+	const uint8_t *v, *kn;
+	size_t n, i, missing = 0;
+	tk_tarmac_state *st = NULL;
+	tk_tarmac_record rec;
+	tk_error err;
+	int rc, ret = -1;
+
+	tk_error_clear(&err);
+	if (replay_run(r, 0, k) < 0)
+		return -1;
+	n = tk_tarmac_state_bytes(r->st, 0, &v, &kn);
+	memcpy(value, v, n);
+	memcpy(known, kn, n);
+	for (i = 0; i < n; i++)
+		missing += !known[i];
+	while (missing && k-- > 0) {
+		uint64_t stop = tk_tarmac_index_line(ix, k + 1);
+		if (!tk_tarmac_index_mem(ix, k, r->sa->addr, r->sa->len))
+			continue;
+		tk_tarmac_state_free(st);
+		st = NULL;
+		if (tk_tarmac_state_new(&st, &err) < 0 ||
+		    tk_tarmac_state_watch(st, r->sa->addr, r->sa->len, &err) < 0)
+			goto fail;
+		if (tk_tarmac_index_seek(ix, k, r->tr, NULL, &err) < 0) {
+			seek_error(r, &err);
+			goto out;
+		}
+		while ((rc = tk_tarmac_next(r->tr, &rec, &err)) == TK_OK && rec.line <= stop)
+			if (tk_tarmac_state_record(st, &rec, &err) < 0)
+				goto fail;
+		if (rc < 0)
+			goto fail;
+		tk_tarmac_state_bytes(st, 0, &v, &kn);
+		for (i = 0; i < n; i++)
+			if (!known[i] && kn[i]) {
+				value[i] = v[i];
+				known[i] = 1;
+				missing--;
+			}
+	}
+	ret = 0;
+	goto out;
+fail:
+	cli_error(&err);
+out:
+	tk_tarmac_state_free(st);
+	return ret;
 }
 
 /* ---- the tools ----------------------------------------------------------------- */
@@ -352,10 +528,9 @@ static int regs_out(replay *r)
 	return 0;
 }
 
-static void mem_out(const replay *r)
+static void mem_out(const replay *r, const uint8_t *v, const uint8_t *k, size_t n)
 {
-	const uint8_t *v, *k;
-	size_t n = tk_tarmac_state_bytes(r->st, 0, &v, &k), i;
+	size_t i;
 
 	for (i = 0; i < n; i += 16) {
 		printf("%0*" PRIx64 " ", r->xdigits, r->sa->addr + (uint64_t)i);
@@ -369,12 +544,52 @@ static void mem_out(const replay *r)
 	}
 }
 
+/* The index of the log at `path` for the query, or NULL: read it from its
+ * start (--no-index, not a file, shorter than 16 spans, the index cannot
+ * be had (a warning), or --strict on a log the index's lenient read
+ * warned about) */
+static tk_tarmac_index *index_get(const char *path, const cli_state_args *sa,
+				  const cli_read_opts *ro, char *ipath, size_t size)
+{
+	uint64_t span = sa->index_span ? sa->index_span : TK_TARMAC_INDEX_SPAN;
+	tk_tarmac_index *ix = NULL;
+	struct stat sb;
+	tk_error err;
+
+	if (sa->no_index || strcmp(path, "-") == 0 || stat(path, &sb) < 0 ||
+	    !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size / 16 < span)
+		return NULL;
+	tk_error_clear(&err);
+	if (!tk_tarmac_index_path(path, sa->index_dir, ipath, size)) {
+		if (!ro->quiet)
+			fprintf(stderr, "tracekit: warning: %s: no path for its index (read "
+				"from its start)\n", path);
+		return NULL;
+	}
+	if (tk_tarmac_index_open(&ix, path, ipath, span, 1, NULL, &err) < 0) {
+		char buf[1024];
+		/* not a plain file (compressed): no index, nothing to say */
+		if (err.code != TK_E_USAGE && !ro->quiet)
+			fprintf(stderr, "%s (the log is read from its start)\n",
+				tk_error_format(&err, "warning", buf, sizeof(buf)));
+		return NULL;
+	}
+	if (ro->strict && tk_tarmac_index_warned(ix)) {
+		tk_tarmac_index_free(ix);
+		return NULL;
+	}
+	return ix;
+}
+
 int cli_tarmac_state(const char *tool, const char *path, const char *const *ops,
 		     size_t nops, const cli_state_args *sa0, const cli_tarmac_args *ta,
 		     const cli_read_opts *ro)
 {
 	cli_state_args sa = *sa0;
 	tk_tarmac_opts o;
+	tk_tarmac_index *ix = NULL;
+	uint8_t *mv = NULL;
+	size_t k = 0;
 	tk_input *in = NULL;
 	tk_error err;
 	replay r;
@@ -448,22 +663,67 @@ int cli_tarmac_state(const char *tool, const char *path, const char *const *ops,
 	tk_tarmac_opts_init(&o);
 	o.strict = ro->strict;
 	o.on_warning = ro->quiet ? NULL : print_warning;
-	if (tk_tarmac_open_input(&r.tr, in, &o, &err) < 0) {
+	ix = index_get(path, &sa, ro, r.ipath, sizeof(r.ipath));
+	/* history --cpu of a CPU the log never names reads it all (the
+	 * changes of the records without a prefix, then the error) */
+	if (ix && history && ta->cpu &&
+	    !tk_tarmac_index_has_cpu(ix, tk_tarmac_index_count(ix), ta->cpu)) {
+		tk_tarmac_index_free(ix);
+		ix = NULL;
+	}
+	r.ix = ix;
+	if (ix) {
+		tk_input_close(in);
+		if (tk_tarmac_open(&r.tr, path, &o, &err) < 0) {
+			cli_error(&err);
+			goto out;
+		}
+		if (!history) {
+			k = tk_tarmac_index_find(ix, &sa.at, ta->cpu);
+			if (tk_tarmac_index_seek(ix, k, r.tr, strcmp(tool, "regs") == 0 ? r.st : NULL,
+						 &err) < 0) {
+				seek_error(&r, &err);
+				goto out;
+			}
+		}
+	} else if (tk_tarmac_open_input(&r.tr, in, &o, &err) < 0) {
 		cli_error(&err);
 		goto out;
 	}
-	if (replay_run(&r, history) < 0)
-		goto out;
-	if (strcmp(tool, "regs") == 0) {
-		if (regs_out(&r) < 0)
+	if (strcmp(tool, "mem") == 0) {
+		const uint8_t *v, *kn;
+		size_t n = tk_tarmac_state_bytes(r.st, 0, &v, &kn);
+		mv = malloc(2 * n);
+		if (!mv) {
+			fprintf(stderr, "tracekit: error: out of memory\n");
 			goto out;
-	} else if (!history) {
-		mem_out(&r);
+		}
+		if (ix) {
+			if (index_mem(&r, k, mv, mv + n) < 0)
+				goto out;
+		} else {
+			if (replay_run(&r, 0, 0) < 0)
+				goto out;
+			n = tk_tarmac_state_bytes(r.st, 0, &v, &kn);
+			memcpy(mv, v, n);
+			memcpy(mv + n, kn, n);
+		}
+		mem_out(&r, mv, mv + n, n);
+	} else if (history && ix) {
+		if (index_history(&r) < 0)
+			goto out;
+	} else {
+		if (replay_run(&r, history, k) < 0)
+			goto out;
+		if (!history && regs_out(&r) < 0)
+			goto out;
 	}
 	ret = EXIT_OK;
 out:
 	tk_tarmac_close(r.tr);
 	tk_tarmac_state_free(r.st);
+	tk_tarmac_index_free(ix);
+	free(mv);
 	return ret;
 }
 

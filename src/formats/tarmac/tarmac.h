@@ -73,6 +73,30 @@ int tk_tarmac_open_source(tk_tarmac **out, tk_source *src,
 			  const tk_tarmac_opts *opts, tk_error *err);
 #endif
 
+/*
+ * The index's hooks (tarmac_index.c).  tarmac_seek(): read on from offset
+ * `off`, the start of line number `line`, with the time, unit and LD/ST
+ * state of the line before (a file only: TK_E_USAGE for another transport
+ * or a reader that read records from its start).  tarmac_cpu_add(): intern
+ * a CPU name (-1: out of memory).  tarmac_where(): the offset of the next
+ * line and the state tarmac_seek() takes.
+ */
+int tarmac_seek(tk_tarmac *tr, uint64_t off, uint64_t line, uint64_t time,
+		tk_tarmac_unit unit, int prev_ldst, tk_error *err);
+int tarmac_cpu_add(tk_tarmac *tr, const char *name, size_t len);
+void tarmac_where(const tk_tarmac *tr, uint64_t *off, uint64_t *time,
+		  tk_tarmac_unit *unit, int *prev_ldst);
+/* tarmac_state.c: a state's registers and PCs set from a checkpoint
+ * (reset, then put in their order; -1: out of memory), and the time
+ * comparison of tk_tarmac_at_passed() (1 t later than v, 0, -1
+ * incomparable) */
+void tarmac_state_reset(tk_tarmac_state *st);
+int tarmac_state_put_reg(tk_tarmac_state *st, uint32_t cpu, const char *name,
+			 size_t nlen, const char *value, size_t vlen, int hex,
+			 uint64_t line);
+int tarmac_state_put_pc(tk_tarmac_state *st, uint32_t cpu, uint64_t pc);
+int tarmac_later(uint64_t t, tk_tarmac_unit tu, uint64_t v, tk_tarmac_unit vu);
+
 /* The format of tk_reader_open(): probe and the ISR adapter. */
 
 /*

@@ -1465,6 +1465,50 @@ int tk_tarmac_next(tk_tarmac *tr, tk_tarmac_record *rec, tk_error *err)
 	}
 }
 
+/* ---- the index's hooks (tarmac_index.c) ------------------------------------------ */
+
+int tarmac_seek(tk_tarmac *tr, uint64_t off, uint64_t line, uint64_t time,
+		tk_tarmac_unit unit, int prev_ldst, tk_error *err)
+{
+	int rc;
+
+	if (strcmp(tk_source_transport(tr->src), "file") != 0 ||
+	    (tr->lines_ready && !tr->lines.at))
+		return tk_err_set(err, TK_E_USAGE, tr->name, 0, 0,
+				  "a Tarmac log is read from an index's checkpoint only "
+				  "when it is a file, before its first record");
+	if (!tr->lines_ready) {
+		rc = tk_lines_init_at(&tr->lines, tr->src, off, line, tr->cr, err);
+		if (rc < 0) {
+			tk_lines_free(&tr->lines);
+			return rc;
+		}
+		tr->lines_ready = 1;
+	} else {
+		tk_lines_seek(&tr->lines, off, line);
+	}
+	tr->line = line - 1;
+	tr->time = time;
+	tr->unit = unit;
+	tr->prev_ldst = prev_ldst;
+	tr->pfx_len = 0;
+	return TK_OK;
+}
+
+int tarmac_cpu_add(tk_tarmac *tr, const char *name, size_t len)
+{
+	return tk_strpool_intern(&tr->cpus, name, len) == TK_NONE ? -1 : 0;
+}
+
+void tarmac_where(const tk_tarmac *tr, uint64_t *off, uint64_t *time,
+		  tk_tarmac_unit *unit, int *prev_ldst)
+{
+	*off = tk_lines_offset(&tr->lines);
+	*time = tr->time;
+	*unit = tr->unit;
+	*prev_ldst = tr->prev_ldst;
+}
+
 /* ---- open, close, queries ------------------------------------------------------ */
 
 int tarmac_init(tk_tarmac *tr, tk_source *src, int owns_src,
@@ -1493,6 +1537,8 @@ int tarmac_init(tk_tarmac *tr, tk_source *src, int owns_src,
 
 void tarmac_fini(tk_tarmac *tr)
 {
+	if (tr->lines_ready)
+		tk_lines_free(&tr->lines);
 	tk_strpool_free(&tr->cpus);
 	if (tr->owns_src)
 		tk_source_close(tr->src);

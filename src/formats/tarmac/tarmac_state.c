@@ -305,6 +305,66 @@ static int reg_record(tk_tarmac_state *st, const tk_tarmac_record *rec)
 	return TK_TARMAC_CHANGED_REG;
 }
 
+/* ---- a checkpoint's state (tarmac_index.c) -------------------------------------- */
+
+void tarmac_state_reset(tk_tarmac_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nregs; i++) {
+		free(st->regs[i].name);
+		free(st->regs[i].value);
+	}
+	st->nregs = 0;
+	if (st->table)
+		memset(st->table, 0, (st->mask + 1) * sizeof(*st->table));
+	st->changed = 0;
+	st->old_known = 0;
+	if (st->pc_known)
+		memset(st->pc_known, 0, st->cappcs);
+}
+
+int tarmac_state_put_reg(tk_tarmac_state *st, uint32_t cpu, const char *name,
+			 size_t nlen, const char *value, size_t vlen, int hex,
+			 uint64_t line)
+{
+	reg_slot *r;
+	int fresh;
+
+	r = reg_get(st, cpu, name, nlen, &fresh);
+	if (!r || reserve(&r->value, &r->cap, vlen + 1) < 0)
+		return -1;
+	memcpy(r->value, value, vlen);
+	r->value[vlen] = '\0';
+	r->pub.value = r->value;
+	r->pub.hex = hex;
+	r->pub.line = line;
+	return 0;
+}
+
+static int pc_set(tk_tarmac_state *st, uint32_t cpu, uint64_t pc)
+{
+	if (cpu >= st->cappcs) {
+		size_t cap = st->cappcs;
+		void *pk = st->pc_known;
+		if (tk_grow_zero((void **)&st->pcs, &cap, cpu, sizeof(*st->pcs)) < 0)
+			return -1;
+		cap = st->cappcs;
+		if (tk_grow_zero(&pk, &cap, cpu, 1) < 0)
+			return -1;
+		st->pc_known = pk;
+		st->cappcs = cap;
+	}
+	st->pcs[cpu] = pc;
+	st->pc_known[cpu] = 1;
+	return 0;
+}
+
+int tarmac_state_put_pc(tk_tarmac_state *st, uint32_t cpu, uint64_t pc)
+{
+	return pc_set(st, cpu, pc);
+}
+
 /* ---- memory --------------------------------------------------------------------- */
 
 static int hexval(char c)
@@ -439,22 +499,8 @@ int tk_tarmac_state_record(tk_tarmac_state *st, const tk_tarmac_record *rec,
 	}
 	switch (rec->kind) {
 	case TK_TARMAC_INSTRUCTION:
-		if (rec->has_address) {
-			if (rec->cpu >= st->cappcs) {
-				size_t cap = st->cappcs;
-				void *pk = st->pc_known;
-				if (tk_grow_zero((void **)&st->pcs, &cap, rec->cpu,
-						 sizeof(*st->pcs)) < 0)
-					goto nomem;
-				cap = st->cappcs;
-				if (tk_grow_zero(&pk, &cap, rec->cpu, 1) < 0)
-					goto nomem;
-				st->pc_known = pk;
-				st->cappcs = cap;
-			}
-			st->pcs[rec->cpu] = rec->address;
-			st->pc_known[rec->cpu] = 1;
-		}
+		if (rec->has_address && pc_set(st, rec->cpu, rec->address) < 0)
+			rc = -1;
 		break;
 	case TK_TARMAC_REGISTER:
 		rc = reg_record(st, rec);
@@ -465,10 +511,7 @@ int tk_tarmac_state_record(tk_tarmac_state *st, const tk_tarmac_record *rec,
 	default:
 		break;
 	}
-	if (rc >= 0)
-		return rc;
-nomem:
-	return tk_err_nomem(err, NULL);
+	return rc >= 0 ? rc : tk_err_nomem(err, NULL);
 }
 
 /* ---- moments -------------------------------------------------------------------- */
@@ -495,7 +538,7 @@ static uint64_t fs_per(tk_tarmac_unit u)
 }
 
 /* 1 when t (in unit tu) is later than v (in unit vu), -1 incomparable */
-static int later(uint64_t t, tk_tarmac_unit tu, uint64_t v, tk_tarmac_unit vu)
+int tarmac_later(uint64_t t, tk_tarmac_unit tu, uint64_t v, tk_tarmac_unit vu)
 {
 	uint64_t ft, fv;
 
@@ -522,7 +565,7 @@ int tk_tarmac_at_passed(tk_tarmac_at *at, const tk_tarmac_record *rec)
 	case TK_TARMAC_AT_LINE:
 		return rec->line > at->value;
 	case TK_TARMAC_AT_TIME: {
-		int l = later(rec->time, rec->unit, at->value, at->unit);
+		int l = tarmac_later(rec->time, rec->unit, at->value, at->unit);
 		return l < 0 ? TK_E_RANGE : l;
 	}
 	case TK_TARMAC_AT_INSTR:

@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""The index of `tracekit tarmac regs`, `mem` and `history` (issue 43):
+its answers equal those of the log read from its start (--no-index), and
+a damaged, truncated or foreign index, or a log changed after it was
+indexed, is built again or refused, never answered from.
+
+Each corpus log is copied to a temporary folder (the index is kept beside
+it) and indexed with a small --index-span, so that it has tens of
+checkpoints.  At many moments (--line, --instr, --time, --cpu where the
+log names CPUs) regs and mem answer as with --no-index; history --reg and
+--addr list the same changes.  Then the index of quicksort.tarmac is
+damaged in many ways (bytes flipped in its header, tables and states;
+truncated; extended; another log's index), and the log is changed after
+indexing (appended to; one byte edited at a checkpoint with its size and
+mtime kept): each query answers as --no-index does, or fails with an
+error and no answer, and the index is then the one built afresh.
+
+Usage: index.py CLI CORPUS_DIR"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+cli, corpus = sys.argv[1], sys.argv[2]
+LOGS = ["quicksort.tarmac", "calltest32.tarmac", "calltest64.tarmac",
+        "calculator-aarch64-gem5.tarmac", "calculator-aarch64-fastmodel.tarmac",
+        "calculator-aarch32-fastmodel.tarmac",
+        "calculator-aarch32-es-ld-st-style.tarmac",
+        "calculator-aarch64-es-ld-st-style.tarmac", "crash32m.tarmac"]
+fails = []
+checks = 0
+answered = 0     # the comparisons where the log read from its start answered
+
+
+def fail(msg):
+    fails.append(msg)
+    print("FAIL:", msg)
+
+
+def run(*args):
+    p = subprocess.run([cli, "tarmac"] + list(args), capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def same(what, args, span):
+    """the indexed answer of `args` equals the one read from the start"""
+    global checks, answered
+    checks += 1
+    a = run(*args, "--index-span", str(span))
+    b = run(*args, "--no-index")
+    answered += b[0] == 0 and b[1] != ""
+    if a[0] != b[0] or a[1] != b[1]:
+        fail("%s: %s: indexed exit %d, %d lines; from the start exit %d, %d lines%s"
+             % (what, " ".join(args), a[0], len(a[1].splitlines()), b[0],
+                len(b[1].splitlines()), (": " + a[2].strip()[:300]) if a[2] else ""))
+    return b
+
+
+def spread(values, n):
+    values = list(values)
+    if len(values) <= n:
+        return values
+    return [values[i * (len(values) - 1) // (n - 1)] for i in range(n)]
+
+
+STAMP = re.compile(r"^\s*(\d+)\s*(?:fs|ps|ns|us|ms|s|clk|cyc|tic|cs)\b")
+MEM = re.compile(r"\b(?:M[RW]\d+\S*|LD|ST)\s+([0-9a-fA-F]{8,16})\b")
+CPU = re.compile(r"^\s*\d+\s*\w+\s+(cpu\d+)\s")
+
+
+def check_log(tmp, name):
+    src = os.path.join(corpus, name)
+    if not os.path.exists(src):
+        print("skip: %s missing" % name)
+        return
+    path = os.path.join(tmp, name)
+    shutil.copyfile(src, path)
+    size = os.path.getsize(path)
+    span = max(256, size // 40)
+    lines = open(path, encoding="utf-8", errors="replace").read().splitlines()
+    nlines = len(lines)
+    times = sorted({int(m.group(1)) for m in map(STAMP.match, lines) if m})
+    addrs = []
+    for ln in lines:
+        m = MEM.search(ln)
+        if m and int(m.group(1), 16) not in addrs:
+            addrs.append(int(m.group(1), 16))
+    cpus = sorted({m.group(1) for m in map(CPU.match, lines) if m})
+    # the first query builds the index beside the log
+    same(name, ["regs", path], span)
+    if not os.path.exists(path + ".tkidx"):
+        fail("%s: no index beside the log after a query" % name)
+    rc, _, err = run("regs", path, "--instr", "999999999999", "--no-index")
+    m = re.search(r"the log has (\d+) executed", err)
+    nexec = int(m.group(1)) if m else 0
+    cpu_opts = [[]] + [["--cpu", c] for c in cpus[:2]] if cpus else [[]]
+    for co in cpu_opts:
+        for n in spread(range(1, nlines + 1), 30):
+            same(name, ["regs", path, "--line", str(n)] + co, span)
+        for k in spread(range(0, nexec + 2), 20):
+            same(name, ["regs", path, "--instr", str(k)] + co, span)
+        for t in spread(times, 12):
+            same(name, ["regs", path, "--time", str(t)] + co, span)
+    for a in spread(addrs, 6):
+        for n in spread(range(1, nlines + 1), 8):
+            same(name, ["mem", path, "%x" % max(a - 8, 0), "48", "--line", str(n)], span)
+        for k in spread(range(0, nexec + 1), 4):
+            same(name, ["mem", path, "%x" % a, "16", "--instr", str(k)], span)
+        same(name, ["history", path, "--addr", "%x" % a, "--len", "8"], span)
+    rc, out, _ = run("regs", path, "--no-index", *(["--cpu", cpus[0]] if cpus else []))
+    regs = [ln.split()[0] for ln in out.splitlines() if ln.strip()]
+    for r in spread(regs, 8) + ["lr", "sp"]:
+        same(name, ["history", path, "--reg", r] + (["--cpu", cpus[0]] if cpus else []), span)
+
+
+def ix_hash(b, h):
+    """tarmac_index.c's ix_hash()"""
+    M = 0xff51afd7ed558ccd
+    mask = (1 << 64) - 1
+
+    def word(i):
+        return int.from_bytes(b[i:i + 8], "little")
+
+    def rotl(x, r):
+        return ((x << r) | (x >> (64 - r))) & mask
+
+    n = len(b)
+    h ^= (0x9e3779b97f4a7c15 * (n + 1)) & mask
+    lanes = [h, h ^ 0x243f6a8885a308d3, h ^ 0x13198a2e03707344, h ^ 0xa4093822299f31d0]
+    i = 0
+    while n - i >= 32:
+        for j in range(4):
+            x = ((lanes[j] ^ word(i + 8 * j)) * M) & mask
+            lanes[j] = x ^ (x >> 32)
+        i += 32
+    h = lanes[0] ^ rotl(lanes[1], 16) ^ rotl(lanes[2], 32) ^ rotl(lanes[3], 48)
+    while n - i >= 8:
+        h = ((h ^ word(i)) * M) & mask
+        h ^= h >> 32
+        i += 8
+    w = int.from_bytes(b[i:], "little")
+    h = ((h ^ w ^ ((n - i) << 56)) * M) & mask
+    return h ^ (h >> 29)
+
+
+def checkpoints(ix):
+    """the offsets of the index's checkpoints (tarmac_index.c's layout)"""
+    n = int.from_bytes(ix[64:72], "little")
+    nnames = int.from_bytes(ix[72:80], "little")
+    ncpus = int.from_bytes(ix[80:88], "little")
+    p = 128
+    for _ in range(ncpus + nnames):
+        p += 4 + int.from_bytes(ix[p:p + 4], "little")
+    return [int.from_bytes(ix[p + 88 * i:p + 88 * i + 8], "little") for i in range(n)]
+
+
+def damage(tmp):
+    global checks
+    name = "quicksort.tarmac"
+    src = os.path.join(corpus, name)
+    if not os.path.exists(src):
+        return
+    path = os.path.join(tmp, "d-" + name)
+    other = os.path.join(tmp, "d-calltest64.tarmac")
+    shutil.copyfile(src, path)
+    shutil.copyfile(os.path.join(corpus, "calltest64.tarmac"), other)
+    ipath = path + ".tkidx"
+    span = 2048
+    nlines = sum(1 for _ in open(path, "rb"))
+    queries = [["regs", path, "--line", str(nlines * 3 // 4)],
+               ["mem", path, "fff0", "32", "--line", str(nlines // 2)],
+               ["history", path, "--reg", "r0"]]
+    want = [run(*q, "--no-index") for q in queries]
+    run(*queries[0], "--index-span", str(span))
+    run("regs", other, "--index-span", "256")
+    pristine = open(ipath, "rb").read()
+    foreign = open(other + ".tkidx", "rb").read()
+    # the body hash covers a whole index, the header hash its header: and
+    # a consistent header whose log is another is refused by its identity
+    if ix_hash(pristine[128:], 4) != int.from_bytes(pristine[104:112], "little"):
+        fail("damage: the body hash is not tarmac_index.c's")
+    n = len(pristine)
+    ck = checkpoints(pristine)
+    if len(ck) < 10:
+        fail("damage: %d checkpoints with --index-span %d" % (len(ck), span))
+    cases = []
+    for off in [0, 7, 8, 12, 16, 24, 40, 56, 64, 72, 80, 88, 96, 104, 112, 120,
+                128, 140, n // 4, n // 2, 3 * n // 4, n - 9, n - 1]:
+        b = bytearray(pristine)
+        b[off] ^= 0x20
+        cases.append(("byte %d flipped" % off, bytes(b)))
+    cases += [("truncated to %d" % k, pristine[:k]) for k in (0, 100, 128, n // 2, n - 1)]
+    cases += [("extended", pristine + b"\0" * 8), ("foreign", foreign),
+              ("not an index", b"hello\n" * 40)]
+    for what, data in cases:
+        for q, w in zip(queries, want):
+            checks += 1
+            with open(ipath, "wb") as f:
+                f.write(data)
+            rc, out, err = run(*q, "--index-span", str(span))
+            if (rc, out) != w[:2]:
+                fail("damage: %s: %s: exit %d (want %d), answer %s%s"
+                     % (what, " ".join(q[:1] + q[2:]), rc, w[0],
+                        "equal" if out == w[1] else "different", ": " + err.strip()[:200]))
+            if open(ipath, "rb").read() != pristine:
+                fail("damage: %s: the index is not built again" % what)
+    # the log changed after indexing: appended to
+    with open(path, "ab") as f:
+        f.write(b"# a comment appended after indexing\n")
+    for q in queries:
+        checks += 1
+        w = run(*q, "--no-index")
+        got = run(*q, "--index-span", str(span))
+        if got[:2] != w[:2]:
+            fail("changed: appended: %s: exit %d, answer %s" % (" ".join(q[:1] + q[2:]), got[0],
+                 "equal" if got[1] == w[1] else "different"))
+    if open(ipath, "rb").read() == pristine:
+        fail("changed: appended: the index is the one before")
+    # one byte edited where a checkpoint starts, the size and mtime kept:
+    # the seek sees the bytes are not the index's (an error, the index
+    # removed), the next query builds it again
+    run(*queries[0], "--index-span", str(span))
+    ix = open(ipath, "rb").read()
+    ck = checkpoints(ix)
+    data = bytearray(open(path, "rb").read())
+    st = os.stat(path)
+    k = ck[len(ck) // 2]
+    # an instruction's address digit: the answers may change too
+    line_end = data.index(b"\n", k)
+    digits = [i for i in range(k, line_end) if data[i:i + 1].isdigit()]
+    data[digits[-1]] = ord("7") if data[digits[-1]] != ord("7") else ord("3")
+    with open(path, "wb") as f:
+        f.write(data)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    q = ["regs", path, "--line", str(nlines - 1)]
+    w = run(*q, "--no-index")
+    checks += 1
+    got = run(*q, "--index-span", str(span))
+    if got[:2] != w[:2] and not (got[0] != 0 and got[1] == "" and
+                                 "changed since it was indexed" in got[2]):
+        fail("changed: edited at a checkpoint: exit %d, answer %s: %s"
+             % (got[0], "equal" if got[1] == w[1] else "different", got[2].strip()[:200]))
+    checks += 1
+    got = run(*q, "--index-span", str(span))
+    if got[:2] != w[:2]:
+        fail("changed: edited at a checkpoint, then again: exit %d: %s" % (got[0], got[2][:200]))
+    # an index folder that cannot be written: a warning, the same answer
+    checks += 1
+    got = run(*queries[0], "--index-span", str(span), "--index-dir",
+              os.path.join(tmp, "no", "such"))
+    w = run(*queries[0], "--no-index")
+    if got[:2] != w[:2] or "warning" not in got[2]:
+        fail("no index folder: exit %d, stderr %r" % (got[0], got[2][:200]))
+    # --index-dir: the index in the folder, none beside the log
+    d = os.path.join(tmp, "cache")
+    os.mkdir(d)
+    fresh = os.path.join(tmp, "fresh-" + name)
+    shutil.copyfile(src, fresh)
+    checks += 1
+    got = run("regs", fresh, "--index-span", str(span), "--index-dir", d)
+    if got[0] != 0 or len(os.listdir(d)) != 1 or os.path.exists(fresh + ".tkidx") \
+            or not os.listdir(d)[0].startswith("fresh-" + name + "-"):
+        fail("--index-dir: %r, beside: %s" % (os.listdir(d), os.path.exists(fresh + ".tkidx")))
+    leftovers = [f for f in os.listdir(tmp) + os.listdir(d) if ".tmp" in f]
+    if leftovers:
+        fail("temporary files left: %r" % leftovers)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    for name in LOGS:
+        check_log(tmp, name)
+    damage(tmp)
+
+# most moments asked are in the logs: the comparisons compare answers
+if answered < checks * 3 // 4:
+    fail("only %d of %d comparisons had an answer" % (answered, checks))
+print("%d checks (%d answered), %d failures" % (checks, answered, len(fails)))
+sys.exit(1 if fails else 0)
