@@ -728,6 +728,14 @@ void tk_query_close(tk_reader *r);
 int tk_query_next(tk_reader *r, const tk_event **ev, tk_error *err);
 int tk_query_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 			size_t max, tk_error *err);
+/** Skip ahead to tick `start` through the format's reader_skip, when it
+ *  has one (a failure is kept as the reader's, as tk_reader_raw_next()'s).
+ *  Before the first event only.  TK_OK or < 0. */
+int tk_reader_raw_skip(tk_reader *r, uint64_t start, tk_error *err);
+/** tk_entity.parent from n events handed out or skipped (reader.c): a
+ *  process without a parent takes the core of the first event that names
+ *  it as the target. */
+void tk_reader_note_cores(tk_reader *r, const tk_event *ev, size_t n);
 /** The reader's own next event or batch (reader.c), without the query. */
 int tk_reader_raw_next(tk_reader *r, const tk_event **ev, tk_error *err);
 int tk_reader_raw_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
@@ -800,6 +808,18 @@ struct tk_format_ops {
 	int (*reader_next)(tk_reader *r, const tk_event **ev, tk_error *err);
 	int (*reader_next_batch)(tk_reader *r, const tk_event **evs, size_t *n,
 				 size_t max, tk_error *err);
+	/*
+	 * Optional, for a query's window (tk_query_skip()): called once before
+	 * the first event is read, it takes the events the reader would hand
+	 * out first whose times are below `start` (ticks), up to the first
+	 * at or after it, without making them: only the state that later
+	 * events depend on (instance counters, running tasks, the entities
+	 * and strings interned, warnings, tk_entity.parent as
+	 * tk_reader_note_cores() would set it) is updated, so that the events
+	 * that follow are those of a full read.  TK_OK, or < 0 (the error
+	 * the full read would have returned among those events).
+	 */
+	int (*reader_skip)(tk_reader *r, uint64_t start, tk_error *err);
 	void (*reader_close)(tk_reader *r);
 	/** Non-zero: the reader reads tk_reader_opts.options (and refuses
 	 *  what it does not know); else core refuses any option. */

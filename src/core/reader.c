@@ -384,7 +384,7 @@ static TK_NOINLINE int failed(tk_reader *r, int rc, tk_error *err)
 /* The events' cores as the parents of their processes (tk_entity.parent,
  * tracekit.h): a process (T, I, THR) without a parent takes the core of the
  * first event handed out that names one with the process as its target. */
-static void note_cores(tk_reader *r, const tk_event *ev, size_t n)
+void tk_reader_note_cores(tk_reader *r, const tk_event *ev, size_t n)
 {
 	tk_trace *t = r->trace;
 
@@ -413,11 +413,11 @@ int tk_reader_raw_next(tk_reader *r, const tk_event **ev, tk_error *err)
 		return failed(r, 0, err);
 	if (r->fmt->reader_next) {
 		if ((rc = r->fmt->reader_next(r, ev, err)) == TK_OK) {
-			note_cores(r, *ev, 1);
+			tk_reader_note_cores(r, *ev, 1);
 			r->ndecoded++;
 		}
 	} else if ((rc = r->fmt->reader_next_batch(r, ev, &n, NEXT_BATCH, err)) == TK_OK) {
-		note_cores(r, *ev, n);
+		tk_reader_note_cores(r, *ev, n);
 		r->evq = *ev + 1;
 		r->evq_end = *ev + n;
 		r->ndecoded += n;
@@ -471,9 +471,19 @@ int tk_reader_raw_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 		*n = 0;
 	}
 	if (rc == TK_OK)
-		note_cores(r, *evs, *n);
+		tk_reader_note_cores(r, *evs, *n);
 	r->ndecoded += *n;
 	return TK_UNLIKELY(rc < 0) ? failed(r, rc, err) : rc;
+}
+
+int tk_reader_raw_skip(tk_reader *r, uint64_t start, tk_error *err)
+{
+	int rc;
+
+	if (!r->fmt->reader_skip || r->evq != r->evq_end || r->failed)
+		return TK_OK;
+	rc = r->fmt->reader_skip(r, start, err);
+	return TK_UNLIKELY(rc < 0) ? failed(r, rc, err) : TK_OK;
 }
 
 uint64_t tk_reader_decoded_count(const tk_reader *r)
