@@ -715,6 +715,15 @@ struct tk_reader {
 	int ordered;
 	/* the events the format has decoded (tk_reader_decoded_count()) */
 	uint64_t ndecoded;
+	/* tk_reader_note_cores(): known[id] is 1 once entity id's parent is
+	 * known, so that its later events do not look at the entity
+	 * (nknown: the ids it covers, grown with the entity table) */
+	uint8_t *known;
+	size_t nknown;
+	/* set by the format's reader_open: an entity's type, once known
+	 * (not TK_ET_UNKNOWN), never changes, so that an entity that is no
+	 * process is known too (HTF, S.Ha.R.K.) */
+	int fixed_types;
 	/* the query of the options (query.c), NULL when none is given */
 	struct tk_query *q;
 };

@@ -384,19 +384,51 @@ static TK_NOINLINE int failed(tk_reader *r, int rc, tk_error *err)
 /* The events' cores as the parents of their processes (tk_entity.parent,
  * tracekit.h): a process (T, I, THR) without a parent takes the core of the
  * first event handed out that names one with the process as its target. */
-void tk_reader_note_cores(tk_reader *r, const tk_event *ev, size_t n)
+/* The target of an event on a core: its parent is set if it is a process
+ * without one.  Once its parent is known, or it is known to be no process
+ * (a type known where types do not change, r->fixed_types), r->known
+ * spares its later events the look at the entity. */
+static TK_NOINLINE void note_core(tk_reader *r, uint32_t target,
+				  uint32_t core)
 {
 	tk_trace *t = r->trace;
+	tk_entity *e;
+
+	if (target >= r->nknown) {
+		/* out of memory: the entity is looked at every time */
+		size_t cap = r->nknown;
+		if (tk_grow_zero((void **)&r->known, &cap, t->nents - 1, 1) == 0)
+			r->nknown = cap;
+	}
+	e = tk_trace_ent(t, target);
+	if (e->parent == TK_NONE) {
+		if (e->type != TK_ET_T && e->type != TK_ET_I &&
+		    e->type != TK_ET_THR) { /* tk_etype_is_process() */
+			if (!r->fixed_types || e->type == TK_ET_UNKNOWN)
+				return;
+		} else {
+			e->parent = core;
+		}
+	}
+	if (target < r->nknown)
+		r->known[target] = 1;
+}
+
+void tk_reader_note_cores(tk_reader *r, const tk_event *ev, size_t n)
+{
+	const uint32_t nents = r->trace->nents;
+	const uint8_t *known = r->known;
+	const size_t nknown = r->nknown;
 
 	for (; n--; ev++) {
-		tk_entity *e;
+		const uint32_t target = ev->target, core = ev->core;
 
-		if (TK_LIKELY(ev->core == TK_NONE) || ev->target >= t->nents ||
-		    ev->core >= t->nents || ev->target == ev->core)
+		if (TK_LIKELY(core == TK_NONE) ||
+		    (target < nknown && TK_LIKELY(known[target])) ||
+		    target >= nents || core >= nents || target == core)
 			continue;
-		e = tk_trace_ent(t, ev->target);
-		if (e->parent == TK_NONE && tk_etype_is_process(e->type))
-			e->parent = ev->core;
+		note_core(r, target, core);
+		known = r->known;
 	}
 }
 
@@ -501,6 +533,7 @@ void tk_reader_close(tk_reader *r)
 	if (!r)
 		return;
 	tk_query_close(r);
+	free(r->known);
 	if (r->fmt->reader_close)
 		r->fmt->reader_close(r);
 	tk_source_close(r->src);

@@ -1637,6 +1637,8 @@ static int shark_reader_open(tk_reader *r, tk_error *err)
 	r->impl = s;
 	/* read in TSC order (shark_order.c), whatever the buffer order */
 	r->ordered = 1;
+	/* entity() gives an entity its type when it makes it */
+	r->fixed_types = 1;
 	s->r = r;
 	s->t = r->trace;
 	s->name = tk_source_name(r->src);
