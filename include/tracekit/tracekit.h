@@ -345,8 +345,10 @@ typedef struct tk_entity {
 	 * The entity that holds this one, or TK_NONE.  For a process (T, I,
 	 * THR) it is its core: the core of the first event that names one
 	 * (tk_event.core) with the process as its target, set as that event
-	 * is handed out by tk_reader_next() or tk_reader_next_batch() (or queued by
-	 * tarmac.h's exception events): TK_NONE until then, final once the
+	 * is handed out by tk_reader_next() or tk_reader_next_batch(), or
+	 * dropped by a query, or skipped before a window's start
+	 * (tk_reader_opts; or queued by tarmac.h's exception events): TK_NONE
+	 * until then, final once the
 	 * reader has returned TK_END.  A process seen on several cores keeps
 	 * the first (tk_load_entity_cores() lists them all); a process whose
 	 * events name no core keeps TK_NONE.  Per format: BTF and the FreeRTOS
