@@ -258,6 +258,9 @@ typedef struct buf {
 	size_t n, cap;
 } buf;
 
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
 static void put(buf *b, const char *fmt, ...)
 {
 	va_list ap;
