@@ -345,8 +345,10 @@ typedef struct tk_entity {
 	 * The entity that holds this one, or TK_NONE.  For a process (T, I,
 	 * THR) it is its core: the core of the first event that names one
 	 * (tk_event.core) with the process as its target, set as that event
-	 * is handed out by tk_reader_next() or tk_reader_next_batch() (or queued by
-	 * tarmac_exceptions.h's events): TK_NONE until then, final once the
+	 * is handed out by tk_reader_next() or tk_reader_next_batch(), or
+	 * dropped by a query, or skipped before a window's start
+	 * (tk_reader_opts; or queued by tarmac_exceptions.h's events): TK_NONE
+	 * until then, final once the
 	 * reader has returned TK_END.  A process seen on several cores keeps
 	 * the first (tk_load_entity_cores() lists them all); a process whose
 	 * events name no core keeps TK_NONE.  Per format: BTF and the FreeRTOS
@@ -648,15 +650,25 @@ typedef struct tk_reader_opts {
 	 * those of the whole input (what the CLI does).  Where reading
 	 * stops, what lies after is not read at all: its warnings, its
 	 * errors and the entities it names are not seen.
-	 * Skipping before the start: the events before the window are
-	 * decoded and dropped in every format (tk_reader_decoded_count()
-	 * counts them): what a reader makes of a record depends on the
-	 * records before it (HTF's and S.Ha.R.K.'s instance counters,
-	 * S.Ha.R.K.'s running task and task names, BTF's entity types), so
-	 * a record skipped unread would change the events of the window.
-	 * S.Ha.R.K.'s reader reads the whole dump once at the open anyway
-	 * (to put it in time order); its stop saves the decoding of the
-	 * records after the window.
+	 * Skipping before the start: what a reader makes of a record
+	 * depends on the records before it (HTF's and S.Ha.R.K.'s instance
+	 * counters and running tasks, S.Ha.R.K.'s task names, BTF's entity
+	 * types), so every record before the window is read.  The HTF and
+	 * S.Ha.R.K. readers skip ahead to the start before the first event:
+	 * the records they would hand out first whose times are below the
+	 * start go through their state alone (instance counters, running
+	 * stacks and tasks, entities and interned names, warnings and
+	 * errors, tk_entity.parent), without events made, synthesised,
+	 * handed out or filtered, up to the first record at or after the
+	 * start; the events of the window, the entity table, the warnings
+	 * and the errors are those of a full read whose events before the
+	 * start are dropped.  (An HTF section whose time decreases, in
+	 * lenient mode, may bring a record before the start after the
+	 * skip: it is decoded and dropped.)  The other formats decode the
+	 * events before the window and drop them.  tk_reader_decoded_count()
+	 * does not count the records skipped.  S.Ha.R.K.'s reader reads the
+	 * whole dump once at the open anyway (to put it in time order); its
+	 * stop saves the decoding of the records after the window.
 	 */
 	int window_stop;
 	/**
@@ -788,7 +800,10 @@ TK_API int tk_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
  * The number of events the format has decoded so far: those handed out
  * and those the query (tk_reader_opts) dropped.  Without a query, or with
  * one that only filters, it reaches the trace's number of events; what
- * the query saved by stopping at the window's end is what it does not.
+ * the query saved by stopping at the window's end, and the events before
+ * the window's start that the HTF and S.Ha.R.K. readers skipped through
+ * their state alone (tk_reader_opts, "Skipping before the start"), is
+ * what it does not.
  */
 TK_API uint64_t tk_reader_decoded_count(const tk_reader *r);
 

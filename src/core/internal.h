@@ -730,6 +730,15 @@ struct tk_reader {
 	int ordered;
 	/* the events the format has decoded (tk_reader_decoded_count()) */
 	uint64_t ndecoded;
+	/* tk_reader_note_parents(): known[id] is 1 once entity id's parent is
+	 * known, so that its later events do not look at the entity
+	 * (nknown: the ids it covers, grown with the entity table) */
+	uint8_t *known;
+	size_t nknown;
+	/* set by the format's reader_open: an entity's type, once known
+	 * (not TK_ET_UNKNOWN), never changes, so that an entity that is no
+	 * process is known too (HTF, S.Ha.R.K.) */
+	int fixed_types;
 	/* the query of the options (query.c), NULL when none is given */
 	struct tk_query *q;
 };
@@ -747,6 +756,16 @@ int tk_query_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
  *  skipped too): 1 with *t set, or 0 when r has no query or it has seen
  *  no event (the report's time since the trace's first event). */
 int tk_query_first_time(const tk_reader *r, uint64_t *t);
+/** The query decodes and drops the events before its window's start, not
+ *  skipping ahead (tk_query_first_time() then sees the trace's first). */
+void tk_query_no_skip(tk_reader *r);
+/** Skip ahead to tick `start` through the format's reader_skip, when it
+ *  has one (a failure is kept as the reader's, as tk_reader_raw_next()'s).
+ *  Before the first event only.  TK_OK or < 0. */
+int tk_reader_raw_skip(tk_reader *r, uint64_t start, tk_error *err);
+/** tk_entity.parent from n events handed out or skipped (reader.c, the
+ *  rule of tracekit.h's tk_entity.parent). */
+void tk_reader_note_parents(tk_reader *r, const tk_event *ev, size_t n);
 /** The reader's own next event or batch (reader.c), without the query. */
 int tk_reader_raw_next(tk_reader *r, const tk_event **ev, tk_error *err);
 int tk_reader_raw_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
@@ -819,6 +838,18 @@ struct tk_format_ops {
 	int (*reader_next)(tk_reader *r, const tk_event **ev, tk_error *err);
 	int (*reader_next_batch)(tk_reader *r, const tk_event **evs, size_t *n,
 				 size_t max, tk_error *err);
+	/*
+	 * Optional, for a query's window (tk_query_skip()): called once before
+	 * the first event is read, it takes the events the reader would hand
+	 * out first whose times are below `start` (ticks), up to the first
+	 * at or after it, without making them: only the state that later
+	 * events depend on (instance counters, running tasks, the entities
+	 * and strings interned, warnings, tk_entity.parent as
+	 * tk_reader_note_parents() would set it) is updated, so that the events
+	 * that follow are those of a full read.  TK_OK, or < 0 (the error
+	 * the full read would have returned among those events).
+	 */
+	int (*reader_skip)(tk_reader *r, uint64_t start, tk_error *err);
 	void (*reader_close)(tk_reader *r);
 	/** Non-zero: the reader reads tk_reader_opts.options (and refuses
 	 *  what it does not know); else core refuses any option. */

@@ -20,6 +20,7 @@ typedef struct tk_query {
 	int done;           /* stopped: TK_END from now on */
 	uint64_t first;     /* the earliest time looked at (have_first) */
 	int have_first;
+	int skipped;        /* the skip to the start is done (query_skip) */
 	char **names[Q_LISTS];
 	size_t *lens[Q_LISTS];
 	size_t n[Q_LISTS];
@@ -249,6 +250,20 @@ static int match(tk_reader *r, tk_query *q, const tk_event *ev)
 	return 1;
 }
 
+/*
+ * Before the first event: the reader skips ahead to the window's start
+ * where its format allows it (tk_format_ops.reader_skip), so that the
+ * events before it are not made only to be dropped here.  Those it
+ * takes all lie before the start: match() would have dropped them.
+ */
+static int query_skip(tk_reader *r, tk_query *q, tk_error *err)
+{
+	q->skipped = 1;
+	if (!q->has_start || !q->start)
+		return TK_OK;
+	return tk_reader_raw_skip(r, q->start, err);
+}
+
 int tk_query_next(tk_reader *r, const tk_event **ev, tk_error *err)
 {
 	tk_query *q = r->q;
@@ -256,6 +271,8 @@ int tk_query_next(tk_reader *r, const tk_event **ev, tk_error *err)
 
 	if (q->done)
 		return TK_END;
+	if (TK_UNLIKELY(!q->skipped) && (rc = query_skip(r, q, err)) < 0)
+		return rc;
 	while ((rc = tk_reader_raw_next(r, ev, err)) == TK_OK) {
 		m = match(r, q, *ev);
 		if (m > 0)
@@ -279,6 +296,8 @@ int tk_query_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 	*n = 0;
 	if (q->done)
 		return TK_END;
+	if (TK_UNLIKELY(!q->skipped) && (rc = query_skip(r, q, err)) < 0)
+		return rc;
 	for (;;) {
 		rc = tk_reader_raw_next_batch(r, &in, &k, max, err);
 		if (rc != TK_OK)
@@ -307,6 +326,12 @@ int tk_query_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 		if (q->done)
 			return TK_END;
 	}
+}
+
+void tk_query_no_skip(tk_reader *r)
+{
+	if (r->q)
+		r->q->skipped = 1;
 }
 
 int tk_query_first_time(const tk_reader *r, uint64_t *t)

@@ -381,33 +381,63 @@ static TK_NOINLINE int failed(tk_reader *r, int rc, tk_error *err)
 	return rc;
 }
 
-/* The parents the events say (tk_entity.parent, tracekit.h): a process (T,
+/*
+ * The parents the events say (tk_entity.parent, tracekit.h): a process (T,
  * I, THR) without a parent takes the core of the first event handed out
  * that names one with the process as its target; a runnable (R) without a
  * parent takes the source of the first event handed out with the runnable
- * as its target whose source is a process (the process that runs it). */
-static void note_parents(tk_reader *r, const tk_event *ev, size_t n)
+ * as its target whose source is a process (the process that runs it).
+ * Once an entity's parent is known, or it is known to take none (a type
+ * known where types do not change, r->fixed_types, that is neither a
+ * process nor a runnable), r->known spares its later events the look.
+ */
+static TK_NOINLINE void note_parent(tk_reader *r, const tk_event *ev)
 {
 	tk_trace *t = r->trace;
+	const uint32_t target = ev->target;
+	tk_entity *e;
+
+	if (target >= r->nknown) {
+		/* out of memory: the entity is looked at every time */
+		size_t cap = r->nknown;
+		if (tk_grow_zero((void **)&r->known, &cap, t->nents - 1, 1) == 0)
+			r->nknown = cap;
+	}
+	e = tk_trace_ent(t, target);
+	if (e->parent == TK_NONE) {
+		if (e->type == TK_ET_R) {
+			if (ev->source >= t->nents || ev->source == target ||
+			    !tk_etype_is_process(tk_trace_ent(t, ev->source)->type))
+				return;
+			e->parent = ev->source;
+		} else if (tk_etype_is_process(e->type)) {
+			if (ev->core == TK_NONE || ev->core >= t->nents ||
+			    ev->core == target)
+				return;
+			e->parent = ev->core;
+		} else if (!r->fixed_types || e->type == TK_ET_UNKNOWN) {
+			return;
+		}
+	}
+	if (target < r->nknown)
+		r->known[target] = 1;
+}
+
+void tk_reader_note_parents(tk_reader *r, const tk_event *ev, size_t n)
+{
+	const uint32_t nents = r->trace->nents;
+	const uint8_t *known = r->known;
+	size_t nknown = r->nknown;
 
 	for (; n--; ev++) {
-		tk_entity *e;
+		const uint32_t target = ev->target;
 
-		if (TK_LIKELY(ev->core == TK_NONE) && TK_LIKELY(ev->type != TK_ET_R))
+		if ((TK_LIKELY(ev->core == TK_NONE) && TK_LIKELY(ev->type != TK_ET_R)) ||
+		    (target < nknown && TK_LIKELY(known[target])) || target >= nents)
 			continue;
-		if (ev->target >= t->nents)
-			continue;
-		e = tk_trace_ent(t, ev->target);
-		if (e->parent != TK_NONE)
-			continue;
-		if (e->type == TK_ET_R) {
-			if (ev->source < t->nents && ev->source != ev->target &&
-			    tk_etype_is_process(tk_trace_ent(t, ev->source)->type))
-				e->parent = ev->source;
-		} else if (ev->core != TK_NONE && ev->core < t->nents &&
-			   ev->target != ev->core && tk_etype_is_process(e->type)) {
-			e->parent = ev->core;
-		}
+		note_parent(r, ev);
+		known = r->known;
+		nknown = r->nknown;
 	}
 }
 
@@ -426,11 +456,11 @@ int tk_reader_raw_next(tk_reader *r, const tk_event **ev, tk_error *err)
 		err = &r->noerr;
 	if (r->fmt->reader_next) {
 		if ((rc = r->fmt->reader_next(r, ev, err)) == TK_OK) {
-			note_parents(r, *ev, 1);
+			tk_reader_note_parents(r, *ev, 1);
 			r->ndecoded++;
 		}
 	} else if ((rc = r->fmt->reader_next_batch(r, ev, &n, NEXT_BATCH, err)) == TK_OK) {
-		note_parents(r, *ev, n);
+		tk_reader_note_parents(r, *ev, n);
 		r->evq = *ev + 1;
 		r->evq_end = *ev + n;
 		r->ndecoded += n;
@@ -486,9 +516,19 @@ int tk_reader_raw_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 		*n = 0;
 	}
 	if (rc == TK_OK)
-		note_parents(r, *evs, *n);
+		tk_reader_note_parents(r, *evs, *n);
 	r->ndecoded += *n;
 	return TK_UNLIKELY(rc < 0) ? failed(r, rc, err) : rc;
+}
+
+int tk_reader_raw_skip(tk_reader *r, uint64_t start, tk_error *err)
+{
+	int rc;
+
+	if (!r->fmt->reader_skip || r->evq != r->evq_end || r->failed)
+		return TK_OK;
+	rc = r->fmt->reader_skip(r, start, err);
+	return TK_UNLIKELY(rc < 0) ? failed(r, rc, err) : TK_OK;
 }
 
 uint64_t tk_reader_decoded_count(const tk_reader *r)
@@ -506,6 +546,7 @@ void tk_reader_close(tk_reader *r)
 	if (!r)
 		return;
 	tk_query_close(r);
+	free(r->known);
 	if (r->fmt->reader_close)
 		r->fmt->reader_close(r);
 	tk_source_close(r->src);

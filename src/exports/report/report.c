@@ -599,6 +599,9 @@ static int read_pass(rep *x, const char *path, const tk_reader_opts *ro,
 	rc = tk_reader_open(&r, path, ro, err);
 	if (rc < 0)
 		return rc;
+	/* the page counts times from the trace's first event, before the
+	 * window too: the events before it are read, not skipped */
+	tk_query_no_skip(r);
 	x->t = tk_reader_trace(r);
 	if (o->on_open && (rc = o->on_open(o->ctx, r, x->pass)) < 0) {
 		tk_error_clear(err);

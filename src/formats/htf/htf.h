@@ -37,6 +37,7 @@ int htf_probe(const uint8_t *buf, size_t len);
 int htf_reader_open(tk_reader *r, tk_error *err);
 int htf_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 			  size_t max, tk_error *err);
+int htf_reader_skip(tk_reader *r, uint64_t start, tk_error *err);
 void htf_reader_close(tk_reader *r);
 
 #endif

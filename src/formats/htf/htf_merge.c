@@ -366,3 +366,170 @@ fail:
 		h->done_err = *err;
 	return rc;
 }
+
+/* ---- skipping ahead ----------------------------------------------------- */
+
+/*
+ * What a record (key `key`, target `target`) in core slot `slot` (core
+ * entity `core`) does to the state, without its event: the target's
+ * instance counters and its core's running stacks, as synth_block()
+ * does, and the target's parent as tk_reader_note_parents() sets it
+ * (orphan[target]: a process without a parent yet).  TK_OK or
+ * TK_E_NOMEM.
+ */
+static TK_INLINE int skip_record(htf_reader *h, uint8_t *orphan,
+				 uint32_t key, uint32_t target, uint32_t slot,
+				 uint32_t core)
+{
+	tk_synth *sy = &h->synth;
+	uint32_t src;
+	int64_t inst, sinst;
+
+	/* every target has its counters (merge_start) */
+	inst = tk_synth_count_(sy->acts, sy->starts, (key & KEY_ACT) != 0,
+			       (key & KEY_START) != 0, (key & KEY_COUNTED) != 0,
+			       target);
+	if (TK_UNLIKELY(tk_synth_stack_inline(&sy->procs[slot], &sy->runs[slot],
+					      core, core,
+					      h->descs[key & KEY_DESC].op,
+					      target, inst, &src, &sinst) < 0))
+		return TK_E_NOMEM;
+	if (TK_UNLIKELY(orphan[target])) {
+		if (orphan[target] == 1) {
+			/* a process: the record's core */
+			if (target != core) {
+				tk_trace_ent(h->t, target)->parent = core;
+				orphan[target] = 0;
+			}
+		} else if (src != TK_NONE && src < h->t->nents && src != target &&
+			   tk_etype_is_process(tk_trace_ent(h->t, src)->type)) {
+			/* a runnable: the process its event has as source */
+			tk_trace_ent(h->t, target)->parent = src;
+			orphan[target] = 0;
+		}
+	}
+	return TK_OK;
+}
+
+/*
+ * The merge of up to nn sections without events: the records whose times
+ * are below `start` at the head, each through skip_record(); a cursor
+ * whose batch runs out is refilled at once, by the line-at-a-time path
+ * where the batch decoder stops (as settle_stall() would: the same
+ * warnings and errors, in the same order).  TK_OK or an error.
+ */
+static int skip_net(htf_reader *h, uint8_t *orphan, uint64_t start,
+		    const unsigned nn, tk_error *err)
+{
+	const hrec *block = h->block;
+	cursor *cur = h->cur;
+	uint64_t *t = h->nt;
+	uintptr_t *r = h->nr;
+	int rc;
+
+	while (h->nheap && t[0] < start) {
+		const hrec *rec = (const hrec *)r[0];
+		cursor *c = &cur[(size_t)(rec - block) / BATCH];
+
+		if (TK_UNLIKELY(skip_record(h, orphan, (uint32_t)rec->id,
+					    (uint32_t)(rec->id >> 32), c->slot,
+					    c->core) < 0))
+			return tk_err_nomem(err, h->name);
+		if (TK_UNLIKELY(++rec == c->b + c->bn)) {
+			rc = htf_refill(h, c, err);
+			if (rc < 0)
+				return rc;
+			if (rc != TK_OK) {
+				net_insert(t, r, nn, UINT64_MAX, UINTPTR_MAX);
+				h->nheap--;
+				continue;
+			}
+			rec = c->b;
+		}
+		net_insert(t, r, nn, rec->time, (uintptr_t)rec);
+	}
+	return TK_OK;
+}
+
+/* skip_net() through the heap. */
+static int skip_heap(htf_reader *h, uint8_t *orphan, uint64_t start,
+		     tk_error *err)
+{
+	hnode *t = &h->heap[0];
+	int rc;
+
+	while (h->nheap && t->time < start) {
+		if (TK_UNLIKELY(skip_record(h, orphan, (uint32_t)t->rec->id,
+					    (uint32_t)(t->rec->id >> 32),
+					    t->slot, t->core) < 0))
+			return tk_err_nomem(err, h->name);
+		t->line++;
+		if (TK_UNLIKELY(++t->rec == t->bend)) {
+			cursor *c = &h->cur[t->idx];
+			rc = htf_refill(h, c, err);
+			if (rc < 0)
+				return rc;
+			if (rc == TK_OK)
+				node_set(t, c, (uint32_t)t->idx);
+			else
+				*t = h->heap[--h->nheap];
+		}
+		if (h->nheap) {
+			t->time = t->rec->time;
+			if (h->nheap > 1)
+				sift_down(h, 0);
+		}
+	}
+	return TK_OK;
+}
+
+/*
+ * tk_format_ops.reader_skip: the records the merge would hand out first
+ * whose times are below `start`, up to the first at or after it (in
+ * lenient mode a later record of a section whose time decreases may lie
+ * before the start again: it is read and dropped as before), through
+ * their state alone.  Each is decoded as for its event (the instance
+ * counters and the running stacks need every record before the window),
+ * but no event is made, synthesised, handed out or filtered.
+ */
+int htf_reader_skip(tk_reader *r, uint64_t start, tk_error *err)
+{
+	htf_reader *h = r->impl;
+	uint8_t *orphan = NULL;
+	uint32_t i;
+	int rc = TK_OK;
+
+	if (h->done)
+		return TK_OK;
+	if (!h->started) {
+		h->started = 1;
+		rc = merge_start(h, err);
+	} else if (h->stalled) {
+		rc = settle_stall(h, err);
+	}
+	/* the processes (1) and runnables (2) that have no parent yet, by
+	 * entity id (every record's target is a trace entity: one load per
+	 * record) */
+	if (rc >= 0 && !(orphan = malloc(h->t->nents + 1)))
+		rc = tk_err_nomem(err, h->name);
+	for (i = 0; rc >= 0 && i < h->t->nents; i++) {
+		const tk_entity *e = tk_trace_ent(h->t, i);
+		orphan[i] = e->parent != TK_NONE ? 0 : tk_etype_is_process(e->type) ? 1
+			    : e->type == TK_ET_R ? 2 : 0;
+	}
+	if (rc >= 0) {
+		if (h->nnet == 4)
+			rc = skip_net(h, orphan, start, 4, err);
+		else if (h->nnet)
+			rc = skip_net(h, orphan, start, NET_MAX, err);
+		else
+			rc = skip_heap(h, orphan, start, err);
+	}
+	free(orphan);
+	if (rc < 0) {
+		h->done = 1;
+		h->done_rc = rc;
+		h->done_err = *err;
+	}
+	return rc < 0 ? rc : TK_OK;
+}

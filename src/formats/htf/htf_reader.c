@@ -594,6 +594,8 @@ int htf_reader_open(tk_reader *r, tk_error *err)
 	/* the merge of sections is in time order where each section is: a
 	 * time that decreases in one is an error in strict mode only */
 	r->ordered = r->opts.strict;
+	/* the tables give every entity's type before the first event */
+	r->fixed_types = 1;
 	if (rc < 0)
 		goto fail;
 	h->cr = rc;

@@ -228,6 +228,10 @@ typedef struct shark_reader {
 	/* an event's type_name and name, by type and kind */
 	ev_head names[TK_ET_COUNT][TK_EV_COUNT];
 	hot h;               /* the block's room and the decoding state */
+	/* skipping ahead (shark_reader_skip()): the records before
+	 * skip_start are mapped, their events dropped */
+	int skip;
+	uint64_t skip_start;
 } shark_reader;
 
 /* A core's decoding state while the records are another core's. */
@@ -1499,9 +1503,11 @@ static void drop_record(shark_reader *s, hot *h)
  * How a pass of fill() stopped (s->fst): F_RUN (the block is full, or
  * nothing stopped it), F_ONE (the slow path: its one record is mapped),
  * F_STALL (a record for the slow path is next), TK_END, or a failure (in
- * s->perr; its record taken and its events dropped).
+ * s->perr; its record taken and its events dropped); skipping
+ * (shark_reader_skip()), F_AT: the next record's time is at or after the
+ * start (not taken).
  */
-enum { F_RUN = 0, F_ONE = 4, F_STALL = 5 };
+enum { F_RUN = 0, F_ONE = 4, F_STALL = 5, F_AT = 6 };
 
 /*
  * Map the n records at p (the first is record number pos) to events while
@@ -1513,6 +1519,7 @@ static TK_INLINE size_t run_block_t(shark_reader *s, int cycles, int slow,
 {
 	hot *h = &s->h;
 	size_t i = 0, m;
+	uint64_t now;
 
 	/* m records at a time: as many as surely fit in the block */
 	while (i < n && (m = (size_t)(h->qend - h->qp) / PER_REC) != 0) {
@@ -1525,6 +1532,15 @@ static TK_INLINE size_t run_block_t(shark_reader *s, int cycles, int slow,
 			decode(p, &x);
 			if (TK_UNLIKELY(x.type == 0))
 				continue;  /* an empty slot */
+			/* skipping (shark_reader_skip()): stop before the
+			 * first record at or after the start (a time that
+			 * cannot be had is the read's error to give) */
+			if (TK_UNLIKELY(s->skip) &&
+			    (tsc_to_ps(s, cycles, x.tsc, &now) < 0 ||
+			     now >= s->skip_start)) {
+				s->fst = F_AT;
+				return i;
+			}
 			h->pos = pos + i;
 			rc = process(s, h, cycles, slow, &x, &s->perr);
 			if (TK_UNLIKELY(rc != R_OK)) {
@@ -1554,10 +1570,11 @@ static TK_INLINE size_t run_block_t(shark_reader *s, int cycles, int slow,
  * no record is checked but by its class (an empty slot is one, K_EMPTY).
  */
 static TK_INLINE size_t run_fast_t(shark_reader *s, int cycles, int checked,
-				   const uint8_t *p, size_t n, uint64_t pos)
+				   int skip, const uint8_t *p, size_t n,
+				   uint64_t pos)
 {
 	hot hv = s->h, *h = &hv;
-	uint64_t end = pos + n, q = pos, m;
+	uint64_t end = pos + n, q = pos, m, start = s->skip_start;
 	/* record q is at base + 16 q: one counter for the loop, the record
 	 * and the events' pos (an integer, so that no pointer is made
 	 * outside the buffer) */
@@ -1588,6 +1605,11 @@ static TK_INLINE size_t run_fast_t(shark_reader *s, int cycles, int checked,
 			x.p = r;
 			if (TK_UNLIKELY(tsc_to_ps(s, cycles, x.tsc, &h->now) < 0))
 				goto stall;
+			if (skip && TK_UNLIKELY(h->now >= start)) {
+				s->h = hv;
+				s->fst = F_AT;
+				return (size_t)(q - pos);
+			}
 			h->pos = q;
 			if (TK_UNLIKELY(map_record(s, h, 0, &x, NULL) != R_OK))
 				goto stall;
@@ -1628,11 +1650,18 @@ static size_t run_block(shark_reader *s, int slow, const uint8_t *p,
 		}
 		n = i;
 	}
+	if (TK_UNLIKELY(s->skip)) {
+		if (s->clean)
+			return run_fast_t(s, 1, 0, 1, p, n, pos);
+		if (s->cycles)
+			return run_fast_t(s, 1, 1, 1, p, n, pos);
+		return run_fast_t(s, 0, 1, 1, p, n, pos);
+	}
 	if (s->clean)
-		return run_fast_t(s, 1, 0, p, n, pos);
+		return run_fast_t(s, 1, 0, 0, p, n, pos);
 	if (s->cycles)
-		return run_fast_t(s, 1, 1, p, n, pos);
-	return run_fast_t(s, 0, 1, p, n, pos);
+		return run_fast_t(s, 1, 1, 0, p, n, pos);
+	return run_fast_t(s, 0, 1, 0, p, n, pos);
 }
 /* ---- blocks ------------------------------------------------------------- */
 
@@ -1675,6 +1704,46 @@ static size_t events_for(const shark_reader *s)
 		return BCAP;
 	n = ((size_t)s->ord.nslots + 1) * PER_REC;
 	return (n + 15) & ~(size_t)15;
+}
+
+/*
+ * tk_format_ops.reader_skip: the records before the first whose time is
+ * at or after `start` (the records come in time order), mapped by
+ * fill()'s passes with s->skip set, which stop before that record
+ * (F_AT): each block's events only set tk_entity.parent
+ * (tk_reader_note_parents()) and are dropped, not handed out, filtered or
+ * counted; the reader's state (tasks, jobs, what runs, interrupts,
+ * entities and names, the clock, warnings) is that of a full read.
+ */
+static int shark_reader_skip(tk_reader *r, uint64_t start, tk_error *err)
+{
+	shark_reader *s = r->impl;
+	int slow;
+
+	/* between records only: no event of a block waits */
+	if (s->rp != s->rend || s->done ||
+	    (s->ending != F_RUN && s->ending != F_STALL))
+		return TK_OK;
+	slow = s->ending == F_STALL;
+	s->skip = 1;
+	s->skip_start = start;
+	for (;;) {
+		fill(s, slow);
+		tk_reader_note_parents(r, s->bev, (size_t)(s->h.qp - s->bev));
+		if (s->fst == F_AT || s->fst == TK_END)
+			break;
+		if (s->fst < 0) {
+			s->skip = 0;
+			s->ending = TK_END;
+			if (err)
+				*err = s->perr;
+			return s->fst;
+		}
+		slow = s->fst == F_STALL;
+	}
+	s->skip = 0;
+	s->ending = s->fst == TK_END ? TK_END : F_RUN;
+	return TK_OK;
 }
 
 /* ---- open --------------------------------------------------------------- */
@@ -1789,6 +1858,8 @@ int shark_reader_open_ext(tk_reader *r, const shark_ext *x, tk_error *err)
 	}
 	/* read in TSC order (shark_order.c), whatever the buffer order */
 	r->ordered = 1;
+	/* entity() gives an entity its type when it makes it */
+	r->fixed_types = 1;
 	s->r = r;
 	s->t = r->trace;
 	s->name = tk_source_name(r->src);
@@ -1946,6 +2017,7 @@ const tk_format_ops tk_format_shark = {
 	.sign = shark_sign,
 	.reader_open = shark_reader_open,
 	.reader_next_batch = shark_reader_next_batch,
+	.reader_skip = shark_reader_skip,
 	.reader_close = shark_reader_close,
 	.reader_options = 1,
 };
