@@ -2,7 +2,9 @@
  * freertos_hooks_cm.c - recorder/FTrace_freertos.h as a firmware's kernel
  * files expand it (each macro once), compiled freestanding with the
  * Cortex-M port, with and without TKREC_STREAM (recorder.freertos_cortex_m,
- * recorder.freertos_cortex_m_arm: the IPSR read of TKREC_FREERTOS_IRQ()).
+ * recorder.freertos_cortex_m_arm); freertos_cm.sh checks the object: the
+ * hooks log through the recorder's ipoint, register the task's name when
+ * streaming, and read IPSR on Arm (TKREC_FREERTOS_IRQ()).
  */
 #include "freertos_stub.h"
 #include "FTrace_freertos.h"
