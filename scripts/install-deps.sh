@@ -5,10 +5,15 @@
 set -eu
 
 need="cmake make gcc pkg-config zlib1g-dev libzstd-dev libexpat1-dev libsqlite3-dev libelf-dev libyaml-dev"
+# the Python module (python/) is built against Debian's python3
+need="$need python3-dev python3-setuptools"
 optional=""
 if [ "${TK_TEST_DEPS:-0}" = 1 ]; then
 	# the test suite also uses these
 	need="$need clang zstd gzip python3 libxml2-utils sqlite3 babeltrace2"
+	# the Python module's tests: its arrays and frames, and `pip install
+	# ./python` into a virtual environment
+	need="$need python3-numpy python3-pandas python3-venv python3-pip"
 	# the VCD export is read by GTKWave (under xvfb-run) and its
 	# converters (format.vcd.viewers; skipped with a message without them)
 	need="$need gtkwave xvfb"

@@ -1,0 +1,60 @@
+"""tracekit's exceptions: one class per status, the position of the error,
+and str() as the command's one-line message."""
+import os
+import subprocess
+import unittest
+
+import tracekit
+
+SRC = os.environ.get("TK_SRC", "../..")
+CLI = os.environ.get("TK_CLI", "tracekit")
+FAIL = os.path.join(SRC, "tests", "formats", "btf", "fail")
+
+
+class Errors(unittest.TestCase):
+    def test_missing_file(self):
+        with self.assertRaises(tracekit.IOError) as cm:
+            tracekit.open("no/such/file.btf")
+        e = cm.exception
+        self.assertIsInstance(e, OSError)
+        self.assertIsInstance(e, tracekit.Error)
+        self.assertEqual(e.file, "no/such/file.btf")
+        self.assertIsNone(e.line)
+        self.assertEqual(e.code, -1)
+        self.assertTrue(str(e).startswith("no/such/file.btf: error: "))
+
+    def test_parse_error_has_position(self):
+        # every failing BTF input of the format tests: the exception's line
+        # is the command's
+        seen = 0
+        for name in sorted(os.listdir(FAIL)):
+            if not name.endswith(".btf"):
+                continue
+            path = os.path.join(FAIL, name)
+            cli = subprocess.run([CLI, "cat", "--format", "btf", path],
+                                 capture_output=True, text=True)
+            self.assertNotEqual(cli.returncode, 0, name)
+            line = cli.stderr.strip().splitlines()[-1]
+            with self.assertRaises(tracekit.Error) as cm:
+                for _ in tracekit.open(path, format="btf").events():
+                    pass
+            e = cm.exception
+            self.assertEqual(str(e), line, name)
+            if e.line is not None:
+                self.assertIn(":%d:" % e.line, line)
+            seen += 1
+        self.assertGreater(seen, 5)
+
+    def test_usage_errors_are_value_errors(self):
+        demo = os.path.join(SRC, "examples", "demo.btf")
+        with self.assertRaises(tracekit.UsageError) as cm:
+            tracekit.open(demo, start="10 parsecs")
+        self.assertIsInstance(cm.exception, ValueError)
+        with self.assertRaises(tracekit.UsageError):
+            tracekit.open(demo, hz=5)
+        with self.assertRaises(TypeError):
+            tracekit.open(demo, entities=[1, 2])
+
+
+if __name__ == "__main__":
+    unittest.main()
