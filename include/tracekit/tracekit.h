@@ -20,8 +20,10 @@
  *  - Constructors hand the object out through their first argument, NULL on
  *    failure: int tk_<object>_open(tk_<object> **out, ..., tk_error *err)
  *    for what is read from or written to a file, tk_<object>_new(...) for
- *    the rest.  Objects end with their _close() or _free(); those that
- *    return nothing take NULL.
+ *    the rest.  A NULL `out` is refused with TK_E_USAGE, as is a NULL
+ *    object, event or record given to the functions fed one at a time
+ *    (tk_<analysis>_event(), tk_tarmac_<analysis>_record()).  Objects end
+ *    with their _close() or _free(); those that return nothing take NULL.
  *  - Pointers returned by getters are borrowed: they stay valid until the
  *    object that returned them is closed, unless stated otherwise.
  *  - "Not found" is no error: a lookup that finds nothing returns the none

@@ -545,6 +545,8 @@ static int on_semaphore(tk_check *c, const tk_event *ev)
 int tk_check_new(tk_check **out, const tk_trace *t, tk_violation_fn fn,
 		 void *ctx, tk_error *err)
 {
+	if (!out)
+		return tk_err_null(err, "tk_check_new", "out pointer");
 	tk_check *c = calloc(1, sizeof(*c));
 
 	*out = NULL;

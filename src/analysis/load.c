@@ -147,6 +147,8 @@ static int advance(tk_load *l, uint64_t t)
 int tk_load_new(tk_load **out, const tk_trace *t, uint64_t window,
 		tk_load_window_fn fn, void *ctx, tk_error *err)
 {
+	if (!out)
+		return tk_err_null(err, "tk_load_new", "out pointer");
 	tk_load *l = calloc(1, sizeof(*l));
 
 	*out = NULL;

@@ -622,6 +622,8 @@ static int on_runnable(tk_stats *s, const tk_event *ev)
 
 int tk_stats_new(tk_stats **out, const tk_trace *t, tk_error *err)
 {
+	if (!out)
+		return tk_err_null(err, "tk_stats_new", "out pointer");
 	tk_stats *s = calloc(1, sizeof(*s));
 
 	*out = NULL;

@@ -71,6 +71,8 @@ struct tk_timeline {
 int tk_timeline_new(tk_timeline **out, const tk_trace *t, tk_slice_fn on_slice,
 		    tk_run_fn on_run, void *ctx, tk_error *err)
 {
+	if (!out)
+		return tk_err_null(err, "tk_timeline_new", "out pointer");
 	tk_timeline *tl = calloc(1, sizeof(*tl));
 
 	*out = NULL;

@@ -110,6 +110,11 @@ int tk_err_nomem(tk_error *err, const char *input)
 	return tk_err_set(err, TK_E_NOMEM, input, 0, 0, "out of memory");
 }
 
+int tk_err_null(tk_error *err, const char *fn, const char *what)
+{
+	return tk_err_set(err, TK_E_USAGE, NULL, 0, 0, "%s: no %s given", fn, what);
+}
+
 const char *tk_error_format(const tk_error *err, const char *severity,
 			    char *buf, size_t size)
 {

@@ -190,6 +190,8 @@ struct tk_counts {
 
 int tk_counts_new(tk_counts **out, tk_error *err)
 {
+	if (!out)
+		return tk_err_null(err, "tk_counts_new", "out pointer");
 	*out = calloc(1, sizeof(**out));
 	if (!*out)
 		return tk_err_nomem(err, NULL);

@@ -40,6 +40,10 @@ int tk_err_set_at(tk_error *err, int code, const char *input,
 		  uint64_t offset, const char *fmt, ...) TK_PRINTF(5, 6);
 /** Like tk_err_set() for out of memory. */
 int tk_err_nomem(tk_error *err, const char *input);
+/** A NULL pointer given to a public function: fill `err` with "FN: no WHAT
+ *  given" and return TK_E_USAGE (a constructor's NULL out, a NULL object
+ *  or event fed to an analysis). */
+int tk_err_null(tk_error *err, const char *fn, const char *what);
 /** Name `input` in `err` (may be NULL) when it names no input yet (an
  *  analysis's error, which knows no input); returns rc. */
 int tk_err_input(tk_error *err, const char *input, int rc);
@@ -51,6 +55,7 @@ static inline int tk_err_code_(int rc, int code) { (void)rc; return code; }
 #define tk_err_set(err, code, ...) tk_err_code_(tk_err_set(err, code, __VA_ARGS__), code)
 #define tk_err_set_at(err, code, ...) tk_err_code_(tk_err_set_at(err, code, __VA_ARGS__), code)
 #define tk_err_nomem(err, input) tk_err_code_(tk_err_nomem(err, input), TK_E_NOMEM)
+#define tk_err_null(err, fn, what) tk_err_code_(tk_err_null(err, fn, what), TK_E_USAGE)
 #endif
 /*
  * The caller's option struct `src` (its first member a size_t `size`, set

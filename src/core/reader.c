@@ -232,6 +232,8 @@ const tk_format_info *tk_format_detect(const char *path, tk_error *err)
 int tk_reader_open(tk_reader **out, const char *path,
 		   const tk_reader_opts *opts, tk_error *err)
 {
+	if (!out)
+		return tk_err_null(err, "tk_reader_open", "out pointer");
 	tk_source *src;
 	int rc;
 
@@ -255,6 +257,8 @@ int tk_reader_open_mem(tk_reader **out, const void *data, size_t len,
 		       const char *name, const tk_reader_opts *opts,
 		       tk_error *err)
 {
+	if (!out)
+		return tk_err_null(err, "tk_reader_open_mem", "out pointer");
 	tk_source *src;
 	int rc;
 
@@ -270,6 +274,8 @@ int tk_reader_open_mem(tk_reader **out, const void *data, size_t len,
 int tk_input_open(tk_input **out, const char *path, const char *format,
 		  tk_error *err)
 {
+	if (!out)
+		return tk_err_null(err, "tk_input_open", "out pointer");
 	tk_reader_opts o;
 
 	tk_reader_opts_init(&o);
@@ -280,6 +286,8 @@ int tk_input_open(tk_input **out, const char *path, const char *format,
 int tk_input_open_opts(tk_input **out, const char *path,
 		       const tk_reader_opts *opts, tk_error *err)
 {
+	if (!out)
+		return tk_err_null(err, "tk_input_open_opts", "out pointer");
 	tk_reader_opts o, given;
 	tk_input *in = NULL;
 	tk_source *src = NULL;
@@ -337,6 +345,10 @@ void tk_input_close(tk_input *in)
 int tk_reader_open_input(tk_reader **out, tk_input *in,
 			 const tk_reader_opts *opts, tk_error *err)
 {
+	if (!out || !in) {
+		tk_input_close(in); /* the callee's, also on failure */
+		return tk_err_null(err, "tk_reader_open_input", !out ? "out pointer" : "input");
+	}
 	const tk_format_ops *fmt = in->fmt;
 	tk_reader_opts o;
 	int rc;

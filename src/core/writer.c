@@ -20,6 +20,8 @@ static const size_t writer_opts_sizes[] = {
 int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
 		   const tk_writer_opts *opts, tk_error *err)
 {
+	if (!out)
+		return tk_err_null(err, "tk_writer_open", "out pointer");
 	const tk_format_ops *fmt;
 	tk_writer_opts given;
 	tk_writer *w;
@@ -264,6 +266,8 @@ struct tk_output {
 
 int tk_output_open(tk_output **out, const char *path, tk_error *err)
 {
+	if (!out)
+		return tk_err_null(err, "tk_output_open", "out pointer");
 	tk_output *o;
 	int rc;
 

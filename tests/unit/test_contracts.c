@@ -494,6 +494,125 @@ static void null_errors(const char *formats)
 	tk_tarmac_close(tr);
 }
 
+/* a call that must refuse a NULL argument with TK_E_USAGE, said in err */
+#define USAGE(call)                                                          \
+	do {                                                                 \
+		memset(&err, 0, sizeof err);                                 \
+		CHECK((call) == TK_E_USAGE);                                 \
+		CHECK(err.code == TK_E_USAGE && err.msg[0] != 0);            \
+	} while (0)
+
+/* Every constructor refuses a NULL `out` (it wrote through it), and every
+ * function fed one event or record at a time refuses a NULL object or a
+ * NULL event (they dereferenced it), with TK_E_USAGE and a message. */
+static void null_out(const char *trace)
+{
+	static const char log[] = "0 clk IT (1) 00000000 e3a00000 A svc_s : MOV r0,#0\n";
+	tk_timebase tb = { TK_UNIT_NS, 1, 1 };
+	tk_trace *t = NULL;
+	tk_tarmac *tr = NULL;
+	tk_tarmac_record rec;
+	tk_input *in = NULL;
+	tk_event ev;
+	tk_error err;
+
+	memset(&ev, 0, sizeof ev);
+	memset(&rec, 0, sizeof rec);
+	CHECK(tk_trace_new(&t, &tb, NULL) == TK_OK && t);
+	CHECK(tk_tarmac_open_mem(&tr, log, sizeof log - 1, NULL, NULL, NULL) == TK_OK && tr);
+	CHECK(tk_input_open(&in, trace, NULL, NULL) == TK_OK && in);
+	if (!t || !tr || !in)
+		goto out;
+	USAGE(tk_trace_new(NULL, &tb, &err));
+	USAGE(tk_counts_new(NULL, &err));
+	USAGE(tk_check_new(NULL, t, NULL, NULL, &err));
+	USAGE(tk_stats_new(NULL, t, &err));
+	USAGE(tk_load_new(NULL, t, 0, NULL, NULL, &err));
+	USAGE(tk_timeline_new(NULL, t, NULL, NULL, NULL, &err));
+	USAGE(tk_verify_new(NULL, NULL, t, &err));
+	USAGE(tk_reqs_read(NULL, trace, &err));
+	USAGE(tk_reader_open(NULL, trace, NULL, &err));
+	USAGE(tk_reader_open_mem(NULL, log, sizeof log - 1, "mem", NULL, &err));
+	USAGE(tk_reader_open_input(NULL, in, NULL, &err));
+	in = NULL; /* the callee's, also on failure: closed (ASan: no leak) */
+	CHECK(tk_input_open(&in, trace, NULL, NULL) == TK_OK && in);
+	USAGE(tk_tarmac_open_input(NULL, in, NULL, &err));
+	in = NULL;
+	CHECK(tk_input_open(&in, trace, NULL, NULL) == TK_OK && in);
+	USAGE(tk_shark_records_open(NULL, in, &err));
+	in = NULL;
+	CHECK(tk_input_open(&in, trace, NULL, NULL) == TK_OK && in);
+	USAGE(tk_input_open(NULL, trace, NULL, &err));
+	USAGE(tk_input_open_opts(NULL, trace, NULL, &err));
+	USAGE(tk_output_open(NULL, "unused.out", &err));
+	USAGE(tk_writer_open(NULL, "unused.btf", t, NULL, &err));
+	USAGE(tk_symtab_open(NULL, trace, &err));
+	USAGE(tk_symtab_open_mem(NULL, log, sizeof log - 1, "mem", &err));
+	USAGE(tk_tarmac_open(NULL, trace, NULL, &err));
+	USAGE(tk_tarmac_open_mem(NULL, log, sizeof log - 1, "mem", NULL, &err));
+	USAGE(tk_tarmac_stats_new(NULL, tr, 0, NULL, &err));
+	USAGE(tk_tarmac_exceptions_new(NULL, tr, NULL, &err));
+	USAGE(tk_tarmac_profile_new(NULL, NULL, &err));
+	USAGE(tk_tarmac_state_new(NULL, &err));
+	{
+		tk_reader *r = NULL;
+		tk_tarmac *tt = NULL;
+		tk_shark_records *sr = NULL;
+
+		USAGE(tk_reader_open_input(&r, NULL, NULL, &err));
+		USAGE(tk_tarmac_open_input(&tt, NULL, NULL, &err));
+		USAGE(tk_shark_records_open(&sr, NULL, &err));
+		CHECK(!r && !tt && !sr);
+	}
+	USAGE(tk_tarmac_index_open(NULL, trace, NULL, 0, 0, NULL, &err));
+	/* the feeding functions: a NULL object, a NULL event or record */
+	USAGE(tk_check_event(NULL, &ev, &err));
+	USAGE(tk_stats_event(NULL, &ev, &err));
+	USAGE(tk_load_event(NULL, &ev, &err));
+	USAGE(tk_verify_event(NULL, &ev, &err));
+	USAGE(tk_timeline_event(NULL, &ev, &err));
+	USAGE(tk_tarmac_stats_record(NULL, &rec, &err));
+	USAGE(tk_tarmac_exceptions_record(NULL, &rec, &err));
+	USAGE(tk_tarmac_profile_record(NULL, &rec, &err));
+	USAGE(tk_tarmac_state_record(NULL, &rec, &err));
+	{
+		tk_check *c = NULL;
+		tk_stats *st = NULL;
+		tk_load *l = NULL;
+		tk_tarmac_stats *ts = NULL;
+		tk_tarmac_exceptions *ex = NULL;
+		tk_tarmac_profile *p = NULL;
+		tk_tarmac_state *ss = NULL;
+
+		if (tk_check_new(&c, t, NULL, NULL, NULL) == TK_OK)
+			USAGE(tk_check_event(c, NULL, &err));
+		if (tk_stats_new(&st, t, NULL) == TK_OK)
+			USAGE(tk_stats_event(st, NULL, &err));
+		if (tk_load_new(&l, t, 0, NULL, NULL, NULL) == TK_OK)
+			USAGE(tk_load_event(l, NULL, &err));
+		if (tk_tarmac_stats_new(&ts, tr, 0, NULL, NULL) == TK_OK)
+			USAGE(tk_tarmac_stats_record(ts, NULL, &err));
+		if (tk_tarmac_exceptions_new(&ex, tr, NULL, NULL) == TK_OK)
+			USAGE(tk_tarmac_exceptions_record(ex, NULL, &err));
+		if (tk_tarmac_profile_new(&p, NULL, NULL) == TK_OK)
+			USAGE(tk_tarmac_profile_record(p, NULL, &err));
+		if (tk_tarmac_state_new(&ss, NULL) == TK_OK)
+			USAGE(tk_tarmac_state_record(ss, NULL, &err));
+		CHECK(c && st && l && ts && ex && p && ss);
+		tk_check_free(c);
+		tk_stats_free(st);
+		tk_load_free(l);
+		tk_tarmac_stats_free(ts);
+		tk_tarmac_exceptions_free(ex);
+		tk_tarmac_profile_free(p);
+		tk_tarmac_state_free(ss);
+	}
+out:
+	tk_input_close(in);
+	tk_tarmac_close(tr);
+	tk_trace_free(t);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 4)
@@ -505,5 +624,6 @@ int main(int argc, char **argv)
 	counts();
 	reading(argv[1], argv[2]);
 	tarmac();
+	null_out(argv[1]);
 	TEST_DONE();
 }

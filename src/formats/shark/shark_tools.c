@@ -22,6 +22,10 @@ struct tk_shark_records {
 int tk_shark_records_open(tk_shark_records **out, tk_input *in,
 			  tk_error *err)
 {
+	if (!out || !in) {
+		tk_input_close(in); /* the callee's, also on failure */
+		return tk_err_null(err, "tk_shark_records_open", !out ? "out pointer" : "input");
+	}
 	tk_shark_records *it = calloc(1, sizeof(*it));
 	uint64_t size;
 	int rc;

@@ -253,6 +253,8 @@ out:
 int tk_symtab_open(tk_symtab **out, const char *path,
 		   tk_error *err)
 {
+	if (!out)
+		return tk_err_null(err, "tk_symtab_open", "out pointer");
 	int fd, rc;
 
 	*out = NULL;
@@ -268,6 +270,8 @@ int tk_symtab_open(tk_symtab **out, const char *path,
 int tk_symtab_open_mem(tk_symtab **out, const void *data,
 		       size_t len, const char *name, tk_error *err)
 {
+	if (!out)
+		return tk_err_null(err, "tk_symtab_open_mem", "out pointer");
 	return symtab_read(out, name, -1, data, len, err);
 }
 

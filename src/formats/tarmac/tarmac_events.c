@@ -776,6 +776,8 @@ static void tarmac_exceptions_fini(tk_tarmac_exceptions *a)
 int tk_tarmac_exceptions_new(tk_tarmac_exceptions **out, const tk_tarmac *tr,
 			     const tk_tarmac_opts *opts, tk_error *err)
 {
+	if (!out)
+		return tk_err_null(err, "tk_tarmac_exceptions_new", "out pointer");
 	tk_tarmac_exceptions *a;
 	tk_tarmac_opts o;
 	int rc;
@@ -804,6 +806,8 @@ int tk_tarmac_exceptions_new(tk_tarmac_exceptions **out, const tk_tarmac *tr,
 int tk_tarmac_exceptions_record(tk_tarmac_exceptions *a, const tk_tarmac_record *rec,
 				tk_error *err)
 {
+	if (!a || !rec)
+		return tk_err_null(err, "tk_tarmac_exceptions_record", !a ? "object" : "record");
 	int rc;
 
 	if (a->finished)

@@ -837,6 +837,8 @@ static int write_file(const char *path, const uint8_t *p, size_t n, tk_error *er
 int tk_tarmac_index_open(tk_tarmac_index **out, const char *path, const char *index_path,
 			 uint64_t span, int write, int *how, tk_error *err)
 {
+	if (!out)
+		return tk_err_null(err, "tk_tarmac_index_open", "out pointer");
 	tk_tarmac_index *ix;
 	ident id, again;
 	obuf ob = { NULL, 0, 0, 0 };

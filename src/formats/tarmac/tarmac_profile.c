@@ -754,6 +754,8 @@ tk_tarmac_unit tk_tarmac_profile_stamps(const tk_tarmac_profile *p,
 int tk_tarmac_profile_record(tk_tarmac_profile *p, const tk_tarmac_record *rec,
 			     tk_error *err)
 {
+	if (!p || !rec)
+		return tk_err_null(err, "tk_tarmac_profile_record", !p ? "object" : "record");
 	pcore *c;
 
 	if (p->finished)
@@ -808,6 +810,8 @@ int tk_tarmac_profile_record(tk_tarmac_profile *p, const tk_tarmac_record *rec,
 int tk_tarmac_profile_new(tk_tarmac_profile **out, const tk_symtab *st,
 			  tk_error *err)
 {
+	if (!out)
+		return tk_err_null(err, "tk_tarmac_profile_new", "out pointer");
 	tk_tarmac_profile *p = calloc(1, sizeof(*p));
 
 	*out = p;

@@ -1574,6 +1574,8 @@ static int open_on(tk_tarmac **out, tk_source *src, const tk_tarmac_opts *opts,
 int tk_tarmac_open(tk_tarmac **out, const char *path,
 		   const tk_tarmac_opts *opts, tk_error *err)
 {
+	if (!out)
+		return tk_err_null(err, "tk_tarmac_open", "out pointer");
 	tk_source *src;
 	int rc;
 
@@ -1597,6 +1599,8 @@ int tk_tarmac_open_mem(tk_tarmac **out, const void *data, size_t len,
 		       const char *name, const tk_tarmac_opts *opts,
 		       tk_error *err)
 {
+	if (!out)
+		return tk_err_null(err, "tk_tarmac_open_mem", "out pointer");
 	tk_source *src;
 	int rc;
 
@@ -1610,6 +1614,10 @@ int tk_tarmac_open_mem(tk_tarmac **out, const void *data, size_t len,
 int tk_tarmac_open_input(tk_tarmac **out, tk_input *in,
 			 const tk_tarmac_opts *opts, tk_error *err)
 {
+	if (!out || !in) {
+		tk_input_close(in); /* the callee's, also on failure */
+		return tk_err_null(err, "tk_tarmac_open_input", !out ? "out pointer" : "input");
+	}
 	*out = NULL;
 	return open_on(out, tk_input_release(in), opts, err);
 }

@@ -43,6 +43,8 @@ struct tk_tarmac_state {
 
 int tk_tarmac_state_new(tk_tarmac_state **out, tk_error *err)
 {
+	if (!out)
+		return tk_err_null(err, "tk_tarmac_state_new", "out pointer");
 	*out = calloc(1, sizeof(**out));
 	return *out ? TK_OK : tk_err_nomem(err, NULL);
 }
@@ -489,6 +491,8 @@ static int mem_record(tk_tarmac_state *st, const tk_tarmac_record *rec)
 int tk_tarmac_state_record(tk_tarmac_state *st, const tk_tarmac_record *rec,
 			   tk_error *err)
 {
+	if (!st || !rec)
+		return tk_err_null(err, "tk_tarmac_state_record", !st ? "object" : "record");
 	int rc = 0;
 
 	/* the copy before the last record: as the bytes are now */

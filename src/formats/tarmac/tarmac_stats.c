@@ -96,6 +96,8 @@ struct tk_tarmac_stats {
 int tk_tarmac_stats_new(tk_tarmac_stats **out, const tk_tarmac *tr, unsigned what,
 			const tk_tarmac_opts *opts, tk_error *err)
 {
+	if (!out)
+		return tk_err_null(err, "tk_tarmac_stats_new", "out pointer");
 	tk_tarmac_stats *s;
 	int rc;
 
@@ -254,6 +256,8 @@ static int isr_drain(tk_tarmac_stats *s)
 int tk_tarmac_stats_record(tk_tarmac_stats *s, const tk_tarmac_record *rec,
 			   tk_error *err)
 {
+	if (!s || !rec)
+		return tk_err_null(err, "tk_tarmac_stats_record", !s ? "object" : "record");
 	if (s->tl && s->tl_rc == TK_OK) {
 		/* an error of the timeline (strict mode: a stamp of another
 		 * unit) is kept for finish, after those of the records */
