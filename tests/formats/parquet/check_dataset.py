@@ -47,15 +47,20 @@ def fail(msg):
 
 
 def node(script, *a):
-    # node has hung (asleep on a futex, no CPU) once in many runs of
-    # parquet-wasm here: a hang is retried once, and said
+    # V8 runs with --single-threaded: its concurrent optimising compiler
+    # could wait for a garbage collection that the main thread, draining
+    # the compiler's tasks at exit, never ran (gdb: CollectionBarrier::
+    # AwaitCollectionBackground against NodePlatform::DrainTasks; node
+    # asleep on futexes with no CPU), most often in parquet-wasm's reading
+    # of metrics/ on a loaded machine.  A hang is still retried once, and
+    # said with the reader and files.
     for attempt in (1, 2):
         try:
-            p = subprocess.run(["node", os.path.join(npm, script)] + list(a), env=env,
+            p = subprocess.run(["node", "--single-threaded", os.path.join(npm, script)] + list(a), env=env,
                                capture_output=True, text=True, timeout=120)
             break
         except subprocess.TimeoutExpired:
-            print("node %s hung (attempt %d)" % (script, attempt))
+            print("node %s %s hung (attempt %d)" % (script, " ".join(a)[:300], attempt))
             if attempt == 2:
                 raise SystemExit("node %s hung twice" % script)
     if p.returncode:
