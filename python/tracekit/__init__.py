@@ -9,3 +9,4 @@ from ._tracekit import (Error, ParseError, FormatError, UsageError, RangeError,
                         Trace, open, version)
 
 __version__ = version()
+from ._analysis import stats, load, check
