@@ -133,5 +133,6 @@ PyObject *pytk_timebase_seconds(const tk_timebase *tb);
 int pytk_trace_init(PyObject *m);     /* trace.c: open, Trace, events */
 int pytk_analysis_init(PyObject *m);  /* analysis.c: stats, load, check */
 int pytk_write_init(PyObject *m);     /* write.c: write, convert */
+int pytk_tarmac_init(PyObject *m);    /* tarmac.c: tracekit.tarmac's records */
 
 #endif

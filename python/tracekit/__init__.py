@@ -11,3 +11,4 @@ from ._tracekit import (Error, ParseError, FormatError, UsageError, RangeError,
 __version__ = version()
 from ._analysis import stats, load, check
 from ._write import write, convert
+from . import tarmac
