@@ -129,14 +129,12 @@ static PyObject *py_stats(PyObject *self, PyObject *args)
 	uint32_t p[PCT_MAX];
 	size_t np = 0, i, j;
 	int rc, opened = 0;
-	char v[7][256], x[7][256], *pv[PCT_MAX], *px[PCT_MAX];
+	char v[4][256], x[4][256];
 	char (*pbuf)[2][256] = NULL;
 
 	(void)self;
 	if (!PyArg_ParseTuple(args, "OOO:_stats", &source, &pcts, &kwin))
 		return NULL;
-	memset(pv, 0, sizeof pv);
-	memset(px, 0, sizeof px);
 	/* percentiles: a sequence of (millionths of a percent, column name) */
 	if (!(pnames = PyList_New(0)))
 		goto out;

@@ -137,6 +137,10 @@ class Write(unittest.TestCase):
         p = os.path.join(self.d, "rt.btf")
         tracekit.write(EVENTS, p, timebase=NS)
         t = tracekit.open(p)
+        it = getattr(t, "events", None) or (lambda: iter(t) if hasattr(t, "__iter__") else None)
+        evs = it()
+        if evs is not None:
+            self.assertEqual(sum(1 for _ in evs), len(EVENTS))
         if not hasattr(t, "to_pandas"):
             self.skipTest("tracekit.Trace has no to_pandas yet")
         df = t.to_pandas()
