@@ -601,6 +601,12 @@ PyMODINIT_FUNC PyInit__tracekit(void)
 		goto fail;
 	if (pytk_trace_init(m) < 0)
 		goto fail;
+	if (pytk_analysis_init(m) < 0)
+		goto fail;
+	if (pytk_write_init(m) < 0)
+		goto fail;
+	if (pytk_tarmac_init(m) < 0)
+		goto fail;
 	return m;
 fail:
 	Py_DECREF(m);

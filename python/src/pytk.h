@@ -32,7 +32,11 @@ extern PyObject *pytk_Error;
 PyObject *pytk_raise(int rc, const tk_error *err);
 
 /* As pytk_raise() with a message of our own (no position). */
-PyObject *pytk_raise_msg(int rc, const char *fmt, ...);
+PyObject *pytk_raise_msg(int rc, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
 
 /* ------------------------------------------------------------------------ */
 /* Traces                                                                    */
@@ -131,5 +135,8 @@ PyObject *pytk_timebase_seconds(const tk_timebase *tb);
 /* ------------------------------------------------------------------------ */
 
 int pytk_trace_init(PyObject *m);     /* trace.c: open, Trace, events */
+int pytk_analysis_init(PyObject *m);  /* analysis.c: stats, load, check */
+int pytk_write_init(PyObject *m);     /* write.c: write, convert */
+int pytk_tarmac_init(PyObject *m);    /* tarmac.c: tracekit.tarmac's records */
 
 #endif

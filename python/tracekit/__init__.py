@@ -9,3 +9,6 @@ from ._tracekit import (Error, ParseError, FormatError, UsageError, RangeError,
                         Trace, open, version)
 
 __version__ = version()
+from ._analysis import stats, load, check
+from ._write import write, convert
+from . import tarmac
