@@ -7,5 +7,6 @@ real-time systems (BTF, HTF, ATF, S.Ha.R.K. FTrace, Arm Tarmac) from Python.
 from ._tracekit import (Error, ParseError, FormatError, UsageError, RangeError,
                         UnsupportedError, IOError, MemoryError, TraceWarning,
                         Trace, open, version)
+from ._tracekit import Event, EventIterator, INST_NONE
 
 __version__ = version()
