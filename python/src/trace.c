@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <structmember.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 typedef struct pytk_trace {
 	pytk_trace_head head;
@@ -237,11 +241,15 @@ static void u64map_free(u64map *m)
 }
 
 /* distinct byte strings -> dense codes 0, 1, ... in order of first sight */
+typedef struct strent {
+	size_t off, len;     /* where its bytes are in `bytes` */
+	uint64_t hash;
+} strent;
+
 typedef struct strmap {
 	int32_t *slot;       /* cap long: code + 1, 0 empty */
 	size_t cap;
-	size_t *off, *len;   /* per code: where its bytes are in `bytes` */
-	uint64_t *hash;      /* per code */
+	strent *ent;         /* per code */
 	size_t n, ncap;
 	char *bytes;
 	size_t nbytes, bcap;
@@ -280,7 +288,7 @@ static int grow(void *pp, size_t *cap, size_t need, size_t elem)
 /* the code of `s` (n bytes), added when new; -1 + error on out of memory */
 static int32_t strmap_code(strmap *m, const char *s, size_t n)
 {
-	uint64_t h = fnv1a(s, n);
+	uint64_t h = mix64(fnv1a(s, n));
 	size_t j, i;
 
 	if ((m->n + 1) * 2 > m->cap) {
@@ -292,7 +300,7 @@ static int32_t strmap_code(strmap *m, const char *s, size_t n)
 			return -1;
 		}
 		for (i = 0; i < m->n; i++) {
-			for (j = m->hash[i] & (cap - 1); slot[j]; j = (j + 1) & (cap - 1))
+			for (j = m->ent[i].hash & (cap - 1); slot[j]; j = (j + 1) & (cap - 1))
 				;
 			slot[j] = (int32_t)i + 1;
 		}
@@ -301,35 +309,22 @@ static int32_t strmap_code(strmap *m, const char *s, size_t n)
 		m->cap = cap;
 	}
 	for (j = h & (m->cap - 1); m->slot[j]; j = (j + 1) & (m->cap - 1)) {
-		size_t c = (size_t)m->slot[j] - 1;
+		const strent *e = &m->ent[m->slot[j] - 1];
 
-		if (m->hash[c] == h && m->len[c] == n && !memcmp(m->bytes + m->off[c], s, n))
-			return (int32_t)c;
+		if (e->hash == h && e->len == n && !memcmp(m->bytes + e->off, s, n))
+			return m->slot[j] - 1;
 	}
 	if (m->n >= INT32_MAX - 1) {
 		pytk_raise_msg(TK_E_RANGE, "more than 2**31 distinct notes");
 		return -1;
 	}
-	if (grow(&m->off, &m->ncap, m->n + 1, sizeof *m->off) < 0)
-		return -1;
-	{
-		size_t c2 = m->ncap, c3 = m->ncap;
-
-		/* len and hash follow off's capacity */
-		m->ncap = m->n;
-		if (grow(&m->len, &m->ncap, c2, sizeof *m->len) < 0)
-			return -1;
-		m->ncap = m->n;
-		if (grow(&m->hash, &m->ncap, c3, sizeof *m->hash) < 0)
-			return -1;
-		m->ncap = c2;
-	}
-	if (grow(&m->bytes, &m->bcap, m->nbytes + n + 1, 1) < 0)
+	if (grow(&m->ent, &m->ncap, m->n + 1, sizeof *m->ent) < 0 ||
+	    grow(&m->bytes, &m->bcap, m->nbytes + n + 1, 1) < 0)
 		return -1;
 	memcpy(m->bytes + m->nbytes, s, n);
-	m->off[m->n] = m->nbytes;
-	m->len[m->n] = n;
-	m->hash[m->n] = h;
+	m->ent[m->n].off = m->nbytes;
+	m->ent[m->n].len = n;
+	m->ent[m->n].hash = h;
 	m->nbytes += n;
 	m->slot[j] = (int32_t)m->n + 1;
 	return (int32_t)m->n++;
@@ -338,9 +333,7 @@ static int32_t strmap_code(strmap *m, const char *s, size_t n)
 static void strmap_free(strmap *m)
 {
 	PyMem_Free(m->slot);
-	PyMem_Free(m->off);
-	PyMem_Free(m->len);
-	PyMem_Free(m->hash);
+	PyMem_Free(m->ent);
 	PyMem_Free(m->bytes);
 	memset(m, 0, sizeof *m);
 }
@@ -352,7 +345,7 @@ static PyObject *strmap_list(const strmap *m)
 	size_t i;
 
 	for (i = 0; l && i < m->n; i++) {
-		PyObject *s = pytk_str(m->bytes + m->off[i], m->len[i]);
+		PyObject *s = pytk_str(m->bytes + m->ent[i].off, m->ent[i].len);
 
 		if (!s) {
 			Py_CLEAR(l);
@@ -445,6 +438,69 @@ static PyObject *idmap_list(const idmap *m, const tk_trace *t, int types)
 	return l;
 }
 
+/* Large columns in huge pages where the system gives them on request: a
+ * page fault per 2 MiB, not per 4 KiB, as the columns are first written.
+ * The whole mapping is advised (a part would split it, and mremap() moves
+ * one mapping only). */
+static void huge_pages(void *p, size_t size)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	if (size >= (2u << 20))
+		(void)madvise(p, size, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)size;
+#endif
+}
+
+/*
+ * The memory of the columns: on Linux anonymous pages of their own, grown
+ * by mremap() (the page tables move, the bytes are not copied: no second
+ * copy while growing) in huge pages; elsewhere PyMem_RawRealloc().
+ */
+#if defined(__linux__)
+static size_t page_round(size_t n)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	return n > SIZE_MAX - pg ? SIZE_MAX : (n + pg - 1) / pg * pg;
+}
+#endif
+
+/* `p` of `old` bytes (NULL, 0: none yet) resized to `size` > 0 bytes, or
+ * NULL (p unchanged) */
+static char *mem_resize(char *p, size_t old, size_t size)
+{
+#if defined(__linux__)
+	size_t o = page_round(old), n = page_round(size);
+	void *q;
+
+	if (p && o == n)
+		return p;
+	q = p ? mremap(p, o, n, MREMAP_MAYMOVE)
+	      : mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED)
+		return NULL;
+	huge_pages(q, n);
+	return q;
+#else
+	(void)old;
+	return PyMem_RawRealloc(p, size);
+#endif
+}
+
+static void mem_free(char *p, size_t size)
+{
+	if (!p)
+		return;
+#if defined(__linux__)
+	munmap(p, page_round(size));
+#else
+	(void)size;
+	PyMem_RawFree(p);
+#endif
+}
+
 /* ------------------------------------------------------------------------ */
 /* A buffer of bytes (np.frombuffer() takes it without a copy)               */
 /* ------------------------------------------------------------------------ */
@@ -461,7 +517,7 @@ static void buffer_dealloc(PyObject *self)
 	pytk_buffer *b = (pytk_buffer *)self;
 	PyTypeObject *tp = Py_TYPE(self);
 
-	PyMem_RawFree(b->data);
+	mem_free(b->data, (size_t)b->size);
 	tp->tp_free(self);
 	Py_DECREF(tp);
 }
@@ -495,13 +551,13 @@ static PyType_Spec buffer_spec = {
 	"tracekit._tracekit.Buffer", sizeof(pytk_buffer), 0, Py_TPFLAGS_DEFAULT, buffer_slots
 };
 
-/* a Buffer owning `data` (PyMem_Raw) of `size` bytes; frees it on failure */
+/* a Buffer owning `data` (mem_resize()) of `size` bytes; frees it on failure */
 static PyObject *buffer_new(char *data, size_t size)
 {
 	pytk_buffer *b = PyObject_New(pytk_buffer, buffer_type);
 
 	if (!b) {
-		PyMem_RawFree(data);
+		mem_free(data, size);
 		return NULL;
 	}
 	b->data = data;
@@ -559,8 +615,7 @@ static int columns_grow(columns *c, size_t need)
 			PyErr_NoMemory();
 			return -1;
 		}
-		/* realloc: a large block is moved by the page tables, not copied */
-		if (!(p = PyMem_RawRealloc(c->buf[k], cap * each))) {
+		if (!(p = mem_resize(c->buf[k], c->cap * each, cap * each))) {
 			PyErr_NoMemory();
 			return -1;
 		}
@@ -579,7 +634,7 @@ static void columns_free(columns *c)
 	size_t k;
 
 	for (k = 0; k < NFIELDS; k++)
-		PyMem_RawFree(c->buf[k]);
+		mem_free(c->buf[k], c->cap * (c->records ? RECORD_SIZE : fields[k].size));
 	memset(c, 0, sizeof *c);
 }
 
@@ -1184,6 +1239,7 @@ static PyObject *trace_read(PyObject *self, PyObject *args, PyObject *kwargs)
 	const tk_event *evs;
 	const tk_trace *t;
 	size_t n, k;
+	tk_error err;
 	PyObject *bufs = NULL, *ret = NULL, *ents = NULL, *tl = NULL, *nl = NULL, *ol = NULL,
 		 *tb = NULL, *hdr = NULL;
 	int rc;
@@ -1200,22 +1256,37 @@ static PyObject *trace_read(PyObject *self, PyObject *args, PyObject *kwargs)
 	t = tk_reader_trace(pr.r);
 	if (columns_grow(&c, 1) < 0)
 		goto out;
-	while ((rc = pytk_reader_next_batch(&pr, &evs, &n, 1024)) == TK_OK)
+	/* pytk_reader_next_batch() without its error cleared per call (most
+	 * readers give one event a batch): the library fills `err` only on
+	 * an error, a warning turned into an exception stops the loop */
+	tk_error_clear(&err);
+	while ((rc = tk_reader_next_batch(pr.r, &evs, &n, 1024, &err)) == TK_OK && !pr.warn_failed)
 		if (columns_add(&c, evs, n, &types, &names, &notes) < 0)
 			goto out;
-	if (rc < 0)
+	if (pr.warn_failed)
 		goto out;
+	if (rc < 0) {
+		pytk_raise(rc, &err);
+		goto out;
+	}
 	if (!(bufs = PyList_New(0)))
 		goto out;
 	for (k = 0; k < (records ? 1u : (size_t)NFIELDS); k++) {
 		size_t each = records ? RECORD_SIZE : fields[k].size;
-		/* the slack given back (a large block shrinks in place) */
-		char *p = c.n ? PyMem_RawRealloc(c.buf[k], c.n * each) : c.buf[k];
+		/* the slack given back (the pages shrink in place) */
+		char *p = c.n ? mem_resize(c.buf[k], c.cap * each, c.n * each) : NULL;
 		PyObject *b;
 
-		if (p)
-			c.buf[k] = p;
-		b = buffer_new(c.buf[k], c.n * each);
+		if (!p) {
+			/* nothing kept (or kept as it was) */
+			mem_free(c.buf[k], c.cap * each);
+			c.buf[k] = NULL;
+			if (c.n) {
+				PyErr_NoMemory();
+				goto out;
+			}
+		}
+		b = buffer_new(p, c.n * each);
 		c.buf[k] = NULL;
 		if (!b || PyList_Append(bufs, b) < 0) {
 			Py_XDECREF(b);
