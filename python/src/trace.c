@@ -34,7 +34,7 @@ static PyTypeObject *event_type, *iter_type, *buffer_type;
 
 PyObject *pytk_str(const char *s, size_t n)
 {
-	char stack[256], *buf = stack;
+	char *buf;
 	size_t i, len, at = 0;
 	PyObject *r;
 
@@ -45,8 +45,14 @@ PyObject *pytk_str(const char *s, size_t n)
 			break;
 	if (i == n)
 		return PyUnicode_DecodeASCII(s, (Py_ssize_t)n, NULL);
-	/* each stray byte becomes U+FFFD (3 bytes): at most 3n */
-	if (n > sizeof stack / 3 && !(buf = PyMem_Malloc(3 * n))) {
+	for (; i < n; i += len)
+		if (!(len = (unsigned char)s[i] < 0x80 ? 1
+			    : tk_utf8_len((const unsigned char *)s + i, n - i)))
+			break;
+	if (i == n)
+		return PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, NULL);
+	/* stray bytes: each becomes U+FFFD (3 bytes), at most 3n in all */
+	if (n > SIZE_MAX / 3 || !(buf = PyMem_Malloc(3 * n))) {
 		PyErr_NoMemory();
 		return NULL;
 	}
@@ -64,8 +70,7 @@ PyObject *pytk_str(const char *s, size_t n)
 		}
 	}
 	r = PyUnicode_DecodeUTF8(buf, (Py_ssize_t)at, NULL);
-	if (buf != stack)
-		PyMem_Free(buf);
+	PyMem_Free(buf);
 	return r;
 }
 

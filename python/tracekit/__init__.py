@@ -10,3 +10,4 @@ from ._tracekit import (Error, ParseError, FormatError, UsageError, RangeError,
 from ._tracekit import Event, EventIterator, INST_NONE
 
 __version__ = version()
+from ._frames import Events
