@@ -28,6 +28,8 @@ TRACES = [
     os.path.join(SHARED, "corpus", "shark", "shark-demo-trace.bin"),
     os.path.join(SHARED, "corpus", "btf", "app4mc_help_atdb_example_v2_1_5.btf"),
     os.path.join(SHARED, "corpus", "btf", "tracecompass_20140219-123819.btf"),
+    # names, header and notes with bytes that start no UTF-8 sequence
+    os.path.join(SRC, "tests", "formats", "parquet", "utf8.btf"),
 ]
 FIELDS = ("time", "source", "source_inst", "target_type", "target", "target_inst",
           "event", "note", "core")
@@ -106,6 +108,23 @@ class Metadata(unittest.TestCase):
         self.assertEqual(info["end_exact"], "21000000007/3")
         self.assertEqual(info["time_unit"], "ns")
 
+    def test_stray_bytes_as_the_commands_json(self):
+        # a byte that starts no UTF-8 sequence is U+FFFD, as in the JSON
+        t = quiet(tracekit.open, TRACES[7])
+        self.assertIn(("param", "creator", "M\ufffdller"), t.header)
+        names = [e["name"] for e in quiet(getattr, t, "entities")]
+        self.assertIn("S\u00e9g", names)
+        self.assertTrue(any("\ufffd" in n for n in names))
+        self.assertEqual(len(set(names)), len(names))
+        notes = [e.note for e in quiet(list, t) if e.note is not None]
+        self.assertTrue(notes and all("\ufffd" in n for n in notes if not n.isascii()))
+
+    def test_path_like(self):
+        import pathlib
+        t = tracekit.open(pathlib.Path(DEMO))
+        self.assertEqual(t.path, DEMO)
+        self.assertEqual(tracekit.open(os.fsencode(DEMO)).info["events"], 53)
+
     def test_entities(self):
         ents = {e["name"]: e for e in tracekit.open(DEMO).entities}
         self.assertEqual(ents["Task_Control"], {"name": "Task_Control", "type": "T",
@@ -119,7 +138,7 @@ class Metadata(unittest.TestCase):
 
 class Events(unittest.TestCase):
     def test_events_are_cats_lines(self):
-        for path in [DEMO, WARN] + TRACES[5:]:
+        for path in [DEMO, WARN] + TRACES[5:7]:
             with self.subTest(path=path):
                 want = cli("cat", "-q", "--no-header", path).splitlines()
                 got = []
