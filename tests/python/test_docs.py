@@ -44,6 +44,28 @@ class Docs(unittest.TestCase):
         ns = run_blocks(self, os.path.join(os.path.abspath(SRC), "docs", "python.md"), 8)
         self.assertIn("df", ns)
 
+    def test_docstrings(self):
+        # every public name of the package, and every public member of its
+        # types, says what it is
+        import inspect
+        import tracekit
+        missing = []
+        for name in dir(tracekit):
+            if name.startswith("_"):
+                continue
+            obj = getattr(tracekit, name)
+            if inspect.ismodule(obj) or isinstance(obj, (int, str)):
+                continue
+            if not (obj.__doc__ or "").strip():
+                missing.append(name)
+            if isinstance(obj, type) and obj.__module__.startswith("tracekit"):
+                for m, v in vars(obj).items():
+                    if not m.startswith("_") and not (getattr(v, "__doc__", "") or "").strip():
+                        missing.append("%s.%s" % (name, m))
+        self.assertEqual(missing, [])
+        for m in ("open", "Trace", "Event", "Error", "TraceWarning"):
+            self.assertIn(m, dir(tracekit))
+
     def test_readme(self):
         run_blocks(self, os.path.join(os.path.abspath(SRC), "README.md"), 1)
 
