@@ -32,7 +32,11 @@ extern PyObject *pytk_Error;
 PyObject *pytk_raise(int rc, const tk_error *err);
 
 /* As pytk_raise() with a message of our own (no position). */
-PyObject *pytk_raise_msg(int rc, const char *fmt, ...);
+PyObject *pytk_raise_msg(int rc, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
 
 /* ------------------------------------------------------------------------ */
 /* Traces                                                                    */
