@@ -3,7 +3,8 @@
 #               (info, cat, check, stats)
 #   make test   install what is missing, build, run the whole test suite
 #   make install  install the command, libtracekit.so and .a, the headers,
-#               tracekit.pc and the CMake package (PREFIX=/usr/local, DESTDIR)
+#               tracekit.pc, the CMake package and the Python package
+#               (PREFIX/lib/python3.X/dist-packages) (PREFIX=/usr/local, DESTDIR)
 #   make qemu-demo  the recorder in a firmware on an emulated Cortex-M3:
 #               build it, run it in QEMU, read its recordings (info, check,
 #               stats), print the cost of one event and the footprint

@@ -131,6 +131,18 @@ PyObject *pytk_fraction(uint64_t num, uint64_t den);
 PyObject *pytk_timebase_seconds(const tk_timebase *tb);
 
 /* ------------------------------------------------------------------------ */
+/* Text                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * `n` bytes of a trace's name, header or note as a str: well-formed UTF-8
+ * as it is, each byte that starts no UTF-8 sequence as U+FFFD (as the
+ * CLI's JSON and CSV write them: tk_utf8_len()).  A new reference, or
+ * NULL + error.  s NULL: "".  (trace.c)
+ */
+PyObject *pytk_str(const char *s, size_t n);
+
+/* ------------------------------------------------------------------------ */
 /* The areas: each adds its functions and types to the module               */
 /* ------------------------------------------------------------------------ */
 

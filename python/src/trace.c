@@ -1,33 +1,1430 @@
 /*
- * trace.c - tracekit.open() and tracekit.Trace.
+ * trace.c - tracekit.open(), tracekit.Trace, tracekit.Event and the
+ * columnar reading behind Trace.to_numpy() and Trace.to_pandas().
+ *
+ * A Trace keeps what open() was given (pytk_trace_head) and the metadata
+ * the open read (format, time base, header); every reading (events(),
+ * info, entities, to_numpy(), to_pandas()) opens the path again with the
+ * open()'s arguments, those of the call taking precedence.
  */
 #include "pytk.h"
 
+#include <stdlib.h>
+#include <string.h>
 #include <structmember.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 typedef struct pytk_trace {
 	pytk_trace_head head;
+	PyObject *format;     /* str */
+	PyObject *timebase;   /* Fraction: seconds per tick */
+	PyObject *header;     /* list of (kind, key, value) */
+	PyObject *info;       /* dict, made by the first .info or .entities */
+	PyObject *entities;   /* list of dicts, likewise */
 } pytk_trace;
+
+static PyTypeObject *event_type, *iter_type, *buffer_type;
+
+/* ------------------------------------------------------------------------ */
+/* Text                                                                      */
+/* ------------------------------------------------------------------------ */
+
+PyObject *pytk_str(const char *s, size_t n)
+{
+	char *buf;
+	size_t i, len, at = 0;
+	PyObject *r;
+
+	if (!s)
+		return PyUnicode_FromStringAndSize("", 0);
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] >= 0x80)
+			break;
+	if (i == n)
+		return PyUnicode_DecodeASCII(s, (Py_ssize_t)n, NULL);
+	for (; i < n; i += len)
+		if (!(len = (unsigned char)s[i] < 0x80 ? 1
+			    : tk_utf8_len((const unsigned char *)s + i, n - i)))
+			break;
+	if (i == n)
+		return PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, NULL);
+	/* stray bytes: each becomes U+FFFD (3 bytes), at most 3n in all */
+	if (n > SIZE_MAX / 3 || !(buf = PyMem_Malloc(3 * n))) {
+		PyErr_NoMemory();
+		return NULL;
+	}
+	for (i = 0; i < n; i += len) {
+		if ((unsigned char)s[i] < 0x80) {
+			len = 1;
+			buf[at++] = s[i];
+		} else if ((len = tk_utf8_len((const unsigned char *)s + i, n - i))) {
+			memcpy(buf + at, s + i, len);
+			at += len;
+		} else {
+			len = 1;
+			memcpy(buf + at, "\xef\xbf\xbd", 3);
+			at += 3;
+		}
+	}
+	r = PyUnicode_DecodeUTF8(buf, (Py_ssize_t)at, NULL);
+	PyMem_Free(buf);
+	return r;
+}
+
+/* interned string `s` of `t` as a str */
+static PyObject *trace_str(const tk_trace *t, tk_str s)
+{
+	size_t n = 0;
+	const char *p = tk_trace_str(t, s, &n);
+
+	return pytk_str(p, p ? n : 0);
+}
+
+/* the target type of an event as written (its canonical name if not kept) */
+static PyObject *event_type_name(const tk_trace *t, const tk_event *ev)
+{
+	if (ev->type_name != TK_NONE)
+		return trace_str(t, ev->type_name);
+	return PyUnicode_FromString(tk_etype_name(ev->type));
+}
+
+static PyObject *event_name(const tk_trace *t, const tk_event *ev)
+{
+	if (ev->name != TK_NONE)
+		return trace_str(t, ev->name);
+	return PyUnicode_FromString(tk_evkind_name(ev->kind));
+}
+
+static const char *hdr_kind(tk_hdr_kind k)
+{
+	return k == TK_HDR_PARAM ? "param" : k == TK_HDR_ROW ? "row" : "comment";
+}
+
+/* [(kind, key, value), ...] of the trace's header */
+static PyObject *header_list(const tk_trace *t)
+{
+	size_t i, n = tk_trace_header_count(t);
+	PyObject *l = PyList_New((Py_ssize_t)n);
+
+	for (i = 0; l && i < n; i++) {
+		const tk_header_entry *h = tk_trace_header(t, i);
+		PyObject *k = pytk_str(h->key, strlen(h->key));
+		PyObject *v = pytk_str(h->value, strlen(h->value));
+		PyObject *tup = k && v ? Py_BuildValue("(sOO)", hdr_kind(h->kind), k, v) : NULL;
+
+		Py_XDECREF(k);
+		Py_XDECREF(v);
+		if (!tup) {
+			Py_CLEAR(l);
+			break;
+		}
+		PyList_SET_ITEM(l, (Py_ssize_t)i, tup);
+	}
+	return l;
+}
+
+/* an entity's type as a str: the canonical name, the name as written for a
+ * type tracekit does not know, None while not known */
+static PyObject *entity_type(const tk_trace *t, const tk_entity *e)
+{
+	if (e->type == TK_ET_UNKNOWN)
+		Py_RETURN_NONE;
+	if (e->type == TK_ET_OTHER && e->type_name != TK_NONE)
+		return trace_str(t, e->type_name);
+	return PyUnicode_FromString(tk_etype_name(e->type));
+}
+
+/* [{"name", "type", "parent"}, ...] in entity id order */
+static PyObject *entity_list(const tk_trace *t)
+{
+	size_t i, n = tk_trace_entity_count(t);
+	PyObject *l = PyList_New((Py_ssize_t)n), *names = PyList_New((Py_ssize_t)n);
+
+	if (!l || !names)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		PyObject *s = trace_str(t, tk_trace_entity(t, (uint32_t)i)->name);
+
+		if (!s)
+			goto fail;
+		PyList_SET_ITEM(names, (Py_ssize_t)i, s);
+	}
+	for (i = 0; i < n; i++) {
+		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
+		PyObject *ty = entity_type(t, e), *d;
+		PyObject *parent = e->parent < n ? PyList_GET_ITEM(names, (Py_ssize_t)e->parent)
+						 : Py_None;
+
+		if (!ty)
+			goto fail;
+		d = Py_BuildValue("{sOsNsO}", "name", PyList_GET_ITEM(names, (Py_ssize_t)i),
+				  "type", ty, "parent", parent);
+		if (!d)
+			goto fail;
+		PyList_SET_ITEM(l, (Py_ssize_t)i, d);
+	}
+	Py_DECREF(names);
+	return l;
+fail:
+	Py_XDECREF(l);
+	Py_XDECREF(names);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Small hash tables (no per-event allocation)                               */
+/* ------------------------------------------------------------------------ */
+
+/* u64 key -> u64 count; count 0 is an empty slot */
+typedef struct u64map {
+	uint64_t *key, *val;
+	size_t cap, n;    /* cap: 0 or a power of two */
+} u64map;
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+static int u64map_grow(u64map *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 64, i, j;
+	uint64_t *key = PyMem_Calloc(cap, sizeof *key), *val = PyMem_Calloc(cap, sizeof *val);
+
+	if (!key || !val) {
+		PyMem_Free(key);
+		PyMem_Free(val);
+		PyErr_NoMemory();
+		return -1;
+	}
+	for (i = 0; i < m->cap; i++) {
+		if (!m->val[i])
+			continue;
+		for (j = mix64(m->key[i]) & (cap - 1); val[j]; j = (j + 1) & (cap - 1))
+			;
+		key[j] = m->key[i];
+		val[j] = m->val[i];
+	}
+	PyMem_Free(m->key);
+	PyMem_Free(m->val);
+	m->key = key;
+	m->val = val;
+	m->cap = cap;
+	return 0;
+}
+
+static int u64map_add(u64map *m, uint64_t key, uint64_t n)
+{
+	size_t j;
+
+	if ((m->n + 1) * 2 > m->cap && u64map_grow(m) < 0)
+		return -1;
+	for (j = mix64(key) & (m->cap - 1); m->val[j]; j = (j + 1) & (m->cap - 1))
+		if (m->key[j] == key) {
+			m->val[j] += n;
+			return 0;
+		}
+	m->key[j] = key;
+	m->val[j] = n;
+	m->n++;
+	return 0;
+}
+
+static void u64map_free(u64map *m)
+{
+	PyMem_Free(m->key);
+	PyMem_Free(m->val);
+	memset(m, 0, sizeof *m);
+}
+
+/* distinct byte strings -> dense codes 0, 1, ... in order of first sight */
+typedef struct strent {
+	size_t off, len;     /* where its bytes are in `bytes` */
+	uint64_t hash;
+} strent;
+
+typedef struct strmap {
+	int32_t *slot;       /* cap long: code + 1, 0 empty */
+	size_t cap;
+	strent *ent;         /* per code */
+	size_t n, ncap;
+	char *bytes;
+	size_t nbytes, bcap;
+} strmap;
+
+static uint64_t fnv1a(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static int grow(void *pp, size_t *cap, size_t need, size_t elem)
+{
+	void **p = pp;
+	size_t c = *cap ? *cap : 16;
+	void *q;
+
+	while (c < need)
+		c *= 2;
+	if (c == *cap)
+		return 0;
+	q = PyMem_Realloc(*p, c * elem);
+	if (!q) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+/* the code of `s` (n bytes), added when new; -1 + error on out of memory */
+static int32_t strmap_code(strmap *m, const char *s, size_t n)
+{
+	uint64_t h = mix64(fnv1a(s, n));
+	size_t j, i;
+
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 64;
+		int32_t *slot = PyMem_Calloc(cap, sizeof *slot);
+
+		if (!slot) {
+			PyErr_NoMemory();
+			return -1;
+		}
+		for (i = 0; i < m->n; i++) {
+			for (j = m->ent[i].hash & (cap - 1); slot[j]; j = (j + 1) & (cap - 1))
+				;
+			slot[j] = (int32_t)i + 1;
+		}
+		PyMem_Free(m->slot);
+		m->slot = slot;
+		m->cap = cap;
+	}
+	for (j = h & (m->cap - 1); m->slot[j]; j = (j + 1) & (m->cap - 1)) {
+		const strent *e = &m->ent[m->slot[j] - 1];
+
+		if (e->hash == h && e->len == n && !memcmp(m->bytes + e->off, s, n))
+			return m->slot[j] - 1;
+	}
+	if (m->n >= INT32_MAX - 1) {
+		pytk_raise_msg(TK_E_RANGE, "more than 2**31 distinct notes");
+		return -1;
+	}
+	if (grow(&m->ent, &m->ncap, m->n + 1, sizeof *m->ent) < 0 ||
+	    grow(&m->bytes, &m->bcap, m->nbytes + n + 1, 1) < 0)
+		return -1;
+	memcpy(m->bytes + m->nbytes, s, n);
+	m->ent[m->n].off = m->nbytes;
+	m->ent[m->n].len = n;
+	m->ent[m->n].hash = h;
+	m->nbytes += n;
+	m->slot[j] = (int32_t)m->n + 1;
+	return (int32_t)m->n++;
+}
+
+static void strmap_free(strmap *m)
+{
+	PyMem_Free(m->slot);
+	PyMem_Free(m->ent);
+	PyMem_Free(m->bytes);
+	memset(m, 0, sizeof *m);
+}
+
+/* [str, ...] of the strings of `m` in code order */
+static PyObject *strmap_list(const strmap *m)
+{
+	PyObject *l = PyList_New((Py_ssize_t)m->n);
+	size_t i;
+
+	for (i = 0; l && i < m->n; i++) {
+		PyObject *s = pytk_str(m->bytes + m->ent[i].off, m->ent[i].len);
+
+		if (!s) {
+			Py_CLEAR(l);
+			break;
+		}
+		PyList_SET_ITEM(l, (Py_ssize_t)i, s);
+	}
+	return l;
+}
+
+/*
+ * Interned string id -> dense code, for the target types and event names:
+ * an array indexed by the id (ids are dense in a trace's pool), and one of
+ * TK_ET_COUNT / TK_EV_COUNT slots for the events whose name was not kept
+ * (TK_NONE: the canonical name).  The codes' names are made at the end.
+ */
+typedef struct idmap {
+	int32_t *code;       /* per id: code + 1, 0 not seen */
+	size_t cap;
+	int32_t canon[64];        /* >= TK_EV_COUNT and TK_ET_COUNT */
+	uint64_t *ids;       /* per code: id, or 1 << 32 | canonical index */
+	size_t n, ncap;
+} idmap;
+
+static int32_t idmap_add(idmap *m, uint64_t key)
+{
+	if (grow(&m->ids, &m->ncap, m->n + 1, sizeof *m->ids) < 0)
+		return -1;
+	m->ids[m->n] = key;
+	return (int32_t)m->n++;
+}
+
+static inline int32_t idmap_code(idmap *m, tk_str id, unsigned canon)
+{
+	int32_t c;
+
+	if (id < m->cap && m->code[id])
+		return m->code[id] - 1;
+	if (id == TK_NONE) {
+		if (canon >= sizeof m->canon / sizeof m->canon[0])
+			canon = 0;
+		if (m->canon[canon])
+			return m->canon[canon] - 1;
+		if ((c = idmap_add(m, (uint64_t)1 << 32 | canon)) < 0)
+			return -1;
+		m->canon[canon] = c + 1;
+		return c;
+	}
+	if (id >= m->cap) {
+		size_t old = m->cap;
+
+		if (grow(&m->code, &m->cap, (size_t)id + 1, sizeof *m->code) < 0)
+			return -1;
+		memset(m->code + old, 0, (m->cap - old) * sizeof *m->code);
+	}
+	if ((c = idmap_add(m, id)) < 0)
+		return -1;
+	m->code[id] = c + 1;
+	return c;
+}
+
+static void idmap_free(idmap *m)
+{
+	PyMem_Free(m->code);
+	PyMem_Free(m->ids);
+	memset(m, 0, sizeof *m);
+}
+
+/* the names of the codes of `m`: `types` says which canonical names */
+static PyObject *idmap_list(const idmap *m, const tk_trace *t, int types)
+{
+	PyObject *l = PyList_New((Py_ssize_t)m->n);
+	size_t i;
+
+	for (i = 0; l && i < m->n; i++) {
+		uint64_t k = m->ids[i];
+		PyObject *s;
+
+		if (k >> 32)
+			s = PyUnicode_FromString(types ? tk_etype_name((tk_etype)(k & 0xffffffffu))
+						 : tk_evkind_name((tk_evkind)(k & 0xffffffffu)));
+		else
+			s = trace_str(t, (tk_str)k);
+		if (!s) {
+			Py_CLEAR(l);
+			break;
+		}
+		PyList_SET_ITEM(l, (Py_ssize_t)i, s);
+	}
+	return l;
+}
+
+/* Large columns in huge pages where the system gives them on request: a
+ * page fault per 2 MiB, not per 4 KiB, as the columns are first written.
+ * The whole mapping is advised (a part would split it, and mremap() moves
+ * one mapping only). */
+static void huge_pages(void *p, size_t size)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	if (size >= (2u << 20))
+		(void)madvise(p, size, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)size;
+#endif
+}
+
+/*
+ * The memory of the columns: on Linux anonymous pages of their own, grown
+ * by mremap() (the page tables move, the bytes are not copied: no second
+ * copy while growing) in huge pages; elsewhere PyMem_RawRealloc().
+ */
+#if defined(__linux__)
+static size_t page_round(size_t n)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	return n > SIZE_MAX - pg ? SIZE_MAX : (n + pg - 1) / pg * pg;
+}
+#endif
+
+/* `p` of `old` bytes (NULL, 0: none yet) resized to `size` > 0 bytes, or
+ * NULL (p unchanged) */
+static char *mem_resize(char *p, size_t old, size_t size)
+{
+#if defined(__linux__)
+	size_t o = page_round(old), n = page_round(size);
+	void *q;
+
+	if (p && o == n)
+		return p;
+	q = p ? mremap(p, o, n, MREMAP_MAYMOVE)
+	      : mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED)
+		return NULL;
+	huge_pages(q, n);
+	return q;
+#else
+	(void)old;
+	return PyMem_RawRealloc(p, size);
+#endif
+}
+
+static void mem_free(char *p, size_t size)
+{
+	if (!p)
+		return;
+#if defined(__linux__)
+	munmap(p, page_round(size));
+#else
+	(void)size;
+	PyMem_RawFree(p);
+#endif
+}
+
+/* ------------------------------------------------------------------------ */
+/* A buffer of bytes (np.frombuffer() takes it without a copy)               */
+/* ------------------------------------------------------------------------ */
+
+typedef struct pytk_buffer {
+	PyObject_HEAD
+	char *data;
+	Py_ssize_t size;
+	Py_ssize_t exports;
+} pytk_buffer;
+
+static void buffer_dealloc(PyObject *self)
+{
+	pytk_buffer *b = (pytk_buffer *)self;
+	PyTypeObject *tp = Py_TYPE(self);
+
+	mem_free(b->data, (size_t)b->size);
+	tp->tp_free(self);
+	Py_DECREF(tp);
+}
+
+static int buffer_get(PyObject *self, Py_buffer *view, int flags)
+{
+	pytk_buffer *b = (pytk_buffer *)self;
+
+	if (PyBuffer_FillInfo(view, self, b->data ? b->data : (char *)"", b->size, 0, flags) < 0)
+		return -1;
+	b->exports++;
+	return 0;
+}
+
+static void buffer_release(PyObject *self, Py_buffer *view)
+{
+	(void)view;
+	((pytk_buffer *)self)->exports--;
+}
+
+static PyType_Slot buffer_slots[] = {
+	{ Py_tp_dealloc, (void *)buffer_dealloc },
+	{ Py_bf_getbuffer, (void *)buffer_get },
+	{ Py_bf_releasebuffer, (void *)buffer_release },
+	{ Py_tp_doc, (void *)"Memory filled by the reading of a trace: the bytes behind the "
+				"arrays of Trace.to_numpy() and Trace.to_pandas()." },
+	{ 0, NULL }
+};
+
+static PyType_Spec buffer_spec = {
+	"tracekit._tracekit.Buffer", sizeof(pytk_buffer), 0, Py_TPFLAGS_DEFAULT, buffer_slots
+};
+
+/* a Buffer owning `data` (mem_resize()) of `size` bytes; frees it on failure */
+static PyObject *buffer_new(char *data, size_t size)
+{
+	pytk_buffer *b = PyObject_New(pytk_buffer, buffer_type);
+
+	if (!b) {
+		mem_free(data, size);
+		return NULL;
+	}
+	b->data = data;
+	b->size = (Py_ssize_t)size;
+	b->exports = 0;
+	return (PyObject *)b;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The columns                                                               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The fields of an event record, in the order of tracekit.Event, with the
+ * offset of each in the structured array's record (RECORD_SIZE bytes:
+ * 8-byte fields first, every field aligned).
+ */
+enum { F_TIME, F_SOURCE, F_SOURCE_INST, F_TARGET_TYPE, F_TARGET, F_TARGET_INST, F_EVENT,
+       F_NOTE, F_CORE, NFIELDS };
+#define RECORD_SIZE 48
+static const struct field {
+	const char *name, *dtype;
+	size_t size, offset;
+} fields[NFIELDS] = {
+	{ "time", "<u8", 8, 0 },
+	{ "source", "<i4", 4, 24 },
+	{ "source_inst", "<i8", 8, 8 },
+	{ "target_type", "<i4", 4, 28 },
+	{ "target", "<i4", 4, 32 },
+	{ "target_inst", "<i8", 8, 16 },
+	{ "event", "<i4", 4, 36 },
+	{ "note", "<i4", 4, 40 },
+	{ "core", "<i4", 4, 44 },
+};
+
+typedef struct columns {
+	int records;             /* one buffer of records, or one per field */
+	char *buf[NFIELDS];      /* records: buf[0] only */
+	char *at[NFIELDS];       /* where field k of event 0 is */
+	size_t stride[NFIELDS];
+	size_t n, cap;           /* events */
+} columns;
+
+static int columns_grow(columns *c, size_t need)
+{
+	size_t cap = c->cap ? c->cap : 4096, k;
+
+	while (cap < need)
+		cap *= 2;
+	for (k = 0; k < (c->records ? 1u : (size_t)NFIELDS); k++) {
+		size_t each = c->records ? RECORD_SIZE : fields[k].size;
+		char *p;
+
+		if (cap > SIZE_MAX / each) {
+			PyErr_NoMemory();
+			return -1;
+		}
+		if (!(p = mem_resize(c->buf[k], c->cap * each, cap * each))) {
+			PyErr_NoMemory();
+			return -1;
+		}
+		c->buf[k] = p;
+	}
+	for (k = 0; k < NFIELDS; k++) {
+		c->at[k] = c->records ? c->buf[0] + fields[k].offset : c->buf[k];
+		c->stride[k] = c->records ? RECORD_SIZE : fields[k].size;
+	}
+	c->cap = cap;
+	return 0;
+}
+
+static void columns_free(columns *c)
+{
+	size_t k;
+
+	for (k = 0; k < NFIELDS; k++)
+		mem_free(c->buf[k], c->cap * (c->records ? RECORD_SIZE : fields[k].size));
+	memset(c, 0, sizeof *c);
+}
+
+static inline void put64(char *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+static inline void put32(char *p, int32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+/* the events of a batch into the columns; -1 + error */
+static int columns_add(columns *c, const tk_event *ev, size_t n, idmap *types, idmap *names,
+		       strmap *notes)
+{
+	size_t i, at;
+	int32_t ty, na, no;
+
+	if (c->n + n > c->cap && columns_grow(c, c->n + n) < 0)
+		return -1;
+	at = c->n;
+	for (i = 0; i < n; i++, at++) {
+		const tk_event *e = ev + i;
+
+		if ((ty = idmap_code(types, e->type_name, (unsigned)e->type)) < 0 ||
+		    (na = idmap_code(names, e->name, (unsigned)e->kind)) < 0)
+			return -1;
+		if (!e->note)
+			no = -1;
+		else if ((no = strmap_code(notes, e->note, e->note_len)) < 0)
+			return -1;
+		put64(c->at[F_TIME] + at * c->stride[F_TIME], e->time);
+		put32(c->at[F_SOURCE] + at * c->stride[F_SOURCE], (int32_t)e->source);
+		put64(c->at[F_SOURCE_INST] + at * c->stride[F_SOURCE_INST], (uint64_t)e->source_inst);
+		put32(c->at[F_TARGET_TYPE] + at * c->stride[F_TARGET_TYPE], ty);
+		put32(c->at[F_TARGET] + at * c->stride[F_TARGET], (int32_t)e->target);
+		put64(c->at[F_TARGET_INST] + at * c->stride[F_TARGET_INST], (uint64_t)e->target_inst);
+		put32(c->at[F_EVENT] + at * c->stride[F_EVENT], na);
+		put32(c->at[F_NOTE] + at * c->stride[F_NOTE], no);
+		put32(c->at[F_CORE] + at * c->stride[F_CORE],
+		      e->core == TK_NONE ? -1 : (int32_t)e->core);
+	}
+	c->n = at;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* tracekit.Event                                                            */
+/* ------------------------------------------------------------------------ */
+
+static PyStructSequence_Field event_fields[] = {
+	{ "time", "time in ticks of the trace's time base (int)" },
+	{ "source", "the source entity's name" },
+	{ "source_inst", "the source's instance (int), or None" },
+	{ "target_type", "the target's type as written (\"T\", \"R\", \"SIG\", ...)" },
+	{ "target", "the target entity's name" },
+	{ "target_inst", "the target's instance (int), or None" },
+	{ "event", "the event's name as written (\"start\", \"activate\", ...)" },
+	{ "note", "the note field (str), or None when the event has none" },
+	{ "core", "the name of the core the event happened on, or None" },
+	{ NULL, NULL }
+};
+
+static PyStructSequence_Desc event_desc = {
+	"tracekit.Event",
+	"One event of a trace, a named tuple: (time, source, source_inst, target_type, "
+	"target, target_inst, event, note, core).",
+	event_fields, 9
+};
+
+/* ------------------------------------------------------------------------ */
+/* The events iterator                                                       */
+/* ------------------------------------------------------------------------ */
+
+typedef struct pytk_iter {
+	PyObject_HEAD
+	pytk_reader pr;
+	int open;
+	const tk_event *evs;
+	size_t n, i;
+	PyObject **ents;     /* per entity id: its name, or NULL */
+	size_t nents;
+	PyObject **strs;     /* per string id: its text, or NULL */
+	size_t nstrs;
+} pytk_iter;
+
+static void iter_clear(pytk_iter *it)
+{
+	size_t i;
+
+	if (it->open)
+		pytk_reader_close(&it->pr);
+	it->open = 0;
+	it->evs = NULL;
+	it->n = it->i = 0;
+	for (i = 0; i < it->nents; i++)
+		Py_XDECREF(it->ents[i]);
+	for (i = 0; i < it->nstrs; i++)
+		Py_XDECREF(it->strs[i]);
+	PyMem_Free(it->ents);
+	PyMem_Free(it->strs);
+	it->ents = it->strs = NULL;
+	it->nents = it->nstrs = 0;
+}
+
+static void iter_dealloc(PyObject *self)
+{
+	PyTypeObject *tp = Py_TYPE(self);
+
+	iter_clear((pytk_iter *)self);
+	tp->tp_free(self);
+	Py_DECREF(tp);
+}
+
+/* a cached str in `*tab` (per id); a new reference */
+static PyObject *cached(PyObject ***tab, size_t *cap, size_t id, PyObject *(*make)(const tk_trace *, uint32_t),
+			const tk_trace *t)
+{
+	PyObject *s;
+
+	if (id >= *cap) {
+		size_t old = *cap;
+
+		if (id > 1u << 26)  /* ids are dense: a huge one is not cached */
+			return make(t, (uint32_t)id);
+		if (grow(tab, cap, id + 1, sizeof **tab) < 0)
+			return NULL;
+		memset(*tab + old, 0, (*cap - old) * sizeof **tab);
+	}
+	if (!(*tab)[id] && !((*tab)[id] = make(t, (uint32_t)id)))
+		return NULL;
+	s = (*tab)[id];
+	Py_INCREF(s);
+	return s;
+}
+
+static PyObject *entity_name(const tk_trace *t, uint32_t id)
+{
+	const tk_entity *e = tk_trace_entity(t, id);
+
+	if (!e)
+		Py_RETURN_NONE;
+	return trace_str(t, e->name);
+}
+
+static PyObject *inst(int64_t v)
+{
+	if (v == TK_INST_NONE)
+		Py_RETURN_NONE;
+	return PyLong_FromLongLong(v);
+}
+
+static PyObject *iter_next(PyObject *self)
+{
+	pytk_iter *it = (pytk_iter *)self;
+	const tk_event *e;
+	const tk_trace *t;
+	PyObject *o, *v[9];
+	int rc, k;
+
+	if (!it->open)
+		return NULL;
+	if (it->i == it->n) {
+		rc = pytk_reader_next_batch(&it->pr, &it->evs, &it->n, 256);
+		it->i = 0;
+		if (rc != TK_OK) {
+			/* the end, or an error (set): the reader is done either way */
+			iter_clear(it);
+			return NULL;
+		}
+	}
+	e = &it->evs[it->i++];
+	t = tk_reader_trace(it->pr.r);
+	v[0] = PyLong_FromUnsignedLongLong(e->time);
+	v[1] = cached(&it->ents, &it->nents, e->source, entity_name, t);
+	v[2] = inst(e->source_inst);
+	v[3] = e->type_name != TK_NONE ? cached(&it->strs, &it->nstrs, e->type_name, trace_str, t)
+				       : event_type_name(t, e);
+	v[4] = cached(&it->ents, &it->nents, e->target, entity_name, t);
+	v[5] = inst(e->target_inst);
+	v[6] = e->name != TK_NONE ? cached(&it->strs, &it->nstrs, e->name, trace_str, t)
+				  : event_name(t, e);
+	v[7] = e->note ? pytk_str(e->note, e->note_len) : Py_NewRef(Py_None);
+	v[8] = e->core == TK_NONE ? Py_NewRef(Py_None)
+				  : cached(&it->ents, &it->nents, e->core, entity_name, t);
+	o = PyStructSequence_New(event_type);
+	for (k = 0; k < 9; k++)
+		if (!v[k])
+			Py_CLEAR(o);
+	for (k = 0; k < 9; k++) {
+		if (o)
+			PyStructSequence_SET_ITEM(o, k, v[k]);
+		else
+			Py_XDECREF(v[k]);
+	}
+	return o;
+}
+
+static PyObject *iter_close(PyObject *self, PyObject *args)
+{
+	(void)args;
+	iter_clear((pytk_iter *)self);
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef iter_methods[] = {
+	{ "close", iter_close, METH_NOARGS,
+	  "close() -> None\n\nStop reading: close the file (iteration then ends)." },
+	{ NULL, NULL, 0, NULL }
+};
+
+static PyType_Slot iter_slots[] = {
+	{ Py_tp_dealloc, (void *)iter_dealloc },
+	{ Py_tp_iter, (void *)PyObject_SelfIter },
+	{ Py_tp_iternext, (void *)iter_next },
+	{ Py_tp_methods, iter_methods },
+	{ Py_tp_doc, (void *)"The events of a trace, read as they are iterated: "
+			     "tracekit.Event named tuples (Trace.events())." },
+	{ 0, NULL }
+};
+
+static PyType_Spec iter_spec = {
+	"tracekit.EventIterator", sizeof(pytk_iter), 0, Py_TPFLAGS_DEFAULT, iter_slots
+};
+
+/* ------------------------------------------------------------------------ */
+/* tracekit.Trace                                                            */
+/* ------------------------------------------------------------------------ */
 
 static void trace_dealloc(PyObject *self)
 {
 	pytk_trace *t = (pytk_trace *)self;
+	PyTypeObject *tp = Py_TYPE(self);
 
 	Py_CLEAR(t->head.path);
 	Py_CLEAR(t->head.kwargs);
-	Py_TYPE(self)->tp_free(self);
+	Py_CLEAR(t->format);
+	Py_CLEAR(t->timebase);
+	Py_CLEAR(t->header);
+	Py_CLEAR(t->info);
+	Py_CLEAR(t->entities);
+	tp->tp_free(self);
+	Py_DECREF(tp);
 }
+
+/* a reader on the trace with the call's keywords (a new dict is made) */
+static int trace_reader(pytk_reader *pr, PyObject *self, PyObject *kwargs)
+{
+	PyObject *kw = kwargs ? PyDict_Copy(kwargs) : NULL;
+	int rc;
+
+	if (kwargs && !kw)
+		return -1;
+	rc = pytk_reader_open(pr, self, kw, 1);
+	Py_XDECREF(kw);
+	return rc;
+}
+
+static PyObject *trace_events(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+	pytk_iter *it;
+
+	if (args && PyTuple_GET_SIZE(args)) {
+		PyErr_SetString(PyExc_TypeError, "events() takes keyword arguments only");
+		return NULL;
+	}
+	if (!(it = PyObject_New(pytk_iter, iter_type)))
+		return NULL;
+	memset((char *)it + sizeof(PyObject), 0, sizeof *it - sizeof(PyObject));
+	if (trace_reader(&it->pr, self, kwargs) < 0) {
+		Py_DECREF(it);
+		return NULL;
+	}
+	it->open = 1;
+	return (PyObject *)it;
+}
+
+static PyObject *trace_iter(PyObject *self)
+{
+	return trace_events(self, NULL, NULL);
+}
+
+/* A decimal time of the info (as `info --format json`): the number json
+ * reads (an int, or a float of the decimal text), and its exact N/D where
+ * that differs. */
+static int info_time(PyObject *d, const char *name, uint64_t nevents, uint64_t ticks,
+		     const tk_timebase *tb)
+{
+	char dec[200], ex[200], key[64];
+	PyObject *v;
+	int rc;
+
+	if (!nevents || tk_time_format_decimal(ticks, tb, tb->unit, dec, sizeof dec) < 0)
+		return PyDict_SetItemString(d, name, Py_None);
+	if (strchr(dec, '.')) {
+		PyObject *s = PyUnicode_FromString(dec);
+
+		v = s ? PyFloat_FromString(s) : NULL;
+		Py_XDECREF(s);
+	} else {
+		v = PyLong_FromString(dec, NULL, 10);
+	}
+	if (!v)
+		return -1;
+	rc = PyDict_SetItemString(d, name, v);
+	Py_DECREF(v);
+	if (rc < 0)
+		return -1;
+	if (tk_time_format(ticks, tb, tb->unit, ex, sizeof ex) >= 0 && strcmp(ex, dec)) {
+		snprintf(key, sizeof key, "%s_exact", name);
+		if (!(v = PyUnicode_FromString(ex)))
+			return -1;
+		rc = PyDict_SetItemString(d, key, v);
+		Py_DECREF(v);
+	}
+	return rc;
+}
+
+typedef struct count_row {
+	const char *type, *event;
+	size_t ntype, nevent;
+	uint64_t count, key;
+} count_row;
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const count_row *x = a, *y = b;
+	size_t n = x->ntype < y->ntype ? x->ntype : y->ntype;
+	int c = memcmp(x->type, y->type, n);
+
+	if (c || x->ntype != y->ntype)
+		return c ? c : (x->ntype < y->ntype ? -1 : 1);
+	n = x->nevent < y->nevent ? x->nevent : y->nevent;
+	c = memcmp(x->event, y->event, n);
+	if (c || x->nevent != y->nevent)
+		return c ? c : (x->nevent < y->nevent ? -1 : 1);
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* set d[key] = v (stolen); 0 or -1 */
+static int set_item(PyObject *d, const char *key, PyObject *v)
+{
+	int rc;
+
+	if (!v)
+		return -1;
+	rc = PyDict_SetItemString(d, key, v);
+	Py_DECREF(v);
+	return rc;
+}
+
+/* The figures of `tracekit info --format json` of the trace, read in one
+ * pass; the entity table of the same pass into t->entities. */
+static PyObject *trace_compute_info(pytk_trace *self)
+{
+	pytk_reader pr;
+	const tk_event *evs;
+	const tk_trace *t;
+	const tk_timebase *tb;
+	uint64_t nevents = 0, tmin = UINT64_MAX, tmax = 0, per_type[TK_ET_COUNT] = { 0 };
+	u64map pairs = { NULL, NULL, 0, 0 };
+	count_row *rows = NULL;
+	PyObject *d = NULL, *l = NULL, *types = NULL, *ret = NULL;
+	size_t n, i, nrows = 0, nents;
+	int rc;
+
+	if (trace_reader(&pr, (PyObject *)self, NULL) < 0)
+		return NULL;
+	t = tk_reader_trace(pr.r);
+	tb = tk_trace_timebase(t);
+	while ((rc = pytk_reader_next_batch(&pr, &evs, &n, 256)) == TK_OK) {
+		uint64_t last = UINT64_MAX, run = 0;
+
+		nevents += n;
+		for (i = 0; i < n; i++) {
+			uint64_t key = (uint64_t)evs[i].type_name << 32 | evs[i].name;
+
+			tmin = evs[i].time < tmin ? evs[i].time : tmin;
+			tmax = evs[i].time > tmax ? evs[i].time : tmax;
+			if (key == last && run) {
+				run++;
+				continue;
+			}
+			if (run && u64map_add(&pairs, last, run) < 0)
+				goto out;
+			last = key;
+			run = 1;
+		}
+		if (run && u64map_add(&pairs, last, run) < 0)
+			goto out;
+	}
+	if (rc < 0)
+		goto out;
+
+	if (!(rows = PyMem_Calloc(pairs.n + 1, sizeof *rows))) {
+		PyErr_NoMemory();
+		goto out;
+	}
+	for (i = 0; i < pairs.cap; i++) {
+		if (!pairs.val[i])
+			continue;
+		rows[nrows].key = pairs.key[i];
+		rows[nrows].count = pairs.val[i];
+		rows[nrows].type = tk_trace_str(t, (tk_str)(pairs.key[i] >> 32), &rows[nrows].ntype);
+		rows[nrows].event = tk_trace_str(t, (tk_str)(pairs.key[i] & 0xffffffffu),
+						 &rows[nrows].nevent);
+		if (!rows[nrows].type) {
+			rows[nrows].type = "";
+			rows[nrows].ntype = 0;
+		}
+		if (!rows[nrows].event) {
+			rows[nrows].event = "";
+			rows[nrows].nevent = 0;
+		}
+		nrows++;
+	}
+	qsort(rows, nrows, sizeof *rows, cmp_rows);
+
+	nents = tk_trace_entity_count(t);
+	if (!(d = PyDict_New()))
+		goto out;
+	if (set_item(d, "file", PyUnicode_FromString(strcmp(PyUnicode_AsUTF8(pr.path), "-") ?
+						       PyUnicode_AsUTF8(pr.path) : "<stdin>")) ||
+	    set_item(d, "format", PyUnicode_FromString(tk_reader_format(pr.r))))
+		goto out;
+	if (!(l = PyList_New(0)))
+		goto out;
+	for (i = 0; i < tk_trace_header_count(t); i++) {
+		const tk_header_entry *h = tk_trace_header(t, i);
+		PyObject *k = pytk_str(h->key, strlen(h->key)), *v = pytk_str(h->value, strlen(h->value));
+		PyObject *e = k && v ? Py_BuildValue("{sssOsO}", "kind", hdr_kind(h->kind), "key", k,
+						     "value", v) : NULL;
+
+		Py_XDECREF(k);
+		Py_XDECREF(v);
+		if (!e || PyList_Append(l, e) < 0) {
+			Py_XDECREF(e);
+			goto out;
+		}
+		Py_DECREF(e);
+	}
+	if (set_item(d, "header", Py_NewRef(l)) ||
+	    set_item(d, "time_unit", PyUnicode_FromString(tk_unit_name(tb->unit))) ||
+	    set_item(d, "timebase", Py_BuildValue("{sssKsK}", "unit", tk_unit_name(tb->unit),
+						  "num", (unsigned long long)tb->num,
+						  "den", (unsigned long long)tb->den)) ||
+	    info_time(d, "start", nevents, tmin, tb) < 0 ||
+	    info_time(d, "end", nevents, tmax, tb) < 0 ||
+	    info_time(d, "duration", nevents, tmax - tmin, tb) < 0 ||
+	    set_item(d, "events", PyLong_FromUnsignedLongLong(nevents)) ||
+	    set_item(d, "entities", PyLong_FromSize_t(nents)))
+		goto out;
+	Py_CLEAR(l);
+	if (!(types = PyDict_New()) || !(l = PyList_New(0)))
+		goto out;
+	for (i = 0; i < nents; i++) {
+		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
+
+		per_type[e->type]++;
+		if (e->type == TK_ET_C) {
+			PyObject *s = trace_str(t, e->name);
+
+			if (!s || PyList_Append(l, s) < 0) {
+				Py_XDECREF(s);
+				goto out;
+			}
+			Py_DECREF(s);
+		}
+	}
+	for (i = 0; i < TK_ET_COUNT; i++)
+		if (per_type[i] && set_item(types, tk_etype_name((tk_etype)i),
+					    PyLong_FromUnsignedLongLong(per_type[i])))
+			goto out;
+	if (set_item(d, "entity_types", Py_NewRef(types)) || set_item(d, "cores", Py_NewRef(l)))
+		goto out;
+	Py_CLEAR(l);
+	if (!(l = PyList_New((Py_ssize_t)nrows)))
+		goto out;
+	for (i = 0; i < nrows; i++) {
+		PyObject *ty = pytk_str(rows[i].type, rows[i].ntype);
+		PyObject *ev = pytk_str(rows[i].event, rows[i].nevent);
+		PyObject *e = ty && ev ? Py_BuildValue("{sOsOsK}", "type", ty, "event", ev, "count",
+						       (unsigned long long)rows[i].count) : NULL;
+
+		Py_XDECREF(ty);
+		Py_XDECREF(ev);
+		if (!e)
+			goto out;
+		PyList_SET_ITEM(l, (Py_ssize_t)i, e);
+	}
+	if (set_item(d, "event_counts", Py_NewRef(l)) ||
+	    set_item(d, "warnings", PyLong_FromUnsignedLongLong(tk_reader_warning_count(pr.r))))
+		goto out;
+	Py_CLEAR(self->entities);
+	if (!(self->entities = entity_list(t)))
+		goto out;
+	ret = Py_NewRef(d);
+out:
+	pytk_reader_close(&pr);
+	u64map_free(&pairs);
+	PyMem_Free(rows);
+	Py_XDECREF(d);
+	Py_XDECREF(l);
+	Py_XDECREF(types);
+	return ret;
+}
+
+static PyObject *trace_get_info(PyObject *self, void *closure)
+{
+	pytk_trace *t = (pytk_trace *)self;
+
+	(void)closure;
+	if (!t->info && !(t->info = trace_compute_info(t)))
+		return NULL;
+	/* a copy: the caller may change it */
+	return PyDict_Copy(t->info);
+}
+
+/* a new list of copies of the dicts of `l` (the caller may change them) */
+static PyObject *entities_copy(PyObject *l)
+{
+	Py_ssize_t i, n = PyList_GET_SIZE(l);
+	PyObject *r = PyList_New(n);
+
+	for (i = 0; r && i < n; i++) {
+		PyObject *d = PyDict_Copy(PyList_GET_ITEM(l, i));
+
+		if (!d) {
+			Py_CLEAR(r);
+			break;
+		}
+		PyList_SET_ITEM(r, i, d);
+	}
+	return r;
+}
+
+static PyObject *trace_get_entities(PyObject *self, void *closure)
+{
+	pytk_trace *t = (pytk_trace *)self;
+
+	(void)closure;
+	if (!t->entities) {
+		PyObject *i = trace_compute_info(t);
+
+		if (!i)
+			return NULL;
+		Py_XSETREF(t->info, i);
+	}
+	return entities_copy(t->entities);
+}
+
+static PyObject *trace_get(PyObject *self, void *closure)
+{
+	PyObject *v = *(PyObject **)((char *)self + (size_t)closure);
+
+	return Py_NewRef(v ? v : Py_None);
+}
+
+static PyObject *trace_get_header(PyObject *self, void *closure)
+{
+	(void)closure;
+	return PySequence_List(((pytk_trace *)self)->header);
+}
+
+static PyGetSetDef trace_getset[] = {
+	{ "info", trace_get_info, NULL,
+	  "A dict of the figures `tracekit info --format json` prints for the trace "
+	  "(the same keys and values as json.loads of its output): file, format, header, "
+	  "time_unit, timebase, start, end, duration (+ *_exact), events, entities, "
+	  "entity_types, cores, event_counts, warnings.  Read once, on first use.", NULL },
+	{ "entities", trace_get_entities, NULL,
+	  "The entity table after a whole read: a list of dicts {\"name\": str, \"type\": "
+	  "str or None, \"parent\": str or None}, in the library's id order (the codes of "
+	  "to_numpy()'s source, target and core).  type is the canonical name (\"T\", \"I\", "
+	  "\"SEM\"; a type tracekit does not know: as written; None: never seen); parent "
+	  "the name of the entity that holds it (a task's core, a runnable's task).", NULL },
+	{ "format", trace_get, NULL, "The format's name (\"btf\", \"htf\", ...).",
+	  (void *)offsetof(pytk_trace, format) },
+	{ "timebase", trace_get, NULL,
+	  "What one tick is: a fractions.Fraction of seconds (exact).",
+	  (void *)offsetof(pytk_trace, timebase) },
+	{ "header", trace_get_header, NULL,
+	  "The header entries in input order: a list of (kind, key, value) tuples of str, "
+	  "kind \"param\" (#key value), \"comment\" (# text: key \"\") or \"row\" (#-key value).",
+	  NULL },
+	{ NULL, NULL, NULL, NULL, NULL }
+};
+
+/* ------------------------------------------------------------------------ */
+/* Trace._read(): the columns                                                */
+/* ------------------------------------------------------------------------ */
+
+static PyObject *trace_read(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+	int records;
+	pytk_reader pr;
+	columns c;
+	idmap types, names;
+	strmap notes;
+	const tk_event *evs;
+	const tk_trace *t;
+	size_t n, k;
+	tk_error err;
+	PyObject *bufs = NULL, *ret = NULL, *ents = NULL, *tl = NULL, *nl = NULL, *ol = NULL,
+		 *tb = NULL, *hdr = NULL;
+	int rc;
+
+	if (!PyArg_ParseTuple(args, "p:_read", &records))
+		return NULL;
+	memset(&c, 0, sizeof c);
+	memset(&types, 0, sizeof types);
+	memset(&names, 0, sizeof names);
+	memset(&notes, 0, sizeof notes);
+	c.records = records;
+	if (trace_reader(&pr, self, kwargs) < 0)
+		return NULL;
+	t = tk_reader_trace(pr.r);
+	if (columns_grow(&c, 1) < 0)
+		goto out;
+	/* pytk_reader_next_batch() without its error cleared per call (most
+	 * readers give one event a batch): the library fills `err` only on
+	 * an error, a warning turned into an exception stops the loop */
+	tk_error_clear(&err);
+	while ((rc = tk_reader_next_batch(pr.r, &evs, &n, 1024, &err)) == TK_OK && !pr.warn_failed)
+		if (columns_add(&c, evs, n, &types, &names, &notes) < 0)
+			goto out;
+	if (pr.warn_failed)
+		goto out;
+	if (rc < 0) {
+		pytk_raise(rc, &err);
+		goto out;
+	}
+	if (!(bufs = PyList_New(0)))
+		goto out;
+	for (k = 0; k < (records ? 1u : (size_t)NFIELDS); k++) {
+		size_t each = records ? RECORD_SIZE : fields[k].size;
+		/* the slack given back (the pages shrink in place) */
+		char *p = c.n ? mem_resize(c.buf[k], c.cap * each, c.n * each) : NULL;
+		PyObject *b;
+
+		if (!p) {
+			/* nothing kept (or kept as it was) */
+			mem_free(c.buf[k], c.cap * each);
+			c.buf[k] = NULL;
+			if (c.n) {
+				PyErr_NoMemory();
+				goto out;
+			}
+		}
+		b = buffer_new(p, c.n * each);
+		c.buf[k] = NULL;
+		if (!b || PyList_Append(bufs, b) < 0) {
+			Py_XDECREF(b);
+			goto out;
+		}
+		Py_DECREF(b);
+	}
+	if (!(ents = entity_list(t)) || !(tl = idmap_list(&types, t, 1)) ||
+	    !(nl = idmap_list(&names, t, 0)) || !(ol = strmap_list(&notes)) ||
+	    !(tb = pytk_timebase_seconds(tk_trace_timebase(t))) || !(hdr = header_list(t)))
+		goto out;
+	ret = Py_BuildValue("{sOsnsOsOsOsOsssOsOsK}", "buffers", bufs, "n", (Py_ssize_t)c.n,
+			    "entities", ents, "target_type", tl, "event", nl, "note", ol,
+			    "format", tk_reader_format(pr.r), "timebase", tb, "header", hdr,
+			    "warnings", (unsigned long long)tk_reader_warning_count(pr.r));
+out:
+	pytk_reader_close(&pr);
+	columns_free(&c);
+	idmap_free(&types);
+	idmap_free(&names);
+	strmap_free(&notes);
+	Py_XDECREF(bufs);
+	Py_XDECREF(ents);
+	Py_XDECREF(tl);
+	Py_XDECREF(nl);
+	Py_XDECREF(ol);
+	Py_XDECREF(tb);
+	Py_XDECREF(hdr);
+	return ret;
+}
+
+/* to_numpy() and to_pandas(): the columns read here, the arrays made by
+ * tracekit._frames */
+static PyObject *call_frames(PyObject *self, PyObject *kwargs, int records, const char *fn)
+{
+	PyObject *args = Py_BuildValue("(i)", records), *raw, *mod, *r = NULL;
+
+	if (!args)
+		return NULL;
+	raw = trace_read(self, args, kwargs);
+	Py_DECREF(args);
+	if (!raw)
+		return NULL;
+	if ((mod = PyImport_ImportModule("tracekit._frames"))) {
+		r = PyObject_CallMethod(mod, fn, "O", raw);
+		Py_DECREF(mod);
+	}
+	Py_DECREF(raw);
+	return r;
+}
+
+static PyObject *trace_to_numpy(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+	if (PyTuple_GET_SIZE(args)) {
+		PyErr_SetString(PyExc_TypeError, "to_numpy() takes keyword arguments only");
+		return NULL;
+	}
+	return call_frames(self, kwargs, 1, "numpy_events");
+}
+
+static PyObject *trace_to_pandas(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+	if (PyTuple_GET_SIZE(args)) {
+		PyErr_SetString(PyExc_TypeError, "to_pandas() takes keyword arguments only");
+		return NULL;
+	}
+	return call_frames(self, kwargs, 0, "pandas_events");
+}
+
+static PyObject *trace_repr(PyObject *self)
+{
+	pytk_trace *t = (pytk_trace *)self;
+
+	return PyUnicode_FromFormat("<tracekit.Trace %R (%U)>", t->head.path, t->format);
+}
+
+static PyMethodDef trace_methods[] = {
+	{ "events", (PyCFunction)(void (*)(void))trace_events, METH_VARARGS | METH_KEYWORDS,
+	  "events(**reader_options) -> iterator of tracekit.Event\n\n"
+	  "The events in file order, read as they are iterated (`for ev in trace` is "
+	  "trace.events()).  The keywords are open()'s (filters entities=, types=, "
+	  "events=, window start=, end=, ...), taking precedence over those given to "
+	  "open().  A reading error raises its tracekit.Error; a warning goes through "
+	  "the warnings module (tracekit.TraceWarning), and one made an error by a "
+	  "warnings filter ends the iteration with that exception." },
+	{ "to_numpy", (PyCFunction)(void (*)(void))trace_to_numpy, METH_VARARGS | METH_KEYWORDS,
+	  "to_numpy(**reader_options) -> (array, names)\n\n"
+	  "The events as a numpy structured array, read in C (no Python object per "
+	  "event), and the name tables of its codes.  Fields: time (uint64 ticks), "
+	  "source, target, core (int32: index into names[\"entities\"], the entity "
+	  "table in id order; core -1: no core), source_inst, target_inst (int64; "
+	  "tracekit.INST_NONE, -2**63, where the input had none), target_type, event "
+	  "(int32: index into names[\"target_type\"], names[\"event\"]), note (int32: "
+	  "index into names[\"note\"], -1: no note).  names is a dict of numpy object "
+	  "arrays keyed by field (\"source\", \"target\", \"core\" are the entity table, "
+	  "also as \"entities\"), so that names[f][array[f]] gives the names of field f "
+	  "(mask the -1 first).  The keywords are open()'s (filters, window), applied "
+	  "in C." },
+	{ "to_pandas", (PyCFunction)(void (*)(void))trace_to_pandas, METH_VARARGS | METH_KEYWORDS,
+	  "to_pandas(**reader_options) -> pandas.DataFrame\n\n"
+	  "The events as a DataFrame: time (uint64 ticks), time_ns (uint64 nanoseconds "
+	  "where every event's time is a whole number of nanoseconds that fits; "
+	  "otherwise an object column of exact ints and fractions.Fraction: never "
+	  "rounded), source, source_inst, target_type, target, target_inst, event, "
+	  "note, core (source, target_type, target, event, note, core categorical; the "
+	  "instances nullable Int64; a missing core or note is NaN).  df.attrs holds "
+	  "\"timebase\" (Fraction seconds per tick), \"format\", \"header\" (list of "
+	  "(kind, key, value)) and \"entities\" (as Trace.entities).  The keywords are "
+	  "open()'s (filters, window), applied in C." },
+	{ "_read", (PyCFunction)(void (*)(void))trace_read, METH_VARARGS | METH_KEYWORDS,
+	  "_read(records, **reader_options) -> dict\n\n"
+	  "The columns behind to_numpy() (records true: one buffer of records) and "
+	  "to_pandas() (one buffer per field), with the name tables." },
+	{ NULL, NULL, 0, NULL }
+};
 
 static PyMemberDef trace_members[] = {
 	{ "path", T_OBJECT, offsetof(pytk_trace_head, path), READONLY,
-	  "The path the trace was opened from." },
+	  "The path the trace was opened from (str)." },
 	{ NULL, 0, 0, 0, NULL }
 };
 
 static PyType_Slot trace_slots[] = {
 	{ Py_tp_dealloc, (void *)trace_dealloc },
 	{ Py_tp_members, trace_members },
-	{ Py_tp_doc, (void *)"A trace opened by tracekit.open()." },
+	{ Py_tp_methods, trace_methods },
+	{ Py_tp_getset, trace_getset },
+	{ Py_tp_iter, (void *)trace_iter },
+	{ Py_tp_repr, (void *)trace_repr },
+	{ Py_tp_doc, (void *)
+	  "A trace opened by tracekit.open(): its metadata (format, timebase, header) "
+	  "read at the open; info, entities, events(), iteration, to_numpy() and "
+	  "to_pandas() read the file again with the open()'s arguments." },
 	{ 0, NULL }
 };
 
@@ -40,21 +1437,29 @@ static PyObject *py_open(PyObject *self, PyObject *args, PyObject *kwargs)
 	PyObject *source, *kw = NULL, *ret = NULL;
 	pytk_trace *t;
 	pytk_reader pr;
+	const tk_trace *tr;
 
 	(void)self;
 	if (!PyArg_ParseTuple(args, "O:open", &source))
 		return NULL;
 	if (!(kw = kwargs ? PyDict_Copy(kwargs) : PyDict_New()))
 		return NULL;
-	/* the arguments are checked by opening once */
+	/* the arguments are checked, and the metadata read, by opening once */
 	if (pytk_reader_open(&pr, source, kw, 1) < 0)
 		goto out;
-	pytk_reader_close(&pr);
-	if (!(t = PyObject_New(pytk_trace, pytk_TraceType)))
+	if (!(t = PyObject_New(pytk_trace, pytk_TraceType))) {
+		pytk_reader_close(&pr);
 		goto out;
+	}
+	memset((char *)t + sizeof(PyObject), 0, sizeof *t - sizeof(PyObject));
+	tr = tk_reader_trace(pr.r);
 	t->head.path = pytk_source_path(source);
 	t->head.kwargs = kwargs ? PyDict_Copy(kwargs) : PyDict_New();
-	if (!t->head.path || !t->head.kwargs) {
+	t->format = PyUnicode_FromString(tk_reader_format(pr.r));
+	t->timebase = pytk_timebase_seconds(tk_trace_timebase(tr));
+	t->header = header_list(tr);
+	pytk_reader_close(&pr);
+	if (!t->head.path || !t->head.kwargs || !t->format || !t->timebase || !t->header) {
 		Py_DECREF(t);
 		goto out;
 	}
@@ -64,9 +1469,39 @@ out:
 	return ret;
 }
 
+static PyObject *py_record_fields(PyObject *self, PyObject *args)
+{
+	PyObject *l = PyList_New(NFIELDS);
+	size_t k;
+
+	(void)self;
+	(void)args;
+	for (k = 0; l && k < NFIELDS; k++) {
+		PyObject *f = Py_BuildValue("(ssn)", fields[k].name, fields[k].dtype,
+					    (Py_ssize_t)fields[k].offset);
+
+		if (!f) {
+			Py_CLEAR(l);
+			break;
+		}
+		PyList_SET_ITEM(l, (Py_ssize_t)k, f);
+	}
+	return l;
+}
+
 static PyMethodDef trace_functions[] = {
 	{ "open", (PyCFunction)(void (*)(void))py_open, METH_VARARGS | METH_KEYWORDS,
-	  "open(path, format=None, strict=False, **reader_options) -> Trace" },
+	  "open(path, format=None, strict=False, **reader_options) -> Trace\n\n"
+	  "Open a trace: a path (str, bytes, os.PathLike).  The header is read at once "
+	  "(errors raise tracekit.Error subclasses); the events are read by the Trace's "
+	  "methods.  reader_options: entities=, types=, events= (a name or names: the "
+	  "events that match), start=, end= (the window: int ticks or a duration str "
+	  "such as \"10ms\"), end_closed=False, window_stop=\"ordered\"|\"always\"|"
+	  "\"never\", options=\"k=v,...\" and any other key a format option (hz=1000000, "
+	  "trace=2, time_digits=6)." },
+	{ "_record_fields", py_record_fields, METH_NOARGS,
+	  "_record_fields() -> [(name, dtype, offset), ...]\n\n"
+	  "The fields of the records of Trace._read(True), in order." },
 	{ NULL, NULL, 0, NULL }
 };
 
@@ -76,6 +1511,17 @@ int pytk_trace_init(PyObject *m)
 	if (!pytk_TraceType)
 		return -1;
 	if (PyModule_AddObjectRef(m, "Trace", (PyObject *)pytk_TraceType) < 0)
+		return -1;
+	if (!(iter_type = (PyTypeObject *)PyType_FromSpec(&iter_spec)) ||
+	    PyModule_AddObjectRef(m, "EventIterator", (PyObject *)iter_type) < 0)
+		return -1;
+	if (!(buffer_type = (PyTypeObject *)PyType_FromSpec(&buffer_spec)) ||
+	    PyModule_AddObjectRef(m, "Buffer", (PyObject *)buffer_type) < 0)
+		return -1;
+	if (!(event_type = PyStructSequence_NewType(&event_desc)) ||
+	    PyModule_AddObjectRef(m, "Event", (PyObject *)event_type) < 0)
+		return -1;
+	if (PyModule_AddObject(m, "INST_NONE", PyLong_FromLongLong(TK_INST_NONE)) < 0)
 		return -1;
 	return PyModule_AddFunctions(m, trace_functions);
 }

@@ -7,8 +7,10 @@ real-time systems (BTF, HTF, ATF, S.Ha.R.K. FTrace, Arm Tarmac) from Python.
 from ._tracekit import (Error, ParseError, FormatError, UsageError, RangeError,
                         UnsupportedError, IOError, MemoryError, TraceWarning,
                         Trace, open, version)
-
-__version__ = version()
+from ._tracekit import Event, EventIterator, INST_NONE
+from ._frames import Events
 from ._analysis import stats, load, check
 from ._write import write, convert
 from . import tarmac
+
+__version__ = version()

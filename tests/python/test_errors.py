@@ -31,12 +31,17 @@ class Errors(unittest.TestCase):
             if not name.endswith(".btf"):
                 continue
             path = os.path.join(FAIL, name)
-            cli = subprocess.run([CLI, "cat", "--format", "btf", path],
+            # NAME.args: the command's options for it (--strict)
+            args = path[:-4] + ".args"
+            args = open(args).read().split() if os.path.exists(args) else []
+            self.assertTrue(set(args) <= {"--strict"}, name)
+            cli = subprocess.run([CLI, "cat", "--from", "btf"] + args + [path],
                                  capture_output=True, text=True)
             self.assertNotEqual(cli.returncode, 0, name)
             line = cli.stderr.strip().splitlines()[-1]
             with self.assertRaises(tracekit.Error) as cm:
-                for _ in tracekit.open(path, format="btf").events():
+                for _ in tracekit.open(path, format="btf",
+                                       strict="--strict" in args).events():
                     pass
             e = cm.exception
             self.assertEqual(str(e), line, name)
