@@ -309,6 +309,23 @@ typedef enum tk_evkind {
 /** The canonical name of an event kind ("activate", ...; "?" for OTHER). */
 TK_API const char *tk_evkind_name(tk_evkind kind);
 
+/**
+ * The event kind named by the `len` bytes at `s`, as the readers map
+ * names: a canonical name (tk_evkind_name()) or a spelling real producers
+ * write for one ("set_frequency", "mtalimitexceded"); TK_EV_OTHER for
+ * any other name (and a NULL `s`).  For a trace built in code from names
+ * as written (tk_event.name): the kind its writers need.
+ */
+TK_API tk_evkind tk_evkind_from_name(const char *s, size_t len);
+
+/**
+ * The entity type named by the `len` bytes at `s`, as the readers map
+ * names: a canonical name (tk_etype_name()) or a producer's spelling
+ * ("ISR", "Processor"); TK_ET_OTHER for any other name, TK_ET_UNKNOWN
+ * for an empty one (and a NULL `s`).
+ */
+TK_API tk_etype tk_etype_from_name(const char *s, size_t len);
+
 /* ------------------------------------------------------------------------ */
 /* Traces: metadata                                                          */
 /* ------------------------------------------------------------------------ */

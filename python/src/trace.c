@@ -112,7 +112,10 @@ static PyObject *header_list(const tk_trace *t)
 	for (i = 0; l && i < n; i++) {
 		const tk_header_entry *h = tk_trace_header(t, i);
 		PyObject *k = pytk_str(h->key, strlen(h->key));
-		PyObject *v = pytk_str(h->value, strlen(h->value));
+		/* None for a key written alone ("#entityType"), so that
+		 * write() gives the line back as it was */
+		PyObject *v = h->has_value ? pytk_str(h->value, strlen(h->value))
+					   : Py_NewRef(Py_None);
 		PyObject *tup = k && v ? Py_BuildValue("(sOO)", hdr_kind(h->kind), k, v) : NULL;
 
 		Py_XDECREF(k);
@@ -1225,7 +1228,8 @@ static PyGetSetDef trace_getset[] = {
 	  (void *)offsetof(pytk_trace, timebase) },
 	{ "header", trace_get_header, NULL,
 	  "The header entries in input order: a list of (kind, key, value) tuples of str, "
-	  "kind \"param\" (#key value), \"comment\" (# text: key \"\") or \"row\" (#-key value).",
+	  "kind \"param\" (#key value), \"comment\" (# text: key \"\") or \"row\" (#-key value); "
+	  "value None for a key written alone (#key).",
 	  NULL },
 	{ NULL, NULL, NULL, NULL, NULL }
 };

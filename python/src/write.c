@@ -45,28 +45,20 @@ static const char *utf8(PyObject *s, Py_ssize_t *len, const char *what)
 	return p;
 }
 
-/* the type named `s` (canonical, or BTF 2.1.4's "ISR"); TK_ET_OTHER when
- * the model does not name it */
+/* the type named `s` as the readers map names (canonical, "ISR",
+ * "Processor"); TK_ET_OTHER when the model does not name it */
 static tk_etype etype_of(const char *s)
 {
-	int i;
+	tk_etype e = tk_etype_from_name(s, strlen(s));
 
-	if (!strcmp(s, "ISR"))
-		return TK_ET_I;
-	for (i = 1; i < TK_ET_COUNT; i++)
-		if (i != TK_ET_OTHER && !strcmp(s, tk_etype_name((tk_etype)i)))
-			return (tk_etype)i;
-	return TK_ET_OTHER;
+	return e == TK_ET_UNKNOWN ? TK_ET_OTHER : e;
 }
 
+/* the kind named `s` as the readers map names (canonical, or a
+ * producer's spelling: "set_frequency") */
 static tk_evkind evkind_of(const char *s)
 {
-	int i;
-
-	for (i = 1; i < TK_EV_COUNT; i++)
-		if (!strcmp(s, tk_evkind_name((tk_evkind)i)))
-			return (tk_evkind)i;
-	return TK_EV_OTHER;
+	return tk_evkind_from_name(s, strlen(s));
 }
 
 typedef struct wstate {

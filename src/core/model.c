@@ -178,6 +178,23 @@ tk_evkind tk_evkind_lookup(const char *s, size_t len, int *dialect)
 	return TK_EV_OTHER;
 }
 
+tk_evkind tk_evkind_from_name(const char *s, size_t len)
+{
+	int dialect;
+
+	return s ? tk_evkind_lookup(s, len, &dialect) : TK_EV_OTHER;
+}
+
+tk_etype tk_etype_from_name(const char *s, size_t len)
+{
+	tk_etype type;
+	int dialect;
+
+	if (!s || !len)
+		return TK_ET_UNKNOWN;
+	return tk_etype_lookup(s, len, &type, &dialect) ? type : TK_ET_OTHER;
+}
+
 tk_etype tk_implied_source_type(tk_etype type, tk_evkind kind)
 {
 	if (!tk_etype_is_process(type))

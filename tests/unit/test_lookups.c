@@ -21,6 +21,33 @@ static const char text[] =
 	"10,Core_0,0,T,A,0,start\n"
 	"30,Core_0,0,T,A,0,terminate\n";
 
+/* the names of kinds and types as the readers map them: canonical names,
+ * producers' spellings, and the none of each for any other name */
+static void name_lookups(void)
+{
+	int k;
+
+	for (k = 1; k < TK_EV_COUNT; k++) {
+		const char *n = tk_evkind_name((tk_evkind)k);
+		CHECK(tk_evkind_from_name(n, strlen(n)) == (tk_evkind)k);
+	}
+	for (k = 1; k < TK_ET_COUNT; k++) {
+		const char *n = tk_etype_name((tk_etype)k);
+		if (k != TK_ET_OTHER)
+			CHECK(tk_etype_from_name(n, strlen(n)) == (tk_etype)k);
+	}
+	CHECK(tk_evkind_from_name("set_frequency", 13) == TK_EV_SET_FREQUENCE);
+	CHECK(tk_evkind_from_name("mtalimitexceded", 15) == TK_EV_MTALIMITEXCEEDED);
+	CHECK(tk_evkind_from_name("startx", 6) == TK_EV_OTHER);
+	CHECK(tk_evkind_from_name("start", 4) == TK_EV_OTHER); /* "star" */
+	CHECK(tk_evkind_from_name(NULL, 5) == TK_EV_OTHER);
+	CHECK(tk_etype_from_name("ISR", 3) == TK_ET_I);
+	CHECK(tk_etype_from_name("Processor", 9) == TK_ET_P);
+	CHECK(tk_etype_from_name("TASK", 4) == TK_ET_OTHER);
+	CHECK(tk_etype_from_name("", 0) == TK_ET_UNKNOWN);
+	CHECK(tk_etype_from_name(NULL, 1) == TK_ET_UNKNOWN);
+}
+
 int main(void)
 {
 	tk_reader *r = NULL;
@@ -39,6 +66,8 @@ int main(void)
 	size_t len = 5;
 	FILE *f;
 	int fd, rc;
+
+	name_lookups();
 
 	tk_error_clear(&err);
 	CHECK(tk_reader_open_mem(&r, text, sizeof(text) - 1, "mem.btf", NULL,

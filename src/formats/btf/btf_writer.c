@@ -234,7 +234,10 @@ static int write_header(tk_writer *w, btf_writer *bw, tk_error *err)
 	size_t i, n = tk_trace_header_count(t);
 	int rc = TK_OK;
 
-	if (strcmp(tk_trace_format(t), "btf") == 0 && !bw->as_read)
+	/* a BTF input's header, or the one a trace built in code was given
+	 * (tk_trace_add_header(): a frame read from BTF written back) */
+	if ((strcmp(tk_trace_format(t), "btf") == 0 ||
+	     (strcmp(tk_trace_format(t), "api") == 0 && n > 0)) && !bw->as_read)
 		return write_btf_header(w, bw, err);
 	if (strcmp(tk_trace_format(t), "btf") == 0) {
 		/* as read: every entry in order */
