@@ -31,6 +31,7 @@ int cmd_diff(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_shark_receive(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_live(int argc, char **argv);
 int cmd_shark(int argc, char **argv);
 int cmd_tarmac(int argc, char **argv);
 
