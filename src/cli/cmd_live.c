@@ -528,11 +528,12 @@ static int client_read(live *L, client *c)
 		char tmp[512];
 
 		r = recv(c->fd, tmp, sizeof(tmp), 0);
-		return r > 0 || (r < 0 && errno == EINTR) ? 0 : -1;
+		return r > 0 || (r < 0 && (errno == EINTR || errno == EAGAIN ||
+					    errno == EWOULDBLOCK)) ? 0 : -1;
 	}
 	r = recv(c->fd, c->req + c->reqlen, REQ_MAX - 1 - c->reqlen, 0);
 	if (r < 0)
-		return errno == EINTR || errno == EAGAIN ? 0 : -1;
+		return errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
 	if (r == 0)
 		return -1;
 	c->reqlen += (size_t)r;
