@@ -8,7 +8,13 @@ open while the second part goes in and the FIFO is closed, updates to the
 whole stream and says the stream ended; then the server is stopped and the
 page still shows its data.  No JavaScript error.  A screenshot is taken
 (TK_LIVE_SHOT=FILE keeps it).
+With --qemu ROOT, the stream is that of the QEMU firmware's stream build
+(examples/qemu-cortex-m/, TKREC_STREAM 1), written by QEMU's UART into the
+FIFO as the firmware runs (about 0.3 s): the page shows its tasks
+(task1 .. task3, IRQ8) and, the firmware stopped, says the stream ended.
 Usage: live_page.py TRACEKIT DIR        (77: no chromium)
+       live_page.py TRACEKIT DIR --qemu ROOT  (77: no chromium, QEMU or
+                                               arm-none-eabi-gcc)
 """
 import base64
 import fcntl
@@ -27,6 +33,12 @@ chromium = shutil.which('chromium')
 if not chromium:
     print('skipped: chromium is not installed')
     sys.exit(77)
+qemu_root = sys.argv[4] if len(sys.argv) > 4 and sys.argv[3] == '--qemu' else None
+if qemu_root:
+    for tool in ('qemu-system-arm', 'arm-none-eabi-gcc'):
+        if not shutil.which(tool):
+            print('skipped: %s is not installed' % tool)
+            sys.exit(77)
 stream = open(os.path.join(d, 'stream.tks'), 'rb').read()
 tmp = tempfile.mkdtemp()
 fails = []
@@ -139,6 +151,49 @@ class Chrome:
 
 fifo = os.path.join(tmp, 'fifo')
 os.mkfifo(fifo)
+if qemu_root:
+    fw = os.path.join(tmp, 'fw')
+    env = {k: v for k, v in os.environ.items() if k not in ('MAKEFLAGS', 'MFLAGS', 'MAKELEVEL')}
+    r = subprocess.run(['make', '-s', '-C', os.path.join(qemu_root, 'examples', 'qemu-cortex-m'),
+                        'O=' + fw, fw + '/fw-stream.elf'], env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        print('skipped: the firmware does not build here (no C library?):', r.stderr.strip()[-300:])
+        sys.exit(77)
+    # the server opens the FIFO when QEMU does
+    live = subprocess.Popen([tk, 'live', '--window', '0', '--interval', '100', fifo],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    qemu = subprocess.run(['timeout', '60', 'qemu-system-arm', '-M', 'mps2-an385', '-display', 'none',
+                           '-monitor', 'none', '-serial', 'file:' + fifo,
+                           '-icount', 'shift=5,align=off,sleep=off',
+                           '-semihosting-config', 'enable=on,target=native',
+                           '-kernel', 'fw-stream.elf'], cwd=fw, capture_output=True, text=True)
+    fwlog = qemu.stdout + qemu.stderr
+    check(qemu.returncode == 0 and 'lost=0' in fwlog, 'qemu: %d %s' % (qemu.returncode, fwlog))
+    url = live.stdout.readline().decode().strip()
+    names = {'task1', 'task2', 'task3', 'IRQ8'}
+    ch = Chrome()
+    try:
+        ch.open(url)
+        pg = ch.wait(lambda p: p['state'] == 'ended' and p['updates'] >= 1, 'qemu: ended')
+        check(names <= set(pg.get('names', [])), 'qemu: names %s' % sorted(set(pg.get('names', []))))
+        check('the stream ended (the source ended)' in pg.get('msg', ''), 'qemu: %r' % pg.get('msg'))
+        check(pg.get('status', '').startswith('drawn: timeline slices='), 'qemu: %r' % pg.get('status'))
+        live.send_signal(signal.SIGTERM)
+        check(live.wait(timeout=20) == 0, 'qemu: live exit status after SIGTERM')
+        time.sleep(1)
+        pg = ch.page()
+        check(names <= set(pg.get('names', [])) and not pg.get('errors'),
+              'qemu: after the server stopped: %s' % pg)
+        ch.shot(os.path.join(tmp, 'live.png'))
+        if os.environ.get('TK_LIVE_SHOT'):
+            shutil.copy(os.path.join(tmp, 'live.png'), os.environ['TK_LIVE_SHOT'])
+    finally:
+        ch.close()
+        if live.poll() is None:
+            live.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print('%d failures' % len(fails))
+    sys.exit(1 if fails else 0)
 live = subprocess.Popen([tk, 'live', '--window', '0', '--interval', '100', fifo],
                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 fw = open(fifo, 'wb')
