@@ -171,8 +171,9 @@ if qemu_root:
     check(qemu.returncode == 0 and 'lost=0' in fwlog, 'qemu: %d %s' % (qemu.returncode, fwlog))
     url = live.stdout.readline().decode().strip()
     names = {'task1', 'task2', 'task3', 'IRQ8'}
-    ch = Chrome()
+    ch = None
     try:
+        ch = Chrome()
         ch.open(url)
         pg = ch.wait(lambda p: p['state'] == 'ended' and p['updates'] >= 1, 'qemu: ended')
         check(names <= set(pg.get('names', [])), 'qemu: names %s' % sorted(set(pg.get('names', []))))
@@ -188,7 +189,8 @@ if qemu_root:
         if os.environ.get('TK_LIVE_SHOT'):
             shutil.copy(os.path.join(tmp, 'live.png'), os.environ['TK_LIVE_SHOT'])
     finally:
-        ch.close()
+        if ch:
+            ch.close()
         if live.poll() is None:
             live.kill()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -202,8 +204,9 @@ half = len(stream) // 2 + 7
 fw.write(stream[:half])
 fw.flush()
 tasks = {'control', 'comms', 'idle', 'USART1'}
-ch = Chrome()
+ch = None
 try:
+    ch = Chrome()
     ch.open(url)
     # 1. the running stream
     pg = ch.wait(lambda p: p['state'] == 'live' and p['updates'] >= 1, 'running')
@@ -235,7 +238,8 @@ try:
     check(not pg.get('errors'), 'JavaScript errors: %r' % pg.get('errors'))
     check(os.path.getsize(os.path.join(tmp, 'live.png')) > 10000, 'the screenshot')
 finally:
-    ch.close()
+    if ch:
+        ch.close()
     if live.poll() is None:
         live.kill()
     shutil.rmtree(tmp, ignore_errors=True)
