@@ -1,10 +1,13 @@
 #!/bin/sh
 # The recorder on an emulated Cortex-M3 (`make qemu-demo`): build the
-# firmware twice with arm-none-eabi-gcc, run each build in qemu-system-arm
+# firmware three times with arm-none-eabi-gcc, run each build in qemu-system-arm
 # (mps2-an385, -icount: reproducible times) under a bounded timeout, and
 # read what it wrote with tracekit (info, check, stats):
 #   OUT/trace.bin   the FTrace dump, by semihosting   (OUT/uart.bin: by UART)
 #   OUT/trace.htf   the HTF binary mode, by semihosting (OUT/uart.htf)
+#   OUT/stream.tks  the stream build's stream (TKREC_STREAM 1) on the UART as
+#                   it runs, captured by `tracekit record` from a FIFO; the
+#                   same run's snapshot by semihosting: OUT/snapshot.bin
 #   OUT/fw-*.log    the firmware's console: jobs, interrupts, misses, drops,
 #                   the measured cost of one event
 # then print the cost of one event and the recorder's footprint.
@@ -57,6 +60,30 @@ run htf uart.htf htf
 cmp "$out/trace.bin" "$out/uart.bin"
 cmp "$out/trace.htf" "$out/uart.htf"
 
+# the stream build: the stream goes out on the UART as the firmware runs,
+# into a FIFO that `tracekit record` reads; it must hold the events of the
+# snapshot the same run dumps by semihosting at its end, one for one
+rm -f "$out/uart.fifo" "$out/stream.tks" "$out/snapshot.bin" "$out/fw-stream.log"
+mkfifo "$out/uart.fifo"
+"$tk" record -q "$out/uart.fifo" -o "$out/stream.tks" &
+rpid=$!
+if ! (cd "$out" && timeout "$QEMU_TIMEOUT" qemu-system-arm -M mps2-an385 \
+	-display none -monitor none -serial file:uart.fifo \
+	-icount shift=5,align=off,sleep=off \
+	-semihosting-config enable=on,target=native \
+	-kernel fw-stream.elf > fw-stream.log 2>&1); then
+	kill "$rpid" 2>/dev/null
+	wait "$rpid" 2>/dev/null
+	echo "qemu-demo: the stream firmware failed (or timed out after ${QEMU_TIMEOUT}s):" >&2
+	cat "$out/fw-stream.log" >&2
+	exit 1
+fi
+wait "$rpid"
+rm -f "$out/uart.fifo"
+"$tk" cat "$out/stream.tks" > "$out/stream.cat" 2>/dev/null
+"$tk" cat --from shark "$out/snapshot.bin" > "$out/snapshot.cat" 2>/dev/null
+cmp "$out/stream.cat" "$out/snapshot.cat"
+
 [ "$quiet" = -q ] && exit 0
 
 show() {
@@ -64,7 +91,7 @@ show() {
 	"$tk" "$@"
 	echo
 }
-cat "$out/fw-ftrace.log" "$out/fw-htf.log"
+cat "$out/fw-ftrace.log" "$out/fw-htf.log" "$out/fw-stream.log"
 echo
 for f in "$out/trace.bin" "$out/trace.htf"; do
 	from=
@@ -76,7 +103,11 @@ for f in "$out/trace.bin" "$out/trace.htf"; do
 	# shellcheck disable=SC2086
 	show stats $from --unit us "$f"
 done
+show info "$out/stream.tks"
+show stats --unit us "$out/stream.tks"
+echo "the stream captured by tracekit record holds the events of the stream run's snapshot, one for one"
+echo
 echo "the cost of one event, counted by QEMU (instructions at 32 ns each):"
-sed -n 's/^fw: cost of one /  /p' "$out/fw-ftrace.log" "$out/fw-htf.log"
+sed -n 's/^fw: cost of one /  /p' "$out/fw-ftrace.log" "$out/fw-htf.log" "$out/fw-stream.log"
 echo "the recorder's footprint (arm-none-eabi-gcc -mcpu=cortex-m3 -O2; text = flash, data + bss = RAM, without the trace buffer):"
 (cd "$out/rec" && arm-none-eabi-size FTrace.o FTrace_htf.o FTrace_cm.o) | sed 's/^/  /'

@@ -147,7 +147,22 @@ void fw_fail(const char *why)
 #ifndef TRACE_HTF
 static uint8_t trace_mem[40 * 1024];
 static int trace_chunk = -1;
+#ifdef TRACE_STREAM
+/* the stream (TKREC_STREAM 1): its ring drained on UART0 as the run goes,
+ * the snapshot beside it by semihosting at the end */
+#define TRACE_MODE "stream"
+#define TRACE_BIN "snapshot.bin"
+static uint8_t stream_ring[1024];
+
+static size_t stream_out(const void *bytes, size_t len)
+{
+	tkrec_cm_uart_write(UART0, bytes, len);
+	return len;
+}
+#else
 #define TRACE_MODE "ftrace"
+#define TRACE_BIN "trace.bin"
+#endif
 
 static void trace_init(void)
 {
@@ -155,6 +170,10 @@ static void trace_init(void)
 
 	if (tkrec_init(trace_mem, sizeof trace_mem) < 0)
 		fw_fail("tkrec_init");
+#ifdef TRACE_STREAM
+	if (tkrec_stream_init(stream_ring, sizeof stream_ring, stream_out, CPU_HZ / 1000u, 1024) < 0)
+		fw_fail("tkrec_stream_init");
+#endif
 	/* cyclic: keeps the last 2048 records (this run makes fewer) */
 	trace_chunk = FTrace_chunk_create(32 * 1024, 0,
 					  FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_CYC);
@@ -197,7 +216,11 @@ static void trace_isr_exit(void)
 
 static uint32_t trace_lost(void)
 {
+#ifdef TRACE_STREAM
+	return tkrec_lost() + tkrec_stream_lost();
+#else
 	return tkrec_lost();
+#endif
 }
 
 /* the cost of one TRACER_LOGEVENT, measured in a chunk of its own */
@@ -218,18 +241,27 @@ static void cost_event(uint32_t i)
 	TRACER_LOGEVENT(FTrace_EVT_user_event_0, i, i);
 }
 
-/* stop, then the chunk twice: by semihosting, then on the UART */
+/* stop, then the chunk twice: by semihosting, then on the UART (the
+ * stream build: the stream's last bytes on the UART, the chunk by
+ * semihosting only) */
 static void trace_dump(void)
 {
-	tkrec_cm_sh_file f = TKREC_CM_SH_FILE("trace.bin");
+	tkrec_cm_sh_file f = TKREC_CM_SH_FILE(TRACE_BIN);
 
 	TRACER_LOGEVENT(FTrace_EVT_trace_stop, 0, 0);
 	FTrace_disable();
-	FTrace_init_disk_writer("trace.bin", 0, NULL, NULL);
+#ifdef TRACE_STREAM
+	if (tkrec_stream_stop() < 0)
+		fw_fail("tkrec_stream_stop");
+#endif
+	FTrace_init_disk_writer(TRACE_BIN, 0, NULL, NULL);
 	tkrec_set_sink(tkrec_cm_sh_sink, &f);
 	if (FTrace_send_chunk(trace_chunk, 0, FTRACE_CHUNK_FLAG_FREE) < 0 ||
 	    tkrec_cm_sh_file_close(&f) < 0)
 		fw_fail("semihosting dump");
+#ifdef TRACE_STREAM
+	return;
+#endif
 	tkrec_set_sink(tkrec_cm_uart_sink, (void *)UART0);
 	if (FTrace_send_chunk(trace_chunk, 0, FTRACE_CHUNK_FLAG_FREE) < 0)
 		fw_fail("UART dump");

@@ -111,6 +111,16 @@ TK_API void tk_report_opts_init(tk_report_opts *opts);
 TK_API int tk_report_write(const char *path, const char *out,
 			   const tk_report_opts *opts, tk_error *err);
 
+/**
+ * The report's page around its data: `*head` is the page up to its data
+ * object (it ends in "const D="), `*tail` the rest (it starts with the
+ * ";" after the object); a page tk_report_write() writes is head, the
+ * data object (JSON), tail.  For a program that serves the report's data
+ * itself, as `tracekit live` does.  Static strings (either pointer may be
+ * NULL: not wanted).
+ */
+TK_API void tk_report_page(const char **head, const char **tail);
+
 #ifdef __cplusplus
 }
 #endif

@@ -31,6 +31,7 @@ int cmd_diff(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_shark_receive(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_live(int argc, char **argv);
 int cmd_shark(int argc, char **argv);
 int cmd_tarmac(int argc, char **argv);
 
@@ -390,5 +391,34 @@ int cli_tarmac_vcd(const char *path, const char *outpath, const cli_tarmac_args 
 int cli_tarmac_state(const char *tool, const char *path, const char *const *ops,
 		     size_t nops, const cli_state_args *sa, const cli_tarmac_args *ta,
 		     const cli_read_opts *ro);
+
+/*
+ * The capture of a recorder stream into a stream file (cli_capture.c):
+ * `tracekit record` and `tracekit live`.  Read into cli_capture_space(),
+ * then cli_capture_took() writes the whole records from the first sync
+ * record on to `out` (a stretch that is no record is dropped and counted);
+ * cli_capture_end() appends the end record (TK_FTSTREAM_END_*).
+ */
+typedef struct cli_capture {
+	int out;                  /* the stream file */
+	const char *outp;         /* its name, for messages */
+	uint8_t *buf;
+	size_t cap, len;          /* len: bytes of a cut record kept */
+	int insync;
+	uint64_t written, dropped, syncs;
+} cli_capture;
+/** The descriptor of SOURCE: '-' standard input, 'tcp:HOST:PORT' a
+ *  connection, a tty in raw mode, a FIFO or a file; -1 after a line on
+ *  stderr. */
+int cli_capture_open_source(const char *src);
+/** 0, or -1 (out of memory, said). */
+int cli_capture_init(cli_capture *c, int out, const char *outp);
+/** Where the next read goes, and *n its room (never 0). */
+uint8_t *cli_capture_space(cli_capture *c, size_t *n);
+/** n bytes were read there: 0, or -1 after a write error (said). */
+int cli_capture_took(cli_capture *c, size_t n);
+/** The end record with `reason`: 0, or -1 after a write error (said). */
+int cli_capture_end(cli_capture *c, unsigned reason);
+void cli_capture_free(cli_capture *c);
 
 #endif

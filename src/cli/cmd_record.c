@@ -6,11 +6,10 @@
  * or a file (with --follow, a file that grows), into OUT, a stream file
  * the ftstream reader reads at any moment.
  *
- * Only whole records from the first valid sync record on are written, at
- * once (one write(2) per read), so that OUT is always a stream cut at a
- * record boundary: a crash or a kill loses only the record being received.
- * A stretch that is no record sends the capture back to looking for a
- * sync (the stretch is dropped and counted).  At the end (the source ends,
+ * The capture (cli_capture.c) writes only whole records from the first
+ * valid sync record on, at once (one write(2) per read), so that OUT is
+ * always a stream cut at a record boundary: a crash or a kill loses only
+ * the record being received.  At the end (the source ends,
  * or SIGINT/SIGTERM/SIGHUP) an end record says why (00 05 reason), which
  * `tracekit info OUT` shows as stream_end; a file without one was still
  * being written or was killed.  OUT is written in place (not through a
@@ -23,9 +22,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <netdb.h>
-#include <sys/socket.h>
-#include <termios.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,112 +60,6 @@ static void help(FILE *fp)
 		"  -h, --help      this help\n");
 }
 
-/* A connection to the TCP server of "HOST:PORT": the socket, or -1 (a
- * line on stderr). */
-static int tcp_connect(const char *src, const char *hp)
-{
-	struct addrinfo hints, *res = NULL, *a;
-	const char *colon = strrchr(hp, ':');
-	char host[256];
-	size_t hl;
-	int fd = -1, rc, e = 0;
-
-	if (!colon || colon == hp || !colon[1] || (size_t)(colon - hp) >= sizeof(host)) {
-		fprintf(stderr, "%s: error: expected tcp:HOST:PORT\n", src);
-		return -1;
-	}
-	hl = (size_t)(colon - hp);
-	memcpy(host, hp, hl);
-	host[hl] = 0;
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	rc = getaddrinfo(host, colon + 1, &hints, &res);
-	if (rc != 0) {
-		fprintf(stderr, "%s: error: %s\n", src, gai_strerror(rc));
-		return -1;
-	}
-	for (a = res; a; a = a->ai_next) {
-		fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
-		if (fd < 0) {
-			e = errno;
-			continue;
-		}
-		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
-			break;
-		e = errno;
-		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(res);
-	if (fd < 0)
-		fprintf(stderr, "%s: error: %s\n", src, strerror(e));
-	return fd;
-}
-
-/* A tty in raw mode: every byte as it comes, none changed (no echo, no
- * line editing, no signal characters, 8 bits); its speed is kept.  0 or
- * -1 (a line on stderr). */
-static int tty_raw(const char *src, int fd)
-{
-	struct termios t;
-
-	if (tcgetattr(fd, &t) != 0)
-		goto fail;
-	t.c_iflag &= ~(tcflag_t)(IGNBRK | BRKINT | PARMRK | ISTRIP | INLCR | IGNCR |
-				 ICRNL | IXON | IXOFF);
-	t.c_oflag &= ~(tcflag_t)OPOST;
-	t.c_lflag &= ~(tcflag_t)(ECHO | ECHONL | ICANON | ISIG | IEXTEN);
-	t.c_cflag &= ~(tcflag_t)(CSIZE | PARENB);
-	t.c_cflag |= CS8 | CREAD | CLOCAL;
-	t.c_cc[VMIN] = 1;
-	t.c_cc[VTIME] = 0;
-	if (tcsetattr(fd, TCSANOW, &t) != 0)
-		goto fail;
-	return 0;
-fail:
-	fprintf(stderr, "%s: error: cannot set the serial device to raw mode: %s\n", src,
-		strerror(errno));
-	return -1;
-}
-
-/* The source's descriptor, or -1 (a line on stderr). */
-static int open_source(const char *src)
-{
-	int fd;
-
-	if (strcmp(src, "-") == 0)
-		return STDIN_FILENO;
-	if (strncmp(src, "tcp:", 4) == 0)
-		return tcp_connect(src, src + 4);
-	fd = open(src, O_RDONLY | O_NOCTTY);
-	if (fd < 0) {
-		fprintf(stderr, "%s: error: %s\n", src, strerror(errno));
-		return -1;
-	}
-	if (isatty(fd) && tty_raw(src, fd) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* write all of p[0..n) to fd: 0 or -1 */
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -179,10 +69,9 @@ int cmd_record(int argc, char **argv)
 	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	cli_args args = { { NULL }, 0 };
 	const char *src = NULL, *outp = NULL;
-	int c, follow = 0, quiet = 0, in = -1, out = -1, insync = 0, ret = EXIT_BAD;
-	uint8_t *buf = NULL, end[3] = { 0, 5, TK_FTSTREAM_END_EOF };
-	size_t cap = 1u << 16, len = 0, pos, keep;
-	uint64_t written = 0, dropped = 0, syncs_seen = 0;
+	int c, follow = 0, quiet = 0, in = -1, out = -1, ret = EXIT_BAD, have_cap = 0;
+	unsigned reason = TK_FTSTREAM_END_EOF;
+	cli_capture cap;
 	struct sigaction sa;
 	size_t i;
 
@@ -206,7 +95,7 @@ int cmd_record(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < 3; i++)
 		sigaction(stop_sigs[i], &sa, NULL);
-	in = open_source(src);
+	in = cli_capture_open_source(src);
 	if (in < 0)
 		goto done;
 	out = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -214,20 +103,20 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "%s: error: %s\n", outp, strerror(errno));
 		goto done;
 	}
-	buf = malloc(cap);
-	if (!buf) {
-		fprintf(stderr, "record: out of memory\n");
+	if (cli_capture_init(&cap, out, outp) < 0)
 		goto done;
-	}
+	have_cap = 1;
 	ret = EXIT_OK;
 	while (!stop_signal) {
-		ssize_t r = read(in, buf + len, cap - len);
+		size_t room;
+		uint8_t *at = cli_capture_space(&cap, &room);
+		ssize_t r = read(in, at, room);
 
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			fprintf(stderr, "%s: error: %s\n", src, strerror(errno));
-			end[2] = TK_FTSTREAM_END_ERROR;
+			reason = TK_FTSTREAM_END_ERROR;
 			ret = EXIT_BAD;
 			break;
 		}
@@ -237,75 +126,22 @@ int cmd_record(int argc, char **argv)
 			nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
 			continue;
 		}
-		len += (size_t)r;
-		/* the whole records of buf[0..len) go out; a cut one stays */
-		pos = 0;
-		for (;;) {
-			long l;
-
-			if (!insync) {
-				size_t at = tk_ftstream_sync_find(buf, len, pos);
-
-				if (at == len) {
-					/* keep what may be the start of a sync */
-					keep = len - pos < TK_FTSTREAM_SYNC_LEN ? len - pos
-									   : TK_FTSTREAM_SYNC_LEN - 1;
-					dropped += len - pos - keep;
-					memmove(buf, buf + len - keep, keep);
-					len = keep;
-					pos = 0;
-					break;
-				}
-				dropped += at - pos;
-				memmove(buf, buf + at, len - at);
-				len -= at;
-				pos = 0;
-				insync = 1;
-			}
-			l = tk_ftstream_record_len(buf + pos, len - pos);
-			if (l > 0) {
-				if (buf[pos] == 0 && buf[pos + 1] == 1)
-					syncs_seen++;
-				pos += (size_t)l;
-				continue;
-			}
-			if (pos && write_all(out, buf, pos) < 0) {
-				fprintf(stderr, "%s: error: %s\n", outp, strerror(errno));
-				ret = EXIT_BAD;
-				goto done;
-			}
-			written += pos;
-			memmove(buf, buf + pos, len - pos);
-			len -= pos;
-			pos = 0;
-			if (l == 0)
-				break;
-			/* no record: the capture looks for a sync again */
-			insync = 0;
-			dropped++;
-			memmove(buf, buf + 1, len - 1);
-			len--;
-		}
-		if (len == cap) {
-			/* a record longer than the buffer cannot be: drop it */
-			dropped += len;
-			len = 0;
-			insync = 0;
+		if (cli_capture_took(&cap, (size_t)r) < 0) {
+			ret = EXIT_BAD;
+			goto done;
 		}
 	}
 	if (stop_signal)
-		end[2] = TK_FTSTREAM_END_SIGNAL;
-	if (write_all(out, end, sizeof(end)) < 0) {
-		fprintf(stderr, "%s: error: %s\n", outp, strerror(errno));
+		reason = TK_FTSTREAM_END_SIGNAL;
+	if (cli_capture_end(&cap, reason) < 0)
 		ret = EXIT_BAD;
-	}
 	if (!quiet)
 		fprintf(stderr,
 			"record: %s: %llu bytes of records (%llu sync records), %llu bytes dropped, %zu bytes of a cut record left; %s\n",
-			outp, (unsigned long long)written, (unsigned long long)syncs_seen,
-			(unsigned long long)dropped, len,
-			end[2] == TK_FTSTREAM_END_SIGNAL ? "stopped by a signal"
-			: end[2] == TK_FTSTREAM_END_ERROR ? "a read error" : "the source ended");
+			outp, (unsigned long long)cap.written, (unsigned long long)cap.syncs,
+			(unsigned long long)cap.dropped, cap.len,
+			reason == TK_FTSTREAM_END_SIGNAL ? "stopped by a signal"
+			: reason == TK_FTSTREAM_END_ERROR ? "a read error" : "the source ended");
 done:
 	if (out >= 0 && close(out) != 0 && ret == EXIT_OK) {
 		fprintf(stderr, "%s: error: %s\n", outp, strerror(errno));
@@ -313,6 +149,7 @@ done:
 	}
 	if (in > STDIN_FILENO)
 		close(in);
-	free(buf);
+	if (have_cap)
+		cli_capture_free(&cap);
 	return ret;
 }

@@ -33,6 +33,8 @@ static const cli_cmd commands[] = {
 	  "receive a S.Ha.R.K. FTrace dump by UDP (udpdump); reports missing packets" },
 	{ "record", cmd_record, "SOURCE",
 	  "capture a recorder stream from stdin, a FIFO or a growing file, readable as it grows" },
+	{ "live", cmd_live, "SOURCE",
+	  "the report of a stream or a growing trace, served on a local port, updated live" },
 	{ "shark", cmd_shark, "TOOL IN",
 	  "a S.Ha.R.K. host tool's text from a dump's records (list, pwc)" },
 };

@@ -50,6 +50,7 @@ FIXTURES = {
 # command lines that cannot run unattended, and where they are tested
 SKIP = {
     "shark-receive": "waits for a UDP sender: tests/formats/shark/receive.sh",
+    "live": "serves a page until a signal: tests/live/live_sse.py, live_page.py",
 }
 
 # options that take a value as the next word (or as --opt=value)

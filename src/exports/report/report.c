@@ -1175,6 +1175,14 @@ static int page_open(page_out *p, const char *out, FILE **fp, tk_error *err)
 	return TK_OK;
 }
 
+void tk_report_page(const char **head, const char **tail)
+{
+	if (head)
+		*head = tk_report_page_head;
+	if (tail)
+		*tail = tk_report_page_tail;
+}
+
 void tk_report_opts_init(tk_report_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
