@@ -237,8 +237,10 @@ void tkrec_meta_ipoint(uint16_t type, uint16_t par1, uint32_t par2, int fast);
  * TKREC_STREAM_DRAIN_MS (10) of the stream's clock gone by since the last
  * drain (not after every event: the ipoint stays cheap), outside the
  * critical section, by one caller at a time; a program that wants its
- * bytes sooner calls tkrec_stream_drain() (from its idle hook); NULL: the
- * program calls tkrec_stream_drain() itself.  An event
+ * bytes sooner calls tkrec_stream_drain() (from its idle hook).  `out`
+ * NULL: the program takes the bytes itself with tkrec_stream_read() (into
+ * its own buffer: a USB stack's, a debugger's RTT-style block), which
+ * also works beside a transport.  An event
  * that finds no room is dropped and counted, and an overflow record with
  * the count goes into the stream before the next event that fits (or at
  * tkrec_stream_stop()).  A sync record (a magic and a CRC-32, the clock
@@ -298,12 +300,22 @@ int tkrec_stream_init(void *ring, size_t size, tkrec_stream_write_fn out,
  * not registered).
  */
 int tkrec_stream_name(unsigned kind, uint16_t id, const char *name);
-/** Hand the ring's bytes to `write` until it takes fewer; the bytes taken. */
+/** Hand the ring's bytes to `out` until it takes fewer; the bytes taken
+ *  (0 with no transport: see tkrec_stream_read()). */
 size_t tkrec_stream_drain(void);
+/**
+ * Take up to `max` of the ring's bytes, oldest first, into `buf`: the
+ * stream read by the program itself (a ring started with `out` NULL; or
+ * beside a transport, between its drains).  Copied in the critical
+ * section, so short reads keep interrupts masked briefly.  The bytes
+ * taken (0: the ring is empty, or a drain is under way).
+ */
+size_t tkrec_stream_read(void *buf, size_t max);
 /**
  * Stop streaming: the pending overflow record is written and the ring
  * drained.  0, or -1 if bytes are left in the ring (the transport refused
- * them) or the overflow record found no room.
+ * them; with no transport they are left for tkrec_stream_read()) or the
+ * overflow record found no room.
  */
 int tkrec_stream_stop(void);
 /** Events the stream dropped (no room in the ring) since tkrec_stream_init(). */

@@ -121,6 +121,8 @@ static unsigned workload(unsigned rounds)
 	return n + 1;
 }
 
+static tkrec_stream_write_fn start_out = transport;
+
 static void start(uint32_t sync_every, size_t ring_size, int with_chunk)
 {
 	int a;
@@ -138,7 +140,7 @@ static void start(uint32_t sync_every, size_t ring_size, int with_chunk)
 		CHECK(a == 0);
 		CHECK(FTrace_actual_chunk_select(a) == 0);
 	}
-	CHECK(tkrec_stream_init(ring, ring_size, transport, 72000, sync_every) == 0);
+	CHECK(tkrec_stream_init(ring, ring_size, start_out, 72000, sync_every) == 0);
 	CHECK(tkrec_stream_name(TKREC_NAME_TASK, 3, "idle") == 0);
 	CHECK(tkrec_stream_name(TKREC_NAME_TASK, 4, "control") == 0);
 	CHECK(tkrec_stream_name(TKREC_NAME_TASK, 5, "comms") == 0);
@@ -282,6 +284,64 @@ static void test_same_as_snapshot(const char *dir)
 	if (dir) {
 		write_file(dir, "stream.tks", strm, strm_len);
 		write_file(dir, "snapshot.bin", snap, snap_len);
+	}
+}
+
+/* ---- no transport: the program reads the ring ------------------------------ */
+
+/* A ring started with no transport keeps its bytes until the program
+ * takes them with tkrec_stream_read() (tkrec_stream_drain() had nothing
+ * to hand them to and the bytes stayed in the ring, unreachable): read in
+ * pieces of every size, the stream is the one a transport is given. */
+static void test_pull(void)
+{
+	static uint8_t want[1 << 16];
+	size_t want_len, got, piece;
+	unsigned n;
+
+	start(1024, sizeof(ring), 0);
+	n = workload(400);
+	stop(0);
+	CHECK(n > 0);
+	want_len = strm_len;
+	memcpy(want, strm, strm_len);
+
+	start_out = NULL;
+	start(1024, sizeof(ring), 0);
+	workload(400);
+	FTrace_disable();
+	CHECK(tkrec_stream_drain() == 0);          /* nothing to hand them to */
+	CHECK(tkrec_stream_stop() == 0);           /* the bytes wait: no error */
+	CHECK(strm_len == 0);
+	CHECK(tkrec_stream_read(strm, 0) == 0);
+	for (piece = 1; strm_len < sizeof(strm); piece = piece * 3 + 1) {
+		got = tkrec_stream_read(strm + strm_len, piece);
+		if (!got)
+			break;
+		CHECK(got <= piece);
+		strm_len += got;
+	}
+	CHECK(strm_len == want_len && memcmp(strm, want, want_len) == 0);
+	CHECK(tkrec_stream_read(strm, 1) == 0);   /* all taken */
+	start_out = transport;
+
+	/* beside a transport: bytes read between drains are not sent twice
+	 * (the first sync record went to the transport at the start) */
+	start(1024, sizeof(ring), 0);
+	refuse = 1;
+	workload(400);
+	{
+		static uint8_t head[256];
+		size_t pre = strm_len, h = tkrec_stream_read(head, sizeof(head));
+
+		CHECK(h == sizeof(head));
+		refuse = 0;
+		stop(0);
+		CHECK(h + strm_len == want_len);
+		CHECK(memcmp(strm, want, pre) == 0);
+		CHECK(memcmp(head, want + pre, h) == 0);
+		CHECK(memcmp(strm + pre, want + pre + h, strm_len - pre) == 0);
+		CHECK(strm_len > pre);
 	}
 }
 
@@ -608,6 +668,7 @@ static void test_two_cores_read(void)
 int main(int argc, char **argv)
 {
 	test_same_as_snapshot(argc > 1 ? argv[1] : NULL);
+	test_pull();
 	test_cut();
 	test_names();
 	test_overflow();
