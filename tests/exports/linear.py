@@ -17,7 +17,9 @@ nest in the open one): 100k events took 7 s, 500k 204 s.
    valgrind.
 
 usage: linear.py TRACEKIT GEN_BACKGROUND [--no-count]
-(--no-count: a sanitizer build, which valgrind cannot run: part 2 only)
+(--no-count: a sanitizer build, which valgrind cannot run, or a coverage
+build, whose instructions are those of its gcov counters too: part 2
+only)
 """
 import os
 import re
@@ -121,7 +123,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix='tk_linear_')
     try:
         if '--no-count' in sys.argv[3:]:
-            print('a sanitizer build: the work is not counted')
+            print('a sanitizer or coverage build: the work is not counted')
         elif shutil.which('valgrind'):
             count_work(tmp)
         else:

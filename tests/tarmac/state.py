@@ -12,12 +12,20 @@ addresses the log accesses; `--instr K` and `--time T` are the state at the
 line the replay finds for them; `history --reg` / `--addr` list exactly the
 replayed changes (line, old, new).
 
+That is the whole test under `make test-full` (TK_TEST_FULL=1); `make test`
+(the sanitized and the coverage builds of CI) asks regs and mem at 5 lines
+spread over the span of each log where test-full asks at 15 (and at the
+first, second, fifth and last line in both), every other query as
+test-full does.
+
 Usage: state.py CLI CORPUS_DIR"""
+import os
 import re
 import subprocess
 import sys
 
 cli, corpus = sys.argv[1], sys.argv[2]
+SPREAD = 15 if os.environ.get("TK_TEST_FULL") == "1" else 5
 LOGS = ["quicksort.tarmac", "calltest32.tarmac", "calltest64.tarmac",
         "calculator-aarch64-gem5.tarmac", "calculator-aarch64-fastmodel.tarmac",
         "calculator-aarch32-fastmodel.tarmac",
@@ -136,7 +144,8 @@ for log in LOGS:
     n0 = len(fails)
     lines = [e[0] for e in ev]
     last = lines[-1]
-    picks = sorted(set([1, 2, 5, last] + [lines[(i * len(lines)) // 23] for i in range(15)]))
+    picks = sorted(set([1, 2, 5, last] + [lines[(i * 15 * len(lines)) // (23 * SPREAD)]
+                                          for i in range(SPREAD)]))
     addrs = sorted({a for e in ev if e[2] == "M" for a in e[3]})
     for n in picks:
         regs, mem = state_at(ev, n)
