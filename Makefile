@@ -107,12 +107,12 @@ analyze: ci-deps
 # the recorder's cores, as threads of the host port (the library and the
 # readers run on the caller's thread alone)
 TSAN_BUILD ?= build-tsan
-TSAN_TESTS ?= ^(recorder\.(host|htf)|unit\.(temps|threads))$$
+TSAN_TESTS ?= ^(recorder\.(host|htf)|unit\.(temps|threads|jobs))$$
 tsan: test-deps
 	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTK_SANITIZE=OFF \
 		-DCMAKE_C_FLAGS="-fsanitize=thread -O1 -g" \
 		-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
-	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target test_recorder test_recorder_htf test_temps test_threads
+	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target test_recorder test_recorder_htf test_temps test_threads test_jobs
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure \
 		-j $(JOBS) -R '$(TSAN_TESTS)'
 
