@@ -105,15 +105,17 @@ analyze: ci-deps
 	@sh scripts/analyze.sh $(ANALYZE_BUILD) $(JOBS)
 
 # the tests whose code runs on more than one thread, under ThreadSanitizer:
-# the recorder's cores, as threads of the host port (the library and the
+# the recorder's cores, as threads of the host port; the library's objects
+# on several threads; tk_jobs_run() and tracekit dataset -j on it (the
 # readers run on the caller's thread alone)
 TSAN_BUILD ?= build-tsan
-TSAN_TESTS ?= ^(recorder\.(host|htf)|unit\.(temps|threads))$$
+TSAN_TESTS ?= ^(recorder\.(host|htf)|unit\.(temps|threads|jobs)|format\.parquet\.dataset_jobs)$$
 tsan: test-deps
 	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTK_SANITIZE=OFF \
 		-DCMAKE_C_FLAGS="-fsanitize=thread -O1 -g" \
 		-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
-	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target test_recorder test_recorder_htf test_temps test_threads
+	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target test_recorder test_recorder_htf test_temps test_threads test_jobs \
+		tracekit
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure \
 		-j $(JOBS) -R '$(TSAN_TESTS)'
 

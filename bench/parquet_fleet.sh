@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # parquet_fleet.sh - the fleet run of issue 44: DN traces from the bench
 # generator (DN x DEVENTS events, 100 x 100,000 = 10 M by default; made in
-# bench/out/, never committed), `tracekit dataset` of them (one thread:
-# `dataset` has no -j yet),
+# bench/out/, never committed), `tracekit dataset` of them with -j 1 and
+# -j 2 (wall and CPU time, RUNS interleaved rounds, medians; the two
+# datasets compared byte for byte; the host's load average printed, since
+# a second CPU shared with other jobs is no second CPU),
 # and DuckDB queries across the dataset: max(rt_ns) per task over
 # instances/ (target < 1 s) and the events per trace and type over events/,
 # with node starting DuckDB alone and DuckDB reading the BTF traces as CSV
@@ -18,6 +20,8 @@
 #   NPM=build/npm-parquet       DuckDB from npm (tests/formats/parquet/
 #                               install_readers.sh; the queries are skipped
 #                               without it)
+#   QUERIES=1                   0: no DuckDB queries (the dataset's build
+#                               alone, -j 1 against -j 2)
 # Exit status: 0, or 1 when a target is missed.
 set -euo pipefail
 
@@ -57,10 +61,32 @@ EV_BYTES=$(du -sb "$DS/events" | awk '{ print $1 }')
 
 BYTES=$BTF_BYTES
 cat "$DIN"/run*.btf > /dev/null
-run_bench "tracekit dataset ($DN traces)" fleet_ds - - "$OUT/fleet_ds_timed" -- \
-	"$TRACEKIT" dataset -q "$OUT/fleet_ds_timed" "$DIN"/run*.btf
+# -j 1 against -j 2: RUNS rounds, each running both (interleaved, so that a
+# change of the host's load falls on both); wall and CPU (user + system)
+# seconds from bench/rusage.c
+J_W1=() J_C1=() J_W2=() J_C2=()
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "timing dataset -j 1 and -j 2: $RUNS rounds"
+for ((r = 1; r <= RUNS; r++)); do
+	for j in 1 2; do
+		rm -rf "$OUT/fleet_ds_j$j"
+		"$RUSAGE" "$OUT/.mj" "$TRACEKIT" dataset -q -j "$j" "$OUT/fleet_ds_j$j" "$DIN"/run*.btf ||
+			bench_die "tracekit dataset -j $j failed"
+		read -r w _ _ c < "$OUT/.mj"
+		if ((j == 1)); then J_W1+=("$w") J_C1+=("$c"); else J_W2+=("$w") J_C2+=("$c"); fi
+	done
+	# -j 2 makes the dataset -j 1 makes, byte for byte
+	diff -r "$OUT/fleet_ds_j1" "$OUT/fleet_ds_j2" > /dev/null ||
+		bench_die "dataset -j 2 differs from -j 1 (round $r)"
+done
+rm -rf "$OUT/fleet_ds_j1" "$OUT/fleet_ds_j2"
+LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
+j1=$(printf '%s\n' "${J_W1[@]}" | bench_median)
+j1cpu=$(printf '%s\n' "${J_C1[@]}" | bench_median)
+j2=$(printf '%s\n' "${J_W2[@]}" | bench_median)
+j2cpu=$(printf '%s\n' "${J_C2[@]}" | bench_median)
 duck=0
-if sh "$ROOT/tests/formats/parquet/install_readers.sh" "$NPM"; then
+if [[ ${QUERIES:-1} != 0 ]] && sh "$ROOT/tests/formats/parquet/install_readers.sh" "$NPM"; then
 	duck=1
 	cp "$ROOT/tests/formats/parquet/query_duckdb.mjs" "$NPM/"
 	run_bench "DuckDB max(rt_ns) per task, instances/" fleet_rt - - - -- \
@@ -80,16 +106,20 @@ fi
 bench_report "Parquet fleet benchmark: $DN traces of $DEVENTS events, $BTF_BYTES bytes of BTF"
 
 col() { awk -F'\t' -v l="$1" 'index($1, l) == 1 { print $2; exit }' "$RESULTS"; }
-j1=$(col "tracekit dataset")
 rt=$( ((duck)) && col "DuckDB max(rt_ns)" || echo 0)
 ev=$( ((duck)) && col "DuckDB events per trace" || echo 0)
 csv=$( ((duck)) && col "DuckDB the same" || echo 0)
 none=$( ((duck)) && col "node starting DuckDB" || echo 0)
 awk -v n="$((DN * DEVENTS))" -v dn="$DN" -v b="$BTF_BYTES" -v ds="$DS_BYTES" -v evb="$EV_BYTES" \
-    -v j1="${j1:-0}" -v rt="${rt:-0}" -v ev="${ev:-0}" -v csv="${csv:-0}" -v z="${none:-0}" 'BEGIN {
+    -v j1="${j1:-0}" -v j1cpu="$j1cpu" -v j2="${j2:-0}" -v j2cpu="$j2cpu" \
+    -v runs="$RUNS" -v lb="$LOAD_BEFORE" -v la="$LOAD_AFTER" -v ncpu="$(nproc)" -v rt="${rt:-0}" -v ev="${ev:-0}" -v csv="${csv:-0}" -v z="${none:-0}" 'BEGIN {
 	printf("events: %d in %d traces; BTF %d bytes; dataset %d bytes (events/ %d: 1/%.1f of the BTF)\n",
 	       n, dn, b, ds, evb, evb > 0 ? b / evb : 0)
-	if (j1 > 0) printf("dataset: %.3f s, %.2f M events/s\n", j1, n / j1 / 1e6)
+	if (j1 > 0) printf("dataset -j 1: %.3f s wall, %.3f s CPU, %.2f M events/s\n", j1, j1cpu, n / j1 / 1e6)
+	if (j2 > 0) printf("dataset -j 2: %.3f s wall, %.3f s CPU, %.2f M events/s\n", j2, j2cpu, n / j2 / 1e6)
+	if (j1 > 0 && j2 > 0)
+		printf("dataset -j 2 against -j 1: %.2fx the speed (wall; 2x is the ideal), %.2fx the CPU time (medians of %d; %d CPUs, load average %s before, %s after: a CPU busy with other jobs is no second CPU)\n",
+		       j1 / j2, j1cpu > 0 ? j2cpu / j1cpu : 0, runs, ncpu, lb, la)
 	if (rt > 0) printf("DuckDB max(rt_ns) per task over instances/: %.3f s (target < 1 s)\n", rt)
 	if (ev > 0) printf("DuckDB events per trace and type over events/: %.3f s\n", ev)
 	if (csv > 0) printf("DuckDB the same over the BTF as CSV: %.3f s\n", csv)

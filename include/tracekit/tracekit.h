@@ -47,14 +47,16 @@
  *    struct that was never initialised) is refused with TK_E_USAGE and a
  *    message naming the struct, before anything is opened.  Fields are
  *    only ever added at the end.
- *  - Threads: the library starts none and keeps no state shared between
- *    objects but the table of temporary outputs, which a mutex orders.  An
- *    object (a reader, its trace, a writer, an analysis) is used by one
- *    thread at a time; objects of different traces may be used on
- *    different threads at once.  A trace whose reader has returned TK_END
- *    no longer changes: its getters may then be called from several
- *    threads at once, until the reader is closed.  `make tsan` holds this
- *    (unit.threads, unit.temps).
+ *  - Threads: the library starts none unless asked: tk_jobs_run()
+ *    (jobs.h), the one place where it runs work in parallel, starts the
+ *    threads it is asked for and joins them before it returns.  It keeps
+ *    no state shared between objects but the table of temporary outputs,
+ *    which a mutex orders.  An object (a reader, its trace, a writer, an
+ *    analysis) is used by one thread at a time; objects of different
+ *    traces may be used on different threads at once.  A trace whose
+ *    reader has returned TK_END no longer changes: its getters may then be
+ *    called from several threads at once, until the reader is closed.
+ *    `make tsan` holds this (unit.threads, unit.temps, unit.jobs).
  *
  * The same header is used by the CLI, the tests and the benchmarks; nothing
  * outside it is part of the API.
@@ -1030,6 +1032,8 @@ TK_API void tk_counts_free(tk_counts *c);
 #include "tracekit/report.h"
 /* traces into a Parquet dataset (tracekit dataset) */
 #include "tracekit/dataset.h"
+/* independent tasks on a few threads (tracekit dataset -j) */
+#include "tracekit/jobs.h"
 /* the records of the recorder's stream (tracekit record) */
 #include "tracekit/ftstream.h"
 /* the CPU's state at any moment of a Tarmac log (tracekit tarmac regs) */

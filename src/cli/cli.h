@@ -173,6 +173,8 @@ int cli_open_input(tk_reader **r, tk_input *in, const cli_read_opts *o);
 void cli_warning_summary(tk_reader *r, const cli_read_opts *o);
 /** The same line for n warnings of reading (the report's count). */
 void cli_warning_total(uint64_t n, const cli_read_opts *o);
+/** The same line on fp (tracekit dataset -j: a task's messages). */
+void cli_warning_total_to(FILE *fp, uint64_t n, const cli_read_opts *o);
 /** The library's reader options of the command's options (warnings printed
  *  to stderr unless quiet). */
 void cli_reader_opts(tk_reader_opts *ro, const cli_read_opts *o);

@@ -347,9 +347,14 @@ void cli_warning_summary(tk_reader *r, const cli_read_opts *o)
 
 void cli_warning_total(uint64_t n, const cli_read_opts *o)
 {
+	cli_warning_total_to(stderr, n, o);
+}
+
+void cli_warning_total_to(FILE *fp, uint64_t n, const cli_read_opts *o)
+{
 	n += n ? nwriter_warnings : 0;
 	if (n && !(o && o->quiet)) /* o may be NULL as in cli_pipe() */
-		fprintf(stderr,
+		fprintf(fp,
 			"tracekit: %llu warning%s in all (the first of each kind shown%s)\n",
 			(unsigned long long)n, n == 1 ? "" : "s",
 			o && o->strict ? "" : "; lenient mode");

@@ -1,9 +1,11 @@
 /* cmd_dataset.c - `tracekit dataset DIR TRACE...`: traces into a Parquet
  * dataset (docs/fleet.md), one file per input per table. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "cli.h"
 #include "tracekit/dataset.h"
 
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,11 +22,14 @@ static void help(FILE *fp)
 		"warnings, SHA-256 of its bytes).  docs/fleet.md has the schema and\n"
 		"queries for DuckDB and Spark.  The files of an input appear only when\n"
 		"the whole input was read: a bad input is reported, leaves no file and\n"
-		"makes the exit status 2; the others are added.\n\n"
+		"makes the exit status 2; the others are added.  With -j N the inputs\n"
+		"are converted N at a time, each on a thread (N traces in memory at\n"
+		"once): the same files and messages as -j 1, in the inputs' order.\n\n"
 		"options:\n"
 		"  --append            add to an existing dataset (without it DIR must not\n"
 		"                      exist or be empty); an input whose content hash\n"
 		"                      is in traces/ already is skipped, with a note\n"
+		"  -j, --jobs N        convert N inputs at a time (default 1; at most 256)\n"
 		"  --id ID             the trace column (and the files' name) of the one\n"
 		"                      input (default: its file name without extension)\n"
 		"  --window TIME       load/: windows of TIME (10ms, 250us; default 10ms;\n"
@@ -46,6 +51,8 @@ typedef struct ds_input {
 	char hex[65];
 	int skip;        /* in the dataset already, or given twice */
 	int failed;
+	char *msg;       /* its messages, printed in the inputs' order */
+	size_t msglen;
 } ds_input;
 
 typedef struct ds_run {
@@ -55,31 +62,79 @@ typedef struct ds_run {
 	ds_input *in;
 } ds_run;
 
+/* a warning, on the input's messages (ctx: their FILE) */
 static void warn(void *ctx, const tk_error *w)
 {
 	char buf[1280];
 
-	(void)ctx;
-	fprintf(stderr, "%s\n", cli_error_text(w, "warning", buf, sizeof(buf)));
+	fprintf(ctx, "%s\n", cli_error_text(w, "warning", buf, sizeof(buf)));
 }
 
-/* one input into the dataset; 0 or -1 (printed) */
+/* one input into the dataset (a task of tk_jobs_run(), on any thread):
+ * 0, or -1 (its error in its messages) */
 static int add_one(const ds_run *run, ds_input *in)
 {
 	tk_reader *r = NULL;
+	tk_reader_opts ro;
+	tk_dataset_opts o = run->o;
 	tk_error err;
-	int rc;
+	char buf[1280];
+	FILE *fp;
+	int rc = -1;
 
-	tk_error_clear(&err);
-	if (cli_open(&r, in->path, run->ro) < 0)
+	if (!(fp = open_memstream(&in->msg, &in->msglen)))
 		return -1;
-	rc = tk_dataset_add(run->dir, in->path, in->hex, r, &run->o, &err);
-	if (rc < 0)
-		cli_error(&err);
-	else
-		cli_warning_summary(r, run->ro);
+	cli_reader_opts(&ro, run->ro);
+	if (ro.on_warning) {
+		ro.on_warning = warn;
+		ro.warning_ctx = fp;
+	}
+	if (o.on_warning)
+		o.warning_ctx = fp;
+	tk_error_clear(&err);
+	if (tk_reader_open(&r, in->path, &ro, &err) < 0)
+		goto failed;
+	if (tk_dataset_add(run->dir, in->path, in->hex, r, &o, &err) < 0)
+		goto failed;
+	cli_warning_total_to(fp, tk_reader_warning_count(r), run->ro);
+	rc = 0;
+	goto out;
+failed:
+	fprintf(fp, "%s\n", cli_error_text(&err, "error", buf, sizeof(buf)));
+out:
 	tk_reader_close(r);
-	return rc < 0 ? -1 : 0;
+	if (fclose(fp) != 0 || !in->msg) {
+		free(in->msg);
+		in->msg = NULL;
+		in->msglen = 0;
+		return -1;
+	}
+	return rc;
+}
+
+static int add_task(void *ctx, size_t i)
+{
+	ds_run *run = ctx;
+	ds_input *in = &run->in[i];
+
+	return in->failed || in->skip ? 0 : add_one(run, in);
+}
+
+/* task i returned rc: its messages, in the inputs' order */
+static void add_done(void *ctx, size_t i, int rc)
+{
+	ds_run *run = ctx;
+	ds_input *in = &run->in[i];
+
+	if (in->failed || in->skip)
+		return;
+	if (in->msg)
+		fwrite(in->msg, 1, in->msglen, stderr);
+	else if (rc < 0)
+		fprintf(stderr, "tracekit: dataset: %s: out of memory\n", in->path);
+	free(in->msg);
+	in->msg = NULL;
+	in->failed = rc < 0;
 }
 
 int cmd_dataset(int argc, char **argv)
@@ -89,10 +144,13 @@ int cmd_dataset(int argc, char **argv)
 		{ "append", no_argument, NULL, O_APPEND },
 		{ "id", required_argument, NULL, O_ID },
 		{ "window", required_argument, NULL, O_WINDOW },
+		{ "jobs", required_argument, NULL, 'j' },
 		CLI_END_LONGOPTS
 	};
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	const char **ops = NULL, *window_s = "10ms";
+	unsigned long jobs = 1;
+	char *end;
 	ds_input *in = NULL;
 	ds_run run;
 	tk_error err;
@@ -103,7 +161,7 @@ int cmd_dataset(int argc, char **argv)
 	tk_dataset_opts_init(&run.o);
 	optind = 1;
 	/* a leading '-': the operands come back as code 1, in order */
-	while ((c = getopt_long(argc, argv, "-:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "-:qhj:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 1:
 			if (cli_filter_add(&ops, &nops, optarg) < 0)
@@ -115,6 +173,14 @@ int cmd_dataset(int argc, char **argv)
 		case O_APPEND: append = 1; break;
 		case O_ID: run.o.id = optarg; break;
 		case O_WINDOW: window_s = optarg ? optarg : ""; run.o.window_given = 1; break;
+		case 'j':
+			jobs = strtoul(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' || *end || !jobs || jobs > 256) {
+				cli_usage_error("dataset", "bad -j '%s' (a number of inputs at a time, 1 to 256)",
+						optarg);
+				bad = 1;
+			}
+			break;
 		case 'q': ro.quiet = 1; break;
 		case 'h': help(stdout); ret = EXIT_OK; goto out;
 		case ':':
@@ -155,6 +221,7 @@ int cmd_dataset(int argc, char **argv)
 	run.ro = &ro;
 	run.o.strict = ro.strict;
 	run.o.on_warning = ro.quiet ? NULL : warn;
+	run.o.warning_ctx = stderr;
 	tk_error_clear(&err);
 	if (tk_dataset_prepare(run.dir, append, &err) < 0) {
 		cli_error(&err);
@@ -189,9 +256,11 @@ int cmd_dataset(int argc, char **argv)
 					j < i ? "this run" : run.dir);
 		}
 	}
-	for (i = 0; i + 1 < nops; i++)
-		if (!in[i].failed && !in[i].skip && add_one(&run, &in[i]) < 0)
-			in[i].failed = 1;
+	tk_error_clear(&err);
+	if (tk_jobs_run(nops - 1, (unsigned)jobs, add_task, add_done, &run, &err) < 0) {
+		cli_error(&err);
+		goto out;
+	}
 	for (i = 0; i + 1 < nops; i++)
 		failed |= in[i].failed;
 	ret = failed ? EXIT_BAD : EXIT_OK;
