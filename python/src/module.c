@@ -332,6 +332,7 @@ static const char *const filter_keys[3] = { "entities", "types", "events" };
 int pytk_reader_open(pytk_reader *pr, PyObject *source, PyObject *kw, int rest)
 {
 	PyObject *merged = NULL, *v = NULL, *lists[3] = { NULL, NULL, NULL }, *pathb = NULL;
+	PyObject *data = NULL;  /* borrowed: the Trace's */
 	size_t total = 0, k, i, at = 0;
 	tk_error err;
 	int rc, ret = -1;
@@ -345,6 +346,7 @@ int pytk_reader_open(pytk_reader *pr, PyObject *source, PyObject *kw, int rest)
 
 		if (t->kwargs && PyDict_Update(merged, t->kwargs) < 0)
 			goto out;
+		data = t->data;
 	}
 	if (kw && PyDict_Update(merged, kw) < 0)
 		goto out;
@@ -459,7 +461,17 @@ int pytk_reader_open(pytk_reader *pr, PyObject *source, PyObject *kw, int rest)
 		goto out;
 	tk_error_clear(&err);
 	/* the open reads the header and may warn: the GIL stays held */
-	rc = tk_reader_open(&pr->r, PyBytes_AS_STRING(pathb), &pr->opts, &err);
+	if (data) {
+		/* an input that can be read once, read whole by open() */
+		if (PyList_Append(pr->keep, data) < 0)
+			goto out;
+		rc = tk_reader_open_mem(&pr->r, PyBytes_AS_STRING(data),
+					(size_t)PyBytes_GET_SIZE(data),
+					strcmp(PyBytes_AS_STRING(pathb), "-") ? PyBytes_AS_STRING(pathb)
+					: "<stdin>", &pr->opts, &err);
+	} else {
+		rc = tk_reader_open(&pr->r, PyBytes_AS_STRING(pathb), &pr->opts, &err);
+	}
 	if (pr->warn_failed)
 		goto out;
 	if (rc < 0) {

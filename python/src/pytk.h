@@ -51,6 +51,10 @@ typedef struct pytk_trace_head {
 	PyObject_HEAD
 	PyObject *path;    /* str: the path as given to open() (os.fspath) */
 	PyObject *kwargs;  /* dict: the reader's keyword arguments of open() */
+	/* bytes: the input read whole by open() when it can be read only
+	 * once (standard input, a pipe or FIFO, a device), which every
+	 * reading then reads from memory; NULL for a file, read again */
+	PyObject *data;
 } pytk_trace_head;
 
 /* tracekit.Trace's type, set by pytk_trace_init(). */

@@ -5,7 +5,9 @@
  * A Trace keeps what open() was given (pytk_trace_head) and the metadata
  * the open read (format, time base, header); every reading (events(),
  * info, entities, to_numpy(), to_pandas()) opens the path again with the
- * open()'s arguments, those of the call taking precedence.
+ * open()'s arguments, those of the call taking precedence; an input that
+ * can be read only once (standard input, a pipe or FIFO) is read whole by
+ * open() and each reading reads those bytes (read_once()).
  */
 #include "pytk.h"
 
@@ -13,7 +15,10 @@
 #include <string.h>
 #include <structmember.h>
 #if defined(__linux__)
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #endif
 
@@ -881,6 +886,7 @@ static void trace_dealloc(PyObject *self)
 
 	Py_CLEAR(t->head.path);
 	Py_CLEAR(t->head.kwargs);
+	Py_CLEAR(t->head.data);
 	Py_CLEAR(t->format);
 	Py_CLEAR(t->timebase);
 	Py_CLEAR(t->header);
@@ -1436,29 +1442,109 @@ static PyType_Spec trace_spec = {
 	"tracekit.Trace", sizeof(pytk_trace), 0, Py_TPFLAGS_DEFAULT, trace_slots
 };
 
+/*
+ * The bytes of `path` when it can be read only once (standard input "-",
+ * a pipe or FIFO, a character device: anything but a file or a folder),
+ * read whole now so that every reading of the trace reads them again
+ * (reopening a FIFO waited for a writer that never came); NULL with no
+ * error for a file, NULL with an exception on a read error.
+ */
+static PyObject *read_once(PyObject *path, int *once)
+{
+	PyObject *pathb = PyUnicode_EncodeFSDefault(path), *b = NULL;
+	const char *p;
+	struct stat st;
+	size_t len = 0, cap = 1 << 16;
+	ssize_t n;
+	int fd = -1, e = 0;
+
+	*once = 0;
+	if (!pathb)
+		return NULL;
+	p = PyBytes_AS_STRING(pathb);
+	if (strcmp(p, "-") != 0 && (stat(p, &st) != 0 || S_ISREG(st.st_mode) ||
+				    S_ISDIR(st.st_mode)))
+		goto out;   /* a file: read again each time (or the open's error) */
+	*once = 1;
+	if (!(b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)cap)))
+		goto out;
+	Py_BEGIN_ALLOW_THREADS
+	fd = strcmp(p, "-") ? open(p, O_RDONLY) : 0;
+	Py_END_ALLOW_THREADS
+	if (fd < 0) {
+		e = errno;
+		goto fail;
+	}
+	for (;;) {
+		if (len == cap) {
+			cap *= 2;
+			if (_PyBytes_Resize(&b, (Py_ssize_t)cap) < 0)
+				goto out;
+		}
+		Py_BEGIN_ALLOW_THREADS
+		n = read(fd, PyBytes_AS_STRING(b) + len, cap - len);
+		Py_END_ALLOW_THREADS
+		if (n < 0 && errno == EINTR) {
+			if (PyErr_CheckSignals() < 0)
+				goto fail_quiet;
+			continue;
+		}
+		if (n < 0) {
+			e = errno;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (_PyBytes_Resize(&b, (Py_ssize_t)len) < 0)
+		goto out;
+	goto out;
+fail:
+	pytk_raise_msg(TK_E_IO, "%s: cannot read: %s", strcmp(p, "-") ? p : "<stdin>",
+		       strerror(e));
+fail_quiet:
+	Py_CLEAR(b);
+out:
+	if (fd > 0)
+		close(fd);
+	Py_DECREF(pathb);
+	return b;
+}
+
 static PyObject *py_open(PyObject *self, PyObject *args, PyObject *kwargs)
 {
 	PyObject *source, *kw = NULL, *ret = NULL;
 	pytk_trace *t;
 	pytk_reader pr;
 	const tk_trace *tr;
+	int once;
 
 	(void)self;
 	if (!PyArg_ParseTuple(args, "O:open", &source))
 		return NULL;
 	if (!(kw = kwargs ? PyDict_Copy(kwargs) : PyDict_New()))
 		return NULL;
-	/* the arguments are checked, and the metadata read, by opening once */
-	if (pytk_reader_open(&pr, source, kw, 1) < 0)
+	if (!(t = PyObject_New(pytk_trace, pytk_TraceType)))
 		goto out;
-	if (!(t = PyObject_New(pytk_trace, pytk_TraceType))) {
-		pytk_reader_close(&pr);
-		goto out;
-	}
 	memset((char *)t + sizeof(PyObject), 0, sizeof *t - sizeof(PyObject));
-	tr = tk_reader_trace(pr.r);
 	t->head.path = pytk_source_path(source);
 	t->head.kwargs = kwargs ? PyDict_Copy(kwargs) : PyDict_New();
+	if (!t->head.path || !t->head.kwargs) {
+		Py_DECREF(t);
+		goto out;
+	}
+	t->head.data = read_once(t->head.path, &once);
+	if (once && !t->head.data) {
+		Py_DECREF(t);
+		goto out;
+	}
+	/* the arguments are checked, and the metadata read, by opening once */
+	if (pytk_reader_open(&pr, (PyObject *)t, kw, 1) < 0) {
+		Py_DECREF(t);
+		goto out;
+	}
+	tr = tk_reader_trace(pr.r);
 	t->format = PyUnicode_FromString(tk_reader_format(pr.r));
 	t->timebase = pytk_timebase_seconds(tk_trace_timebase(tr));
 	t->header = header_list(tr);

@@ -4,6 +4,7 @@ filters and windows applied in C, warnings through `warnings`."""
 import json
 import os
 import subprocess
+import sys
 import unittest
 import warnings
 from fractions import Fraction
@@ -124,6 +125,41 @@ class Metadata(unittest.TestCase):
         t = tracekit.open(pathlib.Path(DEMO))
         self.assertEqual(t.path, DEMO)
         self.assertEqual(tracekit.open(os.fsencode(DEMO)).info["events"], 53)
+
+    def test_read_once_sources(self):
+        # standard input and a FIFO are read once, by open(): every reading
+        # then reads those bytes (a reading reopened the FIFO and waited
+        # for a writer for ever; standard input was empty the second time)
+        import tempfile
+        code = ("import sys, tracekit\n"
+                "t = tracekit.open(sys.argv[1])\n"
+                "print(t.info['events'], len(t.to_pandas()), len(t.to_numpy()[0]),\n"
+                "      sum(1 for _ in t), int(tracekit.stats(t).shape[0] > 0))\n")
+        env = dict(os.environ)
+        with open(DEMO, "rb") as f:
+            p = subprocess.run([sys.executable, "-c", code, "-"], stdin=f, env=env,
+                               capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.stdout.split(), ["53", "53", "53", "53", "1"], p.stderr)
+        with tempfile.TemporaryDirectory() as d:
+            fifo = os.path.join(d, "fifo")
+            os.mkfifo(fifo)
+            r = subprocess.Popen([sys.executable, "-c", code, fifo], env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            with open(DEMO, "rb") as f, open(fifo, "wb") as w:
+                w.write(f.read())
+            out, err = r.communicate(timeout=120)
+            self.assertEqual(out.split(), ["53", "53", "53", "53", "1"], err)
+            # an error in the bytes names the input as the command does
+            os.unlink(fifo)
+        bad = b"#version 2.2\nx,y\n"
+        p = subprocess.run([sys.executable, "-c",
+                            "import sys, tracekit\n"
+                            "try:\n"
+                            "    list(tracekit.open('-', format='btf'))\n"
+                            "except tracekit.Error as e:\n"
+                            "    print(e.file, e.line)\n"], input=bad, env=env,
+                           capture_output=True, timeout=120)
+        self.assertEqual(p.stdout.decode().split(), ["<stdin>", "2"], p.stderr)
 
     def test_entities(self):
         ents = {e["name"]: e for e in tracekit.open(DEMO).entities}
