@@ -174,10 +174,10 @@ int cmd_dataset(int argc, char **argv)
 		case O_ID: run.o.id = optarg; break;
 		case O_WINDOW: window_s = optarg ? optarg : ""; run.o.window_given = 1; break;
 		case 'j':
-			jobs = strtoul(optarg, &end, 10);
-			if (*optarg < '0' || *optarg > '9' || *end || !jobs || jobs > 256) {
+			jobs = optarg ? strtoul(optarg, &end, 10) : 0;
+			if (!optarg || *optarg < '0' || *optarg > '9' || *end || !jobs || jobs > 256) {
 				cli_usage_error("dataset", "bad -j '%s' (a number of inputs at a time, 1 to 256)",
-						optarg);
+						optarg ? optarg : "");
 				bad = 1;
 			}
 			break;

@@ -101,6 +101,8 @@ typedef struct buf {
 
 static int buf_add(buf *b, const void *p, size_t n)
 {
+	if (!n)
+		return 0;
 	if (n > b->cap - b->len) {
 		size_t cap = b->cap ? b->cap : 4096;
 		char *np;
@@ -444,7 +446,7 @@ static int build(live *L)
 	opts.reader = &rdo;
 	if (tk_report_write(L->trace, L->pagepath, &opts, &err) < 0)
 		goto fail;
-	if (slurp(L->pagepath, &page) < 0 || page.len < hl + tl ||
+	if (slurp(L->pagepath, &page) < 0 || !page.p || page.len < hl + tl ||
 	    memcmp(page.p, head, hl) != 0 || memcmp(page.p + page.len - tl, tail, tl) != 0) {
 		snprintf(L->error, sizeof(L->error), "the page written is not the report's");
 		goto out;
