@@ -137,16 +137,16 @@ PyObject *pytk_timebase_seconds(const tk_timebase *tb)
 /* Readers                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static void on_warning(void *ctx, const tk_error *w)
+void pytk_on_warning(void *ctx, const tk_error *w)
 {
-	pytk_reader *pr = ctx;
+	int *failed = ctx;
 	char line[1024];
 
-	if (pr->warn_failed)
+	if (*failed)
 		return;
 	tk_error_format(w, "warning", line, sizeof line);
 	if (PyErr_WarnEx(pytk_TraceWarning, line, 1) < 0)
-		pr->warn_failed = 1;
+		*failed = 1;
 }
 
 PyObject *pytk_source_path(PyObject *source)
@@ -455,8 +455,8 @@ int pytk_reader_open(pytk_reader *pr, PyObject *source, PyObject *kw, int rest)
 	if (kw)
 		PyDict_Clear(kw);
 
-	pr->opts.on_warning = on_warning;
-	pr->opts.warning_ctx = pr;
+	pr->opts.on_warning = pytk_on_warning;
+	pr->opts.warning_ctx = &pr->warn_failed;
 	if (!(pathb = PyUnicode_EncodeFSDefault(pr->path)))
 		goto out;
 	tk_error_clear(&err);

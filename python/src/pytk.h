@@ -83,6 +83,14 @@ typedef struct pytk_reader {
 extern PyObject *pytk_TraceWarning;
 
 /*
+ * A tk_warning_fn of the library's readers and writers: the warning goes
+ * to Python's warnings (TraceWarning, the command's line); `ctx` is an int
+ * set to 1 when a filter made it an exception (the caller then stops, with
+ * that exception set), after which warnings are dropped.
+ */
+void pytk_on_warning(void *ctx, const tk_error *w);
+
+/*
  * The keyword arguments every reading function takes, consumed from `kw`
  * (a dict, or NULL) by pytk_reader_open():
  *   format=None     a format name ("btf", ...); None: told by the content

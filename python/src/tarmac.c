@@ -45,21 +45,6 @@ static const char *const col_names[K_N] = {
 	"executed", "iset"
 };
 
-typedef struct tctx {
-	int failed;
-} tctx;
-
-static void on_warning(void *ctx, const tk_error *w)
-{
-	tctx *c = ctx;
-	char line[1024];
-
-	if (c->failed)
-		return;
-	tk_error_format(w, "warning", line, sizeof line);
-	if (PyErr_WarnEx(pytk_TraceWarning, line, 1) < 0)
-		c->failed = 1;
-}
 
 /* the profile's functions: (function, calls, self_instructions,
  * instructions, self_time, time, unit) */
@@ -111,7 +96,7 @@ static PyObject *py_tarmac_read(PyObject *self, PyObject *args)
 	tk_symtab *syms = NULL;
 	tk_tarmac_profile *prof = NULL;
 	tk_error err;
-	tctx tc = { 0 };
+	int failed = 0;   /* a warning made an exception */
 	uint64_t count = 0;
 	size_t i, k;
 
@@ -136,10 +121,10 @@ static PyObject *py_tarmac_read(PyObject *self, PyObject *args)
 	}
 	tk_tarmac_opts_init(&opts);
 	opts.strict = strict;
-	opts.on_warning = on_warning;
-	opts.warning_ctx = &tc;
+	opts.on_warning = pytk_on_warning;
+	opts.warning_ctx = &failed;
 	rc = tk_tarmac_open(&tr, PyBytes_AS_STRING(pathb), &opts, &err);
-	if (tc.failed)
+	if (failed)
 		goto out;
 	if (rc < 0) {
 		pytk_raise(rc, &err);
@@ -149,7 +134,7 @@ static PyObject *py_tarmac_read(PyObject *self, PyObject *args)
 		uint32_t code;
 		uint8_t b;
 
-		if (tc.failed)
+		if (failed)
 			goto out;
 		if (prof && (rc = tk_tarmac_profile_record(prof, &rec, &err)) < 0)
 			break;
@@ -199,7 +184,7 @@ static PyObject *py_tarmac_read(PyObject *self, PyObject *args)
 			goto out;
 		count++;
 	}
-	if (tc.failed)
+	if (failed)
 		goto out;
 	if (rc < 0) {
 		pytk_raise(rc, &err);

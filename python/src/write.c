@@ -14,22 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* the writer's warnings (what the format cannot hold) go to Python's */
-typedef struct wctx {
-	int failed;
-} wctx;
-
-static void on_writer_warning(void *ctx, const tk_error *w)
-{
-	wctx *c = ctx;
-	char line[1024];
-
-	if (c->failed)
-		return;
-	tk_error_format(w, "warning", line, sizeof line);
-	if (PyErr_WarnEx(pytk_TraceWarning, line, 1) < 0)
-		c->failed = 1;
-}
 
 /* the UTF-8 bytes of str `s` (borrowed pointer, valid while s lives) */
 static const char *utf8(PyObject *s, Py_ssize_t *len, const char *what)
@@ -313,7 +297,7 @@ static PyObject *py_write(PyObject *self, PyObject *args)
 	tk_writer_opts wo;
 	tk_writer *w = NULL;
 	wstate ws = { NULL, NULL, NULL };
-	wctx wc = { 0 };
+	int failed = 0;   /* a writer's warning made an exception */
 	tk_error err;
 
 	(void)self;
@@ -349,8 +333,8 @@ static PyObject *py_write(PyObject *self, PyObject *args)
 			       PyBytes_AS_STRING(pathb));
 		goto out;
 	}
-	wo.on_warning = on_writer_warning;
-	wo.warning_ctx = &wc;
+	wo.on_warning = pytk_on_warning;
+	wo.warning_ctx = &failed;
 	tb.unit = (tk_unit)unit;
 	tb.num = num;
 	tb.den = den;
@@ -441,7 +425,7 @@ static PyObject *py_write(PyObject *self, PyObject *args)
 		}
 		tk_error_clear(&err);
 		rc = tk_writer_write(w, &ev, &err);
-		if (wc.failed)
+		if (failed)
 			goto fail;
 		if (rc < 0) {
 			pytk_raise(rc, &err);
@@ -451,7 +435,7 @@ static PyObject *py_write(PyObject *self, PyObject *args)
 	tk_error_clear(&err);
 	rc = tk_writer_close(w, &err);
 	w = NULL;
-	if (wc.failed) {
+	if (failed) {
 		/* a warning raised as an error: no output either */
 		if (rc == TK_OK)
 			remove(PyBytes_AS_STRING(pathb));
@@ -483,7 +467,7 @@ static PyObject *py_convert(PyObject *self, PyObject *args)
 	tk_writer_opts wo;
 	tk_writer *w = NULL;
 	const tk_event *ev;
-	wctx wc = { 0 };
+	int failed = 0;   /* a writer's warning made an exception */
 	tk_error err;
 	int rc, opened = 0;
 
@@ -504,8 +488,8 @@ static PyObject *py_convert(PyObject *self, PyObject *args)
 	opened = 1;
 	tk_writer_opts_init(&wo);
 	wo.strict = pr.opts.strict;
-	wo.on_warning = on_writer_warning;
-	wo.warning_ctx = &wc;
+	wo.on_warning = pytk_on_warning;
+	wo.warning_ctx = &failed;
 	tk_error_clear(&err);
 	if ((rc = tk_writer_open(&w, PyBytes_AS_STRING(dstb), tk_reader_trace(pr.r), &wo, &err)) < 0) {
 		pytk_raise(rc, &err);
@@ -514,7 +498,7 @@ static PyObject *py_convert(PyObject *self, PyObject *args)
 	while ((rc = pytk_reader_next(&pr, &ev)) == TK_OK) {
 		tk_error_clear(&err);
 		rc = tk_writer_write(w, ev, &err);
-		if (wc.failed)
+		if (failed)
 			goto fail;
 		if (rc < 0) {
 			pytk_raise(rc, &err);
@@ -526,7 +510,7 @@ static PyObject *py_convert(PyObject *self, PyObject *args)
 	tk_error_clear(&err);
 	rc = tk_writer_close(w, &err);
 	w = NULL;
-	if (wc.failed) {
+	if (failed) {
 		if (rc == TK_OK)
 			remove(PyBytes_AS_STRING(dstb));
 		goto out;
