@@ -286,6 +286,33 @@ static const char *const col_names[C_N] = {
 	"note", "core"
 };
 
+
+/*
+ * Close the writer (which renames its output into place): 0, or -1 with
+ * an exception set, the writer's error, or the warning a filter made an
+ * exception while writing or closing (*failed, which the writer's warning
+ * callback sets, also during the close), whose output is then removed:
+ * no file is left behind either way.
+ */
+static int close_writer(tk_writer *w, const int *failed, const char *path)
+{
+	tk_error err;
+	int rc;
+
+	tk_error_clear(&err);
+	rc = tk_writer_close(w, &err);
+	if (*failed) {
+		if (rc == TK_OK)
+			remove(path);
+		return -1;
+	}
+	if (rc < 0) {
+		pytk_raise(rc, &err);
+		return -1;
+	}
+	return 0;
+}
+
 static PyObject *py_write(PyObject *self, PyObject *args)
 {
 	PyObject *path, *fmt, *header, *ents, *cols, *pathb = NULL, *fmtb = NULL;
@@ -432,19 +459,10 @@ static PyObject *py_write(PyObject *self, PyObject *args)
 			goto fail;
 		}
 	}
-	tk_error_clear(&err);
-	rc = tk_writer_close(w, &err);
+	rc = close_writer(w, &failed, PyBytes_AS_STRING(pathb));
 	w = NULL;
-	if (failed) {
-		/* a warning raised as an error: no output either */
-		if (rc == TK_OK)
-			remove(PyBytes_AS_STRING(pathb));
+	if (rc < 0)
 		goto out;
-	}
-	if (rc < 0) {
-		pytk_raise(rc, &err);
-		goto out;
-	}
 	ret = PyLong_FromSsize_t(n);
 	goto out;
 fail:
@@ -507,18 +525,10 @@ static PyObject *py_convert(PyObject *self, PyObject *args)
 	}
 	if (rc < 0)
 		goto fail;
-	tk_error_clear(&err);
-	rc = tk_writer_close(w, &err);
+	rc = close_writer(w, &failed, PyBytes_AS_STRING(dstb));
 	w = NULL;
-	if (failed) {
-		if (rc == TK_OK)
-			remove(PyBytes_AS_STRING(dstb));
+	if (rc < 0)
 		goto out;
-	}
-	if (rc < 0) {
-		pytk_raise(rc, &err);
-		goto out;
-	}
 	ret = Py_NewRef(Py_None);
 	goto out;
 fail:
