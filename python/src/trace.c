@@ -20,6 +20,11 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(MADV_POPULATE_WRITE)
+#include <pthread.h>
+#include <stdatomic.h>
+#define PREFAULT 1
+#endif
 #endif
 
 typedef struct pytk_trace {
@@ -258,8 +263,15 @@ typedef struct strent {
 	uint64_t hash;
 } strent;
 
+/* a slot of the table: the code + 1 (0: empty) and its hash's high half,
+ * compared before the bytes are looked at */
+typedef struct strslot {
+	int32_t code;
+	uint32_t tag;
+} strslot;
+
 typedef struct strmap {
-	int32_t *slot;       /* cap long: code + 1, 0 empty */
+	strslot *slot;       /* cap long */
 	size_t cap;
 	strent *ent;         /* per code */
 	size_t n, ncap;
@@ -267,13 +279,20 @@ typedef struct strmap {
 	size_t nbytes, bcap;
 } strmap;
 
-static uint64_t fnv1a(const char *s, size_t n)
+/* a hash of n bytes, 8 at a time */
+static uint64_t str_hash(const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	size_t i;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
 
-	for (i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = mix64(h ^ w);
+	}
+	if (n) {
+		w = 0;
+		memcpy(&w, s, n);
+		h = mix64(h ^ w ^ 0xff51afd7ed558ccdull);
+	}
 	return h;
 }
 
@@ -313,29 +332,34 @@ static int grow(void *pp, size_t *cap, size_t need, size_t elem)
  * exception set: called without the GIL) */
 static int32_t strmap_code(strmap *m, const char *s, size_t n)
 {
-	uint64_t h = mix64(fnv1a(s, n));
+	uint64_t h = str_hash(s, n);
+	uint32_t tag = (uint32_t)(h >> 32);
 	size_t j, i;
 
 	if ((m->n + 1) * 2 > m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 64;
-		int32_t *slot = PyMem_RawCalloc(cap, sizeof *slot);
+		strslot *slot = PyMem_RawCalloc(cap, sizeof *slot);
 
 		if (!slot)
 			return FILL_NOMEM;
 		for (i = 0; i < m->n; i++) {
-			for (j = m->ent[i].hash & (cap - 1); slot[j]; j = (j + 1) & (cap - 1))
+			for (j = m->ent[i].hash & (cap - 1); slot[j].code; j = (j + 1) & (cap - 1))
 				;
-			slot[j] = (int32_t)i + 1;
+			slot[j].code = (int32_t)i + 1;
+			slot[j].tag = (uint32_t)(m->ent[i].hash >> 32);
 		}
 		PyMem_RawFree(m->slot);
 		m->slot = slot;
 		m->cap = cap;
 	}
-	for (j = h & (m->cap - 1); m->slot[j]; j = (j + 1) & (m->cap - 1)) {
-		const strent *e = &m->ent[m->slot[j] - 1];
+	for (j = h & (m->cap - 1); m->slot[j].code; j = (j + 1) & (m->cap - 1)) {
+		const strent *e;
 
-		if (e->hash == h && e->len == n && !memcmp(m->bytes + e->off, s, n))
-			return m->slot[j] - 1;
+		if (m->slot[j].tag != tag)
+			continue;
+		e = &m->ent[m->slot[j].code - 1];
+		if (e->len == n && !memcmp(m->bytes + e->off, s, n))
+			return m->slot[j].code - 1;
 	}
 	if (m->n >= INT32_MAX - 1)
 		return FILL_NOTES;
@@ -347,7 +371,8 @@ static int32_t strmap_code(strmap *m, const char *s, size_t n)
 	m->ent[m->n].len = n;
 	m->ent[m->n].hash = h;
 	m->nbytes += n;
-	m->slot[j] = (int32_t)m->n + 1;
+	m->slot[j].code = (int32_t)m->n + 1;
+	m->slot[j].tag = tag;
 	return (int32_t)m->n++;
 }
 
@@ -614,15 +639,94 @@ static const struct field {
 	{ "core", "<i4", 4, 44 },
 };
 
+/*
+ * The pages of the columns made ahead of the writing by a thread of its
+ * own (madvise(MADV_POPULATE_WRITE), 2 MiB of records at a time), so that
+ * the kernel's zeroing of fresh pages runs beside the reading, not in its
+ * page faults.  Stopped and joined before the columns are resized or freed.
+ */
+typedef struct prefault {
+#ifdef PREFAULT
+	char *buf[NFIELDS];
+	size_t each[NFIELDS], nbuf, rows;
+	atomic_int stop;
+	int running;
+	pthread_t th;
+#else
+	int none;
+#endif
+} prefault;
+
 typedef struct columns {
 	int records;             /* one buffer of records, or one per field */
 	char *buf[NFIELDS];      /* records: buf[0] only */
 	size_t n, cap;           /* events */
+	prefault pf;
 } columns;
+
+#ifdef PREFAULT
+static void *prefault_run(void *arg)
+{
+	prefault *pf = arg;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), step = (2u << 20) / RECORD_SIZE, r, k;
+
+	for (r = 0; r < pf->rows; r += step) {
+		size_t end = pf->rows - r < step ? pf->rows : r + step;
+
+		if (atomic_load_explicit(&pf->stop, memory_order_relaxed))
+			break;
+		for (k = 0; k < pf->nbuf; k++) {
+			size_t from = r * pf->each[k] / pg * pg, to = end * pf->each[k];
+
+			if (madvise(pf->buf[k] + from, to - from, MADV_POPULATE_WRITE) != 0)
+				return NULL;
+		}
+	}
+	return NULL;
+}
+#endif
+
+/* make the pages of the first `rows` rows (at most c->cap) in a thread */
+static void prefault_start(columns *c, size_t rows)
+{
+#ifdef PREFAULT
+	prefault *pf = &c->pf;
+	size_t k;
+
+	if (pf->running || rows < ((size_t)1 << 16))
+		return;
+	pf->nbuf = c->records ? 1u : (size_t)NFIELDS;
+	for (k = 0; k < pf->nbuf; k++) {
+		pf->buf[k] = c->buf[k];
+		pf->each[k] = c->records ? RECORD_SIZE : fields[k].size;
+	}
+	pf->rows = rows < c->cap ? rows : c->cap;
+	atomic_store(&pf->stop, 0);
+	pf->running = pthread_create(&pf->th, NULL, prefault_run, pf) == 0;
+#else
+	(void)c;
+	(void)rows;
+#endif
+}
+
+static void prefault_stop(columns *c)
+{
+#ifdef PREFAULT
+	if (!c->pf.running)
+		return;
+	atomic_store(&c->pf.stop, 1);
+	pthread_join(c->pf.th, NULL);
+	c->pf.running = 0;
+#else
+	(void)c;
+#endif
+}
 
 static int columns_grow(columns *c, size_t need)
 {
 	size_t cap = c->cap ? c->cap : 4096, k;
+
+	prefault_stop(c);
 
 	while (cap < need)
 		cap *= 2;
@@ -643,6 +747,7 @@ static void columns_free(columns *c)
 {
 	size_t k;
 
+	prefault_stop(c);
 	for (k = 0; k < NFIELDS; k++)
 		mem_free(c->buf[k], c->cap * (c->records ? RECORD_SIZE : fields[k].size));
 	memset(c, 0, sizeof *c);
@@ -1393,17 +1498,19 @@ static PyGetSetDef trace_getset[] = {
 /* ------------------------------------------------------------------------ */
 
 /*
- * The rows to make room for at first: a guess from the input's size (a
- * file's, or the bytes read once) at one event per 32 bytes, so that the
- * columns rarely grow; from 4096 to 2**24 rows (the rest grows by
- * doubling, mem_resize() moving no bytes).  Unused room costs address
- * space only: the pages are made as they are first written, and the
- * slack is given back at the end.
+ * The input's size in bytes (a file's, or the bytes read once; 0 when not
+ * known), for the room made at first: one event per 32 bytes, so that the
+ * columns rarely grow, from 4096 to 2**24 rows (the rest grows by
+ * doubling, mem_resize() moving no bytes); unused room costs address
+ * space only (the pages are made as they are first written, the slack is
+ * given back at the end).  The pages made ahead (prefault_start()) are
+ * those of one event per 48 bytes, a text line's: never more bytes of
+ * columns than of input.
  */
-static size_t rows_hint(PyObject *self)
+static size_t input_size(PyObject *self)
 {
 	const pytk_trace_head *h = (const pytk_trace_head *)self;
-	size_t size = 0, rows;
+	size_t size = 0;
 
 	if (h->data) {
 		size = (size_t)PyBytes_GET_SIZE(h->data);
@@ -1413,14 +1520,13 @@ static size_t rows_hint(PyObject *self)
 
 		if (!b) {
 			PyErr_Clear();
-			return 4096;
+			return 0;
 		}
 		if (stat(PyBytes_AS_STRING(b), &st) == 0 && S_ISREG(st.st_mode))
 			size = (size_t)st.st_size;
 		Py_DECREF(b);
 	}
-	rows = size / 32;
-	return rows < 4096 ? 4096 : rows > ((size_t)1 << 24) ? (size_t)1 << 24 : rows;
+	return size;
 }
 
 static PyObject *trace_read(PyObject *self, PyObject *args, PyObject *kwargs)
@@ -1432,7 +1538,7 @@ static PyObject *trace_read(PyObject *self, PyObject *args, PyObject *kwargs)
 	strmap notes;
 	const tk_event *evs;
 	const tk_trace *t;
-	size_t n, k;
+	size_t n, k, insize, rows;
 	tk_error err;
 	PyObject *bufs = NULL, *ret = NULL, *ents = NULL, *tl = NULL, *nl = NULL, *ol = NULL,
 		 *tb = NULL, *hdr = NULL;
@@ -1448,10 +1554,14 @@ static PyObject *trace_read(PyObject *self, PyObject *args, PyObject *kwargs)
 	if (trace_reader(&pr, self, kwargs) < 0)
 		return NULL;
 	t = tk_reader_trace(pr.r);
-	if ((add = columns_grow(&c, rows_hint(self))) < 0) {
+	insize = input_size(self);
+	rows = insize / 32;
+	rows = rows < 4096 ? 4096 : rows > ((size_t)1 << 24) ? (size_t)1 << 24 : rows;
+	if ((add = columns_grow(&c, rows)) < 0) {
 		fill_raise(add);
 		goto out;
 	}
+	prefault_start(&c, insize / 48);
 	/* pytk_reader_next_batch() without its error cleared per call (most
 	 * readers give one event a batch): the library fills `err` only on
 	 * an error, a warning turned into an exception stops the loop.  The
@@ -1462,6 +1572,7 @@ static PyObject *trace_read(PyObject *self, PyObject *args, PyObject *kwargs)
 	while ((rc = tk_reader_next_batch(pr.r, &evs, &n, 1024, &err)) == TK_OK && !pr.warn_failed)
 		if ((add = columns_add(&c, evs, n, &types, &names, &notes)) < 0)
 			break;
+	prefault_stop(&c);
 	Py_END_ALLOW_THREADS
 	if (pr.warn_failed)
 		goto out;
