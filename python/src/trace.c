@@ -20,11 +20,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#if defined(MADV_POPULATE_WRITE)
-#include <pthread.h>
-#include <stdatomic.h>
-#define PREFAULT 1
-#endif
 #endif
 
 typedef struct pytk_trace {
@@ -639,94 +634,15 @@ static const struct field {
 	{ "core", "<i4", 4, 44 },
 };
 
-/*
- * The pages of the columns made ahead of the writing by a thread of its
- * own (madvise(MADV_POPULATE_WRITE), 2 MiB of records at a time), so that
- * the kernel's zeroing of fresh pages runs beside the reading, not in its
- * page faults.  Stopped and joined before the columns are resized or freed.
- */
-typedef struct prefault {
-#ifdef PREFAULT
-	char *buf[NFIELDS];
-	size_t each[NFIELDS], nbuf, rows;
-	atomic_int stop;
-	int running;
-	pthread_t th;
-#else
-	int none;
-#endif
-} prefault;
-
 typedef struct columns {
 	int records;             /* one buffer of records, or one per field */
 	char *buf[NFIELDS];      /* records: buf[0] only */
 	size_t n, cap;           /* events */
-	prefault pf;
 } columns;
-
-#ifdef PREFAULT
-static void *prefault_run(void *arg)
-{
-	prefault *pf = arg;
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE), step = (2u << 20) / RECORD_SIZE, r, k;
-
-	for (r = 0; r < pf->rows; r += step) {
-		size_t end = pf->rows - r < step ? pf->rows : r + step;
-
-		if (atomic_load_explicit(&pf->stop, memory_order_relaxed))
-			break;
-		for (k = 0; k < pf->nbuf; k++) {
-			size_t from = r * pf->each[k] / pg * pg, to = end * pf->each[k];
-
-			if (madvise(pf->buf[k] + from, to - from, MADV_POPULATE_WRITE) != 0)
-				return NULL;
-		}
-	}
-	return NULL;
-}
-#endif
-
-/* make the pages of the first `rows` rows (at most c->cap) in a thread */
-static void prefault_start(columns *c, size_t rows)
-{
-#ifdef PREFAULT
-	prefault *pf = &c->pf;
-	size_t k;
-
-	if (pf->running || rows < ((size_t)1 << 16))
-		return;
-	pf->nbuf = c->records ? 1u : (size_t)NFIELDS;
-	for (k = 0; k < pf->nbuf; k++) {
-		pf->buf[k] = c->buf[k];
-		pf->each[k] = c->records ? RECORD_SIZE : fields[k].size;
-	}
-	pf->rows = rows < c->cap ? rows : c->cap;
-	atomic_store(&pf->stop, 0);
-	pf->running = pthread_create(&pf->th, NULL, prefault_run, pf) == 0;
-#else
-	(void)c;
-	(void)rows;
-#endif
-}
-
-static void prefault_stop(columns *c)
-{
-#ifdef PREFAULT
-	if (!c->pf.running)
-		return;
-	atomic_store(&c->pf.stop, 1);
-	pthread_join(c->pf.th, NULL);
-	c->pf.running = 0;
-#else
-	(void)c;
-#endif
-}
 
 static int columns_grow(columns *c, size_t need)
 {
 	size_t cap = c->cap ? c->cap : 4096, k;
-
-	prefault_stop(c);
 
 	while (cap < need)
 		cap *= 2;
@@ -747,7 +663,6 @@ static void columns_free(columns *c)
 {
 	size_t k;
 
-	prefault_stop(c);
 	for (k = 0; k < NFIELDS; k++)
 		mem_free(c->buf[k], c->cap * (c->records ? RECORD_SIZE : fields[k].size));
 	memset(c, 0, sizeof *c);
@@ -1503,9 +1418,7 @@ static PyGetSetDef trace_getset[] = {
  * columns rarely grow, from 4096 to 2**24 rows (the rest grows by
  * doubling, mem_resize() moving no bytes); unused room costs address
  * space only (the pages are made as they are first written, the slack is
- * given back at the end).  The pages made ahead (prefault_start()) are
- * those of one event per 48 bytes, a text line's: never more bytes of
- * columns than of input.
+ * given back at the end).
  */
 static size_t input_size(PyObject *self)
 {
@@ -1561,7 +1474,6 @@ static PyObject *trace_read(PyObject *self, PyObject *args, PyObject *kwargs)
 		fill_raise(add);
 		goto out;
 	}
-	prefault_start(&c, insize / 48);
 	/* pytk_reader_next_batch() without its error cleared per call (most
 	 * readers give one event a batch): the library fills `err` only on
 	 * an error, a warning turned into an exception stops the loop.  The
@@ -1572,7 +1484,6 @@ static PyObject *trace_read(PyObject *self, PyObject *args, PyObject *kwargs)
 	while ((rc = tk_reader_next_batch(pr.r, &evs, &n, 1024, &err)) == TK_OK && !pr.warn_failed)
 		if ((add = columns_add(&c, evs, n, &types, &names, &notes)) < 0)
 			break;
-	prefault_stop(&c);
 	Py_END_ALLOW_THREADS
 	if (pr.warn_failed)
 		goto out;
