@@ -125,10 +125,10 @@ static PyObject *py_stats(PyObject *self, PyObject *args)
 	tk_stats *st = NULL;
 	const tk_event *ev;
 	const tk_trace *t;
-	tk_error err;
+	tk_error err, rerr;
 	uint32_t p[PCT_MAX];
 	size_t np = 0, i, j;
-	int rc, opened = 0;
+	int rc, erc = 0, opened = 0;
 	char v[4][256], x[4][256];
 	char (*pbuf)[2][256] = NULL;
 
@@ -189,13 +189,24 @@ static PyObject *py_stats(PyObject *self, PyObject *args)
 		pytk_raise_msg(rc, "percentiles: cannot be set");
 		goto out;
 	}
-	while ((rc = pytk_reader_next(&pr, &ev)) == TK_OK)
-		if ((rc = tk_stats_event(st, ev, &err)) < 0) {
-			pytk_raise(rc, &err);
-			goto out;
-		}
-	if (rc < 0)
+	/* the reading and the figures run without the GIL (pytk_on_warning()
+	 * takes it for a warning) */
+	tk_error_clear(&rerr);
+	Py_BEGIN_ALLOW_THREADS
+	while ((rc = tk_reader_next(pr.r, &ev, &rerr)) == TK_OK && !pr.warn_failed)
+		if ((erc = tk_stats_event(st, ev, &err)) < 0)
+			break;
+	Py_END_ALLOW_THREADS
+	if (pr.warn_failed)
 		goto out;
+	if (erc < 0) {
+		pytk_raise(erc, &err);
+		goto out;
+	}
+	if (rc < 0) {
+		pytk_raise(rc, &rerr);
+		goto out;
+	}
 	if ((rc = tk_stats_finish(st, &err)) < 0) {
 		pytk_raise(rc, &err);
 		goto out;
@@ -514,9 +525,9 @@ static PyObject *py_load(PyObject *self, PyObject *args)
 	const tk_event *ev;
 	const uint32_t *ecores;
 	const uint64_t *ebusy;
-	tk_error err;
+	tk_error err, rerr;
 	uint64_t win = 0, first, last, idle_all = 0;
-	int rc, opened = 0;
+	int rc, erc = TK_OK, opened = 0;
 
 	(void)self;
 	memset(&x, 0, sizeof x);
@@ -565,10 +576,22 @@ static PyObject *py_load(PyObject *self, PyObject *args)
 		goto out;
 	}
 	x.l = l;
-	while ((rc = pytk_reader_next(&pr, &ev)) == TK_OK)
-		if ((rc = tk_load_event(l, ev, &err)) < 0)
+	/* without the GIL: on_window() calls no Python, pytk_on_warning()
+	 * takes the GIL itself */
+	tk_error_clear(&rerr);
+	Py_BEGIN_ALLOW_THREADS
+	while ((rc = tk_reader_next(pr.r, &ev, &rerr)) == TK_OK && !pr.warn_failed)
+		if ((erc = tk_load_event(l, ev, &err)) < 0)
 			break;
-	if (rc == TK_OK || rc == TK_END)
+	Py_END_ALLOW_THREADS
+	if (pr.warn_failed)
+		goto out;
+	if (erc == TK_OK && rc < 0) {
+		pytk_raise(rc, &rerr);
+		goto out;
+	}
+	rc = erc;
+	if (rc == TK_OK)
 		rc = tk_load_finish(l, &err);
 	if (rc < 0) {
 		if (PyErr_Occurred())
@@ -678,13 +701,17 @@ static void on_violation(void *ctx, const tk_violation *v)
 {
 	check_ctx *c = ctx;
 	PyObject *row;
+	PyGILState_STATE g;
 
 	if (c->failed)
 		return;
+	/* the check runs with the GIL released: take it for the row */
+	g = PyGILState_Ensure();
 	row = Py_BuildValue("(KKss)", (unsigned long long)v->pos, (unsigned long long)v->time,
 			    tk_rule_name(v->rule), v->msg);
 	if (add_row(c->rows, row) < 0)
 		c->failed = 1;
+	PyGILState_Release(g);
 }
 
 static const char *const check_cols[] = { "pos", "time", "rule", "message" };
@@ -696,9 +723,9 @@ static PyObject *py_check(PyObject *self, PyObject *args)
 	check_ctx cx = { NULL, 0 };
 	tk_check *chk = NULL;
 	const tk_event *ev;
-	tk_error err;
+	tk_error err, rerr;
 	uint64_t nevents = 0;
-	int rc, opened = 0, k;
+	int rc, erc = 0, opened = 0, k;
 
 	(void)self;
 	if (!PyArg_ParseTuple(args, "OO:_check", &source, &kwin))
@@ -714,17 +741,25 @@ static PyObject *py_check(PyObject *self, PyObject *args)
 		goto out;
 	}
 	tk_check_set_strict(chk, pr.opts.strict);
-	while ((rc = pytk_reader_next(&pr, &ev)) == TK_OK) {
+	/* without the GIL: on_violation() and pytk_on_warning() take it */
+	tk_error_clear(&rerr);
+	Py_BEGIN_ALLOW_THREADS
+	while ((rc = tk_reader_next(pr.r, &ev, &rerr)) == TK_OK && !pr.warn_failed) {
 		nevents++;
-		if ((rc = tk_check_event(chk, ev, &err)) < 0) {
-			pytk_raise(rc, &err);
-			goto out;
-		}
-		if (cx.failed)
-			goto out;
+		if ((erc = tk_check_event(chk, ev, &err)) < 0 || cx.failed)
+			break;
 	}
-	if (rc < 0)
+	Py_END_ALLOW_THREADS
+	if (pr.warn_failed || cx.failed)
 		goto out;
+	if (erc < 0) {
+		pytk_raise(erc, &err);
+		goto out;
+	}
+	if (rc < 0) {
+		pytk_raise(rc, &rerr);
+		goto out;
+	}
 	if (!(counts = PyDict_New()))
 		goto out;
 	for (k = 0; k < TK_RULE_COUNT; k++) {

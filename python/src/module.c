@@ -141,12 +141,16 @@ void pytk_on_warning(void *ctx, const tk_error *w)
 {
 	int *failed = ctx;
 	char line[1024];
+	PyGILState_STATE g;
 
 	if (*failed)
 		return;
 	tk_error_format(w, "warning", line, sizeof line);
+	/* the reading may run with the GIL released: take it for the call */
+	g = PyGILState_Ensure();
 	if (PyErr_WarnEx(pytk_TraceWarning, line, 1) < 0)
 		*failed = 1;
+	PyGILState_Release(g);
 }
 
 PyObject *pytk_source_path(PyObject *source)

@@ -86,7 +86,10 @@ extern PyObject *pytk_TraceWarning;
  * A tk_warning_fn of the library's readers and writers: the warning goes
  * to Python's warnings (TraceWarning, the command's line); `ctx` is an int
  * set to 1 when a filter made it an exception (the caller then stops, with
- * that exception set), after which warnings are dropped.
+ * that exception set), after which warnings are dropped.  It takes the GIL
+ * itself (PyGILState_Ensure()): the readings run their loops with the GIL
+ * released (Py_BEGIN_ALLOW_THREADS), and the exception a filter makes is
+ * set in the calling thread when the loop takes the GIL back.
  */
 void pytk_on_warning(void *ctx, const tk_error *w);
 

@@ -205,12 +205,11 @@ static uint64_t mix64(uint64_t x)
 static int u64map_grow(u64map *m)
 {
 	size_t cap = m->cap ? m->cap * 2 : 64, i, j;
-	uint64_t *key = PyMem_Calloc(cap, sizeof *key), *val = PyMem_Calloc(cap, sizeof *val);
+	uint64_t *key = PyMem_RawCalloc(cap, sizeof *key), *val = PyMem_RawCalloc(cap, sizeof *val);
 
 	if (!key || !val) {
-		PyMem_Free(key);
-		PyMem_Free(val);
-		PyErr_NoMemory();
+		PyMem_RawFree(key);
+		PyMem_RawFree(val);
 		return -1;
 	}
 	for (i = 0; i < m->cap; i++) {
@@ -221,8 +220,8 @@ static int u64map_grow(u64map *m)
 		key[j] = m->key[i];
 		val[j] = m->val[i];
 	}
-	PyMem_Free(m->key);
-	PyMem_Free(m->val);
+	PyMem_RawFree(m->key);
+	PyMem_RawFree(m->val);
 	m->key = key;
 	m->val = val;
 	m->cap = cap;
@@ -248,8 +247,8 @@ static int u64map_add(u64map *m, uint64_t key, uint64_t n)
 
 static void u64map_free(u64map *m)
 {
-	PyMem_Free(m->key);
-	PyMem_Free(m->val);
+	PyMem_RawFree(m->key);
+	PyMem_RawFree(m->val);
 	memset(m, 0, sizeof *m);
 }
 
@@ -259,8 +258,15 @@ typedef struct strent {
 	uint64_t hash;
 } strent;
 
+/* a slot of the table: the code + 1 (0: empty) and its hash's high half,
+ * compared before the bytes are looked at */
+typedef struct strslot {
+	int32_t code;
+	uint32_t tag;
+} strslot;
+
 typedef struct strmap {
-	int32_t *slot;       /* cap long: code + 1, 0 empty */
+	strslot *slot;       /* cap long */
 	size_t cap;
 	strent *ent;         /* per code */
 	size_t n, ncap;
@@ -268,16 +274,38 @@ typedef struct strmap {
 	size_t nbytes, bcap;
 } strmap;
 
-static uint64_t fnv1a(const char *s, size_t n)
+/* a hash of n bytes, 8 at a time */
+static uint64_t str_hash(const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	size_t i;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
 
-	for (i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = mix64(h ^ w);
+	}
+	if (n) {
+		w = 0;
+		memcpy(&w, s, n);
+		h = mix64(h ^ w ^ 0xff51afd7ed558ccdull);
+	}
 	return h;
 }
 
+/*
+ * The failures of the parts that run without the GIL (the reading loops):
+ * no exception is set there, fill_raise() sets it once the GIL is back.
+ */
+enum { FILL_NOMEM = -1, FILL_NOTES = -2 };
+
+static PyObject *fill_raise(int rc)
+{
+	if (rc == FILL_NOTES)
+		return pytk_raise_msg(TK_E_RANGE, "more than 2**31 distinct notes");
+	return PyErr_NoMemory();
+}
+
+/* *pp grown to `need` elements of `elem` bytes at least (doubling); -1 on
+ * out of memory, no exception set (PyMem_Raw*: no GIL needed) */
 static int grow(void *pp, size_t *cap, size_t need, size_t elem)
 {
 	void **p = pp;
@@ -288,66 +316,66 @@ static int grow(void *pp, size_t *cap, size_t need, size_t elem)
 		c *= 2;
 	if (c == *cap)
 		return 0;
-	q = PyMem_Realloc(*p, c * elem);
-	if (!q) {
-		PyErr_NoMemory();
+	if (c > SIZE_MAX / elem || !(q = PyMem_RawRealloc(*p, c * elem)))
 		return -1;
-	}
 	*p = q;
 	*cap = c;
 	return 0;
 }
 
-/* the code of `s` (n bytes), added when new; -1 + error on out of memory */
+/* the code of `s` (n bytes), added when new; FILL_NOMEM or FILL_NOTES (no
+ * exception set: called without the GIL) */
 static int32_t strmap_code(strmap *m, const char *s, size_t n)
 {
-	uint64_t h = mix64(fnv1a(s, n));
+	uint64_t h = str_hash(s, n);
+	uint32_t tag = (uint32_t)(h >> 32);
 	size_t j, i;
 
 	if ((m->n + 1) * 2 > m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 64;
-		int32_t *slot = PyMem_Calloc(cap, sizeof *slot);
+		strslot *slot = PyMem_RawCalloc(cap, sizeof *slot);
 
-		if (!slot) {
-			PyErr_NoMemory();
-			return -1;
-		}
+		if (!slot)
+			return FILL_NOMEM;
 		for (i = 0; i < m->n; i++) {
-			for (j = m->ent[i].hash & (cap - 1); slot[j]; j = (j + 1) & (cap - 1))
+			for (j = m->ent[i].hash & (cap - 1); slot[j].code; j = (j + 1) & (cap - 1))
 				;
-			slot[j] = (int32_t)i + 1;
+			slot[j].code = (int32_t)i + 1;
+			slot[j].tag = (uint32_t)(m->ent[i].hash >> 32);
 		}
-		PyMem_Free(m->slot);
+		PyMem_RawFree(m->slot);
 		m->slot = slot;
 		m->cap = cap;
 	}
-	for (j = h & (m->cap - 1); m->slot[j]; j = (j + 1) & (m->cap - 1)) {
-		const strent *e = &m->ent[m->slot[j] - 1];
+	for (j = h & (m->cap - 1); m->slot[j].code; j = (j + 1) & (m->cap - 1)) {
+		const strent *e;
 
-		if (e->hash == h && e->len == n && !memcmp(m->bytes + e->off, s, n))
-			return m->slot[j] - 1;
+		if (m->slot[j].tag != tag)
+			continue;
+		e = &m->ent[m->slot[j].code - 1];
+		if (e->len == n && !memcmp(m->bytes + e->off, s, n))
+			return m->slot[j].code - 1;
 	}
-	if (m->n >= INT32_MAX - 1) {
-		pytk_raise_msg(TK_E_RANGE, "more than 2**31 distinct notes");
-		return -1;
-	}
+	if (m->n >= INT32_MAX - 1)
+		return FILL_NOTES;
 	if (grow(&m->ent, &m->ncap, m->n + 1, sizeof *m->ent) < 0 ||
 	    grow(&m->bytes, &m->bcap, m->nbytes + n + 1, 1) < 0)
-		return -1;
+		return FILL_NOMEM;
 	memcpy(m->bytes + m->nbytes, s, n);
 	m->ent[m->n].off = m->nbytes;
 	m->ent[m->n].len = n;
 	m->ent[m->n].hash = h;
 	m->nbytes += n;
-	m->slot[j] = (int32_t)m->n + 1;
+	m->slot[j].code = (int32_t)m->n + 1;
+	m->slot[j].tag = tag;
 	return (int32_t)m->n++;
 }
 
 static void strmap_free(strmap *m)
 {
-	PyMem_Free(m->slot);
-	PyMem_Free(m->ent);
-	PyMem_Free(m->bytes);
+	PyMem_RawFree(m->slot);
+	PyMem_RawFree(m->ent);
+	PyMem_RawFree(m->bytes);
 	memset(m, 0, sizeof *m);
 }
 
@@ -422,8 +450,8 @@ static inline int32_t idmap_code(idmap *m, tk_str id, unsigned canon)
 
 static void idmap_free(idmap *m)
 {
-	PyMem_Free(m->code);
-	PyMem_Free(m->ids);
+	PyMem_RawFree(m->code);
+	PyMem_RawFree(m->ids);
 	memset(m, 0, sizeof *m);
 }
 
@@ -609,8 +637,6 @@ static const struct field {
 typedef struct columns {
 	int records;             /* one buffer of records, or one per field */
 	char *buf[NFIELDS];      /* records: buf[0] only */
-	char *at[NFIELDS];       /* where field k of event 0 is */
-	size_t stride[NFIELDS];
 	size_t n, cap;           /* events */
 } columns;
 
@@ -624,19 +650,10 @@ static int columns_grow(columns *c, size_t need)
 		size_t each = c->records ? RECORD_SIZE : fields[k].size;
 		char *p;
 
-		if (cap > SIZE_MAX / each) {
-			PyErr_NoMemory();
-			return -1;
-		}
-		if (!(p = mem_resize(c->buf[k], c->cap * each, cap * each))) {
-			PyErr_NoMemory();
-			return -1;
-		}
+		if (cap > SIZE_MAX / each ||
+		    !(p = mem_resize(c->buf[k], c->cap * each, cap * each)))
+			return FILL_NOMEM;
 		c->buf[k] = p;
-	}
-	for (k = 0; k < NFIELDS; k++) {
-		c->at[k] = c->records ? c->buf[0] + fields[k].offset : c->buf[k];
-		c->stride[k] = c->records ? RECORD_SIZE : fields[k].size;
 	}
 	c->cap = cap;
 	return 0;
@@ -661,36 +678,69 @@ static inline void put32(char *p, int32_t v)
 	memcpy(p, &v, 4);
 }
 
-/* the events of a batch into the columns; -1 + error */
+/* the codes of event `e`: 0, or FILL_NOMEM / FILL_NOTES */
+static inline int event_codes(const tk_event *e, idmap *types, idmap *names, strmap *notes,
+			      int32_t *ty, int32_t *na, int32_t *no)
+{
+	if ((*ty = idmap_code(types, e->type_name, (unsigned)e->type)) < 0 ||
+	    (*na = idmap_code(names, e->name, (unsigned)e->kind)) < 0)
+		return FILL_NOMEM;
+	*no = -1;
+	if (e->note && (*no = strmap_code(notes, e->note, e->note_len)) < 0)
+		return *no;
+	return 0;
+}
+
+/*
+ * The events of a batch into the columns: 0, or FILL_NOMEM / FILL_NOTES
+ * with no exception set (called without the GIL).  Records are written
+ * whole at the fields' fixed offsets (fields[] folds to constants).
+ */
 static int columns_add(columns *c, const tk_event *ev, size_t n, idmap *types, idmap *names,
 		       strmap *notes)
 {
 	size_t i, at;
 	int32_t ty, na, no;
+	int rc;
 
-	if (c->n + n > c->cap && columns_grow(c, c->n + n) < 0)
-		return -1;
+	if (c->n + n > c->cap && (rc = columns_grow(c, c->n + n)) < 0)
+		return rc;
 	at = c->n;
+	if (c->records) {
+		char *p = c->buf[0] + at * RECORD_SIZE;
+
+		for (i = 0; i < n; i++, p += RECORD_SIZE) {
+			const tk_event *e = ev + i;
+
+			if ((rc = event_codes(e, types, names, notes, &ty, &na, &no)) < 0)
+				return rc;
+			put64(p + fields[F_TIME].offset, e->time);
+			put64(p + fields[F_SOURCE_INST].offset, (uint64_t)e->source_inst);
+			put64(p + fields[F_TARGET_INST].offset, (uint64_t)e->target_inst);
+			put32(p + fields[F_SOURCE].offset, (int32_t)e->source);
+			put32(p + fields[F_TARGET_TYPE].offset, ty);
+			put32(p + fields[F_TARGET].offset, (int32_t)e->target);
+			put32(p + fields[F_EVENT].offset, na);
+			put32(p + fields[F_NOTE].offset, no);
+			put32(p + fields[F_CORE].offset, e->core == TK_NONE ? -1 : (int32_t)e->core);
+		}
+		c->n = at + n;
+		return 0;
+	}
 	for (i = 0; i < n; i++, at++) {
 		const tk_event *e = ev + i;
 
-		if ((ty = idmap_code(types, e->type_name, (unsigned)e->type)) < 0 ||
-		    (na = idmap_code(names, e->name, (unsigned)e->kind)) < 0)
-			return -1;
-		if (!e->note)
-			no = -1;
-		else if ((no = strmap_code(notes, e->note, e->note_len)) < 0)
-			return -1;
-		put64(c->at[F_TIME] + at * c->stride[F_TIME], e->time);
-		put32(c->at[F_SOURCE] + at * c->stride[F_SOURCE], (int32_t)e->source);
-		put64(c->at[F_SOURCE_INST] + at * c->stride[F_SOURCE_INST], (uint64_t)e->source_inst);
-		put32(c->at[F_TARGET_TYPE] + at * c->stride[F_TARGET_TYPE], ty);
-		put32(c->at[F_TARGET] + at * c->stride[F_TARGET], (int32_t)e->target);
-		put64(c->at[F_TARGET_INST] + at * c->stride[F_TARGET_INST], (uint64_t)e->target_inst);
-		put32(c->at[F_EVENT] + at * c->stride[F_EVENT], na);
-		put32(c->at[F_NOTE] + at * c->stride[F_NOTE], no);
-		put32(c->at[F_CORE] + at * c->stride[F_CORE],
-		      e->core == TK_NONE ? -1 : (int32_t)e->core);
+		if ((rc = event_codes(e, types, names, notes, &ty, &na, &no)) < 0)
+			return rc;
+		put64(c->buf[F_TIME] + at * 8, e->time);
+		put32(c->buf[F_SOURCE] + at * 4, (int32_t)e->source);
+		put64(c->buf[F_SOURCE_INST] + at * 8, (uint64_t)e->source_inst);
+		put32(c->buf[F_TARGET_TYPE] + at * 4, ty);
+		put32(c->buf[F_TARGET] + at * 4, (int32_t)e->target);
+		put64(c->buf[F_TARGET_INST] + at * 8, (uint64_t)e->target_inst);
+		put32(c->buf[F_EVENT] + at * 4, na);
+		put32(c->buf[F_NOTE] + at * 4, no);
+		put32(c->buf[F_CORE] + at * 4, e->core == TK_NONE ? -1 : (int32_t)e->core);
 	}
 	c->n = at;
 	return 0;
@@ -724,12 +774,28 @@ static PyStructSequence_Desc event_desc = {
 /* The events iterator                                                       */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * The events are read ITER_BATCH at a time with the GIL released
+ * (iter_fill()), copied (a reader's event lives until its next call; the
+ * notes' bytes go to `notes`), and handed out one a next(); what ended
+ * the batch (the end, a read error, a warning made an exception) comes
+ * after its events, as when they were read one by one.
+ */
+#define ITER_BATCH 256
+
 typedef struct pytk_iter {
 	PyObject_HEAD
 	pytk_reader pr;
 	int open;
-	const tk_event *evs;
+	int busy;            /* iter_fill() runs (without the GIL) */
+	tk_event evs[ITER_BATCH];
+	size_t noff[ITER_BATCH];   /* where the note of evs[i] is in `notes` */
 	size_t n, i;
+	char *notes;
+	size_t nnotes, notes_cap;
+	int stop;            /* after the batch: 0 more, TK_END, or an error */
+	tk_error err;        /* stop < 0: the reader's error */
+	PyObject *exc_type, *exc_value, *exc_tb;  /* a warning made an error */
 	PyObject **ents;     /* per entity id: its name, or NULL */
 	size_t nents;
 	PyObject **strs;     /* per string id: its text, or NULL */
@@ -743,14 +809,20 @@ static void iter_clear(pytk_iter *it)
 	if (it->open)
 		pytk_reader_close(&it->pr);
 	it->open = 0;
-	it->evs = NULL;
 	it->n = it->i = 0;
+	it->stop = 0;
+	PyMem_RawFree(it->notes);
+	it->notes = NULL;
+	it->nnotes = it->notes_cap = 0;
+	Py_CLEAR(it->exc_type);
+	Py_CLEAR(it->exc_value);
+	Py_CLEAR(it->exc_tb);
 	for (i = 0; i < it->nents; i++)
 		Py_XDECREF(it->ents[i]);
 	for (i = 0; i < it->nstrs; i++)
 		Py_XDECREF(it->strs[i]);
-	PyMem_Free(it->ents);
-	PyMem_Free(it->strs);
+	PyMem_RawFree(it->ents);
+	PyMem_RawFree(it->strs);
 	it->ents = it->strs = NULL;
 	it->nents = it->nstrs = 0;
 }
@@ -776,7 +848,7 @@ static PyObject *cached(PyObject ***tab, size_t *cap, size_t id, PyObject *(*mak
 		if (id > 1u << 26)  /* ids are dense: a huge one is not cached */
 			return make(t, (uint32_t)id);
 		if (grow(tab, cap, id + 1, sizeof **tab) < 0)
-			return NULL;
+			return PyErr_NoMemory();
 		memset(*tab + old, 0, (*cap - old) * sizeof **tab);
 	}
 	if (!(*tab)[id] && !((*tab)[id] = make(t, (uint32_t)id)))
@@ -802,26 +874,104 @@ static PyObject *inst(int64_t v)
 	return PyLong_FromLongLong(v);
 }
 
+/*
+ * Up to ITER_BATCH events into it->evs; run without the GIL.  Sets
+ * it->stop to TK_END, a reader's error (it->err), ITER_NOMEM, or
+ * ITER_WARNED when a warning was made an exception (set in the
+ * thread by pytk_on_warning()); the events of the call that warned are
+ * not kept, as pytk_reader_next_batch() drops them.
+ */
+#define ITER_WARNED (-1000)
+#define ITER_NOMEM (-1001)
+
+static void iter_fill(pytk_iter *it)
+{
+	const tk_event *evs;
+	size_t n, k;
+	int rc = TK_OK;
+
+	it->n = it->i = 0;
+	it->nnotes = 0;
+	tk_error_clear(&it->err);
+	while (it->n < ITER_BATCH) {
+		rc = tk_reader_next_batch(it->pr.r, &evs, &n, ITER_BATCH - it->n, &it->err);
+		if (it->pr.warn_failed) {
+			rc = ITER_WARNED;
+			break;
+		}
+		if (rc != TK_OK)
+			break;
+		for (k = 0; k < n && it->n < ITER_BATCH; k++) {
+			tk_event *e = &it->evs[it->n];
+
+			*e = evs[k];
+			if (e->note) {
+				if (grow(&it->notes, &it->notes_cap, it->nnotes + e->note_len + 1, 1) < 0) {
+					rc = ITER_NOMEM;
+					break;
+				}
+				memcpy(it->notes + it->nnotes, e->note, e->note_len);
+				it->noff[it->n] = it->nnotes;
+				it->nnotes += e->note_len;
+			}
+			it->n++;
+		}
+		if (rc != TK_OK)
+			break;
+	}
+	it->stop = rc == TK_OK ? 0 : rc;
+}
+
+/* what ended the batch, as the exception of next() (NULL, or NULL at the end) */
+static PyObject *iter_stop(pytk_iter *it)
+{
+	int stop = it->stop;
+
+	if (stop == ITER_WARNED) {
+		/* the exception set by the warning, kept while the batch went out */
+		PyErr_Restore(it->exc_type, it->exc_value, it->exc_tb);
+		it->exc_type = it->exc_value = it->exc_tb = NULL;
+	} else if (stop == ITER_NOMEM) {
+		PyErr_NoMemory();
+	} else if (stop < 0) {
+		pytk_raise(stop, &it->err);
+	}
+	/* the end, or an error (set): the reader is done either way */
+	iter_clear(it);
+	return NULL;
+}
+
 static PyObject *iter_next(PyObject *self)
 {
 	pytk_iter *it = (pytk_iter *)self;
 	const tk_event *e;
 	const tk_trace *t;
 	PyObject *o, *v[9];
-	int rc, k;
+	size_t at;
+	int k;
 
+	if (it->busy) {
+		PyErr_SetString(PyExc_RuntimeError, "the events iterator is already reading "
+				"(in another thread)");
+		return NULL;
+	}
 	if (!it->open)
 		return NULL;
 	if (it->i == it->n) {
-		rc = pytk_reader_next_batch(&it->pr, &it->evs, &it->n, 256);
-		it->i = 0;
-		if (rc != TK_OK) {
-			/* the end, or an error (set): the reader is done either way */
-			iter_clear(it);
-			return NULL;
-		}
+		if (it->stop)
+			return iter_stop(it);
+		it->busy = 1;
+		Py_BEGIN_ALLOW_THREADS
+		iter_fill(it);
+		Py_END_ALLOW_THREADS
+		it->busy = 0;
+		if (it->stop == ITER_WARNED)
+			PyErr_Fetch(&it->exc_type, &it->exc_value, &it->exc_tb);
+		if (it->i == it->n)
+			return iter_stop(it);
 	}
-	e = &it->evs[it->i++];
+	at = it->i++;
+	e = &it->evs[at];
 	t = tk_reader_trace(it->pr.r);
 	v[0] = PyLong_FromUnsignedLongLong(e->time);
 	v[1] = cached(&it->ents, &it->nents, e->source, entity_name, t);
@@ -832,7 +982,7 @@ static PyObject *iter_next(PyObject *self)
 	v[5] = inst(e->target_inst);
 	v[6] = e->name != TK_NONE ? cached(&it->strs, &it->nstrs, e->name, trace_str, t)
 				  : event_name(t, e);
-	v[7] = e->note ? pytk_str(e->note, e->note_len) : Py_NewRef(Py_None);
+	v[7] = e->note ? pytk_str(it->notes + it->noff[at], e->note_len) : Py_NewRef(Py_None);
 	v[8] = e->core == TK_NONE ? Py_NewRef(Py_None)
 				  : cached(&it->ents, &it->nents, e->core, entity_name, t);
 	o = PyStructSequence_New(event_type);
@@ -851,6 +1001,11 @@ static PyObject *iter_next(PyObject *self)
 static PyObject *iter_close(PyObject *self, PyObject *args)
 {
 	(void)args;
+	if (((pytk_iter *)self)->busy) {
+		PyErr_SetString(PyExc_RuntimeError, "the events iterator is reading "
+				"(in another thread): it cannot be closed now");
+		return NULL;
+	}
 	iter_clear((pytk_iter *)self);
 	Py_RETURN_NONE;
 }
@@ -1015,13 +1170,17 @@ static PyObject *trace_compute_info(pytk_trace *self)
 	count_row *rows = NULL;
 	PyObject *d = NULL, *l = NULL, *types = NULL, *ret = NULL;
 	size_t n, i, nrows = 0, nents;
-	int rc;
+	tk_error err;
+	int rc, nomem = 0;
 
 	if (trace_reader(&pr, (PyObject *)self, NULL) < 0)
 		return NULL;
 	t = tk_reader_trace(pr.r);
 	tb = tk_trace_timebase(t);
-	while ((rc = pytk_reader_next_batch(&pr, &evs, &n, 256)) == TK_OK) {
+	/* the reading runs without the GIL (pytk_on_warning() takes it) */
+	tk_error_clear(&err);
+	Py_BEGIN_ALLOW_THREADS
+	while ((rc = tk_reader_next_batch(pr.r, &evs, &n, 256, &err)) == TK_OK && !pr.warn_failed) {
 		uint64_t last = UINT64_MAX, run = 0;
 
 		nevents += n;
@@ -1034,16 +1193,25 @@ static PyObject *trace_compute_info(pytk_trace *self)
 				run++;
 				continue;
 			}
-			if (run && u64map_add(&pairs, last, run) < 0)
-				goto out;
+			if (run && (nomem = u64map_add(&pairs, last, run)) < 0)
+				break;
 			last = key;
 			run = 1;
 		}
-		if (run && u64map_add(&pairs, last, run) < 0)
-			goto out;
+		if (nomem < 0 || (run && (nomem = u64map_add(&pairs, last, run)) < 0))
+			break;
 	}
-	if (rc < 0)
+	Py_END_ALLOW_THREADS
+	if (pr.warn_failed)
 		goto out;
+	if (nomem < 0) {
+		PyErr_NoMemory();
+		goto out;
+	}
+	if (rc < 0) {
+		pytk_raise(rc, &err);
+		goto out;
+	}
 
 	if (!(rows = PyMem_Calloc(pairs.n + 1, sizeof *rows))) {
 		PyErr_NoMemory();
@@ -1244,6 +1412,36 @@ static PyGetSetDef trace_getset[] = {
 /* Trace._read(): the columns                                                */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * The input's size in bytes (a file's, or the bytes read once; 0 when not
+ * known), for the room made at first: one event per 32 bytes, so that the
+ * columns rarely grow, from 4096 to 2**24 rows (the rest grows by
+ * doubling, mem_resize() moving no bytes); unused room costs address
+ * space only (the pages are made as they are first written, the slack is
+ * given back at the end).
+ */
+static size_t input_size(PyObject *self)
+{
+	const pytk_trace_head *h = (const pytk_trace_head *)self;
+	size_t size = 0;
+
+	if (h->data) {
+		size = (size_t)PyBytes_GET_SIZE(h->data);
+	} else {
+		PyObject *b = PyUnicode_EncodeFSDefault(h->path);
+		struct stat st;
+
+		if (!b) {
+			PyErr_Clear();
+			return 0;
+		}
+		if (stat(PyBytes_AS_STRING(b), &st) == 0 && S_ISREG(st.st_mode))
+			size = (size_t)st.st_size;
+		Py_DECREF(b);
+	}
+	return size;
+}
+
 static PyObject *trace_read(PyObject *self, PyObject *args, PyObject *kwargs)
 {
 	int records;
@@ -1253,11 +1451,11 @@ static PyObject *trace_read(PyObject *self, PyObject *args, PyObject *kwargs)
 	strmap notes;
 	const tk_event *evs;
 	const tk_trace *t;
-	size_t n, k;
+	size_t n, k, insize, rows;
 	tk_error err;
 	PyObject *bufs = NULL, *ret = NULL, *ents = NULL, *tl = NULL, *nl = NULL, *ol = NULL,
 		 *tb = NULL, *hdr = NULL;
-	int rc;
+	int rc, add;
 
 	if (!PyArg_ParseTuple(args, "p:_read", &records))
 		return NULL;
@@ -1269,17 +1467,30 @@ static PyObject *trace_read(PyObject *self, PyObject *args, PyObject *kwargs)
 	if (trace_reader(&pr, self, kwargs) < 0)
 		return NULL;
 	t = tk_reader_trace(pr.r);
-	if (columns_grow(&c, 1) < 0)
+	insize = input_size(self);
+	rows = insize / 32;
+	rows = rows < 4096 ? 4096 : rows > ((size_t)1 << 24) ? (size_t)1 << 24 : rows;
+	if ((add = columns_grow(&c, rows)) < 0) {
+		fill_raise(add);
 		goto out;
+	}
 	/* pytk_reader_next_batch() without its error cleared per call (most
 	 * readers give one event a batch): the library fills `err` only on
-	 * an error, a warning turned into an exception stops the loop */
+	 * an error, a warning turned into an exception stops the loop.  The
+	 * loop runs without the GIL (pytk_on_warning() takes it). */
 	tk_error_clear(&err);
+	add = 0;
+	Py_BEGIN_ALLOW_THREADS
 	while ((rc = tk_reader_next_batch(pr.r, &evs, &n, 1024, &err)) == TK_OK && !pr.warn_failed)
-		if (columns_add(&c, evs, n, &types, &names, &notes) < 0)
-			goto out;
+		if ((add = columns_add(&c, evs, n, &types, &names, &notes)) < 0)
+			break;
+	Py_END_ALLOW_THREADS
 	if (pr.warn_failed)
 		goto out;
+	if (add < 0) {
+		fill_raise(add);
+		goto out;
+	}
 	if (rc < 0) {
 		pytk_raise(rc, &err);
 		goto out;

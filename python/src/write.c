@@ -486,8 +486,8 @@ static PyObject *py_convert(PyObject *self, PyObject *args)
 	tk_writer *w = NULL;
 	const tk_event *ev;
 	int failed = 0;   /* a writer's warning made an exception */
-	tk_error err;
-	int rc, opened = 0;
+	tk_error err, rerr;
+	int rc, wrc = 0, opened = 0;
 
 	(void)self;
 	if (!PyArg_ParseTuple(args, "OOO!:_convert", &src, &dst, &PyDict_Type, &kwin))
@@ -513,18 +513,25 @@ static PyObject *py_convert(PyObject *self, PyObject *args)
 		pytk_raise(rc, &err);
 		goto out;
 	}
-	while ((rc = pytk_reader_next(&pr, &ev)) == TK_OK) {
+	/* the copy runs without the GIL (pytk_on_warning() takes it) */
+	tk_error_clear(&rerr);
+	Py_BEGIN_ALLOW_THREADS
+	while ((rc = tk_reader_next(pr.r, &ev, &rerr)) == TK_OK && !pr.warn_failed) {
 		tk_error_clear(&err);
-		rc = tk_writer_write(w, ev, &err);
-		if (failed)
-			goto fail;
-		if (rc < 0) {
-			pytk_raise(rc, &err);
-			goto fail;
-		}
+		if ((wrc = tk_writer_write(w, ev, &err)) < 0 || failed)
+			break;
 	}
-	if (rc < 0)
+	Py_END_ALLOW_THREADS
+	if (failed || pr.warn_failed)
 		goto fail;
+	if (wrc < 0) {
+		pytk_raise(wrc, &err);
+		goto fail;
+	}
+	if (rc < 0) {
+		pytk_raise(rc, &rerr);
+		goto fail;
+	}
 	rc = close_writer(w, &failed, PyBytes_AS_STRING(dstb));
 	w = NULL;
 	if (rc < 0)
