@@ -61,7 +61,9 @@ typedef struct stream_state {
 	 * the core of the last record and the stream being off. */
 	uint8_t *wp;                    /* next write (head, with the bytes of the hot path) */
 	uint8_t *lim[FTRACE_MAX_CORES];
-	uint64_t deadline;              /* drained_at + drain_cycles (a transport) */
+	uint32_t dleft;                 /* the next delta must be below it: the
+					 * time to the drain's deadline (with a
+					 * transport), at most STREAM_HOT_DELTA */
 	uint8_t *ring;
 	uint32_t size, head, used;      /* next write at head; used bytes */
 	tkrec_stream_write_fn write;
@@ -589,6 +591,20 @@ static inline uint32_t min32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
+/* dleft from the time of the last record (in the section) */
+static void stream_deadline(void)
+{
+	uint64_t end = stream.drained_at + stream.drain_cycles;
+
+	stream.dleft = (uint32_t)STREAM_HOT_DELTA;
+	if (!stream.write)
+		return;
+	if (end <= stream.prev)
+		stream.dleft = 0;
+	else if (end - stream.prev < STREAM_HOT_DELTA)
+		stream.dleft = (uint32_t)(end - stream.prev);
+}
+
 /*
  * The hot path's limit (in the section, the counters up to date): the
  * bytes an event may find written before it goes the cold way.  Only
@@ -601,8 +617,7 @@ static void stream_relimit(void)
 	stream_catch_up();
 	for (i = 0; i < FTRACE_MAX_CORES; i++)
 		stream.lim[i] = NULL;
-	stream.deadline = stream.write ? stream.drained_at + stream.drain_cycles
-				       : ~(uint64_t)0;
+	stream_deadline();
 	if (!stream_on || stream.pending_lost || stream.need_sync ||
 	    (stream.write && stream.want_drain) || stream.core >= FTRACE_MAX_CORES)
 		return;
@@ -843,11 +858,18 @@ static const uint16_t stream_hdr[7] = {
 	0x0000, 0x0100, 0x0200, 0x0600, 0x0A00, 0x0E00, 0x1200
 };
 
-/* The bytes of v < 2^63 (0 .. 8; 0 for 0). */
+/* The bytes of v < 2^48 (0 .. 6; 0 for 0). */
 static inline uint32_t byte_len(uint64_t v)
 {
-#if defined(__GNUC__)
+#if defined(__GNUC__) && UINTPTR_MAX > 0xFFFFFFFFu
 	return (uint32_t)(70 - __builtin_clzll(v << 1 | 1u)) >> 3;
+#elif defined(__GNUC__)
+	/* two 32-bit counts (the core's clz gives 32 for 0: no test) */
+	uint32_t hi = (uint32_t)(v >> 32), lo = (uint32_t)v;
+
+	if (hi)
+		return (uint32_t)(71 - __builtin_clz(hi)) >> 3;
+	return (uint32_t)(39 - (lo ? __builtin_clz(lo) : 32)) >> 3;
 #else
 	uint32_t n = 0;
 
@@ -880,8 +902,8 @@ static inline int stream_event(unsigned core, uint32_t type, uint32_t par1,
 	int rc = 0;
 
 	FTRACE_PORT_LOCK();
-	if (w < stream.lim[core] && d < STREAM_HOT_DELTA && tsc < stream.deadline &&
-	    STREAM_HOT_TYPE(type)) {
+	if (w < stream.lim[core] && d < stream.dleft && STREAM_HOT_TYPE(type)) {
+		stream.dleft -= (uint32_t)d;
 		v = (uint64_t)par1 | (uint64_t)par2 << 16;
 		l = byte_len(v);
 		put16(w, (uint16_t)(type | stream_hdr[l]));

@@ -223,17 +223,37 @@ static uint32_t trace_lost(void)
 #endif
 }
 
+#ifdef TRACE_STREAM
+/* the stream build also counts the event with the stream on: 0 a chunk
+ * alone, 1 the stream alone, 2 both (a ring of its own that holds the
+ * COST_N events, no transport: the syncs every 1024 bytes counted) */
+static int cost_mode;
+#define COST_POOL (20 * 1024)
+#else
+#define cost_mode 0
+#define COST_POOL (sizeof trace_mem)
+#endif
+
 /* the cost of one TRACER_LOGEVENT, measured in a chunk of its own */
 static void cost_setup(void)
 {
 	int c;
 
-	if (tkrec_init(trace_mem, sizeof trace_mem) < 0)
+	if (tkrec_init(trace_mem, COST_POOL) < 0)
 		fw_fail("tkrec_init");
-	c = FTrace_chunk_create(COST_N * TKREC_REC, 0,
-				FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_CYC);
-	if (c < 0 || FTrace_actual_chunk_select(c) < 0 || FTrace_enable() < 0)
-		fw_fail("cost chunk");
+#ifdef TRACE_STREAM
+	if (cost_mode && tkrec_stream_init(trace_mem + COST_POOL, sizeof trace_mem - COST_POOL,
+					   NULL, CPU_HZ / 1000u, 1024) < 0)
+		fw_fail("cost stream");
+#endif
+	if (cost_mode != 1) {
+		c = FTrace_chunk_create(COST_N * TKREC_REC, 0,
+					FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_CYC);
+		if (c < 0 || FTrace_actual_chunk_select(c) < 0)
+			fw_fail("cost chunk");
+	}
+	if (FTrace_enable() < 0)
+		fw_fail("cost enable");
 }
 
 static void cost_event(uint32_t i)
@@ -564,6 +584,9 @@ static void out_tenths(uint32_t v)
 
 /* not on main's stack: main goes on as the idle thread on another one */
 static uint32_t cost_st, cost_dwt;
+#ifdef TRACE_STREAM
+static uint32_t cost_stream_st[2], cost_stream_dwt[2];
+#endif
 static int clock;
 
 int main(void)
@@ -577,6 +600,14 @@ int main(void)
 	/* the DWT path reads a CYCCNT that QEMU does not count: the same
 	 * instructions as on a core that has it, meaningless times */
 	cost_dwt = cost_tenths(TKREC_CM_CLOCK_DWT);
+#ifdef TRACE_STREAM
+	for (cost_mode = 1; cost_mode <= 2; cost_mode++) {
+		cost_stream_st[cost_mode - 1] = cost_tenths(TKREC_CM_CLOCK_SYSTICK);
+		cost_stream_dwt[cost_mode - 1] = cost_tenths(TKREC_CM_CLOCK_DWT);
+		if (tkrec_stream_lost())
+			fw_fail("cost stream lost events");
+	}
+#endif
 
 	/* the 1 ms tick, then the recorder's clock on it (or on CYCCNT) */
 	SYST_CSR = 0;
@@ -629,6 +660,20 @@ int main(void)
 	out_tenths(cost_dwt);
 	out_s(" (DWT clock)");
 	out_end();
+#ifdef TRACE_STREAM
+	out_s("fw: cost of one stream-only event: ");
+	out_tenths(cost_stream_st[0]);
+	out_s(" instructions (SysTick clock), ");
+	out_tenths(cost_stream_dwt[0]);
+	out_s(" (DWT clock)");
+	out_end();
+	out_s("fw: cost of one chunk+stream event: ");
+	out_tenths(cost_stream_st[1]);
+	out_s(" instructions (SysTick clock), ");
+	out_tenths(cost_stream_dwt[1]);
+	out_s(" (DWT clock)");
+	out_end();
+#endif
 	if (tasks[0].misses + tasks[1].misses + tasks[2].misses || trace_lost())
 		fw_fail("deadline misses or lost events");
 	tkrec_cm_sh_exit(0);
