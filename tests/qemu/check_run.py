@@ -11,6 +11,12 @@ tracekit from its two recordings (the FTrace dump and the HTF mode):
 - the two recordings agree: the same events in the same order (entity and
   event), the releases at the same times, the other events within 100 us
   (the HTF build's events cost more instructions), and the same PER rows;
+- the stream build (its stream drained by the idle thread, never in the
+  ipoints) schedules as the FTrace build: the same jobs, no miss, none
+  lost, each PER its period exactly, IRQ8 143 times, and each task's
+  and IRQ8's response times and IRQ8's periods within 100 us of the
+  FTrace dump's (the stream's events cost more instructions, and a sync
+  record is written by an event now and then);
 - docs/recorder.md gives what this run gives, when arm-none-eabi-gcc is
   the version it names: the objects' sizes (arm-none-eabi-size), the
   instructions of one event (the firmware's own count), the dump's record
@@ -144,6 +150,27 @@ def doc_figures(d, worst):
              % (worst, said and said.group(1)))
 
 
+def compare_stream(d, rows_b):
+    """The stream build's schedule against the FTrace build's."""
+    path = d + "/stream.tks"
+    if not os.path.exists(path):
+        fail("no %s" % path)
+        return
+    fw = firmware(d + "/fw-stream.log")
+    rows_s, irq_s = stats([path], "stream.tks")
+    if irq_s != IRQ_COUNT or fw != IRQ_COUNT:
+        fail("stream.tks: %s count %s, the firmware counted %s, want %d" % (IRQ, irq_s, fw, IRQ_COUNT))
+    for ent, metric in [(t, "RT") for t in TASKS] + [(IRQ, "RT"), (IRQ, "PER")]:
+        a, b = rows_b.get((ent, metric)), rows_s.get((ent, metric))
+        if not a or not b:
+            fail("stream.tks: no %s %s to compare" % (ent, metric))
+            continue
+        for k in ("min", "max"):
+            if abs(float(a[k]) - float(b[k])) > TOLERANCE_NS:
+                fail("stream.tks: %s %s %s is %s ns, %s ns in trace.bin"
+                     % (ent, metric, k, b[k], a[k]))
+
+
 def main():
     d = sys.argv[2]
     worst = None
@@ -156,6 +183,7 @@ def main():
             fail("check %s: %s" % (args[-1], out.strip()))
     rows_b, irq_b = stats(bin_args, "trace.bin")
     rows_h, irq_h = stats(htf_args, "trace.htf")
+    compare_stream(d, rows_b)
     for name, got, fw in (("trace.bin", irq_b, n_fw["ftrace"]), ("trace.htf", irq_h, n_fw["htf"])):
         if got != IRQ_COUNT or fw != IRQ_COUNT:
             fail("%s: %s count %s, the firmware counted %s, want %d" % (name, IRQ, got, fw, IRQ_COUNT))
