@@ -912,11 +912,11 @@ static inline int stream_event(unsigned core, uint32_t type, uint32_t par1,
 			w[2] = (uint8_t)zz;
 			w += 3;
 		} else if (zz < 0x4000u) {
-			put16(w + 2, (uint16_t)((zz & 0x7Fu) | 0x80u | (zz << 1 & 0x7F00u)));
+			/* each 7-bit group moved up a bit: zz + its bits above 6 */
+			put16(w + 2, (uint16_t)(zz + (zz & ~0x7Fu) + 0x80u));
 			w += 4;
 		} else {
-			put32(w + 2, (zz & 0x7Fu) | 0x8080u | (zz << 1 & 0x7F00u) |
-					     (zz << 2 & 0x7F0000u));
+			put32(w + 2, zz + (zz & ~0x7Fu) + ((zz & ~0x3FFFu) << 1) + 0x8080u);
 			w += 5;
 		}
 		put64(w, v);
