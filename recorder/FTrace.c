@@ -896,12 +896,14 @@ __attribute__((always_inline))
 static inline int stream_event(unsigned core, uint32_t type, uint32_t par1,
 			       uint64_t tsc, uint32_t par2)
 {
-	uint8_t *w = stream.wp;
-	uint64_t d = tsc - stream.prev, v;
+	uint8_t *w;
+	uint64_t d, v;
 	uint32_t zz, l;
 	int rc = 0;
 
 	FTRACE_PORT_LOCK();
+	w = stream.wp;  /* read under the lock: another core may write */
+	d = tsc - stream.prev;
 	if (w < stream.lim[core] && d < stream.dleft && STREAM_HOT_TYPE(type)) {
 		stream.dleft -= (uint32_t)d;
 		v = (uint64_t)par1 | (uint64_t)par2 << 16;
