@@ -924,7 +924,8 @@ static inline int stream_event(unsigned core, uint32_t type, uint32_t par1,
 		put64(w, v);
 		stream.wp = w + l;
 		stream.prev = tsc;
-	} else {
+	} else if (stream_on) {
+		/* the stream off: its limits are NULL, one more test, no call */
 		rc = stream_cold(core, type, par1, tsc, par2);
 	}
 	FTRACE_PORT_UNLOCK();
