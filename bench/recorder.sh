@@ -17,6 +17,8 @@
 #   TKREC_STREAM: chunk + stream     the snapshot record and the compact one
 #   TKREC_STREAM: stream only        the compact record alone (no chunk);
 #                                    target <= 1.3 x TRACER_LOGEVENT
+#   TKREC_STREAM: stream off         a streaming build's snapshot call with
+#                                    the stream never started
 # and, wall time on the real host port (its section blocks signals with two
 # pthread_sigmask calls), the median of 5 timings of 1e6 TRACER_LOGEVENT;
 # the stream's bytes per event; the events per CPU second (and per wall
@@ -176,11 +178,18 @@ NOINLINE void both(unsigned i);
 NOINLINE void both(unsigned i) { TRACER_LOGEVENT(FTrace_EVT_task_activate, i & 0xff, i & 0xff); }
 NOINLINE void compact(unsigned i);
 NOINLINE void compact(unsigned i) { TRACER_LOGEVENT(FTrace_EVT_task_activate, i & 0xff, i & 0xff); }
+NOINLINE void off(unsigned i);
+NOINLINE void off(unsigned i) { TRACER_LOGEVENT(FTrace_EVT_task_activate, i, i); }
 NOINLINE void none(unsigned i);
 NOINLINE void none(unsigned i) { __asm volatile("" : : "r"(i)); }
 int main(void)
 {
 	unsigned i;
+	tkrec_init(bench_mem, sizeof(bench_mem));
+	FTrace_actual_chunk_select(FTrace_chunk_create(N * 16, 0, FTRACE_CHUNK_FLAG_FREE));
+	FTrace_enable();
+	for (i = 0; i < N; i++)
+		off(i);
 	tkrec_init(bench_mem, sizeof(bench_mem));
 	FTrace_actual_chunk_select(FTrace_chunk_create(N * 16, 0, FTRACE_CHUNK_FLAG_FREE));
 	tkrec_stream_init(ring, sizeof(ring), take, 72000, 1024);
@@ -253,6 +262,7 @@ printf '%-44s %14s   %-10s %s\n' "TRACER_HTF_LOGEVENT, widths 8/8/8 (24 B)" "$(p
 printf '%-44s %14s   %-10s %s\n' "peer: bare 16-byte record store" "$(per floor16)" "" "(peer)"
 printf '%-44s %14s   %-10s %s\n' "TRACER_LOGEVENT, TKREC_STREAM: chunk + stream" "$(pers both)" "" ""
 printf '%-44s %14s   %-10s %s\n' "TRACER_LOGEVENT, TKREC_STREAM: stream only" "$stream_only" "<= 1.3 x" "$sverdict ($stream_ratio x)"
+printf '%-44s %14s   %-10s %s\n' "TRACER_LOGEVENT, stream build, stream off" "$(pers off)" "" ""
 echo
 echo "bytes per event: snapshot 16; stream $stream_bytes (task_activate, par1/par2 < 256, 3 cycles apart, syncs every 1024 bytes and a name included)"
 echo "host decode from a pipe (tracekit info -, 2e6 events, $big_bytes bytes): $decode events per CPU second ($decode_mb MB/s), $decode_wall per wall second (load $(cut -d' ' -f1 /proc/loadavg)), medians of 3"
@@ -268,6 +278,7 @@ echo "host port (section = 2 x pthread_sigmask), wall: median of 5 x 2^18 TRACER
 	printf 'host port ns/event\t%s\t\t\n' "$host_ns"
 	printf 'TKREC_STREAM chunk + stream\t%s\t\t\n' "$(pers both)"
 	printf 'TKREC_STREAM stream only\t%s\t<= 1.3 x TRACER_LOGEVENT\t%s (%s x)\n' "$stream_only" "$sverdict" "$stream_ratio"
+	printf 'TKREC_STREAM stream off\t%s\t\t\n' "$(pers off)"
 	printf 'stream bytes/event\t%s\t\t\n' "$stream_bytes"
 	printf 'host decode events/CPU s (pipe)\t%s\t\t\n' "$decode"
 	printf 'host decode events/wall s (pipe)\t%s\t\t\n' "$decode_wall"
