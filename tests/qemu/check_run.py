@@ -19,7 +19,9 @@ tracekit from its two recordings (the FTrace dump and the HTF mode):
   record is written by an event now and then);
 - docs/recorder.md gives what this run gives, when arm-none-eabi-gcc is
   the version it names: the objects' sizes (arm-none-eabi-size), the
-  instructions of one event (the firmware's own count), the dump's record
+  instructions of one event (the firmware's own count; the stream build's
+  three: the stream off, at most 81 / 91 instructions, DWT / SysTick, the
+  stream alone, the chunk and the stream), the dump's record
   count and the largest difference between the two recordings.
 
 Usage: check_run.py TRACEKIT DIR
@@ -139,6 +141,27 @@ def doc_figures(d, worst):
             if not row or float(row.group(1)) != float(got):
                 fail("docs/recorder.md: %s with %s costs %s instructions, the doc says %s"
                      % (call, clock, got, row.group(1) if row else None))
+    # the stream build's three costs: the stream off (the snapshot alone,
+    # no dearer than 81 / 91, its cost before the stream's hot path went
+    # in place), the stream alone, the chunk and the stream
+    log = open("%s/fw-stream.log" % d).read()
+    for label, call, ceil in (("stream", "TKREC_STREAM` build, stream off", (81, 91)),
+                              ("stream-only", "TKREC_STREAM` build: stream only", None),
+                              ("chunk\\+stream", "TKREC_STREAM` build: chunk + stream", None)):
+        c = re.search(r"cost of one %s event: ([\d.]+) instructions \(SysTick clock\), ([\d.]+) \(DWT"
+                      % label, log)
+        if not c:
+            fail("fw-stream.log: no cost line for the %s event" % label)
+            continue
+        for i, (clock, got) in enumerate((("DWT CYCCNT", c.group(2)), ("SysTick", c.group(1)))):
+            if ceil and float(got) > ceil[i]:
+                fail("the %s event with %s costs %s instructions, more than %d"
+                     % (label, clock, got, ceil[i]))
+            row = re.search(r"\| `TRACER_LOGEVENT`, `%s \| %s[^|]*\| \**([\d.]+)\**"
+                            % (re.escape(call), clock), doc)
+            if not row or float(row.group(1)) != float(got):
+                fail("docs/recorder.md: the %s event with %s costs %s instructions, the doc says %s"
+                     % (label, clock, got, row.group(1) if row else None))
     recs = re.search(r"#records (\d+)", tk("info", "--from", "shark", d + "/trace.bin"))
     said = re.search(r"the run's (\d+) records", doc)
     if not recs or not said or recs.group(1) != said.group(1):
