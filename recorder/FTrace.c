@@ -903,8 +903,8 @@ static inline int stream_event(unsigned core, uint32_t type, uint32_t par1,
 
 	FTRACE_PORT_LOCK();
 	w = stream.wp;  /* read under the lock: another core may write */
-	d = tsc - stream.prev;
-	if (w < stream.lim[core] && d < stream.dleft && STREAM_HOT_TYPE(type)) {
+	if (w < stream.lim[core] && (d = tsc - stream.prev) < stream.dleft &&
+	    STREAM_HOT_TYPE(type)) {
 		stream.dleft -= (uint32_t)d;
 		v = (uint64_t)par1 | (uint64_t)par2 << 16;
 		l = byte_len(v);
