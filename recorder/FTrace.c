@@ -53,6 +53,17 @@ static uint32_t meta_lost;
  * the transport is called outside it, by one drainer at a time.
  */
 typedef struct stream_state {
+	/* the hot path's fields: an event of a core whose write pointer is
+	 * below its limit, with a short delta, before the deadline, is
+	 * encoded in place (stream_event); anything else goes to
+	 * stream_cold().  The limit folds the room left, the ring's end, the
+	 * next sync, the drain threshold, a pending overflow record or sync,
+	 * the core of the last record and the stream being off. */
+	uint8_t *wp;                    /* next write (head, with the bytes of the hot path) */
+	uint8_t *lim[FTRACE_MAX_CORES];
+	uint32_t dleft;                 /* the next delta must be below it: the
+					 * time to the drain's deadline (with a
+					 * transport), at most STREAM_HOT_DELTA */
 	uint8_t *ring;
 	uint32_t size, head, used;      /* next write at head; used bytes */
 	tkrec_stream_write_fn write;
@@ -71,6 +82,10 @@ typedef struct stream_state {
 	uint64_t drained_at;            /* the time of the last drain */
 	uint64_t drain_cycles;          /* or this long after it: TKREC_STREAM_DRAIN_MS */
 } stream_state;
+/* the longest record the hot path writes, its wide stores included */
+#define STREAM_HOT_MAX 16u
+/* the deltas it encodes: zigzag varints of 1 .. 3 bytes */
+#define STREAM_HOT_DELTA ((uint64_t)1 << 20)
 static stream_state stream;
 static volatile int stream_on;
 
@@ -120,6 +135,26 @@ static inline void put32(uint8_t *p, uint32_t v)
 	p[1] = (uint8_t)(v >> 8);
 	p[2] = (uint8_t)(v >> 16);
 	p[3] = (uint8_t)(v >> 24);
+#endif
+}
+
+static inline void put16(uint8_t *p, uint16_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	TKREC_STORE(p, &v, 2);
+#else
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+#endif
+}
+
+static inline void put64(uint8_t *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	TKREC_STORE(p, &v, 8);
+#else
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
 #endif
 }
 
@@ -537,6 +572,65 @@ static void ring_put(const uint8_t *b, uint32_t n)
 	}
 	stream.used += n;
 	stream.since_sync += n;
+	stream.wp = stream.ring + stream.head;
+}
+
+/* The bytes the hot path wrote since the counters were last brought up
+ * to date (in the section): it never wraps, its limit is below the end. */
+static void stream_catch_up(void)
+{
+	uint32_t n = (uint32_t)(stream.wp - (stream.ring + stream.head));
+
+	stream.head += n;
+	stream.used += n;
+	stream.since_sync += n;
+}
+
+static inline uint32_t min32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/* dleft from the time of the last record (in the section) */
+static void stream_deadline(void)
+{
+	uint64_t end = stream.drained_at + stream.drain_cycles;
+
+	stream.dleft = (uint32_t)STREAM_HOT_DELTA;
+	if (!stream.write)
+		return;
+	if (end <= stream.prev)
+		stream.dleft = 0;
+	else if (end - stream.prev < STREAM_HOT_DELTA)
+		stream.dleft = (uint32_t)(end - stream.prev);
+}
+
+/*
+ * The hot path's limit (in the section, the counters up to date): the
+ * bytes an event may find written before it goes the cold way.  Only
+ * the core of the last record has one (another needs a core record).
+ */
+static void stream_relimit(void)
+{
+	uint32_t room, end, fr, i;
+
+	stream_catch_up();
+	for (i = 0; i < FTRACE_MAX_CORES; i++)
+		stream.lim[i] = NULL;
+	stream_deadline();
+	if (!stream_on || stream.pending_lost || stream.need_sync ||
+	    (stream.write && stream.want_drain) || stream.core >= FTRACE_MAX_CORES)
+		return;
+	end = stream.size - stream.head;
+	fr = stream.size - stream.used;
+	room = end > STREAM_HOT_MAX ? end - STREAM_HOT_MAX : 0;
+	room = min32(room, fr > STREAM_HOT_MAX ? fr - STREAM_HOT_MAX : 0);
+	room = min32(room, stream.since_sync < stream.sync_every
+				   ? stream.sync_every - stream.since_sync : 0);
+	if (stream.write && !stream.want_drain)
+		room = min32(room, stream.used < stream.drain_at
+					   ? stream.drain_at - stream.used : 0);
+	stream.lim[stream.core] = stream.ring + stream.head + room;
 }
 
 static inline unsigned put_varint(uint8_t *p, uint64_t v)
@@ -551,16 +645,23 @@ static inline unsigned put_varint(uint8_t *p, uint64_t v)
 	return n;
 }
 
-/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32()); bitwise: syncs are rare */
+/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32()), four bits a step:
+ * a 64-byte table (a sync every sync_every bytes: its cost counts) */
 static uint32_t crc32_le(const uint8_t *p, unsigned n)
 {
+	static const uint32_t t[16] = {
+		0x00000000u, 0x1DB71064u, 0x3B6E20C8u, 0x26D930ACu,
+		0x76DC4190u, 0x6B6B51F4u, 0x4DB26158u, 0x5005713Cu,
+		0xEDB88320u, 0xF00F9344u, 0xD6D6A3E8u, 0xCB61B38Cu,
+		0x9B64C2B0u, 0x86D3D2D4u, 0xA00AE278u, 0xBDBDF21Cu
+	};
 	uint32_t c = 0xFFFFFFFFu;
-	unsigned i, k;
+	unsigned i;
 
 	for (i = 0; i < n; i++) {
 		c ^= p[i];
-		for (k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+		c = (c >> 4) ^ t[c & 15u];
+		c = (c >> 4) ^ t[c & 15u];
 	}
 	return ~c;
 }
@@ -662,11 +763,16 @@ static void try_sync(uint32_t reserve)
 }
 
 /*
- * One event into the stream (in the section): its pending overflow record
- * first, then the event; no room for both: the event is dropped and
- * counted.  The core record comes when the core changes.
+ * One event into the stream the cold way (in the section, with the
+ * lock): its pending overflow record first, a sync if one is due, the
+ * core record when the core changes, then the event; no room for all:
+ * the event is dropped and counted.  1 if the transport is to be called
+ * after the section.
  */
-static void stream_put(unsigned core, uint32_t type, uint32_t par1, uint64_t tsc,
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static int stream_cold(unsigned core, uint32_t type, uint32_t par1, uint64_t tsc,
 		       uint32_t par2)
 {
 	uint8_t b[2 + 10 + 1 + 2 + 4], o[2 + 5], k[3];
@@ -676,9 +782,9 @@ static void stream_put(unsigned core, uint32_t type, uint32_t par1, uint64_t tsc
 
 	uint8_t *w;
 
-	if (!(type & 0xFFu))
-		return;  /* code 0 (empty) is not streamed: 00 starts a control record */
-	FTRACE_PORT_LOCK();
+	if (!stream_on || !(type & 0xFFu))
+		return 0;  /* code 0 (empty) is not streamed: 00 starts a control record */
+	stream_catch_up();
 	d = (int64_t)(tsc - stream.prev);
 	zz = d < 0 ? ~((uint64_t)d << 1) : (uint64_t)d << 1;
 	l1 = par1 > 0xFFu ? 2u : par1 ? 1u : 0u;
@@ -706,6 +812,7 @@ static void stream_put(unsigned core, uint32_t type, uint32_t par1, uint64_t tsc
 		stream.head += n;   /* below size: more than sizeof(b) to the end */
 		stream.used += n;
 		stream.since_sync += n;
+		stream.wp = stream.ring + stream.head;
 		stream.prev = tsc;
 		goto out;
 	}
@@ -738,7 +845,91 @@ out:
 	 * TKREC_STREAM_DRAIN_MS went by since it last was, not per event */
 	if (stream.used >= stream.drain_at || tsc - stream.drained_at >= stream.drain_cycles)
 		stream.want_drain = 1;
+	stream_relimit();
+	return stream.want_drain && stream.write;
+}
+
+/* Is the code of type 1 .. 255 with no type byte (FAST aside)? */
+#define STREAM_HOT_TYPE(type) (((type) & 0x7FFFu) - 1u < 0xFFu)
+
+/* The header byte of a hot record (above its code byte) by the length of
+ * par1 | par2 << 16: par1 takes the first two bytes. */
+static const uint16_t stream_hdr[7] = {
+	0x0000, 0x0100, 0x0200, 0x0600, 0x0A00, 0x0E00, 0x1200
+};
+
+/* The bytes of v < 2^48 (0 .. 6; 0 for 0). */
+static inline uint32_t byte_len(uint64_t v)
+{
+#if defined(__GNUC__) && UINTPTR_MAX > 0xFFFFFFFFu
+	return (uint32_t)(70 - __builtin_clzll(v << 1 | 1u)) >> 3;
+#elif defined(__GNUC__)
+	/* two 32-bit counts (the core's clz gives 32 for 0: no test) */
+	uint32_t hi = (uint32_t)(v >> 32), lo = (uint32_t)v;
+
+	if (hi)
+		return (uint32_t)(71 - __builtin_clz(hi)) >> 3;
+	return (uint32_t)(39 - (lo ? __builtin_clz(lo) : 32)) >> 3;
+#else
+	uint32_t n = 0;
+
+	while (v) {
+		v >>= 8;
+		n++;
+	}
+	return n;
+#endif
+}
+
+/*
+ * One event into the stream (in the section): the hot path.  Below its
+ * limit, the record is encoded in the ring in place with wide stores
+ * (the bytes past it are overwritten by the next): code and header, the
+ * delta's zigzag varint (non-negative and below STREAM_HOT_DELTA: 1 .. 3
+ * bytes), then par1 and par2 as one field of 0 .. 6 bytes (par1 two bytes
+ * when par2 is not 0: the format's lengths need not be the least).  1
+ * if the transport is to be called after the section.
+ */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int stream_event(unsigned core, uint32_t type, uint32_t par1,
+			       uint64_t tsc, uint32_t par2)
+{
+	uint8_t *w;
+	uint64_t d, v;
+	uint32_t zz, l;
+	int rc = 0;
+
+	FTRACE_PORT_LOCK();
+	w = stream.wp;  /* read under the lock: another core may write */
+	if (w < stream.lim[core] && (d = tsc - stream.prev) < stream.dleft &&
+	    STREAM_HOT_TYPE(type)) {
+		stream.dleft -= (uint32_t)d;
+		v = (uint64_t)par1 | (uint64_t)par2 << 16;
+		l = byte_len(v);
+		put16(w, (uint16_t)(type | stream_hdr[l]));
+		zz = (uint32_t)d << 1;
+		if (zz < 0x80u) {
+			w[2] = (uint8_t)zz;
+			w += 3;
+		} else if (zz < 0x4000u) {
+			/* each 7-bit group moved up a bit: zz + its bits above 6 */
+			put16(w + 2, (uint16_t)(zz + (zz & ~0x7Fu) + 0x80u));
+			w += 4;
+		} else {
+			put32(w + 2, zz + (zz & ~0x7Fu) + ((zz & ~0x3FFFu) << 1) + 0x8080u);
+			w += 5;
+		}
+		put64(w, v);
+		stream.wp = w + l;
+		stream.prev = tsc;
+	} else if (stream_on) {
+		/* the stream off: its limits are NULL, one more test, no call */
+		rc = stream_cold(core, type, par1, tsc, par2);
+	}
 	FTRACE_PORT_UNLOCK();
+	return rc;
 }
 
 int tkrec_stream_init(void *ring, size_t size, tkrec_stream_write_fn out,
@@ -752,6 +943,7 @@ int tkrec_stream_init(void *ring, size_t size, tkrec_stream_write_fn out,
 	stream_on = 0;
 	memset(&stream, 0, sizeof(stream));
 	stream.ring = ring;
+	stream.wp = stream.ring;
 	stream.size = (uint32_t)size;
 	stream.write = out;
 	stream.cycles_per_msec = cycles_per_msec;
@@ -764,6 +956,7 @@ int tkrec_stream_init(void *ring, size_t size, tkrec_stream_write_fn out,
 	stream.need_sync = 1;
 	try_sync(0);
 	stream_on = 1;
+	stream_relimit();
 	LEAVE(s);
 	if (out)
 		tkrec_stream_drain();
@@ -803,8 +996,10 @@ int tkrec_stream_name(unsigned kind, uint16_t id, const char *name)
 	if (i == nnames)
 		nnames++;
 	/* sent now (with a sync, so that the name record is whole), and after each sync */
-	if (stream_on)
+	if (stream_on) {
 		stream.need_sync = 1;
+		stream_relimit();
+	}
 	rc = 0;
 out:
 	LEAVE(s);
@@ -818,6 +1013,8 @@ size_t tkrec_stream_drain(void)
 
 	for (;;) {
 		ENTER(s);
+		if (stream.ring)
+			stream_catch_up();
 		if (!stream.ring || !stream.write || stream.draining || !stream.used) {
 			LEAVE(s);
 			break;
@@ -828,13 +1025,16 @@ size_t tkrec_stream_drain(void)
 		stream.draining = 1;
 		stream.want_drain = 0;
 		stream.drained_at = stream.prev;
+		stream_relimit();
 		LEAVE(s);
 		took = (uint32_t)stream.write(stream.ring + off, len);
 		if (took > len)
 			took = len;
 		ENTER(s);
+		stream_catch_up();
 		stream.used -= took;
 		stream.draining = 0;
+		stream_relimit();
 		LEAVE(s);
 		total += took;
 		if (took < len)
@@ -851,6 +1051,8 @@ size_t tkrec_stream_read(void *buf, size_t max)
 
 	while (total < max) {
 		ENTER(s);
+		if (stream.ring)
+			stream_catch_up();
 		if (!stream.ring || stream.draining || !stream.used) {
 			LEAVE(s);
 			break;
@@ -866,6 +1068,7 @@ size_t tkrec_stream_read(void *buf, size_t max)
 		stream.used -= len;
 		stream.want_drain = 0;
 		stream.drained_at = stream.prev;
+		stream_relimit();
 		LEAVE(s);
 		total += len;
 	}
@@ -882,6 +1085,8 @@ int tkrec_stream_stop(void)
 	tkrec_stream_drain();
 	ENTER(s);
 	stream_on = 0;
+	if (stream.ring)
+		stream_relimit();
 	if (stream.pending_lost) {
 		no = enc_overflow(o, stream.pending_lost);
 		if (ring_free() >= no) {
@@ -894,6 +1099,8 @@ int tkrec_stream_stop(void)
 	LEAVE(s);
 	tkrec_stream_drain();
 	ENTER(s);
+	if (stream.ring)
+		stream_catch_up();
 	/* with no transport the bytes left are tkrec_stream_read()'s */
 	if (stream.used && stream.write)
 		rc = -1;
@@ -935,15 +1142,15 @@ static void stream_keep(uint32_t type, uint32_t par1, uint32_t par2)
 
 /* the ipoints' part: with the lock, in the section; the drain after it */
 #define STREAM_PUT(core, type, par1, tsc, par2) \
-	do { if (stream_on) stream_put(core, type, par1, tsc, par2); } while (0)
+	(drain = stream_event(core, type, par1, tsc, par2))
 #define STREAM_DRAIN() \
-	do { if (stream.want_drain && stream_on && stream.write) tkrec_stream_drain(); } while (0)
+	do { if (drain) tkrec_stream_drain(); } while (0)
 #define STREAM_KEEP(type, par1, par2) \
 	do { if (stream_on) stream_keep(type, par1, par2); } while (0)
 #else
 /* without streaming the ipoints are the snapshot's alone */
-#define STREAM_PUT(core, type, par1, tsc, par2) ((void)0)
-#define STREAM_DRAIN() ((void)0)
+#define STREAM_PUT(core, type, par1, tsc, par2) ((void)drain)
+#define STREAM_DRAIN() ((void)drain)
 #define STREAM_KEEP(type, par1, par2) ((void)0)
 #endif
 
@@ -1047,6 +1254,9 @@ static void keep_meta(const FTrace_Chunk *c, const uint8_t *p, uint32_t type,
  * The hot path: the core's chunk has room below its limit.  keep: the
  * record is metadata (a constant at each call: the hot path has no test).
  */
+#if TKREC_STREAM && defined(__GNUC__)
+__attribute__((always_inline))  /* the stream's part made it look big */
+#endif
 static inline void log_event(uint32_t type, uint32_t par1, uint32_t par2,
 			     int keep)
 {
@@ -1054,8 +1264,8 @@ static inline void log_event(uint32_t type, uint32_t par1, uint32_t par2,
 	FTrace_Chunk *c;
 	uint8_t *p;
 	uint32_t s;
-
 	uint64_t tsc;
+	int drain = 0;
 
 	s = FTRACE_PORT_IRQ_SAVE();
 	/* before the record: a sync its record brings carries it already */

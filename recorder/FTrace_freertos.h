@@ -34,13 +34,19 @@
  *                                  set_mutex_wait (par2 the queue's address)
  *   traceQUEUE_SEND(q)             a mutex: set_mutex_unlock; a semaphore:
  *                                  set_mutex_post
+ *   traceQUEUE_RECEIVE_FROM_ISR(q), traceQUEUE_SEND_FROM_ISR(q)
+ *                                  the same from an interrupt, par1 the
+ *                                  task it interrupted (pxCurrentTCB)
+ *   traceQUEUE_SEND_FROM_ISR_FAILED(q), traceQUEUE_RECEIVE_FROM_ISR_FAILED(q),
+ *   traceQUEUE_PEEK_FROM_ISR(q), traceQUEUE_PEEK_FROM_ISR_FAILED(q)
+ *                                  nothing: nothing changed hands (as
+ *                                  FreeRTOS's task-level _FAILED macros)
  *   traceISR_ENTER(), traceISR_EXIT(), traceISR_EXIT_TO_SCHEDULER()
  *                                  interrupt_start / interrupt_end of
  *                                  TKREC_FREERTOS_IRQ() (the ports that
  *                                  call them: most do not)
  *
- * A queue that is neither a mutex nor a semaphore logs nothing, nor does a
- * give or take from an interrupt (it has no task).  Options
+ * A queue that is neither a mutex nor a semaphore logs nothing.  Options
  * (define them before this file):
  *
  *   TKREC_FREERTOS_ID(tcb)   the number of a task, its context and pid
@@ -158,8 +164,9 @@ static inline uint16_t tkrec_freertos_irq(void)
 } while (0)
 #endif
 
-#ifndef traceQUEUE_RECEIVE
-#define traceQUEUE_RECEIVE(q) do { \
+/* a take and a give of a mutex or a semaphore, by the running task (from
+ * an interrupt: the task it interrupted) */
+#define TKREC_FREERTOS_TAKE(q) do { \
 	if (TKREC_FREERTOS_IS_MUTEX(q)) \
 		TRACER_LOGEVENT(FTrace_EVT_set_mutex_lock, TKREC_FREERTOS_ID(pxCurrentTCB), \
 				TKREC_FREERTOS_ADDR(q)); \
@@ -167,12 +174,7 @@ static inline uint16_t tkrec_freertos_irq(void)
 		TRACER_LOGEVENT(FTrace_EVT_set_mutex_wait, TKREC_FREERTOS_ID(pxCurrentTCB), \
 				TKREC_FREERTOS_ADDR(q)); \
 } while (0)
-#endif
-#ifndef traceQUEUE_SEMAPHORE_RECEIVE
-#define traceQUEUE_SEMAPHORE_RECEIVE(q) traceQUEUE_RECEIVE(q)
-#endif
-#ifndef traceQUEUE_SEND
-#define traceQUEUE_SEND(q) do { \
+#define TKREC_FREERTOS_GIVE(q) do { \
 	if (TKREC_FREERTOS_IS_MUTEX(q)) \
 		TRACER_LOGEVENT(FTrace_EVT_set_mutex_unlock, TKREC_FREERTOS_ID(pxCurrentTCB), \
 				TKREC_FREERTOS_ADDR(q)); \
@@ -180,6 +182,37 @@ static inline uint16_t tkrec_freertos_irq(void)
 		TRACER_LOGEVENT(FTrace_EVT_set_mutex_post, TKREC_FREERTOS_ID(pxCurrentTCB), \
 				TKREC_FREERTOS_ADDR(q)); \
 } while (0)
+
+#ifndef traceQUEUE_RECEIVE
+#define traceQUEUE_RECEIVE(q) TKREC_FREERTOS_TAKE(q)
+#endif
+#ifndef traceQUEUE_SEMAPHORE_RECEIVE
+#define traceQUEUE_SEMAPHORE_RECEIVE(q) TKREC_FREERTOS_TAKE(q)
+#endif
+#ifndef traceQUEUE_SEND
+#define traceQUEUE_SEND(q) TKREC_FREERTOS_GIVE(q)
+#endif
+/* from an interrupt (xQueueSendFromISR, xSemaphoreGiveFromISR,
+ * xQueueReceiveFromISR, xSemaphoreTakeFromISR) */
+#ifndef traceQUEUE_SEND_FROM_ISR
+#define traceQUEUE_SEND_FROM_ISR(q) TKREC_FREERTOS_GIVE(q)
+#endif
+#ifndef traceQUEUE_RECEIVE_FROM_ISR
+#define traceQUEUE_RECEIVE_FROM_ISR(q) TKREC_FREERTOS_TAKE(q)
+#endif
+/* a give or take that failed (the queue full or empty), a peek: nothing
+ * changed hands, as for a task (traceQUEUE_SEND_FAILED ... log nothing) */
+#ifndef traceQUEUE_SEND_FROM_ISR_FAILED
+#define traceQUEUE_SEND_FROM_ISR_FAILED(q) ((void)0)
+#endif
+#ifndef traceQUEUE_RECEIVE_FROM_ISR_FAILED
+#define traceQUEUE_RECEIVE_FROM_ISR_FAILED(q) ((void)0)
+#endif
+#ifndef traceQUEUE_PEEK_FROM_ISR
+#define traceQUEUE_PEEK_FROM_ISR(q) ((void)0)
+#endif
+#ifndef traceQUEUE_PEEK_FROM_ISR_FAILED
+#define traceQUEUE_PEEK_FROM_ISR_FAILED(q) ((void)0)
 #endif
 #ifndef traceISR_ENTER
 #define traceISR_ENTER() \

@@ -148,16 +148,23 @@ void fw_fail(const char *why)
 static uint8_t trace_mem[40 * 1024];
 static int trace_chunk = -1;
 #ifdef TRACE_STREAM
-/* the stream (TKREC_STREAM 1): its ring drained on UART0 as the run goes,
- * the snapshot beside it by semihosting at the end */
+/* the stream (TKREC_STREAM 1): its ring drained on UART0 as the run goes
+ * by the idle thread (no transport: the ipoints never drain, so the
+ * tasks' and the interrupt's times are the snapshot build's), the
+ * snapshot beside it by semihosting at the end */
 #define TRACE_MODE "stream"
 #define TRACE_BIN "snapshot.bin"
 static uint8_t stream_ring[1024];
 
-static size_t stream_out(const void *bytes, size_t len)
+/* the ring's bytes to UART0, a few at a time: the read keeps interrupts
+ * masked while it copies */
+static void stream_idle(void)
 {
-	tkrec_cm_uart_write(UART0, bytes, len);
-	return len;
+	uint8_t buf[32];
+	size_t n;
+
+	while ((n = tkrec_stream_read(buf, sizeof buf)) != 0)
+		tkrec_cm_uart_write(UART0, buf, n);
 }
 #else
 #define TRACE_MODE "ftrace"
@@ -171,7 +178,7 @@ static void trace_init(void)
 	if (tkrec_init(trace_mem, sizeof trace_mem) < 0)
 		fw_fail("tkrec_init");
 #ifdef TRACE_STREAM
-	if (tkrec_stream_init(stream_ring, sizeof stream_ring, stream_out, CPU_HZ / 1000u, 1024) < 0)
+	if (tkrec_stream_init(stream_ring, sizeof stream_ring, NULL, CPU_HZ / 1000u, 1024) < 0)
 		fw_fail("tkrec_stream_init");
 #endif
 	/* cyclic: keeps the last 2048 records (this run makes fewer) */
@@ -223,17 +230,37 @@ static uint32_t trace_lost(void)
 #endif
 }
 
+#ifdef TRACE_STREAM
+/* the stream build also counts the event with the stream on: 0 a chunk
+ * alone, 1 the stream alone, 2 both (a ring of its own that holds the
+ * COST_N events, no transport: the syncs every 1024 bytes counted) */
+static int cost_mode;
+#define COST_POOL (20 * 1024)
+#else
+#define cost_mode 0
+#define COST_POOL (sizeof trace_mem)
+#endif
+
 /* the cost of one TRACER_LOGEVENT, measured in a chunk of its own */
 static void cost_setup(void)
 {
 	int c;
 
-	if (tkrec_init(trace_mem, sizeof trace_mem) < 0)
+	if (tkrec_init(trace_mem, COST_POOL) < 0)
 		fw_fail("tkrec_init");
-	c = FTrace_chunk_create(COST_N * TKREC_REC, 0,
-				FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_CYC);
-	if (c < 0 || FTrace_actual_chunk_select(c) < 0 || FTrace_enable() < 0)
-		fw_fail("cost chunk");
+#ifdef TRACE_STREAM
+	if (cost_mode && tkrec_stream_init(trace_mem + COST_POOL, sizeof trace_mem - COST_POOL,
+					   NULL, CPU_HZ / 1000u, 1024) < 0)
+		fw_fail("cost stream");
+#endif
+	if (cost_mode != 1) {
+		c = FTrace_chunk_create(COST_N * TKREC_REC, 0,
+					FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_CYC);
+		if (c < 0 || FTrace_actual_chunk_select(c) < 0)
+			fw_fail("cost chunk");
+	}
+	if (FTrace_enable() < 0)
+		fw_fail("cost enable");
 }
 
 static void cost_event(uint32_t i)
@@ -253,6 +280,7 @@ static void trace_dump(void)
 #ifdef TRACE_STREAM
 	if (tkrec_stream_stop() < 0)
 		fw_fail("tkrec_stream_stop");
+	stream_idle();  /* what is left, the last overflow record too */
 #endif
 	FTrace_init_disk_writer(TRACE_BIN, 0, NULL, NULL);
 	tkrec_set_sink(tkrec_cm_sh_sink, &f);
@@ -564,6 +592,9 @@ static void out_tenths(uint32_t v)
 
 /* not on main's stack: main goes on as the idle thread on another one */
 static uint32_t cost_st, cost_dwt;
+#ifdef TRACE_STREAM
+static uint32_t cost_stream_st[2], cost_stream_dwt[2];
+#endif
 static int clock;
 
 int main(void)
@@ -577,6 +608,14 @@ int main(void)
 	/* the DWT path reads a CYCCNT that QEMU does not count: the same
 	 * instructions as on a core that has it, meaningless times */
 	cost_dwt = cost_tenths(TKREC_CM_CLOCK_DWT);
+#ifdef TRACE_STREAM
+	for (cost_mode = 1; cost_mode <= 2; cost_mode++) {
+		cost_stream_st[cost_mode - 1] = cost_tenths(TKREC_CM_CLOCK_SYSTICK);
+		cost_stream_dwt[cost_mode - 1] = cost_tenths(TKREC_CM_CLOCK_DWT);
+		if (tkrec_stream_lost())
+			fw_fail("cost stream lost events");
+	}
+#endif
 
 	/* the 1 ms tick, then the recorder's clock on it (or on CYCCNT) */
 	SYST_CSR = 0;
@@ -604,8 +643,11 @@ int main(void)
 	SYST_CSR = 7u;                           /* and the tick's interrupt */
 	/* no wfi: QEMU 7.2 with -icount sleep=off now and then skips a timer
 	 * interrupt that comes while the core sleeps */
-	while (!done)
-		;
+	while (!done) {
+#ifdef TRACE_STREAM
+		stream_idle();
+#endif
+	}
 
 	trace_dump();
 	out_s("fw: mode=" TRACE_MODE " clock=");
@@ -629,6 +671,20 @@ int main(void)
 	out_tenths(cost_dwt);
 	out_s(" (DWT clock)");
 	out_end();
+#ifdef TRACE_STREAM
+	out_s("fw: cost of one stream-only event: ");
+	out_tenths(cost_stream_st[0]);
+	out_s(" instructions (SysTick clock), ");
+	out_tenths(cost_stream_dwt[0]);
+	out_s(" (DWT clock)");
+	out_end();
+	out_s("fw: cost of one chunk+stream event: ");
+	out_tenths(cost_stream_st[1]);
+	out_s(" instructions (SysTick clock), ");
+	out_tenths(cost_stream_dwt[1]);
+	out_s(" (DWT clock)");
+	out_end();
+#endif
 	if (tasks[0].misses + tasks[1].misses + tasks[2].misses || trace_lost())
 		fw_fail("deadline misses or lost events");
 	tkrec_cm_sh_exit(0);

@@ -11,9 +11,17 @@ tracekit from its two recordings (the FTrace dump and the HTF mode):
 - the two recordings agree: the same events in the same order (entity and
   event), the releases at the same times, the other events within 100 us
   (the HTF build's events cost more instructions), and the same PER rows;
+- the stream build (its stream drained by the idle thread, never in the
+  ipoints) schedules as the FTrace build: the same jobs, no miss, none
+  lost, each PER its period exactly, IRQ8 143 times, and each task's
+  and IRQ8's response times and IRQ8's periods within 100 us of the
+  FTrace dump's (the stream's events cost more instructions, and a sync
+  record is written by an event now and then);
 - docs/recorder.md gives what this run gives, when arm-none-eabi-gcc is
   the version it names: the objects' sizes (arm-none-eabi-size), the
-  instructions of one event (the firmware's own count), the dump's record
+  instructions of one event (the firmware's own count; the stream build's
+  three: the stream off, at most 81 / 91 instructions, DWT / SysTick, the
+  stream alone, the chunk and the stream), the dump's record
   count and the largest difference between the two recordings.
 
 Usage: check_run.py TRACEKIT DIR
@@ -133,6 +141,27 @@ def doc_figures(d, worst):
             if not row or float(row.group(1)) != float(got):
                 fail("docs/recorder.md: %s with %s costs %s instructions, the doc says %s"
                      % (call, clock, got, row.group(1) if row else None))
+    # the stream build's three costs: the stream off (the snapshot alone,
+    # no dearer than 81 / 91, its cost before the stream's hot path went
+    # in place), the stream alone, the chunk and the stream
+    log = open("%s/fw-stream.log" % d).read()
+    for label, call, ceil in (("stream", "TKREC_STREAM` build, stream off", (81, 91)),
+                              ("stream-only", "TKREC_STREAM` build: stream only", None),
+                              ("chunk\\+stream", "TKREC_STREAM` build: chunk + stream", None)):
+        c = re.search(r"cost of one %s event: ([\d.]+) instructions \(SysTick clock\), ([\d.]+) \(DWT"
+                      % label, log)
+        if not c:
+            fail("fw-stream.log: no cost line for the %s event" % label)
+            continue
+        for i, (clock, got) in enumerate((("DWT CYCCNT", c.group(2)), ("SysTick", c.group(1)))):
+            if ceil and float(got) > ceil[i]:
+                fail("the %s event with %s costs %s instructions, more than %d"
+                     % (label, clock, got, ceil[i]))
+            row = re.search(r"\| `TRACER_LOGEVENT`, `%s \| %s[^|]*\| \**([\d.]+)\**"
+                            % (re.escape(call), clock), doc)
+            if not row or float(row.group(1)) != float(got):
+                fail("docs/recorder.md: the %s event with %s costs %s instructions, the doc says %s"
+                     % (label, clock, got, row.group(1) if row else None))
     recs = re.search(r"#records (\d+)", tk("info", "--from", "shark", d + "/trace.bin"))
     said = re.search(r"the run's (\d+) records", doc)
     if not recs or not said or recs.group(1) != said.group(1):
@@ -142,6 +171,27 @@ def doc_figures(d, worst):
     if worst is not None and (not said or float(said.group(1)) * 1000 != worst):
         fail("docs/recorder.md: the recordings differ by up to %d ns, the doc says %s us"
              % (worst, said and said.group(1)))
+
+
+def compare_stream(d, rows_b):
+    """The stream build's schedule against the FTrace build's."""
+    path = d + "/stream.tks"
+    if not os.path.exists(path):
+        fail("no %s" % path)
+        return
+    fw = firmware(d + "/fw-stream.log")
+    rows_s, irq_s = stats([path], "stream.tks")
+    if irq_s != IRQ_COUNT or fw != IRQ_COUNT:
+        fail("stream.tks: %s count %s, the firmware counted %s, want %d" % (IRQ, irq_s, fw, IRQ_COUNT))
+    for ent, metric in [(t, "RT") for t in TASKS] + [(IRQ, "RT"), (IRQ, "PER")]:
+        a, b = rows_b.get((ent, metric)), rows_s.get((ent, metric))
+        if not a or not b:
+            fail("stream.tks: no %s %s to compare" % (ent, metric))
+            continue
+        for k in ("min", "max"):
+            if abs(float(a[k]) - float(b[k])) > TOLERANCE_NS:
+                fail("stream.tks: %s %s %s is %s ns, %s ns in trace.bin"
+                     % (ent, metric, k, b[k], a[k]))
 
 
 def main():
@@ -156,6 +206,7 @@ def main():
             fail("check %s: %s" % (args[-1], out.strip()))
     rows_b, irq_b = stats(bin_args, "trace.bin")
     rows_h, irq_h = stats(htf_args, "trace.htf")
+    compare_stream(d, rows_b)
     for name, got, fw in (("trace.bin", irq_b, n_fw["ftrace"]), ("trace.htf", irq_h, n_fw["htf"])):
         if got != IRQ_COUNT or fw != IRQ_COUNT:
             fail("%s: %s count %s, the firmware counted %s, want %d" % (name, IRQ, got, fw, IRQ_COUNT))

@@ -23,6 +23,12 @@ void kernel_hooks(TCB_t *t, Queue_t *q)
 	traceQUEUE_RECEIVE(q);
 	traceQUEUE_SEMAPHORE_RECEIVE(q);
 	traceQUEUE_SEND(q);
+	traceQUEUE_SEND_FROM_ISR(q);
+	traceQUEUE_SEND_FROM_ISR_FAILED(q);
+	traceQUEUE_RECEIVE_FROM_ISR(q);
+	traceQUEUE_RECEIVE_FROM_ISR_FAILED(q);
+	traceQUEUE_PEEK_FROM_ISR(q);
+	traceQUEUE_PEEK_FROM_ISR_FAILED(q);
 	traceBLOCKING_ON_QUEUE_RECEIVE(q);
 	traceBLOCKING_ON_QUEUE_SEND(q);
 	traceTASK_DELAY();

@@ -124,6 +124,8 @@ int main(void)
 		"comm preempt\n"
 		"IRQ0 activate\n"
 		"IRQ0 start\n"
+		"semSEM increment\n"
+		"semSEM decrement\n"
 		"IRQ0 terminate\n"
 		"comm resume\n"
 		"semSEM decrement\n"
@@ -158,6 +160,14 @@ int main(void)
 	traceTASK_DELAY();                  /* vTaskDelay: the job ends */
 	switch_to(comm);
 	traceISR_ENTER();
+	traceQUEUE_SEND_FROM_ISR(&sem);     /* xSemaphoreGiveFromISR */
+	traceQUEUE_SEND_FROM_ISR(&q);       /* a queue: nothing */
+	traceQUEUE_SEND_FROM_ISR_FAILED(&sem); /* failed: nothing */
+	traceQUEUE_PEEK_FROM_ISR(&sem);     /* a peek: nothing */
+	traceQUEUE_PEEK_FROM_ISR_FAILED(&sem);
+	traceQUEUE_RECEIVE_FROM_ISR(&sem);  /* xSemaphoreTakeFromISR */
+	traceQUEUE_RECEIVE_FROM_ISR(&q);    /* a queue: nothing */
+	traceQUEUE_RECEIVE_FROM_ISR_FAILED(&sem);
 	traceISR_EXIT();
 	traceQUEUE_SEMAPHORE_RECEIVE(&sem); /* xSemaphoreTake(sem) */
 	traceBLOCKING_ON_QUEUE_RECEIVE(&q); /* blocks: the job ends */
