@@ -657,9 +657,14 @@ static TK_INLINE int quick_line(btf_reader *b, const char **line,
 	uint64_t mc = 0, mx = 0;
 	int k, crlf;
 
-	for (k = 0; k < 4; k++) {
+	/* most lines end in their first 48 bytes */
+	for (k = 0; k < 3; k++) {
 		mc |= (uint64_t)tk_scan_eq16(p + 16 * k, ',') << (16 * k);
 		mx |= (uint64_t)tk_scan_le16(p + 16 * k, ',') << (16 * k);
+	}
+	if (TK_UNLIKELY(!(mx & ~mc))) {
+		mc |= (uint64_t)tk_scan_eq16(p + 48, ',') << 48;
+		mx |= (uint64_t)tk_scan_le16(p + 48, ',') << 48;
 	}
 	mx &= ~mc;
 	if (TK_UNLIKELY(!mx))
