@@ -9,7 +9,10 @@
  * readable; bit i of a mask stands for byte i.  tk_scan_hex16() reads
  * the n (1..16) bytes at p as hex digits (0-9, A-F, a-f), the first the
  * most significant: 1 and the value in *out, or 0 when one is not a hex
- * digit (*out is then of no use).
+ * digit (*out is then of no use).  tk_scan_dec16() reads the n (1..16)
+ * bytes before end as decimal digits the same way (the 16 bytes before
+ * end must be readable); tk_scan_dec8x2() two numbers of n1 and n2 (1..8)
+ * digits before end1 and end2 (the 8 bytes before each readable).
  */
 #ifndef TK_SCAN_H
 #define TK_SCAN_H
@@ -62,6 +65,80 @@ static inline void tk_scan_zero(void *p, size_t n)
 		_mm_storeu_si128((__m128i *)(void *)(c + i + 16), z);
 	}
 	memset(c + i, 0, n - i);
+}
+
+/* bytes at most c (unsigned) */
+static inline uint32_t tk_scan_le16(const char *p, unsigned char c)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+
+	return (uint32_t)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8((char)c)), v));
+}
+
+/* The last n of the 16 bytes of v, less '0', as two numbers of 8 digits
+ * (the first the most significant, the bytes before the n set to 0): 0
+ * if one of the n is not a digit. */
+static inline int tk_scan_dec_vec(__m128i v, __m128i keep, uint32_t *hi,
+				  uint32_t *lo)
+{
+	__m128i d = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+	__m128i ok = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
+
+	if (_mm_movemask_epi8(_mm_andnot_si128(ok, keep)))
+		return 0;
+	d = _mm_and_si128(d, keep);
+	/* pairs of digits, then groups of 4, then of 8 */
+	d = _mm_add_epi16(_mm_mullo_epi16(_mm_and_si128(d, _mm_set1_epi16(0xff)),
+					  _mm_set1_epi16(10)),
+			  _mm_srli_epi16(d, 8));
+	d = _mm_madd_epi16(d, _mm_set_epi16(1, 100, 1, 100, 1, 100, 1, 100));
+	d = _mm_packs_epi32(d, d);
+	d = _mm_madd_epi16(d, _mm_set_epi16(1, 10000, 1, 10000, 1, 10000, 1, 10000));
+	*hi = (uint32_t)_mm_cvtsi128_si32(d);
+	*lo = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(d, 4));
+	return 1;
+}
+
+/* 0x00 16 times, then 0xff 16 times: at +k, the last 16 - k bytes set */
+static inline __m128i tk_scan_tail(unsigned k)
+{
+	static const unsigned char tail[32] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		255, 255, 255, 255, 255, 255, 255, 255,
+		255, 255, 255, 255, 255, 255, 255, 255
+	};
+
+	return _mm_loadu_si128((const __m128i *)(const void *)(tail + k));
+}
+
+static inline int tk_scan_dec16(const char *end, unsigned n, uint64_t *out)
+{
+	uint32_t hi, lo;
+
+	if (!tk_scan_dec_vec(_mm_loadu_si128((const __m128i *)(const void *)(end - 16)),
+			     tk_scan_tail(n), &hi, &lo))
+		return 0;
+	*out = (uint64_t)hi * 100000000u + lo;
+	return 1;
+}
+
+static inline int tk_scan_dec8x2(const char *end1, unsigned n1,
+				 const char *end2, unsigned n2, uint64_t *out1,
+				 uint64_t *out2)
+{
+	uint32_t a, b;
+
+	if (!tk_scan_dec_vec(
+		    _mm_unpacklo_epi64(
+			    _mm_loadl_epi64((const __m128i *)(const void *)(end1 - 8)),
+			    _mm_loadl_epi64((const __m128i *)(const void *)(end2 - 8))),
+		    _mm_unpacklo_epi64(tk_scan_tail(8 + n1), tk_scan_tail(8 + n2)),
+		    &a, &b))
+		return 0;
+	*out1 = a;
+	*out2 = b;
+	return 1;
 }
 
 static inline int tk_scan_hex16(const char *p, unsigned n, uint64_t *out)
@@ -122,6 +199,38 @@ static inline uint32_t tk_scan_same16(const char *p, const char *q)
 static inline void tk_scan_zero(void *p, size_t n)
 {
 	memset(p, 0, n);
+}
+
+static inline uint32_t tk_scan_le16(const char *p, unsigned char c)
+{
+	uint32_t m = 0;
+	int i;
+
+	for (i = 0; i < 16; i++)
+		m |= (uint32_t)((unsigned char)p[i] <= c) << i;
+	return m;
+}
+
+static inline int tk_scan_dec16(const char *end, unsigned n, uint64_t *out)
+{
+	const char *p = end - n;
+	uint64_t v = 0;
+
+	for (; p < end; p++) {
+		unsigned d = (unsigned)(unsigned char)*p - '0';
+		if (d > 9)
+			return 0;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 1;
+}
+
+static inline int tk_scan_dec8x2(const char *end1, unsigned n1,
+				 const char *end2, unsigned n2, uint64_t *out1,
+				 uint64_t *out2)
+{
+	return tk_scan_dec16(end1, n1, out1) && tk_scan_dec16(end2, n2, out2);
 }
 
 static inline int tk_scan_hex16(const char *p, unsigned n, uint64_t *out)

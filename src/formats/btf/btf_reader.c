@@ -98,6 +98,30 @@ struct type_slot {
 	uint8_t val;
 };
 
+/*
+ * The caches of the names of data lines (see name_slot()): a name of 1 to
+ * 16 bytes as two zero-padded words and its length (0: an empty entry),
+ * mapped to what the line needs of it, so that a name seen before costs
+ * no pool lookup, no entity lookup and no event kind lookup (parse_fast()).
+ * A name may be in two slots, the one its hash gives and the next; an entry
+ * is only ever replaced, so a collision costs a miss, never a search, and
+ * the slot hash needs no seed.
+ */
+#define ENT_SLOTS_LOG2 10
+#define EV_SLOTS_LOG2 6
+struct ent_slot {              /* sources and targets */
+	uint64_t w0, w1;
+	tk_entity *e;
+	uint32_t ent;
+	uint32_t len;
+};
+struct ev_slot {               /* events */
+	uint64_t w0, w1;
+	tk_str name;
+	uint32_t len;
+	uint8_t kv;                /* kind_of_name() */
+};
+
 typedef struct btf_reader {
 	tk_reader *r;
 	tk_trace *t;
@@ -145,6 +169,10 @@ typedef struct btf_reader {
 	uint32_t core1;
 	int many_cores;
 	idmap entity_ids, type_ids;
+	/* tk_implied_source_type() of every type and kind */
+	uint8_t implied[TK_ET_COUNT][TK_EV_COUNT];
+	struct ent_slot ent_cache[1 << ENT_SLOTS_LOG2];
+	struct ev_slot ev_cache[1 << EV_SLOTS_LOG2];
 } btf_reader;
 
 /* ---- probing ------------------------------------------------------------ */
@@ -613,6 +641,52 @@ static TK_NOINLINE int bare_cr(btf_reader *b, tk_error *err)
 				"a line ends with a CR alone (read as a line end)");
 }
 
+#if TK_SCAN_SIMD
+/*
+ * The usual line, found with two byte classes of the 64 bytes at
+ * lines.pos (which must be readable, and the last line not ended at a
+ * CR): its first byte up to ',' (blanks, line ends and a few symbols)
+ * other than a comma is its LF or the CR of a CRLF, and so it has no
+ * blank.  1 and the line taken, its commas in *mask; 0 (nothing done) for
+ * any other line.
+ */
+static TK_INLINE int quick_line(btf_reader *b, const char **line,
+				size_t *len, uint64_t *mask)
+{
+	const char *p = b->lines.pos, *nl;
+	uint64_t mc = 0, mx = 0;
+	int k, crlf;
+
+	/* most lines end in their first 48 bytes */
+	for (k = 0; k < 3; k++) {
+		mc |= (uint64_t)tk_scan_eq16(p + 16 * k, ',') << (16 * k);
+		mx |= (uint64_t)tk_scan_le16(p + 16 * k, ',') << (16 * k);
+	}
+	if (TK_UNLIKELY(!(mx & ~mc))) {
+		mc |= (uint64_t)tk_scan_eq16(p + 48, ',') << 48;
+		mx |= (uint64_t)tk_scan_le16(p + 48, ',') << 48;
+	}
+	mx &= ~mc;
+	if (TK_UNLIKELY(!mx))
+		return 0;
+	nl = p + __builtin_ctzll(mx);
+	crlf = *nl == '\r';
+	if (TK_UNLIKELY(*nl != '\n' &&
+			!(crlf && nl + 1 < b->lines.limit && nl[1] == '\n')))
+		return 0;
+	*mask = mc & ((mx & (0 - mx)) - 1);
+	/* tk_lines_take(), knowing that no CR is before the LF (it would be
+	 * the first) */
+	*line = p;
+	*len = (size_t)(nl - p);
+	b->lines.pos = nl + 1 + crlf;
+	if (TK_UNLIKELY((size_t)(b->lines.pos - b->lines.mark) >= TK_LINES_BATCH))
+		tk_lines_sync(&b->lines);
+	b->lines.line++;
+	return 1;
+}
+#endif
+
 /*
  * The next line without its end-of-line, with its commas and blanks noted
  * in b->ls; TK_END at the end of input.  The usual line, one that ends
@@ -630,6 +704,12 @@ static TK_INLINE int next_line(btf_reader *b, const char **line,
 
 	if (TK_LIKELY(!b->lines.skip_lf && b->lines.limit - p >= 64)) {
 		uint64_t mc, mn, ms;
+		if (TK_LIKELY(quick_line(b, line, len, &b->ls.mask))) {
+			b->ls.nl = *line + *len;
+			b->ls.ncommas = -1;
+			b->ls.blank = 0;
+			return TK_OK;
+		}
 		classify64(p, &mc, &mn, &ms);
 		if (TK_LIKELY(mn != 0)) {
 			uint64_t before = (mn & (0 - mn)) - 1;
@@ -1339,6 +1419,218 @@ static void note_core(btf_reader *b, uint32_t core)
 		b->many_cores = 1;
 }
 
+#if TK_SCAN_SIMD && LE_WORDS
+/* The key of the len (1 to 16) bytes at p (the 16 bytes at p may be read)
+ * in w[], and the first of the two slots of a cache of 2^log2 slots where
+ * it may be (the second is the next one, see cache_ent()). */
+static inline size_t name_slot(const char *p, size_t len, uint64_t *w,
+			       unsigned log2)
+{
+	uint64_t w0, w1;
+
+	memcpy(&w0, p, 8);
+	memcpy(&w1, p + 8, 8);
+	w[0] = w0 & tk_strpool_mask16[len][0];
+	w[1] = w1 & tk_strpool_mask16[len][1];
+	return (size_t)(((w[0] ^ w[1]) * 0x9e3779b97f4a7c15ull) >> (64 - log2));
+}
+
+/* The entry of the name at p in a cache (ent_cache or ev_cache) of
+ * 2^log2 entries, or NULL; in CACHE_SLOT(), the slot to put it in: its
+ * first slot if free or its own, else the second (which loses what it
+ * held). */
+#define CACHE_FIND(cache, log2, p, n, found)                                \
+	do {                                                                \
+		uint64_t w_[2];                                             \
+		size_t j_ = name_slot(p, n, w_, log2);                      \
+		(found) = &(cache)[j_];                                     \
+		if (((found)->w0 ^ w_[0]) | ((found)->w1 ^ w_[1]) |         \
+		    ((found)->len ^ (n))) {                                 \
+			(found) = &(cache)[(j_ + 1) & ((1u << (log2)) - 1)]; \
+			if (((found)->w0 ^ w_[0]) | ((found)->w1 ^ w_[1]) | \
+			    ((found)->len ^ (n)))                           \
+				(found) = NULL;                             \
+		}                                                           \
+	} while (0)
+#define CACHE_SLOT(cache, log2, p, n, w, slot)                              \
+	do {                                                                \
+		size_t j_ = name_slot(p, n, w, log2);                       \
+		(slot) = &(cache)[j_];                                      \
+		if ((slot)->len &&                                          \
+		    (((slot)->w0 ^ (w)[0]) | ((slot)->w1 ^ (w)[1]) |        \
+		     ((slot)->len ^ (n))))                                  \
+			(slot) = &(cache)[(j_ + 1) & ((1u << (log2)) - 1)];  \
+	} while (0)
+
+/* Note the entity of the name of len (1 to 16) bytes at p. */
+static void cache_ent(btf_reader *b, const char *p, size_t len, uint32_t ent,
+		      tk_entity *e)
+{
+	struct ent_slot *sl;
+	uint64_t w[2];
+
+	CACHE_SLOT(b->ent_cache, ENT_SLOTS_LOG2, p, len, w, sl);
+	sl->w0 = w[0];
+	sl->w1 = w[1];
+	sl->len = (uint32_t)len;
+	sl->ent = ent;
+	sl->e = e;
+}
+
+/* Note the name and kind (kind_of_name()) of the event name at p. */
+static void cache_ev(btf_reader *b, const char *p, size_t len, tk_str name,
+		     uint8_t kv)
+{
+	struct ev_slot *sl;
+	uint64_t w[2];
+
+	CACHE_SLOT(b->ev_cache, EV_SLOTS_LOG2, p, len, w, sl);
+	sl->w0 = w[0];
+	sl->w1 = w[1];
+	sl->len = (uint32_t)len;
+	sl->name = name;
+	sl->kv = kv;
+}
+#endif
+
+#if TK_SCAN_SIMD && LE_WORDS
+/*
+ * The usual data line, all of it known already: seven or eight fields
+ * (the commas noted as a mask), fields 1-7 of 1 to 16 bytes with 16 bytes
+ * readable at each, plain numbers, a known type and event allowed for it,
+ * each name in its cache (seen before), the target of that type already,
+ * a source whose type is settled, time not decreasing.  Then ev is the
+ * event parse_data() would make of the line, with the same changes to the
+ * reader, and 1 is returned; else 0, with nothing changed (parse_data()
+ * takes the line: it warns, refuses or learns).
+ */
+static TK_INLINE int parse_fast(btf_reader *b, const char *line, size_t len,
+				uint64_t m, tk_event *ev)
+{
+	const uint64_t stop = 1ull << 63;
+	uint64_t time, si, ti, key;
+	unsigned c0, c1, c2, c3, c4, c5, c6, n;
+	const struct type_slot *ty;
+	const struct ent_slot *ss, *ts;
+	const struct ev_slot *es;
+	tk_etype type;
+	tk_evkind kind;
+	uint32_t core;
+
+	/* the fields in order, each checked as it is taken: 1 to 16 bytes
+	 * (an empty one wraps to a large length), 16 bytes readable at it
+	 * (and at the line's end), the 16 before the line too (the window's
+	 * bytes from lines.mark on: the numbers are read as the 16 or 8
+	 * bytes before their ends) */
+	if (TK_UNLIKELY(b->lines.limit - (line + len) < 16 ||
+			line - b->lines.mark < 16 || !b->plain))
+		return 0;
+	/* 1: time */
+	c0 = (unsigned)__builtin_ctzll(m | stop);
+	m &= m - 1;
+	if (TK_UNLIKELY(c0 - 1 >= 16 || !tk_scan_dec16(line + c0, c0, &time) ||
+			time < b->last_time))
+		return 0;
+	/* 2: source */
+	c1 = (unsigned)__builtin_ctzll(m | stop);
+	m &= m - 1;
+	n = c1 - c0 - 1;
+	if (TK_UNLIKELY(n - 1 >= 16))
+		return 0;
+	CACHE_FIND(b->ent_cache, ENT_SLOTS_LOG2, line + c0 + 1, n, ss);
+	if (TK_UNLIKELY(!ss))
+		return 0;
+	/* 3: its instance (read with the target's) */
+	c2 = (unsigned)__builtin_ctzll(m | stop);
+	m &= m - 1;
+	if (TK_UNLIKELY(c2 - c1 - 2 >= 8))
+		return 0;
+	/* 4: type, through the cache of target_type() */
+	c3 = (unsigned)__builtin_ctzll(m | stop);
+	m &= m - 1;
+	n = c3 - c2 - 1;
+	if (TK_UNLIKELY(n - 1 >= 7))
+		return 0;
+	memcpy(&key, line + c2 + 1, 8);
+	key = (key & tk_strpool_mask16[n][0]) | ((uint64_t)n << 56);
+	ty = &b->types[(key * 0x9e3779b97f4a7c15ull) >> (64 - TYPE_SLOTS_LOG2)];
+	type = (tk_etype)((ty->val & 0x7f) - 1);
+	if (TK_UNLIKELY(ty->key != key || (ty->val & 0x80) || type == TK_ET_OTHER))
+		return 0;
+	/* 5: target */
+	c4 = (unsigned)__builtin_ctzll(m | stop);
+	m &= m - 1;
+	n = c4 - c3 - 1;
+	if (TK_UNLIKELY(n - 1 >= 16 || !m))
+		return 0;
+	CACHE_FIND(b->ent_cache, ENT_SLOTS_LOG2, line + c3 + 1, n, ts);
+	if (TK_UNLIKELY(!ts))
+		return 0;
+	/* 6: its instance; both instances */
+	c5 = (unsigned)__builtin_ctzll(m);
+	m &= m - 1;
+	if (TK_UNLIKELY(c5 - c4 - 2 >= 8 ||
+			!tk_scan_dec8x2(line + c2, c2 - c1 - 1, line + c5,
+					c5 - c4 - 1, &si, &ti)))
+		return 0;
+	/* 7: event */
+	c6 = m ? (unsigned)__builtin_ctzll(m) : (unsigned)len;
+	n = c6 - c5 - 1;
+	if (TK_UNLIKELY(n - 1 >= 16))
+		return 0;
+	CACHE_FIND(b->ev_cache, EV_SLOTS_LOG2, line + c5 + 1, n, es);
+	if (TK_UNLIKELY(!es))
+		return 0;
+	kind = (tk_evkind)((es->kv & 0x7f) - 1);
+	if (TK_UNLIKELY((es->kv & 0x80) || b->allowed[type][kind] != 1 ||
+			ts->e->type != type))
+		return 0;
+	/* the source: a type that an event may still change goes the
+	 * general way */
+	switch (ss->e->type) {
+	case TK_ET_UNKNOWN:
+		return 0;
+	case TK_ET_STI:
+		if (!b->explicit_type[ss->ent] &&
+		    b->implied[type][kind] == TK_ET_C)
+			return 0;
+		break;
+	default:
+		break;
+	}
+	core = ss->e->type == TK_ET_C ? ss->ent : TK_NONE;
+	if (TK_UNLIKELY((core == TK_NONE && b->implied[type][kind] == TK_ET_C) ||
+			ts->ent >= b->cap_core))
+		return 0;
+
+	b->last_time = time;
+	if (core != TK_NONE) {
+		b->core_of[ts->ent] = core + 1;
+		if (!b->many_cores)
+			note_core(b, core);
+	}
+	ev->time = time;
+	ev->source = ss->ent;
+	ev->target = ts->ent;
+	ev->source_inst = (int64_t)si;
+	ev->target_inst = (int64_t)ti;
+	ev->type = type;
+	ev->kind = kind;
+	ev->type_name = ty->name;
+	ev->name = es->name;
+	ev->core = core;
+	if (m) {
+		ev->note = line + c6 + 1;
+		ev->note_len = (uint32_t)(len - c6 - 1);
+	} else {
+		ev->note = NULL;
+		ev->note_len = 0;
+	}
+	ev->pos = b->lines.line;
+	return 1;
+}
+#endif
+
 /*
  * A data line into ev: one pass over its fields, in order, each taken
  * inline in the usual case (plain numbers, names of 1 to 16 bytes the pool
@@ -1347,7 +1639,7 @@ static void note_core(btf_reader *b, uint32_t core)
  * another encoding, new names, dialects, errors), so that errors and
  * warnings come in field order with the line and column of their field.
  */
-static TK_INLINE int parse_data(btf_reader *b, const char *line, size_t len,
+static TK_NOINLINE int parse_data(btf_reader *b, const char *line, size_t len,
 				tk_event *ev, tk_error *err)
 {
 	const char *end = line + len, *f[8], *fe[8];
@@ -1359,6 +1651,7 @@ static TK_INLINE int parse_data(btf_reader *b, const char *line, size_t len,
 	tk_str tname, sname, ename, ttname;
 	size_t n1, n4, n6, lens = 0;
 	uint8_t kv;
+	tk_entity *se, *te;
 	char qb[64];
 	int rc, i;
 
@@ -1535,9 +1828,9 @@ static TK_INLINE int parse_data(btf_reader *b, const char *line, size_t len,
 	ev->target = entity_of(b, tname);
 	if (ev->source == TK_NONE || ev->target == TK_NONE)
 		return tk_err_nomem(err, b->name);
+	te = tk_trace_ent(t, ev->target);
+	se = tk_trace_ent(t, ev->source);
 	{
-		tk_entity *te = tk_trace_ent(t, ev->target);
-		tk_entity *se;
 		tk_etype st;
 		if (TK_UNLIKELY(te->type != type)) {
 			if (te->type == TK_ET_UNKNOWN ||
@@ -1550,10 +1843,9 @@ static TK_INLINE int parse_data(btf_reader *b, const char *line, size_t len,
 				return rc;
 			}
 		}
-		se = tk_trace_ent(t, ev->source);
 		if (TK_UNLIKELY(se->type == TK_ET_STI) &&
 		    !b->explicit_type[ev->source] &&
-		    tk_implied_source_type(type, kind) == TK_ET_C)
+		    b->implied[type][kind] == TK_ET_C)
 			/* a core that activated a process before it ran one
 			 * was taken for a stimulus: it is a core */
 			se->type = TK_ET_UNKNOWN;
@@ -1577,7 +1869,7 @@ static TK_INLINE int parse_data(btf_reader *b, const char *line, size_t len,
 		 * branch: sources are cores or not in no pattern */
 		ev->core = ev->source | ((uint32_t)(se->type == TK_ET_C) - 1u);
 		if (TK_UNLIKELY(ev->core == TK_NONE) &&
-		    tk_implied_source_type(type, kind) == TK_ET_C) {
+		    b->implied[type][kind] == TK_ET_C) {
 			rc = process_core(b, line, f[1], kind, ev, err);
 			if (rc < 0)
 				return rc;
@@ -1608,6 +1900,14 @@ static TK_INLINE int parse_data(btf_reader *b, const char *line, size_t len,
 		ev->note_len = 0;
 	}
 	ev->pos = b->lines.line;
+#if TK_SCAN_SIMD && LE_WORDS
+	if (hot) {
+		/* what parse_fast() needs to take the next line of these names */
+		cache_ent(b, f[1], n1, ev->source, se);
+		cache_ent(b, f[4], n4, ev->target, te);
+		cache_ev(b, f[6], n6, ename, kv);
+	}
+#endif
 	if (TK_UNLIKELY(!hot)) {
 		/* the pool has its table now: lines of plain names may be hot */
 		b->data_started = 1;
@@ -1715,6 +2015,13 @@ int btf_reader_open(tk_reader *r, tk_error *err)
 	b->t = r->trace;
 	b->name = tk_source_name(r->src);
 	b->allowed = tk_model_event_table();
+	{
+		int ty, k;
+		for (ty = 0; ty < TK_ET_COUNT; ty++)
+			for (k = 0; k < TK_EV_COUNT; k++)
+				b->implied[ty][k] = (uint8_t)tk_implied_source_type(
+					(tk_etype)ty, (tk_evkind)k);
+	}
 	/* a time that decreases is an error in strict mode only */
 	r->ordered = r->opts.strict;
 	b->cr_only = rc;
@@ -1762,8 +2069,23 @@ int btf_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 			line = b->pend;
 			len = b->pend_len;
 		} else {
-			rc = next_line(b, &line, &len, err);
-			if (rc != TK_OK)
+#if TK_SCAN_SIMD && LE_WORDS
+			uint64_t mask;
+			if (TK_LIKELY(!b->lines.skip_lf &&
+				      b->lines.limit - b->lines.pos >= 64) &&
+			    TK_LIKELY(quick_line(b, &line, &len, &mask))) {
+				if (TK_LIKELY(len != 0 && line[0] != '#') &&
+				    TK_LIKELY(parse_fast(b, line, len, mask, &r->ev))) {
+					*ev = &r->ev;
+					return TK_OK;
+				}
+				b->ls.nl = line + len;
+				b->ls.mask = mask;
+				b->ls.ncommas = -1;
+				b->ls.blank = 0;
+			} else
+#endif
+			if ((rc = next_line(b, &line, &len, err)) != TK_OK)
 				return rc;
 		}
 		if (TK_UNLIKELY(len == 0))
