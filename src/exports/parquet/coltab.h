@@ -71,7 +71,8 @@ void tk_coltab_str_id(tk_coltab *t, size_t c, uint32_t id, const char *s,
  * tk_coltab_str_id) */
 int tk_coltab_str_hit(tk_coltab *t, size_t c, uint32_t id);
 void tk_coltab_null(tk_coltab *t, size_t c);
-/** End the row: every column has had one value.  Writes a full row group. */
+/** End the row: every column has had one value (checked when the row
+ * group is written).  Writes a full row group. */
 int tk_coltab_row(tk_coltab *t, tk_error *err);
 /** The last row group and the footer (its key-value metadata kv[0..nkv)). */
 int tk_coltab_close(tk_coltab *t, const tk_colkv *kv, size_t nkv,
