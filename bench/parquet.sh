@@ -4,7 +4,9 @@
 # of the BTF and smaller than `zstd -3` of it, measured in the same run),
 # DuckDB's max(RT) per task over a dataset of DN traces from the generator
 # (target < 1 s; DuckDB reading the BTF as CSV is the peer), and
-# `tracekit dataset` of those traces.
+# `tracekit dataset` of those traces; then DuckDB's checksum over every
+# column of the converted trace (the same before and after an encoder
+# change that keeps the values).
 #
 #   bash bench/parquet.sh
 #
@@ -79,6 +81,12 @@ bench_report "parquet benchmark: $(basename "$TRACE"), $BYTES bytes"
 
 "$TRACEKIT" convert "$TRACE" "$OUT/bench.parquet"
 zstd -q -3 -f "$TRACE" -o "$OUT/bench.btf.zst"
+# DuckDB's checksum over every column, rows in order: an encoder change
+# that keeps the values keeps it
+if [[ -f $NPM/query_duckdb.mjs ]]; then
+	echo "checksum (DuckDB, every column): $(node "$NPM/query_duckdb.mjs" \
+		"SELECT count(*) AS n, sum(hash(file_row_number, time, time_ns, source, source_instance, type, target, instance, event, note, core)) AS h FROM read_parquet('$OUT/bench.parquet', file_row_number = true)")"
+fi
 pq=$(stat -c %s "$OUT/bench.parquet")
 zs=$(stat -c %s "$OUT/bench.btf.zst")
 conv_s=$(awk -F'\t' 'NR == 2 { print $2 }' "$RESULTS")

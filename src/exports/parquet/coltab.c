@@ -9,14 +9,17 @@
  * (built as the values come, reset per row group), with a definition level
  * per row.  Then each column is written as one column chunk: for a string
  * a dictionary page (PLAIN) and a data page of indices (RLE_DICTIONARY);
- * for a delta INT64 a data page DELTA_BINARY_PACKED; else PLAIN; the
+ * for a delta INT64 a data page DELTA_BINARY_PACKED; for another INT64 a
+ * dictionary as a string's where its values repeat in a narrow span
+ * (i64_dict()); else PLAIN; the
  * definition levels of an optional column in the RLE/bit-packed hybrid;
  * every page (v1) compressed with zstd (zlevel()).  The statistics (null count, min,
  * max) of each column chunk go in the footer, written at close with the
  * chunks' places and sizes.
  *
  * Memory: 9 bytes per value of the open row group, the dictionaries of
- * its string columns, and the metadata (statistics included) of each
+ * its string columns, 4 bytes per value of the widest span an INT64
+ * dictionary took, and the metadata (statistics included) of each
  * column chunk written.
  */
 #include "coltab.h"
@@ -80,6 +83,9 @@ typedef struct pq_col {
 	 * id in this row group, 0 for an id not met in it */
 	uint32_t *idk;
 	size_t idk_cap;
+	/* an INT64 column's dictionary: 1 + the index of value vmin + k */
+	uint32_t *imap;
+	size_t imap_cap;
 } pq_col;
 
 struct tk_coltab {
@@ -244,15 +250,14 @@ static int out_put(tk_coltab *t, const pq_buf *b, tk_error *err)
 	return TK_OK;
 }
 
-/* room for one more value in column c; 0, or -1 (t->failed set) */
-static int col_room(tk_coltab *t, pq_col *c)
+/* col_room() when column c is full (apart, so that the calls that find
+ * room save no registers) */
+static TK_NOINLINE int col_grow(tk_coltab *t, pq_col *c)
 {
 	size_t cap;
 	uint8_t *d;
 	uint64_t *v;
 
-	if (c->nrows < c->cap)
-		return 0;
 	cap = c->cap ? c->cap * 2 : 1024;
 	d = realloc(c->def, cap);
 	if (d)
@@ -265,6 +270,12 @@ static int col_room(tk_coltab *t, pq_col *c)
 	c->vals = v;
 	c->cap = cap;
 	return 0;
+}
+
+/* room for one more value in column c; 0, or -1 (t->failed set) */
+static inline int col_room(tk_coltab *t, pq_col *c)
+{
+	return TK_LIKELY(c->nrows < c->cap) ? 0 : col_grow(t, c);
 }
 
 static void put_value(tk_coltab *t, size_t ci, uint64_t bits)
@@ -435,6 +446,15 @@ static void put_packed(pq_buf *b, const uint64_t *v, size_t n, unsigned width)
 	if (b->failed)
 		return;
 	o = b->p + b->len;
+	if (width == 8 || width == 16 || width == 24 || width == 32) {
+		/* whole bytes: each value's low bytes as they are */
+		size_t w = width / 8;
+
+		for (i = 0; i < n; i++, o += w)
+			tk_store_le32(o, (uint32_t)v[i]);
+		b->len += nbytes;
+		return;
+	}
 	if (width)
 		for (i = 0; i < n; i++) {
 			acc |= (tk_u128)v[i] << bits;
@@ -454,6 +474,17 @@ static void put_packed(pq_buf *b, const uint64_t *v, size_t n, unsigned width)
 static unsigned bit_width(uint64_t v)
 {
 	return v ? 64u - (unsigned)__builtin_clzll(v) : 0;
+}
+
+/* the bit width of the indices of a dictionary of n entries (n > 0): 1,
+ * 2, 4 or whole bytes, so that a value never straddles a byte in a way
+ * that changes from one value to the next (zstd matches such bytes far
+ * better than odd widths) */
+static unsigned index_width(size_t n)
+{
+	unsigned w = bit_width(n - 1);
+
+	return w <= 1 ? 1 : w <= 2 ? 2 : w <= 4 ? 4 : (w + 7) / 8 * 8;
 }
 
 /* dictionary indices in the RLE/bit-packed hybrid, after their bit width:
@@ -537,12 +568,20 @@ static void put_delta(pq_buf *b, const uint64_t *v, size_t n)
 	}
 }
 
-/* zstd's level for a page: the table's, but 1 for the delta-encoded
- * times' pages under level 10 (bit-packed deltas, which the levels up
- * to 9 do not shrink more than 1 does, only slower) */
+/* zstd's level for a page: the table's; under level 10, 1 for the
+ * delta-encoded times' pages (bit-packed deltas, which the levels up to
+ * 9 do not shrink more than 1 does, only slower) and 2 below the table's
+ * (at least 1) for the pages of dictionary indices (the levels above
+ * shrink them little for their time) */
 static int zlevel(const tk_coltab *t, int dict, int enc)
 {
-	return !dict && enc == ENC_DELTA && t->level < 10 ? 1 : t->level;
+	if (dict || t->level >= 10)
+		return t->level;
+	if (enc == ENC_DELTA)
+		return 1;
+	if (enc == ENC_RLE_DICT)
+		return t->level > 3 ? t->level - 2 : 1;
+	return t->level;
 }
 
 /* a page of t->page, compressed, with its header; adds to ch's sizes */
@@ -672,6 +711,53 @@ static void put_levels(pq_buf *b, const uint8_t *def, size_t n)
 		tk_store_le32(b->p + at - 4, (uint32_t)(b->len - at));
 }
 
+/* the values of an INT64 column (nv > 0, statistics taken) as
+ * dictionary indices when they span under I64_DICT_SPAN and repeat (fewer
+ * distinct values than half the values): 1 (c->vals the indices, c->dict
+ * the distinct values PLAIN in their first row's order, c->ndict their
+ * count), 0 (left as they are), -1 (out of memory) */
+#define I64_DICT_SPAN ((uint64_t)1 << 20)
+static int i64_dict(pq_col *c)
+{
+	uint64_t span = c->vmax - c->vmin, k;
+	uint32_t *map, n = 0;
+	size_t i;
+	uint8_t *d;
+
+	if (span >= I64_DICT_SPAN || span > 4 * (uint64_t)c->nv + 4096)
+		return 0;
+	if (c->imap_cap <= span) {
+		map = tk_xrealloc_array(c->imap, (size_t)span + 1, sizeof(*map));
+		if (!map)
+			return -1;
+		c->imap = map;
+		c->imap_cap = (size_t)span + 1;
+	}
+	map = c->imap;
+	memset(map, 0, ((size_t)span + 1) * sizeof(*map));
+	c->dict.len = 0;
+	buf_need(&c->dict, 8 * (span + 1 < c->nv ? (size_t)span + 1 : c->nv));
+	if (c->dict.failed)
+		return -1;
+	d = c->dict.p;
+	for (i = 0; i < c->nv; i++) {
+		k = c->vals[i] - c->vmin;
+		if (!map[k]) {
+			tk_store_le64(d + 8 * (size_t)n, c->vals[i]);
+			map[k] = ++n;
+		}
+		c->vals[i] = map[k] - 1;
+	}
+	if ((size_t)n * 2 > c->nv) {  /* mostly distinct: PLAIN */
+		for (i = 0; i < c->nv; i++)
+			c->vals[i] = tk_load_le64(d + 8 * c->vals[i]);
+		return 0;
+	}
+	c->dict.len = 8 * (size_t)n;
+	c->ndict = n;
+	return 1;
+}
+
 /* column ci of the open row group as a column chunk of one data page,
  * after its dictionary page for a string column; the column emptied */
 static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
@@ -690,6 +776,21 @@ static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
 	ch->vmin = c->vmin;
 	ch->vmax = c->vmax;
 	ch->has_stat = c->has_stat && !c->nan;
+	if (sp->type == TK_COL_I64 && !sp->delta && c->nv) {
+		int dk = i64_dict(c);
+
+		if (dk < 0)
+			return tk_err_nomem(err, t->name);
+		if (dk) {
+			pg->len = 0;
+			pg->failed = 0;
+			buf_put(pg, c->dict.p, c->dict.len);
+			ch->dict_offset = t->off;
+			ch->has_dict = 1;
+			if ((rc = write_page(t, 1, c->ndict, 0, ch, err)) < 0)
+				return rc;
+		}
+	}
 	if (sp->type == TK_COL_STR && c->ndict) {
 		/* the dictionary page: its values PLAIN; the statistics from it */
 		size_t k;
@@ -717,10 +818,8 @@ static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
 	pg->len = 0;
 	if (sp->optional)
 		put_levels(pg, c->def, c->nrows);
-	if (sp->type == TK_COL_STR && c->ndict) {
-		unsigned w = bit_width(c->ndict - 1);
-
-		put_indices(pg, c->vals, c->nv, w ? w : 1);
+	if (c->ndict) {
+		put_indices(pg, c->vals, c->nv, index_width(c->ndict));
 		ch->enc = ENC_RLE_DICT;
 	} else if (sp->type == TK_COL_I64 && sp->delta) {
 		put_delta(pg, c->vals, c->nv);
@@ -753,6 +852,15 @@ static int flush_group(tk_coltab *t, tk_error *err)
 	size_t c;
 	int rc;
 
+	/* every column has had one value a row (checked here, not per row) */
+	for (c = 0; c < t->ncols; c++)
+		if (t->cols[c].nrows != t->nrows)
+			return tk_err_set(err, TK_E_USAGE, t->name, 0, 0,
+					  "rows %llu to %llu: %llu values in column %s",
+					  (unsigned long long)t->total_rows + 1,
+					  (unsigned long long)(t->total_rows + t->nrows),
+					  (unsigned long long)t->cols[c].nrows,
+					  t->spec[c].name);
 	if (!t->nrows)
 		return TK_OK;
 	if (t->ngroups >= t->groups_cap) {
@@ -825,17 +933,9 @@ int tk_coltab_open(tk_coltab **out, tk_sink *sink, const char *name,
 
 int tk_coltab_row(tk_coltab *t, tk_error *err)
 {
-	size_t c;
-
 	if (t->failed)
 		return tk_err_nomem(err, t->name);
 	t->nrows++;
-	for (c = 0; c < t->ncols; c++)
-		if (t->cols[c].nrows != t->nrows)
-			return tk_err_set(err, TK_E_USAGE, t->name, 0, 0,
-					  "row %llu has no value (or two) in column %s",
-					  (unsigned long long)(t->total_rows + t->nrows),
-					  t->spec[c].name);
 	if (t->nrows >= t->group_max)
 		return flush_group(t, err);
 	return TK_OK;
@@ -995,6 +1095,7 @@ void tk_coltab_free(tk_coltab *t)
 		free(t->cols[i].doff);
 		tk_hashmap_free(&t->cols[i].dmap);
 		free(t->cols[i].idk);
+		free(t->cols[i].imap);
 	}
 	free(t->cols);
 	free(t->chunks);

@@ -8,10 +8,11 @@
  * each column of a row one value (tk_coltab_i64, _f64, _str or _null),
  * then ends the row (tk_coltab_row); rows are kept column by column until
  * a row group is full, then written as one column chunk per column (a
- * data page, after a dictionary page for a string; INT64 columns marked
- * delta DELTA_BINARY_PACKED, the others PLAIN; every page zstd-compressed,
- * at TK_COLTAB_ZSTD or tk_coltab_set_zstd's level, the delta pages at 1
- * below level 10;
+ * data page, after a dictionary page for a string or an INT64 of values
+ * that repeat in a narrow span; INT64 columns marked delta
+ * DELTA_BINARY_PACKED, the others PLAIN; every page zstd-compressed, at
+ * TK_COLTAB_ZSTD or tk_coltab_set_zstd's level, below level 10 the delta
+ * pages at 1 and the dictionary indices 2 below;
  * min/max statistics in the footer).  tk_coltab_close() writes the footer
  * with the key-value metadata given; committing the sink is the caller's.
  */
@@ -70,7 +71,8 @@ void tk_coltab_str_id(tk_coltab *t, size_t c, uint32_t id, const char *s,
  * tk_coltab_str_id) */
 int tk_coltab_str_hit(tk_coltab *t, size_t c, uint32_t id);
 void tk_coltab_null(tk_coltab *t, size_t c);
-/** End the row: every column has had one value.  Writes a full row group. */
+/** End the row: every column has had one value (checked when the row
+ * group is written).  Writes a full row group. */
 int tk_coltab_row(tk_coltab *t, tk_error *err);
 /** The last row group and the footer (its key-value metadata kv[0..nkv)). */
 int tk_coltab_close(tk_coltab *t, const tk_colkv *kv, size_t nkv,

@@ -109,9 +109,10 @@ static int put_str(tk_writer *w, size_t c, tk_str id, tk_error *err)
 	size_t n;
 	const char *s;
 
-	if (TK_LIKELY(id < pw->utf8_cap && pw->utf8[id] == 1)) {
-		if (TK_LIKELY(tk_coltab_str_hit(pw->tab, c, id)))
-			return TK_OK;
+	/* only a string found UTF-8 is given by its id */
+	if (TK_LIKELY(tk_coltab_str_hit(pw->tab, c, id)))
+		return TK_OK;
+	if (id < pw->utf8_cap && pw->utf8[id] == 1) {
 		s = tk_trace_str(w->trace, id, &n);
 		tk_coltab_str_id(pw->tab, c, id, s, n);
 		return TK_OK;

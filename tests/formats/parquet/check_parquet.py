@@ -138,6 +138,14 @@ for path, args, opts, rows_max in inputs:
             want = {"time": "DELTA_BINARY_PACKED", "time_ns": "DELTA_BINARY_PACKED",
                     "source_instance": "PLAIN", "instance": "PLAIN"}.get(col, "RLE_DICTIONARY")
             vals = [r[col] for r in rows[g * rows_max:(g + 1) * rows_max] if r[col] is not None]
+            # instances: a dictionary where they span < 2^20 (at most 4 a
+            # value, and 4,096) and half or more repeat
+            if want == "PLAIN" and vals:
+                span = max(int(v) for v in vals) - min(int(v) for v in vals)
+                if span < 1 << 20 and span <= 4 * len(vals) + 4096 and 2 * len(set(vals)) <= len(vals):
+                    want = "RLE_DICTIONARY"
+            if want == "PLAIN" and "RLE_DICTIONARY" in ch["encodings"].split(", "):
+                bad.append("column %s of row group %d: encodings %s, not PLAIN alone" % (col, g, ch["encodings"]))
             if vals and want not in ch["encodings"].split(", "):
                 bad.append("column %s of row group %d: encodings %s, not %s" % (col, g, ch["encodings"], want))
             # statistics: the null count, and min and max of the values
