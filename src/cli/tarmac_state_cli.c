@@ -137,6 +137,14 @@ int cli_state_opt(cli_state_args *s, int code, const char *arg)
 	case CLI_O_NO_INDEX:
 		s->no_index = 1;
 		return 0;
+	case CLI_O_BIG_ENDIAN:
+	case CLI_O_LITTLE_ENDIAN:
+		if (s->order) {
+			cli_usage_error("tarmac", "--big-endian and --little-endian: one of them");
+			return -1;
+		}
+		s->order = code == CLI_O_BIG_ENDIAN ? TK_TARMAC_ORDER_BE : TK_TARMAC_ORDER_LE;
+		return 0;
 	case CLI_O_INDEX_SPAN:
 		if (parse_len(arg, &s->index_span) < 0 || s->index_span < 256 ||
 		    s->index_span > ((uint64_t)1 << 40)) {
@@ -446,7 +454,9 @@ static int index_mem(replay *r, size_t k, uint8_t *value, uint8_t *known)
 		if (tk_tarmac_state_new(&st, &err) < 0 ||
 		    tk_tarmac_state_watch(st, r->sa->addr, r->sa->len, &err) < 0)
 			goto fail;
-		if (tk_tarmac_index_seek(ix, k, r->tr, NULL, &err) < 0) {
+		tk_tarmac_state_set_order(st, r->sa->order);
+		/* the registers too: the CPSR's E bit chooses the byte order */
+		if (tk_tarmac_index_seek(ix, k, r->tr, r->sa->order ? NULL : st, &err) < 0) {
 			seek_error(r, &err);
 			goto out;
 		}
@@ -660,6 +670,7 @@ int cli_tarmac_state(const char *tool, const char *path, const char *const *ops,
 		cli_error(&err);
 		goto out;
 	}
+	tk_tarmac_state_set_order(r.st, sa.order);
 	tk_tarmac_opts_init(&o);
 	o.strict = ro->strict;
 	o.on_warning = ro->quiet ? NULL : print_warning;
@@ -680,7 +691,10 @@ int cli_tarmac_state(const char *tool, const char *path, const char *const *ops,
 		}
 		if (!history) {
 			k = tk_tarmac_index_find(ix, &sa.at, ta->cpu);
-			if (tk_tarmac_index_seek(ix, k, r.tr, strcmp(tool, "regs") == 0 ? r.st : NULL,
+			/* mem: the registers too when the CPSR's E bit
+			 * chooses the byte order */
+			int regs = strcmp(tool, "regs") == 0 || sa.order == TK_TARMAC_ORDER_AUTO;
+			if (tk_tarmac_index_seek(ix, k, r.tr, regs ? r.st : NULL,
 						 &err) < 0) {
 				seek_error(&r, &err);
 				goto out;
