@@ -269,6 +269,20 @@ TK_API int tk_tarmac_index_reg_in(const tk_tarmac_index *ix, size_t k, size_t i)
  * (strict mode has to read the log itself), else 0. */
 TK_API int tk_tarmac_index_warned(const tk_tarmac_index *ix);
 
+/**
+ * The index is checked lazily: its header, names and table when opened, a
+ * checkpoint's state and span summary when a query first uses them.  A
+ * part found damaged is not used: the queries on it answer conservatively
+ * (tk_tarmac_index_mem() and tk_tarmac_index_reg_in() 1, the others 0) and
+ * tk_tarmac_index_seek() fails with TK_E_FORMAT from then on; the caller
+ * then builds the index again (removes it and opens it once more).
+ * tk_tarmac_index_check(): checkpoint k's parts checked now, 1 when they
+ * (and every part checked before) are sound, else 0.
+ * tk_tarmac_index_damaged(): 1 when a damaged part was found, else 0.
+ */
+TK_API int tk_tarmac_index_check(const tk_tarmac_index *ix, size_t k);
+TK_API int tk_tarmac_index_damaged(const tk_tarmac_index *ix);
+
 /** Free; NULL is allowed. */
 TK_API void tk_tarmac_index_free(tk_tarmac_index *ix);
 
