@@ -174,8 +174,8 @@ TK_API int tk_tarmac_at_passed(tk_tarmac_at *at, const tk_tarmac_record *rec);
  */
 typedef struct tk_tarmac_index tk_tarmac_index;
 
-/** The default bytes of log between two checkpoints (1 MiB). */
-#define TK_TARMAC_INDEX_SPAN ((uint64_t)1 << 20)
+/** The default bytes of log between two checkpoints (256 KiB). */
+#define TK_TARMAC_INDEX_SPAN ((uint64_t)1 << 18)
 
 /** Where tk_tarmac_index_open() found or made the index. */
 enum { TK_TARMAC_INDEX_LOADED = 0,   /**< a valid index of the log as it is */

@@ -76,7 +76,7 @@ static void help(FILE *fp)
 		"  --no-index          regs, mem, history: read the log from its start,\n"
 		"                      no index read or written\n"
 		"  --index-span BYTES  regs, mem, history: bytes of log between two\n"
-		"                      checkpoints of the index (default 1048576); a log\n"
+		"                      checkpoints of the index (default 262144); a log\n"
 		"                      shorter than 16 spans is read without an index\n"
 		"  --big-endian        mem, history --addr: the data side is big-endian\n"
 		"                      (BE8): a value's most significant byte is at its\n"

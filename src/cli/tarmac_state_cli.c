@@ -479,8 +479,14 @@ static int index_mem(replay *r, size_t k, uint8_t *value, uint8_t *known)
 			ret = seek_error(r, &err);
 			goto out;
 		}
+		/* the memory records alone change the bytes (and the CPSR
+		 * the order, by default): the other records are not fed */
 		while ((rc = tk_tarmac_next(r->tr, &rec, &err)) == TK_OK && rec.line <= stop)
-			if (tk_tarmac_state_record(st, &rec, &err) < 0)
+			if ((rec.kind == TK_TARMAC_MEMORY ||
+			     (rec.kind == TK_TARMAC_REGISTER && !r->sa->order && rec.reg.len == 4 &&
+			      (memcmp(rec.reg.ptr, "cpsr", 4) == 0 ||
+			       memcmp(rec.reg.ptr, "CPSR", 4) == 0))) &&
+			    tk_tarmac_state_record(st, &rec, &err) < 0)
 				goto fail;
 		if (rc < 0)
 			goto fail;
