@@ -62,6 +62,24 @@ TK_API int tk_tarmac_state_new(tk_tarmac_state **out, tk_error *err);
 TK_API int tk_tarmac_state_watch(tk_tarmac_state *st, uint64_t address,
 				 uint64_t len, tk_error *err);
 
+/** The data side's byte order (tk_tarmac_state_set_order()). */
+enum { TK_TARMAC_ORDER_AUTO = 0,  /**< the default: big-endian (BE8) for
+				       the records of a CPU whose CPSR, as
+				       last written, has its E bit (9) set
+				       in AArch32 state (M[4], bit 4, set) */
+       TK_TARMAC_ORDER_LE = 1,    /**< little-endian */
+       TK_TARMAC_ORDER_BE = 2     /**< big-endian (BE8) */ };
+
+/**
+ * How a memory record's value is laid out in bytes: little-endian (its
+ * least significant byte at the lowest address) or BE8 (its most
+ * significant byte there).  The lanes of LD/ST lines are shown byte by
+ * byte at their addresses, and the data-port lines of the spec's form
+ * ("MNW4___D") in memory order: neither depends on it.  An order outside
+ * the enum is ignored.
+ */
+TK_API void tk_tarmac_state_set_order(tk_tarmac_state *st, int order);
+
 /** What a record changed: bits of tk_tarmac_state_record()'s result. */
 enum { TK_TARMAC_CHANGED_REG = 1,   /**< a register's value (a new one too) */
        TK_TARMAC_CHANGED_MEM = 2    /**< a watched byte (one not known before too) */ };
@@ -71,7 +89,8 @@ enum { TK_TARMAC_CHANGED_REG = 1,   /**< a register's value (a new one too) */
  * record sets its register; an instruction record the PC of its CPU; a
  * memory record (not aborted, with its data) the watched bytes it covers,
  * in little-endian byte order (the value's least significant byte at the
- * lowest address; the Cortex-M data-port lines are already in that order,
+ * lowest address; or big-endian, tk_tarmac_state_set_order(); the
+ * Cortex-M data-port lines are already in that order,
  * tk_tarmac_record), the lanes of LD/ST lines byte by byte (`##` bytes
  * not known).  Bus transfers and events change nothing.  Returns the
  * TK_TARMAC_CHANGED_* bits of what changed (0: nothing), or TK_E_NOMEM.
@@ -155,8 +174,8 @@ TK_API int tk_tarmac_at_passed(tk_tarmac_at *at, const tk_tarmac_record *rec);
  */
 typedef struct tk_tarmac_index tk_tarmac_index;
 
-/** The default bytes of log between two checkpoints (1 MiB). */
-#define TK_TARMAC_INDEX_SPAN ((uint64_t)1 << 20)
+/** The default bytes of log between two checkpoints (256 KiB). */
+#define TK_TARMAC_INDEX_SPAN ((uint64_t)1 << 18)
 
 /** Where tk_tarmac_index_open() found or made the index. */
 enum { TK_TARMAC_INDEX_LOADED = 0,   /**< a valid index of the log as it is */
@@ -249,6 +268,20 @@ TK_API int tk_tarmac_index_reg_in(const tk_tarmac_index *ix, size_t k, size_t i)
 /** 1 when the lenient read that built the index skipped a line or warned
  * (strict mode has to read the log itself), else 0. */
 TK_API int tk_tarmac_index_warned(const tk_tarmac_index *ix);
+
+/**
+ * The index is checked lazily: its header, names and table when opened, a
+ * checkpoint's state and span summary when a query first uses them.  A
+ * part found damaged is not used: the queries on it answer conservatively
+ * (tk_tarmac_index_mem() and tk_tarmac_index_reg_in() 1, the others 0) and
+ * tk_tarmac_index_seek() fails with TK_E_FORMAT from then on; the caller
+ * then builds the index again (removes it and opens it once more).
+ * tk_tarmac_index_check(): checkpoint k's parts checked now, 1 when they
+ * (and every part checked before) are sound, else 0.
+ * tk_tarmac_index_damaged(): 1 when a damaged part was found, else 0.
+ */
+TK_API int tk_tarmac_index_check(const tk_tarmac_index *ix, size_t k);
+TK_API int tk_tarmac_index_damaged(const tk_tarmac_index *ix);
 
 /** Free; NULL is allowed. */
 TK_API void tk_tarmac_index_free(tk_tarmac_index *ix);

@@ -365,7 +365,7 @@ int cli_tarmac_reg_match(const tk_tarmac_span *r, const char *want);
  */
 enum { CLI_O_AT_LINE = 0x4200, CLI_O_AT_TIME, CLI_O_AT_INSTR, CLI_O_REG,
        CLI_O_HADDR, CLI_O_LEN, CLI_O_SFORMAT, CLI_O_INDEX_DIR, CLI_O_NO_INDEX,
-       CLI_O_INDEX_SPAN };
+       CLI_O_INDEX_SPAN, CLI_O_BIG_ENDIAN, CLI_O_LITTLE_ENDIAN };
 #define CLI_STATE_LEN_MAX 65536u
 
 typedef struct cli_state_args {
@@ -379,6 +379,8 @@ typedef struct cli_state_args {
 	const char *index_dir;    /* --index-dir: NULL beside the log */
 	int no_index;             /* --no-index */
 	uint64_t index_span;      /* --index-span: 0 the default */
+	int order;                /* TK_TARMAC_ORDER_*: --big-endian,
+				     --little-endian, or neither */
 } cli_state_args;
 
 void cli_state_args_init(cli_state_args *s);

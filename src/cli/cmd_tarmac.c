@@ -76,8 +76,14 @@ static void help(FILE *fp)
 		"  --no-index          regs, mem, history: read the log from its start,\n"
 		"                      no index read or written\n"
 		"  --index-span BYTES  regs, mem, history: bytes of log between two\n"
-		"                      checkpoints of the index (default 1048576); a log\n"
+		"                      checkpoints of the index (default 262144); a log\n"
 		"                      shorter than 16 spans is read without an index\n"
+		"  --big-endian        mem, history --addr: the data side is big-endian\n"
+		"                      (BE8): a value's most significant byte is at its\n"
+		"                      address (default: as the AArch32 CPSR's E bit\n"
+		"                      says, else little-endian)\n"
+		"  --little-endian     mem, history --addr: little-endian, whatever the\n"
+		"                      CPSR's E bit says\n"
 		"  --from tarmac       read IN as a Tarmac log instead of probing it\n"
 		"  --strict            read by the specification only\n"
 		"  -q, --quiet         no warnings on stderr\n"
@@ -106,6 +112,8 @@ int cmd_tarmac(int argc, char **argv)
 		{ "index-dir", required_argument, NULL, CLI_O_INDEX_DIR },
 		{ "no-index", no_argument, NULL, CLI_O_NO_INDEX },
 		{ "index-span", required_argument, NULL, CLI_O_INDEX_SPAN },
+		{ "big-endian", no_argument, NULL, CLI_O_BIG_ENDIAN },
+		{ "little-endian", no_argument, NULL, CLI_O_LITTLE_ENDIAN },
 		CLI_END_LONGOPTS
 	};
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
@@ -144,6 +152,8 @@ int cmd_tarmac(int argc, char **argv)
 		case CLI_O_INDEX_DIR:
 		case CLI_O_NO_INDEX:
 		case CLI_O_INDEX_SPAN:
+		case CLI_O_BIG_ENDIAN:
+		case CLI_O_LITTLE_ENDIAN:
 			bad |= cli_state_opt(&sa, c, optarg) < 0;
 			state_opt = 1;
 			break;

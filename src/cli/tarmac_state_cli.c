@@ -137,6 +137,14 @@ int cli_state_opt(cli_state_args *s, int code, const char *arg)
 	case CLI_O_NO_INDEX:
 		s->no_index = 1;
 		return 0;
+	case CLI_O_BIG_ENDIAN:
+	case CLI_O_LITTLE_ENDIAN:
+		if (s->order) {
+			cli_usage_error("tarmac", "--big-endian and --little-endian: one of them");
+			return -1;
+		}
+		s->order = code == CLI_O_BIG_ENDIAN ? TK_TARMAC_ORDER_BE : TK_TARMAC_ORDER_LE;
+		return 0;
 	case CLI_O_INDEX_SPAN:
 		if (parse_len(arg, &s->index_span) < 0 || s->index_span < 256 ||
 		    s->index_span > ((uint64_t)1 << 40)) {
@@ -352,11 +360,15 @@ static int replay_run(replay *r, int history, size_t k)
 	return 0;
 }
 
-/* A seek that failed: when the log's bytes are not those the index was
- * made of (an edit that kept its size, mtime, head and tail), the index
- * is removed, so that the next query builds it again */
+/* A seek that failed: -2 (nothing said) when the index was found damaged
+ * (the caller builds it again and asks once more), else -1; when the
+ * log's bytes are not those the index was made of (an edit that kept its
+ * size, mtime, head and tail), the index is removed, so that the next
+ * query builds it again */
 static int seek_error(const replay *r, const tk_error *err)
 {
+	if (r->ix && tk_tarmac_index_damaged(r->ix))
+		return -2;
 	cli_error(err);
 	if (err->code == TK_E_FORMAT && remove(r->ipath) == 0)
 		fprintf(stderr, "tracekit: note: %s: its index %s is removed (it is "
@@ -367,12 +379,12 @@ static int seek_error(const replay *r, const tk_error *err)
 /* history with the index: the spans that may change what it follows,
  * each from its checkpoint (the registers and PCs there; the watched
  * bytes carried from the span before, which the spans skipped do not
- * change) */
+ * change).  0, -1, or -2 (the index found damaged, nothing written) */
 static int index_history(replay *r)
 {
 	const tk_tarmac_index *ix = r->ix;
 	size_t n = tk_tarmac_index_count(ix), k, i, nr = tk_tarmac_index_reg_count(ix);
-	unsigned char *match = NULL;
+	unsigned char *match = NULL, *want = NULL;
 	tk_tarmac_at at;
 	tk_error err;
 	int ret = -1;
@@ -391,19 +403,32 @@ static int index_history(replay *r)
 	}
 	tk_tarmac_at_init(&at);
 	tk_error_clear(&err);
+	/* the spans wanted, their parts of the index checked before the
+	 * first line is written (a damaged one: -2, nothing written) */
+	want = calloc(n ? n : 1, 1);
+	if (!want) {
+		fprintf(stderr, "tracekit: error: out of memory\n");
+		goto out;
+	}
 	for (k = 0; k < n; k++) {
-		int passed = 0, want = 0;
-		uint64_t last = 0;
 		if (match) {
-			for (i = 0; i < nr && !want; i++)
-				want = match[i] && tk_tarmac_index_reg_in(ix, k, i);
+			for (i = 0; i < nr && !want[k]; i++)
+				want[k] = (unsigned char)(match[i] && tk_tarmac_index_reg_in(ix, k, i));
 		} else {
-			want = tk_tarmac_index_mem(ix, k, r->sa->addr, r->sa->len);
+			want[k] = (unsigned char)tk_tarmac_index_mem(ix, k, r->sa->addr, r->sa->len);
 		}
-		if (!want)
+		if (want[k] && !tk_tarmac_index_check(ix, k)) {
+			ret = -2;
+			goto out;
+		}
+	}
+	for (k = 0; k < n; k++) {
+		int passed = 0;
+		uint64_t last = 0;
+		if (!want[k])
 			continue;
 		if (tk_tarmac_index_seek(ix, k, r->tr, r->st, &err) < 0) {
-			seek_error(r, &err);
+			ret = seek_error(r, &err);
 			goto out;
 		}
 		index_cpu(r, k);
@@ -413,12 +438,14 @@ static int index_history(replay *r)
 	ret = 0;
 out:
 	free(match);
+	free(want);
 	return ret;
 }
 
 /* mem with the index: the bytes at the moment from its checkpoint, then
  * those still not known from the spans before that touch them, latest
- * first; *value and *known the caller's (sa->len bytes) */
+ * first; *value and *known the caller's (sa->len bytes).  0, -1, or -2
+ * (the index found damaged, nothing said) */
 static int index_mem(replay *r, size_t k, uint8_t *value, uint8_t *known)
 {
 	const tk_tarmac_index *ix = r->ix;
@@ -446,12 +473,20 @@ static int index_mem(replay *r, size_t k, uint8_t *value, uint8_t *known)
 		if (tk_tarmac_state_new(&st, &err) < 0 ||
 		    tk_tarmac_state_watch(st, r->sa->addr, r->sa->len, &err) < 0)
 			goto fail;
-		if (tk_tarmac_index_seek(ix, k, r->tr, NULL, &err) < 0) {
-			seek_error(r, &err);
+		tk_tarmac_state_set_order(st, r->sa->order);
+		/* the registers too: the CPSR's E bit chooses the byte order */
+		if (tk_tarmac_index_seek(ix, k, r->tr, r->sa->order ? NULL : st, &err) < 0) {
+			ret = seek_error(r, &err);
 			goto out;
 		}
+		/* the memory records alone change the bytes (and the CPSR
+		 * the order, by default): the other records are not fed */
 		while ((rc = tk_tarmac_next(r->tr, &rec, &err)) == TK_OK && rec.line <= stop)
-			if (tk_tarmac_state_record(st, &rec, &err) < 0)
+			if ((rec.kind == TK_TARMAC_MEMORY ||
+			     (rec.kind == TK_TARMAC_REGISTER && !r->sa->order && rec.reg.len == 4 &&
+			      (memcmp(rec.reg.ptr, "cpsr", 4) == 0 ||
+			       memcmp(rec.reg.ptr, "CPSR", 4) == 0))) &&
+			    tk_tarmac_state_record(st, &rec, &err) < 0)
 				goto fail;
 		if (rc < 0)
 			goto fail;
@@ -593,7 +628,7 @@ int cli_tarmac_state(const char *tool, const char *path, const char *const *ops,
 	tk_input *in = NULL;
 	tk_error err;
 	replay r;
-	int ret = EXIT_BAD, history = strcmp(tool, "history") == 0;
+	int ret = EXIT_BAD, history = strcmp(tool, "history") == 0, rc, retried = 0;
 
 	memset(&r, 0, sizeof(r));
 	if (strcmp(tool, "mem") == 0) {
@@ -653,6 +688,10 @@ int cli_tarmac_state(const char *tool, const char *path, const char *const *ops,
 		tk_input_close(in);
 		return EXIT_BAD;
 	}
+	tk_tarmac_opts_init(&o);
+	o.strict = ro->strict;
+	o.on_warning = ro->quiet ? NULL : print_warning;
+again:
 	tk_error_clear(&err);
 	if (tk_tarmac_state_new(&r.st, &err) < 0 ||
 	    (sa.has_addr && tk_tarmac_state_watch(r.st, sa.addr, sa.len, &err) < 0)) {
@@ -660,9 +699,7 @@ int cli_tarmac_state(const char *tool, const char *path, const char *const *ops,
 		cli_error(&err);
 		goto out;
 	}
-	tk_tarmac_opts_init(&o);
-	o.strict = ro->strict;
-	o.on_warning = ro->quiet ? NULL : print_warning;
+	tk_tarmac_state_set_order(r.st, sa.order);
 	ix = index_get(path, &sa, ro, r.ipath, sizeof(r.ipath));
 	/* history --cpu of a CPU the log never names reads it all (the
 	 * changes of the records without a prefix, then the error) */
@@ -674,15 +711,20 @@ int cli_tarmac_state(const char *tool, const char *path, const char *const *ops,
 	r.ix = ix;
 	if (ix) {
 		tk_input_close(in);
+		in = NULL;
 		if (tk_tarmac_open(&r.tr, path, &o, &err) < 0) {
 			cli_error(&err);
 			goto out;
 		}
 		if (!history) {
 			k = tk_tarmac_index_find(ix, &sa.at, ta->cpu);
-			if (tk_tarmac_index_seek(ix, k, r.tr, strcmp(tool, "regs") == 0 ? r.st : NULL,
+			/* mem: the registers too when the CPSR's E bit
+			 * chooses the byte order */
+			int regs = strcmp(tool, "regs") == 0 || sa.order == TK_TARMAC_ORDER_AUTO;
+			if (tk_tarmac_index_seek(ix, k, r.tr, regs ? r.st : NULL,
 						 &err) < 0) {
-				seek_error(&r, &err);
+				if (seek_error(&r, &err) == -2)
+					goto damaged;
 				goto out;
 			}
 		}
@@ -699,7 +741,9 @@ int cli_tarmac_state(const char *tool, const char *path, const char *const *ops,
 			goto out;
 		}
 		if (ix) {
-			if (index_mem(&r, k, mv, mv + n) < 0)
+			if ((rc = index_mem(&r, k, mv, mv + n)) == -2)
+				goto damaged;
+			if (rc < 0)
 				goto out;
 		} else {
 			if (replay_run(&r, 0, 0) < 0)
@@ -710,7 +754,9 @@ int cli_tarmac_state(const char *tool, const char *path, const char *const *ops,
 		}
 		mem_out(&r, mv, mv + n, n);
 	} else if (history && ix) {
-		if (index_history(&r) < 0)
+		if ((rc = index_history(&r)) == -2)
+			goto damaged;
+		if (rc < 0)
 			goto out;
 	} else {
 		if (replay_run(&r, history, k) < 0)
@@ -719,6 +765,26 @@ int cli_tarmac_state(const char *tool, const char *path, const char *const *ops,
 			goto out;
 	}
 	ret = EXIT_OK;
+	goto out;
+damaged:
+	/* a part of the index found damaged (nothing written yet): it is
+	 * built again, and the query asked once more */
+	tk_tarmac_close(r.tr);
+	tk_tarmac_state_free(r.st);
+	tk_tarmac_index_free(ix);
+	free(mv);
+	r.tr = NULL;
+	r.st = NULL;
+	r.ix = ix = NULL;
+	r.cpu = 0;
+	mv = NULL;
+	k = 0;
+	if (remove(r.ipath) != 0 || retried++ || cli_input(&in, path, ro) < 0) {
+		fprintf(stderr, "tracekit: error: %s: its index %s is damaged and cannot be "
+			"built again\n", path, r.ipath);
+		goto out;
+	}
+	goto again;
 out:
 	tk_tarmac_close(r.tr);
 	tk_tarmac_state_free(r.st);

@@ -364,7 +364,51 @@ def check_calls(name, elfname):
     ok(f"{name}: {sum(per_name.values())} calls listed", n0)
 
 
+def check_multicpu():
+    """calltest32 on two CPUs, its lines interleaved (cpu0's line, then the
+    same line on cpu1): `tarmac calls` lists for each CPU the calls of the
+    one-CPU log (the BL used as a branch, undone while the call logged last
+    is the other CPU's, is dropped too), their sites on the lines of the
+    two-CPU log."""
+    n0 = len(fails)
+    import os
+    import tempfile
+    stamp = re.compile(r"^(\s*\d+\s*(?:fs|ps|ns|us|ms|s|clk|cyc|tic|cs)\s+)(.*)$")
+    elf = f"{corpus}/elf/calltest32.elf"
+    src = open(f"{corpus}/calltest32.tarmac").read().split("\n")
+    out, where = [], {}
+    for i, ln in enumerate(src):
+        m = stamp.match(ln)
+        if not m:
+            out.append(ln)
+            continue
+        for cpu in ("cpu0", "cpu1"):
+            out.append(m.group(1) + cpu + " " + m.group(2))
+            where[(cpu, i + 1)] = len(out)
+    one = subprocess.run([cli, "tarmac", "calls", "-q", f"{corpus}/calltest32.tarmac",
+                          "--elf", elf], capture_output=True, text=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        log = os.path.join(tmp, "two.tarmac")
+        open(log, "w").write("\n".join(out))
+        two = subprocess.run([cli, "tarmac", "calls", "-q", log, "--elf", elf],
+                             capture_output=True, text=True)
+    if one.returncode != 0 or two.returncode != 0:
+        fail(f"multicpu: calls: exit {one.returncode}, {two.returncode}: {two.stderr}")
+        return
+    if "internal_bl_label" in one.stdout:
+        fail("multicpu: the one-CPU log lists the undone call")
+    for cpu in ("cpu0", "cpu1"):
+        want = [re.sub(r"l:(\d+)", lambda m: "l:%d" % where[(cpu, int(m.group(1)))], ln)
+                for ln in one.stdout.splitlines()]
+        got = [ln[len(cpu) + 2:] for ln in two.stdout.splitlines()
+               if ln.startswith(cpu + ": ")]
+        if got != want:
+            fail(f"multicpu: {cpu}: calls\n got  {got}\n want {want}")
+    ok("multicpu: calltest32 on two CPUs", n0)
+
+
 check_backwards()
+check_multicpu()
 for n, e in (("calltest32", "calltest32"), ("calltest64", "calltest64"),
              ("quicksort", "quicksort"),
              ("calculator-aarch64-fastmodel", "calculator-aarch64"),

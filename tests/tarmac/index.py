@@ -154,19 +154,34 @@ def ix_hash(b, h):
     return h ^ (h >> 29)
 
 
-def checkpoints(ix):
-    """the offsets of the index's checkpoints (tarmac_index.c's layout)"""
+HEAD, ENTRY = 136, 104
+
+
+def table(ix):
+    """the index's checkpoints (tarmac_index.c's layout): per checkpoint
+    (log offset, last line before, state offset and length in the file,
+    summary offset and length)"""
     n = int.from_bytes(ix[64:72], "little")
     nnames = int.from_bytes(ix[72:80], "little")
     ncpus = int.from_bytes(ix[80:88], "little")
-    p = 128
+    p = HEAD
     for _ in range(ncpus + nnames):
         p += 4 + int.from_bytes(ix[p:p + 4], "little")
-    return [int.from_bytes(ix[p + 88 * i:p + 88 * i + 8], "little") for i in range(n)]
+
+    def u64(i, f):
+        o = p + ENTRY * i + 8 * f
+        return int.from_bytes(ix[o:o + 8], "little")
+    return [(u64(i, 0), u64(i, 2), HEAD + u64(i, 7), u64(i, 8), HEAD + u64(i, 9), u64(i, 10))
+            for i in range(n)]
+
+
+def checkpoints(ix):
+    """the log offsets of the index's checkpoints"""
+    return [c[0] for c in table(ix)]
 
 
 def damage(tmp):
-    global checks
+    global checks, answered
     name = "quicksort.tarmac"
     src = os.path.join(corpus, name)
     if not os.path.exists(src):
@@ -180,41 +195,72 @@ def damage(tmp):
     nlines = sum(1 for _ in open(path, "rb"))
     queries = [["regs", path, "--line", str(nlines * 3 // 4)],
                ["mem", path, "fff0", "32", "--line", str(nlines // 2)],
-               ["history", path, "--reg", "r0"]]
+               ["history", path, "--reg", "r0"],
+               ["history", path, "--addr", "fff0", "--len", "16"]]
     want = [run(*q, "--no-index") for q in queries]
     run(*queries[0], "--index-span", str(span))
     run("regs", other, "--index-span", "256")
     pristine = open(ipath, "rb").read()
     foreign = open(other + ".tkidx", "rb").read()
-    # the body hash covers a whole index, the header hash its header: and
-    # a consistent header whose log is another is refused by its identity
-    if ix_hash(pristine[128:], 4) != int.from_bytes(pristine[104:112], "little"):
-        fail("damage: the body hash is not tarmac_index.c's")
+    # the header hash covers the header, the head hash the names and the
+    # table (checked at the open), each state and summary its own hash
+    # (checked at its first use); and a consistent header whose log is
+    # another is refused by its identity
+    head = int.from_bytes(pristine[120:128], "little")
+    if ix_hash(pristine[:128], 3) != int.from_bytes(pristine[128:136], "little") or \
+            ix_hash(pristine[HEAD:HEAD + head], 4) != int.from_bytes(pristine[104:112], "little"):
+        fail("damage: the header or head hash is not tarmac_index.c's")
     n = len(pristine)
-    ck = checkpoints(pristine)
+    tb = table(pristine)
+    ck = [c[0] for c in tb]
     if len(ck) < 10:
         fail("damage: %d checkpoints with --index-span %d" % (len(ck), span))
+    for c in tb:
+        if ix_hash(pristine[c[2]:c[2] + c[3]], 6) != int.from_bytes(
+                pristine[HEAD + head - ENTRY * (len(tb) - tb.index(c)) + 88:][:8], "little"):
+            fail("damage: a state's hash is not tarmac_index.c's")
+            break
+    # a case: (what, bytes, the queries that must build the index again:
+    # those that use the damaged part; the others may answer from the
+    # parts they use, which are sound)
+    every = set(range(len(queries)))
     cases = []
     for off in [0, 7, 8, 12, 16, 24, 40, 56, 64, 72, 80, 88, 96, 104, 112, 120,
-                128, 140, n // 4, n // 2, 3 * n // 4, n - 9, n - 1]:
+                128, 135, 136, 140, HEAD + head // 2, HEAD + head - 1,
+                n // 4, n // 2, 3 * n // 4, n - 9, n - 1]:
         b = bytearray(pristine)
         b[off] ^= 0x20
-        cases.append(("byte %d flipped" % off, bytes(b)))
-    cases += [("truncated to %d" % k, pristine[:k]) for k in (0, 100, 128, n // 2, n - 1)]
-    cases += [("extended", pristine + b"\0" * 8), ("foreign", foreign),
-              ("not an index", b"hello\n" * 40)]
-    for what, data in cases:
-        for q, w in zip(queries, want):
+        cases.append(("byte %d flipped" % off, bytes(b), every if off < HEAD + head else set()))
+    # the state of the checkpoint regs starts from (its last line before
+    # the moment), a summary in the middle (history --addr reads every
+    # summary)
+    at = int(queries[0][3])
+    k = max(i for i, c in enumerate(tb) if c[1] <= at)
+    for what, o, ln, must in (("state", tb[k][2], tb[k][3], {0}),
+                              ("summary", tb[len(tb) // 2][4], tb[len(tb) // 2][5], {3})):
+        for off in (o, o + ln // 2, o + ln - 1):
+            b = bytearray(pristine)
+            b[off] ^= 0x20
+            cases.append(("byte %d (of a %s) flipped" % (off, what), bytes(b), must))
+    cases += [("truncated to %d" % k, pristine[:k], every)
+              for k in (0, 100, 128, n // 2, n - 1)]
+    cases += [("extended", pristine + b"\0" * 8, every), ("foreign", foreign, every),
+              ("not an index", b"hello\n" * 40, every)]
+    for what, data, must in cases:
+        for i, (q, w) in enumerate(zip(queries, want)):
             checks += 1
             with open(ipath, "wb") as f:
                 f.write(data)
             rc, out, err = run(*q, "--index-span", str(span))
+            answered += w[0] == 0 and w[1] != ""
             if (rc, out) != w[:2]:
                 fail("damage: %s: %s: exit %d (want %d), answer %s%s"
                      % (what, " ".join(q[:1] + q[2:]), rc, w[0],
                         "equal" if out == w[1] else "different", ": " + err.strip()[:200]))
-            if open(ipath, "rb").read() != pristine:
-                fail("damage: %s: the index is not built again" % what)
+            now = open(ipath, "rb").read()
+            if now != pristine and (i in must or now != data):
+                fail("damage: %s: %s: the index is not built again"
+                     % (what, " ".join(q[:1] + q[2:])))
     # the log changed after indexing: appended to
     with open(path, "ab") as f:
         f.write(b"# a comment appended after indexing\n")

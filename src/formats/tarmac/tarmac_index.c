@@ -5,19 +5,21 @@
  *
  * The file, every field little-endian:
  *
- *   header (128 bytes): "TKTARIDX", u32 version (1), u32 header length
- *     (128), u64 log size, u64 log mtime seconds, u64 its nanoseconds,
+ *   header (136 bytes): "TKTARIDX", u32 version (2), u32 header length
+ *     (136), u64 log size, u64 log mtime seconds, u64 its nanoseconds,
  *     u64 hash of the log's first 64 KiB, u64 of its last 64 KiB, u64
  *     span, u64 checkpoints (the start included), u64 register names,
  *     u64 CPU names, u64 flags (bit 0: the read warned or skipped a line),
- *     u64 body length, u64 body hash, u64 offset of the first line (after
- *     a byte order mark), u64 hash of the 120 bytes before it.
+ *     u64 body length, u64 hash of the names and the table, u64 offset of
+ *     the first line (after a byte order mark), u64 length of the names
+ *     and the table, u64 hash of the 128 bytes before it.
  *   body: the CPU names and the register names (u32 length, bytes each);
- *     the checkpoints (88 bytes each: u64 offset of the next line, its
- *     line number, the line of the last record before, u64 time and u32
- *     unit of the last stamped line, u32 LD/ST state, u64 CPU names known,
- *     u64 hash of the log's bytes around the offset (32 either side), u64
- *     offset and length of the state, of the span's summary); then the
+ *     the table of checkpoints (104 bytes each: u64 offset of the next
+ *     line, its line number, the line of the last record before, u64 time
+ *     and u32 unit of the last stamped line, u32 LD/ST state, u64 CPU
+ *     names known, u64 hash of the log's bytes around the offset (32
+ *     either side), u64 offset and length of the state, of the span's
+ *     summary, u64 hash of the state, of the summary); then the
  *     states (u64 executed instructions; u32 n, n u64 executed per record
  *     cpu; u32 mask of the units seen, a u64 latest time per unit of the
  *     mask; u32 PCs, (u32 cpu, u64 pc) each; u32 registers, (u32 cpu, u8
@@ -25,10 +27,13 @@
  *     and the summaries (u32 n, n u64 4 KiB blocks ascending; u32 n, n
  *     u32 register name ids ascending).
  *
- * Loaded, everything is checked (magic, version, both hashes, every
- * offset, length, count and order) before it is used: a damaged index is
- * refused, never read out of bounds.  A built index is checked the same
- * way, from its bytes.
+ * Loaded (mapped), the header, the names and the table are checked
+ * (magic, version, their hashes, every offset, length, count and order);
+ * a checkpoint's state and summary are checked (hash, lengths, counts,
+ * order) when a query first uses them, so that a query reads a few of
+ * them, not the whole index.  A damaged part is never used nor read out
+ * of bounds: the query says so (tk_tarmac_index_damaged()) and the index
+ * is built again.  A built index is checked whole, from its bytes.
  */
 #define _GNU_SOURCE
 #include "tracekit/tarmac_state.h"
@@ -41,13 +46,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define IX_MAGIC "TKTARIDX"
-#define IX_VERSION 1u
-#define IX_HEAD 128u
-#define IX_ENTRY 88u
+#define IX_VERSION 2u
+#define IX_HEAD 136u
+#define IX_ENTRY 104u
 #define IX_EDGE ((size_t)64 << 10)    /* bytes hashed at each end of the log */
 #define IX_SEAM 32u                   /* bytes hashed either side of a checkpoint */
 #define IX_BLOCK_SHIFT 12
@@ -56,6 +62,10 @@
 typedef struct ix_ckpt {
 	uint64_t off, line, last_line, time, ncpus, seam;
 	uint32_t unit, prev_ldst;
+	/* the state's and the summary's place and hash; checked: 0 not yet,
+	 * 1 good, -1 damaged */
+	uint64_t so, sl, po, pl, sh, ph;
+	int state_ok, span_ok;
 	uint64_t total;           /* executed instructions before */
 	const uint8_t *exec;      /* nexec u64: per record cpu */
 	uint32_t nexec;
@@ -75,6 +85,8 @@ typedef struct ix_name {
 struct tk_tarmac_index {
 	uint8_t *buf;
 	size_t len;
+	int mapped;               /* buf is a mapping of the file */
+	int bad;                  /* a part found damaged */
 	uint64_t log_size, span, start;
 	int warned;
 	ix_name *cpus, *names;
@@ -356,18 +368,20 @@ static int parse_span(tk_tarmac_index *ix, ix_ckpt *k, const uint8_t *p, uint64_
 	return c.bad || c.p != c.end ? -1 : 0;
 }
 
-/* ix->buf, ix->len set: check and read it.  0, -1 (not valid), -2 (out of
- * memory).  `id` (may be NULL): the log it must be of; `span` 0: any. */
+/* ix->buf, ix->len set: check and read its header, names and table (the
+ * states and summaries: ck_state(), ck_span()).  0, -1 (not valid), -2
+ * (out of memory).  `id` (may be NULL): the log it must be of; `span` 0:
+ * any. */
 static int ix_parse(tk_tarmac_index *ix, const ident *id, uint64_t span)
 {
 	const uint8_t *h = ix->buf;
 	cur c;
-	uint64_t nnames, ncpus, n, i, body;
+	uint64_t nnames, ncpus, n, i, body, head;
 	int rc;
 
 	if (ix->len < IX_HEAD || memcmp(h, IX_MAGIC, 8) != 0 ||
 	    tk_load_le32(h + 8) != IX_VERSION || tk_load_le32(h + 12) != IX_HEAD ||
-	    tk_load_le64(h + 120) != ix_hash(h, 120, 3))
+	    tk_load_le64(h + 128) != ix_hash(h, 128, 3))
 		return -1;
 	if (id && (tk_load_le64(h + 16) != id->size || tk_load_le64(h + 24) != id->sec ||
 		   tk_load_le64(h + 32) != id->nsec || tk_load_le64(h + 40) != id->head ||
@@ -383,11 +397,13 @@ static int ix_parse(tk_tarmac_index *ix, const ident *id, uint64_t span)
 	ix->warned = (int)(tk_load_le64(h + 88) & 1);
 	body = tk_load_le64(h + 96);
 	ix->start = tk_load_le64(h + 112);
-	if (body != ix->len - IX_HEAD || tk_load_le64(h + 104) != ix_hash(h + IX_HEAD, body, 4) ||
+	head = tk_load_le64(h + 120);
+	if (body != ix->len - IX_HEAD || head > body ||
+	    tk_load_le64(h + 104) != ix_hash(h + IX_HEAD, head, 4) ||
 	    n == 0 || ix->start > ix->log_size)
 		return -1;
 	c.p = h + IX_HEAD;
-	c.end = h + ix->len;
+	c.end = h + IX_HEAD + head;
 	c.bad = 0;
 	if ((rc = parse_names(&c, &ix->cpus, ncpus)) < 0)
 		return rc;
@@ -395,7 +411,7 @@ static int ix_parse(tk_tarmac_index *ix, const ident *id, uint64_t span)
 	if ((rc = parse_names(&c, &ix->names, nnames)) < 0)
 		return rc;
 	ix->nnames = (size_t)nnames;
-	if (n > (uint64_t)(c.end - c.p) / IX_ENTRY)
+	if (n != (uint64_t)(c.end - c.p) / IX_ENTRY || (uint64_t)(c.end - c.p) % IX_ENTRY)
 		return -1;
 	ix->ck = calloc((size_t)n, sizeof(*ix->ck));
 	if (!ix->ck)
@@ -403,7 +419,6 @@ static int ix_parse(tk_tarmac_index *ix, const ident *id, uint64_t span)
 	ix->n = (size_t)n;
 	for (i = 0; i < n; i++) {
 		ix_ckpt *k = &ix->ck[i];
-		uint64_t so, sl, po, pl;
 		k->off = cu_u64(&c);
 		k->line = cu_u64(&c);
 		k->last_line = cu_u64(&c);
@@ -412,11 +427,15 @@ static int ix_parse(tk_tarmac_index *ix, const ident *id, uint64_t span)
 		k->prev_ldst = cu_u32(&c);
 		k->ncpus = cu_u64(&c);
 		k->seam = cu_u64(&c);
-		so = cu_u64(&c);
-		sl = cu_u64(&c);
-		po = cu_u64(&c);
-		pl = cu_u64(&c);
-		if (c.bad || so > body || sl > body - so || po > body || pl > body - po ||
+		k->so = cu_u64(&c);
+		k->sl = cu_u64(&c);
+		k->po = cu_u64(&c);
+		k->pl = cu_u64(&c);
+		k->sh = cu_u64(&c);
+		k->ph = cu_u64(&c);
+		/* the states and summaries lie after the table */
+		if (c.bad || k->so < head || k->so > body || k->sl > body - k->so ||
+		    k->po < head || k->po > body || k->pl > body - k->po ||
 		    k->off > ix->log_size || k->unit >= TK_TARMAC_UNIT_COUNT ||
 		    (k->prev_ldst != 0 && k->prev_ldst != 'L' && k->prev_ldst != 'S') ||
 		    k->ncpus > ix->ncpus || k->last_line >= k->line)
@@ -425,13 +444,41 @@ static int ix_parse(tk_tarmac_index *ix, const ident *id, uint64_t span)
 			   : (k->off <= ix->ck[i - 1].off || k->line <= ix->ck[i - 1].line ||
 			      k->last_line < ix->ck[i - 1].line || k->ncpus < ix->ck[i - 1].ncpus))
 			return -1;
-		if (parse_state(ix, k, h + IX_HEAD + so, sl) < 0 ||
-		    parse_span(ix, k, h + IX_HEAD + po, pl) < 0)
-			return -1;
-		if (i && k->total < ix->ck[i - 1].total)
-			return -1;
 	}
 	return 0;
+}
+
+/* Checkpoint k's state, its summary: checked at their first use (0), or
+ * damaged (-1, and the index marked so).  The marks are the index's own
+ * memory (the object is never a const one: tk_tarmac_index_open()'s). */
+static int ck_state(const tk_tarmac_index *cix, size_t k)
+{
+	tk_tarmac_index *ix = (tk_tarmac_index *)cix;
+	ix_ckpt *c = &ix->ck[k];
+
+	if (!c->state_ok) {
+		const uint8_t *p = ix->buf + IX_HEAD + c->so;
+		c->state_ok = ix_hash(p, (size_t)c->sl, 6) == c->sh &&
+			      parse_state(ix, c, p, c->sl) == 0 ? 1 : -1;
+	}
+	if (c->state_ok < 0)
+		ix->bad = 1;
+	return c->state_ok > 0 ? 0 : -1;
+}
+
+static int ck_span(const tk_tarmac_index *cix, size_t k)
+{
+	tk_tarmac_index *ix = (tk_tarmac_index *)cix;
+	ix_ckpt *c = &ix->ck[k];
+
+	if (!c->span_ok) {
+		const uint8_t *p = ix->buf + IX_HEAD + c->po;
+		c->span_ok = ix_hash(p, (size_t)c->pl, 7) == c->ph &&
+			     parse_span(ix, c, p, c->pl) == 0 ? 1 : -1;
+	}
+	if (c->span_ok < 0)
+		ix->bad = 1;
+	return c->span_ok > 0 ? 0 : -1;
 }
 
 static void ix_clear(tk_tarmac_index *ix)
@@ -444,12 +491,23 @@ static void ix_clear(tk_tarmac_index *ix)
 	ix->n = ix->ncpus = ix->nnames = 0;
 }
 
+static void ix_release(tk_tarmac_index *ix)
+{
+	if (ix->mapped && ix->buf)
+		munmap(ix->buf, ix->len);
+	else
+		free(ix->buf);
+	ix->buf = NULL;
+	ix->len = 0;
+	ix->mapped = 0;
+}
+
 void tk_tarmac_index_free(tk_tarmac_index *ix)
 {
 	if (!ix)
 		return;
 	ix_clear(ix);
-	free(ix->buf);
+	ix_release(ix);
 	free(ix);
 }
 
@@ -626,6 +684,8 @@ static void put_entry(builder *b, uint64_t off, uint64_t line, uint64_t last_lin
 	ob_u64(&b->table, sl);
 	ob_u64(&b->table, 0);     /* the span's summary: set when it ends */
 	ob_u64(&b->table, 0);
+	ob_u64(&b->table, 0);     /* the hashes: set at the end */
+	ob_u64(&b->table, 0);
 	b->nck++;
 }
 
@@ -690,8 +750,8 @@ static int build(const char *path, uint64_t span, const ident *id, uint64_t star
 		/* the span that ends here, then the checkpoint */
 		put_span(&b, &so, &sl);
 		if (!b.table.fail) {
-			tk_store_le64(b.table.p + b.table.n - 16, so);
-			tk_store_le64(b.table.p + b.table.n - 8, sl);
+			tk_store_le64(b.table.p + b.table.n - 32, so);
+			tk_store_le64(b.table.p + b.table.n - 24, sl);
 		}
 		if ((rc = seam_hash(seam_tr->src, id->size, off, &seam, err)) < 0)
 			goto out;
@@ -707,8 +767,8 @@ static int build(const char *path, uint64_t span, const ident *id, uint64_t star
 		goto out;
 	put_span(&b, &so, &sl);
 	if (!b.table.fail) {
-		tk_store_le64(b.table.p + b.table.n - 16, so);
-		tk_store_le64(b.table.p + b.table.n - 8, sl);
+		tk_store_le64(b.table.p + b.table.n - 32, so);
+		tk_store_le64(b.table.p + b.table.n - 24, sl);
 	}
 	/* the names, then the table and the blobs after them */
 	ncpus = tk_tarmac_cpu_count(tr);
@@ -724,10 +784,14 @@ static int build(const char *path, uint64_t span, const ident *id, uint64_t star
 	}
 	if (b.names.fail || b.table.fail || b.blobs.fail)
 		goto nomem;
-	/* the blobs' offsets: from the body's start */
+	/* the blobs' hashes, and their offsets from the body's start */
 	for (i = 0; i < b.nck; i++) {
 		uint8_t *e = b.table.p + i * IX_ENTRY;
 		uint64_t shift = b.names.n + b.table.n;
+		tk_store_le64(e + 88, ix_hash(b.blobs.p + tk_load_le64(e + 56),
+					      (size_t)tk_load_le64(e + 64), 6));
+		tk_store_le64(e + 96, ix_hash(b.blobs.p + tk_load_le64(e + 72),
+					      (size_t)tk_load_le64(e + 80), 7));
 		tk_store_le64(e + 56, tk_load_le64(e + 56) + shift);
 		tk_store_le64(e + 72, tk_load_le64(e + 72) + shift);
 	}
@@ -753,10 +817,11 @@ static int build(const char *path, uint64_t span, const ident *id, uint64_t star
 	tk_store_le64(h + 80, ncpus);
 	tk_store_le64(h + 88, tk_tarmac_warning_count(tr) || tk_tarmac_skipped_count(tr) ? 1 : 0);
 	tk_store_le64(h + 96, out->n - IX_HEAD);
-	body_hash = ix_hash(h + IX_HEAD, out->n - IX_HEAD, 4);
+	body_hash = ix_hash(h + IX_HEAD, b.names.n + b.table.n, 4);
 	tk_store_le64(h + 104, body_hash);
 	tk_store_le64(h + 112, start);
-	tk_store_le64(h + 120, ix_hash(h, 120, 3));
+	tk_store_le64(h + 120, b.names.n + b.table.n);
+	tk_store_le64(h + 128, ix_hash(h, 128, 3));
 	rc = TK_OK;
 	goto out;
 nomem:
@@ -778,29 +843,50 @@ out:
 
 /* ---- open ----------------------------------------------------------------------- */
 
-static int read_file(const char *path, uint64_t limit, uint8_t **buf, size_t *len)
+/* The index file mapped (read-only, private: the index is replaced by a
+ * rename, never written in place): 0, 1 (none), -1 (not a file, larger
+ * than limit, or not mapped).  An empty file gives no mapping (len 0). */
+static int map_file(const char *path, uint64_t limit, uint8_t **buf, size_t *len,
+		    int *mapped)
 {
 	struct stat sb;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+	void *m;
 
 	*buf = NULL;
+	*len = 0;
+	*mapped = 0;
 	if (fd < 0)
 		return errno == ENOENT ? 1 : -1;
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > limit ||
 	    (uint64_t)sb.st_size > SIZE_MAX)
 		goto out;
-	*len = (size_t)sb.st_size;
-	*buf = malloc(*len ? *len : 1);
-	if (!*buf || read_range(fd, 0, *buf, *len) < 0)
-		goto out;
 	rc = 0;
-out:
-	if (rc) {
-		free(*buf);
-		*buf = NULL;
+	if (sb.st_size == 0)
+		goto out;
+	m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED) {
+		rc = -1;
+		goto out;
 	}
+	*buf = m;
+	*len = (size_t)sb.st_size;
+	*mapped = 1;
+out:
 	close(fd);
 	return rc;
+}
+
+/* Every state and summary of a built index checked (0), or -1 */
+static int ix_check_all(tk_tarmac_index *ix)
+{
+	size_t k;
+
+	for (k = 0; k < ix->n; k++)
+		if (ck_state(ix, k) < 0 || ck_span(ix, k) < 0 ||
+		    (k && ix->ck[k].total < ix->ck[k - 1].total))
+			return -1;
+	return 0;
 }
 
 static int write_file(const char *path, const uint8_t *p, size_t n, tk_error *err)
@@ -854,7 +940,8 @@ int tk_tarmac_index_open(tk_tarmac_index **out, const char *path, const char *in
 	if (!ix)
 		return tk_err_nomem(err, path);
 	/* an index as large as the log and more is not one of ours */
-	r = read_file(index_path, id.size + ((uint64_t)64 << 20), &ix->buf, &ix->len);
+	r = map_file(index_path, id.size + ((uint64_t)64 << 20), &ix->buf, &ix->len,
+		     &ix->mapped);
 	if (r <= 0) {
 		had = 1;
 		if (r == 0 && ix->len >= 64 && tk_load_le64(ix->buf + 56) != span &&
@@ -867,8 +954,7 @@ int tk_tarmac_index_open(tk_tarmac_index **out, const char *path, const char *in
 		if (r == 0 && rc == -2)
 			goto nomem;
 		ix_clear(ix);
-		free(ix->buf);
-		ix->buf = NULL;
+		ix_release(ix);
 	}
 	if ((rc = build(path, span, &id, start, &ob, err)) < 0)
 		goto fail;
@@ -881,7 +967,7 @@ int tk_tarmac_index_open(tk_tarmac_index **out, const char *path, const char *in
 	ix->buf = ob.p;
 	ix->len = ob.n;
 	ob.p = NULL;
-	if ((rc = ix_parse(ix, &id, span)) != 0) {
+	if ((rc = ix_parse(ix, &id, span)) != 0 || (rc = ix_check_all(ix)) != 0) {
 		if (rc == -2)
 			goto nomem;
 		rc = tk_err_set(err, TK_E_FORMAT, path, 0, 0, "the index built does not read back");
@@ -952,6 +1038,8 @@ uint64_t tk_tarmac_index_executed(const tk_tarmac_index *ix, size_t k, const cha
 
 	if (k >= ix->n)
 		return 0;
+	if (ck_state(ix, k) < 0)
+		return 0;
 	c = &ix->ck[k];
 	if (!cpu)
 		return c->total;
@@ -978,6 +1066,8 @@ static int usable(const tk_tarmac_index *ix, size_t k, const tk_tarmac_at *at,
 	case TK_TARMAC_AT_LINE:
 		return c->last_line <= at->value;
 	case TK_TARMAC_AT_TIME:
+		if (ck_state(ix, k) < 0)
+			return 0;
 		for (u = 0; u < TK_TARMAC_UNIT_COUNT; u++)
 			if ((c->umask >> u & 1) &&
 			    tarmac_later(c->umax[u], (tk_tarmac_unit)u, at->value, at->unit) != 0)
@@ -1022,6 +1112,8 @@ int tk_tarmac_index_seek(const tk_tarmac_index *ix, size_t k, tk_tarmac *tr,
 
 	if (k >= ix->n)
 		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0, "no checkpoint %zu", k);
+	if (ix->bad || ck_state(ix, k) < 0)
+		return tk_err_set(err, TK_E_FORMAT, tr->name, 0, 0, "its index is damaged");
 	c = &ix->ck[k];
 	rc = tarmac_seek(tr, c->off, c->line, c->time, (tk_tarmac_unit)c->unit,
 			 (int)c->prev_ldst, err);
@@ -1092,6 +1184,8 @@ int tk_tarmac_index_mem(const tk_tarmac_index *ix, size_t k, uint64_t address, u
 
 	if (k >= ix->n || len == 0)
 		return 0;
+	if (ck_span(ix, k) < 0)
+		return 1;         /* the seek that follows fails */
 	c = &ix->ck[k];
 	if (len > ((uint64_t)1 << 40))
 		return c->nblocks != 0;
@@ -1123,6 +1217,8 @@ int tk_tarmac_index_reg_in(const tk_tarmac_index *ix, size_t k, size_t i)
 
 	if (k >= ix->n)
 		return 0;
+	if (ck_span(ix, k) < 0)
+		return 1;         /* the seek that follows fails */
 	c = &ix->ck[k];
 	hi = c->nids;
 	while (lo < hi) {
@@ -1141,4 +1237,16 @@ int tk_tarmac_index_reg_in(const tk_tarmac_index *ix, size_t k, size_t i)
 int tk_tarmac_index_warned(const tk_tarmac_index *ix)
 {
 	return ix->warned;
+}
+
+int tk_tarmac_index_check(const tk_tarmac_index *ix, size_t k)
+{
+	if (k >= ix->n)
+		return !ix->bad;
+	return ck_state(ix, k) == 0 && ck_span(ix, k) == 0 && !ix->bad;
+}
+
+int tk_tarmac_index_damaged(const tk_tarmac_index *ix)
+{
+	return ix->bad;
 }

@@ -38,6 +38,7 @@
 #define NO_RET UINT64_MAX
 #define NONE32 UINT32_MAX
 #define SYM_CPU (-2L)   /* a CPU's root node */
+#define CALL_UNDONE (-1)   /* a tk_tarmac_call's kind: undone, dropped at the finish */
 
 typedef struct pframe {
 	uint32_t node;
@@ -476,7 +477,7 @@ static int lr_call(const pcore *c, uint64_t pc)
  * from the top, that was entered by a call, made no call that stayed one
  * and never came back to its own return address, was a BL used as a
  * branch: its instructions and time go to its caller, and its call is
- * undone (the node keeps no call; the call logged last is dropped).
+ * undone (the node keeps no call, and the call is dropped from the list).
  */
 static void undo_calls(tk_tarmac_profile *p, pcore *c, uint32_t k)
 {
@@ -495,10 +496,13 @@ static void undo_calls(tk_tarmac_profile *p, pcore *c, uint32_t k)
 		up->own_instr += f->own_instr;
 		up->own_time += f->own_time;
 		up->kids--;
-		if (f->call != NONE32 && f->call + 1 == p->ncalls) {
+		/* the call logged last is dropped; one logged before others
+		 * (of another CPU) is marked, and dropped at the finish */
+		if (f->call != NONE32 && f->call + 1 == p->ncalls)
 			p->ncalls--;
-			f->call = NONE32;
-		}
+		else if (f->call != NONE32)
+			p->calls[f->call].kind = CALL_UNDONE;
+		f->call = NONE32;
 		if (c->last_node == f->node)
 			c->last_node = up->node;
 	}
@@ -899,6 +903,11 @@ int tk_tarmac_profile_finish(tk_tarmac_profile *p, tk_error *err)
 			if (c->stack[d].call != NONE32)
 				p->calls[c->stack[d].call].ret = c->prev_site;
 	}
+	/* the calls undone (undo_calls()) out, the others kept in order */
+	for (i = 0, k = 0; i < p->ncalls; i++)
+		if (p->calls[i].kind != CALL_UNDONE)
+			p->calls[k++] = p->calls[i];
+	p->ncalls = k;
 	for (i = 0; i < n; i++) {
 		p->nodes[i].instructions = p->nodes[i].self_instructions;
 		p->nodes[i].time = p->nodes[i].self_time;

@@ -39,6 +39,7 @@ struct tk_tarmac_state {
 	uint8_t *bytes, *known, *obytes, *oknown;
 	uint64_t *dirty;          /* offsets the last record changed */
 	size_t ndirty, capdirty;
+	int order;                /* TK_TARMAC_ORDER_* of the data side */
 };
 
 int tk_tarmac_state_new(tk_tarmac_state **out, tk_error *err)
@@ -47,6 +48,12 @@ int tk_tarmac_state_new(tk_tarmac_state **out, tk_error *err)
 		return tk_err_null(err, "tk_tarmac_state_new", "out pointer");
 	*out = calloc(1, sizeof(**out));
 	return *out ? TK_OK : tk_err_nomem(err, NULL);
+}
+
+void tk_tarmac_state_set_order(tk_tarmac_state *st, int order)
+{
+	if (st && order >= TK_TARMAC_ORDER_AUTO && order <= TK_TARMAC_ORDER_BE)
+		st->order = order;
 }
 
 int tk_tarmac_state_watch(tk_tarmac_state *st, uint64_t address, uint64_t len,
@@ -413,6 +420,30 @@ static int meets(const tk_tarmac_state *st, uint64_t addr, uint64_t size)
 	return off < st->len || st->lo - addr < size;
 }
 
+/* The E bit (9, data big-endian) of the CPSR that `cpu` last wrote, in
+ * AArch32 state (M[4], bit 4, set: in AArch64 the register holds PSTATE,
+ * whose bit 9 is D): 1, or 0 (clear, AArch64, or no CPSR known) */
+static int cpsr_e(const tk_tarmac_state *st, uint32_t cpu)
+{
+	static const char *const names[] = { "cpsr", "CPSR" };
+	size_t i, j;
+
+	if (!st->table)
+		return 0;
+	for (i = 0; i < 2; i++)
+		for (j = (size_t)reg_hash(cpu, names[i], 4) & st->mask; st->table[j];
+		     j = (j + 1) & st->mask) {
+			const reg_slot *r = &st->regs[st->table[j] - 1];
+			size_t n;
+			if (r->pub.cpu != cpu || r->name_len != 4 || memcmp(r->name, names[i], 4))
+				continue;
+			n = r->value ? strlen(r->value) : 0;
+			return r->pub.hex && n >= 3 && (hexval(r->value[n - 3]) & 2) &&
+			       (hexval(r->value[n - 2]) & 1);
+		}
+	return 0;
+}
+
 static int mem_record(tk_tarmac_state *st, const tk_tarmac_record *rec)
 {
 	const char *d = rec->data.ptr, *e;
@@ -451,14 +482,23 @@ static int mem_record(tk_tarmac_state *st, const tk_tarmac_record *rec)
 			p = x;
 		}
 	} else if (rec->data_known && rec->size <= 8) {
+		/* big-endian: the value's most significant byte at the lowest
+		 * address, but for the data-port lines of the spec's form
+		 * ("MNW4___D"), whose bytes are in memory order as written
+		 * (the record's value is them reversed, tk_tarmac_record) */
+		int be = (st->order == TK_TARMAC_ORDER_BE ||
+			  (st->order == TK_TARMAC_ORDER_AUTO && cpsr_e(st, rec->cpu))) &&
+			 !(rec->kind_text.len == 8 && rec->kind_text.ptr[0] == 'M' &&
+			   rec->kind_text.ptr[7] == 'D');
 		for (i = 0; i < rec->size; i++)
-			if (put(st, rec->address + i, (int)(rec->data_value >> (8 * i) & 0xff),
-				&changed) < 0)
+			if (put(st, rec->address + (be ? rec->size - 1 - i : i),
+				(int)(rec->data_value >> (8 * i) & 0xff), &changed) < 0)
 				return -1;
 	} else {
 		/* a value wider than 64 bits: 2 * size digits, the last
 		 * pair at the lowest address */
 		uint64_t ndig = 0;
+		int be;
 		const char *p;
 		for (p = d; p < e; p++)
 			if (hexval(*p) >= 0)
@@ -468,6 +508,8 @@ static int mem_record(tk_tarmac_state *st, const tk_tarmac_record *rec)
 		if (ndig != 2 * (uint64_t)rec->size)
 			return 0;
 		i = 0;
+		be = st->order == TK_TARMAC_ORDER_BE ||
+		     (st->order == TK_TARMAC_ORDER_AUTO && cpsr_e(st, rec->cpu));
 		for (p = e; p > d && i < rec->size;) {
 			int lo, hi;
 			while (p > d && p[-1] == '_')
@@ -478,7 +520,8 @@ static int mem_record(tk_tarmac_state *st, const tk_tarmac_record *rec)
 			hi = p > d ? hexval(*--p) : -1;
 			if (lo < 0 || hi < 0)
 				return 0;
-			if (put(st, rec->address + i, hi << 4 | lo, &changed) < 0)
+			if (put(st, rec->address + (be ? rec->size - 1 - i : i),
+				hi << 4 | lo, &changed) < 0)
 				return -1;
 			i++;
 		}
