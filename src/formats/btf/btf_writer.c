@@ -58,7 +58,9 @@ typedef struct btf_writer {
 	 * not UTF-8 as U+FFFD (tk_writer_text()) */
 	struct fixed_str { size_t n; char p[]; } **fixed;
 	uint32_t cap_fixed;
-	int any_fixed;
+	int any_fixed;           /* a name may be written otherwise than
+				  * the trace holds it: fixed[], or the
+				  * placeholder core */
 	/* per string id: 0 unchecked, 1 not a spec spelling, 2 + n the
 	 * spec's spelling of type / event n */
 	uint8_t *ty_spell, *ev_spell;
@@ -572,8 +574,10 @@ static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 				return rc;
 			if (!bw->n_unk_core)
 				unknown_core(t, bw);
+			bw->any_fixed = 1; /* the name written is not src's */
 			unk_src = 1;
 			src_inst = 0;
+			src = tgt; /* its name checked, then replaced */
 		}
 	}
 	if (TK_UNLIKELY(time < bw->last_time) && !bw->as_read) {
@@ -588,8 +592,6 @@ static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			return rc;
 		tinst = 0;
 	}
-	if (TK_UNLIKELY(unk_src))
-		src = tgt;
 	if (TK_UNLIKELY(
 		    (src->name >= bw->cap_name_ok ||
 		     !(bw->name_ok[src->name] & SF_NAME_OK)) ||
@@ -604,11 +606,11 @@ static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	if (TK_UNLIKELY(bw->any_fixed)) {
 		fixed_name(bw, src->name, &sn, &nsrc, &psrc);
 		fixed_name(bw, tgt->name, &gn, &ntgt, &ptgt);
-	}
-	if (TK_UNLIKELY(unk_src)) {
-		sn = bw->unk_core;
-		nsrc = bw->n_unk_core;
-		psrc = 0;
+		if (unk_src) {
+			sn = bw->unk_core;
+			nsrc = bw->n_unk_core;
+			psrc = 0;
+		}
 	}
 	if (ev->type_name != TK_NONE &&
 	    (bw->as_read ||
