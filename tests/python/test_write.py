@@ -81,13 +81,24 @@ class Write(unittest.TestCase):
                        entities=[{"name": "Task_A", "type": "T", "parent": "Core_0"},
                                  {"name": "Core_0", "type": "C", "parent": None}])
         self.assertEqual(cat(p3), [l[:-3] if l.endswith(",42") else l for l in BTF_LINES])
-        # and with neither, BTF's writer drops the task's state changes
+        # and with neither, BTF's writer writes the task's state changes
+        # from their source of no known type, as given: every event
         p4 = os.path.join(self.d, "n.btf")
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always", tracekit.TraceWarning)
             tracekit.write([e[:7] for e in EVENTS], p4, timebase=NS)
-        self.assertEqual(len(cat(p4)), len(EVENTS) - 2)
-        self.assertIn("no known core dropped", str(w[0].message))
+        self.assertEqual(cat(p4), cat(p3))
+        self.assertFalse(any("no known core" in str(x.message) for x in w))
+        # a source of a known type other than core (a task) on no core:
+        # from the placeholder core, with a warning
+        p5 = os.path.join(self.d, "p.btf")
+        ev5 = [(0, "Task_B", 0, "T", "Task_A", 0, "resume", None)]
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always", tracekit.TraceWarning)
+            tracekit.write(ev5, p5, timebase=NS,
+                           entities=[{"name": "Task_B", "type": "T", "parent": None}])
+        self.assertEqual(cat(p5), ["0,Core_unknown,0,T,Task_A,0,resume"])
+        self.assertIn("written from the placeholder core", str(w[0].message))
 
     def test_frame_to_btf(self):
         try:

@@ -41,7 +41,7 @@ static const char *const loss_short[L_COUNT] = {
 	"decreasing times raised to the previous event's",
 	"empty target instances written as 0",
 	"header entries of a second header block dropped",
-	"state changes of processes from a task on no known core dropped",
+	"state changes of processes from a task on no known core written from the placeholder core",
 };
 
 #define SF_NAME_OK 1u      /* name_ok: checked, a name BTF can hold */
@@ -58,7 +58,9 @@ typedef struct btf_writer {
 	 * not UTF-8 as U+FFFD (tk_writer_text()) */
 	struct fixed_str { size_t n; char p[]; } **fixed;
 	uint32_t cap_fixed;
-	int any_fixed;
+	int any_fixed;           /* a name may be written otherwise than
+				  * the trace holds it: fixed[], or the
+				  * placeholder core */
 	/* per string id: 0 unchecked, 1 not a spec spelling, 2 + n the
 	 * spec's spelling of type / event n */
 	uint8_t *ty_spell, *ev_spell;
@@ -68,6 +70,11 @@ typedef struct btf_writer {
 	uint64_t nlines;         /* lines written so far (header included) */
 	const char *cycles;      /* tk_trace_cycle_unit(): ticks are cycles */
 	int as_read;             /* option as-read=1: names as read (cat) */
+	/* the placeholder core of a process's state change from a task on
+	 * no known core: "Core_unknown" unless the trace names another
+	 * entity so ("Core_unknown_2" ...); made at its first use */
+	char unk_core[32];
+	size_t n_unk_core;
 	tk_losses lost;
 } btf_writer;
 
@@ -371,6 +378,24 @@ static int lose(tk_writer *w, btf_writer *bw, int kind, const tk_event *ev,
 	return tk_loss_add(&bw->lost, w, out_name(w), kind, ev, err);
 }
 
+/* The placeholder core's name: one no entity of another type has. */
+static void unknown_core(const tk_trace *t, btf_writer *bw)
+{
+	unsigned k;
+
+	for (k = 1; bw->n_unk_core == 0; k++) {
+		uint32_t id;
+		int n = k == 1 ? snprintf(bw->unk_core, sizeof(bw->unk_core),
+					  "Core_unknown")
+			       : snprintf(bw->unk_core, sizeof(bw->unk_core),
+					  "Core_unknown_%u", k);
+		id = tk_trace_entity_find(t, bw->unk_core, (size_t)n);
+		if (id >= t->nents || tk_trace_ent(t, id)->type == TK_ET_C ||
+		    tk_trace_ent(t, id)->type == TK_ET_UNKNOWN)
+			bw->n_unk_core = (size_t)n;
+	}
+}
+
 /*
  * Whether string s is the specification's spelling of type k (what 0) or
  * of event k (what 1): looked up once per string, then read from a table.
@@ -496,7 +521,7 @@ static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	tk_evkind kind = ev->kind;
 	int64_t tinst = ev->target_inst;
 	int64_t src_inst = ev->source_inst;
-	int rc, as_note = 0;
+	int rc, as_note = 0, unk_src = 0;
 
 	if (ev->source >= t->nents || ev->target >= t->nents)
 		return tk_err_set(err, TK_E_USAGE, w->sink.path, 0, 0,
@@ -538,13 +563,22 @@ static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	    tk_implied_source_type(type, kind) == TK_ET_C) {
 		/* a process's state change comes from its core (a dialect
 		 * writes the task that ran before): written from the core it
-		 * was read on, dropped where none is known */
-		if (ev->core >= t->nents) {
-			rc = lose(w, bw, L_SOURCE, ev, err);
-			return rc < 0 ? rc : TK_OK;
+		 * was read on; where none is known, a source of no known type
+		 * as it is (the core's place: BTF's readers take it as one),
+		 * any other from a placeholder core, counted */
+		if (ev->core < t->nents) {
+			src = tk_trace_ent(t, ev->core);
+			src_inst = 0;
+		} else if (src->type != TK_ET_UNKNOWN) {
+			if ((rc = lose(w, bw, L_SOURCE, ev, err)) < 0)
+				return rc;
+			if (!bw->n_unk_core)
+				unknown_core(t, bw);
+			bw->any_fixed = 1; /* the name written is not src's */
+			unk_src = 1;
+			src_inst = 0;
+			src = tgt; /* its name checked, then replaced */
 		}
-		src = tk_trace_ent(t, ev->core);
-		src_inst = 0;
 	}
 	if (TK_UNLIKELY(time < bw->last_time) && !bw->as_read) {
 		/* BTF's times do not decrease */
@@ -572,6 +606,11 @@ static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	if (TK_UNLIKELY(bw->any_fixed)) {
 		fixed_name(bw, src->name, &sn, &nsrc, &psrc);
 		fixed_name(bw, tgt->name, &gn, &ntgt, &ptgt);
+		if (unk_src) {
+			sn = bw->unk_core;
+			nsrc = bw->n_unk_core;
+			psrc = 0;
+		}
 	}
 	if (ev->type_name != TK_NONE &&
 	    (bw->as_read ||
@@ -670,7 +709,21 @@ static int btf_writer_close(tk_writer *w, tk_error *err)
 	const tk_timebase *tb = tk_trace_timebase(w->trace);
 	tk_error wn;
 
-	(void)err;
+	if (bw->n_unk_core) {
+		/* an entity of another type named as the placeholder core,
+		 * read after the placeholder was first written: BTF's names
+		 * are one entity's each */
+		uint32_t id = tk_trace_entity_find(w->trace, bw->unk_core,
+						   bw->n_unk_core);
+		const tk_entity *e = id < w->trace->nents
+					     ? tk_trace_ent(w->trace, id)
+					     : NULL;
+		if (e && e->type != TK_ET_C && e->type != TK_ET_UNKNOWN)
+			return tk_err_set(err, TK_E_UNSUPPORTED, out_name(w), 0, 0,
+					  "the placeholder core '%s' of a process's state change on no known core is also the %s '%s' of the trace",
+					  bw->unk_core, tk_etype_name(e->type),
+					  bw->unk_core);
+	}
 	tk_loss_report(&bw->lost, w, out_name(w));
 	if (bw->cycles && w->opts.on_warning) {
 		memset(&wn, 0, sizeof(wn));
