@@ -73,6 +73,7 @@ typedef struct vent {
 				* instances active (a runnable) */
 	uint32_t val_id;       /* a signal: value variable id + 1 */
 	uint32_t seen;         /* a runnable or signal declared */
+	uint32_t lane;         /* a core a lane of the timeline draws */
 } vent;
 
 typedef struct vcd_writer {
@@ -899,19 +900,23 @@ static int put_window(vcd_writer *vw, FILE *o, uint64_t b, int with_time)
 static int count_bad_names(tk_writer *w, vcd_writer *vw, tk_error *err)
 {
 	const tk_trace *t = w->trace;
-	size_t i, n = tk_trace_entity_count(t);
+	size_t i, l, n = tk_trace_entity_count(t);
 	int rc;
 
 	w->text_as = "'_' (as every byte outside '!'..'~')";
+	/* the cores the lanes draw, marked once: a look over the lanes per
+	 * entity made the close quadratic in the cores */
+	for (l = 0; l < vw->nlanes; l++) {
+		uint32_t c = tk_timeline_lane_core(vw->tl, l);
+		if (c != TK_NONE && c < n)
+			vw->ents[c].lane = 1;
+	}
 	for (i = 0; i < n; i++) {
 		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
 		const char *s;
 		size_t len;
-		int drawn = in_scope(vw, t, SC_TASKS, i) ||
+		int drawn = vw->ents[i].lane || in_scope(vw, t, SC_TASKS, i) ||
 			    in_scope(vw, t, SC_RUNS, i) || in_scope(vw, t, SC_SIGS, i);
-		size_t l;
-		for (l = 0; !drawn && l < vw->nlanes; l++)
-			drawn = tk_timeline_lane_core(vw->tl, l) == (uint32_t)i;
 		if (!drawn)
 			continue;
 		s = tk_trace_str(t, e->name, &len);
