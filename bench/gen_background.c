@@ -10,7 +10,7 @@
  *   gen_background [-n EVENTS] [-c CORES] [OUT]
  *
  *   -n EVENTS  about this many event lines (default 1000000; suffixes k, M)
- *   -c CORES   cores, 1..64 (default 1)
+ *   -c CORES   cores, 1..65536 (default 1)
  *   OUT        output file; "-" or none writes to stdout
  *
  * Per core: Bg_<c> activated and started at 0; then every 10 ns an
@@ -60,8 +60,8 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	if (!n || cores < 1 || cores > 64) {
-		fprintf(stderr, "usage: gen_background [-n EVENTS] [-c CORES 1..64] [OUT]\n");
+	if (!n || cores < 1 || cores > 65536) {
+		fprintf(stderr, "usage: gen_background [-n EVENTS] [-c CORES 1..65536] [OUT]\n");
 		return 2;
 	}
 	if (path && strcmp(path, "-") != 0 && !(out = fopen(path, "w"))) {

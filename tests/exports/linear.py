@@ -12,6 +12,9 @@ nest in the open one): 100k events took 7 s, 500k 204 s.
    sqlite, the report) on a trace of N and of 8N events; linear work gives
    a ratio of about 8 (less: the fixed start-up cost), the sort per event
    gave ~70.  A ratio above 12 fails.
+   The VCD export on a trace of C and of 8C cores too (one background
+   task and one job per core): a look over the lanes per entity at its
+   close made it quadratic in the cores (x32 for 8 times the cores).
 2. A trace of 500k events through every export natively, each under a
    timeout (120 s; they take under 3 s): a hang guard that needs no
    valgrind.
@@ -101,6 +104,33 @@ def count_work(tmp):
                      '(more than %.0f: not linear)' % (kind, ratio, MAX_RATIO))
 
 
+CORES = (('vcd', 'vcd'),)          # exports counted against the cores
+SMALL_CORES = 1024                  # cores of the smaller trace; 8x for the larger
+
+
+def count_cores(tmp):
+    for kind, ext in CORES:
+        counts = []
+        for cores in (SMALL_CORES, 8 * SMALL_CORES):
+            src = gen(tmp, 9 * cores, cores)   # 9 events a core
+            dst = os.path.join(tmp, 'out.' + ext)
+            clean(dst)
+            c = instructions(export_cmd(kind, ext, src, dst), tmp, 600)
+            clean(dst)
+            if c is None:
+                fail('%s of %d cores under callgrind: failed or no answer in 600 s'
+                     % (kind, cores))
+                break
+            counts.append(c)
+        if len(counts) == 2:
+            ratio = counts[1] / counts[0]
+            print('%-8s %d cores: %d instructions, %d cores: %d (x%.2f)'
+                  % (kind, SMALL_CORES, counts[0], 8 * SMALL_CORES, counts[1], ratio))
+            if ratio > MAX_RATIO:
+                fail('%s: 8 times the cores cost %.1f times the instructions '
+                     '(more than %.0f: not linear)' % (kind, ratio, MAX_RATIO))
+
+
 def hang_guard(tmp):
     for cores in (1, 2):
         src = gen(tmp, 500000, cores)
@@ -126,6 +156,7 @@ def main():
             print('a sanitizer or coverage build: the work is not counted')
         elif shutil.which('valgrind'):
             count_work(tmp)
+            count_cores(tmp)
         else:
             print('valgrind is not installed: the work is not counted')
         hang_guard(tmp)
