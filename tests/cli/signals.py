@@ -11,7 +11,11 @@ when the signal comes; `report` reads a large generated file twice, and
 the signal is sent as soon as its page's temporary file appears (the
 second pass).
 
-Usage: signals.py TRACEKIT GEN_BTF"""
+The trace has EVENTS events (2M; the sanitized and coverage builds,
+whose first pass is many times slower, pass fewer: the second pass still
+lasts far longer than the 2 ms poll).
+
+Usage: signals.py TRACEKIT GEN_BTF [EVENTS]"""
 import os
 import shutil
 import signal
@@ -146,10 +150,11 @@ def ctf_ready(folder):
 
 def main():
     cli, gen = sys.argv[1], sys.argv[2]
+    events = sys.argv[3] if len(sys.argv) > 3 else '2M'
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         trace = os.path.join(tmp, 'big.btf')
-        subprocess.run([gen, '-n', '2M', '-c', str(CORES), trace], check=True,
+        subprocess.run([gen, '-n', events, '-c', str(CORES), trace], check=True,
                        stderr=subprocess.DEVNULL)
         with open(trace, 'rb') as f:
             head = f.read(16 << 20)
