@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void help(FILE *fp)
 {
@@ -41,6 +42,58 @@ enum { O_WINDOW = 256, O_FORMAT, O_UNIT, O_EXACT, O_IDLE };
 
 /* at most this many windows (--window): beyond, the window is refused */
 #define LOAD_MAX_WINDOWS 10000000u
+/* windows up to the event read before the whole span of a file is read
+ * ahead, so that a window far too short is refused before its 10 M
+ * windows are made; a run of fewer windows reads its file once, and one
+ * of more prints a million rows a core, which a second reading of the
+ * file costs little beside */
+#define LOAD_SPAN_AHEAD 1000000u
+
+/* the windows of `window` ticks [first, last] makes (load.c: aligned to
+ * multiples of the window, clipped to the span, none when empty) */
+static uint64_t window_count(uint64_t first, uint64_t last, uint64_t window)
+{
+	if (last <= first)
+		return 0;
+	return last / window + (last % window != 0) - first / window;
+}
+
+/* the first and the greatest time of the events of regular file `path`,
+ * read ahead with a reader of its own; 0, or -1 (not a regular file, or
+ * it cannot be read: the windows are then counted as they come) */
+static int span_ahead(const char *path, const cli_read_opts *o,
+		      uint64_t *first, uint64_t *last)
+{
+	cli_read_opts q = *o;
+	tk_reader_opts ro;
+	tk_reader *r = NULL;
+	const tk_event *ev;
+	tk_error err;
+	struct stat st;
+	int rc, have = 0, ret = -1;
+
+	if (!strcmp(path, "-") || stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return -1;
+	q.quiet = 1;
+	cli_reader_opts(&ro, &q);
+	tk_error_clear(&err);
+	if (tk_reader_open(&r, path, &ro, &err) < 0)
+		goto cleanup;
+	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+		if (!have) {
+			have = 1;
+			*first = *last = ev->time;
+		} else if (ev->time > *last) {
+			*last = ev->time;
+		}
+	}
+	if (rc < 0 || !have)
+		goto cleanup;
+	ret = 0;
+cleanup:
+	tk_reader_close(r);
+	return ret;
+}
 
 typedef struct load_ctx {
 	tk_load *l;
@@ -277,7 +330,8 @@ int cmd_load(int argc, char **argv)
 	tk_load *l = NULL;
 	const tk_event *ev;
 	tk_error err;
-	uint64_t window = 0, first, last;
+	uint64_t window = 0, first = 0, last = 0, nwin;
+	int have_first = 0, spanned = 0;
 	size_t i, j, n, q;
 	const uint32_t *ecores;
 	const uint64_t *ebusy;
@@ -336,9 +390,29 @@ int cmd_load(int argc, char **argv)
 	x.l = l;
 	cli_idle_note(x.t, nidle, &ro);
 	tk_error_clear(&err);
-	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK)
+	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+		/* the windows up to this event, counted before they are made;
+		 * past LOAD_SPAN_AHEAD, the file's whole span counts */
+		if (window) {
+			if (!have_first) {
+				have_first = 1;
+				first = last = ev->time;
+			} else if (ev->time > last) {
+				last = ev->time;
+			}
+			nwin = window_count(first, last, window);
+			if (nwin > LOAD_SPAN_AHEAD && !spanned) {
+				uint64_t f = 0, e = 0;
+				spanned = 1;
+				if (span_ahead(path, &ro, &f, &e) == 0)
+					nwin = window_count(f, e, window);
+			}
+			if (nwin > LOAD_MAX_WINDOWS)
+				goto too_many;
+		}
 		if ((lrc = tk_load_event(l, ev, &err)) < 0)
 			goto load_failed;
+	}
 	if (rc < 0) {
 		fflush(stdout);
 		cli_error(&err);
@@ -441,13 +515,14 @@ int cmd_load(int argc, char **argv)
 	cli_warning_summary(r, &ro);
 	ret = EXIT_OK;
 	goto out;
+too_many:
+	fflush(stdout);
+	fprintf(stderr, "tracekit: load: --window %s makes more than %u windows of this trace: give a longer window\n",
+		window_s, LOAD_MAX_WINDOWS);
+	goto out;
 load_failed:
-	if (lrc == TK_E_RANGE && x.nwindows > LOAD_MAX_WINDOWS) {
-		fflush(stdout);
-		fprintf(stderr, "tracekit: load: --window %s makes more than %u windows of this trace: give a longer window\n",
-			window_s, LOAD_MAX_WINDOWS);
-		goto out;
-	}
+	if (lrc == TK_E_RANGE && x.nwindows > LOAD_MAX_WINDOWS)
+		goto too_many;
 	fflush(stdout);
 	cli_error(&err);
 	goto out;
