@@ -18,6 +18,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the analyses' event calls as pytk_feed() callbacks */
+static int feed_stats(void *st, const tk_event *ev, tk_error *err)
+{
+	return tk_stats_event(st, ev, err);
+}
+
+static int feed_load(void *l, const tk_event *ev, tk_error *err)
+{
+	return tk_load_event(l, ev, err);
+}
+
+static int feed_check(void *chk, const tk_event *ev, tk_error *err)
+{
+	return tk_check_event(chk, ev, err);
+}
+
 static PyObject *fraction_of_str;   /* fractions.Fraction */
 
 /* the command's text of a value as a number: None for "" (no value) or
@@ -123,12 +139,11 @@ static PyObject *py_stats(PyObject *self, PyObject *args)
 	PyObject *cols = NULL, *rows = NULL, *pnames = NULL, *row = NULL;
 	pytk_reader pr;
 	tk_stats *st = NULL;
-	const tk_event *ev;
 	const tk_trace *t;
-	tk_error err, rerr;
+	tk_error err;
 	uint32_t p[PCT_MAX];
 	size_t np = 0, i, j;
-	int rc, erc = 0, opened = 0;
+	int rc, opened = 0;
 	char v[4][256], x[4][256];
 	char (*pbuf)[2][256] = NULL;
 
@@ -191,20 +206,9 @@ static PyObject *py_stats(PyObject *self, PyObject *args)
 	}
 	/* the reading and the figures run without the GIL (pytk_on_warning()
 	 * takes it for a warning) */
-	tk_error_clear(&rerr);
-	Py_BEGIN_ALLOW_THREADS
-	while ((rc = tk_reader_next(pr.r, &ev, &rerr)) == TK_OK && !pr.warn_failed)
-		if ((erc = tk_stats_event(st, ev, &err)) < 0)
-			break;
-	Py_END_ALLOW_THREADS
-	if (pr.warn_failed)
-		goto out;
-	if (erc < 0) {
-		pytk_raise(erc, &err);
-		goto out;
-	}
-	if (rc < 0) {
-		pytk_raise(rc, &rerr);
+	if ((rc = pytk_feed(&pr, feed_stats, st, NULL, NULL, &err)) < 0) {
+		if (!PyErr_Occurred())
+			pytk_raise(rc, &err);
 		goto out;
 	}
 	if ((rc = tk_stats_finish(st, &err)) < 0) {
@@ -522,12 +526,11 @@ static PyObject *py_load(PyObject *self, PyObject *args)
 	pytk_reader pr;
 	load_ctx x;
 	tk_load *l = NULL;
-	const tk_event *ev;
 	const uint32_t *ecores;
 	const uint64_t *ebusy;
-	tk_error err, rerr;
+	tk_error err;
 	uint64_t win = 0, first, last, idle_all = 0;
-	int rc, erc = TK_OK, opened = 0;
+	int rc, opened = 0;
 
 	(void)self;
 	memset(&x, 0, sizeof x);
@@ -578,19 +581,7 @@ static PyObject *py_load(PyObject *self, PyObject *args)
 	x.l = l;
 	/* without the GIL: on_window() calls no Python, pytk_on_warning()
 	 * takes the GIL itself */
-	tk_error_clear(&rerr);
-	Py_BEGIN_ALLOW_THREADS
-	while ((rc = tk_reader_next(pr.r, &ev, &rerr)) == TK_OK && !pr.warn_failed)
-		if ((erc = tk_load_event(l, ev, &err)) < 0)
-			break;
-	Py_END_ALLOW_THREADS
-	if (pr.warn_failed)
-		goto out;
-	if (erc == TK_OK && rc < 0) {
-		pytk_raise(rc, &rerr);
-		goto out;
-	}
-	rc = erc;
+	rc = pytk_feed(&pr, feed_load, l, NULL, NULL, &err);
 	if (rc == TK_OK)
 		rc = tk_load_finish(l, &err);
 	if (rc < 0) {
@@ -722,10 +713,9 @@ static PyObject *py_check(PyObject *self, PyObject *args)
 	pytk_reader pr;
 	check_ctx cx = { NULL, 0 };
 	tk_check *chk = NULL;
-	const tk_event *ev;
-	tk_error err, rerr;
+	tk_error err;
 	uint64_t nevents = 0;
-	int rc, erc = 0, opened = 0, k;
+	int rc, opened = 0, k;
 
 	(void)self;
 	if (!PyArg_ParseTuple(args, "OO:_check", &source, &kwin))
@@ -742,22 +732,9 @@ static PyObject *py_check(PyObject *self, PyObject *args)
 	}
 	tk_check_set_strict(chk, pr.opts.strict);
 	/* without the GIL: on_violation() and pytk_on_warning() take it */
-	tk_error_clear(&rerr);
-	Py_BEGIN_ALLOW_THREADS
-	while ((rc = tk_reader_next(pr.r, &ev, &rerr)) == TK_OK && !pr.warn_failed) {
-		nevents++;
-		if ((erc = tk_check_event(chk, ev, &err)) < 0 || cx.failed)
-			break;
-	}
-	Py_END_ALLOW_THREADS
-	if (pr.warn_failed || cx.failed)
-		goto out;
-	if (erc < 0) {
-		pytk_raise(erc, &err);
-		goto out;
-	}
-	if (rc < 0) {
-		pytk_raise(rc, &rerr);
+	if ((rc = pytk_feed(&pr, feed_check, chk, &cx.failed, &nevents, &err)) < 0) {
+		if (!PyErr_Occurred())
+			pytk_raise(rc, &err);
 		goto out;
 	}
 	if (!(counts = PyDict_New()))

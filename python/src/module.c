@@ -526,6 +526,36 @@ int pytk_reader_next_batch(pytk_reader *pr, const tk_event **evs, size_t *n, siz
 	return rc;
 }
 
+int pytk_feed(pytk_reader *pr, pytk_feed_fn fn, void *obj, const int *stop,
+	      uint64_t *nevents, tk_error *err)
+{
+	const tk_event *ev;
+	tk_error rerr;
+	uint64_t n = 0;
+	int rc, frc = TK_OK;
+
+	tk_error_clear(&rerr);
+	tk_error_clear(err);
+	Py_BEGIN_ALLOW_THREADS
+	while ((rc = tk_reader_next(pr->r, &ev, &rerr)) == TK_OK && !pr->warn_failed) {
+		n++;
+		if ((frc = fn(obj, ev, err)) < 0 || (stop && *stop))
+			break;
+	}
+	Py_END_ALLOW_THREADS
+	if (nevents)
+		*nevents = n;
+	if (pr->warn_failed || (stop && *stop))
+		return TK_E_USAGE;
+	if (frc < 0)
+		return frc;
+	if (rc < 0) {
+		pytk_raise(rc, &rerr);
+		return rc;
+	}
+	return TK_OK;
+}
+
 void pytk_reader_close(pytk_reader *pr)
 {
 	tk_reader_close(pr->r);

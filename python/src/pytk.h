@@ -129,6 +129,19 @@ int pytk_reader_next(pytk_reader *pr, const tk_event **ev);
 int pytk_reader_next_batch(pytk_reader *pr, const tk_event **evs, size_t *n,
 			   size_t max);
 
+/*
+ * Every event of pr's reader given to fn(obj, event, err), without the GIL
+ * (the callbacks that call Python take it).  Stops at the end, at fn's
+ * error, at a warning made an error, or when *stop (may be NULL) is set
+ * by a callback that raised; counts the events in *nevents (may be NULL).
+ * 0 when every event was given; a negative status with a Python exception
+ * set (a read error, a warning made an error, *stop); or fn's negative
+ * status with *err filled and no exception set, for the caller to raise.
+ */
+typedef int (*pytk_feed_fn)(void *obj, const tk_event *ev, tk_error *err);
+int pytk_feed(pytk_reader *pr, pytk_feed_fn fn, void *obj, const int *stop,
+	      uint64_t *nevents, tk_error *err);
+
 /* Close; a zeroed or closed pytk_reader is fine. */
 void pytk_reader_close(pytk_reader *pr);
 

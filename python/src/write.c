@@ -313,6 +313,12 @@ static int close_writer(tk_writer *w, const int *failed, const char *path)
 	return 0;
 }
 
+/* tk_writer_write() as a pytk_feed() callback */
+static int feed_writer(void *w, const tk_event *ev, tk_error *err)
+{
+	return tk_writer_write(w, ev, err);
+}
+
 static PyObject *py_write(PyObject *self, PyObject *args)
 {
 	PyObject *path, *fmt, *header, *ents, *cols, *pathb = NULL, *fmtb = NULL;
@@ -484,10 +490,9 @@ static PyObject *py_convert(PyObject *self, PyObject *args)
 	pytk_reader pr;
 	tk_writer_opts wo;
 	tk_writer *w = NULL;
-	const tk_event *ev;
 	int failed = 0;   /* a writer's warning made an exception */
-	tk_error err, rerr;
-	int rc, wrc = 0, opened = 0;
+	tk_error err;
+	int rc, opened = 0;
 
 	(void)self;
 	if (!PyArg_ParseTuple(args, "OOO!:_convert", &src, &dst, &PyDict_Type, &kwin))
@@ -514,22 +519,9 @@ static PyObject *py_convert(PyObject *self, PyObject *args)
 		goto out;
 	}
 	/* the copy runs without the GIL (pytk_on_warning() takes it) */
-	tk_error_clear(&rerr);
-	Py_BEGIN_ALLOW_THREADS
-	while ((rc = tk_reader_next(pr.r, &ev, &rerr)) == TK_OK && !pr.warn_failed) {
-		tk_error_clear(&err);
-		if ((wrc = tk_writer_write(w, ev, &err)) < 0 || failed)
-			break;
-	}
-	Py_END_ALLOW_THREADS
-	if (failed || pr.warn_failed)
-		goto fail;
-	if (wrc < 0) {
-		pytk_raise(wrc, &err);
-		goto fail;
-	}
-	if (rc < 0) {
-		pytk_raise(rc, &rerr);
+	if ((rc = pytk_feed(&pr, feed_writer, w, &failed, NULL, &err)) < 0) {
+		if (!PyErr_Occurred())
+			pytk_raise(rc, &err);
 		goto fail;
 	}
 	rc = close_writer(w, &failed, PyBytes_AS_STRING(dstb));

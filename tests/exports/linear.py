@@ -80,28 +80,33 @@ def instructions(cmd, tmp, timeout):
     return int(m.group(1))
 
 
+def count_pair(tmp, kind, ext, what, small, make):
+    """instructions of the export of make(small) and make(8 * small): the
+    larger must cost at most MAX_RATIO times the smaller"""
+    counts = []
+    for size in (small, 8 * small):
+        src = make(size)
+        dst = os.path.join(tmp, 'out.' + ext)
+        clean(dst)
+        c = instructions(export_cmd(kind, ext, src, dst), tmp, 600)
+        clean(dst)
+        if c is None:
+            fail('%s of %d %s under callgrind: failed or no answer in 600 s'
+                 % (kind, size, what))
+            return
+        counts.append(c)
+    ratio = counts[1] / counts[0]
+    print('%-8s %d %s: %d instructions, %d %s: %d (x%.2f)'
+          % (kind, small, what, counts[0], 8 * small, what, counts[1], ratio))
+    if ratio > MAX_RATIO:
+        fail('%s: 8 times the %s cost %.1f times the instructions '
+             '(more than %.0f: not linear)' % (kind, what, ratio, MAX_RATIO))
+
+
 def count_work(tmp):
     for kind, ext in EXPORTS:
-        n = SMALL.get(kind, SMALL_DEFAULT)
-        counts = []
-        for size in (n, 8 * n):
-            src = gen(tmp, size)
-            dst = os.path.join(tmp, 'out.' + ext)
-            clean(dst)
-            c = instructions(export_cmd(kind, ext, src, dst), tmp, 600)
-            clean(dst)
-            if c is None:
-                fail('%s of %d events under callgrind: failed or no answer in 600 s'
-                     % (kind, size))
-                break
-            counts.append(c)
-        if len(counts) == 2:
-            ratio = counts[1] / counts[0]
-            print('%-8s %d events: %d instructions, %d events: %d (x%.2f)'
-                  % (kind, n, counts[0], 8 * n, counts[1], ratio))
-            if ratio > MAX_RATIO:
-                fail('%s: 8 times the events cost %.1f times the instructions '
-                     '(more than %.0f: not linear)' % (kind, ratio, MAX_RATIO))
+        count_pair(tmp, kind, ext, 'events', SMALL.get(kind, SMALL_DEFAULT),
+                   lambda size: gen(tmp, size))
 
 
 CORES = (('vcd', 'vcd'),)          # exports counted against the cores
@@ -110,25 +115,9 @@ SMALL_CORES = 1024                  # cores of the smaller trace; 8x for the lar
 
 def count_cores(tmp):
     for kind, ext in CORES:
-        counts = []
-        for cores in (SMALL_CORES, 8 * SMALL_CORES):
-            src = gen(tmp, 9 * cores, cores)   # 9 events a core
-            dst = os.path.join(tmp, 'out.' + ext)
-            clean(dst)
-            c = instructions(export_cmd(kind, ext, src, dst), tmp, 600)
-            clean(dst)
-            if c is None:
-                fail('%s of %d cores under callgrind: failed or no answer in 600 s'
-                     % (kind, cores))
-                break
-            counts.append(c)
-        if len(counts) == 2:
-            ratio = counts[1] / counts[0]
-            print('%-8s %d cores: %d instructions, %d cores: %d (x%.2f)'
-                  % (kind, SMALL_CORES, counts[0], 8 * SMALL_CORES, counts[1], ratio))
-            if ratio > MAX_RATIO:
-                fail('%s: 8 times the cores cost %.1f times the instructions '
-                     '(more than %.0f: not linear)' % (kind, ratio, MAX_RATIO))
+        # 9 events a core
+        count_pair(tmp, kind, ext, 'cores', SMALL_CORES,
+                   lambda cores: gen(tmp, 9 * cores, cores))
 
 
 def hang_guard(tmp):

@@ -758,6 +758,19 @@ static int i64_dict(pq_col *c)
 	return 1;
 }
 
+/* column c's dictionary (its values PLAIN) as the chunk's dictionary page */
+static int write_dict_page(tk_coltab *t, const pq_col *c, pq_chunk *ch, tk_error *err)
+{
+	pq_buf *pg = &t->page;
+
+	pg->len = 0;
+	pg->failed = 0;
+	buf_put(pg, c->dict.p, c->dict.len);
+	ch->dict_offset = t->off;
+	ch->has_dict = 1;
+	return write_page(t, 1, c->ndict, 0, ch, err);
+}
+
 /* column ci of the open row group as a column chunk of one data page,
  * after its dictionary page for a string column; the column emptied */
 static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
@@ -781,15 +794,8 @@ static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
 
 		if (dk < 0)
 			return tk_err_nomem(err, t->name);
-		if (dk) {
-			pg->len = 0;
-			pg->failed = 0;
-			buf_put(pg, c->dict.p, c->dict.len);
-			ch->dict_offset = t->off;
-			ch->has_dict = 1;
-			if ((rc = write_page(t, 1, c->ndict, 0, ch, err)) < 0)
-				return rc;
-		}
+		if (dk && (rc = write_dict_page(t, c, ch, err)) < 0)
+			return rc;
 	}
 	if (sp->type == TK_COL_STR && c->ndict) {
 		/* the dictionary page: its values PLAIN; the statistics from it */
@@ -806,12 +812,7 @@ static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
 			    keep_stat(ch, 1, sv, n) < 0)
 				return tk_err_nomem(err, t->name);
 		}
-		pg->len = 0;
-		pg->failed = 0;
-		buf_put(pg, c->dict.p, c->dict.len);
-		ch->dict_offset = t->off;
-		ch->has_dict = 1;
-		if ((rc = write_page(t, 1, c->ndict, 0, ch, err)) < 0)
+		if ((rc = write_dict_page(t, c, ch, err)) < 0)
 			return rc;
 	}
 	ch->data_offset = t->off;
