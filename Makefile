@@ -86,12 +86,15 @@ endif
 # $(COV_BUILD)/coverage/; fails below the floors, which are the figures
 # measured when they were last set less half a point: raise them as tests
 # are added.
-# Not on a sanitized build: UBSan's checks would count as branches.
+# The build is CI's sanitized one (-O1, ASan + UBSan, gcov counts: CI
+# runs `make test SANITIZE=1 COVERAGE=1` and then `make coverage-report`),
+# so one run checks both; its branches include UBSan's checks, which a
+# passing run never takes.
 COV_BUILD ?= build-cov
-COV_LINES ?= 89.0
-COV_BRANCHES ?= 72.1
+COV_LINES ?= 91.3
+COV_BRANCHES ?= 71.4
 coverage: ci-deps
-	@$(MAKE) --no-print-directory test COVERAGE=1 BUILD=$(COV_BUILD) BUILD_TYPE=Debug SANITIZE=0
+	@$(MAKE) --no-print-directory test COVERAGE=1 BUILD=$(COV_BUILD) BUILD_TYPE=Debug SANITIZE=1
 	@$(MAKE) --no-print-directory coverage-report
 coverage-report: ci-deps
 	@sh scripts/coverage.sh $(COV_BUILD) $(COV_LINES) $(COV_BRANCHES)
