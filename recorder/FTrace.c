@@ -138,6 +138,8 @@ static inline void put32(uint8_t *p, uint32_t v)
 #endif
 }
 
+#if TKREC_STREAM
+/* (the stream's records alone use these) */
 static inline void put16(uint8_t *p, uint16_t v)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -157,6 +159,7 @@ static inline void put64(uint8_t *p, uint64_t v)
 	put32(p + 4, (uint32_t)(v >> 32));
 #endif
 }
+#endif
 
 static inline uint32_t get32(const uint8_t *p)
 {
