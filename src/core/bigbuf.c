@@ -1,7 +1,8 @@
 /*
  * bigbuf.c - the readers' large working buffers (event blocks, pread()
  * buffers, the blocks of a pipe) in transparent huge pages where the
- * kernel offers them.
+ * kernel offers them; and files mapped read-only (tk_file_map(): the
+ * Tarmac index), the library's one place for mmap().
  *
  * Each 4 KB page of fresh anonymous memory costs a page fault on its first
  * touch.  On some virtual machines (shadow page tables) that fault costs
@@ -21,10 +22,14 @@
 
 #include "internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Under AddressSanitizer every buffer comes from the heap, where its
  * bounds are checked. */
@@ -103,4 +108,40 @@ void tk_bigbuf_free(void *p)
 	}
 #endif
 	free(h.base);
+}
+
+int tk_file_map(const char *path, uint64_t limit, uint8_t **buf, size_t *len, int *mapped)
+{
+	struct stat sb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+	void *m;
+
+	*buf = NULL;
+	*len = 0;
+	*mapped = 0;
+	if (fd < 0)
+		return errno == ENOENT ? 1 : -1;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > limit ||
+	    (uint64_t)sb.st_size > SIZE_MAX)
+		goto out;
+	rc = 0;
+	if (sb.st_size == 0)
+		goto out;
+	m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED) {
+		rc = -1;
+		goto out;
+	}
+	*buf = m;
+	*len = (size_t)sb.st_size;
+	*mapped = 1;
+out:
+	close(fd);
+	return rc;
+}
+
+void tk_file_unmap(uint8_t *buf, size_t len)
+{
+	if (buf)
+		munmap(buf, len);
 }

@@ -129,6 +129,13 @@ const char *tk_xml_escape(char c, int attr);
  * tk_bigbuf_free() only. */
 void *tk_bigbuf_alloc(size_t n);
 void tk_bigbuf_free(void *p);
+/* The regular file at path mapped read-only and private (bigbuf.c): 0 with
+ * *buf, *len and *mapped = 1 (an empty file: no mapping, *len 0, *mapped
+ * 0), 1 when it does not exist, -1 when it is not a regular file, is
+ * larger than limit bytes or cannot be mapped.  Unmapped by
+ * tk_file_unmap(buf, len) when *mapped. */
+int tk_file_map(const char *path, uint64_t limit, uint8_t **buf, size_t *len, int *mapped);
+void tk_file_unmap(uint8_t *buf, size_t len);
 int tk_ascii_casecmp(const char *a, size_t alen, const char *b);
 /** 1 if the n bytes at a and b are equal ignoring ASCII case. */
 int tk_ascii_ncaseeq(const char *a, const char *b, size_t n);

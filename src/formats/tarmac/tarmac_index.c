@@ -46,7 +46,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -493,8 +492,8 @@ static void ix_clear(tk_tarmac_index *ix)
 
 static void ix_release(tk_tarmac_index *ix)
 {
-	if (ix->mapped && ix->buf)
-		munmap(ix->buf, ix->len);
+	if (ix->mapped)
+		tk_file_unmap(ix->buf, ix->len);
 	else
 		free(ix->buf);
 	ix->buf = NULL;
@@ -843,40 +842,6 @@ out:
 
 /* ---- open ----------------------------------------------------------------------- */
 
-/* The index file mapped (read-only, private: the index is replaced by a
- * rename, never written in place): 0, 1 (none), -1 (not a file, larger
- * than limit, or not mapped).  An empty file gives no mapping (len 0). */
-static int map_file(const char *path, uint64_t limit, uint8_t **buf, size_t *len,
-		    int *mapped)
-{
-	struct stat sb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
-	void *m;
-
-	*buf = NULL;
-	*len = 0;
-	*mapped = 0;
-	if (fd < 0)
-		return errno == ENOENT ? 1 : -1;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > limit ||
-	    (uint64_t)sb.st_size > SIZE_MAX)
-		goto out;
-	rc = 0;
-	if (sb.st_size == 0)
-		goto out;
-	m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (m == MAP_FAILED) {
-		rc = -1;
-		goto out;
-	}
-	*buf = m;
-	*len = (size_t)sb.st_size;
-	*mapped = 1;
-out:
-	close(fd);
-	return rc;
-}
-
 /* Every state and summary of a built index checked (0), or -1 */
 static int ix_check_all(tk_tarmac_index *ix)
 {
@@ -940,8 +905,10 @@ int tk_tarmac_index_open(tk_tarmac_index **out, const char *path, const char *in
 	if (!ix)
 		return tk_err_nomem(err, path);
 	/* an index as large as the log and more is not one of ours */
-	r = map_file(index_path, id.size + ((uint64_t)64 << 20), &ix->buf, &ix->len,
-		     &ix->mapped);
+	/* (read-only and private: the index is replaced by a rename, never
+	 * written in place) */
+	r = tk_file_map(index_path, id.size + ((uint64_t)64 << 20), &ix->buf, &ix->len,
+			&ix->mapped);
 	if (r <= 0) {
 		had = 1;
 		if (r == 0 && ix->len >= 64 && tk_load_le64(ix->buf + 56) != span &&
