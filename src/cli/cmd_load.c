@@ -391,15 +391,15 @@ int cmd_load(int argc, char **argv)
 	cli_idle_note(x.t, nidle, &ro);
 	tk_error_clear(&err);
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
-		/* the windows up to this event, counted before they are made;
-		 * past LOAD_SPAN_AHEAD, the file's whole span counts */
-		if (window) {
+		/* the windows up to this event, counted before they are made
+		 * (again only when the span grows); past LOAD_SPAN_AHEAD, the
+		 * file's whole span counts */
+		if (window && (!have_first || ev->time > last)) {
 			if (!have_first) {
 				have_first = 1;
-				first = last = ev->time;
-			} else if (ev->time > last) {
-				last = ev->time;
+				first = ev->time;
 			}
+			last = ev->time;
 			nwin = window_count(first, last, window);
 			if (nwin > LOAD_SPAN_AHEAD && !spanned) {
 				uint64_t f = 0, e = 0;
