@@ -32,7 +32,7 @@ DEMO_TRACE = examples/demo.btf
 
 PREFIX ?= /usr/local
 
-.PHONY: install all demo test test-full qemu-demo qemu-deps deps test-deps ci-deps build fuzz tsan coverage coverage-report \
+.PHONY: install all demo test test-full test-matrices qemu-demo qemu-deps deps test-deps ci-deps build fuzz tsan coverage coverage-report \
 	analyze clean
 
 all: build
@@ -80,6 +80,13 @@ ifeq ($(COVERAGE),1)
 	@find $(BUILD) -name '*.gcda' -delete
 endif
 	cd $(BUILD) && TK_TEST_FULL=1 ctest --output-on-failure -j $(JOBS)
+
+# CI's Release step, after its sanitized step ran the whole suite: the
+# tests with a sampled and a whole form (CTest label `matrix`), whole, and
+# those whose checks are made in full only unsanitized (label `release`:
+# peak memory, instruction counts, the largest sizes)
+test-matrices: test-deps build
+	cd $(BUILD) && TK_TEST_FULL=1 ctest --output-on-failure -j $(JOBS) -L '^(matrix|release)$$'
 
 # line and branch coverage of src/ under the whole test suite (gcov counts
 # of a Debug build, gcovr): totals, a table per file, a page per file in

@@ -23,8 +23,8 @@
 # timeouts only stop a hung job.
 # usage: entities.sh TRACEKIT GEN_ENTITIES RUSAGE [CHECK_RSS [DIVISOR]]
 # CHECK_RSS 0 (a sanitizer build, whose memory is its own): no RSS limit.
-# DIVISOR N (the sanitized and the coverage builds: 4): the trace of many
-# tasks and the one of many cores have N times fewer (25,000 tasks, 8,192
+# DIVISOR N (the sanitized and the coverage builds: 16): the trace of many
+# tasks and the one of many cores have N times fewer (6,250 tasks, 2,048
 # cores; the 8,192- and 1,024-core reports and the Perfetto export keep
 # their traces), the rest as above: the sizes whose costs are checked are
 # the Release build's, and a fixed cost spread over fewer entities is not
