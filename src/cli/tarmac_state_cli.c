@@ -442,15 +442,48 @@ out:
 	return ret;
 }
 
+/* The runs of the bytes not known yet (at most MEM_RUNS; more: one run
+ * from the first to the last): their count */
+#define MEM_RUNS 64
+static size_t missing_runs(const uint8_t *known, size_t n, size_t *at, size_t *len)
+{
+	size_t i = 0, nr = 0, first = SIZE_MAX, last = 0;
+
+	while (i < n) {
+		size_t j;
+		if (known[i]) {
+			i++;
+			continue;
+		}
+		for (j = i; j < n && !known[j]; j++)
+			;
+		if (first == SIZE_MAX)
+			first = i;
+		last = j;
+		if (nr < MEM_RUNS) {
+			at[nr] = i;
+			len[nr] = j - i;
+		}
+		nr++;
+		i = j;
+	}
+	if (nr > MEM_RUNS) {
+		at[0] = first;
+		len[0] = last - first;
+		nr = 1;
+	}
+	return nr;
+}
+
 /* mem with the index: the bytes at the moment from its checkpoint, then
- * those still not known from the spans before that touch them, latest
- * first; *value and *known the caller's (sa->len bytes).  0, -1, or -2
- * (the index found damaged, nothing said) */
+ * those still not known from the spans before that may show one of them
+ * (the index's summaries), latest first; *value and *known the caller's
+ * (sa->len bytes).  0, -1, or -2 (the index found damaged, nothing said) */
 static int index_mem(replay *r, size_t k, uint8_t *value, uint8_t *known)
 {
 	const tk_tarmac_index *ix = r->ix;
 	const uint8_t *v, *kn;
-	size_t n, i, missing = 0;
+	size_t n, i, missing = 0, nr, at[MEM_RUNS], len[MEM_RUNS];
 	tk_tarmac_state *st = NULL;
 	tk_tarmac_record rec;
 	tk_error err;
@@ -464,9 +497,13 @@ static int index_mem(replay *r, size_t k, uint8_t *value, uint8_t *known)
 	memcpy(known, kn, n);
 	for (i = 0; i < n; i++)
 		missing += !known[i];
+	nr = missing_runs(known, n, at, len);
 	while (missing && k-- > 0) {
 		uint64_t stop = tk_tarmac_index_line(ix, k + 1);
-		if (!tk_tarmac_index_mem(ix, k, r->sa->addr, r->sa->len))
+		for (i = 0; i < nr; i++)
+			if (tk_tarmac_index_mem(ix, k, r->sa->addr + at[i], len[i]))
+				break;
+		if (i == nr)
 			continue;
 		tk_tarmac_state_free(st);
 		st = NULL;
@@ -497,6 +534,7 @@ static int index_mem(replay *r, size_t k, uint8_t *value, uint8_t *known)
 				known[i] = 1;
 				missing--;
 			}
+		nr = missing_runs(known, n, at, len);
 	}
 	ret = 0;
 	goto out;
