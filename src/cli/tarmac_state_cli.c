@@ -248,6 +248,15 @@ static void history_line(replay *r, const tk_tarmac_record *rec, int changed)
 	}
 }
 
+/* A CPSR record that chooses the byte order of the memory that follows
+ * (the order automatic: its E bit) */
+static int is_cpsr(const cli_state_args *sa, const tk_tarmac_record *rec)
+{
+	return sa->order == TK_TARMAC_ORDER_AUTO && rec->kind == TK_TARMAC_REGISTER &&
+	       rec->reg.len == 4 && (memcmp(rec->reg.ptr, "cpsr", 4) == 0 ||
+				     memcmp(rec->reg.ptr, "CPSR", 4) == 0);
+}
+
 /*
  * Feed r->st the records from where r->tr is, up to the moment `at` (then
  * *passed is 1) or the end, or (stop) the last record on a line up to
@@ -286,8 +295,11 @@ static int replay_loop(replay *r, tk_tarmac_at *at, int history, uint64_t stop,
 			return 0;
 		}
 		*last_line = rec.line;
+		/* another CPU's records: its memory accesses (memory is
+		 * shared) and, where the CPSR's E bit chooses the byte order,
+		 * its CPSR (each access in the order of the CPU that made it) */
 		if (want && rec.cpu != r->cpu && rec.kind != TK_TARMAC_MEMORY &&
-		    rec.kind != TK_TARMAC_BUS)
+		    rec.kind != TK_TARMAC_BUS && !(r->sa->has_addr && is_cpsr(r->sa, &rec)))
 			continue;
 		changed = tk_tarmac_state_record(r->st, &rec, &err);
 		if (changed < 0) {
@@ -519,10 +531,7 @@ static int index_mem(replay *r, size_t k, uint8_t *value, uint8_t *known)
 		/* the memory records alone change the bytes (and the CPSR
 		 * the order, by default): the other records are not fed */
 		while ((rc = tk_tarmac_next(r->tr, &rec, &err)) == TK_OK && rec.line <= stop)
-			if ((rec.kind == TK_TARMAC_MEMORY ||
-			     (rec.kind == TK_TARMAC_REGISTER && !r->sa->order && rec.reg.len == 4 &&
-			      (memcmp(rec.reg.ptr, "cpsr", 4) == 0 ||
-			       memcmp(rec.reg.ptr, "CPSR", 4) == 0))) &&
+			if ((rec.kind == TK_TARMAC_MEMORY || is_cpsr(r->sa, &rec)) &&
 			    tk_tarmac_state_record(st, &rec, &err) < 0)
 				goto fail;
 		if (rc < 0)
