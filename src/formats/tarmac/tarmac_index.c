@@ -680,9 +680,15 @@ static int note_record(builder *b, const tk_tarmac_record *rec)
 			b->ids[b->nids++] = (uint32_t)id;
 		}
 	} else if (rec->kind == TK_TARMAC_MEMORY && rec->has_address) {
-		/* every byte the record may show: its size, or (LD/ST lanes,
-		 * wide values) as many as its data's characters */
-		uint64_t n = rec->size > rec->data.len ? rec->size : rec->data.len, i, nb;
+		/* every byte the record may show (tarmac_state.c's
+		 * mem_record()): its size, or for the lanes of LD/ST, one
+		 * per pair of their characters */
+		uint64_t n = rec->size, i, nb;
+		const char *kt = rec->kind_text.ptr;
+		if (rec->kind_text.len == 2 && ((kt[0] == 'L' && kt[1] == 'D') ||
+						(kt[0] == 'S' && kt[1] == 'T')) &&
+		    rec->data.len / 2 + 1 > n)
+			n = rec->data.len / 2 + 1;
 		if (n == 0)
 			n = 1;
 		nb = (((rec->address & ((1u << IX_GRAIN) - 1)) + n - 1) >> IX_GRAIN) + 1;
