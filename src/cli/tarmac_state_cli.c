@@ -248,6 +248,15 @@ static void history_line(replay *r, const tk_tarmac_record *rec, int changed)
 	}
 }
 
+/* A CPSR record that chooses the byte order of the memory that follows
+ * (the order automatic: its E bit) */
+static int is_cpsr(const cli_state_args *sa, const tk_tarmac_record *rec)
+{
+	return sa->order == TK_TARMAC_ORDER_AUTO && rec->kind == TK_TARMAC_REGISTER &&
+	       rec->reg.len == 4 && (memcmp(rec->reg.ptr, "cpsr", 4) == 0 ||
+				     memcmp(rec->reg.ptr, "CPSR", 4) == 0);
+}
+
 /*
  * Feed r->st the records from where r->tr is, up to the moment `at` (then
  * *passed is 1) or the end, or (stop) the last record on a line up to
@@ -286,8 +295,11 @@ static int replay_loop(replay *r, tk_tarmac_at *at, int history, uint64_t stop,
 			return 0;
 		}
 		*last_line = rec.line;
+		/* another CPU's records: its memory accesses (memory is
+		 * shared) and, where the CPSR's E bit chooses the byte order,
+		 * its CPSR (each access in the order of the CPU that made it) */
 		if (want && rec.cpu != r->cpu && rec.kind != TK_TARMAC_MEMORY &&
-		    rec.kind != TK_TARMAC_BUS)
+		    rec.kind != TK_TARMAC_BUS && !(r->sa->has_addr && is_cpsr(r->sa, &rec)))
 			continue;
 		changed = tk_tarmac_state_record(r->st, &rec, &err);
 		if (changed < 0) {
@@ -442,15 +454,48 @@ out:
 	return ret;
 }
 
+/* The runs of the bytes not known yet (at most MEM_RUNS; more: one run
+ * from the first to the last): their count */
+#define MEM_RUNS 64
+static size_t missing_runs(const uint8_t *known, size_t n, size_t *at, size_t *len)
+{
+	size_t i = 0, nr = 0, first = SIZE_MAX, last = 0;
+
+	while (i < n) {
+		size_t j;
+		if (known[i]) {
+			i++;
+			continue;
+		}
+		for (j = i; j < n && !known[j]; j++)
+			;
+		if (first == SIZE_MAX)
+			first = i;
+		last = j;
+		if (nr < MEM_RUNS) {
+			at[nr] = i;
+			len[nr] = j - i;
+		}
+		nr++;
+		i = j;
+	}
+	if (nr > MEM_RUNS) {
+		at[0] = first;
+		len[0] = last - first;
+		nr = 1;
+	}
+	return nr;
+}
+
 /* mem with the index: the bytes at the moment from its checkpoint, then
- * those still not known from the spans before that touch them, latest
- * first; *value and *known the caller's (sa->len bytes).  0, -1, or -2
- * (the index found damaged, nothing said) */
+ * those still not known from the spans before that may show one of them
+ * (the index's summaries), latest first; *value and *known the caller's
+ * (sa->len bytes).  0, -1, or -2 (the index found damaged, nothing said) */
 static int index_mem(replay *r, size_t k, uint8_t *value, uint8_t *known)
 {
 	const tk_tarmac_index *ix = r->ix;
 	const uint8_t *v, *kn;
-	size_t n, i, missing = 0;
+	size_t n, i, missing = 0, nr, at[MEM_RUNS], len[MEM_RUNS];
 	tk_tarmac_state *st = NULL;
 	tk_tarmac_record rec;
 	tk_error err;
@@ -464,9 +509,13 @@ static int index_mem(replay *r, size_t k, uint8_t *value, uint8_t *known)
 	memcpy(known, kn, n);
 	for (i = 0; i < n; i++)
 		missing += !known[i];
+	nr = missing_runs(known, n, at, len);
 	while (missing && k-- > 0) {
 		uint64_t stop = tk_tarmac_index_line(ix, k + 1);
-		if (!tk_tarmac_index_mem(ix, k, r->sa->addr, r->sa->len))
+		for (i = 0; i < nr; i++)
+			if (tk_tarmac_index_mem(ix, k, r->sa->addr + at[i], len[i]))
+				break;
+		if (i == nr)
 			continue;
 		tk_tarmac_state_free(st);
 		st = NULL;
@@ -482,10 +531,7 @@ static int index_mem(replay *r, size_t k, uint8_t *value, uint8_t *known)
 		/* the memory records alone change the bytes (and the CPSR
 		 * the order, by default): the other records are not fed */
 		while ((rc = tk_tarmac_next(r->tr, &rec, &err)) == TK_OK && rec.line <= stop)
-			if ((rec.kind == TK_TARMAC_MEMORY ||
-			     (rec.kind == TK_TARMAC_REGISTER && !r->sa->order && rec.reg.len == 4 &&
-			      (memcmp(rec.reg.ptr, "cpsr", 4) == 0 ||
-			       memcmp(rec.reg.ptr, "CPSR", 4) == 0))) &&
+			if ((rec.kind == TK_TARMAC_MEMORY || is_cpsr(r->sa, &rec)) &&
 			    tk_tarmac_state_record(st, &rec, &err) < 0)
 				goto fail;
 		if (rc < 0)
@@ -497,6 +543,7 @@ static int index_mem(replay *r, size_t k, uint8_t *value, uint8_t *known)
 				known[i] = 1;
 				missing--;
 			}
+		nr = missing_runs(known, n, at, len);
 	}
 	ret = 0;
 	goto out;

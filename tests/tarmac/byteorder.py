@@ -10,8 +10,10 @@ in AArch32 state (M[4], bit 4, set; an AArch64 cpsr's bit 9 is D);
 --little-endian makes it little-endian whatever the CPSR says.  The lanes
 of an ST line (each byte at its address) and a data-port line of the
 spec's form ("MNW4___D", bytes in memory order) read the same in either
-order.  Each log is read from its start and, padded to many spans, with
-the index (--index-span 256), whose checkpoints carry the CPSR.
+order.  Memory is shared: on a log of several CPUs each access follows
+the byte order of the CPU that made it, whichever CPU --cpu chooses.
+Each log is read from its start and, padded to many spans, with the
+index (--index-span 256), whose checkpoints carry the CPSR.
 
 Usage: byteorder.py CLI"""
 import os
@@ -110,6 +112,50 @@ with tempfile.TemporaryDirectory() as tmp:
                 if got is not None and got != want[:4]:
                     fail("%s history %s: %s, want %s" % (name, " ".join(opts + idx),
                                                           " ".join(got), " ".join(want[:4])))
+    # two CPUs sharing the memory, each access in the byte order of the
+    # CPU that made it (its CPSR as last written), whichever CPU --cpu
+    # chooses: cpu1 big-endian writes 0x1000, then cpu1 turns
+    # little-endian and cpu0 big-endian; cpu0 writes 0x1008, cpu1 0x100c
+    # and 0x1004 (read)
+    for pad, idx in ((0, ["--no-index"]), (400, ["--index-span", "256"])):
+        out, t = ["0 clk cpu0 R cpsr 000001d3", "0 clk cpu1 R cpsr 000003d3"], 1
+
+        def instrs(n):
+            global t
+            for _ in range(n):
+                for c in (0, 1):
+                    out.append("%d clk cpu%d IT (%d) 00020150 e3a00601 A svc_s : "
+                               "MOV      r0,#0x100000" % (t, c, t))
+                t += 1
+        # the accesses and CPSR writes together after the last instruction
+        # (with the index: read on from its last checkpoint)
+        instrs(1 + pad)
+        out.append("%d clk cpu1 MW4 00001000:000000001000 11223344" % t)
+        out.append("%d clk cpu1 R cpsr 000001d3" % t)
+        out.append("%d clk cpu0 R cpsr 000003d3" % t)
+        out.append("%d clk cpu0 MW4 00001008:000000001008 55667788" % t)
+        out.append("%d clk cpu1 MW4 0000100c:00000000100c 99aabbcc" % t)
+        out.append("%d clk cpu1 MR4 00001004:000000001004 01020304" % t)
+        path = os.path.join(tmp, "two-cpus-%d.tarmac" % pad)
+        open(path, "w").write("\n".join(out) + "\n")
+        want = "11 22 33 44 04 03 02 01 55 66 77 88 cc bb aa 99".split()
+        for cpu in ([], ["--cpu", "cpu0"], ["--cpu", "cpu1"]):
+            checks += 1
+            r = subprocess.run([cli, "tarmac", "mem", path, "1000", "16"] + cpu + idx,
+                               capture_output=True, text=True)
+            got = [w for ln in r.stdout.splitlines() for w in ln.split()[1:]]
+            if r.returncode != 0 or got != want:
+                fail("two CPUs: mem %s: exit %d, %s, want %s: %s"
+                     % (" ".join(cpu + idx), r.returncode, " ".join(got), " ".join(want),
+                        r.stderr.strip()))
+            checks += 1
+            r = subprocess.run([cli, "tarmac", "history", path, "--addr", "1000", "--len", "16"]
+                               + cpu + idx, capture_output=True, text=True)
+            got = r.stdout.split("->")[-1].split()
+            if r.returncode != 0 or got != want:
+                fail("two CPUs: history %s: exit %d, %s, want %s: %s"
+                     % (" ".join(cpu + idx), r.returncode, " ".join(got), " ".join(want),
+                        r.stderr.strip()))
     r = subprocess.run([cli, "tarmac", "mem", path, "1000", "--big-endian", "--little-endian"],
                        capture_output=True, text=True)
     checks += 1

@@ -284,7 +284,8 @@ def check_calltest(name):
 def check_backwards():
     """quicksort with the stamp of line 199 (an instruction) made 2 instead
     of 20: no function's time may exceed the log's span, and one warning
-    says so."""
+    says so; the folded stacks weighted by time sum to no more than the
+    span either."""
     n0 = len(fails)
     import os
     import tempfile
@@ -296,6 +297,14 @@ def check_backwards():
         open(log, "w").write("\n".join(lines))
         r = subprocess.run([cli, "stats", log, "--elf", f"{corpus}/elf/quicksort.elf",
                             "--format", "json"], capture_output=True, text=True)
+        f = subprocess.run([cli, "tarmac", "folded", log, "--elf",
+                            f"{corpus}/elf/quicksort.elf", "--weight", "time"],
+                           capture_output=True, text=True)
+    total = sum(int(ln.rsplit(" ", 1)[1]) for ln in f.stdout.splitlines())
+    fwarn = [x for x in f.stderr.splitlines() if "1 earlier than the one before" in x]
+    if f.returncode != 0 or total > 2043 or len(fwarn) != 1 or len(f.stderr.splitlines()) != 1:
+        fail(f"backwards: folded --weight time: exit {f.returncode}, total {total}, "
+             f"warnings {f.stderr!r}")
     if r.returncode != 0:
         fail(f"backwards: exit {r.returncode}")
         return

@@ -13,7 +13,10 @@ damaged in many ways (bytes flipped in its header, tables and states;
 truncated; extended; another log's index), and the log is changed after
 indexing (appended to; one byte edited at a checkpoint with its size and
 mtime kept): each query answers as --no-index does, or fails with an
-error and no answer, and the index is then the one built afresh.
+error and no answer, and the index is then the one built afresh.  A
+generated log whose spans touch more memory than a summary lists 8 bytes
+at a time (its summaries then coarser) answers mem and history --addr as
+--no-index does too.
 
 That is the whole test under `make test-full` (TK_TEST_FULL=1).  `make
 test` (CI's sanitized build) samples the moments: every kind of query
@@ -324,10 +327,49 @@ def damage(tmp):
         fail("temporary files left: %r" % leftovers)
 
 
+def coarse(tmp):
+    """a generated log whose spans each touch more 8-byte granules than a
+    summary lists (accesses spread over 32 KiB): the summaries hold
+    coarser granules, and mem and history --addr answer as from the
+    start"""
+    import random
+    rnd = random.Random(43)
+    path = os.path.join(tmp, "coarse.tarmac")
+    span = 32768
+    out = []
+    for i in range(2600):
+        t = i + 1
+        out.append("%d clk IT (%d) %08x e3a00601 A svc_s : MOV      r0,#0x100000"
+                   % (t, t, 0x20000 + 4 * (i % 512)))
+        for _ in range(4):
+            a = 0x10000 + 4 * rnd.randrange(8192)
+            kind, n = rnd.choice((("MW8", 8), ("MW4", 4), ("MR4", 4)))
+            out.append("%d clk %s %08x:%012x %0*x" % (t, kind, a, a, 2 * n,
+                                                       rnd.getrandbits(8 * n)))
+    open(path, "w").write("\n".join(out) + "\n")
+    nlines = len(out)
+    run("regs", path, "--line", "1", "--index-span", str(span))
+    ix = open(path + ".tkidx", "rb").read()
+    grains = [int.from_bytes(ix[c[4]:c[4] + 4], "little") for c in table(ix)]
+    global checks
+    checks += 1
+    if len(grains) < 16 or max(grains) <= 3 or min(grains) < 3:
+        fail("coarse: the summaries' granules %r (want some coarser than 8 bytes)"
+             % sorted(set(grains)))
+    for q in range(12 if FULL else 6):
+        a = 0x10000 + rnd.randrange(32768) - 8
+        same("coarse", ["mem", path, "%x" % a, str(1 + rnd.randrange(48)),
+                        "--line", str(1 + rnd.randrange(nlines))], span)
+    for q in range(3):
+        same("coarse", ["history", path, "--addr", "%x" % (0x10000 + rnd.randrange(32768)),
+                        "--len", str(1 + rnd.randrange(16))], span)
+
+
 with tempfile.TemporaryDirectory() as tmp:
     for name in LOGS:
         check_log(tmp, name)
     damage(tmp)
+    coarse(tmp)
 
 # most moments asked are in the logs: the comparisons compare answers
 if answered < checks * 3 // 4:

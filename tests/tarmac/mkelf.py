@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """mkelf.py - write a minimal ELF32 little-endian ARM file with a symbol table.
 
-  mkelf.py OUT [--thumb] NAME:ADDR:SIZE ...     functions (hex ADDR and SIZE)
+  mkelf.py OUT [--thumb] NAME:ADDR:SIZE ...     functions (hex ADDR and SIZE);
+                                                 NAME:ADDR:label an assembler
+                                                 label (STT_NOTYPE, LOCAL)
   mkelf.py OUT [--thumb] --grid START COUNT STEP  COUNT functions fNNNN of
                                                    STEP bytes from START
 
@@ -16,14 +18,15 @@ import struct
 import sys
 
 
-def build(funcs, thumb):
-    lo = min(a for _, a, _ in funcs) if funcs else 0x1000
-    hi = max(a + max(s, 2) for _, a, s in funcs) if funcs else 0x1000
+def build(funcs, thumb, labels=()):
+    lo = min([a for _, a, _ in funcs] + [a for _, a in labels]) if funcs or labels else 0x1000
+    hi = max(a + max(s, 2) for _, a, s in list(funcs) + [(n, a, 4) for n, a in labels]) \
+        if funcs or labels else 0x1000
     lo &= ~0xF
     text = bytes(hi - lo)
     strtab = b"\0"
     offs = {}
-    for name in ["$t", "data_object"] + [f[0] for f in funcs]:
+    for name in ["$t", "data_object"] + [f[0] for f in funcs] + [n for n, _ in labels]:
         offs[name] = len(strtab)
         strtab += name.encode() + b"\0"
     STT_NOTYPE, STT_OBJECT, STT_FUNC = 0, 1, 2
@@ -31,6 +34,9 @@ def build(funcs, thumb):
     syms = [struct.pack("<IIIBBH", 0, 0, 0, 0, 0, 0)]
     syms.append(struct.pack("<IIIBBH", offs["$t"], lo, 0,
                             (STB_LOCAL << 4) | STT_NOTYPE, 0, 1))
+    for name, addr in labels:
+        syms.append(struct.pack("<IIIBBH", offs[name], addr | (1 if thumb else 0), 0,
+                                (STB_LOCAL << 4) | STT_NOTYPE, 0, 1))
     nlocal = len(syms)
     syms.append(struct.pack("<IIIBBH", offs["data_object"], lo, 4,
                             (STB_GLOBAL << 4) | STT_OBJECT, 0, 1))
@@ -77,16 +83,19 @@ def main(argv):
     out, args = argv[1], argv[2:]
     thumb = "--thumb" in args
     args = [a for a in args if a != "--thumb"]
-    funcs = []
+    funcs, labels = [], []
     if args and args[0] == "--grid":
         start, count, step = int(args[1], 16), int(args[2]), int(args[3], 16)
         funcs = [("f%04x" % i, start + i * step, step) for i in range(count)]
     else:
         for a in args:
             name, addr, size = a.split(":")
-            funcs.append((name, int(addr, 16), int(size, 16)))
+            if size == "label":
+                labels.append((name, int(addr, 16)))
+            else:
+                funcs.append((name, int(addr, 16), int(size, 16)))
     with open(out, "wb") as f:
-        f.write(build(funcs, thumb))
+        f.write(build(funcs, thumb, labels))
 
 
 if __name__ == "__main__":

@@ -213,5 +213,13 @@ out=$("$cli" stats --strict "$tmp/mix2.tarmac" --elf "$tmp/mix.elf" --format csv
 "$cli" tarmac folded --weight time "$tmp/mix2.tarmac" --elf "$tmp/mix.elf" -o "$tmp/m.folded" --strict 2> /dev/null
 [ $? = 2 ] && [ ! -e "$tmp/m.folded" ] || { echo "FAIL: inexact stamps, folded --strict"; fail=1; }
 
+# assembler labels (STT_NOTYPE) name the code no function covers, never
+# code inside a function (inner, in main) nor as a mapping symbol ($t)
+python3 "$here/mkelf.py" "$tmp/lab.elf" --thumb main:100:10 inner:104:label tail:110:label
+printf '10 ns IT (00000100:1) 00000100 2001 T16 MOVS r0,#1\n20 ns IT (00000104:2) 00000104 2001 T16 MOVS r0,#1\n30 ns IT (00000106:3) 00000106 2001 T16 MOVS r0,#1\n40 ns IT (00000110:4) 00000110 2001 T16 MOVS r0,#1\n50 ns IT (00000112:5) 00000112 2001 T16 MOVS r0,#1\n60 ns IT (00000100:6) 00000100 2001 T16 MOVS r0,#1\n' > "$tmp/lab.tarmac"
+out=$("$cli" stats "$tmp/lab.tarmac" --elf "$tmp/lab.elf" --format csv 2>&1)
+[ "$out" = "$(printf 'function,calls,self_instructions,instructions,self_time,time,unit\nmain,2,4,4,30,30,ns\ntail,1,2,2,20,20,ns')" ] ||
+	{ echo "FAIL: labels: $out"; fail=1; }
+
 [ $fail = 0 ] && echo "tarmac profile: all checks passed (real ELF: $real)"
 exit $fail

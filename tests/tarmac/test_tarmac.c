@@ -3,12 +3,15 @@
  * of each other variant: every field a line carries; the values and
  * addresses of the fast paths, the stamp prefix shared by the lines of one
  * time step, the exception events fed with records, and the record
- * statistics (tk_tarmac_stats_*).
+ * statistics (tk_tarmac_stats_*); and what the index's span summaries
+ * say of a memory range (tk_tarmac_index_mem()).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "tracekit/tracekit.h"
 #include "../unit/tk_test.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 static tk_tarmac_record rec;
 
@@ -572,6 +575,82 @@ static void lanes_split(void)
 	tk_tarmac_close(tr);
 }
 
+/*
+ * tk_tarmac_index_mem(): a span's summary meets a range when one of its
+ * memory records may show a byte of it (8-byte granules: a neighbour in
+ * the same granule may say yes, one past it says no), a range past the
+ * top of the address space going on at 0.
+ */
+static void index_mem(void)
+{
+	char path[] = "/tmp/tk_test_tarmac_ixXXXXXX";
+	tk_tarmac_index *ix = NULL;
+	tk_error err;
+	FILE *f;
+	size_t k, n, kd = SIZE_MAX, kw = SIZE_MAX;
+	int fd, how = -1, i;
+
+	tk_error_clear(&err);
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	f = fdopen(fd, "w");
+	CHECK(f != NULL);
+	if (!f) {
+		close(fd);
+		unlink(path);
+		return;
+	}
+	for (i = 1; i <= 200; i++) {
+		fprintf(f, "%d clk IT (%d) 00001000 e3a00601 A svc_s : MOV      r0,#1\n", i, i);
+		if (i == 20)
+			fprintf(f, "%d clk MW8 00002000:000000002000 0011223344556677\n", i);
+		if (i == 150)
+			fprintf(f, "%d clk MW4 fffffffffffffffe:00000000fffe 11223344\n", i);
+	}
+	CHECK(fclose(f) == 0);
+	CHECK(tk_tarmac_index_open(&ix, path, "/nonexistent/ix", 256, 0, &how, &err) == TK_OK);
+	CHECK(how == TK_TARMAC_INDEX_MEMORY);
+	if (!ix) {
+		unlink(path);
+		return;
+	}
+	n = tk_tarmac_index_count(ix);
+	CHECK(n > 16);
+	for (k = 0; k < n; k++) {
+		if (tk_tarmac_index_mem(ix, k, 0x2000, 8)) {
+			CHECK(kd == SIZE_MAX);
+			kd = k;
+		}
+		if (tk_tarmac_index_mem(ix, k, UINT64_MAX, 1)) {
+			CHECK(kw == SIZE_MAX);
+			kw = k;
+		}
+	}
+	CHECK(kd != SIZE_MAX && kw != SIZE_MAX && kd < kw);
+	if (kd != SIZE_MAX && kw != SIZE_MAX) {
+		CHECK(tk_tarmac_index_mem(ix, kd, 0x2007, 1) == 1);
+		CHECK(tk_tarmac_index_mem(ix, kd, 0x1ff9, 8) == 1);
+		CHECK(tk_tarmac_index_mem(ix, kd, 0x1ff8, 8) == 0);
+		CHECK(tk_tarmac_index_mem(ix, kd, 0x2008, 8) == 0);
+		CHECK(tk_tarmac_index_mem(ix, kd, 0x2000, 0) == 0);
+		CHECK(tk_tarmac_index_mem(ix, kd, 0, 0x2001) == 1);
+		CHECK(tk_tarmac_index_mem(ix, kd, UINT64_MAX - 0xf, 0x20) == 0);
+		CHECK(tk_tarmac_index_mem(ix, kd, UINT64_MAX - 0xf, 0x2011) == 1);
+		CHECK(tk_tarmac_index_mem(ix, kd, 0x2004, UINT64_MAX) == 1);
+		/* the write at ...fe wraps to bytes 0 and 1 */
+		CHECK(tk_tarmac_index_mem(ix, kw, 0, 1) == 1);
+		CHECK(tk_tarmac_index_mem(ix, kw, UINT64_MAX - 0xf, 0x11) == 1);
+		CHECK(tk_tarmac_index_mem(ix, kw, UINT64_MAX - 0xf, 8) == 0);
+		CHECK(tk_tarmac_index_mem(ix, kw, 8, 8) == 0);
+		CHECK(tk_tarmac_index_mem(ix, kw, 0x2000, 8) == 0);
+	}
+	CHECK(!tk_tarmac_index_damaged(ix));
+	tk_tarmac_index_free(ix);
+	unlink(path);
+}
+
 int main(int argc, char **argv)
 {
 	spec_examples();
@@ -583,6 +662,7 @@ int main(int argc, char **argv)
 	timeline();
 	stats();
 	stats_parts();
+	index_mem();
 	if (argc > 1)
 		stats_corpus(argv[1]);
 	printf("%d checks, %d failures\n", tk_test_checks, tk_test_failures);

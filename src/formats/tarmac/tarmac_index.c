@@ -1,11 +1,11 @@
 /*
  * tarmac_index.c - the index of an Arm Tarmac log (tracekit/tarmac_state.h,
  * docs/tarmac.md "The index"): checkpoints of the state every `span` bytes,
- * and per span the memory blocks and register names it touches.
+ * and per span the memory granules and register names it touches.
  *
  * The file, every field little-endian:
  *
- *   header (136 bytes): "TKTARIDX", u32 version (2), u32 header length
+ *   header (136 bytes): "TKTARIDX", u32 version (3), u32 header length
  *     (136), u64 log size, u64 log mtime seconds, u64 its nanoseconds,
  *     u64 hash of the log's first 64 KiB, u64 of its last 64 KiB, u64
  *     span, u64 checkpoints (the start included), u64 register names,
@@ -24,8 +24,10 @@
  *     cpu; u32 mask of the units seen, a u64 latest time per unit of the
  *     mask; u32 PCs, (u32 cpu, u64 pc) each; u32 registers, (u32 cpu, u8
  *     hex, u16 name length, u32 value length, u64 line, name, value) each)
- *     and the summaries (u32 n, n u64 4 KiB blocks ascending; u32 n, n
- *     u32 register name ids ascending).
+ *     and the summaries (u32 g, the granule's bits: 8-byte granules, or
+ *     coarser where a span touches too many of them to list; u32 n, n
+ *     u64 granules (address >> g) ascending; u32 n, n u32 register name
+ *     ids ascending).
  *
  * Loaded (mapped), the header, the names and the table are checked
  * (magic, version, their hashes, every offset, length, count and order);
@@ -50,13 +52,17 @@
 #include <unistd.h>
 
 #define IX_MAGIC "TKTARIDX"
-#define IX_VERSION 2u
+#define IX_VERSION 3u
 #define IX_HEAD 136u
 #define IX_ENTRY 104u
 #define IX_EDGE ((size_t)64 << 10)    /* bytes hashed at each end of the log */
 #define IX_SEAM 32u                   /* bytes hashed either side of a checkpoint */
-#define IX_BLOCK_SHIFT 12
-#define IX_BLOCK_MASK (((uint64_t)1 << (64 - IX_BLOCK_SHIFT)) - 1)
+#define IX_GRAIN 3u                   /* a summary's finest granule: 8 bytes */
+#define IX_GRAIN_MAX 63u
+/* the granules a summary lists at most: span / IX_GRAINS_PER, or
+ * IX_GRAINS_MIN for short spans (more: coarser granules) */
+#define IX_GRAINS_PER 128u
+#define IX_GRAINS_MIN 256u
 
 typedef struct ix_ckpt {
 	uint64_t off, line, last_line, time, ncpus, seam;
@@ -74,6 +80,7 @@ typedef struct ix_ckpt {
 	uint32_t npcs, nregs;
 	const uint8_t *blocks, *ids;
 	uint32_t nblocks, nids;
+	uint32_t grain;           /* the summary's granule bits */
 } ix_ckpt;
 
 typedef struct ix_name {
@@ -353,10 +360,14 @@ static int parse_span(tk_tarmac_index *ix, ix_ckpt *k, const uint8_t *p, uint64_
 	cur c = { p, p + len, 0 };
 	uint32_t i;
 
+	k->grain = cu_u32(&c);
+	if (k->grain < IX_GRAIN || k->grain > IX_GRAIN_MAX)
+		return -1;
 	k->nblocks = cu_u32(&c);
 	k->blocks = cu_take(&c, 8 * (uint64_t)k->nblocks);
-	for (i = 1; !c.bad && i < k->nblocks; i++)
-		if (tk_load_le64(k->blocks + 8 * i) <= tk_load_le64(k->blocks + 8 * (i - 1)))
+	for (i = 0; !c.bad && i < k->nblocks; i++)
+		if ((i && tk_load_le64(k->blocks + 8 * i) <= tk_load_le64(k->blocks + 8 * (i - 1))) ||
+		    tk_load_le64(k->blocks + 8 * i) > UINT64_MAX >> k->grain)
 			return -1;
 	k->nids = cu_u32(&c);
 	k->ids = cu_take(&c, 4 * (uint64_t)k->nids);
@@ -519,8 +530,9 @@ typedef struct builder {
 	size_t capmark;
 	uint32_t *ids;
 	size_t nids, capids;
-	uint64_t *blocks;
+	uint64_t *blocks;         /* the span's granules (of IX_GRAIN bits) */
 	size_t nblocks, capblocks;
+	size_t maxgrains;         /* a summary's granules at most */
 	uint64_t *exec;           /* per record cpu */
 	size_t capexec;
 	uint64_t total;
@@ -589,6 +601,7 @@ static void put_state(builder *b, const tk_tarmac_state *st, size_t ncpus)
 static void put_span(builder *b, uint64_t *off, uint64_t *len)
 {
 	size_t i, k = 0;
+	uint32_t grain = IX_GRAIN;
 
 	*off = b->blobs.n;
 	if (b->nblocks > 1)
@@ -596,6 +609,19 @@ static void put_span(builder *b, uint64_t *off, uint64_t *len)
 	for (i = 0; i < b->nblocks; i++)
 		if (!k || b->blocks[i] != b->blocks[k - 1])
 			b->blocks[k++] = b->blocks[i];
+	/* too many to list: granules twice as large until they fit (still
+	 * ascending, the equal neighbours merged) */
+	while (k > b->maxgrains && grain < IX_GRAIN_MAX) {
+		size_t j = 0;
+		grain++;
+		for (i = 0; i < k; i++) {
+			uint64_t g = b->blocks[i] >> 1;
+			if (!j || g != b->blocks[j - 1])
+				b->blocks[j++] = g;
+		}
+		k = j;
+	}
+	ob_u32(&b->blobs, grain);
 	ob_u32(&b->blobs, (uint32_t)k);
 	for (i = 0; i < k; i++)
 		ob_u64(&b->blobs, b->blocks[i]);
@@ -654,14 +680,20 @@ static int note_record(builder *b, const tk_tarmac_record *rec)
 			b->ids[b->nids++] = (uint32_t)id;
 		}
 	} else if (rec->kind == TK_TARMAC_MEMORY && rec->has_address) {
-		/* every byte the record may show: its size, or (LD/ST lanes,
-		 * wide values) as many as its data's characters */
-		uint64_t n = rec->size > rec->data.len ? rec->size : rec->data.len, i, nb;
+		/* every byte the record may show (tarmac_state.c's
+		 * mem_record()): its size, or for the lanes of LD/ST, one
+		 * per pair of their characters */
+		uint64_t n = rec->size, i, nb;
+		const char *kt = rec->kind_text.ptr;
+		if (rec->kind_text.len == 2 && ((kt[0] == 'L' && kt[1] == 'D') ||
+						(kt[0] == 'S' && kt[1] == 'T')) &&
+		    rec->data.len / 2 + 1 > n)
+			n = rec->data.len / 2 + 1;
 		if (n == 0)
 			n = 1;
-		nb = (((rec->address & ((1u << IX_BLOCK_SHIFT) - 1)) + n - 1) >> IX_BLOCK_SHIFT) + 1;
+		nb = (((rec->address & ((1u << IX_GRAIN) - 1)) + n - 1) >> IX_GRAIN) + 1;
 		for (i = 0; i < nb; i++)
-			if (add_block(b, ((rec->address >> IX_BLOCK_SHIFT) + i) & IX_BLOCK_MASK) < 0)
+			if (add_block(b, ((rec->address >> IX_GRAIN) + i) & (UINT64_MAX >> IX_GRAIN)) < 0)
 				return -1;
 	}
 	return 0;
@@ -718,6 +750,8 @@ static int build(const char *path, uint64_t span, const ident *id, uint64_t star
 	uint8_t *h;
 
 	memset(&b, 0, sizeof(b));
+	b.maxgrains = span / IX_GRAINS_PER > IX_GRAINS_MIN ? (size_t)(span / IX_GRAINS_PER)
+							   : IX_GRAINS_MIN;
 	tk_strpool_init(&b.regs);
 	tk_tarmac_opts_init(&o);
 	rc = tk_tarmac_open(&tr, path, &o, err);
@@ -1127,41 +1161,38 @@ int tk_tarmac_index_seek(const tk_tarmac_index *ix, size_t k, tk_tarmac *tr,
 	return TK_OK;
 }
 
-static int find_u64(const uint8_t *a, uint32_t n, uint64_t v)
+/* 1 when the ascending a[0..n) holds a value in [lo, hi] */
+static int any_u64(const uint8_t *a, uint32_t n, uint64_t lo, uint64_t hi)
 {
-	uint32_t lo = 0, hi = n;
+	uint32_t l = 0, h = n;
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		uint64_t x = tk_load_le64(a + 8 * (size_t)mid);
-		if (x == v)
-			return 1;
-		if (x < v)
-			lo = mid + 1;
+	while (l < h) {
+		uint32_t mid = l + (h - l) / 2;
+		if (tk_load_le64(a + 8 * (size_t)mid) < lo)
+			l = mid + 1;
 		else
-			hi = mid;
+			h = mid;
 	}
-	return 0;
+	return l < n && tk_load_le64(a + 8 * (size_t)l) <= hi;
 }
 
 int tk_tarmac_index_mem(const tk_tarmac_index *ix, size_t k, uint64_t address, uint64_t len)
 {
 	const ix_ckpt *c;
-	uint64_t i, nb;
+	uint64_t first, last;
 
 	if (k >= ix->n || len == 0)
 		return 0;
 	if (ck_span(ix, k) < 0)
 		return 1;         /* the seek that follows fails */
 	c = &ix->ck[k];
-	if (len > ((uint64_t)1 << 40))
-		return c->nblocks != 0;
-	nb = (((address & ((1u << IX_BLOCK_SHIFT) - 1)) + len - 1) >> IX_BLOCK_SHIFT) + 1;
-	for (i = 0; i < nb; i++)
-		if (find_u64(c->blocks, c->nblocks,
-			     ((address >> IX_BLOCK_SHIFT) + i) & IX_BLOCK_MASK))
-			return 1;
-	return 0;
+	first = address >> c->grain;
+	last = (address + (len - 1)) >> c->grain;
+	/* a range past the top of the address space goes on at 0 */
+	if (len - 1 > UINT64_MAX - address)
+		return any_u64(c->blocks, c->nblocks, first, UINT64_MAX) ||
+		       any_u64(c->blocks, c->nblocks, 0, last);
+	return any_u64(c->blocks, c->nblocks, first, last);
 }
 
 size_t tk_tarmac_index_reg_count(const tk_tarmac_index *ix)
