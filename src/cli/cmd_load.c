@@ -97,11 +97,32 @@ cleanup:
 	return ret;
 }
 
-/* standard input that is no regular file (a pipe), copied into an
- * unlinked temporary file that becomes standard input, so that its span
+/* the descriptor an input names: 0 for "-", N for /dev/fd/N and
+ * /proc/self/fd/N; else -1 */
+static int input_fd(const char *path)
+{
+	const char *p = NULL;
+	char *end;
+	long n;
+
+	if (!strcmp(path, "-"))
+		return STDIN_FILENO;
+	if (!strncmp(path, "/dev/fd/", 8))
+		p = path + 8;
+	else if (!strncmp(path, "/proc/self/fd/", 14))
+		p = path + 14;
+	if (!p || *p < '0' || *p > '9')
+		return -1;
+	errno = 0;
+	n = strtol(p, &end, 10);
+	return *end || errno || n > 65535 ? -1 : (int)n;
+}
+
+/* input descriptor `in` that is no regular file (a pipe), copied into an
+ * unlinked temporary file that takes its place (dup2()), so that its span
  * can be read ahead as a file's (through /dev/fd/N of the descriptor
  * returned, kept open): the descriptor, or -1 with the error printed */
-static int spool_stdin(void)
+static int spool_input(int in, const char *name)
 {
 	const char *dir = getenv("TMPDIR");
 	char path[4096], buf[1 << 16];
@@ -124,11 +145,12 @@ static int spool_stdin(void)
 	unlink(path); /* nothing to remove later, on any exit */
 	for (;;) {
 		const char *p = buf;
-		n = read(STDIN_FILENO, buf, sizeof(buf));
+		n = read(in, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			fprintf(stderr, "tracekit: load: -: read failed: %s\n", strerror(errno));
+			fprintf(stderr, "tracekit: load: %s: read failed: %s\n", name,
+				strerror(errno));
 			goto fail;
 		}
 		if (n == 0)
@@ -146,7 +168,7 @@ static int spool_stdin(void)
 			n -= w;
 		}
 	}
-	if (lseek(fd, 0, SEEK_SET) != 0 || dup2(fd, STDIN_FILENO) < 0) {
+	if (lseek(fd, 0, SEEK_SET) != 0 || dup2(fd, in) < 0) {
 		fprintf(stderr, "tracekit: load: cannot read back a temporary file in %s: %s\n",
 			dir, strerror(errno));
 		goto fail;
@@ -388,7 +410,7 @@ int cmd_load(int argc, char **argv)
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	const char *path, *span_path, *outfmt = "table", *unit_s = "ns", *window_s = NULL;
 	char spool_path[32];
-	int spool_fd = -1;
+	int spool_fd = -1, in_fd;
 	struct stat st;
 	load_ctx x;
 	tk_reader *r = NULL;
@@ -440,11 +462,11 @@ int cmd_load(int argc, char **argv)
 		return EXIT_BAD;
 	}
 	path = span_path = args.v[0];
-	/* windows of standard input on a pipe: copied first, so that a
-	 * window far too short is refused as early as in a file */
-	if (window_s && !strcmp(path, "-") &&
-	    fstat(STDIN_FILENO, &st) == 0 && !S_ISREG(st.st_mode)) {
-		if ((spool_fd = spool_stdin()) < 0)
+	/* windows of standard input or /dev/fd/N on a pipe: copied first,
+	 * so that a window far too short is refused as early as in a file */
+	if (window_s && (in_fd = input_fd(path)) >= 0 &&
+	    fstat(in_fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if ((spool_fd = spool_input(in_fd, path)) < 0)
 			goto out;
 		snprintf(spool_path, sizeof(spool_path), "/dev/fd/%d", spool_fd);
 		span_path = spool_path;

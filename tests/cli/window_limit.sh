@@ -1,9 +1,9 @@
 #!/bin/sh
 # A --window far too short for the trace (1 ns over 20 ms: 20 M windows,
 # the limit is 10 M) is refused before the windows are made, whatever the
-# input: a file, standard input on a pipe, gzip and zstd (file or pipe),
-# and `dataset`, whose input is reported and skipped with no file of any
-# table left.  The trace has an event every 50 us, so that the windows up
+# input: a file, standard input or /dev/fd/N on a pipe, gzip and zstd
+# (file or pipe), and `dataset`, whose input is reported and skipped with
+# no file of any table left.  The trace has an event every 50 us, so that the windows up
 # to each event pass the limit only near its end: before the fix, 10 M
 # windows were made first (320 MB of temporary file for `load`).  The file
 # size limit (ulimit -f) stands for "little work": a run that writes the
@@ -40,6 +40,8 @@ run "$cli" load -q --window 1ns "$tmp/t.btf"
 check_load "file"
 run sh -c 'cat "$1" | "$2" load - --window 1ns -q' sh "$tmp/t.btf" "$cli"
 check_load "standard input"
+run sh -c 'cat "$1" | "$2" load -q --window 1ns /dev/fd/3 3<&0' sh "$tmp/t.btf" "$cli"
+check_load "/dev/fd/3 on a pipe"
 run "$cli" load -q --window 1ns "$tmp/t.btf.gz"
 check_load "gzip file"
 run sh -c 'cat "$1" | "$2" load -q --window 1ns -' sh "$tmp/t.btf.gz" "$cli"
@@ -55,6 +57,14 @@ fi
 "$cli" load --window 1ms "$tmp/t.btf" > "$tmp/want" || { echo "FAIL: load 1ms"; fail=1; }
 cat "$tmp/t.btf" | "$cli" load --window 1ms - > "$tmp/got" || { echo "FAIL: load 1ms from stdin"; fail=1; }
 cmp -s "$tmp/want" "$tmp/got" || { echo "FAIL: load 1ms from stdin differs"; fail=1; }
+cat "$tmp/t.btf" | "$cli" load --window 1ms /dev/fd/3 3<&0 > "$tmp/got" || { echo "FAIL: load 1ms from /dev/fd/3"; fail=1; }
+cmp -s "$tmp/want" "$tmp/got" || { echo "FAIL: load 1ms from /dev/fd/3 differs"; fail=1; }
+# an error in a piped input names it as before, with its line
+printf '#version 2.2.0\n#timeScale ns\n0,Core_1,0,T,A,0,resume,\nbad\n' |
+	"$cli" load --window 1ms - > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ "$rc" = 2 ] && grep -q '^<stdin>:4:' "$tmp/err" && [ ! -s "$tmp/out" ] ||
+	{ echo "FAIL: bad piped input: exit $rc: $(cat "$tmp/err")"; fail=1; }
 [ "$(grep -c '^ *[0-9].*Core_1' "$tmp/want")" -ge 20 ] || { echo "FAIL: no windows"; cat "$tmp/want"; fail=1; }
 ls "$tmp" | grep -q tracekit- && { echo "FAIL: temporary file left"; fail=1; }
 
