@@ -1,4 +1,5 @@
 /* cmd_load.c - `tracekit load`: core load, whole trace, per window, per entity. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include "cli.h"
 
 #include <errno.h>
@@ -6,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void help(FILE *fp)
 {
@@ -93,6 +95,88 @@ static int span_ahead(const char *path, const cli_read_opts *o,
 cleanup:
 	tk_reader_close(r);
 	return ret;
+}
+
+/* the descriptor an input names: 0 for "-", N for /dev/fd/N and
+ * /proc/self/fd/N; else -1 */
+static int input_fd(const char *path)
+{
+	const char *p = NULL;
+	char *end;
+	long n;
+
+	if (!strcmp(path, "-"))
+		return STDIN_FILENO;
+	if (!strncmp(path, "/dev/fd/", 8))
+		p = path + 8;
+	else if (!strncmp(path, "/proc/self/fd/", 14))
+		p = path + 14;
+	if (!p || *p < '0' || *p > '9')
+		return -1;
+	errno = 0;
+	n = strtol(p, &end, 10);
+	return *end || errno || n > 65535 ? -1 : (int)n;
+}
+
+/* input descriptor `in` that is no regular file (a pipe), copied into an
+ * unlinked temporary file that takes its place (dup2()), so that its span
+ * can be read ahead as a file's (through /dev/fd/N of the descriptor
+ * returned, kept open): the descriptor, or -1 with the error printed */
+static int spool_input(int in, const char *name)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096], buf[1 << 16];
+	ssize_t n;
+	int fd = -1;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if ((size_t)snprintf(path, sizeof(path), "%s/tracekit-load-XXXXXX",
+			     dir) >= sizeof(path)) {
+		fprintf(stderr, "tracekit: load: TMPDIR too long for a temporary file\n");
+		return -1;
+	}
+	fd = mkstemp(path);
+	if (fd < 0) {
+		fprintf(stderr, "tracekit: load: cannot create a temporary file in %s: %s\n",
+			dir, strerror(errno));
+		return -1;
+	}
+	unlink(path); /* nothing to remove later, on any exit */
+	for (;;) {
+		const char *p = buf;
+		n = read(in, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "tracekit: load: %s: read failed: %s\n", name,
+				strerror(errno));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		while (n > 0) {
+			ssize_t w = write(fd, p, (size_t)n);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				fprintf(stderr, "tracekit: load: cannot write a temporary file in %s: %s\n",
+					dir, strerror(errno));
+				goto fail;
+			}
+			p += w;
+			n -= w;
+		}
+	}
+	if (lseek(fd, 0, SEEK_SET) != 0 || dup2(fd, in) < 0) {
+		fprintf(stderr, "tracekit: load: cannot read back a temporary file in %s: %s\n",
+			dir, strerror(errno));
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return -1;
 }
 
 typedef struct load_ctx {
@@ -324,7 +408,10 @@ int cmd_load(int argc, char **argv)
 	};
 	cli_args args = { { NULL }, 0 };
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
-	const char *path, *outfmt = "table", *unit_s = "ns", *window_s = NULL;
+	const char *path, *span_path, *outfmt = "table", *unit_s = "ns", *window_s = NULL;
+	char spool_path[32];
+	int spool_fd = -1, in_fd;
+	struct stat st;
 	load_ctx x;
 	tk_reader *r = NULL;
 	tk_load *l = NULL;
@@ -374,9 +461,18 @@ int cmd_load(int argc, char **argv)
 		cli_usage_error("load", "expected one FILE");
 		return EXIT_BAD;
 	}
-	path = args.v[0];
+	path = span_path = args.v[0];
+	/* windows of standard input or /dev/fd/N on a pipe: copied first,
+	 * so that a window far too short is refused as early as in a file */
+	if (window_s && (in_fd = input_fd(path)) >= 0 &&
+	    fstat(in_fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if ((spool_fd = spool_input(in_fd, path)) < 0)
+			goto out;
+		snprintf(spool_path, sizeof(spool_path), "/dev/fd/%d", spool_fd);
+		span_path = spool_path;
+	}
 	if (cli_open(&r, path, &ro) < 0)
-		return EXIT_BAD;
+		goto out;
 	x.t = tk_reader_trace(r);
 	x.tb = tk_trace_timebase(x.t);
 	if (window_s && parse_window(window_s, x.tb, &window) < 0) {
@@ -404,7 +500,7 @@ int cmd_load(int argc, char **argv)
 			if (nwin > LOAD_SPAN_AHEAD && !spanned) {
 				uint64_t f = 0, e = 0;
 				spanned = 1;
-				if (span_ahead(path, &ro, &f, &e) == 0)
+				if (span_ahead(span_path, &ro, &f, &e) == 0)
 					nwin = window_count(f, e, window);
 			}
 			if (nwin > LOAD_MAX_WINDOWS)
@@ -534,5 +630,7 @@ out:
 	free(idle);
 	tk_load_free(l);
 	tk_reader_close(r);
+	if (spool_fd >= 0)
+		close(spool_fd);
 	return ret;
 }

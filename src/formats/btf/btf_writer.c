@@ -75,6 +75,16 @@ typedef struct btf_writer {
 	 * entity so ("Core_unknown_2" ...); made at its first use */
 	char unk_core[32];
 	size_t n_unk_core;
+	/* so that the output reads back to itself: a reader takes the
+	 * placeholder for a core, and a process's state change from a
+	 * source of no known type ("[c/0000]") on no known core for one on
+	 * its target's last core, else on the trace's only core; such a
+	 * change is written from the placeholder where the output read back
+	 * would put it there (unk_tgt[id]: target id's state changed from the
+	 * placeholder; real_core: an event was written from a core) */
+	uint8_t *unk_tgt;
+	uint32_t cap_unk_tgt;
+	int real_core;
 	tk_losses lost;
 } btf_writer;
 
@@ -569,17 +579,27 @@ static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		if (ev->core < t->nents) {
 			src = tk_trace_ent(t, ev->core);
 			src_inst = 0;
-		} else if (src->type != TK_ET_UNKNOWN) {
-			if ((rc = lose(w, bw, L_SOURCE, ev, err)) < 0)
+		} else if (src->type != TK_ET_UNKNOWN ||
+			   (bw->n_unk_core &&
+			    ((ev->target < bw->cap_unk_tgt &&
+			      bw->unk_tgt[ev->target]) || !bw->real_core))) {
+			if (src->type != TK_ET_UNKNOWN &&
+			    (rc = lose(w, bw, L_SOURCE, ev, err)) < 0)
 				return rc;
 			if (!bw->n_unk_core)
 				unknown_core(t, bw);
+			if (tk_grow_zero32((void **)&bw->unk_tgt,
+					   &bw->cap_unk_tgt, ev->target, 1) < 0)
+				return tk_err_nomem(err, out_name(w));
+			bw->unk_tgt[ev->target] = 1;
 			bw->any_fixed = 1; /* the name written is not src's */
 			unk_src = 1;
 			src_inst = 0;
 			src = tgt; /* its name checked, then replaced */
 		}
 	}
+	if (TK_UNLIKELY(!bw->real_core) && src->type == TK_ET_C)
+		bw->real_core = 1;
 	if (TK_UNLIKELY(time < bw->last_time) && !bw->as_read) {
 		/* BTF's times do not decrease */
 		if ((rc = lose(w, bw, L_TIME, ev, err)) < 0)
@@ -761,6 +781,7 @@ static void btf_writer_free(tk_writer *w)
 		free(bw->name_ok);
 		free(bw->ty_spell);
 		free(bw->ev_spell);
+		free(bw->unk_tgt);
 		free(bw);
 	}
 	w->impl = NULL;

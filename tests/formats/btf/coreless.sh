@@ -21,14 +21,34 @@ n_out=$(grep -c . "$tmp/lines")
 # the signal that has its usual name
 grep -q '^100,Core_unknown_2,0,T,\[0/0002\]B,0,resume' "$tmp/lines" ||
 	{ cat "$tmp/lines"; fail "no placeholder core"; }
-grep -q '^110,\[0/0000\],0,T,\[0/0001\]A,0,resume' "$tmp/lines" ||
-	{ cat "$tmp/lines"; fail "a source of no known type not kept"; }
-# read again, `[0/0000]` runs on the trace's only core (docs/btf.md): the
-# output keeps every event, and a third conversion gives it unchanged
+# `[0/0000]` (a source of no known type) on no known core after the
+# placeholder: read back, it runs on the trace's only core, the placeholder
+# (docs/btf.md), so it is written from there
+grep -q '^110,Core_unknown_2,0,T,\[0/0001\]A,0,resume' "$tmp/lines" ||
+	{ cat "$tmp/lines"; fail "a source of no known type not on the placeholder"; }
+# the output converts to itself, again and again (it named the
+# placeholder's events `[0/0000]` on the first pass, not on the second)
 "$cli" convert "$tmp/a.btf" "$tmp/b.btf" 2> "$tmp/warn2" || fail "second convert: exit $?"
 [ "$("$cli" cat -q "$tmp/b.btf" | grep -c -v '^#')" -eq "$n_in" ] || fail "second convert lost events"
+cmp -s "$tmp/a.btf" "$tmp/b.btf" || { diff "$tmp/a.btf" "$tmp/b.btf"; fail "second convert not the same"; }
 "$cli" convert "$tmp/b.btf" "$tmp/c.btf" 2> "$tmp/warn3" || fail "third convert: exit $?"
 cmp -s "$tmp/b.btf" "$tmp/c.btf" || { diff "$tmp/b.btf" "$tmp/c.btf"; fail "not stable"; }
+# `[0/0000]` before any core, then a task's change on no core, a
+# `[1/0000]` whose target changed from the placeholder, and one whose
+# target did not, on two cores: the first and the last kept as they are
+# (read back, on no core), the third from the placeholder (read back, on
+# its target's last core); converted again, the same
+"$cli" convert -q "$2/order.btf" "$tmp/o1.btf" || fail "order: exit $?"
+"$cli" cat -q "$tmp/o1.btf" | grep -v '^#' > "$tmp/olines"
+for want in '^100,\[0/0000\],0,T,\[0/0001\]A,0,resume' \
+	    '^110,Core_unknown,0,T,\[0/0002\]B,0,resume' \
+	    '^120,Core_0,0,T,\[0/0003\]C,0,resume' \
+	    '^130,Core_unknown,0,T,\[0/0002\]B,0,preempt' \
+	    '^140,\[1/0000\],0,T,\[0/0004\]D,0,resume'; do
+	grep -q "$want" "$tmp/olines" || { cat "$tmp/olines"; fail "order: no $want"; }
+done
+"$cli" convert -q "$tmp/o1.btf" "$tmp/o2.btf" || fail "order: second convert: exit $?"
+cmp -s "$tmp/o1.btf" "$tmp/o2.btf" || { diff "$tmp/o1.btf" "$tmp/o2.btf"; fail "order: second convert not the same"; }
 # an entity of another type read after the placeholder was first written
 # with its name: an error, no file
 if "$cli" convert "$2/clash.btf" "$tmp/d.btf" 2> "$tmp/err"; then
