@@ -25,6 +25,11 @@
 # second) tracekit decodes from a pipe (tracekit info -, a generated stream
 # of 2e6 events).
 #
+# And, where arm-none-eabi-gcc and qemu-system-arm are installed, the
+# instructions of one event on a Cortex-M3 in QEMU (the firmware of
+# examples/qemu-cortex-m/ counts them, DWT and SysTick clocks): ftrace,
+# stream off, stream-only (target <= 1.3 x ftrace), chunk+stream.
+#
 # Usage: bash bench/recorder.sh      (needs valgrind; writes bench/out/)
 set -eu
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -268,6 +273,7 @@ echo "bytes per event: snapshot 16; stream $stream_bytes (task_activate, par1/pa
 echo "host decode from a pipe (tracekit info -, 2e6 events, $big_bytes bytes): $decode events per CPU second ($decode_mb MB/s), $decode_wall per wall second (load $(cut -d' ' -f1 /proc/loadavg)), medians of 3"
 echo
 echo "host port (section = 2 x pthread_sigmask), wall: median of 5 x 2^18 TRACER_LOGEVENT: $host_ns ns/event"
+
 {
 	printf 'call\tinstructions\ttarget\tresult\n'
 	printf 'TRACER_LOGEVENT\t%s\t<= 40\t%s\n' "$logevent" "$verdict"
@@ -283,4 +289,36 @@ echo "host port (section = 2 x pthread_sigmask), wall: median of 5 x 2^18 TRACER
 	printf 'host decode events/CPU s (pipe)\t%s\t\t\n' "$decode"
 	printf 'host decode events/wall s (pipe)\t%s\t\t\n' "$decode_wall"
 } > "$RESULTS"
+# the Cortex-M3 in QEMU (examples/qemu-cortex-m/, where the toolchain and
+# QEMU are installed): the firmware's own count of one event's
+# instructions (-icount: exact), the stream alone against the FTrace
+# build's event, each clock (target <= 1.3 x)
+m3=""
+if command -v arm-none-eabi-gcc > /dev/null && command -v qemu-system-arm > /dev/null &&
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$ROOT/examples/qemu-cortex-m" O="$tmp/qemu" > /dev/null 2>&1; then
+	for fw in ftrace stream; do
+		(cd "$tmp/qemu" && timeout 120 qemu-system-arm -M mps2-an385 -display none -monitor none \
+			-serial file:/dev/null -icount shift=5,align=off,sleep=off \
+			-semihosting-config enable=on,target=native -kernel "fw-$fw.elf") > "$tmp/qemu/$fw.log" 2>&1 || true
+	done
+	m3=$(cat "$tmp/qemu/ftrace.log" "$tmp/qemu/stream.log" | sed -n 's/^fw: cost of one \([a-z+-]*\) event: \([0-9.]*\) instructions (SysTick clock), \([0-9.]*\) (DWT clock)/\1 \3 \2/p')
+fi
+if [ -n "$m3" ]; then
+	echo
+	echo "Cortex-M3 in QEMU ($(arm-none-eabi-gcc -dumpversion), -O2 -ffreestanding): instructions per event, DWT / SysTick clock"
+	echo "$m3" | awk '$1 == "ftrace" { sd = $2; ss = $3 }
+		{ n[NR] = $1; d[NR] = $2; s[NR] = $3 }
+		END {
+			for (i = 1; i <= NR; i++) {
+				r = ""
+				if (n[i] == "stream-only") {
+					ok = d[i] <= 1.3 * sd && s[i] <= 1.3 * ss
+					r = sprintf("%.2f x / %.2f x   <= 1.3 x   %s", d[i] / sd, s[i] / ss, ok ? "PASS" : "FAIL")
+				}
+				printf("  %-14s %7s / %-7s %s\n", n[i] == "stream" ? "stream off" : n[i], d[i], s[i], r)
+			}
+		}'
+	echo "$m3" | awk '$1 == "ftrace" { sd = $2; ss = $3 } $1 == "stream-only" { exit !($2 <= 1.3 * sd && $3 <= 1.3 * ss) }' || FAILED=1
+	echo "$m3" | awk '{ printf("M3 %s DWT/SysTick\t%s / %s\t\t\n", $1, $2, $3) }' >> "$RESULTS"
+fi
 exit "$FAILED"

@@ -18,7 +18,6 @@
 
 static FTrace_Chunk chunks[FTRACE_MAX_CHUNK];
 static FTrace_Chunk_Ptr table[FTRACE_MAX_CHUNK];
-static FTrace_Chunk *volatile current[FTRACE_MAX_CORES];
 static uint8_t *pool, *pool_end, *pool_top;
 static volatile int enabled;
 static volatile uint16_t filter_mask;
@@ -61,9 +60,11 @@ typedef struct stream_state {
 	 * the core of the last record and the stream being off. */
 	uint8_t *wp;                    /* next write (head, with the bytes of the hot path) */
 	uint8_t *lim[FTRACE_MAX_CORES];
-	uint32_t dleft;                 /* the next delta must be below it: the
-					 * time to the drain's deadline (with a
-					 * transport), at most STREAM_HOT_DELTA */
+	uint32_t prev_lo, prev_hi;      /* the time of the last record */
+	uint32_t tend_lo;               /* the low word of the time the hot path
+					 * stops at: the drain's deadline (with a
+					 * transport), STREAM_HOT_DELTA after
+					 * the last record at most */
 	uint8_t *ring;
 	uint32_t size, head, used;      /* next write at head; used bytes */
 	tkrec_stream_write_fn write;
@@ -73,7 +74,6 @@ typedef struct stream_state {
 	uint32_t pending_lost;          /* dropped since the last overflow record */
 	uint32_t lost;                  /* dropped in all */
 	uint32_t seq;                   /* sync records written */
-	uint64_t prev;                  /* the time of the last record */
 	uint8_t core;                   /* the core of the last record */
 	uint8_t need_sync;
 	uint8_t draining;
@@ -81,13 +81,17 @@ typedef struct stream_state {
 	uint32_t drain_at;              /* bytes that make it drain: size / 4 */
 	uint64_t drained_at;            /* the time of the last drain */
 	uint64_t drain_cycles;          /* or this long after it: TKREC_STREAM_DRAIN_MS */
+	uint32_t crc_pre;               /* the CRC-32 register after a sync's first 12 bytes */
+	uint32_t crc_core;              /* for this core (the other bytes are constant) */
 } stream_state;
-/* the longest record the hot path writes, its wide stores included */
-#define STREAM_HOT_MAX 16u
-/* the deltas it encodes: zigzag varints of 1 .. 3 bytes */
-#define STREAM_HOT_DELTA ((uint64_t)1 << 20)
-static stream_state stream;
+/* the record the hot path writes: the short event record */
+#define STREAM_HOT_MAX 8u
+/* the deltas it holds: 24 bits */
+#define STREAM_HOT_DELTA ((uint64_t)1 << 24)
 static volatile int stream_on;
+#define STREAM_PREV() ((uint64_t)stream.prev_hi << 32 | stream.prev_lo)
+#define STREAM_SET_PREV(t) \
+	(stream.prev_lo = (uint32_t)(t), stream.prev_hi = (uint32_t)((t) >> 32))
 
 typedef struct stream_name {
 	const char *name;
@@ -108,6 +112,20 @@ static unsigned nctxs;
 #else
 #define stream_on 0
 #endif
+
+/*
+ * The ipoints' state: each core's chunk and, with the stream, the
+ * stream's, in one object: one base address serves both on the stream's
+ * path (a firmware built with -fdata-sections gives each object its own).
+ */
+static struct {
+	FTrace_Chunk *volatile current[FTRACE_MAX_CORES];
+#if TKREC_STREAM
+	stream_state stream;
+#endif
+} hot;
+#define current hot.current
+#define stream hot.stream
 
 /* this core's interrupts off, then the other cores out (the port's lock) */
 #define ENTER(s) do { (s) = FTRACE_PORT_IRQ_SAVE(); FTRACE_PORT_LOCK(); } while (0)
@@ -137,29 +155,6 @@ static inline void put32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)(v >> 24);
 #endif
 }
-
-#if TKREC_STREAM
-/* (the stream's records alone use these) */
-static inline void put16(uint8_t *p, uint16_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	TKREC_STORE(p, &v, 2);
-#else
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-#endif
-}
-
-static inline void put64(uint8_t *p, uint64_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	TKREC_STORE(p, &v, 8);
-#else
-	put32(p, (uint32_t)v);
-	put32(p + 4, (uint32_t)(v >> 32));
-#endif
-}
-#endif
 
 static inline uint32_t get32(const uint8_t *p)
 {
@@ -594,18 +589,16 @@ static inline uint32_t min32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
-/* dleft from the time of the last record (in the section) */
+/* tend_lo from the time of the last record (in the section) */
 static void stream_deadline(void)
 {
-	uint64_t end = stream.drained_at + stream.drain_cycles;
+	uint64_t prev = STREAM_PREV(), end = prev + STREAM_HOT_DELTA;
 
-	stream.dleft = (uint32_t)STREAM_HOT_DELTA;
-	if (!stream.write)
-		return;
-	if (end <= stream.prev)
-		stream.dleft = 0;
-	else if (end - stream.prev < STREAM_HOT_DELTA)
-		stream.dleft = (uint32_t)(end - stream.prev);
+	if (stream.write && stream.drained_at + stream.drain_cycles < end)
+		end = stream.drained_at + stream.drain_cycles;
+	if (end < prev)
+		end = prev;   /* past the deadline: every event goes the cold way */
+	stream.tend_lo = (uint32_t)end;
 }
 
 /*
@@ -615,25 +608,28 @@ static void stream_deadline(void)
  */
 static void stream_relimit(void)
 {
-	uint32_t room, end, fr, i;
+	uint32_t room, fr, i;
 
 	stream_catch_up();
 	for (i = 0; i < FTRACE_MAX_CORES; i++)
 		stream.lim[i] = NULL;
 	stream_deadline();
 	if (!stream_on || stream.pending_lost || stream.need_sync ||
-	    (stream.write && stream.want_drain) || stream.core >= FTRACE_MAX_CORES)
+	    (stream.write && stream.want_drain) || stream.core >= FTRACE_MAX_CORES ||
+	    stream.since_sync >= stream.sync_every)
 		return;
-	end = stream.size - stream.head;
+	/* the bytes to the ring's end, free, to the next sync, to the drain */
+	room = stream.size - stream.head;
 	fr = stream.size - stream.used;
-	room = end > STREAM_HOT_MAX ? end - STREAM_HOT_MAX : 0;
-	room = min32(room, fr > STREAM_HOT_MAX ? fr - STREAM_HOT_MAX : 0);
-	room = min32(room, stream.since_sync < stream.sync_every
-				   ? stream.sync_every - stream.since_sync : 0);
-	if (stream.write && !stream.want_drain)
-		room = min32(room, stream.used < stream.drain_at
-					   ? stream.drain_at - stream.used : 0);
-	stream.lim[stream.core] = stream.ring + stream.head + room;
+	room = min32(room, fr);
+	room = min32(room, stream.sync_every - stream.since_sync + STREAM_HOT_MAX);
+	if (stream.write) {
+		if (stream.used >= stream.drain_at)
+			return;
+		room = min32(room, stream.drain_at - stream.used + STREAM_HOT_MAX);
+	}
+	if (room > STREAM_HOT_MAX)
+		stream.lim[stream.core] = stream.ring + stream.head + room - STREAM_HOT_MAX;
 }
 
 static inline unsigned put_varint(uint8_t *p, uint64_t v)
@@ -648,33 +644,35 @@ static inline unsigned put_varint(uint8_t *p, uint64_t v)
 	return n;
 }
 
-/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32()), four bits a step:
- * a 64-byte table (a sync every sync_every bytes: its cost counts) */
-static uint32_t crc32_le(const uint8_t *p, unsigned n)
-{
-	static const uint32_t t[16] = {
-		0x00000000u, 0x1DB71064u, 0x3B6E20C8u, 0x26D930ACu,
-		0x76DC4190u, 0x6B6B51F4u, 0x4DB26158u, 0x5005713Cu,
-		0xEDB88320u, 0xF00F9344u, 0xD6D6A3E8u, 0xCB61B38Cu,
-		0x9B64C2B0u, 0x86D3D2D4u, 0xA00AE278u, 0xBDBDF21Cu
-	};
-	uint32_t c = 0xFFFFFFFFu;
-	unsigned i;
+/*
+ * CRC-32 (IEEE 802.3, reflected, as zlib's crc32()) four bits a step, a
+ * 64-byte table, a 32-bit word at a time (its bytes little-endian): the
+ * sync record is words, and its first three are the same from one sync to
+ * the next (crc_pre), so a sync costs the CRC of four words.
+ */
+static const uint32_t crc_nib[16] = {
+	0x00000000u, 0x1DB71064u, 0x3B6E20C8u, 0x26D930ACu,
+	0x76DC4190u, 0x6B6B51F4u, 0x4DB26158u, 0x5005713Cu,
+	0xEDB88320u, 0xF00F9344u, 0xD6D6A3E8u, 0xCB61B38Cu,
+	0x9B64C2B0u, 0x86D3D2D4u, 0xA00AE278u, 0xBDBDF21Cu
+};
+#define CRC_NIB(c) ((c) >> 4 ^ crc_nib[(c) & 15u])
 
-	for (i = 0; i < n; i++) {
-		c ^= p[i];
-		c = (c >> 4) ^ t[c & 15u];
-		c = (c >> 4) ^ t[c & 15u];
+/* the register c after the n words at p (little-endian) */
+static uint32_t crc32_words(uint32_t c, const uint8_t *p, unsigned n)
+{
+	for (; n; n--, p += 4) {
+		c ^= get32(p);
+		c = CRC_NIB(c);
+		c = CRC_NIB(c);
+		c = CRC_NIB(c);
+		c = CRC_NIB(c);
+		c = CRC_NIB(c);
+		c = CRC_NIB(c);
+		c = CRC_NIB(c);
+		c = CRC_NIB(c);
 	}
-	return ~c;
-}
-
-static inline void put32le(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
+	return c;
 }
 
 /* The overflow record: 00 02 varint(count). */
@@ -721,26 +719,47 @@ static unsigned varint_len(uint32_t v)
 	return n;
 }
 
-/* The sync record (TKREC_STREAM_SYNC_LEN bytes) at the time of the last record. */
+/*
+ * The sync record (TKREC_STREAM_SYNC_LEN bytes) at the time of the last
+ * record: the magic 00 01 "TKSY", the version and the core, the clock
+ * rate, then the words that change; the CRC of the first three words is
+ * kept for the core it was computed for.
+ */
 static void enc_sync(uint8_t *b)
 {
-	static const uint8_t magic[6] = { 0x00, TKREC_STREAM_SYNC, 'T', 'K', 'S', 'Y' };
+	put32(b, 0x4B540100u);  /* 00 01 'T' 'K' */
+	put32(b + 4, 0x5953u | TKREC_STREAM_VERSION << 16 | (uint32_t)stream.core << 24);
+	put32(b + 8, stream.cycles_per_msec);
+	put32(b + 12, stream.prev_lo);
+	put32(b + 16, stream.prev_hi);
+	put32(b + 20, stream.lost);
+	put32(b + 24, stream.seq);
+	if (stream.crc_core != stream.core) {
+		stream.crc_pre = crc32_words(0xFFFFFFFFu, b, 3);
+		stream.crc_core = stream.core;
+	}
+	put32(b + 28, ~crc32_words(stream.crc_pre, b + 12, 4));
+}
 
-	memcpy(b, magic, 6);
-	b[6] = TKREC_STREAM_VERSION;
-	b[7] = stream.core;
-	put32le(b + 8, stream.cycles_per_msec);
-	put32le(b + 12, (uint32_t)stream.prev);
-	put32le(b + 16, (uint32_t)(stream.prev >> 32));
-	put32le(b + 20, stream.lost);
-	put32le(b + 24, stream.seq);
-	put32le(b + 28, crc32_le(b, 28));
+/* n bytes were written at the head in place (n to the end at most) */
+#if defined(__GNUC__)
+__attribute__((always_inline))  /* in the cold path too */
+#endif
+static inline void ring_wrote(uint32_t n)
+{
+	stream.head += n;
+	if (stream.head == stream.size)
+		stream.head = 0;
+	stream.used += n;
+	stream.since_sync += n;
+	stream.wp = stream.ring + stream.head;
 }
 
 /*
  * A sync record, every name and every context's pid after it, if the ring
  * has room for them and `reserve` more bytes; else it is tried again at
- * the next record.
+ * the next record.  The sync is encoded in the ring where it fits before
+ * the end.
  */
 static void try_sync(uint32_t reserve)
 {
@@ -754,8 +773,13 @@ static void try_sync(uint32_t reserve)
 		need += 2u + varint_len(ctxs[i].ctx) + varint_len(ctxs[i].pid);
 	if (ring_free() < need)
 		return;
-	enc_sync(b);
-	ring_put(b, TKREC_STREAM_SYNC_LEN);
+	if (stream.size - stream.head >= TKREC_STREAM_SYNC_LEN) {
+		enc_sync(stream.ring + stream.head);
+		ring_wrote(TKREC_STREAM_SYNC_LEN);
+	} else {
+		enc_sync(b);
+		ring_put(b, TKREC_STREAM_SYNC_LEN);
+	}
 	for (i = 0; i < nnames; i++)
 		ring_put(b, enc_name(b, &names[i]));
 	for (i = 0; i < nctxs; i++)
@@ -766,42 +790,33 @@ static void try_sync(uint32_t reserve)
 }
 
 /*
- * One event into the stream the cold way (in the section, with the
- * lock): its pending overflow record first, a sync if one is due, the
- * core record when the core changes, then the event; no room for all:
- * the event is dropped and counted.  1 if the transport is to be called
- * after the section.
+ * An event record: the short one (8 bytes: code, 24-bit delta, par1, par2
+ * below 2^16) when it fits, else the long one (00 07, code, header, zigzag
+ * varint delta, type byte, par1 and par2 in their low bytes): a FAST
+ * event, a type above 255, a par2 of 2^16 or more, a delta below 0 or of
+ * 2^24 or more.  Its length (at most STREAM_EVENT_MAX).
  */
-#if defined(__GNUC__)
-__attribute__((noinline, cold))
-#endif
-static int stream_cold(unsigned core, uint32_t type, uint32_t par1, uint64_t tsc,
-		       uint32_t par2)
+#define STREAM_EVENT_MAX (4u + 10u + 1u + 2u + 4u)
+static unsigned enc_event(uint8_t *w, uint32_t type, uint32_t par1, uint64_t d,
+			  uint32_t par2)
 {
-	uint8_t b[2 + 10 + 1 + 2 + 4], o[2 + 5], k[3];
-	int64_t d;
 	uint64_t zz;
-	unsigned n, no = 0, nk = 0, l1, l2;
+	unsigned n, l1, l2;
 
-	uint8_t *w;
-
-	if (!stream_on || !(type & 0xFFu))
-		return 0;  /* code 0 (empty) is not streamed: 00 starts a control record */
-	stream_catch_up();
-	d = (int64_t)(tsc - stream.prev);
-	zz = d < 0 ? ~((uint64_t)d << 1) : (uint64_t)d << 1;
+	if (type - 1u < 0xFFu && par2 <= 0xFFFFu && d < STREAM_HOT_DELTA) {
+		put32(w, type | (uint32_t)d << 8);
+		put32(w + 4, par1 | par2 << 16);
+		return STREAM_HOT_MAX;
+	}
+	zz = (int64_t)d < 0 ? ~(d << 1) : d << 1;
 	l1 = par1 > 0xFFu ? 2u : par1 ? 1u : 0u;
 	l2 = par2 > 0xFFFFu ? (par2 > 0xFFFFFFu ? 4u : 3u) : par2 > 0xFFu ? 2u : par2 ? 1u : 0u;
-	/* the common case: no control record before it and room for the
-	 * longest record up to the ring's end: encoded in the ring itself */
-	w = core == stream.core && !stream.pending_lost && !stream.need_sync &&
-	    stream.since_sync < stream.sync_every &&
-	    stream.size - stream.head > sizeof(b) && ring_free() >= sizeof(b)
-	    ? stream.ring + stream.head : b;
-	w[0] = (uint8_t)type;
-	w[1] = (uint8_t)(l1 | l2 << 2 | ((type & 0x7F00u) ? 0x20u : 0u) |
+	w[0] = 0;
+	w[1] = TKREC_STREAM_EVENT;
+	w[2] = (uint8_t)type;
+	w[3] = (uint8_t)(l1 | l2 << 2 | ((type & 0x7F00u) ? 0x20u : 0u) |
 			 ((type & TKREC_FAST) ? 0x80u : 0u));
-	n = 2 + put_varint(w + 2, zz);
+	n = 4 + put_varint(w + 4, zz);
 	if (type & 0x7F00u)
 		w[n++] = (uint8_t)(type >> 8 & 0x7Fu);
 	if (l1) {
@@ -811,14 +826,30 @@ static int stream_cold(unsigned core, uint32_t type, uint32_t par1, uint64_t tsc
 	}
 	for (l1 = 0; l1 < l2; l1++)
 		w[n++] = (uint8_t)(par2 >> 8 * l1);
-	if (w != b) {
-		stream.head += n;   /* below size: more than sizeof(b) to the end */
-		stream.used += n;
-		stream.since_sync += n;
-		stream.wp = stream.ring + stream.head;
-		stream.prev = tsc;
-		goto out;
-	}
+	return n;
+}
+
+/*
+ * One event into the stream the cold way (in the section, with the
+ * lock): its pending overflow record first, a sync if one is due, the
+ * core record when the core changes, then the event; no room for all:
+ * the event is dropped and counted.  tp: type | par1 << 16 (three
+ * arguments in registers).  1 if the transport is to be called after
+ * the section.
+ */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static int stream_cold(uint32_t tp, uint32_t par2, uint64_t tsc)
+{
+	uint8_t b[STREAM_EVENT_MAX], o[2 + 5], k[3];
+	unsigned core = FTRACE_PORT_CORE(), n, no = 0, nk = 0;
+	uint32_t type = tp & 0xFFFFu;
+
+	if (!stream_on || !(type & 0xFFu))
+		return 0;  /* code 0 (empty) is not streamed: 00 starts a control record */
+	stream_catch_up();
+	n = enc_event(b, type, tp >> 16, tsc - STREAM_PREV(), par2);
 	if (core != stream.core) {
 		k[0] = 0;
 		k[1] = TKREC_STREAM_CORE;
@@ -841,8 +872,14 @@ static int stream_cold(unsigned core, uint32_t type, uint32_t par1, uint64_t tsc
 		ring_put(k, nk);
 		stream.core = (uint8_t)core;
 	}
-	ring_put(b, n);
-	stream.prev = tsc;
+	if (n == STREAM_HOT_MAX && stream.size - stream.head > STREAM_HOT_MAX) {
+		/* the short record: two words, no copy loop */
+		TKREC_STORE(stream.ring + stream.head, b, STREAM_HOT_MAX);
+		ring_wrote(n);
+	} else {
+		ring_put(b, n);
+	}
+	STREAM_SET_PREV(tsc);
 out:
 	/* the transport is called when a quarter of the ring is used or
 	 * TKREC_STREAM_DRAIN_MS went by since it last was, not per event */
@@ -852,46 +889,16 @@ out:
 	return stream.want_drain && stream.write;
 }
 
-/* Is the code of type 1 .. 255 with no type byte (FAST aside)? */
-#define STREAM_HOT_TYPE(type) (((type) & 0x7FFFu) - 1u < 0xFFu)
-
-/* The header byte of a hot record (above its code byte) by the length of
- * par1 | par2 << 16: par1 takes the first two bytes. */
-static const uint16_t stream_hdr[7] = {
-	0x0000, 0x0100, 0x0200, 0x0600, 0x0A00, 0x0E00, 0x1200
-};
-
-/* The bytes of v < 2^48 (0 .. 6; 0 for 0). */
-static inline uint32_t byte_len(uint64_t v)
-{
-#if defined(__GNUC__) && UINTPTR_MAX > 0xFFFFFFFFu
-	return (uint32_t)(70 - __builtin_clzll(v << 1 | 1u)) >> 3;
-#elif defined(__GNUC__)
-	/* two 32-bit counts (the core's clz gives 32 for 0: no test) */
-	uint32_t hi = (uint32_t)(v >> 32), lo = (uint32_t)v;
-
-	if (hi)
-		return (uint32_t)(71 - __builtin_clz(hi)) >> 3;
-	return (uint32_t)(39 - (lo ? __builtin_clz(lo) : 32)) >> 3;
-#else
-	uint32_t n = 0;
-
-	while (v) {
-		v >>= 8;
-		n++;
-	}
-	return n;
-#endif
-}
-
 /*
  * One event into the stream (in the section): the hot path.  Below its
- * limit, the record is encoded in the ring in place with wide stores
- * (the bytes past it are overwritten by the next): code and header, the
- * delta's zigzag varint (non-negative and below STREAM_HOT_DELTA: 1 .. 3
- * bytes), then par1 and par2 as one field of 0 .. 6 bytes (par1 two bytes
- * when par2 is not 0: the format's lengths need not be the least).  1
- * if the transport is to be called after the section.
+ * limit, at a time from the last record's to below tend (2^24 cycles
+ * after it at most; the time's high word the last record's: a 32-bit
+ * test, and one word of it stored), with a code of 1 .. 255 (no FAST bit,
+ * no type byte) and a par2 below 0xFF00 (the cold path takes the rest of
+ * the short record's range), the record is the short one, two words
+ * stored in place: code | delta << 8, par1 | par2 << 16.  Anything else
+ * goes to stream_cold().  1 if the transport is to be called after the
+ * section.
  */
 #if defined(__GNUC__)
 __attribute__((always_inline))
@@ -900,36 +907,21 @@ static inline int stream_event(unsigned core, uint32_t type, uint32_t par1,
 			       uint64_t tsc, uint32_t par2)
 {
 	uint8_t *w;
-	uint64_t d, v;
-	uint32_t zz, l;
+	uint32_t lo = (uint32_t)tsc, d;
 	int rc = 0;
 
 	FTRACE_PORT_LOCK();
 	w = stream.wp;  /* read under the lock: another core may write */
-	if (w < stream.lim[core] && (d = tsc - stream.prev) < stream.dleft &&
-	    STREAM_HOT_TYPE(type)) {
-		stream.dleft -= (uint32_t)d;
-		v = (uint64_t)par1 | (uint64_t)par2 << 16;
-		l = byte_len(v);
-		put16(w, (uint16_t)(type | stream_hdr[l]));
-		zz = (uint32_t)d << 1;
-		if (zz < 0x80u) {
-			w[2] = (uint8_t)zz;
-			w += 3;
-		} else if (zz < 0x4000u) {
-			/* each 7-bit group moved up a bit: zz + its bits above 6 */
-			put16(w + 2, (uint16_t)(zz + (zz & ~0x7Fu) + 0x80u));
-			w += 4;
-		} else {
-			put32(w + 2, zz + (zz & ~0x7Fu) + ((zz & ~0x3FFFu) << 1) + 0x8080u);
-			w += 5;
-		}
-		put64(w, v);
-		stream.wp = w + l;
-		stream.prev = tsc;
+	d = lo - stream.prev_lo;
+	if (w < stream.lim[core] && (uint32_t)(tsc >> 32) == stream.prev_hi &&
+	    d < stream.tend_lo - stream.prev_lo && ((type - 1u) | par2 >> 8) < 0xFFu) {
+		put32(w, type | d << 8);
+		put32(w + 4, par1 | par2 << 16);
+		stream.wp = w + STREAM_HOT_MAX;
+		stream.prev_lo = lo;
 	} else if (stream_on) {
 		/* the stream off: its limits are NULL, one more test, no call */
-		rc = stream_cold(core, type, par1, tsc, par2);
+		rc = stream_cold(type | par1 << 16, par2, tsc);
 	}
 	FTRACE_PORT_UNLOCK();
 	return rc;
@@ -953,9 +945,10 @@ int tkrec_stream_init(void *ring, size_t size, tkrec_stream_write_fn out,
 	stream.sync_every = sync_every ? sync_every : TKREC_STREAM_SYNC_EVERY;
 	stream.drain_at = stream.size / 4u;
 	stream.drain_cycles = (uint64_t)cycles_per_msec * TKREC_STREAM_DRAIN_MS;
-	stream.prev = FTRACE_PORT_TSC();
-	stream.drained_at = stream.prev;
+	stream.drained_at = FTRACE_PORT_TSC();
+	STREAM_SET_PREV(stream.drained_at);
 	stream.core = (uint8_t)FTRACE_PORT_CORE();
+	stream.crc_core = 0xFFFFFFFFu;  /* no core: crc_pre is not computed yet */
 	stream.need_sync = 1;
 	try_sync(0);
 	stream_on = 1;
@@ -1027,7 +1020,7 @@ size_t tkrec_stream_drain(void)
 		len = stream.size - off < stream.used ? stream.size - off : stream.used;
 		stream.draining = 1;
 		stream.want_drain = 0;
-		stream.drained_at = stream.prev;
+		stream.drained_at = STREAM_PREV();
 		stream_relimit();
 		LEAVE(s);
 		took = (uint32_t)stream.write(stream.ring + off, len);
@@ -1070,7 +1063,7 @@ size_t tkrec_stream_read(void *buf, size_t max)
 		memcpy(dst + total, stream.ring + off, len);
 		stream.used -= len;
 		stream.want_drain = 0;
-		stream.drained_at = stream.prev;
+		stream.drained_at = STREAM_PREV();
 		stream_relimit();
 		LEAVE(s);
 		total += len;
@@ -1541,3 +1534,6 @@ int FTrace_OSD_init_udp(int flag, char *l_ip, char *t_ip)
 	return -1;
 #endif
 }
+
+#undef current
+#undef stream

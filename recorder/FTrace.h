@@ -264,7 +264,7 @@ void tkrec_meta_ipoint(uint16_t type, uint16_t par1, uint32_t par2, int fast);
 #ifndef TKREC_STREAM_DRAIN_MS
 #define TKREC_STREAM_DRAIN_MS 10u  /* the longest the ipoints leave bytes unsent */
 #endif
-#define TKREC_STREAM_VERSION 1u
+#define TKREC_STREAM_VERSION 2u
 #define TKREC_STREAM_SYNC_LEN 32u
 /* control records: 00, then the kind */
 #define TKREC_STREAM_SYNC 0x01u
@@ -272,6 +272,7 @@ void tkrec_meta_ipoint(uint16_t type, uint16_t par1, uint32_t par2, int fast);
 #define TKREC_STREAM_NAME 0x03u
 #define TKREC_STREAM_CORE 0x04u
 #define TKREC_STREAM_CONTEXT 0x06u  /* a context's pid, re-sent after a sync */
+#define TKREC_STREAM_EVENT 0x07u    /* an event in the long form */
 /* kinds of names */
 #define TKREC_NAME_TASK 0u      /* id: the pid of task_create / id records */
 #define TKREC_NAME_ISR 1u       /* id: the IRQ of interrupt_start */

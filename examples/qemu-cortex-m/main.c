@@ -568,9 +568,11 @@ static uint32_t cost_tenths(int clock)
 {
 	uint32_t a, b, c, d, i;
 
-	cost_setup();
+	/* the clock first: the stream starts at a time of the clock it is
+	 * measured with (else its first delta is one of another clock) */
 	if (tkrec_cm_clock_use(clock) != clock)
 		fw_fail("cost clock");
+	cost_setup();
 	a = SYST_CVR;
 	for (i = 0; i < COST_N; i++)
 		cost_event(i);

@@ -21,7 +21,8 @@ tracekit from its two recordings (the FTrace dump and the HTF mode):
   the version it names: the objects' sizes (arm-none-eabi-size), the
   instructions of one event (the firmware's own count; the stream build's
   three: the stream off, at most 81 / 91 instructions, DWT / SysTick, the
-  stream alone, the chunk and the stream), the dump's record
+  stream alone, at most 1.3 x the FTrace build's event on each clock, the
+  chunk and the stream), the dump's record
   count and the largest difference between the two recordings.
 
 Usage: check_run.py TRACEKIT DIR
@@ -143,8 +144,18 @@ def doc_figures(d, worst):
                      % (call, clock, got, row.group(1) if row else None))
     # the stream build's three costs: the stream off (the snapshot alone,
     # no dearer than 81 / 91, its cost before the stream's hot path went
-    # in place), the stream alone, the chunk and the stream
+    # in place), the stream alone (at most 1.3 x the FTrace build's event,
+    # each clock: the stream's cost target), the chunk and the stream
+    snap = re.search(r"cost of one ftrace event: ([\d.]+) instructions \(SysTick clock\), ([\d.]+) \(DWT",
+                     open("%s/fw-ftrace.log" % d).read())
     log = open("%s/fw-stream.log" % d).read()
+    only = re.search(r"cost of one stream-only event: ([\d.]+) instructions \(SysTick clock\), ([\d.]+) \(DWT",
+                     log)
+    if snap and only:
+        for i, clock in ((1, "SysTick"), (2, "DWT")):
+            if float(only.group(i)) > 1.3 * float(snap.group(i)):
+                fail("the stream-only event with %s costs %s instructions, more than 1.3 x the"
+                     " FTrace build's %s" % (clock, only.group(i), snap.group(i)))
     for label, call, ceil in (("stream", "TKREC_STREAM` build, stream off", (81, 91)),
                               ("stream-only", "TKREC_STREAM` build: stream only", None),
                               ("chunk\\+stream", "TKREC_STREAM` build: chunk + stream", None)):

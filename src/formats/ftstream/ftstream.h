@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define FTSTREAM_SYNC_LEN 32u
-#define FTSTREAM_VERSION 1u
+#define FTSTREAM_VERSION 2u
 #define FTSTREAM_REC 16u
 #define FTSTREAM_NAME_KINDS 3u
 

@@ -153,6 +153,22 @@ static int ctx_set(ftstream_dec *d, uint32_t ctx, uint32_t pid)
 	return 1;
 }
 
+/* An event decoded (d NULL: only its length is wanted): its record, and
+ * for id and task_create the context's pid.  0, or -1 out of memory. */
+static int event(ftstream_dec *d, uint64_t off, uint32_t type, uint32_t par1,
+		 uint64_t tsc, uint32_t par2, uint64_t *prev)
+{
+	*prev = tsc;
+	if (!d)
+		return 0;
+	if (add_rec(d, off, type, par1, tsc, par2) < 0)
+		return -1;
+	if (((type & 0x7FFFu) == 0x60u || (type & 0x7FFFu) == 0x02u) &&
+	    ctx_set(d, par1, par2) < 0)
+		return -1;
+	return 0;
+}
+
 /* Results of one record: its length, 0 cut by the end, -1 bad, -2 nomem. */
 static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 		   uint64_t *prev)
@@ -243,6 +259,38 @@ static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 			}
 			return (long)i;
 		}
+		case 0x07: /* an event, the long form: code, header, varint(zigzag
+			    * delta), [type bits 8-14], par1, par2 */
+			if (n < 4)
+				return 0;
+			if (p[2] == 0 || (p[3] & 0x40u))
+				return -1;
+			l1 = p[3] & 3u;
+			l2 = p[3] >> 2 & 7u;
+			if (l1 > 2 || l2 > 4)
+				return -1;
+			i = 4;
+			rc = varint(p, n, &i, &v);
+			if (rc <= 0)
+				return rc;
+			tsc = *prev + ((v & 1u) ? ~(v >> 1) : v >> 1);
+			type = p[2] | ((p[3] & 0x80u) ? 0x8000u : 0u);
+			if (p[3] & 0x20u) {
+				if (i >= n)
+					return 0;
+				if (p[i] == 0 || p[i] > 0x7Fu)
+					return -1;
+				type |= (uint32_t)p[i++] << 8;
+			}
+			if (n - i < l1 + l2)
+				return 0;
+			for (k = 0; k < l1; k++)
+				par1 |= (uint32_t)p[i + k] << (8 * k);
+			i += l1;
+			for (k = 0; k < l2; k++)
+				par2 |= (uint32_t)p[i + k] << (8 * k);
+			i += l2;
+			return event(d, off, type, par1, tsc, par2, prev) < 0 ? -2 : (long)i;
 		case 0x05: /* end: written by tracekit record, never by the target */
 			if (n < 3)
 				return 0;
@@ -255,41 +303,12 @@ static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 			return -1;
 		}
 	}
-	/* an event: code, header, varint(zigzag delta), [type bits 8-14], par1, par2 */
-	if (p[1] & 0x40u)
-		return -1;
-	l1 = p[1] & 3u;
-	l2 = p[1] >> 2 & 7u;
-	if (l1 > 2 || l2 > 4)
-		return -1;
-	rc = varint(p, n, &i, &v);
-	if (rc <= 0)
-		return rc;
-	tsc = *prev + ((v & 1u) ? ~(v >> 1) : v >> 1);
-	type = p[0] | ((p[1] & 0x80u) ? 0x8000u : 0u);
-	if (p[1] & 0x20u) {
-		if (i >= n)
-			return 0;
-		if (p[i] == 0 || p[i] > 0x7Fu)
-			return -1;
-		type |= (uint32_t)p[i++] << 8;
-	}
-	if (n - i < l1 + l2)
+	/* the short event: code, u24 delta, u16 par1, u16 par2 */
+	if (n < 8)
 		return 0;
-	for (k = 0; k < l1; k++)
-		par1 |= (uint32_t)p[i + k] << (8 * k);
-	i += l1;
-	for (k = 0; k < l2; k++)
-		par2 |= (uint32_t)p[i + k] << (8 * k);
-	i += l2;
-	if (d && add_rec(d, off, type, par1, tsc, par2) < 0)
-		return -2;
-	/* id, task_create: the context's pid */
-	if (d && (p[0] == 0x60 || p[0] == 0x02) && !(p[1] & 0x20u) &&
-	    ctx_set(d, par1, par2) < 0)
-		return -2;
-	*prev = tsc;
-	return (long)i;
+	return event(d, off, p[0], (uint32_t)p[4] | (uint32_t)p[5] << 8,
+		     *prev + ((uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16),
+		     (uint32_t)p[6] | (uint32_t)p[7] << 8, prev) < 0 ? -2 : 8;
 }
 
 long ftstream_record_len(const uint8_t *p, size_t n)

@@ -38,7 +38,7 @@ class Stream:
         self.ctxs = {}
 
     def sync(self):
-        body = bytes([0, 1]) + b'TKSY' + bytes([1, 0]) + struct.pack(
+        body = bytes([0, 1]) + b'TKSY' + bytes([2, 0]) + struct.pack(
             '<IIIII', self.clk, self.prev & 0xFFFFFFFF, self.prev >> 32,
             self.lost, self.seq)
         self.b += body + struct.pack('<I', zlib.crc32(body))
@@ -56,10 +56,15 @@ class Stream:
 
     def ev(self, code, par1, tsc, par2=0, fast=False):
         d = tsc - self.prev
-        zz = 2 * d if d >= 0 else -2 * d - 1
-        l1, l2 = nbytes(par1, 2), nbytes(par2, 4)
-        self.b += bytes([code, l1 | l2 << 2 | (0x80 if fast else 0)]) + varint(zz)
-        self.b += par1.to_bytes(2, 'little')[:l1] + par2.to_bytes(4, 'little')[:l2]
+        if not fast and 0 <= d < 1 << 24 and par2 < 1 << 16:
+            # the short record: code, u24 delta, u16 par1, u16 par2
+            self.b += bytes([code]) + d.to_bytes(3, 'little') + struct.pack('<HH', par1, par2)
+        else:
+            # the long one: 00 07 code header varint(zigzag delta) par1 par2
+            zz = 2 * d if d >= 0 else -2 * d - 1
+            l1, l2 = nbytes(par1, 2), nbytes(par2, 4)
+            self.b += bytes([0, 7, code, l1 | l2 << 2 | (0x80 if fast else 0)]) + varint(zz)
+            self.b += par1.to_bytes(2, 'little')[:l1] + par2.to_bytes(4, 'little')[:l2]
         self.prev = tsc
 
     def ident(self, ctx, pid, tsc):
@@ -179,10 +184,10 @@ def cases():
     # a record cut by the end
     out['ok/cut_end'] = bytes(s.b[:-1])
     out['fail/joined_late_strict'] = bytes(s.b[5:])
-    # a header with its reserved bit set, after the first sync
+    # a control record of no known kind in place of the first event
     bad = bytearray(s.b)
     first_ev = 32 + (3 + 1 + 1 + 7) + (3 + 1 + 1 + 4)
-    bad[first_ev + 1] |= 0x40
+    bad[first_ev:first_ev + 2] = bytes([0, 0x7F])
     out['fail/bad_record_strict'] = bytes(bad)
     # no sync record at all (a sync whose CRC is wrong)
     n = Stream()
