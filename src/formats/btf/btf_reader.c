@@ -108,6 +108,8 @@ struct type_slot {
  * the slot hash needs no seed.
  */
 #define ENT_SLOTS_LOG2 10
+/* the most events one btf_reader_next_batch() hands out */
+#define BATCH_EVENTS 128
 #define EV_SLOTS_LOG2 6
 struct ent_slot {              /* sources and targets */
 	uint64_t w0, w1;
@@ -173,6 +175,8 @@ typedef struct btf_reader {
 	uint8_t implied[TK_ET_COUNT][TK_EV_COUNT];
 	struct ent_slot ent_cache[1 << ENT_SLOTS_LOG2];
 	struct ev_slot ev_cache[1 << EV_SLOTS_LOG2];
+	/* the events of btf_reader_next_batch() */
+	tk_event batch[BATCH_EVENTS];
 } btf_reader;
 
 /* ---- probing ------------------------------------------------------------ */
@@ -2110,6 +2114,65 @@ int btf_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 		*ev = &r->ev;
 		return TK_OK;
 	}
+}
+
+/*
+ * The usual data lines (those of parse_fast()) in a row, into b->batch;
+ * the first other line ends the batch and is kept for the next call
+ * (have_pend: the window does not move before then, as no line is read
+ * past it), which takes it the way btf_reader_next() does, one event a
+ * call.  A batch's events make no entity, string or warning, and their
+ * notes point into the window, which only a fill moves: the lines of a
+ * batch are those whose 64 bytes were in the window already.
+ */
+int btf_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
+			  size_t max, tk_error *err)
+{
+	btf_reader *b = r->impl;
+	const tk_event *ev;
+	size_t k = 0;
+	int rc;
+
+#if TK_SCAN_SIMD && LE_WORDS
+	if (max > BATCH_EVENTS)
+		max = BATCH_EVENTS;
+	while (k < max && !b->have_pend && TK_LIKELY(!b->lines.skip_lf) &&
+	       TK_LIKELY(b->lines.limit - b->lines.pos >= 64)) {
+		const char *line;
+		size_t len;
+		uint64_t mask;
+
+		if (TK_UNLIKELY(!quick_line(b, &line, &len, &mask)))
+			break;
+		if (TK_LIKELY(len != 0 && line[0] != '#') &&
+		    TK_LIKELY(parse_fast(b, line, len, mask, &b->batch[k]))) {
+			k++;
+			continue;
+		}
+		/* as btf_reader_next() leaves a line that parse_fast() did
+		 * not take, kept for the next call */
+		b->ls.nl = line + len;
+		b->ls.mask = mask;
+		b->ls.ncommas = -1;
+		b->ls.blank = 0;
+		b->pend = line;
+		b->pend_len = len;
+		b->have_pend = 1;
+		break;
+	}
+	if (k) {
+		*evs = b->batch;
+		*n = k;
+		return TK_OK;
+	}
+#else
+	(void)max;
+#endif
+	if ((rc = btf_reader_next(r, &ev, err)) == TK_OK) {
+		*evs = ev;
+		*n = 1;
+	}
+	return rc;
 }
 
 void btf_reader_close(tk_reader *r)
