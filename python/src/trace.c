@@ -252,44 +252,41 @@ static void u64map_free(u64map *m)
 	memset(m, 0, sizeof *m);
 }
 
-/* distinct byte strings -> dense codes 0, 1, ... in order of first sight */
+/*
+ * Distinct byte strings -> dense codes 0, 1, ... in order of first sight
+ * (the notes: tens of thousands of distinct ones in a large trace, met in
+ * no order, so that a lookup is a cache miss).  A slot holds what settles
+ * a lookup alone for a string of up to 16 bytes (its bytes as two zero-
+ * padded words and its length), so that a lookup touches one slot, not a
+ * slot, an entry and the bytes; a longer string is compared in `bytes`.
+ * The slots are looked up (prefetched) before they are needed: see
+ * strmap_key() and columns_add().
+ */
 typedef struct strent {
 	size_t off, len;     /* where its bytes are in `bytes` */
-	uint64_t hash;
 } strent;
 
-/* a slot of the table: the code + 1 (0: empty) and its hash's high half,
- * compared before the bytes are looked at */
+/* a string's key: its bytes (up to 16) or 0, 0 (longer), its hash */
+typedef struct strkey {
+	uint64_t w0, w1, hash;
+} strkey;
+
+/* a slot of the table: the key, the length and the code + 1 (0: empty);
+ * 32 bytes, so that no slot spans two cache lines */
 typedef struct strslot {
+	uint64_t w0, w1, hash;
+	uint32_t len;
 	int32_t code;
-	uint32_t tag;
 } strslot;
 
 typedef struct strmap {
-	strslot *slot;       /* cap long */
+	strslot *slot;       /* cap long (mem_resize()) */
 	size_t cap;
 	strent *ent;         /* per code */
 	size_t n, ncap;
 	char *bytes;
 	size_t nbytes, bcap;
 } strmap;
-
-/* a hash of n bytes, 8 at a time */
-static uint64_t str_hash(const char *s, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
-
-	for (; n >= 8; s += 8, n -= 8) {
-		memcpy(&w, s, 8);
-		h = mix64(h ^ w);
-	}
-	if (n) {
-		w = 0;
-		memcpy(&w, s, n);
-		h = mix64(h ^ w ^ 0xff51afd7ed558ccdull);
-	}
-	return h;
-}
 
 /*
  * The failures of the parts that run without the GIL (the reading loops):
@@ -323,40 +320,133 @@ static int grow(void *pp, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-/* the code of `s` (n bytes), added when new; FILL_NOMEM or FILL_NOTES (no
- * exception set: called without the GIL) */
-static int32_t strmap_code(strmap *m, const char *s, size_t n)
+static char *mem_resize(char *p, size_t old, size_t size);
+static void mem_free(char *p, size_t size);
+
+/* a hash of n bytes, 8 at a time */
+static uint64_t str_hash(const char *s, size_t n)
 {
-	uint64_t h = str_hash(s, n);
-	uint32_t tag = (uint32_t)(h >> 32);
-	size_t j, i;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
 
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 64;
-		strslot *slot = PyMem_RawCalloc(cap, sizeof *slot);
-
-		if (!slot)
-			return FILL_NOMEM;
-		for (i = 0; i < m->n; i++) {
-			for (j = m->ent[i].hash & (cap - 1); slot[j].code; j = (j + 1) & (cap - 1))
-				;
-			slot[j].code = (int32_t)i + 1;
-			slot[j].tag = (uint32_t)(m->ent[i].hash >> 32);
-		}
-		PyMem_RawFree(m->slot);
-		m->slot = slot;
-		m->cap = cap;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = mix64(h ^ w);
 	}
-	for (j = h & (m->cap - 1); m->slot[j].code; j = (j + 1) & (m->cap - 1)) {
+	if (n) {
+		w = 0;
+		memcpy(&w, s, n);
+		h = mix64(h ^ w ^ 0xff51afd7ed558ccdull);
+	}
+	return h;
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* the n (0 to 8) bytes at s as a little-endian word, zero-padded, reading
+ * no byte past them (overlapping loads: a byte read twice is the same
+ * byte at the same place) */
+static inline uint64_t load_upto8(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	uint32_t a, b;
+
+	if (n >= 4) {
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		return (uint64_t)a | (uint64_t)b << (8 * (n - 4));
+	}
+	if (!n)
+		return 0;
+	return (uint64_t)u[0] | (uint64_t)u[n >> 1] << (8 * (n >> 1)) |
+	       (uint64_t)u[n - 1] << (8 * (n - 1));
+}
+#endif
+
+/* the key of the n bytes at s */
+static inline strkey strmap_key(const char *s, size_t n)
+{
+	strkey k;
+
+	if (n > 16) {
+		k.w0 = k.w1 = 0;
+		k.hash = str_hash(s, n);
+		return k;
+	}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n > 8) {
+		memcpy(&k.w0, s, 8);
+		k.w1 = load_upto8(s + 8, n - 8);
+	} else {
+		k.w0 = load_upto8(s, n);
+		k.w1 = 0;
+	}
+#else
+	{
+		uint64_t w[2] = { 0, 0 };
+
+		memcpy(w, s, n);
+		k.w0 = w[0];
+		k.w1 = w[1];
+	}
+#endif
+	k.hash = mix64(k.w0 ^ (k.w1 * 0x9e3779b97f4a7c15ull) ^ n);
+	return k;
+}
+
+/* the slot where the string of key k is, or would be put */
+static inline const strslot *strmap_where(const strmap *m, const strkey *k)
+{
+	return m->cap ? &m->slot[k->hash & (m->cap - 1)] : NULL;
+}
+
+/* the table grown to twice its size: 0, or -1 out of memory */
+static int strmap_grow(strmap *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 64, i, j;
+	strslot *slot;
+
+	if (cap > SIZE_MAX / sizeof *slot ||
+	    !(slot = (strslot *)(void *)mem_resize(NULL, 0, cap * sizeof *slot)))
+		return -1;
+#if !defined(__linux__)
+	memset(slot, 0, cap * sizeof *slot);
+#endif
+	/* every slot empty (fresh pages are zeros) */
+	for (i = 0; i < m->cap; i++) {
+		const strslot *o = &m->slot[i];
+
+		if (!o->code)
+			continue;
+		for (j = o->hash & (cap - 1); slot[j].code; j = (j + 1) & (cap - 1))
+			;
+		slot[j] = *o;
+	}
+	mem_free((char *)m->slot, m->cap * sizeof *slot);
+	m->slot = slot;
+	m->cap = cap;
+	return 0;
+}
+
+/* the code of `s` (n bytes, key k), added when new; FILL_NOMEM or
+ * FILL_NOTES (no exception set: called without the GIL) */
+static int32_t strmap_code(strmap *m, const char *s, size_t n, const strkey *k)
+{
+	size_t j;
+
+	if ((m->n + 1) * 4 > m->cap * 3 && strmap_grow(m) < 0)
+		return FILL_NOMEM;
+	for (j = k->hash & (m->cap - 1); m->slot[j].code; j = (j + 1) & (m->cap - 1)) {
+		const strslot *sl = &m->slot[j];
 		const strent *e;
 
-		if (m->slot[j].tag != tag)
+		if (((sl->w0 ^ k->w0) | (sl->w1 ^ k->w1) | (sl->hash ^ k->hash)) || sl->len != n)
 			continue;
-		e = &m->ent[m->slot[j].code - 1];
+		if (n <= 16)
+			return sl->code - 1;
+		e = &m->ent[sl->code - 1];
 		if (e->len == n && !memcmp(m->bytes + e->off, s, n))
-			return m->slot[j].code - 1;
+			return sl->code - 1;
 	}
-	if (m->n >= INT32_MAX - 1)
+	if (m->n >= INT32_MAX - 1 || n > UINT32_MAX)
 		return FILL_NOTES;
 	if (grow(&m->ent, &m->ncap, m->n + 1, sizeof *m->ent) < 0 ||
 	    grow(&m->bytes, &m->bcap, m->nbytes + n + 1, 1) < 0)
@@ -364,16 +454,18 @@ static int32_t strmap_code(strmap *m, const char *s, size_t n)
 	memcpy(m->bytes + m->nbytes, s, n);
 	m->ent[m->n].off = m->nbytes;
 	m->ent[m->n].len = n;
-	m->ent[m->n].hash = h;
 	m->nbytes += n;
+	m->slot[j].w0 = k->w0;
+	m->slot[j].w1 = k->w1;
+	m->slot[j].hash = k->hash;
+	m->slot[j].len = (uint32_t)n;
 	m->slot[j].code = (int32_t)m->n + 1;
-	m->slot[j].tag = tag;
 	return (int32_t)m->n++;
 }
 
 static void strmap_free(strmap *m)
 {
-	PyMem_RawFree(m->slot);
+	mem_free((char *)m->slot, m->cap * sizeof *m->slot);
 	PyMem_RawFree(m->ent);
 	PyMem_RawFree(m->bytes);
 	memset(m, 0, sizeof *m);
@@ -678,17 +770,39 @@ static inline void put32(char *p, int32_t v)
 	memcpy(p, &v, 4);
 }
 
-/* the codes of event `e`: 0, or FILL_NOMEM / FILL_NOTES */
-static inline int event_codes(const tk_event *e, idmap *types, idmap *names, strmap *notes,
-			      int32_t *ty, int32_t *na, int32_t *no)
+/* the codes of event `e` (the key of its note in *k, if it has one): 0,
+ * or FILL_NOMEM / FILL_NOTES */
+static inline int event_codes(const tk_event *e, const strkey *k, idmap *types, idmap *names,
+			      strmap *notes, int32_t *ty, int32_t *na, int32_t *no)
 {
 	if ((*ty = idmap_code(types, e->type_name, (unsigned)e->type)) < 0 ||
 	    (*na = idmap_code(names, e->name, (unsigned)e->kind)) < 0)
 		return FILL_NOMEM;
 	*no = -1;
-	if (e->note && (*no = strmap_code(notes, e->note, e->note_len)) < 0)
+	if (e->note && (*no = strmap_code(notes, e->note, e->note_len, k)) < 0)
 		return *no;
 	return 0;
+}
+
+/* events whose notes' slots are looked up (prefetched) before the first
+ * of them is coded */
+#define NOTES_AHEAD 64
+
+/* the keys of the notes of the n (<= NOTES_AHEAD) events at ev in k[],
+ * their slots prefetched */
+static inline void note_keys(const tk_event *ev, size_t n, const strmap *notes, strkey *k)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!ev[i].note)
+			continue;
+		k[i] = strmap_key(ev[i].note, ev[i].note_len);
+#if defined(__GNUC__)
+		if (notes->cap)
+			__builtin_prefetch(strmap_where(notes, &k[i]));
+#endif
+	}
 }
 
 /*
@@ -699,50 +813,57 @@ static inline int event_codes(const tk_event *e, idmap *types, idmap *names, str
 static int columns_add(columns *c, const tk_event *ev, size_t n, idmap *types, idmap *names,
 		       strmap *notes)
 {
-	size_t i, at;
+	strkey key[NOTES_AHEAD];
+	size_t i, at, part;
 	int32_t ty, na, no;
 	int rc;
 
 	if (c->n + n > c->cap && (rc = columns_grow(c, c->n + n)) < 0)
 		return rc;
 	at = c->n;
-	if (c->records) {
-		char *p = c->buf[0] + at * RECORD_SIZE;
+	for (; n; n -= part, ev += part) {
+		part = n < NOTES_AHEAD ? n : NOTES_AHEAD;
+		note_keys(ev, part, notes, key);
+		if (c->records) {
+			char *p = c->buf[0] + at * RECORD_SIZE;
 
-		for (i = 0; i < n; i++, p += RECORD_SIZE) {
+			for (i = 0; i < part; i++, p += RECORD_SIZE) {
+				const tk_event *e = ev + i;
+
+				if ((rc = event_codes(e, &key[i], types, names, notes, &ty, &na, &no)) < 0)
+					return rc;
+				put64(p + fields[F_TIME].offset, e->time);
+				put64(p + fields[F_SOURCE_INST].offset, (uint64_t)e->source_inst);
+				put64(p + fields[F_TARGET_INST].offset, (uint64_t)e->target_inst);
+				put32(p + fields[F_SOURCE].offset, (int32_t)e->source);
+				put32(p + fields[F_TARGET_TYPE].offset, ty);
+				put32(p + fields[F_TARGET].offset, (int32_t)e->target);
+				put32(p + fields[F_EVENT].offset, na);
+				put32(p + fields[F_NOTE].offset, no);
+				put32(p + fields[F_CORE].offset,
+				      e->core == TK_NONE ? -1 : (int32_t)e->core);
+			}
+			at += part;
+			c->n = at;
+			continue;
+		}
+		for (i = 0; i < part; i++, at++) {
 			const tk_event *e = ev + i;
 
-			if ((rc = event_codes(e, types, names, notes, &ty, &na, &no)) < 0)
+			if ((rc = event_codes(e, &key[i], types, names, notes, &ty, &na, &no)) < 0)
 				return rc;
-			put64(p + fields[F_TIME].offset, e->time);
-			put64(p + fields[F_SOURCE_INST].offset, (uint64_t)e->source_inst);
-			put64(p + fields[F_TARGET_INST].offset, (uint64_t)e->target_inst);
-			put32(p + fields[F_SOURCE].offset, (int32_t)e->source);
-			put32(p + fields[F_TARGET_TYPE].offset, ty);
-			put32(p + fields[F_TARGET].offset, (int32_t)e->target);
-			put32(p + fields[F_EVENT].offset, na);
-			put32(p + fields[F_NOTE].offset, no);
-			put32(p + fields[F_CORE].offset, e->core == TK_NONE ? -1 : (int32_t)e->core);
+			put64(c->buf[F_TIME] + at * 8, e->time);
+			put32(c->buf[F_SOURCE] + at * 4, (int32_t)e->source);
+			put64(c->buf[F_SOURCE_INST] + at * 8, (uint64_t)e->source_inst);
+			put32(c->buf[F_TARGET_TYPE] + at * 4, ty);
+			put32(c->buf[F_TARGET] + at * 4, (int32_t)e->target);
+			put64(c->buf[F_TARGET_INST] + at * 8, (uint64_t)e->target_inst);
+			put32(c->buf[F_EVENT] + at * 4, na);
+			put32(c->buf[F_NOTE] + at * 4, no);
+			put32(c->buf[F_CORE] + at * 4, e->core == TK_NONE ? -1 : (int32_t)e->core);
 		}
-		c->n = at + n;
-		return 0;
+		c->n = at;
 	}
-	for (i = 0; i < n; i++, at++) {
-		const tk_event *e = ev + i;
-
-		if ((rc = event_codes(e, types, names, notes, &ty, &na, &no)) < 0)
-			return rc;
-		put64(c->buf[F_TIME] + at * 8, e->time);
-		put32(c->buf[F_SOURCE] + at * 4, (int32_t)e->source);
-		put64(c->buf[F_SOURCE_INST] + at * 8, (uint64_t)e->source_inst);
-		put32(c->buf[F_TARGET_TYPE] + at * 4, ty);
-		put32(c->buf[F_TARGET] + at * 4, (int32_t)e->target);
-		put64(c->buf[F_TARGET_INST] + at * 8, (uint64_t)e->target_inst);
-		put32(c->buf[F_EVENT] + at * 4, na);
-		put32(c->buf[F_NOTE] + at * 4, no);
-		put32(c->buf[F_CORE] + at * 4, e->core == TK_NONE ? -1 : (int32_t)e->core);
-	}
-	c->n = at;
 	return 0;
 }
 
