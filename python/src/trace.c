@@ -770,67 +770,75 @@ static inline void put32(char *p, int32_t v)
 	memcpy(p, &v, 4);
 }
 
-/* the codes of event `e` (the key of its note in *k, if it has one): 0,
- * or FILL_NOMEM / FILL_NOTES */
-static inline int event_codes(const tk_event *e, const strkey *k, idmap *types, idmap *names,
-			      strmap *notes, int32_t *ty, int32_t *na, int32_t *no)
+/* the codes of the names of event `e`: 0, or FILL_NOMEM */
+static inline int event_codes(const tk_event *e, idmap *types, idmap *names, int32_t *ty,
+			      int32_t *na)
 {
 	if ((*ty = idmap_code(types, e->type_name, (unsigned)e->type)) < 0 ||
 	    (*na = idmap_code(names, e->name, (unsigned)e->kind)) < 0)
 		return FILL_NOMEM;
-	*no = -1;
-	if (e->note && (*no = strmap_code(notes, e->note, e->note_len, k)) < 0)
-		return *no;
 	return 0;
 }
 
-/* events whose notes' slots are looked up (prefetched) before the first
- * of them is coded */
-#define NOTES_AHEAD 64
+/* the events columns_add() takes at a time (their notes listed first) */
+#define ADD_PART 1024
+/* how many notes ahead of the one coded a slot is prefetched (a power of
+ * two): a lookup is a cache miss, and a miss takes longer than coding a
+ * note whose slot is there */
+#define NOTES_AHEAD 16
 
-/* the keys of the notes of the n (<= NOTES_AHEAD) events at ev in k[],
- * their slots prefetched */
-static inline void note_keys(const tk_event *ev, size_t n, const strmap *notes, strkey *k)
+/* the key of note `i` of the events at ev (listed in at[]) into ring[],
+ * its slot prefetched */
+static inline void note_ahead(const tk_event *ev, const uint32_t *at, size_t i, const strmap *notes,
+			      strkey *ring)
 {
-	size_t i;
+	const tk_event *e = &ev[at[i]];
+	strkey *k = &ring[i & (NOTES_AHEAD - 1)];
 
-	for (i = 0; i < n; i++) {
-		if (!ev[i].note)
-			continue;
-		k[i] = strmap_key(ev[i].note, ev[i].note_len);
+	*k = strmap_key(e->note, e->note_len);
 #if defined(__GNUC__)
-		if (notes->cap)
-			__builtin_prefetch(strmap_where(notes, &k[i]));
+	if (notes->cap)
+		__builtin_prefetch(strmap_where(notes, k));
+#else
+	(void)notes;
 #endif
-	}
 }
 
 /*
  * The events of a batch into the columns: 0, or FILL_NOMEM / FILL_NOTES
  * with no exception set (called without the GIL).  Records are written
- * whole at the fields' fixed offsets (fields[] folds to constants).
+ * whole at the fields' fixed offsets (fields[] folds to constants), the
+ * note -1; then the events with a note (listed on the way, without a
+ * branch an event) get their notes' codes, each note's slot prefetched
+ * NOTES_AHEAD notes before (the first ones before the records).
  */
 static int columns_add(columns *c, const tk_event *ev, size_t n, idmap *types, idmap *names,
 		       strmap *notes)
 {
-	strkey key[NOTES_AHEAD];
-	size_t i, at, part;
+	uint32_t at[ADD_PART];
+	strkey ring[NOTES_AHEAD];
+	size_t i, j, k, first, part;
 	int32_t ty, na, no;
 	int rc;
 
 	if (c->n + n > c->cap && (rc = columns_grow(c, c->n + n)) < 0)
 		return rc;
-	at = c->n;
 	for (; n; n -= part, ev += part) {
-		part = n < NOTES_AHEAD ? n : NOTES_AHEAD;
-		note_keys(ev, part, notes, key);
+		part = n < ADD_PART ? n : ADD_PART;
+		first = c->n;
+		for (i = k = 0; i < part; i++) {
+			at[k] = (uint32_t)i;
+			k += ev[i].note != NULL;
+		}
+		for (j = 0; j < k && j < NOTES_AHEAD; j++)
+			note_ahead(ev, at, j, notes, ring);
 		if (c->records) {
-			char *p = c->buf[0] + at * RECORD_SIZE;
+			char *p = c->buf[0] + first * RECORD_SIZE;
 
 			for (i = 0; i < part; i++, p += RECORD_SIZE) {
 				const tk_event *e = ev + i;
 
-				if ((rc = event_codes(e, &key[i], types, names, notes, &ty, &na, &no)) < 0)
+				if ((rc = event_codes(e, types, names, &ty, &na)) < 0)
 					return rc;
 				put64(p + fields[F_TIME].offset, e->time);
 				put64(p + fields[F_SOURCE_INST].offset, (uint64_t)e->source_inst);
@@ -839,30 +847,44 @@ static int columns_add(columns *c, const tk_event *ev, size_t n, idmap *types, i
 				put32(p + fields[F_TARGET_TYPE].offset, ty);
 				put32(p + fields[F_TARGET].offset, (int32_t)e->target);
 				put32(p + fields[F_EVENT].offset, na);
-				put32(p + fields[F_NOTE].offset, no);
+				put32(p + fields[F_NOTE].offset, -1);
 				put32(p + fields[F_CORE].offset,
 				      e->core == TK_NONE ? -1 : (int32_t)e->core);
 			}
-			at += part;
-			c->n = at;
-			continue;
-		}
-		for (i = 0; i < part; i++, at++) {
-			const tk_event *e = ev + i;
+		} else {
+			for (i = 0; i < part; i++) {
+				const tk_event *e = ev + i;
+				size_t r = first + i;
 
-			if ((rc = event_codes(e, &key[i], types, names, notes, &ty, &na, &no)) < 0)
-				return rc;
-			put64(c->buf[F_TIME] + at * 8, e->time);
-			put32(c->buf[F_SOURCE] + at * 4, (int32_t)e->source);
-			put64(c->buf[F_SOURCE_INST] + at * 8, (uint64_t)e->source_inst);
-			put32(c->buf[F_TARGET_TYPE] + at * 4, ty);
-			put32(c->buf[F_TARGET] + at * 4, (int32_t)e->target);
-			put64(c->buf[F_TARGET_INST] + at * 8, (uint64_t)e->target_inst);
-			put32(c->buf[F_EVENT] + at * 4, na);
-			put32(c->buf[F_NOTE] + at * 4, no);
-			put32(c->buf[F_CORE] + at * 4, e->core == TK_NONE ? -1 : (int32_t)e->core);
+				if ((rc = event_codes(e, types, names, &ty, &na)) < 0)
+					return rc;
+				put64(c->buf[F_TIME] + r * 8, e->time);
+				put32(c->buf[F_SOURCE] + r * 4, (int32_t)e->source);
+				put64(c->buf[F_SOURCE_INST] + r * 8, (uint64_t)e->source_inst);
+				put32(c->buf[F_TARGET_TYPE] + r * 4, ty);
+				put32(c->buf[F_TARGET] + r * 4, (int32_t)e->target);
+				put64(c->buf[F_TARGET_INST] + r * 8, (uint64_t)e->target_inst);
+				put32(c->buf[F_EVENT] + r * 4, na);
+				put32(c->buf[F_NOTE] + r * 4, -1);
+				put32(c->buf[F_CORE] + r * 4,
+				      e->core == TK_NONE ? -1 : (int32_t)e->core);
+			}
 		}
-		c->n = at;
+		for (j = 0; j < k; j++) {
+			const tk_event *e = &ev[at[j]];
+			strkey key = ring[j & (NOTES_AHEAD - 1)];
+			size_t r = first + at[j];
+
+			if (j + NOTES_AHEAD < k)
+				note_ahead(ev, at, j + NOTES_AHEAD, notes, ring);
+			if ((no = strmap_code(notes, e->note, e->note_len, &key)) < 0)
+				return no;
+			if (c->records)
+				put32(c->buf[0] + r * RECORD_SIZE + fields[F_NOTE].offset, no);
+			else
+				put32(c->buf[F_NOTE] + r * 4, no);
+		}
+		c->n = first + part;
 	}
 	return 0;
 }
