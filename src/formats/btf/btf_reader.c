@@ -1517,9 +1517,11 @@ static TK_INLINE int parse_fast(btf_reader *b, const char *line, size_t len,
 	const struct type_slot *ty;
 	const struct ent_slot *ss, *ts;
 	const struct ev_slot *es;
-	tk_etype type;
+	tk_etype type, st;
 	tk_evkind kind;
-	uint32_t core;
+	uint32_t core, not_core;
+	const char *note[2];
+	int is_core, to_core;
 
 	/* the fields in order, each checked as it is taken: 1 to 16 bytes
 	 * (an empty one wraps to a large length), 16 bytes readable at it
@@ -1590,29 +1592,26 @@ static TK_INLINE int parse_fast(btf_reader *b, const char *line, size_t len,
 			ts->e->type != type))
 		return 0;
 	/* the source: a type that an event may still change goes the
-	 * general way */
-	switch (ss->e->type) {
-	case TK_ET_UNKNOWN:
+	 * general way (an unknown one; any but a core for an event whose
+	 * source is a core, a stimulus whose type was inferred among them).
+	 * The tests are bits, not branches: the source's type varies from
+	 * line to line, and a branch on it would be mispredicted; the one
+	 * left is rarely taken. */
+	st = ss->e->type;
+	is_core = st == TK_ET_C;
+	to_core = b->implied[type][kind] == TK_ET_C;
+	if (TK_UNLIKELY((st == TK_ET_UNKNOWN) | ((is_core == 0) & to_core) |
+			(ts->ent >= b->cap_core)))
 		return 0;
-	case TK_ET_STI:
-		if (!b->explicit_type[ss->ent] &&
-		    b->implied[type][kind] == TK_ET_C)
-			return 0;
-		break;
-	default:
-		break;
-	}
-	core = ss->e->type == TK_ET_C ? ss->ent : TK_NONE;
-	if (TK_UNLIKELY((core == TK_NONE && b->implied[type][kind] == TK_ET_C) ||
-			ts->ent >= b->cap_core))
-		return 0;
+	/* all ones unless the source is a core (TK_NONE is all ones) */
+	not_core = (uint32_t)is_core - 1u;
+	core = ss->ent | not_core;
 
 	b->last_time = time;
-	if (core != TK_NONE) {
-		b->core_of[ts->ent] = core + 1;
-		if (!b->many_cores)
-			note_core(b, core);
-	}
+	/* the target's core: the source's when it is a core */
+	b->core_of[ts->ent] = (b->core_of[ts->ent] & not_core) | ((core + 1) & ~not_core);
+	if (TK_UNLIKELY(is_core & (b->many_cores == 0)))
+		note_core(b, core);
 	ev->time = time;
 	ev->source = ss->ent;
 	ev->target = ts->ent;
@@ -1623,13 +1622,13 @@ static TK_INLINE int parse_fast(btf_reader *b, const char *line, size_t len,
 	ev->type_name = ty->name;
 	ev->name = es->name;
 	ev->core = core;
-	if (m) {
-		ev->note = line + c6 + 1;
-		ev->note_len = (uint32_t)(len - c6 - 1);
-	} else {
-		ev->note = NULL;
-		ev->note_len = 0;
-	}
+	/* a note or none, selected, not branched on (lines with and
+	 * without one come in no order; with none c6 is len, and the
+	 * pointer is the line end's next byte) */
+	note[0] = NULL;
+	note[1] = line + c6 + 1;
+	ev->note = note[m != 0];
+	ev->note_len = (uint32_t)(len - c6 - 1) & (0u - (uint32_t)(m != 0));
 	ev->pos = b->lines.line;
 	return 1;
 }
