@@ -3,8 +3,9 @@
  *
  * One pass over the lines of the source.  The header (parameters, comments,
  * 2.1.x tables, 2.2+ mappings) is read when the reader opens; data lines are
- * parsed one at a time into the reader's single tk_event, so memory does not
- * grow with the trace.  Names are interned; per-string side tables cache
+ * parsed one at a time into the reader's tk_event (btf_reader_next()) or, a
+ * run of the usual lines, into its array of BATCH_EVENTS
+ * (btf_reader_next_batch()), so memory does not grow with the trace.  Names are interned; per-string side tables cache
  * what a name means (its event kind) so each line costs a hash and a few
  * array lookups.
  *
