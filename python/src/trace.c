@@ -252,44 +252,41 @@ static void u64map_free(u64map *m)
 	memset(m, 0, sizeof *m);
 }
 
-/* distinct byte strings -> dense codes 0, 1, ... in order of first sight */
+/*
+ * Distinct byte strings -> dense codes 0, 1, ... in order of first sight
+ * (the notes: tens of thousands of distinct ones in a large trace, met in
+ * no order, so that a lookup is a cache miss).  A slot holds what settles
+ * a lookup alone for a string of up to 16 bytes (its bytes as two zero-
+ * padded words and its length), so that a lookup touches one slot, not a
+ * slot, an entry and the bytes; a longer string is compared in `bytes`.
+ * The slots are looked up (prefetched) before they are needed: see
+ * strmap_key() and columns_add().
+ */
 typedef struct strent {
 	size_t off, len;     /* where its bytes are in `bytes` */
-	uint64_t hash;
 } strent;
 
-/* a slot of the table: the code + 1 (0: empty) and its hash's high half,
- * compared before the bytes are looked at */
+/* a string's key: its bytes (up to 16) or 0, 0 (longer), its hash */
+typedef struct strkey {
+	uint64_t w0, w1, hash;
+} strkey;
+
+/* a slot of the table: the key, the length and the code + 1 (0: empty);
+ * 32 bytes, so that no slot spans two cache lines */
 typedef struct strslot {
+	uint64_t w0, w1, hash;
+	uint32_t len;
 	int32_t code;
-	uint32_t tag;
 } strslot;
 
 typedef struct strmap {
-	strslot *slot;       /* cap long */
+	strslot *slot;       /* cap long (mem_resize()) */
 	size_t cap;
 	strent *ent;         /* per code */
 	size_t n, ncap;
 	char *bytes;
 	size_t nbytes, bcap;
 } strmap;
-
-/* a hash of n bytes, 8 at a time */
-static uint64_t str_hash(const char *s, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
-
-	for (; n >= 8; s += 8, n -= 8) {
-		memcpy(&w, s, 8);
-		h = mix64(h ^ w);
-	}
-	if (n) {
-		w = 0;
-		memcpy(&w, s, n);
-		h = mix64(h ^ w ^ 0xff51afd7ed558ccdull);
-	}
-	return h;
-}
 
 /*
  * The failures of the parts that run without the GIL (the reading loops):
@@ -323,40 +320,133 @@ static int grow(void *pp, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-/* the code of `s` (n bytes), added when new; FILL_NOMEM or FILL_NOTES (no
- * exception set: called without the GIL) */
-static int32_t strmap_code(strmap *m, const char *s, size_t n)
+static char *mem_resize(char *p, size_t old, size_t size);
+static void mem_free(char *p, size_t size);
+
+/* a hash of n bytes, 8 at a time */
+static uint64_t str_hash(const char *s, size_t n)
 {
-	uint64_t h = str_hash(s, n);
-	uint32_t tag = (uint32_t)(h >> 32);
-	size_t j, i;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
 
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 64;
-		strslot *slot = PyMem_RawCalloc(cap, sizeof *slot);
-
-		if (!slot)
-			return FILL_NOMEM;
-		for (i = 0; i < m->n; i++) {
-			for (j = m->ent[i].hash & (cap - 1); slot[j].code; j = (j + 1) & (cap - 1))
-				;
-			slot[j].code = (int32_t)i + 1;
-			slot[j].tag = (uint32_t)(m->ent[i].hash >> 32);
-		}
-		PyMem_RawFree(m->slot);
-		m->slot = slot;
-		m->cap = cap;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = mix64(h ^ w);
 	}
-	for (j = h & (m->cap - 1); m->slot[j].code; j = (j + 1) & (m->cap - 1)) {
+	if (n) {
+		w = 0;
+		memcpy(&w, s, n);
+		h = mix64(h ^ w ^ 0xff51afd7ed558ccdull);
+	}
+	return h;
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* the n (0 to 8) bytes at s as a little-endian word, zero-padded, reading
+ * no byte past them (overlapping loads: a byte read twice is the same
+ * byte at the same place) */
+static inline uint64_t load_upto8(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	uint32_t a, b;
+
+	if (n >= 4) {
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		return (uint64_t)a | (uint64_t)b << (8 * (n - 4));
+	}
+	if (!n)
+		return 0;
+	return (uint64_t)u[0] | (uint64_t)u[n >> 1] << (8 * (n >> 1)) |
+	       (uint64_t)u[n - 1] << (8 * (n - 1));
+}
+#endif
+
+/* the key of the n bytes at s */
+static inline strkey strmap_key(const char *s, size_t n)
+{
+	strkey k;
+
+	if (n > 16) {
+		k.w0 = k.w1 = 0;
+		k.hash = str_hash(s, n);
+		return k;
+	}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n > 8) {
+		memcpy(&k.w0, s, 8);
+		k.w1 = load_upto8(s + 8, n - 8);
+	} else {
+		k.w0 = load_upto8(s, n);
+		k.w1 = 0;
+	}
+#else
+	{
+		uint64_t w[2] = { 0, 0 };
+
+		memcpy(w, s, n);
+		k.w0 = w[0];
+		k.w1 = w[1];
+	}
+#endif
+	k.hash = mix64(k.w0 ^ (k.w1 * 0x9e3779b97f4a7c15ull) ^ n);
+	return k;
+}
+
+/* the slot where the string of key k is, or would be put */
+static inline const strslot *strmap_where(const strmap *m, const strkey *k)
+{
+	return m->cap ? &m->slot[k->hash & (m->cap - 1)] : NULL;
+}
+
+/* the table grown to twice its size: 0, or -1 out of memory */
+static int strmap_grow(strmap *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 64, i, j;
+	strslot *slot;
+
+	if (cap > SIZE_MAX / sizeof *slot ||
+	    !(slot = (strslot *)(void *)mem_resize(NULL, 0, cap * sizeof *slot)))
+		return -1;
+#if !defined(__linux__)
+	memset(slot, 0, cap * sizeof *slot);
+#endif
+	/* every slot empty (fresh pages are zeros) */
+	for (i = 0; i < m->cap; i++) {
+		const strslot *o = &m->slot[i];
+
+		if (!o->code)
+			continue;
+		for (j = o->hash & (cap - 1); slot[j].code; j = (j + 1) & (cap - 1))
+			;
+		slot[j] = *o;
+	}
+	mem_free((char *)m->slot, m->cap * sizeof *slot);
+	m->slot = slot;
+	m->cap = cap;
+	return 0;
+}
+
+/* the code of `s` (n bytes, key k), added when new; FILL_NOMEM or
+ * FILL_NOTES (no exception set: called without the GIL) */
+static int32_t strmap_code(strmap *m, const char *s, size_t n, const strkey *k)
+{
+	size_t j;
+
+	if ((m->n + 1) * 4 > m->cap * 3 && strmap_grow(m) < 0)
+		return FILL_NOMEM;
+	for (j = k->hash & (m->cap - 1); m->slot[j].code; j = (j + 1) & (m->cap - 1)) {
+		const strslot *sl = &m->slot[j];
 		const strent *e;
 
-		if (m->slot[j].tag != tag)
+		if (((sl->w0 ^ k->w0) | (sl->w1 ^ k->w1) | (sl->hash ^ k->hash)) || sl->len != n)
 			continue;
-		e = &m->ent[m->slot[j].code - 1];
+		if (n <= 16)
+			return sl->code - 1;
+		e = &m->ent[sl->code - 1];
 		if (e->len == n && !memcmp(m->bytes + e->off, s, n))
-			return m->slot[j].code - 1;
+			return sl->code - 1;
 	}
-	if (m->n >= INT32_MAX - 1)
+	if (m->n >= INT32_MAX - 1 || n > UINT32_MAX)
 		return FILL_NOTES;
 	if (grow(&m->ent, &m->ncap, m->n + 1, sizeof *m->ent) < 0 ||
 	    grow(&m->bytes, &m->bcap, m->nbytes + n + 1, 1) < 0)
@@ -364,16 +454,18 @@ static int32_t strmap_code(strmap *m, const char *s, size_t n)
 	memcpy(m->bytes + m->nbytes, s, n);
 	m->ent[m->n].off = m->nbytes;
 	m->ent[m->n].len = n;
-	m->ent[m->n].hash = h;
 	m->nbytes += n;
+	m->slot[j].w0 = k->w0;
+	m->slot[j].w1 = k->w1;
+	m->slot[j].hash = k->hash;
+	m->slot[j].len = (uint32_t)n;
 	m->slot[j].code = (int32_t)m->n + 1;
-	m->slot[j].tag = tag;
 	return (int32_t)m->n++;
 }
 
 static void strmap_free(strmap *m)
 {
-	PyMem_RawFree(m->slot);
+	mem_free((char *)m->slot, m->cap * sizeof *m->slot);
 	PyMem_RawFree(m->ent);
 	PyMem_RawFree(m->bytes);
 	memset(m, 0, sizeof *m);
@@ -678,71 +770,122 @@ static inline void put32(char *p, int32_t v)
 	memcpy(p, &v, 4);
 }
 
-/* the codes of event `e`: 0, or FILL_NOMEM / FILL_NOTES */
-static inline int event_codes(const tk_event *e, idmap *types, idmap *names, strmap *notes,
-			      int32_t *ty, int32_t *na, int32_t *no)
+/* the codes of the names of event `e`: 0, or FILL_NOMEM */
+static inline int event_codes(const tk_event *e, idmap *types, idmap *names, int32_t *ty,
+			      int32_t *na)
 {
 	if ((*ty = idmap_code(types, e->type_name, (unsigned)e->type)) < 0 ||
 	    (*na = idmap_code(names, e->name, (unsigned)e->kind)) < 0)
 		return FILL_NOMEM;
-	*no = -1;
-	if (e->note && (*no = strmap_code(notes, e->note, e->note_len)) < 0)
-		return *no;
 	return 0;
+}
+
+/* the events columns_add() takes at a time (their notes listed first) */
+#define ADD_PART 1024
+/* how many notes ahead of the one coded a slot is prefetched (a power of
+ * two): a lookup is a cache miss, and a miss takes longer than coding a
+ * note whose slot is there */
+#define NOTES_AHEAD 16
+
+/* the key of note `i` of the events at ev (listed in at[]) into ring[],
+ * its slot prefetched */
+static inline void note_ahead(const tk_event *ev, const uint32_t *at, size_t i, const strmap *notes,
+			      strkey *ring)
+{
+	const tk_event *e = &ev[at[i]];
+	strkey *k = &ring[i & (NOTES_AHEAD - 1)];
+
+	*k = strmap_key(e->note, e->note_len);
+#if defined(__GNUC__)
+	if (notes->cap)
+		__builtin_prefetch(strmap_where(notes, k));
+#else
+	(void)notes;
+#endif
 }
 
 /*
  * The events of a batch into the columns: 0, or FILL_NOMEM / FILL_NOTES
  * with no exception set (called without the GIL).  Records are written
- * whole at the fields' fixed offsets (fields[] folds to constants).
+ * whole at the fields' fixed offsets (fields[] folds to constants), the
+ * note -1; then the events with a note (listed on the way, without a
+ * branch an event) get their notes' codes, each note's slot prefetched
+ * NOTES_AHEAD notes before (the first ones before the records).
  */
 static int columns_add(columns *c, const tk_event *ev, size_t n, idmap *types, idmap *names,
 		       strmap *notes)
 {
-	size_t i, at;
+	uint32_t at[ADD_PART];
+	strkey ring[NOTES_AHEAD];
+	size_t i, j, k, first, part;
 	int32_t ty, na, no;
 	int rc;
 
 	if (c->n + n > c->cap && (rc = columns_grow(c, c->n + n)) < 0)
 		return rc;
-	at = c->n;
-	if (c->records) {
-		char *p = c->buf[0] + at * RECORD_SIZE;
-
-		for (i = 0; i < n; i++, p += RECORD_SIZE) {
-			const tk_event *e = ev + i;
-
-			if ((rc = event_codes(e, types, names, notes, &ty, &na, &no)) < 0)
-				return rc;
-			put64(p + fields[F_TIME].offset, e->time);
-			put64(p + fields[F_SOURCE_INST].offset, (uint64_t)e->source_inst);
-			put64(p + fields[F_TARGET_INST].offset, (uint64_t)e->target_inst);
-			put32(p + fields[F_SOURCE].offset, (int32_t)e->source);
-			put32(p + fields[F_TARGET_TYPE].offset, ty);
-			put32(p + fields[F_TARGET].offset, (int32_t)e->target);
-			put32(p + fields[F_EVENT].offset, na);
-			put32(p + fields[F_NOTE].offset, no);
-			put32(p + fields[F_CORE].offset, e->core == TK_NONE ? -1 : (int32_t)e->core);
+	for (; n; n -= part, ev += part) {
+		part = n < ADD_PART ? n : ADD_PART;
+		first = c->n;
+		for (i = k = 0; i < part; i++) {
+			at[k] = (uint32_t)i;
+			k += ev[i].note != NULL;
 		}
-		c->n = at + n;
-		return 0;
-	}
-	for (i = 0; i < n; i++, at++) {
-		const tk_event *e = ev + i;
+		for (j = 0; j < k && j < NOTES_AHEAD; j++)
+			note_ahead(ev, at, j, notes, ring);
+		if (c->records) {
+			char *p = c->buf[0] + first * RECORD_SIZE;
 
-		if ((rc = event_codes(e, types, names, notes, &ty, &na, &no)) < 0)
-			return rc;
-		put64(c->buf[F_TIME] + at * 8, e->time);
-		put32(c->buf[F_SOURCE] + at * 4, (int32_t)e->source);
-		put64(c->buf[F_SOURCE_INST] + at * 8, (uint64_t)e->source_inst);
-		put32(c->buf[F_TARGET_TYPE] + at * 4, ty);
-		put32(c->buf[F_TARGET] + at * 4, (int32_t)e->target);
-		put64(c->buf[F_TARGET_INST] + at * 8, (uint64_t)e->target_inst);
-		put32(c->buf[F_EVENT] + at * 4, na);
-		put32(c->buf[F_NOTE] + at * 4, no);
-		put32(c->buf[F_CORE] + at * 4, e->core == TK_NONE ? -1 : (int32_t)e->core);
+			for (i = 0; i < part; i++, p += RECORD_SIZE) {
+				const tk_event *e = ev + i;
+
+				if ((rc = event_codes(e, types, names, &ty, &na)) < 0)
+					return rc;
+				put64(p + fields[F_TIME].offset, e->time);
+				put64(p + fields[F_SOURCE_INST].offset, (uint64_t)e->source_inst);
+				put64(p + fields[F_TARGET_INST].offset, (uint64_t)e->target_inst);
+				put32(p + fields[F_SOURCE].offset, (int32_t)e->source);
+				put32(p + fields[F_TARGET_TYPE].offset, ty);
+				put32(p + fields[F_TARGET].offset, (int32_t)e->target);
+				put32(p + fields[F_EVENT].offset, na);
+				put32(p + fields[F_NOTE].offset, -1);
+				put32(p + fields[F_CORE].offset,
+				      e->core == TK_NONE ? -1 : (int32_t)e->core);
+			}
+		} else {
+			for (i = 0; i < part; i++) {
+				const tk_event *e = ev + i;
+				size_t r = first + i;
+
+				if ((rc = event_codes(e, types, names, &ty, &na)) < 0)
+					return rc;
+				put64(c->buf[F_TIME] + r * 8, e->time);
+				put32(c->buf[F_SOURCE] + r * 4, (int32_t)e->source);
+				put64(c->buf[F_SOURCE_INST] + r * 8, (uint64_t)e->source_inst);
+				put32(c->buf[F_TARGET_TYPE] + r * 4, ty);
+				put32(c->buf[F_TARGET] + r * 4, (int32_t)e->target);
+				put64(c->buf[F_TARGET_INST] + r * 8, (uint64_t)e->target_inst);
+				put32(c->buf[F_EVENT] + r * 4, na);
+				put32(c->buf[F_NOTE] + r * 4, -1);
+				put32(c->buf[F_CORE] + r * 4,
+				      e->core == TK_NONE ? -1 : (int32_t)e->core);
+			}
+		}
+		for (j = 0; j < k; j++) {
+			const tk_event *e = &ev[at[j]];
+			strkey key = ring[j & (NOTES_AHEAD - 1)];
+			size_t r = first + at[j];
+
+			if (j + NOTES_AHEAD < k)
+				note_ahead(ev, at, j + NOTES_AHEAD, notes, ring);
+			if ((no = strmap_code(notes, e->note, e->note_len, &key)) < 0)
+				return no;
+			if (c->records)
+				put32(c->buf[0] + r * RECORD_SIZE + fields[F_NOTE].offset, no);
+			else
+				put32(c->buf[F_NOTE] + r * 4, no);
+		}
+		c->n = first + part;
 	}
-	c->n = at;
 	return 0;
 }
 

@@ -230,6 +230,37 @@ class Arrays(unittest.TestCase):
                 self.assertEqual(list(names["entities"]),
                                  [e["name"] for e in quiet(getattr, t, "entities")])
 
+    def test_numpy_notes(self):
+        """the note codes: one per distinct text, in order of first sight,
+        whatever the notes' lengths (up to 16 bytes, and longer ones alike
+        in their first 16), however many (the table grows)"""
+        import random
+        import tempfile
+        rnd = random.Random(7)
+        texts = ["", "x", "ab", "abc", "-823", "456.25", "1234567", "12345678",
+                 "123456789", "a note of 16 b.!", "a note of 16 b.!?", "a note of 16 b.!!",
+                 "a note of 16 b.!?" + "x" * 40, "é, ü and ß", "tab\tin"]
+        texts += [str(rnd.randrange(-10**6, 10**6)) for _ in range(3000)]
+        lines = ["#version 2.3.0", "#timescale ns"]
+        seen, first = set(), []
+        for i in range(20000):
+            note = rnd.choice(texts) if i % 5 else None
+            if note is not None and note not in seen:
+                seen.add(note)
+                first.append(note)
+            lines.append("%d,Core_0,0,SIG,S%d,0,write%s" % (i, i % 7, "" if note is None else "," + note))
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "notes.btf")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("\n".join(lines) + "\n")
+            t = tracekit.open(path)
+            arr, names = t.to_numpy()
+            self.assertEqual(from_numpy(arr, names), list(t))
+            self.assertEqual(list(names["note"]), first)
+            self.assertEqual(len(first), len(set(first)))
+            df = t.to_pandas()
+            self.assertEqual(list(df["note"].cat.categories), first)
+
     def test_numpy_filters(self):
         t = tracekit.open(DEMO)
         arr, names = t.to_numpy(types=["SEM", "SIG"], start=20000)

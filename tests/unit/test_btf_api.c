@@ -445,6 +445,143 @@ static void test_batch_max_zero(void)
 	tk_reader_close(r);
 }
 
+/* the most events one tk_reader_next_batch() of read_as_text() gave */
+static size_t batch_most;
+
+/* The events of `data` (BTF text, or gzip of it) as text, one line an
+ * event, read with tk_reader_next() (batch 0) or tk_reader_next_batch() of
+ * at most `batch`; then the status that ended the read and its line. */
+static char *read_as_text(const void *data, size_t len, size_t batch, size_t *outlen)
+{
+	tk_reader *r = NULL;
+	tk_reader_opts o;
+	tk_error err;
+	char *out = NULL;
+	size_t cap = 0, n = 0, k, got;
+	const tk_event *ev;
+	int rc;
+
+	tk_reader_opts_init(&o);
+	o.format = "btf";
+	memset(&err, 0, sizeof(err));
+	if (tk_reader_open_mem(&r, data, len, "mem.btf", &o, &err) != TK_OK)
+		return NULL;
+	for (;;) {
+		if (batch) {
+			rc = tk_reader_next_batch(r, &ev, &got, batch, &err);
+			CHECK(rc != TK_OK || (got >= 1 && got <= batch));
+			if (rc == TK_OK && got > batch_most)
+				batch_most = got;
+		} else {
+			rc = tk_reader_next(r, &ev, &err);
+			got = 1;
+		}
+		if (rc != TK_OK)
+			break;
+		for (k = 0; k < got; k++, ev++) {
+			const tk_entity *core = ev->core == TK_NONE ? NULL
+					      : tk_trace_entity(tk_reader_trace(r), ev->core);
+
+			if (cap - n < 512) {
+				cap = cap * 2 + 4096;
+				out = realloc(out, cap);
+			}
+			n += (size_t)snprintf(out + n, cap - n,
+					      "%llu %s %lld %s %s %lld %s %d %s [%.*s] %s %llu\n",
+					      (unsigned long long)ev->time, ename(r, ev->source),
+					      (long long)ev->source_inst, str(r, ev->type_name),
+					      ename(r, ev->target), (long long)ev->target_inst,
+					      str(r, ev->name), (int)ev->kind,
+					      ev->note ? "note" : "-", (int)ev->note_len,
+					      ev->note ? ev->note : "",
+					      core ? str(r, core->name) : "-",
+					      (unsigned long long)ev->pos);
+		}
+	}
+	if (cap - n < 512) {
+		cap = cap * 2 + 4096;
+		out = realloc(out, cap);
+	}
+	n += (size_t)snprintf(out + n, cap - n, "rc %d line %llu decoded %llu warnings %llu\n", rc,
+			      (unsigned long long)err.line,
+			      (unsigned long long)tk_reader_decoded_count(r),
+			      (unsigned long long)tk_reader_warning_count(r));
+	tk_reader_close(r);
+	*outlen = n;
+	return out;
+}
+
+/* tk_reader_next_batch() gives the events of tk_reader_next(), in batches
+ * of the usual lines up to the first other one (a new name, a comment, an
+ * empty line, a warning, a line past the window, the error that ends the
+ * read), plain and streamed (gzip: a window refilled as it is read) */
+static void test_batch_is_next(void)
+{
+	static const char *const names[] = { "Task_A", "Task_B", "IsrLong_16_bytes", "R1" };
+	static const char *const notes[] = { "", ",", ",1", ",-823", ",456.25",
+					     ",a note of 16 b.", ",a note longer than sixteen" };
+	static const size_t batches[] = { 1, 7, 128, 4096 };
+	size_t cap = 1 << 22, len = 0, glen, i, b, n0, n1;
+	char *text = malloc(cap), *want, *got;
+	unsigned char *gz = malloc(cap);
+	z_stream z;
+	int pass;
+
+	len += (size_t)snprintf(text + len, cap - len, "#version 2.3.0\n#timescale ns\n");
+	for (i = 0; i < 30000; i++) {
+		const char *name = names[i % 4];
+
+		if (i % 997 == 0)
+			len += (size_t)snprintf(text + len, cap - len, "# comment %zu\n", i);
+		if (i % 1499 == 0)
+			len += (size_t)snprintf(text + len, cap - len, "\n");
+		if (i % 2003 == 0) /* a new entity */
+			len += (size_t)snprintf(text + len, cap - len,
+						"%zu,Core_%zu,0,T,New_%zu,0,activate\n", i * 10,
+						i % 3, i);
+		if (i % 4001 == 0) /* time decreases: a warning */
+			len += (size_t)snprintf(text + len, cap - len,
+						"%zu,Core_0,0,T,Task_A,0,start\n", i * 10 - 5);
+		len += (size_t)snprintf(text + len, cap - len, "%zu,Core_%zu,%zu,%s,%s,%zu,%s%s%s\n",
+					i * 10, i % 3, i % 5, i % 4 == 3 ? "R" : "T", name,
+					i / 4, i % 2 ? "start" : "terminate",
+					notes[i % 7], i % 11 == 0 ? "\r" : "");
+	}
+	/* a header line after the data: the error that ends the read */
+	len += (size_t)snprintf(text + len, cap - len, "#timescale us\n1,Core_0,0,T,Task_A,0,start\n");
+	CHECK(len < cap);
+
+	memset(&z, 0, sizeof(z));
+	CHECK(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+	z.next_in = (unsigned char *)text;
+	z.avail_in = (unsigned)len;
+	z.next_out = gz;
+	z.avail_out = (unsigned)cap;
+	CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END);
+	glen = z.total_out;
+	deflateEnd(&z);
+
+	for (pass = 0; pass < 2; pass++) {
+		const void *data = pass ? (const void *)gz : text;
+		size_t dlen = pass ? glen : len;
+
+		want = read_as_text(data, dlen, 0, &n0);
+		CHECK(want != NULL && strstr(want, "rc -") != NULL);
+		CHECK(want != NULL && strstr(want, "note [a note longer than sixteen]") != NULL);
+		for (b = 0; b < sizeof batches / sizeof batches[0]; b++) {
+			batch_most = 0;
+			got = read_as_text(data, dlen, batches[b], &n1);
+			/* the usual lines come more than one a call */
+			CHECK(batches[b] == 1 || batch_most > 1);
+			CHECK(got != NULL && want != NULL && n0 == n1 && !memcmp(want, got, n0));
+			free(got);
+		}
+		free(want);
+	}
+	free(gz);
+	free(text);
+}
+
 /* the version macros and tk_version_number() agree with tk_version() */
 static void test_version(void)
 {
@@ -472,6 +609,7 @@ int main(void)
 	test_writer_line_limit();
 	test_two_header_blocks();
 	test_batch_max_zero();
+	test_batch_is_next();
 	test_version();
 	TEST_DONE();
 }

@@ -3,8 +3,9 @@
  *
  * One pass over the lines of the source.  The header (parameters, comments,
  * 2.1.x tables, 2.2+ mappings) is read when the reader opens; data lines are
- * parsed one at a time into the reader's single tk_event, so memory does not
- * grow with the trace.  Names are interned; per-string side tables cache
+ * parsed one at a time into the reader's tk_event (btf_reader_next()) or, a
+ * run of the usual lines, into its array of BATCH_EVENTS
+ * (btf_reader_next_batch()), so memory does not grow with the trace.  Names are interned; per-string side tables cache
  * what a name means (its event kind) so each line costs a hash and a few
  * array lookups.
  *
@@ -108,6 +109,8 @@ struct type_slot {
  * the slot hash needs no seed.
  */
 #define ENT_SLOTS_LOG2 10
+/* the most events one btf_reader_next_batch() hands out */
+#define BATCH_EVENTS 128
 #define EV_SLOTS_LOG2 6
 struct ent_slot {              /* sources and targets */
 	uint64_t w0, w1;
@@ -173,6 +176,8 @@ typedef struct btf_reader {
 	uint8_t implied[TK_ET_COUNT][TK_EV_COUNT];
 	struct ent_slot ent_cache[1 << ENT_SLOTS_LOG2];
 	struct ev_slot ev_cache[1 << EV_SLOTS_LOG2];
+	/* the events of btf_reader_next_batch() */
+	tk_event batch[BATCH_EVENTS];
 } btf_reader;
 
 /* ---- probing ------------------------------------------------------------ */
@@ -1513,9 +1518,11 @@ static TK_INLINE int parse_fast(btf_reader *b, const char *line, size_t len,
 	const struct type_slot *ty;
 	const struct ent_slot *ss, *ts;
 	const struct ev_slot *es;
-	tk_etype type;
+	tk_etype type, st;
 	tk_evkind kind;
-	uint32_t core;
+	uint32_t core, not_core;
+	const char *note[2];
+	int is_core, to_core;
 
 	/* the fields in order, each checked as it is taken: 1 to 16 bytes
 	 * (an empty one wraps to a large length), 16 bytes readable at it
@@ -1586,29 +1593,26 @@ static TK_INLINE int parse_fast(btf_reader *b, const char *line, size_t len,
 			ts->e->type != type))
 		return 0;
 	/* the source: a type that an event may still change goes the
-	 * general way */
-	switch (ss->e->type) {
-	case TK_ET_UNKNOWN:
+	 * general way (an unknown one; any but a core for an event whose
+	 * source is a core, a stimulus whose type was inferred among them).
+	 * The tests are bits, not branches: the source's type varies from
+	 * line to line, and a branch on it would be mispredicted; the one
+	 * left is rarely taken. */
+	st = ss->e->type;
+	is_core = st == TK_ET_C;
+	to_core = b->implied[type][kind] == TK_ET_C;
+	if (TK_UNLIKELY((st == TK_ET_UNKNOWN) | ((is_core == 0) & to_core) |
+			(ts->ent >= b->cap_core)))
 		return 0;
-	case TK_ET_STI:
-		if (!b->explicit_type[ss->ent] &&
-		    b->implied[type][kind] == TK_ET_C)
-			return 0;
-		break;
-	default:
-		break;
-	}
-	core = ss->e->type == TK_ET_C ? ss->ent : TK_NONE;
-	if (TK_UNLIKELY((core == TK_NONE && b->implied[type][kind] == TK_ET_C) ||
-			ts->ent >= b->cap_core))
-		return 0;
+	/* all ones unless the source is a core (TK_NONE is all ones) */
+	not_core = (uint32_t)is_core - 1u;
+	core = ss->ent | not_core;
 
 	b->last_time = time;
-	if (core != TK_NONE) {
-		b->core_of[ts->ent] = core + 1;
-		if (!b->many_cores)
-			note_core(b, core);
-	}
+	/* the target's core: the source's when it is a core */
+	b->core_of[ts->ent] = (b->core_of[ts->ent] & not_core) | ((core + 1) & ~not_core);
+	if (TK_UNLIKELY(is_core & (b->many_cores == 0)))
+		note_core(b, core);
 	ev->time = time;
 	ev->source = ss->ent;
 	ev->target = ts->ent;
@@ -1619,13 +1623,13 @@ static TK_INLINE int parse_fast(btf_reader *b, const char *line, size_t len,
 	ev->type_name = ty->name;
 	ev->name = es->name;
 	ev->core = core;
-	if (m) {
-		ev->note = line + c6 + 1;
-		ev->note_len = (uint32_t)(len - c6 - 1);
-	} else {
-		ev->note = NULL;
-		ev->note_len = 0;
-	}
+	/* a note or none, selected, not branched on (lines with and
+	 * without one come in no order; with none c6 is len, and the
+	 * pointer is the line end's next byte) */
+	note[0] = NULL;
+	note[1] = line + c6 + 1;
+	ev->note = note[m != 0];
+	ev->note_len = (uint32_t)(len - c6 - 1) & (0u - (uint32_t)(m != 0));
 	ev->pos = b->lines.line;
 	return 1;
 }
@@ -2110,6 +2114,65 @@ int btf_reader_next(tk_reader *r, const tk_event **ev, tk_error *err)
 		*ev = &r->ev;
 		return TK_OK;
 	}
+}
+
+/*
+ * The usual data lines (those of parse_fast()) in a row, into b->batch;
+ * the first other line ends the batch and is kept for the next call
+ * (have_pend: the window does not move before then, as no line is read
+ * past it), which takes it the way btf_reader_next() does, one event a
+ * call.  A batch's events make no entity, string or warning, and their
+ * notes point into the window, which only a fill moves: the lines of a
+ * batch are those whose 64 bytes were in the window already.
+ */
+int btf_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
+			  size_t max, tk_error *err)
+{
+	btf_reader *b = r->impl;
+	const tk_event *ev;
+	size_t k = 0;
+	int rc;
+
+#if TK_SCAN_SIMD && LE_WORDS
+	if (max > BATCH_EVENTS)
+		max = BATCH_EVENTS;
+	while (k < max && !b->have_pend && TK_LIKELY(!b->lines.skip_lf) &&
+	       TK_LIKELY(b->lines.limit - b->lines.pos >= 64)) {
+		const char *line;
+		size_t len;
+		uint64_t mask;
+
+		if (TK_UNLIKELY(!quick_line(b, &line, &len, &mask)))
+			break;
+		if (TK_LIKELY(len != 0 && line[0] != '#') &&
+		    TK_LIKELY(parse_fast(b, line, len, mask, &b->batch[k]))) {
+			k++;
+			continue;
+		}
+		/* as btf_reader_next() leaves a line that parse_fast() did
+		 * not take, kept for the next call */
+		b->ls.nl = line + len;
+		b->ls.mask = mask;
+		b->ls.ncommas = -1;
+		b->ls.blank = 0;
+		b->pend = line;
+		b->pend_len = len;
+		b->have_pend = 1;
+		break;
+	}
+	if (k) {
+		*evs = b->batch;
+		*n = k;
+		return TK_OK;
+	}
+#else
+	(void)max;
+#endif
+	if ((rc = btf_reader_next(r, &ev, err)) == TK_OK) {
+		*evs = ev;
+		*n = 1;
+	}
+	return rc;
 }
 
 void btf_reader_close(tk_reader *r)

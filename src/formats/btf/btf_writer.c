@@ -797,6 +797,7 @@ const tk_format_ops tk_format_btf = {
 	.probe = btf_probe,
 	.reader_open = btf_reader_open,
 	.reader_next = btf_reader_next,
+	.reader_next_batch = btf_reader_next_batch,
 	.reader_close = btf_reader_close,
 	.reader_options = 1,
 	.writer_open = btf_writer_open,
