@@ -42,6 +42,21 @@ typedef struct tk_colkv {
 
 typedef struct tk_coltab tk_coltab;
 
+/* the values of one column of the open row group, which the per-row
+ * calls below fill in line (tk_coltab_vals() gives a column's; the
+ * table keeps the rest of the column's state) */
+typedef struct tk_colvals {
+	uint8_t *def;           /* per row: 1 a value, 0 null */
+	uint64_t *vals;         /* the values (nv of them) */
+	size_t nrows, nv, cap;
+	uint64_t nulls;
+	/* tk_coltab_str_id: 1 + the dictionary index of the caller's string
+	 * id in this row group, 0 for an id not met in it */
+	uint32_t *idk;
+	size_t idk_cap;
+	int *failed;            /* the table's: out of memory since the last row */
+} tk_colvals;
+
 /** The row group's size of a table when group_rows is 0. */
 #define TK_COLTAB_ROWS 1048576u
 /** zstd's level for the pages of a table unless tk_coltab_set_zstd says */
@@ -71,6 +86,42 @@ void tk_coltab_str_id(tk_coltab *t, size_t c, uint32_t id, const char *s,
  * tk_coltab_str_id) */
 int tk_coltab_str_hit(tk_coltab *t, size_t c, uint32_t id);
 void tk_coltab_null(tk_coltab *t, size_t c);
+
+/* column c's values, for the calls in line below (valid until free) */
+tk_colvals *tk_coltab_vals(tk_coltab *t, size_t c);
+/* room for one more row in a full column: 0, or -1 (*failed set) */
+int tk_colvals_grow(tk_colvals *v);
+
+/* tk_coltab_i64 in line */
+static inline void tk_colvals_i64(tk_colvals *v, int64_t x)
+{
+	if (TK_UNLIKELY(v->nrows >= v->cap) && tk_colvals_grow(v) < 0)
+		return;
+	v->def[v->nrows++] = 1;
+	v->vals[v->nv++] = (uint64_t)x;
+}
+
+/* tk_coltab_null in line */
+static inline void tk_colvals_null(tk_colvals *v)
+{
+	if (TK_UNLIKELY(v->nrows >= v->cap) && tk_colvals_grow(v) < 0)
+		return;
+	v->def[v->nrows++] = 0;
+	v->nulls++;
+}
+
+/* tk_coltab_str_hit in line */
+static inline int tk_colvals_str_hit(tk_colvals *v, uint32_t id)
+{
+	if (TK_LIKELY(id < v->idk_cap && v->idk[id])) {
+		if (TK_UNLIKELY(v->nrows >= v->cap) && tk_colvals_grow(v) < 0)
+			return 1;
+		v->def[v->nrows++] = 1;
+		v->vals[v->nv++] = v->idk[id] - 1;
+		return 1;
+	}
+	return 0;
+}
 /** End the row: every column has had one value (checked when the row
  * group is written).  Writes a full row group. */
 int tk_coltab_row(tk_coltab *t, tk_error *err);
