@@ -545,13 +545,16 @@ static void put_delta(pq_buf *b, const uint64_t *v, size_t n)
 
 /* zstd's level for a page: the table's; under level 10, 1 for the
  * delta-encoded times' pages (bit-packed deltas, which the levels up to
- * 9 do not shrink more than 1 does, only slower) and 2 below the table's
+ * 9 do not shrink more than 1 does, only slower), 2 below the table's
  * (at least 1) for the pages of dictionary indices (the levels above
- * shrink them little for their time) */
+ * shrink them little for their time) and 3 below (at least 1) for the
+ * dictionary pages (which levels 3 to 5 shrink less than 2 does) */
 static int zlevel(const tk_coltab *t, int dict, int enc)
 {
-	if (dict || t->level >= 10)
+	if (t->level >= 10)
 		return t->level;
+	if (dict)
+		return t->level > 4 ? t->level - 3 : 1;
 	if (enc == ENC_DELTA)
 		return 1;
 	if (enc == ENC_RLE_DICT)
