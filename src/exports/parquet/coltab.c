@@ -96,6 +96,11 @@ struct tk_coltab {
 	uint64_t total_rows;
 	uint64_t off;           /* bytes written so far */
 	pq_buf page, zpage, hdr, foot;
+	/* the last delta-encoded column's values as put_delta() wrote them,
+	 * kept when the next column is delta-encoded too (a time in ns that
+	 * is the time in ticks: encoded once) */
+	pq_buf dprev;
+	size_t dprev_col;       /* the column that may take them, + 1 (0: none) */
 	ZSTD_CCtx *zc;
 	int level;              /* zstd's level for the pages */
 };
@@ -801,7 +806,26 @@ static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
 		put_indices(pg, c->v.vals, c->v.nv, index_width(c->ndict));
 		ch->enc = ENC_RLE_DICT;
 	} else if (sp->type == TK_COL_I64 && sp->delta) {
-		put_delta(pg, c->v.vals, c->v.nv);
+		const pq_col *pc = ci ? &t->cols[ci - 1] : NULL;
+		size_t at = pg->len;
+
+		if (t->dprev_col == ci + 1 && pc && c->v.nv &&
+		    memcmp(pc->v.vals, c->v.vals, c->v.nv * sizeof(*c->v.vals)) == 0) {
+			/* the previous column's values, encoded as they were */
+			buf_put(pg, t->dprev.p, t->dprev.len);
+		} else {
+			put_delta(pg, c->v.vals, c->v.nv);
+		}
+		t->dprev_col = 0;
+		if (ci + 1 < t->ncols && t->spec[ci + 1].type == TK_COL_I64 &&
+		    t->spec[ci + 1].delta && t->cols[ci + 1].v.nv == c->v.nv &&
+		    !pg->failed) {
+			t->dprev.len = 0;
+			t->dprev.failed = 0;
+			buf_put(&t->dprev, pg->p + at, pg->len - at);
+			if (!t->dprev.failed)
+				t->dprev_col = ci + 2;
+		}
 		ch->enc = ENC_DELTA;
 	} else {
 		buf_need(pg, c->v.nv * 8);
@@ -1085,5 +1109,6 @@ void tk_coltab_free(tk_coltab *t)
 	free(t->zpage.p);
 	free(t->hdr.p);
 	free(t->foot.p);
+	free(t->dprev.p);
 	free(t);
 }
