@@ -92,32 +92,45 @@ tk_colvals *tk_coltab_vals(tk_coltab *t, size_t c);
 /* room for one more row in a full column: 0, or -1 (*failed set) */
 int tk_colvals_grow(tk_colvals *v);
 
-/* tk_coltab_i64 in line */
+/* tk_coltab_i64 in line (every field read before the stores, which
+ * may alias them) */
 static inline void tk_colvals_i64(tk_colvals *v, int64_t x)
 {
-	if (TK_UNLIKELY(v->nrows >= v->cap) && tk_colvals_grow(v) < 0)
+	size_t r = v->nrows, k = v->nv;
+	uint8_t *def;
+	uint64_t *vals;
+
+	if (TK_UNLIKELY(r >= v->cap) && tk_colvals_grow(v) < 0)
 		return;
-	v->def[v->nrows++] = 1;
-	v->vals[v->nv++] = (uint64_t)x;
+	def = v->def;
+	vals = v->vals;
+	v->nrows = r + 1;
+	v->nv = k + 1;
+	vals[k] = (uint64_t)x;
+	def[r] = 1;
 }
 
 /* tk_coltab_null in line */
 static inline void tk_colvals_null(tk_colvals *v)
 {
-	if (TK_UNLIKELY(v->nrows >= v->cap) && tk_colvals_grow(v) < 0)
+	size_t r = v->nrows;
+	uint8_t *def;
+
+	if (TK_UNLIKELY(r >= v->cap) && tk_colvals_grow(v) < 0)
 		return;
-	v->def[v->nrows++] = 0;
+	def = v->def;
+	v->nrows = r + 1;
 	v->nulls++;
+	def[r] = 0;
 }
 
 /* tk_coltab_str_hit in line */
 static inline int tk_colvals_str_hit(tk_colvals *v, uint32_t id)
 {
-	if (TK_LIKELY(id < v->idk_cap && v->idk[id])) {
-		if (TK_UNLIKELY(v->nrows >= v->cap) && tk_colvals_grow(v) < 0)
-			return 1;
-		v->def[v->nrows++] = 1;
-		v->vals[v->nv++] = v->idk[id] - 1;
+	uint32_t k;
+
+	if (TK_LIKELY(id < v->idk_cap && (k = v->idk[id]) != 0)) {
+		tk_colvals_i64(v, (int64_t)(k - 1));
 		return 1;
 	}
 	return 0;
