@@ -435,6 +435,27 @@ static void put_packed(pq_buf *b, const uint64_t *v, size_t n, unsigned width)
 		b->len += nbytes;
 		return;
 	}
+	if (width == 1 || width == 2 || width == 4) {
+		/* 8 / width values a byte, the first in the low bits */
+		unsigned per = 8 / width, k;
+
+		for (i = 0; i + per <= n; i += per) {
+			unsigned byte = 0;
+
+			for (k = 0; k < per; k++)
+				byte |= (unsigned)v[i + k] << (k * width);
+			*o++ = (uint8_t)byte;
+		}
+		if (i < n) {
+			unsigned byte = 0;
+
+			for (k = 0; i + k < n; k++)
+				byte |= (unsigned)v[i + k] << (k * width);
+			*o = (uint8_t)byte;
+		}
+		b->len += nbytes;
+		return;
+	}
 	if (width)
 		for (i = 0; i < n; i++) {
 			acc |= (tk_u128)v[i] << bits;
