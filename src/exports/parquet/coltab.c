@@ -19,8 +19,9 @@
  *
  * Memory: 9 bytes per value of the open row group, the dictionaries of
  * its string columns, 4 bytes per value of the widest span an INT64
- * dictionary took, and the metadata (statistics included) of each
- * column chunk written.
+ * dictionary took, the encoded values of one delta-encoded column
+ * (when the next is delta-encoded too), and the metadata (statistics
+ * included) of each column chunk written.
  */
 #include "coltab.h"
 
