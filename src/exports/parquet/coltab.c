@@ -19,8 +19,9 @@
  *
  * Memory: 9 bytes per value of the open row group, the dictionaries of
  * its string columns, 4 bytes per value of the widest span an INT64
- * dictionary took, and the metadata (statistics included) of each
- * column chunk written.
+ * dictionary took, the encoded values of one delta-encoded column
+ * (when the next is delta-encoded too), and the metadata (statistics
+ * included) of each column chunk written.
  */
 #include "coltab.h"
 
@@ -67,10 +68,7 @@ typedef struct pq_chunk {
 
 /* a column of the open row group */
 typedef struct pq_col {
-	uint8_t *def;           /* per row: 1 a value, 0 null */
-	uint64_t *vals;         /* the values (nv of them) */
-	size_t nrows, nv, cap;
-	uint64_t nulls;
+	tk_colvals v;           /* first: the values, filled in line */
 	uint64_t vmin, vmax;
 	int has_stat, nan;
 	/* a string column's dictionary: its values PLAIN (length, bytes),
@@ -79,10 +77,6 @@ typedef struct pq_col {
 	size_t *doff;
 	size_t doff_cap, ndict;
 	tk_hashmap dmap;
-	/* tk_coltab_str_id: 1 + the dictionary index of the caller's string
-	 * id in this row group, 0 for an id not met in it */
-	uint32_t *idk;
-	size_t idk_cap;
 	/* an INT64 column's dictionary: 1 + the index of value vmin + k */
 	uint32_t *imap;
 	size_t imap_cap;
@@ -103,6 +97,11 @@ struct tk_coltab {
 	uint64_t total_rows;
 	uint64_t off;           /* bytes written so far */
 	pq_buf page, zpage, hdr, foot;
+	/* the last delta-encoded column's values as put_delta() wrote them,
+	 * kept when the next column is delta-encoded too (a time in ns that
+	 * is the time in ticks: encoded once) */
+	pq_buf dprev;
+	size_t dprev_col;       /* the column that may take them, + 1 (0: none) */
 	ZSTD_CCtx *zc;
 	int level;              /* zstd's level for the pages */
 };
@@ -250,21 +249,21 @@ static int out_put(tk_coltab *t, const pq_buf *b, tk_error *err)
 	return TK_OK;
 }
 
-/* col_room() when column c is full (apart, so that the calls that find
- * room save no registers) */
-static TK_NOINLINE int col_grow(tk_coltab *t, pq_col *c)
+int tk_colvals_grow(tk_colvals *c)
 {
 	size_t cap;
 	uint8_t *d;
 	uint64_t *v;
 
+	if (c->nrows < c->cap)
+		return 0;
 	cap = c->cap ? c->cap * 2 : 1024;
 	d = realloc(c->def, cap);
 	if (d)
 		c->def = d;
 	v = d ? tk_xrealloc_array(c->vals, cap, sizeof(*v)) : NULL;
 	if (!v) {
-		t->failed = 1;
+		*c->failed = 1;
 		return -1;
 	}
 	c->vals = v;
@@ -272,20 +271,14 @@ static TK_NOINLINE int col_grow(tk_coltab *t, pq_col *c)
 	return 0;
 }
 
-/* room for one more value in column c; 0, or -1 (t->failed set) */
-static inline int col_room(tk_coltab *t, pq_col *c)
+tk_colvals *tk_coltab_vals(tk_coltab *t, size_t ci)
 {
-	return TK_LIKELY(c->nrows < c->cap) ? 0 : col_grow(t, c);
+	return &t->cols[ci].v;
 }
 
 static void put_value(tk_coltab *t, size_t ci, uint64_t bits)
 {
-	pq_col *c = &t->cols[ci];
-
-	if (col_room(t, c) < 0)
-		return;
-	c->def[c->nrows++] = 1;
-	c->vals[c->nv++] = bits;
+	tk_colvals_i64(&t->cols[ci].v, (int64_t)bits);
 }
 
 /* an INT64's statistics are taken when its column is written */
@@ -297,11 +290,11 @@ void tk_coltab_i64(tk_coltab *t, size_t ci, int64_t v)
 /* the min and max of an INT64 column's values (nv > 0) */
 static void i64_stat(pq_col *c)
 {
-	int64_t lo = (int64_t)c->vals[0], hi = lo;
+	int64_t lo = (int64_t)c->v.vals[0], hi = lo;
 	size_t i;
 
-	for (i = 1; i < c->nv; i++) {
-		int64_t v = (int64_t)c->vals[i];
+	for (i = 1; i < c->v.nv; i++) {
+		int64_t v = (int64_t)c->v.vals[i];
 
 		lo = v < lo ? v : lo;
 		hi = v > hi ? v : hi;
@@ -347,12 +340,7 @@ void tk_coltab_f64(tk_coltab *t, size_t ci, double v)
 
 void tk_coltab_null(tk_coltab *t, size_t ci)
 {
-	pq_col *c = &t->cols[ci];
-
-	if (col_room(t, c) < 0)
-		return;
-	c->def[c->nrows++] = 0;
-	c->nulls++;
+	tk_colvals_null(&t->cols[ci].v);
 }
 
 /* a string's slot in column c's dictionary: its index, else a new entry;
@@ -404,13 +392,7 @@ void tk_coltab_str(tk_coltab *t, size_t ci, const char *s, size_t n)
 
 int tk_coltab_str_hit(tk_coltab *t, size_t ci, uint32_t id)
 {
-	pq_col *c = &t->cols[ci];
-
-	if (TK_LIKELY(id < c->idk_cap && c->idk[id])) {
-		put_value(t, ci, c->idk[id] - 1);
-		return 1;
-	}
-	return 0;
+	return tk_colvals_str_hit(&t->cols[ci].v, id);
 }
 
 void tk_coltab_str_id(tk_coltab *t, size_t ci, uint32_t id, const char *s,
@@ -419,17 +401,16 @@ void tk_coltab_str_id(tk_coltab *t, size_t ci, uint32_t id, const char *s,
 	pq_col *c = &t->cols[ci];
 	int64_t k;
 
-	if (TK_LIKELY(id < c->idk_cap && c->idk[id])) {
-		put_value(t, ci, c->idk[id] - 1);
+	if (tk_colvals_str_hit(&c->v, id))
 		return;
-	}
 	k = dict_index(c, s, n);
 	if (k < 0 || k >= UINT32_MAX ||
-	    tk_grow_zero((void **)&c->idk, &c->idk_cap, id, sizeof(*c->idk)) < 0) {
+	    tk_grow_zero((void **)&c->v.idk, &c->v.idk_cap, id,
+			 sizeof(*c->v.idk)) < 0) {
 		t->failed = 1;
 		return;
 	}
-	c->idk[id] = (uint32_t)k + 1;
+	c->v.idk[id] = (uint32_t)k + 1;
 	put_value(t, ci, (uint64_t)k);
 }
 
@@ -452,6 +433,27 @@ static void put_packed(pq_buf *b, const uint64_t *v, size_t n, unsigned width)
 
 		for (i = 0; i < n; i++, o += w)
 			tk_store_le32(o, (uint32_t)v[i]);
+		b->len += nbytes;
+		return;
+	}
+	if (width == 1 || width == 2 || width == 4) {
+		/* 8 / width values a byte, the first in the low bits */
+		unsigned per = 8 / width, k;
+
+		for (i = 0; i + per <= n; i += per) {
+			unsigned byte = 0;
+
+			for (k = 0; k < per; k++)
+				byte |= (unsigned)v[i + k] << (k * width);
+			*o++ = (uint8_t)byte;
+		}
+		if (i < n) {
+			unsigned byte = 0;
+
+			for (k = 0; i + k < n; k++)
+				byte |= (unsigned)v[i + k] << (k * width);
+			*o = (uint8_t)byte;
+		}
 		b->len += nbytes;
 		return;
 	}
@@ -570,13 +572,16 @@ static void put_delta(pq_buf *b, const uint64_t *v, size_t n)
 
 /* zstd's level for a page: the table's; under level 10, 1 for the
  * delta-encoded times' pages (bit-packed deltas, which the levels up to
- * 9 do not shrink more than 1 does, only slower) and 2 below the table's
+ * 9 do not shrink more than 1 does, only slower), 2 below the table's
  * (at least 1) for the pages of dictionary indices (the levels above
- * shrink them little for their time) */
+ * shrink them little for their time) and 3 below (at least 1) for the
+ * dictionary pages (which levels 3 to 5 shrink less than 2 does) */
 static int zlevel(const tk_coltab *t, int dict, int enc)
 {
-	if (dict || t->level >= 10)
+	if (t->level >= 10)
 		return t->level;
+	if (dict)
+		return t->level > 4 ? t->level - 3 : 1;
 	if (enc == ENC_DELTA)
 		return 1;
 	if (enc == ENC_RLE_DICT)
@@ -713,7 +718,7 @@ static void put_levels(pq_buf *b, const uint8_t *def, size_t n)
 
 /* the values of an INT64 column (nv > 0, statistics taken) as
  * dictionary indices when they span under I64_DICT_SPAN and repeat (fewer
- * distinct values than half the values): 1 (c->vals the indices, c->dict
+ * distinct values than half the values): 1 (c->v.vals the indices, c->dict
  * the distinct values PLAIN in their first row's order, c->ndict their
  * count), 0 (left as they are), -1 (out of memory) */
 #define I64_DICT_SPAN ((uint64_t)1 << 20)
@@ -724,7 +729,7 @@ static int i64_dict(pq_col *c)
 	size_t i;
 	uint8_t *d;
 
-	if (span >= I64_DICT_SPAN || span > 4 * (uint64_t)c->nv + 4096)
+	if (span >= I64_DICT_SPAN || span > 4 * (uint64_t)c->v.nv + 4096)
 		return 0;
 	if (c->imap_cap <= span) {
 		map = tk_xrealloc_array(c->imap, (size_t)span + 1, sizeof(*map));
@@ -736,21 +741,21 @@ static int i64_dict(pq_col *c)
 	map = c->imap;
 	memset(map, 0, ((size_t)span + 1) * sizeof(*map));
 	c->dict.len = 0;
-	buf_need(&c->dict, 8 * (span + 1 < c->nv ? (size_t)span + 1 : c->nv));
+	buf_need(&c->dict, 8 * (span + 1 < c->v.nv ? (size_t)span + 1 : c->v.nv));
 	if (c->dict.failed)
 		return -1;
 	d = c->dict.p;
-	for (i = 0; i < c->nv; i++) {
-		k = c->vals[i] - c->vmin;
+	for (i = 0; i < c->v.nv; i++) {
+		k = c->v.vals[i] - c->vmin;
 		if (!map[k]) {
-			tk_store_le64(d + 8 * (size_t)n, c->vals[i]);
+			tk_store_le64(d + 8 * (size_t)n, c->v.vals[i]);
 			map[k] = ++n;
 		}
-		c->vals[i] = map[k] - 1;
+		c->v.vals[i] = map[k] - 1;
 	}
-	if ((size_t)n * 2 > c->nv) {  /* mostly distinct: PLAIN */
-		for (i = 0; i < c->nv; i++)
-			c->vals[i] = tk_load_le64(d + 8 * c->vals[i]);
+	if ((size_t)n * 2 > c->v.nv) {  /* mostly distinct: PLAIN */
+		for (i = 0; i < c->v.nv; i++)
+			c->v.vals[i] = tk_load_le64(d + 8 * c->v.vals[i]);
 		return 0;
 	}
 	c->dict.len = 8 * (size_t)n;
@@ -781,15 +786,15 @@ static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
 	size_t i;
 	int rc;
 
-	if (sp->type == TK_COL_I64 && c->nv)
+	if (sp->type == TK_COL_I64 && c->v.nv)
 		i64_stat(c);
 	memset(ch, 0, sizeof(*ch));
 	ch->offset = t->off;
-	ch->nulls = c->nulls;
+	ch->nulls = c->v.nulls;
 	ch->vmin = c->vmin;
 	ch->vmax = c->vmax;
 	ch->has_stat = c->has_stat && !c->nan;
-	if (sp->type == TK_COL_I64 && !sp->delta && c->nv) {
+	if (sp->type == TK_COL_I64 && !sp->delta && c->v.nv) {
 		int dk = i64_dict(c);
 
 		if (dk < 0)
@@ -818,30 +823,49 @@ static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
 	ch->data_offset = t->off;
 	pg->len = 0;
 	if (sp->optional)
-		put_levels(pg, c->def, c->nrows);
+		put_levels(pg, c->v.def, c->v.nrows);
 	if (c->ndict) {
-		put_indices(pg, c->vals, c->nv, index_width(c->ndict));
+		put_indices(pg, c->v.vals, c->v.nv, index_width(c->ndict));
 		ch->enc = ENC_RLE_DICT;
 	} else if (sp->type == TK_COL_I64 && sp->delta) {
-		put_delta(pg, c->vals, c->nv);
+		const pq_col *pc = ci ? &t->cols[ci - 1] : NULL;
+		size_t at = pg->len;
+
+		if (t->dprev_col == ci + 1 && pc && c->v.nv &&
+		    memcmp(pc->v.vals, c->v.vals, c->v.nv * sizeof(*c->v.vals)) == 0) {
+			/* the previous column's values, encoded as they were */
+			buf_put(pg, t->dprev.p, t->dprev.len);
+		} else {
+			put_delta(pg, c->v.vals, c->v.nv);
+		}
+		t->dprev_col = 0;
+		if (ci + 1 < t->ncols && t->spec[ci + 1].type == TK_COL_I64 &&
+		    t->spec[ci + 1].delta && t->cols[ci + 1].v.nv == c->v.nv &&
+		    !pg->failed) {
+			t->dprev.len = 0;
+			t->dprev.failed = 0;
+			buf_put(&t->dprev, pg->p + at, pg->len - at);
+			if (!t->dprev.failed)
+				t->dprev_col = ci + 2;
+		}
 		ch->enc = ENC_DELTA;
 	} else {
-		buf_need(pg, c->nv * 8);
+		buf_need(pg, c->v.nv * 8);
 		if (!pg->failed) {
-			for (i = 0; i < c->nv; i++)
-				tk_store_le64(pg->p + pg->len + 8 * i, c->vals[i]);
-			pg->len += c->nv * 8;
+			for (i = 0; i < c->v.nv; i++)
+				tk_store_le64(pg->p + pg->len + 8 * i, c->v.vals[i]);
+			pg->len += c->v.nv * 8;
 		}
 		ch->enc = ENC_PLAIN;
 	}
-	rc = write_page(t, 0, c->nrows, ch->enc, ch, err);
-	c->nrows = c->nv = 0;
-	c->nulls = 0;
+	rc = write_page(t, 0, c->v.nrows, ch->enc, ch, err);
+	c->v.nrows = c->v.nv = 0;
+	c->v.nulls = 0;
 	c->has_stat = c->nan = 0;
 	c->ndict = 0;
 	c->dict.len = 0;
-	if (c->idk)  /* the next group's dictionary starts empty */
-		memset(c->idk, 0, c->idk_cap * sizeof(*c->idk));
+	if (c->v.idk)  /* the next group's dictionary starts empty */
+		memset(c->v.idk, 0, c->v.idk_cap * sizeof(*c->v.idk));
 	if (rc == TK_OK && sp->type == TK_COL_STR &&
 	    tk_hashmap_reset(&c->dmap, 1024) < 0)
 		rc = tk_err_nomem(err, t->name);
@@ -855,12 +879,12 @@ static int flush_group(tk_coltab *t, tk_error *err)
 
 	/* every column has had one value a row (checked here, not per row) */
 	for (c = 0; c < t->ncols; c++)
-		if (t->cols[c].nrows != t->nrows)
+		if (t->cols[c].v.nrows != t->nrows)
 			return tk_err_set(err, TK_E_USAGE, t->name, 0, 0,
 					  "rows %llu to %llu: %llu values in column %s",
 					  (unsigned long long)t->total_rows + 1,
 					  (unsigned long long)(t->total_rows + t->nrows),
-					  (unsigned long long)t->cols[c].nrows,
+					  (unsigned long long)t->cols[c].v.nrows,
 					  t->spec[c].name);
 	if (!t->nrows)
 		return TK_OK;
@@ -922,6 +946,7 @@ int tk_coltab_open(tk_coltab **out, tk_sink *sink, const char *name,
 	tk_hash_init();
 	for (c = 0; c < ncols; c++) {
 		tk_hashmap_init(&t->cols[c].dmap);
+		t->cols[c].v.failed = &t->failed;
 		if (cols[c].type == TK_COL_STR &&
 		    tk_hashmap_reset(&t->cols[c].dmap, 1024) < 0)
 			return tk_err_nomem(err, name);
@@ -1090,12 +1115,12 @@ void tk_coltab_free(tk_coltab *t)
 		free(t->chunks[i].max);
 	}
 	for (i = 0; t->cols && i < t->ncols; i++) {
-		free(t->cols[i].def);
-		free(t->cols[i].vals);
+		free(t->cols[i].v.def);
+		free(t->cols[i].v.vals);
 		free(t->cols[i].dict.p);
 		free(t->cols[i].doff);
 		tk_hashmap_free(&t->cols[i].dmap);
-		free(t->cols[i].idk);
+		free(t->cols[i].v.idk);
 		free(t->cols[i].imap);
 	}
 	free(t->cols);
@@ -1106,5 +1131,6 @@ void tk_coltab_free(tk_coltab *t)
 	free(t->zpage.p);
 	free(t->hdr.p);
 	free(t->foot.p);
+	free(t->dprev.p);
 	free(t);
 }

@@ -12,7 +12,7 @@
  * that repeat in a narrow span; INT64 columns marked delta
  * DELTA_BINARY_PACKED, the others PLAIN; every page zstd-compressed, at
  * TK_COLTAB_ZSTD or tk_coltab_set_zstd's level, below level 10 the delta
- * pages at 1 and the dictionary indices 2 below;
+ * pages at 1, the dictionary indices 2 below and the dictionaries 3 below;
  * min/max statistics in the footer).  tk_coltab_close() writes the footer
  * with the key-value metadata given; committing the sink is the caller's.
  */
@@ -41,6 +41,21 @@ typedef struct tk_colkv {
 } tk_colkv;
 
 typedef struct tk_coltab tk_coltab;
+
+/* the values of one column of the open row group, which the per-row
+ * calls below fill in line (tk_coltab_vals() gives a column's; the
+ * table keeps the rest of the column's state) */
+typedef struct tk_colvals {
+	uint8_t *def;           /* per row: 1 a value, 0 null */
+	uint64_t *vals;         /* the values (nv of them) */
+	size_t nrows, nv, cap;
+	uint64_t nulls;
+	/* tk_coltab_str_id: 1 + the dictionary index of the caller's string
+	 * id in this row group, 0 for an id not met in it */
+	uint32_t *idk;
+	size_t idk_cap;
+	int *failed;            /* the table's: out of memory since the last row */
+} tk_colvals;
 
 /** The row group's size of a table when group_rows is 0. */
 #define TK_COLTAB_ROWS 1048576u
@@ -71,6 +86,55 @@ void tk_coltab_str_id(tk_coltab *t, size_t c, uint32_t id, const char *s,
  * tk_coltab_str_id) */
 int tk_coltab_str_hit(tk_coltab *t, size_t c, uint32_t id);
 void tk_coltab_null(tk_coltab *t, size_t c);
+
+/* column c's values, for the calls in line below (valid until free) */
+tk_colvals *tk_coltab_vals(tk_coltab *t, size_t c);
+/* room for one more row in a full column: 0, or -1 (*failed set) */
+int tk_colvals_grow(tk_colvals *v);
+
+/* tk_coltab_i64 in line (every field read before the stores, which
+ * may alias them) */
+static inline void tk_colvals_i64(tk_colvals *v, int64_t x)
+{
+	size_t r = v->nrows, k = v->nv;
+	uint8_t *def;
+	uint64_t *vals;
+
+	if (TK_UNLIKELY(r >= v->cap) && tk_colvals_grow(v) < 0)
+		return;
+	def = v->def;
+	vals = v->vals;
+	v->nrows = r + 1;
+	v->nv = k + 1;
+	vals[k] = (uint64_t)x;
+	def[r] = 1;
+}
+
+/* tk_coltab_null in line */
+static inline void tk_colvals_null(tk_colvals *v)
+{
+	size_t r = v->nrows;
+	uint8_t *def;
+
+	if (TK_UNLIKELY(r >= v->cap) && tk_colvals_grow(v) < 0)
+		return;
+	def = v->def;
+	v->nrows = r + 1;
+	v->nulls++;
+	def[r] = 0;
+}
+
+/* tk_coltab_str_hit in line */
+static inline int tk_colvals_str_hit(tk_colvals *v, uint32_t id)
+{
+	uint32_t k;
+
+	if (TK_LIKELY(id < v->idk_cap && (k = v->idk[id]) != 0)) {
+		tk_colvals_i64(v, (int64_t)(k - 1));
+		return 1;
+	}
+	return 0;
+}
 /** End the row: every column has had one value (checked when the row
  * group is written).  Writes a full row group. */
 int tk_coltab_row(tk_coltab *t, tk_error *err);

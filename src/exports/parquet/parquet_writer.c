@@ -37,6 +37,7 @@ static const tk_colspec cols[NCOLS] = {
 typedef struct pq_writer {
 	const char *name;
 	tk_coltab *tab;
+	tk_colvals *cv[NCOLS];  /* the table's columns, filled in line */
 	tk_timebase tb, ns_tb;
 	int ns_ok;              /* ticks have an SI unit */
 	uint64_t ns_mul;        /* ns per tick when a whole number, else 0 */
@@ -101,20 +102,20 @@ static int put_text(tk_writer *w, size_t c, const char *s, size_t n,
 	return TK_OK;
 }
 
-/* put_text() for the trace's string `id`: checked once, then (when it
- * is UTF-8) taken by its id, with no check and no lookup */
-static int put_str(tk_writer *w, size_t c, tk_str id, tk_error *err)
+/* put_text() for the trace's string `id`, whose values the column keys by
+ * `key` (the same key always the same string): checked once, then (when
+ * it is UTF-8) taken by its key, with no check and no lookup */
+static TK_NOINLINE int put_str_slow(tk_writer *w, size_t c, uint32_t key,
+				    tk_str id, tk_error *err)
 {
 	pq_writer *pw = w->impl;
 	size_t n;
 	const char *s;
 
-	/* only a string found UTF-8 is given by its id */
-	if (TK_LIKELY(tk_coltab_str_hit(pw->tab, c, id)))
-		return TK_OK;
+	/* only a string found UTF-8 is given by its key */
 	if (id < pw->utf8_cap && pw->utf8[id] == 1) {
 		s = tk_trace_str(w->trace, id, &n);
-		tk_coltab_str_id(pw->tab, c, id, s, n);
+		tk_coltab_str_id(pw->tab, c, key, s, n);
 		return TK_OK;
 	}
 	s = tk_trace_str(w->trace, id, &n);
@@ -122,28 +123,50 @@ static int put_str(tk_writer *w, size_t c, tk_str id, tk_error *err)
 		return tk_err_nomem(err, pw->name);
 	pw->utf8[id] = tk_utf8_valid(s, n) ? 1 : 2;
 	if (pw->utf8[id] == 1) {
-		tk_coltab_str_id(pw->tab, c, id, s, n);
+		tk_coltab_str_id(pw->tab, c, key, s, n);
 		return TK_OK;
 	}
 	return put_text(w, c, s, n, err); /* counted as every time */
 }
 
-/* an entity's name (a column that names one) */
-static int put_entity(tk_writer *w, size_t c, uint32_t id, tk_error *err)
+/* the trace's string `id` in a column keyed by string */
+static inline int put_str(tk_writer *w, size_t c, tk_str id, tk_error *err)
+{
+	pq_writer *pw = w->impl;
+
+	if (TK_LIKELY(tk_colvals_str_hit(pw->cv[c], id)))
+		return TK_OK;
+	return put_str_slow(w, c, id, id, err);
+}
+
+static TK_NOINLINE int put_entity_slow(tk_writer *w, size_t c, uint32_t id,
+				       tk_error *err)
 {
 	const tk_entity *e = id != TK_NONE ? tk_trace_entity(w->trace, id) : NULL;
 
 	if (!e || e->name == TK_NONE)
 		return put_text(w, c, NULL, 0, err);
-	return put_str(w, c, e->name, err);
+	return put_str_slow(w, c, id, e->name, err);
 }
 
-static void put_inst(tk_coltab *t, size_t c, int64_t k)
+/* an entity's name in a column that names one, keyed by the entity (whose
+ * name is fixed) */
+static inline int put_entity(tk_writer *w, size_t c, uint32_t id,
+			     tk_error *err)
+{
+	pq_writer *pw = w->impl;
+
+	if (TK_LIKELY(tk_colvals_str_hit(pw->cv[c], id)))
+		return TK_OK;
+	return put_entity_slow(w, c, id, err);
+}
+
+static inline void put_inst(tk_colvals *v, int64_t k)
 {
 	if (k == TK_INST_NONE)
-		tk_coltab_null(t, c);
+		tk_colvals_null(v);
 	else
-		tk_coltab_i64(t, c, k);
+		tk_colvals_i64(v, k);
 }
 
 /* ---- writer operations --------------------------------------------------- */
@@ -200,15 +223,20 @@ static int pq_writer_open(tk_writer *w, tk_error *err)
 		pw->ns_mul = 0;
 	rc = tk_coltab_open(&pw->tab, &w->sink, pw->name, "events", cols,
 			    NCOLS, rows, err);
-	if (rc == TK_OK)
+	if (rc == TK_OK) {
+		size_t c;
+
 		tk_coltab_set_zstd(pw->tab, level);
+		for (c = 0; c < NCOLS; c++)
+			pw->cv[c] = tk_coltab_vals(pw->tab, c);
+	}
 	return rc;
 }
 
 static int pq_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	pq_writer *pw = w->impl;
-	tk_coltab *t = pw->tab;
+	tk_colvals *const *cv = pw->cv;
 	uint64_t ns;
 	const char *s;
 	int rc;
@@ -217,19 +245,19 @@ static int pq_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		return tk_err_set(err, TK_E_UNSUPPORTED, pw->name, 0, 0,
 				  "a time of %llu ticks is over Parquet's INT64",
 				  (unsigned long long)ev->time);
-	tk_coltab_i64(t, C_TIME, (int64_t)ev->time);
+	tk_colvals_i64(cv[C_TIME], (int64_t)ev->time);
 	/* a whole number of ns per tick: no division */
 	if (TK_LIKELY(pw->ns_mul && ev->time <= pw->ns_max))
-		tk_coltab_i64(t, C_NS, (int64_t)(ev->time * pw->ns_mul));
+		tk_colvals_i64(cv[C_NS], (int64_t)(ev->time * pw->ns_mul));
 	else if (pw->ns_ok && tk_time_convert(ev->time, &pw->tb, &pw->ns_tb,
 					      TK_ROUND_EXACT, &ns) == TK_OK &&
 		 ns <= INT64_MAX)
-		tk_coltab_i64(t, C_NS, (int64_t)ns);
+		tk_colvals_i64(cv[C_NS], (int64_t)ns);
 	else
-		tk_coltab_null(t, C_NS);
+		tk_colvals_null(cv[C_NS]);
 	if ((rc = put_entity(w, C_SOURCE, ev->source, err)) < 0)
 		return rc;
-	put_inst(t, C_SINST, ev->source_inst);
+	put_inst(cv[C_SINST], ev->source_inst);
 	/* the type as written, else the model's name (as cat) */
 	if (ev->type_name != TK_NONE) {
 		rc = put_str(w, C_TYPE, ev->type_name, err);
@@ -239,7 +267,7 @@ static int pq_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	}
 	if (rc < 0 || (rc = put_entity(w, C_TARGET, ev->target, err)) < 0)
 		return rc;
-	put_inst(t, C_TINST, ev->target_inst);
+	put_inst(cv[C_TINST], ev->target_inst);
 	if (ev->name != TK_NONE) {
 		rc = put_str(w, C_EVENT, ev->name, err);
 	} else {
@@ -249,14 +277,14 @@ static int pq_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	if (rc < 0)
 		return rc;
 	if (!ev->note)
-		tk_coltab_null(t, C_NOTE);
+		tk_colvals_null(cv[C_NOTE]);
 	else if ((rc = put_text(w, C_NOTE, ev->note, ev->note_len, err)) < 0)
 		return rc;
 	if (ev->core == TK_NONE)
-		tk_coltab_null(t, C_CORE);
+		tk_colvals_null(cv[C_CORE]);
 	else if ((rc = put_entity(w, C_CORE, ev->core, err)) < 0)
 		return rc;
-	return tk_coltab_row(t, err);
+	return tk_coltab_row(pw->tab, err);
 }
 
 /* the header's entries as BTF writes them, one a line, values under the
