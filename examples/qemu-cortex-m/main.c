@@ -166,6 +166,14 @@ static void stream_idle(void)
 	while ((n = tkrec_stream_read(buf, sizeof buf)) != 0)
 		tkrec_cm_uart_write(UART0, buf, n);
 }
+
+/* a debugger's mark, called once by the idle thread at the first chance
+ * after tick RUN_MS / 2: tests/live/live_page.py halts the firmware there (one
+ * breakpoint, hit once) to read the live page while the firmware runs */
+__attribute__((noinline, used)) static void fw_halfway(void)
+{
+	__asm volatile("" : : : "memory");
+}
 #else
 #define TRACE_MODE "ftrace"
 #define TRACE_BIN "trace.bin"
@@ -645,9 +653,16 @@ int main(void)
 	SYST_CSR = 7u;                           /* and the tick's interrupt */
 	/* no wfi: QEMU 7.2 with -icount sleep=off now and then skips a timer
 	 * interrupt that comes while the core sleeps */
+#ifdef TRACE_STREAM
+	int halfway = 0;
+#endif
 	while (!done) {
 #ifdef TRACE_STREAM
 		stream_idle();
+		if (!halfway && ticks >= RUN_MS / 2u) {
+			halfway = 1;
+			fw_halfway();
+		}
 #endif
 	}
 
