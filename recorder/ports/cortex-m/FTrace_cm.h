@@ -6,7 +6,8 @@
  *   clock     DWT CYCCNT where the core counts cycles, extended to 64
  *             bits; else SysTick's count plus a count of its wraps
  *             (Cortex-M0/M0+, M23, and QEMU, which models no CYCCNT)
- *   section   PRIMASK: mrs / cpsid i ... msr (nests)
+ *   section   PRIMASK: mrs / cpsid i ... msr (nests); or, with
+ *             TKREC_CM_BASEPRI, BASEPRI (the more urgent interrupts run on)
  *   core      0, or FTRACE_CM_CORE_ID (an expression, e.g. a CPUID
  *             register) on a part with several cores
  *   sinks     semihosting file writes (a debugger or QEMU on the other
@@ -58,6 +59,37 @@ void tkrec_cm_clock_release(void);
 
 /* ---- the critical section ----------------------------------------------- */
 
+/*
+ * PRIMASK by default: every interrupt is held off.  Define TKREC_CM_BASEPRI
+ * (a BASEPRI value, the priority already shifted to the implemented top
+ * bits, non-zero) to mask only the interrupts of that priority value and
+ * above (less urgent): the more urgent ones keep running, and must not log
+ * (nor be SysTick with the SysTick clock).  Armv7-M and Armv8-M Mainline
+ * only (Cortex-M3/M4/M7/M33...); raised with BASEPRI_MAX, so a section
+ * entered with a higher mask keeps it.
+ */
+#ifdef TKREC_CM_BASEPRI
+#if !defined(__ARM_ARCH_7M__) && !defined(__ARM_ARCH_7EM__) && \
+	!defined(__ARM_ARCH_8M_MAIN__) && !defined(__ARM_ARCH_8_1M_MAIN__)
+#error "TKREC_CM_BASEPRI: this core has no BASEPRI (Armv6-M, Armv8-M Baseline): use PRIMASK"
+#endif
+#if (TKREC_CM_BASEPRI) <= 0 || (TKREC_CM_BASEPRI) > 255
+#error "TKREC_CM_BASEPRI: a priority value 1 .. 255 (0 would mask nothing)"
+#endif
+static inline uint32_t tkrec_cm_irq_save(void)
+{
+	uint32_t basepri;
+
+	__asm volatile("mrs %0, basepri\n\tmsr basepri_max, %1\n\tisb"
+		       : "=&r"(basepri) : "r"((uint32_t)(TKREC_CM_BASEPRI)) : "memory");
+	return basepri;
+}
+
+static inline void tkrec_cm_irq_restore(uint32_t basepri)
+{
+	__asm volatile("msr basepri, %0" : : "r"(basepri) : "memory");
+}
+#else
 static inline uint32_t tkrec_cm_irq_save(void)
 {
 	uint32_t primask;
@@ -70,6 +102,7 @@ static inline void tkrec_cm_irq_restore(uint32_t primask)
 {
 	__asm volatile("msr primask, %0" : : "r"(primask) : "memory");
 }
+#endif
 
 /* ---- the port's macros (FTrace_port.h) ---------------------------------- */
 
