@@ -219,14 +219,15 @@ static void trace_done(struct task *t)
 	TRACER_LOGEVENT(FTrace_EVT_task_end_cycle, t->ctx, 0);
 }
 
+/* the IRQ number read from IPSR (the port's tkrec_cm_irq_number()) */
 static void trace_isr_enter(void)
 {
-	TRACER_LOGEVENT(FTrace_EVT_interrupt_start, IRQ_TIMER, 0);
+	TKREC_CM_ISR_ENTER();
 }
 
 static void trace_isr_exit(void)
 {
-	TRACER_LOGEVENT(FTrace_EVT_interrupt_end, IRQ_TIMER, 0);
+	TKREC_CM_ISR_EXIT();
 }
 
 static uint32_t trace_lost(void)

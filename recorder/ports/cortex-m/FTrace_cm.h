@@ -8,6 +8,8 @@
  *             (Cortex-M0/M0+, M23, and QEMU, which models no CYCCNT)
  *   section   PRIMASK: mrs / cpsid i ... msr (nests); or, with
  *             TKREC_CM_BASEPRI, BASEPRI (the more urgent interrupts run on)
+ *   ISR       tkrec_cm_irq_number(): the running handler's IRQ, from IPSR
+ *             (TKREC_CM_ISR_ENTER() / _EXIT() log it)
  *   core      0, or FTRACE_CM_CORE_ID (an expression, e.g. a CPUID
  *             register) on a part with several cores
  *   sinks     semihosting file writes (a debugger or QEMU on the other
@@ -103,6 +105,27 @@ static inline void tkrec_cm_irq_restore(uint32_t primask)
 	__asm volatile("msr primask, %0" : : "r"(primask) : "memory");
 }
 #endif
+
+/* ---- the interrupt's number ---------------------------------------------- */
+
+/**
+ * The IRQ number of the external interrupt whose handler runs (IPSR less
+ * 16), read from the core: one handler can serve several IRQs, and none
+ * needs its number written in.  0xFFFF in thread mode and in the system
+ * exceptions (SysTick, PendSV, SVCall, faults), which have no IRQ number.
+ */
+static inline uint16_t tkrec_cm_irq_number(void)
+{
+	uint32_t ipsr;
+
+	__asm volatile("mrs %0, ipsr" : "=r"(ipsr));
+	ipsr &= 0x1FFu;
+	return ipsr >= 16u ? (uint16_t)(ipsr - 16u) : (uint16_t)0xFFFFu;
+}
+
+/** interrupt_start / interrupt_end of the running handler's IRQ (FTrace.h's events) */
+#define TKREC_CM_ISR_ENTER() TRACER_LOGEVENT(FTrace_EVT_interrupt_start, tkrec_cm_irq_number(), 0)
+#define TKREC_CM_ISR_EXIT() TRACER_LOGEVENT(FTrace_EVT_interrupt_end, tkrec_cm_irq_number(), 0)
 
 /* ---- the port's macros (FTrace_port.h) ---------------------------------- */
 
