@@ -10,7 +10,8 @@
 #                   same run's snapshot by semihosting: OUT/snapshot.bin
 #   OUT/fw-*.log    the firmware's console: jobs, interrupts, misses, drops,
 #                   the measured cost of one event
-# then print the cost of one event and the recorder's footprint.
+# then print the commands of the live view (tracekit live: the capture, or
+# the firmware as it runs), the cost of one event and the recorder's footprint.
 # Usage: demo.sh TRACEKIT OUT [-q]   (-q: only the files, no tracekit output)
 # Exit 77 when the toolchain or QEMU is missing.
 set -eu
@@ -106,6 +107,12 @@ done
 show info "$out/stream.tks"
 show stats --unit us "$out/stream.tks"
 echo "the stream captured by tracekit record holds the events of the stream run's snapshot, one for one"
+echo "the live view of the capture (serves a page on 127.0.0.1 until Ctrl-C):"
+echo "  $tk live $out/stream.tks"
+echo "and of the firmware as it runs (the page waits for QEMU to open the FIFO):"
+echo "  mkfifo $out/live.fifo && $tk live $out/live.fifo &"
+echo "  (cd $out && qemu-system-arm -M mps2-an385 -display none -monitor none -serial file:live.fifo \\"
+echo "     -icount shift=5,align=off,sleep=off -semihosting-config enable=on,target=native -kernel fw-stream.elf)"
 echo
 echo "the cost of one event, counted by QEMU (instructions at 32 ns each):"
 sed -n 's/^fw: cost of one /  /p' "$out/fw-ftrace.log" "$out/fw-htf.log" "$out/fw-stream.log"

@@ -166,6 +166,14 @@ static void stream_idle(void)
 	while ((n = tkrec_stream_read(buf, sizeof buf)) != 0)
 		tkrec_cm_uart_write(UART0, buf, n);
 }
+
+/* a debugger's mark, called once by the idle thread at the first chance
+ * after tick RUN_MS / 2: tests/live/live_page.py halts the firmware there (one
+ * breakpoint, hit once) to read the live page while the firmware runs */
+__attribute__((noinline, used)) static void fw_halfway(void)
+{
+	__asm volatile("" : : : "memory");
+}
 #else
 #define TRACE_MODE "ftrace"
 #define TRACE_BIN "trace.bin"
@@ -211,14 +219,15 @@ static void trace_done(struct task *t)
 	TRACER_LOGEVENT(FTrace_EVT_task_end_cycle, t->ctx, 0);
 }
 
+/* the IRQ number read from IPSR (the port's tkrec_cm_irq_number()) */
 static void trace_isr_enter(void)
 {
-	TRACER_LOGEVENT(FTrace_EVT_interrupt_start, IRQ_TIMER, 0);
+	TKREC_CM_ISR_ENTER();
 }
 
 static void trace_isr_exit(void)
 {
-	TRACER_LOGEVENT(FTrace_EVT_interrupt_end, IRQ_TIMER, 0);
+	TKREC_CM_ISR_EXIT();
 }
 
 static uint32_t trace_lost(void)
@@ -645,9 +654,16 @@ int main(void)
 	SYST_CSR = 7u;                           /* and the tick's interrupt */
 	/* no wfi: QEMU 7.2 with -icount sleep=off now and then skips a timer
 	 * interrupt that comes while the core sleeps */
+#ifdef TRACE_STREAM
+	int halfway = 0;
+#endif
 	while (!done) {
 #ifdef TRACE_STREAM
 		stream_idle();
+		if (!halfway && ticks >= RUN_MS / 2u) {
+			halfway = 1;
+			fw_halfway();
+		}
 #endif
 	}
 

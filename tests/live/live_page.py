@@ -10,8 +10,12 @@ page still shows its data.  No JavaScript error.  A screenshot is taken
 (TK_LIVE_SHOT=FILE keeps it).
 With --qemu ROOT, the stream is that of the QEMU firmware's stream build
 (examples/qemu-cortex-m/, TKREC_STREAM 1), written by QEMU's UART into the
-FIFO as the firmware runs (about 0.3 s): the page shows its tasks
-(task1 .. task3, IRQ8) and, the firmware stopped, says the stream ended.
+FIFO as the firmware runs: QEMU's GDB stub halts the firmware halfway
+(its mark fw_halfway()), where the page, updating, shows its tasks
+(task1 .. task3, IRQ8) and fewer events than at the end (the screenshot
+is taken there); then the firmware runs to its end and stops (no miss,
+no lost event), the page updates and says the stream ended, and keeps
+its data after the server stops.
 Usage: live_page.py TRACEKIT DIR        (77: no chromium)
        live_page.py TRACEKIT DIR --qemu ROOT  (77: no chromium, QEMU or
                                                arm-none-eabi-gcc)
@@ -20,8 +24,10 @@ import base64
 import fcntl
 import json
 import os
+import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -149,6 +155,38 @@ class Chrome:
             self.p.kill()
 
 
+class Gdb:
+    """QEMU's GDB stub: the remote protocol's few packets the test needs"""
+
+    def __init__(self, port):
+        self.s = socket.create_connection(('127.0.0.1', port), timeout=60)
+        self.buf = b''
+
+    def send(self, pkt):
+        self.s.sendall(b'$%s#%02x' % (pkt.encode(), sum(pkt.encode()) & 0xff))
+
+    def reply(self):
+        while True:
+            while b'#' not in self.buf or len(self.buf) < self.buf.index(b'#') + 3:
+                chunk = self.s.recv(4096)
+                if not chunk:
+                    raise OSError('the GDB stub closed')
+                self.buf += chunk
+            i = self.buf.index(b'#')
+            pkt, self.buf = self.buf[:i], self.buf[i + 3:]
+            self.s.sendall(b'+')
+            pkt = pkt.lstrip(b'+')
+            if pkt.startswith(b'$'):
+                return pkt[1:].decode()
+
+    def cmd(self, pkt):
+        self.send(pkt)
+        return self.reply()
+
+    def close(self):
+        self.s.close()
+
+
 fifo = os.path.join(tmp, 'fifo')
 os.mkfifo(fifo)
 if qemu_root:
@@ -159,38 +197,97 @@ if qemu_root:
     if r.returncode != 0:
         print('skipped: the firmware does not build here (no C library?):', r.stderr.strip()[-300:])
         sys.exit(77)
-    # the server opens the FIFO when QEMU does
+    # the server opens the FIFO when QEMU does; QEMU starts halted (-S)
+    # with its GDB stub on a free port: the test runs the firmware to its
+    # mark fw_halfway() (one breakpoint, hit once, in the idle thread after
+    # half the run's ticks: halts elsewhere, in a handler or again and
+    # again, perturb the schedule, as QEMU's -icount sleep=off moves the
+    # virtual clock on to the next timer while the core is halted), where
+    # it stays, running but halted, while the page is read; then lets it
+    # run to its end
+    nm = subprocess.run(['arm-none-eabi-nm', os.path.join(fw, 'fw-stream.elf')],
+                        capture_output=True, text=True).stdout
+    mark = [int(l.split()[0], 16) & ~1 for l in nm.splitlines() if l.endswith(' fw_halfway')]
+    if not mark:
+        print('FAIL: no fw_halfway in the firmware (arm-none-eabi-nm: %r)' % nm[:200])
+        sys.exit(1)
+    sk = socket.socket()
+    sk.bind(('127.0.0.1', 0))
+    port = sk.getsockname()[1]
+    sk.close()
     live = subprocess.Popen([tk, 'live', '--window', '0', '--interval', '100', fifo],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    qemu = subprocess.run(['timeout', '60', 'qemu-system-arm', '-M', 'mps2-an385', '-display', 'none',
-                           '-monitor', 'none', '-serial', 'file:' + fifo,
-                           '-icount', 'shift=5,align=off,sleep=off',
-                           '-semihosting-config', 'enable=on,target=native',
-                           '-kernel', 'fw-stream.elf'], cwd=fw, capture_output=True, text=True)
-    fwlog = qemu.stdout + qemu.stderr
-    check(qemu.returncode == 0 and 'lost=0' in fwlog, 'qemu: %d %s' % (qemu.returncode, fwlog))
+    qemu = subprocess.Popen(['timeout', '120', 'qemu-system-arm', '-M', 'mps2-an385', '-display', 'none',
+                             '-monitor', 'none', '-serial', 'file:' + fifo, '-S',
+                             '-gdb', 'tcp:127.0.0.1:%d' % port,
+                             '-icount', 'shift=5,align=off,sleep=off',
+                             '-semihosting-config', 'enable=on,target=native',
+                             '-kernel', 'fw-stream.elf'], cwd=fw, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
     url = live.stdout.readline().decode().strip()
     names = {'task1', 'task2', 'task3', 'IRQ8'}
     ch = None
+    gdb = None
     try:
+        for _ in range(100):
+            try:
+                gdb = Gdb(port)
+                break
+            except OSError:
+                time.sleep(0.1)
+        check(gdb is not None, 'qemu: no GDB stub on port %d' % port)
         ch = Chrome()
         ch.open(url)
-        pg = ch.wait(lambda p: p['state'] == 'ended' and p['updates'] >= 1, 'qemu: ended')
+        if gdb:
+            bp = '%x,2' % mark[0]
+            gdb.cmd('Z0,' + bp)
+            r = gdb.cmd('c')
+            check(r.startswith('T') and qemu.poll() is None, 'qemu: not halted at fw_halfway: %r' % r)
+        # 1. the firmware running (halted halfway): its tasks, and not all
+        #    of its events yet
+        pg = ch.wait(lambda p: p['state'] == 'live' and names <= set(p['names']), 'qemu: running')
+        check('updating as events arrive' in pg.get('msg', ''), 'qemu: running: %r' % pg.get('msg'))
+        check(pg.get('status', '').startswith('drawn: timeline slices='), 'qemu: running: %r' % pg.get('status'))
+        check(qemu.poll() is None, 'qemu: the firmware ended before the page was read')
+        ch.shot(os.path.join(tmp, 'live.png'))
+        if os.environ.get('TK_LIVE_SHOT'):
+            shutil.copy(os.path.join(tmp, 'live.png'), os.environ['TK_LIVE_SHOT'])
+        running_msg = pg.get('msg', '')
+        m = re.search(r'(\d+) events', running_msg)
+        running_n = int(m.group(1)) if m else 0
+        check(running_n > 0, 'qemu: running: no event count in %r' % running_msg)
+        # 2. the firmware runs to its end and stops: the page says so
+        if gdb:
+            gdb.cmd('z0,' + bp)
+            gdb.send('c')
+        try:
+            fwlog = qemu.communicate(timeout=60)[0].decode()
+        except subprocess.TimeoutExpired:
+            qemu.kill()
+            fwlog = qemu.communicate()[0].decode()
+        check(qemu.returncode == 0 and 'lost=0' in fwlog, 'qemu: %d %s' % (qemu.returncode, fwlog))
+        pg = ch.wait(lambda p: p['state'] == 'ended' and p['updates'] >= 2, 'qemu: ended')
         check(names <= set(pg.get('names', [])), 'qemu: names %s' % sorted(set(pg.get('names', []))))
         check('the stream ended (the source ended)' in pg.get('msg', ''), 'qemu: %r' % pg.get('msg'))
+        m = re.search(r'(\d+) events', pg.get('msg', ''))
+        check(m and int(m.group(1)) > running_n,
+              'qemu: the page did not update after the firmware went on: %r, %r' % (running_msg, pg.get('msg')))
         check(pg.get('status', '').startswith('drawn: timeline slices='), 'qemu: %r' % pg.get('status'))
+        # 3. the server stops: the page keeps its data
         live.send_signal(signal.SIGTERM)
         check(live.wait(timeout=20) == 0, 'qemu: live exit status after SIGTERM')
         time.sleep(1)
         pg = ch.page()
         check(names <= set(pg.get('names', [])) and not pg.get('errors'),
               'qemu: after the server stopped: %s' % pg)
-        ch.shot(os.path.join(tmp, 'live.png'))
-        if os.environ.get('TK_LIVE_SHOT'):
-            shutil.copy(os.path.join(tmp, 'live.png'), os.environ['TK_LIVE_SHOT'])
     finally:
+        if gdb:
+            gdb.close()
         if ch:
             ch.close()
+        if qemu.poll() is None:
+            qemu.kill()
+            qemu.wait()
         if live.poll() is None:
             live.kill()
         shutil.rmtree(tmp, ignore_errors=True)

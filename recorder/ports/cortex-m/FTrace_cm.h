@@ -6,7 +6,10 @@
  *   clock     DWT CYCCNT where the core counts cycles, extended to 64
  *             bits; else SysTick's count plus a count of its wraps
  *             (Cortex-M0/M0+, M23, and QEMU, which models no CYCCNT)
- *   section   PRIMASK: mrs / cpsid i ... msr (nests)
+ *   section   PRIMASK: mrs / cpsid i ... msr (nests); or, with
+ *             TKREC_CM_BASEPRI, BASEPRI (the more urgent interrupts run on)
+ *   ISR       tkrec_cm_irq_number(): the running handler's IRQ, from IPSR
+ *             (TKREC_CM_ISR_ENTER() / _EXIT() log it)
  *   core      0, or FTRACE_CM_CORE_ID (an expression, e.g. a CPUID
  *             register) on a part with several cores
  *   sinks     semihosting file writes (a debugger or QEMU on the other
@@ -58,6 +61,37 @@ void tkrec_cm_clock_release(void);
 
 /* ---- the critical section ----------------------------------------------- */
 
+/*
+ * PRIMASK by default: every interrupt is held off.  Define TKREC_CM_BASEPRI
+ * (a BASEPRI value, the priority already shifted to the implemented top
+ * bits, non-zero) to mask only the interrupts of that priority value and
+ * above (less urgent): the more urgent ones keep running, and must not log
+ * (nor be SysTick with the SysTick clock).  Armv7-M and Armv8-M Mainline
+ * only (Cortex-M3/M4/M7/M33...); raised with BASEPRI_MAX, so a section
+ * entered with a higher mask keeps it.
+ */
+#ifdef TKREC_CM_BASEPRI
+#if !defined(__ARM_ARCH_7M__) && !defined(__ARM_ARCH_7EM__) && \
+	!defined(__ARM_ARCH_8M_MAIN__) && !defined(__ARM_ARCH_8_1M_MAIN__)
+#error "TKREC_CM_BASEPRI: this core has no BASEPRI (Armv6-M, Armv8-M Baseline): use PRIMASK"
+#endif
+#if (TKREC_CM_BASEPRI) <= 0 || (TKREC_CM_BASEPRI) > 255
+#error "TKREC_CM_BASEPRI: a priority value 1 .. 255 (0 would mask nothing)"
+#endif
+static inline uint32_t tkrec_cm_irq_save(void)
+{
+	uint32_t basepri;
+
+	__asm volatile("mrs %0, basepri\n\tmsr basepri_max, %1\n\tisb"
+		       : "=&r"(basepri) : "r"((uint32_t)(TKREC_CM_BASEPRI)) : "memory");
+	return basepri;
+}
+
+static inline void tkrec_cm_irq_restore(uint32_t basepri)
+{
+	__asm volatile("msr basepri, %0" : : "r"(basepri) : "memory");
+}
+#else
 static inline uint32_t tkrec_cm_irq_save(void)
 {
 	uint32_t primask;
@@ -70,6 +104,28 @@ static inline void tkrec_cm_irq_restore(uint32_t primask)
 {
 	__asm volatile("msr primask, %0" : : "r"(primask) : "memory");
 }
+#endif
+
+/* ---- the interrupt's number ---------------------------------------------- */
+
+/**
+ * The IRQ number of the external interrupt whose handler runs (IPSR less
+ * 16), read from the core: one handler can serve several IRQs, and none
+ * needs its number written in.  0xFFFF in thread mode and in the system
+ * exceptions (SysTick, PendSV, SVCall, faults), which have no IRQ number.
+ */
+static inline uint16_t tkrec_cm_irq_number(void)
+{
+	uint32_t ipsr;
+
+	__asm volatile("mrs %0, ipsr" : "=r"(ipsr));
+	ipsr &= 0x1FFu;
+	return ipsr >= 16u ? (uint16_t)(ipsr - 16u) : (uint16_t)0xFFFFu;
+}
+
+/** interrupt_start / interrupt_end of the running handler's IRQ (FTrace.h's events) */
+#define TKREC_CM_ISR_ENTER() TRACER_LOGEVENT(FTrace_EVT_interrupt_start, tkrec_cm_irq_number(), 0)
+#define TKREC_CM_ISR_EXIT() TRACER_LOGEVENT(FTrace_EVT_interrupt_end, tkrec_cm_irq_number(), 0)
 
 /* ---- the port's macros (FTrace_port.h) ---------------------------------- */
 
