@@ -21,7 +21,7 @@
  *                                Empty by default; never on the hot path.
  *
  * Define FTRACE_PORT_CORTEX_M for the Cortex-M port (ports/cortex-m/: DWT
- * cycle counter or SysTick, PRIMASK, semihosting and UART sinks), or FTRACE_PORT_HOST (the default) for the host port used by the
+ * cycle counter, SysTick or a user counter, PRIMASK, semihosting and UART sinks), or FTRACE_PORT_HOST (the default) for the host port used by the
  * tests (recorder/host/FTrace_host.c; the program provides the clock).
  * Or define all four macros yourself before including FTrace.h.
  */

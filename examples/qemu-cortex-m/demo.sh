@@ -5,6 +5,9 @@
 # read what it wrote with tracekit (info, check, stats):
 #   OUT/trace.bin   the FTrace dump, by semihosting   (OUT/uart.bin: by UART)
 #   OUT/trace.htf   the HTF binary mode, by semihosting (OUT/uart.htf)
+#   OUT/trace-user.bin  the FTrace dump of the build on the port's user
+#                   clock (the dual timer 1, 16 bits down), by semihosting
+#                   (OUT/uart-user.bin: by UART)
 #   OUT/stream.tks  the stream build's stream (TKREC_STREAM 1) on the UART as
 #                   it runs, captured by `tracekit record` from a FIFO; the
 #                   same run's snapshot by semihosting: OUT/snapshot.bin
@@ -58,8 +61,11 @@ run() {
 }
 run ftrace uart.bin bin
 run htf uart.htf htf
+rm -f "$out/trace-user.bin"
+run user uart-user.bin user.bin
 cmp "$out/trace.bin" "$out/uart.bin"
 cmp "$out/trace.htf" "$out/uart.htf"
+cmp "$out/trace-user.bin" "$out/uart-user.bin"
 
 # the stream build: the stream goes out on the UART as the firmware runs,
 # into a FIFO that `tracekit record` reads; it must hold the events of the
@@ -92,7 +98,7 @@ show() {
 	"$tk" "$@"
 	echo
 }
-cat "$out/fw-ftrace.log" "$out/fw-htf.log" "$out/fw-stream.log"
+cat "$out/fw-ftrace.log" "$out/fw-htf.log" "$out/fw-user.log" "$out/fw-stream.log"
 echo
 for f in "$out/trace.bin" "$out/trace.htf"; do
 	from=
@@ -116,5 +122,6 @@ echo "     -icount shift=5,align=off,sleep=off -semihosting-config enable=on,tar
 echo
 echo "the cost of one event, counted by QEMU (instructions at 32 ns each):"
 sed -n 's/^fw: cost of one /  /p' "$out/fw-ftrace.log" "$out/fw-htf.log" "$out/fw-stream.log"
+sed -n 's/^fw: cost of one ftrace event: .*(DWT clock), /  the user clock (dual timer 1, fw-user.elf): /p' "$out/fw-user.log"
 echo "the recorder's footprint (arm-none-eabi-gcc -mcpu=cortex-m3 -O2; text = flash, data + bss = RAM, without the trace buffer):"
 (cd "$out/rec" && arm-none-eabi-size FTrace.o FTrace_htf.o FTrace_cm.o) | sed 's/^/  /'

@@ -25,7 +25,11 @@
  * Built twice (examples/qemu-cortex-m/Makefile): TRACER_LOGEVENT into a
  * cyclic chunk (the FTrace dump), or with -DTRACE_HTF the HTF binary mode
  * (written as an .htf file by recorder/host/htf_dump.c through the C
- * library's semihosting stdio).
+ * library's semihosting stdio).  With -DTRACE_USER_CLOCK (fw-user.elf)
+ * the FTrace build's clock is the port's user clock on another timer:
+ * the board's CMSDK dual timer 1, free-running, 16 bits, counting down at
+ * 25 MHz (TKREC_CM_USER_*, given by the Makefile), dumped to
+ * trace-user.bin.
  */
 #include <stdint.h>
 #include <string.h>
@@ -59,6 +63,9 @@
 #define TIMER_CTRL    REG(TIMER0 + 0x0u)
 #define TIMER_RELOAD  REG(TIMER0 + 0x8u)
 #define TIMER_VALUE   REG(TIMER0 + 0x4u)
+/* the CMSDK dual timer's timer 1: the user clock of fw-user.elf */
+#define DUALTIMER1_LOAD REG(0x40002000u)
+#define DUALTIMER1_CTRL REG(0x40002008u)
 #define TIMER_INTCLR  REG(TIMER0 + 0xCu)
 
 /* ---- tasks -------------------------------------------------------------- */
@@ -174,6 +181,9 @@ __attribute__((noinline, used)) static void fw_halfway(void)
 {
 	__asm volatile("" : : : "memory");
 }
+#elif defined(TRACE_USER_CLOCK)
+#define TRACE_MODE "ftrace"
+#define TRACE_BIN "trace-user.bin"
 #else
 #define TRACE_MODE "ftrace"
 #define TRACE_BIN "trace.bin"
@@ -195,7 +205,11 @@ static void trace_init(void)
 	if (trace_chunk < 0 || FTrace_actual_chunk_select(trace_chunk) < 0 ||
 	    FTrace_enable() < 0)
 		fw_fail("chunk");
+#ifdef TRACE_USER_CLOCK
+	TRACER_LOGEVENT(FTrace_EVT_trace_start, 0, TKREC_CM_USER_PER_MS);
+#else
 	TRACER_LOGEVENT(FTrace_EVT_trace_start, 0, CPU_HZ / 1000u);
+#endif
 	/* context n is task<n>; the idle thread (context 0) is task0 */
 	for (i = 0; i <= NTASKS; i++)
 		TRACER_LOGEVENT(FTrace_EVT_task_create, tasks[i].ctx, tasks[i].ctx);
@@ -493,7 +507,18 @@ void SysTick_Handler(void)
 	}
 	if (k < RUN_MS) {
 		/* the releases carry the tick's time, whatever their order */
+#ifdef TRACE_USER_CLOCK
+		/* the user clock knows no SysTick: the dual timer counts
+		 * the core's 25 MHz too, so the tick's time is now less
+		 * SysTick's cycles since its wrap (as the port's DWT path) */
+		{
+			uint32_t v = SYST_CVR;
+
+			tkrec_cm_clock_hold(tkrec_cm_tsc() - (SYST_RVR - v));
+		}
+#else
 		tkrec_cm_clock_hold(tkrec_cm_tick_time());
+#endif
 		for (i = 0; i < NTASKS; i++) {
 			struct task *t = &tasks[i];
 
@@ -603,6 +628,9 @@ static void out_tenths(uint32_t v)
 
 /* not on main's stack: main goes on as the idle thread on another one */
 static uint32_t cost_st, cost_dwt;
+#ifdef TRACE_USER_CLOCK
+static uint32_t cost_user;
+#endif
 #ifdef TRACE_STREAM
 static uint32_t cost_stream_st[2], cost_stream_dwt[2];
 #endif
@@ -619,6 +647,13 @@ int main(void)
 	/* the DWT path reads a CYCCNT that QEMU does not count: the same
 	 * instructions as on a core that has it, meaningless times */
 	cost_dwt = cost_tenths(TKREC_CM_CLOCK_DWT);
+#ifdef TRACE_USER_CLOCK
+	/* dual timer 1: free-running (wraps to its top), 16 bits, no
+	 * prescaler, no interrupt, enabled */
+	DUALTIMER1_LOAD = 0xFFFFu;
+	DUALTIMER1_CTRL = 0x80u;
+	cost_user = cost_tenths(TKREC_CM_CLOCK_USER);
+#endif
 #ifdef TRACE_STREAM
 	for (cost_mode = 1; cost_mode <= 2; cost_mode++) {
 		cost_stream_st[cost_mode - 1] = cost_tenths(TKREC_CM_CLOCK_SYSTICK);
@@ -669,7 +704,7 @@ int main(void)
 
 	trace_dump();
 	out_s("fw: mode=" TRACE_MODE " clock=");
-	out_s(clock == TKREC_CM_CLOCK_DWT ? "dwt" : "systick");
+	out_s(clock == TKREC_CM_CLOCK_DWT ? "dwt" : clock == TKREC_CM_CLOCK_USER ? "user" : "systick");
 	out_s(" jobs=");
 	out_u(tasks[0].jobs);
 	out_s(",");
@@ -688,6 +723,11 @@ int main(void)
 	out_s(" instructions (SysTick clock), ");
 	out_tenths(cost_dwt);
 	out_s(" (DWT clock)");
+#ifdef TRACE_USER_CLOCK
+	out_s(", ");
+	out_tenths(cost_user);
+	out_s(" (user clock)");
+#endif
 	out_end();
 #ifdef TRACE_STREAM
 	out_s("fw: cost of one stream-only event: ");

@@ -28,7 +28,12 @@ tracekit from its two recordings (the FTrace dump and the HTF mode):
   three: the stream off, at most 81 / 91 instructions, DWT / SysTick, the
   stream alone, at most 1.3 x the FTrace build's event on each clock, the
   chunk and the stream), the dump's record
-  count and the largest difference between the two recordings.
+  count and the largest difference between the two recordings;
+- the FTrace build on the port's user clock (fw-user.elf: the dual timer
+  1, 16 bits counting down at 25 MHz, wrapping every 2.6 ms) schedules as
+  the FTrace build: the same jobs, no miss, none lost, no violation, each
+  PER its period exactly, IRQ8 143 times, and trace-user.bin has
+  trace.bin's events one for one, every time within 100 us.
 
 Usage: check_run.py TRACEKIT DIR
 """
@@ -242,6 +247,28 @@ def compare_stream(d, rows_b):
                      % (ent, metric, k, b[k], a[k]))
 
 
+def compare_user_clock(d, bin_args):
+    """The FTrace build on the user clock against the FTrace build."""
+    user_args = ["--from", "shark", d + "/trace-user.bin"]
+    fw = firmware(d + "/fw-user.log")
+    if "clock=user" not in open(d + "/fw-user.log").read():
+        fail("fw-user.log: the firmware did not run on the user clock")
+    out = tk("check", *user_args)
+    if "no violations" not in out:
+        fail("check trace-user.bin: %s" % out.strip())
+    _, irq = stats(user_args, "trace-user.bin")
+    if irq != IRQ_COUNT or fw != IRQ_COUNT:
+        fail("trace-user.bin: %s count %s, the firmware counted %s, want %d" % (IRQ, irq, fw, IRQ_COUNT))
+    eb, eu = events(bin_args), events(user_args)
+    if [e[1:] for e in eb] != [e[1:] for e in eu]:
+        fail("trace-user.bin: not trace.bin's events (%d, %d)" % (len(eu), len(eb)))
+        return
+    worst = max((abs(a[0] - b[0]) for a, b in zip(eb, eu)), default=0)
+    if worst > TOLERANCE_NS:
+        fail("trace-user.bin and trace.bin differ by up to %d ns" % worst)
+    print("qemu demo: the user clock's recording has trace.bin's %d events, within %d ns" % (len(eu), worst))
+
+
 def main():
     d = sys.argv[2]
     worst = None
@@ -253,6 +280,7 @@ def main():
         if "no violations" not in out:
             fail("check %s: %s" % (args[-1], out.strip()))
     rows_b, irq_b = stats(bin_args, "trace.bin")
+    compare_user_clock(d, bin_args)
     rows_h, irq_h = stats(htf_args, "trace.htf")
     compare_stream(d, rows_b)
     for name, got, fw in (("trace.bin", irq_b, n_fw["ftrace"]), ("trace.htf", irq_h, n_fw["htf"])):

@@ -29,8 +29,13 @@
 /* ---- the clock ---------------------------------------------------------- */
 
 /* DWT until tkrec_cm_clock_init() chooses: a firmware that starts the
- * cycle counter itself needs no call */
+ * cycle counter itself needs no call; a build with the user clock has it */
+#ifdef TKREC_CM_USER_COUNT
+static int source = TKREC_CM_CLOCK_USER;
+static tkrec_cm_user_clock user_clock;
+#else
 static int source = TKREC_CM_CLOCK_DWT;
+#endif
 static int held;
 static uint64_t held_at;
 /* DWT: the last count read and the wraps seen */
@@ -69,6 +74,10 @@ static uint64_t tsc_locked(void)
 		}
 		return st_base + (st_reload - now);
 	}
+#ifdef TKREC_CM_USER_COUNT
+	if (source == TKREC_CM_CLOCK_USER)
+		return tkrec_cm_user_time(&user_clock, (uint32_t)(TKREC_CM_USER_COUNT()));
+#endif
 	return 0;
 }
 
@@ -98,6 +107,11 @@ uint64_t tkrec_cm_tick_time(void)
 	if (source == TKREC_CM_CLOCK_SYSTICK) {
 		st_account();
 		t = st_base;
+#ifdef TKREC_CM_USER_COUNT
+	} else if (source == TKREC_CM_CLOCK_USER) {
+		/* another timer: no relation to SysTick's count known */
+		t = tsc_locked();
+#endif
 	} else {
 		/* both count core cycles: now less the cycles since the wrap */
 		v = SYST_CVR;
@@ -119,6 +133,8 @@ void tkrec_cm_clock_release(void)
 	held = 0;
 }
 
+#ifndef TKREC_CM_USER_COUNT
+/* (a build with the user clock keeps it: no probe of the DWT) */
 static int dwt_counts(void)
 {
 	uint32_t a, b;
@@ -136,6 +152,7 @@ static int dwt_counts(void)
 	b = DWT_CYCCNT;
 	return b != a;
 }
+#endif
 
 static int systick_counts(void)
 {
@@ -161,15 +178,25 @@ int tkrec_cm_clock_use(int src)
 		st_base = 0;
 		source = src;
 	}
+#ifdef TKREC_CM_USER_COUNT
+	if (src == TKREC_CM_CLOCK_USER) {
+		tkrec_cm_user_start(&user_clock, (uint32_t)(TKREC_CM_USER_COUNT()));
+		source = src;
+	}
+#endif
 	tkrec_cm_irq_restore(s);
 	return source;
 }
 
 int tkrec_cm_clock_init(void)
 {
+#ifdef TKREC_CM_USER_COUNT
+	return tkrec_cm_clock_use(TKREC_CM_CLOCK_USER);
+#else
 	if (dwt_counts())
 		return tkrec_cm_clock_use(TKREC_CM_CLOCK_DWT);
 	return tkrec_cm_clock_use(TKREC_CM_CLOCK_SYSTICK);
+#endif
 }
 
 /* ---- semihosting -------------------------------------------------------- */

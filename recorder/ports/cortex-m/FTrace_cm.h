@@ -5,7 +5,9 @@
  *
  *   clock     DWT CYCCNT where the core counts cycles, extended to 64
  *             bits; else SysTick's count plus a count of its wraps
- *             (Cortex-M0/M0+, M23, and QEMU, which models no CYCCNT)
+ *             (Cortex-M0/M0+, M23, and QEMU, which models no CYCCNT);
+ *             or, with TKREC_CM_USER_COUNT(), any free-running counter
+ *             (FTrace_cm_user.h)
  *   section   PRIMASK: mrs / cpsid i ... msr (nests); or, with
  *             TKREC_CM_BASEPRI, BASEPRI (the more urgent interrupts run on)
  *   ISR       tkrec_cm_irq_number(): the running handler's IRQ, from IPSR
@@ -28,6 +30,9 @@
 #define TKREC_CM_CLOCK_NONE    0
 #define TKREC_CM_CLOCK_DWT     1  /* DWT->CYCCNT */
 #define TKREC_CM_CLOCK_SYSTICK 2  /* SysTick's count and its wraps */
+#define TKREC_CM_CLOCK_USER    3  /* TKREC_CM_USER_COUNT(), FTrace_cm_user.h */
+
+#include "FTrace_cm_user.h"
 
 /**
  * Choose the clock: start the DWT cycle counter (trace enable, unlock,
@@ -36,7 +41,9 @@
  * whose handler calls tkrec_cm_systick_tick().  Returns the clock chosen
  * (TKREC_CM_CLOCK_DWT or _SYSTICK), or TKREC_CM_CLOCK_NONE when neither
  * counts.  Call it before the first event.  Without the call the clock is
- * CYCCNT, which the firmware starts itself.
+ * CYCCNT, which the firmware starts itself.  A build with TKREC_CM_USER_COUNT()
+ * has the user clock instead, from the call (the time 0) or from the
+ * first read; the firmware starts the counter itself.
  */
 int tkrec_cm_clock_init(void);
 /** Force a clock (tests, cost measurements); returns it, or NONE. */
@@ -49,7 +56,10 @@ uint64_t tkrec_cm_tsc(void);
  * is late, or preempted, loses none.  Harmless with the DWT clock.
  */
 void tkrec_cm_systick_tick(void);
-/** The clock at SysTick's last wrap (the tick's own time), in a handler. */
+/**
+ * The clock at SysTick's last wrap (the tick's own time), in a handler;
+ * with the user clock, the time now.
+ */
 uint64_t tkrec_cm_tick_time(void);
 /**
  * Until tkrec_cm_clock_release(), the clock reads `t`: a kernel stamps
