@@ -966,7 +966,7 @@ int tkrec_stream_name(unsigned kind, uint16_t id, const char *name)
 	uint32_t s;
 	int rc = -1;
 
-	if (kind > TKREC_NAME_USER)
+	if (kind > TKREC_NAME_FORMAT)
 		return -1;
 	len = name ? strlen(name) : 0;
 	if (len > 255)
@@ -999,6 +999,87 @@ int tkrec_stream_name(unsigned kind, uint16_t id, const char *name)
 	rc = 0;
 out:
 	LEAVE(s);
+	return rc;
+}
+
+int tkrec_stream_format(uint16_t id, const char *fmt)
+{
+	return tkrec_stream_name(TKREC_NAME_FORMAT, id, fmt);
+}
+
+/*
+ * A printf event: 00 08, the channel, varint(format id), the number of
+ * arguments, varint(zigzag delta), the arguments (u32 each).  Written the
+ * cold way (the lock, the section), as stream_cold() writes an event;
+ * the text is made on the host.
+ */
+#define STREAM_PRINTF_MAX (3u + 3u + 1u + 10u + 4u * TKREC_PRINTF_ARGS)
+int tkrec_stream_printf(unsigned channel, uint16_t fmt, unsigned nargs,
+			const uint32_t *args)
+{
+	uint8_t b[STREAM_PRINTF_MAX], o[2 + 5], k[3];
+	unsigned core, n, no = 0, nk = 0, i;
+	uint64_t tsc, d, zz;
+	uint32_t s;
+	int rc = -1, drain = 0;
+
+	if (channel > 14u || nargs > TKREC_PRINTF_ARGS || (nargs && !args))
+		return -1;
+	if (!enabled || (filter_mask & (1u << (FTrace_EVT_user_event_0 & FTrace_family_mask))))
+		return 0;
+	ENTER(s);
+	if (!stream_on)
+		goto out;
+	core = FTRACE_PORT_CORE();
+	tsc = FTRACE_PORT_TSC();
+	stream_catch_up();
+	d = tsc - STREAM_PREV();
+	zz = (int64_t)d < 0 ? ~(d << 1) : d << 1;
+	b[0] = 0;
+	b[1] = TKREC_STREAM_PRINTF;
+	b[2] = (uint8_t)channel;
+	n = 3 + put_varint(b + 3, fmt);
+	b[n++] = (uint8_t)nargs;
+	n += put_varint(b + n, zz);
+	for (i = 0; i < nargs; i++) {
+		put32(b + n, args[i]);
+		n += 4;
+	}
+	if (core != stream.core) {
+		k[0] = 0;
+		k[1] = TKREC_STREAM_CORE;
+		k[2] = (uint8_t)core;
+		nk = 3;
+	}
+	if (stream.pending_lost)
+		no = enc_overflow(o, stream.pending_lost);
+	if (stream.need_sync || stream.since_sync >= stream.sync_every)
+		try_sync(no + nk + n);
+	if (ring_free() < no + nk + n) {
+		stream.pending_lost++;
+		stream.lost++;
+		rc = 0;
+		goto done;
+	}
+	if (no)
+		ring_put(o, no);
+	stream.pending_lost = 0;
+	if (nk) {
+		ring_put(k, nk);
+		stream.core = (uint8_t)core;
+	}
+	ring_put(b, n);
+	STREAM_SET_PREV(tsc);
+	rc = 1;
+done:
+	if (stream.used >= stream.drain_at || tsc - stream.drained_at >= stream.drain_cycles)
+		stream.want_drain = 1;
+	stream_relimit();
+	drain = stream.want_drain && stream.write;
+out:
+	LEAVE(s);
+	if (drain)
+		tkrec_stream_drain();
 	return rc;
 }
 

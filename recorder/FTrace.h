@@ -277,6 +277,11 @@ void tkrec_meta_ipoint(uint16_t type, uint16_t par1, uint32_t par2, int fast);
 #define TKREC_NAME_TASK 0u      /* id: the pid of task_create / id records */
 #define TKREC_NAME_ISR 1u       /* id: the IRQ of interrupt_start */
 #define TKREC_NAME_USER 2u      /* id: n of user_event_n (0 .. 14) */
+#define TKREC_NAME_FORMAT 3u    /* id: a printf event's format id */
+#define TKREC_STREAM_PRINTF 0x08u   /* a printf event: format id and arguments */
+#ifndef TKREC_PRINTF_ARGS
+#define TKREC_PRINTF_ARGS 4u    /* the most arguments of a printf event */
+#endif
 #ifndef TKREC_STREAM_CONTEXTS
 #define TKREC_STREAM_CONTEXTS 32  /* contexts whose pid is re-sent */
 #endif
@@ -304,6 +309,26 @@ int tkrec_stream_name(unsigned kind, uint16_t id, const char *name);
 /** Hand the ring's bytes to `out` until it takes fewer; the bytes taken
  *  (0 with no transport: see tkrec_stream_read()). */
 size_t tkrec_stream_drain(void);
+/**
+ * Register format string `fmt` as format `id` (a name of kind
+ * TKREC_NAME_FORMAT: not copied, sent now and after every sync; NULL
+ * forgets it).  0, or -1 as tkrec_stream_name().
+ */
+int tkrec_stream_format(uint16_t id, const char *fmt);
+/**
+ * A printf event on user event channel `channel` (0 .. 14, the n of
+ * user_event_n): format `fmt` and `nargs` (0 .. TKREC_PRINTF_ARGS) 32-bit
+ * arguments, formatted by the host, never here.  1 streamed, 0 not (the
+ * recorder disabled, the user event family filtered, the stream off, or
+ * no room: dropped and counted), -1 bad arguments.
+ */
+int tkrec_stream_printf(unsigned channel, uint16_t fmt, unsigned nargs,
+			const uint32_t *args);
+/** tkrec_stream_printf() with its arguments listed (1 .. TKREC_PRINTF_ARGS). */
+#define TKREC_PRINTF(channel, fmt, ...) \
+	tkrec_stream_printf((channel), (fmt), \
+			    (unsigned)(sizeof((const uint32_t[]){ __VA_ARGS__ }) / sizeof(uint32_t)), \
+			    (const uint32_t[]){ __VA_ARGS__ })
 /**
  * Take up to `max` of the ring's bytes, oldest first, into `buf`: the
  * stream read by the program itself (a ring started with `out` NULL; or

@@ -38,6 +38,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(d.offs[i] < n);
 		FUZZ_CHECK(i == 0 || d.offs[i] >= d.offs[i - 1]);
 	}
+	/* each printf event's record, its text made, in the text */
+	for (i = 0; i < d.nnotes; i++) {
+		FUZZ_CHECK(d.notes[i].rec < d.nrec);
+		FUZZ_CHECK(i == 0 || d.notes[i].rec > d.notes[i - 1].rec);
+		FUZZ_CHECK(d.notes[i].off != UINT32_MAX);
+		FUZZ_CHECK((size_t)d.notes[i].off + d.notes[i].len < d.tlen);
+		FUZZ_CHECK(d.notes[i].len < FTSTREAM_TEXT_MAX);
+	}
 	FUZZ_CHECK(d.lost <= (uint64_t)n * UINT32_MAX);
 	if (d.syncs) {
 		FUZZ_CHECK(ftstream_decode(&e, p + d.first_sync, n - d.first_sync) == 0);

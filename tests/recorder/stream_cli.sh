@@ -33,3 +33,12 @@ if "$tk" --strict info "$dir/stream_cut.tks" > /dev/null 2>&1; then
 	echo "strict read a stream that does not start with a sync" >&2
 	exit 1
 fi
+# printf events (printf.tks, written by recorder.stream): cat's BTF line has
+# the text as its note, on the channel named "log"; info lists the formats;
+# a conversion to another format keeps the text as the note
+"$tk" cat "$dir/printf.tks" 2> /dev/null > "$dir/printf.cat"
+grep -q ',EVENT,log,0,user_event_2,x=-42 y=4294967254 h=0000beef c=A 100%$' "$dir/printf.cat"
+grep -q ',EVENT,log,0,user_event_2,<no format 9> 1 2$' "$dir/printf.cat"
+"$tk" info "$dir/printf.tks" 2> /dev/null | grep -q 'format.2 w=\[%5d\]'
+"$tk" convert "$dir/printf.tks" "$dir/printf.json" 2> /dev/null
+grep -q 'w=\[   17\] l=\[-3  \] z=\[-0012\] p=+5' "$dir/printf.json"

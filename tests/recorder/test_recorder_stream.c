@@ -703,6 +703,178 @@ static void test_two_cores_read(void)
 	tk_reader_close(r);
 }
 
+/* ---- printf events: formats registered, texts made on the host ---------- */
+
+/* the notes of the events named `name`, one a line, into out */
+static size_t notes_of(const void *p, size_t n, const char *name, char *out,
+		       size_t cap, size_t *warnings)
+{
+	tk_reader_opts o;
+	tk_reader *r = NULL;
+	const tk_event *ev;
+	tk_error err;
+	size_t len = 0, k = 0;
+	int rc;
+
+	tk_reader_opts_init(&o);
+	out[0] = 0;
+	rc = tk_reader_open_mem(&r, p, n, "mem", &o, &err);
+	CHECK(rc == TK_OK);
+	if (rc != TK_OK)
+		return 0;
+	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+		const tk_trace *t = tk_reader_trace(r);
+		int w;
+
+		if (strcmp(tk_trace_str(t, ev->name, NULL), name) != 0)
+			continue;
+		w = snprintf(out + len, cap - len, "%s|%.*s\n",
+			     tk_trace_str(t, tk_trace_entity(t, ev->target)->name, NULL),
+			     (int)ev->note_len, ev->note ? ev->note : "");
+		if (w > 0 && (size_t)w < cap - len)
+			len += (size_t)w;
+		k++;
+	}
+	CHECK(rc == TK_END);
+	if (warnings)
+		*warnings = tk_reader_warning_count(r);
+	tk_reader_close(r);
+	return k;
+}
+
+static void test_printf(const char *dir)
+{
+	static char got[1 << 16];
+	static uint8_t full[1 << 20];
+	static const char expect[] =
+		"log|x=-42 y=4294967254 h=0000beef c=A 100%\n"
+		"log|w=[   17] l=[-3  ] z=[-0012] p=+5\n"
+		"log|a=0x1f s= 7 H=BEEF 0\n"
+		"log|too few 1 <missing argument>\n"
+		"log|bad <bad conversion %q> end 3\n"
+		"log|trailing <bad format: % at the end>\n"
+		"log|<no format 9> 1 2\n"
+		"log|no args\n"
+		"log|ctl ? min=-2147483648 max=4294967295\n"
+		"user_event_5|on 5: 1 2 3 4\n";
+	char buf[16];
+	size_t n, w, len, k;
+	unsigned i;
+	ftstream_dec d;
+
+	start(256, sizeof(ring), 0);
+	CHECK(tkrec_stream_name(TKREC_NAME_USER, 2, "log") == 0);
+	CHECK(tkrec_stream_format(1, "x=%d y=%u h=%08x c=%c 100%%") == 0);
+	CHECK(tkrec_stream_format(2, "w=[%5d] l=[%-4d] z=[%05d] p=%+d") == 0);
+	CHECK(tkrec_stream_format(10, "a=%#x s=% d H=%X %#x") == 0);
+	CHECK(tkrec_stream_format(3, "too few %d %d") == 0);
+	CHECK(tkrec_stream_format(4, "bad %q end %u") == 0);
+	CHECK(tkrec_stream_format(5, "trailing %") == 0);
+	CHECK(tkrec_stream_format(6, "no args") == 0);
+	CHECK(tkrec_stream_format(7, "ctl \n min=%ld max=%lu") == 0);
+	CHECK(tkrec_stream_format(8, "on 5: %u %u %u %u") == 0);
+	workload(5);
+	CHECK(TKREC_PRINTF(2, 1, (uint32_t)-42, (uint32_t)-42, 0xBEEF, 'A', 0) == -1);  /* 5 args */
+	CHECK(TKREC_PRINTF(2, 1, (uint32_t)-42, (uint32_t)-42, 0xBEEF, 'A') == 1);
+	workload(5);
+	CHECK(tkrec_stream_printf(2, 2, 4, (const uint32_t[]){ 17, (uint32_t)-3, (uint32_t)-12, 5 }) == 1);
+	CHECK(TKREC_PRINTF(2, 10, 31, 7, 0xBEEF, 0) == 1);
+	CHECK(TKREC_PRINTF(2, 3, 1) == 1);
+	CHECK(TKREC_PRINTF(2, 4, 3) == 1);
+	CHECK(tkrec_stream_printf(2, 5, 0, NULL) == 1);
+	CHECK(TKREC_PRINTF(2, 9, 1, 2) == 1);
+	CHECK(tkrec_stream_printf(2, 6, 0, NULL) == 1);
+	CHECK(TKREC_PRINTF(2, 7, 0x80000000u, 0xFFFFFFFFu) == 1);
+	CHECK(TKREC_PRINTF(5, 8, 1, 2, 3, 4) == 1);
+	CHECK(TKREC_PRINTF(15, 8, 1) == -1);  /* no channel 15 */
+	workload(5);
+	stop(0);
+	if (dir)
+		write_file(dir, "printf.tks", strm, strm_len);
+	n = notes_of(strm, strm_len, "user_event_2", got, sizeof(got), &w);
+	n += notes_of(strm, strm_len, "user_event_5", got + strlen(got),
+		      sizeof(got) - strlen(got), NULL);
+	CHECK(n == 10);
+	CHECK(strcmp(got, expect) == 0);
+	if (strcmp(got, expect) != 0)
+		fprintf(stderr, "got:\n%s", got);
+	CHECK(w == 1);  /* the format 9 not registered */
+
+	/* the formats are re-sent after each sync: a stream cut after their
+	 * records decodes every printf event from its next sync on */
+	start(128, sizeof(ring), 0);
+	CHECK(tkrec_stream_format(300, "round %u of %u, %x") == 0);
+	for (i = 0; i < 200; i++) {
+		workload(1);
+		CHECK(TKREC_PRINTF(0, 300, i, 200, i * 16) == 1);
+	}
+	stop(0);
+	len = strm_len;
+	memcpy(full, strm, len);
+	for (k = len / 2; k < len && !ftstream_is_sync(full + k, len - k); k++)
+		;
+	CHECK(k < len);
+	CHECK(ftstream_decode(&d, full + k - 5, len - k + 5) == 0);
+	CHECK(d.nnotes > 50 && d.nnotes < 200 && d.no_format == 0 && d.nfmts == 1);
+	for (i = 0; i < d.nnotes; i++) {
+		unsigned r = 200 - (unsigned)d.nnotes + i;
+		char want[64];
+
+		snprintf(want, sizeof(want), "round %u of 200, %x", r, r * 16);
+		CHECK(strlen(want) == d.notes[i].len &&
+		      memcmp(d.text + d.notes[i].off, want, d.notes[i].len) == 0);
+	}
+	ftstream_free(&d);
+	n = notes_of(full + k - 5, len - k + 5, "user_event_0", got, sizeof(got), &w);
+	CHECK(n > 50 && strstr(got, "<no format") == NULL && w == 1);
+
+	/* malformed printf records: a bad record sends the decoder to the
+	 * next sync (a warning), a cut one is a tail; never a crash */
+	{
+		static const uint8_t bad[][12] = {
+			{ 0, 8, 15, 1, 0, 0 },              /* channel 15 */
+			{ 0, 8, 0, 1, 17, 0 },              /* 17 arguments */
+			{ 0, 8, 0, 0x84, 0x80, 0x04, 0 },   /* format id 65536 */
+			{ 0, 8, 0, 1, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF },
+		};
+		size_t sl;
+
+		start(1 << 20, sizeof(ring), 0);
+		stop(0);
+		sl = strm_len;  /* a sync record (and the names) */
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			memcpy(full, strm, sl);
+			memcpy(full + sl, bad[i], sizeof(bad[i]));
+			CHECK(ftstream_decode(&d, full, sl + sizeof(bad[i])) == 0);
+			CHECK(i == 3 ? d.resyncs == 0 && d.tail > 0 : d.resyncs == 1);
+			CHECK(d.nnotes == 0);
+			ftstream_free(&d);
+		}
+		/* a record with 2 arguments cut in its arguments, then whole */
+		{
+			static const uint8_t ok[] = { 0, 8, 1, 6, 2, 4, 1, 0, 0, 0, 2, 0, 0, 0 };
+
+			memcpy(full, strm, sl);
+			memcpy(full + sl, ok, sizeof(ok));
+			for (k = 1; k <= sizeof(ok); k++) {
+				CHECK(ftstream_decode(&d, full, sl + k) == 0);
+				CHECK(d.resyncs == 0);
+				CHECK(k < sizeof(ok) ? d.nnotes == 0 && d.tail == k : d.nnotes == 1);
+				ftstream_free(&d);
+			}
+		}
+	}
+	/* the formatter alone: its edges */
+	CHECK(ftstream_format(buf, sizeof(buf), "%99999999999d|", 14, 0,
+			      (const uint32_t[]){ 1 }, 1) == sizeof(buf) - 1);
+	CHECK(ftstream_format(buf, 1, "abc", 3, 0, NULL, 0) == 0 && buf[0] == 0);
+	CHECK(ftstream_format(buf, sizeof(buf), "%s", 2, 0, NULL, 0) > 0 &&
+	      strcmp(buf, "<bad conversion") == 0);
+	CHECK(ftstream_format(buf, sizeof(buf), "%0", 2, 0, NULL, 0) > 0 &&
+	      strncmp(buf, "<bad format", 11) == 0);
+	CHECK(ftstream_format(buf, 0, "x", 1, 0, NULL, 0) == 0);
+}
+
 int main(int argc, char **argv)
 {
 	test_same_as_snapshot(argc > 1 ? argv[1] : NULL);
@@ -713,6 +885,7 @@ int main(int argc, char **argv)
 	test_overflow();
 	test_two_cores();
 	test_two_cores_read();
+	test_printf(argc > 1 ? argv[1] : NULL);
 	if (fails)
 		fprintf(stderr, "%u failures\n", fails);
 	return fails ? 1 : 0;

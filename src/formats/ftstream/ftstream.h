@@ -13,6 +13,7 @@
 #define FTSTREAM_VERSION 2u
 #define FTSTREAM_REC 16u
 #define FTSTREAM_NAME_KINDS 3u
+#define FTSTREAM_KIND_FORMAT 3u  /* a name record of a printf format string */
 
 /** A name record: a task (kind 0, its pid), an ISR (kind 1, its IRQ) or
  * a user event channel (kind 2, n of user_event_n). */
@@ -22,6 +23,18 @@ typedef struct ftstream_name {
 	uint8_t len;
 	char name[256];
 } ftstream_name;
+
+/* A printf event (00 08): its record, format id and arguments, and its
+ * text in the decoder's text (off, len; off UINT32_MAX: not made yet). */
+#define FTSTREAM_PRINTF_ARGS 16u
+#define FTSTREAM_TEXT_MAX 1024u
+typedef struct ftstream_note {
+	uint64_t rec;            /* its record's number */
+	uint32_t off, len;
+	uint16_t fmt;
+	uint8_t nargs;
+	uint32_t args[FTSTREAM_PRINTF_ARGS];
+} ftstream_note;
 
 typedef struct ftstream_dec {
 	uint8_t *recs;           /* nrec records of 16 bytes (shark dump layout) */
@@ -44,6 +57,13 @@ typedef struct ftstream_dec {
 	uint8_t end;             /* an end record: its reason + 1 (0: none) */
 	ftstream_name *names;
 	size_t nnames;
+	ftstream_name *fmts;     /* the format strings (name records of kind 3) */
+	size_t nfmts;
+	ftstream_note *notes;    /* the printf events, in record order */
+	size_t nnotes, notes_cap;
+	char *text;              /* their texts, back to back */
+	size_t tlen, tcap;
+	uint64_t no_format;      /* printf events whose format never came */
 	/* each context's pid as the records decoded so far say (pid | 1 << 32;
 	 * 0: not known), by context: a context record (00 06) that tells
 	 * what is not known yet becomes an id record */
@@ -66,6 +86,11 @@ long ftstream_record_len(const uint8_t *p, size_t n);
 size_t ftstream_find_sync(const uint8_t *p, size_t n, size_t from);
 /** Does a valid sync record start at p (n bytes available)? */
 int ftstream_is_sync(const uint8_t *p, size_t n);
+/** The text of a printf event: format string `f` (flen bytes; NULL: not
+ * registered, id `fmt`) with its arguments, into out (at most max - 1
+ * bytes, NUL-terminated); its length.  Never reads past what it is given. */
+size_t ftstream_format(char *out, size_t max, const char *f, size_t flen,
+		       unsigned fmt, const uint32_t *args, unsigned nargs);
 /** Decode a whole stream into d (zeroed first).  0, or -1: out of memory. */
 int ftstream_decode(ftstream_dec *d, const uint8_t *p, size_t n);
 void ftstream_free(ftstream_dec *d);

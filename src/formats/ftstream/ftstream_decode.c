@@ -11,6 +11,7 @@
 
 #include "tracekit/ftstream.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,25 +115,234 @@ static int add_rec(ftstream_dec *d, uint64_t off, uint32_t type, uint32_t par1,
 static int add_name(ftstream_dec *d, unsigned kind, unsigned id,
 		    const uint8_t *s, unsigned len)
 {
-	ftstream_name *nm;
+	ftstream_name *nm, **tab = kind == FTSTREAM_KIND_FORMAT ? &d->fmts : &d->names;
+	size_t *cnt = kind == FTSTREAM_KIND_FORMAT ? &d->nfmts : &d->nnames;
 	size_t i;
 
-	for (i = 0; i < d->nnames; i++)
-		if (d->names[i].kind == kind && d->names[i].id == id)
+	for (i = 0; i < *cnt; i++)
+		if ((*tab)[i].kind == kind && (*tab)[i].id == id)
 			break;
-	if (i == d->nnames) {
-		nm = realloc(d->names, (d->nnames + 1) * sizeof(*nm));
+	if (i == *cnt) {
+		nm = realloc(*tab, (*cnt + 1) * sizeof(*nm));
 		if (!nm)
 			return -1;
-		d->names = nm;
-		d->nnames++;
+		*tab = nm;
+		(*cnt)++;
 	}
-	nm = &d->names[i];
+	nm = &(*tab)[i];
 	nm->kind = (uint8_t)kind;
 	nm->id = (uint16_t)id;
 	nm->len = (uint8_t)len;
 	memcpy(nm->name, s, len);
 	nm->name[len] = 0;
+	return 0;
+}
+
+/* ---- printf events ------------------------------------------------------ */
+
+typedef struct outbuf {
+	char *p;
+	size_t n, max;  /* max - 1 bytes at most, NUL after */
+} outbuf;
+
+static void out_c(outbuf *o, char c)
+{
+	if (o->n + 1 < o->max)
+		o->p[o->n++] = c;
+}
+
+static void out_s(outbuf *o, const char *s)
+{
+	while (*s)
+		out_c(o, *s++);
+}
+
+/* a format's byte as text: a control character or a byte above 0x7E is '?' */
+static char printable(unsigned c)
+{
+	return c < 0x20u || c > 0x7Eu ? '?' : (char)c;
+}
+
+/* one conversion: digits (or the char) with the flags and the width */
+static void out_conv(outbuf *o, char conv, uint32_t a, int left, int zero,
+		     int plus, int space, int alt, unsigned width)
+{
+	char digits[16], pre[3];
+	size_t nd = 0, np = 0, len, k;
+	uint32_t u = a;
+	unsigned base = 10;
+	const char *dig = "0123456789abcdef";
+
+	switch (conv) {
+	case 'd': case 'i':
+		if ((int32_t)a < 0) {
+			pre[np++] = '-';
+			u = 0u - a;
+		} else if (plus) {
+			pre[np++] = '+';
+		} else if (space) {
+			pre[np++] = ' ';
+		}
+		break;
+	case 'X':
+		dig = "0123456789ABCDEF";
+		/* fall through */
+	case 'x':
+		base = 16;
+		if (alt && a) {
+			pre[np++] = '0';
+			pre[np++] = conv;
+		}
+		break;
+	case 'c':
+		digits[nd++] = printable(a & 0xFFu);
+		zero = 0;
+		break;
+	default: /* 'u' */
+		break;
+	}
+	if (conv != 'c') {
+		do {
+			digits[nd++] = dig[u % base];
+			u /= base;
+		} while (u);
+	}
+	len = np + nd;
+	if (left)
+		zero = 0;
+	if (!left && !zero)
+		for (k = len; k < width; k++)
+			out_c(o, ' ');
+	for (k = 0; k < np; k++)
+		out_c(o, pre[k]);
+	if (zero)
+		for (k = len; k < width; k++)
+			out_c(o, '0');
+	if (conv == 'c')
+		out_c(o, digits[0]);
+	else
+		while (nd)
+			out_c(o, digits[--nd]);
+	if (left)
+		for (k = len; k < width; k++)
+			out_c(o, ' ');
+}
+
+size_t ftstream_format(char *out, size_t max, const char *f, size_t flen,
+		       unsigned fmt, const uint32_t *args, unsigned nargs)
+{
+	outbuf o = { out, 0, max };
+	char num[16];
+	size_t i = 0;
+	unsigned used = 0, k;
+
+	if (!max)
+		return 0;
+	if (!f) {
+		snprintf(num, sizeof(num), "%u", fmt);
+		out_s(&o, "<no format ");
+		out_s(&o, num);
+		out_c(&o, '>');
+		for (k = 0; k < nargs; k++) {
+			snprintf(num, sizeof(num), " %lu", (unsigned long)args[k]);
+			out_s(&o, num);
+		}
+		goto done;
+	}
+	while (i < flen) {
+		int left = 0, zero = 0, plus = 0, space = 0, alt = 0;
+		unsigned width = 0;
+		char c = f[i++];
+
+		if (c != '%') {
+			out_c(&o, printable((unsigned char)c));
+			continue;
+		}
+		for (; i < flen; i++) {
+			if (f[i] == '-')
+				left = 1;
+			else if (f[i] == '0')
+				zero = 1;
+			else if (f[i] == '+')
+				plus = 1;
+			else if (f[i] == ' ')
+				space = 1;
+			else if (f[i] == '#')
+				alt = 1;
+			else
+				break;
+		}
+		while (i < flen && f[i] >= '0' && f[i] <= '9') {
+			if (width < 1000)
+				width = width * 10 + (unsigned)(f[i] - '0');
+			i++;
+		}
+		if (width > 64)
+			width = 64;
+		if (i < flen && f[i] == 'l')
+			i++;
+		if (i >= flen) {
+			out_s(&o, "<bad format: % at the end>");
+			break;
+		}
+		c = f[i++];
+		switch (c) {
+		case '%':
+			out_c(&o, '%');
+			break;
+		case 'd': case 'i': case 'u': case 'x': case 'X': case 'c':
+			if (used >= nargs) {
+				out_s(&o, "<missing argument>");
+				break;
+			}
+			out_conv(&o, c, args[used++], left, zero, plus, space,
+				 alt, width);
+			break;
+		default:
+			out_s(&o, "<bad conversion %");
+			out_c(&o, printable((unsigned char)c));
+			out_c(&o, '>');
+			break;
+		}
+	}
+done:
+	out[o.n] = 0;
+	return o.n;
+}
+
+static const ftstream_name *find_fmt(const ftstream_dec *d, unsigned id)
+{
+	size_t i;
+
+	for (i = 0; i < d->nfmts; i++)
+		if (d->fmts[i].id == id)
+			return &d->fmts[i];
+	return NULL;
+}
+
+/* the text of note nt, made with the format registered now (if any) */
+static int make_text(ftstream_dec *d, ftstream_note *nt, const ftstream_name *f)
+{
+	char buf[FTSTREAM_TEXT_MAX];
+	size_t n = ftstream_format(buf, sizeof(buf), f ? f->name : NULL,
+				   f ? f->len : 0, nt->fmt, nt->args, nt->nargs);
+
+	if (d->tcap - d->tlen < n + 1) {
+		size_t nc = d->tcap ? d->tcap * 2 : 4096;
+		char *t;
+
+		while (nc - d->tlen < n + 1)
+			nc *= 2;
+		t = realloc(d->text, nc);
+		if (!t)
+			return -1;
+		d->text = t;
+		d->tcap = nc;
+	}
+	memcpy(d->text + d->tlen, buf, n + 1);
+	nt->off = (uint32_t)d->tlen;
+	nt->len = (uint32_t)n;
+	d->tlen += n + 1;
 	return 0;
 }
 
@@ -219,7 +429,7 @@ static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 			rc = varint(p, n, &i, &v);
 			if (rc <= 0)
 				return rc;
-			if (k >= FTSTREAM_NAME_KINDS || v > 0xFFFFu)
+			if (k > FTSTREAM_KIND_FORMAT || v > 0xFFFFu)
 				return -1;
 			if (i >= n)
 				return 0;
@@ -291,6 +501,67 @@ static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 				par2 |= (uint32_t)p[i + k] << (8 * k);
 			i += l2;
 			return event(d, off, type, par1, tsc, par2, prev) < 0 ? -2 : (long)i;
+		case 0x08: { /* printf: channel varint(fmt) nargs varint(zigzag
+			      * delta) args (u32 each) */
+			unsigned ch, na;
+			uint64_t fid;
+			ftstream_note *nt;
+
+			if (n < 3)
+				return 0;
+			ch = p[2];
+			if (ch > 14u)
+				return -1;
+			i = 3;
+			rc = varint(p, n, &i, &fid);
+			if (rc <= 0)
+				return rc;
+			if (fid > 0xFFFFu)
+				return -1;
+			if (i >= n)
+				return 0;
+			na = p[i++];
+			if (na > FTSTREAM_PRINTF_ARGS)
+				return -1;
+			rc = varint(p, n, &i, &v);
+			if (rc <= 0)
+				return rc;
+			if (n - i < 4u * na)
+				return 0;
+			tsc = *prev + ((v & 1u) ? ~(v >> 1) : v >> 1);
+			*prev = tsc;
+			if (!d)
+				return (long)(i + 4u * na);
+			if (d->nnotes == d->notes_cap) {
+				size_t nc = d->notes_cap ? d->notes_cap * 2 : 64;
+
+				nt = realloc(d->notes, nc * sizeof(*nt));
+				if (!nt)
+					return -2;
+				d->notes = nt;
+				d->notes_cap = nc;
+			}
+			nt = &d->notes[d->nnotes];
+			memset(nt, 0, sizeof(*nt));
+			nt->rec = d->nrec;
+			nt->fmt = (uint16_t)fid;
+			nt->nargs = (uint8_t)na;
+			nt->off = UINT32_MAX;
+			for (k = 0; k < na; k++)
+				nt->args[k] = le32(p + i + 4u * k);
+			/* a user_event_<ch> record, par1 the format id */
+			if (add_rec(d, off, 0x09u | ch << 4, (uint32_t)fid, tsc, 0) < 0)
+				return -2;
+			d->nnotes++;
+			/* made now with the format known now; else at the end */
+			{
+				const ftstream_name *f = find_fmt(d, (unsigned)fid);
+
+				if (f && make_text(d, nt, f) < 0)
+					return -2;
+			}
+			return (long)(i + 4u * na);
+		}
 		case 0x05: /* end: written by tracekit record, never by the target */
 			if (n < 3)
 				return 0;
@@ -375,6 +646,19 @@ int ftstream_decode(ftstream_dec *d, const uint8_t *p, size_t n)
 		}
 		pos += (size_t)len;
 	}
+	/* the printf events before their format's record (a format
+	 * registered late): the last format of their id, or a marker */
+	for (at = 0; at < d->nnotes; at++) {
+		const ftstream_name *f;
+
+		if (d->notes[at].off != UINT32_MAX)
+			continue;
+		f = find_fmt(d, d->notes[at].fmt);
+		if (!f)
+			d->no_format++;
+		if (make_text(d, &d->notes[at], f) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -384,6 +668,9 @@ void ftstream_free(ftstream_dec *d)
 	free(d->offs);
 	free(d->cores);
 	free(d->names);
+	free(d->fmts);
+	free(d->notes);
+	free(d->text);
 	free(d->ctx_pid);
 	memset(d, 0, sizeof(*d));
 }

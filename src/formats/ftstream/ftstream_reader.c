@@ -20,7 +20,7 @@
 extern const tk_format_ops tk_format_shark;
 
 /* warning kinds: above the shark reader's (0 .. 11), which shares r */
-enum { W_SKIPPED = 50, W_RESYNC, W_TAIL, W_LOST_BEFORE };
+enum { W_SKIPPED = 50, W_RESYNC, W_TAIL, W_LOST_BEFORE, W_NO_FORMAT };
 
 typedef struct ftstream_reader {
 	tk_source *orig;         /* the stream's source, back in r->src at close */
@@ -35,6 +35,7 @@ typedef struct ftstream_reader {
 		size_t len;
 		char *own;       /* name#id of a name given twice */
 	} *shown;
+	size_t note_cur;         /* the printf event expected next */
 } ftstream_reader;
 
 /*
@@ -153,6 +154,45 @@ static void ftstream_reader_close(tk_reader *r)
 	r->impl = NULL;
 }
 
+/*
+ * The printf events' texts as their notes: the event of a printf record
+ * (by its record number, pos) gets the text the decoder made.  The events
+ * come in record order but for a dump the shark reader sorts: a binary
+ * search, from the last one found when it is next.
+ */
+static void printf_notes(ftstream_reader *f, tk_event *ev, size_t n)
+{
+	const ftstream_note *nt = f->d.notes;
+	size_t i, lo, hi, c = f->note_cur;
+
+	for (i = 0; i < n; i++) {
+		uint64_t pos = ev[i].pos;
+
+		if (c < f->d.nnotes && nt[c].rec == pos) {
+			/* the next one in order */
+		} else {
+			lo = 0;
+			hi = f->d.nnotes;
+			while (lo < hi) {
+				size_t m = lo + (hi - lo) / 2;
+
+				if (nt[m].rec < pos)
+					lo = m + 1;
+				else
+					hi = m;
+			}
+			c = lo;
+			if (c == f->d.nnotes || nt[c].rec != pos ||
+			    ev[i].type != TK_ET_EVENT)
+				continue;
+		}
+		ev[i].note = f->d.text + nt[c].off;
+		ev[i].note_len = nt[c].len;
+		c++;
+	}
+	f->note_cur = c;
+}
+
 /* The shark reader's batches, its state in r->impl while it runs. */
 static int ftstream_reader_next_batch(tk_reader *r, const tk_event **evs,
 				      size_t *n, size_t max, tk_error *err)
@@ -163,6 +203,8 @@ static int ftstream_reader_next_batch(tk_reader *r, const tk_event **evs,
 	r->impl = f->shark;
 	rc = tk_format_shark.reader_next_batch(r, evs, n, max, err);
 	r->impl = f;
+	if (rc == TK_OK && f->d.nnotes)
+		printf_notes(f, (tk_event *)(uintptr_t)*evs, *n);
 	return rc;
 }
 
@@ -242,6 +284,10 @@ static int ftstream_reader_open(tk_reader *r, tk_error *err)
 		tk_reader_warn(r, W_LOST_BEFORE, 0, 0,
 			       "the target lost %lu events before the first sync record read",
 			       (unsigned long)f->d.lost_at_sync);
+	if (f->d.no_format)
+		tk_reader_warn(r, W_NO_FORMAT, 0, 0,
+			       "%llu printf events of a format not registered in the stream (shown as <no format N>)",
+			       (unsigned long long)f->d.no_format);
 	/* the sync record's rate, unless the user gives one */
 	if (f->d.clk && !(r->opts.options && *r->opts.options)) {
 		snprintf(f->opts, sizeof(f->opts), "hz=%llu",
@@ -286,6 +332,18 @@ static int ftstream_reader_open(tk_reader *r, tk_error *err)
 		const char *e = ends[f->d.end];
 
 		if (add_header(r, "stream_end", e, strlen(e)) < 0)
+			goto nomem_open;
+	}
+	for (i = 0; i < f->d.nfmts; i++) {
+		const ftstream_name *nm = &f->d.fmts[i];
+
+		char txt[256];
+		size_t k;
+
+		for (k = 0; k < nm->len; k++)
+			txt[k] = nm->name[k] < 0x20 || nm->name[k] > 0x7E ? '?' : nm->name[k];
+		snprintf(key, sizeof(key), "format.%u", (unsigned)nm->id);
+		if (add_header(r, key, txt, nm->len) < 0)
 			goto nomem_open;
 	}
 	for (i = 0; i < f->d.nnames; i++) {
