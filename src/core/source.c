@@ -471,6 +471,12 @@ static int make_room(tk_source *s, size_t want, tk_error *err)
 				     (size_t)MAX_WINDOW);
 	if (s->mem) {
 		ncap = keep + s->piece; /* both bounded: no overflow */
+	} else if (!s->cap && s->file && s->codec == CODEC_NONE &&
+		   s->file_size && s->file_size < CHUNK && need < CHUNK) {
+		/* the first window of a small plain file: the file and a byte
+		 * to see its end (it grows by chunks if the file does; a
+		 * size of 0 may be a /proc file's, whose bytes are unknown) */
+		ncap = need + (size_t)s->file_size + 1;
 	} else {
 		need += CHUNK;
 		ncap = s->cap ? s->cap : CHUNK * 4;

@@ -223,13 +223,16 @@ int htf_find_sections(htf_reader *h, uint64_t data, tk_error *err)
 	/* the bytes since the last LF before the chunk are all blanks,
 	 * from a line's start at ls_start */
 	int at_ls = 1, implicit = 1, rc = TK_OK;
-	char *buf = malloc(SCAN_CHUNK);
+	/* (the buffer no larger than the data: a small trace allocates
+	 * little) */
+	size_t cap = h->size > data && h->size - data < SCAN_CHUNK
+			     ? (size_t)(h->size - data) : SCAN_CHUNK;
+	char *buf = malloc(cap);
 
 	if (!buf)
 		return tk_err_nomem(err, h->name);
 	while (off < h->size) {
-		size_t n = h->size - off < SCAN_CHUNK ? (size_t)(h->size - off)
-						      : SCAN_CHUNK;
+		size_t n = h->size - off < cap ? (size_t)(h->size - off) : cap;
 		size_t i = 0, counted = 0, k;
 		int next_chunk = 0;
 		if ((rc = htf_src_read(h, off, buf, n, err)) < 0)
