@@ -32,6 +32,13 @@ typedef struct recs {
 	size_t n, cap;
 	uint64_t decoded, warnings;
 	int rc;
+	/* a window's read compared as it comes with `want`'s events at or
+	 * after `start` (none stored): the first that differs, as the
+	 * window's k-th event and the trace's i-th */
+	const struct recs *want;
+	uint64_t start;
+	size_t wi, bad_k, bad_i;
+	int differs;
 	/* the entity table after the read */
 	uint32_t nents;
 	tk_entity *ents;
@@ -39,10 +46,25 @@ typedef struct recs {
 	const char *format;
 } recs;
 
+static int same_ev(const tk_event *a, const rec *y);
+
 static void push(recs *a, const tk_event *ev)
 {
 	rec *r;
 
+	if (a->want) {
+		const recs *w = a->want;
+		while (a->wi < w->n && w->v[a->wi].ev.time < a->start)
+			a->wi++;
+		if (!a->differs && (a->wi >= w->n || !same_ev(ev, &w->v[a->wi]))) {
+			a->differs = 1;
+			a->bad_k = a->n;
+			a->bad_i = a->wi;
+		}
+		a->wi++;
+		a->n++;
+		return;
+	}
 	if (a->n == a->cap) {
 		a->cap = a->cap ? 2 * a->cap : 256;
 		a->v = realloc(a->v, a->cap * sizeof(*a->v));
@@ -65,7 +87,7 @@ static void recs_free(recs *a)
 {
 	size_t i;
 
-	for (i = 0; i < a->n; i++)
+	for (i = 0; a->v && i < a->n; i++)
 		free(a->v[i].note);
 	free(a->v);
 	free(a->ents);
@@ -75,7 +97,8 @@ static void recs_free(recs *a)
 /* every event of path (or len bytes at mem) read with a window from
  * `start` (has_start 0: no query), one by one (batch 0) or in batches */
 static recs read_from(const char *path, const char *mem, size_t len,
-		      int strict, int has_start, uint64_t start, size_t batch)
+		      int strict, int has_start, uint64_t start, size_t batch,
+		      const recs *want)
 {
 	recs a;
 	tk_reader_opts o;
@@ -87,6 +110,8 @@ static recs read_from(const char *path, const char *mem, size_t len,
 	int rc;
 
 	memset(&a, 0, sizeof(a));
+	a.want = want;
+	a.start = start;
 	tk_reader_opts_init(&o);
 	o.strict = strict;
 	o.has_start = has_start;
@@ -120,9 +145,9 @@ static recs read_from(const char *path, const char *mem, size_t len,
 	return a;
 }
 
-static int same_ev(const rec *x, const rec *y)
+static int same_ev(const tk_event *a, const rec *y)
 {
-	const tk_event *a = &x->ev, *b = &y->ev;
+	const tk_event *b = &y->ev;
 
 	return a->time == b->time && a->pos == b->pos &&
 	       a->source == b->source && a->target == b->target &&
@@ -131,7 +156,7 @@ static int same_ev(const rec *x, const rec *y)
 	       a->type_name == b->type_name && a->kind == b->kind &&
 	       a->name == b->name && a->core == b->core &&
 	       a->note_len == b->note_len &&
-	       (!a->note_len || memcmp(x->note, y->note, a->note_len) == 0);
+	       (!a->note_len || memcmp(a->note, y->note, a->note_len) == 0);
 }
 
 static int same_ent(const tk_entity *a, const tk_entity *b)
@@ -155,22 +180,20 @@ static void check_start(const char *what, const char *mem, size_t len,
 		;
 	for (b = 0; b < sizeof(batches) / sizeof(batches[0]); b++) {
 		recs got = read_from(what, mem, len, strict, 1, start,
-				     batches[b]);
+				     batches[b], full);
 		tk_test_checks++;
 		int ok = got.rc == full->rc && got.warnings == full->warnings &&
 			 got.nents == full->nents &&
 			 got.nheader == full->nheader;
 		uint32_t e;
 
-		for (i = 0, k = 0; ok && i < full->n; i++) {
-			if (full->v[i].ev.time < start)
-				continue;
-			ok = k < got.n && same_ev(&got.v[k], &full->v[i]);
-			if (!ok)
-				fprintf(stderr, "  event %zu of the window (%zu of the trace) differs\n",
-					k, i);
-			k++;
+		if (ok && got.differs) {
+			ok = 0;
+			fprintf(stderr, "  event %zu of the window (%zu of the trace) differs\n",
+				got.bad_k, got.bad_i);
 		}
+		for (i = 0, k = 0; i < full->n; i++)
+			k += full->v[i].ev.time >= start;
 		ok = ok && k == got.n;
 		for (e = 0; ok && e < full->nents; e++) {
 			ok = same_ent(&got.ents[e], &full->ents[e]);
@@ -207,7 +230,7 @@ static int cmp_u64(const void *a, const void *b)
 static void check_trace(const char *what, const char *mem, size_t len,
 			int strict)
 {
-	recs full = read_from(what, mem, len, strict, 0, 0, 4096);
+	recs full = read_from(what, mem, len, strict, 0, 0, 4096, NULL);
 	uint64_t starts[64], last = 0;
 	size_t ns = 0, i, j;
 	const size_t spread = 16;
