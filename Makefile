@@ -7,7 +7,11 @@
 #               (PREFIX/lib/python3.X/dist-packages) (PREFIX=/usr/local, DESTDIR)
 #   make qemu-demo  the recorder in a firmware on an emulated Cortex-M3:
 #               build it, run it in QEMU, read its recordings (info, check,
-#               stats), print the cost of one event and the footprint
+#               stats), stream 3 s in real time to tracekit record with
+#               the live view served (tracekit live: its URL printed first;
+#               on a terminal, served until Ctrl-C), compare the stream's
+#               figures with its snapshot's (tracekit diff), print the
+#               cost of one event and the footprint
 # Options: SANITIZE=1 (ASan + UBSan build), COVERAGE=1 (gcov counts),
 #          BUILD=dir, BUILD_TYPE=Debug|Release; CC=clang builds with clang
 # CI (.ci/run) also uses: make coverage, make analyze, make tsan, make fuzz

@@ -18,7 +18,8 @@
  *
  * A budget is a loop of 2-instruction iterations; with QEMU's -icount
  * shift=5 an instruction takes 32 ns, so 1 us is 15.625 iterations.  The
- * run lasts RUN_MS ticks, then the idle thread stops the recorder and
+ * run lasts RUN_MS ticks (100; the stream build's, the Makefile's
+ * STREAM_MS: 3000 by default), then the idle thread stops the recorder and
  * writes the dump by semihosting (trace.bin, or trace.htf) and sends it
  * on UART0, prints a summary on the semihosting console and exits.
  *
@@ -43,7 +44,9 @@
 
 #define CPU_HZ      25000000u            /* the MPS2 system clock */
 #define TICK_CYCLES (CPU_HZ / 1000u)
-#define RUN_MS      100u
+#ifndef RUN_MS
+#define RUN_MS      100u                 /* ticks (the stream build: STREAM_MS) */
+#endif
 #define TIMER_CYCLES (CPU_HZ / 1000000u * 700u)  /* the period: reload + 1 */
 #define ITER_PER_8US 125u                /* 8 us = 250 instructions of 32 ns */
 #define IRQ_TIMER   8u
@@ -152,7 +155,18 @@ void fw_fail(const char *why)
 /* ---- the recorder's calls ----------------------------------------------- */
 
 #ifndef TRACE_HTF
-static uint8_t trace_mem[40 * 1024];
+#ifdef TRACE_STREAM
+/* the snapshot beside the stream holds the whole run, however long
+ * (RUN_MS: the Makefile's STREAM_MS): the run logs 9 records a tick and a
+ * few more at its start (902 in 100 ticks); the board's 2 MB of RAM hold
+ * 3 s of it */
+#define SNAP_BYTES ((RUN_MS * 10u + 1024u) * TKREC_REC)
+#else
+#define SNAP_BYTES (32u * 1024u)
+#endif
+/* the measures of the cost first take the first COST_MEM bytes */
+#define COST_MEM   (40u * 1024u)
+static uint8_t trace_mem[SNAP_BYTES + 8u * 1024u > COST_MEM ? SNAP_BYTES + 8u * 1024u : COST_MEM];
 static int trace_chunk = -1;
 #ifdef TRACE_STREAM
 /* the stream (TKREC_STREAM 1): its ring drained on UART0 as the run goes
@@ -199,8 +213,8 @@ static void trace_init(void)
 	if (tkrec_stream_init(stream_ring, sizeof stream_ring, NULL, CPU_HZ / 1000u, 1024) < 0)
 		fw_fail("tkrec_stream_init");
 #endif
-	/* cyclic: keeps the last 2048 records (this run makes fewer) */
-	trace_chunk = FTrace_chunk_create(32 * 1024, 0,
+	/* cyclic: keeps the last SNAP_BYTES / 16 records (the run makes fewer) */
+	trace_chunk = FTrace_chunk_create((int)SNAP_BYTES, 0,
 					  FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_CYC);
 	if (trace_chunk < 0 || FTrace_actual_chunk_select(trace_chunk) < 0 ||
 	    FTrace_enable() < 0)
@@ -258,10 +272,10 @@ static uint32_t trace_lost(void)
  * alone, 1 the stream alone, 2 both (a ring of its own that holds the
  * COST_N events, no transport: the syncs every 1024 bytes counted) */
 static int cost_mode;
-#define COST_POOL (20 * 1024)
+#define COST_POOL (20u * 1024u)
 #else
 #define cost_mode 0
-#define COST_POOL (sizeof trace_mem)
+#define COST_POOL COST_MEM
 #endif
 
 /* the cost of one TRACER_LOGEVENT, measured in a chunk of its own */
@@ -272,7 +286,7 @@ static void cost_setup(void)
 	if (tkrec_init(trace_mem, COST_POOL) < 0)
 		fw_fail("tkrec_init");
 #ifdef TRACE_STREAM
-	if (cost_mode && tkrec_stream_init(trace_mem + COST_POOL, sizeof trace_mem - COST_POOL,
+	if (cost_mode && tkrec_stream_init(trace_mem + COST_POOL, COST_MEM - COST_POOL,
 					   NULL, CPU_HZ / 1000u, 1024) < 0)
 		fw_fail("cost stream");
 #endif
