@@ -358,8 +358,30 @@ TK_API int tk_load_set_idle(tk_load *l, const char *const *patterns, size_t n);
  *  trace logger's traces (#creator), else NULL (none). */
 TK_API const char *tk_load_default_idle(const tk_trace *t);
 
-/** Account one event.  TK_OK, TK_E_USAGE, TK_E_NOMEM, or what the window
- *  callback returned to stop, with `err` filled. */
+/**
+ * At most `max` windows (0: no limit), so that a window far too short for
+ * the trace is refused before its windows are made.  tk_load_event()
+ * counts the windows up to each event (exactly: those the span so far
+ * makes) before it makes them, and past `max` returns TK_E_RANGE, with
+ * `err` "over MAX load windows: use a longer load window" naming `path`.
+ * Where `path` is a regular file, once the windows up to an event would
+ * cost more than reading it again (a few thousand windows, more for a
+ * large file), its whole span is read ahead, once, with a reader of its
+ * own (`opts` without warnings; NULL: the defaults): a trace whose windows
+ * are too many is refused there, one whose windows are sensible is read
+ * once.  Standard input or a pipe: tk_fd_spool() it first and give its
+ * copy's "/dev/fd/N"; otherwise the windows are counted as they come.
+ * `path` is copied, `opts` too but what it points to, which must stay
+ * valid until the last tk_load_event().  Call before the first event.
+ * TK_OK, or TK_E_USAGE (l NULL, after the first event, bad `opts`),
+ * TK_E_NOMEM, with `err` filled.
+ */
+TK_API int tk_load_set_limit(tk_load *l, uint64_t max, const char *path,
+			     const tk_reader_opts *opts, tk_error *err);
+
+/** Account one event.  TK_OK, TK_E_USAGE, TK_E_NOMEM, TK_E_RANGE (past
+ *  tk_load_set_limit()), or what the window callback returned to stop,
+ *  with `err` filled. */
 TK_API int tk_load_event(tk_load *l, const tk_event *ev, tk_error *err);
 
 /**

@@ -743,6 +743,21 @@ TK_API int tk_reader_open_mem(tk_reader **out, const void *data, size_t len,
 			      tk_error *err);
 
 /**
+ * Make a streamed input readable twice: the rest of descriptor `fd` (a
+ * pipe: standard input, /dev/fd/N) is copied into an unlinked temporary
+ * file in $TMPDIR (else /tmp), which then takes `fd`'s place (dup2(), at
+ * its first byte), so that a reader opened on the input ("-", /dev/fd/N)
+ * reads the copy.  *copy is a second descriptor of it, from which a second
+ * reader opens "/dev/fd/<*copy>" (tk_load_set_limit()); the caller closes
+ * it when done, and the file goes with its last descriptor, on any exit.
+ * `name` is the input's name in the messages (NULL: "<stdin>" for
+ * descriptor 0).  Returns TK_OK, or TK_E_IO (TMPDIR too long, the file
+ * cannot be made or written, `fd` cannot be read), TK_E_NOMEM or
+ * TK_E_USAGE (`copy` NULL) with `err` filled and *copy -1.
+ */
+TK_API int tk_fd_spool(int fd, const char *name, int *copy, tk_error *err);
+
+/**
  * An input opened, and its format told, before a reader is chosen: for a
  * program that reads some formats through another API than the events of
  * tk_reader (the records of an Arm Tarmac log: tk_tarmac_open_input()),

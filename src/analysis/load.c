@@ -11,10 +11,19 @@
  * by patterns) is counted apart, not as busy.  Memory: the cores, the
  * entities that ran, the live instances, one window.
  */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include "analysis_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+/* tk_load_set_limit(): windows cheaper than a second reading of any input */
+#define AHEAD_MIN 4096u
+/* about the bytes of input whose reading costs what one window does (a
+ * window of `tracekit load` is written out, read back and printed; a
+ * dataset's is a row per core) */
+#define AHEAD_BYTES 256u
 
 typedef struct lcore {
 	uint32_t ent;        /* the core's entity id */
@@ -44,6 +53,12 @@ struct tk_load {
 	int have_time;
 	int nomem;           /* a run interval could not be counted */
 	int stopped;         /* the window callback returned a status */
+	/* tk_load_set_limit(): at most max_windows windows; past ahead_at
+	 * windows up to an event, the span of ahead_path is read ahead once */
+	uint64_t max_windows, ahead_at;
+	char *ahead_path;
+	tk_reader_opts ahead_opts;
+	int ahead_done;
 };
 
 static int core_index(tk_load *l, uint32_t ent, size_t *out)
@@ -177,6 +192,89 @@ int tk_load_set_idle(tk_load *l, const char *const *patterns, size_t n)
 	return tk_timeline_set_idle(l->tl, patterns, n);
 }
 
+/* the windows of `window` ticks [first, last] makes (advance() and
+ * load_finish(): aligned to multiples of the window, clipped to the span,
+ * none when empty) */
+static uint64_t window_count(uint64_t first, uint64_t last, uint64_t window)
+{
+	if (last <= first)
+		return 0;
+	return last / window + (last % window != 0) - first / window;
+}
+
+int tk_load_set_limit(tk_load *l, uint64_t max, const char *path,
+		      const tk_reader_opts *opts, tk_error *err)
+{
+	struct stat st;
+	int rc;
+
+	if (!l)
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "tk_load_set_limit: no analysis given");
+	if (l->have_time)
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "tk_load_set_limit: after the first event");
+	free(l->ahead_path);
+	l->ahead_path = NULL;
+	l->max_windows = max;
+	l->ahead_done = 1;
+	tk_reader_opts_init(&l->ahead_opts);
+	if ((rc = tk_reader_opts_take(&l->ahead_opts, opts, err)) < 0)
+		return rc;
+	l->ahead_opts.on_warning = NULL;
+	l->ahead_opts.warning_ctx = NULL;
+	if (path && !(l->ahead_path = strdup(path)))
+		return tk_err_nomem(err, path);
+	if (!path || !max || stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return TK_OK; /* the windows are counted as they come */
+	l->ahead_done = 0;
+	l->ahead_at = (uint64_t)st.st_size / AHEAD_BYTES;
+	if (l->ahead_at < AHEAD_MIN)
+		l->ahead_at = AHEAD_MIN;
+	return TK_OK;
+}
+
+/* the first and the greatest time of the events of the input, read ahead
+ * with a reader of its own: 0, or -1 (it cannot be read: the windows are
+ * then counted as they come) */
+static int span_ahead(const tk_load *l, uint64_t *first, uint64_t *last)
+{
+	tk_reader *r = NULL;
+	const tk_event *ev;
+	int rc, have = 0, ret = -1;
+
+	if (tk_reader_open(&r, l->ahead_path, &l->ahead_opts, NULL) < 0)
+		goto cleanup;
+	while ((rc = tk_reader_next(r, &ev, NULL)) == TK_OK) {
+		if (!have) {
+			have = 1;
+			*first = *last = ev->time;
+		} else if (ev->time > *last) {
+			*last = ev->time;
+		}
+	}
+	if (rc < 0 || !have)
+		goto cleanup;
+	ret = 0;
+cleanup:
+	tk_reader_close(r);
+	return ret;
+}
+
+/* the windows up to time t (the span grows to it), counted before they
+ * are made: TK_OK, or TK_E_RANGE past the limit */
+static int limit(tk_load *l, uint64_t t)
+{
+	uint64_t n = window_count(l->first, t, l->window), f = 0, e = 0;
+
+	if (n > l->ahead_at && !l->ahead_done) {
+		l->ahead_done = 1;
+		if (span_ahead(l, &f, &e) == 0)
+			n = window_count(f, e, l->window);
+	}
+	return n > l->max_windows ? TK_E_RANGE : TK_OK;
+}
+
 static int load_event(tk_load *l, const tk_event *ev)
 {
 	uint64_t t = ev->time;
@@ -191,6 +289,9 @@ static int load_event(tk_load *l, const tk_event *ev)
 	}
 	if (t < l->last)
 		t = l->last; /* a decreasing time (lenient reading) counts as now */
+	if (l->window && l->max_windows && t > l->last &&
+	    (rc = limit(l, t)) != TK_OK)
+		return rc;
 	if (l->window && (rc = advance(l, t)) != TK_OK)
 		return rc;
 	l->last = t;
@@ -232,7 +333,12 @@ int tk_load_event(tk_load *l, const tk_event *ev, tk_error *err)
 
 	if (rc < 0)
 		return rc;
-	return load_fail(l, load_event(l, ev), "tk_load_event", err);
+	rc = load_event(l, ev);
+	if (rc == TK_E_RANGE && !l->stopped)
+		return tk_err_set(err, rc, l->ahead_path, 0, 0,
+				  "over %llu load windows: use a longer load window",
+				  (unsigned long long)l->max_windows);
+	return load_fail(l, rc, "tk_load_event", err);
 }
 
 /* a pair of ebusy, for sorting */
@@ -385,6 +491,7 @@ void tk_load_free(tk_load *l)
 	if (!l)
 		return;
 	tk_timeline_free(l->tl);
+	free(l->ahead_path);
 	free(l->pair_ent);
 	free(l->pair_core);
 	free(l->pair_busy);

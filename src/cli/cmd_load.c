@@ -1,5 +1,5 @@
 /* cmd_load.c - `tracekit load`: core load, whole trace, per window, per entity. */
-#define _POSIX_C_SOURCE 200809L /* mkstemp */
+#define _POSIX_C_SOURCE 200809L /* fstat */
 #include "cli.h"
 
 #include <errno.h>
@@ -44,58 +44,6 @@ enum { O_WINDOW = 256, O_FORMAT, O_UNIT, O_EXACT, O_IDLE };
 
 /* at most this many windows (--window): beyond, the window is refused */
 #define LOAD_MAX_WINDOWS 10000000u
-/* windows up to the event read before the whole span of a file is read
- * ahead, so that a window far too short is refused before its 10 M
- * windows are made; a run of fewer windows reads its file once, and one
- * of more prints a million rows a core, which a second reading of the
- * file costs little beside */
-#define LOAD_SPAN_AHEAD 1000000u
-
-/* the windows of `window` ticks [first, last] makes (load.c: aligned to
- * multiples of the window, clipped to the span, none when empty) */
-static uint64_t window_count(uint64_t first, uint64_t last, uint64_t window)
-{
-	if (last <= first)
-		return 0;
-	return last / window + (last % window != 0) - first / window;
-}
-
-/* the first and the greatest time of the events of regular file `path`,
- * read ahead with a reader of its own; 0, or -1 (not a regular file, or
- * it cannot be read: the windows are then counted as they come) */
-static int span_ahead(const char *path, const cli_read_opts *o,
-		      uint64_t *first, uint64_t *last)
-{
-	cli_read_opts q = *o;
-	tk_reader_opts ro;
-	tk_reader *r = NULL;
-	const tk_event *ev;
-	tk_error err;
-	struct stat st;
-	int rc, have = 0, ret = -1;
-
-	if (!strcmp(path, "-") || stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-		return -1;
-	q.quiet = 1;
-	cli_reader_opts(&ro, &q);
-	tk_error_clear(&err);
-	if (tk_reader_open(&r, path, &ro, &err) < 0)
-		goto cleanup;
-	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
-		if (!have) {
-			have = 1;
-			*first = *last = ev->time;
-		} else if (ev->time > *last) {
-			*last = ev->time;
-		}
-	}
-	if (rc < 0 || !have)
-		goto cleanup;
-	ret = 0;
-cleanup:
-	tk_reader_close(r);
-	return ret;
-}
 
 /* the descriptor an input names: 0 for "-", N for /dev/fd/N and
  * /proc/self/fd/N; else -1 */
@@ -118,67 +66,6 @@ static int input_fd(const char *path)
 	return *end || errno || n > 65535 ? -1 : (int)n;
 }
 
-/* input descriptor `in` that is no regular file (a pipe), copied into an
- * unlinked temporary file that takes its place (dup2()), so that its span
- * can be read ahead as a file's (through /dev/fd/N of the descriptor
- * returned, kept open): the descriptor, or -1 with the error printed */
-static int spool_input(int in, const char *name)
-{
-	const char *dir = getenv("TMPDIR");
-	char path[4096], buf[1 << 16];
-	ssize_t n;
-	int fd = -1;
-
-	if (!dir || !*dir)
-		dir = "/tmp";
-	if ((size_t)snprintf(path, sizeof(path), "%s/tracekit-load-XXXXXX",
-			     dir) >= sizeof(path)) {
-		fprintf(stderr, "tracekit: load: TMPDIR too long for a temporary file\n");
-		return -1;
-	}
-	fd = mkstemp(path);
-	if (fd < 0) {
-		fprintf(stderr, "tracekit: load: cannot create a temporary file in %s: %s\n",
-			dir, strerror(errno));
-		return -1;
-	}
-	unlink(path); /* nothing to remove later, on any exit */
-	for (;;) {
-		const char *p = buf;
-		n = read(in, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			fprintf(stderr, "tracekit: load: %s: read failed: %s\n", name,
-				strerror(errno));
-			goto fail;
-		}
-		if (n == 0)
-			break;
-		while (n > 0) {
-			ssize_t w = write(fd, p, (size_t)n);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0) {
-				fprintf(stderr, "tracekit: load: cannot write a temporary file in %s: %s\n",
-					dir, strerror(errno));
-				goto fail;
-			}
-			p += w;
-			n -= w;
-		}
-	}
-	if (lseek(fd, 0, SEEK_SET) != 0 || dup2(fd, in) < 0) {
-		fprintf(stderr, "tracekit: load: cannot read back a temporary file in %s: %s\n",
-			dir, strerror(errno));
-		goto fail;
-	}
-	return fd;
-fail:
-	close(fd);
-	return -1;
-}
-
 typedef struct load_ctx {
 	tk_load *l;
 	const tk_trace *t;
@@ -189,7 +76,6 @@ typedef struct load_ctx {
 	FILE *win;          /* the windows, kept until the cores and widths are known */
 	int win_err;
 	size_t wstart, wend; /* widths of the windows' start and end */
-	uint64_t nwindows;   /* windows reported so far */
 } load_ctx;
 
 /* a time as written (decimal, or exact with --exact); "?" if it cannot be */
@@ -283,10 +169,6 @@ static int on_window(void *ctx, uint64_t start, uint64_t end,
 {
 	load_ctx *x = ctx;
 
-	/* a window far too short for the trace: refused, not written out
-	 * for hours (1ps over seconds of trace) */
-	if (++x->nwindows > LOAD_MAX_WINDOWS)
-		return TK_E_RANGE;
 	/* the table's columns are as wide as their widest value, and every
 	 * window has a value for every core: the windows wait in a temporary
 	 * file until the last one is known */
@@ -411,14 +293,14 @@ int cmd_load(int argc, char **argv)
 	const char *path, *span_path, *outfmt = "table", *unit_s = "ns", *window_s = NULL;
 	char spool_path[32];
 	int spool_fd = -1, in_fd;
+	tk_reader_opts aro;
 	struct stat st;
 	load_ctx x;
 	tk_reader *r = NULL;
 	tk_load *l = NULL;
 	const tk_event *ev;
 	tk_error err;
-	uint64_t window = 0, first = 0, last = 0, nwin;
-	int have_first = 0, spanned = 0;
+	uint64_t window = 0, first = 0, last = 0;
 	size_t i, j, n, q;
 	const uint32_t *ecores;
 	const uint64_t *ebusy;
@@ -464,10 +346,14 @@ int cmd_load(int argc, char **argv)
 	path = span_path = args.v[0];
 	/* windows of standard input or /dev/fd/N on a pipe: copied first,
 	 * so that a window far too short is refused as early as in a file */
+	tk_error_clear(&err);
 	if (window_s && (in_fd = input_fd(path)) >= 0 &&
 	    fstat(in_fd, &st) == 0 && !S_ISREG(st.st_mode)) {
-		if ((spool_fd = spool_input(in_fd, path)) < 0)
+		if (tk_fd_spool(in_fd, strcmp(path, "-") ? path : NULL, &spool_fd,
+				&err) < 0) {
+			cli_error(&err);
 			goto out;
+		}
 		snprintf(spool_path, sizeof(spool_path), "/dev/fd/%d", spool_fd);
 		span_path = spool_path;
 	}
@@ -484,28 +370,14 @@ int cmd_load(int argc, char **argv)
 	    (nidle && tk_load_set_idle(l, idle, nidle) < 0))
 		goto nomem;
 	x.l = l;
+	/* a window far too short for the trace: refused before its windows
+	 * are made, not written out for hours (1ps over seconds of trace) */
+	cli_reader_opts(&aro, &ro);
+	if (window && tk_load_set_limit(l, LOAD_MAX_WINDOWS, span_path, &aro, NULL) < 0)
+		goto nomem;
 	cli_idle_note(x.t, nidle, &ro);
 	tk_error_clear(&err);
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
-		/* the windows up to this event, counted before they are made
-		 * (again only when the span grows); past LOAD_SPAN_AHEAD, the
-		 * file's whole span counts */
-		if (window && (!have_first || ev->time > last)) {
-			if (!have_first) {
-				have_first = 1;
-				first = ev->time;
-			}
-			last = ev->time;
-			nwin = window_count(first, last, window);
-			if (nwin > LOAD_SPAN_AHEAD && !spanned) {
-				uint64_t f = 0, e = 0;
-				spanned = 1;
-				if (span_ahead(span_path, &ro, &f, &e) == 0)
-					nwin = window_count(f, e, window);
-			}
-			if (nwin > LOAD_MAX_WINDOWS)
-				goto too_many;
-		}
 		if ((lrc = tk_load_event(l, ev, &err)) < 0)
 			goto load_failed;
 	}
@@ -611,16 +483,13 @@ int cmd_load(int argc, char **argv)
 	cli_warning_summary(r, &ro);
 	ret = EXIT_OK;
 	goto out;
-too_many:
-	fflush(stdout);
-	fprintf(stderr, "tracekit: load: --window %s makes more than %u windows of this trace: give a longer window\n",
-		window_s, LOAD_MAX_WINDOWS);
-	goto out;
 load_failed:
-	if (lrc == TK_E_RANGE && x.nwindows > LOAD_MAX_WINDOWS)
-		goto too_many;
 	fflush(stdout);
-	cli_error(&err);
+	if (lrc == TK_E_RANGE) /* tk_load_set_limit() */
+		fprintf(stderr, "tracekit: load: --window %s makes more than %u windows of this trace: give a longer window\n",
+			window_s, LOAD_MAX_WINDOWS);
+	else
+		cli_error(&err);
 	goto out;
 nomem:
 	fprintf(stderr, "tracekit: out of memory\n");

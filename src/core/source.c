@@ -677,40 +677,60 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* An unlinked temporary file in TMPDIR (else /tmp) for the bytes of input
+ * `name` (nothing to remove later, on any exit): its descriptor, or a
+ * negative status with `err` filled; *dir: the directory, for the
+ * messages of its writes (spool_write()). */
+static int spool_create(const char *name, const char **dir, tk_error *err)
+{
+	char path[4096];
+	int fd;
+
+	*dir = getenv("TMPDIR");
+	if (!*dir || !**dir)
+		*dir = "/tmp";
+	if ((size_t)snprintf(path, sizeof(path), "%s/tracekit-spool-XXXXXX",
+			     *dir) >= sizeof(path))
+		return tk_err_set(err, TK_E_IO, name, 0, 0,
+				  "TMPDIR too long for a temporary file");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return tk_err_set(err, TK_E_IO, name, 0, 0,
+				  "cannot create a temporary file in %s: %s",
+				  *dir, strerror(errno));
+	unlink(path);
+	return fd;
+}
+
+/* n bytes of input `name` appended to its temporary file fd in dir */
+static int spool_write(int fd, const void *p, size_t n, const char *name,
+		       const char *dir, tk_error *err)
+{
+	if (write_all(fd, p, n) < 0)
+		return tk_err_set(err, TK_E_IO, name, 0, 0,
+				  "cannot write a temporary file in %s: %s",
+				  dir, strerror(errno));
+	return TK_OK;
+}
+
 /* Decode the rest of a streamed or compressed input into an unlinked
  * temporary file: from the consumed position on, which becomes
  * spool_base. */
 static int spool(tk_source *s, tk_error *err)
 {
-	const char *dir = getenv("TMPDIR");
-	char path[4096];
+	const char *dir;
 	tk_window w;
 	uint64_t total = 0;
-	int fd = -1, rc;
+	int fd, rc;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
-	if ((size_t)snprintf(path, sizeof(path), "%s/tracekit-spool-XXXXXX",
-			     dir) >= sizeof(path))
-		return tk_err_set(err, TK_E_IO, s->name, 0, 0,
-				  "TMPDIR too long for a temporary file");
-	fd = mkstemp(path);
-	if (fd < 0)
-		return tk_err_set(err, TK_E_IO, s->name, 0, 0,
-				  "cannot create a temporary file in %s: %s",
-				  dir, strerror(errno));
-	/* nothing to remove later, on any exit */
-	unlink(path);
+	if ((fd = spool_create(s->name, &dir, err)) < 0)
+		return fd;
 	s->spool_base = tk_source_offset(s);
 	w = tk_source_window(s);
 	for (;;) {
 		if (w.n) {
-			if (write_all(fd, w.p, w.n) < 0) {
-				rc = tk_err_set(err, TK_E_IO, s->name, 0, 0,
-						"cannot write a temporary file in %s: %s",
-						dir, strerror(errno));
+			if ((rc = spool_write(fd, w.p, w.n, s->name, dir, err)) < 0)
 				goto fail;
-			}
 			total += w.n;
 			tk_source_consume(s, w.n);
 		}
@@ -725,6 +745,52 @@ static int spool(tk_source *s, tk_error *err)
 	return TK_OK;
 fail:
 	close(fd);
+	return rc;
+}
+
+int tk_fd_spool(int fd, const char *name, int *copy, tk_error *err)
+{
+	const char *dir;
+	uint8_t *buf = NULL;
+	ssize_t n;
+	int c = -1, rc;
+
+	if (!copy)
+		return tk_err_null(err, "tk_fd_spool", "copy pointer");
+	*copy = -1;
+	if (!name)
+		name = fd == STDIN_FILENO ? "<stdin>" : "<input>";
+	if (!(buf = malloc(CHUNK)))
+		return tk_err_nomem(err, name);
+	if ((rc = c = spool_create(name, &dir, err)) < 0)
+		goto cleanup;
+	for (;;) {
+		n = read(fd, buf, CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = tk_err_set(err, TK_E_IO, name, 0, 0,
+					"read failed: %s", strerror(errno));
+			goto cleanup;
+		}
+		if (n == 0)
+			break;
+		if ((rc = spool_write(c, buf, (size_t)n, name, dir, err)) < 0)
+			goto cleanup;
+	}
+	if (lseek(c, 0, SEEK_SET) != 0 || dup2(c, fd) < 0) {
+		rc = tk_err_set(err, TK_E_IO, name, 0, 0,
+				"cannot read back a temporary file in %s: %s",
+				dir, strerror(errno));
+		goto cleanup;
+	}
+	*copy = c;
+	c = -1;
+	rc = TK_OK;
+cleanup:
+	if (c >= 0)
+		close(c);
+	free(buf);
 	return rc;
 }
 

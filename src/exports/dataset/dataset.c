@@ -131,8 +131,6 @@ typedef struct ds_ctx {
 	size_t idlen;
 	tk_timebase tb, ns;
 	int ns_ok;
-	uint64_t nwindows;
-	const char *input;            /* the input's name, for its errors */
 	int rc;                       /* the first error of a callback */
 	tk_error *err;
 } ds_ctx;
@@ -212,59 +210,6 @@ int tk_dataset_has(const char *dir, const char *hex)
 
 /* the most load windows one input writes (as `tracekit load`) */
 #define MAX_WINDOWS 10000000u
-/* windows up to the event read before the input's whole span is read
- * ahead (a second reader), so that a window far too short is refused
- * before its windows are made (as `tracekit load`) */
-#define SPAN_AHEAD 1000000u
-
-/* the windows of `window` ticks [first, last] makes (load.c: aligned to
- * multiples of the window, clipped to the span, none when empty) */
-static uint64_t window_count(uint64_t first, uint64_t last, uint64_t window)
-{
-	if (last <= first)
-		return 0;
-	return last / window + (last % window != 0) - first / window;
-}
-
-/* the first and the greatest time of the events of input `path`, read
- * ahead with a reader of its own with r's options (no warnings): 0, or
- * -1 (it cannot be read: the windows are then counted as they come) */
-static int span_ahead(const tk_reader *r, const char *path, uint64_t *first,
-		      uint64_t *last)
-{
-	tk_reader_opts ro = r->opts;
-	tk_reader *q = NULL;
-	const tk_event *ev;
-	int rc, have = 0, ret = -1;
-
-	ro.on_warning = NULL;
-	ro.warning_ctx = NULL;
-	if (tk_reader_open(&q, path, &ro, NULL) < 0)
-		goto cleanup;
-	while ((rc = tk_reader_next(q, &ev, NULL)) == TK_OK) {
-		if (!have) {
-			have = 1;
-			*first = *last = ev->time;
-		} else if (ev->time > *last) {
-			*last = ev->time;
-		}
-	}
-	if (rc < 0 || !have)
-		goto cleanup;
-	ret = 0;
-cleanup:
-	tk_reader_close(q);
-	return ret;
-}
-
-/* a window far too short for the trace: refused (as `tracekit load`) */
-static int too_many_windows(tk_error *err, const char *input)
-{
-	return tk_err_set(err, TK_E_USAGE, input, 0, 0,
-			  "over %u load windows: use a longer load window",
-			  MAX_WINDOWS);
-}
-
 /* ---- values -------------------------------------------------------------- */
 
 /* ticks as ns, a DOUBLE: the decimal `tracekit stats` and `load` print
@@ -383,8 +328,6 @@ static int on_window(void *ctx, uint64_t start, uint64_t end,
 	size_t i;
 	int rc;
 
-	if (++x->nwindows > MAX_WINDOWS)
-		return x->rc = too_many_windows(x->err, x->input);
 	for (i = 0; i < ncores; i++) {
 		tk_coltab_str(t, L_TRACE, x->id, x->idlen);
 		tk_coltab_str(t, L_KIND, "window", 6);
@@ -624,8 +567,7 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	tk_dataset_opts given;
 	tk_writer_opts wo;
 	const tk_event *ev;
-	uint64_t nev = 0, window = 0, first, last, wfirst = 0, wlast = 0, nwin;
-	int have_first = 0, spanned = 0;
+	uint64_t nev = 0, window = 0, first, last;
 	char id[256], base[320];
 	size_t i, n, ncommitted = 0;
 	int rc;
@@ -638,7 +580,6 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	tk_imap_init(&x.insts, sizeof(ds_inst));
 	x.t = tk_reader_trace(r);
 	x.err = err;
-	x.input = path;
 	trace_id(path, o->id, id, sizeof(id));
 	x.id = id;
 	x.idlen = strlen(id);
@@ -713,7 +654,9 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 			goto out;
 	}
 	if ((rc = tk_stats_new(&st, x.t, err)) < 0 ||
-	    (rc = tk_load_new(&x.load, x.t, window, on_window, &x, err)) < 0)
+	    (rc = tk_load_new(&x.load, x.t, window, on_window, &x, err)) < 0 ||
+	    (window && (rc = tk_load_set_limit(x.load, MAX_WINDOWS, path,
+					       &r->opts, err)) < 0))
 		goto out;
 	tk_stats_on_value(st, on_value, &x);
 	while ((rc = tk_reader_next(r, &ev, err)) == TK_OK) {
@@ -727,27 +670,6 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 		if (x.rc < 0) {
 			rc = x.rc;
 			goto out;
-		}
-		/* the windows up to this event, counted before they are made
-		 * (again only when the span grows); past SPAN_AHEAD, the
-		 * input's whole span counts */
-		if (window && (!have_first || ev->time > wlast)) {
-			if (!have_first) {
-				have_first = 1;
-				wfirst = ev->time;
-			}
-			wlast = ev->time;
-			nwin = window_count(wfirst, wlast, window);
-			if (nwin > SPAN_AHEAD && !spanned) {
-				uint64_t f = 0, e = 0;
-				spanned = 1;
-				if (span_ahead(r, path, &f, &e) == 0)
-					nwin = window_count(f, e, window);
-			}
-			if (nwin > MAX_WINDOWS) {
-				rc = too_many_windows(err, path);
-				goto out;
-			}
 		}
 		if ((rc = tk_load_event(x.load, ev, err)) < 0)
 			goto load_failed;
