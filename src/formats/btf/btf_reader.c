@@ -2134,10 +2134,16 @@ int btf_reader_next_batch(tk_reader *r, const tk_event **evs, size_t *n,
 	int rc;
 
 #if TK_SCAN_SIMD && LE_WORDS
+	/* neither a pending line nor a CR to skip comes up in the loop (it
+	 * ends where one would), and the window's end stays where it is
+	 * (quick_line() moves pos, tk_lines_sync() the mark): tested once */
+	const char *limit = b->lines.limit;
+
 	if (max > BATCH_EVENTS)
 		max = BATCH_EVENTS;
-	while (k < max && !b->have_pend && TK_LIKELY(!b->lines.skip_lf) &&
-	       TK_LIKELY(b->lines.limit - b->lines.pos >= 64)) {
+	if (b->have_pend || TK_UNLIKELY(b->lines.skip_lf))
+		max = 0;
+	while (k < max && TK_LIKELY(limit - b->lines.pos >= 64)) {
 		const char *line;
 		size_t len;
 		uint64_t mask;
