@@ -371,11 +371,15 @@ static int64_t dict_index(pq_col *c, const char *s, size_t n)
 			 sizeof(*c->doff)) < 0 ||
 	    tk_hashmap_add(&c->dmap, h, (uint32_t)c->ndict) < 0)
 		return -1;
-	c->doff[c->ndict] = c->dict.len;
-	buf_le32(&c->dict, (uint32_t)n);
-	buf_put(&c->dict, s, n);
+	/* the entry: its length in 4 bytes, then its bytes */
+	buf_need(&c->dict, 4 + n);
 	if (c->dict.failed)
 		return -1;
+	c->doff[c->ndict] = c->dict.len;
+	tk_store_le32(c->dict.p + c->dict.len, (uint32_t)n);
+	if (n)
+		memcpy(c->dict.p + c->dict.len + 4, s, n);
+	c->dict.len += 4 + n;
 	return (int64_t)c->ndict++;
 }
 
