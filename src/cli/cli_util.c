@@ -365,6 +365,9 @@ const char *cli_input_name(const char *path)
 	return strcmp(path, "-") ? path : "<stdin>";
 }
 
+/* the most events cli_pipe() takes from the reader at a time */
+#define PIPE_BATCH 256
+
 int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
 	     int no_header, const cli_read_opts *ro,
 	     const char *writer_options, const char *const *idle, size_t nidle)
@@ -374,6 +377,7 @@ int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
 	const tk_event *ev;
 	tk_error err;
 	tk_trace *t = tk_reader_trace(r);
+	size_t n, i;
 	int rc;
 
 	tk_writer_opts_init(&wo);
@@ -391,8 +395,12 @@ int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
 		cli_error(&err);
 		return EXIT_BAD;
 	}
-	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
-		if (tk_writer_write(w, ev, &err) < 0) {
+	/* the events a batch at a time, each written as it comes */
+	while ((rc = tk_reader_next_batch(r, &ev, &n, PIPE_BATCH, &err)) == TK_OK) {
+		for (i = 0; i < n; i++)
+			if (tk_writer_write(w, &ev[i], &err) < 0)
+				break;
+		if (i < n) {
 			rc = err.code ? err.code : TK_E_IO;
 			break;
 		}

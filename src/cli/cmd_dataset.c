@@ -51,6 +51,8 @@ typedef struct ds_input {
 	char hex[65];
 	int skip;        /* in the dataset already, or given twice */
 	int failed;
+	int hash_rc;     /* tk_dataset_hash()'s, with its error: */
+	tk_error hash_err;
 	char *msg;       /* its messages, printed in the inputs' order */
 	size_t msglen;
 } ds_input;
@@ -112,6 +114,50 @@ out:
 	return rc;
 }
 
+/* input i's content hash (a task of tk_jobs_run(), on any thread) */
+static int hash_task(void *ctx, size_t i)
+{
+	ds_run *run = ctx;
+	ds_input *in = &run->in[i];
+
+	tk_error_clear(&in->hash_err);
+	if (strcmp(in->path, "-") == 0)
+		return 0;
+	in->hash_rc = tk_dataset_hash(in->path, in->hex, &in->hash_err);
+	return 0;
+}
+
+/* input i's hash taken: its error, or whether it is skipped (in the
+ * dataset already, or the same bytes as an input before it), in the
+ * inputs' order */
+static void hash_done(void *ctx, size_t i, int rc)
+{
+	ds_run *run = ctx;
+	ds_input *in = run->in;
+	size_t j;
+
+	(void)rc;
+	if (strcmp(in[i].path, "-") == 0) {
+		cli_usage_error("dataset", "a TRACE must be a file (its content hash), not '-'");
+		in[i].failed = 1;
+		return;
+	}
+	if (in[i].hash_rc < 0) {
+		cli_error(&in[i].hash_err);
+		in[i].failed = 1;
+		return;
+	}
+	for (j = 0; j < i && (in[j].failed || strcmp(in[j].hex, in[i].hex)); j++)
+		;
+	if (j < i || tk_dataset_has(run->dir, in[i].hex)) {
+		in[i].skip = 1;
+		if (!run->ro->quiet)
+			fprintf(stderr, "tracekit: note: %s: skipped: its content (SHA-256 %.16s...) is in %s already\n",
+				in[i].path, in[i].hex,
+				j < i ? "this run" : run->dir);
+	}
+}
+
 static int add_task(void *ctx, size_t i)
 {
 	ds_run *run = ctx;
@@ -154,7 +200,7 @@ int cmd_dataset(int argc, char **argv)
 	ds_input *in = NULL;
 	ds_run run;
 	tk_error err;
-	size_t nops = 0, i, j;
+	size_t nops = 0, i;
 	int c, bad = 0, append = 0, ret = EXIT_BAD, failed = 0;
 
 	memset(&run, 0, sizeof(run));
@@ -231,30 +277,15 @@ int cmd_dataset(int argc, char **argv)
 	if (!in)
 		goto nomem;
 	run.in = in;
-	/* the content hashes: an input in the dataset, or given before, is
-	 * skipped */
-	for (i = 0; i + 1 < nops; i++) {
+	/* the content hashes, N at a time as the inputs (hashing is no
+	 * small part of an input's work); then, in the inputs' order, an
+	 * input in the dataset or given before is skipped */
+	for (i = 0; i + 1 < nops; i++)
 		in[i].path = ops[i + 1];
-		tk_error_clear(&err);
-		if (strcmp(in[i].path, "-") == 0) {
-			cli_usage_error("dataset", "a TRACE must be a file (its content hash), not '-'");
-			in[i].failed = 1;
-			continue;
-		}
-		if (tk_dataset_hash(in[i].path, in[i].hex, &err) < 0) {
-			cli_error(&err);
-			in[i].failed = 1;
-			continue;
-		}
-		for (j = 0; j < i && (in[j].failed || strcmp(in[j].hex, in[i].hex)); j++)
-			;
-		if (j < i || tk_dataset_has(run.dir, in[i].hex)) {
-			in[i].skip = 1;
-			if (!ro.quiet)
-				fprintf(stderr, "tracekit: note: %s: skipped: its content (SHA-256 %.16s...) is in %s already\n",
-					in[i].path, in[i].hex,
-					j < i ? "this run" : run.dir);
-		}
+	tk_error_clear(&err);
+	if (tk_jobs_run(nops - 1, (unsigned)jobs, hash_task, hash_done, &run, &err) < 0) {
+		cli_error(&err);
+		goto out;
 	}
 	tk_error_clear(&err);
 	if (tk_jobs_run(nops - 1, (unsigned)jobs, add_task, add_done, &run, &err) < 0) {

@@ -27,9 +27,21 @@ static uint32_t ror(uint32_t x, unsigned n)
 	return x >> n | x << (32 - n);
 }
 
+/* one round on the working variables as named (the caller renames them
+ * from round to round instead of moving them) */
+#define ROUND(a, b, c, d, e, f, g, hh, i)                                    \
+	do {                                                                 \
+		uint32_t t1_ = hh + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) +  \
+			       (g ^ (e & (f ^ g))) + K[i] + w[i];            \
+		uint32_t t2_ = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) +       \
+			       ((a & b) | (c & (a | b)));                    \
+		d += t1_;                                                    \
+		hh = t1_ + t2_;                                              \
+	} while (0)
+
 static void block(uint32_t h[8], const unsigned char *p)
 {
-	uint32_t w[64], a, b, c, d, e, f, g, hh, t1, t2;
+	uint32_t w[64], a, b, c, d, e, f, g, hh;
 	int i;
 
 	for (i = 0; i < 16; i++)
@@ -40,16 +52,23 @@ static void block(uint32_t h[8], const unsigned char *p)
 		       w[i - 7] + (ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10));
 	a = h[0]; b = h[1]; c = h[2]; d = h[3];
 	e = h[4]; f = h[5]; g = h[6]; hh = h[7];
-	for (i = 0; i < 64; i++) {
-		t1 = hh + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) +
-		     K[i] + w[i];
-		t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-		hh = g; g = f; f = e; e = d + t1;
-		d = c; c = b; b = a; a = t1 + t2;
+	/* eight rounds a step, each with the variables of FIPS 180-4's
+	 * t = hh, g = f, ... shifted by one place */
+	for (i = 0; i < 64; i += 8) {
+		ROUND(a, b, c, d, e, f, g, hh, i);
+		ROUND(hh, a, b, c, d, e, f, g, i + 1);
+		ROUND(g, hh, a, b, c, d, e, f, i + 2);
+		ROUND(f, g, hh, a, b, c, d, e, i + 3);
+		ROUND(e, f, g, hh, a, b, c, d, i + 4);
+		ROUND(d, e, f, g, hh, a, b, c, i + 5);
+		ROUND(c, d, e, f, g, hh, a, b, i + 6);
+		ROUND(b, c, d, e, f, g, hh, a, i + 7);
 	}
 	h[0] += a; h[1] += b; h[2] += c; h[3] += d;
 	h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
 }
+
+#undef ROUND
 
 int tk_sha256_file(const char *path, char hex[65], tk_error *err)
 {

@@ -371,11 +371,15 @@ static int64_t dict_index(pq_col *c, const char *s, size_t n)
 			 sizeof(*c->doff)) < 0 ||
 	    tk_hashmap_add(&c->dmap, h, (uint32_t)c->ndict) < 0)
 		return -1;
-	c->doff[c->ndict] = c->dict.len;
-	buf_le32(&c->dict, (uint32_t)n);
-	buf_put(&c->dict, s, n);
+	/* the entry: its length in 4 bytes, then its bytes */
+	buf_need(&c->dict, 4 + n);
 	if (c->dict.failed)
 		return -1;
+	c->doff[c->ndict] = c->dict.len;
+	tk_store_le32(c->dict.p + c->dict.len, (uint32_t)n);
+	if (n)
+		memcpy(c->dict.p + c->dict.len + 4, s, n);
+	c->dict.len += 4 + n;
 	return (int64_t)c->ndict++;
 }
 
@@ -573,10 +577,11 @@ static void put_delta(pq_buf *b, const uint64_t *v, size_t n)
 /* zstd's level for a page: the table's; under level 10, 1 for the
  * delta-encoded times' pages (bit-packed deltas, which the levels up to
  * 9 do not shrink more than 1 does, only slower), 2 below the table's
- * (at least 1) for the pages of dictionary indices (the levels above
- * shrink them little for their time) and 3 below (at least 1) for the
- * dictionary pages (which levels 3 to 5 shrink less than 2 does) */
-static int zlevel(const tk_coltab *t, int dict, int enc)
+ * (at least 1) for the pages of dictionary indices and of DOUBLE values
+ * PLAIN (the levels above shrink them little for their time) and 3 below
+ * (at least 1) for the dictionary pages (which levels 3 to 5 shrink less
+ * than 2 does) */
+static int zlevel(const tk_coltab *t, int dict, int enc, int f64)
 {
 	if (t->level >= 10)
 		return t->level;
@@ -584,14 +589,14 @@ static int zlevel(const tk_coltab *t, int dict, int enc)
 		return t->level > 4 ? t->level - 3 : 1;
 	if (enc == ENC_DELTA)
 		return 1;
-	if (enc == ENC_RLE_DICT)
+	if (enc == ENC_RLE_DICT || f64)
 		return t->level > 3 ? t->level - 2 : 1;
 	return t->level;
 }
 
 /* a page of t->page, compressed, with its header; adds to ch's sizes */
 static int write_page(tk_coltab *t, int dict, size_t nvalues, int enc,
-		      pq_chunk *ch, tk_error *err)
+		      int f64, pq_chunk *ch, tk_error *err)
 {
 	pq_buf *pg = &t->page;
 	th h = { &t->hdr, { 0 }, 0 };
@@ -610,7 +615,7 @@ static int write_page(tk_coltab *t, int dict, size_t nvalues, int enc,
 	if (t->zpage.failed)
 		return tk_err_nomem(err, t->name);
 	zn = ZSTD_compressCCtx(t->zc, t->zpage.p, t->zpage.cap, pg->p,
-			       pg->len, zlevel(t, dict, enc));
+			       pg->len, zlevel(t, dict, enc, f64));
 	if (ZSTD_isError(zn))
 		return tk_err_set(err, TK_E_IO, t->name, 0, 0, "zstd: %s",
 				  ZSTD_getErrorName(zn));
@@ -773,7 +778,7 @@ static int write_dict_page(tk_coltab *t, const pq_col *c, pq_chunk *ch, tk_error
 	buf_put(pg, c->dict.p, c->dict.len);
 	ch->dict_offset = t->off;
 	ch->has_dict = 1;
-	return write_page(t, 1, c->ndict, 0, ch, err);
+	return write_page(t, 1, c->ndict, 0, 0, ch, err);
 }
 
 /* column ci of the open row group as a column chunk of one data page,
@@ -858,7 +863,7 @@ static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
 		}
 		ch->enc = ENC_PLAIN;
 	}
-	rc = write_page(t, 0, c->v.nrows, ch->enc, ch, err);
+	rc = write_page(t, 0, c->v.nrows, ch->enc, sp->type == TK_COL_F64, ch, err);
 	c->v.nrows = c->v.nv = 0;
 	c->v.nulls = 0;
 	c->has_stat = c->nan = 0;

@@ -102,6 +102,17 @@ static int put_text(tk_writer *w, size_t c, const char *s, size_t n,
 	return TK_OK;
 }
 
+/* whether s[0..n) is ASCII, so UTF-8 that put_text() takes as it is */
+static inline int ascii(const char *s, size_t n)
+{
+	unsigned char any = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		any |= (unsigned char)s[i];
+	return any < 0x80;
+}
+
 /* put_text() for the trace's string `id`, whose values the column keys by
  * `key` (the same key always the same string): checked once, then (when
  * it is UTF-8) taken by its key, with no check and no lookup */
@@ -278,6 +289,8 @@ static int pq_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		return rc;
 	if (!ev->note)
 		tk_colvals_null(cv[C_NOTE]);
+	else if (ev->note_len <= 16 && ascii(ev->note, ev->note_len))
+		tk_coltab_str(pw->tab, C_NOTE, ev->note, ev->note_len);
 	else if ((rc = put_text(w, C_NOTE, ev->note, ev->note_len, err)) < 0)
 		return rc;
 	if (ev->core == TK_NONE)

@@ -61,6 +61,23 @@ for opts in ((), ("-q",)):
             fail("-j %d: bytes differ from -j 1 in %s" % (jobs, diff))
         print("-j %d %s: %d files as -j 1, exit %d, %d stderr lines"
               % (jobs, " ".join(opts), len(ds), rc, len(err.splitlines())))
+# the content hashes, taken N at a time too: a missing input's error and
+# the note on an input given twice come in the inputs' order, as with -j 1
+missing = os.path.join(tmp, "no-such-trace.btf")
+inputs = good[:2] + [missing, good[0]] + good[2:]
+rc1, err1, ds1 = build(os.path.join(tmp, "h1"), 1, inputs)
+lines = err1.splitlines()
+at_missing = [i for i, l in enumerate(lines) if l.startswith(missing + ":") and ": error: " in l]
+at_twice = [i for i, l in enumerate(lines) if "skipped" in l and "this run" in l]
+if rc1 != 2 or len(at_missing) != 1 or len(at_twice) != 1 or at_missing[0] > at_twice[0] \
+        or len(ds1) != 5 * len(good):
+    fail("hashes, -j 1: exit %d, files %d, stderr\n%s" % (rc1, len(ds1), err1))
+for jobs in (2, 4):
+    rc, err, ds = build(os.path.join(tmp, "h%d" % jobs), jobs, inputs)
+    if rc != rc1 or err != err1 or ds != ds1:
+        fail("hashes, -j %d: exit %d, %d files, stderr\n%s\n-j 1:\n%s"
+             % (jobs, rc, len(ds), err, err1))
+    print("-j %d: a missing input and one given twice as -j 1" % jobs)
 # a usage error writes nothing
 for j in ("0", "x", "257", "-1"):
     ds = os.path.join(tmp, "bad_j" + j)
