@@ -22,6 +22,7 @@ import base64
 import json
 import os
 import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -218,6 +219,8 @@ def main():
             if line.strip():
                 jobs.append(line.rstrip("\n").split("\t"))
     extra = sys.argv[2:]
+    # a test stopped (CTest's timeout) closes the browser and its profile
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     profile = tempfile.mkdtemp(prefix="tk-chrome-")
     b = None
     try:

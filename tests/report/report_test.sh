@@ -28,6 +28,9 @@ command -v chromium >/dev/null 2>&1 || { echo "skipped: chromium is not installe
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail=0
+# the interpreter itself, found once (python3 may be a launcher that costs
+# more than the scripts run by it, for every call)
+py=$(python3 -c 'import sys; print(sys.executable)' 2> /dev/null) && [ -x "$py" ] || py=python3
 # the pages are opened by one headless Chromium (chrome.py), each in a
 # fresh profile: the jobs are gathered in $tmp/jobs (URL, DOM, log, and
 # screenshot files, window size), then run together
@@ -40,7 +43,7 @@ job() { # job URL DOM LOG [SCREENSHOT [WxH]]
 	printf '\n' >> "$jobs"
 }
 chrome_run() {
-	python3 "$root/tests/report/chrome.py" "$jobs" || { echo "FAIL: chromium could not be run"; fail=1; }
+	"$py" "$root/tests/report/chrome.py" "$jobs" || { echo "FAIL: chromium could not be run"; fail=1; }
 	: > "$jobs"
 }
 # a page's JavaScript errors (uncaught, or messages that say error), or
@@ -90,7 +93,7 @@ for trace in "$root/examples/demo.btf" $traces; do
 	name=$(basename "$trace")
 	[ -f "$tmp/t$k.html" ] || continue
 	touch "$tmp/dom$k" "$tmp/log$k"
-	python3 "$root/tests/report/harness_result.py" "$tmp/dom$k" "$name" || fail=1
+	"$py" "$root/tests/report/harness_result.py" "$tmp/dom$k" "$name" || fail=1
 	js_errors "$tmp/log$k" "$name"
 done
 exit $fail
@@ -162,7 +165,7 @@ for trace in $pages; do
 	js_errors "$tmp/log$k" "$name"
 	grep -q '<tr class="click"' "$tmp/dom$k" || { echo "FAIL: $name: no metric rows drawn"; fail=1; }
 	# the text shown has decimals, no fraction N/D (tooltips may have them)
-	frac=$(python3 -c 'import re,sys
+	frac=$("$py" -c 'import re,sys
 t=open(sys.argv[1],encoding="utf-8").read()
 t=re.sub(r"(?s)<script.*?</script>|<style.*?</style>|<[^>]*>"," ",t)
 t=t.replace(sys.argv[2]," ")
@@ -177,7 +180,7 @@ print(" ".join(re.findall(r"\d+/\d+",t)[:3]))' "$tmp/dom$k" "$trace")
 done
 for c in $cases; do
 	touch "$tmp/dom-$c" "$tmp/log-$c"
-	python3 "$root/tests/report/harness_result.py" "$tmp/dom-$c" "behaviour.btf $c" || fail=1
+	"$py" "$root/tests/report/harness_result.py" "$tmp/dom-$c" "behaviour.btf $c" || fail=1
 	js_errors "$tmp/log-$c" "behaviour $c"
 done
 # the check problems are listed

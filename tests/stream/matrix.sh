@@ -31,6 +31,9 @@ for tool in gzip zstd python3; do
 	command -v $tool > /dev/null 2>&1 || { echo "SKIP: $tool not installed"; exit 77; }
 done
 mkdir "$tmp/in" "$tmp/run"
+# the interpreter itself, found once (python3 may be a launcher that costs
+# more than the scripts run by it, for every call)
+py=$(python3 -c 'import sys; print(sys.executable)' 2> /dev/null) && [ -x "$py" ] || py=python3
 
 # ---- the inputs: $tmp/in/NAME.FMT, options in $tmp/in/NAME.args ----------
 add() { # file [name]
@@ -57,10 +60,10 @@ big="6000 300000 1300000"
 case $fmt in
 btf | tarmac)
 	for s in $big; do
-		python3 "$tests/stream/gen.py" "$fmt" "$s" "$tmp/in/gen_$s.$fmt" || exit 1
+		"$py" "$tests/stream/gen.py" "$fmt" "$s" "$tmp/in/gen_$s.$fmt" || exit 1
 	done ;;
 shark)
-	python3 "$tests/formats/shark/make_cases.py" "$tmp/cases" > /dev/null ||
+	"$py" "$tests/formats/shark/make_cases.py" "$tmp/cases" > /dev/null ||
 		{ echo "FAIL: make_cases.py"; exit 1; }
 	for f in "$tmp"/cases/ok/*.bin "$tmp"/cases/fail/*.bin; do
 		n=$(basename "${f%.bin}")
@@ -80,7 +83,7 @@ shark)
 		done
 	fi ;;
 ftstream)
-	python3 "$tests/formats/ftstream/make_cases.py" "$tmp/cases" > /dev/null ||
+	"$py" "$tests/formats/ftstream/make_cases.py" "$tmp/cases" > /dev/null ||
 		{ echo "FAIL: make_cases.py"; exit 1; }
 	for f in "$tmp"/cases/ok/*.tks "$tmp"/cases/fail/*.tks; do
 		n=$(basename "${f%.tks}")
@@ -91,7 +94,7 @@ ftstream)
 	rm -rf "$tmp/cases"
 	# streams of about 6 KiB, 300 KiB (1.3 MiB), 6 bytes an event
 	for s in $big; do
-		python3 "$tests/formats/ftstream/make_cases.py" --gen $((s / 6)) "$tmp/in/gen_$s.ftstream" || exit 1
+		"$py" "$tests/formats/ftstream/make_cases.py" --gen $((s / 6)) "$tmp/in/gen_$s.ftstream" || exit 1
 	done ;;
 *)
 	# every other format read and written (the registry says which: a
@@ -104,7 +107,7 @@ ftstream)
 		[ "$fmt" = htf ] && k=8
 		[ "$fmt" = atf ] && [ "$full" = 1 ] && big="$big 4500000"
 		for s in $big; do
-			python3 "$tests/stream/gen.py" btf $((s * k)) "$tmp/gen.btf" || exit 1
+			"$py" "$tests/stream/gen.py" btf $((s * k)) "$tmp/gen.btf" || exit 1
 			"$cli" convert -q "$tmp/gen.btf" "$tmp/in/gen_$s.$fmt" 2> /dev/null ||
 				{ echo "FAIL: cannot convert a generated BTF to $fmt"; exit 1; }
 		done
@@ -124,5 +127,5 @@ esac
 # by its file's extension only: both are named (--from)
 base_from=
 case $fmt in shark) base_from="--from $fmt" ;; esac
-python3 "$tests/stream/matrix.py" "$cli" "$fmt" "$tmp" "$full" "$base_from" "$tmp"/in/*."$fmt" || fail=1
+"$py" "$tests/stream/matrix.py" "$cli" "$fmt" "$tmp" "$full" "$base_from" "$tmp"/in/*."$fmt" || fail=1
 exit $fail
