@@ -18,17 +18,43 @@
 # tools, S.Ha.R.K., a Tarmac log of gem5) and the 8,192-core trace, without
 # the 1 M-event one.
 # TK_REPORT_SHOTS=DIR keeps a screenshot of every page in DIR.
+# The pages of a run are opened by a single headless Chromium (chrome.py:
+# each in a fresh profile, its DOM, messages and screenshot as
+# `chromium --headless --dump-dom` / `--screenshot` give them): a browser
+# started per page was most of this test's time.
 set -u
 cli=$1 root=$2 shared=$3 mode=${4:-} gen=${5:-} gen_ent=${6:-}
 command -v chromium >/dev/null 2>&1 || { echo "skipped: chromium is not installed"; exit 77; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-chrome() {
-	timeout 120 chromium --headless --no-sandbox --disable-gpu \
-		--disable-background-networking --disable-component-update \
-		--disable-sync --no-first-run --user-data-dir="$(mktemp -d -p "$tmp")" \
-		--hide-scrollbars --window-size=1400,900 "$@"
+# the interpreter itself, found once (python3 may be a launcher that costs
+# more than the scripts run by it, for every call)
+py=$(python3 -c 'import sys; print(sys.executable)' 2> /dev/null) && [ -x "$py" ] || py=python3
+# the pages are opened by one headless Chromium (chrome.py), each in a
+# fresh profile: the jobs are gathered in $tmp/jobs (URL, DOM, log, and
+# screenshot files, window size), then run together
+jobs="$tmp/jobs"
+: > "$jobs"
+job() { # job URL DOM LOG [SCREENSHOT [WxH]]
+	printf '%s' "$1" >> "$jobs"
+	shift
+	printf '\t%s' "$@" >> "$jobs"
+	printf '\n' >> "$jobs"
+}
+chrome_run() {
+	"$py" "$root/tests/report/chrome.py" "$jobs" || { echo "FAIL: chromium could not be run"; fail=1; }
+	: > "$jobs"
+}
+# a page's JavaScript errors (uncaught, or messages that say error), or
+# what kept it from loading
+js_errors() { # js_errors LOG WHAT
+	if grep -q '^FAIL' "$1"; then
+		echo "FAIL: $2: the page was not read:"; grep '^FAIL' "$1"; fail=1
+	fi
+	if grep -E 'CONSOLE|Uncaught' "$1" | grep -Eiq 'error|uncaught'; then
+		echo "FAIL: $2: JavaScript errors:"; grep -E 'CONSOLE|Uncaught' "$1"; fail=1
+	fi
 }
 if [ "$mode" = --harness ]; then
 # every section of every corpus trace and of a dense trace (1 M events: its
@@ -46,21 +72,29 @@ if [ -n "$gen_ent" ]; then
 	"$gen_ent" -t 8192 -c 8192 -i 4 "$tmp/cores-8192.btf" || { echo "FAIL: the 8,192-core trace"; fail=1; }
 	traces="$traces $tmp/cores-8192.btf"
 fi
+k=0
 for trace in "$root/examples/demo.btf" $traces; do
+	k=$((k + 1))
 	name=$(basename "$trace")
 	page="$tmp/h-$name.html"
 	if ! "$cli" report -q "$trace" -o "$page"; then
 		echo "FAIL: $name: report failed"; fail=1; continue
 	fi
-	{ cat "$page"; printf '<script>\n'; cat "$root/tests/report/harness.js"; printf '</script>\n'; } > "$tmp/t.html"
-	chrome --enable-logging=stderr --v=0 --dump-dom "file://$tmp/t.html" > "$tmp/dom" 2> "$tmp/log"
-	python3 "$root/tests/report/harness_result.py" "$tmp/dom" "$name" || fail=1
-	if grep -E 'CONSOLE|Uncaught' "$tmp/log" | grep -Eiq 'error|uncaught'; then
-		echo "FAIL: $name: JavaScript errors:"; grep -E 'CONSOLE|Uncaught' "$tmp/log"; fail=1
-	fi
+	{ cat "$page"; printf '<script>\n'; cat "$root/tests/report/harness.js"; printf '</script>\n'; } > "$tmp/t$k.html"
+	job "file://$tmp/t$k.html" "$tmp/dom$k" "$tmp/log$k"
 	if [ -n "${TK_REPORT_SHOTS:-}" ]; then
-		chrome --screenshot="$TK_REPORT_SHOTS/$name.png" --window-size=1400,2400 "file://$page" > /dev/null 2>&1
+		job "file://$page" - - "$TK_REPORT_SHOTS/$name.png" 1400x2400
 	fi
+done
+chrome_run
+k=0
+for trace in "$root/examples/demo.btf" $traces; do
+	k=$((k + 1))
+	name=$(basename "$trace")
+	[ -f "$tmp/t$k.html" ] || continue
+	touch "$tmp/dom$k" "$tmp/log$k"
+	"$py" "$root/tests/report/harness_result.py" "$tmp/dom$k" "$name" || fail=1
+	js_errors "$tmp/log$k" "$name"
 done
 exit $fail
 fi
@@ -70,7 +104,9 @@ $shared/corpus/btf/app4mc_example1_task_only_short.btf
 $shared/corpus/shark/shark-demo-trace.bin"
 # make test: without the APP4MC one (make test-full: all)
 [ "${TK_TEST_FULL:-0}" = 1 ] || pages=$(echo "$pages" | grep -v app4mc_)
+k=0
 for trace in $pages; do
+	k=$((k + 1))
 	[ -f "$trace" ] || continue
 	name=$(basename "$trace" .btf)
 	page="$tmp/$name.html"
@@ -83,33 +119,13 @@ for trace in $pages; do
 	if grep -Eiq '<(link|img|iframe)|src=|https?://' "$page"; then
 		echo "FAIL: $name: the page refers to something outside it"; fail=1
 	fi
-	chrome --enable-logging=stderr --v=0 --dump-dom "file://$page" > "$tmp/dom" 2> "$tmp/log"
-	status=$(sed -n 's/.*id="tk-status"[^>]*>\([^<]*\)<.*/\1/p' "$tmp/dom")
-	errors=$(sed -n 's/.*id="tk-errors">\([^<]*\)<.*/\1/p' "$tmp/dom")
-	case "$status" in
-	"drawn: timeline slices="[1-9]*" lanes="[1-9]*" stats="[1-9]*" hists="[0-9]*" load="[1-9]*) ;;
-	*) echo "FAIL: $name: page status '$status'"; fail=1 ;;
-	esac
-	[ -z "$errors" ] || { echo "FAIL: $name: page errors: $errors"; fail=1; }
-	if grep -E 'CONSOLE|Uncaught' "$tmp/log" | grep -Eiq 'error|uncaught'; then
-		echo "FAIL: $name: JavaScript errors:"; grep -E 'CONSOLE|Uncaught' "$tmp/log"; fail=1
-	fi
-	grep -q '<tr class="click"' "$tmp/dom" || { echo "FAIL: $name: no metric rows drawn"; fail=1; }
-	# the text shown has decimals, no fraction N/D (tooltips may have them)
-	frac=$(python3 -c 'import re,sys
-t=open(sys.argv[1],encoding="utf-8").read()
-t=re.sub(r"(?s)<script.*?</script>|<style.*?</style>|<[^>]*>"," ",t)
-t=t.replace(sys.argv[2]," ")
-print(" ".join(re.findall(r"\d+/\d+",t)[:3]))' "$tmp/dom" "$trace")
-	[ -z "$frac" ] || { echo "FAIL: $name: fractions shown: $frac"; fail=1; }
 	# a screenshot of every page (make test: of the first)
+	shot=-
 	if [ "${TK_TEST_FULL:-0}" = 1 ] || [ -z "${shot_taken:-}" ]; then
 		shot_taken=1
-		chrome --screenshot="$tmp/$name.png" "file://$page" > /dev/null 2>&1
-		shot=$(wc -c < "$tmp/$name.png" 2>/dev/null || echo 0)
-		[ "$shot" -gt 20000 ] || { echo "FAIL: $name: screenshot missing or blank ($shot bytes)"; fail=1; }
+		shot="$tmp/$name.png"
 	fi
-	echo "ok: $name: $size bytes, $status"
+	job "file://$page" "$tmp/dom$k" "$tmp/log$k" "$shot"
 done
 # what the page shows and does, checked on a small trace (behaviour.js:
 # run intervals, the preemption outlined, relative and absolute times, the
@@ -117,21 +133,56 @@ done
 # zoom), on a window of it (--start/--end: lanes and axis as in the whole),
 # and opened with a view in its address
 behave() { # behave CASE PAGE [#FRAGMENT]
-	{ cat "$2"; printf '<script>window.TK_CASE="%s";\n' "$1"; cat "$root/tests/report/behaviour.js"; printf '</script>\n'; } > "$tmp/b.html"
-	chrome --enable-logging=stderr --v=0 --dump-dom "file://$tmp/b.html${3:-}" > "$tmp/dom" 2> "$tmp/log"
-	python3 "$root/tests/report/harness_result.py" "$tmp/dom" "behaviour.btf $1" || fail=1
-	if grep -E 'CONSOLE|Uncaught' "$tmp/log" | grep -Eiq 'error|uncaught'; then
-		echo "FAIL: behaviour $1: JavaScript errors:"; grep -E 'CONSOLE|Uncaught' "$tmp/log"; fail=1
-	fi
+	{ cat "$2"; printf '<script>window.TK_CASE="%s";\n' "$1"; cat "$root/tests/report/behaviour.js"; printf '</script>\n'; } > "$tmp/b-$1.html"
+	job "file://$tmp/b-$1.html${3:-}" "$tmp/dom-$1" "$tmp/log-$1"
 }
 b="$root/tests/report/behaviour.btf"
+cases=
 if "$cli" report -q "$b" -o "$tmp/b1.html" && "$cli" report -q "$b" --start 410ns --end 1200ns -o "$tmp/b2.html"; then
 	behave whole "$tmp/b1.html"
 	behave window "$tmp/b2.html"
 	behave address "$tmp/b1.html" '#view=20,60&time=abs'
+	cases="whole window address"
 else
 	echo "FAIL: report of behaviour.btf"; fail=1
 fi
+chrome_run
+k=0
+for trace in $pages; do
+	k=$((k + 1))
+	name=$(basename "$trace" .btf)
+	page="$tmp/$name.html"
+	[ -f "$page" ] || continue
+	size=$(wc -c < "$page")
+	touch "$tmp/dom$k" "$tmp/log$k"
+	status=$(sed -n 's/.*id="tk-status"[^>]*>\([^<]*\)<.*/\1/p' "$tmp/dom$k")
+	errors=$(sed -n 's/.*id="tk-errors">\([^<]*\)<.*/\1/p' "$tmp/dom$k")
+	case "$status" in
+	"drawn: timeline slices="[1-9]*" lanes="[1-9]*" stats="[1-9]*" hists="[0-9]*" load="[1-9]*) ;;
+	*) echo "FAIL: $name: page status '$status'"; fail=1 ;;
+	esac
+	[ -z "$errors" ] || { echo "FAIL: $name: page errors: $errors"; fail=1; }
+	js_errors "$tmp/log$k" "$name"
+	grep -q '<tr class="click"' "$tmp/dom$k" || { echo "FAIL: $name: no metric rows drawn"; fail=1; }
+	# the text shown has decimals, no fraction N/D (tooltips may have them)
+	frac=$("$py" -c 'import re,sys
+t=open(sys.argv[1],encoding="utf-8").read()
+t=re.sub(r"(?s)<script.*?</script>|<style.*?</style>|<[^>]*>"," ",t)
+t=t.replace(sys.argv[2]," ")
+print(" ".join(re.findall(r"\d+/\d+",t)[:3]))' "$tmp/dom$k" "$trace")
+	[ -z "$frac" ] || { echo "FAIL: $name: fractions shown: $frac"; fail=1; }
+	if [ "${TK_TEST_FULL:-0}" = 1 ] || [ -z "${shot_checked:-}" ]; then
+		shot_checked=1
+		shot=$(wc -c < "$tmp/$name.png" 2>/dev/null || echo 0)
+		[ "$shot" -gt 20000 ] || { echo "FAIL: $name: screenshot missing or blank ($shot bytes)"; fail=1; }
+	fi
+	echo "ok: $name: $size bytes, $status"
+done
+for c in $cases; do
+	touch "$tmp/dom-$c" "$tmp/log-$c"
+	"$py" "$root/tests/report/harness_result.py" "$tmp/dom-$c" "behaviour.btf $c" || fail=1
+	js_errors "$tmp/log-$c" "behaviour $c"
+done
 # the check problems are listed
 if [ -f "$shared/corpus/btf/app4mc_example1_task_only_short.btf" ]; then
 	"$cli" report -q "$shared/corpus/btf/app4mc_example1_task_only_short.btf" -o "$tmp/p.html"

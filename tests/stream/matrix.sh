@@ -25,13 +25,15 @@ cli=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 [ -d "$shared" ] && shared=$(cd "$shared" && pwd)
 root=$(cd "$tests/.." && pwd)
 tmp=$(mktemp -d) || exit 1
-writer=
-trap '[ -n "$writer" ] && kill "$writer" 2> /dev/null; rm -rf "$tmp"' EXIT
-fail=0 count=0 turn=0 seen=
+trap 'rm -rf "$tmp"' EXIT
+fail=0
 for tool in gzip zstd python3; do
 	command -v $tool > /dev/null 2>&1 || { echo "SKIP: $tool not installed"; exit 77; }
 done
 mkdir "$tmp/in" "$tmp/run"
+# the interpreter itself, found once (python3 may be a launcher that costs
+# more than the scripts run by it, for every call)
+py=$(python3 -c 'import sys; print(sys.executable)' 2> /dev/null) && [ -x "$py" ] || py=python3
 
 # ---- the inputs: $tmp/in/NAME.FMT, options in $tmp/in/NAME.args ----------
 add() { # file [name]
@@ -58,10 +60,10 @@ big="6000 300000 1300000"
 case $fmt in
 btf | tarmac)
 	for s in $big; do
-		python3 "$tests/stream/gen.py" "$fmt" "$s" "$tmp/in/gen_$s.$fmt" || exit 1
+		"$py" "$tests/stream/gen.py" "$fmt" "$s" "$tmp/in/gen_$s.$fmt" || exit 1
 	done ;;
 shark)
-	python3 "$tests/formats/shark/make_cases.py" "$tmp/cases" > /dev/null ||
+	"$py" "$tests/formats/shark/make_cases.py" "$tmp/cases" > /dev/null ||
 		{ echo "FAIL: make_cases.py"; exit 1; }
 	for f in "$tmp"/cases/ok/*.bin "$tmp"/cases/fail/*.bin; do
 		n=$(basename "${f%.bin}")
@@ -81,7 +83,7 @@ shark)
 		done
 	fi ;;
 ftstream)
-	python3 "$tests/formats/ftstream/make_cases.py" "$tmp/cases" > /dev/null ||
+	"$py" "$tests/formats/ftstream/make_cases.py" "$tmp/cases" > /dev/null ||
 		{ echo "FAIL: make_cases.py"; exit 1; }
 	for f in "$tmp"/cases/ok/*.tks "$tmp"/cases/fail/*.tks; do
 		n=$(basename "${f%.tks}")
@@ -92,7 +94,7 @@ ftstream)
 	rm -rf "$tmp/cases"
 	# streams of about 6 KiB, 300 KiB (1.3 MiB), 6 bytes an event
 	for s in $big; do
-		python3 "$tests/formats/ftstream/make_cases.py" --gen $((s / 6)) "$tmp/in/gen_$s.ftstream" || exit 1
+		"$py" "$tests/formats/ftstream/make_cases.py" --gen $((s / 6)) "$tmp/in/gen_$s.ftstream" || exit 1
 	done ;;
 *)
 	# every other format read and written (the registry says which: a
@@ -105,7 +107,7 @@ ftstream)
 		[ "$fmt" = htf ] && k=8
 		[ "$fmt" = atf ] && [ "$full" = 1 ] && big="$big 4500000"
 		for s in $big; do
-			python3 "$tests/stream/gen.py" btf $((s * k)) "$tmp/gen.btf" || exit 1
+			"$py" "$tests/stream/gen.py" btf $((s * k)) "$tmp/gen.btf" || exit 1
 			"$cli" convert -q "$tmp/gen.btf" "$tmp/in/gen_$s.$fmt" 2> /dev/null ||
 				{ echo "FAIL: cannot convert a generated BTF to $fmt"; exit 1; }
 		done
@@ -118,125 +120,12 @@ ftstream)
 esac
 
 # ---- the matrix ------------------------------------------------------------
-cd "$tmp/run" || exit 1
-# a read that hangs fails (exit 124) instead of holding the test up
-limit=
-command -v timeout > /dev/null 2>&1 && limit="timeout ${TK_STREAM_TIMEOUT:-120}"
+# (tests/stream/matrix.py: the runs of tracekit started one by one from a
+# single process, with no shell, `timeout`, `cmp` or `sed` around each;
+# a read that hangs past TK_STREAM_TIMEOUT (120 s) fails as exit 124)
 # S.Ha.R.K. has no magic to probe, and a broken input (fail/) may be told
 # by its file's extension only: both are named (--from)
 base_from=
 case $fmt in shark) base_from="--from $fmt" ;; esac
-# run NAME CMD ARGS INPUT [< file]: out/err/rc of `tracekit CMD` in NAME.*
-run() {
-	v=$1 cmd=$2 input=$3
-	shift 3
-	# shellcheck disable=SC2086
-	$limit "$cli" "$cmd" $from $args "$input" > "$v.out" 2> "$v.err"
-	echo $? > "$v.rc"
-}
-# the name of the input in messages and info's first line is not compared
-norm() {
-	sed -e 's/tkin\.[a-z.]*/INPUT/g' -e 's/<stdin>/INPUT/g' -e 's/^file: *.*$/file: INPUT/' "$1"
-}
-# (equal bytes need no normalising; the reference's is made once per run
-# of it: $normed lists the parts done)
-normed=
-same() { # ref variant what
-	for x in out err rc; do
-		cmp -s "$1.$x" "$2.$x" && continue
-		case " $normed " in *" $x "*) ;; *)
-			norm "$1.$x" > "$1.$x.n" && normed="$normed $x" ;;
-		esac
-		if ! norm "$2.$x" > "$2.$x.n" || ! cmp -s "$1.$x.n" "$2.$x.n"; then
-			echo "FAIL $name ($3, $2): $x differs from the file's"
-			diff "$1.$x.n" "$2.$x.n" | head -8
-			fail=1
-			return
-		fi
-	done
-}
-for f in "$tmp"/in/*."$fmt"; do
-	name=$(basename "$f")
-	stem=${f%.*}
-	args=""
-	[ -f "$stem.args" ] && args=$(cat "$stem.args")
-	from=$base_from
-	case $name in fail_*) from="--from $fmt" ;; esac
-	cp "$f" "tkin.$fmt"
-	gzip -c "tkin.$fmt" > "tkin.$fmt.gz"
-	zstd -q -c "tkin.$fmt" > "tkin.$fmt.zst"
-	cmds="cat info"
-	if [ "$full" != 1 ]; then
-		# one of the two commands per input, in turn
-		case $((turn % 2)) in 0) cmds=cat ;; 1) cmds=info ;; esac
-	fi
-	for cmd in $cmds; do
-		run file $cmd "tkin.$fmt"
-		normed=
-		# what must read does (so that a matrix of failures to start
-		# cannot pass)
-		case $f in */fail_*) ;; *)
-			if [ "$(cat file.rc)" != 0 ] || [ ! -s file.out ]; then
-				echo "FAIL $name ($cmd, file): exit $(cat file.rc)"
-				head -n 3 file.err
-				fail=1
-			fi ;;
-		esac
-		# the variants this input is read through (all of them in the
-		# full matrix, one in turn in the sampled one)
-		variants="stdin pipe gz zst gzpipe zstpipe fifo"
-		# (the first input through all of them, so that a format of
-		# few inputs has every transport read too)
-		if [ "$full" != 1 ] && [ "$count" -gt 0 ]; then
-			turn=$((turn + 1))
-			set -- $variants
-			shift $((turn % 7))
-			variants=$1
-		fi
-		for v in $variants; do
-			case $v in
-			stdin) run stdin $cmd - < "tkin.$fmt" ;;
-			pipe) cat "tkin.$fmt" | run pipe $cmd - ;;
-			gz) run gz $cmd "tkin.$fmt.gz" ;;
-			zst) run zst $cmd "tkin.$fmt.zst" ;;
-			gzpipe) gzip -c "tkin.$fmt" | run gzpipe $cmd - ;;
-			zstpipe) zstd -q -c "tkin.$fmt" | run zstpipe $cmd - ;;
-			fifo)
-				rm -f tkin.fifo
-				if mkfifo tkin.fifo 2> /dev/null; then
-					cat "tkin.$fmt" > tkin.fifo &
-					writer=$!
-					run fifo $cmd tkin.fifo
-					# a reader that stopped early (or never
-					# opened it) ends the writer: it must not
-					# block the test
-					kill "$writer" 2> /dev/null
-					wait "$writer" 2> /dev/null
-					writer=
-				else
-					variants=$(echo "$variants" | sed 's/ *fifo//')
-				fi ;;
-			esac
-		done
-		seen="$seen $variants"
-		for v in $variants; do
-			same file "$v" "$cmd"
-		done
-		count=$((count + 1))
-	done
-done
-# the sampled matrix must still have read through every transport
-for v in stdin pipe gz zst gzpipe zstpipe fifo; do
-	case " $seen " in *" $v "*) ;; *)
-		command -v mkfifo > /dev/null 2>&1 || [ $v != fifo ] || continue
-		echo "FAIL: no input was read through $v"; fail=1 ;;
-	esac
-done
-if [ $fail = 0 ]; then
-	if [ "$full" = 1 ]; then
-		echo "stream matrix $fmt: $count inputs x commands, each the same from 8 transports"
-	else
-		echo "stream matrix $fmt (sampled; TK_TEST_FULL=1 for all): $count inputs x commands, each the same from the file and one other transport in turn"
-	fi
-fi
+"$py" "$tests/stream/matrix.py" "$cli" "$fmt" "$tmp" "$full" "$base_from" "$tmp"/in/*."$fmt" || fail=1
 exit $fail
