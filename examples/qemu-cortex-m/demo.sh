@@ -241,6 +241,21 @@ if [ -n "$interactive" ]; then
 	trap 'echo; exit 0' INT
 	wait "$lpid" || :
 else
+	# (the page says the capture ended when live next looks at it, at
+	# most an interval after record ended it: a viewer still open sees
+	# the end)
+	n=0
+	while [ "$n" -lt 100 ]; do
+		if command -v curl > /dev/null 2>&1; then
+			curl -s "${url}status.json" 2>/dev/null | grep -q '"state":"ended"' && break
+		elif [ "$n" -ge 20 ]; then
+			break
+		fi
+		n=$((n + 1))
+		sleep 0.1
+	done
+	# (and a moment for a page that polls to see it)
+	sleep 0.5
 	kill "$lpid"
 	wait "$lpid" || :
 	lpid=''
