@@ -72,11 +72,13 @@ typedef struct pq_col {
 	uint64_t vmin, vmax;
 	int has_stat, nan;
 	/* a string column's dictionary: its values PLAIN (length, bytes),
-	 * where each starts, and an index by hash */
+	 * where each starts, and an index by hash of those of SHORT_KEY or
+	 * more bytes; those under SHORT_KEY are keys of dshort themselves
+	 * (short_key()), so that finding one reads no entry's bytes */
 	pq_buf dict;
 	size_t *doff;
 	size_t doff_cap, ndict;
-	tk_hashmap dmap;
+	tk_hashmap dmap, dshort;
 	/* an INT64 column's dictionary: 1 + the index of value vmin + k */
 	uint32_t *imap;
 	size_t imap_cap;
@@ -343,6 +345,39 @@ void tk_coltab_null(tk_coltab *t, size_t ci)
 	tk_colvals_null(&t->cols[ci].v);
 }
 
+/* the strings of under SHORT_KEY bytes are their own keys in a column's
+ * dshort: the bytes and the length in one word, distinct for distinct
+ * strings */
+#define SHORT_KEY 8
+
+static uint64_t short_key(const char *s, size_t n)
+{
+	uint8_t b[8] = { 0 };
+
+	memcpy(b, s, n);
+	return (tk_load_le64(b) & ~(0xffull << 56)) | ((uint64_t)n << 56);
+}
+
+/* a new entry of column c's dictionary (its index), the string s of n
+ * bytes; -1 when out of memory */
+static int64_t dict_add(pq_col *c, const char *s, size_t n)
+{
+	if (n > UINT32_MAX || c->ndict >= UINT32_MAX ||
+	    tk_grow_zero((void **)&c->doff, &c->doff_cap, c->ndict,
+			 sizeof(*c->doff)) < 0)
+		return -1;
+	/* the entry: its length in 4 bytes, then its bytes */
+	buf_need(&c->dict, 4 + n);
+	if (c->dict.failed)
+		return -1;
+	c->doff[c->ndict] = c->dict.len;
+	tk_store_le32(c->dict.p + c->dict.len, (uint32_t)n);
+	if (n)
+		memcpy(c->dict.p + c->dict.len + 4, s, n);
+	c->dict.len += 4 + n;
+	return (int64_t)c->ndict++;
+}
+
 /* a string's slot in column c's dictionary: its index, else a new entry;
  * -1 when out of memory */
 static int64_t dict_index(pq_col *c, const char *s, size_t n)
@@ -351,6 +386,23 @@ static int64_t dict_index(pq_col *c, const char *s, size_t n)
 	size_t i;
 	uint32_t at;
 
+	if (n < SHORT_KEY) {
+		uint64_t key = short_key(s, n);
+		int created;
+		uint32_t *v = tk_hashmap_slot(&c->dshort, key, &created);
+		int64_t k;
+
+		if (!v)
+			return -1;
+		if (!created)
+			return *v;
+		if ((k = dict_add(c, s, n)) < 0) {
+			tk_hashmap_del(&c->dshort, key);
+			return -1;
+		}
+		*v = (uint32_t)k; /* (dshort has had no insertion since) */
+		return k;
+	}
 	for (i = 0; i + 8 <= n; i += 8)
 		h = tk_hash64(h ^ tk_load_le64(s + i));
 	if (i < n) {
@@ -366,21 +418,10 @@ static int64_t dict_index(pq_col *c, const char *s, size_t n)
 		if (len == n && memcmp(c->dict.p + c->doff[k] + 4, s, n) == 0)
 			return k;
 	}
-	if (n > UINT32_MAX || c->ndict >= UINT32_MAX ||
-	    tk_grow_zero((void **)&c->doff, &c->doff_cap, c->ndict,
-			 sizeof(*c->doff)) < 0 ||
+	if (c->ndict >= UINT32_MAX ||
 	    tk_hashmap_add(&c->dmap, h, (uint32_t)c->ndict) < 0)
 		return -1;
-	/* the entry: its length in 4 bytes, then its bytes */
-	buf_need(&c->dict, 4 + n);
-	if (c->dict.failed)
-		return -1;
-	c->doff[c->ndict] = c->dict.len;
-	tk_store_le32(c->dict.p + c->dict.len, (uint32_t)n);
-	if (n)
-		memcpy(c->dict.p + c->dict.len + 4, s, n);
-	c->dict.len += 4 + n;
-	return (int64_t)c->ndict++;
+	return dict_add(c, s, n);
 }
 
 void tk_coltab_str(tk_coltab *t, size_t ci, const char *s, size_t n)
@@ -872,7 +913,8 @@ static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
 	if (c->v.idk)  /* the next group's dictionary starts empty */
 		memset(c->v.idk, 0, c->v.idk_cap * sizeof(*c->v.idk));
 	if (rc == TK_OK && sp->type == TK_COL_STR &&
-	    tk_hashmap_reset(&c->dmap, 1024) < 0)
+	    (tk_hashmap_reset(&c->dmap, 1024) < 0 ||
+	     tk_hashmap_reset(&c->dshort, 1024) < 0))
 		rc = tk_err_nomem(err, t->name);
 	return rc;
 }
@@ -951,9 +993,11 @@ int tk_coltab_open(tk_coltab **out, tk_sink *sink, const char *name,
 	tk_hash_init();
 	for (c = 0; c < ncols; c++) {
 		tk_hashmap_init(&t->cols[c].dmap);
+		tk_hashmap_init(&t->cols[c].dshort);
 		t->cols[c].v.failed = &t->failed;
 		if (cols[c].type == TK_COL_STR &&
-		    tk_hashmap_reset(&t->cols[c].dmap, 1024) < 0)
+		    (tk_hashmap_reset(&t->cols[c].dmap, 1024) < 0 ||
+		     tk_hashmap_reset(&t->cols[c].dshort, 1024) < 0))
 			return tk_err_nomem(err, name);
 	}
 	buf_put(&b, magic, 4);
@@ -1125,6 +1169,7 @@ void tk_coltab_free(tk_coltab *t)
 		free(t->cols[i].dict.p);
 		free(t->cols[i].doff);
 		tk_hashmap_free(&t->cols[i].dmap);
+		tk_hashmap_free(&t->cols[i].dshort);
 		free(t->cols[i].v.idk);
 		free(t->cols[i].imap);
 	}
