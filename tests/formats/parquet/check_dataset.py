@@ -17,7 +17,10 @@ and parquet-wasm (installed from npm into NPMDIR by install_readers.sh):
 - --id names the trace column and the files; without --append a dataset
   is not written into.
 Exit 77 when the readers cannot
-be installed."""
+be installed.  node starts four times in all: DuckDB runs every query of
+the dataset as first written in one process (query_duckdb.mjs --each)
+and once more for --id, hyparquet and parquet-wasm read the files of
+every table in one process each."""
 import csv, hashlib, io, json, os, subprocess, sys, tempfile
 from fractions import Fraction
 
@@ -57,7 +60,7 @@ def node(script, *a):
     for attempt in (1, 2):
         try:
             p = subprocess.run(["node", "--single-threaded", os.path.join(npm, script)] + list(a), env=env,
-                               capture_output=True, text=True, timeout=120)
+                               capture_output=True, text=True, timeout=300)
             break
         except subprocess.TimeoutExpired:
             print("node %s %s hung (attempt %d)" % (script, " ".join(a)[:300], attempt))
@@ -71,6 +74,15 @@ def node(script, *a):
 
 def duck(sql):
     return node("query_duckdb.mjs", sql)
+
+
+def duck_each(queries):
+    # {key: its rows} of {key: SQL}, the queries run in one node process
+    keys = list(queries)
+    res = node("query_duckdb.mjs", "--each", *[queries[k] for k in keys])
+    if len(res) != len(keys):
+        raise SystemExit("query_duckdb.mjs: %d results of %d queries" % (len(res), len(keys)))
+    return dict(zip(keys, res))
 
 
 def run(*a):
@@ -96,42 +108,77 @@ for t in TABLES:
     if [f.rsplit("-", 1)[0] for f in fs[t]] != sorted(stem(x) for x in traces):
         fail("%s/ has %s" % (t, fs[t]))
 
-# the three readers: the same rows from every file
+# the DuckDB queries of docs/fleet.md run as written (on runs/: here ds/);
+# the first, the worst RT per task across runs, gives stats' worst
+with open(os.path.join(src, "docs", "fleet.md")) as f:
+    doc = f.read()
+duckq = [b.split("```")[0] for b in doc.split("```sql\n")[1:] if b.startswith("-- DuckDB")]
+if len(duckq) < 3:
+    fail("docs/fleet.md: %d DuckDB queries" % len(duckq))
+
+# every DuckDB query of the dataset as first written, in one node process
+Q = {}
 for t in TABLES:
-    paths = [os.path.join(ds, t, f) for f in fs[t]]
+    Q["table", t] = "SELECT * FROM read_parquet('%s/%s/*.parquet', filename=true)" % (ds, t)
+events_of = {}  # trace -> its file in events/
+for tr in traces:
+    name = stem(tr)
+    Q["metrics", tr] = ("SELECT * FROM read_parquet('%s/metrics/*.parquet') WHERE trace = '%s'"
+                        % (ds, name))
+    Q["rt", tr] = ("SELECT entity, type, max(rt_ns) AS m FROM read_parquet('%s/instances/*.parquet') "
+                   "WHERE trace = '%s' GROUP BY entity, type HAVING m IS NOT NULL" % (ds, name))
+    Q["load", tr] = ("SELECT core, busy_ns FROM read_parquet('%s/load/*.parquet') "
+                     "WHERE trace = '%s' AND kind = 'trace'" % (ds, name))
+    ev = [x for x in fs["events"] if x.rsplit("-", 1)[0] == name]
+    if not ev:
+        fail("%s: no file in events/" % tr)
+        continue
+    events_of[tr] = ev[0]
+    Q["traces", tr] = ("SELECT t.sha256, t.events, (SELECT count(*) FROM read_parquet('%s/events/%s')) AS n "
+                       "FROM read_parquet('%s/traces/*.parquet') t WHERE trace = '%s'" % (ds, ev[0], ds, name))
+for i, q in enumerate(duckq):
+    Q["fleet", i] = q.replace("'runs/", "'%s/" % ds)
+R = duck_each(Q)
+
+# the three readers: the same rows from every file (hyparquet and
+# parquet-wasm read the files of every table in one node process each)
+table_of = lambda path: os.path.basename(os.path.dirname(path))
+paths = [os.path.join(ds, t, f) for t in TABLES for f in fs[t]]
+got_by = {}  # reader -> table -> file -> its rows
+for reader in ("hyparquet", "parquet-wasm"):
+    got_by[reader] = {t: {} for t in TABLES}
+    for r in node("read_files.mjs", reader, *paths):
+        got_by[reader][table_of(r["file"])].setdefault(os.path.basename(r["file"]), []).append(
+            json.dumps(r["row"], sort_keys=True))
+for t in TABLES:
     ref = {}
-    for r in duck("SELECT * FROM read_parquet('%s/%s/*.parquet', filename=true)"
-                  % (ds, t)):
+    for r in R["table", t]:
         f = r.pop("filename")
         ref.setdefault(os.path.basename(f), []).append(json.dumps(r, sort_keys=True))
     if sorted(ref) != fs[t]:
         fail("duckdb read %s of %s/" % (sorted(ref), t))
     for reader in ("hyparquet", "parquet-wasm"):
-        got = {}
-        for r in node("read_files.mjs", reader, *paths):
-            got.setdefault(os.path.basename(r["file"]), []).append(
-                json.dumps(r["row"], sort_keys=True))
+        got = got_by[reader][t]
         for f in fs[t]:
             if sorted(got.get(f, [])) != sorted(ref.get(f, [])):
                 a, b = sorted(got.get(f, [])), sorted(ref.get(f, []))
                 diff = [(x, y) for x, y in zip(a, b) if x != y][:2]
                 fail("%s: %s/%s: %d rows, duckdb %d: %s" % (reader, t, f, len(a), len(b), diff))
     print("read %s/: %d files, %d rows, by duckdb, hyparquet, parquet-wasm"
-          % (t, len(paths), sum(len(v) for v in ref.values())))
+          % (t, len(fs[t]), sum(len(v) for v in ref.values())))
 
 worst = {}  # the worst RT of each task over the traces, by stats
 for tr in traces:
     name = stem(tr)
-    f = [x for x in fs["events"] if x.rsplit("-", 1)[0] == name][0]
+    f = events_of.get(tr)
     # events/: convert's bytes
     one = os.path.join(tmp, name + ".parquet")
     run("convert", "-q", tr, one)
-    if open(one, "rb").read() != open(os.path.join(ds, "events", f), "rb").read():
+    if f is None or open(one, "rb").read() != open(os.path.join(ds, "events", f), "rb").read():
         fail("%s: events/%s is not convert's Parquet" % (tr, f))
     # metrics/: stats --format csv
     st = list(csv.DictReader(io.StringIO(run("stats", "-q", "--format", "csv", tr).stdout)))
-    mt = duck("SELECT * FROM read_parquet('%s/metrics/*.parquet') WHERE trace = '%s'"
-              % (ds, name))
+    mt = R["metrics", tr]
     key = lambda r: (r["entity"], r["type"], r["metric"])
     st_by = {key(r): r for r in st}
     mt_by = {key(r): r for r in mt}
@@ -149,9 +196,7 @@ for tr in traces:
            (m["max_instance"] or "") != s["max_instance"]:
             fail("%s: metrics/ %s: %r, stats %r" % (tr, k, m, s))
     # instances/: max(rt_ns) per entity is stats' max RT
-    rt = {(r["entity"], r["type"]): r["m"] for r in duck(
-        "SELECT entity, type, max(rt_ns) AS m FROM read_parquet('%s/instances/*.parquet') "
-        "WHERE trace = '%s' GROUP BY entity, type HAVING m IS NOT NULL" % (ds, name))}
+    rt = {(r["entity"], r["type"]): r["m"] for r in R["rt", tr]}
     want = {(r["entity"], r["type"]): r["max"] for r in st if r["metric"] == "RT"}
     for (e, ty), v in want.items():
         if ty == "T":
@@ -163,27 +208,18 @@ for tr in traces:
     # load/: the whole trace's busy time per core
     ld = list(csv.DictReader(io.StringIO(run("load", "-q", "--format", "csv", tr).stdout)))
     want = {r["core"]: float(r["busy"]) for r in ld if r["kind"] == "core"}
-    got = {r["core"]: r["busy_ns"] for r in duck(
-        "SELECT core, busy_ns FROM read_parquet('%s/load/*.parquet') "
-        "WHERE trace = '%s' AND kind = 'trace'" % (ds, name))}
+    got = {r["core"]: r["busy_ns"] for r in R["load", tr]}
     if got != want:
         fail("%s: load/ %s, load %s" % (tr, got, want))
     # traces/: the content hash, the events
-    r = duck("SELECT t.sha256, t.events, (SELECT count(*) FROM read_parquet('%s/events/%s')) AS n "
-             "FROM read_parquet('%s/traces/*.parquet') t WHERE trace = '%s'" % (ds, f, ds, name))
+    r = R.get(("traces", tr), [])
     sha = hashlib.sha256(open(tr, "rb").read()).hexdigest()
     if len(r) != 1 or r[0]["sha256"] != sha or r[0]["events"] != r[0]["n"]:
         fail("%s: traces/ %s, sha256 %s" % (tr, r, sha))
 
-# the DuckDB queries of docs/fleet.md run as written (on runs/: here ds/);
-# the first, the worst RT per task across runs, gives stats' worst
-with open(os.path.join(src, "docs", "fleet.md")) as f:
-    doc = f.read()
-duckq = [b.split("```")[0] for b in doc.split("```sql\n")[1:] if b.startswith("-- DuckDB")]
-if len(duckq) < 3:
-    fail("docs/fleet.md: %d DuckDB queries" % len(duckq))
-for i, q in enumerate(duckq):
-    rows = duck(q.replace("'runs/", "'%s/" % ds))
+# docs/fleet.md's queries (run above with the others)
+for i in range(len(duckq)):
+    rows = R["fleet", i]
     if not rows:
         fail("docs/fleet.md query %d: no rows" % (i + 1))
     if i == 0:

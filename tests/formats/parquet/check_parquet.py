@@ -13,14 +13,14 @@ max, null count) those of its rows (DuckDB); every row must be the event of `tra
 the same trace at the same place (BTF as read); time_ns the exact time in ns (null where
 it is not a whole number); the key-value metadata the format, the time
 base and the header.  Exit 77 when the readers cannot be installed.
-The cases of the folders are read by both readers under `make test-full`
-(TK_TEST_FULL=1); `make test` gives each case to one of them in turn
-(the traces named on the command line still go to both)."""
+Every input is converted first; then one node process per reader reads
+all the Parquet files in turn (node, and DuckDB, start once), so both
+readers read every case, under `make test` as under `make test-full`
+(no sampling)."""
 import json, os, subprocess, sys, tempfile
 from fractions import Fraction
 
 tk, src, npm = sys.argv[1], sys.argv[2], sys.argv[3]
-FULL = os.environ.get("TK_TEST_FULL") == "1"
 here = os.path.join(src, "tests", "formats", "parquet")
 rc = subprocess.run(["sh", os.path.join(here, "install_readers.sh"), npm]).returncode
 if rc == 77:
@@ -81,18 +81,95 @@ for a in sys.argv[4:]:
     else:
         inputs.append((a, [], OPTS, ROWS, False))
 
+
+def check(meta, rows, hdr, evs, rows_max):
+    """What is wrong with the rows and metadata a reader read of a case."""
+    kv = meta["kv"]
+    bad = []
+    num_den, unit = kv.get("tracekit.timebase", "0/1 ns").split(" ")
+    num, den = num_den.split("/")
+    # ticks that are cycles ("1/1 clk") have no time in ns
+    tick = Fraction(int(num), int(den)) * UNIT[unit] if unit in UNIT else None
+    # cat writes times in its #timescale's unit (a tick of 1/4 us as
+    # 250 ns): the ticks are compared in that unit, exactly
+    cat_unit = Fraction(1)
+    for h in hdr:
+        if h.lower().startswith("#timescale ") and h.split()[1] in UNIT:
+            cat_unit = UNIT[h.split()[1]]
+    if not kv.get("tracekit.format"):
+        bad.append("no tracekit.format")
+    # cat of a BTF writes its header as read (of another format, as BTF)
+    for h in kv.get("tracekit.header", "").split("\n") if kv.get("tracekit.format") == "btf" else []:
+        if h and h not in hdr:
+            bad.append("header line %r is not in cat's header" % h)
+    for ch in meta.get("chunks", []):  # DuckDB tells the column chunks
+        col, g = ch["column"], ch["group"]
+        if ch["codec"] != "ZSTD":
+            bad.append("column %s of row group %d: codec %s, not ZSTD" % (col, g, ch["codec"]))
+        want = {"time": "DELTA_BINARY_PACKED", "time_ns": "DELTA_BINARY_PACKED",
+                "source_instance": "PLAIN", "instance": "PLAIN"}.get(col, "RLE_DICTIONARY")
+        vals = [r[col] for r in rows[g * rows_max:(g + 1) * rows_max] if r[col] is not None]
+        # instances: a dictionary where they span < 2^20 (at most 4 a
+        # value, and 4,096) and half or more repeat
+        if want == "PLAIN" and vals:
+            span = max(int(v) for v in vals) - min(int(v) for v in vals)
+            if span < 1 << 20 and span <= 4 * len(vals) + 4096 and 2 * len(set(vals)) <= len(vals):
+                want = "RLE_DICTIONARY"
+        if want == "PLAIN" and "RLE_DICTIONARY" in ch["encodings"].split(", "):
+            bad.append("column %s of row group %d: encodings %s, not PLAIN alone" % (col, g, ch["encodings"]))
+        if vals and want not in ch["encodings"].split(", "):
+            bad.append("column %s of row group %d: encodings %s, not %s" % (col, g, ch["encodings"], want))
+        # statistics: the null count, and min and max of the values
+        if col in ("time", "time_ns", "source_instance", "instance"):
+            key = lambda v: int(v)
+        else:
+            key = lambda v: v.encode("utf-8", "surrogatepass")
+        mm = (str(min(vals, key=key)), str(max(vals, key=key))) if vals else (None, None)
+        if ch["min"] is None and vals and max(len(str(key(v))) for v in vals) > 1024:
+            mm = (None, None)  # a string over 1,024 bytes: no min, no max
+        if (ch["min"], ch["max"]) != mm or ch["nulls"] != len(rows[g * rows_max:(g + 1) * rows_max]) - len(vals):
+            bad.append("column %s of row group %d: min, max, nulls %s %s %s, the rows' %s %s %d"
+                       % (col, g, ch["min"], ch["max"], ch["nulls"], mm[0], mm[1],
+                          len(rows[g * rows_max:(g + 1) * rows_max]) - len(vals)))
+    if meta["row_groups"] != (len(rows) + rows_max - 1) // rows_max:
+        bad.append("%d row groups for %d rows" % (meta["row_groups"], len(rows)))
+    if len(rows) != len(evs):
+        bad.append("%d rows, cat has %d events" % (len(rows), len(evs)))
+    for i, (row, ev) in enumerate(zip(rows, evs)):
+        opt = lambda v: "" if v is None else str(v)
+        t = Fraction(int(row["time"])) * tick / cat_unit if tick is not None else Fraction(int(row["time"]))
+        # a time of no whole unit: cat's is that time rounded (< 1 off)
+        ct = ev.split(",", 1)[0]
+        if t.denominator != 1 and ct.isdigit() and abs(Fraction(int(ct)) - t) < 1:
+            t = Fraction(int(ct))
+        line = ",".join([str(t.numerator) if t.denominator == 1 else str(t), row["source"], opt(row["source_instance"]),
+                         row["type"], row["target"], opt(row["instance"]), row["event"]])
+        if row["note"] is not None:
+            line += "," + row["note"]
+        ns = Fraction(int(row["time"])) * tick if tick is not None else Fraction(1, 2)
+        want_ns = str(ns.numerator) if ns.denominator == 1 else None
+        if line != ev:
+            bad.append("row %d: %r, cat: %r" % (i, line, ev))
+        elif row["time_ns"] is not None and str(row["time_ns"]) != want_ns:
+            bad.append("row %d: time_ns %s, expected %s" % (i, row["time_ns"], want_ns))
+        elif row["time_ns"] is None and want_ns is not None:
+            bad.append("row %d: time_ns null, expected %s" % (i, want_ns))
+        if len(bad) > 5:
+            break
+    return bad
+
+
 fails = 0
 checked = 0
-turn = 0
-for path, args, opts, rows_max, from_folder in inputs:
+cases = []  # (input, Parquet file, rows a group, cat's header, cat's events)
+for n, (path, args, opts, rows_max, from_folder) in enumerate(inputs):
     # `tracekit cat`'s events: its BTF as read (cat of a Tarmac log prints
     # its records, so the same writer is asked through convert)
     cat = subprocess.run([tk, "convert", "-q", "--to", "btf", "--option", "as-read=1"]
                          + args + [path, "-"], capture_output=True)
-    out = os.path.join(tmp, "out", "t.parquet")
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    if os.path.exists(out):
-        os.unlink(out)
+    # a folder of its own for each case: a refused one must leave nothing
+    out = os.path.join(tmp, "out", str(n), "t.parquet")
+    os.makedirs(os.path.dirname(out))
     conv = subprocess.run([tk, "convert", "-q"] + args + opts + [path, out], capture_output=True)
     if cat.returncode != 0:
         # a refused input (fail/ cases): exit 2 and no Parquet, not a part
@@ -108,96 +185,38 @@ for path, args, opts, rows_max, from_folder in inputs:
     lines = cat.stdout.decode("utf-8", errors="replace").split("\n")
     hdr = [l for l in lines if l.startswith("#")]
     evs = [l for l in lines if l and not l.startswith("#")]
-    chosen = readers
-    if from_folder and not FULL:
-        chosen = [readers[turn % len(readers)]]
-        turn += 1
-    for name, script in chosen:
-        # --single-threaded: see check_dataset.py (a V8 deadlock at exit)
-        r = subprocess.run(["node", "--single-threaded", script, out], capture_output=True,
-                           env=env, timeout=600)
-        if r.returncode != 0:
-            print("FAIL %s: %s: %s" % (path, name, r.stderr.decode(errors="replace")[-2000:])); fails += 1
+    cases.append((path, out, rows_max, hdr, evs))
+
+for name, script in readers:
+    # one node for every file: it prints each file's metadata line (with
+    # its number of rows, or the error reading it) and then its rows
+    # --single-threaded: see check_dataset.py (a V8 deadlock at exit)
+    r = subprocess.run(["node", "--single-threaded", script] + [c[1] for c in cases],
+                       capture_output=True, env=env, timeout=600)
+    got = r.stdout.decode().split("\n")
+    at = 0
+    stopped = False
+    for path, out, rows_max, hdr, evs in cases:
+        meta = json.loads(got[at]) if at < len(got) and got[at] else None
+        if meta is None or meta.get("file") != out:
+            # the reader stopped (or lost its place): this case and the rest
+            print("FAIL %s: %s: exit %d, no rows: %s" % (path, name, r.returncode,
+                  r.stderr.decode(errors="replace")[-2000:])); fails += 1
+            at, stopped = len(got), True
             continue
-        got = r.stdout.decode().split("\n")
-        meta = json.loads(got[0])
-        rows = [json.loads(l) for l in got[1:] if l]
-        kv = meta["kv"]
-        bad = []
-        num_den, unit = kv.get("tracekit.timebase", "0/1 ns").split(" ")
-        num, den = num_den.split("/")
-        # ticks that are cycles ("1/1 clk") have no time in ns
-        tick = Fraction(int(num), int(den)) * UNIT[unit] if unit in UNIT else None
-        # cat writes times in its #timescale's unit (a tick of 1/4 us as
-        # 250 ns): the ticks are compared in that unit, exactly
-        cat_unit = Fraction(1)
-        for h in hdr:
-            if h.lower().startswith("#timescale ") and h.split()[1] in UNIT:
-                cat_unit = UNIT[h.split()[1]]
-        if not kv.get("tracekit.format"):
-            bad.append("no tracekit.format")
-        # cat of a BTF writes its header as read (of another format, as BTF)
-        for h in kv.get("tracekit.header", "").split("\n") if kv.get("tracekit.format") == "btf" else []:
-            if h and h not in hdr:
-                bad.append("header line %r is not in cat's header" % h)
-        for ch in meta.get("chunks", []):  # DuckDB tells the column chunks
-            col, g = ch["column"], ch["group"]
-            if ch["codec"] != "ZSTD":
-                bad.append("column %s of row group %d: codec %s, not ZSTD" % (col, g, ch["codec"]))
-            want = {"time": "DELTA_BINARY_PACKED", "time_ns": "DELTA_BINARY_PACKED",
-                    "source_instance": "PLAIN", "instance": "PLAIN"}.get(col, "RLE_DICTIONARY")
-            vals = [r[col] for r in rows[g * rows_max:(g + 1) * rows_max] if r[col] is not None]
-            # instances: a dictionary where they span < 2^20 (at most 4 a
-            # value, and 4,096) and half or more repeat
-            if want == "PLAIN" and vals:
-                span = max(int(v) for v in vals) - min(int(v) for v in vals)
-                if span < 1 << 20 and span <= 4 * len(vals) + 4096 and 2 * len(set(vals)) <= len(vals):
-                    want = "RLE_DICTIONARY"
-            if want == "PLAIN" and "RLE_DICTIONARY" in ch["encodings"].split(", "):
-                bad.append("column %s of row group %d: encodings %s, not PLAIN alone" % (col, g, ch["encodings"]))
-            if vals and want not in ch["encodings"].split(", "):
-                bad.append("column %s of row group %d: encodings %s, not %s" % (col, g, ch["encodings"], want))
-            # statistics: the null count, and min and max of the values
-            if col in ("time", "time_ns", "source_instance", "instance"):
-                key = lambda v: int(v)
-            else:
-                key = lambda v: v.encode("utf-8", "surrogatepass")
-            mm = (str(min(vals, key=key)), str(max(vals, key=key))) if vals else (None, None)
-            if ch["min"] is None and vals and max(len(str(key(v))) for v in vals) > 1024:
-                mm = (None, None)  # a string over 1,024 bytes: no min, no max
-            if (ch["min"], ch["max"]) != mm or ch["nulls"] != len(rows[g * rows_max:(g + 1) * rows_max]) - len(vals):
-                bad.append("column %s of row group %d: min, max, nulls %s %s %s, the rows' %s %s %d"
-                           % (col, g, ch["min"], ch["max"], ch["nulls"], mm[0], mm[1],
-                              len(rows[g * rows_max:(g + 1) * rows_max]) - len(vals)))
-        if meta["row_groups"] != (len(rows) + rows_max - 1) // rows_max:
-            bad.append("%d row groups for %d rows" % (meta["row_groups"], len(rows)))
-        if len(rows) != len(evs):
-            bad.append("%d rows, cat has %d events" % (len(rows), len(evs)))
-        for i, (row, ev) in enumerate(zip(rows, evs)):
-            opt = lambda v: "" if v is None else str(v)
-            t = Fraction(int(row["time"])) * tick / cat_unit if tick is not None else Fraction(int(row["time"]))
-            # a time of no whole unit: cat's is that time rounded (< 1 off)
-            ct = ev.split(",", 1)[0]
-            if t.denominator != 1 and ct.isdigit() and abs(Fraction(int(ct)) - t) < 1:
-                t = Fraction(int(ct))
-            line = ",".join([str(t.numerator) if t.denominator == 1 else str(t), row["source"], opt(row["source_instance"]),
-                             row["type"], row["target"], opt(row["instance"]), row["event"]])
-            if row["note"] is not None:
-                line += "," + row["note"]
-            ns = Fraction(int(row["time"])) * tick if tick is not None else Fraction(1, 2)
-            want_ns = str(ns.numerator) if ns.denominator == 1 else None
-            if line != ev:
-                bad.append("row %d: %r, cat: %r" % (i, line, ev))
-            elif row["time_ns"] is not None and str(row["time_ns"]) != want_ns:
-                bad.append("row %d: time_ns %s, expected %s" % (i, row["time_ns"], want_ns))
-            elif row["time_ns"] is None and want_ns is not None:
-                bad.append("row %d: time_ns null, expected %s" % (i, want_ns))
-            if len(bad) > 5:
-                break
+        if "error" in meta:
+            print("FAIL %s: %s: %s" % (path, name, meta["error"][-2000:])); fails += 1
+            at += 1
+            continue
+        rows = [json.loads(l) for l in got[at + 1:at + 1 + meta["rows"]]]
+        at += 1 + meta["rows"]
+        bad = check(meta, rows, hdr, evs, rows_max)
         if bad:
             fails += 1
             print("FAIL %s (%s):\n  %s" % (path, name, "\n  ".join(bad[:6])))
         else:
             checked += 1
+    if r.returncode != 0 and not stopped:
+        print("FAIL %s: exit %d: %s" % (name, r.returncode, r.stderr.decode(errors="replace")[-2000:])); fails += 1
 print("%d passed, %d failed" % (checked, fails))
 sys.exit(1 if fails or not checked else 0)
