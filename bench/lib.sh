@@ -222,7 +222,7 @@ bench_reader_next() {
 	nb="$BIN/reader_next.$(printf '%s' "$lib" | cksum | cut -d' ' -f1)"
 	[[ -x $nb && $lib -nt $nb ]] && rm -f "$nb"
 	if bench_build "$src" "$nb" -I"$inc" "$lib" \
-		-lz -lzstd -lpthread -lexpat -lsqlite3 -lelf -lyaml; then
+		-lz -lzstd -lpthread -lexpat -lsqlite3 -lelf -lyaml -lnettle; then
 		READER_NEXT=$nb
 	fi
 	return 0

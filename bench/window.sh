@@ -40,7 +40,7 @@ bench_build "$HERE/gen_shark.c" "$BIN/gen_shark"
 WIN="$BIN/window.$(printf '%s' "$lib" | cksum | cut -d' ' -f1)"
 [[ -x $WIN && $lib -nt $WIN ]] && rm -f "$WIN"
 bench_build "$HERE/window.c" "$WIN" -I"$ROOT/include" "$lib" \
-	-lz -lzstd -lpthread -lexpat -lsqlite3 -lelf -lyaml
+	-lz -lzstd -lpthread -lexpat -lsqlite3 -lelf -lyaml -lnettle
 HTF="$OUT/htf_n${HTF_N}_c${CORES}.htf"
 if [[ ! -s $HTF || $BIN/gen_htf -nt $HTF ]]; then
 	echo "generating $HTF ..."

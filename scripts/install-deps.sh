@@ -4,7 +4,7 @@
 # when everything is there).
 set -eu
 
-need="cmake make gcc pkg-config zlib1g-dev libzstd-dev libexpat1-dev libsqlite3-dev libelf-dev libyaml-dev"
+need="cmake make gcc pkg-config zlib1g-dev libzstd-dev libexpat1-dev libsqlite3-dev libelf-dev libyaml-dev nettle-dev"
 # the Python module (python/) is built against Debian's python3
 need="$need python3-dev python3-setuptools"
 optional=""

@@ -18,7 +18,7 @@ cmake -DIN=src/exports/report/report.html \
 srcs="$srcs $out/report_page.c"
 # TK_TEST_HOOKS: the library's test entry points (the memory stream)
 cflags="-std=c11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -Iinclude -DTK_TEST_HOOKS"
-libs="-lz -lzstd -lexpat -lsqlite3 -lelf -lyaml -lpthread"
+libs="-lz -lzstd -lexpat -lsqlite3 -lelf -lyaml -lnettle -lpthread"
 status=0
 
 # the library's sources are compiled once (instrumented for the fuzzer,

@@ -6,7 +6,7 @@ and the violations `tracekit check` counts.
 usage: check_example.py CC ROOT LIBTRACEKIT TRACEKIT WORKDIR TRACE...
 
 The program is compiled with `CC -std=c11 -IROOT/include count_events.c
-LIBTRACEKIT -lz -lzstd -lexpat -lsqlite3 -lelf -lyaml -lpthread` (the documented
+LIBTRACEKIT -lz -lzstd -lexpat -lsqlite3 -lelf -lyaml -lnettle -lpthread` (the documented
 line, warnings as errors, plus $TK_EXTRA_CFLAGS: the sanitizer of a
 sanitized build), run on each trace, and its format, event count,
 entity count, events per entity type and warning count compared with
@@ -28,7 +28,7 @@ def main():
     cmd = [cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2",
            "-I" + os.path.join(root, "include"),
            os.path.join(root, "examples", "library", "count_events.c"),
-           lib, "-lz", "-lzstd", "-lexpat", "-lsqlite3", "-lelf", "-lyaml", "-lpthread",
+           lib, "-lz", "-lzstd", "-lexpat", "-lsqlite3", "-lelf", "-lyaml", "-lnettle", "-lpthread",
            "-o", prog] + os.environ.get("TK_EXTRA_CFLAGS", "").split()
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:

@@ -44,7 +44,7 @@ const char *plugin_version(void);
 const char *plugin_version(void) { return tk_version(); }
 EOC
 if ! $cc -std=c11 -fPIC -shared -I"$inc" -o "$work/plugin.so" "$work/plugin.c" "$ar" \
-	-lz -lzstd -lexpat -lsqlite3 -lelf -lyaml -lpthread ${TK_EXTRA_CFLAGS:-} 2>"$work/plugin.err"; then
+	-lz -lzstd -lexpat -lsqlite3 -lelf -lyaml -lnettle -lpthread ${TK_EXTRA_CFLAGS:-} 2>"$work/plugin.err"; then
 	echo "libtracekit.a does not link into a shared object:"; head -5 "$work/plugin.err"; rc=1
 fi
 [ $rc = 0 ] && echo "$n functions exported by both libraries, nothing else; soname $soname"
