@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h> /* crc32(): the sync record's CRC-32 (IEEE 802.3, as the recorder's) */
+
 static const uint8_t magic[6] = { 0x00, 0x01, 'T', 'K', 'S', 'Y' };
 
 static uint32_t le32(const uint8_t *p)
@@ -31,24 +33,10 @@ static void put32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)(v >> 24);
 }
 
-static uint32_t crc32_le(const uint8_t *p, size_t n)
-{
-	uint32_t c = 0xFFFFFFFFu;
-	size_t i;
-	unsigned k;
-
-	for (i = 0; i < n; i++) {
-		c ^= p[i];
-		for (k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
-	}
-	return ~c;
-}
-
 int ftstream_is_sync(const uint8_t *p, size_t n)
 {
 	return n >= FTSTREAM_SYNC_LEN && memcmp(p, magic, sizeof(magic)) == 0 &&
-	       p[6] == FTSTREAM_VERSION && crc32_le(p, 28) == le32(p + 28);
+	       p[6] == FTSTREAM_VERSION && crc32(0, p, 28) == le32(p + 28);
 }
 
 /* A varint of at most 10 bytes at p[*i .. n): 1, 0 cut, -1 too long. */
