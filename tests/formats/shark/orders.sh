@@ -26,7 +26,7 @@ cli=$1 dir=$2 corpus=$3 gen=$4 order=$5 shrink=$6
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-n=0 turn=0
+n=0 turn=0 gzin=
 full=${TK_TEST_FULL:-0}
 python3 "$dir/make_cases.py" "$tmp/cases" > /dev/null || { echo "FAIL: make_cases.py"; exit 1; }
 python3 "$dir/make_orders.py" "$tmp/ord" || { echo "FAIL: make_orders.py"; exit 1; }
@@ -40,16 +40,20 @@ run() {
 	eval "in=\${$#}"
 	args=
 	while [ $# -gt 1 ]; do args="$args $1"; shift; done
+	# the .gz of IN, made once for all its readings
+	case $t in
+	gz*) [ "$gzin" = "$in" ] || { gzip -c "$in" > "$tmp/in.gz"; gzin=$in; } ;;
+	esac
 	case $t in
 	file) src=$in ;;
-	gz) gzip -c "$in" > "$tmp/in.gz"; src=$tmp/in.gz ;;
+	gz) src=$tmp/in.gz ;;
 	*) src=- ;;
 	esac
 	out=
 	[ "$cmd" = convert ] && out=$tmp/o.btf
 	case $t in
 	pipe) cat "$in" | "$cli" $cmd $args "$src" $out > "$tmp/$t.out" 2> "$tmp/$t.err" ;;
-	gzpipe) gzip -c "$in" | "$cli" $cmd $args "$src" $out > "$tmp/$t.out" 2> "$tmp/$t.err" ;;
+	gzpipe) cat "$tmp/in.gz" | "$cli" $cmd $args "$src" $out > "$tmp/$t.out" 2> "$tmp/$t.err" ;;
 	*) "$cli" $cmd $args "$src" $out > "$tmp/$t.out" 2> "$tmp/$t.err" ;;
 	esac
 	echo $? > "$tmp/$t.rc"
@@ -88,6 +92,11 @@ for k in mixed clock sorted runs40 wrapped tail $bigs; do inputs="$inputs $tmp/o
 [ -f "$corpus" ] && inputs="$inputs $corpus"
 for in in $inputs; do
 	same cat --from shark "$in"
+	# kept for the orders below, which read these dumps the same way
+	case $in in
+	*/ord/wrapped.bin|*/ord/sorted.bin|*/ord/runs40.bin)
+		cp "$tmp/file.out" "$in.out"; cp "$tmp/file.err" "$in.err" ;;
+	esac
 	same cat --strict --from shark "$in"
 	same convert --from shark "$in"
 done
@@ -118,7 +127,11 @@ for in in "$tmp"/ord/wrapped.bin "$tmp"/ord/sorted.bin "$tmp"/ord/runs40.bin \
 	  $(for k in $bigs; do echo "$tmp/ord/$k.bin"; done); do
 	n=$((n + 1))
 	at=$(sorted "$in" "$tmp/s.bin")
-	"$cli" cat --from shark "$in" > "$tmp/a.out" 2> "$tmp/a.err"
+	if [ -f "$in.out" ]; then
+		cp "$in.out" "$tmp/a.out"; cp "$in.err" "$tmp/a.err"
+	else
+		"$cli" cat --from shark "$in" > "$tmp/a.out" 2> "$tmp/a.err"
+	fi
 	"$cli" cat --from shark "$tmp/s.bin" > "$tmp/b.out" 2> /dev/null
 	cmp -s "$tmp/a.out" "$tmp/b.out" ||
 		{ echo "FAIL: $in: not read in TSC order"; diff "$tmp/a.out" "$tmp/b.out" | head -5; fail=1; }
