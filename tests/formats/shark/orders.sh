@@ -107,18 +107,22 @@ sorted() {
 	python3 - "$1" "$2" <<'PY'
 import struct, sys
 d = open(sys.argv[1], 'rb').read()
-recs = [d[i:i + 16] for i in range(0, len(d) - len(d) % 16, 16)]
-full = [r for r in recs if r[:2] != b'\0\0']
-key = lambda r: struct.unpack('<II', r[4:12])[0] << 32 | struct.unpack('<II', r[4:12])[1]
-open(sys.argv[2], 'wb').write(b''.join(sorted(full, key=key)) + bytes(16) * (len(recs) - len(full)))
-prev = None
-for i, r in enumerate(recs):
-    if r[:2] == b'\0\0':
+n = len(d) // 16
+full = []       # (TSC, slot) of the records, empty slots left out
+prev = at = None
+for i, (typ, _, hi, lo, _) in enumerate(struct.iter_unpack('<HHIII', d[:16 * n])):
+    if typ == 0:
         continue
-    if prev is not None and key(r) < prev:
-        print(i * 16)
-        break
-    prev = key(r)
+    t = hi << 32 | lo
+    if at is None and prev is not None and t < prev:
+        at = i * 16
+    prev = t
+    full.append((t, i))
+full.sort()
+open(sys.argv[2], 'wb').write(b''.join(d[16 * i:16 * i + 16] for _, i in full) +
+                              bytes(16) * (n - len(full)))
+if at is not None:
+    print(at)
 PY
 }
 bigs="big_wrap big_mid big_sort big_parts"
