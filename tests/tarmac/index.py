@@ -95,14 +95,15 @@ def check_log(tmp, name):
     lines = open(path, encoding="utf-8", errors="replace").read().splitlines()
     nlines = len(lines)
     times = sorted({int(m.group(1)) for m in map(STAMP.match, lines) if m})
-    addrs = []
+    addrs = {}       # in the order first met
     for ln in lines:
         m = MEM.search(ln)
-        if m and int(m.group(1), 16) not in addrs:
-            addrs.append(int(m.group(1), 16))
+        if m:
+            addrs.setdefault(int(m.group(1), 16), None)
+    addrs = list(addrs)
     cpus = sorted({m.group(1) for m in map(CPU.match, lines) if m})
     # the first query builds the index beside the log
-    same(name, ["regs", path], span)
+    end = same(name, ["regs", path], span)
     if not os.path.exists(path + ".tkidx"):
         fail("%s: no index beside the log after a query" % name)
     rc, _, err = run("regs", path, "--instr", "999999999999", "--no-index")
@@ -122,7 +123,8 @@ def check_log(tmp, name):
         for k in spread(range(0, nexec + 1), 4, 2):
             same(name, ["mem", path, "%x" % a, "16", "--instr", str(k)], span)
         same(name, ["history", path, "--addr", "%x" % a, "--len", "8"], span)
-    rc, out, _ = run("regs", path, "--no-index", *(["--cpu", cpus[0]] if cpus else []))
+    # the registers at the end (without --cpu: the first query's answer)
+    rc, out, _ = run("regs", path, "--no-index", "--cpu", cpus[0]) if cpus else end
     regs = [ln.split()[0] for ln in out.splitlines() if ln.strip()]
     for r in spread(regs, 8, 2) + ["lr", "sp"]:
         same(name, ["history", path, "--reg", r] + (["--cpu", cpus[0]] if cpus else []), span)

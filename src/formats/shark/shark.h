@@ -135,8 +135,10 @@ typedef struct shark_order {
 	uint8_t *base;
 	uint32_t *sorted;
 	uint64_t nsorted, next;
-	/* the last peek: a merged run's stretch, or the sorted index */
+	/* the last peek: a merged run's stretch, or the sorted index; the
+	 * stretch ends before slot `stop` of that run */
 	shark_run *peeked;
+	uint64_t stop;
 } shark_order;
 
 /** Size, scan and arrange the dump of `src` (not consumed; read through

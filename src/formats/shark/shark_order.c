@@ -304,7 +304,10 @@ static int run_head(shark_order *o, shark_run *u, tk_error *err)
  * The merged runs: the run with the smallest TSC at its head (the earliest
  * on a tie), and of it the records that come before the next smallest head
  * (the stretch ends at a record of that TSC unless the run is the earlier
- * one), up to the end of its buffer.
+ * one), up to the end of its buffer.  When the reader took only the first
+ * records of the last stretch, the rest of it is the next stretch: the
+ * other runs' heads are as they were and each record left came before
+ * them, so it is handed out again without a second look at each record.
  */
 static int peek_merged(shark_order *o, const uint8_t **pp, size_t *n,
 		       uint64_t *slot, tk_error *err)
@@ -314,6 +317,21 @@ static int peek_merged(shark_order *o, const uint8_t **pp, size_t *n,
 	uint64_t k, lim;
 	size_t r;
 
+	best = o->peeked;
+	if (best && best->cur < o->stop) {
+		if (!best->ready) {
+			int rc = run_head(o, best, err);
+			if (rc < 0)
+				return rc;
+		}
+		if (best->cur < o->stop) {
+			*pp = best->buf + (best->cur - best->wfrom) * SHARK_REC;
+			*n = (size_t)(o->stop - best->cur);
+			*slot = best->cur;
+			return TK_OK;
+		}
+	}
+	best = NULL;
 	for (r = 0; r < o->nruns; r++) {
 		shark_run *u = &o->runs[r];
 		if (!u->ready) {
@@ -344,6 +362,7 @@ static int peek_merged(shark_order *o, const uint8_t **pp, size_t *n,
 			break;
 	}
 	o->peeked = best;
+	o->stop = best->cur + k;
 	*pp = p;
 	*n = (size_t)k;
 	*slot = best->cur;
