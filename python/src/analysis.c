@@ -367,6 +367,28 @@ static int on_window(void *ctx, uint64_t start, uint64_t end, const uint64_t *bu
 	return TK_OK;
 }
 
+/* tk_load_set_limit() at LOAD_MAX_WINDOWS, the span read ahead from the
+ * file of `source`; a Trace read whole into memory (read once: standard
+ * input, a pipe) or "-" has its windows counted as they come */
+static int load_limit(tk_load *l, const pytk_reader *pr, PyObject *source,
+		      tk_error *err)
+{
+	PyObject *pathb = NULL;
+	const char *path = NULL;
+	int rc;
+
+	if (!(pytk_TraceType && PyObject_TypeCheck(source, pytk_TraceType) &&
+	      ((pytk_trace_head *)source)->data)) {
+		if (!(pathb = PyUnicode_EncodeFSDefault(pr->path)))
+			return TK_E_NOMEM; /* the Python exception set */
+		if (strcmp(PyBytes_AS_STRING(pathb), "-") != 0)
+			path = PyBytes_AS_STRING(pathb);
+	}
+	rc = tk_load_set_limit(l, LOAD_MAX_WINDOWS, path, &pr->opts, err);
+	Py_XDECREF(pathb);
+	return rc;
+}
+
 static PyObject *entity_name(const tk_trace *t, uint32_t id)
 {
 	const tk_entity *e;
@@ -578,6 +600,15 @@ static PyObject *py_load(PyObject *self, PyObject *args)
 		pytk_raise_msg(rc, "idle: cannot be set");
 		goto out;
 	}
+	/* a window far too short for the trace: refused before its windows
+	 * are made (the span of a file read ahead), as the command does, not
+	 * after ten million of them were written out */
+	tk_error_clear(&err);
+	if (win && (rc = load_limit(l, &pr, source, &err)) < 0) {
+		if (!PyErr_Occurred())
+			pytk_raise(rc, &err);
+		goto out;
+	}
 	x.l = l;
 	/* without the GIL: on_window() calls no Python, pytk_on_warning()
 	 * takes the GIL itself */
@@ -587,7 +618,7 @@ static PyObject *py_load(PyObject *self, PyObject *args)
 	if (rc < 0) {
 		if (PyErr_Occurred())
 			goto out;
-		if (rc == TK_E_RANGE && x.nwindows > LOAD_MAX_WINDOWS) {
+		if (rc == TK_E_RANGE && win) { /* load_limit(), on_window() */
 			PyObject *r = PyObject_Repr(window);
 
 			pytk_raise_msg(TK_E_RANGE, "load: window %s makes more than %u windows "
