@@ -25,8 +25,8 @@
 # their figures side by side: they must be the same.  Then the cost of
 # one event and the recorder's footprint.  On a terminal, the demo waits
 # for Enter before the stream build starts (time to open the page) and
-# serves the page after the run until Ctrl-C; else the server stops at
-# the end.
+# serves the page after the run until Enter (Ctrl-C too, which make
+# reports as an interrupt); else the server stops at the end.
 # Usage: demo.sh TRACEKIT OUT [-q]   (-q: only the files: no tracekit
 #        output, no live view, the stream build not paced)
 # Exit 77 when the toolchain or QEMU is missing.
@@ -49,7 +49,7 @@ case $stream_ms in
 esac
 secs=$(awk "BEGIN { print $stream_ms / 1000 }")
 # on a terminal: wait for Enter before the stream build, serve the live
-# view after it until Ctrl-C
+# view after it until Enter
 interactive=
 if [ "$quiet" != -q ] && [ -t 0 ] && [ -t 1 ]; then
 	interactive=1
@@ -237,9 +237,12 @@ echo "the recorder's footprint (arm-none-eabi-gcc -mcpu=cortex-m3 -O2; text = fl
 (cd "$out/rec" && arm-none-eabi-size FTrace.o FTrace_htf.o FTrace_cm.o) | sed 's/^/  /'
 echo
 if [ -n "$interactive" ]; then
-	echo "the live view still serves the capture: $url (Ctrl-C to stop)"
+	printf 'the live view still serves the capture: %s (press Enter to stop) ' "$url"
 	trap 'echo; exit 0' INT
+	read -r _ || echo
+	kill "$lpid" 2>/dev/null || :
 	wait "$lpid" || :
+	lpid=
 else
 	# (the page says the capture ended when live next looks at it, at
 	# most an interval after record ended it: a viewer still open sees
