@@ -354,7 +354,8 @@ static uint64_t short_key(const char *s, size_t n)
 {
 	uint8_t b[8] = { 0 };
 
-	memcpy(b, s, n);
+	if (n)
+		memcpy(b, s, n);
 	return (tk_load_le64(b) & ~(0xffull << 56)) | ((uint64_t)n << 56);
 }
 
