@@ -251,6 +251,45 @@ static int out_put(tk_coltab *t, const pq_buf *b, tk_error *err)
 	return TK_OK;
 }
 
+/* rows a column holds on the heap (where a table after it reuses the
+ * memory); past them its arrays take the row group's whole size at once
+ * in huge pages (tk_bigbuf_alloc()), of which only the part written
+ * becomes resident: fresh memory costs a fault a page, and each move to
+ * a larger array would touch it all again */
+#define HEAP_ROWS 262144u
+
+/* the arrays of c moved to `cap` rows in huge pages: 0, or -1 */
+static int colvals_big(tk_colvals *c, size_t cap)
+{
+	uint8_t *d = NULL;
+	uint64_t *v = NULL;
+
+	if (cap <= SIZE_MAX / sizeof(*v)) {
+		d = tk_bigbuf_alloc(cap);
+		v = tk_bigbuf_alloc(cap * sizeof(*v));
+	}
+	if (!d || !v) {
+		tk_bigbuf_free(d);
+		tk_bigbuf_free(v);
+		return -1;
+	}
+	if (c->nrows)
+		memcpy(d, c->def, c->nrows);
+	if (c->nv)
+		memcpy(v, c->vals, c->nv * sizeof(*v));
+	if (c->big) {
+		tk_bigbuf_free(c->def);
+		tk_bigbuf_free(c->vals);
+	} else {
+		free(c->def);
+		free(c->vals);
+	}
+	c->def = d;
+	c->vals = v;
+	c->big = 1;
+	return 0;
+}
+
 int tk_colvals_grow(tk_colvals *c)
 {
 	size_t cap;
@@ -260,17 +299,26 @@ int tk_colvals_grow(tk_colvals *c)
 	if (c->nrows < c->cap)
 		return 0;
 	cap = c->cap ? c->cap * 2 : 1024;
-	d = realloc(c->def, cap);
-	if (d)
+	if (cap > HEAP_ROWS || c->big) {
+		if (cap < c->max_rows)
+			cap = c->max_rows;
+		if (colvals_big(c, cap) < 0)
+			goto fail;
+	} else {
+		d = realloc(c->def, cap);
+		if (!d)
+			goto fail;
 		c->def = d;
-	v = d ? tk_xrealloc_array(c->vals, cap, sizeof(*v)) : NULL;
-	if (!v) {
-		*c->failed = 1;
-		return -1;
+		v = tk_xrealloc_array(c->vals, cap, sizeof(*v));
+		if (!v)
+			goto fail;
+		c->vals = v;
 	}
-	c->vals = v;
 	c->cap = cap;
 	return 0;
+fail:
+	*c->failed = 1;
+	return -1;
 }
 
 tk_colvals *tk_coltab_vals(tk_coltab *t, size_t ci)
@@ -996,6 +1044,7 @@ int tk_coltab_open(tk_coltab **out, tk_sink *sink, const char *name,
 		tk_hashmap_init(&t->cols[c].dmap);
 		tk_hashmap_init(&t->cols[c].dshort);
 		t->cols[c].v.failed = &t->failed;
+		t->cols[c].v.max_rows = t->group_max;
 		if (cols[c].type == TK_COL_STR &&
 		    (tk_hashmap_reset(&t->cols[c].dmap, 1024) < 0 ||
 		     tk_hashmap_reset(&t->cols[c].dshort, 1024) < 0))
@@ -1165,8 +1214,13 @@ void tk_coltab_free(tk_coltab *t)
 		free(t->chunks[i].max);
 	}
 	for (i = 0; t->cols && i < t->ncols; i++) {
-		free(t->cols[i].v.def);
-		free(t->cols[i].v.vals);
+		if (t->cols[i].v.big) {
+			tk_bigbuf_free(t->cols[i].v.def);
+			tk_bigbuf_free(t->cols[i].v.vals);
+		} else {
+			free(t->cols[i].v.def);
+			free(t->cols[i].v.vals);
+		}
 		free(t->cols[i].dict.p);
 		free(t->cols[i].doff);
 		tk_hashmap_free(&t->cols[i].dmap);
