@@ -65,13 +65,15 @@ void *tk_bigbuf_alloc(size_t n)
 		return NULL;
 #ifndef TK_BIGBUF_HEAP
 	if (n >= BIG_MIN) {
-		/* room to align the start to a huge page, and whole ones */
-		size_t want = (n + HEAD + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+		/* the caller's bytes start on a huge page and fill whole ones
+		 * (a header of their own would take one more); the header is
+		 * in the small page before them */
+		size_t want = (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
 		size_t len = want + HUGE_PAGE;
 		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m != MAP_FAILED) {
-			uintptr_t a = ((uintptr_t)m + HUGE_PAGE - 1) &
+			uintptr_t a = ((uintptr_t)m + HEAD + HUGE_PAGE - 1) &
 				      ~(uintptr_t)(HUGE_PAGE - 1);
 			/* no huge pages (a kernel without them, or "never"):
 			 * the mapping still works, a page at a time */
@@ -79,8 +81,8 @@ void *tk_bigbuf_alloc(size_t n)
 			h.base = m;
 			h.len = len;
 			p = (uint8_t *)a;
-			memcpy(p, &h, sizeof(h));
-			return p + HEAD;
+			memcpy(p - HEAD, &h, sizeof(h));
+			return p;
 		}
 	}
 #endif

@@ -2,10 +2,14 @@
  * test_bigbuf.c - tk_bigbuf_alloc(): 64-byte aligned, every byte writable
  * and kept, for sizes on both sides of the threshold of a mapping of its
  * own (256 KB) and of a huge page (2 MB); NULL for a size that overflows;
- * tk_bigbuf_free(NULL) does nothing.
+ * tk_bigbuf_free(NULL) does nothing.  A mapped buffer starts on a huge
+ * page (its header is before it), so that one of whole huge pages takes
+ * no page more.
  */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "internal.h"
 #include "tk_test.h"
@@ -45,6 +49,25 @@ int main(void)
 			tk_bigbuf_free(p);
 		}
 	}
+	/* mapped: the start on a huge page (not under ASan, whose buffers
+	 * are the heap's) */
+#if !defined(__SANITIZE_ADDRESS__) && defined(MADV_HUGEPAGE) && \
+	defined(MAP_ANONYMOUS)
+#if defined(__has_feature)
+#if !__has_feature(address_sanitizer)
+#define WANT_HUGE 1
+#endif
+#else
+#define WANT_HUGE 1
+#endif
+#endif
+#ifdef WANT_HUGE
+	{
+		unsigned char *p = tk_bigbuf_alloc(4u << 20);
+		CHECK(p != NULL && ((uintptr_t)p & ((2u << 20) - 1)) == 0);
+		tk_bigbuf_free(p);
+	}
+#endif
 	CHECK(tk_bigbuf_alloc(SIZE_MAX) == NULL);
 	CHECK(tk_bigbuf_alloc(SIZE_MAX - 100) == NULL);
 	tk_bigbuf_free(NULL);

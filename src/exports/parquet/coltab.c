@@ -79,6 +79,10 @@ typedef struct pq_col {
 	size_t *doff;
 	size_t doff_cap, ndict;
 	tk_hashmap dmap, dshort;
+	/* values of tk_coltab_str() under SHORT_KEY bytes not yet looked up:
+	 * their short_key() | DEFERRED, looked up when the group is written
+	 * (resolve_short()), all at once, the index then in the cache */
+	size_t ndefer;
 	/* an INT64 column's dictionary: 1 + the index of value vmin + k */
 	uint32_t *imap;
 	size_t imap_cap;
@@ -251,6 +255,45 @@ static int out_put(tk_coltab *t, const pq_buf *b, tk_error *err)
 	return TK_OK;
 }
 
+/* rows a column holds on the heap (where a table after it reuses the
+ * memory); past them its arrays take the row group's whole size at once
+ * in huge pages (tk_bigbuf_alloc()), of which only the part written
+ * becomes resident: fresh memory costs a fault a page, and each move to
+ * a larger array would touch it all again */
+#define HEAP_ROWS 262144u
+
+/* the arrays of c moved to `cap` rows in huge pages: 0, or -1 */
+static int colvals_big(tk_colvals *c, size_t cap)
+{
+	uint8_t *d = NULL;
+	uint64_t *v = NULL;
+
+	if (cap <= SIZE_MAX / sizeof(*v)) {
+		d = tk_bigbuf_alloc(cap);
+		v = tk_bigbuf_alloc(cap * sizeof(*v));
+	}
+	if (!d || !v) {
+		tk_bigbuf_free(d);
+		tk_bigbuf_free(v);
+		return -1;
+	}
+	if (c->nrows)
+		memcpy(d, c->def, c->nrows);
+	if (c->nv)
+		memcpy(v, c->vals, c->nv * sizeof(*v));
+	if (c->big) {
+		tk_bigbuf_free(c->def);
+		tk_bigbuf_free(c->vals);
+	} else {
+		free(c->def);
+		free(c->vals);
+	}
+	c->def = d;
+	c->vals = v;
+	c->big = 1;
+	return 0;
+}
+
 int tk_colvals_grow(tk_colvals *c)
 {
 	size_t cap;
@@ -260,17 +303,26 @@ int tk_colvals_grow(tk_colvals *c)
 	if (c->nrows < c->cap)
 		return 0;
 	cap = c->cap ? c->cap * 2 : 1024;
-	d = realloc(c->def, cap);
-	if (d)
+	if (cap > HEAP_ROWS || c->big) {
+		if (cap < c->max_rows)
+			cap = c->max_rows;
+		if (colvals_big(c, cap) < 0)
+			goto fail;
+	} else {
+		d = realloc(c->def, cap);
+		if (!d)
+			goto fail;
 		c->def = d;
-	v = d ? tk_xrealloc_array(c->vals, cap, sizeof(*v)) : NULL;
-	if (!v) {
-		*c->failed = 1;
-		return -1;
+		v = tk_xrealloc_array(c->vals, cap, sizeof(*v));
+		if (!v)
+			goto fail;
+		c->vals = v;
 	}
-	c->vals = v;
 	c->cap = cap;
 	return 0;
+fail:
+	*c->failed = 1;
+	return -1;
 }
 
 tk_colvals *tk_coltab_vals(tk_coltab *t, size_t ci)
@@ -379,6 +431,28 @@ static int64_t dict_add(pq_col *c, const char *s, size_t n)
 	return (int64_t)c->ndict++;
 }
 
+/* the index of the string of under SHORT_KEY bytes whose short_key() is
+ * key in column c's dictionary, else a new entry; -1 when out of memory */
+static int64_t dict_short(pq_col *c, uint64_t key)
+{
+	uint8_t b[8];
+	int created;
+	uint32_t *v = tk_hashmap_slot(&c->dshort, key, &created);
+	int64_t k;
+
+	if (!v)
+		return -1;
+	if (!created)
+		return *v;
+	tk_store_le64(b, key);
+	if ((k = dict_add(c, (const char *)b, (size_t)(key >> 56))) < 0) {
+		tk_hashmap_del(&c->dshort, key);
+		return -1;
+	}
+	*v = (uint32_t)k; /* (dshort has had no insertion since) */
+	return k;
+}
+
 /* a string's slot in column c's dictionary: its index, else a new entry;
  * -1 when out of memory */
 static int64_t dict_index(pq_col *c, const char *s, size_t n)
@@ -387,23 +461,8 @@ static int64_t dict_index(pq_col *c, const char *s, size_t n)
 	size_t i;
 	uint32_t at;
 
-	if (n < SHORT_KEY) {
-		uint64_t key = short_key(s, n);
-		int created;
-		uint32_t *v = tk_hashmap_slot(&c->dshort, key, &created);
-		int64_t k;
-
-		if (!v)
-			return -1;
-		if (!created)
-			return *v;
-		if ((k = dict_add(c, s, n)) < 0) {
-			tk_hashmap_del(&c->dshort, key);
-			return -1;
-		}
-		*v = (uint32_t)k; /* (dshort has had no insertion since) */
-		return k;
-	}
+	if (n < SHORT_KEY)
+		return dict_short(c, short_key(s, n));
 	for (i = 0; i + 8 <= n; i += 8)
 		h = tk_hash64(h ^ tk_load_le64(s + i));
 	if (i < n) {
@@ -425,9 +484,40 @@ static int64_t dict_index(pq_col *c, const char *s, size_t n)
 	return dict_add(c, s, n);
 }
 
+/* a value of tk_coltab_str() not yet looked up (a dictionary index is
+ * under 2^32, a short key under 2^59) */
+#define DEFERRED ((uint64_t)1 << 63)
+
+/* the deferred values of column c as their dictionary indices: 0, or -1
+ * when out of memory */
+static int resolve_short(pq_col *c)
+{
+	uint64_t *vals = c->v.vals;
+	size_t i, nv = c->v.nv;
+
+	for (i = 0; i < nv; i++) {
+		if (vals[i] & DEFERRED) {
+			int64_t k = dict_short(c, vals[i] & ~DEFERRED);
+
+			if (k < 0)
+				return -1;
+			vals[i] = (uint64_t)k;
+		}
+	}
+	c->ndefer = 0;
+	return 0;
+}
+
 void tk_coltab_str(tk_coltab *t, size_t ci, const char *s, size_t n)
 {
-	int64_t k = dict_index(&t->cols[ci], s, n);
+	int64_t k;
+
+	if (n < SHORT_KEY) {
+		t->cols[ci].ndefer++;
+		put_value(t, ci, short_key(s, n) | DEFERRED);
+		return;
+	}
+	k = dict_index(&t->cols[ci], s, n);
 
 	if (k < 0) {
 		t->failed = 1;
@@ -849,6 +939,8 @@ static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
 		if (dk && (rc = write_dict_page(t, c, ch, err)) < 0)
 			return rc;
 	}
+	if (sp->type == TK_COL_STR && c->ndefer && resolve_short(c) < 0)
+		return tk_err_nomem(err, t->name);
 	if (sp->type == TK_COL_STR && c->ndict) {
 		/* the dictionary page: its values PLAIN; the statistics from it */
 		size_t k;
@@ -996,6 +1088,7 @@ int tk_coltab_open(tk_coltab **out, tk_sink *sink, const char *name,
 		tk_hashmap_init(&t->cols[c].dmap);
 		tk_hashmap_init(&t->cols[c].dshort);
 		t->cols[c].v.failed = &t->failed;
+		t->cols[c].v.max_rows = t->group_max;
 		if (cols[c].type == TK_COL_STR &&
 		    (tk_hashmap_reset(&t->cols[c].dmap, 1024) < 0 ||
 		     tk_hashmap_reset(&t->cols[c].dshort, 1024) < 0))
@@ -1165,8 +1258,13 @@ void tk_coltab_free(tk_coltab *t)
 		free(t->chunks[i].max);
 	}
 	for (i = 0; t->cols && i < t->ncols; i++) {
-		free(t->cols[i].v.def);
-		free(t->cols[i].v.vals);
+		if (t->cols[i].v.big) {
+			tk_bigbuf_free(t->cols[i].v.def);
+			tk_bigbuf_free(t->cols[i].v.vals);
+		} else {
+			free(t->cols[i].v.def);
+			free(t->cols[i].v.vals);
+		}
 		free(t->cols[i].dict.p);
 		free(t->cols[i].doff);
 		tk_hashmap_free(&t->cols[i].dmap);

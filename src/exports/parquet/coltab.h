@@ -49,6 +49,8 @@ typedef struct tk_colvals {
 	uint8_t *def;           /* per row: 1 a value, 0 null */
 	uint64_t *vals;         /* the values (nv of them) */
 	size_t nrows, nv, cap;
+	size_t max_rows;        /* the row group's */
+	int big;                /* def and vals from tk_bigbuf_alloc() */
 	uint64_t nulls;
 	/* tk_coltab_str_id: 1 + the dictionary index of the caller's string
 	 * id in this row group, 0 for an id not met in it */
