@@ -18,13 +18,28 @@ find in their recordings what the firmware was configured to do
   lists no row (threshold 0), the demo prints them side by side, every
   row "same", and says they match;
 - not on a terminal, the server stops at the end (its port refuses).
+Then a stream build of 200 ms (STREAM_MS=200: fw-stream.elf alone built
+again), run twice:
+- on a pseudo-terminal: the prompt after the URL, the stream build not
+  started (no fw-stream.log, no events) until Enter; after the run, the
+  prompt while the live view serves the capture, "ended" with as many
+  events as the demo's `tracekit info` of it, the demo still waiting;
+  after Enter, exit 0 and the server gone;
+- with -q, also on a pseudo-terminal: exit 0, no output at all (no
+  prompt: it would wait for Enter), no live view (no live.url), and the
+  same 12 files byte for byte as the run on the terminal (-icount: the
+  same guest run, paced or not).
 Skipped (77) only where arm-none-eabi-gcc, its C library or
 qemu-system-arm is not installed.
 Usage: qemu_demo.py TRACEKIT DIR
 """
+import hashlib
 import json
 import os
+import pty
 import re
+import select
+import signal
 import subprocess
 import sys
 import threading
@@ -159,5 +174,129 @@ check("the figures match: tracekit diff finds no row of stats that differs" in o
 
 r = subprocess.run([sys.executable, os.path.join(here, "check_run.py"), tk, d])
 check(r.returncode == 0, "check_run.py: exit %d" % r.returncode)
+
+
+# ---- on a terminal, and -q (a short stream run: only fw-stream.elf is
+# built again) ----
+
+class Term:
+    """A command on a pseudo-terminal (its standard input, output and
+    error), in a session of its own"""
+
+    def __init__(self, args, env):
+        self.fd, slave = pty.openpty()
+        self.p = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave,
+                                  env=env, start_new_session=True)
+        os.close(slave)
+        self.out = b""
+        self.eof = False
+
+    def until(self, pat, secs):
+        """the first match of pat in the output, read for at most secs
+        (None: not there when the output ended or the time ran out)"""
+        end = time.monotonic() + secs
+        while True:
+            m = re.search(pat, self.out)
+            if m or self.eof:
+                return m
+            left = end - time.monotonic()
+            if left <= 0:
+                return None
+            if select.select([self.fd], [], [], left)[0]:
+                try:
+                    chunk = os.read(self.fd, 65536)
+                except OSError:  # EIO: no process has the terminal open
+                    chunk = b""
+                self.out += chunk
+                self.eof = not chunk
+
+    def wait(self, secs):
+        """its exit status, its output read to the end (None: still
+        running after secs: its session is ended)"""
+        self.until(rb"(?!)", secs)
+        try:
+            rc = self.p.wait(timeout=max(0.1, secs))
+        except subprocess.TimeoutExpired:
+            os.killpg(self.p.pid, signal.SIGTERM)
+            self.p.wait()
+            rc = None
+        os.close(self.fd)
+        return rc
+
+
+def served(u):
+    try:
+        return get(u + "status.json")
+    except (OSError, ValueError):
+        return None
+
+
+FILES = ("trace.bin", "uart.bin", "trace.htf", "uart.htf", "trace-user.bin",
+         "uart-user.bin", "snapshot.bin", "stream.tks", "fw-ftrace.log",
+         "fw-htf.log", "fw-user.log", "fw-stream.log")
+
+
+def files():
+    out = {}
+    for f in FILES:
+        try:
+            with open(os.path.join(d, f), "rb") as fh:
+                out[f] = hashlib.sha256(fh.read()).hexdigest()
+        except OSError:
+            out[f] = None
+    return out
+
+
+short = dict(env, STREAM_MS="200")
+# on a terminal: the demo waits for Enter before the stream build starts,
+# then serves the live view after the run until Enter
+t = Term(["sh", demo, tk, d], short)
+m = t.until(rb"updating while the firmware runs: (http://127\.0\.0\.1:\d+/)\r?\n"
+            rb"open it in a browser, then press Enter to start the firmware: $", 120)
+check(m is not None, "on a terminal: no prompt before the stream build")
+if m:
+    turl = m.group(1).decode()
+    time.sleep(0.3)
+    st = served(turl)
+    check(st is not None and st.get("events") == 0 and not os.path.exists(d + "/fw-stream.log"),
+          "on a terminal: the stream build did not wait for Enter (status %s)" % st)
+    os.write(t.fd, b"\n")
+    m = t.until(rb"the live view still serves the capture: (http://\S+) \(press Enter to stop\) $", 120)
+    check(m is not None and m.group(1).decode() == turl,
+          "on a terminal: no prompt to stop the live view after the run")
+    n_ev = re.findall(rb"stream\.tks\r?\nformat: +ftstream\r?\n(?:.*\r?\n)*?events: +(\d+)", t.out)
+    if m:
+        # the capture ended: the page says so once live looks again (an
+        # interval), and it is still served while the demo waits
+        st = None
+        for _ in range(100):
+            st = served(turl)
+            if st and st.get("state") == "ended":
+                break
+            time.sleep(0.1)
+        check(bool(n_ev) and st is not None and st.get("state") == "ended" and
+              st.get("events") == int(n_ev[-1]) > 0 and t.p.poll() is None,
+              "on a terminal: the live view after the run: %s, the capture's events %s"
+              % (st, n_ev[-1:]))
+        os.write(t.fd, b"\n")
+rc = t.wait(30)
+check(rc == 0, "on a terminal: demo.sh exit %s" % rc)
+check(b"not on a terminal" not in t.out, "on a terminal: the demo says it is not on one")
+if m:
+    check(served(turl) is None, "on a terminal: the live view still serves after Enter")
+term_files = files()
+
+# -q (also on a terminal): no output, no prompt, no live view, the same
+# files as the run above
+q = Term(["sh", demo, tk, d, "-q"], short)
+rc = q.wait(120)
+check(rc == 0 and q.out == b"", "demo.sh -q: exit %s, output %r" % (rc, q.out[:300]))
+check(not os.path.exists(d + "/live.url"), "demo.sh -q started the live view")
+qf = files()
+check(None not in qf.values() and qf == term_files,
+      "demo.sh -q: other files than the same run on a terminal: %s"
+      % [f for f in FILES if qf[f] is None or qf[f] != term_files[f]])
+print("qemu demo: on a terminal, both prompts and the live view served until Enter; "
+      "-q silent, the same %d files" % len(FILES))
 print("%d failures" % len(fails))
 sys.exit(1 if fails else 0)

@@ -9,8 +9,10 @@ interrupts, type words with high bits, empty slots, FAST records, clock
 records), so that the reader's blocks end early many times.
 
   mixed.bin    30 000 records, one clock rate (ticks are cycles)
-  big*.bin     600 000 records (9.6 MB), wrapped, in runs, sorted, with
-               another clock rate
+  big*.bin     600 000 records (9.6 MB), wrapped, in runs, sorted;
+               big_clock.bin with a clock rate of its own from record
+               500 000 on (8 MB in: in the scan's eighth 1 MB part) until the
+               mix's next clock record
   clock.bin    the clock rate changes (times in picoseconds)
   sorted.bin   parts out of TSC order (three runs: merged)
   runs40.bin   mixed.bin in 40 parts, the last first (sorted by TSC)

@@ -16,6 +16,8 @@
 #   file and from a memory stream handed out in pieces (warn_order.c);
 # - a generated dump of more than 64 MiB (and with a truncated,
 #   descending tail) reads the same from the file and from a pipe;
+# - a dump whose clock rate changes only 8 MB in (big_clock.bin) is read
+#   in picoseconds, each rate segment from its clock record on, exactly;
 # - a dump cut short while it is read gives one clean error (shrink.c).
 # `make test` samples it: each reading goes through the file and one other
 # transport in turn, one dump of 600 000 records of each check is read,
@@ -160,6 +162,43 @@ done
 	{ echo "FAIL: big.bin gives no warnings"; fail=1; }
 "$cli" cat --strict --from shark "$tmp/ord/big.bin" > /dev/null 2>&1
 [ $? -eq 2 ] || { echo "FAIL: big.bin --strict does not fail"; fail=1; }
+
+# a clock rate that changes only late in a large dump (big_clock.bin:
+# big.bin with a cycles_per_msec of 10^6 at record 500 000, 8 MB in, far
+# past the scan's first 1 MB; the mix's own clock records give back the
+# first rate later): the scan at open finds it, so the whole dump is read
+# in picoseconds with one warning, each rate segment from its clock
+# record on (docs/mappings.md, shark_time.h); every set_frequence event
+# (the first record's and each cycles_per_msec's: every segment's start)
+# at exactly the model's time, with its rate
+n=$((n + 1))
+python3 - "$tmp/ord/big_clock.bin" > "$tmp/clk.want" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+clk = seg_tsc = seg_ps = None
+out = []
+for i, (typ, _, hi, lo, par2) in enumerate(struct.iter_unpack('<HHIII', d)):
+    code = typ & 0xff
+    if typ == 0 or code not in (0x10, 0x20) or par2 == 0:
+        continue
+    tsc = hi << 32 | lo
+    if clk is None:
+        clk, seg_tsc, seg_ps = par2, 0, 0   # the first rate from TSC 0 at 0 ps
+    now = seg_ps + (tsc - seg_tsc) * 10**9 // clk
+    if i == 0 or code == 0x10:
+        out.append('%d,Core_0,0,C,Core_0,0,set_frequence,%d' % (now, par2 * 1000))
+    if par2 != clk:
+        clk, seg_tsc, seg_ps = par2, tsc, now
+print('\n'.join(out))
+PY
+"$cli" cat --no-header --event set_frequence --from shark "$tmp/ord/big_clock.bin" > "$tmp/clk.out" 2> "$tmp/clk.err"
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: big_clock.bin: exit $rc"; head -3 "$tmp/clk.err"; fail=1; }
+grep -q ',set_frequence,1000000000$' "$tmp/clk.want" || { echo "FAIL: big_clock.bin: no rate change in the model"; fail=1; }
+cmp -s "$tmp/clk.want" "$tmp/clk.out" ||
+	{ echo "FAIL: big_clock.bin: the clock records' events are not at their times in ps"; diff "$tmp/clk.want" "$tmp/clk.out" | head -5; fail=1; }
+[ "$(grep -c 'the clock rate changes within the dump' "$tmp/clk.err")" = 1 ] ||
+	{ echo "FAIL: big_clock.bin: not one warning of the rate change"; head -3 "$tmp/clk.err"; fail=1; }
 
 # a dump cut short while it is read: one clean error, then the end (read
 # in file order, and as two runs merged: its halves swapped)
