@@ -4,12 +4,20 @@
 every page of a list, from a single browser driven over its DevTools
 protocol on a pipe (--remote-debugging-pipe: no port, no websocket).
 
-Each page is opened in a browser context of its own (a fresh profile, as a
-new --user-data-dir gave) in a window of the size --window-size gave, and
-after its load event its DOM is written as --dump-dom writes it; its
+The pages are opened one after the other in one tab of a browser context
+of its own (a profile of its own, as a new --user-data-dir gave), in a
+window of the size --window-size gave: a new tab and context for every
+page started a renderer process for each, which was most of the time of
+many pages (the page keeps nothing in the profile: no storage, no
+cookies).  A page gets a new tab and context when its window size differs
+from the last one's, when it is the last page's document again (a
+navigation to another fragment of it would not load it) and after a page
+that failed.  After its load event a page's DOM is written as --dump-dom
+writes it; its
 console messages and uncaught exceptions are written as Chromium logs them
 with --enable-logging=stderr (lines 'CONSOLE ... "TEXT", source: URL
-(LINE)'); a screenshot, if asked for, is taken as --screenshot takes it.
+(LINE)': those from the navigation to it on); a screenshot, if asked for,
+is taken as --screenshot takes it.
 A page that does not load within the timeout, or that the browser fails
 on, gets a line 'FAIL: ...' in its log and no DOM file; a browser that
 died is started again for the next page.
@@ -58,6 +66,9 @@ class Browser:
         self.buf = b""
         self.next_id = 0
         self.events = []
+        # the tab pages are opened in: (context, target, session, window
+        # size, document opened last), or None
+        self.tab = None
 
     def close(self):
         try:
@@ -159,22 +170,54 @@ def log_lines(events, session):
     return out
 
 
+def close_tab(b):
+    """closes the tab and its context, if any"""
+    tab, b.tab = b.tab, None
+    if not tab:
+        return
+    ctx, target = tab[0], tab[1]
+    try:
+        if target:
+            b.call("Target.closeTarget", {"targetId": target}, deadline=time.monotonic() + 30)
+        b.call("Target.disposeBrowserContext", {"browserContextId": ctx},
+               deadline=time.monotonic() + 30)
+    except (RuntimeError, TimeoutError):
+        pass
+
+
+def new_tab(b, size, deadline):
+    """a tab of a context of its own, of the window size, its session
+    attached with the events of pages on"""
+    w, h = size
+    ctx = b.call("Target.createBrowserContext", deadline=deadline)["browserContextId"]
+    b.tab = (ctx, None, None, size, None)
+    target = b.call("Target.createTarget", {
+        "url": "about:blank", "browserContextId": ctx, "newWindow": True,
+        "width": w, "height": h}, deadline=deadline)["targetId"]
+    b.tab = (ctx, target, None, size, None)
+    session = b.call("Target.attachToTarget", {"targetId": target, "flatten": True},
+                     deadline=deadline)["sessionId"]
+    for domain in ("Page", "Runtime", "Log"):
+        b.call(domain + ".enable", session=session, deadline=deadline)
+    b.call("Page.setLifecycleEventsEnabled", {"enabled": True}, session=session,
+           deadline=deadline)
+    b.tab = (ctx, target, session, size, None)
+
+
 def open_page(b, url, dom_file, shot_file, size):
     """DOM and screenshot of one page; returns its log lines"""
     deadline = time.monotonic() + TIMEOUT
-    w, h = size
-    ctx = b.call("Target.createBrowserContext", deadline=deadline)["browserContextId"]
-    target = session = None
+    doc = url.split("#", 1)[0]
+    if b.tab and (b.tab[3] != size or b.tab[4] == doc):
+        close_tab(b)
+    ok = False
     try:
-        target = b.call("Target.createTarget", {
-            "url": "about:blank", "browserContextId": ctx, "newWindow": True,
-            "width": w, "height": h}, deadline=deadline)["targetId"]
-        session = b.call("Target.attachToTarget", {"targetId": target, "flatten": True},
-                         deadline=deadline)["sessionId"]
-        for domain in ("Page", "Runtime", "Log"):
-            b.call(domain + ".enable", session=session, deadline=deadline)
-        b.call("Page.setLifecycleEventsEnabled", {"enabled": True}, session=session,
-               deadline=deadline)
+        if not b.tab:
+            new_tab(b, size, deadline)
+        ctx, target, session = b.tab[:3]
+        b.tab = (ctx, target, session, size, doc)
+        # the messages of the page from its navigation on
+        b.events = []
         nav = b.call("Page.navigate", {"url": url}, session=session, deadline=deadline)
         if nav.get("errorText"):
             raise RuntimeError("cannot open %s: %s" % (url, nav["errorText"]))
@@ -198,16 +241,15 @@ def open_page(b, url, dom_file, shot_file, size):
         if shot_file:
             with open(shot_file, "wb") as f:
                 f.write(base64.b64decode(shot))
+        ok = True
         return lines
     finally:
-        try:
-            if target:
-                b.call("Target.closeTarget", {"targetId": target}, deadline=time.monotonic() + 30)
-            b.call("Target.disposeBrowserContext", {"browserContextId": ctx},
-                   deadline=time.monotonic() + 30)
-        except (RuntimeError, TimeoutError):
-            pass
         b.events = []
+        if not ok:
+            # (a browser that died is closed by the caller)
+            if b.proc.poll() is None:
+                close_tab(b)
+            b.tab = None
 
 
 def main():

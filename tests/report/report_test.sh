@@ -19,9 +19,10 @@
 # the 1 M-event one.
 # TK_REPORT_SHOTS=DIR keeps a screenshot of every page in DIR.
 # The pages of a run are opened by a single headless Chromium (chrome.py:
-# each in a fresh profile, its DOM, messages and screenshot as
-# `chromium --headless --dump-dom` / `--screenshot` give them): a browser
-# started per page was most of this test's time.
+# one after the other in a tab of a profile of its own, its DOM, messages
+# and screenshot as `chromium --headless --dump-dom` / `--screenshot` give
+# them): a browser started per page was most of this test's time, then a
+# tab and profile per page (a renderer process each).
 set -u
 cli=$1 root=$2 shared=$3 mode=${4:-} gen=${5:-} gen_ent=${6:-}
 command -v chromium >/dev/null 2>&1 || { echo "skipped: chromium is not installed"; exit 77; }
@@ -31,8 +32,8 @@ fail=0
 # the interpreter itself, found once (python3 may be a launcher that costs
 # more than the scripts run by it, for every call)
 py=$(python3 -c 'import sys; print(sys.executable)' 2> /dev/null) && [ -x "$py" ] || py=python3
-# the pages are opened by one headless Chromium (chrome.py), each in a
-# fresh profile: the jobs are gathered in $tmp/jobs (URL, DOM, log, and
+# the pages are opened by one headless Chromium (chrome.py), in turn in
+# one tab: the jobs are gathered in $tmp/jobs (URL, DOM, log, and
 # screenshot files, window size), then run together
 jobs="$tmp/jobs"
 : > "$jobs"
