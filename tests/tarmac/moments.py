@@ -4,7 +4,8 @@
 each exactly what a run with that moment alone writes, after one line
 '@ OPTION VALUE' naming it; with the index (a small --index-span, on a
 copy of the log) and with --no-index, with --cpu, with --format json, a
-moment asked twice and moments out of order.  A moment that has no answer
+moment asked twice and moments out of order, an index damaged (as from
+the start).  A moment that has no answer
 (past the log's end) among answered ones fails the whole run: the exit
 status and the one-line error of its own run, nothing on standard output.
 Several moments on standard input are refused.
@@ -118,6 +119,19 @@ with tempfile.TemporaryDirectory() as tmp:
                         ["--line", str(n + 5)])
         if cpu:
             check_error(name, ["regs", path, "--no-index", "--cpu", "cpu9"], ms[:1], ms[1])
+        if addr:
+            # a damaged index: the answers of the moments as from the start
+            ipath = path + ".tkidx"
+            data = bytearray(open(ipath, "rb").read())
+            for off in (len(data) // 4, 3 * len(data) // 4):
+                data[off] ^= 0x20
+            open(ipath, "wb").write(bytes(data))
+            checks += 1
+            got = run("regs", path, "--index-span", span, *moments_args(ms))
+            want = run("regs", path, "--no-index", *moments_args(ms))
+            if got[:2] != want[:2] or want[0] != 0:
+                fail("%s: damaged index: exit %d (want %d), answers %s"
+                     % (name, got[0], want[0], "equal" if got[1] == want[1] else "different"))
     # the heading and a second moment on a log of two CPUs (tests/cli)
     cpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli",
                         "tarmac_state_cpus.tarmac")
