@@ -368,9 +368,18 @@ enum { CLI_O_AT_LINE = 0x4200, CLI_O_AT_TIME, CLI_O_AT_INSTR, CLI_O_REG,
        CLI_O_INDEX_SPAN, CLI_O_BIG_ENDIAN, CLI_O_LITTLE_ENDIAN };
 #define CLI_STATE_LEN_MAX 65536u
 
+/* A moment asked (--line, --time, --instr): as parsed, and as written
+ * (the heading of its answer when several are asked) */
+typedef struct cli_state_at {
+	tk_tarmac_at at;
+	const char *opt, *arg;
+} cli_state_at;
+
 typedef struct cli_state_args {
-	tk_tarmac_at at;          /* valid when at_opt is set */
+	tk_tarmac_at at;          /* the moment answered, when at_opt is set */
 	const char *at_opt;       /* the option that gave it */
+	cli_state_at *ats;        /* the moments asked, in the order given */
+	size_t nats;
 	const char *reg;          /* history --reg */
 	uint64_t addr, len;       /* history --addr / --len (len 0: not given) */
 	int has_addr;
@@ -384,6 +393,7 @@ typedef struct cli_state_args {
 } cli_state_args;
 
 void cli_state_args_init(cli_state_args *s);
+void cli_state_args_free(cli_state_args *s);
 /** One of the options above: 0, or -1 after a usage error. */
 int cli_state_opt(cli_state_args *s, int code, const char *arg);
 /** Run `tool` (regs, mem, history) on the log at `path`, with the operands

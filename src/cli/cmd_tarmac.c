@@ -15,8 +15,8 @@ static void help(FILE *fp)
 	fprintf(fp,
 		"usage: tracekit tarmac folded [options] IN --elf FILE [-o OUT]\n"
 		"       tracekit tarmac calls [options] IN --elf FILE [--function NAME]\n"
-		"       tracekit tarmac regs [options] IN [--line N | --time T | --instr K]\n"
-		"       tracekit tarmac mem [options] IN ADDR [LEN] [--line N | --time T | --instr K]\n"
+		"       tracekit tarmac regs [options] IN [--line N | --time T | --instr K]...\n"
+		"       tracekit tarmac mem [options] IN ADDR [LEN] [--line N | --time T | --instr K]...\n"
 		"       tracekit tarmac history [options] IN (--reg NAME | --addr ADDR [--len L])\n"
 		"       tracekit tarmac vcd [options] IN OUT.vcd [--elf FILE]\n\n"
 		"Tools over the records of an Arm Tarmac log (docs/tarmac.md).  info, cat\n"
@@ -39,6 +39,11 @@ static void help(FILE *fp)
 		"mem: the bytes at ADDR (hexadecimal; LEN bytes, default 1, at most 65536)\n"
 		"that the log's memory accesses (reads and writes, LD/ST lanes) have shown\n"
 		"by the moment, 16 a line, '..' for a byte never seen.\n"
+		"regs, mem at several moments (--line, --time, --instr repeated or mixed;\n"
+		"IN a file): each answered in the order given, as its own run answers it,\n"
+		"after a line '@ OPTION VALUE' that names it as given ('@ --line 120',\n"
+		"'@ --time 20us'); a moment that has no answer (past the end) fails the\n"
+		"run with its error and nothing on standard output.\n"
 		"history: every change of a register (--reg: names as cat --register\n"
 		"matches them) or of the bytes from ADDR (--len L, default 1), one line\n"
 		"each: 't:TIME l:LINE pc:PC' (the last instruction of the CPU), then the\n"
@@ -60,7 +65,8 @@ static void help(FILE *fp)
 		"                      what a stack's number counts (default instructions)\n"
 		"  --load-offset OFF   the ELF was loaded OFF bytes above its link addresses\n"
 		"                      ([-]0xHEX or [-]DECIMAL)\n"
-		"  --line N            regs, mem: after the record on line N\n"
+		"  --line N            regs, mem: after the record on line N (--line,\n"
+		"                      --time and --instr repeatable: several moments)\n"
 		"  --time T            regs, mem: after the records stamped up to T (in the\n"
 		"                      log's unit, or with one: 2500ns, 40clk)\n"
 		"  --instr K           regs, mem: after the K-th executed instruction\n"
@@ -230,5 +236,6 @@ int cmd_tarmac(int argc, char **argv)
 	ret = cli_tarmac_folded("tarmac", args.v[1], out, &ta, NULL, &ro);
 out:
 	cli_tarmac_args_free(&ta);
+	cli_state_args_free(&sa);
 	return ret;
 }

@@ -4,6 +4,7 @@
  * register or of memory, on the state of tracekit/tarmac_state.h (this
  * file only parses the options and formats what the library keeps).
  */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "cli.h"
 
 #include <errno.h>
@@ -89,38 +90,59 @@ static int parse_at_time(const char *s, tk_tarmac_at *at)
 	return -1;
 }
 
+void cli_state_args_free(cli_state_args *s)
+{
+	free(s->ats);
+	s->ats = NULL;
+	s->nats = 0;
+}
+
+/* One more moment: --line N, --time T or --instr K.  0, or -1 after a
+ * usage error */
+static int add_moment(cli_state_args *s, int code, const char *arg)
+{
+	const char *opt = code == CLI_O_AT_LINE ? "--line" :
+			  code == CLI_O_AT_TIME ? "--time" : "--instr";
+	cli_state_at *a, m;
+
+	tk_tarmac_at_init(&m.at);
+	m.opt = opt;
+	m.arg = arg;
+	if (code == CLI_O_AT_TIME) {
+		m.at.kind = TK_TARMAC_AT_TIME;
+		if (parse_at_time(arg, &m.at) < 0) {
+			cli_usage_error("tarmac", "bad --time '%s' (a whole number in the "
+					"log's unit, or with a unit: 2500ns, 40clk)", arg);
+			return -1;
+		}
+	} else {
+		m.at.kind = code == CLI_O_AT_LINE ? TK_TARMAC_AT_LINE : TK_TARMAC_AT_INSTR;
+		if (parse_u64(arg, 10, &m.at.value) < 0 ||
+		    (code == CLI_O_AT_LINE && m.at.value == 0)) {
+			cli_usage_error("tarmac", "bad %s '%s' (a whole number%s)", opt,
+					arg, code == CLI_O_AT_LINE ? " from 1" : "");
+			return -1;
+		}
+	}
+	if (s->nats >= SIZE_MAX / sizeof(*a) - 1 ||
+	    !(a = realloc(s->ats, (s->nats + 1) * sizeof(*a)))) {
+		fprintf(stderr, "tracekit: error: out of memory\n");
+		return -1;
+	}
+	a[s->nats++] = m;
+	s->ats = a;
+	s->at = a[0].at;
+	s->at_opt = a[0].opt;
+	return 0;
+}
+
 int cli_state_opt(cli_state_args *s, int code, const char *arg)
 {
 	switch (code) {
 	case CLI_O_AT_LINE:
 	case CLI_O_AT_TIME:
 	case CLI_O_AT_INSTR:
-		if (s->at_opt) {
-			cli_usage_error("tarmac", "%s and %s: give one moment",
-					s->at_opt, code == CLI_O_AT_LINE ? "--line" :
-					code == CLI_O_AT_TIME ? "--time" : "--instr");
-			return -1;
-		}
-		tk_tarmac_at_init(&s->at);
-		if (code == CLI_O_AT_TIME) {
-			s->at_opt = "--time";
-			s->at.kind = TK_TARMAC_AT_TIME;
-			if (parse_at_time(arg, &s->at) < 0) {
-				cli_usage_error("tarmac", "bad --time '%s' (a whole number in the "
-						"log's unit, or with a unit: 2500ns, 40clk)", arg);
-				return -1;
-			}
-			return 0;
-		}
-		s->at_opt = code == CLI_O_AT_LINE ? "--line" : "--instr";
-		s->at.kind = code == CLI_O_AT_LINE ? TK_TARMAC_AT_LINE : TK_TARMAC_AT_INSTR;
-		if (parse_u64(arg, 10, &s->at.value) < 0 ||
-		    (code == CLI_O_AT_LINE && s->at.value == 0)) {
-			cli_usage_error("tarmac", "bad %s '%s' (a whole number%s)", s->at_opt,
-					arg, code == CLI_O_AT_LINE ? " from 1" : "");
-			return -1;
-		}
-		return 0;
+		return add_moment(s, code, arg);
 	case CLI_O_REG:
 		s->reg = arg;
 		return 0;
@@ -182,6 +204,8 @@ typedef struct replay {
 	const tk_tarmac_index *ix; /* NULL: read from the start */
 	char ipath[4096];         /* the index's path */
 	int xdigits;              /* of the addresses printed */
+	FILE *out;                /* where regs and mem write their answer */
+	const cli_state_at *heading; /* several moments: the one answered */
 } replay;
 
 static void site(const replay *r, const tk_tarmac_record *rec)
@@ -197,9 +221,9 @@ static void site(const replay *r, const tk_tarmac_record *rec)
 		printf(" pc:unknown");
 }
 
-static void reg_value(const char *v, int hex)
+static void reg_value(FILE *out, const char *v, int hex)
 {
-	printf("%s%s", hex ? "0x" : "", v);
+	fprintf(out, "%s%s", hex ? "0x" : "", v);
 }
 
 /* The watched bytes in address order: "e0 05 21 .." */
@@ -226,11 +250,11 @@ static void history_line(replay *r, const tk_tarmac_record *rec, int changed)
 		site(r, rec);
 		printf("  %s ", g->name);
 		if (old)
-			reg_value(old, g->hex && strspn(old, "0123456789abcdef-") == strlen(old));
+			reg_value(stdout, old, g->hex && strspn(old, "0123456789abcdef-") == strlen(old));
 		else
 			printf("unknown");
 		printf(" -> ");
-		reg_value(g->value, g->hex);
+		reg_value(stdout, g->value, g->hex);
 		putchar('\n');
 	}
 	if ((changed & TK_TARMAC_CHANGED_MEM) && r->sa->has_addr) {
@@ -559,6 +583,7 @@ out:
 static int regs_out(replay *r)
 {
 	const tk_tarmac_state *st = r->st;
+	FILE *out = r->out;
 	size_t i, n = tk_tarmac_state_reg_count(st);
 	uint32_t cpu = r->cpu;
 	int json = strcmp(r->sa->format, "json") == 0, first = 1;
@@ -575,54 +600,55 @@ static int regs_out(replay *r)
 		cpu = n ? tk_tarmac_state_reg(st, 0)->cpu : 0;
 	}
 	if (json) {
-		printf("{\n  \"file\": ");
-		cli_json_cstr(stdout, r->path);
-		printf(",\n  \"cpu\": ");
+		fprintf(out, "{\n  \"file\": ");
+		cli_json_cstr(out, r->path);
+		fprintf(out, ",\n  \"cpu\": ");
 		if (cpu)
-			cli_json_cstr(stdout, tk_tarmac_cpu_name(r->tr, cpu - 1));
+			cli_json_cstr(out, tk_tarmac_cpu_name(r->tr, cpu - 1));
 		else
-			printf("null");
-		printf(",\n  \"registers\": [");
+			fprintf(out, "null");
+		fprintf(out, ",\n  \"registers\": [");
 	}
 	for (i = 0; i < n; i++) {
 		const tk_tarmac_reg *g = tk_tarmac_state_reg(st, i);
 		if (g->cpu != cpu)
 			continue;
 		if (json) {
-			printf("%s\n    {\"name\": ", first ? "" : ",");
-			cli_json_cstr(stdout, g->name);
-			printf(", \"value\": ");
+			fprintf(out, "%s\n    {\"name\": ", first ? "" : ",");
+			cli_json_cstr(out, g->name);
+			fprintf(out, ", \"value\": ");
 			if (g->hex) {
-				printf("\"0x%s\"", g->value);
+				fprintf(out, "\"0x%s\"", g->value);
 			} else {
-				cli_json_cstr(stdout, g->value);
+				cli_json_cstr(out, g->value);
 			}
-			printf(", \"line\": %" PRIu64 "}", g->line);
+			fprintf(out, ", \"line\": %" PRIu64 "}", g->line);
 		} else {
-			printf("%s ", g->name);
-			reg_value(g->value, g->hex);
-			putchar('\n');
+			fprintf(out, "%s ", g->name);
+			reg_value(out, g->value, g->hex);
+			fputc('\n', out);
 		}
 		first = 0;
 	}
 	if (json)
-		printf("%s]\n}\n", first ? "" : "\n  ");
+		fprintf(out, "%s]\n}\n", first ? "" : "\n  ");
 	return 0;
 }
 
 static void mem_out(const replay *r, const uint8_t *v, const uint8_t *k, size_t n)
 {
+	FILE *out = r->out;
 	size_t i;
 
 	for (i = 0; i < n; i += 16) {
-		printf("%0*" PRIx64 " ", r->xdigits, r->sa->addr + (uint64_t)i);
+		fprintf(out, "%0*" PRIx64 " ", r->xdigits, r->sa->addr + (uint64_t)i);
 		for (size_t j = i; j < n && j < i + 16; j++) {
 			if (k[j])
-				printf(" %02x", v[j]);
+				fprintf(out, " %02x", v[j]);
 			else
-				printf(" ..");
+				fprintf(out, " ..");
 		}
-		putchar('\n');
+		fputc('\n', out);
 	}
 }
 
@@ -663,6 +689,90 @@ static tk_tarmac_index *index_get(const char *path, const cli_state_args *sa,
 	return ix;
 }
 
+/* Several moments: the line before each answer, "@ --line 120" */
+static void heading(const replay *r)
+{
+	if (r->heading)
+		fprintf(r->out, "@ %s %s\n", r->heading->opt, r->heading->arg);
+}
+
+/* The answer of regs or mem at the moment sa->at (with the index ix when
+ * not NULL, r->tr then a reader of the log; else from the start of the
+ * input *in, which it takes), written to r->out.  0, -1 after an error
+ * message, or -2: the index found damaged, nothing written */
+static int answer(replay *r, const char *tool, tk_tarmac_index *ix, tk_input **in,
+		  const tk_tarmac_opts *o)
+{
+	const cli_state_args *sa = r->sa;
+	uint8_t *mv = NULL;
+	size_t k = 0;
+	tk_error err;
+	int ret = -1, rc;
+
+	tk_error_clear(&err);
+	tk_tarmac_state_free(r->st);
+	r->st = NULL;
+	r->cpu = 0;
+	if (tk_tarmac_state_new(&r->st, &err) < 0 ||
+	    (sa->has_addr && tk_tarmac_state_watch(r->st, sa->addr, sa->len, &err) < 0)) {
+		cli_error(&err);
+		goto out;
+	}
+	tk_tarmac_state_set_order(r->st, sa->order);
+	if (ix) {
+		/* mem: the registers too when the CPSR's E bit chooses the
+		 * byte order */
+		int regs = strcmp(tool, "regs") == 0 || sa->order == TK_TARMAC_ORDER_AUTO;
+		k = tk_tarmac_index_find(ix, &sa->at, r->ta->cpu);
+		if (tk_tarmac_index_seek(ix, k, r->tr, regs ? r->st : NULL, &err) < 0) {
+			ret = seek_error(r, &err);
+			goto out;
+		}
+	} else {
+		tk_tarmac_close(r->tr);
+		r->tr = NULL;
+		rc = tk_tarmac_open_input(&r->tr, *in, o, &err);
+		*in = NULL;
+		if (rc < 0) {
+			cli_error(&err);
+			goto out;
+		}
+	}
+	if (strcmp(tool, "mem") == 0) {
+		const uint8_t *v, *kn;
+		size_t n = tk_tarmac_state_bytes(r->st, 0, &v, &kn);
+		mv = malloc(2 * n);
+		if (!mv) {
+			fprintf(stderr, "tracekit: error: out of memory\n");
+			goto out;
+		}
+		if (ix) {
+			if ((rc = index_mem(r, k, mv, mv + n)) < 0) {
+				ret = rc;
+				goto out;
+			}
+		} else {
+			if (replay_run(r, 0, 0) < 0)
+				goto out;
+			n = tk_tarmac_state_bytes(r->st, 0, &v, &kn);
+			memcpy(mv, v, n);
+			memcpy(mv + n, kn, n);
+		}
+		heading(r);
+		mem_out(r, mv, mv + n, n);
+	} else {
+		if (replay_run(r, 0, k) < 0)
+			goto out;
+		heading(r);
+		if (regs_out(r) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	free(mv);
+	return ret;
+}
+
 int cli_tarmac_state(const char *tool, const char *path, const char *const *ops,
 		     size_t nops, const cli_state_args *sa0, const cli_tarmac_args *ta,
 		     const cli_read_opts *ro)
@@ -670,14 +780,16 @@ int cli_tarmac_state(const char *tool, const char *path, const char *const *ops,
 	cli_state_args sa = *sa0;
 	tk_tarmac_opts o;
 	tk_tarmac_index *ix = NULL;
-	uint8_t *mv = NULL;
-	size_t k = 0;
 	tk_input *in = NULL;
 	tk_error err;
 	replay r;
+	char *buf = NULL;
+	size_t buflen = 0, i = 0, nats = sa0->nats ? sa0->nats : 1;
 	int ret = EXIT_BAD, history = strcmp(tool, "history") == 0, rc, retried = 0;
+	struct stat sb;
 
 	memset(&r, 0, sizeof(r));
+	r.out = stdout;
 	if (strcmp(tool, "mem") == 0) {
 		if (nops < 1 || nops > 2) {
 			cli_usage_error("tarmac", "mem: expected IN ADDR [LEN]");
@@ -721,6 +833,12 @@ int cli_tarmac_state(const char *tool, const char *path, const char *const *ops,
 		cli_usage_error("tarmac", "%s: --format does not apply", tool);
 		return EXIT_BAD;
 	}
+	/* several moments: the log read for each (a file), the answers kept
+	 * until the last is had (an error: none written) */
+	if (nats > 1 && (strcmp(path, "-") == 0 || stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))) {
+		cli_usage_error("tarmac", "%s: several moments need IN to be a file", tool);
+		return EXIT_BAD;
+	}
 	r.path = path;
 	r.sa = &sa;
 	r.ta = ta;
@@ -735,18 +853,16 @@ int cli_tarmac_state(const char *tool, const char *path, const char *const *ops,
 		tk_input_close(in);
 		return EXIT_BAD;
 	}
+	if (nats > 1 && !(r.out = open_memstream(&buf, &buflen))) {
+		fprintf(stderr, "tracekit: error: out of memory\n");
+		tk_input_close(in);
+		return EXIT_BAD;
+	}
 	tk_tarmac_opts_init(&o);
 	o.strict = ro->strict;
 	o.on_warning = ro->quiet ? NULL : print_warning;
 again:
 	tk_error_clear(&err);
-	if (tk_tarmac_state_new(&r.st, &err) < 0 ||
-	    (sa.has_addr && tk_tarmac_state_watch(r.st, sa.addr, sa.len, &err) < 0)) {
-		tk_input_close(in);
-		cli_error(&err);
-		goto out;
-	}
-	tk_tarmac_state_set_order(r.st, sa.order);
 	ix = index_get(path, &sa, ro, r.ipath, sizeof(r.ipath));
 	/* history --cpu of a CPU the log never names reads it all (the
 	 * changes of the records without a prefix, then the error) */
@@ -763,69 +879,66 @@ again:
 			cli_error(&err);
 			goto out;
 		}
-		if (!history) {
-			k = tk_tarmac_index_find(ix, &sa.at, ta->cpu);
-			/* mem: the registers too when the CPSR's E bit
-			 * chooses the byte order */
-			int regs = strcmp(tool, "regs") == 0 || sa.order == TK_TARMAC_ORDER_AUTO;
-			if (tk_tarmac_index_seek(ix, k, r.tr, regs ? r.st : NULL,
-						 &err) < 0) {
-				if (seek_error(&r, &err) == -2)
-					goto damaged;
-				goto out;
-			}
-		}
-	} else if (tk_tarmac_open_input(&r.tr, in, &o, &err) < 0) {
-		cli_error(&err);
-		goto out;
 	}
-	if (strcmp(tool, "mem") == 0) {
-		const uint8_t *v, *kn;
-		size_t n = tk_tarmac_state_bytes(r.st, 0, &v, &kn);
-		mv = malloc(2 * n);
-		if (!mv) {
-			fprintf(stderr, "tracekit: error: out of memory\n");
+	if (history) {
+		if (tk_tarmac_state_new(&r.st, &err) < 0 ||
+		    (sa.has_addr && tk_tarmac_state_watch(r.st, sa.addr, sa.len, &err) < 0)) {
+			cli_error(&err);
 			goto out;
 		}
+		tk_tarmac_state_set_order(r.st, sa.order);
 		if (ix) {
-			if ((rc = index_mem(&r, k, mv, mv + n)) == -2)
+			if ((rc = index_history(&r)) == -2)
 				goto damaged;
 			if (rc < 0)
 				goto out;
 		} else {
-			if (replay_run(&r, 0, 0) < 0)
+			if ((rc = tk_tarmac_open_input(&r.tr, in, &o, &err)) < 0)
+				cli_error(&err);
+			in = NULL;
+			if (rc < 0 || replay_run(&r, 1, 0) < 0)
 				goto out;
-			n = tk_tarmac_state_bytes(r.st, 0, &v, &kn);
-			memcpy(mv, v, n);
-			memcpy(mv + n, kn, n);
 		}
-		mem_out(&r, mv, mv + n, n);
-	} else if (history && ix) {
-		if ((rc = index_history(&r)) == -2)
+		ret = EXIT_OK;
+		goto out;
+	}
+	/* regs, mem: each moment in the order given, headed by a line that
+	 * names it when there are several */
+	for (; i < nats; i++) {
+		if (sa0->nats) {
+			sa.at = sa0->ats[i].at;
+			sa.at_opt = sa0->ats[i].opt;
+		}
+		if (!ix && !in && cli_input(&in, path, ro) < 0)
+			goto out;
+		r.heading = nats > 1 ? &sa0->ats[i] : NULL;
+		if ((rc = answer(&r, tool, ix, &in, &o)) == -2)
 			goto damaged;
 		if (rc < 0)
 			goto out;
-	} else {
-		if (replay_run(&r, history, k) < 0)
+	}
+	if (nats > 1) {
+		if (fclose(r.out) != 0) {
+			r.out = NULL;
+			fprintf(stderr, "tracekit: error: out of memory\n");
 			goto out;
-		if (!history && regs_out(&r) < 0)
+		}
+		r.out = NULL;
+		if (buflen && fwrite(buf, 1, buflen, stdout) != buflen)
 			goto out;
 	}
 	ret = EXIT_OK;
 	goto out;
 damaged:
-	/* a part of the index found damaged (nothing written yet): it is
-	 * built again, and the query asked once more */
+	/* a part of the index found damaged (nothing of this moment written
+	 * yet): it is built again, and the moment asked once more */
 	tk_tarmac_close(r.tr);
 	tk_tarmac_state_free(r.st);
 	tk_tarmac_index_free(ix);
-	free(mv);
 	r.tr = NULL;
 	r.st = NULL;
 	r.ix = ix = NULL;
 	r.cpu = 0;
-	mv = NULL;
-	k = 0;
 	if (remove(r.ipath) != 0 || retried++ || cli_input(&in, path, ro) < 0) {
 		fprintf(stderr, "tracekit: error: %s: its index %s is damaged and cannot be "
 			"built again\n", path, r.ipath);
@@ -833,10 +946,13 @@ damaged:
 	}
 	goto again;
 out:
+	if (r.out && r.out != stdout)
+		fclose(r.out);
+	free(buf);
+	tk_input_close(in);
 	tk_tarmac_close(r.tr);
 	tk_tarmac_state_free(r.st);
 	tk_tarmac_index_free(ix);
-	free(mv);
 	return ret;
 }
 

@@ -4,19 +4,21 @@ its answers equal those of the log read from its start (--no-index), and
 a damaged, truncated or foreign index, or a log changed after it was
 indexed, is built again or refused, never answered from.
 
-Each corpus log is copied to a temporary folder (the index is kept beside
-it) and indexed with a small --index-span, so that it has tens of
+Each corpus log is copied to a temporary folder (the index is kept
+beside it) and indexed with a small --index-span, so that it has tens of
 checkpoints.  At many moments (--line, --instr, --time, --cpu where the
-log names CPUs) regs and mem answer as with --no-index; history --reg and
---addr list the same changes.  Then the index of quicksort.tarmac is
-damaged in many ways (bytes flipped in its header, tables and states;
-truncated; extended; another log's index), and the log is changed after
-indexing (appended to; one byte edited at a checkpoint with its size and
-mtime kept): each query answers as --no-index does, or fails with an
-error and no answer, and the index is then the one built afresh.  A
-generated log whose spans touch more memory than a summary lists 8 bytes
-at a time (its summaries then coarser) answers mem and history --addr as
---no-index does too.
+log names CPUs) regs and mem answer as with --no-index, answer by answer
+(the moments of a query asked in one run each way; a run that fails,
+some moment having no answer, fails alike and is asked again in halves);
+history --reg and --addr list the same changes.  Then the index of
+quicksort.tarmac is damaged in many ways (bytes flipped in its header,
+tables and states; truncated; extended; another log's index), and the
+log is changed after indexing (appended to; one byte edited at a
+checkpoint with its size and mtime kept): each query answers as
+--no-index does, or fails with an error and no answer, and the index is
+then the one built afresh.  A generated log whose spans touch more memory
+than a summary lists 8 bytes at a time (its summaries then coarser)
+answers mem and history --addr as --no-index does too.
 
 That is the whole test under `make test-full` (TK_TEST_FULL=1).  `make
 test` (CI's sanitized build) samples the moments: every kind of query
@@ -68,6 +70,64 @@ def same(what, args, span):
     return b
 
 
+def sections(out, moments):
+    """the answers of a run of several moments, split at the headings
+    (None when the headings are not those of the moments, in order)"""
+    parts = []
+    for ln in out.splitlines(keepends=True):
+        if ln.startswith("@ "):
+            parts.append([ln, ""])
+        elif parts:
+            parts[-1][1] += ln
+        else:
+            return None
+    if [h for h, _ in parts] != ["@ %s %s\n" % (m[0], m[1]) for m in moments]:
+        return None
+    return [a for _, a in parts]
+
+
+def same_moments(what, head, moments, span):
+    """same() of head + each moment, the moments asked in one run (the
+    indexed one against the one read from the start, answer by answer);
+    a run that fails (a moment without an answer: the whole run fails)
+    fails alike indexed, and its halves are asked again, down to the
+    moments alone"""
+    global checks, answered
+    if len(moments) == 1:
+        same(what, head + moments[0], span)
+        return
+    flat = [w for m in moments for w in m]
+    a = run(*head, *flat, "--index-span", str(span))
+    b = run(*head, *flat, "--no-index")
+    if b[0] != 0:
+        # (not counted: each moment is, below)
+        if a[0] != b[0] or a[1] != "" or b[1] != "":
+            fail("%s: %s: indexed exit %d, %d bytes; from the start exit %d, %d bytes%s"
+                 % (what, " ".join(head + flat), a[0], len(a[1]), b[0], len(b[1]),
+                    (": " + a[2].strip()[:300]) if a[2] else ""))
+        half = len(moments) // 2
+        same_moments(what, head, moments[:half], span)
+        same_moments(what, head, moments[half:], span)
+        return
+    want = sections(b[1], moments)
+    got = sections(a[1], moments) if a[0] == 0 else None
+    if want is None:
+        fail("%s: %s: from the start, the headings are not those of the moments"
+             % (what, " ".join(head + flat)))
+        want = [None] * len(moments)
+    if got is None:
+        got = [None] * len(moments)
+    for m, x, y in zip(moments, got, want):
+        checks += 1
+        answered += y is not None and y != ""
+        if x != y or y is None:
+            fail("%s: %s: indexed exit %d, %s lines; from the start %s lines%s"
+                 % (what, " ".join(head + m), a[0],
+                    "no" if x is None else len(x.splitlines()),
+                    "no" if y is None else len(y.splitlines()),
+                    (": " + a[2].strip()[:300]) if a[2] else ""))
+
+
 def spread(values, n, sampled=None):
     """n values spread over values (sampled of them under `make test`)"""
     if not FULL and sampled is not None:
@@ -110,18 +170,23 @@ def check_log(tmp, name):
     m = re.search(r"the log has (\d+) executed", err)
     nexec = int(m.group(1)) if m else 0
     cpu_opts = [[]] + [["--cpu", c] for c in cpus[:2 if FULL else 1]] if cpus else [[]]
+    # the moments of a query asked in one run (same_moments); those past
+    # the log's executed instructions alone (a run with one of them
+    # fails whole)
     for co in cpu_opts:
-        for n in spread(range(1, nlines + 1), 30, 6):
-            same(name, ["regs", path, "--line", str(n)] + co, span)
-        for k in spread(range(0, nexec + 2), 20, 5):
-            same(name, ["regs", path, "--instr", str(k)] + co, span)
-        for t in spread(times, 12, 3):
-            same(name, ["regs", path, "--time", str(t)] + co, span)
+        instrs = spread(range(0, nexec + 2), 20, 5)
+        same_moments(name, ["regs", path] + co,
+                     [["--line", str(n)] for n in spread(range(1, nlines + 1), 30, 6)] +
+                     [["--instr", str(k)] for k in instrs if k <= nexec] +
+                     [["--time", str(t)] for t in spread(times, 12, 3)], span)
+        for k in instrs:
+            if k > nexec:
+                same(name, ["regs", path, "--instr", str(k)] + co, span)
     for a in spread(addrs, 6, 2):
-        for n in spread(range(1, nlines + 1), 8, 3):
-            same(name, ["mem", path, "%x" % max(a - 8, 0), "48", "--line", str(n)], span)
-        for k in spread(range(0, nexec + 1), 4, 2):
-            same(name, ["mem", path, "%x" % a, "16", "--instr", str(k)], span)
+        same_moments(name, ["mem", path, "%x" % max(a - 8, 0), "48"],
+                     [["--line", str(n)] for n in spread(range(1, nlines + 1), 8, 3)], span)
+        same_moments(name, ["mem", path, "%x" % a, "16"],
+                     [["--instr", str(k)] for k in spread(range(0, nexec + 1), 4, 2)], span)
         same(name, ["history", path, "--addr", "%x" % a, "--len", "8"], span)
     # the registers at the end (without --cpu: the first query's answer)
     rc, out, _ = run("regs", path, "--no-index", "--cpu", cpus[0]) if cpus else end

@@ -10,7 +10,9 @@ At many lines of each log: `regs --line N` is the replayed register file,
 `mem ADDR LEN --line N` the replayed bytes ('..' never seen) around the
 addresses the log accesses; `--instr K` and `--time T` are the state at the
 line the replay finds for them; `history --reg` / `--addr` list exactly the
-replayed changes (line, old, new).
+replayed changes (line, old, new).  The regs moments of a log are asked
+in one run (several moments: each answer after its '@ OPTION VALUE'
+heading).
 
 That is the whole test under `make test-full` (TK_TEST_FULL=1); `make test`
 (the sanitized and the coverage builds of CI) asks regs and mem at 5 lines
@@ -49,6 +51,27 @@ def run(*args):
 
 
 STAMP = re.compile(r"^\s*(\d+)\s*(fs|ps|ns|us|ms|s|clk|cyc|tic|cs)\s+(?:(cpu\d+)\s+)?(.*)$")
+
+
+def regs_at(path, queries):
+    """regs at each moment of queries ((option, value, what, wanted)),
+    asked in one run: each answer against the replay's registers"""
+    global checks
+    out = run("regs", path, *[w for q in queries for w in q[:2]])
+    parts = [] if len(queries) > 1 else [["@ %s %s\n" % queries[0][:2], out]]
+    for row in out.splitlines(keepends=True) if len(queries) > 1 else []:
+        if row.startswith("@ "):
+            parts.append([row, ""])
+        elif parts:
+            parts[-1][1] += row
+    if [h for h, _ in parts] != ["@ %s %s\n" % q[:2] for q in queries]:
+        fail("%s: regs at %d moments: the headings are %r"
+             % (path, len(queries), [h for h, _ in parts]))
+        parts = [[None, None]] * len(queries)
+    for q, (_, got) in zip(queries, parts):
+        checks += 1
+        if got != q[3]:
+            fail("%s: regs %s:\n%s\nwanted:\n%s" % (os.path.basename(path), q[2], got, q[3]))
 
 
 def replay(path):
@@ -147,12 +170,11 @@ for log in LOGS:
     picks = sorted(set([1, 2, 5, last] + [lines[(i * 15 * len(lines)) // (23 * SPREAD)]
                                           for i in range(SPREAD)]))
     addrs = sorted({a for e in ev if e[2] == "M" for a in e[3]})
+    # the regs queries of the log, asked in one run (regs_at)
+    rq = []
     for n in picks:
         regs, mem = state_at(ev, n)
-        got = run("regs", path, "--line", str(n))
-        checks += 1
-        if got != regs_text(regs):
-            fail("%s: regs --line %d:\n%s\nwanted:\n%s" % (log, n, got, regs_text(regs)))
+        rq.append(("--line", str(n), "--line %d" % n, regs_text(regs)))
         if addrs:
             a = addrs[(n * 7919) % len(addrs)] & ~0xf
             a = max(a - 16, 0)
@@ -170,11 +192,7 @@ for log in LOGS:
         i = executed[k - 1]
         end = instrs[i + 1][0] - 1 if i + 1 < len(instrs) else last
         regs, mem = state_at(ev, end)
-        got = run("regs", path, "--instr", str(k))
-        checks += 1
-        if got != regs_text(regs):
-            fail("%s: regs --instr %d (line %d):\n%s\nwanted:\n%s" %
-                 (log, k, end, got, regs_text(regs)))
+        rq.append(("--instr", str(k), "--instr %d (line %d)" % (k, end), regs_text(regs)))
     # --time T: the records up to the first one stamped later than T
     times = sorted({e[1] for e in ev})
     for t in [times[0], times[len(times) // 2], times[-1] - 1]:
@@ -184,10 +202,8 @@ for log in LOGS:
                 end = e[0] - 1
                 break
         regs, mem = state_at(ev, end)
-        got = run("regs", path, "--time", str(t))
-        checks += 1
-        if got != regs_text(regs):
-            fail("%s: regs --time %d:\n%s\nwanted:\n%s" % (log, t, got, regs_text(regs)))
+        rq.append(("--time", str(t), "--time %d" % t, regs_text(regs)))
+    regs_at(path, rq)
     # history --reg: every change of the two registers written most
     count = {}
     for e in ev:
