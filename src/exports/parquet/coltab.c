@@ -269,15 +269,15 @@ static int colvals_big(tk_colvals *c, size_t cap)
 	uint64_t *v = NULL;
 
 	if (cap <= SIZE_MAX / sizeof(*v)) {
-		d = tk_bigbuf_alloc(cap);
+		d = c->optional ? tk_bigbuf_alloc(cap) : NULL;
 		v = tk_bigbuf_alloc(cap * sizeof(*v));
 	}
-	if (!d || !v) {
+	if ((c->optional && !d) || !v) {
 		tk_bigbuf_free(d);
 		tk_bigbuf_free(v);
 		return -1;
 	}
-	if (c->nrows)
+	if (d && c->nrows)
 		memcpy(d, c->def, c->nrows);
 	if (c->nv)
 		memcpy(v, c->vals, c->nv * sizeof(*v));
@@ -309,10 +309,13 @@ int tk_colvals_grow(tk_colvals *c)
 		if (colvals_big(c, cap) < 0)
 			goto fail;
 	} else {
-		d = realloc(c->def, cap);
-		if (!d)
-			goto fail;
-		c->def = d;
+		/* (a required column keeps no definition levels) */
+		if (c->optional) {
+			d = realloc(c->def, cap);
+			if (!d)
+				goto fail;
+			c->def = d;
+		}
 		v = tk_xrealloc_array(c->vals, cap, sizeof(*v));
 		if (!v)
 			goto fail;
@@ -1089,6 +1092,7 @@ int tk_coltab_open(tk_coltab **out, tk_sink *sink, const char *name,
 		tk_hashmap_init(&t->cols[c].dshort);
 		t->cols[c].v.failed = &t->failed;
 		t->cols[c].v.max_rows = t->group_max;
+		t->cols[c].v.optional = cols[c].optional;
 		if (cols[c].type == TK_COL_STR &&
 		    (tk_hashmap_reset(&t->cols[c].dmap, 1024) < 0 ||
 		     tk_hashmap_reset(&t->cols[c].dshort, 1024) < 0))

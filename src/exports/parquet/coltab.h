@@ -46,11 +46,13 @@ typedef struct tk_coltab tk_coltab;
  * calls below fill in line (tk_coltab_vals() gives a column's; the
  * table keeps the rest of the column's state) */
 typedef struct tk_colvals {
-	uint8_t *def;           /* per row: 1 a value, 0 null */
+	uint8_t *def;           /* per row: 1 a value, 0 null (an optional
+				 * column's; NULL for a required one) */
 	uint64_t *vals;         /* the values (nv of them) */
 	size_t nrows, nv, cap;
 	size_t max_rows;        /* the row group's */
 	int big;                /* def and vals from tk_bigbuf_alloc() */
+	int optional;           /* def kept */
 	uint64_t nulls;
 	/* tk_coltab_str_id: 1 + the dictionary index of the caller's string
 	 * id in this row group, 0 for an id not met in it */
@@ -109,7 +111,8 @@ static inline void tk_colvals_i64(tk_colvals *v, int64_t x)
 	v->nrows = r + 1;
 	v->nv = k + 1;
 	vals[k] = (uint64_t)x;
-	def[r] = 1;
+	if (def)
+		def[r] = 1;
 }
 
 /* tk_coltab_null in line */
@@ -123,7 +126,8 @@ static inline void tk_colvals_null(tk_colvals *v)
 	def = v->def;
 	v->nrows = r + 1;
 	v->nulls++;
-	def[r] = 0;
+	if (def)
+		def[r] = 0;
 }
 
 /* tk_coltab_str_hit in line */
