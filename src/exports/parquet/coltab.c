@@ -4,24 +4,26 @@
  * chunks of each row group, the footer (FileMetaData in Thrift's compact
  * protocol), its length, "PAR1".
  *
- * Values are kept column by column until a row group is full: an INT64 or
- * DOUBLE as its 64 bits, a string as its index in the column's dictionary
- * (built as the values come, reset per row group), with a definition level
- * per row.  Then each column is written as one column chunk: for a string
- * a dictionary page (PLAIN) and a data page of indices (RLE_DICTIONARY);
- * for a delta INT64 a data page DELTA_BINARY_PACKED; for another INT64 a
- * dictionary as a string's where its values repeat in a narrow span
- * (i64_dict()); else PLAIN; the
- * definition levels of an optional column in the RLE/bit-packed hybrid;
- * every page (v1) compressed with zstd (zlevel()).  The statistics (null count, min,
- * max) of each column chunk go in the footer, written at close with the
- * chunks' places and sizes.
+ * Values are kept column by column until a page is full (page_max rows):
+ * an INT64 or DOUBLE as its 64 bits, a string as its index in the column's
+ * dictionary (built as the values come, reset per row group), with a
+ * definition level per row.  Then each column's values become a data page
+ * (v1), compressed with zstd (zlevel()) and kept with the column's other
+ * pages of the row group: for a string the indices (RLE_DICTIONARY), the
+ * bit width that of the dictionary so far; for a delta INT64
+ * DELTA_BINARY_PACKED; for another INT64 indices in a dictionary as a
+ * string's while the chunk's values repeat in a narrow span (i64_dict()),
+ * else PLAIN; the definition levels of an optional column in the
+ * RLE/bit-packed hybrid.  When the row group is full, each column is
+ * written as one column chunk: its dictionary page (PLAIN), then its data
+ * pages.  The statistics (null count, min, max) of each column chunk go in
+ * the footer, written at close with the chunks' places and sizes.
  *
- * Memory: 9 bytes per value of the open row group, the dictionaries of
- * its string columns, 4 bytes per value of the widest span an INT64
- * dictionary took, the encoded values of one delta-encoded column
- * (when the next is delta-encoded too), and the metadata (statistics
- * included) of each column chunk written.
+ * Memory: 9 bytes per value of the open page, the compressed pages and
+ * the dictionaries of the open row group, 4 bytes per value of the widest
+ * span an INT64 dictionary took, the encoded values of one delta-encoded
+ * column's page (when the next is delta-encoded too), and the metadata
+ * (statistics included) of each column chunk written.
  */
 #include "coltab.h"
 
@@ -62,9 +64,12 @@ typedef struct pq_chunk {
 	int has_stat;           /* vmin, vmax set */
 	uint8_t *min, *max;     /* of a string column (NULL: none) */
 	size_t nmin, nmax;
-	int enc;                /* the data page's encoding */
+	unsigned encs;          /* its data pages' encodings (ENC_BIT) */
 	int has_dict;
 } pq_chunk;
+
+/* an encoding's bit in pq_chunk.encs */
+#define ENC_BIT(e) (1u << (e))
 
 /* a column of the open row group */
 typedef struct pq_col {
@@ -83,9 +88,18 @@ typedef struct pq_col {
 	 * their short_key() | DEFERRED, looked up when the group is written
 	 * (resolve_short()), all at once, the index then in the cache */
 	size_t ndefer;
-	/* an INT64 column's dictionary: 1 + the index of value vmin + k */
+	/* an INT64 column's dictionary: 1 + the index of value ibase + k,
+	 * for k up to ispan; imode: 0 not yet tried in the open chunk, 1 its
+	 * pages so far are indices, 2 PLAIN from here on */
 	uint32_t *imap;
 	size_t imap_cap;
+	uint64_t ibase, ispan;
+	int imode;
+	/* the open column chunk: its data pages as written (headers and
+	 * zstd frames), their size uncompressed, its values and nulls so far */
+	pq_buf pages;
+	pq_chunk ch;
+	uint64_t cvals;
 } pq_col;
 
 struct tk_coltab {
@@ -96,6 +110,8 @@ struct tk_coltab {
 	pq_col *cols;
 	size_t nrows;           /* of the open row group */
 	size_t group_max;
+	size_t prows;           /* of the open page */
+	size_t page_max;
 	int failed;             /* out of memory since the last row */
 	pq_chunk *chunks;       /* ncols per row group */
 	uint64_t *group_rows;
@@ -103,6 +119,7 @@ struct tk_coltab {
 	uint64_t total_rows;
 	uint64_t off;           /* bytes written so far */
 	pq_buf page, zpage, hdr, foot;
+	pq_buf dout;            /* a dictionary page as written */
 	/* the last delta-encoded column's values as put_delta() wrote them,
 	 * kept when the next column is delta-encoded too (a time in ns that
 	 * is the time in ticks: encoded once) */
@@ -256,7 +273,8 @@ static int out_put(tk_coltab *t, const pq_buf *b, tk_error *err)
 }
 
 /* rows a column holds on the heap (where a table after it reuses the
- * memory); past them its arrays take the row group's whole size at once
+ * memory); past them (pages of more rows) its arrays take the page's
+ * whole size at once
  * in huge pages (tk_bigbuf_alloc()), of which only the part written
  * becomes resident: fresh memory costs a fault a page, and each move to
  * a larger array would touch it all again */
@@ -344,8 +362,9 @@ void tk_coltab_i64(tk_coltab *t, size_t ci, int64_t v)
 	put_value(t, ci, (uint64_t)v);
 }
 
-/* the min and max of an INT64 column's values (nv > 0) */
-static void i64_stat(pq_col *c)
+/* the min and max of the values of an INT64 column's open page (nv > 0)
+ * in *lo and *hi, and in the chunk's statistics */
+static void i64_stat(pq_col *c, int64_t *lo_out, int64_t *hi_out)
 {
 	int64_t lo = (int64_t)c->v.vals[0], hi = lo;
 	size_t i;
@@ -355,6 +374,12 @@ static void i64_stat(pq_col *c)
 
 		lo = v < lo ? v : lo;
 		hi = v > hi ? v : hi;
+	}
+	*lo_out = lo;
+	*hi_out = hi;
+	if (c->has_stat) {
+		lo = (int64_t)c->vmin < lo ? (int64_t)c->vmin : lo;
+		hi = (int64_t)c->vmax > hi ? (int64_t)c->vmax : hi;
 	}
 	c->vmin = (uint64_t)lo;
 	c->vmax = (uint64_t)hi;
@@ -729,15 +754,14 @@ static int zlevel(const tk_coltab *t, int dict, int enc, int f64)
 	return t->level;
 }
 
-/* a page of t->page, compressed, with its header; adds to ch's sizes */
+/* the page of t->page, compressed, after its header, appended to `out`;
+ * adds to ch's sizes */
 static int write_page(tk_coltab *t, int dict, size_t nvalues, int enc,
-		      int f64, pq_chunk *ch, tk_error *err)
+		      int f64, pq_buf *out, pq_chunk *ch, tk_error *err)
 {
 	pq_buf *pg = &t->page;
 	th h = { &t->hdr, { 0 }, 0 };
 	size_t zn;
-	uint64_t at = t->off;
-	int rc;
 
 	if (pg->failed)
 		return tk_err_nomem(err, t->name);
@@ -773,10 +797,11 @@ static int write_page(tk_coltab *t, int dict, size_t nvalues, int enc,
 		th_end(&h);
 	}
 	buf_byte(h.b, 0);
-	if ((rc = out_put(t, &t->hdr, err)) < 0 ||
-	    (rc = out_put(t, &t->zpage, err)) < 0)
-		return rc;
-	ch->size += t->off - at;
+	buf_put(out, t->hdr.p, t->hdr.len);
+	buf_put(out, t->zpage.p, zn);
+	if (t->hdr.failed || out->failed)
+		return tk_err_nomem(err, t->name);
+	ch->size += t->hdr.len + zn;
 	ch->usize += t->hdr.len + pg->len;
 	return TK_OK;
 }
@@ -856,21 +881,35 @@ static void put_levels(pq_buf *b, const uint8_t *def, size_t n)
 		tk_store_le32(b->p + at - 4, (uint32_t)(b->len - at));
 }
 
-/* the values of an INT64 column (nv > 0, statistics taken) as
- * dictionary indices when they span under I64_DICT_SPAN and repeat (fewer
- * distinct values than half the values): 1 (c->v.vals the indices, c->dict
- * the distinct values PLAIN in their first row's order, c->ndict their
- * count), 0 (left as they are), -1 (out of memory) */
+/* the values of an INT64 column's open page (nv > 0, from lo to hi) as
+ * indices in the column chunk's dictionary, while the chunk's values so
+ * far span under I64_DICT_SPAN (and at most 4 per value, plus 4096) and
+ * repeat (fewer distinct values than half the values): 1 (c->v.vals the
+ * indices, c->dict the distinct values PLAIN in their first row's order,
+ * c->ndict their count), 0 (left as they are; the chunk's later pages
+ * PLAIN too), -1 (out of memory) */
 #define I64_DICT_SPAN ((uint64_t)1 << 20)
-static int i64_dict(pq_col *c)
+static int i64_dict(pq_col *c, int64_t lo, int64_t hi)
 {
-	uint64_t span = c->vmax - c->vmin, k;
-	uint32_t *map, n = 0;
-	size_t i;
+	uint64_t base = (uint64_t)lo, top = (uint64_t)hi, span, k, shift = 0;
+	size_t i, n = c->ndict;
+	uint32_t *map;
 	uint8_t *d;
 
-	if (span >= I64_DICT_SPAN || span > 4 * (uint64_t)c->v.nv + 4096)
+	if (c->imode == 2)
 		return 0;
+	if (c->imode == 1) {
+		if (lo > (int64_t)c->ibase)
+			base = c->ibase;
+		if (hi < (int64_t)(c->ibase + c->ispan))
+			top = c->ibase + c->ispan;
+	}
+	span = top - base;
+	if (span >= I64_DICT_SPAN ||
+	    span > 4 * (c->cvals + (uint64_t)c->v.nv) + 4096) {
+		c->imode = 2;
+		return 0;
+	}
 	if (c->imap_cap <= span) {
 		map = tk_xrealloc_array(c->imap, (size_t)span + 1, sizeof(*map));
 		if (!map)
@@ -879,96 +918,80 @@ static int i64_dict(pq_col *c)
 		c->imap_cap = (size_t)span + 1;
 	}
 	map = c->imap;
-	memset(map, 0, ((size_t)span + 1) * sizeof(*map));
-	c->dict.len = 0;
+	if (c->imode == 0) {
+		memset(map, 0, ((size_t)span + 1) * sizeof(*map));
+	} else {
+		/* the span so far moved up by `shift`, zeros around it */
+		shift = c->ibase - base;
+		if (shift) {
+			memmove(map + shift, map, ((size_t)c->ispan + 1) * sizeof(*map));
+			memset(map, 0, (size_t)shift * sizeof(*map));
+		}
+		memset(map + shift + c->ispan + 1, 0,
+		       (size_t)(span - shift - c->ispan) * sizeof(*map));
+	}
+	c->ibase = base;
+	c->ispan = span;
+	c->imode = 1;
 	buf_need(&c->dict, 8 * (span + 1 < c->v.nv ? (size_t)span + 1 : c->v.nv));
 	if (c->dict.failed)
 		return -1;
 	d = c->dict.p;
 	for (i = 0; i < c->v.nv; i++) {
-		k = c->v.vals[i] - c->vmin;
+		k = c->v.vals[i] - base;
 		if (!map[k]) {
-			tk_store_le64(d + 8 * (size_t)n, c->v.vals[i]);
-			map[k] = ++n;
+			tk_store_le64(d + 8 * n, c->v.vals[i]);
+			map[k] = (uint32_t)++n;
 		}
 		c->v.vals[i] = map[k] - 1;
 	}
-	if ((size_t)n * 2 > c->v.nv) {  /* mostly distinct: PLAIN */
+	if ((uint64_t)n * 2 > c->cvals + c->v.nv) {
+		/* mostly distinct: this page and the next ones PLAIN (the
+		 * map keeps this page's values, never read again in this
+		 * chunk) */
 		for (i = 0; i < c->v.nv; i++)
 			c->v.vals[i] = tk_load_le64(d + 8 * c->v.vals[i]);
+		c->imode = 2;
 		return 0;
 	}
-	c->dict.len = 8 * (size_t)n;
+	c->dict.len = 8 * n;
 	c->ndict = n;
 	return 1;
 }
 
-/* column c's dictionary (its values PLAIN) as the chunk's dictionary page */
-static int write_dict_page(tk_coltab *t, const pq_col *c, pq_chunk *ch, tk_error *err)
-{
-	pq_buf *pg = &t->page;
-
-	pg->len = 0;
-	pg->failed = 0;
-	buf_put(pg, c->dict.p, c->dict.len);
-	ch->dict_offset = t->off;
-	ch->has_dict = 1;
-	return write_page(t, 1, c->ndict, 0, 0, ch, err);
-}
-
-/* column ci of the open row group as a column chunk of one data page,
- * after its dictionary page for a string column; the column emptied */
-static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
+/* the rows of column ci's open page as a data page of its chunk (in
+ * c->pages); the page emptied */
+static int write_data_page(tk_coltab *t, size_t ci, tk_error *err)
 {
 	const tk_colspec *sp = &t->spec[ci];
 	pq_col *c = &t->cols[ci];
 	pq_buf *pg = &t->page;
+	int64_t lo, hi;
+	int enc, rc;
 	size_t i;
-	int rc;
 
-	if (sp->type == TK_COL_I64 && c->v.nv)
-		i64_stat(c);
-	memset(ch, 0, sizeof(*ch));
-	ch->offset = t->off;
-	ch->nulls = c->v.nulls;
-	ch->vmin = c->vmin;
-	ch->vmax = c->vmax;
-	ch->has_stat = c->has_stat && !c->nan;
-	if (sp->type == TK_COL_I64 && !sp->delta && c->v.nv) {
-		int dk = i64_dict(c);
-
-		if (dk < 0)
-			return tk_err_nomem(err, t->name);
-		if (dk && (rc = write_dict_page(t, c, ch, err)) < 0)
-			return rc;
-	}
-	if (sp->type == TK_COL_STR && c->ndefer && resolve_short(c) < 0)
-		return tk_err_nomem(err, t->name);
-	if (sp->type == TK_COL_STR && c->ndict) {
-		/* the dictionary page: its values PLAIN; the statistics from it */
-		size_t k;
-
-		for (k = 0; k < c->ndict; k++) {
-			const uint8_t *sv = c->dict.p + c->doff[k] + 4;
-			size_t n = tk_load_le32(c->dict.p + c->doff[k]);
-
-			if ((k == 0 || bytes_cmp(sv, n, ch->min, ch->nmin) < 0) &&
-			    keep_stat(ch, 0, sv, n) < 0)
-				return tk_err_nomem(err, t->name);
-			if ((k == 0 || bytes_cmp(sv, n, ch->max, ch->nmax) > 0) &&
-			    keep_stat(ch, 1, sv, n) < 0)
-				return tk_err_nomem(err, t->name);
-		}
-		if ((rc = write_dict_page(t, c, ch, err)) < 0)
-			return rc;
-	}
-	ch->data_offset = t->off;
+	/* every column has had one value a row (checked here, not per row) */
+	if (c->v.nrows != t->prows)
+		return tk_err_set(err, TK_E_USAGE, t->name, 0, 0,
+				  "rows %llu to %llu: %llu values in column %s",
+				  (unsigned long long)(t->total_rows + t->nrows - t->prows) + 1,
+				  (unsigned long long)(t->total_rows + t->nrows),
+				  (unsigned long long)c->v.nrows, sp->name);
 	pg->len = 0;
+	pg->failed = 0;
 	if (sp->optional)
 		put_levels(pg, c->v.def, c->v.nrows);
-	if (c->ndict) {
+	if (sp->type == TK_COL_STR && c->ndefer && resolve_short(c) < 0)
+		return tk_err_nomem(err, t->name);
+	rc = 0;
+	if (sp->type == TK_COL_I64 && c->v.nv) {
+		i64_stat(c, &lo, &hi);
+		if (!sp->delta && (rc = i64_dict(c, lo, hi)) < 0)
+			return tk_err_nomem(err, t->name);
+	}
+	if (c->v.nv && (sp->type == TK_COL_STR || rc > 0)) {
 		put_indices(pg, c->v.vals, c->v.nv, index_width(c->ndict));
-		ch->enc = ENC_RLE_DICT;
+		enc = ENC_RLE_DICT;
 	} else if (sp->type == TK_COL_I64 && sp->delta) {
 		const pq_col *pc = ci ? &t->cols[ci - 1] : NULL;
 		size_t at = pg->len;
@@ -990,7 +1013,7 @@ static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
 			if (!t->dprev.failed)
 				t->dprev_col = ci + 2;
 		}
-		ch->enc = ENC_DELTA;
+		enc = ENC_DELTA;
 	} else {
 		buf_need(pg, c->v.nv * 8);
 		if (!pg->failed) {
@@ -998,11 +1021,80 @@ static int write_column(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
 				tk_store_le64(pg->p + pg->len + 8 * i, c->v.vals[i]);
 			pg->len += c->v.nv * 8;
 		}
-		ch->enc = ENC_PLAIN;
+		enc = ENC_PLAIN;
 	}
-	rc = write_page(t, 0, c->v.nrows, ch->enc, sp->type == TK_COL_F64, ch, err);
+	rc = write_page(t, 0, c->v.nrows, enc, sp->type == TK_COL_F64,
+			&c->pages, &c->ch, err);
+	c->ch.encs |= ENC_BIT(enc);
+	c->ch.nulls += c->v.nulls;
+	c->cvals += c->v.nv;
 	c->v.nrows = c->v.nv = 0;
 	c->v.nulls = 0;
+	return rc;
+}
+
+/* the open page of every column */
+static int cut_page(tk_coltab *t, tk_error *err)
+{
+	size_t c;
+	int rc;
+
+	for (c = 0; c < t->ncols; c++)
+		if ((rc = write_data_page(t, c, err)) < 0)
+			return rc;
+	t->prows = 0;
+	return TK_OK;
+}
+
+/* column ci of the row group as its column chunk: its dictionary page,
+ * when it has one, then its data pages; the column's chunk emptied */
+static int write_chunk(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
+{
+	const tk_colspec *sp = &t->spec[ci];
+	pq_col *c = &t->cols[ci];
+	pq_buf *pg = &t->page;
+	int rc = TK_OK;
+
+	*ch = c->ch;
+	ch->offset = t->off;
+	ch->vmin = c->vmin;
+	ch->vmax = c->vmax;
+	ch->has_stat = c->has_stat && !c->nan;
+	if (sp->type == TK_COL_STR && c->ndict) {
+		/* the statistics from the dictionary */
+		size_t k;
+
+		for (k = 0; k < c->ndict; k++) {
+			const uint8_t *sv = c->dict.p + c->doff[k] + 4;
+			size_t n = tk_load_le32(c->dict.p + c->doff[k]);
+
+			if ((k == 0 || bytes_cmp(sv, n, ch->min, ch->nmin) < 0) &&
+			    keep_stat(ch, 0, sv, n) < 0)
+				return tk_err_nomem(err, t->name);
+			if ((k == 0 || bytes_cmp(sv, n, ch->max, ch->nmax) > 0) &&
+			    keep_stat(ch, 1, sv, n) < 0)
+				return tk_err_nomem(err, t->name);
+		}
+	}
+	if (c->ndict) {
+		/* the dictionary page: its values PLAIN */
+		pg->len = 0;
+		pg->failed = 0;
+		buf_put(pg, c->dict.p, c->dict.len);
+		t->dout.len = 0;
+		t->dout.failed = 0;
+		ch->dict_offset = t->off;
+		ch->has_dict = 1;
+		if ((rc = write_page(t, 1, c->ndict, 0, 0, &t->dout, ch, err)) < 0 ||
+		    (rc = out_put(t, &t->dout, err)) < 0)
+			return rc;
+	}
+	ch->data_offset = t->off;
+	rc = out_put(t, &c->pages, err);
+	c->pages.len = 0;
+	memset(&c->ch, 0, sizeof(c->ch));
+	c->cvals = 0;
+	c->imode = 0;
 	c->has_stat = c->nan = 0;
 	c->ndict = 0;
 	c->dict.len = 0;
@@ -1020,15 +1112,8 @@ static int flush_group(tk_coltab *t, tk_error *err)
 	size_t c;
 	int rc;
 
-	/* every column has had one value a row (checked here, not per row) */
-	for (c = 0; c < t->ncols; c++)
-		if (t->cols[c].v.nrows != t->nrows)
-			return tk_err_set(err, TK_E_USAGE, t->name, 0, 0,
-					  "rows %llu to %llu: %llu values in column %s",
-					  (unsigned long long)t->total_rows + 1,
-					  (unsigned long long)(t->total_rows + t->nrows),
-					  (unsigned long long)t->cols[c].v.nrows,
-					  t->spec[c].name);
+	if (t->prows && (rc = cut_page(t, err)) < 0)
+		return rc;
 	if (!t->nrows)
 		return TK_OK;
 	if (t->ngroups >= t->groups_cap) {
@@ -1049,8 +1134,8 @@ static int flush_group(tk_coltab *t, tk_error *err)
 		t->groups_cap = cap;
 	}
 	for (c = 0; c < t->ncols; c++) {
-		rc = write_column(t, c, &t->chunks[t->ngroups * t->ncols + c],
-				  err);
+		rc = write_chunk(t, c, &t->chunks[t->ngroups * t->ncols + c],
+				 err);
 		if (rc < 0)
 			return rc;
 	}
@@ -1081,6 +1166,7 @@ int tk_coltab_open(tk_coltab **out, tk_sink *sink, const char *name,
 	t->spec = cols;
 	t->ncols = ncols;
 	t->group_max = group_rows ? group_rows : TK_COLTAB_ROWS;
+	t->page_max = TK_COLTAB_PAGE_ROWS;
 	t->level = TK_COLTAB_ZSTD;
 	t->cols = calloc(ncols ? ncols : 1, sizeof(*t->cols));
 	t->zc = ZSTD_createCCtx();
@@ -1091,7 +1177,7 @@ int tk_coltab_open(tk_coltab **out, tk_sink *sink, const char *name,
 		tk_hashmap_init(&t->cols[c].dmap);
 		tk_hashmap_init(&t->cols[c].dshort);
 		t->cols[c].v.failed = &t->failed;
-		t->cols[c].v.max_rows = t->group_max;
+		t->cols[c].v.max_rows = t->page_max;
 		t->cols[c].v.optional = cols[c].optional;
 		if (cols[c].type == TK_COL_STR &&
 		    (tk_hashmap_reset(&t->cols[c].dmap, 1024) < 0 ||
@@ -1109,9 +1195,21 @@ int tk_coltab_row(tk_coltab *t, tk_error *err)
 	if (t->failed)
 		return tk_err_nomem(err, t->name);
 	t->nrows++;
+	t->prows++;
 	if (t->nrows >= t->group_max)
 		return flush_group(t, err);
+	if (t->prows >= t->page_max)
+		return cut_page(t, err);
 	return TK_OK;
+}
+
+void tk_coltab_set_page(tk_coltab *t, size_t rows)
+{
+	size_t c;
+
+	t->page_max = rows ? rows : TK_COLTAB_PAGE_ROWS;
+	for (c = 0; c < t->ncols; c++)
+		t->cols[c].v.max_rows = t->page_max;
 }
 
 void tk_coltab_set_zstd(tk_coltab *t, int level)
@@ -1122,6 +1220,23 @@ void tk_coltab_set_zstd(tk_coltab *t, int level)
 uint64_t tk_coltab_rows(const tk_coltab *t)
 {
 	return t->total_rows + t->nrows;
+}
+
+/* the encodings of column chunk ch in encs[], in the order written (the
+ * dictionary's, the levels', the data pages'): their count */
+static int chunk_encodings(const pq_chunk *ch, int encs[4])
+{
+	static const int data[3] = { ENC_PLAIN, ENC_DELTA, ENC_RLE_DICT };
+	int n = 0, k;
+
+	if (ch->has_dict)
+		encs[n++] = ENC_PLAIN;
+	encs[n++] = ENC_RLE;
+	for (k = 0; k < 3; k++)
+		if ((ch->encs & ENC_BIT(data[k])) &&
+		    !(ch->has_dict && data[k] == ENC_PLAIN))
+			encs[n++] = data[k];
+	return n;
 }
 
 static int ptype(tk_coltype ty)
@@ -1136,7 +1251,7 @@ int tk_coltab_close(tk_coltab *t, const tk_colkv *kv, size_t nkv,
 	pq_buf *b = &t->foot;
 	th h = { b, { 0 }, 0 };
 	size_t g, c, i;
-	int rc;
+	int rc, encs[4];
 
 	if (t->failed)
 		return tk_err_nomem(err, t->name);
@@ -1183,11 +1298,9 @@ int tk_coltab_close(tk_coltab *t, const tk_colkv *kv, size_t nkv,
 			th_i64(&h, 2, (int64_t)ch->offset);
 			th_begin(&h, 3);
 			th_i32(&h, 1, ptype(t->spec[c].type));
-			th_list(&h, 2, CT_I32, ch->has_dict ? 3 : 2);
-			if (ch->has_dict)
-				th_zigzag(&h, ENC_PLAIN);
-			th_zigzag(&h, ENC_RLE);
-			th_zigzag(&h, ch->enc);
+			th_list(&h, 2, CT_I32, (size_t)chunk_encodings(ch, encs));
+			for (i = 0; i < (size_t)chunk_encodings(ch, encs); i++)
+				th_zigzag(&h, encs[i]);
 			th_list(&h, 3, CT_BINARY, 1);
 			buf_varint(b, strlen(nm));
 			buf_put(b, nm, strlen(nm));
@@ -1275,6 +1388,7 @@ void tk_coltab_free(tk_coltab *t)
 		tk_hashmap_free(&t->cols[i].dshort);
 		free(t->cols[i].v.idk);
 		free(t->cols[i].imap);
+		free(t->cols[i].pages.p);
 	}
 	free(t->cols);
 	free(t->chunks);
@@ -1284,6 +1398,7 @@ void tk_coltab_free(tk_coltab *t)
 	free(t->zpage.p);
 	free(t->hdr.p);
 	free(t->foot.p);
+	free(t->dout.p);
 	free(t->dprev.p);
 	free(t);
 }

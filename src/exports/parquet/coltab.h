@@ -7,9 +7,10 @@
  * encoded), each required or optional (null allowed).  The caller gives
  * each column of a row one value (tk_coltab_i64, _f64, _str or _null),
  * then ends the row (tk_coltab_row); rows are kept column by column until
- * a row group is full, then written as one column chunk per column (a
- * data page, after a dictionary page for a string or an INT64 of values
- * that repeat in a narrow span; INT64 columns marked delta
+ * a page is full, then encoded and compressed; when a row group is full,
+ * each column's pages are written as its column chunk (data pages, after
+ * a dictionary page for a string or an INT64 of values that repeat in a
+ * narrow span; INT64 columns marked delta
  * DELTA_BINARY_PACKED, the others PLAIN; every page zstd-compressed, at
  * TK_COLTAB_ZSTD or tk_coltab_set_zstd's level, below level 10 the delta
  * pages at 1, the dictionary indices and DOUBLE values 2 below and the dictionaries 3 below;
@@ -50,7 +51,7 @@ typedef struct tk_colvals {
 				 * column's; NULL for a required one) */
 	uint64_t *vals;         /* the values (nv of them) */
 	size_t nrows, nv, cap;
-	size_t max_rows;        /* the row group's */
+	size_t max_rows;        /* the page's */
 	int big;                /* def and vals from tk_bigbuf_alloc() */
 	int optional;           /* def kept */
 	uint64_t nulls;
@@ -63,6 +64,8 @@ typedef struct tk_colvals {
 
 /** The row group's size of a table when group_rows is 0. */
 #define TK_COLTAB_ROWS 1048576u
+/** The rows of a data page unless tk_coltab_set_page says. */
+#define TK_COLTAB_PAGE_ROWS 131072u
 /** zstd's level for the pages of a table unless tk_coltab_set_zstd says */
 #define TK_COLTAB_ZSTD 5
 /** The highest level tk_coltab_set_zstd takes (the lowest is 1). */
@@ -147,6 +150,9 @@ int tk_coltab_row(tk_coltab *t, tk_error *err);
 /** The last row group and the footer (its key-value metadata kv[0..nkv)). */
 int tk_coltab_close(tk_coltab *t, const tk_colkv *kv, size_t nkv,
 		    tk_error *err);
+/** The rows of each data page from here on (0: TK_COLTAB_PAGE_ROWS);
+ * before the first row. */
+void tk_coltab_set_page(tk_coltab *t, size_t rows);
 /** zstd's level (1 to TK_COLTAB_ZSTD_MAX) for the pages written next. */
 void tk_coltab_set_zstd(tk_coltab *t, int level);
 /** Rows ended so far. */

@@ -4,12 +4,13 @@
  * table of coltab.c (the one Parquet encoder): strings dictionary-encoded,
  * time and time_ns DELTA_BINARY_PACKED, pages zstd-compressed (level 5,
  * writer option zstd=N), min/max statistics; a row group per 1,048,576
- * rows (writer option row-group=N: fewer); the format, the exact time base and the header in the footer's
+ * rows (writer option row-group=N: fewer), a data page per 131,072 rows
+ * (page=N); the format, the exact time base and the header in the footer's
  * key-value metadata.  Everything goes through the sink, so a failed run
  * leaves no file.
  *
- * Memory: the values of the open row group (coltab.h) and the dictionary
- * of each of its string columns.
+ * Memory: the values of the open page, the compressed pages of the open
+ * row group (coltab.h) and the dictionary of each of its string columns.
  */
 #include "coltab.h"
 
@@ -185,7 +186,7 @@ static inline void put_inst(tk_colvals *v, int64_t k)
 static int pq_writer_open(tk_writer *w, tk_error *err)
 {
 	pq_writer *pw = calloc(1, sizeof(*pw));
-	size_t rows = TK_COLTAB_ROWS;
+	size_t rows = TK_COLTAB_ROWS, page = TK_COLTAB_PAGE_ROWS;
 	int level = TK_COLTAB_ZSTD, rc;
 	uint64_t one;
 	const char *o;
@@ -194,7 +195,7 @@ static int pq_writer_open(tk_writer *w, tk_error *err)
 		return tk_err_nomem(err, w->sink.path);
 	w->impl = pw;
 	pw->name = w->sink.path ? w->sink.path : "<stdout>";
-	/* the options, separated by commas: row-group=N, zstd=N */
+	/* the options, separated by commas: row-group=N, page=N, zstd=N */
 	for (o = w->opts.options; o && *o; o += *o == ',') {
 		const char *v = NULL;
 		char *end = NULL;
@@ -202,6 +203,9 @@ static int pq_writer_open(tk_writer *w, tk_error *err)
 
 		if (strncmp(o, "row-group=", 10) == 0) {
 			v = o + 10;
+			max = TK_COLTAB_ROWS;
+		} else if (strncmp(o, "page=", 5) == 0) {
+			v = o + 5;
 			max = TK_COLTAB_ROWS;
 		} else if (strncmp(o, "zstd=", 5) == 0) {
 			v = o + 5;
@@ -211,10 +215,12 @@ static int pq_writer_open(tk_writer *w, tk_error *err)
 			n = strtoull(v, &end, 10);
 		if (!n || n > max || (*end && *end != ','))
 			return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
-					  "unknown Parquet writer option '%.40s' (row-group=N, N from 1 to %u rows; zstd=N, the level from 1 to %d)",
+					  "unknown Parquet writer option '%.40s' (row-group=N, page=N: N from 1 to %u rows; zstd=N, the level from 1 to %d)",
 					  o, TK_COLTAB_ROWS, TK_COLTAB_ZSTD_MAX);
-		if (v == o + 10)
+		if (*o == 'r')
 			rows = (size_t)n;
+		else if (*o == 'p')
+			page = (size_t)n;
 		else
 			level = (int)n;
 		o = end;
@@ -238,6 +244,7 @@ static int pq_writer_open(tk_writer *w, tk_error *err)
 		size_t c;
 
 		tk_coltab_set_zstd(pw->tab, level);
+		tk_coltab_set_page(pw->tab, page);
 		for (c = 0; c < NCOLS; c++)
 			pw->cv[c] = tk_coltab_vals(pw->tab, c);
 	}

@@ -2,6 +2,7 @@
 """check_parquet.py TRACEKIT SRCDIR NPMDIR INPUT...: every INPUT (a trace,
 gen=BTF_GEN,N for a BTF of N events from the bench generator,
 rows=N to write row groups of N rows (the writer option row-group=N) from there on,
+page=N to write data pages of N rows (the writer option page=N) from there on,
 zstd=N to compress the pages at zstd's level N (the writer option zstd=N) from there on,
 strict=TRACE for one that --strict must refuse (names not UTF-8), or a folder of format test cases: each <case>.<ext> beside a <case>.out,
 with the options of <case>.args; of a fail/ folder, beside a <case>.err,
@@ -37,6 +38,7 @@ for name in ("hyparquet", "duckdb"):
     readers.append((name, script))
 
 ROWS = 1048576  # rows per row group
+PAGE = 131072  # rows per data page
 UNIT = {"ps": Fraction(1, 1000), "ns": Fraction(1), "us": Fraction(1000),
         "ms": Fraction(10**6), "s": Fraction(10**9)}
 
@@ -45,10 +47,13 @@ OPTS = []
 WOPTS = {}  # the writer options, by name
 tmp = tempfile.mkdtemp()
 for a in sys.argv[4:]:
-    if a.startswith("rows=") or a.startswith("zstd="):
+    if a.startswith("rows=") or a.startswith("zstd=") or a.startswith("page="):
         if a.startswith("rows="):
             ROWS = int(a[5:])
             WOPTS["row-group"] = a[5:]
+        elif a.startswith("page="):
+            PAGE = int(a[5:])
+            WOPTS["page"] = a[5:]
         else:
             WOPTS["zstd"] = a[5:]
         OPTS = [w for kv in WOPTS.items() for w in ("--option", "%s=%s" % kv)]
@@ -58,7 +63,7 @@ for a in sys.argv[4:]:
         gen, n = a[4:].rsplit(",", 1)
         big = os.path.join(tmp, "gen%s.btf" % n)
         subprocess.run([gen, "-n", n, big], check=True, capture_output=True)
-        inputs.append((big, [], OPTS, ROWS, False))
+        inputs.append((big, [], OPTS, (ROWS, PAGE), False))
     elif a.startswith("strict="):
         # strict=TRACE: a trace --strict refuses (not UTF-8): exit 2, no file
         out = os.path.join(tmp, "strict", "s.parquet")
@@ -77,13 +82,41 @@ for a in sys.argv[4:]:
             args = []
             if os.path.exists(os.path.join(a, case + ".args")):
                 args = open(os.path.join(a, case + ".args")).read().split()
-            inputs.append((os.path.join(a, f), args, OPTS, ROWS, True))
+            inputs.append((os.path.join(a, f), args, OPTS, (ROWS, PAGE), True))
     else:
-        inputs.append((a, [], OPTS, ROWS, False))
+        inputs.append((a, [], OPTS, (ROWS, PAGE), False))
+
+
+def i64_encodings(pages):
+    """The data pages' encodings of an INT64 column chunk (not delta-
+    encoded) whose pages have these values (nulls left out): a page in the
+    chunk's dictionary while the chunk's values so far span < 2^20 (at most
+    4 a value, and 4,096) and half or more of them repeat; from the first
+    page that breaks the rule, PLAIN (a page of no values: PLAIN)."""
+    encs, mode, seen, n, lo, hi = set(), 0, set(), 0, None, None
+    for pv in pages:
+        if not pv or mode == 2:
+            encs.add("PLAIN")
+            n += len(pv)
+            continue
+        plo, phi = min(pv), max(pv)
+        if mode == 1:
+            plo, phi = min(plo, lo), max(phi, hi)
+        span = phi - plo
+        if span >= 1 << 20 or span > 4 * (n + len(pv)) + 4096 or 2 * len(seen | set(pv)) > n + len(pv):
+            mode = 2
+            encs.add("PLAIN")
+        else:
+            mode, lo, hi, seen = 1, plo, phi, seen | set(pv)
+            encs.add("RLE_DICTIONARY")
+        n += len(pv)
+    return encs
 
 
 def check(meta, rows, hdr, evs, rows_max):
-    """What is wrong with the rows and metadata a reader read of a case."""
+    """What is wrong with the rows and metadata a reader read of a case
+    (rows_max: the rows of a row group, and of a data page)."""
+    rows_max, page_max = rows_max
     kv = meta["kv"]
     bad = []
     num_den, unit = kv.get("tracekit.timebase", "0/1 ns").split(" ")
@@ -106,18 +139,18 @@ def check(meta, rows, hdr, evs, rows_max):
         col, g = ch["column"], ch["group"]
         if ch["codec"] != "ZSTD":
             bad.append("column %s of row group %d: codec %s, not ZSTD" % (col, g, ch["codec"]))
-        want = {"time": "DELTA_BINARY_PACKED", "time_ns": "DELTA_BINARY_PACKED",
-                "source_instance": "PLAIN", "instance": "PLAIN"}.get(col, "RLE_DICTIONARY")
-        vals = [r[col] for r in rows[g * rows_max:(g + 1) * rows_max] if r[col] is not None]
-        # instances: a dictionary where they span < 2^20 (at most 4 a
-        # value, and 4,096) and half or more repeat
-        if want == "PLAIN" and vals:
-            span = max(int(v) for v in vals) - min(int(v) for v in vals)
-            if span < 1 << 20 and span <= 4 * len(vals) + 4096 and 2 * len(set(vals)) <= len(vals):
-                want = "RLE_DICTIONARY"
-        if want == "PLAIN" and "RLE_DICTIONARY" in ch["encodings"].split(", "):
-            bad.append("column %s of row group %d: encodings %s, not PLAIN alone" % (col, g, ch["encodings"]))
-        if vals and want not in ch["encodings"].split(", "):
+        want = {"time": "DELTA_BINARY_PACKED", "time_ns": "DELTA_BINARY_PACKED"}.get(col, "RLE_DICTIONARY")
+        grows = rows[g * rows_max:(g + 1) * rows_max]
+        vals = [r[col] for r in grows if r[col] is not None]
+        got = set(ch["encodings"].split(", "))
+        if col in ("source_instance", "instance"):
+            # instances: in the dictionary page by page (i64_encodings)
+            pages = [[int(r[col]) for r in grows[k:k + page_max] if r[col] is not None]
+                     for k in range(0, len(grows), page_max)]
+            encs = i64_encodings(pages)
+            if ("RLE_DICTIONARY" in got) != ("RLE_DICTIONARY" in encs) or not encs <= got:
+                bad.append("column %s of row group %d: encodings %s, not those of %s" % (col, g, ch["encodings"], sorted(encs)))
+        elif vals and want not in got:
             bad.append("column %s of row group %d: encodings %s, not %s" % (col, g, ch["encodings"], want))
         # statistics: the null count, and min and max of the values
         if col in ("time", "time_ns", "source_instance", "instance"):
