@@ -935,6 +935,16 @@ TK_API int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
 TK_API int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err);
 
 /**
+ * Write the events evs[0..n) (a batch of tk_reader_next_batch(), say): the
+ * same file, warnings and error as tk_writer_write() of each in turn, in
+ * less time for a writer that takes them column by column (Parquet).
+ * Returns TK_OK, or a negative status with `err` filled, as
+ * tk_writer_write(); the writer is then given up with tk_writer_abort().
+ */
+TK_API int tk_writer_write_batch(tk_writer *w, const tk_event *evs, size_t n,
+				 tk_error *err);
+
+/**
  * Finish: flush, and move the file into place.  The writer is freed
  * whatever the result; on failure no output file is left.  Returns TK_OK,
  * or a negative status with `err` filled.  NULL is allowed (TK_OK).

@@ -377,7 +377,7 @@ int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
 	const tk_event *ev;
 	tk_error err;
 	tk_trace *t = tk_reader_trace(r);
-	size_t n, i;
+	size_t n;
 	int rc;
 
 	tk_writer_opts_init(&wo);
@@ -395,12 +395,9 @@ int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
 		cli_error(&err);
 		return EXIT_BAD;
 	}
-	/* the events a batch at a time, each written as it comes */
+	/* the events a batch at a time, written as they come */
 	while ((rc = tk_reader_next_batch(r, &ev, &n, PIPE_BATCH, &err)) == TK_OK) {
-		for (i = 0; i < n; i++)
-			if (tk_writer_write(w, &ev[i], &err) < 0)
-				break;
-		if (i < n) {
+		if (tk_writer_write_batch(w, ev, n, &err) < 0) {
 			rc = err.code ? err.code : TK_E_IO;
 			break;
 		}

@@ -868,6 +868,10 @@ struct tk_format_ops {
 	int reader_options;
 	int (*writer_open)(tk_writer *w, tk_error *err);
 	int (*writer_write)(tk_writer *w, const tk_event *ev, tk_error *err);
+	/* optional: writer_write of each of evs[0..n) in turn, the same
+	 * output and error */
+	int (*writer_write_batch)(tk_writer *w, const tk_event *evs, size_t n,
+				  tk_error *err);
 	int (*writer_close)(tk_writer *w, tk_error *err);
 	void (*writer_free)(tk_writer *w);
 	/** Non-zero: the output is a directory (tk_sink_open_dir()). */

@@ -226,6 +226,20 @@ int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	return w->fmt->writer_write(w, ev, err);
 }
 
+int tk_writer_write_batch(tk_writer *w, const tk_event *evs, size_t n,
+			  tk_error *err)
+{
+	size_t i;
+	int rc;
+
+	if (w->fmt->writer_write_batch)
+		return n ? w->fmt->writer_write_batch(w, evs, n, err) : TK_OK;
+	for (i = 0; i < n; i++)
+		if ((rc = w->fmt->writer_write(w, &evs[i], err)) < 0)
+			return rc;
+	return TK_OK;
+}
+
 int tk_writer_close(tk_writer *w, tk_error *err)
 {
 	int rc = TK_OK;

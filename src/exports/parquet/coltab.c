@@ -320,6 +320,8 @@ int tk_colvals_grow(tk_colvals *c)
 
 	if (c->nrows < c->cap)
 		return 0;
+	if (c->cap > SIZE_MAX / 16)
+		goto fail;
 	cap = c->cap ? c->cap * 2 : 1024;
 	if (cap > HEAP_ROWS || c->big) {
 		if (cap < c->max_rows)
@@ -1188,6 +1190,48 @@ int tk_coltab_open(tk_coltab **out, tk_sink *sink, const char *name,
 	rc = out_put(t, &b, err);
 	free(b.p);
 	return rc;
+}
+
+size_t tk_coltab_room(const tk_coltab *t)
+{
+	size_t p = t->page_max - t->prows, g = t->group_max - t->nrows;
+
+	return p < g ? p : g;
+}
+
+int tk_coltab_reserve(tk_coltab *t, size_t n)
+{
+	size_t c;
+
+	for (c = 0; c < t->ncols; c++) {
+		tk_colvals *v = &t->cols[c].v;
+
+		while (v->cap - v->nrows < n) {
+			size_t r = v->nrows;
+
+			/* tk_colvals_grow() grows a full column */
+			v->nrows = v->cap;
+			if (tk_colvals_grow(v) < 0) {
+				v->nrows = r;
+				return -1;
+			}
+			v->nrows = r;
+		}
+	}
+	return 0;
+}
+
+int tk_coltab_rows_end(tk_coltab *t, size_t n, tk_error *err)
+{
+	if (t->failed)
+		return tk_err_nomem(err, t->name);
+	t->nrows += n;
+	t->prows += n;
+	if (t->nrows >= t->group_max)
+		return flush_group(t, err);
+	if (t->prows >= t->page_max)
+		return cut_page(t, err);
+	return TK_OK;
 }
 
 int tk_coltab_row(tk_coltab *t, tk_error *err)

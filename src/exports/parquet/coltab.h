@@ -147,6 +147,16 @@ static inline int tk_colvals_str_hit(tk_colvals *v, uint32_t id)
 /** End the row: every column has had one value (checked when the row
  * group is written).  Writes a full row group. */
 int tk_coltab_row(tk_coltab *t, tk_error *err);
+
+/* Rows the open page takes before it is full (at least 1): the rows a
+ * caller may give column by column, each column's values in turn, before
+ * ending them with tk_coltab_rows_end(). */
+size_t tk_coltab_room(const tk_coltab *t);
+/* room for n more rows in every column (n at most tk_coltab_room()):
+ * 0, or -1 when out of memory (then reported by tk_coltab_rows_end) */
+int tk_coltab_reserve(tk_coltab *t, size_t n);
+/** End n rows (n at most tk_coltab_room()), as tk_coltab_row() n times. */
+int tk_coltab_rows_end(tk_coltab *t, size_t n, tk_error *err);
 /** The last row group and the footer (its key-value metadata kv[0..nkv)). */
 int tk_coltab_close(tk_coltab *t, const tk_colkv *kv, size_t nkv,
 		    tk_error *err);

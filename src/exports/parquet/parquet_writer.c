@@ -251,60 +251,256 @@ static int pq_writer_open(tk_writer *w, tk_error *err)
 	return rc;
 }
 
+static int time_error(const pq_writer *pw, uint64_t t, tk_error *err)
+{
+	return tk_err_set(err, TK_E_UNSUPPORTED, pw->name, 0, 0,
+			  "a time of %llu ticks is over Parquet's INT64",
+			  (unsigned long long)t);
+}
+
+/* an event's time in ns (time at most INT64_MAX) */
+static inline void put_ns(pq_writer *pw, uint64_t time)
+{
+	uint64_t ns;
+
+	/* a whole number of ns per tick: no division */
+	if (TK_LIKELY(pw->ns_mul && time <= pw->ns_max))
+		tk_colvals_i64(pw->cv[C_NS], (int64_t)(time * pw->ns_mul));
+	else if (pw->ns_ok && tk_time_convert(time, &pw->tb, &pw->ns_tb,
+					      TK_ROUND_EXACT, &ns) == TK_OK &&
+		 ns <= INT64_MAX)
+		tk_colvals_i64(pw->cv[C_NS], (int64_t)ns);
+	else
+		tk_colvals_null(pw->cv[C_NS]);
+}
+
+/* the type as written, else the model's name (as cat) */
+static inline int put_type(tk_writer *w, const tk_event *ev, tk_error *err)
+{
+	const char *s;
+
+	if (ev->type_name != TK_NONE)
+		return put_str(w, C_TYPE, ev->type_name, err);
+	s = tk_etype_name(ev->type);
+	return put_text(w, C_TYPE, s, strlen(s), err);
+}
+
+static inline int put_event(tk_writer *w, const tk_event *ev, tk_error *err)
+{
+	const char *s;
+
+	if (ev->name != TK_NONE)
+		return put_str(w, C_EVENT, ev->name, err);
+	s = tk_evkind_name(ev->kind);
+	return put_text(w, C_EVENT, s, strlen(s), err);
+}
+
+static inline int put_note(tk_writer *w, const tk_event *ev, tk_error *err)
+{
+	pq_writer *pw = w->impl;
+
+	if (!ev->note)
+		tk_colvals_null(pw->cv[C_NOTE]);
+	else if (ev->note_len <= 16 && ascii(ev->note, ev->note_len))
+		tk_coltab_str(pw->tab, C_NOTE, ev->note, ev->note_len);
+	else
+		return put_text(w, C_NOTE, ev->note, ev->note_len, err);
+	return TK_OK;
+}
+
+static inline int put_core(tk_writer *w, uint32_t core, tk_error *err)
+{
+	pq_writer *pw = w->impl;
+
+	if (core == TK_NONE) {
+		tk_colvals_null(pw->cv[C_CORE]);
+		return TK_OK;
+	}
+	return put_entity(w, C_CORE, core, err);
+}
+
 static int pq_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	pq_writer *pw = w->impl;
 	tk_colvals *const *cv = pw->cv;
-	uint64_t ns;
-	const char *s;
 	int rc;
 
 	if (ev->time > INT64_MAX)
-		return tk_err_set(err, TK_E_UNSUPPORTED, pw->name, 0, 0,
-				  "a time of %llu ticks is over Parquet's INT64",
-				  (unsigned long long)ev->time);
+		return time_error(pw, ev->time, err);
 	tk_colvals_i64(cv[C_TIME], (int64_t)ev->time);
-	/* a whole number of ns per tick: no division */
-	if (TK_LIKELY(pw->ns_mul && ev->time <= pw->ns_max))
-		tk_colvals_i64(cv[C_NS], (int64_t)(ev->time * pw->ns_mul));
-	else if (pw->ns_ok && tk_time_convert(ev->time, &pw->tb, &pw->ns_tb,
-					      TK_ROUND_EXACT, &ns) == TK_OK &&
-		 ns <= INT64_MAX)
-		tk_colvals_i64(cv[C_NS], (int64_t)ns);
-	else
-		tk_colvals_null(cv[C_NS]);
+	put_ns(pw, ev->time);
 	if ((rc = put_entity(w, C_SOURCE, ev->source, err)) < 0)
 		return rc;
 	put_inst(cv[C_SINST], ev->source_inst);
-	/* the type as written, else the model's name (as cat) */
-	if (ev->type_name != TK_NONE) {
-		rc = put_str(w, C_TYPE, ev->type_name, err);
-	} else {
-		s = tk_etype_name(ev->type);
-		rc = put_text(w, C_TYPE, s, strlen(s), err);
-	}
-	if (rc < 0 || (rc = put_entity(w, C_TARGET, ev->target, err)) < 0)
+	if ((rc = put_type(w, ev, err)) < 0 ||
+	    (rc = put_entity(w, C_TARGET, ev->target, err)) < 0)
 		return rc;
 	put_inst(cv[C_TINST], ev->target_inst);
-	if (ev->name != TK_NONE) {
-		rc = put_str(w, C_EVENT, ev->name, err);
-	} else {
-		s = tk_evkind_name(ev->kind);
-		rc = put_text(w, C_EVENT, s, strlen(s), err);
-	}
-	if (rc < 0)
-		return rc;
-	if (!ev->note)
-		tk_colvals_null(cv[C_NOTE]);
-	else if (ev->note_len <= 16 && ascii(ev->note, ev->note_len))
-		tk_coltab_str(pw->tab, C_NOTE, ev->note, ev->note_len);
-	else if ((rc = put_text(w, C_NOTE, ev->note, ev->note_len, err)) < 0)
-		return rc;
-	if (ev->core == TK_NONE)
-		tk_colvals_null(cv[C_CORE]);
-	else if ((rc = put_entity(w, C_CORE, ev->core, err)) < 0)
+	if ((rc = put_event(w, ev, err)) < 0 || (rc = put_note(w, ev, err)) < 0 ||
+	    (rc = put_core(w, ev->core, err)) < 0)
 		return rc;
 	return tk_coltab_row(pw->tab, err);
+}
+
+/* what a column keyed by an id of the event holds */
+enum { K_ENTITY, K_CORE, K_TYPE, K_EVENT };
+
+/* column c of ev[0..n), keyed by the id at byte `off` of the event (an
+ * entity for K_ENTITY and K_CORE, a string for K_TYPE and K_EVENT): the
+ * run of ids the column has met in this row group with its state in
+ * locals, the others one by one */
+static int col_keys(tk_writer *w, size_t c, const tk_event *ev, size_t n,
+		    size_t off, int kind, tk_error *err)
+{
+	tk_colvals *v = ((pq_writer *)w->impl)->cv[c];
+	size_t i = 0;
+	int rc;
+
+	while (i < n) {
+		const uint32_t *idk = v->idk;
+		size_t cap = v->idk_cap, r = v->nrows, k = v->nv;
+		uint64_t *vals = v->vals;
+		uint8_t *def = v->def;
+		uint32_t id = 0, x;
+
+		for (; i < n; i++) {
+			memcpy(&id, (const char *)&ev[i] + off, sizeof(id));
+			if (id >= cap || (x = idk[id]) == 0)
+				break;
+			vals[k++] = x - 1;
+			if (def)
+				def[r] = 1;
+			r++;
+		}
+		v->nrows = r;
+		v->nv = k;
+		if (i == n)
+			break;
+		if (kind == K_TYPE)
+			rc = put_type(w, &ev[i], err);
+		else if (kind == K_EVENT)
+			rc = put_event(w, &ev[i], err);
+		else if (kind == K_CORE)
+			rc = put_core(w, id, err); /* a core, or none */
+		else
+			rc = put_entity_slow(w, c, id, err);
+		if (rc < 0)
+			return rc;
+		i++;
+	}
+	return TK_OK;
+}
+
+/* the instances of ev[0..n) at byte `off` of the event in column c */
+static void col_insts(tk_colvals *v, const tk_event *ev, size_t n, size_t off)
+{
+	size_t i, r = v->nrows, k = v->nv;
+	uint64_t *vals = v->vals, nulls = 0;
+	uint8_t *def = v->def;
+	int64_t x;
+
+	for (i = 0; i < n; i++) {
+		memcpy(&x, (const char *)&ev[i] + off, sizeof(x));
+		if (x == TK_INST_NONE) {
+			nulls++;
+			def[r++] = 0;
+		} else {
+			vals[k++] = (uint64_t)x;
+			def[r++] = 1;
+		}
+	}
+	v->nrows = r;
+	v->nv = k;
+	v->nulls += nulls;
+}
+
+/* ev[0..n) (n at most the room of the open page, times at most
+ * INT64_MAX) column by column */
+static int write_rows(tk_writer *w, const tk_event *ev, size_t n, tk_error *err)
+{
+	pq_writer *pw = w->impl;
+	tk_colvals *const *cv = pw->cv;
+	uint64_t *vals, top = 0;
+	size_t i;
+	int rc;
+
+	if (tk_coltab_reserve(pw->tab, n) < 0)
+		return tk_coltab_rows_end(pw->tab, 0, err);
+	vals = cv[C_TIME]->vals + cv[C_TIME]->nv;
+	for (i = 0; i < n; i++) {
+		vals[i] = ev[i].time;
+		top = ev[i].time > top ? ev[i].time : top;
+	}
+	cv[C_TIME]->nv += n;
+	cv[C_TIME]->nrows += n;
+	if (pw->ns_mul && top <= pw->ns_max) {
+		/* each time a whole number of ns */
+		tk_colvals *v = cv[C_NS];
+
+		vals = v->vals + v->nv;
+		for (i = 0; i < n; i++)
+			vals[i] = ev[i].time * pw->ns_mul;
+		memset(v->def + v->nrows, 1, n);
+		v->nv += n;
+		v->nrows += n;
+	} else {
+		for (i = 0; i < n; i++)
+			put_ns(pw, ev[i].time);
+	}
+	if ((rc = col_keys(w, C_SOURCE, ev, n, offsetof(tk_event, source),
+			   K_ENTITY, err)) < 0)
+		return rc;
+	col_insts(cv[C_SINST], ev, n, offsetof(tk_event, source_inst));
+	if ((rc = col_keys(w, C_TYPE, ev, n, offsetof(tk_event, type_name),
+			   K_TYPE, err)) < 0 ||
+	    (rc = col_keys(w, C_TARGET, ev, n, offsetof(tk_event, target),
+			   K_ENTITY, err)) < 0)
+		return rc;
+	col_insts(cv[C_TINST], ev, n, offsetof(tk_event, target_inst));
+	if ((rc = col_keys(w, C_EVENT, ev, n, offsetof(tk_event, name),
+			   K_EVENT, err)) < 0)
+		return rc;
+	for (i = 0; i < n; i++)
+		if ((rc = put_note(w, &ev[i], err)) < 0)
+			return rc;
+	if ((rc = col_keys(w, C_CORE, ev, n, offsetof(tk_event, core),
+			   K_CORE, err)) < 0)
+		return rc;
+	return tk_coltab_rows_end(pw->tab, n, err);
+}
+
+/* pq_writer_write of each of ev[0..n) in turn: the rows column by column,
+ * a page at a time.  The only errors that name an event (a time over
+ * INT64, a name or note not UTF-8 under --strict) come as they would
+ * event by event: a time at its event, and --strict event by event. */
+static int pq_writer_write_batch(tk_writer *w, const tk_event *ev, size_t n,
+				 tk_error *err)
+{
+	pq_writer *pw = w->impl;
+	size_t i, m;
+	int rc;
+
+	if (w->opts.strict) {
+		for (i = 0; i < n; i++)
+			if ((rc = pq_writer_write(w, &ev[i], err)) < 0)
+				return rc;
+		return TK_OK;
+	}
+	while (n) {
+		m = tk_coltab_room(pw->tab);
+		if (m > n)
+			m = n;
+		for (i = 0; i < m && ev[i].time <= INT64_MAX; i++)
+			;
+		if (i < m)  /* the rows before it, then its error */
+			return (rc = write_rows(w, ev, i, err)) < 0 ? rc
+				: time_error(pw, ev[i].time, err);
+		if ((rc = write_rows(w, ev, m, err)) < 0)
+			return rc;
+		ev += m;
+		n -= m;
+	}
+	return TK_OK;
 }
 
 /* the header's entries as BTF writes them, one a line, values under the
@@ -409,6 +605,7 @@ const tk_format_ops tk_format_parquet = {
 	.writer_open = pq_writer_open,
 	.writer_options = 1,
 	.writer_write = pq_writer_write,
+	.writer_write_batch = pq_writer_write_batch,
 	.writer_close = pq_writer_close,
 	.writer_free = pq_writer_free,
 };
