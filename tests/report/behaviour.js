@@ -24,6 +24,24 @@
 	const CASE = window.TK_CASE || 'whole';
 
 	if (CASE === 'whole') {
+		/* the whole trace's view, kept as drawn and shown again by "whole
+		   trace": the same pixels as drawn first, after a zoom and a
+		   selection; not those of the other time mode (its axis) */
+		const shot = () => cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+		const same = (a, b) => a.length === b.length && a.every((v, i) => v === b[i]);
+		const first = shot();
+		row('Runner', 'PRE').click();
+		const zoomed = shot();
+		$('reset').click();
+		ok(!same(zoomed, first) && same(shot(), first), 'after a zoom and a selection, "whole trace" shows the whole trace as first drawn');
+		$('tmode').value = 'abs';
+		$('tmode').dispatchEvent(new Event('change'));
+		const abs = shot();
+		$('reset').click();
+		ok(!same(abs, first) && same(shot(), abs), 'absolute times: the whole trace drawn with its own axis, and again the same');
+		$('tmode').value = 'rel';
+		$('tmode').dispatchEvent(new Event('change'));
+		ok(same(shot(), first), 'relative times again: the whole trace as first drawn');
 		/* issue 37.4: a task that never terminates is drawn where it ran,
 		   not over the whole trace */
 		const tm = bars('Tmr_Svc'), sum = tm.reduce((a, b) => a + b[1], 0);
