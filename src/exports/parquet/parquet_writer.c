@@ -274,25 +274,25 @@ static inline void put_ns(pq_writer *pw, uint64_t time)
 		tk_colvals_null(pw->cv[C_NS]);
 }
 
-/* the type as written, else the model's name (as cat) */
+/* a name as written (the trace's string id), else the model's (as cat) */
+static inline int put_named(tk_writer *w, size_t c, tk_str id,
+			    const char *model, tk_error *err)
+{
+	if (id != TK_NONE)
+		return put_str(w, c, id, err);
+	return put_text(w, c, model, strlen(model), err);
+}
+
 static inline int put_type(tk_writer *w, const tk_event *ev, tk_error *err)
 {
-	const char *s;
-
-	if (ev->type_name != TK_NONE)
-		return put_str(w, C_TYPE, ev->type_name, err);
-	s = tk_etype_name(ev->type);
-	return put_text(w, C_TYPE, s, strlen(s), err);
+	return put_named(w, C_TYPE, ev->type_name,
+			 ev->type_name != TK_NONE ? NULL : tk_etype_name(ev->type), err);
 }
 
 static inline int put_event(tk_writer *w, const tk_event *ev, tk_error *err)
 {
-	const char *s;
-
-	if (ev->name != TK_NONE)
-		return put_str(w, C_EVENT, ev->name, err);
-	s = tk_evkind_name(ev->kind);
-	return put_text(w, C_EVENT, s, strlen(s), err);
+	return put_named(w, C_EVENT, ev->name,
+			 ev->name != TK_NONE ? NULL : tk_evkind_name(ev->kind), err);
 }
 
 static inline int put_note(tk_writer *w, const tk_event *ev, tk_error *err)
