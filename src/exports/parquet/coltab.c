@@ -312,14 +312,14 @@ static int colvals_big(tk_colvals *c, size_t cap)
 	return 0;
 }
 
-int tk_colvals_grow(tk_colvals *c)
+/* the arrays of c twice as long (or the page's rows at once past
+ * HEAP_ROWS): 0, or -1 (*failed set) */
+static int colvals_double(tk_colvals *c)
 {
 	size_t cap;
 	uint8_t *d;
 	uint64_t *v;
 
-	if (c->nrows < c->cap)
-		return 0;
 	if (c->cap > SIZE_MAX / 16)
 		goto fail;
 	cap = c->cap ? c->cap * 2 : 1024;
@@ -346,6 +346,11 @@ int tk_colvals_grow(tk_colvals *c)
 fail:
 	*c->failed = 1;
 	return -1;
+}
+
+int tk_colvals_grow(tk_colvals *c)
+{
+	return c->nrows < c->cap ? 0 : colvals_double(c);
 }
 
 tk_colvals *tk_coltab_vals(tk_coltab *t, size_t ci)
@@ -1206,17 +1211,9 @@ int tk_coltab_reserve(tk_coltab *t, size_t n)
 	for (c = 0; c < t->ncols; c++) {
 		tk_colvals *v = &t->cols[c].v;
 
-		while (v->cap - v->nrows < n) {
-			size_t r = v->nrows;
-
-			/* tk_colvals_grow() grows a full column */
-			v->nrows = v->cap;
-			if (tk_colvals_grow(v) < 0) {
-				v->nrows = r;
+		while (v->cap - v->nrows < n)
+			if (colvals_double(v) < 0)
 				return -1;
-			}
-			v->nrows = r;
-		}
 	}
 	return 0;
 }
