@@ -830,26 +830,20 @@ static unsigned enc_event(uint8_t *w, uint32_t type, uint32_t par1, uint64_t d,
 }
 
 /*
- * One event into the stream the cold way (in the section, with the
- * lock): its pending overflow record first, a sync if one is due, the
- * core record when the core changes, then the event; no room for all:
- * the event is dropped and counted.  tp: type | par1 << 16 (three
- * arguments in registers).  1 if the transport is to be called after
- * the section.
+ * Record b (n bytes, at tsc, from core) into the stream, in the section:
+ * the pending overflow record first, a sync if one is due, the core
+ * record when the core changes, then the record; no room for all: the
+ * record is dropped and counted.  1 if written, 0 if dropped.
  */
 #if defined(__GNUC__)
-__attribute__((noinline, cold))
+__attribute__((always_inline))  /* the cold path's cost as it was written out */
 #endif
-static int stream_cold(uint32_t tp, uint32_t par2, uint64_t tsc)
+static inline int stream_put_record(const uint8_t *b, unsigned n, unsigned core,
+			     uint64_t tsc)
 {
-	uint8_t b[STREAM_EVENT_MAX], o[2 + 5], k[3];
-	unsigned core = FTRACE_PORT_CORE(), n, no = 0, nk = 0;
-	uint32_t type = tp & 0xFFFFu;
+	uint8_t o[2 + 5], k[3];
+	unsigned no = 0, nk = 0;
 
-	if (!stream_on || !(type & 0xFFu))
-		return 0;  /* code 0 (empty) is not streamed: 00 starts a control record */
-	stream_catch_up();
-	n = enc_event(b, type, tp >> 16, tsc - STREAM_PREV(), par2);
 	if (core != stream.core) {
 		k[0] = 0;
 		k[1] = TKREC_STREAM_CORE;
@@ -863,7 +857,7 @@ static int stream_cold(uint32_t tp, uint32_t par2, uint64_t tsc)
 	if (ring_free() < no + nk + n) {
 		stream.pending_lost++;
 		stream.lost++;
-		goto out;
+		return 0;
 	}
 	if (no)
 		ring_put(o, no);
@@ -880,13 +874,45 @@ static int stream_cold(uint32_t tp, uint32_t par2, uint64_t tsc)
 		ring_put(b, n);
 	}
 	STREAM_SET_PREV(tsc);
-out:
-	/* the transport is called when a quarter of the ring is used or
-	 * TKREC_STREAM_DRAIN_MS went by since it last was, not per event */
+	return 1;
+}
+
+/* after a record (written or dropped) at tsc, in the section: the
+ * transport is called when a quarter of the ring is used or
+ * TKREC_STREAM_DRAIN_MS went by since it last was, not per record.  1 if
+ * it is to be called after the section. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int stream_after(uint64_t tsc)
+{
 	if (stream.used >= stream.drain_at || tsc - stream.drained_at >= stream.drain_cycles)
 		stream.want_drain = 1;
 	stream_relimit();
 	return stream.want_drain && stream.write;
+}
+
+/*
+ * One event into the stream the cold way (in the section, with the
+ * lock): stream_put_record() of the event.  tp: type | par1 << 16 (three
+ * arguments in registers).  1 if the transport is to be called after
+ * the section.
+ */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static int stream_cold(uint32_t tp, uint32_t par2, uint64_t tsc)
+{
+	uint8_t b[STREAM_EVENT_MAX];
+	unsigned n;
+	uint32_t type = tp & 0xFFFFu;
+
+	if (!stream_on || !(type & 0xFFu))
+		return 0;  /* code 0 (empty) is not streamed: 00 starts a control record */
+	stream_catch_up();
+	n = enc_event(b, type, tp >> 16, tsc - STREAM_PREV(), par2);
+	stream_put_record(b, n, FTRACE_PORT_CORE(), tsc);
+	return stream_after(tsc);
 }
 
 /*
@@ -1017,8 +1043,8 @@ int tkrec_stream_format(uint16_t id, const char *fmt)
 int tkrec_stream_printf(unsigned channel, uint16_t fmt, unsigned nargs,
 			const uint32_t *args)
 {
-	uint8_t b[STREAM_PRINTF_MAX], o[2 + 5], k[3];
-	unsigned core, n, no = 0, nk = 0, i;
+	uint8_t b[STREAM_PRINTF_MAX];
+	unsigned core, n, i;
 	uint64_t tsc, d, zz;
 	uint32_t s;
 	int rc = -1, drain = 0;
@@ -1045,37 +1071,8 @@ int tkrec_stream_printf(unsigned channel, uint16_t fmt, unsigned nargs,
 		put32(b + n, args[i]);
 		n += 4;
 	}
-	if (core != stream.core) {
-		k[0] = 0;
-		k[1] = TKREC_STREAM_CORE;
-		k[2] = (uint8_t)core;
-		nk = 3;
-	}
-	if (stream.pending_lost)
-		no = enc_overflow(o, stream.pending_lost);
-	if (stream.need_sync || stream.since_sync >= stream.sync_every)
-		try_sync(no + nk + n);
-	if (ring_free() < no + nk + n) {
-		stream.pending_lost++;
-		stream.lost++;
-		rc = 0;
-		goto done;
-	}
-	if (no)
-		ring_put(o, no);
-	stream.pending_lost = 0;
-	if (nk) {
-		ring_put(k, nk);
-		stream.core = (uint8_t)core;
-	}
-	ring_put(b, n);
-	STREAM_SET_PREV(tsc);
-	rc = 1;
-done:
-	if (stream.used >= stream.drain_at || tsc - stream.drained_at >= stream.drain_cycles)
-		stream.want_drain = 1;
-	stream_relimit();
-	drain = stream.want_drain && stream.write;
+	rc = stream_put_record(b, n, core, tsc);
+	drain = stream_after(tsc);
 out:
 	LEAVE(s);
 	if (drain)
