@@ -929,8 +929,10 @@ TK_API int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
 /**
  * Write one event.  Returns TK_OK, or a negative status with `err` filled
  * (TK_E_IO, or TK_E_UNSUPPORTED in strict mode for what the format cannot
- * hold: tk_writer_opts.on_warning says when close refuses instead); the
- * writer is then given up with tk_writer_abort().
+ * hold: tk_writer_opts.on_warning says when close refuses instead).  A
+ * failed write gives the writer up: every later write returns the same
+ * status and error, and tk_writer_close() (or tk_writer_abort()) frees
+ * it, returning that status, with no file left.
  */
 TK_API int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err);
 
@@ -939,7 +941,7 @@ TK_API int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err);
  * same file, warnings and error as tk_writer_write() of each in turn, in
  * less time for a writer that takes them column by column (Parquet).
  * Returns TK_OK, or a negative status with `err` filled, as
- * tk_writer_write(); the writer is then given up with tk_writer_abort().
+ * tk_writer_write() (the writer then given up as there).
  */
 TK_API int tk_writer_write_batch(tk_writer *w, const tk_event *evs, size_t n,
 				 tk_error *err);

@@ -800,6 +800,10 @@ struct tk_writer {
 	/* tk_writer_cycles(): the trace's ticks are cycles, which this
 	 * format writes as ns (its name, for the warning at close) */
 	const char *cycles_as_ns;
+	/* the first failed write's status and error: every later write and
+	 * the close give them again, and the close leaves no file */
+	int failed;
+	tk_error fail_err;
 };
 
 /*

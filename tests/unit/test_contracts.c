@@ -378,6 +378,62 @@ out:
 	tk_reader_close(r);
 }
 
+/* A failed write gives the writer up: the later writes and the close give
+ * the same status and error, and no file is made (a strict HTF or ATF
+ * writer refused an event, then the close wrote the file without it and
+ * returned TK_OK).  One by one, in batches, with and without an error. */
+static void writer_gives_up(const char *trace, const char *work)
+{
+	static const char *const fmts[] = { "htf", "atf" };
+	tk_reader *r = NULL;
+	tk_writer *w;
+	tk_writer_opts wo;
+	tk_error err, first;
+	const tk_event *evs;
+	size_t n;
+	char path[4096];
+	int rc, failed, f, batch;
+
+	for (f = 0; f < 2; f++)
+		for (batch = 0; batch < 3; batch++) {
+			tk_error *e = batch == 2 ? NULL : &err;
+
+			CHECK(tk_reader_open(&r, trace, NULL, &err) == TK_OK);
+			if (!r)
+				return;
+			tk_writer_opts_init(&wo);
+			wo.format = fmts[f];
+			wo.strict = 1;
+			snprintf(path, sizeof path, "%s/contracts-gives-up-%ld.%s",
+				 work, (long)getpid(), fmts[f]);
+			w = NULL;
+			CHECK(tk_writer_open(&w, path, tk_reader_trace(r), &wo, &err) == TK_OK);
+			failed = 0;
+			memset(&first, 0, sizeof first);
+			while (w && tk_reader_next_batch(r, &evs, &n, 4, &err) == TK_OK) {
+				rc = batch == 1 ? tk_writer_write_batch(w, evs, n, e)
+						: tk_writer_write(w, evs, e);
+				if (rc < 0 && !failed) {
+					failed = rc;
+					if (e)
+						first = err;
+				} else if (failed) {
+					CHECK(rc == failed);
+					CHECK(!e || (err.code == first.code &&
+						     !strcmp(err.msg, first.msg)));
+				}
+			}
+			CHECK(failed == TK_E_UNSUPPORTED);
+			memset(&err, 0, sizeof err);
+			CHECK(tk_writer_close(w, e) == failed);
+			CHECK(!e || (err.code == first.code && !strcmp(err.msg, first.msg)));
+			CHECK(access(path, F_OK) != 0);
+			unlink(path);
+			tk_reader_close(r);
+			r = NULL;
+		}
+}
+
 static void tarmac(void)
 {
 	tk_tarmac *tr = NULL;
@@ -623,6 +679,7 @@ int main(int argc, char **argv)
 	trace_usage();
 	counts();
 	reading(argv[1], argv[2]);
+	writer_gives_up(argv[1], argv[2]);
 	tarmac();
 	null_out(argv[1]);
 	TEST_DONE();
