@@ -502,8 +502,20 @@ static int commit_dir(tk_sink *s, tk_error *err)
 	return TK_OK;
 }
 
+/* The output has failed (msg says how): every later write, flush and the
+ * commit give TK_E_IO with msg again. */
+static int sink_failed(tk_sink *s, tk_error *err, const char *msg)
+{
+	s->failed = 1;
+	snprintf(s->fail_msg, sizeof(s->fail_msg), "%s", msg);
+	return tk_err_set(err, TK_E_IO, s->path ? s->path : "<stdout>", 0, 0,
+			  "%s", s->fail_msg);
+}
+
 static int write_out(tk_sink *s, const void *p, size_t n, tk_error *err)
 {
+	char msg[96];
+
 	const char *b = p;
 	size_t off = 0;
 
@@ -512,10 +524,9 @@ static int write_out(tk_sink *s, const void *p, size_t n, tk_error *err)
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			s->failed = 1;
-			return tk_err_set(err, TK_E_IO,
-					  s->path ? s->path : "<stdout>", 0, 0,
-					  "write failed: %s", strerror(errno));
+			snprintf(msg, sizeof(msg), "write failed: %s",
+				 strerror(errno));
+			return sink_failed(s, err, msg);
 		}
 		off += (size_t)w;
 	}
@@ -539,9 +550,8 @@ static int z_feed(tk_sink *s, const void *p, size_t n, int end, tk_error *err)
 			z->avail_out = (uInt)s->zcap;
 			zr = deflate(z, end ? Z_FINISH : Z_NO_FLUSH);
 			if (zr == Z_STREAM_ERROR) {
-				s->failed = 1;
-				return tk_err_set(err, TK_E_IO, s->path, 0, 0,
-						  "gzip compression failed");
+				return sink_failed(s, err,
+						   "gzip compression failed");
 			}
 			if ((rc = write_out(s, s->zbuf, s->zcap - z->avail_out,
 					    err)) < 0)
@@ -556,10 +566,11 @@ static int z_feed(tk_sink *s, const void *p, size_t n, int end, tk_error *err)
 			left = ZSTD_compressStream2(s->z, &out, &in,
 						    end ? ZSTD_e_end : ZSTD_e_continue);
 			if (ZSTD_isError(left)) {
-				s->failed = 1;
-				return tk_err_set(err, TK_E_IO, s->path, 0, 0,
-						  "zstd compression failed: %s",
-						  ZSTD_getErrorName(left));
+				char msg[96];
+				snprintf(msg, sizeof(msg),
+					 "zstd compression failed: %s",
+					 ZSTD_getErrorName(left));
+				return sink_failed(s, err, msg);
 			}
 			if ((rc = write_out(s, s->zbuf, out.pos, err)) < 0)
 				return rc;
@@ -573,7 +584,8 @@ int tk_sink_flush(tk_sink *s, tk_error *err)
 	int rc;
 
 	if (s->failed)
-		return TK_E_IO;
+		return tk_err_set(err, TK_E_IO, s->path ? s->path : "<stdout>",
+				  0, 0, "%s", s->fail_msg);
 	if (s->len) {
 		rc = s->zkind ? z_feed(s, s->buf, s->len, 0, err)
 			      : write_out(s, s->buf, s->len, err);

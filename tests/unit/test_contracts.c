@@ -16,6 +16,7 @@
 #include <ftw.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <fcntl.h>
 
 /* a two-line Fast Models log: two instructions of one CPU */
 static const char tarmac_log[] =
@@ -434,6 +435,50 @@ static void writer_gives_up(const char *trace, const char *work)
 		}
 }
 
+/* An output whose write failed (standard output on /dev/full): the later
+ * writes and the close give TK_E_IO with the error filled, the first
+ * failure's message again (they gave TK_E_IO with err untouched). */
+static void output_fails(void)
+{
+	static char chunk[1 << 20];
+	tk_output *o = NULL;
+	tk_error err, first;
+	int saved, full, i, rc, failed = 0;
+
+	fflush(stdout); /* what the checks printed goes out before the swap */
+	saved = dup(1);
+	full = open("/dev/full", O_WRONLY);
+	if (saved < 0 || full < 0 || dup2(full, 1) < 0) {
+		printf("# output_fails: no /dev/full, skipped\n");
+		goto out;
+	}
+	memset(&first, 0, sizeof first);
+	CHECK(tk_output_open(&o, "-", &err) == TK_OK && o);
+	for (i = 0; o && i < 4; i++) {
+		memset(&err, 0, sizeof err);
+		rc = tk_output_write(o, chunk, sizeof chunk, &err);
+		if (rc < 0 && !failed) {
+			failed = rc;
+			first = err;
+		} else if (failed) {
+			CHECK(rc == TK_E_IO && err.code == TK_E_IO);
+			CHECK(!strcmp(err.msg, first.msg));
+		}
+	}
+	CHECK(failed == TK_E_IO && strstr(first.msg, "write failed") == first.msg);
+	memset(&err, 0, sizeof err);
+	CHECK(tk_output_close(o, &err) == TK_E_IO && err.code == TK_E_IO);
+	CHECK(!strcmp(err.msg, first.msg));
+out:
+	if (saved >= 0) {
+		fflush(stdout);
+		dup2(saved, 1);
+		close(saved);
+	}
+	if (full >= 0)
+		close(full);
+}
+
 static void tarmac(void)
 {
 	tk_tarmac *tr = NULL;
@@ -680,6 +725,7 @@ int main(int argc, char **argv)
 	counts();
 	reading(argv[1], argv[2]);
 	writer_gives_up(argv[1], argv[2]);
+	output_fails();
 	tarmac();
 	null_out(argv[1]);
 	TEST_DONE();
