@@ -479,6 +479,35 @@ out:
 		close(full);
 }
 
+/* A strict Tarmac reader's error is given again by every later call, with
+ * its message, and no record follows it (the call after a bad line gave
+ * the next line's record, then TK_END). */
+static void tarmac_error_kept(void)
+{
+	static const char log[] =
+		"0 clk IT (1) 00000000 e3a00000 A svc_s : MOV      r0,#0\n"
+		"1 clk QQ what\n"
+		"2 clk IT (2) 00000004 e3a01000 A svc_s : MOV      r1,#0\n";
+	tk_tarmac *tr = NULL;
+	tk_tarmac_opts o;
+	tk_tarmac_record rec;
+	tk_error err, first;
+
+	tk_tarmac_opts_init(&o);
+	o.strict = 1;
+	CHECK(tk_tarmac_open_mem(&tr, log, sizeof log - 1, "bad.tarmac", &o, &err) == TK_OK);
+	if (!tr)
+		return;
+	CHECK(tk_tarmac_next(tr, &rec, &err) == TK_OK && rec.line == 1);
+	CHECK(tk_tarmac_next(tr, &rec, &err) == TK_E_PARSE && err.line == 2);
+	first = err;
+	memset(&err, 0, sizeof err);
+	CHECK(tk_tarmac_next(tr, &rec, &err) == TK_E_PARSE);
+	CHECK(err.code == TK_E_PARSE && err.line == 2 && !strcmp(err.msg, first.msg));
+	CHECK(tk_tarmac_next(tr, &rec, NULL) == TK_E_PARSE);
+	tk_tarmac_close(tr);
+}
+
 static void tarmac(void)
 {
 	tk_tarmac *tr = NULL;
@@ -727,6 +756,7 @@ int main(int argc, char **argv)
 	writer_gives_up(argv[1], argv[2]);
 	output_fails();
 	tarmac();
+	tarmac_error_kept();
 	null_out(argv[1]);
 	TEST_DONE();
 }
