@@ -556,6 +556,9 @@ typedef struct tk_sink {
 	size_t len, cap;
 	int failed;
 	char fail_msg[96]; /* what failed: said again by the later calls */
+	int direct;       /* path names no regular file (a device such as
+			     /dev/null, a FIFO): written to as it is, with
+			     no temporary and no rename */
 	int is_dir;       /* tk_sink_open_dir(): tmp is a directory */
 	/* entries in the table of live temporaries (tk_temp_remove_all()):
 	 * tmp itself, then the files tk_sink_track() added; -1 when unused */

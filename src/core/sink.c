@@ -332,6 +332,43 @@ static int make_listed(tk_sink *s, const char *path, int is_dir, tk_error *err)
 	return TK_OK;
 }
 
+/*
+ * A path that names no regular file (a device such as /dev/null or
+ * /dev/stdout, a FIFO): written to as it is, like standard output; a
+ * temporary renamed over it would put a file in place of the device.  A
+ * format that writes its file itself (compress 0: SQLite) cannot.
+ */
+static int open_direct(tk_sink *s, const char *path, int compress,
+		       tk_error *err)
+{
+	int rc;
+
+	if (!compress) {
+		tk_sink_abort(s);
+		return tk_err_set(err, TK_E_USAGE, path, 0, 0,
+				  "names no regular file (a device, a pipe): this format writes a file of its own");
+	}
+	s->direct = 1;
+	s->path = strdup(path);
+	if (!s->path) {
+		tk_sink_abort(s);
+		return tk_err_nomem(err, path);
+	}
+	if ((s->zkind = tk_sink_compression(path)) != TK_SINK_PLAIN &&
+	    (rc = z_start(s, err)) < 0) {
+		tk_sink_abort(s);
+		return rc;
+	}
+	s->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (s->fd < 0) {
+		int e = errno;
+		tk_sink_abort(s);
+		return tk_err_set(err, TK_E_IO, path, 0, 0, "cannot open: %s",
+				  strerror(e));
+	}
+	return TK_OK;
+}
+
 static int sink_open_file(tk_sink *s, const char *path, int compress,
 			  tk_error *err)
 {
@@ -353,6 +390,8 @@ static int sink_open_file(tk_sink *s, const char *path, int compress,
 		s->fd = 1;
 		return TK_OK;
 	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return open_direct(s, path, compress, err);
 	s->path = malloc(n + 1);
 	s->tmp = malloc(n + 16);
 	if (!s->path || !s->tmp) {
@@ -637,6 +676,14 @@ int tk_sink_commit(tk_sink *s, tk_error *err)
 		restore_signals(&old);
 		if (rc < 0)
 			goto fail;
+	} else if (s->direct) {
+		int e = close(s->fd) < 0 ? errno : 0;
+		s->fd = -1;
+		if (e) {
+			rc = tk_err_set(err, TK_E_IO, s->path, 0, 0,
+					"cannot finish: %s", strerror(e));
+			goto fail;
+		}
 	} else if (s->path) {
 		/* made with the usual mode (make_temp()); a file it replaces
 		 * gives it its own permission bits */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <ftw.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <fcntl.h>
 
@@ -508,6 +509,56 @@ static void tarmac_error_kept(void)
 	tk_tarmac_close(tr);
 }
 
+/* A path that names no regular file (a FIFO here; /dev/null alike) is
+ * written to as it is: a temporary renamed over it put a regular file in
+ * place of the FIFO (of /dev/null, run as root).  An output and a
+ * writer; SQLite, which writes its own file, refuses it. */
+static void output_to_fifo(const char *trace, const char *work)
+{
+	char path[4096], got[64];
+	struct stat st;
+	tk_output *o = NULL;
+	tk_writer *w = NULL;
+	tk_writer_opts wo;
+	tk_reader *r = NULL;
+	tk_error err;
+	ssize_t k;
+	int fd;
+
+	snprintf(path, sizeof path, "%s/contracts-fifo-%ld", work, (long)getpid());
+	unlink(path);
+	if (mkfifo(path, 0600) < 0) {
+		printf("# output_to_fifo: no FIFO, skipped\n");
+		return;
+	}
+	/* a reader first, so that the writers' open does not block */
+	fd = open(path, O_RDONLY | O_NONBLOCK);
+	CHECK(fd >= 0);
+	CHECK(tk_output_open(&o, path, &err) == TK_OK && o);
+	CHECK(o && tk_output_write(o, "fifo!", 5, &err) == TK_OK);
+	CHECK(tk_output_close(o, &err) == TK_OK);
+	k = fd >= 0 ? read(fd, got, sizeof got) : -1;
+	CHECK(k == 5 && memcmp(got, "fifo!", 5) == 0);
+	CHECK(stat(path, &st) == 0 && S_ISFIFO(st.st_mode));
+	/* a writer (its bytes drained as the pipe holds them all) */
+	CHECK(tk_reader_open(&r, trace, NULL, &err) == TK_OK && r);
+	tk_writer_opts_init(&wo);
+	wo.format = "btf";
+	CHECK(r && tk_writer_open(&w, path, tk_reader_trace(r), &wo, &err) == TK_OK && w);
+	CHECK(tk_writer_close(w, &err) == TK_OK);
+	k = fd >= 0 ? read(fd, got, sizeof got) : -1;
+	CHECK(k > 8 && memcmp(got, "#version", 8) == 0);
+	CHECK(stat(path, &st) == 0 && S_ISFIFO(st.st_mode));
+	wo.format = "sqlite";
+	w = NULL;
+	CHECK(r && tk_writer_open(&w, path, tk_reader_trace(r), &wo, &err) == TK_E_USAGE && !w);
+	CHECK(stat(path, &st) == 0 && S_ISFIFO(st.st_mode));
+	tk_reader_close(r);
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+}
+
 static void tarmac(void)
 {
 	tk_tarmac *tr = NULL;
@@ -755,6 +806,7 @@ int main(int argc, char **argv)
 	reading(argv[1], argv[2]);
 	writer_gives_up(argv[1], argv[2]);
 	output_fails();
+	output_to_fifo(argv[1], argv[2]);
 	tarmac();
 	tarmac_error_kept();
 	null_out(argv[1]);
