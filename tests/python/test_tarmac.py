@@ -207,3 +207,17 @@ class Stubs(unittest.TestCase):
                 self.assertEqual(shape(st), shape(real), "%s.%s" % (mod.__name__, node.name))
                 checked += 1
         self.assertGreater(checked, 5)
+
+    def test_open_stub_keywords(self):
+        """tracekit.open() (in C, no signature to compare) takes the path
+        alone as a positional argument: its stub made format and strict
+        positional too, which the call refuses."""
+        with open(os.path.join(os.path.dirname(tracekit.__file__), "__init__.pyi")) as f:
+            node = next(n for n in ast.parse(f.read()).body
+                        if isinstance(n, ast.FunctionDef) and n.name == "open")
+        self.assertEqual([a.arg for a in node.args.args], ["path"])
+        self.assertIn("format", [a.arg for a in node.args.kwonlyargs])
+        demo = os.path.join(SRC, "examples", "demo.btf")
+        with self.assertRaises(TypeError):
+            tracekit.open(demo, "btf")
+        self.assertEqual(tracekit.open(demo, format="btf", strict=True).format, "btf")
