@@ -218,7 +218,9 @@ TK_API int tk_tarmac_open_input(tk_tarmac **out, tk_input *in,
 
 /**
  * The next record: TK_OK with *rec filled, TK_END at the end, or a negative
- * status with `err` filled (strict mode: an unknown or malformed line).
+ * status with `err` filled (strict mode: an unknown or malformed line):
+ * the same status and error on every later call (an error is never
+ * followed by records or by TK_END).
  */
 TK_API int tk_tarmac_next(tk_tarmac *tr, tk_tarmac_record *rec, tk_error *err);
 

@@ -918,7 +918,10 @@ TK_API void tk_writer_opts_init(tk_writer_opts *opts);
  * writer).  A file is written under a temporary name in the same folder
  * and renamed to `path` by a successful tk_writer_close(): a failed run
  * leaves no partial file, and a file written over keeps its permission
- * bits (a new one gets 0666 less the umask).  Returns TK_OK, or a negative status with `err`
+ * bits (a new one gets 0666 less the umask).  A path that names no
+ * regular file (a device such as /dev/null, a FIFO) is written to as it
+ * is, never replaced (a format that writes a file of its own, SQLite,
+ * refuses it: TK_E_USAGE).  Returns TK_OK, or a negative status with `err`
  * filled (TK_E_USAGE for an unknown format or a bad option,
  * TK_E_UNSUPPORTED for a format that cannot be written, TK_E_IO when the
  * file cannot be created).
@@ -929,8 +932,10 @@ TK_API int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
 /**
  * Write one event.  Returns TK_OK, or a negative status with `err` filled
  * (TK_E_IO, or TK_E_UNSUPPORTED in strict mode for what the format cannot
- * hold: tk_writer_opts.on_warning says when close refuses instead); the
- * writer is then given up with tk_writer_abort().
+ * hold: tk_writer_opts.on_warning says when close refuses instead).  A
+ * failed write gives the writer up: every later write returns the same
+ * status and error, and tk_writer_close() (or tk_writer_abort()) frees
+ * it, returning that status, with no file left.
  */
 TK_API int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err);
 
@@ -939,7 +944,7 @@ TK_API int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err);
  * same file, warnings and error as tk_writer_write() of each in turn, in
  * less time for a writer that takes them column by column (Parquet).
  * Returns TK_OK, or a negative status with `err` filled, as
- * tk_writer_write(); the writer is then given up with tk_writer_abort().
+ * tk_writer_write() (the writer then given up as there).
  */
 TK_API int tk_writer_write_batch(tk_writer *w, const tk_event *evs, size_t n,
 				 tk_error *err);
@@ -960,9 +965,10 @@ TK_API void tk_writer_abort(tk_writer *w);
 
 /*
  * What the writers write through, for callers with bytes of their own (the
- * HTML report): "-" is standard output; any other path is written under a
- * temporary name in the same folder and renamed to `path` by a successful
- * tk_output_close().  A path ending in ".gz" is written as a gzip stream,
+ * HTML report): "-" is standard output; a path that names no regular file
+ * (a device such as /dev/null, a FIFO) is written to as it is; any other
+ * path is written under a temporary name in the same folder and renamed
+ * to `path` by a successful tk_output_close().  A path ending in ".gz" is written as a gzip stream,
  * ".zst" as a zstd frame (writers too: `out.btf.gz` is gzip-compressed
  * BTF; formats that cannot be compressed refuse such a name).
  */

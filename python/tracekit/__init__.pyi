@@ -102,7 +102,7 @@ class Trace:
                   **format_options: Any) -> Any: ...   # pandas.DataFrame
 
 
-def open(path: PathLike, format: Optional[str] = ..., strict: bool = ..., *,
+def open(path: PathLike, *, format: Optional[str] = ..., strict: bool = ...,
          entities: Optional[Names] = ..., types: Optional[Names] = ...,
          events: Optional[Names] = ..., start: Optional[Bound] = ...,
          end: Optional[Bound] = ..., end_closed: bool = ...,

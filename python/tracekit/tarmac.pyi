@@ -4,4 +4,5 @@ import os
 from typing import Any, Optional, Union
 
 def open(log: Union[str, "os.PathLike[str]"], *,
-         elf: Optional[Union[str, "os.PathLike[str]"]] = ...) -> Any: ...
+         elf: Optional[Union[str, "os.PathLike[str]"]] = ..., strict: bool = ...,
+         load_offset: int = ...) -> Any: ...

@@ -555,6 +555,10 @@ typedef struct tk_sink {
 	char *buf;
 	size_t len, cap;
 	int failed;
+	char fail_msg[96]; /* what failed: said again by the later calls */
+	int direct;       /* path names no regular file (a device such as
+			     /dev/null, a FIFO): written to as it is, with
+			     no temporary and no rename */
 	int is_dir;       /* tk_sink_open_dir(): tmp is a directory */
 	/* entries in the table of live temporaries (tk_temp_remove_all()):
 	 * tmp itself, then the files tk_sink_track() added; -1 when unused */
@@ -800,6 +804,10 @@ struct tk_writer {
 	/* tk_writer_cycles(): the trace's ticks are cycles, which this
 	 * format writes as ns (its name, for the warning at close) */
 	const char *cycles_as_ns;
+	/* the first failed write's status and error: every later write and
+	 * the close give them again, and the close leaves no file */
+	int failed;
+	tk_error fail_err;
 };
 
 /*

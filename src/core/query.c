@@ -117,14 +117,6 @@ int tk_query_open(tk_reader *r, tk_error *err)
 	if (!o->has_start && !o->has_end && !o->nentities && !o->ntypes &&
 	    !o->nevents)
 		return TK_OK;
-	if ((o->nentities && !o->entities) || (o->ntypes && !o->types) ||
-	    (o->nevents && !o->events) ||
-	    (unsigned)o->window_stop > (unsigned)TK_STOP_NEVER)
-		return tk_err_set(err, TK_E_USAGE, tk_source_name(r->src), 0, 0,
-				  "tk_reader_opts: %s",
-				  (unsigned)o->window_stop > (unsigned)TK_STOP_NEVER
-				  ? "window_stop is not a tk_stop"
-				  : "a list of names is NULL with a count above 0");
 	if (!(q = calloc(1, sizeof(*q))))
 		return tk_err_nomem(err, tk_source_name(r->src));
 	if (o->has_start) {

@@ -28,10 +28,36 @@ static const size_t reader_opts_sizes[] = {
 	sizeof(tk_reader_opts)
 };
 
+/* A unit field of the query: TK_TICKS or a tk_unit. */
+static int bad_unit(int unit)
+{
+	return unit != TK_TICKS &&
+	       (unit < (int)TK_UNIT_PS || unit > (int)TK_UNIT_S);
+}
+
 int tk_reader_opts_take(tk_reader_opts *o, const tk_reader_opts *opts,
 		     tk_error *err)
 {
-	return TK_OPTS_TAKE(tk_reader_opts, o, opts, reader_opts_sizes, err);
+	int rc = TK_OPTS_TAKE(tk_reader_opts, o, opts, reader_opts_sizes, err);
+
+	if (rc < 0)
+		return rc;
+	/* the query's fields, whether a window or filter is given or not:
+	 * refused before anything is opened */
+	if ((o->nentities && !o->entities) || (o->ntypes && !o->types) ||
+	    (o->nevents && !o->events))
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "tk_reader_opts: a list of names is NULL with a count above 0");
+	if ((unsigned)o->window_stop > (unsigned)TK_STOP_NEVER)
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "tk_reader_opts: window_stop %d is not a tk_stop",
+				  o->window_stop);
+	if (bad_unit(o->start_unit) || bad_unit(o->end_unit))
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "tk_reader_opts: %s %d is neither TK_TICKS nor a tk_unit",
+				  bad_unit(o->start_unit) ? "start_unit" : "end_unit",
+				  bad_unit(o->start_unit) ? o->start_unit : o->end_unit);
+	return TK_OK;
 }
 
 /* The first PROBE_BYTES of `src` (fewer at its end) into *w, consuming
@@ -190,20 +216,18 @@ fail_source:
 	return rc;
 }
 
-/* The format of `src` (see pick_format()), then a reader on it. */
+/* The format of `src` (see pick_format()), then a reader on it; `o`
+ * taken by tk_reader_opts_take(). */
 static int pick_and_open(tk_reader **out, tk_source *src, const char *path,
-			 const tk_reader_opts *opts, tk_error *err)
+			 const tk_reader_opts *o, tk_error *err)
 {
-	tk_reader_opts o;
 	const tk_format_ops *fmt = NULL;
 	tk_error local;           /* the formats always get one */
 	int rc;
 
 	if (!err)
 		err = &local;
-	rc = tk_reader_opts_take(&o, opts, err);
-	if (rc >= 0)
-		rc = pick_format(src, path, &o, &fmt, err);
+	rc = pick_format(src, path, o, &fmt, err);
 	if (rc >= 0 && !fmt)
 		rc = tk_err_set(err, TK_E_FORMAT, tk_source_name(src), 0, 0,
 				"no format chosen");
@@ -211,7 +235,7 @@ static int pick_and_open(tk_reader **out, tk_source *src, const char *path,
 		tk_source_close(src);
 		return rc;
 	}
-	return open_on(out, src, fmt, &o, err);
+	return open_on(out, src, fmt, o, err);
 }
 
 const tk_format_info *tk_format_detect(const char *path, tk_error *err)
@@ -234,22 +258,34 @@ int tk_reader_open(tk_reader **out, const char *path,
 {
 	if (!out)
 		return tk_err_null(err, "tk_reader_open", "out pointer");
+	tk_reader_opts o;
 	tk_source *src;
 	int rc;
 
 	*out = NULL;
+	rc = tk_reader_opts_take(&o, opts, err);
+	if (rc < 0)
+		return rc;
 	rc = tk_source_open(&src, path, err);
 	if (rc < 0)
 		return rc;
-	return pick_and_open(out, src, path, opts, err);
+	return pick_and_open(out, src, path, &o, err);
 }
 
 #ifdef TK_TEST_HOOKS
 int tk_reader_open_source(tk_reader **out, tk_source *src, const char *path,
 			  const tk_reader_opts *opts, tk_error *err)
 {
+	tk_reader_opts o;
+	int rc;
+
 	*out = NULL;
-	return pick_and_open(out, src, path, opts, err);
+	rc = tk_reader_opts_take(&o, opts, err);
+	if (rc < 0) {
+		tk_source_close(src);
+		return rc;
+	}
+	return pick_and_open(out, src, path, &o, err);
 }
 #endif
 
@@ -259,14 +295,18 @@ int tk_reader_open_mem(tk_reader **out, const void *data, size_t len,
 {
 	if (!out)
 		return tk_err_null(err, "tk_reader_open_mem", "out pointer");
+	tk_reader_opts o;
 	tk_source *src;
 	int rc;
 
 	*out = NULL;
+	rc = tk_reader_opts_take(&o, opts, err);
+	if (rc < 0)
+		return rc;
 	rc = tk_source_open_mem(&src, data, len, name, err);
 	if (rc < 0)
 		return rc;
-	return pick_and_open(out, src, name ? name : "<memory>", opts, err);
+	return pick_and_open(out, src, name ? name : "<memory>", &o, err);
 }
 
 /* ---- an input opened before its reader is chosen --------------------------- */

@@ -332,6 +332,43 @@ static int make_listed(tk_sink *s, const char *path, int is_dir, tk_error *err)
 	return TK_OK;
 }
 
+/*
+ * A path that names no regular file (a device such as /dev/null or
+ * /dev/stdout, a FIFO): written to as it is, like standard output; a
+ * temporary renamed over it would put a file in place of the device.  A
+ * format that writes its file itself (compress 0: SQLite) cannot.
+ */
+static int open_direct(tk_sink *s, const char *path, int compress,
+		       tk_error *err)
+{
+	int rc;
+
+	if (!compress) {
+		tk_sink_abort(s);
+		return tk_err_set(err, TK_E_USAGE, path, 0, 0,
+				  "names no regular file (a device, a pipe): this format writes a file of its own");
+	}
+	s->direct = 1;
+	s->path = strdup(path);
+	if (!s->path) {
+		tk_sink_abort(s);
+		return tk_err_nomem(err, path);
+	}
+	if ((s->zkind = tk_sink_compression(path)) != TK_SINK_PLAIN &&
+	    (rc = z_start(s, err)) < 0) {
+		tk_sink_abort(s);
+		return rc;
+	}
+	s->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (s->fd < 0) {
+		int e = errno;
+		tk_sink_abort(s);
+		return tk_err_set(err, TK_E_IO, path, 0, 0, "cannot open: %s",
+				  strerror(e));
+	}
+	return TK_OK;
+}
+
 static int sink_open_file(tk_sink *s, const char *path, int compress,
 			  tk_error *err)
 {
@@ -353,6 +390,8 @@ static int sink_open_file(tk_sink *s, const char *path, int compress,
 		s->fd = 1;
 		return TK_OK;
 	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return open_direct(s, path, compress, err);
 	s->path = malloc(n + 1);
 	s->tmp = malloc(n + 16);
 	if (!s->path || !s->tmp) {
@@ -502,8 +541,20 @@ static int commit_dir(tk_sink *s, tk_error *err)
 	return TK_OK;
 }
 
+/* The output has failed (msg says how): every later write, flush and the
+ * commit give TK_E_IO with msg again. */
+static int sink_failed(tk_sink *s, tk_error *err, const char *msg)
+{
+	s->failed = 1;
+	snprintf(s->fail_msg, sizeof(s->fail_msg), "%s", msg);
+	return tk_err_set(err, TK_E_IO, s->path ? s->path : "<stdout>", 0, 0,
+			  "%s", s->fail_msg);
+}
+
 static int write_out(tk_sink *s, const void *p, size_t n, tk_error *err)
 {
+	char msg[96];
+
 	const char *b = p;
 	size_t off = 0;
 
@@ -512,10 +563,9 @@ static int write_out(tk_sink *s, const void *p, size_t n, tk_error *err)
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			s->failed = 1;
-			return tk_err_set(err, TK_E_IO,
-					  s->path ? s->path : "<stdout>", 0, 0,
-					  "write failed: %s", strerror(errno));
+			snprintf(msg, sizeof(msg), "write failed: %s",
+				 strerror(errno));
+			return sink_failed(s, err, msg);
 		}
 		off += (size_t)w;
 	}
@@ -539,9 +589,8 @@ static int z_feed(tk_sink *s, const void *p, size_t n, int end, tk_error *err)
 			z->avail_out = (uInt)s->zcap;
 			zr = deflate(z, end ? Z_FINISH : Z_NO_FLUSH);
 			if (zr == Z_STREAM_ERROR) {
-				s->failed = 1;
-				return tk_err_set(err, TK_E_IO, s->path, 0, 0,
-						  "gzip compression failed");
+				return sink_failed(s, err,
+						   "gzip compression failed");
 			}
 			if ((rc = write_out(s, s->zbuf, s->zcap - z->avail_out,
 					    err)) < 0)
@@ -556,10 +605,11 @@ static int z_feed(tk_sink *s, const void *p, size_t n, int end, tk_error *err)
 			left = ZSTD_compressStream2(s->z, &out, &in,
 						    end ? ZSTD_e_end : ZSTD_e_continue);
 			if (ZSTD_isError(left)) {
-				s->failed = 1;
-				return tk_err_set(err, TK_E_IO, s->path, 0, 0,
-						  "zstd compression failed: %s",
-						  ZSTD_getErrorName(left));
+				char msg[96];
+				snprintf(msg, sizeof(msg),
+					 "zstd compression failed: %s",
+					 ZSTD_getErrorName(left));
+				return sink_failed(s, err, msg);
 			}
 			if ((rc = write_out(s, s->zbuf, out.pos, err)) < 0)
 				return rc;
@@ -573,7 +623,8 @@ int tk_sink_flush(tk_sink *s, tk_error *err)
 	int rc;
 
 	if (s->failed)
-		return TK_E_IO;
+		return tk_err_set(err, TK_E_IO, s->path ? s->path : "<stdout>",
+				  0, 0, "%s", s->fail_msg);
 	if (s->len) {
 		rc = s->zkind ? z_feed(s, s->buf, s->len, 0, err)
 			      : write_out(s, s->buf, s->len, err);
@@ -625,6 +676,14 @@ int tk_sink_commit(tk_sink *s, tk_error *err)
 		restore_signals(&old);
 		if (rc < 0)
 			goto fail;
+	} else if (s->direct) {
+		int e = close(s->fd) < 0 ? errno : 0;
+		s->fd = -1;
+		if (e) {
+			rc = tk_err_set(err, TK_E_IO, s->path, 0, 0,
+					"cannot finish: %s", strerror(e));
+			goto fail;
+		}
 	} else if (s->path) {
 		/* made with the usual mode (make_temp()); a file it replaces
 		 * gives it its own permission bits */

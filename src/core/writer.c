@@ -221,23 +221,49 @@ static void cycles_close(tk_writer *w)
 	w->opts.on_warning(w->opts.warning_ctx, &wn);
 }
 
+/* A write failed with rc (or, rc 0, had failed before): the writer is
+ * given up, and rc and its error are given again by every later write and
+ * by the close (cold: out of the writes' path). */
+static TK_NOINLINE int write_failed(tk_writer *w, int rc, tk_error *err)
+{
+	if (w->failed) {
+		if (err)
+			*err = w->fail_err;
+		return w->failed;
+	}
+	w->failed = rc;
+	if (err)
+		w->fail_err = *err;
+	else
+		tk_err_set(&w->fail_err, rc, out_name(w), 0, 0,
+			   "an earlier write failed");
+	return rc;
+}
+
 int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
-	return w->fmt->writer_write(w, ev, err);
+	int rc;
+
+	if (TK_UNLIKELY(w->failed))
+		return write_failed(w, 0, err);
+	rc = w->fmt->writer_write(w, ev, err);
+	return TK_UNLIKELY(rc < 0) ? write_failed(w, rc, err) : rc;
 }
 
 int tk_writer_write_batch(tk_writer *w, const tk_event *evs, size_t n,
 			  tk_error *err)
 {
 	size_t i;
-	int rc;
+	int rc = TK_OK;
 
+	if (TK_UNLIKELY(w->failed))
+		return write_failed(w, 0, err);
 	if (w->fmt->writer_write_batch)
-		return n ? w->fmt->writer_write_batch(w, evs, n, err) : TK_OK;
-	for (i = 0; i < n; i++)
-		if ((rc = w->fmt->writer_write(w, &evs[i], err)) < 0)
-			return rc;
-	return TK_OK;
+		rc = n ? w->fmt->writer_write_batch(w, evs, n, err) : TK_OK;
+	else
+		for (i = 0; i < n && rc >= 0; i++)
+			rc = w->fmt->writer_write(w, &evs[i], err);
+	return TK_UNLIKELY(rc < 0) ? write_failed(w, rc, err) : TK_OK;
 }
 
 int tk_writer_close(tk_writer *w, tk_error *err)
@@ -246,6 +272,12 @@ int tk_writer_close(tk_writer *w, tk_error *err)
 
 	if (!w)
 		return TK_OK;
+	if (w->failed) {
+		/* a write failed: the writer was given up, no file is made */
+		rc = write_failed(w, 0, err);
+		tk_writer_abort(w);
+		return rc;
+	}
 	if (w->fmt->writer_close)
 		rc = w->fmt->writer_close(w, err);
 	if (rc >= 0)

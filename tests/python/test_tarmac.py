@@ -1,8 +1,10 @@
 """tracekit.tarmac: the instruction records of Tarmac logs as arrays (the
 lines `tracekit cat --pc` prints, the figures of `tracekit stats`), and
 the function profile equal to `tracekit stats LOG --elf ELF --format csv`."""
+import ast
 import collections
 import csv
+import inspect
 import io
 import json
 import os
@@ -167,3 +169,55 @@ class Profile(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Stubs(unittest.TestCase):
+    def test_stub_signatures(self):
+        """The type stubs (PEP 561) name the parameters the functions
+        written in Python take (tracekit.tarmac.open's stub lacked strict=
+        and load_offset=); the C functions have no signature to compare."""
+        base = os.path.dirname(tracekit.__file__)
+        P = inspect.Parameter
+
+        def shape(names_kinds):
+            pos = [n for n, k in names_kinds if k in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD)]
+            kw = [n for n, k in names_kinds if k == P.KEYWORD_ONLY]
+            return (pos, kw, any(k == P.VAR_POSITIONAL for _, k in names_kinds),
+                    any(k == P.VAR_KEYWORD for _, k in names_kinds))
+
+        checked = 0
+        for mod, stub in ((tracekit, "__init__.pyi"), (tracekit.tarmac, "tarmac.pyi")):
+            with open(os.path.join(base, stub)) as f:
+                tree = ast.parse(f.read())
+            for node in tree.body:
+                if not isinstance(node, ast.FunctionDef):
+                    continue
+                fn = getattr(mod, node.name)
+                try:
+                    sig = inspect.signature(fn)
+                except ValueError:
+                    continue
+                a = node.args
+                st = ([(x.arg, P.POSITIONAL_ONLY) for x in a.posonlyargs]
+                      + [(x.arg, P.POSITIONAL_OR_KEYWORD) for x in a.args]
+                      + ([(a.vararg.arg, P.VAR_POSITIONAL)] if a.vararg else [])
+                      + [(x.arg, P.KEYWORD_ONLY) for x in a.kwonlyargs]
+                      + ([(a.kwarg.arg, P.VAR_KEYWORD)] if a.kwarg else []))
+                real = [(p.name, p.kind) for p in sig.parameters.values()]
+                self.assertEqual(shape(st), shape(real), "%s.%s" % (mod.__name__, node.name))
+                checked += 1
+        self.assertGreater(checked, 5)
+
+    def test_open_stub_keywords(self):
+        """tracekit.open() (in C, no signature to compare) takes the path
+        alone as a positional argument: its stub made format and strict
+        positional too, which the call refuses."""
+        with open(os.path.join(os.path.dirname(tracekit.__file__), "__init__.pyi")) as f:
+            node = next(n for n in ast.parse(f.read()).body
+                        if isinstance(n, ast.FunctionDef) and n.name == "open")
+        self.assertEqual([a.arg for a in node.args.args], ["path"])
+        self.assertIn("format", [a.arg for a in node.args.kwonlyargs])
+        demo = os.path.join(SRC, "examples", "demo.btf")
+        with self.assertRaises(TypeError):
+            tracekit.open(demo, "btf")
+        self.assertEqual(tracekit.open(demo, format="btf", strict=True).format, "btf")

@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 import warnings
 from fractions import Fraction
@@ -356,6 +357,35 @@ class Warnings(unittest.TestCase):
                 t.info
         # and the trace reads again once the filter is gone
         self.assertGreater(len(quiet(t.to_numpy).array), 10)
+
+    def test_warning_in_the_middle(self):
+        """docs/python.md: a warning made an error comes after the events
+        read before it; one only recorded comes as the reader meets it,
+        no later than its event (here past the iterator's first batch)."""
+        k = 300
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "mid.btf")
+            with open(path, "w") as f:
+                f.write("#version 2.3.0\n#timescale ns\n")
+                for i in range(2 * k):
+                    f.write("%d,Core_1,0,C,Core_1,0,%s,1000\n"
+                            % (i, "set_frequency" if i == k else "set_frequence"))
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", tracekit.TraceWarning)
+                seen = []
+                with self.assertRaises(tracekit.TraceWarning):
+                    for ev in tracekit.open(path):
+                        seen.append(ev.time)
+                self.assertEqual(seen, list(range(k)))
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                at = None
+                for n, ev in enumerate(tracekit.open(path), 1):
+                    if caught and at is None:
+                        at = n
+                self.assertEqual(n, 2 * k)
+                self.assertIsNotNone(at)
+                self.assertLessEqual(at, k + 1)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,9 @@
 #include <string.h>
 #include <ftw.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <fcntl.h>
 
 /* a two-line Fast Models log: two instructions of one CPU */
 static const char tarmac_log[] =
@@ -378,6 +380,185 @@ out:
 	tk_reader_close(r);
 }
 
+/* A failed write gives the writer up: the later writes and the close give
+ * the same status and error, and no file is made (a strict HTF or ATF
+ * writer refused an event, then the close wrote the file without it and
+ * returned TK_OK).  One by one, in batches, with and without an error. */
+static void writer_gives_up(const char *trace, const char *work)
+{
+	static const char *const fmts[] = { "htf", "atf" };
+	tk_reader *r = NULL;
+	tk_writer *w;
+	tk_writer_opts wo;
+	tk_error err, first;
+	const tk_event *evs;
+	size_t n;
+	char path[4096];
+	int rc, failed, f, batch;
+
+	for (f = 0; f < 2; f++)
+		for (batch = 0; batch < 3; batch++) {
+			tk_error *e = batch == 2 ? NULL : &err;
+
+			CHECK(tk_reader_open(&r, trace, NULL, &err) == TK_OK);
+			if (!r)
+				return;
+			tk_writer_opts_init(&wo);
+			wo.format = fmts[f];
+			wo.strict = 1;
+			snprintf(path, sizeof path, "%s/contracts-gives-up-%ld.%s",
+				 work, (long)getpid(), fmts[f]);
+			w = NULL;
+			CHECK(tk_writer_open(&w, path, tk_reader_trace(r), &wo, &err) == TK_OK);
+			failed = 0;
+			memset(&first, 0, sizeof first);
+			while (w && tk_reader_next_batch(r, &evs, &n, 4, &err) == TK_OK) {
+				rc = batch == 1 ? tk_writer_write_batch(w, evs, n, e)
+						: tk_writer_write(w, evs, e);
+				if (rc < 0 && !failed) {
+					failed = rc;
+					if (e)
+						first = err;
+				} else if (failed) {
+					CHECK(rc == failed);
+					CHECK(!e || (err.code == first.code &&
+						     !strcmp(err.msg, first.msg)));
+				}
+			}
+			CHECK(failed == TK_E_UNSUPPORTED);
+			memset(&err, 0, sizeof err);
+			CHECK(tk_writer_close(w, e) == failed);
+			CHECK(!e || (err.code == first.code && !strcmp(err.msg, first.msg)));
+			CHECK(access(path, F_OK) != 0);
+			unlink(path);
+			tk_reader_close(r);
+			r = NULL;
+		}
+}
+
+/* An output whose write failed (standard output on /dev/full): the later
+ * writes and the close give TK_E_IO with the error filled, the first
+ * failure's message again (they gave TK_E_IO with err untouched). */
+static void output_fails(void)
+{
+	static char chunk[1 << 20];
+	tk_output *o = NULL;
+	tk_error err, first;
+	int saved, full, i, rc, failed = 0;
+
+	fflush(stdout); /* what the checks printed goes out before the swap */
+	saved = dup(1);
+	full = open("/dev/full", O_WRONLY);
+	if (saved < 0 || full < 0 || dup2(full, 1) < 0) {
+		printf("# output_fails: no /dev/full, skipped\n");
+		goto out;
+	}
+	memset(&first, 0, sizeof first);
+	CHECK(tk_output_open(&o, "-", &err) == TK_OK && o);
+	for (i = 0; o && i < 4; i++) {
+		memset(&err, 0, sizeof err);
+		rc = tk_output_write(o, chunk, sizeof chunk, &err);
+		if (rc < 0 && !failed) {
+			failed = rc;
+			first = err;
+		} else if (failed) {
+			CHECK(rc == TK_E_IO && err.code == TK_E_IO);
+			CHECK(!strcmp(err.msg, first.msg));
+		}
+	}
+	CHECK(failed == TK_E_IO && strstr(first.msg, "write failed") == first.msg);
+	memset(&err, 0, sizeof err);
+	CHECK(tk_output_close(o, &err) == TK_E_IO && err.code == TK_E_IO);
+	CHECK(!strcmp(err.msg, first.msg));
+out:
+	if (saved >= 0) {
+		fflush(stdout);
+		dup2(saved, 1);
+		close(saved);
+	}
+	if (full >= 0)
+		close(full);
+}
+
+/* A strict Tarmac reader's error is given again by every later call, with
+ * its message, and no record follows it (the call after a bad line gave
+ * the next line's record, then TK_END). */
+static void tarmac_error_kept(void)
+{
+	static const char log[] =
+		"0 clk IT (1) 00000000 e3a00000 A svc_s : MOV      r0,#0\n"
+		"1 clk QQ what\n"
+		"2 clk IT (2) 00000004 e3a01000 A svc_s : MOV      r1,#0\n";
+	tk_tarmac *tr = NULL;
+	tk_tarmac_opts o;
+	tk_tarmac_record rec;
+	tk_error err, first;
+
+	tk_tarmac_opts_init(&o);
+	o.strict = 1;
+	CHECK(tk_tarmac_open_mem(&tr, log, sizeof log - 1, "bad.tarmac", &o, &err) == TK_OK);
+	if (!tr)
+		return;
+	CHECK(tk_tarmac_next(tr, &rec, &err) == TK_OK && rec.line == 1);
+	CHECK(tk_tarmac_next(tr, &rec, &err) == TK_E_PARSE && err.line == 2);
+	first = err;
+	memset(&err, 0, sizeof err);
+	CHECK(tk_tarmac_next(tr, &rec, &err) == TK_E_PARSE);
+	CHECK(err.code == TK_E_PARSE && err.line == 2 && !strcmp(err.msg, first.msg));
+	CHECK(tk_tarmac_next(tr, &rec, NULL) == TK_E_PARSE);
+	tk_tarmac_close(tr);
+}
+
+/* A path that names no regular file (a FIFO here; /dev/null alike) is
+ * written to as it is: a temporary renamed over it put a regular file in
+ * place of the FIFO (of /dev/null, run as root).  An output and a
+ * writer; SQLite, which writes its own file, refuses it. */
+static void output_to_fifo(const char *trace, const char *work)
+{
+	char path[4096], got[64];
+	struct stat st;
+	tk_output *o = NULL;
+	tk_writer *w = NULL;
+	tk_writer_opts wo;
+	tk_reader *r = NULL;
+	tk_error err;
+	ssize_t k;
+	int fd;
+
+	snprintf(path, sizeof path, "%s/contracts-fifo-%ld", work, (long)getpid());
+	unlink(path);
+	if (mkfifo(path, 0600) < 0) {
+		printf("# output_to_fifo: no FIFO, skipped\n");
+		return;
+	}
+	/* a reader first, so that the writers' open does not block */
+	fd = open(path, O_RDONLY | O_NONBLOCK);
+	CHECK(fd >= 0);
+	CHECK(tk_output_open(&o, path, &err) == TK_OK && o);
+	CHECK(o && tk_output_write(o, "fifo!", 5, &err) == TK_OK);
+	CHECK(tk_output_close(o, &err) == TK_OK);
+	k = fd >= 0 ? read(fd, got, sizeof got) : -1;
+	CHECK(k == 5 && memcmp(got, "fifo!", 5) == 0);
+	CHECK(stat(path, &st) == 0 && S_ISFIFO(st.st_mode));
+	/* a writer (its bytes drained as the pipe holds them all) */
+	CHECK(tk_reader_open(&r, trace, NULL, &err) == TK_OK && r);
+	tk_writer_opts_init(&wo);
+	wo.format = "btf";
+	CHECK(r && tk_writer_open(&w, path, tk_reader_trace(r), &wo, &err) == TK_OK && w);
+	CHECK(tk_writer_close(w, &err) == TK_OK);
+	k = fd >= 0 ? read(fd, got, sizeof got) : -1;
+	CHECK(k > 8 && memcmp(got, "#version", 8) == 0);
+	CHECK(stat(path, &st) == 0 && S_ISFIFO(st.st_mode));
+	wo.format = "sqlite";
+	w = NULL;
+	CHECK(r && tk_writer_open(&w, path, tk_reader_trace(r), &wo, &err) == TK_E_USAGE && !w);
+	CHECK(stat(path, &st) == 0 && S_ISFIFO(st.st_mode));
+	tk_reader_close(r);
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+}
+
 static void tarmac(void)
 {
 	tk_tarmac *tr = NULL;
@@ -623,7 +804,11 @@ int main(int argc, char **argv)
 	trace_usage();
 	counts();
 	reading(argv[1], argv[2]);
+	writer_gives_up(argv[1], argv[2]);
+	output_fails();
+	output_to_fifo(argv[1], argv[2]);
 	tarmac();
+	tarmac_error_kept();
 	null_out(argv[1]);
 	TEST_DONE();
 }

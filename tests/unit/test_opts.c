@@ -107,6 +107,31 @@ int main(void)
 	refused(open_with(&ro, &err, &n), &err, "tk_reader_opts");
 	ro.size = sizeof(size_t);
 	refused(open_with(&ro, &err, &n), &err, "tk_reader_opts");
+	/* refused before anything is opened: a path that cannot be opened
+	 * gives the struct's TK_E_USAGE, not TK_E_IO */
+	ro.size = 0;
+	rc = tk_reader_open(&r, "no-such-dir/no-such-trace.btf", &ro, &err);
+	refused(rc, &err, "tk_reader_opts");
+	CHECK(r == NULL);
+	/* the query's fields are checked whether a window or a filter is
+	 * given or not (a window_stop or a unit out of range was taken
+	 * without a window) */
+	tk_reader_opts_init(&ro);
+	ro.window_stop = TK_STOP_NEVER + 1;
+	CHECK(open_with(&ro, &err, &n) == TK_E_USAGE);
+	CHECK(strstr(err.msg, "window_stop") != NULL);
+	tk_reader_opts_init(&ro);
+	ro.start_unit = TK_UNIT_S + 1;
+	CHECK(open_with(&ro, &err, &n) == TK_E_USAGE);
+	CHECK(strstr(err.msg, "start_unit") != NULL);
+	tk_reader_opts_init(&ro);
+	ro.end_unit = -2;
+	CHECK(open_with(&ro, &err, &n) == TK_E_USAGE);
+	CHECK(strstr(err.msg, "end_unit") != NULL);
+	tk_reader_opts_init(&ro);
+	ro.nevents = 1;
+	rc = tk_reader_open(&r, "no-such-dir/no-such-trace.btf", &ro, &err);
+	CHECK(rc == TK_E_USAGE && r == NULL);
 	/* through tk_input_open_opts() and tk_reader_open_input() too */
 	ro.size = 0;
 	{

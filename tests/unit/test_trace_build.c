@@ -73,6 +73,15 @@ int main(int argc, char **argv)
 	ev.name = name;
 	ev.core = core;
 	CHECK(tk_writer_write(w, &ev, &err) == TK_OK);
+	/* a kind outside tk_evkind is no kind (TK_EV_OTHER: BTF has none
+	 * for a task, the event is dropped and counted), not an index (the
+	 * BTF writer read its table of allowed events with it) */
+	{
+		tk_event odd_kind = ev;
+		odd_kind.time = 8;
+		odd_kind.kind = (tk_evkind)0x40000000;
+		CHECK(tk_writer_write(w, &odd_kind, &err) == TK_OK);
+	}
 	CHECK(tk_writer_close(w, &err) == TK_OK);
 	CHECK(tk_reader_open(&r, path, NULL, &err) == TK_OK);
 	if (r) {

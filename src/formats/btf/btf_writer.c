@@ -450,7 +450,8 @@ static int map_event(tk_writer *w, btf_writer *bw, const tk_event *ev,
 		     tk_error *err)
 {
 	tk_etype ty = tk_etype_closest(w->trace, ev->type, ev->type_name);
-	tk_evkind k = ev->kind;
+	/* a kind outside the enum (an event made in code) is no kind */
+	tk_evkind k = (unsigned)ev->kind < TK_EV_COUNT ? ev->kind : TK_EV_OTHER;
 	int rc;
 
 	if (tk_etype_is_user(w->trace, ty, ev->type_name)) {
@@ -528,7 +529,8 @@ static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	const char *note = ev->note;
 	size_t note_len = ev->note_len;
 	tk_etype type = ev->type;
-	tk_evkind kind = ev->kind;
+	tk_evkind kind = (unsigned)ev->kind < TK_EV_COUNT ? ev->kind
+							: TK_EV_OTHER;
 	int64_t tinst = ev->target_inst;
 	int64_t src_inst = ev->source_inst;
 	int rc, as_note = 0, unk_src = 0;

@@ -15,6 +15,10 @@ struct tarmac_run {
 };
 
 struct tk_tarmac {
+	/* the first error of tk_tarmac_next(), given again by every later
+	 * call (0: none) */
+	int failed;
+	tk_error fail_err;
 	tk_source *src;
 	int owns_src;
 	tk_reader *reader;        /* warnings go through it when set */

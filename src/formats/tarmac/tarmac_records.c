@@ -1436,7 +1436,37 @@ unknown:
 
 /* ---- the stream ---------------------------------------------------------------- */
 
+/* An error of tk_tarmac_next() (rc < 0; 0: given before): kept, and given
+ * again with its message by every later call, which reads no further. */
+static TK_NOINLINE int next_failed(tk_tarmac *tr, int rc, tk_error *err)
+{
+	if (tr->failed) {
+		if (err)
+			*err = tr->fail_err;
+		return tr->failed;
+	}
+	tr->failed = rc;
+	if (err)
+		tr->fail_err = *err;
+	else
+		tk_err_set(&tr->fail_err, rc, tr->name, tr->line, 0,
+			   "the Tarmac reader stopped at an error");
+	return rc;
+}
+
+static int tarmac_next(tk_tarmac *tr, tk_tarmac_record *rec, tk_error *err);
+
 int tk_tarmac_next(tk_tarmac *tr, tk_tarmac_record *rec, tk_error *err)
+{
+	int rc;
+
+	if (TK_UNLIKELY(tr->failed))
+		return next_failed(tr, 0, err);
+	rc = tarmac_next(tr, rec, err);
+	return TK_UNLIKELY(rc < 0) ? next_failed(tr, rc, err) : rc;
+}
+
+static int tarmac_next(tk_tarmac *tr, tk_tarmac_record *rec, tk_error *err)
 {
 	const char *line = NULL;
 	size_t len = 0;
