@@ -213,8 +213,8 @@ TK_API size_t tk_stats_percentile_count(const tk_stats *s);
  */
 TK_API int tk_stats_percentile(const tk_stats *s, size_t i, size_t j, uint64_t *v);
 
-/** Account one event.  TK_OK, TK_E_USAGE or TK_E_NOMEM, with `err`
- *  filled. */
+/** Account one event.  TK_OK, TK_E_USAGE (also after tk_stats_finish) or
+ *  TK_E_NOMEM, with `err` filled. */
 TK_API int tk_stats_event(tk_stats *s, const tk_event *ev, tk_error *err);
 
 /**
@@ -235,7 +235,9 @@ TK_API void tk_stats_on_value(tk_stats *s, tk_stat_value_fn fn, void *ctx);
  * Instances still open (cut by the end of the trace) contribute only the
  * metrics already complete.  TK_OK, TK_E_USAGE (s NULL), TK_E_NOMEM, or
  * TK_E_IO (a temporary file of the percentiles could not be written or
- * read), with `err` filled.
+ * read), with `err` filled.  Once called, no event is taken; called again
+ * after it succeeded, it does nothing and returns TK_OK (after a failure,
+ * it tries again).
  */
 TK_API int tk_stats_finish(tk_stats *s, tk_error *err);
 
@@ -379,16 +381,17 @@ TK_API const char *tk_load_default_idle(const tk_trace *t);
 TK_API int tk_load_set_limit(tk_load *l, uint64_t max, const char *path,
 			     const tk_reader_opts *opts, tk_error *err);
 
-/** Account one event.  TK_OK, TK_E_USAGE, TK_E_NOMEM, TK_E_RANGE (past
- *  tk_load_set_limit()), or what the window callback returned to stop,
- *  with `err` filled. */
+/** Account one event.  TK_OK, TK_E_USAGE (also after tk_load_finish),
+ *  TK_E_NOMEM, TK_E_RANGE (past tk_load_set_limit()), or what the window
+ *  callback returned to stop, with `err` filled. */
 TK_API int tk_load_event(tk_load *l, const tk_event *ev, tk_error *err);
 
 /**
  * End of the events: processes still allocated count until the last event
  * time; the last window is reported.  TK_OK, TK_E_USAGE (l NULL),
  * TK_E_NOMEM, or what the window callback returned to stop, with `err`
- * filled.
+ * filled.  Once called, no event is taken; called again after it
+ * succeeded, it does nothing and returns TK_OK.
  */
 TK_API int tk_load_finish(tk_load *l, tk_error *err);
 
@@ -492,8 +495,8 @@ typedef struct tk_verify tk_verify;
 TK_API int tk_verify_new(tk_verify **out, const tk_reqs *q, const tk_trace *t,
 			 tk_error *err);
 
-/** Account one event.  TK_OK, TK_E_USAGE, TK_E_NOMEM or TK_E_RANGE (a
- *  requirement's load window that is not a whole number of the trace's
+/** Account one event.  TK_OK, TK_E_USAGE (also after tk_verify_finish),
+ *  TK_E_NOMEM or TK_E_RANGE (a requirement's load window that is not a whole number of the trace's
  *  ticks), with `err` filled. */
 TK_API int tk_verify_event(tk_verify *v, const tk_event *ev, tk_error *err);
 
@@ -502,7 +505,8 @@ TK_API int tk_verify_event(tk_verify *v, const tk_event *ev, tk_error *err);
  * NULL), TK_E_NOMEM,
  * TK_E_IO (a temporary file of the percentiles), TK_E_RANGE (a load window
  * that is not a whole number of the trace's ticks, or a comparison beyond
- * 128 bits), with `err` filled.
+ * 128 bits), with `err` filled.  Once called, no event is taken; called
+ * again after it succeeded, it does nothing and returns TK_OK.
  */
 TK_API int tk_verify_finish(tk_verify *v, tk_error *err);
 

@@ -74,14 +74,14 @@ TK_API int tk_timeline_new(tk_timeline **out, const tk_trace *t, tk_slice_fn on_
 			   tk_run_fn on_run, void *ctx, tk_error *err);
 
 /** Account one event (in the order read).  TK_OK, TK_E_USAGE (tl or ev
- *  NULL, or an event naming an entity id the trace does not have) or
- *  TK_E_NOMEM, with `err` filled (NULL allowed). */
+ *  NULL, an event naming an entity id the trace does not have, or after
+ *  tk_timeline_finish) or TK_E_NOMEM, with `err` filled (NULL allowed). */
 TK_API int tk_timeline_event(tk_timeline *tl, const tk_event *ev, tk_error *err);
 
 /**
  * End: the open run intervals and slices end at the last event's time
  * (slices with TK_SLICE_OPEN).  TK_OK, or TK_E_USAGE for tl NULL with
- * `err` filled (NULL allowed).
+ * `err` filled (NULL allowed).  Called again, it does nothing.
  */
 TK_API int tk_timeline_finish(tk_timeline *tl, tk_error *err);
 

@@ -113,11 +113,16 @@ void tk_chains_free(tk_chains *cs);
  * source, core) the trace `t` does not have (an event of another trace).
  * tk_an_fail: fills `err` for the failure `rc` (< 0) of function `fn`
  * ("tk_stats_event") and returns rc; TK_OK and TK_END pass through.
+ * tk_an_finished: TK_E_USAGE for `fn` ("tk_stats_event") called after
+ * `finish` ("tk_stats_finish").  An analysis's _finish, once called,
+ * refuses events; once it succeeded, it does nothing more and returns
+ * TK_OK (a failed one, out of memory say, may be called again).
  */
 void tk_an_no_input(const void *obj, const char *fn, tk_error *err);
 int tk_an_check_ids(const tk_trace *t, const tk_event *ev, const char *fn,
 		    tk_error *err);
 int tk_an_fail(tk_error *err, int rc, const char *fn);
+int tk_an_finished(tk_error *err, const char *fn, const char *finish);
 
 /* inline, so that a caller (and the static analyzer) sees that a NULL
  * object gives TK_E_USAGE before anything is read from it */

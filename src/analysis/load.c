@@ -53,6 +53,7 @@ struct tk_load {
 	int have_time;
 	int nomem;           /* a run interval could not be counted */
 	int stopped;         /* the window callback returned a status */
+	int finished;        /* tk_load_finish: 1 called (no more events), 2 done */
 	/* tk_load_set_limit(): at most max_windows windows; past ahead_at
 	 * windows up to an event, the span of ahead_path is read ahead once */
 	uint64_t max_windows, ahead_at;
@@ -333,6 +334,8 @@ int tk_load_event(tk_load *l, const tk_event *ev, tk_error *err)
 
 	if (rc < 0)
 		return rc;
+	if (l->finished)
+		return tk_an_finished(err, "tk_load_event", "tk_load_finish");
 	rc = load_event(l, ev);
 	if (rc == TK_E_RANGE && !l->stopped)
 		return tk_err_set(err, rc, l->ahead_path, 0, 0,
@@ -407,10 +410,18 @@ static int load_finish(tk_load *l)
 
 int tk_load_finish(tk_load *l, tk_error *err)
 {
+	int rc;
+
 	if (!l)
 		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
 				  "tk_load_finish: no analysis given");
-	return load_fail(l, load_finish(l), "tk_load_finish", err);
+	if (l->finished == 2)
+		return TK_OK;
+	l->finished = 1;
+	rc = load_fail(l, load_finish(l), "tk_load_finish", err);
+	if (rc == TK_OK)
+		l->finished = 2;
+	return rc;
 }
 
 void tk_load_span(const tk_load *l, uint64_t *first, uint64_t *last)

@@ -85,6 +85,7 @@ typedef struct sent {
 struct tk_stats {
 	const tk_trace *t;
 	int started;        /* an event was given: no more setup */
+	int finished;       /* tk_stats_finish: 1 called (no more events), 2 done */
 	uint32_t *slot;     /* entity id -> 1 + its sent in ents; 0: none */
 	uint32_t nslot;
 	tk_slab ents, accs, jaccs;
@@ -673,6 +674,8 @@ int tk_stats_event(tk_stats *s, const tk_event *ev, tk_error *err)
 
 	if (rc < 0)
 		return rc;
+	if (s->finished)
+		return tk_an_finished(err, "tk_stats_event", "tk_stats_finish");
 	s->started = 1;
 	return tk_an_fail(err, stats_event(s, ev), "tk_stats_event");
 }
@@ -766,10 +769,18 @@ static int stats_finish(tk_stats *s)
 
 int tk_stats_finish(tk_stats *s, tk_error *err)
 {
+	int rc;
+
 	if (!s)
 		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
 				  "tk_stats_finish: no analysis given");
-	return tk_an_fail(err, stats_finish(s), "tk_stats_finish");
+	if (s->finished == 2)
+		return TK_OK;
+	s->finished = 1;
+	rc = tk_an_fail(err, stats_finish(s), "tk_stats_finish");
+	if (rc == TK_OK)
+		s->finished = 2;
+	return rc;
 }
 
 size_t tk_stats_count(const tk_stats *s)

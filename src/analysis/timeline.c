@@ -46,6 +46,7 @@ typedef struct trec {
 struct tk_timeline {
 	const tk_trace *t;
 	int started;        /* an event was given: no more setup */
+	int finished;       /* tk_timeline_finish was called: no more events */
 	tk_slice_fn on_slice;
 	tk_run_fn on_run;
 	void *ctx;
@@ -473,6 +474,8 @@ int tk_timeline_event(tk_timeline *tl, const tk_event *ev, tk_error *err)
 
 	if (rc < 0)
 		return rc;
+	if (tl->finished)
+		return tk_an_finished(err, "tk_timeline_event", "tk_timeline_finish");
 	tl->started = 1;
 	return tk_an_fail(err, timeline_event(tl, ev), "tk_timeline_event");
 }
@@ -484,7 +487,9 @@ int tk_timeline_finish(tk_timeline *tl, tk_error *err)
 	if (!tl)
 		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
 				  "tk_timeline_finish: no analysis given");
-
+	if (tl->finished)
+		return TK_OK;
+	tl->finished = 1;
 	for (i = 0; i < tl->nlanes; i++)
 		end_run(tl, i, tl->last);
 	for (i = 0; i < tl->nlanes; i++) {

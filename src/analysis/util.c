@@ -281,6 +281,13 @@ int tk_glob_match(const char *pat, const char *s, size_t n)
 	return *pat == '\0';
 }
 
+int tk_an_finished(tk_error *err, const char *fn, const char *finish)
+{
+	return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+			  "%s: after %s (its results are made; a new analysis takes more events)",
+			  fn, finish);
+}
+
 void tk_an_no_input(const void *obj, const char *fn, tk_error *err)
 {
 	tk_err_set(err, TK_E_USAGE, NULL, 0, 0, "%s: no %s given", fn,

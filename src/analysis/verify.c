@@ -686,6 +686,7 @@ struct tk_verify {
 	verdict_buf *out;
 	size_t nout, nfail;
 	int nomem, range;
+	int finished;       /* tk_verify_finish: 1 called (no more events), 2 done */
 	tk_u128 tick_p, tick_q; /* a tick is p/q ps */
 	uint32_t pct[TK_PCTL_MAX]; /* the percentiles given to stats, in order */
 	int started;        /* the first event was seen */
@@ -948,6 +949,8 @@ int tk_verify_event(tk_verify *v, const tk_event *ev, tk_error *err)
 
 	if (rc < 0)
 		return rc;
+	if (v->finished)
+		return tk_an_finished(err, "tk_verify_event", "tk_verify_finish");
 	rc = verify_event(v, ev);
 	if (rc < 0 && v->range > 1)
 		return window_range(v, err);
@@ -1340,15 +1343,12 @@ range:
 	return TK_E_RANGE;
 }
 
-int tk_verify_finish(tk_verify *v, tk_error *err)
+/* tk_verify_finish's work, once */
+static int verify_finish(tk_verify *v, tk_error *err)
 {
 	int rc;
-	size_t n;
+	size_t n = v->q->n;
 
-	if (!v)
-		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
-				  "tk_verify_finish: no verification given");
-	n = v->q->n;
 	if (v->range > 1)
 		return window_range(v, err);
 	if ((rc = loads_start(v)) < 0)
@@ -1381,6 +1381,22 @@ failed:
 	return tk_err_set(err, rc, NULL, 0, 0, rc == TK_E_RANGE ?
 			  "a value of the requirements needs more than 128 bits" :
 			  "cannot write or read back a temporary file");
+}
+
+int tk_verify_finish(tk_verify *v, tk_error *err)
+{
+	int rc;
+
+	if (!v)
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "tk_verify_finish: no verification given");
+	if (v->finished == 2)
+		return TK_OK;
+	v->finished = 1;
+	rc = verify_finish(v, err);
+	if (rc == TK_OK)
+		v->finished = 2;
+	return rc;
 }
 
 size_t tk_verify_count(const tk_verify *v)

@@ -6,7 +6,9 @@
  * a NULL object; out of memory, by wrapping calloc as test_api_new does; a
  * window callback that stops; a requirement's window that is not a whole
  * number of ticks) and must return the code with err's code and message
- * set; a NULL err is allowed. */
+ * set; a NULL err is allowed.  Once an analysis's _finish was called,
+ * its _event refuses events (TK_E_USAGE), and a _finish that succeeded
+ * does nothing more. */
 #define _POSIX_C_SOURCE 200809L
 #include "tk_test.h"
 #include "tracekit/tracekit.h"
@@ -178,6 +180,48 @@ int main(void)
 	tk_error_clear(&e);
 	CHECK_ERR(e, tk_verify_finish(NULL, &e), TK_E_USAGE, "tk_verify_finish");
 	CHECK(tk_timeline_finish(tl, &e) == TK_OK);
+
+	/* after _finish: an event is refused; a _finish that succeeded, called
+	 * again, changes nothing (ev: the event the window callback stopped
+	 * at, still the reader's) */
+	if (rc == TK_E_IO) {
+		size_t nrows = tk_stats_count(st);
+		uint64_t first_t, last_t;
+
+		tk_error_clear(&e);
+		CHECK_ERR(e, tk_stats_event(st, ev, &e), TK_E_USAGE,
+			  "tk_stats_event: after tk_stats_finish");
+		CHECK(tk_stats_finish(st, &e) == TK_OK);
+		CHECK(tk_stats_count(st) == nrows);
+		tk_load_span(ld, &first_t, &last_t);
+		CHECK(tk_load_finish(ld, &e) == TK_OK);
+		tk_error_clear(&e);
+		CHECK_ERR(e, tk_load_event(ld, ev, &e), TK_E_USAGE,
+			  "tk_load_event: after tk_load_finish");
+		CHECK(tk_load_finish(ld, &e) == TK_OK);
+		{
+			uint64_t f2, l2;
+
+			tk_load_span(ld, &f2, &l2);
+			CHECK(f2 == first_t && l2 == last_t);
+		}
+		/* a load whose finish failed (the callback stopped) refuses
+		 * events too */
+		tk_error_clear(&e);
+		CHECK_ERR(e, tk_load_event(lf, ev, &e), TK_E_USAGE,
+			  "tk_load_event: after tk_load_finish");
+		tk_error_clear(&e);
+		CHECK_ERR(e, tk_timeline_event(tl, ev, &e), TK_E_USAGE,
+			  "tk_timeline_event: after tk_timeline_finish");
+		CHECK(tk_timeline_finish(tl, &e) == TK_OK);
+		/* the verification's finish fails (its window), and then it
+		 * refuses events */
+		tk_error_clear(&e);
+		CHECK(tk_verify_finish(v, &e) == TK_E_RANGE);
+		tk_error_clear(&e);
+		CHECK_ERR(e, tk_verify_event(v, ev, &e), TK_E_USAGE,
+			  "tk_verify_event: after tk_verify_finish");
+	}
 
 	tk_verify_free(v);
 	tk_reqs_free(q);
