@@ -503,8 +503,9 @@ static int pq_writer_write_batch(tk_writer *w, const tk_event *ev, size_t n,
 	return TK_OK;
 }
 
-/* the header's entries as BTF writes them, one a line, values under the
- * UTF-8 rule of every writer */
+/* the header's entries as BTF writes them, one a line, keys and values
+ * under the UTF-8 rule of every writer (the metadata and traces/' header
+ * are strings) */
 static int header_text(tk_writer *w, pq_buf *b, tk_error *err)
 {
 	size_t i, n = tk_trace_header_count(w->trace), vn;
@@ -514,18 +515,23 @@ static int header_text(tk_writer *w, pq_buf *b, tk_error *err)
 	for (i = 0; i < n; i++) {
 		const tk_header_entry *h = tk_trace_header(w->trace, i);
 
-		rc = tk_writer_text(w, h->value, strlen(h->value), &v, &vn, err);
-		if (rc < 0)
-			return rc;
 		if (h->kind == TK_HDR_COMMENT) {
 			buf_byte(b, '#');
 		} else {
 			buf_put(b, h->kind == TK_HDR_ROW ? "#-" : "#",
 				h->kind == TK_HDR_ROW ? 2 : 1);
-			buf_put(b, h->key, strlen(h->key));
+			/* the key put before the value is made (one buffer) */
+			rc = tk_writer_text(w, h->key, strlen(h->key), &v, &vn,
+					    err);
+			if (rc < 0)
+				return rc;
+			buf_put(b, v, vn);
 			if (h->has_value)
 				buf_byte(b, ' ');
 		}
+		rc = tk_writer_text(w, h->value, strlen(h->value), &v, &vn, err);
+		if (rc < 0)
+			return rc;
 		buf_put(b, v, vn);
 		buf_byte(b, '\n');
 	}

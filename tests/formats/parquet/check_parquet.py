@@ -66,7 +66,7 @@ for a in sys.argv[4:]:
         inputs.append((big, [], OPTS, (ROWS, PAGE), False))
     elif a.startswith("strict="):
         # strict=TRACE: a trace --strict refuses (not UTF-8): exit 2, no file
-        out = os.path.join(tmp, "strict", "s.parquet")
+        out = os.path.join(tmp, "strict%d" % len(os.listdir(tmp)), "s.parquet")
         os.makedirs(os.path.dirname(out))
         p = subprocess.run([tk, "convert", "--strict", a[7:], out], capture_output=True)
         if p.returncode != 2 or b"not UTF-8" not in p.stderr or os.listdir(os.path.dirname(out)):
