@@ -127,7 +127,7 @@ typedef struct ds_ctx {
 	tk_sink sink[NTABLES];
 	int open[NTABLES];            /* sink opened */
 	char *path[NTABLES];
-	const char *id;
+	char *id;                     /* the trace column (UTF-8) */
 	size_t idlen;
 	tk_timebase tb, ns;
 	int ns_ok;
@@ -544,21 +544,54 @@ static int write_trace(ds_ctx *x, const char *path, const char *hex,
 
 /* ---- one input ----------------------------------------------------------- */
 
-/* the trace column: the file name without directory and extensions */
-static void trace_id(const char *path, const char *id, char *out, size_t size)
+/* the trace column: the file name without directory and extensions, or
+ * the id given, whole (malloc'd; NULL: out of memory) */
+static char *trace_id(const char *path, const char *id)
 {
 	const char *b = strrchr(path, '/');
 	size_t n;
+	char *out;
 
 	if (id) {
-		snprintf(out, size, "%s", id);
-		return;
+		b = id;
+		n = strlen(id);
+	} else {
+		b = b ? b + 1 : path;
+		n = strcspn(b, ".");
+		if (!n) /* ".hidden": the whole name */
+			n = strlen(b);
 	}
-	b = b ? b + 1 : path;
-	n = strcspn(b, ".");
-	if (!n) /* ".hidden": the whole name */
-		n = strlen(b);
-	snprintf(out, size, "%.*s", (int)n, b);
+	if ((out = malloc(n + 1)) != NULL) {
+		memcpy(out, b, n);
+		out[n] = 0;
+	}
+	return out;
+}
+
+/* the trace column under the UTF-8 rule of every writer (a file name's
+ * bytes may be any): refused under --strict, else its bad bytes U+FFFD */
+static int id_text(ds_ctx *x, const char *path, int strict, tk_error *err)
+{
+	const char *s;
+	char *copy;
+	size_t n;
+	int rc;
+
+	if (tk_utf8_valid(x->id, x->idlen))
+		return TK_OK;
+	if (strict)
+		return tk_err_set(err, TK_E_UNSUPPORTED, path, 0, 0,
+				  "its trace id (the file name without extensions) is not UTF-8: give one with --id");
+	if ((rc = tk_writer_text(x->w, x->id, x->idlen, &s, &n, err)) < 0)
+		return rc;
+	if (!(copy = malloc(n + 1)))
+		return tk_err_nomem(err, path);
+	memcpy(copy, s, n);
+	copy[n] = 0;
+	free(x->id);
+	x->id = copy;
+	x->idlen = n;
+	return TK_OK;
 }
 
 int tk_dataset_add(const char *dir, const char *path, const char *hex,
@@ -576,7 +609,7 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	tk_writer_opts wo;
 	const tk_event *ev;
 	uint64_t nev = 0, window = 0, first, last;
-	char id[256], base[320];
+	char base[320];
 	size_t i, n, ncommitted = 0;
 	int rc;
 
@@ -588,16 +621,18 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	tk_imap_init(&x.insts, sizeof(ds_inst));
 	x.t = tk_reader_trace(r);
 	x.err = err;
-	trace_id(path, o->id, id, sizeof(id));
-	x.id = id;
-	x.idlen = strlen(id);
+	if (!(x.id = trace_id(path, o->id))) {
+		rc = tk_err_nomem(err, path);
+		goto out;
+	}
+	x.idlen = strlen(x.id);
 	if (!x.idlen) {
 		rc = tk_err_set(err, TK_E_USAGE, path, 0, 0, "an empty trace id");
 		goto out;
 	}
 	/* the files' name: the id's bytes outside [A-Za-z0-9._-] as '_' */
 	for (n = 0; n < x.idlen && n < 200; n++) {
-		char c = id[n];
+		char c = x.id[n];
 		base[n] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 			  (c >= '0' && c <= '9') || c == '.' || c == '_' ||
 			  (c == '-' && n) ? c : '_';
@@ -655,7 +690,8 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	wo.strict = o->strict;
 	wo.on_warning = o->on_warning;
 	wo.warning_ctx = o->warning_ctx;
-	if ((rc = tk_writer_open(&x.w, x.path[T_EVENTS], x.t, &wo, err)) < 0)
+	if ((rc = tk_writer_open(&x.w, x.path[T_EVENTS], x.t, &wo, err)) < 0 ||
+	    (rc = id_text(&x, path, o->strict, err)) < 0)
 		goto out;
 	for (i = 1; i < NTABLES; i++) {
 		if ((rc = tk_sink_open(&x.sink[i], x.path[i], err)) < 0)
@@ -743,5 +779,6 @@ out:
 	tk_stats_free(st);
 	tk_load_free(x.load);
 	tk_imap_free(&x.insts);
+	free(x.id);
 	return rc < 0 ? rc : TK_OK;
 }

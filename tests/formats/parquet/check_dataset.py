@@ -86,7 +86,8 @@ def duck_each(queries):
 
 
 def run(*a):
-    return subprocess.run([tk] + list(a), capture_output=True, text=True)
+    # (the bytes of a name not UTF-8 as os.fsdecode() gives them)
+    return subprocess.run([tk] + list(a), capture_output=True, text=True, errors="surrogateescape")
 
 
 def stem(path):
@@ -107,6 +108,27 @@ fs = files(ds)
 for t in TABLES:
     if [f.rsplit("-", 1)[0] for f in fs[t]] != sorted(stem(x) for x in traces):
         fail("%s/ has %s" % (t, fs[t]))
+
+# a file name and a header key not UTF-8 (Latin-1 bytes) and an --id of
+# 300 bytes (UTF-8): the trace column and traces/' header read as UTF-8
+# by the three readers below (U+FFFD for a bad byte), the id whole;
+# --strict refuses the name (its error names the input) and leaves no file
+odd = os.fsdecode(os.path.join(os.fsencode(tmp), b"caf\xe9.btf"))
+LONG_ID = "\u00e9" * 150
+with open(odd, "wb") as g:
+    g.write(b"#version 2.3.0\n#timescale ns\n#cr\xe9ationDate 2026-12-01\n"
+            b"0,Core_1,0,T,Task_odd,0,start\n5,Core_1,0,T,Task_odd,0,terminate\n")
+p = run("dataset", "-q", "--append", "--strict", ds, odd)
+if p.returncode != 2 or not p.stderr.startswith(odd + ":") or files(ds) != fs:
+    fail("--strict of a name not UTF-8: exit %d: %s" % (p.returncode, p.stderr))
+p = run("dataset", "-q", "--append", ds, odd)
+long_in = os.path.join(tmp, "long.btf")
+with open(odd, "rb") as f, open(long_in, "wb") as g:
+    g.write(f.read() + b"\n")
+q = run("dataset", "-q", "--append", "--id", LONG_ID, ds, long_in)
+fs = files(ds)
+if p.returncode or q.returncode or len(fs["traces"]) != len(traces) + 2:
+    fail("names not UTF-8: exit %d, %d: %s %s" % (p.returncode, q.returncode, p.stderr, q.stderr))
 
 # the DuckDB queries of docs/fleet.md run as written (on runs/: here ds/);
 # the first, the worst RT per task across runs, gives stats' worst
@@ -166,6 +188,13 @@ for t in TABLES:
                 fail("%s: %s/%s: %d rows, duckdb %d: %s" % (reader, t, f, len(a), len(b), diff))
     print("read %s/: %d files, %d rows, by duckdb, hyparquet, parquet-wasm"
           % (t, len(fs[t]), sum(len(v) for v in ref.values())))
+
+# (DuckDB read them all: the names not UTF-8 are U+FFFD, the id whole)
+hdr = "#version 2.3.0\n#timescale ns\n#cr\ufffdationDate 2026-12-01\n"
+want = {"caf\ufffd": hdr, LONG_ID: hdr}
+got = {r["trace"]: r["header"] for r in R["table", "traces"] if r["trace"] in want}
+if got != want:
+    fail("names not UTF-8: traces/ has %r" % got)
 
 worst = {}  # the worst RT of each task over the traces, by stats
 for tr in traces:
