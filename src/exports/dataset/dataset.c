@@ -510,10 +510,10 @@ static int write_trace(ds_ctx *x, const char *path, const char *hex,
 		       tk_reader *r, uint64_t nev)
 {
 	tk_coltab *t = x->tab[T_TRACES];
-	char *hdr = NULL, tb[96];
-	size_t hlen = 0;
+	char *hdr = NULL, *tb = NULL;
+	size_t hlen = 0, tblen = 0;
 	uint64_t first, last;
-	int rc, n;
+	int rc;
 
 	tk_load_span(x->load, &first, &last);
 	tk_coltab_str(t, R_TRACE, x->id, x->idlen);
@@ -525,11 +525,10 @@ static int write_trace(ds_ctx *x, const char *path, const char *hex,
 		return rc;
 	tk_coltab_str(t, R_HEADER, hdr ? hdr : "", hlen);
 	free(hdr);
-	n = snprintf(tb, sizeof(tb), "%llu/%llu %s",
-		     (unsigned long long)x->tb.num, (unsigned long long)x->tb.den,
-		     tk_trace_cycle_unit(x->t) ? tk_trace_cycle_unit(x->t)
-					       : tk_unit_name(x->tb.unit));
-	tk_coltab_str(t, R_TIMEBASE, tb, (size_t)(n > 0 ? n : 0));
+	if ((rc = tk_parquet_timebase_text(x->w, &tb, &tblen, x->err)) < 0)
+		return rc;
+	tk_coltab_str(t, R_TIMEBASE, tb, tblen);
+	free(tb);
 	put_ns(x, t, R_FIRST, nev > 0, first);
 	put_ns(x, t, R_LAST, nev > 0, last);
 	put_ns(x, t, R_SPAN, nev > 0, last - first);

@@ -109,14 +109,16 @@ for t in TABLES:
     if [f.rsplit("-", 1)[0] for f in fs[t]] != sorted(stem(x) for x in traces):
         fail("%s/ has %s" % (t, fs[t]))
 
-# a file name and a header key not UTF-8 (Latin-1 bytes) and an --id of
-# 300 bytes (UTF-8): the trace column and traces/' header read as UTF-8
-# by the three readers below (U+FFFD for a bad byte), the id whole;
+# a file name and a header key not UTF-8 (Latin-1 bytes), ticks that are
+# cycles of a unit of 121 bytes and an --id of 300 bytes (UTF-8): the
+# trace column, traces/' header and time base read as UTF-8 by the three
+# readers below (U+FFFD for a bad byte), the id and the unit whole;
 # --strict refuses the name (its error names the input) and leaves no file
 odd = os.fsdecode(os.path.join(os.fsencode(tmp), b"caf\xe9.btf"))
 LONG_ID = "\u00e9" * 150
 with open(odd, "wb") as g:
     g.write(b"#version 2.3.0\n#timescale ns\n#cr\xe9ationDate 2026-12-01\n"
+            b"#tarmacTimeUnit " + b"cycles" * 20 + b"\xe9\n"
             b"0,Core_1,0,T,Task_odd,0,start\n5,Core_1,0,T,Task_odd,0,terminate\n")
 p = run("dataset", "-q", "--append", "--strict", ds, odd)
 if p.returncode != 2 or not p.stderr.startswith(odd + ":") or files(ds) != fs:
@@ -190,9 +192,11 @@ for t in TABLES:
           % (t, len(fs[t]), sum(len(v) for v in ref.values())))
 
 # (DuckDB read them all: the names not UTF-8 are U+FFFD, the id whole)
-hdr = "#version 2.3.0\n#timescale ns\n#cr\ufffdationDate 2026-12-01\n"
+unit = "cycles" * 20 + "\ufffd"
+hdr = ("#version 2.3.0\n#timescale ns\n#cr\ufffdationDate 2026-12-01\n"
+       "#tarmacTimeUnit " + unit + "\n", "1/1 " + unit)
 want = {"caf\ufffd": hdr, LONG_ID: hdr}
-got = {r["trace"]: r["header"] for r in R["table", "traces"] if r["trace"] in want}
+got = {r["trace"]: (r["header"], r["timebase"]) for r in R["table", "traces"] if r["trace"] in want}
 if got != want:
     fail("names not UTF-8: traces/ has %r" % got)
 

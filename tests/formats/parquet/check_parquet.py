@@ -131,6 +131,11 @@ def check(meta, rows, hdr, evs, rows_max):
             cat_unit = UNIT[h.split()[1]]
     if not kv.get("tracekit.format"):
         bad.append("no tracekit.format")
+    # ticks that are cycles: the time base says their unit, whole
+    for h in hdr:
+        if h.startswith("#tarmacTimeUnit ") and h.split(" ", 1)[1] not in UNIT and \
+           kv.get("tracekit.timebase", "").split(" ", 1)[-1] != h.split(" ", 1)[1]:
+            bad.append("time base %r, header %r" % (kv.get("tracekit.timebase"), h))
     # cat of a BTF writes its header as read (of another format, as BTF)
     for h in kv.get("tracekit.header", "").split("\n") if kv.get("tracekit.format") == "btf" else []:
         if h and h not in hdr:
