@@ -543,6 +543,12 @@ static int write_trace(ds_ctx *x, const char *path, const char *hex,
 
 /* ---- one input ----------------------------------------------------------- */
 
+static int alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
 /* the trace column: the file name without directory and extensions, or
  * the id given, whole (malloc'd; NULL: out of memory) */
 static char *trace_id(const char *path, const char *id)
@@ -609,7 +615,7 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	const tk_event *ev;
 	uint64_t nev = 0, window = 0, first, last;
 	char base[320];
-	size_t i, n, ncommitted = 0;
+	size_t i, n, k, ncommitted = 0;
 	int rc;
 
 	rc = TK_OPTS_TAKE(tk_dataset_opts, &given, o, dataset_opts_sizes, err);
@@ -629,14 +635,18 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 		rc = tk_err_set(err, TK_E_USAGE, path, 0, 0, "an empty trace id");
 		goto out;
 	}
-	/* the files' name: the id's bytes outside [A-Za-z0-9._-] as '_' */
+	/* the files' name: the id's first 200 bytes, those outside
+	 * [A-Za-z0-9._-] as '_', after a 't' when it would not start with a
+	 * letter or digit (a name starting with '.' or '_' is a hidden file
+	 * that Spark and Hadoop skip, and ls does not show) */
+	k = 0;
+	if (!alnum(x.id[0]))
+		base[k++] = 't';
 	for (n = 0; n < x.idlen && n < 200; n++) {
 		char c = x.id[n];
-		base[n] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-			  (c == '-' && n) ? c : '_';
+		base[k++] = alnum(c) || c == '.' || c == '_' || c == '-' ? c : '_';
 	}
-	snprintf(base + n, sizeof(base) - n, "-%.16s.parquet", hex);
+	snprintf(base + k, sizeof(base) - k, "-%.16s.parquet", hex);
 	for (i = 0; i < NTABLES; i++) {
 		size_t len = strlen(dir) + strlen(table_name[i]) + strlen(base) + 3;
 

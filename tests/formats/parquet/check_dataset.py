@@ -131,6 +131,11 @@ q = run("dataset", "-q", "--append", "--id", LONG_ID, ds, long_in)
 fs = files(ds)
 if p.returncode or q.returncode or len(fs["traces"]) != len(traces) + 2:
     fail("names not UTF-8: exit %d, %d: %s %s" % (p.returncode, q.returncode, p.stderr, q.stderr))
+# (the --id's files are named t___...: Spark and Hadoop skip a name
+# starting with '_' or '.')
+hidden = [f for t in TABLES for f in fs[t] if f[0] in "._"]
+if hidden or [f for f in fs["traces"] if f.startswith("t" + "_" * 200 + "-")] == []:
+    fail("files Spark skips: %s" % hidden)
 
 # the DuckDB queries of docs/fleet.md run as written (on runs/: here ds/);
 # the first, the worst RT per task across runs, gives stats' worst
