@@ -150,6 +150,13 @@ static const size_t dataset_opts_sizes[] = {
 
 int tk_dataset_hash(const char *path, char hex[65], tk_error *err)
 {
+	struct stat st;
+
+	/* an input is read twice (its hash, then its events): a pipe or a
+	 * FIFO would give its events no bytes, or block */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return tk_err_set(err, TK_E_USAGE, path, 0, 0,
+				  "not a regular file (an input is read twice: its content hash, then its events)");
 	return tk_sha256_file(path, hex, err);
 }
 

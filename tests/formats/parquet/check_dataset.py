@@ -137,6 +137,13 @@ hidden = [f for t in TABLES for f in fs[t] if f[0] in "._"]
 if hidden or [f for f in fs["traces"] if f.startswith("t" + "_" * 200 + "-")] == []:
     fail("files Spark skips: %s" % hidden)
 
+# an input through a pipe (read twice: once hashed it would have no
+# events, yet keep its content's hash): refused, no file, exit 2
+p = subprocess.run([tk, "dataset", "-q", "--append", "--from", "btf", ds, "/dev/stdin"],
+                   input=open(odd, "rb").read() + b"\n\n", capture_output=True)
+if p.returncode != 2 or b"not a regular file" not in p.stderr or files(ds) != fs:
+    fail("a pipe: exit %d: %s" % (p.returncode, p.stderr))
+
 # the DuckDB queries of docs/fleet.md run as written (on runs/: here ds/);
 # the first, the worst RT per task across runs, gives stats' worst
 with open(os.path.join(src, "docs", "fleet.md")) as f:
