@@ -137,6 +137,17 @@ hidden = [f for t in TABLES for f in fs[t] if f[0] in "._"]
 if hidden or [f for f in fs["traces"] if f.startswith("t" + "_" * 200 + "-")] == []:
     fail("files Spark skips: %s" % hidden)
 
+# two inputs of one trace id (a/t.btf, b/t.btf): both added, a warning
+ab = [os.path.join(tmp, d, "t.btf") for d in ("a", "b")]
+for k, f in enumerate(ab):
+    os.makedirs(os.path.dirname(f))
+    with open(odd, "rb") as g, open(f, "wb") as h:
+        h.write(g.read() + b"\n" * (k + 3))
+p = run("dataset", os.path.join(tmp, "ds_ab"), *ab)
+if p.returncode or p.stderr.count("warning: %s: its trace id 't' is that of %s" % (ab[1], ab[0])) != 1 or \
+   len(os.listdir(os.path.join(tmp, "ds_ab", "traces"))) != 2:
+    fail("one trace id twice: exit %d: %s" % (p.returncode, p.stderr))
+
 # an input through a pipe (read twice: once hashed it would have no
 # events, yet keep its content's hash): refused, no file, exit 2
 p = subprocess.run([tk, "dataset", "-q", "--append", "--from", "btf", ds, "/dev/stdin"],
