@@ -15,7 +15,11 @@ and parquet-wasm (installed from npm into NPMDIR by install_readers.sh):
 - BAD (a trace with an error) among good ones: its one-line error, exit 2,
   no file of it (nor a temporary) in any table, the good one added;
 - --id names the trace column and the files; without --append a dataset
-  is not written into.
+  is not written into;
+- a file name, header key and cycle unit not UTF-8 and an --id of 300
+  bytes: UTF-8 (U+FFFD) in every reader, the id whole, no file name that
+  Spark skips (a first '.' or '_'), --strict refusing the name; two inputs
+  of one trace id: a warning; an input through a pipe: refused.
 Exit 77 when the readers cannot
 be installed.  node starts four times in all: DuckDB runs every query of
 the dataset as first written in one process (query_duckdb.mjs --each)
