@@ -582,7 +582,8 @@ static char *trace_id(const char *path, const char *id)
 
 /* the trace column under the UTF-8 rule of every writer (a file name's
  * bytes may be any): refused under --strict, else its bad bytes U+FFFD */
-static int id_text(ds_ctx *x, const char *path, int strict, tk_error *err)
+static int id_text(ds_ctx *x, const char *path, int strict, int given,
+		   tk_error *err)
 {
 	const char *s;
 	char *copy;
@@ -593,7 +594,8 @@ static int id_text(ds_ctx *x, const char *path, int strict, tk_error *err)
 		return TK_OK;
 	if (strict)
 		return tk_err_set(err, TK_E_UNSUPPORTED, path, 0, 0,
-				  "its trace id (the file name without extensions) is not UTF-8: give one with --id");
+				  given ? "its trace id (--id) is not UTF-8"
+					: "its trace id (the file name without extensions) is not UTF-8: give one with --id");
 	if ((rc = tk_writer_text(x->w, x->id, x->idlen, &s, &n, err)) < 0)
 		return rc;
 	if (!(copy = malloc(n + 1)))
@@ -707,7 +709,7 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	wo.on_warning = o->on_warning;
 	wo.warning_ctx = o->warning_ctx;
 	if ((rc = tk_writer_open(&x.w, x.path[T_EVENTS], x.t, &wo, err)) < 0 ||
-	    (rc = id_text(&x, path, o->strict, err)) < 0)
+	    (rc = id_text(&x, path, o->strict, o->id != NULL, err)) < 0)
 		goto out;
 	for (i = 1; i < NTABLES; i++) {
 		if ((rc = tk_sink_open(&x.sink[i], x.path[i], err)) < 0)
