@@ -594,8 +594,8 @@ static int id_text(ds_ctx *x, const char *path, int strict, int given,
 		return TK_OK;
 	if (strict)
 		return tk_err_set(err, TK_E_UNSUPPORTED, path, 0, 0,
-				  given ? "its trace id (--id) is not UTF-8"
-					: "its trace id (the file name without extensions) is not UTF-8: give one with --id");
+				  given ? "the trace id given is not UTF-8"
+					: "its trace id (the file name without extensions) is not UTF-8: give it an id that is");
 	if ((rc = tk_writer_text(x->w, x->id, x->idlen, &s, &n, err)) < 0)
 		return rc;
 	if (!(copy = malloc(n + 1)))
