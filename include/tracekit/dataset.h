@@ -42,7 +42,9 @@ TK_API void tk_dataset_opts_init(tk_dataset_opts *o);
 TK_API int tk_dataset_prepare(const char *dir, int append, tk_error *err);
 
 /** The content hash of file `path`: SHA-256, 64 hex digits and a NUL in
- *  hex.  TK_OK, or TK_E_IO when it cannot be read. */
+ *  hex.  TK_OK, TK_E_USAGE when it is not a regular file (a pipe, a FIFO,
+ *  a device: tk_dataset_add() would read it again), or TK_E_IO when it
+ *  cannot be read. */
 TK_API int tk_dataset_hash(const char *path, char hex[65], tk_error *err);
 
 /** 1 when DIR's traces/ holds an input of content hash `hex`, else 0. */

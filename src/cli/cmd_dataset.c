@@ -127,6 +127,39 @@ static int hash_task(void *ctx, size_t i)
 	return 0;
 }
 
+/* an input's trace id without --id (tk_dataset_add()'s): its file name
+ * up to the first '.' (whole when it starts with one), n bytes at *s */
+static size_t stem_of(const char *path, const char **s)
+{
+	const char *b = strrchr(path, '/');
+	size_t n;
+
+	b = b ? b + 1 : path;
+	n = strcspn(b, ".");
+	*s = b;
+	return n ? n : strlen(b);
+}
+
+/* input i (added) has the trace id of an input added before it: a warning
+ * (the rows of both would share their trace column) */
+static void same_id(const ds_run *run, size_t i)
+{
+	const ds_input *in = run->in;
+	const char *s, *t;
+	size_t n, j;
+
+	if (run->o.id || run->ro->quiet)
+		return;
+	n = stem_of(in[i].path, &s);
+	for (j = 0; j < i; j++)
+		if (!in[j].failed && !in[j].skip && stem_of(in[j].path, &t) == n &&
+		    memcmp(s, t, n) == 0) {
+			fprintf(stderr, "tracekit: warning: %s: its trace id '%.*s' is that of %s: their rows share it (give each input a name of its own)\n",
+				in[i].path, (int)n, s, in[j].path);
+			return;
+		}
+}
+
 /* input i's hash taken: its error, or whether it is skipped (in the
  * dataset already, or the same bytes as an input before it), in the
  * inputs' order */
@@ -155,7 +188,9 @@ static void hash_done(void *ctx, size_t i, int rc)
 			fprintf(stderr, "tracekit: note: %s: skipped: its content (SHA-256 %.16s...) is in %s already\n",
 				in[i].path, in[i].hex,
 				j < i ? "this run" : run->dir);
+		return;
 	}
+	same_id(run, i);
 }
 
 static int add_task(void *ctx, size_t i)

@@ -127,7 +127,7 @@ typedef struct ds_ctx {
 	tk_sink sink[NTABLES];
 	int open[NTABLES];            /* sink opened */
 	char *path[NTABLES];
-	const char *id;
+	char *id;                     /* the trace column (UTF-8) */
 	size_t idlen;
 	tk_timebase tb, ns;
 	int ns_ok;
@@ -150,6 +150,13 @@ static const size_t dataset_opts_sizes[] = {
 
 int tk_dataset_hash(const char *path, char hex[65], tk_error *err)
 {
+	struct stat st;
+
+	/* an input is read twice (its hash, then its events): a pipe or a
+	 * FIFO would give its events no bytes, or block */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return tk_err_set(err, TK_E_USAGE, path, 0, 0,
+				  "not a regular file (an input is read twice: its content hash, then its events)");
 	return tk_sha256_file(path, hex, err);
 }
 
@@ -510,10 +517,10 @@ static int write_trace(ds_ctx *x, const char *path, const char *hex,
 		       tk_reader *r, uint64_t nev)
 {
 	tk_coltab *t = x->tab[T_TRACES];
-	char *hdr = NULL, tb[96];
-	size_t hlen = 0;
+	char *hdr = NULL, *tb = NULL;
+	size_t hlen = 0, tblen = 0;
 	uint64_t first, last;
-	int rc, n;
+	int rc;
 
 	tk_load_span(x->load, &first, &last);
 	tk_coltab_str(t, R_TRACE, x->id, x->idlen);
@@ -525,11 +532,10 @@ static int write_trace(ds_ctx *x, const char *path, const char *hex,
 		return rc;
 	tk_coltab_str(t, R_HEADER, hdr ? hdr : "", hlen);
 	free(hdr);
-	n = snprintf(tb, sizeof(tb), "%llu/%llu %s",
-		     (unsigned long long)x->tb.num, (unsigned long long)x->tb.den,
-		     tk_trace_cycle_unit(x->t) ? tk_trace_cycle_unit(x->t)
-					       : tk_unit_name(x->tb.unit));
-	tk_coltab_str(t, R_TIMEBASE, tb, (size_t)(n > 0 ? n : 0));
+	if ((rc = tk_parquet_timebase_text(x->w, &tb, &tblen, x->err)) < 0)
+		return rc;
+	tk_coltab_str(t, R_TIMEBASE, tb, tblen);
+	free(tb);
 	put_ns(x, t, R_FIRST, nev > 0, first);
 	put_ns(x, t, R_LAST, nev > 0, last);
 	put_ns(x, t, R_SPAN, nev > 0, last - first);
@@ -544,21 +550,62 @@ static int write_trace(ds_ctx *x, const char *path, const char *hex,
 
 /* ---- one input ----------------------------------------------------------- */
 
-/* the trace column: the file name without directory and extensions */
-static void trace_id(const char *path, const char *id, char *out, size_t size)
+static int alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
+/* the trace column: the file name without directory and extensions, or
+ * the id given, whole (malloc'd; NULL: out of memory) */
+static char *trace_id(const char *path, const char *id)
 {
 	const char *b = strrchr(path, '/');
 	size_t n;
+	char *out;
 
 	if (id) {
-		snprintf(out, size, "%s", id);
-		return;
+		b = id;
+		n = strlen(id);
+	} else {
+		b = b ? b + 1 : path;
+		n = strcspn(b, ".");
+		if (!n) /* ".hidden": the whole name */
+			n = strlen(b);
 	}
-	b = b ? b + 1 : path;
-	n = strcspn(b, ".");
-	if (!n) /* ".hidden": the whole name */
-		n = strlen(b);
-	snprintf(out, size, "%.*s", (int)n, b);
+	if ((out = malloc(n + 1)) != NULL) {
+		memcpy(out, b, n);
+		out[n] = 0;
+	}
+	return out;
+}
+
+/* the trace column under the UTF-8 rule of every writer (a file name's
+ * bytes may be any): refused under --strict, else its bad bytes U+FFFD */
+static int id_text(ds_ctx *x, const char *path, int strict, int given,
+		   tk_error *err)
+{
+	const char *s;
+	char *copy;
+	size_t n;
+	int rc;
+
+	if (tk_utf8_valid(x->id, x->idlen))
+		return TK_OK;
+	if (strict)
+		return tk_err_set(err, TK_E_UNSUPPORTED, path, 0, 0,
+				  given ? "the trace id given is not UTF-8"
+					: "its trace id (the file name without extensions) is not UTF-8: give it an id that is");
+	if ((rc = tk_writer_text(x->w, x->id, x->idlen, &s, &n, err)) < 0)
+		return rc;
+	if (!(copy = malloc(n + 1)))
+		return tk_err_nomem(err, path);
+	memcpy(copy, s, n);
+	copy[n] = 0;
+	free(x->id);
+	x->id = copy;
+	x->idlen = n;
+	return TK_OK;
 }
 
 int tk_dataset_add(const char *dir, const char *path, const char *hex,
@@ -576,8 +623,8 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	tk_writer_opts wo;
 	const tk_event *ev;
 	uint64_t nev = 0, window = 0, first, last;
-	char id[256], base[320];
-	size_t i, n, ncommitted = 0;
+	char base[320];
+	size_t i, n, k, ncommitted = 0;
 	int rc;
 
 	rc = TK_OPTS_TAKE(tk_dataset_opts, &given, o, dataset_opts_sizes, err);
@@ -588,21 +635,27 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	tk_imap_init(&x.insts, sizeof(ds_inst));
 	x.t = tk_reader_trace(r);
 	x.err = err;
-	trace_id(path, o->id, id, sizeof(id));
-	x.id = id;
-	x.idlen = strlen(id);
+	if (!(x.id = trace_id(path, o->id))) {
+		rc = tk_err_nomem(err, path);
+		goto out;
+	}
+	x.idlen = strlen(x.id);
 	if (!x.idlen) {
 		rc = tk_err_set(err, TK_E_USAGE, path, 0, 0, "an empty trace id");
 		goto out;
 	}
-	/* the files' name: the id's bytes outside [A-Za-z0-9._-] as '_' */
+	/* the files' name: the id's first 200 bytes, those outside
+	 * [A-Za-z0-9._-] as '_', after a 't' when it would not start with a
+	 * letter or digit (a name starting with '.' or '_' is a hidden file
+	 * that Spark and Hadoop skip, and ls does not show) */
+	k = 0;
+	if (!alnum(x.id[0]))
+		base[k++] = 't';
 	for (n = 0; n < x.idlen && n < 200; n++) {
-		char c = id[n];
-		base[n] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-			  (c == '-' && n) ? c : '_';
+		char c = x.id[n];
+		base[k++] = alnum(c) || c == '.' || c == '_' || c == '-' ? c : '_';
 	}
-	snprintf(base + n, sizeof(base) - n, "-%.16s.parquet", hex);
+	snprintf(base + k, sizeof(base) - k, "-%.16s.parquet", hex);
 	for (i = 0; i < NTABLES; i++) {
 		size_t len = strlen(dir) + strlen(table_name[i]) + strlen(base) + 3;
 
@@ -655,7 +708,8 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	wo.strict = o->strict;
 	wo.on_warning = o->on_warning;
 	wo.warning_ctx = o->warning_ctx;
-	if ((rc = tk_writer_open(&x.w, x.path[T_EVENTS], x.t, &wo, err)) < 0)
+	if ((rc = tk_writer_open(&x.w, x.path[T_EVENTS], x.t, &wo, err)) < 0 ||
+	    (rc = id_text(&x, path, o->strict, o->id != NULL, err)) < 0)
 		goto out;
 	for (i = 1; i < NTABLES; i++) {
 		if ((rc = tk_sink_open(&x.sink[i], x.path[i], err)) < 0)
@@ -743,5 +797,6 @@ out:
 	tk_stats_free(st);
 	tk_load_free(x.load);
 	tk_imap_free(&x.insts);
+	free(x.id);
 	return rc < 0 ? rc : TK_OK;
 }

@@ -177,4 +177,12 @@ void tk_coltab_free(tk_coltab *t);
 int tk_parquet_header_text(tk_writer *w, char **out, size_t *len,
 			   tk_error *err);
 
+/**
+ * One tick of writer w's trace exactly, "NUM/DEN UNIT" ("1/4 us"; ticks
+ * that are cycles in their unit, "1/1 clk", under the UTF-8 rule): *out
+ * malloc'ed, *len its length.
+ */
+int tk_parquet_timebase_text(tk_writer *w, char **out, size_t *len,
+			     tk_error *err);
+
 #endif

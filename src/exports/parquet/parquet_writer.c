@@ -503,8 +503,9 @@ static int pq_writer_write_batch(tk_writer *w, const tk_event *ev, size_t n,
 	return TK_OK;
 }
 
-/* the header's entries as BTF writes them, one a line, values under the
- * UTF-8 rule of every writer */
+/* the header's entries as BTF writes them, one a line, keys and values
+ * under the UTF-8 rule of every writer (the metadata and traces/' header
+ * are strings) */
 static int header_text(tk_writer *w, pq_buf *b, tk_error *err)
 {
 	size_t i, n = tk_trace_header_count(w->trace), vn;
@@ -514,29 +515,56 @@ static int header_text(tk_writer *w, pq_buf *b, tk_error *err)
 	for (i = 0; i < n; i++) {
 		const tk_header_entry *h = tk_trace_header(w->trace, i);
 
-		rc = tk_writer_text(w, h->value, strlen(h->value), &v, &vn, err);
-		if (rc < 0)
-			return rc;
 		if (h->kind == TK_HDR_COMMENT) {
 			buf_byte(b, '#');
 		} else {
 			buf_put(b, h->kind == TK_HDR_ROW ? "#-" : "#",
 				h->kind == TK_HDR_ROW ? 2 : 1);
-			buf_put(b, h->key, strlen(h->key));
+			/* the key put before the value is made (one buffer) */
+			rc = tk_writer_text(w, h->key, strlen(h->key), &v, &vn,
+					    err);
+			if (rc < 0)
+				return rc;
+			buf_put(b, v, vn);
 			if (h->has_value)
 				buf_byte(b, ' ');
 		}
+		rc = tk_writer_text(w, h->value, strlen(h->value), &v, &vn, err);
+		if (rc < 0)
+			return rc;
 		buf_put(b, v, vn);
 		buf_byte(b, '\n');
 	}
 	return TK_OK;
 }
 
-int tk_parquet_header_text(tk_writer *w, char **out, size_t *len,
-			   tk_error *err)
+/* the time base as "NUM/DEN UNIT"; ticks that are cycles are said so
+ * ("1/1 clk": the header's unit, of any length and bytes) */
+static int timebase_text(tk_writer *w, pq_buf *b, tk_error *err)
+{
+	const tk_timebase *tb = tk_trace_timebase(w->trace);
+	const char *cyc = tk_trace_cycle_unit(w->trace), *u;
+	char num[48];
+	size_t un;
+	int n, rc;
+
+	n = snprintf(num, sizeof(num), "%llu/%llu ", (unsigned long long)tb->num,
+		     (unsigned long long)tb->den);
+	buf_put(b, num, (size_t)(n > 0 ? n : 0));
+	if (!cyc)
+		cyc = tk_unit_name(tb->unit);
+	if ((rc = tk_writer_text(w, cyc, strlen(cyc), &u, &un, err)) < 0)
+		return rc;
+	buf_put(b, u, un);
+	return TK_OK;
+}
+
+/* text of header_text() or timebase_text() into *out, malloc'ed */
+static int text_of(tk_writer *w, int (*fn)(tk_writer *, pq_buf *, tk_error *),
+		   char **out, size_t *len, tk_error *err)
 {
 	pq_buf b = { NULL, 0, 0, 0 };
-	int rc = header_text(w, &b, err);
+	int rc = fn(w, &b, err);
 
 	if (rc == TK_OK && b.failed)
 		rc = tk_err_nomem(err, w->sink.path);
@@ -550,36 +578,43 @@ int tk_parquet_header_text(tk_writer *w, char **out, size_t *len,
 	return rc;
 }
 
+int tk_parquet_header_text(tk_writer *w, char **out, size_t *len,
+			   tk_error *err)
+{
+	return text_of(w, header_text, out, len, err);
+}
+
+int tk_parquet_timebase_text(tk_writer *w, char **out, size_t *len,
+			     tk_error *err)
+{
+	return text_of(w, timebase_text, out, len, err);
+}
+
 static int pq_writer_close(tk_writer *w, tk_error *err)
 {
 	pq_writer *pw = w->impl;
-	pq_buf hdr = { NULL, 0, 0, 0 };
+	char *hdr = NULL, *tb = NULL;
+	size_t hlen = 0, tblen = 0;
 	tk_colkv kv[3];
-	char tb[96];
-	int n, rc;
+	int rc;
 
 	/* key-value metadata: the format, the exact time base, the header */
 	kv[0].key = "tracekit.format";
 	kv[0].val = tk_trace_format(w->trace);
 	kv[0].len = strlen(tk_trace_format(w->trace));
-	/* ticks that are cycles are said so ("1/1 clk") */
-	n = snprintf(tb, sizeof(tb), "%llu/%llu %s",
-		     (unsigned long long)pw->tb.num,
-		     (unsigned long long)pw->tb.den,
-		     tk_trace_cycle_unit(w->trace) ? tk_trace_cycle_unit(w->trace)
-						  : tk_unit_name(pw->tb.unit));
+	rc = tk_parquet_timebase_text(w, &tb, &tblen, err);
 	kv[1].key = "tracekit.timebase";
 	kv[1].val = tb;
-	kv[1].len = (size_t)(n > 0 ? n : 0);
-	rc = header_text(w, &hdr, err);
-	if (rc == TK_OK && hdr.failed)
-		rc = tk_err_nomem(err, pw->name);
+	kv[1].len = tblen;
+	if (rc == TK_OK)
+		rc = tk_parquet_header_text(w, &hdr, &hlen, err);
 	kv[2].key = "tracekit.header";
-	kv[2].val = hdr.p;
-	kv[2].len = hdr.len;
+	kv[2].val = hdr;
+	kv[2].len = hlen;
 	if (rc == TK_OK)
 		rc = tk_coltab_close(pw->tab, kv, 3, err);
-	free(hdr.p);
+	free(tb);
+	free(hdr);
 	return rc;
 }
 

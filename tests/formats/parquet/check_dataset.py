@@ -15,7 +15,11 @@ and parquet-wasm (installed from npm into NPMDIR by install_readers.sh):
 - BAD (a trace with an error) among good ones: its one-line error, exit 2,
   no file of it (nor a temporary) in any table, the good one added;
 - --id names the trace column and the files; without --append a dataset
-  is not written into.
+  is not written into;
+- a file name, header key and cycle unit not UTF-8 and an --id of 300
+  bytes: UTF-8 (U+FFFD) in every reader, the id whole, no file name that
+  Spark skips (a first '.' or '_'), --strict refusing the name; two inputs
+  of one trace id: a warning; an input through a pipe: refused.
 Exit 77 when the readers cannot
 be installed.  node starts four times in all: DuckDB runs every query of
 the dataset as first written in one process (query_duckdb.mjs --each)
@@ -86,7 +90,8 @@ def duck_each(queries):
 
 
 def run(*a):
-    return subprocess.run([tk] + list(a), capture_output=True, text=True)
+    # (the bytes of a name not UTF-8 as os.fsdecode() gives them)
+    return subprocess.run([tk] + list(a), capture_output=True, text=True, errors="surrogateescape")
 
 
 def stem(path):
@@ -107,6 +112,52 @@ fs = files(ds)
 for t in TABLES:
     if [f.rsplit("-", 1)[0] for f in fs[t]] != sorted(stem(x) for x in traces):
         fail("%s/ has %s" % (t, fs[t]))
+
+# a file name and a header key not UTF-8 (Latin-1 bytes), ticks that are
+# cycles of a unit of 121 bytes and an --id of 300 bytes (UTF-8): the
+# trace column, traces/' header and time base read as UTF-8 by the three
+# readers below (U+FFFD for a bad byte), the id and the unit whole;
+# --strict refuses the name (its error names the input) and leaves no file
+odd = os.fsdecode(os.path.join(os.fsencode(tmp), b"caf\xe9.btf"))
+LONG_ID = "\u00e9" * 150
+with open(odd, "wb") as g:
+    g.write(b"#version 2.3.0\n#timescale ns\n#cr\xe9ationDate 2026-12-01\n"
+            b"#tarmacTimeUnit " + b"cycles" * 20 + b"\xe9\n"
+            b"0,Core_1,0,T,Task_odd,0,start\n5,Core_1,0,T,Task_odd,0,terminate\n")
+p = run("dataset", "-q", "--append", "--strict", ds, odd)
+if p.returncode != 2 or not p.stderr.startswith(odd + ":") or files(ds) != fs:
+    fail("--strict of a name not UTF-8: exit %d: %s" % (p.returncode, p.stderr))
+p = run("dataset", "-q", "--append", ds, odd)
+long_in = os.path.join(tmp, "long.btf")
+with open(odd, "rb") as f, open(long_in, "wb") as g:
+    g.write(f.read() + b"\n")
+q = run("dataset", "-q", "--append", "--id", LONG_ID, ds, long_in)
+fs = files(ds)
+if p.returncode or q.returncode or len(fs["traces"]) != len(traces) + 2:
+    fail("names not UTF-8: exit %d, %d: %s %s" % (p.returncode, q.returncode, p.stderr, q.stderr))
+# (the --id's files are named t___...: Spark and Hadoop skip a name
+# starting with '_' or '.')
+hidden = [f for t in TABLES for f in fs[t] if f[0] in "._"]
+if hidden or [f for f in fs["traces"] if f.startswith("t" + "_" * 200 + "-")] == []:
+    fail("files Spark skips: %s" % hidden)
+
+# two inputs of one trace id (a/t.btf, b/t.btf): both added, a warning
+ab = [os.path.join(tmp, d, "t.btf") for d in ("a", "b")]
+for k, f in enumerate(ab):
+    os.makedirs(os.path.dirname(f))
+    with open(odd, "rb") as g, open(f, "wb") as h:
+        h.write(g.read() + b"\n" * (k + 3))
+p = run("dataset", os.path.join(tmp, "ds_ab"), *ab)
+if p.returncode or p.stderr.count("warning: %s: its trace id 't' is that of %s" % (ab[1], ab[0])) != 1 or \
+   len(os.listdir(os.path.join(tmp, "ds_ab", "traces"))) != 2:
+    fail("one trace id twice: exit %d: %s" % (p.returncode, p.stderr))
+
+# an input through a pipe (read twice: once hashed it would have no
+# events, yet keep its content's hash): refused, no file, exit 2
+p = subprocess.run([tk, "dataset", "-q", "--append", "--from", "btf", ds, "/dev/stdin"],
+                   input=open(odd, "rb").read() + b"\n\n", capture_output=True)
+if p.returncode != 2 or b"not a regular file" not in p.stderr or files(ds) != fs:
+    fail("a pipe: exit %d: %s" % (p.returncode, p.stderr))
 
 # the DuckDB queries of docs/fleet.md run as written (on runs/: here ds/);
 # the first, the worst RT per task across runs, gives stats' worst
@@ -166,6 +217,15 @@ for t in TABLES:
                 fail("%s: %s/%s: %d rows, duckdb %d: %s" % (reader, t, f, len(a), len(b), diff))
     print("read %s/: %d files, %d rows, by duckdb, hyparquet, parquet-wasm"
           % (t, len(fs[t]), sum(len(v) for v in ref.values())))
+
+# (DuckDB read them all: the names not UTF-8 are U+FFFD, the id whole)
+unit = "cycles" * 20 + "\ufffd"
+hdr = ("#version 2.3.0\n#timescale ns\n#cr\ufffdationDate 2026-12-01\n"
+       "#tarmacTimeUnit " + unit + "\n", "1/1 " + unit)
+want = {"caf\ufffd": hdr, LONG_ID: hdr}
+got = {r["trace"]: (r["header"], r["timebase"]) for r in R["table", "traces"] if r["trace"] in want}
+if got != want:
+    fail("names not UTF-8: traces/ has %r" % got)
 
 worst = {}  # the worst RT of each task over the traces, by stats
 for tr in traces:

@@ -66,7 +66,7 @@ for a in sys.argv[4:]:
         inputs.append((big, [], OPTS, (ROWS, PAGE), False))
     elif a.startswith("strict="):
         # strict=TRACE: a trace --strict refuses (not UTF-8): exit 2, no file
-        out = os.path.join(tmp, "strict", "s.parquet")
+        out = os.path.join(tmp, "strict%d" % len(os.listdir(tmp)), "s.parquet")
         os.makedirs(os.path.dirname(out))
         p = subprocess.run([tk, "convert", "--strict", a[7:], out], capture_output=True)
         if p.returncode != 2 or b"not UTF-8" not in p.stderr or os.listdir(os.path.dirname(out)):
@@ -131,6 +131,11 @@ def check(meta, rows, hdr, evs, rows_max):
             cat_unit = UNIT[h.split()[1]]
     if not kv.get("tracekit.format"):
         bad.append("no tracekit.format")
+    # ticks that are cycles: the time base says their unit, whole
+    for h in hdr:
+        if h.startswith("#tarmacTimeUnit ") and h.split(" ", 1)[1] not in UNIT and \
+           kv.get("tracekit.timebase", "").split(" ", 1)[-1] != h.split(" ", 1)[1]:
+            bad.append("time base %r, header %r" % (kv.get("tracekit.timebase"), h))
     # cat of a BTF writes its header as read (of another format, as BTF)
     for h in kv.get("tracekit.header", "").split("\n") if kv.get("tracekit.format") == "btf" else []:
         if h and h not in hdr:
