@@ -919,9 +919,11 @@ TK_API void tk_writer_opts_init(tk_writer_opts *opts);
  * and renamed to `path` by a successful tk_writer_close(): a failed run
  * leaves no partial file, and a file written over keeps its permission
  * bits (a new one gets 0666 less the umask).  A path that names no
- * regular file (a device such as /dev/null, a FIFO) is written to as it
+ * regular file (a device such as /dev/null, a FIFO), or an open file of
+ * the process (/dev/stdout, /dev/fd/N: appended to), is written to as it
  * is, never replaced (a format that writes a file of its own, SQLite,
- * refuses it: TK_E_USAGE).  Returns TK_OK, or a negative status with `err`
+ * refuses it: TK_E_USAGE); a symbolic link to a regular file keeps the
+ * link and has the file it leads to replaced.  Returns TK_OK, or a negative status with `err`
  * filled (TK_E_USAGE for an unknown format or a bad option,
  * TK_E_UNSUPPORTED for a format that cannot be written, TK_E_IO when the
  * file cannot be created).
@@ -966,8 +968,10 @@ TK_API void tk_writer_abort(tk_writer *w);
 /*
  * What the writers write through, for callers with bytes of their own (the
  * HTML report): "-" is standard output; a path that names no regular file
- * (a device such as /dev/null, a FIFO) is written to as it is; any other
- * path is written under a temporary name in the same folder and renamed
+ * (a device such as /dev/null, a FIFO) or an open file of the process
+ * (/dev/stdout, /dev/fd/N: appended to) is written to as it is; a
+ * symbolic link to a regular file has the file it leads to written; any
+ * other path is written under a temporary name in the same folder and renamed
  * to `path` by a successful tk_output_close().  A path ending in ".gz" is written as a gzip stream,
  * ".zst" as a zstd frame (writers too: `out.btf.gz` is gzip-compressed
  * BTF; formats that cannot be compressed refuse such a name).

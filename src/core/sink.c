@@ -332,10 +332,20 @@ static int make_listed(tk_sink *s, const char *path, int is_dir, tk_error *err)
 	return TK_OK;
 }
 
+/* a path to an open file of this process (/dev/stdout, /dev/fd/3,
+ * /proc/self/fd/1) */
+static int fd_link(const char *path)
+{
+	return strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/dev/stderr") == 0 ||
+	       strncmp(path, "/dev/fd/", 8) == 0 || strncmp(path, "/proc/", 6) == 0;
+}
+
 /*
  * A path that names no regular file (a device such as /dev/null or
- * /dev/stdout, a FIFO): written to as it is, like standard output; a
- * temporary renamed over it would put a file in place of the device.  A
+ * /dev/stdout, a FIFO), or a path to an open file of this process
+ * (fd_link(): /dev/stdout when it leads to a regular file): written to as
+ * it is, like standard output; a temporary
+ * renamed over it would put a file in place of the device or the link.  A
  * format that writes its file itself (compress 0: SQLite) cannot.
  */
 static int open_direct(tk_sink *s, const char *path, int compress,
@@ -359,7 +369,9 @@ static int open_direct(tk_sink *s, const char *path, int compress,
 		tk_sink_abort(s);
 		return rc;
 	}
-	s->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	/* appending: a regular file behind /dev/stdout is reopened at its
+	 * start (a new open file description), where `>>` wants its end */
+	s->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
 	if (s->fd < 0) {
 		int e = errno;
 		tk_sink_abort(s);
@@ -374,6 +386,7 @@ static int sink_open_file(tk_sink *s, const char *path, int compress,
 {
 	struct stat st;
 	size_t n = strlen(path);
+	char *real = NULL;
 	int rc;
 
 	sink_init(s);
@@ -390,20 +403,32 @@ static int sink_open_file(tk_sink *s, const char *path, int compress,
 		s->fd = 1;
 		return TK_OK;
 	}
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+	if (stat(path, &st) == 0 && (!S_ISREG(st.st_mode) || fd_link(path)))
 		return open_direct(s, path, compress, err);
-	s->path = malloc(n + 1);
-	s->tmp = malloc(n + 16);
-	if (!s->path || !s->tmp) {
-		tk_sink_abort(s);
-		return tk_err_nomem(err, path);
-	}
-	memcpy(s->path, path, n + 1);
 	if (compress && (s->zkind = tk_sink_compression(path)) != TK_SINK_PLAIN &&
 	    (rc = z_start(s, err)) < 0) {
 		tk_sink_abort(s);
 		return rc;
 	}
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+	    (real = realpath(path, NULL)) != NULL) {
+		/* a symbolic link to a regular file: the file it leads to is
+		 * replaced, the link kept (a temporary renamed over the link
+		 * would put a file in its place) */
+		path = real;
+		n = strlen(path);
+	}
+	s->path = malloc(n + 1);
+	s->tmp = malloc(n + 16);
+	if (!s->path || !s->tmp) {
+		rc = tk_err_nomem(err, path);
+		free(real);
+		tk_sink_abort(s);
+		return rc;
+	}
+	memcpy(s->path, path, n + 1);
+	free(real);
+	path = s->path;
 	snprintf(s->tmp, n + 16, "%s.tmp-XXXXXX", path);
 	return make_listed(s, path, 0, err);
 }

@@ -559,6 +559,58 @@ static void output_to_fifo(const char *trace, const char *work)
 	unlink(path);
 }
 
+/* A path through a symbolic link to a regular file: the file it leads to
+ * is replaced, the link kept (a temporary renamed over the link put a
+ * regular file in its place).  A path to an open file of this process
+ * (/dev/fd/N, as /dev/stdout is when standard output is a file) is
+ * appended to, as `>>` wants: a temporary could not even be made in
+ * /dev/fd. */
+static void output_through_links(const char *work)
+{
+	char link[4096], real[4096], fdpath[64], got[64];
+	struct stat st;
+	tk_output *o = NULL;
+	tk_error err;
+	FILE *f;
+	size_t k;
+	int fd;
+
+	snprintf(real, sizeof real, "%s/contracts-real-%ld", work, (long)getpid());
+	snprintf(link, sizeof link, "%s/contracts-link-%ld", work, (long)getpid());
+	unlink(link);
+	f = fopen(real, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+	CHECK(symlink(real, link) == 0);
+	CHECK(tk_output_open(&o, link, &err) == TK_OK && o);
+	CHECK(o && tk_output_write(o, "linked", 6, &err) == TK_OK);
+	CHECK(tk_output_close(o, &err) == TK_OK);
+	CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+	f = fopen(real, "r");
+	k = f ? fread(got, 1, sizeof got, f) : 0;
+	if (f)
+		fclose(f);
+	CHECK(k == 6 && memcmp(got, "linked", 6) == 0);
+	unlink(link);
+	/* /dev/fd/N of a file that holds "old," already */
+	fd = open(real, O_WRONLY | O_TRUNC | O_APPEND);
+	CHECK(fd >= 0 && write(fd, "old,", 4) == 4);
+	snprintf(fdpath, sizeof fdpath, "/dev/fd/%d", fd);
+	o = NULL;
+	CHECK(tk_output_open(&o, fdpath, &err) == TK_OK && o);
+	CHECK(o && tk_output_write(o, "new", 3, &err) == TK_OK);
+	CHECK(!o || tk_output_close(o, &err) == TK_OK);
+	if (fd >= 0)
+		close(fd);
+	f = fopen(real, "r");
+	k = f ? fread(got, 1, sizeof got, f) : 0;
+	if (f)
+		fclose(f);
+	CHECK(k == 7 && memcmp(got, "old,new", 7) == 0);
+	unlink(real);
+}
+
 static void tarmac(void)
 {
 	tk_tarmac *tr = NULL;
@@ -807,6 +859,7 @@ int main(int argc, char **argv)
 	writer_gives_up(argv[1], argv[2]);
 	output_fails();
 	output_to_fifo(argv[1], argv[2]);
+	output_through_links(argv[2]);
 	tarmac();
 	tarmac_error_kept();
 	null_out(argv[1]);
