@@ -1038,7 +1038,8 @@ typedef struct tk_counts tk_counts;
 /** An empty map.  TK_OK, or TK_E_NOMEM with *out NULL. */
 TK_API int tk_counts_new(tk_counts **out, tk_error *err);
 /** Add n to the counter of `key` (a new key starts at 0): 1 if the key is
- *  new, 0 if it was there, or TK_E_NOMEM (the map unchanged). */
+ *  new, 0 if it was there, or TK_E_NOMEM or TK_E_RANGE (the counter would
+ *  pass UINT64_MAX), the map unchanged. */
 TK_API int tk_counts_add(tk_counts *c, uint64_t key, uint64_t n);
 /** 1 with *n the counter of `key` (n may be NULL), 0 if it is absent. */
 TK_API int tk_counts_get(const tk_counts *c, uint64_t key, uint64_t *n);

@@ -212,6 +212,8 @@ int tk_counts_add(tk_counts *c, uint64_t key, uint64_t n)
 	if (created) {
 		*row = (uint32_t)c->nrows++;
 		c->rows[*row].key = key;
+	} else if (c->rows[*row].n > UINT64_MAX - n) {
+		return TK_E_RANGE;  /* the counter would wrap: unchanged */
 	}
 	c->rows[*row].n += n;
 	return created;

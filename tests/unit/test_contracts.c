@@ -180,6 +180,13 @@ static void counts(void)
 		return;
 	CHECK(tk_counts_add(c, 5, 2) == 1);
 	CHECK(tk_counts_add(c, 5, 1) == 0);
+	/* a counter never wraps: refused, unchanged */
+	CHECK(tk_counts_add(c, 5, UINT64_MAX - 3) == 0);
+	CHECK(tk_counts_add(c, 5, 1) == TK_E_RANGE);
+	CHECK(tk_counts_add(c, 5, UINT64_MAX) == TK_E_RANGE);
+	CHECK(tk_counts_add(c, 5, 0) == 0);
+	CHECK(tk_counts_get(c, 5, &n) == 1 && n == UINT64_MAX);
+	n = 7;
 	CHECK(tk_counts_get(c, 5, NULL) == 1);
 	CHECK(tk_counts_get(c, 6, &n) == 0 && n == 7);
 	CHECK(tk_counts_key(c, 0, NULL) == 5);
