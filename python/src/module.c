@@ -234,6 +234,11 @@ static int window_bound(pytk_reader *pr, PyObject *v, const char *what, uint64_t
 	tk_unit u;
 	int rc;
 
+	if (PyBool_Check(v) || (!PyLong_Check(v) && !PyUnicode_Check(v))) {
+		PyErr_Format(PyExc_TypeError, "%s: expected an int (ticks) or a str (\"10ms\"), not %.100s",
+			     what, Py_TYPE(v)->tp_name);
+		return -1;
+	}
 	if (PyLong_Check(v)) {
 		*value = PyLong_AsUnsignedLongLong(v);
 		if (*value == (uint64_t)-1 && PyErr_Occurred()) {

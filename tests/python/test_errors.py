@@ -59,6 +59,15 @@ class Errors(unittest.TestCase):
             tracekit.open(demo, hz=5)
         with self.assertRaises(TypeError):
             tracekit.open(demo, entities=[1, 2])
+        # a window bound is an int of ticks or a duration str: a bool is
+        # not tick 1, a float is named as what it is
+        for bad in (True, False, 1.5):
+            with self.assertRaises(TypeError) as cm:
+                tracekit.open(demo, start=bad)
+            self.assertIn("expected an int (ticks) or a str", str(cm.exception))
+            self.assertIn(type(bad).__name__, str(cm.exception))
+        with self.assertRaises(TypeError):
+            tracekit.open(demo, end=True)
 
 
 if __name__ == "__main__":
