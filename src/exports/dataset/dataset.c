@@ -170,21 +170,31 @@ int tk_dataset_prepare(const char *dir, int append, tk_error *err)
 	char p[4096];
 	DIR *d;
 	struct dirent *de;
+	struct stat st;
 	int i, used = 0;
 
-	if (!append && (d = opendir(dir)) != NULL) {
+	if ((d = opendir(dir)) != NULL) {
 		while ((de = readdir(d)) != NULL)
 			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
 				used = 1;
 		closedir(d);
-		if (used)
+		if (used && !append)
 			return tk_err_set(err, TK_E_USAGE, dir, 0, 0,
 					  "not empty (appending adds to a dataset)");
+		/* appended to: a dataset (its traces/ table) or an empty
+		 * folder, not any folder that happens to be there */
+		snprintf(p, sizeof(p), "%s/traces", dir);
+		if (used && (stat(p, &st) < 0 || !S_ISDIR(st.st_mode)))
+			return tk_err_set(err, TK_E_USAGE, dir, 0, 0,
+					  "not a dataset (no traces/ folder): appending adds to a dataset, or fills an empty folder");
 	}
 	if (!mkdir_ok(dir))
 		return tk_err_set(err, TK_E_IO, dir, 0, 0, "cannot create: %s",
 				  strerror(errno));
-	for (i = 0; i < NTABLES; i++) {
+	/* traces/ first (the last table in table_name): a worker appending at
+	 * the same time sees an empty folder or a dataset, never a folder
+	 * with other tables alone */
+	for (i = NTABLES - 1; i >= 0; i--) {
 		if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, table_name[i]) >=
 		    sizeof(p))
 			return tk_err_set(err, TK_E_USAGE, dir, 0, 0, "name too long");

@@ -15,7 +15,8 @@ and parquet-wasm (installed from npm into NPMDIR by install_readers.sh):
 - BAD (a trace with an error) among good ones: its one-line error, exit 2,
   no file of it (nor a temporary) in any table, the good one added;
 - --id names the trace column and the files; without --append a dataset
-  is not written into;
+  is not written into; with it, a folder that holds other things than a
+  dataset is not either;
 - a file name, header key and cycle unit not UTF-8 and an --id of 300
   bytes: UTF-8 (U+FFFD) in every reader, the id whole, no file name that
   Spark skips (a first '.' or '_'), --strict refusing the name; two inputs
@@ -336,6 +337,15 @@ if p.returncode or ids != [{"trace": "night42"}] or n != 5:
 p = run("dataset", "--id", "x", ds, other, new)
 if p.returncode != 2 or "--id" not in p.stderr:
     fail("--id with two inputs: exit %d: %s" % (p.returncode, p.stderr))
+# --append into a folder that holds other things, not a dataset: refused,
+# the folder left as it was (no table folders made in it)
+notds = os.path.join(tmp, "notds")
+os.mkdir(notds)
+open(os.path.join(notds, "notes.txt"), "w").close()
+p = run("dataset", "-q", "--append", notds, new)
+if p.returncode != 2 or "not a dataset" not in p.stderr or os.listdir(notds) != ["notes.txt"]:
+    fail("--append into a folder that is no dataset: exit %d, %s: %s"
+         % (p.returncode, os.listdir(notds), p.stderr))
 # without --append: a dataset is not written into
 n0 = files(ds)
 p = run("dataset", ds, new)
