@@ -13,7 +13,8 @@ says 1 ns per cycle, its header `tarmacTimeUnit clk`) is converted:
   - CTF (from the log and from that BTF): env `time_unit = "clk"`, the
     clock's description says cycles;
   - VCD: a comment says the timescale stands for one cycle;
-  - Perfetto JSON: otherData.timeUnit and the cores' process name;
+  - Perfetto JSON: otherData.timeUnit and the cores' process name (a
+    long unit's first 8 bytes at most, no UTF-8 character cut);
   - the report: its data says "cycles":"clk";
   - SQLite: metaInformation tarmacTimeUnit clk.
 The same log in ns gets none of it.
@@ -118,6 +119,23 @@ def check(d, unit):
 with tempfile.TemporaryDirectory() as d:
     check(d, "clk")
     check(d, "ns")
+    # a unit of 2-byte characters past the label's 8 bytes: the 8th byte
+    # is the first of one, left out whole (it came out as U+FFFD, with a
+    # warning of a string not UTF-8 in an input that had none)
+    src = os.path.join(d, "unit.btf")
+    with open(src, "w", encoding="utf-8") as f:
+        f.write("#version 2.3.0\n#timescale ns\n#tarmacTimeUnit cyc\u00e9\u00e9\u00e9x\n"
+                "0,STI,0,T,A,0,activate\n10,Core_0,0,T,A,0,start\n")
+    r = run("convert", src, os.path.join(d, "unit.json"))
+    names = []
+    if r.returncode == 0:
+        doc = json.load(open(os.path.join(d, "unit.json"), encoding="utf-8"))
+        names = [e["args"]["name"] for e in doc["traceEvents"]
+                 if e.get("ph") == "M" and e.get("name") == "process_name" and e.get("pid") == 1]
+    if r.returncode != 0 or "UTF-8" in r.stderr or \
+            names != ["btf trace (cyc\u00e9\u00e9 cycles as ns): cores"]:
+        failures.append("unit cyc\u00e9\u00e9\u00e9x -> json: exit %d, %r, %r"
+                        % (r.returncode, names, r.stderr))
 for f in failures:
     print("FAIL:", f)
 print("%d failures" % len(failures))

@@ -1639,10 +1639,19 @@ static int perfetto_writer_close(tk_writer *w, tk_error *err)
 			   last, 1);
 		tk_imap_del(&pw->insts, ent, inst);
 	}
-	if (tk_trace_cycle_unit(t))
-		snprintf(label, sizeof(label), "%s trace (%.8s cycles as ns): cores",
-			 tk_trace_format(t), tk_trace_cycle_unit(t));
-	else
+	if (tk_trace_cycle_unit(t)) {
+		/* the unit's first 8 bytes at most, no character cut */
+		const char *u = tk_trace_cycle_unit(t);
+		int n = 0;
+
+		while (n < 8 && u[n])
+			n++;
+
+		while (u[n] && n > 0 && ((unsigned char)u[n] & 0xC0) == 0x80)
+			n--;
+		snprintf(label, sizeof(label), "%s trace (%.*s cycles as ns): cores",
+			 tk_trace_format(t), n, u);
+	} else
 		snprintf(label, sizeof(label), "%s trace: cores", tk_trace_format(t));
 	write_meta(pw, "process_name", 1, 0, label, strlen(label), 0);
 	write_meta(pw, "process_sort_index", 1, 0, NULL, 0, 0);
