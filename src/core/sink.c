@@ -405,31 +405,27 @@ static int sink_open_file(tk_sink *s, const char *path, int compress,
 	}
 	if (stat(path, &st) == 0 && (!S_ISREG(st.st_mode) || fd_link(path)))
 		return open_direct(s, path, compress, err);
+	/* a symbolic link to a regular file: the file it leads to is
+	 * replaced, the link kept (a temporary renamed over the link would
+	 * put a file in its place); messages name `path` as given */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+	    (real = realpath(path, NULL)) != NULL)
+		n = strlen(real);
+	s->path = malloc(n + 1);
+	s->tmp = malloc(n + 16);
+	if (!s->path || !s->tmp) {
+		free(real);
+		tk_sink_abort(s);
+		return tk_err_nomem(err, path);
+	}
+	memcpy(s->path, real ? real : path, n + 1);
+	free(real);
 	if (compress && (s->zkind = tk_sink_compression(path)) != TK_SINK_PLAIN &&
 	    (rc = z_start(s, err)) < 0) {
 		tk_sink_abort(s);
 		return rc;
 	}
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
-	    (real = realpath(path, NULL)) != NULL) {
-		/* a symbolic link to a regular file: the file it leads to is
-		 * replaced, the link kept (a temporary renamed over the link
-		 * would put a file in its place) */
-		path = real;
-		n = strlen(path);
-	}
-	s->path = malloc(n + 1);
-	s->tmp = malloc(n + 16);
-	if (!s->path || !s->tmp) {
-		rc = tk_err_nomem(err, path);
-		free(real);
-		tk_sink_abort(s);
-		return rc;
-	}
-	memcpy(s->path, path, n + 1);
-	free(real);
-	path = s->path;
-	snprintf(s->tmp, n + 16, "%s.tmp-XXXXXX", path);
+	snprintf(s->tmp, n + 16, "%s.tmp-XXXXXX", s->path);
 	return make_listed(s, path, 0, err);
 }
 
