@@ -31,6 +31,23 @@
  * widen them takes umask(0), which another thread's file would see: the
  * temporary is made here with the usual 0666 and 0777 instead, the kernel
  * applying the umask.  The template ends in six X. */
+/*
+ * The temporary name of an output `path`: ".NAME.tmp-XXXXXX" in the same
+ * folder, hidden, so that a file left by a crash (SIGKILL: nothing can
+ * remove it) is skipped by the engines that read a folder of files
+ * (Spark and Hadoop skip a name that starts with '.') and by globs.
+ * `tmp` holds strlen(path) + TEMP_EXTRA bytes.
+ */
+#define TEMP_EXTRA 17
+static void temp_name(char *tmp, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t dir = base ? (size_t)(base - path) + 1 : 0;
+
+	memcpy(tmp, path, dir);
+	snprintf(tmp + dir, strlen(path) - dir + TEMP_EXTRA, ".%s.tmp-XXXXXX", path + dir);
+}
+
 static int make_temp(char *tmpl, int is_dir)
 {
 	static const char set[] =
@@ -412,7 +429,7 @@ static int sink_open_file(tk_sink *s, const char *path, int compress,
 	    (real = realpath(path, NULL)) != NULL)
 		n = strlen(real);
 	s->path = malloc(n + 1);
-	s->tmp = malloc(n + 16);
+	s->tmp = malloc(n + TEMP_EXTRA);
 	if (!s->path || !s->tmp) {
 		free(real);
 		tk_sink_abort(s);
@@ -425,7 +442,7 @@ static int sink_open_file(tk_sink *s, const char *path, int compress,
 		tk_sink_abort(s);
 		return rc;
 	}
-	snprintf(s->tmp, n + 16, "%s.tmp-XXXXXX", s->path);
+	temp_name(s->tmp, s->path);
 	return make_listed(s, path, 0, err);
 }
 
@@ -456,14 +473,14 @@ int tk_sink_open_dir(tk_sink *s, const char *path, tk_error *err)
 	while (n > 1 && path[n - 1] == '/')
 		n--; /* "out/" names "out" */
 	s->path = malloc(n + 1);
-	s->tmp = malloc(n + 16);
+	s->tmp = malloc(n + TEMP_EXTRA);
 	if (!s->path || !s->tmp) {
 		tk_sink_abort(s);
 		return tk_err_nomem(err, path);
 	}
 	memcpy(s->path, path, n);
 	s->path[n] = 0;
-	snprintf(s->tmp, n + 16, "%s.tmp-XXXXXX", s->path);
+	temp_name(s->tmp, s->path);
 	return make_listed(s, path, 1, err);
 }
 

@@ -19,8 +19,8 @@ demo=examples/demo.btf
 shark=../shared/corpus/shark/shark-demo-trace.bin
 
 no_temps() {
-	if ls "$tmp" | grep -q '\.tmp-'; then
-		echo "FAIL: $1: temporary left: $(ls "$tmp" | grep '\.tmp-')"
+	if ls -A "$tmp" | grep -q '\.tmp-'; then
+		echo "FAIL: $1: temporary left: $(ls -A "$tmp" | grep '\.tmp-')"
 		fail=1
 	fi
 }

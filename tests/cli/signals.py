@@ -3,7 +3,8 @@
 compressed file and to a CTF directory (with its files), and `report` in
 its second pass, each stopped by SIGINT, SIGTERM and SIGHUP once its
 temporary exists.  The process must end by the signal itself (the exit
-status a shell sees), and neither OUT nor any `OUT.tmp-*` may be left.
+status a shell sees), and neither OUT nor any `.OUT.tmp-*` may be left;
+the output under way has that hidden name.
 
 `convert` reads a large generated trace through a FIFO that stays open
 after the trace, so it is still running, whatever the machine's speed,
@@ -102,6 +103,12 @@ def convert_case(cli, folder, data, name, sig, ready):
     th = threading.Thread(target=lambda: box.append(feed(fifo, data)))
     th.start()
     ok = wait_for(lambda: ready(folder), proc, what)
+    # the output under way has a hidden name ('.OUT.tmp-XXXXXX'): one left
+    # by a SIGKILL is skipped by Spark, Hadoop and globs
+    shown = [n for n in temps(folder) if not n.startswith('.' + name + '.tmp-')]
+    if ok and shown:
+        print('FAIL: %s: temporary not hidden: %s' % (what, ' '.join(shown)))
+        ok = False
     if ok:
         os.kill(proc.pid, sig)
     else:

@@ -332,7 +332,7 @@ if corpus:
         print("| %s | %d | %d | %d | %d |" % row)
 
 def nothing_left(name, base):
-    left = [f for f in os.listdir(tmp) if f.startswith(base + ".tmp-")]
+    left = [f for f in os.listdir(tmp) if f.startswith("." + base + ".tmp-")]
     if left:
         fail(f"{name}: left {left}")
 

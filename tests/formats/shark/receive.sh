@@ -134,7 +134,7 @@ for want in "missing packet 5" "1 packets missing" "317 records (5072 bytes) fro
 	    "packet 0 ignored: packet numbers start at 1 (40 bytes, header says 40 bytes and 1 events)"; do
 	grep -qF "$want" "$tmp/err" || { echo "FAIL gaps: report lacks '$want'"; cat "$tmp/err"; fail=1; }
 done
-ls "$tmp" | grep -q 'tmp-' && { echo "FAIL: a temporary file is left"; fail=1; }
+ls -A "$tmp" | grep -q 'tmp-' && { echo "FAIL: a temporary file is left"; fail=1; }
 
 # 2. complete, ended by --count; tracekit reads it like the sender's dump
 start --count 377 "$tmp/all.bin"
@@ -220,7 +220,7 @@ kill -INT "$pid"; wait "$pid"; rc=$?; pid=
 cmp -s "$tmp/big.bin" "$tmp/big.want" || { echo "FAIL big: file differs"; fail=1; }
 grep -qF "packet 8 refused: it holds 61 records, more than the 60 of the sender's datagrams" "$tmp/err" &&
 	grep -qF "1 packets refused: more than 60 records" "$tmp/err" || { echo "FAIL big: report"; cat "$tmp/err"; fail=1; }
-ls "$tmp" | grep -q 'tmp-' && { echo "FAIL: a temporary file is left"; fail=1; }
+ls -A "$tmp" | grep -q 'tmp-' && { echo "FAIL: a temporary file is left"; fail=1; }
 # 64 KB datagrams: none kept, the peak memory stays flat (300 x 64 KB
 # would be 19 MB)
 start -q --timeout 30 "$tmp/huge.bin"
@@ -262,7 +262,7 @@ grep -q "packets refused (.* records): --max-memory 1048576 reached" "$tmp/err" 
 if [ -r /proc/self/status ]; then
 	[ -n "$hwm0" ] && [ -n "$hwm1" ] && [ $((hwm1 - hwm0)) -lt 3072 ] || { echo "FAIL many: peak memory grew by $((hwm1 - hwm0)) kB"; fail=1; }
 fi
-ls "$tmp" | grep -q 'tmp-' && { echo "FAIL: a temporary file is left"; fail=1; }
+ls -A "$tmp" | grep -q 'tmp-' && { echo "FAIL: a temporary file is left"; fail=1; }
 
 # usage
 "$cli" shark-receive --port 70000 x 2> /dev/null; [ $? -eq 2 ] || { echo "FAIL: --port 70000 accepted"; fail=1; }
