@@ -42,6 +42,22 @@ static void set_input(tk_error *err, const char *input)
 	snprintf(err->input, sizeof(err->input), "%s", input ? input : "");
 }
 
+int tk_err_keep(int *failed, tk_error *kept, int rc, tk_error *err,
+		const char *input, uint64_t line, const char *msg)
+{
+	if (*failed) {
+		if (err)
+			*err = *kept;
+		return *failed;
+	}
+	*failed = rc;
+	if (err)
+		*kept = *err;
+	else
+		tk_err_set(kept, rc, input, line, 0, "%s", msg);
+	return rc;
+}
+
 int tk_err_set(tk_error *err, int code, const char *input, uint64_t line,
 	       uint32_t column, const char *fmt, ...)
 {

@@ -40,6 +40,12 @@ int tk_err_set_at(tk_error *err, int code, const char *input,
 		  uint64_t offset, const char *fmt, ...) TK_PRINTF(5, 6);
 /** Like tk_err_set() for out of memory. */
 int tk_err_nomem(tk_error *err, const char *input);
+/** A sticky error: the first failure rc (< 0) of an object is kept in
+ *  *failed and *kept (its `err`, or, err NULL, "`input`: `msg`" at `line`)
+ *  and returned; once kept (or with rc 0), the kept status is returned and
+ *  its error copied into `err` by every later call. */
+int tk_err_keep(int *failed, tk_error *kept, int rc, tk_error *err,
+		const char *input, uint64_t line, const char *msg);
 /** A NULL pointer given to a public function: fill `err` with "FN: no WHAT
  *  given" and return TK_E_USAGE (a constructor's NULL out, a NULL object
  *  or event fed to an analysis). */

@@ -419,18 +419,8 @@ const char *tk_reader_format(const tk_reader *r)
  * (cold: out of the calls' paths) */
 static TK_NOINLINE int failed(tk_reader *r, int rc, tk_error *err)
 {
-	if (r->failed) {
-		if (err)
-			*err = r->fail_err;
-		return r->failed;
-	}
-	r->failed = rc;
-	if (err)
-		r->fail_err = *err;
-	else
-		tk_err_set(&r->fail_err, rc, tk_source_name(r->src), 0, 0,
-			   "the reader stopped at an error");
-	return rc;
+	return tk_err_keep(&r->failed, &r->fail_err, rc, err,
+			   tk_source_name(r->src), 0, "the reader stopped at an error");
 }
 
 /*

@@ -226,18 +226,8 @@ static void cycles_close(tk_writer *w)
  * by the close (cold: out of the writes' path). */
 static TK_NOINLINE int write_failed(tk_writer *w, int rc, tk_error *err)
 {
-	if (w->failed) {
-		if (err)
-			*err = w->fail_err;
-		return w->failed;
-	}
-	w->failed = rc;
-	if (err)
-		w->fail_err = *err;
-	else
-		tk_err_set(&w->fail_err, rc, out_name(w), 0, 0,
+	return tk_err_keep(&w->failed, &w->fail_err, rc, err, out_name(w), 0,
 			   "an earlier write failed");
-	return rc;
 }
 
 int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)

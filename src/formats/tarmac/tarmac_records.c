@@ -1440,18 +1440,8 @@ unknown:
  * again with its message by every later call, which reads no further. */
 static TK_NOINLINE int next_failed(tk_tarmac *tr, int rc, tk_error *err)
 {
-	if (tr->failed) {
-		if (err)
-			*err = tr->fail_err;
-		return tr->failed;
-	}
-	tr->failed = rc;
-	if (err)
-		tr->fail_err = *err;
-	else
-		tk_err_set(&tr->fail_err, rc, tr->name, tr->line, 0,
-			   "the Tarmac reader stopped at an error");
-	return rc;
+	return tk_err_keep(&tr->failed, &tr->fail_err, rc, err, tr->name,
+			   tr->line, "the Tarmac reader stopped at an error");
 }
 
 static int tarmac_next(tk_tarmac *tr, tk_tarmac_record *rec, tk_error *err);
