@@ -229,6 +229,10 @@ int tk_dataset_has(const char *dir, const char *hex)
 
 /* the most load windows one input writes (as `tracekit load`) */
 #define MAX_WINDOWS 10000000u
+
+/* the most events taken from the reader at a time */
+#define BATCH 256
+
 /* ---- values -------------------------------------------------------------- */
 
 /* ticks as ns, a DOUBLE: the decimal `tracekit stats` and `load` print
@@ -372,6 +376,9 @@ static int on_window(void *ctx, uint64_t start, uint64_t end,
 	return TK_OK;
 }
 
+static int write_instance(ds_ctx *x, uint32_t ent, int64_t inst,
+			  const ds_inst *r);
+
 /* the instances' own times (the target's events) */
 static void track(ds_ctx *x, const tk_event *ev)
 {
@@ -397,8 +404,13 @@ static void track(ds_ctx *x, const tk_event *ev)
 		}
 		break;
 	case TK_EV_TERMINATE:
+		/* its last values came with this event (the analyses take
+		 * it first): its row is written now, and the map keeps the
+		 * live instances only */
 		r->seen |= 4;
 		r->end = ev->time;
+		if ((x->rc = write_instance(x, ev->target, ev->target_inst, r)) >= 0)
+			tk_imap_del(&x->insts, ev->target, ev->target_inst);
 		break;
 	default:
 		break;
@@ -407,45 +419,53 @@ static void track(ds_ctx *x, const tk_event *ev)
 
 /* ---- the tables ---------------------------------------------------------- */
 
-static int write_instances(ds_ctx *x)
+static int write_instance(ds_ctx *x, uint32_t ent, int64_t inst,
+			  const ds_inst *r)
 {
 	tk_coltab *t = x->tab[T_INSTANCES];
-	size_t i;
+	const tk_entity *e = tk_trace_entity(x->t, ent);
 	int j, rc;
 
-	for (i = 0; i < x->insts.count; i++) {
-		const ds_inst *r = (const ds_inst *)(x->insts.vals + i * x->insts.vsize);
-		const tk_entity *e = tk_trace_entity(x->t, x->insts.ent[i]);
-
-		tk_coltab_str(t, I_TRACE, x->id, x->idlen);
-		if ((rc = put_name(x, t, I_ENTITY, x->insts.ent[i])) < 0)
-			return rc;
-		tk_coltab_str(t, I_TYPE, tk_etype_name(e->type),
-			      strlen(tk_etype_name(e->type)));
-		tk_coltab_i64(t, I_INST, x->insts.inst[i]);
-		if (r->core == TK_NONE)
-			tk_coltab_null(t, I_CORE);
-		else if ((rc = put_name(x, t, I_CORE, r->core)) < 0)
-			return rc;
-		put_ns(x, t, I_ACT, r->seen & 1, r->act);
-		put_ns(x, t, I_START, r->seen & 2, r->start);
-		put_ns(x, t, I_END, r->seen & 4, r->end);
-		for (j = 0; j < NM; j++) {
-			if (!(r->have & (1u << j)))
-				tk_coltab_null(t, I_M0 + (size_t)j);
-			else if (inst_metric[j] == TK_METRIC_NPRE)
-				tk_coltab_i64(t, I_M0 + (size_t)j, (int64_t)r->v[j]);
-			else
-				put_ns(x, t, I_M0 + (size_t)j, 1, r->v[j]);
-		}
-		/* JIT = 1 - DT/PER of the instance, as stats takes it */
-		if ((r->have & (1u << 4)) && (r->have & (1u << 5)) && r->v[5])
-			tk_coltab_f64(t, I_JIT, 1.0 - (double)r->v[4] / (double)r->v[5]);
+	tk_coltab_str(t, I_TRACE, x->id, x->idlen);
+	if ((rc = put_name(x, t, I_ENTITY, ent)) < 0)
+		return rc;
+	tk_coltab_str(t, I_TYPE, tk_etype_name(e->type),
+		      strlen(tk_etype_name(e->type)));
+	tk_coltab_i64(t, I_INST, inst);
+	if (r->core == TK_NONE)
+		tk_coltab_null(t, I_CORE);
+	else if ((rc = put_name(x, t, I_CORE, r->core)) < 0)
+		return rc;
+	put_ns(x, t, I_ACT, r->seen & 1, r->act);
+	put_ns(x, t, I_START, r->seen & 2, r->start);
+	put_ns(x, t, I_END, r->seen & 4, r->end);
+	for (j = 0; j < NM; j++) {
+		if (!(r->have & (1u << j)))
+			tk_coltab_null(t, I_M0 + (size_t)j);
+		else if (inst_metric[j] == TK_METRIC_NPRE)
+			tk_coltab_i64(t, I_M0 + (size_t)j, (int64_t)r->v[j]);
 		else
-			tk_coltab_null(t, I_JIT);
-		if ((rc = tk_coltab_row(t, x->err)) < 0)
-			return rc;
+			put_ns(x, t, I_M0 + (size_t)j, 1, r->v[j]);
 	}
+	/* JIT = 1 - DT/PER of the instance, as stats takes it */
+	if ((r->have & (1u << 4)) && (r->have & (1u << 5)) && r->v[5])
+		tk_coltab_f64(t, I_JIT, 1.0 - (double)r->v[4] / (double)r->v[5]);
+	else
+		tk_coltab_null(t, I_JIT);
+	return tk_coltab_row(t, x->err);
+}
+
+/* the instances not terminated by the end of the trace */
+static int write_instances(ds_ctx *x)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < x->insts.count; i++)
+		if ((rc = write_instance(x, x->insts.ent[i], x->insts.inst[i],
+					 (const ds_inst *)(x->insts.vals +
+							   i * x->insts.vsize))) < 0)
+			return rc;
 	return TK_OK;
 }
 
@@ -618,6 +638,26 @@ static int id_text(ds_ctx *x, const char *path, int strict, int given,
 	return TK_OK;
 }
 
+/* the analyses' share of one event: stats, the instances, the load */
+static int take_event(ds_ctx *x, tk_stats *st, const tk_event *ev,
+		      const char *path)
+{
+	int rc;
+
+	if ((rc = tk_stats_event(st, ev, x->err)) < 0)
+		return tk_err_input(x->err, path, rc);
+	track(x, ev);
+	if (x->rc < 0)
+		return x->rc;
+	if ((rc = tk_load_event(x->load, ev, x->err)) < 0) {
+		/* a window callback filled err (tk_load keeps it); else the load's */
+		if (x->rc < 0)
+			return x->rc;
+		return tk_err_input(x->err, path, rc);
+	}
+	return TK_OK;
+}
+
 int tk_dataset_add(const char *dir, const char *path, const char *hex,
 		   tk_reader *r, const tk_dataset_opts *o, tk_error *err)
 {
@@ -736,21 +776,26 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 					       &r->opts, err)) < 0))
 		goto out;
 	tk_stats_on_value(st, on_value, &x);
-	while ((rc = tk_reader_next(r, &ev, err)) == TK_OK) {
-		if ((rc = tk_writer_write(x.w, ev, err)) < 0)
-			goto out;
-		if ((rc = tk_stats_event(st, ev, err)) < 0) {
-			tk_err_input(err, path, rc);
+	/* the events a batch at a time: the analyses take each, then the
+	 * writer the batch; the first error is the one taking them one by
+	 * one gives (the writer's, then the analyses', for each event) */
+	while ((rc = tk_reader_next_batch(r, &ev, &n, BATCH, err)) == TK_OK) {
+		for (k = 0; k < n; k++)
+			if ((rc = take_event(&x, st, &ev[k], path)) < 0)
+				break;
+		if (rc < 0) {
+			tk_error taken = *err;
+			int arc = rc;
+
+			if ((rc = tk_writer_write_batch(x.w, ev, k + 1, err)) >= 0) {
+				*err = taken;
+				rc = arc;
+			}
 			goto out;
 		}
-		track(&x, ev);
-		if (x.rc < 0) {
-			rc = x.rc;
+		if ((rc = tk_writer_write_batch(x.w, ev, n, err)) < 0)
 			goto out;
-		}
-		if ((rc = tk_load_event(x.load, ev, err)) < 0)
-			goto load_failed;
-		nev++;
+		nev += n;
 	}
 	if (rc < 0)
 		goto out;
