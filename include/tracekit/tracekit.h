@@ -906,6 +906,17 @@ typedef struct tk_writer_opts {
 	 */
 	const char *const *idle;
 	size_t nidle;
+	/**
+	 * The name of the input the events come from ("<stdin>", a path),
+	 * or NULL (the default).  Given, an error about one event, which the
+	 * output cannot hold (TK_E_RANGE, TK_E_UNSUPPORTED), names the
+	 * input and the event's line (tk_event.pos; "record N" in the
+	 * message for a binary input), with the output in the message:
+	 * "in.btf:4: error: ... (writing out.json)".  Without it such an
+	 * error names the output alone.  Copied by tk_writer_open() (its
+	 * first 255 bytes).
+	 */
+	const char *input;
 } tk_writer_opts;
 
 /** Fill `opts` with the defaults (lenient, format from the path, header)

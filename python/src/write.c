@@ -513,6 +513,11 @@ static PyObject *py_convert(PyObject *self, PyObject *args)
 	wo.strict = pr.opts.strict;
 	wo.on_warning = pytk_on_warning;
 	wo.warning_ctx = &failed;
+	/* an event the output cannot hold is named by its line */
+	if (pr.path && !(wo.input = PyUnicode_AsUTF8(pr.path)))
+		goto out;
+	if (wo.input && strcmp(wo.input, "-") == 0)
+		wo.input = "<stdin>";
 	tk_error_clear(&err);
 	if ((rc = tk_writer_open(&w, PyBytes_AS_STRING(dstb), tk_reader_trace(pr.r), &wo, &err)) < 0) {
 		pytk_raise(rc, &err);

@@ -238,7 +238,7 @@ void cli_filter_free(cli_filter *f);
 /** Copy the events of r (filtered by its query) into a writer on out, with the writer's
  *  format-specific options (or NULL) and idle patterns (tk_writer_opts:
  *  NULL for the default); 0 or 2. */
-int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
+int cli_pipe(tk_reader *r, const char *in, const char *out, const char *to, int strict,
 	     int no_header, const cli_read_opts *ro,
 	     const char *writer_options, const char *const *idle, size_t nidle);
 

@@ -368,7 +368,7 @@ const char *cli_input_name(const char *path)
 /* the most events cli_pipe() takes from the reader at a time */
 #define PIPE_BATCH 256
 
-int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
+int cli_pipe(tk_reader *r, const char *in, const char *out, const char *to, int strict,
 	     int no_header, const cli_read_opts *ro,
 	     const char *writer_options, const char *const *idle, size_t nidle)
 {
@@ -387,6 +387,8 @@ int cli_pipe(tk_reader *r, const char *out, const char *to, int strict,
 	wo.options = writer_options;
 	wo.idle = idle;
 	wo.nidle = nidle;
+	/* an event the output cannot hold is named by its line */
+	wo.input = cli_input_name(in);
 	/* what the output format cannot hold: counted, reported at close */
 	wo.on_warning = ro && ro->quiet ? NULL : print_warning;
 	wo.warning_ctx = &nwriter_warnings;

@@ -75,7 +75,7 @@ int cmd_cat(int argc, char **argv)
 	if (cli_filter_prepare(&f, r) < 0)
 		goto out;
 	/* the events as read: no spelling mapped, nothing dropped */
-	ret = cli_pipe(r, "-", "btf", 0, no_header, &ro, "as-read=1", NULL, 0);
+	ret = cli_pipe(r, args.v[0], "-", "btf", 0, no_header, &ro, "as-read=1", NULL, 0);
 out:
 	tk_input_close(in);
 	tk_reader_close(r);

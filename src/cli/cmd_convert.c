@@ -170,7 +170,7 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	if (load_tracks)
 		cli_idle_note(tk_reader_trace(r), nidle, &ro);
-	ret = cli_pipe(r, out, to, ro.strict, 0, &ro,
+	ret = cli_pipe(r, args.v[0], out, to, ro.strict, 0, &ro,
 		       wopts[0] ? wopts : NULL, nidle ? idle : NULL, nidle);
 out:
 	free(idle);

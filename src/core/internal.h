@@ -814,7 +814,27 @@ struct tk_writer {
 	 * the close give them again, and the close leaves no file */
 	int failed;
 	tk_error fail_err;
+	/* tk_writer_opts.input ("": none), and the event a format's
+	 * writer_write_batch failed on, where its error is about one */
+	char input[256];
+	const tk_event *bad_ev;
 };
+
+/*
+ * An error about event ev, which the output cannot hold, already in err
+ * (naming the output): when the writer knows its input
+ * (tk_writer_opts.input) and the event's position, err names the input
+ * and the event's line ("record N: " in the message for a binary input),
+ * the output at the end of the message: "in.btf:4: error: MSG (writing
+ * OUT)".  Done once (an error naming the input is left as it is); the
+ * writer calls it for a failed write, a format for an error it gives
+ * later (at close).  Returns rc.
+ */
+int tk_writer_locate(const tk_writer *w, const tk_event *ev, int rc,
+		     tk_error *err);
+/** Would tk_writer_locate() name the input and ev's position?  (A format
+ *  leaves the position out of its message then.) */
+int tk_writer_locates(const tk_writer *w, const tk_event *ev);
 
 /*
  * The UTF-8 rule of every writer (docs/exports.md, "Text"): a name, note
@@ -890,6 +910,9 @@ struct tk_format_ops {
 	void (*writer_free)(tk_writer *w);
 	/** Non-zero: the output is a directory (tk_sink_open_dir()). */
 	int writes_dir;
+	/** Non-zero: the reader's tk_event.pos counts records (a binary
+	 *  input), not lines. */
+	int pos_records;
 	/** Non-zero: the writer writes the sink's temporary file by itself
 	 *  (tk_sink_open_raw(): no compression). */
 	int writes_file;

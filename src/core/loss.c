@@ -24,11 +24,16 @@ int tk_loss_add(tk_losses *l, const tk_writer *w, const char *out, int kind,
 	en = ev && ev->name != TK_NONE ? tk_trace_str(w->trace, ev->name, NULL)
 	     : ev ? tk_evkind_name(ev->kind) : "";
 	if (w->opts.strict) {
-		return tk_err_set(err, TK_E_UNSUPPORTED, out, 0, 0,
-				  "%s cannot hold %s (event '%.40s' of type %s at input position %llu); outside strict mode it is dropped or changed with a warning",
-				  l->format, l->what[kind], en,
-				  type_of(w, ev),
-				  ev ? (unsigned long long)ev->pos : 0ull);
+		char at[48] = "";
+
+		/* the position, unless the error names the input's line */
+		if (!tk_writer_locates(w, ev))
+			snprintf(at, sizeof(at), " at input position %llu",
+				 ev ? (unsigned long long)ev->pos : 0ull);
+		tk_err_set(err, TK_E_UNSUPPORTED, out, 0, 0,
+			   "%s cannot hold %s (event '%.40s' of type %s%s); outside strict mode it is dropped or changed with a warning",
+			   l->format, l->what[kind], en, type_of(w, ev), at);
+		return tk_writer_locate(w, ev, TK_E_UNSUPPORTED, err);
 	}
 	if (!l->n[kind]++ && ev)
 		snprintf(l->first[kind], sizeof(l->first[kind]),

@@ -14,6 +14,7 @@ void tk_writer_opts_init(tk_writer_opts *opts)
 
 /* The sizes tk_writer_opts has had, oldest first (TK_OPTS_TAKE()). */
 static const size_t writer_opts_sizes[] = {
+	offsetof(tk_writer_opts, input),
 	sizeof(tk_writer_opts)
 };
 
@@ -67,6 +68,9 @@ int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
 	w->fmt = fmt;
 	w->trace = t;
 	w->opts = *opts;
+	if (opts->input)
+		snprintf(w->input, sizeof(w->input), "%s", opts->input);
+	w->opts.input = NULL;  /* w->input: the caller's may not outlive w */
 	rc = fmt->writes_dir ? tk_sink_open_dir(&w->sink, path, err)
 	   : fmt->writes_file ? tk_sink_open_raw(&w->sink, path, err)
 			      : tk_sink_open(&w->sink, path, err);
@@ -230,6 +234,48 @@ static TK_NOINLINE int write_failed(tk_writer *w, int rc, tk_error *err)
 			   "an earlier write failed");
 }
 
+/* does the input give its events' positions in records (binary)? */
+static int pos_records(const tk_writer *w)
+{
+	const tk_format_ops *in = tk_format_ops_find(w->trace ? w->trace->format
+							    : NULL);
+
+	return in && in->pos_records;
+}
+
+int tk_writer_locates(const tk_writer *w, const tk_event *ev)
+{
+	/* a line is from 1 on (0: not known), a record from 0 */
+	return w->input[0] && ev && (ev->pos || pos_records(w));
+}
+
+int tk_writer_locate(const tk_writer *w, const tk_event *ev, int rc,
+		     tk_error *err)
+{
+	char msg[sizeof(err->msg)];
+
+	if (!err || !tk_writer_locates(w, ev) || err->line || err->has_offset ||
+	    strcmp(err->input, w->input) == 0)
+		return rc;
+	snprintf(msg, sizeof(msg), "%s", err->msg);
+	if (pos_records(w))
+		return tk_err_set(err, rc, w->input, 0, 0,
+				  "record %llu: %s (writing %s)",
+				  (unsigned long long)ev->pos, msg, out_name(w));
+	return tk_err_set(err, rc, w->input, ev->pos, 0, "%s (writing %s)",
+			  msg, out_name(w));
+}
+
+/* write_failed() of event ev's write: an error about the event, one the
+ * output cannot hold, located (tk_writer_locate()) */
+static TK_NOINLINE int event_failed(tk_writer *w, const tk_event *ev, int rc,
+				    tk_error *err)
+{
+	if (rc == TK_E_RANGE || rc == TK_E_UNSUPPORTED)
+		tk_writer_locate(w, ev, rc, err);
+	return write_failed(w, rc, err);
+}
+
 int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	int rc;
@@ -237,7 +283,7 @@ int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	if (TK_UNLIKELY(w->failed))
 		return write_failed(w, 0, err);
 	rc = w->fmt->writer_write(w, ev, err);
-	return TK_UNLIKELY(rc < 0) ? write_failed(w, rc, err) : rc;
+	return TK_UNLIKELY(rc < 0) ? event_failed(w, ev, rc, err) : rc;
 }
 
 int tk_writer_write_batch(tk_writer *w, const tk_event *evs, size_t n,
@@ -248,12 +294,15 @@ int tk_writer_write_batch(tk_writer *w, const tk_event *evs, size_t n,
 
 	if (TK_UNLIKELY(w->failed))
 		return write_failed(w, 0, err);
-	if (w->fmt->writer_write_batch)
+	w->bad_ev = NULL;
+	if (w->fmt->writer_write_batch) {
 		rc = n ? w->fmt->writer_write_batch(w, evs, n, err) : TK_OK;
-	else
+	} else {
 		for (i = 0; i < n && rc >= 0; i++)
 			rc = w->fmt->writer_write(w, &evs[i], err);
-	return TK_UNLIKELY(rc < 0) ? write_failed(w, rc, err) : TK_OK;
+		w->bad_ev = rc < 0 ? &evs[i - 1] : NULL;
+	}
+	return TK_UNLIKELY(rc < 0) ? event_failed(w, w->bad_ev, rc, err) : TK_OK;
 }
 
 int tk_writer_close(tk_writer *w, tk_error *err)

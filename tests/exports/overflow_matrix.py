@@ -219,9 +219,9 @@ def analyses(name, path, tmp, fmt=None):
         if rc is None:
             continue
         if cmd == 'cat' and fmt == 'shark' and rc == 2 and \
-                re.fullmatch(r"(.*warning.*\n)*<stdout>: error: a time of \d+ ticks "
-                             r"\(input position \d+\) is beyond "
-                             r"BTF's 64-bit times in ps\n", e):
+                re.fullmatch(r"(.*warning.*\n)*%s: error: record \d+: a time of \d+ ticks "
+                             r"is beyond BTF's 64-bit times in ps \(writing <stdout>\)\n"
+                             % re.escape(path), e):
             continue
         if rc not in ((0, 1) if cmd == 'check' else (0,)):
             fail('%s %s: exit %d: %s' % (name, cmd, rc, e.strip()[:300]))

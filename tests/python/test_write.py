@@ -285,6 +285,13 @@ class Convert(unittest.TestCase):
             # strict: what HTF cannot hold is refused
             with self.assertRaises(tracekit.UnsupportedError):
                 tracekit.convert(DEMO, os.path.join(d, "x.htf"), strict=True)
+            # an event the output cannot hold: named by the input's line
+            big = os.path.join(SRC, "tests", "cli", "time_beyond_perfetto.btf")
+            with self.assertRaises(tracekit.RangeError) as e:
+                tracekit.convert(big, os.path.join(d, "x.json"))
+            self.assertTrue(str(e.exception).startswith(big + ":5: error: a time of "), str(e.exception))
+            self.assertTrue(str(e.exception).endswith(" (writing %s)" % os.path.join(d, "x.json")),
+                            str(e.exception))
             # a warning made an error: no file either
             with warnings.catch_warnings():
                 warnings.simplefilter("error", tracekit.TraceWarning)

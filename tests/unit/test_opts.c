@@ -97,6 +97,22 @@ int main(void)
 	CHECK(open_with(&ro, &err, &n) == TK_OK);
 	CHECK_EQ_U64(n, 4);
 
+	/* tk_writer_opts of the older size (before `input`): taken, the
+	 * bytes after it not read (a pointer there would be followed) */
+	{
+		CHECK(tk_reader_open_mem(&r, trace, sizeof(trace) - 1, "t.btf", NULL,
+					 &err) == TK_OK);
+		tk_writer_opts_init(&wo);
+		wo.size = offsetof(tk_writer_opts, input);
+		memset((char *)&wo + wo.size, 0xa5, sizeof(wo) - wo.size);
+		wo.format = "btf";
+		CHECK(tk_writer_open(&w, "/dev/null", tk_reader_trace(r), &wo, &err) == TK_OK);
+		CHECK(tk_writer_close(w, &err) == TK_OK);
+		w = NULL;
+		tk_reader_close(r);
+		r = NULL;
+	}
+
 	/* a struct never initialised: size 0, garbage, one byte off */
 	memset(&ro, 0, sizeof(ro));
 	refused(open_with(&ro, &err, &n), &err, "tk_reader_opts");

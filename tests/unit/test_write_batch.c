@@ -77,20 +77,26 @@ static tk_event *read_all(tk_reader *r, size_t *count, char **notes)
 {
 	const tk_event *ev;
 	tk_event *all = NULL;
+	size_t *off = NULL; /* the notes' offsets: the arena moves as it grows */
 	size_t n = 0, cap = 0, nl = 0, ncap = 0;
 	tk_error err;
 
 	*notes = NULL;
 	while (tk_reader_next(r, &ev, &err) == TK_OK) {
 		if (n == cap) {
-			tk_event *na = realloc(all, (cap = cap ? 2 * cap : 1024) * sizeof(*all));
+			tk_event *na = realloc(all, (cap ? 2 * cap : 1024) * sizeof(*all));
+			size_t *no;
+
 			if (!na)
 				break;
 			all = na;
+			if (!(no = realloc(off, (cap ? 2 * cap : 1024) * sizeof(*off))))
+				break;
+			off = no;
+			cap = cap ? 2 * cap : 1024;
 		}
 		all[n] = *ev;
-		/* the note's offset for now: the arena moves as it grows */
-		all[n].pos = nl;
+		off[n] = nl;
 		if (ev->note) {
 			if (!*notes || nl + ev->note_len > ncap) {
 				char *nn = realloc(*notes, ncap = 2 * (nl + ev->note_len) + 64);
@@ -106,7 +112,8 @@ static tk_event *read_all(tk_reader *r, size_t *count, char **notes)
 	}
 	for (cap = 0; cap < n; cap++)
 		if (all[cap].note)
-			all[cap].note = *notes + all[cap].pos;
+			all[cap].note = *notes + off[cap];
+	free(off);
 	*count = n;
 	return all;
 }
@@ -141,6 +148,7 @@ static result write_with(const char *text, size_t len, const char *format,
 	wo.format = format;
 	wo.options = options;
 	wo.strict = strict;
+	wo.input = "mem.btf";
 	CHECK(tk_writer_open(&w, path, tk_reader_trace(r), &wo, &err) == TK_OK);
 	rc = TK_OK;
 	for (i = 0; i < n && rc == TK_OK; i += batch) {
@@ -161,13 +169,16 @@ static result write_with(const char *text, size_t len, const char *format,
 		tk_writer_abort(w);
 	res.rc = rc;
 	if (rc < 0) {
-		/* the message without the temporary file's name */
-		char m[512];
-		const char *c;
+		/* the message with the temporary file's name as OUT */
+		char m[512], *c;
+		size_t pl = strlen(path);
 
 		tk_error_format(&err, "error", m, sizeof(m));
-		c = strncmp(m, path, strlen(path)) == 0 ? m + strlen(path) : m;
-		snprintf(res.msg, sizeof(res.msg), "%s", c);
+		if ((c = strstr(m, path)) != NULL) {
+			memmove(c + 3, c + pl, strlen(c + pl) + 1);
+			memcpy(c, "OUT", 3);
+		}
+		snprintf(res.msg, sizeof(res.msg), "%s", m);
 	} else if ((fp = fopen(path, "rb")) != NULL) {
 		if (fseek(fp, 0, SEEK_END) == 0 && (sz = ftell(fp)) > 0 &&
 		    fseek(fp, 0, SEEK_SET) == 0 && (res.data = malloc((size_t)sz)) &&
@@ -227,6 +238,14 @@ int main(void)
 	/* the last time over INT64: the rows before it written, its error */
 	t = make_btf(5000, 5000, 1, &len);
 	same("parquet, a big time", t, len, "parquet", "page=1000", 0, TK_E_UNSUPPORTED);
+	{
+		/* named by the input's line (3 header lines, the 5,000th
+		 * event), the output in the message */
+		result s = write_with(t, len, "parquet", "page=1000", 0, 1000, 0);
+		CHECK(strncmp(s.msg, "mem.btf:5003: error: ", 21) == 0);
+		CHECK(strstr(s.msg, " (writing OUT)") != NULL);
+		free(s.data);
+	}
 	free(t);
 	/* strict: the bad note (event 1,005) comes before the bad name of a
 	 * later event in an earlier column, and before the big time */
@@ -235,6 +254,7 @@ int main(void)
 	{
 		result s = write_with(t, len, "parquet", "page=1000", 1, 100000, 0);
 		CHECK(strstr(s.msg, "of 12 bytes is not UTF-8") != NULL);
+		CHECK(strncmp(s.msg, "mem.btf:1009: error: ", 21) == 0);
 		free(s.data);
 	}
 	/* no events: nothing to do, even with no events to point at */

@@ -758,6 +758,7 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	wo.strict = o->strict;
 	wo.on_warning = o->on_warning;
 	wo.warning_ctx = o->warning_ctx;
+	wo.input = path;
 	if ((rc = tk_writer_open(&x.w, x.path[T_EVENTS], x.t, &wo, err)) < 0 ||
 	    (rc = id_text(&x, path, o->strict, o->id != NULL, err)) < 0)
 		goto out;

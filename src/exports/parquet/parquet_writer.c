@@ -482,8 +482,10 @@ static int pq_writer_write_batch(tk_writer *w, const tk_event *ev, size_t n,
 
 	if (w->opts.strict) {
 		for (i = 0; i < n; i++)
-			if ((rc = pq_writer_write(w, &ev[i], err)) < 0)
+			if ((rc = pq_writer_write(w, &ev[i], err)) < 0) {
+				w->bad_ev = &ev[i];
 				return rc;
+			}
 		return TK_OK;
 	}
 	while (n) {
@@ -492,9 +494,12 @@ static int pq_writer_write_batch(tk_writer *w, const tk_event *ev, size_t n,
 			m = n;
 		for (i = 0; i < m && ev[i].time <= INT64_MAX; i++)
 			;
-		if (i < m)  /* the rows before it, then its error */
-			return (rc = write_rows(w, ev, i, err)) < 0 ? rc
-				: time_error(pw, ev[i].time, err);
+		if (i < m) {  /* the rows before it, then its error */
+			if ((rc = write_rows(w, ev, i, err)) < 0)
+				return rc;
+			w->bad_ev = &ev[i];
+			return time_error(pw, ev[i].time, err);
+		}
 		if ((rc = write_rows(w, ev, m, err)) < 0)
 			return rc;
 		ev += m;

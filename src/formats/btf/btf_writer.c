@@ -516,6 +516,25 @@ static inline int has_line_break(const char *p, size_t n)
 	return 0;
 }
 
+
+/* a time BTF cannot hold (`beyond`: beyond its 64-bit times, else not
+ * exact in its unit); the event's input position in the message unless
+ * the writer names the input (tk_writer_opts.input) */
+static TK_NOINLINE int time_error(tk_writer *w, const tk_event *ev, int rc,
+				  int beyond, tk_error *err)
+{
+	const btf_writer *bw = w->impl;
+	char at[48] = "";
+
+	if (!tk_writer_locates(w, ev))
+		snprintf(at, sizeof(at), " (input position %llu)",
+			 (unsigned long long)ev->pos);
+	return tk_err_set(err, rc, out_name(w), 0, 0,
+			  beyond ? "a time of %llu ticks%s is beyond BTF's 64-bit times in %s"
+				 : "a time of %llu ticks%s cannot be written exactly in %s",
+			  (unsigned long long)ev->time, at,
+			  tk_unit_name(bw->out_tb.unit));
+}
 static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	btf_writer *bw = w->impl;
@@ -556,20 +575,11 @@ static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 					     &bw->out_tb, TK_ROUND_DOWN, &time);
 			bw->nrounded += rc == TK_OK;
 		}
-		if (rc < 0 && tk_time_convert(ev->time, tk_trace_timebase(t),
-					      &bw->out_tb, TK_ROUND_DOWN,
-					      &time) < 0)
-			return tk_err_set(err, rc, out_name(w), 0, 0,
-					  "a time of %llu ticks (input position %llu) is beyond BTF's 64-bit times in %s",
-					  (unsigned long long)ev->time,
-					  (unsigned long long)ev->pos,
-					  tk_unit_name(bw->out_tb.unit));
 		if (rc < 0)
-			return tk_err_set(err, rc, out_name(w), 0, 0,
-					  "a time of %llu ticks (input position %llu) cannot be written exactly in %s",
-					  (unsigned long long)ev->time,
-					  (unsigned long long)ev->pos,
-					  tk_unit_name(bw->out_tb.unit));
+			return time_error(w, ev, rc,
+					  tk_time_convert(ev->time, tk_trace_timebase(t),
+							  &bw->out_tb, TK_ROUND_DOWN,
+							  &time) < 0, err);
 	}
 	if (TK_UNLIKELY(src->type != TK_ET_C) && !bw->as_read &&
 	    tk_implied_source_type(type, kind) == TK_ET_C) {

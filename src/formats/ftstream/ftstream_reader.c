@@ -384,4 +384,5 @@ const tk_format_ops tk_format_ftstream = {
 	.reader_next_batch = ftstream_reader_next_batch,
 	.reader_close = ftstream_reader_close,
 	.reader_options = 1,
+	.pos_records = 1,
 };

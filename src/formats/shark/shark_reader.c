@@ -2020,4 +2020,5 @@ const tk_format_ops tk_format_shark = {
 	.reader_skip = shark_reader_skip,
 	.reader_close = shark_reader_close,
 	.reader_options = 1,
+	.pos_records = 1,
 };

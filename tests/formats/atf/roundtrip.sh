@@ -124,7 +124,8 @@ printf '#version 2.3.0\n#timescale ns\n0,T1,0,T,T1,0,activate\n10,Core_0,0,T,T1,
 grep -q "1 event whose source or instances ATF reading synthesises differently (first 'activate' of T)" "$tmp/err" || { cat "$tmp/err"; fail "self warning"; }
 "$cli" convert --strict "$tmp/self.btf" "$tmp/selfs.atf" 2> "$tmp/err"
 [ $? -eq 2 ] && [ ! -e "$tmp/selfs.atf" ] || fail "--strict kept a changed source"
-grep -q "(event 'activate' of type T at input position 3)" "$tmp/err" || { cat "$tmp/err"; fail "self error"; }
+# (found at close: the error names the event's line all the same)
+grep -q "self.btf:3: error: .*(event 'activate' of type T); .* (writing $tmp/selfs.atf)\$" "$tmp/err" || { cat "$tmp/err"; fail "self error"; }
 
 # from a pipe and from gzip
 "$cli" cat -q - < "$dir/ok/spec_example6.atf" | cmp -s - "$dir/ok/spec_example6.out" || fail "stdin"
