@@ -522,6 +522,49 @@ static int new_pct(const tk_reqs *q, size_t i)
 	return 1;
 }
 
+/* The deepest nesting of a requirements file (its own is 4: the mapping of
+ * requirements:, the list, a requirement, a list of names); libyaml's
+ * scanner costs the depth at every token, so a file of a million '['
+ * would take hours to load. */
+#define REQS_MAX_DEPTH 16
+
+/*
+ * A first pass over the file's events, before it is loaded: TK_OK, or an
+ * error at the collection nested too deep or at the start of a second
+ * document (yaml_parser_load() reads the first alone: the others' would
+ * be requirements never checked).  A file that is not YAML is TK_OK here:
+ * the load says where.
+ */
+static int reqs_shape(FILE *fp, const char *path, tk_error *err)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	int depth = 0, docs = 0, done = 0, rc = TK_OK;
+
+	if (!yaml_parser_initialize(&parser))
+		return tk_err_nomem(err, path);
+	yaml_parser_set_input_file(&parser, fp);
+	while (!done && rc == TK_OK && yaml_parser_parse(&parser, &ev)) {
+		if (ev.type == YAML_DOCUMENT_START_EVENT && ++docs > 1)
+			rc = tk_err_set(err, TK_E_PARSE, path, (uint64_t)ev.start_mark.line + 1,
+					(uint32_t)ev.start_mark.column + 1,
+					"a second YAML document (the file holds one list of requirements)");
+		else if ((ev.type == YAML_SEQUENCE_START_EVENT ||
+			  ev.type == YAML_MAPPING_START_EVENT) && ++depth > REQS_MAX_DEPTH)
+			rc = tk_err_set(err, TK_E_PARSE, path, (uint64_t)ev.start_mark.line + 1,
+					(uint32_t)ev.start_mark.column + 1,
+					"nested deeper than %d levels", REQS_MAX_DEPTH);
+		else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
+			depth--;
+		done = ev.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&ev);
+	}
+	if (!done && rc == TK_OK && parser.error == YAML_MEMORY_ERROR)
+		rc = tk_err_nomem(err, path);
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
 int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 {
 	if (!out)
@@ -540,6 +583,9 @@ int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 		rc = tk_err_set(err, TK_E_IO, path, 0, 0, "cannot open the requirements file");
 		goto out;
 	}
+	if ((rc = reqs_shape(fp, path, err)) < 0)
+		goto out;
+	rewind(fp);
 	if (!yaml_parser_initialize(&parser)) {
 		rc = tk_err_nomem(err, path);
 		goto out;
@@ -547,11 +593,19 @@ int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 	have_parser = 1;
 	yaml_parser_set_input_file(&parser, fp);
 	if (!yaml_parser_load(&parser, &doc)) {
-		rc = tk_err_set(err, parser.error == YAML_MEMORY_ERROR ? TK_E_NOMEM : TK_E_PARSE,
-				path, (uint64_t)parser.problem_mark.line + 1,
-				(uint32_t)parser.problem_mark.column + 1, "%s%s%s",
-				parser.problem ? parser.problem : "bad YAML",
-				parser.context ? " " : "", parser.context ? parser.context : "");
+		if (parser.error == YAML_READER_ERROR)
+			/* bytes that are not UTF-8 (or UTF-16): libyaml
+			 * knows their offset, not their line */
+			rc = tk_err_set_at(err, TK_E_PARSE, path, (uint64_t)parser.problem_offset,
+					   parser.problem_value >= 0 ? "%s (0x%02X)" : "%s",
+					   parser.problem ? parser.problem : "bad YAML",
+					   parser.problem_value);
+		else
+			rc = tk_err_set(err, parser.error == YAML_MEMORY_ERROR ? TK_E_NOMEM
+					: TK_E_PARSE, path, (uint64_t)parser.problem_mark.line + 1,
+					(uint32_t)parser.problem_mark.column + 1, "%s%s%s",
+					parser.problem ? parser.problem : "bad YAML",
+					parser.context ? " " : "", parser.context ? parser.context : "");
 		goto out;
 	}
 	have_doc = 1;
