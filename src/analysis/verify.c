@@ -231,6 +231,16 @@ static const char *scalar(const yaml_node_t *n)
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
+/* does s hold a control character?  A name is one line of the text
+ * output: "a\nb.btf: PASS x" in a name would forge a verdict */
+static int has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
 static char *dup_or_null(const char *s, int *nomem)
 {
 	char *d = strdup(s);
@@ -266,6 +276,8 @@ static int parse_names(rdctx *x, const yaml_node_t *n, req *r, int one,
 		const char *s = scalar(n);
 		if (!s || !s[0])
 			return node_err(x, n, "%s: expected a name", key);
+		if (has_control(s))
+			return node_err(x, n, "%s: a name with a control character", key);
 		r->names = calloc(1, sizeof(*r->names));
 		if (!r->names || !(r->names[0] = dup_or_null(s, &nomem)))
 			return tk_err_nomem(x->err, x->path);
@@ -286,6 +298,8 @@ static int parse_names(rdctx *x, const yaml_node_t *n, req *r, int one,
 		const char *s = scalar(e);
 		if (!s || !s[0])
 			return node_err(x, e ? e : n, "%s: expected a name", key);
+		if (has_control(s))
+			return node_err(x, e, "%s: a name with a control character", key);
 		for (size_t j = 0; j < k; j++)
 			if (!strcmp(r->names[j], s))
 				return node_err(x, e, "%s: '%s' twice", key, s);
@@ -374,6 +388,8 @@ static int parse_req(rdctx *x, const yaml_node_t *n, req *r)
 			const char *s = scalar(v);
 			if (!s || !s[0])
 				return node_err(x, v, "name: expected a name");
+			if (has_control(s))
+				return node_err(x, v, "name: a name with a control character");
 			if (r->name)
 				return node_err(x, k, "name given twice");
 			if (!(r->name = dup_or_null(s, &nomem)))
@@ -625,7 +641,11 @@ int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 		for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
 			yaml_node_t *k = yaml_document_get_node(&doc, p->key);
 			const char *ks = scalar(k);
-			if (!ks || strcmp(ks, "requirements") || list) {
+			if (ks && !strcmp(ks, "requirements") && list) {
+				rc = node_err(&x, k, "requirements given twice");
+				goto out;
+			}
+			if (!ks || strcmp(ks, "requirements")) {
 				rc = node_err(&x, k, "unknown key '%s' (the file holds requirements:)",
 					      ks ? ks : "");
 				goto out;
