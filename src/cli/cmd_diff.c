@@ -443,6 +443,11 @@ int cmd_diff(int argc, char **argv)
 				thr_txt[k - 1] = '\0';
 		}
 	}
+	if (metrics && !*metrics) {
+		/* no metric would compare nothing: a gate that always holds */
+		cli_usage_error("diff", "--metric '': expected metrics (RT,CET,...)");
+		goto out;
+	}
 	if (metrics) {
 		const char *p = metrics;
 		while (*p) {

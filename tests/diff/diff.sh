@@ -49,6 +49,8 @@ grep -q '^(no change beyond the threshold)$' out.txt || no "--threshold 23 lists
 	{ no "--all --metric PER:"; cat out.csv; }
 "$cli" diff base.btf new.btf --metric XYZ 2>/dev/null
 [ $? = 2 ] || no "an unknown --metric: exit status not 2"
+"$cli" diff base.btf new.btf --metric '' > /dev/null 2>&1
+[ $? = 2 ] || no "an empty --metric (nothing compared, exit 0 whatever changed): exit status not 2"
 
 # json, with a percentile (read back by python)
 "$cli" diff base.btf new.btf --format json --percentiles 50 > out.json
