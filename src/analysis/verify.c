@@ -1246,6 +1246,7 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 	cand c, whi, wlo;
 	int have = 0, win = 0, ok_max = 1, ok_min = 1, rc;
 	char *found = NULL;
+	size_t nent = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->pub.name = r->name;
@@ -1309,7 +1310,9 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 				snprintf(o->where, sizeof(o->where), "%s", r->names[j]);
 				goto fail;
 			}
-		found = calloc(r->nnames ? r->nnames : 1, 1);
+		/* by name (entities:), else by entity id (type:) */
+		nent = r->subj == S_TYPE ? tk_trace_entity_count(v->t) : r->nnames;
+		found = calloc(nent ? nent : 1, 1);
 		if (!found)
 			return TK_E_NOMEM;
 		for (size_t i = 0; i < tk_stats_count(v->st); i++) {
@@ -1341,6 +1344,8 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 				continue;
 			if (r->subj == S_ENTITY)
 				found[j] = 1;
+			else if (r->subj == S_TYPE && s->entity < nent)
+				found[s->entity] = 1;
 			if (!have) {
 				whi = wlo = c;
 				have = 1;
@@ -1365,6 +1370,22 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 				snprintf(o->where, sizeof(o->where), "%s", r->names[j]);
 				goto fail;
 			}
+		/* every entity of the type: one without a value (a task that
+		 * never completed an instance) is no silent pass either */
+		for (size_t id = 0; r->subj == S_TYPE && have && id < nent; id++) {
+			const tk_entity *e = tk_trace_entity(v->t, (uint32_t)id);
+			size_t len;
+			const char *nm;
+			if (found[id] || !e || e->type != r->type)
+				continue;
+			nm = tk_trace_str(v->t, e->name, &len);
+			if (!nm)
+				nm = "", len = 0;
+			put_text(o, "%s: %.*s has no %s value in the trace", o->subject,
+				 (int)(len < 200 ? len : 200), nm, tk_metric_name(r->metric));
+			snprintf(o->where, sizeof(o->where), "%.*s", (int)(len < 200 ? len : 200), nm);
+			goto fail;
+		}
 		if (!have) {
 			if (r->subj == S_TYPE)
 				put_text(o, "%s: no %s of type %s in the trace", o->subject,
