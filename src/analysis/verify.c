@@ -153,28 +153,30 @@ static void rat_fmt_unit(rat a, int u, char *buf, size_t size)
 
 /*
  * A bound as written: [-]DIGITS[.DIGITS] then a unit (ps ns us ms s, %)
- * or none.  Into *v (ps for a time unit) and *unit; -1 when malformed.
+ * or none.  Into *v (ps for a time unit) and *unit; -1 when malformed,
+ * -2 when well-formed but beyond what is held (more than 30 digits before
+ * the point or 19 after, or beyond 2^127 in ps).
  */
 static int parse_number(const char *s, rat *v, int *unit)
 {
 	tk_i128 n = 0, d = 1;
-	int neg = 0, digits = 0, frac = 0;
+	int neg = 0, digits = 0, frac = 0, big = 0;
 	const char *p = s;
 	tk_unit u;
 
 	if (*p == '-' || *p == '+')
 		neg = *p++ == '-';
 	for (; *p >= '0' && *p <= '9'; p++, digits++)
-		if (digits > 30 || __builtin_mul_overflow(n, 10, &n) ||
-		    __builtin_add_overflow(n, *p - '0', &n))
-			return -1;
+		if (!big && (digits > 30 || __builtin_mul_overflow(n, 10, &n) ||
+			     __builtin_add_overflow(n, *p - '0', &n)))
+			big = 1;
 	if (*p == '.') {
 		for (p++; *p >= '0' && *p <= '9'; p++, frac++)
-			if (frac > 18 || __builtin_mul_overflow(n, 10, &n) ||
-			    __builtin_add_overflow(n, *p - '0', &n))
-				return -1;
+			if (!big && (frac > 18 || __builtin_mul_overflow(n, 10, &n) ||
+				     __builtin_add_overflow(n, *p - '0', &n)))
+				big = 1;
 		d = 1;
-		for (int i = 0; i < frac; i++)
+		for (int i = 0; i < frac && i < 19; i++)
 			d *= 10;
 		if (!frac)
 			return -1;
@@ -189,11 +191,13 @@ static int parse_number(const char *s, rat *v, int *unit)
 		*unit = U_PCT;
 	} else if (tk_unit_parse(p, strlen(p), 0, &u) == TK_OK) {
 		*unit = (int)u;
-		if (__builtin_mul_overflow(n, ps_per_unit[u], &n))
-			return -1;
+		if (!big && __builtin_mul_overflow(n, ps_per_unit[u], &n))
+			big = 1;
 	} else {
 		return -1;
 	}
+	if (big)
+		return -2;
 	v->n = neg ? -n : n;
 	v->d = d;
 	*v = rat_norm(*v);
@@ -312,9 +316,12 @@ static int parse_names(rdctx *x, const yaml_node_t *n, req *r, int one,
 static int parse_bound(rdctx *x, const yaml_node_t *n, bound *b, const char *key)
 {
 	const char *s = scalar(n);
-	int nomem = 0;
+	int nomem = 0, rc = s ? parse_number(s, &b->v, &b->unit) : -1;
 
-	if (!s || parse_number(s, &b->v, &b->unit) < 0)
+	if (rc == -2)
+		return node_err(x, n, "%s: '%s' has too many digits (at most 30 before the "
+				"point, 19 after, 2^127 ps)", key, s);
+	if (rc < 0)
 		return node_err(x, n, "%s: '%s' is not a number with a unit (2ms, 500us, 80%%, 3)",
 				key, s ? s : "");
 	b->has = 1;
