@@ -18,6 +18,7 @@
 
 #include <yaml.h>
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -586,13 +587,14 @@ static int same_names(rdctx *x, const tk_reqs *q, const yaml_node_t *list)
 #define REQS_MAX_DEPTH 16
 
 /*
- * A first pass over the file's events, before it is loaded: TK_OK, or an
+ * A first pass over the file's events (its text: a pipe cannot be read
+ * twice), before it is loaded: TK_OK, or an
  * error at the collection nested too deep or at the start of a second
  * document (yaml_parser_load() reads the first alone: the others' would
  * be requirements never checked).  A file that is not YAML is TK_OK here:
  * the load says where.
  */
-static int reqs_shape(FILE *fp, const char *path, tk_error *err)
+static int reqs_shape(const unsigned char *text, size_t len, const char *path, tk_error *err)
 {
 	yaml_parser_t parser;
 	yaml_event_t ev;
@@ -600,7 +602,7 @@ static int reqs_shape(FILE *fp, const char *path, tk_error *err)
 
 	if (!yaml_parser_initialize(&parser))
 		return tk_err_nomem(err, path);
-	yaml_parser_set_input_file(&parser, fp);
+	yaml_parser_set_input_string(&parser, text, len);
 	while (!done && rc == TK_OK && yaml_parser_parse(&parser, &ev)) {
 		if (ev.type == YAML_DOCUMENT_START_EVENT && ++docs > 1)
 			rc = tk_err_set(err, TK_E_PARSE, path, (uint64_t)ev.start_mark.line + 1,
@@ -631,6 +633,8 @@ int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 	int have_parser = 0, have_doc = 0, rc, npct = 0;
 	uint32_t pcts[TK_PCTL_MAX];
 	FILE *fp = NULL;
+	unsigned char *text = NULL;
+	size_t len = 0, cap = 0, got;
 	tk_reqs *q = NULL;
 	yaml_node_t *root, *list;
 	rdctx x;
@@ -638,18 +642,39 @@ int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 	*out = NULL;
 	fp = fopen(path, "rb");
 	if (!fp) {
-		rc = tk_err_set(err, TK_E_IO, path, 0, 0, "cannot open the requirements file");
+		rc = tk_err_set(err, TK_E_IO, path, 0, 0, "cannot open the requirements file: %s",
+				strerror(errno));
 		goto out;
 	}
-	if ((rc = reqs_shape(fp, path, err)) < 0)
+	/* the whole text, read twice (reqs_shape(), the load) */
+	for (;;) {
+		if (len == cap) {
+			unsigned char *t;
+			if (cap > SIZE_MAX / 2 || !(t = realloc(text, cap ? cap * 2 : 65536))) {
+				rc = tk_err_nomem(err, path);
+				goto out;
+			}
+			text = t;
+			cap = cap ? cap * 2 : 65536;
+		}
+		got = fread(text + len, 1, cap - len, fp);
+		len += got;
+		if (!got)
+			break;
+	}
+	if (ferror(fp)) {
+		rc = tk_err_set(err, TK_E_IO, path, 0, 0, "cannot read the requirements file: %s",
+				strerror(errno));
 		goto out;
-	rewind(fp);
+	}
+	if ((rc = reqs_shape(text, len, path, err)) < 0)
+		goto out;
 	if (!yaml_parser_initialize(&parser)) {
 		rc = tk_err_nomem(err, path);
 		goto out;
 	}
 	have_parser = 1;
-	yaml_parser_set_input_file(&parser, fp);
+	yaml_parser_set_input_string(&parser, text, len);
 	if (!yaml_parser_load(&parser, &doc)) {
 		if (parser.error == YAML_READER_ERROR)
 			/* bytes that are not UTF-8 (or UTF-16): libyaml
@@ -746,6 +771,7 @@ out:
 		yaml_parser_delete(&parser);
 	if (fp)
 		fclose(fp);
+	free(text);
 	return rc;
 }
 
