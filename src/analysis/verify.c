@@ -209,10 +209,29 @@ static int parse_number(const char *s, rat *v, int *unit)
 /* the file                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* a name and its place, sorted to find one given twice */
+typedef struct named {
+	const char *name;
+	size_t i;
+} named;
+
+static int named_cmp(const void *a, const void *b)
+{
+	const named *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
 typedef struct rdctx {
 	yaml_document_t *doc;
 	const char *path;
 	tk_error *err;
+	/* names that the requirements may still hold: the file's length in
+	 * bytes, which a file without aliases never reaches (each name takes
+	 * a byte or more); an alias repeats a list without its bytes: 200
+	 * aliases of a list of 3000 names were 600000 copies out of 29 KB */
+	size_t names_left;
 } rdctx;
 
 static int node_err(rdctx *x, const yaml_node_t *n, const char *fmt, ...)
@@ -268,6 +287,33 @@ static int parse_metric(const char *s, int chain, tk_metric *m)
 	return -1;
 }
 
+/* a name given twice in the list n (r->names): the error at its second
+ * place; by a sort (comparing each with every earlier one took minutes
+ * for a list of 100000) */
+static int same_in_list(rdctx *x, const yaml_node_t *n, const req *r, const char *key)
+{
+	named *a = malloc(r->nnames * sizeof(*a));
+	size_t k, first = SIZE_MAX;
+	int rc = TK_OK;
+
+	if (!a)
+		return tk_err_nomem(x->err, x->path);
+	for (k = 0; k < r->nnames; k++) {
+		a[k].name = r->names[k];
+		a[k].i = k;
+	}
+	qsort(a, r->nnames, sizeof(*a), named_cmp);
+	for (k = 1; k < r->nnames; k++)
+		if (!strcmp(a[k].name, a[k - 1].name) && a[k].i < first)
+			first = a[k].i;
+	if (first != SIZE_MAX)
+		rc = node_err(x, yaml_document_get_node(x->doc,
+							n->data.sequence.items.start[first]),
+			      "%s: '%s' twice", key, r->names[first]);
+	free(a);
+	return rc;
+}
+
 /* a list of names (a sequence of scalars, or one scalar when one is
  * allowed) into r->names */
 static int parse_names(rdctx *x, const yaml_node_t *n, req *r, int one,
@@ -287,12 +333,14 @@ static int parse_names(rdctx *x, const yaml_node_t *n, req *r, int one,
 		if (!r->names || !(r->names[0] = dup_or_null(s, &nomem)))
 			return tk_err_nomem(x->err, x->path);
 		r->nnames = 1;
+		x->names_left--;
 		return TK_OK;
 	}
 	if (n->type != YAML_SEQUENCE_NODE ||
 	    n->data.sequence.items.top == n->data.sequence.items.start)
 		return node_err(x, n, "%s: expected a list of names ([A, B])", key);
 	r->nnames = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+	x->names_left -= r->nnames;
 	r->names = calloc(r->nnames, sizeof(*r->names));
 	if (!r->names) {
 		r->nnames = 0;
@@ -305,13 +353,10 @@ static int parse_names(rdctx *x, const yaml_node_t *n, req *r, int one,
 			return node_err(x, e ? e : n, "%s: expected a name", key);
 		if (has_control(s))
 			return node_err(x, e, "%s: a name with a control character", key);
-		for (size_t j = 0; j < k; j++)
-			if (!strcmp(r->names[j], s))
-				return node_err(x, e, "%s: '%s' twice", key, s);
 		if (!(r->names[k] = dup_or_null(s, &nomem)))
 			return tk_err_nomem(x->err, x->path);
 	}
-	return TK_OK;
+	return same_in_list(x, n, r, key);
 }
 
 static int parse_bound(rdctx *x, const yaml_node_t *n, bound *b, const char *key)
@@ -433,6 +478,13 @@ static int parse_req(rdctx *x, const yaml_node_t *n, req *r)
 	if (!subj)
 		return node_err(x, n, "requirement '%s': no subject (entity, entities, type, "
 				"chain or load)", r->name);
+	if (subj->type == YAML_SEQUENCE_NODE &&
+	    x->names_left < (size_t)(subj->data.sequence.items.top - subj->data.sequence.items.start))
+		return node_err(x, n, "requirement '%s': more names than the file has bytes "
+				"(an alias repeated too often)", r->name);
+	if (!x->names_left)
+		return node_err(x, n, "requirement '%s': more names than the file has bytes",
+				r->name);
 	if (!strcmp(subjkey, "entity") || !strcmp(subjkey, "entities")) {
 		r->subj = S_ENTITY;
 		if ((rc = parse_names(x, subj, r, subjkey[6] == '\0', subjkey)) < 0)
@@ -535,20 +587,6 @@ void tk_reqs_free(tk_reqs *q)
 		req_clear(&q->r[i]);
 	free(q->r);
 	free(q);
-}
-
-/* a requirement's name and place, sorted to find a name given twice */
-typedef struct named {
-	const char *name;
-	size_t i;
-} named;
-
-static int named_cmp(const void *a, const void *b)
-{
-	const named *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	return c ? c : x->i < y->i ? -1 : x->i > y->i;
 }
 
 /*
@@ -695,6 +733,7 @@ int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 	x.doc = &doc;
 	x.path = path;
 	x.err = err;
+	x.names_left = len;
 	root = yaml_document_get_root_node(&doc);
 	if (!root) {
 		rc = tk_err_set(err, TK_E_PARSE, path, 1, 1, "no requirements (an empty file)");
