@@ -666,6 +666,10 @@ int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 {
 	if (!out)
 		return tk_err_null(err, "tk_reqs_read", "out pointer");
+	if (!path) {
+		*out = NULL;
+		return tk_err_null(err, "tk_reqs_read", "path");
+	}
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	int have_parser = 0, have_doc = 0, rc, npct = 0;
