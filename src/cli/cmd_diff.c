@@ -470,6 +470,11 @@ int cmd_diff(int argc, char **argv)
 		cli_usage_error("diff", "expected BASE and NEW");
 		goto out;
 	}
+	if (!strcmp(args.v[0], "-") && !strcmp(args.v[1], "-")) {
+		/* the second read of it would find it empty */
+		cli_usage_error("diff", "standard input (-) given twice");
+		goto out;
+	}
 	if (read_side(&S[0], args.v[0], &ro, chains, nchain, pct, npct) < 0 ||
 	    read_side(&S[1], args.v[1], &ro, chains, nchain, pct, npct) < 0)
 		goto out;

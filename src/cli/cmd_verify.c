@@ -267,6 +267,12 @@ int cmd_verify(int argc, char **argv)
 		cli_usage_error("verify", "expected one TRACE or more (at most %d)", MAX_TRACES);
 		goto out;
 	}
+	for (int i = 0, stdin_seen = 0; i < args.n; i++)
+		if (!strcmp(args.v[i], "-") && stdin_seen++) {
+			/* the second read of it would find it empty */
+			cli_usage_error("verify", "standard input (-) given twice");
+			goto out;
+		}
 	tk_error_clear(&err);
 	if (tk_reqs_read(&q, reqpath, &err) < 0) {
 		cli_error(&err);
