@@ -1353,6 +1353,13 @@ static int judge(tk_verify *v, const req *r, const bound *b, int is_max, const c
 	return is_max ? c <= 0 : c >= 0;
 }
 
+/* is metric m one that every complete instance has? */
+static int per_instance(tk_metric m)
+{
+	return m == TK_METRIC_IPT || m == TK_METRIC_CET || m == TK_METRIC_GET ||
+	       m == TK_METRIC_RT || m == TK_METRIC_NPRE;
+}
+
 static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 {
 	const req *r = &v->q->r[ri];
@@ -1483,9 +1490,13 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 				snprintf(o->where, sizeof(o->where), "%s", r->names[j]);
 				goto fail;
 			}
-		/* every entity of the type: one without a value (a task that
-		 * never completed an instance) is no silent pass either */
-		for (size_t id = 0; r->subj == S_TYPE && have && id < nent; id++) {
+		/* every entity of the type, for a metric that each instance
+		 * run to its end has: one without a value (a task that never
+		 * completed an instance) is no silent pass either.  PRE, WAIT,
+		 * POLL come with the events they measure, DT, PER, ST, JIT
+		 * with a second instance: none is not a failure. */
+		for (size_t id = 0; r->subj == S_TYPE && have && per_instance(r->metric) &&
+		     id < nent; id++) {
 			const tk_entity *e = tk_trace_entity(v->t, (uint32_t)id);
 			size_t len;
 			const char *nm;
