@@ -18,6 +18,7 @@
 
 #include <yaml.h>
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,28 +154,30 @@ static void rat_fmt_unit(rat a, int u, char *buf, size_t size)
 
 /*
  * A bound as written: [-]DIGITS[.DIGITS] then a unit (ps ns us ms s, %)
- * or none.  Into *v (ps for a time unit) and *unit; -1 when malformed.
+ * or none.  Into *v (ps for a time unit) and *unit; -1 when malformed,
+ * -2 when well-formed but beyond what is held (more than 30 digits before
+ * the point or 19 after, or beyond 2^127 in ps).
  */
 static int parse_number(const char *s, rat *v, int *unit)
 {
 	tk_i128 n = 0, d = 1;
-	int neg = 0, digits = 0, frac = 0;
+	int neg = 0, digits = 0, frac = 0, big = 0;
 	const char *p = s;
 	tk_unit u;
 
 	if (*p == '-' || *p == '+')
 		neg = *p++ == '-';
 	for (; *p >= '0' && *p <= '9'; p++, digits++)
-		if (digits > 30 || __builtin_mul_overflow(n, 10, &n) ||
-		    __builtin_add_overflow(n, *p - '0', &n))
-			return -1;
+		if (!big && (digits > 30 || __builtin_mul_overflow(n, 10, &n) ||
+			     __builtin_add_overflow(n, *p - '0', &n)))
+			big = 1;
 	if (*p == '.') {
 		for (p++; *p >= '0' && *p <= '9'; p++, frac++)
-			if (frac > 18 || __builtin_mul_overflow(n, 10, &n) ||
-			    __builtin_add_overflow(n, *p - '0', &n))
-				return -1;
+			if (!big && (frac > 18 || __builtin_mul_overflow(n, 10, &n) ||
+				     __builtin_add_overflow(n, *p - '0', &n)))
+				big = 1;
 		d = 1;
-		for (int i = 0; i < frac; i++)
+		for (int i = 0; i < frac && i < 19; i++)
 			d *= 10;
 		if (!frac)
 			return -1;
@@ -189,11 +192,13 @@ static int parse_number(const char *s, rat *v, int *unit)
 		*unit = U_PCT;
 	} else if (tk_unit_parse(p, strlen(p), 0, &u) == TK_OK) {
 		*unit = (int)u;
-		if (__builtin_mul_overflow(n, ps_per_unit[u], &n))
-			return -1;
+		if (!big && __builtin_mul_overflow(n, ps_per_unit[u], &n))
+			big = 1;
 	} else {
 		return -1;
 	}
+	if (big)
+		return -2;
 	v->n = neg ? -n : n;
 	v->d = d;
 	*v = rat_norm(*v);
@@ -204,10 +209,29 @@ static int parse_number(const char *s, rat *v, int *unit)
 /* the file                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* a name and its place, sorted to find one given twice */
+typedef struct named {
+	const char *name;
+	size_t i;
+} named;
+
+static int named_cmp(const void *a, const void *b)
+{
+	const named *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
 typedef struct rdctx {
 	yaml_document_t *doc;
 	const char *path;
 	tk_error *err;
+	/* names that the requirements may still hold: the file's length in
+	 * bytes, which a file without aliases never reaches (each name takes
+	 * a byte or more); an alias repeats a list without its bytes: 200
+	 * aliases of a list of 3000 names were 600000 copies out of 29 KB */
+	size_t names_left;
 } rdctx;
 
 static int node_err(rdctx *x, const yaml_node_t *n, const char *fmt, ...)
@@ -229,6 +253,16 @@ static int node_err(rdctx *x, const yaml_node_t *n, const char *fmt, ...)
 static const char *scalar(const yaml_node_t *n)
 {
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* does s hold a control character?  A name is one line of the text
+ * output: "a\nb.btf: PASS x" in a name would forge a verdict */
+static int has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
 }
 
 static char *dup_or_null(const char *s, int *nomem)
@@ -253,6 +287,33 @@ static int parse_metric(const char *s, int chain, tk_metric *m)
 	return -1;
 }
 
+/* a name given twice in the list n (r->names): the error at its second
+ * place; by a sort (comparing each with every earlier one took minutes
+ * for a list of 100000) */
+static int same_in_list(rdctx *x, const yaml_node_t *n, const req *r, const char *key)
+{
+	named *a = malloc(r->nnames * sizeof(*a));
+	size_t k, first = SIZE_MAX;
+	int rc = TK_OK;
+
+	if (!a)
+		return tk_err_nomem(x->err, x->path);
+	for (k = 0; k < r->nnames; k++) {
+		a[k].name = r->names[k];
+		a[k].i = k;
+	}
+	qsort(a, r->nnames, sizeof(*a), named_cmp);
+	for (k = 1; k < r->nnames; k++)
+		if (!strcmp(a[k].name, a[k - 1].name) && a[k].i < first)
+			first = a[k].i;
+	if (first != SIZE_MAX)
+		rc = node_err(x, yaml_document_get_node(x->doc,
+							n->data.sequence.items.start[first]),
+			      "%s: '%s' twice", key, r->names[first]);
+	free(a);
+	return rc;
+}
+
 /* a list of names (a sequence of scalars, or one scalar when one is
  * allowed) into r->names */
 static int parse_names(rdctx *x, const yaml_node_t *n, req *r, int one,
@@ -266,16 +327,20 @@ static int parse_names(rdctx *x, const yaml_node_t *n, req *r, int one,
 		const char *s = scalar(n);
 		if (!s || !s[0])
 			return node_err(x, n, "%s: expected a name", key);
+		if (has_control(s))
+			return node_err(x, n, "%s: a name with a control character", key);
 		r->names = calloc(1, sizeof(*r->names));
 		if (!r->names || !(r->names[0] = dup_or_null(s, &nomem)))
 			return tk_err_nomem(x->err, x->path);
 		r->nnames = 1;
+		x->names_left--;
 		return TK_OK;
 	}
 	if (n->type != YAML_SEQUENCE_NODE ||
 	    n->data.sequence.items.top == n->data.sequence.items.start)
 		return node_err(x, n, "%s: expected a list of names ([A, B])", key);
 	r->nnames = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+	x->names_left -= r->nnames;
 	r->names = calloc(r->nnames, sizeof(*r->names));
 	if (!r->names) {
 		r->nnames = 0;
@@ -286,21 +351,23 @@ static int parse_names(rdctx *x, const yaml_node_t *n, req *r, int one,
 		const char *s = scalar(e);
 		if (!s || !s[0])
 			return node_err(x, e ? e : n, "%s: expected a name", key);
-		for (size_t j = 0; j < k; j++)
-			if (!strcmp(r->names[j], s))
-				return node_err(x, e, "%s: '%s' twice", key, s);
+		if (has_control(s))
+			return node_err(x, e, "%s: a name with a control character", key);
 		if (!(r->names[k] = dup_or_null(s, &nomem)))
 			return tk_err_nomem(x->err, x->path);
 	}
-	return TK_OK;
+	return same_in_list(x, n, r, key);
 }
 
 static int parse_bound(rdctx *x, const yaml_node_t *n, bound *b, const char *key)
 {
 	const char *s = scalar(n);
-	int nomem = 0;
+	int nomem = 0, rc = s ? parse_number(s, &b->v, &b->unit) : -1;
 
-	if (!s || parse_number(s, &b->v, &b->unit) < 0)
+	if (rc == -2)
+		return node_err(x, n, "%s: '%s' has too many digits (at most 30 before the "
+				"point, 19 after, 2^127 ps)", key, s);
+	if (rc < 0)
 		return node_err(x, n, "%s: '%s' is not a number with a unit (2ms, 500us, 80%%, 3)",
 				key, s ? s : "");
 	b->has = 1;
@@ -374,6 +441,8 @@ static int parse_req(rdctx *x, const yaml_node_t *n, req *r)
 			const char *s = scalar(v);
 			if (!s || !s[0])
 				return node_err(x, v, "name: expected a name");
+			if (has_control(s))
+				return node_err(x, v, "name: a name with a control character");
 			if (r->name)
 				return node_err(x, k, "name given twice");
 			if (!(r->name = dup_or_null(s, &nomem)))
@@ -409,6 +478,13 @@ static int parse_req(rdctx *x, const yaml_node_t *n, req *r)
 	if (!subj)
 		return node_err(x, n, "requirement '%s': no subject (entity, entities, type, "
 				"chain or load)", r->name);
+	if (subj->type == YAML_SEQUENCE_NODE &&
+	    x->names_left < (size_t)(subj->data.sequence.items.top - subj->data.sequence.items.start))
+		return node_err(x, n, "requirement '%s': more names than the file has bytes "
+				"(an alias repeated too often)", r->name);
+	if (!x->names_left)
+		return node_err(x, n, "requirement '%s': more names than the file has bytes",
+				r->name);
 	if (!strcmp(subjkey, "entity") || !strcmp(subjkey, "entities")) {
 		r->subj = S_ENTITY;
 		if ((rc = parse_names(x, subj, r, subjkey[6] == '\0', subjkey)) < 0)
@@ -513,23 +589,94 @@ void tk_reqs_free(tk_reqs *q)
 	free(q);
 }
 
-/* Does requirement i ask a percentile that no earlier one asks? */
-static int new_pct(const tk_reqs *q, size_t i)
+/*
+ * Two requirements of one name: the error at the first (in the file) that
+ * has the name of an earlier one.  By a sort, not by comparing each with
+ * every earlier one (a file of 100000 requirements took a minute).
+ */
+static int same_names(rdctx *x, const tk_reqs *q, const yaml_node_t *list)
 {
-	for (size_t j = 0; j < i; j++)
-		if (q->r[j].pct == q->r[i].pct)
-			return 0;
-	return 1;
+	named *a = malloc((q->n ? q->n : 1) * sizeof(*a));
+	size_t k, first = SIZE_MAX;
+	int rc = TK_OK;
+
+	if (!a)
+		return tk_err_nomem(x->err, x->path);
+	for (k = 0; k < q->n; k++) {
+		a[k].name = q->r[k].name;
+		a[k].i = k;
+	}
+	qsort(a, q->n, sizeof(*a), named_cmp);
+	for (k = 1; k < q->n; k++)
+		if (!strcmp(a[k].name, a[k - 1].name) && a[k].i < first)
+			first = a[k].i;
+	if (first != SIZE_MAX)
+		rc = node_err(x, yaml_document_get_node(x->doc,
+							list->data.sequence.items.start[first]),
+			      "requirement '%s' named twice", q->r[first].name);
+	free(a);
+	return rc;
+}
+
+/* The deepest nesting of a requirements file (its own is 4: the mapping of
+ * requirements:, the list, a requirement, a list of names); libyaml's
+ * scanner costs the depth at every token, so a file of a million '['
+ * would take hours to load. */
+#define REQS_MAX_DEPTH 16
+
+/*
+ * A first pass over the file's events (its text: a pipe cannot be read
+ * twice), before it is loaded: TK_OK, or an
+ * error at the collection nested too deep or at the start of a second
+ * document (yaml_parser_load() reads the first alone: the others' would
+ * be requirements never checked).  A file that is not YAML is TK_OK here:
+ * the load says where.
+ */
+static int reqs_shape(const unsigned char *text, size_t len, const char *path, tk_error *err)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	int depth = 0, docs = 0, done = 0, rc = TK_OK;
+
+	if (!yaml_parser_initialize(&parser))
+		return tk_err_nomem(err, path);
+	yaml_parser_set_input_string(&parser, text, len);
+	while (!done && rc == TK_OK && yaml_parser_parse(&parser, &ev)) {
+		if (ev.type == YAML_DOCUMENT_START_EVENT && ++docs > 1)
+			rc = tk_err_set(err, TK_E_PARSE, path, (uint64_t)ev.start_mark.line + 1,
+					(uint32_t)ev.start_mark.column + 1,
+					"a second YAML document (the file holds one list of requirements)");
+		else if ((ev.type == YAML_SEQUENCE_START_EVENT ||
+			  ev.type == YAML_MAPPING_START_EVENT) && ++depth > REQS_MAX_DEPTH)
+			rc = tk_err_set(err, TK_E_PARSE, path, (uint64_t)ev.start_mark.line + 1,
+					(uint32_t)ev.start_mark.column + 1,
+					"nested deeper than %d levels", REQS_MAX_DEPTH);
+		else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
+			depth--;
+		done = ev.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&ev);
+	}
+	if (!done && rc == TK_OK && parser.error == YAML_MEMORY_ERROR)
+		rc = tk_err_nomem(err, path);
+	yaml_parser_delete(&parser);
+	return rc;
 }
 
 int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 {
 	if (!out)
 		return tk_err_null(err, "tk_reqs_read", "out pointer");
+	if (!path) {
+		*out = NULL;
+		return tk_err_null(err, "tk_reqs_read", "path");
+	}
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	int have_parser = 0, have_doc = 0, rc, npct = 0;
+	uint32_t pcts[TK_PCTL_MAX];
 	FILE *fp = NULL;
+	unsigned char *text = NULL;
+	size_t len = 0, cap = 0, got;
 	tk_reqs *q = NULL;
 	yaml_node_t *root, *list;
 	rdctx x;
@@ -537,27 +684,60 @@ int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 	*out = NULL;
 	fp = fopen(path, "rb");
 	if (!fp) {
-		rc = tk_err_set(err, TK_E_IO, path, 0, 0, "cannot open the requirements file");
+		rc = tk_err_set(err, TK_E_IO, path, 0, 0, "cannot open the requirements file: %s",
+				strerror(errno));
 		goto out;
 	}
+	/* the whole text, read twice (reqs_shape(), the load) */
+	for (;;) {
+		if (len == cap) {
+			unsigned char *t;
+			if (cap > SIZE_MAX / 2 || !(t = realloc(text, cap ? cap * 2 : 65536))) {
+				rc = tk_err_nomem(err, path);
+				goto out;
+			}
+			text = t;
+			cap = cap ? cap * 2 : 65536;
+		}
+		got = fread(text + len, 1, cap - len, fp);
+		len += got;
+		if (!got)
+			break;
+	}
+	if (ferror(fp)) {
+		rc = tk_err_set(err, TK_E_IO, path, 0, 0, "cannot read the requirements file: %s",
+				strerror(errno));
+		goto out;
+	}
+	if ((rc = reqs_shape(text, len, path, err)) < 0)
+		goto out;
 	if (!yaml_parser_initialize(&parser)) {
 		rc = tk_err_nomem(err, path);
 		goto out;
 	}
 	have_parser = 1;
-	yaml_parser_set_input_file(&parser, fp);
+	yaml_parser_set_input_string(&parser, text, len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		rc = tk_err_set(err, parser.error == YAML_MEMORY_ERROR ? TK_E_NOMEM : TK_E_PARSE,
-				path, (uint64_t)parser.problem_mark.line + 1,
-				(uint32_t)parser.problem_mark.column + 1, "%s%s%s",
-				parser.problem ? parser.problem : "bad YAML",
-				parser.context ? " " : "", parser.context ? parser.context : "");
+		if (parser.error == YAML_READER_ERROR)
+			/* bytes that are not UTF-8 (or UTF-16): libyaml
+			 * knows their offset, not their line */
+			rc = tk_err_set_at(err, TK_E_PARSE, path, (uint64_t)parser.problem_offset,
+					   parser.problem_value >= 0 ? "%s (0x%02X)" : "%s",
+					   parser.problem ? parser.problem : "bad YAML",
+					   parser.problem_value);
+		else
+			rc = tk_err_set(err, parser.error == YAML_MEMORY_ERROR ? TK_E_NOMEM
+					: TK_E_PARSE, path, (uint64_t)parser.problem_mark.line + 1,
+					(uint32_t)parser.problem_mark.column + 1, "%s%s%s",
+					parser.problem ? parser.problem : "bad YAML",
+					parser.context ? " " : "", parser.context ? parser.context : "");
 		goto out;
 	}
 	have_doc = 1;
 	x.doc = &doc;
 	x.path = path;
 	x.err = err;
+	x.names_left = len;
 	root = yaml_document_get_root_node(&doc);
 	if (!root) {
 		rc = tk_err_set(err, TK_E_PARSE, path, 1, 1, "no requirements (an empty file)");
@@ -571,7 +751,11 @@ int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 		for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
 			yaml_node_t *k = yaml_document_get_node(&doc, p->key);
 			const char *ks = scalar(k);
-			if (!ks || strcmp(ks, "requirements") || list) {
+			if (ks && !strcmp(ks, "requirements") && list) {
+				rc = node_err(&x, k, "requirements given twice");
+				goto out;
+			}
+			if (!ks || strcmp(ks, "requirements")) {
 				rc = node_err(&x, k, "unknown key '%s' (the file holds requirements:)",
 					      ks ? ks : "");
 				goto out;
@@ -603,20 +787,22 @@ int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 	     it < list->data.sequence.items.top; it++) {
 		yaml_node_t *n = yaml_document_get_node(&doc, *it);
 		req *r = &q->r[q->n++];
+		int j;
 		if ((rc = parse_req(&x, n, r)) < 0)
 			goto out;
-		for (size_t j = 0; j + 1 < q->n; j++)
-			if (!strcmp(q->r[j].name, r->name)) {
-				rc = node_err(&x, n, "requirement '%s' named twice", r->name);
-				goto out;
-			}
-		if (r->pct && new_pct(q, q->n - 1) && ++npct > TK_PCTL_MAX) {
+		for (j = 0; r->pct && j < npct && pcts[j] != r->pct; j++)
+			;
+		if (r->pct && j == npct && npct == TK_PCTL_MAX) {
 			/* one tk_stats holds them all (tk_stats_set_percentiles) */
 			rc = node_err(&x, n, "requirement '%s': more than %d distinct "
 				      "percentiles in the file", r->name, TK_PCTL_MAX);
 			goto out;
 		}
+		if (r->pct && j == npct)
+			pcts[npct++] = r->pct;
 	}
+	if ((rc = same_names(&x, q, list)) < 0)
+		goto out;
 	*out = q;
 	q = NULL;
 	rc = TK_OK;
@@ -628,6 +814,7 @@ out:
 		yaml_parser_delete(&parser);
 	if (fp)
 		fclose(fp);
+	free(text);
 	return rc;
 }
 
@@ -1166,12 +1353,20 @@ static int judge(tk_verify *v, const req *r, const bound *b, int is_max, const c
 	return is_max ? c <= 0 : c >= 0;
 }
 
+/* is metric m one that every complete instance has? */
+static int per_instance(tk_metric m)
+{
+	return m == TK_METRIC_IPT || m == TK_METRIC_CET || m == TK_METRIC_GET ||
+	       m == TK_METRIC_RT || m == TK_METRIC_NPRE;
+}
+
 static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 {
 	const req *r = &v->q->r[ri];
 	cand c, whi, wlo;
 	int have = 0, win = 0, ok_max = 1, ok_min = 1, rc;
 	char *found = NULL;
+	size_t nent = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->pub.name = r->name;
@@ -1235,7 +1430,9 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 				snprintf(o->where, sizeof(o->where), "%s", r->names[j]);
 				goto fail;
 			}
-		found = calloc(r->nnames ? r->nnames : 1, 1);
+		/* by name (entities:), else by entity id (type:) */
+		nent = r->subj == S_TYPE ? tk_trace_entity_count(v->t) : r->nnames;
+		found = calloc(nent ? nent : 1, 1);
 		if (!found)
 			return TK_E_NOMEM;
 		for (size_t i = 0; i < tk_stats_count(v->st); i++) {
@@ -1267,6 +1464,8 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 				continue;
 			if (r->subj == S_ENTITY)
 				found[j] = 1;
+			else if (r->subj == S_TYPE && s->entity < nent)
+				found[s->entity] = 1;
 			if (!have) {
 				whi = wlo = c;
 				have = 1;
@@ -1291,6 +1490,26 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 				snprintf(o->where, sizeof(o->where), "%s", r->names[j]);
 				goto fail;
 			}
+		/* every entity of the type, for a metric that each instance
+		 * run to its end has: one without a value (a task that never
+		 * completed an instance) is no silent pass either.  PRE, WAIT,
+		 * POLL come with the events they measure, DT, PER, ST, JIT
+		 * with a second instance: none is not a failure. */
+		for (size_t id = 0; r->subj == S_TYPE && have && per_instance(r->metric) &&
+		     id < nent; id++) {
+			const tk_entity *e = tk_trace_entity(v->t, (uint32_t)id);
+			size_t len;
+			const char *nm;
+			if (found[id] || !e || e->type != r->type)
+				continue;
+			nm = tk_trace_str(v->t, e->name, &len);
+			if (!nm)
+				nm = "", len = 0;
+			put_text(o, "%s: %.*s has no %s value in the trace", o->subject,
+				 (int)(len < 200 ? len : 200), nm, tk_metric_name(r->metric));
+			snprintf(o->where, sizeof(o->where), "%.*s", (int)(len < 200 ? len : 200), nm);
+			goto fail;
+		}
 		if (!have) {
 			if (r->subj == S_TYPE)
 				put_text(o, "%s: no %s of type %s in the trace", o->subject,

@@ -199,8 +199,10 @@ static int field_value(const tk_stats *st, size_t i, size_t f, rq *q)
 	return parse_rq(buf, q);
 }
 
-/* (new - base) / base in millionths of a percent, saturated; base 0:
- * the largest (unless both are 0) */
+/* (new - base) / base in millionths of a percent, saturated, rounded away
+ * from zero (a change beyond a threshold of whole millionths stays beyond
+ * it: 5.0000005 % is more than 5 %); base 0: the largest (unless both
+ * are 0) */
 static i128 rel_change(rq b, rq n)
 {
 	i128 x, y, diff, r;
@@ -215,8 +217,11 @@ static i128 rel_change(rq b, rq n)
 		return diff > 0 ? big : -big;
 	if (__builtin_mul_overflow(diff, (i128)100000000, &r))
 		return diff > 0 ? big : -big;
-	r /= y < 0 ? -y : y;
-	return r;
+	if (y < 0)
+		y = -y;
+	if (r % y)
+		return r / y + (r > 0 ? 1 : -1);
+	return r / y;
 }
 
 /* value of field f of row i in the unit, as stats writes it */
@@ -427,8 +432,21 @@ int cmd_diff(int argc, char **argv)
 			goto out;
 		}
 		thr /= t.d;
-		if (fmt_dec((u128)thr, 1000000, 6, thr_txt, sizeof(thr_txt)) < 0)
-			snprintf(thr_txt, sizeof(thr_txt), "?");
+		/* whole percent, then the millionths (a huge threshold too: it
+		 * is a number in the JSON) */
+		if (fmt_dec((u128)thr / 1000000, 1, 0, thr_txt, sizeof(thr_txt)) == 0 &&
+		    thr % 1000000) {
+			size_t k = strlen(thr_txt);
+			snprintf(thr_txt + k, sizeof(thr_txt) - k, ".%06u",
+				 (unsigned)(thr % 1000000));
+			for (k = strlen(thr_txt); thr_txt[k - 1] == '0'; k--)
+				thr_txt[k - 1] = '\0';
+		}
+	}
+	if (metrics && !*metrics) {
+		/* no metric would compare nothing: a gate that always holds */
+		cli_usage_error("diff", "--metric '': expected metrics (RT,CET,...)");
+		goto out;
 	}
 	if (metrics) {
 		const char *p = metrics;
@@ -450,6 +468,11 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (args.n != 2) {
 		cli_usage_error("diff", "expected BASE and NEW");
+		goto out;
+	}
+	if (!strcmp(args.v[0], "-") && !strcmp(args.v[1], "-")) {
+		/* the second read of it would find it empty */
+		cli_usage_error("diff", "standard input (-) given twice");
 		goto out;
 	}
 	if (read_side(&S[0], args.v[0], &ro, chains, nchain, pct, npct) < 0 ||

@@ -232,8 +232,10 @@ int cmd_verify(int argc, char **argv)
 	tk_reqs *q = NULL;
 	tk_error err;
 	FILE *fp = NULL;
-	char *tmp = NULL;
-	int c, out, ret = EXIT_BAD;
+	tk_output *o = NULL;
+	char *buf = NULL;
+	size_t buflen = 0;
+	int c, rc, out, ret = EXIT_BAD;
 
 	memset(res, 0, sizeof(res));
 	optind = 1;
@@ -265,6 +267,12 @@ int cmd_verify(int argc, char **argv)
 		cli_usage_error("verify", "expected one TRACE or more (at most %d)", MAX_TRACES);
 		goto out;
 	}
+	for (int i = 0, stdin_seen = 0; i < args.n; i++)
+		if (!strcmp(args.v[i], "-") && stdin_seen++) {
+			/* the second read of it would find it empty */
+			cli_usage_error("verify", "standard input (-) given twice");
+			goto out;
+		}
 	tk_error_clear(&err);
 	if (tk_reqs_read(&q, reqpath, &err) < 0) {
 		cli_error(&err);
@@ -278,22 +286,12 @@ int cmd_verify(int argc, char **argv)
 		}
 		nfail += tk_verify_failures(res[n].v);
 	}
-	/* OUT is written whole or not at all: a file beside it, renamed */
-	if (outpath && strcmp(outpath, "-")) {
-		size_t len = strlen(outpath) + 8;
-		tmp = malloc(len);
-		if (!tmp) {
-			fprintf(stderr, "tracekit: out of memory\n");
-			goto out;
-		}
-		snprintf(tmp, len, "%s.tmpXX", outpath);
-		fp = fopen(tmp, "w");
-		if (!fp) {
-			fprintf(stderr, "tracekit: error: cannot write %s\n", outpath);
-			free(tmp);
-			tmp = NULL;
-			goto out;
-		}
+	/* OUT is written whole or not at all: the text gathered, then handed
+	 * to an output (a device, a FIFO or a symbolic link's file written
+	 * as it is, a file under a temporary name renamed) */
+	if (outpath && strcmp(outpath, "-") && !(fp = open_memstream(&buf, &buflen))) {
+		fprintf(stderr, "tracekit: error: out of memory\n");
+		goto out;
 	}
 	if (out == OUT_TEXT)
 		put_text(fp ? fp : stdout, res, n);
@@ -305,19 +303,27 @@ int cmd_verify(int argc, char **argv)
 		int bad = ferror(fp);
 		bad |= fclose(fp) != 0;
 		fp = NULL;
-		if (bad || rename(tmp, outpath) != 0) {
-			fprintf(stderr, "tracekit: error: cannot write %s\n", outpath);
-			remove(tmp);
+		if (bad) {
+			fprintf(stderr, "tracekit: error: out of memory\n");
+			goto out;
+		}
+		tk_error_clear(&err);
+		rc = tk_output_open(&o, outpath, &err);
+		if (rc == TK_OK && (rc = tk_output_write(o, buf, buflen, &err)) == TK_OK) {
+			rc = tk_output_close(o, &err);
+			o = NULL;
+		}
+		if (rc < 0) {
+			cli_error(&err);
 			goto out;
 		}
 	}
 	ret = nfail ? EXIT_PROBLEMS : EXIT_OK;
 out:
-	if (fp) {
+	if (fp)
 		fclose(fp);
-		remove(tmp);
-	}
-	free(tmp);
+	tk_output_abort(o);
+	free(buf);
 	for (size_t i = 0; i < n && i < MAX_TRACES; i++)
 		tk_verify_free(res[i].v);
 	tk_reqs_free(q);

@@ -49,6 +49,8 @@ grep -q '^(no change beyond the threshold)$' out.txt || no "--threshold 23 lists
 	{ no "--all --metric PER:"; cat out.csv; }
 "$cli" diff base.btf new.btf --metric XYZ 2>/dev/null
 [ $? = 2 ] || no "an unknown --metric: exit status not 2"
+"$cli" diff base.btf new.btf --metric '' > /dev/null 2>&1
+[ $? = 2 ] || no "an empty --metric (nothing compared, exit 0 whatever changed): exit status not 2"
 
 # json, with a percentile (read back by python)
 "$cli" diff base.btf new.btf --format json --percentiles 50 > out.json
@@ -87,6 +89,23 @@ grep -q '^only-base Task_Logger T RT$' out.txt || { no "Task_Logger not listed a
 [ $? = 0 ] || no "a chain against itself: exit status not 0"
 [ "$(cut -d, -f1-4 out.csv | tail -n +2 | tr '\n' ' ')" = "E2E,CHAIN,REACTION,same E2E,CHAIN,AGE,same E2E,CHAIN,LOST,same " ] ||
 	{ no "the chain's rows:"; cat out.csv; }
+
+# the threshold is compared exactly: RT 200 ms -> 210.000001 ms grew by
+# 5.0000005 %, beyond 5 % (the change in millionths of a percent was
+# truncated to 5.000000: no worsening); 210 ms is 5 % exactly, not beyond
+printf '%s\n' '#version 2.3.0' '#timescale ns' '0,S,0,STI,S,0,trigger' '0,S,0,T,A,0,activate' \
+	'0,Core_1,0,T,A,0,start' '200000000,Core_1,0,T,A,0,terminate' > t200.btf
+sed 's/^200000000,/210000001,/' t200.btf > t210a.btf
+sed 's/^200000000,/210000000,/' t200.btf > t210.btf
+"$cli" diff t200.btf t210a.btf --threshold 5 --metric RT > out.txt
+[ $? = 1 ] || no "a growth of 5.0000005 % with --threshold 5: exit status not 1"
+grep -q '^worse     A T RT' out.txt || { no "5.0000005 % is not beyond 5 %:"; cat out.txt; }
+"$cli" diff t200.btf t210.btf --threshold 5 --metric RT > out.txt
+[ $? = 0 ] || no "a growth of 5 % with --threshold 5: exit status not 0"
+# a threshold of any size is a number in the JSON
+"$cli" diff t200.btf t210.btf --threshold 1000000000000000000000000000000.5 --format json > out.json
+python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["threshold_pct"]; assert t == 1000000000000000000000000000000.5, t' out.json ||
+	no "a huge --threshold: the JSON's threshold_pct"
 
 # unreadable input
 "$cli" diff base.btf no_such.btf 2>/dev/null

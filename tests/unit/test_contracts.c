@@ -771,6 +771,12 @@ static void null_out(const char *trace)
 	USAGE(tk_timeline_new(NULL, t, NULL, NULL, NULL, &err));
 	USAGE(tk_verify_new(NULL, NULL, t, &err));
 	USAGE(tk_reqs_read(NULL, trace, &err));
+	{
+		/* a NULL path: TK_E_USAGE (it was fopen's EFAULT, an I/O error) */
+		tk_reqs *q = NULL;
+		USAGE(tk_reqs_read(&q, NULL, &err));
+		CHECK(!q);
+	}
 	USAGE(tk_reader_open(NULL, trace, NULL, &err));
 	USAGE(tk_reader_open_mem(NULL, log, sizeof log - 1, "mem", NULL, &err));
 	USAGE(tk_reader_open_input(NULL, in, NULL, &err));

@@ -23,5 +23,15 @@ for f in tests/verify/err_*.yaml; do
 	fi
 done
 [ "$n" -ge 25 ] || { echo "FAIL: only $n error files"; fail=1; }
+
+# a file read from a pipe (read once: the checks before the load do not
+# read it again), and a folder, said so
+cat tests/verify/demo_pass.yaml | "$cli" verify examples/demo.btf -r /dev/stdin > /dev/null
+rc=$?
+[ "$rc" = 0 ] || { echo "FAIL: requirements from a pipe: exit $rc, expected 0"; fail=1; }
+err=$("$cli" verify examples/demo.btf -r tests/verify 2>&1 >/dev/null)
+rc=$?
+[ "$rc" = 2 ] && [ "$err" = "tests/verify: error: cannot read the requirements file: Is a directory" ] ||
+	{ echo "FAIL: a folder as the requirements: exit $rc, '$err'"; fail=1; }
 [ $fail = 0 ] && echo "ok: $n requirements files refused at their position"
 exit $fail

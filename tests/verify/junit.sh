@@ -54,6 +54,33 @@ xmllint --noout --schema tests/verify/junit.xsd "$tmp/markup.xml" || no "markup.
 	--format junit -o "$tmp/none.xml" 2>/dev/null
 [ $? = 2 ] || no "exit status of an unreadable trace is not 2"
 [ ! -e "$tmp/none.xml" ] || no "an output file after an unreadable trace"
-ls "$tmp" | grep -q tmpXX && no "a temporary file left"
+ls -A "$tmp" | grep -q '\.tmp' && no "a temporary file left"
+
+# OUT that is not a regular file is written as it is, never replaced by
+# one: a symbolic link's file, a FIFO (read by a reader of its own)
+echo old > "$tmp/target.xml"
+ln -s target.xml "$tmp/link.xml"
+"$cli" verify examples/demo.btf -r tests/verify/demo_pass.yaml --format junit -o "$tmp/link.xml"
+[ $? = 0 ] || no "-o a symbolic link: exit status not 0"
+[ -L "$tmp/link.xml" ] || no "-o a symbolic link: the link was replaced by a file"
+cmp -s "$tmp/target.xml" "$tmp/pass.xml" || no "-o a symbolic link: its file not written"
+if mkfifo "$tmp/fifo"; then
+	timeout 20 cat "$tmp/fifo" > "$tmp/fifo.xml" &
+	reader=$!
+	"$cli" verify examples/demo.btf -r tests/verify/demo_pass.yaml --format junit -o "$tmp/fifo"
+	[ $? = 0 ] || no "-o a FIFO: exit status not 0"
+	[ -p "$tmp/fifo" ] || { no "-o a FIFO: the FIFO was replaced by a file"; kill $reader; }
+	wait $reader
+	cmp -s "$tmp/fifo.xml" "$tmp/pass.xml" || no "-o a FIFO: the reader did not get the output"
+fi
+# a device that fails a write (only once the above holds: a binary that
+# replaces what OUT names would replace the device, as root)
+if [ $fail = 0 ] && [ -c /dev/full ] && [ -w /dev/full ]; then
+	"$cli" verify examples/demo.btf -r tests/verify/demo_pass.yaml -o /dev/full 2> "$tmp/err"
+	[ $? = 2 ] || no "-o /dev/full: exit status not 2"
+	[ "$(wc -l < "$tmp/err")" = 1 ] && grep -q 'No space left on device' "$tmp/err" ||
+		no "-o /dev/full: not one line naming the error: $(cat "$tmp/err")"
+	[ -c /dev/full ] || no "-o /dev/full: /dev/full is no longer a device"
+fi
 [ $fail = 0 ] && echo "ok: JUnit XML valid and read back"
 exit $fail
