@@ -18,15 +18,18 @@ static void help(FILE *fp)
 		"then the other changes by their largest relative change; then the\n"
 		"entities and chains present in one trace only.  For each worsened row,\n"
 		"the instance that holds NEW's max, with its time.  Every metric counts\n"
-		"a growth as a worsening.\n"
-		"Exit 0 when no max or avg grew by more than the threshold, 1 when one\n"
-		"did, 2 for unreadable input.\n\n"
+		"a growth as a worsening, and a row of BASE that NEW has not (a task\n"
+		"that no longer ran or completed, a trace cut short) as one too.\n"
+		"Exit 0 when no max or avg grew by more than the threshold and NEW has\n"
+		"every row of BASE, 1 when one grew or went, 2 for unreadable input.\n\n"
 		"options:\n"
 		"  --threshold PCT     a change counts when it is more than PCT %% of\n"
 		"                      BASE's value (default 0: any change; a value that\n"
 		"                      was 0 changes by more than any threshold)\n"
 		"  --metric M,...      only these metrics (RT, CET, ..., REACTION, AGE, LOST)\n"
 		"  --all               list every row, changed or not\n"
+		"  --allow-missing     a row of BASE that NEW has not is listed, not a\n"
+		"                      worsening (exit 0 for it)\n"
 		"  --format text|csv|json  output format (default text)\n"
 		"  --unit UNIT         unit of the times: ps, ns, us, ms, s (default ns)\n"
 		"  --chain NAME=S0,...,Sn  a cause-effect chain, in both (as stats)\n"
@@ -38,7 +41,8 @@ static void help(FILE *fp)
 		"  -h, --help          this help\n");
 }
 
-enum { O_FORMAT = 256, O_UNIT, O_CHAIN, O_PERCENTILES, O_THRESHOLD, O_METRIC, O_ALL };
+enum { O_FORMAT = 256, O_UNIT, O_CHAIN, O_PERCENTILES, O_THRESHOLD, O_METRIC, O_ALL,
+       O_ALLOW_MISSING };
 enum { OUT_TEXT, OUT_CSV, OUT_JSON };
 enum { ST_SAME, ST_CHANGED, ST_WORSE, ST_BASE_ONLY, ST_NEW_ONLY };
 static const char *const status_names[] = { "same", "changed", "worse", "base-only", "new-only" };
@@ -366,6 +370,7 @@ int cmd_diff(int argc, char **argv)
 		{ "threshold", required_argument, NULL, O_THRESHOLD },
 		{ "metric", required_argument, NULL, O_METRIC },
 		{ "all", no_argument, NULL, O_ALL },
+		{ "allow-missing", no_argument, NULL, O_ALLOW_MISSING },
 		CLI_READ_LONGOPTS,
 		CLI_END_LONGOPTS
 	};
@@ -376,12 +381,13 @@ int cmd_diff(int argc, char **argv)
 	char thr_txt[64];
 	char **chains = NULL, **nc;
 	size_t nchain = 0, npct = 0, nd = 0, i, j, f, nworse = 0;
+	size_t ngone = 0; /* rows of BASE that NEW has not */
 	uint32_t pct[CLI_MAX_PCT];
 	char pname[CLI_MAX_PCT][16];
 	drow *d = NULL;
 	i128 thr;
 	tk_unit unit;
-	int c, rc, out, all = 0, ret = EXIT_BAD;
+	int c, rc, out, all = 0, allow_missing = 0, ret = EXIT_BAD;
 
 	memset(S, 0, sizeof(S));
 	optind = 1;
@@ -392,6 +398,7 @@ int cmd_diff(int argc, char **argv)
 		case O_THRESHOLD: thr_s = optarg; break;
 		case O_METRIC: metrics = optarg; break;
 		case O_ALL: all = 1; break;
+		case O_ALLOW_MISSING: allow_missing = 1; break;
 		case O_CHAIN:
 			nc = realloc(chains, (nchain + 1) * sizeof(*chains));
 			if (!nc)
@@ -498,6 +505,7 @@ int cmd_diff(int argc, char **argv)
 		nd++;
 		if (o->b == SIZE_MAX || o->n == SIZE_MAX) {
 			o->status = o->b == SIZE_MAX ? ST_NEW_ONLY : ST_BASE_ONLY;
+			ngone += o->status == ST_BASE_ONLY;
 			continue;
 		}
 		o->status = ST_SAME;
@@ -542,12 +550,17 @@ int cmd_diff(int argc, char **argv)
 		cli_json_cstr(stdout, S[1].path);
 		printf(",\n  \"threshold_pct\": ");
 		fputs(thr_txt, stdout);
-		printf(",\n  \"unit\": \"%s\",\n  \"worsened\": %zu,\n  \"rows\": [", tk_unit_name(unit),
-		       nworse);
+		printf(",\n  \"unit\": \"%s\",\n  \"worsened\": %zu,\n  \"base_only\": %zu,\n"
+		       "  \"missing_allowed\": %s,\n  \"rows\": [", tk_unit_name(unit),
+		       nworse, ngone, allow_missing ? "true" : "false");
 	} else {
 		printf("base: %s\nnew:  %s\n", S[0].path, S[1].path);
-		printf("threshold: %s %%; times in %s; %zu row%s worsened\n", thr_txt,
+		printf("threshold: %s %%; times in %s; %zu row%s worsened", thr_txt,
 		       tk_unit_name(unit), nworse, nworse == 1 ? "" : "s");
+		if (ngone)
+			printf("; %zu row%s of BASE not in NEW%s", ngone, ngone == 1 ? "" : "s",
+			       allow_missing ? " (allowed)" : " (--allow-missing to accept)");
+		putchar('\n');
 	}
 	{
 		size_t shown = 0;
@@ -670,7 +683,7 @@ int cmd_diff(int argc, char **argv)
 		else if (out == OUT_TEXT && !shown)
 			printf("(no change beyond the threshold)\n");
 	}
-	ret = nworse ? EXIT_PROBLEMS : EXIT_OK;
+	ret = nworse || (ngone && !allow_missing) ? EXIT_PROBLEMS : EXIT_OK;
 	goto out;
 nomem:
 	fprintf(stderr, "tracekit: out of memory\n");

@@ -74,14 +74,36 @@ PY
 [ $? = 0 ] || no "BTF against its ATF: exit status not 0"
 grep -q '^(no change beyond the threshold)$' out.txt || { no "BTF against its ATF:"; cat out.txt; }
 
-# an ISR only in NEW, a task only in BASE: listed, no worsening
+# an ISR only in NEW, a task only in BASE: listed; the task that went is a
+# worsening (exit 1: a gate passed a run that lost a task), unless
+# --allow-missing; an ISR that came is not
 { grep -v 'Task_Logger' base.btf
   printf '%s\n' '2040000,Stim_X,0,I,Isr_X,0,activate' '2040000,Core_1,0,I,Isr_X,0,start' \
 	'2040500,Core_1,0,I,Isr_X,0,terminate'; } > other.btf
 "$cli" diff base.btf other.btf --metric RT > out.txt
-[ $? = 0 ] || no "entities in one trace only: exit status not 0"
+[ $? = 1 ] || no "a task only in BASE: exit status not 1"
 grep -q '^only-new  Isr_X I RT$' out.txt || { no "Isr_X not listed as only in NEW"; cat out.txt; }
 grep -q '^only-base Task_Logger T RT$' out.txt || { no "Task_Logger not listed as only in BASE"; cat out.txt; }
+grep -q '; 1 row of BASE not in NEW (--allow-missing to accept)$' out.txt || { no "the row of BASE not in NEW not counted"; cat out.txt; }
+"$cli" diff base.btf other.btf --metric RT --allow-missing > out.txt
+[ $? = 0 ] || no "--allow-missing: exit status not 0"
+grep -q '^only-base Task_Logger T RT$' out.txt || { no "--allow-missing: Task_Logger not listed"; cat out.txt; }
+{ cat base.btf
+  printf '%s\n' '2040000,Stim_X,0,I,Isr_X,0,activate' '2040000,Core_1,0,I,Isr_X,0,start' \
+	'2040500,Core_1,0,I,Isr_X,0,terminate'; } > more.btf
+"$cli" diff base.btf more.btf --metric RT > out.txt
+[ $? = 0 ] || no "an ISR only in NEW: exit status not 0"
+grep -q '^only-new  Isr_X I RT$' out.txt || { no "more.btf: Isr_X not listed as only in NEW"; cat out.txt; }
+# a NEW run cut short, with no instance at all: every row went (it passed)
+head -n 2 base.btf > empty.btf
+"$cli" diff -q base.btf empty.btf --format json > out.json
+[ $? = 1 ] || no "an empty NEW: exit status not 1"
+python3 - out.json <<'PY' || no "an empty NEW: the JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["worsened"] == 0 and d["base_only"] > 0 and d["missing_allowed"] is False, d
+assert d["base_only"] == len(d["rows"]) and all(r["status"] == "base-only" for r in d["rows"]), d
+PY
 
 # chains, as stats --chain makes them, in both
 "$cli" diff "$root/tests/cli/stats_chain.btf" "$root/tests/cli/stats_chain.btf" --all \
