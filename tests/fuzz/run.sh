@@ -37,7 +37,11 @@ objs=$(for f in $srcs; do printf '%s ' "$out/obj/$(echo "$f" | tr / _).o"; done)
 # shellcheck disable=SC2086
 clang $cflags tests/fuzz/list_readers.c $objs $libs -o "$out/list_readers"
 targets=$("$out/list_readers") || exit 1
-for fmt in $targets; do
+# each target is linked and its seeds made FUZZ_JOBS at a time (one per
+# CPU: each is one CPU's work); a failure of either fails the run, once
+# the targets under way are made
+prepare() {
+	fmt=$1
 	name=fuzz_$fmt
 	if [ -f "tests/fuzz/fuzz_$fmt.c" ]; then
 		# shellcheck disable=SC2086
@@ -52,24 +56,26 @@ for fmt in $targets; do
 	if [ -f "tests/formats/$fmt/make_cases.py" ]; then
 		python3 "tests/formats/$fmt/make_cases.py" "$inputs" > /dev/null
 	fi
-	# seeds: the format's test inputs, prefixed with the mode byte
-	for f in tests/formats/"$fmt"/*/* "$inputs"/*/* examples/*."$fmt" ../shared/corpus/"$fmt"/*/* ../shared/corpus/"$fmt"/*; do
-		[ -f "$f" ] || continue
-		[ "$(wc -c < "$f")" -le 65536 ] || continue
-		b=$(basename "$f")
-		{ printf '\001'; cat "$f"; } > "$seeds/s_$b"
-		{ printf '\002'; cat "$f"; } > "$seeds/l_$b"
-		{ printf '\004'; cat "$f"; } > "$seeds/t_$b"
-		# from a file (the source's pread() path)
-		{ printf '\010'; cat "$f"; } > "$seeds/f_$b"
-		{ printf '\014'; cat "$f"; } > "$seeds/ft_$b"
-		# from a memory stream of pieces of 1, 1 to 7 (the format
-		# probed), 1 to 61 (strict), 1 to 4096 bytes
-		{ printf '\020'; cat "$f"; } > "$seeds/m1_$b"
-		{ printf '\162'; cat "$f"; } > "$seeds/m7_$b"
-		{ printf '\265'; cat "$f"; } > "$seeds/m61_$b"
-		{ printf '\360'; cat "$f"; } > "$seeds/m4096_$b"
-	done
+	# seeds: the format's test inputs of at most 64 KiB, each prefixed with
+	# the mode byte: strict, lenient, tolerant (s_, l_, t_); from a file,
+	# the source's pread() path (f_, ft_); from a memory stream of pieces
+	# of 1, 1 to 7 (the format probed), 1 to 61 (strict), 1 to 4096 bytes
+	# (m1_, m7_, m61_, m4096_); written by one process (a printf and a cat
+	# per seed were thousands of processes)
+	python3 - "$seeds" tests/formats/"$fmt"/*/* "$inputs"/*/* examples/*."$fmt" \
+		../shared/corpus/"$fmt"/*/* ../shared/corpus/"$fmt"/* <<'EOF'
+import os, sys
+modes = ((0o001, "s_"), (0o002, "l_"), (0o004, "t_"), (0o010, "f_"), (0o014, "ft_"),
+         (0o020, "m1_"), (0o162, "m7_"), (0o265, "m61_"), (0o360, "m4096_"))
+for f in sys.argv[2:]:
+    if not os.path.isfile(f) or os.path.getsize(f) > 65536:
+        continue
+    data = open(f, "rb").read()
+    b = os.path.basename(f)
+    for mode, prefix in modes:
+        with open(os.path.join(sys.argv[1], prefix + b), "wb") as o:
+            o.write(bytes([mode]) + data)
+EOF
 	# Tarmac: seeds with an ELF image for the function profile (mode byte
 	# with bit 2, the ELF's length in 2 bytes little-endian, the ELF, the
 	# log), made here by the scripts of tests/tarmac (no binary committed)
@@ -94,7 +100,20 @@ EOF
 	fi
 	echo "$seeds" > "$out/$name.seeds"
 	rm -rf "$inputs"
+}
+jobs=${FUZZ_JOBS:-2}
+set --
+for fmt in $targets; do
+	prepare "$fmt" &
+	set -- "$@" $!
+	if [ $# -ge "$jobs" ]; then
+		for pid in "$@"; do wait "$pid" || status=1; done
+		set --
+		[ "$status" = 0 ] || exit 1
+	fi
 done
+for pid in "$@"; do wait "$pid" || status=1; done
+[ "$status" = 0 ] || exit 1
 
 # the targets run FUZZ_JOBS at a time (each for its whole time: a pair
 # finishes together), one per CPU
