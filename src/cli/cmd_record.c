@@ -143,8 +143,9 @@ int cmd_record(int argc, char **argv)
 		reason = TK_FTSTREAM_END_SIGNAL;
 	if (cli_capture_end(&cap, reason) < 0)
 		ret = EXIT_BAD;
-	/* no record at all: OUT (its end record alone) is no stream */
-	if (ret == EXIT_OK && cap.written == 0) {
+	/* bytes but no record at all: not a stream (OUT, its end record
+	 * alone, would say nothing of them) */
+	if (ret == EXIT_OK && cap.written == 0 && cap.dropped + cap.len > 0) {
 		fprintf(stderr, "%s: error: no sync record in the stream (%llu bytes dropped)\n",
 			src, (unsigned long long)(cap.dropped + cap.len));
 		if (fstat(out, &sout) == 0 && S_ISREG(sout.st_mode))
