@@ -851,6 +851,10 @@ int cmd_live(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < 3; i++)
 		sigaction(stop_sigs[i], &sa, NULL);
+	/* a closed stdout or stderr is an error, not the end (the temporary
+	 * directory left) */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
 	if (L.stream) {
 		snprintf(spool, sizeof(spool), "%s/stream.tks", tmpdir);
 		L.trace = outp ? outp : spool;
@@ -874,8 +878,9 @@ int cmd_live(int argc, char **argv)
 	if (lfd < 0)
 		goto done;
 	make_status(&L);
-	printf("%s\n", url);
-	fflush(stdout);
+	/* the URL not written (main says why): nobody can know it */
+	if (printf("%s\n", url) < 0 || fflush(stdout) != 0)
+		goto done;
 	if (!quiet)
 		fprintf(stderr, "live: %s: serving %s (Ctrl-C to stop)\n", L.src, url);
 	ret = EXIT_OK;

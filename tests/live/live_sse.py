@@ -343,6 +343,17 @@ for args, msg in [([], "tracekit live: expected one SOURCE or FILE (see 'traceki
     check(r.returncode == 2 and len(lines) == 1 and (msg is None or lines[0] == msg) and not r.stdout,
           'live %s: exit %d, %r' % (args, r.returncode, r.stderr))
 
+# stdout closed before the URL is written: exit 2, one line, no temporary
+# directory left (SIGPIPE killed it, the directory left)
+rd, wr = os.pipe()
+os.close(rd)
+r = subprocess.run([tk, 'live', '--no-follow', src], stdout=wr, stderr=subprocess.PIPE,
+                   env=env, timeout=20)
+os.close(wr)
+check(r.returncode == 2 and len(r.stderr.splitlines()) == 1 and
+      not [f for f in os.listdir(tmp) if f.startswith('tk-live.')],
+      'live with stdout closed: exit %d, %r, %s' % (r.returncode, r.stderr, os.listdir(tmp)))
+
 subprocess.run(['rm', '-rf', tmp])
 print('%d failures' % len(fails))
 sys.exit(1 if fails else 0)
