@@ -858,9 +858,17 @@ int cmd_live(int argc, char **argv)
 	if (L.stream) {
 		snprintf(spool, sizeof(spool), "%s/stream.tks", tmpdir);
 		L.trace = outp ? outp : spool;
+		struct stat sout;
+
 		in = cli_capture_open_source(L.src);
 		if (in < 0)
 			goto done;
+		/* OUT is truncated: it must not be SOURCE */
+		if (fstat(in, &st) == 0 && stat(L.trace, &sout) == 0 && st.st_dev == sout.st_dev &&
+		    st.st_ino == sout.st_ino) {
+			fprintf(stderr, "%s: error: the output is the source %s\n", L.trace, L.src);
+			goto done;
+		}
 		out = open(L.trace, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (out < 0) {
 			fprintf(stderr, "%s: error: %s\n", L.trace, strerror(errno));
@@ -981,6 +989,10 @@ int cmd_live(int argc, char **argv)
 				uint64_t before = cap.written;
 
 				if (cli_capture_took(&cap, (size_t)r) < 0) {
+					/* OUT cannot be written: no end record either */
+					if (in > STDIN_FILENO)
+						close(in);
+					in = -1;
 					ret = EXIT_BAD;
 					break;
 				}

@@ -343,6 +343,23 @@ for args, msg in [([], "tracekit live: expected one SOURCE or FILE (see 'traceki
     check(r.returncode == 2 and len(lines) == 1 and (msg is None or lines[0] == msg) and not r.stdout,
           'live %s: exit %d, %r' % (args, r.returncode, r.stderr))
 
+# -o naming the source itself (it was truncated, or a FIFO written into
+# itself until stuck past SIGTERM): an error, the source whole
+same = os.path.join(tmp, 'same.tks')
+open(same, 'wb').write(stream)
+with open(same, 'rb') as f:
+    r = subprocess.run([tk, 'live', '-o', same, '-'], stdin=f, capture_output=True, text=True,
+                       env=env, timeout=20)
+check(r.returncode == 2 and r.stderr == same + ': error: the output is the source -\n' and
+      not r.stdout and open(same, 'rb').read() == stream,
+      'live -o SOURCE: exit %d, %r' % (r.returncode, r.stderr))
+# OUT that cannot be written: one line, exit 2
+with open(src, 'rb') as f:
+    r = subprocess.run([tk, 'live', '-q', '-o', '/dev/full', '-'], stdin=f, capture_output=True,
+                       text=True, env=env, timeout=20)
+check(r.returncode == 2 and r.stderr == '/dev/full: error: No space left on device\n',
+      'live -o /dev/full: exit %d, %r' % (r.returncode, r.stderr))
+
 # stdout closed before the URL is written: exit 2, one line, no temporary
 # directory left (SIGPIPE killed it, the directory left)
 rd, wr = os.pipe()
