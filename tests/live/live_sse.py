@@ -234,7 +234,6 @@ stop(p, 'grow')
 t5 = time.time()
 p, url = start('--no-follow', src)
 port = int(url.rsplit(':', 1)[1].strip('/'))
-fds = len(os.listdir('/proc/%d/fd' % p.pid)) if os.path.isdir('/proc/%d/fd' % p.pid) else None
 
 
 def raw(data, secs=5, rst=False):
@@ -284,6 +283,8 @@ for req, want in [(b'GET / HTTP/1.1\r\nHost: evil.example\r\n\r\n', '403'),
                   (b'POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc', '405')]:
     got = status_line(req)
     check(got.startswith('HTTP/1.1 ' + want), '%r...: %r, want %s' % (req[:40], got, want))
+# (the first build is over: answers came)
+fds = len(os.listdir('/proc/%d/fd' % p.pid)) if os.path.isdir('/proc/%d/fd' % p.pid) else None
 a = raw(b'POST / HTTP/1.1\r\n\r\n')
 check(b'\r\nAllow: GET, HEAD\r\n' in a, '405 without Allow: %r' % a[:200])
 a = raw(b'HEAD / HTTP/1.1\r\n\r\n')
@@ -321,9 +322,9 @@ got = status_line(b'GET /status.json HTTP/1.0\r\n\r\n')
 check(got.endswith('200 OK'), 'after 300 clients: %r' % got)
 if fds is not None:
     end = time.time() + 5
-    while time.time() < end and len(os.listdir('/proc/%d/fd' % p.pid)) != fds:
+    while time.time() < end and len(os.listdir('/proc/%d/fd' % p.pid)) > fds:
         time.sleep(0.1)
-    check(len(os.listdir('/proc/%d/fd' % p.pid)) == fds, 'descriptors after 300 clients: %d, were %d'
+    check(len(os.listdir('/proc/%d/fd' % p.pid)) <= fds, 'descriptors after 300 clients: %d, were %d'
           % (len(os.listdir('/proc/%d/fd' % p.pid)), fds))
 stop(p, 'hostile')
 print('hostile: %.1f s' % (time.time() - t5))
