@@ -27,6 +27,7 @@
 #include "tracekit/ftstream.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -37,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -49,6 +51,9 @@ enum { O_BIND = 256, O_PORT, O_WINDOW, O_INTERVAL, O_NO_FOLLOW };
 /* a client that lags this far behind is dropped */
 #define OUT_MAX ((size_t)64 << 20)
 #define KEEPALIVE_MS 15000
+/* a client with no whole request, or that does not take its answer, in
+ * this time is dropped */
+#define REQ_TIMEOUT_MS 10000
 
 static volatile sig_atomic_t stop_signal;
 
@@ -200,11 +205,13 @@ static int make_page(buf *page)
 typedef struct client {
 	int fd;
 	int sse;              /* a client of /events */
-	int close_after;      /* close once out is sent */
+	int close_after;      /* answered: out sent, then closed  */
+	int head;             /* a HEAD request: no body */
 	char req[REQ_MAX];
 	size_t reqlen;
 	buf out;
 	size_t off;           /* bytes of out sent */
+	long long since;      /* accepted at (now_ms()) */
 } client;
 
 typedef struct live {
@@ -227,6 +234,8 @@ typedef struct live {
 	size_t ncl;
 	const cli_capture *cap;
 	uint64_t updates;
+	int loopback;         /* bound to a loopback address: Host is checked */
+	char port[16];        /* the port listened on */
 } live;
 
 static void client_close(live *L, size_t i)
@@ -258,6 +267,17 @@ static int sse_event(buf *b, const char *name, const char *data, size_t n)
 	return buf_str(b, "\n");
 }
 
+/* the bytes of c->out sent are dropped (a client that never catches up
+ * entirely must not make it grow) */
+static void out_compact(client *c)
+{
+	if (c->off) {
+		memmove(c->out.p, c->out.p + c->off, c->out.len - c->off);
+		c->out.len -= c->off;
+		c->off = 0;
+	}
+}
+
 /* every SSE client gets the status and the data object (with_data) */
 static void broadcast(live *L, int with_data)
 {
@@ -268,6 +288,7 @@ static void broadcast(live *L, int with_data)
 		int bad = 0;
 
 		if (c->sse) {
+			out_compact(c);
 			bad |= sse_event(&c->out, "status", L->status.p, L->status.len) < 0;
 			if (with_data)
 				bad |= sse_event(&c->out, "data", L->data.p, L->data.len) < 0;
@@ -482,29 +503,94 @@ static void respond(client *c, const char *status, const char *type, const char 
 		 "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
 		 status, type, n);
 	buf_str(&c->out, h);
-	buf_add(&c->out, body, n);
+	if (!c->head)
+		buf_add(&c->out, body, n);
 	c->close_after = 1;
+}
+
+/* Whether the Host header of req names this server (bound to a loopback
+ * address: localhost, 127.x.x.x or [::1], with the port if any): a page
+ * of another site whose name is made to resolve to 127.0.0.1 (DNS
+ * rebinding) must not read the trace.  No Host (HTTP/1.0): yes. */
+static int host_ok(const live *L, const char *req)
+{
+	const char *h = req, *e, *colon;
+	size_t n;
+
+	if (!L->loopback)
+		return 1;
+	for (;;) {
+		h = strchr(h, '\n');
+		if (!h)
+			return 1;
+		h++;
+		if (strncasecmp(h, "host:", 5) == 0)
+			break;
+	}
+	h += 5;
+	while (*h == ' ' || *h == '\t')
+		h++;
+	for (e = h; *e && *e != '\r' && *e != '\n' && *e != ' ' && *e != '\t'; e++)
+		;
+	colon = NULL;
+	for (n = 0; h + n < e; n++)
+		if (h[n] == ':')
+			colon = h + n;
+	if (*h == '[') {
+		if (strncmp(h, "[::1]", 5) != 0)
+			return 0;
+		colon = h[5] == ':' ? h + 5 : NULL;
+		if (h + 5 != e && !colon)
+			return 0;
+	}
+	if (colon && ((size_t)(e - colon - 1) != strlen(L->port) ||
+		      strncmp(colon + 1, L->port, strlen(L->port)) != 0))
+		return 0;
+	n = (size_t)((colon ? colon : e) - h);
+	if (*h == '[' || (n == 9 && strncasecmp(h, "localhost", 9) == 0))
+		return 1;
+	if (n < 7 || strncmp(h, "127.", 4) != 0)
+		return 0;
+	for (e = h + 4; e < h + n; e++)
+		if (!isdigit((unsigned char)*e) && *e != '.')
+			return 0;
+	return 1;
 }
 
 /* a whole request in c->req: the answer into c->out */
 static void serve(live *L, client *c)
 {
 	char method[16], path[256];
-	char *q;
+	size_t ml, pl;
 
 	c->req[c->reqlen] = 0;
-	if (sscanf(c->req, "%15s %255s", method, path) != 2) {
+	/* METHOD SP PATH (SP VERSION), each bounded */
+	ml = strcspn(c->req, " \r\n");
+	pl = c->req[ml] == ' ' ? strcspn(c->req + ml + 1, " \r\n") : 0;
+	if (memchr(c->req, 0, c->reqlen) || ml == 0 || ml >= sizeof(method) || pl == 0) {
 		respond(c, "400 Bad Request", "text/plain", "bad request\n", 12);
 		return;
 	}
-	q = strchr(path, '?');
-	if (q)
-		*q = 0;
-	if (strcmp(method, "GET") != 0) {
-		respond(c, "405 Method Not Allowed", "text/plain", "GET only\n", 9);
+	if (pl >= sizeof(path)) {
+		respond(c, "414 URI Too Long", "text/plain", "too long\n", 9);
 		return;
 	}
-	if (strcmp(path, "/") == 0 || strcmp(path, "/index.html") == 0) {
+	memcpy(method, c->req, ml);
+	method[ml] = 0;
+	memcpy(path, c->req + ml + 1, pl);
+	path[pl] = 0;
+	path[strcspn(path, "?")] = 0;
+	c->head = strcmp(method, "HEAD") == 0;
+	if (strcmp(method, "GET") != 0 && !c->head) {
+		respond(c, "405 Method Not Allowed\r\nAllow: GET, HEAD", "text/plain",
+			"GET only\n", 9);
+		return;
+	}
+	if (!host_ok(L, c->req)) {
+		respond(c, "403 Forbidden", "text/plain", "not this host\n", 14);
+	} else if (c->head && strcmp(path, "/events") == 0) {
+		respond(c, "200 OK", "text/event-stream", "", 0);
+	} else if (strcmp(path, "/") == 0 || strcmp(path, "/index.html") == 0) {
 		respond(c, "200 OK", "text/html; charset=utf-8", L->page.p, L->page.len);
 	} else if (strcmp(path, "/data.json") == 0) {
 		respond(c, "200 OK", "application/json", L->data.p, L->data.len);
@@ -542,7 +628,8 @@ static int client_read(live *L, client *c)
 		return -1;
 	c->reqlen += (size_t)r;
 	c->req[c->reqlen] = 0;
-	if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n"))
+	if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n") ||
+	    memchr(c->req, 0, c->reqlen))
 		serve(L, c);
 	else if (c->reqlen >= REQ_MAX - 1)
 		respond(c, "431 Request Header Fields Too Large", "text/plain", "too large\n", 10);
@@ -559,15 +646,18 @@ static int client_write(client *c)
 	c->off += (size_t)w;
 	if (c->off == c->out.len) {
 		c->off = c->out.len = 0;
+		/* the answer sent: what the client still sends is read until it
+		 * closes (a close with unread bytes would reset the connection,
+		 * the answer lost) */
 		if (c->close_after)
-			return -1;
+			shutdown(c->fd, SHUT_WR);
 	}
 	return 0;
 }
 
 /* The listening socket on addr:port, its URL in url: the socket, or -1
  * (a line on stderr). */
-static int listen_on(const char *addr, const char *port, char *url, size_t urlsz)
+static int listen_on(live *L, const char *addr, const char *port, char *url, size_t urlsz)
 {
 	struct addrinfo hints, *res = NULL, *a;
 	struct sockaddr_storage ss;
@@ -592,7 +682,7 @@ static int listen_on(const char *addr, const char *port, char *url, size_t urlsz
 			continue;
 		}
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, 16) == 0)
+		if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, 64) == 0)
 			break;
 		e = errno;
 		close(fd);
@@ -611,6 +701,11 @@ static int listen_on(const char *addr, const char *port, char *url, size_t urlsz
 		close(fd);
 		return -1;
 	}
+	L->loopback = ss.ss_family == AF_INET6
+		      ? IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr)
+		      : ss.ss_family == AF_INET &&
+			(ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127;
+	snprintf(L->port, sizeof(L->port), "%s", serv);
 	snprintf(url, urlsz, ss.ss_family == AF_INET6 ? "http://[%s]:%s/" : "http://%s:%s/",
 		 host, serv);
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -756,12 +851,24 @@ int cmd_live(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < 3; i++)
 		sigaction(stop_sigs[i], &sa, NULL);
+	/* a closed stdout or stderr is an error, not the end (the temporary
+	 * directory left) */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
 	if (L.stream) {
 		snprintf(spool, sizeof(spool), "%s/stream.tks", tmpdir);
 		L.trace = outp ? outp : spool;
+		struct stat sout;
+
 		in = cli_capture_open_source(L.src);
 		if (in < 0)
 			goto done;
+		/* OUT is truncated: it must not be SOURCE */
+		if (fstat(in, &st) == 0 && stat(L.trace, &sout) == 0 && st.st_dev == sout.st_dev &&
+		    st.st_ino == sout.st_ino) {
+			fprintf(stderr, "%s: error: the output is the source %s\n", L.trace, L.src);
+			goto done;
+		}
 		out = open(L.trace, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (out < 0) {
 			fprintf(stderr, "%s: error: %s\n", L.trace, strerror(errno));
@@ -775,12 +882,13 @@ int cmd_live(int argc, char **argv)
 	} else {
 		L.trace = L.src;
 	}
-	lfd = listen_on(bind_addr, port, url, sizeof(url));
+	lfd = listen_on(&L, bind_addr, port, url, sizeof(url));
 	if (lfd < 0)
 		goto done;
 	make_status(&L);
-	printf("%s\n", url);
-	fflush(stdout);
+	/* the URL not written (main says why): nobody can know it */
+	if (printf("%s\n", url) < 0 || fflush(stdout) != 0)
+		goto done;
 	if (!quiet)
 		fprintf(stderr, "live: %s: serving %s (Ctrl-C to stop)\n", L.src, url);
 	ret = EXIT_OK;
@@ -817,9 +925,15 @@ int cmd_live(int argc, char **argv)
 		if (now - last_keep >= KEEPALIVE_MS) {
 			last_keep = now;
 			for (i = 0; i < L.ncl; i++)
-				if (L.cl[i]->sse)
+				if (L.cl[i]->sse) {
+					out_compact(L.cl[i]);
 					buf_str(&L.cl[i]->out, ": keep-alive\n\n");
+				}
 		}
+		/* a client that sends no whole request or takes not its answer */
+		for (i = L.ncl; i-- > 0;)
+			if (!L.cl[i]->sse && now - L.cl[i]->since >= REQ_TIMEOUT_MS)
+				client_close(&L, i);
 		if (dirty)
 			timeout = (int)(next_build > now ? next_build - now : 0);
 		if (!L.stream && follow && !L.ended) {
@@ -830,6 +944,9 @@ int cmd_live(int argc, char **argv)
 		}
 		if (timeout < 0 || timeout > KEEPALIVE_MS)
 			timeout = KEEPALIVE_MS;
+		for (i = 0; i < L.ncl; i++)
+			if (!L.cl[i]->sse && timeout > 1000)
+				timeout = 1000;
 		pfd[np].fd = lfd;
 		pfd[np++].events = POLLIN;
 		if (in >= 0) {
@@ -872,6 +989,10 @@ int cmd_live(int argc, char **argv)
 				uint64_t before = cap.written;
 
 				if (cli_capture_took(&cap, (size_t)r) < 0) {
+					/* OUT cannot be written: no end record either */
+					if (in > STDIN_FILENO)
+						close(in);
+					in = -1;
 					ret = EXIT_BAD;
 					break;
 				}
@@ -894,12 +1015,26 @@ int cmd_live(int argc, char **argv)
 						L.src, end_text(L.end_reason), url);
 			}
 		}
-		if (pfd[0].revents & POLLIN) {
+		/* the clients waiting (a burst must not overflow the backlog) */
+		for (n = 0; (pfd[0].revents & POLLIN) && n < MAX_CLIENTS; n++) {
 			int cfd = accept(lfd, NULL, NULL);
 
-			if (cfd >= 0 && L.ncl == MAX_CLIENTS) {
+			if (cfd < 0)
+				break;
+			if (L.ncl == MAX_CLIENTS) {
+				/* full: the oldest client that is not of /events makes room */
+				size_t old = MAX_CLIENTS;
+
+				for (i = 0; i < L.ncl; i++)
+					if (!L.cl[i]->sse &&
+					    (old == MAX_CLIENTS || L.cl[i]->since < L.cl[old]->since))
+						old = i;
+				if (old < MAX_CLIENTS)
+					client_close(&L, old);
+			}
+			if (L.ncl == MAX_CLIENTS) {
 				close(cfd);
-			} else if (cfd >= 0) {
+			} else {
 				client *cn = calloc(1, sizeof(*cn));
 
 				if (!cn) {
@@ -907,6 +1042,7 @@ int cmd_live(int argc, char **argv)
 				} else {
 					fcntl(cfd, F_SETFL, fcntl(cfd, F_GETFL) | O_NONBLOCK);
 					cn->fd = cfd;
+					cn->since = now_ms();
 					L.cl[L.ncl++] = cn;
 				}
 			}

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -73,6 +74,7 @@ int cmd_record(int argc, char **argv)
 	unsigned reason = TK_FTSTREAM_END_EOF;
 	cli_capture cap;
 	struct sigaction sa;
+	struct stat sin, sout;
 	size_t i;
 
 	optind = 1;
@@ -98,6 +100,12 @@ int cmd_record(int argc, char **argv)
 	in = cli_capture_open_source(src);
 	if (in < 0)
 		goto done;
+	/* OUT is truncated: it must not be SOURCE */
+	if (fstat(in, &sin) == 0 && stat(outp, &sout) == 0 && sin.st_dev == sout.st_dev &&
+	    sin.st_ino == sout.st_ino) {
+		fprintf(stderr, "%s: error: the output is the source %s\n", outp, src);
+		goto done;
+	}
 	out = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (out < 0) {
 		fprintf(stderr, "%s: error: %s\n", outp, strerror(errno));
@@ -135,6 +143,16 @@ int cmd_record(int argc, char **argv)
 		reason = TK_FTSTREAM_END_SIGNAL;
 	if (cli_capture_end(&cap, reason) < 0)
 		ret = EXIT_BAD;
+	/* bytes but no record at all: not a stream (OUT, its end record
+	 * alone, would say nothing of them) */
+	if (ret == EXIT_OK && cap.written == 0 && cap.dropped + cap.len > 0) {
+		fprintf(stderr, "%s: error: no sync record in the stream (%llu bytes dropped)\n",
+			src, (unsigned long long)(cap.dropped + cap.len));
+		if (fstat(out, &sout) == 0 && S_ISREG(sout.st_mode))
+			unlink(outp);
+		ret = EXIT_BAD;
+		goto done;
+	}
 	if (!quiet)
 		fprintf(stderr,
 			"record: %s: %llu bytes of records (%llu sync records), %llu bytes dropped, %zu bytes of a cut record left; %s\n",

@@ -20,6 +20,8 @@ Usage: live_sse.py TRACEKIT DIR
 import json
 import os
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -228,6 +230,105 @@ with open(grow, 'ab') as f:
 wait_status(url, lambda s: s['state'] == 'ended', 'grow: end record')
 stop(p, 'grow')
 
+# ---- 5. hostile clients ----------------------------------------------------
+t5 = time.time()
+p, url = start('--no-follow', src)
+port = int(url.rsplit(':', 1)[1].strip('/'))
+
+
+def raw(data, secs=5, rst=False):
+    """the answer to the bytes data (b'' when closed without one)"""
+    s = socket.create_connection(('127.0.0.1', port), timeout=secs)
+    if rst:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack('ii', 1, 0))
+    s.sendall(data)
+    if rst:
+        s.close()
+        return b''
+    out = b''
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            out += b
+    except socket.timeout:
+        out += b'<timeout>'
+    except ConnectionResetError:
+        out += b'<reset>'
+    s.close()
+    return out
+
+
+def status_line(data):
+    return raw(data).split(b'\r\n', 1)[0].decode('latin-1')
+
+
+for req, want in [(b'GET / HTTP/1.1\r\nHost: evil.example\r\n\r\n', '403'),
+                  (b'GET /status.json HTTP/1.1\r\nHost: evil.example:%d\r\n\r\n' % port, '403'),
+                  (b'GET /status.json HTTP/1.1\r\nHost: localhost:1\r\n\r\n', '403'),
+                  (b'GET /status.json HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n' % port, '200'),
+                  (b'GET /status.json HTTP/1.1\r\nhost: localhost:%d\r\n\r\n' % port, '200'),
+                  (b'GET /status.json HTTP/1.1\r\nHost: [::1]:%d\r\n\r\n' % port, '200'),
+                  (b'GET /status.json HTTP/1.0\r\n\r\n', '200'),
+                  (b'GET /../status.json HTTP/1.1\r\n\r\n', '404'),
+                  (b'GET /%2e%2e/etc/passwd HTTP/1.1\r\n\r\n', '404'),
+                  (b'GET http://evil.example/ HTTP/1.1\r\n\r\n', '404'),
+                  (b'\x00\x01\xff garbage\r\n\r\n', '400'),
+                  (b'\x00\x01\xff garbage', '400'),
+                  (b'GETGETGETGETGETGET/status.json HTTP/1.1\r\n\r\n', '400'),
+                  (b'GET /' + b'a' * 300 + b' HTTP/1.1\r\n\r\n', '414'),
+                  (b'GET /' + b'a' * 9000 + b' HTTP/1.1\r\n\r\n', '431'),
+                  (b'GET / HTTP/1.1\r\n' + b'X-A: b\r\n' * 2000 + b'\r\n', '431'),
+                  (b'POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc', '405')]:
+    got = status_line(req)
+    check(got.startswith('HTTP/1.1 ' + want), '%r...: %r, want %s' % (req[:40], got, want))
+# (the first build is over: answers came)
+fds = len(os.listdir('/proc/%d/fd' % p.pid)) if os.path.isdir('/proc/%d/fd' % p.pid) else None
+a = raw(b'POST / HTTP/1.1\r\n\r\n')
+check(b'\r\nAllow: GET, HEAD\r\n' in a, '405 without Allow: %r' % a[:200])
+a = raw(b'HEAD / HTTP/1.1\r\n\r\n')
+hd, _, body = a.partition(b'\r\n\r\n')
+check(hd.startswith(b'HTTP/1.1 200') and b'Content-Length: %d' % len(get(url).encode()) in hd
+      and body == b'', 'HEAD /: %r' % a[:200])
+# clients that hang up at once, mid-answer, or reset (no SIGPIPE)
+for i in range(50):
+    raw(b'GET / HTTP/1.1\r\n\r\n', rst=True)
+    raw(b'GET /events HTTP/1.1\r\n\r\n', rst=True)
+check(p.poll() is None and status_line(b'GET /status.json HTTP/1.0\r\n\r\n').endswith('200 OK'),
+      'reset clients: the server died (%s)' % p.poll())
+# more clients than it serves at once, none sending a whole request
+# (slowloris): another client is still answered, at once
+idle = [socket.create_connection(('127.0.0.1', port)) for _ in range(100)]
+for s in idle[:50]:
+    s.sendall(b'GET / HTTP/1.1\r\n')
+time.sleep(0.3)
+t0 = time.time()
+got = status_line(b'GET /status.json HTTP/1.0\r\n\r\n')
+check(got.endswith('200 OK') and time.time() - t0 < 3, 'with 100 idle clients: %r after %.1f s'
+      % (got, time.time() - t0))
+for s in idle:
+    s.close()
+# hundreds at once, then gone: no descriptor left
+many = []
+for i in range(300):
+    s = socket.create_connection(('127.0.0.1', port))
+    s.sendall(b'GET /status.json HTTP/1.0\r\n\r\n' if i % 2 else b'GET /events HTTP/1.1\r\n\r\n')
+    many.append(s)
+for s in many:
+    s.close()
+time.sleep(0.5)
+got = status_line(b'GET /status.json HTTP/1.0\r\n\r\n')
+check(got.endswith('200 OK'), 'after 300 clients: %r' % got)
+if fds is not None:
+    end = time.time() + 5
+    while time.time() < end and len(os.listdir('/proc/%d/fd' % p.pid)) > fds:
+        time.sleep(0.1)
+    check(len(os.listdir('/proc/%d/fd' % p.pid)) <= fds, 'descriptors after 300 clients: %d, were %d'
+          % (len(os.listdir('/proc/%d/fd' % p.pid)), fds))
+stop(p, 'hostile')
+print('hostile: %.1f s' % (time.time() - t5))
+
 # ---- 4. bad input ----------------------------------------------------------
 for args, msg in [([], "tracekit live: expected one SOURCE or FILE (see 'tracekit live --help')"),
                   (['/nonexistent.tks'], '/nonexistent.tks: error: No such file or directory'),
@@ -242,6 +343,34 @@ for args, msg in [([], "tracekit live: expected one SOURCE or FILE (see 'traceki
     lines = r.stderr.splitlines()
     check(r.returncode == 2 and len(lines) == 1 and (msg is None or lines[0] == msg) and not r.stdout,
           'live %s: exit %d, %r' % (args, r.returncode, r.stderr))
+
+# -o naming the source itself (it was truncated, or a FIFO written into
+# itself until stuck past SIGTERM): an error, the source whole
+same = os.path.join(tmp, 'same.tks')
+open(same, 'wb').write(stream)
+with open(same, 'rb') as f:
+    r = subprocess.run([tk, 'live', '-o', same, '-'], stdin=f, capture_output=True, text=True,
+                       env=env, timeout=20)
+check(r.returncode == 2 and r.stderr == same + ': error: the output is the source -\n' and
+      not r.stdout and open(same, 'rb').read() == stream,
+      'live -o SOURCE: exit %d, %r' % (r.returncode, r.stderr))
+# OUT that cannot be written: one line, exit 2
+with open(src, 'rb') as f:
+    r = subprocess.run([tk, 'live', '-q', '-o', '/dev/full', '-'], stdin=f, capture_output=True,
+                       text=True, env=env, timeout=20)
+check(r.returncode == 2 and r.stderr == '/dev/full: error: No space left on device\n',
+      'live -o /dev/full: exit %d, %r' % (r.returncode, r.stderr))
+
+# stdout closed before the URL is written: exit 2, one line, no temporary
+# directory left (SIGPIPE killed it, the directory left)
+rd, wr = os.pipe()
+os.close(rd)
+r = subprocess.run([tk, 'live', '--no-follow', src], stdout=wr, stderr=subprocess.PIPE,
+                   env=env, timeout=20)
+os.close(wr)
+check(r.returncode == 2 and len(r.stderr.splitlines()) == 1 and
+      not [f for f in os.listdir(tmp) if f.startswith('tk-live.')],
+      'live with stdout closed: exit %d, %r, %s' % (r.returncode, r.stderr, os.listdir(tmp)))
 
 subprocess.run(['rm', '-rf', tmp])
 print('%d failures' % len(fails))

@@ -66,3 +66,34 @@ pid=
 grep -q 'stream_end stopped by a signal' "$d/grow.info"
 "$tk" cat "$d/grow.tks" > "$d/grow.cat"
 cmp "$d/want.cat" "$d/grow.cat"
+
+# 4. OUT is SOURCE: an error, the source left whole
+cp "$src" "$d/same.tks"
+if "$tk" record -q "$d/same.tks" -o "$d/same.tks" 2> "$d/same.err"; then
+	echo "FAIL: record SOURCE -o SOURCE exit 0" >&2; exit 1
+fi
+[ "$(wc -l < "$d/same.err")" -eq 1 ] && grep -q 'error: the output is the source' "$d/same.err"
+cmp "$src" "$d/same.tks"
+
+# 5. a source with no sync record (garbage): an error, no OUT
+head -c 5000 /dev/zero | tr '\0' '\377' > "$d/garbage"
+if "$tk" record -q "$d/garbage" -o "$d/garbage.tks" 2> "$d/garbage.err"; then
+	echo "FAIL: record of garbage exit 0" >&2; exit 1
+fi
+[ "$(wc -l < "$d/garbage.err")" -eq 1 ] && grep -q 'garbage: error: no sync record in the stream (5000 bytes dropped)' "$d/garbage.err"
+[ ! -e "$d/garbage.tks" ]
+
+# 6. SIGINT while a FIFO's writer is silent: a readable stream, no temporary
+mkfifo "$d/fifo2"
+"$tk" record -q "$d/fifo2" -o "$d/int.tks" &
+pid=$!
+exec 3> "$d/fifo2"
+cat "$d/part1" >&3
+wait_size "$d/int.tks" $((half - 300))
+kill -INT "$pid"
+wait "$pid"
+pid=
+exec 3>&-
+"$tk" info "$d/int.tks" > "$d/int.info"
+grep -q 'stream_end stopped by a signal' "$d/int.info"
+[ "$(ls "$d" | grep -c '^int')" -eq 2 ]
