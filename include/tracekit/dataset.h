@@ -50,6 +50,12 @@ TK_API int tk_dataset_hash(const char *path, char hex[65], tk_error *err);
 /** 1 when DIR's traces/ holds an input of content hash `hex`, else 0. */
 TK_API int tk_dataset_has(const char *dir, const char *hex);
 
+/** 1 when DIR's traces/ holds a file named after trace id id[0..n) (the
+ *  names of tk_dataset_add(): two ids whose first 200 bytes differ only
+ *  outside [A-Za-z0-9._-] share one), else 0: an input added with that
+ *  id would share the trace column of the rows already there. */
+TK_API int tk_dataset_has_id(const char *dir, const char *id, size_t n);
+
 /**
  * Read the trace of reader `r` (opened on `path`, whose content hash is
  * `hex`) to its end and add it to DIR: one file per table, named

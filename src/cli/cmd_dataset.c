@@ -140,17 +140,30 @@ static size_t stem_of(const char *path, const char **s)
 	return n ? n : strlen(b);
 }
 
-/* input i (added) has the trace id of an input added before it: a warning
- * (the rows of both would share their trace column) */
+/* input i (added) has the trace id of an input added before it, or of a
+ * trace in the dataset already (another content: the same is skipped): a
+ * warning (the rows of both would share their trace column) */
 static void same_id(const ds_run *run, size_t i)
 {
 	const ds_input *in = run->in;
 	const char *s, *t;
 	size_t n, j;
 
-	if (run->o.id || run->ro->quiet)
+	if (run->ro->quiet)
 		return;
-	n = stem_of(in[i].path, &s);
+	if (run->o.id) {
+		s = run->o.id;
+		n = strlen(s);
+	} else {
+		n = stem_of(in[i].path, &s);
+	}
+	if (tk_dataset_has_id(run->dir, s, n)) {
+		fprintf(stderr, "tracekit: warning: %s: its trace id '%.*s' is in %s already, of a trace of other content: their rows share it (give each input a name of its own, or --id)\n",
+			in[i].path, (int)n, s, run->dir);
+		return;
+	}
+	if (run->o.id)
+		return;
 	for (j = 0; j < i; j++)
 		if (!in[j].failed && !in[j].skip && stem_of(in[j].path, &t) == n &&
 		    memcmp(s, t, n) == 0) {

@@ -586,6 +586,55 @@ static int alnum(char c)
 	       (c >= '0' && c <= '9');
 }
 
+/*
+ * The files' name of trace id[0..n) before its "-HASH.parquet", in out
+ * (at least 202 bytes; no NUL), its length returned: the id's first 200
+ * bytes, those outside [A-Za-z0-9._-] as '_', after a 't' when it would
+ * not start with a letter or digit (a name starting with '.' or '_' is a
+ * hidden file that Spark and Hadoop skip, and ls does not show)
+ */
+static size_t file_base(const char *id, size_t n, char *out)
+{
+	size_t i, k = 0;
+
+	if (!n || !alnum(id[0]))
+		out[k++] = 't';
+	for (i = 0; i < n && i < 200; i++) {
+		char c = id[i];
+		out[k++] = alnum(c) || c == '.' || c == '_' || c == '-' ? c : '_';
+	}
+	return k;
+}
+
+int tk_dataset_has_id(const char *dir, const char *id, size_t n)
+{
+	char p[4096], base[210];
+	DIR *d;
+	struct dirent *de;
+	size_t k, len, i;
+	int found = 0;
+
+	if (!dir || (!id && n))
+		return 0;
+	k = file_base(id, n, base);
+	snprintf(p, sizeof(p), "%s/traces", dir);
+	if (!(d = opendir(p)))
+		return 0;
+	/* BASE-<16 hex digits>.parquet */
+	while (!found && (de = readdir(d)) != NULL) {
+		len = strlen(de->d_name);
+		if (len != k + 25 || memcmp(de->d_name, base, k) != 0 ||
+		    de->d_name[k] != '-' || strcmp(de->d_name + k + 17, ".parquet") != 0)
+			continue;
+		for (i = k + 1; i < k + 17 && ((de->d_name[i] >= '0' && de->d_name[i] <= '9') ||
+					       (de->d_name[i] >= 'a' && de->d_name[i] <= 'f')); i++)
+			;
+		found = i == k + 17;
+	}
+	closedir(d);
+	return found;
+}
+
 /* the trace column: the file name without directory and extensions, or
  * the id given, whole (malloc'd; NULL: out of memory) */
 static char *trace_id(const char *path, const char *id)
@@ -694,17 +743,7 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 		rc = tk_err_set(err, TK_E_USAGE, path, 0, 0, "an empty trace id");
 		goto out;
 	}
-	/* the files' name: the id's first 200 bytes, those outside
-	 * [A-Za-z0-9._-] as '_', after a 't' when it would not start with a
-	 * letter or digit (a name starting with '.' or '_' is a hidden file
-	 * that Spark and Hadoop skip, and ls does not show) */
-	k = 0;
-	if (!alnum(x.id[0]))
-		base[k++] = 't';
-	for (n = 0; n < x.idlen && n < 200; n++) {
-		char c = x.id[n];
-		base[k++] = alnum(c) || c == '.' || c == '_' || c == '-' ? c : '_';
-	}
+	k = file_base(x.id, x.idlen, base);
 	snprintf(base + k, sizeof(base) - k, "-%.16s.parquet", hex);
 	for (i = 0; i < NTABLES; i++) {
 		size_t len = strlen(dir) + strlen(table_name[i]) + strlen(base) + 3;

@@ -20,7 +20,8 @@ and parquet-wasm (installed from npm into NPMDIR by install_readers.sh):
 - a file name, header key and cycle unit not UTF-8 and an --id of 300
   bytes: UTF-8 (U+FFFD) in every reader, the id whole, no file name that
   Spark skips (a first '.' or '_'), --strict refusing the name; two inputs
-  of one trace id: a warning; an input through a pipe: refused.
+  of one trace id, or an input of the id of a trace in the dataset: a
+  warning; an input through a pipe: refused.
 Exit 77 when the readers cannot
 be installed.  node starts four times in all: DuckDB runs every query of
 the dataset as first written in one process (query_duckdb.mjs --each)
@@ -305,6 +306,17 @@ for k, (mt, b) in before.items():
     if os.stat(os.path.join(ds, k)).st_mtime_ns != mt or open(os.path.join(ds, k), "rb").read() != b:
         fail("--append rewrote %s" % k)
 print("--append: added %d files, skipped %s" % (len(added), stem(traces[0])))
+# another night's trace of the same file name (other content): added, with
+# a warning that its trace id is in the dataset already (their rows would
+# share it; the warning compared the inputs of one run only)
+night = os.path.join(tmp, "night2")
+os.mkdir(night)
+again = os.path.join(night, os.path.basename(traces[0]))
+with open(traces[0], "rb") as f, open(again, "wb") as g:
+    g.write(f.read() + b"\n\n\n")
+p = run("dataset", "--append", ds, again)
+if p.returncode or "its trace id '%s' is in %s already" % (stem(traces[0]), ds) not in p.stderr:
+    fail("the same trace id in the dataset: exit %d: %s" % (p.returncode, p.stderr))
 
 # a bad input: its error, exit 2, no file of it; the good one added
 good = os.path.join(tmp, "good.btf")
