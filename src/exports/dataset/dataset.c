@@ -384,7 +384,8 @@ static void track(ds_ctx *x, const tk_event *ev)
 {
 	ds_inst *r;
 
-	if (ev->target == TK_NONE || ev->target_inst == TK_INST_NONE ||
+	/* an error of this event's values (on_value()) is kept */
+	if (x->rc < 0 || ev->target == TK_NONE || ev->target_inst == TK_INST_NONE ||
 	    !is_process(x->t, ev->target))
 		return;
 	if (!(r = inst_of(x, ev->target, ev->target_inst)))
