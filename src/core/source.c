@@ -26,6 +26,8 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include "bytes.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -109,10 +111,16 @@ static bool direct(const tk_source *s)
 
 static enum codec sniff(const uint8_t *p, size_t n)
 {
+	uint32_t magic;
+
 	if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
 		return CODEC_GZIP;
-	if (n >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f &&
-	    p[3] == 0xfd)
+	if (n < 4)
+		return CODEC_NONE;
+	magic = tk_load_le32(p);
+	/* a frame, or a skippable frame before it (as pzstd writes), which
+	 * zstd's decoder skips */
+	if (magic == 0xfd2fb528u || (magic & 0xfffffff0u) == 0x184d2a50u)
 		return CODEC_ZSTD;
 	return CODEC_NONE;
 }
@@ -261,6 +269,7 @@ static int open_stream(tk_source *s, tk_error *err)
 	s->rbuf = malloc(s->rcap);
 	if (!s->rbuf)
 		return tk_err_nomem(err, s->name);
+	memset(s->rbuf, 0, 4); /* the magic's bytes, defined for GCC's eye */
 	TK_ANALYZER_ASSUME(s->rlen == 0); /* source_new() zeroes s */
 	while (s->rlen < 4) {
 		rc = read_fd(s, s->rbuf + s->rlen, s->rcap - s->rlen, &got,

@@ -22,6 +22,18 @@ done
 { gzip -c examples/demo.btf; gzip -c examples/demo.btf; } > "$tmp/two.gz"
 "$cli" cat --no-header "$tmp/two.gz" > "$tmp/got" || { echo "FAIL: two members"; fail=1; }
 [ "$(wc -l < "$tmp/got")" = $((2 * $("$cli" cat --no-header examples/demo.btf | wc -l))) ] || { echo "FAIL: two members: wrong count"; fail=1; }
+# a zstd file of two frames, and one that starts with a skippable frame
+# (as pzstd writes): zstd's own decoder reads both
+{ zstd -q -c examples/demo.btf; zstd -q -c examples/demo.btf; } > "$tmp/two.zst"
+"$cli" cat --no-header "$tmp/two.zst" > "$tmp/got" || { echo "FAIL: two zstd frames"; fail=1; }
+[ "$(wc -l < "$tmp/got")" = $((2 * $("$cli" cat --no-header examples/demo.btf | wc -l))) ] || { echo "FAIL: two zstd frames: wrong count"; fail=1; }
+{ printf 'P*M\030\004\000\000\000abcd'; zstd -q -c examples/demo.btf; } > "$tmp/skip.zst"
+zstd -q -t "$tmp/skip.zst" || { echo "FAIL: the skippable frame is not zstd's"; fail=1; }
+for how in file stdin; do
+	if [ $how = file ]; then "$cli" cat "$tmp/skip.zst"; else "$cli" cat - < "$tmp/skip.zst"; fi > "$tmp/got" 2> "$tmp/err" ||
+		{ echo "FAIL: skippable frame ($how): $(cat "$tmp/err")"; fail=1; }
+	cmp -s "$tmp/want" "$tmp/got" || { echo "FAIL: skippable frame ($how) differs"; fail=1; }
+done
 # truncated
 size=$(wc -c < "$tmp/demo.btf.gz")
 head -c $((size - 12)) "$tmp/demo.btf.gz" > "$tmp/trunc.btf.gz"
