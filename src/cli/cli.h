@@ -5,6 +5,7 @@
 #include "tracekit/tracekit.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -420,6 +421,10 @@ typedef struct cli_capture {
 	size_t cap, len;          /* len: bytes of a cut record kept */
 	int insync;
 	uint64_t written, dropped, syncs;
+	/* the caller's flag of a stop signal, or NULL: once it is set, a
+	 * write that a signal interrupts fails (a stalled OUT does not hold
+	 * the capture past the signal) */
+	volatile sig_atomic_t *stop;
 } cli_capture;
 /** The descriptor of SOURCE: '-' standard input, 'tcp:HOST:PORT' a
  *  connection, a tty in raw mode, a FIFO or a file; -1 after a line on

@@ -110,16 +110,25 @@ int cli_capture_open_source(const char *src)
 	return fd;
 }
 
-/* write all of p[0..n) to fd: 0 or -1 */
-static int write_all(int fd, const uint8_t *p, size_t n)
+/* write all of p[0..n) to c->out: 0, or -1 after a line on stderr */
+static int write_all(const cli_capture *c, const uint8_t *p, size_t n)
 {
 	while (n) {
-		ssize_t w = write(fd, p, n);
+		ssize_t w = write(c->out, p, n);
 
-		if (w < 0 && errno == EINTR)
+		if (w < 0 && errno == EINTR) {
+			if (c->stop && *c->stop) {
+				fprintf(stderr, "%s: error: the output takes no more; stopped by a signal\n",
+					c->outp);
+				return -1;
+			}
 			continue;
-		if (w <= 0)
+		}
+		if (w <= 0) {
+			fprintf(stderr, "%s: error: %s\n", c->outp,
+				w < 0 ? strerror(errno) : "nothing written");
 			return -1;
+		}
 		p += w;
 		n -= (size_t)w;
 	}
@@ -182,10 +191,8 @@ int cli_capture_took(cli_capture *c, size_t n)
 			pos += (size_t)l;
 			continue;
 		}
-		if (pos && write_all(c->out, buf, pos) < 0) {
-			fprintf(stderr, "%s: error: %s\n", c->outp, strerror(errno));
+		if (pos && write_all(c, buf, pos) < 0)
 			return -1;
-		}
 		c->written += pos;
 		memmove(buf, buf + pos, c->len - pos);
 		c->len -= pos;
@@ -211,11 +218,7 @@ int cli_capture_end(cli_capture *c, unsigned reason)
 {
 	uint8_t end[3] = { 0, 5, (uint8_t)reason };
 
-	if (write_all(c->out, end, sizeof(end)) < 0) {
-		fprintf(stderr, "%s: error: %s\n", c->outp, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return write_all(c, end, sizeof(end));
 }
 
 void cli_capture_free(cli_capture *c)

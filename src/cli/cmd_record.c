@@ -15,13 +15,14 @@
  * being written or was killed.  OUT is written in place (not through a
  * temporary name): it is meant to be read while it grows.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE  /* ppoll */
 #include "cli.h"
 #include "tracekit/ftstream.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,7 @@ int cmd_record(int argc, char **argv)
 	unsigned reason = TK_FTSTREAM_END_EOF;
 	cli_capture cap;
 	struct sigaction sa;
+	sigset_t stopset, oldmask, waitmask;
 	struct stat sin, sout;
 	size_t i;
 
@@ -92,6 +94,20 @@ int cmd_record(int argc, char **argv)
 		return EXIT_BAD;
 	}
 	src = args.v[0];
+	/*
+	 * Once SOURCE and OUT are open, the stop signals are blocked but in
+	 * ppoll() and while the bytes read are written: one that comes
+	 * between the check of stop_signal and the wait for the source ends
+	 * the wait at once, and one that comes while OUT does not take the
+	 * bytes ends the write (the capture's stop flag).
+	 */
+	sigemptyset(&stopset);
+	for (i = 0; i < 3; i++)
+		sigaddset(&stopset, stop_sigs[i]);
+	sigprocmask(SIG_BLOCK, NULL, &oldmask);
+	waitmask = oldmask;
+	for (i = 0; i < 3; i++)
+		sigdelset(&waitmask, stop_sigs[i]);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -114,14 +130,31 @@ int cmd_record(int argc, char **argv)
 	if (cli_capture_init(&cap, out, outp) < 0)
 		goto done;
 	have_cap = 1;
+	cap.stop = &stop_signal;
+	/* (opening SOURCE and OUT, which may wait for a FIFO's other end,
+	 * is left to a signal, which makes open() fail) */
+	sigprocmask(SIG_BLOCK, &stopset, NULL);
 	ret = EXIT_OK;
 	while (!stop_signal) {
+		struct pollfd pfd = { in, POLLIN, 0 };
 		size_t room;
-		uint8_t *at = cli_capture_space(&cap, &room);
-		ssize_t r = read(in, at, room);
+		uint8_t *at;
+		ssize_t r;
+		int took;
 
-		if (r < 0) {
+		/* the one wait for the source (a file is always ready) */
+		if (ppoll(&pfd, 1, NULL, &waitmask) < 0) {
 			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "%s: error: poll: %s\n", src, strerror(errno));
+			reason = TK_FTSTREAM_END_ERROR;
+			ret = EXIT_BAD;
+			break;
+		}
+		at = cli_capture_space(&cap, &room);
+		r = read(in, at, room);
+		if (r < 0) {
+			if (errno == EINTR || errno == EAGAIN)
 				continue;
 			fprintf(stderr, "%s: error: %s\n", src, strerror(errno));
 			reason = TK_FTSTREAM_END_ERROR;
@@ -131,16 +164,21 @@ int cmd_record(int argc, char **argv)
 		if (r == 0) {
 			if (!follow)
 				break;
-			nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
+			ppoll(NULL, 0, &(struct timespec){ 0, 50000000L }, &waitmask);
 			continue;
 		}
-		if (cli_capture_took(&cap, (size_t)r) < 0) {
+		sigprocmask(SIG_SETMASK, &waitmask, NULL);
+		took = cli_capture_took(&cap, (size_t)r);
+		sigprocmask(SIG_BLOCK, &stopset, NULL);
+		if (took < 0) {
 			ret = EXIT_BAD;
 			goto done;
 		}
 	}
 	if (stop_signal)
 		reason = TK_FTSTREAM_END_SIGNAL;
+	/* a signal ends a write of the end record that OUT does not take */
+	sigprocmask(SIG_SETMASK, &waitmask, NULL);
 	if (cli_capture_end(&cap, reason) < 0)
 		ret = EXIT_BAD;
 	/* bytes but no record at all: not a stream (OUT, its end record
@@ -161,6 +199,7 @@ int cmd_record(int argc, char **argv)
 			reason == TK_FTSTREAM_END_SIGNAL ? "stopped by a signal"
 			: reason == TK_FTSTREAM_END_ERROR ? "a read error" : "the source ended");
 done:
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	if (out >= 0 && close(out) != 0 && ret == EXIT_OK) {
 		fprintf(stderr, "%s: error: %s\n", outp, strerror(errno));
 		ret = EXIT_BAD;

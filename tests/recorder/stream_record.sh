@@ -97,3 +97,31 @@ exec 3>&-
 "$tk" info "$d/int.tks" > "$d/int.info"
 grep -q 'stream_end stopped by a signal' "$d/int.info"
 [ "$(ls "$d" | grep -c '^int')" -eq 2 ]
+
+# 7. SIGTERM while OUT (a FIFO nobody reads) takes no more: the capture
+# stops with one line, where it used to retry the write for ever
+mkfifo "$d/outfifo"
+exec 4<> "$d/outfifo"   # a reader that never reads
+for i in 1 2 3 4 5 6 7 8; do cat "$src"; done > "$d/big.tks"
+"$tk" record -q "$d/big.tks" -o "$d/outfifo" 2> "$d/stall.err" &
+pid=$!
+i=0   # until the write waits on the full FIFO
+until grep -q pipe "/proc/$pid/wchan" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt 200 ] || { echo "FAIL: record never waits on the full FIFO" >&2; exit 1; }
+	sleep 0.05
+done
+kill -TERM "$pid"
+i=0
+while [ -r "/proc/$pid/stat" ] && ! awk '{ exit $3 != "Z" }' "/proc/$pid/stat"; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || { echo "FAIL: record still blocked on OUT 5 s after SIGTERM" >&2; kill -9 "$pid"; exit 1; }
+	sleep 0.05
+done
+if wait "$pid"; then
+	echo "FAIL: record stopped on a blocked OUT exit 0" >&2; exit 1
+fi
+pid=
+exec 4<&-
+[ "$(wc -l < "$d/stall.err")" -eq 1 ] &&
+	grep -q 'outfifo: error: the output takes no more; stopped by a signal' "$d/stall.err"
