@@ -206,4 +206,12 @@ if "$cli" report -q --strict "$tmp/bad.btf" -o "$tmp/bad.html" 2>/dev/null; then
 fi
 if ls "$tmp"/bad.html* >/dev/null 2>&1; then echo "FAIL: a failed run left a file"; fail=1; fi
 "$cli" report "$root/examples/demo.btf" > /dev/null 2>&1 && { echo "FAIL: no -o accepted"; fail=1; }
+# -o a symbolic link whose file is not there yet (a chain of two, one
+# relative): the links stay, the file they lead to is written
+mkdir "$tmp/ln"
+ln -s ln/page.html "$tmp/link1.html" && ln -s link1.html "$tmp/link2.html"
+if "$cli" report -q "$root/examples/demo.btf" -o "$tmp/link2.html" &&
+   [ -L "$tmp/link2.html" ] && [ -L "$tmp/link1.html" ] && [ -s "$tmp/ln/page.html" ]; then :; else
+	echo "FAIL: -o a dangling symbolic link: the link was not kept, or its file not written"; fail=1
+fi
 exit $fail
