@@ -206,6 +206,16 @@ if "$cli" report -q --strict "$tmp/bad.btf" -o "$tmp/bad.html" 2>/dev/null; then
 fi
 if ls "$tmp"/bad.html* >/dev/null 2>&1; then echo "FAIL: a failed run left a file"; fail=1; fi
 "$cli" report "$root/examples/demo.btf" > /dev/null 2>&1 && { echo "FAIL: no -o accepted"; fail=1; }
+# -o naming the trace itself (or a link to it) is an error: the trace stays
+cp "$root/examples/demo.btf" "$tmp/self.btf" && ln -s self.btf "$tmp/self-link.html"
+for o in "$tmp/self.btf" "$tmp/self-link.html"; do
+	"$cli" report -q "$tmp/self.btf" -o "$o" 2> "$tmp/self.err"
+	st=$?
+	if [ $st -ne 2 ] || [ "$(wc -l < "$tmp/self.err")" -ne 1 ] || ! cmp -s "$tmp/self.btf" "$root/examples/demo.btf"; then
+		echo "FAIL: report -o $(basename "$o") (the input): exit $st, the trace replaced or not one error: $(cat "$tmp/self.err")"; fail=1
+		cp "$root/examples/demo.btf" "$tmp/self.btf"
+	fi
+done
 # -o a symbolic link whose file is not there yet (a chain of two, one
 # relative): the links stay, the file they lead to is written
 mkdir "$tmp/ln"
