@@ -191,11 +191,15 @@ if [ -f "$shared/corpus/btf/app4mc_example1_task_only_short.btf" ]; then
 fi
 # names in UTF-8 are kept as they are, a stray byte becomes U+FFFD, and
 # nothing in a name can close the page's <script>
-printf '#version 2.2.0\n#timescale ns\n0,Core_1,0,T,T\303\242che</script>,0,start\n5,Core_1,0,T,Bad\377,0,start\n9,Core_1,0,T,Bad\377,0,terminate\n10,Core_1,0,T,T\303\242che</script>,0,terminate\n' > "$tmp/u.btf"
+printf '#version 2.2.0\n#timescale ns\n0,Core_1,0,T,T\303\242che</script>,0,start\n5,Core_1,0,T,Bad\377,0,start\n9,Core_1,0,T,Bad\377,0,terminate\n9,Core_1,0,T,Sep\342\200\250\342\200\251,0,start\n10,Core_1,0,T,T\303\242che</script>,0,terminate\n' > "$tmp/u.btf"
 if "$cli" report -q "$tmp/u.btf" -o "$tmp/u.html"; then
 	grep -qF "$(printf 'T\303\242che\\u003c/script\\u003e')" "$tmp/u.html" ||
 		{ echo "FAIL: a UTF-8 name is not kept (or '</script>' not escaped)"; fail=1; }
 	grep -qF 'Bad\ufffd' "$tmp/u.html" || { echo "FAIL: a stray byte is not U+FFFD"; fail=1; }
+	# U+2028/U+2029 escaped: a script before ES2019 ends its string there
+	if grep -q "$(printf '\342\200\250')" "$tmp/u.html" || ! grep -qF 'Sep\u2028\u2029' "$tmp/u.html"; then
+		echo "FAIL: U+2028/U+2029 in a name are not escaped in the page's script"; fail=1
+	fi
 else
 	echo "FAIL: report of UTF-8 names"; fail=1
 fi
