@@ -444,6 +444,9 @@ static int sink_open_file(tk_sink *s, const char *path, int compress,
 	int rc;
 
 	sink_init(s);
+	if (!*path)
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "the output's name is empty");
 	/* found now, not at the rename once all is written */
 	if (strcmp(path, "-") != 0 && n &&
 	    (path[n - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))))
@@ -501,6 +504,9 @@ int tk_sink_open_dir(tk_sink *s, const char *path, tk_error *err)
 
 	sink_init(s);
 	s->is_dir = 1;
+	if (!*path)
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "the output's name is empty");
 	if (strcmp(path, "-") == 0)
 		return tk_err_set(err, TK_E_USAGE, "<stdout>", 0, 0,
 				  "this format writes a directory: give its path, not standard output");

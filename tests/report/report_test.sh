@@ -210,6 +210,14 @@ if "$cli" report -q --strict "$tmp/bad.btf" -o "$tmp/bad.html" 2>/dev/null; then
 fi
 if ls "$tmp"/bad.html* >/dev/null 2>&1; then echo "FAIL: a failed run left a file"; fail=1; fi
 "$cli" report "$root/examples/demo.btf" > /dev/null 2>&1 && { echo "FAIL: no -o accepted"; fail=1; }
+# -o '' (an empty name): one error that says so, for the report and an export
+for c in "report -q $root/examples/demo.btf -o" "convert -q $root/examples/demo.btf --to json" "convert -q $root/examples/demo.btf --to ctf"; do
+	(cd "$tmp" && "$cli" $c '' 2> "$tmp/empty.err")
+	st=$?
+	if [ $st -ne 2 ] || [ "$(wc -l < "$tmp/empty.err")" -ne 1 ] || ! grep -q "name is empty" "$tmp/empty.err"; then
+		echo "FAIL: $c '': exit $st: $(cat "$tmp/empty.err")"; fail=1
+	fi
+done
 # -o naming the trace itself (or a link to it) is an error: the trace stays
 cp "$root/examples/demo.btf" "$tmp/self.btf" && ln -s self.btf "$tmp/self-link.html"
 for o in "$tmp/self.btf" "$tmp/self-link.html"; do
