@@ -1029,8 +1029,10 @@ TK_API void tk_temp_remove_all(void);
  * s[0..n) as a JSON string, with its quotes, on fp: '"' and '\' escaped,
  * control characters (and DEL) as \n, \r, \t or \u00XX, valid UTF-8 as it
  * is, a byte that is not part of a well-formed UTF-8 sequence as \ufffd;
- * with `html` non-zero '<', '>' and '&' are escaped too (\u003c ...), so
- * the string is safe inside a <script> element (the report's data).  The
+ * with `html` non-zero '<', '>' and '&' are escaped too (\u003c ...), and
+ * U+2028 and U+2029 (\u2028, \u2029: JavaScript before ES2019 cannot hold
+ * them in a string literal), so the string is safe inside a <script>
+ * element (the report's data).  The
  * one JSON string writer of the library and of tracekit's outputs.
  */
 TK_API void tk_json_write_str(FILE *fp, const char *s, size_t n, int html);

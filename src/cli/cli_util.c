@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 /*
  * The library's messages speak of the API, never of flags (a library user
@@ -363,6 +364,20 @@ void cli_warning_total_to(FILE *fp, uint64_t n, const cli_read_opts *o)
 const char *cli_input_name(const char *path)
 {
 	return strcmp(path, "-") ? path : "<stdin>";
+}
+
+int cli_out_is_in(const char *in, const char *out)
+{
+	struct stat si, so;
+
+	if (strcmp(out, "-") == 0 ||
+	    (strcmp(in, "-") == 0 ? fstat(0, &si) : stat(in, &si)) != 0 ||
+	    stat(out, &so) != 0 || !S_ISREG(so.st_mode) ||
+	    si.st_dev != so.st_dev || si.st_ino != so.st_ino)
+		return 0;
+	fprintf(stderr, "%s: error: the output is the input %s (it would be replaced): name another file\n",
+		out, cli_input_name(in));
+	return 1;
 }
 
 /* the most events cli_pipe() takes from the reader at a time */

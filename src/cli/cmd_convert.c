@@ -118,6 +118,8 @@ int cmd_convert(int argc, char **argv)
 	if ((ret = cli_view_run(argc, argv, &args, NULL, to, out)) >= 0)
 		goto out;
 	ret = EXIT_BAD;
+	if (cli_out_is_in(args.v[0], out))
+		goto out;
 	if (!to) {
 		if (strcmp(out, "-") == 0) {
 			cli_usage_error("convert", "writing to standard output needs --to FORMAT");

@@ -132,6 +132,8 @@ int cmd_report(int argc, char **argv)
 		cli_usage_error("report", "expected FILE and -o OUT.html");
 		goto out;
 	}
+	if (cli_out_is_in(args.v[0], out))
+		goto out;
 	tk_error_clear(&err);
 	if (reqpath && tk_reqs_read(&reqs, reqpath, &err) < 0) {
 		cli_error(&err);

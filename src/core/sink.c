@@ -398,6 +398,43 @@ static int open_direct(tk_sink *s, const char *path, int compress,
 	return TK_OK;
 }
 
+/* The name a symbolic link leads to in the end, when that name does not
+ * exist yet (realpath() fails there): each link's target, relative ones
+ * read from the link's directory, until a name that is no link; NULL when
+ * that is not found (a loop, an error). */
+static char *dangling_target(const char *path)
+{
+	char *cur = strdup(path), *next = NULL;
+	char buf[PATH_MAX];
+	struct stat st;
+	int hops;
+
+	for (hops = 0; cur && hops < 40; hops++) {
+		ssize_t k = readlink(cur, buf, sizeof(buf) - 1);
+		const char *slash = strrchr(cur, '/');
+		size_t dir;
+
+		if (k <= 0)
+			break;
+		buf[k] = '\0';
+		dir = (buf[0] == '/' || !slash) ? 0 : (size_t)(slash - cur) + 1;
+		next = malloc(dir + (size_t)k + 1);
+		if (!next)
+			break;
+		memcpy(next, cur, dir);
+		memcpy(next + dir, buf, (size_t)k + 1);
+		free(cur);
+		cur = next;
+		next = NULL;
+		if (lstat(cur, &st) != 0)
+			return cur;     /* the name to create */
+		if (!S_ISLNK(st.st_mode))
+			break;          /* exists: realpath() had its say */
+	}
+	free(cur);
+	return NULL;
+}
+
 static int sink_open_file(tk_sink *s, const char *path, int compress,
 			  tk_error *err)
 {
@@ -407,6 +444,9 @@ static int sink_open_file(tk_sink *s, const char *path, int compress,
 	int rc;
 
 	sink_init(s);
+	if (!*path)
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "the output's name is empty");
 	/* found now, not at the rename once all is written */
 	if (strcmp(path, "-") != 0 && n &&
 	    (path[n - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))))
@@ -426,7 +466,8 @@ static int sink_open_file(tk_sink *s, const char *path, int compress,
 	 * replaced, the link kept (a temporary renamed over the link would
 	 * put a file in its place); messages name `path` as given */
 	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
-	    (real = realpath(path, NULL)) != NULL)
+	    ((real = realpath(path, NULL)) != NULL ||
+	     (real = dangling_target(path)) != NULL))
 		n = strlen(real);
 	s->path = malloc(n + 1);
 	s->tmp = malloc(n + TEMP_EXTRA);
@@ -463,6 +504,9 @@ int tk_sink_open_dir(tk_sink *s, const char *path, tk_error *err)
 
 	sink_init(s);
 	s->is_dir = 1;
+	if (!*path)
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "the output's name is empty");
 	if (strcmp(path, "-") == 0)
 		return tk_err_set(err, TK_E_USAGE, "<stdout>", 0, 0,
 				  "this format writes a directory: give its path, not standard output");

@@ -207,8 +207,17 @@ void tk_json_write_str(FILE *fp, const char *s, size_t n, int html)
 		else if (c < 0x80)
 			fputc(c, fp);
 		else if ((len = tk_utf8_len((const unsigned char *)s + i, n - i))) {
-			/* valid UTF-8 as it is */
-			fwrite(s + i, 1, len, fp);
+			/* valid UTF-8 as it is; in a <script>, U+2028 and
+			 * U+2029 escaped (JavaScript before ES2019 ends a
+			 * string literal at them, JSON does not) */
+			if (html && len == 3 && c == 0xe2 &&
+			    (unsigned char)s[i + 1] == 0x80 &&
+			    ((unsigned char)s[i + 2] == 0xa8 ||
+			     (unsigned char)s[i + 2] == 0xa9))
+				fprintf(fp, "\\u%04x",
+					(unsigned)(0x2000 + (unsigned char)s[i + 2] - 0x80));
+			else
+				fwrite(s + i, 1, len, fp);
 			i += len - 1;
 		} else {
 			fputs("\\ufffd", fp); /* a stray byte */

@@ -350,6 +350,23 @@ if r.returncode == 0 or os.path.exists(os.path.join(tmp, "back_strict")):
     fail(f"time going back, strict: rc {r.returncode}")
 nothing_left("back strict", "back_strict")
 
+# times at 2^63 - 1 ns and beyond: babeltrace2 counts ns from the origin
+# in an int64 and refuses the whole stream there, so they are refused with
+# one error and nothing left; just below, babeltrace2 reads the trace
+for k, (scale, t, ok) in enumerate((("ns", 2**63 - 1, False), ("us", 9223372036854775, False),
+                                     ("ns", 2**63 - 2, True), ("us", 9223372036854774, True))):
+    big = os.path.join(tmp, f"big{k}.btf")
+    open(big, "w").write(f"#version 2.3.0\n#timescale {scale}\n0,C,0,T,A,0,start\n{t},C,0,T,A,0,terminate\n")
+    r = convert(big, os.path.join(tmp, f"big{k}_out"))
+    if ok:
+        b = run(["babeltrace2", os.path.join(tmp, f"big{k}_out")])
+        if r.returncode != 0 or b.returncode != 0 or len(b.stdout.splitlines()) != 2:
+            fail(f"time {t} {scale}: convert {r.returncode} {r.stderr.strip()}, babeltrace2 {b.returncode} {b.stderr.strip()[-300:]}")
+    elif r.returncode != 2 or len(r.stderr.strip().splitlines()) != 1 or \
+            "2^63 - 1 ns" not in r.stderr or os.path.exists(os.path.join(tmp, f"big{k}_out")):
+        fail(f"time {t} {scale}: want one error and no output, got {r.returncode} {r.stderr.strip()}")
+    nothing_left(f"time {t} {scale}", f"big{k}_out")
+
 # a trace with no events: metadata without classes, no stream file
 empty = os.path.join(tmp, "empty.btf")
 open(empty, "w").write("#version 2.3.0\n#timescale ns\n")

@@ -7,7 +7,8 @@ entity.name, babeltrace2 reads the CTF, the text formats decode, the
 strings of a binary one are UTF-8 among its bytes); VCD
 writes every byte outside '!'..'~' as '_'.  --strict refuses each, leaving
 no output.  The BTF reader's encoding option reads a Latin-1 or Windows-
-1252 file as UTF-8 (no warning, the names as meant).
+1252 file as UTF-8 (no warning, the names as meant).  OUT naming IN (a
+link to it, or the file on standard input) is refused for every writer.
 
 Usage: utf8_writers.py TRACEKIT"""
 import csv
@@ -149,6 +150,39 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run(['cat', '--input-option', 'encoding=cp1252', cp])
     if p.returncode != 0 or '\u20ac\u0153\u0081,' not in p.stdout.decode('utf-8'):
         failures.append('encoding=cp1252: %r' % p.stdout)
+
+# OUT naming IN itself (or a link to it) is refused for every writer, with
+# one error, the trace kept (it was replaced by its own conversion)
+with tempfile.TemporaryDirectory() as tmp:
+    for ext in WRITERS:
+        if ext == 'ctf':
+            continue    # a directory, and OUT must not exist
+        src = os.path.join(tmp, 'self.' + ext)
+        with open(src, 'wb') as f:
+            f.write(TASKS)
+        link = os.path.join(tmp, 'link.' + ext)
+        os.symlink('self.' + ext, link)
+        for out in (src, link):
+            p = run(['convert', '-q', '--from', 'btf', '--to', ext, src, out])
+            with open(src, 'rb') as f:
+                kept = f.read() == TASKS
+            if p.returncode != 2 or len(p.stderr.splitlines()) != 1 or not kept:
+                failures.append('convert to %s over its input (%s): exit %d, kept %s: %r'
+                                % (ext, os.path.basename(out), p.returncode, kept, p.stderr))
+                with open(src, 'wb') as f:
+                    f.write(TASKS)
+        os.remove(link)
+    # and standard input read from OUT
+    src = os.path.join(tmp, 'self.btf')
+    with open(src, 'wb') as f:
+        f.write(TASKS)
+    with open(src, 'rb') as f:
+        p = subprocess.run([CLI, 'convert', '-q', '--from', 'btf', '-', src],
+                           stdin=f, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with open(src, 'rb') as f:
+        kept = f.read() == TASKS
+    if p.returncode != 2 or len(p.stderr.splitlines()) != 1 or not kept:
+        failures.append('convert - OUT < OUT: exit %d, kept %s: %r' % (p.returncode, kept, p.stderr))
 
 for f in failures:
     print('FAIL:', f)

@@ -191,11 +191,15 @@ if [ -f "$shared/corpus/btf/app4mc_example1_task_only_short.btf" ]; then
 fi
 # names in UTF-8 are kept as they are, a stray byte becomes U+FFFD, and
 # nothing in a name can close the page's <script>
-printf '#version 2.2.0\n#timescale ns\n0,Core_1,0,T,T\303\242che</script>,0,start\n5,Core_1,0,T,Bad\377,0,start\n9,Core_1,0,T,Bad\377,0,terminate\n10,Core_1,0,T,T\303\242che</script>,0,terminate\n' > "$tmp/u.btf"
+printf '#version 2.2.0\n#timescale ns\n0,Core_1,0,T,T\303\242che</script>,0,start\n5,Core_1,0,T,Bad\377,0,start\n9,Core_1,0,T,Bad\377,0,terminate\n9,Core_1,0,T,Sep\342\200\250\342\200\251,0,start\n10,Core_1,0,T,T\303\242che</script>,0,terminate\n' > "$tmp/u.btf"
 if "$cli" report -q "$tmp/u.btf" -o "$tmp/u.html"; then
 	grep -qF "$(printf 'T\303\242che\\u003c/script\\u003e')" "$tmp/u.html" ||
 		{ echo "FAIL: a UTF-8 name is not kept (or '</script>' not escaped)"; fail=1; }
 	grep -qF 'Bad\ufffd' "$tmp/u.html" || { echo "FAIL: a stray byte is not U+FFFD"; fail=1; }
+	# U+2028/U+2029 escaped: a script before ES2019 ends its string there
+	if grep -q "$(printf '\342\200\250')" "$tmp/u.html" || ! grep -qF 'Sep\u2028\u2029' "$tmp/u.html"; then
+		echo "FAIL: U+2028/U+2029 in a name are not escaped in the page's script"; fail=1
+	fi
 else
 	echo "FAIL: report of UTF-8 names"; fail=1
 fi
@@ -206,4 +210,30 @@ if "$cli" report -q --strict "$tmp/bad.btf" -o "$tmp/bad.html" 2>/dev/null; then
 fi
 if ls "$tmp"/bad.html* >/dev/null 2>&1; then echo "FAIL: a failed run left a file"; fail=1; fi
 "$cli" report "$root/examples/demo.btf" > /dev/null 2>&1 && { echo "FAIL: no -o accepted"; fail=1; }
+# -o '' (an empty name): one error that says so, for the report and an export
+for c in "report -q $root/examples/demo.btf -o" "convert -q $root/examples/demo.btf --to json" "convert -q $root/examples/demo.btf --to ctf"; do
+	(cd "$tmp" && "$cli" $c '' 2> "$tmp/empty.err")
+	st=$?
+	if [ $st -ne 2 ] || [ "$(wc -l < "$tmp/empty.err")" -ne 1 ] || ! grep -q "name is empty" "$tmp/empty.err"; then
+		echo "FAIL: $c '': exit $st: $(cat "$tmp/empty.err")"; fail=1
+	fi
+done
+# -o naming the trace itself (or a link to it) is an error: the trace stays
+cp "$root/examples/demo.btf" "$tmp/self.btf" && ln -s self.btf "$tmp/self-link.html"
+for o in "$tmp/self.btf" "$tmp/self-link.html"; do
+	"$cli" report -q "$tmp/self.btf" -o "$o" 2> "$tmp/self.err"
+	st=$?
+	if [ $st -ne 2 ] || [ "$(wc -l < "$tmp/self.err")" -ne 1 ] || ! cmp -s "$tmp/self.btf" "$root/examples/demo.btf"; then
+		echo "FAIL: report -o $(basename "$o") (the input): exit $st, the trace replaced or not one error: $(cat "$tmp/self.err")"; fail=1
+		cp "$root/examples/demo.btf" "$tmp/self.btf"
+	fi
+done
+# -o a symbolic link whose file is not there yet (a chain of two, one
+# relative): the links stay, the file they lead to is written
+mkdir "$tmp/ln"
+ln -s ln/page.html "$tmp/link1.html" && ln -s link1.html "$tmp/link2.html"
+if "$cli" report -q "$root/examples/demo.btf" -o "$tmp/link2.html" &&
+   [ -L "$tmp/link2.html" ] && [ -L "$tmp/link1.html" ] && [ -s "$tmp/ln/page.html" ]; then :; else
+	echo "FAIL: -o a dangling symbolic link: the link was not kept, or its file not written"; fail=1
+fi
 exit $fail

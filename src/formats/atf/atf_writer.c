@@ -555,9 +555,12 @@ static int out_esc(tk_writer *w, atf_writer *aw, const char *s, size_t n,
 	 * counted, refused under --strict; then what XML cannot hold */
 	if ((rc = tk_writer_text(w, s, n, &s, &n, err)) < 0)
 		return rc;
-	if (!xml_ok(s, n, 0))
+	if (!xml_ok(s, n, 0)) {
+		char q[64];
 		return tk_err_set(err, TK_E_UNSUPPORTED, aw->name, 0, 0,
-				  "'%.40s' is not text that XML can hold", s);
+				  "'%s' is not text that XML can hold",
+				  tk_quote(q, sizeof(q), s, s + n));
+	}
 	for (i = 0; i < n && rc == TK_OK; i++) {
 		/* text and attribute values alike: every one escaped */
 		const char *rep = tk_xml_escape(s[i], 1);
@@ -1195,8 +1198,10 @@ static int atf_writer_close(tk_writer *w, tk_error *err)
 				continue;
 			}
 			if (!xml_ok(nm, strlen(nm), 1)) {
+				char qn[64];
 				rc = tk_err_set(err, TK_E_UNSUPPORTED, aw->name, 0, 0,
-						"'%.40s' is not text that XML can hold", nm);
+						"'%s' is not text that XML can hold",
+						tk_quote(qn, sizeof(qn), nm, nm + strlen(nm)));
 				goto done;
 			}
 			refs[i].ref = maxref ? maxref : 1;

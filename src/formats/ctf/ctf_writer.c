@@ -42,7 +42,8 @@
  * Times are not rebased (offset 0), so cycles = ticks * (num/g).  The
  * clock's last value, 2^64 - 1, is refused: CTF readers take an all-ones
  * clock value for "unknown" (babeltrace2 2.0 stops on a packet ending
- * there), so it cannot stand for a time.
+ * there), so it cannot stand for a time; so is a time of 2^63 - 1 ns or
+ * more (ns_fits()).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -435,6 +436,18 @@ static int clock_max(const ctf_writer *cw, const tk_event *ev, tk_error *err)
 			  (unsigned long long)cw->freq);
 }
 
+/* Whether CTF readers can place `cyc` in time: babeltrace2 counts
+ * nanoseconds from the clock's origin in a signed 64-bit number, computed
+ * as the cycles themselves for a 1 GHz clock and otherwise in double
+ * (1e9 * cycles / frequency), and refuses the whole stream (not only the
+ * event) when that reaches 2^63 - 1. */
+static int ns_fits(const ctf_writer *cw, uint64_t cyc)
+{
+	if (cw->freq == 1000000000ull)
+		return cyc < (uint64_t)INT64_MAX;
+	return 1e9 * (double)cyc / (double)cw->freq < 0x1p63;
+}
+
 static int ctf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	ctf_writer *cw = w->impl;
@@ -469,6 +482,10 @@ static int ctf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		if (cyc == UINT64_MAX)
 			return clock_max(cw, ev, err);
 	}
+	if (!ns_fits(cw, cyc))
+		return tk_err_set(err, TK_E_RANGE, cw->name, 0, 0,
+				  "time %llu is 2^63 - 1 ns or more after the clock's origin, which CTF readers (babeltrace2) cannot place in time",
+				  (unsigned long long)ev->time);
 	if (cw->have_last && cyc < cw->last) {
 		if ((rc = lose(w, cw, L_BACKWARDS, ev, err)) < 0)
 			return rc;

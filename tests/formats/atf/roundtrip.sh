@@ -97,6 +97,14 @@ grep -q 'ATF cannot hold' "$tmp/err" || fail "strict message"
 printf '#version 2.2.1\n#timescale ns\n0,Core_0,0,T,bad\001name,0,start\n' > "$tmp/x.btf"
 "$cli" convert -q "$tmp/x.btf" "$tmp/x.atf" 2> /dev/null
 [ $? -eq 2 ] && [ ! -e "$tmp/x.atf" ] || fail "control character accepted"
+# and its message quotes the name without the control bytes (an escape
+# sequence would reach the terminal)
+printf '#version 2.2.1\n#timescale ns\n0,Core_0,0,T,bad\033]0;x\007\033[31mname,0,start\n' > "$tmp/x.btf"
+"$cli" convert -q "$tmp/x.btf" "$tmp/x.atf" 2> "$tmp/err"
+[ $? -eq 2 ] && [ ! -e "$tmp/x.atf" ] || fail "escape sequence accepted"
+[ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "is not text that XML can hold" "$tmp/err" || fail "message for an escape sequence: $(cat -v "$tmp/err")"
+[ "$(tr -d '\001-\010\013-\037\177' < "$tmp/err" | wc -c)" -eq "$(wc -c < "$tmp/err")" ] ||
+	fail "control bytes in the message: $(cat -v "$tmp/err")"
 # so is a name that holds U+FFFF (UTF-8, but no XML character)
 printf '#version 2.2.1\n#timescale ns\n0,Core_0,0,T,bad\357\277\277,0,start\n' > "$tmp/x.btf"
 "$cli" convert -q "$tmp/x.btf" "$tmp/x.atf" 2> "$tmp/err"
