@@ -221,5 +221,17 @@ out=$("$cli" stats "$tmp/lab.tarmac" --elf "$tmp/lab.elf" --format csv 2>&1)
 [ "$out" = "$(printf 'function,calls,self_instructions,instructions,self_time,time,unit\nmain,2,4,4,30,30,ns\ntail,1,2,2,20,20,ns')" ] ||
 	{ echo "FAIL: labels: $out"; fail=1; }
 
+# a function nested in another (foo inside main's range: overlapping
+# symbols): foo where it is, main around it, however the PC got there (was
+# main for all once in main, and [unknown] in main past foo when come from
+# foo)
+python3 "$here/mkelf.py" "$tmp/nest.elf" main:8000:100 foo:8010:4
+printf '1 clk IT (1) 00008000 e3a00001 A svc_usr : MOV r0,#1\n2 clk IT (2) 00008004 eb000001 A svc_usr : BL 0x8010\n3 clk IT (3) 00008010 e12fff1e A svc_usr : BX lr\n4 clk IT (4) 00008008 ea000004 A svc_usr : B 0x8020\n5 clk IT (5) 00008020 e3a00001 A svc_usr : MOV r0,#1\n' > "$tmp/nest.tarmac"
+out=$("$cli" tarmac folded "$tmp/nest.tarmac" --elf "$tmp/nest.elf" 2>&1)
+[ "$out" = "$(printf 'main 4\nmain;foo 1')" ] || { echo "FAIL: nested symbols, folded: $out"; fail=1; }
+printf '1 clk IT (1) 00008010 e1a0f00e A svc_usr : MOV pc,lr\n2 clk IT (2) 00008020 e3a00001 A svc_usr : MOV r0,#1\n' > "$tmp/nest2.tarmac"
+out=$("$cli" tarmac folded "$tmp/nest2.tarmac" --elf "$tmp/nest.elf" 2>&1)
+[ "$out" = "$(printf 'foo 1\nmain 1')" ] || { echo "FAIL: nested symbols, from the inner one: $out"; fail=1; }
+
 [ $fail = 0 ] && echo "tarmac profile: all checks passed (real ELF: $real)"
 exit $fail
