@@ -152,6 +152,10 @@ const char *cli_error_text(const tk_error *err, const char *severity,
 			   char *buf, size_t size);
 void cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/** 1, with "OUT: error: the output is the input IN" printed, when the
+ *  file OUT names exists and is the file IN ('-' for either: 0): written
+ *  under a temporary name and renamed, it would replace its input. */
+int cli_output_is_input(const char *out, const char *in);
 
 /** Open a reader, printing warnings to stderr unless quiet. */
 int cli_open(tk_reader **r, const char *path, const cli_read_opts *o);

@@ -1,5 +1,6 @@
 /* cli_util.c - error printing, opening readers, filters, the copy loop. */
 #include "cli.h"
+#include <sys/stat.h>
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -63,6 +64,18 @@ void cli_error(const tk_error *err)
 	char buf[1280];
 
 	fprintf(stderr, "%s\n", cli_error_text(err, "error", buf, sizeof(buf)));
+}
+
+int cli_output_is_input(const char *out, const char *in)
+{
+	struct stat so, si;
+
+	if (!out || !in || strcmp(out, "-") == 0 || strcmp(in, "-") == 0 ||
+	    stat(out, &so) != 0 || stat(in, &si) != 0 ||
+	    so.st_dev != si.st_dev || so.st_ino != si.st_ino)
+		return 0;
+	fprintf(stderr, "%s: error: the output is the input %s\n", out, in);
+	return 1;
 }
 
 void cli_usage_error(const char *cmd, const char *fmt, ...)

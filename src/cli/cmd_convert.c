@@ -114,6 +114,9 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	}
 	out = args.v[1];
+	ret = EXIT_BAD;
+	if (cli_output_is_input(out, args.v[0]))
+		goto out;
 	/* an output of a format's own command (cli.h) */
 	if ((ret = cli_view_run(argc, argv, &args, NULL, to, out)) >= 0)
 		goto out;

@@ -146,6 +146,22 @@ printf '#version 2.2\n#timeScale ns\n0,Core_0,0,T,A,0,activate\n' > "$tmp/t.btf"
 	{ echo "FAIL folded from BTF: $(cat "$tmp/err")"; fail=1; }
 "$cli" convert "$tmp/t.btf" "$tmp/y.folded" 2> "$tmp/err"
 [ $? = 2 ] && [ ! -e "$tmp/y.folded" ] || { echo "FAIL folded from BTF without --elf: $(cat "$tmp/err")"; fail=1; }
+# an output that is the log or the ELF (a hard link too): refused, both
+# left as they were (they were replaced by the output, exit 0)
+cp "$tmp/gen/log.tarmac" "$tmp/self.tarmac"; cp "$tmp/gen/prog.elf" "$tmp/self.elf"
+ln -f "$tmp/self.tarmac" "$tmp/self-link.tarmac"
+for args in "folded $tmp/self.tarmac --elf $tmp/self.elf -o $tmp/self.tarmac" \
+	    "folded $tmp/self.tarmac --elf $tmp/self.elf -o $tmp/self.elf" \
+	    "folded $tmp/self.tarmac --elf $tmp/self.elf -o $tmp/self-link.tarmac" \
+	    "vcd $tmp/self.tarmac $tmp/self.tarmac" \
+	    "vcd $tmp/self.tarmac $tmp/self.elf --elf $tmp/self.elf"; do
+	# shellcheck disable=SC2086
+	"$cli" tarmac $args 2> "$tmp/err"
+	[ $? = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q ": error: the output is the input " "$tmp/err" &&
+	cmp -s "$tmp/self.tarmac" "$tmp/gen/log.tarmac" && cmp -s "$tmp/self.elf" "$tmp/gen/prog.elf" ||
+		{ echo "FAIL output over input (tarmac $args): $(cat "$tmp/err")"; fail=1;
+		  cp "$tmp/gen/log.tarmac" "$tmp/self.tarmac"; cp "$tmp/gen/prog.elf" "$tmp/self.elf"; }
+done
 # tarmac folded: the same errors
 "$cli" tarmac folded "$tmp/gen/log.tarmac" -o "$tmp/x.folded" 2> "$tmp/err"
 [ $? = 2 ] && [ ! -e "$tmp/x.folded" ] &&
