@@ -162,6 +162,14 @@ for args in "folded $tmp/self.tarmac --elf $tmp/self.elf -o $tmp/self.tarmac" \
 		{ echo "FAIL output over input (tarmac $args): $(cat "$tmp/err")"; fail=1;
 		  cp "$tmp/gen/log.tarmac" "$tmp/self.tarmac"; cp "$tmp/gen/prog.elf" "$tmp/self.elf"; }
 done
+# calls --function naming no symbol (a typo): an error, not an empty
+# list with exit 0
+out=$("$cli" tarmac calls "$tmp/gen/log.tarmac" --elf "$tmp/gen/prog.elf" --function nosuch 2> "$tmp/err")
+[ $? = 2 ] && [ -z "$out" ] && [ "$(wc -l < "$tmp/err")" = 1 ] &&
+grep -q "prog.elf: error: no function 'nosuch' (--function) among its symbols" "$tmp/err" ||
+	{ echo "FAIL calls --function nosuch: $out $(cat "$tmp/err")"; fail=1; }
+"$cli" tarmac calls "$tmp/gen/log.tarmac" --elf "$tmp/gen/prog.elf" --function foo | grep -q "^foo  (call" ||
+	{ echo "FAIL calls --function foo"; fail=1; }
 # tarmac folded: the same errors
 "$cli" tarmac folded "$tmp/gen/log.tarmac" -o "$tmp/x.folded" 2> "$tmp/err"
 [ $? = 2 ] && [ ! -e "$tmp/x.folded" ] &&
