@@ -71,7 +71,8 @@ TK_API const tk_symbol *tk_symtab_get(const tk_symtab *st, size_t i);
  */
 TK_API void tk_symtab_shift(tk_symtab *st, uint64_t offset);
 
-/** Index of the function holding `address`, or -1. */
+/** Index of the function holding `address`, or -1; of symbols whose
+ * ranges overlap, the one that starts last (the innermost). */
 TK_API long tk_symtab_find(const tk_symtab *st, uint64_t address);
 
 /** Free; NULL is allowed. */

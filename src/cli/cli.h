@@ -236,10 +236,11 @@ int cli_filter_names(const cli_filter *f, const char *entity, size_t len,
 		     const char *type);
 void cli_filter_free(cli_filter *f);
 
-/** Whether out names the same regular file as in (the output would replace
- *  the trace being read; symbolic links followed; in "-": the file on
- *  standard input): 1 with a one-line error printed, else 0.  Devices and
- *  pipes (/dev/stdout for both) are not. */
+/** Whether out names the same regular file as in (the output, written
+ *  under a temporary name and renamed, would replace the input; symbolic
+ *  and hard links followed; in "-": the file on standard input; in NULL:
+ *  0): 1 with a one-line error printed, else 0.  Devices and pipes
+ *  (/dev/stdout for both) are not. */
 int cli_out_is_in(const char *in, const char *out);
 
 /** Copy the events of r (filtered by its query) into a writer on out, with the writer's

@@ -370,7 +370,7 @@ int cli_out_is_in(const char *in, const char *out)
 {
 	struct stat si, so;
 
-	if (strcmp(out, "-") == 0 ||
+	if (!in || !out || strcmp(out, "-") == 0 ||
 	    (strcmp(in, "-") == 0 ? fstat(0, &si) : stat(in, &si)) != 0 ||
 	    stat(out, &so) != 0 || !S_ISREG(so.st_mode) ||
 	    si.st_dev != so.st_dev || si.st_ino != so.st_ino)

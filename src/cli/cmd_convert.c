@@ -114,12 +114,13 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	}
 	out = args.v[1];
+	ret = EXIT_BAD;
+	if (cli_out_is_in(args.v[0], out))
+		goto out;
 	/* an output of a format's own command (cli.h) */
 	if ((ret = cli_view_run(argc, argv, &args, NULL, to, out)) >= 0)
 		goto out;
 	ret = EXIT_BAD;
-	if (cli_out_is_in(args.v[0], out))
-		goto out;
 	if (!to) {
 		if (strcmp(out, "-") == 0) {
 			cli_usage_error("convert", "writing to standard output needs --to FORMAT");

@@ -266,6 +266,8 @@ int cmd_shark(int argc, char **argv)
 		cli_usage_error("shark", "unknown tool '%s' (list or pwc)", args.v[0]);
 		return EXIT_BAD;
 	}
+	if (cli_out_is_in(args.v[1], out))
+		return EXIT_BAD;
 	/* whatever its content, as the S.Ha.R.K. tools read it */
 	tk_reader_opts_init(&ro);
 	ro.format = "shark";

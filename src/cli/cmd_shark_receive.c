@@ -380,10 +380,10 @@ int cmd_shark_receive(int argc, char **argv)
 	cli_args args = { { NULL }, 0 };
 	unsigned long port = 20000, count = 0, idle = 0, timeout = 0;
 	const char *bind_addr = "127.0.0.1", *path;
-	int verbose = 0, quiet = 0, c, fd = -1, ret = EXIT_BAD;
+	int verbose = 0, quiet = 0, c, fd = -1, ret = EXIT_BAD, rc, timeout_hit = 0;
 	struct sockaddr_in me;
 	socklen_t melen = sizeof(me);
-	struct sigaction sa, old_act[3];
+	struct sigaction sa, old_act[3], old_alrm;
 	sigset_t stopset, waitmask, oldmask;
 	recv_state st;
 	uint8_t *buf = NULL;
@@ -453,14 +453,14 @@ int cmd_shark_receive(int argc, char **argv)
 	sigemptyset(&stopset);
 	for (i = 0; i < 3; i++)
 		sigaddset(&stopset, stop_sigs[i]);
-	sigprocmask(SIG_BLOCK, &stopset, &oldmask);
+	sigprocmask(SIG_SETMASK, NULL, &oldmask);
 	waitmask = oldmask;
 	for (i = 0; i < 3; i++)
 		sigdelset(&waitmask, stop_sigs[i]);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = 0;
+	sa.sa_flags = 0;  /* no SA_RESTART: a blocking open() is interrupted */
 	stop_signal = 0;
 	for (i = 0; i < 3; i++)
 		sigaction(stop_sigs[i], &sa, &old_act[i]);
@@ -469,12 +469,30 @@ int cmd_shark_receive(int argc, char **argv)
 		fprintf(stderr, "tracekit shark-receive: out of memory\n");
 		goto out_sig;
 	}
-	/* the output first: a path that cannot be written loses nothing */
+	/* the output first: a path that cannot be written loses nothing.
+	 * The stop signals are not blocked yet: opening a FIFO waits for a
+	 * reader, and a signal must end that wait */
 	tk_error_clear(&err);
-	if (tk_output_open(&out, path, &err) < 0) {
-		cli_error(&err);
+	sigaction(SIGALRM, &sa, &old_alrm);
+	if (timeout)
+		alarm((unsigned)timeout);
+	rc = tk_output_open(&out, path, &err);
+	alarm(0);
+	sigaction(SIGALRM, &old_alrm, NULL);
+	if (rc < 0) {
+		if (stop_signal == SIGALRM)
+			fprintf(stderr, "%s: error: --timeout %lu reached while opening it (no reader of a FIFO?)\n",
+				path, timeout);
+		else if (stop_signal)
+			fprintf(stderr, "%s: error: stopped by signal %d while opening it (no reader of a FIFO?)\n",
+				path, (int)stop_signal);
+		else
+			cli_error(&err);
 		goto out_sig;
 	}
+	if (stop_signal == SIGALRM)  /* --timeout as the open ended: ends below */
+		stop_signal = 0, timeout_hit = 1;
+	sigprocmask(SIG_BLOCK, &stopset, NULL);
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&me, sizeof(me)) != 0 ||
 	    getsockname(fd, (struct sockaddr *)&me, &melen) != 0) {
@@ -487,12 +505,11 @@ int cmd_shark_receive(int argc, char **argv)
 		fprintf(stderr, "shark-receive: listening on %s:%u\n", bind_addr,
 			(unsigned)ntohs(me.sin_port));
 	start = now_ms();
-	while (!stop_signal && !(count && st.records >= count)) {
+	while (!stop_signal && !timeout_hit && !(count && st.records >= count)) {
 		struct pollfd pfd = { fd, POLLIN, 0 };
 		uint64_t now = now_ms(), wait = UINT64_MAX;
 		struct timespec ts;
 		ssize_t n;
-		int rc;
 
 		if (timeout) {
 			uint64_t end = start + (uint64_t)timeout * 1000u;

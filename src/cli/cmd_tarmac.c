@@ -186,6 +186,9 @@ int cmd_tarmac(int argc, char **argv)
 			cli_usage_error("tarmac", "vcd: only --from, --strict and -q apply");
 			goto out;
 		}
+		if (cli_out_is_in(args.v[1], args.v[2]) ||
+		    cli_out_is_in(ta.elf, args.v[2]))
+			goto out;
 		ret = cli_tarmac_vcd(args.v[1], args.v[2], &ta, &ro);
 		goto out;
 	}
@@ -233,6 +236,8 @@ int cmd_tarmac(int argc, char **argv)
 		cli_usage_error("tarmac", "folded: --function does not apply");
 		goto out;
 	}
+	if (cli_out_is_in(args.v[1], out) || cli_out_is_in(ta.elf, out))
+		goto out;
 	ret = cli_tarmac_folded("tarmac", args.v[1], out, &ta, NULL, &ro);
 out:
 	cli_tarmac_args_free(&ta);

@@ -1141,6 +1141,18 @@ int cli_tarmac_calls(const char *path, const cli_tarmac_args *a,
 		tk_input_close(in);
 		goto out;
 	}
+	/* a name no symbol has (a typo) would list nothing, exit 0 */
+	if (function && function[0] != '[') {
+		size_t k, nsym = tk_symtab_count(syms);
+		for (k = 0; k < nsym && strcmp(tk_symtab_get(syms, k)->name, function) != 0; k++)
+			;
+		if (k == nsym) {
+			fprintf(stderr, "%s: error: no function '%s' (--function) among its symbols\n",
+				a->elf, function);
+			tk_input_close(in);
+			goto out;
+		}
+	}
 	tk_tarmac_profile_log_calls(prof);
 	if (open_log(&tr, in, ro->strict, ro->quiet) < 0)
 		goto out;

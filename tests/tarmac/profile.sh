@@ -146,6 +146,30 @@ printf '#version 2.2\n#timeScale ns\n0,Core_0,0,T,A,0,activate\n' > "$tmp/t.btf"
 	{ echo "FAIL folded from BTF: $(cat "$tmp/err")"; fail=1; }
 "$cli" convert "$tmp/t.btf" "$tmp/y.folded" 2> "$tmp/err"
 [ $? = 2 ] && [ ! -e "$tmp/y.folded" ] || { echo "FAIL folded from BTF without --elf: $(cat "$tmp/err")"; fail=1; }
+# an output that is the log or the ELF (a hard link too): refused, both
+# left as they were (they were replaced by the output, exit 0)
+cp "$tmp/gen/log.tarmac" "$tmp/self.tarmac"; cp "$tmp/gen/prog.elf" "$tmp/self.elf"
+ln -f "$tmp/self.tarmac" "$tmp/self-link.tarmac"
+for args in "folded $tmp/self.tarmac --elf $tmp/self.elf -o $tmp/self.tarmac" \
+	    "folded $tmp/self.tarmac --elf $tmp/self.elf -o $tmp/self.elf" \
+	    "folded $tmp/self.tarmac --elf $tmp/self.elf -o $tmp/self-link.tarmac" \
+	    "vcd $tmp/self.tarmac $tmp/self.tarmac" \
+	    "vcd $tmp/self.tarmac $tmp/self.elf --elf $tmp/self.elf"; do
+	# shellcheck disable=SC2086
+	"$cli" tarmac $args 2> "$tmp/err"
+	[ $? = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q ": error: the output is the input " "$tmp/err" &&
+	cmp -s "$tmp/self.tarmac" "$tmp/gen/log.tarmac" && cmp -s "$tmp/self.elf" "$tmp/gen/prog.elf" ||
+		{ echo "FAIL output over input (tarmac $args): $(cat "$tmp/err")"; fail=1;
+		  cp "$tmp/gen/log.tarmac" "$tmp/self.tarmac"; cp "$tmp/gen/prog.elf" "$tmp/self.elf"; }
+done
+# calls --function naming no symbol (a typo): an error, not an empty
+# list with exit 0
+out=$("$cli" tarmac calls "$tmp/gen/log.tarmac" --elf "$tmp/gen/prog.elf" --function nosuch 2> "$tmp/err")
+[ $? = 2 ] && [ -z "$out" ] && [ "$(wc -l < "$tmp/err")" = 1 ] &&
+grep -q "prog.elf: error: no function 'nosuch' (--function) among its symbols" "$tmp/err" ||
+	{ echo "FAIL calls --function nosuch: $out $(cat "$tmp/err")"; fail=1; }
+"$cli" tarmac calls "$tmp/gen/log.tarmac" --elf "$tmp/gen/prog.elf" --function foo | grep -q "^foo  (call" ||
+	{ echo "FAIL calls --function foo"; fail=1; }
 # tarmac folded: the same errors
 "$cli" tarmac folded "$tmp/gen/log.tarmac" -o "$tmp/x.folded" 2> "$tmp/err"
 [ $? = 2 ] && [ ! -e "$tmp/x.folded" ] &&
@@ -220,6 +244,18 @@ printf '10 ns IT (00000100:1) 00000100 2001 T16 MOVS r0,#1\n20 ns IT (00000104:2
 out=$("$cli" stats "$tmp/lab.tarmac" --elf "$tmp/lab.elf" --format csv 2>&1)
 [ "$out" = "$(printf 'function,calls,self_instructions,instructions,self_time,time,unit\nmain,2,4,4,30,30,ns\ntail,1,2,2,20,20,ns')" ] ||
 	{ echo "FAIL: labels: $out"; fail=1; }
+
+# a function nested in another (foo inside main's range: overlapping
+# symbols): foo where it is, main around it, however the PC got there (was
+# main for all once in main, and [unknown] in main past foo when come from
+# foo)
+python3 "$here/mkelf.py" "$tmp/nest.elf" main:8000:100 foo:8010:4
+printf '1 clk IT (1) 00008000 e3a00001 A svc_usr : MOV r0,#1\n2 clk IT (2) 00008004 eb000001 A svc_usr : BL 0x8010\n3 clk IT (3) 00008010 e12fff1e A svc_usr : BX lr\n4 clk IT (4) 00008008 ea000004 A svc_usr : B 0x8020\n5 clk IT (5) 00008020 e3a00001 A svc_usr : MOV r0,#1\n' > "$tmp/nest.tarmac"
+out=$("$cli" tarmac folded "$tmp/nest.tarmac" --elf "$tmp/nest.elf" 2>&1)
+[ "$out" = "$(printf 'main 4\nmain;foo 1')" ] || { echo "FAIL: nested symbols, folded: $out"; fail=1; }
+printf '1 clk IT (1) 00008010 e1a0f00e A svc_usr : MOV pc,lr\n2 clk IT (2) 00008020 e3a00001 A svc_usr : MOV r0,#1\n' > "$tmp/nest2.tarmac"
+out=$("$cli" tarmac folded "$tmp/nest2.tarmac" --elf "$tmp/nest.elf" 2>&1)
+[ "$out" = "$(printf 'foo 1\nmain 1')" ] || { echo "FAIL: nested symbols, from the inner one: $out"; fail=1; }
 
 [ $fail = 0 ] && echo "tarmac profile: all checks passed (real ELF: $real)"
 exit $fail

@@ -110,6 +110,11 @@ int tarmac_later(uint64_t t, tk_tarmac_unit tu, uint64_t v, tk_tarmac_unit vu);
 enum { TARMAC_EV_NONE = 0, TARMAC_EV_ENTRY = 1, TARMAC_EV_RESET = 2 };
 int tarmac_event_class(const tk_tarmac_record *rec);
 
+/* tk_symtab_find(), and in [*from, *to) the addresses with the same
+ * answer (when it is not -1): a cache of the search */
+long tk_symtab_find_span(const tk_symtab *st, uint64_t address,
+			 uint64_t *from, uint64_t *to);
+
 /* Registers the exception rules look at (names in any case). */
 enum { TARMAC_REG_OTHER = 0, TARMAC_REG_LR, TARMAC_REG_PSR /* psr xpsr ipsr */,
        TARMAC_REG_CPSR, TARMAC_REG_STACK /* MSP PSP ..., r13_main */ };

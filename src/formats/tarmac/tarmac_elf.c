@@ -21,7 +21,44 @@ struct tk_symtab {
 	tk_symbol *syms;
 	size_t count;
 	char *names;
+	/* outer[i]: the last symbol before i whose range holds syms[i]'s
+	 * start (a function another one is nested in, or overlaps), or -1;
+	 * the chain from i holds every symbol covering that start */
+	long *outer;
 };
+
+/* the end of a symbol, at most 2^64 - 1 */
+static uint64_t sym_end(const tk_symbol *y)
+{
+	return y->address + y->size < y->address ? UINT64_MAX
+						  : y->address + y->size;
+}
+
+/* outer[] for syms[0 .. count) in address order: a stack of the symbols
+ * that may still cover a later start (ends past it) */
+static int set_outer(tk_symtab *st)
+{
+	long *stack = NULL, *o;
+	size_t i, n = 0;
+
+	o = st->count ? realloc(st->outer, st->count * sizeof(*o)) : st->outer;
+	if (st->count && !o)
+		return -1;
+	st->outer = o;
+	if (!st->count)
+		return 0;
+	stack = malloc(st->count * sizeof(*stack));
+	if (!stack)
+		return -1;
+	for (i = 0; i < st->count; i++) {
+		while (n && sym_end(&st->syms[stack[n - 1]]) <= st->syms[i].address)
+			n--;
+		o[i] = n ? stack[n - 1] : -1;
+		stack[n++] = (long)i;
+	}
+	free(stack);
+	return 0;
+}
 
 enum { RAW_FUNC = 0, RAW_LABEL = 1, RAW_DATA = 2 /* $d: ends a label */ };
 
@@ -199,6 +236,8 @@ static int symtab_read(tk_symtab **out, const char *path, int fd,
 		k++;
 	}
 	st->count = k;
+	if (set_outer(st) < 0)
+		goto nomem;
 	/* labels where no function is: to the next symbol of any kind */
 	nf = k;
 	for (i = 0; i < nraw; i++) {
@@ -232,6 +271,8 @@ static int symtab_read(tk_symtab **out, const char *path, int fd,
 		free(m);
 	}
 	st->count = k;
+	if (set_outer(st) < 0)
+		goto nomem;
 	st->names = names;
 	names = NULL;
 	*out = st;
@@ -303,11 +344,19 @@ void tk_symtab_shift(tk_symtab *st, uint64_t offset)
 		st->syms[i].address += offset;
 	/* those moved past 2^64 now come first */
 	qsort(st->syms, st->count, sizeof(*st->syms), cmp_sym);
+	if (set_outer(st) < 0) {
+		/* no room for the chains: each symbol alone (no nesting) */
+		free(st->outer);
+		st->outer = NULL;
+	}
 }
 
-long tk_symtab_find(const tk_symtab *st, uint64_t address)
+long tk_symtab_find_span(const tk_symtab *st, uint64_t address,
+			 uint64_t *from, uint64_t *to)
 {
 	size_t lo = 0, hi = st ? st->count : 0;
+	uint64_t start, end;
+	long b, s;
 
 	/* the last symbol starting at or below the address */
 	while (lo < hi) {
@@ -319,10 +368,33 @@ long tk_symtab_find(const tk_symtab *st, uint64_t address)
 	}
 	if (!lo)
 		return -1;
-	lo--;
-	if (address - st->syms[lo].address < st->syms[lo].size)
-		return (long)lo;
-	return -1;
+	b = (long)lo - 1;
+	/* or the innermost one it is nested in (overlapping symbols) */
+	start = st->syms[b].address;
+	for (s = b; s >= 0; s = st->outer ? st->outer[s] : -1) {
+		if (address - st->syms[s].address < st->syms[s].size)
+			break;
+		if (sym_end(&st->syms[s]) > start)
+			start = sym_end(&st->syms[s]);
+	}
+	if (s < 0)
+		return -1;
+	/* the addresses with the same answer: from the start of the last
+	 * symbol below (or past the ends of those nested in s that end
+	 * below the address) to s's end or the next symbol's start */
+	end = sym_end(&st->syms[s]);
+	if ((size_t)b + 1 < st->count && st->syms[b + 1].address < end)
+		end = st->syms[b + 1].address;
+	if (from)
+		*from = start;
+	if (to)
+		*to = end;
+	return s;
+}
+
+long tk_symtab_find(const tk_symtab *st, uint64_t address)
+{
+	return tk_symtab_find_span(st, address, NULL, NULL);
 }
 
 void tk_symtab_free(tk_symtab *st)
@@ -331,5 +403,6 @@ void tk_symtab_free(tk_symtab *st)
 		return;
 	free(st->syms);
 	free(st->names);
+	free(st->outer);
 	free(st);
 }

@@ -430,15 +430,12 @@ static long func_of(tk_tarmac_profile *p, pcore *c, uint64_t pc)
 
 	if (pc - c->lo < c->hi - c->lo)
 		return c->cur_sym;
-	s = tk_symtab_find(p->st, pc);
+	/* the range cached is where the answer stays the same: with nested
+	 * symbols, not the whole of the outer one */
+	s = tk_symtab_find_span(p->st, pc, &c->lo, &c->hi);
 	c->cur_sym = s;
-	if (s >= 0) {
-		const tk_symbol *y = tk_symtab_get(p->st, (size_t)s);
-		c->lo = y->address;
-		c->hi = y->address + y->size;
-	} else {
+	if (s < 0)
 		c->lo = c->hi = 0;
-	}
 	return s;
 }
 

@@ -16,7 +16,8 @@
 #    counts distinct records); packet 2 does; the repeats are counted.
 #    20000 copies of one datagram leave the receiver's peak memory flat.
 # 6. an output that cannot be created (no such directory) fails at once,
-#    exit 2, before listening.
+#    exit 2, before listening; a FIFO no one reads is given up on SIGTERM
+#    or at --timeout.
 # 7. SIGHUP and SIGTERM end the run like SIGINT: what came is written.
 # 8. a datagram of 61 records (the sender puts 60 at most) is refused and
 #    counted (exit 1); 300 datagrams of 4092 records (64 KB) leave the peak
@@ -195,6 +196,28 @@ if [ -r /proc/self/status ]; then
 fi
 
 # 6. an output that cannot be created: at once, before listening
+# a FIFO no one reads: the open waits for a reader; SIGTERM and --timeout
+# end that wait, exit 2 (the stop signals were blocked: it hung until
+# SIGKILL, whatever --timeout said)
+mkfifo "$tmp/fifo"
+"$cli" shark-receive --port 0 "$tmp/fifo" 2> "$tmp/err" &
+fpid=$!
+sleep 1
+kill -TERM $fpid
+i=0
+while kill -0 $fpid 2> /dev/null && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 $fpid 2> /dev/null; then
+	echo "FAIL fifo: SIGTERM did not end the open of a FIFO no one reads"; kill -KILL $fpid; fail=1
+fi
+wait $fpid
+rc=$?
+[ $rc -eq 2 ] && grep -q "fifo: error: stopped by signal 15 while opening it" "$tmp/err" ||
+	{ echo "FAIL fifo: exit $rc: $(cat "$tmp/err")"; fail=1; }
+timeout -k 2 10 "$cli" shark-receive --port 0 --timeout 1 "$tmp/fifo" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "fifo: error: --timeout 1 reached while opening it" "$tmp/err" ||
+	{ echo "FAIL fifo --timeout: exit $rc: $(cat "$tmp/err")"; fail=1; }
+rm -f "$tmp/fifo"
 timeout 10 "$cli" shark-receive --port 0 "$tmp/nodir/d.bin" 2> "$tmp/err"
 rc=$?
 [ $rc -eq 2 ] || { echo "FAIL nodir: exit $rc, expected 2"; fail=1; }

@@ -102,5 +102,19 @@ printf '#creator test\n#timeScale ns\n0,Core_0,0,T,t,0,start\n' > "$tmp/x.btf"
 rc=$?
 [ $rc -eq 2 ] && [ ! -e "$tmp/x.pwc" ] || { echo "FAIL: BTF to shark-pwc: exit $rc or file left"; fail=1; }
 grep -q "input must be read as shark" "$tmp/err" || { echo "FAIL: message: $(cat "$tmp/err")"; fail=1; }
+# an output that is the dump (a hard link too): refused, the dump left as
+# it was (it was replaced by the text, exit 0)
+cp "$tmp/in/tools/tools.bin" "$tmp/self.bin"
+ln -f "$tmp/self.bin" "$tmp/self-link.bin"
+for args in "shark list $tmp/self.bin -o $tmp/self.bin" "shark pwc $tmp/self.bin -o $tmp/self-link.bin" \
+	    "convert -q $tmp/self.bin $tmp/self.bin --to shark-list" "convert -q $tmp/self.bin $tmp/self.bin --to btf"; do
+	# shellcheck disable=SC2086
+	"$cli" $args 2> "$tmp/err"
+	rc=$?
+	[ $rc -eq 2 ] && grep -q "self.*bin: error: the output is the input $tmp/self.bin" "$tmp/err" &&
+	cmp -s "$tmp/self.bin" "$tmp/in/tools/tools.bin" ||
+		{ echo "FAIL: output over input ($args): exit $rc: $(cat "$tmp/err")"; fail=1;
+		  cp "$tmp/in/tools/tools.bin" "$tmp/self.bin"; }
+done
 [ $fail = 0 ] && echo "shark host tools outputs: all passed"
 exit $fail
