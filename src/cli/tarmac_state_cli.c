@@ -379,17 +379,17 @@ static int replay_run(replay *r, int history, size_t k)
 		return -1;
 	if (!passed && at.kind == TK_TARMAC_AT_LINE && at.value > last_line) {
 		fprintf(stderr, "tracekit: error: %s: --line %" PRIu64 " is past the log's "
-			"last record (line %" PRIu64 ")\n", r->path, at.value, last_line);
+			"last record (line %" PRIu64 ")\n", cli_input_name(r->path), at.value, last_line);
 		return -1;
 	}
 	if (!passed && at.kind == TK_TARMAC_AT_INSTR && at.executed < at.value) {
 		fprintf(stderr, "tracekit: error: %s: --instr %" PRIu64 ": the log has %" PRIu64
-			" executed instructions%s%s\n", r->path, at.value, at.executed,
+			" executed instructions%s%s\n", cli_input_name(r->path), at.value, at.executed,
 			want ? " on " : "", want ? want : "");
 		return -1;
 	}
 	if (want && !r->cpu) {
-		fprintf(stderr, "tracekit: error: %s: no CPU named '%s'%s\n", r->path, want,
+		fprintf(stderr, "tracekit: error: %s: no CPU named '%s'%s\n", cli_input_name(r->path), want,
 			passed ? " before that moment" : "");
 		return -1;
 	}
@@ -592,7 +592,7 @@ static int regs_out(replay *r)
 		for (i = 0; i < n; i++)
 			if (tk_tarmac_state_reg(st, i)->cpu != tk_tarmac_state_reg(st, 0)->cpu) {
 				fprintf(stderr, "tracekit: error: %s: registers of several CPUs: "
-					"choose one with --cpu (%s, %s)\n", r->path,
+					"choose one with --cpu (%s, %s)\n", cli_input_name(r->path),
 					tk_tarmac_state_reg(st, 0)->cpu ? tk_tarmac_cpu_name(r->tr, tk_tarmac_state_reg(st, 0)->cpu - 1) : "no prefix",
 					tk_tarmac_state_reg(st, i)->cpu ? tk_tarmac_cpu_name(r->tr, tk_tarmac_state_reg(st, i)->cpu - 1) : "no prefix");
 				return -1;
