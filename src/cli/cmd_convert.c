@@ -15,7 +15,8 @@ static void help(FILE *fp)
 		"name); the output format comes from OUT's extension or --to.  '-' is\n"
 		"standard input / output.  OUT is written under a temporary name and\n"
 		"appears only if the whole conversion succeeds; an OUT named .gz or .zst\n"
-		"is compressed (out.btf.gz: gzip-compressed BTF).\n\n"
+		"is compressed (out.btf.gz: gzip-compressed BTF).  An OUT that is IN\n"
+		"itself (through a link too) is an error: it would replace the input.\n\n"
 		"options:\n"
 		"  --from FORMAT       input format\n"
 		CLI_READ_HELP

@@ -27,7 +27,8 @@ static void help(FILE *fp)
 		CLI_FILTER_HELP
 		"options:\n"
 		"  -o, --output FILE   the page to write (required; '-' is standard output,\n"
-		"                      a name ending in .gz or .zst is compressed)\n"
+		"                      a name ending in .gz or .zst is compressed; FILE\n"
+		"                      itself is an error)\n"
 		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
 		CLI_READ_HELP
 		"  --strict            read by the specification only\n"
