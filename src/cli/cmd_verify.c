@@ -273,6 +273,12 @@ int cmd_verify(int argc, char **argv)
 			cli_usage_error("verify", "standard input (-) given twice");
 			goto out;
 		}
+	/* OUT, renamed over its name, would replace a trace or -r's file */
+	if (cli_out_is_in(reqpath, outpath))
+		goto out;
+	for (int i = 0; i < args.n; i++)
+		if (cli_out_is_in(args.v[i], outpath))
+			goto out;
 	tk_error_clear(&err);
 	if (tk_reqs_read(&q, reqpath, &err) < 0) {
 		cli_error(&err);

@@ -82,5 +82,16 @@ if [ $fail = 0 ] && [ -c /dev/full ] && [ -w /dev/full ]; then
 		no "-o /dev/full: not one line naming the error: $(cat "$tmp/err")"
 	[ -c /dev/full ] || no "-o /dev/full: /dev/full is no longer a device"
 fi
+# OUT naming a trace or the requirements file: refused, both left whole
+cp examples/demo.btf "$tmp/self.btf"
+cp tests/verify/demo_pass.yaml "$tmp/self.yaml"
+for o in "$tmp/self.btf" "$tmp/self.yaml"; do
+	"$cli" verify "$tmp/self.btf" -r "$tmp/self.yaml" -o "$o" > /dev/null 2> "$tmp/err"
+	[ $? = 2 ] || no "-o $o (an input): exit status not 2"
+	[ "$(wc -l < "$tmp/err")" = 1 ] && grep -q 'error: the output is the input' "$tmp/err" ||
+		no "-o $o (an input): not one line saying so: $(cat "$tmp/err")"
+done
+cmp -s "$tmp/self.btf" examples/demo.btf || no "-o the trace: the trace was replaced"
+cmp -s "$tmp/self.yaml" tests/verify/demo_pass.yaml || no "-o the requirements: the file was replaced"
 [ $fail = 0 ] && echo "ok: JUnit XML valid and read back"
 exit $fail
