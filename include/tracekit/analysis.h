@@ -449,7 +449,8 @@ TK_API int tk_share_format(uint64_t part, uint64_t whole, char *buf, size_t size
 typedef struct tk_reqs tk_reqs;
 
 /**
- * Read the requirements file at `path` (docs/verify.md gives its format).
+ * Read the requirements file at `path` ("-" for standard input, named
+ * "<stdin>" in the messages; docs/verify.md gives its format).
  * TK_OK with *out set; TK_E_IO (unreadable), TK_E_PARSE (bad YAML, an
  * unknown key or metric, a bad entity, unit or bound, a missing bound,
  * more than 64 distinct percentiles: `err` holds the line and column) or

@@ -682,7 +682,13 @@ int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 	rdctx x;
 
 	*out = NULL;
-	fp = fopen(path, "rb");
+	if (!strcmp(path, "-")) {
+		/* standard input, named as tk_reader_open() names it */
+		path = "<stdin>";
+		fp = stdin;
+	} else {
+		fp = fopen(path, "rb");
+	}
 	if (!fp) {
 		rc = tk_err_set(err, TK_E_IO, path, 0, 0, "cannot open the requirements file: %s",
 				strerror(errno));
@@ -812,7 +818,7 @@ out:
 		yaml_document_delete(&doc);
 	if (have_parser)
 		yaml_parser_delete(&parser);
-	if (fp)
+	if (fp && fp != stdin)
 		fclose(fp);
 	free(text);
 	return rc;

@@ -44,7 +44,8 @@ static void help(FILE *fp)
 		"  -r, --requirements FILE  timing requirements (YAML, as 'tracekit verify'):\n"
 		"                      a section lists each with PASS or FAIL and its\n"
 		"                      message, and links each worst instance to the\n"
-		"                      timeline; the exit status stays 0 (verify gates)\n"
+		"                      timeline; the exit status stays 0 (verify gates);\n"
+		"                      '-' reads them from standard input\n"
 		"  -q, --quiet         no warnings on stderr\n"
 		"  -h, --help          this help\n");
 }
@@ -131,6 +132,11 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	if (args.n != 1 || !out) {
 		cli_usage_error("report", "expected FILE and -o OUT.html");
+		goto out;
+	}
+	if (reqpath && !strcmp(reqpath, "-") && !strcmp(args.v[0], "-")) {
+		/* the second read of it would find it empty */
+		cli_usage_error("report", "standard input (-) given twice");
 		goto out;
 	}
 	if (cli_out_is_in(args.v[0], out))

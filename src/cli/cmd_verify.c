@@ -21,7 +21,7 @@ static void help(FILE *fp)
 		"Exit 0 when every requirement holds on every trace, 1 when one fails,\n"
 		"2 for an unreadable trace or requirements file.\n\n"
 		"options:\n"
-		"  -r, --requirements FILE  the requirements (YAML; required)\n"
+		"  -r, --requirements FILE  the requirements (YAML; required; '-' reads standard input)\n"
 		"  --format text|json|junit  output format (default text); junit: a\n"
 		"                      testsuite per trace, a testcase per requirement\n"
 		"  -o, --output OUT    write the output to OUT (default: standard output)\n"
@@ -267,7 +267,7 @@ int cmd_verify(int argc, char **argv)
 		cli_usage_error("verify", "expected one TRACE or more (at most %d)", MAX_TRACES);
 		goto out;
 	}
-	for (int i = 0, stdin_seen = 0; i < args.n; i++)
+	for (int i = 0, stdin_seen = !strcmp(reqpath, "-"); i < args.n; i++)
 		if (!strcmp(args.v[i], "-") && stdin_seen++) {
 			/* the second read of it would find it empty */
 			cli_usage_error("verify", "standard input (-) given twice");

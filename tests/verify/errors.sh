@@ -29,6 +29,27 @@ done
 cat tests/verify/demo_pass.yaml | "$cli" verify examples/demo.btf -r /dev/stdin > /dev/null
 rc=$?
 [ "$rc" = 0 ] || { echo "FAIL: requirements from a pipe: exit $rc, expected 0"; fail=1; }
+# '-' is standard input: read, its errors named <stdin>; with a trace on
+# '-' too, a usage error (one of them would find it empty)
+"$cli" verify examples/demo.btf -r - < tests/verify/demo_pass.yaml > /dev/null
+rc=$?
+[ "$rc" = 0 ] || { echo "FAIL: -r -: exit $rc, expected 0"; fail=1; }
+err=$("$cli" verify examples/demo.btf -r - < tests/verify/err_empty.yaml 2>&1 >/dev/null)
+rc=$?
+want="<stdin>:$(sed -n '1s/^# expect: //p' tests/verify/err_empty.yaml)"
+case "$rc:$err" in
+"2:$want"*) ;;
+*) echo "FAIL: -r - with an error: exit $rc, '$err', expected '$want...'"; fail=1 ;;
+esac
+for cmd in "verify - -r -" "report - -r - -o /dev/null"; do
+	# shellcheck disable=SC2086
+	err=$("$cli" $cmd < examples/demo.btf 2>&1 >/dev/null)
+	rc=$?
+	case "$rc:$err" in
+	"2:tracekit ${cmd%% *}: standard input (-) given twice"*) ;;
+	*) echo "FAIL: $cmd: exit $rc, '$err'"; fail=1 ;;
+	esac
+done
 err=$("$cli" verify examples/demo.btf -r tests/verify 2>&1 >/dev/null)
 rc=$?
 [ "$rc" = 2 ] && [ "$err" = "tests/verify: error: cannot read the requirements file: Is a directory" ] ||
