@@ -1,7 +1,8 @@
 /*
- * analysis.c - the analyses of tracekit.stats(), tracekit.load() and
- * tracekit.check(): the rows `tracekit stats|load|check` print, from the
- * same library calls (tk_stats_*, tk_load_*, tk_check_*; analysis.h).
+ * analysis.c - the analyses of tracekit.stats(), tracekit.load(),
+ * tracekit.check() and tracekit.verify(): the rows `tracekit
+ * stats|load|check|verify` print, from the same library calls (tk_stats_*,
+ * tk_load_*, tk_check_*, tk_verify_*; analysis.h).
  *
  * Each C function returns (columns, rows): a list of column names and a
  * list of tuples, one per row in the command's order, with the values as
@@ -32,6 +33,11 @@ static int feed_load(void *l, const tk_event *ev, tk_error *err)
 static int feed_check(void *chk, const tk_event *ev, tk_error *err)
 {
 	return tk_check_event(chk, ev, err);
+}
+
+static int feed_verify(void *v, const tk_event *ev, tk_error *err)
+{
+	return tk_verify_event(v, ev, err);
 }
 
 static PyObject *fraction_of_str;   /* fractions.Fraction */
@@ -797,6 +803,110 @@ out:
 	return ret;
 }
 
+/* ------------------------------------------------------------------------ */
+/* verify                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static const char *const verify_cols[] = {
+	"name", "ok", "subject", "value", "bound", "margin", "where", "instance", "time",
+	"message"
+};
+
+/* a verdict's text field: None where `verify --format json` writes null */
+static PyObject *opt_str(const char *s)
+{
+	if (!s || !*s)
+		Py_RETURN_NONE;
+	return pytk_str(s, strlen(s));
+}
+
+static PyObject *verdict_row(const tk_verdict *d)
+{
+	PyObject *inst = NULL, *time = NULL, *row = NULL;
+
+	if (d->inst != TK_INST_NONE)
+		inst = PyLong_FromLongLong((long long)d->inst);
+	else
+		inst = Py_NewRef(Py_None);
+	if (d->has_time)
+		time = PyLong_FromUnsignedLongLong((unsigned long long)d->time);
+	else
+		time = Py_NewRef(Py_None);
+	if (inst && time)
+		row = Py_BuildValue("(NONNNNNOON)", pytk_str(d->name, strlen(d->name)),
+				    d->ok ? Py_True : Py_False, opt_str(d->subject),
+				    opt_str(d->value), opt_str(d->bound), opt_str(d->margin),
+				    d->where && *d->where ? name_of(d->where, strlen(d->where))
+							    : Py_NewRef(Py_None), inst, time,
+				    pytk_str(d->text, strlen(d->text)));
+	Py_XDECREF(inst);
+	Py_XDECREF(time);
+	return row;
+}
+
+static PyObject *py_verify(PyObject *self, PyObject *args)
+{
+	PyObject *source, *reqarg, *kwin = NULL, *kw = NULL, *reqpath = NULL, *rows = NULL;
+	PyObject *cols = NULL, *ret = NULL;
+	pytk_reader pr;
+	tk_reqs *q = NULL;
+	tk_verify *v = NULL;
+	tk_error err;
+	int rc, opened = 0;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "OOO:_verify", &source, &reqarg, &kwin))
+		return NULL;
+	if (!PyUnicode_FSConverter(reqarg, &reqpath))
+		return NULL;
+	if (!(kw = reader_kwargs(kwin)) || !(rows = PyList_New(0)))
+		goto out;
+	tk_error_clear(&err);
+	Py_BEGIN_ALLOW_THREADS
+	rc = tk_reqs_read(&q, PyBytes_AS_STRING(reqpath), &err);
+	Py_END_ALLOW_THREADS
+	if (rc < 0) {
+		pytk_raise(rc, &err);
+		goto out;
+	}
+	if (pytk_reader_open(&pr, source, kw, 1) < 0)
+		goto out;
+	opened = 1;
+	if ((rc = tk_verify_new(&v, q, tk_reader_trace(pr.r), &err)) < 0) {
+		pytk_raise(rc, &err);
+		goto out;
+	}
+	/* without the GIL: pytk_on_warning() takes it */
+	if ((rc = pytk_feed(&pr, feed_verify, v, NULL, NULL, &err)) < 0) {
+		if (!PyErr_Occurred())
+			pytk_raise(rc, &err);
+		goto out;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	rc = tk_verify_finish(v, &err);
+	Py_END_ALLOW_THREADS
+	if (rc < 0) {
+		pytk_raise(rc, &err);
+		goto out;
+	}
+	for (size_t i = 0; i < tk_verify_count(v); i++)
+		if (add_row(rows, verdict_row(tk_verify_get(v, i))) < 0)
+			goto out;
+	if (!(cols = str_list(verify_cols, sizeof verify_cols / sizeof *verify_cols, NULL)))
+		goto out;
+	ret = Py_BuildValue("(OOn)", cols, rows, (Py_ssize_t)tk_verify_failures(v));
+out:
+	Py_XDECREF(cols);
+	Py_XDECREF(rows);
+	Py_XDECREF(kw);
+	Py_XDECREF(reqpath);
+	tk_verify_free(v);
+	tk_reqs_free(q);
+	if (opened)
+		pytk_reader_close(&pr);
+	return ret;
+}
+
 static PyObject *py_raise(PyObject *self, PyObject *args)
 {
 	int code;
@@ -822,6 +932,9 @@ static PyMethodDef analysis_functions[] = {
 	{ "_check", py_check, METH_VARARGS,
 	  "_check(source, reader_kwargs) -> (columns, rows, events, counts)\n\n"
 	  "The violations `tracekit check` reports.  Use tracekit.check()." },
+	{ "_verify", py_verify, METH_VARARGS,
+	  "_verify(source, requirements, reader_kwargs) -> (columns, rows, failures)\n\n"
+	  "The verdicts of `tracekit verify --format json`.  Use tracekit.verify()." },
 	{ NULL, NULL, 0, NULL }
 };
 

@@ -9,7 +9,7 @@ from ._tracekit import (Error, ParseError, FormatError, UsageError, RangeError,
                         Trace, open, version)
 from ._tracekit import Event, EventIterator, INST_NONE
 from ._frames import Events
-from ._analysis import stats, load, check
+from ._analysis import stats, load, check, verify
 from ._write import write, convert
 from . import tarmac
 

@@ -1,6 +1,7 @@
-"""tracekit.stats(), tracekit.load() and tracekit.check(): the rows of
-`tracekit stats`, `tracekit load --format csv` and `tracekit check`, as a
-pandas DataFrame (when pandas imports) or a list of dicts.
+"""tracekit.stats(), tracekit.load(), tracekit.check() and
+tracekit.verify(): the rows of `tracekit stats`, `tracekit load --format
+csv`, `tracekit check` and `tracekit verify --format json`, as a pandas
+DataFrame (when pandas imports) or a list of dicts.
 
 The numbers are the command's: a column holds what the command writes
 (times in ns, with the command's decimal places, shares in percent rounded
@@ -15,7 +16,7 @@ import fractions
 
 from . import _tracekit
 
-__all__ = ["stats", "load", "check"]
+__all__ = ["stats", "load", "check", "verify"]
 
 _USAGE = -4  # TK_E_USAGE
 
@@ -38,6 +39,8 @@ def _column(pd, name, values):
     if name.endswith("_exact"):
         return pd.Series(values, dtype=object, name=name)
     present = [v for v in values if v is not None]
+    if present and len(present) == len(values) and all(isinstance(v, bool) for v in present):
+        return pd.Series(values, dtype="bool", name=name)
     if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
         if all(-2**63 <= v < 2**63 for v in present):
             return pd.Series(values, dtype="int64" if len(present) == len(values) else "Int64",
@@ -162,3 +165,31 @@ def check(source, *, as_frame=None, **reader_kwargs):
     """
     cols, rows, events, counts = _tracekit._check(source, reader_kwargs)
     return _rows(cols, rows, as_frame, {"events": events, "violations": counts})
+
+
+def verify(source, requirements, *, as_frame=None, **reader_kwargs):
+    """Timing requirements held against one trace: the verdicts of
+    `tracekit verify TRACE -r REQUIREMENTS --format json`, one row per
+    requirement in the file's order (docs/verify.md gives the file's
+    format; the values are those of stats() and load()).
+
+    source: a path or a tracekit.Trace.  requirements: the path of the
+    YAML file (str or os.PathLike; "-" is standard input).
+    reader_kwargs: those of tracekit.open().
+
+    Columns: name (the requirement's), ok (bool), subject ("Task_A RT
+    p99"), value, bound, margin (str with their units, as the command
+    writes them: "52us", "max 50us", "-2us"), where (the entity, core or
+    chain of the worst value), instance (int), time (the worst instance's
+    or window's time in ticks, int), message (the command's line); None
+    where the command's JSON has null (no value: an absent entity, say).
+    A DataFrame's attrs hold "failures" (the number of rows not ok): a
+    gate fails when it is not 0.
+
+    Returns a pandas DataFrame when pandas imports and as_frame is not
+    False, else a list of dicts.  Raises tracekit.Error subclasses on an
+    unreadable trace or requirements file (tracekit.ParseError with the
+    file's line and column for a bad requirement).
+    """
+    cols, rows, failures = _tracekit._verify(source, requirements, reader_kwargs)
+    return _rows(cols, rows, as_frame, {"failures": failures})

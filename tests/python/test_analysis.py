@@ -1,4 +1,4 @@
-"""tracekit.stats(), load() and check(): every row and number is the one the
+"""tracekit.stats(), load(), check() and verify(): every row and number is the one the
 command prints (`tracekit stats|load --format csv|json`, `--exact`,
 `tracekit check`), for traces of every reader family."""
 import csv
@@ -307,6 +307,80 @@ class Check(unittest.TestCase):
             tracekit.check("no/such/file.btf")
         with self.assertRaises(tracekit.UsageError):
             tracekit.check(DEMO, window_stop="sometimes")
+
+
+class Verify(unittest.TestCase):
+    REQS = ["demo_pass", "demo_fail", "chain", "hung_task", "type_sparse"]
+
+    def compare(self, path, req, kw=None, opts=()):
+        """tracekit.verify() row for row as `verify --format json`"""
+        reqpath = os.path.join(SRC, "tests", "verify", req + ".yaml")
+        rc, out = run("verify", "-q", "--format", "json", *opts, path, "-r", reqpath)
+        self.assertIn(rc, (0, 1), (path, req))
+        want = json.loads(out)["traces"][0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", tracekit.TraceWarning)
+            rows = tracekit.verify(path, reqpath, as_frame=False, **(kw or {}))
+        self.assertEqual(len(rows), len(want["requirements"]), (path, req))
+        for got, w in zip(rows, want["requirements"]):
+            w = dict(w)
+            w["message"] = w.pop("message")
+            for k, v in w.items():
+                same(self, got[k], v, (path, req, w["name"], k))
+        self.assertEqual(sum(not r["ok"] for r in rows), want["failures"])
+        return rows
+
+    def test_every_file(self):
+        failed = passed = 0
+        for req in self.REQS:
+            for path, kw, opts in traces()[:3]:
+                rows = self.compare(path, req, kw, opts)
+                failed += sum(not r["ok"] for r in rows)
+                passed += sum(r["ok"] for r in rows)
+        self.assertGreater(failed, 0)
+        self.assertGreater(passed, 0)
+
+    def test_filters_and_trace(self):
+        # reader keywords as the command's options; a Trace as the source
+        self.compare(DEMO, "demo_pass", {"format": "btf", "strict": True},
+                     ["--from", "btf", "--strict"])
+        atf = os.path.join(SRC, "tests", "formats", "atf", "ok", "spec_example4.atf")
+        if os.path.exists(atf):
+            self.compare(atf, "hung_task", {"trace": 2}, ["--trace", "2"])
+        req = os.path.join(SRC, "tests", "verify", "demo_pass.yaml")
+        self.assertEqual(tracekit.verify(tracekit.open(DEMO), req, as_frame=False),
+                         tracekit.verify(DEMO, req, as_frame=False))
+
+    def test_frame(self):
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            self.skipTest("no pandas")
+        req = os.path.join(SRC, "tests", "verify", "demo_fail.yaml")
+        df = tracekit.verify(DEMO, req)
+        self.assertEqual(str(df["ok"].dtype), "bool")
+        self.assertEqual(str(df["instance"].dtype), "Int64")
+        self.assertEqual(df.attrs["failures"], int((~df["ok"]).sum()))
+        self.assertGreater(df.attrs["failures"], 0)
+        df = tracekit.verify(DEMO, os.path.join(SRC, "tests", "verify", "demo_pass.yaml"))
+        self.assertEqual(df.attrs["failures"], 0)
+        self.assertTrue(df["ok"].all())
+
+    def test_errors(self):
+        bad = os.path.join(SRC, "tests", "verify", "err_empty.yaml")
+        with self.assertRaises(tracekit.ParseError) as cm:
+            tracekit.verify(DEMO, bad)
+        self.assertIn(bad + ":1:1: error:", str(cm.exception))
+        with self.assertRaises(tracekit.IOError):
+            tracekit.verify(DEMO, "no/such/requirements.yaml")
+        with self.assertRaises(tracekit.IOError):
+            tracekit.verify("no/such/file.btf",
+                            os.path.join(SRC, "tests", "verify", "demo_pass.yaml"))
+        with self.assertRaises(TypeError):
+            tracekit.verify(DEMO, 3)
+        # a load window of a fraction of the trace's tick
+        with self.assertRaises(tracekit.RangeError):
+            tracekit.verify(DEMO, os.path.join(SRC, "tests", "verify", "window_sub_tick.yaml"))
 
 
 if __name__ == "__main__":
