@@ -242,6 +242,9 @@ void cli_filter_free(cli_filter *f);
  *  0): 1 with a one-line error printed, else 0.  Devices and pipes
  *  (/dev/stdout for both) are not. */
 int cli_out_is_in(const char *in, const char *out);
+/** cli_out_is_in() for a file the command reads besides its input, which
+ *  the message names as `what` ("ELF file (--elf)"). */
+int cli_out_is_file(const char *in, const char *what, const char *out);
 
 /** Copy the events of r (filtered by its query) into a writer on out, with the writer's
  *  format-specific options (or NULL) and idle patterns (tk_writer_opts:

@@ -374,6 +374,11 @@ const char *cli_input_name(const char *path)
 
 int cli_out_is_in(const char *in, const char *out)
 {
+	return cli_out_is_file(in, "input", out);
+}
+
+int cli_out_is_file(const char *in, const char *what, const char *out)
+{
 	struct stat si, so;
 
 	if (!in || !out || strcmp(out, "-") == 0 ||
@@ -381,8 +386,8 @@ int cli_out_is_in(const char *in, const char *out)
 	    stat(out, &so) != 0 || !S_ISREG(so.st_mode) ||
 	    si.st_dev != so.st_dev || si.st_ino != so.st_ino)
 		return 0;
-	cli_msg("%s: error: the output is the input %s (it would be replaced): name another file\n",
-		out, cli_input_name(in));
+	cli_msg("%s: error: the output is the %s %s (it would be replaced): name another file\n",
+		out, what, cli_input_name(in));
 	return 1;
 }
 

@@ -1106,6 +1106,9 @@ int cli_tarmac_folded(const char *cmd, const char *path, const char *out,
 	}
 	if (cli_tarmac_refuse(cmd, ev_only, ro, path) < 0)
 		return EXIT_BAD;
+	/* OUT over the program (`convert LOG X.folded --elf X.folded` too) */
+	if (cli_out_is_file(a->elf, "ELF file (--elf)", out))
+		return EXIT_BAD;
 	/* IN opened once: its probe (or --from) tells a Tarmac log */
 	if (cli_input(&in, path, ro) < 0)
 		return EXIT_BAD;
