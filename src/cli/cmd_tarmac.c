@@ -49,6 +49,8 @@ static void help(FILE *fp)
 		"matches them) or of the bytes from ADDR (--len L, default 1), one line\n"
 		"each: 't:TIME l:LINE pc:PC' (the last instruction of the CPU), then the\n"
 		"register or the access, old -> new ('unknown' or '..' where not known).\n"
+		"No change to show (a register never written, a name mistyped): a line\n"
+		"on stderr says so, exit status 1.\n"
 		"vcd: the registers (those written in hex) and the PC of each CPU as VCD\n"
 		"variables over the log's time (one scope per CPU), for GTKWave; with\n"
 		"--elf, 'func' (a string) names the function of the PC.  OUT appears\n"

@@ -206,6 +206,7 @@ typedef struct replay {
 	int xdigits;              /* of the addresses printed */
 	FILE *out;                /* where regs and mem write their answer */
 	const cli_state_at *heading; /* several moments: the one answered */
+	uint64_t shown;           /* the lines of history written */
 } replay;
 
 static void site(const replay *r, const tk_tarmac_record *rec)
@@ -251,6 +252,7 @@ static void history_line(replay *r, const tk_tarmac_record *rec, int changed)
 	    cli_tarmac_reg_match(&rec->reg, r->sa->reg)) {
 		const char *old;
 		const tk_tarmac_reg *g = tk_tarmac_state_reg(st, tk_tarmac_state_changed_reg(st, &old));
+		r->shown++;
 		site(r, rec);
 		fputs("  ", stdout);
 		cli_text_cstr(stdout, g->name);
@@ -266,6 +268,7 @@ static void history_line(replay *r, const tk_tarmac_record *rec, int changed)
 	if ((changed & TK_TARMAC_CHANGED_MEM) && r->sa->has_addr) {
 		const uint8_t *v, *k;
 		size_t n;
+		r->shown++;
 		site(r, rec);
 		printf("  %s 0x%0*" PRIx64 ": ", rec->write ? "write" : "read", r->xdigits,
 		       rec->address);
@@ -276,6 +279,24 @@ static void history_line(replay *r, const tk_tarmac_record *rec, int changed)
 		bytes_out(v, k, n);
 		putchar('\n');
 	}
+}
+
+/* history that found no change to show: a line on stderr that says what
+ * the log never changes (a register's name mistyped shows the same), and
+ * exit status 1, as a search that found nothing */
+static int history_none(const replay *r)
+{
+	const char *cpu = r->ta->cpu;
+
+	if (r->sa->reg)
+		cli_msg("tracekit: history: %s: register '%s' is never written%s%s\n",
+			cli_input_name(r->path), r->sa->reg, cpu ? " on " : "", cpu ? cpu : "");
+	else
+		cli_msg("tracekit: history: %s: no read or write changes the bytes 0x%0*"
+			PRIx64 "..0x%0*" PRIx64 "%s%s\n", cli_input_name(r->path),
+			r->xdigits, r->sa->addr, r->xdigits, r->sa->addr + (r->sa->len - 1),
+			cpu ? " on " : "", cpu ? cpu : "");
+	return EXIT_PROBLEMS;
 }
 
 /* A CPSR record that chooses the byte order of the memory that follows
@@ -910,7 +931,7 @@ again:
 			if (rc < 0 || replay_run(&r, 1, 0) < 0)
 				goto out;
 		}
-		ret = EXIT_OK;
+		ret = r.shown ? EXIT_OK : history_none(&r);
 		goto out;
 	}
 	/* regs, mem: each moment in the order given, headed by a line that
