@@ -192,7 +192,7 @@ int cmd_record(int argc, char **argv)
 		goto done;
 	}
 	if (!quiet)
-		fprintf(stderr,
+		cli_msg(
 			"record: %s: %llu bytes of records (%llu sync records), %llu bytes dropped, %zu bytes of a cut record left; %s\n",
 			outp, (unsigned long long)cap.written, (unsigned long long)cap.syncs,
 			(unsigned long long)cap.dropped, cap.len,

@@ -209,7 +209,7 @@ static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
 	/* more than the sender ever puts in a datagram: refused */
 	if (nev > SPEC_MAX_EVENTS) {
 		if (st->oversize++ < REPORT_MAX)
-			fprintf(stderr,
+			cli_msg(
 				"shark-receive: packet %lu refused: it holds %lu records, more than the %u of the sender's datagrams\n",
 				(unsigned long)number, (unsigned long)nev, SPEC_MAX_EVENTS);
 		return 0;
@@ -222,7 +222,7 @@ static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
 	 * datagram too (a short one would fit, and leave gaps) */
 	if (st->full || st->used + (uint64_t)nev * REC + PKT_COST > st->max) {
 		if (!st->full++)
-			fprintf(stderr,
+			cli_msg(
 				"shark-receive: packet %lu refused: %llu bytes kept, --max-memory %llu reached (later datagrams are refused too)\n",
 				(unsigned long)number, (unsigned long long)st->used,
 				(unsigned long long)st->max);
@@ -327,7 +327,7 @@ static long long finish(recv_state *st, tk_output *o, const char *path,
 		goto fail;
 	}
 	if (!quiet) {
-		fprintf(stderr,
+		cli_msg(
 			"shark-receive: %s: %llu records (%llu bytes) from %zu packets, numbers 1-%lu\n",
 			path, (unsigned long long)written,
 			(unsigned long long)written * REC, kept,

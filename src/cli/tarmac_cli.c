@@ -64,7 +64,7 @@ static void summary(const tk_tarmac *tr, int quiet)
 	uint64_t n = tk_tarmac_skipped_count(tr);
 
 	if (n && !quiet)
-		fprintf(stderr,
+		cli_msg(
 			"tracekit: %" PRIu64 " line%s skipped (lenient mode; the first of each kind shown)\n",
 			n, n == 1 ? "" : "s");
 }
