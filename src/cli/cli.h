@@ -261,8 +261,8 @@ void cli_idle_note(const tk_trace *t, size_t nidle, const cli_read_opts *ro);
  * The one rule for a name in human-readable text (docs/analysis.md, "Text
  * in tables and messages"): a name from a trace, a log, an ELF file or the command
  * line (entity, core, type, event, note, header value, file name) is
- * written through these, never through printf's %s, in every table,
- * message and line meant for a reader.  Well-formed UTF-8 (other than the
+ * written through these, never through printf's %s, in every table and
+ * line meant for a reader, and every message goes out through cli_msg().  Well-formed UTF-8 (other than the
  * C1 controls U+0080..U+009F) and printable ASCII are written as they are;
  * each byte of a control character (0x00..0x1F, 0x7F), of a C1 control and
  * each byte that is not part of a well-formed UTF-8 sequence is written
@@ -285,14 +285,6 @@ size_t cli_text_width(const char *s, size_t n);
 /** cli_text() of s[0..n) left-aligned in a column `width` wide (blanks
  *  after it up to the width, none if it is wider). */
 void cli_text_pad(FILE *fp, const char *s, size_t n, size_t width);
-/** cli_text() of s[0..n) right-aligned in a column `width` wide. */
-void cli_text_rpad(FILE *fp, const char *s, size_t n, size_t width);
-/** cli_text() of s[0..n) into buf (NUL-terminated, cut at a whole
- *  character shown when it does not fit): for a name inside a message
- *  formatted by printf; returns buf. */
-const char *cli_text_buf(char *buf, size_t size, const char *s, size_t n);
-/** cli_text_buf() of a NUL-terminated string. */
-const char *cli_text_cbuf(char *buf, size_t size, const char *s);
 
 /*
  * The one JSON string writer and the one CSV field writer of every

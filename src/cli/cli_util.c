@@ -59,6 +59,8 @@ const char *cli_error_text(const tk_error *err, const char *severity,
 	return buf;
 }
 
+static void vmsg(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
 void cli_error(const tk_error *err)
 {
 	char buf[1280];
@@ -71,14 +73,12 @@ void cli_error(const tk_error *err)
 void cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
-	char buf[1280];
 
 	/* the arguments it quotes by the rule of text output (cli_text()) */
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	cli_msg("tracekit %s: ", cmd);
-	cli_text_cstr(stderr, buf);
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
 	cli_msg(" (see 'tracekit %s --help')\n", cmd);
 }
 
@@ -565,52 +565,26 @@ void cli_text_pad(FILE *fp, const char *s, size_t n, size_t width)
 	text_blanks(fp, w < width ? width - w : 0);
 }
 
-void cli_text_rpad(FILE *fp, const char *s, size_t n, size_t width)
+/* cli_msg() of a va_list */
+static void vmsg(const char *fmt, va_list ap)
 {
-	size_t w = cli_text_width(s, n);
-
-	text_blanks(fp, w < width ? width - w : 0);
-	cli_text(fp, s, n);
-}
-
-const char *cli_text_buf(char *buf, size_t size, const char *s, size_t n)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	char out[8];
-	size_t i, o = 0, olen, cols;
-
-	if (!size)
-		return buf;
-	for (i = 0; i < n; ) {
-		i += text_next(u, n, i, out, &olen, &cols);
-		if (olen > size - 1 - o)
-			break;
-		memcpy(buf + o, out, olen);
-		o += olen;
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
-void cli_msg(const char *fmt, ...)
-{
-	va_list ap;
+	va_list again;
 	char buf[2048], *p = buf;
 	int n;
 
-	va_start(ap, fmt);
+	va_copy(again, ap);
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
+	if (n >= 0 && (size_t)n >= sizeof(buf)) {
+		if ((p = malloc((size_t)n + 1)) != NULL) {
+			vsnprintf(p, (size_t)n + 1, fmt, again);
+		} else {
+			p = buf;  /* out of memory: the message cut */
+			n = (int)strlen(buf);
+		}
+	}
+	va_end(again);
 	if (n < 0)
 		return;
-	if ((size_t)n >= sizeof(buf) && (p = malloc((size_t)n + 1)) != NULL) {
-		va_start(ap, fmt);
-		vsnprintf(p, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	} else if ((size_t)n >= sizeof(buf)) {
-		p = buf;  /* out of memory: the message cut */
-		n = (int)strlen(buf);
-	}
 	if (n && p[n - 1] == '\n') {
 		cli_text(stderr, p, (size_t)n - 1);
 		fputc('\n', stderr);
@@ -621,9 +595,13 @@ void cli_msg(const char *fmt, ...)
 		free(p);
 }
 
-const char *cli_text_cbuf(char *buf, size_t size, const char *s)
+void cli_msg(const char *fmt, ...)
 {
-	return cli_text_buf(buf, size, s ? s : "", s ? strlen(s) : 0);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
 }
 
 void cli_json_str(FILE *fp, const char *s, size_t n)
