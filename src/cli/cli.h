@@ -242,6 +242,9 @@ void cli_filter_free(cli_filter *f);
  *  0): 1 with a one-line error printed, else 0.  Devices and pipes
  *  (/dev/stdout for both) are not. */
 int cli_out_is_in(const char *in, const char *out);
+/** cli_out_is_in() for a file the command reads besides its input, which
+ *  the message names as `what` ("ELF file (--elf)"). */
+int cli_out_is_file(const char *in, const char *what, const char *out);
 
 /** Copy the events of r (filtered by its query) into a writer on out, with the writer's
  *  format-specific options (or NULL) and idle patterns (tk_writer_opts:
@@ -253,6 +256,35 @@ int cli_pipe(tk_reader *r, const char *in, const char *out, const char *to, int 
 /** The note of `load`, `convert` and `report` when no --idle was given
  *  and trace t's dialect makes processes idle (tk_load_default_idle). */
 void cli_idle_note(const tk_trace *t, size_t nidle, const cli_read_opts *ro);
+
+/*
+ * The one rule for a name in human-readable text (docs/analysis.md, "Text
+ * in tables and messages"): a name from a trace, a log, an ELF file or the command
+ * line (entity, core, type, event, note, header value, file name) is
+ * written through these, never through printf's %s, in every table and
+ * line meant for a reader, and every message goes out through cli_msg().  Well-formed UTF-8 (other than the
+ * C1 controls U+0080..U+009F) and printable ASCII are written as they are;
+ * each byte of a control character (0x00..0x1F, 0x7F), of a C1 control and
+ * each byte that is not part of a well-formed UTF-8 sequence is written
+ * \xHH (two lowercase hex digits); a backslash is written \\ only where
+ * the next character shown is an 'x' or a backslash (so that \xHH is read
+ * one way only).  The width of a name in a column is the number of code
+ * points shown.  Machine formats (BTF text, CSV, JSON, XML, the exports)
+ * keep their own rules.
+ */
+/** A message on stderr: printf's text of fmt by the rule (a name it
+ *  quotes escaped), but for a newline that ends it.  Every message of the
+ *  commands goes out through it. */
+void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** s[0..n) as the rule writes it. */
+void cli_text(FILE *fp, const char *s, size_t n);
+/** cli_text() of a NUL-terminated string (NULL: nothing). */
+void cli_text_cstr(FILE *fp, const char *s);
+/** The width of s[0..n) as cli_text() writes it: code points shown. */
+size_t cli_text_width(const char *s, size_t n);
+/** cli_text() of s[0..n) left-aligned in a column `width` wide (blanks
+ *  after it up to the width, none if it is wider). */
+void cli_text_pad(FILE *fp, const char *s, size_t n, size_t width);
 
 /*
  * The one JSON string writer and the one CSV field writer of every

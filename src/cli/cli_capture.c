@@ -32,7 +32,7 @@ static int tcp_connect(const char *src, const char *hp)
 	int fd = -1, rc, e = 0;
 
 	if (!colon || colon == hp || !colon[1] || (size_t)(colon - hp) >= sizeof(host)) {
-		fprintf(stderr, "%s: error: expected tcp:HOST:PORT\n", src);
+		cli_msg("%s: error: expected tcp:HOST:PORT\n", src);
 		return -1;
 	}
 	hl = (size_t)(colon - hp);
@@ -43,7 +43,7 @@ static int tcp_connect(const char *src, const char *hp)
 	hints.ai_socktype = SOCK_STREAM;
 	rc = getaddrinfo(host, colon + 1, &hints, &res);
 	if (rc != 0) {
-		fprintf(stderr, "%s: error: %s\n", src, gai_strerror(rc));
+		cli_msg("%s: error: %s\n", src, gai_strerror(rc));
 		return -1;
 	}
 	for (a = res; a; a = a->ai_next) {
@@ -60,7 +60,7 @@ static int tcp_connect(const char *src, const char *hp)
 	}
 	freeaddrinfo(res);
 	if (fd < 0)
-		fprintf(stderr, "%s: error: %s\n", src, strerror(e));
+		cli_msg("%s: error: %s\n", src, strerror(e));
 	return fd;
 }
 
@@ -85,7 +85,7 @@ static int tty_raw(const char *src, int fd)
 		goto fail;
 	return 0;
 fail:
-	fprintf(stderr, "%s: error: cannot set the serial device to raw mode: %s\n", src,
+	cli_msg("%s: error: cannot set the serial device to raw mode: %s\n", src,
 		strerror(errno));
 	return -1;
 }
@@ -100,7 +100,7 @@ int cli_capture_open_source(const char *src)
 		return tcp_connect(src, src + 4);
 	fd = open(src, O_RDONLY | O_NOCTTY);
 	if (fd < 0) {
-		fprintf(stderr, "%s: error: %s\n", src, strerror(errno));
+		cli_msg("%s: error: %s\n", src, strerror(errno));
 		return -1;
 	}
 	if (isatty(fd) && tty_raw(src, fd) < 0) {
@@ -118,14 +118,14 @@ static int write_all(const cli_capture *c, const uint8_t *p, size_t n)
 
 		if (w < 0 && errno == EINTR) {
 			if (c->stop && *c->stop) {
-				fprintf(stderr, "%s: error: the output takes no more; stopped by a signal\n",
+				cli_msg("%s: error: the output takes no more; stopped by a signal\n",
 					c->outp);
 				return -1;
 			}
 			continue;
 		}
 		if (w <= 0) {
-			fprintf(stderr, "%s: error: %s\n", c->outp,
+			cli_msg("%s: error: %s\n", c->outp,
 				w < 0 ? strerror(errno) : "nothing written");
 			return -1;
 		}
@@ -143,7 +143,7 @@ int cli_capture_init(cli_capture *c, int out, const char *outp)
 	c->cap = 1u << 16;
 	c->buf = malloc(c->cap);
 	if (!c->buf) {
-		fprintf(stderr, "tracekit: out of memory\n");
+		cli_msg("tracekit: out of memory\n");
 		return -1;
 	}
 	return 0;

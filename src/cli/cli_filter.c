@@ -41,7 +41,7 @@ int cli_filter_opt(cli_filter *f, int code, const char *arg)
 	else
 		rc = cli_filter_add(&f->events, &f->nevents, arg);
 	if (rc < 0)
-		fprintf(stderr, "tracekit: out of memory\n");
+		cli_msg("tracekit: out of memory\n");
 	return rc;
 }
 
@@ -179,7 +179,7 @@ int cli_filter_prepare(cli_filter *f, tk_reader *r)
 	if (f->start_s) {
 		int rc = bound(f->start_s, tb, TK_ROUND_UP, &f->start);
 		if (rc < 0) {
-			fprintf(stderr, "tracekit: bad --start '%s' (a time such as 10ms, 250us, 1.5s, or ticks)\n",
+			cli_msg("tracekit: bad --start '%s' (a time such as 10ms, 250us, 1.5s, or ticks)\n",
 				f->start_s);
 			return -1;
 		}
@@ -188,7 +188,7 @@ int cli_filter_prepare(cli_filter *f, tk_reader *r)
 	}
 	if (f->end_s) {
 		if (bound(f->end_s, tb, TK_ROUND_DOWN, &f->end) < 0) {
-			fprintf(stderr, "tracekit: bad --end '%s' (a time such as 10ms, 250us, 1.5s, or ticks)\n",
+			cli_msg("tracekit: bad --end '%s' (a time such as 10ms, 250us, 1.5s, or ticks)\n",
 				f->end_s);
 			return -1;
 		}
@@ -198,7 +198,7 @@ int cli_filter_prepare(cli_filter *f, tk_reader *r)
 	 * (--start 1ps --end 2ps of a 1 ns tick) is only empty */
 	if (f->has_start && f->has_end && f->start > f->end &&
 	    given_after(f->start_s, f->end_s, f->start, f->end)) {
-		fprintf(stderr, "tracekit: --start '%s' is after --end '%s'\n", f->start_s, f->end_s);
+		cli_msg("tracekit: --start '%s' is after --end '%s'\n", f->start_s, f->end_s);
 		return -1;
 	}
 	return 0;

@@ -59,22 +59,27 @@ const char *cli_error_text(const tk_error *err, const char *severity,
 	return buf;
 }
 
+static void vmsg(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
 void cli_error(const tk_error *err)
 {
 	char buf[1280];
 
-	fprintf(stderr, "%s\n", cli_error_text(err, "error", buf, sizeof(buf)));
+	/* a name it quotes by the rule of text output (cli_text()) */
+	cli_text_cstr(stderr, cli_error_text(err, "error", buf, sizeof(buf)));
+	fputc('\n', stderr);
 }
 
 void cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "tracekit %s: ", cmd);
+	/* the arguments it quotes by the rule of text output (cli_text()) */
+	cli_msg("tracekit %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (see 'tracekit %s --help')\n", cmd);
+	cli_msg(" (see 'tracekit %s --help')\n", cmd);
 }
 
 static void add_operand(cli_args *a, const char *s)
@@ -221,7 +226,8 @@ static void print_warning(void *ctx, const tk_error *w)
 
 	if (ctx)
 		(*(uint64_t *)ctx)++;
-	fprintf(stderr, "%s\n", cli_error_text(w, "warning", buf, sizeof(buf)));
+	cli_text_cstr(stderr, cli_error_text(w, "warning", buf, sizeof(buf)));
+	fputc('\n', stderr);
 }
 
 /* append "key=value" to the comma-joined reader options */
@@ -274,7 +280,7 @@ int cli_read_opt(cli_read_opts *o, const char *cmd, int code, const char *arg)
 			return -1;
 		}
 		if (!o->quiet)
-			fprintf(stderr, "tracekit: note: --threads is deprecated and has "
+			cli_msg("tracekit: note: --threads is deprecated and has "
 				"no effect (every reader decodes on one thread)\n");
 		return 0;
 	}
@@ -368,6 +374,11 @@ const char *cli_input_name(const char *path)
 
 int cli_out_is_in(const char *in, const char *out)
 {
+	return cli_out_is_file(in, "input", out);
+}
+
+int cli_out_is_file(const char *in, const char *what, const char *out)
+{
 	struct stat si, so;
 
 	if (!in || !out || strcmp(out, "-") == 0 ||
@@ -375,8 +386,8 @@ int cli_out_is_in(const char *in, const char *out)
 	    stat(out, &so) != 0 || !S_ISREG(so.st_mode) ||
 	    si.st_dev != so.st_dev || si.st_ino != so.st_ino)
 		return 0;
-	fprintf(stderr, "%s: error: the output is the input %s (it would be replaced): name another file\n",
-		out, cli_input_name(in));
+	cli_msg("%s: error: the output is the %s %s (it would be replaced): name another file\n",
+		out, what, cli_input_name(in));
 	return 1;
 }
 
@@ -435,8 +446,162 @@ int cli_pipe(tk_reader *r, const char *in, const char *out, const char *to, int 
 void cli_idle_note(const tk_trace *t, size_t nidle, const cli_read_opts *ro)
 {
 	if (!nidle && tk_load_default_idle(t) && !(ro && ro->quiet))
-		fprintf(stderr, "tracekit: note: a FreeRTOS trace logger task named %s (after its [c/id] or (id) prefix) is idle: its time is not load (--idle names others)\n",
+		cli_msg("tracekit: note: a FreeRTOS trace logger task named %s (after its [c/id] or (id) prefix) is idle: its time is not load (--idle names others)\n",
 			tk_load_default_idle(t));
+}
+
+/*
+ * The next character shown of s[i..n) by the rule of cli_text(): its text
+ * in out (at most 8 bytes, *olen of them), its code points in *cols; the
+ * number of bytes of s it stands for.
+ */
+static size_t text_next(const unsigned char *s, size_t n, size_t i, char *out,
+			size_t *olen, size_t *cols)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char c = s[i];
+	size_t len;
+
+	if (c >= 0x20 && c < 0x7f) {
+		out[0] = (char)c;
+		*olen = *cols = 1;
+		if (c == '\\' && i + 1 < n) {
+			/* doubled where it could start an escape: before an
+			 * 'x', a backslash or a byte written escaped */
+			unsigned char d = s[i + 1];
+			if (d == 'x' || d == '\\' || d < 0x20 || d == 0x7f ||
+			    (d >= 0x80 && ((len = tk_utf8_len(s + i + 1, n - i - 1)) == 0 ||
+					   (d == 0xc2 && s[i + 2] < 0xa0)))) {
+				out[1] = '\\';
+				*olen = *cols = 2;
+			}
+		}
+		return 1;
+	}
+	if (c >= 0x80 && (len = tk_utf8_len(s + i, n - i)) != 0 &&
+	    !(c == 0xc2 && s[i + 1] < 0xa0)) {
+		memcpy(out, s + i, len);
+		*olen = len;
+		*cols = 1;
+		return len;
+	}
+	/* a control character, a C1 control (its two bytes), a stray byte */
+	len = c == 0xc2 && i + 1 < n && tk_utf8_len(s + i, n - i) ? 2 : 1;
+	for (*olen = 0; *olen < 4 * len; *olen += 4) {
+		unsigned char b = s[i + *olen / 4];
+		out[*olen] = '\\';
+		out[*olen + 1] = 'x';
+		out[*olen + 2] = hex[b >> 4];
+		out[*olen + 3] = hex[b & 15];
+	}
+	*cols = *olen;
+	return len;
+}
+
+/* s[0..n) holds only printable ASCII other than the backslash: shown as it is */
+static int text_plain(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c >= 0x7f || c == '\\')
+			return 0;
+	}
+	return 1;
+}
+
+void cli_text(FILE *fp, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	char out[8];
+	size_t i, olen, cols;
+
+	if (text_plain(s, n)) {
+		fwrite(s, 1, n, fp);
+		return;
+	}
+	for (i = 0; i < n; ) {
+		i += text_next(u, n, i, out, &olen, &cols);
+		fwrite(out, 1, olen, fp);
+	}
+}
+
+void cli_text_cstr(FILE *fp, const char *s)
+{
+	if (s)
+		cli_text(fp, s, strlen(s));
+}
+
+size_t cli_text_width(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	char out[8];
+	size_t i, olen, cols, w = 0;
+
+	if (text_plain(s, n))
+		return n;
+	for (i = 0; i < n; w += cols)
+		i += text_next(u, n, i, out, &olen, &cols);
+	return w;
+}
+
+static void text_blanks(FILE *fp, size_t k)
+{
+	static const char blanks[32] = "                               ";
+
+	while (k) {
+		size_t m = k < sizeof(blanks) - 1 ? k : sizeof(blanks) - 1;
+		fwrite(blanks, 1, m, fp);
+		k -= m;
+	}
+}
+
+void cli_text_pad(FILE *fp, const char *s, size_t n, size_t width)
+{
+	size_t w = cli_text_width(s, n);
+
+	cli_text(fp, s, n);
+	text_blanks(fp, w < width ? width - w : 0);
+}
+
+/* cli_msg() of a va_list */
+static void vmsg(const char *fmt, va_list ap)
+{
+	va_list again;
+	char buf[2048], *p = buf;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (n >= 0 && (size_t)n >= sizeof(buf)) {
+		if ((p = malloc((size_t)n + 1)) != NULL) {
+			vsnprintf(p, (size_t)n + 1, fmt, again);
+		} else {
+			p = buf;  /* out of memory: the message cut */
+			n = (int)strlen(buf);
+		}
+	}
+	va_end(again);
+	if (n < 0)
+		return;
+	if (n && p[n - 1] == '\n') {
+		cli_text(stderr, p, (size_t)n - 1);
+		fputc('\n', stderr);
+	} else {
+		cli_text(stderr, p, (size_t)n);
+	}
+	if (p != buf)
+		free(p);
+}
+
+void cli_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
 }
 
 void cli_json_str(FILE *fp, const char *s, size_t n)

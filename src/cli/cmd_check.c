@@ -40,8 +40,11 @@ static void on_violation(void *ctx, const tk_violation *v)
 	if (c->max && c->shown >= c->max)
 		return;
 	c->shown++;
-	printf("%s:%llu: error: %s [%s]\n", c->path, (unsigned long long)v->pos,
-	       v->msg, tk_rule_name(v->rule));
+	/* the file and the names the message quotes by the rule of text output */
+	cli_text_cstr(stdout, c->path);
+	printf(":%llu: error: ", (unsigned long long)v->pos);
+	cli_text_cstr(stdout, v->msg);
+	printf(" [%s]\n", tk_rule_name(v->rule));
 }
 
 enum { O_MAX = 256 };
@@ -118,12 +121,12 @@ int cmd_check(int argc, char **argv)
 	}
 	total = tk_check_count(chk, TK_RULE_COUNT);
 	if (!total) {
-		printf("%s: ok: %llu events, no violations\n", cx.path,
-		       (unsigned long long)nevents);
+		cli_text_cstr(stdout, cx.path);
+		printf(": ok: %llu events, no violations\n", (unsigned long long)nevents);
 	} else {
 		int first = 1;
-		printf("%s: %llu violation%s%s in %llu events (", cx.path,
-		       (unsigned long long)total, total == 1 ? "" : "s",
+		cli_text_cstr(stdout, cx.path);
+		printf(": %llu violation%s%s in %llu events (", (unsigned long long)total, total == 1 ? "" : "s",
 		       stopped ? " (stopped at --max-errors)" : "",
 		       (unsigned long long)nevents);
 		for (c = 0; c < TK_RULE_COUNT; c++) {
@@ -140,7 +143,7 @@ int cmd_check(int argc, char **argv)
 	ret = total ? EXIT_PROBLEMS : EXIT_OK;
 	goto out;
 nomem:
-	fprintf(stderr, "tracekit: out of memory\n");
+	cli_msg("tracekit: out of memory\n");
 out:
 	tk_check_free(chk);
 	tk_reader_close(r);

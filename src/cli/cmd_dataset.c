@@ -69,7 +69,8 @@ static void warn(void *ctx, const tk_error *w)
 {
 	char buf[1280];
 
-	fprintf(ctx, "%s\n", cli_error_text(w, "warning", buf, sizeof(buf)));
+	cli_text_cstr(ctx, cli_error_text(w, "warning", buf, sizeof(buf)));
+	fputc('\n', ctx);
 }
 
 /* one input into the dataset (a task of tk_jobs_run(), on any thread):
@@ -102,7 +103,8 @@ static int add_one(const ds_run *run, ds_input *in)
 	rc = 0;
 	goto out;
 failed:
-	fprintf(fp, "%s\n", cli_error_text(&err, "error", buf, sizeof(buf)));
+	cli_text_cstr(fp, cli_error_text(&err, "error", buf, sizeof(buf)));
+	fputc('\n', fp);
 out:
 	tk_reader_close(r);
 	if (fclose(fp) != 0 || !in->msg) {
@@ -158,7 +160,7 @@ static void same_id(const ds_run *run, size_t i)
 		n = stem_of(in[i].path, &s);
 	}
 	if (tk_dataset_has_id(run->dir, s, n)) {
-		fprintf(stderr, "tracekit: warning: %s: its trace id '%.*s' is in %s already, of a trace of other content: their rows share it (give each input a name of its own, or --id)\n",
+		cli_msg("tracekit: warning: %s: its trace id '%.*s' is in %s already, of a trace of other content: their rows share it (give each input a name of its own, or --id)\n",
 			in[i].path, (int)n, s, run->dir);
 		return;
 	}
@@ -167,7 +169,7 @@ static void same_id(const ds_run *run, size_t i)
 	for (j = 0; j < i; j++)
 		if (!in[j].failed && !in[j].skip && stem_of(in[j].path, &t) == n &&
 		    memcmp(s, t, n) == 0) {
-			fprintf(stderr, "tracekit: warning: %s: its trace id '%.*s' is that of %s: their rows share it (give each input a name of its own)\n",
+			cli_msg("tracekit: warning: %s: its trace id '%.*s' is that of %s: their rows share it (give each input a name of its own)\n",
 				in[i].path, (int)n, s, in[j].path);
 			return;
 		}
@@ -198,7 +200,7 @@ static void hash_done(void *ctx, size_t i, int rc)
 	if (j < i || tk_dataset_has(run->dir, in[i].hex)) {
 		in[i].skip = 1;
 		if (!run->ro->quiet)
-			fprintf(stderr, "tracekit: note: %s: skipped: its content (SHA-256 %.16s...) is in %s already\n",
+			cli_msg("tracekit: note: %s: skipped: its content (SHA-256 %.16s...) is in %s already\n",
 				in[i].path, in[i].hex,
 				j < i ? "this run" : run->dir);
 		return;
@@ -225,7 +227,7 @@ static void add_done(void *ctx, size_t i, int rc)
 	if (in->msg)
 		fwrite(in->msg, 1, in->msglen, stderr);
 	else if (rc < 0)
-		fprintf(stderr, "tracekit: dataset: %s: out of memory\n", in->path);
+		cli_msg("tracekit: dataset: %s: out of memory\n", in->path);
 	free(in->msg);
 	in->msg = NULL;
 	in->failed = rc < 0;
@@ -345,7 +347,7 @@ int cmd_dataset(int argc, char **argv)
 	ret = failed ? EXIT_BAD : EXIT_OK;
 	goto out;
 nomem:
-	fprintf(stderr, "tracekit: dataset: out of memory\n");
+	cli_msg("tracekit: dataset: out of memory\n");
 out:
 	free(in);
 	free(ops);

@@ -356,7 +356,7 @@ static int read_side(side *s, const char *path, const cli_read_opts *ro, char **
 	qsort(s->order, s->n, sizeof(*s->order), order_cmp);
 	return 0;
 nomem:
-	fprintf(stderr, "tracekit: out of memory\n");
+	cli_msg("tracekit: out of memory\n");
 	return -1;
 }
 
@@ -554,7 +554,11 @@ int cmd_diff(int argc, char **argv)
 		       "  \"missing_allowed\": %s,\n  \"rows\": [", tk_unit_name(unit),
 		       nworse, ngone, allow_missing ? "true" : "false");
 	} else {
-		printf("base: %s\nnew:  %s\n", S[0].path, S[1].path);
+		printf("base: ");
+		cli_text_cstr(stdout, S[0].path);
+		printf("\nnew:  ");
+		cli_text_cstr(stdout, S[1].path);
+		putchar('\n');
 		printf("threshold: %s %%; times in %s; %zu row%s worsened", thr_txt,
 		       tk_unit_name(unit), nworse, nworse == 1 ? "" : "s");
 		if (ngone)
@@ -645,13 +649,13 @@ int cmd_diff(int argc, char **argv)
 			} else {
 				if (o->status == ST_BASE_ONLY || o->status == ST_NEW_ONLY || !sn) {
 					printf("%-9s ", o->status == ST_BASE_ONLY ? "only-base" : "only-new");
-					fwrite(name, 1, len, stdout);
+					cli_text(stdout, name, len);
 					printf(" %s %s\n", type, tk_metric_name(s->metric));
 					shown++;
 					continue;
 				}
 				printf("%-9s ", status_names[o->status]);
-				fwrite(name, 1, len, stdout);
+				cli_text(stdout, name, len);
 				printf(" %s %s: count %llu -> %llu", type, tk_metric_name(s->metric),
 				       (unsigned long long)tk_stats_get(S[0].st, o->b)->count,
 				       (unsigned long long)sn->count);
@@ -686,7 +690,7 @@ int cmd_diff(int argc, char **argv)
 	ret = nworse || (ngone && !allow_missing) ? EXIT_PROBLEMS : EXIT_OK;
 	goto out;
 nomem:
-	fprintf(stderr, "tracekit: out of memory\n");
+	cli_msg("tracekit: out of memory\n");
 out:
 	for (i = 0; i < 2; i++) {
 		free(S[i].order);

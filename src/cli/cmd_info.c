@@ -370,7 +370,9 @@ int cmd_info(int argc, char **argv)
 	} else {
 		size_t nh = tk_trace_header_count(t);
 		int first = 1;
-		printf("file:        %s\n", path);
+		printf("file:        ");
+		cli_text_cstr(stdout, path);
+		putchar('\n');
 		printf("format:      %s\n", tk_reader_format(r));
 		printf("time unit:   %s", tk_unit_name(tb->unit));
 		if (tb->num != 1 || tb->den != 1)
@@ -413,7 +415,8 @@ int cmd_info(int argc, char **argv)
 				break;
 			}
 			s = tk_trace_str(t, e->name, &n);
-			printf("%s%.*s", first ? " (" : ", ", (int)n, s);
+			fputs(first ? " (" : ", ", stdout);
+			cli_text(stdout, s, n);
 			first = 0;
 			shown++;
 		}
@@ -424,26 +427,30 @@ int cmd_info(int argc, char **argv)
 			printf("header:\n");
 			for (i = 0; i < nh; i++) {
 				const tk_header_entry *h = tk_trace_header(t, i);
-				printf("  #%s%s%s%s\n",
-				       h->kind == TK_HDR_ROW ? "-" : "", h->key,
-				       h->has_value && h->kind != TK_HDR_COMMENT ? " " : "",
-				       h->value);
+				printf("  #%s", h->kind == TK_HDR_ROW ? "-" : "");
+				cli_text_cstr(stdout, h->key);
+				fputs(h->has_value && h->kind != TK_HDR_COMMENT ? " " : "",
+				      stdout);
+				cli_text_cstr(stdout, h->value);
+				putchar('\n');
 			}
 		}
 		if (nrows) {
 			printf("events by type:\n");
-			for (i = 0; i < nrows; i++)
-				printf("  %-6.*s %-22.*s %12llu\n",
-				       (int)rows[i].ntype, rows[i].type,
-				       (int)rows[i].nevent, rows[i].event,
-				       (unsigned long long)rows[i].count);
+			for (i = 0; i < nrows; i++) {
+				fputs("  ", stdout);
+				cli_text_pad(stdout, rows[i].type, rows[i].ntype, 6);
+				putchar(' ');
+				cli_text_pad(stdout, rows[i].event, rows[i].nevent, 22);
+				printf(" %12llu\n", (unsigned long long)rows[i].count);
+			}
 		}
 	}
 	cli_warning_summary(r, &ro);
 	ret = EXIT_OK;
 	goto out;
 nomem:
-	fprintf(stderr, "tracekit: out of memory\n");
+	cli_msg("tracekit: out of memory\n");
 out:
 	free(rows);
 	counts_free(&counts);

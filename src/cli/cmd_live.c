@@ -671,7 +671,7 @@ static int listen_on(live *L, const char *addr, const char *port, char *url, siz
 	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
 	rc = getaddrinfo(addr, port, &hints, &res);
 	if (rc != 0) {
-		fprintf(stderr, "tracekit: live: --bind %s --port %s: %s\n", addr, port,
+		cli_msg("tracekit: live: --bind %s --port %s: %s\n", addr, port,
 			gai_strerror(rc));
 		return -1;
 	}
@@ -690,14 +690,14 @@ static int listen_on(live *L, const char *addr, const char *port, char *url, siz
 	}
 	freeaddrinfo(res);
 	if (fd < 0) {
-		fprintf(stderr, "tracekit: live: --bind %s --port %s: %s\n", addr, port,
+		cli_msg("tracekit: live: --bind %s --port %s: %s\n", addr, port,
 			strerror(e));
 		return -1;
 	}
 	if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0 ||
 	    getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), serv, sizeof(serv),
 			NI_NUMERICHOST | NI_NUMERICSERV) != 0) {
-		fprintf(stderr, "tracekit: live: %s\n", strerror(errno));
+		cli_msg("tracekit: live: %s\n", strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -806,14 +806,14 @@ int cmd_live(int argc, char **argv)
 	if (strcmp(L.src, "-") == 0 || strncmp(L.src, "tcp:", 4) == 0) {
 		L.stream = 1;
 	} else if (stat(L.src, &st) != 0) {
-		fprintf(stderr, "%s: error: %s\n", L.src, strerror(errno));
+		cli_msg("%s: error: %s\n", L.src, strerror(errno));
 		return EXIT_BAD;
 	} else if (S_ISREG(st.st_mode)) {
 		L.stream = 0;
 	} else if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode)) {
 		L.stream = 1;
 	} else {
-		fprintf(stderr, "%s: error: not a file, a FIFO or a serial device\n", L.src);
+		cli_msg("%s: error: not a file, a FIFO or a serial device\n", L.src);
 		return EXIT_BAD;
 	}
 	if (!L.stream && outp) {
@@ -823,7 +823,7 @@ int cmd_live(int argc, char **argv)
 	if (!L.stream && !follow)
 		L.ended = 1, L.end_reason = TK_FTSTREAM_END_EOF;
 	if (make_page(&L.page) < 0) {
-		fprintf(stderr, "tracekit: live: the report's template is not as expected\n");
+		cli_msg("tracekit: live: the report's template is not as expected\n");
 		goto done;
 	}
 	buf_str(&L.data, "null");
@@ -838,7 +838,7 @@ int cmd_live(int argc, char **argv)
 			memcpy(tmpdir, tmpl, sizeof(tmpl));
 	}
 	if (!tmpdir || !mkdtemp(tmpdir)) {
-		fprintf(stderr, "tracekit: live: cannot make a temporary directory: %s\n",
+		cli_msg("tracekit: live: cannot make a temporary directory: %s\n",
 			strerror(errno));
 		free(tmpdir);
 		tmpdir = NULL;
@@ -866,12 +866,12 @@ int cmd_live(int argc, char **argv)
 		/* OUT is truncated: it must not be SOURCE */
 		if (fstat(in, &st) == 0 && stat(L.trace, &sout) == 0 && st.st_dev == sout.st_dev &&
 		    st.st_ino == sout.st_ino) {
-			fprintf(stderr, "%s: error: the output is the source %s\n", L.trace, L.src);
+			cli_msg("%s: error: the output is the source %s\n", L.trace, L.src);
 			goto done;
 		}
 		out = open(L.trace, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (out < 0) {
-			fprintf(stderr, "%s: error: %s\n", L.trace, strerror(errno));
+			cli_msg("%s: error: %s\n", L.trace, strerror(errno));
 			goto done;
 		}
 		if (cli_capture_init(&cap, out, L.trace) < 0)
@@ -890,7 +890,7 @@ int cmd_live(int argc, char **argv)
 	if (printf("%s\n", url) < 0 || fflush(stdout) != 0)
 		goto done;
 	if (!quiet)
-		fprintf(stderr, "live: %s: serving %s (Ctrl-C to stop)\n", L.src, url);
+		cli_msg("live: %s: serving %s (Ctrl-C to stop)\n", L.src, url);
 	ret = EXIT_OK;
 	while (!stop_signal) {
 		long long now = now_ms();
@@ -919,7 +919,7 @@ int cmd_live(int argc, char **argv)
 			make_status(&L);
 			broadcast(&L, brc == 0);
 			if (brc < 0 && !quiet)
-				fprintf(stderr, "live: %s\n", L.error);
+				cli_msg("live: %s\n", L.error);
 			now = now_ms();
 		}
 		if (now - last_keep >= KEEPALIVE_MS) {
@@ -962,7 +962,7 @@ int cmd_live(int argc, char **argv)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			fprintf(stderr, "tracekit: live: poll: %s\n", strerror(errno));
+			cli_msg("tracekit: live: poll: %s\n", strerror(errno));
 			ret = EXIT_BAD;
 			break;
 		}
@@ -1000,7 +1000,7 @@ int cmd_live(int argc, char **argv)
 					dirty = 1;
 			} else if (r == 0 || errno != EINTR) {
 				if (r < 0)
-					fprintf(stderr, "%s: error: %s\n", L.src, strerror(errno));
+					cli_msg("%s: error: %s\n", L.src, strerror(errno));
 				L.end_reason = r < 0 ? TK_FTSTREAM_END_ERROR : TK_FTSTREAM_END_EOF;
 				if (cli_capture_end(&cap, L.end_reason) < 0)
 					ret = EXIT_BAD;
@@ -1011,7 +1011,7 @@ int cmd_live(int argc, char **argv)
 					close(in);
 				in = -1;
 				if (!quiet)
-					fprintf(stderr, "live: %s: the stream ended (%s); still serving %s\n",
+					cli_msg("live: %s: the stream ended (%s); still serving %s\n",
 						L.src, end_text(L.end_reason), url);
 			}
 		}
@@ -1051,7 +1051,7 @@ int cmd_live(int argc, char **argv)
 	if (in >= 0 && have_cap && cli_capture_end(&cap, TK_FTSTREAM_END_SIGNAL) < 0)
 		ret = EXIT_BAD;
 	if (!quiet)
-		fprintf(stderr, "live: %s: %llu updates of the page; stopped\n", L.src,
+		cli_msg("live: %s: %llu updates of the page; stopped\n", L.src,
 			(unsigned long long)L.updates);
 done:
 	while (L.ncl)
@@ -1059,7 +1059,7 @@ done:
 	if (lfd >= 0)
 		close(lfd);
 	if (out >= 0 && close(out) != 0 && ret == EXIT_OK) {
-		fprintf(stderr, "%s: error: %s\n", L.trace, strerror(errno));
+		cli_msg("%s: error: %s\n", L.trace, strerror(errno));
 		ret = EXIT_BAD;
 	}
 	if (in > STDIN_FILENO)

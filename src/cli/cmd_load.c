@@ -99,10 +99,10 @@ static size_t name_width(const tk_trace *t, uint32_t id)
 {
 	const tk_entity *e = tk_trace_entity(t, id);
 	size_t n = 1;
+	const char *s = e ? tk_trace_str(t, e->name, &n) : "?";
 
-	if (e)
-		tk_trace_str(t, e->name, &n);
-	return n;
+	/* as put_name() shows it */
+	return cli_text_width(s, n);
 }
 
 static void put_time(const load_ctx *x, uint64_t ticks, int width)
@@ -119,7 +119,7 @@ static void put_name(const tk_trace *t, uint32_t id, int width)
 	size_t n = 1;
 	const char *s = e ? tk_trace_str(t, e->name, &n) : "?";
 
-	printf("%-*.*s", width, (int)n, s);
+	cli_text_pad(stdout, s, n, (size_t)width);
 }
 
 static void put_share(uint64_t part, uint64_t whole, int width)
@@ -202,7 +202,7 @@ static int put_windows(load_ctx *x)
 	int ret = -1;
 
 	if (x->win_err) {
-		fprintf(stderr, "tracekit: load: cannot keep the windows in a temporary file\n");
+		cli_msg("tracekit: load: cannot keep the windows in a temporary file\n");
 		return -1;
 	}
 	if (!x->win)
@@ -250,7 +250,7 @@ static int put_windows(load_ctx *x)
 		putchar('\n');
 out:
 	if (ret < 0)
-		fprintf(stderr, "tracekit: load: cannot read back the windows\n");
+		cli_msg("tracekit: load: cannot read back the windows\n");
 	free(busy);
 	return ret;
 }
@@ -362,7 +362,7 @@ int cmd_load(int argc, char **argv)
 	x.t = tk_reader_trace(r);
 	x.tb = tk_trace_timebase(x.t);
 	if (window_s && parse_window(window_s, x.tb, &window) < 0) {
-		fprintf(stderr, "tracekit: bad --window '%s' (a positive whole number of the trace's ticks, such as 10ms)\n",
+		cli_msg("tracekit: bad --window '%s' (a positive whole number of the trace's ticks, such as 10ms)\n",
 			window_s);
 		goto out;
 	}
@@ -393,7 +393,7 @@ int cmd_load(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		idle_all |= tk_load_core_idle(l, i);
 	if (tk_load_conflicts(l) && !ro.quiet)
-		fprintf(stderr, "tracekit: warning: %llu process event%s named a core other than the one %s process ran on: it runs on one core at a time, its run there ended\n",
+		cli_msg("tracekit: warning: %llu process event%s named a core other than the one %s process ran on: it runs on one core at a time, its run there ended\n",
 			(unsigned long long)tk_load_conflicts(l),
 			tk_load_conflicts(l) == 1 ? "" : "s",
 			tk_load_conflicts(l) == 1 ? "its" : "their");
@@ -486,13 +486,13 @@ int cmd_load(int argc, char **argv)
 load_failed:
 	fflush(stdout);
 	if (lrc == TK_E_RANGE) /* tk_load_set_limit() */
-		fprintf(stderr, "tracekit: load: --window %s makes more than %u windows of this trace: give a longer window\n",
+		cli_msg("tracekit: load: --window %s makes more than %u windows of this trace: give a longer window\n",
 			window_s, LOAD_MAX_WINDOWS);
 	else
 		cli_error(&err);
 	goto out;
 nomem:
-	fprintf(stderr, "tracekit: out of memory\n");
+	cli_msg("tracekit: out of memory\n");
 out:
 	if (x.win)
 		fclose(x.win);

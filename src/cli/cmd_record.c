@@ -119,12 +119,12 @@ int cmd_record(int argc, char **argv)
 	/* OUT is truncated: it must not be SOURCE */
 	if (fstat(in, &sin) == 0 && stat(outp, &sout) == 0 && sin.st_dev == sout.st_dev &&
 	    sin.st_ino == sout.st_ino) {
-		fprintf(stderr, "%s: error: the output is the source %s\n", outp, src);
+		cli_msg("%s: error: the output is the source %s\n", outp, src);
 		goto done;
 	}
 	out = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (out < 0) {
-		fprintf(stderr, "%s: error: %s\n", outp, strerror(errno));
+		cli_msg("%s: error: %s\n", outp, strerror(errno));
 		goto done;
 	}
 	if (cli_capture_init(&cap, out, outp) < 0)
@@ -146,7 +146,7 @@ int cmd_record(int argc, char **argv)
 		if (ppoll(&pfd, 1, NULL, &waitmask) < 0) {
 			if (errno == EINTR)
 				continue;
-			fprintf(stderr, "%s: error: poll: %s\n", src, strerror(errno));
+			cli_msg("%s: error: poll: %s\n", src, strerror(errno));
 			reason = TK_FTSTREAM_END_ERROR;
 			ret = EXIT_BAD;
 			break;
@@ -156,7 +156,7 @@ int cmd_record(int argc, char **argv)
 		if (r < 0) {
 			if (errno == EINTR || errno == EAGAIN)
 				continue;
-			fprintf(stderr, "%s: error: %s\n", src, strerror(errno));
+			cli_msg("%s: error: %s\n", src, strerror(errno));
 			reason = TK_FTSTREAM_END_ERROR;
 			ret = EXIT_BAD;
 			break;
@@ -184,7 +184,7 @@ int cmd_record(int argc, char **argv)
 	/* bytes but no record at all: not a stream (OUT, its end record
 	 * alone, would say nothing of them) */
 	if (ret == EXIT_OK && cap.written == 0 && cap.dropped + cap.len > 0) {
-		fprintf(stderr, "%s: error: no sync record in the stream (%llu bytes dropped)\n",
+		cli_msg("%s: error: no sync record in the stream (%llu bytes dropped)\n",
 			src, (unsigned long long)(cap.dropped + cap.len));
 		if (fstat(out, &sout) == 0 && S_ISREG(sout.st_mode))
 			unlink(outp);
@@ -192,7 +192,7 @@ int cmd_record(int argc, char **argv)
 		goto done;
 	}
 	if (!quiet)
-		fprintf(stderr,
+		cli_msg(
 			"record: %s: %llu bytes of records (%llu sync records), %llu bytes dropped, %zu bytes of a cut record left; %s\n",
 			outp, (unsigned long long)cap.written, (unsigned long long)cap.syncs,
 			(unsigned long long)cap.dropped, cap.len,
@@ -201,7 +201,7 @@ int cmd_record(int argc, char **argv)
 done:
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	if (out >= 0 && close(out) != 0 && ret == EXIT_OK) {
-		fprintf(stderr, "%s: error: %s\n", outp, strerror(errno));
+		cli_msg("%s: error: %s\n", outp, strerror(errno));
 		ret = EXIT_BAD;
 	}
 	if (in > STDIN_FILENO)

@@ -113,13 +113,13 @@ int cmd_report(int argc, char **argv)
 			break;
 		case O_IDLE:
 			if (cli_filter_add(&idle, &nidle, optarg) < 0) {
-				fprintf(stderr, "tracekit: out of memory\n");
+				cli_msg("tracekit: out of memory\n");
 				goto out;
 			}
 			break;
 		case O_CHAIN:
 			if (cli_filter_add(&chains, &nchains, optarg) < 0) {
-				fprintf(stderr, "tracekit: out of memory\n");
+				cli_msg("tracekit: out of memory\n");
 				goto out;
 			}
 			break;
@@ -169,7 +169,7 @@ int cmd_report(int argc, char **argv)
 		else if (err.code == TK_E_USAGE && err.msg[0])
 			cli_usage_error("report", "%s", err.msg);
 		else if (err.msg[0])
-			fprintf(stderr, "tracekit: %s\n", err.msg);
+			cli_msg("tracekit: %s\n", err.msg);
 		goto out;
 	}
 	cli_warning_total(warnings, &ro);

@@ -218,13 +218,13 @@ static int convert_view(const cli_view *v, int argc, char **argv, tk_input *in)
 	if (cli_input(&in, a.v[0], &ro) < 0)
 		return EXIT_BAD;
 	if (strcmp(tk_input_format(in)->name, "shark") != 0) {
-		fprintf(stderr, "%s: error: shark-%s reproduces a S.Ha.R.K. tool from the records of a shark dump: the input must be read as shark\n",
+		cli_msg("%s: error: shark-%s reproduces a S.Ha.R.K. tool from the records of a shark dump: the input must be read as shark\n",
 			a.v[1], tool);
 		tk_input_close(in);
 		return EXIT_BAD;
 	}
 	if (!ro.quiet)
-		fprintf(stderr, "tracekit convert: note: --to shark-%s is deprecated: use 'tracekit shark %s IN -o OUT'\n",
+		cli_msg("tracekit convert: note: --to shark-%s is deprecated: use 'tracekit shark %s IN -o OUT'\n",
 			tool, tool);
 	return shark_tool(tool, in, a.v[1]);
 }

@@ -194,13 +194,13 @@ static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
 	nev = le32(b + 16);
 	total = le32(b + 20);
 	if (verbose)
-		fprintf(stderr, "Received %lu, length %zu(%lu), %lu tracer events.\n",
+		cli_msg("Received %lu, length %zu(%lu), %lu tracer events.\n",
 			(unsigned long)number, n, (unsigned long)total,
 			(unsigned long)nev);
 	if (total != n || (n - HEAD) % REC || (n - HEAD) / REC != nev ||
 	    number == 0) {
 		if (st->bad++ < REPORT_MAX)
-			fprintf(stderr, number ? "shark-receive: packet %lu ignored: %zu bytes, header says %lu bytes and %lu events\n"
+			cli_msg(number ? "shark-receive: packet %lu ignored: %zu bytes, header says %lu bytes and %lu events\n"
 				: "shark-receive: packet %lu ignored: packet numbers start at 1 (%zu bytes, header says %lu bytes and %lu events)\n",
 				(unsigned long)number, n, (unsigned long)total,
 				(unsigned long)nev);
@@ -209,7 +209,7 @@ static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
 	/* more than the sender ever puts in a datagram: refused */
 	if (nev > SPEC_MAX_EVENTS) {
 		if (st->oversize++ < REPORT_MAX)
-			fprintf(stderr,
+			cli_msg(
 				"shark-receive: packet %lu refused: it holds %lu records, more than the %u of the sender's datagrams\n",
 				(unsigned long)number, (unsigned long)nev, SPEC_MAX_EVENTS);
 		return 0;
@@ -222,7 +222,7 @@ static int take(recv_state *st, const uint8_t *b, size_t n, int verbose)
 	 * datagram too (a short one would fit, and leave gaps) */
 	if (st->full || st->used + (uint64_t)nev * REC + PKT_COST > st->max) {
 		if (!st->full++)
-			fprintf(stderr,
+			cli_msg(
 				"shark-receive: packet %lu refused: %llu bytes kept, --max-memory %llu reached (later datagrams are refused too)\n",
 				(unsigned long)number, (unsigned long long)st->used,
 				(unsigned long long)st->max);
@@ -299,10 +299,10 @@ static long long finish(recv_state *st, tk_output *o, const char *path,
 			uint64_t gap = k->number - expect;
 			missing += (long long)gap;
 			if (gap == 1)
-				fprintf(stderr, "shark-receive: missing packet %llu\n",
+				cli_msg("shark-receive: missing packet %llu\n",
 					(unsigned long long)expect);
 			else
-				fprintf(stderr, "shark-receive: missing packets %llu-%lu (%llu)\n",
+				cli_msg("shark-receive: missing packets %llu-%lu (%llu)\n",
 					(unsigned long long)expect,
 					(unsigned long)(k->number - 1),
 					(unsigned long long)gap);
@@ -327,34 +327,34 @@ static long long finish(recv_state *st, tk_output *o, const char *path,
 		goto fail;
 	}
 	if (!quiet) {
-		fprintf(stderr,
+		cli_msg(
 			"shark-receive: %s: %llu records (%llu bytes) from %zu packets, numbers 1-%lu\n",
 			path, (unsigned long long)written,
 			(unsigned long long)written * REC, kept,
 			(unsigned long)st->max_number);
 		if (st->late)
-			fprintf(stderr, "shark-receive: %llu packets came out of order (written in number order)\n",
+			cli_msg("shark-receive: %llu packets came out of order (written in number order)\n",
 				(unsigned long long)st->late);
 		if (st->dups)
-			fprintf(stderr, "shark-receive: %llu repeated packets dropped\n",
+			cli_msg("shark-receive: %llu repeated packets dropped\n",
 				(unsigned long long)st->dups);
 		if (st->ignored || st->bad)
-			fprintf(stderr, "shark-receive: %llu datagrams ignored (%llu not TRACER, %llu malformed)\n",
+			cli_msg("shark-receive: %llu datagrams ignored (%llu not TRACER, %llu malformed)\n",
 				(unsigned long long)(st->ignored + st->bad),
 				(unsigned long long)st->ignored,
 				(unsigned long long)st->bad);
 	}
 	/* (even with -q: the file lacks them) */
 	if (st->oversize)
-		fprintf(stderr, "shark-receive: %llu packets refused: more than %u records\n",
+		cli_msg("shark-receive: %llu packets refused: more than %u records\n",
 			(unsigned long long)st->oversize, SPEC_MAX_EVENTS);
 	if (st->full)
-		fprintf(stderr, "shark-receive: %llu packets refused (%llu records): --max-memory %llu reached\n",
+		cli_msg("shark-receive: %llu packets refused (%llu records): --max-memory %llu reached\n",
 			(unsigned long long)st->full,
 			(unsigned long long)st->full_records,
 			(unsigned long long)st->max);
 	if (missing)
-		fprintf(stderr, "shark-receive: %lld packets missing\n", missing);
+		cli_msg("shark-receive: %lld packets missing\n", missing);
 	return missing;
 fail:
 	cli_error(&err);
@@ -466,7 +466,7 @@ int cmd_shark_receive(int argc, char **argv)
 		sigaction(stop_sigs[i], &sa, &old_act[i]);
 	buf = malloc(DGRAM_MAX);
 	if (!buf || tk_counts_new(&st.seen, NULL) < 0) {
-		fprintf(stderr, "tracekit shark-receive: out of memory\n");
+		cli_msg("tracekit shark-receive: out of memory\n");
 		goto out_sig;
 	}
 	/* the output first: a path that cannot be written loses nothing.
@@ -481,10 +481,10 @@ int cmd_shark_receive(int argc, char **argv)
 	sigaction(SIGALRM, &old_alrm, NULL);
 	if (rc < 0) {
 		if (stop_signal == SIGALRM)
-			fprintf(stderr, "%s: error: --timeout %lu reached while opening it (no reader of a FIFO?)\n",
+			cli_msg("%s: error: --timeout %lu reached while opening it (no reader of a FIFO?)\n",
 				path, timeout);
 		else if (stop_signal)
-			fprintf(stderr, "%s: error: stopped by signal %d while opening it (no reader of a FIFO?)\n",
+			cli_msg("%s: error: stopped by signal %d while opening it (no reader of a FIFO?)\n",
 				path, (int)stop_signal);
 		else
 			cli_error(&err);
@@ -496,13 +496,13 @@ int cmd_shark_receive(int argc, char **argv)
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&me, sizeof(me)) != 0 ||
 	    getsockname(fd, (struct sockaddr *)&me, &melen) != 0) {
-		fprintf(stderr, "tracekit shark-receive: cannot listen on %s:%lu: %s\n",
+		cli_msg("tracekit shark-receive: cannot listen on %s:%lu: %s\n",
 			bind_addr, port, strerror(errno));
 		goto out_file;
 	}
 	/* with --port 0 the port is the one thing a sender needs: even with -q */
 	if (!quiet || port == 0)
-		fprintf(stderr, "shark-receive: listening on %s:%u\n", bind_addr,
+		cli_msg("shark-receive: listening on %s:%u\n", bind_addr,
 			(unsigned)ntohs(me.sin_port));
 	start = now_ms();
 	while (!stop_signal && !timeout_hit && !(count && st.records >= count)) {
@@ -532,7 +532,7 @@ int cmd_shark_receive(int argc, char **argv)
 		if (rc < 0) {
 			if (errno == EINTR)
 				continue;
-			fprintf(stderr, "tracekit shark-receive: poll: %s\n", strerror(errno));
+			cli_msg("tracekit shark-receive: poll: %s\n", strerror(errno));
 			goto out_file;
 		}
 		if (rc == 0)
@@ -541,21 +541,21 @@ int cmd_shark_receive(int argc, char **argv)
 		if (n < 0) {
 			if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
 				continue;
-			fprintf(stderr, "tracekit shark-receive: recv: %s\n", strerror(errno));
+			cli_msg("tracekit shark-receive: recv: %s\n", strerror(errno));
 			goto out_file;
 		}
 		rc = take(&st, buf, (size_t)n, verbose);
 		if (rc < 0) {
-			fprintf(stderr, "tracekit shark-receive: out of memory\n");
+			cli_msg("tracekit shark-receive: out of memory\n");
 			goto out_file;
 		}
 		if (rc > 0)
 			last = now_ms();
 	}
 	if (stop_signal && !quiet)
-		fprintf(stderr, "shark-receive: stopped by signal %d\n", (int)stop_signal);
+		cli_msg("shark-receive: stopped by signal %d\n", (int)stop_signal);
 	if (!st.npkts) {
-		fprintf(stderr, "shark-receive: no TRACER packet received%s: %s not written\n",
+		cli_msg("shark-receive: no TRACER packet received%s: %s not written\n",
 			st.full || st.oversize ? " but refused ones" : "", path);
 		ret = EXIT_PROBLEMS;
 		goto out_file;

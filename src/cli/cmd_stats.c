@@ -128,7 +128,7 @@ int cli_stats_chain(tk_stats *st, const char *cmd, const char *arg)
 	copy = strdup(arg);
 	sig = calloc(n, sizeof(*sig));
 	if (!copy || !sig) {
-		fprintf(stderr, "tracekit: out of memory\n");
+		cli_msg("tracekit: out of memory\n");
 		goto out;
 	}
 	copy[eq - arg] = '\0';
@@ -148,7 +148,7 @@ int cli_stats_chain(tk_stats *st, const char *cmd, const char *arg)
 		rc = 0;
 		break;
 	case TK_E_NOMEM:
-		fprintf(stderr, "tracekit: out of memory\n");
+		cli_msg("tracekit: out of memory\n");
 		break;
 	default:
 		cli_usage_error(cmd, "--chain '%s': needs two signals or more, all different, "
@@ -453,7 +453,7 @@ int cmd_stats(int argc, char **argv)
 				strcpy(o.avg, "-");
 			if (!o.max[0])
 				strcpy(o.max, "-");
-			const size_t len[8] = { o.nlen, strlen(o.type), strlen(o.metric),
+			const size_t len[8] = { cli_text_width(o.name, o.nlen), strlen(o.type), strlen(o.metric),
 						strlen(o.count), strlen(o.min),
 						strlen(o.avg), strlen(o.max),
 						strlen(o.unit) };
@@ -461,7 +461,7 @@ int cmd_stats(int argc, char **argv)
 			    fwrite_unlocked(o.min, 1, len[4] + 1, tmp) != len[4] + 1 ||
 			    fwrite_unlocked(o.avg, 1, len[5] + 1, tmp) != len[5] + 1 ||
 			    fwrite_unlocked(o.max, 1, len[6] + 1, tmp) != len[6] + 1) {
-				fprintf(stderr, "tracekit: cannot write a temporary file\n");
+				cli_msg("tracekit: cannot write a temporary file\n");
 				goto out;
 			}
 			for (j = 0; j < npct; j++) {
@@ -470,7 +470,7 @@ int cmd_stats(int argc, char **argv)
 					strcpy(o.pct[j], "-");
 				l = strlen(o.pct[j]);
 				if (fwrite_unlocked(o.pct[j], 1, l + 1, tmp) != l + 1) {
-					fprintf(stderr, "tracekit: cannot write a temporary file\n");
+					cli_msg("tracekit: cannot write a temporary file\n");
 					goto out;
 				}
 				if (l > pw[j])
@@ -496,15 +496,17 @@ int cmd_stats(int argc, char **argv)
 			    read_str(tmp, o.min, sizeof(o.min)) < 0 ||
 			    read_str(tmp, o.avg, sizeof(o.avg)) < 0 ||
 			    read_str(tmp, o.max, sizeof(o.max)) < 0) {
-				fprintf(stderr, "tracekit: cannot read back a temporary file\n");
+				cli_msg("tracekit: cannot read back a temporary file\n");
 				goto out;
 			}
 			for (j = 0; j < npct; j++)
 				if (read_str(tmp, o.pct[j], sizeof(o.pct[j])) < 0) {
-					fprintf(stderr, "tracekit: cannot read back a temporary file\n");
+					cli_msg("tracekit: cannot read back a temporary file\n");
 					goto out;
 				}
-			put_cell(o.name, o.nlen, w[0], 0, 0);
+			/* the name by the rule of text output */
+			cli_text_pad(stdout, o.name, o.nlen, w[0]);
+			fwrite_unlocked("  ", 1, 2, stdout);
 			put_cell(o.type, strlen(o.type), w[1], 0, 0);
 			put_cell(o.metric, strlen(o.metric), w[2], 0, 0);
 			put_cell(o.count, strlen(o.count), w[3], 1, 0);
@@ -523,7 +525,7 @@ int cmd_stats(int argc, char **argv)
 	ret = EXIT_OK;
 	goto out;
 nomem:
-	fprintf(stderr, "tracekit: out of memory\n");
+	cli_msg("tracekit: out of memory\n");
 out:
 	tk_input_close(in);
 	if (tmp)

@@ -25,7 +25,8 @@ static void help(FILE *fp)
 		"in the ELF file) as folded stacks for flame graphs (flamegraph.pl,\n"
 		"speedscope), one line per distinct stack: 'main;foo;bar 123'.  OUT is\n"
 		"written under a temporary name and appears only when complete; an OUT\n"
-		"named .gz or .zst is compressed; default standard output.\n\n"
+		"named .gz or .zst is compressed; default standard output.  An OUT that\n"
+		"is IN or the ELF file (through a link too) is an error.\n\n"
 		"calls: every call, one line each in the order they were made, indented by\n"
 		"depth: the callee, how it was entered (call, tail call, exception, root),\n"
 		"and as t:TIME l:LINE pc:ADDRESS the call site ('from': the BL or jump),\n"
@@ -48,6 +49,8 @@ static void help(FILE *fp)
 		"matches them) or of the bytes from ADDR (--len L, default 1), one line\n"
 		"each: 't:TIME l:LINE pc:PC' (the last instruction of the CPU), then the\n"
 		"register or the access, old -> new ('unknown' or '..' where not known).\n"
+		"No change to show (a register never written, a name mistyped): a line\n"
+		"on stderr says so, exit status 1.\n"
 		"vcd: the registers (those written in hex) and the PC of each CPU as VCD\n"
 		"variables over the log's time (one scope per CPU), for GTKWave; with\n"
 		"--elf, 'func' (a string) names the function of the PC.  OUT appears\n"
@@ -187,7 +190,7 @@ int cmd_tarmac(int argc, char **argv)
 			goto out;
 		}
 		if (cli_out_is_in(args.v[1], args.v[2]) ||
-		    cli_out_is_in(ta.elf, args.v[2]))
+		    cli_out_is_file(ta.elf, "ELF file (--elf)", args.v[2]))
 			goto out;
 		ret = cli_tarmac_vcd(args.v[1], args.v[2], &ta, &ro);
 		goto out;
@@ -236,7 +239,7 @@ int cmd_tarmac(int argc, char **argv)
 		cli_usage_error("tarmac", "folded: --function does not apply");
 		goto out;
 	}
-	if (cli_out_is_in(args.v[1], out) || cli_out_is_in(ta.elf, out))
+	if (cli_out_is_in(args.v[1], out))
 		goto out;
 	ret = cli_tarmac_folded("tarmac", args.v[1], out, &ta, NULL, &ro);
 out:

@@ -84,8 +84,13 @@ static void put_text(FILE *fp, const tres *res, size_t n)
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < tk_verify_count(res[i].v); j++) {
 			const tk_verdict *d = tk_verify_get(res[i].v, j);
-			fprintf(fp, "%s: %s %s: %s\n", res[i].path, d->ok ? "PASS" : "FAIL",
-				d->name, d->text);
+			/* the file and the names by the rule of text output */
+			cli_text_cstr(fp, res[i].path);
+			fprintf(fp, ": %s ", d->ok ? "PASS" : "FAIL");
+			cli_text_cstr(fp, d->name);
+			fputs(": ", fp);
+			cli_text_cstr(fp, d->text);
+			fputc('\n', fp);
 		}
 }
 
@@ -296,7 +301,7 @@ int cmd_verify(int argc, char **argv)
 	 * to an output (a device, a FIFO or a symbolic link's file written
 	 * as it is, a file under a temporary name renamed) */
 	if (outpath && strcmp(outpath, "-") && !(fp = open_memstream(&buf, &buflen))) {
-		fprintf(stderr, "tracekit: error: out of memory\n");
+		cli_msg("tracekit: error: out of memory\n");
 		goto out;
 	}
 	if (out == OUT_TEXT)
@@ -310,7 +315,7 @@ int cmd_verify(int argc, char **argv)
 		bad |= fclose(fp) != 0;
 		fp = NULL;
 		if (bad) {
-			fprintf(stderr, "tracekit: error: out of memory\n");
+			cli_msg("tracekit: error: out of memory\n");
 			goto out;
 		}
 		tk_error_clear(&err);

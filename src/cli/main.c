@@ -109,11 +109,11 @@ static int check_stdout(int ret)
 {
 	if (fflush(stdout) != 0)
 		/* errno is this flush's */
-		fprintf(stderr, "<stdout>: error: write failed: %s\n",
+		cli_msg("<stdout>: error: write failed: %s\n",
 			strerror(errno));
 	else if (ferror(stdout))
 		/* an earlier write failed, for a reason no longer known */
-		fprintf(stderr, "<stdout>: error: write failed\n");
+		cli_msg("<stdout>: error: write failed\n");
 	else
 		return ret;
 	return EXIT_BAD;
@@ -139,7 +139,7 @@ static int run(int argc, char **argv)
 	for (i = 0; i < NCOMMANDS; i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "tracekit: '%s' is not a command (see 'tracekit --help')\n",
+	cli_msg("tracekit: '%s' is not a command (see 'tracekit --help')\n",
 		argv[1]);
 	return EXIT_BAD;
 }

@@ -20,7 +20,8 @@ static void print_warning(void *ctx, const tk_error *w)
 	char buf[1280];
 
 	(void)ctx;
-	fprintf(stderr, "%s\n", cli_error_text(w, "warning", buf, sizeof(buf)));
+	cli_text_cstr(stderr, cli_error_text(w, "warning", buf, sizeof(buf)));
+	fputc('\n', stderr);
 }
 
 /* The stamps the profile's times could not take as written: a warning
@@ -33,7 +34,7 @@ static int profile_stamps(const tk_tarmac_profile *p, const char *path,
 
 	if ((!inexact && !back) || (ro->quiet && !ro->strict))
 		return 0;
-	fprintf(stderr, "%s: %s: the function times are not exact (time stamps:"
+	cli_msg("%s: %s: the function times are not exact (time stamps:"
 		" %" PRIu64 " not whole %s, rounded down or not counted; %" PRIu64
 		" earlier than the one before, not counted)\n",
 		cli_input_name(path), ro->strict ? "error" : "warning", inexact,
@@ -63,7 +64,7 @@ static void summary(const tk_tarmac *tr, int quiet)
 	uint64_t n = tk_tarmac_skipped_count(tr);
 
 	if (n && !quiet)
-		fprintf(stderr,
+		cli_msg(
 			"tracekit: %" PRIu64 " line%s skipped (lenient mode; the first of each kind shown)\n",
 			n, n == 1 ? "" : "s");
 }
@@ -166,7 +167,7 @@ int cli_tarmac_opt(cli_tarmac_args *a, const char *cmd, int code, const char *ar
 	case CLI_O_REGISTER:
 		if ((code == CLI_O_MNEMONIC ? cli_filter_add(&a->mnems, &a->nmnems, arg)
 					    : cli_filter_add(&a->regs, &a->nregs, arg)) < 0) {
-			fprintf(stderr, "tracekit: error: out of memory\n");
+			cli_msg("tracekit: error: out of memory\n");
 			return -1;
 		}
 		return 0;
@@ -288,7 +289,9 @@ int cli_tarmac_info(tk_input *in, const char *path, int json,
 		}
 		printf("]\n}\n");
 	} else {
-		printf("file:      %s\nformat:    tarmac (%s)\n", path,
+		printf("file:      ");
+		cli_text_cstr(stdout, path);
+		printf("\nformat:    tarmac (%s)\n",
 		       tk_tarmac_variant_name(tk_tarmac_variant_get(tr)));
 		if (tmin == UINT64_MAX)
 			printf("time span: none\n");
@@ -303,8 +306,10 @@ int cli_tarmac_info(tk_input *in, const char *path, int json,
 		printf("cpus:      ");
 		if (!tk_tarmac_cpu_count(tr))
 			printf("(no CPU prefix)");
-		for (i = 0; i < tk_tarmac_cpu_count(tr); i++)
-			printf("%s%s", i ? " " : "", tk_tarmac_cpu_name(tr, i));
+		for (i = 0; i < tk_tarmac_cpu_count(tr); i++) {
+			fputs(i ? " " : "", stdout);
+			cli_text_cstr(stdout, tk_tarmac_cpu_name(tr, i));
+		}
 		printf("\n");
 	}
 	summary(tr, quiet);
@@ -576,9 +581,10 @@ static void tree_text(tk_tarmac_profile *p, const tk_tarmac *tr, size_t i)
 	const uint32_t *kids;
 	size_t n, k;
 
-	printf("  %*s%s%s  calls %" PRIu64 "  instr %" PRIu64 " (self %" PRIu64
+	printf("  %*s", (int)(2 * x->depth), "");
+	cli_text_cstr(stdout, node_name(p, tr, x));
+	printf("%s  calls %" PRIu64 "  instr %" PRIu64 " (self %" PRIu64
 	       ")  time %" PRIu64 " (self %" PRIu64 ")\n",
-	       (int)(2 * x->depth), "", node_name(p, tr, x),
 	       x->exception ? " [exception]" : "", x->calls, x->instructions,
 	       x->self_instructions, x->time, x->self_time);
 	n = tk_tarmac_profile_children(p, i, 0, &kids);
@@ -641,18 +647,24 @@ static void profile_out(tk_tarmac_profile *p, const tk_tarmac *tr, int json,
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		size_t l = strlen(tk_tarmac_profile_symbol_name(p, tk_tarmac_profile_func(p, i)->symbol));
+		const char *name = tk_tarmac_profile_symbol_name(p, tk_tarmac_profile_func(p, i)->symbol);
+		size_t l = cli_text_width(name, strlen(name));
 		if (l > w)
 			w = l;
 	}
-	printf("\nfunctions (%s; instructions executed, time in %s; inclusive counts recursion once):\n",
-	       elf, *unit ? unit : "the log's unit");
+	printf("\nfunctions (");
+	cli_text_cstr(stdout, elf);
+	printf("; instructions executed, time in %s; inclusive counts recursion once):\n",
+	       *unit ? unit : "the log's unit");
 	printf("  %-*s %8s %12s %12s %14s %14s\n", (int)w, "function", "calls",
 	       "self instr", "instr", "self time", "time");
 	for (i = 0; i < n; i++) {
 		const tk_tarmac_func *f = tk_tarmac_profile_func(p, i);
-		printf("  %-*s %8" PRIu64 " %12" PRIu64 " %12" PRIu64 " %14" PRIu64 " %14" PRIu64 "\n",
-		       (int)w, tk_tarmac_profile_symbol_name(p, f->symbol), f->calls,
+		const char *name = tk_tarmac_profile_symbol_name(p, f->symbol);
+		fputs("  ", stdout);
+		cli_text_pad(stdout, name, strlen(name), w);
+		printf(" %8" PRIu64 " %12" PRIu64 " %12" PRIu64 " %14" PRIu64 " %14" PRIu64 "\n",
+		       f->calls,
 		       f->self_instructions, f->instructions, f->self_time, f->time);
 	}
 	if (!n)
@@ -713,7 +725,7 @@ static void elf_coverage(const tk_tarmac_profile *p, const char *elf,
 	for (i = 0; i < n; i++)
 		if (tk_tarmac_profile_func(p, i)->symbol >= 0)
 			return;
-	fprintf(stderr, "%s: warning: its symbols cover none of the %" PRIu64
+	cli_msg("%s: warning: its symbols cover none of the %" PRIu64
 		" executed instructions' addresses (another program, or loaded"
 		" elsewhere: --load-offset)\n", elf, tk_tarmac_profile_instructions(p));
 }
@@ -733,9 +745,12 @@ static void mix_out(const tk_tarmac_stats *st, int json, size_t top)
 			printf("%s{\"mnemonic\": ", i ? ", " : "");
 			cli_json_cstr(stdout, m[i].mnemonic);
 			printf(", \"count\": %" PRIu64 "}", m[i].count);
-		} else
-			printf("  %-12s %12" PRIu64 "  %5.1f%%\n", m[i].mnemonic, m[i].count,
+		} else {
+			fputs("  ", stdout);
+			cli_text_pad(stdout, m[i].mnemonic, strlen(m[i].mnemonic), 12);
+			printf(" %12" PRIu64 "  %5.1f%%\n", m[i].count,
 			       executed ? 100.0 * (double)m[i].count / (double)executed : 0.0);
+		}
 	}
 }
 
@@ -776,13 +791,15 @@ static void exceptions_out(const tk_tarmac_stats *st, int json, const char *unit
 			       ", \"min\": %s, \"max\": %s, \"open\": %" PRIu64 "}",
 			       x[i].count, x[i].total, x[i].count ? mn : "null",
 			       x[i].count ? mx : "null", x[i].open);
-		} else if (x[i].open)
-			printf("  %-24s count %8" PRIu64 "  total %12" PRIu64 "  min %10s"
-			       "  max %10s  open at end %" PRIu64 "\n",
-			       x[i].name, x[i].count, x[i].total, mn, mx, x[i].open);
-		else
-			printf("  %-24s count %8" PRIu64 "  total %12" PRIu64 "  min %10s"
-			       "  max %10s\n", x[i].name, x[i].count, x[i].total, mn, mx);
+		} else {
+			fputs("  ", stdout);
+			cli_text_pad(stdout, x[i].name, strlen(x[i].name), 24);
+			printf(" count %8" PRIu64 "  total %12" PRIu64 "  min %10s"
+			       "  max %10s", x[i].count, x[i].total, mn, mx);
+			if (x[i].open)
+				printf("  open at end %" PRIu64, x[i].open);
+			putchar('\n');
+		}
 	}
 }
 
@@ -869,7 +886,7 @@ int cli_tarmac_stats(tk_input *in, const char *path, const cli_tarmac_args *a,
 		goto out;
 	nb = tk_tarmac_stats_backwards(st);
 	if (nb && (!ro->quiet || ro->strict)) {
-		fprintf(stderr, "%s: %s: %" PRIu64 " exception%s at a time stamp"
+		cli_msg("%s: %s: %" PRIu64 " exception%s at a time stamp"
 			" earlier than %s entry (duration 0)\n", cli_input_name(path),
 			ro->strict ? "error" : "warning", nb,
 			nb == 1 ? " returns" : "s return", nb == 1 ? "its" : "their");
@@ -1051,7 +1068,7 @@ static int folded(tk_input *in, const char *path, const char *out,
 	}
 	cpus = calloc(tk_tarmac_cpu_count(tr) + 1, sizeof(*cpus));
 	if (!cpus) {
-		fprintf(stderr, "tracekit: error: out of memory\n");
+		cli_msg("tracekit: error: out of memory\n");
 		goto out;
 	}
 	for (i = 0; i < tk_tarmac_cpu_count(tr); i++)
@@ -1089,11 +1106,14 @@ int cli_tarmac_folded(const char *cmd, const char *path, const char *out,
 	}
 	if (cli_tarmac_refuse(cmd, ev_only, ro, path) < 0)
 		return EXIT_BAD;
+	/* OUT over the program (`convert LOG X.folded --elf X.folded` too) */
+	if (cli_out_is_file(a->elf, "ELF file (--elf)", out))
+		return EXIT_BAD;
 	/* IN opened once: its probe (or --from) tells a Tarmac log */
 	if (cli_input(&in, path, ro) < 0)
 		return EXIT_BAD;
 	if (!cli_input_is_tarmac(in)) {
-		fprintf(stderr, "tracekit: error: %s: folded stacks are made from an Arm Tarmac log "
+		cli_msg("tracekit: error: %s: folded stacks are made from an Arm Tarmac log "
 			"(this input is not one%s)\n", path,
 			ro->from ? "" : "; --from tarmac forces it");
 		tk_input_close(in);
@@ -1131,7 +1151,7 @@ int cli_tarmac_calls(const char *path, const cli_tarmac_args *a,
 	if (cli_tarmac_refuse("tarmac", NULL, ro, path) < 0 || cli_input(&in, path, ro) < 0)
 		return EXIT_BAD;
 	if (!cli_input_is_tarmac(in)) {
-		fprintf(stderr, "tracekit: error: %s: calls are read from an Arm Tarmac log "
+		cli_msg("tracekit: error: %s: calls are read from an Arm Tarmac log "
 			"(this input is not one%s)\n", path,
 			ro->from ? "" : "; --from tarmac forces it");
 		tk_input_close(in);
@@ -1147,7 +1167,7 @@ int cli_tarmac_calls(const char *path, const cli_tarmac_args *a,
 		for (k = 0; k < nsym && strcmp(tk_symtab_get(syms, k)->name, function) != 0; k++)
 			;
 		if (k == nsym) {
-			fprintf(stderr, "%s: error: no function '%s' (--function) among its symbols\n",
+			cli_msg("%s: error: no function '%s' (--function) among its symbols\n",
 				a->elf, function);
 			tk_input_close(in);
 			goto out;
@@ -1171,10 +1191,13 @@ int cli_tarmac_calls(const char *path, const cli_tarmac_args *a,
 		const char *name = tk_tarmac_profile_symbol_name(prof, x->symbol);
 		if (function && strcmp(function, name) != 0)
 			continue;
-		if (x->cpu)
-			printf("%s: ", tk_tarmac_cpu_name(tr, x->cpu - 1));
-		printf("%*s%s  (%s, depth %" PRIu32 ")", function ? 0 : (int)(2 * (x->depth < 64 ? x->depth : 64)),
-		       "", name, kinds[x->kind & 3], x->depth);
+		if (x->cpu) {
+			cli_text_cstr(stdout, tk_tarmac_cpu_name(tr, x->cpu - 1));
+			fputs(": ", stdout);
+		}
+		printf("%*s", function ? 0 : (int)(2 * (x->depth < 64 ? x->depth : 64)), "");
+		cli_text_cstr(stdout, name);
+		printf("  (%s, depth %" PRIu32 ")", kinds[x->kind & 3], x->depth);
 		if (x->has_site)
 			site_out("from", &x->site);
 		site_out("entry", &x->entry);
@@ -1252,7 +1275,7 @@ static int view(const cli_view *v, int argc, char **argv, tk_input *in)
 		ret = cli_tarmac_stats(in, name, &ta, fmt, &ro);
 	else if (!bad) {
 		if (!ro.quiet)
-			fprintf(stderr, "tracekit convert: note: --to folded is deprecated: "
+			cli_msg("tracekit convert: note: --to folded is deprecated: "
 				"use 'tracekit tarmac folded IN --elf FILE -o OUT'\n");
 		ret = cli_tarmac_folded("convert", a.v[0], a.v[1], &ta, cli_getopt_other(), &ro);
 	}

@@ -18,7 +18,7 @@ static void print_warning(void *ctx, const tk_error *w)
 	char buf[1024];
 
 	(void)ctx;
-	fprintf(stderr, "%s\n", tk_error_format(w, "warning", buf, sizeof(buf)));
+	cli_msg("%s\n", tk_error_format(w, "warning", buf, sizeof(buf)));
 }
 
 void cli_state_args_init(cli_state_args *s)
@@ -126,7 +126,7 @@ static int add_moment(cli_state_args *s, int code, const char *arg)
 	}
 	if (s->nats >= SIZE_MAX / sizeof(*a) - 1 ||
 	    !(a = realloc(s->ats, (s->nats + 1) * sizeof(*a)))) {
-		fprintf(stderr, "tracekit: error: out of memory\n");
+		cli_msg("tracekit: error: out of memory\n");
 		return -1;
 	}
 	a[s->nats++] = m;
@@ -206,6 +206,7 @@ typedef struct replay {
 	int xdigits;              /* of the addresses printed */
 	FILE *out;                /* where regs and mem write their answer */
 	const cli_state_at *heading; /* several moments: the one answered */
+	uint64_t shown;           /* the lines of history written */
 } replay;
 
 static void site(const replay *r, const tk_tarmac_record *rec)
@@ -213,7 +214,10 @@ static void site(const replay *r, const tk_tarmac_record *rec)
 	uint64_t pc;
 
 	if (rec->cpu && !r->ta->cpu)
-		printf("%s: ", tk_tarmac_cpu_name(r->tr, rec->cpu - 1));
+	{
+		cli_text_cstr(stdout, tk_tarmac_cpu_name(r->tr, rec->cpu - 1));
+		fputs(": ", stdout);
+	}
 	printf("t:%" PRIu64 " l:%" PRIu64, rec->time, rec->line);
 	if (tk_tarmac_state_pc(r->st, rec->cpu, &pc))
 		printf(" pc:0x%" PRIx64, pc);
@@ -223,7 +227,8 @@ static void site(const replay *r, const tk_tarmac_record *rec)
 
 static void reg_value(FILE *out, const char *v, int hex)
 {
-	fprintf(out, "%s%s", hex ? "0x" : "", v);
+	fputs(hex ? "0x" : "", out);
+	cli_text_cstr(out, v);
 }
 
 /* The watched bytes in address order: "e0 05 21 .." */
@@ -247,8 +252,11 @@ static void history_line(replay *r, const tk_tarmac_record *rec, int changed)
 	    cli_tarmac_reg_match(&rec->reg, r->sa->reg)) {
 		const char *old;
 		const tk_tarmac_reg *g = tk_tarmac_state_reg(st, tk_tarmac_state_changed_reg(st, &old));
+		r->shown++;
 		site(r, rec);
-		printf("  %s ", g->name);
+		fputs("  ", stdout);
+		cli_text_cstr(stdout, g->name);
+		putchar(' ');
 		if (old)
 			reg_value(stdout, old, g->hex && strspn(old, "0123456789abcdef-") == strlen(old));
 		else
@@ -260,6 +268,7 @@ static void history_line(replay *r, const tk_tarmac_record *rec, int changed)
 	if ((changed & TK_TARMAC_CHANGED_MEM) && r->sa->has_addr) {
 		const uint8_t *v, *k;
 		size_t n;
+		r->shown++;
 		site(r, rec);
 		printf("  %s 0x%0*" PRIx64 ": ", rec->write ? "write" : "read", r->xdigits,
 		       rec->address);
@@ -270,6 +279,24 @@ static void history_line(replay *r, const tk_tarmac_record *rec, int changed)
 		bytes_out(v, k, n);
 		putchar('\n');
 	}
+}
+
+/* history that found no change to show: a line on stderr that says what
+ * the log never changes (a register's name mistyped shows the same), and
+ * exit status 1, as a search that found nothing */
+static int history_none(const replay *r)
+{
+	const char *cpu = r->ta->cpu;
+
+	if (r->sa->reg)
+		cli_msg("tracekit: history: %s: register '%s' is never written%s%s\n",
+			cli_input_name(r->path), r->sa->reg, cpu ? " on " : "", cpu ? cpu : "");
+	else
+		cli_msg("tracekit: history: %s: no read or write changes the bytes 0x%0*"
+			PRIx64 "..0x%0*" PRIx64 "%s%s\n", cli_input_name(r->path),
+			r->xdigits, r->sa->addr, r->xdigits, r->sa->addr + (r->sa->len - 1),
+			cpu ? " on " : "", cpu ? cpu : "");
+	return EXIT_PROBLEMS;
 }
 
 /* A CPSR record that chooses the byte order of the memory that follows
@@ -308,7 +335,7 @@ static int replay_loop(replay *r, tk_tarmac_at *at, int history, uint64_t stop,
 		}
 		rc = tk_tarmac_at_passed(at, &rec);
 		if (rc < 0) {
-			fprintf(stderr, "%s:%" PRIu64 ": error: its time stamp (%s) cannot be "
+			cli_msg("%s:%" PRIu64 ": error: its time stamp (%s) cannot be "
 				"compared with --time %" PRIu64 "%s\n", tk_tarmac_name(r->tr),
 				rec.line, tk_tarmac_unit_name(rec.unit), at->value,
 				tk_tarmac_unit_name(at->unit));
@@ -378,18 +405,18 @@ static int replay_run(replay *r, int history, size_t k)
 	if (replay_loop(r, &at, history, UINT64_MAX, &passed, &last_line) < 0)
 		return -1;
 	if (!passed && at.kind == TK_TARMAC_AT_LINE && at.value > last_line) {
-		fprintf(stderr, "tracekit: error: %s: --line %" PRIu64 " is past the log's "
+		cli_msg("tracekit: error: %s: --line %" PRIu64 " is past the log's "
 			"last record (line %" PRIu64 ")\n", cli_input_name(r->path), at.value, last_line);
 		return -1;
 	}
 	if (!passed && at.kind == TK_TARMAC_AT_INSTR && at.executed < at.value) {
-		fprintf(stderr, "tracekit: error: %s: --instr %" PRIu64 ": the log has %" PRIu64
+		cli_msg("tracekit: error: %s: --instr %" PRIu64 ": the log has %" PRIu64
 			" executed instructions%s%s\n", cli_input_name(r->path), at.value, at.executed,
 			want ? " on " : "", want ? want : "");
 		return -1;
 	}
 	if (want && !r->cpu) {
-		fprintf(stderr, "tracekit: error: %s: no CPU named '%s'%s\n", cli_input_name(r->path), want,
+		cli_msg("tracekit: error: %s: no CPU named '%s'%s\n", cli_input_name(r->path), want,
 			passed ? " before that moment" : "");
 		return -1;
 	}
@@ -407,7 +434,7 @@ static int seek_error(const replay *r, const tk_error *err)
 		return -2;
 	cli_error(err);
 	if (err->code == TK_E_FORMAT && remove(r->ipath) == 0)
-		fprintf(stderr, "tracekit: note: %s: its index %s is removed (it is "
+		cli_msg("tracekit: note: %s: its index %s is removed (it is "
 			"built again by the next query)\n", r->path, r->ipath);
 	return -1;
 }
@@ -428,7 +455,7 @@ static int index_history(replay *r)
 	if (r->sa->reg) {
 		match = calloc(nr ? nr : 1, 1);
 		if (!match) {
-			fprintf(stderr, "tracekit: error: out of memory\n");
+			cli_msg("tracekit: error: out of memory\n");
 			return -1;
 		}
 		for (i = 0; i < nr; i++) {
@@ -443,7 +470,7 @@ static int index_history(replay *r)
 	 * first line is written (a damaged one: -2, nothing written) */
 	want = calloc(n ? n : 1, 1);
 	if (!want) {
-		fprintf(stderr, "tracekit: error: out of memory\n");
+		cli_msg("tracekit: error: out of memory\n");
 		goto out;
 	}
 	for (k = 0; k < n; k++) {
@@ -591,7 +618,7 @@ static int regs_out(replay *r)
 	if (!r->ta->cpu) {
 		for (i = 0; i < n; i++)
 			if (tk_tarmac_state_reg(st, i)->cpu != tk_tarmac_state_reg(st, 0)->cpu) {
-				fprintf(stderr, "tracekit: error: %s: registers of several CPUs: "
+				cli_msg("tracekit: error: %s: registers of several CPUs: "
 					"choose one with --cpu (%s, %s)\n", cli_input_name(r->path),
 					tk_tarmac_state_reg(st, 0)->cpu ? tk_tarmac_cpu_name(r->tr, tk_tarmac_state_reg(st, 0)->cpu - 1) : "no prefix",
 					tk_tarmac_state_reg(st, i)->cpu ? tk_tarmac_cpu_name(r->tr, tk_tarmac_state_reg(st, i)->cpu - 1) : "no prefix");
@@ -624,7 +651,8 @@ static int regs_out(replay *r)
 			}
 			fprintf(out, ", \"line\": %" PRIu64 "}", g->line);
 		} else {
-			fprintf(out, "%s ", g->name);
+			cli_text_cstr(out, g->name);
+			fputc(' ', out);
 			reg_value(out, g->value, g->hex);
 			fputc('\n', out);
 		}
@@ -670,7 +698,7 @@ static tk_tarmac_index *index_get(const char *path, const cli_state_args *sa,
 	tk_error_clear(&err);
 	if (!tk_tarmac_index_path(path, sa->index_dir, ipath, size)) {
 		if (!ro->quiet)
-			fprintf(stderr, "tracekit: warning: %s: no path for its index (read "
+			cli_msg("tracekit: warning: %s: no path for its index (read "
 				"from its start)\n", path);
 		return NULL;
 	}
@@ -678,7 +706,7 @@ static tk_tarmac_index *index_get(const char *path, const cli_state_args *sa,
 		char buf[1024];
 		/* not a plain file (compressed): no index, nothing to say */
 		if (err.code != TK_E_USAGE && !ro->quiet)
-			fprintf(stderr, "%s (the log is read from its start)\n",
+			cli_msg("%s (the log is read from its start)\n",
 				tk_error_format(&err, "warning", buf, sizeof(buf)));
 		return NULL;
 	}
@@ -693,7 +721,11 @@ static tk_tarmac_index *index_get(const char *path, const cli_state_args *sa,
 static void heading(const replay *r)
 {
 	if (r->heading)
-		fprintf(r->out, "@ %s %s\n", r->heading->opt, r->heading->arg);
+	{
+		fprintf(r->out, "@ %s ", r->heading->opt);
+		cli_text_cstr(r->out, r->heading->arg);
+		fputc('\n', r->out);
+	}
 }
 
 /* The answer of regs or mem at the moment sa->at (with the index ix when
@@ -743,7 +775,7 @@ static int answer(replay *r, const char *tool, tk_tarmac_index *ix, tk_input **i
 		size_t n = tk_tarmac_state_bytes(r->st, 0, &v, &kn);
 		mv = malloc(2 * n);
 		if (!mv) {
-			fprintf(stderr, "tracekit: error: out of memory\n");
+			cli_msg("tracekit: error: out of memory\n");
 			goto out;
 		}
 		if (ix) {
@@ -848,13 +880,13 @@ int cli_tarmac_state(const char *tool, const char *path, const char *const *ops,
 	if (cli_tarmac_refuse("tarmac", NULL, ro, path) < 0 || cli_input(&in, path, ro) < 0)
 		return EXIT_BAD;
 	if (!cli_input_is_tarmac(in)) {
-		fprintf(stderr, "tracekit: error: %s: %s reads an Arm Tarmac log (this input is "
+		cli_msg("tracekit: error: %s: %s reads an Arm Tarmac log (this input is "
 			"not one%s)\n", path, tool, ro->from ? "" : "; --from tarmac forces it");
 		tk_input_close(in);
 		return EXIT_BAD;
 	}
 	if (nats > 1 && !(r.out = open_memstream(&buf, &buflen))) {
-		fprintf(stderr, "tracekit: error: out of memory\n");
+		cli_msg("tracekit: error: out of memory\n");
 		tk_input_close(in);
 		return EXIT_BAD;
 	}
@@ -899,7 +931,7 @@ again:
 			if (rc < 0 || replay_run(&r, 1, 0) < 0)
 				goto out;
 		}
-		ret = EXIT_OK;
+		ret = r.shown ? EXIT_OK : history_none(&r);
 		goto out;
 	}
 	/* regs, mem: each moment in the order given, headed by a line that
@@ -920,7 +952,7 @@ again:
 	if (nats > 1) {
 		if (fclose(r.out) != 0) {
 			r.out = NULL;
-			fprintf(stderr, "tracekit: error: out of memory\n");
+			cli_msg("tracekit: error: out of memory\n");
 			goto out;
 		}
 		r.out = NULL;
@@ -940,7 +972,7 @@ damaged:
 	r.ix = ix = NULL;
 	r.cpu = 0;
 	if (remove(r.ipath) != 0 || retried++ || cli_input(&in, path, ro) < 0) {
-		fprintf(stderr, "tracekit: error: %s: its index %s is damaged and cannot be "
+		cli_msg("tracekit: error: %s: its index %s is damaged and cannot be "
 			"built again\n", path, r.ipath);
 		goto out;
 	}
@@ -1193,7 +1225,7 @@ int cli_tarmac_vcd(const char *path, const char *outpath, const cli_tarmac_args 
 			if (rec.unit != TK_TARMAC_UNIT_NONE && unit == TK_TARMAC_UNIT_NONE && !pass)
 				unit = rec.unit;
 			if (rec.unit != TK_TARMAC_UNIT_NONE && rec.unit != unit) {
-				fprintf(stderr, "%s:%" PRIu64 ": error: a stamp in %s in a log in %s: "
+				cli_msg("%s:%" PRIu64 ": error: a stamp in %s in a log in %s: "
 					"vcd writes one unit\n", path, rec.line,
 					tk_tarmac_unit_name(rec.unit), tk_tarmac_unit_name(unit));
 				goto out;
@@ -1293,7 +1325,7 @@ int cli_tarmac_vcd(const char *path, const char *outpath, const cli_tarmac_args 
 			goto fail;
 	}
 	if (back && !ro->quiet)
-		fprintf(stderr, "%s: warning: %" PRIu64 " time stamps earlier than the one before: "
+		cli_msg("%s: warning: %" PRIu64 " time stamps earlier than the one before: "
 			"their changes are written at the later time\n", path, back);
 	if (tk_output_close(out, &err) < 0) {
 		out = NULL;
@@ -1303,7 +1335,7 @@ int cli_tarmac_vcd(const char *path, const char *outpath, const cli_tarmac_args 
 	ret = EXIT_OK;
 	goto out;
 nomem:
-	fprintf(stderr, "tracekit: error: out of memory\n");
+	cli_msg("tracekit: error: out of memory\n");
 	goto out;
 fail:
 	cli_error(&err);

@@ -157,10 +157,24 @@ for args in "folded $tmp/self.tarmac --elf $tmp/self.elf -o $tmp/self.tarmac" \
 	    "vcd $tmp/self.tarmac $tmp/self.elf --elf $tmp/self.elf"; do
 	# shellcheck disable=SC2086
 	"$cli" tarmac $args 2> "$tmp/err"
-	[ $? = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q ": error: the output is the input " "$tmp/err" &&
+	[ $? = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q ": error: the output is the input \|: error: the output is the ELF file (--elf) " "$tmp/err" &&
 	cmp -s "$tmp/self.tarmac" "$tmp/gen/log.tarmac" && cmp -s "$tmp/self.elf" "$tmp/gen/prog.elf" ||
 		{ echo "FAIL output over input (tarmac $args): $(cat "$tmp/err")"; fail=1;
 		  cp "$tmp/gen/log.tarmac" "$tmp/self.tarmac"; cp "$tmp/gen/prog.elf" "$tmp/self.elf"; }
+done
+# convert's folded stacks (--to folded, OUT named .folded, through a
+# symbolic link): an output that is the ELF is refused too, the ELF left as
+# it was (it was replaced by the folded stacks, exit 0)
+ln -sf "$tmp/self.elf" "$tmp/self-elf-link.folded"
+for args in "$tmp/self.tarmac $tmp/self.elf --to folded --elf $tmp/self.elf" \
+	    "$tmp/self.tarmac $tmp/self-elf-link.folded --elf $tmp/self.elf"; do
+	# shellcheck disable=SC2086
+	"$cli" convert -q $args 2> "$tmp/err"
+	[ $? = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] &&
+	grep -q ": error: the output is the ELF file (--elf) $tmp/self.elf (it would be replaced)" "$tmp/err" &&
+	cmp -s "$tmp/self.elf" "$tmp/gen/prog.elf" ||
+		{ echo "FAIL output over the ELF (convert $args): $(cat "$tmp/err")"; fail=1;
+		  cp "$tmp/gen/prog.elf" "$tmp/self.elf"; }
 done
 # calls --function naming no symbol (a typo): an error, not an empty
 # list with exit 0

@@ -10,6 +10,7 @@
  *   - the page names no command-line flag (a library user has none);
  *   - the warnings of WTRACE (a trace read with warnings) are counted, and
  *     the on_warning callback sees them on one pass only;
+ *   - a note longer than the page keeps is cut between two characters;
  *   - "-" and a FIFO are refused (TK_E_USAGE), a missing trace is the
  *     reader's error with its input, an on_open that fails ends the report:
  *     no page is left in any of these cases.
@@ -227,6 +228,35 @@ int main(int argc, char **argv)
 		CHECK_EQ_U64(again, shown);
 	}
 	unlink(out);
+
+	/* a long note is cut at 200 bytes between two characters: a UTF-8
+	 * character across the cut is left out, not split into a stray byte
+	 * (which the page held as U+FFFD) */
+	{
+		char note_trace[1024], want[256], *page;
+		size_t n;
+		FILE *fp;
+		snprintf(note_trace, sizeof(note_trace), "%s/note.btf", tmp);
+		CHECK((fp = fopen(note_trace, "w")) != NULL);
+		if (fp) {
+			fputs("#version 2.1\n#timeScale ns\n0,C0,0,T,T1,0,activate\n"
+			      "10,C0,0,T,T1,0,start\n20,T1,0,SIG,S1,0,write,", fp);
+			for (n = 0; n < 199; n++)
+				fputc('a', fp);
+			fputs("\xc3\xa9" "bbbbbbbbbb\n50,C0,0,T,T1,0,terminate\n", fp);
+			fclose(fp);
+		}
+		CHECK(tk_report_write(note_trace, out, NULL, &err) == TK_OK);
+		page = slurp(out, &n);
+		CHECK(page != NULL);
+		memset(want, 'a', 199);
+		strcpy(want + 199, "\"]");
+		CHECK(page && strstr(page, want) != NULL);
+		CHECK(page && strstr(page, "\\ufffd") == NULL);
+		free(page);
+		unlink(note_trace);
+		unlink(out);
+	}
 
 	/* refused inputs, failures: an error and no page */
 	CHECK(tk_report_write("-", out, NULL, &err) == TK_E_USAGE);

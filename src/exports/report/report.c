@@ -510,6 +510,29 @@ static void on_run(void *ctx, uint32_t lane, uint32_t entity, int64_t inst,
 	}
 }
 
+/* the most bytes of a note the page holds */
+#define NOTE_MAX 200u
+
+/* The length of the note s[0..n) the page holds: at most NOTE_MAX bytes,
+ * cut between two characters (a well-formed UTF-8 sequence is kept whole
+ * or left out, never split into a stray byte). */
+static size_t note_cut(const char *s, size_t n)
+{
+	size_t i = 0, len;
+
+	if (n <= NOTE_MAX)
+		return n;
+	while (i < NOTE_MAX) {
+		len = tk_utf8_len((const unsigned char *)s + i, n - i);
+		if (!len)
+			len = 1;  /* a stray byte: one */
+		if (i + len > NOTE_MAX)
+			break;
+		i += len;
+	}
+	return i;
+}
+
 static int is_instant(const tk_event *ev)
 {
 	return ev->type == TK_ET_SIG || ev->type == TK_ET_EVENT ||
@@ -543,7 +566,7 @@ static void instant(rep *x, const tk_event *ev)
 		ev->source);
 	if (ev->note) {
 		fputc(',', x->fp);
-		tk_json_write_str(x->fp, ev->note, ev->note_len < 200 ? ev->note_len : 200, 1);
+		tk_json_write_str(x->fp, ev->note, note_cut(ev->note, ev->note_len), 1);
 	}
 	fputs("]\n", x->fp);
 }

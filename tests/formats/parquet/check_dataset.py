@@ -119,7 +119,8 @@ for t in TABLES:
 # cycles of a unit of 121 bytes and an --id of 300 bytes (UTF-8): the
 # trace column, traces/' header and time base read as UTF-8 by the three
 # readers below (U+FFFD for a bad byte), the id and the unit whole;
-# --strict refuses the name (its error names the input) and leaves no file
+# --strict refuses the name (its error names the input, the byte escaped)
+# and leaves no file
 odd = os.fsdecode(os.path.join(os.fsencode(tmp), b"caf\xe9.btf"))
 LONG_ID = "\u00e9" * 150
 with open(odd, "wb") as g:
@@ -127,7 +128,10 @@ with open(odd, "wb") as g:
             b"#tarmacTimeUnit " + b"cycles" * 20 + b"\xe9\n"
             b"0,Core_1,0,T,Task_odd,0,start\n5,Core_1,0,T,Task_odd,0,terminate\n")
 p = run("dataset", "-q", "--append", "--strict", ds, odd)
-if p.returncode != 2 or not p.stderr.startswith(odd + ":") or files(ds) != fs:
+# the message names it as text output writes names (docs/analysis.md,
+# "Text in tables and messages"): the stray byte as \xe9
+if p.returncode != 2 or not p.stderr.startswith(os.path.join(tmp, "caf\\xe9.btf:")) or \
+        files(ds) != fs:
     fail("--strict of a name not UTF-8: exit %d: %s" % (p.returncode, p.stderr))
 p = run("dataset", "-q", "--append", ds, odd)
 long_in = os.path.join(tmp, "long.btf")
