@@ -134,15 +134,12 @@ int cmd_report(int argc, char **argv)
 		cli_usage_error("report", "expected FILE and -o OUT.html");
 		goto out;
 	}
-	if (reqpath && !strcmp(reqpath, "-") && !strcmp(args.v[0], "-")) {
-		/* the second read of it would find it empty */
-		cli_usage_error("report", "standard input (-) given twice");
-		goto out;
-	}
 	if (cli_out_is_in(args.v[0], out))
 		goto out;
 	tk_error_clear(&err);
-	if (reqpath && tk_reqs_read(&reqs, reqpath, &err) < 0) {
+	/* FILE '-' is refused by tk_report_write() (it reads FILE twice):
+	 * the requirements are not read first, which might be '-' as well */
+	if (reqpath && strcmp(args.v[0], "-") && tk_reqs_read(&reqs, reqpath, &err) < 0) {
 		cli_error(&err);
 		goto out;
 	}
