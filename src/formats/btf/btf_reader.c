@@ -952,6 +952,15 @@ static int timescale(btf_reader *b, const char *line, const char *v,
 				      (int)(vend - v > 20 ? 20 : vend - v), v);
 		warn(b, W_UNIT_CASE, line, v, "time scale in upper case");
 	}
+	/* a second #timescale may repeat the first (a second header
+	 * block does), not contradict it: which one the times are in is
+	 * not known then */
+	if (b->timescale_seen && !b->data_started &&
+	    u != tk_trace_timebase(b->t)->unit)
+		return err_at(b, err, TK_E_PARSE, line, v,
+			      "time scale %s contradicts the #timescale %s before it",
+			      tk_unit_name(u),
+			      tk_unit_name(tk_trace_timebase(b->t)->unit));
 	if (b->data_started && u != tk_trace_timebase(b->t)->unit)
 		return err_at(b, err, TK_E_PARSE, line, v,
 			      "time scale changes from %s to %s after the first event",
