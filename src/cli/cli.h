@@ -154,6 +154,20 @@ const char *cli_error_text(const tk_error *err, const char *severity,
 void cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/**
+ * The name of unit `u` for the times of `t`: where its ticks count cycles
+ * (tk_trace_cycle_unit(), a Tarmac log timed in clk, whose time base
+ * calls a cycle 1 ns), its cycle unit for the time base's unit; else
+ * tk_unit_name(u).
+ */
+const char *cli_unit_name(const tk_trace *t, tk_unit u);
+/**
+ * 0, or -1 with a usage error of `cmd` when `t`'s ticks count cycles and
+ * `unit` (an explicit --unit; NULL when none was given) asks for a
+ * length: cycles have none.
+ */
+int cli_cycle_unit_check(const char *cmd, const tk_trace *t, const char *unit);
+
 /** Open a reader, printing warnings to stderr unless quiet. */
 int cli_open(tk_reader **r, const char *path, const cli_read_opts *o);
 /**

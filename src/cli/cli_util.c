@@ -77,6 +77,24 @@ void cli_usage_error(const char *cmd, const char *fmt, ...)
 	fprintf(stderr, " (see 'tracekit %s --help')\n", cmd);
 }
 
+const char *cli_unit_name(const tk_trace *t, tk_unit u)
+{
+	const char *cyc = tk_trace_cycle_unit(t);
+
+	return cyc && u == tk_trace_timebase(t)->unit ? cyc : tk_unit_name(u);
+}
+
+int cli_cycle_unit_check(const char *cmd, const tk_trace *t, const char *unit)
+{
+	const char *cyc = tk_trace_cycle_unit(t);
+
+	if (!cyc || !unit)
+		return 0;
+	fprintf(stderr, "tracekit %s: --unit %s: the trace's times are %s cycles, which have no length (its times are given in %s)\n",
+		cmd, unit, cyc, cyc);
+	return -1;
+}
+
 static void add_operand(cli_args *a, const char *s)
 {
 	if (a->n < (int)(sizeof(a->v) / sizeof(a->v[0])))

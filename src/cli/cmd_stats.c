@@ -42,7 +42,9 @@ static void help(FILE *fp)
 		"                      decimals, at most 64 of them\n"
 		"  --entity NAME       only this entity or chain (repeatable)\n"
 		"  --type TYPE         only this type: T, I, R, CHAIN (repeatable)\n"
-		"  --unit UNIT         unit of the times: ps, ns, us, ms, s (default ns)\n"
+		"  --unit UNIT         unit of the times: ps, ns, us, ms, s (default ns;\n"
+		"                      a trace timed in cycles, a Tarmac log in clk, gives\n"
+		"                      them in cycles and takes no --unit)\n"
 		"  --exact             exact values: N/D where there is no finite decimal\n"
 		"                      (a string in JSON)\n"
 		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
@@ -238,7 +240,7 @@ static int format_row(const fmtctx *x, size_t i, int what, orow *o)
 		return 0;
 	o->type = ty;
 	o->metric = tk_metric_name(s->metric);
-	o->unit = tk_metric_is_time(s->metric) ? tk_unit_name(unit) : "1";
+	o->unit = tk_metric_is_time(s->metric) ? cli_unit_name(x->t, unit) : "1";
 	if (what == ROW_NAMES)
 		return 1;
 	snprintf(o->count, sizeof(o->count), "%llu", (unsigned long long)s->count);
@@ -281,7 +283,7 @@ int cmd_stats(int argc, char **argv)
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	cli_args args = { { NULL }, 0 };
 	tk_input *in = NULL;
-	const char *path, *outfmt = "table", *unit_s = "ns";
+	const char *path, *outfmt = "table", *unit_s = NULL;
 	cli_filter f;
 	size_t i, nrows = 0;
 	tk_reader *r = NULL;
@@ -338,7 +340,8 @@ int cmd_stats(int argc, char **argv)
 		default: goto out;
 		}
 	}
-	if (tk_unit_parse(unit_s, strlen(unit_s), 0, &unit) < 0) {
+	if (tk_unit_parse(unit_s ? unit_s : "ns", unit_s ? strlen(unit_s) : 2,
+			  0, &unit) < 0) {
 		cli_usage_error("stats", "unknown --unit '%s' (ps, ns, us, ms or s)", unit_s);
 		goto out;
 	}
@@ -370,6 +373,11 @@ int cmd_stats(int argc, char **argv)
 	if (c < 0)
 		goto out;
 	t = tk_reader_trace(r);
+	/* ticks that count cycles are given as cycles, in no other unit */
+	if (cli_cycle_unit_check("stats", t, unit_s) < 0)
+		goto out;
+	if (tk_trace_cycle_unit(t))
+		unit = tk_trace_timebase(t)->unit;
 	if (tk_stats_new(&st, t, NULL) < 0)
 		goto nomem;
 	for (i = 0; i < nchain; i++)
@@ -414,7 +422,7 @@ int cmd_stats(int argc, char **argv)
 	} else if (out == OUT_JSON) {
 		printf("{\n  \"file\": ");
 		cli_json_str(stdout, path, strlen(path));
-		printf(",\n  \"unit\": \"%s\",\n  \"stats\": [", tk_unit_name(unit));
+		printf(",\n  \"unit\": \"%s\",\n  \"stats\": [", cli_unit_name(t, unit));
 		for (i = 0; i < tk_stats_count(st); i++) {
 			if (!format_row(&fx, i, ROW_ALL, &o))
 				continue;

@@ -16,7 +16,10 @@ says 1 ns per cycle, its header `tarmacTimeUnit clk`) is converted:
   - Perfetto JSON: otherData.timeUnit and the cores' process name (a
     long unit's first 8 bytes at most, no UTF-8 character cut);
   - the report: its data says "cycles":"clk";
-  - SQLite: metaInformation tarmacTimeUnit clk.
+  - SQLite: metaInformation tarmacTimeUnit clk;
+  - info, stats and load (of the log and of its BTF) give the times in
+    clk, and refuse --unit and a --window in a unit (a cycle has no
+    length).
 The same log in ns gets none of it.
 """
 import json
@@ -107,6 +110,34 @@ def check(d, unit):
     if r.returncode != 0 or ('"cycles":"clk"' in html) != cyc or \
             (not cyc and '"cycles":null' not in html):
         failures.append("%s -> report: exit %d, %r" % (unit, r.returncode, re.findall(r'"cycles":[^,]*', html)))
+
+    # info, stats and load give the times in cycles, and take no --unit
+    # (a cycle has no length): the log and its BTF, which says clk too
+    want = "clk" if cyc else "ns"
+    for inp in (src, out("btf")):
+        r = run("load", "-q", inp)
+        first = r.stdout.split("\n")[0]
+        if r.returncode != 0 or not first.endswith(" %s (0 %s)" % (want, want)):
+            failures.append("%s: load %s: exit %d, %r" % (unit, inp, r.returncode, first))
+        for args in (("load", "--window", "1us"), ("load", "--unit", "ns"),
+                     ("load", "--unit", "us")):
+            r = run(*args, "-q", inp)
+            if (r.returncode == 2) != cyc or (cyc and ("clk cycles" not in r.stderr or r.stdout)):
+                failures.append("%s: %s %s: exit %d, %r" % (unit, " ".join(args), inp, r.returncode, r.stderr))
+    r = run("info", "--format", "json", out("btf"))
+    got = json.loads(r.stdout).get("time_unit") if r.returncode == 0 else None
+    if got != want:
+        failures.append("%s: info --format json of its BTF: time_unit %r" % (unit, got))
+    r = run("info", out("btf"))
+    if r.returncode != 0 or "time unit:   %s\nstart:       0 %s\n" % (want, want) not in r.stdout:
+        failures.append("%s: info of its BTF: %r" % (unit, r.stdout[:200]))
+    r = run("stats", "-q", "--format", "json", out("btf"))
+    got = json.loads(r.stdout).get("unit") if r.returncode == 0 else None
+    if got != want:
+        failures.append("%s: stats --format json of its BTF: unit %r" % (unit, got))
+    r = run("stats", "-q", "--unit", "ns", out("btf"))
+    if (r.returncode == 2) != cyc:
+        failures.append("%s: stats --unit ns of its BTF: exit %d, %r" % (unit, r.returncode, r.stderr))
 
     r = run("convert", "-q", src, out("sqlite"))
     con = sqlite3.connect(out("sqlite"))
