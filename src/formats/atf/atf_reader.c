@@ -380,6 +380,14 @@ static int parse_time(atf_reader *h, const char *s, const char *what,
 	if (shape > 0 && depart(h, W_LEADING_ZERO,
 				"%s \"%.40s\" has a leading zero", what, s) < 0)
 		return TK_E_PARSE;
+	if (fl > MAX_DIGITS)
+		return fail(h, TK_E_RANGE,
+			    "%s \"%.40s\" has %zu decimal digits, more than the %d a 64-bit tick can take",
+			    what, s, fl, MAX_DIGITS);
+	if (fl > h->digits && h->digits_forced)
+		return fail(h, TK_E_RANGE,
+			    "%s \"%.40s\" has %zu decimal digits, more than the reader option time-digits=%u gives",
+			    what, s, fl, h->digits);
 	if (fl > h->digits)
 		return fail(h, TK_E_RANGE,
 			    "%s \"%.40s\" has %zu decimal digits, the tick was chosen for %u (from the times of the first %zu MiB; read with the reader option time-digits=%zu)",
