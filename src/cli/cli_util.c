@@ -247,11 +247,23 @@ static int add_read_option(cli_read_opts *o, const char *cmd, const char *kv,
 			   const char *what)
 {
 	size_t have = strlen(o->options), n = strlen(kv);
-	const char *eq = strchr(kv, '=');
+	const char *eq = strchr(kv, '='), *p;
 
 	if (!eq || eq == kv || strchr(kv, ',')) {
 		cli_usage_error(cmd, "bad %s '%s' (KEY=VALUE, no commas)", what, kv);
 		return -1;
+	}
+	/* a key given again (--trace 1 --input-option trace=2) must
+	 * repeat its value: the reader would take one of the two */
+	for (p = o->options; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		size_t len = strcspn(p, ","), kn = (size_t)(strchr(p, '=') - p);
+		if (kn == (size_t)(eq - kv) && strncasecmp(p, kv, kn) == 0 &&
+		    (len != n || memcmp(p + kn, eq, n - kn) != 0)) {
+			cli_usage_error(cmd, "%s '%s' contradicts '%.*s' given before",
+					what, strcmp(what, "--trace") ? kv : eq + 1,
+					(int)len, p);
+			return -1;
+		}
 	}
 	if (have + (have > 0) + n >= sizeof(o->options)) {
 		cli_usage_error(cmd, "too many input options");
