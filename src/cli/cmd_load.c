@@ -303,7 +303,7 @@ int cmd_load(int argc, char **argv)
 	tk_load *l = NULL;
 	const tk_event *ev;
 	tk_error err;
-	uint64_t window = 0, first = 0, last = 0;
+	uint64_t window = 0, first = 0, last = 0, nevents = 0;
 	tk_unit wunit;
 	size_t i, j, n, q;
 	const uint32_t *ecores;
@@ -394,6 +394,7 @@ int cmd_load(int argc, char **argv)
 	cli_idle_note(x.t, nidle, &ro);
 	tk_error_clear(&err);
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+		nevents++;
 		if ((lrc = tk_load_event(l, ev, &err)) < 0)
 			goto load_failed;
 	}
@@ -453,6 +454,12 @@ int cmd_load(int argc, char **argv)
 				if (k > wbusy)
 					wbusy = k;
 			}
+		if (!nevents) {
+			/* no event: no span (as info says), not 0 .. 0 */
+			printf("span: - (no events)\n\n%-*s %*s %8s\n",
+			       (int)wcname, "core", (int)wbusy, "busy", "load %");
+			goto cores;
+		}
 		printf("span: ");
 		put_time(&x, first, 0);
 		printf(" .. ");
@@ -464,6 +471,7 @@ int cmd_load(int argc, char **argv)
 		if (idle_all)
 			printf(" %*s %8s", (int)wbusy, "idle", "idle %");
 		putchar('\n');
+cores:
 		for (i = 0; i < n; i++) {
 			put_name(x.t, tk_load_core(l, i), (int)wcname);
 			putchar(' ');
