@@ -39,7 +39,7 @@ static void help(FILE *fp)
 		"  --format table|csv|json  output format (default table)\n"
 		"  --chain NAME=S0,...,Sn  a cause-effect chain of n >= 1 links (repeatable)\n"
 		"  --percentiles P,...  percentiles of the times, 0 < P <= 100, at most 6\n"
-		"                      decimals, at most 64 of them\n"
+		"                      decimals, at most 64 of them, none twice\n"
 		"  --entity NAME       only this entity or chain (repeatable)\n"
 		"  --type TYPE         only this type: T, I, R, CHAIN (repeatable)\n"
 		"  --unit UNIT         unit of the times: ps, ns, us, ms, s (default ns;\n"
@@ -192,6 +192,14 @@ int cli_stats_percentiles(const char *cmd, const char *arg, uint32_t *p,
 			return -1;
 		}
 		p[n] = (uint32_t)(ip * 1000000 + fr);
+		for (k = 0; k < n; k++)
+			if (p[k] == p[n]) {
+				/* two columns of one name (two "p50" keys in
+				 * a JSON object) */
+				cli_usage_error(cmd, "--percentiles '%s': %s is given twice",
+						arg, names[k] + 1);
+				return -1;
+			}
 		o = names[n];
 		o += sprintf(o, "p%u", (unsigned)ip);
 		if (fr) {
