@@ -168,6 +168,10 @@ const char *cli_unit_name(const tk_trace *t, tk_unit u);
  */
 int cli_cycle_unit_check(const char *cmd, const tk_trace *t, const char *unit);
 
+/** 0, or -1 with the message printed when the options read say nothing
+ *  together (--force-format without --from); cli_open() and cli_input()
+ *  call it. */
+int cli_read_opts_check(const cli_read_opts *o);
 /** Open a reader, printing warnings to stderr unless quiet. */
 int cli_open(tk_reader **r, const char *path, const cli_read_opts *o);
 /**

@@ -281,6 +281,12 @@ int cli_read_opt(cli_read_opts *o, const char *cmd, int code, const char *arg)
 	const char *p;
 
 	if (code == CLI_O_FROM) {
+		/* given again, it must say the same: one of two is a guess */
+		if (o->from && strcasecmp(o->from, arg) != 0) {
+			cli_usage_error(cmd, "--from %s contradicts --from %s given before",
+					arg, o->from);
+			return -1;
+		}
 		o->from = arg;
 		return 0;
 	}
@@ -333,6 +339,15 @@ void cli_reader_opts(tk_reader_opts *ro, const cli_read_opts *o)
 		cli_filter_query(o->filter, ro);
 }
 
+int cli_read_opts_check(const cli_read_opts *o)
+{
+	/* --force-format says "read as --from FORMAT": alone it says nothing */
+	if (!o->force || o->from)
+		return 0;
+	fprintf(stderr, "tracekit: --force-format needs --from FORMAT (the format to read the input as)\n");
+	return -1;
+}
+
 /* 0, or -1 with the error printed when rc (an opening's) failed */
 static int opened(int rc, const tk_error *err)
 {
@@ -346,6 +361,8 @@ int cli_input(tk_input **in, const char *path, const cli_read_opts *o)
 	tk_reader_opts ro;
 	tk_error err;
 
+	if (cli_read_opts_check(o) < 0)
+		return -1;
 	cli_reader_opts(&ro, o);
 	tk_error_clear(&err);
 	return opened(tk_input_open_opts(in, path, &ro, &err), &err);
@@ -366,6 +383,8 @@ int cli_open(tk_reader **r, const char *path, const cli_read_opts *o)
 	tk_reader_opts ro;
 	tk_error err;
 
+	if (cli_read_opts_check(o) < 0)
+		return -1;
 	cli_reader_opts(&ro, o);
 	tk_error_clear(&err);
 	return opened(tk_reader_open(r, path, &ro, &err), &err);
