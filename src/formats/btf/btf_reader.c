@@ -888,8 +888,9 @@ static int mapping(btf_reader *b, const char *line, const char *v,
 	int rc;
 
 	trim(&v, &vend);
-	sp = memchr(v, ' ', (size_t)(vend - v));
-	if (!sp)
+	for (sp = v; sp < vend && *sp != ' ' && *sp != '\t'; sp++)
+		;
+	if (sp == vend)
 		goto bad;
 	name = intern_text(b, sp + 1, (size_t)(vend - sp - 1));
 	if (name == TK_NONE)
@@ -1067,10 +1068,11 @@ static int header_line(btf_reader *b, const char *line, size_t len,
 	}
 	kind = line[1] == '-' ? TK_HDR_ROW : TK_HDR_PARAM;
 	k = line + (kind == TK_HDR_ROW ? 2 : 1);
-	kend = memchr(k, ' ', (size_t)(end - k));
-	has_value = kend != NULL;
-	if (!kend)
-		kend = end;
+	/* the key ends at the first blank, a space or a tab (2.1.5 says
+	 * whitespace; "#timescale<TAB>us" is the time scale us) */
+	for (kend = k; kend < end && *kend != ' ' && *kend != '\t'; kend++)
+		;
+	has_value = kend < end;
 	v = has_value ? kend + 1 : end;
 
 	if (b->data_started) {
