@@ -30,16 +30,23 @@ int cli_filter_opt(cli_filter *f, int code, const char *arg)
 
 	if (!f->given)
 		f->given = names[code - CLI_O_START];
-	if (code == CLI_O_START)
-		f->start_s = arg;
-	else if (code == CLI_O_END)
-		f->end_s = arg;
-	else if (code == CLI_O_ENTITY)
+	if (code == CLI_O_START || code == CLI_O_END) {
+		/* a bound given again must say the same: the window is one */
+		const char **b = code == CLI_O_START ? &f->start_s : &f->end_s;
+		if (*b && strcmp(*b, arg) != 0) {
+			fprintf(stderr, "tracekit: %s '%s' contradicts %s '%s' given before\n",
+				names[code - CLI_O_START], arg,
+				names[code - CLI_O_START], *b);
+			return -1;
+		}
+		*b = arg;
+	} else if (code == CLI_O_ENTITY) {
 		rc = cli_filter_add(&f->entities, &f->nentities, arg);
-	else if (code == CLI_O_TYPE)
+	} else if (code == CLI_O_TYPE) {
 		rc = cli_filter_add(&f->types, &f->ntypes, arg);
-	else
+	} else {
 		rc = cli_filter_add(&f->events, &f->nevents, arg);
+	}
 	if (rc < 0)
 		fprintf(stderr, "tracekit: out of memory\n");
 	return rc;
