@@ -229,7 +229,8 @@ enum { CLI_O_START = 0x4200, CLI_O_END, CLI_O_ENTITY, CLI_O_TYPE, CLI_O_EVENT };
 #define CLI_FILTER_HELP \
 	"filters (repeat --entity/--type/--event to allow several values):\n" \
 	"  --start TIME        events at or after TIME (10ms, 250us, 1.5s; a bare\n" \
-	"                      number is in the trace's own ticks)\n" \
+	"                      number is in the trace's own ticks, the only form\n" \
+	"                      for a trace timed in cycles)\n" \
 	"  --end TIME          events at or before TIME (a start after the end is\n" \
 	"                      an error; a window between two ticks is empty)\n" \
 	"  --entity NAME       events whose source or target is NAME\n" \

@@ -19,7 +19,7 @@ says 1 ns per cycle, its header `tarmacTimeUnit clk`) is converted:
   - SQLite: metaInformation tarmacTimeUnit clk;
   - info, stats and load (of the log and of its BTF) give the times in
     clk, and refuse --unit and a --window in a unit (a cycle has no
-    length).
+    length), as cat and convert refuse a --start or --end in a unit.
 The same log in ns gets none of it.
 """
 import json
@@ -124,6 +124,12 @@ def check(d, unit):
             r = run(*args, "-q", inp)
             if (r.returncode == 2) != cyc or (cyc and ("clk cycles" not in r.stderr or r.stdout)):
                 failures.append("%s: %s %s: exit %d, %r" % (unit, " ".join(args), inp, r.returncode, r.stderr))
+    for args in (("cat", "--start", "1us"), ("convert", "--end", "1ms")):
+        dst = [out("w.btf")] if args[0] == "convert" else []
+        r = run(*args, "-q", out("btf"), *dst)
+        if (r.returncode == 2) != cyc or (cyc and ("clk cycles" not in r.stderr or r.stdout or
+                                                    os.path.exists(out("w.btf")))):
+            failures.append("%s: %s of its BTF: exit %d, %r" % (unit, " ".join(args), r.returncode, r.stderr))
     r = run("info", "--format", "json", out("btf"))
     got = json.loads(r.stdout).get("time_unit") if r.returncode == 0 else None
     if got != want:
