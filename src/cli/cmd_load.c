@@ -456,22 +456,20 @@ int cmd_load(int argc, char **argv)
 			}
 		if (!nevents) {
 			/* no event: no span (as info says), not 0 .. 0 */
-			printf("span: - (no events)\n\n%-*s %*s %8s\n",
-			       (int)wcname, "core", (int)wbusy, "busy", "load %");
-			goto cores;
+			printf("span: - (no events)\n\n");
+		} else {
+			printf("span: ");
+			put_time(&x, first, 0);
+			printf(" .. ");
+			put_time(&x, last, 0);
+			printf(" %s (", cli_unit_name(x.t, x.unit));
+			put_time(&x, last - first, 0);
+			printf(" %s)\n\n", cli_unit_name(x.t, x.unit));
 		}
-		printf("span: ");
-		put_time(&x, first, 0);
-		printf(" .. ");
-		put_time(&x, last, 0);
-		printf(" %s (", cli_unit_name(x.t, x.unit));
-		put_time(&x, last - first, 0);
-		printf(" %s)\n\n%-*s %*s %8s", cli_unit_name(x.t, x.unit),
-		       (int)wcname, "core", (int)wbusy, "busy", "load %");
+		printf("%-*s %*s %8s", (int)wcname, "core", (int)wbusy, "busy", "load %");
 		if (idle_all)
 			printf(" %*s %8s", (int)wbusy, "idle", "idle %");
 		putchar('\n');
-cores:
 		for (i = 0; i < n; i++) {
 			put_name(x.t, tk_load_core(l, i), (int)wcname);
 			putchar(' ');
