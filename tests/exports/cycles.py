@@ -19,7 +19,8 @@ says 1 ns per cycle, its header `tarmacTimeUnit clk`) is converted:
   - SQLite: metaInformation tarmacTimeUnit clk;
   - info, stats and load (of the log and of its BTF) give the times in
     clk, and refuse --unit and a --window in a unit (a cycle has no
-    length), as cat and convert refuse a --start or --end in a unit.
+    length), as cat and convert refuse a --start or --end in a unit;
+    diff compares them with cycles only.
 The same log in ns gets none of it.
 """
 import json
@@ -156,6 +157,15 @@ def check(d, unit):
 with tempfile.TemporaryDirectory() as d:
     check(d, "clk")
     check(d, "ns")
+    # diff compares cycles with cycles only, in cycles, and takes no --unit
+    clk, ns = os.path.join(d, "clk.btf"), os.path.join(d, "ns.btf")
+    r = run("diff", "-q", clk, clk)
+    if r.returncode != 0 or "times in clk;" not in r.stdout:
+        failures.append("diff clk clk: exit %d, %r" % (r.returncode, r.stdout[:200]))
+    for args in (("--unit", "ns", clk, clk), (ns, clk), (clk, ns)):
+        r = run("diff", "-q", *args)
+        if r.returncode != 2 or "clk cycles" not in r.stderr or r.stdout:
+            failures.append("diff %s: exit %d, %r" % (" ".join(args), r.returncode, r.stderr))
     # a unit of 2-byte characters past the label's 8 bytes: the 8th byte
     # is the first of one, left out whole (it came out as U+FFFD, with a
     # warning of a string not UTF-8 in an input that had none)
