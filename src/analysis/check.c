@@ -566,13 +566,16 @@ static int check_event(tk_check *c, const tk_event *ev)
 	if (c->have_time && ev->time < c->last_time) {
 		char a[64], b[64];
 		const tk_timebase *tb = tk_trace_timebase(c->t);
+		/* ticks that count cycles (a Tarmac log in clk) say so */
+		const char *u = tk_trace_cycle_unit(c->t) ? tk_trace_cycle_unit(c->t)
+							  : tk_unit_name(tb->unit);
 		if (tk_time_format(ev->time, tb, tb->unit, a, sizeof(a)) < 0)
 			strcpy(a, "?");
 		if (tk_time_format(c->last_time, tb, tb->unit, b, sizeof(b)) < 0)
 			strcpy(b, "?");
 		report(c, TK_RULE_TIME, ev,
 		       "time %s %s is before the previous event's %s %s",
-		       a, tk_unit_name(tb->unit), b, tk_unit_name(tb->unit));
+		       a, u, b, u);
 	} else {
 		c->last_time = ev->time;
 		c->have_time = 1;

@@ -154,6 +154,24 @@ const char *cli_error_text(const tk_error *err, const char *severity,
 void cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/**
+ * The name of unit `u` for the times of `t`: where its ticks count cycles
+ * (tk_trace_cycle_unit(), a Tarmac log timed in clk, whose time base
+ * calls a cycle 1 ns), its cycle unit for the time base's unit; else
+ * tk_unit_name(u).
+ */
+const char *cli_unit_name(const tk_trace *t, tk_unit u);
+/**
+ * 0, or -1 with a usage error of `cmd` when `t`'s ticks count cycles and
+ * `unit` (an explicit --unit; NULL when none was given) asks for a
+ * length: cycles have none.
+ */
+int cli_cycle_unit_check(const char *cmd, const tk_trace *t, const char *unit);
+
+/** 0, or -1 with the message printed when the options read say nothing
+ *  together (--force-format without --from); cli_open() and cli_input()
+ *  call it. */
+int cli_read_opts_check(const cli_read_opts *o);
 /** Open a reader, printing warnings to stderr unless quiet. */
 int cli_open(tk_reader **r, const char *path, const cli_read_opts *o);
 /**
@@ -211,7 +229,8 @@ enum { CLI_O_START = 0x4200, CLI_O_END, CLI_O_ENTITY, CLI_O_TYPE, CLI_O_EVENT };
 #define CLI_FILTER_HELP \
 	"filters (repeat --entity/--type/--event to allow several values):\n" \
 	"  --start TIME        events at or after TIME (10ms, 250us, 1.5s; a bare\n" \
-	"                      number is in the trace's own ticks)\n" \
+	"                      number is in the trace's own ticks, the only form\n" \
+	"                      for a trace timed in cycles)\n" \
 	"  --end TIME          events at or before TIME (a start after the end is\n" \
 	"                      an error; a window between two ticks is empty)\n" \
 	"  --entity NAME       events whose source or target is NAME\n" \

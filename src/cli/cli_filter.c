@@ -30,16 +30,23 @@ int cli_filter_opt(cli_filter *f, int code, const char *arg)
 
 	if (!f->given)
 		f->given = names[code - CLI_O_START];
-	if (code == CLI_O_START)
-		f->start_s = arg;
-	else if (code == CLI_O_END)
-		f->end_s = arg;
-	else if (code == CLI_O_ENTITY)
+	if (code == CLI_O_START || code == CLI_O_END) {
+		/* a bound given again must say the same: the window is one */
+		const char **b = code == CLI_O_START ? &f->start_s : &f->end_s;
+		if (*b && strcmp(*b, arg) != 0) {
+			fprintf(stderr, "tracekit: %s '%s' contradicts %s '%s' given before\n",
+				names[code - CLI_O_START], arg,
+				names[code - CLI_O_START], *b);
+			return -1;
+		}
+		*b = arg;
+	} else if (code == CLI_O_ENTITY) {
 		rc = cli_filter_add(&f->entities, &f->nentities, arg);
-	else if (code == CLI_O_TYPE)
+	} else if (code == CLI_O_TYPE) {
 		rc = cli_filter_add(&f->types, &f->ntypes, arg);
-	else
+	} else {
 		rc = cli_filter_add(&f->events, &f->nevents, arg);
+	}
 	if (rc < 0)
 		cli_msg("tracekit: out of memory\n");
 	return rc;
@@ -172,9 +179,26 @@ void cli_filter_query(const cli_filter *f, tk_reader_opts *ro)
 	ro->window_stop = TK_STOP_NEVER;
 }
 
+/* A bound with a unit where the ticks count cycles, which have none */
+static int cycles_bound(const char *opt, const char *s, const tk_trace *t)
+{
+	uint64_t v;
+	tk_unit u;
+
+	if (!s || !tk_trace_cycle_unit(t) || tk_duration_parse(s, -1, &v, &u) != TK_OK)
+		return 0;
+	fprintf(stderr, "tracekit: bad %s '%s': the trace's times are %s cycles, which have no length (a bare number of them)\n",
+		opt, s, tk_trace_cycle_unit(t));
+	return 1;
+}
+
 int cli_filter_prepare(cli_filter *f, tk_reader *r)
 {
 	const tk_timebase *tb = tk_trace_timebase(tk_reader_trace(r));
+
+	if (cycles_bound("--start", f->start_s, tk_reader_trace(r)) ||
+	    cycles_bound("--end", f->end_s, tk_reader_trace(r)))
+		return -1;
 
 	if (f->start_s) {
 		int rc = bound(f->start_s, tb, TK_ROUND_UP, &f->start);

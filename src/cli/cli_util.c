@@ -82,6 +82,24 @@ void cli_usage_error(const char *cmd, const char *fmt, ...)
 	cli_msg(" (see 'tracekit %s --help')\n", cmd);
 }
 
+const char *cli_unit_name(const tk_trace *t, tk_unit u)
+{
+	const char *cyc = tk_trace_cycle_unit(t);
+
+	return cyc && u == tk_trace_timebase(t)->unit ? cyc : tk_unit_name(u);
+}
+
+int cli_cycle_unit_check(const char *cmd, const tk_trace *t, const char *unit)
+{
+	const char *cyc = tk_trace_cycle_unit(t);
+
+	if (!cyc || !unit)
+		return 0;
+	fprintf(stderr, "tracekit %s: --unit %s: the trace's times are %s cycles, which have no length (its times are given in %s)\n",
+		cmd, unit, cyc, cyc);
+	return -1;
+}
+
 static void add_operand(cli_args *a, const char *s)
 {
 	if (a->n < (int)(sizeof(a->v) / sizeof(a->v[0])))
@@ -235,11 +253,23 @@ static int add_read_option(cli_read_opts *o, const char *cmd, const char *kv,
 			   const char *what)
 {
 	size_t have = strlen(o->options), n = strlen(kv);
-	const char *eq = strchr(kv, '=');
+	const char *eq = strchr(kv, '='), *p;
 
 	if (!eq || eq == kv || strchr(kv, ',')) {
 		cli_usage_error(cmd, "bad %s '%s' (KEY=VALUE, no commas)", what, kv);
 		return -1;
+	}
+	/* a key given again (--trace 1 --input-option trace=2) must
+	 * repeat its value: the reader would take one of the two */
+	for (p = o->options; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		size_t len = strcspn(p, ","), kn = (size_t)(strchr(p, '=') - p);
+		if (kn == (size_t)(eq - kv) && strncasecmp(p, kv, kn) == 0 &&
+		    (len != n || memcmp(p + kn, eq, n - kn) != 0)) {
+			cli_usage_error(cmd, "%s '%s' contradicts '%.*s' given before",
+					what, strcmp(what, "--trace") ? kv : eq + 1,
+					(int)len, p);
+			return -1;
+		}
 	}
 	if (have + (have > 0) + n >= sizeof(o->options)) {
 		cli_usage_error(cmd, "too many input options");
@@ -257,6 +287,12 @@ int cli_read_opt(cli_read_opts *o, const char *cmd, int code, const char *arg)
 	const char *p;
 
 	if (code == CLI_O_FROM) {
+		/* given again, it must say the same: one of two is a guess */
+		if (o->from && strcasecmp(o->from, arg) != 0) {
+			cli_usage_error(cmd, "--from %s contradicts --from %s given before",
+					arg, o->from);
+			return -1;
+		}
 		o->from = arg;
 		return 0;
 	}
@@ -309,6 +345,15 @@ void cli_reader_opts(tk_reader_opts *ro, const cli_read_opts *o)
 		cli_filter_query(o->filter, ro);
 }
 
+int cli_read_opts_check(const cli_read_opts *o)
+{
+	/* --force-format says "read as --from FORMAT": alone it says nothing */
+	if (!o->force || o->from)
+		return 0;
+	fprintf(stderr, "tracekit: --force-format needs --from FORMAT (the format to read the input as)\n");
+	return -1;
+}
+
 /* 0, or -1 with the error printed when rc (an opening's) failed */
 static int opened(int rc, const tk_error *err)
 {
@@ -322,6 +367,8 @@ int cli_input(tk_input **in, const char *path, const cli_read_opts *o)
 	tk_reader_opts ro;
 	tk_error err;
 
+	if (cli_read_opts_check(o) < 0)
+		return -1;
 	cli_reader_opts(&ro, o);
 	tk_error_clear(&err);
 	return opened(tk_input_open_opts(in, path, &ro, &err), &err);
@@ -342,6 +389,8 @@ int cli_open(tk_reader **r, const char *path, const cli_read_opts *o)
 	tk_reader_opts ro;
 	tk_error err;
 
+	if (cli_read_opts_check(o) < 0)
+		return -1;
 	cli_reader_opts(&ro, o);
 	tk_error_clear(&err);
 	return opened(tk_reader_open(r, path, &ro, &err), &err);

@@ -313,6 +313,8 @@ int cmd_dataset(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (cli_read_opts_check(&ro) < 0)
+		goto out;
 	run.dir = ops[0];
 	run.ro = &ro;
 	run.o.strict = ro.strict;

@@ -31,7 +31,9 @@ static void help(FILE *fp)
 		"  --allow-missing     a row of BASE that NEW has not is listed, not a\n"
 		"                      worsening (exit 0 for it)\n"
 		"  --format text|csv|json  output format (default text)\n"
-		"  --unit UNIT         unit of the times: ps, ns, us, ms, s (default ns)\n"
+		"  --unit UNIT         unit of the times: ps, ns, us, ms, s (default ns;\n"
+		"                      traces timed in cycles, Tarmac logs in clk, are\n"
+		"                      compared in cycles, with cycles only, no --unit)\n"
 		"  --chain NAME=S0,...,Sn  a cause-effect chain, in both (as stats)\n"
 		"  --percentiles P,... percentiles of the times, in both (as stats)\n"
 		"  --from FORMAT       read both traces as FORMAT instead of probing them\n"
@@ -376,7 +378,8 @@ int cmd_diff(int argc, char **argv)
 	};
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	cli_args args = { { NULL }, 0 };
-	const char *outfmt = "text", *unit_s = "ns", *metrics = NULL, *thr_s = "0";
+	const char *outfmt = "text", *unit_s = NULL, *metrics = NULL, *thr_s = "0";
+	const char *uname;
 	side S[2];
 	char thr_txt[64];
 	char **chains = NULL, **nc;
@@ -426,7 +429,8 @@ int cmd_diff(int argc, char **argv)
 		cli_usage_error("diff", "unknown --format '%s' (text, csv or json)", outfmt);
 		goto out;
 	}
-	if (tk_unit_parse(unit_s, strlen(unit_s), 0, &unit) < 0) {
+	if (tk_unit_parse(unit_s ? unit_s : "ns", unit_s ? strlen(unit_s) : 2,
+			  0, &unit) < 0) {
 		cli_usage_error("diff", "unknown --unit '%s' (ps, ns, us, ms or s)", unit_s);
 		goto out;
 	}
@@ -485,6 +489,26 @@ int cmd_diff(int argc, char **argv)
 	if (read_side(&S[0], args.v[0], &ro, chains, nchain, pct, npct) < 0 ||
 	    read_side(&S[1], args.v[1], &ro, chains, nchain, pct, npct) < 0)
 		goto out;
+	uname = tk_unit_name(unit);
+	{
+		/* ticks that count cycles (a Tarmac log in clk) are compared
+		 * as cycles, with cycles of the same unit only */
+		const tk_trace *t0 = tk_reader_trace(S[0].r), *t1 = tk_reader_trace(S[1].r);
+		const char *c0 = tk_trace_cycle_unit(t0), *c1 = tk_trace_cycle_unit(t1);
+		if (c0 || c1) {
+			if (!c0 || !c1 || strcmp(c0, c1) != 0 ||
+			    tk_trace_timebase(t0)->unit != tk_trace_timebase(t1)->unit) {
+				fprintf(stderr, "tracekit diff: the times of BASE are %s%s and those of NEW %s%s: they do not compare\n",
+					c0 ? c0 : "in ", c0 ? " cycles" : tk_unit_name(tk_trace_timebase(t0)->unit),
+					c1 ? c1 : "in ", c1 ? " cycles" : tk_unit_name(tk_trace_timebase(t1)->unit));
+				goto out;
+			}
+			if (cli_cycle_unit_check("diff", t0, unit_s) < 0)
+				goto out;
+			unit = tk_trace_timebase(t0)->unit;
+			uname = c0;
+		}
+	}
 	nfields = 3 + npct;
 	d = calloc(S[0].n + S[1].n + 1, sizeof(*d));
 	if (!d)
@@ -551,7 +575,7 @@ int cmd_diff(int argc, char **argv)
 		printf(",\n  \"threshold_pct\": ");
 		fputs(thr_txt, stdout);
 		printf(",\n  \"unit\": \"%s\",\n  \"worsened\": %zu,\n  \"base_only\": %zu,\n"
-		       "  \"missing_allowed\": %s,\n  \"rows\": [", tk_unit_name(unit),
+		       "  \"missing_allowed\": %s,\n  \"rows\": [", uname,
 		       nworse, ngone, allow_missing ? "true" : "false");
 	} else {
 		printf("base: ");
@@ -560,7 +584,7 @@ int cmd_diff(int argc, char **argv)
 		cli_text_cstr(stdout, S[1].path);
 		putchar('\n');
 		printf("threshold: %s %%; times in %s; %zu row%s worsened", thr_txt,
-		       tk_unit_name(unit), nworse, nworse == 1 ? "" : "s");
+		       uname, nworse, nworse == 1 ? "" : "s");
 		if (ngone)
 			printf("; %zu row%s of BASE not in NEW%s", ngone, ngone == 1 ? "" : "s",
 			       allow_missing ? " (allowed)" : " (--allow-missing to accept)");
@@ -589,7 +613,7 @@ int cmd_diff(int argc, char **argv)
 			if (out == OUT_CSV) {
 				cli_csv_field(stdout, name, len);
 				printf(",%s,%s,%s,%s,", type, tk_metric_name(s->metric),
-				       status_names[o->status], is_time ? tk_unit_name(unit) : "1");
+				       status_names[o->status], is_time ? uname : "1");
 				if (o->b != SIZE_MAX)
 					printf("%llu", (unsigned long long)tk_stats_get(S[0].st, o->b)->count);
 				putchar(',');
@@ -612,7 +636,7 @@ int cmd_diff(int argc, char **argv)
 				cli_json_str(stdout, name, len);
 				printf(", \"type\": \"%s\", \"metric\": \"%s\", \"status\": \"%s\", "
 				       "\"unit\": \"%s\"", type, tk_metric_name(s->metric),
-				       status_names[o->status], is_time ? tk_unit_name(unit) : "1");
+				       status_names[o->status], is_time ? uname : "1");
 				printf(", \"count_base\": ");
 				if (o->b != SIZE_MAX)
 					printf("%llu", (unsigned long long)tk_stats_get(S[0].st, o->b)->count);
@@ -674,10 +698,10 @@ int cmd_diff(int argc, char **argv)
 						printf(" (%s, %s%s)", ab, rb, strcmp(rb, "new") ? " %" : "");
 				}
 				if (is_time)
-					printf(" %s", tk_unit_name(unit));
+					printf(" %s", uname);
 				if (inst[0] || at[0])
 					printf("; new max: instance %s at %s %s", inst[0] ? inst : "-",
-					       at, tk_unit_name(unit));
+					       at, uname);
 				putchar('\n');
 			}
 			shown++;

@@ -183,7 +183,8 @@ static void put_json_time(FILE *fp, const char *name, uint64_t nevents,
  * only a fraction is exact, the nanoseconds (rounded down, marked '~')
  * come first so that a person can read it, then the exact value.
  */
-static void put_time(FILE *fp, uint64_t ticks, const tk_timebase *tb)
+static void put_time(FILE *fp, uint64_t ticks, const tk_timebase *tb,
+		     const char *uname)
 {
 	tk_timebase ns = { TK_UNIT_NS, 1, 1 };
 	char buf[128];
@@ -195,9 +196,9 @@ static void put_time(FILE *fp, uint64_t ticks, const tk_timebase *tb)
 	} else if (strchr(buf, '/') &&
 		   tk_time_convert(ticks, tb, &ns, TK_ROUND_DOWN, &approx) == TK_OK) {
 		fprintf(fp, "~%llu ns (exactly %s %s)", (unsigned long long)approx,
-			buf, tk_unit_name(tb->unit));
+			buf, uname);
 	} else {
-		fprintf(fp, "%s %s", buf, tk_unit_name(tb->unit));
+		fprintf(fp, "%s %s", buf, uname);
 	}
 }
 
@@ -326,7 +327,7 @@ int cmd_info(int argc, char **argv)
 			printf("}");
 		}
 		printf("%s],\n", nh ? "\n  " : "");
-		printf("  \"time_unit\": \"%s\",\n", tk_unit_name(tb->unit));
+		printf("  \"time_unit\": \"%s\",\n", cli_unit_name(t, tb->unit));
 		printf("  \"timebase\": {\"unit\": \"%s\", \"num\": %llu, \"den\": %llu},\n",
 		       tk_unit_name(tb->unit), (unsigned long long)tb->num,
 		       (unsigned long long)tb->den);
@@ -374,18 +375,18 @@ int cmd_info(int argc, char **argv)
 		cli_text_cstr(stdout, path);
 		putchar('\n');
 		printf("format:      %s\n", tk_reader_format(r));
-		printf("time unit:   %s", tk_unit_name(tb->unit));
+		printf("time unit:   %s", cli_unit_name(t, tb->unit));
 		if (tb->num != 1 || tb->den != 1)
 			printf(" x %llu/%llu", (unsigned long long)tb->num,
 			       (unsigned long long)tb->den);
 		printf("\n");
 		if (nevents) {
 			printf("start:       ");
-			put_time(stdout, tmin, tb);
+			put_time(stdout, tmin, tb, cli_unit_name(t, tb->unit));
 			printf("\nend:         ");
-			put_time(stdout, tmax, tb);
+			put_time(stdout, tmax, tb, cli_unit_name(t, tb->unit));
 			printf("\nduration:    ");
-			put_time(stdout, tmax - tmin, tb);
+			put_time(stdout, tmax - tmin, tb, cli_unit_name(t, tb->unit));
 			printf("\n");
 		} else {
 			printf("start:       -\nend:         -\nduration:    -\n");

@@ -24,14 +24,17 @@ static void help(FILE *fp)
 		"end; docs/analysis.md).\n\n"
 		"options:\n"
 		"  --window TIME       also per window of TIME (10ms, 250us; a bare number\n"
-		"                      is in the trace's ticks), aligned to multiples of it\n"
+		"                      is in the trace's ticks, the only form for cycles),\n"
+		"                      aligned to multiples of it\n"
 		"  --idle PATTERN      a process whose name matches the glob PATTERN (*, ?)\n"
 		"                      is idle: its time is the core's idle time (column\n"
 		"                      idle, CSV kind idle), not load (repeatable; default:\n"
 		"                      IDLE* for the FreeRTOS trace logger's tasks, the name\n"
 		"                      after their [c/id] or (id) prefix, else none)\n"
 		"  --format table|csv  output format (default table)\n"
-		"  --unit UNIT         unit of the times: ps, ns, us, ms, s (default ns)\n"
+		"  --unit UNIT         unit of the times: ps, ns, us, ms, s (default ns;\n"
+		"                      a trace timed in cycles, a Tarmac log in clk, gives\n"
+		"                      them in cycles and takes no --unit)\n"
 		"  --exact             exact times: N/D where there is no finite decimal\n"
 		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
 		CLI_READ_HELP
@@ -290,7 +293,7 @@ int cmd_load(int argc, char **argv)
 	};
 	cli_args args = { { NULL }, 0 };
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
-	const char *path, *span_path, *outfmt = "table", *unit_s = "ns", *window_s = NULL;
+	const char *path, *span_path, *outfmt = "table", *unit_s = NULL, *window_s = NULL;
 	char spool_path[32];
 	int spool_fd = -1, in_fd;
 	tk_reader_opts aro;
@@ -300,7 +303,8 @@ int cmd_load(int argc, char **argv)
 	tk_load *l = NULL;
 	const tk_event *ev;
 	tk_error err;
-	uint64_t window = 0, first = 0, last = 0;
+	uint64_t window = 0, first = 0, last = 0, nevents = 0;
+	tk_unit wunit;
 	size_t i, j, n, q;
 	const uint32_t *ecores;
 	const uint64_t *ebusy;
@@ -335,7 +339,8 @@ int cmd_load(int argc, char **argv)
 		return EXIT_BAD;
 	}
 	x.csv = !strcmp(outfmt, "csv");
-	if (tk_unit_parse(unit_s, strlen(unit_s), 0, &x.unit) < 0) {
+	if (tk_unit_parse(unit_s ? unit_s : "ns", unit_s ? strlen(unit_s) : 2,
+			  0, &x.unit) < 0) {
 		cli_usage_error("load", "unknown --unit '%s' (ps, ns, us, ms or s)", unit_s);
 		return EXIT_BAD;
 	}
@@ -361,6 +366,17 @@ int cmd_load(int argc, char **argv)
 		goto out;
 	x.t = tk_reader_trace(r);
 	x.tb = tk_trace_timebase(x.t);
+	/* ticks that count cycles are given as cycles, in no other unit */
+	if (cli_cycle_unit_check("load", x.t, unit_s) < 0)
+		goto out;
+	if (tk_trace_cycle_unit(x.t))
+		x.unit = x.tb->unit;
+	if (window_s && tk_trace_cycle_unit(x.t) &&
+	    tk_duration_parse(window_s, -1, &window, &wunit) == TK_OK) {
+		fprintf(stderr, "tracekit: bad --window '%s': the trace's times are %s cycles, which have no length (a bare number of them)\n",
+			window_s, tk_trace_cycle_unit(x.t));
+		goto out;
+	}
 	if (window_s && parse_window(window_s, x.tb, &window) < 0) {
 		cli_msg("tracekit: bad --window '%s' (a positive whole number of the trace's ticks, such as 10ms)\n",
 			window_s);
@@ -378,6 +394,7 @@ int cmd_load(int argc, char **argv)
 	cli_idle_note(x.t, nidle, &ro);
 	tk_error_clear(&err);
 	while ((rc = tk_reader_next(r, &ev, &err)) == TK_OK) {
+		nevents++;
 		if ((lrc = tk_load_event(l, ev, &err)) < 0)
 			goto load_failed;
 	}
@@ -437,14 +454,19 @@ int cmd_load(int argc, char **argv)
 				if (k > wbusy)
 					wbusy = k;
 			}
-		printf("span: ");
-		put_time(&x, first, 0);
-		printf(" .. ");
-		put_time(&x, last, 0);
-		printf(" %s (", tk_unit_name(x.unit));
-		put_time(&x, last - first, 0);
-		printf(" %s)\n\n%-*s %*s %8s", tk_unit_name(x.unit),
-		       (int)wcname, "core", (int)wbusy, "busy", "load %");
+		if (!nevents) {
+			/* no event: no span (as info says), not 0 .. 0 */
+			printf("span: - (no events)\n\n");
+		} else {
+			printf("span: ");
+			put_time(&x, first, 0);
+			printf(" .. ");
+			put_time(&x, last, 0);
+			printf(" %s (", cli_unit_name(x.t, x.unit));
+			put_time(&x, last - first, 0);
+			printf(" %s)\n\n", cli_unit_name(x.t, x.unit));
+		}
+		printf("%-*s %*s %8s", (int)wcname, "core", (int)wbusy, "busy", "load %");
 		if (idle_all)
 			printf(" %*s %8s", (int)wbusy, "idle", "idle %");
 		putchar('\n');

@@ -128,7 +128,7 @@ int cmd_report(int argc, char **argv)
 		default: goto out;
 		}
 	}
-	if (bad)
+	if (bad || cli_read_opts_check(&ro) < 0)
 		goto out;
 	if (args.n != 1 || !out) {
 		cli_usage_error("report", "expected FILE and -o OUT.html");

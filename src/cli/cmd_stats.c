@@ -39,10 +39,12 @@ static void help(FILE *fp)
 		"  --format table|csv|json  output format (default table)\n"
 		"  --chain NAME=S0,...,Sn  a cause-effect chain of n >= 1 links (repeatable)\n"
 		"  --percentiles P,...  percentiles of the times, 0 < P <= 100, at most 6\n"
-		"                      decimals, at most 64 of them\n"
+		"                      decimals, at most 64 of them, none twice\n"
 		"  --entity NAME       only this entity or chain (repeatable)\n"
 		"  --type TYPE         only this type: T, I, R, CHAIN (repeatable)\n"
-		"  --unit UNIT         unit of the times: ps, ns, us, ms, s (default ns)\n"
+		"  --unit UNIT         unit of the times: ps, ns, us, ms, s (default ns;\n"
+		"                      a trace timed in cycles, a Tarmac log in clk, gives\n"
+		"                      them in cycles and takes no --unit)\n"
 		"  --exact             exact values: N/D where there is no finite decimal\n"
 		"                      (a string in JSON)\n"
 		"  --from FORMAT       read FILE as FORMAT instead of probing it\n"
@@ -190,6 +192,14 @@ int cli_stats_percentiles(const char *cmd, const char *arg, uint32_t *p,
 			return -1;
 		}
 		p[n] = (uint32_t)(ip * 1000000 + fr);
+		for (k = 0; k < n; k++)
+			if (p[k] == p[n]) {
+				/* two columns of one name (two "p50" keys in
+				 * a JSON object) */
+				cli_usage_error(cmd, "--percentiles '%s': %s is given twice",
+						arg, names[k] + 1);
+				return -1;
+			}
 		o = names[n];
 		o += sprintf(o, "p%u", (unsigned)ip);
 		if (fr) {
@@ -238,7 +248,7 @@ static int format_row(const fmtctx *x, size_t i, int what, orow *o)
 		return 0;
 	o->type = ty;
 	o->metric = tk_metric_name(s->metric);
-	o->unit = tk_metric_is_time(s->metric) ? tk_unit_name(unit) : "1";
+	o->unit = tk_metric_is_time(s->metric) ? cli_unit_name(x->t, unit) : "1";
 	if (what == ROW_NAMES)
 		return 1;
 	snprintf(o->count, sizeof(o->count), "%llu", (unsigned long long)s->count);
@@ -281,7 +291,7 @@ int cmd_stats(int argc, char **argv)
 	cli_read_opts ro = CLI_READ_OPTS_INIT;
 	cli_args args = { { NULL }, 0 };
 	tk_input *in = NULL;
-	const char *path, *outfmt = "table", *unit_s = "ns";
+	const char *path, *outfmt = "table", *unit_s = NULL;
 	cli_filter f;
 	size_t i, nrows = 0;
 	tk_reader *r = NULL;
@@ -338,7 +348,8 @@ int cmd_stats(int argc, char **argv)
 		default: goto out;
 		}
 	}
-	if (tk_unit_parse(unit_s, strlen(unit_s), 0, &unit) < 0) {
+	if (tk_unit_parse(unit_s ? unit_s : "ns", unit_s ? strlen(unit_s) : 2,
+			  0, &unit) < 0) {
 		cli_usage_error("stats", "unknown --unit '%s' (ps, ns, us, ms or s)", unit_s);
 		goto out;
 	}
@@ -370,6 +381,11 @@ int cmd_stats(int argc, char **argv)
 	if (c < 0)
 		goto out;
 	t = tk_reader_trace(r);
+	/* ticks that count cycles are given as cycles, in no other unit */
+	if (cli_cycle_unit_check("stats", t, unit_s) < 0)
+		goto out;
+	if (tk_trace_cycle_unit(t))
+		unit = tk_trace_timebase(t)->unit;
 	if (tk_stats_new(&st, t, NULL) < 0)
 		goto nomem;
 	for (i = 0; i < nchain; i++)
@@ -414,7 +430,7 @@ int cmd_stats(int argc, char **argv)
 	} else if (out == OUT_JSON) {
 		printf("{\n  \"file\": ");
 		cli_json_str(stdout, path, strlen(path));
-		printf(",\n  \"unit\": \"%s\",\n  \"stats\": [", tk_unit_name(unit));
+		printf(",\n  \"unit\": \"%s\",\n  \"stats\": [", cli_unit_name(t, unit));
 		for (i = 0; i < tk_stats_count(st); i++) {
 			if (!format_row(&fx, i, ROW_ALL, &o))
 				continue;

@@ -237,7 +237,7 @@ int cli_tarmac_info(tk_input *in, const char *path, int json,
 	uint64_t counts[TK_TARMAC_KIND_COUNT] = { 0 }, n = 0;
 	uint64_t tmin = UINT64_MAX, tmax = 0;
 	tk_tarmac_unit unit = TK_TARMAC_UNIT_NONE;
-	int mixed_units = 0, quiet = ro->quiet, rc, k;
+	int mixed_units = 0, quiet = ro->quiet, rc, k, have_time = 0;
 	tk_tarmac_record rec;
 	tk_tarmac *tr = NULL;
 	tk_error err;
@@ -258,6 +258,8 @@ int cli_tarmac_info(tk_input *in, const char *path, int json,
 				tmin = rec.time;
 			if (rec.time > tmax)
 				tmax = rec.time;
+			/* (a stamp of 2^64 - 1 is a time: no sentinel) */
+			have_time = 1;
 		}
 	}
 	if (rc < 0) {
@@ -271,7 +273,7 @@ int cli_tarmac_info(tk_input *in, const char *path, int json,
 		printf(",\n  \"format\": \"tarmac\",\n  \"variant\": \"%s\",\n",
 		       tk_tarmac_variant_name(tk_tarmac_variant_get(tr)));
 		printf("  \"unit\": \"%s\",\n", mixed_units ? "mixed" : tk_tarmac_unit_name(unit));
-		if (tmin == UINT64_MAX)
+		if (!have_time)
 			printf("  \"start\": null,\n  \"end\": null,\n");
 		else
 			printf("  \"start\": %" PRIu64 ",\n  \"end\": %" PRIu64 ",\n", tmin, tmax);
@@ -293,7 +295,7 @@ int cli_tarmac_info(tk_input *in, const char *path, int json,
 		cli_text_cstr(stdout, path);
 		printf("\nformat:    tarmac (%s)\n",
 		       tk_tarmac_variant_name(tk_tarmac_variant_get(tr)));
-		if (tmin == UINT64_MAX)
+		if (!have_time)
 			printf("time span: none\n");
 		else
 			printf("time span: %" PRIu64 " .. %" PRIu64 " %s\n", tmin, tmax,

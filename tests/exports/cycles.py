@@ -16,7 +16,11 @@ says 1 ns per cycle, its header `tarmacTimeUnit clk`) is converted:
   - Perfetto JSON: otherData.timeUnit and the cores' process name (a
     long unit's first 8 bytes at most, no UTF-8 character cut);
   - the report: its data says "cycles":"clk";
-  - SQLite: metaInformation tarmacTimeUnit clk.
+  - SQLite: metaInformation tarmacTimeUnit clk;
+  - info, stats and load (of the log and of its BTF) give the times in
+    clk, and refuse --unit and a --window in a unit (a cycle has no
+    length), as cat and convert refuse a --start or --end in a unit;
+    diff compares them with cycles only.
 The same log in ns gets none of it.
 """
 import json
@@ -108,6 +112,40 @@ def check(d, unit):
             (not cyc and '"cycles":null' not in html):
         failures.append("%s -> report: exit %d, %r" % (unit, r.returncode, re.findall(r'"cycles":[^,]*', html)))
 
+    # info, stats and load give the times in cycles, and take no --unit
+    # (a cycle has no length): the log and its BTF, which says clk too
+    want = "clk" if cyc else "ns"
+    for inp in (src, out("btf")):
+        r = run("load", "-q", inp)
+        first = r.stdout.split("\n")[0]
+        if r.returncode != 0 or not first.endswith(" %s (0 %s)" % (want, want)):
+            failures.append("%s: load %s: exit %d, %r" % (unit, inp, r.returncode, first))
+        for args in (("load", "--window", "1us"), ("load", "--unit", "ns"),
+                     ("load", "--unit", "us")):
+            r = run(*args, "-q", inp)
+            if (r.returncode == 2) != cyc or (cyc and ("clk cycles" not in r.stderr or r.stdout)):
+                failures.append("%s: %s %s: exit %d, %r" % (unit, " ".join(args), inp, r.returncode, r.stderr))
+    for args in (("cat", "--start", "1us"), ("convert", "--end", "1ms")):
+        dst = [out("w.btf")] if args[0] == "convert" else []
+        r = run(*args, "-q", out("btf"), *dst)
+        if (r.returncode == 2) != cyc or (cyc and ("clk cycles" not in r.stderr or r.stdout or
+                                                    os.path.exists(out("w.btf")))):
+            failures.append("%s: %s of its BTF: exit %d, %r" % (unit, " ".join(args), r.returncode, r.stderr))
+    r = run("info", "--format", "json", out("btf"))
+    got = json.loads(r.stdout).get("time_unit") if r.returncode == 0 else None
+    if got != want:
+        failures.append("%s: info --format json of its BTF: time_unit %r" % (unit, got))
+    r = run("info", out("btf"))
+    if r.returncode != 0 or "time unit:   %s\nstart:       0 %s\n" % (want, want) not in r.stdout:
+        failures.append("%s: info of its BTF: %r" % (unit, r.stdout[:200]))
+    r = run("stats", "-q", "--format", "json", out("btf"))
+    got = json.loads(r.stdout).get("unit") if r.returncode == 0 else None
+    if got != want:
+        failures.append("%s: stats --format json of its BTF: unit %r" % (unit, got))
+    r = run("stats", "-q", "--unit", "ns", out("btf"))
+    if (r.returncode == 2) != cyc:
+        failures.append("%s: stats --unit ns of its BTF: exit %d, %r" % (unit, r.returncode, r.stderr))
+
     r = run("convert", "-q", src, out("sqlite"))
     con = sqlite3.connect(out("sqlite"))
     got = con.execute("SELECT value FROM metaInformation WHERE name = 'tarmacTimeUnit'").fetchall()
@@ -119,6 +157,15 @@ def check(d, unit):
 with tempfile.TemporaryDirectory() as d:
     check(d, "clk")
     check(d, "ns")
+    # diff compares cycles with cycles only, in cycles, and takes no --unit
+    clk, ns = os.path.join(d, "clk.btf"), os.path.join(d, "ns.btf")
+    r = run("diff", "-q", clk, clk)
+    if r.returncode != 0 or "times in clk;" not in r.stdout:
+        failures.append("diff clk clk: exit %d, %r" % (r.returncode, r.stdout[:200]))
+    for args in (("--unit", "ns", clk, clk), (ns, clk), (clk, ns)):
+        r = run("diff", "-q", *args)
+        if r.returncode != 2 or "clk cycles" not in r.stderr or r.stdout:
+            failures.append("diff %s: exit %d, %r" % (" ".join(args), r.returncode, r.stderr))
     # a unit of 2-byte characters past the label's 8 bytes: the 8th byte
     # is the first of one, left out whole (it came out as U+FFFD, with a
     # warning of a string not UTF-8 in an input that had none)

@@ -146,7 +146,31 @@ typedef struct atf_reader {
 
 /* ---- probing ------------------------------------------------------------ */
 
-int atf_probe(const uint8_t *buf_, size_t len)
+/*
+ * A UTF-16 document (a byte-order mark, or '<' next to a zero byte):
+ * a copy of [p, p + n) without its zero bytes, where the ASCII of the
+ * markup reads as in UTF-8 (*out, n_out; the caller frees it); 0 for
+ * another document, -1 out of memory.
+ */
+static int utf16_ascii(const uint8_t *p, size_t n, char **out, size_t *n_out)
+{
+	size_t i, k = 0;
+	char *c;
+
+	if (n < 2 || !((p[0] == 0xff && p[1] == 0xfe) || (p[0] == 0xfe && p[1] == 0xff) ||
+		       (p[0] == '<' && p[1] == 0) || (p[0] == 0 && p[1] == '<')))
+		return 0;
+	if (!(c = malloc(n)))
+		return -1;
+	for (i = 0; i < n; i++)
+		if (p[i] && !(i < 2 && p[i] >= 0xfe))
+			c[k++] = (char)p[i];
+	*out = c;
+	*n_out = k;
+	return 1;
+}
+
+static int atf_probe_ascii(const uint8_t *buf_, size_t len)
 {
 	const char *p = (const char *)buf_;
 	size_t i = 0;
@@ -160,6 +184,19 @@ int atf_probe(const uint8_t *buf_, size_t len)
 	if (memmem(p + i, len - i, "<CommonFormat", 13))
 		return 95;
 	return 0;
+}
+
+int atf_probe(const uint8_t *buf_, size_t len)
+{
+	char *a;
+	size_t an;
+
+	if (utf16_ascii(buf_, len, &a, &an) > 0) {
+		int score = atf_probe_ascii((const uint8_t *)a, an);
+		free(a);
+		return score;
+	}
+	return atf_probe_ascii(buf_, len);
 }
 
 /* ---- errors ------------------------------------------------------------- */
@@ -380,6 +417,14 @@ static int parse_time(atf_reader *h, const char *s, const char *what,
 	if (shape > 0 && depart(h, W_LEADING_ZERO,
 				"%s \"%.40s\" has a leading zero", what, s) < 0)
 		return TK_E_PARSE;
+	if (fl > MAX_DIGITS)
+		return fail(h, TK_E_RANGE,
+			    "%s \"%.40s\" has %zu decimal digits, more than the %d a 64-bit tick can take",
+			    what, s, fl, MAX_DIGITS);
+	if (fl > h->digits && h->digits_forced)
+		return fail(h, TK_E_RANGE,
+			    "%s \"%.40s\" has %zu decimal digits, more than the reader option time-digits=%u gives",
+			    what, s, fl, h->digits);
 	if (fl > h->digits)
 		return fail(h, TK_E_RANGE,
 			    "%s \"%.40s\" has %zu decimal digits, the tick was chosen for %u (from the times of the first %zu MiB; read with the reader option time-digits=%zu)",
@@ -1789,7 +1834,19 @@ int atf_reader_open(tk_reader *r, tk_error *err)
 			if (rc == 0)
 				break;
 		}
-		h->digits = prescan((const char *)w.p, w.n < PRESCAN ? w.n : PRESCAN);
+		{
+			size_t n = w.n < PRESCAN ? w.n : PRESCAN, an;
+			char *a;
+			int u = utf16_ascii(w.p, n, &a, &an);
+			if (u < 0) {
+				rc = tk_err_nomem(err, h->name);
+				goto fail;
+			}
+			/* a UTF-16 document's times are read in its ASCII */
+			h->digits = u ? prescan(a, an) : prescan((const char *)w.p, n);
+			if (u)
+				free(a);
+		}
 	}
 	h->line = 1;
 	h->xp = XML_ParserCreate(NULL);

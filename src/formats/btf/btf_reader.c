@@ -888,8 +888,9 @@ static int mapping(btf_reader *b, const char *line, const char *v,
 	int rc;
 
 	trim(&v, &vend);
-	sp = memchr(v, ' ', (size_t)(vend - v));
-	if (!sp)
+	for (sp = v; sp < vend && *sp != ' ' && *sp != '\t'; sp++)
+		;
+	if (sp == vend)
 		goto bad;
 	name = intern_text(b, sp + 1, (size_t)(vend - sp - 1));
 	if (name == TK_NONE)
@@ -952,6 +953,15 @@ static int timescale(btf_reader *b, const char *line, const char *v,
 				      (int)(vend - v > 20 ? 20 : vend - v), v);
 		warn(b, W_UNIT_CASE, line, v, "time scale in upper case");
 	}
+	/* a second #timescale may repeat the first (a second header
+	 * block does), not contradict it: which one the times are in is
+	 * not known then */
+	if (b->timescale_seen && !b->data_started &&
+	    u != tk_trace_timebase(b->t)->unit)
+		return err_at(b, err, TK_E_PARSE, line, v,
+			      "time scale %s contradicts the #timescale %s before it",
+			      tk_unit_name(u),
+			      tk_unit_name(tk_trace_timebase(b->t)->unit));
 	if (b->data_started && u != tk_trace_timebase(b->t)->unit)
 		return err_at(b, err, TK_E_PARSE, line, v,
 			      "time scale changes from %s to %s after the first event",
@@ -1058,10 +1068,11 @@ static int header_line(btf_reader *b, const char *line, size_t len,
 	}
 	kind = line[1] == '-' ? TK_HDR_ROW : TK_HDR_PARAM;
 	k = line + (kind == TK_HDR_ROW ? 2 : 1);
-	kend = memchr(k, ' ', (size_t)(end - k));
-	has_value = kend != NULL;
-	if (!kend)
-		kend = end;
+	/* the key ends at the first blank, a space or a tab (2.1.5 says
+	 * whitespace; "#timescale<TAB>us" is the time scale us) */
+	for (kend = k; kend < end && *kend != ' ' && *kend != '\t'; kend++)
+		;
+	has_value = kend < end;
 	v = has_value ? kend + 1 : end;
 
 	if (b->data_started) {

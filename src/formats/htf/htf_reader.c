@@ -320,6 +320,18 @@ static int parse_dec(const char *p, const char *e, uint64_t *out)
 	return 0;
 }
 
+/* A parameter given again with another value: which one the records
+ * follow is not known, so it is an error in both modes. */
+static int contradicts(htf_reader *h, const char *ls, const char *v,
+		       const char *what, uint64_t now, uint64_t before,
+		       tk_error *err)
+{
+	return err_at(h, err, TK_E_PARSE, h->line, ls, v,
+		      "#%s %llu contradicts the #%s %llu before it", what,
+		      (unsigned long long)now, what,
+		      (unsigned long long)before);
+}
+
 static int length_param(htf_reader *h, const char *ls, const char *v,
 			const char *ve, const char *what, unsigned *out,
 			tk_error *err)
@@ -331,6 +343,8 @@ static int length_param(htf_reader *h, const char *ls, const char *v,
 		return err_at(h, err, TK_E_PARSE, h->line, ls, v,
 			      "%s '%s' is not a number of bytes 1, 2, 4 or 8",
 			      what, tk_quote(qb, sizeof(qb), v, ve));
+	if (*out && *out != n)
+		return contradicts(h, ls, v, what, n, *out, err);
 	*out = (unsigned)n;
 	if (n != 1 && n != 2 && n != 4 && n != 8)
 		return depart(h, err, W_LENGTH, h->line, ls, v,
@@ -358,7 +372,6 @@ static int param(htf_reader *h, const char *ls, const char *k, size_t kn,
 			return rc;
 	} else if (key_is(k, kn, "TimeScale")) {
 		tk_unit u;
-		*seen_ts = 1;
 		if (tk_unit_parse(v, (size_t)(ve - v), 0, &u) < 0) {
 			if (h->strict ||
 			    tk_unit_parse(v, (size_t)(ve - v), 1, &u) < 0)
@@ -369,6 +382,12 @@ static int param(htf_reader *h, const char *ls, const char *k, size_t kn,
 			     "time scale '%s' in upper case",
 			     tk_quote(qb, sizeof(qb), v, ve));
 		}
+		if (*seen_ts && u != tk_trace_timebase(h->t)->unit)
+			return err_at(h, err, TK_E_PARSE, h->line, ls, v,
+				      "#TimeScale %s contradicts the #TimeScale %s before it",
+				      tk_unit_name(u),
+				      tk_unit_name(tk_trace_timebase(h->t)->unit));
+		*seen_ts = 1;
 		tk_trace_set_timebase(h->t, &(tk_timebase){
 			u, tk_trace_timebase(h->t)->num,
 			tk_trace_timebase(h->t)->den });
@@ -384,6 +403,12 @@ static int param(htf_reader *h, const char *ls, const char *k, size_t kn,
 					  : "TimeScaleDenominator",
 				      tk_quote(qb, sizeof(qb), v, ve));
 		tb = *tk_trace_timebase(h->t);
+		if (*(num ? &h->num : &h->den) &&
+		    n != *(num ? &h->num : &h->den))
+			return contradicts(h, ls, v, num ? "TimeScaleNumerator"
+						  : "TimeScaleDenominator",
+					   n, *(num ? &h->num : &h->den), err);
+		*(num ? &h->num : &h->den) = n;
 		*(num ? &tb.num : &tb.den) = n;
 		tk_trace_set_timebase(h->t, &tb);
 	} else if (key_is(k, kn, "TimestampLength")) {
@@ -403,6 +428,9 @@ static int param(htf_reader *h, const char *ls, const char *k, size_t kn,
 			return err_at(h, err, TK_E_PARSE, h->line, ls, v,
 				      "NumberOfCores '%s' is not an integer",
 				      tk_quote(qb, sizeof(qb), v, ve));
+		if (h->have_ncores && n != h->ncores_decl)
+			return contradicts(h, ls, v, "NumberOfCores", n,
+					   h->ncores_decl, err);
 		h->ncores_decl = n;
 		h->have_ncores = 1;
 	} else if (key_is(k, kn, "LostEvents") && parse_dec(v, ve, &n) == 0 &&

@@ -209,6 +209,7 @@ typedef struct htf_reader {
 	unsigned tl, el, vl, w;   /* lengths in bytes; w: record width in digits */
 	uint64_t ncores_decl;
 	int have_ncores;
+	uint64_t num, den;        /* #TimeScaleNumerator, ...Denominator (0: none) */
 	/* tables */
 	table *tabs;
 	uint32_t ntabs, captabs;

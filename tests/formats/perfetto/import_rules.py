@@ -160,12 +160,21 @@ def expected_flows(cli, trace):
 
 def stats_rows(cli, trace):
     args = ("stats", "-q", "--format", "csv", "--unit", "us")
+    per_us = 1
     if trace.endswith(".tarmac"):
         # stats of a Tarmac log are its functions': the exception
         # timeline's are those of its BTF copy
         with tempfile.TemporaryDirectory() as tmp:
             btf = os.path.join(tmp, "t.btf")
             run(cli, "convert", "-q", trace, btf, "--to", "btf")
+            with open(btf, encoding="utf-8", errors="replace") as f:
+                cycles = any(l.startswith("#tarmacTimeUnit ") and
+                             l.split()[1] not in ("fs", "ps", "ns", "us", "ms", "s")
+                             for l in f)
+            if cycles:
+                # stats gives cycles (they have no length); Perfetto
+                # shows a cycle as 1 ns
+                args, per_us = args[:-2], 1000
             out = run(cli, *args, btf)
     else:
         out = run(cli, *args, trace)
@@ -173,7 +182,8 @@ def stats_rows(cli, trace):
     for r in csv.DictReader(io.StringIO(out)):
         if r["type"] in ("T", "I") and r["metric"] in ("CET", "RT"):
             want[(r["entity"], r["metric"])] = (
-                int(r["count"]), D(r["min"]), D(r["max"]), r["max_instance"])
+                int(r["count"]), D(r["min"]) / per_us, D(r["max"]) / per_us,
+                r["max_instance"])
     return want
 
 
