@@ -415,7 +415,8 @@ TK_API const char *tk_trace_header_get(const tk_trace *t, const char *key);
  * Tarmac log timed in cycles, whose time base says 1 ns since a cycle has
  * no SI length; its header's `tarmacTimeUnit` says so, and a BTF written
  * from it keeps that line), or NULL when the ticks are what the time base
- * says.  The writers and the report keep it where their format can
+ * says (also for a `tarmacTimeUnit` of another value: a line written by
+ * hand, which no time is labelled with).  The writers and the report keep it where their format can
  * (docs/exports.md, "Cycles").
  */
 TK_API const char *tk_trace_cycle_unit(const tk_trace *t);

@@ -146,6 +146,7 @@ static PyObject *py_stats(PyObject *self, PyObject *args)
 	pytk_reader pr;
 	tk_stats *st = NULL;
 	const tk_trace *t;
+	const char *cyc;      /* the trace's ticks are cycles: its unit */
 	tk_error err;
 	uint32_t p[PCT_MAX];
 	size_t np = 0, i, j;
@@ -201,6 +202,7 @@ static PyObject *py_stats(PyObject *self, PyObject *args)
 		goto out;
 	opened = 1;
 	t = tk_reader_trace(pr.r);
+	cyc = tk_trace_cycle_unit(t);
 	tk_error_clear(&err);
 	if ((rc = tk_stats_new(&st, t, &err)) < 0) {
 		pytk_raise(rc, &err);
@@ -297,7 +299,8 @@ static PyObject *py_stats(PyObject *self, PyObject *args)
 		SET(num_of(v[0]));
 		SET(num_of(v[1]));
 		SET(num_of(v[2]));
-		SET(PyUnicode_FromString(tk_metric_is_time(s->metric) ? tk_unit_name(TK_UNIT_NS) : "1"));
+		SET(PyUnicode_FromString(!tk_metric_is_time(s->metric) ? "1" : cyc ? cyc
+					 : tk_unit_name(TK_UNIT_NS)));
 		if (s->max_inst == TK_INST_NONE || !v[2][0])
 			SET(Py_NewRef(Py_None));
 		else

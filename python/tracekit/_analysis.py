@@ -106,7 +106,9 @@ def stats(source, *, percentiles=None, as_frame=None, **reader_kwargs):
     entities=, types=, events=, start=, end=, window_stop=, format options).
 
     Columns: entity, type (T, I, R, ...), metric (IPT, CET, ...), count
-    (int), min, avg, max (ns for times, "unit" says "ns" or "1"),
+    (int), min, avg, max (ns for times, "unit" says "ns" or "1"; a trace
+    timed in cycles, a Tarmac log in clk, gives them in its cycles, "unit"
+    says which),
     unit, max_instance (the instance of the max; None when there is none),
     max_at (ns), the percentiles, then min_exact, avg_exact, max_exact,
     max_at_exact and "<p>_exact": fractions.Fraction, exact (a JIT's in

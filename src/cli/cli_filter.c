@@ -34,7 +34,7 @@ int cli_filter_opt(cli_filter *f, int code, const char *arg)
 		/* a bound given again must say the same: the window is one */
 		const char **b = code == CLI_O_START ? &f->start_s : &f->end_s;
 		if (*b && strcmp(*b, arg) != 0) {
-			fprintf(stderr, "tracekit: %s '%s' contradicts %s '%s' given before\n",
+			cli_msg("tracekit: %s '%s' contradicts %s '%s' given before\n",
 				names[code - CLI_O_START], arg,
 				names[code - CLI_O_START], *b);
 			return -1;
@@ -187,7 +187,7 @@ static int cycles_bound(const char *opt, const char *s, const tk_trace *t)
 
 	if (!s || !tk_trace_cycle_unit(t) || tk_duration_parse(s, -1, &v, &u) != TK_OK)
 		return 0;
-	fprintf(stderr, "tracekit: bad %s '%s': the trace's times are %s cycles, which have no length (a bare number of them)\n",
+	cli_msg("tracekit: bad %s '%s': the trace's times are %s cycles, which have no length (a bare number of them)\n",
 		opt, s, tk_trace_cycle_unit(t));
 	return 1;
 }

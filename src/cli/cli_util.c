@@ -95,7 +95,7 @@ int cli_cycle_unit_check(const char *cmd, const tk_trace *t, const char *unit)
 
 	if (!cyc || !unit)
 		return 0;
-	fprintf(stderr, "tracekit %s: --unit %s: the trace's times are %s cycles, which have no length (its times are given in %s)\n",
+	cli_msg("tracekit %s: --unit %s: the trace's times are %s cycles, which have no length (its times are given in %s)\n",
 		cmd, unit, cyc, cyc);
 	return -1;
 }
@@ -350,7 +350,7 @@ int cli_read_opts_check(const cli_read_opts *o)
 	/* --force-format says "read as --from FORMAT": alone it says nothing */
 	if (!o->force || o->from)
 		return 0;
-	fprintf(stderr, "tracekit: --force-format needs --from FORMAT (the format to read the input as)\n");
+	cli_msg("tracekit: --force-format needs --from FORMAT (the format to read the input as)\n");
 	return -1;
 }
 

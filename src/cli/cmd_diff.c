@@ -498,7 +498,7 @@ int cmd_diff(int argc, char **argv)
 		if (c0 || c1) {
 			if (!c0 || !c1 || strcmp(c0, c1) != 0 ||
 			    tk_trace_timebase(t0)->unit != tk_trace_timebase(t1)->unit) {
-				fprintf(stderr, "tracekit diff: the times of BASE are %s%s and those of NEW %s%s: they do not compare\n",
+				cli_msg("tracekit diff: the times of BASE are %s%s and those of NEW %s%s: they do not compare\n",
 					c0 ? c0 : "in ", c0 ? " cycles" : tk_unit_name(tk_trace_timebase(t0)->unit),
 					c1 ? c1 : "in ", c1 ? " cycles" : tk_unit_name(tk_trace_timebase(t1)->unit));
 				goto out;

@@ -373,7 +373,7 @@ int cmd_load(int argc, char **argv)
 		x.unit = x.tb->unit;
 	if (window_s && tk_trace_cycle_unit(x.t) &&
 	    tk_duration_parse(window_s, -1, &window, &wunit) == TK_OK) {
-		fprintf(stderr, "tracekit: bad --window '%s': the trace's times are %s cycles, which have no length (a bare number of them)\n",
+		cli_msg("tracekit: bad --window '%s': the trace's times are %s cycles, which have no length (a bare number of them)\n",
 			window_s, tk_trace_cycle_unit(x.t));
 		goto out;
 	}

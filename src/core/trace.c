@@ -78,16 +78,19 @@ const char *tk_trace_header_get(const tk_trace *t, const char *key)
 
 const char *tk_trace_cycle_unit(const tk_trace *t)
 {
-	static const char *const si[] = { "fs", "ps", "ns", "us", "ms", "s" };
+	/* the cycle units of the Tarmac reader (tarmac_records.c), which
+	 * writes the header line; any other value (a line written by hand)
+	 * says nothing of the ticks, and labels no time in a table */
+	static const char *const cyc[] = { "clk", "cyc", "tic", "cs" };
 	const char *u = tk_trace_header_get(t, "tarmacTimeUnit");
 	size_t i;
 
-	if (!u || !*u)
+	if (!u)
 		return NULL;
-	for (i = 0; i < sizeof(si) / sizeof(si[0]); i++)
-		if (strcmp(u, si[i]) == 0)
-			return NULL;
-	return u;
+	for (i = 0; i < sizeof(cyc) / sizeof(cyc[0]); i++)
+		if (strcmp(u, cyc[i]) == 0)
+			return cyc[i];
+	return NULL;
 }
 
 int tk_trace_header_push(tk_trace *t, tk_hdr_kind kind, const char *key,

@@ -166,12 +166,13 @@ with tempfile.TemporaryDirectory() as d:
         r = run("diff", "-q", *args)
         if r.returncode != 2 or "clk cycles" not in r.stderr or r.stdout:
             failures.append("diff %s: exit %d, %r" % (" ".join(args), r.returncode, r.stderr))
-    # a unit of 2-byte characters past the label's 8 bytes: the 8th byte
-    # is the first of one, left out whole (it came out as U+FFFD, with a
-    # warning of a string not UTF-8 in an input that had none)
+    # a #tarmacTimeUnit written by hand that is no Tarmac cycle unit (clk,
+    # cyc, tic, cs) says nothing of the ticks: the times are the time
+    # scale's, no label carries it (it was written raw into the tables,
+    # the JSON of stats and info, and cut inside a character here)
     src = os.path.join(d, "unit.btf")
     with open(src, "w", encoding="utf-8") as f:
-        f.write("#version 2.3.0\n#timescale ns\n#tarmacTimeUnit cyc\u00e9\u00e9\u00e9x\n"
+        f.write("#version 2.3.0\n#timescale ns\n#tarmacTimeUnit cyc\u00e9\u00e9\u00e9x\"\n"
                 "0,STI,0,T,A,0,activate\n10,Core_0,0,T,A,0,start\n")
     r = run("convert", src, os.path.join(d, "unit.json"))
     names = []
@@ -179,10 +180,18 @@ with tempfile.TemporaryDirectory() as d:
         doc = json.load(open(os.path.join(d, "unit.json"), encoding="utf-8"))
         names = [e["args"]["name"] for e in doc["traceEvents"]
                  if e.get("ph") == "M" and e.get("name") == "process_name" and e.get("pid") == 1]
-    if r.returncode != 0 or "UTF-8" in r.stderr or \
-            names != ["btf trace (cyc\u00e9\u00e9 cycles as ns): cores"]:
+    if r.returncode != 0 or "UTF-8" in r.stderr or names != ["btf trace: cores"]:
         failures.append("unit cyc\u00e9\u00e9\u00e9x -> json: exit %d, %r, %r"
                         % (r.returncode, names, r.stderr))
+    for args in (("info", "--format", "json", src), ("stats", "--format", "json", src)):
+        r = run(*args)
+        try:
+            unit = json.loads(r.stdout).get("time_unit" if args[0] == "info" else "unit")
+        except ValueError:
+            unit = "not JSON"
+        if r.returncode != 0 or unit != "ns":
+            failures.append("%s of a unit written by hand: exit %d, unit %r"
+                            % (" ".join(args[:3]), r.returncode, unit))
 for f in failures:
     print("FAIL:", f)
 print("%d failures" % len(failures))

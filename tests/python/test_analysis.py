@@ -101,6 +101,24 @@ class Stats(unittest.TestCase):
                         self.assertIsInstance(row[k + "_exact"], fractions.Fraction)
         return len(rows)
 
+    def test_cycles(self):
+        # a Tarmac log timed in cycles, and a BTF of it: times in clk, as
+        # the command gives them (the unit said ns)
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "clk.tarmac")
+            with open(log, "w") as f:
+                f.write("0 clk E 00000000:000000000000 00000001 CoreEvent_Reset\n")
+                for i in range(6):
+                    f.write("%d clk IT (%d) %08x d2a00200 O EL3h_s : MOV      x0,#0x100000\n"
+                            % (250 * i, i, 8 * i))
+                f.write("1500 clk CADI E simulation_stopped\n")
+            btf = os.path.join(d, "clk.btf")
+            self.assertEqual(run("convert", "-q", log, btf)[0], 0)
+            self.assertGreater(self.compare_csv(btf, {}, []), 0)
+            rows = tracekit.stats(btf, as_frame=False)
+            self.assertEqual({r["unit"] for r in rows if r["metric"] != "NPRE"}, {"clk"})
+
     def test_every_reader_as_csv(self):
         seen = 0
         for path, kw, opts in traces():

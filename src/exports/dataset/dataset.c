@@ -473,6 +473,7 @@ static int write_instances(ds_ctx *x)
 static int write_metrics(ds_ctx *x, const tk_stats *st)
 {
 	tk_coltab *t = x->tab[T_METRICS];
+	const char *cyc = tk_trace_cycle_unit(x->t);
 	char buf[128];
 	size_t i, n;
 	int rc, len;
@@ -498,7 +499,8 @@ static int write_metrics(ds_ctx *x, const tk_stats *st)
 		has_max = len > 0;
 		put_decimal(t, M_MAX, buf, len);
 		if (tk_metric_is_time(s->metric))
-			tk_coltab_str(t, M_UNIT, "ns", 2);
+			/* a trace timed in cycles: cycles, as stats says */
+			tk_coltab_str(t, M_UNIT, cyc ? cyc : "ns", cyc ? strlen(cyc) : 2);
 		else
 			tk_coltab_str(t, M_UNIT, "1", 1);
 		if (has_max && s->max_inst != TK_INST_NONE)

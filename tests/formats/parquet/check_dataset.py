@@ -17,8 +17,9 @@ and parquet-wasm (installed from npm into NPMDIR by install_readers.sh):
 - --id names the trace column and the files; without --append a dataset
   is not written into; with it, a folder that holds other things than a
   dataset is not either;
-- a file name, header key and cycle unit not UTF-8 and an --id of 300
-  bytes: UTF-8 (U+FFFD) in every reader, the id whole, no file name that
+- a file name and header key not UTF-8 and an --id of 300 bytes: UTF-8
+  (U+FFFD) in every reader, the id whole, its metrics/ in its cycles
+  (clk, as stats gives them), no file name that
   Spark skips (a first '.' or '_'), --strict refusing the name; two inputs
   of one trace id, or an input of the id of a trace in the dataset: a
   warning; an input through a pipe: refused.
@@ -116,16 +117,16 @@ for t in TABLES:
         fail("%s/ has %s" % (t, fs[t]))
 
 # a file name and a header key not UTF-8 (Latin-1 bytes), ticks that are
-# cycles of a unit of 121 bytes and an --id of 300 bytes (UTF-8): the
-# trace column, traces/' header and time base read as UTF-8 by the three
-# readers below (U+FFFD for a bad byte), the id and the unit whole;
+# cycles (clk) and an --id of 300 bytes (UTF-8): the trace column,
+# traces/' header and time base read as UTF-8 by the three readers below
+# (U+FFFD for a bad byte), the id whole, metrics/' unit clk;
 # --strict refuses the name (its error names the input, the byte escaped)
 # and leaves no file
 odd = os.fsdecode(os.path.join(os.fsencode(tmp), b"caf\xe9.btf"))
 LONG_ID = "\u00e9" * 150
 with open(odd, "wb") as g:
     g.write(b"#version 2.3.0\n#timescale ns\n#cr\xe9ationDate 2026-12-01\n"
-            b"#tarmacTimeUnit " + b"cycles" * 20 + b"\xe9\n"
+            b"#tarmacTimeUnit clk\n"
             b"0,Core_1,0,T,Task_odd,0,start\n5,Core_1,0,T,Task_odd,0,terminate\n")
 p = run("dataset", "-q", "--append", "--strict", ds, odd)
 # the message names it as text output writes names (docs/analysis.md,
@@ -225,13 +226,17 @@ for t in TABLES:
           % (t, len(fs[t]), sum(len(v) for v in ref.values())))
 
 # (DuckDB read them all: the names not UTF-8 are U+FFFD, the id whole)
-unit = "cycles" * 20 + "\ufffd"
+unit = "clk"
 hdr = ("#version 2.3.0\n#timescale ns\n#cr\ufffdationDate 2026-12-01\n"
        "#tarmacTimeUnit " + unit + "\n", "1/1 " + unit)
 want = {"caf\ufffd": hdr, LONG_ID: hdr}
 got = {r["trace"]: (r["header"], r["timebase"]) for r in R["table", "traces"] if r["trace"] in want}
 if got != want:
     fail("names not UTF-8: traces/ has %r" % got)
+# metrics/ of a trace in cycles: its unit, as stats says (it said ns)
+units = {r["unit"] for r in R["table", "metrics"] if r["trace"] in want and r["metric"] != "NPRE"}
+if units != {"clk"}:
+    fail("a trace in cycles: metrics/ units %r, stats clk" % units)
 
 worst = {}  # the worst RT of each task over the traces, by stats
 for tr in traces:
