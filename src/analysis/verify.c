@@ -25,7 +25,14 @@
 #include <string.h>
 
 enum { S_ENTITY, S_TYPE, S_CHAIN, S_LOAD };
-enum { U_NONE = -1, U_PCT = 16 }; /* else a tk_unit */
+enum { U_NONE = -1, U_PCT = 16, U_CYC = 17 }; /* else a tk_unit */
+
+/* the cycle units of a trace timed in cycles (tk_trace_cycle_unit()), a
+ * bound's units U_CYC + i; a cycle is the 1 ns its time base says */
+static const char *const cyc_units[] = { "clk", "cyc", "tic", "cs" };
+#define NCYC (sizeof(cyc_units) / sizeof(cyc_units[0]))
+#define IS_CYC(u) ((u) >= U_CYC && (u) < U_CYC + (int)NCYC)
+#define PS_PER_CYCLE 1000
 
 /* a signed rational, d > 0 */
 typedef struct rat {
@@ -34,8 +41,9 @@ typedef struct rat {
 
 typedef struct bound {
 	int has;
-	rat v;          /* in ps for a time, in percent for a load, else as is */
-	int unit;       /* U_NONE, U_PCT or the tk_unit written */
+	rat v;          /* in ps for a time (a cycle: 1000), in percent for a
+			   load, else as is */
+	int unit;       /* U_NONE, U_PCT, U_CYC + i or the tk_unit written */
 	char *text;     /* as written */
 } bound;
 
@@ -130,12 +138,13 @@ static void rat_fmt_unit(rat a, int u, char *buf, size_t size)
 {
 	size_t n;
 
-	if (u >= TK_UNIT_PS && u <= TK_UNIT_S) {
-		tk_i128 g = (tk_i128)tk_gcd128((tk_u128)iabs128(a.n), (tk_u128)ps_per_unit[u]);
+	if ((u >= TK_UNIT_PS && u <= TK_UNIT_S) || IS_CYC(u)) {
+		tk_i128 per = IS_CYC(u) ? PS_PER_CYCLE : ps_per_unit[u];
+		tk_i128 g = (tk_i128)tk_gcd128((tk_u128)iabs128(a.n), (tk_u128)per);
 		if (!g)
 			g = 1;
 		a.n /= g;
-		if (__builtin_mul_overflow(a.d, ps_per_unit[u] / g, &a.d)) {
+		if (__builtin_mul_overflow(a.d, per / g, &a.d)) {
 			snprintf(buf, size, "?");
 			return;
 		}
@@ -150,11 +159,13 @@ static void rat_fmt_unit(rat a, int u, char *buf, size_t size)
 		snprintf(buf + n, size - n, "%%");
 	else if (u >= TK_UNIT_PS && u <= TK_UNIT_S)
 		snprintf(buf + n, size - n, "%s", tk_unit_name((tk_unit)u));
+	else if (IS_CYC(u))
+		snprintf(buf + n, size - n, "%s", cyc_units[u - U_CYC]);
 }
 
 /*
- * A bound as written: [-]DIGITS[.DIGITS] then a unit (ps ns us ms s, %)
- * or none.  Into *v (ps for a time unit) and *unit; -1 when malformed,
+ * A bound as written: [-]DIGITS[.DIGITS] then a unit (ps ns us ms s, a
+ * cycle unit clk cyc tic cs, %) or none.  Into *v (ps for a time unit) and *unit; -1 when malformed,
  * -2 when well-formed but beyond what is held (more than 30 digits before
  * the point or 19 after, or beyond 2^127 in ps).
  */
@@ -190,6 +201,12 @@ static int parse_number(const char *s, rat *v, int *unit)
 		*unit = U_NONE;
 	} else if (!strcmp(p, "%")) {
 		*unit = U_PCT;
+	} else if (!strcmp(p, "clk") || !strcmp(p, "cyc") || !strcmp(p, "tic") ||
+		   !strcmp(p, "cs")) {
+		for (*unit = U_CYC; strcmp(p, cyc_units[*unit - U_CYC]); (*unit)++)
+			;
+		if (!big && __builtin_mul_overflow(n, PS_PER_CYCLE, &n))
+			big = 1;
 	} else if (tk_unit_parse(p, strlen(p), 0, &u) == TK_OK) {
 		*unit = (int)u;
 		if (!big && __builtin_mul_overflow(n, ps_per_unit[u], &n))
@@ -396,7 +413,7 @@ static int check_bound(rdctx *x, const yaml_node_t *n, const req *r,
 		return node_err(x, n, "%s: %s is a plain number (no unit)", key,
 				tk_metric_name(r->metric));
 	if (k == TK_UNIT_PS && (b->unit == U_NONE || b->unit == U_PCT))
-		return node_err(x, n, "%s: %s is a time: give a unit (ps, ns, us, ms, s)",
+		return node_err(x, n, "%s: %s is a time: give a unit (ps, ns, us, ms, s; clk, cyc, tic, cs: cycles)",
 				key, tk_metric_name(r->metric));
 	if (b->v.n < 0 && !(r->subj != S_LOAD && r->metric == TK_METRIC_JIT))
 		return node_err(x, n, "%s: a negative bound", key);
@@ -1020,6 +1037,42 @@ static int on_window(void *ctx, uint64_t start, uint64_t end, const uint64_t *bu
 	return TK_OK;
 }
 
+/* A time is held against a bound of its kind: a trace timed in cycles
+ * (tk_trace_cycle_unit()) against cycles of its unit, any other against
+ * a unit of time; a load's window is a time, which cycles have not. */
+static int bound_unit_check(const req *r, const bound *b, const char *cyc, tk_error *err)
+{
+	if (!b->has || (!IS_CYC(b->unit) && !(b->unit >= TK_UNIT_PS && b->unit <= TK_UNIT_S)))
+		return TK_OK;
+	if (cyc && (!IS_CYC(b->unit) || strcmp(cyc_units[b->unit - U_CYC], cyc)))
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "requirement '%s': the bound %s is not in %s: the trace's times are %s cycles, which have no length",
+				  r->name, b->text, cyc, cyc);
+	if (!cyc && IS_CYC(b->unit))
+		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+				  "requirement '%s': the bound %s is in cycles: the trace's times are not",
+				  r->name, b->text);
+	return TK_OK;
+}
+
+static int time_units_check(const tk_reqs *q, const tk_trace *t, tk_error *err)
+{
+	const char *cyc = tk_trace_cycle_unit(t);
+
+	for (size_t i = 0; i < q->n; i++) {
+		const req *r = &q->r[i];
+		int rc;
+		if ((rc = bound_unit_check(r, &r->max, cyc, err)) < 0 ||
+		    (rc = bound_unit_check(r, &r->min, cyc, err)) < 0)
+			return rc;
+		if (cyc && r->window)
+			return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
+					  "requirement '%s': a window of %s: the trace's times are %s cycles, which have no length (no window: the whole trace)",
+					  r->name, r->window, cyc);
+	}
+	return TK_OK;
+}
+
 int tk_verify_new(tk_verify **out, const tk_reqs *q, const tk_trace *t, tk_error *err)
 {
 	tk_verify *v;
@@ -1034,6 +1087,8 @@ int tk_verify_new(tk_verify **out, const tk_reqs *q, const tk_trace *t, tk_error
 				  !out ? "out pointer" : !q ? "requirements" : "trace");
 	}
 	*out = NULL;
+	if (time_units_check(q, t, err) < 0)
+		return TK_E_USAGE;
 	if (!(v = calloc(1, sizeof(*v))))
 		return tk_err_nomem(err, NULL);
 	v->q = q;
@@ -1165,7 +1220,11 @@ static void fmt_where(const tk_verify *v, verdict_buf *o, const char *prefix,
 	o->pub.time = time;
 	if (!has_time)
 		return;
-	if (tk_time_format(time, tb, tb->unit, at, sizeof(at)) < 0 || strchr(at, '/'))
+	if (tk_trace_cycle_unit(v->t))
+		/* a trace timed in cycles: its ticks, in its unit */
+		snprintf(at, sizeof(at), "%llu%s", (unsigned long long)time,
+			 tk_trace_cycle_unit(v->t));
+	else if (tk_time_format(time, tb, tb->unit, at, sizeof(at)) < 0 || strchr(at, '/'))
 		snprintf(at, sizeof(at), "%llu", (unsigned long long)time); /* ticks */
 	else
 		strncat(at, tk_unit_name(tb->unit), sizeof(at) - strlen(at) - 1);

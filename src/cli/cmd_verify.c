@@ -195,6 +195,7 @@ static int verify_trace(const char *path, const tk_reqs *q, const cli_read_opts 
 		return -1;
 	tk_error_clear(&err);
 	if (tk_verify_new(out, q, tk_reader_trace(r), &err) < 0) {
+		snprintf(err.input, sizeof(err.input), "%s", cli_input_name(path));
 		cli_error(&err);
 		goto out;
 	}

@@ -166,6 +166,31 @@ with tempfile.TemporaryDirectory() as d:
         r = run("diff", "-q", *args)
         if r.returncode != 2 or "clk cycles" not in r.stderr or r.stdout:
             failures.append("diff %s: exit %d, %r" % (" ".join(args), r.returncode, r.stderr))
+    # verify holds cycles against bounds in cycles of the trace's unit
+    # only: a bound in a unit of time, in other cycles, or a load window,
+    # is an error naming the trace (it was held as ns); a trace in ns
+    # refuses a bound in cycles
+    def req(name, text):
+        p = os.path.join(d, name + ".yaml")
+        with open(p, "w") as f:
+            f.write(text)
+        return p
+    rt = "- name: r\n  type: I\n  metric: RT\n  max: %s\n"
+    r = run("verify", "-q", clk, "-r", req("clk", rt % "10clk"))
+    if r.returncode != 0 or "bound max 10clk" not in r.stdout or " at 0clk" not in r.stdout:
+        failures.append("verify clk 10clk: exit %d, %r %r" % (r.returncode, r.stdout, r.stderr))
+    r = run("verify", "-q", clk, "-r", req("fail", rt.replace("max", "min") % "0.5clk"))
+    if r.returncode != 1 or "FAIL r" not in r.stdout or "margin -0.5clk" not in r.stdout:
+        failures.append("verify clk min 0.5clk: exit %d, %r %r" % (r.returncode, r.stdout, r.stderr))
+    for trace, text, what in ((clk, rt % "1ms", "the bound 1ms is not in clk"),
+                              (clk, rt % "10cyc", "the bound 10cyc is not in clk"),
+                              (clk, "- name: l\n  load: Core_0\n  window: 1us\n  max: 90%\n",
+                               "a window of 1us: the trace's times are clk cycles"),
+                              (ns, rt % "10clk", "the bound 10clk is in cycles")):
+        r = run("verify", "-q", trace, "-r", req("bad", text))
+        if r.returncode != 2 or not r.stderr.startswith(trace + ": error: ") or what not in r.stderr:
+            failures.append("verify %s %r: exit %d, %r" % (os.path.basename(trace), text,
+                                                          r.returncode, r.stderr))
     # a #tarmacTimeUnit written by hand that is no Tarmac cycle unit (clk,
     # cyc, tic, cs) says nothing of the ticks: the times are the time
     # scale's, no label carries it (it was written raw into the tables,
