@@ -434,15 +434,18 @@ static void trim(const char **p, const char **end)
 static TK_NOINLINE int trim_fields(btf_reader *b, const char **f,
 				   const char **fe)
 {
-	int spaced = 0, i;
+	const char *line = f[0], *at = NULL; /* field 1 starts the line */
+	int i;
 
-	for (i = 0; i < 7; i++)
-		spaced |= f[i] < fe[i] && (*f[i] == ' ' || fe[i][-1] == ' ');
-	if (!spaced)
+	for (i = 0; i < 7 && !at; i++)
+		if (f[i] < fe[i] && (*f[i] == ' ' || fe[i][-1] == ' '))
+			at = *f[i] == ' ' ? f[i] : fe[i] - 1;
+	if (!at)
 		return 0;
 	for (i = 0; i < 7; i++)
 		trim(&f[i], &fe[i]);
-	tk_reader_warn(b->r, W_SPACES, b->lines.line, 0,
+	/* the column of the first blank trimmed */
+	tk_reader_warn(b->r, W_SPACES, b->lines.line, (uint32_t)(at - line) + 1,
 		       "blanks around fields (trimmed)");
 	return 1;
 }
@@ -636,12 +639,14 @@ static int line_commas(struct line_scan *ls, const char *line)
  * refused under --strict, a counted warning else.  A file whose first
  * line ends with a CR alone was warned about (or refused) at the start.
  */
-static TK_NOINLINE int bare_cr(btf_reader *b, tk_error *err)
+static TK_NOINLINE int bare_cr(btf_reader *b, size_t len, tk_error *err)
 {
 	b->bare_cr = b->lines.bare_cr;
 	if (b->cr_only)
 		return TK_OK;
-	return tk_reader_depart(b->r, err, W_CR_MIXED, b->lines.line, 0,
+	/* at the CR, which follows the line's len bytes */
+	return tk_reader_depart(b->r, err, W_CR_MIXED, b->lines.line,
+				len < UINT32_MAX ? (uint32_t)len + 1 : 0,
 				"the line ends with a CR alone (BTF lines end with LF or CRLF)",
 				"a line ends with a CR alone (read as a line end)");
 }
@@ -738,7 +743,7 @@ static TK_INLINE int next_line(btf_reader *b, const char **line,
 	if (rc != TK_OK)
 		return rc;
 	if (TK_UNLIKELY(b->lines.bare_cr != b->bare_cr) &&
-	    (rc = bare_cr(b, err)) < 0)
+	    (rc = bare_cr(b, *len, err)) < 0)
 		return rc;
 	b->ls.ncommas = 0;
 	b->ls.blank = 0;
