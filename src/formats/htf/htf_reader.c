@@ -594,7 +594,8 @@ done:
 				   "no #TimeScale in the header: ns assumed")) < 0)
 		return rc;
 	if (!h->tl || !h->el || !h->vl)
-		return tk_err_set(err, TK_E_PARSE, h->name, h->line, 0,
+		/* at the #TraceData line's first byte */
+		return tk_err_set(err, TK_E_PARSE, h->name, h->line, 1,
 				  "#TraceData before #%s (the record layout is not known)",
 				  !h->tl ? "TimestampLength"
 				  : !h->el ? "EntityLength" : "EventLength");
