@@ -118,6 +118,8 @@ typedef struct atf_reader {
 	uint64_t out_td;         /* TraceData delivered */
 	int td_selected;
 	uint64_t td_entries;
+	uint64_t q_pos;          /* pos of the last event delivered */
+	uint64_t q_npos;         /* events delivered with that pos */
 	int have_last;
 	uint64_t last_time;
 	uint32_t last_slot;
@@ -815,6 +817,19 @@ static void on_tracedata(atf_reader *h, const XML_Char **atts)
 			 (unsigned long long)h->out_td);
 		if (sp && add_header(h, key, sp, strlen(sp)) < 0)
 			return;
+		/* where it begins among the events, for a writer that
+		 * gives the TraceData back: the line of its start tag and
+		 * how many events of the TraceData before are on that line */
+		{
+			char b[48];
+			uint64_t line = cur_line(h);
+			snprintf(key, sizeof(key), "TraceData.%llu.Begin",
+				 (unsigned long long)h->out_td);
+			snprintf(b, sizeof(b), "%llu %llu", (unsigned long long)line,
+				 (unsigned long long)(h->q_pos == line ? h->q_npos : 0));
+			if (add_header(h, key, b, strlen(b)) < 0)
+				return;
+		}
 	}
 	push(h, E_TD);
 }
@@ -947,8 +962,13 @@ static void on_entry(atf_reader *h, const XML_Char **atts)
 		return;
 	}
 	qe = enqueue(h);
-	if (qe)
-		*qe = local;
+	if (!qe)
+		return;
+	*qe = local;
+	if (h->q_pos != ev->pos)
+		h->q_npos = 0;
+	h->q_pos = ev->pos;
+	h->q_npos++;
 }
 
 /* ---- expat handlers ----------------------------------------------------- */

@@ -18,8 +18,9 @@
  * to an alias: an element of the same name in that core's Resource.
  * Every core is a Resource.  An ATF input's
  * header gives back ids, schedulers, comments, annotations, ToolInfo,
- * TracingOverhead, TraceInformation and Cookies; a time that decreases
- * starts a new TraceData (the reader concatenates them).
+ * TracingOverhead, TraceInformation and Cookies, and its TraceData: each
+ * event in the one it came from (td_of()).  For another input a time that
+ * decreases starts a new TraceData (the reader concatenates them).
  *
  * What ATF cannot hold is counted and reported in one warning at close
  * (lenient) or refused at the first occurrence (strict), as for HTF.
@@ -42,6 +43,7 @@ typedef struct wrec {
 	uint32_t se;       /* the element written (wse index + 1), 0: ent's */
 	int64_t sinst, tinst;
 	uint64_t pos;      /* the input position */
+	uint32_t td;       /* an ATF input's TraceData (from 1), 0: unknown */
 } wrec;
 
 typedef struct wcore {
@@ -105,6 +107,12 @@ typedef struct atf_writer {
 	tk_str user_str;
 	uint32_t *run;          /* per core slot: the element running (idx + 1) */
 	uint32_t caprun;
+	/* an ATF input's TraceData of each event (td_of()) */
+	uint32_t td;            /* the last event's */
+	int have_next;          /* the Begin of TraceData td + 1 is known */
+	uint64_t next_line, next_skip;
+	size_t hdr_seen;        /* header entries when it was last missed */
+	uint64_t pos_last, pos_n;  /* events written with pos pos_last */
 } atf_writer;
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -298,6 +306,7 @@ static int atf_writer_open(tk_writer *w, tk_error *err)
 
 	if (!aw)
 		return tk_err_nomem(err, w->sink.path);
+	aw->hdr_seen = (size_t)-1;
 	w->impl = aw;
 	aw->name = w->sink.path ? w->sink.path : "<stdout>";
 	aw->lost.format = "ATF";
@@ -405,6 +414,66 @@ off:
 	return 1;
 }
 
+static const char *hget(const tk_writer *w, const atf_writer *aw,
+			const char *key);
+
+/* The Begin ("LINE SKIP") of TraceData k of an ATF input, or -1. */
+static int td_begin(const tk_writer *w, const atf_writer *aw, uint64_t k,
+		    uint64_t *line, uint64_t *skip)
+{
+	char key[64];
+	const char *v;
+	unsigned long long l, n;
+
+	snprintf(key, sizeof(key), "TraceData.%llu.Begin", (unsigned long long)k);
+	v = hget(w, aw, key);
+	if (!v || sscanf(v, "%llu %llu", &l, &n) != 2)
+		return -1;
+	*line = l;
+	*skip = n;
+	return 0;
+}
+
+/*
+ * The TraceData of an ATF input that event ev is from (from 1; 0 when the
+ * input does not say): the reader gives each TraceData's Begin, the line
+ * of its start tag and how many events before it are on that line, as it
+ * comes to it, before its events.
+ */
+static uint32_t td_of(const tk_writer *w, atf_writer *aw, const tk_event *ev)
+{
+	uint64_t seen;
+	size_t nh;
+
+	if (!aw->from_atf)
+		return 0;
+	seen = ev->pos == aw->pos_last ? aw->pos_n : 0;
+	for (;;) {
+		if (!aw->have_next) {
+			nh = tk_trace_header_count(w->trace);
+			if (nh == aw->hdr_seen)
+				break;
+			if (td_begin(w, aw, (uint64_t)aw->td + 1, &aw->next_line,
+				     &aw->next_skip) < 0) {
+				aw->hdr_seen = nh;
+				break;
+			}
+			aw->have_next = 1;
+		}
+		if (ev->pos < aw->next_line ||
+		    (ev->pos == aw->next_line && seen < aw->next_skip))
+			break;
+		aw->td++;
+		aw->have_next = 0;
+		aw->hdr_seen = (size_t)-1;
+	}
+	if (ev->pos != aw->pos_last)
+		aw->pos_n = 0;
+	aw->pos_last = ev->pos;
+	aw->pos_n++;
+	return aw->td;
+}
+
 static int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	atf_writer *aw = w->impl;
@@ -415,6 +484,7 @@ static int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	wrec rec;
 	size_t n;
 	const char *en;
+	uint32_t td = td_of(w, aw, ev);
 
 	if (!te || !tk_trace_entity(t, ev->source))
 		return tk_err_set(err, TK_E_USAGE, aw->name, 0, 0,
@@ -466,6 +536,7 @@ static int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	rec.sinst = ev->source_inst;
 	rec.tinst = ev->target_inst;
 	rec.pos = ev->pos;
+	rec.td = td;
 	aw->used_ev |= 1u << et;
 	if (tk_spill_put(&aw->spill, &rec) < 0)
 		return tk_err_set(err, TK_E_IO, aw->name, 0, 0,
@@ -841,62 +912,91 @@ static int close_td(tk_writer *w, atf_writer *aw, uint64_t k, tk_error *err)
 	return out(w, err, "  </TraceData>\n");
 }
 
+/* The start of TraceData k: a kept Start (else `time`), Stop, Comment,
+ * TracingOverhead and ToolInfo. */
+static int open_td(tk_writer *w, atf_writer *aw, const outbase *ob,
+		   uint64_t k, uint64_t time, tk_error *err)
+{
+	const char *st, *sp;
+	char tb[32], key[64];
+	int rc;
+
+	snprintf(key, sizeof(key), "TraceData.%llu.Start", (unsigned long long)k);
+	st = hget(w, aw, key);
+	snprintf(key, sizeof(key), "TraceData.%llu.Stop", (unsigned long long)k);
+	sp = hget(w, aw, key);
+	fmt_time(tb, time, ob->digits);
+	if ((rc = out(w, err, "  <TraceData Start=\"")) < 0 ||
+	    (rc = out_esc(w, aw, st ? st : tb, strlen(st ? st : tb), err)) < 0)
+		return rc;
+	if (sp && ((rc = out(w, err, "\" Stop=\"")) < 0 ||
+		   (rc = out_esc(w, aw, sp, strlen(sp), err)) < 0))
+		return rc;
+	if ((rc = out(w, err, "\">\n")) < 0)
+		return rc;
+	snprintf(key, sizeof(key), "TraceData.%llu.Comment", (unsigned long long)k);
+	if ((rc = out_comment(w, aw, key, "    ", err)) < 0)
+		return rc;
+	snprintf(key, sizeof(key), "TraceData.%llu.TracingOverhead", (unsigned long long)k);
+	if ((rc = out_kept_xml(w, aw, key, "    ", err)) < 0)
+		return rc;
+	snprintf(key, sizeof(key), "TraceData.%llu.ToolInfo", (unsigned long long)k);
+	if (hget(w, aw, key))
+		return out_kept_xml(w, aw, key, "    ", err);
+	return out(w, err, "    <ToolInfo Vendor=\"tracekit\" Tool=\"tracekit\" Version=\"" TK_VERSION_STRING "\" />\n");
+}
+
+/*
+ * The TraceData: an ATF input's as it had them (each event in the one it
+ * came from, empty ones too, times that decrease within one kept), else a
+ * new one where time decreases.
+ */
 static int out_trace(tk_writer *w, atf_writer *aw, const outbase *ob,
 		     const evids *ids, uref *refs, size_t nrefs,
 		     uint64_t *user_eid, tk_error *err)
 {
-	const tk_trace *t = w->trace;
 	static const wrec none;  /* no events: one empty TraceData at 0 */
 	tk_spill_cursor cur;
-	uint64_t k = 0, last = 0;
-	int rc, open_td = 0;
-	char tb[32], key[64];
+	uint64_t k = 0, last = 0, ntd = 0, l, n;
+	int rc, open = 0;
 
+	/* the TraceData of an ATF input whose events say theirs */
+	if (aw->td)
+		while (td_begin(w, aw, ntd + 1, &l, &n) == 0)
+			ntd++;
 	if (tk_spill_rewind(&cur, &aw->spill) < 0)
 		return tk_err_set(err, TK_E_IO, aw->name, 0, 0,
 				  "cannot read a temporary file back");
 	for (;;) {
 		const wrec *r = tk_spill_peek(&cur);
-		int start_td;
 		if (r)
 			tk_spill_skip(&cur);
-		else if (open_td)
+		else if (open && k >= ntd)
 			break;
+		else if (ntd && k < ntd)
+			r = NULL;
 		else
 			r = &none;
-		start_td = !open_td || r->time < last;
-		if (start_td) {
-			const char *st, *sp;
-			if (open_td && (rc = close_td(w, aw, k, err)) < 0)
+		if (ntd) {
+			/* up to the event's own, or every one left at the end */
+			uint64_t want = !r ? ntd : r->td > k ? r->td : k ? k : 1;
+			while (k < want) {
+				if (open && (rc = close_td(w, aw, k, err)) < 0)
+					return rc;
+				k++;
+				if ((rc = open_td(w, aw, ob, k, r ? r->time : last, err)) < 0)
+					return rc;
+				open = 1;
+			}
+			if (!r)
+				break;
+		} else if (!open || r->time < last) {
+			if (open && (rc = close_td(w, aw, k, err)) < 0)
 				return rc;
 			k++;
-			snprintf(key, sizeof(key), "TraceData.%llu.Start", (unsigned long long)k);
-			st = hget(w, aw, key);
-			snprintf(key, sizeof(key), "TraceData.%llu.Stop", (unsigned long long)k);
-			sp = hget(w, aw, key);
-			fmt_time(tb, r->time, ob->digits);
-			if ((rc = out(w, err, "  <TraceData Start=\"")) < 0 ||
-			    (rc = out_esc(w, aw, st ? st : tb, strlen(st ? st : tb), err)) < 0)
+			if ((rc = open_td(w, aw, ob, k, r->time, err)) < 0)
 				return rc;
-			if (sp && ((rc = out(w, err, "\" Stop=\"")) < 0 ||
-				   (rc = out_esc(w, aw, sp, strlen(sp), err)) < 0))
-				return rc;
-			if ((rc = out(w, err, "\">\n")) < 0)
-				return rc;
-			snprintf(key, sizeof(key), "TraceData.%llu.Comment", (unsigned long long)k);
-			if ((rc = out_comment(w, aw, key, "    ", err)) < 0)
-				return rc;
-			snprintf(key, sizeof(key), "TraceData.%llu.TracingOverhead", (unsigned long long)k);
-			if ((rc = out_kept_xml(w, aw, key, "    ", err)) < 0)
-				return rc;
-			snprintf(key, sizeof(key), "TraceData.%llu.ToolInfo", (unsigned long long)k);
-			if (hget(w, aw, key)) {
-				if ((rc = out_kept_xml(w, aw, key, "    ", err)) < 0)
-					return rc;
-			} else if ((rc = out(w, err, "    <ToolInfo Vendor=\"tracekit\" Tool=\"tracekit\" Version=\"" TK_VERSION_STRING "\" />\n")) < 0) {
-				return rc;
-			}
-			open_td = 1;
+			open = 1;
 		}
 		if (r == &none)
 			break;
@@ -932,7 +1032,6 @@ static int out_trace(tk_writer *w, atf_writer *aw, const outbase *ob,
 	if (cur.failed)
 		return tk_err_set(err, TK_E_IO, aw->name, 0, 0,
 				  "cannot read a temporary file back");
-	(void)t;
 	return close_td(w, aw, k, err);
 }
 

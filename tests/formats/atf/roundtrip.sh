@@ -42,6 +42,60 @@ grep -q '<Cookie Vendor="Rapita"' "$tmp/m1.atf" || fail "cookie lost"
 grep -q 'TimeRangeComment From="1"' "$tmp/m1.atf" || fail "TraceInformation lost"
 grep -q 'Time="12345678901.5"' "$tmp/m1.atf" || fail "decimal time not kept"
 
+# each TraceData of an ATF input is given back as it was, where times do
+# not decrease at the join too (and within one, kept; an empty one kept),
+# with its attributes; written on one line as well
+cat > "$tmp/td.atf" <<'A'
+<?xml version="1.0" encoding="utf-8"?>
+<CommonFormat Version="1.0">
+  <SystemConfiguration Name="td">
+    <Resource ID="0" Scheduler="x">
+      <SystemElement Name="TaskA" ID="10" Type="task" />
+    </Resource>
+    <EventIDMappings>
+      <EventIDMapping EventID="1" EventType="activation-OS" />
+      <EventIDMapping EventID="2" EventType="start" />
+      <EventIDMapping EventID="3" EventType="terminate" />
+    </EventIDMappings>
+    <TimeBase Unit="ns"><Value Numerator="1" Denominator="1" /></TimeBase>
+  </SystemConfiguration>
+  <TraceData Start="0" Stop="40">
+    <Comment>first</Comment>
+    <TraceEntry Time="10" EventID="1" ReferenceID="10" />
+    <TraceEntry Time="20" EventID="2" ReferenceID="10" />
+    <TraceEntry Time="30" EventID="3" ReferenceID="10" />
+  </TraceData>
+  <TraceData Start="30" Stop="90">
+    <Comment>second</Comment>
+    <TraceEntry Time="30" EventID="1" ReferenceID="10" />
+    <TraceEntry Time="60" EventID="2" ReferenceID="10" />
+    <TraceEntry Time="50" EventID="3" ReferenceID="10" />
+  </TraceData>
+  <TraceData Start="95" Stop="99">
+    <Comment>empty</Comment>
+  </TraceData>
+  <TraceData Start="100">
+    <TraceEntry Time="100" EventID="1" ReferenceID="10" />
+  </TraceData>
+</CommonFormat>
+A
+tr -d '\n' < "$tmp/td.atf" | sed 's/?>/?>\n/' > "$tmp/td1.atf"
+for f in td td1; do
+	"$cli" convert -q "$tmp/$f.atf" "$tmp/$f.o.atf" || fail "atf->atf $f"
+	wellformed "$tmp/$f.o.atf"
+	[ "$(grep -c '<TraceData ' "$tmp/$f.o.atf" | tr -d ' ')" = 4 ] || { cat "$tmp/$f.o.atf"; fail "TraceData of $f not kept"; }
+	for k in 1 2 3 4; do
+		"$cli" cat -q --trace $k "$tmp/$f.atf" > "$tmp/a" || fail "cat --trace $k $f"
+		"$cli" cat -q --trace $k "$tmp/$f.o.atf" > "$tmp/b" || fail "cat --trace $k $f.o"
+		cmp -s "$tmp/a" "$tmp/b" || { diff "$tmp/a" "$tmp/b" | head; fail "TraceData $k of $f differs"; }
+	done
+	grep -q '<TraceData Start="30" Stop="90">' "$tmp/$f.o.atf" || fail "Start/Stop of $f lost"
+	grep -q '<Comment>empty</Comment>' "$tmp/$f.o.atf" || fail "empty TraceData of $f lost"
+	"$cli" convert -q "$tmp/$f.o.atf" "$tmp/$f.o2.atf" || fail "atf->atf->atf $f"
+	cmp -s "$tmp/$f.o.atf" "$tmp/$f.o2.atf" || fail "ATF->ATF->ATF not byte-identical ($f)"
+done
+cmp -s "$tmp/td.o.atf" "$tmp/td1.o.atf" || { diff "$tmp/td.o.atf" "$tmp/td1.o.atf"; fail "one-line ATF written otherwise"; }
+
 # BTF -> ATF -> BTF on generated multi-core traces (the types ATF holds)
 for spec in "2 40 1" "4 200 2" "8 30 3"; do
 	# shellcheck disable=SC2086
