@@ -1063,8 +1063,10 @@ int tkrec_stream_printf(unsigned channel, uint16_t fmt, unsigned nargs,
 	if (!enabled || (filter_mask & (1u << (FTrace_EVT_user_event_0 & FTrace_family_mask))))
 		return 0;
 	ENTER(s);
-	if (!stream_on)
+	if (!stream_on) {
+		rc = 0;  /* not streamed, as with the recorder disabled */
 		goto out;
+	}
 	core = FTRACE_PORT_CORE();
 	tsc = FTRACE_PORT_TSC();
 	stream_catch_up();

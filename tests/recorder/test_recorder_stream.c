@@ -800,6 +800,13 @@ static void test_printf(const char *dir)
 		fprintf(stderr, "got:\n%s", got);
 	CHECK(w == 1);  /* the format 9 not registered */
 
+	/* the recorder enabled (a chunk) and the stream stopped: not
+	 * streamed, 0 (-1 is for bad arguments) */
+	k = (size_t)FTrace_chunk_create(1024, 0, FTRACE_CHUNK_FLAG_FREE);
+	CHECK(FTrace_actual_chunk_select((int)k) == 0 && FTrace_enable() == 0);
+	CHECK(TKREC_PRINTF(2, 1, 1) == 0);
+	FTrace_disable();
+
 	/* the formats are re-sent after each sync: a stream cut after their
 	 * records decodes every printf event from its next sync on */
 	start(128, sizeof(ring), 0);
