@@ -386,9 +386,23 @@ static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 				return memcmp(p, magic, n < 6 ? n : 6) == 0 ? 0 : -1;
 			if (!ftstream_is_sync(p, n))
 				return -1;
-			*prev = (uint64_t)le32(p + 16) << 32 | le32(p + 12);
-			if (!d)
+			tsc = (uint64_t)le32(p + 16) << 32 | le32(p + 12);
+			if (!d) {
+				*prev = tsc;
 				return FTSTREAM_SYNC_LEN;
+			}
+			/* the time and the core of the last record, as the
+			 * records since the sync before say */
+			if (!d->fresh && (tsc != *prev || p[7] != d->core)) {
+				if (!d->bad_syncs) {
+					d->bad_sync_off = off;
+					d->bad_sync_from = d->last_sync;
+				}
+				d->bad_syncs++;
+			}
+			d->fresh = 0;
+			d->last_sync = off;
+			*prev = tsc;
 			d->core = p[7];
 			if (!d->syncs) {
 				d->clk = le32(p + 8);
@@ -616,12 +630,14 @@ int ftstream_decode(ftstream_dec *d, const uint8_t *p, size_t n)
 				d->first_sync = at;
 			pos = at;
 			insync = 1;
+			d->fresh = 1;
 		}
 		len = record(d, p + pos, n - pos, pos, &prev);
 		if (len == -2)
 			return -1;
 		if (len == 0) {
 			d->tail = n - pos;
+			d->tail_off = pos;
 			break;
 		}
 		if (len < 0) {
