@@ -325,7 +325,7 @@ static int ftstream_reader_open(tk_reader *r, tk_error *err)
 	r->src = mem;
 	r->impl = NULL;
 	{
-		shark_ext x = { stream_name, f, f->d.cores, f->d.nrec };
+		shark_ext x = { stream_name, f, f->d.cores, f->d.nrec, f->d.offs, f->d.nrec };
 
 		rc = shark_reader_open_ext(r, &x, err);
 	}

@@ -198,6 +198,17 @@ def cases():
     cor = bytearray(c.b)
     cor[at + 3] = 0x10
     out['fail/corrupt_delta_strict'] = bytes(cor)
+    # what the shark reader refuses under --strict (a type with bits 8-14,
+    # a long event's type byte) is said at the record's offset in the
+    # stream, not in the records the stream is decoded to
+    h = Stream()
+    h.sync()
+    h.ev(0x20, 256, 1000, 1000)
+    h.ev(0x12, 264, 1010)
+    h.b += bytes([0, 7, 0x09, 1 | 0x20]) + varint(2 * 5) + bytes([0x12, 7])
+    h.prev = 1015
+    h.ev(0x62, 264, 1020)
+    out['fail/type_bits_strict'] = bytes(h.b)
     out['fail/joined_late_strict'] = bytes(s.b[5:])
     # a control record of no known kind in place of the first event
     bad = bytearray(s.b)
