@@ -279,12 +279,12 @@ static int ftstream_reader_open(tk_reader *r, tk_error *err)
 	if (f->d.bad_syncs) {
 		if (r->opts.strict) {
 			rc = tk_err_set_at(err, TK_E_PARSE, name, f->d.bad_sync_off,
-					   "the sync record's time or core is not the one the records since the sync record at offset %llu give (a corrupt record between them)",
+					   "the sync record's time or core is not the one the records since the sync record at offset %llu give (records lost or corrupt between them)",
 					   (unsigned long long)f->d.bad_sync_from);
 			goto fail;
 		}
 		tk_reader_warn(r, W_BAD_SYNC, 0, 0,
-			       "offset %llu: the sync record's time or core is not the one the records since the sync record at offset %llu give (a corrupt record between them: their times may be wrong; %llu such sync records in all)",
+			       "offset %llu: the sync record's time or core is not the one the records since the sync record at offset %llu give (records lost or corrupt between them: the times there may be wrong; %llu such sync records in all)",
 			       (unsigned long long)f->d.bad_sync_off,
 			       (unsigned long long)f->d.bad_sync_from,
 			       (unsigned long long)f->d.bad_syncs);
