@@ -1353,6 +1353,10 @@ static inline void log_event(uint32_t type, uint32_t par1, uint32_t par2,
 	uint64_t tsc;
 	int drain = 0;
 
+	/* a core beyond the table has no chunk nor stream limit (a port's
+	 * constant core folds the test away) */
+	if (core >= FTRACE_MAX_CORES)
+		return;
 	s = FTRACE_PORT_IRQ_SAVE();
 	/* before the record: a sync its record brings carries it already */
 	if (keep)
@@ -1401,6 +1405,8 @@ static void jump(void)
 	FTrace_Chunk *c;
 	uint32_t s;
 
+	if (core >= FTRACE_MAX_CORES)
+		return;
 	s = FTRACE_PORT_IRQ_SAVE();
 	c = current[core];
 	if (c && c->next && !(c->next->flags & FTRACE_CHUNK_FLAG_BUSY)) {

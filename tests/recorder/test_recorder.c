@@ -349,6 +349,26 @@ static void test_filters_and_bounds(void)
 	CHECK(rtype(3) == FTrace_EVT_ipoint && rpar1(3) == 11);
 	CHECK(rtype(4) == FTrace_EVT_ipoint && rpar1(4) == 12);
 
+	/* a core the build has no room for (FTRACE_PORT_CORE() of a port
+	 * with more cores than FTRACE_MAX_CORES): its events are not
+	 * recorded, its chunk pointer not read past the table, and it
+	 * selects nothing */
+	reset();
+	a = FTrace_chunk_create(16 * 16, 0, FTRACE_CHUNK_FLAG_FREE);
+	CHECK(FTrace_actual_chunk_select(a) == 0);
+	FTrace_enable();
+	tkrec_host_core = FTRACE_MAX_CORES;
+	TRACER_LOGEVENT(FTrace_EVT_ipoint, 1, 0);
+	FAST_TRACER_LOGEVENT(FTrace_EVT_ipoint, 2, 0);
+	TRACER_LOGEVENT(FTrace_EVT_task_create, 3, 3);
+	TRACER_LOGEVENT(FTrace_EVT_next_chunk, 0, 0);
+	CHECK(FTrace_actual_chunk_select(a) < 0);
+	tkrec_host_core = 0;
+	TRACER_LOGEVENT(FTrace_EVT_ipoint, 4, 0);
+	FTrace_disable();
+	send_chunk(a);
+	CHECK(d.len == 16 && rpar1(0) == 4);
+
 	/* no sink and no UDP: the dump would go nowhere; refused, flags kept */
 	reset();
 	tkrec_set_sink(NULL, NULL);
