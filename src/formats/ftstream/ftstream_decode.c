@@ -407,6 +407,7 @@ static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 			if (!d->syncs) {
 				d->clk = le32(p + 8);
 				d->lost_at_sync = le32(p + 20);
+				d->after_first = 1;
 			}
 			d->last_lost_total = le32(p + 20);
 			d->syncs++;
@@ -422,6 +423,12 @@ static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 			if (add_rec(d, off, 0x70, 1, *prev, (uint32_t)v) < 0)
 				return -2;
 			d->lost += v;
+			/* the drops pending when the first sync was written
+			 * (the recorder reports them right after its names):
+			 * in its count already */
+			if (d->after_first)
+				d->lost_at_sync -= v < d->lost_at_sync ? (uint32_t)v : d->lost_at_sync;
+			d->after_first = 0;
 			return (long)i;
 		case 0x03: /* name: kind varint(id) len bytes */
 			if (n < 3)
@@ -632,6 +639,12 @@ int ftstream_decode(ftstream_dec *d, const uint8_t *p, size_t n)
 			insync = 1;
 			d->fresh = 1;
 		}
+		/* what may come between the first sync and the overflow
+		 * record of the drops it counted: its names and contexts */
+		if (d->after_first && n - pos >= 2 &&
+		    !(p[pos] == 0 && (p[pos + 1] == 0x02 || p[pos + 1] == 0x03 ||
+				      p[pos + 1] == 0x06)))
+			d->after_first = 0;
 		len = record(d, p + pos, n - pos, pos, &prev);
 		if (len == -2)
 			return -1;
