@@ -520,15 +520,24 @@ int FTrace_disable(void)
 	return 0;
 }
 
+/*
+ * The change is logged as the family's filter event, 0xF0 | family,
+ * whether the caller gave FTrace_filter_task or a bare 2 (logged as it
+ * came, that would be a task_create naming context `status`); family 15
+ * has none (0xFF is next_chunk, a jump).
+ */
 void FTrace_set_filter(uint8_t family, int status)
 {
-	uint16_t bit = (uint16_t)(1u << (family & FTrace_family_mask));
+	unsigned f = family & FTrace_family_mask;
+	uint16_t bit = (uint16_t)(1u << f);
 
 	if (status)
 		filter_mask = (uint16_t)(filter_mask | bit);
 	else
 		filter_mask = (uint16_t)(filter_mask & ~bit);
-	TRACER_LOGEVENT(family, status, 0);
+	if (f != FTrace_family_mask)
+		FTrace_safe_ipoint((uint16_t)(FTrace_filter_trace_Events | f),
+				   (uint16_t)status, 0);
 }
 
 uint32_t tkrec_meta_lost(void)
@@ -1054,8 +1063,10 @@ int tkrec_stream_printf(unsigned channel, uint16_t fmt, unsigned nargs,
 	if (!enabled || (filter_mask & (1u << (FTrace_EVT_user_event_0 & FTrace_family_mask))))
 		return 0;
 	ENTER(s);
-	if (!stream_on)
+	if (!stream_on) {
+		rc = 0;  /* not streamed, as with the recorder disabled */
 		goto out;
+	}
 	core = FTRACE_PORT_CORE();
 	tsc = FTRACE_PORT_TSC();
 	stream_catch_up();
@@ -1274,6 +1285,7 @@ static uint8_t *slow_slot(unsigned core, FTrace_Chunk *c)
 static void drop(FTrace_Chunk *c, uint64_t tsc)
 {
 	c->lost++;
+	c->lost_tsc = tsc;
 	if (c->em_end - c->end >= (ptrdiff_t)TKREC_REC)
 		put_record(c->em_end - TKREC_REC, FTrace_EVT_numevents,
 			   TKREC_LOST_PAR1, tsc, c->lost);
@@ -1341,6 +1353,10 @@ static inline void log_event(uint32_t type, uint32_t par1, uint32_t par2,
 	uint64_t tsc;
 	int drain = 0;
 
+	/* a core beyond the table has no chunk nor stream limit (a port's
+	 * constant core folds the test away) */
+	if (core >= FTRACE_MAX_CORES)
+		return;
 	s = FTRACE_PORT_IRQ_SAVE();
 	/* before the record: a sync its record brings carries it already */
 	if (keep)
@@ -1389,6 +1405,8 @@ static void jump(void)
 	FTrace_Chunk *c;
 	uint32_t s;
 
+	if (core >= FTRACE_MAX_CORES)
+		return;
 	s = FTRACE_PORT_IRQ_SAVE();
 	c = current[core];
 	if (c && c->next && !(c->next->flags & FTRACE_CHUNK_FLAG_BUSY)) {
@@ -1496,8 +1514,8 @@ static void write_meta(FTrace_Chunk *c, int udp)
  * The dump: the metadata a cyclic chunk wrapped over (write_meta), then
  * every non-empty slot of the normal then the emergency area in buffer
  * order (as the original writers; the host reorders a wrapped chunk by
- * TSC), and a lost-count record if drops happened with no emergency slot
- * to hold it.
+ * TSC), and a lost-count record, at the time of the last drop, if drops
+ * happened with no emergency slot to hold it.
  */
 static void write_chunk(FTrace_Chunk *c, int udp)
 {
@@ -1510,7 +1528,7 @@ static void write_chunk(FTrace_Chunk *c, int udp)
 			emit(udp, p);
 	if (c->lost && c->em_end - c->end < (ptrdiff_t)TKREC_REC) {
 		put_record(lost, FTrace_EVT_numevents, TKREC_LOST_PAR1,
-			   FTRACE_PORT_TSC(), c->lost);
+			   c->lost_tsc, c->lost);
 		emit(udp, lost);
 	}
 	if (udp)
@@ -1559,7 +1577,8 @@ int FTrace_send_chunk(int n, int osd_flags, FTrace_flags new_flags)
 	(void)osd_flags;
 	ENTER(s);
 	c = chunk(n);
-	if (!c || sending || (c->flags & FTRACE_CHUNK_FLAG_BUSY)) {
+	/* no sender: the dump would go nowhere, and new_flags free it */
+	if (!c || sending || (c->flags & FTRACE_CHUNK_FLAG_BUSY) || (!out_udp && !sink)) {
 		LEAVE(s);
 		return -1;
 	}

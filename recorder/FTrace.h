@@ -139,6 +139,7 @@ typedef struct FTrace_Chunk {
 	uint8_t *pos;           /* next write */
 	uint8_t *limit;         /* end, or start when FULL: one test on the hot path */
 	struct FTrace_Chunk *next;
+	uint64_t lost_tsc;      /* the time of the last drop (the lost record's) */
 	uint32_t lost;          /* events dropped by this chunk */
 	uint32_t number;
 	uint32_t laps;          /* times a cyclic chunk went back to its start */
@@ -188,7 +189,8 @@ int FTrace_compress_chunk(int number, FTrace_flags new_flags);
  * Dump the chunk (by UDP after FTrace_OSD_init_udp(), else through the
  * disk writer's sink), then set its flags to new_flags.  -1 if a datagram
  * could not be sent, or, sending nothing, if another core writes into the
- * chunk or may jump into it, or another send is under way.  The calling
+ * chunk or may jump into it, another send is under way, or there is no
+ * sender (no sink, no UDP link).  The calling
  * core's own chunk is taken from it first (select a chunk to log again).
  */
 int FTrace_send_chunk(int number, int osd_flags, FTrace_flags new_flags);

@@ -52,8 +52,9 @@
  *   TKREC_FREERTOS_ID(tcb)   the number of a task, its context and pid
  *                            (default (tcb)->uxTCBNumber, below 65536)
  *   TKREC_FREERTOS_IRQ()     the number of the running interrupt (default:
- *                            IPSR - 16 on Cortex-M with GCC or clang,
- *                            else 0)
+ *                            IPSR - 16 on Cortex-M with GCC or clang, a
+ *                            system exception 0xFF00 + its number,
+ *                            SysTick 0xFF0F; else 0)
  *
  * The recorder must be enabled (tkrec_init(), a chunk or the stream,
  * FTrace_enable()) before the first task is created for its name to be
@@ -70,6 +71,18 @@
 #define TKREC_FREERTOS_ID(tcb) ((uint16_t)(tcb)->uxTCBNumber)
 #endif
 
+/*
+ * An exception number (IPSR) as an interrupt's: an external interrupt
+ * (16 and above) its IRQ, a system exception (SysTick 15, whose handler
+ * FreeRTOS's Cortex-M ports bracket with traceISR_ENTER / _EXIT, PendSV
+ * 14 ...) 0xFF00 + its number, apart from the IRQ of the same number.
+ */
+static inline uint16_t tkrec_freertos_irq_of(uint32_t ipsr)
+{
+	ipsr &= 0x1FFu;
+	return (uint16_t)(ipsr >= 16u ? ipsr - 16u : 0xFF00u | ipsr);
+}
+
 #ifndef TKREC_FREERTOS_IRQ
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__ARM_ARCH_PROFILE) && \
 	__ARM_ARCH_PROFILE == 'M'
@@ -78,8 +91,7 @@ static inline uint16_t tkrec_freertos_irq(void)
 	uint32_t ipsr;
 
 	__asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
-	/* exception number: 16 and above are the external interrupts */
-	return (uint16_t)((ipsr & 0x1FFu) >= 16u ? (ipsr & 0x1FFu) - 16u : (ipsr & 0x1FFu));
+	return tkrec_freertos_irq_of(ipsr);
 }
 #define TKREC_FREERTOS_IRQ() tkrec_freertos_irq()
 #else

@@ -115,11 +115,11 @@ int tkrec_htf_entity(uint32_t id, const char *name, unsigned type);
 /**
  * Log `event` of `entity` on the calling core (FTRACE_PORT_CORE()) at
  * FTRACE_PORT_TSC() - t0, after a time-base record if the time's part
- * above the core's time width changed.  0, or -1 if the event was dropped
- * and counted (no buffer for this core, an entity id that does not fit
- * below the width's all-ones id, which marks time-base records, an event
- * id that does not fit, the buffer full, a time back before a time-base
- * record).
+ * above the core's time width changed.  0, or -1: not written, for a
+ * core with no buffer (not traced: not counted), or dropped and counted
+ * (an entity id that does not fit below the width's all-ones id, which
+ * marks time-base records, an event id that does not fit, the buffer
+ * full, a time back before a time-base record).
  */
 int tkrec_htf_log(uint32_t entity, uint32_t event);
 

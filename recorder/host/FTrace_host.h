@@ -61,7 +61,8 @@ typedef struct tkrec_htf_meta {
  * are counted in the header (#LostEvents N, all cores and reasons), which
  * tracekit's HTF reader reports.  Refused (-1, one line in err) if a record
  * names an entity that is not registered or an event its type does not
- * have, or on an I/O error.  Returns the number of records written.
+ * have, if a meta value has a line break or the time scale is none of
+ * ps, ns, us, ms, s, or on an I/O error.  Returns the number of records written.
  */
 long tkrec_htf_dump(const char *path, const tkrec_htf_meta *meta,
 		    char *err, size_t errlen);

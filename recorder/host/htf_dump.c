@@ -81,10 +81,14 @@ static int name_ok(const char *s)
 	       s[n - 1] != ' ' && s[n - 1] != '\t';
 }
 
-/* A time-base record (FTrace_htf.h): the all-ones entity id. */
+/*
+ * A time-base record (FTrace_htf.h): the all-ones entity id, of any
+ * width (an entity id is 32-bit: 8 bytes of ones are no entity's); only
+ * a core whose times are narrower than 8 bytes has them.
+ */
 static int is_base(const tkrec_htf_core *c, const uint8_t *p)
 {
-	return c->ent_len < 8 && get_be(p + c->ts_len, c->ent_len) == c->ent_max;
+	return c->ts_len < 8 && get_be(p + c->ts_len, c->ent_len) == c->ent_max;
 }
 
 /*
@@ -117,12 +121,43 @@ static uint64_t lost_of(const tkrec_htf_core *c)
 	return (uint64_t)c->ovf_ts + c->ovf_ent + c->ovf_ev + c->full;
 }
 
+/* A header value on one line: a line break would start another line of
+ * the header (a #TimeScale of its own, say) */
+static int one_line(const char *s)
+{
+	return !s || !strpbrk(s, "\r\n");
+}
+
+/* The time scales the reader takes (NULL: the default, ns). */
+static int scale_ok(const char *s)
+{
+	static const char *const ok[] = { "ps", "ns", "us", "ms", "s" };
+	size_t i;
+
+	if (!s)
+		return 1;
+	for (i = 0; i < N(ok); i++)
+		if (!strcmp(s, ok[i]))
+			return 1;
+	return 0;
+}
+
 /* Everything the file needs, checked before a byte is written. */
-static int check(unsigned *ts, unsigned *ent, unsigned *ev, unsigned *ncores,
-		 char *err, size_t errlen)
+static int check(const tkrec_htf_meta *m, unsigned *ts, unsigned *ent,
+		 unsigned *ev, unsigned *ncores, char *err, size_t errlen)
 {
 	size_t i, n = tkrec_htf_entity_count();
 	unsigned k;
+
+	if (m && (!one_line(m->target_system) || !one_line(m->description))) {
+		fail(err, errlen, "the meta's %s has a line break",
+		     one_line(m->target_system) ? "description" : "target system");
+		return -1;
+	}
+	if (m && !scale_ok(m->timescale)) {
+		fail(err, errlen, "the meta's time scale is none of ps, ns, us, ms, s");
+		return -1;
+	}
 
 	*ts = *ent = *ev = 1;
 	*ncores = 0;
@@ -263,7 +298,7 @@ long tkrec_htf_dump(const char *path, const tkrec_htf_meta *meta,
 		fail(err, errlen, "bad output path");
 		return -1;
 	}
-	if (check(&ts, &ent, &ev, &ncores, err, errlen) != 0)
+	if (check(meta, &ts, &ent, &ev, &ncores, err, errlen) != 0)
 		return -1;
 	f = fopen(tmp, "w");
 	if (!f) {

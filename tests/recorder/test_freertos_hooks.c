@@ -146,6 +146,12 @@ int main(void)
 	mtx.ucQueueType = queueQUEUE_TYPE_MUTEX;
 	sem.ucQueueType = queueQUEUE_TYPE_BINARY_SEMAPHORE;
 	q.ucQueueType = queueQUEUE_TYPE_BASE;
+	/* TKREC_FREERTOS_IRQ()'s number of an exception (IPSR): an IRQ's is
+	 * the IRQ, a system exception's (SysTick, which FreeRTOS's Cortex-M
+	 * ports bracket with traceISR_ENTER) is not the IRQ of its number */
+	CHECK(tkrec_freertos_irq_of(16) == 0 && tkrec_freertos_irq_of(16 + 15) == 15);
+	CHECK(tkrec_freertos_irq_of(511) == 495);
+	CHECK(tkrec_freertos_irq_of(15) == 0xFF0F && tkrec_freertos_irq_of(14) == 0xFF0E);
 	CHECK(tkrec_init(pool, sizeof(pool)) == 0);
 	CHECK(tkrec_stream_init(ring, sizeof(ring), transport, 1000, 64) == 0);
 	CHECK(FTrace_enable() == 0);

@@ -264,6 +264,7 @@ static void test_stop_emergency_lost(void)
 	CHECK(rpar1(0) == 1 && rpar1(1) == 2 && rpar1(2) == 3 && rpar1(3) == 4);
 	CHECK(rtype(4) == FTrace_EVT_numevents && rpar1(4) == TKREC_LOST_PAR1 &&
 	      rpar2(4) == 3);
+	CHECK(rtsc(4) == 70);  /* the last drop's time (a clock read per event) */
 
 	/* no emergency area: the dump appends the lost count */
 	reset();
@@ -272,10 +273,14 @@ static void test_stop_emergency_lost(void)
 	FTrace_enable();
 	for (i = 1; i <= 5; i++)
 		FAST_TRACER_LOGEVENT(FTrace_EVT_ipoint, i, 0);
+	/* dumped long after: the lost record keeps the last drop's time (at
+	 * the dump's, the trace would last until the dump) */
+	fake_tsc += 1000000;
 	send_chunk(b);
 	CHECK(d.len == 3 * 16);
 	CHECK(rtype(0) == (FTrace_EVT_ipoint | TKREC_FAST));
 	CHECK(rtype(2) == FTrace_EVT_numevents && rpar2(2) == 3);
+	CHECK(rtsc(2) == 50);
 }
 
 static void test_filters_and_bounds(void)
@@ -319,6 +324,60 @@ static void test_filters_and_bounds(void)
 	CHECK(FTrace_set_chunk_flags(a, FTRACE_CHUNK_FLAG_NODEL) == 0);
 	CHECK(FTrace_chunk_delete(a) < 0);
 	CHECK(FTrace_OSD_init_udp(1, "127.0.0.1", "not-an-address") < 0);
+
+	/* a family given bare (2, not FTrace_filter_task) logs its filter
+	 * event 0xF2 all the same, not an event of code 2 (a task_create that
+	 * would name context 0) or 3 (an interrupt_start); family 15, whose
+	 * event would be next_chunk, logs none */
+	reset();
+	a = FTrace_chunk_create(16 * 16, 0, FTRACE_CHUNK_FLAG_FREE);
+	CHECK(FTrace_actual_chunk_select(a) == 0);
+	FTrace_enable();
+	FTrace_set_filter(FTrace_filter_task & FTrace_family_mask, 1);
+	FTrace_set_filter(FTrace_filter_task & FTrace_family_mask, 0);
+	FTrace_set_filter(FTrace_filter_interrupt & FTrace_family_mask, 0);
+	FTrace_set_filter(0x0F, 1);
+	TRACER_LOGEVENT(FTrace_EVT_ipoint, 11, 0);
+	FTrace_set_filter(0xFF, 0);
+	TRACER_LOGEVENT(FTrace_EVT_ipoint, 12, 0);  /* no jump: still chunk a */
+	FTrace_disable();
+	send_chunk(a);
+	CHECK(d.len == 5 * 16);
+	CHECK(rtype(0) == FTrace_filter_task && rpar1(0) == 1);
+	CHECK(rtype(1) == FTrace_filter_task && rpar1(1) == 0);
+	CHECK(rtype(2) == FTrace_filter_interrupt && rpar1(2) == 0);
+	CHECK(rtype(3) == FTrace_EVT_ipoint && rpar1(3) == 11);
+	CHECK(rtype(4) == FTrace_EVT_ipoint && rpar1(4) == 12);
+
+	/* a core the build has no room for (FTRACE_PORT_CORE() of a port
+	 * with more cores than FTRACE_MAX_CORES): its events are not
+	 * recorded, its chunk pointer not read past the table, and it
+	 * selects nothing */
+	reset();
+	a = FTrace_chunk_create(16 * 16, 0, FTRACE_CHUNK_FLAG_FREE);
+	CHECK(FTrace_actual_chunk_select(a) == 0);
+	FTrace_enable();
+	tkrec_host_core = FTRACE_MAX_CORES;
+	TRACER_LOGEVENT(FTrace_EVT_ipoint, 1, 0);
+	FAST_TRACER_LOGEVENT(FTrace_EVT_ipoint, 2, 0);
+	TRACER_LOGEVENT(FTrace_EVT_task_create, 3, 3);
+	TRACER_LOGEVENT(FTrace_EVT_next_chunk, 0, 0);
+	CHECK(FTrace_actual_chunk_select(a) < 0);
+	tkrec_host_core = 0;
+	TRACER_LOGEVENT(FTrace_EVT_ipoint, 4, 0);
+	FTrace_disable();
+	send_chunk(a);
+	CHECK(d.len == 16 && rpar1(0) == 4);
+
+	/* no sink and no UDP: the dump would go nowhere; refused, flags kept */
+	reset();
+	tkrec_set_sink(NULL, NULL);
+	a = FTrace_chunk_create(16 * 16, 0, FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_STOP);
+	CHECK(FTrace_send_chunk(a, 0, 0) < 0);
+	CHECK(FTrace_get_chunk_flags(a, &f) == 0 &&
+	      f == (FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_STOP));
+	tkrec_set_sink(to_mem, &d);
+	send_chunk(a);
 }
 
 /* ---- two threads as two cores -------------------------------------------- */

@@ -542,6 +542,52 @@ int main(int argc, char **argv)
 	CHECK(tkrec_htf_core_init(0, buf0, sizeof(buf0), 4, 2, 1) == 0);
 	CHECK(tkrec_htf_entity(1, "two\nlines", TKREC_HTF_TASK) == 0);
 	refused(bad, "entity 0x1: a name with a line break");
+	/* a header value on two lines (its second line a header line of its
+	 * own, read as the file's time scale), a time scale the reader lacks */
+	tkrec_htf_reset(T0);
+	CHECK(tkrec_htf_core_init(0, buf0, sizeof(buf0), 4, 2, 1) == 0);
+	CHECK(tkrec_htf_entity(1, "T", TKREC_HTF_TASK) == 0);
+	CHECK(at(0, 10, 1, TKREC_HTF_TASK_ACTIVATE) == 0);
+	{
+		tkrec_htf_meta m = { 0 };
+
+		remove(bad);
+		m.description = "demo\n#TimeScale ms";
+		CHECK(tkrec_htf_dump(bad, &m, err, sizeof(err)) < 0);
+		CHECK(strstr(err, "the meta's description has a line break") != NULL);
+		m.description = NULL;
+		m.target_system = "board\r";
+		CHECK(tkrec_htf_dump(bad, &m, err, sizeof(err)) < 0);
+		CHECK(strstr(err, "the meta's target system has a line break") != NULL);
+		m.target_system = NULL;
+		m.timescale = "minutes";
+		CHECK(tkrec_htf_dump(bad, &m, err, sizeof(err)) < 0);
+		CHECK(strstr(err, "time scale is none of") != NULL);
+		CHECK(access(bad, F_OK) != 0);
+		m.timescale = "us";
+		CHECK(tkrec_htf_dump(bad, &m, err, sizeof(err)) == 1);
+		remove(bad);
+	}
+
+	/* 8-byte entity ids with 1-byte times: the time-base records (an
+	 * entity id of 8 bytes of ones) are taken as such, not as an entity
+	 * that is not registered */
+	tkrec_htf_reset(T0);
+	CHECK(tkrec_htf_core_init(0, buf0, sizeof(buf0), 1, 8, 1) == 0);
+	CHECK(tkrec_htf_entity(0xABCDEF01u, "Wide", TKREC_HTF_TASK) == 0);
+	CHECK(at(0, 5, 0xABCDEF01u, TKREC_HTF_TASK_ACTIVATE) == 0);
+	CHECK(at(0, 0x305, 0xABCDEF01u, TKREC_HTF_TASK_START) == 0);
+	CHECK(tkrec_htf_core_get(0)->pos == buf0 + 3 * 10);  /* a time-base record between */
+	remove(bad);
+	CHECK(tkrec_htf_dump(bad, NULL, err, sizeof(err)) == 2);
+	if (err[0])
+		fprintf(stderr, "%s\n", err);
+	{
+		uint64_t last = 0, nwarn = 0;
+
+		CHECK(count_events(bad, &last, &nwarn) == 2 && last == 0x305 && nwarn == 0);
+	}
+	remove(bad);
 
 	signal_reentry();
 	entity_interrupt();

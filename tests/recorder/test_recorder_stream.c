@@ -578,6 +578,35 @@ static void test_overflow(void)
 	CHECK(ftstream_decode(&d, strm, strm_len) == 0);
 	CHECK(n > 0 && d.lost == n);
 	ftstream_free(&d);
+
+	/* a stream joined at a sync record written with drops pending: the
+	 * sync's count has them, and the overflow record after its names
+	 * reports them; the drops before the first sync read are the others
+	 * (none here), not these counted twice */
+	{
+		static uint8_t r2[256], junk[4096], part[4096];
+		size_t m;
+
+		CHECK(tkrec_init(pool, sizeof(pool)) == 0);
+		CHECK(tkrec_stream_init(r2, sizeof(r2), NULL, 72000, 64) == 0);
+		CHECK(tkrec_stream_name(TKREC_NAME_TASK, 3, "idle") == 0);
+		CHECK(FTrace_enable() == 0);
+		for (i = 0; i < 100; i++)
+			TRACER_LOGEVENT(FTrace_EVT_task_activate, 256, i);
+		n = tkrec_stream_lost();
+		CHECK(n > 0);
+		(void)tkrec_stream_read(junk, sizeof(junk));
+		/* a sync due at the next event: its count is n, all pending */
+		CHECK(tkrec_stream_name(TKREC_NAME_TASK, 4, "control") == 0);
+		TRACER_LOGEVENT(FTrace_EVT_task_activate, 256, 100);
+		m = tkrec_stream_read(part, sizeof(part));
+		CHECK(ftstream_is_sync(part, m));
+		CHECK(ftstream_decode(&d, part, m) == 0);
+		CHECK(d.lost == n && d.lost_at_sync == 0 && d.nrec == 2);
+		ftstream_free(&d);
+		FTrace_disable();
+		(void)tkrec_stream_stop();
+	}
 }
 
 /* ---- two cores share the ring ------------------------------------------ */
@@ -799,6 +828,13 @@ static void test_printf(const char *dir)
 	if (strcmp(got, expect) != 0)
 		fprintf(stderr, "got:\n%s", got);
 	CHECK(w == 1);  /* the format 9 not registered */
+
+	/* the recorder enabled (a chunk) and the stream stopped: not
+	 * streamed, 0 (-1 is for bad arguments) */
+	k = (size_t)FTrace_chunk_create(1024, 0, FTRACE_CHUNK_FLAG_FREE);
+	CHECK(FTrace_actual_chunk_select((int)k) == 0 && FTrace_enable() == 0);
+	CHECK(TKREC_PRINTF(2, 1, 1) == 0);
+	FTrace_disable();
 
 	/* the formats are re-sent after each sync: a stream cut after their
 	 * records decodes every printf event from its next sync on */

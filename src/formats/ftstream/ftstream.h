@@ -51,6 +51,18 @@ typedef struct ftstream_dec {
 	uint64_t resyncs;        /* bad records after a sync (scan again) */
 	uint64_t bad_off;        /* offset of the first of them */
 	uint64_t tail;           /* bytes of a record cut by the end */
+	uint64_t tail_off;       /* its offset */
+	/* a sync record read on from the one before (no scan between) must
+	 * carry the time and the core its records give: a record corrupted
+	 * in a way no check sees (a delta's byte) shows there */
+	uint64_t bad_syncs;      /* sync records that did not */
+	uint64_t bad_sync_off;   /* the first of them */
+	uint64_t bad_sync_from;  /* the sync record before it */
+	uint64_t last_sync;      /* the offset of the last sync decoded */
+	uint8_t fresh;           /* the next sync follows a scan: nothing to compare */
+	/* after the first sync, its names and contexts: an overflow record
+	 * there reports drops its count (lost_at_sync) has already */
+	uint8_t after_first;
 	uint32_t clk;            /* cycles per ms of the first sync (0: none) */
 	uint32_t lost_at_sync;   /* the first sync's count of drops before it */
 	uint32_t last_lost_total;/* the last sync's count */

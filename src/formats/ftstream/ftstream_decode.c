@@ -386,13 +386,28 @@ static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 				return memcmp(p, magic, n < 6 ? n : 6) == 0 ? 0 : -1;
 			if (!ftstream_is_sync(p, n))
 				return -1;
-			*prev = (uint64_t)le32(p + 16) << 32 | le32(p + 12);
-			if (!d)
+			tsc = (uint64_t)le32(p + 16) << 32 | le32(p + 12);
+			if (!d) {
+				*prev = tsc;
 				return FTSTREAM_SYNC_LEN;
+			}
+			/* the time and the core of the last record, as the
+			 * records since the sync before say */
+			if (!d->fresh && (tsc != *prev || p[7] != d->core)) {
+				if (!d->bad_syncs) {
+					d->bad_sync_off = off;
+					d->bad_sync_from = d->last_sync;
+				}
+				d->bad_syncs++;
+			}
+			d->fresh = 0;
+			d->last_sync = off;
+			*prev = tsc;
 			d->core = p[7];
 			if (!d->syncs) {
 				d->clk = le32(p + 8);
 				d->lost_at_sync = le32(p + 20);
+				d->after_first = 1;
 			}
 			d->last_lost_total = le32(p + 20);
 			d->syncs++;
@@ -408,6 +423,12 @@ static long record(ftstream_dec *d, const uint8_t *p, size_t n, uint64_t off,
 			if (add_rec(d, off, 0x70, 1, *prev, (uint32_t)v) < 0)
 				return -2;
 			d->lost += v;
+			/* the drops pending when the first sync was written
+			 * (the recorder reports them right after its names):
+			 * in its count already */
+			if (d->after_first)
+				d->lost_at_sync -= v < d->lost_at_sync ? (uint32_t)v : d->lost_at_sync;
+			d->after_first = 0;
 			return (long)i;
 		case 0x03: /* name: kind varint(id) len bytes */
 			if (n < 3)
@@ -616,12 +637,20 @@ int ftstream_decode(ftstream_dec *d, const uint8_t *p, size_t n)
 				d->first_sync = at;
 			pos = at;
 			insync = 1;
+			d->fresh = 1;
 		}
+		/* what may come between the first sync and the overflow
+		 * record of the drops it counted: its names and contexts */
+		if (d->after_first && n - pos >= 2 &&
+		    !(p[pos] == 0 && (p[pos + 1] == 0x02 || p[pos + 1] == 0x03 ||
+				      p[pos + 1] == 0x06)))
+			d->after_first = 0;
 		len = record(d, p + pos, n - pos, pos, &prev);
 		if (len == -2)
 			return -1;
 		if (len == 0) {
 			d->tail = n - pos;
+			d->tail_off = pos;
 			break;
 		}
 		if (len < 0) {

@@ -20,7 +20,7 @@
 extern const tk_format_ops tk_format_shark;
 
 /* warning kinds: above the shark reader's (0 .. 11), which shares r */
-enum { W_SKIPPED = 50, W_RESYNC, W_TAIL, W_LOST_BEFORE, W_NO_FORMAT };
+enum { W_SKIPPED = 50, W_RESYNC, W_TAIL, W_LOST_BEFORE, W_NO_FORMAT, W_BAD_SYNC };
 
 typedef struct ftstream_reader {
 	tk_source *orig;         /* the stream's source, back in r->src at close */
@@ -276,10 +276,31 @@ static int ftstream_reader_open(tk_reader *r, tk_error *err)
 			       (unsigned long long)f->d.bad_off,
 			       (unsigned long long)f->d.resyncs);
 	}
-	if (f->d.tail)
+	if (f->d.bad_syncs) {
+		if (r->opts.strict) {
+			rc = tk_err_set_at(err, TK_E_PARSE, name, f->d.bad_sync_off,
+					   "the sync record's time or core is not the one the records since the sync record at offset %llu give (records lost or corrupt between them)",
+					   (unsigned long long)f->d.bad_sync_from);
+			goto fail;
+		}
+		tk_reader_warn(r, W_BAD_SYNC, 0, 0,
+			       "offset %llu: the sync record's time or core is not the one the records since the sync record at offset %llu give (records lost or corrupt between them: the times there may be wrong; %llu such sync records in all)",
+			       (unsigned long long)f->d.bad_sync_off,
+			       (unsigned long long)f->d.bad_sync_from,
+			       (unsigned long long)f->d.bad_syncs);
+	}
+	if (f->d.tail) {
+		if (r->opts.strict) {
+			rc = tk_err_set_at(err, TK_E_PARSE, name, f->d.tail_off,
+					   "the stream ends in a record cut after %llu bytes",
+					   (unsigned long long)f->d.tail);
+			goto fail;
+		}
 		tk_reader_warn(r, W_TAIL, 0, 0,
-			       "the stream ends in a record cut after %llu bytes (ignored)",
+			       "offset %llu: the stream ends in a record cut after %llu bytes (ignored)",
+			       (unsigned long long)f->d.tail_off,
 			       (unsigned long long)f->d.tail);
+	}
 	if (f->d.lost_at_sync)
 		tk_reader_warn(r, W_LOST_BEFORE, 0, 0,
 			       "the target lost %lu events before the first sync record read",
@@ -304,7 +325,7 @@ static int ftstream_reader_open(tk_reader *r, tk_error *err)
 	r->src = mem;
 	r->impl = NULL;
 	{
-		shark_ext x = { stream_name, f, f->d.cores, f->d.nrec };
+		shark_ext x = { stream_name, f, f->d.cores, f->d.nrec, f->d.offs, f->d.nrec };
 
 		rc = shark_reader_open_ext(r, &x, err);
 	}

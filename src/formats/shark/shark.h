@@ -66,6 +66,10 @@ typedef struct shark_ext {
 	 * each core has its own running task and interrupts, Core_<n> */
 	const uint8_t *cores;
 	uint64_t ncores;         /* records in cores[] */
+	/* the byte offset in the other reader's file of each record, by its
+	 * number (NULL: the dump's own, 16 a record), for the messages */
+	const uint64_t *offs;
+	uint64_t noffs;          /* records in offs[] */
 } shark_ext;
 
 /** tk_format_shark's reader_open, with what `x` gives (NULL: nothing). */

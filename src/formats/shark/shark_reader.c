@@ -175,6 +175,9 @@ typedef struct shark_reader {
 	/* the core of each record (another reader's), or NULL: one core */
 	const uint8_t *rec_core;
 	uint64_t nrec_core;
+	/* the file offset of each record (another reader's), or NULL */
+	const uint64_t *rec_off;
+	uint64_t nrec_off;
 	unsigned cur_core;      /* the core in s->h and isr_stack */
 	struct core_st *cst;    /* each core's state while another runs */
 	shark_order ord;     /* the records in time order */
@@ -233,6 +236,13 @@ typedef struct shark_reader {
 	int skip;
 	uint64_t skip_start;
 } shark_reader;
+
+/* The byte offset of record number pos in the file read: the dump's,
+ * or the other reader's (a stream's record is where its bytes are). */
+static uint64_t rec_offset(const shark_reader *s, uint64_t pos)
+{
+	return pos < s->nrec_off ? s->rec_off[pos] : pos * SHARK_REC;
+}
 
 /* A core's decoding state while the records are another core's. */
 typedef struct core_st {
@@ -793,7 +803,7 @@ static void no_job(shark_reader *s, hot *h, task *tk, rec xv)
 	{
 		tk_reader_warn(s->r, W_NO_JOB, 0, 0,
 			       "offset %llu: %s of context %u, which has no job (kept as an event)",
-			       (unsigned long long)(h->pos * SHARK_REC),
+			       (unsigned long long)rec_offset(s, h->pos),
 			       shark_code_name(x->code), x->par1);
 		e = emit_task(s, h, tk, 0, TK_EV_OTHER);
 		note(s, e, "par1=%u par2=%lu", x->par1, (unsigned long)par2_of(x));
@@ -861,7 +871,7 @@ static TK_INLINE void isr_enter(shark_reader *s, hot *h, uint32_t ii)
 	if (h->isr_depth == ISR_MAX) {
 		tk_reader_warn(s->r, W_ISR_DEPTH, 0, 0,
 			       "offset %llu: interrupts nested deeper than %d",
-			       (unsigned long long)(h->pos * SHARK_REC), ISR_MAX);
+			       (unsigned long long)rec_offset(s, h->pos), ISR_MAX);
 		return;
 	}
 	s->isr_stack[h->isr_depth++] = ii;
@@ -875,7 +885,7 @@ static TK_INLINE void isr_leave(shark_reader *s, hot *h, uint32_t next_task)
 	if (!h->isr_depth) {
 		tk_reader_warn(s->r, W_ISR_UNBALANCED, 0, 0,
 			       "offset %llu: end of an interrupt that did not start in the trace",
-			       (unsigned long long)(h->pos * SHARK_REC));
+			       (unsigned long long)rec_offset(s, h->pos));
 	} else {
 		isr *is = &s->isrs[s->isr_stack[--h->isr_depth]];
 		emit(s, h, h->core, 0, TK_ET_I, is->ent, is->inst,
@@ -1314,11 +1324,11 @@ static TK_INLINE int map_record(shark_reader *s, hot *h, int slow, const rec *x,
 		if (!slow)
 			return R_STALL;
 		if (s->strict)
-			return tk_err_set_at(err, TK_E_PARSE, s->name, h->pos * SHARK_REC,
+			return tk_err_set_at(err, TK_E_PARSE, s->name, rec_offset(s, h->pos),
 					     "code 0x43 is the manual's set_mutex_unlock; the S.Ha.R.K. source writes 0x36");
 		tk_reader_warn(s->r, W_UNLOCK_43, 0, 0,
 			       "offset %llu: code 0x43 read as set_mutex_unlock (0x36 in the S.Ha.R.K. source)",
-			       (unsigned long long)(h->pos * SHARK_REC));
+			       (unsigned long long)rec_offset(s, h->pos));
 		/* fall through */
 	case K_SHARK_MUTEX_LOCK:
 	case K_SHARK_MUTEX_UNLOCK:
@@ -1356,7 +1366,7 @@ static TK_INLINE int map_record(shark_reader *s, hot *h, int slow, const rec *x,
 				return R_STALL;
 			tk_reader_warn(s->r, W_LOST, 0, 0,
 				       "offset %llu: the target lost %lu events here",
-				       (unsigned long long)(h->pos * SHARK_REC),
+				       (unsigned long long)rec_offset(s, h->pos),
 				       (unsigned long)par2_of(x));
 		}
 		return keep(s, h, slow, x, err);
@@ -1372,12 +1382,12 @@ static TK_INLINE int map_record(shark_reader *s, hot *h, int slow, const rec *x,
 			return R_STALL;
 		if (s->strict)
 			return tk_err_set_at(err, TK_E_PARSE, s->name,
-					     h->pos * SHARK_REC,
+					     rec_offset(s, h->pos),
 					     "unknown event code 0x%02x",
 					     x->code);
 		tk_reader_warn(s->r, W_UNKNOWN_CODE, 0, 0,
 			       "offset %llu: unknown event code 0x%02x (kept as code_0x%02x)",
-			       (unsigned long long)(h->pos * SHARK_REC), x->code,
+			       (unsigned long long)rec_offset(s, h->pos), x->code,
 			       x->code);
 		return keep(s, h, slow, x, err);
 	default:
@@ -1395,7 +1405,7 @@ static TK_INLINE int map_record(shark_reader *s, hot *h, int slow, const rec *x,
 static int irregular(shark_reader *s, hot *h, rec xv, tk_error *err)
 {
 	const rec *x = &xv;
-	uint64_t off = h->pos * SHARK_REC;
+	uint64_t off = rec_offset(s, h->pos);
 
 	if (x->type & 0x7f00u) {
 		if (s->strict)
@@ -1404,7 +1414,7 @@ static int irregular(shark_reader *s, hot *h, rec xv, tk_error *err)
 					     x->type);
 		tk_reader_warn(s->r, W_TYPE_HIGH_BITS, 0, 0,
 			       "offset %llu: type word 0x%04x has bits 8-14 set (the low byte is read as the code)",
-			       (unsigned long long)(h->pos * SHARK_REC), x->type);
+			       (unsigned long long)rec_offset(s, h->pos), x->type);
 	}
 	return TK_OK;
 }
@@ -1477,7 +1487,7 @@ static TK_INLINE int process(shark_reader *s, hot *h, int cycles, int slow,
 	if (TK_UNLIKELY(tsc_to_ps(s, cycles, x->tsc, &h->now) < 0)) {
 		if (!slow)
 			return R_STALL;
-		return tk_err_set_at(err, TK_E_RANGE, s->name, h->pos * SHARK_REC,
+		return tk_err_set_at(err, TK_E_RANGE, s->name, rec_offset(s, h->pos),
 				     "TSC %llu at %llu cycles/ms is past 2^64 ps",
 				     (unsigned long long)x->tsc,
 				     (unsigned long long)s->clk);
@@ -1847,6 +1857,10 @@ int shark_reader_open_ext(tk_reader *r, const shark_ext *x, tk_error *err)
 	if (x) {
 		s->name_fn = x->name;
 		s->name_ctx = x->name_ctx;
+		if (x->offs && x->noffs) {
+			s->rec_off = x->offs;
+			s->nrec_off = x->noffs;
+		}
 		if (x->cores && x->ncores) {
 			s->rec_core = x->cores;
 			s->nrec_core = x->ncores;
@@ -1889,7 +1903,7 @@ int shark_reader_open_ext(tk_reader *r, const shark_ext *x, tk_error *err)
 	if (o->descents)
 		tk_reader_warn(r, W_REORDERED, 0, 0,
 			       "records are not in TSC order from offset %llu on (a wrapped cyclic chunk?): read in TSC order",
-			       (unsigned long long)(o->at * SHARK_REC));
+			       (unsigned long long)rec_offset(s, o->at));
 	if (s->clk_forced) {
 		/* one rate, the user's: the dump's clock records only named */
 		s->clk = s->clk_forced;

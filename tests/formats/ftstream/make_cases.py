@@ -181,8 +181,34 @@ def cases():
     o.ev(0x82, 264, 1050, 264)
     o.ev(0x15, 264, 1051)
     out['ok/overflow'] = bytes(o.b)
-    # a record cut by the end
+    # a record cut by the end (refused under --strict, at its offset)
     out['ok/cut_end'] = bytes(s.b[:-1])
+    out['fail/cut_end_strict'] = bytes(s.b[:-1])
+    # a corrupt delta (its high byte) in a short event: the times that
+    # follow are wrong, and the next sync record's time says so
+    c = Stream()
+    c.sync()
+    c.ev(0x20, 256, 1000, 1000)
+    c.ev(0x12, 264, 1010)
+    at = len(c.b)
+    c.ev(0x15, 264, 1011)
+    c.ev(0x62, 264, 1020)
+    c.sync()
+    c.ev(0x12, 264, 2010)
+    cor = bytearray(c.b)
+    cor[at + 3] = 0x10
+    out['fail/corrupt_delta_strict'] = bytes(cor)
+    # what the shark reader refuses under --strict (a type with bits 8-14,
+    # a long event's type byte) is said at the record's offset in the
+    # stream, not in the records the stream is decoded to
+    h = Stream()
+    h.sync()
+    h.ev(0x20, 256, 1000, 1000)
+    h.ev(0x12, 264, 1010)
+    h.b += bytes([0, 7, 0x09, 1 | 0x20]) + varint(2 * 5) + bytes([0x12, 7])
+    h.prev = 1015
+    h.ev(0x62, 264, 1020)
+    out['fail/type_bits_strict'] = bytes(h.b)
     out['fail/joined_late_strict'] = bytes(s.b[5:])
     # a control record of no known kind in place of the first event
     bad = bytearray(s.b)
