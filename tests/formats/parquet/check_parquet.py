@@ -131,10 +131,16 @@ def check(meta, rows, hdr, evs, rows_max):
             cat_unit = UNIT[h.split()[1]]
     if not kv.get("tracekit.format"):
         bad.append("no tracekit.format")
-    # ticks that are cycles: the time base says their unit, whole
+    # ticks that are cycles (a Tarmac cycle unit): the time base says their
+    # unit; any other value of the line is no unit, the time scale's stands
     for h in hdr:
-        if h.startswith("#tarmacTimeUnit ") and h.split(" ", 1)[1] not in UNIT and \
-           kv.get("tracekit.timebase", "").split(" ", 1)[-1] != h.split(" ", 1)[1]:
+        if not h.startswith("#tarmacTimeUnit ") or h.split(" ", 1)[1] in UNIT:
+            continue
+        cyc = h.split(" ", 1)[1]
+        scale = [x.split()[1] for x in hdr if x.lower().startswith("#timescale ")]
+        want = cyc if cyc in ("clk", "cyc", "tic", "cs") else (scale + ["ns"])[0]
+        if kv.get("tracekit.timebase", "").split(" ", 1)[-1] != want or \
+           (want != cyc and h not in kv.get("tracekit.header", "").split("\n")):
             bad.append("time base %r, header %r" % (kv.get("tracekit.timebase"), h))
     # cat of a BTF writes its header as read (of another format, as BTF)
     for h in kv.get("tracekit.header", "").split("\n") if kv.get("tracekit.format") == "btf" else []:
