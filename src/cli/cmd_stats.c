@@ -370,6 +370,7 @@ int cmd_stats(int argc, char **argv)
 		goto out;
 	ret = EXIT_BAD;
 	path = cli_input_name(path);
+	/* analyzer-ok core.NonNullParamChecker: getopt sets optarg for --format, which takes an argument (the unit_s test for --unit given leads it to assume otherwise) */
 	out = !strcmp(outfmt, "table") ? OUT_TABLE : !strcmp(outfmt, "csv") ? OUT_CSV
 	      : !strcmp(outfmt, "json") ? OUT_JSON : -1;
 	if (out < 0) {
