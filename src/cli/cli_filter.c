@@ -252,3 +252,45 @@ void cli_filter_free(cli_filter *f)
 	free(f->types);
 	free(f->events);
 }
+
+/* does some entity of t have the type named type (as a query matches it:
+ * its canonical name or the name written)? */
+static int type_in(const tk_trace *t, const char *type)
+{
+	size_t i, n = tk_trace_entity_count(t), len;
+	const char *w;
+
+	for (i = 0; i < n; i++) {
+		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
+		if (!e)
+			continue;
+		if (e->type != TK_ET_UNKNOWN && !strcmp(tk_etype_name(e->type), type))
+			return 1;
+		if (e->type_name != TK_NONE && (w = tk_trace_str(t, e->type_name, &len)) &&
+		    len == strlen(type) && !memcmp(w, type, len))
+			return 1;
+	}
+	return 0;
+}
+
+void cli_filter_unmatched(const cli_filter *f, const tk_trace *t, const char *const *also,
+			  size_t nalso, const cli_read_opts *o)
+{
+	size_t i, j;
+
+	if (!f || !t || (o && o->quiet))
+		return;
+	for (i = 0; i < f->nentities; i++) {
+		const char *name = f->entities[i];
+		size_t len = strlen(name);
+		for (j = 0; j < nalso && (strncmp(also[j], name, len) || also[j][len] != '='); j++)
+			;
+		if (j == nalso && tk_trace_entity_find(t, name, strlen(name)) == TK_NONE)
+			cli_msg("tracekit: warning: --entity '%s': the trace has no entity of that name\n",
+				name);
+	}
+	for (i = 0; i < f->ntypes; i++)
+		if (strcmp(f->types[i], "CHAIN") && !type_in(t, f->types[i]))
+			cli_msg("tracekit: warning: --type '%s': no entity of the trace has that type\n",
+				f->types[i]);
+}
