@@ -39,7 +39,7 @@ typedef struct meta {
 	uint32_t par2;
 	uint32_t lap;
 	uint32_t off;
-	uint8_t chunk;
+	uint32_t chunk;   /* a chunk's number, whole: FTRACE_MAX_CHUNK may pass 256 */
 } meta;
 static meta metas[TKREC_META_MAX];
 static uint32_t meta_lost;
@@ -300,7 +300,7 @@ static void meta_forget(int n)
 	unsigned i;
 
 	for (i = 0; i < TKREC_META_MAX; i++)
-		if (metas[i].type && metas[i].chunk == (uint8_t)n)
+		if (metas[i].type && metas[i].chunk == (uint32_t)n)
 			metas[i].type = 0;
 }
 
@@ -916,9 +916,16 @@ static int stream_cold(uint32_t tp, uint32_t par2, uint64_t tsc)
 	unsigned n;
 	uint32_t type = tp & 0xFFFFu;
 
-	if (!stream_on || !(type & 0xFFu))
-		return 0;  /* code 0 (empty) is not streamed: 00 starts a control record */
+	if (!stream_on)
+		return 0;
 	stream_catch_up();
+	if (!(type & 0xFFu)) {
+		/* code 0 has no record (00 starts a control record): the event
+		 * is dropped and counted, an overflow record reports it */
+		stream.pending_lost++;
+		stream.lost++;
+		return stream_after(tsc);
+	}
 	n = enc_event(b, type, tp >> 16, tsc - STREAM_PREV(), par2);
 	stream_put_record(b, n, FTRACE_PORT_CORE(), tsc);
 	return stream_after(tsc);
@@ -1333,7 +1340,7 @@ static void keep_meta(const FTrace_Chunk *c, const uint8_t *p, uint32_t type,
 	m->par2 = par2;
 	m->lap = c->laps;
 	m->off = (uint32_t)(p - c->start);
-	m->chunk = (uint8_t)c->number;
+	m->chunk = c->number;
 }
 
 /*

@@ -245,7 +245,8 @@ void tkrec_meta_ipoint(uint16_t type, uint16_t par1, uint32_t par2, int fast);
  * also works beside a transport.  An event
  * that finds no room is dropped and counted, and an overflow record with
  * the count goes into the stream before the next event that fits (or at
- * tkrec_stream_stop()).  A sync record (a magic and a CRC-32, the clock
+ * tkrec_stream_stop()).  An event of code 0 (type & 0xFF) has no stream
+ * record: it is dropped and counted the same way.  A sync record (a magic and a CRC-32, the clock
  * rate, the full time) starts the stream and comes again after every
  * `sync_every` bytes (0: TKREC_STREAM_SYNC_EVERY), followed by every name
  * registered and the pid of every context named by an id or task_create

@@ -216,6 +216,43 @@ static void test_wrap_meta(void)
 	CHECK(tkrec_meta_lost() == 2);
 }
 
+/* A chunk numbered 256 or more (FTRACE_MAX_CHUNK above 256, as this test
+ * is built) has its own metadata: deleting chunk 256 forgets none of
+ * chunk 0's, and chunk 256's own clock record comes back in its dump. */
+static void test_meta_chunk_256(void)
+{
+	int a, b = -1;
+	unsigned i;
+
+	reset();
+	a = FTrace_chunk_create(8 * 16, 0, FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_CYC);
+	CHECK(a == 0 && FTrace_actual_chunk_select(a) == 0);
+	FTrace_enable();
+	TRACER_LOGEVENT(FTrace_EVT_trace_start, 0, 1000);
+	for (i = 0; i < 10; i++)
+		TRACER_LOGEVENT(FTrace_EVT_user_event_1, i, 0);
+	FTrace_disable();
+	for (i = 1; i <= 256; i++)
+		b = FTrace_chunk_create(16, 0, FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_CYC);
+	CHECK(b == 256);
+	CHECK(FTrace_chunk_delete(256) == 0);
+	send_chunk(a);
+	CHECK(d.len == 9 * 16 && rtype(0) == FTrace_EVT_trace_start && rpar2(0) == 1000);
+
+	/* chunk 256's metadata is its own, not chunk 0's */
+	b = FTrace_chunk_create(4 * 16, 0, FTRACE_CHUNK_FLAG_FREE | FTRACE_CHUNK_FLAG_CYC);
+	CHECK(b == 256 && FTrace_actual_chunk_select(b) == 0);
+	FTrace_enable();
+	TRACER_LOGEVENT(FTrace_EVT_cycles_per_msec, 0, 2000);
+	TRACER_LOGEVENT(FTrace_EVT_cycles_per_msec, 0, 3000);  /* replaces it */
+	for (i = 0; i < 6; i++)
+		TRACER_LOGEVENT(FTrace_EVT_user_event_1, i, 0);
+	FTrace_disable();
+	CHECK(tkrec_meta_lost() == 0);
+	send_chunk(b);
+	CHECK(d.len == 5 * 16 && rtype(0) == FTrace_EVT_cycles_per_msec && rpar2(0) == 3000);
+}
+
 static void test_jtn_chain(void)
 {
 	int a, b, c;
@@ -1139,6 +1176,7 @@ int main(int argc, char **argv)
 		return udp_send_mode(argv[2], argv[3]);
 	test_wrap();
 	test_wrap_meta();
+	test_meta_chunk_256();
 	test_jtn_chain();
 	test_stop_emergency_lost();
 	test_filters_and_bounds();

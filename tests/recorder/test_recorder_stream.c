@@ -325,6 +325,47 @@ static void test_edges(void)
 	ftstream_free(&d);
 }
 
+/* Events of code 0 (type & 0xFF == 0: the empty event, a type byte over
+ * code 0, a FAST one) have no stream record (00 starts a control record):
+ * they are in the snapshot (but type 0, an empty slot there) and dropped
+ * and counted in the stream, an
+ * overflow record says so, never left out silently. */
+static void test_code_zero(void)
+{
+	ftstream_dec d;
+	uint64_t events = 0;
+	unsigned i, logged = 0;
+
+	start(1024, sizeof(ring), 1);
+	TRACER_LOGEVENT(FTrace_EVT_user_event_1, 1, 1);
+	TRACER_LOGEVENT(FTrace_EVT_empty, 2, 2);
+	TRACER_LOGEVENT(0x0100u, 3, 3);
+	FAST_TRACER_LOGEVENT(FTrace_EVT_empty, 4, 4);
+	FAST_TRACER_LOGEVENT(0x0200u, 5, 0x12345u);
+	TRACER_LOGEVENT(FTrace_EVT_user_event_1, 6, 6);
+	logged = 6;
+	CHECK(tkrec_stream_lost() == 4);
+	stop(1);
+	/* the empty event (type 0) is an empty slot in the chunk: its dump
+	 * leaves it out */
+	CHECK(snap_len == (size_t)(logged - 1) * 16);
+	CHECK(ftstream_decode(&d, strm, strm_len) == 0);
+	for (i = 0; i < d.nrec; i++)
+		if ((d.recs[i * 16] | d.recs[i * 16 + 1] << 8) != 0x70)
+			events++;
+	CHECK(events == 2 && d.lost == 4 && events + d.lost == logged);
+	CHECK(d.resyncs == 0 && d.tail == 0);
+	ftstream_free(&d);
+	/* the last event of the stream: reported by tkrec_stream_stop() */
+	start(1024, sizeof(ring), 0);
+	TRACER_LOGEVENT(FTrace_EVT_user_event_1, 1, 1);
+	TRACER_LOGEVENT(0x0300u, 2, 2);
+	stop(0);
+	CHECK(ftstream_decode(&d, strm, strm_len) == 0);
+	CHECK(d.lost == 1 && d.resyncs == 0 && d.tail == 0);
+	ftstream_free(&d);
+}
+
 /* ---- no transport: the program reads the ring ------------------------------ */
 
 /* A ring started with no transport keeps its bytes until the program
@@ -915,6 +956,7 @@ int main(int argc, char **argv)
 {
 	test_same_as_snapshot(argc > 1 ? argv[1] : NULL);
 	test_edges();
+	test_code_zero();
 	test_pull();
 	test_cut();
 	test_names();
