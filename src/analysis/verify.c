@@ -28,10 +28,9 @@ enum { S_ENTITY, S_TYPE, S_CHAIN, S_LOAD };
 enum { U_NONE = -1, U_PCT = 16, U_CYC = 17 }; /* else a tk_unit */
 
 /* the cycle units of a trace timed in cycles (tk_trace_cycle_unit()), a
- * bound's units U_CYC + i; a cycle is the 1 ns its time base says */
-static const char *const cyc_units[] = { "clk", "cyc", "tic", "cs" };
-#define NCYC (sizeof(cyc_units) / sizeof(cyc_units[0]))
-#define IS_CYC(u) ((u) >= U_CYC && (u) < U_CYC + (int)NCYC)
+ * bound's units U_CYC + i of tk_cycle_units; a cycle is the 1 ns its time
+ * base says */
+#define IS_CYC(u) ((u) >= U_CYC && (u) < U_CYC + TK_NCYCLE_UNITS)
 #define PS_PER_CYCLE 1000
 
 /* a signed rational, d > 0 */
@@ -160,7 +159,7 @@ static void rat_fmt_unit(rat a, int u, char *buf, size_t size)
 	else if (u >= TK_UNIT_PS && u <= TK_UNIT_S)
 		snprintf(buf + n, size - n, "%s", tk_unit_name((tk_unit)u));
 	else if (IS_CYC(u))
-		snprintf(buf + n, size - n, "%s", cyc_units[u - U_CYC]);
+		snprintf(buf + n, size - n, "%s", tk_cycle_units[u - U_CYC]);
 }
 
 /*
@@ -201,10 +200,8 @@ static int parse_number(const char *s, rat *v, int *unit)
 		*unit = U_NONE;
 	} else if (!strcmp(p, "%")) {
 		*unit = U_PCT;
-	} else if (!strcmp(p, "clk") || !strcmp(p, "cyc") || !strcmp(p, "tic") ||
-		   !strcmp(p, "cs")) {
-		for (*unit = U_CYC; strcmp(p, cyc_units[*unit - U_CYC]); (*unit)++)
-			;
+	} else if (tk_cycle_unit_find(p) >= 0) {
+		*unit = U_CYC + tk_cycle_unit_find(p);
 		if (!big && __builtin_mul_overflow(n, PS_PER_CYCLE, &n))
 			big = 1;
 	} else if (tk_unit_parse(p, strlen(p), 0, &u) == TK_OK) {
@@ -1044,7 +1041,7 @@ static int bound_unit_check(const req *r, const bound *b, const char *cyc, tk_er
 {
 	if (!b->has || (!IS_CYC(b->unit) && !(b->unit >= TK_UNIT_PS && b->unit <= TK_UNIT_S)))
 		return TK_OK;
-	if (cyc && (!IS_CYC(b->unit) || strcmp(cyc_units[b->unit - U_CYC], cyc)))
+	if (cyc && (!IS_CYC(b->unit) || strcmp(tk_cycle_units[b->unit - U_CYC], cyc)))
 		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
 				  "requirement '%s': the bound %s is not in %s: the trace's times are %s cycles, which have no length",
 				  r->name, b->text, cyc, cyc);

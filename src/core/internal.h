@@ -125,6 +125,12 @@ static inline int tk_grow_zero32(void **arr, uint32_t *cap, size_t id,
 /* At most 40 bytes of [p, end) for a message, NUL-terminated in buf (of
  * `size` bytes): control bytes as '?', "..." when cut.  Returns buf. */
 const char *tk_quote(char *buf, size_t size, const char *p, const char *end);
+/* The cycle units of a Tarmac log (tarmac_records.c writes them in the
+ * header's tarmacTimeUnit): its index in tk_cycle_units of the NUL-
+ * terminated s, or -1 (tk_trace_cycle_unit(), verify's bounds). */
+#define TK_NCYCLE_UNITS 4
+extern const char *const tk_cycle_units[TK_NCYCLE_UNITS];
+int tk_cycle_unit_find(const char *s);
 /* tk_utf8_len(): tracekit.h */
 /* The XML escape of byte c ("&amp;" ...) in an attribute value (attr) or
  * in text, or NULL when c stands for itself. */

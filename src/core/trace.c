@@ -76,21 +76,27 @@ const char *tk_trace_header_get(const tk_trace *t, const char *key)
 	return NULL;
 }
 
+const char *const tk_cycle_units[TK_NCYCLE_UNITS] = { "clk", "cyc", "tic", "cs" };
+
+int tk_cycle_unit_find(const char *s)
+{
+	int i;
+
+	for (i = 0; i < TK_NCYCLE_UNITS; i++)
+		if (strcmp(s, tk_cycle_units[i]) == 0)
+			return i;
+	return -1;
+}
+
 const char *tk_trace_cycle_unit(const tk_trace *t)
 {
-	/* the cycle units of the Tarmac reader (tarmac_records.c), which
-	 * writes the header line; any other value (a line written by hand)
-	 * says nothing of the ticks, and labels no time in a table */
-	static const char *const cyc[] = { "clk", "cyc", "tic", "cs" };
+	/* the cycle units of the Tarmac reader, which writes the header
+	 * line; any other value (a line written by hand) says nothing of
+	 * the ticks, and labels no time in a table */
 	const char *u = tk_trace_header_get(t, "tarmacTimeUnit");
-	size_t i;
+	int i = u ? tk_cycle_unit_find(u) : -1;
 
-	if (!u)
-		return NULL;
-	for (i = 0; i < sizeof(cyc) / sizeof(cyc[0]); i++)
-		if (strcmp(u, cyc[i]) == 0)
-			return cyc[i];
-	return NULL;
+	return i < 0 ? NULL : tk_cycle_units[i];
 }
 
 int tk_trace_header_push(tk_trace *t, tk_hdr_kind kind, const char *key,
