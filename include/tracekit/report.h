@@ -88,6 +88,14 @@ typedef struct tk_report_opts {
 	/** Where to store the number of requirements that failed; NULL: not
 	 *  wanted. */
 	size_t *req_failures;
+	/**
+	 * Called once after the first pass's last event, before the page is
+	 * written, with that pass's reader (its trace complete; ctx as for
+	 * on_open): the caller may say something of what was read (a filter
+	 * name that matched nothing: tk_reader_event_name_seen()).  A
+	 * negative return ends the report as on_open's does.  NULL: nothing.
+	 */
+	int (*on_read)(void *ctx, tk_reader *r);
 } tk_report_opts;
 
 /** The defaults and the size: the reader's defaults (reader NULL: no

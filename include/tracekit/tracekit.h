@@ -847,6 +847,15 @@ TK_API uint64_t tk_reader_decoded_count(const tk_reader *r);
 /** The number of warnings so far (lenient mode). */
 TK_API uint64_t tk_reader_warning_count(const tk_reader *r);
 
+/**
+ * Whether the i-th name of tk_reader_opts.events (in the order given) has
+ * named an event read so far inside the window, whatever the entity and
+ * type filters said of that event: 1 yes, 0 not yet, -1 no such name (no
+ * event filter, or i out of range).  After the last event, 0 says the
+ * name matched nothing, so that a caller can warn of a misspelt name.
+ */
+TK_API int tk_reader_event_name_seen(const tk_reader *r, size_t i);
+
 /** Close and free; NULL is allowed. */
 TK_API void tk_reader_close(tk_reader *r);
 

@@ -256,9 +256,10 @@ int cli_filter_names(const cli_filter *f, const char *entity, size_t len,
 void cli_filter_free(cli_filter *f);
 /** After the whole trace t was read: a warning for each --entity that
  *  names no entity of t (nor the NAME of one of the nalso NAME=... of
- *  also: stats' --chain) and each --type no entity of t has (a name mistyped gives an
- *  empty output, said so); none with -q. */
-void cli_filter_unmatched(const cli_filter *f, const tk_trace *t, const char *const *also,
+ *  also: stats' --chain), each --type no entity of t has and each --event
+ *  that named no event in the window, when r's query has the names (a
+ *  name mistyped gives an empty output, said so); none with -q. */
+void cli_filter_unmatched(const cli_filter *f, tk_reader *r, const char *const *also,
 			  size_t nalso, const cli_read_opts *o);
 
 /** Whether out names the same regular file as in (the output, written

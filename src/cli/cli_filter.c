@@ -273,9 +273,10 @@ static int type_in(const tk_trace *t, const char *type)
 	return 0;
 }
 
-void cli_filter_unmatched(const cli_filter *f, const tk_trace *t, const char *const *also,
+void cli_filter_unmatched(const cli_filter *f, tk_reader *r, const char *const *also,
 			  size_t nalso, const cli_read_opts *o)
 {
+	const tk_trace *t = r ? tk_reader_trace(r) : NULL;
 	size_t i, j;
 
 	if (!f || !t || (o && o->quiet))
@@ -293,4 +294,8 @@ void cli_filter_unmatched(const cli_filter *f, const tk_trace *t, const char *co
 		if (strcmp(f->types[i], "CHAIN") && !type_in(t, f->types[i]))
 			cli_msg("tracekit: warning: --type '%s': no entity of the trace has that type\n",
 				f->types[i]);
+	for (i = 0; i < f->nevents; i++)
+		if (tk_reader_event_name_seen(r, i) == 0)
+			cli_msg("tracekit: warning: --event '%s': no event %s has that name\n",
+				f->events[i], f->start_s || f->end_s ? "in the window" : "of the trace");
 }

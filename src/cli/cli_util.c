@@ -399,7 +399,7 @@ int cli_open(tk_reader **r, const char *path, const cli_read_opts *o)
 void cli_warning_summary(tk_reader *r, const cli_read_opts *o)
 {
 	if (o && o->filter)
-		cli_filter_unmatched(o->filter, tk_reader_trace(r), NULL, 0, o);
+		cli_filter_unmatched(o->filter, r, NULL, 0, o);
 	cli_warning_total(tk_reader_warning_count(r), o);
 }
 

@@ -74,6 +74,15 @@ static int on_open(void *ctx, tk_reader *r, int pass)
 	return TK_OK;
 }
 
+/* after the first pass: each filter name that matched nothing */
+static int on_read(void *ctx, tk_reader *r)
+{
+	report_ctx *c = ctx;
+
+	cli_filter_unmatched(&c->f, r, NULL, 0, c->ro);
+	return TK_OK;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -153,6 +162,7 @@ int cmd_report(int argc, char **argv)
 	opts.idle = idle;
 	opts.nidle = nidle;
 	opts.on_open = on_open;
+	opts.on_read = on_read;
 	opts.ctx = &c;
 	opts.warnings = &warnings;
 	opts.chains = chains;

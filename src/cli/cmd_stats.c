@@ -538,7 +538,7 @@ int cmd_stats(int argc, char **argv)
 		if (!nrows)
 			printf("(no complete instances of tasks, ISRs or runnables)\n");
 	}
-	cli_filter_unmatched(&f, t, chains, nchain, &ro);
+	cli_filter_unmatched(&f, r, chains, nchain, &ro);
 	cli_warning_summary(r, &ro);
 	ret = EXIT_OK;
 	goto out;

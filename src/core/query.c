@@ -25,6 +25,7 @@ typedef struct tk_query {
 	size_t *lens[Q_LISTS];
 	size_t n[Q_LISTS];
 	uint32_t *ids;      /* entity ids, looked up as they appear */
+	unsigned char *seen; /* event names that named an event in the window */
 	tk_event *buf;      /* the batch of events that passed */
 	size_t cap;
 } tk_query;
@@ -42,6 +43,7 @@ static void query_free(tk_query *q)
 		free(q->lens[k]);
 	}
 	free(q->ids);
+	free(q->seen);
 	free(q->buf);
 	free(q);
 }
@@ -153,6 +155,8 @@ int tk_query_open(tk_reader *r, tk_error *err)
 		rc = copy_list(q, Q_TYPE, o->types, o->ntypes);
 	if (rc == TK_OK)
 		rc = copy_list(q, Q_EVENT, o->events, o->nevents);
+	if (rc == TK_OK && o->nevents && !(q->seen = calloc(o->nevents, 1)))
+		rc = TK_E_NOMEM;
 	if (rc == TK_OK && o->nentities) {
 		size_t i;
 		if (!(q->ids = malloc(o->nentities * sizeof(*q->ids))))
@@ -202,6 +206,21 @@ static int match(tk_reader *r, tk_query *q, const tk_event *ev)
 		return q->stop ? -1 : 0;
 	if (q->empty || (q->has_start && ev->time < q->start))
 		return 0;
+	if (q->n[Q_EVENT]) {
+		/* every name, each that names the event seen (whatever the
+		 * other filters say: tk_reader_event_name_seen()) */
+		const char *canon = ev->kind != TK_EV_OTHER ? tk_evkind_name(ev->kind)
+							      : NULL;
+		size_t clen = canon ? strlen(canon) : 0;
+		for (i = 0, hit = 0; i < q->n[Q_EVENT]; i++)
+			if ((canon && q->lens[Q_EVENT][i] == clen &&
+			     memcmp(q->names[Q_EVENT][i], canon, clen) == 0) ||
+			    str_is(t, ev->name, q->names[Q_EVENT][i],
+				   q->lens[Q_EVENT][i]))
+				hit = q->seen[i] = 1;
+		if (!hit)
+			return 0;
+	}
 	if (q->n[Q_ENTITY]) {
 		for (i = 0, hit = 0; i < q->n[Q_ENTITY] && !hit; i++) {
 			uint32_t id = q->ids[i];
@@ -227,19 +246,16 @@ static int match(tk_reader *r, tk_query *q, const tk_event *ev)
 		if (!hit)
 			return 0;
 	}
-	if (q->n[Q_EVENT]) {
-		const char *canon = ev->kind != TK_EV_OTHER ? tk_evkind_name(ev->kind)
-							      : NULL;
-		size_t clen = canon ? strlen(canon) : 0;
-		for (i = 0, hit = 0; i < q->n[Q_EVENT] && !hit; i++)
-			hit = (canon && q->lens[Q_EVENT][i] == clen &&
-			       memcmp(q->names[Q_EVENT][i], canon, clen) == 0) ||
-			      str_is(t, ev->name, q->names[Q_EVENT][i],
-				     q->lens[Q_EVENT][i]);
-		if (!hit)
-			return 0;
-	}
 	return 1;
+}
+
+int tk_reader_event_name_seen(const tk_reader *r, size_t i)
+{
+	const tk_query *q = r ? r->q : NULL;
+
+	if (!q || i >= q->n[Q_EVENT])
+		return -1;
+	return q->seen[i];
 }
 
 /*

@@ -254,6 +254,27 @@ static void one_trace(const char *path)
 	o.nevents = 1;
 	w.event = event_names[0];
 	compare(path, "event", &all, t, &o, &w);
+	/* which event names named an event, whatever the entity filter
+	 * (here one no event names): the first yes, a misspelt one no */
+	{
+		const char *names2[2] = { event_names[0], "no such event \x01" };
+		tk_reader *r2 = NULL;
+		recs got;
+
+		o.events = names2;
+		o.nevents = 2;
+		o.entities = ent_names + 1;
+		o.nentities = 1;
+		got = read_with(path, NULL, 0, &o, 0, &r2);
+		CHECK(got.rc == TK_OK && got.n == 0);
+		CHECK(tk_reader_event_name_seen(r2, 0) == 1);
+		CHECK(tk_reader_event_name_seen(r2, 1) == 0);
+		CHECK(tk_reader_event_name_seen(r2, 2) == -1);
+		CHECK(tk_reader_event_name_seen(r, 0) == -1);
+		CHECK(tk_reader_event_name_seen(NULL, 0) == -1);
+		tk_reader_close(r2);
+		free(got.v);
+	}
 
 	/* all at once: window, entity, type, event kind's canonical name */
 	tk_reader_opts_init(&o);

@@ -1214,6 +1214,7 @@ void tk_report_opts_init(tk_report_opts *opts)
 
 /* The sizes tk_report_opts has had, oldest first (TK_OPTS_TAKE()). */
 static const size_t report_opts_sizes[] = {
+	offsetof(tk_report_opts, on_read),
 	sizeof(tk_report_opts)
 };
 
@@ -1255,6 +1256,12 @@ int tk_report_write(const char *path, const char *out,
 	x.pass = 1;
 	if ((ret = read_pass(&x, path, &ro, &r1, &st, &chk, err)) < 0)
 		goto out;
+	if (opts->on_read && (ret = opts->on_read(opts->ctx, r1)) < 0) {
+		tk_error_clear(err);
+		if (err)
+			err->code = ret;
+		goto out;
+	}
 	x.span = x.last - x.first;
 	{
 		size_t lanes = x.lanes1 = tk_timeline_lane_count(x.tl);
