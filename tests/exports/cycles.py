@@ -149,9 +149,13 @@ def check(d, unit):
     r = run("convert", "-q", src, out("sqlite"))
     con = sqlite3.connect(out("sqlite"))
     got = con.execute("SELECT value FROM metaInformation WHERE name = 'tarmacTimeUnit'").fetchall()
+    units = con.execute("SELECT DISTINCT unit FROM entityMetricValue WHERE unit <> '1'").fetchall()
     con.close()
     if got != [(unit,)]:
         failures.append("%s -> sqlite: tarmacTimeUnit %r" % (unit, got))
+    # the metric rows in the unit of stats' rows: the cycles
+    if units != [(want,)]:
+        failures.append("%s -> sqlite: entityMetricValue unit %r" % (unit, units))
 
 
 with tempfile.TemporaryDirectory() as d:

@@ -881,6 +881,9 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 	sq_writer *sw = w->impl;
 	const tk_trace *t = w->trace;
 	const tk_timebase *tb = tk_trace_timebase(t);
+	/* ticks that count cycles: the texts in cycles, as stats gives them */
+	const char *cyc = tk_trace_cycle_unit(t);
+	tk_unit tu = cyc ? tb->unit : TK_UNIT_NS;
 	sqlite3_stmt *st = NULL;
 	size_t i, n;
 	char b[128];
@@ -991,7 +994,7 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 		STEP("insert metric");
 	}
 
-	/* the texts as `tracekit stats --format csv` writes them (ns) */
+	/* the texts as `tracekit stats --format csv` writes them (ns, or cycles) */
 	PREP("INSERT INTO entityMetricValue VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
 	n = tk_stats_count(sw->stats);
 	for (i = 0; i < n; i++) {
@@ -1013,7 +1016,7 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 			sqlite3_bind_int64(st, 5, (sqlite3_int64)r->max);
 		}
 		for (j = 0; j < 3; j++) {
-			len = tk_stats_format(sw->stats, i, f[j], TK_UNIT_NS,
+			len = tk_stats_format(sw->stats, i, f[j], tu,
 					      b, sizeof(b));
 			if (len <= 0)
 				sqlite3_bind_null(st, 6 + j);
@@ -1021,15 +1024,15 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 				sqlite3_bind_text(st, 6 + j, b, len,
 						  SQLITE_TRANSIENT);
 		}
-		sqlite3_bind_text(st, 9, tk_metric_is_time(r->metric) ?
-				  tk_unit_name(TK_UNIT_NS) : "1", -1,
+		sqlite3_bind_text(st, 9, !tk_metric_is_time(r->metric) ? "1" :
+				  cyc ? cyc : tk_unit_name(TK_UNIT_NS), -1,
 				  SQLITE_STATIC);
 		bind_inst(st, 10, none ? TK_INST_NONE : r->max_inst);
 		if (none)
 			sqlite3_bind_null(st, 11);
 		else
 			sqlite3_bind_int64(st, 11, (sqlite3_int64)r->max_time);
-		len = none ? -1 : tk_time_format_decimal(r->max_time, tb, TK_UNIT_NS, b,
+		len = none ? -1 : tk_time_format_decimal(r->max_time, tb, tu, b,
 							 sizeof(b));
 		if (len < 0)
 			sqlite3_bind_null(st, 12);
