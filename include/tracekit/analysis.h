@@ -382,7 +382,8 @@ TK_API int tk_load_set_limit(tk_load *l, uint64_t max, const char *path,
 			     const tk_reader_opts *opts, tk_error *err);
 
 /** Account one event.  TK_OK, TK_E_USAGE (also after tk_load_finish),
- *  TK_E_NOMEM, TK_E_RANGE (past tk_load_set_limit()), or what the window
+ *  TK_E_NOMEM, TK_E_RANGE (past tk_load_set_limit()), TK_E_UNSUPPORTED
+ *  (windows over a second time line: tk_load_length()), or what the window
  *  callback returned to stop, with `err` filled. */
 TK_API int tk_load_event(tk_load *l, const tk_event *ev, tk_error *err);
 
@@ -395,8 +396,29 @@ TK_API int tk_load_event(tk_load *l, const tk_event *ev, tk_error *err);
  */
 TK_API int tk_load_finish(tk_load *l, tk_error *err);
 
-/** The time span [first, last] of the events (ticks); 0, 0 when none. */
+/**
+ * The time span [first, last] of the events (ticks); 0, 0 when none.
+ * Over several time lines (an ATF file's TraceData, each a recording whose
+ * time starts again) it is the first event's time and the last's, no span:
+ * tk_load_length() is the time the load is of.
+ */
 TK_API void tk_load_span(const tk_load *l, uint64_t *first, uint64_t *last);
+
+/**
+ * The time the load is of (ticks): last - first of tk_load_span() for a
+ * trace of one time line; over several, the sum of their spans, each from
+ * its first event to its last.  Each time line is loaded as a trace of its
+ * own (a process allocated at the end of one is not at the start of the
+ * next), its busy times added to the others'.  With windows (tk_load_new()
+ * with `window` > 0) a second time line is refused: tk_load_event()
+ * returns TK_E_UNSUPPORTED at its first event, windows over times that
+ * start again having no order.
+ */
+TK_API uint64_t tk_load_length(const tk_load *l);
+
+/** The number of time lines with events (0 when none): 1 but for an input
+ *  of several recordings (an ATF file's TraceData). */
+TK_API uint32_t tk_load_time_lines(const tk_load *l);
 
 /** Number of cores seen, core i's entity id and its busy time (ticks). */
 TK_API size_t tk_load_core_count(const tk_load *l);

@@ -438,7 +438,7 @@ static const char *const load_cols[] = {
 
 /* one row: kind,start,end,core,entity,busy,length,percent (csv_row) */
 static int load_row(const load_ctx *x, const char *kind, uint64_t start, uint64_t end,
-		    uint32_t core, uint32_t ent, uint64_t busy)
+		    uint64_t len, uint32_t core, uint32_t ent, uint64_t busy)
 {
 	PyObject *row = PyTuple_New(13), *o;
 	char buf[64];
@@ -456,18 +456,18 @@ static int load_row(const load_ctx *x, const char *kind, uint64_t start, uint64_
 	if (!(o = entity_name(x->t, ent)))
 		goto fail;
 	PyTuple_SET_ITEM(row, 4, o);
-	if (put_time(x, row, 5, 10, busy) < 0 || put_time(x, row, 6, 11, end - start) < 0)
+	if (put_time(x, row, 5, 10, busy) < 0 || put_time(x, row, 6, 11, len) < 0)
 		goto fail;
 	/* the share: none where the span is empty */
-	if (end > start) {
+	if (len) {
 		PyObject *b, *l, *h, *bh;
 
-		tk_share_format(busy, end - start, buf, sizeof buf);
+		tk_share_format(busy, len, buf, sizeof buf);
 		if (!(o = num_of(buf)))
 			goto fail;
 		PyTuple_SET_ITEM(row, 7, o);
 		b = PyLong_FromUnsignedLongLong(busy);
-		l = PyLong_FromUnsignedLongLong(end - start);
+		l = PyLong_FromUnsignedLongLong(len);
 		h = PyLong_FromLong(100);
 		bh = b && h ? PyNumber_Multiply(b, h) : NULL;
 		o = bh && l ? PyObject_CallFunctionObjArgs(fraction_of_str, bh, l, NULL) : NULL;
@@ -560,7 +560,7 @@ static PyObject *py_load(PyObject *self, PyObject *args)
 	const uint32_t *ecores;
 	const uint64_t *ebusy;
 	tk_error err;
-	uint64_t win = 0, first, last, idle_all = 0;
+	uint64_t win = 0, first, last, length, idle_all = 0;
 	int rc, opened = 0;
 
 	(void)self;
@@ -640,6 +640,7 @@ static PyObject *py_load(PyObject *self, PyObject *args)
 		goto out;
 	}
 	tk_load_span(l, &first, &last);
+	length = tk_load_length(l); /* over several time lines, their sum */
 	n = tk_load_core_count(l);
 	for (i = 0; i < n; i++)
 		idle_all |= tk_load_core_idle(l, i);
@@ -678,7 +679,8 @@ static PyObject *py_load(PyObject *self, PyObject *args)
 			if (h[2] && fread(busy, sizeof *busy, (size_t)h[2], x.win) != h[2])
 				break;
 			for (i = 0; i < n; i++)
-				if (load_row(&x, "window", h[0], h[1], tk_load_core(l, i), TK_NONE,
+				if (load_row(&x, "window", h[0], h[1], h[1] - h[0],
+					     tk_load_core(l, i), TK_NONE,
 					     i < h[2] ? busy[i] : 0) < 0)
 					goto out;
 		}
@@ -688,18 +690,18 @@ static PyObject *py_load(PyObject *self, PyObject *args)
 		}
 	}
 	for (i = 0; i < n; i++)
-		if (load_row(&x, "core", first, last, tk_load_core(l, i), TK_NONE,
+		if (load_row(&x, "core", first, last, length, tk_load_core(l, i), TK_NONE,
 			     tk_load_core_busy(l, i)) < 0)
 			goto out;
 	for (i = 0; idle_all && i < n; i++)
-		if (load_row(&x, "idle", first, last, tk_load_core(l, i), TK_NONE,
+		if (load_row(&x, "idle", first, last, length, tk_load_core(l, i), TK_NONE,
 			     tk_load_core_idle(l, i)) < 0)
 			goto out;
 	for (j = 0; j < tk_trace_entity_count(x.t); j++) {
 		size_t k = tk_load_entity_cores(l, (uint32_t)j, &ecores, &ebusy);
 
 		for (q = 0; q < k; q++)
-			if (load_row(&x, "entity", first, last, tk_load_core(l, ecores[q]),
+			if (load_row(&x, "entity", first, last, length, tk_load_core(l, ecores[q]),
 				     (uint32_t)j, ebusy[q]) < 0)
 				goto out;
 	}

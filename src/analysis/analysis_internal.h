@@ -102,6 +102,9 @@ uint32_t tk_chains_count(const tk_chains *cs);
 const char *tk_chains_name(const tk_chains *cs, uint32_t i, size_t *len);
 uint64_t tk_chains_lost(const tk_chains *cs, uint32_t i);
 int tk_chains_event(tk_chains *cs, const tk_event *ev);
+/* a new time line (tk_tlines): no value goes on from the one before (its
+ * causes with no effect stay lost) */
+int tk_chains_restart(tk_chains *cs);
 void tk_chains_free(tk_chains *cs);
 
 /* tk_pctl, exact percentiles of rows of values: analysis_exports.h */

@@ -298,6 +298,21 @@ int tk_chains_event(tk_chains *cs, const tk_event *ev)
 	return TK_OK;
 }
 
+int tk_chains_restart(tk_chains *cs)
+{
+	uint32_t i;
+
+	for (i = 0; cs && i < cs->n; i++) {
+		chain *c = &cs->c[i];
+		tk_imap_free(&c->procs);
+		tk_imap_free(&c->causes);
+		tk_imap_init(&c->procs, (c->nsig - 1) * sizeof(uint64_t));
+		tk_imap_init(&c->causes, sizeof(cause));
+		memset(c->last, 0, c->nsig * sizeof(*c->last));
+	}
+	return TK_OK;
+}
+
 void tk_chains_free(tk_chains *cs)
 {
 	uint32_t i;

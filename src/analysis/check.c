@@ -59,6 +59,7 @@ struct tk_check {
 	ccore *cores;
 	size_t ncores;
 	tk_imap procs, runs;
+	tk_tlines tlines;    /* where a time line begins: all starts afresh */
 	uint64_t last_time;
 	int have_time;
 	int strict;
@@ -555,14 +556,36 @@ int tk_check_new(tk_check **out, const tk_trace *t, tk_violation_fn fn,
 	c->t = t;
 	c->fn = fn;
 	c->ctx = ctx;
+	tk_tlines_init(&c->tlines, t);
 	tk_imap_init(&c->procs, sizeof(cproc));
 	tk_imap_init(&c->runs, sizeof(crun));
 	*out = c;
 	return TK_OK;
 }
 
+/*
+ * A new time line (tk_tlines: an ATF file's next TraceData, a recording of
+ * its own whose time starts again): checked as a trace of its own, its
+ * instances first seen in an unknown state; what the one before left open
+ * is left as the end of a trace leaves it.
+ */
+static void new_time_line(tk_check *c)
+{
+	tk_imap_free(&c->procs);
+	tk_imap_free(&c->runs);
+	tk_imap_init(&c->procs, sizeof(cproc));
+	tk_imap_init(&c->runs, sizeof(crun));
+	if (c->nents)
+		memset(c->ents, 0, c->nents * sizeof(*c->ents));
+	if (c->ncores)
+		memset(c->cores, 0, c->ncores * sizeof(*c->cores));
+	c->have_time = 0;
+}
+
 static int check_event(tk_check *c, const tk_event *ev)
 {
+	if (tk_tlines_next(&c->tlines, ev))
+		new_time_line(c);
 	if (c->have_time && ev->time < c->last_time) {
 		char a[64], b[64];
 		const tk_timebase *tb = tk_trace_timebase(c->t);

@@ -49,7 +49,11 @@ struct tk_load {
 	uint32_t *pair_ent, *pair_core;
 	uint64_t *pair_busy;
 	size_t npairs;
-	uint64_t first, last;
+	uint64_t first, last;  /* of the time line of the last event */
+	uint64_t first0;       /* the first event's time */
+	tk_tlines tlines;      /* where a time line begins (several: ATF) */
+	uint64_t length;       /* the spans of the time lines before it */
+	uint32_t nlines;       /* time lines with events */
 	int have_time;
 	int nomem;           /* a run interval could not be counted */
 	int stopped;         /* the window callback returned a status */
@@ -175,6 +179,7 @@ int tk_load_new(tk_load **out, const tk_trace *t, uint64_t window,
 	l->fn = fn;
 	l->ctx = ctx;
 	tk_imap_init(&l->ebusy, sizeof(uint64_t));
+	tk_tlines_init(&l->tlines, t);
 	if (tk_timeline_new(&l->tl, t, NULL, on_run, l, err) < 0) {
 		tk_load_free(l);
 		return TK_E_NOMEM;
@@ -282,9 +287,19 @@ static int load_event(tk_load *l, const tk_event *ev)
 	size_t i;
 	int rc;
 
+	if (tk_tlines_next(&l->tlines, ev)) {
+		/* a new time line: its span adds to the others' (the timeline
+		 * ends the runs of the one before at its last time) */
+		if (l->window)
+			return TK_E_UNSUPPORTED;
+		l->length += l->last - l->first;
+		l->nlines++;
+		l->first = l->last = t;
+	}
 	if (!l->have_time) {
 		l->have_time = 1;
-		l->first = l->last = t;
+		l->nlines = 1;
+		l->first0 = l->first = l->last = t;
 		if (l->window)
 			l->win = t / l->window;
 	}
@@ -341,6 +356,10 @@ int tk_load_event(tk_load *l, const tk_event *ev, tk_error *err)
 		return tk_err_set(err, rc, l->ahead_path, 0, 0,
 				  "over %llu load windows: use a longer load window",
 				  (unsigned long long)l->max_windows);
+	if (rc == TK_E_UNSUPPORTED && !l->stopped)
+		return tk_err_set(err, rc, NULL, ev->pos, 0,
+				  "load windows over several time lines: TraceData %lu starts its time again (read one with the reader option trace=N)",
+				  (unsigned long)l->tlines.k);
 	return load_fail(l, rc, "tk_load_event", err);
 }
 
@@ -426,8 +445,18 @@ int tk_load_finish(tk_load *l, tk_error *err)
 
 void tk_load_span(const tk_load *l, uint64_t *first, uint64_t *last)
 {
-	*first = l->have_time ? l->first : 0;
+	*first = l->have_time ? l->first0 : 0;
 	*last = l->have_time ? l->last : 0;
+}
+
+uint64_t tk_load_length(const tk_load *l)
+{
+	return l->have_time ? l->length + (l->last - l->first) : 0;
+}
+
+uint32_t tk_load_time_lines(const tk_load *l)
+{
+	return l->nlines;
 }
 
 size_t tk_load_core_count(const tk_load *l)

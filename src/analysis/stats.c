@@ -90,6 +90,7 @@ struct tk_stats {
 	uint32_t nslot;
 	tk_slab ents, accs, jaccs;
 	tk_imap insts;
+	tk_tlines tlines;   /* where a time line begins: all starts afresh */
 	uint32_t *rows;     /* after finish: a record in accs, or in jaccs | ROW_JIT */
 	size_t nrows;
 	int nomem;
@@ -632,6 +633,7 @@ int tk_stats_new(tk_stats **out, const tk_trace *t, tk_error *err)
 		return tk_err_nomem(err, NULL);
 	s->t = t;
 	s->freertos = tk_trace_is_freertos(t);
+	tk_tlines_init(&s->tlines, t);
 	tk_imap_init(&s->insts, sizeof(sinst));
 	tk_slab_init(&s->ents, sizeof(sent));
 	tk_slab_init(&s->accs, sizeof(acc));
@@ -646,10 +648,31 @@ void tk_stats_on_value(tk_stats *s, tk_stat_value_fn fn, void *ctx)
 	s->value_ctx = ctx;
 }
 
+/*
+ * A time line ends (tk_tlines): its open instances are cut as by the end of
+ * the trace (what they completed is counted already), and nothing of it
+ * goes on into the next, which starts as a trace does.
+ */
+static int new_time_line(tk_stats *s)
+{
+	uint32_t i;
+
+	tk_imap_free(&s->insts);
+	tk_imap_init(&s->insts, sizeof(sinst));
+	for (i = 0; i < s->ents.count; i++) {
+		sent *e = tk_slab_at(&s->ents, i);
+		e->has = 0;
+		e->nrefused = 0;
+	}
+	return s->chains ? tk_chains_restart(s->chains) : TK_OK;
+}
+
 static int stats_event(tk_stats *s, const tk_event *ev)
 {
 	int rc;
 
+	if (tk_tlines_next(&s->tlines, ev) && (rc = new_time_line(s)) < 0)
+		return rc;
 	if (s->chains && (rc = tk_chains_event(s->chains, ev)) < 0)
 		return rc;
 	switch (ev->type) {

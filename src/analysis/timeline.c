@@ -55,6 +55,7 @@ struct tk_timeline {
 	uint32_t *lane_of;   /* core entity id -> lane + 1 */
 	size_t nlane_of;
 	tk_imap recs;
+	tk_tlines tlines;    /* where a time line begins: all starts afresh */
 	uint64_t first, last;
 	int have_time;
 	int freertos;        /* the FreeRTOS trace logger's dialect */
@@ -85,6 +86,7 @@ int tk_timeline_new(tk_timeline **out, const tk_trace *t, tk_slice_fn on_slice,
 	tl->ctx = ctx;
 	tl->touched = -1;
 	tl->freertos = tk_trace_is_freertos(t);
+	tk_tlines_init(&tl->tlines, t);
 	tk_imap_init(&tl->recs, sizeof(trec));
 	if (tl->freertos) {
 		static const char *const freertos_idle[] = { "IDLE*" };
@@ -444,10 +446,46 @@ static int runnable_event(tk_timeline *tl, const tk_event *ev, uint64_t t)
 	return 0;
 }
 
+/* the end of a time line (of the trace, at tk_timeline_finish): the runs
+ * and slices still open end at its last time */
+static void end_line(tk_timeline *tl)
+{
+	size_t i;
+
+	for (i = 0; i < tl->nlanes; i++)
+		end_run(tl, i, tl->last);
+	for (i = 0; i < tl->nlanes; i++) {
+		tlane *l = &tl->lanes[i];
+		while (l->n) {
+			l->n--;
+			emit(tl, (uint32_t)i, l->n, &l->stk[l->n], tl->last,
+			     TK_SLICE_OPEN, 0, 0);
+		}
+	}
+}
+
+/* a new time line (tk_tlines) begins at t: the one before ends, and
+ * nothing of it goes on (as at the start of the trace) */
+static void new_line(tk_timeline *tl, uint64_t t)
+{
+	size_t i;
+
+	end_line(tl);
+	for (i = 0; i < tl->nlanes; i++) {
+		tl->lanes[i].owned = 0;
+		tl->lanes[i].seen_alloc = 0;
+	}
+	tk_imap_free(&tl->recs);
+	tk_imap_init(&tl->recs, sizeof(trec));
+	tl->first = tl->last = t;
+}
+
 static int timeline_event(tk_timeline *tl, const tk_event *ev)
 {
 	uint64_t t = ev->time;
 
+	if (tk_tlines_next(&tl->tlines, ev))
+		new_line(tl, t);
 	if (!tl->have_time) {
 		tl->have_time = 1;
 		tl->first = tl->last = t;
@@ -482,24 +520,13 @@ int tk_timeline_event(tk_timeline *tl, const tk_event *ev, tk_error *err)
 
 int tk_timeline_finish(tk_timeline *tl, tk_error *err)
 {
-	size_t i;
-
 	if (!tl)
 		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
 				  "tk_timeline_finish: no analysis given");
 	if (tl->finished)
 		return TK_OK;
 	tl->finished = 1;
-	for (i = 0; i < tl->nlanes; i++)
-		end_run(tl, i, tl->last);
-	for (i = 0; i < tl->nlanes; i++) {
-		tlane *l = &tl->lanes[i];
-		while (l->n) {
-			l->n--;
-			emit(tl, (uint32_t)i, l->n, &l->stk[l->n], tl->last,
-			     TK_SLICE_OPEN, 0, 0);
-		}
-	}
+	end_line(tl);
 	return TK_OK;
 }
 

@@ -1470,12 +1470,13 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 			win = 1;
 		} else {
 			tk_load_span(L->l, &first, &last);
-			if (last <= first) {
+			/* over several time lines, the sum of their spans */
+			if (!tk_load_length(L->l)) {
 				put_text(o, "%s: the trace spans no time", o->subject);
 				goto fail;
 			}
 			c.hi.n = c.lo.n = (tk_i128)tk_load_core_busy(L->l, i) * 100;
-			c.hi.d = c.lo.d = (tk_i128)(last - first);
+			c.hi.d = c.lo.d = (tk_i128)tk_load_length(L->l);
 			c.hi_time = c.lo_time = first;
 			c.hi_t = c.lo_t = 0;
 		}

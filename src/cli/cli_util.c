@@ -26,6 +26,7 @@ static const struct cli_words {
 	{ "strict mode refuses", "--strict refuses" },
 	{ "(appending adds to a dataset)", "(--append adds to a dataset)" },
 	{ "use a longer load window", "use a longer --window" },
+	{ "(read one with the reader option trace=N)", "(read one with --trace N)" },
 	{ "ticks (the load window)", "ticks (--window)" },
 	{ "with the reader option hz=N",
 	  "with the reader option hz=N (--input-option hz=N)" },

@@ -16,6 +16,9 @@ static void help(FILE *fp)
 		"The share of time each core has a process allocated (RUNNING or\n"
 		"POLLING): over the whole trace (first to last event), per window, and\n"
 		"per entity.  Shares are percentages rounded half up to two places.\n"
+		"An input of several time lines (ATF TraceData whose time starts\n"
+		"again) is loaded per time line, busy times and spans added; --window\n"
+		"refuses it (read one with --trace N).\n"
 		"Times are decimal numbers in the unit asked for, with D places: enough\n"
 		"for a thousandth of a tick (D = 3 for 1 ns ticks in ns, 6 in us) and at\n"
 		"least the decimals of one tick; a time that does not end within D\n"
@@ -143,9 +146,11 @@ static void put_csv_name(const tk_trace *t, uint32_t id)
 	cli_csv_field(stdout, s, n);
 }
 
-/* kind,start,end,core,entity,busy,length,percent */
+/* kind,start,end,core,entity,busy,length,percent (length: end - start,
+ * but over several time lines the sum of their spans) */
 static void csv_row(const load_ctx *x, const char *kind, uint64_t start,
-		    uint64_t end, uint32_t core, uint32_t ent, uint64_t busy)
+		    uint64_t end, uint64_t len, uint32_t core, uint32_t ent,
+		    uint64_t busy)
 {
 	printf("%s,", kind);
 	put_time(x, start, 0);
@@ -160,10 +165,10 @@ static void csv_row(const load_ctx *x, const char *kind, uint64_t start,
 	putchar(',');
 	put_time(x, busy, 0);
 	putchar(',');
-	put_time(x, end - start, 0);
+	put_time(x, len, 0);
 	putchar(',');
-	if (end > start) /* an empty cell where there is no share: "-" is no number */
-		put_share(busy, end - start, 0);
+	if (len) /* an empty cell where there is no share: "-" is no number */
+		put_share(busy, len, 0);
 	putchar('\n');
 }
 
@@ -232,7 +237,7 @@ static int put_windows(load_ctx *x)
 			goto out;
 		/* a core met later had 0 */
 		for (i = 0; x->csv && i < tk_load_core_count(x->l); i++)
-			csv_row(x, "window", h[0], h[1], tk_load_core(x->l, i),
+			csv_row(x, "window", h[0], h[1], h[1] - h[0], tk_load_core(x->l, i),
 				TK_NONE, i < h[2] ? busy[i] : 0);
 		if (x->csv)
 			continue;
@@ -303,7 +308,7 @@ int cmd_load(int argc, char **argv)
 	tk_load *l = NULL;
 	const tk_event *ev;
 	tk_error err;
-	uint64_t window = 0, first = 0, last = 0, nevents = 0;
+	uint64_t window = 0, first = 0, last = 0, length = 0, nevents = 0;
 	tk_unit wunit;
 	size_t i, j, n, q;
 	const uint32_t *ecores;
@@ -406,6 +411,7 @@ int cmd_load(int argc, char **argv)
 	if ((lrc = tk_load_finish(l, &err)) < 0)
 		goto load_failed;
 	tk_load_span(l, &first, &last);
+	length = tk_load_length(l); /* over several time lines, their sum */
 	n = tk_load_core_count(l);
 	for (i = 0; i < n; i++)
 		idle_all |= tk_load_core_idle(l, i);
@@ -419,15 +425,15 @@ int cmd_load(int argc, char **argv)
 		if (put_windows(&x) < 0)
 			goto out;
 		for (i = 0; i < n; i++)
-			csv_row(&x, "core", first, last, tk_load_core(l, i), TK_NONE,
+			csv_row(&x, "core", first, last, length, tk_load_core(l, i), TK_NONE,
 				tk_load_core_busy(l, i));
 		for (i = 0; idle_all && i < n; i++)
-			csv_row(&x, "idle", first, last, tk_load_core(l, i), TK_NONE,
+			csv_row(&x, "idle", first, last, length, tk_load_core(l, i), TK_NONE,
 				tk_load_core_idle(l, i));
 		for (j = 0; j < tk_trace_entity_count(x.t); j++) {
 			size_t k = tk_load_entity_cores(l, (uint32_t)j, &ecores, &ebusy);
 			for (q = 0; q < k; q++)
-				csv_row(&x, "entity", first, last, tk_load_core(l, ecores[q]),
+				csv_row(&x, "entity", first, last, length, tk_load_core(l, ecores[q]),
 					(uint32_t)j, ebusy[q]);
 		}
 	} else {
@@ -457,6 +463,11 @@ int cmd_load(int argc, char **argv)
 		if (!nevents) {
 			/* no event: no span (as info says), not 0 .. 0 */
 			printf("span: - (no events)\n\n");
+		} else if (tk_load_time_lines(l) > 1) {
+			printf("span: %lu time lines, ", (unsigned long)tk_load_time_lines(l));
+			put_time(&x, length, 0);
+			printf(" %s in all (each from its first event to its last)\n\n",
+			       cli_unit_name(x.t, x.unit));
 		} else {
 			printf("span: ");
 			put_time(&x, first, 0);
@@ -475,12 +486,12 @@ int cmd_load(int argc, char **argv)
 			putchar(' ');
 			put_time(&x, tk_load_core_busy(l, i), (int)wbusy);
 			putchar(' ');
-			put_share(tk_load_core_busy(l, i), last - first, 8);
+			put_share(tk_load_core_busy(l, i), length, 8);
 			if (idle_all) {
 				putchar(' ');
 				put_time(&x, tk_load_core_idle(l, i), (int)wbusy);
 				putchar(' ');
-				put_share(tk_load_core_idle(l, i), last - first, 8);
+				put_share(tk_load_core_idle(l, i), length, 8);
 			}
 			putchar('\n');
 		}
@@ -498,7 +509,7 @@ int cmd_load(int argc, char **argv)
 				putchar(' ');
 				put_time(&x, b, (int)wbusy);
 				putchar(' ');
-				put_share(b, last - first, 8);
+				put_share(b, length, 8);
 				putchar('\n');
 			}
 	}
@@ -510,8 +521,13 @@ load_failed:
 	if (lrc == TK_E_RANGE) /* tk_load_set_limit() */
 		cli_msg("tracekit: load: --window %s makes more than %u windows of this trace: give a longer window\n",
 			window_s, LOAD_MAX_WINDOWS);
-	else
+	else {
+		/* windows over a second time line (tk_load_length()): at its
+		 * first event, in the input */
+		if (lrc == TK_E_UNSUPPORTED && !err.input[0])
+			snprintf(err.input, sizeof(err.input), "%s", path);
 		cli_error(&err);
+	}
 	goto out;
 nomem:
 	cli_msg("tracekit: out of memory\n");

@@ -30,6 +30,40 @@
 #define TK_NOINLINE
 #endif
 
+/* ---- time lines ----------------------------------------------------------- */
+
+/*
+ * The time lines of a trace (tlines.c): the recordings of their own, each
+ * with its own time, that one input may hold one after the other (an ATF
+ * file's TraceData; every other input is one time line).  A cursor fed
+ * the events in the order read tells which time line each is in, from the
+ * header entries the reader adds as it comes to each.  The one place that
+ * knows where time lines begin: the ATF writer gives the events back to
+ * their TraceData, the analyses start afresh at each (docs/analysis.md).
+ */
+typedef struct tk_tlines {
+	const tk_trace *t;
+	int on;                 /* the trace may have several */
+	int any;                /* an event was given (tk_tlines_next) */
+	uint32_t k;             /* the last event's time line (from 1; 0: none) */
+	int have_next;          /* the Begin of time line k + 1 is known */
+	uint64_t next_line, next_skip;
+	size_t hdr_seen;        /* header entries when it was last missed */
+	uint64_t pos_last, pos_n;  /* events given with pos pos_last */
+} tk_tlines;
+
+void tk_tlines_init(tk_tlines *c, const tk_trace *t);
+/* the time line of ev, from 1; 0 when the trace does not say (a trace of
+ * one time line) */
+uint32_t tk_tlines_of(tk_tlines *c, const tk_event *ev);
+/* 1 when ev begins a time line after the one of the event before it (an
+ * earlier event was given): what an analysis restarts at; else 0 */
+int tk_tlines_next(tk_tlines *c, const tk_event *ev);
+/* where time line k (from 1) begins, as the header says now: 0 with the
+ * line and the events of that line before it, or -1 (none, none yet) */
+int tk_tlines_begin(const tk_trace *t, uint64_t k, uint64_t *line,
+		    uint64_t *skip);
+
 /* ---- errors ------------------------------------------------------------- */
 
 /** Fill `err` (may be NULL) and return `code`. */

@@ -535,9 +535,10 @@ static int write_load(ds_ctx *x)
 		put_ns(x, t, L_START, 1, first);
 		put_ns(x, t, L_END, 1, last);
 		put_ns(x, t, L_BUSY, 1, busy);
-		if (last > first)
+		/* over several time lines, the sum of their spans */
+		if (tk_load_length(x->load))
 			tk_coltab_f64(t, L_LOAD, (double)busy * 100.0 /
-						 (double)(last - first));
+						 (double)tk_load_length(x->load));
 		else
 			tk_coltab_null(t, L_LOAD);
 		if ((rc = tk_coltab_row(t, x->err)) < 0)
@@ -571,7 +572,7 @@ static int write_trace(ds_ctx *x, const char *path, const char *hex,
 	free(tb);
 	put_ns(x, t, R_FIRST, nev > 0, first);
 	put_ns(x, t, R_LAST, nev > 0, last);
-	put_ns(x, t, R_SPAN, nev > 0, last - first);
+	put_ns(x, t, R_SPAN, nev > 0, tk_load_length(x->load));
 	tk_coltab_i64(t, R_EVENTS, (int64_t)nev);
 	tk_coltab_i64(t, R_ENTITIES, (int64_t)tk_trace_entity_count(x->t));
 	tk_coltab_i64(t, R_INSTANCES, (int64_t)x->insts.count);

@@ -109,10 +109,7 @@ typedef struct atf_writer {
 	uint32_t caprun;
 	/* an ATF input's TraceData of each event (td_of()) */
 	uint32_t td;            /* the last event's */
-	int have_next;          /* the Begin of TraceData td + 1 is known */
-	uint64_t next_line, next_skip;
-	size_t hdr_seen;        /* header entries when it was last missed */
-	uint64_t pos_last, pos_n;  /* events written with pos pos_last */
+	tk_tlines tlines;
 } atf_writer;
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -306,7 +303,6 @@ static int atf_writer_open(tk_writer *w, tk_error *err)
 
 	if (!aw)
 		return tk_err_nomem(err, w->sink.path);
-	aw->hdr_seen = (size_t)-1;
 	w->impl = aw;
 	aw->name = w->sink.path ? w->sink.path : "<stdout>";
 	aw->lost.format = "ATF";
@@ -314,6 +310,7 @@ static int atf_writer_open(tk_writer *w, tk_error *err)
 	aw->lost.brief = loss_short;
 	aw->lost.nkinds = L_COUNT;
 	aw->from_atf = strcmp(tk_trace_format(t), "atf") == 0;
+	tk_tlines_init(&aw->tlines, t);
 	if (tk_synth_init(&aw->synth, &atf_synth_rules, 1) < 0)
 		return tk_err_nomem(err, aw->name);
 	if ((rc = tk_writer_cycles(w, "ATF", err)) < 0)
@@ -414,63 +411,15 @@ off:
 	return 1;
 }
 
-static const char *hget(const tk_writer *w, const atf_writer *aw,
-			const char *key);
-
-/* The Begin ("LINE SKIP") of TraceData k of an ATF input, or -1. */
-static int td_begin(const tk_writer *w, const atf_writer *aw, uint64_t k,
-		    uint64_t *line, uint64_t *skip)
-{
-	char key[64];
-	const char *v;
-	unsigned long long l, n;
-
-	snprintf(key, sizeof(key), "TraceData.%llu.Begin", (unsigned long long)k);
-	v = hget(w, aw, key);
-	if (!v || sscanf(v, "%llu %llu", &l, &n) != 2)
-		return -1;
-	*line = l;
-	*skip = n;
-	return 0;
-}
-
 /*
  * The TraceData of an ATF input that event ev is from (from 1; 0 when the
- * input does not say): the reader gives each TraceData's Begin, the line
- * of its start tag and how many events before it are on that line, as it
- * comes to it, before its events.
+ * input does not say): the time lines of the trace (tk_tlines).
  */
-static uint32_t td_of(const tk_writer *w, atf_writer *aw, const tk_event *ev)
+static uint32_t td_of(atf_writer *aw, const tk_event *ev)
 {
-	uint64_t seen;
-	size_t nh;
-
 	if (!aw->from_atf)
 		return 0;
-	seen = ev->pos == aw->pos_last ? aw->pos_n : 0;
-	for (;;) {
-		if (!aw->have_next) {
-			nh = tk_trace_header_count(w->trace);
-			if (nh == aw->hdr_seen)
-				break;
-			if (td_begin(w, aw, (uint64_t)aw->td + 1, &aw->next_line,
-				     &aw->next_skip) < 0) {
-				aw->hdr_seen = nh;
-				break;
-			}
-			aw->have_next = 1;
-		}
-		if (ev->pos < aw->next_line ||
-		    (ev->pos == aw->next_line && seen < aw->next_skip))
-			break;
-		aw->td++;
-		aw->have_next = 0;
-		aw->hdr_seen = (size_t)-1;
-	}
-	if (ev->pos != aw->pos_last)
-		aw->pos_n = 0;
-	aw->pos_last = ev->pos;
-	aw->pos_n++;
+	aw->td = tk_tlines_of(&aw->tlines, ev);
 	return aw->td;
 }
 
@@ -484,7 +433,7 @@ static int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	wrec rec;
 	size_t n;
 	const char *en;
-	uint32_t td = td_of(w, aw, ev);
+	uint32_t td = td_of(aw, ev);
 
 	if (!te || !tk_trace_entity(t, ev->source))
 		return tk_err_set(err, TK_E_USAGE, aw->name, 0, 0,
@@ -962,7 +911,7 @@ static int out_trace(tk_writer *w, atf_writer *aw, const outbase *ob,
 
 	/* the TraceData of an ATF input whose events say theirs */
 	if (aw->td)
-		while (td_begin(w, aw, ntd + 1, &l, &n) == 0)
+		while (tk_tlines_begin(w->trace, ntd + 1, &l, &n) == 0)
 			ntd++;
 	if (tk_spill_rewind(&cur, &aw->spill) < 0)
 		return tk_err_set(err, TK_E_IO, aw->name, 0, 0,
