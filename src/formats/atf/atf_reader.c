@@ -37,7 +37,7 @@
 enum {
 	W_VERSION, W_END, W_EVTYPE, W_SETYPE, W_LEADING_ZERO, W_NO_TIMEBASE,
 	W_UNKNOWN_ELEMENT, W_USER_REF, W_TIME_DECREASES, W_TRACE_RESTART,
-	W_USERTABLE, W_NO_TYPE, W_NO_START,
+	W_USERTABLE, W_NO_TYPE, W_NO_START, W_START_STOP, W_OUTSIDE,
 };
 
 /* the elements the reader tracks (captured ones are not pushed) */
@@ -122,6 +122,11 @@ typedef struct atf_reader {
 	uint64_t q_npos;         /* events delivered with that pos */
 	int have_last;
 	uint64_t last_time;
+	/* the open TraceData's Start and Stop, when it has them (td_has
+	 * bit 0 Start, bit 1 Stop), as written, for the messages */
+	unsigned td_has;
+	uint64_t td_start, td_stop;
+	char td_start_s[48], td_stop_s[48];
 	uint32_t last_slot;
 	tk_str str_type[TK_ET_COUNT];
 	/* the queue of one slice's events */
@@ -794,7 +799,6 @@ static void on_tracedata(atf_reader *h, const XML_Char **atts)
 {
 	const char *st = attr(atts, "Start"), *sp = attr(atts, "Stop");
 	char key[64];
-	uint64_t v;
 
 	end_config(h);
 	h->header_done = 1;
@@ -803,9 +807,18 @@ static void on_tracedata(atf_reader *h, const XML_Char **atts)
 	h->td_entries = 0;
 	if (!st && depart(h, W_NO_START, "<TraceData> without the attribute Start") < 0)
 		return;
-	if (st && parse_time(h, st, "Start", &v) < 0)
+	h->td_has = 0;
+	if (st && parse_time(h, st, "Start", &h->td_start) < 0)
 		return;
-	if (sp && parse_time(h, sp, "Stop", &v) < 0)
+	if (sp && parse_time(h, sp, "Stop", &h->td_stop) < 0)
+		return;
+	h->td_has = (st ? 1u : 0u) | (sp ? 2u : 0u);
+	snprintf(h->td_start_s, sizeof(h->td_start_s), "%.40s", st ? st : "");
+	snprintf(h->td_stop_s, sizeof(h->td_stop_s), "%.40s", sp ? sp : "");
+	if (h->td_has == 3 && h->td_start > h->td_stop &&
+	    depart(h, W_START_STOP,
+		   "<TraceData> Start=\"%s\" is after its Stop=\"%s\" (both kept as written)",
+		   h->td_start_s, h->td_stop_s) < 0)
 		return;
 	if (h->td_selected) {
 		h->out_td++;
@@ -896,6 +909,16 @@ static void on_entry(atf_reader *h, const XML_Char **atts)
 				  "time %.40s is before the entry before it", ts) < 0) {
 			return;
 		}
+	}
+	if (((h->td_has & 1) && time < h->td_start) ||
+	    ((h->td_has & 2) && time > h->td_stop)) {
+		int before = (h->td_has & 1) && time < h->td_start;
+
+		if (depart(h, W_OUTSIDE,
+			   "time %.40s is %s its TraceData's %s=\"%s\" (kept)", ts,
+			   before ? "before" : "after", before ? "Start" : "Stop",
+			   before ? h->td_start_s : h->td_stop_s) < 0)
+			return;
 	}
 	h->have_last = 1;
 	h->last_time = time;
