@@ -263,7 +263,7 @@ int htf_hex_id(htf_reader *h, const char *ls, const char *p,
 {
 	uint64_t v = 0;
 	const char *s = p;
-	int n = 0;
+	int n = 0, sig = 0;  /* digits, and digits after the leading zeros */
 	char qb[64];
 
 	for (; p < e && *p != ' ' && *p != '\t'; p++) {
@@ -285,9 +285,10 @@ int htf_hex_id(htf_reader *h, const char *ls, const char *p,
 				      "'%s' in a hex id",
 				      tk_quote(qb, sizeof(qb), p, p + 1));
 		}
-		if (++n > 16) {
+		n++;
+		if ((sig || d) && ++sig > 16) {
 			return err_at(h, err, TK_E_RANGE, h->line, ls, s,
-				      "hex id longer than 16 digits");
+				      "hex id over 64 bits (more than 16 digits after its leading zeros)");
 		}
 		v = v << 4 | (uint64_t)d;
 	}
