@@ -39,7 +39,8 @@ enum {
 	F_WAIT = 1 << 4,   /* waiting since t_mark */
 	F_POLL = 1 << 5,   /* polling since t_mark */
 	F_PER = 1 << 6,    /* per valid: PER of this instance */
-	F_REFUSED = 1 << 7 /* an activation refused by the limit (mtalimitexceeded) */
+	F_REFUSED = 1 << 7, /* an activation refused by the limit (mtalimitexceeded) */
+	F_BACK = 1 << 8    /* a run ended before it began (time went back): no CET */
 };
 
 typedef struct sinst {
@@ -387,8 +388,12 @@ static void stop_run(sinst *r, uint64_t t)
 {
 	uint64_t d;
 
-	if ((r->flags & F_RUN) && span(r->t_run, t, &d))
-		r->cet += d;
+	if (r->flags & F_RUN) {
+		if (span(r->t_run, t, &d))
+			r->cet += d;
+		else
+			r->flags |= F_BACK;
+	}
 	r->flags &= ~(uint32_t)F_RUN;
 }
 
@@ -403,7 +408,8 @@ static void on_terminate(tk_stats *s, sent *e, sinst *r, int64_t k, uint64_t t)
 	if (r) {
 		stop_run(r, t);
 		if (r->flags & F_START) {
-			add(s, e, TK_METRIC_CET, r->cet, k, t);
+			if (!(r->flags & F_BACK))
+				add(s, e, TK_METRIC_CET, r->cet, k, t);
 			add_span(s, e, TK_METRIC_GET, r->t_start, t, k);
 			add(s, e, TK_METRIC_NPRE, r->npre, k, t);
 		}
