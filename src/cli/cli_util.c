@@ -1,11 +1,14 @@
 /* cli_util.c - error printing, opening readers, filters, the copy loop. */
+#define _XOPEN_SOURCE 700 /* newlocale, uselocale, wcwidth */
 #include "cli.h"
 
+#include <locale.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <wchar.h>
 
 /*
  * The library's messages speak of the API, never of flags (a library user
@@ -503,9 +506,39 @@ void cli_idle_note(const tk_trace *t, size_t nidle, const cli_read_opts *ro)
 }
 
 /*
+ * The columns a terminal gives the character of the valid UTF-8 sequence
+ * s[0..len): the C library's wcwidth() in the C.UTF-8 locale (2 for East
+ * Asian wide characters, 0 for combining marks), 1 where that locale is
+ * missing or the character has no width there.
+ */
+static size_t utf8_cols(const unsigned char *s, size_t len)
+{
+	static locale_t utf8;
+	static int tried;
+	locale_t old;
+	uint32_t cp;
+	int w;
+
+	if (!tried) {
+		tried = 1;
+		utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	}
+	if (!utf8)
+		return 1;
+	cp = len == 2 ? (uint32_t)(s[0] & 0x1f) << 6 | (s[1] & 0x3f) :
+	     len == 3 ? (uint32_t)(s[0] & 0x0f) << 12 | (uint32_t)(s[1] & 0x3f) << 6 | (s[2] & 0x3f) :
+			(uint32_t)(s[0] & 0x07) << 18 | (uint32_t)(s[1] & 0x3f) << 12 |
+			(uint32_t)(s[2] & 0x3f) << 6 | (s[3] & 0x3f);
+	old = uselocale(utf8);
+	w = wcwidth((wchar_t)cp);
+	uselocale(old);
+	return w < 0 ? 1 : (size_t)w;
+}
+
+/*
  * The next character shown of s[i..n) by the rule of cli_text(): its text
- * in out (at most 8 bytes, *olen of them), its code points in *cols; the
- * number of bytes of s it stands for.
+ * in out (at most 8 bytes, *olen of them), the columns it takes in *cols;
+ * the number of bytes of s it stands for.
  */
 static size_t text_next(const unsigned char *s, size_t n, size_t i, char *out,
 			size_t *olen, size_t *cols)
@@ -534,7 +567,7 @@ static size_t text_next(const unsigned char *s, size_t n, size_t i, char *out,
 	    !(c == 0xc2 && s[i + 1] < 0xa0)) {
 		memcpy(out, s + i, len);
 		*olen = len;
-		*cols = 1;
+		*cols = utf8_cols(s + i, len);
 		return len;
 	}
 	/* a control character, a C1 control (its two bytes), a stray byte */
