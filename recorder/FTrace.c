@@ -770,16 +770,39 @@ static inline void ring_wrote(uint32_t n)
  * the next record.  The sync is encoded in the ring where it fits before
  * the end.
  */
-static void try_sync(uint32_t reserve)
+static uint32_t sync_len(void)
 {
-	uint8_t b[3 + 3 + 1 + 255];
-	uint32_t need = TKREC_STREAM_SYNC_LEN + reserve;
+	uint32_t need = TKREC_STREAM_SYNC_LEN;
 	unsigned i;
 
 	for (i = 0; i < nnames; i++)
 		need += 3u + varint_len(names[i].id) + 1u + names[i].len;
 	for (i = 0; i < nctxs; i++)
 		need += 2u + varint_len(ctxs[i].ctx) + varint_len(ctxs[i].pid);
+	return need;
+}
+
+/*
+ * The most bytes a record can need beside a sync: the overflow record,
+ * the core record and the longest record (a printf event's).
+ */
+#define STREAM_PRINTF_MAX (3u + 3u + 1u + 10u + 4u * TKREC_PRINTF_ARGS)
+#define STREAM_RESERVE_MAX (2u + 5u + 3u + STREAM_PRINTF_MAX)
+
+/* The sync and its names fit a ring of `size` bytes beside any record:
+ * else no sync could ever be written (the stream would go on without
+ * one), so a name that would make it too long is refused. */
+static int sync_fits(uint32_t size)
+{
+	return sync_len() + STREAM_RESERVE_MAX <= size;
+}
+
+static void try_sync(uint32_t reserve)
+{
+	uint8_t b[3 + 3 + 1 + 255];
+	uint32_t need = sync_len() + reserve;
+	unsigned i;
+
 	if (ring_free() < need)
 		return;
 	if (stream.size - stream.head >= TKREC_STREAM_SYNC_LEN) {
@@ -978,6 +1001,11 @@ int tkrec_stream_init(void *ring, size_t size, tkrec_stream_write_fn out,
 		return -1;
 	ENTER(s);
 	stream_on = 0;
+	if (!sync_fits((uint32_t)size)) {
+		/* the names registered already would not fit */
+		LEAVE(s);
+		return -1;
+	}
 	memset(&stream, 0, sizeof(stream));
 	stream.ring = ring;
 	stream.wp = stream.ring;
@@ -1003,10 +1031,11 @@ int tkrec_stream_init(void *ring, size_t size, tkrec_stream_write_fn out,
 
 int tkrec_stream_name(unsigned kind, uint16_t id, const char *name)
 {
+	stream_name was;
 	size_t len;
 	unsigned i;
 	uint32_t s;
-	int rc = -1;
+	int rc = -1, added;
 
 	if (kind > TKREC_NAME_FORMAT)
 		return -1;
@@ -1027,12 +1056,23 @@ int tkrec_stream_name(unsigned kind, uint16_t id, const char *name)
 	}
 	if (i == TKREC_STREAM_NAMES)
 		goto out;
+	was = names[i];
+	added = i == nnames;
 	names[i].name = name;
 	names[i].id = id;
 	names[i].kind = (uint8_t)kind;
 	names[i].len = (uint8_t)len;
-	if (i == nnames)
+	if (added)
 		nnames++;
+	if (stream_on && !sync_fits(stream.size)) {
+		/* the sync with this name would not fit the ring: refused,
+		 * the names as they were */
+		if (added)
+			nnames--;
+		else
+			names[i] = was;
+		goto out;
+	}
 	/* sent now (with a sync, so that the name record is whole), and after each sync */
 	if (stream_on) {
 		stream.need_sync = 1;
@@ -1055,7 +1095,6 @@ int tkrec_stream_format(uint16_t id, const char *fmt)
  * cold way (the lock, the section), as stream_cold() writes an event;
  * the text is made on the host.
  */
-#define STREAM_PRINTF_MAX (3u + 3u + 1u + 10u + 4u * TKREC_PRINTF_ARGS)
 int tkrec_stream_printf(unsigned channel, uint16_t fmt, unsigned nargs,
 			const uint32_t *args)
 {

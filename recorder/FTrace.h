@@ -295,7 +295,7 @@ typedef size_t (*tkrec_stream_write_fn)(const void *bytes, size_t len);
  * Start streaming into ring[0 .. size) (size at least 64 bytes, below
  * 2^31), drained by `out`; `cycles_per_msec` is the clock rate the sync
  * records carry.  Writes the first sync record.  0, or -1 (ring NULL or
- * too small).
+ * too small, or too small for a sync with the names registered already).
  */
 int tkrec_stream_init(void *ring, size_t size, tkrec_stream_write_fn out,
 		      uint32_t cycles_per_msec, uint32_t sync_every);
@@ -306,7 +306,9 @@ int tkrec_stream_init(void *ring, size_t size, tkrec_stream_write_fn out,
  * forgets it (no longer sent: a string about to be freed).  The string is not copied
  * (it must live on until forgotten); at most 255 bytes of it are sent.
  * 0, or -1 (bad kind, TKREC_STREAM_NAMES names already, NULL for a name
- * not registered).
+ * not registered, or a sync record with every name would not fit the
+ * ring beside a record: the name is not kept, and the stream goes on
+ * with its syncs).
  */
 int tkrec_stream_name(unsigned kind, uint16_t id, const char *name);
 /** Hand the ring's bytes to `out` until it takes fewer; the bytes taken

@@ -650,6 +650,52 @@ static void test_overflow(void)
 	}
 }
 
+/*
+ * Names that would make the sync longer than the ring can hold (beside a
+ * record) are refused, not kept: before, the sync was never written again
+ * and the stream went on without one, and nothing said so.
+ */
+static void test_names_fit(void)
+{
+	static uint8_t r3[512];
+	static char big[3][256];
+	ftstream_dec d;
+	unsigned i;
+
+	for (i = 0; i < 3; i++) {
+		memset(big[i], 'a' + (int)i, 200);
+		big[i][200] = '\0';
+	}
+	CHECK(tkrec_init(pool, sizeof(pool)) == 0);
+	strm_len = 0;
+	refuse = 0;
+	take_max = 0;
+	CHECK(tkrec_stream_init(r3, sizeof(r3), transport, 72000, 64) == 0);
+	CHECK(tkrec_stream_name(TKREC_NAME_TASK, 3, big[0]) == 0);
+	CHECK(tkrec_stream_name(TKREC_NAME_TASK, 4, big[1]) == 0);
+	CHECK(tkrec_stream_name(TKREC_NAME_TASK, 5, big[2]) < 0);   /* no room */
+	CHECK(tkrec_stream_name(TKREC_NAME_TASK, 4, big[2]) == 0);  /* a replacement of one size */
+	CHECK(tkrec_stream_name(TKREC_NAME_TASK, 3, "idle") == 0);
+	CHECK(tkrec_stream_name(TKREC_NAME_TASK, 5, big[0]) == 0);  /* room again */
+	CHECK(FTrace_enable() == 0);
+	for (i = 0; i < 400; i++)
+		TRACER_LOGEVENT(FTrace_EVT_task_activate, 256, i);
+	FTrace_disable();
+	CHECK(tkrec_stream_stop() == 0);
+	CHECK(ftstream_decode(&d, strm, strm_len) == 0);
+	/* a sync every 64 bytes of records: many, not only the first ones */
+	CHECK(d.syncs > 20 && d.lost == 0 && d.resyncs == 0);
+	CHECK(d.nrec == 400);
+	ftstream_free(&d);
+	/* names registered before the stream that a ring cannot hold: the
+	 * stream is refused */
+	CHECK(tkrec_stream_name(TKREC_NAME_TASK, 6, big[1]) == 0);  /* stream off: kept */
+	CHECK(tkrec_stream_init(r3, sizeof(r3), transport, 72000, 64) < 0);
+	CHECK(tkrec_stream_name(TKREC_NAME_TASK, 6, NULL) == 0);
+	CHECK(tkrec_stream_init(r3, sizeof(r3), transport, 72000, 64) == 0);
+	CHECK(tkrec_stream_stop() == 0);
+}
+
 /* ---- two cores share the ring ------------------------------------------ */
 
 #define PER_CORE 3000u
@@ -961,6 +1007,7 @@ int main(int argc, char **argv)
 	test_cut();
 	test_names();
 	test_overflow();
+	test_names_fit();
 	test_two_cores();
 	test_two_cores_read();
 	test_printf(argc > 1 ? argv[1] : NULL);
