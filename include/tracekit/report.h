@@ -65,7 +65,8 @@ typedef struct tk_report_opts {
 	void *ctx;          /**< passed to on_open */
 	/**
 	 * Where to store the number of warnings of reading the trace
-	 * (tk_reader_warning_count() of a pass) when the report is written.
+	 * (tk_reader_warning_count() of a pass, and one when the time lines
+	 * after the first were left out) when the report is written.
 	 * NULL: not wanted.
 	 */
 	uint64_t *warnings;

@@ -552,8 +552,18 @@ int pytk_feed(pytk_reader *pr, pytk_feed_fn fn, void *obj, const int *stop,
 		*nevents = n;
 	if (pr->warn_failed || (stop && *stop))
 		return TK_E_USAGE;
-	if (frc < 0)
+	if (frc < 0) {
+		/* an analysis's error at an event names the input, as the
+		 * command's does */
+		const char *in = pr->path ? PyUnicode_AsUTF8(pr->path) : NULL;
+
+		if (!in)
+			PyErr_Clear();
+		if (err && !err->input[0] && in)
+			snprintf(err->input, sizeof(err->input), "%s",
+				 strcmp(in, "-") ? in : "<stdin>");
 		return frc;
+	}
 	if (rc < 0) {
 		pytk_raise(rc, &rerr);
 		return rc;

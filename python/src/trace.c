@@ -1309,6 +1309,9 @@ static PyObject *trace_compute_info(pytk_trace *self)
 	const tk_trace *t;
 	const tk_timebase *tb;
 	uint64_t nevents = 0, tmin = UINT64_MAX, tmax = 0, per_type[TK_ET_COUNT] = { 0 };
+	uint64_t span = 0;
+	uint32_t nlines = 0;
+	tk_load *load = NULL;
 	u64map pairs = { NULL, NULL, 0, 0 };
 	count_row *rows = NULL;
 	PyObject *d = NULL, *l = NULL, *types = NULL, *ret = NULL;
@@ -1322,6 +1325,13 @@ static PyObject *trace_compute_info(pytk_trace *self)
 	tb = tk_trace_timebase(t);
 	/* the reading runs without the GIL (pytk_on_warning() takes it) */
 	tk_error_clear(&err);
+	/* an ATF file may hold several TraceData, time lines whose time
+	 * starts again: their spans are the load's, as `tracekit info` has */
+	if (strcmp(tk_reader_format(pr.r), "atf") == 0 &&
+	    (rc = tk_load_new(&load, t, 0, NULL, NULL, &err)) < 0) {
+		pytk_raise(rc, &err);
+		goto out;
+	}
 	Py_BEGIN_ALLOW_THREADS
 	while ((rc = tk_reader_next_batch(pr.r, &evs, &n, 256, &err)) == TK_OK && !pr.warn_failed) {
 		uint64_t last = UINT64_MAX, run = 0;
@@ -1343,7 +1353,13 @@ static PyObject *trace_compute_info(pytk_trace *self)
 		}
 		if (nomem < 0 || (run && (nomem = u64map_add(&pairs, last, run)) < 0))
 			break;
+		for (i = 0; load && i < n && rc == TK_OK; i++)
+			rc = tk_load_event(load, &evs[i], &err);
+		if (rc < 0)
+			break;
 	}
+	if (rc >= 0 && nomem >= 0 && load)
+		rc = tk_load_finish(load, &err);
 	Py_END_ALLOW_THREADS
 	if (pr.warn_failed)
 		goto out;
@@ -1380,6 +1396,14 @@ static PyObject *trace_compute_info(pytk_trace *self)
 	}
 	qsort(rows, nrows, sizeof *rows, cmp_rows);
 
+	nlines = nevents ? 1 : 0;
+	span = nevents ? tmax - tmin : 0;
+	if (load && tk_load_time_lines(load) > 1) {
+		/* the first event's time, the last's, the spans added */
+		nlines = tk_load_time_lines(load);
+		tk_load_span(load, &tmin, &tmax);
+		span = tk_load_length(load);
+	}
 	nents = tk_trace_entity_count(t);
 	if (!(d = PyDict_New()))
 		goto out;
@@ -1410,7 +1434,8 @@ static PyObject *trace_compute_info(pytk_trace *self)
 						  "den", (unsigned long long)tb->den)) ||
 	    info_time(d, "start", nevents, tmin, tb) < 0 ||
 	    info_time(d, "end", nevents, tmax, tb) < 0 ||
-	    info_time(d, "duration", nevents, tmax - tmin, tb) < 0 ||
+	    info_time(d, "duration", nevents, span, tb) < 0 ||
+	    set_item(d, "time_lines", PyLong_FromUnsignedLong(nlines)) ||
 	    set_item(d, "events", PyLong_FromUnsignedLongLong(nevents)) ||
 	    set_item(d, "entities", PyLong_FromSize_t(nents)))
 		goto out;
@@ -1460,6 +1485,7 @@ static PyObject *trace_compute_info(pytk_trace *self)
 		goto out;
 	ret = Py_NewRef(d);
 out:
+	tk_load_free(load);
 	pytk_reader_close(&pr);
 	u64map_free(&pairs);
 	PyMem_Free(rows);
@@ -1530,7 +1556,7 @@ static PyGetSetDef trace_getset[] = {
 	{ "info", trace_get_info, NULL,
 	  "A dict of the figures `tracekit info --format json` prints for the trace "
 	  "(the same keys and values as json.loads of its output): file, format, header, "
-	  "time_unit, timebase, start, end, duration (+ *_exact), events, entities, "
+	  "time_unit, timebase, start, end, duration (+ *_exact; over several time lines, an ATF file's TraceData, the sum of their spans), time_lines, events, entities, "
 	  "entity_types, cores, event_counts, warnings.  Read once, on first use.", NULL },
 	{ "entities", trace_get_entities, NULL,
 	  "The entity table after a whole read: a list of dicts {\"name\": str, \"type\": "

@@ -213,7 +213,9 @@ int cmd_info(int argc, char **argv)
 	cli_args args = { { NULL }, 0 };
 	const char *path, *outfmt = "text";
 	tk_input *in = NULL;
-	uint64_t nevents = 0, tmin = UINT64_MAX, tmax = 0;
+	uint64_t nevents = 0, tmin = UINT64_MAX, tmax = 0, span = 0;
+	uint32_t nlines = 0;
+	tk_load *load = NULL;
 	uint64_t per_type[TK_ET_COUNT] = { 0 };
 	ev_counts counts;
 	count_row *rows = NULL;
@@ -265,14 +267,34 @@ int cmd_info(int argc, char **argv)
 	counts.cell = calloc(DENSE * DENSE, sizeof(*counts.cell));
 	if (!counts.cell || tk_counts_new(&counts.more, NULL) < 0)
 		goto nomem;
+	/* an ATF file may hold several TraceData, time lines whose time
+	 * starts again: their spans are the load's (tk_load_length()) */
+	if (strcmp(tk_reader_format(r), "atf") == 0 &&
+	    tk_load_new(&load, t, 0, NULL, NULL, &err) < 0) {
+		cli_error(&err);
+		goto out;
+	}
 	while ((rc = tk_reader_next_batch(r, &ev, &nb, 256, &err)) == TK_OK) {
 		nevents += (uint64_t)nb;
 		if (count_events(&counts, ev, nb, &tmin, &tmax) < 0)
 			goto nomem;
+		for (i = 0; load && i < nb; i++)
+			if ((rc = tk_load_event(load, &ev[i], &err)) < 0)
+				break;
+		if (rc < 0)
+			break;
 	}
-	if (rc < 0) {
+	if (rc < 0 || (load && (rc = tk_load_finish(load, &err)) < 0)) {
 		cli_error(&err);
 		goto out;
+	}
+	nlines = nevents ? 1 : 0;
+	span = nevents ? tmax - tmin : 0;
+	if (load && tk_load_time_lines(load) > 1) {
+		/* the first event's time, the last's, the spans added */
+		nlines = tk_load_time_lines(load);
+		tk_load_span(load, &tmin, &tmax);
+		span = tk_load_length(load);
 	}
 
 	nents = tk_trace_entity_count(t);
@@ -333,7 +355,8 @@ int cmd_info(int argc, char **argv)
 		       (unsigned long long)tb->den);
 		put_json_time(stdout, "start", nevents, tmin, tb);
 		put_json_time(stdout, "end", nevents, tmax, tb);
-		put_json_time(stdout, "duration", nevents, tmax - tmin, tb);
+		put_json_time(stdout, "duration", nevents, span, tb);
+		printf("  \"time_lines\": %lu,\n", (unsigned long)nlines);
 		printf("  \"events\": %llu,\n  \"entities\": %zu,\n",
 		       (unsigned long long)nevents, nents);
 		printf("  \"entity_types\": {");
@@ -386,8 +409,10 @@ int cmd_info(int argc, char **argv)
 			printf("\nend:         ");
 			put_time(stdout, tmax, tb, cli_unit_name(t, tb->unit));
 			printf("\nduration:    ");
-			put_time(stdout, tmax - tmin, tb, cli_unit_name(t, tb->unit));
-			printf("\n");
+			if (nlines > 1)
+				printf("%lu time lines, ", (unsigned long)nlines);
+			put_time(stdout, span, tb, cli_unit_name(t, tb->unit));
+			printf("%s\n", nlines > 1 ? " in all (each from its first event to its last)" : "");
 		} else {
 			printf("start:       -\nend:         -\nduration:    -\n");
 		}
@@ -455,6 +480,7 @@ nomem:
 out:
 	free(rows);
 	counts_free(&counts);
+	tk_load_free(load);
 	tk_reader_close(r);
 	return ret;
 }

@@ -152,6 +152,28 @@ static void deep_off(tk_synth_stack *st)
 	st->deep = NULL;
 }
 
+/* An empty stack, shallow again. */
+static void stack_clear(tk_synth_stack *st)
+{
+	if (st->deep)
+		deep_off(st);
+	st->n = 0;
+}
+
+void tk_synth_reset(tk_synth *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->ncores; i++) {
+		stack_clear(&s->procs[i]);
+		stack_clear(&s->runs[i]);
+	}
+	if (s->cap_ent) {
+		memset(s->acts, 0, (size_t)s->cap_ent * sizeof(*s->acts));
+		memset(s->starts, 0, (size_t)s->cap_ent * sizeof(*s->starts));
+	}
+}
+
 /* Index a shallow stack that has grown deep.  TK_OK or TK_E_NOMEM. */
 static int deep_on(tk_synth_stack *st)
 {

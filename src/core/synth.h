@@ -63,6 +63,11 @@ typedef struct tk_synth {
 int tk_synth_kind(tk_etype et);
 int tk_synth_init(tk_synth *s, const tk_synth_rules *rules, uint32_t ncores);
 void tk_synth_free(tk_synth *s);
+/**
+ * Start again as at the beginning of a trace (a recording of its own, as
+ * an ATF TraceData): no entity running, every instance counter at zero.
+ */
+void tk_synth_reset(tk_synth *s);
 /** Add core slots up to n.  TK_OK or TK_E_NOMEM. */
 int tk_synth_cores(tk_synth *s, uint32_t n);
 /**

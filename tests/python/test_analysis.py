@@ -401,5 +401,56 @@ class Verify(unittest.TestCase):
             tracekit.verify(DEMO, os.path.join(SRC, "tests", "verify", "window_sub_tick.yaml"))
 
 
+class TimeLines(unittest.TestCase):
+    """An ATF file of two TraceData, two time lines whose time starts again:
+    the module gives what the command gives"""
+    PATH = os.path.join(SRC, "tests", "cli", "atf_timelines.atf")
+
+    def read(self, fn, *a, **kw):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", tracekit.TraceWarning)
+            return fn(*a, **kw)
+
+    def test_stats_load_check(self):
+        self.assertEqual(Stats.compare_csv(self, self.PATH, {}, []), 10)
+        rows = Load.compare(self, self.PATH)
+        self.assertEqual({r["length"] for r in rows}, {143000})  # 45 us + 98 us
+        rows, summary = Check.compare(self, self.PATH)
+        self.assertEqual(rows, [])
+        # each TraceData alone, as --trace N reads it
+        for k in (1, 2):
+            rc, out = run("stats", "-q", "--format", "csv", "--trace", str(k), self.PATH)
+            got = self.read(tracekit.stats, self.PATH, trace=k, as_frame=False)
+            self.assertEqual(len(got), len(out.splitlines()) - 1)
+
+    def test_span(self):
+        t = self.read(tracekit.open, self.PATH)
+        rc, out = run("info", "--format", "json", self.PATH)
+        self.assertEqual(rc, 0)
+        info = self.read(lambda: t.info)
+        self.assertEqual(info, json.loads(out))
+        self.assertEqual((info["start"], info["end"], info["duration"], info["time_lines"]),
+                         (5, 100, 143, 2))
+        one = self.read(lambda: tracekit.open(self.PATH, trace=2).info)
+        self.assertEqual((one["duration"], one["time_lines"]), (98, 1))
+
+    def test_instances(self):
+        # the second TraceData's instances, read whole, are those it has alone
+        whole = self.read(lambda: list(tracekit.open(self.PATH)))
+        alone = self.read(lambda: list(tracekit.open(self.PATH, trace=2)))
+        self.assertEqual(whole[-len(alone):], alone)
+        self.assertEqual([(e.target, e.target_inst) for e in alone[:2]],
+                         [("TaskA", 0), ("TaskA", 0)])
+
+    def test_windows_refused(self):
+        rc, _ = run("load", "-q", "--window", "10us", self.PATH)
+        self.assertEqual(rc, 2)
+        with self.assertRaises(tracekit.UnsupportedError) as cm:
+            self.read(tracekit.load, self.PATH, window="10us")
+        self.assertTrue(str(cm.exception).startswith(self.PATH + ":32: error: load windows "
+                                                     "over several time lines"),
+                        str(cm.exception))
+
+
 if __name__ == "__main__":
     unittest.main()

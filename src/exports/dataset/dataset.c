@@ -18,6 +18,7 @@
 #include "tracekit/analysis.h"
 
 #include "../../analysis/analysis_exports.h"
+#include "../../core/internal.h"
 #include "../parquet/coltab.h"
 
 #include <dirent.h>
@@ -123,6 +124,7 @@ typedef struct ds_ctx {
 	tk_writer *w;                 /* events/ (its UTF-8 rule for all) */
 	tk_load *load;
 	tk_imap insts;
+	tk_tlines tlines;             /* where a time line begins */
 	tk_coltab *tab[NTABLES];      /* but events */
 	tk_sink sink[NTABLES];
 	int open[NTABLES];            /* sink opened */
@@ -697,6 +699,14 @@ static int take_event(ds_ctx *x, tk_stats *st, const tk_event *ev,
 {
 	int rc;
 
+	/* a time line ends as the trace does: its open instances are
+	 * written, and the next numbers its own from 0 */
+	if (tk_tlines_next(&x->tlines, ev)) {
+		if ((rc = write_instances(x)) < 0)
+			return rc;
+		tk_imap_free(&x->insts);
+		tk_imap_init(&x->insts, sizeof(ds_inst));
+	}
 	if ((rc = tk_stats_event(st, ev, x->err)) < 0)
 		return tk_err_input(x->err, path, rc);
 	track(x, ev);
@@ -737,6 +747,7 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	memset(&x, 0, sizeof(x));
 	tk_imap_init(&x.insts, sizeof(ds_inst));
 	x.t = tk_reader_trace(r);
+	tk_tlines_init(&x.tlines, x.t);
 	x.err = err;
 	if (!(x.id = trace_id(path, o->id))) {
 		rc = tk_err_nomem(err, path);

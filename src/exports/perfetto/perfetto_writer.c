@@ -173,6 +173,8 @@ typedef struct pf_writer {
 	size_t capbig;
 	uint64_t nrecords;
 	uint64_t rounded;      /* times rounded to whole ns */
+	tk_tlines tlines;      /* where a time line begins */
+	uint64_t tlines_left;  /* events of the time lines after the first */
 	int rc;                /* first error of a callback */
 	tk_error *err;
 	tk_writer *w;
@@ -1376,6 +1378,7 @@ static int perfetto_writer_open(tk_writer *w, tk_error *err)
 	pw->w = w;
 	pw->err = err;
 	pw->name = w->sink.path ? w->sink.path : "<stdout>";
+	tk_tlines_init(&pw->tlines, w->trace);
 	tk_loadbins_init(&pw->lb, 0);
 	tk_imap_init(&pw->insts, sizeof(pinst));
 	pw->fast = tk_time_convert(1, tk_trace_timebase(w->trace), &ps,
@@ -1416,6 +1419,16 @@ static int perfetto_writer_write(tk_writer *w, const tk_event *ev,
 	int rc;
 
 	pw->err = err;
+	/* the time lines after the first (an ATF TraceData whose time starts
+	 * again) would be drawn over it, on its tracks */
+	if (tk_tlines_of(&pw->tlines, ev) > 1) {
+		if (w->opts.strict)
+			return tk_err_set(err, TK_E_UNSUPPORTED, pw->name, 0, 0,
+					  "Chrome Trace Event JSON of a second time line, TraceData %lu of an ATF file whose time starts again, would be drawn over the first (read one with the reader option trace=N); outside strict mode the first is written with a warning",
+					  (unsigned long)pw->tlines.k);
+		pw->tlines_left++;
+		return TK_OK;
+	}
 	if (!pw->have_first) {
 		tk_u128 ns = 0;
 		pw->have_first = 1;
@@ -1690,11 +1703,18 @@ static int perfetto_writer_close(tk_writer *w, tk_error *err)
 	outs(pw, ",\"flows\":");
 	out_u64(pw, pw->flows);
 	outs(pw, "}}\n");
-	if (pw->rc >= 0 && w->opts.on_warning && pw->rounded) {
+	if (pw->rc >= 0 && w->opts.on_warning && (pw->rounded || pw->tlines_left)) {
 		tk_error wn;
 
 		memset(&wn, 0, sizeof(wn));
 		snprintf(wn.input, sizeof(wn.input), "%s", pw->name);
+		if (pw->tlines_left) {
+			snprintf(wn.msg, sizeof(wn.msg),
+				 "Chrome Trace Event JSON holds the first of %lu time lines, ATF TraceData whose time starts again: %llu events of the others left out, not drawn over it (read one with the reader option trace=N); strict mode refuses them",
+				 (unsigned long)pw->tlines.k,
+				 (unsigned long long)pw->tlines_left);
+			w->opts.on_warning(w->opts.warning_ctx, &wn);
+		}
 		if (pw->rounded) {
 			snprintf(wn.msg, sizeof(wn.msg),
 				 "Chrome Trace Event JSON cannot hold everything: %llu times that are not whole ns rounded to the nearest ns (Perfetto reads whole ns; strict mode refuses)",

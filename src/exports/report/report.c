@@ -83,6 +83,10 @@ typedef struct rep {
 	const tk_trace *t;
 	FILE *fp;
 	const tk_report_opts *o;
+	/* the page draws the first time line (an ATF TraceData) only */
+	tk_tlines tlines;
+	uint32_t tlines_n;      /* time lines met */
+	uint64_t tlines_left;   /* events of the others, left out */
 	/* pass 1 */
 	uint64_t dur_log2[66];
 	uint64_t nslices, ninstants;
@@ -626,6 +630,9 @@ static int read_pass(rep *x, const char *path, const tk_reader_opts *ro,
 	 * window too: the events before it are read, not skipped */
 	tk_query_no_skip(r);
 	x->t = tk_reader_trace(r);
+	tk_tlines_init(&x->tlines, x->t);
+	x->tlines_n = 0;
+	x->tlines_left = 0;
 	if (o->on_open && (rc = o->on_open(o->ctx, r, x->pass)) < 0) {
 		tk_error_clear(err);
 		if (err)
@@ -656,6 +663,15 @@ static int read_pass(rep *x, const char *path, const tk_reader_opts *ro,
 			}
 	}
 	while ((rc = tk_reader_next(r, &ev, err)) == TK_OK) {
+		/* one time axis: the time lines after the first (their
+		 * times start again) are read through, not drawn */
+		uint32_t k = tk_tlines_of(&x->tlines, ev);
+		if (k > x->tlines_n)
+			x->tlines_n = k;
+		if (k > 1) {
+			x->tlines_left++;
+			continue;
+		}
 		if (x->pass == 1 && (!x->have_file_first || ev->time < x->file_first)) {
 			x->file_first = ev->time;
 			x->have_file_first = 1;
@@ -696,7 +712,7 @@ static int read_pass(rep *x, const char *path, const tk_reader_opts *ro,
 		/* the trace's first event may be one the query skipped (before
 		 * the window's start, or not an entity of its filter) */
 		uint64_t t;
-		if (x->pass == 1 && tk_query_first_time(r, &t) &&
+		if (x->pass == 1 && x->tlines_n <= 1 && tk_query_first_time(r, &t) &&
 		    (!x->have_file_first || t < x->file_first)) {
 			x->file_first = t;
 			x->have_file_first = 1;
@@ -891,6 +907,10 @@ static void write_meta(rep *x, const char *path, tk_stats *st)
 	fprintf(x->fp, ",\"sinceFirst\":%llu",
 		(unsigned long long)(x->have_file_first && x->file_first <= x->first
 					     ? x->first - x->file_first : 0));
+	/* of several time lines, the first is drawn: the others' number */
+	fprintf(x->fp, ",\"timeLines\":%lu,\"timeLinesLeft\":%llu",
+		(unsigned long)(x->tlines_n ? x->tlines_n : 1),
+		(unsigned long long)x->tlines_left);
 	fputs(",\n\"ents\":[", x->fp);
 	for (i = 0; i < tk_trace_entity_count(t); i++) {
 		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
@@ -1256,6 +1276,16 @@ int tk_report_write(const char *path, const char *out,
 	x.pass = 1;
 	if ((ret = read_pass(&x, path, &ro, &r1, &st, &chk, err)) < 0)
 		goto out;
+	if (x.tlines_left && ro.on_warning) {
+		tk_error wn;
+
+		memset(&wn, 0, sizeof(wn));
+		snprintf(wn.input, sizeof(wn.input), "%s", path);
+		snprintf(wn.msg, sizeof(wn.msg),
+			 "the report draws one time line: the first of %lu, ATF TraceData whose time starts again; %llu events of the others left out (read one with the reader option trace=N)",
+			 (unsigned long)x.tlines_n, (unsigned long long)x.tlines_left);
+		ro.on_warning(ro.warning_ctx, &wn);
+	}
 	if (opts->on_read && (ret = opts->on_read(opts->ctx, r1)) < 0) {
 		tk_error_clear(err);
 		if (err)
@@ -1384,7 +1414,7 @@ int tk_report_write(const char *path, const char *out,
 	if (ret < 0)
 		goto out;
 	if (opts->warnings)
-		*opts->warnings = tk_reader_warning_count(r2);
+		*opts->warnings = tk_reader_warning_count(r2) + (x.tlines_left != 0);
 	ret = TK_OK;
 	goto out;
 nomem:

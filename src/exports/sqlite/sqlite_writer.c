@@ -77,6 +77,8 @@ typedef struct sq_inst {
  * the database for an instance outside); its last open instance */
 typedef struct sq_ent {
 	int64_t lo, hi;
+	int64_t off, top;        /* sqcnr = instance + off in this time line;
+				  * top: above every sqcnr given */
 	uint32_t last1;          /* pool index + 1 of its last instance; 0: none */
 	uint32_t written;
 } sq_ent;
@@ -107,6 +109,7 @@ typedef struct sq_writer {
 	sqlite3_stmt *get_inst;  /* entityInstance, an instance written before */
 	sqlite3_stmt *ins_imv;   /* instanceMetricValue */
 	tk_stats *stats;
+	tk_tlines tlines;        /* where a time line begins */
 	uint8_t *name_seen;      /* per string id: used as an event name */
 	size_t capseen;
 	sq_ent *ents;            /* per entity id */
@@ -497,6 +500,28 @@ found:
 	return TK_OK;
 }
 
+/*
+ * The sqcnr of instance inst of an entity: each time line (an ATF
+ * TraceData) numbers its instances from 0, entityInstance holds one row per
+ * entity and sqcnr, so a time line's numbers go on after those of the time
+ * lines before.  TK_OK or TK_E_NOMEM.
+ */
+static int sq_num(sq_writer *sw, uint32_t entity, int64_t *inst)
+{
+	sq_ent *e;
+
+	if (*inst == TK_INST_NONE || entity == TK_NONE)
+		return TK_OK;
+	if (tk_grow_zero((void **)&sw->ents, &sw->capents, entity,
+			 sizeof(*sw->ents)) < 0)
+		return TK_E_NOMEM;
+	e = &sw->ents[entity];
+	*inst += e->off;
+	if (*inst >= e->top)
+		e->top = *inst + 1;
+	return TK_OK;
+}
+
 /* every per-instance value of the stats analysis */
 static void on_value(void *ctx, uint32_t entity, tk_metric metric,
 		     int64_t inst, uint64_t value, uint64_t time)
@@ -512,6 +537,10 @@ static void on_value(void *ctx, uint32_t entity, tk_metric metric,
 				    "a %s value of %llu does not fit SQLite's 64-bit integers",
 				    tk_metric_name(metric),
 				    (unsigned long long)value);
+		return;
+	}
+	if (sq_num(sw, entity, &inst) < 0) {
+		sw->rc = tk_err_nomem(sw->err, sw->name);
 		return;
 	}
 	for (j = 0; j < NW && wide_metric[j] != metric; j++)
@@ -703,12 +732,14 @@ static int sqlite_writer_open(tk_writer *w, tk_error *err)
 		    &sw->ins_imv, err) < 0)
 		return TK_E_IO;
 	tk_stats_on_value(sw->stats, on_value, sw);
+	tk_tlines_init(&sw->tlines, w->trace);
 	return TK_OK;
 }
 
 static int sqlite_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	sq_writer *sw = w->impl;
+	int64_t tinst = ev->target_inst, sinst = ev->source_inst;
 	int rc;
 
 	sw->err = err;
@@ -722,6 +753,11 @@ static int sqlite_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			return tk_err_nomem(err, sw->name);
 		sw->name_seen[ev->name] = 1;
 	}
+	if (tk_tlines_next(&sw->tlines, ev)) {
+		size_t i;
+		for (i = 0; i < sw->capents; i++)
+			sw->ents[i].off = sw->ents[i].top;
+	}
 	{
 		sq_row *row = &sw->rows[sw->nrows];
 		const char *note = ev->note;
@@ -730,9 +766,12 @@ static int sqlite_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			return rc;
 		row->time = (int64_t)ev->time;
 		row->target = ev->target;
-		row->tinst = ev->target_inst;
+		if (sq_num(sw, ev->target, &tinst) < 0 ||
+		    sq_num(sw, ev->source, &sinst) < 0)
+			return tk_err_nomem(err, sw->name);
+		row->tinst = tinst;
 		row->source = ev->source;
-		row->sinst = ev->source_inst;
+		row->sinst = sinst;
 		row->name = ev->name;
 		row->core = ev->core;
 		row->len = UINT32_MAX;
@@ -763,7 +802,7 @@ static int sqlite_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	if (ev->target != TK_NONE && ev->target_inst != TK_INST_NONE) {
 		sq_inst *r;
 		int64_t t = (int64_t)ev->time;
-		if ((rc = get_inst(sw, ev->target, ev->target_inst, &r, err)) < 0)
+		if ((rc = get_inst(sw, ev->target, tinst, &r, err)) < 0)
 			return rc;
 		if (!(r->seen & 1)) {
 			r->seen |= 1;
@@ -780,7 +819,7 @@ static int sqlite_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	}
 	if (ev->source != TK_NONE && ev->source_inst != TK_INST_NONE) {
 		sq_inst *r;
-		if ((rc = get_inst(sw, ev->source, ev->source_inst, &r, err)) < 0)
+		if ((rc = get_inst(sw, ev->source, sinst, &r, err)) < 0)
 			return rc;
 	}
 	if ((rc = tk_stats_event(sw->stats, ev, err)) < 0)

@@ -63,8 +63,15 @@ typedef struct vlane {
 	uint32_t idle_id;      /* idle_permille (when vcd_writer.idle_lanes) */
 } vlane;
 
-static const char *const back_what[] = { "a time earlier than the previous event's" };
-static const char *const back_brief[] = { "times raised to the previous event's" };
+enum { L_BACK, L_TLINE };
+static const char *const back_what[] = {
+	"a time earlier than the previous event's",
+	"a second time line, an ATF TraceData whose time starts again: the dump has one time axis (read one with the reader option trace=N)",
+};
+static const char *const back_brief[] = {
+	"times raised to the previous event's",
+	"events of the time lines after the first dropped, ATF TraceData whose time starts again (read one with the reader option trace=N)",
+};
 
 /* What the writer keeps per entity. */
 typedef struct vent {
@@ -78,7 +85,9 @@ typedef struct vent {
 
 typedef struct vcd_writer {
 	const char *name;
-	tk_losses lost;        /* decreasing times (lenient reading keeps them) */
+	tk_losses lost;        /* decreasing times (lenient reading keeps
+				  them), the time lines after the first */
+	tk_tlines tlines;      /* where a time line begins */
 	tk_timeline *tl;
 	FILE *spill;
 	vlane *lanes;
@@ -562,7 +571,8 @@ static int vcd_writer_open(tk_writer *w, tk_error *err)
 	vw->lost.format = "VCD";
 	vw->lost.what = back_what;
 	vw->lost.brief = back_brief;
-	vw->lost.nkinds = 1;
+	vw->lost.nkinds = 2;
+	tk_tlines_init(&vw->tlines, w->trace);
 	vw->tb = *tb;
 	for (i = 0; i < sizeof(scales) / sizeof(scales[0]); i++)
 		if (tk_time_convert(1, tb, &scales[i].tb, TK_ROUND_EXACT,
@@ -602,8 +612,11 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	int rounded, rc;
 	tk_etype ety;
 
+	/* one time axis: the first time line only */
+	if (tk_tlines_of(&vw->tlines, ev) > 1)
+		return tk_loss_add(&vw->lost, w, vw->name, L_TLINE, ev, err);
 	if (vw->have_first && t < vw->last) {
-		rc = tk_loss_add(&vw->lost, w, vw->name, 0, ev, err);
+		rc = tk_loss_add(&vw->lost, w, vw->name, L_BACK, ev, err);
 		if (rc < 0)
 			return rc;
 		t = vw->last;

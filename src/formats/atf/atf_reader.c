@@ -822,6 +822,12 @@ static void on_tracedata(atf_reader *h, const XML_Char **atts)
 		return;
 	if (h->td_selected) {
 		h->out_td++;
+		/* a recording of its own: nothing runs on from the one
+		 * before, instances are numbered from 0 again */
+		if (h->out_td > 1) {
+			tk_synth_reset(&h->synth);
+			h->last_slot = 0;
+		}
 		snprintf(key, sizeof(key), "TraceData.%llu.Start",
 			 (unsigned long long)h->out_td);
 		if (st && add_header(h, key, st, strlen(st)) < 0)

@@ -417,9 +417,18 @@ off:
  */
 static uint32_t td_of(atf_writer *aw, const tk_event *ev)
 {
+	uint32_t before = aw->td, i;
+
 	if (!aw->from_atf)
 		return 0;
 	aw->td = tk_tlines_of(&aw->tlines, ev);
+	/* a TraceData of its own: nothing runs on from the one before */
+	if (before && aw->td != before) {
+		if (aw->caprun)
+			memset(aw->run, 0, aw->caprun * sizeof(*aw->run));
+		for (i = 0; i < aw->nses; i++)
+			aw->ses[i].off = aw->ses[i].mig = 0;
+	}
 	return aw->td;
 }
 
@@ -870,6 +879,11 @@ static int open_td(tk_writer *w, atf_writer *aw, const outbase *ob,
 	char tb[32], key[64];
 	int rc;
 
+	/* read back, each TraceData starts the synthesis again */
+	if (k > 1) {
+		tk_synth_reset(&aw->synth);
+		aw->last_slot = 0;
+	}
 	snprintf(key, sizeof(key), "TraceData.%llu.Start", (unsigned long long)k);
 	st = hget(w, aw, key);
 	snprintf(key, sizeof(key), "TraceData.%llu.Stop", (unsigned long long)k);

@@ -373,6 +373,29 @@ p = run("dataset", ds, new)
 if p.returncode != 2 or "--append" not in p.stderr or files(ds) != n0:
     fail("no --append: exit %d: %s" % (p.returncode, p.stderr))
 
+# an ATF file of two TraceData (no load windows over them): instances/ has
+# a row per instance of each time line, numbered from 0 in each as
+# `cat --trace N` gives them, none made of the events of two
+tl = os.path.join(tmp, "ds_tl")
+p = run("dataset", "-q", "--window", "0", tl,
+        os.path.join(src, "tests", "cli", "atf_timelines.atf"))
+if p.returncode:
+    fail("two time lines: exit %d: %s" % (p.returncode, p.stderr))
+else:
+    rows = duck("SELECT entity, instance, activate_ns, start_ns, end_ns FROM "
+                "read_parquet('%s/instances/*.parquet')" % tl)
+    got = sorted((r["entity"], int(r["instance"]),
+                  *[-1 if r[c] is None else float(r[c])
+                    for c in ("activate_ns", "start_ns", "end_ns")]) for r in rows)
+    want = [("TaskA", 0, -1, 2000, 8000), ("TaskA", 0, 5000, 10000, 20000),
+            ("TaskA", 1, 20000, 30000, 70000), ("TaskA", 1, 50000, -1, -1),
+            ("TaskB", 0, -1, -1, 12000), ("TaskB", 0, 25000, 30000, -1),
+            ("TaskB", 1, 100000, -1, -1)]
+    if got != want:
+        fail("two time lines: instances/ %s, want %s" % (got, want))
+    else:
+        print("two time lines: %d instances/ rows" % len(got))
+
 if failed:
     print("%d failures" % failed)
     sys.exit(1)
