@@ -547,6 +547,17 @@ static int write_load(ds_ctx *x)
 	return TK_OK;
 }
 
+/* the cores of the trace, as info counts them: its entities of type C
+ * (load lists only the cores a process ran on) */
+static size_t core_count(const tk_trace *t)
+{
+	size_t i, n = 0, nents = tk_trace_entity_count(t);
+
+	for (i = 0; i < nents; i++)
+		n += tk_trace_entity(t, (uint32_t)i)->type == TK_ET_C;
+	return n;
+}
+
 static int write_trace(ds_ctx *x, const char *path, const char *hex,
 		       tk_reader *r, uint64_t nev)
 {
@@ -576,7 +587,7 @@ static int write_trace(ds_ctx *x, const char *path, const char *hex,
 	tk_coltab_i64(t, R_EVENTS, (int64_t)nev);
 	tk_coltab_i64(t, R_ENTITIES, (int64_t)tk_trace_entity_count(x->t));
 	tk_coltab_i64(t, R_INSTANCES, (int64_t)x->insts.count);
-	tk_coltab_i64(t, R_CORES, (int64_t)tk_load_core_count(x->load));
+	tk_coltab_i64(t, R_CORES, (int64_t)core_count(x->t));
 	tk_coltab_i64(t, R_WARNINGS, (int64_t)tk_reader_warning_count(r));
 	tk_coltab_str(t, R_SHA, hex, strlen(hex));
 	return tk_coltab_row(t, x->err);
