@@ -438,6 +438,12 @@ TK_API int tk_load_entity_is_idle(const tk_load *l, uint32_t id);
 TK_API uint64_t tk_load_conflicts(const tk_load *l);
 
 /**
+ * The process events that allocated a core another process held (a broken
+ * trace: check's core-busy): the other's run on it ended at that event.
+ */
+TK_API uint64_t tk_load_takeovers(const tk_load *l);
+
+/**
  * Allocated time of entity `id` on core i (ticks; an idle one's too); tk_load_entity_busy()
  * with i == SIZE_MAX gives its total over all cores, UINT64_MAX when that
  * total does not fit 64 bits (instances on several cores at once, each

@@ -653,6 +653,14 @@ static PyObject *py_load(PyObject *self, PyObject *args)
 				     c == 1 ? "" : "s", c == 1 ? "its" : "their") < 0)
 			goto out;
 	}
+	if (tk_load_takeovers(l)) {
+		uint64_t c = tk_load_takeovers(l);
+
+		if (PyErr_WarnFormat(pytk_TraceWarning, 1, "%llu process event%s allocated a core "
+				     "another process held (no preempt of it first): its run there "
+				     "ended", (unsigned long long)c, c == 1 ? "" : "s") < 0)
+			goto out;
+	}
 	if (!(x.rows = PyList_New(0)) ||
 	    !(cols = str_list(load_cols, sizeof load_cols / sizeof *load_cols, NULL)))
 		goto out;

@@ -79,6 +79,7 @@ static inline int tk_event_is_creation(int freertos, const tk_event *ev)
  * their process ran on */
 void tk_timeline_cut(tk_timeline *tl, uint64_t t);
 uint64_t tk_timeline_conflicts(const tk_timeline *tl);
+uint64_t tk_timeline_takeovers(const tk_timeline *tl);
 
 /* tk_grow_zero (a per-entity array that holds index id): src/core/internal.h */
 

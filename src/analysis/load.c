@@ -489,6 +489,11 @@ uint64_t tk_load_conflicts(const tk_load *l)
 	return tk_timeline_conflicts(l->tl);
 }
 
+uint64_t tk_load_takeovers(const tk_load *l)
+{
+	return tk_timeline_takeovers(l->tl);
+}
+
 uint64_t tk_load_entity_busy(const tk_load *l, uint32_t id, size_t i)
 {
 	const uint64_t *b;

@@ -60,6 +60,7 @@ struct tk_timeline {
 	int have_time;
 	int freertos;        /* the FreeRTOS trace logger's dialect */
 	uint64_t conflicts;  /* events naming a core other than their process's */
+	uint64_t takeovers;  /* allocations on a core another process held */
 	long touched;        /* the lane whose process may have changed, or -1 */
 	/* idle processes: their names match one of the patterns (the
 	 * FreeRTOS trace logger's also without their "[c/id]" or "(id)"
@@ -321,6 +322,9 @@ static int process_event(tk_timeline *tl, const tk_event *ev, uint64_t t)
 		}
 		l = &tl->lanes[lane];
 		if (!owns(tl, (size_t)lane, ent, inst)) {
+			/* another process held the core: its run ends here
+			 * (check's core-busy) */
+			tl->takeovers += l->owned;
 			end_run(tl, (size_t)lane, t);
 			l->owned = 1;
 			l->seen_alloc = 1;
@@ -547,6 +551,11 @@ void tk_timeline_cut(tk_timeline *tl, uint64_t t)
 uint64_t tk_timeline_conflicts(const tk_timeline *tl)
 {
 	return tl->conflicts;
+}
+
+uint64_t tk_timeline_takeovers(const tk_timeline *tl)
+{
+	return tl->takeovers;
 }
 
 size_t tk_timeline_lane_count(const tk_timeline *tl)

@@ -420,6 +420,10 @@ int cmd_load(int argc, char **argv)
 			(unsigned long long)tk_load_conflicts(l),
 			tk_load_conflicts(l) == 1 ? "" : "s",
 			tk_load_conflicts(l) == 1 ? "its" : "their");
+	if (tk_load_takeovers(l) && !ro.quiet)
+		cli_msg("tracekit: warning: %llu process event%s allocated a core another process held (no preempt of it first): its run there ended\n",
+			(unsigned long long)tk_load_takeovers(l),
+			tk_load_takeovers(l) == 1 ? "" : "s");
 	if (x.csv) {
 		printf("kind,start,end,core,entity,busy,length,percent\n");
 		if (put_windows(&x) < 0)

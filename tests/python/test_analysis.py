@@ -246,6 +246,16 @@ class Load(unittest.TestCase):
         none = tracekit.load(FREERTOS, idle=[], as_frame=False)
         self.assertNotIn("idle", {r["kind"] for r in none})
 
+    def test_core_busy_warning(self):
+        # a process allocated on a core another one holds: the warning of
+        # `tracekit load`, so that busy times below stats' CET are not silent
+        path = os.path.join(SRC, "tests", "analysis", "broken", "core_busy.btf")
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always", tracekit.TraceWarning)
+            tracekit.load(path, as_frame=False)
+        self.assertIn("1 process event allocated a core another process held",
+                      " ".join(str(w.message) for w in got))
+
     def test_frame(self):
         try:
             import pandas

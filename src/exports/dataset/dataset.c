@@ -125,6 +125,7 @@ typedef struct ds_ctx {
 	tk_load *load;
 	tk_imap insts;
 	tk_tlines tlines;             /* where a time line begins */
+	uint64_t ninst;               /* rows written to instances/ */
 	tk_coltab *tab[NTABLES];      /* but events */
 	tk_sink sink[NTABLES];
 	int open[NTABLES];            /* sink opened */
@@ -455,7 +456,10 @@ static int write_instance(ds_ctx *x, uint32_t ent, int64_t inst,
 		tk_coltab_f64(t, I_JIT, 1.0 - (double)r->v[4] / (double)r->v[5]);
 	else
 		tk_coltab_null(t, I_JIT);
-	return tk_coltab_row(t, x->err);
+	if ((rc = tk_coltab_row(t, x->err)) < 0)
+		return rc;
+	x->ninst++;
+	return TK_OK;
 }
 
 /* the instances not terminated by the end of the trace */
@@ -549,6 +553,17 @@ static int write_load(ds_ctx *x)
 	return TK_OK;
 }
 
+/* the cores of the trace, as info counts them: its entities of type C
+ * (load lists only the cores a process ran on) */
+static size_t core_count(const tk_trace *t)
+{
+	size_t i, n = 0, nents = tk_trace_entity_count(t);
+
+	for (i = 0; i < nents; i++)
+		n += tk_trace_entity(t, (uint32_t)i)->type == TK_ET_C;
+	return n;
+}
+
 static int write_trace(ds_ctx *x, const char *path, const char *hex,
 		       tk_reader *r, uint64_t nev)
 {
@@ -577,8 +592,8 @@ static int write_trace(ds_ctx *x, const char *path, const char *hex,
 	put_ns(x, t, R_SPAN, nev > 0, tk_load_length(x->load));
 	tk_coltab_i64(t, R_EVENTS, (int64_t)nev);
 	tk_coltab_i64(t, R_ENTITIES, (int64_t)tk_trace_entity_count(x->t));
-	tk_coltab_i64(t, R_INSTANCES, (int64_t)x->insts.count);
-	tk_coltab_i64(t, R_CORES, (int64_t)tk_load_core_count(x->load));
+	tk_coltab_i64(t, R_INSTANCES, (int64_t)x->ninst);
+	tk_coltab_i64(t, R_CORES, (int64_t)core_count(x->t));
 	tk_coltab_i64(t, R_WARNINGS, (int64_t)tk_reader_warning_count(r));
 	tk_coltab_str(t, R_SHA, hex, strlen(hex));
 	return tk_coltab_row(t, x->err);

@@ -9,7 +9,8 @@ and parquet-wasm (installed from npm into NPMDIR by install_readers.sh):
 - metrics/ holds the rows of `stats --format csv` (numbers as numbers);
 - DuckDB's max(rt_ns) per entity over instances/ is stats' max RT;
 - load/'s whole-trace rows are `tracekit load`'s per-core busy times;
-- traces/ has the SHA-256 of each input and its number of events;
+- traces/ has the SHA-256 of each input, its number of events, of rows
+  in instances/, and the numbers of entities and cores `info` gives;
 - --append with a TRACE again and NEW adds NEW's files only and rewrites
   nothing, the repeated one skipped with a note;
 - BAD (a trace with an error) among good ones: its one-line error, exit 2,
@@ -192,8 +193,11 @@ for tr in traces:
         fail("%s: no file in events/" % tr)
         continue
     events_of[tr] = ev[0]
-    Q["traces", tr] = ("SELECT t.sha256, t.events, (SELECT count(*) FROM read_parquet('%s/events/%s')) AS n "
-                       "FROM read_parquet('%s/traces/*.parquet') t WHERE trace = '%s'" % (ds, ev[0], ds, name))
+    Q["traces", tr] = ("SELECT t.sha256, t.events, t.entities, t.cores, t.instances, "
+                       "(SELECT count(*) FROM read_parquet('%s/events/%s')) AS n, "
+                       "(SELECT count(*) FROM read_parquet('%s/instances/*.parquet') i "
+                       "WHERE i.trace = t.trace) AS ni "
+                       "FROM read_parquet('%s/traces/*.parquet') t WHERE trace = '%s'" % (ds, ev[0], ds, ds, name))
 for i, q in enumerate(duckq):
     Q["fleet", i] = q.replace("'runs/", "'%s/" % ds)
 R = duck_each(Q)
@@ -285,8 +289,14 @@ for tr in traces:
     # traces/: the content hash, the events
     r = R.get(("traces", tr), [])
     sha = hashlib.sha256(open(tr, "rb").read()).hexdigest()
-    if len(r) != 1 or r[0]["sha256"] != sha or r[0]["events"] != r[0]["n"]:
+    if len(r) != 1 or r[0]["sha256"] != sha or r[0]["events"] != r[0]["n"] or \
+       r[0]["instances"] != r[0]["ni"]:
         fail("%s: traces/ %s, sha256 %s" % (tr, r, sha))
+    # traces/: the counts of entities and cores `info` gives
+    info = json.loads(run("info", "-q", "--format", "json", tr).stdout)
+    if r and (r[0]["entities"], r[0]["cores"]) != (str(info["entities"]), str(len(info["cores"]))):
+        fail("%s: traces/ entities %s cores %s, info %s %s" % (tr, r[0]["entities"], r[0]["cores"],
+                                                            info["entities"], info["cores"]))
 
 # docs/fleet.md's queries (run above with the others)
 for i in range(len(duckq)):
