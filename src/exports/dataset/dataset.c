@@ -462,6 +462,38 @@ static int write_instance(ds_ctx *x, uint32_t ent, int64_t inst,
 	return TK_OK;
 }
 
+/* what `tracekit load` warns of in the load it measured (load/ holds the
+ * same figures): a process event naming another core than the one its
+ * process ran on, one allocating a core another process held */
+static void load_warnings(const tk_dataset_opts *o, const char *path,
+			  const tk_load *l)
+{
+	uint64_t n[2];
+	tk_error wn;
+	int k;
+
+	if (!o->on_warning)
+		return;
+	n[0] = tk_load_conflicts(l);
+	n[1] = tk_load_takeovers(l);
+	for (k = 0; k < 2; k++) {
+		if (!n[k])
+			continue;
+		memset(&wn, 0, sizeof(wn));
+		snprintf(wn.input, sizeof(wn.input), "%s", path);
+		if (k == 0)
+			snprintf(wn.msg, sizeof(wn.msg),
+				 "load/: %llu process event%s named a core other than the one %s process ran on: it runs on one core at a time, its run there ended",
+				 (unsigned long long)n[k], n[k] == 1 ? "" : "s",
+				 n[k] == 1 ? "its" : "their");
+		else
+			snprintf(wn.msg, sizeof(wn.msg),
+				 "load/: %llu process event%s allocated a core another process held (no preempt of it first): its run there ended",
+				 (unsigned long long)n[k], n[k] == 1 ? "" : "s");
+		o->on_warning(o->warning_ctx, &wn);
+	}
+}
+
 /* the instances not terminated by the end of the trace */
 static int write_instances(ds_ctx *x)
 {
@@ -879,6 +911,7 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 		rc = x.rc;
 		goto out;
 	}
+	load_warnings(o, path, x.load);
 	tk_load_span(x.load, &first, &last);
 	if ((rc = write_instances(&x)) < 0 || (rc = write_metrics(&x, st)) < 0 ||
 	    (rc = write_load(&x)) < 0 ||

@@ -160,6 +160,13 @@ if p.returncode or p.stderr.count("warning: %s: its trace id 't' is that of %s" 
    len(os.listdir(os.path.join(tmp, "ds_ab", "traces"))) != 2:
     fail("one trace id twice: exit %d: %s" % (p.returncode, p.stderr))
 
+# a process allocated on a core another process held: load/ has load's
+# figures, and the dataset warns as `tracekit load` does
+p = run("dataset", os.path.join(tmp, "ds_busy"),
+        os.path.join(src, "tests", "analysis", "broken", "core_busy.btf"))
+if p.returncode or "allocated a core another process held" not in p.stderr:
+    fail("core-busy: exit %d: %s" % (p.returncode, p.stderr))
+
 # an input through a pipe (read twice: once hashed it would have no
 # events, yet keep its content's hash): refused, no file, exit 2
 p = subprocess.run([tk, "dataset", "-q", "--append", "--from", "btf", ds, "/dev/stdin"],
