@@ -151,7 +151,11 @@ typedef FTrace_Chunk *FTrace_Chunk_Ptr;
 
 /**
  * Give the recorder `size` bytes at `mem` to carve chunks from (aligned
- * to 8).  Resets everything.  Returns 0, or -1 if mem is NULL.
+ * to 8).  Resets everything, outside the critical section: call it
+ * before tracing can happen (before FTrace_enable(), and before an
+ * interrupt or another core can log), or again only once every core has
+ * stopped logging (FTrace_disable() and no ipoint under way).  Returns
+ * 0, or -1 if mem is NULL.
  */
 int tkrec_init(void *mem, size_t size);
 
