@@ -27,6 +27,7 @@ typedef struct pytk_trace {
 	PyObject *format;     /* str */
 	PyObject *timebase;   /* Fraction: seconds per tick */
 	PyObject *header;     /* list of (kind, key, value) */
+	PyObject *cycle_unit; /* str: the cycles the ticks count ("clk"), or None */
 	PyObject *info;       /* dict, made by the first .info or .entities */
 	PyObject *entities;   /* list of dicts, likewise */
 } pytk_trace;
@@ -1188,6 +1189,7 @@ static void trace_dealloc(PyObject *self)
 	Py_CLEAR(t->format);
 	Py_CLEAR(t->timebase);
 	Py_CLEAR(t->header);
+	Py_CLEAR(t->cycle_unit);
 	Py_CLEAR(t->info);
 	Py_CLEAR(t->entities);
 	tp->tp_free(self);
@@ -1428,7 +1430,9 @@ static PyObject *trace_compute_info(pytk_trace *self)
 		Py_DECREF(e);
 	}
 	if (set_item(d, "header", Py_NewRef(l)) ||
-	    set_item(d, "time_unit", PyUnicode_FromString(tk_unit_name(tb->unit))) ||
+	    set_item(d, "time_unit", PyUnicode_FromString(tk_trace_cycle_unit(t) ?
+							  tk_trace_cycle_unit(t) :
+							  tk_unit_name(tb->unit))) ||
 	    set_item(d, "timebase", Py_BuildValue("{sssKsK}", "unit", tk_unit_name(tb->unit),
 						  "num", (unsigned long long)tb->num,
 						  "den", (unsigned long long)tb->den)) ||
@@ -1569,6 +1573,11 @@ static PyGetSetDef trace_getset[] = {
 	{ "timebase", trace_get, NULL,
 	  "What one tick is: a fractions.Fraction of seconds (exact).",
 	  (void *)offsetof(pytk_trace, timebase) },
+	{ "cycle_unit", trace_get, NULL,
+	  "The cycles the ticks count (\"clk\", \"cyc\", \"tic\", \"cs\": a Tarmac log timed in "
+	  "cycles, or a trace written from one), whose timebase then says 1 ns for a "
+	  "cycle that has no length; None when the ticks are what timebase says.",
+	  (void *)offsetof(pytk_trace, cycle_unit) },
 	{ "header", trace_get_header, NULL,
 	  "The header entries in input order: a list of (kind, key, value) tuples of str, "
 	  "kind \"param\" (#key value), \"comment\" (# text: key \"\") or \"row\" (#-key value); "
@@ -1693,10 +1702,11 @@ static PyObject *trace_read(PyObject *self, PyObject *args, PyObject *kwargs)
 	    !(nl = idmap_list(&names, t, 0)) || !(ol = strmap_list(&notes)) ||
 	    !(tb = pytk_timebase_seconds(tk_trace_timebase(t))) || !(hdr = header_list(t)))
 		goto out;
-	ret = Py_BuildValue("{sOsnsOsOsOsOsssOsOsK}", "buffers", bufs, "n", (Py_ssize_t)c.n,
+	ret = Py_BuildValue("{sOsnsOsOsOsOsssOsOsKsz}", "buffers", bufs, "n", (Py_ssize_t)c.n,
 			    "entities", ents, "target_type", tl, "event", nl, "note", ol,
 			    "format", tk_reader_format(pr.r), "timebase", tb, "header", hdr,
-			    "warnings", (unsigned long long)tk_reader_warning_count(pr.r));
+			    "warnings", (unsigned long long)tk_reader_warning_count(pr.r),
+			    "cycle_unit", tk_trace_cycle_unit(t));
 out:
 	pytk_reader_close(&pr);
 	columns_free(&c);
@@ -1789,8 +1799,9 @@ static PyMethodDef trace_methods[] = {
 	  "note, core (source, target_type, target, event, note, core categorical; the "
 	  "instances nullable Int64; a missing core or note is NaN).  df.attrs holds "
 	  "\"timebase\" (Fraction seconds per tick), \"format\", \"header\" (list of "
-	  "(kind, key, value)) and \"entities\" (as Trace.entities).  The keywords are "
-	  "open()'s (filters, window), applied in C." },
+	  "(kind, key, value)), \"entities\" (as Trace.entities) and \"cycle_unit\" (as "
+	  "Trace.cycle_unit; time_ns is then <NA>: a cycle has no length).  The keywords "
+	  "are open()'s (filters, window), applied in C." },
 	{ "_read", (PyCFunction)(void (*)(void))trace_read, METH_VARARGS | METH_KEYWORDS,
 	  "_read(records, **reader_options) -> dict\n\n"
 	  "The columns behind to_numpy() (records true: one buffer of records) and "
@@ -1928,8 +1939,11 @@ static PyObject *py_open(PyObject *self, PyObject *args, PyObject *kwargs)
 	t->format = PyUnicode_FromString(tk_reader_format(pr.r));
 	t->timebase = pytk_timebase_seconds(tk_trace_timebase(tr));
 	t->header = header_list(tr);
+	t->cycle_unit = tk_trace_cycle_unit(tr) ? PyUnicode_FromString(tk_trace_cycle_unit(tr))
+		: Py_NewRef(Py_None);
 	pytk_reader_close(&pr);
-	if (!t->head.path || !t->head.kwargs || !t->format || !t->timebase || !t->header) {
+	if (!t->head.path || !t->head.kwargs || !t->format || !t->timebase || !t->header ||
+	    !t->cycle_unit) {
 		Py_DECREF(t);
 		goto out;
 	}
