@@ -1502,12 +1502,18 @@ out:
 static PyObject *trace_get_info(PyObject *self, void *closure)
 {
 	pytk_trace *t = (pytk_trace *)self;
+	PyObject *copy, *r;
 
 	(void)closure;
+
 	if (!t->info && !(t->info = trace_compute_info(t)))
 		return NULL;
-	/* a copy: the caller may change it */
-	return PyDict_Copy(t->info);
+	/* a deep copy: the caller may change it, its lists and dicts too */
+	if (!(copy = PyImport_ImportModule("copy")))
+		return NULL;
+	r = PyObject_CallMethod(copy, "deepcopy", "O", t->info);
+	Py_DECREF(copy);
+	return r;
 }
 
 /* a new list of copies of the dicts of `l` (the caller may change them) */

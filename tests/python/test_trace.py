@@ -109,6 +109,13 @@ class Metadata(unittest.TestCase):
         info = tracekit.open(TRACES[3]).info
         self.assertEqual(info["end_exact"], "21000000007/3")
         self.assertEqual(info["time_unit"], "ns")
+        # each .info is the caller's own, down to its lists and dicts
+        t = tracekit.open(DEMO)
+        info = t.info
+        info["cores"].append("Core_9")
+        info["header"].clear()
+        info["event_counts"][0]["count"] = -1
+        self.assertEqual(t.info, json.loads(cli("info", "--format", "json", "-q", DEMO)))
 
     def test_stray_bytes_as_the_commands_json(self):
         # a byte that starts no UTF-8 sequence is U+FFFD, as in the JSON
