@@ -68,7 +68,10 @@ PyObject *pytk_raise(int rc, const tk_error *err)
 		rc = err->code < 0 ? err->code : TK_E_USAGE;
 	type = exc_of(rc);
 	tk_error_format(err, "error", line, sizeof line);
-	exc = PyObject_CallFunction(type, "s", line);
+	/* the line may quote a path or a name that is no UTF-8: U+FFFD
+	 * there, as .message has it (.file keeps the path's bytes) */
+	exc = PyObject_CallFunction(type, "N", PyUnicode_DecodeUTF8(line, (Py_ssize_t)strlen(line),
+								    "replace"));
 	if (!exc)
 		return NULL;
 	if (set_attr(exc, "code", PyLong_FromLong(rc)) ||
@@ -142,14 +145,20 @@ void pytk_on_warning(void *ctx, const tk_error *w)
 	int *failed = ctx;
 	char line[1024];
 	PyGILState_STATE g;
+	PyObject *s;
+	const char *u;
 
 	if (*failed)
 		return;
 	tk_error_format(w, "warning", line, sizeof line);
 	/* the reading may run with the GIL released: take it for the call */
 	g = PyGILState_Ensure();
-	if (PyErr_WarnEx(pytk_TraceWarning, line, 1) < 0)
+	/* a path or a name that is no UTF-8: U+FFFD there, as in errors */
+	s = PyUnicode_DecodeUTF8(line, (Py_ssize_t)strlen(line), "replace");
+	u = s ? PyUnicode_AsUTF8(s) : NULL;
+	if (!u || PyErr_WarnEx(pytk_TraceWarning, u, 1) < 0)
 		*failed = 1;
+	Py_XDECREF(s);
 	PyGILState_Release(g);
 }
 
@@ -555,13 +564,15 @@ int pytk_feed(pytk_reader *pr, pytk_feed_fn fn, void *obj, const int *stop,
 	if (frc < 0) {
 		/* an analysis's error at an event names the input, as the
 		 * command's does */
-		const char *in = pr->path ? PyUnicode_AsUTF8(pr->path) : NULL;
+		PyObject *b = pr->path ? PyUnicode_EncodeFSDefault(pr->path) : NULL;
+		const char *in = b ? PyBytes_AS_STRING(b) : NULL;
 
-		if (!in)
+		if (!b)
 			PyErr_Clear();
 		if (err && !err->input[0] && in)
 			snprintf(err->input, sizeof(err->input), "%s",
 				 strcmp(in, "-") ? in : "<stdin>");
+		Py_XDECREF(b);
 		return frc;
 	}
 	if (rc < 0) {

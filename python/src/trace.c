@@ -1316,7 +1316,7 @@ static PyObject *trace_compute_info(pytk_trace *self)
 	tk_load *load = NULL;
 	u64map pairs = { NULL, NULL, 0, 0 };
 	count_row *rows = NULL;
-	PyObject *d = NULL, *l = NULL, *types = NULL, *ret = NULL;
+	PyObject *d = NULL, *l = NULL, *types = NULL, *ret = NULL, *pathb = NULL, *fname;
 	size_t n, i, nrows = 0, nents;
 	tk_error err;
 	int rc, nomem = 0;
@@ -1409,8 +1409,15 @@ static PyObject *trace_compute_info(pytk_trace *self)
 	nents = tk_trace_entity_count(t);
 	if (!(d = PyDict_New()))
 		goto out;
-	if (set_item(d, "file", PyUnicode_FromString(strcmp(PyUnicode_AsUTF8(pr.path), "-") ?
-						       PyUnicode_AsUTF8(pr.path) : "<stdin>")) ||
+	/* the path's bytes, a byte that starts no UTF-8 sequence as U+FFFD
+	 * (as the command's JSON) */
+	if (!(pathb = PyUnicode_EncodeFSDefault(pr.path)))
+		goto out;
+	if (strcmp(PyBytes_AS_STRING(pathb), "-") == 0)
+		fname = pytk_str("<stdin>", 7);
+	else
+		fname = pytk_str(PyBytes_AS_STRING(pathb), (size_t)PyBytes_GET_SIZE(pathb));
+	if (set_item(d, "file", fname) ||
 	    set_item(d, "format", PyUnicode_FromString(tk_reader_format(pr.r))))
 		goto out;
 	if (!(l = PyList_New(0)))
@@ -1496,6 +1503,7 @@ out:
 	Py_XDECREF(d);
 	Py_XDECREF(l);
 	Py_XDECREF(types);
+	Py_XDECREF(pathb);
 	return ret;
 }
 

@@ -69,6 +69,37 @@ class Errors(unittest.TestCase):
         with self.assertRaises(TypeError):
             tracekit.open(demo, end=True)
 
+    def test_path_not_utf8(self):
+        # a file name that is no UTF-8 (as os.listdir() gives it): every
+        # function reads it, and names it with U+FFFD as the command does
+        import json
+        import shutil
+        import tempfile
+        import warnings
+        with tempfile.TemporaryDirectory() as d:
+            db = os.fsencode(d)
+            demo, warn = db + b"/d\xff.btf", db + b"/w\xff.btf"
+            shutil.copy(os.path.join(SRC, "examples", "demo.btf"), demo)
+            shutil.copy(os.path.join(SRC, "tests", "formats", "btf", "ok",
+                                     "freertos_2022.btf"), warn)
+            t = tracekit.open(demo)
+            cli = subprocess.run([os.fsencode(CLI), b"info", b"--format", b"json", demo],
+                                 capture_output=True, check=True)
+            self.assertEqual(t.info, json.loads(cli.stdout))
+            self.assertEqual(len(tracekit.open(os.fsdecode(demo)).to_numpy()[0]), 53)
+            tracekit.convert(demo, db + b"/c\xff.btf")
+            tracekit.write(t.to_pandas(), db + b"/o\xff.btf")
+            self.assertEqual(tracekit.open(db + b"/o\xff.btf").info["events"], 53)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                self.assertEqual(len(tracekit.open(warn).to_numpy()[0]), 15)
+            self.assertTrue(caught)
+            self.assertIn("/w\ufffd.btf:5:25: warning: ", str(caught[0].message))
+            with self.assertRaises(tracekit.IOError) as cm:
+                tracekit.open(db + b"/none\xff.btf")
+            self.assertIn("/none\ufffd.btf: error: ", str(cm.exception))
+            self.assertEqual(os.fsencode(cm.exception.file), db + b"/none\xff.btf")
+
 
 if __name__ == "__main__":
     unittest.main()
