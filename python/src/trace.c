@@ -1290,6 +1290,34 @@ static int cmp_rows(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
+/*
+ * The id an info row counts a type or event name by: the name as written,
+ * or for an event that keeps none (a Tarmac log's) its canonical name's
+ * (as the events have it), an id above every string's.
+ */
+#define INFO_CANON ((tk_str)TK_NONE - 128u)
+
+static inline tk_str info_id(tk_str written, unsigned canon)
+{
+	return written != TK_NONE ? written : INFO_CANON + (canon & 127u);
+}
+
+/* the text of info_id() `id`, a type's (`type`) or an event's */
+static const char *info_name(const tk_trace *t, tk_str id, int type, size_t *n)
+{
+	const char *s;
+
+	if (id < INFO_CANON && (s = tk_trace_str(t, id, n)))
+		return s;
+	s = "";
+	if (id >= INFO_CANON && id != TK_NONE)
+		s = type ? tk_etype_name((tk_etype)(id - INFO_CANON))
+			 : tk_evkind_name((tk_evkind)(id - INFO_CANON));
+	s = s ? s : "";
+	*n = strlen(s);
+	return s;
+}
+
 /* set d[key] = v (stolen); 0 or -1 */
 static int set_item(PyObject *d, const char *key, PyObject *v)
 {
@@ -1340,7 +1368,8 @@ static PyObject *trace_compute_info(pytk_trace *self)
 
 		nevents += n;
 		for (i = 0; i < n; i++) {
-			uint64_t key = (uint64_t)evs[i].type_name << 32 | evs[i].name;
+			uint64_t key = (uint64_t)info_id(evs[i].type_name, evs[i].type) << 32 |
+				       info_id(evs[i].name, evs[i].kind);
 
 			tmin = evs[i].time < tmin ? evs[i].time : tmin;
 			tmax = evs[i].time > tmax ? evs[i].time : tmax;
@@ -1383,17 +1412,10 @@ static PyObject *trace_compute_info(pytk_trace *self)
 			continue;
 		rows[nrows].key = pairs.key[i];
 		rows[nrows].count = pairs.val[i];
-		rows[nrows].type = tk_trace_str(t, (tk_str)(pairs.key[i] >> 32), &rows[nrows].ntype);
-		rows[nrows].event = tk_trace_str(t, (tk_str)(pairs.key[i] & 0xffffffffu),
-						 &rows[nrows].nevent);
-		if (!rows[nrows].type) {
-			rows[nrows].type = "";
-			rows[nrows].ntype = 0;
-		}
-		if (!rows[nrows].event) {
-			rows[nrows].event = "";
-			rows[nrows].nevent = 0;
-		}
+		rows[nrows].type = info_name(t, (tk_str)(pairs.key[i] >> 32), 1,
+					     &rows[nrows].ntype);
+		rows[nrows].event = info_name(t, (tk_str)(pairs.key[i] & 0xffffffffu), 0,
+					      &rows[nrows].nevent);
 		nrows++;
 	}
 	qsort(rows, nrows, sizeof *rows, cmp_rows);

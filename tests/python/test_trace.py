@@ -339,6 +339,11 @@ class Arrays(unittest.TestCase):
             self.assertEqual(want["time_unit"], "clk")
             t = tracekit.open(btf)
             self.assertEqual(t.info, want)
+            # the log's info is that of its events: the BTF's but for
+            # what the file says of itself (event_counts' types included)
+            log_info = quiet(getattr, quiet(tracekit.open, log), "info")
+            for k in set(want) - {"file", "format", "header", "warnings"}:
+                self.assertEqual(log_info[k], want[k], k)
             self.assertEqual(t.cycle_unit, "clk")
             self.assertTrue(t.to_pandas()["time_ns"].isna().all())
         # a log in ps is timed: its nanoseconds exact
