@@ -639,6 +639,21 @@ static void mem_free(char *p, size_t size)
 /* A buffer of bytes (np.frombuffer() takes it without a copy)               */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * The tp_new of the types made here alone (tracekit.open(), Trace.events(),
+ * the readings): made from Python they had no path, no reader, no memory,
+ * and their first use crashed.
+ */
+static PyObject *no_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+	(void)args;
+	(void)kwargs;
+	PyErr_Format(PyExc_TypeError, "cannot create '%s' objects%s", type->tp_name,
+		     strcmp(type->tp_name, "tracekit.Trace") == 0 ?
+		     ": tracekit.open(path) opens a trace" : "");
+	return NULL;
+}
+
 typedef struct pytk_buffer {
 	PyObject_HEAD
 	char *data;
@@ -674,6 +689,7 @@ static void buffer_release(PyObject *self, Py_buffer *view)
 
 static PyType_Slot buffer_slots[] = {
 	{ Py_tp_dealloc, (void *)buffer_dealloc },
+	{ Py_tp_new, (void *)no_new },
 	{ Py_bf_getbuffer, (void *)buffer_get },
 	{ Py_bf_releasebuffer, (void *)buffer_release },
 	{ Py_tp_doc, (void *)"Memory filled by the reading of a trace: the bytes behind the "
@@ -1162,6 +1178,7 @@ static PyMethodDef iter_methods[] = {
 
 static PyType_Slot iter_slots[] = {
 	{ Py_tp_dealloc, (void *)iter_dealloc },
+	{ Py_tp_new, (void *)no_new },
 	{ Py_tp_iter, (void *)PyObject_SelfIter },
 	{ Py_tp_iternext, (void *)iter_next },
 	{ Py_tp_methods, iter_methods },
@@ -1853,6 +1870,7 @@ static PyMemberDef trace_members[] = {
 
 static PyType_Slot trace_slots[] = {
 	{ Py_tp_dealloc, (void *)trace_dealloc },
+	{ Py_tp_new, (void *)no_new },
 	{ Py_tp_members, trace_members },
 	{ Py_tp_methods, trace_methods },
 	{ Py_tp_getset, trace_getset },

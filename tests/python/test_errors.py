@@ -69,6 +69,30 @@ class Errors(unittest.TestCase):
         with self.assertRaises(TypeError):
             tracekit.open(demo, end=True)
 
+    def test_types_are_not_constructors(self):
+        # tracekit.Trace("x.btf") is a mistake to be told, not a crash: a
+        # Trace comes from open(), an iterator from events()
+        import sys
+        code = """if 1:
+            import tracekit
+            for make in (tracekit.Trace, lambda: tracekit.Trace("x.btf"),
+                         lambda: type(iter(tracekit.open(%r)))()):
+                try:
+                    obj = make()
+                except TypeError as e:
+                    print(e)
+                else:
+                    print(repr(obj), obj.info, list(obj))
+        """ % os.path.join(SRC, "examples", "demo.btf")
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=dict(os.environ))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual(lines[0], "cannot create 'tracekit.Trace' objects: "
+                         "tracekit.open(path) opens a trace")
+        self.assertEqual(lines[1], lines[0])
+        self.assertEqual(lines[2], "cannot create 'tracekit.EventIterator' objects")
+
     def test_path_not_utf8(self):
         # a file name that is no UTF-8 (as os.listdir() gives it): every
         # function reads it, and names it with U+FFFD as the command does
