@@ -85,18 +85,21 @@ class Trace:
     def entities(self) -> List[Entity]: ...
     def __iter__(self) -> EventIterator: ...
     def events(self, *, format: Optional[str] = ..., strict: bool = ...,
+               force_format: bool = ...,
                entities: Optional[Names] = ..., types: Optional[Names] = ...,
                events: Optional[Names] = ..., start: Optional[Bound] = ...,
                end: Optional[Bound] = ..., end_closed: bool = ...,
                window_stop: Optional[str] = ..., options: Optional[str] = ...,
                **format_options: Any) -> EventIterator: ...
     def to_numpy(self, *, format: Optional[str] = ..., strict: bool = ...,
+                 force_format: bool = ...,
                  entities: Optional[Names] = ..., types: Optional[Names] = ...,
                  events: Optional[Names] = ..., start: Optional[Bound] = ...,
                  end: Optional[Bound] = ..., end_closed: bool = ...,
                  window_stop: Optional[str] = ..., options: Optional[str] = ...,
                  **format_options: Any) -> Events: ...
     def to_pandas(self, *, format: Optional[str] = ..., strict: bool = ...,
+                  force_format: bool = ...,
                   entities: Optional[Names] = ..., types: Optional[Names] = ...,
                   events: Optional[Names] = ..., start: Optional[Bound] = ...,
                   end: Optional[Bound] = ..., end_closed: bool = ...,
@@ -105,6 +108,7 @@ class Trace:
 
 
 def open(path: PathLike, *, format: Optional[str] = ..., strict: bool = ...,
+         force_format: bool = ...,
          entities: Optional[Names] = ..., types: Optional[Names] = ...,
          events: Optional[Names] = ..., start: Optional[Bound] = ...,
          end: Optional[Bound] = ..., end_closed: bool = ...,

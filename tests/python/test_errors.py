@@ -69,6 +69,38 @@ class Errors(unittest.TestCase):
         with self.assertRaises(TypeError):
             tracekit.open(demo, end=True)
 
+    def test_hints_in_the_keywords_words(self):
+        # the library's hints name its C API; Python's name the keywords,
+        # as the command's name its flags
+        import tempfile
+        import warnings
+        demo = os.path.join(SRC, "examples", "demo.btf")
+        with tempfile.TemporaryDirectory() as d:
+            junk = os.path.join(d, "junk.dat")
+            with open(junk, "wb") as f:
+                f.write(b"hello world\n")
+            with self.assertRaises(tracekit.FormatError) as cm:
+                tracekit.open(junk)
+            self.assertIn("(give format=NAME; 'tracekit formats' lists the formats)",
+                          str(cm.exception))
+            self.assertNotIn("tk_", cm.exception.message)
+            with self.assertRaises(tracekit.FormatError) as cm:
+                tracekit.open(demo, format="htf")
+            self.assertIn("force_format=True reads it as htf anyway", str(cm.exception))
+            # and force_format=True does, as the command's --force-format
+            cli = subprocess.run([CLI, "cat", "--from", "htf", "--force-format", demo],
+                                 capture_output=True, text=True)
+            with self.assertRaises(tracekit.ParseError) as cm:
+                tracekit.open(demo, format="htf", force_format=True)
+            self.assertEqual(str(cm.exception), cli.stderr.splitlines()[-1])
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                tracekit.convert(os.path.join(SRC, "tests", "exports", "ctf", "third_ns.atf"),
+                                 os.path.join(d, "out.btf"))
+            lines = [str(w.message) for w in caught]
+            self.assertTrue(any("(strict=True refuses)" in ln for ln in lines), lines)
+            self.assertFalse(any("strict mode" in ln for ln in lines), lines)
+
     def test_types_are_not_constructors(self):
         # tracekit.Trace("x.btf") is a mistake to be told, not a crash: a
         # Trace comes from open(), an iterator from events()
