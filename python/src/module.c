@@ -45,6 +45,54 @@ static int set_attr(PyObject *obj, const char *name, PyObject *value)
 	return rc;
 }
 
+/*
+ * The library's messages speak of its API (a library user's words): each
+ * phrase of it (left) is said in the keywords of the Python functions
+ * (right), as the command says it in its flags'.
+ */
+static const struct py_words {
+	const char *lib, *py;
+} py_words[] = {
+	{ "(set tk_reader_opts.format; tk_format_get() lists the formats)",
+	  "(give format=NAME; 'tracekit formats' lists the formats)" },
+	{ "(tk_format_get() lists the formats)", "('tracekit formats' lists the formats)" },
+	{ "(set tk_writer_opts.format)", "(give format=NAME)" },
+	{ "tk_reader_opts.force_format reads it", "force_format=True reads it" },
+	{ "outside strict mode", "without strict=True" },
+	{ "strict mode refuses", "strict=True refuses" },
+	{ "use a longer load window", "use a longer window=" },
+	{ "(read one with the reader option trace=N)", "(read one with trace=N)" },
+	{ "ticks (the load window)", "ticks (window=)" },
+	{ "with the reader option hz=N", "with hz=N" },
+};
+
+/* `in` with the library's phrases in Python's words, as a str (U+FFFD
+ * for a byte that starts no UTF-8 sequence: a path, a name); a new
+ * reference, or NULL + error */
+static PyObject *py_text(const char *in)
+{
+	char buf[2048];
+	size_t o = 0, i, n, nw = sizeof py_words / sizeof py_words[0];
+
+	while (*in && o + 1 < sizeof buf) {
+		for (i = 0; i < nw; i++)
+			if (!strncmp(in, py_words[i].lib, strlen(py_words[i].lib)))
+				break;
+		if (i == nw) {
+			buf[o++] = *in++;
+			continue;
+		}
+		n = strlen(py_words[i].py);
+		if (n > sizeof buf - 1 - o)
+			n = sizeof buf - 1 - o;
+		memcpy(buf + o, py_words[i].py, n);
+		o += n;
+		in += strlen(py_words[i].lib);
+	}
+	buf[o] = '\0';
+	return PyUnicode_DecodeUTF8(buf, (Py_ssize_t)o, "replace");
+}
+
 static PyObject *u64_or_none(int known, uint64_t v)
 {
 	if (!known)
@@ -68,7 +116,9 @@ PyObject *pytk_raise(int rc, const tk_error *err)
 		rc = err->code < 0 ? err->code : TK_E_USAGE;
 	type = exc_of(rc);
 	tk_error_format(err, "error", line, sizeof line);
-	exc = PyObject_CallFunction(type, "s", line);
+	/* the line may quote a path or a name that is no UTF-8: U+FFFD
+	 * there, as .message has it (.file keeps the path's bytes) */
+	exc = PyObject_CallFunction(type, "N", py_text(line));
 	if (!exc)
 		return NULL;
 	if (set_attr(exc, "code", PyLong_FromLong(rc)) ||
@@ -77,8 +127,7 @@ PyObject *pytk_raise(int rc, const tk_error *err)
 	    set_attr(exc, "line", u64_or_none(err->line != 0, err->line)) ||
 	    set_attr(exc, "column", u64_or_none(err->column != 0, err->column)) ||
 	    set_attr(exc, "offset", u64_or_none(err->has_offset, err->offset)) ||
-	    set_attr(exc, "message", PyUnicode_DecodeUTF8(err->msg, (Py_ssize_t)strlen(err->msg),
-							  "replace")))
+	    set_attr(exc, "message", py_text(err->msg)))
 		goto out;
 	PyErr_SetObject(type, exc);
 out:
@@ -142,14 +191,20 @@ void pytk_on_warning(void *ctx, const tk_error *w)
 	int *failed = ctx;
 	char line[1024];
 	PyGILState_STATE g;
+	PyObject *s;
+	const char *u;
 
 	if (*failed)
 		return;
 	tk_error_format(w, "warning", line, sizeof line);
 	/* the reading may run with the GIL released: take it for the call */
 	g = PyGILState_Ensure();
-	if (PyErr_WarnEx(pytk_TraceWarning, line, 1) < 0)
+	/* a path or a name that is no UTF-8: U+FFFD there, as in errors */
+	s = py_text(line);
+	u = s ? PyUnicode_AsUTF8(s) : NULL;
+	if (!u || PyErr_WarnEx(pytk_TraceWarning, u, 1) < 0)
 		*failed = 1;
+	Py_XDECREF(s);
 	PyGILState_Release(g);
 }
 
@@ -374,6 +429,14 @@ int pytk_reader_open(pytk_reader *pr, PyObject *source, PyObject *kw, int rest)
 		pr->opts.strict = t;
 		Py_CLEAR(v);
 	}
+	if ((v = pop(merged, "force_format"))) {
+		int t = PyObject_IsTrue(v);
+
+		if (t < 0)
+			goto out;
+		pr->opts.force_format = t;
+		Py_CLEAR(v);
+	}
 	if ((v = pop(merged, "end_closed"))) {
 		int t = PyObject_IsTrue(v);
 
@@ -555,13 +618,15 @@ int pytk_feed(pytk_reader *pr, pytk_feed_fn fn, void *obj, const int *stop,
 	if (frc < 0) {
 		/* an analysis's error at an event names the input, as the
 		 * command's does */
-		const char *in = pr->path ? PyUnicode_AsUTF8(pr->path) : NULL;
+		PyObject *b = pr->path ? PyUnicode_EncodeFSDefault(pr->path) : NULL;
+		const char *in = b ? PyBytes_AS_STRING(b) : NULL;
 
-		if (!in)
+		if (!b)
 			PyErr_Clear();
 		if (err && !err->input[0] && in)
 			snprintf(err->input, sizeof(err->input), "%s",
 				 strcmp(in, "-") ? in : "<stdin>");
+		Py_XDECREF(b);
 		return frc;
 	}
 	if (rc < 0) {

@@ -98,6 +98,8 @@ void pytk_on_warning(void *ctx, const tk_error *w);
  * (a dict, or NULL) by pytk_reader_open():
  *   format=None     a format name ("btf", ...); None: told by the content
  *   strict=False    the format's specification alone
+ *   force_format=False   with format=: read the input as that format even
+ *                   when its probe finds none of its signs (tk_reader_opts)
  *   entities=, types=, events=   a name or an iterable of names: only the
  *                   events that match (tk_reader_opts)
  *   start=, end=    the window: an int (ticks) or a duration str ("10ms",
@@ -106,7 +108,7 @@ void pytk_on_warning(void *ctx, const tk_error *w);
  * Every other key is a format option (hz=1000000, trace=2, time_digits=6:
  * "_" in a key is written "-"), or with `options=` a str "k=v,k=v".
  */
-#define PYTK_READER_KEYWORDS "format, strict, entities, types, events, start, end, end_closed, window_stop, options"
+#define PYTK_READER_KEYWORDS "format, strict, force_format, entities, types, events, start, end, end_closed, window_stop, options"
 
 /*
  * Open a reader on `source` (a str, bytes or os.PathLike path, "-" for

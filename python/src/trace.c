@@ -27,6 +27,7 @@ typedef struct pytk_trace {
 	PyObject *format;     /* str */
 	PyObject *timebase;   /* Fraction: seconds per tick */
 	PyObject *header;     /* list of (kind, key, value) */
+	PyObject *cycle_unit; /* str: the cycles the ticks count ("clk"), or None */
 	PyObject *info;       /* dict, made by the first .info or .entities */
 	PyObject *entities;   /* list of dicts, likewise */
 } pytk_trace;
@@ -638,6 +639,21 @@ static void mem_free(char *p, size_t size)
 /* A buffer of bytes (np.frombuffer() takes it without a copy)               */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * The tp_new of the types made here alone (tracekit.open(), Trace.events(),
+ * the readings): made from Python they had no path, no reader, no memory,
+ * and their first use crashed.
+ */
+static PyObject *no_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+	(void)args;
+	(void)kwargs;
+	PyErr_Format(PyExc_TypeError, "cannot create '%s' objects%s", type->tp_name,
+		     strcmp(type->tp_name, "tracekit.Trace") == 0 ?
+		     ": tracekit.open(path) opens a trace" : "");
+	return NULL;
+}
+
 typedef struct pytk_buffer {
 	PyObject_HEAD
 	char *data;
@@ -673,6 +689,7 @@ static void buffer_release(PyObject *self, Py_buffer *view)
 
 static PyType_Slot buffer_slots[] = {
 	{ Py_tp_dealloc, (void *)buffer_dealloc },
+	{ Py_tp_new, (void *)no_new },
 	{ Py_bf_getbuffer, (void *)buffer_get },
 	{ Py_bf_releasebuffer, (void *)buffer_release },
 	{ Py_tp_doc, (void *)"Memory filled by the reading of a trace: the bytes behind the "
@@ -1161,6 +1178,7 @@ static PyMethodDef iter_methods[] = {
 
 static PyType_Slot iter_slots[] = {
 	{ Py_tp_dealloc, (void *)iter_dealloc },
+	{ Py_tp_new, (void *)no_new },
 	{ Py_tp_iter, (void *)PyObject_SelfIter },
 	{ Py_tp_iternext, (void *)iter_next },
 	{ Py_tp_methods, iter_methods },
@@ -1188,6 +1206,7 @@ static void trace_dealloc(PyObject *self)
 	Py_CLEAR(t->format);
 	Py_CLEAR(t->timebase);
 	Py_CLEAR(t->header);
+	Py_CLEAR(t->cycle_unit);
 	Py_CLEAR(t->info);
 	Py_CLEAR(t->entities);
 	tp->tp_free(self);
@@ -1288,6 +1307,34 @@ static int cmp_rows(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
+/*
+ * The id an info row counts a type or event name by: the name as written,
+ * or for an event that keeps none (a Tarmac log's) its canonical name's
+ * (as the events have it), an id above every string's.
+ */
+#define INFO_CANON ((tk_str)TK_NONE - 128u)
+
+static inline tk_str info_id(tk_str written, unsigned canon)
+{
+	return written != TK_NONE ? written : INFO_CANON + (canon & 127u);
+}
+
+/* the text of info_id() `id`, a type's (`type`) or an event's */
+static const char *info_name(const tk_trace *t, tk_str id, int type, size_t *n)
+{
+	const char *s;
+
+	if (id < INFO_CANON && (s = tk_trace_str(t, id, n)))
+		return s;
+	s = "";
+	if (id >= INFO_CANON && id != TK_NONE)
+		s = type ? tk_etype_name((tk_etype)(id - INFO_CANON))
+			 : tk_evkind_name((tk_evkind)(id - INFO_CANON));
+	s = s ? s : "";
+	*n = strlen(s);
+	return s;
+}
+
 /* set d[key] = v (stolen); 0 or -1 */
 static int set_item(PyObject *d, const char *key, PyObject *v)
 {
@@ -1314,7 +1361,7 @@ static PyObject *trace_compute_info(pytk_trace *self)
 	tk_load *load = NULL;
 	u64map pairs = { NULL, NULL, 0, 0 };
 	count_row *rows = NULL;
-	PyObject *d = NULL, *l = NULL, *types = NULL, *ret = NULL;
+	PyObject *d = NULL, *l = NULL, *types = NULL, *ret = NULL, *pathb = NULL, *fname;
 	size_t n, i, nrows = 0, nents;
 	tk_error err;
 	int rc, nomem = 0;
@@ -1338,7 +1385,8 @@ static PyObject *trace_compute_info(pytk_trace *self)
 
 		nevents += n;
 		for (i = 0; i < n; i++) {
-			uint64_t key = (uint64_t)evs[i].type_name << 32 | evs[i].name;
+			uint64_t key = (uint64_t)info_id(evs[i].type_name, evs[i].type) << 32 |
+				       info_id(evs[i].name, evs[i].kind);
 
 			tmin = evs[i].time < tmin ? evs[i].time : tmin;
 			tmax = evs[i].time > tmax ? evs[i].time : tmax;
@@ -1381,17 +1429,10 @@ static PyObject *trace_compute_info(pytk_trace *self)
 			continue;
 		rows[nrows].key = pairs.key[i];
 		rows[nrows].count = pairs.val[i];
-		rows[nrows].type = tk_trace_str(t, (tk_str)(pairs.key[i] >> 32), &rows[nrows].ntype);
-		rows[nrows].event = tk_trace_str(t, (tk_str)(pairs.key[i] & 0xffffffffu),
-						 &rows[nrows].nevent);
-		if (!rows[nrows].type) {
-			rows[nrows].type = "";
-			rows[nrows].ntype = 0;
-		}
-		if (!rows[nrows].event) {
-			rows[nrows].event = "";
-			rows[nrows].nevent = 0;
-		}
+		rows[nrows].type = info_name(t, (tk_str)(pairs.key[i] >> 32), 1,
+					     &rows[nrows].ntype);
+		rows[nrows].event = info_name(t, (tk_str)(pairs.key[i] & 0xffffffffu), 0,
+					      &rows[nrows].nevent);
 		nrows++;
 	}
 	qsort(rows, nrows, sizeof *rows, cmp_rows);
@@ -1407,8 +1448,15 @@ static PyObject *trace_compute_info(pytk_trace *self)
 	nents = tk_trace_entity_count(t);
 	if (!(d = PyDict_New()))
 		goto out;
-	if (set_item(d, "file", PyUnicode_FromString(strcmp(PyUnicode_AsUTF8(pr.path), "-") ?
-						       PyUnicode_AsUTF8(pr.path) : "<stdin>")) ||
+	/* the path's bytes, a byte that starts no UTF-8 sequence as U+FFFD
+	 * (as the command's JSON) */
+	if (!(pathb = PyUnicode_EncodeFSDefault(pr.path)))
+		goto out;
+	if (strcmp(PyBytes_AS_STRING(pathb), "-") == 0)
+		fname = pytk_str("<stdin>", 7);
+	else
+		fname = pytk_str(PyBytes_AS_STRING(pathb), (size_t)PyBytes_GET_SIZE(pathb));
+	if (set_item(d, "file", fname) ||
 	    set_item(d, "format", PyUnicode_FromString(tk_reader_format(pr.r))))
 		goto out;
 	if (!(l = PyList_New(0)))
@@ -1428,7 +1476,9 @@ static PyObject *trace_compute_info(pytk_trace *self)
 		Py_DECREF(e);
 	}
 	if (set_item(d, "header", Py_NewRef(l)) ||
-	    set_item(d, "time_unit", PyUnicode_FromString(tk_unit_name(tb->unit))) ||
+	    set_item(d, "time_unit", PyUnicode_FromString(tk_trace_cycle_unit(t) ?
+							  tk_trace_cycle_unit(t) :
+							  tk_unit_name(tb->unit))) ||
 	    set_item(d, "timebase", Py_BuildValue("{sssKsK}", "unit", tk_unit_name(tb->unit),
 						  "num", (unsigned long long)tb->num,
 						  "den", (unsigned long long)tb->den)) ||
@@ -1492,18 +1542,25 @@ out:
 	Py_XDECREF(d);
 	Py_XDECREF(l);
 	Py_XDECREF(types);
+	Py_XDECREF(pathb);
 	return ret;
 }
 
 static PyObject *trace_get_info(PyObject *self, void *closure)
 {
 	pytk_trace *t = (pytk_trace *)self;
+	PyObject *copy, *r;
 
 	(void)closure;
+
 	if (!t->info && !(t->info = trace_compute_info(t)))
 		return NULL;
-	/* a copy: the caller may change it */
-	return PyDict_Copy(t->info);
+	/* a deep copy: the caller may change it, its lists and dicts too */
+	if (!(copy = PyImport_ImportModule("copy")))
+		return NULL;
+	r = PyObject_CallMethod(copy, "deepcopy", "O", t->info);
+	Py_DECREF(copy);
+	return r;
 }
 
 /* a new list of copies of the dicts of `l` (the caller may change them) */
@@ -1569,6 +1626,11 @@ static PyGetSetDef trace_getset[] = {
 	{ "timebase", trace_get, NULL,
 	  "What one tick is: a fractions.Fraction of seconds (exact).",
 	  (void *)offsetof(pytk_trace, timebase) },
+	{ "cycle_unit", trace_get, NULL,
+	  "The cycles the ticks count (\"clk\", \"cyc\", \"tic\", \"cs\": a Tarmac log timed in "
+	  "cycles, or a trace written from one), whose timebase then says 1 ns for a "
+	  "cycle that has no length; None when the ticks are what timebase says.",
+	  (void *)offsetof(pytk_trace, cycle_unit) },
 	{ "header", trace_get_header, NULL,
 	  "The header entries in input order: a list of (kind, key, value) tuples of str, "
 	  "kind \"param\" (#key value), \"comment\" (# text: key \"\") or \"row\" (#-key value); "
@@ -1693,10 +1755,11 @@ static PyObject *trace_read(PyObject *self, PyObject *args, PyObject *kwargs)
 	    !(nl = idmap_list(&names, t, 0)) || !(ol = strmap_list(&notes)) ||
 	    !(tb = pytk_timebase_seconds(tk_trace_timebase(t))) || !(hdr = header_list(t)))
 		goto out;
-	ret = Py_BuildValue("{sOsnsOsOsOsOsssOsOsK}", "buffers", bufs, "n", (Py_ssize_t)c.n,
+	ret = Py_BuildValue("{sOsnsOsOsOsOsssOsOsKsz}", "buffers", bufs, "n", (Py_ssize_t)c.n,
 			    "entities", ents, "target_type", tl, "event", nl, "note", ol,
 			    "format", tk_reader_format(pr.r), "timebase", tb, "header", hdr,
-			    "warnings", (unsigned long long)tk_reader_warning_count(pr.r));
+			    "warnings", (unsigned long long)tk_reader_warning_count(pr.r),
+			    "cycle_unit", tk_trace_cycle_unit(t));
 out:
 	pytk_reader_close(&pr);
 	columns_free(&c);
@@ -1789,8 +1852,9 @@ static PyMethodDef trace_methods[] = {
 	  "note, core (source, target_type, target, event, note, core categorical; the "
 	  "instances nullable Int64; a missing core or note is NaN).  df.attrs holds "
 	  "\"timebase\" (Fraction seconds per tick), \"format\", \"header\" (list of "
-	  "(kind, key, value)) and \"entities\" (as Trace.entities).  The keywords are "
-	  "open()'s (filters, window), applied in C." },
+	  "(kind, key, value)), \"entities\" (as Trace.entities) and \"cycle_unit\" (as "
+	  "Trace.cycle_unit; time_ns is then <NA>: a cycle has no length).  The keywords "
+	  "are open()'s (filters, window), applied in C." },
 	{ "_read", (PyCFunction)(void (*)(void))trace_read, METH_VARARGS | METH_KEYWORDS,
 	  "_read(records, **reader_options) -> dict\n\n"
 	  "The columns behind to_numpy() (records true: one buffer of records) and "
@@ -1806,6 +1870,7 @@ static PyMemberDef trace_members[] = {
 
 static PyType_Slot trace_slots[] = {
 	{ Py_tp_dealloc, (void *)trace_dealloc },
+	{ Py_tp_new, (void *)no_new },
 	{ Py_tp_members, trace_members },
 	{ Py_tp_methods, trace_methods },
 	{ Py_tp_getset, trace_getset },
@@ -1928,8 +1993,11 @@ static PyObject *py_open(PyObject *self, PyObject *args, PyObject *kwargs)
 	t->format = PyUnicode_FromString(tk_reader_format(pr.r));
 	t->timebase = pytk_timebase_seconds(tk_trace_timebase(tr));
 	t->header = header_list(tr);
+	t->cycle_unit = tk_trace_cycle_unit(tr) ? PyUnicode_FromString(tk_trace_cycle_unit(tr))
+		: Py_NewRef(Py_None);
 	pytk_reader_close(&pr);
-	if (!t->head.path || !t->head.kwargs || !t->format || !t->timebase || !t->header) {
+	if (!t->head.path || !t->head.kwargs || !t->format || !t->timebase || !t->header ||
+	    !t->cycle_unit) {
 		Py_DECREF(t);
 		goto out;
 	}

@@ -487,6 +487,7 @@ out:
 static PyObject *py_convert(PyObject *self, PyObject *args)
 {
 	PyObject *src, *dst, *kwin, *kw = NULL, *dstp = NULL, *dstb = NULL, *ret = NULL;
+	PyObject *inb = NULL;   /* the input's path as bytes (any, not only UTF-8) */
 	pytk_reader pr;
 	tk_writer_opts wo;
 	tk_writer *w = NULL;
@@ -514,8 +515,11 @@ static PyObject *py_convert(PyObject *self, PyObject *args)
 	wo.on_warning = pytk_on_warning;
 	wo.warning_ctx = &failed;
 	/* an event the output cannot hold is named by its line */
-	if (pr.path && !(wo.input = PyUnicode_AsUTF8(pr.path)))
-		goto out;
+	if (pr.path) {
+		if (!(inb = PyUnicode_EncodeFSDefault(pr.path)))
+			goto out;
+		wo.input = PyBytes_AS_STRING(inb);
+	}
 	if (wo.input && strcmp(wo.input, "-") == 0)
 		wo.input = "<stdin>";
 	tk_error_clear(&err);
@@ -542,6 +546,7 @@ out:
 	Py_XDECREF(kw);
 	Py_XDECREF(dstp);
 	Py_XDECREF(dstb);
+	Py_XDECREF(inb);
 	if (opened)
 		pytk_reader_close(&pr);
 	return ret;

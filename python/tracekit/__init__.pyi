@@ -76,6 +76,8 @@ class Trace:
     @property
     def timebase(self) -> Fraction: ...
     @property
+    def cycle_unit(self) -> Optional[str]: ...
+    @property
     def header(self) -> List[Tuple[str, str, Optional[str]]]: ...
     @property
     def info(self) -> Dict[str, Any]: ...
@@ -83,18 +85,21 @@ class Trace:
     def entities(self) -> List[Entity]: ...
     def __iter__(self) -> EventIterator: ...
     def events(self, *, format: Optional[str] = ..., strict: bool = ...,
+               force_format: bool = ...,
                entities: Optional[Names] = ..., types: Optional[Names] = ...,
                events: Optional[Names] = ..., start: Optional[Bound] = ...,
                end: Optional[Bound] = ..., end_closed: bool = ...,
                window_stop: Optional[str] = ..., options: Optional[str] = ...,
                **format_options: Any) -> EventIterator: ...
     def to_numpy(self, *, format: Optional[str] = ..., strict: bool = ...,
+                 force_format: bool = ...,
                  entities: Optional[Names] = ..., types: Optional[Names] = ...,
                  events: Optional[Names] = ..., start: Optional[Bound] = ...,
                  end: Optional[Bound] = ..., end_closed: bool = ...,
                  window_stop: Optional[str] = ..., options: Optional[str] = ...,
                  **format_options: Any) -> Events: ...
     def to_pandas(self, *, format: Optional[str] = ..., strict: bool = ...,
+                  force_format: bool = ...,
                   entities: Optional[Names] = ..., types: Optional[Names] = ...,
                   events: Optional[Names] = ..., start: Optional[Bound] = ...,
                   end: Optional[Bound] = ..., end_closed: bool = ...,
@@ -103,6 +108,7 @@ class Trace:
 
 
 def open(path: PathLike, *, format: Optional[str] = ..., strict: bool = ...,
+         force_format: bool = ...,
          entities: Optional[Names] = ..., types: Optional[Names] = ...,
          events: Optional[Names] = ..., start: Optional[Bound] = ...,
          end: Optional[Bound] = ..., end_closed: bool = ...,

@@ -120,7 +120,13 @@ def pandas_events(raw):
     ents = [e["name"] for e in raw["entities"]]
     tables = {"source": ents, "target": ents, "core": ents,
               "target_type": raw["target_type"], "event": raw["event"], "note": raw["note"]}
-    out = {"time": col["time"], "time_ns": time_ns(col["time"], raw["timebase"])}
+    cycles = raw.get("cycle_unit")
+    if cycles:
+        # ticks of clock cycles have no length in ns: none is made up
+        ns = pd.array([pd.NA] * n, dtype="UInt64")
+    else:
+        ns = time_ns(col["time"], raw["timebase"])
+    out = {"time": col["time"], "time_ns": ns}
     for name in ("source", "source_inst", "target_type", "target", "target_inst",
                  "event", "note", "core"):
         a = col[name]
@@ -135,4 +141,5 @@ def pandas_events(raw):
     df.attrs["format"] = raw["format"]
     df.attrs["header"] = raw["header"]
     df.attrs["entities"] = raw["entities"]
+    df.attrs["cycle_unit"] = cycles
     return df

@@ -163,7 +163,7 @@ def write(data, path, *, timebase=None, entities=None, header=None, format=None)
         cols = _columns_of_frame(data)
     else:
         cols = _columns_of_events(data)
-    return _tracekit._write(os.fspath(path), format, tb, header, entities, cols)
+    return _tracekit._write(os.fsdecode(path), format, tb, header, entities, cols)
 
 
 def convert(src, dst, **reader_kwargs):

@@ -69,6 +69,93 @@ class Errors(unittest.TestCase):
         with self.assertRaises(TypeError):
             tracekit.open(demo, end=True)
 
+    def test_hints_in_the_keywords_words(self):
+        # the library's hints name its C API; Python's name the keywords,
+        # as the command's name its flags
+        import tempfile
+        import warnings
+        demo = os.path.join(SRC, "examples", "demo.btf")
+        with tempfile.TemporaryDirectory() as d:
+            junk = os.path.join(d, "junk.dat")
+            with open(junk, "wb") as f:
+                f.write(b"hello world\n")
+            with self.assertRaises(tracekit.FormatError) as cm:
+                tracekit.open(junk)
+            self.assertIn("(give format=NAME; 'tracekit formats' lists the formats)",
+                          str(cm.exception))
+            self.assertNotIn("tk_", cm.exception.message)
+            with self.assertRaises(tracekit.FormatError) as cm:
+                tracekit.open(demo, format="htf")
+            self.assertIn("force_format=True reads it as htf anyway", str(cm.exception))
+            # and force_format=True does, as the command's --force-format
+            cli = subprocess.run([CLI, "cat", "--from", "htf", "--force-format", demo],
+                                 capture_output=True, text=True)
+            with self.assertRaises(tracekit.ParseError) as cm:
+                tracekit.open(demo, format="htf", force_format=True)
+            self.assertEqual(str(cm.exception), cli.stderr.splitlines()[-1])
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                tracekit.convert(os.path.join(SRC, "tests", "exports", "ctf", "third_ns.atf"),
+                                 os.path.join(d, "out.btf"))
+            lines = [str(w.message) for w in caught]
+            self.assertTrue(any("(strict=True refuses)" in ln for ln in lines), lines)
+            self.assertFalse(any("strict mode" in ln for ln in lines), lines)
+
+    def test_types_are_not_constructors(self):
+        # tracekit.Trace("x.btf") is a mistake to be told, not a crash: a
+        # Trace comes from open(), an iterator from events()
+        import sys
+        code = """if 1:
+            import tracekit
+            for make in (tracekit.Trace, lambda: tracekit.Trace("x.btf"),
+                         lambda: type(iter(tracekit.open(%r)))()):
+                try:
+                    obj = make()
+                except TypeError as e:
+                    print(e)
+                else:
+                    print(repr(obj), obj.info, list(obj))
+        """ % os.path.join(SRC, "examples", "demo.btf")
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=dict(os.environ))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual(lines[0], "cannot create 'tracekit.Trace' objects: "
+                         "tracekit.open(path) opens a trace")
+        self.assertEqual(lines[1], lines[0])
+        self.assertEqual(lines[2], "cannot create 'tracekit.EventIterator' objects")
+
+    def test_path_not_utf8(self):
+        # a file name that is no UTF-8 (as os.listdir() gives it): every
+        # function reads it, and names it with U+FFFD as the command does
+        import json
+        import shutil
+        import tempfile
+        import warnings
+        with tempfile.TemporaryDirectory() as d:
+            db = os.fsencode(d)
+            demo, warn = db + b"/d\xff.btf", db + b"/w\xff.btf"
+            shutil.copy(os.path.join(SRC, "examples", "demo.btf"), demo)
+            shutil.copy(os.path.join(SRC, "tests", "formats", "btf", "ok",
+                                     "freertos_2022.btf"), warn)
+            t = tracekit.open(demo)
+            cli = subprocess.run([os.fsencode(CLI), b"info", b"--format", b"json", demo],
+                                 capture_output=True, check=True)
+            self.assertEqual(t.info, json.loads(cli.stdout))
+            self.assertEqual(len(tracekit.open(os.fsdecode(demo)).to_numpy()[0]), 53)
+            tracekit.convert(demo, db + b"/c\xff.btf")
+            tracekit.write(t.to_pandas(), db + b"/o\xff.btf")
+            self.assertEqual(tracekit.open(db + b"/o\xff.btf").info["events"], 53)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                self.assertEqual(len(tracekit.open(warn).to_numpy()[0]), 15)
+            self.assertTrue(caught)
+            self.assertIn("/w\ufffd.btf:5:25: warning: ", str(caught[0].message))
+            with self.assertRaises(tracekit.IOError) as cm:
+                tracekit.open(db + b"/none\xff.btf")
+            self.assertIn("/none\ufffd.btf: error: ", str(cm.exception))
+            self.assertEqual(os.fsencode(cm.exception.file), db + b"/none\xff.btf")
+
 
 if __name__ == "__main__":
     unittest.main()

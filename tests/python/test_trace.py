@@ -109,6 +109,13 @@ class Metadata(unittest.TestCase):
         info = tracekit.open(TRACES[3]).info
         self.assertEqual(info["end_exact"], "21000000007/3")
         self.assertEqual(info["time_unit"], "ns")
+        # each .info is the caller's own, down to its lists and dicts
+        t = tracekit.open(DEMO)
+        info = t.info
+        info["cores"].append("Core_9")
+        info["header"].clear()
+        info["event_counts"][0]["count"] = -1
+        self.assertEqual(t.info, json.loads(cli("info", "--format", "json", "-q", DEMO)))
 
     def test_stray_bytes_as_the_commands_json(self):
         # a byte that starts no UTF-8 sequence is U+FFFD, as in the JSON
@@ -289,7 +296,8 @@ class Arrays(unittest.TestCase):
                     self.assertEqual(str(df[c].dtype), "category", c)
                 self.assertEqual(str(df["source_inst"].dtype), "Int64")
                 self.assertEqual(from_pandas(df), evs)
-                self.assertEqual(set(df.attrs), {"timebase", "format", "header", "entities"})
+                self.assertEqual(set(df.attrs), {"timebase", "format", "header", "entities",
+                                             "cycle_unit"})
                 self.assertEqual(df.attrs["timebase"], t.timebase)
                 self.assertEqual(df.attrs["format"], t.format)
                 self.assertEqual(df.attrs["header"], t.header)
@@ -313,6 +321,37 @@ class Arrays(unittest.TestCase):
         self.assertEqual(set(df["target"]) | set(df["source"]) >= {"Isr_CAN"}, True)
         self.assertTrue(df["note"].isna().any())
         self.assertTrue(pd.isna(df["core"]).any())
+
+    def test_cycle_timed(self):
+        # a Tarmac log in clk cycles: its ticks have no length in ns
+        log = os.path.join(SHARED, "corpus", "tarmac", "calculator-aarch64-fastmodel.tarmac")
+        t = quiet(tracekit.open, log)
+        self.assertEqual(t.cycle_unit, "clk")
+        self.assertEqual(quiet(getattr, t, "info")["time_unit"], "clk")
+        df = quiet(t.to_pandas)
+        self.assertTrue(len(df) and df["time_ns"].isna().all())
+        self.assertEqual(df.attrs["cycle_unit"], "clk")
+        # the BTF written from it says so too, as the command's info does
+        with tempfile.TemporaryDirectory() as d:
+            btf = os.path.join(d, "calc.btf")
+            cli("convert", "-q", log, btf)
+            want = json.loads(cli("info", "--format", "json", "-q", btf))
+            self.assertEqual(want["time_unit"], "clk")
+            t = tracekit.open(btf)
+            self.assertEqual(t.info, want)
+            # the log's info is that of its events: the BTF's but for
+            # what the file says of itself (event_counts' types included)
+            log_info = quiet(getattr, quiet(tracekit.open, log), "info")
+            for k in set(want) - {"file", "format", "header", "warnings"}:
+                self.assertEqual(log_info[k], want[k], k)
+            self.assertEqual(t.cycle_unit, "clk")
+            self.assertTrue(t.to_pandas()["time_ns"].isna().all())
+        # a log in ps is timed: its nanoseconds exact
+        t = quiet(tracekit.open, os.path.join(SHARED, "corpus", "tarmac", "crash32.tarmac"))
+        self.assertIsNone(t.cycle_unit)
+        df = quiet(t.to_pandas)
+        self.assertIsNone(df.attrs["cycle_unit"])
+        self.assertEqual(list(df["time_ns"]), [int(v) // 1000 for v in df["time"]])
 
     def test_empty(self):
         t = tracekit.open(DEMO)
