@@ -897,6 +897,9 @@ struct tk_verify {
 	tk_u128 tick_p, tick_q; /* a tick is p/q ps */
 	uint32_t pct[TK_PCTL_MAX]; /* the percentiles given to stats, in order */
 	int started;        /* the first event was seen */
+	size_t load_failed; /* the load requirement that refused an event
+			       (its load's message in lerr), else SIZE_MAX */
+	tk_error lerr;
 };
 
 /* does requirement r name entity id (by name or type)? */
@@ -1090,6 +1093,7 @@ int tk_verify_new(tk_verify **out, const tk_reqs *q, const tk_trace *t, tk_error
 		return tk_err_nomem(err, NULL);
 	v->q = q;
 	v->t = t;
+	v->load_failed = SIZE_MAX;
 	pct = v->pct;
 	v->tr = calloc(q->n ? q->n : 1, sizeof(*v->tr));
 	v->ntr = calloc(q->n ? q->n : 1, sizeof(*v->ntr));
@@ -1129,6 +1133,10 @@ fail:
 	return tk_err_nomem(err, NULL);
 }
 
+/* the windows of one windowed load requirement, at most (as `tracekit
+ * load --window`) */
+#define VERIFY_MAX_WINDOWS 10000000u
+
 /* the load objects, made at the first event (the time base is known) */
 static int loads_start(tk_verify *v)
 {
@@ -1162,6 +1170,12 @@ static int loads_start(tk_verify *v)
 		if (tk_load_new(&L->l, v->t, L->window, L->window ? on_window : NULL,
 				L, NULL) < 0)
 			return TK_E_NOMEM;
+		/* as `tracekit load --window`: a window far too short for the
+		 * trace's span (a time far ahead) is refused at the event that
+		 * passes the limit, not worked through for hours */
+		if (L->window && tk_load_set_limit(L->l, VERIFY_MAX_WINDOWS, NULL, NULL,
+						   NULL) < 0)
+			return TK_E_NOMEM;
 	}
 	return TK_OK;
 }
@@ -1175,9 +1189,27 @@ static int verify_event(tk_verify *v, const tk_event *ev)
 	if ((rc = tk_stats_event(v->st, ev, NULL)) < 0)
 		return rc;
 	for (size_t i = 0; i < v->q->n; i++)
-		if (v->loads[i].l && (rc = tk_load_event(v->loads[i].l, ev, NULL)) < 0)
+		if (v->loads[i].l && (rc = tk_load_event(v->loads[i].l, ev, &v->lerr)) < 0) {
+			if (rc == TK_E_RANGE || rc == TK_E_UNSUPPORTED)
+				v->load_failed = i;
 			return rc;
+		}
 	return v->nomem ? TK_E_NOMEM : TK_OK;
+}
+
+/* a windowed load requirement that refused an event (v->load_failed): too
+ * many windows, or windows over a second time line; the load's message,
+ * at its line of the input, named by the requirement */
+static int load_refused(const tk_verify *v, int rc, tk_error *err)
+{
+	const req *r = &v->q->r[v->load_failed];
+
+	if (rc == TK_E_RANGE)
+		return tk_err_set(err, rc, NULL, 0, 0,
+				  "requirement '%s': window %s makes more than %u windows of this trace: give a longer window",
+				  r->name, r->window ? r->window : "", VERIFY_MAX_WINDOWS);
+	return tk_err_set(err, rc, NULL, v->lerr.line, v->lerr.column, "requirement '%s': %s",
+			  r->name, v->lerr.msg);
 }
 
 /* a requirement's window that is not a whole number of ticks (v->range > 1) */
@@ -1199,6 +1231,8 @@ int tk_verify_event(tk_verify *v, const tk_event *ev, tk_error *err)
 	rc = verify_event(v, ev);
 	if (rc < 0 && v->range > 1)
 		return window_range(v, err);
+	if (rc < 0 && v->load_failed != SIZE_MAX)
+		return load_refused(v, rc, err);
 	return tk_an_fail(err, rc, "tk_verify_event");
 }
 
