@@ -787,9 +787,13 @@ int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 			goto out;
 		}
 	}
-	if (list->type != YAML_SEQUENCE_NODE ||
-	    list->data.sequence.items.top == list->data.sequence.items.start) {
+	if (list->type != YAML_SEQUENCE_NODE) {
 		rc = node_err(&x, list, "requirements: expected a list of requirements");
+		goto out;
+	}
+	if (list->data.sequence.items.top == list->data.sequence.items.start) {
+		/* a gate of no requirement would hold on any trace */
+		rc = node_err(&x, list, "requirements: an empty list (no requirement to hold)");
 		goto out;
 	}
 	q = calloc(1, sizeof(*q));
@@ -1637,7 +1641,8 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 		rat_fmt_unit(wlo.lo, r->min.unit, val, sizeof(val));
 		rat_fmt_unit(m, r->min.unit, mar, sizeof(mar));
 		put_text(o, "; %s%s, bound min %s, margin %s",
-			 r->subj == S_LOAD ? (win ? "lowest " : "is ") : r->pct ? "is " : "min ",
+			 r->subj == S_LOAD ? (win ? "lowest " : "is ") :
+			 r->pct || r->metric == TK_METRIC_LOST ? "is " : "min ",
 			 val, r->min.text, mar);
 	}
 	o->pub.ok = ok_max && ok_min;
