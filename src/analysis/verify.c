@@ -864,6 +864,7 @@ typedef struct track {
 	/* the first value beyond the max / min bound (percentiles) */
 	int has_hi, has_lo;
 	uint64_t hi_time, lo_time, nhi, nlo;
+	uint64_t hi_seq, lo_seq; /* their places among the values */
 	int64_t hi_inst, lo_inst;
 } track;
 
@@ -901,6 +902,7 @@ struct tk_verify {
 	tk_u128 tick_p, tick_q; /* a tick is p/q ps */
 	uint32_t pct[TK_PCTL_MAX]; /* the percentiles given to stats, in order */
 	int started;        /* the first event was seen */
+	uint64_t seq;       /* values seen (the order of the first beyond) */
 	size_t load_failed; /* the load requirement that refused an event
 			       (its load's message in lerr), else SIZE_MAX */
 	tk_error lerr;
@@ -954,6 +956,7 @@ static void on_value(void *ctx, uint32_t entity, tk_metric metric, int64_t inst,
 	tk_verify *v = ctx;
 	const tk_reqs *q = v->q;
 
+	v->seq++;
 	if (tk_grow_zero((void **)&v->interest, &v->ninterest, entity, 1) < 0) {
 		v->nomem = 1;
 		return;
@@ -992,6 +995,7 @@ static void on_value(void *ctx, uint32_t entity, tk_metric metric, int64_t inst,
 				k->has_hi = 1;
 				k->hi_inst = inst;
 				k->hi_time = time;
+				k->hi_seq = v->seq;
 			}
 			k->nhi++;
 		}
@@ -1002,6 +1006,7 @@ static void on_value(void *ctx, uint32_t entity, tk_metric metric, int64_t inst,
 				k->has_lo = 1;
 				k->lo_inst = inst;
 				k->lo_time = time;
+				k->lo_seq = v->seq;
 			}
 			k->nlo++;
 		}
@@ -1278,6 +1283,7 @@ typedef struct cand {
 	int64_t hi_inst, lo_inst;
 	int hi_t, lo_t;
 	uint64_t hi_time, lo_time, nhi, nlo;
+	uint64_t hi_seq, lo_seq;
 } cand;
 
 /* JIT's exact value of row i (max or min) */
@@ -1345,12 +1351,14 @@ static int row_cand(tk_verify *v, size_t ri, size_t i, cand *c)
 			c->hi_time = k->hi_time;
 			c->hi_t = 1;
 			c->nhi = k->nhi;
+			c->hi_seq = k->hi_seq;
 		}
 		if (k && k->has_lo) {
 			c->lo_inst = k->lo_inst;
 			c->lo_time = k->lo_time;
 			c->lo_t = 1;
 			c->nlo = k->nlo;
+			c->lo_seq = k->lo_seq;
 		}
 	} else {
 		if (r->metric == TK_METRIC_NPRE) {
@@ -1463,7 +1471,8 @@ static int per_instance(tk_metric m)
 static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 {
 	const req *r = &v->q->r[ri];
-	cand c, whi, wlo;
+	cand c, whi, wlo, fhi, flo;
+	uint64_t nhi = 0, nlo = 0;
 	int have = 0, win = 0, ok_max = 1, ok_min = 1, rc;
 	char *found = NULL;
 	size_t nent = 0;
@@ -1474,6 +1483,8 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 	subject(r, o);
 	memset(&whi, 0, sizeof(whi));
 	memset(&wlo, 0, sizeof(wlo));
+	memset(&fhi, 0, sizeof(fhi));
+	memset(&flo, 0, sizeof(flo));
 	if (r->subj == S_LOAD) {
 		lreq *L = &v->loads[ri];
 		size_t nc = L->l ? tk_load_core_count(L->l) : 0, i;
@@ -1563,6 +1574,15 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 			}
 			if (row_cand(v, ri, i, &c) < 0)
 				continue;
+			/* a percentile: the values beyond the bound over every
+			 * entity of the subject, the first of them in the
+			 * trace's order */
+			if (c.nhi && (!nhi || c.hi_seq < fhi.hi_seq))
+				fhi = c;
+			if (c.nlo && (!nlo || c.lo_seq < flo.lo_seq))
+				flo = c;
+			nhi += c.nhi;
+			nlo += c.nlo;
 			if (r->subj == S_ENTITY)
 				found[j] = 1;
 			else if (r->subj == S_TYPE && s->entity < nent)
@@ -1620,6 +1640,22 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 					 r->chain, tk_metric_name(r->metric));
 			goto fail;
 		}
+	}
+	if (nhi) {
+		whi.name = fhi.name;
+		whi.nlen = fhi.nlen;
+		whi.hi_inst = fhi.hi_inst;
+		whi.hi_time = fhi.hi_time;
+		whi.hi_t = fhi.hi_t;
+		whi.nhi = nhi;
+	}
+	if (nlo) {
+		wlo.name = flo.name;
+		wlo.nlen = flo.nlen;
+		wlo.lo_inst = flo.lo_inst;
+		wlo.lo_time = flo.lo_time;
+		wlo.lo_t = flo.lo_t;
+		wlo.nlo = nlo;
 	}
 	/* the max first; the reported bound is the first that fails, else
 	 * the first given */
