@@ -787,9 +787,13 @@ int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 			goto out;
 		}
 	}
-	if (list->type != YAML_SEQUENCE_NODE ||
-	    list->data.sequence.items.top == list->data.sequence.items.start) {
+	if (list->type != YAML_SEQUENCE_NODE) {
 		rc = node_err(&x, list, "requirements: expected a list of requirements");
+		goto out;
+	}
+	if (list->data.sequence.items.top == list->data.sequence.items.start) {
+		/* a gate of no requirement would hold on any trace */
+		rc = node_err(&x, list, "requirements: an empty list (no requirement to hold)");
 		goto out;
 	}
 	q = calloc(1, sizeof(*q));
@@ -860,6 +864,7 @@ typedef struct track {
 	/* the first value beyond the max / min bound (percentiles) */
 	int has_hi, has_lo;
 	uint64_t hi_time, lo_time, nhi, nlo;
+	uint64_t hi_seq, lo_seq; /* their places among the values */
 	int64_t hi_inst, lo_inst;
 } track;
 
@@ -897,6 +902,10 @@ struct tk_verify {
 	tk_u128 tick_p, tick_q; /* a tick is p/q ps */
 	uint32_t pct[TK_PCTL_MAX]; /* the percentiles given to stats, in order */
 	int started;        /* the first event was seen */
+	uint64_t seq;       /* values seen (the order of the first beyond) */
+	size_t load_failed; /* the load requirement that refused an event
+			       (its load's message in lerr), else SIZE_MAX */
+	tk_error lerr;
 };
 
 /* does requirement r name entity id (by name or type)? */
@@ -947,6 +956,7 @@ static void on_value(void *ctx, uint32_t entity, tk_metric metric, int64_t inst,
 	tk_verify *v = ctx;
 	const tk_reqs *q = v->q;
 
+	v->seq++;
 	if (tk_grow_zero((void **)&v->interest, &v->ninterest, entity, 1) < 0) {
 		v->nomem = 1;
 		return;
@@ -985,6 +995,7 @@ static void on_value(void *ctx, uint32_t entity, tk_metric metric, int64_t inst,
 				k->has_hi = 1;
 				k->hi_inst = inst;
 				k->hi_time = time;
+				k->hi_seq = v->seq;
 			}
 			k->nhi++;
 		}
@@ -995,6 +1006,7 @@ static void on_value(void *ctx, uint32_t entity, tk_metric metric, int64_t inst,
 				k->has_lo = 1;
 				k->lo_inst = inst;
 				k->lo_time = time;
+				k->lo_seq = v->seq;
 			}
 			k->nlo++;
 		}
@@ -1090,6 +1102,7 @@ int tk_verify_new(tk_verify **out, const tk_reqs *q, const tk_trace *t, tk_error
 		return tk_err_nomem(err, NULL);
 	v->q = q;
 	v->t = t;
+	v->load_failed = SIZE_MAX;
 	pct = v->pct;
 	v->tr = calloc(q->n ? q->n : 1, sizeof(*v->tr));
 	v->ntr = calloc(q->n ? q->n : 1, sizeof(*v->ntr));
@@ -1129,6 +1142,10 @@ fail:
 	return tk_err_nomem(err, NULL);
 }
 
+/* the windows of one windowed load requirement, at most (as `tracekit
+ * load --window`) */
+#define VERIFY_MAX_WINDOWS 10000000u
+
 /* the load objects, made at the first event (the time base is known) */
 static int loads_start(tk_verify *v)
 {
@@ -1162,6 +1179,12 @@ static int loads_start(tk_verify *v)
 		if (tk_load_new(&L->l, v->t, L->window, L->window ? on_window : NULL,
 				L, NULL) < 0)
 			return TK_E_NOMEM;
+		/* as `tracekit load --window`: a window far too short for the
+		 * trace's span (a time far ahead) is refused at the event that
+		 * passes the limit, not worked through for hours */
+		if (L->window && tk_load_set_limit(L->l, VERIFY_MAX_WINDOWS, NULL, NULL,
+						   NULL) < 0)
+			return TK_E_NOMEM;
 	}
 	return TK_OK;
 }
@@ -1175,9 +1198,27 @@ static int verify_event(tk_verify *v, const tk_event *ev)
 	if ((rc = tk_stats_event(v->st, ev, NULL)) < 0)
 		return rc;
 	for (size_t i = 0; i < v->q->n; i++)
-		if (v->loads[i].l && (rc = tk_load_event(v->loads[i].l, ev, NULL)) < 0)
+		if (v->loads[i].l && (rc = tk_load_event(v->loads[i].l, ev, &v->lerr)) < 0) {
+			if (rc == TK_E_RANGE || rc == TK_E_UNSUPPORTED)
+				v->load_failed = i;
 			return rc;
+		}
 	return v->nomem ? TK_E_NOMEM : TK_OK;
+}
+
+/* a windowed load requirement that refused an event (v->load_failed): too
+ * many windows, or windows over a second time line; the load's message,
+ * at its line of the input, named by the requirement */
+static int load_refused(const tk_verify *v, int rc, tk_error *err)
+{
+	const req *r = &v->q->r[v->load_failed];
+
+	if (rc == TK_E_RANGE)
+		return tk_err_set(err, rc, NULL, 0, 0,
+				  "requirement '%s': window %s makes more than %u windows of this trace: give a longer window",
+				  r->name, r->window ? r->window : "", VERIFY_MAX_WINDOWS);
+	return tk_err_set(err, rc, NULL, v->lerr.line, v->lerr.column, "requirement '%s': %s",
+			  r->name, v->lerr.msg);
 }
 
 /* a requirement's window that is not a whole number of ticks (v->range > 1) */
@@ -1199,6 +1240,8 @@ int tk_verify_event(tk_verify *v, const tk_event *ev, tk_error *err)
 	rc = verify_event(v, ev);
 	if (rc < 0 && v->range > 1)
 		return window_range(v, err);
+	if (rc < 0 && v->load_failed != SIZE_MAX)
+		return load_refused(v, rc, err);
 	return tk_an_fail(err, rc, "tk_verify_event");
 }
 
@@ -1240,6 +1283,7 @@ typedef struct cand {
 	int64_t hi_inst, lo_inst;
 	int hi_t, lo_t;
 	uint64_t hi_time, lo_time, nhi, nlo;
+	uint64_t hi_seq, lo_seq;
 } cand;
 
 /* JIT's exact value of row i (max or min) */
@@ -1307,12 +1351,14 @@ static int row_cand(tk_verify *v, size_t ri, size_t i, cand *c)
 			c->hi_time = k->hi_time;
 			c->hi_t = 1;
 			c->nhi = k->nhi;
+			c->hi_seq = k->hi_seq;
 		}
 		if (k && k->has_lo) {
 			c->lo_inst = k->lo_inst;
 			c->lo_time = k->lo_time;
 			c->lo_t = 1;
 			c->nlo = k->nlo;
+			c->lo_seq = k->lo_seq;
 		}
 	} else {
 		if (r->metric == TK_METRIC_NPRE) {
@@ -1425,7 +1471,8 @@ static int per_instance(tk_metric m)
 static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 {
 	const req *r = &v->q->r[ri];
-	cand c, whi, wlo;
+	cand c, whi, wlo, fhi, flo;
+	uint64_t nhi = 0, nlo = 0;
 	int have = 0, win = 0, ok_max = 1, ok_min = 1, rc;
 	char *found = NULL;
 	size_t nent = 0;
@@ -1436,6 +1483,8 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 	subject(r, o);
 	memset(&whi, 0, sizeof(whi));
 	memset(&wlo, 0, sizeof(wlo));
+	memset(&fhi, 0, sizeof(fhi));
+	memset(&flo, 0, sizeof(flo));
 	if (r->subj == S_LOAD) {
 		lreq *L = &v->loads[ri];
 		size_t nc = L->l ? tk_load_core_count(L->l) : 0, i;
@@ -1525,6 +1574,15 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 			}
 			if (row_cand(v, ri, i, &c) < 0)
 				continue;
+			/* a percentile: the values beyond the bound over every
+			 * entity of the subject, the first of them in the
+			 * trace's order */
+			if (c.nhi && (!nhi || c.hi_seq < fhi.hi_seq))
+				fhi = c;
+			if (c.nlo && (!nlo || c.lo_seq < flo.lo_seq))
+				flo = c;
+			nhi += c.nhi;
+			nlo += c.nlo;
 			if (r->subj == S_ENTITY)
 				found[j] = 1;
 			else if (r->subj == S_TYPE && s->entity < nent)
@@ -1583,6 +1641,22 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 			goto fail;
 		}
 	}
+	if (nhi) {
+		whi.name = fhi.name;
+		whi.nlen = fhi.nlen;
+		whi.hi_inst = fhi.hi_inst;
+		whi.hi_time = fhi.hi_time;
+		whi.hi_t = fhi.hi_t;
+		whi.nhi = nhi;
+	}
+	if (nlo) {
+		wlo.name = flo.name;
+		wlo.nlen = flo.nlen;
+		wlo.lo_inst = flo.lo_inst;
+		wlo.lo_time = flo.lo_time;
+		wlo.lo_t = flo.lo_t;
+		wlo.nlo = nlo;
+	}
 	/* the max first; the reported bound is the first that fails, else
 	 * the first given */
 	if (r->max.has && (ok_max = judge(v, r, &r->max, 1, &whi, o, 0, win)) < 0)
@@ -1603,7 +1677,8 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 		rat_fmt_unit(wlo.lo, r->min.unit, val, sizeof(val));
 		rat_fmt_unit(m, r->min.unit, mar, sizeof(mar));
 		put_text(o, "; %s%s, bound min %s, margin %s",
-			 r->subj == S_LOAD ? (win ? "lowest " : "is ") : r->pct ? "is " : "min ",
+			 r->subj == S_LOAD ? (win ? "lowest " : "is ") :
+			 r->pct || r->metric == TK_METRIC_LOST ? "is " : "min ",
 			 val, r->min.text, mar);
 	}
 	o->pub.ok = ok_max && ok_min;

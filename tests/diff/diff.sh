@@ -104,6 +104,11 @@ d = json.load(open(sys.argv[1]))
 assert d["worsened"] == 0 and d["base_only"] > 0 and d["missing_allowed"] is False, d
 assert d["base_only"] == len(d["rows"]) and all(r["status"] == "base-only" for r in d["rows"]), d
 PY
+# the CSV and JSON status of a row of one trace (base-only, new-only: the
+# text says only-base, only-new) is the one docs/verify.md names
+for s in same changed worse base-only new-only; do
+	grep -q "\`$s\`" "$root/docs/verify.md" || no "docs/verify.md does not name the CSV and JSON status $s"
+done
 
 # chains, as stats --chain makes them, in both
 "$cli" diff "$root/tests/cli/stats_chain.btf" "$root/tests/cli/stats_chain.btf" --all \
