@@ -66,7 +66,7 @@ def _rows(columns, rows, as_frame, attrs=None):
 
 def _percentiles(ps):
     """(millionths of a percent, column name) of each percentile: 0 < p <=
-    100 with at most 6 decimals, as `tracekit stats --percentiles`."""
+    100 with at most 6 decimals, none twice, as `tracekit stats --percentiles`."""
     if ps is None:
         return None
     if isinstance(ps, (str, int, float, fractions.Fraction, decimal.Decimal)):
@@ -91,6 +91,9 @@ def _percentiles(ps):
         name = "p%d" % (m // 1000000)
         if m % 1000000:
             name += (".%06d" % (m % 1000000)).rstrip("0")
+        for m0, name0 in out:
+            if m0 == m:  # two columns of one name, as the command refuses
+                _tracekit._raise(_USAGE, "percentiles: %s is given twice" % name0[1:])
         out.append((m, name))
     return out
 
@@ -101,7 +104,7 @@ def stats(source, *, percentiles=None, as_frame=None, **reader_kwargs):
 
     source: a path or a tracekit.Trace (read again with its open()
     arguments).  percentiles: numbers 0 < p <= 100 (at most 6 decimals, at
-    most 64), as --percentiles: columns "p50", "p99.9", ... after
+    most 64, none twice), as --percentiles: columns "p50", "p99.9", ... after
     "max_at".  reader_kwargs: those of tracekit.open() (format=, strict=,
     entities=, types=, events=, start=, end=, window_stop=, format options).
 
