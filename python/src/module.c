@@ -208,15 +208,23 @@ void pytk_on_warning(void *ctx, const tk_error *w)
 	PyGILState_Release(g);
 }
 
-PyObject *pytk_source_path(PyObject *source)
+PyObject *pytk_source_path(PyObject *source, const char *what, int trace_ok)
 {
 	PyObject *p, *s;
+	int trace = pytk_TraceType && PyObject_TypeCheck(source, pytk_TraceType);
 
-	if (pytk_TraceType && PyObject_TypeCheck(source, pytk_TraceType))
+	if (trace && trace_ok)
 		return Py_NewRef(((pytk_trace_head *)source)->path);
-	p = PyOS_FSPath(source);
-	if (!p)
+	p = trace ? NULL : PyOS_FSPath(source);
+	if (!p) {
+		if (trace || PyErr_ExceptionMatches(PyExc_TypeError)) {
+			PyErr_Clear();
+			PyErr_Format(PyExc_TypeError, "%s: expected str, bytes%s, not %.100s", what,
+				     trace_ok ? ", os.PathLike or a tracekit.Trace" : " or os.PathLike",
+				     Py_TYPE(source)->tp_name);
+		}
 		return NULL;
+	}
 	if (PyBytes_Check(p)) {
 		s = PyUnicode_DecodeFSDefaultAndSize(PyBytes_AS_STRING(p), PyBytes_GET_SIZE(p));
 		Py_DECREF(p);
@@ -414,7 +422,7 @@ int pytk_reader_open(pytk_reader *pr, PyObject *source, PyObject *kw, int rest)
 	}
 	if (kw && PyDict_Update(merged, kw) < 0)
 		goto out;
-	if (!(pr->path = pytk_source_path(source)))
+	if (!(pr->path = pytk_source_path(source, "source", 1)))
 		goto out;
 
 	if ((v = pop(merged, "format")) && v != Py_None &&

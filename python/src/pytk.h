@@ -147,8 +147,12 @@ int pytk_feed(pytk_reader *pr, pytk_feed_fn fn, void *obj, const int *stop,
 /* Close; a zeroed or closed pytk_reader is fine. */
 void pytk_reader_close(pytk_reader *pr);
 
-/* The path of a source argument as a new str reference, or NULL + error. */
-PyObject *pytk_source_path(PyObject *source);
+/*
+ * The path of argument `what` (a str, bytes or os.PathLike path; with
+ * `trace_ok` a tracekit.Trace too, its path) as a new str reference, or
+ * NULL + error: a TypeError naming `what` for a value of another type.
+ */
+PyObject *pytk_source_path(PyObject *source, const char *what, int trace_ok);
 
 /* ------------------------------------------------------------------------ */
 /* Exact values                                                              */

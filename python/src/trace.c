@@ -1973,7 +1973,7 @@ static PyObject *py_open(PyObject *self, PyObject *args, PyObject *kwargs)
 	if (!(t = PyObject_New(pytk_trace, pytk_TraceType)))
 		goto out;
 	memset((char *)t + sizeof(PyObject), 0, sizeof *t - sizeof(PyObject));
-	t->head.path = pytk_source_path(source);
+	t->head.path = pytk_source_path(source, "path", 1);
 	t->head.kwargs = kwargs ? PyDict_Copy(kwargs) : PyDict_New();
 	if (!t->head.path || !t->head.kwargs) {
 		Py_DECREF(t);

@@ -13,6 +13,7 @@ no value).
 """
 import decimal
 import fractions
+import numbers
 
 from . import _tracekit
 
@@ -69,17 +70,23 @@ def _percentiles(ps):
     100 with at most 6 decimals, none twice, as `tracekit stats --percentiles`."""
     if ps is None:
         return None
-    if isinstance(ps, (str, int, float, fractions.Fraction, decimal.Decimal)):
+    if isinstance(ps, (str, numbers.Number, decimal.Decimal)):
         ps = [ps]
+    try:
+        ps = list(ps)
+    except TypeError:
+        raise TypeError("percentiles: expected a number or an iterable of numbers, not %s"
+                        % type(ps).__name__) from None
     out = []
     for p in ps:
-        if isinstance(p, bool):
-            raise TypeError("percentiles: expected numbers, not bool")
+        if isinstance(p, bool) or not isinstance(p, (str, numbers.Real, decimal.Decimal)):
+            raise TypeError("percentiles: expected numbers (int, float, str such as \"99.9\"), "
+                            "not %s" % type(p).__name__)
         if isinstance(p, float):
             p = repr(p)
         try:
             q = fractions.Fraction(p)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             q = None
         if q is None:
             _tracekit._raise(_USAGE, "percentiles: %r is not a number" % (p,))
