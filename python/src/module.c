@@ -324,6 +324,21 @@ static int window_bound(pytk_reader *pr, PyObject *v, const char *what, uint64_t
 	return 0;
 }
 
+/* a flag keyword: True or False (None: not given, the default); any other
+ * value, a truthy "no" among them, is a TypeError */
+static int flag(PyObject *v, const char *what, int *out)
+{
+	if (v == Py_None)
+		return 0;
+	if (!PyBool_Check(v)) {
+		PyErr_Format(PyExc_TypeError, "%s: expected True or False, not %.100s", what,
+			     Py_TYPE(v)->tp_name);
+		return -1;
+	}
+	*out = v == Py_True;
+	return 0;
+}
+
 /* pop `key` from dict `kw` (a new reference, or NULL when absent) */
 static PyObject *pop(PyObject *kw, const char *key)
 {
@@ -429,30 +444,15 @@ int pytk_reader_open(pytk_reader *pr, PyObject *source, PyObject *kw, int rest)
 	    !(pr->opts.format = keep_str(pr, v, "format")))
 		goto out;
 	Py_CLEAR(v);
-	if ((v = pop(merged, "strict"))) {
-		int t = PyObject_IsTrue(v);
-
-		if (t < 0)
-			goto out;
-		pr->opts.strict = t;
-		Py_CLEAR(v);
-	}
-	if ((v = pop(merged, "force_format"))) {
-		int t = PyObject_IsTrue(v);
-
-		if (t < 0)
-			goto out;
-		pr->opts.force_format = t;
-		Py_CLEAR(v);
-	}
-	if ((v = pop(merged, "end_closed"))) {
-		int t = PyObject_IsTrue(v);
-
-		if (t < 0)
-			goto out;
-		pr->opts.end_closed = t;
-		Py_CLEAR(v);
-	}
+	if ((v = pop(merged, "strict")) && flag(v, "strict", &pr->opts.strict) < 0)
+		goto out;
+	Py_CLEAR(v);
+	if ((v = pop(merged, "force_format")) && flag(v, "force_format", &pr->opts.force_format) < 0)
+		goto out;
+	Py_CLEAR(v);
+	if ((v = pop(merged, "end_closed")) && flag(v, "end_closed", &pr->opts.end_closed) < 0)
+		goto out;
+	Py_CLEAR(v);
 	if ((v = pop(merged, "start")) && v != Py_None) {
 		if (window_bound(pr, v, "start", &pr->opts.start, &pr->opts.start_unit) < 0)
 			goto out;

@@ -100,6 +100,8 @@ void pytk_on_warning(void *ctx, const tk_error *w);
  *   strict=False    the format's specification alone
  *   force_format=False   with format=: read the input as that format even
  *                   when its probe finds none of its signs (tk_reader_opts)
+ *                   (strict, force_format, end_closed: True or False, None
+ *                   for the default; another value is a TypeError)
  *   entities=, types=, events=   a name or an iterable of names: only the
  *                   events that match (tk_reader_opts)
  *   start=, end=    the window: an int (ticks) or a duration str ("10ms",

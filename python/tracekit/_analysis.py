@@ -22,7 +22,16 @@ __all__ = ["stats", "load", "check", "verify"]
 _USAGE = -4  # TK_E_USAGE
 
 
+def _check_as_frame(as_frame):
+    """as_frame is None, True or False: a truthy "no" is refused before the
+    reading, not taken as True."""
+    if as_frame is not None and not isinstance(as_frame, bool):
+        raise TypeError("as_frame: expected None, True or False, not %s"
+                        % type(as_frame).__name__)
+
+
 def _want_frame(as_frame):
+    _check_as_frame(as_frame)
     if as_frame is False:
         return None
     try:
@@ -129,6 +138,7 @@ def stats(source, *, percentiles=None, as_frame=None, **reader_kwargs):
     False, else a list of dicts (as_frame=True requires pandas).  Raises
     tracekit.Error subclasses on unreadable input or bad arguments.
     """
+    _check_as_frame(as_frame)
     cols, rows = _tracekit._stats(source, _percentiles(percentiles), reader_kwargs)
     return _rows(cols, rows, as_frame)
 
@@ -157,6 +167,7 @@ def load(source, *, window=None, idle=None, as_frame=None, **reader_kwargs):
     Returns a pandas DataFrame when pandas imports and as_frame is not
     False, else a list of dicts.  A bad window raises tracekit.UsageError.
     """
+    _check_as_frame(as_frame)
     cols, rows = _tracekit._load(source, window, idle, reader_kwargs)
     return _rows(cols, rows, as_frame)
 
@@ -175,6 +186,7 @@ def check(source, *, as_frame=None, **reader_kwargs):
     Returns a pandas DataFrame when pandas imports and as_frame is not
     False, else a list of dicts.
     """
+    _check_as_frame(as_frame)
     cols, rows, events, counts = _tracekit._check(source, reader_kwargs)
     return _rows(cols, rows, as_frame, {"events": events, "violations": counts})
 
@@ -203,5 +215,6 @@ def verify(source, requirements, *, as_frame=None, **reader_kwargs):
     unreadable trace or requirements file (tracekit.ParseError with the
     file's line and column for a bad requirement).
     """
+    _check_as_frame(as_frame)
     cols, rows, failures = _tracekit._verify(source, requirements, reader_kwargs)
     return _rows(cols, rows, as_frame, {"failures": failures})

@@ -126,8 +126,10 @@ def open(log, *, elf=None, strict=False, load_offset=0):
     """
     path = _path(log, "log")
     elfp = None if elf is None else _path(elf, "elf")
+    if not isinstance(strict, bool):
+        raise TypeError("strict: expected True or False, not %s" % type(strict).__name__)
     if isinstance(load_offset, bool) or not isinstance(load_offset, _numbers.Integral):
         raise TypeError("load_offset: expected an int (bytes), not %s"
                         % type(load_offset).__name__)
-    d = _tracekit._tarmac_read(path, bool(strict), elfp, int(load_offset))
+    d = _tracekit._tarmac_read(path, strict, elfp, int(load_offset))
     return Log(path, elfp, d)

@@ -105,6 +105,31 @@ class Errors(unittest.TestCase):
                 call()
             self.assertIn(want, str(cm.exception))
 
+    def test_flags_take_a_bool(self):
+        # strict="no" is truthy: it turned strict mode on; a flag takes
+        # True or False (None: the default) and refuses anything else
+        demo = os.path.join(SRC, "examples", "demo.btf")
+        t = tracekit.open(demo)
+        calls = [lambda **kw: tracekit.open(demo, **kw), lambda **kw: t.to_numpy(**kw),
+                 lambda **kw: tracekit.stats(demo, **kw), lambda **kw: tracekit.check(demo, **kw),
+                 lambda **kw: tracekit.convert(demo, os.path.join(SRC, "no-such-dir", "x.btf"),
+                                               **kw)]
+        for key in ("strict", "end_closed", "force_format"):
+            for bad in ("no", 1, 0, [], 1.0):
+                for call in calls:
+                    with self.assertRaises(TypeError, msg="%s=%r" % (key, bad)) as cm:
+                        call(**{key: bad})
+                    self.assertEqual(str(cm.exception), "%s: expected True or False, not %s"
+                                     % (key, type(bad).__name__))
+        self.assertEqual(tracekit.open(demo, strict=None, end_closed=False).info["events"], 53)
+        for bad in ("no", 0, 1):
+            with self.assertRaises(TypeError) as cm:
+                tracekit.stats(demo, as_frame=bad)
+            self.assertIn("as_frame: expected None, True or False", str(cm.exception))
+            with self.assertRaises(TypeError) as cm:
+                tracekit.tarmac.open(demo, strict=bad)
+            self.assertIn("strict: expected True or False", str(cm.exception))
+
     def test_hints_in_the_keywords_words(self):
         # the library's hints name its C API; Python's name the keywords,
         # as the command's name its flags
