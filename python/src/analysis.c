@@ -572,8 +572,15 @@ static PyObject *py_load(PyObject *self, PyObject *args)
 			idle_l = PyTuple_Pack(1, idle);
 		else
 			idle_l = PySequence_Tuple(idle);
-		if (!idle_l)
+		if (!idle_l) {
+			if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+				PyErr_Clear();
+				PyErr_Format(PyExc_TypeError, "idle: expected a str or an iterable "
+					     "of str (glob patterns), not %.100s",
+					     Py_TYPE(idle)->tp_name);
+			}
 			goto out;
+		}
 		npat = (size_t)PyTuple_GET_SIZE(idle_l);
 		if (npat && !(pat = PyMem_Calloc(npat, sizeof *pat))) {
 			PyErr_NoMemory();
@@ -583,8 +590,8 @@ static PyObject *py_load(PyObject *self, PyObject *args)
 			PyObject *s = PyTuple_GET_ITEM(idle_l, (Py_ssize_t)i);
 
 			if (!PyUnicode_Check(s)) {
-				PyErr_Format(PyExc_TypeError, "idle: expected a str or str patterns, "
-					     "not %.100s", Py_TYPE(s)->tp_name);
+				PyErr_Format(PyExc_TypeError, "idle: expected patterns (str), "
+					     "found %.100s", Py_TYPE(s)->tp_name);
 				goto out;
 			}
 			if (!(pat[i] = PyUnicode_AsUTF8(s)))
@@ -870,8 +877,14 @@ static PyObject *py_verify(PyObject *self, PyObject *args)
 	(void)self;
 	if (!PyArg_ParseTuple(args, "OOO:_verify", &source, &reqarg, &kwin))
 		return NULL;
-	if (!PyUnicode_FSConverter(reqarg, &reqpath))
+	if (!PyUnicode_FSConverter(reqarg, &reqpath)) {
+		if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+			PyErr_Clear();
+			PyErr_Format(PyExc_TypeError, "requirements: expected str, bytes or "
+				     "os.PathLike, not %.100s", Py_TYPE(reqarg)->tp_name);
+		}
 		return NULL;
+	}
 	if (!(kw = reader_kwargs(kwin)) || !(rows = PyList_New(0)))
 		goto out;
 	tk_error_clear(&err);

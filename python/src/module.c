@@ -208,15 +208,23 @@ void pytk_on_warning(void *ctx, const tk_error *w)
 	PyGILState_Release(g);
 }
 
-PyObject *pytk_source_path(PyObject *source)
+PyObject *pytk_source_path(PyObject *source, const char *what, int trace_ok)
 {
 	PyObject *p, *s;
+	int trace = pytk_TraceType && PyObject_TypeCheck(source, pytk_TraceType);
 
-	if (pytk_TraceType && PyObject_TypeCheck(source, pytk_TraceType))
+	if (trace && trace_ok)
 		return Py_NewRef(((pytk_trace_head *)source)->path);
-	p = PyOS_FSPath(source);
-	if (!p)
+	p = trace ? NULL : PyOS_FSPath(source);
+	if (!p) {
+		if (trace || PyErr_ExceptionMatches(PyExc_TypeError)) {
+			PyErr_Clear();
+			PyErr_Format(PyExc_TypeError, "%s: expected str, bytes%s, not %.100s", what,
+				     trace_ok ? ", os.PathLike or a tracekit.Trace" : " or os.PathLike",
+				     Py_TYPE(source)->tp_name);
+		}
 		return NULL;
+	}
 	if (PyBytes_Check(p)) {
 		s = PyUnicode_DecodeFSDefaultAndSize(PyBytes_AS_STRING(p), PyBytes_GET_SIZE(p));
 		Py_DECREF(p);
@@ -313,6 +321,21 @@ static int window_bound(pytk_reader *pr, PyObject *v, const char *what, uint64_t
 		return -1;
 	}
 	*unit = (int)u;
+	return 0;
+}
+
+/* a flag keyword: True or False (None: not given, the default); any other
+ * value, a truthy "no" among them, is a TypeError */
+static int flag(PyObject *v, const char *what, int *out)
+{
+	if (v == Py_None)
+		return 0;
+	if (!PyBool_Check(v)) {
+		PyErr_Format(PyExc_TypeError, "%s: expected True or False, not %.100s", what,
+			     Py_TYPE(v)->tp_name);
+		return -1;
+	}
+	*out = v == Py_True;
 	return 0;
 }
 
@@ -414,37 +437,22 @@ int pytk_reader_open(pytk_reader *pr, PyObject *source, PyObject *kw, int rest)
 	}
 	if (kw && PyDict_Update(merged, kw) < 0)
 		goto out;
-	if (!(pr->path = pytk_source_path(source)))
+	if (!(pr->path = pytk_source_path(source, "source", 1)))
 		goto out;
 
 	if ((v = pop(merged, "format")) && v != Py_None &&
 	    !(pr->opts.format = keep_str(pr, v, "format")))
 		goto out;
 	Py_CLEAR(v);
-	if ((v = pop(merged, "strict"))) {
-		int t = PyObject_IsTrue(v);
-
-		if (t < 0)
-			goto out;
-		pr->opts.strict = t;
-		Py_CLEAR(v);
-	}
-	if ((v = pop(merged, "force_format"))) {
-		int t = PyObject_IsTrue(v);
-
-		if (t < 0)
-			goto out;
-		pr->opts.force_format = t;
-		Py_CLEAR(v);
-	}
-	if ((v = pop(merged, "end_closed"))) {
-		int t = PyObject_IsTrue(v);
-
-		if (t < 0)
-			goto out;
-		pr->opts.end_closed = t;
-		Py_CLEAR(v);
-	}
+	if ((v = pop(merged, "strict")) && flag(v, "strict", &pr->opts.strict) < 0)
+		goto out;
+	Py_CLEAR(v);
+	if ((v = pop(merged, "force_format")) && flag(v, "force_format", &pr->opts.force_format) < 0)
+		goto out;
+	Py_CLEAR(v);
+	if ((v = pop(merged, "end_closed")) && flag(v, "end_closed", &pr->opts.end_closed) < 0)
+		goto out;
+	Py_CLEAR(v);
 	if ((v = pop(merged, "start")) && v != Py_None) {
 		if (window_bound(pr, v, "start", &pr->opts.start, &pr->opts.start_unit) < 0)
 			goto out;

@@ -100,6 +100,8 @@ void pytk_on_warning(void *ctx, const tk_error *w);
  *   strict=False    the format's specification alone
  *   force_format=False   with format=: read the input as that format even
  *                   when its probe finds none of its signs (tk_reader_opts)
+ *                   (strict, force_format, end_closed: True or False, None
+ *                   for the default; another value is a TypeError)
  *   entities=, types=, events=   a name or an iterable of names: only the
  *                   events that match (tk_reader_opts)
  *   start=, end=    the window: an int (ticks) or a duration str ("10ms",
@@ -147,8 +149,12 @@ int pytk_feed(pytk_reader *pr, pytk_feed_fn fn, void *obj, const int *stop,
 /* Close; a zeroed or closed pytk_reader is fine. */
 void pytk_reader_close(pytk_reader *pr);
 
-/* The path of a source argument as a new str reference, or NULL + error. */
-PyObject *pytk_source_path(PyObject *source);
+/*
+ * The path of argument `what` (a str, bytes or os.PathLike path; with
+ * `trace_ok` a tracekit.Trace too, its path) as a new str reference, or
+ * NULL + error: a TypeError naming `what` for a value of another type.
+ */
+PyObject *pytk_source_path(PyObject *source, const char *what, int trace_ok);
 
 /* ------------------------------------------------------------------------ */
 /* Exact values                                                              */

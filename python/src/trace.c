@@ -1348,8 +1348,8 @@ static int set_item(PyObject *d, const char *key, PyObject *v)
 }
 
 /* The figures of `tracekit info --format json` of the trace, read in one
- * pass; the entity table of the same pass into t->entities. */
-static PyObject *trace_compute_info(pytk_trace *self)
+ * pass; the entity table of the same pass into *entities (a new list). */
+static PyObject *trace_compute_info(pytk_trace *self, PyObject **entities)
 {
 	pytk_reader pr;
 	const tk_event *evs;
@@ -1366,6 +1366,7 @@ static PyObject *trace_compute_info(pytk_trace *self)
 	tk_error err;
 	int rc, nomem = 0;
 
+	*entities = NULL;
 	if (trace_reader(&pr, (PyObject *)self, NULL) < 0)
 		return NULL;
 	t = tk_reader_trace(pr.r);
@@ -1530,8 +1531,7 @@ static PyObject *trace_compute_info(pytk_trace *self)
 	if (set_item(d, "event_counts", Py_NewRef(l)) ||
 	    set_item(d, "warnings", PyLong_FromUnsignedLongLong(tk_reader_warning_count(pr.r))))
 		goto out;
-	Py_CLEAR(self->entities);
-	if (!(self->entities = entity_list(t)))
+	if (!(*entities = entity_list(t)))
 		goto out;
 	ret = Py_NewRef(d);
 out:
@@ -1546,6 +1546,32 @@ out:
 	return ret;
 }
 
+/*
+ * t->info and t->entities made by the first reading that ends: the reading
+ * runs without the GIL, so that two threads asking at once both read; the
+ * second to end drops its result and keeps the first's.  0, or -1 with an
+ * exception set.
+ */
+static int trace_cache_info(pytk_trace *t)
+{
+	PyObject *info, *ents = NULL;
+
+	if (t->info)
+		return 0;
+	if (!(info = trace_compute_info(t, &ents))) {
+		Py_XDECREF(ents);
+		return -1;
+	}
+	if (t->info) {  /* another thread's reading ended first */
+		Py_DECREF(info);
+		Py_DECREF(ents);
+		return 0;
+	}
+	t->info = info;
+	t->entities = ents;
+	return 0;
+}
+
 static PyObject *trace_get_info(PyObject *self, void *closure)
 {
 	pytk_trace *t = (pytk_trace *)self;
@@ -1553,7 +1579,7 @@ static PyObject *trace_get_info(PyObject *self, void *closure)
 
 	(void)closure;
 
-	if (!t->info && !(t->info = trace_compute_info(t)))
+	if (trace_cache_info(t) < 0)
 		return NULL;
 	/* a deep copy: the caller may change it, its lists and dicts too */
 	if (!(copy = PyImport_ImportModule("copy")))
@@ -1586,13 +1612,8 @@ static PyObject *trace_get_entities(PyObject *self, void *closure)
 	pytk_trace *t = (pytk_trace *)self;
 
 	(void)closure;
-	if (!t->entities) {
-		PyObject *i = trace_compute_info(t);
-
-		if (!i)
-			return NULL;
-		Py_XSETREF(t->info, i);
-	}
+	if (trace_cache_info(t) < 0)
+		return NULL;
 	return entities_copy(t->entities);
 }
 
@@ -1973,7 +1994,7 @@ static PyObject *py_open(PyObject *self, PyObject *args, PyObject *kwargs)
 	if (!(t = PyObject_New(pytk_trace, pytk_TraceType)))
 		goto out;
 	memset((char *)t + sizeof(PyObject), 0, sizeof *t - sizeof(PyObject));
-	t->head.path = pytk_source_path(source);
+	t->head.path = pytk_source_path(source, "path", 1);
 	t->head.kwargs = kwargs ? PyDict_Copy(kwargs) : PyDict_New();
 	if (!t->head.path || !t->head.kwargs) {
 		Py_DECREF(t);

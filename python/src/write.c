@@ -498,7 +498,11 @@ static PyObject *py_convert(PyObject *self, PyObject *args)
 	(void)self;
 	if (!PyArg_ParseTuple(args, "OOO!:_convert", &src, &dst, &PyDict_Type, &kwin))
 		return NULL;
-	if (!(dstp = pytk_source_path(dst)) || !(dstb = PyUnicode_EncodeFSDefault(dstp)))
+	/* src's type first (the reader opens it below), then dst's */
+	if (!(dstp = pytk_source_path(src, "src", 1)))
+		goto out;
+	Py_CLEAR(dstp);
+	if (!(dstp = pytk_source_path(dst, "dst", 0)) || !(dstb = PyUnicode_EncodeFSDefault(dstp)))
 		goto out;
 	if (!tk_format_from_path(PyBytes_AS_STRING(dstb))) {
 		pytk_raise_msg(TK_E_USAGE, "cannot tell the output format from '%s'",

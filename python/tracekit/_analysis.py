@@ -13,6 +13,7 @@ no value).
 """
 import decimal
 import fractions
+import numbers
 
 from . import _tracekit
 
@@ -21,7 +22,16 @@ __all__ = ["stats", "load", "check", "verify"]
 _USAGE = -4  # TK_E_USAGE
 
 
+def _check_as_frame(as_frame):
+    """as_frame is None, True or False: a truthy "no" is refused before the
+    reading, not taken as True."""
+    if as_frame is not None and not isinstance(as_frame, bool):
+        raise TypeError("as_frame: expected None, True or False, not %s"
+                        % type(as_frame).__name__)
+
+
 def _want_frame(as_frame):
+    _check_as_frame(as_frame)
     if as_frame is False:
         return None
     try:
@@ -66,20 +76,26 @@ def _rows(columns, rows, as_frame, attrs=None):
 
 def _percentiles(ps):
     """(millionths of a percent, column name) of each percentile: 0 < p <=
-    100 with at most 6 decimals, as `tracekit stats --percentiles`."""
+    100 with at most 6 decimals, none twice, as `tracekit stats --percentiles`."""
     if ps is None:
         return None
-    if isinstance(ps, (str, int, float, fractions.Fraction, decimal.Decimal)):
+    if isinstance(ps, (str, numbers.Number, decimal.Decimal)):
         ps = [ps]
+    try:
+        ps = list(ps)
+    except TypeError:
+        raise TypeError("percentiles: expected a number or an iterable of numbers, not %s"
+                        % type(ps).__name__) from None
     out = []
     for p in ps:
-        if isinstance(p, bool):
-            raise TypeError("percentiles: expected numbers, not bool")
+        if isinstance(p, bool) or not isinstance(p, (str, numbers.Real, decimal.Decimal)):
+            raise TypeError("percentiles: expected numbers (int, float, str such as \"99.9\"), "
+                            "not %s" % type(p).__name__)
         if isinstance(p, float):
             p = repr(p)
         try:
             q = fractions.Fraction(p)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             q = None
         if q is None:
             _tracekit._raise(_USAGE, "percentiles: %r is not a number" % (p,))
@@ -91,6 +107,9 @@ def _percentiles(ps):
         name = "p%d" % (m // 1000000)
         if m % 1000000:
             name += (".%06d" % (m % 1000000)).rstrip("0")
+        for m0, name0 in out:
+            if m0 == m:  # two columns of one name, as the command refuses
+                _tracekit._raise(_USAGE, "percentiles: %s is given twice" % name0[1:])
         out.append((m, name))
     return out
 
@@ -101,7 +120,7 @@ def stats(source, *, percentiles=None, as_frame=None, **reader_kwargs):
 
     source: a path or a tracekit.Trace (read again with its open()
     arguments).  percentiles: numbers 0 < p <= 100 (at most 6 decimals, at
-    most 64), as --percentiles: columns "p50", "p99.9", ... after
+    most 64, none twice), as --percentiles: columns "p50", "p99.9", ... after
     "max_at".  reader_kwargs: those of tracekit.open() (format=, strict=,
     entities=, types=, events=, start=, end=, window_stop=, format options).
 
@@ -119,6 +138,7 @@ def stats(source, *, percentiles=None, as_frame=None, **reader_kwargs):
     False, else a list of dicts (as_frame=True requires pandas).  Raises
     tracekit.Error subclasses on unreadable input or bad arguments.
     """
+    _check_as_frame(as_frame)
     cols, rows = _tracekit._stats(source, _percentiles(percentiles), reader_kwargs)
     return _rows(cols, rows, as_frame)
 
@@ -147,6 +167,7 @@ def load(source, *, window=None, idle=None, as_frame=None, **reader_kwargs):
     Returns a pandas DataFrame when pandas imports and as_frame is not
     False, else a list of dicts.  A bad window raises tracekit.UsageError.
     """
+    _check_as_frame(as_frame)
     cols, rows = _tracekit._load(source, window, idle, reader_kwargs)
     return _rows(cols, rows, as_frame)
 
@@ -165,6 +186,7 @@ def check(source, *, as_frame=None, **reader_kwargs):
     Returns a pandas DataFrame when pandas imports and as_frame is not
     False, else a list of dicts.
     """
+    _check_as_frame(as_frame)
     cols, rows, events, counts = _tracekit._check(source, reader_kwargs)
     return _rows(cols, rows, as_frame, {"events": events, "violations": counts})
 
@@ -193,5 +215,6 @@ def verify(source, requirements, *, as_frame=None, **reader_kwargs):
     unreadable trace or requirements file (tracekit.ParseError with the
     file's line and column for a bad requirement).
     """
+    _check_as_frame(as_frame)
     cols, rows, failures = _tracekit._verify(source, requirements, reader_kwargs)
     return _rows(cols, rows, as_frame, {"failures": failures})

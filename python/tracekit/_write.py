@@ -174,4 +174,4 @@ def convert(src, dst, **reader_kwargs):
     also makes the writer refuse what the output format cannot hold.
     Errors raise tracekit.Error subclasses and leave no file at `dst`.
     """
-    _tracekit._convert(src, os.fspath(dst), reader_kwargs)
+    _tracekit._convert(src, dst, reader_kwargs)

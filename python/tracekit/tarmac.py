@@ -9,6 +9,7 @@ and the function profile against the program's ELF file.
 The records are read once, in C, into columns (docs/tarmac.md describes the
 producers and line forms read).
 """
+import numbers as _numbers
 import os as _os
 
 from . import _tracekit
@@ -105,6 +106,14 @@ class Log:
         return _rows(list(_PROFILE), self._profile, as_frame)
 
 
+def _path(v, what):
+    try:
+        return _os.fsdecode(_os.fspath(v))
+    except TypeError:
+        raise TypeError("%s: expected str, bytes or os.PathLike, not %s"
+                        % (what, type(v).__name__)) from None
+
+
 def open(log, *, elf=None, strict=False, load_offset=0):
     """Read the Tarmac log `log` (a path; gzip and zstd are decoded) in one
     pass into a tracekit.tarmac.Log of numpy arrays; with `elf` (the
@@ -115,7 +124,12 @@ def open(log, *, elf=None, strict=False, load_offset=0):
     bytes above its link addresses (as --load-offset).  Errors raise
     tracekit.Error subclasses.
     """
-    path = _os.fsdecode(_os.fspath(log))
-    elfp = None if elf is None else _os.fsdecode(_os.fspath(elf))
-    d = _tracekit._tarmac_read(path, bool(strict), elfp, int(load_offset))
+    path = _path(log, "log")
+    elfp = None if elf is None else _path(elf, "elf")
+    if not isinstance(strict, bool):
+        raise TypeError("strict: expected True or False, not %s" % type(strict).__name__)
+    if isinstance(load_offset, bool) or not isinstance(load_offset, _numbers.Integral):
+        raise TypeError("load_offset: expected an int (bytes), not %s"
+                        % type(load_offset).__name__)
+    d = _tracekit._tarmac_read(path, strict, elfp, int(load_offset))
     return Log(path, elfp, d)

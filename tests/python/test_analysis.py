@@ -192,6 +192,17 @@ class Stats(unittest.TestCase):
         with self.assertRaises(TypeError):
             tracekit.stats(DEMO, entities=[1])
 
+    def test_percentile_twice(self):
+        # two columns of one name: refused as the command refuses
+        # --percentiles 50,50 ("50 is given twice")
+        rc, out = run("stats", "-q", "--percentiles", "50,50", DEMO)
+        self.assertEqual(rc, 2)
+        for p, name in (([50, 50], "50"), ([99.9, "99.900"], "99.9"), ([90, 50, 50.0], "50")):
+            with self.assertRaises(tracekit.UsageError, msg=repr(p)) as cm:
+                tracekit.stats(DEMO, percentiles=p)
+            self.assertIsInstance(cm.exception, ValueError)
+            self.assertIn("percentiles: %s is given twice" % name, str(cm.exception))
+
 
 class Load(unittest.TestCase):
     def compare(self, path, window=None, cli_window=None, idle=None, cli_idle=()):

@@ -69,6 +69,67 @@ class Errors(unittest.TestCase):
         with self.assertRaises(TypeError):
             tracekit.open(demo, end=True)
 
+    def test_wrong_types_name_the_keyword(self):
+        # a value of the wrong type is a TypeError that names the keyword
+        # and what it takes, not Python's bare "'int' object is not iterable"
+        demo = os.path.join(SRC, "examples", "demo.btf")
+        req = os.path.join(SRC, "tests", "verify", "demo_pass.yaml")
+        out = os.path.join(SRC, "no-such-dir", "x.btf")
+        cases = [
+            ("idle: expected a str or an iterable of str", lambda: tracekit.load(demo, idle=5)),
+            ("idle: expected patterns (str), found int", lambda: tracekit.load(demo, idle=[5])),
+            ("percentiles: expected a number or an iterable of numbers, not object",
+             lambda: tracekit.stats(demo, percentiles=object())),
+            ("percentiles: expected numbers", lambda: tracekit.stats(demo, percentiles=[None])),
+            ("source: expected str, bytes, os.PathLike or a tracekit.Trace, not int",
+             lambda: tracekit.stats(5)),
+            ("source: expected", lambda: tracekit.load(None)),
+            ("source: expected", lambda: tracekit.check(5)),
+            ("source: expected", lambda: tracekit.verify(5, req)),
+            ("requirements: expected str, bytes or os.PathLike, not int",
+             lambda: tracekit.verify(demo, 5)),
+            ("src: expected str, bytes, os.PathLike or a tracekit.Trace, not int",
+             lambda: tracekit.convert(5, out)),
+            ("dst: expected str, bytes or os.PathLike, not NoneType",
+             lambda: tracekit.convert(demo, None)),
+            ("dst: expected", lambda: tracekit.convert(demo, tracekit.open(demo))),
+            ("path: expected str, bytes, os.PathLike or a tracekit.Trace, not list",
+             lambda: tracekit.open([demo])),
+            ("log: expected str, bytes or os.PathLike, not int", lambda: tracekit.tarmac.open(5)),
+            ("elf: expected str, bytes or os.PathLike, not int",
+             lambda: tracekit.tarmac.open(demo, elf=5)),
+            ("load_offset: expected an int", lambda: tracekit.tarmac.open(demo, load_offset="1")),
+        ]
+        for want, call in cases:
+            with self.assertRaises(TypeError, msg=want) as cm:
+                call()
+            self.assertIn(want, str(cm.exception))
+
+    def test_flags_take_a_bool(self):
+        # strict="no" is truthy: it turned strict mode on; a flag takes
+        # True or False (None: the default) and refuses anything else
+        demo = os.path.join(SRC, "examples", "demo.btf")
+        t = tracekit.open(demo)
+        calls = [lambda **kw: tracekit.open(demo, **kw), lambda **kw: t.to_numpy(**kw),
+                 lambda **kw: tracekit.stats(demo, **kw), lambda **kw: tracekit.check(demo, **kw),
+                 lambda **kw: tracekit.convert(demo, os.path.join(SRC, "no-such-dir", "x.btf"),
+                                               **kw)]
+        for key in ("strict", "end_closed", "force_format"):
+            for bad in ("no", 1, 0, [], 1.0):
+                for call in calls:
+                    with self.assertRaises(TypeError, msg="%s=%r" % (key, bad)) as cm:
+                        call(**{key: bad})
+                    self.assertEqual(str(cm.exception), "%s: expected True or False, not %s"
+                                     % (key, type(bad).__name__))
+        self.assertEqual(tracekit.open(demo, strict=None, end_closed=False).info["events"], 53)
+        for bad in ("no", 0, 1):
+            with self.assertRaises(TypeError) as cm:
+                tracekit.stats(demo, as_frame=bad)
+            self.assertIn("as_frame: expected None, True or False", str(cm.exception))
+            with self.assertRaises(TypeError) as cm:
+                tracekit.tarmac.open(demo, strict=bad)
+            self.assertIn("strict: expected True or False", str(cm.exception))
+
     def test_hints_in_the_keywords_words(self):
         # the library's hints name its C API; Python's name the keywords,
         # as the command's name its flags

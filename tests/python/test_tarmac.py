@@ -171,6 +171,43 @@ if __name__ == "__main__":
     unittest.main()
 
 
+class EventView(unittest.TestCase):
+    def test_as_its_btf_but_where_docs_say(self):
+        """docs/python.md: a log's info and stats() are those of the BTF
+        `convert LOG x.btf` writes, but for the cores the BTF cannot name
+        (a CPU without exceptions) and, on a log whose times go backwards,
+        the figures the writer's raised times change (the metrics between
+        activations and starts; start and duration)."""
+        import tempfile
+        log = os.path.join(T, "parsertest.txt")
+        if not os.path.exists(log):
+            self.skipTest("no corpus")
+        with tempfile.TemporaryDirectory() as d:
+            x = os.path.join(d, "x.btf")
+            subprocess.run([CLI, "convert", "-q", log, x], check=True)
+            info_x = json.loads(run("info", "--format", "json", "-q", x))
+            stats_x = list(csv.DictReader(io.StringIO(run("stats", "-q", "--format", "csv", x))))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", tracekit.TraceWarning)
+            info = tracekit.open(log).info
+            stats = tracekit.stats(log, as_frame=False)
+        differ = {k for k in set(info) | set(info_x) if info.get(k) != info_x.get(k)}
+        self.assertEqual(differ, {"file", "format", "header", "warnings", "cores", "entities",
+                                  "entity_types"})
+        self.assertEqual(set(info["cores"]) - set(info_x["cores"]), {"cpu1"})
+        self.assertEqual(len(stats), len(stats_x))
+        changed = set()
+        for a, b in zip(stats, stats_x):
+            self.assertEqual((a["entity"], a["metric"]), (b["entity"], b["metric"]))
+            for k, v in b.items():
+                if str("" if a[k] is None else a[k]) != v:
+                    changed.add(a["metric"] if k != "max_at" else "max_at")
+        self.assertEqual(changed, {"DT", "PER", "ST", "JIT", "max_at"})
+        dt = {r["metric"]: r["count"] for r in stats if r["entity"] == "Reset"}["DT"]
+        self.assertEqual((dt, [r["count"] for r in stats_x
+                               if r["entity"] == "Reset" and r["metric"] == "DT"]), (3, ["5"]))
+
+
 class Stubs(unittest.TestCase):
     def test_stub_signatures(self):
         """The type stubs (PEP 561) name the parameters the functions

@@ -95,6 +95,37 @@ class GilReleased(unittest.TestCase):
         c.join()
         return r, c, t0, t1
 
+    def test_info_asked_by_two_threads_at_once(self):
+        # both threads read (the GIL released); the Trace keeps the first
+        # dict and frees the second, which was left without an owner
+        import gc
+
+        def infos():
+            gc.collect()
+            return [o for o in gc.get_objects()
+                    if type(o) is dict and "event_counts" in o and o.get("file") == self.path]
+
+        before = len(infos())
+        for _ in range(2):
+            t = tracekit.open(self.path)
+            barrier = threading.Barrier(2)
+            got = []
+
+            def ask():
+                barrier.wait()
+                got.append((t.info["events"], len(t.entities)))
+
+            threads = [threading.Thread(target=ask) for _ in range(2)]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+            self.assertEqual(len(got), 2)
+            self.assertEqual(got[0], got[1])
+            self.assertEqual(got[0][0], EVENTS)
+            del t
+        self.assertEqual(len(infos()), before)
+
     def test_other_thread_runs_during_to_numpy(self):
         t = tracekit.open(self.path)
         t.to_numpy(events="no-such-event")   # tracekit._frames imported

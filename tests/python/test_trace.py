@@ -117,6 +117,21 @@ class Metadata(unittest.TestCase):
         info["event_counts"][0]["count"] = -1
         self.assertEqual(t.info, json.loads(cli("info", "--format", "json", "-q", DEMO)))
 
+    def test_info_of_a_window(self):
+        # docs/python.md: open()'s window and filters apply to info's
+        # events, times and counts, not to its entities (the whole table)
+        full = tracekit.open(DEMO).info
+        for kw in ({"start": "30us", "end": "1ms"}, {"types": "SEM"}, {"end": 1}):
+            t = tracekit.open(DEMO, **kw)
+            info = t.info
+            evs = list(t)
+            self.assertEqual(info["events"], len(evs), kw)
+            self.assertLess(info["events"], full["events"], kw)
+            self.assertEqual((info["start"], info["end"]), (evs[0].time, evs[-1].time), kw)
+            self.assertEqual(sum(c["count"] for c in info["event_counts"]), len(evs), kw)
+            for k in ("entities", "entity_types", "cores"):
+                self.assertEqual(info[k], full[k], (kw, k))
+
     def test_stray_bytes_as_the_commands_json(self):
         # a byte that starts no UTF-8 sequence is U+FFFD, as in the JSON
         t = quiet(tracekit.open, TRACES[7])
