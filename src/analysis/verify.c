@@ -288,6 +288,37 @@ static char *dup_or_null(const char *s, int *nomem)
 	return d;
 }
 
+/*
+ * The chain's name: its signals joined by "->", a signal whose name has
+ * "->" or begins with '"' in double quotes (its '"' and '\' escaped by a
+ * '\'), so that two chains of different signals never read alike.  The
+ * name keys the chain's rows in the tk_stats.  out holds 2 * len + 4 per
+ * signal.
+ */
+static void chain_name(char *out, const char *const *sig, size_t n)
+{
+	char *p = out;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *s = sig[i];
+		int quote = s[0] == '"' || strstr(s, "->");
+		if (i) {
+			*p++ = '-';
+			*p++ = '>';
+		}
+		if (quote)
+			*p++ = '"';
+		for (; *s; s++) {
+			if (quote && (*s == '"' || *s == '\\'))
+				*p++ = '\\';
+			*p++ = *s;
+		}
+		if (quote)
+			*p++ = '"';
+	}
+	*p = '\0';
+}
+
 /* metric named s of a subject (entity metrics, or a chain's) */
 static int parse_metric(const char *s, int chain, tk_metric *m)
 {
@@ -519,15 +550,12 @@ static int parse_req(rdctx *x, const yaml_node_t *n, req *r)
 		for (size_t i = 0; i < r->nnames; i++) {
 			if (!r->names[i])
 				return node_err(x, subj, "chain: a signal without a name");
-			len += strlen(r->names[i]) + 2;
+			/* quoted, each byte escaped at worst */
+			len += 2 * strlen(r->names[i]) + 4;
 		}
 		if (!(r->chain = calloc(len + 1, 1)))
 			return tk_err_nomem(x->err, x->path);
-		for (size_t i = 0; i < r->nnames; i++) {
-			if (i)
-				strcat(r->chain, "->");
-			strcat(r->chain, r->names[i]);
-		}
+		chain_name(r->chain, (const char *const *)r->names, r->nnames);
 	} else {
 		r->subj = S_LOAD;
 		if ((rc = parse_names(x, subj, r, 1, "load")) < 0)
