@@ -165,7 +165,8 @@ typedef enum tk_unit {
 TK_API const char *tk_unit_name(tk_unit unit);
 
 /**
- * Parse a unit name (exactly "ps", "ns", "us", "ms", "s"; with
+ * Parse a unit name (exactly "ps", "ns", "us", "ms", "s", "us" also with
+ * its u as U+00B5 MICRO SIGN or U+03BC GREEK SMALL LETTER MU in UTF-8; with
  * `ignore_case` also "NS", "Ms", ...).  Returns TK_OK or TK_E_PARSE.
  */
 TK_API int tk_unit_parse(const char *s, size_t len, int ignore_case, tk_unit *out);

@@ -58,11 +58,15 @@ typedef struct req {
 	char *window;   /* load: as written, or NULL */
 	char *chain;    /* the chain's row name: the signals joined by "->" */
 	bound max, min;
+	uint64_t line;  /* of the requirement in its file, from 1 */
+	uint32_t col;
 } req;
 
 struct tk_reqs {
 	req *r;
 	size_t n;
+	char *path;     /* the requirements file, for the errors that a
+			   trace gives */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -286,6 +290,37 @@ static char *dup_or_null(const char *s, int *nomem)
 	if (!d)
 		*nomem = 1;
 	return d;
+}
+
+/*
+ * The chain's name: its signals joined by "->", a signal whose name has
+ * "->" or begins with '"' in double quotes (its '"' and '\' escaped by a
+ * '\'), so that two chains of different signals never read alike.  The
+ * name keys the chain's rows in the tk_stats.  out holds 2 * len + 4 per
+ * signal.
+ */
+static void chain_name(char *out, const char *const *sig, size_t n)
+{
+	char *p = out;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *s = sig[i];
+		int quote = s[0] == '"' || strstr(s, "->");
+		if (i) {
+			*p++ = '-';
+			*p++ = '>';
+		}
+		if (quote)
+			*p++ = '"';
+		for (; *s; s++) {
+			if (quote && (*s == '"' || *s == '\\'))
+				*p++ = '\\';
+			*p++ = *s;
+		}
+		if (quote)
+			*p++ = '"';
+	}
+	*p = '\0';
 }
 
 /* metric named s of a subject (entity metrics, or a chain's) */
@@ -519,15 +554,12 @@ static int parse_req(rdctx *x, const yaml_node_t *n, req *r)
 		for (size_t i = 0; i < r->nnames; i++) {
 			if (!r->names[i])
 				return node_err(x, subj, "chain: a signal without a name");
-			len += strlen(r->names[i]) + 2;
+			/* quoted, each byte escaped at worst */
+			len += 2 * strlen(r->names[i]) + 4;
 		}
 		if (!(r->chain = calloc(len + 1, 1)))
 			return tk_err_nomem(x->err, x->path);
-		for (size_t i = 0; i < r->nnames; i++) {
-			if (i)
-				strcat(r->chain, "->");
-			strcat(r->chain, r->names[i]);
-		}
+		chain_name(r->chain, (const char *const *)r->names, r->nnames);
 	} else {
 		r->subj = S_LOAD;
 		if ((rc = parse_names(x, subj, r, 1, "load")) < 0)
@@ -600,6 +632,7 @@ void tk_reqs_free(tk_reqs *q)
 	for (size_t i = 0; i < q->n; i++)
 		req_clear(&q->r[i]);
 	free(q->r);
+	free(q->path);
 	free(q);
 }
 
@@ -797,6 +830,10 @@ int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 		goto out;
 	}
 	q = calloc(1, sizeof(*q));
+	if (q && !(q->path = strdup(path))) {
+		free(q);
+		q = NULL;
+	}
 	if (!q) {
 		rc = tk_err_nomem(err, path);
 		goto out;
@@ -812,6 +849,8 @@ int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err)
 		yaml_node_t *n = yaml_document_get_node(&doc, *it);
 		req *r = &q->r[q->n++];
 		int j;
+		r->line = (uint64_t)n->start_mark.line + 1;
+		r->col = (uint32_t)n->start_mark.column + 1;
 		if ((rc = parse_req(&x, n, r)) < 0)
 			goto out;
 		for (j = 0; r->pct && j < npct && pcts[j] != r->pct; j++)
@@ -1046,38 +1085,50 @@ static int on_window(void *ctx, uint64_t start, uint64_t end, const uint64_t *bu
 	return TK_OK;
 }
 
+/* "FILE:LINE:COLUMN: " of requirement r, for an error the trace gives */
+static const char *req_at(const tk_reqs *q, const req *r, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s:%llu:%u: ", q->path ? q->path : "",
+		 (unsigned long long)r->line, (unsigned)r->col);
+	return buf;
+}
+
 /* A time is held against a bound of its kind: a trace timed in cycles
  * (tk_trace_cycle_unit()) against cycles of its unit, any other against
  * a unit of time; a load's window is a time, which cycles have not. */
-static int bound_unit_check(const req *r, const bound *b, const char *cyc, tk_error *err)
+static int bound_unit_check(const tk_reqs *q, const req *r, const bound *b,
+			    const char *cyc, tk_error *err)
 {
+	char at[160];
+
 	if (!b->has || (!IS_CYC(b->unit) && !(b->unit >= TK_UNIT_PS && b->unit <= TK_UNIT_S)))
 		return TK_OK;
 	if (cyc && (!IS_CYC(b->unit) || strcmp(tk_cycle_units[b->unit - U_CYC], cyc)))
 		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
-				  "requirement '%s': the bound %s is not in %s: the trace's times are %s cycles, which have no length",
-				  r->name, b->text, cyc, cyc);
+				  "%srequirement '%s': the bound %s is not in %s: the trace's times are %s cycles, which have no length",
+				  req_at(q, r, at, sizeof(at)), r->name, b->text, cyc, cyc);
 	if (!cyc && IS_CYC(b->unit))
 		return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
-				  "requirement '%s': the bound %s is in cycles: the trace's times are not",
-				  r->name, b->text);
+				  "%srequirement '%s': the bound %s is in cycles: the trace's times are not",
+				  req_at(q, r, at, sizeof(at)), r->name, b->text);
 	return TK_OK;
 }
 
 static int time_units_check(const tk_reqs *q, const tk_trace *t, tk_error *err)
 {
 	const char *cyc = tk_trace_cycle_unit(t);
+	char at[160];
 
 	for (size_t i = 0; i < q->n; i++) {
 		const req *r = &q->r[i];
 		int rc;
-		if ((rc = bound_unit_check(r, &r->max, cyc, err)) < 0 ||
-		    (rc = bound_unit_check(r, &r->min, cyc, err)) < 0)
+		if ((rc = bound_unit_check(q, r, &r->max, cyc, err)) < 0 ||
+		    (rc = bound_unit_check(q, r, &r->min, cyc, err)) < 0)
 			return rc;
 		if (cyc && r->window)
 			return tk_err_set(err, TK_E_USAGE, NULL, 0, 0,
-					  "requirement '%s': a window of %s: the trace's times are %s cycles, which have no length (no window: the whole trace)",
-					  r->name, r->window, cyc);
+					  "%srequirement '%s': a window of %s: the trace's times are %s cycles, which have no length (no window: the whole trace)",
+					  req_at(q, r, at, sizeof(at)), r->name, r->window, cyc);
 	}
 	return TK_OK;
 }
@@ -1212,21 +1263,26 @@ static int verify_event(tk_verify *v, const tk_event *ev)
 static int load_refused(const tk_verify *v, int rc, tk_error *err)
 {
 	const req *r = &v->q->r[v->load_failed];
+	char at[160];
 
 	if (rc == TK_E_RANGE)
 		return tk_err_set(err, rc, NULL, 0, 0,
-				  "requirement '%s': window %s makes more than %u windows of this trace: give a longer window",
-				  r->name, r->window ? r->window : "", VERIFY_MAX_WINDOWS);
-	return tk_err_set(err, rc, NULL, v->lerr.line, v->lerr.column, "requirement '%s': %s",
-			  r->name, v->lerr.msg);
+				  "%srequirement '%s': window %s makes more than %u windows of this trace: give a longer window",
+				  req_at(v->q, r, at, sizeof(at)), r->name, r->window ? r->window : "",
+				  VERIFY_MAX_WINDOWS);
+	return tk_err_set(err, rc, NULL, v->lerr.line, v->lerr.column, "%srequirement '%s': %s",
+			  req_at(v->q, r, at, sizeof(at)), r->name, v->lerr.msg);
 }
 
 /* a requirement's window that is not a whole number of ticks (v->range > 1) */
 static int window_range(const tk_verify *v, tk_error *err)
 {
+	const req *r = &v->q->r[v->range - 2];
+	char at[160];
+
 	return tk_err_set(err, TK_E_RANGE, NULL, 0, 0,
-			  "requirement '%s': window %s is not a whole number of the trace's ticks (below 2^64)",
-			  v->q->r[v->range - 2].name, v->q->r[v->range - 2].window);
+			  "%srequirement '%s': window %s is not a whole number of the trace's ticks (below 2^64)",
+			  req_at(v->q, r, at, sizeof(at)), r->name, r->window);
 }
 
 int tk_verify_event(tk_verify *v, const tk_event *ev, tk_error *err)

@@ -29,6 +29,13 @@ int tk_unit_parse(const char *s, size_t len, int ignore_case, tk_unit *out)
 {
 	int u;
 
+	/* us also with a micro sign (U+00B5) or a Greek mu (U+03BC) */
+	if (len == 3 && ((s[0] == '\xc2' && s[1] == '\xb5') ||
+			 (s[0] == '\xce' && s[1] == '\xbc')) &&
+	    (s[2] == 's' || (ignore_case && s[2] == 'S'))) {
+		*out = TK_UNIT_US;
+		return TK_OK;
+	}
 	for (u = TK_UNIT_PS; u <= TK_UNIT_S; u++) {
 		size_t n = strlen(unit_names[u]);
 		if (len != n)
