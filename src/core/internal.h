@@ -692,6 +692,12 @@ int tk_fmt_ratio(tk_u128 num, tk_u128 den, char *buf, size_t size);
  */
 int tk_fmt_ratio_dec(tk_u128 num, tk_u128 den, int digits, char *buf,
 		     size_t size);
+/** 1 when the unit name s (len bytes) is written with a micro sign (U+00B5
+ * or U+03BC), which tk_unit_parse() takes for us: the commands and the
+ * requirements take it; a trace's header is read as us with a warning, or
+ * refused in strict mode (the formats name us alone). */
+int tk_unit_micro_sign(const char *s, size_t len);
+
 /** One tick of `tb` in `unit` as p/q, reduced.  TK_OK or < 0. */
 int tk_unit_factor(const tk_timebase *tb, tk_unit unit, tk_u128 *p,
 		   tk_u128 *q);

@@ -25,13 +25,18 @@ const char *tk_unit_name(tk_unit unit)
 	return unit_names[unit];
 }
 
+int tk_unit_micro_sign(const char *s, size_t len)
+{
+	return len >= 2 && ((s[0] == '\xc2' && s[1] == '\xb5') ||
+			    (s[0] == '\xce' && s[1] == '\xbc'));
+}
+
 int tk_unit_parse(const char *s, size_t len, int ignore_case, tk_unit *out)
 {
 	int u;
 
 	/* us also with a micro sign (U+00B5) or a Greek mu (U+03BC) */
-	if (len == 3 && ((s[0] == '\xc2' && s[1] == '\xb5') ||
-			 (s[0] == '\xce' && s[1] == '\xbc')) &&
+	if (len == 3 && tk_unit_micro_sign(s, len) &&
 	    (s[2] == 's' || (ignore_case && s[2] == 'S'))) {
 		*out = TK_UNIT_US;
 		return TK_OK;

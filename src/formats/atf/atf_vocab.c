@@ -134,7 +134,9 @@ int atf_tick(const char *unit, size_t ulen, uint64_t num, uint64_t den,
 	if (ulen == 2 && memcmp(unit, "as", 2) == 0) {
 		out->unit = TK_UNIT_PS;
 		digits += 6;
-	} else if (tk_unit_parse(unit, ulen, 0, &out->unit) < 0) {
+	} else if (tk_unit_micro_sign(unit, ulen) ||
+		   tk_unit_parse(unit, ulen, 0, &out->unit) < 0) {
+		/* the spec's unit names alone (us, not µs) */
 		return TK_E_PARSE;
 	}
 	g = (uint64_t)tk_gcd128(num, den);

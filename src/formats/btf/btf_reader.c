@@ -950,13 +950,17 @@ static int timescale(btf_reader *b, const char *line, const char *v,
 	tk_unit u;
 
 	trim(&v, &vend);
-	if (tk_unit_parse(v, (size_t)(vend - v), 0, &u) < 0) {
+	if (tk_unit_micro_sign(v, (size_t)(vend - v)) ||
+	    tk_unit_parse(v, (size_t)(vend - v), 0, &u) < 0) {
 		if (b->r->opts.strict ||
 		    tk_unit_parse(v, (size_t)(vend - v), 1, &u) < 0)
 			return err_at(b, err, TK_E_PARSE, line, v,
 				      "unknown time scale '%.*s' (expected ps, ns, us, ms or s)",
 				      (int)(vend - v > 20 ? 20 : vend - v), v);
-		warn(b, W_UNIT_CASE, line, v, "time scale in upper case");
+		warn(b, W_UNIT_CASE, line, v,
+		     tk_unit_micro_sign(v, (size_t)(vend - v)) ?
+		     "time scale with a micro sign (read as us)" :
+		     "time scale in upper case");
 	}
 	/* a second #timescale may repeat the first (a second header
 	 * block does), not contradict it: which one the times are in is

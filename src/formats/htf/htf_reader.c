@@ -373,13 +373,16 @@ static int param(htf_reader *h, const char *ls, const char *k, size_t kn,
 			return rc;
 	} else if (key_is(k, kn, "TimeScale")) {
 		tk_unit u;
-		if (tk_unit_parse(v, (size_t)(ve - v), 0, &u) < 0) {
+		if (tk_unit_micro_sign(v, (size_t)(ve - v)) ||
+		    tk_unit_parse(v, (size_t)(ve - v), 0, &u) < 0) {
 			if (h->strict ||
 			    tk_unit_parse(v, (size_t)(ve - v), 1, &u) < 0)
 				return err_at(h, err, TK_E_PARSE, h->line, ls, v,
 					      "unknown time scale '%s' (ps, ns, us, ms or s)",
 					      tk_quote(qb, sizeof(qb), v, ve));
 			warn(h, W_UNIT_CASE, h->line, ls, v,
+			     tk_unit_micro_sign(v, (size_t)(ve - v)) ?
+			     "time scale '%s' with a micro sign (read as us)" :
 			     "time scale '%s' in upper case",
 			     tk_quote(qb, sizeof(qb), v, ve));
 		}
