@@ -146,6 +146,7 @@ typedef struct pf_writer {
 				  next one (an array each was a malloc) */
 	uint32_t capspare;
 	uint64_t first;        /* ticks of the first event */
+	uint64_t now;          /* ticks of the latest event so far */
 	int have_first;
 	int fast;              /* a tick is a whole number of ps */
 	uint64_t ps_per_tick;
@@ -1444,12 +1445,14 @@ static int perfetto_writer_write(tk_writer *w, const tk_event *ev,
 			return pw->rc;
 		}
 	}
-	if (ev->time < pw->first) {
-		/* lenient reading keeps decreasing times: they count as now */
+	if (ev->time < pw->now) {
+		/* lenient reading keeps decreasing times: they count as now
+		 * (the latest time so far), so no slice ends before it began */
 		tk_event e = *ev;
-		e.time = pw->first;
+		e.time = pw->now;
 		return perfetto_writer_write(w, &e, err);
 	}
+	pw->now = ev->time;
 	pw->ev = ev;
 	pw->has_cet = pw->has_rt = 0;
 	pw->run_seen = 0;
