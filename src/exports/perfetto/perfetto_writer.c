@@ -44,6 +44,7 @@
  * metadata.ts_offset_us says so.
  */
 #include "../../core/internal.h"
+#include "../../core/loss.h"
 #include "../../analysis/analysis_exports.h"
 
 #include <stdio.h>
@@ -128,6 +129,13 @@ typedef struct pname {
 	tk_etype type;         /* the type cat is the name of */
 } pname;
 
+static const char *const back_what[] = {
+	"a time earlier than the previous event's",
+};
+static const char *const back_brief[] = {
+	"times raised to the previous event's",
+};
+
 typedef struct pf_writer {
 	const char *name;
 	tk_timeline *tl;
@@ -147,6 +155,7 @@ typedef struct pf_writer {
 	uint32_t capspare;
 	uint64_t first;        /* ticks of the first event */
 	uint64_t now;          /* ticks of the latest event so far */
+	tk_losses back;        /* events whose time went back (raised) */
 	int have_first;
 	int fast;              /* a tick is a whole number of ps */
 	uint64_t ps_per_tick;
@@ -1380,6 +1389,10 @@ static int perfetto_writer_open(tk_writer *w, tk_error *err)
 	pw->err = err;
 	pw->name = w->sink.path ? w->sink.path : "<stdout>";
 	tk_tlines_init(&pw->tlines, w->trace);
+	pw->back.format = "Chrome Trace Event JSON";
+	pw->back.what = back_what;
+	pw->back.brief = back_brief;
+	pw->back.nkinds = 1;
 	tk_loadbins_init(&pw->lb, 0);
 	tk_imap_init(&pw->insts, sizeof(pinst));
 	pw->fast = tk_time_convert(1, tk_trace_timebase(w->trace), &ps,
@@ -1449,6 +1462,9 @@ static int perfetto_writer_write(tk_writer *w, const tk_event *ev,
 		/* lenient reading keeps decreasing times: they count as now
 		 * (the latest time so far), so no slice ends before it began */
 		tk_event e = *ev;
+
+		if ((rc = tk_loss_add(&pw->back, w, pw->name, 0, ev, err)) < 0)
+			return rc;
 		e.time = pw->now;
 		return perfetto_writer_write(w, &e, err);
 	}
@@ -1706,6 +1722,8 @@ static int perfetto_writer_close(tk_writer *w, tk_error *err)
 	outs(pw, ",\"flows\":");
 	out_u64(pw, pw->flows);
 	outs(pw, "}}\n");
+	if (pw->rc >= 0)
+		tk_loss_report(&pw->back, w, pw->name);
 	if (pw->rc >= 0 && w->opts.on_warning && (pw->rounded || pw->tlines_left)) {
 		tk_error wn;
 
