@@ -107,6 +107,16 @@
 		   and the axis of the whole trace */
 		ok(D.lanes.map(l => l.name).join(',') === 'Core_0,Core_1', 'the lanes keep their order (' + D.lanes.map(l => l.name) + ')');
 		ok(/^showing 320 ns/.test($('view').textContent), 'the axis goes on from the trace\'s first event (' + $('view').textContent + ')');
+	} else if (CASE === 'late') {
+		/* behaviour.btf 3600.123456789 s later: an absolute moment is
+		   given to the ns (it was cut to 7 digits, 3600.123 s for each) */
+		ok(/ from 3600\.123456889 s \(absolute/.test($('meta').textContent), 'the first event\'s time, every digit (' + $('meta').textContent + ')');
+		ok(/^showing 3600\.123456889 s – 3600\.123457889 s/.test($('view').textContent), 'the view\'s edges to the ns (' + $('view').textContent + ')');
+		const at = row('Runner', 'PRE').lastChild.textContent;
+		ok(at === '3600.123457189 s', 'the table\'s "at" to the ns (' + at + ')');
+		$('tmode').value = 'rel';
+		$('tmode').dispatchEvent(new Event('change'));
+		ok(row('Runner', 'PRE').lastChild.textContent === '300 ns', 'since the first event, 300 ns (' + row('Runner', 'PRE').lastChild.textContent + ')');
 	} else if (CASE === 'address') {
 		/* a page opened with a view in its address shows that view */
 		ok(status.dataset.view === '20,60', 'opened at #view=20,60 (' + status.dataset.view + ')');

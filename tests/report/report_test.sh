@@ -144,6 +144,10 @@ if "$cli" report -q "$b" -o "$tmp/b1.html" && "$cli" report -q "$b" --start 410n
 	behave window "$tmp/b2.html"
 	behave address "$tmp/b1.html" '#view=20,60&time=abs'
 	cases="whole window address"
+	# the same an hour and a bit later: absolute moments to the ns
+	awk -F, -v OFS=, '/^#/ { print; next } { $1 = sprintf("%.0f", $1 + 3600123456789); print }' "$b" > "$tmp/late.btf" &&
+		"$cli" report -q "$tmp/late.btf" -o "$tmp/b3.html" && behave late "$tmp/b3.html" '#time=abs' &&
+		cases="$cases late" || { echo "FAIL: report of behaviour.btf an hour later"; fail=1; }
 else
 	echo "FAIL: report of behaviour.btf"; fail=1
 fi
