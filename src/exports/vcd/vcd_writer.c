@@ -440,23 +440,26 @@ static vlane *lane_at(vcd_writer *vw, size_t i)
 }
 
 /* Tick t in timescale units: exact, or (rounding) in ps rounded down,
- * with *rounded set when it was not exact.  -1 when it exceeds 64 bits. */
+ * with *rounded set when it was not exact.  -1 when it reaches 2^63,
+ * which GTKWave's readers take as a negative time (its loaders and
+ * vcd2lxt2 parse times as signed 64-bit numbers). */
 static int vtime(const vcd_writer *vw, uint64_t t, uint64_t *out, int *rounded)
 {
 	static const tk_timebase ps = { TK_UNIT_PS, 1, 1 };
 
 	*rounded = 0;
 	if (!vw->rounding) {
-		if ((tk_u128)t * vw->mult > UINT64_MAX)
+		if ((tk_u128)t * vw->mult > INT64_MAX)
 			return -1;
 		*out = t * vw->mult;
 		return 0;
 	}
-	if (tk_time_convert(t, &vw->tb, &ps, TK_ROUND_EXACT, out) == TK_OK)
-		return 0;
-	*rounded = 1;
-	return tk_time_convert(t, &vw->tb, &ps, TK_ROUND_DOWN, out) == TK_OK
-	       ? 0 : -1;
+	if (tk_time_convert(t, &vw->tb, &ps, TK_ROUND_EXACT, out) != TK_OK) {
+		*rounded = 1;
+		if (tk_time_convert(t, &vw->tb, &ps, TK_ROUND_DOWN, out) != TK_OK)
+			return -1;
+	}
+	return *out > INT64_MAX ? -1 : 0;
 }
 
 /* The start of load window b in timescale units (at most the last event's
@@ -623,7 +626,7 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	}
 	if (vtime(vw, t, &vt, &rounded) < 0)
 		return tk_err_set(err, TK_E_RANGE, vw->name, 0, 0,
-				  "time %llu does not fit VCD's 64-bit times in %s",
+				  "time %llu is 2^63 or more in VCD's timescale (%s), which GTKWave reads as a time before 0",
 				  (unsigned long long)t, vw->timescale);
 	vw->nevents++;
 	vw->nrounded += (uint64_t)rounded;
