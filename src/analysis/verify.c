@@ -469,9 +469,87 @@ static int parse_pct(const char *s, uint32_t *out)
 	return 0;
 }
 
-static int parse_req(rdctx *x, const yaml_node_t *n, req *r)
+/* The deepest nesting of a requirements file (its own is 4: the mapping of
+ * requirements:, the list, a requirement, a list of names); libyaml's
+ * scanner costs the depth at every token, so a file of a million '['
+ * would take hours to load.  Merges (req_pairs) are bound by it too. */
+#define REQS_MAX_DEPTH 16
+
+/* the keys and values of a requirement: at most REQ_PAIRS (twice the
+ * keys there are: more is an error of its own) */
+#define REQ_PAIRS 24
+typedef struct req_kv {
+	const yaml_node_t *k, *v;
+} req_kv;
+
+static int req_has_key(const req_kv *kv, size_t n, const char *ks)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (scalar(kv[i].k) && !strcmp(scalar(kv[i].k), ks))
+			return 1;
+	return 0;
+}
+
+/*
+ * Mapping n's pairs appended to kv[*n_kv..]: its own in their order (a key
+ * given twice kept twice, for parse_req to name), then those of the
+ * mappings its merge key "<<" names (YAML 1.1's merge, as PyYAML, GitLab
+ * CI and Compose read it: an alias of a mapping, or a list of them, the
+ * first of the list winning) whose key is not there yet; `merged` when n
+ * is itself merged (its keys then never repeat one there).  `depth` bounds a
+ * merge of a merge (an anchor's mapping merging itself loops).
+ */
+static int req_pairs(rdctx *x, const yaml_node_t *n, req_kv *kv, size_t *n_kv,
+		     int merged, int depth)
 {
 	yaml_node_pair_t *p;
+	const yaml_node_t *merge = NULL;
+	int rc;
+
+	if (depth > REQS_MAX_DEPTH)
+		return node_err(x, n, "<<: merges nested deeper than %d levels", REQS_MAX_DEPTH);
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
+		const yaml_node_t *v = yaml_document_get_node(x->doc, p->value);
+		const char *ks = scalar(k);
+
+		if (ks && !strcmp(ks, "<<") && k->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+			if (merge)
+				return node_err(x, k, "<< given twice");
+			merge = v;
+			continue;
+		}
+		if (merged && ks && req_has_key(kv, *n_kv, ks))
+			continue;
+		if (*n_kv == REQ_PAIRS)
+			return node_err(x, k ? k : n, "a requirement of more than %d keys", REQ_PAIRS);
+		kv[*n_kv].k = k;
+		kv[(*n_kv)++].v = v;
+	}
+	if (!merge)
+		return TK_OK;
+	if (merge->type == YAML_MAPPING_NODE)
+		return req_pairs(x, merge, kv, n_kv, 1, depth + 1);
+	if (merge->type != YAML_SEQUENCE_NODE)
+		return node_err(x, merge, "<<: expected a mapping or a list of mappings (an alias: <<: *defaults)");
+	for (yaml_node_item_t *it = merge->data.sequence.items.start;
+	     it < merge->data.sequence.items.top; it++) {
+		const yaml_node_t *m = yaml_document_get_node(x->doc, *it);
+
+		if (!m || m->type != YAML_MAPPING_NODE)
+			return node_err(x, m ? m : merge, "<<: expected a mapping or a list of mappings (an alias: <<: *defaults)");
+		if ((rc = req_pairs(x, m, kv, n_kv, 1, depth + 1)) < 0)
+			return rc;
+	}
+	return TK_OK;
+}
+
+static int parse_req(rdctx *x, const yaml_node_t *n, req *r)
+{
+	req_kv kv[REQ_PAIRS];
+	size_t n_kv = 0, ki;
 	const yaml_node_t *subj = NULL, *metric = NULL, *pct = NULL, *win = NULL;
 	const yaml_node_t *maxn = NULL, *minn = NULL;
 	const char *subjkey = NULL;
@@ -480,9 +558,11 @@ static int parse_req(rdctx *x, const yaml_node_t *n, req *r)
 	r->pct = 0;
 	if (n->type != YAML_MAPPING_NODE)
 		return node_err(x, n, "a requirement is a mapping (name:, a subject, bounds)");
-	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-		const yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
-		const yaml_node_t *v = yaml_document_get_node(x->doc, p->value);
+	if ((rc = req_pairs(x, n, kv, &n_kv, 0, 0)) < 0)
+		return rc;
+	for (ki = 0; ki < n_kv; ki++) {
+		const yaml_node_t *k = kv[ki].k;
+		const yaml_node_t *v = kv[ki].v;
 		const char *ks = scalar(k);
 		if (!ks)
 			return node_err(x, k ? k : n, "a key is a plain name");
@@ -664,12 +744,6 @@ static int same_names(rdctx *x, const tk_reqs *q, const yaml_node_t *list)
 	free(a);
 	return rc;
 }
-
-/* The deepest nesting of a requirements file (its own is 4: the mapping of
- * requirements:, the list, a requirement, a list of names); libyaml's
- * scanner costs the depth at every token, so a file of a million '['
- * would take hours to load. */
-#define REQS_MAX_DEPTH 16
 
 /*
  * A first pass over the file's events (its text: a pipe cannot be read
