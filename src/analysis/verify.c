@@ -478,6 +478,8 @@ static int parse_pct(const char *s, uint32_t *out)
 /* the keys and values of a requirement: at most REQ_PAIRS (twice the
  * keys there are: more is an error of its own) */
 #define REQ_PAIRS 24
+/* the mappings merged into one requirement, at most */
+#define REQ_MERGES 256
 typedef struct req_kv {
 	const yaml_node_t *k, *v;
 } req_kv;
@@ -499,10 +501,11 @@ static int req_has_key(const req_kv *kv, size_t n, const char *ks)
  * CI and Compose read it: an alias of a mapping, or a list of them, the
  * first of the list winning) whose key is not there yet; `merged` when n
  * is itself merged (its keys then never repeat one there).  `depth` bounds a
- * merge of a merge (an anchor's mapping merging itself loops).
+ * merge of a merge (an anchor's mapping merging itself loops), *visits
+ * the mappings met (lists of aliases of lists of aliases: a merge bomb).
  */
 static int req_pairs(rdctx *x, const yaml_node_t *n, req_kv *kv, size_t *n_kv,
-		     int merged, int depth)
+		     int merged, int depth, size_t *visits)
 {
 	yaml_node_pair_t *p;
 	const yaml_node_t *merge = NULL;
@@ -510,6 +513,9 @@ static int req_pairs(rdctx *x, const yaml_node_t *n, req_kv *kv, size_t *n_kv,
 
 	if (depth > REQS_MAX_DEPTH)
 		return node_err(x, n, "<<: merges nested deeper than %d levels", REQS_MAX_DEPTH);
+	if (++*visits > REQ_MERGES)
+		return node_err(x, n, "<<: more than %d mappings merged into one requirement "
+				"(an alias repeated too often)", REQ_MERGES);
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		const yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
 		const yaml_node_t *v = yaml_document_get_node(x->doc, p->value);
@@ -531,7 +537,7 @@ static int req_pairs(rdctx *x, const yaml_node_t *n, req_kv *kv, size_t *n_kv,
 	if (!merge)
 		return TK_OK;
 	if (merge->type == YAML_MAPPING_NODE)
-		return req_pairs(x, merge, kv, n_kv, 1, depth + 1);
+		return req_pairs(x, merge, kv, n_kv, 1, depth + 1, visits);
 	if (merge->type != YAML_SEQUENCE_NODE)
 		return node_err(x, merge, "<<: expected a mapping or a list of mappings (an alias: <<: *defaults)");
 	for (yaml_node_item_t *it = merge->data.sequence.items.start;
@@ -540,7 +546,7 @@ static int req_pairs(rdctx *x, const yaml_node_t *n, req_kv *kv, size_t *n_kv,
 
 		if (!m || m->type != YAML_MAPPING_NODE)
 			return node_err(x, m ? m : merge, "<<: expected a mapping or a list of mappings (an alias: <<: *defaults)");
-		if ((rc = req_pairs(x, m, kv, n_kv, 1, depth + 1)) < 0)
+		if ((rc = req_pairs(x, m, kv, n_kv, 1, depth + 1, visits)) < 0)
 			return rc;
 	}
 	return TK_OK;
@@ -549,7 +555,7 @@ static int req_pairs(rdctx *x, const yaml_node_t *n, req_kv *kv, size_t *n_kv,
 static int parse_req(rdctx *x, const yaml_node_t *n, req *r)
 {
 	req_kv kv[REQ_PAIRS];
-	size_t n_kv = 0, ki;
+	size_t n_kv = 0, ki, visits = 0;
 	const yaml_node_t *subj = NULL, *metric = NULL, *pct = NULL, *win = NULL;
 	const yaml_node_t *maxn = NULL, *minn = NULL;
 	const char *subjkey = NULL;
@@ -558,7 +564,7 @@ static int parse_req(rdctx *x, const yaml_node_t *n, req *r)
 	r->pct = 0;
 	if (n->type != YAML_MAPPING_NODE)
 		return node_err(x, n, "a requirement is a mapping (name:, a subject, bounds)");
-	if ((rc = req_pairs(x, n, kv, &n_kv, 0, 0)) < 0)
+	if ((rc = req_pairs(x, n, kv, &n_kv, 0, 0, &visits)) < 0)
 		return rc;
 	for (ki = 0; ki < n_kv; ki++) {
 		const yaml_node_t *k = kv[ki].k;
