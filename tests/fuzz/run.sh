@@ -1,5 +1,6 @@
 #!/bin/sh
-# Builds every reader's libFuzzer target with clang (ASan + UBSan) and runs
+# Builds every reader's libFuzzer target (and the requirements file's,
+# fuzz_reqs.c) with clang (ASan + UBSan) and runs
 # each for a bounded time on a seed corpus made from the test inputs.  Any
 # crash, leak or sanitizer report fails the run.
 # Usage: tests/fuzz/run.sh SECONDS
@@ -37,6 +38,8 @@ objs=$(for f in $srcs; do printf '%s ' "$out/obj/$(echo "$f" | tr / _).o"; done)
 # shellcheck disable=SC2086
 clang $cflags tests/fuzz/list_readers.c $objs $libs -o "$out/list_readers"
 targets=$("$out/list_readers") || exit 1
+# and the requirements files of `tracekit verify` (fuzz_reqs.c)
+targets="$targets reqs"
 # each target is linked and its seeds made FUZZ_JOBS at a time (one per
 # CPU: each is one CPU's work); a failure of either fails the run, once
 # the targets under way are made
@@ -52,6 +55,13 @@ prepare() {
 	fi
 	seeds=$(mktemp -d)
 	inputs=$(mktemp -d)
+	if [ "$fmt" = reqs ]; then
+		# seeds: the requirements files of the tests, as they are
+		cp tests/verify/*.yaml "$seeds/"
+		echo "$seeds" > "$out/$name.seeds"
+		rm -rf "$inputs"
+		return 0
+	fi
 	# binary inputs made by a script of the format's tests
 	if [ -f "tests/formats/$fmt/make_cases.py" ]; then
 		python3 "tests/formats/$fmt/make_cases.py" "$inputs" > /dev/null
