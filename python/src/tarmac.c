@@ -87,7 +87,7 @@ static PyObject *py_tarmac_read(PyObject *self, PyObject *args)
 {
 	PyObject *path, *elf = Py_None, *pathb = NULL, *elfb = NULL, *ret = NULL;
 	PyObject *mnems = NULL, *table = NULL, *d = NULL, *o;
-	long long offset = 0;
+	unsigned long long offset = 0;
 	int strict = 0, rc;
 	col c[K_N];
 	tk_tarmac *tr = NULL;
@@ -102,7 +102,7 @@ static PyObject *py_tarmac_read(PyObject *self, PyObject *args)
 
 	(void)self;
 	memset(c, 0, sizeof c);
-	if (!PyArg_ParseTuple(args, "OpOL:_tarmac_read", &path, &strict, &elf, &offset))
+	if (!PyArg_ParseTuple(args, "OpOK:_tarmac_read", &path, &strict, &elf, &offset))
 		return NULL;
 	if (!(pathb = PyUnicode_EncodeFSDefault(path)))
 		goto out;

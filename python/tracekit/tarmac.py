@@ -106,6 +106,9 @@ class Log:
         return _rows(list(_PROFILE), self._profile, as_frame)
 
 
+_U64 = (1 << 64) - 1
+
+
 def _path(v, what):
     try:
         return _os.fsdecode(_os.fspath(v))
@@ -121,7 +124,8 @@ def open(log, *, elf=None, strict=False, load_offset=0):
     (Log.profile()).  strict=True: only the documented line forms (an
     error otherwise; lenient reading skips such lines with a
     tracekit.TraceWarning).  load_offset: the program was loaded that many
-    bytes above its link addresses (as --load-offset).  Errors raise
+    bytes above its link addresses (as --load-offset: an int of at most 64
+    bits; a negative one, below).  Errors raise
     tracekit.Error subclasses.
     """
     path = _path(log, "log")
@@ -131,5 +135,10 @@ def open(log, *, elf=None, strict=False, load_offset=0):
     if isinstance(load_offset, bool) or not isinstance(load_offset, _numbers.Integral):
         raise TypeError("load_offset: expected an int (bytes), not %s"
                         % type(load_offset).__name__)
-    d = _tracekit._tarmac_read(path, strict, elfp, int(load_offset))
+    off = int(load_offset)
+    if not -_U64 <= off <= _U64:
+        # as --load-offset: 64 bits, a negative offset subtracts
+        raise ValueError("load_offset: %d does not fit 64 bits (-0x%x .. 0x%x)"
+                         % (off, _U64, _U64))
+    d = _tracekit._tarmac_read(path, strict, elfp, off & _U64)
     return Log(path, elfp, d)

@@ -143,6 +143,25 @@ class Profile(unittest.TestCase):
             self.assertEqual(list(df["function"]), [w[0] for w in want[1:]])
             self.assertEqual(str(df["instructions"].dtype), "int64")
 
+    def test_load_offset(self):
+        """load_offset= as --load-offset: any 64-bit offset, a negative one
+        below (2^63 and more raised a bare OverflowError)."""
+        log = os.path.join(SRC, "tests", "cli", "tarmac_load_offset.tarmac")
+        elf = os.path.join(ELF, "quicksort.elf")
+        for cli, off in (("0x100000", 0x100000), ("0x8000000000000000", 1 << 63),
+                         ("-0x100000", -0x100000), ("0xffffffffffffffff", (1 << 64) - 1),
+                         ("-0xffffffffffffffff", 1 - (1 << 64))):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", tracekit.TraceWarning)
+                rows = tracekit.tarmac.open(log, elf=elf, load_offset=off).profile(as_frame=False)
+            want = list(csv.reader(io.StringIO(run("stats", "-q", "--format", "csv", "--elf", elf,
+                                                   "--load-offset", cli, log))))
+            self.assertEqual([[r["function"], str(r["calls"])] for r in rows],
+                             [w[:2] for w in want[1:]], cli)
+        for off in (1 << 64, -(1 << 64)):
+            with self.assertRaisesRegex(ValueError, "load_offset: .* does not fit 64 bits"):
+                tracekit.tarmac.open(log, elf=elf, load_offset=off)
+
     def test_errors(self):
         with self.assertRaises(tracekit.UsageError):
             read("quicksort.tarmac").profile()
