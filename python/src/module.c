@@ -379,10 +379,22 @@ static int format_options(pytk_reader *pr, PyObject *kw, PyObject *given)
 
 		if (!(k = PyObject_CallMethod(key, "replace", "ss", "_", "-")))
 			goto out;
+		/* an int or a str; a ',' would start another option */
 		if (PyBool_Check(val))
 			v = PyUnicode_FromString(val == Py_True ? "1" : "0");
-		else
+		else if (PyLong_Check(val) || PyUnicode_Check(val))
 			v = PyObject_Str(val);
+		else {
+			PyErr_Format(PyExc_TypeError,
+				     "%U: expected an int or a str (a format option), not %.100s",
+				     key, Py_TYPE(val)->tp_name);
+			v = NULL;
+		}
+		if (v && PyUnicode_FindChar(v, ',', 0, PyUnicode_GET_LENGTH(v), 1) >= 0) {
+			PyErr_Format(PyExc_ValueError,
+				     "%U: a format option's value holds no ',' (%R)", key, val);
+			Py_CLEAR(v);
+		}
 		if (!v) {
 			Py_DECREF(k);
 			goto out;

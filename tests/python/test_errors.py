@@ -59,6 +59,15 @@ class Errors(unittest.TestCase):
             tracekit.open(demo, hz=5)
         with self.assertRaises(TypeError):
             tracekit.open(demo, entities=[1, 2])
+        # a format option is an int or a str: a float or a list was sent
+        # as its text, and a ',' in a str started another option
+        for bad in (1.5, [1], None):
+            with self.assertRaises(TypeError) as cm:
+                tracekit.open(demo, time_digits=bad)
+            self.assertIn("time_digits: expected an int or a str", str(cm.exception))
+            self.assertIn(type(bad).__name__, str(cm.exception))
+        with self.assertRaisesRegex(ValueError, "trace: a format option's value holds no ','"):
+            tracekit.open(demo, trace="1,time-digits=3")
         # a window bound is an int of ticks or a duration str: a bool is
         # not tick 1, a float is named as what it is
         for bad in (True, False, 1.5):
