@@ -115,6 +115,24 @@ def _columns_of_events(events):
     return cols
 
 
+def _seq(v, what, of):
+    """v as a list: a sequence or iterable of entries, not a str or mapping"""
+    if isinstance(v, (str, bytes, dict)) or not hasattr(v, "__iter__"):
+        raise TypeError("%s: expected a list of %s, not %s" % (what, of, type(v).__name__))
+    return list(v)
+
+
+def _entry(e, what, kind, make):
+    """one entry of a list: a dict (a mapping or pairs) or a tuple"""
+    try:
+        if isinstance(e, (str, bytes)):
+            raise TypeError
+        return e if isinstance(e, make) else make(e)
+    except (TypeError, ValueError):
+        raise TypeError("%s: expected %s per entry, not %s: %r"
+                        % (what, kind, type(e).__name__, e)) from None
+
+
 def write(data, path, *, timebase=None, entities=None, header=None, format=None):
     """Write events to `path` through the library's writers; returns the
     number of events written.
@@ -155,10 +173,19 @@ def write(data, path, *, timebase=None, entities=None, header=None, format=None)
         _tracekit._raise(_USAGE, "write: no timebase (give timebase=, seconds per tick as "
                          "a Fraction, or a frame whose attrs have one)")
     tb = _timebase(timebase)
+    if format is not None and not isinstance(format, str):
+        raise TypeError("format: expected a format's name (str) or None, not %s"
+                        % type(format).__name__)
     if entities is not None:
-        entities = [dict(e) if not isinstance(e, dict) else e for e in entities]
+        entities = [_entry(e, "entities", "a dict (name, type, parent)", dict)
+                    for e in _seq(entities, "entities", "dicts (name, type, parent)")]
     if header is not None:
-        header = [tuple(h) for h in header]
+        header = [_entry(h, "header", "a (kind, key, value) tuple", tuple)
+                  for h in _seq(header, "header", "(kind, key, value) tuples")]
+        for h in header:
+            if len(h) != 3:
+                raise TypeError("header: expected (kind, key, value) tuples, not one of %d "
+                                "items: %r" % (len(h), h))
     if hasattr(data, "columns") and hasattr(data, "iloc"):  # a DataFrame
         cols = _columns_of_frame(data)
     else:

@@ -108,6 +108,22 @@ class Errors(unittest.TestCase):
             ("elf: expected str, bytes or os.PathLike, not int",
              lambda: tracekit.tarmac.open(demo, elf=5)),
             ("load_offset: expected an int", lambda: tracekit.tarmac.open(demo, load_offset="1")),
+            # write()'s keywords: the errors were Python's own ("'int' object
+            # is not iterable", "bad argument type for built-in operation")
+            ("format: expected a format's name (str) or None, not int",
+             lambda: tracekit.write([], out, timebase=1, format=3)),
+            ("header: expected a list of (kind, key, value) tuples, not int",
+             lambda: tracekit.write([], out, timebase=1, header=5)),
+            ("header: expected a list of (kind, key, value) tuples, not str",
+             lambda: tracekit.write([], out, timebase=1, header="#a")),
+            ("header: expected a (kind, key, value) tuple per entry, not str",
+             lambda: tracekit.write([], out, timebase=1, header=["#a"])),
+            ("header: expected (kind, key, value) tuples, not one of 2 items",
+             lambda: tracekit.write([], out, timebase=1, header=[("param", "k")])),
+            ("entities: expected a list of dicts (name, type, parent), not str",
+             lambda: tracekit.write([], out, timebase=1, entities="Task_A")),
+            ("entities: expected a dict (name, type, parent) per entry, not int",
+             lambda: tracekit.write([], out, timebase=1, entities=[1])),
         ]
         for want, call in cases:
             with self.assertRaises(TypeError, msg=want) as cm:
