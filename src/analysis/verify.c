@@ -19,6 +19,7 @@
 #include <yaml.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1000,9 +1001,17 @@ typedef struct lreq {
 	tk_verify *v;
 } lreq;
 
+/* a verdict's words, grown as they are written (names of any length) */
+typedef struct vstr {
+	char *p;
+	size_t len, cap;
+} vstr;
+
 typedef struct verdict_buf {
 	tk_verdict pub;
-	char subject[256], text[1024], value[96], bound[96], margin[96], where[256];
+	vstr subject, text, bound, where;
+	char value[96], margin[96];
+	int nomem;          /* a vstr could not grow */
 } verdict_buf;
 
 struct tk_verify {
@@ -1016,6 +1025,7 @@ struct tk_verify {
 	lreq *loads;        /* per requirement (S_LOAD ones used) */
 	verdict_buf *out;
 	size_t nout, nfail;
+	size_t nout_alloc;  /* verdicts allocated (their words freed) */
 	int nomem, range;
 	int finished;       /* tk_verify_finish: 1 called (no more events), 2 done */
 	tk_u128 tick_p, tick_q; /* a tick is p/q ps */
@@ -1381,6 +1391,66 @@ int tk_verify_event(tk_verify *v, const tk_event *ev, tk_error *err)
 	return tk_an_fail(err, rc, "tk_verify_event");
 }
 
+static void vstr_vadd(verdict_buf *o, vstr *s, const char *fmt, va_list ap)
+{
+	va_list aq;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0) {
+		o->nomem = 1;
+		return;
+	}
+	if (s->cap - s->len <= (size_t)n) {
+		size_t cap = s->len + (size_t)n + 64;
+		char *p = realloc(s->p, cap);
+
+		if (!p) {
+			o->nomem = 1;
+			return;
+		}
+		s->p = p;
+		s->cap = cap;
+	}
+	vsnprintf(s->p + s->len, s->cap - s->len, fmt, ap);
+	s->len += (size_t)n;
+}
+
+static void vstr_set(verdict_buf *o, vstr *s, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* s made the text of fmt */
+static void vstr_set(verdict_buf *o, vstr *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->len = 0;
+	va_start(ap, fmt);
+	vstr_vadd(o, s, fmt, ap);
+	va_end(ap);
+}
+
+static void put_text(verdict_buf *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* fmt's text added to the verdict's */
+static void put_text(verdict_buf *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vstr_vadd(o, &o->text, fmt, ap);
+	va_end(ap);
+}
+
+/* a name of nlen bytes as printf's precision */
+static int prec(size_t nlen)
+{
+	return nlen < INT_MAX ? (int)nlen : INT_MAX;
+}
+
 /* the instance and time as text */
 static void fmt_where(const tk_verify *v, verdict_buf *o, const char *prefix,
 		      const char *name, size_t nlen, int64_t inst, int has_time,
@@ -1388,9 +1458,8 @@ static void fmt_where(const tk_verify *v, verdict_buf *o, const char *prefix,
 {
 	const tk_timebase *tb = tk_trace_timebase(v->t);
 	char at[64], ib[32] = "";
-	size_t n;
 
-	snprintf(o->where, sizeof(o->where), "%.*s", (int)(nlen < 200 ? nlen : 200), name);
+	vstr_set(o, &o->where, "%.*s", prec(nlen), name);
 	o->pub.inst = inst;
 	o->pub.has_time = has_time;
 	o->pub.time = time;
@@ -1406,9 +1475,8 @@ static void fmt_where(const tk_verify *v, verdict_buf *o, const char *prefix,
 		strncat(at, tk_unit_name(tb->unit), sizeof(at) - strlen(at) - 1);
 	if (inst != TK_INST_NONE)
 		snprintf(ib, sizeof(ib), " instance %lld", (long long)inst);
-	n = strlen(o->text);
-	snprintf(o->text + n, sizeof(o->text) - n, "%s%s%s%s %s %s", prefix,
-		 window ? "window of " : "", o->where, ib, window ? "from" : "at", at);
+	put_text(o, "%s%s%.*s%s %s %s", prefix, window ? "window of " : "",
+		 prec(nlen), name, ib, window ? "from" : "at", at);
 }
 
 /* one row's values against the bounds: hi against max, lo against min */
@@ -1519,19 +1587,6 @@ static int row_cand(tk_verify *v, size_t ri, size_t i, cand *c)
 	return 0;
 }
 
-static void put_text(verdict_buf *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void put_text(verdict_buf *o, const char *fmt, ...)
-{
-	size_t n = strlen(o->text);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(o->text + n, sizeof(o->text) - n, fmt, ap);
-	va_end(ap);
-}
-
 /* the subject's words */
 static void subject(const req *r, verdict_buf *o)
 {
@@ -1541,19 +1596,19 @@ static void subject(const req *r, verdict_buf *o)
 		snprintf(pb, sizeof(pb), " p%s", r->pct_text);
 	switch (r->subj) {
 	case S_ENTITY:
-		snprintf(o->subject, sizeof(o->subject), "%s%s %s%s", r->names[0],
+		vstr_set(o, &o->subject, "%s%s %s%s", r->names[0],
 			 r->nnames > 1 ? " ..." : "", tk_metric_name(r->metric), pb);
 		break;
 	case S_TYPE:
-		snprintf(o->subject, sizeof(o->subject), "every %s %s%s",
+		vstr_set(o, &o->subject, "every %s %s%s",
 			 tk_etype_name(r->type), tk_metric_name(r->metric), pb);
 		break;
 	case S_CHAIN:
-		snprintf(o->subject, sizeof(o->subject), "chain %s %s%s", r->chain,
+		vstr_set(o, &o->subject, "chain %s %s%s", r->chain,
 			 tk_metric_name(r->metric), pb);
 		break;
 	default:
-		snprintf(o->subject, sizeof(o->subject), "%s load%s%s", r->names[0],
+		vstr_set(o, &o->subject, "%s load%s%s", r->names[0],
 			 r->window ? " per window of " : "", r->window ? r->window : "");
 		break;
 	}
@@ -1570,13 +1625,13 @@ static int judge(tk_verify *v, const req *r, const bound *b, int is_max, const c
 		return -1;
 	if (report) {
 		rat_fmt_unit(val, u, o->value, sizeof(o->value));
-		snprintf(o->bound, sizeof(o->bound), "%s %s", is_max ? "max" : "min", b->text);
+		vstr_set(o, &o->bound, "%s %s", is_max ? "max" : "min", b->text);
 		rat_fmt_unit(m, u, o->margin, sizeof(o->margin));
 		o->pub.ok = is_max ? c <= 0 : c >= 0;
-		put_text(o, "%s: %s %s, bound %s, margin %s", o->subject,
+		put_text(o, "%s: %s %s, bound %s, margin %s", o->subject.p,
 			 r->pct || r->metric == TK_METRIC_LOST ? "is" : r->subj == S_LOAD && window ? (is_max ? "highest" : "lowest")
 			 : r->subj == S_LOAD ? "is" : is_max ? "max" : "min",
-			 o->value, o->bound, o->margin);
+			 o->value, o->bound.p, o->margin);
 		uint64_t nb = is_max ? w->nhi : w->nlo;
 		if (r->pct && nb)
 			put_text(o, "; %llu value%s %s %s, the first", (unsigned long long)nb,
@@ -1587,7 +1642,7 @@ static int judge(tk_verify *v, const req *r, const bound *b, int is_max, const c
 				  "; worst: the cause's " : "; worst: the effect's ",
 				  "writer", 6, is_max ? w->hi_inst : w->lo_inst, 1,
 				  is_max ? w->hi_time : w->lo_time, 0);
-			snprintf(o->where, sizeof(o->where), "%s", r->chain);
+			vstr_set(o, &o->where, "%s", r->chain);
 			return is_max ? c <= 0 : c >= 0;
 		}
 		fmt_where(v, o, r->pct && nb ? ": " : "; worst: ", w->name, w->nlen, is_max ? w->hi_inst : w->lo_inst,
@@ -1617,6 +1672,8 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 	o->pub.name = r->name;
 	o->pub.inst = TK_INST_NONE;
 	subject(r, o);
+	if (o->nomem)
+		return TK_E_NOMEM;
 	memset(&whi, 0, sizeof(whi));
 	memset(&wlo, 0, sizeof(wlo));
 	memset(&fhi, 0, sizeof(fhi));
@@ -1633,7 +1690,7 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 				break;
 		}
 		if (i == nc) {
-			put_text(o, "%s: core %s is not in the trace", o->subject, r->names[0]);
+			put_text(o, "%s: core %s is not in the trace", o->subject.p, r->names[0]);
 			goto fail;
 		}
 		memset(&c, 0, sizeof(c));
@@ -1643,7 +1700,7 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 		c.hi_t = c.lo_t = 1;
 		if (L->window) {
 			if (!L->has) {
-				put_text(o, "%s: no window (no events)", o->subject);
+				put_text(o, "%s: no window (no events)", o->subject.p);
 				goto fail;
 			}
 			c.hi.n = (tk_i128)L->hi_b * 100;
@@ -1657,7 +1714,7 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 			tk_load_span(L->l, &first, &last);
 			/* over several time lines, the sum of their spans */
 			if (!tk_load_length(L->l)) {
-				put_text(o, "%s: the trace spans no time", o->subject);
+				put_text(o, "%s: the trace spans no time", o->subject.p);
 				goto fail;
 			}
 			c.hi.n = c.lo.n = (tk_i128)tk_load_core_busy(L->l, i) * 100;
@@ -1674,8 +1731,8 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 		 * of 0: absent, not a pass */
 		for (size_t j = 0; r->subj == S_CHAIN && j < r->nnames; j++)
 			if (tk_trace_entity_find(v->t, r->names[j], strlen(r->names[j])) == TK_NONE) {
-				put_text(o, "%s: signal %s is not in the trace", o->subject, r->names[j]);
-				snprintf(o->where, sizeof(o->where), "%s", r->names[j]);
+				put_text(o, "%s: signal %s is not in the trace", o->subject.p, r->names[j]);
+				vstr_set(o, &o->where, "%s", r->names[j]);
 				goto fail;
 			}
 		/* by name (entities:), else by entity id (type:) */
@@ -1742,9 +1799,9 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 				int there = tk_trace_entity_find(v->t, r->names[j],
 								 strlen(r->names[j])) != TK_NONE;
 				put_text(o, there ? "%s: %s has no %s value in the trace"
-					 : "%s: %s is not in the trace", o->subject, r->names[j],
+					 : "%s: %s is not in the trace", o->subject.p, r->names[j],
 					 tk_metric_name(r->metric));
-				snprintf(o->where, sizeof(o->where), "%s", r->names[j]);
+				vstr_set(o, &o->where, "%s", r->names[j]);
 				goto fail;
 			}
 		/* every entity of the type, for a metric that each instance
@@ -1762,17 +1819,17 @@ static int eval_req(tk_verify *v, size_t ri, verdict_buf *o)
 			nm = tk_trace_str(v->t, e->name, &len);
 			if (!nm)
 				nm = "", len = 0;
-			put_text(o, "%s: %.*s has no %s value in the trace", o->subject,
-				 (int)(len < 200 ? len : 200), nm, tk_metric_name(r->metric));
-			snprintf(o->where, sizeof(o->where), "%.*s", (int)(len < 200 ? len : 200), nm);
+			put_text(o, "%s: %.*s has no %s value in the trace", o->subject.p,
+				 prec(len), nm, tk_metric_name(r->metric));
+			vstr_set(o, &o->where, "%.*s", prec(len), nm);
 			goto fail;
 		}
 		if (!have) {
 			if (r->subj == S_TYPE)
-				put_text(o, "%s: no %s of type %s in the trace", o->subject,
+				put_text(o, "%s: no %s of type %s in the trace", o->subject.p,
 					 tk_metric_name(r->metric), tk_etype_name(r->type));
 			else
-				put_text(o, "%s: %s is not in the trace (no %s value)", o->subject,
+				put_text(o, "%s: %s is not in the trace (no %s value)", o->subject.p,
 					 r->chain, tk_metric_name(r->metric));
 			goto fail;
 		}
@@ -1824,16 +1881,32 @@ fail:
 	o->pub.ok = 0;
 	free(found);
 done:
-	o->pub.subject = o->subject;
-	o->pub.text = o->text;
+	if (o->nomem)
+		return TK_E_NOMEM;
+	o->pub.subject = o->subject.p ? o->subject.p : "";
+	o->pub.text = o->text.p ? o->text.p : "";
 	o->pub.value = o->value;
-	o->pub.bound = o->bound;
+	o->pub.bound = o->bound.p ? o->bound.p : "";
 	o->pub.margin = o->margin;
-	o->pub.where = o->where;
+	o->pub.where = o->where.p ? o->where.p : "";
 	return TK_OK;
 range:
 	free(found);
 	return TK_E_RANGE;
+}
+
+/* the verdicts and their words */
+static void verdicts_free(tk_verify *v)
+{
+	for (size_t i = 0; v->out && i < v->nout_alloc; i++) {
+		free(v->out[i].subject.p);
+		free(v->out[i].text.p);
+		free(v->out[i].bound.p);
+		free(v->out[i].where.p);
+	}
+	free(v->out);
+	v->out = NULL;
+	v->nout = v->nfail = v->nout_alloc = 0;
 }
 
 /* tk_verify_finish's work, once */
@@ -1851,11 +1924,11 @@ static int verify_finish(tk_verify *v, tk_error *err)
 	for (size_t i = 0; i < n; i++)
 		if (v->loads[i].l && (rc = tk_load_finish(v->loads[i].l, NULL)) < 0)
 			goto failed;
-	free(v->out);
-	v->nout = v->nfail = 0;
+	verdicts_free(v);
 	v->out = calloc(n ? n : 1, sizeof(*v->out));
 	if (!v->out)
 		return tk_err_nomem(err, NULL);
+	v->nout_alloc = n;
 	for (size_t i = 0; i < n; i++) {
 		if ((rc = eval_req(v, i, &v->out[i])) < 0)
 			goto failed;
@@ -1920,6 +1993,6 @@ void tk_verify_free(tk_verify *v)
 	free(v->ntr);
 	free(v->loads);
 	free(v->interest);
-	free(v->out);
+	verdicts_free(v);
 	free(v);
 }
