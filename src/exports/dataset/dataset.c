@@ -740,6 +740,29 @@ static int id_text(ds_ctx *x, const char *path, int strict, int given,
 	return TK_OK;
 }
 
+/* the files of the other tables of an input whose traces/ file is not
+ * there: left by an add killed while it renamed them into place (traces/
+ * last).  They are replaced (the rename over them), with a warning; an
+ * error would refuse the input for ever. */
+static void leftovers(const tk_dataset_opts *o, const char *path,
+		      char *const *paths)
+{
+	tk_error wn;
+	size_t i;
+
+	for (i = 0; i < T_TRACES; i++) {
+		if (!o->on_warning || access(paths[i], F_OK) != 0)
+			continue;
+		memset(&wn, 0, sizeof(wn));
+		snprintf(wn.input, sizeof(wn.input), "%s", path);
+		snprintf(wn.msg, sizeof(wn.msg),
+			 "%s/ has a file of this input but traces/ none (an add that was killed while it renamed its files into place): replaced",
+			 table_name[i]);
+		o->on_warning(o->warning_ctx, &wn);
+		return;
+	}
+}
+
 /* the analyses' share of one event: stats, the instances, the load */
 static int take_event(ds_ctx *x, tk_stats *st, const tk_event *ev,
 		      const char *path)
@@ -815,12 +838,14 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 			goto out;
 		}
 		snprintf(x.path[i], len, "%s/%s/%s", dir, table_name[i], base);
-		if (access(x.path[i], F_OK) == 0) {
-			rc = tk_err_set(err, TK_E_USAGE, x.path[i], 0, 0,
-					"already in the dataset");
-			goto out;
-		}
 	}
+	/* its traces/ file is the mark of an input added in full */
+	if (access(x.path[T_TRACES], F_OK) == 0) {
+		rc = tk_err_set(err, TK_E_USAGE, x.path[T_TRACES], 0, 0,
+				"already in the dataset");
+		goto out;
+	}
+	leftovers(o, path, x.path);
 	x.tb = *tk_trace_timebase(x.t);
 	x.ns.unit = TK_UNIT_NS;
 	x.ns.num = 1;
