@@ -725,6 +725,11 @@ static int id_text(ds_ctx *x, const char *path, int strict, int given,
 	size_t n;
 	int rc;
 
+	/* traces/' path column: a file name not UTF-8 is refused whatever
+	 * the id (an --id does not make the input's path UTF-8) */
+	if (strict && !tk_utf8_valid(path, strlen(path)))
+		return tk_err_set(err, TK_E_UNSUPPORTED, path, 0, 0,
+				  "its path is not UTF-8 (the path column of traces/), which strict mode refuses whatever the trace id: rename the file, or add it in lenient mode (its bad bytes U+FFFD)");
 	if (tk_utf8_valid(x->id, x->idlen))
 		return TK_OK;
 	if (strict)
