@@ -61,7 +61,10 @@ TK_API int tk_dataset_has_id(const char *dir, const char *id, size_t n);
  * `hex`) to its end and add it to DIR: one file per table, named
  * TRACE-HASH.parquet (HASH the first 16 digits of `hex`).  The files are
  * written under temporary names and appear only when the whole input was
- * read: a bad input leaves none.  NULL `o`: the defaults of
+ * read: a bad input leaves none.  Its traces/ file, renamed into place
+ * last, marks it added: with it there, TK_E_USAGE ("already in the
+ * dataset"); without it, the files of the other tables (left by an add
+ * killed while it renamed them) are replaced, with a warning.  NULL `o`: the defaults of
  * tk_dataset_opts_init().  TK_OK or a negative tk_status (`err`).
  */
 TK_API int tk_dataset_add(const char *dir, const char *path, const char *hex,

@@ -9,6 +9,7 @@
 #define TK_ANALYSIS_EXPORTS_H
 
 #include "../core/hashmap.h"
+#include "tracekit/analysis.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -81,6 +82,13 @@ int tk_loadbins_add(tk_loadbins *lb, size_t lane, uint64_t start, uint64_t end);
 /** Busy ticks of `lane` in window b (0 for a lane or window not used). */
 uint64_t tk_loadbins_busy(const tk_loadbins *lb, size_t lane, size_t b);
 void tk_loadbins_free(tk_loadbins *lb);
+
+/*
+ * No more windows from the next event on (the dataset's default window
+ * over a trace of several time lines): its window callback is not called
+ * again, and a new time line is taken as without a window.
+ */
+void tk_load_end_windows(tk_load *l);
 
 /*
  * Exact nearest-rank percentiles p[0..np) (millionths of a percent,

@@ -443,6 +443,11 @@ int tk_load_finish(tk_load *l, tk_error *err)
 	return rc;
 }
 
+void tk_load_end_windows(tk_load *l)
+{
+	l->window = 0;
+}
+
 void tk_load_span(const tk_load *l, uint64_t *first, uint64_t *last)
 {
 	*first = l->have_time ? l->first0 : 0;

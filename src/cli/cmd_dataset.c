@@ -35,7 +35,8 @@ static void help(FILE *fp)
 		"  --window TIME       load/: windows of TIME (10ms, 250us; default 10ms;\n"
 		"                      0: the whole trace only); a trace whose ticks do not\n"
 		"                      divide TIME is an error, but the default's gets no\n"
-		"                      windows, with a warning\n"
+		"                      windows, with a warning; so does an ATF file of\n"
+		"                      several TraceData (time lines)\n"
 		"  --from FORMAT       input format\n"
 		CLI_READ_HELP
 		"  --strict            read by the specification only, and refuse strings\n"
@@ -142,6 +143,28 @@ static size_t stem_of(const char *path, const char **s)
 	return n ? n : strlen(b);
 }
 
+/* whether the files of trace id s[0..n) are named after it whole and
+ * after no other id (docs/fleet.md: [A-Za-z0-9._-] kept, a 't' before a
+ * name that would not start with a letter or digit, the first 200
+ * bytes), so that a file of that name is a trace of that id */
+static int own_file_name(const char *s, size_t n)
+{
+	size_t k;
+
+	if (!n || n >= 200 ||
+	    (s[0] == 't' && n > 1 && (s[1] == '.' || s[1] == '_' || s[1] == '-')))
+		return 0;
+	for (k = 0; k < n; k++) {
+		unsigned char c = (unsigned char)s[k];
+		int alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			    (c >= '0' && c <= '9');
+
+		if (!alnum && (k == 0 || (c != '.' && c != '_' && c != '-')))
+			return 0;
+	}
+	return 1;
+}
+
 /* input i (added) has the trace id of an input added before it, or of a
  * trace in the dataset already (another content: the same is skipped): a
  * warning (the rows of both would share their trace column) */
@@ -160,8 +183,12 @@ static void same_id(const ds_run *run, size_t i)
 		n = stem_of(in[i].path, &s);
 	}
 	if (tk_dataset_has_id(run->dir, s, n)) {
-		cli_msg("tracekit: warning: %s: its trace id '%.*s' is in %s already, of a trace of other content: their rows share it (give each input a name of its own, or --id)\n",
-			in[i].path, (int)n, s, run->dir);
+		if (own_file_name(s, n))
+			cli_msg("tracekit: warning: %s: its trace id '%.*s' is in %s already, of a trace of other content: their rows share it (give each input a name of its own, or --id)\n",
+				in[i].path, (int)n, s, run->dir);
+		else /* the files' name says the id up to the bytes it keeps */
+			cli_msg("tracekit: warning: %s: %s has a trace of other content whose files are named as those of trace id '%.*s': if that is its id, their rows share it (give each input a name of its own, or --id)\n",
+				in[i].path, run->dir, (int)n, s);
 		return;
 	}
 	if (run->o.id)

@@ -138,6 +138,9 @@ typedef struct ds_ctx {
 	uint64_t ns_max;              /* the most ticks whose ns a DOUBLE holds exactly */
 	int rc;                       /* the first error of a callback */
 	tk_error *err;
+	int default_window;           /* load/'s windows: --window not given */
+	const tk_dataset_opts *o;
+	const char *input;            /* the input's path */
 } ds_ctx;
 
 void tk_dataset_opts_init(tk_dataset_opts *o)
@@ -722,6 +725,11 @@ static int id_text(ds_ctx *x, const char *path, int strict, int given,
 	size_t n;
 	int rc;
 
+	/* traces/' path column: a file name not UTF-8 is refused whatever
+	 * the id (an --id does not make the input's path UTF-8) */
+	if (strict && !tk_utf8_valid(path, strlen(path)))
+		return tk_err_set(err, TK_E_UNSUPPORTED, path, 0, 0,
+				  "its path is not UTF-8 (the path column of traces/), which strict mode refuses whatever the trace id: rename the file, or add it in lenient mode (its bad bytes U+FFFD)");
 	if (tk_utf8_valid(x->id, x->idlen))
 		return TK_OK;
 	if (strict)
@@ -740,6 +748,73 @@ static int id_text(ds_ctx *x, const char *path, int strict, int given,
 	return TK_OK;
 }
 
+/* the files of the other tables of an input whose traces/ file is not
+ * there: left by an add killed while it renamed them into place (traces/
+ * last).  They are replaced (the rename over them), with a warning; an
+ * error would refuse the input for ever. */
+static void leftovers(const tk_dataset_opts *o, const char *path,
+		      char *const *paths)
+{
+	tk_error wn;
+	size_t i;
+
+	for (i = 0; i < T_TRACES; i++) {
+		if (!o->on_warning || access(paths[i], F_OK) != 0)
+			continue;
+		memset(&wn, 0, sizeof(wn));
+		snprintf(wn.input, sizeof(wn.input), "%s", path);
+		snprintf(wn.msg, sizeof(wn.msg),
+			 "%s/ has a file of this input but traces/ none (an add that was killed while it renamed its files into place): replaced",
+			 table_name[i]);
+		o->on_warning(o->warning_ctx, &wn);
+		return;
+	}
+}
+
+/* load/ opened afresh (its temporary file and rows dropped) */
+static int load_table_open(ds_ctx *x)
+{
+	int rc;
+
+	if (x->open[T_LOAD]) {
+		tk_sink_abort(&x->sink[T_LOAD]);
+		x->open[T_LOAD] = 0;
+	}
+	tk_coltab_free(x->tab[T_LOAD]);
+	x->tab[T_LOAD] = NULL;
+	if ((rc = tk_sink_open(&x->sink[T_LOAD], x->path[T_LOAD], x->err)) < 0)
+		return rc;
+	x->open[T_LOAD] = 1;
+	return tk_coltab_open(&x->tab[T_LOAD], &x->sink[T_LOAD], x->path[T_LOAD],
+			      table_name[T_LOAD], load_cols, L_NCOLS, 0, x->err);
+}
+
+/* a second time line with the default window: windows of the time lines
+ * laid over one another would be one table of windows of no one time;
+ * load/ has none (its rows so far are the first time line's windows, all
+ * dropped), as `tracekit load` without --window, with a warning.  A
+ * --window given refuses the input (tk_load's error). */
+static int end_windows(ds_ctx *x, const tk_event *ev)
+{
+	tk_error wn;
+	int rc;
+
+	if ((rc = load_table_open(x)) < 0)
+		return rc;
+	tk_load_end_windows(x->load);
+	x->default_window = 0;
+	if (x->o->on_warning) {
+		memset(&wn, 0, sizeof(wn));
+		snprintf(wn.input, sizeof(wn.input), "%s", x->input);
+		wn.line = ev->pos;
+		snprintf(wn.msg, sizeof(wn.msg),
+			 "load/ has no windows: TraceData %lu starts its time again (several time lines; the trace's load is their spans' sum)",
+			 (unsigned long)x->tlines.k);
+		x->o->on_warning(x->o->warning_ctx, &wn);
+	}
+	return TK_OK;
+}
+
 /* the analyses' share of one event: stats, the instances, the load */
 static int take_event(ds_ctx *x, tk_stats *st, const tk_event *ev,
 		      const char *path)
@@ -753,6 +828,8 @@ static int take_event(ds_ctx *x, tk_stats *st, const tk_event *ev,
 			return rc;
 		tk_imap_free(&x->insts);
 		tk_imap_init(&x->insts, sizeof(ds_inst));
+		if (x->default_window && (rc = end_windows(x, ev)) < 0)
+			return rc;
 	}
 	if ((rc = tk_stats_event(st, ev, x->err)) < 0)
 		return tk_err_input(x->err, path, rc);
@@ -796,6 +873,8 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	x.t = tk_reader_trace(r);
 	tk_tlines_init(&x.tlines, x.t);
 	x.err = err;
+	x.o = o;
+	x.input = path;
 	if (!(x.id = trace_id(path, o->id))) {
 		rc = tk_err_nomem(err, path);
 		goto out;
@@ -815,12 +894,14 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 			goto out;
 		}
 		snprintf(x.path[i], len, "%s/%s/%s", dir, table_name[i], base);
-		if (access(x.path[i], F_OK) == 0) {
-			rc = tk_err_set(err, TK_E_USAGE, x.path[i], 0, 0,
-					"already in the dataset");
-			goto out;
-		}
 	}
+	/* its traces/ file is the mark of an input added in full */
+	if (access(x.path[T_TRACES], F_OK) == 0) {
+		rc = tk_err_set(err, TK_E_USAGE, x.path[T_TRACES], 0, 0,
+				"already in the dataset");
+		goto out;
+	}
+	leftovers(o, path, x.path);
 	x.tb = *tk_trace_timebase(x.t);
 	x.ns.unit = TK_UNIT_NS;
 	x.ns.num = 1;
@@ -877,6 +958,7 @@ int tk_dataset_add(const char *dir, const char *path, const char *hex,
 	    (window && (rc = tk_load_set_limit(x.load, MAX_WINDOWS, path,
 					       &r->opts, err)) < 0))
 		goto out;
+	x.default_window = window && !o->window_given;
 	tk_stats_on_value(st, on_value, &x);
 	/* the events a batch at a time: the analyses take each, then the
 	 * writer the batch; the first error is the one taking them one by
