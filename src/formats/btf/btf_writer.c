@@ -22,7 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { L_TYPE, L_EVENT, L_NOTE, L_TIME, L_INST, L_HEADER, L_SOURCE, L_COUNT };
+enum { L_TYPE, L_EVENT, L_NOTE, L_TIME, L_INST, L_HEADER, L_SOURCE, L_BADHDR,
+       L_COUNT };
 
 static const char *const loss_what[L_COUNT] = {
 	"events of entity types BTF does not have",
@@ -32,6 +33,7 @@ static const char *const loss_what[L_COUNT] = {
 	"events without a target instance",
 	"a second header block whose entries differ from the first's",
 	"a process's state change from a task on no known core",
+	"a header entry the specification does not allow",
 };
 
 static const char *const loss_short[L_COUNT] = {
@@ -42,6 +44,7 @@ static const char *const loss_short[L_COUNT] = {
 	"empty target instances written as 0",
 	"header entries of a second header block dropped",
 	"state changes of processes from a task on no known core written from the placeholder core",
+	"malformed header entries dropped",
 };
 
 #define SF_NAME_OK 1u      /* name_ok: checked, a name BTF can hold */
@@ -208,6 +211,25 @@ static int write_btf_header(tk_writer *w, btf_writer *bw, tk_error *err)
 		int seen = 0, same = 0;
 		if (i == first_version)
 			continue;
+		/* a table row, mapping or #creationDate that only lenient
+		 * reading took (the strict reader refuses it) */
+		if (tk_trace_header_departs(t, i)) {
+			if (w->opts.strict)
+				return tk_err_set(err, TK_E_UNSUPPORTED,
+						  out_name(w), 0, 0,
+						  "BTF cannot hold the header entry '#%s%.40s%s%.40s', which the specification does not allow (outside strict mode it is dropped with a warning)",
+						  h->kind == TK_HDR_ROW ? "-" : "",
+						  h->key, h->has_value ? " " : "",
+						  h->value);
+			if (!bw->lost.n[L_BADHDR]++)
+				snprintf(bw->lost.first[L_BADHDR],
+					 sizeof(bw->lost.first[L_BADHDR]),
+					 "'#%s%.24s%s%.24s'",
+					 h->kind == TK_HDR_ROW ? "-" : "",
+					 h->key, h->has_value ? " " : "",
+					 h->value);
+			continue;
+		}
 		if (key_is(h, "version"))
 			block = 1;
 		if (block && h->kind == TK_HDR_PARAM) {
