@@ -23,7 +23,7 @@
 #include <string.h>
 
 enum { L_TYPE, L_EVENT, L_NOTE, L_TIME, L_INST, L_HEADER, L_SOURCE, L_BADHDR,
-       L_COUNT };
+       L_TWO_TYPES, L_COUNT };
 
 static const char *const loss_what[L_COUNT] = {
 	"events of entity types BTF does not have",
@@ -34,6 +34,7 @@ static const char *const loss_what[L_COUNT] = {
 	"a second header block whose entries differ from the first's",
 	"a process's state change from a task on no known core",
 	"a header entry the specification does not allow",
+	"events whose target has another entity type",
 };
 
 static const char *const loss_short[L_COUNT] = {
@@ -45,6 +46,7 @@ static const char *const loss_short[L_COUNT] = {
 	"header entries of a second header block dropped",
 	"state changes of processes from a task on no known core written from the placeholder core",
 	"malformed header entries dropped",
+	"events of an entity as a second type dropped",
 };
 
 #define SF_NAME_OK 1u      /* name_ok: checked, a name BTF can hold */
@@ -588,6 +590,12 @@ static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		if (rc <= 0)
 			return rc;
 	}
+	/* an entity has one type: an event of a BTF input that used its
+	 * target as a second one (lenient reading kept the first) would
+	 * make a file that --strict refuses */
+	if (TK_UNLIKELY(ev->type != tgt->type) && tgt->type != TK_ET_UNKNOWN &&
+	    !bw->as_read && strcmp(tk_trace_format(t), "btf") == 0)
+		return (rc = lose(w, bw, L_TWO_TYPES, ev, err)) < 0 ? rc : 0;
 	if (TK_UNLIKELY(bw->convert)) {
 		rc = tk_time_convert(ev->time, tk_trace_timebase(t), &bw->out_tb,
 				     TK_ROUND_EXACT, &time);
