@@ -39,7 +39,7 @@ typedef struct wcore {
 	uint64_t last;          /* the time of its last record */
 } wcore;
 
-enum { L_NOTE, L_TYPE, L_EVENT, L_SYNTH, L_TIME, L_CORE, L_COUNT };
+enum { L_NOTE, L_TYPE, L_EVENT, L_SYNTH, L_TIME, L_CORE, L_TIES, L_COUNT };
 
 typedef struct htf_writer {
 	const char *name;
@@ -121,6 +121,7 @@ static const char *const loss_what[L_COUNT] = {
 	"sources or instances other than those HTF reading synthesises",
 	"times that decrease in a core's section",
 	"core names other than Core_<n>",
+	"simultaneous events of two cores in the order opposite to one before (reading orders them by section)",
 };
 
 static const char *const loss_short[L_COUNT] = {
@@ -130,6 +131,7 @@ static const char *const loss_short[L_COUNT] = {
 	"events whose source or instances HTF reading synthesises differently",
 	"decreasing times in a section raised to the section's previous time",
 	"cores renamed Core_<n>",
+	"simultaneous events of two cores in the order opposite to one before read back in section order",
 };
 
 static int htf_writer_open(tk_writer *w, tk_error *err)
@@ -217,11 +219,15 @@ static int check_name(htf_writer *hw, const tk_trace *t, uint32_t ent,
 	return TK_OK;
 }
 
-/* Simultaneous events of slot a, then of slot b: a's section goes first. */
+/* Simultaneous events of slot a, then of slot b: a's section goes first.
+ * 1 when b's went first before (no section order keeps both). */
 static int add_tie(htf_writer *hw, uint32_t a, uint32_t b, tk_error *err)
 {
 	int created;
 
+	if (tk_hashmap_first(&hw->tie_seen, (uint64_t)b << 32 | a) !=
+	    TK_HASHMAP_END)
+		return 1;
 	if (!tk_hashmap_slot(&hw->tie_seen, (uint64_t)a << 32 | b, &created))
 		return tk_err_nomem(err, hw->name);
 	if (!created)
@@ -352,7 +358,8 @@ static int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	if (slot != UINT32_MAX) {
 		if (hw->tie_slot && hw->tie_slot - 1 != slot &&
 		    hw->tie_time == rec.time &&
-		    (rc = add_tie(hw, hw->tie_slot - 1, slot, err)) < 0)
+		    ((rc = add_tie(hw, hw->tie_slot - 1, slot, err)) < 0 ||
+		     (rc == 1 && (rc = lose(w, hw, L_TIES, ev, err)) < 0)))
 			return rc;
 		hw->tie_slot = slot + 1;
 		hw->tie_time = rec.time;
@@ -729,7 +736,8 @@ static int section_order(const tk_writer *w, htf_writer *hw, uint32_t *ord,
 		rank[2 * i] = htf ? hw->cores[i].ent : i;
 		rank[2 * i + 1] = i;
 	}
-	qsort(rank, n, 2 * sizeof(*rank), by_rank);
+	if (n)
+		qsort(rank, n, 2 * sizeof(*rank), by_rank);
 	/* rank[k]: the slot of rank k; slot_of[slot]: its rank (reusing
 	 * the second half, read after the first is compacted) */
 	for (k = 0; k < n; k++)
@@ -737,7 +745,8 @@ static int section_order(const tk_writer *w, htf_writer *hw, uint32_t *ord,
 	slot_of = rank + n;
 	for (k = 0; k < n; k++)
 		slot_of[rank[k]] = k;
-	qsort(hw->ties, hw->nties, 2 * sizeof(*hw->ties), by_first);
+	if (hw->nties)
+		qsort(hw->ties, hw->nties, 2 * sizeof(*hw->ties), by_first);
 	for (t = 0; t < hw->nties; t++) {
 		start[hw->ties[2 * t] + 1]++;
 		indeg[hw->ties[2 * t + 1]]++;
