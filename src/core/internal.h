@@ -398,6 +398,10 @@ struct tk_trace {
 	tk_strpool pool;
 	tk_header_entry *hdr;
 	size_t nhdr, caphdr;
+	/* per header entry: 1 when its reader departed from the format's
+	 * specification in it (tk_trace_header_mark_departure()) */
+	uint8_t *hdr_departs;
+	size_t cap_hdr_departs;
 	tk_entity *ent_chunk[TK_ENT_CHUNKS];
 	uint32_t nents;
 	uint32_t *ent_of_str;   /* per string id: entity id or TK_NONE */
@@ -447,6 +451,13 @@ void tk_trace_set_timebase(tk_trace *t, const tk_timebase *tb);
 int tk_trace_header_push(tk_trace *t, tk_hdr_kind kind, const char *key,
 			 size_t klen, const char *value, size_t vlen,
 			 int has_value);
+/** Marks the last entry pushed as one the format's strict reader refuses
+ *  (a malformed table row, mapping or value) and its lenient reader kept
+ *  as read with a warning: the format's writer leaves it out, since it
+ *  writes what the specification allows.  TK_E_NOMEM, else TK_OK. */
+int tk_trace_header_mark_departure(tk_trace *t);
+/** Whether header entry i was marked so (0 when i is out of range). */
+int tk_trace_header_departs(const tk_trace *t, size_t i);
 /** The entity for interned name `name`, created (type unknown) if absent. */
 uint32_t tk_trace_entity_get(tk_trace *t, tk_str name);
 /** The entity named `name`, created if absent; TK_NONE on out of memory. */

@@ -8,7 +8,7 @@
 
 #include "internal.h"
 
-#define TK_LOSS_KINDS 8
+#define TK_LOSS_KINDS 10
 
 typedef struct tk_losses {
 	const char *format;              /* "HTF", "ATF" */

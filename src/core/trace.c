@@ -26,6 +26,7 @@ void tk_trace_free(tk_trace *t)
 		return;
 	tk_strpool_free(&t->pool);
 	free(t->hdr);
+	free(t->hdr_departs);
 	for (k = 0; k < TK_ENT_CHUNKS; k++)
 		free(t->ent_chunk[k]);
 	free(t->ent_of_str);
@@ -117,6 +118,25 @@ int tk_trace_header_push(tk_trace *t, tk_hdr_kind kind, const char *key,
 		return TK_E_NOMEM;
 	t->nhdr++;
 	return TK_OK;
+}
+
+int tk_trace_header_mark_departure(tk_trace *t)
+{
+	size_t i;
+
+	if (!t->nhdr)
+		return TK_OK;
+	i = t->nhdr - 1;
+	if (tk_grow_zero((void **)&t->hdr_departs, &t->cap_hdr_departs, i,
+			 sizeof(*t->hdr_departs)) < 0)
+		return TK_E_NOMEM;
+	t->hdr_departs[i] = 1;
+	return TK_OK;
+}
+
+int tk_trace_header_departs(const tk_trace *t, size_t i)
+{
+	return i < t->nhdr && i < t->cap_hdr_departs && t->hdr_departs[i];
 }
 
 /* ---- traces built in code ---------------------------------------------- */

@@ -1328,6 +1328,11 @@ static int atf_writer_close(tk_writer *w, tk_error *err)
 			ty = he->value;
 			if (strcmp(ty, "end") == 0)
 				ty = "terminate";
+			/* an EventType lenient reading kept by name: its
+			 * events are dropped (counted), and so is the
+			 * mapping, which the strict reader refuses */
+			else if (atf_evtype_lookup(ty, strlen(ty)) < 0)
+				continue;
 			user = strcmp(ty, "user") == 0;
 			if (user) {
 				for (j = 0; j < ne && uent == TK_NONE; j++)

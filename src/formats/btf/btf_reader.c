@@ -814,6 +814,16 @@ static TK_NOINLINE tk_str intern_text(btf_reader *b, const char *p, size_t n)
 	return tk_strpool_intern(&b->t->pool, p, n);
 }
 
+/* rc of a departure (depart()) in the header entry just pushed: in lenient
+ * mode the entry is marked, so that the BTF writer leaves it out (it
+ * writes what the specification allows; docs/mappings.md). */
+static int header_departed(btf_reader *b, int rc, tk_error *err)
+{
+	if (rc == TK_OK && tk_trace_header_mark_departure(b->t) < 0)
+		return tk_err_nomem(err, b->name);
+	return rc;
+}
+
 /* "#-<key> <value>": a row of the most recent 2.1.x table. */
 static int table_row(btf_reader *b, const char *line, const char *k,
 		     const char *kend, const char *v, const char *vend,
@@ -826,14 +836,14 @@ static int table_row(btf_reader *b, const char *line, const char *k,
 	int rc;
 
 	if (b->table == TABLE_NONE)
-		return depart(b, err, W_ROW_OUTSIDE_TABLE, line, line,
+		return header_departed(b, depart(b, err, W_ROW_OUTSIDE_TABLE, line, line,
 			      "table row outside a table",
-			      "table row outside a table (kept as a header entry)");
+			      "table row outside a table (kept as a header entry)"), err);
 	trim(&v, &vend);
 	if (v == vend || k == kend)
-		return depart(b, err, W_BAD_TABLE_ROW, line, k,
+		return header_departed(b, depart(b, err, W_BAD_TABLE_ROW, line, k,
 			      "table row needs a key and a value: '#-<key> <value>'",
-			      "malformed table row ignored");
+			      "malformed table row ignored"), err);
 	name = intern_text(b, v, (size_t)(vend - v));
 	if (name == TK_NONE)
 		return tk_err_nomem(err, b->name);
@@ -854,9 +864,18 @@ static int table_row(btf_reader *b, const char *line, const char *k,
 			kend = s + n;
 		}
 		if (!tk_etype_lookup(k, (size_t)(kend - k), &et, &dialect)) {
+			char qb[64];
+			/* lenient: the entity has that type by name, as an
+			 * event's unknown type keeps it (it was silent) */
 			if (strict)
 				return err_at(b, err, TK_E_PARSE, line, line + 2,
 					      "unknown entity type in table row");
+			tk_quote(qb, sizeof(qb), k, kend);
+			if ((rc = header_departed(b, depart(b, err, W_UNKNOWN_TYPE, line, line + 2,
+					"unknown entity type in table row",
+					"unknown entity type '%s' in table row (kept)",
+					qb), err)) < 0)
+				return rc;
 			et = TK_ET_OTHER;
 		}
 		tn = intern_text(b, k, (size_t)(kend - k));
@@ -877,9 +896,9 @@ static int table_row(btf_reader *b, const char *line, const char *k,
 	if (rc == TK_E_NOMEM)
 		return tk_err_nomem(err, b->name);
 	if (rc < 0)
-		return depart(b, err, W_BAD_TABLE_ROW, line, k,
+		return header_departed(b, depart(b, err, W_BAD_TABLE_ROW, line, k,
 			      "table id must be a non-negative integer defined once",
-			      "malformed table row ignored");
+			      "malformed table row ignored"), err);
 	return TK_OK;
 }
 
@@ -939,9 +958,9 @@ static int mapping(btf_reader *b, const char *line, const char *v,
 		goto bad;
 	return TK_OK;
 bad:
-	return depart(b, err, W_BAD_TABLE_ROW, line, v,
+	return header_departed(b, depart(b, err, W_BAD_TABLE_ROW, line, v,
 		      "malformed mapping: expected '<id> <name>' with a unique non-negative id",
-		      "malformed mapping ignored");
+		      "malformed mapping ignored"), err);
 }
 
 static int timescale(btf_reader *b, const char *line, const char *v,
@@ -1050,10 +1069,10 @@ static int creation_date(btf_reader *b, const char *line, const char *v,
 	if (iso8601_date_time(v, vend))
 		return TK_OK;
 	tk_quote(qb, sizeof(qb), v, vend);
-	return depart(b, err, W_CREATION_DATE, line, v,
+	return header_departed(b, depart(b, err, W_CREATION_DATE, line, v,
 		      "#creationDate '%s' is not an ISO 8601 date and time (YYYY-MM-DDTHH:MM:SSZ)",
 		      "#creationDate '%s' is not an ISO 8601 date and time (YYYY-MM-DDTHH:MM:SSZ): kept as it is",
-		      qb);
+		      qb), err);
 }
 
 static int header_line(btf_reader *b, const char *line, size_t len,

@@ -22,7 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { L_TYPE, L_EVENT, L_NOTE, L_TIME, L_INST, L_HEADER, L_SOURCE, L_COUNT };
+enum { L_TYPE, L_EVENT, L_NOTE, L_TIME, L_INST, L_HEADER, L_SOURCE, L_BADHDR,
+       L_TWO_TYPES, L_COUNT };
 
 static const char *const loss_what[L_COUNT] = {
 	"events of entity types BTF does not have",
@@ -32,6 +33,8 @@ static const char *const loss_what[L_COUNT] = {
 	"events without a target instance",
 	"a second header block whose entries differ from the first's",
 	"a process's state change from a task on no known core",
+	"a header entry the specification does not allow",
+	"events whose target has another entity type",
 };
 
 static const char *const loss_short[L_COUNT] = {
@@ -42,6 +45,8 @@ static const char *const loss_short[L_COUNT] = {
 	"empty target instances written as 0",
 	"header entries of a second header block dropped",
 	"state changes of processes from a task on no known core written from the placeholder core",
+	"malformed header entries dropped",
+	"events of an entity as a second type dropped",
 };
 
 #define SF_NAME_OK 1u      /* name_ok: checked, a name BTF can hold */
@@ -208,6 +213,25 @@ static int write_btf_header(tk_writer *w, btf_writer *bw, tk_error *err)
 		int seen = 0, same = 0;
 		if (i == first_version)
 			continue;
+		/* a table row, mapping or #creationDate that only lenient
+		 * reading took (the strict reader refuses it) */
+		if (tk_trace_header_departs(t, i)) {
+			if (w->opts.strict)
+				return tk_err_set(err, TK_E_UNSUPPORTED,
+						  out_name(w), 0, 0,
+						  "BTF cannot hold the header entry '#%s%.40s%s%.40s', which the specification does not allow (outside strict mode it is dropped with a warning)",
+						  h->kind == TK_HDR_ROW ? "-" : "",
+						  h->key, h->has_value ? " " : "",
+						  h->value);
+			if (!bw->lost.n[L_BADHDR]++)
+				snprintf(bw->lost.first[L_BADHDR],
+					 sizeof(bw->lost.first[L_BADHDR]),
+					 "'#%s%.24s%s%.24s'",
+					 h->kind == TK_HDR_ROW ? "-" : "",
+					 h->key, h->has_value ? " " : "",
+					 h->value);
+			continue;
+		}
 		if (key_is(h, "version"))
 			block = 1;
 		if (block && h->kind == TK_HDR_PARAM) {
@@ -566,6 +590,12 @@ static int btf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		if (rc <= 0)
 			return rc;
 	}
+	/* an entity has one type: an event of a BTF input that used its
+	 * target as a second one (lenient reading kept the first) would
+	 * make a file that --strict refuses */
+	if (TK_UNLIKELY(ev->type != tgt->type) && tgt->type != TK_ET_UNKNOWN &&
+	    !bw->as_read && strcmp(tk_trace_format(t), "btf") == 0)
+		return (rc = lose(w, bw, L_TWO_TYPES, ev, err)) < 0 ? rc : 0;
 	if (TK_UNLIKELY(bw->convert)) {
 		rc = tk_time_convert(ev->time, tk_trace_timebase(t), &bw->out_tb,
 				     TK_ROUND_EXACT, &time);

@@ -15,6 +15,7 @@
  * width forced by the options is an error.
  */
 #include "htf.h"
+#include "../../core/hashmap.h"
 #include "../../core/loss.h"
 #include "../../core/model.h"
 #include "../../core/spill.h"
@@ -38,7 +39,7 @@ typedef struct wcore {
 	uint64_t last;          /* the time of its last record */
 } wcore;
 
-enum { L_NOTE, L_TYPE, L_EVENT, L_SYNTH, L_TIME, L_CORE, L_COUNT };
+enum { L_NOTE, L_TYPE, L_EVENT, L_SYNTH, L_TIME, L_CORE, L_TIES, L_COUNT };
 
 typedef struct htf_writer {
 	const char *name;
@@ -64,6 +65,14 @@ typedef struct htf_writer {
 	uint64_t *outid;        /* per HTF index */
 	uint32_t *order;        /* HTF indexes by ascending outid */
 	unsigned tyid[HTF_NTYPES];
+	/* reading merges equal times in section order: the order of two
+	 * cores' simultaneous events, as pairs (slot a, slot b: a's event
+	 * came first), each pair once, for the order of the sections */
+	tk_hashmap tie_seen;    /* key a << 32 | b */
+	uint32_t *ties;         /* a, b, a, b ... */
+	size_t nties, cap_ties; /* pairs */
+	uint64_t tie_time;      /* the time of the last record of a core */
+	uint32_t tie_slot;      /* its slot + 1 (0: none yet) */
 } htf_writer;
 
 static int parse_options(tk_writer *w, htf_writer *hw, tk_error *err)
@@ -112,6 +121,7 @@ static const char *const loss_what[L_COUNT] = {
 	"sources or instances other than those HTF reading synthesises",
 	"times that decrease in a core's section",
 	"core names other than Core_<n>",
+	"simultaneous events of two cores in the order opposite to one before (reading orders them by section)",
 };
 
 static const char *const loss_short[L_COUNT] = {
@@ -121,6 +131,7 @@ static const char *const loss_short[L_COUNT] = {
 	"events whose source or instances HTF reading synthesises differently",
 	"decreasing times in a section raised to the section's previous time",
 	"cores renamed Core_<n>",
+	"simultaneous events of two cores in the order opposite to one before read back in section order",
 };
 
 static int htf_writer_open(tk_writer *w, tk_error *err)
@@ -205,6 +216,33 @@ static int check_name(htf_writer *hw, const tk_trace *t, uint32_t ent,
 		return tk_err_set(err, TK_E_UNSUPPORTED, hw->name, 0, 0,
 				  "entity name '%.40s' is empty, holds a line break or starts or ends with a blank, which an HTF table cannot hold",
 				  s);
+	return TK_OK;
+}
+
+/* Simultaneous events of slot a, then of slot b: a's section goes first.
+ * 1 when b's went first before (no section order keeps both). */
+static int add_tie(htf_writer *hw, uint32_t a, uint32_t b, tk_error *err)
+{
+	int created;
+
+	if (tk_hashmap_first(&hw->tie_seen, (uint64_t)b << 32 | a) !=
+	    TK_HASHMAP_END)
+		return 1;
+	if (!tk_hashmap_slot(&hw->tie_seen, (uint64_t)a << 32 | b, &created))
+		return tk_err_nomem(err, hw->name);
+	if (!created)
+		return TK_OK;
+	if (hw->nties == hw->cap_ties) {
+		size_t cap = hw->cap_ties ? 2 * hw->cap_ties : 16;
+		uint32_t *n = tk_xrealloc_array(hw->ties, cap, 2 * sizeof(*n));
+		if (!n)
+			return tk_err_nomem(err, hw->name);
+		hw->ties = n;
+		hw->cap_ties = cap;
+	}
+	hw->ties[2 * hw->nties] = a;
+	hw->ties[2 * hw->nties + 1] = b;
+	hw->nties++;
 	return TK_OK;
 }
 
@@ -316,6 +354,15 @@ static int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			rec.time = *last;
 		}
 		*last = rec.time;
+	}
+	if (slot != UINT32_MAX) {
+		if (hw->tie_slot && hw->tie_slot - 1 != slot &&
+		    hw->tie_time == rec.time &&
+		    ((rc = add_tie(hw, hw->tie_slot - 1, slot, err)) < 0 ||
+		     (rc == 1 && (rc = lose(w, hw, L_TIES, ev, err)) < 0)))
+			return rc;
+		hw->tie_slot = slot + 1;
+		hw->tie_time = rec.time;
 	}
 	rec.ent = h - 1;
 	rec.type = (uint8_t)type;
@@ -604,35 +651,173 @@ static inline char *put_hex(char *o, uint64_t v, unsigned digits)
 	return o + digits;
 }
 
+/* (rank, slot) pairs by rank, then slot */
+static int by_rank(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;
+
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* ties a -> b by a */
+static int by_first(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* heap of ranks (the smallest on top) */
+static void heap_push(uint32_t *h, uint32_t *n, uint32_t v)
+{
+	uint32_t i = (*n)++;
+
+	while (i && h[(i - 1) / 2] > v) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static uint32_t heap_pop(uint32_t *h, uint32_t *n)
+{
+	uint32_t top = h[0], v = h[--*n], i = 0;
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && h[c + 1] < h[c])
+			c++;
+		if (h[c] >= v)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = v;
+	return top;
+}
+
+/*
+ * ord[0 .. ncores): the slots in the order their sections are written.
+ * Reading merges equal times in section order, so a section goes before
+ * every one whose core had an event at the same time after one of its
+ * own (the ties); else the cores come in the order they were first seen,
+ * and from an HTF input in its own order (its reader made the core
+ * entities as it found the sections), which its ties keep.  Ties in a
+ * circle (a, b at one time, b, a at another) cannot all be kept: the
+ * first core of the circle goes first.
+ */
+static int section_order(const tk_writer *w, htf_writer *hw, uint32_t *ord,
+			 tk_error *err)
+{
+	uint32_t n = hw->ncores, i, k, nh = 0, *rank, *slot_of, *indeg, *start,
+		 *heap, *done;
+	int htf = strcmp(tk_trace_format(w->trace), "htf") == 0;
+	size_t t;
+
+	rank = tk_xrealloc_array(NULL, n ? 2 * (size_t)n : 1, sizeof(*rank));
+	indeg = calloc(n + 1, sizeof(*indeg));
+	start = calloc(n + 1, sizeof(*start));
+	heap = tk_xrealloc_array(NULL, n ? n : 1, sizeof(*heap));
+	done = calloc(n + 1, sizeof(*done));
+	if (!rank || !indeg || !start || !heap || !done) {
+		free(rank);
+		free(indeg);
+		free(start);
+		free(heap);
+		free(done);
+		return tk_err_nomem(err, hw->name);
+	}
+	for (i = 0; i < n; i++) {
+		rank[2 * i] = htf ? hw->cores[i].ent : i;
+		rank[2 * i + 1] = i;
+	}
+	if (n)
+		qsort(rank, n, 2 * sizeof(*rank), by_rank);
+	/* rank[k]: the slot of rank k; slot_of[slot]: its rank (reusing
+	 * the second half, read after the first is compacted) */
+	for (k = 0; k < n; k++)
+		rank[k] = rank[2 * k + 1];
+	slot_of = rank + n;
+	for (k = 0; k < n; k++)
+		slot_of[rank[k]] = k;
+	if (hw->nties)
+		qsort(hw->ties, hw->nties, 2 * sizeof(*hw->ties), by_first);
+	for (t = 0; t < hw->nties; t++) {
+		start[hw->ties[2 * t] + 1]++;
+		indeg[hw->ties[2 * t + 1]]++;
+	}
+	for (i = 0; i < n; i++)
+		start[i + 1] += start[i];
+	for (i = 0; i < n; i++)
+		if (!indeg[i])
+			heap_push(heap, &nh, slot_of[i]);
+	for (k = 0; k < n; k++) {
+		uint32_t s;
+		if (!nh) {
+			/* a circle: its first core in the base order */
+			uint32_t r;
+			for (r = 0; done[rank[r]]; r++)
+				;
+			heap_push(heap, &nh, r);
+		}
+		s = rank[heap_pop(heap, &nh)];
+		done[s] = 1;
+		ord[k] = s;
+		for (t = start[s]; t < start[s + 1]; t++) {
+			uint32_t b = hw->ties[2 * t + 1];
+			if (indeg[b] && !--indeg[b] && !done[b])
+				heap_push(heap, &nh, slot_of[b]);
+		}
+	}
+	free(rank);
+	free(indeg);
+	free(start);
+	free(heap);
+	free(done);
+	return TK_OK;
+}
+
 static int write_sections(tk_writer *w, htf_writer *hw, unsigned tl,
 			  unsigned el, unsigned vl, tk_error *err)
 {
 	unsigned width = 2 * (tl + el + vl) + 1;
-	uint32_t i;
+	uint32_t i, k, *ord;
 	int rc;
 
-	/* sections in the order their cores were first seen: reading merges
-	 * equal times in section order, so this keeps their order */
-	for (i = 0; i < hw->ncores; i++) {
-		wcore *c = &hw->cores[i];
+	ord = tk_xrealloc_array(NULL, hw->ncores ? hw->ncores : 1, sizeof(*ord));
+	if (!ord)
+		return tk_err_nomem(err, hw->name);
+	if ((rc = section_order(w, hw, ord, err)) < 0)
+		goto out;
+	for (k = 0; k < hw->ncores; k++) {
+		wcore *c;
+		i = ord[k];
+		c = &hw->cores[i];
 		tk_spill_cursor a, u;
 		const hrec *x, *y;
 
 		if ((rc = out(w, err, "#-%02llX\n", (unsigned long long)c->cid.id)) < 0)
-			return rc;
+			goto out;
 		if (tk_spill_rewind(&a, &c->spill) < 0 ||
-		    tk_spill_rewind(&u, &hw->unassigned) < 0)
-			return tk_err_set(err, TK_E_IO, hw->name, 0, 0,
-					  "cannot read a temporary file back");
+		    tk_spill_rewind(&u, &hw->unassigned) < 0) {
+			rc = tk_err_set(err, TK_E_IO, hw->name, 0, 0,
+					"cannot read a temporary file back");
+			goto out;
+		}
 		for (;;) {
 			char *o;
 			x = tk_spill_peek(&a);
 			/* the unassigned records of this core: those whose
 			 * entity was first seen here (or anywhere, for the
-			 * first section) */
+			 * first section written) */
 			while ((y = tk_spill_peek(&u)) != NULL &&
 			       !(hw->ent_core[y->ent] == (uint64_t)i + 1 ||
-				 (i == 0 && !hw->ent_core[y->ent])))
+				 (k == 0 && !hw->ent_core[y->ent])))
 				tk_spill_skip(&u);
 			if (!x && !y)
 				break;
@@ -643,19 +828,25 @@ static int write_sections(tk_writer *w, htf_writer *hw, unsigned tl,
 				tk_spill_skip(&a);
 			}
 			o = tk_sink_reserve(&w->sink, width, err);
-			if (!o)
-				return TK_E_IO;
+			if (!o) {
+				rc = TK_E_IO;
+				goto out;
+			}
 			o = put_hex(o, x->time, 2 * tl);
 			o = put_hex(o, hw->outid[x->ent], 2 * el);
 			o = put_hex(o, x->ev, 2 * vl);
 			*o = '\n';
 			w->sink.len += width;
 		}
-		if (a.failed || u.failed)
-			return tk_err_set(err, TK_E_IO, hw->name, 0, 0,
-					  "cannot read a temporary file back");
+		if (a.failed || u.failed) {
+			rc = tk_err_set(err, TK_E_IO, hw->name, 0, 0,
+					"cannot read a temporary file back");
+			goto out;
+		}
 	}
-	return TK_OK;
+out:
+	free(ord);
+	return rc;
 }
 
 static int htf_writer_close(tk_writer *w, tk_error *err)
@@ -717,6 +908,8 @@ static void htf_writer_free(tk_writer *w)
 	free(hw->etype);
 	free(hw->outid);
 	free(hw->order);
+	free(hw->ties);
+	tk_hashmap_free(&hw->tie_seen);
 	tk_synth_free(&hw->synth);
 	free(hw);
 	w->impl = NULL;
