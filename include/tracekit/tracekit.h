@@ -956,7 +956,10 @@ TK_API int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
 /**
  * Write one event.  Returns TK_OK, or a negative status with `err` filled
  * (TK_E_IO, or TK_E_UNSUPPORTED in strict mode for what the format cannot
- * hold: tk_writer_opts.on_warning says when close refuses instead).  A
+ * hold: tk_writer_opts.on_warning says when close refuses instead;
+ * TK_E_RANGE for a time the format cannot hold; TK_E_USAGE for an event
+ * whose source, target or core is an entity id, other than TK_NONE, that
+ * the writer's trace does not have: an event of another trace).  A
  * failed write gives the writer up: every later write returns the same
  * status and error, and tk_writer_close() (or tk_writer_abort()) frees
  * it, returning that status, with no file left.
