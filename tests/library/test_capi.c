@@ -13,7 +13,8 @@
  *    that was there is kept as it was (the Parquet writer wrote such an
  *    event with empty names; BTF wrote an unknown core);
  *  - statuses the Reference names: tk_verify_finish(NULL),
- *    tk_dataset_hash() of a device, the NULL frees not called elsewhere.
+ *    tk_dataset_hash() of a device, the NULL frees not called elsewhere;
+ *  - tk_tarmac_index_open() of "-" (standard input) is TK_E_USAGE.
  * usage: test_capi WORKDIR */
 #define _POSIX_C_SOURCE 200809L
 #include "../unit/tk_test.h"
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void opts_defaults(void)
@@ -303,6 +305,40 @@ static void reference_statuses(void)
 	tk_tarmac_index_free(NULL);
 }
 
+/* The index of a Tarmac log is kept for a file: "-", standard input as
+ * everywhere in the API, is TK_E_USAGE (it opened a file named "-": an
+ * I/O error, or the index of that file while tk_tarmac_open("-") read
+ * standard input).  A file named "-" in the folder does not change it. */
+static void tarmac_index_stdin(const char *work)
+{
+	char cwd[4096], dir[1024], ipath[1100];
+	tk_tarmac_index *ix = (tk_tarmac_index *)&cwd;
+	tk_error e;
+	FILE *f;
+	int how = 7;
+
+	snprintf(dir, sizeof dir, "%s/capi-index-%ld", work, (long)getpid());
+	snprintf(ipath, sizeof ipath, "%s/log.tkidx", dir);
+	CHECK(getcwd(cwd, sizeof cwd) != NULL);
+	CHECK(mkdir(dir, 0777) == 0 && chdir(dir) == 0);
+	f = fopen("-", "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs("0 clk IT (1) 00000000 e3a00000 A svc_s : MOV      r0,#0\n", f);
+		fclose(f);
+	}
+	memset(&e, 0, sizeof e);
+	CHECK(tk_tarmac_index_open(&ix, "-", ipath, 0, 1, &how, &e) == TK_E_USAGE);
+	CHECK(ix == NULL && how == 7 && e.code == TK_E_USAGE);
+	CHECK_STR(e.input, "<stdin>");
+	CHECK(strstr(e.msg, "standard input") != NULL);
+	CHECK(access(ipath, F_OK) != 0);
+	tk_tarmac_index_free(ix);
+	unlink("-");
+	CHECK(chdir(cwd) == 0);
+	rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2)
@@ -312,5 +348,6 @@ int main(int argc, char **argv)
 	reader_error();
 	writers_other_trace(argv[1]);
 	reference_statuses();
+	tarmac_index_stdin(argv[1]);
 	TEST_DONE();
 }
