@@ -605,14 +605,18 @@ typedef struct tk_reader_opts {
 	void *warning_ctx;
 	/**
 	 * Format-specific options: "key=value" pairs separated by commas, or
-	 * NULL.  ATF: trace=N (read only the N-th TraceData, 1-based; default
-	 * all, concatenated in order), time-digits=D (the tick is the
+	 * NULL.  BTF: encoding=utf-8 (the default: the bytes as they are),
+	 * latin1 (also latin-1, iso-8859-1) or cp1252 (also windows-1252):
+	 * names, notes and header values converted to UTF-8 as they are read
+	 * (docs/btf.md).  ATF: trace=N (read only the N-th TraceData, 1-based;
+	 * default all, concatenated in order), time-digits=D (the tick is the
 	 * TimeBase / 10^D, 0..18; default: the most decimal digits among the
-	 * times of the first 4 MiB).  S.Ha.R.K. FTrace (shark): hz=N (the
-	 * clock rate in Hz, a multiple of 1000, used instead of the dump's
-	 * clock records; for a dump without one).  A key the format does not
-	 * know is an error (TK_E_USAGE) of tk_reader_open().  The other
-	 * readers take none: any option is an error (TK_E_USAGE) of
+	 * times of the first 4 MiB).  S.Ha.R.K. FTrace (shark) and the
+	 * recorder's stream (ftstream): hz=N (the clock rate in Hz, a multiple
+	 * of 1000, used instead of the dump's clock records or the stream's
+	 * sync record; for one without).  A key the format does not know is
+	 * an error (TK_E_USAGE) of tk_reader_open().  The other readers (HTF,
+	 * Tarmac) take none: any option is an error (TK_E_USAGE) of
 	 * tk_reader_open().
 	 */
 	const char *options;
@@ -899,8 +903,10 @@ typedef struct tk_writer_opts {
 	 * as-read=1 writes names, types, header and times as the reader gave
 	 * them (what `tracekit cat` prints); by default (as-read=0) the output
 	 * is what the specification allows (docs/mappings.md).  SQLite:
-	 * entity-index=0|1.  The other writers take none: any option is an
-	 * error (TK_E_USAGE) of tk_writer_open().
+	 * entity-index=0|1.  Parquet: row-group=N and page=N (rows, 1 to
+	 * 1048576), zstd=N (the level, 1 to 19; docs/exports.md).  The other
+	 * writers take none: any option is an error (TK_E_USAGE) of
+	 * tk_writer_open().
 	 */
 	const char *options;
 	/**

@@ -28,6 +28,9 @@ TK_E_USAGE), but where it says "any < 0" or "as `tk_other`";
 each header compiles on its own (C11 -pedantic, and C++17 where c++ is),
 is included by tracekit.h and has its one line in docs/library.md ("What
 the API gives": "- `name.h`: the object it is about");
+the comments of tk_reader_opts.options and tk_writer_opts.options name
+every format whose reader or writer takes options (they say the others
+take none);
 and the library (ROOT/src other than the CLI) reads no TRACEKIT_
 environment variable (test hooks and tuning belong to the tests' build and
 the API; the system's own, such as TMPDIR, are read).
@@ -158,6 +161,45 @@ def reference(root, declared, statuses):
                   f"declares it (renamed or removed? drop or rename the row)"
 
 
+# how the comments of the options fields name a format
+FORMAT_WORDS = {"btf": "BTF", "htf": "HTF", "atf": "ATF", "shark": "S.Ha.R.K.",
+                "ftstream": "recorder's stream", "sqlite": "SQLite",
+                "parquet": "Parquet", "tarmac": "Tarmac", "perfetto": "Perfetto",
+                "vcd": "VCD", "ctf": "CTF"}
+
+
+def options_named(root, main_h):
+    """every format whose reader (writer) takes options (.reader_options,
+    .writer_options of its tk_format_ops) is named in the comment of
+    tk_reader_opts.options (tk_writer_opts.options), which says the other
+    readers (writers) take none (BTF's encoding=, the recorder's stream's
+    hz=, Parquet's row-group= were left out)"""
+    out = []
+    comments = {}
+    for struct in ("tk_reader_opts", "tk_writer_opts"):
+        body = main_h.split("typedef struct %s {" % struct, 1)[1].split("} %s;" % struct, 1)[0]
+        m = re.search(r"/\*\*((?:(?!\*/).)*)\*/\s*const char \*options;", body, re.S)
+        comments[struct] = " ".join(m.group(1).split()) if m else ""
+    for path in sorted(glob.glob(os.path.join(root, "src", "**", "*.c"), recursive=True)):
+        text = open(path, errors="replace").read()
+        for m in re.finditer(r"const tk_format_ops \w+ = \{(.*?)\n\};", text, re.S):
+            ops = m.group(1)
+            name = re.search(r'\.name = "(\w+)"', ops)
+            if not name:
+                continue
+            for field, struct in (("reader_options", "tk_reader_opts"),
+                                  ("writer_options", "tk_writer_opts")):
+                if not re.search(r"\.%s = 1\b" % field, ops):
+                    continue
+                word = FORMAT_WORDS.get(name.group(1), name.group(1))
+                if word not in comments[struct]:
+                    out.append(f"include/tracekit/tracekit.h: {struct}.options does not "
+                               f"say the options of {name.group(1)}'s "
+                               f"{field.split('_')[0]} ({word}), which takes some "
+                               f"({os.path.relpath(path, root)})")
+    return out
+
+
 def main():
     root = sys.argv[1]
     fails = []
@@ -246,6 +288,7 @@ def main():
             fails.append(f"include/tracekit/tracekit.h does not include tracekit/{h}")
     for h in sorted(set(described) - set(headers)):
         fails.append(f"docs/library.md: \"What the API gives\" describes {h}, no public header")
+    fails += options_named(root, main_h)
     for f in fails:
         print("FAIL:", f)
     print(f"{n} functions, {len(fails)} findings")
