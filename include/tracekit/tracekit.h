@@ -399,7 +399,12 @@ TK_API const char *tk_trace_format(const tk_trace *t);
 /** The time base: what one tick of tk_event.time means. */
 TK_API const tk_timebase *tk_trace_timebase(const tk_trace *t);
 
-/** Number of header entries and the i-th one (0-based, input order). */
+/**
+ * Number of header entries and the i-th one (0-based, input order).  An
+ * entry never moves: its pointer stays valid until the trace is freed,
+ * while a reader adds the entries of a later header block as it reads
+ * them, or tk_trace_add_header() adds more.
+ */
 TK_API size_t tk_trace_header_count(const tk_trace *t);
 TK_API const tk_header_entry *tk_trace_header(const tk_trace *t, size_t i);
 

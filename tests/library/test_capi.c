@@ -7,6 +7,8 @@
  *    of 0 writes nothing;
  *  - a reader's error names the input, line and column, and comes again,
  *    the same, from every later call;
+ *  - a header entry of tk_trace_header() never moves while entries are
+ *    added (a later BTF header block read, tk_trace_add_header());
  *  - every writable format refuses an event of another trace (a source,
  *    target or core that is no entity of the writer's trace) with
  *    TK_E_USAGE, one by one and in a batch, and leaves no file: the file
@@ -160,6 +162,62 @@ static void reader_error(void)
 	CHECK(same_error(&again, &e));
 	CHECK(tk_reader_next(r, &ev, NULL) == TK_E_PARSE);
 	tk_reader_close(r);
+}
+
+/* A header entry of tk_trace_header() stays where it is until the trace
+ * is freed, as every getter's pointer: while a reader adds a later header
+ * block's entries, and while tk_trace_add_header() adds more (the entries
+ * were one array, moved as it grew: the pointers given out dangled). */
+static void header_entries_stay(void)
+{
+	const tk_timebase ns = { TK_UNIT_NS, 1, 1 };
+	size_t cap = 64 * 1024, k = 0;
+	char *text = malloc(cap);
+	const tk_header_entry *h0, *h1;
+	const tk_event *ev;
+	tk_reader *r = NULL;
+	tk_trace *t = NULL;
+	tk_error e;
+	int i;
+
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	k += (size_t)snprintf(text + k, cap - k, "#version 2.2.0\n#creator a\n#timeScale ns\n"
+			      "0,T1,0,T,T2,0,start\n");
+	/* a second header block, as Trace Compass writes one, of many lines */
+	for (i = 0; i < 300; i++)
+		k += (size_t)snprintf(text + k, cap - k, "#creator b%d\n", i);
+	k += (size_t)snprintf(text + k, cap - k, "5,T1,0,T,T2,0,terminate\n");
+	CHECK(tk_reader_open_mem(&r, text, k, "two.btf", NULL, &e) == TK_OK && r);
+	if (r) {
+		h0 = tk_trace_header(tk_reader_trace(r), 0);
+		h1 = tk_trace_header(tk_reader_trace(r), 1);
+		CHECK(h0 && h1);
+		while (tk_reader_next(r, &ev, &e) == TK_OK)
+			;
+		CHECK(tk_trace_header_count(tk_reader_trace(r)) == 303);
+		CHECK(tk_trace_header(tk_reader_trace(r), 0) == h0);
+		CHECK(tk_trace_header(tk_reader_trace(r), 1) == h1);
+		CHECK(h1 && !strcmp(h1->key, "creator") && !strcmp(h1->value, "a"));
+		CHECK_STR(tk_trace_header(tk_reader_trace(r), 302)->value, "b299");
+		CHECK_STR(tk_trace_header_get(tk_reader_trace(r), "creator"), "a");
+		CHECK(tk_trace_header(tk_reader_trace(r), 303) == NULL);
+		tk_reader_close(r);
+	}
+	free(text);
+	CHECK(tk_trace_new(&t, &ns, NULL) == TK_OK && t);
+	if (!t)
+		return;
+	CHECK(tk_trace_add_header(t, TK_HDR_PARAM, "k", 1, "v", 1, 1) == TK_OK);
+	h0 = tk_trace_header(t, 0);
+	for (i = 0; i < 10000; i++)
+		CHECK(tk_trace_add_header(t, TK_HDR_COMMENT, NULL, 0, "c", 1, 1) == TK_OK);
+	CHECK(tk_trace_header(t, 0) == h0);
+	CHECK(h0 && !strcmp(h0->key, "k") && !strcmp(h0->value, "v"));
+	CHECK(tk_trace_header_count(t) == 10001);
+	CHECK_STR(tk_trace_header(t, 10000)->value, "c");
+	tk_trace_free(t);
 }
 
 /* the files of dir but "keep" */
@@ -346,6 +404,7 @@ int main(int argc, char **argv)
 	opts_defaults();
 	error_format();
 	reader_error();
+	header_entries_stay();
 	writers_other_trace(argv[1]);
 	reference_statuses();
 	tarmac_index_stdin(argv[1]);
