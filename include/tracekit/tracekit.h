@@ -570,9 +570,11 @@ TK_API const tk_format_info *tk_format_from_path(const char *path);
  * The format of the file at `path`, by its content (the first few kilobytes,
  * decompressed if need be) and then its name, without reading the trace.
  * NULL (with `err` filled) if it cannot be told or the file cannot be read.
- * Standard input ("-") and named pipes cannot be detected this way: they
- * can be read once, and detection consumes what it looks at.  Open them
- * with tk_reader_open(), which detects and reads from the same bytes.
+ * Standard input ("-"), named pipes, sockets and devices cannot be
+ * detected this way: they can be read once, and detection would consume
+ * what it looks at; they are refused (TK_E_USAGE) before a byte is read.
+ * Open them with tk_reader_open() or tk_input_open(), which detect and
+ * read from the same bytes.
  */
 TK_API const tk_format_info *tk_format_detect(const char *path, tk_error *err);
 

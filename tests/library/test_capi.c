@@ -16,7 +16,9 @@
  *    event with empty names; BTF wrote an unknown core);
  *  - statuses the Reference names: tk_verify_finish(NULL),
  *    tk_dataset_hash() of a device, the NULL frees not called elsewhere;
- *  - tk_tarmac_index_open() of "-" (standard input) is TK_E_USAGE.
+ *  - tk_tarmac_index_open() of "-" (standard input) is TK_E_USAGE;
+ *  - tk_format_detect() of standard input or a FIFO is TK_E_USAGE, and
+ *    their bytes are still there to read.
  * usage: test_capi WORKDIR */
 #define _POSIX_C_SOURCE 200809L
 #include "../unit/tk_test.h"
@@ -26,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -220,6 +223,59 @@ static void header_entries_stay(void)
 	tk_trace_free(t);
 }
 
+/* tk_format_detect() of what can be read once (standard input, a FIFO)
+ * is refused before a byte is read (it read standard input to tell its
+ * format, and the reader opened next found nothing) */
+static void detect_read_once(const char *work)
+{
+	static const char text[] = "#version 2.2.0\n#timeScale ns\n0,T1,0,T,T2,0,start\n";
+	char fifo[1024], got[sizeof text];
+	const tk_format_info *f;
+	tk_error e;
+	int p[2], saved, fd;
+
+	/* standard input: a pipe holding a trace */
+	saved = dup(0);
+	CHECK(saved >= 0 && pipe(p) == 0);
+	CHECK(write(p[1], text, sizeof text - 1) == (ssize_t)(sizeof text - 1));
+	close(p[1]);
+	CHECK(dup2(p[0], 0) == 0);
+	close(p[0]);
+	memset(&e, 0, sizeof e);
+	f = tk_format_detect("-", &e);
+	CHECK(f == NULL && e.code == TK_E_USAGE);
+	CHECK_STR(e.input, "<stdin>");
+	CHECK(read(0, got, sizeof got) == (ssize_t)(sizeof text - 1));
+	CHECK(dup2(saved, 0) == 0);
+	close(saved);
+	/* a FIFO holding a trace, its writer gone, read here after */
+	snprintf(fifo, sizeof fifo, "%s/capi-fifo-%ld", work, (long)getpid());
+	unlink(fifo);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	fd = open(fifo, O_RDONLY | O_NONBLOCK);
+	p[1] = open(fifo, O_WRONLY | O_NONBLOCK);
+	CHECK(fd >= 0 && p[1] >= 0);
+	CHECK(write(p[1], text, sizeof text - 1) == (ssize_t)(sizeof text - 1));
+	if (p[1] >= 0)
+		close(p[1]);
+	memset(&e, 0, sizeof e);
+	f = tk_format_detect(fifo, &e);
+	CHECK(f == NULL && e.code == TK_E_USAGE);
+	CHECK(fd >= 0 && read(fd, got, sizeof got) == (ssize_t)(sizeof text - 1));
+	if (fd >= 0)
+		close(fd);
+	unlink(fifo);
+	/* a file is told as ever */
+	snprintf(fifo, sizeof fifo, "%s/capi-detect-%ld.txt", work, (long)getpid());
+	fd = open(fifo, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1));
+	if (fd >= 0)
+		close(fd);
+	f = tk_format_detect(fifo, &e);
+	CHECK(f && !strcmp(f->name, "btf"));
+	unlink(fifo);
+}
+
 /* the files of dir but "keep" */
 static int others_in(const char *dir)
 {
@@ -405,6 +461,7 @@ int main(int argc, char **argv)
 	error_format();
 	reader_error();
 	header_entries_stay();
+	detect_read_once(argv[1]);
 	writers_other_trace(argv[1]);
 	reference_statuses();
 	tarmac_index_stdin(argv[1]);
