@@ -399,7 +399,12 @@ TK_API const char *tk_trace_format(const tk_trace *t);
 /** The time base: what one tick of tk_event.time means. */
 TK_API const tk_timebase *tk_trace_timebase(const tk_trace *t);
 
-/** Number of header entries and the i-th one (0-based, input order). */
+/**
+ * Number of header entries and the i-th one (0-based, input order).  An
+ * entry never moves: its pointer stays valid until the trace is freed,
+ * while a reader adds the entries of a later header block as it reads
+ * them, or tk_trace_add_header() adds more.
+ */
 TK_API size_t tk_trace_header_count(const tk_trace *t);
 TK_API const tk_header_entry *tk_trace_header(const tk_trace *t, size_t i);
 
@@ -565,9 +570,11 @@ TK_API const tk_format_info *tk_format_from_path(const char *path);
  * The format of the file at `path`, by its content (the first few kilobytes,
  * decompressed if need be) and then its name, without reading the trace.
  * NULL (with `err` filled) if it cannot be told or the file cannot be read.
- * Standard input ("-") and named pipes cannot be detected this way: they
- * can be read once, and detection consumes what it looks at.  Open them
- * with tk_reader_open(), which detects and reads from the same bytes.
+ * Standard input ("-"), named pipes, sockets and devices cannot be
+ * detected this way: they can be read once, and detection would consume
+ * what it looks at; they are refused (TK_E_USAGE) before a byte is read.
+ * Open them with tk_reader_open() or tk_input_open(), which detect and
+ * read from the same bytes.
  */
 TK_API const tk_format_info *tk_format_detect(const char *path, tk_error *err);
 
@@ -605,14 +612,18 @@ typedef struct tk_reader_opts {
 	void *warning_ctx;
 	/**
 	 * Format-specific options: "key=value" pairs separated by commas, or
-	 * NULL.  ATF: trace=N (read only the N-th TraceData, 1-based; default
-	 * all, concatenated in order), time-digits=D (the tick is the
+	 * NULL.  BTF: encoding=utf-8 (the default: the bytes as they are),
+	 * latin1 (also latin-1, iso-8859-1) or cp1252 (also windows-1252):
+	 * names, notes and header values converted to UTF-8 as they are read
+	 * (docs/btf.md).  ATF: trace=N (read only the N-th TraceData, 1-based;
+	 * default all, concatenated in order), time-digits=D (the tick is the
 	 * TimeBase / 10^D, 0..18; default: the most decimal digits among the
-	 * times of the first 4 MiB).  S.Ha.R.K. FTrace (shark): hz=N (the
-	 * clock rate in Hz, a multiple of 1000, used instead of the dump's
-	 * clock records; for a dump without one).  A key the format does not
-	 * know is an error (TK_E_USAGE) of tk_reader_open().  The other
-	 * readers take none: any option is an error (TK_E_USAGE) of
+	 * times of the first 4 MiB).  S.Ha.R.K. FTrace (shark) and the
+	 * recorder's stream (ftstream): hz=N (the clock rate in Hz, a multiple
+	 * of 1000, used instead of the dump's clock records or the stream's
+	 * sync record; for one without).  A key the format does not know is
+	 * an error (TK_E_USAGE) of tk_reader_open().  The other readers (HTF,
+	 * Tarmac) take none: any option is an error (TK_E_USAGE) of
 	 * tk_reader_open().
 	 */
 	const char *options;
@@ -899,8 +910,10 @@ typedef struct tk_writer_opts {
 	 * as-read=1 writes names, types, header and times as the reader gave
 	 * them (what `tracekit cat` prints); by default (as-read=0) the output
 	 * is what the specification allows (docs/mappings.md).  SQLite:
-	 * entity-index=0|1.  The other writers take none: any option is an
-	 * error (TK_E_USAGE) of tk_writer_open().
+	 * entity-index=0|1.  Parquet: row-group=N and page=N (rows, 1 to
+	 * 1048576), zstd=N (the level, 1 to 19; docs/exports.md).  The other
+	 * writers take none: any option is an error (TK_E_USAGE) of
+	 * tk_writer_open().
 	 */
 	const char *options;
 	/**
@@ -956,7 +969,10 @@ TK_API int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
 /**
  * Write one event.  Returns TK_OK, or a negative status with `err` filled
  * (TK_E_IO, or TK_E_UNSUPPORTED in strict mode for what the format cannot
- * hold: tk_writer_opts.on_warning says when close refuses instead).  A
+ * hold: tk_writer_opts.on_warning says when close refuses instead;
+ * TK_E_RANGE for a time the format cannot hold; TK_E_USAGE for an event
+ * whose source, target or core is an entity id, other than TK_NONE, that
+ * the writer's trace does not have: an event of another trace).  A
  * failed write gives the writer up: every later write returns the same
  * status and error, and tk_writer_close() (or tk_writer_abort()) frees
  * it, returning that status, with no file left.

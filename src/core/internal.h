@@ -396,8 +396,11 @@ struct tk_trace {
 	const char *format;
 	tk_timebase tb;
 	tk_strpool pool;
-	tk_header_entry *hdr;
-	size_t nhdr, caphdr;
+	/* the header entries in chunks as the entities' (a pointer
+	 * tk_trace_header() gave stays valid while a reader or
+	 * tk_trace_add_header() adds more) */
+	tk_header_entry *hdr_chunk[TK_ENT_CHUNKS];
+	uint32_t nhdr;
 	/* per header entry: 1 when its reader departed from the format's
 	 * specification in it (tk_trace_header_mark_departure()) */
 	uint8_t *hdr_departs;

@@ -4,12 +4,14 @@
  * or the first two steps alone (tk_input_open()), for a caller that picks
  * the reader by the format.
  */
+#define _GNU_SOURCE /* S_ISSOCK */
 #include "internal.h"
 
 #include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define PROBE_BYTES 4096
 
@@ -243,8 +245,21 @@ const tk_format_info *tk_format_detect(const char *path, tk_error *err)
 	tk_reader_opts o;
 	const tk_format_ops *fmt = NULL;
 	tk_source *src;
+	struct stat sb;
 
 	tk_reader_opts_init(&o);
+	/* what can be read once (standard input, a pipe, a socket, a
+	 * device) is refused before a byte of it is read: the probe would
+	 * consume what the reader opened next needs */
+	if (path && (strcmp(path, "-") == 0 ||
+		     (stat(path, &sb) == 0 && (S_ISFIFO(sb.st_mode) ||
+					       S_ISSOCK(sb.st_mode) ||
+					       S_ISCHR(sb.st_mode))))) {
+		tk_err_set(err, TK_E_USAGE, strcmp(path, "-") ? path : "<stdin>", 0, 0,
+			   "%s can be read only once: its format is told by tk_reader_open() or tk_input_open(), which read it from the same bytes",
+			   strcmp(path, "-") ? "a pipe or device" : "standard input");
+		return NULL;
+	}
 	if (tk_source_open(&src, path, err) < 0)
 		return NULL;
 	if (pick_format(src, path, &o, &fmt, err) < 0)

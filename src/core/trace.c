@@ -25,10 +25,11 @@ void tk_trace_free(tk_trace *t)
 	if (!t)
 		return;
 	tk_strpool_free(&t->pool);
-	free(t->hdr);
 	free(t->hdr_departs);
-	for (k = 0; k < TK_ENT_CHUNKS; k++)
+	for (k = 0; k < TK_ENT_CHUNKS; k++) {
+		free(t->hdr_chunk[k]);
 		free(t->ent_chunk[k]);
+	}
 	free(t->ent_of_str);
 	free(t);
 }
@@ -57,7 +58,13 @@ size_t tk_trace_header_count(const tk_trace *t)
 
 const tk_header_entry *tk_trace_header(const tk_trace *t, size_t i)
 {
-	return i < t->nhdr ? &t->hdr[i] : NULL;
+	uint32_t off;
+	unsigned k;
+
+	if (i >= t->nhdr)
+		return NULL;
+	k = tk_ent_chunk_of((uint32_t)i, &off);
+	return &t->hdr_chunk[k][off];
 }
 
 const char *tk_trace_header_get(const tk_trace *t, const char *key)
@@ -69,7 +76,7 @@ const char *tk_trace_header_get(const tk_trace *t, const char *key)
 	/* the first: a later header block's repetition (Trace Compass's
 	 * second #creator) is the one every writer drops (docs/mappings.md) */
 	for (i = 0; i < t->nhdr; i++) {
-		const tk_header_entry *h = &t->hdr[i];
+		const tk_header_entry *h = tk_trace_header(t, i);
 		if (h->kind == TK_HDR_PARAM &&
 		    tk_ascii_casecmp(h->key, strlen(h->key), key) == 0)
 			return h->value;
@@ -105,11 +112,21 @@ int tk_trace_header_push(tk_trace *t, tk_hdr_kind kind, const char *key,
 			 int has_value)
 {
 	tk_header_entry *h;
+	uint32_t off;
+	unsigned k;
 
-	if (tk_grow_zero((void **)&t->hdr, &t->caphdr, t->nhdr,
-			   sizeof(*t->hdr)) < 0)
+	if (t->nhdr == UINT32_MAX)
 		return TK_E_NOMEM;
-	h = &t->hdr[t->nhdr];
+	k = tk_ent_chunk_of(t->nhdr, &off);
+	if (!t->hdr_chunk[k]) {
+		/* a new chunk, as large as the entries so far: those given
+		 * out stay where they are (as the entities', internal.h) */
+		size_t n = k ? (size_t)TK_ENT_CHUNK0 << (k - 1) : TK_ENT_CHUNK0;
+		t->hdr_chunk[k] = malloc(n * sizeof(tk_header_entry));
+		if (!t->hdr_chunk[k])
+			return TK_E_NOMEM;
+	}
+	h = &t->hdr_chunk[k][off];
 	h->kind = kind;
 	h->key = tk_strpool_dup(&t->pool, key, klen);
 	h->value = tk_strpool_dup(&t->pool, value, vlen);

@@ -276,12 +276,40 @@ static TK_NOINLINE int event_failed(tk_writer *w, const tk_event *ev, int rc,
 	return write_failed(w, rc, err);
 }
 
+/* does ev name an entity id (other than TK_NONE) the writer's trace does
+ * not have: an event of another trace? */
+static inline int names_unknown(const tk_writer *w, const tk_event *ev)
+{
+	const uint32_t n = w->trace->nents;
+
+	return (ev->source >= n && ev->source != TK_NONE) ||
+	       (ev->target >= n && ev->target != TK_NONE) ||
+	       (ev->core >= n && ev->core != TK_NONE);
+}
+
+/* the error of an event names_unknown() finds: TK_E_USAGE, whatever the
+ * format (cold) */
+static TK_NOINLINE int unknown_entity(tk_writer *w, const tk_event *ev,
+				      tk_error *err)
+{
+	const uint32_t n = w->trace->nents;
+	uint32_t id = ev->source >= n && ev->source != TK_NONE ? ev->source :
+		      ev->target >= n && ev->target != TK_NONE ? ev->target : ev->core;
+
+	tk_err_set(err, TK_E_USAGE, out_name(w), 0, 0,
+		   "tk_writer_write: the event at position %llu names entity %lu, the trace has %lu entities (an event of another trace?)",
+		   (unsigned long long)ev->pos, (unsigned long)id, (unsigned long)n);
+	return write_failed(w, TK_E_USAGE, err);
+}
+
 int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	int rc;
 
 	if (TK_UNLIKELY(w->failed))
 		return write_failed(w, 0, err);
+	if (TK_UNLIKELY(names_unknown(w, ev)))
+		return unknown_entity(w, ev, err);
 	rc = w->fmt->writer_write(w, ev, err);
 	return TK_UNLIKELY(rc < 0) ? event_failed(w, ev, rc, err) : rc;
 }
@@ -289,20 +317,26 @@ int tk_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 int tk_writer_write_batch(tk_writer *w, const tk_event *evs, size_t n,
 			  tk_error *err)
 {
-	size_t i;
+	size_t i, k;
 	int rc = TK_OK;
 
 	if (TK_UNLIKELY(w->failed))
 		return write_failed(w, 0, err);
+	/* the events before one of another trace are written first: the
+	 * error is the one tk_writer_write() of each in turn gives */
+	for (k = 0; k < n && !names_unknown(w, &evs[k]); k++)
+		;
 	w->bad_ev = NULL;
 	if (w->fmt->writer_write_batch) {
-		rc = n ? w->fmt->writer_write_batch(w, evs, n, err) : TK_OK;
+		rc = k ? w->fmt->writer_write_batch(w, evs, k, err) : TK_OK;
 	} else {
-		for (i = 0; i < n && rc >= 0; i++)
+		for (i = 0; i < k && rc >= 0; i++)
 			rc = w->fmt->writer_write(w, &evs[i], err);
 		w->bad_ev = rc < 0 ? &evs[i - 1] : NULL;
 	}
-	return TK_UNLIKELY(rc < 0) ? event_failed(w, w->bad_ev, rc, err) : TK_OK;
+	if (TK_UNLIKELY(rc < 0))
+		return event_failed(w, w->bad_ev, rc, err);
+	return TK_UNLIKELY(k < n) ? unknown_entity(w, &evs[k], err) : TK_OK;
 }
 
 int tk_writer_close(tk_writer *w, tk_error *err)

@@ -20,10 +20,17 @@ For every function declared in ROOT/include/tracekit/*.h:
 docs/library.md's "Reference" has a row for every function declared
 TK_API (a table row starting "| `tk_name` |") and none for a function no
 header declares, each finding naming the function, so that whoever adds,
-renames or removes one sees the row to write;
+renames or removes one sees the row to write; a row's "returns" names
+every status (TK_E_*) the function's comment in its header names (a
+status the header promised and the Reference left out: tk_dataset_hash's
+TK_E_USAGE, tk_load_event's TK_E_UNSUPPORTED, tk_verify_finish's
+TK_E_USAGE), but where it says "any < 0" or "as `tk_other`";
 each header compiles on its own (C11 -pedantic, and C++17 where c++ is),
 is included by tracekit.h and has its one line in docs/library.md ("What
 the API gives": "- `name.h`: the object it is about");
+the comments of tk_reader_opts.options and tk_writer_opts.options name
+every format whose reader or writer takes options (they say the others
+take none);
 and the library (ROOT/src other than the CLI) reads no TRACEKIT_
 environment variable (test hooks and tuning belong to the tests' build and
 the API; the system's own, such as TMPDIR, are read).
@@ -40,6 +47,14 @@ import sys
 PENDING = {"tk_tarmac_profile_new"}
 # readers being rewritten without their environment hooks (remove once merged)
 PENDING_GETENV = ()
+# statuses a function's comment names for another function: not its own
+OTHERS_STATUS = {
+    "tk_load_set_limit": {"TK_E_RANGE"},        # tk_load_event()'s
+    "tk_load_length": {"TK_E_UNSUPPORTED"},     # tk_load_event()'s
+    "tk_tarmac_index_check": {"TK_E_FORMAT"},   # tk_tarmac_index_seek()'s
+    "tk_tarmac_index_damaged": {"TK_E_FORMAT"},
+}
+STATUS = re.compile(r"\bTK_E_[A-Z]+\b")
 
 DECL = re.compile(r"^([A-Za-z_][\w \*]*?)\b(tk_\w+)\s*\(")
 RETURN_WORDS = re.compile(
@@ -100,11 +115,13 @@ def declarations(path):
     return out
 
 
-def reference(root, declared):
-    """findings of docs/library.md's "## Reference" against the headers"""
+def reference(root, declared, statuses):
+    """findings of docs/library.md's "## Reference" against the headers;
+    statuses: name -> the TK_E_* its header comment names"""
     rel = os.path.join("docs", "library.md")
     lines = open(os.path.join(root, rel)).read().split("\n")
     rows = {}
+    returns = {}
     start = None
     for k, ln in enumerate(lines, 1):
         if ln.startswith("## "):
@@ -121,6 +138,8 @@ def reference(root, declared):
                 yield f"{rel}:{k}: {m.group(1)}: a second row in the Reference " \
                       f"(the first is line {rows[m.group(1)]})"
             rows.setdefault(m.group(1), k)
+            cells = ln.split("|")
+            returns.setdefault(m.group(1), cells[2] if len(cells) > 2 else "")
     if start is None:
         yield f"{rel}: no \"## Reference\" section"
         return
@@ -129,9 +148,56 @@ def reference(root, declared):
             yield f"{where}: {name}: no row in {rel}'s Reference " \
                   f"(add \"| `{name}` | returns | NULL | owner, lifetime |\")"
     for name, k in sorted(rows.items(), key=lambda x: x[1]):
+        ret = returns.get(name, "")
+        if name in statuses and "any < 0" not in ret and not re.search(r"\bas `tk_", ret):
+            missing = statuses[name] - OTHERS_STATUS.get(name, set()) - \
+                set(STATUS.findall(ret))
+            for code in sorted(missing):
+                yield f"{rel}:{k}: {name}: its header names {code}, its row's " \
+                      f"\"returns\" does not (say when it comes)"
+    for name, k in sorted(rows.items(), key=lambda x: x[1]):
         if name not in declared:
             yield f"{rel}:{k}: {name}: in the Reference, but no header " \
                   f"declares it (renamed or removed? drop or rename the row)"
+
+
+# how the comments of the options fields name a format
+FORMAT_WORDS = {"btf": "BTF", "htf": "HTF", "atf": "ATF", "shark": "S.Ha.R.K.",
+                "ftstream": "recorder's stream", "sqlite": "SQLite",
+                "parquet": "Parquet", "tarmac": "Tarmac", "perfetto": "Perfetto",
+                "vcd": "VCD", "ctf": "CTF"}
+
+
+def options_named(root, main_h):
+    """every format whose reader (writer) takes options (.reader_options,
+    .writer_options of its tk_format_ops) is named in the comment of
+    tk_reader_opts.options (tk_writer_opts.options), which says the other
+    readers (writers) take none (BTF's encoding=, the recorder's stream's
+    hz=, Parquet's row-group= were left out)"""
+    out = []
+    comments = {}
+    for struct in ("tk_reader_opts", "tk_writer_opts"):
+        body = main_h.split("typedef struct %s {" % struct, 1)[1].split("} %s;" % struct, 1)[0]
+        m = re.search(r"/\*\*((?:(?!\*/).)*)\*/\s*const char \*options;", body, re.S)
+        comments[struct] = " ".join(m.group(1).split()) if m else ""
+    for path in sorted(glob.glob(os.path.join(root, "src", "**", "*.c"), recursive=True)):
+        text = open(path, errors="replace").read()
+        for m in re.finditer(r"const tk_format_ops \w+ = \{(.*?)\n\};", text, re.S):
+            ops = m.group(1)
+            name = re.search(r'\.name = "(\w+)"', ops)
+            if not name:
+                continue
+            for field, struct in (("reader_options", "tk_reader_opts"),
+                                  ("writer_options", "tk_writer_opts")):
+                if not re.search(r"\.%s = 1\b" % field, ops):
+                    continue
+                word = FORMAT_WORDS.get(name.group(1), name.group(1))
+                if word not in comments[struct]:
+                    out.append(f"include/tracekit/tracekit.h: {struct}.options does not "
+                               f"say the options of {name.group(1)}'s "
+                               f"{field.split('_')[0]} ({word}), which takes some "
+                               f"({os.path.relpath(path, root)})")
+    return out
 
 
 def main():
@@ -139,12 +205,14 @@ def main():
     fails = []
     n = 0
     declared = {}       # name -> "include/tracekit/x.h:LINE"
+    statuses = {}       # name -> the TK_E_* its comment names
     for path in sorted(glob.glob(os.path.join(root, "include", "tracekit", "*.h"))):
         rel = os.path.relpath(path, root)
         text = open(path).read()
         for name, ret, decl, comment, line in declarations(path):
             n += 1
             declared.setdefault(name, f"{rel}:{line}")
+            statuses.setdefault(name, set(STATUS.findall(comment or "")))
             where = f"{rel}:{line}: {name}"
             if name != "tk_version" and not re.fullmatch(r"tk_[a-z0-9]+(_[a-z0-9]+)+", name):
                 fails.append(f"{where}: not tk_<object>_<verb>")
@@ -179,7 +247,7 @@ def main():
         for m in re.finditer(r"TRACEKIT_[A-Z_]+", text):
             if not m.group(0).endswith("_H"):  # include guards
                 fails.append(f"{rel}: {m.group(0)}: an environment variable in the API")
-    fails += reference(root, declared)
+    fails += reference(root, declared, statuses)
     for path in sorted(glob.glob(os.path.join(root, "src", "**", "*.[ch]"),
                                  recursive=True)):
         rel = os.path.relpath(path, root).replace(os.sep, "/")
@@ -220,6 +288,7 @@ def main():
             fails.append(f"include/tracekit/tracekit.h does not include tracekit/{h}")
     for h in sorted(set(described) - set(headers)):
         fails.append(f"docs/library.md: \"What the API gives\" describes {h}, no public header")
+    fails += options_named(root, main_h)
     for f in fails:
         print("FAIL:", f)
     print(f"{n} functions, {len(fails)} findings")

@@ -6,12 +6,16 @@ and the violations `tracekit check` counts.
 usage: check_example.py CC ROOT LIBTRACEKIT TRACEKIT WORKDIR TRACE...
 
 The program is compiled with `CC -std=c11 -IROOT/include count_events.c
-LIBTRACEKIT -lz -lzstd -lexpat -lsqlite3 -lelf -lyaml -lnettle -lpthread` (the documented
-line, warnings as errors, plus $TK_EXTRA_CFLAGS: the sanitizer of a
-sanitized build), run on each trace, and its format, event count,
-entity count, events per entity type and warning count compared with
-`tracekit info --format json` on the same trace, its violation count
-with the summary line of `tracekit check`.  Exit 0, or 1.
+LIBTRACEKIT` and the libraries of docs/library.md's line after `make
+build` (read from it: a line changed there is the line tested; the
+pkg-config line beside it gives them but -lpthread), warnings as errors,
+plus $TK_EXTRA_CFLAGS (the sanitizer of a sanitized build), run on each
+trace, and its format, event count, entity count, events per entity type
+and warning count compared with `tracekit info --format json` on the
+same trace, its violation count with the summary line of `tracekit
+check`.  Its output on examples/demo.btf is the one docs/library.md
+shows (each line shown, in order; "..." for lines left out).  Exit 0,
+or 1.
 """
 import json
 import os
@@ -20,21 +24,67 @@ import subprocess
 import sys
 
 
+def doc_libs(md):
+    """the -l flags of docs/library.md's link line after `make build`, and
+    the pkg-config packages said to give them"""
+    sec = md.split("Without installing, `make build`", 1)[1]
+    block = sec.split("```sh\n", 1)[1].split("```", 1)[0].replace("\\\n", " ")
+    line = [ln for ln in block.split("\n") if ln.startswith("cc ")][0].split()
+    libs = line[line.index("build/libtracekit.a") + 1:line.index("-o")]
+    m = re.search(r"`pkg-config --libs ([^`]*)`", sec)
+    return libs, m.group(1).split() if m else []
+
+
+def doc_output(md):
+    """the lines docs/library.md shows for `./count_events examples/demo.btf`"""
+    block = md.split("$ ./count_events examples/demo.btf\n", 1)[1].split("```", 1)[0]
+    return block.rstrip("\n").split("\n")
+
+
+def shown(want, got):
+    """each line of want in got, in order; "..." (alone, indented or not)
+    stands for any lines"""
+    i = 0
+    for w in want:
+        if w.strip() == "...":
+            continue
+        while i < len(got) and got[i] != w:
+            i += 1
+        if i == len(got):
+            return w
+        i += 1
+    return None
+
+
 def main():
     cc, root, lib, tk, work = sys.argv[1:6]
     traces = sys.argv[6:]
     os.makedirs(work, exist_ok=True)
+    md = open(os.path.join(root, "docs", "library.md"), encoding="utf-8").read()
+    libs, pkgs = doc_libs(md)
     prog = os.path.join(work, "count_events")
     cmd = [cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2",
            "-I" + os.path.join(root, "include"),
            os.path.join(root, "examples", "library", "count_events.c"),
-           lib, "-lz", "-lzstd", "-lexpat", "-lsqlite3", "-lelf", "-lyaml", "-lnettle", "-lpthread",
-           "-o", prog] + os.environ.get("TK_EXTRA_CFLAGS", "").split()
+           lib] + libs + ["-o", prog] + os.environ.get("TK_EXTRA_CFLAGS", "").split()
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         print("FAIL: build:", " ".join(cmd), p.stderr)
         return 1
     fails = 0
+    q = subprocess.run(["pkg-config", "--libs"] + pkgs, capture_output=True, text=True)
+    if not pkgs or q.returncode != 0 or \
+            q.stdout.split() != [x for x in libs if x != "-lpthread"]:
+        print("FAIL: docs/library.md: pkg-config --libs %s gives %r, the line %r"
+              % (" ".join(pkgs), q.stdout.strip(), " ".join(libs)))
+        fails += 1
+    demo = os.path.join(root, "examples", "demo.btf")
+    out = subprocess.run([prog, demo], capture_output=True, text=True)
+    miss = shown(doc_output(md), out.stdout.split("\n"))
+    if out.returncode != 0 or miss is not None:
+        print("FAIL: docs/library.md shows %r of ./count_events examples/demo.btf, "
+              "it printed:\n%s" % (miss, out.stdout))
+        fails += 1
     for t in traces:
         out = subprocess.run([prog, t], capture_output=True, text=True)
         info = subprocess.run([tk, "info", "--format", "json", t],

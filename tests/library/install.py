@@ -101,6 +101,56 @@ def check_man(tracekit, mandir, libmd):
     return fails
 
 
+def doc_block(cmake, root, build, work, extra, demo):
+    """docs/library.md's first sh block as a user types it, HOME in WORKDIR:
+    `make install PREFIX=$HOME/.local` as the Makefile runs it (its
+    install recipe, without the build and the packages before it), then
+    each line as written, on examples/c/worst_rt.c as prog.c; the
+    programs run.  tracekit.pc named /usr/local whatever PREFIX was."""
+    fails = []
+    md = open(os.path.join(root, "docs", "library.md")).read()
+    block = md.split("## Building and linking", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    mk = open(os.path.join(root, "Makefile")).read()
+    recipe = mk.split("\ninstall:", 1)[1].split("\n\t", 1)[1].split("\n", 1)[0]
+    home = os.path.join(work, "home")
+    os.makedirs(home)
+    shutil.copy(os.path.join(root, "examples", "c", "worst_rt.c"), os.path.join(home, "prog.c"))
+    lines = block.replace("\\\n", " ").strip().split("\n")
+    if not lines[0].startswith("make install PREFIX="):
+        return ["docs/library.md: the first sh block does not start with make install PREFIX=: %r" % lines[0]]
+    prefix = lines[0].split("=", 1)[1]
+    lines[0] = recipe.replace("$(BUILD)", build).replace("$(PREFIX)", prefix).replace("$(CMAKE)", cmake)
+    env = dict(os.environ, HOME=home, CFLAGS=" ".join(extra))
+    env.pop("PKG_CONFIG_PATH", None)
+    env.pop("PKG_CONFIG_SYSROOT_DIR", None)
+    # each cc line with the build's own flags (a sanitizer's), its program
+    # run on the demo
+    script = "set -e\ncd \"$HOME\"\n"
+    for k, ln in enumerate(lines):
+        if ln.startswith("cc "):
+            ln = ln.replace("-o prog", "$CFLAGS -o prog%d" % k)
+        script += ln + "\n"
+    p = subprocess.run(["sh", "-c", script], capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        return ["docs/library.md's sh block, run as written: exit %d\n%s\n%s%s"
+                % (p.returncode, script, p.stdout[-1500:], p.stderr[-1500:])]
+    pc = open(os.path.join(home, ".local", "lib", "pkgconfig", "tracekit.pc")).read()
+    if "prefix=" + os.path.join(home, ".local") + "\n" not in pc:
+        fails.append("tracekit.pc installed under PREFIX=$HOME/.local names another prefix:\n" + pc)
+    renv = dict(env, LD_LIBRARY_PATH=os.path.join(home, ".local", "lib"))
+    outs = []
+    for k, ln in enumerate(lines):
+        if ln.startswith("cc "):
+            q = subprocess.run([os.path.join(home, "prog%d" % k), demo],
+                               capture_output=True, text=True, env=renv)
+            if q.returncode != 0 or not q.stdout:
+                fails.append("prog%d of %r: exit %d %s" % (k, ln, q.returncode, q.stderr[-300:]))
+            outs.append(q.stdout)
+    if len(outs) != 2 or outs[0] != outs[1]:
+        fails.append("the block's programs (shared and static) differ or are not 2: %r" % outs)
+    return fails
+
+
 def main():
     cmake, cc, root, build, work, shared = sys.argv[1:7]
     extra = os.environ.get("TK_EXTRA_CFLAGS", "").split()
@@ -125,6 +175,8 @@ def main():
         print("\n".join(fails))
         return 1
     tracekit = os.path.join(inst, "bin", "tracekit")
+    fails += doc_block(cmake, root, build, work, extra,
+                       os.path.join(root, "examples", "demo.btf"))
     fails += check_man(tracekit, os.path.join(inst, "share", "man"),
                        os.path.join(root, "docs", "library.md"))
     pc = dict(os.environ, PKG_CONFIG_PATH=os.path.join(inst, "lib", "pkgconfig"),

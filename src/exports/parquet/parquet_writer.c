@@ -251,9 +251,11 @@ static int pq_writer_open(tk_writer *w, tk_error *err)
 	return rc;
 }
 
+/* a time the format cannot hold: TK_E_RANGE, as every writer says it
+ * (TK_E_UNSUPPORTED is what strict mode refuses) */
 static int time_error(const pq_writer *pw, uint64_t t, tk_error *err)
 {
-	return tk_err_set(err, TK_E_UNSUPPORTED, pw->name, 0, 0,
+	return tk_err_set(err, TK_E_RANGE, pw->name, 0, 0,
 			  "a time of %llu ticks is over Parquet's INT64",
 			  (unsigned long long)t);
 }

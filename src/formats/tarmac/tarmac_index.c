@@ -266,6 +266,11 @@ static int log_ident(const char *path, ident *id, uint64_t *start, tk_error *err
 	size_t n;
 	int fd, rc = TK_OK;
 
+	/* "-" is standard input, as everywhere in the API: no file (it was
+	 * opened as a file named "-") */
+	if (strcmp(path, "-") == 0)
+		return tk_err_set(err, TK_E_USAGE, "<stdin>", 0, 0,
+				  "an index is kept for a file (standard input is not one)");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return tk_err_set(err, TK_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));
