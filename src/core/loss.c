@@ -23,6 +23,11 @@ int tk_loss_add(tk_losses *l, const tk_writer *w, const char *out, int kind,
 		return TK_OK;
 	en = ev && ev->name != TK_NONE ? tk_trace_str(w->trace, ev->name, NULL)
 	     : ev ? tk_evkind_name(ev->kind) : "";
+	if (w->opts.strict && !ev)
+		/* found at close: no one event to name */
+		return tk_err_set(err, TK_E_UNSUPPORTED, out, 0, 0,
+				  "%s cannot hold %s; outside strict mode it is dropped or changed with a warning",
+				  l->format, l->what[kind]);
 	if (w->opts.strict) {
 		char at[48] = "";
 

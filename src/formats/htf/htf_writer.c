@@ -68,8 +68,9 @@ typedef struct htf_writer {
 	/* reading merges equal times in section order: the order of two
 	 * cores' simultaneous events, as pairs (slot a, slot b: a's event
 	 * came first), each pair once, for the order of the sections */
-	tk_hashmap tie_seen;    /* key a << 32 | b */
+	tk_hashmap tie_seen;    /* key a << 32 | b: the pair's index */
 	uint32_t *ties;         /* a, b, a, b ... */
+	uint64_t *tie_n;        /* per pair (by index): its events */
 	size_t nties, cap_ties; /* pairs */
 	uint64_t tie_time;      /* the time of the last record of a core */
 	uint32_t tie_slot;      /* its slot + 1 (0: none yet) */
@@ -121,7 +122,7 @@ static const char *const loss_what[L_COUNT] = {
 	"sources or instances other than those HTF reading synthesises",
 	"times that decrease in a core's section",
 	"core names other than Core_<n>",
-	"simultaneous events of two cores in the order opposite to one before (reading orders them by section)",
+	"simultaneous events of cores in an order that no order of sections keeps (reading orders them by section)",
 };
 
 static const char *const loss_short[L_COUNT] = {
@@ -131,7 +132,7 @@ static const char *const loss_short[L_COUNT] = {
 	"events whose source or instances HTF reading synthesises differently",
 	"decreasing times in a section raised to the section's previous time",
 	"cores renamed Core_<n>",
-	"simultaneous events of two cores in the order opposite to one before read back in section order",
+	"simultaneous events in an order no order of sections keeps, read back in section order",
 };
 
 static int htf_writer_open(tk_writer *w, tk_error *err)
@@ -224,22 +225,32 @@ static int check_name(htf_writer *hw, const tk_trace *t, uint32_t ent,
 static int add_tie(htf_writer *hw, uint32_t a, uint32_t b, tk_error *err)
 {
 	int created;
+	uint32_t *idx;
 
 	if (tk_hashmap_first(&hw->tie_seen, (uint64_t)b << 32 | a) !=
 	    TK_HASHMAP_END)
 		return 1;
-	if (!tk_hashmap_slot(&hw->tie_seen, (uint64_t)a << 32 | b, &created))
-		return tk_err_nomem(err, hw->name);
-	if (!created)
-		return TK_OK;
 	if (hw->nties == hw->cap_ties) {
 		size_t cap = hw->cap_ties ? 2 * hw->cap_ties : 16;
 		uint32_t *n = tk_xrealloc_array(hw->ties, cap, 2 * sizeof(*n));
+		uint64_t *c;
+
 		if (!n)
 			return tk_err_nomem(err, hw->name);
 		hw->ties = n;
+		if (!(c = tk_xrealloc_array(hw->tie_n, cap, sizeof(*c))))
+			return tk_err_nomem(err, hw->name);
+		hw->tie_n = c;
 		hw->cap_ties = cap;
 	}
+	if (!(idx = tk_hashmap_slot(&hw->tie_seen, (uint64_t)a << 32 | b, &created)))
+		return tk_err_nomem(err, hw->name);
+	if (!created) {
+		hw->tie_n[*idx]++;
+		return TK_OK;
+	}
+	*idx = (uint32_t)hw->nties;
+	hw->tie_n[hw->nties] = 1;
 	hw->ties[2 * hw->nties] = a;
 	hw->ties[2 * hw->nties + 1] = b;
 	hw->nties++;
@@ -782,6 +793,38 @@ static int section_order(const tk_writer *w, htf_writer *hw, uint32_t *ord,
 	return TK_OK;
 }
 
+/*
+ * The simultaneous events that read back in another order: those of the
+ * ties the section order ord goes against (a circle of three cores or
+ * more; a circle of two was counted as it came), a loss each.
+ */
+static int ties_broken(tk_writer *w, htf_writer *hw, const uint32_t *ord,
+		       tk_error *err)
+{
+	uint32_t *pos, k;
+	uint64_t n = 0;
+	size_t t;
+	int rc = TK_OK;
+
+	if (!hw->nties)
+		return TK_OK;
+	if (!(pos = tk_xrealloc_array(NULL, hw->ncores, sizeof(*pos))))
+		return tk_err_nomem(err, hw->name);
+	for (k = 0; k < hw->ncores; k++)
+		pos[ord[k]] = k;
+	for (t = 0; t < hw->nties; t++) {
+		uint32_t a = hw->ties[2 * t], b = hw->ties[2 * t + 1];
+
+		if (pos[a] > pos[b])
+			n += hw->tie_n[tk_hashmap_get(&hw->tie_seen,
+						      (uint64_t)a << 32 | b)];
+	}
+	free(pos);
+	if (n && (rc = lose(w, hw, L_TIES, NULL, err)) == TK_OK)
+		hw->lost.n[L_TIES] += n - 1;
+	return rc;
+}
+
 static int write_sections(tk_writer *w, htf_writer *hw, unsigned tl,
 			  unsigned el, unsigned vl, tk_error *err)
 {
@@ -792,7 +835,8 @@ static int write_sections(tk_writer *w, htf_writer *hw, unsigned tl,
 	ord = tk_xrealloc_array(NULL, hw->ncores ? hw->ncores : 1, sizeof(*ord));
 	if (!ord)
 		return tk_err_nomem(err, hw->name);
-	if ((rc = section_order(w, hw, ord, err)) < 0)
+	if ((rc = section_order(w, hw, ord, err)) < 0 ||
+	    (rc = ties_broken(w, hw, ord, err)) < 0)
 		goto out;
 	for (k = 0; k < hw->ncores; k++) {
 		wcore *c;
@@ -909,6 +953,7 @@ static void htf_writer_free(tk_writer *w)
 	free(hw->outid);
 	free(hw->order);
 	free(hw->ties);
+	free(hw->tie_n);
 	tk_hashmap_free(&hw->tie_seen);
 	tk_synth_free(&hw->synth);
 	free(hw);
