@@ -96,6 +96,7 @@ struct tk_source {
 	ZSTD_DStream *zs;
 	size_t zs_last;       /* last ZSTD_decompressStream result */
 	bool gz_member_done;
+	bool gz_padding;      /* zero bytes came after the last member */
 	/* random access (tk_source_size()): the decoded bytes from spool_base
 	 * on, in an unlinked temporary file, for the inputs that are neither
 	 * in memory nor a plain file */
@@ -567,11 +568,23 @@ static int fill_gzip(tk_source *s, tk_error *err)
 		if (rc < 0)
 			return rc;
 		if (s->gz_member_done) {
+			size_t z = 0;
+
 			if (n == 0) {
 				s->eof = true;
 				return 0;
 			}
-			if (sniff(in, n) != CODEC_GZIP)
+			/* zero bytes after the last member (a tape's or a
+			 * block device's padding): read as the end, as gzip
+			 * reads them */
+			while (z < n && in[z] == 0)
+				z++;
+			if (z) {
+				raw_consume(s, z);
+				s->gz_padding = true;
+				continue;
+			}
+			if (s->gz_padding || sniff(in, n) != CODEC_GZIP)
 				return tk_err_set_at(err, TK_E_PARSE, s->name,
 						     raw_offset(s),
 						     "trailing data after the gzip stream");

@@ -22,6 +22,19 @@ done
 { gzip -c examples/demo.btf; gzip -c examples/demo.btf; } > "$tmp/two.gz"
 "$cli" cat --no-header "$tmp/two.gz" > "$tmp/got" || { echo "FAIL: two members"; fail=1; }
 [ "$(wc -l < "$tmp/got")" = $((2 * $("$cli" cat --no-header examples/demo.btf | wc -l))) ] || { echo "FAIL: two members: wrong count"; fail=1; }
+# zero bytes after the last member (a tape's padding) end the stream, as
+# gzip reads them (they were 'trailing data'); data after them is refused
+{ gzip -c examples/demo.btf; head -c 1000 /dev/zero; } > "$tmp/pad.gz"
+for how in file stdin; do
+	if [ $how = file ]; then "$cli" cat "$tmp/pad.gz"; else "$cli" cat - < "$tmp/pad.gz"; fi > "$tmp/got" 2> "$tmp/err" ||
+		{ echo "FAIL: zero padding ($how): $(cat "$tmp/err")"; fail=1; }
+	cmp -s "$tmp/want" "$tmp/got" || { echo "FAIL: zero padding ($how) differs"; fail=1; }
+done
+{ gzip -c examples/demo.btf; head -c 10 /dev/zero; gzip -c examples/demo.btf; } > "$tmp/padx.gz"
+"$cli" info "$tmp/padx.gz" > /dev/null 2> "$tmp/err"
+rc=$?
+[ $rc = 2 ] && grep -q "padx.gz: error: at byte offset [0-9]*: trailing data after the gzip stream" "$tmp/err" ||
+	{ echo "FAIL: data after zero padding: $rc $(cat "$tmp/err")"; fail=1; }
 # a zstd file of two frames, and one that starts with a skippable frame
 # (as pzstd writes): zstd's own decoder reads both
 { zstd -q -c examples/demo.btf; zstd -q -c examples/demo.btf; } > "$tmp/two.zst"
