@@ -1392,6 +1392,9 @@ int tk_verify_event(tk_verify *v, const tk_event *ev, tk_error *err)
 }
 
 static void vstr_vadd(verdict_buf *o, vstr *s, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static void vstr_vadd(verdict_buf *o, vstr *s, const char *fmt, va_list ap)
 {
 	va_list aq;
 	int n;
