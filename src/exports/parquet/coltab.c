@@ -373,15 +373,27 @@ void tk_coltab_i64(tk_coltab *t, size_t ci, int64_t v)
  * in *lo and *hi, and in the chunk's statistics */
 static void i64_stat(pq_col *c, int64_t *lo_out, int64_t *hi_out)
 {
-	int64_t lo = (int64_t)c->v.vals[0], hi = lo;
-	size_t i;
+	const uint64_t *vals = c->v.vals;
+	int64_t lo = (int64_t)vals[0], hi = lo, lo2 = lo, hi2 = lo;
+	size_t i, n = c->v.nv;
 
-	for (i = 1; i < c->v.nv; i++) {
-		int64_t v = (int64_t)c->v.vals[i];
+	/* two chains of compares, each half as long */
+	for (i = 1; i + 2 <= n; i += 2) {
+		int64_t v = (int64_t)vals[i], w = (int64_t)vals[i + 1];
+
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+		lo2 = w < lo2 ? w : lo2;
+		hi2 = w > hi2 ? w : hi2;
+	}
+	if (i < n) {
+		int64_t v = (int64_t)vals[i];
 
 		lo = v < lo ? v : lo;
 		hi = v > hi ? v : hi;
 	}
+	lo = lo2 < lo ? lo2 : lo;
+	hi = hi2 > hi ? hi2 : hi;
 	*lo_out = lo;
 	*hi_out = hi;
 	if (c->has_stat) {
@@ -680,12 +692,15 @@ static void put_indices(pq_buf *b, const uint64_t *v, size_t n, unsigned width)
 			continue;
 		}
 		/* groups of 8 up to a run of 8 or the end */
-		for (j = i; j < n; j += 8) {
+		for (j = i + 8; j < n; j += 8) {
 			size_t r;
 
-			for (r = j; r < n && v[r] == v[j]; r++)
+			/* a run of 8 at j has v[j + 7] == v[j] (mostly not) */
+			if (j + 8 > n || v[j + 7] != v[j])
+				continue;
+			for (r = j + 1; r < j + 7 && v[r] == v[j]; r++)
 				;
-			if (j > i && r - j >= 8)
+			if (r == j + 7)
 				break;
 		}
 		buf_varint(b, (uint64_t)((j - i + 7) / 8) << 1 | 1);
@@ -842,8 +857,14 @@ static int bytes_cmp(const void *a, size_t na, const void *b, size_t nb)
 /* the length of the run of equal levels at def[i] (i < n), up to n */
 static size_t level_run(const uint8_t *def, size_t i, size_t n)
 {
+	uint64_t pat = def[i] * 0x0101010101010101ull, x;
 	size_t j = i + 1;
 
+	/* 8 levels at a time: the first that differs is the lowest byte of
+	 * x that is not 0 */
+	for (; j + 8 <= n; j += 8)
+		if ((x = tk_load_le64(def + j) ^ pat) != 0)
+			return j + (size_t)(__builtin_ctzll(x) / 8) - i;
 	while (j < n && def[j] == def[i])
 		j++;
 	return j - i;

@@ -397,21 +397,19 @@ static int col_keys(tk_writer *w, size_t c, const tk_event *ev, size_t n,
 static void col_insts(tk_colvals *v, const tk_event *ev, size_t n, size_t off)
 {
 	size_t i, r = v->nrows, k = v->nv;
-	uint64_t *vals = v->vals, nulls = 0;
+	uint64_t *vals = v->vals, nulls;
 	uint8_t *def = v->def;
 	int64_t x;
 
+	/* with no branch: each value stored, kept (k moved on) when there */
 	for (i = 0; i < n; i++) {
 		memcpy(&x, (const char *)&ev[i] + off, sizeof(x));
-		if (x == TK_INST_NONE) {
-			nulls++;
-			def[r++] = 0;
-		} else {
-			vals[k++] = (uint64_t)x;
-			def[r++] = 1;
-		}
+		def[r + i] = x != TK_INST_NONE;
+		vals[k] = (uint64_t)x;
+		k += x != TK_INST_NONE;
 	}
-	v->nrows = r;
+	nulls = n - (k - v->nv);
+	v->nrows = r + n;
 	v->nv = k;
 	v->nulls += nulls;
 }
