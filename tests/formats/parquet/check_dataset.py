@@ -32,6 +32,8 @@ every table in one process each."""
 import csv, hashlib, io, json, os, subprocess, sys, tempfile
 from fractions import Fraction
 
+from dscheck import TABLES, fail, finish, runner
+
 tk, src, npm = sys.argv[1], sys.argv[2], sys.argv[3]
 args = sys.argv[4:]
 traces, new, bad = args[:-2], args[-2], args[-1]
@@ -46,15 +48,6 @@ env = dict(os.environ, NODE_PATH=os.path.join(npm, "node_modules"))
 for s in ("query_duckdb.mjs", "read_files.mjs"):
     with open(os.path.join(here, s)) as f, open(os.path.join(npm, s), "w") as g:
         g.write(f.read())  # beside node_modules, where import finds them
-
-TABLES = ("events", "instances", "metrics", "load", "traces")
-failed = 0
-
-
-def fail(msg):
-    global failed
-    failed += 1
-    print("FAIL " + msg)
 
 
 def node(script, *a):
@@ -93,9 +86,7 @@ def duck_each(queries):
     return dict(zip(keys, res))
 
 
-def run(*a):
-    # (the bytes of a name not UTF-8 as os.fsdecode() gives them)
-    return subprocess.run([tk] + list(a), capture_output=True, text=True, errors="surrogateescape")
+run = runner(tk)
 
 
 def stem(path):
@@ -413,7 +404,4 @@ else:
     else:
         print("two time lines: %d instances/ rows" % len(got))
 
-if failed:
-    print("%d failures" % failed)
-    sys.exit(1)
-print("ok")
+finish()

@@ -9,15 +9,9 @@ temporary in any table; -j 0 and -j x are usage errors that write
 nothing."""
 import os, subprocess, sys, tempfile
 
+from dscheck import TABLES, fail, finish
+
 tk, traces = sys.argv[1], sys.argv[2:]
-TABLES = ("events", "instances", "metrics", "load", "traces")
-failed = 0
-
-
-def fail(msg):
-    global failed
-    failed += 1
-    print("FAIL " + msg)
 
 
 def build(ds, jobs, inputs, *opts):
@@ -84,7 +78,4 @@ for j in ("0", "x", "257", "-1"):
     p = subprocess.run([tk, "dataset", "-j", j, ds] + good[:1], capture_output=True, text=True)
     if p.returncode != 2 or "-j" not in p.stderr or os.path.exists(ds):
         fail("-j %s: exit %d: %s" % (j, p.returncode, p.stderr))
-if failed:
-    print("%d failures" % failed)
-    sys.exit(1)
-print("ok")
+finish()

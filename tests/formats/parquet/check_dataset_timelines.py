@@ -5,26 +5,12 @@ load window (10 ms) ending in the first: the input is added (it was
 refused: 'load windows over several time lines'), load/ with no windows
 and a warning that says why, every file byte for byte that of --window 0;
 a --window given still refuses it, no file left."""
-import os, subprocess, sys, tempfile
+import os, sys, tempfile
+
+from dscheck import TABLES, contents, fail, finish, runner
 
 tk, atf = sys.argv[1], sys.argv[2]
-TABLES = ("events", "instances", "metrics", "load", "traces")
-failed = 0
-
-
-def fail(msg):
-    global failed
-    failed += 1
-    print("FAIL " + msg)
-
-
-def run(*a):
-    return subprocess.run([tk] + list(a), capture_output=True, text=True)
-
-
-def contents(d):
-    return {(t, f): open(os.path.join(d, t, f), "rb").read()
-            for t in TABLES for f in os.listdir(os.path.join(d, t))}
+run = runner(tk)
 
 
 tmp = tempfile.mkdtemp()
@@ -44,7 +30,4 @@ p = run("dataset", "-q", "--window", "10ms", given, atf)
 if p.returncode != 2 or "error: load windows over several time lines" not in p.stderr or \
         any(os.listdir(os.path.join(given, t)) for t in TABLES):
     fail("--window given: exit %d: %s" % (p.returncode, p.stderr))
-if failed:
-    print("%d failures" % failed)
-    sys.exit(1)
-print("ok")
+finish()
