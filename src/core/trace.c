@@ -56,6 +56,17 @@ size_t tk_trace_header_count(const tk_trace *t)
 	return t->nhdr;
 }
 
+/* chunk k of a table in chunks (internal.h) of elements of `size` bytes:
+ * as large as the table before it, so that the elements already given
+ * out stay where they are (the entities, the header entries); NULL when
+ * out of memory */
+static void *chunk_new(unsigned k, size_t size)
+{
+	size_t n = k ? (size_t)TK_ENT_CHUNK0 << (k - 1) : TK_ENT_CHUNK0;
+
+	return malloc(n * size);
+}
+
 const tk_header_entry *tk_trace_header(const tk_trace *t, size_t i)
 {
 	uint32_t off;
@@ -118,14 +129,9 @@ int tk_trace_header_push(tk_trace *t, tk_hdr_kind kind, const char *key,
 	if (t->nhdr == UINT32_MAX)
 		return TK_E_NOMEM;
 	k = tk_ent_chunk_of(t->nhdr, &off);
-	if (!t->hdr_chunk[k]) {
-		/* a new chunk, as large as the entries so far: those given
-		 * out stay where they are (as the entities', internal.h) */
-		size_t n = k ? (size_t)TK_ENT_CHUNK0 << (k - 1) : TK_ENT_CHUNK0;
-		t->hdr_chunk[k] = malloc(n * sizeof(tk_header_entry));
-		if (!t->hdr_chunk[k])
-			return TK_E_NOMEM;
-	}
+	if (!t->hdr_chunk[k] &&
+	    !(t->hdr_chunk[k] = chunk_new(k, sizeof(tk_header_entry))))
+		return TK_E_NOMEM;
 	h = &t->hdr_chunk[k][off];
 	h->kind = kind;
 	h->key = tk_strpool_dup(&t->pool, key, klen);
@@ -284,14 +290,9 @@ uint32_t tk_trace_entity_get(tk_trace *t, tk_str name)
 		return TK_NONE; /* TK_NONE itself is no id */
 	id = t->nents;
 	k = tk_ent_chunk_of(id, &off);
-	if (!t->ent_chunk[k]) {
-		/* a new chunk, as large as the table so far (see internal.h):
-		 * the records already given out stay where they are */
-		size_t n = k ? (size_t)TK_ENT_CHUNK0 << (k - 1) : TK_ENT_CHUNK0;
-		t->ent_chunk[k] = malloc(n * sizeof(tk_entity));
-		if (!t->ent_chunk[k])
-			return TK_NONE;
-	}
+	if (!t->ent_chunk[k] &&
+	    !(t->ent_chunk[k] = chunk_new(k, sizeof(tk_entity))))
+		return TK_NONE;
 	e = &t->ent_chunk[k][off];
 	e->name = name;
 	e->type = TK_ET_UNKNOWN;
