@@ -21,8 +21,9 @@ typedef struct tk_dataset_opts {
 	const char *id;
 	/** load/: windows of this many ns (0: none, only the whole trace). */
 	uint64_t window_ns;
-	/** 0: a trace whose ticks do not divide window_ns gets no windows
-	 *  (a warning); 1: it is an error. */
+	/** 0: a trace whose ticks do not divide window_ns, an ATF file of
+	 *  several time lines and a trace of over 10,000,000 windows get no
+	 *  windows (a warning); 1: each is an error. */
 	int window_given;
 	/** Refuse what the Parquet files cannot hold as is (tk_writer_opts). */
 	int strict;

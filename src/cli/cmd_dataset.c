@@ -35,8 +35,9 @@ static void help(FILE *fp)
 		"  --window TIME       load/: windows of TIME (10ms, 250us; default 10ms;\n"
 		"                      0: the whole trace only); a trace whose ticks do not\n"
 		"                      divide TIME is an error, but the default's gets no\n"
-		"                      windows, with a warning; so does an ATF file of\n"
-		"                      several TraceData (time lines)\n"
+		"                      windows, with a warning; so do an ATF file of\n"
+		"                      several TraceData (time lines) and a trace of\n"
+		"                      over 10,000,000 default windows\n"
 		"  --from FORMAT       input format\n"
 		CLI_READ_HELP
 		"  --strict            read by the specification only, and refuse strings\n"

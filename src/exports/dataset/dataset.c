@@ -789,12 +789,12 @@ static int load_table_open(ds_ctx *x)
 			      table_name[T_LOAD], load_cols, L_NCOLS, 0, x->err);
 }
 
-/* a second time line with the default window: windows of the time lines
- * laid over one another would be one table of windows of no one time;
- * load/ has none (its rows so far are the first time line's windows, all
- * dropped), as `tracekit load` without --window, with a warning.  A
- * --window given refuses the input (tk_load's error). */
-static int end_windows(ds_ctx *x, const tk_event *ev)
+/* the default window given up at event ev, for the reason the warning
+ * gives after "load/ has no windows: " (a second time line, or more
+ * windows than one input writes): load/ has none (its rows so far are
+ * dropped), as `tracekit load` without --window.  A --window given
+ * refuses the input instead (tk_load's error). */
+static int end_windows(ds_ctx *x, const tk_event *ev, const char *why)
 {
 	tk_error wn;
 	int rc;
@@ -807,9 +807,7 @@ static int end_windows(ds_ctx *x, const tk_event *ev)
 		memset(&wn, 0, sizeof(wn));
 		snprintf(wn.input, sizeof(wn.input), "%s", x->input);
 		wn.line = ev->pos;
-		snprintf(wn.msg, sizeof(wn.msg),
-			 "load/ has no windows: TraceData %lu starts its time again (several time lines; the trace's load is their spans' sum)",
-			 (unsigned long)x->tlines.k);
+		snprintf(wn.msg, sizeof(wn.msg), "load/ has no windows: %s", why);
 		x->o->on_warning(x->o->warning_ctx, &wn);
 	}
 	return TK_OK;
@@ -828,15 +826,37 @@ static int take_event(ds_ctx *x, tk_stats *st, const tk_event *ev,
 			return rc;
 		tk_imap_free(&x->insts);
 		tk_imap_init(&x->insts, sizeof(ds_inst));
-		if (x->default_window && (rc = end_windows(x, ev)) < 0)
-			return rc;
+		if (x->default_window) {
+			/* windows of the time lines laid over one another
+			 * would be one table of windows of no one time */
+			char why[160];
+
+			snprintf(why, sizeof(why),
+				 "TraceData %lu starts its time again (several time lines; the trace's load is their spans' sum)",
+				 (unsigned long)x->tlines.k);
+			if ((rc = end_windows(x, ev, why)) < 0)
+				return rc;
+		}
 	}
 	if ((rc = tk_stats_event(st, ev, x->err)) < 0)
 		return tk_err_input(x->err, path, rc);
 	track(x, ev);
 	if (x->rc < 0)
 		return x->rc;
-	if ((rc = tk_load_event(x->load, ev, x->err)) < 0) {
+	rc = tk_load_event(x->load, ev, x->err);
+	if (rc == TK_E_RANGE && x->rc == TK_OK && x->default_window) {
+		/* the trace spans more default windows than an input writes
+		 * (the event not taken): none, the event taken again */
+		char why[160];
+
+		snprintf(why, sizeof(why),
+			 "the trace spans over %u windows of %llu ns (the default load window: use a longer load window for windows)",
+			 MAX_WINDOWS, (unsigned long long)x->o->window_ns);
+		if ((rc = end_windows(x, ev, why)) < 0)
+			return rc;
+		rc = tk_load_event(x->load, ev, x->err);
+	}
+	if (rc < 0) {
 		/* a window callback filled err (tk_load keeps it); else the load's */
 		if (x->rc < 0)
 			return x->rc;
