@@ -120,10 +120,12 @@ struct tk_coltab {
 	uint64_t off;           /* bytes written so far */
 	pq_buf page, zpage, hdr, foot;
 	pq_buf dout;            /* a dictionary page as written */
-	/* the last delta-encoded column's values as put_delta() wrote them,
-	 * kept when the next column is delta-encoded too (a time in ns that
-	 * is the time in ticks: encoded once) */
-	pq_buf dprev;
+	/* the last delta-encoded column's page, as encoded (its values from
+	 * dprev_at on) and compressed, kept when the next column is
+	 * delta-encoded too: a time in ns that is the time in ticks is
+	 * encoded once, and compressed once when the two pages are the same */
+	pq_buf dpage, dzpage;
+	size_t dprev_at;
 	size_t dprev_col;       /* the column that may take them, + 1 (0: none) */
 	ZSTD_CCtx *zc;
 	int level;              /* zstd's level for the pages */
@@ -776,14 +778,55 @@ static int zlevel(const tk_coltab *t, int dict, int enc, int f64)
 	return t->level;
 }
 
-/* the page of t->page, compressed, after its header, appended to `out`;
- * adds to ch's sizes */
+/* a page compressed into t->zpage at `level`; a delta page under level
+ * 10 with level 1's parameters but for a matcher that hardly looks for
+ * matches (a 64-entry table, 7 bytes or more): bit-packed deltas repeat
+ * little, zstd shrinks them by their bytes' entropy, and its search only
+ * costs time (the same size or smaller, faster) */
+static int compress_page(tk_coltab *t, const pq_buf *pg, int level,
+			 int delta, tk_error *err)
+{
+	size_t zn;
+
+	t->zpage.len = 0;
+	buf_need(&t->zpage, ZSTD_compressBound(pg->len));
+	if (t->zpage.failed)
+		return tk_err_nomem(err, t->name);
+	if (delta && level == 1) {
+		ZSTD_CCtx_reset(t->zc, ZSTD_reset_session_and_parameters);
+		if (ZSTD_isError(zn = ZSTD_CCtx_setParameter(t->zc, ZSTD_c_compressionLevel, 1)) ||
+		    ZSTD_isError(zn = ZSTD_CCtx_setParameter(t->zc, ZSTD_c_windowLog, 17)) ||
+		    ZSTD_isError(zn = ZSTD_CCtx_setParameter(t->zc, ZSTD_c_hashLog, 6)) ||
+		    ZSTD_isError(zn = ZSTD_CCtx_setParameter(t->zc, ZSTD_c_chainLog, 6)) ||
+		    ZSTD_isError(zn = ZSTD_CCtx_setParameter(t->zc, ZSTD_c_minMatch, 7)) ||
+		    ZSTD_isError(zn = ZSTD_CCtx_setParameter(t->zc, ZSTD_c_strategy, ZSTD_fast)))
+			goto fail;
+		zn = ZSTD_compress2(t->zc, t->zpage.p, t->zpage.cap, pg->p, pg->len);
+		ZSTD_CCtx_reset(t->zc, ZSTD_reset_session_and_parameters);
+	} else {
+		zn = ZSTD_compressCCtx(t->zc, t->zpage.p, t->zpage.cap, pg->p,
+				       pg->len, level);
+	}
+	if (ZSTD_isError(zn))
+		goto fail;
+	t->zpage.len = zn;
+	return TK_OK;
+fail:
+	return tk_err_set(err, TK_E_IO, t->name, 0, 0, "zstd: %s",
+			  ZSTD_getErrorName(zn));
+}
+
+/* the page of t->page, compressed (unless `same`: then t->zpage holds it
+ * compressed already), after its header, appended to `out`; adds to ch's
+ * sizes */
 static int write_page(tk_coltab *t, int dict, size_t nvalues, int enc,
-		      int f64, pq_buf *out, pq_chunk *ch, tk_error *err)
+		      int f64, int same, pq_buf *out, pq_chunk *ch,
+		      tk_error *err)
 {
 	pq_buf *pg = &t->page;
 	th h = { &t->hdr, { 0 }, 0 };
 	size_t zn;
+	int rc;
 
 	if (pg->failed)
 		return tk_err_nomem(err, t->name);
@@ -791,16 +834,11 @@ static int write_page(tk_coltab *t, int dict, size_t nvalues, int enc,
 		return tk_err_set(err, TK_E_RANGE, t->name, 0, 0,
 				  "a Parquet page over 2 GiB");
 	t->hdr.len = 0;
-	t->zpage.len = 0;
-	buf_need(&t->zpage, ZSTD_compressBound(pg->len));
-	if (t->zpage.failed)
-		return tk_err_nomem(err, t->name);
-	zn = ZSTD_compressCCtx(t->zc, t->zpage.p, t->zpage.cap, pg->p,
-			       pg->len, zlevel(t, dict, enc, f64));
-	if (ZSTD_isError(zn))
-		return tk_err_set(err, TK_E_IO, t->name, 0, 0, "zstd: %s",
-				  ZSTD_getErrorName(zn));
-	t->zpage.len = zn;
+	if (!same &&
+	    (rc = compress_page(t, pg, zlevel(t, dict, enc, f64),
+				!dict && enc == ENC_DELTA, err)) < 0)
+		return rc;
+	zn = t->zpage.len;
 	/* PageHeader */
 	th_i32(&h, 1, dict ? PAGE_DICT : PAGE_DATA);
 	th_i32(&h, 2, (int32_t)pg->len);
@@ -995,7 +1033,7 @@ static int write_data_page(tk_coltab *t, size_t ci, tk_error *err)
 	pq_col *c = &t->cols[ci];
 	pq_buf *pg = &t->page;
 	int64_t lo, hi;
-	int enc, rc;
+	int enc, rc, same = 0, keep = 0;
 	size_t i;
 
 	/* every column has had one value a row (checked here, not per row) */
@@ -1027,20 +1065,17 @@ static int write_data_page(tk_coltab *t, size_t ci, tk_error *err)
 		if (t->dprev_col == ci + 1 && pc && c->v.nv &&
 		    memcmp(pc->v.vals, c->v.vals, c->v.nv * sizeof(*c->v.vals)) == 0) {
 			/* the previous column's values, encoded as they were */
-			buf_put(pg, t->dprev.p, t->dprev.len);
+			buf_put(pg, t->dpage.p + t->dprev_at,
+				t->dpage.len - t->dprev_at);
+			/* and the same page: compressed as it was */
+			same = !pg->failed && pg->len == t->dpage.len &&
+			       memcmp(pg->p, t->dpage.p, at) == 0;
 		} else {
 			put_delta(pg, c->v.vals, c->v.nv);
 		}
-		t->dprev_col = 0;
-		if (ci + 1 < t->ncols && t->spec[ci + 1].type == TK_COL_I64 &&
-		    t->spec[ci + 1].delta && t->cols[ci + 1].v.nv == c->v.nv &&
-		    !pg->failed) {
-			t->dprev.len = 0;
-			t->dprev.failed = 0;
-			buf_put(&t->dprev, pg->p + at, pg->len - at);
-			if (!t->dprev.failed)
-				t->dprev_col = ci + 2;
-		}
+		keep = ci + 1 < t->ncols && t->spec[ci + 1].type == TK_COL_I64 &&
+		       t->spec[ci + 1].delta && t->cols[ci + 1].v.nv == c->v.nv;
+		t->dprev_at = at;
 		enc = ENC_DELTA;
 	} else {
 		buf_need(pg, c->v.nv * 8);
@@ -1051,8 +1086,27 @@ static int write_data_page(tk_coltab *t, size_t ci, tk_error *err)
 		}
 		enc = ENC_PLAIN;
 	}
-	rc = write_page(t, 0, c->v.nrows, enc, sp->type == TK_COL_F64,
+	if (same) {
+		pq_buf z = t->zpage;
+
+		t->zpage = t->dzpage;
+		t->dzpage = z;
+	}
+	rc = write_page(t, 0, c->v.nrows, enc, sp->type == TK_COL_F64, same,
 			&c->pages, &c->ch, err);
+	t->dprev_col = 0;
+	if (rc == TK_OK && keep) {
+		/* the page and its frame kept for the next column (the
+		 * buffers swapped, not copied) */
+		pq_buf b = t->page;
+
+		t->page = t->dpage;
+		t->dpage = b;
+		b = t->zpage;
+		t->zpage = t->dzpage;
+		t->dzpage = b;
+		t->dprev_col = ci + 2;
+	}
 	c->ch.encs |= ENC_BIT(enc);
 	c->ch.nulls += c->v.nulls;
 	c->cvals += c->v.nv;
@@ -1113,7 +1167,7 @@ static int write_chunk(tk_coltab *t, size_t ci, pq_chunk *ch, tk_error *err)
 		t->dout.failed = 0;
 		ch->dict_offset = t->off;
 		ch->has_dict = 1;
-		if ((rc = write_page(t, 1, c->ndict, 0, 0, &t->dout, ch, err)) < 0 ||
+		if ((rc = write_page(t, 1, c->ndict, 0, 0, 0, &t->dout, ch, err)) < 0 ||
 		    (rc = out_put(t, &t->dout, err)) < 0)
 			return rc;
 	}
@@ -1461,6 +1515,7 @@ void tk_coltab_free(tk_coltab *t)
 	free(t->hdr.p);
 	free(t->foot.p);
 	free(t->dout.p);
-	free(t->dprev.p);
+	free(t->dpage.p);
+	free(t->dzpage.p);
 	free(t);
 }

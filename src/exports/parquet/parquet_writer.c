@@ -23,7 +23,9 @@
 enum { C_TIME, C_NS, C_SOURCE, C_SINST, C_TYPE, C_TARGET, C_TINST, C_EVENT,
        C_NOTE, C_CORE, NCOLS };
 static const tk_colspec cols[NCOLS] = {
-	{ "time", TK_COL_I64, 0, 1 },
+	/* never null, declared nullable as time_ns is: at 1 ns a tick their
+	 * pages are then the same, and compressed once */
+	{ "time", TK_COL_I64, 1, 1 },
 	{ "time_ns", TK_COL_I64, 1, 1 },
 	{ "source", TK_COL_STR, 0, 0 },
 	{ "source_instance", TK_COL_I64, 1, 0 },
@@ -431,6 +433,7 @@ static int write_rows(tk_writer *w, const tk_event *ev, size_t n, tk_error *err)
 		vals[i] = ev[i].time;
 		top = ev[i].time > top ? ev[i].time : top;
 	}
+	memset(cv[C_TIME]->def + cv[C_TIME]->nrows, 1, n);
 	cv[C_TIME]->nv += n;
 	cv[C_TIME]->nrows += n;
 	if (pw->ns_mul && top <= pw->ns_max) {

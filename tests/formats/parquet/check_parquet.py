@@ -175,6 +175,18 @@ def check(meta, rows, hdr, evs, rows_max):
             bad.append("column %s of row group %d: min, max, nulls %s %s %s, the rows' %s %s %d"
                        % (col, g, ch["min"], ch["max"], ch["nulls"], mm[0], mm[1],
                           len(rows[g * rows_max:(g + 1) * rows_max]) - len(vals)))
+    # a tick of 1 ns: time and time_ns have the same values, and (both
+    # declared nullable) the same pages, compressed once
+    sizes = {}
+    for ch in meta.get("chunks", []):
+        if ch["column"] in ("time", "time_ns") and "size" in ch:
+            sizes.setdefault(ch["group"], {})[ch["column"]] = (ch["size"], ch["usize"])
+    if tick == 1:
+        for g, s in sorted(sizes.items()):
+            grows = rows[g * rows_max:(g + 1) * rows_max]
+            if all(r["time_ns"] is not None for r in grows) and s.get("time") != s.get("time_ns"):
+                bad.append("row group %d: time's chunk (bytes, uncompressed) %s, time_ns's %s: not the same pages"
+                           % (g, s.get("time"), s.get("time_ns")))
     if meta["row_groups"] != (len(rows) + rows_max - 1) // rows_max:
         bad.append("%d row groups for %d rows" % (meta["row_groups"], len(rows)))
     if len(rows) != len(evs):

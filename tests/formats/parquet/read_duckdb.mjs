@@ -20,11 +20,13 @@ for (const f of process.argv.slice(2)) {
 		for (const [k, v] of kvr.getRows()) kv[k] = v
 		const md = await con.runAndReadAll(
 			`SELECT row_group_id, path_in_schema, compression, encodings,
-			        stats_min_value, stats_max_value, stats_null_count
+			        stats_min_value, stats_max_value, stats_null_count,
+			        total_compressed_size, total_uncompressed_size
 			 FROM parquet_metadata('${path}') ORDER BY row_group_id, column_id`)
-		const chunks = md.getRows().map(([g, col, codec, enc, min, max, nulls]) => (
+		const chunks = md.getRows().map(([g, col, codec, enc, min, max, nulls, size, usize]) => (
 			{ group: Number(g), column: col, codec, encodings: enc, min, max,
-			  nulls: nulls === null ? null : Number(nulls) }))
+			  nulls: nulls === null ? null : Number(nulls),
+			  size: Number(size), usize: Number(usize) }))
 		const groups = new Set(chunks.map(c => c.group)).size
 		const res = await con.runAndReadAll(`SELECT * FROM read_parquet('${path}')`)
 		const names = res.columnNames()
