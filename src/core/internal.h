@@ -22,12 +22,15 @@
 #define TK_INLINE inline __attribute__((always_inline))
 /* for a cold path kept out of a hot function's code */
 #define TK_NOINLINE __attribute__((noinline))
+/* the cache line of *p wanted soon (a hint; reads nothing) */
+#define TK_PREFETCH(p) __builtin_prefetch(p)
 #else
 #define TK_LIKELY(x) (x)
 #define TK_UNLIKELY(x) (x)
 #define TK_PRINTF(a, b)
 #define TK_INLINE inline
 #define TK_NOINLINE
+#define TK_PREFETCH(p) ((void)(p))
 #endif
 
 /* ---- time lines ----------------------------------------------------------- */

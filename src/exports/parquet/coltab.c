@@ -314,17 +314,13 @@ static int colvals_big(tk_colvals *c, size_t cap)
 	return 0;
 }
 
-/* the arrays of c twice as long (or the page's rows at once past
+/* the arrays of c `cap` rows long (the page's rows at once past
  * HEAP_ROWS): 0, or -1 (*failed set) */
-static int colvals_double(tk_colvals *c)
+static int colvals_resize(tk_colvals *c, size_t cap)
 {
-	size_t cap;
 	uint8_t *d;
 	uint64_t *v;
 
-	if (c->cap > SIZE_MAX / 16)
-		goto fail;
-	cap = c->cap ? c->cap * 2 : 1024;
 	if (cap > HEAP_ROWS || c->big) {
 		if (cap < c->max_rows)
 			cap = c->max_rows;
@@ -348,6 +344,16 @@ static int colvals_double(tk_colvals *c)
 fail:
 	*c->failed = 1;
 	return -1;
+}
+
+/* the arrays of c twice as long: 0, or -1 (*failed set) */
+static int colvals_double(tk_colvals *c)
+{
+	if (c->cap > SIZE_MAX / 16) {
+		*c->failed = 1;
+		return -1;
+	}
+	return colvals_resize(c, c->cap ? c->cap * 2 : 1024);
 }
 
 int tk_colvals_grow(tk_colvals *c)
@@ -451,13 +457,21 @@ void tk_coltab_null(tk_coltab *t, size_t ci)
  * strings */
 #define SHORT_KEY 8
 
-static uint64_t short_key(const char *s, size_t n)
+static inline uint64_t short_key(const char *s, size_t n)
 {
-	uint8_t b[8] = { 0 };
+	const uint8_t *u = (const uint8_t *)s;
+	uint64_t k = 0;
 
-	if (n)
-		memcpy(b, s, n);
-	return (tk_load_le64(b) & ~(0xffull << 56)) | ((uint64_t)n << 56);
+	/* the n bytes (n < 8) in the low bytes, little-endian: loaded
+	 * whole (two words that overlap for 4 to 7; first, middle and last
+	 * for 1 to 3), not copied to a buffer and loaded again */
+	if (n >= 4)
+		k = tk_load_le32(s) |
+		    (uint64_t)tk_load_le32(s + n - 4) << (8 * (n - 4));
+	else if (n)
+		k = u[0] | (uint64_t)u[n / 2] << (8 * (n / 2)) |
+		    (uint64_t)u[n - 1] << (8 * (n - 1));
+	return k | ((uint64_t)n << 56);
 }
 
 /* a new entry of column c's dictionary (its index), the string s of n
@@ -541,17 +555,32 @@ static int64_t dict_index(pq_col *c, const char *s, size_t n)
  * when out of memory */
 static int resolve_short(pq_col *c)
 {
+	/* the slot of the value RESOLVE_AHEAD on asked of the cache while
+	 * this one is looked up (a dictionary of many strings, the notes of
+	 * signals, is larger than the cache, and the keys are in no order) */
+	enum { RESOLVE_AHEAD = 16 };
 	uint64_t *vals = c->v.vals;
+	const tk_hashmap *m = &c->dshort;
 	size_t i, nv = c->v.nv;
 
 	for (i = 0; i < nv; i++) {
-		if (vals[i] & DEFERRED) {
-			int64_t k = dict_short(c, vals[i] & ~DEFERRED);
+		uint64_t x = vals[i];
+		uint32_t k;
 
-			if (k < 0)
+		if (i + RESOLVE_AHEAD < nv && m->slots &&
+		    (vals[i + RESOLVE_AHEAD] & DEFERRED))
+			TK_PREFETCH(&m->slots[tk_hashmap_home(m, vals[i + RESOLVE_AHEAD] & ~DEFERRED)]);
+		if (!(x & DEFERRED))
+			continue;
+		k = tk_hashmap_get(m, x & ~DEFERRED);
+		if (k == TK_NONE) {
+			int64_t nk = dict_short(c, x & ~DEFERRED);
+
+			if (nk < 0)
 				return -1;
-			vals[i] = (uint64_t)k;
+			k = (uint32_t)nk;
 		}
+		vals[i] = k;
 	}
 	c->ndefer = 0;
 	return 0;
@@ -693,18 +722,18 @@ static void put_indices(pq_buf *b, const uint64_t *v, size_t n, unsigned width)
 			i = j;
 			continue;
 		}
-		/* groups of 8 up to a run of 8 or the end */
-		for (j = i + 8; j < n; j += 8) {
-			size_t r;
+		/* groups of 8 up to a run of 8 or the end (a group's 8 values
+		 * compared at once: one branch a group, taken only at a run) */
+		for (j = i + 8; j + 8 <= n; j += 8) {
+			uint64_t x = 0;
 
-			/* a run of 8 at j has v[j + 7] == v[j] (mostly not) */
-			if (j + 8 > n || v[j + 7] != v[j])
-				continue;
-			for (r = j + 1; r < j + 7 && v[r] == v[j]; r++)
-				;
-			if (r == j + 7)
+			for (k = 1; k < 8; k++)
+				x |= v[j + k] ^ v[j];
+			if (x == 0)
 				break;
 		}
+		if (j < n && j + 8 > n)
+			j += 8;  /* the last group, short */
 		buf_varint(b, (uint64_t)((j - i + 7) / 8) << 1 | 1);
 		if (j <= n) {
 			put_packed(b, v + i, j - i, width);
@@ -1286,9 +1315,12 @@ int tk_coltab_reserve(tk_coltab *t, size_t n)
 	for (c = 0; c < t->ncols; c++) {
 		tk_colvals *v = &t->cols[c].v;
 
-		while (v->cap - v->nrows < n)
-			if (colvals_double(v) < 0)
-				return -1;
+		/* a caller by batches fills the page: room for all its rows
+		 * at once (no array copied as it doubles) */
+		if (v->cap - v->nrows < n &&
+		    colvals_resize(v, v->nrows + n > v->max_rows ?
+					 v->nrows + n : v->max_rows) < 0)
+			return -1;
 	}
 	return 0;
 }

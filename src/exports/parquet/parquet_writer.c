@@ -422,16 +422,27 @@ static int write_rows(tk_writer *w, const tk_event *ev, size_t n, tk_error *err)
 {
 	pq_writer *pw = w->impl;
 	tk_colvals *const *cv = pw->cv;
-	uint64_t *vals, top = 0;
+	uint64_t *vals, *ns, top = 0;
 	size_t i;
 	int rc;
 
 	if (tk_coltab_reserve(pw->tab, n) < 0)
 		return tk_coltab_rows_end(pw->tab, 0, err);
 	vals = cv[C_TIME]->vals + cv[C_TIME]->nv;
-	for (i = 0; i < n; i++) {
-		vals[i] = ev[i].time;
-		top = ev[i].time > top ? ev[i].time : top;
+	ns = cv[C_NS]->vals + cv[C_NS]->nv;
+	if (pw->ns_mul) {
+		/* the times in ns as well, in the same pass (kept when none
+		 * is over INT64 in ns) */
+		for (i = 0; i < n; i++) {
+			vals[i] = ev[i].time;
+			ns[i] = ev[i].time * pw->ns_mul;
+			top = ev[i].time > top ? ev[i].time : top;
+		}
+	} else {
+		for (i = 0; i < n; i++) {
+			vals[i] = ev[i].time;
+			top = ev[i].time > top ? ev[i].time : top;
+		}
 	}
 	memset(cv[C_TIME]->def + cv[C_TIME]->nrows, 1, n);
 	cv[C_TIME]->nv += n;
@@ -440,9 +451,6 @@ static int write_rows(tk_writer *w, const tk_event *ev, size_t n, tk_error *err)
 		/* each time a whole number of ns */
 		tk_colvals *v = cv[C_NS];
 
-		vals = v->vals + v->nv;
-		for (i = 0; i < n; i++)
-			vals[i] = ev[i].time * pw->ns_mul;
 		memset(v->def + v->nrows, 1, n);
 		v->nv += n;
 		v->nrows += n;
