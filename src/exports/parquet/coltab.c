@@ -33,6 +33,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+/* for ZSTD_c_literalCompressionMode, used only with the very version of
+ * the library built against (struct tk_coltab's lit_only) */
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #define STAT_MAX 1024  /* the longest string kept as a min or max */
@@ -129,6 +132,11 @@ struct tk_coltab {
 	size_t dprev_col;       /* the column that may take them, + 1 (0: none) */
 	ZSTD_CCtx *zc;
 	int level;              /* zstd's level for the pages */
+	/* the delta pages' frames with hardly a match looked for at all and
+	 * their literals Huffman-coded (zstd's literalCompressionMode, of its
+	 * experimental API, whose number is fixed for a version: used only
+	 * when the library loaded is the one built against) */
+	int lit_only;
 };
 
 /* ---- byte buffers and Thrift's compact protocol -------------------------- */
@@ -809,9 +817,12 @@ static int zlevel(const tk_coltab *t, int dict, int enc, int f64)
 
 /* a page compressed into t->zpage at `level`; a delta page under level
  * 10 with level 1's parameters but for a matcher that hardly looks for
- * matches (a 64-entry table, 7 bytes or more): bit-packed deltas repeat
- * little, zstd shrinks them by their bytes' entropy, and its search only
- * costs time (the same size or smaller, faster) */
+ * matches (a 64-entry table, 7 bytes or more; with lit_only, a step of
+ * about 1,000 bytes between the positions tried, the literals still
+ * Huffman-coded, which zstd's fast
+ * matcher otherwise turns off when it skips positions): bit-packed deltas
+ * repeat little, zstd shrinks them by their bytes' entropy, and its
+ * search only costs time (the same size or smaller, faster) */
 static int compress_page(tk_coltab *t, const pq_buf *pg, int level,
 			 int delta, tk_error *err)
 {
@@ -829,6 +840,10 @@ static int compress_page(tk_coltab *t, const pq_buf *pg, int level,
 		    ZSTD_isError(zn = ZSTD_CCtx_setParameter(t->zc, ZSTD_c_chainLog, 6)) ||
 		    ZSTD_isError(zn = ZSTD_CCtx_setParameter(t->zc, ZSTD_c_minMatch, 7)) ||
 		    ZSTD_isError(zn = ZSTD_CCtx_setParameter(t->zc, ZSTD_c_strategy, ZSTD_fast)))
+			goto fail;
+		if (t->lit_only &&
+		    (ZSTD_isError(zn = ZSTD_CCtx_setParameter(t->zc, ZSTD_c_targetLength, 1024)) ||
+		     ZSTD_isError(zn = ZSTD_CCtx_setParameter(t->zc, ZSTD_c_literalCompressionMode, ZSTD_ps_enable))))
 			goto fail;
 		zn = ZSTD_compress2(t->zc, t->zpage.p, t->zpage.cap, pg->p, pg->len);
 		ZSTD_CCtx_reset(t->zc, ZSTD_reset_session_and_parameters);
@@ -1281,6 +1296,7 @@ int tk_coltab_open(tk_coltab **out, tk_sink *sink, const char *name,
 	t->level = TK_COLTAB_ZSTD;
 	t->cols = calloc(ncols ? ncols : 1, sizeof(*t->cols));
 	t->zc = ZSTD_createCCtx();
+	t->lit_only = ZSTD_versionNumber() == ZSTD_VERSION_NUMBER;
 	if (!t->cols || !t->zc)
 		return tk_err_nomem(err, name);
 	tk_hash_init();
