@@ -288,7 +288,7 @@ static int out_put(tk_coltab *t, const pq_buf *b, tk_error *err)
  * in huge pages (tk_bigbuf_alloc()), of which only the part written
  * becomes resident: fresh memory costs a fault a page, and each move to
  * a larger array would touch it all again */
-#define HEAP_ROWS 262144u
+#define HEAP_ROWS 65536u
 
 /* the arrays of c moved to `cap` rows in huge pages: 0, or -1 */
 static int colvals_big(tk_colvals *c, size_t cap)
