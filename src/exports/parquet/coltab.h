@@ -14,7 +14,7 @@
  * DELTA_BINARY_PACKED, the others PLAIN; every page zstd-compressed, at
  * TK_COLTAB_ZSTD or tk_coltab_set_zstd's level, below level 10 the delta
  * pages at 1 (with hardly a search for matches; a delta page the same as
- * the previous column's compressed once), the dictionary indices and DOUBLE values 2 below and the dictionaries 3 below;
+ * the previous column's compressed once), the DOUBLE values 2 below, the dictionary indices and the dictionaries 3 below;
  * min/max statistics in the footer).  tk_coltab_close() writes the footer
  * with the key-value metadata given; committing the sink is the caller's.
  */
