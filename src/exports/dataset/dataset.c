@@ -23,6 +23,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -794,9 +795,12 @@ static int load_table_open(ds_ctx *x)
  * windows than one input writes): load/ has none (its rows so far are
  * dropped), as `tracekit load` without --window.  A --window given
  * refuses the input instead (tk_load's error). */
-static int end_windows(ds_ctx *x, const tk_event *ev, const char *why)
+static TK_PRINTF(3, 4) int end_windows(ds_ctx *x, const tk_event *ev,
+					const char *why, ...)
 {
+	static const char lead[] = "load/ has no windows: ";
 	tk_error wn;
+	va_list ap;
 	int rc;
 
 	if ((rc = load_table_open(x)) < 0)
@@ -807,7 +811,11 @@ static int end_windows(ds_ctx *x, const tk_event *ev, const char *why)
 		memset(&wn, 0, sizeof(wn));
 		snprintf(wn.input, sizeof(wn.input), "%s", x->input);
 		wn.line = ev->pos;
-		snprintf(wn.msg, sizeof(wn.msg), "load/ has no windows: %s", why);
+		memcpy(wn.msg, lead, sizeof(lead));
+		va_start(ap, why);
+		vsnprintf(wn.msg + sizeof(lead) - 1,
+			  sizeof(wn.msg) - (sizeof(lead) - 1), why, ap);
+		va_end(ap);
 		x->o->on_warning(x->o->warning_ctx, &wn);
 	}
 	return TK_OK;
@@ -829,12 +837,9 @@ static int take_event(ds_ctx *x, tk_stats *st, const tk_event *ev,
 		if (x->default_window) {
 			/* windows of the time lines laid over one another
 			 * would be one table of windows of no one time */
-			char why[160];
-
-			snprintf(why, sizeof(why),
-				 "TraceData %lu starts its time again (several time lines; the trace's load is their spans' sum)",
-				 (unsigned long)x->tlines.k);
-			if ((rc = end_windows(x, ev, why)) < 0)
+			if ((rc = end_windows(x, ev,
+					      "TraceData %lu starts its time again (several time lines; the trace's load is their spans' sum)",
+					      (unsigned long)x->tlines.k)) < 0)
 				return rc;
 		}
 	}
@@ -847,12 +852,9 @@ static int take_event(ds_ctx *x, tk_stats *st, const tk_event *ev,
 	if (rc == TK_E_RANGE && x->rc == TK_OK && x->default_window) {
 		/* the trace spans more default windows than an input writes
 		 * (the event not taken): none, the event taken again */
-		char why[160];
-
-		snprintf(why, sizeof(why),
-			 "the trace spans over %u windows of %llu ns (the default load window: use a longer load window for windows)",
-			 MAX_WINDOWS, (unsigned long long)x->o->window_ns);
-		if ((rc = end_windows(x, ev, why)) < 0)
+		if ((rc = end_windows(x, ev,
+				      "the trace spans over %u windows of %llu ns (the default load window: use a longer load window for windows)",
+				      MAX_WINDOWS, (unsigned long long)x->o->window_ns)) < 0)
 			return rc;
 		rc = tk_load_event(x->load, ev, x->err);
 	}
