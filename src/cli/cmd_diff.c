@@ -205,6 +205,18 @@ static int field_value(const tk_stats *st, size_t i, size_t f, rq *q)
 	return parse_rq(buf, q);
 }
 
+/* does row i have a value at all?  A row can be there without one (a
+ * chain that no cause went through: REACTION and AGE of count 0) */
+static int row_has_value(const tk_stats *st, size_t i)
+{
+	rq q;
+
+	for (size_t f = 0; f < nfields; f++)
+		if (field_value(st, i, f, &q) == 0)
+			return 1;
+	return 0;
+}
+
 /* (new - base) / base in millionths of a percent, saturated, rounded away
  * from zero (a change beyond a threshold of whole millionths stays beyond
  * it: 5.0000005 % is more than 5 %); base 0: the largest (unless both
@@ -527,8 +539,16 @@ int cmd_diff(int argc, char **argv)
 		if (!metric_wanted(metrics, s->metric))
 			continue;
 		nd++;
-		if (o->b == SIZE_MAX || o->n == SIZE_MAX) {
-			o->status = o->b == SIZE_MAX ? ST_NEW_ONLY : ST_BASE_ONLY;
+		/* a row without a value on one side is of the other only, as a
+		 * row that side has not: no change computed against nothing */
+		if (o->b != SIZE_MAX && o->n != SIZE_MAX) {
+			int hb = row_has_value(S[0].st, o->b), hn = row_has_value(S[1].st, o->n);
+			if (hb != hn)
+				o->status = hb ? ST_BASE_ONLY : ST_NEW_ONLY;
+		}
+		if (o->b == SIZE_MAX || o->n == SIZE_MAX || o->status != ST_SAME) {
+			if (o->status == ST_SAME)
+				o->status = o->b == SIZE_MAX ? ST_NEW_ONLY : ST_BASE_ONLY;
 			ngone += o->status == ST_BASE_ONLY;
 			continue;
 		}
@@ -540,17 +560,16 @@ int cmd_diff(int argc, char **argv)
 			i128 r, ar;
 			if (!hb && !hn)
 				continue;
-			if (hb != hn) {
-				r = (i128)1 << 100; /* a value appeared or went */
-			} else {
-				r = rel_change(b, n);
-			}
+			/* a value that appeared or went (in a row with values on
+			 * both sides) changed, but it is no growth: there is
+			 * nothing to grow from or to */
+			r = hb != hn ? (i128)1 << 100 : rel_change(b, n);
 			ar = r < 0 ? -r : r;
 			if (ar > o->change)
 				o->change = ar;
 			if (ar > thr && o->status == ST_SAME)
 				o->status = ST_CHANGED;
-			if ((f == 1 || f == 2) && r > o->worsen)
+			if ((f == 1 || f == 2) && hb == hn && r > o->worsen)
 				o->worsen = r;
 		}
 		if (o->worsen > thr) {

@@ -117,6 +117,25 @@ done
 [ "$(cut -d, -f1-4 out.csv | tail -n +2 | tr '\n' ' ')" = "E2E,CHAIN,REACTION,same E2E,CHAIN,AGE,same E2E,CHAIN,LOST,same " ] ||
 	{ no "the chain's rows:"; cat out.csv; }
 
+# a row with a value on one side only (the chain's REACTION and AGE of a
+# run where no cause reached Cmd: rows of count 0) is of that side only,
+# as a row the other has not, never a change against nothing
+grep -v 'Cmd,0,write' "$root/tests/cli/stats_chain.btf" > nocmd.btf
+"$cli" diff "$root/tests/cli/stats_chain.btf" nocmd.btf --chain E2E=Sensor,Filtered,Cmd > out.txt
+[ $? = 1 ] || no "a chain's values gone in NEW: exit status not 1"
+cat > want.txt <<'END'
+threshold: 0 %; times in ns; 1 row worsened; 2 rows of BASE not in NEW (--allow-missing to accept)
+worse     E2E CHAIN LOST: count 1 -> 4, max 1 -> 4 (+3, +300 %)
+only-base E2E CHAIN REACTION
+only-base E2E CHAIN AGE
+END
+tail -n +3 out.txt | cmp -s want.txt - || { no "a chain's values gone in NEW:"; diff want.txt out.txt; }
+"$cli" diff nocmd.btf "$root/tests/cli/stats_chain.btf" --chain E2E=Sensor,Filtered,Cmd \
+	--format csv > out.csv
+[ $? = 0 ] || no "a chain's values only in NEW: exit status not 0"
+[ "$(cut -d, -f2-4 out.csv | tail -n +2 | tr '\n' ' ')" = "CHAIN,LOST,changed CHAIN,REACTION,new-only CHAIN,AGE,new-only " ] ||
+	{ no "a chain's values only in NEW:"; cat out.csv; }
+
 # the threshold is compared exactly: RT 200 ms -> 210.000001 ms grew by
 # 5.0000005 %, beyond 5 % (the change in millionths of a percent was
 # truncated to 5.000000: no worsening); 210 ms is 5 % exactly, not beyond
