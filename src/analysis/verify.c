@@ -274,6 +274,17 @@ static const char *scalar(const yaml_node_t *n)
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
+/* "a list" or "a mapping" for a node that is one (where a scalar is
+ * expected, said as such: its text would be empty), else NULL */
+static const char *collection(const yaml_node_t *n)
+{
+	if (n && n->type == YAML_SEQUENCE_NODE)
+		return "a list";
+	if (n && n->type == YAML_MAPPING_NODE)
+		return "a mapping";
+	return NULL;
+}
+
 /* does s hold a control character?  A name is one line of the text
  * output: "a\nb.btf: PASS x" in a name would forge a verdict */
 static int has_control(const char *s)
@@ -414,6 +425,9 @@ static int parse_bound(rdctx *x, const yaml_node_t *n, bound *b, const char *key
 	const char *s = scalar(n);
 	int nomem = 0, rc = s ? parse_number(s, &b->v, &b->unit) : -1;
 
+	if (collection(n))
+		return node_err(x, n, "%s: expected a number with a unit (2ms, 500us, 80%%, 3), "
+				"not %s", key, collection(n));
 	if (rc == -2)
 		return node_err(x, n, "%s: '%s' has too many digits (at most 30 before the "
 				"point, 19 after, 2^127 ps)", key, s);
@@ -672,6 +686,9 @@ static int parse_req(rdctx *x, const yaml_node_t *n, req *r)
 			return node_err(x, win, "window: only a load requirement has one");
 		if (!metric)
 			return node_err(x, n, "requirement '%s': no metric", r->name);
+		if (collection(metric))
+			return node_err(x, metric, "metric: expected one metric, not %s",
+					collection(metric));
 		if (!s || parse_metric(s, r->subj == S_CHAIN, &r->metric) < 0)
 			return node_err(x, metric, r->subj == S_CHAIN ?
 					"metric: unknown metric '%s' of a chain (REACTION, AGE, LOST)" :

@@ -53,38 +53,53 @@ typedef __int128 i128;
 typedef unsigned __int128 u128;
 
 /* a/den rounded half up to `places` decimals, trailing zeros dropped;
- * -1 when it does not fit */
+ * -1 when it does not fit.  By long division, digit by digit: a time in
+ * a unit far finer than its tick asks up to 40 places (tk_time_digits),
+ * and 10^40 is beyond 128 bits. */
 static int fmt_dec(u128 a, u128 den, int places, char *buf, size_t size)
 {
-	u128 p10 = 1, v;
-	char tmp[80];
-	int n = 0, k;
+	char dig[48], tmp[48];
+	u128 ip, rem;
+	int nd = 0, n = 0, i;
+	size_t o = 0;
 
-	for (k = 0; k < places; k++)
-		p10 *= 10;
-	if (!den || __builtin_mul_overflow(a, p10, &v) || __builtin_add_overflow(v, den / 2, &v))
+	if (!den || places < 0 || places > (int)sizeof(dig) || den > ~(u128)0 / 10)
 		return -1;
-	v /= den;
-	do {
-		tmp[n++] = (char)('0' + (int)(v % 10));
-		v /= 10;
-	} while (v || n <= places);
-	/* tmp holds the digits backwards; the first `places` are the decimals */
-	k = 0;
-	while (k < places && tmp[k] == '0')
-		k++;
-	{
-		size_t o = 0;
-		for (int i = n - 1; i >= places && o + 1 < size; i--)
-			buf[o++] = tmp[i];
-		if (k < places && o + 1 < size)
-			buf[o++] = '.';
-		for (int i = places - 1; i >= k && o + 1 < size; i--)
-			buf[o++] = tmp[i];
-		if (o + 1 >= size)
-			return -1;
-		buf[o] = '\0';
+	ip = a / den;
+	rem = a % den;
+	while (nd < places) {
+		rem *= 10;
+		dig[nd++] = (char)('0' + (int)(rem / den));
+		rem %= den;
 	}
+	/* what is left is rounded half up: the digits end in a carry */
+	if (rem && rem >= den - rem) {
+		for (i = nd - 1; i >= 0 && dig[i] == '9'; i--)
+			dig[i] = '0';
+		if (i >= 0)
+			dig[i]++;
+		else if (ip == ~(u128)0)
+			return -1;
+		else
+			ip++;
+	}
+	while (nd > 0 && dig[nd - 1] == '0')
+		nd--;
+	do {
+		tmp[n++] = (char)('0' + (int)(ip % 10));
+		ip /= 10;
+	} while (ip);
+	/* tmp holds the integer's digits backwards */
+	if ((size_t)n + (nd ? 1 + (size_t)nd : 0) + 1 > size)
+		return -1;
+	while (n > 0)
+		buf[o++] = tmp[--n];
+	if (nd) {
+		buf[o++] = '.';
+		memcpy(buf + o, dig, (size_t)nd);
+		o += (size_t)nd;
+	}
+	buf[o] = '\0';
 	return 0;
 }
 
@@ -205,6 +220,18 @@ static int field_value(const tk_stats *st, size_t i, size_t f, rq *q)
 	return parse_rq(buf, q);
 }
 
+/* does row i have a value at all?  A row can be there without one (a
+ * chain that no cause went through: REACTION and AGE of count 0) */
+static int row_has_value(const tk_stats *st, size_t i)
+{
+	rq q;
+
+	for (size_t f = 0; f < nfields; f++)
+		if (field_value(st, i, f, &q) == 0)
+			return 1;
+	return 0;
+}
+
 /* (new - base) / base in millionths of a percent, saturated, rounded away
  * from zero (a change beyond a threshold of whole millionths stays beyond
  * it: 5.0000005 % is more than 5 %); base 0: the largest (unless both
@@ -245,14 +272,30 @@ static void put_field(const tk_stats *st, size_t i, size_t f, tk_unit unit, char
 		snprintf(buf, size, "?");
 }
 
-/* the change new - base of field f in the unit (3 places), and relative
- * (2 places, with a sign); "" where either lacks a value */
+/* the places of a value of metric m, as stats writes it: a time at most
+ * tk_time_digits() of its trace's time base in the unit (of either trace,
+ * the finer, when their bases differ), JIT in millionths, a count's
+ * average 3 */
+static int change_places(const side *B, const side *N, tk_metric m, tk_unit unit)
+{
+	if (tk_metric_is_time(m)) {
+		int pb = tk_time_digits(tk_trace_timebase(tk_reader_trace(B->r)), unit);
+		int pn = tk_time_digits(tk_trace_timebase(tk_reader_trace(N->r)), unit);
+		return pb > pn ? pb : pn;
+	}
+	return m == TK_METRIC_JIT ? 6 : 3;
+}
+
+/* the change new - base of field f in the unit (with the places of
+ * stats' values of the metric), and relative (2 places, with a sign); ""
+ * where either lacks a value */
 static void put_change(const side *B, size_t bi, const side *N, size_t ni, size_t f,
 		       tk_unit unit, int is_time, char *abs, char *rel, size_t size)
 {
 	rq b, n;
 	i128 x, y, diff;
 	u128 den, a;
+	int places = change_places(B, N, tk_stats_get(B->st, bi)->metric, unit);
 
 	abs[0] = rel[0] = '\0';
 	if (field_value(B->st, bi, f, &b) < 0 || field_value(N->st, ni, f, &n) < 0)
@@ -269,7 +312,7 @@ static void put_change(const side *B, size_t bi, const side *N, size_t ni, size_
 	}
 	a = (u128)(diff < 0 ? -diff : diff);
 	abs[0] = diff < 0 ? '-' : '+';
-	if (fmt_dec(a, den, 3, abs + 1, size - 1) < 0)
+	if (fmt_dec(a, den, places, abs + 1, size - 1) < 0)
 		snprintf(abs, size, "?");
 	if (!b.n) {
 		snprintf(rel, size, "%s", diff ? "new" : "+0");
@@ -527,8 +570,16 @@ int cmd_diff(int argc, char **argv)
 		if (!metric_wanted(metrics, s->metric))
 			continue;
 		nd++;
-		if (o->b == SIZE_MAX || o->n == SIZE_MAX) {
-			o->status = o->b == SIZE_MAX ? ST_NEW_ONLY : ST_BASE_ONLY;
+		/* a row without a value on one side is of the other only, as a
+		 * row that side has not: no change computed against nothing */
+		if (o->b != SIZE_MAX && o->n != SIZE_MAX) {
+			int hb = row_has_value(S[0].st, o->b), hn = row_has_value(S[1].st, o->n);
+			if (hb != hn)
+				o->status = hb ? ST_BASE_ONLY : ST_NEW_ONLY;
+		}
+		if (o->b == SIZE_MAX || o->n == SIZE_MAX || o->status != ST_SAME) {
+			if (o->status == ST_SAME)
+				o->status = o->b == SIZE_MAX ? ST_NEW_ONLY : ST_BASE_ONLY;
 			ngone += o->status == ST_BASE_ONLY;
 			continue;
 		}
@@ -540,17 +591,16 @@ int cmd_diff(int argc, char **argv)
 			i128 r, ar;
 			if (!hb && !hn)
 				continue;
-			if (hb != hn) {
-				r = (i128)1 << 100; /* a value appeared or went */
-			} else {
-				r = rel_change(b, n);
-			}
+			/* a value that appeared or went (in a row with values on
+			 * both sides) changed, but it is no growth: there is
+			 * nothing to grow from or to */
+			r = hb != hn ? (i128)1 << 100 : rel_change(b, n);
 			ar = r < 0 ? -r : r;
 			if (ar > o->change)
 				o->change = ar;
 			if (ar > thr && o->status == ST_SAME)
 				o->status = ST_CHANGED;
-			if ((f == 1 || f == 2) && r > o->worsen)
+			if ((f == 1 || f == 2) && hb == hn && r > o->worsen)
 				o->worsen = r;
 		}
 		if (o->worsen > thr) {

@@ -38,7 +38,10 @@ enum { OUT_TEXT, OUT_JSON, OUT_JUNIT };
 
 /* s as XML character data or an attribute value: markup characters as
  * entities, a character XML 1.0 does not allow (a control character, a
- * byte that is not well-formed UTF-8) as U+FFFD */
+ * byte that is not well-formed UTF-8, the non-characters U+FFFE and
+ * U+FFFF: well-formed UTF-8 that XML's Char excludes, a name of a trace
+ * may hold them) as U+FFFD.  Surrogates are not well-formed UTF-8
+ * (tk_utf8_len) and every other character above U+FFFF is allowed. */
 static void xml_str(FILE *fp, const char *s)
 {
 	size_t i, n = strlen(s), len;
@@ -64,7 +67,11 @@ static void xml_str(FILE *fp, const char *s)
 			fputs("\xef\xbf\xbd", fp);
 		else if (c < 0x80)
 			fputc(c, fp);
-		else if ((len = tk_utf8_len((const unsigned char *)s + i, n - i)))
+		else if ((len = tk_utf8_len((const unsigned char *)s + i, n - i)) == 3 &&
+			 c == 0xef && (unsigned char)s[i + 1] == 0xbf &&
+			 (unsigned char)s[i + 2] >= 0xbe)
+			fputs("\xef\xbf\xbd", fp); /* U+FFFE, U+FFFF */
+		else if (len)
 			fwrite(s + i, 1, len, fp);
 		else {
 			fputs("\xef\xbf\xbd", fp);

@@ -117,6 +117,44 @@ done
 [ "$(cut -d, -f1-4 out.csv | tail -n +2 | tr '\n' ' ')" = "E2E,CHAIN,REACTION,same E2E,CHAIN,AGE,same E2E,CHAIN,LOST,same " ] ||
 	{ no "the chain's rows:"; cat out.csv; }
 
+# a row with a value on one side only (the chain's REACTION and AGE of a
+# run where no cause reached Cmd: rows of count 0) is of that side only,
+# as a row the other has not, never a change against nothing
+grep -v 'Cmd,0,write' "$root/tests/cli/stats_chain.btf" > nocmd.btf
+"$cli" diff "$root/tests/cli/stats_chain.btf" nocmd.btf --chain E2E=Sensor,Filtered,Cmd > out.txt
+[ $? = 1 ] || no "a chain's values gone in NEW: exit status not 1"
+cat > want.txt <<'END'
+threshold: 0 %; times in ns; 1 row worsened; 2 rows of BASE not in NEW (--allow-missing to accept)
+worse     E2E CHAIN LOST: count 1 -> 4, max 1 -> 4 (+3, +300 %)
+only-base E2E CHAIN REACTION
+only-base E2E CHAIN AGE
+END
+tail -n +3 out.txt | cmp -s want.txt - || { no "a chain's values gone in NEW:"; diff want.txt out.txt; }
+"$cli" diff nocmd.btf "$root/tests/cli/stats_chain.btf" --chain E2E=Sensor,Filtered,Cmd \
+	--format csv > out.csv
+[ $? = 0 ] || no "a chain's values only in NEW: exit status not 0"
+[ "$(cut -d, -f2-4 out.csv | tail -n +2 | tr '\n' ' ')" = "CHAIN,LOST,changed CHAIN,REACTION,new-only CHAIN,AGE,new-only " ] ||
+	{ no "a chain's values only in NEW:"; cat out.csv; }
+
+# the change has the places of stats' values of the metric in the unit:
+# times of a trace in ns in us 6 (tk_time_digits), JIT 6; CET's avg grew
+# by 1/3 ns, 0.000333 us (not +0 at 3 places), JIT's min by -3/1997
+printf '%s\n' '#version 2.3.0' '#timescale ns' '0,S,0,STI,S,0,trigger' \
+	'0,S,0,T,A,0,activate' '0,Core_1,0,T,A,0,start' '1000,Core_1,0,T,A,0,terminate' \
+	'2000,S,0,T,A,1,activate' '2000,Core_1,0,T,A,1,start' '3000,Core_1,0,T,A,1,terminate' \
+	'4000,S,0,T,A,2,activate' '4000,Core_1,0,T,A,2,start' '5000,Core_1,0,T,A,2,terminate' > a3.btf
+sed 's/^5000,/5001,/; s/^4000,S,0,T,A,2,activate/3997,S,0,T,A,2,activate/' a3.btf > b3.btf
+"$cli" diff a3.btf b3.btf --unit us --metric CET,JIT > out.txt
+[ $? = 1 ] || no "places: exit status not 1"
+cat > want.txt <<'END'
+worse     A T CET: count 3 -> 3, min 1 -> 1 (+0, +0 %), avg 1 -> 1.000333 (+0.000333, +0.03 %), max 1 -> 1.001 (+0.001, +0.1 %) us; new max: instance 2 at 5.001 us
+changed   A T JIT: count 2 -> 2, min 0 -> -0.001502 (-0.001502, new), avg 0 -> -0.000751 (-0.000751, new), max 0 -> 0 (+0, +0 %)
+END
+tail -n +4 out.txt | cmp -s want.txt - || { no "the change's places:"; diff want.txt out.txt; }
+"$cli" diff a3.btf b3.btf --unit us --metric CET --format csv > out.csv
+grep -q '^A,T,CET,worse,us,3,3,1,1,+0,+0,1,1.000333,+0.000333,+0.03,1,1.001,+0.001,+0.1,2,5.001$' out.csv ||
+	{ no "the change's places (csv):"; cat out.csv; }
+
 # the threshold is compared exactly: RT 200 ms -> 210.000001 ms grew by
 # 5.0000005 %, beyond 5 % (the change in millionths of a percent was
 # truncated to 5.000000: no worsening); 210 ms is 5 % exactly, not beyond

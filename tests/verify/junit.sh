@@ -49,6 +49,29 @@ printf '%s\n' '- name: "a<b>&\"c'"'"'"' '  entity: "T<&>"' '  metric: RT' '  max
 xmllint --noout --schema tests/verify/junit.xsd "$tmp/markup.xml" || no "markup.xml is not valid JUnit XML"
 [ "$(xp 'string(//testcase/@name)' "$tmp/markup.xml")" = "a<b>&\"c'" ] || no "a name with markup did not come back"
 
+# the non-characters U+FFFE and U+FFFF (well-formed UTF-8 that XML 1.0
+# does not allow) in a trace's path, an entity's name and a requirement's
+# name come out as U+FFFD: XML a consumer reads
+nc=$(printf 'x\357\277\276y\357\277\277z')
+sed "s/Task_Control/Task_$nc/g" examples/demo.btf > "$tmp/$nc.btf"
+printf '%s\n' '- name: "r\uFFFEs\uFFFFt"' '  entity: "Task_x\uFFFEy\uFFFFz"' '  metric: RT' '  max: 1us' \
+	> "$tmp/nonchar.yaml"
+"$cli" verify "$tmp/$nc.btf" -r "$tmp/nonchar.yaml" --format junit -o "$tmp/nonchar.xml"
+[ $? = 1 ] || no "non-characters: exit status not 1"
+xmllint --noout --schema tests/verify/junit.xsd "$tmp/nonchar.xml" || no "nonchar.xml is not valid JUnit XML"
+LC_ALL=C grep -q "$(printf '\357\277[\276\277]')" "$tmp/nonchar.xml" && no "nonchar.xml holds U+FFFE or U+FFFF"
+fffd=$(printf '\357\277\275')
+[ "$(xp 'string(//testcase/@name)' "$tmp/nonchar.xml")" = "r${fffd}s${fffd}t" ] ||
+	no "a requirement's name with U+FFFE, U+FFFF is not written with U+FFFD"
+case "$(xp 'string(//testcase/failure/@message)' "$tmp/nonchar.xml")" in
+*"worst: Task_x${fffd}y${fffd}z instance 0 at "*) ;;
+*) no "an entity's name with U+FFFE, U+FFFF is not written with U+FFFD" ;;
+esac
+case "$(xp 'string(//testsuite/@name)' "$tmp/nonchar.xml")" in
+*"/x${fffd}y${fffd}z.btf") ;;
+*) no "a trace's path with U+FFFE, U+FFFF is not written with U+FFFD" ;;
+esac
+
 # no partial output file
 "$cli" verify examples/demo.btf tests/cli/no_such.btf -r tests/verify/demo_pass.yaml \
 	--format junit -o "$tmp/none.xml" 2>/dev/null
