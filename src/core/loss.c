@@ -58,6 +58,7 @@ static const char *count_brief(char *buf, size_t cap, const char *brief,
 		{ "times", "time" }, { "instances", "instance" },
 		{ "entries", "entry" }, { "changes", "change" },
 		{ "strings", "string" }, { "names", "name" },
+		{ "windows", "window" },
 	};
 	const char *p;
 	size_t i, k;

@@ -52,6 +52,36 @@ int atf_evtype_of(tk_evkind kind, const char *name, size_t n, int t);
 int atf_tick(const char *unit, size_t ulen, uint64_t num, uint64_t den,
 	     unsigned digits, tk_timebase *out);
 
+/** Ticks v of TimeBase / 10^digits as a TimeStampType (trailing zeros
+ *  of the decimals cut); o holds 24 bytes.  Returns the length. */
+size_t atf_time_fmt(char *o, uint64_t v, unsigned digits);
+/** Time stamps a and b (TimeStampType text, leading and trailing zeros
+ *  allowed) compared exactly as decimals: -1, 0 or 1. */
+int atf_time_cmp(const char *a, const char *b);
+
+enum { ATF_WIDEN_START = 1, ATF_WIDEN_STOP = 2 };
+
+/* The Start and Stop a TraceData is written with (atf_window_fit()). */
+typedef struct atf_window {
+	const char *start;       /* always */
+	const char *stop;        /* NULL: none written */
+	unsigned widened;        /* ATF_WIDEN_*: what the kept ones became */
+	char lo[24], hi[24];     /* times made from ticks (start, stop may
+				    point here: do not copy the struct) */
+} atf_window;
+
+/**
+ * The window of a TraceData whose Start and Stop were kept as `start` and
+ * `stop` (TimeStampType text, NULL when absent) and whose entries (`any`
+ * of them) are from tick lo to tick hi (ticks of TimeBase / 10^digits):
+ * the kept ones, widened exactly to hold every entry (win->widened says
+ * which); a Stop before the Start (an empty TraceData) becomes the Start.
+ * With no kept Start, the Start is lo (tick `at` when it has no entries).
+ */
+void atf_window_fit(atf_window *win, const char *start, const char *stop,
+		    unsigned digits, int any, uint64_t lo, uint64_t hi,
+		    uint64_t at);
+
 /* The synthesis rules of ATF (src/core/synth.h, by the rules of HTF with
  * the Resource of an element as its core; core slot 0 is "no core", slot k
  * the k-th Resource). */

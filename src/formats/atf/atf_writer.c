@@ -19,8 +19,11 @@
  * Every core is a Resource.  An ATF input's
  * header gives back ids, schedulers, comments, annotations, ToolInfo,
  * TracingOverhead, TraceInformation and Cookies, and its TraceData: each
- * event in the one it came from (td_of()).  For another input a time that
- * decreases starts a new TraceData (the reader concatenates them).
+ * event in the one it came from (td_of()), each with its Start and Stop
+ * widened where they do not hold its entries (td_spans(), atf_window.c:
+ * lenient reading takes such windows, strict reading refuses them).  For
+ * another input a time that decreases starts a new TraceData (the reader
+ * concatenates them).
  *
  * What ATF cannot hold is counted and reported in one warning at close
  * (lenient) or refused at the first occurrence (strict), as for HTF.
@@ -67,7 +70,7 @@ typedef struct wse {
 } wse;
 
 enum { L_NOTE, L_TYPE, L_EVENT, L_SYNTH, L_CORE, L_STATE, L_MIGRATE,
-       L_COUNT };
+       L_WINDOW, L_COUNT };
 
 static const char *const loss_what[L_COUNT] = {
 	"notes",
@@ -77,6 +80,7 @@ static const char *const loss_what[L_COUNT] = {
 	"core names other than Core_<n>",
 	"process states ATF has no form for (WAITING, POLLING, PARKING)",
 	"a process running on a core other than its Resource while another holds it (a migration)",
+	"a TraceData whose Start and Stop do not hold its entries",
 };
 
 static const char *const loss_short[L_COUNT] = {
@@ -87,6 +91,7 @@ static const char *const loss_short[L_COUNT] = {
 	"cores renamed Core_<n>",
 	"state changes of WAITING, POLLING, PARKING written as ATF's (wait, park: preempt; poll_parking: resume) or dropped (release, poll, run, release_parking)",
 	"events of processes running elsewhere while another holds their Resource dropped",
+	"TraceData windows (Start, Stop) widened to hold the entries",
 };
 
 typedef struct atf_writer {
@@ -669,6 +674,8 @@ typedef struct outbase {
 	char unit[8];
 	uint64_t num, den;
 	unsigned digits;
+	int kept;                /* an ATF input's TimeBase and decimals: its
+				    kept Start and Stop are in these units */
 } outbase;
 
 static void pick_base(tk_writer *w, atf_writer *aw, outbase *ob)
@@ -690,6 +697,7 @@ static void pick_base(tk_writer *w, atf_writer *aw, outbase *ob)
 			ob->num = num;
 			ob->den = den;
 			ob->digits = dg;
+			ob->kept = 1;
 			return;
 		}
 	}
@@ -697,35 +705,7 @@ static void pick_base(tk_writer *w, atf_writer *aw, outbase *ob)
 	ob->num = tb->num;
 	ob->den = tb->den;
 	ob->digits = 0;
-}
-
-/* ticks as a TimeStampType with `digits` decimals (trailing zeros cut) */
-static size_t fmt_time(char *o, uint64_t v, unsigned digits)
-{
-	uint64_t p = 1, ip, fp;
-	unsigned i;
-	size_t n;
-
-	for (i = 0; i < digits; i++)
-		p *= 10;
-	ip = v / p;
-	fp = v % p;
-	n = tk_fmt_u64(o, ip);
-	if (fp) {
-		char f[24];
-		unsigned k = digits;
-		for (i = digits; i-- > 0;) {
-			f[i] = (char)('0' + fp % 10);
-			fp /= 10;
-		}
-		while (k > 0 && f[k - 1] == '0')
-			k--;
-		o[n++] = '.';
-		memcpy(o + n, f, k);
-		n += k;
-	}
-	o[n] = '\0';
-	return n;
+	ob->kept = 0;
 }
 
 /* per SystemElement: header entries keyed "SystemElement.<id>.*" */
@@ -870,13 +850,194 @@ static int close_td(tk_writer *w, atf_writer *aw, uint64_t k, tk_error *err)
 	return out(w, err, "  </TraceData>\n");
 }
 
-/* The start of TraceData k: a kept Start (else `time`), Stop, Comment,
- * TracingOverhead and ToolInfo. */
+/* What the first pass over the records found of TraceData k (spans[k - 1]):
+ * its entries' earliest and latest times, and the time it opened at (the
+ * Start of one that has none kept and no entries). */
+typedef struct tdspan {
+	uint64_t lo, hi, at;
+	int any;
+} tdspan;
+
+/*
+ * The walk through the records in the order they are written, which says
+ * where each TraceData opens: an ATF input's as it had them (each event in
+ * the one it came from, empty ones too, times that decrease within one
+ * kept), else a new one where time decreases.  out_trace() writes what it
+ * meets, td_spans() measures it first: both walk alike.
+ */
+enum { TD_END, TD_OPEN, TD_EVENT };
+
+typedef struct tdwalk {
+	tk_spill_cursor cur;
+	const wrec *r;     /* the record in hand (have), NULL: none left */
+	uint64_t ntd;      /* an ATF input's TraceData, 0: by time */
+	uint64_t k;        /* the TraceData open (from 1), 0: none yet */
+	uint64_t last;     /* the time of the last record */
+	uint64_t at;       /* TD_OPEN: the time TraceData k opened at */
+	int have, opened;  /* opened: k was opened for the record in hand */
+} tdwalk;
+
+static int td_walk_begin(tk_writer *w, atf_writer *aw, tdwalk *tw,
+			 tk_error *err)
+{
+	uint64_t l, n;
+
+	memset(tw, 0, sizeof(*tw));
+	/* the TraceData of an ATF input whose events say theirs */
+	if (aw->td)
+		while (tk_tlines_begin(w->trace, tw->ntd + 1, &l, &n) == 0)
+			tw->ntd++;
+	if (tk_spill_rewind(&tw->cur, &aw->spill) < 0)
+		return tk_err_set(err, TK_E_IO, aw->name, 0, 0,
+				  "cannot read a temporary file back");
+	return TK_OK;
+}
+
+/* The next step: TD_OPEN (TraceData tw->k opens, at tw->at), TD_EVENT
+ * (*out is the record to write in it) or TD_END. */
+static int td_step(tdwalk *tw, const wrec **out)
+{
+	static const wrec none;  /* no events: one empty TraceData at 0 */
+	const wrec *r;
+
+	if (!tw->have) {
+		r = tk_spill_peek(&tw->cur);
+		if (r)
+			tk_spill_skip(&tw->cur);
+		else if (tw->k && tw->k >= tw->ntd)
+			return TD_END;
+		else if (tw->ntd && tw->k < tw->ntd)
+			r = NULL;
+		else
+			r = &none;
+		tw->r = r;
+		tw->have = 1;
+		tw->opened = 0;
+	}
+	r = tw->r;
+	if (tw->ntd) {
+		/* up to the event's own, or every one left at the end */
+		uint64_t want = !r ? tw->ntd : r->td > tw->k ? r->td
+				: tw->k ? tw->k : 1;
+		if (tw->k < want) {
+			tw->k++;
+			tw->at = r ? r->time : tw->last;
+			return TD_OPEN;
+		}
+		if (!r)
+			return TD_END;
+	} else if (!tw->opened && (!tw->k || r->time < tw->last)) {
+		tw->k++;
+		tw->opened = 1;
+		tw->at = r->time;
+		return TD_OPEN;
+	}
+	tw->have = 0;
+	if (r == &none)
+		return TD_END;
+	tw->last = r->time;
+	*out = r;
+	return TD_EVENT;
+}
+
+/* The kept Start and Stop of TraceData k of an ATF input, in the units
+ * written (else none: ob->kept). */
+static void td_kept(tk_writer *w, atf_writer *aw, const outbase *ob,
+		    uint64_t k, const char **st, const char **sp)
+{
+	char key[64];
+
+	*st = *sp = NULL;
+	if (!ob->kept)
+		return;
+	snprintf(key, sizeof(key), "TraceData.%llu.Start", (unsigned long long)k);
+	*st = hget(w, aw, key);
+	snprintf(key, sizeof(key), "TraceData.%llu.Stop", (unsigned long long)k);
+	*sp = hget(w, aw, key);
+}
+
+/*
+ * The first pass for an ATF input, whose kept Start and Stop may not hold
+ * the entries (a lenient reading takes entries outside them, and a Start
+ * after its Stop): the span of each TraceData, into *spans.  A window
+ * that has to be widened for them is refused in strict mode (before any
+ * of the document is written), else counted.
+ */
+static int td_spans(tk_writer *w, atf_writer *aw, const outbase *ob,
+		    tdspan **spans, tk_error *err)
+{
+	tdwalk tw;
+	const wrec *r = NULL;
+	size_t cap = 0;
+	uint64_t k;
+	int rc, s;
+
+	if ((rc = td_walk_begin(w, aw, &tw, err)) < 0)
+		return rc;
+	while ((s = td_step(&tw, &r)) != TD_END) {
+		tdspan *p;
+		if (tk_grow_zero((void **)spans, &cap, tw.k - 1, sizeof(**spans)) < 0)
+			return tk_err_nomem(err, aw->name);
+		p = &(*spans)[tw.k - 1];
+		if (s == TD_OPEN) {
+			p->at = tw.at;
+		} else if (!p->any) {
+			p->any = 1;
+			p->lo = p->hi = r->time;
+		} else {
+			if (r->time < p->lo)
+				p->lo = r->time;
+			if (r->time > p->hi)
+				p->hi = r->time;
+		}
+	}
+	if (tw.cur.failed)
+		return tk_err_set(err, TK_E_IO, aw->name, 0, 0,
+				  "cannot read a temporary file back");
+	for (k = 1; k <= tw.k; k++) {
+		const tdspan *p = &(*spans)[k - 1];
+		const char *st, *sp;
+		atf_window win;
+		td_kept(w, aw, ob, k, &st, &sp);
+		atf_window_fit(&win, st, sp, ob->digits, p->any, p->lo, p->hi, p->at);
+		if (!win.widened)
+			continue;
+		if (w->opts.strict) {
+			char what[160];
+			if (win.widened & ATF_WIDEN_START)
+				snprintf(what, sizeof(what), "an entry at %s is before its Start=\"%.40s\"",
+					 win.lo, st);
+			else if (p->any)
+				snprintf(what, sizeof(what), "an entry at %s is after its Stop=\"%.40s\"",
+					 win.hi, sp);
+			else
+				snprintf(what, sizeof(what), "its Stop=\"%.40s\" is before its Start=\"%.40s\"",
+					 sp, win.start);
+			return tk_err_set(err, TK_E_UNSUPPORTED, aw->name, 0, 0,
+					  "ATF cannot hold TraceData %llu as it was read: %s; outside strict mode its Start and Stop are widened to hold its entries, with a warning",
+					  (unsigned long long)k, what);
+		}
+		if ((rc = lose(w, aw, L_WINDOW, NULL, err)) < 0)
+			return rc;
+		if (aw->lost.n[L_WINDOW] == 1)
+			snprintf(aw->lost.first[L_WINDOW], sizeof(aw->lost.first[L_WINDOW]),
+				 "TraceData %u: %s %.12s to %.12s", (unsigned)k,
+				 win.widened & ATF_WIDEN_START ? "Start" : "Stop",
+				 win.widened & ATF_WIDEN_START ? st : sp,
+				 win.widened & ATF_WIDEN_START ? win.start : win.stop);
+	}
+	return TK_OK;
+}
+
+/* The start of TraceData k: its window (a kept Start and Stop, widened
+ * to hold its entries: span, else Start `at`), Comment, TracingOverhead
+ * and ToolInfo. */
 static int open_td(tk_writer *w, atf_writer *aw, const outbase *ob,
-		   uint64_t k, uint64_t time, tk_error *err)
+		   uint64_t k, const tdspan *span, uint64_t at, tk_error *err)
 {
 	const char *st, *sp;
-	char tb[32], key[64];
+	char key[64];
+	atf_window win;
 	int rc;
 
 	/* read back, each TraceData starts the synthesis again */
@@ -884,16 +1045,17 @@ static int open_td(tk_writer *w, atf_writer *aw, const outbase *ob,
 		tk_synth_reset(&aw->synth);
 		aw->last_slot = 0;
 	}
-	snprintf(key, sizeof(key), "TraceData.%llu.Start", (unsigned long long)k);
-	st = hget(w, aw, key);
-	snprintf(key, sizeof(key), "TraceData.%llu.Stop", (unsigned long long)k);
-	sp = hget(w, aw, key);
-	fmt_time(tb, time, ob->digits);
+	td_kept(w, aw, ob, k, &st, &sp);
+	if (span)
+		atf_window_fit(&win, st, sp, ob->digits, span->any, span->lo,
+			       span->hi, span->at);
+	else
+		atf_window_fit(&win, st, sp, ob->digits, 0, 0, 0, at);
 	if ((rc = out(w, err, "  <TraceData Start=\"")) < 0 ||
-	    (rc = out_esc(w, aw, st ? st : tb, strlen(st ? st : tb), err)) < 0)
+	    (rc = out_esc(w, aw, win.start, strlen(win.start), err)) < 0)
 		return rc;
-	if (sp && ((rc = out(w, err, "\" Stop=\"")) < 0 ||
-		   (rc = out_esc(w, aw, sp, strlen(sp), err)) < 0))
+	if (win.stop && ((rc = out(w, err, "\" Stop=\"")) < 0 ||
+			 (rc = out_esc(w, aw, win.stop, strlen(win.stop), err)) < 0))
 		return rc;
 	if ((rc = out(w, err, "\">\n")) < 0)
 		return rc;
@@ -910,62 +1072,31 @@ static int open_td(tk_writer *w, atf_writer *aw, const outbase *ob,
 }
 
 /*
- * The TraceData: an ATF input's as it had them (each event in the one it
- * came from, empty ones too, times that decrease within one kept), else a
- * new one where time decreases.
+ * The TraceData (tdwalk), each opened with its window: spans (td_spans())
+ * for an ATF input, else the time of its first event (times do not
+ * decrease within one then, and no Stop is written).
  */
 static int out_trace(tk_writer *w, atf_writer *aw, const outbase *ob,
 		     const evids *ids, uref *refs, size_t nrefs,
-		     uint64_t *user_eid, tk_error *err)
+		     uint64_t *user_eid, const tdspan *spans, tk_error *err)
 {
-	static const wrec none;  /* no events: one empty TraceData at 0 */
-	tk_spill_cursor cur;
-	uint64_t k = 0, last = 0, ntd = 0, l, n;
-	int rc, open = 0;
+	tdwalk tw;
+	const wrec *r = NULL;
+	int rc, s;
 
-	/* the TraceData of an ATF input whose events say theirs */
-	if (aw->td)
-		while (tk_tlines_begin(w->trace, ntd + 1, &l, &n) == 0)
-			ntd++;
-	if (tk_spill_rewind(&cur, &aw->spill) < 0)
-		return tk_err_set(err, TK_E_IO, aw->name, 0, 0,
-				  "cannot read a temporary file back");
-	for (;;) {
-		const wrec *r = tk_spill_peek(&cur);
-		if (r)
-			tk_spill_skip(&cur);
-		else if (open && k >= ntd)
-			break;
-		else if (ntd && k < ntd)
-			r = NULL;
-		else
-			r = &none;
-		if (ntd) {
-			/* up to the event's own, or every one left at the end */
-			uint64_t want = !r ? ntd : r->td > k ? r->td : k ? k : 1;
-			while (k < want) {
-				if (open && (rc = close_td(w, aw, k, err)) < 0)
-					return rc;
-				k++;
-				if ((rc = open_td(w, aw, ob, k, r ? r->time : last, err)) < 0)
-					return rc;
-				open = 1;
-			}
-			if (!r)
-				break;
-		} else if (!open || r->time < last) {
-			if (open && (rc = close_td(w, aw, k, err)) < 0)
+	if ((rc = td_walk_begin(w, aw, &tw, err)) < 0)
+		return rc;
+	while ((s = td_step(&tw, &r)) != TD_END) {
+		if (s == TD_OPEN) {
+			if (tw.k > 1 && (rc = close_td(w, aw, tw.k - 1, err)) < 0)
 				return rc;
-			k++;
-			if ((rc = open_td(w, aw, ob, k, r->time, err)) < 0)
+			if ((rc = open_td(w, aw, ob, tw.k, spans ? &spans[tw.k - 1] : NULL,
+					  tw.at, err)) < 0)
 				return rc;
-			open = 1;
+			continue;
 		}
-		if (r == &none)
-			break;
 		if ((rc = replay(w, aw, r, err)) < 0)
 			return rc;
-		last = r->time;
 		{
 			char line[160];
 			size_t o;
@@ -983,7 +1114,7 @@ static int out_trace(tk_writer *w, atf_writer *aw, const outbase *ob,
 			}
 			memcpy(line, "    <TraceEntry Time=\"", 22);
 			o = 22;
-			o += fmt_time(line + o, r->time, ob->digits);
+			o += atf_time_fmt(line + o, r->time, ob->digits);
 			o += (size_t)snprintf(line + o, sizeof(line) - o,
 					      "\" EventID=\"%llu\" ReferenceID=\"%llu\" />\n",
 					      (unsigned long long)eid,
@@ -992,10 +1123,10 @@ static int out_trace(tk_writer *w, atf_writer *aw, const outbase *ob,
 				return rc;
 		}
 	}
-	if (cur.failed)
+	if (tw.cur.failed)
 		return tk_err_set(err, TK_E_IO, aw->name, 0, 0,
 				  "cannot read a temporary file back");
-	return close_td(w, aw, k, err);
+	return close_td(w, aw, tw.k, err);
 }
 
 static int atf_writer_close(tk_writer *w, tk_error *err)
@@ -1006,6 +1137,7 @@ static int atf_writer_close(tk_writer *w, tk_error *err)
 	uint32_t j, slot, ne = (uint32_t)tk_trace_entity_count(t);
 	uint64_t next_id = 1, *user_eid = NULL, maxref = 0;
 	uref *refs = NULL;
+	tdspan *spans = NULL;
 	ctx c;
 	evids ids;
 	outbase ob;
@@ -1271,6 +1403,10 @@ static int atf_writer_close(tk_writer *w, tk_error *err)
 		}
 	}
 	pick_base(w, aw, &ob);
+	/* an ATF input's windows, measured (and refused in strict mode)
+	 * before any of the document is written */
+	if (aw->from_atf && (rc = td_spans(w, aw, &ob, &spans, err)) < 0)
+		goto done;
 
 	/* the document */
 	if ((rc = out(w, err, "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
@@ -1398,7 +1534,7 @@ static int atf_writer_close(tk_writer *w, tk_error *err)
 	    (rc = outf(w, err, "    <TimeBase Unit=\"%s\">\n      <Value Numerator=\"%llu\" Denominator=\"%llu\" />\n    </TimeBase>\n  </SystemConfiguration>\n",
 		       ob.unit, (unsigned long long)ob.num, (unsigned long long)ob.den)) < 0)
 		goto done;
-	if ((rc = out_trace(w, aw, &ob, &ids, refs, nrefs, user_eid, err)) < 0)
+	if ((rc = out_trace(w, aw, &ob, &ids, refs, nrefs, user_eid, spans, err)) < 0)
 		goto done;
 	if ((rc = out_kept_xml(w, aw, "Cookie", "  ", err)) < 0 ||
 	    (rc = out(w, err, "</CommonFormat>\n")) < 0)
@@ -1413,6 +1549,7 @@ ioerr:
 	rc = tk_err_set(err, TK_E_IO, aw->name, 0, 0,
 			"cannot read a temporary file back");
 done:
+	free(spans);
 	free(refs);
 	free(user_eid);
 	free(c.kids);
