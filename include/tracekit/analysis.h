@@ -465,7 +465,8 @@ TK_API void tk_load_free(tk_load *l);
 
 /**
  * Write the share part/whole as a percentage rounded half up to 2 places
- * ("37.50"); "-" when whole is 0.  Exact integer arithmetic.
+ * ("37.50"); "-" when whole is 0.  Exact integer arithmetic.  Returns
+ * its length, or TK_E_RANGE when it does not fit `size` bytes with its NUL.
  */
 TK_API int tk_share_format(uint64_t part, uint64_t whole, char *buf, size_t size);
 
@@ -481,8 +482,8 @@ typedef struct tk_reqs tk_reqs;
  * "<stdin>" in the messages; docs/verify.md gives its format).
  * TK_OK with *out set; TK_E_IO (unreadable), TK_E_PARSE (bad YAML, an
  * unknown key or metric, a bad entity, unit or bound, a missing bound,
- * more than 64 distinct percentiles: `err` holds the line and column) or
- * TK_E_NOMEM, *out NULL.
+ * more than 64 distinct percentiles: `err` holds the line and column),
+ * TK_E_USAGE (`path` NULL) or TK_E_NOMEM, *out NULL.
  */
 TK_API int tk_reqs_read(tk_reqs **out, const char *path, tk_error *err);
 
@@ -525,8 +526,10 @@ TK_API int tk_verify_new(tk_verify **out, const tk_reqs *q, const tk_trace *t,
 			 tk_error *err);
 
 /** Account one event.  TK_OK, TK_E_USAGE (also after tk_verify_finish),
- *  TK_E_NOMEM or TK_E_RANGE (a requirement's load window that is not a whole number of the trace's
- *  ticks), with `err` filled. */
+ *  TK_E_NOMEM, TK_E_RANGE (a requirement's load window that is not a whole number of the trace's
+ *  ticks, or that makes too many windows of the trace) or
+ *  TK_E_UNSUPPORTED (a requirement's load windows over several time
+ *  lines: an ATF TraceData whose time starts again), with `err` filled. */
 TK_API int tk_verify_event(tk_verify *v, const tk_event *ev, tk_error *err);
 
 /**

@@ -66,7 +66,11 @@ TK_API int tk_dataset_has_id(const char *dir, const char *id, size_t n);
  * last, marks it added: with it there, TK_E_USAGE ("already in the
  * dataset"); without it, the files of the other tables (left by an add
  * killed while it renamed them) are replaced, with a warning.  NULL `o`: the defaults of
- * tk_dataset_opts_init().  TK_OK or a negative tk_status (`err`).
+ * tk_dataset_opts_init().  TK_OK or a negative tk_status (`err`): the
+ * reader's, TK_E_USAGE (above; an empty trace id, a given window that is
+ * no whole number of ticks), TK_E_RANGE (a given window that makes too
+ * many windows of the trace), TK_E_UNSUPPORTED (strict mode: a path or a
+ * string that is not UTF-8), TK_E_IO, TK_E_NOMEM.
  */
 TK_API int tk_dataset_add(const char *dir, const char *path, const char *hex,
 			  tk_reader *r, const tk_dataset_opts *o, tk_error *err);

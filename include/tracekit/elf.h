@@ -50,7 +50,7 @@ typedef struct tk_symbol {
 /**
  * Read the symbols of the ELF file at `path`.  Returns TK_OK, or a negative
  * status with `err` filled: TK_E_IO (cannot open), TK_E_FORMAT (not an ELF
- * file, or no symbol table), TK_E_PARSE (a damaged ELF file).
+ * file, or no symbol table), TK_E_PARSE (a damaged ELF file), TK_E_NOMEM.
  */
 TK_API int tk_symtab_open(tk_symtab **out, const char *path, tk_error *err);
 

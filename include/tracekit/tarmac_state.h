@@ -193,7 +193,9 @@ enum { TK_TARMAC_INDEX_LOADED = 0,   /**< a valid index of the log as it is */
  * renamed over it).  `span` 0 is TK_TARMAC_INDEX_SPAN.  *how (may be NULL)
  * says which (TK_TARMAC_INDEX_*).  Returns TK_OK, TK_E_IO (the log cannot
  * be read, changed while it was indexed, or the index cannot be written:
- * nothing is left behind), TK_E_USAGE (not a file) or TK_E_NOMEM.
+ * nothing is left behind), TK_E_PARSE (the log cannot be read through: a
+ * line too long, a damaged compressed stream), TK_E_FORMAT (the index
+ * built does not read back), TK_E_USAGE (not a file) or TK_E_NOMEM.
  */
 TK_API int tk_tarmac_index_open(tk_tarmac_index **out, const char *path,
 				const char *index_path, uint64_t span, int write,
@@ -229,8 +231,8 @@ TK_API size_t tk_tarmac_index_find(const tk_tarmac_index *ix, const tk_tarmac_at
  * registers and PCs of `st` to those of checkpoint k (its watched bytes
  * are kept).  The log's bytes at the checkpoint are checked against the
  * index.  Returns TK_OK, TK_E_FORMAT (the log changed since it was
- * indexed), TK_E_USAGE (k out of range, or `tr` not on a file) or
- * TK_E_NOMEM.
+ * indexed), TK_E_IO (the log cannot be read), TK_E_USAGE (k out of range,
+ * or `tr` not on a file) or TK_E_NOMEM.
  */
 TK_API int tk_tarmac_index_seek(const tk_tarmac_index *ix, size_t k, tk_tarmac *tr,
 				tk_tarmac_state *st, tk_error *err);

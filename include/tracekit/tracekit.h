@@ -201,6 +201,9 @@ TK_API int tk_time_convert(uint64_t value, const tk_timebase *from,
  * value and unit (blanks around it are ignored).  A bare number is whole
  * and gets `default_unit` if that is >= 0, or is an error (TK_E_PARSE) if
  * default_unit < 0; a default_unit beyond TK_UNIT_S is TK_E_USAGE.
+ * Returns TK_OK, TK_E_PARSE (no number, an unknown unit, a fraction of a
+ * bare number), TK_E_RANGE (beyond 64 bits, or a fraction finer than a
+ * picosecond) or TK_E_USAGE.
  */
 TK_API int tk_duration_parse(const char *s, int default_unit, uint64_t *value,
 			     tk_unit *unit);
@@ -961,7 +964,7 @@ TK_API void tk_writer_opts_init(tk_writer_opts *opts);
  * link and has the file it leads to replaced.  Returns TK_OK, or a negative status with `err`
  * filled (TK_E_USAGE for an unknown format or a bad option,
  * TK_E_UNSUPPORTED for a format that cannot be written, TK_E_IO when the
- * file cannot be created).
+ * file cannot be created, TK_E_NOMEM).
  */
 TK_API int tk_writer_open(tk_writer **out, const char *path, const tk_trace *t,
 			  const tk_writer_opts *opts, tk_error *err);
@@ -1018,7 +1021,8 @@ typedef struct tk_output tk_output;
 
 /**
  * Open an output on `path` as above.  Returns TK_OK, or a negative status
- * with `err` filled (TK_E_IO when the file cannot be created).
+ * with `err` filled (TK_E_IO when the file cannot be created, TK_E_USAGE
+ * for an empty `path`, TK_E_NOMEM).
  */
 TK_API int tk_output_open(tk_output **out, const char *path, tk_error *err);
 /**

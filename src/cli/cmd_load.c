@@ -527,9 +527,11 @@ load_failed:
 			window_s, LOAD_MAX_WINDOWS);
 	else {
 		/* windows over a second time line (tk_load_length()): at its
-		 * first event, in the input */
+		 * first event, in the input, named as the reader names it
+		 * (<stdin> for "-") */
 		if (lrc == TK_E_UNSUPPORTED && !err.input[0])
-			snprintf(err.input, sizeof(err.input), "%s", path);
+			snprintf(err.input, sizeof(err.input), "%s",
+				 cli_input_name(path));
 		cli_error(&err);
 	}
 	goto out;

@@ -898,6 +898,14 @@ int tk_writer_locate(const tk_writer *w, const tk_event *ev, int rc,
 /** Would tk_writer_locate() name the input and ev's position?  (A format
  *  leaves the position out of its message then.) */
 int tk_writer_locates(const tk_writer *w, const tk_event *ev);
+/*
+ * tk_writer_locate() of an error about a string a format writes at close
+ * (an entity's name), at the event that carries it first: pos1 is that
+ * event's tk_event.pos + 1, kept by the format as the events come (0: no
+ * event carried it, err is left as it is).  Returns rc.
+ */
+int tk_writer_locate_pos(const tk_writer *w, uint64_t pos1, int rc,
+			 tk_error *err);
 
 /*
  * The UTF-8 rule of every writer (docs/exports.md, "Text"): a name, note

@@ -266,6 +266,18 @@ int tk_writer_locate(const tk_writer *w, const tk_event *ev, int rc,
 			  msg, out_name(w));
 }
 
+int tk_writer_locate_pos(const tk_writer *w, uint64_t pos1, int rc,
+			 tk_error *err)
+{
+	tk_event ev;
+
+	if (!pos1)
+		return rc;
+	memset(&ev, 0, sizeof(ev));
+	ev.pos = pos1 - 1;
+	return tk_writer_locate(w, &ev, rc, err);
+}
+
 /* write_failed() of event ev's write: an error about the event, one the
  * output cannot hold, located (tk_writer_locate()) */
 static TK_NOINLINE int event_failed(tk_writer *w, const tk_event *ev, int rc,

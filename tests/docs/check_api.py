@@ -25,6 +25,12 @@ every status (TK_E_*) the function's comment in its header names (a
 status the header promised and the Reference left out: tk_dataset_hash's
 TK_E_USAGE, tk_load_event's TK_E_UNSUPPORTED, tk_verify_finish's
 TK_E_USAGE), but where it says "any < 0" or "as `tk_other`";
+a function whose comment names statuses names every one its definition
+(ROOT/src other than the CLI) returns itself: a TK_E_* in its body other
+than in a comparison or a case label, TK_E_NOMEM for tk_err_nomem()
+(tk_err_null()'s TK_E_USAGE, a NULL argument, is tracekit.h's convention;
+the statuses of the functions it calls are not followed: tk_duration_parse's
+TK_E_RANGE, tk_tarmac_index_open's TK_E_FORMAT were left out);
 each header compiles on its own (C11 -pedantic, and C++17 where c++ is),
 is included by tracekit.h and has its one line in docs/library.md ("What
 the API gives": "- `name.h`: the object it is about");
@@ -161,6 +167,38 @@ def reference(root, declared, statuses):
                   f"declares it (renamed or removed? drop or rename the row)"
 
 
+def own_statuses(root, declared, statuses):
+    """findings of the definitions (ROOT/src, not the CLI) of the functions
+    whose header comment names statuses: each status the body returns
+    itself (see the top) is among them"""
+    for path in sorted(glob.glob(os.path.join(root, "src", "**", "*.c"), recursive=True)):
+        rel = os.path.relpath(path, root).replace(os.sep, "/")
+        if rel.startswith("src/cli/"):
+            continue
+        text = open(path, errors="replace").read()
+        for m in re.finditer(r"^int (tk_\w+)\(.*?\n\{\n(.*?)\n\}\n", text, re.M | re.S):
+            name = m.group(1)
+            if not statuses.get(name):
+                continue
+            # (comments and strings out, their length kept)
+            body = re.sub(r"/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"",
+                          lambda q: " " * len(q.group(0)), m.group(2), flags=re.S)
+            own = {}
+            for q in STATUS.finditer(body):
+                if re.search(r"(==|!=|\bcase)\s*$", body[max(0, q.start() - 12):q.start()]):
+                    continue
+                own.setdefault(q.group(0), q.start())
+            q = re.search(r"\btk_err_nomem\s*\(", body)
+            if q:
+                own.setdefault("TK_E_NOMEM", q.start())
+            for code, at in sorted(own.items()):
+                if code in statuses[name]:
+                    continue
+                line = text.count("\n", 0, m.start(2) + at) + 1
+                yield f"{rel}:{line}: {name} returns {code}, the statuses its " \
+                      f"comment names ({declared[name]}) leave it out"
+
+
 # how the comments of the options fields name a format
 FORMAT_WORDS = {"btf": "BTF", "htf": "HTF", "atf": "ATF", "shark": "S.Ha.R.K.",
                 "ftstream": "recorder's stream", "sqlite": "SQLite",
@@ -248,6 +286,7 @@ def main():
             if not m.group(0).endswith("_H"):  # include guards
                 fails.append(f"{rel}: {m.group(0)}: an environment variable in the API")
     fails += reference(root, declared, statuses)
+    fails += own_statuses(root, declared, statuses)
     for path in sorted(glob.glob(os.path.join(root, "src", "**", "*.[ch]"),
                                  recursive=True)):
         rel = os.path.relpath(path, root).replace(os.sep, "/")

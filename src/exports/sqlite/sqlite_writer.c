@@ -81,6 +81,9 @@ typedef struct sq_ent {
 				  * top: above every sqcnr given */
 	uint32_t last1;          /* pool index + 1 of its last instance; 0: none */
 	uint32_t written;
+	uint64_t pos1;           /* the first event that names it: its
+				  * tk_event.pos + 1 (0: none), where its name
+				  * refused at close is reported */
 } sq_ent;
 
 /* an event waiting for its INSERT of ROWS events; its note, if any, at
@@ -110,7 +113,9 @@ typedef struct sq_writer {
 	sqlite3_stmt *ins_imv;   /* instanceMetricValue */
 	tk_stats *stats;
 	tk_tlines tlines;        /* where a time line begins */
-	uint8_t *name_seen;      /* per string id: used as an event name */
+	uint64_t *name_seen;     /* per string id: used as an event name, by
+				  * the first event at tk_event.pos
+				  * name_seen - 1 (0: not used) */
 	size_t capseen;
 	sq_ent *ents;            /* per entity id */
 	size_t capents;
@@ -522,6 +527,20 @@ static int sq_num(sq_writer *sw, uint32_t entity, int64_t *inst)
 	return TK_OK;
 }
 
+/* entity ent (or TK_NONE) is named by an event at position pos.  TK_OK or
+ * TK_E_NOMEM. */
+static int name_pos(sq_writer *sw, uint32_t ent, uint64_t pos)
+{
+	if (ent == TK_NONE)
+		return TK_OK;
+	if (tk_grow_zero((void **)&sw->ents, &sw->capents, ent,
+			 sizeof(*sw->ents)) < 0)
+		return TK_E_NOMEM;
+	if (!sw->ents[ent].pos1)
+		sw->ents[ent].pos1 = pos + 1;
+	return TK_OK;
+}
+
 /* every per-instance value of the stats analysis */
 static void on_value(void *ctx, uint32_t entity, tk_metric metric,
 		     int64_t inst, uint64_t value, uint64_t time)
@@ -749,10 +768,15 @@ static int sqlite_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 				  (unsigned long long)ev->time);
 	if (ev->name != TK_NONE) {
 		if (tk_grow_zero((void **)&sw->name_seen, &sw->capseen,
-				 ev->name, 1) < 0)
+				 ev->name, sizeof(*sw->name_seen)) < 0)
 			return tk_err_nomem(err, sw->name);
-		sw->name_seen[ev->name] = 1;
+		if (!sw->name_seen[ev->name])
+			sw->name_seen[ev->name] = ev->pos + 1;
 	}
+	if (name_pos(sw, ev->source, ev->pos) < 0 ||
+	    name_pos(sw, ev->target, ev->pos) < 0 ||
+	    name_pos(sw, ev->core, ev->pos) < 0)
+		return tk_err_nomem(err, sw->name);
 	if (tk_tlines_next(&sw->tlines, ev)) {
 		size_t i;
 		for (i = 0; i < sw->capents; i++)
@@ -973,20 +997,23 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 		STEP("insert entityType");
 	}
 
+	/* a name refused (--strict) is reported at the first event that
+	 * carries it, as the writers that write names with the events do */
 	PREP("INSERT INTO entity VALUES (?,?,?,?,?)");
 	n = tk_trace_entity_count(t);
 	for (i = 0; i < n; i++) {
 		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
+		uint64_t pos1 = i < sw->capents ? sw->ents[i].pos1 : 0;
 		size_t len;
 		const char *s = tk_trace_str(t, e->name, &len);
 		sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
 		if ((k = bind_text(sw, st, 2, s, len, err)) < 0)
-			return k;
+			return tk_writer_locate_pos(w, pos1, k, err);
 		sqlite3_bind_int(st, 3, (int)e->type);
 		if (e->type_name != TK_NONE) {
 			s = tk_trace_str(t, e->type_name, &len);
 			if ((k = bind_text(sw, st, 4, s, len, err)) < 0)
-				return k;
+				return tk_writer_locate_pos(w, pos1, k, err);
 		} else {
 			sqlite3_bind_null(st, 4);
 		}
@@ -1019,7 +1046,7 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 		s = tk_trace_str(t, (tk_str)i, &len);
 		sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
 		if ((k = bind_text(sw, st, 2, s, len, err)) < 0)
-			return k;
+			return tk_writer_locate_pos(w, sw->name_seen[i], k, err);
 		STEP("insert eventType");
 	}
 

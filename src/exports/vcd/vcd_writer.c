@@ -81,6 +81,9 @@ typedef struct vent {
 	uint32_t val_id;       /* a signal: value variable id + 1 */
 	uint32_t seen;         /* a runnable or signal declared */
 	uint32_t lane;         /* a core a lane of the timeline draws */
+	uint64_t pos1;         /* the first event that names it: its
+				* tk_event.pos + 1 (0: none), where a name
+				* refused at close is reported */
 } vent;
 
 typedef struct vcd_writer {
@@ -410,6 +413,13 @@ static int grow_ents(vcd_writer *vw, size_t n)
 				sizeof(*vw->ents)) : 0;
 }
 
+/* entity ent (or TK_NONE) is named by an event at position pos */
+static void name_pos(vcd_writer *vw, uint32_t ent, uint64_t pos)
+{
+	if (ent != TK_NONE && !vw->ents[ent].pos1)
+		vw->ents[ent].pos1 = pos + 1;
+}
+
 static uint32_t wire_of(vcd_writer *vw, uint32_t ent)
 {
 	if (!vw->ents[ent].wire_id)
@@ -646,6 +656,9 @@ static int vcd_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		return tk_err_input(err, vw->name, rc);
 	if (grow_ents(vw, tk_trace_entity_count(w->trace)) < 0)
 		return tk_err_nomem(err, vw->name);
+	name_pos(vw, ev->source, ev->pos);
+	name_pos(vw, ev->target, ev->pos);
+	name_pos(vw, ev->core, ev->pos);
 	/* new lanes start idle; only the lane the event touched can change
 	 * its running process, so the cost per event does not grow with the
 	 * number of cores */
@@ -911,7 +924,9 @@ static int put_window(vcd_writer *vw, FILE *o, uint64_t b, int with_time)
  * The UTF-8 rule of every writer (tk_writer_text()): VCD writes the bytes
  * of a name outside '!'..'~' as '_' (the reference's original in a
  * $comment, as \xHH), so a name that is not UTF-8 is only counted, once
- * per entity drawn; strict mode refuses it.
+ * per entity drawn; strict mode refuses it, at the input's position of the
+ * first event that names the entity (as the writers that write names with
+ * the events).
  */
 static int count_bad_names(tk_writer *w, vcd_writer *vw, tk_error *err)
 {
@@ -937,7 +952,7 @@ static int count_bad_names(tk_writer *w, vcd_writer *vw, tk_error *err)
 			continue;
 		s = tk_trace_str(t, e->name, &len);
 		if (!tk_utf8_valid(s, len) && (rc = tk_writer_text_bad(w, len, err)) < 0)
-			return rc;
+			return tk_writer_locate_pos(w, vw->ents[i].pos1, rc, err);
 	}
 	return TK_OK;
 }

@@ -257,6 +257,11 @@ static int add_tie(htf_writer *hw, uint32_t a, uint32_t b, tk_error *err)
 	return TK_OK;
 }
 
+static int fits(uint64_t v, unsigned bytes)
+{
+	return bytes >= 8 || v < (1ull << (8 * bytes));
+}
+
 static int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 {
 	htf_writer *hw = w->impl;
@@ -353,6 +358,13 @@ static int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 			return rc;
 	}
 
+	/* a time past the TimestampLength an option forces is refused at
+	 * its event, which the error names (an input's own length or the
+	 * smallest that holds the times is chosen at close, and fits) */
+	if (hw->opt_tl && !fits(ev->time, hw->opt_tl))
+		return tk_err_set(err, TK_E_RANGE, hw->name, 0, 0,
+				  "time %llu does not fit TimestampLength %u",
+				  (unsigned long long)ev->time, hw->opt_tl);
 	/* a section's times do not decrease (HTF 1.0): a time below the
 	 * section's last one is raised to it, and counted */
 	rec.time = ev->time;
@@ -393,11 +405,6 @@ static int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 static unsigned smallest(uint64_t v)
 {
 	return v <= 0xff ? 1 : v <= 0xffff ? 2 : v <= 0xffffffffull ? 4 : 8;
-}
-
-static int fits(uint64_t v, unsigned bytes)
-{
-	return bytes >= 8 || v < (1ull << (8 * bytes));
 }
 
 static int out(tk_writer *w, tk_error *err, const char *fmt, ...)
