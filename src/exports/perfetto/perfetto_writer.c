@@ -127,6 +127,10 @@ typedef struct pname {
 	size_t catlen;
 	int bad;               /* not UTF-8: counted at every use */
 	tk_etype type;         /* the type cat is the name of */
+	uint64_t pos1;         /* the first event that names the entity: its
+				* tk_event.pos + 1 (0: none), where its name
+				* refused is reported (slices and track names
+				* are written events later, or at close) */
 } pname;
 
 static const char *const back_what[] = {
@@ -327,11 +331,36 @@ static int out_json(pf_writer *pw, const char *s, size_t n)
 	return pw->rc;
 }
 
+/* entity ent (or TK_NONE) is named by an event at position pos */
+static void name_pos(pf_writer *pw, uint32_t ent, uint64_t pos)
+{
+	if (ent == TK_NONE || !tk_trace_entity(pw->w->trace, ent))
+		return;
+	if (ent >= pw->capnames &&
+	    tk_grow_zero((void **)&pw->names, &pw->capnames, ent,
+			 sizeof(*pw->names)) < 0) {
+		nomem(pw);
+		return;
+	}
+	if (!pw->names[ent].pos1)
+		pw->names[ent].pos1 = pos + 1;
+}
+
+/* A write of entity ent's name failed with rc: a name refused (not UTF-8
+ * under strict) is reported at the first event that names it, not at the
+ * later one whose slice carries it (tk_writer_locate_pos()).  Returns rc. */
+static int name_failed(pf_writer *pw, uint32_t ent, int rc)
+{
+	if (rc != TK_E_UNSUPPORTED || ent >= pw->capnames)
+		return rc;
+	return tk_writer_locate_pos(pw->w, pw->names[ent].pos1, rc, pw->err);
+}
+
 /* the name of entity ent as a JSON string and its type, made on first use
  * (an unknown entity: "?"); a bad name is counted as out_json() counts it */
 static pname ent_name(pf_writer *pw, uint32_t ent)
 {
-	pname unknown = { "\"?\"", 3, 1, NULL, 0, 0, TK_ET_UNKNOWN };
+	pname unknown = { "\"?\"", 3, 1, NULL, 0, 0, TK_ET_UNKNOWN, 0 };
 	const tk_trace *t = pw->w->trace;
 	const tk_entity *e = tk_trace_entity(t, ent);
 	pname *p;
@@ -366,9 +395,11 @@ static pname ent_name(pf_writer *pw, uint32_t ent)
 		p->cat = tk_etype_name(e->type);
 		p->catlen = strlen(p->cat);
 	}
-	if (TK_UNLIKELY(p->bad) &&
+	/* after a first error, as out_json(): that error stands (a second
+	 * refusal would overwrite it, and locate it elsewhere) */
+	if (TK_UNLIKELY(p->bad) && pw->rc >= 0 &&
 	    (rc = tk_writer_text_bad(pw->w, p->raw, pw->err)) < 0)
-		set_err(pw, rc);
+		set_err(pw, name_failed(pw, ent, rc));
 	return *p;
 }
 
@@ -1023,7 +1054,7 @@ static int same_ns(pf_writer *pw, uint64_t a, uint64_t b)
 static void out_mark(pf_writer *pw, uint32_t pid, uint32_t tid, uint64_t t,
 		     uint32_t src, uint64_t flow, int in)
 {
-	pname nm = { NULL, 0, 0, NULL, 0, 0, TK_ET_UNKNOWN };
+	pname nm = { NULL, 0, 0, NULL, 0, 0, TK_ET_UNKNOWN, 0 };
 	uint64_t a = 0, rounded = pw->rounded;
 	char *o;
 
@@ -1061,7 +1092,7 @@ static void write_state(pf_writer *pw, const pinst *r, const pstate *s)
 	int mark = s->flow && (r->flags & PI_MARK) &&
 		   same_ns(pw, s->start, r->begin);
 	uint64_t a = 0, b = 0;
-	pname core = { NULL, 0, 0, NULL, 0, 0, TK_ET_UNKNOWN };
+	pname core = { NULL, 0, 0, NULL, 0, 0, TK_ET_UNKNOWN, 0 };
 	char *o;
 
 	if (time_ns(pw, s->start, 0, &a) < 0 || time_ns(pw, s->end, 0, &b) < 0)
@@ -1093,7 +1124,7 @@ static void write_state(pf_writer *pw, const pinst *r, const pstate *s)
 static void write_inst(pf_writer *pw, uint32_t ent, int64_t inst,
 		       pinst *r, uint64_t end, int open)
 {
-	pname nm, stim = { NULL, 0, 0, NULL, 0, 0, TK_ET_UNKNOWN };
+	pname nm, stim = { NULL, 0, 0, NULL, 0, 0, TK_ET_UNKNOWN, 0 };
 	uint64_t a = 0, b = 0;
 	uint32_t i;
 	char *o;
@@ -1470,6 +1501,9 @@ static int perfetto_writer_write(tk_writer *w, const tk_event *ev,
 	}
 	pw->now = ev->time;
 	pw->ev = ev;
+	name_pos(pw, ev->source, ev->pos);
+	name_pos(pw, ev->target, ev->pos);
+	name_pos(pw, ev->core, ev->pos);
 	pw->has_cet = pw->has_rt = 0;
 	pw->run_seen = 0;
 	if (tk_etype_is_process(ev->type) && (rc = tk_stats_event(pw->stats, ev, err)) < 0)

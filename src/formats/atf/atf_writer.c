@@ -115,6 +115,10 @@ typedef struct atf_writer {
 	/* an ATF input's TraceData of each event (td_of()) */
 	uint32_t td;            /* the last event's */
 	tk_tlines tlines;
+	uint64_t *pos1;         /* per entity: the first event that names
+				 * it, its tk_event.pos + 1 (0: none), where
+				 * its name refused at close is reported */
+	uint32_t cappos;
 } atf_writer;
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -123,6 +127,36 @@ static int lose(tk_writer *w, atf_writer *aw, int kind, const tk_event *ev,
 		tk_error *err)
 {
 	return tk_loss_add(&aw->lost, w, aw->name, kind, ev, err);
+}
+
+/* entity ent (or TK_NONE) is named by an event at position pos.  TK_OK or
+ * TK_E_NOMEM. */
+static int name_pos(atf_writer *aw, uint32_t ent, uint64_t pos)
+{
+	if (ent == TK_NONE)
+		return TK_OK;
+	if (tk_grow_zero32((void **)&aw->pos1, &aw->cappos, ent,
+			   sizeof(*aw->pos1)) < 0)
+		return TK_E_NOMEM;
+	if (!aw->pos1[ent])
+		aw->pos1[ent] = pos + 1;
+	return TK_OK;
+}
+
+/* the position + 1 of the first event that names entity ent (0: none) */
+static uint64_t ent_pos1(const atf_writer *aw, uint32_t ent)
+{
+	return ent < aw->cappos ? aw->pos1[ent] : 0;
+}
+
+/* A write at close of a name failed with rc: a name refused (not UTF-8
+ * under strict, or not text XML can hold) is reported at the first event
+ * that carries it, pos1 (tk_writer_locate_pos()); the output's own errors
+ * are not the input's. */
+static int name_failed(tk_writer *w, uint64_t pos1, int rc, tk_error *err)
+{
+	return rc == TK_E_UNSUPPORTED ? tk_writer_locate_pos(w, pos1, rc, err)
+				      : rc;
 }
 
 static int atype_of(const tk_trace *t, const tk_entity *e)
@@ -452,6 +486,12 @@ static int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	if (!te || !tk_trace_entity(t, ev->source))
 		return tk_err_set(err, TK_E_USAGE, aw->name, 0, 0,
 				  "event refers to an unknown entity");
+	/* where a name written at close is reported (the event may still be
+	 * dropped: it names the entity all the same) */
+	if (name_pos(aw, ev->source, ev->pos) < 0 ||
+	    name_pos(aw, ev->target, ev->pos) < 0 ||
+	    name_pos(aw, ev->core, ev->pos) < 0)
+		return tk_err_nomem(err, aw->name);
 	if (!tk_etype_is_user(t, te->type, te->type_name)) {
 		int atype = atype_of(t, te);
 		tk_evkind kind = ev->kind;
@@ -748,9 +788,13 @@ static int out_se(ctx *c, uint32_t i, unsigned depth, tk_error *err)
 		depth = 30;
 	memset(ind, ' ', 2 * depth + 6);
 	ind[2 * depth + 6] = '\0';
-	if ((rc = out(w, err, ind)) < 0 || (rc = out(w, err, "<SystemElement Name=\"")) < 0 ||
-	    (rc = out_esc(w, aw, nm, n, err)) < 0 ||
-	    (rc = outf(w, err, "\" ID=\"%llu\" Type=\"", (unsigned long long)s->id)) < 0)
+	if ((rc = out(w, err, ind)) < 0 || (rc = out(w, err, "<SystemElement Name=\"")) < 0)
+		return rc;
+	/* a name refused (--strict) is reported at the first event that
+	 * carries it, as the writers that write names with the events do */
+	if ((rc = out_esc(w, aw, nm, n, err)) < 0)
+		return name_failed(w, ent_pos1(aw, s->ent), rc, err);
+	if ((rc = outf(w, err, "\" ID=\"%llu\" Type=\"", (unsigned long long)s->id)) < 0)
 		return rc;
 	{
 		const tk_entity *e = tk_trace_entity(t, s->ent);
@@ -758,7 +802,7 @@ static int out_se(ctx *c, uint32_t i, unsigned depth, tk_error *err)
 		const char *ts = s->atype >= 0 ? atf_type_name(s->atype)
 					       : tk_trace_str(t, e->type_name, &tn);
 		if ((rc = out_esc(w, aw, ts, strlen(ts), err)) < 0)
-			return rc;
+			return name_failed(w, ent_pos1(aw, s->ent), rc, err);
 	}
 	/* its kept entries */
 	while (lo < hi) {
@@ -808,6 +852,7 @@ typedef struct uref {
 	uint32_t ent, name;
 	uint64_t ref;
 	int new_info;
+	uint64_t pos1;     /* its first event: tk_event.pos + 1 */
 } uref;
 
 static int cmp_uref(const void *a, const void *b)
@@ -1325,6 +1370,7 @@ static int atf_writer_close(tk_writer *w, tk_error *err)
 				goto nomem;
 			x.ref = 0;
 			x.new_info = 0;
+			x.pos1 = rec->pos + 1;
 			refs[nrefs++] = x;
 			qsort(refs, nrefs, sizeof(*refs), cmp_uref);
 		}
@@ -1396,6 +1442,7 @@ static int atf_writer_close(tk_writer *w, tk_error *err)
 				rc = tk_err_set(err, TK_E_UNSUPPORTED, aw->name, 0, 0,
 						"'%s' is not text that XML can hold",
 						tk_quote(qn, sizeof(qn), nm, nm + strlen(nm)));
+				rc = name_failed(w, refs[i].pos1, rc, err);
 				goto done;
 			}
 			refs[i].ref = maxref ? maxref : 1;
@@ -1521,9 +1568,13 @@ static int atf_writer_close(tk_writer *w, tk_error *err)
 					continue;
 				nm = tk_trace_str(t, refs[q].name, NULL);
 				if ((rc = outf(w, err, "          <Info ReferenceID=\"%llu\">",
-					       (unsigned long long)refs[q].ref)) < 0 ||
-				    (rc = out_esc(w, aw, nm, strlen(nm), err)) < 0 ||
-				    (rc = out(w, err, "</Info>\n")) < 0)
+					       (unsigned long long)refs[q].ref)) < 0)
+					goto done;
+				if ((rc = out_esc(w, aw, nm, strlen(nm), err)) < 0) {
+					rc = name_failed(w, refs[q].pos1, rc, err);
+					goto done;
+				}
+				if ((rc = out(w, err, "</Info>\n")) < 0)
 					goto done;
 			}
 		}
@@ -1569,6 +1620,7 @@ static void atf_writer_free(tk_writer *w)
 	free(aw->ses);
 	free(aw->cores);
 	free(aw->run);
+	free(aw->pos1);
 	tk_synth_free(&aw->synth);
 	free(aw);
 	w->impl = NULL;

@@ -74,6 +74,10 @@ typedef struct htf_writer {
 	size_t nties, cap_ties; /* pairs */
 	uint64_t tie_time;      /* the time of the last record of a core */
 	uint32_t tie_slot;      /* its slot + 1 (0: none yet) */
+	uint64_t *pos1;         /* per entity id: the first event that names
+				 * it, its tk_event.pos + 1 (0: none), where
+				 * its name refused at close is reported */
+	uint32_t cap_pos;
 } htf_writer;
 
 static int parse_options(tk_writer *w, htf_writer *hw, tk_error *err)
@@ -206,6 +210,20 @@ static int core_slot(tk_writer *w, htf_writer *hw, uint32_t ent,
 	return TK_OK;
 }
 
+/* entity ent (or TK_NONE) is named by an event at position pos.  TK_OK or
+ * TK_E_NOMEM. */
+static int name_pos(htf_writer *hw, uint32_t ent, uint64_t pos)
+{
+	if (ent == TK_NONE)
+		return TK_OK;
+	if (tk_grow_zero32((void **)&hw->pos1, &hw->cap_pos, ent,
+			   sizeof(*hw->pos1)) < 0)
+		return TK_E_NOMEM;
+	if (!hw->pos1[ent])
+		hw->pos1[ent] = pos + 1;
+	return TK_OK;
+}
+
 static int check_name(htf_writer *hw, const tk_trace *t, uint32_t ent,
 		      tk_error *err)
 {
@@ -274,6 +292,12 @@ static int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 	if (!tk_trace_entity(t, ev->target) || !tk_trace_entity(t, ev->source))
 		return tk_err_set(err, TK_E_USAGE, hw->name, 0, 0,
 				  "event refers to an unknown entity");
+	/* where a name written at close is reported (the event may still be
+	 * dropped: it names the entity all the same) */
+	if (name_pos(hw, ev->source, ev->pos) < 0 ||
+	    name_pos(hw, ev->target, ev->pos) < 0 ||
+	    name_pos(hw, ev->core, ev->pos) < 0)
+		return tk_err_nomem(err, hw->name);
 	type = htf_type_of_etype(tk_etype_closest(t, ev->type, ev->type_name));
 	if (type < 0)
 		return lose(w, hw, L_TYPE, ev, err);
@@ -635,9 +659,14 @@ static int write_head(tk_writer *w, htf_writer *hw, unsigned tl, unsigned el,
 		size_t n;
 		uint32_t k = hw->order[i];
 		const char *s = tk_trace_str(t, tk_trace_entity(t, hw->ents[k])->name, &n);
-		/* the UTF-8 rule of every writer */
+		/* the UTF-8 rule of every writer; a name refused (--strict)
+		 * is reported at the first event that carries it, as the
+		 * writers that write names with the events do (an error
+		 * out of memory is not the input's) */
 		if ((rc = tk_writer_text(w, s, n, &s, &n, err)) < 0)
-			return rc;
+			return rc != TK_E_UNSUPPORTED ? rc
+			       : tk_writer_locate_pos(w, hw->pos1[hw->ents[k]],
+						      rc, err);
 		if ((rc = out(w, err, "#-%0*llX %.*s\n", (int)(2 * el),
 			      (unsigned long long)hw->outid[k], (int)n, s)) < 0)
 			return rc;
@@ -955,6 +984,7 @@ static void htf_writer_free(tk_writer *w)
 	free(hw->ent_core);
 	free(hw->hid);
 	free(hw->lastslot);
+	free(hw->pos1);
 	free(hw->ents);
 	free(hw->etype);
 	free(hw->outid);
