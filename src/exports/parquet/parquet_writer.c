@@ -426,6 +426,8 @@ static int write_rows(tk_writer *w, const tk_event *ev, size_t n, tk_error *err)
 	size_t i;
 	int rc;
 
+	if (!n)  /* (the arrays may not be there yet) */
+		return TK_OK;
 	if (tk_coltab_reserve(pw->tab, n) < 0)
 		return tk_coltab_rows_end(pw->tab, 0, err);
 	vals = cv[C_TIME]->vals + cv[C_TIME]->nv;
