@@ -907,6 +907,23 @@ int tk_writer_locates(const tk_writer *w, const tk_event *ev);
 int tk_writer_locate_pos(const tk_writer *w, uint64_t pos1, int rc,
 			 tk_error *err);
 
+/* The first event that names each entity, for a format that writes the
+ * names at close: pos1[ent] is its tk_event.pos + 1 (0: none), the pos1
+ * of tk_writer_locate_pos() for an error about that name. */
+typedef struct tk_name_pos {
+	uint64_t *pos1;
+	uint32_t cap;
+} tk_name_pos;
+
+/* the entities ev names (source, target, core) named at ev->pos, unless
+ * an earlier event did: TK_OK or TK_E_NOMEM */
+int tk_name_pos_event(tk_name_pos *np, const tk_event *ev);
+/* pos1 of entity ent (0: no event named it) */
+static inline uint64_t tk_name_pos_get(const tk_name_pos *np, uint32_t ent)
+{
+	return ent < np->cap ? np->pos1[ent] : 0;
+}
+
 /*
  * The UTF-8 rule of every writer (docs/exports.md, "Text"): a name, note
  * or header value s[0..n) as an output holds it.  Well-formed UTF-8 comes

@@ -278,6 +278,28 @@ int tk_writer_locate_pos(const tk_writer *w, uint64_t pos1, int rc,
 	return tk_writer_locate(w, &ev, rc, err);
 }
 
+/* entity ent (or TK_NONE) named at position pos, unless before */
+static int name_pos(tk_name_pos *np, uint32_t ent, uint64_t pos)
+{
+	if (ent == TK_NONE)
+		return TK_OK;
+	if (tk_grow_zero32((void **)&np->pos1, &np->cap, ent,
+			   sizeof(*np->pos1)) < 0)
+		return TK_E_NOMEM;
+	if (!np->pos1[ent])
+		np->pos1[ent] = pos + 1;
+	return TK_OK;
+}
+
+int tk_name_pos_event(tk_name_pos *np, const tk_event *ev)
+{
+	if (name_pos(np, ev->source, ev->pos) < 0 ||
+	    name_pos(np, ev->target, ev->pos) < 0 ||
+	    name_pos(np, ev->core, ev->pos) < 0)
+		return TK_E_NOMEM;
+	return TK_OK;
+}
+
 /* write_failed() of event ev's write: an error about the event, one the
  * output cannot hold, located (tk_writer_locate()) */
 static TK_NOINLINE int event_failed(tk_writer *w, const tk_event *ev, int rc,

@@ -81,9 +81,6 @@ typedef struct sq_ent {
 				  * top: above every sqcnr given */
 	uint32_t last1;          /* pool index + 1 of its last instance; 0: none */
 	uint32_t written;
-	uint64_t pos1;           /* the first event that names it: its
-				  * tk_event.pos + 1 (0: none), where its name
-				  * refused at close is reported */
 } sq_ent;
 
 /* an event waiting for its INSERT of ROWS events; its note, if any, at
@@ -119,6 +116,7 @@ typedef struct sq_writer {
 	size_t capseen;
 	sq_ent *ents;            /* per entity id */
 	size_t capents;
+	tk_name_pos npos;        /* where a name refused at close is reported */
 	sq_inst *pool;           /* the open instances: npool of POOL used */
 	size_t cappool;
 	uint32_t npool, head, tail; /* head: most recently used */
@@ -527,20 +525,6 @@ static int sq_num(sq_writer *sw, uint32_t entity, int64_t *inst)
 	return TK_OK;
 }
 
-/* entity ent (or TK_NONE) is named by an event at position pos.  TK_OK or
- * TK_E_NOMEM. */
-static int name_pos(sq_writer *sw, uint32_t ent, uint64_t pos)
-{
-	if (ent == TK_NONE)
-		return TK_OK;
-	if (tk_grow_zero((void **)&sw->ents, &sw->capents, ent,
-			 sizeof(*sw->ents)) < 0)
-		return TK_E_NOMEM;
-	if (!sw->ents[ent].pos1)
-		sw->ents[ent].pos1 = pos + 1;
-	return TK_OK;
-}
-
 /* every per-instance value of the stats analysis */
 static void on_value(void *ctx, uint32_t entity, tk_metric metric,
 		     int64_t inst, uint64_t value, uint64_t time)
@@ -773,9 +757,7 @@ static int sqlite_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 		if (!sw->name_seen[ev->name])
 			sw->name_seen[ev->name] = ev->pos + 1;
 	}
-	if (name_pos(sw, ev->source, ev->pos) < 0 ||
-	    name_pos(sw, ev->target, ev->pos) < 0 ||
-	    name_pos(sw, ev->core, ev->pos) < 0)
+	if (tk_name_pos_event(&sw->npos, ev) < 0)
 		return tk_err_nomem(err, sw->name);
 	if (tk_tlines_next(&sw->tlines, ev)) {
 		size_t i;
@@ -1003,7 +985,7 @@ static int write_tables(tk_writer *w, sqlite3_stmt **stp, tk_error *err)
 	n = tk_trace_entity_count(t);
 	for (i = 0; i < n; i++) {
 		const tk_entity *e = tk_trace_entity(t, (uint32_t)i);
-		uint64_t pos1 = i < sw->capents ? sw->ents[i].pos1 : 0;
+		uint64_t pos1 = tk_name_pos_get(&sw->npos, (uint32_t)i);
 		size_t len;
 		const char *s = tk_trace_str(t, e->name, &len);
 		sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
@@ -1169,6 +1151,7 @@ static void sqlite_writer_free(tk_writer *w)
 	free(sw->name_seen);
 	free(sw->notes);
 	free(sw->ents);
+	free(sw->npos.pos1);
 	free(sw->pool);
 	tk_hashmap_free(&sw->open);
 	free(sw);

@@ -115,10 +115,7 @@ typedef struct atf_writer {
 	/* an ATF input's TraceData of each event (td_of()) */
 	uint32_t td;            /* the last event's */
 	tk_tlines tlines;
-	uint64_t *pos1;         /* per entity: the first event that names
-				 * it, its tk_event.pos + 1 (0: none), where
-				 * its name refused at close is reported */
-	uint32_t cappos;
+	tk_name_pos npos;       /* where a name refused at close is reported */
 } atf_writer;
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -127,26 +124,6 @@ static int lose(tk_writer *w, atf_writer *aw, int kind, const tk_event *ev,
 		tk_error *err)
 {
 	return tk_loss_add(&aw->lost, w, aw->name, kind, ev, err);
-}
-
-/* entity ent (or TK_NONE) is named by an event at position pos.  TK_OK or
- * TK_E_NOMEM. */
-static int name_pos(atf_writer *aw, uint32_t ent, uint64_t pos)
-{
-	if (ent == TK_NONE)
-		return TK_OK;
-	if (tk_grow_zero32((void **)&aw->pos1, &aw->cappos, ent,
-			   sizeof(*aw->pos1)) < 0)
-		return TK_E_NOMEM;
-	if (!aw->pos1[ent])
-		aw->pos1[ent] = pos + 1;
-	return TK_OK;
-}
-
-/* the position + 1 of the first event that names entity ent (0: none) */
-static uint64_t ent_pos1(const atf_writer *aw, uint32_t ent)
-{
-	return ent < aw->cappos ? aw->pos1[ent] : 0;
 }
 
 /* A write at close of a name failed with rc: a name refused (not UTF-8
@@ -488,9 +465,7 @@ static int atf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 				  "event refers to an unknown entity");
 	/* where a name written at close is reported (the event may still be
 	 * dropped: it names the entity all the same) */
-	if (name_pos(aw, ev->source, ev->pos) < 0 ||
-	    name_pos(aw, ev->target, ev->pos) < 0 ||
-	    name_pos(aw, ev->core, ev->pos) < 0)
+	if (tk_name_pos_event(&aw->npos, ev) < 0)
 		return tk_err_nomem(err, aw->name);
 	if (!tk_etype_is_user(t, te->type, te->type_name)) {
 		int atype = atype_of(t, te);
@@ -793,7 +768,7 @@ static int out_se(ctx *c, uint32_t i, unsigned depth, tk_error *err)
 	/* a name refused (--strict) is reported at the first event that
 	 * carries it, as the writers that write names with the events do */
 	if ((rc = out_esc(w, aw, nm, n, err)) < 0)
-		return name_failed(w, ent_pos1(aw, s->ent), rc, err);
+		return name_failed(w, tk_name_pos_get(&aw->npos, s->ent), rc, err);
 	if ((rc = outf(w, err, "\" ID=\"%llu\" Type=\"", (unsigned long long)s->id)) < 0)
 		return rc;
 	{
@@ -802,7 +777,7 @@ static int out_se(ctx *c, uint32_t i, unsigned depth, tk_error *err)
 		const char *ts = s->atype >= 0 ? atf_type_name(s->atype)
 					       : tk_trace_str(t, e->type_name, &tn);
 		if ((rc = out_esc(w, aw, ts, strlen(ts), err)) < 0)
-			return name_failed(w, ent_pos1(aw, s->ent), rc, err);
+			return name_failed(w, tk_name_pos_get(&aw->npos, s->ent), rc, err);
 	}
 	/* its kept entries */
 	while (lo < hi) {
@@ -1620,7 +1595,7 @@ static void atf_writer_free(tk_writer *w)
 	free(aw->ses);
 	free(aw->cores);
 	free(aw->run);
-	free(aw->pos1);
+	free(aw->npos.pos1);
 	tk_synth_free(&aw->synth);
 	free(aw);
 	w->impl = NULL;

@@ -74,10 +74,7 @@ typedef struct htf_writer {
 	size_t nties, cap_ties; /* pairs */
 	uint64_t tie_time;      /* the time of the last record of a core */
 	uint32_t tie_slot;      /* its slot + 1 (0: none yet) */
-	uint64_t *pos1;         /* per entity id: the first event that names
-				 * it, its tk_event.pos + 1 (0: none), where
-				 * its name refused at close is reported */
-	uint32_t cap_pos;
+	tk_name_pos npos;       /* where a name refused at close is reported */
 } htf_writer;
 
 static int parse_options(tk_writer *w, htf_writer *hw, tk_error *err)
@@ -210,20 +207,6 @@ static int core_slot(tk_writer *w, htf_writer *hw, uint32_t ent,
 	return TK_OK;
 }
 
-/* entity ent (or TK_NONE) is named by an event at position pos.  TK_OK or
- * TK_E_NOMEM. */
-static int name_pos(htf_writer *hw, uint32_t ent, uint64_t pos)
-{
-	if (ent == TK_NONE)
-		return TK_OK;
-	if (tk_grow_zero32((void **)&hw->pos1, &hw->cap_pos, ent,
-			   sizeof(*hw->pos1)) < 0)
-		return TK_E_NOMEM;
-	if (!hw->pos1[ent])
-		hw->pos1[ent] = pos + 1;
-	return TK_OK;
-}
-
 static int check_name(htf_writer *hw, const tk_trace *t, uint32_t ent,
 		      tk_error *err)
 {
@@ -294,9 +277,7 @@ static int htf_writer_write(tk_writer *w, const tk_event *ev, tk_error *err)
 				  "event refers to an unknown entity");
 	/* where a name written at close is reported (the event may still be
 	 * dropped: it names the entity all the same) */
-	if (name_pos(hw, ev->source, ev->pos) < 0 ||
-	    name_pos(hw, ev->target, ev->pos) < 0 ||
-	    name_pos(hw, ev->core, ev->pos) < 0)
+	if (tk_name_pos_event(&hw->npos, ev) < 0)
 		return tk_err_nomem(err, hw->name);
 	type = htf_type_of_etype(tk_etype_closest(t, ev->type, ev->type_name));
 	if (type < 0)
@@ -665,7 +646,7 @@ static int write_head(tk_writer *w, htf_writer *hw, unsigned tl, unsigned el,
 		 * out of memory is not the input's) */
 		if ((rc = tk_writer_text(w, s, n, &s, &n, err)) < 0)
 			return rc != TK_E_UNSUPPORTED ? rc
-			       : tk_writer_locate_pos(w, hw->pos1[hw->ents[k]],
+			       : tk_writer_locate_pos(w, tk_name_pos_get(&hw->npos, hw->ents[k]),
 						      rc, err);
 		if ((rc = out(w, err, "#-%0*llX %.*s\n", (int)(2 * el),
 			      (unsigned long long)hw->outid[k], (int)n, s)) < 0)
@@ -984,7 +965,7 @@ static void htf_writer_free(tk_writer *w)
 	free(hw->ent_core);
 	free(hw->hid);
 	free(hw->lastslot);
-	free(hw->pos1);
+	free(hw->npos.pos1);
 	free(hw->ents);
 	free(hw->etype);
 	free(hw->outid);
